@@ -1,0 +1,134 @@
+//! Statistics over recorded durations: exact mean, nearest-rank percentiles, max, count.
+
+use crate::time::{Nanos, ns_to_ms};
+
+/// The 1-based nearest rank of percentile `p` among `n` samples: `ceil(p / 100 × n)`, at least 1.
+///
+/// `p × n` is computed before dividing by 100 so that whole percentiles of whole counts are
+/// exact (95 × 200 / 100 = 190, where 0.95 × 200 would already be rounded).
+pub fn percentile_rank(p: f64, n: usize) -> usize {
+    let rank = (p * n as f64 / 100.0).ceil();
+    (rank as usize).clamp(1, n.max(1))
+}
+
+/// Durations recorded during a run (say, every request's wait), in nanoseconds.
+///
+/// Reserve the expected count up front ([`Samples::with_capacity`]) and recording never
+/// allocates inside the event loop.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    values: Vec<Nanos>,
+    sum: u128,
+    max: Nanos,
+}
+
+impl Samples {
+    /// Empty, with room for `n` samples.
+    pub fn with_capacity(n: usize) -> Self {
+        Samples {
+            values: Vec::with_capacity(n),
+            sum: 0,
+            max: 0,
+        }
+    }
+
+    /// Records one duration.
+    #[inline]
+    pub fn record(&mut self, value: Nanos) {
+        self.values.push(value);
+        self.sum += u128::from(value);
+        self.max = self.max.max(value);
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Mean in milliseconds from the exact integer sum (`None` when empty).
+    pub fn mean_ms(&self) -> Option<f64> {
+        if self.values.is_empty() {
+            return None;
+        }
+        // One division of the exact sum: the correctly rounded mean whenever the sum fits
+        // in 53 bits, with no accumulated error.
+        Some(self.sum as f64 / (self.values.len() as f64 * 1_000_000.0))
+    }
+
+    /// Largest sample in milliseconds (`None` when empty).
+    pub fn max_ms(&self) -> Option<f64> {
+        (!self.values.is_empty()).then(|| ns_to_ms(self.max))
+    }
+
+    /// Nearest-rank percentile `p` (0 < p ≤ 100) in milliseconds: sort ascending, take index
+    /// `ceil(p / 100 × n) − 1`. Uses selection, not a full sort (O(n)), and reorders the
+    /// samples, which nothing else depends on.
+    pub fn percentile_ms(&mut self, p: f64) -> Option<f64> {
+        if self.values.is_empty() {
+            return None;
+        }
+        let index = percentile_rank(p, self.values.len()) - 1;
+        let (_, value, _) = self.values.select_nth_unstable(index);
+        Some(ns_to_ms(*value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ms(values: &[u64]) -> Samples {
+        let mut s = Samples::with_capacity(values.len());
+        for v in values {
+            s.record(v * 1_000_000);
+        }
+        s
+    }
+
+    #[test]
+    fn nearest_rank_by_hand() {
+        // 20 samples 1..=20 ms: p95 rank = ceil(0.95 × 20) = 19 → 19 ms; p50 rank 10 → 10 ms;
+        // p99 rank ceil(19.8) = 20 → 20 ms.
+        let mut s = ms(&(1..=20).rev().collect::<Vec<_>>());
+        assert_eq!(s.percentile_ms(95.0), Some(19.0));
+        assert_eq!(s.percentile_ms(50.0), Some(10.0));
+        assert_eq!(s.percentile_ms(99.0), Some(20.0));
+        assert_eq!(s.percentile_ms(100.0), Some(20.0));
+        // 3 samples: p50 rank ceil(1.5) = 2 → the middle one.
+        assert_eq!(ms(&[9, 1, 5]).percentile_ms(50.0), Some(5.0));
+    }
+
+    #[test]
+    fn whole_percentiles_of_whole_counts_are_exact() {
+        // 0.95 × 200 in floating point is not 190; 95 × 200 / 100 is.
+        assert_eq!(percentile_rank(95.0, 200), 190);
+        assert_eq!(percentile_rank(95.0, 400), 380);
+        assert_eq!(percentile_rank(99.0, 100), 99);
+        assert_eq!(percentile_rank(0.0, 10), 1);
+    }
+
+    #[test]
+    fn mean_and_max() {
+        let s = ms(&[0, 3, 3, 6, 9, 6]);
+        assert_eq!(s.mean_ms(), Some(4.5)); // 27 / 6
+        assert_eq!(s.max_ms(), Some(9.0));
+        assert_eq!(s.count(), 6);
+        assert_eq!(Samples::default().mean_ms(), None);
+        assert_eq!(Samples::default().clone().percentile_ms(50.0), None);
+    }
+
+    proptest! {
+        #[test]
+        fn percentile_matches_a_full_sort(values in proptest::collection::vec(0u64..1_000_000, 1..300), p in 1u32..=100) {
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            let n = sorted.len();
+            let rank = (u64::from(p) * n as u64).div_ceil(100) as usize; // integer ceil
+            let expected = ns_to_ms(sorted[rank - 1]);
+            let mut s = Samples::with_capacity(n);
+            values.iter().for_each(|v| s.record(*v));
+            prop_assert_eq!(s.percentile_ms(f64::from(p)), Some(expected));
+        }
+    }
+}
