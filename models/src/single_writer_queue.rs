@@ -1,0 +1,517 @@
+//! `single_writer_queue` (lesson 003): one key owned by one instance; requests to it queue FIFO
+//! and are served one at a time, so no update is lost, and the price is waiting.
+
+use std::collections::VecDeque;
+
+use sim_core::{
+    Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, Stream, exponential_ms, ms_to_ns,
+    ns_to_ms, run, stream,
+};
+
+use crate::declare::{NoEntity, ParamError, ParamSpec};
+use crate::registry::{DefaultChart, Model, Output};
+use crate::value::Value;
+
+choice! {
+    /// How request times are drawn.
+    pub enum Arrivals {
+        /// Request `i` of client `c` at `c × offset + i × interarrival`.
+        Schedule = "schedule",
+        /// Exponential gaps of mean `interarrival_ms`, each client on its own stream.
+        Poisson = "poisson",
+    }
+}
+
+choice! {
+    /// How service times are drawn.
+    pub enum Service {
+        /// Every request takes `service_ms`.
+        Fixed = "fixed",
+        /// Exponential with mean `service_ms`, each instance on its own stream.
+        Exponential = "exponential",
+    }
+}
+
+params! {
+    /// Parameters of `single_writer_queue`; defaults are lesson 003's 4-client row.
+    pub struct Params {
+        /// number of clients
+        clients: u64 = 4,
+        /// requests each client sends
+        requests_per_client: u64 = 50,
+        /// gap between two requests of one client (mean gap for `poisson`)
+        interarrival_ms: f64 = 40.0,
+        /// client `c` (0-based) sends its first request at `c × client_offset_ms`
+        client_offset_ms: f64 = 3.0,
+        /// service time per request (mean for `exponential`)
+        service_ms: f64 = 6.0,
+        /// `schedule` (fixed gaps) or `poisson` (exponential gaps)
+        arrivals: Arrivals = Arrivals::Schedule,
+        /// `fixed` or `exponential` service times
+        service: Service = Service::Fixed,
+        /// the key is split over this many instances; client `c` goes to instance `c mod instances`
+        instances: u64 = 1,
+    }
+}
+
+columns! {
+    /// Metrics of one run.
+    pub struct Metrics {
+        /// requests sent (clients × requests_per_client)
+        requests: u64,
+        /// sum of the instances' counters after the run
+        counter_final: u64,
+        /// requests − counter_final (0: a single writer loses nothing)
+        lost_updates: u64,
+        /// clients × 1000 / interarrival_ms
+        offered_rate_per_s: f64,
+        /// instances × 1000 / service_ms
+        capacity_per_s: f64,
+        /// offered / capacity
+        utilization: f64,
+        /// 1 when offered > capacity
+        saturated: bool,
+        /// mean time from arrival to start of service
+        mean_wait_ms: f64,
+        /// median wait (nearest rank)
+        p50_wait_ms: f64,
+        /// 95th percentile wait (nearest rank)
+        p95_wait_ms: f64,
+        /// 99th percentile wait (nearest rank)
+        p99_wait_ms: f64,
+        /// longest wait
+        max_wait_ms: f64,
+        /// most requests waiting at once at any instance (not the one in service), after all events of an instant
+        max_queue_len: u64,
+        /// last departure − first arrival
+        makespan_ms: f64,
+    }
+}
+
+/// The model.
+pub struct SingleWriterQueue;
+
+/// Largest client count: each client's arrivals have their own event class.
+const MAX_CLIENTS: u64 = 1_000_000;
+/// Largest request count of one run: every wait is kept for exact percentiles (8 bytes each).
+const MAX_REQUESTS: u64 = 100_000_000;
+
+impl Model for SingleWriterQueue {
+    const NAME: &'static str = "single_writer_queue";
+    const SUMMARY: &'static str = "one instance owns a key and serves its requests FIFO, one at a time: no lost updates, but queueing (lesson 003)";
+    const CHARTS: &'static [DefaultChart] = &[
+        DefaultChart {
+            name: "wait-vs-offered-rate",
+            x: "offered_rate_per_s",
+            y: &["mean_wait_ms", "p95_wait_ms"],
+            kind: "line",
+            mark_x: Some("capacity_per_s"),
+        },
+        DefaultChart {
+            name: "queue-vs-offered-rate",
+            x: "offered_rate_per_s",
+            y: &["max_queue_len"],
+            kind: "line",
+            mark_x: Some("capacity_per_s"),
+        },
+    ];
+    type Params = Params;
+    type Metrics = Metrics;
+    type Entity = NoEntity;
+
+    fn param_specs() -> &'static [ParamSpec] {
+        Params::SPECS
+    }
+
+    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
+        Params::from_values(values)
+    }
+
+    fn validate(p: &Params) -> Result<(), ParamError> {
+        if !(1..=MAX_CLIENTS).contains(&p.clients) {
+            return Err(ParamError::new(
+                "clients",
+                format!("must be from 1 to {MAX_CLIENTS}, got {}", p.clients),
+            ));
+        }
+        if p.requests_per_client == 0 {
+            return Err(ParamError::new("requests_per_client", "must be at least 1"));
+        }
+        if p.clients.saturating_mul(p.requests_per_client) > MAX_REQUESTS {
+            return Err(ParamError::new(
+                "requests_per_client",
+                format!(
+                    "clients × requests_per_client = {} is above the limit of {MAX_REQUESTS} requests per run",
+                    p.clients.saturating_mul(p.requests_per_client)
+                ),
+            ));
+        }
+        positive_duration("interarrival_ms", p.interarrival_ms)?;
+        positive_duration("service_ms", p.service_ms)?;
+        if ms_to_ns(p.client_offset_ms).is_none() {
+            return Err(ParamError::new(
+                "client_offset_ms",
+                format!("must be a duration ≥ 0 ms, got {}", p.client_offset_ms),
+            ));
+        }
+        if !(1..=MAX_CLIENTS).contains(&p.instances) {
+            return Err(ParamError::new(
+                "instances",
+                format!("must be from 1 to {MAX_CLIENTS}, got {}", p.instances),
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, NoEntity>, SimError> {
+        let mut sim = Sim::new(p, seed);
+        let mut queue = EventQueue::with_capacity(p.clients as usize + p.instances as usize, limits);
+        for c in 0..p.clients as u32 {
+            let first = sim.next_arrival(c);
+            queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
+        }
+        run(&mut queue, &mut sim)?;
+        sim.end_instant();
+        Ok(Output {
+            metrics: sim.metrics(p),
+            entities: Vec::new(),
+        })
+    }
+}
+
+fn positive_duration(key: &str, ms: f64) -> Result<(), ParamError> {
+    match ms_to_ns(ms) {
+        Some(ns) if ns > 0 => Ok(()),
+        _ => Err(ParamError::new(
+            key,
+            format!("must be a duration > 0 ms (at least 0.000001), got {ms}"),
+        )),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Arrival { client: u32 },
+    Departure { instance: u32 },
+}
+
+/// Departures run before arrivals at the same instant (it changes no wait: the freed instance
+/// takes the queue's head, or the newcomer, at that instant either way), and arrivals at the same
+/// instant run in client order, which is the contract's "lower client index first".
+const DEPARTURE: Class = 0;
+fn arrival_class(client: u32) -> Class {
+    1 + client
+}
+
+struct Client {
+    sent: u64,
+    next_at: Nanos,
+    /// Sum of the exponential gaps so far (poisson only), in ms, rounded once per arrival.
+    elapsed_ms: f64,
+    rng: Option<Stream>,
+}
+
+struct Instance {
+    busy: bool,
+    /// Arrival times of the requests waiting, oldest first.
+    waiting: VecDeque<Nanos>,
+    counter: u64,
+    service_rng: Option<Stream>,
+    /// Marked when an event at the current instant touched it.
+    touched: bool,
+}
+
+struct Sim {
+    clients: Vec<Client>,
+    instances: Vec<Instance>,
+    requests_per_client: u64,
+    interarrival_ns: Nanos,
+    interarrival_ms: f64,
+    offset_ns: Nanos,
+    service_ns: Nanos,
+    service_ms: f64,
+    waits: Samples,
+    max_queue_len: usize,
+    instant: Nanos,
+    touched: Vec<u32>,
+    first_arrival: Option<Nanos>,
+    last_departure: Nanos,
+}
+
+impl Sim {
+    fn new(p: &Params, seed: u64) -> Self {
+        let poisson = p.arrivals == Arrivals::Poisson;
+        let exponential = p.service == Service::Exponential;
+        let instances = p.instances as usize;
+        let per_instance = p.clients.div_ceil(p.instances) * p.requests_per_client;
+        Sim {
+            clients: (0..p.clients)
+                .map(|c| Client {
+                    sent: 0,
+                    next_at: 0,
+                    elapsed_ms: 0.0,
+                    rng: poisson.then(|| stream(seed, &format!("arrivals/client-{c}"))),
+                })
+                .collect(),
+            instances: (0..instances)
+                .map(|i| Instance {
+                    busy: false,
+                    waiting: VecDeque::with_capacity(per_instance as usize),
+                    counter: 0,
+                    service_rng: exponential.then(|| stream(seed, &format!("service/instance-{i}"))),
+                    touched: false,
+                })
+                .collect(),
+            requests_per_client: p.requests_per_client,
+            interarrival_ns: ms_to_ns(p.interarrival_ms).unwrap_or(1),
+            interarrival_ms: p.interarrival_ms,
+            offset_ns: ms_to_ns(p.client_offset_ms).unwrap_or(0),
+            service_ns: ms_to_ns(p.service_ms).unwrap_or(1),
+            service_ms: p.service_ms,
+            waits: Samples::with_capacity((p.clients * p.requests_per_client) as usize),
+            max_queue_len: 0,
+            instant: 0,
+            touched: Vec::with_capacity(instances),
+            first_arrival: None,
+            last_departure: 0,
+        }
+    }
+
+    /// The time of client `c`'s next request (the `sent`-th, 0-based).
+    fn next_arrival(&mut self, c: u32) -> Nanos {
+        let offset = self.offset_ns.saturating_mul(u64::from(c));
+        let interarrival_ms = self.interarrival_ms;
+        let client = &mut self.clients[c as usize];
+        client.next_at = match &mut client.rng {
+            None => offset.saturating_add(self.interarrival_ns.saturating_mul(client.sent)),
+            Some(rng) => {
+                // Request i comes after i + 1 gaps; the sum is kept in ms and rounded to the
+                // nanosecond once, so rounding never accumulates.
+                client.elapsed_ms += exponential_ms(rng, interarrival_ms);
+                offset.saturating_add(ms_to_ns(client.elapsed_ms).unwrap_or(u64::MAX))
+            }
+        };
+        client.next_at
+    }
+
+    fn service_time(&mut self, instance: usize) -> Nanos {
+        match &mut self.instances[instance].service_rng {
+            None => self.service_ns,
+            Some(rng) => ms_to_ns(exponential_ms(rng, self.service_ms)).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// Closes the instant that just ended: queue lengths count once all its events have run.
+    fn end_instant(&mut self) {
+        for &i in &self.touched {
+            let instance = &mut self.instances[i as usize];
+            instance.touched = false;
+            self.max_queue_len = self.max_queue_len.max(instance.waiting.len());
+        }
+        self.touched.clear();
+    }
+
+    fn touch(&mut self, instance: usize) {
+        if !self.instances[instance].touched {
+            self.instances[instance].touched = true;
+            self.touched.push(instance as u32);
+        }
+    }
+
+    fn start_service(&mut self, instance: usize, arrived: Nanos, queue: &mut EventQueue<Event>) {
+        let now = queue.now();
+        self.waits.record(now - arrived);
+        let service = self.service_time(instance);
+        let inst = &mut self.instances[instance];
+        inst.busy = true;
+        // The state lives in the instance's memory and the step is atomic: serving increments.
+        inst.counter += 1;
+        queue.schedule_in(
+            service,
+            DEPARTURE,
+            Event::Departure {
+                instance: instance as u32,
+            },
+        );
+    }
+
+    fn metrics(&mut self, p: &Params) -> Metrics {
+        let requests = p.clients * p.requests_per_client;
+        let counter_final: u64 = self.instances.iter().map(|i| i.counter).sum();
+        let offered = p.clients as f64 * 1000.0 / p.interarrival_ms;
+        let capacity = p.instances as f64 * 1000.0 / p.service_ms;
+        let waits = &mut self.waits;
+        Metrics {
+            requests,
+            counter_final,
+            lost_updates: requests - counter_final,
+            offered_rate_per_s: offered,
+            capacity_per_s: capacity,
+            utilization: offered / capacity,
+            saturated: offered > capacity,
+            mean_wait_ms: waits.mean_ms().unwrap_or(0.0),
+            p50_wait_ms: waits.percentile_ms(50.0).unwrap_or(0.0),
+            p95_wait_ms: waits.percentile_ms(95.0).unwrap_or(0.0),
+            p99_wait_ms: waits.percentile_ms(99.0).unwrap_or(0.0),
+            max_wait_ms: waits.max_ms().unwrap_or(0.0),
+            max_queue_len: self.max_queue_len as u64,
+            makespan_ms: ns_to_ms(self.last_departure - self.first_arrival.unwrap_or(0)),
+        }
+    }
+}
+
+impl Handler<Event> for Sim {
+    #[inline]
+    fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let now = queue.now();
+        if now != self.instant {
+            self.end_instant();
+            self.instant = now;
+        }
+        match event {
+            Event::Arrival { client } => {
+                self.first_arrival.get_or_insert(now);
+                let instance = client as usize % self.instances.len();
+                self.touch(instance);
+                if self.instances[instance].busy {
+                    self.instances[instance].waiting.push_back(now);
+                } else {
+                    self.start_service(instance, now, queue);
+                }
+                let c = &mut self.clients[client as usize];
+                c.sent += 1;
+                if c.sent < self.requests_per_client {
+                    let next = self.next_arrival(client);
+                    queue.schedule_at(next, arrival_class(client), event);
+                }
+            }
+            Event::Departure { instance } => {
+                let instance = instance as usize;
+                self.last_departure = now;
+                self.touch(instance);
+                match self.instances[instance].waiting.pop_front() {
+                    Some(arrived) => self.start_service(instance, arrived, queue),
+                    None => self.instances[instance].busy = false,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(p: Params) -> Metrics {
+        SingleWriterQueue::validate(&p).unwrap();
+        SingleWriterQueue::run(&p, 0, Limits::default()).unwrap().metrics
+    }
+
+    #[test]
+    fn four_clients_by_hand() {
+        // Clients arrive at 0, 3, 6, 9 ms each 40 ms round; service 6 ms. Round 0: client 0
+        // served 0–6 (wait 0), client 1 arrives 3, served 6–12 (wait 3), client 2 arrives 6,
+        // served 12–18 (wait 6), client 3 arrives 9, served 18–24 (wait 9). The server is idle
+        // from 24 to 40, so every round repeats: waits {0, 3, 6, 9} × 50, mean 4.5 ms.
+        // p95: rank ceil(0.95 × 200) = 190 of 50 zeros, 50 threes, 50 sixes, 50 nines → 9.
+        // p50: rank 100 → 3. Queue: at 9 ms clients 2 and 3 wait → 2.
+        // Makespan: last round starts at 49 × 40 = 1960, last departure 1984 → 1984 ms.
+        let m = run_with(Params::default());
+        assert_eq!(m.requests, 200);
+        assert_eq!(m.counter_final, 200);
+        assert_eq!(m.lost_updates, 0);
+        assert_eq!(m.mean_wait_ms, 4.5);
+        assert_eq!(m.p50_wait_ms, 3.0);
+        assert_eq!(m.p95_wait_ms, 9.0);
+        assert_eq!(m.max_wait_ms, 9.0);
+        assert_eq!(m.max_queue_len, 2);
+        assert_eq!(m.makespan_ms, 1984.0);
+        assert_eq!(m.offered_rate_per_s, 100.0);
+        assert!(!m.saturated);
+    }
+
+    #[test]
+    fn an_arrival_at_the_instant_the_server_frees_waits_zero() {
+        // One client every 6 ms with 6 ms service: each arrival meets the previous departure.
+        let m = run_with(Params {
+            clients: 1,
+            requests_per_client: 10,
+            interarrival_ms: 6.0,
+            ..Params::default()
+        });
+        assert_eq!(m.max_wait_ms, 0.0);
+        assert_eq!(m.max_queue_len, 0);
+        assert_eq!(m.makespan_ms, 60.0);
+        assert_eq!(m.utilization, 1.0);
+        assert!(!m.saturated); // equal is not over
+    }
+
+    #[test]
+    fn simultaneous_arrivals_queue_behind_the_one_served() {
+        // 3 clients with offset 0 arrive together once: waits 0, 5, 10 (service 5).
+        let m = run_with(Params {
+            clients: 3,
+            requests_per_client: 1,
+            client_offset_ms: 0.0,
+            service_ms: 5.0,
+            ..Params::default()
+        });
+        assert_eq!(m.mean_wait_ms, 5.0);
+        assert_eq!(m.max_wait_ms, 10.0);
+        assert_eq!(m.max_queue_len, 2);
+        assert_eq!(m.makespan_ms, 15.0);
+    }
+
+    #[test]
+    fn splitting_the_key_over_instances_divides_the_load() {
+        // 4 clients, offset 0, service 6: one instance gives waits 0, 6, 12, 18 each round;
+        // two instances (clients 0, 2 → 0; 1, 3 → 1) give 0, 0, 6, 6.
+        let base = Params {
+            client_offset_ms: 0.0,
+            ..Params::default()
+        };
+        assert_eq!(run_with(base.clone()).mean_wait_ms, 9.0);
+        let split = run_with(Params { instances: 2, ..base });
+        assert_eq!(split.mean_wait_ms, 3.0);
+        assert_eq!(split.capacity_per_s, 2000.0 / 6.0);
+        assert_eq!(split.max_queue_len, 1);
+    }
+
+    #[test]
+    fn rejects_impossible_parameters_by_key() {
+        let bad = |p: Params| SingleWriterQueue::validate(&p).unwrap_err().key;
+        assert_eq!(bad(Params { clients: 0, ..Params::default() }), "clients");
+        assert_eq!(bad(Params { service_ms: 0.0, ..Params::default() }), "service_ms");
+        assert_eq!(bad(Params { interarrival_ms: -1.0, ..Params::default() }), "interarrival_ms");
+        assert_eq!(bad(Params { instances: 0, ..Params::default() }), "instances");
+        assert_eq!(
+            bad(Params { requests_per_client: u64::MAX, ..Params::default() }),
+            "requests_per_client"
+        );
+    }
+
+    #[test]
+    fn time_limit_ends_a_run_that_would_go_on_for_years() {
+        let p = Params {
+            interarrival_ms: 1e12, // 31 years between requests
+            ..Params::default()
+        };
+        let err = SingleWriterQueue::run(&p, 0, Limits::default()).unwrap_err();
+        assert!(matches!(err, SimError::TimeLimit { .. }));
+    }
+
+    #[test]
+    fn poisson_runs_replay_by_seed() {
+        let p = Params {
+            arrivals: Arrivals::Poisson,
+            service: Service::Exponential,
+            ..Params::default()
+        };
+        let a = SingleWriterQueue::run(&p, 5, Limits::default()).unwrap();
+        let b = SingleWriterQueue::run(&p, 5, Limits::default()).unwrap();
+        let c = SingleWriterQueue::run(&p, 6, Limits::default()).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a.metrics.mean_wait_ms, c.metrics.mean_wait_ms);
+    }
+}
