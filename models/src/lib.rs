@@ -14,6 +14,8 @@ mod value;
 
 pub mod single_writer_queue;
 
-pub use declare::{Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSpec, ParamType, unit_of};
+pub use declare::{
+    Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSpec, ParamType, unit_of,
+};
 pub use registry::{DefaultChart, Model, ModelDef, Output, RunError, RunOutput, all, find};
 pub use value::Value;

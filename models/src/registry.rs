@@ -139,9 +139,8 @@ impl<M: Model> ModelDef for Registered<M> {
     }
 }
 
-static MODELS: &[&dyn ModelDef] = &[&Registered::<crate::single_writer_queue::SingleWriterQueue>(
-    PhantomData,
-)];
+static MODELS: &[&dyn ModelDef] =
+    &[&Registered::<crate::single_writer_queue::SingleWriterQueue>(PhantomData)];
 
 /// Every model, in the order `coordsim models` lists them.
 pub fn all() -> &'static [&'static dyn ModelDef] {
@@ -151,4 +150,10 @@ pub fn all() -> &'static [&'static dyn ModelDef] {
 /// The model called `name`.
 pub fn find(name: &str) -> Option<&'static dyn ModelDef> {
     MODELS.iter().copied().find(|m| m.name() == name)
+}
+
+impl std::fmt::Debug for dyn ModelDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "model `{}`", self.name())
+    }
 }

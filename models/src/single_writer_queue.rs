@@ -165,7 +165,8 @@ impl Model for SingleWriterQueue {
 
     fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, NoEntity>, SimError> {
         let mut sim = Sim::new(p, seed);
-        let mut queue = EventQueue::with_capacity(p.clients as usize + p.instances as usize, limits);
+        let mut queue =
+            EventQueue::with_capacity(p.clients as usize + p.instances as usize, limits);
         for c in 0..p.clients as u32 {
             let first = sim.next_arrival(c);
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
@@ -258,7 +259,8 @@ impl Sim {
                     busy: false,
                     waiting: VecDeque::with_capacity(per_instance as usize),
                     counter: 0,
-                    service_rng: exponential.then(|| stream(seed, &format!("service/instance-{i}"))),
+                    service_rng: exponential
+                        .then(|| stream(seed, &format!("service/instance-{i}"))),
                     touched: false,
                 })
                 .collect(),
@@ -405,7 +407,9 @@ mod tests {
 
     fn run_with(p: Params) -> Metrics {
         SingleWriterQueue::validate(&p).unwrap();
-        SingleWriterQueue::run(&p, 0, Limits::default()).unwrap().metrics
+        SingleWriterQueue::run(&p, 0, Limits::default())
+            .unwrap()
+            .metrics
     }
 
     #[test]
@@ -472,7 +476,10 @@ mod tests {
             ..Params::default()
         };
         assert_eq!(run_with(base.clone()).mean_wait_ms, 9.0);
-        let split = run_with(Params { instances: 2, ..base });
+        let split = run_with(Params {
+            instances: 2,
+            ..base
+        });
         assert_eq!(split.mean_wait_ms, 3.0);
         assert_eq!(split.capacity_per_s, 2000.0 / 6.0);
         assert_eq!(split.max_queue_len, 1);
@@ -481,12 +488,39 @@ mod tests {
     #[test]
     fn rejects_impossible_parameters_by_key() {
         let bad = |p: Params| SingleWriterQueue::validate(&p).unwrap_err().key;
-        assert_eq!(bad(Params { clients: 0, ..Params::default() }), "clients");
-        assert_eq!(bad(Params { service_ms: 0.0, ..Params::default() }), "service_ms");
-        assert_eq!(bad(Params { interarrival_ms: -1.0, ..Params::default() }), "interarrival_ms");
-        assert_eq!(bad(Params { instances: 0, ..Params::default() }), "instances");
         assert_eq!(
-            bad(Params { requests_per_client: u64::MAX, ..Params::default() }),
+            bad(Params {
+                clients: 0,
+                ..Params::default()
+            }),
+            "clients"
+        );
+        assert_eq!(
+            bad(Params {
+                service_ms: 0.0,
+                ..Params::default()
+            }),
+            "service_ms"
+        );
+        assert_eq!(
+            bad(Params {
+                interarrival_ms: -1.0,
+                ..Params::default()
+            }),
+            "interarrival_ms"
+        );
+        assert_eq!(
+            bad(Params {
+                instances: 0,
+                ..Params::default()
+            }),
+            "instances"
+        );
+        assert_eq!(
+            bad(Params {
+                requests_per_client: u64::MAX,
+                ..Params::default()
+            }),
             "requests_per_client"
         );
     }

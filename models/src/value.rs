@@ -38,7 +38,9 @@ impl Value {
             }
             (Value::Table(a), Value::Table(b)) => {
                 a.len() == b.len()
-                    && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && va.matches(vb))
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, va), (kb, vb))| ka == kb && va.matches(vb))
             }
             _ => match (self.as_f64(), other.as_f64()) {
                 (Some(a), Some(b)) => a == b,
@@ -110,7 +112,11 @@ mod tests {
 
     #[test]
     fn displays_as_toml() {
-        let v = Value::List(vec![Value::Int(4), Value::Float(6.5), Value::Str("a".into())]);
+        let v = Value::List(vec![
+            Value::Int(4),
+            Value::Float(6.5),
+            Value::Str("a".into()),
+        ]);
         assert_eq!(v.to_string(), r#"[4, 6.5, "a"]"#);
         assert_eq!(Value::Float(12.0).to_string(), "12");
     }

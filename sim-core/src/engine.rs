@@ -304,7 +304,13 @@ mod tests {
         let mut q = EventQueue::with_capacity(2, Limits::default());
         q.schedule_at(7, 0, 0u8);
         let summary = run(&mut q, &mut Late).unwrap();
-        assert_eq!(summary, RunSummary { events: 2, end_time: 7 });
+        assert_eq!(
+            summary,
+            RunSummary {
+                events: 2,
+                end_time: 7
+            }
+        );
     }
 
     #[test]
@@ -316,15 +322,24 @@ mod tests {
                 Ok(())
             }
         }
-        let limits = Limits { max_events: 100, max_time: u64::MAX };
+        let limits = Limits {
+            max_events: 100,
+            max_time: u64::MAX,
+        };
         let mut q = EventQueue::with_capacity(1, limits);
         q.schedule_at(0, 0, ());
-        assert_eq!(run(&mut q, &mut Forever), Err(SimError::EventLimit { limit: 100 }));
+        assert_eq!(
+            run(&mut q, &mut Forever),
+            Err(SimError::EventLimit { limit: 100 })
+        );
     }
 
     #[test]
     fn time_limit_stops_a_run_before_the_late_event() {
-        let limits = Limits { max_events: 100, max_time: 1_000 };
+        let limits = Limits {
+            max_events: 100,
+            max_time: 1_000,
+        };
         let mut q = EventQueue::with_capacity(2, limits);
         q.schedule_at(1_000, 0, "at-limit");
         q.schedule_at(1_001, 0, "past-limit");
@@ -339,6 +354,9 @@ mod tests {
         let mut q = EventQueue::with_capacity(1, Limits::default());
         q.schedule_at(0, MAX_CLASS + 1, "x");
         let mut rec = Recorder { seen: Vec::new() };
-        assert!(matches!(run(&mut q, &mut rec), Err(SimError::ClassTooLarge { .. })));
+        assert!(matches!(
+            run(&mut q, &mut rec),
+            Err(SimError::ClassTooLarge { .. })
+        ));
     }
 }

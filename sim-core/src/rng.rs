@@ -49,13 +49,22 @@ mod tests {
 
     #[test]
     fn same_seed_and_source_replay_exactly() {
-        assert_eq!(first(7, "arrivals/client-3", 5), first(7, "arrivals/client-3", 5));
+        assert_eq!(
+            first(7, "arrivals/client-3", 5),
+            first(7, "arrivals/client-3", 5)
+        );
     }
 
     #[test]
     fn sources_and_seeds_give_different_streams() {
-        assert_ne!(first(7, "arrivals/client-3", 4), first(7, "arrivals/client-4", 4));
-        assert_ne!(first(7, "arrivals/client-3", 4), first(8, "arrivals/client-3", 4));
+        assert_ne!(
+            first(7, "arrivals/client-3", 4),
+            first(7, "arrivals/client-4", 4)
+        );
+        assert_ne!(
+            first(7, "arrivals/client-3", 4),
+            first(8, "arrivals/client-3", 4)
+        );
     }
 
     #[test]

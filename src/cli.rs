@@ -1,0 +1,146 @@
+//! Command-line interface (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Deterministic discrete-event simulation of distributed-systems coordination patterns.
+#[derive(Debug, Parser)]
+#[command(name = "coordsim", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run configs, print each result table and write its outputs.
+    Run(RunArgs),
+    /// Run configs and check every claim (exit 1 when one fails).
+    Check(CheckArgs),
+    /// Run every config under configs/, write reports/ and check all claims.
+    Report(ReportArgs),
+    /// Join the outputs of `run --shard` into one, as an unsharded run would write it.
+    Merge(MergeArgs),
+    /// List the models, or show one model's parameters and metrics.
+    Models(ModelsArgs),
+}
+
+/// Options shared by the commands that run configs.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Worker threads (default: the number of cores); results never depend on it.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+    /// Replace each config's seed (replays any row whose `seed` column is this).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Config files.
+    #[arg(required = true, value_name = "CONFIG")]
+    pub configs: Vec<String>,
+    /// Output directory; each config writes into DIR/<file stem>/.
+    #[arg(long, default_value = "reports", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print nothing on stdout.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Run only the points whose index ≡ K (mod N), K from 0.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub common: Common,
+}
+
+/// `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Config files.
+    #[arg(required = true, value_name = "CONFIG")]
+    pub configs: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub common: Common,
+}
+
+/// `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Output directory.
+    #[arg(long, default_value = "reports", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Where the configs are (every *.toml below it, in path order).
+    #[arg(long, default_value = "configs", value_name = "DIR")]
+    pub configs: PathBuf,
+    /// Print only the claim lines and the count, not the progress of each config.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub common: Common,
+}
+
+/// `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Where the merged outputs go (written directly into it).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// The shard output folders (DIR/<stem>/ of each `run --shard`).
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    pub shards: Vec<PathBuf>,
+}
+
+/// `models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// A model's name: show its parameters and metrics.
+    pub model: Option<String>,
+    /// Print a commented starter config with every parameter at its default.
+    #[arg(long, requires = "model")]
+    pub config: bool,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not K/N (e.g. 0/4)"))?;
+    let k: usize = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{k}` is not a whole number"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{n}` is not a whole number"))?;
+    if n == 0 || k >= n {
+        return Err(format!("need 0 ≤ K < N, got {k}/{n}"));
+    }
+    Ok((k, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn shards_parse() {
+        assert_eq!(parse_shard("1/4"), Ok((1, 4)));
+        assert!(parse_shard("4/4").is_err());
+        assert!(parse_shard("x").is_err());
+        assert!(parse_shard("0/0").is_err());
+    }
+}

@@ -1,0 +1,286 @@
+//! The commands: run, check, report, merge, models.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+
+use crate::check::{self, Verdict};
+use crate::cli::{CheckArgs, Command, Common, MergeArgs, ReportArgs, RunArgs};
+use crate::config::Config;
+use crate::export::{self, Run, csv::from_csv, write_atomic};
+use crate::results::Results;
+use crate::runner::{self, RunOptions};
+use crate::source::Source;
+use crate::summary;
+
+/// Runs a command; `Err` is bad input (exit 2).
+pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Run(args) => run(args),
+        Command::Check(args) => check(args),
+        Command::Report(args) => report(args),
+        Command::Merge(args) => merge(args),
+        Command::Models(args) => crate::models_cmd::models(args),
+    }
+}
+
+fn jobs(common: &Common) -> usize {
+    common.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |j| j as usize,
+    )
+}
+
+fn load_all(paths: &[String]) -> anyhow::Result<Vec<Config>> {
+    paths.iter().map(|p| Config::load(p)).collect()
+}
+
+/// Two configs with one stem would write into one folder.
+fn ensure_distinct_stems(configs: &[Config]) -> anyhow::Result<()> {
+    for (i, a) in configs.iter().enumerate() {
+        if let Some(b) = configs[..i].iter().find(|b| b.stem == a.stem) {
+            bail!(
+                "{} and {} have the same file stem `{}`: their outputs would collide; rename one",
+                b.source.name,
+                a.source.name,
+                a.stem
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs one config and writes all its outputs into `dir`.
+fn run_and_write(config: &Config, options: &RunOptions, dir: &Path) -> anyhow::Result<Results> {
+    let results = runner::run(config, options)?;
+    write_outputs(config, &results, options.seed.unwrap_or(config.seed), dir)?;
+    Ok(results)
+}
+
+fn write_outputs(config: &Config, results: &Results, seed: u64, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let summary = (config.replications > 1).then(|| summary::summarize(config, results));
+    let run = Run {
+        config,
+        results,
+        summary: summary.as_ref(),
+        seed,
+    };
+    for exporter in export::all() {
+        exporter.export(&run, dir)?;
+    }
+    Ok(())
+}
+
+fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let configs = load_all(&args.configs)?;
+    ensure_distinct_stems(&configs)?;
+    let options = RunOptions {
+        jobs: jobs(&args.common),
+        seed: args.common.seed,
+        shard: args.shard,
+        progress: !args.quiet,
+    };
+    let mut stdout = std::io::stdout().lock();
+    for config in &configs {
+        let dir = args.out.join(&config.stem);
+        let results = run_and_write(config, &options, &dir)?;
+        if let Some((k, n)) = args.shard {
+            // What `merge` needs to redraw the whole: the config and how this part was cut.
+            write_atomic(&dir.join(SHARD_CONFIG), config.source.text.as_bytes())?;
+            let seed = options.seed.unwrap_or(config.seed);
+            let info = format!("{k}/{n}\nseed {seed}\nconfig {}\n", config.source.name);
+            write_atomic(&dir.join(SHARD_INFO), info.as_bytes())?;
+        }
+        if !args.quiet {
+            let table = std::fs::read_to_string(dir.join("table.md"))?;
+            writeln!(stdout, "{table}")?;
+            writeln!(
+                stdout,
+                "wrote {} ({} rows, {} charts)\n",
+                dir.display(),
+                results.results.rows.len(),
+                config.charts.len()
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints verdict lines and the closing count; exit 0 when all passed, else 1.
+fn print_verdicts(verdicts: &[Verdict]) -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    for v in verdicts {
+        writeln!(stdout, "{}", v.line)?;
+    }
+    let passed = verdicts.iter().filter(|v| v.pass).count();
+    let failed = verdicts.len() - passed;
+    writeln!(stdout, "{passed} passed, {failed} failed")?;
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let configs = load_all(&args.configs)?;
+    let options = RunOptions {
+        jobs: jobs(&args.common),
+        seed: args.common.seed,
+        shard: None,
+        progress: true,
+    };
+    let mut verdicts = Vec::new();
+    for config in &configs {
+        let results = runner::run(config, &options)?;
+        verdicts.extend(check::evaluate(config, &results)?);
+    }
+    print_verdicts(&verdicts)
+}
+
+/// Every `*.toml` below `dir`, in path order.
+pub fn find_configs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let paths = find_configs(&args.configs)?;
+    if paths.is_empty() {
+        bail!("no configs (*.toml) under {}", args.configs.display());
+    }
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let configs = load_all(&names)?;
+    ensure_distinct_stems(&configs)?;
+    let options = RunOptions {
+        jobs: jobs(&args.common),
+        seed: args.common.seed,
+        shard: None,
+        progress: !args.quiet,
+    };
+    let mut verdicts = Vec::new();
+    let mut index = String::from(
+        "# coordsim reports\n\nGenerated by `coordsim report` from `configs/`; do not edit by hand.\n\n| config | model | rows | claims |\n|---|---|---:|---:|\n",
+    );
+    for config in &configs {
+        let dir = args.out.join(&config.stem);
+        let results = run_and_write(config, &options, &dir)?;
+        let these = check::evaluate(config, &results)?;
+        let passed = these.iter().filter(|v| v.pass).count();
+        index.push_str(&format!(
+            "| [{}]({}/table.md) | `{}` | {} | {passed}/{} |\n",
+            config.source.name,
+            config.stem,
+            config.model.name(),
+            results.results.rows.len(),
+            these.len()
+        ));
+        if !args.quiet {
+            eprintln!("{} → {}", config.source.name, dir.display());
+        }
+        verdicts.extend(these);
+    }
+    write_atomic(&args.out.join("README.md"), index.as_bytes())?;
+    print_verdicts(&verdicts)
+}
+
+/// The config a shard ran, kept beside its outputs for `merge`.
+const SHARD_CONFIG: &str = "shard-config.toml";
+/// `K/N`, the seed and the config's name.
+const SHARD_INFO: &str = "shard.txt";
+
+fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let mut text: Option<String> = None;
+    let mut info_seed: Option<(u64, String)> = None;
+    let mut results = None::<Results>;
+    for dir in &args.shards {
+        let shard_text = std::fs::read_to_string(dir.join(SHARD_CONFIG)).with_context(|| {
+            format!(
+                "{} is not the output of `run --shard` (no {SHARD_CONFIG})",
+                dir.display()
+            )
+        })?;
+        let info = std::fs::read_to_string(dir.join(SHARD_INFO))
+            .with_context(|| format!("cannot read {}", dir.join(SHARD_INFO).display()))?;
+        let seed: u64 = info
+            .lines()
+            .find_map(|l| l.strip_prefix("seed "))
+            .and_then(|s| s.trim().parse().ok())
+            .with_context(|| format!("{} has no seed line", dir.join(SHARD_INFO).display()))?;
+        let name = info
+            .lines()
+            .find_map(|l| l.strip_prefix("config "))
+            .unwrap_or("config.toml")
+            .to_string();
+        match (&text, &info_seed) {
+            (Some(t), Some((s, _))) if *t != shard_text || *s != seed => {
+                bail!(
+                    "{} holds a shard of a different config or seed",
+                    dir.display()
+                )
+            }
+            _ => {
+                text = Some(shard_text);
+                info_seed = Some((seed, name));
+            }
+        }
+        let part = Results {
+            results: from_csv(&std::fs::read(dir.join("results.csv"))?)?,
+            entities: match std::fs::read(dir.join("entities.csv")) {
+                Ok(bytes) => Some(from_csv(&bytes)?),
+                Err(_) => None,
+            },
+        };
+        results = Some(match results {
+            None => part,
+            Some(mut all) => {
+                if all.results.header != part.results.header {
+                    bail!("{} has other columns than the first shard", dir.display());
+                }
+                all.results.rows.extend(part.results.rows);
+                if let (Some(a), Some(p)) = (all.entities.as_mut(), part.entities) {
+                    a.rows.extend(p.rows);
+                }
+                all
+            }
+        });
+    }
+    let (Some(text), Some((seed, name)), Some(mut results)) = (text, info_seed, results) else {
+        bail!("no shards given");
+    };
+    let config = Config::parse(Source { name, text })?;
+    // Rows in point order (stable: replications and entities keep their order within a point).
+    let key = |row: &Vec<String>| row[0].parse::<usize>().unwrap_or(usize::MAX);
+    results.results.rows.sort_by_key(key);
+    if let Some(e) = results.entities.as_mut() {
+        e.rows.sort_by_key(key);
+    }
+    let mut seen: Vec<usize> = results.results.rows.iter().map(key).collect();
+    seen.dedup();
+    if seen.len() != config.points || results.results.rows.len() as u64 != config.runs() {
+        bail!(
+            "the shards hold {} of the config's {} points; pass every shard once",
+            seen.len(),
+            config.points
+        );
+    }
+    write_outputs(&config, &results, seed, &args.out)?;
+    Ok(ExitCode::SUCCESS)
+}

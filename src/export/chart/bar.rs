@@ -1,0 +1,80 @@
+//! Bar charts: one group of bars per x value, one bar per series.
+
+use plotters::prelude::*;
+
+use super::{ChartData, DrawResult, FONT, color, tick, y_range};
+
+/// Draws a grouped bar chart.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    data: &ChartData,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    // Categories: the distinct x values, in ascending order.
+    let mut xs: Vec<f64> = data
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let n = xs.len().max(1);
+    let y_axis = y_range(
+        data.series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1)),
+    );
+    let mut chart = ChartBuilder::on(area)
+        .caption(&data.title, (FONT, 28))
+        .margin(24)
+        .x_label_area_size(64)
+        .y_label_area_size(90)
+        .build_cartesian_2d(0.0..n as f64, y_axis)?;
+    let label_of = |v: &f64| {
+        let i = (v - 0.5).round();
+        if (v - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < xs.len() {
+            tick(xs[i as usize])
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc(&data.x_label)
+        .y_desc(&data.y_label)
+        .axis_desc_style((FONT, 22))
+        .label_style((FONT, 18))
+        .x_labels(2 * n + 1)
+        .x_label_formatter(&label_of)
+        .y_label_formatter(&|v| tick(*v))
+        .light_line_style(RGBColor(245, 245, 245))
+        .draw()?;
+    let k = data.series.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (j, s) in data.series.iter().enumerate() {
+        let c = color(j);
+        let bars = s.points.iter().filter_map(|(x, y)| {
+            let i = xs.iter().position(|v| v == x)? as f64;
+            let left = i + 0.1 + j as f64 * width;
+            Some(Rectangle::new(
+                [(left, 0.0), (left + width * 0.92, *y)],
+                c.filled(),
+            ))
+        });
+        chart
+            .draw_series(bars)?
+            .label(&s.label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(160, 160, 160))
+        .label_font((FONT, 18))
+        .draw()?;
+    Ok(())
+}

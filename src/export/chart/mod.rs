@@ -1,0 +1,298 @@
+//! Charts as SVG and PNG, drawn with plotters and an embedded font (DejaVu Sans), so text
+//! renders the same on a machine with no font libraries. One chart kind per file.
+
+mod bar;
+mod cdf;
+mod line;
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+
+use super::{Exporter, Run, temp_path, write_atomic};
+use crate::config::{ChartKind, ChartSpec, Config};
+use crate::export::markdown::round;
+use crate::results::number;
+
+/// Pixel size of every chart.
+pub const SIZE: (u32, u32) = (1000, 620);
+/// The font family charts use (registered from the embedded file).
+pub const FONT: &str = "sans-serif";
+
+/// DejaVu Sans (Bitstream Vera licence, see assets/fonts): covers Turkish and Greek letters.
+static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+
+type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
+/// Writes one SVG and one PNG per chart.
+pub struct ChartExporter;
+
+impl Exporter for ChartExporter {
+    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()> {
+        register_embedded_font()?;
+        for spec in &run.config.charts {
+            let data = ChartData::new(run, spec);
+            let mut svg = String::new();
+            draw(
+                SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(),
+                &data,
+            )
+            .map_err(|e| anyhow::anyhow!("chart {}: {e}", spec.name))?;
+            write_atomic(&dir.join(format!("{}.svg", spec.name)), svg.as_bytes())?;
+
+            let png = dir.join(format!("{}.png", spec.name));
+            let tmp = temp_path(&png);
+            draw(BitMapBackend::new(&tmp, SIZE).into_drawing_area(), &data)
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", spec.name))?;
+            std::fs::rename(&tmp, &png)?;
+        }
+        Ok(())
+    }
+}
+
+fn register_embedded_font() -> anyhow::Result<()> {
+    static ONCE: Once = Once::new();
+    let mut result = Ok(());
+    ONCE.call_once(|| {
+        result = register_font(FONT, FontStyle::Normal, FONT_BYTES)
+            .map_err(|_| anyhow::anyhow!("the embedded chart font did not load"));
+    });
+    result
+}
+
+fn draw<DB: DrawingBackend>(
+    area: DrawingArea<DB, plotters::coord::Shift>,
+    data: &ChartData,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    area.fill(&WHITE)?;
+    match data.kind {
+        ChartKind::Line => line::draw(&area, data)?,
+        ChartKind::Bar => bar::draw(&area, data)?,
+        ChartKind::Cdf => cdf::draw(&area, data)?,
+        ChartKind::Timeline => return Err("timeline charts need a model with a trace".into()),
+    }
+    area.present()?;
+    Ok(())
+}
+
+/// One line (or bar group): a label and its points in x order.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// (x, y) points; y averaged over replications.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// What a chart draws, prepared from the rows.
+#[derive(Debug, Clone)]
+pub struct ChartData {
+    /// Chart title.
+    pub title: String,
+    /// Kind.
+    pub kind: ChartKind,
+    /// x axis label.
+    pub x_label: String,
+    /// y axis label.
+    pub y_label: String,
+    /// Series.
+    pub series: Vec<Series>,
+    /// Vertical markers: (x, legend text).
+    pub marks: Vec<(f64, String)>,
+    /// Log-scale x.
+    pub log_x: bool,
+    /// Raw values per y metric (for `cdf`).
+    pub samples: Vec<(String, Vec<f64>)>,
+}
+
+impl ChartData {
+    /// Prepares a chart: one series per y metric and per combination of the swept parameters
+    /// other than x, each point the mean over replications.
+    pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
+        let config = run.config;
+        let table = &run.results.results;
+        let column = |name: &str| table.column(name);
+        let x_col = column(&spec.x);
+        let x_of = |row: &Vec<String>| match x_col {
+            Some(c) => number(&row[c]),
+            None => x_of_fixed_param(config, &spec.x),
+        };
+        // A swept parameter splits the rows into series only when it is not already told
+        // apart by x: two rows with one x but different values of it (sweeping `clients` with
+        // x = offered rate draws one line; adding `service_ms` draws one line per service time).
+        let group_axes: Vec<(usize, &str)> = config
+            .axes
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.key != spec.x)
+            .map(|(i, a)| (1 + i, a.key))
+            .filter(|(col, _)| {
+                table.rows.iter().enumerate().any(|(i, a)| {
+                    table.rows[..i]
+                        .iter()
+                        .any(|b| a[*col] != b[*col] && x_of(a) == x_of(b))
+                })
+            })
+            .collect();
+        let mut series = Vec::new();
+        let mut samples = Vec::new();
+        for y in &spec.y {
+            let Some(y_col) = column(y) else { continue };
+            samples.push((
+                config.label(y).to_string(),
+                table
+                    .rows
+                    .iter()
+                    .filter_map(|r| number(&r[y_col]))
+                    .collect(),
+            ));
+            // (values of the grouping axes, [(x, sum of y, count)]).
+            type Group<'r> = (Vec<&'r str>, Vec<(f64, f64, usize)>);
+            let mut groups: Vec<Group<'_>> = Vec::new();
+            for row in &table.rows {
+                let key: Vec<&str> = group_axes.iter().map(|(c, _)| row[*c].as_str()).collect();
+                let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
+                    continue;
+                };
+                if !x.is_finite() || !yv.is_finite() || (spec.log_x && x <= 0.0) {
+                    continue;
+                }
+                let group = match groups.iter_mut().position(|(k, _)| *k == key) {
+                    Some(i) => &mut groups[i].1,
+                    None => {
+                        groups.push((key, Vec::new()));
+                        &mut groups.last_mut().expect("pushed").1
+                    }
+                };
+                // Replications of one x are averaged into one point.
+                match group.iter_mut().find(|(gx, _, _)| *gx == x) {
+                    Some(p) => {
+                        p.1 += yv;
+                        p.2 += 1;
+                    }
+                    None => group.push((x, yv, 1)),
+                }
+            }
+            for (key, mut points) in groups {
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let mut label = config.label(y).to_string();
+                if !key.is_empty() {
+                    let parts: Vec<String> = group_axes
+                        .iter()
+                        .zip(&key)
+                        .map(|((_, name), v)| format!("{} = {v}", config.label(name)))
+                        .collect();
+                    label = format!("{label} ({})", parts.join(", "));
+                }
+                series.push(Series {
+                    label,
+                    points: points
+                        .into_iter()
+                        .map(|(x, s, n)| (x, s / n as f64))
+                        .collect(),
+                });
+            }
+        }
+        let mut marks = Vec::new();
+        if let Some(mark) = &spec.mark_x {
+            if let Some(c) = column(mark) {
+                let mut values: Vec<f64> =
+                    table.rows.iter().filter_map(|r| number(&r[c])).collect();
+                values.sort_by(f64::total_cmp);
+                values.dedup();
+                for v in values.into_iter().take(6) {
+                    marks.push((
+                        v,
+                        format!("{} = {}", config.label(mark), round(&v.to_string())),
+                    ));
+                }
+            }
+        }
+        let y_label = spec
+            .y
+            .iter()
+            .map(|y| config.label(y))
+            .collect::<Vec<_>>()
+            .join(", ");
+        ChartData {
+            title: config.title.clone(),
+            kind: spec.kind,
+            x_label: if spec.x.is_empty() {
+                y_label.clone()
+            } else {
+                config.label(&spec.x).to_string()
+            },
+            y_label,
+            series,
+            marks,
+            log_x: spec.log_x,
+            samples,
+        }
+    }
+}
+
+/// x from a parameter that is not a column (fixed in `[params]`): the same at every row.
+fn x_of_fixed_param(config: &Config, name: &str) -> Option<f64> {
+    let i = config.model.params().iter().position(|p| p.key == name)?;
+    config.base[i].as_f64()
+}
+
+/// A readable axis number.
+pub fn tick(v: f64) -> String {
+    round(&v.to_string())
+}
+
+/// The colour of series `i`: a fixed, colour-blind-friendly cycle (Okabe–Ito).
+pub fn color(i: usize) -> RGBColor {
+    const COLORS: [RGBColor; 7] = [
+        RGBColor(0, 114, 178),
+        RGBColor(213, 94, 0),
+        RGBColor(0, 158, 115),
+        RGBColor(204, 121, 167),
+        RGBColor(230, 159, 0),
+        RGBColor(86, 180, 233),
+        RGBColor(0, 0, 0),
+    ];
+    COLORS[i % COLORS.len()]
+}
+
+/// The y range covering `values`, from 0 when all are ≥ 0, with headroom.
+pub fn y_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return 0.0..1.0;
+    }
+    let lo = lo.min(0.0);
+    let hi = if hi <= lo {
+        lo + 1.0
+    } else {
+        hi + (hi - lo) * 0.08
+    };
+    lo..hi
+}
+
+/// The x range covering `values`, padded a little on both sides.
+pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return 0.0..1.0;
+    }
+    if hi <= lo {
+        return (lo - 1.0)..(hi + 1.0);
+    }
+    let pad = (hi - lo) * 0.04;
+    (lo - pad)..(hi + pad)
+}

@@ -1,0 +1,164 @@
+//! `coordsim models`: what models exist, what they take and emit, and a starter config.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use coordsim_models::{ModelDef, unit_of};
+
+use crate::cli::ModelsArgs;
+
+/// Lists models, describes one, or prints its starter config.
+pub fn models(args: ModelsArgs) -> anyhow::Result<ExitCode> {
+    let text = match &args.model {
+        None => list(),
+        Some(name) => {
+            let Some(model) = coordsim_models::find(name) else {
+                let names: Vec<&str> = coordsim_models::all().iter().map(|m| m.name()).collect();
+                bail!("unknown model `{name}`; models: {}", names.join(", "));
+            };
+            if args.config {
+                starter_config(model)
+            } else {
+                describe(model)
+            }
+        }
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list() -> String {
+    let mut out = String::new();
+    for m in coordsim_models::all() {
+        let _ = writeln!(out, "{:<22} {}", m.name(), m.summary());
+    }
+    out.push_str("\n`coordsim models NAME` shows a model's parameters and metrics; add --config for a starter config.\n");
+    out
+}
+
+fn describe(model: &dyn ModelDef) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: {}\n\nparameters:", model.name(), model.summary());
+    let _ = writeln!(
+        out,
+        "  {:<22} {:<10} {:<14} {:<5} meaning",
+        "key", "type", "default", "unit"
+    );
+    for p in model.params() {
+        let _ = writeln!(
+            out,
+            "  {:<22} {:<10} {:<14} {:<5} {}",
+            p.key,
+            short_kind(&p.kind),
+            (p.default)().to_string(),
+            p.unit(),
+            with_choices(p)
+        );
+    }
+    let _ = writeln!(out, "\nmetrics (results.csv columns, in order):");
+    for m in model.metrics() {
+        let _ = writeln!(
+            out,
+            "  {:<22} {:<5} {}",
+            m.name,
+            unit_of(m.name),
+            m.meaning.trim()
+        );
+    }
+    if !model.entity_columns().is_empty() {
+        let _ = writeln!(out, "\nentity columns (entities.csv):");
+        for m in model.entity_columns() {
+            let _ = writeln!(
+                out,
+                "  {:<22} {:<5} {}",
+                m.name,
+                unit_of(m.name),
+                m.meaning.trim()
+            );
+        }
+    }
+    out
+}
+
+fn short_kind(kind: &coordsim_models::Kind) -> &'static str {
+    match kind {
+        coordsim_models::Kind::Count => "integer",
+        coordsim_models::Kind::Float => "number",
+        coordsim_models::Kind::Bool => "boolean",
+        coordsim_models::Kind::Choice(_) => "string",
+    }
+}
+
+fn with_choices(p: &coordsim_models::ParamSpec) -> String {
+    match p.kind {
+        coordsim_models::Kind::Choice(_) => format!("{} ({})", p.meaning.trim(), p.kind),
+        _ => p.meaning.trim().to_string(),
+    }
+}
+
+/// A config with every parameter at its default and commented examples of the rest; `run`
+/// accepts it as it is.
+pub fn starter_config(model: &dyn ModelDef) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# coordsim config for `{}`: {}",
+        model.name(),
+        model.summary()
+    );
+    let _ = writeln!(
+        out,
+        "# Every parameter is at its default (the lesson's value); edit what you need."
+    );
+    let _ = writeln!(out, "model = \"{}\"", model.name());
+    let _ = writeln!(out, "title = \"{}\"", model.name());
+    let _ = writeln!(
+        out,
+        "seed = 0          # master seed; replication r runs with seed + r"
+    );
+    let _ = writeln!(out, "replications = 1  # runs per sweep point\n");
+    let _ = writeln!(out, "[params]");
+    for p in model.params() {
+        let unit = match p.unit() {
+            "" => String::new(),
+            u => format!(" [{u}]"),
+        };
+        let _ = writeln!(out, "# {}{unit} ({})", p.meaning.trim(), p.kind);
+        let _ = writeln!(out, "{} = {}", p.key, (p.default)());
+    }
+    let first = model.params().first().map_or("", |p| p.key);
+    let metric = model
+        .metrics()
+        .iter()
+        .find(|m| m.numeric)
+        .map_or("", |m| m.name);
+    let _ = writeln!(
+        out,
+        "\n# Sweep any parameter (move it out of [params] first); first key varies slowest:"
+    );
+    let _ = writeln!(out, "# [sweep]");
+    let _ = writeln!(
+        out,
+        "# {first} = [1, 2, 4]            # or {{ from = 1, to = 8, step = 1 }}"
+    );
+    let _ = writeln!(out, "\n# Claims, checked by `coordsim check`:");
+    let _ = writeln!(out, "# [[claim]]");
+    let _ = writeln!(out, "# metric = \"{metric}\"");
+    let _ = writeln!(
+        out,
+        "# expect = 0          # a number, or an expression such as \"2 * {first}\""
+    );
+    let _ = writeln!(out, "# tolerance = 0.05    # or band = [0.9, 1.1]");
+    let _ = writeln!(out, "\n# Charts (default: the model's own):");
+    let _ = writeln!(out, "# [[chart]]");
+    let _ = writeln!(out, "# name = \"my-chart\"");
+    let _ = writeln!(out, "# x = \"{first}\"");
+    let _ = writeln!(out, "# y = [\"{metric}\"]");
+    let _ = writeln!(out, "# kind = \"line\"      # line | bar | cdf");
+    let _ = writeln!(out, "\n# Column labels for tables and charts:");
+    let _ = writeln!(out, "# [labels]");
+    let _ = writeln!(out, "# {metric} = \"…\"");
+    out
+}

@@ -1,0 +1,131 @@
+//! Running a config: every (point, replication) in parallel, collected in order.
+
+use std::time::Duration;
+
+use coordsim_models::RunOutput;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use sim_core::Limits;
+
+use crate::config::Config;
+use crate::results::{Results, Table, value_cell};
+
+/// How to run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions {
+    /// Worker threads.
+    pub jobs: usize,
+    /// Replaces the config's seed.
+    pub seed: Option<u64>,
+    /// Only points whose index ≡ k (mod n).
+    pub shard: Option<(usize, usize)>,
+    /// Show a progress bar (only drawn on a terminal).
+    pub progress: bool,
+}
+
+/// Runs a config and returns its rows in (point, replication) order, whatever `jobs` is.
+pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
+    let seed = options.seed.unwrap_or(config.seed);
+    let points: Vec<usize> = (0..config.points)
+        .filter(|p| options.shard.is_none_or(|(k, n)| p % n == k))
+        .collect();
+    let reps = config.replications as usize;
+    let total = points.len() * reps;
+
+    let bar = progress_bar(options.progress, total as u64, &config.source.name);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs.max(1))
+        .build()?;
+    // Collected by index: the order of the output never depends on which thread ran what.
+    let outputs: Vec<_> = pool.install(|| {
+        (0..total)
+            .into_par_iter()
+            .map(|i| {
+                let point = points[i / reps];
+                let replication = (i % reps) as u64;
+                let run_seed = seed.wrapping_add(replication);
+                let values = config.point_values(point);
+                let out = config.model.run(&values, run_seed, Limits::default());
+                bar.inc(1);
+                (point, replication, run_seed, out)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+
+    let mut results = Table {
+        header: Results::results_header(config),
+        rows: Vec::with_capacity(total),
+    };
+    let mut entities = Results::entities_header(config).map(|header| Table {
+        header,
+        rows: Vec::new(),
+    });
+    for (point, replication, run_seed, out) in outputs {
+        let RunOutput {
+            metrics,
+            entities: entity_rows,
+        } = out.map_err(|e| run_error(config, point, &e))?;
+        let lead = lead_cells(config, point, replication, run_seed);
+        let mut row = lead.clone();
+        row.extend(metrics.iter().map(ToString::to_string));
+        results.rows.push(row);
+        if let Some(table) = entities.as_mut() {
+            for (name, cells) in entity_rows {
+                let mut row = lead.clone();
+                row.push(name);
+                row.extend(cells.iter().map(ToString::to_string));
+                table.rows.push(row);
+            }
+        }
+    }
+    Ok(Results { results, entities })
+}
+
+fn lead_cells(config: &Config, point: usize, replication: u64, seed: u64) -> Vec<String> {
+    let mut cells = vec![point.to_string()];
+    for (axis, coord) in config.axes.iter().zip(config.coordinates(point)) {
+        cells.push(value_cell(&axis.values[coord]));
+    }
+    cells.push(replication.to_string());
+    cells.push(seed.to_string());
+    cells
+}
+
+fn run_error(config: &Config, point: usize, e: &coordsim_models::RunError) -> anyhow::Error {
+    match e {
+        coordsim_models::RunError::Param(p) => config.param_error(&p.key, point, &p.message).into(),
+        coordsim_models::RunError::Sim(s) => {
+            let at: Vec<String> = config
+                .axes
+                .iter()
+                .zip(config.coordinates(point))
+                .map(|(a, c)| format!("{} = {}", a.key, a.values[c]))
+                .collect();
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", at.join(", "))
+            };
+            config
+                .error_at_model(format!("point {point}{at}: {s}"))
+                .into()
+        }
+    }
+}
+
+fn progress_bar(enabled: bool, total: u64, name: &str) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    // stderr only draws on a terminal: piped output never sees the bar.
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs, {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(name.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
