@@ -39,6 +39,7 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
             Expect::Expr(text, _) => format!("{} = {}", text, show(worst.expected)),
         };
         let test = match claim.test {
+            Test::Tolerance(t) if t != 0.0 && t < 1e-3 => format!("± {t:e}"),
             Test::Tolerance(t) => format!("± {t}"),
             Test::Band(lo, hi) => format!("ratio in [{lo}, {hi}]"),
         };

@@ -301,12 +301,13 @@ impl Loader<'_> {
                 return Ok(n);
             }
         }
+        let got = match v.get_ref() {
+            DeValue::Integer(i) => i.to_string(),
+            other => de_type(other).to_string(),
+        };
         Err(self.err(
             &v.span(),
-            format!(
-                "`{key}` must be an integer ≥ 0, got {}",
-                de_type(v.get_ref())
-            ),
+            format!("`{key}` must be an integer ≥ 0, got {got}"),
         ))
     }
 
@@ -444,7 +445,13 @@ impl Loader<'_> {
             let span = get("sweep").map_or(0..0, |(k, _)| k.span());
             return Err(self.err(
                 &span,
-                format!("the sweep has more than {MAX_POINTS} points"),
+                format!(
+                    "the sweep has {} points, more than the limit of {MAX_POINTS}",
+                    axes.iter()
+                        .map(|a| a.values.len().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" × ")
+                ),
             ));
         };
         if points * replications > MAX_RUNS {
