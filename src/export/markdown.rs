@@ -68,7 +68,7 @@ pub fn render(run: &Run<'_>) -> String {
                                 cell(&format!("{c}_ci95_hi")).and_then(number),
                                 number(mean),
                             ) {
-                                (Some(hi), Some(m)) => {
+                                (Some(hi), Some(m)) if hi > m => {
                                     format!(" ± {}", round(&(hi - m).to_string()))
                                 }
                                 _ => String::new(),
