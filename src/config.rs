@@ -458,7 +458,7 @@ impl Loader<'_> {
             let span = get("replications").map_or(0..0, |(_, v)| v.span());
             return Err(self.err(
                 &span,
-                format!("{points} points × {replications} replications is more than the limit of {MAX_RUNS} runs"),
+                format!("{points} sweep point(s) × {replications} replications is more than the limit of {MAX_RUNS} runs"),
             ));
         }
 

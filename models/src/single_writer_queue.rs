@@ -548,4 +548,115 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a.metrics.mean_wait_ms, c.metrics.mean_wait_ms);
     }
+
+    /// What the engine must agree with, computed another way: per instance, sort the
+    /// arrivals (time, then client) and apply the recursion start = max(arrival, free),
+    /// free = start + service (the lesson's own algorithm). The queue length after the instant
+    /// t counts requests that arrived by t and start after t; it only grows at arrivals, so
+    /// checking arrival instants finds the maximum.
+    fn oracle(p: &Params) -> (Vec<u64>, u64, usize) {
+        let ia = ms_to_ns(p.interarrival_ms).unwrap();
+        let off = ms_to_ns(p.client_offset_ms).unwrap();
+        let service = ms_to_ns(p.service_ms).unwrap();
+        let mut waits = Vec::new();
+        let (mut first, mut last) = (u64::MAX, 0);
+        let mut max_queue = 0;
+        for k in 0..p.instances {
+            let mut arrivals: Vec<(u64, u64)> = (0..p.clients)
+                .filter(|c| c % p.instances == k)
+                .flat_map(|c| (0..p.requests_per_client).map(move |i| (c * off + i * ia, c)))
+                .collect();
+            arrivals.sort();
+            let mut free = 0;
+            let mut starts = Vec::new();
+            for &(a, _) in &arrivals {
+                let start = a.max(free);
+                waits.push(start - a);
+                starts.push(start);
+                free = start + service;
+                first = first.min(a);
+                last = last.max(free);
+            }
+            for &(t, _) in &arrivals {
+                let waiting = arrivals
+                    .iter()
+                    .zip(&starts)
+                    .filter(|((a, _), s)| *a <= t && **s > t)
+                    .count();
+                max_queue = max_queue.max(waiting);
+            }
+        }
+        (waits, last - first, max_queue)
+    }
+
+    fn nearest_rank(sorted: &[u64], p: u64) -> f64 {
+        let rank = (p * sorted.len() as u64).div_ceil(100) as usize;
+        ns_to_ms(sorted[rank.max(1) - 1])
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_engine_agrees_with_the_lindley_recursion(
+            clients in 1u64..7,
+            requests_per_client in 1u64..25,
+            interarrival_us in 1u64..60_000,
+            offset_us in 0u64..12_000,
+            service_us in 1u64..20_000,
+            instances in 1u64..4,
+        ) {
+            let p = Params {
+                clients,
+                requests_per_client,
+                interarrival_ms: interarrival_us as f64 / 1000.0,
+                client_offset_ms: offset_us as f64 / 1000.0,
+                service_ms: service_us as f64 / 1000.0,
+                instances,
+                ..Params::default()
+            };
+            let m = run_with(p.clone());
+            let (mut waits, makespan, max_queue) = oracle(&p);
+            waits.sort_unstable();
+            let n = waits.len() as u64;
+            let sum: u64 = waits.iter().sum();
+            proptest::prop_assert_eq!(m.requests, n);
+            proptest::prop_assert_eq!(m.counter_final, n); // conservation: every request served
+            proptest::prop_assert_eq!(m.mean_wait_ms, sum as f64 / (n as f64 * 1e6));
+            proptest::prop_assert_eq!(m.p50_wait_ms, nearest_rank(&waits, 50));
+            proptest::prop_assert_eq!(m.p95_wait_ms, nearest_rank(&waits, 95));
+            proptest::prop_assert_eq!(m.p99_wait_ms, nearest_rank(&waits, 99));
+            proptest::prop_assert_eq!(m.max_wait_ms, ns_to_ms(*waits.last().unwrap()));
+            proptest::prop_assert_eq!(m.makespan_ms, ns_to_ms(makespan));
+            proptest::prop_assert_eq!(m.max_queue_len, max_queue as u64);
+        }
+
+        #[test]
+        fn random_runs_keep_the_invariants(
+            clients in 1u64..6,
+            requests_per_client in 1u64..200,
+            interarrival_ms in 0.5f64..50.0,
+            service_ms in 0.5f64..20.0,
+            instances in 1u64..3,
+            seed in 0u64..1000,
+        ) {
+            let p = Params {
+                clients,
+                requests_per_client,
+                interarrival_ms,
+                service_ms,
+                instances,
+                arrivals: Arrivals::Poisson,
+                service: Service::Exponential,
+                ..Params::default()
+            };
+            let m = SingleWriterQueue::run(&p, seed, Limits::default()).unwrap().metrics;
+            proptest::prop_assert_eq!(m.counter_final, clients * requests_per_client);
+            proptest::prop_assert_eq!(m.lost_updates, 0);
+            proptest::prop_assert!(m.p50_wait_ms <= m.p95_wait_ms);
+            proptest::prop_assert!(m.p95_wait_ms <= m.p99_wait_ms);
+            proptest::prop_assert!(m.p99_wait_ms <= m.max_wait_ms);
+            proptest::prop_assert!(m.mean_wait_ms <= m.max_wait_ms);
+            // Queued requests each waited, so a queue implies a positive wait.
+            proptest::prop_assert!(m.max_queue_len == 0 || m.max_wait_ms > 0.0);
+        }
+    }
 }

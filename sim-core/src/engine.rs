@@ -45,7 +45,10 @@ pub enum SimError {
         limit: u64,
     },
     /// An event was due after [`Limits::max_time`].
-    #[error("the run reached virtual time {at_ms} ms, past the limit of {limit_ms} ms")]
+    #[error(
+        "the run reached virtual time {at_ms} ms, past the limit of {limit_ms} ms ({} days)",
+        limit_ms / 86_400_000.0
+    )]
     TimeLimit {
         /// The limit in force, in milliseconds.
         limit_ms: f64,

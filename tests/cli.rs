@@ -1,0 +1,399 @@
+//! End-to-end tests of the `coordsim` binary, run as a user would run it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs coordsim in `dir` with `args`.
+fn coordsim_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("coordsim runs")
+}
+
+fn coordsim(args: &[&str]) -> Output {
+    coordsim_in(&root(), args)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write_config(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn read(path: impl AsRef<Path>) -> Vec<u8> {
+    let path = path.as_ref();
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_lesson_queue_table_is_reproduced_and_checked() {
+    let out = coordsim(&["check", "configs/lessons/single-writer-queue.toml"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert_eq!(text.lines().last(), Some("13 passed, 0 failed"));
+    insta::assert_snapshot!("lesson_queue_check", text);
+}
+
+#[test]
+fn lesson_outputs_have_the_contract_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().to_str().unwrap();
+    let out = coordsim(&[
+        "run",
+        "configs/lessons/single-writer-queue.toml",
+        "--out",
+        out_dir,
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty(), "--quiet prints nothing");
+    let dir = tmp.path().join("single-writer-queue");
+    insta::assert_snapshot!(
+        "lesson_queue_results_csv",
+        String::from_utf8(read(dir.join("results.csv"))).unwrap()
+    );
+    insta::assert_snapshot!(
+        "lesson_queue_table_md",
+        String::from_utf8(read(dir.join("table.md"))).unwrap()
+    );
+    for chart in ["wait-vs-offered-rate", "queue-vs-offered-rate"] {
+        let svg = String::from_utf8(read(dir.join(format!("{chart}.svg")))).unwrap();
+        assert!(svg.starts_with("<svg"), "{chart}.svg is an SVG");
+        // The labels from [labels] reach the chart, Turkish letters included.
+        assert!(
+            svg.contains("varış hızı (istek/sn)"),
+            "{chart}.svg has the x label"
+        );
+        let png = read(dir.join(format!("{chart}.png")));
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{chart}.png is a PNG");
+        assert!(png.len() > 10_000, "{chart}.png has content");
+    }
+    // No temporary files are left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn bad_configs_get_positioned_errors_and_never_panic() {
+    let dir = root().join("tests/fixtures/bad");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    let mut report = String::new();
+    for name in &names {
+        let out = coordsim_in(&dir, &["check", name]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(stdout(&out).is_empty(), "{name}: nothing on stdout");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: one line: {err}");
+        let prefix = format!("error: {name}:");
+        assert!(
+            err.starts_with(&prefix),
+            "{name}: `error: FILE:LINE:COL: …`: {err}"
+        );
+        report.push_str(&err);
+    }
+    insta::assert_snapshot!("bad_config_errors", report);
+}
+
+#[test]
+fn input_errors_outside_configs_exit_2_without_panicking() {
+    for args in [
+        vec!["check", "no-such-file.toml"],
+        vec!["run"],
+        vec![
+            "run",
+            "configs/lessons/single-writer-queue.toml",
+            "--jobs",
+            "0",
+        ],
+        vec![
+            "run",
+            "configs/lessons/single-writer-queue.toml",
+            "--shard",
+            "2/2",
+        ],
+        vec!["models", "no_such_model"],
+        vec!["merge", "/tmp/coordsim-merge-out", "/no/such/shard"],
+        vec!["report", "--configs", "/no/such/dir"],
+    ] {
+        let out = coordsim(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_failing_claim_exits_1_and_shows_its_worst_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 4 clients: mean wait 4.5 ms (lesson 003); 6 clients: 7.5 ms. Claiming 4.5 everywhere
+    // fails at the 6-client point, which is the worst row.
+    let config = write_config(
+        tmp.path(),
+        "wrong.toml",
+        r#"model = "single_writer_queue"
+[sweep]
+clients = [4, 6]
+[[claim]]
+metric = "mean_wait_ms"
+expect = 4.5
+[[claim]]
+name = "right"
+where = { clients = 4 }
+metric = "mean_wait_ms"
+expect = 4.5
+"#,
+    );
+    let out = coordsim(&["check", &config]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("FAIL "), "{text}");
+    assert!(
+        lines[0].contains("mean_wait_ms = 7.5 (expected 4.5"),
+        "{text}"
+    );
+    assert!(lines[0].contains("at point 1"), "{text}");
+    assert!(lines[1].starts_with("PASS "), "{text}");
+    assert_eq!(lines.last(), Some(&"1 passed, 1 failed"));
+}
+
+const RANDOM_SWEEP: &str = r#"model = "single_writer_queue"
+seed = 10
+replications = 3
+[params]
+requests_per_client = 300
+arrivals = "poisson"
+service = "exponential"
+[sweep]
+clients = [2, 4, 6]
+service_ms = { from = 4, to = 8, step = 4 }
+"#;
+
+#[test]
+fn csv_is_byte_identical_for_any_jobs_and_any_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let mut outputs = Vec::new();
+    for (i, jobs) in ["1", "3", "3"].iter().enumerate() {
+        let dir = tmp.path().join(format!("out{i}"));
+        let out = coordsim(&[
+            "run",
+            &config,
+            "--out",
+            dir.to_str().unwrap(),
+            "--jobs",
+            jobs,
+            "-q",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let d = dir.join("random");
+        outputs.push((read(d.join("results.csv")), read(d.join("summary.csv"))));
+    }
+    assert_eq!(outputs[0], outputs[1], "--jobs 1 and --jobs 3 differ");
+    assert_eq!(outputs[1], outputs[2], "two runs differ");
+    // 6 points × 3 replications, header first; points in sweep order, first key slowest.
+    let csv = String::from_utf8(outputs[0].0.clone()).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 1 + 18);
+    assert!(rows[0].starts_with("point,clients,service_ms,replication,seed,requests,"));
+    assert!(rows[1].starts_with("0,2,4,0,10,"));
+    assert!(rows[2].starts_with("0,2,4,1,11,"));
+    assert!(rows[4].starts_with("1,2,8,0,10,"));
+    assert!(rows[18].starts_with("5,6,8,2,12,"));
+}
+
+#[test]
+fn seed_replays_any_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let run = |dir: &str, extra: &[&str]| {
+        let d = tmp.path().join(dir);
+        let mut args = vec!["run", config.as_str(), "--out", d.to_str().unwrap(), "-q"];
+        args.extend_from_slice(extra);
+        assert_eq!(coordsim(&args).status.code(), Some(0));
+        String::from_utf8(read(d.join("random/results.csv"))).unwrap()
+    };
+    let all = run("all", &[]);
+    let replay = run("replay", &["--seed", "12"]);
+    // Row for point 3, replication 2 (seed 12) of the first run equals the row for point 3,
+    // replication 0 (seed 12) of the replay, metrics and all.
+    let metrics_of = |csv: &str, point: &str, seed: &str| -> String {
+        csv.lines()
+            .find(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                f[0] == point && f[4] == seed
+            })
+            .map(|l| l.split(',').skip(5).collect::<Vec<_>>().join(","))
+            .expect("row present")
+    };
+    assert_eq!(metrics_of(&all, "3", "12"), metrics_of(&replay, "3", "12"));
+    assert_ne!(metrics_of(&all, "3", "10"), metrics_of(&all, "3", "12"));
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let out = |d: &str| tmp.path().join(d).to_string_lossy().into_owned();
+    assert_eq!(
+        coordsim(&["run", &config, "--out", &out("whole"), "-q"])
+            .status
+            .code(),
+        Some(0)
+    );
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let o = coordsim(&[
+            "run",
+            &config,
+            "--out",
+            &out(&format!("s{k}")),
+            "--shard",
+            &shard,
+            "-q",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let shards: Vec<String> = (0..3).map(|k| out(&format!("s{k}/random"))).collect();
+    let merged = out("merged");
+    let mut args = vec!["merge", merged.as_str()];
+    args.extend(shards.iter().map(String::as_str));
+    let o = coordsim(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for file in [
+        "results.csv",
+        "summary.csv",
+        "table.md",
+        "wait-vs-offered-rate.svg",
+    ] {
+        assert_eq!(
+            read(tmp.path().join("whole/random").join(file)),
+            read(tmp.path().join("merged").join(file)),
+            "{file} differs after merge"
+        );
+    }
+    // A missing shard is refused.
+    let o = coordsim(&["merge", &out("partial"), &shards[0], &shards[1]]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("pass every shard once"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn every_starter_config_runs_as_is() {
+    let list = stdout(&coordsim(&["models"]));
+    let tmp = tempfile::tempdir().unwrap();
+    let names: Vec<&str> = list
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"single_writer_queue"), "{list}");
+    for name in names {
+        let starter = coordsim(&["models", name, "--config"]);
+        assert_eq!(starter.status.code(), Some(0));
+        let config = write_config(tmp.path(), &format!("{name}.toml"), &stdout(&starter));
+        let out = coordsim(&["run", &config, "--out", tmp.path().to_str().unwrap(), "-q"]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn models_describes_parameters_and_metrics() {
+    let out = coordsim(&["models", "single_writer_queue"]);
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("models_single_writer_queue", stdout(&out));
+}
+
+#[test]
+fn two_configs_with_one_stem_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("a")).unwrap();
+    std::fs::create_dir(tmp.path().join("b")).unwrap();
+    let text = "model = \"single_writer_queue\"\n";
+    let a = write_config(&tmp.path().join("a"), "same.toml", text);
+    let b = write_config(&tmp.path().join("b"), "same.toml", text);
+    let out = coordsim(&["run", &a, &b, "--out", tmp.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("same file stem `same`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `reports/` must be what `coordsim report` generates from `configs/` now.
+#[test]
+fn reports_are_not_stale() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = coordsim(&["report", "--out", tmp.path().to_str().unwrap(), "--quiet"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let fresh = list_files(tmp.path());
+    let committed = list_files(&root().join("reports"));
+    assert_eq!(
+        fresh, committed,
+        "reports/ holds other files than `coordsim report` writes: run `cargo run --release -- report`"
+    );
+    for file in &fresh {
+        assert!(
+            read(tmp.path().join(file)) == read(root().join("reports").join(file)),
+            "reports/{file} is stale: run `cargo run --release -- report`"
+        );
+    }
+}
+
+fn list_files(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(
+                    path.strip_prefix(dir)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    files.sort();
+    files
+}
