@@ -137,6 +137,8 @@ pub struct ChartSpec {
     pub mark_x: Option<String>,
     /// Log-scale x axis.
     pub log_x: bool,
+    /// `where`: only rows whose parameters match.
+    pub filter: Vec<(usize, Value)>,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -159,7 +161,7 @@ const CLAIM_KEYS: &[&str] = &[
     "band",
     "entity",
 ];
-const CHART_KEYS: &[&str] = &["name", "x", "y", "kind", "mark_x", "log_x"];
+const CHART_KEYS: &[&str] = &["name", "x", "y", "kind", "mark_x", "log_x", "where"];
 const CHART_KINDS: &[&str] = &["line", "bar", "cdf", "timeline"];
 /// Columns every results table has besides parameters and metrics.
 pub const FIXED_COLUMNS: &[&str] = &["point", "replication", "seed", "entity"];
@@ -210,6 +212,15 @@ impl Config {
             values[axis.param] = axis.values[coord].clone();
         }
         values
+    }
+
+    /// Whether point `index` matches a `where` filter.
+    pub fn matches(&self, index: usize, filter: &[(usize, Value)]) -> bool {
+        if filter.is_empty() {
+            return true;
+        }
+        let values = self.point_values(index);
+        filter.iter().all(|(i, v)| values[*i].matches(v))
     }
 
     /// The value index on each axis of point `index`.
@@ -508,6 +519,7 @@ impl Loader<'_> {
                     kind: parse_kind(c.kind).unwrap_or(ChartKind::Line),
                     mark_x: c.mark_x.map(str::to_string),
                     log_x: false,
+                    filter: Vec::new(),
                 })
                 .collect(),
         };
@@ -681,31 +693,14 @@ impl Loader<'_> {
         let target = resolve(config, &metric, entity.is_some(), false)
             .map_err(|m| self.err(&metric_value.span(), m))?;
 
-        let mut filter = Vec::new();
-        let mut filter_text = Vec::new();
-        if let Some(w) = field("where") {
-            let specs = model.params();
-            for (key, value) in self.table(w, "where")?.iter() {
-                let Some(i) = specs.iter().position(|s| s.key == key.get_ref().as_ref()) else {
-                    let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
-                    return Err(self.unknown_key(
-                        key,
-                        "`where` (it filters on parameters)",
-                        &valid,
-                    ));
-                };
-                let value = self.value(value)?;
-                filter_text.push(format!("{} = {value}", specs[i].key));
-                filter.push((i, value));
-            }
-            let matched = (0..config.points).any(|p| {
-                let values = config.point_values(p);
-                filter.iter().all(|(i, v)| values[*i].matches(v))
-            });
-            if !matched {
-                return Err(self.err(&w.span(), "`where` matches no point of the sweep"));
-            }
-        }
+        let filter = match field("where") {
+            Some(w) => self.filter(config, w)?,
+            None => Vec::new(),
+        };
+        let filter_text: Vec<String> = filter
+            .iter()
+            .map(|(i, v)| format!("{} = {v}", model.params()[*i].key))
+            .collect();
 
         let Some(expect_value) = field("expect") else {
             return Err(self.err(
@@ -781,6 +776,27 @@ impl Loader<'_> {
             expect,
             test,
         })
+    }
+
+    /// A `where` table: parameter values a row must match; it must match some point.
+    fn filter(
+        &self,
+        config: &Config,
+        w: &Spanned<DeValue<'_>>,
+    ) -> Result<Vec<(usize, Value)>, ConfigError> {
+        let specs = config.model.params();
+        let mut filter = Vec::new();
+        for (key, value) in self.table(w, "where")?.iter() {
+            let Some(i) = specs.iter().position(|s| s.key == key.get_ref().as_ref()) else {
+                let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
+                return Err(self.unknown_key(key, "`where` (it filters on parameters)", &valid));
+            };
+            filter.push((i, self.value(value)?));
+        }
+        if !(0..config.points).any(|p| config.matches(p, &filter)) {
+            return Err(self.err(&w.span(), "`where` matches no point of the sweep"));
+        }
+        Ok(filter)
     }
 
     fn chart(
@@ -889,6 +905,10 @@ impl Loader<'_> {
             },
             None => false,
         };
+        let filter = match field("where") {
+            Some(w) => self.filter(config, w)?,
+            None => Vec::new(),
+        };
         Ok(ChartSpec {
             name,
             x,
@@ -896,6 +916,7 @@ impl Loader<'_> {
             kind,
             mark_x,
             log_x,
+            filter,
         })
     }
 }

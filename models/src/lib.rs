@@ -12,6 +12,7 @@ pub mod declare;
 mod registry;
 mod value;
 
+pub mod shared_store_rmw;
 pub mod single_writer_queue;
 
 pub use declare::{

@@ -139,8 +139,10 @@ impl<M: Model> ModelDef for Registered<M> {
     }
 }
 
-static MODELS: &[&dyn ModelDef] =
-    &[&Registered::<crate::single_writer_queue::SingleWriterQueue>(PhantomData)];
+static MODELS: &[&dyn ModelDef] = &[
+    &Registered::<crate::single_writer_queue::SingleWriterQueue>(PhantomData),
+    &Registered::<crate::shared_store_rmw::SharedStoreRmw>(PhantomData),
+];
 
 /// Every model, in the order `coordsim models` lists them.
 pub fn all() -> &'static [&'static dyn ModelDef] {

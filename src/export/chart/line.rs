@@ -54,7 +54,22 @@ where
             .draw_series(LineSeries::new(points.clone(), c.stroke_width(3)))?
             .label(&s.label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
-        chart.draw_series(points.into_iter().map(|p| Circle::new(p, 5, c.filled())))?;
+        // Earlier series get larger markers of other shapes, so series that coincide (say,
+        // two guards that both lose nothing) stay visible on top of each other.
+        let size = 8u32.saturating_sub(2 * (i as u32 % 3)).max(3);
+        match i % 3 {
+            0 => chart.draw_series(points.into_iter().map(|p| Circle::new(p, size, c.filled())))?,
+            1 => chart.draw_series(
+                points
+                    .into_iter()
+                    .map(|p| TriangleMarker::new(p, size + 1, c.filled())),
+            )?,
+            _ => chart.draw_series(
+                points
+                    .into_iter()
+                    .map(|p| Cross::new(p, size, c.stroke_width(2))),
+            )?,
+        };
     }
     for (x, label) in &data.marks {
         let x = tx(*x);

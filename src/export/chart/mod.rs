@@ -115,7 +115,22 @@ impl ChartData {
     /// other than x, each point the mean over replications.
     pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
         let config = run.config;
-        let table = &run.results.results;
+        // Only the rows the chart's `where` keeps.
+        let kept: Vec<Vec<String>> = run
+            .results
+            .results
+            .rows
+            .iter()
+            .filter(|r| {
+                r[0].parse()
+                    .is_ok_and(|point: usize| config.matches(point, &spec.filter))
+            })
+            .cloned()
+            .collect();
+        let table = &crate::results::Table {
+            header: run.results.results.header.clone(),
+            rows: kept,
+        };
         let column = |name: &str| table.column(name);
         let x_col = column(&spec.x);
         let x_of = |row: &Vec<String>| match x_col {

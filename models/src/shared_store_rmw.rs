@@ -1,0 +1,557 @@
+//! `shared_store_rmw` (lesson 003): clients increment a value in a shared store by read →
+//! compute → write, back to back. Without a guard, writes based on stale snapshots overwrite
+//! each other and updates are lost; a lock or compare-and-set prevents that, at a price.
+
+use std::collections::VecDeque;
+
+use sim_core::{
+    Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, ns_to_ms, run,
+};
+
+use crate::declare::{NoEntity, ParamError, ParamSpec};
+use crate::registry::{DefaultChart, Model, Output};
+use crate::value::Value;
+
+choice! {
+    /// What protects the read-modify-write.
+    pub enum Guard {
+        /// Nothing: the last write wins.
+        None = "none",
+        /// A pessimistic, exclusive FIFO lock held from before the read until the write lands.
+        Lock = "lock",
+        /// Optimistic compare-and-set: a write whose snapshot is stale is rejected and retried.
+        Cas = "cas",
+    }
+}
+
+choice! {
+    /// Which goes first when a snapshot and a write fall on the same instant.
+    pub enum TieOrder {
+        /// Snapshots at time T see the value before any write landing at T (the lesson's rule).
+        ReadsFirst = "reads_first",
+        /// Snapshots at time T see every write landing at T.
+        WritesFirst = "writes_first",
+    }
+}
+
+params! {
+    /// Parameters of `shared_store_rmw`; defaults are lesson 003's.
+    pub struct Params {
+        /// number of clients
+        clients: u64 = 8,
+        /// increments each client performs, one after another
+        increments_per_client: u64 = 50,
+        /// client `c` (0-based) starts its first operation at `c × client_offset_ms`
+        client_offset_ms: f64 = 3.0,
+        /// duration of the read step
+        read_ms: f64 = 20.0,
+        /// duration of the compute step
+        compute_ms: f64 = 1.0,
+        /// duration of the write step
+        write_ms: f64 = 64.0,
+        /// `none`, `lock` (pessimistic) or `cas` (optimistic)
+        guard: Guard = Guard::None,
+        /// at equal times: `reads_first` or `writes_first`
+        tie_order: TieOrder = TieOrder::ReadsFirst,
+        /// `cas` only: a client gives up an increment after this many rejections of it
+        max_retries: u64 = 1000,
+    }
+}
+
+columns! {
+    /// Metrics of one run.
+    pub struct Metrics {
+        /// clients × increments_per_client
+        expected: u64,
+        /// the value in the store at the end
+        counter_final: u64,
+        /// expected − counter_final
+        lost_updates: u64,
+        /// 100 × lost / expected
+        lost_pct: f64,
+        /// writes that landed on a value other than their snapshot and were applied
+        overwritten_writes: u64,
+        /// read + compute + write
+        op_ms: f64,
+        /// the time the last write lands
+        makespan_ms: f64,
+        /// mean wait for the lock (`lock` only)
+        mean_lock_wait_ms: Option<f64>,
+        /// 95th percentile wait for the lock, nearest rank (`lock` only)
+        p95_lock_wait_ms: Option<f64>,
+        /// increments started again after a rejected write (`cas`; 0 otherwise)
+        retries: u64,
+        /// increments abandoned after `max_retries` rejections (`cas`; 0 otherwise)
+        gave_up: u64,
+    }
+}
+
+/// The model.
+pub struct SharedStoreRmw;
+
+/// Largest client count (each client has a few words of state).
+const MAX_CLIENTS: u64 = 1_000_000;
+/// Largest number of increments in one run.
+const MAX_INCREMENTS: u64 = 100_000_000;
+
+impl Model for SharedStoreRmw {
+    const NAME: &'static str = "shared_store_rmw";
+    const SUMMARY: &'static str = "clients increment a shared value by read → compute → write; without a guard, stale snapshots lose updates (lesson 003)";
+    const CHARTS: &'static [DefaultChart] = &[
+        DefaultChart {
+            name: "lost-updates-vs-clients",
+            x: "clients",
+            y: &["lost_updates"],
+            kind: "line",
+            mark_x: None,
+        },
+        DefaultChart {
+            name: "makespan-vs-clients",
+            x: "clients",
+            y: &["makespan_ms"],
+            kind: "line",
+            mark_x: None,
+        },
+    ];
+    type Params = Params;
+    type Metrics = Metrics;
+    type Entity = NoEntity;
+
+    fn param_specs() -> &'static [ParamSpec] {
+        Params::SPECS
+    }
+
+    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
+        Params::from_values(values)
+    }
+
+    fn validate(p: &Params) -> Result<(), ParamError> {
+        if !(1..=MAX_CLIENTS).contains(&p.clients) {
+            return Err(ParamError::new(
+                "clients",
+                format!("must be from 1 to {MAX_CLIENTS}, got {}", p.clients),
+            ));
+        }
+        if p.increments_per_client == 0 {
+            return Err(ParamError::new(
+                "increments_per_client",
+                "must be at least 1",
+            ));
+        }
+        if p.clients.saturating_mul(p.increments_per_client) > MAX_INCREMENTS {
+            return Err(ParamError::new(
+                "increments_per_client",
+                format!("clients × increments_per_client is above the limit of {MAX_INCREMENTS}"),
+            ));
+        }
+        for (key, ms) in [
+            ("client_offset_ms", p.client_offset_ms),
+            ("read_ms", p.read_ms),
+            ("compute_ms", p.compute_ms),
+            ("write_ms", p.write_ms),
+        ] {
+            if ms_to_ns(ms).is_none() {
+                return Err(ParamError::new(
+                    key,
+                    format!("must be a duration ≥ 0 ms, got {ms}"),
+                ));
+            }
+        }
+        if op_ns(p) == 0 {
+            return Err(ParamError::new(
+                "write_ms",
+                "read_ms + compute_ms + write_ms must be above 0: an operation takes time",
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(p: &Params, _seed: u64, limits: Limits) -> Result<Output<Metrics, NoEntity>, SimError> {
+        let mut sim = Sim::new(p);
+        let mut queue = EventQueue::with_capacity(2 * p.clients as usize, limits);
+        let offset = ms_to_ns(p.client_offset_ms).unwrap_or(0);
+        for c in 0..p.clients as u32 {
+            queue.schedule_at(
+                offset.saturating_mul(u64::from(c)),
+                sim.start_class,
+                Event::Start { client: c },
+            );
+        }
+        run(&mut queue, &mut sim)?;
+        Ok(Output {
+            metrics: sim.metrics(p),
+            entities: Vec::new(),
+        })
+    }
+}
+
+fn op_ns(p: &Params) -> Nanos {
+    [p.read_ms, p.compute_ms, p.write_ms]
+        .iter()
+        .map(|ms| ms_to_ns(*ms).unwrap_or(0))
+        .fold(0, Nanos::saturating_add)
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// A client begins an increment: takes its snapshot (or asks for the lock first).
+    Start { client: u32 },
+    /// A client's write lands.
+    Write { client: u32 },
+}
+
+struct Client {
+    /// Increments finished (applied or given up).
+    done: u64,
+    snapshot: u64,
+    /// Rejections of the current increment (`cas`).
+    rejections: u64,
+    /// When it asked for the lock (`lock`).
+    requested_at: Nanos,
+}
+
+struct Sim {
+    guard: Guard,
+    reads_first: bool,
+    start_class: Class,
+    write_class: Class,
+    op: Nanos,
+    increments: u64,
+    max_retries: u64,
+    clients: Vec<Client>,
+    value: u64,
+    /// The value when the current instant began: what a `reads_first` snapshot sees, since it
+    /// must miss every write landing at its own instant, even one that already ran.
+    value_at_instant_start: u64,
+    instant: Nanos,
+    overwritten: u64,
+    retries: u64,
+    gave_up: u64,
+    last_write: Nanos,
+    holder: Option<u32>,
+    lock_queue: VecDeque<u32>,
+    lock_waits: Samples,
+}
+
+impl Sim {
+    fn new(p: &Params) -> Self {
+        let reads_first = p.tie_order == TieOrder::ReadsFirst;
+        let lock = p.guard == Guard::Lock;
+        Sim {
+            guard: p.guard,
+            reads_first,
+            // The tie order is the class order of snapshots and writes at one instant.
+            start_class: if reads_first { 0 } else { 1 },
+            write_class: if reads_first { 1 } else { 0 },
+            op: op_ns(p),
+            increments: p.increments_per_client,
+            max_retries: p.max_retries,
+            clients: (0..p.clients)
+                .map(|_| Client {
+                    done: 0,
+                    snapshot: 0,
+                    rejections: 0,
+                    requested_at: 0,
+                })
+                .collect(),
+            value: 0,
+            value_at_instant_start: 0,
+            instant: 0,
+            overwritten: 0,
+            retries: 0,
+            gave_up: 0,
+            last_write: 0,
+            holder: None,
+            lock_queue: VecDeque::with_capacity(if lock { p.clients as usize } else { 0 }),
+            lock_waits: Samples::with_capacity(if lock {
+                (p.clients * p.increments_per_client) as usize
+            } else {
+                0
+            }),
+        }
+    }
+
+    /// Takes `client`'s snapshot now and schedules its write.
+    fn read(&mut self, client: u32, queue: &mut EventQueue<Event>) {
+        let snapshot = if self.guard == Guard::Lock {
+            // Under the lock the snapshot follows the acquisition, which follows the release
+            // and so the previous holder's write: it always sees that write.
+            self.value
+        } else if self.reads_first {
+            self.value_at_instant_start
+        } else {
+            self.value
+        };
+        self.clients[client as usize].snapshot = snapshot;
+        queue.schedule_in(self.op, self.write_class, Event::Write { client });
+    }
+
+    fn acquire(&mut self, client: u32, queue: &mut EventQueue<Event>) {
+        let now = queue.now();
+        self.holder = Some(client);
+        self.lock_waits
+            .record(now - self.clients[client as usize].requested_at);
+        self.read(client, queue);
+    }
+
+    /// The increment is over (applied or given up): start the next one, if any, at once.
+    fn finish_increment(&mut self, client: u32, queue: &mut EventQueue<Event>) {
+        let c = &mut self.clients[client as usize];
+        c.done += 1;
+        c.rejections = 0;
+        if c.done < self.increments {
+            queue.schedule_in(0, self.start_class, Event::Start { client });
+        }
+    }
+
+    fn metrics(&mut self, p: &Params) -> Metrics {
+        let expected = p.clients * p.increments_per_client;
+        let lost = expected.saturating_sub(self.value);
+        let lock = p.guard == Guard::Lock;
+        Metrics {
+            expected,
+            counter_final: self.value,
+            lost_updates: lost,
+            lost_pct: 100.0 * lost as f64 / expected as f64,
+            overwritten_writes: self.overwritten,
+            op_ms: ns_to_ms(self.op),
+            makespan_ms: ns_to_ms(self.last_write),
+            mean_lock_wait_ms: if lock {
+                self.lock_waits.mean_ms()
+            } else {
+                None
+            },
+            p95_lock_wait_ms: if lock {
+                self.lock_waits.percentile_ms(95.0)
+            } else {
+                None
+            },
+            retries: self.retries,
+            gave_up: self.gave_up,
+        }
+    }
+}
+
+impl Handler<Event> for Sim {
+    fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let now = queue.now();
+        if now != self.instant {
+            self.instant = now;
+            self.value_at_instant_start = self.value;
+        }
+        match event {
+            Event::Start { client } => match self.guard {
+                Guard::Lock => {
+                    self.clients[client as usize].requested_at = now;
+                    if self.holder.is_none() {
+                        self.acquire(client, queue);
+                    } else {
+                        self.lock_queue.push_back(client);
+                    }
+                }
+                Guard::None | Guard::Cas => self.read(client, queue),
+            },
+            Event::Write { client } => {
+                self.last_write = now;
+                let snapshot = self.clients[client as usize].snapshot;
+                let stale = self.value != snapshot;
+                if self.guard == Guard::Cas && stale {
+                    let c = &mut self.clients[client as usize];
+                    c.rejections += 1;
+                    if c.rejections >= self.max_retries {
+                        self.gave_up += 1;
+                        self.finish_increment(client, queue);
+                    } else {
+                        self.retries += 1;
+                        queue.schedule_in(0, self.start_class, Event::Start { client });
+                    }
+                    return Ok(());
+                }
+                if stale {
+                    self.overwritten += 1;
+                }
+                self.value = snapshot + 1;
+                if self.guard == Guard::Lock {
+                    // Release: hand the lock to the longest waiter, in request order.
+                    self.holder = None;
+                    if let Some(next) = self.lock_queue.pop_front() {
+                        self.acquire(next, queue);
+                    }
+                }
+                self.finish_increment(client, queue);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(p: Params) -> Metrics {
+        SharedStoreRmw::validate(&p).unwrap();
+        SharedStoreRmw::run(&p, 0, Limits::default())
+            .unwrap()
+            .metrics
+    }
+
+    fn small(clients: u64, increments: u64, guard: Guard, tie_order: TieOrder) -> Params {
+        Params {
+            clients,
+            increments_per_client: increments,
+            guard,
+            tie_order,
+            ..Params::default()
+        }
+    }
+
+    #[test]
+    fn two_clients_by_hand() {
+        // op = 20 + 1 + 64 = 85 ms; A starts at 0, B at 3.
+        // A1 reads 0 at 0, lands 85: value 0 = snapshot → 1.
+        // B1 reads 0 at 3, lands 88: value 1 ≠ 0 → overwritten, value 1.
+        // A2 starts at 85; reads_first: it misses A1's write landing at 85 → snapshot 0;
+        //    lands 170: value 1 ≠ 0 → overwritten, value 1.
+        // B2 starts at 88, the value before any write at 88 is 1 (A1 landed at 85) → snapshot
+        //    1; lands 173: value 1 = 1 → value 2.
+        // Final 2 of 4: lost 2, overwritten 2, last write at 173 ms.
+        let m = run_with(small(2, 2, Guard::None, TieOrder::ReadsFirst));
+        assert_eq!(m.expected, 4);
+        assert_eq!(m.counter_final, 2);
+        assert_eq!(m.lost_updates, 2);
+        assert_eq!(m.lost_pct, 50.0);
+        assert_eq!(m.overwritten_writes, 2);
+        assert_eq!(m.makespan_ms, 173.0);
+        assert_eq!(m.op_ms, 85.0);
+        assert_eq!(m.mean_lock_wait_ms, None);
+        assert_eq!((m.retries, m.gave_up), (0, 0));
+    }
+
+    #[test]
+    fn reads_first_makes_a_lone_client_lose_its_own_write() {
+        // One client: op 2 starts at 85, the instant op 1 lands; reads_first hides that write,
+        // so op 2 writes 0 + 1 again. writes_first sees it and counts to 2.
+        let m = run_with(small(1, 2, Guard::None, TieOrder::ReadsFirst));
+        assert_eq!(
+            (m.counter_final, m.lost_updates, m.overwritten_writes),
+            (1, 1, 1)
+        );
+        let m = run_with(small(1, 2, Guard::None, TieOrder::WritesFirst));
+        assert_eq!(
+            (m.counter_final, m.lost_updates, m.overwritten_writes),
+            (2, 0, 0)
+        );
+    }
+
+    #[test]
+    fn the_lock_serializes_and_reports_waits() {
+        // 2 clients × 2, op 85. A holds 0–85; B asks at 3, waits 82, holds 85–170; A asks
+        // again at 85 (after the hand-off), waits 85, holds 170–255; B asks at 170, waits 85,
+        // holds 255–340. Waits 0, 82, 85, 85: mean 63 ms, p95 (rank 4) 85 ms.
+        let m = run_with(small(2, 2, Guard::Lock, TieOrder::ReadsFirst));
+        assert_eq!(
+            (m.counter_final, m.lost_updates, m.overwritten_writes),
+            (4, 0, 0)
+        );
+        assert_eq!(m.makespan_ms, 340.0);
+        assert_eq!(m.mean_lock_wait_ms, Some(63.0));
+        assert_eq!(m.p95_lock_wait_ms, Some(85.0));
+    }
+
+    #[test]
+    fn cas_rejects_the_stale_write_and_retries() {
+        // One client, reads_first: op 2 snapshots 0 at 85 (its own write hidden), lands at
+        // 170 on value 1: rejected; it starts again at 170, where the value before the instant
+        // is 1; lands at 255: 1 → 2. One retry, nothing lost.
+        let m = run_with(small(1, 2, Guard::Cas, TieOrder::ReadsFirst));
+        assert_eq!(
+            (m.counter_final, m.lost_updates, m.retries, m.gave_up),
+            (2, 0, 1, 0)
+        );
+        assert_eq!(m.makespan_ms, 255.0);
+        // With max_retries = 1 the first rejection abandons the increment.
+        let m = run_with(Params {
+            max_retries: 1,
+            ..small(1, 2, Guard::Cas, TieOrder::ReadsFirst)
+        });
+        assert_eq!(
+            (m.counter_final, m.lost_updates, m.retries, m.gave_up),
+            (1, 1, 0, 1)
+        );
+    }
+
+    #[test]
+    fn rejects_impossible_parameters_by_key() {
+        let bad = |p: Params| SharedStoreRmw::validate(&p).unwrap_err().key;
+        assert_eq!(
+            bad(Params {
+                clients: 0,
+                ..Params::default()
+            }),
+            "clients"
+        );
+        assert_eq!(
+            bad(Params {
+                increments_per_client: 0,
+                ..Params::default()
+            }),
+            "increments_per_client"
+        );
+        assert_eq!(
+            bad(Params {
+                read_ms: -1.0,
+                ..Params::default()
+            }),
+            "read_ms"
+        );
+        assert_eq!(
+            bad(Params {
+                read_ms: 0.0,
+                compute_ms: 0.0,
+                write_ms: 0.0,
+                ..Params::default()
+            }),
+            "write_ms"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn guards_never_lose_an_update_and_none_conserves(
+            clients in 1u64..7,
+            increments in 1u64..20,
+            offset_us in 0u64..5_000,
+            read_us in 0u64..30_000,
+            compute_us in 0u64..3_000,
+            write_us in 1u64..70_000,
+            writes_first in proptest::bool::ANY,
+        ) {
+            let base = Params {
+                clients,
+                increments_per_client: increments,
+                client_offset_ms: offset_us as f64 / 1000.0,
+                read_ms: read_us as f64 / 1000.0,
+                compute_ms: compute_us as f64 / 1000.0,
+                write_ms: write_us as f64 / 1000.0,
+                tie_order: if writes_first { TieOrder::WritesFirst } else { TieOrder::ReadsFirst },
+                ..Params::default()
+            };
+            let expected = clients * increments;
+            let none = run_with(Params { guard: Guard::None, ..base.clone() });
+            proptest::prop_assert_eq!(none.counter_final + none.lost_updates, expected);
+            proptest::prop_assert!(none.overwritten_writes <= expected);
+            let lock = run_with(Params { guard: Guard::Lock, ..base.clone() });
+            proptest::prop_assert_eq!(lock.counter_final, expected);
+            proptest::prop_assert_eq!(lock.overwritten_writes, 0);
+            // Mutual exclusion: the lock runs the operations one after another, end to end,
+            // so the last write lands no earlier than expected × op.
+            proptest::prop_assert!(lock.makespan_ms >= expected as f64 * lock.op_ms - 1e-6);
+            let cas = run_with(Params { guard: Guard::Cas, ..base });
+            proptest::prop_assert_eq!(cas.counter_final + cas.gave_up, expected);
+            proptest::prop_assert_eq!(cas.overwritten_writes, 0);
+            proptest::prop_assert_eq!(cas.gave_up, 0);
+            proptest::prop_assert_eq!(cas.counter_final, expected);
+        }
+    }
+}
