@@ -14,6 +14,7 @@ mod value;
 
 pub mod shared_store_rmw;
 pub mod single_writer_queue;
+pub mod station;
 
 pub use declare::{
     Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSpec, ParamType, unit_of,

@@ -1,8 +1,6 @@
 //! `single_writer_queue` (lesson 003): one key owned by one instance; requests to it queue FIFO
 //! and are served one at a time, so no update is lost, and the price is waiting.
 
-use std::collections::VecDeque;
-
 use sim_core::{
     Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, Stream, exponential_ms, ms_to_ns,
     ns_to_ms, run, stream,
@@ -10,6 +8,7 @@ use sim_core::{
 
 use crate::declare::{NoEntity, ParamError, ParamSpec};
 use crate::registry::{DefaultChart, Model, Output};
+use crate::station::{Stations, Waiting};
 use crate::value::Value;
 
 choice! {
@@ -172,7 +171,6 @@ impl Model for SingleWriterQueue {
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
         }
         run(&mut queue, &mut sim)?;
-        sim.end_instant();
         Ok(Output {
             metrics: sim.metrics(p),
             entities: Vec::new(),
@@ -213,13 +211,8 @@ struct Client {
 }
 
 struct Instance {
-    busy: bool,
-    /// Arrival times of the requests waiting, oldest first.
-    waiting: VecDeque<Nanos>,
     counter: u64,
     service_rng: Option<Stream>,
-    /// Marked when an event at the current instant touched it.
-    touched: bool,
 }
 
 struct Sim {
@@ -231,10 +224,8 @@ struct Sim {
     offset_ns: Nanos,
     service_ns: Nanos,
     service_ms: f64,
+    stations: Stations,
     waits: Samples,
-    max_queue_len: usize,
-    instant: Nanos,
-    touched: Vec<u32>,
     first_arrival: Option<Nanos>,
     last_departure: Nanos,
 }
@@ -256,12 +247,9 @@ impl Sim {
                 .collect(),
             instances: (0..instances)
                 .map(|i| Instance {
-                    busy: false,
-                    waiting: VecDeque::with_capacity(per_instance as usize),
                     counter: 0,
                     service_rng: exponential
                         .then(|| stream(seed, &format!("service/instance-{i}"))),
-                    touched: false,
                 })
                 .collect(),
             requests_per_client: p.requests_per_client,
@@ -270,10 +258,8 @@ impl Sim {
             offset_ns: ms_to_ns(p.client_offset_ms).unwrap_or(0),
             service_ns: ms_to_ns(p.service_ms).unwrap_or(1),
             service_ms: p.service_ms,
+            stations: Stations::new(instances, per_instance as usize),
             waits: Samples::with_capacity((p.clients * p.requests_per_client) as usize),
-            max_queue_len: 0,
-            instant: 0,
-            touched: Vec::with_capacity(instances),
             first_arrival: None,
             last_departure: 0,
         }
@@ -303,31 +289,12 @@ impl Sim {
         }
     }
 
-    /// Closes the instant that just ended: queue lengths count once all its events have run.
-    fn end_instant(&mut self) {
-        for &i in &self.touched {
-            let instance = &mut self.instances[i as usize];
-            instance.touched = false;
-            self.max_queue_len = self.max_queue_len.max(instance.waiting.len());
-        }
-        self.touched.clear();
-    }
-
-    fn touch(&mut self, instance: usize) {
-        if !self.instances[instance].touched {
-            self.instances[instance].touched = true;
-            self.touched.push(instance as u32);
-        }
-    }
-
     fn start_service(&mut self, instance: usize, arrived: Nanos, queue: &mut EventQueue<Event>) {
         let now = queue.now();
         self.waits.record(now - arrived);
         let service = self.service_time(instance);
-        let inst = &mut self.instances[instance];
-        inst.busy = true;
         // The state lives in the instance's memory and the step is atomic: serving increments.
-        inst.counter += 1;
+        self.instances[instance].counter += 1;
         queue.schedule_in(
             service,
             DEPARTURE,
@@ -356,7 +323,7 @@ impl Sim {
             p95_wait_ms: waits.percentile_ms(95.0).unwrap_or(0.0),
             p99_wait_ms: waits.percentile_ms(99.0).unwrap_or(0.0),
             max_wait_ms: waits.max_ms().unwrap_or(0.0),
-            max_queue_len: self.max_queue_len as u64,
+            max_queue_len: self.stations.max_queue_len() as u64,
             makespan_ms: ns_to_ms(self.last_departure - self.first_arrival.unwrap_or(0)),
         }
     }
@@ -366,18 +333,16 @@ impl Handler<Event> for Sim {
     #[inline]
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let now = queue.now();
-        if now != self.instant {
-            self.end_instant();
-            self.instant = now;
-        }
+        self.stations.advance(now);
         match event {
             Event::Arrival { client } => {
                 self.first_arrival.get_or_insert(now);
                 let instance = client as usize % self.instances.len();
-                self.touch(instance);
-                if self.instances[instance].busy {
-                    self.instances[instance].waiting.push_back(now);
-                } else {
+                let request = Waiting {
+                    arrived: now,
+                    tag: client,
+                };
+                if self.stations.arrive(instance, request) {
                     self.start_service(instance, now, queue);
                 }
                 let c = &mut self.clients[client as usize];
@@ -390,10 +355,8 @@ impl Handler<Event> for Sim {
             Event::Departure { instance } => {
                 let instance = instance as usize;
                 self.last_departure = now;
-                self.touch(instance);
-                match self.instances[instance].waiting.pop_front() {
-                    Some(arrived) => self.start_service(instance, arrived, queue),
-                    None => self.instances[instance].busy = false,
+                if let Some(next) = self.stations.depart(instance) {
+                    self.start_service(instance, next.arrived, queue);
                 }
             }
         }
