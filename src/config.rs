@@ -135,6 +135,8 @@ pub struct ChartSpec {
     pub kind: ChartKind,
     /// A metric drawn as a vertical marker at its x value.
     pub mark_x: Option<String>,
+    /// A y value drawn as a horizontal line.
+    pub mark_y: Option<f64>,
     /// Log-scale x axis.
     pub log_x: bool,
     /// `where`: only rows whose parameters match.
@@ -161,8 +163,12 @@ const CLAIM_KEYS: &[&str] = &[
     "band",
     "entity",
 ];
-const CHART_KEYS: &[&str] = &["name", "x", "y", "kind", "mark_x", "log_x", "where"];
+const CHART_KEYS: &[&str] = &[
+    "name", "x", "y", "kind", "mark_x", "mark_y", "log_x", "where",
+];
 const CHART_KINDS: &[&str] = &["line", "bar", "cdf", "timeline"];
+/// `x = "entity"`: a chart with one bar (or point) per entity row.
+pub const ENTITY_X: &str = "entity";
 /// Columns every results table has besides parameters and metrics.
 pub const FIXED_COLUMNS: &[&str] = &["point", "replication", "seed", "entity"];
 
@@ -518,6 +524,7 @@ impl Loader<'_> {
                     y: c.y.iter().map(|s| s.to_string()).collect(),
                     kind: parse_kind(c.kind).unwrap_or(ChartKind::Line),
                     mark_x: c.mark_x.map(str::to_string),
+                    mark_y: c.mark_y,
                     log_x: false,
                     filter: Vec::new(),
                 })
@@ -856,21 +863,41 @@ impl Loader<'_> {
             }
             None => ChartKind::Line,
         };
+        let model = config.model;
         let numeric_column = |name: &str, allow_params: bool| -> Result<(), String> {
-            match resolve(config, name, false, allow_params) {
-                Ok(_) => Ok(()),
-                Err(m) => Err(m),
-            }
+            resolve(config, name, false, allow_params).map(|_| ())
         };
         let x = match field("x") {
             Some(v) => {
                 let x = self.string(v, "x")?;
-                numeric_column(&x, true).map_err(|m| self.err(&v.span(), m))?;
+                let is_param = model.params().iter().any(|p| p.key == x);
+                if x == ENTITY_X {
+                    if model.entity_columns().is_empty() {
+                        return Err(self.err(
+                            &v.span(),
+                            format!("{} has no entity rows to chart", model.name()),
+                        ));
+                    }
+                } else if !is_param {
+                    // Any parameter may be x (strings become categories); else a numeric metric.
+                    numeric_column(&x, false).map_err(|m| {
+                        self.err(
+                            &v.span(),
+                            format!("{m}; or a parameter, or \"entity\" for one bar per entity"),
+                        )
+                    })?;
+                }
                 x
             }
             None if kind == ChartKind::Cdf => String::new(),
-            None => return Err(self.err(&span, "a [[chart]] needs `x` (a parameter or a metric)")),
+            None => {
+                return Err(self.err(
+                    &span,
+                    "a [[chart]] needs `x` (a parameter, a metric or \"entity\")",
+                ));
+            }
         };
+        let on_entities = x == ENTITY_X;
         let Some(y_value) = field("y") else {
             return Err(self.err(
                 &span,
@@ -887,7 +914,29 @@ impl Loader<'_> {
         let mut y = Vec::new();
         for item in y_items {
             let metric = self.string(item, "y")?;
-            numeric_column(&metric, false).map_err(|m| self.err(&item.span(), m))?;
+            if on_entities {
+                // One bar per entity: y comes from the entity rows.
+                match resolve(config, &metric, true, false) {
+                    Ok(Var::Entity(_)) => {}
+                    _ => {
+                        let valid: Vec<&str> = model
+                            .entity_columns()
+                            .iter()
+                            .filter(|c| c.numeric)
+                            .map(|c| c.name)
+                            .collect();
+                        return Err(self.err(
+                            &item.span(),
+                            format!(
+                                "with x = \"entity\", y is an entity column; valid: {}",
+                                valid.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            } else {
+                numeric_column(&metric, false).map_err(|m| self.err(&item.span(), m))?;
+            }
             y.push(metric);
         }
         let mark_x = match field("mark_x") {
@@ -896,6 +945,10 @@ impl Loader<'_> {
                 numeric_column(&m, false).map_err(|e| self.err(&v.span(), e))?;
                 Some(m)
             }
+            None => None,
+        };
+        let mark_y = match field("mark_y") {
+            Some(v) => Some(self.number(v, "mark_y")?),
             None => None,
         };
         let log_x = match field("log_x") {
@@ -915,6 +968,7 @@ impl Loader<'_> {
             y,
             kind,
             mark_x,
+            mark_y,
             log_x,
             filter,
         })

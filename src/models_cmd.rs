@@ -52,7 +52,7 @@ fn describe(model: &dyn ModelDef) -> String {
             "  {:<22} {:<10} {:<14} {:<5} {}",
             p.key,
             short_kind(&p.kind),
-            (p.default)().to_string(),
+            short_default(&(p.default)()),
             p.unit(),
             with_choices(p)
         );
@@ -82,18 +82,32 @@ fn describe(model: &dyn ModelDef) -> String {
     out
 }
 
+/// A default short enough for the table; long lists are in the starter config.
+fn short_default(value: &coordsim_models::Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 14 {
+        text
+    } else {
+        "(--config)".to_string()
+    }
+}
+
 fn short_kind(kind: &coordsim_models::Kind) -> &'static str {
     match kind {
         coordsim_models::Kind::Count => "integer",
         coordsim_models::Kind::Float => "number",
         coordsim_models::Kind::Bool => "boolean",
-        coordsim_models::Kind::Choice(_) => "string",
+        coordsim_models::Kind::Choice(_) | coordsim_models::Kind::Text => "string",
+        coordsim_models::Kind::TextList => "strings",
+        coordsim_models::Kind::Tables(_) => "tables",
     }
 }
 
 fn with_choices(p: &coordsim_models::ParamSpec) -> String {
     match p.kind {
-        coordsim_models::Kind::Choice(_) => format!("{} ({})", p.meaning.trim(), p.kind),
+        coordsim_models::Kind::Choice(_) | coordsim_models::Kind::Tables(_) => {
+            format!("{} ({})", p.meaning.trim(), p.kind)
+        }
         _ => p.meaning.trim().to_string(),
     }
 }
@@ -126,7 +140,22 @@ pub fn starter_config(model: &dyn ModelDef) -> String {
             u => format!(" [{u}]"),
         };
         let _ = writeln!(out, "# {}{unit} ({})", p.meaning.trim(), p.kind);
-        let _ = writeln!(out, "{} = {}", p.key, (p.default)());
+        match (p.default)() {
+            coordsim_models::Value::List(items)
+                if items
+                    .iter()
+                    .any(|i| matches!(i, coordsim_models::Value::Table(_))) =>
+            {
+                let _ = writeln!(out, "{} = [", p.key);
+                for item in items {
+                    let _ = writeln!(out, "  {item},");
+                }
+                let _ = writeln!(out, "]");
+            }
+            value => {
+                let _ = writeln!(out, "{} = {value}", p.key);
+            }
+        }
     }
     let first = model.params().first().map_or("", |p| p.key);
     let metric = model

@@ -15,6 +15,12 @@ pub enum Kind {
     Bool,
     /// One of a fixed set of strings.
     Choice(&'static [&'static str]),
+    /// Any string.
+    Text,
+    /// A list of strings.
+    TextList,
+    /// An array of tables with these fields.
+    Tables(&'static str),
 }
 
 impl fmt::Display for Kind {
@@ -27,6 +33,9 @@ impl fmt::Display for Kind {
                 let quoted: Vec<String> = options.iter().map(|o| format!("{o:?}")).collect();
                 write!(f, "one of {}", quoted.join(", "))
             }
+            Kind::Text => f.write_str("string"),
+            Kind::TextList => f.write_str("list of strings"),
+            Kind::Tables(fields) => write!(f, "array of {{ {fields} }}"),
         }
     }
 }
@@ -145,6 +154,73 @@ impl ParamType for bool {
     fn to_value(&self) -> Value {
         Value::Bool(*self)
     }
+}
+
+impl ParamType for String {
+    const KIND: Kind = Kind::Text;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::Str(s) => Ok(s.clone()),
+            other => Err(format!("expected a string, got {}", other.type_name())),
+        }
+    }
+    fn to_value(&self) -> Value {
+        Value::Str(self.clone())
+    }
+}
+
+impl ParamType for Vec<String> {
+    const KIND: Kind = Kind::TextList;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::List(items) => items
+                .iter()
+                .map(|item| match item {
+                    Value::Str(s) => Ok(s.clone()),
+                    other => Err(format!(
+                        "expected a list of strings, found {}",
+                        other.type_name()
+                    )),
+                })
+                .collect(),
+            other => Err(format!(
+                "expected a list of strings, got {}",
+                other.type_name()
+            )),
+        }
+    }
+    fn to_value(&self) -> Value {
+        Value::List(self.iter().cloned().map(Value::Str).collect())
+    }
+}
+
+/// Reads the fields of one table in an array of tables: `rows[index]` must be a table whose
+/// keys are among `fields`; gives (key, value) pairs.
+pub fn table_fields<'v>(
+    what: &str,
+    index: usize,
+    value: &'v Value,
+    fields: &[&str],
+) -> Result<&'v [(String, Value)], String> {
+    let Value::Table(entries) = value else {
+        return Err(format!(
+            "{what}[{index}] must be a table {{ {} }}, got {}",
+            fields.join(", "),
+            value.type_name()
+        ));
+    };
+    if let Some((key, _)) = entries.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
+        return Err(format!(
+            "{what}[{index}]: unknown key `{key}`; valid keys: {}",
+            fields.join(", ")
+        ));
+    }
+    Ok(entries)
+}
+
+/// One field of a table read by [`table_fields`], or `None` when absent.
+pub fn field<'v>(entries: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
+    entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// One cell of an output row, written with the contract's number rules.

@@ -12,6 +12,8 @@ pub mod declare;
 mod registry;
 mod value;
 
+pub mod edge_placement;
+pub mod scenario_fit;
 pub mod shared_store_rmw;
 pub mod single_writer_queue;
 pub mod station;

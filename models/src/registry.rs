@@ -8,7 +8,7 @@ use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSpec};
 use crate::value::Value;
 
 /// A chart a model draws when its config names none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DefaultChart {
     /// File stem of the chart.
     pub name: &'static str,
@@ -20,6 +20,8 @@ pub struct DefaultChart {
     pub kind: &'static str,
     /// A metric whose value is marked as a vertical line on the x axis (say, capacity).
     pub mark_x: Option<&'static str>,
+    /// A y value marked as a horizontal line (say, 100% of capacity).
+    pub mark_y: Option<f64>,
 }
 
 /// What one run of a model produced, typed.
@@ -142,6 +144,8 @@ impl<M: Model> ModelDef for Registered<M> {
 static MODELS: &[&dyn ModelDef] = &[
     &Registered::<crate::single_writer_queue::SingleWriterQueue>(PhantomData),
     &Registered::<crate::shared_store_rmw::SharedStoreRmw>(PhantomData),
+    &Registered::<crate::edge_placement::EdgePlacement>(PhantomData),
+    &Registered::<crate::scenario_fit::ScenarioFit>(PhantomData),
 ];
 
 /// Every model, in the order `coordsim models` lists them.

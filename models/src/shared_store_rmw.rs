@@ -104,6 +104,7 @@ impl Model for SharedStoreRmw {
             y: &["lost_updates"],
             kind: "line",
             mark_x: None,
+            mark_y: None,
         },
         DefaultChart {
             name: "makespan-vs-clients",
@@ -111,6 +112,7 @@ impl Model for SharedStoreRmw {
             y: &["makespan_ms"],
             kind: "line",
             mark_x: None,
+            mark_y: None,
         },
     ];
     type Params = Params;

@@ -105,6 +105,7 @@ impl Model for SingleWriterQueue {
             y: &["mean_wait_ms", "p95_wait_ms"],
             kind: "line",
             mark_x: Some("capacity_per_s"),
+            mark_y: None,
         },
         DefaultChart {
             name: "queue-vs-offered-rate",
@@ -112,6 +113,7 @@ impl Model for SingleWriterQueue {
             y: &["max_queue_len"],
             kind: "line",
             mark_x: Some("capacity_per_s"),
+            mark_y: None,
         },
     ];
     type Params = Params;

@@ -20,6 +20,8 @@ pub struct Waiting {
 
 struct Station {
     busy: bool,
+    /// The request in service (`None` when idle or held by other work).
+    in_service: Option<Waiting>,
     waiting: VecDeque<Waiting>,
     touched: bool,
 }
@@ -39,6 +41,7 @@ impl Stations {
             stations: (0..n)
                 .map(|_| Station {
                     busy: false,
+                    in_service: None,
                     waiting: VecDeque::with_capacity(capacity),
                     touched: false,
                 })
@@ -91,6 +94,7 @@ impl Stations {
             false
         } else {
             station.busy = true;
+            station.in_service = Some(request);
             true
         }
     }
@@ -103,7 +107,14 @@ impl Stations {
         let station = &mut self.stations[s];
         let next = station.waiting.pop_front();
         station.busy = next.is_some();
+        station.in_service = next;
         next
+    }
+
+    /// The request in service at `s`, if any.
+    #[inline]
+    pub fn in_service(&self, s: usize) -> Option<Waiting> {
+        self.stations[s].in_service
     }
 
     /// Ends the run: the longest queue seen at the end of any instant.
@@ -126,6 +137,7 @@ mod tests {
         let mut s = Stations::new(1, 4);
         s.advance(0);
         assert!(s.arrive(0, req(0))); // served at once: never counts
+        assert_eq!(s.in_service(0), Some(req(0)));
         assert!(!s.arrive(0, req(0)));
         assert!(!s.arrive(0, req(0)));
         // Within the same instant one leaves: the instant ends with 1 waiting, not 2.

@@ -87,7 +87,14 @@ impl fmt::Display for Value {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{k} = {v}")?;
+                    if !k.is_empty()
+                        && k.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                    {
+                        write!(f, "{k} = {v}")?;
+                    } else {
+                        write!(f, "{k:?} = {v}")?;
+                    }
                 }
                 f.write_str(" }")
             }

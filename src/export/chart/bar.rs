@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, tick, y_range};
+use super::{ChartData, DrawResult, FONT, color, draw_mark_y, tick, y_range};
 
 /// Draws a grouped bar chart.
 pub fn draw<DB: DrawingBackend>(
@@ -22,9 +22,13 @@ where
     xs.dedup();
     let n = xs.len().max(1);
     let y_axis = y_range(
-        data.series
+        (data
+            .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1)),
+            .flat_map(|s| s.points.iter().map(|p| p.1)))
+        .chain(data.mark_y.as_ref().map(|m| m.0)),
+        // Room above the data for the legend.
+        0.3,
     );
     let mut chart = ChartBuilder::on(area)
         .caption(&data.title, (FONT, 28))
@@ -32,10 +36,11 @@ where
         .x_label_area_size(64)
         .y_label_area_size(90)
         .build_cartesian_2d(0.0..n as f64, y_axis)?;
+    // Bar group i is centred on i + 0.5 and labelled with its category or number.
     let label_of = |v: &f64| {
         let i = (v - 0.5).round();
         if (v - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < xs.len() {
-            tick(xs[i as usize])
+            data.x_text(xs[i as usize])
         } else {
             String::new()
         }
@@ -69,6 +74,8 @@ where
             .label(&s.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
     }
+    let x_span = chart.x_range();
+    draw_mark_y(&mut chart, data, x_span)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)

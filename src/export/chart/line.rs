@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, tick, x_range, y_range};
+use super::{ChartData, DrawResult, FONT, color, draw_mark_y, tick, x_range, y_range};
 
 /// Draws a line chart.
 pub fn draw<DB: DrawingBackend>(
@@ -20,9 +20,13 @@ where
         .chain(data.marks.iter().map(|m| tx(m.0)).filter(|x| x.is_finite()));
     let x_axis = x_range(xs);
     let y_axis = y_range(
-        data.series
+        (data
+            .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1)),
+            .flat_map(|s| s.points.iter().map(|p| p.1)))
+        .chain(data.mark_y.as_ref().map(|m| m.0)),
+        // Room above the data for the legend.
+        0.12,
     );
     let mut chart = ChartBuilder::on(area)
         .caption(&data.title, (FONT, 28))
@@ -89,6 +93,8 @@ where
                 PathElement::new(vec![(lx, ly), (lx + 24, ly)], grey.stroke_width(2))
             });
     }
+    let x_span = chart.x_range();
+    draw_mark_y(&mut chart, data, x_span)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)

@@ -8,11 +8,12 @@ mod line;
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
 use super::{Exporter, Run, temp_path, write_atomic};
-use crate::config::{ChartKind, ChartSpec, Config};
+use crate::config::{ChartKind, ChartSpec};
 use crate::export::markdown::round;
 use crate::results::number;
 
@@ -104,39 +105,86 @@ pub struct ChartData {
     pub series: Vec<Series>,
     /// Vertical markers: (x, legend text).
     pub marks: Vec<(f64, String)>,
+    /// A horizontal marker: (y, legend text).
+    pub mark_y: Option<(f64, String)>,
     /// Log-scale x.
     pub log_x: bool,
     /// Raw values per y metric (for `cdf`).
     pub samples: Vec<(String, Vec<f64>)>,
+    /// For a categorical x (a string parameter, or the entity): the category of x = i.
+    pub categories: Option<Vec<String>>,
+}
+
+/// How a row gives its x value.
+enum XSource {
+    /// A numeric column of the table.
+    Column(usize),
+    /// A column holding categories (text), numbered in order of first appearance.
+    Category(usize),
+    /// A parameter fixed for the whole config.
+    Fixed(Option<f64>),
 }
 
 impl ChartData {
     /// Prepares a chart: one series per y metric and per combination of the swept parameters
-    /// other than x, each point the mean over replications.
+    /// that x does not tell apart, each point the mean over replications.
     pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
         let config = run.config;
-        // Only the rows the chart's `where` keeps.
-        let kept: Vec<Vec<String>> = run
-            .results
-            .results
+        let on_entities = spec.x == crate::config::ENTITY_X;
+        // Entity charts read entities.csv; the rest results.csv. Only rows the `where` keeps.
+        let source = match (&run.results.entities, on_entities) {
+            (Some(entities), true) => entities,
+            _ => &run.results.results,
+        };
+        let rows: Vec<&Vec<String>> = source
             .rows
             .iter()
             .filter(|r| {
                 r[0].parse()
                     .is_ok_and(|point: usize| config.matches(point, &spec.filter))
             })
-            .cloned()
             .collect();
-        let table = &crate::results::Table {
-            header: run.results.results.header.clone(),
-            rows: kept,
+        let column = |name: &str| source.column(name);
+
+        let mut categories: Vec<String> = Vec::new();
+        let x_source = match column(&spec.x) {
+            Some(c)
+                if on_entities
+                    || !rows
+                        .iter()
+                        .all(|r| r[c].is_empty() || number(&r[c]).is_some()) =>
+            {
+                XSource::Category(c)
+            }
+            Some(c) => XSource::Column(c),
+            None => {
+                let fixed = config.model.params().iter().position(|p| p.key == spec.x);
+                match fixed.map(|i| &config.base[i]) {
+                    Some(v) if v.as_f64().is_none() => {
+                        categories.push(crate::results::value_cell(v));
+                        XSource::Fixed(Some(0.0))
+                    }
+                    Some(v) => XSource::Fixed(v.as_f64()),
+                    None => XSource::Fixed(None),
+                }
+            }
         };
-        let column = |name: &str| table.column(name);
-        let x_col = column(&spec.x);
-        let x_of = |row: &Vec<String>| match x_col {
-            Some(c) => number(&row[c]),
-            None => x_of_fixed_param(config, &spec.x),
+        if let XSource::Category(c) = x_source {
+            for r in &rows {
+                if !categories.contains(&r[c]) {
+                    categories.push(r[c].clone());
+                }
+            }
+        }
+        let x_of = |row: &Vec<String>| match x_source {
+            XSource::Column(c) => number(&row[c]),
+            XSource::Category(c) => categories
+                .iter()
+                .position(|k| *k == row[c])
+                .map(|i| i as f64),
+            XSource::Fixed(x) => x,
         };
+
         // A swept parameter splits the rows into series only when it is not already told
         // apart by x: two rows with one x but different values of it (sweeping `clients` with
         // x = offered rate draws one line; adding `service_ms` draws one line per service time).
@@ -147,8 +195,8 @@ impl ChartData {
             .filter(|(_, a)| a.key != spec.x)
             .map(|(i, a)| (1 + i, a.key))
             .filter(|(col, _)| {
-                table.rows.iter().enumerate().any(|(i, a)| {
-                    table.rows[..i]
+                rows.iter().enumerate().any(|(i, a)| {
+                    rows[..i]
                         .iter()
                         .any(|b| a[*col] != b[*col] && x_of(a) == x_of(b))
                 })
@@ -160,16 +208,12 @@ impl ChartData {
             let Some(y_col) = column(y) else { continue };
             samples.push((
                 config.label(y).to_string(),
-                table
-                    .rows
-                    .iter()
-                    .filter_map(|r| number(&r[y_col]))
-                    .collect(),
+                rows.iter().filter_map(|r| number(&r[y_col])).collect(),
             ));
             // (values of the grouping axes, [(x, sum of y, count)]).
             type Group<'r> = (Vec<&'r str>, Vec<(f64, f64, usize)>);
             let mut groups: Vec<Group<'_>> = Vec::new();
-            for row in &table.rows {
+            for row in &rows {
                 let key: Vec<&str> = group_axes.iter().map(|(c, _)| row[*c].as_str()).collect();
                 let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
                     continue;
@@ -215,9 +259,14 @@ impl ChartData {
         }
         let mut marks = Vec::new();
         if let Some(mark) = &spec.mark_x {
-            if let Some(c) = column(mark) {
-                let mut values: Vec<f64> =
-                    table.rows.iter().filter_map(|r| number(&r[c])).collect();
+            if let Some(c) = run.results.results.column(mark) {
+                let mut values: Vec<f64> = run
+                    .results
+                    .results
+                    .rows
+                    .iter()
+                    .filter_map(|r| number(&r[c]))
+                    .collect();
                 values.sort_by(f64::total_cmp);
                 values.dedup();
                 for v in values.into_iter().take(6) {
@@ -245,16 +294,33 @@ impl ChartData {
             y_label,
             series,
             marks,
-            log_x: spec.log_x,
+            mark_y: spec.mark_y.map(|y| {
+                let name = match spec.y.as_slice() {
+                    [one] => config.label(one).to_string(),
+                    _ => "y".to_string(),
+                };
+                (y, format!("{name} = {}", round(&y.to_string())))
+            }),
+            log_x: spec.log_x && categories.is_empty(),
             samples,
+            categories: (!categories.is_empty()).then_some(categories),
         }
     }
-}
 
-/// x from a parameter that is not a column (fixed in `[params]`): the same at every row.
-fn x_of_fixed_param(config: &Config, name: &str) -> Option<f64> {
-    let i = config.model.params().iter().position(|p| p.key == name)?;
-    config.base[i].as_f64()
+    /// The text under x: the category's name, or the number.
+    pub fn x_text(&self, x: f64) -> String {
+        match &self.categories {
+            Some(names) => {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    names.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            }
+            None => tick(x),
+        }
+    }
 }
 
 /// A readable axis number.
@@ -276,8 +342,35 @@ pub fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
-/// The y range covering `values`, from 0 when all are ≥ 0, with headroom.
-pub fn y_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+/// Draws the horizontal marker, if any, across the x range.
+pub fn draw_mark_y<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    data: &ChartData,
+    x_range: std::ops::Range<f64>,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    if let Some((y, label)) = &data.mark_y {
+        let red = RGBColor(190, 30, 45);
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x_range.start, *y), (x_range.end, *y)],
+                10,
+                6,
+                red.stroke_width(2),
+            ))?
+            .label(label)
+            .legend(move |(lx, ly)| {
+                PathElement::new(vec![(lx, ly), (lx + 24, ly)], red.stroke_width(2))
+            });
+    }
+    Ok(())
+}
+
+/// The y range covering `values`, from 0 when all are ≥ 0, with `headroom` (a fraction of the
+/// span) above, where the legend goes.
+pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Range<f64> {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values {
         lo = lo.min(v);
@@ -290,7 +383,7 @@ pub fn y_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     let hi = if hi <= lo {
         lo + 1.0
     } else {
-        hi + (hi - lo) * 0.08
+        hi + (hi - lo) * headroom
     };
     lo..hi
 }

@@ -1,0 +1,554 @@
+//! `edge_placement` (lesson 003): requests from several edges reach one coordinated object;
+//! where the object stands sets each edge's round trip, and queueing at it adds to that.
+
+use sim_core::{Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
+
+use crate::declare::{Kind, ParamError, ParamSpec, ParamType, field, table_fields};
+use crate::registry::{DefaultChart, Model, Output};
+use crate::station::{Stations, Waiting};
+use crate::value::Value;
+
+/// One edge: its name, its load and its round trip per placement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    /// The edge's name (its entity row).
+    pub name: String,
+    /// Requests it sends over `duration_ms`.
+    pub load: u64,
+    /// Round trip to the object, per placement name, in ms.
+    pub rtt_ms: Vec<(String, f64)>,
+}
+
+impl Edge {
+    fn new(name: &str, load: u64, busiest_edge: f64, region: f64, per_branch: f64) -> Self {
+        Edge {
+            name: name.to_string(),
+            load,
+            rtt_ms: vec![
+                ("busiest_edge".into(), busiest_edge),
+                ("region".into(), region),
+                ("per_branch".into(), per_branch),
+            ],
+        }
+    }
+
+    /// The round trip under `placement`.
+    pub fn rtt(&self, placement: &str) -> Option<f64> {
+        self.rtt_ms
+            .iter()
+            .find(|(p, _)| p == placement)
+            .map(|(_, ms)| *ms)
+    }
+}
+
+/// The edges of lesson 003: loads and round trips for the busiest-edge, region and
+/// per-branch placements.
+pub fn lesson_edges() -> Vec<Edge> {
+    vec![
+        Edge::new("uc-1", 2600, 4.0, 62.0, 4.0),
+        Edge::new("uc-2", 2100, 40.0, 58.0, 4.0),
+        Edge::new("uc-3", 1800, 55.0, 66.0, 4.0),
+        Edge::new("uc-4", 1500, 70.0, 60.0, 4.0),
+        Edge::new("uc-5", 1200, 88.0, 64.0, 4.0),
+        Edge::new("uc-6", 800, 96.0, 70.0, 4.0),
+    ]
+}
+
+const EDGE_FIELDS: &[&str] = &["name", "load", "rtt_ms"];
+
+impl ParamType for Vec<Edge> {
+    const KIND: Kind = Kind::Tables("name, load, rtt_ms = { placement = ms, … }");
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Value::List(items) = value else {
+            return Err(format!(
+                "expected an array of edges, got {}",
+                value.type_name()
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let entries = table_fields("edges", i, item, EDGE_FIELDS)?;
+                let name = match field(entries, "name") {
+                    Some(Value::Str(s)) => s.clone(),
+                    _ => return Err(format!("edges[{i}] needs `name`, a string")),
+                };
+                let load = match field(entries, "load") {
+                    Some(Value::Int(n)) if *n >= 0 => *n as u64,
+                    _ => return Err(format!("edges[{i}] ({name}) needs `load`, an integer ≥ 0")),
+                };
+                let rtt_ms = match field(entries, "rtt_ms") {
+                    Some(Value::Table(t)) => t
+                        .iter()
+                        .map(|(placement, ms)| match ms.as_f64() {
+                            Some(x) => Ok((placement.clone(), x)),
+                            None => Err(format!("edges[{i}] ({name}): rtt_ms.{placement} must be a number")),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    _ => {
+                        return Err(format!(
+                            "edges[{i}] ({name}) needs `rtt_ms`, a table of placement = round trip in ms"
+                        ));
+                    }
+                };
+                Ok(Edge { name, load, rtt_ms })
+            })
+            .collect()
+    }
+    fn to_value(&self) -> Value {
+        Value::List(
+            self.iter()
+                .map(|e| {
+                    Value::Table(vec![
+                        ("name".into(), Value::Str(e.name.clone())),
+                        ("load".into(), Value::Int(e.load as i64)),
+                        (
+                            "rtt_ms".into(),
+                            Value::Table(
+                                e.rtt_ms
+                                    .iter()
+                                    .map(|(p, ms)| (p.clone(), Value::Float(*ms)))
+                                    .collect(),
+                            ),
+                        ),
+                    ])
+                })
+                .collect(),
+        )
+    }
+}
+
+params! {
+    /// Parameters of `edge_placement`; defaults are lesson 003's.
+    pub struct Params {
+        /// the edges: name, load (requests) and round trip per placement
+        edges: Vec<Edge> = lesson_edges(),
+        /// which placement to evaluate (sweep it to compare); a key of every edge's `rtt_ms`
+        placement: String = "busiest_edge".to_string(),
+        /// placements in which every edge has its own object (the key is split per edge)
+        per_edge_placements: Vec<String> = vec!["per_branch".to_string()],
+        /// the same work without coordination, from the same edge
+        local_ms: f64 = 2.0,
+        /// service time at the object; above 0 adds queueing
+        service_ms: f64 = 0.0,
+        /// each edge's requests are spread evenly over this window
+        duration_ms: f64 = 10000.0,
+    }
+}
+
+columns! {
+    /// Metrics of one run.
+    pub struct Metrics {
+        /// Σ load
+        requests: u64,
+        /// Σ load × 1000 / duration_ms: the rate the objects receive in all (an extension)
+        offered_rate_per_s: f64,
+        /// Σ load × rtt / Σ load
+        weighted_rtt_ms: f64,
+        /// the largest round trip of an edge with load > 0
+        worst_edge_rtt_ms: f64,
+        /// the smallest round trip of an edge with load > 0
+        best_edge_rtt_ms: f64,
+        /// weighted round trip − local_ms: what pinning the object costs
+        penalty_ms: f64,
+        /// mean response (rtt + wait + service)
+        mean_response_ms: f64,
+        /// 95th percentile response (nearest rank)
+        p95_response_ms: f64,
+        /// longest response
+        max_response_ms: f64,
+    }
+}
+
+columns! {
+    /// One edge's row.
+    pub struct EdgeRow {
+        /// requests from this edge
+        load: u64,
+        /// 100 × load / Σ load
+        load_share_pct: f64,
+        /// this edge's round trip under the placement
+        rtt_ms: f64,
+        /// mean response of this edge's requests (empty without requests)
+        mean_response_ms: Option<f64>,
+        /// 95th percentile response of this edge's requests (empty without requests)
+        p95_response_ms: Option<f64>,
+    }
+}
+
+/// The model.
+pub struct EdgePlacement;
+
+/// Most requests one run may simulate.
+const MAX_REQUESTS: u64 = 100_000_000;
+
+impl Model for EdgePlacement {
+    const NAME: &'static str = "edge_placement";
+    const SUMMARY: &'static str = "edges reach one coordinated object whose placement sets their round trips; queueing adds to them (lesson 003)";
+    const CHARTS: &'static [DefaultChart] = &[
+        DefaultChart {
+            name: "rtt-per-placement",
+            x: "placement",
+            y: &["weighted_rtt_ms", "worst_edge_rtt_ms"],
+            kind: "bar",
+            mark_x: None,
+            mark_y: None,
+        },
+        DefaultChart {
+            name: "response-per-edge",
+            x: "entity",
+            y: &["mean_response_ms"],
+            kind: "bar",
+            mark_x: None,
+            mark_y: None,
+        },
+    ];
+    type Params = Params;
+    type Metrics = Metrics;
+    type Entity = EdgeRow;
+
+    fn param_specs() -> &'static [ParamSpec] {
+        Params::SPECS
+    }
+
+    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
+        Params::from_values(values)
+    }
+
+    fn validate(p: &Params) -> Result<(), ParamError> {
+        if p.edges.is_empty() {
+            return Err(ParamError::new("edges", "give at least one edge"));
+        }
+        for (i, e) in p.edges.iter().enumerate() {
+            if e.name.is_empty() {
+                return Err(ParamError::new(
+                    "edges",
+                    format!("edges[{i}] has an empty name"),
+                ));
+            }
+            if p.edges[..i].iter().any(|o| o.name == e.name) {
+                return Err(ParamError::new(
+                    "edges",
+                    format!("two edges are named `{}`", e.name),
+                ));
+            }
+            let Some(rtt) = e.rtt(&p.placement) else {
+                let known: Vec<&str> = e.rtt_ms.iter().map(|(k, _)| k.as_str()).collect();
+                return Err(ParamError::new(
+                    "placement",
+                    format!(
+                        "`{}` is not in the rtt_ms of edge `{}`; its placements: {}",
+                        p.placement,
+                        e.name,
+                        known.join(", ")
+                    ),
+                ));
+            };
+            if ms_to_ns(rtt).is_none() {
+                return Err(ParamError::new(
+                    "edges",
+                    format!(
+                        "edge `{}`: rtt_ms.{} must be a duration ≥ 0, got {rtt}",
+                        e.name, p.placement
+                    ),
+                ));
+            }
+        }
+        let total: u64 = p.edges.iter().map(|e| e.load).fold(0, u64::saturating_add);
+        if total == 0 {
+            return Err(ParamError::new(
+                "edges",
+                "every edge has load 0: nothing to simulate",
+            ));
+        }
+        if total > MAX_REQUESTS {
+            return Err(ParamError::new(
+                "edges",
+                format!("Σ load = {total} is above the limit of {MAX_REQUESTS}"),
+            ));
+        }
+        for (key, ms) in [("local_ms", p.local_ms), ("service_ms", p.service_ms)] {
+            if ms_to_ns(ms).is_none() {
+                return Err(ParamError::new(
+                    key,
+                    format!("must be a duration ≥ 0 ms, got {ms}"),
+                ));
+            }
+        }
+        match ms_to_ns(p.duration_ms) {
+            Some(ns) if ns > 0 => Ok(()),
+            _ => Err(ParamError::new(
+                "duration_ms",
+                format!("must be a duration > 0 ms, got {}", p.duration_ms),
+            )),
+        }
+    }
+
+    fn run(p: &Params, _seed: u64, limits: Limits) -> Result<Output<Metrics, EdgeRow>, SimError> {
+        let mut sim = Sim::new(p);
+        let mut queue = EventQueue::with_capacity(p.edges.len() + 2, limits);
+        for e in 0..p.edges.len() as u32 {
+            if let Some(at) = sim.next_arrival(e) {
+                queue.schedule_at(at, arrival_class(e), Event::Arrival { edge: e });
+            }
+        }
+        run(&mut queue, &mut sim)?;
+        Ok(sim.output(p))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// The next request of an edge reaches its object.
+    Arrival { edge: u32 },
+    /// The object `object` finishes a request.
+    Departure { object: u32 },
+}
+
+/// Departures first; arrivals at one instant in edge order.
+const DEPARTURE: Class = 0;
+fn arrival_class(edge: u32) -> Class {
+    1 + edge
+}
+
+struct EdgeState {
+    load: u64,
+    sent: u64,
+    rtt: Nanos,
+    forward: Nanos,
+    responses: Samples,
+}
+
+struct Sim {
+    edges: Vec<EdgeState>,
+    per_edge: bool,
+    duration: Nanos,
+    service: Nanos,
+    stations: Stations,
+    responses: Samples,
+}
+
+impl Sim {
+    fn new(p: &Params) -> Self {
+        let per_edge = p.per_edge_placements.contains(&p.placement);
+        let edges: Vec<EdgeState> = p
+            .edges
+            .iter()
+            .map(|e| {
+                let rtt = ms_to_ns(e.rtt(&p.placement).unwrap_or(0.0)).unwrap_or(0);
+                EdgeState {
+                    load: e.load,
+                    sent: 0,
+                    rtt,
+                    forward: rtt / 2,
+                    responses: Samples::with_capacity(e.load as usize),
+                }
+            })
+            .collect();
+        let total: u64 = p.edges.iter().map(|e| e.load).sum();
+        let objects = if per_edge { edges.len() } else { 1 };
+        Sim {
+            per_edge,
+            duration: ms_to_ns(p.duration_ms).unwrap_or(1),
+            service: ms_to_ns(p.service_ms).unwrap_or(0),
+            stations: Stations::new(objects, 0),
+            responses: Samples::with_capacity(total as usize),
+            edges,
+        }
+    }
+
+    /// When edge `e`'s next request reaches its object: it leaves at i × duration / load
+    /// (to the nearest nanosecond, in integer arithmetic) and travels half the round trip.
+    fn next_arrival(&self, e: u32) -> Option<Nanos> {
+        let edge = &self.edges[e as usize];
+        if edge.sent >= edge.load {
+            return None;
+        }
+        let exact = u128::from(edge.sent) * u128::from(self.duration);
+        let leave = ((2 * exact + u128::from(edge.load)) / (2 * u128::from(edge.load))) as Nanos;
+        Some(leave.saturating_add(edge.forward))
+    }
+
+    fn object(&self, edge: u32) -> usize {
+        if self.per_edge { edge as usize } else { 0 }
+    }
+
+    fn serve(&mut self, object: usize, queue: &mut EventQueue<Event>) {
+        queue.schedule_in(
+            self.service,
+            DEPARTURE,
+            Event::Departure {
+                object: object as u32,
+            },
+        );
+    }
+
+    fn output(mut self, p: &Params) -> Output<Metrics, EdgeRow> {
+        let total: u64 = p.edges.iter().map(|e| e.load).sum();
+        let loaded = || {
+            p.edges
+                .iter()
+                .filter(|e| e.load > 0)
+                .filter_map(|e| e.rtt(&p.placement))
+        };
+        let weighted = p
+            .edges
+            .iter()
+            .map(|e| e.load as f64 * e.rtt(&p.placement).unwrap_or(0.0))
+            .sum::<f64>()
+            / total as f64;
+        let metrics = Metrics {
+            requests: total,
+            offered_rate_per_s: total as f64 * 1000.0 / p.duration_ms,
+            weighted_rtt_ms: weighted,
+            worst_edge_rtt_ms: loaded().fold(f64::NEG_INFINITY, f64::max),
+            best_edge_rtt_ms: loaded().fold(f64::INFINITY, f64::min),
+            penalty_ms: weighted - p.local_ms,
+            mean_response_ms: self.responses.mean_ms().unwrap_or(0.0),
+            p95_response_ms: self.responses.percentile_ms(95.0).unwrap_or(0.0),
+            max_response_ms: self.responses.max_ms().unwrap_or(0.0),
+        };
+        let entities = p
+            .edges
+            .iter()
+            .zip(&mut self.edges)
+            .map(|(e, state)| {
+                (
+                    e.name.clone(),
+                    EdgeRow {
+                        load: e.load,
+                        load_share_pct: 100.0 * e.load as f64 / total as f64,
+                        rtt_ms: e.rtt(&p.placement).unwrap_or(0.0),
+                        mean_response_ms: state.responses.mean_ms(),
+                        p95_response_ms: state.responses.percentile_ms(95.0),
+                    },
+                )
+            })
+            .collect();
+        Output { metrics, entities }
+    }
+}
+
+impl Handler<Event> for Sim {
+    fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let now = queue.now();
+        self.stations.advance(now);
+        match event {
+            Event::Arrival { edge } => {
+                let object = self.object(edge);
+                if self.stations.arrive(
+                    object,
+                    Waiting {
+                        arrived: now,
+                        tag: edge,
+                    },
+                ) {
+                    self.serve(object, queue);
+                }
+                self.edges[edge as usize].sent += 1;
+                if let Some(at) = self.next_arrival(edge) {
+                    queue.schedule_at(at, arrival_class(edge), event);
+                }
+            }
+            Event::Departure { object } => {
+                let object = object as usize;
+                let Some(done) = self.stations.in_service(object) else {
+                    return Err(SimError::Model("a departure from an idle object".into()));
+                };
+                // Response = time at the object (wait + service) + the whole round trip.
+                let edge = &mut self.edges[done.tag as usize];
+                let response = (now - done.arrived) + edge.rtt;
+                edge.responses.record(response);
+                self.responses.record(response);
+                if self.stations.depart(object).is_some() {
+                    self.serve(object, queue);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(name: &str, load: u64, rtt: f64) -> Edge {
+        Edge {
+            name: name.into(),
+            load,
+            rtt_ms: vec![("p".into(), rtt)],
+        }
+    }
+
+    fn run_with(placement_split: bool) -> Output<Metrics, EdgeRow> {
+        let p = Params {
+            edges: vec![edge("a", 2, 10.0), edge("b", 1, 20.0)],
+            placement: "p".into(),
+            per_edge_placements: if placement_split {
+                vec!["p".into()]
+            } else {
+                vec![]
+            },
+            local_ms: 2.0,
+            service_ms: 3.0,
+            duration_ms: 10.0,
+        };
+        EdgePlacement::validate(&p).unwrap();
+        EdgePlacement::run(&p, 0, Limits::default()).unwrap()
+    }
+
+    #[test]
+    fn a_shared_object_queues_by_hand() {
+        // a: load 2 over 10 ms leaves at 0 and 5, reaches the object after 5 (half of 10):
+        // at 5 and 10. b: leaves at 0, reaches it after 10: at 10. Service 3 ms.
+        // a0 served 5–8: response 3 + 10 = 13. At 10, a1 and b0 arrive together, edges in
+        // order: a1 served 10–13 (13); b0 waits 3, served 13–16: 3 + 3 + 20 = 26.
+        // Mean (13 + 13 + 26) / 3; weighted rtt (2 × 10 + 20) / 3 = 40 / 3.
+        let out = run_with(false);
+        let m = &out.metrics;
+        assert_eq!(m.requests, 3);
+        assert_eq!(m.offered_rate_per_s, 300.0);
+        assert_eq!(m.weighted_rtt_ms, 40.0 / 3.0);
+        assert_eq!((m.worst_edge_rtt_ms, m.best_edge_rtt_ms), (20.0, 10.0));
+        assert_eq!(m.penalty_ms, 40.0 / 3.0 - 2.0);
+        assert_eq!(m.mean_response_ms, 52.0 / 3.0);
+        assert_eq!((m.p95_response_ms, m.max_response_ms), (26.0, 26.0));
+        let a = &out.entities[0];
+        assert_eq!(a.0, "a");
+        assert_eq!(a.1.mean_response_ms, Some(13.0));
+        assert_eq!(a.1.load_share_pct, 200.0 / 3.0);
+        assert_eq!(out.entities[1].1.mean_response_ms, Some(26.0));
+    }
+
+    #[test]
+    fn split_per_edge_nobody_waits() {
+        // Each edge its own object: a's requests 5 ms apart (> 3 ms), b alone: no waits.
+        let out = run_with(true);
+        assert_eq!(out.metrics.mean_response_ms, (13.0 + 13.0 + 23.0) / 3.0);
+        assert_eq!(out.entities[1].1.mean_response_ms, Some(23.0));
+    }
+
+    #[test]
+    fn the_lesson_weighted_round_trip() {
+        // (2600·4 + 2100·40 + 1800·55 + 1500·70 + 1200·88 + 800·96) / 10000 = 48.08
+        let p = Params::default();
+        let m = EdgePlacement::run(&p, 0, Limits::default())
+            .unwrap()
+            .metrics;
+        assert!((m.weighted_rtt_ms - 48.08).abs() < 1e-12);
+        assert_eq!(m.mean_response_ms, m.weighted_rtt_ms); // no service: response = rtt
+    }
+
+    #[test]
+    fn an_unknown_placement_names_the_edge() {
+        let p = Params {
+            placement: "moon".into(),
+            ..Params::default()
+        };
+        let e = EdgePlacement::validate(&p).unwrap_err();
+        assert_eq!(e.key, "placement");
+        assert!(e.message.contains("uc-1"), "{}", e.message);
+    }
+}
