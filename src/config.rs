@@ -137,6 +137,8 @@ pub struct ChartSpec {
     pub mark_x: Option<String>,
     /// A y value drawn as a horizontal line.
     pub mark_y: Option<f64>,
+    /// Reference lines: (legend, expression over the row's parameters and metrics).
+    pub y_expr: Vec<(String, Expr<Var>)>,
     /// Log-scale x axis.
     pub log_x: bool,
     /// `where`: only rows whose parameters match.
@@ -164,7 +166,7 @@ const CLAIM_KEYS: &[&str] = &[
     "entity",
 ];
 const CHART_KEYS: &[&str] = &[
-    "name", "x", "y", "kind", "mark_x", "mark_y", "log_x", "where",
+    "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where",
 ];
 const CHART_KINDS: &[&str] = &["line", "bar", "cdf", "timeline"];
 /// `x = "entity"`: a chart with one bar (or point) per entity row.
@@ -525,6 +527,7 @@ impl Loader<'_> {
                     kind: parse_kind(c.kind).unwrap_or(ChartKind::Line),
                     mark_x: c.mark_x.map(str::to_string),
                     mark_y: c.mark_y,
+                    y_expr: Vec::new(),
                     log_x: false,
                     filter: Vec::new(),
                 })
@@ -595,8 +598,8 @@ impl Loader<'_> {
             }
             DeValue::Table(t) => {
                 let (integers, allowed) = match kind {
-                    Kind::Count => (true, true),
-                    Kind::Float => (false, true),
+                    Kind::Count | Kind::CountOrList => (true, true),
+                    Kind::Float | Kind::NumberOrList => (false, true),
                     _ => (false, false),
                 };
                 if !allowed {
@@ -850,7 +853,7 @@ impl Loader<'_> {
                         ),
                     ));
                 };
-                if kind == ChartKind::Timeline {
+                if kind == ChartKind::Timeline && !has_timeline(config.model) {
                     return Err(self.err(
                         &v.span(),
                         format!(
@@ -889,7 +892,7 @@ impl Loader<'_> {
                 }
                 x
             }
-            None if kind == ChartKind::Cdf => String::new(),
+            None if matches!(kind, ChartKind::Cdf | ChartKind::Timeline) => String::new(),
             None => {
                 return Err(self.err(
                     &span,
@@ -898,11 +901,31 @@ impl Loader<'_> {
             }
         };
         let on_entities = x == ENTITY_X;
-        let Some(y_value) = field("y") else {
-            return Err(self.err(
-                &span,
-                "a [[chart]] needs `y` (a metric or a list of metrics)",
-            ));
+        let y_value = match field("y") {
+            Some(v) => v,
+            None if kind == ChartKind::Timeline => {
+                let filter = match field("where") {
+                    Some(w) => self.filter(config, w)?,
+                    None => Vec::new(),
+                };
+                return Ok(ChartSpec {
+                    name,
+                    x,
+                    y: Vec::new(),
+                    kind,
+                    mark_x: None,
+                    mark_y: None,
+                    y_expr: Vec::new(),
+                    log_x: false,
+                    filter,
+                });
+            }
+            None => {
+                return Err(self.err(
+                    &span,
+                    "a [[chart]] needs `y` (a metric or a list of metrics)",
+                ));
+            }
         };
         let y_items: Vec<&Spanned<DeValue<'_>>> = match y_value.get_ref() {
             DeValue::Array(items) if !items.is_empty() => items.iter().collect(),
@@ -951,6 +974,29 @@ impl Loader<'_> {
             Some(v) => Some(self.number(v, "mark_y")?),
             None => None,
         };
+        let mut y_expr = Vec::new();
+        if let Some(table) = field("y_expr") {
+            for (label, text_value) in self.table(table, "y_expr")?.iter() {
+                let DeValue::String(text) = text_value.get_ref() else {
+                    return Err(self.err(
+                        &text_value.span(),
+                        "a `y_expr` entry is label = \"expression\"",
+                    ));
+                };
+                match expr::parse(text, &|name| resolve(config, name, false, true)) {
+                    Ok(e) => y_expr.push((label.get_ref().to_string(), e)),
+                    Err(e) => {
+                        let at = text_value.span().start
+                            + 1
+                            + text
+                                .char_indices()
+                                .nth(e.offset)
+                                .map_or(text.len(), |(b, _)| b);
+                        return Err(self.err(&(at..at), format!("in `y_expr`: {}", e.message)));
+                    }
+                }
+            }
+        }
         let log_x = match field("log_x") {
             Some(v) => match v.get_ref() {
                 DeValue::Boolean(b) => *b,
@@ -969,11 +1015,28 @@ impl Loader<'_> {
             kind,
             mark_x,
             mark_y,
+            y_expr,
             log_x,
             filter,
         })
     }
 }
+
+/// Whether a model's entity rows carry what a timeline draws.
+pub fn has_timeline(model: &dyn ModelDef) -> bool {
+    TIMELINE_COLUMNS
+        .iter()
+        .all(|c| model.entity_columns().iter().any(|e| e.name == *c))
+}
+
+/// The entity columns a timeline is drawn from.
+pub const TIMELINE_COLUMNS: &[&str] = &[
+    "start_ms",
+    "acquire_delay_ms",
+    "end_ms",
+    "rounds",
+    "outcome",
+];
 
 fn parse_kind(kind: &str) -> Option<ChartKind> {
     Some(match kind {
@@ -1008,7 +1071,9 @@ fn resolve(config: &Config, name: &str, entity: bool, params: bool) -> Result<Va
     if params {
         if let Some(i) = model.params().iter().position(|p| p.key == name) {
             return match model.params()[i].kind {
-                Kind::Count | Kind::Float => Ok(Var::Param(i)),
+                Kind::Count | Kind::Float | Kind::NumberOrList | Kind::CountOrList => {
+                    Ok(Var::Param(i))
+                }
                 _ => Err(format!("the parameter `{name}` is not numeric")),
             };
         }
@@ -1029,7 +1094,12 @@ fn resolve(config: &Config, name: &str, entity: bool, params: bool) -> Result<Va
             model
                 .params()
                 .iter()
-                .filter(|p| matches!(p.kind, Kind::Count | Kind::Float))
+                .filter(|p| {
+                    matches!(
+                        p.kind,
+                        Kind::Count | Kind::Float | Kind::NumberOrList | Kind::CountOrList
+                    )
+                })
                 .map(|p| p.key),
         );
     }

@@ -21,6 +21,12 @@ pub enum Kind {
     TextList,
     /// An array of tables with these fields.
     Tables(&'static str),
+    /// A number for all, or a list of numbers, one each.
+    NumberOrList,
+    /// A whole number ≥ 0 for all, or a list of them, one each.
+    CountOrList,
+    /// A list of numbers.
+    NumberList,
 }
 
 impl fmt::Display for Kind {
@@ -36,6 +42,9 @@ impl fmt::Display for Kind {
             Kind::Text => f.write_str("string"),
             Kind::TextList => f.write_str("list of strings"),
             Kind::Tables(fields) => write!(f, "array of {{ {fields} }}"),
+            Kind::NumberOrList => f.write_str("number, or list of numbers"),
+            Kind::CountOrList => f.write_str("integer, or list of integers"),
+            Kind::NumberList => f.write_str("list of numbers"),
         }
     }
 }
@@ -191,6 +200,89 @@ impl ParamType for Vec<String> {
     }
     fn to_value(&self) -> Value {
         Value::List(self.iter().cloned().map(Value::Str).collect())
+    }
+}
+
+/// One value for every entity, or one each (a per-applier parameter such as `hold_ms`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PerEntity<T> {
+    /// The same for all.
+    All(T),
+    /// One each, in order.
+    Each(Vec<T>),
+}
+
+impl<T: Copy> PerEntity<T> {
+    /// The value of entity `i` (the last one when a list is short; validation rejects that).
+    pub fn get(&self, i: usize) -> T {
+        match self {
+            PerEntity::All(x) => *x,
+            PerEntity::Each(v) => v[i.min(v.len().saturating_sub(1))],
+        }
+    }
+
+    /// The list's length, if it is a list.
+    pub fn list_len(&self) -> Option<usize> {
+        match self {
+            PerEntity::All(_) => None,
+            PerEntity::Each(v) => Some(v.len()),
+        }
+    }
+}
+
+impl ParamType for PerEntity<f64> {
+    const KIND: Kind = Kind::NumberOrList;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::List(items) => items
+                .iter()
+                .map(f64::from_value)
+                .collect::<Result<_, _>>()
+                .map(PerEntity::Each),
+            other => f64::from_value(other).map(PerEntity::All),
+        }
+    }
+    fn to_value(&self) -> Value {
+        match self {
+            PerEntity::All(x) => x.to_value(),
+            PerEntity::Each(v) => Value::List(v.iter().map(ParamType::to_value).collect()),
+        }
+    }
+}
+
+impl ParamType for PerEntity<u64> {
+    const KIND: Kind = Kind::CountOrList;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::List(items) => items
+                .iter()
+                .map(u64::from_value)
+                .collect::<Result<_, _>>()
+                .map(PerEntity::Each),
+            other => u64::from_value(other).map(PerEntity::All),
+        }
+    }
+    fn to_value(&self) -> Value {
+        match self {
+            PerEntity::All(x) => x.to_value(),
+            PerEntity::Each(v) => Value::List(v.iter().map(ParamType::to_value).collect()),
+        }
+    }
+}
+
+impl ParamType for Vec<f64> {
+    const KIND: Kind = Kind::NumberList;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::List(items) => items.iter().map(f64::from_value).collect(),
+            other => Err(format!(
+                "expected a list of numbers, got {}",
+                other.type_name()
+            )),
+        }
+    }
+    fn to_value(&self) -> Value {
+        Value::List(self.iter().map(ParamType::to_value).collect())
     }
 }
 

@@ -13,13 +13,14 @@ mod registry;
 mod value;
 
 pub mod edge_placement;
+pub mod lock_queue;
 pub mod scenario_fit;
 pub mod shared_store_rmw;
 pub mod single_writer_queue;
 pub mod station;
 
 pub use declare::{
-    Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSpec, ParamType, unit_of,
+    Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSpec, ParamType, PerEntity, unit_of,
 };
 pub use registry::{DefaultChart, Model, ModelDef, Output, RunError, RunOutput, all, find};
 pub use value::Value;

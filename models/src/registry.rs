@@ -146,6 +146,7 @@ static MODELS: &[&dyn ModelDef] = &[
     &Registered::<crate::shared_store_rmw::SharedStoreRmw>(PhantomData),
     &Registered::<crate::edge_placement::EdgePlacement>(PhantomData),
     &Registered::<crate::scenario_fit::ScenarioFit>(PhantomData),
+    &Registered::<crate::lock_queue::LockQueue>(PhantomData),
 ];
 
 /// Every model, in the order `coordsim models` lists them.

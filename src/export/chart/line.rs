@@ -54,6 +54,16 @@ where
     for (i, s) in data.series.iter().enumerate() {
         let c = color(i);
         let points: Vec<(f64, f64)> = s.points.iter().map(|p| (tx(p.0), p.1)).collect();
+        if s.reference {
+            // A reference line (theory, arithmetic): dashed, no markers.
+            chart
+                .draw_series(DashedLineSeries::new(points, 12, 8, c.stroke_width(2)))?
+                .label(&s.label)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2))
+                });
+            continue;
+        }
         chart
             .draw_series(LineSeries::new(points.clone(), c.stroke_width(3)))?
             .label(&s.label)

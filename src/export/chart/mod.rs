@@ -4,6 +4,7 @@
 mod bar;
 mod cdf;
 mod line;
+mod timeline;
 
 use std::path::Path;
 use std::sync::Once;
@@ -34,23 +35,102 @@ impl Exporter for ChartExporter {
     fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()> {
         register_embedded_font()?;
         for spec in &run.config.charts {
+            if spec.kind == ChartKind::Timeline {
+                for (name, timeline) in timelines(run, spec) {
+                    write_chart(
+                        dir,
+                        &name,
+                        |area| timeline::draw(&area, &timeline),
+                        |area| timeline::draw(&area, &timeline),
+                    )?;
+                }
+                continue;
+            }
             let data = ChartData::new(run, spec);
-            let mut svg = String::new();
-            draw(
-                SVGBackend::with_string(&mut svg, SIZE).into_drawing_area(),
-                &data,
-            )
-            .map_err(|e| anyhow::anyhow!("chart {}: {e}", spec.name))?;
-            write_atomic(&dir.join(format!("{}.svg", spec.name)), svg.as_bytes())?;
-
-            let png = dir.join(format!("{}.png", spec.name));
-            let tmp = temp_path(&png);
-            draw(BitMapBackend::new(&tmp, SIZE).into_drawing_area(), &data)
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", spec.name))?;
-            std::fs::rename(&tmp, &png)?;
+            write_chart(
+                dir,
+                &spec.name,
+                |area| draw(area, &data),
+                |area| draw(area, &data),
+            )?;
         }
         Ok(())
     }
+}
+
+/// Renders one chart as `name.svg` and `name.png` (each drawing closure gets its backend).
+fn write_chart(
+    dir: &Path,
+    name: &str,
+    svg_draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> DrawResult,
+    png_draw: impl FnOnce(DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>) -> DrawResult,
+) -> anyhow::Result<()> {
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        area.fill(&WHITE)
+            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+        svg_draw(area.clone()).map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+        area.present()
+            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+    }
+    write_atomic(&dir.join(format!("{name}.svg")), svg.as_bytes())?;
+    let png = dir.join(format!("{name}.png"));
+    let tmp = temp_path(&png);
+    {
+        let area = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
+        area.fill(&WHITE)
+            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+        png_draw(area.clone()).map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+        area.present()
+            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+    }
+    std::fs::rename(&tmp, &png)?;
+    Ok(())
+}
+
+/// One timeline per point the chart's `where` keeps (file `name`, or `name-p<point>` when
+/// several points match), drawn from that point's first replication.
+fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline)> {
+    let config = run.config;
+    let Some(entities) = &run.results.entities else {
+        return Vec::new();
+    };
+    let points: Vec<usize> = (0..config.points)
+        .filter(|p| config.matches(*p, &spec.filter))
+        .filter(|p| entities.rows.iter().any(|r| r[0] == p.to_string()))
+        .collect();
+    let poll_index = config
+        .model
+        .params()
+        .iter()
+        .position(|p| p.key == "poll_ms");
+    points
+        .iter()
+        .map(|&point| {
+            let values = config.point_values(point);
+            let poll = poll_index.and_then(|i| values[i].as_f64());
+            let swept: Vec<String> = config
+                .axes
+                .iter()
+                .map(|a| format!("{} = {}", config.label(a.key), values[a.param]))
+                .collect();
+            let title = if swept.is_empty() {
+                config.title.clone()
+            } else {
+                format!("{} ({})", config.title, swept.join(", "))
+            };
+            let name = if points.len() > 1 {
+                format!("{}-p{point}", spec.name)
+            } else {
+                spec.name.clone()
+            };
+            (
+                name,
+                timeline::Timeline::from_entities(title, entities, &point.to_string(), poll),
+            )
+        })
+        .collect()
 }
 
 fn register_embedded_font() -> anyhow::Result<()> {
@@ -70,14 +150,12 @@ fn draw<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
     match data.kind {
         ChartKind::Line => line::draw(&area, data)?,
         ChartKind::Bar => bar::draw(&area, data)?,
         ChartKind::Cdf => cdf::draw(&area, data)?,
-        ChartKind::Timeline => return Err("timeline charts need a model with a trace".into()),
+        ChartKind::Timeline => return Err("a timeline is drawn from entity rows".into()),
     }
-    area.present()?;
     Ok(())
 }
 
@@ -86,6 +164,8 @@ where
 pub struct Series {
     /// Legend text.
     pub label: String,
+    /// A reference line (`y_expr`), drawn dashed.
+    pub reference: bool,
     /// (x, y) points; y averaged over replications.
     pub points: Vec<(f64, f64)>,
 }
@@ -250,10 +330,40 @@ impl ChartData {
                 }
                 series.push(Series {
                     label,
+                    reference: false,
                     points: points
                         .into_iter()
                         .map(|(x, s, n)| (x, s / n as f64))
                         .collect(),
+                });
+            }
+        }
+        // Reference lines: each expression evaluated at every row of results.csv.
+        if !on_entities {
+            let lead = crate::results::Results::lead(config);
+            for (label, expr) in &spec.y_expr {
+                let mut points: Vec<(f64, f64)> = Vec::new();
+                for row in &rows {
+                    let Ok(point) = row[0].parse::<usize>() else {
+                        continue;
+                    };
+                    let values = config.point_values(point);
+                    let get = |v: crate::config::Var| match v {
+                        crate::config::Var::Param(i) => values[i].as_f64(),
+                        crate::config::Var::Metric(i) => number(&row[lead + i]),
+                        crate::config::Var::Entity(_) => None,
+                    };
+                    if let (Some(x), Some(y)) = (x_of(row), expr.eval(&get)) {
+                        if x.is_finite() && y.is_finite() && !points.iter().any(|p| p.0 == x) {
+                            points.push((x, y));
+                        }
+                    }
+                }
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                series.push(Series {
+                    label: label.clone(),
+                    reference: true,
+                    points,
                 });
             }
         }
