@@ -17,6 +17,8 @@ pub struct Verdict {
 /// One evaluation of a claim on one row.
 struct Eval {
     actual: Option<f64>,
+    /// The cell, for a text claim.
+    text: Option<String>,
     expected: Option<f64>,
     /// How far outside the test it is (≤ 0 inside); larger is worse.
     excess: f64,
@@ -37,19 +39,22 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
         let expected = match &claim.expect {
             Expect::Number(_) => show(worst.expected),
             Expect::Expr(text, _) => format!("{} = {}", text, show(worst.expected)),
+            Expect::Text(text) => format!("{text:?}"),
         };
-        let test = match claim.test {
-            Test::Tolerance(t) if t != 0.0 && t < 1e-3 => format!("± {t:e}"),
-            Test::Tolerance(t) => format!("± {t}"),
-            Test::Band(lo, hi) => format!("ratio in [{lo}, {hi}]"),
+        let test = match (&claim.expect, claim.test) {
+            (Expect::Text(_), _) => "exact text".to_string(),
+            (_, Test::Tolerance(t)) if t != 0.0 && t < 1e-3 => format!("± {t:e}"),
+            (_, Test::Tolerance(t)) => format!("± {t}"),
+            (_, Test::Band(lo, hi)) => format!("ratio in [{lo}, {hi}]"),
         };
         let verdict = if pass { "PASS" } else { "FAIL" };
+        let actual = match &worst.text {
+            Some(t) => format!("{t:?}"),
+            None => show(worst.actual),
+        };
         let mut line = format!(
-            "{verdict} {}: {}: {} = {} (expected {expected}, {test})",
-            config.source.name,
-            claim.name,
-            claim.metric,
-            show(worst.actual)
+            "{verdict} {}: {}: {} = {actual} (expected {expected}, {test})",
+            config.source.name, claim.name, claim.metric,
         );
         if !pass {
             line.push_str(&format!(" at {}", worst.row));
@@ -77,7 +82,11 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
         match &claim.entity {
             None => {
                 let entity_col = |_: usize| None;
-                evals.push(eval(claim, values, &metric, &entity_col, where_text));
+                let text = |v: Var| match v {
+                    Var::Metric(i) => row[lead + i].clone(),
+                    _ => String::new(),
+                };
+                evals.push(eval(claim, values, &metric, &entity_col, &text, where_text));
             }
             Some((name, span)) => {
                 let table = results
@@ -107,7 +116,12 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
                         .into());
                 };
                 let entity_col = |i: usize| number(&entity_row[lead + 1 + i]);
-                evals.push(eval(claim, values, &metric, &entity_col, where_text));
+                let text = |v: Var| match v {
+                    Var::Metric(i) => row[lead + i].clone(),
+                    Var::Entity(i) => entity_row[lead + 1 + i].clone(),
+                    Var::Param(_) => String::new(),
+                };
+                evals.push(eval(claim, values, &metric, &entity_col, &text, where_text));
             }
         }
     }
@@ -119,8 +133,20 @@ fn eval(
     params: &[Value],
     metric: &impl Fn(usize) -> Option<f64>,
     entity: &impl Fn(usize) -> Option<f64>,
+    text: &impl Fn(Var) -> String,
     row: String,
 ) -> Eval {
+    if let Expect::Text(want) = &claim.expect {
+        let got = text(claim.target);
+        let excess = if got == *want { 0.0 } else { f64::INFINITY };
+        return Eval {
+            actual: None,
+            text: Some(got),
+            expected: None,
+            excess,
+            row,
+        };
+    }
     let get = |v: Var| match v {
         Var::Param(i) => params[i].as_f64(),
         Var::Metric(i) => metric(i),
@@ -130,6 +156,7 @@ fn eval(
     let expected = match &claim.expect {
         Expect::Number(x) => Some(*x),
         Expect::Expr(_, e) => e.eval(&get),
+        Expect::Text(_) => None,
     };
     let excess = match (actual, expected) {
         (Some(a), Some(e)) => match claim.test {
@@ -151,6 +178,7 @@ fn eval(
     };
     Eval {
         actual,
+        text: None,
         expected,
         excess,
         row,

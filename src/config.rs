@@ -45,6 +45,8 @@ pub struct Config {
     pub labels: Vec<(String, String)>,
     /// Number of sweep points.
     pub points: usize,
+    /// Whether entity rows are kept (`entities = false` drops them: big random sweeps).
+    pub entities: bool,
     model_span: Span,
 }
 
@@ -79,6 +81,8 @@ pub enum Expect {
     Number(f64),
     /// An expression over the row, with its text.
     Expr(String, Expr<Var>),
+    /// Exactly this text (a claim on a text column, such as an outcome).
+    Text(String),
 }
 
 /// How a claim compares.
@@ -147,6 +151,7 @@ pub struct ChartSpec {
 
 const TOP_KEYS: &[&str] = &[
     "model",
+    "entities",
     "title",
     "seed",
     "replications",
@@ -419,6 +424,13 @@ impl Loader<'_> {
             None => 1,
         };
 
+        let entities = match get("entities") {
+            Some((_, v)) => match v.get_ref() {
+                DeValue::Boolean(b) => *b,
+                _ => return Err(self.err(&v.span(), "`entities` must be true or false")),
+            },
+            None => true,
+        };
         let specs = model.params();
         let mut base: Vec<Value> = specs.iter().map(|s| (s.default)()).collect();
         let mut param_spans = vec![None; specs.len()];
@@ -495,6 +507,7 @@ impl Loader<'_> {
             charts: Vec::new(),
             labels: Vec::new(),
             points: points as usize,
+            entities,
             model_span: model_value.span(),
         };
 
@@ -692,6 +705,12 @@ impl Loader<'_> {
                         format!("{} has no entity rows; drop `entity`", model.name()),
                     ));
                 }
+                if !config.entities {
+                    return Err(self.err(
+                        &v.span(),
+                        "this config sets `entities = false`: no entity rows to claim on",
+                    ));
+                }
                 Some((self.string(v, "entity")?, v.span()))
             }
             None => None,
@@ -700,8 +719,13 @@ impl Loader<'_> {
             return Err(self.err(&span, "a [[claim]] needs `metric`"));
         };
         let metric = self.string(metric_value, "metric")?;
-        let target = resolve(config, &metric, entity.is_some(), false)
-            .map_err(|m| self.err(&metric_value.span(), m))?;
+        // A text column (an outcome, a status) is claimed by exact text, not a number.
+        let text_target = text_column(config, &metric, entity.is_some());
+        let target = match text_target {
+            Some(var) => var,
+            None => resolve(config, &metric, entity.is_some(), false)
+                .map_err(|m| self.err(&metric_value.span(), m))?,
+        };
 
         let filter = match field("where") {
             Some(w) => self.filter(config, w)?,
@@ -719,6 +743,13 @@ impl Loader<'_> {
             ));
         };
         let expect = match expect_value.get_ref() {
+            DeValue::String(text) if text_target.is_some() => Expect::Text(text.to_string()),
+            _ if text_target.is_some() => {
+                return Err(self.err(
+                    &expect_value.span(),
+                    format!("`{metric}` holds text: `expect` is the exact text, in quotes"),
+                ));
+            }
             DeValue::String(text) => {
                 let parsed =
                     expr::parse(text, &|name| resolve(config, name, entity.is_some(), true));
@@ -1046,6 +1077,18 @@ fn parse_kind(kind: &str) -> Option<ChartKind> {
         "timeline" => ChartKind::Timeline,
         _ => return None,
     })
+}
+
+/// A text column by this name (entity columns first for entity claims), as a variable.
+fn text_column(config: &Config, name: &str, entity: bool) -> Option<Var> {
+    let model = config.model;
+    if entity {
+        if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
+            return (!model.entity_columns()[i].numeric).then_some(Var::Entity(i));
+        }
+    }
+    let i = model.metrics().iter().position(|c| c.name == name)?;
+    (!model.metrics()[i].numeric).then_some(Var::Metric(i))
 }
 
 /// Resolves a name to a numeric column: an entity column (entity claims, winning on a clash),

@@ -100,6 +100,7 @@ fn short_kind(kind: &coordsim_models::Kind) -> &'static str {
         coordsim_models::Kind::Choice(_) | coordsim_models::Kind::Text => "string",
         coordsim_models::Kind::TextList => "strings",
         coordsim_models::Kind::NumberOrList | coordsim_models::Kind::NumberList => "number(s)",
+        coordsim_models::Kind::CountList => "integers",
         coordsim_models::Kind::CountOrList => "integer(s)",
         coordsim_models::Kind::Tables(_) => "tables",
     }

@@ -57,10 +57,12 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
         header: Results::results_header(config),
         rows: Vec::with_capacity(total),
     };
-    let mut entities = Results::entities_header(config).map(|header| Table {
-        header,
-        rows: Vec::new(),
-    });
+    let mut entities = Results::entities_header(config)
+        .filter(|_| config.entities)
+        .map(|header| Table {
+            header,
+            rows: Vec::new(),
+        });
     for (point, replication, run_seed, out) in outputs {
         let RunOutput {
             metrics,

@@ -27,6 +27,8 @@ pub enum Kind {
     CountOrList,
     /// A list of numbers.
     NumberList,
+    /// A list of whole numbers ≥ 0.
+    CountList,
 }
 
 impl fmt::Display for Kind {
@@ -45,6 +47,7 @@ impl fmt::Display for Kind {
             Kind::NumberOrList => f.write_str("number, or list of numbers"),
             Kind::CountOrList => f.write_str("integer, or list of integers"),
             Kind::NumberList => f.write_str("list of numbers"),
+            Kind::CountList => f.write_str("list of integers"),
         }
     }
 }
@@ -277,6 +280,22 @@ impl ParamType for Vec<f64> {
             Value::List(items) => items.iter().map(f64::from_value).collect(),
             other => Err(format!(
                 "expected a list of numbers, got {}",
+                other.type_name()
+            )),
+        }
+    }
+    fn to_value(&self) -> Value {
+        Value::List(self.iter().map(ParamType::to_value).collect())
+    }
+}
+
+impl ParamType for Vec<u64> {
+    const KIND: Kind = Kind::CountList;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::List(items) => items.iter().map(u64::from_value).collect(),
+            other => Err(format!(
+                "expected a list of integers, got {}",
                 other.type_name()
             )),
         }

@@ -13,7 +13,11 @@ mod registry;
 mod value;
 
 pub mod edge_placement;
+pub mod idempotency;
+pub mod library;
 pub mod lock_queue;
+pub mod outbox;
+pub mod saga;
 pub mod scenario_fit;
 pub mod shared_store_rmw;
 pub mod single_writer_queue;

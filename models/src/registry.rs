@@ -147,6 +147,9 @@ static MODELS: &[&dyn ModelDef] = &[
     &Registered::<crate::edge_placement::EdgePlacement>(PhantomData),
     &Registered::<crate::scenario_fit::ScenarioFit>(PhantomData),
     &Registered::<crate::lock_queue::LockQueue>(PhantomData),
+    &Registered::<crate::saga::Saga>(PhantomData),
+    &Registered::<crate::outbox::Outbox>(PhantomData),
+    &Registered::<crate::idempotency::Idempotency>(PhantomData),
 ];
 
 /// Every model, in the order `coordsim models` lists them.

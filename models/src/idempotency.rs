@@ -1,0 +1,575 @@
+//! `idempotency` (lesson 002): the same request run again. Assignment is idempotent; increment
+//! and insert are not; a unique constraint, a derived counter, an idempotency key stored with
+//! its response, or a consumer that records message ids make the repeats harmless.
+
+use rand_core::Rng;
+use sim_core::{EventQueue, Handler, Limits, SimError, run, stream};
+
+use crate::declare::{Kind, ParamError, ParamSpec, ParamType};
+use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
+use crate::registry::{DefaultChart, Model, Output};
+use crate::value::Value;
+
+choice! {
+    /// The write being repeated.
+    pub enum Form {
+        /// `UPDATE kitap SET durumu = 'odunc' WHERE kitap_id = 1`
+        Assign = "assign",
+        /// `UPDATE uye SET acik_odunc = acik_odunc + 1`
+        Increment = "increment",
+        /// `INSERT INTO odunc …`
+        Insert = "insert",
+        /// the insert under UNIQUE (book, member, date) with ON CONFLICT DO NOTHING
+        InsertUnique = "insert_unique",
+        /// the unique insert, then counter = count of open loan rows
+        DerivedCounter = "derived_counter",
+        /// an idempotency key stored with the response, in the effect's transaction
+        IdempotencyKey = "idempotency_key",
+        /// a consumer that records message ids with the effect
+        Consumer = "consumer",
+    }
+}
+
+/// `[key, book]` pairs.
+impl ParamType for Vec<(String, u64)> {
+    const KIND: Kind = Kind::Tables("[key, book] pairs");
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Value::List(items) = value else {
+            return Err(format!(
+                "expected a list of [key, book] pairs, got {}",
+                value.type_name()
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::List(pair) => match pair.as_slice() {
+                    [Value::Str(k), Value::Int(b)] if *b >= 0 => Ok((k.clone(), *b as u64)),
+                    _ => Err(format!("item {i} must be [\"key\", book]")),
+                },
+                other => Err(format!(
+                    "item {i} must be [\"key\", book], got {}",
+                    other.type_name()
+                )),
+            })
+            .collect()
+    }
+    fn to_value(&self) -> Value {
+        Value::List(
+            self.iter()
+                .map(|(k, b)| Value::List(vec![Value::Str(k.clone()), Value::Int(*b as i64)]))
+                .collect(),
+        )
+    }
+}
+
+fn lesson_requests() -> Vec<(String, u64)> {
+    let mut r = vec![("OD-7f21".to_string(), 1); 3];
+    r.push(("OD-9c04".to_string(), 1));
+    r
+}
+
+params! {
+    /// Parameters of `idempotency`; defaults are lesson 002's.
+    pub struct Params {
+        /// `assign`, `increment`, `insert`, `insert_unique`, `derived_counter`, `idempotency_key` or `consumer`
+        form: Form = Form::Increment,
+        /// times the same request runs (the first five forms)
+        repeats: u64 = 3,
+        /// `increment`: the counter's start
+        initial_counter: u64 = 0,
+        /// `idempotency_key`: `[key, book]` pairs, for member 4
+        requests: Vec<(String, u64)> = lesson_requests(),
+        /// `consumer`: message ids delivered to a deduplicating consumer, for member 6
+        deliveries: Vec<u64> = vec![1, 1, 2],
+        /// random variant: each response is lost with this probability and the client retries
+        response_loss_probability: f64 = 0.0,
+        /// random variant: most retries after lost responses (with either above 0, each request runs once plus its retries, instead of `repeats`)
+        max_retries: u64 = 0,
+        /// the catalog's books
+        books: Vec<Book> = lesson_books(),
+        /// the members
+        members: Vec<Member> = lesson_members(),
+    }
+}
+
+columns! {
+    /// Metrics of one run.
+    pub struct Metrics {
+        /// calls made (repeats and retries included)
+        calls: u64,
+        /// rows the database reports changed, summed (an UPDATE counts matched rows; a conflicting insert 0)
+        changes: u64,
+        /// assign 1; increment, insert: one per call; insert_unique, derived_counter: rows that exist; idempotency_key: loans made; consumer: ids applied
+        effects: u64,
+        /// the counter or row count (empty for assign)
+        final_value: Option<u64>,
+        /// effects beyond one per distinct request
+        duplicate_effects: u64,
+        /// calls answered from a stored response
+        replayed: u64,
+        /// idempotency keys stored
+        stored_keys: u64,
+        /// first-time answers that granted a loan
+        granted: u64,
+        /// first-time answers that rejected it
+        rejected: u64,
+    }
+}
+
+columns! {
+    /// One call's row (entity = call index from 1).
+    pub struct CallRow {
+        /// the request's key or message id (empty for the plain forms)
+        key: String,
+        /// rows changed by this call's statements
+        changes: u64,
+        /// `derived_counter`: rows changed by the counter update alone
+        update_changes: Option<u64>,
+        /// 1 when this call made a new effect
+        new_effect: bool,
+        /// `granted`, `rejected` or empty
+        response: String,
+        /// the loan id in the response
+        loan_id: Option<u64>,
+        /// 1 when the stored response was replayed
+        replayed: bool,
+        /// the counter or row count after the call
+        value: Option<u64>,
+    }
+}
+
+/// The model.
+pub struct Idempotency;
+
+/// Most calls in one run.
+const MAX_CALLS: u64 = 1_000_000;
+
+impl Model for Idempotency {
+    const NAME: &'static str = "idempotency";
+    const SUMMARY: &'static str = "the same request run again: which writes are idempotent, and unique constraints, derived counters, idempotency keys and deduplicating consumers (lesson 002)";
+    const CHARTS: &'static [DefaultChart] = &[DefaultChart {
+        name: "effects-per-form",
+        x: "form",
+        y: &["calls", "effects", "duplicate_effects"],
+        kind: "bar",
+        mark_x: None,
+        mark_y: None,
+    }];
+    type Params = Params;
+    type Metrics = Metrics;
+    type Entity = CallRow;
+
+    fn param_specs() -> &'static [ParamSpec] {
+        Params::SPECS
+    }
+
+    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
+        Params::from_values(values)
+    }
+
+    fn validate(p: &Params) -> Result<(), ParamError> {
+        if !(0.0..=1.0).contains(&p.response_loss_probability) {
+            return Err(ParamError::new(
+                "response_loss_probability",
+                format!(
+                    "a probability must be in [0, 1], got {}",
+                    p.response_loss_probability
+                ),
+            ));
+        }
+        let logical = match p.form {
+            Form::IdempotencyKey => p.requests.len() as u64,
+            Form::Consumer => p.deliveries.len() as u64,
+            _ => p.repeats,
+        };
+        if logical.saturating_mul(1 + p.max_retries) > MAX_CALLS {
+            return Err(ParamError::new(
+                "repeats",
+                format!("at most {MAX_CALLS} calls per run"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, CallRow>, SimError> {
+        let mut sim = Sim::new(p, seed);
+        let mut queue = EventQueue::with_capacity(2, limits);
+        if !sim.plan.is_empty() {
+            queue.schedule_at(0, 0, Event::Call { i: 0, attempt: 0 });
+        }
+        run(&mut queue, &mut sim)?;
+        Ok(sim.output())
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    /// Logical request i, its attempt-th call (0 = the first).
+    Call { i: usize, attempt: u64 },
+}
+
+/// One logical request: its key (or message id) and book.
+struct Planned {
+    key: String,
+    book: u64,
+}
+
+/// Calls are 1 ms apart in virtual time: they run one after another.
+const CALL_GAP_NS: u64 = 1_000_000;
+/// `consumer` acts for member 6 (lesson 002); `idempotency_key` lends to member 4, whose count
+/// the lesson does not track.
+const CONSUMER_MEMBER: u64 = 6;
+
+struct Sim {
+    form: Form,
+    plan: Vec<Planned>,
+    random: bool,
+    loss: f64,
+    max_retries: u64,
+    loss_rng: sim_core::Stream,
+    world: World,
+    counter: u64,
+    /// Loan rows: (book, member, key) for the forms that insert.
+    loan_rows: u64,
+    unique_row: bool,
+    keys: Vec<(String, &'static str, Option<u64>)>,
+    seen_ids: Vec<String>,
+    rows: Vec<(String, CallRow)>,
+}
+
+impl Sim {
+    fn new(p: &Params, seed: u64) -> Self {
+        let random = p.response_loss_probability > 0.0 || p.max_retries > 0;
+        let plan = match p.form {
+            Form::IdempotencyKey => p
+                .requests
+                .iter()
+                .map(|(k, b)| Planned {
+                    key: k.clone(),
+                    book: *b,
+                })
+                .collect(),
+            Form::Consumer => p
+                .deliveries
+                .iter()
+                .map(|id| Planned {
+                    key: id.to_string(),
+                    book: 0,
+                })
+                .collect(),
+            // The same request: `repeats` runs, or one request and its retries.
+            _ => (0..if random { 1 } else { p.repeats })
+                .map(|_| Planned {
+                    key: String::new(),
+                    book: 1,
+                })
+                .collect(),
+        };
+        Sim {
+            form: p.form,
+            plan,
+            random,
+            loss: p.response_loss_probability,
+            max_retries: p.max_retries,
+            loss_rng: stream(seed, "idempotency/response-loss"),
+            world: World::new(&p.books, &p.members),
+            counter: p.initial_counter,
+            loan_rows: 0,
+            unique_row: false,
+            keys: Vec::new(),
+            seen_ids: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// One call of request `i`; returns its row.
+    fn call(&mut self, i: usize) -> CallRow {
+        let key = self.plan[i].key.clone();
+        let book = self.plan[i].book;
+        let mut row = CallRow {
+            key: key.clone(),
+            changes: 0,
+            update_changes: None,
+            new_effect: false,
+            response: String::new(),
+            loan_id: None,
+            replayed: false,
+            value: None,
+        };
+        match self.form {
+            Form::Assign => {
+                // Matched rows count even when the value does not change.
+                if let Some(b) = self.world.books.iter_mut().find(|b| b.id == book) {
+                    row.new_effect = b.status != Status::Loan;
+                    b.status = Status::Loan;
+                    row.changes = 1;
+                }
+            }
+            Form::Increment => {
+                self.counter += 1;
+                row.changes = 1;
+                row.new_effect = true;
+                row.value = Some(self.counter);
+            }
+            Form::Insert => {
+                self.loan_rows += 1;
+                row.changes = 1;
+                row.new_effect = true;
+                row.value = Some(self.loan_rows);
+            }
+            Form::InsertUnique | Form::DerivedCounter => {
+                let inserted = !self.unique_row;
+                self.unique_row = true;
+                row.changes = u64::from(inserted);
+                row.new_effect = inserted;
+                if self.form == Form::DerivedCounter {
+                    // counter = count of open loan rows: one matched row, whatever its value.
+                    self.counter = u64::from(self.unique_row);
+                    row.changes += 1;
+                    row.update_changes = Some(1);
+                    row.value = Some(self.counter);
+                } else {
+                    row.value = Some(u64::from(self.unique_row));
+                }
+            }
+            Form::IdempotencyKey => {
+                if let Some((_, response, loan)) = self.keys.iter().find(|(k, _, _)| *k == key) {
+                    // Seen: replay the stored response; the transaction rolls back.
+                    row.response = response.to_string();
+                    row.loan_id = *loan;
+                    row.replayed = true;
+                } else {
+                    // One transaction: the effect, the key and the response.
+                    let (response, loan) = match self.world.mark_loaned(book) {
+                        Ok(()) => {
+                            self.loan_rows += 1;
+                            row.changes += 2; // the status update and the loan row
+                            row.new_effect = true;
+                            ("granted", Some(self.loan_rows))
+                        }
+                        Err(_) => ("rejected", None),
+                    };
+                    row.changes += 1; // the key row
+                    self.keys.push((key, response, loan));
+                    row.response = response.to_string();
+                    row.loan_id = loan;
+                }
+                row.value = Some(self.loan_rows);
+            }
+            Form::Consumer => {
+                if !self.seen_ids.contains(&key) {
+                    // The id and the effect commit together; no limit check.
+                    self.seen_ids.push(key);
+                    let _ = self.world.add_loan_unchecked(CONSUMER_MEMBER);
+                    row.changes = 2;
+                    row.new_effect = true;
+                }
+                row.value = self.world.member(CONSUMER_MEMBER).map(|m| m.open);
+            }
+        }
+        row
+    }
+
+    fn output(self) -> Output<Metrics, CallRow> {
+        let calls = self.rows.len() as u64;
+        let new_effects = self.rows.iter().filter(|(_, r)| r.new_effect).count() as u64;
+        let effects = match self.form {
+            Form::Assign => {
+                u64::from(self.world.book(1).is_some_and(|b| b.status == Status::Loan) && calls > 0)
+            }
+            Form::Increment | Form::Insert => calls,
+            Form::InsertUnique | Form::DerivedCounter => u64::from(self.unique_row),
+            Form::IdempotencyKey | Form::Consumer => new_effects,
+        };
+        // Distinct requests: one for the repeated forms, one per key or message id.
+        let distinct = match self.form {
+            Form::IdempotencyKey | Form::Consumer => {
+                let mut keys: Vec<&str> = self.plan.iter().map(|r| r.key.as_str()).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys.len() as u64
+            }
+            _ => u64::from(calls > 0),
+        };
+        let final_value = match self.form {
+            Form::Assign => None,
+            Form::Increment | Form::DerivedCounter => Some(self.counter),
+            Form::Insert | Form::IdempotencyKey => Some(self.loan_rows),
+            Form::InsertUnique => Some(u64::from(self.unique_row)),
+            Form::Consumer => self.world.member(CONSUMER_MEMBER).map(|m| m.open),
+        };
+        let first_time = |r: &str| {
+            self.rows
+                .iter()
+                .filter(|(_, c)| !c.replayed && c.response == r)
+                .count() as u64
+        };
+        let metrics = Metrics {
+            calls,
+            changes: self.rows.iter().map(|(_, r)| r.changes).sum(),
+            effects,
+            final_value,
+            duplicate_effects: effects.saturating_sub(distinct),
+            replayed: self.rows.iter().filter(|(_, r)| r.replayed).count() as u64,
+            stored_keys: self.keys.len() as u64,
+            granted: first_time("granted"),
+            rejected: first_time("rejected"),
+        };
+        Output {
+            metrics,
+            entities: self.rows,
+        }
+    }
+}
+
+fn unit(rng: &mut sim_core::Stream) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+impl Handler<Event> for Sim {
+    fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let Event::Call { i, attempt } = event;
+        let row = self.call(i);
+        let index = self.rows.len() + 1;
+        self.rows.push((index.to_string(), row));
+        // Random variant: a lost response makes the client call again, up to max_retries.
+        let lost = self.random && unit(&mut self.loss_rng) < self.loss;
+        if lost && attempt < self.max_retries {
+            queue.schedule_in(
+                CALL_GAP_NS,
+                0,
+                Event::Call {
+                    i,
+                    attempt: attempt + 1,
+                },
+            );
+        } else if i + 1 < self.plan.len() {
+            queue.schedule_in(
+                CALL_GAP_NS,
+                0,
+                Event::Call {
+                    i: i + 1,
+                    attempt: 0,
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_form(form: Form) -> Output<Metrics, CallRow> {
+        let p = Params {
+            form,
+            ..Params::default()
+        };
+        Idempotency::validate(&p).unwrap();
+        Idempotency::run(&p, 0, Limits::default()).unwrap()
+    }
+
+    fn per_call(out: &Output<Metrics, CallRow>) -> Vec<u64> {
+        out.entities.iter().map(|(_, r)| r.changes).collect()
+    }
+
+    #[test]
+    fn three_runs_of_the_plain_writes() {
+        // Lesson 002: status odunc, counter 3, 3 loan rows.
+        let assign = run_form(Form::Assign);
+        assert_eq!(
+            (
+                assign.metrics.effects,
+                assign.metrics.final_value,
+                assign.metrics.duplicate_effects
+            ),
+            (1, None, 0)
+        );
+        assert_eq!(per_call(&assign), [1, 1, 1]); // matched rows, though the value stays
+        let increment = run_form(Form::Increment);
+        assert_eq!(
+            (
+                increment.metrics.final_value,
+                increment.metrics.duplicate_effects
+            ),
+            (Some(3), 2)
+        );
+        let insert = run_form(Form::Insert);
+        assert_eq!(
+            (insert.metrics.final_value, insert.metrics.effects),
+            (Some(3), 3)
+        );
+    }
+
+    #[test]
+    fn the_idempotent_forms_change_1_then_0() {
+        // insert_unique: 1, 0, 0 (conflicts count 0); derived_counter's update: 1, 1, 1.
+        let unique = run_form(Form::InsertUnique);
+        assert_eq!(per_call(&unique), [1, 0, 0]);
+        assert_eq!(
+            (unique.metrics.final_value, unique.metrics.duplicate_effects),
+            (Some(1), 0)
+        );
+        let derived = run_form(Form::DerivedCounter);
+        let updates: Vec<Option<u64>> = derived
+            .entities
+            .iter()
+            .map(|(_, r)| r.update_changes)
+            .collect();
+        assert_eq!(updates, [Some(1), Some(1), Some(1)]);
+        assert_eq!(per_call(&derived), [2, 1, 1]); // the unique insert's change, then none
+        assert_eq!(derived.metrics.final_value, Some(1));
+    }
+
+    #[test]
+    fn an_idempotency_key_replays_and_stores_rejections() {
+        // OD-7f21 ×3 then OD-9c04, all for book 1: one loan (id 1); calls 2 and 3 replay it;
+        // the 4th is rejected (book 1 is on loan) and its rejection is stored: 2 key rows.
+        let out = run_form(Form::IdempotencyKey);
+        let m = &out.metrics;
+        assert_eq!(
+            (m.calls, m.effects, m.final_value, m.replayed),
+            (4, 1, Some(1), 2)
+        );
+        assert_eq!(
+            (m.stored_keys, m.granted, m.rejected, m.duplicate_effects),
+            (2, 1, 1, 0)
+        );
+        let loans: Vec<Option<u64>> = out.entities.iter().map(|(_, r)| r.loan_id).collect();
+        assert_eq!(loans, [Some(1), Some(1), Some(1), None]);
+        assert_eq!(out.entities[3].1.response, "rejected");
+    }
+
+    #[test]
+    fn the_deduplicating_consumer_skips_a_repeat() {
+        // Deliveries 1, 1, 2 for member 6 (open 0): 1 → 1, skipped, 2 → 2.
+        let out = run_form(Form::Consumer);
+        let values: Vec<Option<u64>> = out.entities.iter().map(|(_, r)| r.value).collect();
+        assert_eq!(values, [Some(1), Some(1), Some(2)]);
+        assert_eq!((out.metrics.effects, out.metrics.final_value), (2, Some(2)));
+        assert_eq!(out.entities[1].1.changes, 0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn retries_duplicate_only_the_non_idempotent_forms(
+            loss in 0.0f64..1.0,
+            retries in 0u64..20,
+            seed in 0u64..200,
+        ) {
+            for form in [Form::Increment, Form::InsertUnique, Form::DerivedCounter, Form::IdempotencyKey] {
+                let p = Params { form, response_loss_probability: loss, max_retries: retries, ..Params::default() };
+                let m = Idempotency::run(&p, seed, Limits::default()).unwrap().metrics;
+                match form {
+                    // Every retry is one more increment.
+                    Form::Increment => proptest::prop_assert_eq!(m.duplicate_effects, m.calls - 1),
+                    _ => proptest::prop_assert_eq!(m.duplicate_effects, 0),
+                }
+                proptest::prop_assert!(m.calls <= 4 * (1 + retries));
+            }
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! The library world of lessons 002 and 004: a catalog of books and a membership service with
+//! no shared transaction. Each call commits on its own.
+
+use crate::declare::{Kind, ParamType, field, table_fields};
+use crate::value::Value;
+
+/// A book's status in the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// `rafta`: on the shelf.
+    Shelf,
+    /// `odunc`: on loan.
+    Loan,
+}
+
+impl Status {
+    /// The lesson's word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Shelf => "rafta",
+            Status::Loan => "odunc",
+        }
+    }
+}
+
+/// A book: id and status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Book {
+    /// Its id.
+    pub id: u64,
+    /// On the shelf or on loan.
+    pub status: Status,
+}
+
+/// A member: id, open loans and the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
+    /// Its id.
+    pub id: u64,
+    /// Open loans.
+    pub open: u64,
+    /// Most open loans allowed.
+    pub limit: u64,
+}
+
+/// The lessons' books: 1, 2 and 3, all on the shelf.
+pub fn lesson_books() -> Vec<Book> {
+    (1..=3)
+        .map(|id| Book {
+            id,
+            status: Status::Shelf,
+        })
+        .collect()
+}
+
+/// The lessons' members: 4 (2 of 3), 5 (3 of 3), 6 (0 of 9).
+pub fn lesson_members() -> Vec<Member> {
+    vec![
+        Member {
+            id: 4,
+            open: 2,
+            limit: 3,
+        },
+        Member {
+            id: 5,
+            open: 3,
+            limit: 3,
+        },
+        Member {
+            id: 6,
+            open: 0,
+            limit: 9,
+        },
+    ]
+}
+
+fn whole(value: Option<&Value>, what: &str) -> Result<u64, String> {
+    match value {
+        Some(Value::Int(n)) if *n >= 0 => Ok(*n as u64),
+        _ => Err(format!("needs `{what}`, an integer ≥ 0")),
+    }
+}
+
+impl ParamType for Vec<Book> {
+    const KIND: Kind = Kind::Tables("id, status = \"rafta\" | \"odunc\"");
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Value::List(items) = value else {
+            return Err(format!(
+                "expected an array of books, got {}",
+                value.type_name()
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let t = table_fields("books", i, item, &["id", "status"])?;
+                let id = whole(field(t, "id"), "id").map_err(|m| format!("books[{i}] {m}"))?;
+                let status = match field(t, "status") {
+                    None => Status::Shelf,
+                    Some(Value::Str(s)) if s == "rafta" => Status::Shelf,
+                    Some(Value::Str(s)) if s == "odunc" => Status::Loan,
+                    Some(other) => {
+                        return Err(format!(
+                            "books[{i}]: status must be \"rafta\" or \"odunc\", got {other}"
+                        ));
+                    }
+                };
+                Ok(Book { id, status })
+            })
+            .collect()
+    }
+    fn to_value(&self) -> Value {
+        Value::List(
+            self.iter()
+                .map(|b| {
+                    Value::Table(vec![
+                        ("id".into(), Value::Int(b.id as i64)),
+                        ("status".into(), Value::Str(b.status.word().into())),
+                    ])
+                })
+                .collect(),
+        )
+    }
+}
+
+impl ParamType for Vec<Member> {
+    const KIND: Kind = Kind::Tables("id, open, limit");
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Value::List(items) = value else {
+            return Err(format!(
+                "expected an array of members, got {}",
+                value.type_name()
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let t = table_fields("members", i, item, &["id", "open", "limit"])?;
+                let m = |k: &str| whole(field(t, k), k).map_err(|e| format!("members[{i}] {e}"));
+                Ok(Member {
+                    id: m("id")?,
+                    open: m("open")?,
+                    limit: m("limit")?,
+                })
+            })
+            .collect()
+    }
+    fn to_value(&self) -> Value {
+        Value::List(
+            self.iter()
+                .map(|m| {
+                    Value::Table(vec![
+                        ("id".into(), Value::Int(m.id as i64)),
+                        ("open".into(), Value::Int(m.open as i64)),
+                        ("limit".into(), Value::Int(m.limit as i64)),
+                    ])
+                })
+                .collect(),
+        )
+    }
+}
+
+/// `[book, member]` pairs.
+impl ParamType for Vec<(u64, u64)> {
+    const KIND: Kind = Kind::Tables("[book, member] pairs");
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let Value::List(items) = value else {
+            return Err(format!(
+                "expected a list of [book, member] pairs, got {}",
+                value.type_name()
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::List(pair) => match pair.as_slice() {
+                    [Value::Int(b), Value::Int(m)] if *b >= 0 && *m >= 0 => {
+                        Ok((*b as u64, *m as u64))
+                    }
+                    _ => Err(format!("item {i} must be [book, member], two integers ≥ 0")),
+                },
+                other => Err(format!(
+                    "item {i} must be [book, member], got {}",
+                    other.type_name()
+                )),
+            })
+            .collect()
+    }
+    fn to_value(&self) -> Value {
+        Value::List(
+            self.iter()
+                .map(|(b, m)| Value::List(vec![Value::Int(*b as i64), Value::Int(*m as i64)]))
+                .collect(),
+        )
+    }
+}
+
+/// Why a call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallError {
+    /// *mark loaned*: no such book.
+    NoSuchBook,
+    /// *mark loaned*: the book is not on the shelf.
+    NotOnShelf,
+    /// *add loan*: no such member.
+    NoSuchMember,
+    /// *add loan*: the member is at the limit.
+    LimitReached,
+    /// *mark shelved*: the catalog could not be reached.
+    CatalogUnreachable,
+    /// A failure drawn by a random variant.
+    Injected,
+}
+
+impl CallError {
+    /// The code written in entity rows.
+    pub fn code(self) -> &'static str {
+        match self {
+            CallError::NoSuchBook => "no_such_book",
+            CallError::NotOnShelf => "not_on_shelf",
+            CallError::NoSuchMember => "no_such_member",
+            CallError::LimitReached => "limit_reached",
+            CallError::CatalogUnreachable => "catalog_unreachable",
+            CallError::Injected => "injected_failure",
+        }
+    }
+}
+
+/// The two services' data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct World {
+    /// The catalog.
+    pub books: Vec<Book>,
+    /// The membership records.
+    pub members: Vec<Member>,
+}
+
+impl World {
+    /// A world with these books and members.
+    pub fn new(books: &[Book], members: &[Member]) -> Self {
+        World {
+            books: books.to_vec(),
+            members: members.to_vec(),
+        }
+    }
+
+    /// A book by id.
+    pub fn book(&self, id: u64) -> Option<&Book> {
+        self.books.iter().find(|b| b.id == id)
+    }
+
+    /// A member by id.
+    pub fn member(&self, id: u64) -> Option<&Member> {
+        self.members.iter().find(|m| m.id == id)
+    }
+
+    /// *mark loaned*: fails unless the book exists and is on the shelf.
+    pub fn mark_loaned(&mut self, id: u64) -> Result<(), CallError> {
+        let book = self
+            .books
+            .iter_mut()
+            .find(|b| b.id == id)
+            .ok_or(CallError::NoSuchBook)?;
+        if book.status != Status::Shelf {
+            return Err(CallError::NotOnShelf);
+        }
+        book.status = Status::Loan;
+        Ok(())
+    }
+
+    /// *mark shelved* (the compensation): puts the book back; fails only when the catalog is
+    /// unreachable.
+    pub fn mark_shelved(&mut self, id: u64, unreachable: bool) -> Result<(), CallError> {
+        if unreachable {
+            return Err(CallError::CatalogUnreachable);
+        }
+        if let Some(book) = self.books.iter_mut().find(|b| b.id == id) {
+            book.status = Status::Shelf;
+        }
+        Ok(())
+    }
+
+    /// *add loan*: fails unless the member exists and `open < limit`; else `open += 1`.
+    pub fn add_loan(&mut self, id: u64) -> Result<(), CallError> {
+        let member = self
+            .members
+            .iter_mut()
+            .find(|m| m.id == id)
+            .ok_or(CallError::NoSuchMember)?;
+        if member.open >= member.limit {
+            return Err(CallError::LimitReached);
+        }
+        member.open += 1;
+        Ok(())
+    }
+
+    /// `open += 1` with no limit check (a consumer that applies an effect it was told about).
+    pub fn add_loan_unchecked(&mut self, id: u64) -> Result<(), CallError> {
+        let member = self
+            .members
+            .iter_mut()
+            .find(|m| m.id == id)
+            .ok_or(CallError::NoSuchMember)?;
+        member.open += 1;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_three_calls() {
+        let mut w = World::new(&lesson_books(), &lesson_members());
+        assert_eq!(w.mark_loaned(1), Ok(()));
+        assert_eq!(w.mark_loaned(1), Err(CallError::NotOnShelf));
+        assert_eq!(w.mark_loaned(9), Err(CallError::NoSuchBook));
+        assert_eq!(w.add_loan(4), Ok(())); // 2 of 3 → 3
+        assert_eq!(w.add_loan(4), Err(CallError::LimitReached));
+        assert_eq!(w.add_loan(5), Err(CallError::LimitReached)); // 3 of 3
+        assert_eq!(w.mark_shelved(1, true), Err(CallError::CatalogUnreachable));
+        assert_eq!(w.mark_shelved(1, false), Ok(()));
+        assert_eq!(w.book(1).unwrap().status, Status::Shelf);
+        assert_eq!(w.member(4).unwrap().open, 3);
+    }
+}
