@@ -298,6 +298,26 @@ impl Loader<'_> {
         )
     }
 
+    /// The entries of a table, every key among `valid` (else an error at the unknown key).
+    fn known_fields<'a, 'i>(
+        &self,
+        t: &'a DeTable<'i>,
+        what: &str,
+        valid: &[&str],
+    ) -> Result<Vec<Entry<'a>>, ConfigError>
+    where
+        'i: 'a,
+    {
+        let mut fields = Vec::new();
+        for entry in t.iter() {
+            if !valid.contains(&entry.0.get_ref().as_ref()) {
+                return Err(self.unknown_key(entry.0, what, valid));
+            }
+            fields.push(entry);
+        }
+        Ok(fields)
+    }
+
     fn string(&self, v: &Spanned<DeValue<'_>>, key: &str) -> Result<String, ConfigError> {
         match v.get_ref() {
             DeValue::String(s) => Ok(s.to_string()),
@@ -683,13 +703,7 @@ impl Loader<'_> {
         (t, span): (&DeTable<'_>, Span),
     ) -> Result<Claim, ConfigError> {
         let model = config.model;
-        let mut fields: Vec<Entry<'_>> = Vec::new();
-        for entry in t.iter() {
-            if !CLAIM_KEYS.contains(&entry.0.get_ref().as_ref()) {
-                return Err(self.unknown_key(entry.0, "[[claim]]", CLAIM_KEYS));
-            }
-            fields.push(entry);
-        }
+        let fields = self.known_fields(t, "[[claim]]", CLAIM_KEYS)?;
         let field = |k: &str| {
             fields
                 .iter()
@@ -845,13 +859,7 @@ impl Loader<'_> {
         config: &Config,
         (t, span): (&DeTable<'_>, Span),
     ) -> Result<ChartSpec, ConfigError> {
-        let mut fields: Vec<Entry<'_>> = Vec::new();
-        for entry in t.iter() {
-            if !CHART_KEYS.contains(&entry.0.get_ref().as_ref()) {
-                return Err(self.unknown_key(entry.0, "[[chart]]", CHART_KEYS));
-            }
-            fields.push(entry);
-        }
+        let fields = self.known_fields(t, "[[chart]]", CHART_KEYS)?;
         let field = |k: &str| {
             fields
                 .iter()

@@ -51,7 +51,7 @@ fn describe(model: &dyn ModelDef) -> String {
             out,
             "  {:<22} {:<10} {:<14} {:<5} {}",
             p.key,
-            short_kind(&p.kind),
+            p.kind.short(),
             short_default(&(p.default)()),
             p.unit(),
             with_choices(p)
@@ -92,23 +92,11 @@ fn short_default(value: &coordsim_models::Value) -> String {
     }
 }
 
-fn short_kind(kind: &coordsim_models::Kind) -> &'static str {
-    match kind {
-        coordsim_models::Kind::Count => "integer",
-        coordsim_models::Kind::Float => "number",
-        coordsim_models::Kind::Bool => "boolean",
-        coordsim_models::Kind::Choice(_) | coordsim_models::Kind::Text => "string",
-        coordsim_models::Kind::TextList => "strings",
-        coordsim_models::Kind::NumberOrList | coordsim_models::Kind::NumberList => "number(s)",
-        coordsim_models::Kind::CountList => "integers",
-        coordsim_models::Kind::CountOrList => "integer(s)",
-        coordsim_models::Kind::Tables(_) => "tables",
-    }
-}
-
 fn with_choices(p: &coordsim_models::ParamSpec) -> String {
     match p.kind {
-        coordsim_models::Kind::Choice(_) | coordsim_models::Kind::Tables(_) => {
+        coordsim_models::Kind::Choice(_)
+        | coordsim_models::Kind::Tables(_)
+        | coordsim_models::Kind::Pairs => {
             format!("{} ({})", p.meaning.trim(), p.kind)
         }
         _ => p.meaning.trim().to_string(),

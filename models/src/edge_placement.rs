@@ -3,7 +3,9 @@
 
 use sim_core::{Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
 
-use crate::declare::{Kind, ParamError, ParamSpec, ParamType, field, table_fields};
+use crate::declare::{
+    Kind, ParamError, ParamType, duration, field, positive_duration, table_fields,
+};
 use crate::registry::{DefaultChart, Model, Output};
 use crate::station::{Stations, Waiting};
 use crate::value::Value;
@@ -208,14 +210,6 @@ impl Model for EdgePlacement {
     type Metrics = Metrics;
     type Entity = EdgeRow;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
         if p.edges.is_empty() {
             return Err(ParamError::new("edges", "give at least one edge"));
@@ -245,15 +239,12 @@ impl Model for EdgePlacement {
                     ),
                 ));
             };
-            if ms_to_ns(rtt).is_none() {
-                return Err(ParamError::new(
+            duration("edges", rtt).map_err(|err| {
+                ParamError::new(
                     "edges",
-                    format!(
-                        "edge `{}`: rtt_ms.{} must be a duration ≥ 0, got {rtt}",
-                        e.name, p.placement
-                    ),
-                ));
-            }
+                    format!("edge `{}`, rtt_ms.{}: {}", e.name, p.placement, err.message),
+                )
+            })?;
         }
         let total: u64 = p.edges.iter().map(|e| e.load).fold(0, u64::saturating_add);
         if total == 0 {
@@ -269,20 +260,9 @@ impl Model for EdgePlacement {
             ));
         }
         for (key, ms) in [("local_ms", p.local_ms), ("service_ms", p.service_ms)] {
-            if ms_to_ns(ms).is_none() {
-                return Err(ParamError::new(
-                    key,
-                    format!("must be a duration ≥ 0 ms, got {ms}"),
-                ));
-            }
+            duration(key, ms)?;
         }
-        match ms_to_ns(p.duration_ms) {
-            Some(ns) if ns > 0 => Ok(()),
-            _ => Err(ParamError::new(
-                "duration_ms",
-                format!("must be a duration > 0 ms, got {}", p.duration_ms),
-            )),
-        }
+        positive_duration("duration_ms", p.duration_ms)
     }
 
     fn run(p: &Params, _seed: u64, limits: Limits) -> Result<Output<Metrics, EdgeRow>, SimError> {

@@ -2,13 +2,11 @@
 //! and insert are not; a unique constraint, a derived counter, an idempotency key stored with
 //! its response, or a consumer that records message ids make the repeats harmless.
 
-use rand_core::Rng;
-use sim_core::{EventQueue, Handler, Limits, SimError, run, stream};
+use sim_core::{EventQueue, Handler, Limits, SimError, chance, run, stream};
 
-use crate::declare::{Kind, ParamError, ParamSpec, ParamType};
+use crate::declare::{ParamError, probability};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
 use crate::registry::{DefaultChart, Model, Output};
-use crate::value::Value;
 
 choice! {
     /// The write being repeated.
@@ -27,40 +25,6 @@ choice! {
         IdempotencyKey = "idempotency_key",
         /// a consumer that records message ids with the effect
         Consumer = "consumer",
-    }
-}
-
-/// `[key, book]` pairs.
-impl ParamType for Vec<(String, u64)> {
-    const KIND: Kind = Kind::Tables("[key, book] pairs");
-    fn from_value(value: &Value) -> Result<Self, String> {
-        let Value::List(items) = value else {
-            return Err(format!(
-                "expected a list of [key, book] pairs, got {}",
-                value.type_name()
-            ));
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::List(pair) => match pair.as_slice() {
-                    [Value::Str(k), Value::Int(b)] if *b >= 0 => Ok((k.clone(), *b as u64)),
-                    _ => Err(format!("item {i} must be [\"key\", book]")),
-                },
-                other => Err(format!(
-                    "item {i} must be [\"key\", book], got {}",
-                    other.type_name()
-                )),
-            })
-            .collect()
-    }
-    fn to_value(&self) -> Value {
-        Value::List(
-            self.iter()
-                .map(|(k, b)| Value::List(vec![Value::Str(k.clone()), Value::Int(*b as i64)]))
-                .collect(),
-        )
     }
 }
 
@@ -161,24 +125,8 @@ impl Model for Idempotency {
     type Metrics = Metrics;
     type Entity = CallRow;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
-        if !(0.0..=1.0).contains(&p.response_loss_probability) {
-            return Err(ParamError::new(
-                "response_loss_probability",
-                format!(
-                    "a probability must be in [0, 1], got {}",
-                    p.response_loss_probability
-                ),
-            ));
-        }
+        probability("response_loss_probability", p.response_loss_probability)?;
         let logical = match p.form {
             Form::IdempotencyKey => p.requests.len() as u64,
             Form::Consumer => p.deliveries.len() as u64,
@@ -424,10 +372,6 @@ impl Sim {
     }
 }
 
-fn unit(rng: &mut sim_core::Stream) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
-
 impl Handler<Event> for Sim {
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let Event::Call { i, attempt } = event;
@@ -435,7 +379,7 @@ impl Handler<Event> for Sim {
         let index = self.rows.len() + 1;
         self.rows.push((index.to_string(), row));
         // Random variant: a lost response makes the client call again, up to max_retries.
-        let lost = self.random && unit(&mut self.loss_rng) < self.loss;
+        let lost = self.random && chance(&mut self.loss_rng, self.loss);
         if lost && attempt < self.max_retries {
             queue.schedule_in(
                 CALL_GAP_NS,

@@ -24,7 +24,8 @@ pub mod single_writer_queue;
 pub mod station;
 
 pub use declare::{
-    Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSpec, ParamType, PerEntity, unit_of,
+    Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSet, ParamSpec, ParamType,
+    PerEntity, unit_of,
 };
 pub use registry::{DefaultChart, Model, ModelDef, Output, RunError, RunOutput, all, find};
 pub use value::Value;

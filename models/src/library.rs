@@ -162,42 +162,6 @@ impl ParamType for Vec<Member> {
     }
 }
 
-/// `[book, member]` pairs.
-impl ParamType for Vec<(u64, u64)> {
-    const KIND: Kind = Kind::Tables("[book, member] pairs");
-    fn from_value(value: &Value) -> Result<Self, String> {
-        let Value::List(items) = value else {
-            return Err(format!(
-                "expected a list of [book, member] pairs, got {}",
-                value.type_name()
-            ));
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::List(pair) => match pair.as_slice() {
-                    [Value::Int(b), Value::Int(m)] if *b >= 0 && *m >= 0 => {
-                        Ok((*b as u64, *m as u64))
-                    }
-                    _ => Err(format!("item {i} must be [book, member], two integers ≥ 0")),
-                },
-                other => Err(format!(
-                    "item {i} must be [book, member], got {}",
-                    other.type_name()
-                )),
-            })
-            .collect()
-    }
-    fn to_value(&self) -> Value {
-        Value::List(
-            self.iter()
-                .map(|(b, m)| Value::List(vec![Value::Int(*b as i64), Value::Int(*m as i64)]))
-                .collect(),
-        )
-    }
-}
-
 /// Why a call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CallError {

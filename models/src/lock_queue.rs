@@ -7,9 +7,8 @@ use std::collections::VecDeque;
 
 use sim_core::{EventQueue, Handler, Limits, Nanos, SimError, ms_to_ns, ns_to_ms, run};
 
-use crate::declare::{ParamError, ParamSpec, PerEntity};
+use crate::declare::{ParamError, PerEntity, duration, positive_duration};
 use crate::registry::{DefaultChart, Model, Output};
-use crate::value::Value;
 
 choice! {
     /// How appliers coordinate.
@@ -196,14 +195,6 @@ impl Model for LockQueue {
     type Metrics = Metrics;
     type Entity = ApplierRow;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_APPLIERS).contains(&p.appliers) {
             return Err(ParamError::new(
@@ -250,41 +241,18 @@ impl Model for LockQueue {
                 ("start_ms", p.start_ms.get(i)),
                 ("hold_ms", p.hold_ms.get(i)),
             ] {
-                if ms_to_ns(ms).is_none() {
-                    return Err(ParamError::new(
-                        key,
-                        format!("must be a duration ≥ 0 ms, got {ms}"),
-                    ));
-                }
+                duration(key, ms)?;
             }
         }
-        match ms_to_ns(p.poll_ms) {
-            Some(ns) if ns > 0 => {}
-            _ => {
-                return Err(ParamError::new(
-                    "poll_ms",
-                    format!("must be a duration > 0 ms, got {}", p.poll_ms),
-                ));
-            }
-        }
+        positive_duration("poll_ms", p.poll_ms)?;
         for (key, ms) in [
             ("give_up_after_ms", p.give_up_after_ms),
             ("lease_ms", p.lease_ms),
         ] {
-            if ms_to_ns(ms).is_none() {
-                return Err(ParamError::new(
-                    key,
-                    format!("must be a duration ≥ 0 ms, got {ms}"),
-                ));
-            }
+            duration(key, ms)?;
         }
         for ms in &p.unlock_at_ms {
-            if ms_to_ns(*ms).is_none() {
-                return Err(ParamError::new(
-                    "unlock_at_ms",
-                    format!("times must be ≥ 0 ms, got {ms}"),
-                ));
-            }
+            duration("unlock_at_ms", *ms)?;
         }
         let names: Vec<String> = (0..n).map(|i| p.name(i)).collect();
         for c in &p.crash {

@@ -3,10 +3,9 @@
 //! delivering and marking delivers again: at-least-once delivery, duplicated effects unless the
 //! consumer deduplicates by message id.
 
-use rand_core::Rng;
-use sim_core::{EventQueue, Handler, Limits, Nanos, SimError, ms_to_ns, run, stream};
+use sim_core::{EventQueue, Handler, Limits, Nanos, SimError, chance, ms_to_ns, run, stream};
 
-use crate::declare::{Kind, ParamError, ParamSpec, ParamType, field, table_fields};
+use crate::declare::{Kind, ParamError, ParamType, duration, field, table_fields};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
 use crate::registry::{DefaultChart, Model, Output};
 use crate::value::Value;
@@ -159,14 +158,6 @@ impl Model for Outbox {
     type Metrics = Metrics;
     type Entity = Row;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
         if !(0.0..1.0).contains(&p.crash_probability) {
             return Err(ParamError::new(
@@ -177,12 +168,7 @@ impl Model for Outbox {
                 ),
             ));
         }
-        if ms_to_ns(p.restart_ms).is_none() {
-            return Err(ParamError::new(
-                "restart_ms",
-                format!("must be a duration ≥ 0 ms, got {}", p.restart_ms),
-            ));
-        }
+        duration("restart_ms", p.restart_ms)?;
         if p.random_loans > MAX_LOANS || p.loans.len() as u64 > MAX_LOANS {
             return Err(ParamError::new(
                 "random_loans",
@@ -231,10 +217,6 @@ struct Sim {
     restart: Nanos,
     batch: Vec<usize>,
     runs_made: u64,
-}
-
-fn unit(rng: &mut sim_core::Stream) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 impl Sim {
@@ -399,7 +381,7 @@ impl Handler<Event> for Sim {
                 }
                 self.messages[m].deliveries += 1;
                 let crashes = if self.random {
-                    unit(&mut self.crash_rng) < self.crash_probability
+                    chance(&mut self.crash_rng, self.crash_probability)
                 } else {
                     self.scripted[k as usize].crash_after == Some(pos as u64 + 1)
                 };

@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 
 use sim_core::{Limits, SimError};
 
-use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSpec};
+use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
 use crate::value::Value;
 
 /// A chart a model draws when its config names none.
@@ -42,16 +42,12 @@ pub trait Model: Sync + 'static {
     /// Charts drawn when a config names none.
     const CHARTS: &'static [DefaultChart];
     /// The parameters.
-    type Params;
+    type Params: ParamSet;
     /// The metrics row.
     type Metrics: Columns;
     /// An entity row ([`crate::NoEntity`] when the model has none).
     type Entity: Columns;
 
-    /// The parameter specs, in declared order.
-    fn param_specs() -> &'static [ParamSpec];
-    /// Reads typed parameters from values in spec order.
-    fn from_values(values: &[Value]) -> Result<Self::Params, ParamError>;
     /// Rejects impossible parameters, naming the key.
     fn validate(params: &Self::Params) -> Result<(), ParamError>;
     /// Runs the simulation with the given master seed.
@@ -112,7 +108,7 @@ impl<M: Model> ModelDef for Registered<M> {
         M::SUMMARY
     }
     fn params(&self) -> &'static [ParamSpec] {
-        M::param_specs()
+        M::Params::SPECS
     }
     fn metrics(&self) -> &'static [ColumnSpec] {
         M::Metrics::SPECS
@@ -124,10 +120,10 @@ impl<M: Model> ModelDef for Registered<M> {
         M::CHARTS
     }
     fn check(&self, values: &[Value]) -> Result<(), ParamError> {
-        M::validate(&M::from_values(values)?)
+        M::validate(&M::Params::from_values(values)?)
     }
     fn run(&self, values: &[Value], seed: u64, limits: Limits) -> Result<RunOutput, RunError> {
-        let params = M::from_values(values)?;
+        let params = M::Params::from_values(values)?;
         M::validate(&params)?;
         let output = M::run(&params, seed, limits)?;
         Ok(RunOutput {

@@ -2,13 +2,13 @@
 //! compensation a failed second call leaves an orphaned loan; a saga compensates the completed
 //! steps in reverse, and is left half done when a compensation fails too.
 
-use rand_core::Rng;
-use sim_core::{EventQueue, Handler, Limits, Nanos, SimError, ms_to_ns, ns_to_ms, run, stream};
+use sim_core::{
+    EventQueue, Handler, Limits, Nanos, SimError, chance, ms_to_ns, ns_to_ms, run, stream,
+};
 
-use crate::declare::{ParamError, ParamSpec};
+use crate::declare::{ParamError, duration, probability};
 use crate::library::{Book, CallError, Member, Status, World, lesson_books, lesson_members};
 use crate::registry::{DefaultChart, Model, Output};
-use crate::value::Value;
 
 choice! {
     /// What happens after a failed call.
@@ -107,43 +107,22 @@ impl Model for Saga {
     type Metrics = Metrics;
     type Entity = RequestRow;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
-        if ms_to_ns(p.step_ms).is_none() {
-            return Err(ParamError::new(
-                "step_ms",
-                format!("must be a duration ≥ 0 ms, got {}", p.step_ms),
-            ));
-        }
+        duration("step_ms", p.step_ms)?;
         if p.random_requests > MAX_REQUESTS || p.requests.len() as u64 > MAX_REQUESTS {
             return Err(ParamError::new(
                 "random_requests",
                 format!("at most {MAX_REQUESTS} requests per run"),
             ));
         }
-        for key in [
+        probability(
             "add_loan_failure_probability",
+            p.add_loan_failure_probability,
+        )?;
+        probability(
             "compensation_failure_probability",
-        ] {
-            let x = if key.starts_with("add") {
-                p.add_loan_failure_probability
-            } else {
-                p.compensation_failure_probability
-            };
-            if !(0.0..=1.0).contains(&x) {
-                return Err(ParamError::new(
-                    key,
-                    format!("a probability must be in [0, 1], got {x}"),
-                ));
-            }
-        }
+            p.compensation_failure_probability,
+        )?;
         Ok(())
     }
 
@@ -191,11 +170,6 @@ struct Sim {
     compensation_rng: sim_core::Stream,
     windows: Vec<Nanos>,
     pending: u64,
-}
-
-/// A uniform draw in [0, 1) from 53 random bits.
-fn unit(rng: &mut sim_core::Stream) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 impl Sim {
@@ -329,7 +303,7 @@ impl Handler<Event> for Sim {
                 Err(e) => self.fail(r, e, queue),
             },
             Event::AddLoan { r } => {
-                let injected = self.random && unit(&mut self.add_loan_rng) < self.add_loan_failure;
+                let injected = self.random && chance(&mut self.add_loan_rng, self.add_loan_failure);
                 let result = if injected {
                     Err(CallError::Injected)
                 } else {
@@ -343,7 +317,7 @@ impl Handler<Event> for Sim {
             Event::Compensate { r } => {
                 let unreachable = self.unreachable
                     || (self.random
-                        && unit(&mut self.compensation_rng) < self.compensation_failure);
+                        && chance(&mut self.compensation_rng, self.compensation_failure));
                 match self.world.mark_shelved(self.requests[r].book, unreachable) {
                     Ok(()) => {
                         let marked = self.requests[r].marked_at.unwrap_or(now);

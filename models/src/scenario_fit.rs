@@ -3,7 +3,7 @@
 
 use sim_core::{EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
 
-use crate::declare::{Kind, ParamError, ParamSpec, ParamType, field, table_fields};
+use crate::declare::{Kind, ParamError, ParamType, field, positive_duration, table_fields};
 use crate::registry::{DefaultChart, Model, Output};
 use crate::station::{Stations, Waiting};
 use crate::value::Value;
@@ -200,33 +200,9 @@ impl Model for ScenarioFit {
     type Metrics = Metrics;
     type Entity = ScenarioRow;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
-        match ms_to_ns(p.service_ms) {
-            Some(ns) if ns > 0 => {}
-            _ => {
-                return Err(ParamError::new(
-                    "service_ms",
-                    format!("must be a duration > 0 ms, got {}", p.service_ms),
-                ));
-            }
-        }
-        match ms_to_ns(p.horizon_ms) {
-            Some(ns) if ns > 0 => {}
-            _ => {
-                return Err(ParamError::new(
-                    "horizon_ms",
-                    format!("must be a duration > 0 ms, got {}", p.horizon_ms),
-                ));
-            }
-        }
+        positive_duration("service_ms", p.service_ms)?;
+        positive_duration("horizon_ms", p.horizon_ms)?;
         if p.scenarios.is_empty() {
             return Err(ParamError::new("scenarios", "give at least one scenario"));
         }

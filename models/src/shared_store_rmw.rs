@@ -8,9 +8,8 @@ use sim_core::{
     Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, ns_to_ms, run,
 };
 
-use crate::declare::{NoEntity, ParamError, ParamSpec};
+use crate::declare::{NoEntity, ParamError, duration};
 use crate::registry::{DefaultChart, Model, Output};
-use crate::value::Value;
 
 choice! {
     /// What protects the read-modify-write.
@@ -119,14 +118,6 @@ impl Model for SharedStoreRmw {
     type Metrics = Metrics;
     type Entity = NoEntity;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_CLIENTS).contains(&p.clients) {
             return Err(ParamError::new(
@@ -152,12 +143,7 @@ impl Model for SharedStoreRmw {
             ("compute_ms", p.compute_ms),
             ("write_ms", p.write_ms),
         ] {
-            if ms_to_ns(ms).is_none() {
-                return Err(ParamError::new(
-                    key,
-                    format!("must be a duration ≥ 0 ms, got {ms}"),
-                ));
-            }
+            duration(key, ms)?;
         }
         if op_ns(p) == 0 {
             return Err(ParamError::new(

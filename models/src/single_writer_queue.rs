@@ -6,10 +6,9 @@ use sim_core::{
     ns_to_ms, run, stream,
 };
 
-use crate::declare::{NoEntity, ParamError, ParamSpec};
+use crate::declare::{NoEntity, ParamError, duration, positive_duration};
 use crate::registry::{DefaultChart, Model, Output};
 use crate::station::{Stations, Waiting};
-use crate::value::Value;
 
 choice! {
     /// How request times are drawn.
@@ -120,14 +119,6 @@ impl Model for SingleWriterQueue {
     type Metrics = Metrics;
     type Entity = NoEntity;
 
-    fn param_specs() -> &'static [ParamSpec] {
-        Params::SPECS
-    }
-
-    fn from_values(values: &[Value]) -> Result<Params, ParamError> {
-        Params::from_values(values)
-    }
-
     fn validate(p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_CLIENTS).contains(&p.clients) {
             return Err(ParamError::new(
@@ -149,12 +140,7 @@ impl Model for SingleWriterQueue {
         }
         positive_duration("interarrival_ms", p.interarrival_ms)?;
         positive_duration("service_ms", p.service_ms)?;
-        if ms_to_ns(p.client_offset_ms).is_none() {
-            return Err(ParamError::new(
-                "client_offset_ms",
-                format!("must be a duration ≥ 0 ms, got {}", p.client_offset_ms),
-            ));
-        }
+        duration("client_offset_ms", p.client_offset_ms)?;
         if !(1..=MAX_CLIENTS).contains(&p.instances) {
             return Err(ParamError::new(
                 "instances",
@@ -177,16 +163,6 @@ impl Model for SingleWriterQueue {
             metrics: sim.metrics(p),
             entities: Vec::new(),
         })
-    }
-}
-
-fn positive_duration(key: &str, ms: f64) -> Result<(), ParamError> {
-    match ms_to_ns(ms) {
-        Some(ns) if ns > 0 => Ok(()),
-        _ => Err(ParamError::new(
-            key,
-            format!("must be a duration > 0 ms (at least 0.000001), got {ms}"),
-        )),
     }
 }
 

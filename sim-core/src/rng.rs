@@ -37,6 +37,15 @@ pub fn exponential_ms(rng: &mut Stream, mean_ms: f64) -> f64 {
     unit * mean_ms
 }
 
+/// True with probability `p`: a uniform draw in [0, 1) from 53 random bits, below `p`
+/// (so `p = 0` is never and `p = 1` is always).
+#[inline]
+pub fn chance(rng: &mut Stream, p: f64) -> bool {
+    use rand_core::Rng;
+    let uniform = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    uniform < p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +104,16 @@ mod tests {
 
     /// Recorded once from rand_chacha 0.10 (DEPENDENCIES.md: identical across 0.3 / 0.9 / 0.10).
     const GOLDEN_SERVICE_SEED0: [u64; 2] = [11586423486944190161, 7050588837051901556];
+
+    #[test]
+    fn chance_is_never_at_0_always_at_1_and_near_p_between() {
+        let mut rng = stream(3, "coin");
+        assert!((0..1000).all(|_| !chance(&mut rng, 0.0)));
+        assert!((0..1000).all(|_| chance(&mut rng, 1.0)));
+        let hits = (0..100_000).filter(|_| chance(&mut rng, 0.3)).count();
+        // Binomial(100000, 0.3): sd ≈ 145; allow 5 of them.
+        assert!((hits as i64 - 30_000).abs() < 725, "{hits}");
+    }
 
     #[test]
     fn exponential_mean_is_close_to_the_asked_mean() {

@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, draw_mark_y, tick, y_range};
+use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, tick, y_range};
 
 /// Draws a grouped bar chart.
 pub fn draw<DB: DrawingBackend>(
@@ -76,12 +76,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(160, 160, 160))
-        .label_font((FONT, 18))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 18)
 }

@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, tick, x_range};
+use super::{ChartData, DrawResult, FONT, color, draw_legend, tick, x_range};
 
 /// Draws empirical CDFs as step lines.
 pub fn draw<DB: DrawingBackend>(
@@ -44,12 +44,5 @@ where
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(160, 160, 160))
-        .label_font((FONT, 18))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight, 18)
 }

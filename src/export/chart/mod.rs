@@ -452,6 +452,25 @@ pub fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
+/// Draws the legend box of every chart kind, in one style.
+pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.88))
+        .border_style(RGBColor(160, 160, 160))
+        .label_font((FONT, font_size))
+        .draw()?;
+    Ok(())
+}
+
 /// Draws the horizontal marker, if any, across the x range.
 pub fn draw_mark_y<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,

@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{DrawResult, FONT, tick};
+use super::{DrawResult, FONT, draw_legend, tick};
 use crate::results::{Table, number};
 
 /// One applier's lane, read from its entity row.
@@ -237,12 +237,5 @@ where
             .label("gave up / write rejected")
             .legend(|(x, y)| Cross::new((x + 9, y), 7, FAIL.stroke_width(3)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(160, 160, 160))
-        .label_font((FONT, 16))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 16)
 }
