@@ -344,7 +344,10 @@ struct Applier {
     rounds: u64,
     acquired_at: Option<Nanos>,
     token: u64,
-    snapshot: Option<Record>,
+    /// The state it read, in a buffer sized before the run (reads copy, never allocate).
+    snapshot: Record,
+    /// Whether it has read (the snapshot is meaningful).
+    has_read: bool,
     outcome: Outcome,
     end: Option<Nanos>,
     waiting: bool,
@@ -401,7 +404,11 @@ impl Sim {
                     rounds: 0,
                     acquired_at: None,
                     token: 0,
-                    snapshot: None,
+                    snapshot: Record {
+                        serial: 0,
+                        has: vec![false; n],
+                    },
+                    has_read: false,
                     outcome: Outcome::Pending,
                     end: None,
                     waiting: false,
@@ -431,7 +438,10 @@ impl Sim {
 
     fn read(&mut self, a: u32) {
         let f = self.file(a);
-        self.appliers[a as usize].snapshot = Some(self.records[f].clone());
+        let (record, applier) = (&self.records[f], &mut self.appliers[a as usize]);
+        applier.snapshot.serial = record.serial;
+        applier.snapshot.has.copy_from_slice(&record.has);
+        applier.has_read = true;
     }
 
     fn finish(&mut self, a: u32, outcome: Outcome, now: Nanos, counts_as_last: bool) {
@@ -509,13 +519,11 @@ impl Sim {
             self.finish(a, Outcome::Rejected, now, true);
             return;
         }
-        let mut record = ap
-            .snapshot
-            .clone()
-            .unwrap_or_else(|| self.records[f].clone());
-        record.serial += 1;
+        // Every writer has read (at its start or at acquisition) before it writes.
+        let record = &mut self.records[f];
+        record.serial = ap.snapshot.serial + 1;
+        record.has.copy_from_slice(&ap.snapshot.has);
         record.has[a as usize] = true;
-        self.records[f] = record;
         self.accepted[f] = self.accepted[f].max(ap.token);
         self.finish(a, Outcome::Applied, now, true);
     }
@@ -645,7 +653,7 @@ impl Sim {
                         wait_ms: locked.then(|| ns_to_ms(wait_of(a))),
                         acquire_delay_ms: locked
                             .then(|| ns_to_ms(a.acquired_at.unwrap_or(a.start) - a.start)),
-                        read_serial: a.snapshot.as_ref().map(|s| s.serial),
+                        read_serial: a.has_read.then_some(a.snapshot.serial),
                         items: a.items,
                         outcome: match a.outcome {
                             Outcome::Applied => "applied",

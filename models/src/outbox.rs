@@ -241,18 +241,19 @@ impl Sim {
         } else {
             p.loans.clone()
         };
+        let n = loans.len();
         Sim {
             world,
             loans,
-            messages: Vec::new(),
+            messages: Vec::with_capacity(n),
             consumer: p.consumer,
-            seen: Vec::new(),
+            seen: Vec::with_capacity(n),
             scripted: p.relay_runs.clone(),
             random,
             crash_probability: p.crash_probability,
             crash_rng: stream(seed, "outbox/relay-crash"),
             restart: ms_to_ns(p.restart_ms).unwrap_or(0),
-            batch: Vec::new(),
+            batch: Vec::with_capacity(n),
             runs_made: 0,
         }
     }
@@ -360,7 +361,11 @@ impl Handler<Event> for Sim {
             }
             Event::RelayStart { k } => {
                 self.runs_made += 1;
-                self.batch = self.pending().collect();
+                // Reuses the batch buffer: no allocation per run.
+                let mut batch = std::mem::take(&mut self.batch);
+                batch.clear();
+                batch.extend(self.pending());
+                self.batch = batch;
                 if self.batch.is_empty() {
                     return self.next_run(k, queue);
                 }

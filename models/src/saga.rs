@@ -219,7 +219,7 @@ impl Sim {
             compensation_failure: p.compensation_failure_probability,
             add_loan_rng: stream(seed, "saga/add-loan"),
             compensation_rng: stream(seed, "saga/compensation"),
-            windows: Vec::new(),
+            windows: Vec::with_capacity(p.random_requests.max(p.requests.len() as u64) as usize),
             pending: 0,
         }
     }
