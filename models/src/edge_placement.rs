@@ -521,6 +521,69 @@ mod tests {
         assert_eq!(m.mean_response_ms, m.weighted_rtt_ms); // no service: response = rtt
     }
 
+    /// Responses computed without the engine: every request's arrival at its object (leave
+    /// time + half the round trip), sorted by (time, edge, index) per object, served by the
+    /// recursion start = max(arrival, free).
+    fn oracle(p: &Params) -> Vec<u64> {
+        let duration = ms_to_ns(p.duration_ms).unwrap() as u128;
+        let split = p.per_edge_placements.contains(&p.placement);
+        let mut arrivals: Vec<(usize, u64, usize, u64)> = Vec::new(); // (object, time, edge, rtt)
+        for (e, edge) in p.edges.iter().enumerate() {
+            let rtt = ms_to_ns(edge.rtt(&p.placement).unwrap()).unwrap();
+            for i in 0..edge.load as u128 {
+                let leave =
+                    ((2 * i * duration + edge.load as u128) / (2 * edge.load as u128)) as u64;
+                arrivals.push((if split { e } else { 0 }, leave + rtt / 2, e, rtt));
+            }
+        }
+        arrivals.sort();
+        let service = ms_to_ns(p.service_ms).unwrap();
+        let mut free: Vec<u64> = vec![0; p.edges.len()];
+        let mut responses = Vec::new();
+        for (object, at, _, rtt) in arrivals {
+            let start = at.max(free[object]);
+            free[object] = start + service;
+            responses.push(start + service - at + rtt);
+        }
+        responses.sort_unstable();
+        responses
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_engine_agrees_with_the_recursion(
+            loads in proptest::collection::vec(0u64..40, 1..5),
+            rtts in proptest::collection::vec(0u64..50_000, 5),
+            service_us in 0u64..8_000,
+            duration_ms in 1u64..200,
+            split in proptest::bool::ANY,
+        ) {
+            proptest::prop_assume!(loads.iter().any(|l| *l > 0));
+            let edges: Vec<Edge> = loads
+                .iter()
+                .enumerate()
+                .map(|(i, l)| edge(&format!("e{i}"), *l, rtts[i] as f64 / 1000.0))
+                .collect();
+            let p = Params {
+                edges,
+                placement: "p".into(),
+                per_edge_placements: if split { vec!["p".into()] } else { vec![] },
+                local_ms: 0.0,
+                service_ms: service_us as f64 / 1000.0,
+                duration_ms: duration_ms as f64,
+            };
+            let m = EdgePlacement::run(&p, 0, Limits::default()).unwrap().metrics;
+            let responses = oracle(&p);
+            let n = responses.len() as u64;
+            let sum: u64 = responses.iter().sum();
+            proptest::prop_assert_eq!(m.requests, n);
+            proptest::prop_assert_eq!(m.mean_response_ms, sum as f64 / (n as f64 * 1e6));
+            let rank = (95 * n).div_ceil(100) as usize;
+            proptest::prop_assert_eq!(m.p95_response_ms, sim_core::ns_to_ms(responses[rank - 1]));
+            proptest::prop_assert_eq!(m.max_response_ms, sim_core::ns_to_ms(responses[n as usize - 1]));
+        }
+    }
+
     #[test]
     fn an_unknown_placement_names_the_edge() {
         let p = Params {

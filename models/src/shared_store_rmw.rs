@@ -504,7 +504,80 @@ mod tests {
         );
     }
 
+    /// The lesson's own algorithm, written independently of the engine: every operation's
+    /// read and write times are known up front (ops run back to back), so sort all reads and
+    /// writes by time, reads first at equal times (`reads_first`) or writes first, and replay.
+    /// Returns (final value, overwritten writes), or `None` when two clients' writes tie (their
+    /// order would need the engine's FIFO rule, which the oracle does not model).
+    fn lesson_oracle(p: &Params) -> Option<(u64, u64)> {
+        let op = op_ns(p);
+        let offset = ms_to_ns(p.client_offset_ms).unwrap();
+        // (time, is_read, op id)
+        let mut events = Vec::new();
+        for c in 0..p.clients {
+            for k in 0..p.increments_per_client {
+                let t = c * offset + k * op;
+                let id = (c * p.increments_per_client + k) as usize;
+                events.push((t, true, id));
+                events.push((t + op, false, id));
+            }
+        }
+        let reads_first = p.tie_order == TieOrder::ReadsFirst;
+        events
+            .sort_by_key(|&(t, is_read, id)| (t, if reads_first { !is_read } else { is_read }, id));
+        let writes: Vec<u64> = events.iter().filter(|e| !e.1).map(|e| e.0).collect();
+        if writes.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        let mut snapshot = vec![0u64; (p.clients * p.increments_per_client) as usize];
+        let (mut value, mut overwritten) = (0u64, 0u64);
+        for (_, is_read, id) in events {
+            if is_read {
+                snapshot[id] = value;
+            } else {
+                if value != snapshot[id] {
+                    overwritten += 1;
+                }
+                value = snapshot[id] + 1;
+            }
+        }
+        Some((value, overwritten))
+    }
+
+    #[test]
+    fn the_lessons_algorithm_gives_the_lessons_numbers() {
+        // The oracle on lesson 003's workload: 45 final, 355 overwritten.
+        assert_eq!(lesson_oracle(&Params::default()), Some((45, 355)));
+    }
+
     proptest::proptest! {
+        #[test]
+        fn no_guard_matches_the_lessons_algorithm(
+            clients in 1u64..7,
+            increments in 1u64..15,
+            offset_us in 0u64..9_000,
+            read_us in 0u64..30_000,
+            write_us in 1u64..70_000,
+            writes_first in proptest::bool::ANY,
+        ) {
+            let p = Params {
+                clients,
+                increments_per_client: increments,
+                client_offset_ms: offset_us as f64 / 1000.0,
+                read_ms: read_us as f64 / 1000.0,
+                compute_ms: 1.0,
+                write_ms: write_us as f64 / 1000.0,
+                tie_order: if writes_first { TieOrder::WritesFirst } else { TieOrder::ReadsFirst },
+                ..Params::default()
+            };
+            let Some((value, overwritten)) = lesson_oracle(&p) else {
+                return Ok(()); // a write-write tie: out of the oracle's reach
+            };
+            let m = run_with(p);
+            proptest::prop_assert_eq!(m.counter_final, value);
+            proptest::prop_assert_eq!(m.overwritten_writes, overwritten);
+        }
+
         #[test]
         fn guards_never_lose_an_update_and_none_conserves(
             clients in 1u64..7,
