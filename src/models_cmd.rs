@@ -58,28 +58,25 @@ fn describe(model: &dyn ModelDef) -> String {
         );
     }
     let _ = writeln!(out, "\nmetrics (results.csv columns, in order):");
-    for m in model.metrics() {
+    list_columns(&mut out, model.metrics());
+    if !model.entity_columns().is_empty() {
+        let _ = writeln!(out, "\nentity columns (entities.csv):");
+        list_columns(&mut out, model.entity_columns());
+    }
+    out
+}
+
+/// One line per column: name, unit, meaning.
+fn list_columns(out: &mut String, columns: &[coordsim_models::ColumnSpec]) {
+    for c in columns {
         let _ = writeln!(
             out,
             "  {:<22} {:<5} {}",
-            m.name,
-            unit_of(m.name),
-            m.meaning.trim()
+            c.name,
+            unit_of(c.name),
+            c.meaning.trim()
         );
     }
-    if !model.entity_columns().is_empty() {
-        let _ = writeln!(out, "\nentity columns (entities.csv):");
-        for m in model.entity_columns() {
-            let _ = writeln!(
-                out,
-                "  {:<22} {:<5} {}",
-                m.name,
-                unit_of(m.name),
-                m.meaning.trim()
-            );
-        }
-    }
-    out
 }
 
 /// A default short enough for the table; long lists are in the starter config.

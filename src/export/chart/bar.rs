@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, tick, y_range};
+use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, frame, tick};
 
 /// Draws a grouped bar chart.
 pub fn draw<DB: DrawingBackend>(
@@ -21,21 +21,9 @@ where
     xs.sort_by(f64::total_cmp);
     xs.dedup();
     let n = xs.len().max(1);
-    let y_axis = y_range(
-        (data
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1)))
-        .chain(data.mark_y.as_ref().map(|m| m.0)),
-        // Room above the data for the legend.
-        0.3,
-    );
-    let mut chart = ChartBuilder::on(area)
-        .caption(&data.title, (FONT, 28))
-        .margin(24)
-        .x_label_area_size(64)
-        .y_label_area_size(90)
-        .build_cartesian_2d(0.0..n as f64, y_axis)?;
+    // Room above the data for the legend.
+    let y_axis = data.y_span(0.3);
+    let mut chart = frame(area, &data.title, 0.0..n as f64, y_axis)?;
     // Bar group i is centred on i + 0.5 and labelled with its category or number.
     let label_of = |v: &f64| {
         let i = (v - 0.5).round();

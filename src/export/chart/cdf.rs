@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, draw_legend, tick, x_range};
+use super::{ChartData, DrawResult, FONT, color, draw_legend, frame, tick, x_range};
 
 /// Draws empirical CDFs as step lines.
 pub fn draw<DB: DrawingBackend>(
@@ -13,12 +13,7 @@ where
     DB::ErrorType: 'static,
 {
     let x_axis = x_range(data.samples.iter().flat_map(|(_, v)| v.iter().copied()));
-    let mut chart = ChartBuilder::on(area)
-        .caption(&data.title, (FONT, 28))
-        .margin(24)
-        .x_label_area_size(64)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x_axis, 0.0..1.05)?;
+    let mut chart = frame(area, &data.title, x_axis, 0.0..1.05)?;
     chart
         .configure_mesh()
         .x_desc(&data.x_label)

@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, tick, x_range, y_range};
+use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, frame, tick, x_range};
 
 /// Draws a line chart.
 pub fn draw<DB: DrawingBackend>(
@@ -19,21 +19,9 @@ where
         .flat_map(|s| s.points.iter().map(|p| tx(p.0)))
         .chain(data.marks.iter().map(|m| tx(m.0)).filter(|x| x.is_finite()));
     let x_axis = x_range(xs);
-    let y_axis = y_range(
-        (data
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1)))
-        .chain(data.mark_y.as_ref().map(|m| m.0)),
-        // Room above the data for the legend.
-        0.12,
-    );
-    let mut chart = ChartBuilder::on(area)
-        .caption(&data.title, (FONT, 28))
-        .margin(24)
-        .x_label_area_size(64)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
+    // Room above the data for the legend.
+    let y_axis = data.y_span(0.12);
+    let mut chart = frame(area, &data.title, x_axis.clone(), y_axis.clone())?;
     let x_fmt = |v: &f64| {
         if data.log_x {
             tick(10f64.powf(*v))

@@ -452,6 +452,41 @@ pub fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
+/// The plotting frame every chart kind shares: title, margins and axis label areas, over
+/// the given x and y ranges.
+pub fn frame<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<
+    ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    Box<dyn std::error::Error + Send + Sync>,
+>
+where
+    DB::ErrorType: 'static,
+{
+    Ok(ChartBuilder::on(area)
+        .caption(title, (FONT, 28))
+        .margin(24)
+        .x_label_area_size(64)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x, y)?)
+}
+
+impl ChartData {
+    /// The y range of the series and the horizontal marker, with `headroom` for the legend.
+    pub fn y_span(&self, headroom: f64) -> std::ops::Range<f64> {
+        y_range(
+            self.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .chain(self.mark_y.as_ref().map(|m| m.0)),
+            headroom,
+        )
+    }
+}
+
 /// Draws the legend box of every chart kind, in one style.
 pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,

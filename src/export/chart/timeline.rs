@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{DrawResult, FONT, draw_legend, tick};
+use super::{DrawResult, FONT, draw_legend, frame, tick};
 use crate::results::{Table, number};
 
 /// One applier's lane, read from its entity row.
@@ -112,12 +112,12 @@ where
     let span = (last - first).max(1.0);
     // Past the last event: where a crashed holder's lock runs on.
     let right = last + span * 0.08;
-    let mut chart = ChartBuilder::on(area)
-        .caption(&t.title, (FONT, 28))
-        .margin(24)
-        .x_label_area_size(64)
-        .y_label_area_size(90)
-        .build_cartesian_2d(first - span * 0.02..right, 0.0..n as f64 + 1.2)?;
+    let mut chart = frame(
+        area,
+        &t.title,
+        first - span * 0.02..right,
+        0.0..n as f64 + 1.2,
+    )?;
     let names: Vec<String> = t.lanes.iter().map(|l| l.name.clone()).collect();
     // Lane i (top first) is centred at y = n − i − 0.5.
     let lane_of = move |v: &f64| {
