@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use coordsim_models::{Kind, ModelDef, Value};
+use sim_core::Limits;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -47,6 +48,8 @@ pub struct Config {
     pub points: usize,
     /// Whether entity rows are kept (`entities = false` drops them: big random sweeps).
     pub entities: bool,
+    /// Per-run limits on events and virtual time (`[limits]`, default sim-core's).
+    pub limits: Limits,
     model_span: Span,
 }
 
@@ -152,6 +155,7 @@ pub struct ChartSpec {
 const TOP_KEYS: &[&str] = &[
     "model",
     "entities",
+    "limits",
     "title",
     "seed",
     "replications",
@@ -444,6 +448,10 @@ impl Loader<'_> {
             None => 1,
         };
 
+        let limits = match get("limits") {
+            Some((_, v)) => self.limits(self.table(v, "limits")?)?,
+            None => Limits::default(),
+        };
         let entities = match get("entities") {
             Some((_, v)) => match v.get_ref() {
                 DeValue::Boolean(b) => *b,
@@ -528,6 +536,7 @@ impl Loader<'_> {
             labels: Vec::new(),
             points: points as usize,
             entities,
+            limits,
             model_span: model_value.span(),
         };
 
@@ -588,6 +597,29 @@ impl Loader<'_> {
             }
         }
         Ok(config)
+    }
+
+    /// `[limits]`: `max_events` and `max_virtual_time_ms` for every run of the config.
+    fn limits(&self, t: &DeTable<'_>) -> Result<Limits, ConfigError> {
+        const KEYS: &[&str] = &["max_events", "max_virtual_time_ms"];
+        let mut limits = Limits::default();
+        for (key, value) in self.known_fields(t, "[limits]", KEYS)? {
+            match key.get_ref().as_ref() {
+                "max_events" => {
+                    limits.max_events = self.count(value, "max_events")?;
+                    if limits.max_events == 0 {
+                        return Err(self.err(&value.span(), "`max_events` must be at least 1"));
+                    }
+                }
+                _ => {
+                    let ms = self.number(value, "max_virtual_time_ms")?;
+                    limits.max_time = sim_core::ms_to_ns(ms).filter(|ns| *ns > 0).ok_or_else(|| {
+                        self.err(&value.span(), format!("`max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got {ms}"))
+                    })?;
+                }
+            }
+        }
+        Ok(limits)
     }
 
     fn array_of_tables<'a, 'i>(

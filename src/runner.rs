@@ -5,7 +5,6 @@ use std::time::Duration;
 use coordsim_models::RunOutput;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use sim_core::Limits;
 
 use crate::config::Config;
 use crate::results::{Results, Table, value_cell};
@@ -45,7 +44,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 let replication = (i % reps) as u64;
                 let run_seed = seed.wrapping_add(replication);
                 let values = config.point_values(point);
-                let out = config.model.run(&values, run_seed, Limits::default());
+                let out = config.model.run(&values, run_seed, config.limits);
                 bar.inc(1);
                 (point, replication, run_seed, out)
             })
@@ -109,8 +108,14 @@ fn run_error(config: &Config, point: usize, e: &coordsim_models::RunError) -> an
             } else {
                 format!(" ({})", at.join(", "))
             };
+            let hint = match s {
+                sim_core::SimError::EventLimit { .. } | sim_core::SimError::TimeLimit { .. } => {
+                    "; a [limits] table with max_events / max_virtual_time_ms raises it"
+                }
+                _ => "",
+            };
             config
-                .error_at_model(format!("point {point}{at}: {s}"))
+                .error_at_model(format!("point {point}{at}: {s}{hint}"))
                 .into()
         }
     }

@@ -46,8 +46,8 @@ pub enum SimError {
     },
     /// An event was due after [`Limits::max_time`].
     #[error(
-        "the run reached virtual time {at_ms} ms, past the limit of {limit_ms} ms ({} days)",
-        limit_ms / 86_400_000.0
+        "the run reached virtual time {at_ms} ms, past the limit of {limit_ms} ms{}",
+        in_days(*limit_ms)
     )]
     TimeLimit {
         /// The limit in force, in milliseconds.
@@ -66,6 +66,16 @@ pub enum SimError {
     /// A model-specific failure reported from inside a handler.
     #[error("{0}")]
     Model(String),
+}
+
+/// " (N days)" for spans of a day or more, for readable limit errors.
+fn in_days(ms: f64) -> String {
+    let days = ms / 86_400_000.0;
+    if days >= 1.0 {
+        format!(" ({days} days)")
+    } else {
+        String::new()
+    }
 }
 
 /// The largest class: the class shares a 64-bit word with a 40-bit sequence number.
