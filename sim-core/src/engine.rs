@@ -118,6 +118,10 @@ pub struct EventQueue<E> {
     seq: u64,
     limits: Limits,
     bad_class: Option<Class>,
+    /// The event being handled still sits at the top of the heap, already taken. Most handlers
+    /// schedule one event; that event takes the slot and sinks to its place (one sift-down),
+    /// instead of a pop and a push. The order events run in does not change: keys are unique.
+    top_taken: bool,
 }
 
 impl<E> EventQueue<E> {
@@ -130,6 +134,7 @@ impl<E> EventQueue<E> {
             seq: 0,
             limits,
             bad_class: None,
+            top_taken: false,
         }
     }
 
@@ -141,12 +146,12 @@ impl<E> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.top_taken)
     }
 
     /// True when no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Schedules `event` at absolute time `time` (never before [`now`](Self::now): an earlier
@@ -158,11 +163,20 @@ impl<E> EventQueue<E> {
         }
         let order = ((class as u64) << SEQ_BITS) | (self.seq & SEQ_MASK);
         self.seq += 1;
-        self.heap.push(Entry {
+        let entry = Entry {
             time: time.max(self.now),
             order,
             event,
-        });
+        };
+        if self.top_taken {
+            // Replacing the taken top: the new entry sinks to its place when `top` drops.
+            if let Some(mut top) = self.heap.peek_mut() {
+                *top = entry;
+            }
+            self.top_taken = false;
+        } else {
+            self.heap.push(entry);
+        }
     }
 
     /// Schedules `event` after `delay` from now (saturating: a delay past the end of time is
@@ -170,14 +184,6 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn schedule_in(&mut self, delay: Nanos, class: Class, event: E) {
         self.schedule_at(self.now.saturating_add(delay), class, event);
-    }
-
-    /// Removes the next event, advancing the clock to its time.
-    #[inline]
-    fn pop(&mut self) -> Option<(Nanos, E)> {
-        let entry = self.heap.pop()?;
-        self.now = entry.time;
-        Some((entry.time, entry.event))
     }
 }
 
@@ -197,7 +203,7 @@ pub struct RunSummary {
 }
 
 /// Runs events in order until the queue is empty or a limit is hit.
-pub fn run<E, H: Handler<E>>(
+pub fn run<E: Copy, H: Handler<E>>(
     queue: &mut EventQueue<E>,
     handler: &mut H,
 ) -> Result<RunSummary, SimError> {
@@ -221,9 +227,17 @@ pub fn run<E, H: Handler<E>>(
                 max: MAX_CLASS,
             });
         }
-        let (_, event) = queue.pop().expect("peeked");
+        // Take the next event but leave its entry at the top for the first event the
+        // handler schedules (see `top_taken`).
+        let (time, event) = (next.time, next.event);
+        queue.now = time;
+        queue.top_taken = true;
         events += 1;
         handler.handle(event, queue)?;
+        if queue.top_taken {
+            queue.top_taken = false;
+            queue.heap.pop();
+        }
     }
     Ok(RunSummary {
         events,

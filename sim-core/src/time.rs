@@ -14,12 +14,26 @@ pub fn ms_to_ns(ms: f64) -> Option<Nanos> {
     if !ms.is_finite() || ms < 0.0 {
         return None;
     }
-    let ns = (ms * NS_PER_MS).round();
+    let ns = ms * NS_PER_MS;
     // 2^64 is exactly representable; anything at or above it does not fit.
     if ns >= 18_446_744_073_709_551_616.0 {
         return None;
     }
-    Some(ns as Nanos)
+    Some(round_non_negative(ns))
+}
+
+/// `x.round()` for 0 ≤ x < 2^64, without the library call `round` becomes on baseline x86-64
+/// (it sits on the path of every random draw). Below 2^52 the fraction `x − trunc(x)` is exact,
+/// so comparing it with 0.5 rounds half away from zero exactly as `round` does; from 2^52 on
+/// every f64 is already whole.
+#[inline]
+fn round_non_negative(x: f64) -> u64 {
+    let whole = x as u64; // truncates
+    if x < 4_503_599_627_370_496.0 && x - whole as f64 >= 0.5 {
+        whole + 1
+    } else {
+        whole
+    }
 }
 
 /// Converts nanoseconds to milliseconds as f64 (exact for spans below 2^53 ns, about 104 days).
@@ -38,6 +52,32 @@ mod tests {
         assert_eq!(ms_to_ns(0.0000006), Some(1));
         // 1000 / 6 ms = 166.666… ms → 166_666_667 ns (nearest).
         assert_eq!(ms_to_ns(1000.0 / 6.0), Some(166_666_667));
+    }
+
+    #[test]
+    fn rounding_matches_the_library_round() {
+        // Halves, the largest double below 0.5, values around 2^52 and 2^53, and a sweep.
+        let cases = [
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            1e-300,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            4_503_599_627_370_497.0,
+            9_007_199_254_740_993.0,
+            1e19,
+        ];
+        for x in cases {
+            assert_eq!(round_non_negative(x), x.round() as u64, "{x}");
+        }
+        let mut x = 0.0f64;
+        while x < 1e6 {
+            assert_eq!(round_non_negative(x), x.round() as u64, "{x}");
+            x = x * 1.000_37 + 0.013_7;
+        }
     }
 
     #[test]
