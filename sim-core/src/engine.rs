@@ -386,4 +386,64 @@ mod tests {
             Err(SimError::ClassTooLarge { .. })
         ));
     }
+
+    /// Each event, when handled, schedules the follow-ups listed for it: (delay, class).
+    struct Scripted {
+        follow_ups: Vec<Vec<(Nanos, Class)>>,
+        next_id: usize,
+        ran: Vec<(Nanos, usize)>,
+    }
+
+    impl Handler<usize> for Scripted {
+        fn handle(&mut self, id: usize, q: &mut EventQueue<usize>) -> Result<(), SimError> {
+            self.ran.push((q.now(), id));
+            for &(delay, class) in self.follow_ups.get(id).map_or(&[][..], |v| v.as_slice()) {
+                q.schedule_in(delay, class, self.next_id);
+                self.next_id += 1;
+            }
+            Ok(())
+        }
+    }
+
+    /// The same script on a plain list: always run the pending event with the smallest
+    /// (time, class, insertion number).
+    fn reference(
+        initial: &[(Nanos, Class)],
+        follow_ups: &[Vec<(Nanos, Class)>],
+    ) -> Vec<(Nanos, usize)> {
+        let mut pending: Vec<(Nanos, Class, usize)> = initial
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, c))| (t, c, i))
+            .collect();
+        let mut next_id = initial.len();
+        let mut ran = Vec::new();
+        while let Some(pos) = (0..pending.len()).min_by_key(|&i| pending[i]) {
+            let (t, _, id) = pending.remove(pos);
+            ran.push((t, id));
+            for &(delay, class) in follow_ups.get(id).map_or(&[][..], |v| v.as_slice()) {
+                pending.push((t + delay, class, next_id));
+                next_id += 1;
+            }
+        }
+        ran
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn runs_in_the_order_of_a_naive_reference(
+            initial in proptest::collection::vec((0u64..20, 0u32..3), 1..8),
+            follow_ups in proptest::collection::vec(
+                proptest::collection::vec((0u64..10, 0u32..3), 0..3), 0..40),
+        ) {
+            let mut q = EventQueue::with_capacity(4, Limits::default());
+            for (i, &(t, c)) in initial.iter().enumerate() {
+                q.schedule_at(t, c, i);
+            }
+            let mut h = Scripted { follow_ups: follow_ups.clone(), next_id: initial.len(), ran: Vec::new() };
+            run(&mut q, &mut h).unwrap();
+            proptest::prop_assert_eq!(h.ran, reference(&initial, &follow_ups));
+            proptest::prop_assert!(q.is_empty());
+        }
+    }
 }
