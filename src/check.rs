@@ -2,7 +2,7 @@
 
 use coordsim_models::Value;
 
-use crate::config::{Claim, Config, Expect, Test, Var};
+use crate::config::{Claim, Config, Expect, Test, Var, matches_filter};
 use crate::results::{Results, number};
 
 /// One claim's verdict: its worst evaluation.
@@ -70,13 +70,13 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
     let mut evals = Vec::new();
     for row in &results.results.rows {
         let point: usize = row[0].parse()?;
-        if !config.matches(point, &claim.filter) {
-            continue;
-        }
         if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
             point_values = Some((point, config.point_values(point)));
         }
         let values = &point_values.as_ref().expect("set above").1;
+        if !matches_filter(values, &claim.filter) {
+            continue;
+        }
         let metric = |i: usize| number(&row[lead + i]);
         let where_text = format!("point {point}, replication {}", row[lead - 2]);
         match &claim.entity {

@@ -233,11 +233,7 @@ impl Config {
 
     /// Whether point `index` matches a `where` filter.
     pub fn matches(&self, index: usize, filter: &[(usize, Value)]) -> bool {
-        if filter.is_empty() {
-            return true;
-        }
-        let values = self.point_values(index);
-        filter.iter().all(|(i, v)| values[*i].matches(v))
+        filter.is_empty() || matches_filter(&self.point_values(index), filter)
     }
 
     /// The value index on each axis of point `index`.
@@ -1091,6 +1087,11 @@ impl Loader<'_> {
             filter,
         })
     }
+}
+
+/// Whether a point's parameter values match a `where` filter.
+pub fn matches_filter(values: &[Value], filter: &[(usize, Value)]) -> bool {
+    filter.iter().all(|(i, v)| values[*i].matches(v))
 }
 
 /// Whether a model's entity rows carry what a timeline draws.

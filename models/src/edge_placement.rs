@@ -328,11 +328,17 @@ impl Sim {
             .collect();
         let total: u64 = p.edges.iter().map(|e| e.load).sum();
         let objects = if per_edge { edges.len() } else { 1 };
+        // Room for every request an object can receive, so queues never grow in the loop.
+        let room = if per_edge {
+            p.edges.iter().map(|e| e.load).max().unwrap_or(0)
+        } else {
+            total
+        };
         Sim {
             per_edge,
             duration: ms_to_ns(p.duration_ms).unwrap_or(1),
             service: ms_to_ns(p.service_ms).unwrap_or(0),
-            stations: Stations::new(objects, 0),
+            stations: Stations::new(objects, room as usize),
             responses: Samples::with_capacity(total as usize),
             edges,
         }

@@ -911,8 +911,17 @@ mod tests {
             let m = &out.metrics;
             // Mutual exclusion (no crash, no unlock, no lease).
             proptest::prop_assert!(m.max_holders <= 1);
-            // Conservation: recorded + untracked = created.
-            proptest::prop_assert_eq!(m.items_recorded + m.untracked, m.items_created);
+            // Every applied applier read under the lock, so the record holds all created items:
+            // recorded = created and nothing is untracked.
+            let applied_items: u64 = out
+                .entities
+                .iter()
+                .filter(|(_, r)| r.outcome == "applied")
+                .map(|(_, r)| r.items)
+                .sum();
+            proptest::prop_assert_eq!(m.items_created, applied_items);
+            proptest::prop_assert_eq!(m.items_recorded, applied_items);
+            proptest::prop_assert_eq!(m.untracked, 0);
             // Reading under the lock, nobody's write is lost, and each apply bumps the serial.
             proptest::prop_assert_eq!(m.lost_writes, 0);
             let applied = out.entities.iter().filter(|(_, r)| r.outcome == "applied").count() as u64;

@@ -216,12 +216,16 @@ impl ChartData {
             (Some(entities), true) => entities,
             _ => &run.results.results,
         };
+        // Which points the `where` keeps, decided once per point rather than once per row.
+        let keep: Vec<bool> = (0..config.points)
+            .map(|p| config.matches(p, &spec.filter))
+            .collect();
         let rows: Vec<&Vec<String>> = source
             .rows
             .iter()
             .filter(|r| {
                 r[0].parse()
-                    .is_ok_and(|point: usize| config.matches(point, &spec.filter))
+                    .is_ok_and(|point: usize| keep.get(point) == Some(&true))
             })
             .collect();
         let column = |name: &str| source.column(name);
@@ -532,17 +536,20 @@ where
     Ok(())
 }
 
+/// The smallest and largest of `values` (`None` when there are none).
+fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+    })
+}
+
 /// The y range covering `values`, from 0 when all are ≥ 0, with `headroom` (a fraction of the
 /// span) above, where the legend goes.
 pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Range<f64> {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
+    let Some((lo, hi)) = bounds(values) else {
         return 0.0..1.0;
-    }
+    };
     let lo = lo.min(0.0);
     let hi = if hi <= lo {
         lo + 1.0
@@ -554,14 +561,9 @@ pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Ra
 
 /// The x range covering `values`, padded a little on both sides.
 pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
+    let Some((lo, hi)) = bounds(values) else {
         return 0.0..1.0;
-    }
+    };
     if hi <= lo {
         return (lo - 1.0)..(hi + 1.0);
     }
