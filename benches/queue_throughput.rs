@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use coordsim_models::Model;
+use coordsim_model::{Model, RunContext, Valid};
 use coordsim_models::single_writer_queue::{Arrivals, Params, Service, SingleWriterQueue};
 use sim_core::Limits;
 
@@ -15,9 +15,13 @@ const REQUESTS: u64 = 10_000_000;
 
 fn measure(name: &str, params: &Params) {
     let mut best = f64::INFINITY;
+    let params = Valid::check(&SingleWriterQueue, params.clone()).expect("valid");
+    let ctx = RunContext::new(0, Limits::default());
     for _ in 0..3 {
         let start = Instant::now();
-        let out = SingleWriterQueue::run(black_box(params), 0, Limits::default()).expect("runs");
+        let out = SingleWriterQueue
+            .run(black_box(&params), &ctx)
+            .expect("runs");
         let seconds = start.elapsed().as_secs_f64();
         assert_eq!(out.metrics.counter_final, REQUESTS);
         black_box(out);

@@ -1,6 +1,6 @@
 //! Evaluating claims against a run's rows.
 
-use coordsim_models::Value;
+use coordsim_model::Value;
 
 use crate::config::{Claim, Config, Expect, Test, Var, matches_filter};
 use crate::results::{Results, number};

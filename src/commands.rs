@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use coordsim_model::Registry;
 
 use crate::check::{self, Verdict};
 use crate::cli::{CheckArgs, Command, Common, MergeArgs, ReportArgs, RunArgs};
@@ -16,13 +17,13 @@ use crate::source::Source;
 use crate::summary;
 
 /// Runs a command; `Err` is bad input (exit 2).
-pub fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Run(args) => run(args),
-        Command::Check(args) => check(args),
-        Command::Report(args) => report(args),
-        Command::Merge(args) => merge(args),
-        Command::Models(args) => crate::models_cmd::models(args),
+        Command::Run(args) => run(args, registry),
+        Command::Check(args) => check(args, registry),
+        Command::Report(args) => report(args, registry),
+        Command::Merge(args) => merge(args, registry),
+        Command::Models(args) => crate::models_cmd::models(args, registry),
     }
 }
 
@@ -33,8 +34,8 @@ fn jobs(common: &Common) -> usize {
     )
 }
 
-fn load_all(paths: &[String]) -> anyhow::Result<Vec<Config>> {
-    paths.iter().map(|p| Config::load(p)).collect()
+fn load_all(paths: &[String], registry: &Registry) -> anyhow::Result<Vec<Config>> {
+    paths.iter().map(|p| Config::load(p, registry)).collect()
 }
 
 /// Two configs with one stem would write into one folder.
@@ -74,8 +75,8 @@ fn write_outputs(config: &Config, results: &Results, seed: u64, dir: &Path) -> a
     Ok(())
 }
 
-fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let configs = load_all(&args.configs)?;
+fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    let configs = load_all(&args.configs, registry)?;
     ensure_distinct_stems(&configs)?;
     let options = RunOptions {
         jobs: jobs(&args.common),
@@ -93,6 +94,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             let seed = options.seed.unwrap_or(config.seed);
             let info = format!("{k}/{n}\nseed {seed}\nconfig {}\n", config.source.name);
             write_atomic(&dir.join(SHARD_INFO), info.as_bytes())?;
+            if !results.lanes.is_empty() {
+                let bytes = export::lanes::to_csv(&results.lanes)?;
+                write_atomic(&dir.join(SHARD_LANES), &bytes)?;
+            }
         }
         if !args.quiet {
             let table = std::fs::read_to_string(dir.join("table.md"))?;
@@ -125,8 +130,8 @@ fn print_verdicts(verdicts: &[Verdict]) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
-    let configs = load_all(&args.configs)?;
+fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    let configs = load_all(&args.configs, registry)?;
     let options = RunOptions {
         jobs: jobs(&args.common),
         seed: args.common.seed,
@@ -161,13 +166,13 @@ pub fn find_configs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let paths = find_configs(&args.configs)?;
     if paths.is_empty() {
         bail!("no configs (*.toml) under {}", args.configs.display());
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let configs = load_all(&names)?;
+    let configs = load_all(&names, registry)?;
     ensure_distinct_stems(&configs)?;
     let options = RunOptions {
         jobs: jobs(&args.common),
@@ -205,12 +210,18 @@ fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
 const SHARD_CONFIG: &str = "shard-config.toml";
 /// `K/N`, the seed and the config's name.
 const SHARD_INFO: &str = "shard.txt";
+/// The timeline lanes of the shard's points (when its config draws a timeline).
+const SHARD_LANES: &str = "shard-lanes.csv";
 
-fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut text: Option<String> = None;
     let mut info_seed: Option<(u64, String)> = None;
     let mut results = None::<Results>;
+    let mut lane_files = Vec::new();
     for dir in &args.shards {
+        if let Ok(bytes) = std::fs::read(dir.join(SHARD_LANES)) {
+            lane_files.push((dir.join(SHARD_LANES), bytes));
+        }
         let shard_text = std::fs::read_to_string(dir.join(SHARD_CONFIG)).with_context(|| {
             format!(
                 "{} is not the output of `run --shard` (no {SHARD_CONFIG})",
@@ -247,6 +258,7 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
                 Ok(bytes) => Some(from_csv(&bytes)?),
                 Err(_) => None,
             },
+            lanes: Vec::new(),
         };
         results = Some(match results {
             None => part,
@@ -265,7 +277,15 @@ fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let (Some(text), Some((seed, name)), Some(mut results)) = (text, info_seed, results) else {
         bail!("no shards given");
     };
-    let config = Config::parse(Source { name, text })?;
+    let config = Config::parse(Source { name, text }, registry)?;
+    if let Some(style) = config.model.timeline() {
+        for (path, bytes) in &lane_files {
+            let lanes = export::lanes::from_csv(bytes, &style)
+                .with_context(|| format!("{} is damaged", path.display()))?;
+            results.lanes.extend(lanes);
+        }
+        results.lanes.sort_by_key(|(point, _)| *point);
+    }
     // Rows in point order (stable: replications and entities keep their order within a point).
     let key = |row: &Vec<String>| row[0].parse::<usize>().unwrap_or(usize::MAX);
     results.results.rows.sort_by_key(key);

@@ -4,8 +4,10 @@
 //! value) and what would be valid. Nothing here panics on any input.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use coordsim_models::{Kind, ModelDef, Value};
+pub use coordsim_model::ChartKind;
+use coordsim_model::{Kind, ModelDef, PreparedRun, Registry, Value};
 use sim_core::Limits;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -25,7 +27,9 @@ pub struct Config {
     /// The file stem: the output folder's name.
     pub stem: String,
     /// The model it runs.
-    pub model: &'static dyn ModelDef,
+    pub model: Arc<dyn ModelDef>,
+    /// Each point's parameters, typed and validated once (by point index).
+    pub plans: Vec<Box<dyn PreparedRun>>,
     /// Title for charts and tables.
     pub title: String,
     /// Master seed.
@@ -116,19 +120,6 @@ pub struct Claim {
     pub test: Test,
 }
 
-/// Chart kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChartKind {
-    /// y against x, one line per metric and per combination of the other swept parameters.
-    Line,
-    /// y per x value as grouped bars.
-    Bar,
-    /// The empirical distribution of each y over the rows.
-    Cdf,
-    /// Activity lanes over virtual time (models with a trace).
-    Timeline,
-}
-
 /// One chart to draw.
 #[derive(Debug, Clone)]
 pub struct ChartSpec {
@@ -177,7 +168,6 @@ const CLAIM_KEYS: &[&str] = &[
 const CHART_KEYS: &[&str] = &[
     "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where",
 ];
-const CHART_KINDS: &[&str] = &["line", "bar", "cdf", "timeline"];
 /// `x = "entity"`: a chart with one bar (or point) per entity row.
 pub const ENTITY_X: &str = "entity";
 /// Columns every results table has besides parameters and metrics.
@@ -190,17 +180,20 @@ type Entry<'a> = (
 
 impl Config {
     /// Reads and checks the config at `path` (`name` is how the user wrote it).
-    pub fn load(name: &str) -> anyhow::Result<Config> {
+    pub fn load(name: &str, registry: &Registry) -> anyhow::Result<Config> {
         let text = std::fs::read_to_string(name)
             .map_err(|e| anyhow::anyhow!("cannot read config {name}: {e}"))?;
-        Ok(Config::parse(Source {
-            name: name.to_string(),
-            text,
-        })?)
+        Ok(Config::parse(
+            Source {
+                name: name.to_string(),
+                text,
+            },
+            registry,
+        )?)
     }
 
-    /// Parses and checks a config's text.
-    pub fn parse(source: Source) -> Result<Config, ConfigError> {
+    /// Parses and checks a config's text against the models of `registry`.
+    pub fn parse(source: Source, registry: &Registry) -> Result<Config, ConfigError> {
         let doc = match DeTable::parse(&source.text) {
             Ok(doc) => doc,
             Err(e) => {
@@ -214,7 +207,7 @@ impl Config {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "config".into());
-        Loader { src: &source }.config(doc, stem, &source)
+        Loader { src: &source }.config(doc, stem, &source, registry)
     }
 
     /// Number of runs: points × replications.
@@ -406,6 +399,7 @@ impl Loader<'_> {
         doc: &DeTable<'_>,
         stem: String,
         source: &Source,
+        registry: &Registry,
     ) -> Result<Config, ConfigError> {
         for (key, _) in doc.iter() {
             if !TOP_KEYS.contains(&key.get_ref().as_ref()) {
@@ -414,12 +408,13 @@ impl Loader<'_> {
         }
         let get = |k: &str| doc.iter().find(|(key, _)| key.get_ref() == k);
 
+        let names = registry.names();
         let Some((_, model_value)) = get("model") else {
-            return Err(self.err(&(0..0), "missing `model`; say which model to run, e.g. model = \"single_writer_queue\" (`coordsim models` lists them)"));
+            let example = names.first().copied().unwrap_or("…");
+            return Err(self.err(&(0..0), format!("missing `model`; say which model to run, e.g. model = \"{example}\" (`coordsim models` lists them)")));
         };
         let model_name = self.string(model_value, "model")?;
-        let Some(model) = coordsim_models::find(&model_name) else {
-            let names: Vec<&str> = coordsim_models::all().iter().map(|m| m.name()).collect();
+        let Some(model) = registry.find(&model_name).cloned() else {
             return Err(self.err(
                 &model_value.span(),
                 format!("unknown model `{model_name}`; models: {}", names.join(", ")),
@@ -520,7 +515,8 @@ impl Loader<'_> {
         let mut config = Config {
             source: source.clone(),
             stem,
-            model,
+            model: Arc::clone(&model),
+            plans: Vec::with_capacity(points as usize),
             title,
             seed,
             replications,
@@ -536,10 +532,11 @@ impl Loader<'_> {
             model_span: model_value.span(),
         };
 
-        // Every point's parameters must be valid before anything runs.
+        // Every point's parameters are typed and validated once, before anything runs.
         for index in 0..config.points {
-            if let Err(e) = model.check(&config.point_values(index)) {
-                return Err(config.param_error(&e.key, index, &e.message));
+            match model.prepare(&config.point_values(index)) {
+                Ok(plan) => config.plans.push(plan),
+                Err(e) => return Err(config.param_error(&e.key, index, &e.message)),
             }
         }
 
@@ -562,7 +559,7 @@ impl Loader<'_> {
                     name: c.name.to_string(),
                     x: c.x.to_string(),
                     y: c.y.iter().map(|s| s.to_string()).collect(),
-                    kind: parse_kind(c.kind).unwrap_or(ChartKind::Line),
+                    kind: c.kind,
                     mark_x: c.mark_x.map(str::to_string),
                     mark_y: c.mark_y,
                     y_expr: Vec::new(),
@@ -730,7 +727,7 @@ impl Loader<'_> {
         config: &Config,
         (t, span): (&DeTable<'_>, Span),
     ) -> Result<Claim, ConfigError> {
-        let model = config.model;
+        let model = &*config.model;
         let fields = self.known_fields(t, "[[claim]]", CLAIM_KEYS)?;
         let field = |k: &str| {
             fields
@@ -911,16 +908,14 @@ impl Loader<'_> {
         let kind = match field("kind") {
             Some(v) => {
                 let k = self.string(v, "kind")?;
-                let Some(kind) = parse_kind(&k) else {
+                let Some(kind) = ChartKind::parse(&k) else {
+                    let valid: Vec<&str> = ChartKind::ALL.iter().map(|k| k.name()).collect();
                     return Err(self.err(
                         &v.span(),
-                        format!(
-                            "unknown chart kind `{k}`; valid: {}",
-                            CHART_KINDS.join(", ")
-                        ),
+                        format!("unknown chart kind `{k}`; valid: {}", valid.join(", ")),
                     ));
                 };
-                if kind == ChartKind::Timeline && !has_timeline(config.model) {
+                if kind == ChartKind::Timeline && config.model.timeline().is_none() {
                     return Err(self.err(
                         &v.span(),
                         format!(
@@ -933,7 +928,7 @@ impl Loader<'_> {
             }
             None => ChartKind::Line,
         };
-        let model = config.model;
+        let model = &*config.model;
         let numeric_column = |name: &str, allow_params: bool| -> Result<(), String> {
             resolve(config, name, false, allow_params).map(|_| ())
         };
@@ -1012,7 +1007,7 @@ impl Loader<'_> {
                         let valid: Vec<&str> = model
                             .entity_columns()
                             .iter()
-                            .filter(|c| c.numeric)
+                            .filter(|c| c.numeric())
                             .map(|c| c.name)
                             .collect();
                         return Err(self.err(
@@ -1094,51 +1089,25 @@ pub fn matches_filter(values: &[Value], filter: &[(usize, Value)]) -> bool {
     filter.iter().all(|(i, v)| values[*i].matches(v))
 }
 
-/// Whether a model's entity rows carry what a timeline draws.
-pub fn has_timeline(model: &dyn ModelDef) -> bool {
-    TIMELINE_COLUMNS
-        .iter()
-        .all(|c| model.entity_columns().iter().any(|e| e.name == *c))
-}
-
-/// The entity columns a timeline is drawn from.
-pub const TIMELINE_COLUMNS: &[&str] = &[
-    "start_ms",
-    "acquire_delay_ms",
-    "end_ms",
-    "rounds",
-    "outcome",
-];
-
-fn parse_kind(kind: &str) -> Option<ChartKind> {
-    Some(match kind {
-        "line" => ChartKind::Line,
-        "bar" => ChartKind::Bar,
-        "cdf" => ChartKind::Cdf,
-        "timeline" => ChartKind::Timeline,
-        _ => return None,
-    })
-}
-
 /// A text column by this name (entity columns first for entity claims), as a variable.
 fn text_column(config: &Config, name: &str, entity: bool) -> Option<Var> {
-    let model = config.model;
+    let model = &*config.model;
     if entity {
         if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
-            return (!model.entity_columns()[i].numeric).then_some(Var::Entity(i));
+            return (!model.entity_columns()[i].numeric()).then_some(Var::Entity(i));
         }
     }
     let i = model.metrics().iter().position(|c| c.name == name)?;
-    (!model.metrics()[i].numeric).then_some(Var::Metric(i))
+    (!model.metrics()[i].numeric()).then_some(Var::Metric(i))
 }
 
 /// Resolves a name to a numeric column: an entity column (entity claims, winning on a clash),
 /// a metric, or (when `params` is true) a numeric parameter.
 fn resolve(config: &Config, name: &str, entity: bool, params: bool) -> Result<Var, String> {
-    let model = config.model;
+    let model = &*config.model;
     if entity {
         if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
-            return if model.entity_columns()[i].numeric {
+            return if model.entity_columns()[i].numeric() {
                 Ok(Var::Entity(i))
             } else {
                 Err(format!("`{name}` is not numeric"))
@@ -1146,7 +1115,7 @@ fn resolve(config: &Config, name: &str, entity: bool, params: bool) -> Result<Va
         }
     }
     if let Some(i) = model.metrics().iter().position(|c| c.name == name) {
-        return if model.metrics()[i].numeric {
+        return if model.metrics()[i].numeric() {
             Ok(Var::Metric(i))
         } else {
             Err(format!("`{name}` is not numeric"))
@@ -1168,11 +1137,17 @@ fn resolve(config: &Config, name: &str, entity: bool, params: bool) -> Result<Va
             model
                 .entity_columns()
                 .iter()
-                .filter(|c| c.numeric)
+                .filter(|c| c.numeric())
                 .map(|c| c.name),
         );
     }
-    valid.extend(model.metrics().iter().filter(|c| c.numeric).map(|c| c.name));
+    valid.extend(
+        model
+            .metrics()
+            .iter()
+            .filter(|c| c.numeric())
+            .map(|c| c.name),
+    );
     if params {
         valid.extend(
             model
@@ -1196,7 +1171,7 @@ fn resolve(config: &Config, name: &str, entity: bool, params: bool) -> Result<Va
 }
 
 fn is_column(config: &Config, name: &str) -> bool {
-    let m = config.model;
+    let m = &*config.model;
     FIXED_COLUMNS.contains(&name)
         || m.params().iter().any(|p| p.key == name)
         || m.metrics().iter().any(|c| c.name == name)
@@ -1219,55 +1194,5 @@ fn shown(v: &Value) -> String {
     match v {
         Value::Int(_) | Value::Float(_) => v.to_string(),
         other => other.type_name().to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(Source {
-            name: "t.toml".into(),
-            text: text.into(),
-        })
-    }
-
-    #[test]
-    fn sweep_axes_keep_declared_order_first_slowest() {
-        let c = parse(
-            "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [4, 8]\nclients = [1, 2, 3]\n",
-        )
-        .unwrap();
-        let keys: Vec<&str> = c.axes.iter().map(|a| a.key).collect();
-        assert_eq!(keys, ["service_ms", "clients"]); // not alphabetical
-        assert_eq!(c.points, 6);
-        // Point 4 = service_ms index 1, clients index 1.
-        assert_eq!(c.coordinates(4), [1, 1]);
-        let values = c.point_values(4);
-        let specs = c.model.params();
-        let at = |k: &str| values[specs.iter().position(|s| s.key == k).unwrap()].clone();
-        assert_eq!(at("service_ms"), Value::Int(8));
-        assert_eq!(at("clients"), Value::Int(2));
-        assert_eq!(at("interarrival_ms"), Value::Float(40.0)); // default kept
-    }
-
-    #[test]
-    fn where_may_name_a_fixed_parameter_and_compares_numerically() {
-        let c = parse(
-            "model = \"single_writer_queue\"\n[params]\nservice_ms = 6\n[[claim]]\nwhere = { service_ms = 6.0 }\nmetric = \"lost_updates\"\nexpect = 0\n",
-        )
-        .unwrap();
-        assert_eq!(c.claims.len(), 1);
-        assert_eq!(c.claims[0].name, "lost_updates where service_ms = 6");
-    }
-
-    #[test]
-    fn an_error_in_a_swept_value_points_at_that_value() {
-        let text = "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [6, 0, 2]\n";
-        let e = parse(text).unwrap_err();
-        // Line 3: `service_ms = [6, ` is 17 characters, so the `0` is at column 18.
-        assert_eq!(e.location, "t.toml:3:18");
-        assert!(e.message.starts_with("`service_ms` = 0:"), "{}", e.message);
     }
 }

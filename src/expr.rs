@@ -31,7 +31,9 @@ pub enum Op {
 /// Why an expression did not parse: the message and the character offset in the expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExprError {
+    /// What is wrong.
     pub message: String,
+    /// Where, in characters from the expression's start.
     pub offset: usize,
 }
 

@@ -1,33 +1,7 @@
-//! `coordsim`: the command-line front of the coordsim models.
-//!
-//! Loads configs, expands sweeps, runs every point (in parallel, deterministically), checks
-//! claims and writes CSV, Markdown and charts. The simulation itself lives in `sim-core` and
-//! `coordsim-models`.
+//! `coordsim`: the command line over the built-in models. Everything but the choice of
+//! models is the `coordsim` library; a crate with models of its own builds the same binary
+//! with `coordsim::main_with(coordsim_models::registry().with(MyModel))`.
 
-mod check;
-mod cli;
-mod commands;
-mod config;
-mod export;
-mod expr;
-mod models_cmd;
-mod results;
-mod runner;
-mod source;
-mod summary;
-mod sweep;
-
-use std::process::ExitCode;
-
-use clap::Parser;
-
-fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    match commands::dispatch(cli.command) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+fn main() -> std::process::ExitCode {
+    coordsim::main_with(coordsim_models::registry())
 }

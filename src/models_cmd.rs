@@ -5,19 +5,22 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use coordsim_models::{ModelDef, unit_of};
+use coordsim_model::{ModelDef, Registry, unit_of};
 
 use crate::cli::ModelsArgs;
 
 /// Lists models, describes one, or prints its starter config.
-pub fn models(args: ModelsArgs) -> anyhow::Result<ExitCode> {
+pub fn models(args: ModelsArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let text = match &args.model {
-        None => list(),
+        None => list(registry),
         Some(name) => {
-            let Some(model) = coordsim_models::find(name) else {
-                let names: Vec<&str> = coordsim_models::all().iter().map(|m| m.name()).collect();
-                bail!("unknown model `{name}`; models: {}", names.join(", "));
+            let Some(model) = registry.find(name) else {
+                bail!(
+                    "unknown model `{name}`; models: {}",
+                    registry.names().join(", ")
+                );
             };
+            let model = &**model;
             if args.config {
                 starter_config(model)
             } else {
@@ -29,9 +32,9 @@ pub fn models(args: ModelsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn list() -> String {
+fn list(registry: &Registry) -> String {
     let mut out = String::new();
-    for m in coordsim_models::all() {
+    for m in registry.models() {
         let _ = writeln!(out, "{:<22} {}", m.name(), m.summary());
     }
     out.push_str("\n`coordsim models NAME` shows a model's parameters and metrics; add --config for a starter config.\n");
@@ -67,7 +70,7 @@ fn describe(model: &dyn ModelDef) -> String {
 }
 
 /// One line per column: name, unit, meaning.
-fn list_columns(out: &mut String, columns: &[coordsim_models::ColumnSpec]) {
+fn list_columns(out: &mut String, columns: &[coordsim_model::ColumnSpec]) {
     for c in columns {
         let _ = writeln!(
             out,
@@ -80,7 +83,7 @@ fn list_columns(out: &mut String, columns: &[coordsim_models::ColumnSpec]) {
 }
 
 /// A default short enough for the table; long lists are in the starter config.
-fn short_default(value: &coordsim_models::Value) -> String {
+fn short_default(value: &coordsim_model::Value) -> String {
     let text = value.to_string();
     if text.chars().count() <= 14 {
         text
@@ -89,11 +92,11 @@ fn short_default(value: &coordsim_models::Value) -> String {
     }
 }
 
-fn with_choices(p: &coordsim_models::ParamSpec) -> String {
+fn with_choices(p: &coordsim_model::ParamSpec) -> String {
     match p.kind {
-        coordsim_models::Kind::Choice(_)
-        | coordsim_models::Kind::Tables(_)
-        | coordsim_models::Kind::Pairs => {
+        coordsim_model::Kind::Choice(_)
+        | coordsim_model::Kind::Tables(_)
+        | coordsim_model::Kind::Pairs => {
             format!("{} ({})", p.meaning.trim(), p.kind)
         }
         _ => p.meaning.trim().to_string(),
@@ -129,10 +132,10 @@ pub fn starter_config(model: &dyn ModelDef) -> String {
         };
         let _ = writeln!(out, "# {}{unit} ({})", p.meaning.trim(), p.kind);
         match (p.default)() {
-            coordsim_models::Value::List(items)
+            coordsim_model::Value::List(items)
                 if items
                     .iter()
-                    .any(|i| matches!(i, coordsim_models::Value::Table(_))) =>
+                    .any(|i| matches!(i, coordsim_model::Value::Table(_))) =>
             {
                 let _ = writeln!(out, "{} = [", p.key);
                 for item in items {
@@ -149,7 +152,7 @@ pub fn starter_config(model: &dyn ModelDef) -> String {
     let metric = model
         .metrics()
         .iter()
-        .find(|m| m.numeric)
+        .find(|m| m.numeric())
         .map_or("", |m| m.name);
     let _ = writeln!(
         out,

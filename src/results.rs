@@ -30,6 +30,8 @@ pub struct Results {
     pub results: Table,
     /// `entities.csv` (models with entity rows).
     pub entities: Option<Table>,
+    /// Timeline lanes of each point's first replication (only when a chart draws them).
+    pub lanes: Vec<(usize, Vec<coordsim_model::Lane>)>,
 }
 
 impl Results {
@@ -72,9 +74,9 @@ pub fn number(cell: &str) -> Option<f64> {
 }
 
 /// A swept value as the CSV writes it: strings bare, everything else as in TOML.
-pub fn value_cell(value: &coordsim_models::Value) -> String {
+pub fn value_cell(value: &coordsim_model::Value) -> String {
     match value {
-        coordsim_models::Value::Str(s) => s.clone(),
+        coordsim_model::Value::Str(s) => s.clone(),
         other => other.to_string(),
     }
 }

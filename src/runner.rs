@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use coordsim_models::RunOutput;
+use coordsim_model::{ChartKind, ModelError, RunContext, RunOutput};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -31,6 +31,8 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let reps = config.replications as usize;
     let total = points.len() * reps;
 
+    // Timelines draw each point's first replication: only those runs record lanes.
+    let wants_lanes = config.charts.iter().any(|c| c.kind == ChartKind::Timeline);
     let bar = progress_bar(options.progress, total as u64, &config.source.name);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1))
@@ -43,8 +45,9 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 let point = points[i / reps];
                 let replication = (i % reps) as u64;
                 let run_seed = seed.wrapping_add(replication);
-                let values = config.point_values(point);
-                let out = config.model.run(&values, run_seed, config.limits);
+                let ctx = RunContext::new(run_seed, config.limits)
+                    .with_lanes(wants_lanes && replication == 0);
+                let out = config.plans[point].run(&ctx);
                 bar.inc(1);
                 (point, replication, run_seed, out)
             })
@@ -62,11 +65,16 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
             header,
             rows: Vec::new(),
         });
+    let mut lanes = Vec::new();
     for (point, replication, run_seed, out) in outputs {
         let RunOutput {
             metrics,
             entities: entity_rows,
+            lanes: point_lanes,
         } = out.map_err(|e| run_error(config, point, &e))?;
+        if wants_lanes && replication == 0 {
+            lanes.push((point, point_lanes));
+        }
         let lead = lead_cells(config, point, replication, run_seed);
         let mut row = lead.clone();
         row.extend(metrics.iter().map(ToString::to_string));
@@ -80,7 +88,11 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
             }
         }
     }
-    Ok(Results { results, entities })
+    Ok(Results {
+        results,
+        entities,
+        lanes,
+    })
 }
 
 fn lead_cells(config: &Config, point: usize, replication: u64, seed: u64) -> Vec<String> {
@@ -93,10 +105,16 @@ fn lead_cells(config: &Config, point: usize, replication: u64, seed: u64) -> Vec
     cells
 }
 
-fn run_error(config: &Config, point: usize, e: &coordsim_models::RunError) -> anyhow::Error {
+fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {
     match e {
-        coordsim_models::RunError::Param(p) => config.param_error(&p.key, point, &p.message).into(),
-        coordsim_models::RunError::Sim(s) => {
+        ModelError::Param(p) => config.param_error(&p.key, point, &p.message).into(),
+        ModelError::Invariant(message) => config
+            .error_at_model(format!(
+                "point {point}: {} broke its own invariant (a bug in the model): {message}",
+                config.model.name()
+            ))
+            .into(),
+        ModelError::Sim(s) => {
             let at: Vec<String> = config
                 .axes
                 .iter()

@@ -98,7 +98,7 @@ pub fn summarize(config: &Config, results: &Results) -> Table {
         .metrics()
         .iter()
         .enumerate()
-        .filter(|(_, m)| m.numeric)
+        .filter(|(_, m)| m.numeric())
         .map(|(i, m)| (lead + i, m.name))
         .collect();
     let mut header = vec!["point".to_string()];

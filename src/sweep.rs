@@ -1,6 +1,6 @@
 //! Sweep axes: lists and ranges, expanded into points in declared order.
 
-use coordsim_models::Value;
+use coordsim_model::Value;
 
 /// Most points one config may sweep.
 pub const MAX_POINTS: u64 = 100_000;
@@ -9,12 +9,23 @@ pub const MAX_POINTS: u64 = 100_000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Range {
     /// `from`, `from + step`, … up to `to` (included when reached).
-    Step { from: f64, to: f64, step: f64 },
+    Step {
+        /// First value.
+        from: f64,
+        /// Last value, included when a step lands on it.
+        to: f64,
+        /// Increment (negative counts down).
+        step: f64,
+    },
     /// `points` values from `from` to `to`, evenly spaced on a linear or log scale.
     Points {
+        /// First value.
         from: f64,
+        /// Last value, exactly as written.
         to: f64,
+        /// How many values.
         points: u64,
+        /// Evenly spaced in log rather than linear.
         log: bool,
     },
 }

@@ -397,3 +397,58 @@ fn list_files(dir: &Path) -> Vec<String> {
     files.sort();
     files
 }
+
+/// The config loader as a library: sweeps, filters and positions, on the built-in models.
+mod config_loading {
+    use coordsim::config::Config;
+    use coordsim::source::{ConfigError, Source};
+    use coordsim_model::Value;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(
+            Source {
+                name: "t.toml".into(),
+                text: text.into(),
+            },
+            &coordsim_models::registry(),
+        )
+    }
+
+    #[test]
+    fn sweep_axes_keep_declared_order_first_slowest() {
+        let c = parse(
+            "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [4, 8]\nclients = [1, 2, 3]\n",
+        )
+        .unwrap();
+        let keys: Vec<&str> = c.axes.iter().map(|a| a.key).collect();
+        assert_eq!(keys, ["service_ms", "clients"]); // not alphabetical
+        assert_eq!(c.points, 6);
+        // Point 4 = service_ms index 1, clients index 1.
+        assert_eq!(c.coordinates(4), [1, 1]);
+        let values = c.point_values(4);
+        let specs = c.model.params();
+        let at = |k: &str| values[specs.iter().position(|s| s.key == k).unwrap()].clone();
+        assert_eq!(at("service_ms"), Value::Int(8));
+        assert_eq!(at("clients"), Value::Int(2));
+        assert_eq!(at("interarrival_ms"), Value::Float(40.0)); // default kept
+    }
+
+    #[test]
+    fn where_may_name_a_fixed_parameter_and_compares_numerically() {
+        let c = parse(
+            "model = \"single_writer_queue\"\n[params]\nservice_ms = 6\n[[claim]]\nwhere = { service_ms = 6.0 }\nmetric = \"lost_updates\"\nexpect = 0\n",
+        )
+        .unwrap();
+        assert_eq!(c.claims.len(), 1);
+        assert_eq!(c.claims[0].name, "lost_updates where service_ms = 6");
+    }
+
+    #[test]
+    fn an_error_in_a_swept_value_points_at_that_value() {
+        let text = "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [6, 0, 2]\n";
+        let e = parse(text).unwrap_err();
+        // Line 3: `service_ms = [6, ` is 17 characters, so the `0` is at column 18.
+        assert_eq!(e.location, "t.toml:3:18");
+        assert!(e.message.starts_with("`service_ms` = 0:"), "{}", e.message);
+    }
+}

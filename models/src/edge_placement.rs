@@ -1,14 +1,14 @@
 //! `edge_placement` (lesson 003): requests from several edges reach one coordinated object;
 //! where the object stands sets each edge's round trip, and queueing at it adds to that.
 
-use sim_core::{Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
+use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, ms_to_ns, run};
 
-use crate::declare::{
-    Kind, ParamError, ParamType, duration, field, positive_duration, table_fields,
+use coordsim_model::{ListItem, 
+    Kind, ParamError, duration, field, positive_duration, table_fields,
 };
-use crate::registry::{DefaultChart, Model, Output};
-use crate::station::{Stations, Waiting};
-use crate::value::Value;
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use sim_core::{Stations, Waiting};
+use coordsim_model::Value;
 
 /// One edge: its name, its load and its round trip per placement.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,9 +58,9 @@ pub fn lesson_edges() -> Vec<Edge> {
 
 const EDGE_FIELDS: &[&str] = &["name", "load", "rtt_ms"];
 
-impl ParamType for Vec<Edge> {
-    const KIND: Kind = Kind::Tables("name, load, rtt_ms = { placement = ms, … }");
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for Edge {
+    const LIST_KIND: Kind = Kind::Tables("name, load, rtt_ms = { placement = ms, … }");
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         let Value::List(items) = value else {
             return Err(format!(
                 "expected an array of edges, got {}",
@@ -98,9 +98,9 @@ impl ParamType for Vec<Edge> {
             })
             .collect()
     }
-    fn to_value(&self) -> Value {
+    fn list_to_value(list: &[Self]) -> Value {
         Value::List(
-            self.iter()
+            list.iter()
                 .map(|e| {
                     Value::Table(vec![
                         ("name".into(), Value::Str(e.name.clone())),
@@ -186,14 +186,19 @@ pub struct EdgePlacement;
 const MAX_REQUESTS: u64 = 100_000_000;
 
 impl Model for EdgePlacement {
-    const NAME: &'static str = "edge_placement";
-    const SUMMARY: &'static str = "edges reach one coordinated object whose placement sets their round trips; queueing adds to them (lesson 003)";
-    const CHARTS: &'static [DefaultChart] = &[
+    fn name(&self) -> &'static str {
+        "edge_placement"
+    }
+    fn summary(&self) -> &'static str {
+        "edges reach one coordinated object whose placement sets their round trips; queueing adds to them (lesson 003)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![
         DefaultChart {
             name: "rtt-per-placement",
             x: "placement",
             y: &["weighted_rtt_ms", "worst_edge_rtt_ms"],
-            kind: "bar",
+            kind: ChartKind::Bar,
             mark_x: None,
             mark_y: None,
         },
@@ -201,16 +206,17 @@ impl Model for EdgePlacement {
             name: "response-per-edge",
             x: "entity",
             y: &["mean_response_ms"],
-            kind: "bar",
+            kind: ChartKind::Bar,
             mark_x: None,
             mark_y: None,
         },
-    ];
+    ]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = EdgeRow;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if p.edges.is_empty() {
             return Err(ParamError::new("edges", "give at least one edge"));
         }
@@ -265,7 +271,8 @@ impl Model for EdgePlacement {
         positive_duration("duration_ms", p.duration_ms)
     }
 
-    fn run(p: &Params, _seed: u64, limits: Limits) -> Result<Output<Metrics, EdgeRow>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, EdgeRow>, ModelError> {
+        let limits = ctx.limits();
         let mut sim = Sim::new(p);
         let mut queue = EventQueue::with_capacity(p.edges.len() + 2, limits);
         for e in 0..p.edges.len() as u32 {
@@ -412,7 +419,11 @@ impl Sim {
                 )
             })
             .collect();
-        Output { metrics, entities }
+        Output {
+            metrics,
+            entities,
+            lanes: Vec::new(),
+        }
     }
 }
 
@@ -481,8 +492,8 @@ mod tests {
             service_ms: 3.0,
             duration_ms: 10.0,
         };
-        EdgePlacement::validate(&p).unwrap();
-        EdgePlacement::run(&p, 0, Limits::default()).unwrap()
+        EdgePlacement.validate(&p).unwrap();
+        coordsim_model::run_once(&EdgePlacement, p.clone(), 0, sim_core::Limits::default()).unwrap()
     }
 
     #[test]
@@ -520,7 +531,7 @@ mod tests {
     fn the_lesson_weighted_round_trip() {
         // (2600·4 + 2100·40 + 1800·55 + 1500·70 + 1200·88 + 800·96) / 10000 = 48.08
         let p = Params::default();
-        let m = EdgePlacement::run(&p, 0, Limits::default())
+        let m = coordsim_model::run_once(&EdgePlacement, p.clone(), 0, sim_core::Limits::default())
             .unwrap()
             .metrics;
         assert!((m.weighted_rtt_ms - 48.08).abs() < 1e-12);
@@ -578,7 +589,7 @@ mod tests {
                 service_ms: service_us as f64 / 1000.0,
                 duration_ms: duration_ms as f64,
             };
-            let m = EdgePlacement::run(&p, 0, Limits::default()).unwrap().metrics;
+            let m = coordsim_model::run_once(&EdgePlacement, p.clone(), 0, sim_core::Limits::default()).unwrap().metrics;
             let responses = oracle(&p);
             let n = responses.len() as u64;
             let sum: u64 = responses.iter().sum();
@@ -596,7 +607,7 @@ mod tests {
             placement: "moon".into(),
             ..Params::default()
         };
-        let e = EdgePlacement::validate(&p).unwrap_err();
+        let e = EdgePlacement.validate(&p).unwrap_err();
         assert_eq!(e.key, "placement");
         assert!(e.message.contains("uc-1"), "{}", e.message);
     }

@@ -2,11 +2,11 @@
 //! and insert are not; a unique constraint, a derived counter, an idempotency key stored with
 //! its response, or a consumer that records message ids make the repeats harmless.
 
-use sim_core::{EventQueue, Handler, Limits, SimError, chance, run, stream};
+use sim_core::{EventQueue, Handler, SimError, chance, run, stream};
 
-use crate::declare::{ParamError, probability};
+use coordsim_model::{ParamError, probability};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
-use crate::registry::{DefaultChart, Model, Output};
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
 choice! {
     /// The write being repeated.
@@ -111,21 +111,27 @@ pub struct Idempotency;
 const MAX_CALLS: u64 = 1_000_000;
 
 impl Model for Idempotency {
-    const NAME: &'static str = "idempotency";
-    const SUMMARY: &'static str = "the same request run again: which writes are idempotent, and unique constraints, derived counters, idempotency keys and deduplicating consumers (lesson 002)";
-    const CHARTS: &'static [DefaultChart] = &[DefaultChart {
+    fn name(&self) -> &'static str {
+        "idempotency"
+    }
+    fn summary(&self) -> &'static str {
+        "the same request run again: which writes are idempotent, and unique constraints, derived counters, idempotency keys and deduplicating consumers (lesson 002)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![DefaultChart {
         name: "effects-per-form",
         x: "form",
         y: &["calls", "effects", "duplicate_effects"],
-        kind: "bar",
+        kind: ChartKind::Bar,
         mark_x: None,
         mark_y: None,
-    }];
+    }]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = CallRow;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         probability("response_loss_probability", p.response_loss_probability)?;
         let logical = match p.form {
             Form::IdempotencyKey => p.requests.len() as u64,
@@ -141,7 +147,9 @@ impl Model for Idempotency {
         Ok(())
     }
 
-    fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, CallRow>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, CallRow>, ModelError> {
+        let seed = ctx.seed();
+        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
         let mut queue = EventQueue::with_capacity(2, limits);
         if !sim.plan.is_empty() {
@@ -367,6 +375,7 @@ impl Sim {
         Output {
             metrics,
             entities: self.rows,
+            lanes: Vec::new(),
         }
     }
 }
@@ -411,8 +420,8 @@ mod tests {
             form,
             ..Params::default()
         };
-        Idempotency::validate(&p).unwrap();
-        Idempotency::run(&p, 0, Limits::default()).unwrap()
+        Idempotency.validate(&p).unwrap();
+        coordsim_model::run_once(&Idempotency, p.clone(), 0, sim_core::Limits::default()).unwrap()
     }
 
     fn per_call(out: &Output<Metrics, CallRow>) -> Vec<u64> {
@@ -505,7 +514,7 @@ mod tests {
         ) {
             for form in [Form::Increment, Form::InsertUnique, Form::DerivedCounter, Form::IdempotencyKey] {
                 let p = Params { form, response_loss_probability: loss, max_retries: retries, ..Params::default() };
-                let m = Idempotency::run(&p, seed, Limits::default()).unwrap().metrics;
+                let m = coordsim_model::run_once(&Idempotency, p.clone(), seed, sim_core::Limits::default()).unwrap().metrics;
                 match form {
                     // Every retry is one more increment.
                     Form::Increment => proptest::prop_assert_eq!(m.duplicate_effects, m.calls - 1),

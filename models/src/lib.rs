@@ -1,31 +1,42 @@
-//! The coordsim models. Each module is one model: its parameters, its metrics, and a
-//! discrete-event simulation of it on `sim-core`.
+//! The coordsim models, each a discrete-event simulation on `sim-core`, written against the
+//! model API of `coordsim-model` like any model outside this crate.
 //!
-//! A model is declared with [`params!`] and [`columns!`], which generate from one list the
-//! typed struct, its specs (key, kind, default, meaning) and its CSV cells, so that a column
-//! name, its order and its documentation cannot drift apart. The binary finds models by name
-//! through [`find`] and drives them through the object-safe [`ModelDef`].
+//! [`registry`] gives all of them, in the order `coordsim models` lists them. Adding a model
+//! here is one new file (the module) and one line in the [`models!`] list below.
 #![warn(missing_docs)]
 
 #[macro_use]
-pub mod declare;
-mod registry;
-mod value;
+extern crate coordsim_model;
 
-pub mod edge_placement;
-pub mod idempotency;
-pub mod library;
-pub mod lock_queue;
-pub mod outbox;
-pub mod saga;
-pub mod scenario_fit;
-pub mod shared_store_rmw;
-pub mod single_writer_queue;
-pub mod station;
+mod library;
 
-pub use declare::{
-    Cell, ColumnSpec, Columns, Kind, NoEntity, ParamError, ParamSet, ParamSpec, ParamType,
-    PerEntity, unit_of,
-};
-pub use registry::{DefaultChart, Model, ModelDef, Output, RunError, RunOutput, all, find};
-pub use value::Value;
+/// Declares each model's module and lists it in [`registry`], in order: one line a model.
+macro_rules! models {
+    ($($(#[$doc:meta])* $module:ident :: $model:ident),+ $(,)?) => {
+        $($(#[$doc])* pub mod $module;)+
+
+        /// Every model of this crate, in the order `coordsim models` lists them.
+        pub fn registry() -> coordsim_model::Registry {
+            coordsim_model::Registry::new()$(.with($module::$model))+
+        }
+    };
+}
+
+models! {
+    /// Lesson 003: one instance serves a key's requests FIFO.
+    single_writer_queue::SingleWriterQueue,
+    /// Lesson 003: read → compute → write on a shared store.
+    shared_store_rmw::SharedStoreRmw,
+    /// Lesson 003: where a coordinated object stands sets each edge's round trip.
+    edge_placement::EdgePlacement,
+    /// Lesson 003: which coordination jobs fit a single-writer object.
+    scenario_fit::ScenarioFit,
+    /// Lesson 000: N appliers on one state record.
+    lock_queue::LockQueue,
+    /// Lesson 004: a loan across two services without a shared transaction.
+    saga::Saga,
+    /// Lessons 004 and 002: state change and message in one transaction.
+    outbox::Outbox,
+    /// Lesson 002: repeated writes and their idempotent forms.
+    idempotency::Idempotency,
+}

@@ -1,8 +1,8 @@
 //! The library world of lessons 002 and 004: a catalog of books and a membership service with
 //! no shared transaction. Each call commits on its own.
 
-use crate::declare::{Kind, ParamType, field, table_fields};
-use crate::value::Value;
+use coordsim_model::Value;
+use coordsim_model::{Kind, ListItem, field, table_fields};
 
 /// A book's status in the catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,9 +81,9 @@ fn whole(value: Option<&Value>, what: &str) -> Result<u64, String> {
     }
 }
 
-impl ParamType for Vec<Book> {
-    const KIND: Kind = Kind::Tables("id, status = \"rafta\" | \"odunc\"");
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for Book {
+    const LIST_KIND: Kind = Kind::Tables("id, status = \"rafta\" | \"odunc\"");
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         let Value::List(items) = value else {
             return Err(format!(
                 "expected an array of books, got {}",
@@ -110,9 +110,9 @@ impl ParamType for Vec<Book> {
             })
             .collect()
     }
-    fn to_value(&self) -> Value {
+    fn list_to_value(list: &[Self]) -> Value {
         Value::List(
-            self.iter()
+            list.iter()
                 .map(|b| {
                     Value::Table(vec![
                         ("id".into(), Value::Int(b.id as i64)),
@@ -124,9 +124,9 @@ impl ParamType for Vec<Book> {
     }
 }
 
-impl ParamType for Vec<Member> {
-    const KIND: Kind = Kind::Tables("id, open, limit");
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for Member {
+    const LIST_KIND: Kind = Kind::Tables("id, open, limit");
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         let Value::List(items) = value else {
             return Err(format!(
                 "expected an array of members, got {}",
@@ -147,9 +147,9 @@ impl ParamType for Vec<Member> {
             })
             .collect()
     }
-    fn to_value(&self) -> Value {
+    fn list_to_value(list: &[Self]) -> Value {
         Value::List(
-            self.iter()
+            list.iter()
                 .map(|m| {
                     Value::Table(vec![
                         ("id".into(), Value::Int(m.id as i64)),

@@ -5,10 +5,13 @@
 
 use std::collections::VecDeque;
 
-use sim_core::{EventQueue, Handler, Limits, Nanos, SimError, ms_to_ns, ns_to_ms, run};
+use sim_core::{EventQueue, Handler, Nanos, SimError, ms_to_ns, ns_to_ms, run};
 
-use crate::declare::{ParamError, PerEntity, duration, positive_duration};
-use crate::registry::{DefaultChart, Model, Output};
+use coordsim_model::{ParamError, PerEntity, duration, positive_duration};
+use coordsim_model::{
+    ChartKind, DefaultChart, Lane, MarkKind, MarkShape, Model, ModelError, Output, RunContext,
+    SpanKind, TimelineStyle, Valid,
+};
 
 choice! {
     /// How appliers coordinate.
@@ -171,14 +174,19 @@ impl Params {
 }
 
 impl Model for LockQueue {
-    const NAME: &'static str = "lock_queue";
-    const SUMMARY: &'static str = "N appliers change one state record: lost writes without a lock, a polled lock queue, stale locks, leases and fencing, local vs remote state (lesson 000)";
-    const CHARTS: &'static [DefaultChart] = &[
+    fn name(&self) -> &'static str {
+        "lock_queue"
+    }
+    fn summary(&self) -> &'static str {
+        "N appliers change one state record: lost writes without a lock, a polled lock queue, stale locks, leases and fencing, local vs remote state (lesson 000)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![
         DefaultChart {
             name: "timeline",
             x: "entity",
             y: &[],
-            kind: "timeline",
+            kind: ChartKind::Timeline,
             mark_x: None,
             mark_y: None,
         },
@@ -186,16 +194,21 @@ impl Model for LockQueue {
             name: "wait-per-applier",
             x: "entity",
             y: &["wait_ms"],
-            kind: "bar",
+            kind: ChartKind::Bar,
             mark_x: None,
             mark_y: None,
         },
-    ];
+    ]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = ApplierRow;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn timeline(&self) -> Option<TimelineStyle> {
+        Some(TIMELINE)
+    }
+
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_APPLIERS).contains(&p.appliers) {
             return Err(ParamError::new(
                 "appliers",
@@ -266,11 +279,8 @@ impl Model for LockQueue {
         Ok(())
     }
 
-    fn run(
-        p: &Params,
-        _seed: u64,
-        limits: Limits,
-    ) -> Result<Output<Metrics, ApplierRow>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ApplierRow>, ModelError> {
+        let limits = ctx.limits();
         let n = p.appliers as usize;
         let mut sim = Sim::new(p);
         let mut queue = EventQueue::with_capacity(2 * n + p.unlock_at_ms.len() + 1, limits);
@@ -288,7 +298,7 @@ impl Model for LockQueue {
             queue.schedule_at(ms_to_ns(*ms).unwrap_or(0), 0, Event::Unlock);
         }
         run(&mut queue, &mut sim)?;
-        Ok(sim.output(p))
+        Ok(sim.output(p, ctx.wants_lanes()))
     }
 }
 
@@ -550,7 +560,7 @@ impl Sim {
         }
     }
 
-    fn output(self, p: &Params) -> Output<Metrics, ApplierRow> {
+    fn output(self, p: &Params, lanes: bool) -> Output<Metrics, ApplierRow> {
         let n = self.appliers.len();
         let crashed = self
             .appliers
@@ -667,9 +677,108 @@ impl Sim {
                 )
             })
             .collect();
-        Output { metrics, entities }
+        let lanes = if lanes {
+            (0..n).map(|i| self.lane(p.name(i), &self.appliers[i])).collect()
+        } else {
+            Vec::new()
+        };
+        Output {
+            metrics,
+            entities,
+            lanes,
+        }
+    }
+
+    /// An applier's timeline lane: waiting (a tick per failed attempt), holding the lock or
+    /// working without one, and how it ended.
+    fn lane(&self, name: String, a: &Applier) -> Lane {
+        let mut lane = Lane::new(name);
+        let start = ns_to_ms(a.start);
+        let end = a.end.map(ns_to_ms);
+        match a.acquired_at.filter(|_| self.mode != Lock::None) {
+            Some(at) => {
+                let at = ns_to_ms(at);
+                if at > start {
+                    lane.span(WAIT, start, Some(at));
+                }
+                if a.outcome == Outcome::Crashed {
+                    lane.span(CRASHED, at, None);
+                } else {
+                    lane.span(HOLD, at, end);
+                }
+            }
+            None if a.outcome == Outcome::GaveUp => lane.span(WAIT, start, end),
+            None => lane.span(WORK, start, end),
+        }
+        for k in 0..a.rounds {
+            lane.mark(ATTEMPT, ns_to_ms(a.start + k * self.poll));
+        }
+        match (a.outcome, end) {
+            (Outcome::Applied, Some(end)) => lane.mark(WRITE, end),
+            (Outcome::GaveUp | Outcome::Rejected, Some(end)) => lane.mark(FAILED, end),
+            _ => {}
+        }
+        lane
     }
 }
+
+// Timeline kinds: the lanes name them, TIMELINE styles them.
+const WAIT: &str = "wait";
+const HOLD: &str = "hold";
+const WORK: &str = "work";
+const CRASHED: &str = "crashed";
+const ATTEMPT: &str = "attempt";
+const WRITE: &str = "write";
+const FAILED: &str = "failed";
+
+const TIMELINE: TimelineStyle = TimelineStyle {
+    spans: &[
+        SpanKind {
+            name: WAIT,
+            label: "waiting for the lock",
+            rgb: (200, 200, 200),
+            thin: true,
+        },
+        SpanKind {
+            name: HOLD,
+            label: "holding the lock (read … write)",
+            rgb: (0, 114, 178),
+            thin: false,
+        },
+        SpanKind {
+            name: WORK,
+            label: "working without a lock",
+            rgb: (0, 158, 115),
+            thin: false,
+        },
+        SpanKind {
+            name: CRASHED,
+            label: "crashed holding the lock",
+            rgb: (190, 30, 45),
+            thin: false,
+        },
+    ],
+    marks: &[
+        MarkKind {
+            name: ATTEMPT,
+            label: "failed attempt",
+            rgb: (213, 94, 0),
+            shape: MarkShape::Tick,
+        },
+        MarkKind {
+            name: WRITE,
+            label: "write + release",
+            rgb: (0, 0, 0),
+            shape: MarkShape::Triangle,
+        },
+        MarkKind {
+            name: FAILED,
+            label: "gave up / write rejected",
+            rgb: (213, 94, 0),
+            shape: MarkShape::Cross,
+        },
+    ],
+};
 
 impl Handler<Event> for Sim {
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
@@ -724,8 +833,8 @@ mod tests {
     use super::*;
 
     fn run_with(p: Params) -> Output<Metrics, ApplierRow> {
-        LockQueue::validate(&p).unwrap();
-        LockQueue::run(&p, 0, Limits::default()).unwrap()
+        LockQueue.validate(&p).unwrap();
+        coordsim_model::run_once(&LockQueue, p.clone(), 0, sim_core::Limits::default()).unwrap()
     }
 
     fn rounds(out: &Output<Metrics, ApplierRow>) -> Vec<u64> {
@@ -847,7 +956,7 @@ mod tests {
 
     #[test]
     fn rejects_mismatched_lists_and_unknown_crashers() {
-        let bad = |p: Params| LockQueue::validate(&p).unwrap_err().key;
+        let bad = |p: Params| LockQueue.validate(&p).unwrap_err().key;
         assert_eq!(
             bad(Params {
                 hold_ms: PerEntity::Each(vec![1.0]),

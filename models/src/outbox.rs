@@ -3,12 +3,12 @@
 //! delivering and marking delivers again: at-least-once delivery, duplicated effects unless the
 //! consumer deduplicates by message id.
 
-use sim_core::{EventQueue, Handler, Limits, Nanos, SimError, chance, ms_to_ns, run, stream};
+use sim_core::{EventQueue, Handler, Nanos, SimError, chance, ms_to_ns, run, stream};
 
-use crate::declare::{Kind, ParamError, ParamType, duration, field, table_fields};
+use coordsim_model::{ListItem, Kind, ParamError, duration, field, table_fields};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
-use crate::registry::{DefaultChart, Model, Output};
-use crate::value::Value;
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::Value;
 
 choice! {
     /// What the consumer does with a delivery.
@@ -27,9 +27,9 @@ pub struct RelayRun {
     pub crash_after: Option<u64>,
 }
 
-impl ParamType for Vec<RelayRun> {
-    const KIND: Kind = Kind::Tables("crash_after (optional)");
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for RelayRun {
+    const LIST_KIND: Kind = Kind::Tables("crash_after (optional)");
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         let Value::List(items) = value else {
             return Err(format!(
                 "expected an array of relay runs, got {}",
@@ -54,9 +54,9 @@ impl ParamType for Vec<RelayRun> {
             })
             .collect()
     }
-    fn to_value(&self) -> Value {
+    fn list_to_value(list: &[Self]) -> Value {
         Value::List(
-            self.iter()
+            list.iter()
                 .map(|r| {
                     Value::Table(match r.crash_after {
                         Some(n) => vec![("crash_after".into(), Value::Int(n as i64))],
@@ -139,9 +139,14 @@ const MAX_RELAY_RUNS: u64 = 10_000_000;
 const FRESH_ID: u64 = 1_000_000_000;
 
 impl Model for Outbox {
-    const NAME: &'static str = "outbox";
-    const SUMMARY: &'static str = "state change and message in one transaction, a relay that may die before marking: at-least-once delivery and its duplicates (lessons 004, 002)";
-    const CHARTS: &'static [DefaultChart] = &[DefaultChart {
+    fn name(&self) -> &'static str {
+        "outbox"
+    }
+    fn summary(&self) -> &'static str {
+        "state change and message in one transaction, a relay that may die before marking: at-least-once delivery and its duplicates (lessons 004, 002)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![DefaultChart {
         name: "deliveries-and-effects",
         x: "consumer",
         y: &[
@@ -150,15 +155,16 @@ impl Model for Outbox {
             "effects_applied",
             "duplicate_effects",
         ],
-        kind: "bar",
+        kind: ChartKind::Bar,
         mark_x: None,
         mark_y: None,
-    }];
+    }]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = Row;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(0.0..1.0).contains(&p.crash_probability) {
             return Err(ParamError::new(
                 "crash_probability",
@@ -178,7 +184,9 @@ impl Model for Outbox {
         Ok(())
     }
 
-    fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, Row>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, Row>, ModelError> {
+        let seed = ctx.seed();
+        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
         let mut queue = EventQueue::with_capacity(4, limits);
         queue.schedule_at(0, 0, Event::Write { i: 0 });
@@ -334,7 +342,11 @@ impl Sim {
                 },
             )
         }));
-        Output { metrics, entities }
+        Output {
+            metrics,
+            entities,
+            lanes: Vec::new(),
+        }
     }
 }
 
@@ -411,8 +423,8 @@ mod tests {
     use super::*;
 
     fn run_with(p: Params) -> Output<Metrics, Row> {
-        Outbox::validate(&p).unwrap();
-        Outbox::run(&p, 0, Limits::default()).unwrap()
+        Outbox.validate(&p).unwrap();
+        coordsim_model::run_once(&Outbox, p.clone(), 0, sim_core::Limits::default()).unwrap()
     }
 
     fn entity<'a>(out: &'a Output<Metrics, Row>, name: &str) -> &'a Row {
@@ -492,7 +504,7 @@ mod tests {
                 consumer: if dedup { Consumer::Dedup } else { Consumer::Plain },
                 ..Params::default()
             };
-            let out = Outbox::run(&params, seed, Limits::default()).unwrap();
+            let out = coordsim_model::run_once(&Outbox, params.clone(), seed, sim_core::Limits::default()).unwrap();
             let m = &out.metrics;
             // The relay runs until nothing is pending: every committed message is applied.
             proptest::prop_assert_eq!(m.messages, n);

@@ -3,12 +3,12 @@
 //! steps in reverse, and is left half done when a compensation fails too.
 
 use sim_core::{
-    EventQueue, Handler, Limits, Nanos, SimError, chance, ms_to_ns, ns_to_ms, run, stream,
+    EventQueue, Handler, Nanos, SimError, chance, ms_to_ns, ns_to_ms, run, stream,
 };
 
-use crate::declare::{ParamError, duration, probability};
+use coordsim_model::{ParamError, duration, probability};
 use crate::library::{Book, CallError, Member, Status, World, lesson_books, lesson_members};
-use crate::registry::{DefaultChart, Model, Output};
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
 choice! {
     /// What happens after a failed call.
@@ -93,21 +93,27 @@ const MAX_REQUESTS: u64 = 1_000_000;
 const FRESH_ID: u64 = 1_000_000_000;
 
 impl Model for Saga {
-    const NAME: &'static str = "saga";
-    const SUMMARY: &'static str = "a loan across two services without a shared transaction: orphaned loans, compensation, and compensations that fail (lesson 004)";
-    const CHARTS: &'static [DefaultChart] = &[DefaultChart {
+    fn name(&self) -> &'static str {
+        "saga"
+    }
+    fn summary(&self) -> &'static str {
+        "a loan across two services without a shared transaction: orphaned loans, compensation, and compensations that fail (lesson 004)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![DefaultChart {
         name: "outcomes",
         x: "mode",
         y: &["committed", "rolled_back", "half_done", "orphaned"],
-        kind: "bar",
+        kind: ChartKind::Bar,
         mark_x: None,
         mark_y: None,
-    }];
+    }]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = RequestRow;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         duration("step_ms", p.step_ms)?;
         if p.random_requests > MAX_REQUESTS || p.requests.len() as u64 > MAX_REQUESTS {
             return Err(ParamError::new(
@@ -126,7 +132,9 @@ impl Model for Saga {
         Ok(())
     }
 
-    fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, RequestRow>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, RequestRow>, ModelError> {
+        let seed = ctx.seed();
+        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
         let mut queue = EventQueue::with_capacity(4, limits);
         if !sim.requests.is_empty() {
@@ -287,7 +295,11 @@ impl Sim {
                 )
             })
             .collect();
-        Output { metrics, entities }
+        Output {
+            metrics,
+            entities,
+            lanes: Vec::new(),
+        }
     }
 }
 
@@ -340,8 +352,8 @@ mod tests {
     use super::*;
 
     fn run_with(p: Params) -> Output<Metrics, RequestRow> {
-        Saga::validate(&p).unwrap();
-        Saga::run(&p, 0, Limits::default()).unwrap()
+        Saga.validate(&p).unwrap();
+        coordsim_model::run_once(&Saga, p.clone(), 0, sim_core::Limits::default()).unwrap()
     }
 
     #[test]
@@ -433,7 +445,7 @@ mod tests {
                 compensation_failure_probability: q,
                 ..Params::default()
             };
-            let m = Saga::run(&params, seed, Limits::default()).unwrap().metrics;
+            let m = coordsim_model::run_once(&Saga, params.clone(), seed, sim_core::Limits::default()).unwrap().metrics;
             proptest::prop_assert_eq!(m.committed + m.failed, n);
             if saga {
                 proptest::prop_assert_eq!(m.rolled_back + m.half_done, m.failed);

@@ -3,10 +3,10 @@
 
 use sim_core::{EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
 
-use crate::declare::{Kind, ParamError, ParamType, field, positive_duration, table_fields};
-use crate::registry::{DefaultChart, Model, Output};
-use crate::station::{Stations, Waiting};
-use crate::value::Value;
+use coordsim_model::{ListItem, Kind, ParamError, field, positive_duration, table_fields};
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use sim_core::{Stations, Waiting};
+use coordsim_model::Value;
 
 /// One coordination job.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,9 +53,9 @@ pub fn lesson_scenarios() -> Vec<Scenario> {
 
 const SCENARIO_FIELDS: &[&str] = &["name", "key", "instances", "rate_per_s", "long_job_ms"];
 
-impl ParamType for Vec<Scenario> {
-    const KIND: Kind = Kind::Tables("name, key, instances, rate_per_s, long_job_ms");
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for Scenario {
+    const LIST_KIND: Kind = Kind::Tables("name, key, instances, rate_per_s, long_job_ms");
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         let Value::List(items) = value else {
             return Err(format!(
                 "expected an array of scenarios, got {}",
@@ -110,9 +110,9 @@ impl ParamType for Vec<Scenario> {
             })
             .collect()
     }
-    fn to_value(&self) -> Value {
+    fn list_to_value(list: &[Self]) -> Value {
         Value::List(
-            self.iter()
+            list.iter()
                 .map(|s| {
                     Value::Table(vec![
                         ("name".into(), Value::Str(s.name.clone())),
@@ -186,21 +186,27 @@ pub struct ScenarioFit;
 const MAX_ARRIVALS: f64 = 10_000_000.0;
 
 impl Model for ScenarioFit {
-    const NAME: &'static str = "scenario_fit";
-    const SUMMARY: &'static str = "which coordination jobs fit a single-writer object: per-instance rate against capacity, long jobs, and a check run (lesson 003)";
-    const CHARTS: &'static [DefaultChart] = &[DefaultChart {
+    fn name(&self) -> &'static str {
+        "scenario_fit"
+    }
+    fn summary(&self) -> &'static str {
+        "which coordination jobs fit a single-writer object: per-instance rate against capacity, long jobs, and a check run (lesson 003)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![DefaultChart {
         name: "utilization-per-scenario",
         x: "entity",
         y: &["utilization_pct"],
-        kind: "bar",
+        kind: ChartKind::Bar,
         mark_x: None,
         mark_y: Some(100.0),
-    }];
+    }]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = ScenarioRow;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         positive_duration("service_ms", p.service_ms)?;
         positive_duration("horizon_ms", p.horizon_ms)?;
         if p.scenarios.is_empty() {
@@ -227,11 +233,8 @@ impl Model for ScenarioFit {
         Ok(())
     }
 
-    fn run(
-        p: &Params,
-        _seed: u64,
-        limits: Limits,
-    ) -> Result<Output<Metrics, ScenarioRow>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ScenarioRow>, ModelError> {
+        let limits = ctx.limits();
         let capacity = 1000.0 / p.service_ms;
         let mut entities = Vec::with_capacity(p.scenarios.len());
         for s in &p.scenarios {
@@ -274,6 +277,7 @@ impl Model for ScenarioFit {
                 fitting,
             },
             entities,
+            lanes: Vec::new(),
         })
     }
 }
@@ -384,8 +388,8 @@ mod tests {
             scenarios: vec![Scenario::new("s", "k", 1, rate_per_s, long_job_ms)],
             horizon_ms,
         };
-        ScenarioFit::validate(&p).unwrap();
-        let mut out = ScenarioFit::run(&p, 0, Limits::default()).unwrap();
+        ScenarioFit.validate(&p).unwrap();
+        let mut out = coordsim_model::run_once(&ScenarioFit, p.clone(), 0, sim_core::Limits::default()).unwrap();
         out.entities.remove(0).1
     }
 

@@ -5,11 +5,11 @@
 use std::collections::VecDeque;
 
 use sim_core::{
-    Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, ns_to_ms, run,
+    Class, EventQueue, Handler, Nanos, Samples, SimError, ms_to_ns, ns_to_ms, run,
 };
 
-use crate::declare::{NoEntity, ParamError, duration};
-use crate::registry::{DefaultChart, Model, Output};
+use coordsim_model::{NoEntity, ParamError, duration};
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
 choice! {
     /// What protects the read-modify-write.
@@ -94,14 +94,19 @@ const MAX_CLIENTS: u64 = 1_000_000;
 const MAX_INCREMENTS: u64 = 100_000_000;
 
 impl Model for SharedStoreRmw {
-    const NAME: &'static str = "shared_store_rmw";
-    const SUMMARY: &'static str = "clients increment a shared value by read → compute → write; without a guard, stale snapshots lose updates (lesson 003)";
-    const CHARTS: &'static [DefaultChart] = &[
+    fn name(&self) -> &'static str {
+        "shared_store_rmw"
+    }
+    fn summary(&self) -> &'static str {
+        "clients increment a shared value by read → compute → write; without a guard, stale snapshots lose updates (lesson 003)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![
         DefaultChart {
             name: "lost-updates-vs-clients",
             x: "clients",
             y: &["lost_updates"],
-            kind: "line",
+            kind: ChartKind::Line,
             mark_x: None,
             mark_y: None,
         },
@@ -109,16 +114,17 @@ impl Model for SharedStoreRmw {
             name: "makespan-vs-clients",
             x: "clients",
             y: &["makespan_ms"],
-            kind: "line",
+            kind: ChartKind::Line,
             mark_x: None,
             mark_y: None,
         },
-    ];
+    ]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = NoEntity;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_CLIENTS).contains(&p.clients) {
             return Err(ParamError::new(
                 "clients",
@@ -154,7 +160,8 @@ impl Model for SharedStoreRmw {
         Ok(())
     }
 
-    fn run(p: &Params, _seed: u64, limits: Limits) -> Result<Output<Metrics, NoEntity>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
+        let limits = ctx.limits();
         let mut sim = Sim::new(p);
         let mut queue = EventQueue::with_capacity(2 * p.clients as usize, limits);
         let offset = ms_to_ns(p.client_offset_ms).unwrap_or(0);
@@ -169,6 +176,7 @@ impl Model for SharedStoreRmw {
         Ok(Output {
             metrics: sim.metrics(p),
             entities: Vec::new(),
+            lanes: Vec::new(),
         })
     }
 }
@@ -378,8 +386,8 @@ mod tests {
     use super::*;
 
     fn run_with(p: Params) -> Metrics {
-        SharedStoreRmw::validate(&p).unwrap();
-        SharedStoreRmw::run(&p, 0, Limits::default())
+        SharedStoreRmw.validate(&p).unwrap();
+        coordsim_model::run_once(&SharedStoreRmw, p.clone(), 0, sim_core::Limits::default())
             .unwrap()
             .metrics
     }
@@ -471,7 +479,7 @@ mod tests {
 
     #[test]
     fn rejects_impossible_parameters_by_key() {
-        let bad = |p: Params| SharedStoreRmw::validate(&p).unwrap_err().key;
+        let bad = |p: Params| SharedStoreRmw.validate(&p).unwrap_err().key;
         assert_eq!(
             bad(Params {
                 clients: 0,

@@ -2,13 +2,13 @@
 //! and are served one at a time, so no update is lost, and the price is waiting.
 
 use sim_core::{
-    Class, EventQueue, Handler, Limits, Nanos, Samples, SimError, Stream, exponential_ms, ms_to_ns,
+    Class, EventQueue, Handler, Nanos, Samples, SimError, Stream, exponential_ms, ms_to_ns,
     ns_to_ms, run, stream,
 };
 
-use crate::declare::{NoEntity, ParamError, duration, positive_duration};
-use crate::registry::{DefaultChart, Model, Output};
-use crate::station::{Stations, Waiting};
+use coordsim_model::{NoEntity, ParamError, duration, positive_duration};
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use sim_core::{Stations, Waiting};
 
 choice! {
     /// How request times are drawn.
@@ -95,14 +95,19 @@ const MAX_CLIENTS: u64 = 1_000_000;
 const MAX_REQUESTS: u64 = 100_000_000;
 
 impl Model for SingleWriterQueue {
-    const NAME: &'static str = "single_writer_queue";
-    const SUMMARY: &'static str = "one instance owns a key and serves its requests FIFO, one at a time: no lost updates, but queueing (lesson 003)";
-    const CHARTS: &'static [DefaultChart] = &[
+    fn name(&self) -> &'static str {
+        "single_writer_queue"
+    }
+    fn summary(&self) -> &'static str {
+        "one instance owns a key and serves its requests FIFO, one at a time: no lost updates, but queueing (lesson 003)"
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        vec![
         DefaultChart {
             name: "wait-vs-offered-rate",
             x: "offered_rate_per_s",
             y: &["mean_wait_ms", "p95_wait_ms"],
-            kind: "line",
+            kind: ChartKind::Line,
             mark_x: Some("capacity_per_s"),
             mark_y: None,
         },
@@ -110,16 +115,17 @@ impl Model for SingleWriterQueue {
             name: "queue-vs-offered-rate",
             x: "offered_rate_per_s",
             y: &["max_queue_len"],
-            kind: "line",
+            kind: ChartKind::Line,
             mark_x: Some("capacity_per_s"),
             mark_y: None,
         },
-    ];
+    ]
+    }
     type Params = Params;
     type Metrics = Metrics;
     type Entity = NoEntity;
 
-    fn validate(p: &Params) -> Result<(), ParamError> {
+    fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_CLIENTS).contains(&p.clients) {
             return Err(ParamError::new(
                 "clients",
@@ -150,7 +156,9 @@ impl Model for SingleWriterQueue {
         Ok(())
     }
 
-    fn run(p: &Params, seed: u64, limits: Limits) -> Result<Output<Metrics, NoEntity>, SimError> {
+    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
+        let seed = ctx.seed();
+        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
         let mut queue =
             EventQueue::with_capacity(p.clients as usize + p.instances as usize, limits);
@@ -162,6 +170,7 @@ impl Model for SingleWriterQueue {
         Ok(Output {
             metrics: sim.metrics(p),
             entities: Vec::new(),
+            lanes: Vec::new(),
         })
     }
 }
@@ -347,8 +356,8 @@ mod tests {
     use super::*;
 
     fn run_with(p: Params) -> Metrics {
-        SingleWriterQueue::validate(&p).unwrap();
-        SingleWriterQueue::run(&p, 0, Limits::default())
+        SingleWriterQueue.validate(&p).unwrap();
+        coordsim_model::run_once(&SingleWriterQueue, p.clone(), 0, sim_core::Limits::default())
             .unwrap()
             .metrics
     }
@@ -428,7 +437,7 @@ mod tests {
 
     #[test]
     fn rejects_impossible_parameters_by_key() {
-        let bad = |p: Params| SingleWriterQueue::validate(&p).unwrap_err().key;
+        let bad = |p: Params| SingleWriterQueue.validate(&p).unwrap_err().key;
         assert_eq!(
             bad(Params {
                 clients: 0,
@@ -472,8 +481,8 @@ mod tests {
             interarrival_ms: 1e12, // 31 years between requests
             ..Params::default()
         };
-        let err = SingleWriterQueue::run(&p, 0, Limits::default()).unwrap_err();
-        assert!(matches!(err, SimError::TimeLimit { .. }));
+        let err = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 0, sim_core::Limits::default()).unwrap_err();
+        assert!(matches!(err, ModelError::Sim(SimError::TimeLimit { .. })));
     }
 
     #[test]
@@ -483,9 +492,9 @@ mod tests {
             service: Service::Exponential,
             ..Params::default()
         };
-        let a = SingleWriterQueue::run(&p, 5, Limits::default()).unwrap();
-        let b = SingleWriterQueue::run(&p, 5, Limits::default()).unwrap();
-        let c = SingleWriterQueue::run(&p, 6, Limits::default()).unwrap();
+        let a = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 5, sim_core::Limits::default()).unwrap();
+        let b = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 5, sim_core::Limits::default()).unwrap();
+        let c = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 6, sim_core::Limits::default()).unwrap();
         assert_eq!(a, b);
         assert_ne!(a.metrics.mean_wait_ms, c.metrics.mean_wait_ms);
     }
@@ -589,7 +598,7 @@ mod tests {
                 service: Service::Exponential,
                 ..Params::default()
             };
-            let m = SingleWriterQueue::run(&p, seed, Limits::default()).unwrap().metrics;
+            let m = coordsim_model::run_once(&SingleWriterQueue, p.clone(), seed, sim_core::Limits::default()).unwrap().metrics;
             proptest::prop_assert_eq!(m.counter_final, clients * requests_per_client);
             proptest::prop_assert_eq!(m.lost_updates, 0);
             proptest::prop_assert!(m.p50_wait_ms <= m.p95_wait_ms);

@@ -8,10 +8,12 @@
 
 mod engine;
 mod rng;
+pub mod station;
 mod stats;
 mod time;
 
 pub use engine::{Class, EventQueue, Handler, Limits, MAX_CLASS, RunSummary, SimError, run};
 pub use rng::{Stream, chance, exponential_ms, source_id, stream};
+pub use station::{Stations, Waiting};
 pub use stats::{Samples, percentile_rank};
 pub use time::{Nanos, ms_to_ns, ns_to_ms};

@@ -2,6 +2,7 @@
 
 pub mod chart;
 pub mod csv;
+pub mod lanes;
 pub mod markdown;
 
 use std::path::Path;

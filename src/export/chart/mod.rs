@@ -90,26 +90,22 @@ fn write_chart(
 }
 
 /// One timeline per point the chart's `where` keeps (file `name`, or `name-p<point>` when
-/// several points match), drawn from that point's first replication.
+/// several points match), drawn from the lanes of that point's first replication.
 fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline)> {
     let config = run.config;
-    let Some(entities) = &run.results.entities else {
+    let Some(style) = config.model.timeline() else {
         return Vec::new();
     };
-    let points: Vec<usize> = (0..config.points)
-        .filter(|p| config.matches(*p, &spec.filter))
-        .filter(|p| entities.rows.iter().any(|r| r[0] == p.to_string()))
-        .collect();
-    let poll_index = config
-        .model
-        .params()
+    let points: Vec<&(usize, Vec<coordsim_model::Lane>)> = run
+        .results
+        .lanes
         .iter()
-        .position(|p| p.key == "poll_ms");
+        .filter(|(p, _)| config.matches(*p, &spec.filter))
+        .collect();
     points
         .iter()
-        .map(|&point| {
-            let values = config.point_values(point);
-            let poll = poll_index.and_then(|i| values[i].as_f64());
+        .map(|(point, lanes)| {
+            let values = config.point_values(*point);
             let swept: Vec<String> = config
                 .axes
                 .iter()
@@ -125,10 +121,12 @@ fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline
             } else {
                 spec.name.clone()
             };
-            (
-                name,
-                timeline::Timeline::from_entities(title, entities, &point.to_string(), poll),
-            )
+            let timeline = timeline::Timeline {
+                title,
+                lanes: lanes.clone(),
+                style,
+            };
+            (name, timeline)
         })
         .collect()
 }

@@ -1,27 +1,10 @@
-//! Timeline charts: one lane per applier over virtual time: waiting (with a tick at each failed
-//! attempt), holding the lock, the write, giving up, or crashing while holding.
+//! Timeline charts: one lane per actor over virtual time, drawn from the lanes a model emits
+//! and styled by the span and mark kinds it declares. Nothing here knows any model.
 
+use coordsim_model::{Lane, MarkShape, TimelineStyle};
 use plotters::prelude::*;
 
 use super::{DrawResult, FONT, draw_legend, frame, tick};
-use crate::results::{Table, number};
-
-/// One applier's lane, read from its entity row.
-#[derive(Debug, Clone)]
-pub struct Lane {
-    /// Applier name.
-    pub name: String,
-    /// When it started.
-    pub start: f64,
-    /// When it acquired the lock (`None`: never, or no lock).
-    pub acquired: Option<f64>,
-    /// When it wrote, gave up or crashed.
-    pub end: Option<f64>,
-    /// Failed attempts.
-    pub rounds: u64,
-    /// applied, gave_up, crashed or rejected.
-    pub outcome: String,
-}
 
 /// What a timeline draws.
 #[derive(Debug, Clone)]
@@ -30,63 +13,13 @@ pub struct Timeline {
     pub title: String,
     /// Lanes, top to bottom.
     pub lanes: Vec<Lane>,
-    /// Interval of the failed attempts (`poll_ms`), if the model polls.
-    pub poll: Option<f64>,
+    /// The model's kinds.
+    pub style: TimelineStyle,
 }
 
-impl Timeline {
-    /// The lanes of one point's first replication, from the entity table.
-    pub fn from_entities(title: String, table: &Table, point: &str, poll: Option<f64>) -> Timeline {
-        let col = |name: &str| table.column(name);
-        let (
-            Some(entity),
-            Some(start),
-            Some(delay),
-            Some(end),
-            Some(rounds),
-            Some(outcome),
-            Some(rep),
-        ) = (
-            col("entity"),
-            col("start_ms"),
-            col("acquire_delay_ms"),
-            col("end_ms"),
-            col("rounds"),
-            col("outcome"),
-            col("replication"),
-        )
-        else {
-            return Timeline {
-                title,
-                lanes: Vec::new(),
-                poll,
-            };
-        };
-        let lanes = table
-            .rows
-            .iter()
-            .filter(|r| r[0] == point && r[rep] == "0")
-            .map(|r| {
-                let s = number(&r[start]).unwrap_or(0.0);
-                Lane {
-                    name: r[entity].clone(),
-                    start: s,
-                    acquired: number(&r[delay]).map(|d| s + d),
-                    end: number(&r[end]),
-                    rounds: number(&r[rounds]).unwrap_or(0.0) as u64,
-                    outcome: r[outcome].clone(),
-                }
-            })
-            .collect();
-        Timeline { title, lanes, poll }
-    }
+fn rgb((r, g, b): (u8, u8, u8)) -> RGBColor {
+    RGBColor(r, g, b)
 }
-
-const WAIT: RGBColor = RGBColor(200, 200, 200);
-const HOLD: RGBColor = RGBColor(0, 114, 178);
-const WORK: RGBColor = RGBColor(0, 158, 115);
-const FAIL: RGBColor = RGBColor(213, 94, 0);
-const CRASH: RGBColor = RGBColor(190, 30, 45);
 
 /// Draws the lanes.
 pub fn draw<DB: DrawingBackend>(
@@ -97,20 +30,19 @@ where
     DB::ErrorType: 'static,
 {
     let n = t.lanes.len().max(1);
-    let last = t
-        .lanes
-        .iter()
-        .flat_map(|l| [Some(l.start), l.acquired, l.end])
-        .flatten()
-        .fold(0.0f64, f64::max);
-    let first = t
-        .lanes
-        .iter()
-        .map(|l| l.start)
-        .fold(f64::INFINITY, f64::min)
-        .min(last);
+    let times = || {
+        t.lanes.iter().flat_map(|l| {
+            l.spans
+                .iter()
+                .flat_map(|s| [Some(s.from_ms), s.to_ms])
+                .flatten()
+                .chain(l.marks.iter().map(|m| m.at_ms))
+        })
+    };
+    let last = times().fold(0.0f64, f64::max);
+    let first = times().fold(f64::INFINITY, f64::min).min(last);
     let span = (last - first).max(1.0);
-    // Past the last event: where a crashed holder's lock runs on.
+    // Past the last event: where a span that never ends (a crashed holder's lock) runs on.
     let right = last + span * 0.08;
     let mut chart = frame(
         area,
@@ -139,103 +71,87 @@ where
         .y_label_formatter(&lane_of)
         .light_line_style(RGBColor(245, 245, 245))
         .draw()?;
-    let bar = |y: f64, from: f64, to: f64, color: RGBColor, height: f64| {
-        Rectangle::new(
-            [
-                (from, y - height / 2.0),
-                (to.max(from + span * 0.002), y + height / 2.0),
-            ],
-            color.filled(),
-        )
-    };
-    let mut waits = Vec::new();
-    let mut holds = Vec::new();
-    let mut works = Vec::new();
-    let mut crashes = Vec::new();
-    let mut ticks = Vec::new();
-    let mut writes = Vec::new();
-    let mut failures = Vec::new();
-    for (i, lane) in t.lanes.iter().enumerate() {
-        let y = n as f64 - i as f64 - 0.5;
-        let stop = lane.end.unwrap_or(right);
-        match lane.acquired {
-            Some(at) => {
-                if at > lane.start {
-                    waits.push(bar(y, lane.start, at, WAIT, 0.35));
-                }
-                if lane.outcome == "crashed" {
-                    crashes.push(bar(y, at, right, CRASH, 0.5));
-                } else {
-                    holds.push(bar(y, at, stop, HOLD, 0.5));
-                }
-            }
-            None if lane.outcome == "gave_up" => waits.push(bar(y, lane.start, stop, WAIT, 0.35)),
-            // No lock: the applier just works from its start to its write.
-            None => works.push(bar(y, lane.start, stop, WORK, 0.5)),
+    let y_of = |i: usize| n as f64 - i as f64 - 0.5;
+    // Spans, one series per kind (in the model's legend order); a kind no lane uses has no
+    // legend entry.
+    for kind in t.style.spans {
+        let color = rgb(kind.rgb);
+        let height = if kind.thin { 0.35 } else { 0.5 };
+        let bars: Vec<_> = t
+            .lanes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, lane)| {
+                lane.spans
+                    .iter()
+                    .filter(|s| s.kind == kind.name)
+                    .map(move |s| (y_of(i), s))
+            })
+            .map(|(y, s)| {
+                let to = s.to_ms.unwrap_or(right).max(s.from_ms + span * 0.002);
+                Rectangle::new(
+                    [(s.from_ms, y - height / 2.0), (to, y + height / 2.0)],
+                    color.filled(),
+                )
+            })
+            .collect();
+        if bars.is_empty() {
+            continue;
         }
-        if let Some(poll) = t.poll {
-            for k in 0..lane.rounds {
-                ticks.push(PathElement::new(
-                    vec![
-                        (lane.start + k as f64 * poll, y - 0.22),
-                        (lane.start + k as f64 * poll, y + 0.22),
-                    ],
-                    FAIL.stroke_width(2),
-                ));
+        chart
+            .draw_series(bars)?
+            .label(kind.label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 18, y + 6)], color.filled()));
+    }
+    for kind in t.style.marks {
+        let color = rgb(kind.rgb);
+        let at: Vec<(f64, f64)> = t
+            .lanes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, lane)| {
+                lane.marks
+                    .iter()
+                    .filter(|m| m.kind == kind.name)
+                    .map(move |m| (m.at_ms, y_of(i)))
+            })
+            .collect();
+        if at.is_empty() {
+            continue;
+        }
+        match kind.shape {
+            MarkShape::Tick => {
+                chart
+                    .draw_series(at.into_iter().map(|(x, y)| {
+                        PathElement::new(vec![(x, y - 0.22), (x, y + 0.22)], color.stroke_width(2))
+                    }))?
+                    .label(kind.label)
+                    .legend(move |(x, y)| {
+                        PathElement::new(
+                            vec![(x + 9, y - 7), (x + 9, y + 7)],
+                            color.stroke_width(2),
+                        )
+                    });
+            }
+            MarkShape::Triangle => {
+                chart
+                    .draw_series(
+                        at.into_iter()
+                            .map(|(x, y)| TriangleMarker::new((x, y + 0.42), 9, color.filled())),
+                    )?
+                    .label(kind.label)
+                    .legend(move |(x, y)| TriangleMarker::new((x + 9, y), 7, color.filled()));
+            }
+            MarkShape::Cross => {
+                chart
+                    .draw_series(
+                        at.into_iter()
+                            .map(|(x, y)| Cross::new((x, y), 9, color.stroke_width(3))),
+                    )?
+                    .label(kind.label)
+                    .legend(move |(x, y)| Cross::new((x + 9, y), 7, color.stroke_width(3)));
             }
         }
-        match (lane.outcome.as_str(), lane.end) {
-            ("applied", Some(end)) => {
-                writes.push(TriangleMarker::new((end, y + 0.42), 9, BLACK.filled()))
-            }
-            ("gave_up" | "rejected", Some(end)) => {
-                failures.push(Cross::new((end, y), 9, FAIL.stroke_width(3)))
-            }
-            _ => {}
-        }
-    }
-    let legend_box = |c: RGBColor| {
-        move |(x, y): (i32, i32)| Rectangle::new([(x, y - 6), (x + 18, y + 6)], c.filled())
-    };
-    chart
-        .draw_series(waits)?
-        .label("waiting for the lock")
-        .legend(legend_box(WAIT));
-    chart
-        .draw_series(holds)?
-        .label("holding the lock (read … write)")
-        .legend(legend_box(HOLD));
-    if !works.is_empty() {
-        chart
-            .draw_series(works)?
-            .label("working without a lock")
-            .legend(legend_box(WORK));
-    }
-    if !crashes.is_empty() {
-        chart
-            .draw_series(crashes)?
-            .label("crashed holding the lock")
-            .legend(legend_box(CRASH));
-    }
-    if !ticks.is_empty() {
-        chart
-            .draw_series(ticks)?
-            .label("failed attempt")
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x + 9, y - 7), (x + 9, y + 7)], FAIL.stroke_width(2))
-            });
-    }
-    if !writes.is_empty() {
-        chart
-            .draw_series(writes)?
-            .label("write + release")
-            .legend(|(x, y)| TriangleMarker::new((x + 9, y), 7, BLACK.filled()));
-    }
-    if !failures.is_empty() {
-        chart
-            .draw_series(failures)?
-            .label("gave up / write rejected")
-            .legend(|(x, y)| Cross::new((x + 9, y), 7, FAIL.stroke_width(3)));
     }
     draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 16)
 }

@@ -100,8 +100,28 @@ pub struct ColumnSpec {
     pub name: &'static str,
     /// What it means (from the field's doc comment).
     pub meaning: &'static str,
+    /// What its cells hold (an `Option` field may also be empty).
+    pub ty: ColumnType,
+}
+
+impl ColumnSpec {
     /// True for columns holding numbers (claims and charts need them).
-    pub numeric: bool,
+    pub fn numeric(&self) -> bool {
+        self.ty != ColumnType::Text
+    }
+}
+
+/// What the cells of a column hold, which decides how a CSV cell is read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// Whole numbers ≥ 0 ([`Cell::Count`]).
+    Count,
+    /// Numbers ([`Cell::Float`]).
+    Float,
+    /// `0` or `1` ([`Cell::Flag`]).
+    Flag,
+    /// Text ([`Cell::Text`]).
+    Text,
 }
 
 /// The unit a name's suffix implies (`hold_ms` → `ms`): names say their unit last.
@@ -189,6 +209,28 @@ pub trait ParamType: Sized {
     fn to_value(&self) -> Value;
 }
 
+/// A type whose lists are parameters (`Vec<T>`): numbers, strings, durations, pairs, and a
+/// model's own table rows (`[{ name = "d", rtt_ms = 4 }]`). Implement this, not
+/// [`ParamType`] for `Vec<T>`, which the orphan rule forbids outside this crate.
+pub trait ListItem: Sized {
+    /// The kind of the list.
+    const LIST_KIND: Kind;
+    /// Reads a list, or says what would be valid.
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String>;
+    /// The list as a config would write it.
+    fn list_to_value(list: &[Self]) -> Value;
+}
+
+impl<T: ListItem> ParamType for Vec<T> {
+    const KIND: Kind = T::LIST_KIND;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        T::list_from_value(value)
+    }
+    fn to_value(&self) -> Value {
+        T::list_to_value(self)
+    }
+}
+
 impl ParamType for u64 {
     const KIND: Kind = Kind::Count;
     fn from_value(value: &Value) -> Result<Self, String> {
@@ -244,9 +286,9 @@ impl ParamType for String {
     }
 }
 
-impl ParamType for Vec<String> {
-    const KIND: Kind = Kind::TextList;
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for String {
+    const LIST_KIND: Kind = Kind::TextList;
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         match value {
             Value::List(items) => items
                 .iter()
@@ -264,8 +306,86 @@ impl ParamType for Vec<String> {
             )),
         }
     }
+    fn list_to_value(list: &[Self]) -> Value {
+        Value::List(list.iter().cloned().map(Value::Str).collect())
+    }
+}
+
+/// A duration parameter in milliseconds, checked once when it is read: finite, ≥ 0 and
+/// within virtual time. It carries its nanoseconds, so a model never converts (or falls back).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Millis {
+    ms: f64,
+    ns: sim_core::Nanos,
+}
+
+impl Millis {
+    /// `ms` milliseconds, or `None` when it is not a duration (negative, not finite, too long).
+    pub fn new(ms: f64) -> Option<Millis> {
+        sim_core::ms_to_ns(ms).map(|ns| Millis { ms, ns })
+    }
+
+    /// A literal default such as `Millis::lit(6.0)`. A literal that is not a duration is a
+    /// programming error; it becomes 0 ms (every default is run by the tests).
+    pub fn lit(ms: f64) -> Millis {
+        Millis::new(ms).unwrap_or(Millis { ms: 0.0, ns: 0 })
+    }
+
+    /// The milliseconds as written.
+    pub fn ms(self) -> f64 {
+        self.ms
+    }
+
+    /// The nearest whole nanoseconds.
+    pub fn ns(self) -> sim_core::Nanos {
+        self.ns
+    }
+}
+
+impl ParamType for Millis {
+    const KIND: Kind = Kind::Float;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        let ms = f64::from_value(value)?;
+        Millis::new(ms).ok_or_else(|| format!("must be a duration ≥ 0 ms, got {ms}"))
+    }
     fn to_value(&self) -> Value {
-        Value::List(self.iter().cloned().map(Value::Str).collect())
+        Value::Float(self.ms)
+    }
+}
+
+impl ListItem for Millis {
+    const LIST_KIND: Kind = Kind::NumberList;
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
+        match value {
+            Value::List(items) => items.iter().map(Millis::from_value).collect(),
+            other => Err(format!(
+                "expected a list of numbers, got {}",
+                other.type_name()
+            )),
+        }
+    }
+    fn list_to_value(list: &[Self]) -> Value {
+        Value::List(list.iter().map(ParamType::to_value).collect())
+    }
+}
+
+impl ParamType for PerEntity<Millis> {
+    const KIND: Kind = Kind::NumberOrList;
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::List(items) => items
+                .iter()
+                .map(Millis::from_value)
+                .collect::<Result<_, _>>()
+                .map(PerEntity::Each),
+            other => Millis::from_value(other).map(PerEntity::All),
+        }
+    }
+    fn to_value(&self) -> Value {
+        match self {
+            PerEntity::All(x) => x.to_value(),
+            PerEntity::Each(v) => Value::List(v.iter().map(ParamType::to_value).collect()),
+        }
     }
 }
 
@@ -336,9 +456,9 @@ impl ParamType for PerEntity<u64> {
     }
 }
 
-impl ParamType for Vec<f64> {
-    const KIND: Kind = Kind::NumberList;
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for f64 {
+    const LIST_KIND: Kind = Kind::NumberList;
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         match value {
             Value::List(items) => items.iter().map(f64::from_value).collect(),
             other => Err(format!(
@@ -347,14 +467,14 @@ impl ParamType for Vec<f64> {
             )),
         }
     }
-    fn to_value(&self) -> Value {
-        Value::List(self.iter().map(ParamType::to_value).collect())
+    fn list_to_value(list: &[Self]) -> Value {
+        Value::List(list.iter().map(ParamType::to_value).collect())
     }
 }
 
-impl ParamType for Vec<u64> {
-    const KIND: Kind = Kind::CountList;
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl ListItem for u64 {
+    const LIST_KIND: Kind = Kind::CountList;
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         match value {
             Value::List(items) => items.iter().map(u64::from_value).collect(),
             other => Err(format!(
@@ -363,15 +483,15 @@ impl ParamType for Vec<u64> {
             )),
         }
     }
-    fn to_value(&self) -> Value {
-        Value::List(self.iter().map(ParamType::to_value).collect())
+    fn list_to_value(list: &[Self]) -> Value {
+        Value::List(list.iter().map(ParamType::to_value).collect())
     }
 }
 
 /// Lists of pairs (`[[2, 5]]`, `[["OD-7f21", 1]]`), each element typed on its own.
-impl<A: ParamType, B: ParamType> ParamType for Vec<(A, B)> {
-    const KIND: Kind = Kind::Pairs;
-    fn from_value(value: &Value) -> Result<Self, String> {
+impl<A: ParamType, B: ParamType> ListItem for (A, B) {
+    const LIST_KIND: Kind = Kind::Pairs;
+    fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
         let Value::List(items) = value else {
             return Err(format!(
                 "expected a list of [x, y] pairs, got {}",
@@ -392,9 +512,9 @@ impl<A: ParamType, B: ParamType> ParamType for Vec<(A, B)> {
             })
             .collect()
     }
-    fn to_value(&self) -> Value {
+    fn list_to_value(list: &[Self]) -> Value {
         Value::List(
-            self.iter()
+            list.iter()
                 .map(|(a, b)| Value::List(vec![a.to_value(), b.to_value()]))
                 .collect(),
         )
@@ -445,6 +565,42 @@ pub enum Cell {
     Empty,
 }
 
+impl Cell {
+    /// The cell as a number: counts, floats and flags (`1` / `0`); `None` for text and empty.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Cell::Count(n) => Some(*n as f64),
+            Cell::Float(x) => Some(*x),
+            Cell::Flag(b) => Some(if *b { 1.0 } else { 0.0 }),
+            Cell::Text(_) | Cell::Empty => None,
+        }
+    }
+
+    /// Reads a cell back from the text [`Display`](fmt::Display) wrote, as a column of type
+    /// `ty` holds it (an empty text is [`Cell::Empty`]). Display then gives the same text again.
+    pub fn parse(text: &str, ty: ColumnType) -> Result<Cell, String> {
+        if text.is_empty() {
+            return Ok(Cell::Empty);
+        }
+        match ty {
+            ColumnType::Count => text
+                .parse()
+                .map(Cell::Count)
+                .map_err(|_| format!("`{text}` is not a whole number ≥ 0")),
+            ColumnType::Float => match text.parse::<f64>() {
+                Ok(x) if x.to_string() == text => Ok(Cell::Float(x)),
+                _ => Err(format!("`{text}` is not a number as coordsim writes it")),
+            },
+            ColumnType::Flag => match text {
+                "0" => Ok(Cell::Flag(false)),
+                "1" => Ok(Cell::Flag(true)),
+                _ => Err(format!("`{text}` is not a flag (0 or 1)")),
+            },
+            ColumnType::Text => Ok(Cell::Text(text.to_string())),
+        }
+    }
+}
+
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -459,38 +615,38 @@ impl fmt::Display for Cell {
 
 /// Conversion of a column field into its [`Cell`].
 pub trait ToCell {
-    /// Whether the column holds numbers.
-    const NUMERIC: bool;
+    /// What the column holds.
+    const TYPE: ColumnType;
     /// The cell.
     fn to_cell(&self) -> Cell;
 }
 
 impl ToCell for u64 {
-    const NUMERIC: bool = true;
+    const TYPE: ColumnType = ColumnType::Count;
     fn to_cell(&self) -> Cell {
         Cell::Count(*self)
     }
 }
 impl ToCell for f64 {
-    const NUMERIC: bool = true;
+    const TYPE: ColumnType = ColumnType::Float;
     fn to_cell(&self) -> Cell {
         Cell::Float(*self)
     }
 }
 impl ToCell for bool {
-    const NUMERIC: bool = true;
+    const TYPE: ColumnType = ColumnType::Flag;
     fn to_cell(&self) -> Cell {
         Cell::Flag(*self)
     }
 }
 impl ToCell for String {
-    const NUMERIC: bool = false;
+    const TYPE: ColumnType = ColumnType::Text;
     fn to_cell(&self) -> Cell {
         Cell::Text(self.clone())
     }
 }
 impl<T: ToCell> ToCell for Option<T> {
-    const NUMERIC: bool = T::NUMERIC;
+    const TYPE: ColumnType = T::TYPE;
     fn to_cell(&self) -> Cell {
         self.as_ref().map_or(Cell::Empty, ToCell::to_cell)
     }
@@ -591,7 +747,7 @@ macro_rules! columns {
             const SPECS: &'static [$crate::ColumnSpec] = &[$($crate::ColumnSpec {
                 name: stringify!($field),
                 meaning: concat!($($doc),+),
-                numeric: <$ty as $crate::declare::ToCell>::NUMERIC,
+                ty: <$ty as $crate::declare::ToCell>::TYPE,
             }),+];
             fn cells(&self) -> Vec<$crate::Cell> {
                 vec![$($crate::declare::ToCell::to_cell(&self.$field)),+]

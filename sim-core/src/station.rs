@@ -1,13 +1,12 @@
 //! FIFO single-server stations: the queue every single-writer object is.
 //!
-//! Shared by the models that queue requests at an object (`single_writer_queue`,
-//! `edge_placement`, `scenario_fit`), including the contract's queue-length rule: a length
-//! counts once all events of an instant have run, and a request that starts at its arrival
-//! never counts.
+//! A resource for models that queue requests at an object, with coordsim's queue-length
+//! rule built in: a length counts once all events of an instant have run, and a request that
+//! starts at its arrival never counts.
 
 use std::collections::VecDeque;
 
-use sim_core::Nanos;
+use crate::time::Nanos;
 
 /// A request waiting at a station.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

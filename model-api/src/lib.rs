@@ -1,0 +1,36 @@
+//! The coordsim model API: what a model is, for anyone writing one.
+//!
+//! A model is a value implementing [`Model`]: it declares its parameters with [`params!`]
+//! and its output columns with [`columns!`] (and string options with [`choice!`]), validates
+//! its parameters once, and runs a simulation on [`sim_core`] from a [`RunContext`] (seed,
+//! limits, named random streams). A [`Registry`] holds models by name; the `coordsim` crate
+//! builds its whole command line (configs, sweeps, claims, CSV, tables, charts) on one, so
+//! a model in any crate runs through the standard CLI:
+//!
+//! ```ignore
+//! fn main() -> std::process::ExitCode {
+//!     coordsim::main_with(coordsim_models::registry().with(my_crate::TokenBucket))
+//! }
+//! ```
+//!
+//! This crate has no I/O, CSV or chart code: presentation is declared here as data
+//! ([`DefaultChart`] with a [`ChartKind`], [`TimelineStyle`] for timeline lanes) and drawn
+//! by the front end. `docs/writing-a-model.md` in the repository walks through a new model.
+#![warn(missing_docs)]
+
+#[macro_use]
+pub mod declare;
+mod model;
+mod registry;
+pub mod timeline;
+mod value;
+
+pub use declare::{
+    Cell, ColumnSpec, ColumnType, Columns, Kind, ListItem, Millis, NoEntity, ParamError, ParamSet,
+    ParamSpec, ParamType, PerEntity, duration, field, positive_duration, probability, table_fields,
+    unit_of,
+};
+pub use model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid, run_once};
+pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
+pub use timeline::{Lane, LaneMark, LaneSpan, MarkKind, MarkShape, SpanKind, TimelineStyle};
+pub use value::Value;

@@ -1,0 +1,323 @@
+//! The [`Model`] trait, what a run gets ([`RunContext`]) and gives back ([`Output`]).
+
+use std::fmt;
+
+use sim_core::{EventQueue, Limits, SimError, Stream};
+
+use crate::declare::{Columns, ParamError, ParamSet};
+use crate::timeline::{Lane, TimelineStyle};
+
+/// A model: a value that declares its parameters and columns and runs a simulation on
+/// `sim-core`.
+///
+/// The model's parameters arrive parsed into its typed [`Model::Params`] struct and checked
+/// by [`Model::validate`] once, before any run; [`Model::run`] receives them as
+/// [`Valid`] and never has to re-check or fall back. The types come from the declaration
+/// macros ([`params!`](crate::params), [`columns!`](crate::columns)), which keep the CSV
+/// headers, the `coordsim models` listing and the starter config in step with the fields.
+///
+/// ```
+/// use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, NoEntity, Output,
+///     ParamError, RunContext, Valid, columns, params};
+///
+/// params! {
+///     /// Parameters of `coin`.
+///     pub struct Params {
+///         /// tosses
+///         tosses: u64 = 100,
+///     }
+/// }
+/// columns! {
+///     /// Metrics of one run.
+///     pub struct Metrics {
+///         /// how many came up heads
+///         heads: u64,
+///     }
+/// }
+/// struct Coin;
+/// impl Model for Coin {
+///     type Params = Params;
+///     type Metrics = Metrics;
+///     type Entity = NoEntity;
+///     fn name(&self) -> &'static str { "coin" }
+///     fn summary(&self) -> &'static str { "fair coin tosses" }
+///     fn charts(&self) -> Vec<DefaultChart> {
+///         vec![DefaultChart::new("heads", ChartKind::Line, "tosses", &["heads"])]
+///     }
+///     fn validate(&self, p: &Params) -> Result<(), ParamError> {
+///         if p.tosses == 0 { return Err(ParamError::new("tosses", "must be at least 1")); }
+///         Ok(())
+///     }
+///     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
+///         let mut rng = ctx.stream("coin");
+///         let heads = (0..p.tosses).filter(|_| sim_core::chance(&mut rng, 0.5)).count() as u64;
+///         Ok(Output::new(Metrics { heads }))
+///     }
+/// }
+/// let params = Valid::check(&Coin, Params::default()).unwrap();
+/// let out = Coin.run(&params, &RunContext::new(7, Default::default())).unwrap();
+/// assert!(out.metrics.heads <= 100);
+/// ```
+pub trait Model: Send + Sync + 'static {
+    /// The parameters (a [`params!`](crate::params) struct).
+    type Params: ParamSet + Send + Sync + 'static;
+    /// The metrics row (a [`columns!`](crate::columns) struct).
+    type Metrics: Columns;
+    /// An entity row ([`NoEntity`](crate::NoEntity) when the model has none).
+    type Entity: Columns;
+
+    /// The name configs use in `model = "…"`: lower case, digits and `_`.
+    fn name(&self) -> &'static str;
+    /// One line on what it models (and which lesson it comes from).
+    fn summary(&self) -> &'static str;
+    /// Charts drawn when a config names none; checked like a config's charts.
+    fn charts(&self) -> Vec<DefaultChart> {
+        Vec::new()
+    }
+    /// The span and mark kinds of the timeline lanes this model emits, if it emits any
+    /// (only then may a config ask for `kind = "timeline"`).
+    fn timeline(&self) -> Option<TimelineStyle> {
+        None
+    }
+    /// Rejects impossible parameters, naming the key and what would be valid.
+    fn validate(&self, params: &Self::Params) -> Result<(), ParamError>;
+    /// Runs the simulation once.
+    fn run(
+        &self,
+        params: &Valid<Self::Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Self::Metrics, Self::Entity>, ModelError>;
+}
+
+/// Validates `params` and runs `model` once with `seed` under `limits`: for tests and for
+/// programs that drive a model without the command line.
+pub fn run_once<M: Model>(
+    model: &M,
+    params: M::Params,
+    seed: u64,
+    limits: Limits,
+) -> Result<Output<M::Metrics, M::Entity>, ModelError> {
+    let params = Valid::check(model, params)?;
+    model.run(&params, &RunContext::new(seed, limits))
+}
+
+/// Parameters that passed their model's [`Model::validate`]: only [`Valid::check`] makes one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Valid<P>(P);
+
+impl<P> Valid<P> {
+    /// Validates `params` for `model`.
+    pub fn check<M: Model<Params = P>>(model: &M, params: P) -> Result<Valid<P>, ParamError> {
+        model.validate(&params)?;
+        Ok(Valid(params))
+    }
+
+    /// The parameters.
+    pub fn into_inner(self) -> P {
+        self.0
+    }
+}
+
+impl<P> std::ops::Deref for Valid<P> {
+    type Target = P;
+    fn deref(&self) -> &P {
+        &self.0
+    }
+}
+
+/// What one run of a model starts from: its seed, its limits, and what output is wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunContext {
+    seed: u64,
+    limits: Limits,
+    lanes: bool,
+}
+
+impl RunContext {
+    /// A run with master seed `seed` under `limits`; timeline lanes are not wanted.
+    pub fn new(seed: u64, limits: Limits) -> RunContext {
+        RunContext {
+            seed,
+            limits,
+            lanes: false,
+        }
+    }
+
+    /// The same run, asking for timeline lanes (a config draws a timeline of it).
+    pub fn with_lanes(mut self, lanes: bool) -> RunContext {
+        self.lanes = lanes;
+        self
+    }
+
+    /// The run's master seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The limits every run obeys.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Whether to fill [`Output::lanes`]; a model may skip building them otherwise.
+    pub fn wants_lanes(&self) -> bool {
+        self.lanes
+    }
+
+    /// The random stream of a named source (`"service/instance-0"`), independent of every
+    /// other source: see [`sim_core::stream`].
+    pub fn stream(&self, source: &str) -> Stream {
+        sim_core::stream(self.seed, source)
+    }
+
+    /// An empty event queue with room for `capacity` pending events, under the run's limits.
+    pub fn queue<E>(&self, capacity: usize) -> EventQueue<E> {
+        EventQueue::with_capacity(capacity, self.limits)
+    }
+}
+
+/// What one run of a model produced, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output<M, E> {
+    /// The run's metrics.
+    pub metrics: M,
+    /// Entity rows: (entity name, row).
+    pub entities: Vec<(String, E)>,
+    /// Timeline lanes (only when [`RunContext::wants_lanes`]; empty otherwise).
+    pub lanes: Vec<Lane>,
+}
+
+impl<M, E> Output<M, E> {
+    /// Metrics only.
+    pub fn new(metrics: M) -> Self {
+        Output {
+            metrics,
+            entities: Vec::new(),
+            lanes: Vec::new(),
+        }
+    }
+
+    /// With entity rows.
+    pub fn with_entities(mut self, entities: Vec<(String, E)>) -> Self {
+        self.entities = entities;
+        self
+    }
+
+    /// With timeline lanes.
+    pub fn with_lanes(mut self, lanes: Vec<Lane>) -> Self {
+        self.lanes = lanes;
+        self
+    }
+}
+
+/// Why a run produced no output.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// The parameters were rejected.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The simulation hit a limit, or a handler failed.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// The model found its own state impossible: a bug in the model, not in the input.
+    #[error("internal error: {0}")]
+    Invariant(String),
+}
+
+/// The kinds of chart coordsim draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    /// y against x, one line per metric and per combination of the other swept parameters.
+    Line,
+    /// y per x value as grouped bars.
+    Bar,
+    /// The empirical distribution of each y over the rows.
+    Cdf,
+    /// Activity lanes over virtual time, from the lanes a model emits.
+    Timeline,
+}
+
+impl ChartKind {
+    /// Every kind, in the order errors list them.
+    pub const ALL: [ChartKind; 4] = [
+        ChartKind::Line,
+        ChartKind::Bar,
+        ChartKind::Cdf,
+        ChartKind::Timeline,
+    ];
+
+    /// The name configs write (`kind = "line"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ChartKind::Line => "line",
+            ChartKind::Bar => "bar",
+            ChartKind::Cdf => "cdf",
+            ChartKind::Timeline => "timeline",
+        }
+    }
+
+    /// The kind called `name`.
+    pub fn parse(name: &str) -> Option<ChartKind> {
+        ChartKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for ChartKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A chart a model draws when its config names none. It goes through the same checks as a
+/// `[[chart]]` of a config, so a misspelt column is an error, never an empty chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DefaultChart {
+    /// File stem of the chart.
+    pub name: &'static str,
+    /// Kind.
+    pub kind: ChartKind,
+    /// Column on the x axis (a parameter, a metric or `"entity"`; empty for cdf and timeline).
+    pub x: &'static str,
+    /// Columns on the y axis, one series each.
+    pub y: &'static [&'static str],
+    /// A metric whose value is marked as a vertical line on the x axis (say, capacity).
+    pub mark_x: Option<&'static str>,
+    /// A y value marked as a horizontal line (say, 100% of capacity).
+    pub mark_y: Option<f64>,
+}
+
+impl DefaultChart {
+    /// A chart of `y` against `x`.
+    pub fn new(
+        name: &'static str,
+        kind: ChartKind,
+        x: &'static str,
+        y: &'static [&'static str],
+    ) -> DefaultChart {
+        DefaultChart {
+            name,
+            kind,
+            x,
+            y,
+            mark_x: None,
+            mark_y: None,
+        }
+    }
+
+    /// A timeline of the model's lanes.
+    pub fn timeline(name: &'static str) -> DefaultChart {
+        DefaultChart::new(name, ChartKind::Timeline, "", &[])
+    }
+
+    /// With a vertical marker at this metric's value.
+    pub fn mark_x(mut self, metric: &'static str) -> DefaultChart {
+        self.mark_x = Some(metric);
+        self
+    }
+
+    /// With a horizontal marker at `y`.
+    pub fn mark_y(mut self, y: f64) -> DefaultChart {
+        self.mark_y = Some(y);
+        self
+    }
+}

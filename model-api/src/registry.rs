@@ -1,0 +1,315 @@
+//! Models by name: the object-safe [`ModelDef`] and the [`Registry`] a front end is built on.
+
+use std::sync::Arc;
+
+use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
+use crate::model::{DefaultChart, Model, ModelError, RunContext, Valid};
+use crate::timeline::{Lane, TimelineStyle};
+use crate::value::Value;
+
+/// Column names the output files use themselves; no parameter or column may take one.
+pub const RESERVED_COLUMNS: &[&str] = &["point", "replication", "replications", "seed", "entity"];
+
+/// One run's output as cells, ready for the CSV.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutput {
+    /// Metric cells, in the order of [`ModelDef::metrics`].
+    pub metrics: Vec<Cell>,
+    /// Entity rows: name and cells in the order of [`ModelDef::entity_columns`].
+    pub entities: Vec<(String, Vec<Cell>)>,
+    /// Timeline lanes, when asked for.
+    pub lanes: Vec<Lane>,
+}
+
+/// A point's parameters, parsed and validated once; runs any number of replications.
+pub trait PreparedRun: Send + Sync {
+    /// Runs once.
+    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError>;
+}
+
+/// The object-safe face of a [`Model`], for looking models up by name.
+pub trait ModelDef: Send + Sync {
+    /// The model's name.
+    fn name(&self) -> &'static str;
+    /// One line on what it models.
+    fn summary(&self) -> &'static str;
+    /// Parameters in declared order.
+    fn params(&self) -> &'static [ParamSpec];
+    /// Metric columns in order.
+    fn metrics(&self) -> &'static [ColumnSpec];
+    /// Entity columns in order (empty: no entity rows).
+    fn entity_columns(&self) -> &'static [ColumnSpec];
+    /// Default charts.
+    fn charts(&self) -> Vec<DefaultChart>;
+    /// The kinds of the timeline lanes it emits, if any.
+    fn timeline(&self) -> Option<TimelineStyle>;
+    /// Types and validates values given in [`ModelDef::params`] order, once.
+    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError>;
+}
+
+impl std::fmt::Debug for dyn PreparedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("prepared run")
+    }
+}
+
+impl std::fmt::Debug for dyn ModelDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "model `{}`", self.name())
+    }
+}
+
+struct Registered<M>(Arc<M>);
+
+struct Prepared<M: Model> {
+    model: Arc<M>,
+    params: Valid<M::Params>,
+}
+
+impl<M: Model> PreparedRun for Prepared<M> {
+    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
+        let output = self.model.run(&self.params, ctx)?;
+        Ok(RunOutput {
+            metrics: output.metrics.cells(),
+            entities: output
+                .entities
+                .into_iter()
+                .map(|(name, row)| (name, row.cells()))
+                .collect(),
+            lanes: output.lanes,
+        })
+    }
+}
+
+impl<M: Model> ModelDef for Registered<M> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn summary(&self) -> &'static str {
+        self.0.summary()
+    }
+    fn params(&self) -> &'static [ParamSpec] {
+        M::Params::SPECS
+    }
+    fn metrics(&self) -> &'static [ColumnSpec] {
+        M::Metrics::SPECS
+    }
+    fn entity_columns(&self) -> &'static [ColumnSpec] {
+        M::Entity::SPECS
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        self.0.charts()
+    }
+    fn timeline(&self) -> Option<TimelineStyle> {
+        self.0.timeline()
+    }
+    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
+        let params = Valid::check(&*self.0, M::Params::from_values(values)?)?;
+        Ok(Box::new(Prepared {
+            model: Arc::clone(&self.0),
+            params,
+        }))
+    }
+}
+
+/// Why a model cannot join a registry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("model `{model}`: {message}")]
+pub struct RegistryError {
+    /// The model's name.
+    pub model: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The models a front end knows, in the order `coordsim models` lists them. A builder:
+/// start from [`Registry::new`] (or a crate's ready-made registry) and add models with
+/// [`Registry::with`].
+#[derive(Clone, Default)]
+pub struct Registry {
+    models: Vec<Arc<dyn ModelDef>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+impl Registry {
+    /// No models.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    /// Adds `model`.
+    ///
+    /// # Panics
+    /// When [`Registry::try_with`] refuses it: a duplicate name or column is a programming
+    /// error in the code that builds the registry, caught by its first run.
+    #[must_use]
+    pub fn with<M: Model>(self, model: M) -> Registry {
+        match self.try_with(model) {
+            Ok(registry) => registry,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Adds `model`, or says why not: its name is taken or not `[a-z0-9_]+`, two of its
+    /// parameters or columns share a name, or one takes a [`RESERVED_COLUMNS`] name.
+    pub fn try_with<M: Model>(mut self, model: M) -> Result<Registry, RegistryError> {
+        let def = Registered(Arc::new(model));
+        check_model(&def, &self)?;
+        self.models.push(Arc::new(def));
+        Ok(self)
+    }
+
+    /// The model called `name`.
+    pub fn find(&self, name: &str) -> Option<&Arc<dyn ModelDef>> {
+        self.models.iter().find(|m| m.name() == name)
+    }
+
+    /// Every model, in registration order.
+    pub fn models(&self) -> &[Arc<dyn ModelDef>] {
+        &self.models
+    }
+
+    /// Every model's name, in registration order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.models.iter().map(|m| m.name()).collect()
+    }
+}
+
+fn check_model(def: &dyn ModelDef, registry: &Registry) -> Result<(), RegistryError> {
+    let name = def.name();
+    let fail = |message: String| RegistryError {
+        model: name.to_string(),
+        message,
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        return Err(fail(
+            "a model name is lower-case letters, digits and `_`".into(),
+        ));
+    }
+    if registry.find(name).is_some() {
+        return Err(fail("a model of this name is registered already".into()));
+    }
+    let lists: [(&str, Vec<&str>); 3] = [
+        ("parameter", def.params().iter().map(|p| p.key).collect()),
+        ("metric", def.metrics().iter().map(|c| c.name).collect()),
+        (
+            "entity column",
+            def.entity_columns().iter().map(|c| c.name).collect(),
+        ),
+    ];
+    for (what, names) in &lists {
+        for (i, n) in names.iter().enumerate() {
+            if RESERVED_COLUMNS.contains(n) {
+                return Err(fail(format!(
+                    "the {what} `{n}` takes a name the output files use ({})",
+                    RESERVED_COLUMNS.join(", ")
+                )));
+            }
+            if names[..i].contains(n) {
+                return Err(fail(format!("two {what}s are called `{n}`")));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::declare::NoEntity;
+    use crate::model::Output;
+
+    params! {
+        /// Test parameters.
+        pub struct P {
+            /// a count
+            n: u64 = 1,
+        }
+    }
+    columns! {
+        /// Test metrics.
+        pub struct M {
+            /// n again
+            n_out: u64,
+        }
+    }
+    columns! {
+        /// A metric row that takes a reserved name.
+        pub struct Bad {
+            /// clashes with the seed column
+            seed: u64,
+        }
+    }
+
+    struct Echo(&'static str);
+    impl Model for Echo {
+        type Params = P;
+        type Metrics = M;
+        type Entity = NoEntity;
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn summary(&self) -> &'static str {
+            "echo"
+        }
+        fn validate(&self, p: &P) -> Result<(), ParamError> {
+            if p.n > 10 {
+                return Err(ParamError::new("n", "at most 10"));
+            }
+            Ok(())
+        }
+        fn run(&self, p: &Valid<P>, _: &RunContext) -> Result<Output<M, NoEntity>, ModelError> {
+            Ok(Output::new(M { n_out: p.n }))
+        }
+    }
+
+    struct Reserved;
+    impl Model for Reserved {
+        type Params = P;
+        type Metrics = Bad;
+        type Entity = NoEntity;
+        fn name(&self) -> &'static str {
+            "reserved"
+        }
+        fn summary(&self) -> &'static str {
+            ""
+        }
+        fn validate(&self, _: &P) -> Result<(), ParamError> {
+            Ok(())
+        }
+        fn run(&self, _: &Valid<P>, _: &RunContext) -> Result<Output<Bad, NoEntity>, ModelError> {
+            Ok(Output::new(Bad { seed: 0 }))
+        }
+    }
+
+    #[test]
+    fn a_registry_runs_what_it_was_given_by_name() {
+        let r = Registry::new().with(Echo("a")).with(Echo("b"));
+        assert_eq!(r.names(), ["a", "b"]);
+        let def = r.find("b").unwrap();
+        let run = def.prepare(&[Value::Int(7)]).unwrap();
+        let out = run.run(&RunContext::new(0, Default::default())).unwrap();
+        assert_eq!(out.metrics, [Cell::Count(7)]);
+        // Validation runs once, at prepare: 11 is refused there, naming the key.
+        let err = def.prepare(&[Value::Int(11)]).err().unwrap();
+        assert_eq!(err.key, "n");
+    }
+
+    #[test]
+    fn duplicate_names_reserved_columns_and_bad_names_are_refused() {
+        let r = Registry::new().with(Echo("a"));
+        assert!(r.clone().try_with(Echo("a")).is_err());
+        assert!(r.clone().try_with(Echo("Bad Name")).is_err());
+        let e = r.try_with(Reserved).unwrap_err();
+        assert!(e.message.contains("`seed`"), "{e}");
+    }
+}

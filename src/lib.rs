@@ -1,0 +1,47 @@
+//! `coordsim`: the front end of the coordsim models, as a library.
+//!
+//! Loads configs, expands sweeps, runs every point (in parallel, deterministically), checks
+//! claims and writes CSV, Markdown and charts, for whatever models a
+//! [`Registry`](coordsim_model::Registry) holds. It names no model: models come from
+//! `coordsim-models` (the built-in eight), from any other crate, or both:
+//!
+//! ```no_run
+//! fn main() -> std::process::ExitCode {
+//!     // The built-in models plus any of the user's own (`.with(MyModel)`).
+//!     coordsim::main_with(coordsim_models::registry())
+//! }
+//! ```
+//!
+//! The simulation engine is `sim-core`; the model API is `coordsim-model`.
+#![warn(missing_docs)]
+
+pub mod check;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod export;
+pub mod expr;
+pub mod models_cmd;
+pub mod results;
+pub mod runner;
+pub mod source;
+pub mod summary;
+pub mod sweep;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use coordsim_model::Registry;
+
+/// Runs the `coordsim` command line (arguments from the process) over `registry`'s models:
+/// exit 0 on success, 1 when a claim fails, 2 on bad input.
+pub fn main_with(registry: Registry) -> ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::dispatch(cli.command, &registry) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
