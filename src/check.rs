@@ -3,7 +3,7 @@
 use coordsim_model::Value;
 
 use crate::config::{Claim, Config, Expect, Test, Var, matches_filter};
-use crate::results::{Results, number};
+use crate::results::{ColumnId, ColumnSource, Results, Row, number};
 
 /// One claim's verdict: its worst evaluation.
 #[derive(Debug, Clone)]
@@ -65,11 +65,15 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
 }
 
 fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Result<Vec<Eval>> {
-    let lead = Results::lead(config);
+    let table = &results.results;
+    let metric_ids: Vec<Option<ColumnId>> = (0..config.model.metrics().len())
+        .map(|i| table.schema.id(ColumnSource::Metric(i)))
+        .collect();
     let mut point_values: Option<(usize, Vec<Value>)> = None;
     let mut evals = Vec::new();
-    for row in &results.results.rows {
-        let point: usize = row[0].parse()?;
+    for row in &table.rows {
+        let point = table.point(row);
+        let replication = table.replication(row);
         if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
             point_values = Some((point, config.point_values(point)));
         }
@@ -77,32 +81,40 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
         if !matches_filter(values, &claim.filter) {
             continue;
         }
-        let metric = |i: usize| number(&row[lead + i]);
-        let where_text = format!("point {point}, replication {}", row[lead - 2]);
+        let metric_cell = |i: usize| metric_ids[i].map(|id| &row[id]);
+        let metric = |i: usize| metric_cell(i).and_then(number);
+        let where_text = format!("point {point}, replication {replication}");
         match &claim.entity {
             None => {
                 let entity_col = |_: usize| None;
                 let text = |v: Var| match v {
-                    Var::Metric(i) => row[lead + i].clone(),
+                    Var::Metric(i) => metric_cell(i).map_or(String::new(), ToString::to_string),
                     _ => String::new(),
                 };
                 evals.push(eval(claim, values, &metric, &entity_col, &text, where_text));
             }
             Some((name, span)) => {
-                let table = results
-                    .entities
-                    .as_ref()
-                    .expect("entity claims need entity rows");
-                let found = table
-                    .rows
-                    .iter()
-                    .find(|e| e[0] == row[0] && e[lead - 2] == row[lead - 2] && e[lead] == *name);
+                let Some(entities) = results.entities.as_ref() else {
+                    return Err(config
+                        .source
+                        .error(span, "this run kept no entity rows")
+                        .into());
+                };
+                let name_id = entities.schema.id(ColumnSource::Entity);
+                let is_named = |e: &Row| name_id.is_some_and(|id| e[id].to_string() == *name);
+                let found = entities.rows.iter().find(|e| {
+                    entities.point(e) == point
+                        && entities.replication(e) == replication
+                        && is_named(e)
+                });
                 let Some(entity_row) = found else {
-                    let names: Vec<&str> = table
+                    let names: Vec<String> = entities
                         .rows
                         .iter()
-                        .filter(|e| e[0] == row[0])
-                        .map(|e| e[lead].as_str())
+                        .filter(|e| {
+                            entities.point(e) == point && entities.replication(e) == replication
+                        })
+                        .filter_map(|e| name_id.map(|id| e[id].to_string()))
                         .collect();
                     return Err(config
                         .source
@@ -115,10 +127,16 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
                         )
                         .into());
                 };
-                let entity_col = |i: usize| number(&entity_row[lead + 1 + i]);
+                let entity_cell = |i: usize| {
+                    entities
+                        .schema
+                        .id(ColumnSource::EntityColumn(i))
+                        .map(|id| &entity_row[id])
+                };
+                let entity_col = |i: usize| entity_cell(i).and_then(number);
                 let text = |v: Var| match v {
-                    Var::Metric(i) => row[lead + i].clone(),
-                    Var::Entity(i) => entity_row[lead + 1 + i].clone(),
+                    Var::Metric(i) => metric_cell(i).map_or(String::new(), ToString::to_string),
+                    Var::Entity(i) => entity_cell(i).map_or(String::new(), ToString::to_string),
                     Var::Param(_) => String::new(),
                 };
                 evals.push(eval(claim, values, &metric, &entity_col, &text, where_text));

@@ -11,7 +11,7 @@ use crate::check::{self, Verdict};
 use crate::cli::{CheckArgs, Command, Common, MergeArgs, ReportArgs, RunArgs};
 use crate::config::Config;
 use crate::export::{self, Run, csv::from_csv, write_atomic};
-use crate::results::Results;
+use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
 use crate::runner::{self, RunOptions};
 use crate::source::Source;
 use crate::summary;
@@ -214,14 +214,9 @@ const SHARD_INFO: &str = "shard.txt";
 const SHARD_LANES: &str = "shard-lanes.csv";
 
 fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
-    let mut text: Option<String> = None;
-    let mut info_seed: Option<(u64, String)> = None;
-    let mut results = None::<Results>;
-    let mut lane_files = Vec::new();
+    // Every shard must hold the same config and seed.
+    let mut first: Option<(String, u64, String)> = None;
     for dir in &args.shards {
-        if let Ok(bytes) = std::fs::read(dir.join(SHARD_LANES)) {
-            lane_files.push((dir.join(SHARD_LANES), bytes));
-        }
         let shard_text = std::fs::read_to_string(dir.join(SHARD_CONFIG)).with_context(|| {
             format!(
                 "{} is not the output of `run --shard` (no {SHARD_CONFIG})",
@@ -240,67 +235,148 @@ fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             .find_map(|l| l.strip_prefix("config "))
             .unwrap_or("config.toml")
             .to_string();
-        match (&text, &info_seed) {
-            (Some(t), Some((s, _))) if *t != shard_text || *s != seed => {
-                bail!(
-                    "{} holds a shard of a different config or seed",
-                    dir.display()
-                )
-            }
-            _ => {
-                text = Some(shard_text);
-                info_seed = Some((seed, name));
-            }
+        match &first {
+            Some((t, s, _)) if *t != shard_text || *s != seed => bail!(
+                "{} holds a shard of a different config or seed",
+                dir.display()
+            ),
+            Some(_) => {}
+            None => first = Some((shard_text, seed, name)),
         }
-        let part = Results {
-            results: from_csv(&std::fs::read(dir.join("results.csv"))?)?,
-            entities: match std::fs::read(dir.join("entities.csv")) {
-                Ok(bytes) => Some(from_csv(&bytes)?),
-                Err(_) => None,
-            },
-            lanes: Vec::new(),
-        };
-        results = Some(match results {
-            None => part,
-            Some(mut all) => {
-                if all.results.header != part.results.header {
-                    bail!("{} has other columns than the first shard", dir.display());
-                }
-                all.results.rows.extend(part.results.rows);
-                if let (Some(a), Some(p)) = (all.entities.as_mut(), part.entities) {
-                    a.rows.extend(p.rows);
-                }
-                all
-            }
-        });
     }
-    let (Some(text), Some((seed, name)), Some(mut results)) = (text, info_seed, results) else {
+    let Some((text, seed, name)) = first else {
         bail!("no shards given");
     };
     let config = Config::parse(Source { name, text }, registry)?;
-    if let Some(style) = config.model.timeline() {
-        for (path, bytes) in &lane_files {
-            let lanes = export::lanes::from_csv(bytes, &style)
-                .with_context(|| format!("{} is damaged", path.display()))?;
+    let results_schema = Schema::results(&config);
+    let entities_schema = Schema::entities(&config).filter(|_| config.entities);
+    let mut results = Results {
+        results: Table {
+            schema: results_schema.clone(),
+            rows: Vec::new(),
+        },
+        entities: entities_schema.clone().map(|schema| Table {
+            schema,
+            rows: Vec::new(),
+        }),
+        lanes: Vec::new(),
+    };
+    let style = config.model.timeline();
+    for dir in &args.shards {
+        let path = dir.join("results.csv");
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let part = from_csv(&bytes, &results_schema, &path.display().to_string())?;
+        results
+            .results
+            .rows
+            .extend(checked_rows(&config, seed, part, &path)?);
+        if let (Some(schema), Some(table)) = (&entities_schema, results.entities.as_mut()) {
+            let path = dir.join("entities.csv");
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let part = from_csv(&bytes, schema, &path.display().to_string())?;
+            table.rows.extend(checked_rows(&config, seed, part, &path)?);
+        }
+        if let (Some(style), Ok(bytes)) = (&style, std::fs::read(dir.join(SHARD_LANES))) {
+            let lanes = export::lanes::from_csv(&bytes, style)
+                .with_context(|| format!("{} is damaged", dir.join(SHARD_LANES).display()))?;
             results.lanes.extend(lanes);
         }
-        results.lanes.sort_by_key(|(point, _)| *point);
     }
     // Rows in point order (stable: replications and entities keep their order within a point).
-    let key = |row: &Vec<String>| row[0].parse::<usize>().unwrap_or(usize::MAX);
-    results.results.rows.sort_by_key(key);
+    let by_point = |table: &mut Table| {
+        let mut rows = std::mem::take(&mut table.rows);
+        rows.sort_by_key(|row| table.point(row));
+        table.rows = rows;
+    };
+    by_point(&mut results.results);
     if let Some(e) = results.entities.as_mut() {
-        e.rows.sort_by_key(key);
+        by_point(e);
     }
-    let mut seen: Vec<usize> = results.results.rows.iter().map(key).collect();
-    seen.dedup();
-    if seen.len() != config.points || results.results.rows.len() as u64 != config.runs() {
+    results.lanes.sort_by_key(|(point, _)| *point);
+    // Every point once, with its replications in order: nothing missing, nothing twice.
+    let table = &results.results;
+    let reps = config.replications;
+    let complete = table.rows.len() as u64 == config.runs()
+        && table.rows.iter().enumerate().all(|(i, row)| {
+            table.point(row) as u64 == i as u64 / reps && table.replication(row) == i as u64 % reps
+        });
+    if !complete {
+        let mut seen: Vec<usize> = table.rows.iter().map(|r| table.point(r)).collect();
+        seen.dedup();
         bail!(
-            "the shards hold {} of the config's {} points; pass every shard once",
+            "the shards hold {} rows for {} of the config's {} points ({} runs); pass every shard once",
+            table.rows.len(),
             seen.len(),
-            config.points
+            config.points,
+            config.runs()
         );
     }
     write_outputs(&config, &results, seed, &args.out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A shard's rows, each lead cell checked against the config (point in range, the point's
+/// swept values, replication and seed) and rebuilt from it, so merged rows are typed exactly
+/// as a direct run's.
+fn checked_rows(config: &Config, seed: u64, part: Table, path: &Path) -> anyhow::Result<Vec<Row>> {
+    let entity_id = part.schema.id(ColumnSource::Entity);
+    let lead = part
+        .schema
+        .columns()
+        .iter()
+        .take_while(|c| {
+            matches!(
+                c.source,
+                ColumnSource::Point
+                    | ColumnSource::Axis(_)
+                    | ColumnSource::Replication
+                    | ColumnSource::Seed
+                    | ColumnSource::Entity
+            )
+        })
+        .count();
+    let mut rows = Vec::with_capacity(part.rows.len());
+    for (i, row) in part.rows.iter().enumerate() {
+        let line = i + 2;
+        let point = part.point(row);
+        let replication = part.replication(row);
+        if point >= config.points || replication >= config.replications {
+            bail!(
+                "{}: line {line}: point {point}, replication {replication} is not a run of the config ({} points × {} replications)",
+                path.display(),
+                config.points,
+                config.replications
+            );
+        }
+        let entity = entity_id.map(|id| row[id].to_string());
+        let run_seed = seed.wrapping_add(replication);
+        let expected = lead_cells(
+            &part.schema,
+            config,
+            point,
+            replication,
+            run_seed,
+            entity.as_deref(),
+        );
+        for (column, (got, want)) in part
+            .schema
+            .columns()
+            .iter()
+            .zip(row.cells().iter().zip(&expected))
+        {
+            if got.to_string() != want.to_string() {
+                bail!(
+                    "{}: line {line}: `{}` is {got}, but point {point}, replication {replication} of the config has {want}",
+                    path.display(),
+                    column.name
+                );
+            }
+        }
+        let mut cells = expected;
+        cells.extend(row.cells()[lead..].iter().cloned());
+        rows.push(Row::new(cells));
+    }
+    Ok(rows)
 }

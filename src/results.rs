@@ -1,25 +1,245 @@
-//! Results as the CSV holds them: text cells written by the contract's number rules.
+//! Results as typed rows under a schema: every cell is a [`Cell`], every column is found by
+//! what it holds ([`ColumnSource`]) or by name, never by position.
 //!
-//! Keeping the text (not the f64) as the one representation means a merged or re-read
-//! `results.csv` gives back exactly what a run produced, and everything drawn or checked
-//! from it (tables, charts, claims) reads the same numbers. `{}` Display of f64 round-trips,
-//! so parsing a cell gives back the exact value the model computed.
+//! **Column names are unique by construction.** The lead columns (`point`, the swept
+//! parameters in declared order, `replication`, `seed`, and for entity rows `entity`) come
+//! first, then the model's columns. The registry refuses a model column named like a lead
+//! column; a swept parameter whose name is also one of the model's columns in that file (say,
+//! `hold_ms`, swept, and each applier's `hold_ms` entity column) is written once: the model's
+//! column stays, the parameter's lead column is left out of that file (its value is in
+//! `results.csv`, or given by `point`).
+//!
+//! A cell's text is written by `Display` and read back by [`Cell::parse`] exactly (floats in
+//! shortest round-trip form), so a merged `results.csv` is byte-identical to a direct run and
+//! everything drawn or checked from it reads the same numbers.
+
+use std::ops::Index;
+
+use coordsim_model::{Cell, ColumnType, Value};
 
 use crate::config::Config;
 
-/// A CSV-shaped table.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What a column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnSource {
+    /// The sweep point's index.
+    Point,
+    /// The value of swept parameter `axis` (an index into `config.axes`).
+    Axis(usize),
+    /// The replication number.
+    Replication,
+    /// The run's seed.
+    Seed,
+    /// The entity's name.
+    Entity,
+    /// Metric `i` of the model.
+    Metric(usize),
+    /// Entity column `i` of the model.
+    EntityColumn(usize),
+    /// `summary.csv`: the number of replications.
+    Replications,
+    /// `summary.csv`: a statistic of metric `i`.
+    Stat(usize, Stat),
+}
+
+/// The statistics `summary.csv` gives of each numeric metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    /// Mean.
+    Mean,
+    /// Sample standard deviation.
+    Sd,
+    /// Lower end of the 95% interval of the mean.
+    Ci95Lo,
+    /// Upper end.
+    Ci95Hi,
+}
+
+impl Stat {
+    /// In column order.
+    pub const ALL: [Stat; 4] = [Stat::Mean, Stat::Sd, Stat::Ci95Lo, Stat::Ci95Hi];
+
+    /// The column suffix (`M_mean`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::Sd => "sd",
+            Stat::Ci95Lo => "ci95_lo",
+            Stat::Ci95Hi => "ci95_hi",
+        }
+    }
+}
+
+/// One column of a schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The header.
+    pub name: String,
+    /// What it holds.
+    pub source: ColumnSource,
+    /// How its cells are read back.
+    pub ty: ColumnType,
+}
+
+/// A column's place in its schema's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnId(usize);
+
+/// The columns of one output file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Schema {
+    columns: Vec<Column>,
+}
+
+impl Schema {
+    /// A schema of these columns (their names must differ).
+    pub fn new(columns: Vec<Column>) -> Schema {
+        Schema { columns }
+    }
+
+    fn lead(config: &Config, model_names: &[&str], entity: bool) -> Vec<Column> {
+        let count = |name: &str, source| Column {
+            name: name.to_string(),
+            source,
+            ty: ColumnType::Count,
+        };
+        let mut columns = vec![count("point", ColumnSource::Point)];
+        for (i, axis) in config.axes.iter().enumerate() {
+            // The model's own column of this name wins (see the module docs).
+            if !model_names.contains(&axis.key) {
+                columns.push(Column {
+                    name: axis.key.to_string(),
+                    source: ColumnSource::Axis(i),
+                    ty: ColumnType::Text,
+                });
+            }
+        }
+        columns.push(count("replication", ColumnSource::Replication));
+        columns.push(count("seed", ColumnSource::Seed));
+        if entity {
+            columns.push(Column {
+                name: "entity".into(),
+                source: ColumnSource::Entity,
+                ty: ColumnType::Text,
+            });
+        }
+        columns
+    }
+
+    /// `results.csv`: lead columns, then the metrics.
+    pub fn results(config: &Config) -> Schema {
+        let metrics = config.model.metrics();
+        let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
+        let mut columns = Schema::lead(config, &names, false);
+        columns.extend(metrics.iter().enumerate().map(|(i, m)| Column {
+            name: m.name.to_string(),
+            source: ColumnSource::Metric(i),
+            ty: m.ty,
+        }));
+        Schema { columns }
+    }
+
+    /// `entities.csv`, or `None` for a model without entity rows.
+    pub fn entities(config: &Config) -> Option<Schema> {
+        let specs = config.model.entity_columns();
+        if specs.is_empty() {
+            return None;
+        }
+        let names: Vec<&str> = specs.iter().map(|m| m.name).collect();
+        let mut columns = Schema::lead(config, &names, true);
+        columns.extend(specs.iter().enumerate().map(|(i, m)| Column {
+            name: m.name.to_string(),
+            source: ColumnSource::EntityColumn(i),
+            ty: m.ty,
+        }));
+        Some(Schema { columns })
+    }
+
+    /// The columns, in file order.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The headers, in file order.
+    pub fn names(&self) -> Vec<&str> {
+        self.columns.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// The column holding `source`.
+    pub fn id(&self, source: ColumnSource) -> Option<ColumnId> {
+        self.columns
+            .iter()
+            .position(|c| c.source == source)
+            .map(ColumnId)
+    }
+
+    /// The column called `name`.
+    pub fn find(&self, name: &str) -> Option<ColumnId> {
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .map(ColumnId)
+    }
+
+    /// The column at `id`.
+    pub fn column(&self, id: ColumnId) -> &Column {
+        &self.columns[id.0]
+    }
+}
+
+/// One row: a cell per column of its table's schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row(Vec<Cell>);
+
+impl Row {
+    /// A row of these cells, in schema order.
+    pub fn new(cells: Vec<Cell>) -> Row {
+        Row(cells)
+    }
+
+    /// The cells, in schema order.
+    pub fn cells(&self) -> &[Cell] {
+        &self.0
+    }
+}
+
+impl Index<ColumnId> for Row {
+    type Output = Cell;
+    fn index(&self, id: ColumnId) -> &Cell {
+        &self.0[id.0]
+    }
+}
+
+/// A typed table: a schema and its rows.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {
-    /// Column names.
-    pub header: Vec<String>,
-    /// Rows, each as long as the header.
-    pub rows: Vec<Vec<String>>,
+    /// The columns.
+    pub schema: Schema,
+    /// Rows, each with one cell per column.
+    pub rows: Vec<Row>,
 }
 
 impl Table {
-    /// Index of a column.
-    pub fn column(&self, name: &str) -> Option<usize> {
-        self.header.iter().position(|h| h == name)
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<ColumnId> {
+        self.schema.find(name)
+    }
+
+    /// The sweep point of a row (results and entity rows always have one).
+    pub fn point(&self, row: &Row) -> usize {
+        self.count(row, ColumnSource::Point) as usize
+    }
+
+    /// The replication of a row.
+    pub fn replication(&self, row: &Row) -> u64 {
+        self.count(row, ColumnSource::Replication)
+    }
+
+    fn count(&self, row: &Row, source: ColumnSource) -> u64 {
+        match self.schema.id(source).map(|id| &row[id]) {
+            Some(Cell::Count(n)) => *n,
+            _ => u64::MAX,
+        }
     }
 }
 
@@ -34,49 +254,46 @@ pub struct Results {
     pub lanes: Vec<(usize, Vec<coordsim_model::Lane>)>,
 }
 
-impl Results {
-    /// Columns before the metrics: point, one per axis, replication, seed.
-    pub fn lead(config: &Config) -> usize {
-        3 + config.axes.len()
-    }
-
-    /// The `results.csv` header for a config.
-    pub fn results_header(config: &Config) -> Vec<String> {
-        let mut header = vec!["point".to_string()];
-        header.extend(config.axes.iter().map(|a| a.key.to_string()));
-        header.push("replication".into());
-        header.push("seed".into());
-        header.extend(config.model.metrics().iter().map(|m| m.name.to_string()));
-        header
-    }
-
-    /// The `entities.csv` header, or `None` for a model without entity rows.
-    pub fn entities_header(config: &Config) -> Option<Vec<String>> {
-        let columns = config.model.entity_columns();
-        if columns.is_empty() {
-            return None;
+/// The cells of a row's lead columns (as `schema` has them), for a run of `point`.
+pub fn lead_cells(
+    schema: &Schema,
+    config: &Config,
+    point: usize,
+    replication: u64,
+    seed: u64,
+    entity: Option<&str>,
+) -> Vec<Cell> {
+    let coords = config.coordinates(point);
+    let mut cells = Vec::with_capacity(schema.columns().len());
+    for column in schema.columns() {
+        match column.source {
+            ColumnSource::Point => cells.push(Cell::Count(point as u64)),
+            ColumnSource::Axis(i) => {
+                let axis = &config.axes[i];
+                cells.push(value_cell(&axis.values[coords[i]]));
+            }
+            ColumnSource::Replication => cells.push(Cell::Count(replication)),
+            ColumnSource::Seed => cells.push(Cell::Count(seed)),
+            ColumnSource::Entity => cells.push(Cell::Text(entity.unwrap_or("").to_string())),
+            _ => break,
         }
-        let mut header = vec!["point".to_string()];
-        header.extend(config.axes.iter().map(|a| a.key.to_string()));
-        header.extend(["replication", "seed", "entity"].map(String::from));
-        header.extend(columns.iter().map(|m| m.name.to_string()));
-        Some(header)
     }
-}
-
-/// A cell as a number (`None` when empty or not a number).
-pub fn number(cell: &str) -> Option<f64> {
-    if cell.is_empty() {
-        None
-    } else {
-        cell.parse().ok()
-    }
+    cells
 }
 
 /// A swept value as the CSV writes it: strings bare, everything else as in TOML.
-pub fn value_cell(value: &coordsim_model::Value) -> String {
+pub fn value_cell(value: &Value) -> Cell {
     match value {
-        coordsim_model::Value::Str(s) => s.clone(),
-        other => other.to_string(),
+        Value::Str(s) => Cell::Text(s.clone()),
+        Value::Int(i) if *i >= 0 => Cell::Count(*i as u64),
+        // Displays as the integer it is ("-3").
+        Value::Int(i) => Cell::Float(*i as f64),
+        Value::Float(x) => Cell::Float(*x),
+        other => Cell::Text(other.to_string()),
     }
+}
+
+/// A cell as a number (`None` when empty or text).
+pub fn number(cell: &Cell) -> Option<f64> {
+    cell.as_f64()
 }

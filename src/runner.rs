@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::results::{Results, Table, value_cell};
+use crate::results::{Results, Row, Schema, Table, lead_cells};
 
 /// How to run.
 #[derive(Debug, Clone, Copy)]
@@ -55,14 +55,15 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     });
     bar.finish_and_clear();
 
+    let results_schema = Schema::results(config);
     let mut results = Table {
-        header: Results::results_header(config),
+        schema: results_schema,
         rows: Vec::with_capacity(total),
     };
-    let mut entities = Results::entities_header(config)
+    let mut entities = Schema::entities(config)
         .filter(|_| config.entities)
-        .map(|header| Table {
-            header,
+        .map(|schema| Table {
+            schema,
             rows: Vec::new(),
         });
     let mut lanes = Vec::new();
@@ -75,16 +76,21 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
         if wants_lanes && replication == 0 {
             lanes.push((point, point_lanes));
         }
-        let lead = lead_cells(config, point, replication, run_seed);
-        let mut row = lead.clone();
-        row.extend(metrics.iter().map(ToString::to_string));
-        results.rows.push(row);
+        let mut row = lead_cells(&results.schema, config, point, replication, run_seed, None);
+        row.extend(metrics);
+        results.rows.push(Row::new(row));
         if let Some(table) = entities.as_mut() {
             for (name, cells) in entity_rows {
-                let mut row = lead.clone();
-                row.push(name);
-                row.extend(cells.iter().map(ToString::to_string));
-                table.rows.push(row);
+                let mut row = lead_cells(
+                    &table.schema,
+                    config,
+                    point,
+                    replication,
+                    run_seed,
+                    Some(&name),
+                );
+                row.extend(cells);
+                table.rows.push(Row::new(row));
             }
         }
     }
@@ -93,16 +99,6 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
         entities,
         lanes,
     })
-}
-
-fn lead_cells(config: &Config, point: usize, replication: u64, seed: u64) -> Vec<String> {
-    let mut cells = vec![point.to_string()];
-    for (axis, coord) in config.axes.iter().zip(config.coordinates(point)) {
-        cells.push(value_cell(&axis.values[coord]));
-    }
-    cells.push(replication.to_string());
-    cells.push(seed.to_string());
-    cells
 }
 
 fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {

@@ -2,7 +2,11 @@
 //! every numeric metric over the replications.
 
 use crate::config::Config;
-use crate::results::{Results, Table, number};
+use coordsim_model::{Cell, ColumnType};
+
+use crate::results::{
+    Column, ColumnId, ColumnSource, Results, Row, Schema, Stat, Table, lead_cells, number,
+};
 
 /// Two-sided 95% Student t quantiles t(0.975, df) for df = 1…30 (standard tables).
 const T975: [f64; 30] = [
@@ -92,43 +96,68 @@ pub fn describe(values: &[f64]) -> Option<Stats> {
 
 /// The summary table of a run with replications (rows grouped by point, as the runner emits).
 pub fn summarize(config: &Config, results: &Results) -> Table {
-    let lead = Results::lead(config);
-    let metrics: Vec<(usize, &str)> = config
+    let table = &results.results;
+    let metrics: Vec<(usize, &str, ColumnId)> = config
         .model
         .metrics()
         .iter()
         .enumerate()
         .filter(|(_, m)| m.numeric())
-        .map(|(i, m)| (lead + i, m.name))
+        .filter_map(|(i, m)| Some((i, m.name, table.schema.id(ColumnSource::Metric(i))?)))
         .collect();
-    let mut header = vec!["point".to_string()];
-    header.extend(config.axes.iter().map(|a| a.key.to_string()));
-    header.push("replications".into());
-    for (_, name) in &metrics {
-        for suffix in ["mean", "sd", "ci95_lo", "ci95_hi"] {
-            header.push(format!("{name}_{suffix}"));
+    let text = |name: String, source| Column {
+        name,
+        source,
+        ty: ColumnType::Text,
+    };
+    let mut columns = vec![Column {
+        name: "point".into(),
+        source: ColumnSource::Point,
+        ty: ColumnType::Count,
+    }];
+    columns.extend(
+        config
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, a)| text(a.key.to_string(), ColumnSource::Axis(i))),
+    );
+    columns.push(Column {
+        name: "replications".into(),
+        source: ColumnSource::Replications,
+        ty: ColumnType::Count,
+    });
+    for (i, name, _) in &metrics {
+        for stat in Stat::ALL {
+            columns.push(Column {
+                name: format!("{name}_{}", stat.suffix()),
+                source: ColumnSource::Stat(*i, stat),
+                ty: ColumnType::Float,
+            });
         }
     }
+    let schema = Schema::new(columns);
     let mut rows = Vec::new();
-    for group in results.results.rows.chunk_by(|a, b| a[0] == b[0]) {
-        let mut row: Vec<String> = group[0][..1 + config.axes.len()].to_vec();
-        row.push(group.len().to_string());
-        for (col, _) in &metrics {
-            let values: Vec<f64> = group.iter().filter_map(|r| number(&r[*col])).collect();
-            let show = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for group in table.rows.chunk_by(|a, b| table.point(a) == table.point(b)) {
+        let point = table.point(&group[0]);
+        let mut row = lead_cells(&schema, config, point, 0, 0, None);
+        row.push(Cell::Count(group.len() as u64));
+        for (_, _, id) in &metrics {
+            let values: Vec<f64> = group.iter().filter_map(|r| number(&r[*id])).collect();
+            let cell = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Float);
             match describe(&values) {
-                None => row.extend(std::iter::repeat_n(String::new(), 4)),
+                None => row.extend(std::iter::repeat_n(Cell::Empty, 4)),
                 Some(stats) => {
-                    row.push(stats.mean.to_string());
-                    row.push(show(stats.sd));
-                    row.push(show(stats.ci95.map(|c| c.0)));
-                    row.push(show(stats.ci95.map(|c| c.1)));
+                    row.push(Cell::Float(stats.mean));
+                    row.push(cell(stats.sd));
+                    row.push(cell(stats.ci95.map(|c| c.0)));
+                    row.push(cell(stats.ci95.map(|c| c.1)));
                 }
             }
         }
-        rows.push(row);
+        rows.push(Row::new(row));
     }
-    Table { header, rows }
+    Table { schema, rows }
 }
 
 #[cfg(test)]

@@ -452,3 +452,157 @@ mod config_loading {
         assert!(e.message.starts_with("`service_ms` = 0:"), "{}", e.message);
     }
 }
+
+/// No output file repeats a column name (a swept parameter that is also an entity column is
+/// written once: the model's column).
+#[test]
+fn no_committed_csv_repeats_a_column() {
+    let reports = root().join("reports");
+    let mut checked = 0;
+    for file in list_files(&reports) {
+        if !file.ends_with(".csv") {
+            continue;
+        }
+        let text = String::from_utf8(read(reports.join(&file))).unwrap();
+        let header: Vec<&str> = text.lines().next().unwrap_or("").split(',').collect();
+        for (i, name) in header.iter().enumerate() {
+            assert!(!header[..i].contains(name), "{file}: `{name}` twice");
+        }
+        checked += 1;
+    }
+    // 27 configs write results.csv; the check must have looked at them.
+    assert!(checked >= 27, "only {checked} CSV files found");
+    // The swept `hold_ms` and the per-applier `hold_ms` column: once, the applier's.
+    let entities = String::from_utf8(read(reports.join("lock-hold-sweep/entities.csv"))).unwrap();
+    assert!(
+        entities.starts_with("point,replication,seed,entity,start_ms,hold_ms,"),
+        "{}",
+        entities.lines().next().unwrap_or("")
+    );
+}
+
+/// Shards of `config` (K/N for each k) under `tmp`, returning their folders.
+fn shard_dirs(tmp: &Path, config: &str, stem: &str, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|k| {
+            let out = tmp.join(format!("s{k}"));
+            let o = coordsim(&[
+                "run",
+                config,
+                "--out",
+                out.to_str().unwrap(),
+                "--shard",
+                &format!("{k}/{n}"),
+                "-q",
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            out.join(stem).to_string_lossy().into_owned()
+        })
+        .collect()
+}
+
+fn merge_into(out: &Path, shards: &[String]) -> Output {
+    let out = out.to_string_lossy().into_owned();
+    let mut args = vec!["merge", out.as_str()];
+    args.extend(shards.iter().map(String::as_str));
+    coordsim(&args)
+}
+
+#[test]
+fn a_tampered_shard_is_refused_with_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let shards = shard_dirs(tmp.path(), &config, "random", 2);
+    let results = Path::new(&shards[1]).join("results.csv");
+    let original = String::from_utf8(read(&results)).unwrap();
+    // Each tampering (header or cells) and the message that must name it.
+    let drop_last_column = |text: &str| -> String {
+        text.lines()
+            .map(|l| l.rsplit_once(',').map_or(l, |(a, _)| a).to_string() + "\n")
+            .collect()
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "a column missing",
+            drop_last_column(&original),
+            "missing makespan_ms",
+        ),
+        (
+            "a column renamed",
+            original.replacen("mean_wait_ms", "mean_wait", 1),
+            "unexpected mean_wait",
+        ),
+        (
+            "a number that is not one",
+            {
+                let mut lines: Vec<String> = original.lines().map(String::from).collect();
+                lines[1] = lines[1].replacen(",0,", ",x,", 1);
+                lines.join("\n") + "\n"
+            },
+            "line 2",
+        ),
+        (
+            "a swept value the config does not have",
+            {
+                let mut lines: Vec<String> = original.lines().map(String::from).collect();
+                // point,clients,service_ms,…: clients of this point's row becomes 99.
+                let mut fields: Vec<&str> = lines[1].split(',').collect();
+                fields[1] = "99";
+                lines[1] = fields.join(",");
+                lines.join("\n") + "\n"
+            },
+            "`clients` is 99",
+        ),
+        (
+            "a row cut short",
+            original.replacen('\n', "\n1,2\n", 1),
+            "line",
+        ),
+    ];
+    for (what, text, needle) in cases {
+        std::fs::write(&results, &text).unwrap();
+        let o = merge_into(&tmp.path().join("merged"), &shards);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.starts_with("error:"), "{what}: {err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert!(err.contains(needle), "{what}: `{needle}` not in {err}");
+    }
+    // The same shard twice is refused too.
+    std::fs::write(&results, &original).unwrap();
+    let twice = vec![shards[0].clone(), shards[0].clone(), shards[1].clone()];
+    let o = merge_into(&tmp.path().join("merged"), &twice);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("pass every shard once"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = root().join("configs/lock-queue-vs-poll.toml");
+    let config = config.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    let o = coordsim(&["run", config, "--out", whole.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shards = shard_dirs(tmp.path(), config, "lock-queue-vs-poll", 3);
+    let merged = tmp.path().join("merged");
+    let o = merge_into(&merged, &shards);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole = whole.join("lock-queue-vs-poll");
+    let files = list_files(&whole);
+    // Timelines are drawn from the lanes the shards kept; entity rows and charts all match.
+    assert!(
+        files.iter().any(|f| f.starts_with("timeline-")),
+        "{files:?}"
+    );
+    for file in files {
+        assert!(
+            read(whole.join(&file)) == read(merged.join(&file)),
+            "{file} differs after merge"
+        );
+    }
+}

@@ -1,10 +1,10 @@
-//! `table.md`: the results as a Markdown table, labels applied, numbers rounded for reading.
+//! `table.md`: the results as a Markdown table with labels, numbers rounded for reading.
 
 use std::fmt::Write;
 use std::path::Path;
 
 use super::{Exporter, Run, write_atomic};
-use crate::results::number;
+use crate::results::{ColumnId, ColumnSource, number};
 
 /// Writes `table.md`.
 pub struct MarkdownExporter;
@@ -18,8 +18,16 @@ impl Exporter for MarkdownExporter {
 /// The table: one row per run (or, with replications, per point: mean ± 95% half-width).
 pub fn render(run: &Run<'_>) -> String {
     let config = run.config;
-    let axes: Vec<&str> = config.axes.iter().map(|a| a.key).collect();
-    let metrics: Vec<&str> = config.model.metrics().iter().map(|m| m.name).collect();
+    let table = &run.results.results;
+    // The swept parameters that have a column, then the metrics: the results.csv columns
+    // a reader wants, each once.
+    let columns: Vec<(ColumnId, &str)> = table
+        .schema
+        .columns()
+        .iter()
+        .filter(|c| matches!(c.source, ColumnSource::Axis(_) | ColumnSource::Metric(_)))
+        .filter_map(|c| Some((table.schema.find(&c.name)?, c.name.as_str())))
+        .collect();
     let mut out = String::new();
     let reps = config.replications;
     let _ = writeln!(
@@ -34,46 +42,46 @@ pub fn render(run: &Run<'_>) -> String {
             String::new()
         }
     );
-    let columns: Vec<&str> = axes.iter().chain(&metrics).copied().collect();
-    let labels: Vec<String> = columns.iter().map(|c| escape(config.label(c))).collect();
+    let labels: Vec<String> = columns
+        .iter()
+        .map(|(_, c)| escape(config.label(c)))
+        .collect();
     let _ = writeln!(out, "| {} |", labels.join(" | "));
     let _ = writeln!(out, "|{}", "---:|".repeat(columns.len()));
 
     let rows: Vec<Vec<String>> = match run.summary {
-        None => {
-            let table = &run.results.results;
-            table
-                .rows
-                .iter()
-                .map(|row| {
-                    columns
-                        .iter()
-                        .map(|c| round(&row[table.column(c).expect("column of the header")]))
-                        .collect()
-                })
-                .collect()
-        }
+        None => table
+            .rows
+            .iter()
+            .map(|row| {
+                columns
+                    .iter()
+                    .map(|(id, _)| round(&row[*id].to_string()))
+                    .collect()
+            })
+            .collect(),
         Some(summary) => summary
             .rows
             .iter()
             .map(|row| {
-                let cell = |name: &str| summary.column(name).map(|i| row[i].as_str());
+                let cell = |name: &str| summary.column(name).map(|id| &row[id]);
                 columns
                     .iter()
-                    .map(|c| match cell(c) {
-                        Some(v) => round(v),
+                    .map(|(_, c)| match cell(c) {
+                        Some(v) => round(&v.to_string()),
                         None => {
-                            let mean = cell(&format!("{c}_mean")).unwrap_or("");
+                            let mean = cell(&format!("{c}_mean"));
                             let half = match (
                                 cell(&format!("{c}_ci95_hi")).and_then(number),
-                                number(mean),
+                                mean.and_then(number),
                             ) {
                                 (Some(hi), Some(m)) if hi > m => {
                                     format!(" ± {}", round(&(hi - m).to_string()))
                                 }
                                 _ => String::new(),
                             };
-                            format!("{}{half}", round(mean))
+                            let mean = mean.map_or(String::new(), ToString::to_string);
+                            format!("{}{half}", round(&mean))
                         }
                     })
                     .collect()
@@ -87,10 +95,19 @@ pub fn render(run: &Run<'_>) -> String {
     out
 }
 
+/// A cell's text as a number (`None` when empty or not a number).
+fn parse_number(cell: &str) -> Option<f64> {
+    if cell.is_empty() {
+        None
+    } else {
+        cell.parse().ok()
+    }
+}
+
 /// A cell for reading: whole numbers as they are; others to 1 decimal at ≥ 100, 2 at ≥ 1,
 /// else 3 significant digits; trailing zeros dropped. Text stays as it is.
 pub fn round(cell: &str) -> String {
-    let Some(x) = number(cell) else {
+    let Some(x) = parse_number(cell) else {
         return cell.to_string();
     };
     if x.fract() == 0.0 || !x.is_finite() {

@@ -16,7 +16,9 @@ use plotters::style::{FontStyle, register_font};
 use super::{Exporter, Run, temp_path, write_atomic};
 use crate::config::{ChartKind, ChartSpec};
 use crate::export::markdown::round;
-use crate::results::number;
+use coordsim_model::Cell;
+
+use crate::results::{ColumnId, ColumnSource, Row, number};
 
 /// Pixel size of every chart.
 pub const SIZE: (u32, u32) = (1000, 620);
@@ -196,9 +198,9 @@ pub struct ChartData {
 /// How a row gives its x value.
 enum XSource {
     /// A numeric column of the table.
-    Column(usize),
+    Column(ColumnId),
     /// A column holding categories (text), numbered in order of first appearance.
-    Category(usize),
+    Category(ColumnId),
     /// A parameter fixed for the whole config.
     Fixed(Option<f64>),
 }
@@ -218,24 +220,18 @@ impl ChartData {
         let keep: Vec<bool> = (0..config.points)
             .map(|p| config.matches(p, &spec.filter))
             .collect();
-        let rows: Vec<&Vec<String>> = source
+        let rows: Vec<&Row> = source
             .rows
             .iter()
-            .filter(|r| {
-                r[0].parse()
-                    .is_ok_and(|point: usize| keep.get(point) == Some(&true))
-            })
+            .filter(|r| keep.get(source.point(r)) == Some(&true))
             .collect();
         let column = |name: &str| source.column(name);
+        // Each row's value index on every axis, from its point (an axis may have no column).
+        let coords_of = |row: &Row| config.coordinates(source.point(row));
 
         let mut categories: Vec<String> = Vec::new();
         let x_source = match column(&spec.x) {
-            Some(c)
-                if on_entities
-                    || !rows
-                        .iter()
-                        .all(|r| r[c].is_empty() || number(&r[c]).is_some()) =>
-            {
+            Some(c) if on_entities || rows.iter().any(|r| matches!(r[c], Cell::Text(_))) => {
                 XSource::Category(c)
             }
             Some(c) => XSource::Column(c),
@@ -243,7 +239,7 @@ impl ChartData {
                 let fixed = config.model.params().iter().position(|p| p.key == spec.x);
                 match fixed.map(|i| &config.base[i]) {
                     Some(v) if v.as_f64().is_none() => {
-                        categories.push(crate::results::value_cell(v));
+                        categories.push(crate::results::value_cell(v).to_string());
                         XSource::Fixed(Some(0.0))
                     }
                     Some(v) => XSource::Fixed(v.as_f64()),
@@ -253,34 +249,36 @@ impl ChartData {
         };
         if let XSource::Category(c) = x_source {
             for r in &rows {
-                if !categories.contains(&r[c]) {
-                    categories.push(r[c].clone());
+                let text = r[c].to_string();
+                if !categories.contains(&text) {
+                    categories.push(text);
                 }
             }
         }
-        let x_of = |row: &Vec<String>| match x_source {
+        let x_of = |row: &Row| match x_source {
             XSource::Column(c) => number(&row[c]),
-            XSource::Category(c) => categories
-                .iter()
-                .position(|k| *k == row[c])
-                .map(|i| i as f64),
+            XSource::Category(c) => {
+                let text = row[c].to_string();
+                categories.iter().position(|k| *k == text).map(|i| i as f64)
+            }
             XSource::Fixed(x) => x,
         };
 
         // A swept parameter splits the rows into series only when it is not already told
         // apart by x: two rows with one x but different values of it (sweeping `clients` with
         // x = offered rate draws one line; adding `service_ms` draws one line per service time).
-        let group_axes: Vec<(usize, &str)> = config
+        let row_coords: Vec<Vec<usize>> = rows.iter().map(|r| coords_of(r)).collect();
+        let group_axes: Vec<usize> = config
             .axes
             .iter()
             .enumerate()
             .filter(|(_, a)| a.key != spec.x)
-            .map(|(i, a)| (1 + i, a.key))
-            .filter(|(col, _)| {
+            .map(|(i, _)| i)
+            .filter(|&axis| {
                 rows.iter().enumerate().any(|(i, a)| {
-                    rows[..i]
-                        .iter()
-                        .any(|b| a[*col] != b[*col] && x_of(a) == x_of(b))
+                    rows[..i].iter().enumerate().any(|(j, b)| {
+                        row_coords[i][axis] != row_coords[j][axis] && x_of(a) == x_of(b)
+                    })
                 })
             })
             .collect();
@@ -293,10 +291,10 @@ impl ChartData {
                 rows.iter().filter_map(|r| number(&r[y_col])).collect(),
             ));
             // (values of the grouping axes, [(x, sum of y, count)]).
-            type Group<'r> = (Vec<&'r str>, Vec<(f64, f64, usize)>);
-            let mut groups: Vec<Group<'_>> = Vec::new();
-            for row in &rows {
-                let key: Vec<&str> = group_axes.iter().map(|(c, _)| row[*c].as_str()).collect();
+            type Group = (Vec<usize>, Vec<(f64, f64, usize)>);
+            let mut groups: Vec<Group> = Vec::new();
+            for (row, coords) in rows.iter().zip(&row_coords) {
+                let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
                 let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
                     continue;
                 };
@@ -326,7 +324,11 @@ impl ChartData {
                     let parts: Vec<String> = group_axes
                         .iter()
                         .zip(&key)
-                        .map(|((_, name), v)| format!("{} = {v}", config.label(name)))
+                        .map(|(&axis, &coord)| {
+                            let axis = &config.axes[axis];
+                            let v = crate::results::value_cell(&axis.values[coord]);
+                            format!("{} = {v}", config.label(axis.key))
+                        })
                         .collect();
                     label = format!("{label} ({})", parts.join(", "));
                 }
@@ -342,17 +344,16 @@ impl ChartData {
         }
         // Reference lines: each expression evaluated at every row of results.csv.
         if !on_entities {
-            let lead = crate::results::Results::lead(config);
             for (label, expr) in &spec.y_expr {
                 let mut points: Vec<(f64, f64)> = Vec::new();
                 for row in &rows {
-                    let Ok(point) = row[0].parse::<usize>() else {
-                        continue;
-                    };
-                    let values = config.point_values(point);
+                    let values = config.point_values(source.point(row));
                     let get = |v: crate::config::Var| match v {
                         crate::config::Var::Param(i) => values[i].as_f64(),
-                        crate::config::Var::Metric(i) => number(&row[lead + i]),
+                        crate::config::Var::Metric(i) => source
+                            .schema
+                            .id(ColumnSource::Metric(i))
+                            .and_then(|id| number(&row[id])),
                         crate::config::Var::Entity(_) => None,
                     };
                     if let (Some(x), Some(y)) = (x_of(row), expr.eval(&get)) {
