@@ -606,3 +606,169 @@ fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
         );
     }
 }
+
+/// The front end as a library over a registry of a stranger's model: parse, run, check.
+mod custom_models {
+    use coordsim::config::Config;
+    use coordsim::source::Source;
+    use coordsim_model::{
+        ChartKind, DefaultChart, Model, ModelError, NoEntity, Output, ParamError, Registry,
+        RunContext, Valid, columns, params,
+    };
+
+    params! {
+        /// Parameters of `doubler`.
+        pub struct Params {
+            /// the input
+            x: u64 = 2,
+        }
+    }
+    columns! {
+        /// Metrics of `doubler`.
+        pub struct Metrics {
+            /// 2 × x, computed by an event on the engine
+            doubled: u64,
+        }
+    }
+
+    /// Doubles `x` in one event, with default charts given at construction.
+    struct Doubler(Vec<DefaultChart>);
+
+    impl Model for Doubler {
+        type Params = Params;
+        type Metrics = Metrics;
+        type Entity = NoEntity;
+        fn name(&self) -> &'static str {
+            "doubler"
+        }
+        fn summary(&self) -> &'static str {
+            "doubles x"
+        }
+        fn charts(&self) -> Vec<DefaultChart> {
+            self.0.clone()
+        }
+        fn validate(&self, p: &Params) -> Result<(), ParamError> {
+            if p.x > 1000 {
+                return Err(ParamError::new("x", "must be at most 1000"));
+            }
+            Ok(())
+        }
+        fn run(
+            &self,
+            p: &Valid<Params>,
+            ctx: &RunContext,
+        ) -> Result<Output<Metrics, NoEntity>, ModelError> {
+            struct Double(u64);
+            impl sim_core::Handler<u64> for Double {
+                fn handle(
+                    &mut self,
+                    x: u64,
+                    _: &mut sim_core::EventQueue<u64>,
+                ) -> Result<(), sim_core::SimError> {
+                    self.0 = 2 * x;
+                    Ok(())
+                }
+            }
+            let mut queue = ctx.queue(1);
+            queue.schedule_at(0, 0, p.x);
+            let mut sim = Double(0);
+            sim_core::run(&mut queue, &mut sim)?;
+            Ok(Output::new(Metrics { doubled: sim.0 }))
+        }
+    }
+
+    fn parse(registry: &Registry, text: &str) -> Result<Config, coordsim::source::ConfigError> {
+        Config::parse(
+            Source {
+                name: "d.toml".into(),
+                text: text.into(),
+            },
+            registry,
+        )
+    }
+
+    #[test]
+    fn a_model_from_outside_runs_sweeps_and_checks_its_claims() {
+        let chart = DefaultChart::new("doubled", ChartKind::Line, "x", &["doubled"]);
+        let registry = coordsim_models::registry().with(Doubler(vec![chart]));
+        // x = 1, 5, 9: doubled = 2, 10, 18, so "2 * x" holds at every point and 10 at x = 5.
+        let config = parse(
+            &registry,
+            "model = \"doubler\"\n[sweep]\nx = { from = 1, to = 9, step = 4 }\n[[claim]]\nmetric = \"doubled\"\nexpect = \"2 * x\"\n[[claim]]\nwhere = { x = 5 }\nmetric = \"doubled\"\nexpect = 11\n",
+        )
+        .unwrap();
+        let options = coordsim::runner::RunOptions {
+            jobs: 2,
+            seed: None,
+            shard: None,
+            progress: false,
+        };
+        let results = coordsim::runner::run(&config, &options).unwrap();
+        assert_eq!(results.results.rows.len(), 3);
+        let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+        assert!(verdicts[0].pass, "{}", verdicts[0].line);
+        assert!(!verdicts[1].pass, "{}", verdicts[1].line);
+        assert!(
+            verdicts[1].line.contains("doubled = 10"),
+            "{}",
+            verdicts[1].line
+        );
+        // Validation happens once, at load, and points at the bad value.
+        let e = parse(&registry, "model = \"doubler\"\n[params]\nx = 5000\n").unwrap_err();
+        assert_eq!(e.location, "d.toml:3:5");
+    }
+
+    #[test]
+    fn a_bad_default_chart_is_a_load_error_naming_it_never_an_empty_chart() {
+        let cases = [
+            (
+                DefaultChart::new("typo", ChartKind::Line, "x", &["doubeld"]),
+                "unknown metric `doubeld`",
+            ),
+            (
+                DefaultChart::new("no-x", ChartKind::Bar, "", &["doubled"]),
+                "needs `x`",
+            ),
+            (
+                DefaultChart::timeline("lanes"),
+                "doubler records no timeline",
+            ),
+            (
+                DefaultChart::new("bad name", ChartKind::Line, "x", &["doubled"]),
+                "a chart `name` is a file name",
+            ),
+            (
+                DefaultChart::new("m", ChartKind::Line, "x", &["doubled"]).mark_x("nope"),
+                "unknown metric `nope`",
+            ),
+        ];
+        for (chart, needle) in cases {
+            let name = chart.name;
+            let registry = Registry::new().with(Doubler(vec![chart]));
+            let e = parse(&registry, "model = \"doubler\"\n").unwrap_err();
+            assert_eq!(e.location, "d.toml:1:9", "{name}");
+            assert!(
+                e.message
+                    .contains(&format!("the default chart `{name}` of doubler")),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains(needle), "{name}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn every_built_in_default_chart_passes_the_checks() {
+        let registry = coordsim_models::registry();
+        for model in registry.models() {
+            let config = parse(&registry, &format!("model = \"{}\"\n", model.name()))
+                .unwrap_or_else(|e| panic!("{}: {e}", model.name()));
+            assert_eq!(
+                config.charts.len(),
+                model.charts().len(),
+                "{}",
+                model.name()
+            );
+        }
+    }
+}

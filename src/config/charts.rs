@@ -1,0 +1,371 @@
+//! Phase two: charts, parsed against the plan. A config's `[[chart]]` tables and a model's
+//! default charts are read into one [`Draft`] and pass the same checks, so a misspelt column
+//! in either is an error (at the key, or naming the model's default chart), never an empty
+//! chart.
+
+use coordsim_model::{ChartKind, DefaultChart, Value};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::read::Loader;
+use super::{Plan, Var};
+use crate::expr::{self, Expr};
+use crate::source::{ConfigError, Span};
+
+/// `x = "entity"`: a chart with one bar (or point) per entity row.
+pub const ENTITY_X: &str = "entity";
+
+const CHART_KEYS: &[&str] = &[
+    "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where",
+];
+
+/// One chart to draw.
+#[derive(Debug, Clone)]
+pub struct ChartSpec {
+    /// File stem.
+    pub name: String,
+    /// Column on the x axis (empty for `cdf` and `timeline`).
+    pub x: String,
+    /// Metrics on the y axis.
+    pub y: Vec<String>,
+    /// Kind.
+    pub kind: ChartKind,
+    /// A metric drawn as a vertical marker at its x value.
+    pub mark_x: Option<String>,
+    /// A y value drawn as a horizontal line.
+    pub mark_y: Option<f64>,
+    /// Reference lines: (legend, expression over the row's parameters and metrics).
+    pub y_expr: Vec<(String, Expr<Var>)>,
+    /// Log-scale x axis.
+    pub log_x: bool,
+    /// `where`: only rows whose parameters match.
+    pub filter: Vec<(usize, Value)>,
+}
+
+/// Where a chart's field was written: a place in the config, or a model's default chart.
+#[derive(Debug, Clone)]
+enum At {
+    Span(Span),
+    Default(&'static str),
+}
+
+/// A chart as written, before its names are checked against the plan.
+struct Draft {
+    at: At,
+    name: (String, At),
+    kind: (ChartKind, At),
+    x: Option<(String, At)>,
+    y: Option<(Vec<(String, At)>, At)>,
+    mark_x: Option<(String, At)>,
+    mark_y: Option<f64>,
+    y_expr: Vec<(String, Expr<Var>)>,
+    log_x: bool,
+    filter: Vec<(usize, Value)>,
+}
+
+impl Loader<'_> {
+    fn err_at(&self, plan: &Plan, at: &At, message: impl Into<String>) -> ConfigError {
+        match at {
+            At::Span(span) => self.err(span, message),
+            At::Default(chart) => plan.error_at_model(format!(
+                "the default chart `{chart}` of {}: {}",
+                plan.model.name(),
+                message.into()
+            )),
+        }
+    }
+
+    /// The `[[chart]]` tables of a config (`key` is where `chart` is written).
+    pub(super) fn charts(
+        &self,
+        plan: &Plan,
+        charts: &Spanned<DeValue<'_>>,
+        key: &Span,
+    ) -> Result<Vec<ChartSpec>, ConfigError> {
+        let specs: Vec<ChartSpec> = self
+            .array_of_tables(charts, "chart")?
+            .into_iter()
+            .map(|c| {
+                let draft = self.draft(plan, c)?;
+                self.check_chart(plan, draft)
+            })
+            .collect::<Result<_, _>>()?;
+        self.distinct_names(plan, &specs, &At::Span(key.clone()))?;
+        Ok(specs)
+    }
+
+    /// The model's default charts, through the same checks as a config's. With
+    /// `entities = false` the charts drawn from entity rows are left out (there are none).
+    pub(super) fn default_charts(&self, plan: &Plan) -> Result<Vec<ChartSpec>, ConfigError> {
+        let mut specs = Vec::new();
+        for chart in plan.model.charts() {
+            if chart.x == ENTITY_X && !plan.entities {
+                continue;
+            }
+            specs.push(self.check_chart(plan, default_draft(&chart))?);
+        }
+        self.distinct_names(plan, &specs, &At::Default("…"))?;
+        Ok(specs)
+    }
+
+    fn distinct_names(&self, plan: &Plan, specs: &[ChartSpec], at: &At) -> Result<(), ConfigError> {
+        let mut names: Vec<&str> = specs.iter().map(|c| c.name.as_str()).collect();
+        names.sort_unstable();
+        match names.windows(2).find(|w| w[0] == w[1]) {
+            Some(w) => Err(self.err_at(
+                plan,
+                at,
+                format!("two charts are named `{}`; names must differ", w[0]),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads a `[[chart]]` table into a draft: keys known, values of the right type.
+    fn draft(&self, plan: &Plan, (t, span): (&DeTable<'_>, Span)) -> Result<Draft, ConfigError> {
+        let fields = self.known_fields(t, "[[chart]]", CHART_KEYS)?;
+        let field = |k: &str| {
+            fields
+                .iter()
+                .find(|(key, _)| key.get_ref() == k)
+                .map(|(_, v)| *v)
+        };
+        let at = |v: &Spanned<DeValue<'_>>| At::Span(v.span());
+        let Some(name_value) = field("name") else {
+            return Err(self.err(&span, "a [[chart]] needs `name` (its file name)"));
+        };
+        let name = (self.string(name_value, "name")?, at(name_value));
+        let kind = match field("kind") {
+            Some(v) => {
+                let k = self.string(v, "kind")?;
+                let Some(kind) = ChartKind::parse(&k) else {
+                    let valid: Vec<&str> = ChartKind::ALL.iter().map(|k| k.name()).collect();
+                    return Err(self.err(
+                        &v.span(),
+                        format!("unknown chart kind `{k}`; valid: {}", valid.join(", ")),
+                    ));
+                };
+                (kind, at(v))
+            }
+            None => (ChartKind::Line, At::Span(span.clone())),
+        };
+        let x = match field("x") {
+            Some(v) => Some((self.string(v, "x")?, at(v))),
+            None => None,
+        };
+        let y = match field("y") {
+            Some(v) => {
+                let items: Vec<&Spanned<DeValue<'_>>> = match v.get_ref() {
+                    DeValue::Array(items) => items.iter().collect(),
+                    _ => vec![v],
+                };
+                let names = items
+                    .into_iter()
+                    .map(|item| Ok((self.string(item, "y")?, at(item))))
+                    .collect::<Result<_, ConfigError>>()?;
+                Some((names, at(v)))
+            }
+            None => None,
+        };
+        let mark_x = match field("mark_x") {
+            Some(v) => Some((self.string(v, "mark_x")?, at(v))),
+            None => None,
+        };
+        let mark_y = match field("mark_y") {
+            Some(v) => Some(self.number(v, "mark_y")?),
+            None => None,
+        };
+        let mut y_expr = Vec::new();
+        if let Some(table) = field("y_expr") {
+            for (label, text_value) in self.table(table, "y_expr")?.iter() {
+                let DeValue::String(text) = text_value.get_ref() else {
+                    return Err(self.err(
+                        &text_value.span(),
+                        "a `y_expr` entry is label = \"expression\"",
+                    ));
+                };
+                match expr::parse(text, &|name| plan.resolve(name, false, true)) {
+                    Ok(e) => y_expr.push((label.get_ref().to_string(), e)),
+                    Err(e) => {
+                        let at = text_value.span().start
+                            + 1
+                            + text
+                                .char_indices()
+                                .nth(e.offset)
+                                .map_or(text.len(), |(b, _)| b);
+                        return Err(self.err(&(at..at), format!("in `y_expr`: {}", e.message)));
+                    }
+                }
+            }
+        }
+        let log_x = match field("log_x") {
+            Some(v) => match v.get_ref() {
+                DeValue::Boolean(b) => *b,
+                _ => return Err(self.err(&v.span(), "`log_x` must be true or false")),
+            },
+            None => false,
+        };
+        let filter = match field("where") {
+            Some(w) => self.filter(plan, w)?,
+            None => Vec::new(),
+        };
+        Ok(Draft {
+            at: At::Span(span),
+            name,
+            kind,
+            x,
+            y,
+            mark_x,
+            mark_y,
+            y_expr,
+            log_x,
+            filter,
+        })
+    }
+
+    /// Checks a draft's names against the plan: the one set of rules for every chart.
+    fn check_chart(&self, plan: &Plan, d: Draft) -> Result<ChartSpec, ConfigError> {
+        let model = &*plan.model;
+        let (name, name_at) = d.name;
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(self.err_at(
+                plan,
+                &name_at,
+                "a chart `name` is a file name: letters, digits, `-` and `_`",
+            ));
+        }
+        let (kind, kind_at) = d.kind;
+        if kind == ChartKind::Timeline && model.timeline().is_none() {
+            return Err(self.err_at(
+                plan,
+                &kind_at,
+                format!(
+                    "{} records no timeline; valid kinds for it: line, bar, cdf",
+                    model.name()
+                ),
+            ));
+        }
+        let x = match d.x {
+            Some((x, at)) => {
+                if x == ENTITY_X {
+                    if model.entity_columns().is_empty() {
+                        return Err(self.err_at(
+                            plan,
+                            &at,
+                            format!("{} has no entity rows to chart", model.name()),
+                        ));
+                    }
+                    if !plan.entities {
+                        return Err(self.err_at(
+                            plan,
+                            &at,
+                            "this config sets `entities = false`: no entity rows to chart",
+                        ));
+                    }
+                } else if !model.params().iter().any(|p| p.key == x) {
+                    // Any parameter may be x (strings become categories); else a numeric metric.
+                    plan.resolve(&x, false, false).map_err(|m| {
+                        self.err_at(
+                            plan,
+                            &at,
+                            format!("{m}; or a parameter, or \"entity\" for one bar per entity"),
+                        )
+                    })?;
+                }
+                x
+            }
+            None if matches!(kind, ChartKind::Cdf | ChartKind::Timeline) => String::new(),
+            None => {
+                return Err(self.err_at(
+                    plan,
+                    &d.at,
+                    "a [[chart]] needs `x` (a parameter, a metric or \"entity\")",
+                ));
+            }
+        };
+        let on_entities = x == ENTITY_X;
+        let mut y = Vec::new();
+        match d.y {
+            None if kind == ChartKind::Timeline => {}
+            None => {
+                return Err(self.err_at(
+                    plan,
+                    &d.at,
+                    "a [[chart]] needs `y` (a metric or a list of metrics)",
+                ));
+            }
+            Some((items, at)) if items.is_empty() => {
+                return Err(self.err_at(plan, &at, "`y` is empty; name at least one metric"));
+            }
+            Some((items, _)) => {
+                for (metric, at) in items {
+                    if on_entities {
+                        // One bar per entity: y comes from the entity rows.
+                        if !matches!(plan.resolve(&metric, true, false), Ok(Var::Entity(_))) {
+                            let valid: Vec<&str> = model
+                                .entity_columns()
+                                .iter()
+                                .filter(|c| c.numeric())
+                                .map(|c| c.name)
+                                .collect();
+                            return Err(self.err_at(
+                                plan,
+                                &at,
+                                format!(
+                                    "with x = \"entity\", y is an entity column; valid: {}",
+                                    valid.join(", ")
+                                ),
+                            ));
+                        }
+                    } else {
+                        plan.resolve(&metric, false, false)
+                            .map_err(|m| self.err_at(plan, &at, m))?;
+                    }
+                    y.push(metric);
+                }
+            }
+        }
+        let mark_x = match d.mark_x {
+            Some((m, at)) => {
+                plan.resolve(&m, false, false)
+                    .map_err(|e| self.err_at(plan, &at, e))?;
+                Some(m)
+            }
+            None => None,
+        };
+        Ok(ChartSpec {
+            name,
+            x,
+            y,
+            kind,
+            mark_x,
+            mark_y: d.mark_y,
+            y_expr: d.y_expr,
+            log_x: d.log_x,
+            filter: d.filter,
+        })
+    }
+}
+
+/// A model's default chart as a draft: every field is "at" the default chart itself.
+fn default_draft(chart: &DefaultChart) -> Draft {
+    let at = At::Default(chart.name);
+    let text = |s: &str| (s.to_string(), at.clone());
+    Draft {
+        at: at.clone(),
+        name: text(chart.name),
+        kind: (chart.kind, at.clone()),
+        x: (!chart.x.is_empty()).then(|| text(chart.x)),
+        y: (!chart.y.is_empty() || chart.kind != ChartKind::Timeline)
+            .then(|| (chart.y.iter().map(|y| text(y)).collect(), at.clone())),
+        mark_x: chart.mark_x.map(text),
+        mark_y: chart.mark_y,
+        y_expr: Vec::new(),
+        log_x: false,
+        filter: Vec::new(),
+    }
+}

@@ -1,0 +1,215 @@
+//! Loading a config, in two phases.
+//!
+//! 1. [`plan`]: the [`Plan`] — the model, its parameters, the sweep axes and points (each
+//!    point's parameters typed and validated once), replications, limits and labels. It
+//!    fixes the schema: which columns the output files have.
+//! 2. [`claims`] and [`charts`]: `[[claim]]` and `[[chart]]` tables (and the model's default
+//!    charts, through the same checks) parsed against the plan, so every name they use is a
+//!    column, a parameter or an entity the plan has.
+//!
+//! Every error names the file, line and column (an unknown key at the key, a bad value at the
+//! value) and what would be valid ([`read`]). Nothing here panics on any input.
+
+pub mod charts;
+pub mod claims;
+pub mod plan;
+mod read;
+
+use std::ops::Deref;
+
+use coordsim_model::{Kind, Registry, Value};
+use toml::de::DeTable;
+
+pub use charts::{ChartSpec, ENTITY_X};
+pub use claims::{Claim, Expect, Test};
+pub use coordsim_model::ChartKind;
+pub use plan::{Axis, MAX_RUNS, Plan};
+
+use crate::source::{ConfigError, Source};
+use read::Loader;
+
+/// A loaded, checked config: its plan, then its claims and charts.
+#[derive(Debug)]
+pub struct Config {
+    /// Model, parameters, sweep, limits, labels.
+    pub plan: Plan,
+    /// Claims in declared order.
+    pub claims: Vec<Claim>,
+    /// Charts (the config's or the model's defaults).
+    pub charts: Vec<ChartSpec>,
+}
+
+impl Deref for Config {
+    type Target = Plan;
+    fn deref(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+/// The top-level keys of a config.
+const TOP_KEYS: &[&str] = &[
+    "model",
+    "entities",
+    "limits",
+    "title",
+    "seed",
+    "replications",
+    "params",
+    "sweep",
+    "claim",
+    "chart",
+    "labels",
+];
+
+impl Config {
+    /// Reads and checks the config at `path` (`name` is how the user wrote it).
+    pub fn load(name: &str, registry: &Registry) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(name)
+            .map_err(|e| anyhow::anyhow!("cannot read config {name}: {e}"))?;
+        Ok(Config::parse(
+            Source {
+                name: name.to_string(),
+                text,
+            },
+            registry,
+        )?)
+    }
+
+    /// Parses and checks a config's text against the models of `registry`.
+    pub fn parse(source: Source, registry: &Registry) -> Result<Config, ConfigError> {
+        let doc = match DeTable::parse(&source.text) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let span = e.span().unwrap_or(0..0);
+                let message = e.message().trim().to_string();
+                return Err(source.error(&span, format!("invalid TOML: {message}")));
+            }
+        };
+        let doc = doc.get_ref();
+        let loader = Loader { src: &source };
+        for (key, _) in doc.iter() {
+            if !TOP_KEYS.contains(&key.get_ref().as_ref()) {
+                return Err(loader.unknown_key(key, "the config", TOP_KEYS));
+            }
+        }
+        let plan = loader.plan(doc, &source, registry)?;
+        let get = |k: &str| doc.iter().find(|(key, _)| key.get_ref() == k);
+        let claims = match get("claim") {
+            Some((_, claims)) => loader
+                .array_of_tables(claims, "claim")?
+                .into_iter()
+                .map(|claim| loader.claim(&plan, claim))
+                .collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        };
+        let charts = match get("chart") {
+            Some((key, charts)) => loader.charts(&plan, charts, &key.span())?,
+            None => loader.default_charts(&plan)?,
+        };
+        Ok(Config {
+            plan,
+            claims,
+            charts,
+        })
+    }
+}
+
+/// A variable in a claim or chart expression: a column of the plan's schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Var {
+    /// A numeric parameter.
+    Param(usize),
+    /// A metric column.
+    Metric(usize),
+    /// An entity column (entity claims only).
+    Entity(usize),
+}
+
+/// Whether a point's parameter values match a `where` filter.
+pub fn matches_filter(values: &[Value], filter: &[(usize, Value)]) -> bool {
+    filter.iter().all(|(i, v)| values[*i].matches(v))
+}
+
+fn numeric_kind(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Count | Kind::Float | Kind::NumberOrList | Kind::CountOrList
+    )
+}
+
+impl Plan {
+    /// A text column by this name (entity columns first for entity claims), as a variable.
+    pub fn text_column(&self, name: &str, entity: bool) -> Option<Var> {
+        let model = &*self.model;
+        if entity {
+            if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
+                return (!model.entity_columns()[i].numeric()).then_some(Var::Entity(i));
+            }
+        }
+        let i = model.metrics().iter().position(|c| c.name == name)?;
+        (!model.metrics()[i].numeric()).then_some(Var::Metric(i))
+    }
+
+    /// Resolves a name to a numeric column: an entity column (entity claims, winning on a
+    /// clash), a metric, or (when `params` is true) a numeric parameter.
+    pub fn resolve(&self, name: &str, entity: bool, params: bool) -> Result<Var, String> {
+        let model = &*self.model;
+        if entity {
+            if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
+                return if model.entity_columns()[i].numeric() {
+                    Ok(Var::Entity(i))
+                } else {
+                    Err(format!("`{name}` is not numeric"))
+                };
+            }
+        }
+        if let Some(i) = model.metrics().iter().position(|c| c.name == name) {
+            return if model.metrics()[i].numeric() {
+                Ok(Var::Metric(i))
+            } else {
+                Err(format!("`{name}` is not numeric"))
+            };
+        }
+        if params {
+            if let Some(i) = model.params().iter().position(|p| p.key == name) {
+                return if numeric_kind(model.params()[i].kind) {
+                    Ok(Var::Param(i))
+                } else {
+                    Err(format!("the parameter `{name}` is not numeric"))
+                };
+            }
+        }
+        let mut valid: Vec<&str> = Vec::new();
+        if entity {
+            valid.extend(
+                model
+                    .entity_columns()
+                    .iter()
+                    .filter(|c| c.numeric())
+                    .map(|c| c.name),
+            );
+        }
+        valid.extend(
+            model
+                .metrics()
+                .iter()
+                .filter(|c| c.numeric())
+                .map(|c| c.name),
+        );
+        if params {
+            valid.extend(
+                model
+                    .params()
+                    .iter()
+                    .filter(|p| numeric_kind(p.kind))
+                    .map(|p| p.key),
+            );
+        }
+        Err(format!(
+            "unknown {} `{name}` for {}; valid: {}",
+            if params { "name" } else { "metric" },
+            model.name(),
+            valid.join(", ")
+        ))
+    }
+}

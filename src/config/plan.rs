@@ -1,0 +1,406 @@
+//! Phase one of loading a config: the [`Plan`] (model, parameters, sweep, limits, labels).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use coordsim_model::{Kind, ModelDef, PreparedRun, Registry, Value};
+use sim_core::Limits;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::matches_filter;
+use super::read::{Loader, de_type};
+use crate::source::{ConfigError, Source, Span};
+use crate::sweep::{self, MAX_POINTS, Range};
+
+/// Most runs (points × replications) one config may ask for.
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// Columns every output table has besides parameters and metrics (labels may name them).
+pub const FIXED_COLUMNS: &[&str] = &["point", "replication", "seed", "entity"];
+
+/// What runs: the model, every point's parameters, replications and limits, and the labels.
+#[derive(Debug)]
+pub struct Plan {
+    /// The file.
+    pub source: Source,
+    /// The file stem: the output folder's name.
+    pub stem: String,
+    /// The model it runs.
+    pub model: Arc<dyn ModelDef>,
+    /// Each point's parameters, typed and validated once (by point index).
+    pub plans: Vec<Box<dyn PreparedRun>>,
+    /// Title for charts and tables.
+    pub title: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Runs per point.
+    pub replications: u64,
+    /// Every parameter's value, defaults filled, in the model's order.
+    pub base: Vec<Value>,
+    /// Where each parameter was set in `[params]`.
+    pub(super) param_spans: Vec<Option<Span>>,
+    /// Swept parameters in declared order.
+    pub axes: Vec<Axis>,
+    /// Column labels for tables and charts.
+    pub labels: Vec<(String, String)>,
+    /// Number of sweep points.
+    pub points: usize,
+    /// Whether entity rows are kept (`entities = false` drops them: big random sweeps).
+    pub entities: bool,
+    /// Per-run limits on events and virtual time (`[limits]`, default sim-core's).
+    pub limits: Limits,
+    /// Where `model` is written: errors with no better place point here.
+    pub(super) model_span: Span,
+}
+
+/// One swept parameter.
+#[derive(Debug)]
+pub struct Axis {
+    /// Index of the parameter in the model's order.
+    pub param: usize,
+    /// Its key.
+    pub key: &'static str,
+    /// Its values in sweep order.
+    pub values: Vec<Value>,
+    /// Where each value was written (a range's values all point at the range).
+    pub spans: Vec<Span>,
+}
+
+impl Plan {
+    /// Number of runs: points × replications.
+    pub fn runs(&self) -> u64 {
+        self.points as u64 * self.replications
+    }
+
+    /// Every parameter's value at point `index`.
+    pub fn point_values(&self, index: usize) -> Vec<Value> {
+        let mut values = self.base.clone();
+        for (axis, coord) in self.axes.iter().zip(self.coordinates(index)) {
+            values[axis.param] = axis.values[coord].clone();
+        }
+        values
+    }
+
+    /// Whether point `index` matches a `where` filter.
+    pub fn matches(&self, index: usize, filter: &[(usize, Value)]) -> bool {
+        filter.is_empty() || matches_filter(&self.point_values(index), filter)
+    }
+
+    /// The value index on each axis of point `index`.
+    pub fn coordinates(&self, index: usize) -> Vec<usize> {
+        let lengths: Vec<usize> = self.axes.iter().map(|a| a.values.len()).collect();
+        sweep::coordinates(index, &lengths)
+    }
+
+    /// The label of a column (its name when none is set).
+    pub fn label<'a>(&'a self, column: &'a str) -> &'a str {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == column)
+            .map_or(column, |(_, v)| v.as_str())
+    }
+
+    /// An error pointing at this config's `model` line (for errors with no better place).
+    pub fn error_at_model(&self, message: impl Into<String>) -> ConfigError {
+        self.source.error(&self.model_span, message)
+    }
+
+    /// An error about parameter `key` at point `index`: at its sweep value when swept, else at
+    /// its `[params]` value, else at the `model` line (a default).
+    pub fn param_error(&self, key: &str, index: usize, message: &str) -> ConfigError {
+        let coords = self.coordinates(index);
+        if let Some((axis, coord)) = self.axes.iter().zip(&coords).find(|(a, _)| a.key == key) {
+            let shown = axis.values[*coord].to_string();
+            return self
+                .source
+                .error(&axis.spans[*coord], format!("`{key}` = {shown}: {message}"));
+        }
+        let param = self.model.params().iter().position(|p| p.key == key);
+        match param.and_then(|i| self.param_spans[i].clone()) {
+            Some(span) => self.source.error(&span, format!("`{key}`: {message}")),
+            None => self.error_at_model(format!("`{key}` (default): {message}")),
+        }
+    }
+}
+
+impl Loader<'_> {
+    /// Phase one: the plan.
+    pub(super) fn plan(
+        &self,
+        doc: &DeTable<'_>,
+        source: &Source,
+        registry: &Registry,
+    ) -> Result<Plan, ConfigError> {
+        let stem = Path::new(&source.name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "config".into());
+        let get = |k: &str| doc.iter().find(|(key, _)| key.get_ref() == k);
+
+        let names = registry.names();
+        let Some((_, model_value)) = get("model") else {
+            let example = names.first().copied().unwrap_or("…");
+            return Err(self.err(&(0..0), format!("missing `model`; say which model to run, e.g. model = \"{example}\" (`coordsim models` lists them)")));
+        };
+        let model_name = self.string(model_value, "model")?;
+        let Some(model) = registry.find(&model_name).cloned() else {
+            return Err(self.err(
+                &model_value.span(),
+                format!("unknown model `{model_name}`; models: {}", names.join(", ")),
+            ));
+        };
+        let title = match get("title") {
+            Some((_, v)) => self.string(v, "title")?,
+            None => stem.clone(),
+        };
+        let seed = match get("seed") {
+            Some((_, v)) => self.count(v, "seed")?,
+            None => 0,
+        };
+        let replications = match get("replications") {
+            Some((_, v)) => {
+                let n = self.count(v, "replications")?;
+                if n == 0 {
+                    return Err(self.err(&v.span(), "`replications` must be at least 1"));
+                }
+                n
+            }
+            None => 1,
+        };
+
+        let limits = match get("limits") {
+            Some((_, v)) => self.limits(self.table(v, "limits")?)?,
+            None => Limits::default(),
+        };
+        let entities = match get("entities") {
+            Some((_, v)) => match v.get_ref() {
+                DeValue::Boolean(b) => *b,
+                _ => return Err(self.err(&v.span(), "`entities` must be true or false")),
+            },
+            None => true,
+        };
+        let specs = model.params();
+        let mut base: Vec<Value> = specs.iter().map(|s| (s.default)()).collect();
+        let mut param_spans = vec![None; specs.len()];
+        if let Some((_, params)) = get("params") {
+            let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
+            for (key, value) in self.table(params, "params")?.iter() {
+                let Some(i) = specs.iter().position(|s| s.key == key.get_ref().as_ref()) else {
+                    return Err(self.unknown_key(
+                        key,
+                        &format!("[params] of {}", model.name()),
+                        &valid,
+                    ));
+                };
+                base[i] = self.value(value)?;
+                param_spans[i] = Some(value.span());
+            }
+        }
+
+        let mut axes = Vec::new();
+        if let Some((_, sweep_table)) = get("sweep") {
+            let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
+            for (key, value) in self.table(sweep_table, "sweep")?.iter() {
+                let Some(i) = specs.iter().position(|s| s.key == key.get_ref().as_ref()) else {
+                    return Err(self.unknown_key(
+                        key,
+                        &format!("[sweep] of {}", model.name()),
+                        &valid,
+                    ));
+                };
+                if param_spans[i].is_some() {
+                    return Err(self.err(
+                        &key.span(),
+                        format!(
+                            "`{}` is in both [params] and [sweep]; keep one",
+                            specs[i].key
+                        ),
+                    ));
+                }
+                axes.push(self.axis(i, specs[i].key, specs[i].kind, value)?);
+            }
+        }
+        let Some(points) = sweep::point_count(axes.iter().map(|a| a.values.len())) else {
+            let span = get("sweep").map_or(0..0, |(k, _)| k.span());
+            return Err(self.err(
+                &span,
+                format!(
+                    "the sweep has {} points, more than the limit of {MAX_POINTS}",
+                    axes.iter()
+                        .map(|a| a.values.len().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" × ")
+                ),
+            ));
+        };
+        if points * replications > MAX_RUNS {
+            let span = get("replications").map_or(0..0, |(_, v)| v.span());
+            return Err(self.err(
+                &span,
+                format!("{points} sweep point(s) × {replications} replications is more than the limit of {MAX_RUNS} runs"),
+            ));
+        }
+
+        let mut plan = Plan {
+            source: source.clone(),
+            stem,
+            model: Arc::clone(&model),
+            plans: Vec::with_capacity(points as usize),
+            title,
+            seed,
+            replications,
+            base,
+            param_spans,
+            axes,
+            labels: Vec::new(),
+            points: points as usize,
+            entities,
+            limits,
+            model_span: model_value.span(),
+        };
+
+        // Every point's parameters are typed and validated once, before anything runs.
+        for index in 0..plan.points {
+            match model.prepare(&plan.point_values(index)) {
+                Ok(prepared) => plan.plans.push(prepared),
+                Err(e) => return Err(plan.param_error(&e.key, index, &e.message)),
+            }
+        }
+
+        if let Some((_, labels)) = get("labels") {
+            for (key, value) in self.table(labels, "labels")?.iter() {
+                let name = key.get_ref().to_string();
+                if !is_column(&plan, &name) {
+                    return Err(self.err(
+                        &key.span(),
+                        format!("`{name}` in [labels] is not a column of {}; label a parameter, a metric or one of {}", model.name(), FIXED_COLUMNS.join(", ")),
+                    ));
+                }
+                plan.labels.push((name, self.string(value, "a label")?));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// `[limits]`: `max_events` and `max_virtual_time_ms` for every run of the config.
+    pub(super) fn limits(&self, t: &DeTable<'_>) -> Result<Limits, ConfigError> {
+        const KEYS: &[&str] = &["max_events", "max_virtual_time_ms"];
+        let mut limits = Limits::default();
+        for (key, value) in self.known_fields(t, "[limits]", KEYS)? {
+            match key.get_ref().as_ref() {
+                "max_events" => {
+                    limits.max_events = self.count(value, "max_events")?;
+                    if limits.max_events == 0 {
+                        return Err(self.err(&value.span(), "`max_events` must be at least 1"));
+                    }
+                }
+                _ => {
+                    let ms = self.number(value, "max_virtual_time_ms")?;
+                    limits.max_time = sim_core::ms_to_ns(ms).filter(|ns| *ns > 0).ok_or_else(|| {
+                        self.err(&value.span(), format!("`max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got {ms}"))
+                    })?;
+                }
+            }
+        }
+        Ok(limits)
+    }
+
+    fn axis(
+        &self,
+        param: usize,
+        key: &'static str,
+        kind: Kind,
+        v: &Spanned<DeValue<'_>>,
+    ) -> Result<Axis, ConfigError> {
+        match v.get_ref() {
+            DeValue::Array(items) => {
+                if items.is_empty() {
+                    return Err(self.err(&v.span(), format!("the sweep of `{key}` is empty; give at least one value")));
+                }
+                if items.len() as u64 > MAX_POINTS {
+                    return Err(self.err(&v.span(), format!("the sweep of `{key}` has more than {MAX_POINTS} values")));
+                }
+                Ok(Axis {
+                    param,
+                    key,
+                    values: items.iter().map(|i| self.value(i)).collect::<Result<_, _>>()?,
+                    spans: items.iter().map(|i| i.span()).collect(),
+                })
+            }
+            DeValue::Table(t) => {
+                let (integers, allowed) = match kind {
+                    Kind::Count | Kind::CountOrList => (true, true),
+                    Kind::Float | Kind::NumberOrList => (false, true),
+                    _ => (false, false),
+                };
+                if !allowed {
+                    return Err(self.err(&v.span(), format!("`{key}` takes {kind}: sweep it with a list, not a range")));
+                }
+                let range = self.range(t, key, &v.span())?;
+                let values = sweep::expand(&range, integers)
+                    .map_err(|m| self.err(&v.span(), format!("the range of `{key}`: {m}")))?;
+                let spans = vec![v.span(); values.len()];
+                Ok(Axis { param, key, values, spans })
+            }
+            other => Err(self.err(
+                &v.span(),
+                format!("the sweep of `{key}` must be a list of values or a range {{ from, to, step }} / {{ from, to, points, scale }}, got {}", de_type(other)),
+            )),
+        }
+    }
+
+    fn range(&self, t: &DeTable<'_>, key: &str, span: &Span) -> Result<Range, ConfigError> {
+        const KEYS: &[&str] = &["from", "to", "step", "points", "scale"];
+        let (mut from, mut to, mut step, mut points, mut log) = (None, None, None, None, None);
+        for (k, v) in t.iter() {
+            match k.get_ref().as_ref() {
+                "from" => from = Some(self.number(v, "from")?),
+                "to" => to = Some(self.number(v, "to")?),
+                "step" => step = Some(self.number(v, "step")?),
+                "points" => points = Some(self.count(v, "points")?),
+                "scale" => {
+                    log = Some(match self.string(v, "scale")?.as_str() {
+                        "log" => true,
+                        "linear" => false,
+                        other => {
+                            return Err(self.err(
+                                &v.span(),
+                                format!("unknown scale `{other}`; valid: \"linear\", \"log\""),
+                            ));
+                        }
+                    })
+                }
+                _ => return Err(self.unknown_key(k, &format!("the range of `{key}`"), KEYS)),
+            }
+        }
+        let (Some(from), Some(to)) = (from, to) else {
+            return Err(self.err(span, format!("the range of `{key}` needs `from` and `to`")));
+        };
+        match (step, points) {
+            (Some(step), None) if log.is_none() => Ok(Range::Step { from, to, step }),
+            (None, Some(points)) => Ok(Range::Points {
+                from,
+                to,
+                points,
+                log: log.unwrap_or(false),
+            }),
+            (Some(_), None) => Err(self.err(
+                span,
+                format!("the range of `{key}`: `scale` goes with `points`, not `step`"),
+            )),
+            _ => Err(self.err(
+                span,
+                format!("the range of `{key}` needs exactly one of `step` or `points`"),
+            )),
+        }
+    }
+}
+
+fn is_column(plan: &Plan, name: &str) -> bool {
+    let m = &*plan.model;
+    FIXED_COLUMNS.contains(&name)
+        || m.params().iter().any(|p| p.key == name)
+        || m.metrics().iter().any(|c| c.name == name)
+        || m.entity_columns().iter().any(|c| c.name == name)
+}
