@@ -63,6 +63,14 @@ pub enum SimError {
         /// The largest class allowed.
         max: Class,
     },
+    /// An event was scheduled before the current time: a model bug, not an input.
+    #[error("an event was scheduled at {at_ns} ns, before the current time {now_ns} ns")]
+    InThePast {
+        /// When it was asked for.
+        at_ns: Nanos,
+        /// The clock at that moment.
+        now_ns: Nanos,
+    },
     /// A model-specific failure reported from inside a handler.
     #[error("{0}")]
     Model(String),
@@ -117,7 +125,11 @@ pub struct EventQueue<E> {
     now: Nanos,
     seq: u64,
     limits: Limits,
-    bad_class: Option<Class>,
+    /// Events run so far (by `run`, `run_until` and `step` together), against `max_events`.
+    executed: u64,
+    /// The first scheduling error (a class too large, a time in the past), reported by the
+    /// run loop before the next event: scheduling itself stays infallible and cheap.
+    bad: Option<SimError>,
     /// The event being handled still sits at the top of the heap, already taken. Most handlers
     /// schedule one event; that event takes the slot and sinks to its place (one sift-down),
     /// instead of a pop and a push. The order events run in does not change: keys are unique.
@@ -133,7 +145,8 @@ impl<E> EventQueue<E> {
             now: 0,
             seq: 0,
             limits,
-            bad_class: None,
+            executed: 0,
+            bad: None,
             top_taken: false,
         }
     }
@@ -154,12 +167,24 @@ impl<E> EventQueue<E> {
         self.len() == 0
     }
 
-    /// Schedules `event` at absolute time `time` (never before [`now`](Self::now): an earlier
-    /// time is taken as now, so the clock never runs backwards).
+    /// Schedules `event` at absolute time `time`, which must not be before
+    /// [`now`](Self::now): the clock never runs backwards. A time in the past (or a class
+    /// above [`MAX_CLASS`]) makes the run stop with [`SimError::InThePast`]
+    /// ([`SimError::ClassTooLarge`]) before its next event.
     #[inline]
     pub fn schedule_at(&mut self, time: Nanos, class: Class, event: E) {
-        if class > MAX_CLASS {
-            self.bad_class = Some(class);
+        if (class > MAX_CLASS || time < self.now) && self.bad.is_none() {
+            self.bad = Some(if class > MAX_CLASS {
+                SimError::ClassTooLarge {
+                    class,
+                    max: MAX_CLASS,
+                }
+            } else {
+                SimError::InThePast {
+                    at_ns: time,
+                    now_ns: self.now,
+                }
+            });
         }
         let order = ((class as u64) << SEQ_BITS) | (self.seq & SEQ_MASK);
         self.seq += 1;
@@ -202,47 +227,102 @@ pub struct RunSummary {
     pub end_time: Nanos,
 }
 
+/// Why the loop may not run the next event due at `next_time`, if it may not.
+#[inline]
+fn stop_before<E>(queue: &EventQueue<E>, next_time: Nanos, events: u64) -> Option<SimError> {
+    let limits = queue.limits;
+    if next_time > limits.max_time {
+        return Some(SimError::TimeLimit {
+            limit_ms: crate::ns_to_ms(limits.max_time),
+            at_ms: crate::ns_to_ms(next_time),
+        });
+    }
+    if events == limits.max_events {
+        return Some(SimError::EventLimit {
+            limit: limits.max_events,
+        });
+    }
+    queue.bad.clone()
+}
+
+/// Runs the next event: `Ok(false)` when none is pending (or the next is after `until`).
+#[inline(always)]
+fn step_inner<E: Copy, H: Handler<E>>(
+    queue: &mut EventQueue<E>,
+    handler: &mut H,
+    events: &mut u64,
+    until: Nanos,
+) -> Result<bool, SimError> {
+    let Some(next) = queue.heap.peek() else {
+        return Ok(false);
+    };
+    let (time, event) = (next.time, next.event);
+    if time > until {
+        return Ok(false);
+    }
+    if let Some(e) = stop_before(queue, time, *events) {
+        return Err(e);
+    }
+    // Take the next event but leave its entry at the top for the first event the
+    // handler schedules (see `top_taken`).
+    queue.now = time;
+    queue.top_taken = true;
+    *events += 1;
+    let handled = handler.handle(event, queue);
+    if queue.top_taken {
+        queue.top_taken = false;
+        queue.heap.pop();
+    }
+    handled?;
+    Ok(true)
+}
+
 /// Runs events in order until the queue is empty or a limit is hit.
 pub fn run<E: Copy, H: Handler<E>>(
     queue: &mut EventQueue<E>,
     handler: &mut H,
 ) -> Result<RunSummary, SimError> {
-    let mut events = 0u64;
-    let limits = queue.limits;
-    while let Some(next) = queue.heap.peek() {
-        if next.time > limits.max_time {
-            return Err(SimError::TimeLimit {
-                limit_ms: crate::ns_to_ms(limits.max_time),
-                at_ms: crate::ns_to_ms(next.time),
-            });
+    run_until(queue, handler, Nanos::MAX)
+}
+
+/// Runs every event due at or before `until` (virtual ns), in order, and leaves the later
+/// ones pending: the clock stays at the last event run, so a caller can look at the state
+/// at a virtual instant and then go on with [`run`], [`run_until`] or [`step`].
+pub fn run_until<E: Copy, H: Handler<E>>(
+    queue: &mut EventQueue<E>,
+    handler: &mut H,
+    until: Nanos,
+) -> Result<RunSummary, SimError> {
+    let mut events = queue.executed;
+    let result = loop {
+        match step_inner(queue, handler, &mut events, until) {
+            Ok(true) => {}
+            Ok(false) => break Ok(()),
+            Err(e) => break Err(e),
         }
-        if events == limits.max_events {
-            return Err(SimError::EventLimit {
-                limit: limits.max_events,
-            });
-        }
-        if let Some(class) = queue.bad_class {
-            return Err(SimError::ClassTooLarge {
-                class,
-                max: MAX_CLASS,
-            });
-        }
-        // Take the next event but leave its entry at the top for the first event the
-        // handler schedules (see `top_taken`).
-        let (time, event) = (next.time, next.event);
-        queue.now = time;
-        queue.top_taken = true;
-        events += 1;
-        handler.handle(event, queue)?;
-        if queue.top_taken {
-            queue.top_taken = false;
-            queue.heap.pop();
-        }
-    }
+    };
+    queue.executed = events;
+    // A scheduling error made by the last event run still counts.
+    result.and_then(|()| queue.bad.clone().map_or(Ok(()), Err))?;
     Ok(RunSummary {
         events,
         end_time: queue.now,
     })
+}
+
+/// Runs the next event only. Returns its time, or `None` when no event is pending.
+pub fn step<E: Copy, H: Handler<E>>(
+    queue: &mut EventQueue<E>,
+    handler: &mut H,
+) -> Result<Option<Nanos>, SimError> {
+    let mut events = queue.executed;
+    let ran = step_inner(queue, handler, &mut events, Nanos::MAX);
+    queue.executed = events;
+    match ran {
+        Ok(true) => queue.bad.clone().map_or(Ok(Some(queue.now)), Err),
+        Ok(false) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
@@ -318,26 +398,71 @@ mod tests {
     }
 
     #[test]
-    fn the_clock_never_runs_backwards() {
-        struct Late;
+    fn scheduling_in_the_past_is_an_error_and_the_clock_never_runs_backwards() {
+        struct Late(Vec<Nanos>);
         impl Handler<u8> for Late {
             fn handle(&mut self, e: u8, q: &mut EventQueue<u8>) -> Result<(), SimError> {
+                self.0.push(q.now());
                 if e == 0 {
-                    q.schedule_at(3, 0, 1); // in the past: taken as now (= 7)
+                    q.schedule_at(3, 0, 1); // at 7: in the past
                 }
                 Ok(())
             }
         }
         let mut q = EventQueue::with_capacity(2, Limits::default());
         q.schedule_at(7, 0, 0u8);
-        let summary = run(&mut q, &mut Late).unwrap();
+        let mut late = Late(Vec::new());
         assert_eq!(
-            summary,
+            run(&mut q, &mut late),
+            Err(SimError::InThePast {
+                at_ns: 3,
+                now_ns: 7
+            })
+        );
+        // The event at 7 ran; the one scheduled into the past never did.
+        assert_eq!(late.0, [7]);
+    }
+
+    #[test]
+    fn run_until_stops_at_an_instant_and_step_goes_on_one_event_at_a_time() {
+        let mut q = EventQueue::with_capacity(8, Limits::default());
+        for (t, name) in [(5, "a"), (10, "b"), (10, "c"), (20, "d")] {
+            q.schedule_at(t, 0, name);
+        }
+        let mut rec = Recorder { seen: Vec::new() };
+        // Everything due at or before 10, and not the event at 20.
+        let s = run_until(&mut q, &mut rec, 10).unwrap();
+        assert_eq!(
+            s,
             RunSummary {
-                events: 2,
-                end_time: 7
+                events: 3,
+                end_time: 10
             }
         );
+        assert_eq!(q.len(), 1);
+        assert_eq!(step(&mut q, &mut rec), Ok(Some(20)));
+        assert_eq!(step(&mut q, &mut rec), Ok(None));
+        let names: Vec<_> = rec.seen.iter().map(|(_, n)| *n).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn the_event_limit_counts_across_run_until_and_step() {
+        let limits = Limits {
+            max_events: 2,
+            max_time: u64::MAX,
+        };
+        let mut q = EventQueue::with_capacity(4, limits);
+        for t in [1, 2, 3] {
+            q.schedule_at(t, 0, "x");
+        }
+        let mut rec = Recorder { seen: Vec::new() };
+        assert_eq!(step(&mut q, &mut rec), Ok(Some(1)));
+        assert_eq!(
+            run(&mut q, &mut rec),
+            Err(SimError::EventLimit { limit: 2 })
+        );
+        assert_eq!(rec.seen.len(), 2);
     }
 
     #[test]
