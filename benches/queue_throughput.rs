@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use coordsim_model::{Model, RunContext, Valid};
+use coordsim_model::{Millis, Model, RunContext, Valid};
 use coordsim_models::single_writer_queue::{Arrivals, Params, Service, SingleWriterQueue};
 use sim_core::Limits;
 
@@ -38,7 +38,7 @@ fn main() {
     let scheduled = Params {
         clients: 10,
         requests_per_client: REQUESTS / 10,
-        interarrival_ms: 1000.0 / 15.0,
+        interarrival_ms: Millis::lit(1000.0 / 15.0),
         ..Params::default()
     };
     measure("schedule / fixed, 10 clients, ρ = 0.9", &scheduled);
@@ -51,7 +51,7 @@ fn main() {
     let many = Params {
         clients: 1000,
         requests_per_client: REQUESTS / 1000,
-        interarrival_ms: 1000.0 * 1000.0 / 150.0,
+        interarrival_ms: Millis::lit(1000.0 * 1000.0 / 150.0),
         instances: 4,
         ..Params::default()
     };

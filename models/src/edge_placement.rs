@@ -1,10 +1,10 @@
 //! `edge_placement` (lesson 003): requests from several edges reach one coordinated object;
 //! where the object stands sets each edge's round trip, and queueing at it adds to that.
 
-use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, ms_to_ns, run};
+use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, run};
 
-use coordsim_model::{ListItem, 
-    Kind, ParamError, duration, field, positive_duration, table_fields,
+use coordsim_model::{Millis, ListItem, 
+    Kind, ParamError, field, positive_duration, table_fields,
 };
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 use sim_core::{Stations, Waiting};
@@ -18,7 +18,7 @@ pub struct Edge {
     /// Requests it sends over `duration_ms`.
     pub load: u64,
     /// Round trip to the object, per placement name, in ms.
-    pub rtt_ms: Vec<(String, f64)>,
+    pub rtt_ms: Vec<(String, Millis)>,
 }
 
 impl Edge {
@@ -27,15 +27,15 @@ impl Edge {
             name: name.to_string(),
             load,
             rtt_ms: vec![
-                ("busiest_edge".into(), busiest_edge),
-                ("region".into(), region),
-                ("per_branch".into(), per_branch),
+                ("busiest_edge".into(), Millis::lit(busiest_edge)),
+                ("region".into(), Millis::lit(region)),
+                ("per_branch".into(), Millis::lit(per_branch)),
             ],
         }
     }
 
     /// The round trip under `placement`.
-    pub fn rtt(&self, placement: &str) -> Option<f64> {
+    pub fn rtt(&self, placement: &str) -> Option<Millis> {
         self.rtt_ms
             .iter()
             .find(|(p, _)| p == placement)
@@ -84,7 +84,9 @@ impl ListItem for Edge {
                     Some(Value::Table(t)) => t
                         .iter()
                         .map(|(placement, ms)| match ms.as_f64() {
-                            Some(x) => Ok((placement.clone(), x)),
+                            Some(x) => Millis::new(x).map(|m| (placement.clone(), m)).ok_or_else(|| {
+                                format!("edges[{i}] ({name}): rtt_ms.{placement} must be a duration ≥ 0 ms, got {x}")
+                            }),
                             None => Err(format!("edges[{i}] ({name}): rtt_ms.{placement} must be a number")),
                         })
                         .collect::<Result<_, _>>()?,
@@ -110,7 +112,7 @@ impl ListItem for Edge {
                             Value::Table(
                                 e.rtt_ms
                                     .iter()
-                                    .map(|(p, ms)| (p.clone(), Value::Float(*ms)))
+                                    .map(|(p, ms)| (p.clone(), Value::Float(ms.ms())))
                                     .collect(),
                             ),
                         ),
@@ -131,11 +133,11 @@ params! {
         /// placements in which every edge has its own object (the key is split per edge)
         per_edge_placements: Vec<String> = vec!["per_branch".to_string()],
         /// the same work without coordination, from the same edge
-        local_ms: f64 = 2.0,
+        local_ms: Millis = Millis::lit(2.0),
         /// service time at the object; above 0 adds queueing
-        service_ms: f64 = 0.0,
+        service_ms: Millis = Millis::lit(0.0),
         /// each edge's requests are spread evenly over this window
-        duration_ms: f64 = 10000.0,
+        duration_ms: Millis = Millis::lit(10000.0),
     }
 }
 
@@ -233,7 +235,7 @@ impl Model for EdgePlacement {
                     format!("two edges are named `{}`", e.name),
                 ));
             }
-            let Some(rtt) = e.rtt(&p.placement) else {
+            if e.rtt(&p.placement).is_none() {
                 let known: Vec<&str> = e.rtt_ms.iter().map(|(k, _)| k.as_str()).collect();
                 return Err(ParamError::new(
                     "placement",
@@ -244,13 +246,7 @@ impl Model for EdgePlacement {
                         known.join(", ")
                     ),
                 ));
-            };
-            duration("edges", rtt).map_err(|err| {
-                ParamError::new(
-                    "edges",
-                    format!("edge `{}`, rtt_ms.{}: {}", e.name, p.placement, err.message),
-                )
-            })?;
+            }
         }
         let total: u64 = p.edges.iter().map(|e| e.load).fold(0, u64::saturating_add);
         if total == 0 {
@@ -265,15 +261,12 @@ impl Model for EdgePlacement {
                 format!("Σ load = {total} is above the limit of {MAX_REQUESTS}"),
             ));
         }
-        for (key, ms) in [("local_ms", p.local_ms), ("service_ms", p.service_ms)] {
-            duration(key, ms)?;
-        }
-        positive_duration("duration_ms", p.duration_ms)
+        positive_duration("duration_ms", p.duration_ms.ms())
     }
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, EdgeRow>, ModelError> {
         let limits = ctx.limits();
-        let mut sim = Sim::new(p);
+        let mut sim = Sim::new(p)?;
         let mut queue = EventQueue::with_capacity(p.edges.len() + 2, limits);
         for e in 0..p.edges.len() as u32 {
             if let Some(at) = sim.next_arrival(e) {
@@ -302,6 +295,7 @@ fn arrival_class(edge: u32) -> Class {
 struct EdgeState {
     load: u64,
     sent: u64,
+    rtt_ms: f64,
     rtt: Nanos,
     forward: Nanos,
     responses: Samples,
@@ -317,22 +311,26 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(p: &Params) -> Self {
+    fn new(p: &Params) -> Result<Self, ModelError> {
         let per_edge = p.per_edge_placements.contains(&p.placement);
         let edges: Vec<EdgeState> = p
             .edges
             .iter()
             .map(|e| {
-                let rtt = ms_to_ns(e.rtt(&p.placement).unwrap_or(0.0)).unwrap_or(0);
-                EdgeState {
+                // Validation checked that every edge knows the placement.
+                let rtt = e.rtt(&p.placement).ok_or_else(|| {
+                    ModelError::Invariant(format!("edge `{}` has no rtt for `{}`", e.name, p.placement))
+                })?;
+                Ok(EdgeState {
                     load: e.load,
                     sent: 0,
-                    rtt,
-                    forward: rtt / 2,
+                    rtt_ms: rtt.ms(),
+                    rtt: rtt.ns(),
+                    forward: rtt.ns() / 2,
                     responses: Samples::with_capacity(e.load as usize),
-                }
+                })
             })
-            .collect();
+            .collect::<Result<_, ModelError>>()?;
         let total: u64 = p.edges.iter().map(|e| e.load).sum();
         let objects = if per_edge { edges.len() } else { 1 };
         // Room for every request an object can receive, so queues never grow in the loop.
@@ -341,14 +339,14 @@ impl Sim {
         } else {
             total
         };
-        Sim {
+        Ok(Sim {
             per_edge,
-            duration: ms_to_ns(p.duration_ms).unwrap_or(1),
-            service: ms_to_ns(p.service_ms).unwrap_or(0),
+            duration: p.duration_ms.ns(),
+            service: p.service_ms.ns(),
             stations: Stations::new(objects, room as usize),
             responses: Samples::with_capacity(total as usize),
             edges,
-        }
+        })
     }
 
     /// When edge `e`'s next request reaches its object: it leaves at i × duration / load
@@ -379,25 +377,20 @@ impl Sim {
 
     fn output(mut self, p: &Params) -> Output<Metrics, EdgeRow> {
         let total: u64 = p.edges.iter().map(|e| e.load).sum();
-        let loaded = || {
-            p.edges
-                .iter()
-                .filter(|e| e.load > 0)
-                .filter_map(|e| e.rtt(&p.placement))
-        };
-        let weighted = p
+        let loaded = || self.edges.iter().filter(|e| e.load > 0).map(|e| e.rtt_ms);
+        let weighted = self
             .edges
             .iter()
-            .map(|e| e.load as f64 * e.rtt(&p.placement).unwrap_or(0.0))
+            .map(|e| e.load as f64 * e.rtt_ms)
             .sum::<f64>()
             / total as f64;
         let metrics = Metrics {
             requests: total,
-            offered_rate_per_s: total as f64 * 1000.0 / p.duration_ms,
+            offered_rate_per_s: total as f64 * 1000.0 / p.duration_ms.ms(),
             weighted_rtt_ms: weighted,
             worst_edge_rtt_ms: loaded().fold(f64::NEG_INFINITY, f64::max),
             best_edge_rtt_ms: loaded().fold(f64::INFINITY, f64::min),
-            penalty_ms: weighted - p.local_ms,
+            penalty_ms: weighted - p.local_ms.ms(),
             mean_response_ms: self.responses.mean_ms().unwrap_or(0.0),
             p95_response_ms: self.responses.percentile_ms(95.0).unwrap_or(0.0),
             max_response_ms: self.responses.max_ms().unwrap_or(0.0),
@@ -412,7 +405,7 @@ impl Sim {
                     EdgeRow {
                         load: e.load,
                         load_share_pct: 100.0 * e.load as f64 / total as f64,
-                        rtt_ms: e.rtt(&p.placement).unwrap_or(0.0),
+                        rtt_ms: state.rtt_ms,
                         mean_response_ms: state.responses.mean_ms(),
                         p95_response_ms: state.responses.percentile_ms(95.0),
                     },
@@ -475,7 +468,7 @@ mod tests {
         Edge {
             name: name.into(),
             load,
-            rtt_ms: vec![("p".into(), rtt)],
+            rtt_ms: vec![("p".into(), Millis::lit(rtt))],
         }
     }
 
@@ -488,9 +481,9 @@ mod tests {
             } else {
                 vec![]
             },
-            local_ms: 2.0,
-            service_ms: 3.0,
-            duration_ms: 10.0,
+            local_ms: Millis::lit(2.0),
+            service_ms: Millis::lit(3.0),
+            duration_ms: Millis::lit(10.0),
         };
         EdgePlacement.validate(&p).unwrap();
         coordsim_model::run_once(&EdgePlacement, p.clone(), 0, sim_core::Limits::default()).unwrap()
@@ -542,11 +535,11 @@ mod tests {
     /// time + half the round trip), sorted by (time, edge, index) per object, served by the
     /// recursion start = max(arrival, free).
     fn oracle(p: &Params) -> Vec<u64> {
-        let duration = ms_to_ns(p.duration_ms).unwrap() as u128;
+        let duration = p.duration_ms.ns() as u128;
         let split = p.per_edge_placements.contains(&p.placement);
         let mut arrivals: Vec<(usize, u64, usize, u64)> = Vec::new(); // (object, time, edge, rtt)
         for (e, edge) in p.edges.iter().enumerate() {
-            let rtt = ms_to_ns(edge.rtt(&p.placement).unwrap()).unwrap();
+            let rtt = edge.rtt(&p.placement).unwrap().ns();
             for i in 0..edge.load as u128 {
                 let leave =
                     ((2 * i * duration + edge.load as u128) / (2 * edge.load as u128)) as u64;
@@ -554,7 +547,7 @@ mod tests {
             }
         }
         arrivals.sort();
-        let service = ms_to_ns(p.service_ms).unwrap();
+        let service = p.service_ms.ns();
         let mut free: Vec<u64> = vec![0; p.edges.len()];
         let mut responses = Vec::new();
         for (object, at, _, rtt) in arrivals {
@@ -585,9 +578,9 @@ mod tests {
                 edges,
                 placement: "p".into(),
                 per_edge_placements: if split { vec!["p".into()] } else { vec![] },
-                local_ms: 0.0,
-                service_ms: service_us as f64 / 1000.0,
-                duration_ms: duration_ms as f64,
+                local_ms: Millis::lit(0.0),
+                service_ms: Millis::lit(service_us as f64 / 1000.0),
+                duration_ms: Millis::lit(duration_ms as f64),
             };
             let m = coordsim_model::run_once(&EdgePlacement, p.clone(), 0, sim_core::Limits::default()).unwrap().metrics;
             let responses = oracle(&p);

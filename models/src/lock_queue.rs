@@ -5,9 +5,9 @@
 
 use std::collections::VecDeque;
 
-use sim_core::{EventQueue, Handler, Nanos, SimError, ms_to_ns, ns_to_ms, run};
+use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
-use coordsim_model::{ParamError, PerEntity, duration, positive_duration};
+use coordsim_model::{Millis, ParamError, PerEntity, positive_duration};
 use coordsim_model::{
     ChartKind, DefaultChart, Lane, MarkKind, MarkShape, Model, ModelError, Output, RunContext,
     SpanKind, TimelineStyle, Valid,
@@ -46,17 +46,17 @@ params! {
         /// optional applier names, one per applier (empty: `a`, `b`, …)
         names: Vec<String> = Vec::new(),
         /// when each applier starts: a number (all) or a list (one per applier)
-        start_ms: PerEntity<f64> = PerEntity::All(0.0),
+        start_ms: PerEntity<Millis> = PerEntity::All(Millis::lit(0.0)),
         /// how long an apply works: a number or a list
-        hold_ms: PerEntity<f64> = PerEntity::All(250.0),
+        hold_ms: PerEntity<Millis> = PerEntity::All(Millis::lit(250.0)),
         /// resources each applier creates: a number or a list
         items: PerEntity<u64> = PerEntity::All(12),
         /// `poll`, `none`, `queue` (blocking FIFO hand-off) or `lease`
         lock: Lock = Lock::Poll,
         /// retry interval after a failed attempt
-        poll_ms: f64 = 25.0,
+        poll_ms: Millis = Millis::lit(25.0),
         /// an applier gives up after a failed attempt at a time > start + this (`queue`: when still waiting at start + this)
-        give_up_after_ms: f64 = 10000.0,
+        give_up_after_ms: Millis = Millis::lit(10000.0),
         /// a lock record left by a crashed holder exists at time 0
         stale_lock_at_start: bool = false,
         /// names of appliers that die right after acquiring the lock and reading the state
@@ -64,9 +64,9 @@ params! {
         /// resources a crashing applier had created before dying
         crash_items: u64 = 0,
         /// times at which an operator deletes the lock record by hand
-        unlock_at_ms: Vec<f64> = Vec::new(),
+        unlock_at_ms: Vec<Millis> = Vec::new(),
         /// `lease` only: a lock record older than this may be taken over
-        lease_ms: f64 = 0.0,
+        lease_ms: Millis = Millis::lit(0.0),
         /// each acquisition gets an increasing token; the store rejects a write whose token is lower than one it has accepted
         fencing: bool = false,
         /// the wrong order: read the state at start, before trying the lock
@@ -249,24 +249,7 @@ impl Model for LockQueue {
                 }
             }
         }
-        for i in 0..n {
-            for (key, ms) in [
-                ("start_ms", p.start_ms.get(i)),
-                ("hold_ms", p.hold_ms.get(i)),
-            ] {
-                duration(key, ms)?;
-            }
-        }
-        positive_duration("poll_ms", p.poll_ms)?;
-        for (key, ms) in [
-            ("give_up_after_ms", p.give_up_after_ms),
-            ("lease_ms", p.lease_ms),
-        ] {
-            duration(key, ms)?;
-        }
-        for ms in &p.unlock_at_ms {
-            duration("unlock_at_ms", *ms)?;
-        }
+        positive_duration("poll_ms", p.poll_ms.ms())?;
         let names: Vec<String> = (0..n).map(|i| p.name(i)).collect();
         for c in &p.crash {
             if !names.contains(c) {
@@ -295,7 +278,7 @@ impl Model for LockQueue {
             }
         }
         for ms in &p.unlock_at_ms {
-            queue.schedule_at(ms_to_ns(*ms).unwrap_or(0), 0, Event::Unlock);
+            queue.schedule_at(ms.ns(), 0, Event::Unlock);
         }
         run(&mut queue, &mut sim)?;
         Ok(sim.output(p, ctx.wants_lanes()))
@@ -400,15 +383,15 @@ impl Sim {
         Sim {
             mode: p.lock,
             local,
-            poll: ms_to_ns(p.poll_ms).unwrap_or(1),
-            give_up: ms_to_ns(p.give_up_after_ms).unwrap_or(0),
-            lease: ms_to_ns(p.lease_ms).unwrap_or(0),
+            poll: p.poll_ms.ns(),
+            give_up: p.give_up_after_ms.ns(),
+            lease: p.lease_ms.ns(),
             fencing: p.fencing,
             read_before_lock: p.read_before_lock,
             appliers: (0..n)
                 .map(|i| Applier {
-                    start: ms_to_ns(p.start_ms.get(i)).unwrap_or(0),
-                    hold: ms_to_ns(p.hold_ms.get(i)).unwrap_or(0),
+                    start: p.start_ms.get(i).ns(),
+                    hold: p.hold_ms.get(i).ns(),
                     items: p.items.get(i),
                     crashes: p.crash.contains(&p.name(i)),
                     rounds: 0,
@@ -850,7 +833,7 @@ mod tests {
         // d fails (5), fails at 125 (6), and acquires at 150 with 6.
         let out = run_with(Params {
             appliers: 4,
-            hold_ms: PerEntity::All(50.0),
+            hold_ms: PerEntity::All(Millis::lit(50.0)),
             ..Params::default()
         });
         assert_eq!(rounds(&out), [0, 2, 4, 6]);
@@ -871,7 +854,7 @@ mod tests {
         // Both read serial 1 at 0; a writes at 0 (after both reads), b at 60 with its stale
         // snapshot: b's 12 items, serial 2; a's write is lost.
         let out = run_with(Params {
-            hold_ms: PerEntity::Each(vec![0.0, 60.0]),
+            hold_ms: PerEntity::Each(vec![Millis::lit(0.0), Millis::lit(60.0)]),
             lock: Lock::None,
             ..Params::default()
         });
@@ -889,7 +872,7 @@ mod tests {
     fn equal_time_writes_land_in_list_order() {
         // Same start and hold: both write at 10; b (later in the list) lands last and wins.
         let out = run_with(Params {
-            hold_ms: PerEntity::All(10.0),
+            hold_ms: PerEntity::All(Millis::lit(10.0)),
             items: PerEntity::Each(vec![3, 5]),
             lock: Lock::None,
             ..Params::default()
@@ -904,7 +887,7 @@ mod tests {
         let out = run_with(Params {
             crash: vec!["a".into()],
             crash_items: 4,
-            give_up_after_ms: 100.0,
+            give_up_after_ms: Millis::lit(100.0),
             ..Params::default()
         });
         let m = &out.metrics;
@@ -923,7 +906,7 @@ mod tests {
         // hold 30: a 0–30, b 30–60, c 60–90; waits 0, 30, 60.
         let out = run_with(Params {
             appliers: 3,
-            hold_ms: PerEntity::All(30.0),
+            hold_ms: PerEntity::All(Millis::lit(30.0)),
             lock: Lock::Queue,
             ..Params::default()
         });
@@ -938,7 +921,7 @@ mod tests {
         let out = run_with(Params {
             stale_lock_at_start: true,
             lock: Lock::Queue,
-            give_up_after_ms: 40.0,
+            give_up_after_ms: Millis::lit(40.0),
             ..Params::default()
         });
         assert_eq!(out.metrics.gave_up, 2);
@@ -959,7 +942,7 @@ mod tests {
         let bad = |p: Params| LockQueue.validate(&p).unwrap_err().key;
         assert_eq!(
             bad(Params {
-                hold_ms: PerEntity::Each(vec![1.0]),
+                hold_ms: PerEntity::Each(vec![Millis::lit(1.0)]),
                 ..Params::default()
             }),
             "hold_ms"
@@ -980,7 +963,7 @@ mod tests {
         );
         assert_eq!(
             bad(Params {
-                poll_ms: 0.0,
+                poll_ms: Millis::lit(0.0),
                 ..Params::default()
             }),
             "poll_ms"
@@ -1008,12 +991,12 @@ mod tests {
             let n = appliers as usize;
             let p = Params {
                 appliers,
-                start_ms: PerEntity::Each(starts[..n].iter().map(|x| *x as f64).collect()),
-                hold_ms: PerEntity::Each(holds[..n].iter().map(|x| *x as f64).collect()),
+                start_ms: PerEntity::Each(starts[..n].iter().map(|x| Millis::lit(*x as f64)).collect()),
+                hold_ms: PerEntity::Each(holds[..n].iter().map(|x| Millis::lit(*x as f64)).collect()),
                 items: PerEntity::Each(items[..n].to_vec()),
                 lock: if queue_mode { Lock::Queue } else { Lock::Poll },
-                poll_ms: poll as f64,
-                give_up_after_ms: give_up as f64,
+                poll_ms: Millis::lit(poll as f64),
+                give_up_after_ms: Millis::lit(give_up as f64),
                 ..Params::default()
             };
             let out = run_with(p);
@@ -1048,7 +1031,7 @@ mod tests {
             let n = appliers as usize;
             let out = run_with(Params {
                 appliers,
-                hold_ms: PerEntity::Each(holds[..n].iter().map(|x| *x as f64).collect()),
+                hold_ms: PerEntity::Each(holds[..n].iter().map(|x| Millis::lit(*x as f64)).collect()),
                 items: PerEntity::Each(items[..n].to_vec()),
                 lock: Lock::None,
                 ..Params::default()

@@ -3,9 +3,9 @@
 //! delivering and marking delivers again: at-least-once delivery, duplicated effects unless the
 //! consumer deduplicates by message id.
 
-use sim_core::{EventQueue, Handler, Nanos, SimError, chance, ms_to_ns, run, stream};
+use sim_core::{EventQueue, Handler, Nanos, SimError, chance, run, stream};
 
-use coordsim_model::{ListItem, Kind, ParamError, duration, field, table_fields};
+use coordsim_model::{Millis, ListItem, Kind, ParamError, field, table_fields};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 use coordsim_model::Value;
@@ -80,7 +80,7 @@ params! {
         /// random variant: each delivery is followed by a crash with this probability; the relay then restarts and runs until nothing is pending
         crash_probability: f64 = 0.0,
         /// random variant: the relay restarts this long after a crash (scripted runs are this far apart too)
-        restart_ms: f64 = 1000.0,
+        restart_ms: Millis = Millis::lit(1000.0),
         /// random variant: this many loans of fresh books to a fresh member without a limit (replaces `loans`)
         random_loans: u64 = 0,
         /// the catalog's books
@@ -174,7 +174,6 @@ impl Model for Outbox {
                 ),
             ));
         }
-        duration("restart_ms", p.restart_ms)?;
         if p.random_loans > MAX_LOANS || p.loans.len() as u64 > MAX_LOANS {
             return Err(ParamError::new(
                 "random_loans",
@@ -260,7 +259,7 @@ impl Sim {
             random,
             crash_probability: p.crash_probability,
             crash_rng: stream(seed, "outbox/relay-crash"),
-            restart: ms_to_ns(p.restart_ms).unwrap_or(0),
+            restart: p.restart_ms.ns(),
             batch: Vec::with_capacity(n),
             runs_made: 0,
         }

@@ -3,10 +3,10 @@
 //! steps in reverse, and is left half done when a compensation fails too.
 
 use sim_core::{
-    EventQueue, Handler, Nanos, SimError, chance, ms_to_ns, ns_to_ms, run, stream,
+    EventQueue, Handler, Nanos, SimError, chance, ns_to_ms, run, stream,
 };
 
-use coordsim_model::{ParamError, duration, probability};
+use coordsim_model::{Millis, ParamError, probability};
 use crate::library::{Book, CallError, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
@@ -30,7 +30,7 @@ params! {
         /// the compensation call (mark shelved) fails
         catalog_unreachable: bool = false,
         /// duration of each call; a call takes effect at its end
-        step_ms: f64 = 10.0,
+        step_ms: Millis = Millis::lit(10.0),
         /// the catalog's books
         books: Vec<Book> = lesson_books(),
         /// the members
@@ -114,7 +114,6 @@ impl Model for Saga {
     type Entity = RequestRow;
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
-        duration("step_ms", p.step_ms)?;
         if p.random_requests > MAX_REQUESTS || p.requests.len() as u64 > MAX_REQUESTS {
             return Err(ParamError::new(
                 "random_requests",
@@ -207,7 +206,7 @@ impl Sim {
         };
         Sim {
             mode: p.mode,
-            step: ms_to_ns(p.step_ms).unwrap_or(0),
+            step: p.step_ms.ns(),
             world,
             requests: pairs
                 .into_iter()

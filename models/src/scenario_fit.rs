@@ -3,7 +3,7 @@
 
 use sim_core::{EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
 
-use coordsim_model::{ListItem, Kind, ParamError, field, positive_duration, table_fields};
+use coordsim_model::{Millis, ListItem, Kind, ParamError, field, positive_duration, table_fields};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 use sim_core::{Stations, Waiting};
 use coordsim_model::Value;
@@ -20,7 +20,7 @@ pub struct Scenario {
     /// Total request rate.
     pub rate_per_s: f64,
     /// A job holding an instance this long (0 = none).
-    pub long_job_ms: f64,
+    pub long_job_ms: Millis,
 }
 
 impl Scenario {
@@ -30,7 +30,7 @@ impl Scenario {
             key: key.into(),
             instances,
             rate_per_s,
-            long_job_ms,
+            long_job_ms: Millis::lit(long_job_ms),
         }
     }
 
@@ -90,9 +90,9 @@ impl ListItem for Scenario {
                     }
                 };
                 let long_job_ms = match field(entries, "long_job_ms") {
-                    None => 0.0,
-                    Some(v) => match v.as_f64() {
-                        Some(ms) if ms_to_ns(ms).is_some() => ms,
+                    None => Millis::lit(0.0),
+                    Some(v) => match v.as_f64().and_then(Millis::new) {
+                        Some(ms) => ms,
                         _ => {
                             return Err(format!(
                                 "scenarios[{i}] ({name}): `long_job_ms` must be a duration ≥ 0"
@@ -119,7 +119,7 @@ impl ListItem for Scenario {
                         ("key".into(), Value::Str(s.key.clone())),
                         ("instances".into(), Value::Int(s.instances as i64)),
                         ("rate_per_s".into(), Value::Float(s.rate_per_s)),
-                        ("long_job_ms".into(), Value::Float(s.long_job_ms)),
+                        ("long_job_ms".into(), Value::Float(s.long_job_ms.ms())),
                     ])
                 })
                 .collect(),
@@ -131,11 +131,11 @@ params! {
     /// Parameters of `scenario_fit`; defaults are lesson 003's.
     pub struct Params {
         /// service time per request at one instance (capacity = 1000 / service_ms per second)
-        service_ms: f64 = 6.0,
+        service_ms: Millis = Millis::lit(6.0),
         /// the scenarios: name, key, instances, rate_per_s (total), long_job_ms (0 = none)
         scenarios: Vec<Scenario> = lesson_scenarios(),
         /// simulated window for the check run of each scenario
-        horizon_ms: f64 = 10000.0,
+        horizon_ms: Millis = Millis::lit(10000.0),
     }
 }
 
@@ -207,8 +207,8 @@ impl Model for ScenarioFit {
     type Entity = ScenarioRow;
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
-        positive_duration("service_ms", p.service_ms)?;
-        positive_duration("horizon_ms", p.horizon_ms)?;
+        positive_duration("service_ms", p.service_ms.ms())?;
+        positive_duration("horizon_ms", p.horizon_ms.ms())?;
         if p.scenarios.is_empty() {
             return Err(ParamError::new("scenarios", "give at least one scenario"));
         }
@@ -219,7 +219,7 @@ impl Model for ScenarioFit {
                     format!("two scenarios are named `{}`", s.name),
                 ));
             }
-            let arrivals = s.per_instance_rate() * p.horizon_ms / 1000.0;
+            let arrivals = s.per_instance_rate() * p.horizon_ms.ms() / 1000.0;
             if arrivals > MAX_ARRIVALS {
                 return Err(ParamError::new(
                     "scenarios",
@@ -235,11 +235,11 @@ impl Model for ScenarioFit {
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ScenarioRow>, ModelError> {
         let limits = ctx.limits();
-        let capacity = 1000.0 / p.service_ms;
+        let capacity = 1000.0 / p.service_ms.ms();
         let mut entities = Vec::with_capacity(p.scenarios.len());
         for s in &p.scenarios {
             let per_instance = s.per_instance_rate();
-            let long_job = s.long_job_ms > 0.0;
+            let long_job = s.long_job_ms.ms() > 0.0;
             let over_rate = per_instance > capacity;
             let mut check = check_run(p, s, limits)?;
             entities.push((
@@ -260,7 +260,7 @@ impl Model for ScenarioFit {
                         String::new()
                     },
                     backlog_requests: if long_job {
-                        s.long_job_ms / 1000.0 * s.rate_per_s
+                        s.long_job_ms.ms() / 1000.0 * s.rate_per_s
                     } else {
                         0.0
                     },
@@ -354,16 +354,16 @@ impl Handler<Event> for Check {
 /// [0, long_job_ms), requests arrive evenly at the per-instance rate.
 fn check_run(p: &Params, s: &Scenario, limits: Limits) -> Result<CheckRun, SimError> {
     let gap_ms = 1000.0 / s.per_instance_rate();
-    let expected = (p.horizon_ms / gap_ms).ceil().max(1.0) as usize;
+    let expected = (p.horizon_ms.ms() / gap_ms).ceil().max(1.0) as usize;
     let mut check = Check {
         gap_ms,
-        horizon_ms: p.horizon_ms,
-        service: ms_to_ns(p.service_ms).unwrap_or(1),
+        horizon_ms: p.horizon_ms.ms(),
+        service: p.service_ms.ns(),
         stations: Stations::new(1, expected),
         waits: Samples::with_capacity(expected),
     };
     let mut queue = EventQueue::with_capacity(4, limits);
-    let long_job = ms_to_ns(s.long_job_ms).unwrap_or(0);
+    let long_job = s.long_job_ms.ns();
     if long_job > 0 {
         check.stations.occupy(0);
         queue.schedule_at(long_job, DEPARTURE, Event::Departure);
@@ -384,9 +384,9 @@ mod tests {
 
     fn one(rate_per_s: f64, long_job_ms: f64, horizon_ms: f64) -> ScenarioRow {
         let p = Params {
-            service_ms: 6.0,
+            service_ms: Millis::lit(6.0),
             scenarios: vec![Scenario::new("s", "k", 1, rate_per_s, long_job_ms)],
-            horizon_ms,
+            horizon_ms: Millis::lit(horizon_ms),
         };
         ScenarioFit.validate(&p).unwrap();
         let mut out = coordsim_model::run_once(&ScenarioFit, p.clone(), 0, sim_core::Limits::default()).unwrap();

@@ -5,10 +5,10 @@
 use std::collections::VecDeque;
 
 use sim_core::{
-    Class, EventQueue, Handler, Nanos, Samples, SimError, ms_to_ns, ns_to_ms, run,
+    Class, EventQueue, Handler, Nanos, Samples, SimError, ns_to_ms, run,
 };
 
-use coordsim_model::{NoEntity, ParamError, duration};
+use coordsim_model::{Millis, NoEntity, ParamError};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
 choice! {
@@ -41,13 +41,13 @@ params! {
         /// increments each client performs, one after another
         increments_per_client: u64 = 50,
         /// client `c` (0-based) starts its first operation at `c × client_offset_ms`
-        client_offset_ms: f64 = 3.0,
+        client_offset_ms: Millis = Millis::lit(3.0),
         /// duration of the read step
-        read_ms: f64 = 20.0,
+        read_ms: Millis = Millis::lit(20.0),
         /// duration of the compute step
-        compute_ms: f64 = 1.0,
+        compute_ms: Millis = Millis::lit(1.0),
         /// duration of the write step
-        write_ms: f64 = 64.0,
+        write_ms: Millis = Millis::lit(64.0),
         /// `none`, `lock` (pessimistic) or `cas` (optimistic)
         guard: Guard = Guard::None,
         /// at equal times: `reads_first` or `writes_first`
@@ -143,14 +143,7 @@ impl Model for SharedStoreRmw {
                 format!("clients × increments_per_client is above the limit of {MAX_INCREMENTS}"),
             ));
         }
-        for (key, ms) in [
-            ("client_offset_ms", p.client_offset_ms),
-            ("read_ms", p.read_ms),
-            ("compute_ms", p.compute_ms),
-            ("write_ms", p.write_ms),
-        ] {
-            duration(key, ms)?;
-        }
+        // The durations were checked when read (`Millis`): finite, ≥ 0, within virtual time.
         if op_ns(p) == 0 {
             return Err(ParamError::new(
                 "write_ms",
@@ -164,7 +157,7 @@ impl Model for SharedStoreRmw {
         let limits = ctx.limits();
         let mut sim = Sim::new(p);
         let mut queue = EventQueue::with_capacity(2 * p.clients as usize, limits);
-        let offset = ms_to_ns(p.client_offset_ms).unwrap_or(0);
+        let offset = p.client_offset_ms.ns();
         for c in 0..p.clients as u32 {
             queue.schedule_at(
                 offset.saturating_mul(u64::from(c)),
@@ -184,7 +177,7 @@ impl Model for SharedStoreRmw {
 fn op_ns(p: &Params) -> Nanos {
     [p.read_ms, p.compute_ms, p.write_ms]
         .iter()
-        .map(|ms| ms_to_ns(*ms).unwrap_or(0))
+        .map(|ms| ms.ns())
         .fold(0, Nanos::saturating_add)
 }
 
@@ -479,6 +472,7 @@ mod tests {
 
     #[test]
     fn rejects_impossible_parameters_by_key() {
+        use coordsim_model::{ParamSet, Value};
         let bad = |p: Params| SharedStoreRmw.validate(&p).unwrap_err().key;
         assert_eq!(
             bad(Params {
@@ -494,18 +488,16 @@ mod tests {
             }),
             "increments_per_client"
         );
+        // A negative duration never reaches validation: reading it fails, naming the key.
+        let mut values: Vec<Value> = Params::SPECS.iter().map(|s| (s.default)()).collect();
+        let read = Params::SPECS.iter().position(|s| s.key == "read_ms").unwrap();
+        values[read] = Value::Float(-1.0);
+        assert_eq!(Params::from_values(&values).unwrap_err().key, "read_ms");
         assert_eq!(
             bad(Params {
-                read_ms: -1.0,
-                ..Params::default()
-            }),
-            "read_ms"
-        );
-        assert_eq!(
-            bad(Params {
-                read_ms: 0.0,
-                compute_ms: 0.0,
-                write_ms: 0.0,
+                read_ms: Millis::lit(0.0),
+                compute_ms: Millis::lit(0.0),
+                write_ms: Millis::lit(0.0),
                 ..Params::default()
             }),
             "write_ms"
@@ -519,7 +511,7 @@ mod tests {
     /// order would need the engine's FIFO rule, which the oracle does not model).
     fn lesson_oracle(p: &Params) -> Option<(u64, u64)> {
         let op = op_ns(p);
-        let offset = ms_to_ns(p.client_offset_ms).unwrap();
+        let offset = p.client_offset_ms.ns();
         // (time, is_read, op id)
         let mut events = Vec::new();
         for c in 0..p.clients {
@@ -571,10 +563,10 @@ mod tests {
             let p = Params {
                 clients,
                 increments_per_client: increments,
-                client_offset_ms: offset_us as f64 / 1000.0,
-                read_ms: read_us as f64 / 1000.0,
-                compute_ms: 1.0,
-                write_ms: write_us as f64 / 1000.0,
+                client_offset_ms: Millis::lit(offset_us as f64 / 1000.0),
+                read_ms: Millis::lit(read_us as f64 / 1000.0),
+                compute_ms: Millis::lit(1.0),
+                write_ms: Millis::lit(write_us as f64 / 1000.0),
                 tie_order: if writes_first { TieOrder::WritesFirst } else { TieOrder::ReadsFirst },
                 ..Params::default()
             };
@@ -599,10 +591,10 @@ mod tests {
             let base = Params {
                 clients,
                 increments_per_client: increments,
-                client_offset_ms: offset_us as f64 / 1000.0,
-                read_ms: read_us as f64 / 1000.0,
-                compute_ms: compute_us as f64 / 1000.0,
-                write_ms: write_us as f64 / 1000.0,
+                client_offset_ms: Millis::lit(offset_us as f64 / 1000.0),
+                read_ms: Millis::lit(read_us as f64 / 1000.0),
+                compute_ms: Millis::lit(compute_us as f64 / 1000.0),
+                write_ms: Millis::lit(write_us as f64 / 1000.0),
                 tie_order: if writes_first { TieOrder::WritesFirst } else { TieOrder::ReadsFirst },
                 ..Params::default()
             };

@@ -6,7 +6,7 @@ use sim_core::{
     ns_to_ms, run, stream,
 };
 
-use coordsim_model::{NoEntity, ParamError, duration, positive_duration};
+use coordsim_model::{Millis, NoEntity, ParamError, positive_duration};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 use sim_core::{Stations, Waiting};
 
@@ -38,11 +38,11 @@ params! {
         /// requests each client sends
         requests_per_client: u64 = 50,
         /// gap between two requests of one client (mean gap for `poisson`)
-        interarrival_ms: f64 = 40.0,
+        interarrival_ms: Millis = Millis::lit(40.0),
         /// client `c` (0-based) sends its first request at `c × client_offset_ms`
-        client_offset_ms: f64 = 3.0,
+        client_offset_ms: Millis = Millis::lit(3.0),
         /// service time per request (mean for `exponential`)
-        service_ms: f64 = 6.0,
+        service_ms: Millis = Millis::lit(6.0),
         /// `schedule` (fixed gaps) or `poisson` (exponential gaps)
         arrivals: Arrivals = Arrivals::Schedule,
         /// `fixed` or `exponential` service times
@@ -144,9 +144,8 @@ impl Model for SingleWriterQueue {
                 ),
             ));
         }
-        positive_duration("interarrival_ms", p.interarrival_ms)?;
-        positive_duration("service_ms", p.service_ms)?;
-        duration("client_offset_ms", p.client_offset_ms)?;
+        positive_duration("interarrival_ms", p.interarrival_ms.ms())?;
+        positive_duration("service_ms", p.service_ms.ms())?;
         if !(1..=MAX_CLIENTS).contains(&p.instances) {
             return Err(ParamError::new(
                 "instances",
@@ -240,11 +239,11 @@ impl Sim {
                 })
                 .collect(),
             requests_per_client: p.requests_per_client,
-            interarrival_ns: ms_to_ns(p.interarrival_ms).unwrap_or(1),
-            interarrival_ms: p.interarrival_ms,
-            offset_ns: ms_to_ns(p.client_offset_ms).unwrap_or(0),
-            service_ns: ms_to_ns(p.service_ms).unwrap_or(1),
-            service_ms: p.service_ms,
+            interarrival_ns: p.interarrival_ms.ns(),
+            interarrival_ms: p.interarrival_ms.ms(),
+            offset_ns: p.client_offset_ms.ns(),
+            service_ns: p.service_ms.ns(),
+            service_ms: p.service_ms.ms(),
             stations: Stations::new(instances, per_instance as usize),
             waits: Samples::with_capacity((p.clients * p.requests_per_client) as usize),
             first_arrival: None,
@@ -294,8 +293,8 @@ impl Sim {
     fn metrics(&mut self, p: &Params) -> Metrics {
         let requests = p.clients * p.requests_per_client;
         let counter_final: u64 = self.instances.iter().map(|i| i.counter).sum();
-        let offered = p.clients as f64 * 1000.0 / p.interarrival_ms;
-        let capacity = p.instances as f64 * 1000.0 / p.service_ms;
+        let offered = p.clients as f64 * 1000.0 / p.interarrival_ms.ms();
+        let capacity = p.instances as f64 * 1000.0 / p.service_ms.ms();
         let waits = &mut self.waits;
         Metrics {
             requests,
@@ -391,7 +390,7 @@ mod tests {
         let m = run_with(Params {
             clients: 1,
             requests_per_client: 10,
-            interarrival_ms: 6.0,
+            interarrival_ms: Millis::lit(6.0),
             ..Params::default()
         });
         assert_eq!(m.max_wait_ms, 0.0);
@@ -407,8 +406,8 @@ mod tests {
         let m = run_with(Params {
             clients: 3,
             requests_per_client: 1,
-            client_offset_ms: 0.0,
-            service_ms: 5.0,
+            client_offset_ms: Millis::lit(0.0),
+            service_ms: Millis::lit(5.0),
             ..Params::default()
         });
         assert_eq!(m.mean_wait_ms, 5.0);
@@ -422,7 +421,7 @@ mod tests {
         // 4 clients, offset 0, service 6: one instance gives waits 0, 6, 12, 18 each round;
         // two instances (clients 0, 2 → 0; 1, 3 → 1) give 0, 0, 6, 6.
         let base = Params {
-            client_offset_ms: 0.0,
+            client_offset_ms: Millis::lit(0.0),
             ..Params::default()
         };
         assert_eq!(run_with(base.clone()).mean_wait_ms, 9.0);
@@ -447,14 +446,14 @@ mod tests {
         );
         assert_eq!(
             bad(Params {
-                service_ms: 0.0,
+                service_ms: Millis::lit(0.0),
                 ..Params::default()
             }),
             "service_ms"
         );
         assert_eq!(
             bad(Params {
-                interarrival_ms: -1.0,
+                interarrival_ms: Millis::lit(-1.0),
                 ..Params::default()
             }),
             "interarrival_ms"
@@ -478,7 +477,7 @@ mod tests {
     #[test]
     fn time_limit_ends_a_run_that_would_go_on_for_years() {
         let p = Params {
-            interarrival_ms: 1e12, // 31 years between requests
+            interarrival_ms: Millis::lit(1e12), // 31 years between requests
             ..Params::default()
         };
         let err = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 0, sim_core::Limits::default()).unwrap_err();
@@ -505,9 +504,9 @@ mod tests {
     /// t counts requests that arrived by t and start after t; it only grows at arrivals, so
     /// checking arrival instants finds the maximum.
     fn oracle(p: &Params) -> (Vec<u64>, u64, usize) {
-        let ia = ms_to_ns(p.interarrival_ms).unwrap();
-        let off = ms_to_ns(p.client_offset_ms).unwrap();
-        let service = ms_to_ns(p.service_ms).unwrap();
+        let ia = p.interarrival_ms.ns();
+        let off = p.client_offset_ms.ns();
+        let service = p.service_ms.ns();
         let mut waits = Vec::new();
         let (mut first, mut last) = (u64::MAX, 0);
         let mut max_queue = 0;
@@ -557,9 +556,9 @@ mod tests {
             let p = Params {
                 clients,
                 requests_per_client,
-                interarrival_ms: interarrival_us as f64 / 1000.0,
-                client_offset_ms: offset_us as f64 / 1000.0,
-                service_ms: service_us as f64 / 1000.0,
+                interarrival_ms: Millis::lit(interarrival_us as f64 / 1000.0),
+                client_offset_ms: Millis::lit(offset_us as f64 / 1000.0),
+                service_ms: Millis::lit(service_us as f64 / 1000.0),
                 instances,
                 ..Params::default()
             };
@@ -591,8 +590,8 @@ mod tests {
             let p = Params {
                 clients,
                 requests_per_client,
-                interarrival_ms,
-                service_ms,
+                interarrival_ms: Millis::lit(interarrival_ms),
+                service_ms: Millis::lit(service_ms),
                 instances,
                 arrivals: Arrivals::Poisson,
                 service: Service::Exponential,
