@@ -45,7 +45,7 @@ pub struct RunArgs {
     /// Config files.
     #[arg(required = true, value_name = "CONFIG")]
     pub configs: Vec<String>,
-    /// Output directory; each config writes into DIR/<file stem>/.
+    /// Output directory; each config writes into DIR/STEM/ (STEM: the config's file stem).
     #[arg(long, default_value = "reports", value_name = "DIR")]
     pub out: PathBuf,
     /// Print nothing on stdout.
@@ -93,7 +93,7 @@ pub struct MergeArgs {
     /// Where the merged outputs go (written directly into it).
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
-    /// The shard output folders (DIR/<stem>/ of each `run --shard`).
+    /// The shard output folders (DIR/STEM/ of each `run --shard`).
     #[arg(required = true, value_name = "SHARD_DIR")]
     pub shards: Vec<PathBuf>,
 }
@@ -104,8 +104,12 @@ pub struct ModelsArgs {
     /// A model's name: show its parameters and metrics.
     pub model: Option<String>,
     /// Print a commented starter config with every parameter at its default.
-    #[arg(long, requires = "model")]
+    #[arg(long, requires = "model", conflicts_with = "markdown")]
     pub config: bool,
+    /// Print the model reference (every model, or the one named) as Markdown, as
+    /// docs/models.md holds it.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {

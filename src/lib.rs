@@ -2,7 +2,7 @@
 //!
 //! Loads configs, expands sweeps, runs every point (in parallel, deterministically), checks
 //! claims and writes CSV, Markdown and charts, for whatever models a
-//! [`Registry`](coordsim_model::Registry) holds. It names no model: models come from
+//! [`coordsim_model::Registry`] holds. It names no model: models come from
 //! `coordsim-models` (the built-in eight), from any other crate, or both:
 //!
 //! ```no_run

@@ -772,3 +772,29 @@ mod custom_models {
         }
     }
 }
+
+/// `docs/models.md` is what `coordsim models --markdown` generates from the declarations.
+#[test]
+fn the_model_reference_is_not_stale() {
+    let out = coordsim(&["models", "--markdown"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fresh = stdout(&out);
+    let committed = String::from_utf8(read(root().join("docs/models.md"))).unwrap();
+    if fresh != committed {
+        let (line, (want, got)) = fresh
+            .lines()
+            .chain(std::iter::repeat(""))
+            .zip(committed.lines().chain(std::iter::repeat("")))
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .expect("the texts differ somewhere");
+        panic!(
+            "docs/models.md is stale at line {}:\n- {got}\n+ {want}\nfix: cargo run -- models --markdown > docs/models.md",
+            line + 1
+        );
+    }
+    // Every model is in it, with its parameters.
+    for name in ["single_writer_queue", "lock_queue", "idempotency"] {
+        assert!(committed.contains(&format!("\n## {name}\n")), "{name}");
+    }
+}

@@ -2,7 +2,7 @@
 //! model API of `coordsim-model` like any model outside this crate.
 //!
 //! [`registry`] gives all of them, in the order `coordsim models` lists them. Adding a model
-//! here is one new file (the module) and one line in the [`models!`] list below.
+//! here is one new file (the module) and one line in the `models!` list below.
 #![warn(missing_docs)]
 
 #[macro_use]

@@ -1,5 +1,5 @@
 //! Phase two: charts, parsed against the plan. A config's `[[chart]]` tables and a model's
-//! default charts are read into one [`Draft`] and pass the same checks, so a misspelt column
+//! default charts are read into one draft and pass the same checks, so a misspelt column
 //! in either is an error (at the key, or naming the model's default chart), never an empty
 //! chart.
 

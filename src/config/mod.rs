@@ -8,7 +8,7 @@
 //!    column, a parameter or an entity the plan has.
 //!
 //! Every error names the file, line and column (an unknown key at the key, a bad value at the
-//! value) and what would be valid ([`read`]). Nothing here panics on any input.
+//! value) and what would be valid. Nothing here panics on any input.
 
 pub mod charts;
 pub mod claims;
