@@ -798,3 +798,44 @@ fn the_model_reference_is_not_stale() {
         assert!(committed.contains(&format!("\n## {name}\n")), "{name}");
     }
 }
+
+/// Every relative link in the README and the docs points at a file of the repository (a
+/// user has the clone, nothing beside it).
+#[test]
+fn documentation_links_resolve_in_a_clone() {
+    let mut pages = vec![
+        root().join("README.md"),
+        root().join("examples/custom-model/README.md"),
+    ];
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut links = 0;
+    for page in pages {
+        let text = String::from_utf8(read(&page)).unwrap();
+        assert!(
+            !text.contains("../shared"),
+            "{}: names ../shared",
+            page.display()
+        );
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let target = &rest[..rest.find(')').unwrap_or(rest.len())];
+            let target = target.split('#').next().unwrap_or("");
+            if target.is_empty() || target.contains("://") {
+                continue;
+            }
+            let path = page.parent().unwrap().join(target);
+            assert!(
+                path.exists(),
+                "{}: link to {target} does not resolve",
+                page.display()
+            );
+            links += 1;
+        }
+    }
+    assert!(links >= 5, "only {links} links checked");
+}
