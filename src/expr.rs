@@ -1,4 +1,4 @@
-//! Claim expressions: numbers, `+ - * /`, parentheses and names, e.g. `"6 * hold_ms"`.
+//! Claim expressions: numbers, `+ - * /`, parentheses and names, e.g. `"6 * x_ms"`.
 
 use std::fmt;
 
@@ -222,8 +222,8 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
 mod tests {
     use super::*;
 
-    /// Variables by index: `hold_ms` = 50, `empty` = an empty cell.
-    const NAMES: [&str; 2] = ["hold_ms", "empty"];
+    /// Variables by index: `x_ms` = 50, `empty` = an empty cell.
+    const NAMES: [&str; 2] = ["x_ms", "empty"];
 
     fn eval(text: &str) -> Option<f64> {
         let resolve = |name: &str| {
@@ -248,8 +248,8 @@ mod tests {
 
     #[test]
     fn names_are_variables() {
-        // 4 appliers: N(N−1)/2 × hold = 6 × 50 = 300.
-        assert_eq!(eval("4 * (4 - 1) / 2 * hold_ms"), Some(300.0));
+        // N(N−1)/2 × step for N = 4: 6 × 50 = 300.
+        assert_eq!(eval("4 * (4 - 1) / 2 * x_ms"), Some(300.0));
         assert_eq!(eval("empty + 1"), None);
     }
 

@@ -4,9 +4,9 @@
 //! **Column names are unique by construction.** The lead columns (`point`, the swept
 //! parameters in declared order, `replication`, `seed`, and for entity rows `entity`) come
 //! first, then the model's columns. The registry refuses a model column named like a lead
-//! column; a swept parameter whose name is also one of the model's columns in that file (say,
-//! `hold_ms`, swept, and each applier's `hold_ms` entity column) is written once: the model's
-//! column stays, the parameter's lead column is left out of that file (its value is in
+//! column; a swept parameter whose name is also one of the model's columns in that file (a
+//! per-entity parameter swept, and the same name as an entity column) is written once: the
+//! model's column stays, the parameter's lead column is left out of that file (its value is in
 //! `results.csv`, or given by `point`).
 //!
 //! A cell's text is written by `Display` and read back by [`Cell::parse`] exactly (floats in

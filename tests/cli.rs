@@ -839,3 +839,37 @@ fn documentation_links_resolve_in_a_clone() {
     }
     assert!(links >= 5, "only {links} links checked");
 }
+
+/// The front end names no model: no model's name, and none of its parameter, column or
+/// timeline-kind identifiers (the names with a `_`, which no English word has), appears in
+/// `src/`.
+#[test]
+fn the_front_end_names_no_model() {
+    let registry = coordsim_models::registry();
+    let mut names: Vec<&str> = Vec::new();
+    for m in registry.models() {
+        names.push(m.name());
+        names.extend(m.params().iter().map(|p| p.key));
+        names.extend(m.metrics().iter().map(|c| c.name));
+        names.extend(m.entity_columns().iter().map(|c| c.name));
+        if let Some(style) = m.timeline() {
+            names.extend(style.spans.iter().map(|s| s.name));
+            names.extend(style.marks.iter().map(|k| k.name));
+        }
+    }
+    names.retain(|n| n.contains('_'));
+    assert!(names.len() > 100, "{names:?}");
+    let word_at = |text: &str, i: usize, len: usize| {
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(text[..i].chars().next_back()) && !ident(text[i + len..].chars().next())
+    };
+    for file in list_files(&root().join("src")) {
+        let text = String::from_utf8(read(root().join("src").join(&file))).unwrap();
+        for name in &names {
+            let found = text
+                .match_indices(name)
+                .any(|(i, _)| word_at(&text, i, name.len()));
+            assert!(!found, "src/{file} names `{name}`, a model's");
+        }
+    }
+}

@@ -25,7 +25,7 @@ pub enum Expect {
     Number(f64),
     /// An expression over the row, with its text.
     Expr(String, Expr<Var>),
-    /// Exactly this text (a claim on a text column, such as an outcome).
+    /// Exactly this text (a claim on a text column).
     Text(String),
 }
 
@@ -95,7 +95,7 @@ impl Loader<'_> {
             return Err(self.err(&span, "a [[claim]] needs `metric`"));
         };
         let metric = self.string(metric_value, "metric")?;
-        // A text column (an outcome, a status) is claimed by exact text, not a number.
+        // A text column is claimed by exact text, not a number.
         let text_target = plan.text_column(&metric, entity.is_some());
         let target = match text_target {
             Some(var) => var,

@@ -265,8 +265,8 @@ impl ChartData {
         };
 
         // A swept parameter splits the rows into series only when it is not already told
-        // apart by x: two rows with one x but different values of it (sweeping `clients` with
-        // x = offered rate draws one line; adding `service_ms` draws one line per service time).
+        // apart by x: two rows with one x but different values of it (sweeping a load with x =
+        // the rate it offers draws one line; adding a second axis draws one line per value).
         let row_coords: Vec<Vec<usize>> = rows.iter().map(|r| coords_of(r)).collect();
         let group_axes: Vec<usize> = config
             .axes

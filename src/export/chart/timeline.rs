@@ -42,7 +42,7 @@ where
     let last = times().fold(0.0f64, f64::max);
     let first = times().fold(f64::INFINITY, f64::min).min(last);
     let span = (last - first).max(1.0);
-    // Past the last event: where a span that never ends (a crashed holder's lock) runs on.
+    // Past the last event: where a span that never ends (a resource never released) runs on.
     let right = last + span * 0.08;
     let mut chart = frame(
         area,
