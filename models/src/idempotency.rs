@@ -2,6 +2,8 @@
 //! and insert are not; a unique constraint, a derived counter, an idempotency key stored with
 //! its response, or a consumer that records message ids make the repeats harmless.
 
+use std::collections::{HashMap, HashSet};
+
 use sim_core::{EventQueue, Handler, SimError, chance, run, stream};
 
 use coordsim_model::{ParamError, probability};
@@ -190,8 +192,9 @@ struct Sim {
     /// Loan rows: (book, member, key) for the forms that insert.
     loan_rows: u64,
     unique_row: bool,
-    keys: Vec<(String, &'static str, Option<u64>)>,
-    seen_ids: Vec<String>,
+    /// Stored idempotency keys: the response and loan each one got (looked up, never scanned).
+    keys: HashMap<String, (&'static str, Option<u64>)>,
+    seen_ids: HashSet<String>,
     rows: Vec<(String, CallRow)>,
 }
 
@@ -234,8 +237,8 @@ impl Sim {
             counter: p.initial_counter,
             loan_rows: 0,
             unique_row: false,
-            keys: Vec::new(),
-            seen_ids: Vec::new(),
+            keys: HashMap::new(),
+            seen_ids: HashSet::new(),
             rows: Vec::new(),
         }
     }
@@ -257,7 +260,7 @@ impl Sim {
         match self.form {
             Form::Assign => {
                 // Matched rows count even when the value does not change.
-                if let Some(b) = self.world.books.iter_mut().find(|b| b.id == book) {
+                if let Some(b) = self.world.book_mut(book) {
                     row.new_effect = b.status != Status::Loan;
                     b.status = Status::Loan;
                     row.changes = 1;
@@ -291,7 +294,7 @@ impl Sim {
                 }
             }
             Form::IdempotencyKey => {
-                if let Some((_, response, loan)) = self.keys.iter().find(|(k, _, _)| *k == key) {
+                if let Some((response, loan)) = self.keys.get(&key) {
                     // Seen: replay the stored response; the transaction rolls back.
                     row.response = response.to_string();
                     row.loan_id = *loan;
@@ -308,16 +311,15 @@ impl Sim {
                         Err(_) => ("rejected", None),
                     };
                     row.changes += 1; // the key row
-                    self.keys.push((key, response, loan));
+                    self.keys.insert(key, (response, loan));
                     row.response = response.to_string();
                     row.loan_id = loan;
                 }
                 row.value = Some(self.loan_rows);
             }
             Form::Consumer => {
-                if !self.seen_ids.contains(&key) {
+                if self.seen_ids.insert(key) {
                     // The id and the effect commit together; no limit check.
-                    self.seen_ids.push(key);
                     let _ = self.world.add_loan_unchecked(CONSUMER_MEMBER);
                     row.changes = 2;
                     row.new_effect = true;

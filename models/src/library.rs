@@ -1,6 +1,8 @@
 //! The library world of lessons 002 and 004: a catalog of books and a membership service with
 //! no shared transaction. Each call commits on its own.
 
+use std::collections::HashMap;
+
 use coordsim_model::Value;
 use coordsim_model::{Kind, ListItem, field, table_fields};
 
@@ -193,41 +195,72 @@ impl CallError {
     }
 }
 
-/// The two services' data.
+/// The two services' data, indexed by id: every call is a lookup, never a scan, so a run
+/// costs in proportion to its calls however many books and members there are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct World {
-    /// The catalog.
-    pub books: Vec<Book>,
-    /// The membership records.
-    pub members: Vec<Member>,
+    books: Vec<Book>,
+    members: Vec<Member>,
+    /// Position of each book id (the first book with an id, as a scan would find it).
+    book_at: HashMap<u64, usize>,
+    member_at: HashMap<u64, usize>,
 }
 
 impl World {
     /// A world with these books and members.
     pub fn new(books: &[Book], members: &[Member]) -> Self {
-        World {
-            books: books.to_vec(),
-            members: members.to_vec(),
-        }
+        let mut world = World {
+            books: Vec::with_capacity(books.len()),
+            members: Vec::with_capacity(members.len()),
+            book_at: HashMap::with_capacity(books.len()),
+            member_at: HashMap::with_capacity(members.len()),
+        };
+        books.iter().for_each(|b| world.add_book(*b));
+        members.iter().for_each(|m| world.add_member(*m));
+        world
+    }
+
+    /// Adds a book (a second book with a taken id is kept but never found).
+    pub fn add_book(&mut self, book: Book) {
+        self.book_at.entry(book.id).or_insert(self.books.len());
+        self.books.push(book);
+    }
+
+    /// Adds a member (likewise).
+    pub fn add_member(&mut self, member: Member) {
+        self.member_at
+            .entry(member.id)
+            .or_insert(self.members.len());
+        self.members.push(member);
     }
 
     /// A book by id.
     pub fn book(&self, id: u64) -> Option<&Book> {
-        self.books.iter().find(|b| b.id == id)
+        self.book_at.get(&id).map(|&i| &self.books[i])
+    }
+
+    /// A book by id, to change.
+    pub fn book_mut(&mut self, id: u64) -> Option<&mut Book> {
+        self.book_at.get(&id).map(|&i| &mut self.books[i])
     }
 
     /// A member by id.
     pub fn member(&self, id: u64) -> Option<&Member> {
-        self.members.iter().find(|m| m.id == id)
+        self.member_at.get(&id).map(|&i| &self.members[i])
+    }
+
+    /// Every member, in the order they were added.
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    fn member_mut(&mut self, id: u64) -> Option<&mut Member> {
+        self.member_at.get(&id).map(|&i| &mut self.members[i])
     }
 
     /// *mark loaned*: fails unless the book exists and is on the shelf.
     pub fn mark_loaned(&mut self, id: u64) -> Result<(), CallError> {
-        let book = self
-            .books
-            .iter_mut()
-            .find(|b| b.id == id)
-            .ok_or(CallError::NoSuchBook)?;
+        let book = self.book_mut(id).ok_or(CallError::NoSuchBook)?;
         if book.status != Status::Shelf {
             return Err(CallError::NotOnShelf);
         }
@@ -241,7 +274,7 @@ impl World {
         if unreachable {
             return Err(CallError::CatalogUnreachable);
         }
-        if let Some(book) = self.books.iter_mut().find(|b| b.id == id) {
+        if let Some(book) = self.book_mut(id) {
             book.status = Status::Shelf;
         }
         Ok(())
@@ -249,11 +282,7 @@ impl World {
 
     /// *add loan*: fails unless the member exists and `open < limit`; else `open += 1`.
     pub fn add_loan(&mut self, id: u64) -> Result<(), CallError> {
-        let member = self
-            .members
-            .iter_mut()
-            .find(|m| m.id == id)
-            .ok_or(CallError::NoSuchMember)?;
+        let member = self.member_mut(id).ok_or(CallError::NoSuchMember)?;
         if member.open >= member.limit {
             return Err(CallError::LimitReached);
         }
@@ -263,11 +292,7 @@ impl World {
 
     /// `open += 1` with no limit check (a consumer that applies an effect it was told about).
     pub fn add_loan_unchecked(&mut self, id: u64) -> Result<(), CallError> {
-        let member = self
-            .members
-            .iter_mut()
-            .find(|m| m.id == id)
-            .ok_or(CallError::NoSuchMember)?;
+        let member = self.member_mut(id).ok_or(CallError::NoSuchMember)?;
         member.open += 1;
         Ok(())
     }

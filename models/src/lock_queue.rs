@@ -3,7 +3,7 @@
 //! record back with serial + 1. Without a lock the last writer wins; a polled lock queues the
 //! appliers; a lock left by a crashed holder stops everyone; local records split the truth.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
@@ -147,8 +147,9 @@ columns! {
 /// The model.
 pub struct LockQueue;
 
-/// Most appliers in one run (records are copied whole on every read).
-const MAX_APPLIERS: u64 = 1000;
+/// Most appliers in one run: each applier's writes have their own event class (the engine
+/// has about 16.7 million), and each costs about 200 bytes of state plus its entity row.
+const MAX_APPLIERS: u64 = 10_000_000;
 
 /// The default name of applier `i`: a, b, …, z, aa, ab, …
 pub fn default_name(mut i: usize) -> String {
@@ -225,8 +226,9 @@ impl Model for LockQueue {
                 ),
             ));
         }
-        for (i, name) in p.names.iter().enumerate() {
-            if name.is_empty() || p.names[..i].contains(name) {
+        let mut seen = HashSet::with_capacity(p.names.len());
+        for name in &p.names {
+            if name.is_empty() || !seen.insert(name.as_str()) {
                 return Err(ParamError::new(
                     "names",
                     format!("names must be non-empty and distinct (`{name}`)"),
@@ -250,13 +252,19 @@ impl Model for LockQueue {
             }
         }
         positive_duration("poll_ms", p.poll_ms.ms())?;
-        let names: Vec<String> = (0..n).map(|i| p.name(i)).collect();
-        for c in &p.crash {
-            if !names.contains(c) {
-                return Err(ParamError::new(
-                    "crash",
-                    format!("`{c}` is not an applier; appliers: {}", names.join(", ")),
-                ));
+        if !p.crash.is_empty() {
+            let names: HashSet<String> = (0..n).map(|i| p.name(i)).collect();
+            for c in &p.crash {
+                if !names.contains(c) {
+                    let mut shown: Vec<String> = (0..n.min(20)).map(|i| p.name(i)).collect();
+                    if n > 20 {
+                        shown.push("…".into());
+                    }
+                    return Err(ParamError::new(
+                        "crash",
+                        format!("`{c}` is not an applier; appliers: {}", shown.join(", ")),
+                    ));
+                }
             }
         }
         Ok(())
@@ -305,12 +313,18 @@ enum Event {
     Unlock,
 }
 
-/// A state record: its serial and which appliers' items it holds.
-#[derive(Debug, Clone, PartialEq)]
+/// A state record: its serial and which appliers' items it holds, as a version chain. A write
+/// stores the writer's snapshot plus its own items: version `v` is `(parent, applier)` in
+/// `Sim::versions`, and the record (or a snapshot of it) is just the head version. Reading
+/// copies two numbers, so a run costs in proportion to its events, not appliers × reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Record {
     serial: u64,
-    has: Vec<bool>,
+    /// The last version written, or `NO_VERSION` for an empty record.
+    head: u32,
 }
+
+const NO_VERSION: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
 struct LockRecord {
@@ -356,6 +370,8 @@ struct Sim {
     read_before_lock: bool,
     appliers: Vec<Applier>,
     records: Vec<Record>,
+    /// Every write: (the version it extends, the writer).
+    versions: Vec<(u32, u32)>,
     locks: Vec<Option<LockRecord>>,
     /// Per record: appliers that believe they hold its lock (crashed ones stay).
     holders: Vec<Vec<u32>>,
@@ -369,6 +385,7 @@ struct Sim {
 
 impl Sim {
     fn new(p: &Params) -> Self {
+        let crash: HashSet<&str> = p.crash.iter().map(String::as_str).collect();
         let n = p.appliers as usize;
         let local = p.state == State::Local;
         let files = if local { n } else { 1 };
@@ -393,13 +410,13 @@ impl Sim {
                     start: p.start_ms.get(i).ns(),
                     hold: p.hold_ms.get(i).ns(),
                     items: p.items.get(i),
-                    crashes: p.crash.contains(&p.name(i)),
+                    crashes: !crash.is_empty() && crash.contains(p.name(i).as_str()),
                     rounds: 0,
                     acquired_at: None,
                     token: 0,
                     snapshot: Record {
                         serial: 0,
-                        has: vec![false; n],
+                        head: NO_VERSION,
                     },
                     has_read: false,
                     outcome: Outcome::Pending,
@@ -410,10 +427,11 @@ impl Sim {
             records: vec![
                 Record {
                     serial: 1,
-                    has: vec![false; n]
+                    head: NO_VERSION,
                 };
                 files
             ],
+            versions: Vec::with_capacity(n),
             locks,
             holders: vec![Vec::new(); files],
             max_holders: 0,
@@ -431,9 +449,8 @@ impl Sim {
 
     fn read(&mut self, a: u32) {
         let f = self.file(a);
-        let (record, applier) = (&self.records[f], &mut self.appliers[a as usize]);
-        applier.snapshot.serial = record.serial;
-        applier.snapshot.has.copy_from_slice(&record.has);
+        let applier = &mut self.appliers[a as usize];
+        applier.snapshot = self.records[f];
         applier.has_read = true;
     }
 
@@ -513,10 +530,12 @@ impl Sim {
             return;
         }
         // Every writer has read (at its start or at acquisition) before it writes.
-        let record = &mut self.records[f];
-        record.serial = ap.snapshot.serial + 1;
-        record.has.copy_from_slice(&ap.snapshot.has);
-        record.has[a as usize] = true;
+        let head = self.versions.len() as u32;
+        self.versions.push((ap.snapshot.head, a));
+        self.records[f] = Record {
+            serial: ap.snapshot.serial + 1,
+            head,
+        };
         self.accepted[f] = self.accepted[f].max(ap.token);
         self.finish(a, Outcome::Applied, now, true);
     }
@@ -555,17 +574,27 @@ impl Sim {
             .collect();
         let items_created: u64 =
             applied.iter().map(|&i| self.appliers[i].items).sum::<u64>() + crashed * p.crash_items;
-        let items_in = |r: &Record| -> u64 {
-            (0..n)
-                .filter(|&i| r.has[i])
-                .map(|i| self.appliers[i].items)
-                .sum()
-        };
-        let first = &self.records[0];
-        let items_recorded = items_in(first);
+        // Walk each record's chain once. An applier writes only its own record (one record,
+        // or its own when local), so it is held by at most one record: `held_by`.
+        let mut held_by: Vec<Option<usize>> = vec![None; n];
+        let mut record_items = vec![0u64; self.records.len()];
+        let mut record_writers = vec![0usize; self.records.len()];
+        for (r, record) in self.records.iter().enumerate() {
+            let mut v = record.head;
+            while v != NO_VERSION {
+                let (parent, a) = self.versions[v as usize];
+                held_by[a as usize] = Some(r);
+                record_items[r] += self.appliers[a as usize].items;
+                record_writers[r] += 1;
+                v = parent;
+            }
+        }
+        let items_recorded = record_items[0];
         let lost_writes = applied
             .iter()
-            .filter(|&&i| self.appliers[i].items > 0 && !self.records[self.file(i as u32)].has[i])
+            .filter(|&&i| {
+                self.appliers[i].items > 0 && held_by[i] != Some(self.file(i as u32))
+            })
             .count() as u64;
         let acquired: Vec<&Applier> = self
             .appliers
@@ -581,23 +610,23 @@ impl Sim {
         let waits: Vec<Nanos> = acquired.iter().map(|a| wait_of(a)).collect();
         let has_waits = self.mode != Lock::None && !waits.is_empty();
         let earliest = self.appliers.iter().map(|a| a.start).min().unwrap_or(0);
-        let coverage: Vec<f64> = self
-            .records
+        let coverage: Vec<f64> = record_items
             .iter()
-            .map(|r| {
+            .map(|&items| {
                 if items_created == 0 {
                     0.0
                 } else {
-                    100.0 * items_in(r) as f64 / items_created as f64
+                    100.0 * items as f64 / items_created as f64
                 }
             })
             .collect();
-        let knows_all =
-            |r: &Record| applied.iter().all(|&i| r.has[i]) && crashed * p.crash_items == 0;
+        // Every writer in a chain applied, and each appears once: a record knows every
+        // applied item when it holds as many writers as applied.
+        let knows_all = |r: usize| record_writers[r] == applied.len() && crashed * p.crash_items == 0;
         // Items applied but missing from the first record, that another record does hold.
         let false_untracked: u64 = applied
             .iter()
-            .filter(|&&i| !first.has[i] && self.records[1..].iter().any(|r| r.has[i]))
+            .filter(|&&i| held_by[i].is_some_and(|r| r >= 1))
             .map(|&i| self.appliers[i].items)
             .sum();
         let metrics = Metrics {
@@ -605,7 +634,7 @@ impl Sim {
             items_created,
             items_recorded,
             untracked: items_created.saturating_sub(items_recorded),
-            serial_final: first.serial,
+            serial_final: self.records[0].serial,
             lost_writes,
             gave_up: self
                 .appliers
@@ -628,7 +657,7 @@ impl Sim {
                 .then(|| coverage.iter().copied().fold(f64::INFINITY, f64::min)),
             coverage_max_pct: (items_created > 0)
                 .then(|| coverage.iter().copied().fold(f64::NEG_INFINITY, f64::max)),
-            files_knowing_all: self.records.iter().filter(|r| knows_all(r)).count() as u64,
+            files_knowing_all: (0..self.records.len()).filter(|&r| knows_all(r)).count() as u64,
             false_untracked,
         };
         let entities = self

@@ -3,6 +3,8 @@
 //! delivering and marking delivers again: at-least-once delivery, duplicated effects unless the
 //! consumer deduplicates by message id.
 
+use std::collections::BTreeSet;
+
 use sim_core::{EventQueue, Handler, Nanos, SimError, chance, run, stream};
 
 use coordsim_model::{Millis, ListItem, Kind, ParamError, field, table_fields};
@@ -200,8 +202,8 @@ enum Event {
     Write { i: usize },
     /// Relay run k starts: it takes the pending rows in id order.
     RelayStart { k: u64 },
-    /// Relay run k delivers the row at position `pos` of its batch.
-    Deliver { k: u64, pos: usize },
+    /// Relay run k delivers row `m`, the `pos`-th (0-based) of its run.
+    Deliver { k: u64, m: usize, pos: u64 },
 }
 
 struct Message {
@@ -222,7 +224,10 @@ struct Sim {
     crash_probability: f64,
     crash_rng: sim_core::Stream,
     restart: Nanos,
-    batch: Vec<usize>,
+    /// Rows not yet marked sent, in id order. A run walks it from the front: rows only leave
+    /// it (marked by the run at them), so the walk sees exactly the rows pending at the run's
+    /// start, and a run costs the rows it reaches, not all pending rows.
+    pending: BTreeSet<usize>,
     runs_made: u64,
 }
 
@@ -231,14 +236,14 @@ impl Sim {
         let mut world = World::new(&p.books, &p.members);
         let random = p.random_loans > 0 || p.crash_probability > 0.0;
         let loans = if p.random_loans > 0 {
-            world.members.push(Member {
+            world.add_member(Member {
                 id: FRESH_ID,
                 open: 0,
                 limit: u64::MAX,
             });
             (0..p.random_loans)
                 .map(|i| {
-                    world.books.push(Book {
+                    world.add_book(Book {
                         id: FRESH_ID + i,
                         status: Status::Shelf,
                     });
@@ -260,19 +265,15 @@ impl Sim {
             crash_probability: p.crash_probability,
             crash_rng: stream(seed, "outbox/relay-crash"),
             restart: p.restart_ms.ns(),
-            batch: Vec::with_capacity(n),
+            pending: BTreeSet::new(),
             runs_made: 0,
         }
-    }
-
-    fn pending(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.messages.len()).filter(|&m| !self.messages[m].sent)
     }
 
     /// Whether relay run k happens at all.
     fn has_run(&self, k: u64) -> bool {
         if self.random {
-            self.pending().next().is_some()
+            !self.pending.is_empty()
         } else {
             (k as usize) < self.scripted.len()
         }
@@ -309,14 +310,14 @@ impl Sim {
                 .iter()
                 .map(|m| m.effects.saturating_sub(1))
                 .sum(),
-            outbox_pending: self.messages.iter().filter(|m| !m.sent).count() as u64,
+            outbox_pending: self.pending.len() as u64,
             lost_messages: self.messages.iter().filter(|m| m.effects == 0).count() as u64,
             relay_runs_made: self.runs_made,
         };
         // Members first (the lesson's world, then any fresh one), then messages.
         let mut entities: Vec<(String, Row)> = self
             .world
-            .members
+            .members()
             .iter()
             .map(|m| {
                 (
@@ -363,6 +364,7 @@ impl Handler<Event> for Sim {
                         effects: 0,
                     });
                     self.seen.push(false);
+                    self.pending.insert(self.messages.len() - 1);
                 }
                 if i + 1 < self.loans.len() {
                     queue.schedule_in(0, 0, Event::Write { i: i + 1 });
@@ -372,18 +374,12 @@ impl Handler<Event> for Sim {
             }
             Event::RelayStart { k } => {
                 self.runs_made += 1;
-                // Reuses the batch buffer: no allocation per run.
-                let mut batch = std::mem::take(&mut self.batch);
-                batch.clear();
-                batch.extend(self.pending());
-                self.batch = batch;
-                if self.batch.is_empty() {
+                let Some(&m) = self.pending.first() else {
                     return self.next_run(k, queue);
-                }
-                queue.schedule_in(0, 0, Event::Deliver { k, pos: 0 });
+                };
+                queue.schedule_in(0, 0, Event::Deliver { k, m, pos: 0 });
             }
-            Event::Deliver { k, pos } => {
-                let m = self.batch[pos];
+            Event::Deliver { k, m, pos } => {
                 let member = self.messages[m].member;
                 let duplicate = self.consumer == Consumer::Dedup && self.seen[m];
                 if !duplicate {
@@ -399,17 +395,25 @@ impl Handler<Event> for Sim {
                 let crashes = if self.random {
                     chance(&mut self.crash_rng, self.crash_probability)
                 } else {
-                    self.scripted[k as usize].crash_after == Some(pos as u64 + 1)
+                    self.scripted[k as usize].crash_after == Some(pos + 1)
                 };
                 if crashes {
                     // Dies after delivering, before marking the row sent.
                     return self.next_run(k, queue);
                 }
                 self.messages[m].sent = true;
-                if pos + 1 < self.batch.len() {
-                    queue.schedule_in(0, 0, Event::Deliver { k, pos: pos + 1 });
-                } else {
-                    return self.next_run(k, queue);
+                self.pending.remove(&m);
+                match self.pending.range(m + 1..).next() {
+                    Some(&next) => queue.schedule_in(
+                        0,
+                        0,
+                        Event::Deliver {
+                            k,
+                            m: next,
+                            pos: pos + 1,
+                        },
+                    ),
+                    None => return self.next_run(k, queue),
                 }
             }
         }

@@ -189,11 +189,11 @@ impl Sim {
             (0..p.random_requests)
                 .map(|i| {
                     let id = FRESH_ID + i;
-                    world.books.push(Book {
+                    world.add_book(Book {
                         id,
                         status: Status::Shelf,
                     });
-                    world.members.push(Member {
+                    world.add_member(Member {
                         id,
                         open: 0,
                         limit: 1,

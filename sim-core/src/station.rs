@@ -34,8 +34,15 @@ pub struct Stations {
 }
 
 impl Stations {
-    /// `n` idle stations, each with room for `capacity` waiting requests before it allocates.
+    /// Room a station reserves up front at most: a longer queue grows by doubling (a few
+    /// allocations in a whole run, never one per event), so memory follows the longest queue,
+    /// not the number of requests.
+    pub const MAX_RESERVED: usize = 1024;
+
+    /// `n` idle stations, each with room for `capacity` waiting requests (at most
+    /// [`Stations::MAX_RESERVED`]) before it allocates.
     pub fn new(n: usize, capacity: usize) -> Self {
+        let capacity = capacity.min(Self::MAX_RESERVED);
         Stations {
             stations: (0..n)
                 .map(|_| Station {
