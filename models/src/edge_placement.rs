@@ -423,7 +423,6 @@ impl Sim {
 impl Handler<Event> for Sim {
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let now = queue.now();
-        self.stations.advance(now);
         match event {
             Event::Arrival { edge } => {
                 let object = self.object(edge);
@@ -451,7 +450,7 @@ impl Handler<Event> for Sim {
                 let response = (now - done.arrived) + edge.rtt;
                 edge.responses.record(response);
                 self.responses.record(response);
-                if self.stations.depart(object).is_some() {
+                if self.stations.depart(object, now).is_some() {
                     self.serve(object, queue);
                 }
             }

@@ -324,7 +324,6 @@ impl Check {
 impl Handler<Event> for Check {
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let now = queue.now();
-        self.stations.advance(now);
         match event {
             Event::Arrival { k } => {
                 if self.stations.arrive(
@@ -341,7 +340,7 @@ impl Handler<Event> for Check {
                 }
             }
             Event::Departure => {
-                if let Some(next) = self.stations.depart(0) {
+                if let Some(next) = self.stations.depart(0, now) {
                     self.serve(next.arrived, queue);
                 }
             }

@@ -189,6 +189,8 @@ fn arrival_class(client: u32) -> Class {
 }
 
 struct Client {
+    /// The instance it sends to (`c mod instances`, computed once).
+    instance: u32,
     sent: u64,
     next_at: Nanos,
     /// Sum of the exponential gaps so far (poisson only), in ms, rounded once per arrival.
@@ -225,6 +227,7 @@ impl Sim {
         Sim {
             clients: (0..p.clients)
                 .map(|c| Client {
+                    instance: (c % p.instances) as u32,
                     sent: 0,
                     next_at: 0,
                     elapsed_ms: 0.0,
@@ -319,11 +322,10 @@ impl Handler<Event> for Sim {
     #[inline]
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let now = queue.now();
-        self.stations.advance(now);
         match event {
             Event::Arrival { client } => {
                 self.first_arrival.get_or_insert(now);
-                let instance = client as usize % self.instances.len();
+                let instance = self.clients[client as usize].instance as usize;
                 let request = Waiting {
                     arrived: now,
                     tag: client,
@@ -341,7 +343,7 @@ impl Handler<Event> for Sim {
             Event::Departure { instance } => {
                 let instance = instance as usize;
                 self.last_departure = now;
-                if let Some(next) = self.stations.depart(instance) {
+                if let Some(next) = self.stations.depart(instance, now) {
                     self.start_service(instance, next.arrived, queue);
                 }
             }

@@ -227,22 +227,27 @@ pub struct RunSummary {
     pub end_time: Nanos,
 }
 
-/// Why the loop may not run the next event due at `next_time`, if it may not.
-#[inline]
-fn stop_before<E>(queue: &EventQueue<E>, next_time: Nanos, events: u64) -> Option<SimError> {
+/// Why the loop may not run the next event due at `next_time` (the loop calls this only
+/// when one of the limits or a scheduling error says so: off the hot path).
+#[cold]
+#[inline(never)]
+fn stop_reason<E>(queue: &EventQueue<E>, next_time: Nanos, events: u64) -> SimError {
     let limits = queue.limits;
     if next_time > limits.max_time {
-        return Some(SimError::TimeLimit {
+        return SimError::TimeLimit {
             limit_ms: crate::ns_to_ms(limits.max_time),
             at_ms: crate::ns_to_ms(next_time),
-        });
+        };
     }
     if events == limits.max_events {
-        return Some(SimError::EventLimit {
+        return SimError::EventLimit {
             limit: limits.max_events,
-        });
+        };
     }
-    queue.bad.clone()
+    queue
+        .bad
+        .clone()
+        .unwrap_or(SimError::Model("the run stopped".into()))
 }
 
 /// Runs the next event: `Ok(false)` when none is pending (or the next is after `until`).
@@ -260,8 +265,9 @@ fn step_inner<E: Copy, H: Handler<E>>(
     if time > until {
         return Ok(false);
     }
-    if let Some(e) = stop_before(queue, time, *events) {
-        return Err(e);
+    if time > queue.limits.max_time || *events == queue.limits.max_events || queue.bad.is_some()
+    {
+        return Err(stop_reason(queue, time, *events));
     }
     // Take the next event but leave its entry at the top for the first event the
     // handler schedules (see `top_taken`).

@@ -58,7 +58,7 @@
 //!                 }
 //!             }
 //!             Ev::Depart => {
-//!                 if let Some(next) = self.server.depart(0) {
+//!                 if let Some(next) = self.server.depart(0, now) {
 //!                     self.waits.record(now - next.arrived);
 //!                     q.schedule_in(SERVICE, 0, Ev::Depart);
 //!                 }

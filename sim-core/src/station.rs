@@ -22,14 +22,18 @@ struct Station {
     /// The request in service (`None` when idle or held by other work).
     in_service: Option<Waiting>,
     waiting: VecDeque<Waiting>,
-    touched: bool,
+    /// The last instant at which this station changed (`Nanos::MAX`: never).
+    changed_at: Nanos,
 }
 
 /// A set of stations with the longest queue seen at the end of any instant.
+///
+/// The rule costs one comparison per change: a station's queue length at the end of an
+/// instant at which it changed is its length when it next changes at a later instant (nothing
+/// happens to it in between), or at the end of the run. So each change at a new instant first
+/// counts the length the station has kept since its last change.
 pub struct Stations {
     stations: Vec<Station>,
-    touched: Vec<u32>,
-    instant: Nanos,
     max_queue: usize,
 }
 
@@ -49,39 +53,23 @@ impl Stations {
                     busy: false,
                     in_service: None,
                     waiting: VecDeque::with_capacity(capacity),
-                    touched: false,
+                    changed_at: Nanos::MAX,
                 })
                 .collect(),
-            touched: Vec::with_capacity(n),
-            instant: 0,
             max_queue: 0,
         }
     }
 
-    /// Call before handling each event at `now`: when the clock moved, the previous instant
-    /// is over and its queue lengths count.
+    /// Station `s` changes at `now`: when that is a new instant for it, the length it has
+    /// kept since its last change was an end-of-instant length.
     #[inline]
-    pub fn advance(&mut self, now: Nanos) {
-        if now != self.instant {
-            self.close_instant();
-            self.instant = now;
-        }
-    }
-
-    fn close_instant(&mut self) {
-        for &i in &self.touched {
-            let station = &mut self.stations[i as usize];
-            station.touched = false;
+    fn change(&mut self, s: usize, now: Nanos) -> &mut Station {
+        let station = &mut self.stations[s];
+        if station.changed_at != now {
+            station.changed_at = now;
             self.max_queue = self.max_queue.max(station.waiting.len());
         }
-        self.touched.clear();
-    }
-
-    fn touch(&mut self, s: usize) {
-        if !self.stations[s].touched {
-            self.stations[s].touched = true;
-            self.touched.push(s as u32);
-        }
+        station
     }
 
     /// Marks station `s` busy with work that is not a request (a long job holding it).
@@ -89,12 +77,12 @@ impl Stations {
         self.stations[s].busy = true;
     }
 
-    /// A request arrives at station `s`. Returns true when its service starts now (the
-    /// caller schedules its departure); otherwise it waits.
+    /// A request arrives at station `s` (at `request.arrived`, the current time). Returns
+    /// true when its service starts now (the caller schedules its departure); otherwise it
+    /// waits.
     #[inline]
     pub fn arrive(&mut self, s: usize, request: Waiting) -> bool {
-        self.touch(s);
-        let station = &mut self.stations[s];
+        let station = self.change(s, request.arrived);
         if station.busy {
             station.waiting.push_back(request);
             false
@@ -105,12 +93,11 @@ impl Stations {
         }
     }
 
-    /// The request in service at `s` leaves. Returns the next request to serve (the caller
-    /// schedules its departure), or `None` and the station goes idle.
+    /// The request in service at `s` leaves at `now`. Returns the next request to serve (the
+    /// caller schedules its departure), or `None` and the station goes idle.
     #[inline]
-    pub fn depart(&mut self, s: usize) -> Option<Waiting> {
-        self.touch(s);
-        let station = &mut self.stations[s];
+    pub fn depart(&mut self, s: usize, now: Nanos) -> Option<Waiting> {
+        let station = self.change(s, now);
         let next = station.waiting.pop_front();
         station.busy = next.is_some();
         station.in_service = next;
@@ -125,8 +112,8 @@ impl Stations {
 
     /// Ends the run: the longest queue seen at the end of any instant.
     pub fn max_queue_len(&mut self) -> usize {
-        self.close_instant();
-        self.max_queue
+        let last = self.stations.iter().map(|s| s.waiting.len()).max().unwrap_or(0);
+        self.max_queue.max(last)
     }
 }
 
@@ -141,26 +128,75 @@ mod tests {
     #[test]
     fn queue_length_counts_at_the_end_of_an_instant() {
         let mut s = Stations::new(1, 4);
-        s.advance(0);
         assert!(s.arrive(0, req(0))); // served at once: never counts
         assert_eq!(s.in_service(0), Some(req(0)));
         assert!(!s.arrive(0, req(0)));
         assert!(!s.arrive(0, req(0)));
         // Within the same instant one leaves: the instant ends with 1 waiting, not 2.
-        assert_eq!(s.depart(0), Some(req(0)));
-        s.advance(5);
-        assert_eq!(s.max_queue_len(), 1);
+        assert_eq!(s.depart(0, 0), Some(req(0)));
+        assert!(!s.arrive(0, req(5)));
+        // At 5 it holds 2 until the end: the longest end-of-instant queue is 2.
+        assert_eq!(s.max_queue_len(), 2);
     }
 
     #[test]
     fn a_station_goes_idle_when_nobody_waits() {
         let mut s = Stations::new(2, 0);
-        s.advance(0);
         assert!(s.arrive(1, req(0)));
-        assert_eq!(s.depart(1), None);
+        assert_eq!(s.depart(1, 0), None);
         assert!(s.arrive(1, req(1))); // idle again: starts at once
         s.occupy(0);
         assert!(!s.arrive(0, req(1))); // held by a long job: waits
         assert_eq!(s.max_queue_len(), 1);
+    }
+
+    /// The same rule, written the slow way: after every instant, the length of every station.
+    fn reference_max(script: &[(Nanos, usize, bool)], n: usize) -> usize {
+        let mut lens = vec![0usize; n];
+        let mut busy = vec![false; n];
+        let mut max = 0;
+        for (i, &(t, s, arrive)) in script.iter().enumerate() {
+            if arrive {
+                if busy[s] {
+                    lens[s] += 1;
+                } else {
+                    busy[s] = true;
+                }
+            } else if lens[s] > 0 {
+                lens[s] -= 1;
+            } else {
+                busy[s] = false;
+            }
+            if script.get(i + 1).is_none_or(|next| next.0 != t) {
+                max = max.max(*lens.iter().max().unwrap_or(&0));
+            }
+        }
+        max
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_longest_queue_matches_a_scan_after_every_instant(
+            steps in proptest::collection::vec((0u64..3, 0usize..3, proptest::bool::ANY), 0..60)
+        ) {
+            // Times never go back: each step adds 0, 1 or 2 to the clock.
+            let mut t = 0;
+            let mut script = Vec::new();
+            let mut s = Stations::new(3, 2);
+            let mut in_use = [false; 3];
+            for (dt, station, arrive) in steps {
+                t += dt;
+                // A departure only from a busy station, as the models call it.
+                let arrive = arrive || !in_use[station];
+                if arrive {
+                    s.arrive(station, req(t));
+                    in_use[station] = true;
+                } else {
+                    in_use[station] = s.depart(station, t).is_some();
+                }
+                script.push((t, station, arrive));
+            }
+            proptest::prop_assert_eq!(s.max_queue_len(), reference_max(&script, 3));
+        }
     }
 }

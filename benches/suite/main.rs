@@ -1,0 +1,386 @@
+//! The benchmark suite: `cargo bench --bench suite`.
+//!
+//! 1. Jobs against a minimal reference loop run in the same process (`reference.rs`: a plain
+//!    `BinaryHeap` with the same queue and lock logic): throughput, the ratio to the
+//!    reference, and peak heap memory (a counting allocator), for the queue with 10M
+//!    requests (scheduled and Poisson) and the polled lock queue (1,000 and 10,000 appliers).
+//!    The reference also checks the model: both must report the same waits and attempts.
+//! 2. Large runs of the other models: the shared store with 1M operations, saga and outbox
+//!    with 1M requests.
+//! 3. Scaling: every model at n, 2n, 4n, 8n; each doubling's time ratio (target ≤ 2.3×).
+//! 4. Sweeps: a 1,000-point sweep (runs/s), and a 100-point sweep with 1 and 2 threads (the
+//!    speedup; the outputs must be equal).
+//!
+//! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
+
+mod reference;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use coordsim_model::{Millis, Model, PerEntity, RunContext, Valid};
+use coordsim_models::{
+    edge_placement, idempotency, lock_queue, outbox, saga, scenario_fit, shared_store_rmw,
+    single_writer_queue,
+};
+use sim_core::Limits;
+
+/// Counts heap bytes in use and their peak, so each job reports the memory it needed.
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size > layout.size() {
+                let grown = new_size - layout.size();
+                let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// A job's median time and the peak heap it used (over what was in use before it).
+struct Measured {
+    seconds: f64,
+    peak_bytes: usize,
+}
+
+fn measure<T>(reps: usize, mut job: impl FnMut() -> T) -> (Measured, T) {
+    let mut times = Vec::with_capacity(reps);
+    let mut peak = 0;
+    let mut last = None;
+    for _ in 0..reps {
+        drop(last.take());
+        let base = CURRENT.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let start = Instant::now();
+        let out = black_box(job());
+        times.push(start.elapsed().as_secs_f64());
+        peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
+        last = Some(out);
+    }
+    times.sort_by(f64::total_cmp);
+    let measured = Measured {
+        seconds: times[times.len() / 2],
+        peak_bytes: peak,
+    };
+    (measured, last.expect("at least one repetition"))
+}
+
+fn run<M: Model>(model: &M, params: M::Params, seed: u64) -> coordsim_model::Output<M::Metrics, M::Entity> {
+    let params = Valid::check(model, params).expect("valid parameters");
+    model
+        .run(&params, &RunContext::new(seed, Limits::default()))
+        .expect("the run succeeds")
+}
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "ok" } else { "MISSED" }
+}
+
+/// One job against the reference: prints throughput, ratio and memory.
+fn against_reference(name: &str, work: u64, unit: &str, model: &Measured, reference: &Measured, mem_target: Option<f64>) {
+    let rate = |m: &Measured| work as f64 / m.seconds / 1e6;
+    let ratio = reference.seconds / model.seconds;
+    let mem = model.peak_bytes as f64 / reference.peak_bytes.max(1) as f64;
+    println!(
+        "{name:<44} {:>8.2} M {unit}/s  reference {:>7.2} M/s  ratio {ratio:>5.2} (target ≥ 1.0: {})  peak {:>7.1} MiB vs {:>7.1} MiB ({mem:.2}×{})",
+        rate(model),
+        rate(reference),
+        verdict(ratio >= 1.0),
+        mib(model.peak_bytes),
+        mib(reference.peak_bytes),
+        mem_target.map_or(String::new(), |t| format!(", target ≤ {t}: {}", verdict(mem <= t))),
+    );
+}
+
+/// Requests per client of the queue jobs: 1M (10M in all), or `SUITE_REQUESTS_PER_CLIENT`
+/// (for profiling under callgrind).
+fn per_client() -> u64 {
+    std::env::var("SUITE_REQUESTS_PER_CLIENT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn queue_params(poisson: bool) -> single_writer_queue::Params {
+    use single_writer_queue::{Arrivals, Params, Service};
+    // 10 clients × 1M requests at utilization 0.9 (150 requests/s offered, 166.7 capacity).
+    Params {
+        clients: 10,
+        requests_per_client: per_client(),
+        interarrival_ms: Millis::lit(1000.0 / 15.0),
+        arrivals: if poisson { Arrivals::Poisson } else { Arrivals::Schedule },
+        service: if poisson { Service::Exponential } else { Service::Fixed },
+        ..Params::default()
+    }
+}
+
+fn queue_jobs() {
+    for poisson in [false, true] {
+        let p = queue_params(poisson);
+        let (model, out) = measure(3, || run(&single_writer_queue::SingleWriterQueue, p.clone(), 0));
+        let (reference, want) = measure(3, || {
+            reference::queue(
+                p.clients as u32,
+                p.requests_per_client,
+                p.interarrival_ms.ms(),
+                p.client_offset_ms.ms(),
+                p.service_ms.ms(),
+                poisson,
+                0,
+            )
+        });
+        // The same waits: the same p95 exactly, and the same mean up to its last bit (the
+        // two divide the integer sum in a different order).
+        assert_eq!(out.metrics.p95_wait_ms, want.p95_wait_ms, "the model and the reference disagree");
+        assert!(
+            (out.metrics.mean_wait_ms - want.mean_wait_ms).abs() <= 1e-12 * want.mean_wait_ms,
+            "the model and the reference disagree: {} vs {}",
+            out.metrics.mean_wait_ms,
+            want.mean_wait_ms
+        );
+        let name = if poisson {
+            "queue, 10M requests, Poisson / exponential"
+        } else {
+            "queue, 10M requests, scheduled / fixed"
+        };
+        against_reference(name, 10 * per_client(), "requests", &model, &reference, Some(1.3));
+    }
+}
+
+fn lock_params(appliers: u64, hold_ms: f64, poll_ms: f64) -> lock_queue::Params {
+    lock_queue::Params {
+        appliers,
+        hold_ms: PerEntity::All(Millis::lit(hold_ms)),
+        poll_ms: Millis::lit(poll_ms),
+        give_up_after_ms: Millis::lit(1e9),
+        ..lock_queue::Params::default()
+    }
+}
+
+fn lock_jobs() {
+    // 1,000 appliers × 50 ms polling every 25 ms: about 1M failed attempts; 10,000 × 5 ms
+    // every 25 ms: about 10M.
+    for (appliers, hold, poll) in [(1_000u64, 50.0, 25.0), (10_000, 5.0, 25.0)] {
+        let p = lock_params(appliers, hold, poll);
+        let (model, out) = measure(3, || run(&lock_queue::LockQueue, p.clone(), 0));
+        let (reference, rounds) =
+            measure(3, || reference::polled_lock(appliers as u32, hold, poll));
+        assert_eq!(out.metrics.rounds_total, rounds, "the model and the reference disagree");
+        let events = rounds + 2 * appliers;
+        let name = format!("lock queue, {appliers} appliers × {hold} ms, {rounds} polls");
+        against_reference(&name, events, "events", &model, &reference, None);
+    }
+}
+
+fn large_jobs() {
+    let (m, _) = measure(3, || {
+        run(
+            &shared_store_rmw::SharedStoreRmw,
+            shared_store_rmw::Params {
+                clients: 100,
+                increments_per_client: 10_000,
+                ..shared_store_rmw::Params::default()
+            },
+            0,
+        )
+    });
+    println!("{:<44} {:>8.3} s  ({:.2} M operations/s, peak {:.1} MiB)", "shared store, 1M operations", m.seconds, 1.0 / m.seconds, mib(m.peak_bytes));
+    let (m, _) = measure(3, || {
+        run(
+            &saga::Saga,
+            saga::Params {
+                random_requests: 1_000_000,
+                add_loan_failure_probability: 0.05,
+                compensation_failure_probability: 0.1,
+                ..saga::Params::default()
+            },
+            0,
+        )
+    });
+    println!("{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB)", "saga, 1M requests", m.seconds, 1.0 / m.seconds, mib(m.peak_bytes));
+    let (m, _) = measure(3, || {
+        run(
+            &outbox::Outbox,
+            outbox::Params {
+                random_loans: 1_000_000,
+                crash_probability: 0.01,
+                consumer: outbox::Consumer::Dedup,
+                ..outbox::Params::default()
+            },
+            0,
+        )
+    });
+    println!("{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB)", "outbox, 1M requests, 1% relay crashes", m.seconds, 1.0 / m.seconds, mib(m.peak_bytes));
+}
+
+/// Times one model at n, 2n, 4n, 8n (as `make(n)` builds it) and prints the doubling ratios.
+fn scaling(name: &str, n: u64, make: impl Fn(u64) -> Box<dyn Fn()>) -> bool {
+    let times: Vec<f64> = [1, 2, 4, 8]
+        .iter()
+        .map(|k| {
+            let job = make(n * k);
+            measure(3, || job()).0.seconds
+        })
+        .collect();
+    let ratios: Vec<f64> = times.windows(2).map(|w| w[1] / w[0]).collect();
+    let worst = ratios.iter().copied().fold(0.0, f64::max);
+    let ok = worst <= 2.3;
+    println!(
+        "{name:<22} n = {n:>9}  {}  doubling ratios {}  (target ≤ 2.3: {})",
+        times.iter().map(|t| format!("{t:>7.3} s")).collect::<Vec<_>>().join(" "),
+        ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" "),
+        verdict(ok)
+    );
+    ok
+}
+
+fn scaling_jobs() -> bool {
+    let mut ok = true;
+    ok &= scaling("single_writer_queue", 250_000, |n| {
+        Box::new(move || {
+            run(&single_writer_queue::SingleWriterQueue, single_writer_queue::Params { requests_per_client: n / 4, ..Default::default() }, 0);
+        })
+    });
+    ok &= scaling("shared_store_rmw", 100_000, |n| {
+        Box::new(move || {
+            run(&shared_store_rmw::SharedStoreRmw, shared_store_rmw::Params { clients: 8, increments_per_client: n / 8, ..Default::default() }, 0);
+        })
+    });
+    ok &= scaling("edge_placement", 200_000, |n| {
+        Box::new(move || {
+            let mut p = edge_placement::Params::default();
+            let total: u64 = p.edges.iter().map(|e| e.load).sum();
+            for e in &mut p.edges {
+                e.load = e.load * n / total;
+            }
+            run(&edge_placement::EdgePlacement, p, 0);
+        })
+    });
+    ok &= scaling("scenario_fit", 10_000, |n| {
+        Box::new(move || {
+            // The check run simulates horizon_ms of each scenario's load.
+            let p = scenario_fit::Params { horizon_ms: Millis::lit(n as f64), ..Default::default() };
+            run(&scenario_fit::ScenarioFit, p, 0);
+        })
+    });
+    ok &= scaling("lock_queue (queue)", 100_000, |n| {
+        Box::new(move || {
+            // A FIFO hand-off: events grow like the appliers (polling grows like their square
+            // by nature: each waiter polls for as long as all before it hold).
+            let p = lock_queue::Params { lock: lock_queue::Lock::Queue, ..lock_params(n, 1.0, 25.0) };
+            run(&lock_queue::LockQueue, p, 0);
+        })
+    });
+    ok &= scaling("saga", 125_000, |n| {
+        Box::new(move || {
+            run(&saga::Saga, saga::Params { random_requests: n, add_loan_failure_probability: 0.05, ..Default::default() }, 0);
+        })
+    });
+    ok &= scaling("outbox", 125_000, |n| {
+        Box::new(move || {
+            run(&outbox::Outbox, outbox::Params { random_loans: n, crash_probability: 0.01, ..Default::default() }, 0);
+        })
+    });
+    ok &= scaling("idempotency", 125_000, |n| {
+        Box::new(move || {
+            // A deduplicating consumer: n deliveries of n / 2 message ids.
+            let p = idempotency::Params {
+                form: idempotency::Form::Consumer,
+                deliveries: (0..n).map(|i| i / 2).collect(),
+                ..Default::default()
+            };
+            run(&idempotency::Idempotency, p, 0);
+        })
+    });
+    ok
+}
+
+fn sweep_jobs() {
+    use coordsim::config::Config;
+    use coordsim::runner::{RunOptions, run as run_config};
+    use coordsim::source::Source;
+    let registry = coordsim_models::registry();
+    let parse = |text: &str| {
+        Config::parse(Source { name: "sweep.toml".into(), text: text.into() }, &registry)
+            .expect("the sweep config parses")
+    };
+    let options = |jobs| RunOptions { jobs, seed: None, shard: None, progress: false };
+    let points1000 = parse(
+        "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 100\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nclients = { from = 1, to = 10, step = 1 }\nservice_ms = { from = 0.1, to = 10, points = 100 }\n",
+    );
+    let (m, _) = measure(3, || run_config(&points1000, &options(2)).expect("runs"));
+    println!("{:<44} {:>8.3} s  ({:.0} runs/s, 2 threads)", "sweep, 1,000 points", m.seconds, 1000.0 / m.seconds);
+    let points100 = parse(
+        "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 20000\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nclients = { from = 1, to = 10, step = 1 }\nservice_ms = { from = 1, to = 10, points = 10 }\n",
+    );
+    let (one, a) = measure(3, || run_config(&points100, &options(1)).expect("runs"));
+    let (two, b) = measure(3, || run_config(&points100, &options(2)).expect("runs"));
+    assert!(a == b, "the outputs depend on the thread count");
+    let speedup = one.seconds / two.seconds;
+    println!(
+        "{:<44} {:>8.3} s with 1 thread, {:.3} s with 2: speedup {speedup:.2} (target ≥ 1.8: {}), same rows",
+        "sweep, 100 points",
+        one.seconds,
+        two.seconds,
+        verdict(speedup >= 1.8)
+    );
+}
+
+fn main() {
+    // `cargo bench --bench suite -- queue scaling` runs only the sections named.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wants = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
+    if wants("queue") || wants("lock") {
+        println!("== against the reference loop (same process, medians of 3)");
+    }
+    if wants("queue") {
+        queue_jobs();
+    }
+    if wants("lock") {
+        lock_jobs();
+    }
+    if wants("large") {
+        println!("\n== a million requests");
+        large_jobs();
+    }
+    if wants("scaling") {
+        println!("\n== scaling: n, 2n, 4n, 8n (n sized for about 0.1 s)");
+        let ok = scaling_jobs();
+        println!("every model's doubling ratio ≤ 2.3: {}", verdict(ok));
+    }
+    if wants("sweep") {
+        println!("\n== sweeps");
+        sweep_jobs();
+    }
+}
