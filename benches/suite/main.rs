@@ -92,7 +92,11 @@ fn measure<T>(reps: usize, mut job: impl FnMut() -> T) -> (Measured, T) {
     (measured, last.expect("at least one repetition"))
 }
 
-fn run<M: Model>(model: &M, params: M::Params, seed: u64) -> coordsim_model::Output<M::Metrics, M::Entity> {
+fn run<M: Model>(
+    model: &M,
+    params: M::Params,
+    seed: u64,
+) -> coordsim_model::Output<M::Metrics, M::Entity> {
     let params = Valid::check(model, params).expect("valid parameters");
     model
         .run(&params, &RunContext::new(seed, Limits::default()))
@@ -107,10 +111,55 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "ok" } else { "MISSED" }
 }
 
+/// The model's job and the reference's, alternated `pairs` times so that drifts of the
+/// machine's speed hit both alike; the ratio is the median of the pairs' ratios.
+fn paired<T, U>(
+    pairs: usize,
+    mut model: impl FnMut() -> T,
+    mut reference: impl FnMut() -> U,
+) -> (Measured, Measured, f64, T, U) {
+    let mut ratios = Vec::with_capacity(pairs);
+    let (mut m_all, mut r_all) = (Vec::new(), Vec::new());
+    let (mut m_out, mut r_out) = (None, None);
+    for _ in 0..pairs {
+        let (r, out) = measure(1, &mut reference);
+        r_out = Some(out);
+        let (m, out) = measure(1, &mut model);
+        m_out = Some(out);
+        ratios.push(r.seconds / m.seconds);
+        m_all.push(m);
+        r_all.push(r);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let median = |mut v: Vec<Measured>| {
+        v.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let peak = v.iter().map(|m| m.peak_bytes).max().unwrap_or(0);
+        Measured {
+            seconds: v[v.len() / 2].seconds,
+            peak_bytes: peak,
+        }
+    };
+    let ratio = ratios[ratios.len() / 2];
+    (
+        median(m_all),
+        median(r_all),
+        ratio,
+        m_out.expect("ran"),
+        r_out.expect("ran"),
+    )
+}
+
 /// One job against the reference: prints throughput, ratio and memory.
-fn against_reference(name: &str, work: u64, unit: &str, model: &Measured, reference: &Measured, mem_target: Option<f64>) {
+fn against_reference(
+    name: &str,
+    work: u64,
+    unit: &str,
+    model: &Measured,
+    reference: &Measured,
+    ratio: f64,
+    mem_target: Option<f64>,
+) {
     let rate = |m: &Measured| work as f64 / m.seconds / 1e6;
-    let ratio = reference.seconds / model.seconds;
     let mem = model.peak_bytes as f64 / reference.peak_bytes.max(1) as f64;
     println!(
         "{name:<44} {:>8.2} M {unit}/s  reference {:>7.2} M/s  ratio {ratio:>5.2} (target ≥ 1.0: {})  peak {:>7.1} MiB vs {:>7.1} MiB ({mem:.2}×{})",
@@ -119,7 +168,10 @@ fn against_reference(name: &str, work: u64, unit: &str, model: &Measured, refere
         verdict(ratio >= 1.0),
         mib(model.peak_bytes),
         mib(reference.peak_bytes),
-        mem_target.map_or(String::new(), |t| format!(", target ≤ {t}: {}", verdict(mem <= t))),
+        mem_target.map_or(String::new(), |t| format!(
+            ", target ≤ {t}: {}",
+            verdict(mem <= t)
+        )),
     );
 }
 
@@ -139,8 +191,16 @@ fn queue_params(poisson: bool) -> single_writer_queue::Params {
         clients: 10,
         requests_per_client: per_client(),
         interarrival_ms: Millis::lit(1000.0 / 15.0),
-        arrivals: if poisson { Arrivals::Poisson } else { Arrivals::Schedule },
-        service: if poisson { Service::Exponential } else { Service::Fixed },
+        arrivals: if poisson {
+            Arrivals::Poisson
+        } else {
+            Arrivals::Schedule
+        },
+        service: if poisson {
+            Service::Exponential
+        } else {
+            Service::Fixed
+        },
         ..Params::default()
     }
 }
@@ -148,21 +208,27 @@ fn queue_params(poisson: bool) -> single_writer_queue::Params {
 fn queue_jobs() {
     for poisson in [false, true] {
         let p = queue_params(poisson);
-        let (model, out) = measure(3, || run(&single_writer_queue::SingleWriterQueue, p.clone(), 0));
-        let (reference, want) = measure(3, || {
-            reference::queue(
-                p.clients as u32,
-                p.requests_per_client,
-                p.interarrival_ms.ms(),
-                p.client_offset_ms.ms(),
-                p.service_ms.ms(),
-                poisson,
-                0,
-            )
-        });
+        let (model, reference, ratio, out, want) = paired(
+            5,
+            || run(&single_writer_queue::SingleWriterQueue, p.clone(), 0),
+            || {
+                reference::queue(
+                    p.clients as u32,
+                    p.requests_per_client,
+                    p.interarrival_ms.ms(),
+                    p.client_offset_ms.ms(),
+                    p.service_ms.ms(),
+                    poisson,
+                    0,
+                )
+            },
+        );
         // The same waits: the same p95 exactly, and the same mean up to its last bit (the
         // two divide the integer sum in a different order).
-        assert_eq!(out.metrics.p95_wait_ms, want.p95_wait_ms, "the model and the reference disagree");
+        assert_eq!(
+            out.metrics.p95_wait_ms, want.p95_wait_ms,
+            "the model and the reference disagree"
+        );
         assert!(
             (out.metrics.mean_wait_ms - want.mean_wait_ms).abs() <= 1e-12 * want.mean_wait_ms,
             "the model and the reference disagree: {} vs {}",
@@ -174,7 +240,15 @@ fn queue_jobs() {
         } else {
             "queue, 10M requests, scheduled / fixed"
         };
-        against_reference(name, 10 * per_client(), "requests", &model, &reference, Some(1.3));
+        against_reference(
+            name,
+            10 * per_client(),
+            "requests",
+            &model,
+            &reference,
+            ratio,
+            Some(1.3),
+        );
     }
 }
 
@@ -191,15 +265,27 @@ fn lock_params(appliers: u64, hold_ms: f64, poll_ms: f64) -> lock_queue::Params 
 fn lock_jobs() {
     // 1,000 appliers × 50 ms polling every 25 ms: about 1M failed attempts; 10,000 × 5 ms
     // every 25 ms: about 10M.
-    for (appliers, hold, poll) in [(1_000u64, 50.0, 25.0), (10_000, 5.0, 25.0)] {
+    let jobs = [(1_000u64, 50.0, 25.0), (10_000, 5.0, 25.0)];
+    // SUITE_REQUESTS_PER_CLIENT set (profiling): the small job only.
+    let jobs = if std::env::var_os("SUITE_REQUESTS_PER_CLIENT").is_some() {
+        &jobs[..1]
+    } else {
+        &jobs[..]
+    };
+    for &(appliers, hold, poll) in jobs {
         let p = lock_params(appliers, hold, poll);
-        let (model, out) = measure(3, || run(&lock_queue::LockQueue, p.clone(), 0));
-        let (reference, rounds) =
-            measure(3, || reference::polled_lock(appliers as u32, hold, poll));
-        assert_eq!(out.metrics.rounds_total, rounds, "the model and the reference disagree");
+        let (model, reference, ratio, out, rounds) = paired(
+            5,
+            || run(&lock_queue::LockQueue, p.clone(), 0),
+            || reference::polled_lock(appliers as u32, hold, poll),
+        );
+        assert_eq!(
+            out.metrics.rounds_total, rounds,
+            "the model and the reference disagree"
+        );
         let events = rounds + 2 * appliers;
         let name = format!("lock queue, {appliers} appliers × {hold} ms, {rounds} polls");
-        against_reference(&name, events, "events", &model, &reference, None);
+        against_reference(&name, events, "events", &model, &reference, ratio, None);
     }
 }
 
@@ -215,7 +301,13 @@ fn large_jobs() {
             0,
         )
     });
-    println!("{:<44} {:>8.3} s  ({:.2} M operations/s, peak {:.1} MiB)", "shared store, 1M operations", m.seconds, 1.0 / m.seconds, mib(m.peak_bytes));
+    println!(
+        "{:<44} {:>8.3} s  ({:.2} M operations/s, peak {:.1} MiB)",
+        "shared store, 1M operations",
+        m.seconds,
+        1.0 / m.seconds,
+        mib(m.peak_bytes)
+    );
     let (m, _) = measure(3, || {
         run(
             &saga::Saga,
@@ -228,7 +320,13 @@ fn large_jobs() {
             0,
         )
     });
-    println!("{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB)", "saga, 1M requests", m.seconds, 1.0 / m.seconds, mib(m.peak_bytes));
+    println!(
+        "{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB)",
+        "saga, 1M requests",
+        m.seconds,
+        1.0 / m.seconds,
+        mib(m.peak_bytes)
+    );
     let (m, _) = measure(3, || {
         run(
             &outbox::Outbox,
@@ -241,7 +339,13 @@ fn large_jobs() {
             0,
         )
     });
-    println!("{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB)", "outbox, 1M requests, 1% relay crashes", m.seconds, 1.0 / m.seconds, mib(m.peak_bytes));
+    println!(
+        "{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB)",
+        "outbox, 1M requests, 1% relay crashes",
+        m.seconds,
+        1.0 / m.seconds,
+        mib(m.peak_bytes)
+    );
 }
 
 /// Times one model at n, 2n, 4n, 8n (as `make(n)` builds it) and prints the doubling ratios.
@@ -258,8 +362,16 @@ fn scaling(name: &str, n: u64, make: impl Fn(u64) -> Box<dyn Fn()>) -> bool {
     let ok = worst <= 2.3;
     println!(
         "{name:<22} n = {n:>9}  {}  doubling ratios {}  (target ≤ 2.3: {})",
-        times.iter().map(|t| format!("{t:>7.3} s")).collect::<Vec<_>>().join(" "),
-        ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" "),
+        times
+            .iter()
+            .map(|t| format!("{t:>7.3} s"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        ratios
+            .iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(" "),
         verdict(ok)
     );
     ok
@@ -269,12 +381,27 @@ fn scaling_jobs() -> bool {
     let mut ok = true;
     ok &= scaling("single_writer_queue", 250_000, |n| {
         Box::new(move || {
-            run(&single_writer_queue::SingleWriterQueue, single_writer_queue::Params { requests_per_client: n / 4, ..Default::default() }, 0);
+            run(
+                &single_writer_queue::SingleWriterQueue,
+                single_writer_queue::Params {
+                    requests_per_client: n / 4,
+                    ..Default::default()
+                },
+                0,
+            );
         })
     });
     ok &= scaling("shared_store_rmw", 100_000, |n| {
         Box::new(move || {
-            run(&shared_store_rmw::SharedStoreRmw, shared_store_rmw::Params { clients: 8, increments_per_client: n / 8, ..Default::default() }, 0);
+            run(
+                &shared_store_rmw::SharedStoreRmw,
+                shared_store_rmw::Params {
+                    clients: 8,
+                    increments_per_client: n / 8,
+                    ..Default::default()
+                },
+                0,
+            );
         })
     });
     ok &= scaling("edge_placement", 200_000, |n| {
@@ -290,7 +417,10 @@ fn scaling_jobs() -> bool {
     ok &= scaling("scenario_fit", 10_000, |n| {
         Box::new(move || {
             // The check run simulates horizon_ms of each scenario's load.
-            let p = scenario_fit::Params { horizon_ms: Millis::lit(n as f64), ..Default::default() };
+            let p = scenario_fit::Params {
+                horizon_ms: Millis::lit(n as f64),
+                ..Default::default()
+            };
             run(&scenario_fit::ScenarioFit, p, 0);
         })
     });
@@ -298,18 +428,37 @@ fn scaling_jobs() -> bool {
         Box::new(move || {
             // A FIFO hand-off: events grow like the appliers (polling grows like their square
             // by nature: each waiter polls for as long as all before it hold).
-            let p = lock_queue::Params { lock: lock_queue::Lock::Queue, ..lock_params(n, 1.0, 25.0) };
+            let p = lock_queue::Params {
+                lock: lock_queue::Lock::Queue,
+                ..lock_params(n, 1.0, 25.0)
+            };
             run(&lock_queue::LockQueue, p, 0);
         })
     });
     ok &= scaling("saga", 125_000, |n| {
         Box::new(move || {
-            run(&saga::Saga, saga::Params { random_requests: n, add_loan_failure_probability: 0.05, ..Default::default() }, 0);
+            run(
+                &saga::Saga,
+                saga::Params {
+                    random_requests: n,
+                    add_loan_failure_probability: 0.05,
+                    ..Default::default()
+                },
+                0,
+            );
         })
     });
     ok &= scaling("outbox", 125_000, |n| {
         Box::new(move || {
-            run(&outbox::Outbox, outbox::Params { random_loans: n, crash_probability: 0.01, ..Default::default() }, 0);
+            run(
+                &outbox::Outbox,
+                outbox::Params {
+                    random_loans: n,
+                    crash_probability: 0.01,
+                    ..Default::default()
+                },
+                0,
+            );
         })
     });
     ok &= scaling("idempotency", 125_000, |n| {
@@ -332,15 +481,31 @@ fn sweep_jobs() {
     use coordsim::source::Source;
     let registry = coordsim_models::registry();
     let parse = |text: &str| {
-        Config::parse(Source { name: "sweep.toml".into(), text: text.into() }, &registry)
-            .expect("the sweep config parses")
+        Config::parse(
+            Source {
+                name: "sweep.toml".into(),
+                text: text.into(),
+            },
+            &registry,
+        )
+        .expect("the sweep config parses")
     };
-    let options = |jobs| RunOptions { jobs, seed: None, shard: None, progress: false };
+    let options = |jobs| RunOptions {
+        jobs,
+        seed: None,
+        shard: None,
+        progress: false,
+    };
     let points1000 = parse(
         "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 100\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nclients = { from = 1, to = 10, step = 1 }\nservice_ms = { from = 0.1, to = 10, points = 100 }\n",
     );
     let (m, _) = measure(3, || run_config(&points1000, &options(2)).expect("runs"));
-    println!("{:<44} {:>8.3} s  ({:.0} runs/s, 2 threads)", "sweep, 1,000 points", m.seconds, 1000.0 / m.seconds);
+    println!(
+        "{:<44} {:>8.3} s  ({:.0} runs/s, 2 threads)",
+        "sweep, 1,000 points",
+        m.seconds,
+        1000.0 / m.seconds
+    );
     let points100 = parse(
         "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 20000\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nclients = { from = 1, to = 10, step = 1 }\nservice_ms = { from = 1, to = 10, points = 10 }\n",
     );
@@ -359,10 +524,15 @@ fn sweep_jobs() {
 
 fn main() {
     // `cargo bench --bench suite -- queue scaling` runs only the sections named.
-    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let wants = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
     if wants("queue") || wants("lock") {
-        println!("== against the reference loop (same process, medians of 3)");
+        println!(
+            "== against the reference loop (same process; 5 alternated pairs, the median ratio)"
+        );
     }
     if wants("queue") {
         queue_jobs();

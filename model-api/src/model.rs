@@ -171,7 +171,7 @@ impl RunContext {
     }
 
     /// An empty event queue with room for `capacity` pending events, under the run's limits.
-    pub fn queue<E>(&self, capacity: usize) -> EventQueue<E> {
+    pub fn queue<E: Copy>(&self, capacity: usize) -> EventQueue<E> {
         EventQueue::with_capacity(capacity, self.limits)
     }
 }

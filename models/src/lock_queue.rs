@@ -464,6 +464,7 @@ impl Sim {
     }
 
     /// One attempt to take the lock at `now` (poll, lease, queue).
+    #[inline]
     fn attempt(&mut self, a: u32, queue: &mut EventQueue<Event>) {
         let now = queue.now();
         let f = self.file(a);
@@ -557,8 +558,12 @@ impl Sim {
         if self.mode != Lock::Queue || self.locks[f].is_some() {
             return;
         }
-        if let Some(next) = self.waiters[f].pop_front() {
-            self.acquire(next, queue);
+        // Waiters that gave up are still queued (see `Timeout`): skip them.
+        while let Some(next) = self.waiters[f].pop_front() {
+            if self.appliers[next as usize].waiting {
+                self.acquire(next, queue);
+                return;
+            }
         }
     }
 
@@ -822,10 +827,9 @@ impl Handler<Event> for Sim {
                 }
             }
             Event::Timeout { a } => {
-                let f = self.file(a);
                 if self.appliers[a as usize].waiting {
+                    // It stays in the waiters' queue, skipped at hand-over: no scan here.
                     self.appliers[a as usize].waiting = false;
-                    self.waiters[f].retain(|w| *w != a);
                     self.finish(a, Outcome::GaveUp, now, true);
                 }
             }

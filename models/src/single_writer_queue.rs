@@ -255,6 +255,7 @@ impl Sim {
     }
 
     /// The time of client `c`'s next request (the `sent`-th, 0-based).
+    #[inline]
     fn next_arrival(&mut self, c: u32) -> Nanos {
         let offset = self.offset_ns.saturating_mul(u64::from(c));
         let interarrival_ms = self.interarrival_ms;
@@ -271,6 +272,7 @@ impl Sim {
         client.next_at
     }
 
+    #[inline]
     fn service_time(&mut self, instance: usize) -> Nanos {
         match &mut self.instances[instance].service_rng {
             None => self.service_ns,
@@ -278,6 +280,7 @@ impl Sim {
         }
     }
 
+    #[inline]
     fn start_service(&mut self, instance: usize, arrived: Nanos, queue: &mut EventQueue<Event>) {
         let now = queue.now();
         self.waits.record(now - arrived);

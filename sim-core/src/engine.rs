@@ -102,15 +102,41 @@ impl<E> PartialEq for Entry<E> {
     }
 }
 impl<E> Eq for Entry<E> {}
+impl<E> Entry<E> {
+    /// `(time, order)` as one number: one 128-bit comparison orders two entries.
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        (u128::from(self.time) << 64) | u128::from(self.order)
+    }
+}
+/// The heap compares with `<` and `<=`: they are written out, so no comparison goes through
+/// an `Option<Ordering>` (which the optimizer did not always remove: a quarter of a polled
+/// lock run's instructions).
 impl<E> PartialOrd for Entry<E> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+    #[inline(always)]
+    fn lt(&self, other: &Self) -> bool {
+        other.key() < self.key()
+    }
+    #[inline(always)]
+    fn le(&self, other: &Self) -> bool {
+        other.key() <= self.key()
+    }
+    #[inline(always)]
+    fn gt(&self, other: &Self) -> bool {
+        other.key() > self.key()
+    }
+    #[inline(always)]
+    fn ge(&self, other: &Self) -> bool {
+        other.key() >= self.key()
     }
 }
 impl<E> Ord for Entry<E> {
     /// Reversed, so that std's max-heap pops the earliest `(time, class, seq)` first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.order).cmp(&(self.time, self.order))
+        other.key().cmp(&self.key())
     }
 }
 
@@ -265,8 +291,7 @@ fn step_inner<E: Copy, H: Handler<E>>(
     if time > until {
         return Ok(false);
     }
-    if time > queue.limits.max_time || *events == queue.limits.max_events || queue.bad.is_some()
-    {
+    if time > queue.limits.max_time || *events == queue.limits.max_events || queue.bad.is_some() {
         return Err(stop_reason(queue, time, *events));
     }
     // Take the next event but leave its entry at the top for the first event the

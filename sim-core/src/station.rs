@@ -112,7 +112,12 @@ impl Stations {
 
     /// Ends the run: the longest queue seen at the end of any instant.
     pub fn max_queue_len(&mut self) -> usize {
-        let last = self.stations.iter().map(|s| s.waiting.len()).max().unwrap_or(0);
+        let last = self
+            .stations
+            .iter()
+            .map(|s| s.waiting.len())
+            .max()
+            .unwrap_or(0);
         self.max_queue.max(last)
     }
 }
