@@ -354,7 +354,7 @@ fn scaling(name: &str, n: u64, make: impl Fn(u64) -> Box<dyn Fn()>) -> bool {
         .iter()
         .map(|k| {
             let job = make(n * k);
-            measure(3, || job()).0.seconds
+            measure(3, &job).0.seconds
         })
         .collect();
     let ratios: Vec<f64> = times.windows(2).map(|w| w[1] / w[0]).collect();
