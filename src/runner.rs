@@ -46,7 +46,8 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 let replication = (i % reps) as u64;
                 let run_seed = seed.wrapping_add(replication);
                 let ctx = RunContext::new(run_seed, config.limits)
-                    .with_lanes(wants_lanes && replication == 0);
+                    .with_lanes(wants_lanes && replication == 0)
+                    .with_entities(config.entities);
                 let out = config.plans[point].run(&ctx);
                 bar.inc(1);
                 (point, replication, run_seed, out)

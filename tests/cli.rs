@@ -873,3 +873,26 @@ fn the_front_end_names_no_model() {
         }
     }
 }
+
+/// Leaving entity rows out (`entities = false`) changes no metric of any model: the models
+/// count what their metrics need as they go, and only skip building the rows.
+#[test]
+fn every_model_reports_the_same_metrics_without_its_entity_rows() {
+    use coordsim_model::RunContext;
+    let registry = coordsim_models::registry();
+    for model in registry.models() {
+        let values: Vec<_> = model.params().iter().map(|p| (p.default)()).collect();
+        let plan = model.prepare(&values).unwrap();
+        let ctx = RunContext::new(3, Default::default());
+        let with = plan.run(&ctx).unwrap();
+        let without = plan.run(&ctx.with_entities(false)).unwrap();
+        assert_eq!(with.metrics, without.metrics, "{}", model.name());
+        assert!(without.entities.is_empty(), "{}", model.name());
+        assert_eq!(
+            with.entities.is_empty(),
+            model.entity_columns().is_empty(),
+            "{}",
+            model.name()
+        );
+    }
+}

@@ -131,16 +131,31 @@ pub struct RunContext {
     seed: u64,
     limits: Limits,
     lanes: bool,
+    entities: bool,
 }
 
 impl RunContext {
-    /// A run with master seed `seed` under `limits`; timeline lanes are not wanted.
+    /// A run with master seed `seed` under `limits`; entity rows are wanted, timeline lanes
+    /// are not.
     pub fn new(seed: u64, limits: Limits) -> RunContext {
         RunContext {
             seed,
             limits,
             lanes: false,
+            entities: true,
         }
+    }
+
+    /// The same run, with or without entity rows (a config with `entities = false`).
+    pub fn with_entities(mut self, entities: bool) -> RunContext {
+        self.entities = entities;
+        self
+    }
+
+    /// Whether to fill [`Output::entities`]; a model should skip building them otherwise
+    /// (a million requests' rows are most of a run's memory).
+    pub fn wants_entities(&self) -> bool {
+        self.entities
     }
 
     /// The same run, asking for timeline lanes (a config draws a timeline of it).

@@ -274,7 +274,7 @@ impl Model for EdgePlacement {
             }
         }
         run(&mut queue, &mut sim)?;
-        Ok(sim.output(p))
+        Ok(sim.output(p, ctx.wants_entities()))
     }
 }
 
@@ -375,7 +375,7 @@ impl Sim {
         );
     }
 
-    fn output(mut self, p: &Params) -> Output<Metrics, EdgeRow> {
+    fn output(mut self, p: &Params, entities_wanted: bool) -> Output<Metrics, EdgeRow> {
         let total: u64 = p.edges.iter().map(|e| e.load).sum();
         let loaded = || self.edges.iter().filter(|e| e.load > 0).map(|e| e.rtt_ms);
         let weighted = self
@@ -395,23 +395,27 @@ impl Sim {
             p95_response_ms: self.responses.percentile_ms(95.0).unwrap_or(0.0),
             max_response_ms: self.responses.max_ms().unwrap_or(0.0),
         };
-        let entities = p
-            .edges
-            .iter()
-            .zip(&mut self.edges)
-            .map(|(e, state)| {
-                (
-                    e.name.clone(),
-                    EdgeRow {
-                        load: e.load,
-                        load_share_pct: 100.0 * e.load as f64 / total as f64,
-                        rtt_ms: state.rtt_ms,
-                        mean_response_ms: state.responses.mean_ms(),
-                        p95_response_ms: state.responses.percentile_ms(95.0),
-                    },
-                )
-            })
-            .collect();
+        let entities = if !entities_wanted {
+            Vec::new()
+        } else {
+            p
+                .edges
+                .iter()
+                .zip(&mut self.edges)
+                .map(|(e, state)| {
+                    (
+                        e.name.clone(),
+                        EdgeRow {
+                            load: e.load,
+                            load_share_pct: 100.0 * e.load as f64 / total as f64,
+                            rtt_ms: state.rtt_ms,
+                            mean_response_ms: state.responses.mean_ms(),
+                            p95_response_ms: state.responses.percentile_ms(95.0),
+                        },
+                    )
+                })
+                .collect()
+        };
         Output {
             metrics,
             entities,

@@ -2,7 +2,7 @@
 //! and insert are not; a unique constraint, a derived counter, an idempotency key stored with
 //! its response, or a consumer that records message ids make the repeats harmless.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use sim_core::{EventQueue, Handler, SimError, chance, run, stream};
 
@@ -109,8 +109,9 @@ columns! {
 /// The model.
 pub struct Idempotency;
 
-/// Most calls in one run.
-const MAX_CALLS: u64 = 1_000_000;
+/// Most calls in one run: each call's entity row takes about 150 bytes (1.5 GB at the limit;
+/// `entities = false` keeps only counters).
+const MAX_CALLS: u64 = 10_000_000;
 
 impl Model for Idempotency {
     fn name(&self) -> &'static str {
@@ -153,6 +154,7 @@ impl Model for Idempotency {
         let seed = ctx.seed();
         let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
+        sim.keep_rows = ctx.wants_entities();
         let mut queue = EventQueue::with_capacity(2, limits);
         if !sim.plan.is_empty() {
             queue.schedule_at(0, 0, Event::Call { i: 0, attempt: 0 });
@@ -172,6 +174,8 @@ enum Event {
 struct Planned {
     key: String,
     book: u64,
+    /// `consumer`: the message id.
+    id: u64,
 }
 
 /// Calls are 1 ms apart in virtual time: they run one after another.
@@ -193,9 +197,23 @@ struct Sim {
     loan_rows: u64,
     unique_row: bool,
     /// Stored idempotency keys: the response and loan each one got (looked up, never scanned).
-    keys: HashMap<String, (&'static str, Option<u64>)>,
-    seen_ids: HashSet<String>,
+    keys: FxHashMap<String, (&'static str, Option<u64>)>,
+    seen_ids: FxHashSet<u64>,
     rows: Vec<(String, CallRow)>,
+    /// Keep the rows (entity rows wanted); the tally is kept either way.
+    keep_rows: bool,
+    tally: Tally,
+}
+
+/// What the metrics need of the calls, counted as they happen (the rows may not be kept).
+#[derive(Debug, Default)]
+struct Tally {
+    calls: u64,
+    new_effects: u64,
+    changes: u64,
+    replayed: u64,
+    granted: u64,
+    rejected: u64,
 }
 
 impl Sim {
@@ -208,14 +226,16 @@ impl Sim {
                 .map(|(k, b)| Planned {
                     key: k.clone(),
                     book: *b,
+                    id: 0,
                 })
                 .collect(),
             Form::Consumer => p
                 .deliveries
                 .iter()
-                .map(|id| Planned {
+                .map(|&id| Planned {
                     key: id.to_string(),
                     book: 0,
+                    id,
                 })
                 .collect(),
             // The same request: `repeats` runs, or one request and its retries.
@@ -223,10 +243,11 @@ impl Sim {
                 .map(|_| Planned {
                     key: String::new(),
                     book: 1,
+                    id: 0,
                 })
                 .collect(),
         };
-        Sim {
+        let mut sim = Sim {
             form: p.form,
             plan,
             random,
@@ -237,10 +258,19 @@ impl Sim {
             counter: p.initial_counter,
             loan_rows: 0,
             unique_row: false,
-            keys: HashMap::new(),
-            seen_ids: HashSet::new(),
+            keys: FxHashMap::default(),
+            seen_ids: FxHashSet::default(),
             rows: Vec::new(),
+            keep_rows: true,
+            tally: Tally::default(),
+        };
+        // Room for every key or id up front: no rehash while the run goes.
+        match sim.form {
+            Form::IdempotencyKey => sim.keys.reserve(sim.plan.len()),
+            Form::Consumer => sim.seen_ids.reserve(sim.plan.len()),
+            _ => {}
         }
+        sim
     }
 
     /// One call of request `i`; returns its row.
@@ -318,7 +348,7 @@ impl Sim {
                 row.value = Some(self.loan_rows);
             }
             Form::Consumer => {
-                if self.seen_ids.insert(key) {
+                if self.seen_ids.insert(self.plan[i].id) {
                     // The id and the effect commit together; no limit check.
                     let _ = self.world.add_loan_unchecked(CONSUMER_MEMBER);
                     row.changes = 2;
@@ -331,8 +361,8 @@ impl Sim {
     }
 
     fn output(self) -> Output<Metrics, CallRow> {
-        let calls = self.rows.len() as u64;
-        let new_effects = self.rows.iter().filter(|(_, r)| r.new_effect).count() as u64;
+        let t = &self.tally;
+        let (calls, new_effects) = (t.calls, t.new_effects);
         let effects = match self.form {
             // The status ends `odunc` however many times it runs: one effect.
             Form::Assign => u64::from(calls > 0),
@@ -357,22 +387,16 @@ impl Sim {
             Form::InsertUnique => Some(u64::from(self.unique_row)),
             Form::Consumer => self.world.member(CONSUMER_MEMBER).map(|m| m.open),
         };
-        let first_time = |r: &str| {
-            self.rows
-                .iter()
-                .filter(|(_, c)| !c.replayed && c.response == r)
-                .count() as u64
-        };
         let metrics = Metrics {
             calls,
-            changes: self.rows.iter().map(|(_, r)| r.changes).sum(),
+            changes: t.changes,
             effects,
             final_value,
             duplicate_effects: effects.saturating_sub(distinct),
-            replayed: self.rows.iter().filter(|(_, r)| r.replayed).count() as u64,
+            replayed: t.replayed,
             stored_keys: self.keys.len() as u64,
-            granted: first_time("granted"),
-            rejected: first_time("rejected"),
+            granted: t.granted,
+            rejected: t.rejected,
         };
         Output {
             metrics,
@@ -386,8 +410,19 @@ impl Handler<Event> for Sim {
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let Event::Call { i, attempt } = event;
         let row = self.call(i);
-        let index = self.rows.len() + 1;
-        self.rows.push((index.to_string(), row));
+        let t = &mut self.tally;
+        t.calls += 1;
+        t.new_effects += u64::from(row.new_effect);
+        t.changes += row.changes;
+        t.replayed += u64::from(row.replayed);
+        // Responses given the first time (not replayed from a stored key).
+        if !row.replayed {
+            t.granted += u64::from(row.response == "granted");
+            t.rejected += u64::from(row.response == "rejected");
+        }
+        if self.keep_rows {
+            self.rows.push((t.calls.to_string(), row));
+        }
         // Random variant: a lost response makes the client call again, up to max_retries.
         let lost = self.random && chance(&mut self.loss_rng, self.loss);
         if lost && attempt < self.max_retries {

@@ -289,7 +289,7 @@ impl Model for LockQueue {
             queue.schedule_at(ms.ns(), 0, Event::Unlock);
         }
         run(&mut queue, &mut sim)?;
-        Ok(sim.output(p, ctx.wants_lanes()))
+        Ok(sim.output(p, ctx.wants_lanes(), ctx.wants_entities()))
     }
 }
 
@@ -567,7 +567,7 @@ impl Sim {
         }
     }
 
-    fn output(self, p: &Params, lanes: bool) -> Output<Metrics, ApplierRow> {
+    fn output(self, p: &Params, lanes: bool, entities_wanted: bool) -> Output<Metrics, ApplierRow> {
         let n = self.appliers.len();
         let crashed = self
             .appliers
@@ -665,35 +665,39 @@ impl Sim {
             files_knowing_all: (0..self.records.len()).filter(|&r| knows_all(r)).count() as u64,
             false_untracked,
         };
-        let entities = self
-            .appliers
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let locked = self.mode != Lock::None && a.acquired_at.is_some();
-                (
-                    p.name(i),
-                    ApplierRow {
-                        start_ms: ns_to_ms(a.start),
-                        hold_ms: ns_to_ms(a.hold),
-                        rounds: a.rounds,
-                        wait_ms: locked.then(|| ns_to_ms(wait_of(a))),
-                        acquire_delay_ms: locked
-                            .then(|| ns_to_ms(a.acquired_at.unwrap_or(a.start) - a.start)),
-                        read_serial: a.has_read.then_some(a.snapshot.serial),
-                        items: a.items,
-                        outcome: match a.outcome {
-                            Outcome::Applied => "applied",
-                            Outcome::GaveUp | Outcome::Pending => "gave_up",
-                            Outcome::Crashed => "crashed",
-                            Outcome::Rejected => "rejected",
-                        }
-                        .to_string(),
-                        end_ms: a.end.map(ns_to_ms),
-                    },
-                )
-            })
-            .collect();
+        let entities = if !entities_wanted {
+            Vec::new()
+        } else {
+            self
+                .appliers
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    let locked = self.mode != Lock::None && a.acquired_at.is_some();
+                    (
+                        p.name(i),
+                        ApplierRow {
+                            start_ms: ns_to_ms(a.start),
+                            hold_ms: ns_to_ms(a.hold),
+                            rounds: a.rounds,
+                            wait_ms: locked.then(|| ns_to_ms(wait_of(a))),
+                            acquire_delay_ms: locked
+                                .then(|| ns_to_ms(a.acquired_at.unwrap_or(a.start) - a.start)),
+                            read_serial: a.has_read.then_some(a.snapshot.serial),
+                            items: a.items,
+                            outcome: match a.outcome {
+                                Outcome::Applied => "applied",
+                                Outcome::GaveUp | Outcome::Pending => "gave_up",
+                                Outcome::Crashed => "crashed",
+                                Outcome::Rejected => "rejected",
+                            }
+                            .to_string(),
+                            end_ms: a.end.map(ns_to_ms),
+                        },
+                    )
+                })
+                .collect()
+        };
         let lanes = if lanes {
             (0..n).map(|i| self.lane(p.name(i), &self.appliers[i])).collect()
         } else {

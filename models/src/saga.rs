@@ -87,8 +87,9 @@ columns! {
 /// The model.
 pub struct Saga;
 
-/// Most requests in one run.
-const MAX_REQUESTS: u64 = 1_000_000;
+/// Most requests in one run: each takes about 100 bytes of state and 250 of entity row
+/// (`entities = false` keeps only the state), so the limit is about 3.5 GB.
+const MAX_REQUESTS: u64 = 10_000_000;
 /// Ids of the random variant's fresh books and members start here.
 const FRESH_ID: u64 = 1_000_000_000;
 
@@ -140,7 +141,7 @@ impl Model for Saga {
             queue.schedule_in(sim.step, 0, Event::MarkLoaned { r: 0 });
         }
         run(&mut queue, &mut sim)?;
-        Ok(sim.output())
+        Ok(sim.output(ctx.wants_entities()))
     }
 }
 
@@ -183,6 +184,7 @@ impl Sim {
     fn new(p: &Params, seed: u64) -> Self {
         let mut world = World::new(&p.books, &p.members);
         let random = p.random_requests > 0;
+        world.reserve(p.random_requests as usize, p.random_requests as usize);
         let pairs: Vec<(u64, u64)> = if random {
             // Fresh books on the shelf and fresh members with room: only the injected
             // failures can stop a request.
@@ -254,7 +256,7 @@ impl Sim {
         }
     }
 
-    fn output(self) -> Output<Metrics, RequestRow> {
+    fn output(self, entities_wanted: bool) -> Output<Metrics, RequestRow> {
         let count = |o: &str| self.requests.iter().filter(|r| r.outcome == o).count() as u64;
         let committed = count("completed");
         let orphaned = self
@@ -274,26 +276,30 @@ impl Sim {
             inconsistency_window_ms: (!self.windows.is_empty())
                 .then(|| ns_to_ms(self.windows.iter().sum::<Nanos>()) / self.windows.len() as f64),
         };
-        let entities = self
-            .requests
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                (
-                    (i + 1).to_string(),
-                    RequestRow {
-                        book: r.book,
-                        member: r.member,
-                        outcome: r.outcome.to_string(),
-                        error: r.error.map_or(String::new(), |e| e.code().to_string()),
-                        book_status: r
-                            .book_status
-                            .map_or(String::new(), |s| s.word().to_string()),
-                        member_open: r.member_open,
-                    },
-                )
-            })
-            .collect();
+        let entities = if !entities_wanted {
+            Vec::new()
+        } else {
+            self
+                .requests
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    (
+                        (i + 1).to_string(),
+                        RequestRow {
+                            book: r.book,
+                            member: r.member,
+                            outcome: r.outcome.to_string(),
+                            error: r.error.map_or(String::new(), |e| e.code().to_string()),
+                            book_status: r
+                                .book_status
+                                .map_or(String::new(), |s| s.word().to_string()),
+                            member_open: r.member_open,
+                        },
+                    )
+                })
+                .collect()
+        };
         Output {
             metrics,
             entities,

@@ -271,6 +271,9 @@ impl Model for ScenarioFit {
             ));
         }
         let fitting = entities.iter().filter(|(_, row)| row.fits).count() as u64;
+        if !ctx.wants_entities() {
+            entities.clear();
+        }
         Ok(Output {
             metrics: Metrics {
                 scenarios: p.scenarios.len() as u64,
