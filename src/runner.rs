@@ -1,5 +1,7 @@
 //! Running a config: every (point, replication) in parallel, collected in order.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use coordsim_model::{ChartKind, ModelError, RunContext, RunOutput};
@@ -37,22 +39,47 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1))
         .build()?;
+    // Events run so far by every run of this config, shown beside the runs: a single long
+    // run moves too. Only the display reads it.
+    let events = Arc::new(AtomicU64::new(0));
+    let running = AtomicBool::new(true);
     // Collected by index: the order of the output never depends on which thread ran what.
-    let outputs: Vec<_> = pool.install(|| {
-        (0..total)
-            .into_par_iter()
-            .map(|i| {
-                let point = points[i / reps];
-                let replication = (i % reps) as u64;
-                let run_seed = seed.wrapping_add(replication);
-                let ctx = RunContext::new(run_seed, config.limits)
-                    .with_lanes(wants_lanes && replication == 0)
-                    .with_entities(config.entities);
-                let out = config.plans[point].run(&ctx);
-                bar.inc(1);
-                (point, replication, run_seed, out)
-            })
-            .collect()
+    let outputs: Vec<_> = std::thread::scope(|scope| {
+        if options.progress {
+            scope.spawn(|| {
+                while running.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    let n = events.load(Ordering::Relaxed);
+                    if n > 0 {
+                        bar.set_message(format!(
+                            "{} ({:.0} M events)",
+                            config.source.name,
+                            n as f64 / 1e6
+                        ));
+                    }
+                }
+            });
+        }
+        let outputs = pool.install(|| {
+            (0..total)
+                .into_par_iter()
+                .map(|i| {
+                    let point = points[i / reps];
+                    let replication = (i % reps) as u64;
+                    let run_seed = seed.wrapping_add(replication);
+                    let ctx = RunContext::new(run_seed, config.limits)
+                        .with_lanes(wants_lanes && replication == 0)
+                        .with_entities(config.entities)
+                        .with_stats(config.stats)
+                        .with_progress(Arc::clone(&events));
+                    let out = config.plans[point].run(&ctx);
+                    bar.inc(1);
+                    (point, replication, run_seed, out)
+                })
+                .collect()
+        });
+        running.store(false, Ordering::Relaxed);
+        outputs
     });
     bar.finish_and_clear();
 
@@ -142,8 +169,14 @@ fn progress_bar(enabled: bool, total: u64, name: &str) -> ProgressBar {
     }
     // stderr only draws on a terminal: piped output never sees the bar.
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    // A run or two: no bar to fill and no ETA to guess; the events counter shows it moving.
+    let template = if total <= 2 {
+        "{spinner} {msg}, {elapsed} elapsed"
+    } else {
+        "{msg} [{bar:30}] {pos}/{len} runs, {eta} left"
+    };
     bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs, {eta} left")
+        ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );

@@ -896,3 +896,64 @@ fn every_model_reports_the_same_metrics_without_its_entity_rows() {
         );
     }
 }
+
+/// `stats = "hdr"`: the same run, mean and max exact, percentiles within 0.1% (never below).
+#[test]
+fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
+    use coordsim::config::Config;
+    use coordsim::source::Source;
+    let registry = coordsim_models::registry();
+    let text = |stats: &str| {
+        format!(
+            "model = \"single_writer_queue\"\nstats = \"{stats}\"\n[params]\nclients = 4\nrequests_per_client = 25000\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nservice_ms = [4, 8]\n"
+        )
+    };
+    let run = |stats: &str| {
+        let config = Config::parse(
+            Source {
+                name: "h.toml".into(),
+                text: text(stats),
+            },
+            &registry,
+        )
+        .unwrap();
+        let options = coordsim::runner::RunOptions {
+            jobs: 2,
+            seed: None,
+            shard: None,
+            progress: false,
+        };
+        coordsim::runner::run(&config, &options).unwrap().results
+    };
+    let (exact, hdr) = (run("exact"), run("hdr"));
+    let value = |t: &coordsim::results::Table, row: usize, name: &str| {
+        t.rows[row][t.column(name).unwrap()].as_f64().unwrap()
+    };
+    for row in 0..2 {
+        for exact_metric in ["mean_wait_ms", "max_wait_ms", "requests", "max_queue_len"] {
+            assert_eq!(
+                value(&exact, row, exact_metric),
+                value(&hdr, row, exact_metric)
+            );
+        }
+        for p in ["p50_wait_ms", "p95_wait_ms", "p99_wait_ms"] {
+            let (e, h) = (value(&exact, row, p), value(&hdr, row, p));
+            assert!(h >= e && h <= e * 1.001 + 1e-6, "{p}: exact {e}, hdr {h}");
+            assert!(
+                p == "p50_wait_ms" || e > 0.0,
+                "{p} is 0: the check would be empty"
+            );
+        }
+    }
+    // A misspelt mode is a positioned error naming the valid ones.
+    let e = Config::parse(
+        Source {
+            name: "h.toml".into(),
+            text: text("fast"),
+        },
+        &registry,
+    )
+    .unwrap_err();
+    assert_eq!(e.location, "h.toml:2:9");
+    assert!(e.message.contains("\"hdr\""), "{}", e.message);
+}

@@ -290,6 +290,27 @@ fn lock_jobs() {
 }
 
 fn large_jobs() {
+    // 100M requests with streaming statistics: memory stays flat (exact statistics would
+    // keep 800 MB of waits).
+    let p = single_writer_queue::Params {
+        requests_per_client: 10 * per_client(),
+        ..queue_params(false)
+    };
+    let valid = Valid::check(&single_writer_queue::SingleWriterQueue, p).expect("valid");
+    let ctx = RunContext::new(0, Limits::default()).with_stats(sim_core::Stats::Hdr);
+    let (m, _) = measure(1, || {
+        single_writer_queue::SingleWriterQueue
+            .run(&valid, &ctx)
+            .expect("runs")
+    });
+    println!(
+        "{:<44} {:>8.3} s  ({:.2} M requests/s, peak {:.1} MiB: flat, target ≤ 50: {})",
+        "queue, 100M requests, stats = \"hdr\"",
+        m.seconds,
+        100.0 * per_client() as f64 / 1e6 / m.seconds,
+        mib(m.peak_bytes),
+        verdict(mib(m.peak_bytes) <= 50.0)
+    );
     let (m, _) = measure(3, || {
         run(
             &shared_store_rmw::SharedStoreRmw,

@@ -1,8 +1,10 @@
 //! The [`Model`] trait, what a run gets ([`RunContext`]) and gives back ([`Output`]).
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
-use sim_core::{EventQueue, Limits, SimError, Stream};
+use sim_core::{EventQueue, Limits, Samples, SimError, Stats, Stream};
 
 use crate::declare::{Columns, ParamError, ParamSet};
 use crate::timeline::{Lane, TimelineStyle};
@@ -126,12 +128,14 @@ impl<P> std::ops::Deref for Valid<P> {
 }
 
 /// What one run of a model starts from: its seed, its limits, and what output is wanted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RunContext {
     seed: u64,
     limits: Limits,
     lanes: bool,
     entities: bool,
+    stats: Stats,
+    progress: Option<Arc<AtomicU64>>,
 }
 
 impl RunContext {
@@ -143,7 +147,33 @@ impl RunContext {
             limits,
             lanes: false,
             entities: true,
+            stats: Stats::Exact,
+            progress: None,
         }
+    }
+
+    /// The same run, adding the events it runs to `counter` now and then (a progress bar
+    /// reads it; results never depend on it).
+    pub fn with_progress(mut self, counter: Arc<AtomicU64>) -> RunContext {
+        self.progress = Some(counter);
+        self
+    }
+
+    /// The same run, keeping samples as `stats` says (a config's `stats = "hdr"`).
+    pub fn with_stats(mut self, stats: Stats) -> RunContext {
+        self.stats = stats;
+        self
+    }
+
+    /// How the run keeps its samples.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// An empty sample set for a run's durations, exact or streaming as the config asks
+    /// (room for `n` samples when exact).
+    pub fn samples(&self, n: usize) -> Samples {
+        Samples::new(self.stats, n)
     }
 
     /// The same run, with or without entity rows (a config with `entities = false`).
@@ -187,7 +217,11 @@ impl RunContext {
 
     /// An empty event queue with room for `capacity` pending events, under the run's limits.
     pub fn queue<E: Copy>(&self, capacity: usize) -> EventQueue<E> {
-        EventQueue::with_capacity(capacity, self.limits)
+        let mut queue = EventQueue::with_capacity(capacity, self.limits);
+        if let Some(counter) = &self.progress {
+            queue.report_progress(Arc::clone(counter));
+        }
+        queue
     }
 }
 

@@ -265,9 +265,8 @@ impl Model for EdgePlacement {
     }
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, EdgeRow>, ModelError> {
-        let limits = ctx.limits();
-        let mut sim = Sim::new(p)?;
-        let mut queue = EventQueue::with_capacity(p.edges.len() + 2, limits);
+        let mut sim = Sim::new(p, ctx)?;
+        let mut queue = ctx.queue(p.edges.len() + 2);
         for e in 0..p.edges.len() as u32 {
             if let Some(at) = sim.next_arrival(e) {
                 queue.schedule_at(at, arrival_class(e), Event::Arrival { edge: e });
@@ -311,7 +310,7 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(p: &Params) -> Result<Self, ModelError> {
+    fn new(p: &Params, ctx: &RunContext) -> Result<Self, ModelError> {
         let per_edge = p.per_edge_placements.contains(&p.placement);
         let edges: Vec<EdgeState> = p
             .edges
@@ -327,7 +326,7 @@ impl Sim {
                     rtt_ms: rtt.ms(),
                     rtt: rtt.ns(),
                     forward: rtt.ns() / 2,
-                    responses: Samples::with_capacity(e.load as usize),
+                    responses: ctx.samples(e.load as usize),
                 })
             })
             .collect::<Result<_, ModelError>>()?;
@@ -344,7 +343,7 @@ impl Sim {
             duration: p.duration_ms.ns(),
             service: p.service_ms.ns(),
             stations: Stations::new(objects, room as usize),
-            responses: Samples::with_capacity(total as usize),
+            responses: ctx.samples(total as usize),
             edges,
         })
     }

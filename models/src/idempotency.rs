@@ -152,10 +152,9 @@ impl Model for Idempotency {
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, CallRow>, ModelError> {
         let seed = ctx.seed();
-        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
         sim.keep_rows = ctx.wants_entities();
-        let mut queue = EventQueue::with_capacity(2, limits);
+        let mut queue = ctx.queue(2);
         if !sim.plan.is_empty() {
             queue.schedule_at(0, 0, Event::Call { i: 0, attempt: 0 });
         }

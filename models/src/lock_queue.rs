@@ -271,10 +271,9 @@ impl Model for LockQueue {
     }
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ApplierRow>, ModelError> {
-        let limits = ctx.limits();
         let n = p.appliers as usize;
         let mut sim = Sim::new(p);
-        let mut queue = EventQueue::with_capacity(2 * n + p.unlock_at_ms.len() + 1, limits);
+        let mut queue = ctx.queue(2 * n + p.unlock_at_ms.len() + 1);
         // Starts first, in list order: at equal times a start runs before anything scheduled
         // later, including the operator's unlocks (scheduled next) and any event of the run.
         for a in 0..n {

@@ -188,9 +188,8 @@ impl Model for Outbox {
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, Row>, ModelError> {
         let seed = ctx.seed();
-        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
-        let mut queue = EventQueue::with_capacity(4, limits);
+        let mut queue = ctx.queue(4);
         queue.schedule_at(0, 0, Event::Write { i: 0 });
         run(&mut queue, &mut sim)?;
         Ok(sim.output(ctx.wants_entities()))

@@ -134,9 +134,8 @@ impl Model for Saga {
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, RequestRow>, ModelError> {
         let seed = ctx.seed();
-        let limits = ctx.limits();
         let mut sim = Sim::new(p, seed);
-        let mut queue = EventQueue::with_capacity(4, limits);
+        let mut queue = ctx.queue(4);
         if !sim.requests.is_empty() {
             queue.schedule_in(sim.step, 0, Event::MarkLoaned { r: 0 });
         }

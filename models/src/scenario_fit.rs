@@ -1,7 +1,7 @@
 //! `scenario_fit` (lesson 003): which coordination jobs fit a single-writer object whose
 //! capacity is `1000 / service_ms` per instance: by arithmetic, and by a check run.
 
-use sim_core::{EventQueue, Handler, Limits, Nanos, Samples, SimError, ms_to_ns, run};
+use sim_core::{EventQueue, Handler, Nanos, Samples, SimError, ms_to_ns, run};
 
 use coordsim_model::{Millis, ListItem, Kind, ParamError, field, positive_duration, table_fields};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
@@ -234,14 +234,13 @@ impl Model for ScenarioFit {
     }
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ScenarioRow>, ModelError> {
-        let limits = ctx.limits();
         let capacity = 1000.0 / p.service_ms.ms();
         let mut entities = Vec::with_capacity(p.scenarios.len());
         for s in &p.scenarios {
             let per_instance = s.per_instance_rate();
             let long_job = s.long_job_ms.ms() > 0.0;
             let over_rate = per_instance > capacity;
-            let mut check = check_run(p, s, limits)?;
+            let mut check = check_run(p, s, ctx)?;
             entities.push((
                 s.name.clone(),
                 ScenarioRow {
@@ -354,7 +353,7 @@ impl Handler<Event> for Check {
 
 /// Simulates one instance of `s` over the horizon (and drains): the long job holds it over
 /// [0, long_job_ms), requests arrive evenly at the per-instance rate.
-fn check_run(p: &Params, s: &Scenario, limits: Limits) -> Result<CheckRun, SimError> {
+fn check_run(p: &Params, s: &Scenario, ctx: &RunContext) -> Result<CheckRun, SimError> {
     let gap_ms = 1000.0 / s.per_instance_rate();
     let expected = (p.horizon_ms.ms() / gap_ms).ceil().max(1.0) as usize;
     let mut check = Check {
@@ -362,9 +361,9 @@ fn check_run(p: &Params, s: &Scenario, limits: Limits) -> Result<CheckRun, SimEr
         horizon_ms: p.horizon_ms.ms(),
         service: p.service_ms.ns(),
         stations: Stations::new(1, expected),
-        waits: Samples::with_capacity(expected),
+        waits: ctx.samples(expected),
     };
-    let mut queue = EventQueue::with_capacity(4, limits);
+    let mut queue = ctx.queue(4);
     let long_job = s.long_job_ms.ns();
     if long_job > 0 {
         check.stations.occupy(0);

@@ -154,9 +154,8 @@ impl Model for SharedStoreRmw {
     }
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
-        let limits = ctx.limits();
-        let mut sim = Sim::new(p);
-        let mut queue = EventQueue::with_capacity(2 * p.clients as usize, limits);
+        let mut sim = Sim::new(p, ctx);
+        let mut queue = ctx.queue(2 * p.clients as usize);
         let offset = p.client_offset_ms.ns();
         for c in 0..p.clients as u32 {
             queue.schedule_at(
@@ -223,7 +222,7 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(p: &Params) -> Self {
+    fn new(p: &Params, ctx: &RunContext) -> Self {
         let reads_first = p.tie_order == TieOrder::ReadsFirst;
         let lock = p.guard == Guard::Lock;
         Sim {
@@ -252,7 +251,7 @@ impl Sim {
             last_write: 0,
             holder: None,
             lock_queue: VecDeque::with_capacity(if lock { p.clients as usize } else { 0 }),
-            lock_waits: Samples::with_capacity(if lock {
+            lock_waits: ctx.samples(if lock {
                 (p.clients * p.increments_per_client) as usize
             } else {
                 0

@@ -157,10 +157,9 @@ impl Model for SingleWriterQueue {
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
         let seed = ctx.seed();
-        let limits = ctx.limits();
-        let mut sim = Sim::new(p, seed);
+        let mut sim = Sim::new(p, seed, ctx);
         let mut queue =
-            EventQueue::with_capacity(p.clients as usize + p.instances as usize, limits);
+            ctx.queue(p.clients as usize + p.instances as usize);
         for c in 0..p.clients as u32 {
             let first = sim.next_arrival(c);
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
@@ -219,7 +218,7 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(p: &Params, seed: u64) -> Self {
+    fn new(p: &Params, seed: u64, ctx: &RunContext) -> Self {
         let poisson = p.arrivals == Arrivals::Poisson;
         let exponential = p.service == Service::Exponential;
         let instances = p.instances as usize;
@@ -248,7 +247,7 @@ impl Sim {
             service_ns: p.service_ms.ns(),
             service_ms: p.service_ms.ms(),
             stations: Stations::new(instances, per_instance as usize),
-            waits: Samples::with_capacity((p.clients * p.requests_per_client) as usize),
+            waits: ctx.samples((p.clients * p.requests_per_client) as usize),
             first_arrival: None,
             last_departure: 0,
         }

@@ -3,6 +3,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+
 use crate::time::Nanos;
 
 /// A model-chosen rank that orders events at the same instant (lower runs first).
@@ -10,6 +13,9 @@ use crate::time::Nanos;
 /// Most events use one class per kind; a model whose semantics say "at equal times, lower
 /// client index first" may give each client its own class. At most [`MAX_CLASS`].
 pub type Class = u32;
+
+/// How often (in events) a queue adds to its progress counter.
+pub const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// Bits of the packed order word kept for the insertion sequence; the class sits above them.
 const SEQ_BITS: u32 = 40;
@@ -153,6 +159,8 @@ pub struct EventQueue<E> {
     limits: Limits,
     /// Events run so far (by `run`, `run_until` and `step` together), against `max_events`.
     executed: u64,
+    /// Shared count of events run, for a progress display (see [`EventQueue::report_progress`]).
+    progress: Option<Arc<AtomicU64>>,
     /// The first scheduling error (a class too large, a time in the past), reported by the
     /// run loop before the next event: scheduling itself stays infallible and cheap.
     bad: Option<SimError>,
@@ -172,9 +180,16 @@ impl<E> EventQueue<E> {
             seq: 0,
             limits,
             executed: 0,
+            progress: None,
             bad: None,
             top_taken: false,
         }
+    }
+
+    /// Adds the events this queue runs to `counter`, every [`PROGRESS_EVERY`] events: a
+    /// display can show a long run moving. It never changes what runs.
+    pub fn report_progress(&mut self, counter: Arc<AtomicU64>) {
+        self.progress = Some(counter);
     }
 
     /// The current virtual time: the time of the event being handled.
@@ -299,6 +314,11 @@ fn step_inner<E: Copy, H: Handler<E>>(
     queue.now = time;
     queue.top_taken = true;
     *events += 1;
+    if *events % PROGRESS_EVERY == 0 {
+        if let Some(counter) = &queue.progress {
+            counter.fetch_add(PROGRESS_EVERY, AtomicOrdering::Relaxed);
+        }
+    }
     let handled = handler.handle(event, queue);
     if queue.top_taken {
         queue.top_taken = false;

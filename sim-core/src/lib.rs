@@ -123,9 +123,10 @@ mod stats;
 mod time;
 
 pub use engine::{
-    Class, EventQueue, Handler, Limits, MAX_CLASS, RunSummary, SimError, run, run_until, step,
+    Class, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, run,
+    run_until, step,
 };
 pub use rng::{Stream, chance, exponential_ms, source_id, stream};
 pub use station::{Stations, Waiting};
-pub use stats::{Samples, percentile_rank};
+pub use stats::{HDR_DIGITS, Samples, Stats, percentile_rank};
 pub use time::{Nanos, ms_to_ns, ns_to_ms};

@@ -50,6 +50,7 @@ impl Deref for Config {
 const TOP_KEYS: &[&str] = &[
     "model",
     "entities",
+    "stats",
     "limits",
     "title",
     "seed",

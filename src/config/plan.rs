@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use coordsim_model::{Kind, ModelDef, PreparedRun, Registry, Value};
-use sim_core::Limits;
+use sim_core::{Limits, Stats};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -48,6 +48,8 @@ pub struct Plan {
     pub points: usize,
     /// Whether entity rows are kept (`entities = false` drops them: big random sweeps).
     pub entities: bool,
+    /// How runs keep their samples (`stats`: exact, or an HDR histogram).
+    pub stats: Stats,
     /// Per-run limits on events and virtual time (`[limits]`, default sim-core's).
     pub limits: Limits,
     /// Where `model` is written: errors with no better place point here.
@@ -180,6 +182,19 @@ impl Loader<'_> {
             },
             None => true,
         };
+        let stats = match get("stats") {
+            Some((_, v)) => match self.string(v, "stats")?.as_str() {
+                "exact" => Stats::Exact,
+                "hdr" => Stats::Hdr,
+                other => {
+                    return Err(self.err(
+                        &v.span(),
+                        format!("unknown `stats` = \"{other}\"; valid: \"exact\" (every sample, exact percentiles), \"hdr\" (a histogram: flat memory, percentiles within 0.1%)"),
+                    ));
+                }
+            },
+            None => Stats::Exact,
+        };
         let specs = model.params();
         let mut base: Vec<Value> = specs.iter().map(|s| (s.default)()).collect();
         let mut param_spans = vec![None; specs.len()];
@@ -256,6 +271,7 @@ impl Loader<'_> {
             labels: Vec::new(),
             points: points as usize,
             entities,
+            stats,
             limits,
             model_span: model_value.span(),
         };
