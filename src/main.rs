@@ -2,6 +2,11 @@
 //! models is the `coordsim` library; a crate with models of its own builds the same binary
 //! with `coordsim::main_with(coordsim_models::registry().with(MyModel))`.
 
+/// mimalloc instead of the system allocator: runs that build millions of rows spend no time
+/// in the system allocator's page-fault churn (the suite's doubling ratios, docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     coordsim::main_with(coordsim_models::registry())
 }

@@ -274,10 +274,14 @@ impl Sim {
 
     /// One call of request `i`; returns its row.
     fn call(&mut self, i: usize) -> CallRow {
-        let key = self.plan[i].key.clone();
         let book = self.plan[i].book;
         let mut row = CallRow {
-            key: key.clone(),
+            // The row is kept only when entity rows are wanted: no copy of the key otherwise.
+            key: if self.keep_rows {
+                self.plan[i].key.clone()
+            } else {
+                String::new()
+            },
             changes: 0,
             update_changes: None,
             new_effect: false,
@@ -323,7 +327,7 @@ impl Sim {
                 }
             }
             Form::IdempotencyKey => {
-                if let Some((response, loan)) = self.keys.get(&key) {
+                if let Some((response, loan)) = self.keys.get(&self.plan[i].key) {
                     // Seen: replay the stored response; the transaction rolls back.
                     row.response = response.to_string();
                     row.loan_id = *loan;
@@ -340,7 +344,7 @@ impl Sim {
                         Err(_) => ("rejected", None),
                     };
                     row.changes += 1; // the key row
-                    self.keys.insert(key, (response, loan));
+                    self.keys.insert(self.plan[i].key.clone(), (response, loan));
                     row.response = response.to_string();
                     row.loan_id = loan;
                 }
