@@ -571,7 +571,7 @@ fn main() {
         lock_jobs();
     }
     if wants("large") {
-        println!("\n== a million requests");
+        println!("\n== large runs");
         large_jobs();
     }
     if wants("scaling") {
