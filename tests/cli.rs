@@ -39,6 +39,32 @@ fn read(path: impl AsRef<Path>) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// A config's text parsed as `name` against `registry`, through the library.
+fn library_config(
+    registry: &coordsim_model::Registry,
+    name: &str,
+    text: &str,
+) -> Result<coordsim::config::Config, coordsim::source::ConfigError> {
+    coordsim::config::Config::parse(
+        coordsim::source::Source {
+            name: name.into(),
+            text: text.into(),
+        },
+        registry,
+    )
+}
+
+/// Runs a config through the library on 2 threads, without a progress bar.
+fn library_run(config: &coordsim::config::Config) -> coordsim::results::Results {
+    let options = coordsim::runner::RunOptions {
+        jobs: 2,
+        seed: None,
+        shard: None,
+        progress: false,
+    };
+    coordsim::runner::run(config, &options).unwrap()
+}
+
 #[test]
 fn the_lesson_queue_table_is_reproduced_and_checked() {
     let out = coordsim(&["check", "configs/lessons/single-writer-queue.toml"]);
@@ -401,17 +427,11 @@ fn list_files(dir: &Path) -> Vec<String> {
 /// The config loader as a library: sweeps, filters and positions, on the built-in models.
 mod config_loading {
     use coordsim::config::Config;
-    use coordsim::source::{ConfigError, Source};
+    use coordsim::source::ConfigError;
     use coordsim_model::Value;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(
-            Source {
-                name: "t.toml".into(),
-                text: text.into(),
-            },
-            &coordsim_models::registry(),
-        )
+        super::library_config(&coordsim_models::registry(), "t.toml", text)
     }
 
     #[test]
@@ -610,7 +630,6 @@ fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
 /// The front end as a library over a registry of a stranger's model: parse, run, check.
 mod custom_models {
     use coordsim::config::Config;
-    use coordsim::source::Source;
     use coordsim_model::{
         ChartKind, DefaultChart, Model, ModelError, NoEntity, Output, ParamError, Registry,
         RunContext, Valid, columns, params,
@@ -678,13 +697,7 @@ mod custom_models {
     }
 
     fn parse(registry: &Registry, text: &str) -> Result<Config, coordsim::source::ConfigError> {
-        Config::parse(
-            Source {
-                name: "d.toml".into(),
-                text: text.into(),
-            },
-            registry,
-        )
+        super::library_config(registry, "d.toml", text)
     }
 
     #[test]
@@ -697,13 +710,7 @@ mod custom_models {
             "model = \"doubler\"\n[sweep]\nx = { from = 1, to = 9, step = 4 }\n[[claim]]\nmetric = \"doubled\"\nexpect = \"2 * x\"\n[[claim]]\nwhere = { x = 5 }\nmetric = \"doubled\"\nexpect = 11\n",
         )
         .unwrap();
-        let options = coordsim::runner::RunOptions {
-            jobs: 2,
-            seed: None,
-            shard: None,
-            progress: false,
-        };
-        let results = coordsim::runner::run(&config, &options).unwrap();
+        let results = super::library_run(&config);
         assert_eq!(results.results.rows.len(), 3);
         let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
         assert!(verdicts[0].pass, "{}", verdicts[0].line);
@@ -900,8 +907,6 @@ fn every_model_reports_the_same_metrics_without_its_entity_rows() {
 /// `stats = "hdr"`: the same run, mean and max exact, percentiles within 0.1% (never below).
 #[test]
 fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
-    use coordsim::config::Config;
-    use coordsim::source::Source;
     let registry = coordsim_models::registry();
     let text = |stats: &str| {
         format!(
@@ -909,21 +914,8 @@ fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
         )
     };
     let run = |stats: &str| {
-        let config = Config::parse(
-            Source {
-                name: "h.toml".into(),
-                text: text(stats),
-            },
-            &registry,
-        )
-        .unwrap();
-        let options = coordsim::runner::RunOptions {
-            jobs: 2,
-            seed: None,
-            shard: None,
-            progress: false,
-        };
-        coordsim::runner::run(&config, &options).unwrap().results
+        let config = library_config(&registry, "h.toml", &text(stats)).unwrap();
+        library_run(&config).results
     };
     let (exact, hdr) = (run("exact"), run("hdr"));
     let value = |t: &coordsim::results::Table, row: usize, name: &str| {
@@ -946,14 +938,7 @@ fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
         }
     }
     // A misspelt mode is a positioned error naming the valid ones.
-    let e = Config::parse(
-        Source {
-            name: "h.toml".into(),
-            text: text("fast"),
-        },
-        &registry,
-    )
-    .unwrap_err();
+    let e = library_config(&registry, "h.toml", &text("fast")).unwrap_err();
     assert_eq!(e.location, "h.toml:2:9");
     assert!(e.message.contains("\"hdr\""), "{}", e.message);
 }
