@@ -45,10 +45,11 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let running = AtomicBool::new(true);
     // Collected by index: the order of the output never depends on which thread ran what.
     let outputs: Vec<_> = std::thread::scope(|scope| {
-        if options.progress {
+        // Only a bar that draws (on a terminal) needs the ticker.
+        let ticker = (!bar.is_hidden()).then(|| {
             scope.spawn(|| {
                 while running.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(100));
+                    std::thread::park_timeout(Duration::from_millis(100));
                     let n = events.load(Ordering::Relaxed);
                     if n > 0 {
                         bar.set_message(format!(
@@ -58,8 +59,8 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                         ));
                     }
                 }
-            });
-        }
+            })
+        });
         let outputs = pool.install(|| {
             (0..total)
                 .into_par_iter()
@@ -79,6 +80,9 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 .collect()
         });
         running.store(false, Ordering::Relaxed);
+        if let Some(ticker) = ticker {
+            ticker.thread().unpark();
+        }
         outputs
     });
     bar.finish_and_clear();

@@ -6,6 +6,7 @@ mod cdf;
 mod line;
 mod timeline;
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Once;
 
@@ -268,6 +269,7 @@ impl ChartData {
         // apart by x: two rows with one x but different values of it (sweeping a load with x =
         // the rate it offers draws one line; adding a second axis draws one line per value).
         let row_coords: Vec<Vec<usize>> = rows.iter().map(|r| coords_of(r)).collect();
+        let xs: Vec<Option<f64>> = rows.iter().map(|r| x_of(r)).collect();
         let group_axes: Vec<usize> = config
             .axes
             .iter()
@@ -275,10 +277,16 @@ impl ChartData {
             .filter(|(_, a)| a.key != spec.x)
             .map(|(i, _)| i)
             .filter(|&axis| {
-                rows.iter().enumerate().any(|(i, a)| {
-                    rows[..i].iter().enumerate().any(|(j, b)| {
-                        row_coords[i][axis] != row_coords[j][axis] && x_of(a) == x_of(b)
-                    })
+                // Some x holds rows with two values of this axis: one pass, the first value
+                // seen at each x against the rest (rows without an x share one group).
+                let mut first: HashMap<Option<u64>, usize> = HashMap::new();
+                xs.iter().zip(&row_coords).any(|(x, coords)| {
+                    let key = match x {
+                        None => None,
+                        Some(v) if v.is_nan() => return false,
+                        Some(v) => Some(if *v == 0.0 { 0 } else { v.to_bits() }),
+                    };
+                    *first.entry(key).or_insert(coords[axis]) != coords[axis]
                 })
             })
             .collect();
@@ -291,30 +299,36 @@ impl ChartData {
                 rows.iter().filter_map(|r| number(&r[y_col])).collect(),
             ));
             // (values of the grouping axes, [(x, sum of y, count)]).
+            // Groups in order of first appearance, each with its points (x, sum of y, count),
+            // found through maps: one pass over the rows however many points there are.
             type Group = (Vec<usize>, Vec<(f64, f64, usize)>);
             let mut groups: Vec<Group> = Vec::new();
+            let mut group_at: HashMap<Vec<usize>, usize> = HashMap::new();
+            let mut point_at: HashMap<(usize, u64), usize> = HashMap::new();
             for (row, coords) in rows.iter().zip(&row_coords) {
-                let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
                 let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
                     continue;
                 };
                 if !x.is_finite() || !yv.is_finite() || (spec.log_x && x <= 0.0) {
                     continue;
                 }
-                let group = match groups.iter_mut().position(|(k, _)| *k == key) {
-                    Some(i) => &mut groups[i].1,
+                let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
+                let g = *group_at.entry(key).or_insert_with_key(|key| {
+                    groups.push((key.clone(), Vec::new()));
+                    groups.len() - 1
+                });
+                let group = &mut groups[g].1;
+                // Replications of one x are averaged into one point (0 and -0 are one x).
+                let bits = if x == 0.0 { 0 } else { x.to_bits() };
+                match point_at.get(&(g, bits)) {
+                    Some(&p) => {
+                        group[p].1 += yv;
+                        group[p].2 += 1;
+                    }
                     None => {
-                        groups.push((key, Vec::new()));
-                        &mut groups.last_mut().expect("pushed").1
+                        point_at.insert((g, bits), group.len());
+                        group.push((x, yv, 1));
                     }
-                };
-                // Replications of one x are averaged into one point.
-                match group.iter_mut().find(|(gx, _, _)| *gx == x) {
-                    Some(p) => {
-                        p.1 += yv;
-                        p.2 += 1;
-                    }
-                    None => group.push((x, yv, 1)),
                 }
             }
             for (key, mut points) in groups {
@@ -346,6 +360,8 @@ impl ChartData {
         if !on_entities {
             for (label, expr) in &spec.y_expr {
                 let mut points: Vec<(f64, f64)> = Vec::new();
+                // One reference point per x: the first row's.
+                let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
                 for row in &rows {
                     let values = config.point_values(source.point(row));
                     let get = |v: crate::config::Var| match v {
@@ -357,7 +373,8 @@ impl ChartData {
                         crate::config::Var::Entity(_) => None,
                     };
                     if let (Some(x), Some(y)) = (x_of(row), expr.eval(&get)) {
-                        if x.is_finite() && y.is_finite() && !points.iter().any(|p| p.0 == x) {
+                        let bits = if x == 0.0 { 0 } else { x.to_bits() };
+                        if x.is_finite() && y.is_finite() && seen.insert(bits) {
                             points.push((x, y));
                         }
                     }
