@@ -55,7 +55,16 @@ pub fn expand(range: &Range, integers: bool) -> Result<Vec<Value>, String> {
                 ));
             }
             Ok((0..count as u64)
-                .map(|k| number(from + k as f64 * step, integers))
+                .map(|k| {
+                    // 0.1 steps from 0 give 0.30000000000000004 in binary: round to the
+                    // decimals the user wrote (of `from` and `step`), so every output and
+                    // every `where` sees 0.3.
+                    let decimals = decimals_of(from).max(decimals_of(step));
+                    number(
+                        round_to_decimals(from + k as f64 * step, decimals),
+                        integers,
+                    )
+                })
                 .collect())
         }
         Range::Points {
@@ -91,15 +100,32 @@ pub fn expand(range: &Range, integers: bool) -> Result<Vec<Value>, String> {
                     let x = if k == points - 1 {
                         to // exactly the end the user wrote
                     } else if log {
-                        (from.ln() + (to.ln() - from.ln()) * k as f64 / last).exp()
+                        significant((from.ln() + (to.ln() - from.ln()) * k as f64 / last).exp())
                     } else {
-                        from + (to - from) * k as f64 / last
+                        significant(from + (to - from) * k as f64 / last)
                     };
                     Value::Float(x)
                 })
                 .collect())
         }
     }
+}
+
+/// Decimal places of `x` as written in shortest form (`0.1` → 1, `2.5e-3` → 4, `40` → 0).
+fn decimals_of(x: f64) -> usize {
+    let text = x.to_string();
+    text.split_once('.').map_or(0, |(_, frac)| frac.len())
+}
+
+/// `x` rounded to `decimals` places, as the nearest double to that decimal.
+fn round_to_decimals(x: f64, decimals: usize) -> f64 {
+    format!("{x:.decimals$}").parse().unwrap_or(x)
+}
+
+/// `x` rounded to 12 significant digits: log-spaced points come out as `10`, not
+/// `10.000000000000002`.
+fn significant(x: f64) -> f64 {
+    format!("{x:.11e}").parse().unwrap_or(x)
 }
 
 fn number(x: f64, integer: bool) -> Value {
@@ -156,13 +182,31 @@ mod tests {
             floats(expand(&r, true).unwrap()),
             [50.0, 100.0, 150.0, 200.0]
         );
-        // 0.1 steps: 0.3 is reached although 3 × 0.1 != 0.3 in binary.
+        // 0.1 steps: 0.3 is reached although 3 × 0.1 != 0.3 in binary, and it is 0.3.
         let r = Range::Step {
             from: 0.0,
             to: 0.3,
             step: 0.1,
         };
-        assert_eq!(expand(&r, false).unwrap().len(), 4);
+        assert_eq!(floats(expand(&r, false).unwrap()), [0.0, 0.1, 0.2, 0.3]);
+        let r = Range::Step {
+            from: 0.1,
+            to: 0.5,
+            step: 0.1,
+        };
+        let values: Vec<String> = expand(&r, false)
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(values, ["0.1", "0.2", "0.3", "0.4", "0.5"]);
+        // The decimals of `from` count too: 0.25 + k × 0.5.
+        let r = Range::Step {
+            from: 0.25,
+            to: 1.75,
+            step: 0.5,
+        };
+        assert_eq!(floats(expand(&r, false).unwrap()), [0.25, 0.75, 1.25, 1.75]);
         let r = Range::Step {
             from: 10.0,
             to: 0.0,
@@ -201,10 +245,8 @@ mod tests {
             log: true,
         };
         let v = floats(expand(&r, false).unwrap());
-        // 10^0, 10^1, 10^2, 10^3 within rounding of exp(ln).
-        for (got, want) in v.iter().zip([1.0, 10.0, 100.0, 1000.0]) {
-            assert!((got - want).abs() < 1e-9 * want, "{got} vs {want}");
-        }
+        // 10^0, 10^1, 10^2, 10^3 exactly: exp(ln) rounded to 12 significant digits.
+        assert_eq!(v, [1.0, 10.0, 100.0, 1000.0]);
         assert_eq!(v[3], 1000.0);
         let r = Range::Points {
             from: 0.0,

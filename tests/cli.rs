@@ -942,3 +942,29 @@ fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
     assert_eq!(e.location, "h.toml:2:9");
     assert!(e.message.contains("\"hdr\""), "{}", e.message);
 }
+
+/// A 0.1-step sweep shows 0.3 everywhere: the CSV, the table and `where`.
+#[test]
+fn a_decimal_step_sweep_gives_the_decimals_written() {
+    let registry = coordsim_models::registry();
+    let config = library_config(
+        &registry,
+        "d.toml",
+        "model = \"single_writer_queue\"\n[sweep]\nclient_offset_ms = { from = 0.1, to = 0.5, step = 0.1 }\n[[claim]]\nwhere = { client_offset_ms = 0.3 }\nmetric = \"lost_updates\"\nexpect = 0\n",
+    )
+    .unwrap();
+    let values: Vec<String> = config.axes[0]
+        .values
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(values, ["0.1", "0.2", "0.3", "0.4", "0.5"]);
+    let results = library_run(&config);
+    let csv = String::from_utf8(coordsim::export::csv::to_csv(&results.results).unwrap()).unwrap();
+    assert!(
+        csv.lines().nth(3).unwrap().starts_with("2,0.3,0,0,"),
+        "{csv}"
+    );
+    let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+    assert!(verdicts[0].pass, "{}", verdicts[0].line);
+}

@@ -180,7 +180,35 @@ impl Loader<'_> {
             filter.push((i, self.value(value)?));
         }
         if !(0..plan.points).any(|p| plan.matches(p, &filter)) {
-            return Err(self.err(&w.span(), "`where` matches no point of the sweep"));
+            // Say what the sweep does have for each key named.
+            let has: Vec<String> = filter
+                .iter()
+                .map(|(i, _)| {
+                    let key = specs[*i].key;
+                    match plan.axes.iter().find(|a| a.param == *i) {
+                        Some(axis) => {
+                            let mut shown: Vec<String> = axis
+                                .values
+                                .iter()
+                                .take(10)
+                                .map(ToString::to_string)
+                                .collect();
+                            if axis.values.len() > 10 {
+                                shown.push("…".into());
+                            }
+                            format!("{key} = {}", shown.join(", "))
+                        }
+                        None => format!("{key} = {} (not swept)", plan.base[*i]),
+                    }
+                })
+                .collect();
+            return Err(self.err(
+                &w.span(),
+                format!(
+                    "`where` matches no point of the sweep; the sweep has {}",
+                    has.join("; ")
+                ),
+            ));
         }
         Ok(filter)
     }
