@@ -351,7 +351,7 @@ fn checked_rows(config: &Config, seed: u64, part: Table, path: &Path) -> anyhow:
             );
         }
         let entity = entity_id.map(|id| row[id].to_string());
-        let run_seed = seed.wrapping_add(replication);
+        let run_seed = sim_core::replication_seed(seed, replication);
         let expected = lead_cells(
             &part.schema,
             config,

@@ -124,7 +124,7 @@ pub fn starter_config(model: &dyn ModelDef) -> String {
     let _ = writeln!(out, "title = \"{}\"", model.name());
     let _ = writeln!(
         out,
-        "seed = 0          # master seed; replication r runs with seed + r"
+        "seed = 0          # master seed: replication 0 runs with it, r > 0 with a SplitMix64 mix of (seed, r)"
     );
     let _ = writeln!(out, "replications = 1  # runs per sweep point\n");
     let _ = writeln!(out, "[params]");

@@ -67,7 +67,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 .map(|i| {
                     let point = points[i / reps];
                     let replication = (i % reps) as u64;
-                    let run_seed = seed.wrapping_add(replication);
+                    let run_seed = sim_core::replication_seed(seed, replication);
                     let ctx = RunContext::new(run_seed, config.limits)
                         .with_lanes(wants_lanes && replication == 0)
                         .with_entities(config.entities)

@@ -247,10 +247,12 @@ fn csv_is_byte_identical_for_any_jobs_and_any_run() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 1 + 18);
     assert!(rows[0].starts_with("point,clients,service_ms,replication,seed,requests,"));
+    // Replication 0 runs with the master seed, r > 0 with SplitMix64's r-th output from it.
+    let seed = |r| sim_core::replication_seed(10, r);
     assert!(rows[1].starts_with("0,2,4,0,10,"));
-    assert!(rows[2].starts_with("0,2,4,1,11,"));
+    assert!(rows[2].starts_with(&format!("0,2,4,1,{},", seed(1))));
     assert!(rows[4].starts_with("1,2,8,0,10,"));
-    assert!(rows[18].starts_with("5,6,8,2,12,"));
+    assert!(rows[18].starts_with(&format!("5,6,8,2,{},", seed(2))));
 }
 
 #[test]
@@ -265,9 +267,10 @@ fn seed_replays_any_row() {
         String::from_utf8(read(d.join("random/results.csv"))).unwrap()
     };
     let all = run("all", &[]);
-    let replay = run("replay", &["--seed", "12"]);
-    // Row for point 3, replication 2 (seed 12) of the first run equals the row for point 3,
-    // replication 0 (seed 12) of the replay, metrics and all.
+    // Row for point 3, replication 2 of the first run (its seed column: SplitMix64's 2nd
+    // output from 10) equals the row for point 3, replication 0 of a run with that seed.
+    let seed2 = sim_core::replication_seed(10, 2).to_string();
+    let replay = run("replay", &["--seed", &seed2]);
     let metrics_of = |csv: &str, point: &str, seed: &str| -> String {
         csv.lines()
             .find(|l| {
@@ -277,8 +280,14 @@ fn seed_replays_any_row() {
             .map(|l| l.split(',').skip(5).collect::<Vec<_>>().join(","))
             .expect("row present")
     };
-    assert_eq!(metrics_of(&all, "3", "12"), metrics_of(&replay, "3", "12"));
-    assert_ne!(metrics_of(&all, "3", "10"), metrics_of(&all, "3", "12"));
+    assert_eq!(
+        metrics_of(&all, "3", &seed2),
+        metrics_of(&replay, "3", &seed2)
+    );
+    assert_ne!(metrics_of(&all, "3", "10"), metrics_of(&all, "3", &seed2));
+    // Nearby master seeds share no replication: --seed 11 is not replication 1 of seed 10.
+    let next = run("next", &["--seed", "11"]);
+    assert!(!next.contains(&format!(",{},", sim_core::replication_seed(10, 1))));
 }
 
 #[test]

@@ -65,7 +65,7 @@ columns! {
     pub struct Metrics {
         /// calls made (repeats and retries included)
         calls: u64,
-        /// rows the database reports changed, summed (an UPDATE counts matched rows; a conflicting insert 0)
+        /// rows the database reports changed by the form's own statement, summed (an UPDATE counts matched rows; a conflicting insert 0; `derived_counter`: the counter update, 1 per call)
         changes: u64,
         /// assign 1; increment, insert: one per call; insert_unique, derived_counter: rows that exist; idempotency_key: loans made; consumer: ids applied
         effects: u64,
@@ -81,6 +81,8 @@ columns! {
         granted: u64,
         /// first-time answers that rejected it
         rejected: u64,
+        /// `derived_counter`: rows changed by its unique insert, counted apart from `changes` (empty for the other forms)
+        insert_changes: Option<u64>,
     }
 }
 
@@ -89,10 +91,10 @@ columns! {
     pub struct CallRow {
         /// the request's key or message id (empty for the plain forms)
         key: String,
-        /// rows changed by this call's statements
+        /// rows changed by this call's own statement (`derived_counter`: the counter update)
         changes: u64,
-        /// `derived_counter`: rows changed by the counter update alone
-        update_changes: Option<u64>,
+        /// `derived_counter`: rows changed by this call's unique insert
+        insert_changes: Option<u64>,
         /// 1 when this call made a new effect
         new_effect: bool,
         /// `granted`, `rejected` or empty
@@ -210,6 +212,7 @@ struct Tally {
     calls: u64,
     new_effects: u64,
     changes: u64,
+    insert_changes: u64,
     replayed: u64,
     granted: u64,
     rejected: u64,
@@ -283,7 +286,7 @@ impl Sim {
                 String::new()
             },
             changes: 0,
-            update_changes: None,
+            insert_changes: None,
             new_effect: false,
             response: String::new(),
             loan_id: None,
@@ -318,9 +321,10 @@ impl Sim {
                 row.new_effect = inserted;
                 if self.form == Form::DerivedCounter {
                     // counter = count of open loan rows: one matched row, whatever its value.
+                    // `changes` is that update's; the insert is counted apart.
                     self.counter = u64::from(self.unique_row);
-                    row.changes += 1;
-                    row.update_changes = Some(1);
+                    row.insert_changes = Some(row.changes);
+                    row.changes = 1;
                     row.value = Some(self.counter);
                 } else {
                     row.value = Some(u64::from(self.unique_row));
@@ -400,6 +404,7 @@ impl Sim {
             stored_keys: self.keys.len() as u64,
             granted: t.granted,
             rejected: t.rejected,
+            insert_changes: (self.form == Form::DerivedCounter).then_some(t.insert_changes),
         };
         Output {
             metrics,
@@ -417,6 +422,7 @@ impl Handler<Event> for Sim {
         t.calls += 1;
         t.new_effects += u64::from(row.new_effect);
         t.changes += row.changes;
+        t.insert_changes += row.insert_changes.unwrap_or(0);
         t.replayed += u64::from(row.replayed);
         // Responses given the first time (not replayed from a stored key).
         if !row.replayed {
@@ -506,14 +512,19 @@ mod tests {
             (Some(1), 0)
         );
         let derived = run_form(Form::DerivedCounter);
-        let updates: Vec<Option<u64>> = derived
+        // `changes` is the counter update's, 1 per round as the lesson prints; the unique
+        // insert (1, then conflicts: 0, 0) is counted apart.
+        assert_eq!(per_call(&derived), [1, 1, 1]);
+        let inserts: Vec<Option<u64>> = derived
             .entities
             .iter()
-            .map(|(_, r)| r.update_changes)
+            .map(|(_, r)| r.insert_changes)
             .collect();
-        assert_eq!(updates, [Some(1), Some(1), Some(1)]);
-        assert_eq!(per_call(&derived), [2, 1, 1]); // the unique insert's change, then none
+        assert_eq!(inserts, [Some(1), Some(0), Some(0)]);
+        assert_eq!(derived.metrics.changes, 3);
+        assert_eq!(derived.metrics.insert_changes, Some(1));
         assert_eq!(derived.metrics.final_value, Some(1));
+        assert_eq!(unique.metrics.insert_changes, None);
     }
 
     #[test]
