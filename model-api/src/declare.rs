@@ -369,26 +369,6 @@ impl ListItem for Millis {
     }
 }
 
-impl ParamType for PerEntity<Millis> {
-    const KIND: Kind = Kind::NumberOrList;
-    fn from_value(value: &Value) -> Result<Self, String> {
-        match value {
-            Value::List(items) => items
-                .iter()
-                .map(Millis::from_value)
-                .collect::<Result<_, _>>()
-                .map(PerEntity::Each),
-            other => Millis::from_value(other).map(PerEntity::All),
-        }
-    }
-    fn to_value(&self) -> Value {
-        match self {
-            PerEntity::All(x) => x.to_value(),
-            PerEntity::Each(v) => Value::List(v.iter().map(ParamType::to_value).collect()),
-        }
-    }
-}
-
 /// One value for every entity, or one each (a per-applier parameter such as `hold_ms`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PerEntity<T> {
@@ -416,36 +396,32 @@ impl<T: Copy> PerEntity<T> {
     }
 }
 
-impl ParamType for PerEntity<f64> {
-    const KIND: Kind = Kind::NumberOrList;
-    fn from_value(value: &Value) -> Result<Self, String> {
-        match value {
-            Value::List(items) => items
-                .iter()
-                .map(f64::from_value)
-                .collect::<Result<_, _>>()
-                .map(PerEntity::Each),
-            other => f64::from_value(other).map(PerEntity::All),
-        }
-    }
-    fn to_value(&self) -> Value {
-        match self {
-            PerEntity::All(x) => x.to_value(),
-            PerEntity::Each(v) => Value::List(v.iter().map(ParamType::to_value).collect()),
-        }
-    }
+/// A number-like parameter that may be given per entity ([`PerEntity`]): its kind as such.
+pub trait PerEntityItem: ParamType {
+    /// The kind of `PerEntity<Self>`.
+    const PER_ENTITY_KIND: Kind;
 }
 
-impl ParamType for PerEntity<u64> {
-    const KIND: Kind = Kind::CountOrList;
+impl PerEntityItem for f64 {
+    const PER_ENTITY_KIND: Kind = Kind::NumberOrList;
+}
+impl PerEntityItem for Millis {
+    const PER_ENTITY_KIND: Kind = Kind::NumberOrList;
+}
+impl PerEntityItem for u64 {
+    const PER_ENTITY_KIND: Kind = Kind::CountOrList;
+}
+
+impl<T: PerEntityItem> ParamType for PerEntity<T> {
+    const KIND: Kind = T::PER_ENTITY_KIND;
     fn from_value(value: &Value) -> Result<Self, String> {
         match value {
             Value::List(items) => items
                 .iter()
-                .map(u64::from_value)
+                .map(T::from_value)
                 .collect::<Result<_, _>>()
                 .map(PerEntity::Each),
-            other => u64::from_value(other).map(PerEntity::All),
+            other => T::from_value(other).map(PerEntity::All),
         }
     }
     fn to_value(&self) -> Value {

@@ -27,8 +27,8 @@ mod value;
 
 pub use declare::{
     Cell, ColumnSpec, ColumnType, Columns, Kind, ListItem, Millis, NoEntity, ParamError, ParamSet,
-    ParamSpec, ParamType, PerEntity, duration, field, positive_duration, probability, table_fields,
-    unit_of,
+    ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,
+    probability, table_fields, unit_of,
 };
 pub use model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid, run_once};
 pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
