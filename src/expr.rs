@@ -1,4 +1,6 @@
-//! Claim expressions: numbers, `+ - * /`, parentheses and names, e.g. `"6 * x_ms"`.
+//! Claim expressions: numbers, `+ - * / ^`, parentheses, names, and the functions `sqrt`,
+//! `abs`, `ln`, `exp`, `min` and `max`, e.g. `"6 * x_ms"`, `"sqrt(n) * max(a, b)"`. Nesting
+//! (64 levels) and size (1,000 terms) are bounded, so no input can exhaust the stack.
 
 use std::fmt;
 
@@ -13,7 +15,47 @@ pub enum Expr<V> {
     Neg(Box<Expr<V>>),
     /// A binary operation.
     Bin(Op, Box<Expr<V>>, Box<Expr<V>>),
+    /// A function of its arguments.
+    Call(Func, Vec<Expr<V>>),
 }
+
+/// A function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    /// `sqrt(x)`
+    Sqrt,
+    /// `abs(x)`
+    Abs,
+    /// `ln(x)`, the natural logarithm
+    Ln,
+    /// `exp(x)`
+    Exp,
+    /// `min(a, b, …)`
+    Min,
+    /// `max(a, b, …)`
+    Max,
+}
+
+impl Func {
+    fn named(name: &str) -> Option<(Func, bool)> {
+        // (function, takes any number of arguments ≥ 1 rather than exactly one)
+        Some(match name {
+            "sqrt" => (Func::Sqrt, false),
+            "abs" => (Func::Abs, false),
+            "ln" => (Func::Ln, false),
+            "exp" => (Func::Exp, false),
+            "min" => (Func::Min, true),
+            "max" => (Func::Max, true),
+            _ => return None,
+        })
+    }
+}
+
+/// Deepest nesting of parentheses, calls and unary signs an expression may have.
+pub const MAX_DEPTH: usize = 64;
+/// Most numbers, names and operators an expression may have (its tree is evaluated, and
+/// dropped, recursively: bounded size, bounded stack).
+pub const MAX_NODES: usize = 1000;
 
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +68,8 @@ pub enum Op {
     Mul,
     /// `/`
     Div,
+    /// `^` (power, right-associative)
+    Pow,
 }
 
 /// Why an expression did not parse: the message and the character offset in the expression.
@@ -57,6 +101,21 @@ impl<V: Copy> Expr<V> {
                     Op::Sub => a - b,
                     Op::Mul => a * b,
                     Op::Div => a / b,
+                    Op::Pow => a.powf(b),
+                }
+            }
+            Expr::Call(f, args) => {
+                let mut values = Vec::with_capacity(args.len());
+                for a in args {
+                    values.push(a.eval(get)?);
+                }
+                match f {
+                    Func::Sqrt => values[0].sqrt(),
+                    Func::Abs => values[0].abs(),
+                    Func::Ln => values[0].ln(),
+                    Func::Exp => values[0].exp(),
+                    Func::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+                    Func::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 }
             }
         })
@@ -72,6 +131,8 @@ pub fn parse<V>(
     let mut p = Parser {
         chars: &chars,
         pos: 0,
+        depth: 0,
+        nodes: 0,
         resolve,
     };
     let expr = p.sum()?;
@@ -85,6 +146,8 @@ pub fn parse<V>(
 struct Parser<'a, R> {
     chars: &'a [char],
     pos: usize,
+    depth: usize,
+    nodes: usize,
     resolve: &'a R,
 }
 
@@ -94,6 +157,28 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
             message,
             offset: self.pos,
         }
+    }
+
+    /// One level deeper (a parenthesis, a call, a sign, a power): refused past `MAX_DEPTH`.
+    fn deeper(&mut self) -> Result<(), ExprError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(format!(
+                "the expression nests more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        Ok(())
+    }
+
+    /// One more term or operator: refused past `MAX_NODES`.
+    fn node(&mut self) -> Result<(), ExprError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(self.error(format!(
+                "the expression has more than {MAX_NODES} terms and operators"
+            )));
+        }
+        Ok(())
     }
 
     fn skip_space(&mut self) {
@@ -112,6 +197,7 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
         while let Some(c @ ('+' | '-')) = self.peek() {
             self.pos += 1;
             let op = if c == '+' { Op::Add } else { Op::Sub };
+            self.node()?;
             left = Expr::Bin(op, Box::new(left), Box::new(self.product()?));
         }
         Ok(left)
@@ -122,6 +208,7 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
         while let Some(c @ ('*' | '/')) = self.peek() {
             self.pos += 1;
             let op = if c == '*' { Op::Mul } else { Op::Div };
+            self.node()?;
             left = Expr::Bin(op, Box::new(left), Box::new(self.unary()?));
         }
         Ok(left)
@@ -129,23 +216,44 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
 
     fn unary(&mut self) -> Result<Expr<V>, ExprError> {
         match self.peek() {
-            Some('-') => {
+            Some(c @ ('-' | '+')) => {
                 self.pos += 1;
-                Ok(Expr::Neg(Box::new(self.unary()?)))
+                self.node()?;
+                self.deeper()?;
+                let inner = self.unary()?;
+                self.depth -= 1;
+                Ok(if c == '-' {
+                    Expr::Neg(Box::new(inner))
+                } else {
+                    inner
+                })
             }
-            Some('+') => {
-                self.pos += 1;
-                self.unary()
-            }
-            _ => self.atom(),
+            _ => self.power(),
         }
     }
 
+    /// `a ^ b`, right-associative, binding tighter than a sign: `-2 ^ 2` is −4, `2 ^ -1` 0.5.
+    fn power(&mut self) -> Result<Expr<V>, ExprError> {
+        let base = self.atom()?;
+        if self.peek() == Some('^') {
+            self.pos += 1;
+            self.node()?;
+            self.deeper()?;
+            let exponent = self.unary()?;
+            self.depth -= 1;
+            return Ok(Expr::Bin(Op::Pow, Box::new(base), Box::new(exponent)));
+        }
+        Ok(base)
+    }
+
     fn atom(&mut self) -> Result<Expr<V>, ExprError> {
+        self.node()?;
         match self.peek() {
             Some('(') => {
                 self.pos += 1;
+                self.deeper()?;
                 let inner = self.sum()?;
+                self.depth -= 1;
                 if self.peek() != Some(')') {
                     return Err(self.error("expected `)`".into()));
                 }
@@ -203,6 +311,9 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
                     self.pos += 1;
                 }
                 let name: String = self.chars[start..self.pos].iter().collect();
+                if self.peek() == Some('(') {
+                    return self.call(&name, start);
+                }
                 (self.resolve)(&name)
                     .map(Expr::Var)
                     .map_err(|message| ExprError {
@@ -215,6 +326,39 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
             ))),
             None => Err(self.error("unexpected end; expected a number, a name or `(`".into())),
         }
+    }
+}
+
+impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
+    /// `name(args…)`, the parenthesis next.
+    fn call(&mut self, name: &str, start: usize) -> Result<Expr<V>, ExprError> {
+        let Some((func, many)) = Func::named(name) else {
+            return Err(ExprError {
+                message: format!(
+                    "unknown function `{name}`; functions: sqrt, abs, ln, exp, min, max"
+                ),
+                offset: start,
+            });
+        };
+        self.pos += 1; // (
+        self.deeper()?;
+        let mut args = vec![self.sum()?];
+        while self.peek() == Some(',') {
+            self.pos += 1;
+            args.push(self.sum()?);
+        }
+        self.depth -= 1;
+        if self.peek() != Some(')') {
+            return Err(self.error("expected `,` or `)`".into()));
+        }
+        self.pos += 1;
+        if !many && args.len() != 1 {
+            return Err(ExprError {
+                message: format!("`{name}` takes one argument, got {}", args.len()),
+                offset: start,
+            });
+        }
+        Ok(Expr::Call(func, args))
     }
 }
 
@@ -244,6 +388,46 @@ mod tests {
         assert_eq!(eval("8 / 4 / 2"), Some(1.0));
         assert_eq!(eval("-2 * -3"), Some(6.0));
         assert_eq!(eval("1e3 / 6"), Some(1000.0 / 6.0));
+    }
+
+    #[test]
+    fn powers_and_functions() {
+        assert_eq!(eval("2 ^ 10"), Some(1024.0));
+        assert_eq!(eval("2 ^ 3 ^ 2"), Some(512.0)); // right-associative: 2^9
+        assert_eq!(eval("-2 ^ 2"), Some(-4.0)); // the sign binds looser
+        assert_eq!(eval("2 ^ -1"), Some(0.5));
+        assert_eq!(eval("sqrt(16) + abs(-3)"), Some(7.0));
+        assert_eq!(eval("min(3, x_ms, 7) + max(1, 2)"), Some(5.0));
+        assert_eq!(eval("ln(exp(2))"), Some(2.0));
+        assert_eq!(
+            parse_err("sqrt(1, 2)").message,
+            "`sqrt` takes one argument, got 2"
+        );
+        assert!(
+            parse_err("log(2)")
+                .message
+                .starts_with("unknown function `log`")
+        );
+    }
+
+    #[test]
+    fn nesting_is_bounded_and_long_sums_are_fine() {
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(parse_err(&deep).message.contains("nests more than 64"));
+        let signs = format!("{}1", "-".repeat(50_000));
+        assert!(parse_err(&signs).message.contains("nests more than 64"));
+        let powers = vec!["2"; 10_000].join("^");
+        assert!(parse_err(&powers).message.contains("nests more than 64"));
+        // A long flat sum nests nothing but is bounded in size: 500 terms are fine, 100,000
+        // are an error, not a stack overflow when evaluated.
+        let sum = vec!["1"; 500].join(" + ");
+        assert_eq!(eval(&sum), Some(500.0));
+        let sum = vec!["1"; 100_000].join(" + ");
+        assert!(parse_err(&sum).message.contains("more than 1000 terms"));
+        assert_eq!(
+            eval(&format!("{}1{}", "(".repeat(60), ")".repeat(60))),
+            Some(1.0)
+        );
     }
 
     #[test]
