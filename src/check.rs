@@ -2,7 +2,7 @@
 
 use coordsim_model::Value;
 
-use crate::config::{Claim, Config, Expect, Test, Var, matches_filter};
+use crate::config::{Claim, Config, Expect, Stat, Test, Var, matches_filter};
 use crate::results::{ColumnId, ColumnSource, Results, Row, number};
 
 /// One claim's verdict: its worst evaluation.
@@ -14,14 +14,27 @@ pub struct Verdict {
     pub line: String,
 }
 
-/// One evaluation of a claim on one row.
-struct Eval {
+/// One matched row's values: what the claim reads and what it expects there.
+struct Sample {
+    point: usize,
+    replication: u64,
     actual: Option<f64>,
     /// The cell, for a text claim.
     text: Option<String>,
     expected: Option<f64>,
+}
+
+/// One evaluation of a claim: on a row, or on a point's replications (`stat`).
+struct Eval {
+    actual: Option<f64>,
+    text: Option<String>,
+    expected: Option<f64>,
+    /// The 95% interval of the mean (`within_ci`).
+    ci: Option<(f64, f64)>,
     /// How far outside the test it is (≤ 0 inside); larger is worse.
     excess: f64,
+    /// Why it cannot pass, when that is not the numbers (an empty cell, a division by zero).
+    reason: Option<&'static str>,
     row: String,
 }
 
@@ -29,42 +42,179 @@ struct Eval {
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
     let mut verdicts = Vec::new();
     for claim in &config.claims {
-        let evals = evaluations(config, results, claim)?;
+        let samples = evaluations(config, results, claim)?;
+        let evals = judge_all(config, claim, samples);
         let worst = evals
             .into_iter()
             .max_by(|a, b| a.excess.total_cmp(&b.excess))
             .expect("a claim's `where` matches at least one point");
-        let pass = worst.excess <= 0.0;
-        let show = |x: Option<f64>| x.map_or("empty".to_string(), |v| v.to_string());
-        let expected = match &claim.expect {
-            Expect::Number(_) => show(worst.expected),
-            Expect::Expr(text, _) => format!("{} = {}", text, show(worst.expected)),
-            Expect::Text(text) => format!("{text:?}"),
-        };
-        let test = match (&claim.expect, claim.test) {
-            (Expect::Text(_), _) => "exact text".to_string(),
-            (_, Test::Tolerance(t)) if t != 0.0 && t < 1e-3 => format!("± {t:e}"),
-            (_, Test::Tolerance(t)) => format!("± {t}"),
-            (_, Test::Band(lo, hi)) => format!("ratio in [{lo}, {hi}]"),
-        };
-        let verdict = if pass { "PASS" } else { "FAIL" };
-        let actual = match &worst.text {
-            Some(t) => format!("{t:?}"),
-            None => show(worst.actual),
-        };
-        let mut line = format!(
-            "{verdict} {}: {}: {} = {actual} (expected {expected}, {test})",
-            config.source.name, claim.name, claim.metric,
-        );
-        if !pass {
-            line.push_str(&format!(" at {}", worst.row));
-        }
-        verdicts.push(Verdict { pass, line });
+        verdicts.push(verdict(config, claim, worst));
     }
     Ok(verdicts)
 }
 
-fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Result<Vec<Eval>> {
+/// The line `check` prints for a claim's worst evaluation.
+fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
+    let pass = worst.excess <= 0.0;
+    let show = |x: Option<f64>| x.map_or("empty".to_string(), |v| v.to_string());
+    let expected = match &claim.expect {
+        Expect::Number(_) => show(worst.expected),
+        Expect::Expr(text, _) => format!("{} = {}", text, show(worst.expected)),
+        Expect::Text(text) => format!("{text:?}"),
+    };
+    let relation = match claim.test {
+        Test::AtMost(_) => format!("at most {expected}"),
+        Test::AtLeast(_) => format!("at least {expected}"),
+        Test::WithinCi => match worst.ci {
+            Some((lo, hi)) => format!("expected {expected} inside the 95% CI [{lo}, {hi}]"),
+            None => format!("expected {expected} inside the 95% CI"),
+        },
+        _ => format!("expected {expected}"),
+    };
+    let small = |t: f64| {
+        if t != 0.0 && t < 1e-3 {
+            format!("{t:e}")
+        } else {
+            t.to_string()
+        }
+    };
+    let test = match (&claim.expect, claim.test) {
+        (Expect::Text(_), _) => ", exact text".to_string(),
+        (_, Test::Tolerance(t)) => format!(", ± {}", small(t)),
+        (_, Test::Band(lo, hi)) => format!(", ratio in [{lo}, {hi}]"),
+        (_, Test::AtMost(t) | Test::AtLeast(t)) if t > 1e-9 => format!(", slack {}", small(t)),
+        _ => String::new(),
+    };
+    let what = match claim.stat {
+        Some(stat) => format!("{} of {}", stat.name(), claim.metric),
+        None => claim.metric.clone(),
+    };
+    let actual = match &worst.text {
+        Some(t) => format!("{t:?}"),
+        None => show(worst.actual),
+    };
+    let mut line = format!(
+        "{} {}: {}: {what} = {actual} ({relation}{test})",
+        if pass { "PASS" } else { "FAIL" },
+        config.source.name,
+        claim.name,
+    );
+    if !worst.row.is_empty() {
+        line.push_str(&format!(" at {}", worst.row));
+    }
+    if let (false, Some(reason)) = (pass, worst.reason) {
+        line.push_str(&format!(": {reason}"));
+    }
+    Verdict { pass, line }
+}
+
+/// The row a point (and replication) stands for, by its swept parameters' values.
+fn describe(config: &Config, point: usize, replication: Option<u64>) -> String {
+    let values = config.point_values(point);
+    let mut parts: Vec<String> = config
+        .axes
+        .iter()
+        .map(|a| format!("{} = {}", a.key, values[a.param]))
+        .collect();
+    if let Some(r) = replication.filter(|_| config.replications > 1) {
+        parts.push(format!("replication {r}"));
+    }
+    parts.join(", ")
+}
+
+/// Every evaluation of a claim: one per row, or with `stat` one per point.
+fn judge_all(config: &Config, claim: &Claim, samples: Vec<Sample>) -> Vec<Eval> {
+    let Some(stat) = claim.stat else {
+        return samples
+            .into_iter()
+            .map(|s| {
+                let row = describe(config, s.point, Some(s.replication));
+                judge(claim, s.actual, s.text, s.expected, None, row)
+            })
+            .collect();
+    };
+    // Rows come in point order: each point's replications together.
+    let mut evals = Vec::new();
+    for group in samples.chunk_by(|a, b| a.point == b.point) {
+        let actuals: Option<Vec<f64>> = group.iter().map(|s| s.actual).collect();
+        let expecteds: Option<Vec<f64>> = group.iter().map(|s| s.expected).collect();
+        let actual = actuals.as_ref().map(|v| match stat {
+            Stat::Mean => v.iter().sum::<f64>() / v.len() as f64,
+            Stat::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
+            Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        });
+        // The expectation is averaged too (the same when it depends on parameters only).
+        let expected = expecteds.map(|v| v.iter().sum::<f64>() / v.len() as f64);
+        let ci = actuals
+            .as_deref()
+            .and_then(crate::summary::describe)
+            .and_then(|d| d.ci95);
+        let mut row = describe(config, group[0].point, None);
+        let n = group.len();
+        row = if row.is_empty() {
+            format!("{n} replications")
+        } else {
+            format!("{row} ({n} replications)")
+        };
+        evals.push(judge(claim, actual, None, expected, ci, row));
+    }
+    evals
+}
+
+/// One evaluation: how far the value is outside the claim's test.
+fn judge(
+    claim: &Claim,
+    actual: Option<f64>,
+    text: Option<String>,
+    expected: Option<f64>,
+    ci: Option<(f64, f64)>,
+    row: String,
+) -> Eval {
+    let fail = |reason: &'static str| (f64::INFINITY, Some(reason));
+    let (excess, reason) = if let Expect::Text(want) = &claim.expect {
+        if text.as_deref() == Some(want.as_str()) {
+            (0.0, None)
+        } else {
+            (f64::INFINITY, None)
+        }
+    } else {
+        match (actual, expected) {
+            (None, _) => fail("the cell is empty"),
+            (_, None) => fail("the expectation reads an empty cell"),
+            (_, Some(e)) if !e.is_finite() => {
+                fail("the expected value is not finite (a division by zero?)")
+            }
+            (Some(a), _) if !a.is_finite() => fail("the value is not finite"),
+            (Some(a), Some(e)) => match claim.test {
+                Test::Tolerance(t) => ((a - e).abs() - t, None),
+                Test::Band(_, _) if e == 0.0 => {
+                    fail("a band compares actual / expected, and the expected value is 0")
+                }
+                Test::Band(lo, hi) => {
+                    let ratio = a / e;
+                    ((lo - ratio).max(ratio - hi), None)
+                }
+                Test::AtMost(t) => (a - e - t, None),
+                Test::AtLeast(t) => (e - a - t, None),
+                Test::WithinCi => match ci {
+                    Some((lo, hi)) => ((lo - e).max(e - hi), None),
+                    None => fail("an interval needs two replications with values"),
+                },
+            },
+        }
+    };
+    Eval {
+        actual,
+        text,
+        expected,
+        ci,
+        excess,
+        reason,
+        row,
+    }
+}
+
+fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Result<Vec<Sample>> {
     let table = &results.results;
     let metric_ids: Vec<Option<ColumnId>> = (0..config.model.metrics().len())
         .map(|i| table.schema.id(ColumnSource::Metric(i)))
@@ -83,7 +233,6 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
         }
         let metric_cell = |i: usize| metric_ids[i].map(|id| &row[id]);
         let metric = |i: usize| metric_cell(i).and_then(number);
-        let where_text = format!("point {point}, replication {replication}");
         match &claim.entity {
             None => {
                 let entity_col = |_: usize| None;
@@ -91,7 +240,15 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
                     Var::Metric(i) => metric_cell(i).map_or(String::new(), ToString::to_string),
                     _ => String::new(),
                 };
-                evals.push(eval(claim, values, &metric, &entity_col, &text, where_text));
+                evals.push(sample(
+                    claim,
+                    values,
+                    &metric,
+                    &entity_col,
+                    &text,
+                    point,
+                    replication,
+                ));
             }
             Some((name, span)) => {
                 let Some(entities) = results.entities.as_ref() else {
@@ -139,30 +296,39 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
                     Var::Entity(i) => entity_cell(i).map_or(String::new(), ToString::to_string),
                     Var::Param(_) => String::new(),
                 };
-                evals.push(eval(claim, values, &metric, &entity_col, &text, where_text));
+                evals.push(sample(
+                    claim,
+                    values,
+                    &metric,
+                    &entity_col,
+                    &text,
+                    point,
+                    replication,
+                ));
             }
         }
     }
     Ok(evals)
 }
 
-fn eval(
+/// What a claim reads and expects at one row.
+#[allow(clippy::too_many_arguments)]
+fn sample(
     claim: &Claim,
     params: &[Value],
     metric: &impl Fn(usize) -> Option<f64>,
     entity: &impl Fn(usize) -> Option<f64>,
     text: &impl Fn(Var) -> String,
-    row: String,
-) -> Eval {
-    if let Expect::Text(want) = &claim.expect {
-        let got = text(claim.target);
-        let excess = if got == *want { 0.0 } else { f64::INFINITY };
-        return Eval {
+    point: usize,
+    replication: u64,
+) -> Sample {
+    if let Expect::Text(_) = &claim.expect {
+        return Sample {
+            point,
+            replication,
             actual: None,
-            text: Some(got),
+            text: Some(text(claim.target)),
             expected: None,
-            excess,
-            row,
         };
     }
     let get = |v: Var| match v {
@@ -170,35 +336,15 @@ fn eval(
         Var::Metric(i) => metric(i),
         Var::Entity(i) => entity(i),
     };
-    let actual = get(claim.target);
-    let expected = match &claim.expect {
-        Expect::Number(x) => Some(*x),
-        Expect::Expr(_, e) => e.eval(&get),
-        Expect::Text(_) => None,
-    };
-    let excess = match (actual, expected) {
-        (Some(a), Some(e)) => match claim.test {
-            Test::Tolerance(t) => {
-                let d = (a - e).abs();
-                if d.is_nan() { f64::INFINITY } else { d - t }
-            }
-            Test::Band(lo, hi) => {
-                let ratio = a / e;
-                if ratio.is_nan() {
-                    f64::INFINITY
-                } else {
-                    (lo - ratio).max(ratio - hi)
-                }
-            }
-        },
-        // An empty cell never satisfies a claim.
-        _ => f64::INFINITY,
-    };
-    Eval {
-        actual,
+    Sample {
+        point,
+        replication,
+        actual: get(claim.target),
         text: None,
-        expected,
-        excess,
-        row,
+        expected: match &claim.expect {
+            Expect::Number(x) => Some(*x),
+            Expect::Expr(_, e) => e.eval(&get),
+            Expect::Text(_) => None,
+        },
     }
 }

@@ -203,7 +203,8 @@ expect = 4.5
         lines[0].contains("mean_wait_ms = 7.5 (expected 4.5"),
         "{text}"
     );
-    assert!(lines[0].contains("at point 1"), "{text}");
+    // The worst row is named by its parameter values.
+    assert!(lines[0].ends_with(" at clients = 6"), "{text}");
     assert!(lines[1].starts_with("PASS "), "{text}");
     assert_eq!(lines.last(), Some(&"1 passed, 1 failed"));
 }
@@ -976,4 +977,88 @@ fn a_decimal_step_sweep_gives_the_decimals_written() {
     );
     let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
     assert!(verdicts[0].pass, "{}", verdicts[0].line);
+}
+
+/// The claim language: bounds, statistics over replications, the interval of the mean, and
+/// honest failures.
+#[test]
+fn claims_bound_aggregate_and_fail_with_a_reason() {
+    let registry = coordsim_models::registry();
+    // An M/D/1 queue at ρ = 0.5 (one client, Poisson gaps of 12 ms, 6 ms of service), 10
+    // replications: Pollaczek–Khinchine's mean wait ρS / 2(1 − ρ) = 3 ms.
+    let config = library_config(
+        &registry,
+        "c.toml",
+        r#"model = "single_writer_queue"
+replications = 10
+[params]
+clients = 1
+requests_per_client = 20000
+interarrival_ms = 12
+arrivals = "poisson"
+[sweep]
+service_ms = [6]
+[[claim]]
+name = "P-K inside the interval"
+metric = "mean_wait_ms"
+stat = "mean"
+within_ci = true
+expect = "utilization * service_ms / (2 * (1 - utilization))"
+[[claim]]
+name = "no run waits 5 ms on average"
+metric = "mean_wait_ms"
+at_most = 5
+[[claim]]
+name = "every run waits"
+metric = "mean_wait_ms"
+stat = "min"
+at_least = 1
+[[claim]]
+name = "the largest wait beats a bound it cannot"
+metric = "max_wait_ms"
+stat = "max"
+at_most = "sqrt(service_ms) - 3"
+[[claim]]
+name = "a division by zero"
+metric = "lost_updates"
+expect = "1 / lost_updates"
+"#,
+    )
+    .unwrap();
+    let results = library_run(&config);
+    let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+    let lines: Vec<&str> = verdicts.iter().map(|v| v.line.as_str()).collect();
+    assert!(verdicts[0].pass, "{}", lines[0]);
+    assert!(lines[0].contains("mean of mean_wait_ms = "), "{}", lines[0]);
+    assert!(lines[0].contains("inside the 95% CI ["), "{}", lines[0]);
+    assert!(
+        lines[0].ends_with("at service_ms = 6 (10 replications)"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        verdicts[1].pass && lines[1].contains("(at most 5)"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        verdicts[2].pass && lines[2].contains("min of mean_wait_ms"),
+        "{}",
+        lines[2]
+    );
+    // sqrt(6) − 3 < 0: no wait is that short; the worst row is named by its values.
+    assert!(!verdicts[3].pass, "{}", lines[3]);
+    assert!(lines[3].contains("max of max_wait_ms"), "{}", lines[3]);
+    // 1 / 0: a FAIL that says why, not an `inf` that looks like a number.
+    assert!(!verdicts[4].pass, "{}", lines[4]);
+    assert!(
+        lines[4].ends_with("the expected value is not finite (a division by zero?)"),
+        "{}",
+        lines[4]
+    );
+    assert!(
+        lines[4].contains("at service_ms = 6, replication "),
+        "{}",
+        lines[4]
+    );
 }

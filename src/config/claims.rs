@@ -13,8 +13,12 @@ const CLAIM_KEYS: &[&str] = &[
     "where",
     "metric",
     "expect",
+    "at_most",
+    "at_least",
     "tolerance",
     "band",
+    "stat",
+    "within_ci",
     "entity",
 ];
 
@@ -29,13 +33,42 @@ pub enum Expect {
     Text(String),
 }
 
-/// How a claim compares.
+/// How a claim compares the value with its expectation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Test {
-    /// |actual − expected| ≤ tolerance.
+    /// `expect`: |actual − expected| ≤ tolerance.
     Tolerance(f64),
-    /// actual / expected within [lo, hi].
+    /// `expect` with `band`: actual / expected within [lo, hi].
     Band(f64, f64),
+    /// `at_most`: actual ≤ bound + tolerance.
+    AtMost(f64),
+    /// `at_least`: actual ≥ bound − tolerance.
+    AtLeast(f64),
+    /// `stat = "mean"`, `within_ci = true`: the expected value lies in the 95% interval of
+    /// the mean over the replications.
+    WithinCi,
+}
+
+/// How a claim aggregates the replications of each matched point before comparing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    /// The mean over the replications.
+    Mean,
+    /// The smallest.
+    Min,
+    /// The largest.
+    Max,
+}
+
+impl Stat {
+    /// Its name in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::Min => "min",
+            Stat::Max => "max",
+        }
+    }
 }
 
 /// One `[[claim]]`.
@@ -51,10 +84,12 @@ pub struct Claim {
     pub target: Var,
     /// The entity, for an entity claim, and where it was written.
     pub entity: Option<(String, Span)>,
-    /// The expected value.
+    /// The expected value (or bound).
     pub expect: Expect,
     /// The comparison.
     pub test: Test,
+    /// `stat`: aggregate each point's replications first (else every row is checked).
+    pub stat: Option<Stat>,
 }
 
 impl Loader<'_> {
@@ -95,7 +130,7 @@ impl Loader<'_> {
             return Err(self.err(&span, "a [[claim]] needs `metric`"));
         };
         let metric = self.string(metric_value, "metric")?;
-        // A text column is claimed by exact text, not a number.
+        // A text column (an outcome, a status) is claimed by exact text, not a number.
         let text_target = plan.text_column(&metric, entity.is_some());
         let target = match text_target {
             Some(var) => var,
@@ -103,6 +138,17 @@ impl Loader<'_> {
                 .resolve(&metric, entity.is_some(), false)
                 .map_err(|m| self.err(&metric_value.span(), m))?,
         };
+        // An entity claim reads an entity column, never a run metric of the same row.
+        if entity.is_some() && !matches!(target, Var::Entity(_)) {
+            let valid: Vec<&str> = model.entity_columns().iter().map(|c| c.name).collect();
+            return Err(self.err(
+                &metric_value.span(),
+                format!(
+                    "`{metric}` is a metric of the run, not an entity column: drop `entity`, or claim one of {}",
+                    valid.join(", ")
+                ),
+            ));
+        }
 
         let filter = match field("where") {
             Some(w) => self.filter(plan, w)?,
@@ -113,14 +159,30 @@ impl Loader<'_> {
             .map(|(i, v)| format!("{} = {v}", model.params()[*i].key))
             .collect();
 
-        let Some(expect_value) = field("expect") else {
-            return Err(self.err(
-                &span,
-                "a [[claim]] needs `expect` (a number or an expression)",
-            ));
+        // Exactly one of `expect`, `at_most`, `at_least`.
+        let given: Vec<(&str, &toml::Spanned<DeValue<'_>>)> = ["expect", "at_most", "at_least"]
+            .into_iter()
+            .filter_map(|k| field(k).map(|v| (k, v)))
+            .collect();
+        let (relation, expect_value) = match given.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(self.err(
+                    &span,
+                    "a [[claim]] needs `expect` (a number or an expression), `at_most` or `at_least`",
+                ));
+            }
+            [_, (second, v), ..] => {
+                return Err(self.err(
+                    &v.span(),
+                    format!("give one of `expect`, `at_most`, `at_least`, not `{second}` as well"),
+                ));
+            }
         };
         let expect = match expect_value.get_ref() {
-            DeValue::String(text) if text_target.is_some() => Expect::Text(text.to_string()),
+            DeValue::String(text) if text_target.is_some() && relation == "expect" => {
+                Expect::Text(text.to_string())
+            }
             _ if text_target.is_some() => {
                 return Err(self.err(
                     &expect_value.span(),
@@ -139,24 +201,76 @@ impl Loader<'_> {
                                 .char_indices()
                                 .nth(e.offset)
                                 .map_or(text.len(), |(b, _)| b);
-                        return Err(self.err(&(at..at), format!("in `expect`: {}", e.message)));
+                        return Err(self.err(&(at..at), format!("in `{relation}`: {}", e.message)));
                     }
                 }
             }
-            _ => Expect::Number(self.number(expect_value, "expect")?),
+            _ => Expect::Number(self.number(expect_value, relation)?),
         };
-        let test = match (field("tolerance"), field("band")) {
-            (Some(_), Some(b)) => {
-                return Err(self.err(&b.span(), "give `tolerance` or `band`, not both"));
+        let text_claim = matches!(expect, Expect::Text(_));
+        let stat = match field("stat") {
+            Some(v) => {
+                if text_claim {
+                    return Err(self.err(
+                        &v.span(),
+                        "`stat` needs numbers; a text claim compares each row's text",
+                    ));
+                }
+                Some(match self.string(v, "stat")?.as_str() {
+                    "mean" => Stat::Mean,
+                    "min" => Stat::Min,
+                    "max" => Stat::Max,
+                    other => {
+                        return Err(self.err(
+                            &v.span(),
+                            format!(
+                                "unknown `stat` = \"{other}\"; valid: \"mean\", \"min\", \"max\""
+                            ),
+                        ));
+                    }
+                })
             }
-            (Some(t), None) => {
+            None => None,
+        };
+        let within_ci = match field("within_ci") {
+            Some(v) => match v.get_ref() {
+                DeValue::Boolean(b) => b.then_some(v),
+                _ => return Err(self.err(&v.span(), "`within_ci` must be true or false")),
+            },
+            None => None,
+        };
+        let tolerance = match field("tolerance") {
+            Some(t) => {
+                if text_claim {
+                    return Err(
+                        self.err(&t.span(), "a text claim compares exactly: drop `tolerance`")
+                    );
+                }
                 let tol = self.number(t, "tolerance")?;
                 if tol < 0.0 {
                     return Err(self.err(&t.span(), "`tolerance` must be ≥ 0"));
                 }
-                Test::Tolerance(tol)
+                Some((tol, t))
             }
-            (None, Some(b)) => {
+            None => None,
+        };
+        let test = match (field("band"), within_ci) {
+            (Some(b), _) if text_claim => {
+                return Err(self.err(&b.span(), "a text claim compares exactly: drop `band`"));
+            }
+            (Some(b), _) if tolerance.is_some() => {
+                return Err(self.err(&b.span(), "give `tolerance` or `band`, not both"));
+            }
+            (Some(b), _) if relation != "expect" => {
+                return Err(self.err(
+                    &b.span(),
+                    format!("`band` goes with `expect`, not `{relation}`"),
+                ));
+            }
+            (Some(b), Some(_)) => {
+                return Err(self.err(&b.span(), "`within_ci` is its own test: drop `band`"));
+            }
+            (Some(b), None) => {
                 let bounds = match b.get_ref() {
                     DeValue::Array(items) if items.len() == 2 => (
                         self.number(&items[0], "band")?,
@@ -167,14 +281,50 @@ impl Loader<'_> {
                 if bounds.0 > bounds.1 {
                     return Err(self.err(&b.span(), "`band` must have lo ≤ hi"));
                 }
+                if matches!(expect, Expect::Number(x) if x == 0.0) {
+                    return Err(self.err(
+                        &b.span(),
+                        "a `band` compares actual / expected, so it needs a non-zero `expect`; use `tolerance` around 0",
+                    ));
+                }
                 Test::Band(bounds.0, bounds.1)
             }
-            (None, None) => Test::Tolerance(1e-9),
+            (None, Some(w)) => {
+                if stat != Some(Stat::Mean) || relation != "expect" {
+                    return Err(self.err(
+                        &w.span(),
+                        "`within_ci = true` goes with `stat = \"mean\"` and `expect`",
+                    ));
+                }
+                if plan.replications < 2 {
+                    return Err(self.err(
+                        &w.span(),
+                        "`within_ci` needs an interval: set `replications` to 2 or more",
+                    ));
+                }
+                if let Some((_, t)) = tolerance {
+                    return Err(
+                        self.err(&t.span(), "`within_ci` is its own test: drop `tolerance`")
+                    );
+                }
+                Test::WithinCi
+            }
+            (None, None) => {
+                let tol = tolerance.map_or(1e-9, |(t, _)| t);
+                match relation {
+                    "at_most" => Test::AtMost(tol),
+                    "at_least" => Test::AtLeast(tol),
+                    _ => Test::Tolerance(tol),
+                }
+            }
         };
         let name = match field("name") {
             Some(v) => self.string(v, "name")?,
             None => {
                 let mut n = metric.clone();
+                if let Some(stat) = stat {
+                    n = format!("{} of {n}", stat.name());
+                }
                 if let Some((e, _)) = &entity {
                     n = format!("{e}.{n}");
                 }
@@ -192,6 +342,7 @@ impl Loader<'_> {
             entity,
             expect,
             test,
+            stat,
         })
     }
 }

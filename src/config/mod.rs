@@ -21,7 +21,7 @@ use coordsim_model::{Kind, Registry, Value};
 use toml::de::DeTable;
 
 pub use charts::{ChartSpec, ENTITY_X};
-pub use claims::{Claim, Expect, Test};
+pub use claims::{Claim, Expect, Stat, Test};
 pub use coordsim_model::ChartKind;
 pub use plan::{Axis, MAX_RUNS, Plan};
 
