@@ -106,7 +106,7 @@ impl Schema {
         let mut columns = vec![count("point", ColumnSource::Point)];
         for (i, axis) in config.axes.iter().enumerate() {
             // The model's own column of this name wins (see the module docs).
-            if !model_names.contains(&axis.key) {
+            if !model_names.contains(&axis.key.as_str()) {
                 columns.push(Column {
                     name: axis.key.to_string(),
                     source: ColumnSource::Axis(i),

@@ -450,7 +450,7 @@ mod config_loading {
             "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [4, 8]\nclients = [1, 2, 3]\n",
         )
         .unwrap();
-        let keys: Vec<&str> = c.axes.iter().map(|a| a.key).collect();
+        let keys: Vec<&str> = c.axes.iter().map(|a| a.key.as_str()).collect();
         assert_eq!(keys, ["service_ms", "clients"]); // not alphabetical
         assert_eq!(c.points, 6);
         // Point 4 = service_ms index 1, clients index 1.

@@ -266,7 +266,7 @@ impl Loader<'_> {
                             "this config sets `entities = false`: no entity rows to chart",
                         ));
                     }
-                } else if !model.params().iter().any(|p| p.key == x) {
+                } else if plan.key_index(&x).is_none() {
                     // Any parameter may be x (strings become categories); else a numeric metric.
                     plan.resolve(&x, false, false).map_err(|m| {
                         self.err_at(

@@ -156,7 +156,7 @@ impl Loader<'_> {
         };
         let filter_text: Vec<String> = filter
             .iter()
-            .map(|(i, v)| format!("{} = {v}", model.params()[*i].key))
+            .map(|(i, v)| format!("{} = {v}", plan.key_names()[*i]))
             .collect();
 
         // Exactly one of `expect`, `at_most`, `at_least`.

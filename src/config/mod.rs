@@ -51,6 +51,7 @@ const TOP_KEYS: &[&str] = &[
     "model",
     "entities",
     "stats",
+    "vars",
     "limits",
     "title",
     "seed",
@@ -179,6 +180,10 @@ impl Plan {
                     Err(format!("the parameter `{name}` is not numeric"))
                 };
             }
+            // A var's values follow the model's parameters.
+            if let Some(j) = self.vars.iter().position(|(v, _)| v == name) {
+                return Ok(Var::Param(model.params().len() + j));
+            }
         }
         let mut valid: Vec<&str> = Vec::new();
         if entity {
@@ -205,6 +210,7 @@ impl Plan {
                     .filter(|p| numeric_kind(p.kind))
                     .map(|p| p.key),
             );
+            valid.extend(self.vars.iter().map(|(v, _)| v.as_str()));
         }
         Err(format!(
             "unknown {} `{name}` for {}; valid: {}",

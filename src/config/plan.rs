@@ -8,8 +8,9 @@ use sim_core::{Limits, Stats};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::matches_filter;
 use super::read::{Loader, de_type};
+use super::{Var, matches_filter};
+use crate::expr::Expr;
 use crate::source::{ConfigError, Source, Span};
 use crate::sweep::{self, MAX_POINTS, Range};
 
@@ -54,15 +55,21 @@ pub struct Plan {
     pub limits: Limits,
     /// Where `model` is written: errors with no better place point here.
     pub(super) model_span: Span,
+    /// `[vars]`: free variables (name, description), swept like parameters and usable in
+    /// derived parameters and expressions. Their values follow the model's parameters in
+    /// `base` and in every point's values.
+    pub vars: Vec<(String, String)>,
+    /// Parameters given as `{ expr = "…" }`: (parameter index, expression over the values).
+    pub derived: Vec<(usize, Expr<Var>)>,
 }
 
 /// One swept parameter.
 #[derive(Debug)]
 pub struct Axis {
-    /// Index of the parameter in the model's order.
+    /// Index of the parameter in the model's order (a var: after the model's parameters).
     pub param: usize,
     /// Its key.
-    pub key: &'static str,
+    pub key: String,
     /// Its values in sweep order.
     pub values: Vec<Value>,
     /// Where each value was written (a range's values all point at the range).
@@ -81,7 +88,38 @@ impl Plan {
         for (axis, coord) in self.axes.iter().zip(self.coordinates(index)) {
             values[axis.param] = axis.values[coord].clone();
         }
+        // Derived parameters, in declared order, from the vars and parameters set so far.
+        for (param, expr) in &self.derived {
+            let got = {
+                let get = |v: Var| match v {
+                    Var::Param(i) => values[i].as_f64(),
+                    _ => None,
+                };
+                expr.eval(&get)
+            };
+            let count = self.model.params()[*param].kind == Kind::Count;
+            values[*param] = match got {
+                // A whole number for a count parameter; anything else its type check names.
+                Some(x) if count && x >= 0.0 && x.fract() == 0.0 && x < 9.2e18 => {
+                    Value::Int(x as i64)
+                }
+                Some(x) => Value::Float(x),
+                None => Value::Float(f64::NAN),
+            };
+        }
         values
+    }
+
+    /// The names values are given for: the model's parameters, then the vars.
+    pub fn key_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.model.params().iter().map(|p| p.key).collect();
+        names.extend(self.vars.iter().map(|(n, _)| n.as_str()));
+        names
+    }
+
+    /// The index of a parameter or var in a point's values.
+    pub fn key_index(&self, name: &str) -> Option<usize> {
+        self.key_names().iter().position(|k| *k == name)
     }
 
     /// Whether point `index` matches a `where` filter.
@@ -119,6 +157,21 @@ impl Plan {
                 .error(&axis.spans[*coord], format!("`{key}` = {shown}: {message}"));
         }
         let param = self.model.params().iter().position(|p| p.key == key);
+        if let Some(i) = param.filter(|i| self.derived.iter().any(|(d, _)| d == i)) {
+            // A derived value: say which point gave it.
+            let values = self.point_values(index);
+            let at: Vec<String> = self
+                .axes
+                .iter()
+                .map(|a| format!("{} = {}", a.key, values[a.param]))
+                .collect();
+            if let Some(span) = self.param_spans[i].clone() {
+                return self.source.error(
+                    &span,
+                    format!("`{key}` = {} at {}: {message}", values[i], at.join(", ")),
+                );
+            }
+        }
         match param.and_then(|i| self.param_spans[i].clone()) {
             Some(span) => self.source.error(&span, format!("`{key}`: {message}")),
             None => self.error_at_model(format!("`{key}` (default): {message}")),
@@ -196,8 +249,38 @@ impl Loader<'_> {
             None => Stats::Exact,
         };
         let specs = model.params();
+        // `[vars]`: free variables, named like parameters, each with its description.
+        let mut vars: Vec<(String, String, Span)> = Vec::new();
+        if let Some((_, table)) = get("vars") {
+            for (key, value) in self.table(table, "vars")?.iter() {
+                let name = key.get_ref().to_string();
+                let taken = specs.iter().any(|s| s.key == name)
+                    || model.metrics().iter().any(|c| c.name == name)
+                    || model.entity_columns().iter().any(|c| c.name == name)
+                    || coordsim_model::RESERVED_COLUMNS.contains(&name.as_str());
+                let valid_name = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if taken || !valid_name {
+                    return Err(self.err(
+                        &key.span(),
+                        format!("a var needs a name of its own (letters, digits, `_`), not a parameter, column or `{name}`"),
+                    ));
+                }
+                let description = self.string(value, "a var's description")?;
+                vars.push((name, description, key.span()));
+            }
+        }
+        let n = specs.len();
+        let mut names: Vec<&str> = specs.iter().map(|s| s.key).collect();
+        names.extend(vars.iter().map(|(v, _, _)| v.as_str()));
+        let kind_of = |i: usize| if i < n { specs[i].kind } else { Kind::Float };
         let mut base: Vec<Value> = specs.iter().map(|s| (s.default)()).collect();
-        let mut param_spans = vec![None; specs.len()];
+        base.extend(vars.iter().map(|_| Value::Float(f64::NAN)));
+        let mut param_spans = vec![None; names.len()];
+        let mut derived_text: Vec<(usize, String, Span)> = Vec::new();
         if let Some((_, params)) = get("params") {
             let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
             for (key, value) in self.table(params, "params")?.iter() {
@@ -208,32 +291,93 @@ impl Loader<'_> {
                         &valid,
                     ));
                 };
-                base[i] = self.value(value)?;
                 param_spans[i] = Some(value.span());
+                // `{ expr = "…" }`: derived from the vars and other parameters at each point.
+                if let DeValue::Table(t) = value.get_ref() {
+                    if let Some((_, e)) = t.iter().find(|(k, _)| k.get_ref() == "expr") {
+                        if t.len() != 1 {
+                            return Err(self.err(
+                                &value.span(),
+                                "a derived parameter is `{ expr = \"…\" }` alone",
+                            ));
+                        }
+                        let DeValue::String(text) = e.get_ref() else {
+                            return Err(self.err(&e.span(), "`expr` is an expression, in quotes"));
+                        };
+                        derived_text.push((i, text.to_string(), e.span()));
+                        continue;
+                    }
+                }
+                base[i] = self.value(value)?;
             }
         }
 
         let mut axes = Vec::new();
         if let Some((_, sweep_table)) = get("sweep") {
-            let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
             for (key, value) in self.table(sweep_table, "sweep")?.iter() {
-                let Some(i) = specs.iter().position(|s| s.key == key.get_ref().as_ref()) else {
+                let Some(i) = names.iter().position(|s| *s == key.get_ref().as_ref()) else {
                     return Err(self.unknown_key(
                         key,
-                        &format!("[sweep] of {}", model.name()),
-                        &valid,
+                        &format!(
+                            "[sweep] of {} (its parameters and the config's [vars])",
+                            model.name()
+                        ),
+                        &names,
                     ));
                 };
                 if param_spans[i].is_some() {
                     return Err(self.err(
                         &key.span(),
-                        format!(
-                            "`{}` is in both [params] and [sweep]; keep one",
-                            specs[i].key
-                        ),
+                        format!("`{}` is in both [params] and [sweep]; keep one", names[i]),
                     ));
                 }
-                axes.push(self.axis(i, specs[i].key, specs[i].kind, value)?);
+                axes.push(self.axis(i, names[i], kind_of(i), value)?);
+            }
+        }
+        // A var has values only where it is swept.
+        for (j, (name, _, span)) in vars.iter().enumerate() {
+            if !axes.iter().any(|a| a.param == n + j) {
+                return Err(self.err(
+                    span,
+                    format!("the var `{name}` is not swept: give it values in [sweep]"),
+                ));
+            }
+        }
+        // Derived parameters read numeric parameters and vars.
+        let numeric = |i: usize| {
+            matches!(
+                kind_of(i),
+                Kind::Count | Kind::Float | Kind::NumberOrList | Kind::CountOrList
+            )
+        };
+        let mut derived = Vec::new();
+        for (param, text, span) in derived_text {
+            let resolve = |name: &str| match names.iter().position(|k| *k == name) {
+                Some(i) if i == param => Err(format!("`{name}` cannot be derived from itself")),
+                Some(i) if numeric(i) => Ok(Var::Param(i)),
+                Some(_) => Err(format!("`{name}` is not numeric")),
+                None => {
+                    let valid: Vec<&str> = (0..names.len())
+                        .filter(|&i| numeric(i))
+                        .map(|i| names[i])
+                        .collect();
+                    Err(format!(
+                        "unknown name `{name}`; valid: {}",
+                        valid.join(", ")
+                    ))
+                }
+            };
+            match crate::expr::parse(&text, &resolve) {
+                Ok(e) => derived.push((param, e)),
+                Err(e) => {
+                    let at = span.start
+                        + 1
+                        + text
+                            .char_indices()
+                            .nth(e.offset)
+                            .map_or(text.len(), |(b, _)| b);
+                    return Err(self.err(&(at..at), format!("in `expr`: {}", e.message)));
+                }
             }
         }
         let Some(points) = sweep::point_count(axes.iter().map(|a| a.values.len())) else {
@@ -274,11 +418,13 @@ impl Loader<'_> {
             stats,
             limits,
             model_span: model_value.span(),
+            vars: vars.into_iter().map(|(n, d, _)| (n, d)).collect(),
+            derived,
         };
 
         // Every point's parameters are typed and validated once, before anything runs.
         for index in 0..plan.points {
-            match model.prepare(&plan.point_values(index)) {
+            match model.prepare(&plan.point_values(index)[..n]) {
                 Ok(prepared) => plan.plans.push(prepared),
                 Err(e) => return Err(plan.param_error(&e.key, index, &e.message)),
             }
@@ -325,7 +471,7 @@ impl Loader<'_> {
     fn axis(
         &self,
         param: usize,
-        key: &'static str,
+        key: &str,
         kind: Kind,
         v: &Spanned<DeValue<'_>>,
     ) -> Result<Axis, ConfigError> {
@@ -339,7 +485,7 @@ impl Loader<'_> {
                 }
                 Ok(Axis {
                     param,
-                    key,
+                    key: key.to_string(),
                     values: items.iter().map(|i| self.value(i)).collect::<Result<_, _>>()?,
                     spans: items.iter().map(|i| i.span()).collect(),
                 })
@@ -357,7 +503,7 @@ impl Loader<'_> {
                 let values = sweep::expand(&range, integers)
                     .map_err(|m| self.err(&v.span(), format!("the range of `{key}`: {m}")))?;
                 let spans = vec![v.span(); values.len()];
-                Ok(Axis { param, key, values, spans })
+                Ok(Axis { param, key: key.to_string(), values, spans })
             }
             other => Err(self.err(
                 &v.span(),
@@ -417,6 +563,7 @@ fn is_column(plan: &Plan, name: &str) -> bool {
     let m = &*plan.model;
     FIXED_COLUMNS.contains(&name)
         || m.params().iter().any(|p| p.key == name)
+        || plan.vars.iter().any(|(v, _)| v == name)
         || m.metrics().iter().any(|c| c.name == name)
         || m.entity_columns().iter().any(|c| c.name == name)
 }

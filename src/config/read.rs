@@ -170,12 +170,11 @@ impl Loader<'_> {
         plan: &Plan,
         w: &Spanned<DeValue<'_>>,
     ) -> Result<Vec<(usize, Value)>, ConfigError> {
-        let specs = plan.model.params();
+        let names = plan.key_names();
         let mut filter = Vec::new();
         for (key, value) in self.table(w, "where")?.iter() {
-            let Some(i) = specs.iter().position(|s| s.key == key.get_ref().as_ref()) else {
-                let valid: Vec<&str> = specs.iter().map(|s| s.key).collect();
-                return Err(self.unknown_key(key, "`where` (it filters on parameters)", &valid));
+            let Some(i) = names.iter().position(|s| *s == key.get_ref().as_ref()) else {
+                return Err(self.unknown_key(key, "`where` (it filters on parameters)", &names));
             };
             filter.push((i, self.value(value)?));
         }
@@ -184,7 +183,7 @@ impl Loader<'_> {
             let has: Vec<String> = filter
                 .iter()
                 .map(|(i, _)| {
-                    let key = specs[*i].key;
+                    let key = names[*i];
                     match plan.axes.iter().find(|a| a.param == *i) {
                         Some(axis) => {
                             let mut shown: Vec<String> = axis

@@ -112,7 +112,7 @@ fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline
             let swept: Vec<String> = config
                 .axes
                 .iter()
-                .map(|a| format!("{} = {}", config.label(a.key), values[a.param]))
+                .map(|a| format!("{} = {}", config.label(&a.key), values[a.param]))
                 .collect();
             let title = if swept.is_empty() {
                 config.title.clone()
@@ -237,7 +237,7 @@ impl ChartData {
             }
             Some(c) => XSource::Column(c),
             None => {
-                let fixed = config.model.params().iter().position(|p| p.key == spec.x);
+                let fixed = config.key_index(&spec.x);
                 match fixed.map(|i| &config.base[i]) {
                     Some(v) if v.as_f64().is_none() => {
                         categories.push(crate::results::value_cell(v).to_string());
@@ -341,7 +341,7 @@ impl ChartData {
                         .map(|(&axis, &coord)| {
                             let axis = &config.axes[axis];
                             let v = crate::results::value_cell(&axis.values[coord]);
-                            format!("{} = {v}", config.label(axis.key))
+                            format!("{} = {v}", config.label(&axis.key))
                         })
                         .collect();
                     label = format!("{label} ({})", parts.join(", "));
