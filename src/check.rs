@@ -42,8 +42,7 @@ struct Eval {
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
     let mut verdicts = Vec::new();
     for claim in &config.claims {
-        let samples = evaluations(config, results, claim)?;
-        let evals = judge_all(config, claim, samples);
+        let evals = claim_evals(config, results, claim)?;
         let worst = evals
             .into_iter()
             .max_by(|a, b| a.excess.total_cmp(&b.excess))
@@ -51,6 +50,37 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
         verdicts.push(verdict(config, claim, worst));
     }
     Ok(verdicts)
+}
+
+/// Every evaluation of `claim` on `results`.
+fn claim_evals(config: &Config, results: &Results, claim: &Claim) -> anyhow::Result<Vec<Eval>> {
+    let samples = evaluations(config, results, claim)?;
+    Ok(judge_all(config, claim, samples))
+}
+
+/// What each claim reads, evaluation by evaluation (row, or point with `stat`): the row it
+/// names and the value (or text) it found. Two runs agree on a claim when these are equal.
+pub fn claim_values(
+    config: &Config,
+    results: &Results,
+) -> anyhow::Result<Vec<Vec<(String, String)>>> {
+    config
+        .claims
+        .iter()
+        .map(|claim| {
+            Ok(claim_evals(config, results, claim)?
+                .into_iter()
+                .map(|e| {
+                    let value = match (e.text, e.actual) {
+                        (Some(t), _) => format!("{t:?}"),
+                        (None, Some(x)) => x.to_string(),
+                        (None, None) => "empty".to_string(),
+                    };
+                    (e.row, value)
+                })
+                .collect())
+        })
+        .collect()
 }
 
 /// The line `check` prints for a claim's worst evaluation.

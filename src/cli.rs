@@ -65,6 +65,10 @@ pub struct CheckArgs {
     /// Config files.
     #[arg(required = true, value_name = "CONFIG")]
     pub configs: Vec<String>,
+    /// Also re-run every claim under the other tie rules and event orders, and name the
+    /// claims whose values change (the verdicts stay those of each config's own order).
+    #[arg(long)]
+    pub ties: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: Common,

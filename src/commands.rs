@@ -83,6 +83,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         seed: args.common.seed,
         shard: args.shard,
         progress: !args.quiet,
+        ties: sim_core::Ties::Fifo,
     };
     let mut stdout = std::io::stdout().lock();
     for config in &configs {
@@ -137,7 +138,16 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         seed: args.common.seed,
         shard: None,
         progress: true,
+        ties: sim_core::Ties::Fifo,
     };
+    if args.ties {
+        let all_passed = crate::ties::check_ties(&configs, registry, &options)?;
+        return Ok(if all_passed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     let mut verdicts = Vec::new();
     for config in &configs {
         let results = runner::run(config, &options)?;
@@ -179,6 +189,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         seed: args.common.seed,
         shard: None,
         progress: !args.quiet,
+        ties: sim_core::Ties::Fifo,
     };
     let mut verdicts = Vec::new();
     let mut index = String::from(

@@ -27,6 +27,7 @@ pub mod runner;
 pub mod source;
 pub mod summary;
 pub mod sweep;
+pub mod ties;
 
 use std::process::ExitCode;
 

@@ -245,6 +245,14 @@ pub fn reference<'a>(models: impl Iterator<Item = &'a dyn ModelDef>) -> String {
                 let _ = writeln!(out, "- `{}`: {}{y}{against}", c.name, c.kind);
             }
         }
+        if !m.tie_rules().is_empty() {
+            let rules: Vec<String> = m.tie_rules().iter().map(|r| format!("`{r}`")).collect();
+            let _ = writeln!(
+                out,
+                "\nTie rules (how simultaneous events are ordered; `check --ties` tries the others): {}.",
+                rules.join(", ")
+            );
+        }
         if let Some(style) = m.timeline() {
             let _ = writeln!(out, "\n### Timeline lanes\n");
             for s in style.spans {

@@ -22,6 +22,8 @@ pub struct RunOptions {
     pub shard: Option<(usize, usize)>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,
+    /// The engine's order of events with equal time and class (FIFO but for `check --ties`).
+    pub ties: sim_core::Ties,
 }
 
 /// Runs a config and returns its rows in (point, replication) order, whatever `jobs` is.
@@ -72,6 +74,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                         .with_lanes(wants_lanes && replication == 0)
                         .with_entities(config.entities)
                         .with_stats(config.stats)
+                        .with_ties(options.ties)
                         .with_progress(Arc::clone(&events));
                     let out = config.plans[point].run(&ctx);
                     bar.inc(1);

@@ -61,6 +61,7 @@ fn library_run(config: &coordsim::config::Config) -> coordsim::results::Results 
         seed: None,
         shard: None,
         progress: false,
+        ties: sim_core::Ties::Fifo,
     };
     coordsim::runner::run(config, &options).unwrap()
 }
@@ -1061,4 +1062,33 @@ expect = "1 / lost_updates"
         "{}",
         lines[4]
     );
+}
+
+/// `check --ties` names the lesson figures that rest on an order of simultaneous events, and
+/// keeps the verdicts (and exit code) of each config's own order.
+#[test]
+fn check_ties_names_the_tie_sensitive_figures() {
+    let out = coordsim(&[
+        "check",
+        "--ties",
+        "configs/lessons/shared-store.toml",
+        "configs/lessons/edge-placement.toml",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    // The lesson's 45 needs reads_first; the default and writes_first give 50.
+    assert!(
+        text.contains("counter_final = 45 (its own order), 50 (tie_order = \"program_order\"), 50 (tie_order = \"writes_first\")"),
+        "{text}"
+    );
+    // No placement figure depends on ties.
+    assert!(
+        !text.contains("TIE-SENSITIVE configs/lessons/edge-placement"),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    assert!(lines[n - 2].ends_with("claims are tie-sensitive"), "{text}");
+    assert!(lines[n - 2].starts_with("4 of "), "{text}");
+    assert!(lines[n - 1].ends_with(" passed, 0 failed"), "{text}");
 }

@@ -525,6 +525,7 @@ fn sweep_jobs() {
         seed: None,
         shard: None,
         progress: false,
+        ties: sim_core::Ties::Fifo,
     };
     let points1000 = parse(
         "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 100\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nclients = { from = 1, to = 10, step = 1 }\nservice_ms = { from = 0.1, to = 10, points = 100 }\n",

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use sim_core::{EventQueue, Limits, Samples, SimError, Stats, Stream};
+use sim_core::{EventQueue, Limits, Samples, SimError, Stats, Stream, Ties};
 
 use crate::declare::{Columns, ParamError, ParamSet};
 use crate::timeline::{Lane, TimelineStyle};
@@ -81,6 +81,11 @@ pub trait Model: Send + Sync + 'static {
     fn timeline(&self) -> Option<TimelineStyle> {
         None
     }
+    /// The parameters that are tie rules: string choices that say how simultaneous events
+    /// are ordered (`coordsim check --ties` re-runs every claim under their other values).
+    fn tie_rules(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Rejects impossible parameters, naming the key and what would be valid.
     fn validate(&self, params: &Self::Params) -> Result<(), ParamError>;
     /// Runs the simulation once.
@@ -135,6 +140,7 @@ pub struct RunContext {
     lanes: bool,
     entities: bool,
     stats: Stats,
+    ties: Ties,
     progress: Option<Arc<AtomicU64>>,
 }
 
@@ -148,8 +154,16 @@ impl RunContext {
             lanes: false,
             entities: true,
             stats: Stats::Exact,
+            ties: Ties::Fifo,
             progress: None,
         }
+    }
+
+    /// The same run, ordering events of equal time and class by `ties` (for
+    /// `check --ties`; models state their semantics under the engine's FIFO order).
+    pub fn with_ties(mut self, ties: Ties) -> RunContext {
+        self.ties = ties;
+        self
     }
 
     /// The same run, adding the events it runs to `counter` now and then (a progress bar
@@ -218,6 +232,7 @@ impl RunContext {
     /// An empty event queue with room for `capacity` pending events, under the run's limits.
     pub fn queue<E: Copy>(&self, capacity: usize) -> EventQueue<E> {
         let mut queue = EventQueue::with_capacity(capacity, self.limits);
+        queue.set_ties(self.ties);
         if let Some(counter) = &self.progress {
             queue.report_progress(Arc::clone(counter));
         }

@@ -43,6 +43,8 @@ pub trait ModelDef: Send + Sync {
     fn charts(&self) -> Vec<DefaultChart>;
     /// The kinds of the timeline lanes it emits, if any.
     fn timeline(&self) -> Option<TimelineStyle>;
+    /// Its tie-rule parameters.
+    fn tie_rules(&self) -> &'static [&'static str];
     /// Types and validates values given in [`ModelDef::params`] order, once.
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError>;
 }
@@ -102,6 +104,9 @@ impl<M: Model> ModelDef for Registered<M> {
     }
     fn timeline(&self) -> Option<TimelineStyle> {
         self.0.timeline()
+    }
+    fn tie_rules(&self) -> &'static [&'static str] {
+        self.0.tie_rules()
     }
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
         let params = Valid::check(&*self.0, M::Params::from_values(values)?)?;
@@ -206,6 +211,17 @@ fn check_model(def: &dyn ModelDef, registry: &Registry) -> Result<(), RegistryEr
             def.entity_columns().iter().map(|c| c.name).collect(),
         ),
     ];
+    for rule in def.tie_rules() {
+        let choice = def
+            .params()
+            .iter()
+            .any(|p| p.key == *rule && matches!(p.kind, crate::declare::Kind::Choice(_)));
+        if !choice {
+            return Err(fail(format!(
+                "the tie rule `{rule}` is not one of its string-choice parameters"
+            )));
+        }
+    }
     for (what, names) in &lists {
         for (i, n) in names.iter().enumerate() {
             if RESERVED_COLUMNS.contains(n) {

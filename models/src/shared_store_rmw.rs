@@ -129,6 +129,10 @@ impl Model for SharedStoreRmw {
     type Metrics = Metrics;
     type Entity = NoEntity;
 
+    fn tie_rules(&self) -> &'static [&'static str] {
+        &["tie_order"]
+    }
+
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_CLIENTS).contains(&p.clients) {
             return Err(ParamError::new(

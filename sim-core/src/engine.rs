@@ -14,6 +14,43 @@ use crate::time::Nanos;
 /// client index first" may give each client its own class. At most [`MAX_CLASS`].
 pub type Class = u32;
 
+/// How events of equal time and class are ordered among themselves.
+///
+/// `Fifo` is the engine's rule, the one models state their semantics in. The others exist to
+/// explore: a result that changes under `Lifo` or a `Shuffled` order rests on the order of
+/// simultaneous events, which a model (or a lesson) should then state as a rule of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ties {
+    /// In the order they were scheduled.
+    #[default]
+    Fifo,
+    /// Last scheduled first.
+    Lifo,
+    /// A fixed pseudo-random order drawn from the seed (a bijection of the insertion numbers,
+    /// so the order stays total and reproducible).
+    Shuffled(u64),
+}
+
+impl Ties {
+    /// The rank of insertion number `seq` (40 bits) among equal-time, equal-class events.
+    #[inline(always)]
+    fn rank(self, seq: u64) -> u64 {
+        match self {
+            Ties::Fifo => seq,
+            Ties::Lifo => SEQ_MASK - seq,
+            Ties::Shuffled(seed) => {
+                // Odd multipliers and xor-shifts are bijections modulo 2^40.
+                let mut x = (seq ^ seed) & SEQ_MASK;
+                x = x.wrapping_mul(0x9E37_79B9_7F4B) & SEQ_MASK;
+                x ^= x >> 19;
+                x = x.wrapping_mul(0xC2B2_AE3D_27D5) & SEQ_MASK;
+                x ^= x >> 21;
+                x
+            }
+        }
+    }
+}
+
 /// How often (in events) a queue adds to its progress counter.
 pub const PROGRESS_EVERY: u64 = 1 << 20;
 
@@ -161,6 +198,8 @@ pub struct EventQueue<E> {
     executed: u64,
     /// Shared count of events run, for a progress display (see [`EventQueue::report_progress`]).
     progress: Option<Arc<AtomicU64>>,
+    /// The order of equal-time, equal-class events.
+    ties: Ties,
     /// The first scheduling error (a class too large, a time in the past), reported by the
     /// run loop before the next event: scheduling itself stays infallible and cheap.
     bad: Option<SimError>,
@@ -181,6 +220,7 @@ impl<E> EventQueue<E> {
             limits,
             executed: 0,
             progress: None,
+            ties: Ties::Fifo,
             bad: None,
             top_taken: false,
         }
@@ -190,6 +230,12 @@ impl<E> EventQueue<E> {
     /// display can show a long run moving. It never changes what runs.
     pub fn report_progress(&mut self, counter: Arc<AtomicU64>) {
         self.progress = Some(counter);
+    }
+
+    /// Orders events of equal time and class by `ties` instead of FIFO: set before the
+    /// first event is scheduled (to explore how much a result rests on that order).
+    pub fn set_ties(&mut self, ties: Ties) {
+        self.ties = ties;
     }
 
     /// The current virtual time: the time of the event being handled.
@@ -227,7 +273,7 @@ impl<E> EventQueue<E> {
                 }
             });
         }
-        let order = ((class as u64) << SEQ_BITS) | (self.seq & SEQ_MASK);
+        let order = ((class as u64) << SEQ_BITS) | self.ties.rank(self.seq & SEQ_MASK);
         self.seq += 1;
         let entry = Entry {
             time: time.max(self.now),
@@ -472,6 +518,33 @@ mod tests {
         );
         // The event at 7 ran; the one scheduled into the past never did.
         assert_eq!(late.0, [7]);
+    }
+
+    #[test]
+    fn lifo_and_shuffled_ties_reorder_only_equal_time_and_class() {
+        let order = |ties: Ties| {
+            let mut q = EventQueue::with_capacity(8, Limits::default());
+            q.set_ties(ties);
+            for name in ["a", "b", "c", "d"] {
+                q.schedule_at(5, 1, name);
+            }
+            q.schedule_at(5, 0, "class0");
+            q.schedule_at(9, 0, "later");
+            run_all(&mut q)
+                .into_iter()
+                .map(|(_, n)| n)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(order(Ties::Fifo), ["class0", "a", "b", "c", "d", "later"]);
+        assert_eq!(order(Ties::Lifo), ["class0", "d", "c", "b", "a", "later"]);
+        let shuffled = order(Ties::Shuffled(7));
+        // Time and class still rule; only the four equal ones move, reproducibly.
+        assert_eq!((shuffled[0], shuffled[5]), ("class0", "later"));
+        let mut middle = shuffled[1..5].to_vec();
+        middle.sort_unstable();
+        assert_eq!(middle, ["a", "b", "c", "d"]);
+        assert_eq!(shuffled, order(Ties::Shuffled(7)));
+        assert!((0..20).any(|s| order(Ties::Shuffled(s))[1..5] != ["a", "b", "c", "d"]));
     }
 
     #[test]

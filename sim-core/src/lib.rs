@@ -123,7 +123,7 @@ mod stats;
 mod time;
 
 pub use engine::{
-    Class, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, run,
+    Class, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, Ties, run,
     run_until, step,
 };
 pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream};
