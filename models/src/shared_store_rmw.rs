@@ -580,6 +580,19 @@ mod tests {
     }
 
     #[test]
+    fn one_client_never_loses_an_update_under_the_default() {
+        // A client's next read starts when its write lands: under program order it sees it.
+        for guard in [Guard::None, Guard::Cas, Guard::Lock] {
+            let m = run_with(Params {
+                clients: 1,
+                guard,
+                ..Params::default()
+            });
+            assert_eq!((m.counter_final, m.lost_updates, m.retries), (50, 0, 0), "{guard:?}");
+        }
+    }
+
+    #[test]
     fn the_lessons_algorithm_gives_the_lessons_numbers() {
         // The oracle on lesson 003's workload under its rule: 45 final, 355 overwritten.
         let lesson = Params {
