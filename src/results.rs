@@ -104,7 +104,7 @@ impl Schema {
             ty: ColumnType::Count,
         };
         let mut columns = vec![count("point", ColumnSource::Point)];
-        for (i, axis) in config.axes.iter().enumerate() {
+        for (i, axis) in swept_in_column_order(config) {
             // The model's own column of this name wins (see the module docs).
             if !model_names.contains(&axis.key.as_str()) {
                 columns.push(Column {
@@ -185,6 +185,25 @@ impl Schema {
     pub fn column(&self, id: ColumnId) -> &Column {
         &self.columns[id.0]
     }
+}
+
+/// The swept parameters in declared order, then the swept vars: the order of their columns
+/// (the sweep's own order, first key slowest, decides the points).
+pub fn swept_in_column_order(
+    config: &Config,
+) -> impl Iterator<Item = (usize, &crate::config::Axis)> {
+    let n = config.model.params().len();
+    let params = config
+        .axes
+        .iter()
+        .enumerate()
+        .filter(move |(_, a)| a.param < n);
+    let vars = config
+        .axes
+        .iter()
+        .enumerate()
+        .filter(move |(_, a)| a.param >= n);
+    params.chain(vars)
 }
 
 /// One row: a cell per column of its table's schema.

@@ -116,10 +116,7 @@ pub fn summarize(config: &Config, results: &Results) -> Table {
         ty: ColumnType::Count,
     }];
     columns.extend(
-        config
-            .axes
-            .iter()
-            .enumerate()
+        crate::results::swept_in_column_order(config)
             .map(|(i, a)| text(a.key.to_string(), ColumnSource::Axis(i))),
     );
     columns.push(Column {

@@ -1092,3 +1092,35 @@ fn check_ties_names_the_tie_sensitive_figures() {
     assert!(lines[n - 2].starts_with("4 of "), "{text}");
     assert!(lines[n - 1].ends_with(" passed, 0 failed"), "{text}");
 }
+
+/// A var sweeps like a parameter, sets derived parameters at every point, and is a column
+/// after the swept parameters.
+#[test]
+fn vars_derive_parameters_at_every_point() {
+    let registry = coordsim_models::registry();
+    let config = library_config(
+        &registry,
+        "v.toml",
+        "model = \"single_writer_queue\"\n[vars]\nrho = \"load\"\n[params]\ninterarrival_ms = { expr = \"clients * service_ms / rho\" }\n[sweep]\nrho = [0.5, 0.8]\nclients = [1, 2]\n[[claim]]\nmetric = \"utilization\"\nexpect = \"rho\"\ntolerance = 1e-12\n",
+    )
+    .unwrap();
+    let results = library_run(&config);
+    let csv = String::from_utf8(coordsim::export::csv::to_csv(&results.results).unwrap()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("point,clients,rho,replication,seed,"),
+        "{}",
+        lines[0]
+    );
+    // rho is the first key, so the slowest: (0.5, 1), (0.5, 2), (0.8, 1), (0.8, 2).
+    assert!(lines[2].starts_with("1,2,0.5,"), "{}", lines[2]);
+    assert!(lines[3].starts_with("2,1,0.8,"), "{}", lines[3]);
+    // interarrival = clients × 6 / ρ: with 2 clients at ρ = 0.8 a gap of 15 ms; each row's
+    // utilization is its ρ (the claim).
+    assert_eq!(
+        config.point_values(3)[2],
+        coordsim_model::Value::Float(15.0)
+    );
+    let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+    assert!(verdicts[0].pass, "{}", verdicts[0].line);
+}
