@@ -34,6 +34,46 @@ pub enum Func {
     Min,
     /// `max(a, b, …)`
     Max,
+    /// `mm1_wait(rho, s)`: M/M/1 mean wait in queue for a mean service time s, ρ·S / (1 − ρ).
+    Mm1Wait,
+    /// `md1_wait(rho, s)`: M/D/1 mean wait in queue, ρ·S / (2(1 − ρ)).
+    Md1Wait,
+    /// `mg1_wait(rho, s, cv)`: M/G/1 mean wait (Pollaczek–Khinchine),
+    /// ρ·S·(1 + cv²) / (2(1 − ρ)).
+    Mg1Wait,
+    /// `erlang_c(servers, offered_erlangs)`: the probability an M/M/c arrival waits.
+    ErlangC,
+    /// `mmc_wait(servers, rho, s)`: M/M/c mean wait in queue, C(c, cρ)·S / (c(1 − ρ)).
+    MmcWait,
+}
+
+/// Erlang C: the probability that an arrival to an M/M/c queue offered `a` erlangs waits,
+/// through the Erlang B recursion (no factorials, no overflow). 1 when `a ≥ c`; NaN for a
+/// server count that is not a whole number from 1 to a million.
+pub fn erlang_c(c: f64, a: f64) -> f64 {
+    if !(c >= 1.0 && c.fract() == 0.0 && c <= 1e6) || a.is_nan() || a < 0.0 {
+        return f64::NAN;
+    }
+    if a >= c {
+        return 1.0;
+    }
+    let mut b = 1.0;
+    for k in 1..=c as u64 {
+        b = a * b / (k as f64 + a * b);
+    }
+    c * b / (c - a * (1.0 - b))
+}
+
+/// `numerator / (divisor · (1 − ρ))` for 0 ≤ ρ < 1; infinite at ρ ≥ 1 (no steady state),
+/// NaN below 0.
+fn queue_wait(rho: f64, numerator: f64, divisor: f64) -> f64 {
+    if rho.is_nan() || rho < 0.0 {
+        f64::NAN
+    } else if rho >= 1.0 {
+        f64::INFINITY
+    } else {
+        numerator / (divisor * (1.0 - rho))
+    }
 }
 
 impl Func {
@@ -46,8 +86,23 @@ impl Func {
             "exp" => (Func::Exp, false),
             "min" => (Func::Min, true),
             "max" => (Func::Max, true),
+            "mm1_wait" => (Func::Mm1Wait, false),
+            "md1_wait" => (Func::Md1Wait, false),
+            "mg1_wait" => (Func::Mg1Wait, false),
+            "erlang_c" => (Func::ErlangC, false),
+            "mmc_wait" => (Func::MmcWait, false),
             _ => return None,
         })
+    }
+
+    /// How many arguments a fixed-arity function takes (0: any number, at least one).
+    fn arity(self) -> usize {
+        match self {
+            Func::Sqrt | Func::Abs | Func::Ln | Func::Exp => 1,
+            Func::Mm1Wait | Func::Md1Wait | Func::ErlangC => 2,
+            Func::Mg1Wait | Func::MmcWait => 3,
+            Func::Min | Func::Max => 0,
+        }
     }
 }
 
@@ -116,6 +171,19 @@ impl<V: Copy> Expr<V> {
                     Func::Exp => values[0].exp(),
                     Func::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
                     Func::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    // Queueing theory: a load of 1 or more has no steady state (infinite).
+                    Func::Mm1Wait => queue_wait(values[0], values[1] * values[0], 1.0),
+                    Func::Md1Wait => queue_wait(values[0], values[1] * values[0], 2.0),
+                    Func::Mg1Wait => queue_wait(
+                        values[0],
+                        values[1] * values[0] * (1.0 + values[2] * values[2]),
+                        2.0,
+                    ),
+                    Func::ErlangC => erlang_c(values[0], values[1]),
+                    Func::MmcWait => {
+                        let (c, rho, s) = (values[0], values[1], values[2]);
+                        queue_wait(rho, erlang_c(c, c * rho) * s, c)
+                    }
                 }
             }
         })
@@ -335,7 +403,7 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
         let Some((func, many)) = Func::named(name) else {
             return Err(ExprError {
                 message: format!(
-                    "unknown function `{name}`; functions: sqrt, abs, ln, exp, min, max"
+                    "unknown function `{name}`; functions: sqrt, abs, ln, exp, min, max, mm1_wait, md1_wait, mg1_wait, erlang_c, mmc_wait"
                 ),
                 offset: start,
             });
@@ -352,9 +420,13 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
             return Err(self.error("expected `,` or `)`".into()));
         }
         self.pos += 1;
-        if !many && args.len() != 1 {
+        if !many && args.len() != func.arity() {
+            let want = match func.arity() {
+                1 => "one argument".to_string(),
+                n => format!("{n} arguments"),
+            };
             return Err(ExprError {
-                message: format!("`{name}` takes one argument, got {}", args.len()),
+                message: format!("`{name}` takes {want}, got {}", args.len()),
                 offset: start,
             });
         }
@@ -407,6 +479,37 @@ mod tests {
             parse_err("log(2)")
                 .message
                 .starts_with("unknown function `log`")
+        );
+    }
+
+    #[test]
+    fn queueing_theory_matches_published_values() {
+        // M/M/1 at ρ = 0.5, S = 1: Wq = ρS / (1 − ρ) = 1. M/D/1 (lesson 003's 6 ms at ρ = 0.5):
+        // half of M/M/1, 3 ms. M/G/1 with cv = 1 is M/M/1, with cv = 0 M/D/1.
+        assert_eq!(eval("mm1_wait(0.5, 1)"), Some(1.0));
+        assert_eq!(eval("md1_wait(0.5, 6)"), Some(3.0));
+        assert_eq!(eval("mg1_wait(0.8, 6, 1)"), eval("mm1_wait(0.8, 6)"));
+        assert_eq!(eval("mg1_wait(0.8, 6, 0)"), eval("md1_wait(0.8, 6)"));
+        // Erlang C by hand: c = 2, a = 1: B(1) = 1/2, B(2) = 0.5 / 2.5 = 0.2,
+        // C = 2 × 0.2 / (2 − 1 × 0.8) = 1/3. Published tables: C(10, 8) = 0.4092.
+        assert!((erlang_c(2.0, 1.0) - 1.0 / 3.0).abs() < 1e-15);
+        assert!(
+            (erlang_c(10.0, 8.0) - 0.4092).abs() < 5e-5,
+            "{}",
+            erlang_c(10.0, 8.0)
+        );
+        // One server: the probability of waiting is ρ.
+        assert!((erlang_c(1.0, 0.7) - 0.7).abs() < 1e-15);
+        // M/M/c with one server is M/M/1; two at ρ = 0.5 (a = 1): C = 1/3, S = 1, so
+        // Wq = (1/3) / (2 × 0.5) = 1/3.
+        assert!((eval("mmc_wait(1, 0.5, 1)").unwrap() - 1.0).abs() < 1e-15);
+        assert!((eval("mmc_wait(2, 0.5, 1)").unwrap() - 1.0 / 3.0).abs() < 1e-15);
+        // No steady state at ρ ≥ 1; a fractional server count is no queue.
+        assert_eq!(eval("mm1_wait(1, 6)"), Some(f64::INFINITY));
+        assert!(eval("erlang_c(2.5, 1)").unwrap().is_nan());
+        assert_eq!(
+            parse_err("mm1_wait(0.5)").message,
+            "`mm1_wait` takes 2 arguments, got 1"
         );
     }
 
