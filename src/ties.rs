@@ -147,11 +147,11 @@ pub fn check_ties(
                 format!(" at {row}")
             };
             sensitive.push(format!(
-                "TIE-SENSITIVE {}: {}: {} = {}{at}",
-                config.source.name,
+                "TIE-SENSITIVE {}: {} = {}{at} [{}]",
                 claim.name,
                 claim.metric,
-                parts.join(", ")
+                parts.join(", "),
+                config.source.name,
             ));
         }
     }
