@@ -1081,9 +1081,21 @@ fn check_ties_names_the_tie_sensitive_figures() {
         text.contains("counter_final = 45 (its own order), 50 (tie_order = \"program_order\"), 50 (tie_order = \"writes_first\")"),
         "{text}"
     );
-    // No placement figure depends on ties.
+    // No placement figure depends on ties: every TIE-SENSITIVE line is the shared store's,
+    // and each starts with its claim's name.
+    let sensitive: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("TIE-SENSITIVE "))
+        .collect();
+    assert_eq!(sensitive.len(), 4, "{text}");
     assert!(
-        !text.contains("TIE-SENSITIVE configs/lessons/edge-placement"),
+        sensitive
+            .iter()
+            .all(|l| l.ends_with("[configs/lessons/shared-store.toml]")),
+        "{text}"
+    );
+    assert!(
+        text.contains("TIE-SENSITIVE sayacın son değeri 45: counter_final = 45 (its own order)"),
         "{text}"
     );
     let lines: Vec<&str> = text.lines().collect();
