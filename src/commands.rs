@@ -209,7 +209,13 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             these.len()
         ));
         if !args.quiet {
-            eprintln!("{} → {}", config.source.name, dir.display());
+            // A closed stderr (`report 2>&1 | head -1`) stops the messages, not the report.
+            let _ = writeln!(
+                std::io::stderr(),
+                "{} → {}",
+                config.source.name,
+                dir.display()
+            );
         }
         verdicts.extend(these);
     }

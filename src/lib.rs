@@ -31,6 +31,8 @@ pub mod ties;
 
 use std::process::ExitCode;
 
+use std::io::Write;
+
 use clap::Parser;
 use coordsim_model::Registry;
 
@@ -40,9 +42,21 @@ pub fn main_with(registry: Registry) -> ExitCode {
     let cli = cli::Cli::parse();
     match commands::dispatch(cli.command, &registry) {
         Ok(code) => code,
+        // The reader went away (`coordsim check … | head -3`): every output file was written
+        // before the lines it cut; end quietly.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Never a panic, even when stderr is closed too.
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -1136,3 +1136,56 @@ fn vars_derive_parameters_at_every_point() {
     let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
     assert!(verdicts[0].pass, "{}", verdicts[0].line);
 }
+
+/// A reader that goes away (`coordsim report 2>&1 | head -1`) ends the command quietly with
+/// exit 0, after every output it was writing is complete.
+#[test]
+fn a_closed_pipe_is_not_an_error_and_stops_no_output() {
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let configs = tmp.path().join("configs");
+    std::fs::create_dir(&configs).unwrap();
+    for name in ["single-writer-queue.toml", "lock-polled.toml"] {
+        std::fs::copy(
+            root().join("configs/lessons").join(name),
+            configs.join(name),
+        )
+        .unwrap();
+    }
+    let out = tmp.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(root())
+        .args([
+            "report",
+            "--configs",
+            configs.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close both pipes before the first line is written.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    // Every config's outputs and the index were written all the same, as `report` commits them.
+    for dir in ["single-writer-queue", "lock-polled"] {
+        let written = list_files(&out.join(dir));
+        assert_eq!(
+            written,
+            list_files(&root().join("reports").join(dir)),
+            "{dir}"
+        );
+        for file in written {
+            assert!(
+                read(out.join(dir).join(&file))
+                    == read(root().join("reports").join(dir).join(&file)),
+                "{dir}/{file}"
+            );
+        }
+    }
+    assert!(out.join("README.md").exists());
+}
