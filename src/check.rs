@@ -263,82 +263,81 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
         }
         let metric_cell = |i: usize| metric_ids[i].map(|id| &row[id]);
         let metric = |i: usize| metric_cell(i).and_then(number);
-        match &claim.entity {
-            None => {
-                let entity_col = |_: usize| None;
-                let text = |v: Var| match v {
-                    Var::Metric(i) => metric_cell(i).map_or(String::new(), ToString::to_string),
-                    _ => String::new(),
-                };
-                evals.push(sample(
-                    claim,
-                    values,
-                    &metric,
-                    &entity_col,
-                    &text,
-                    point,
-                    replication,
-                ));
-            }
+        // An entity claim reads its entity's row of the same run as well.
+        let entity_row = match &claim.entity {
+            None => None,
             Some((name, span)) => {
-                let Some(entities) = results.entities.as_ref() else {
-                    return Err(config
-                        .source
-                        .error(span, "this run kept no entity rows")
-                        .into());
-                };
-                let name_id = entities.schema.id(ColumnSource::Entity);
-                let is_named = |e: &Row| name_id.is_some_and(|id| e[id].to_string() == *name);
-                let found = entities.rows.iter().find(|e| {
-                    entities.point(e) == point
-                        && entities.replication(e) == replication
-                        && is_named(e)
-                });
-                let Some(entity_row) = found else {
-                    let names: Vec<String> = entities
-                        .rows
-                        .iter()
-                        .filter(|e| {
-                            entities.point(e) == point && entities.replication(e) == replication
-                        })
-                        .filter_map(|e| name_id.map(|id| e[id].to_string()))
-                        .collect();
-                    return Err(config
-                        .source
-                        .error(
-                            span,
-                            format!(
-                                "no entity `{name}` at point {point}; entities: {}",
-                                names.join(", ")
-                            ),
-                        )
-                        .into());
-                };
-                let entity_cell = |i: usize| {
-                    entities
-                        .schema
-                        .id(ColumnSource::EntityColumn(i))
-                        .map(|id| &entity_row[id])
-                };
-                let entity_col = |i: usize| entity_cell(i).and_then(number);
-                let text = |v: Var| match v {
-                    Var::Metric(i) => metric_cell(i).map_or(String::new(), ToString::to_string),
-                    Var::Entity(i) => entity_cell(i).map_or(String::new(), ToString::to_string),
-                    Var::Param(_) => String::new(),
-                };
-                evals.push(sample(
-                    claim,
-                    values,
-                    &metric,
-                    &entity_col,
-                    &text,
-                    point,
-                    replication,
-                ));
+                Some(entity_row(config, results, point, replication, name, span)?)
             }
-        }
+        };
+        let entities = results.entities.as_ref();
+        let entity_cell = |i: usize| {
+            let (table, row) = (entities?, entity_row?);
+            table
+                .schema
+                .id(ColumnSource::EntityColumn(i))
+                .map(|id| &row[id])
+        };
+        let entity_col = |i: usize| entity_cell(i).and_then(number);
+        let text = |v: Var| {
+            let cell = match v {
+                Var::Metric(i) => metric_cell(i),
+                Var::Entity(i) => entity_cell(i),
+                Var::Param(_) => None,
+            };
+            cell.map_or(String::new(), ToString::to_string)
+        };
+        evals.push(sample(
+            claim,
+            values,
+            &metric,
+            &entity_col,
+            &text,
+            point,
+            replication,
+        ));
     }
     Ok(evals)
+}
+
+/// The row of entity `name` in the same run as (point, replication), or an error listing the
+/// entities there.
+fn entity_row<'r>(
+    config: &Config,
+    results: &'r Results,
+    point: usize,
+    replication: u64,
+    name: &str,
+    span: &crate::source::Span,
+) -> anyhow::Result<&'r Row> {
+    let Some(entities) = results.entities.as_ref() else {
+        return Err(config
+            .source
+            .error(span, "this run kept no entity rows")
+            .into());
+    };
+    let name_id = entities.schema.id(ColumnSource::Entity);
+    let of_run = |e: &&Row| entities.point(e) == point && entities.replication(e) == replication;
+    let named = |e: &&Row| name_id.is_some_and(|id| e[id].to_string() == name);
+    if let Some(row) = entities.rows.iter().filter(of_run).find(named) {
+        return Ok(row);
+    }
+    let names: Vec<String> = entities
+        .rows
+        .iter()
+        .filter(of_run)
+        .filter_map(|e| name_id.map(|id| e[id].to_string()))
+        .collect();
+    Err(config
+        .source
+        .error(
+            span,
+            format!(
+                "no entity `{name}` at point {point}; entities: {}",
+                names.join(", ")
+            ),
+        )
+        .into())
 }
 
 /// What a claim reads and expects at one row.

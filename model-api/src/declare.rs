@@ -286,6 +286,17 @@ impl ParamType for String {
     }
 }
 
+/// A list whose items each read as `T` (`what` names them in the error: "numbers").
+fn scalar_list<T: ParamType>(value: &Value, what: &str) -> Result<Vec<T>, String> {
+    match value {
+        Value::List(items) => items.iter().map(T::from_value).collect(),
+        other => Err(format!(
+            "expected a list of {what}, got {}",
+            other.type_name()
+        )),
+    }
+}
+
 impl ListItem for String {
     const LIST_KIND: Kind = Kind::TextList;
     fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
@@ -356,13 +367,7 @@ impl ParamType for Millis {
 impl ListItem for Millis {
     const LIST_KIND: Kind = Kind::NumberList;
     fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
-        match value {
-            Value::List(items) => items.iter().map(Millis::from_value).collect(),
-            other => Err(format!(
-                "expected a list of numbers, got {}",
-                other.type_name()
-            )),
-        }
+        scalar_list(value, "numbers")
     }
     fn list_to_value(list: &[Self]) -> Value {
         Value::List(list.iter().map(ParamType::to_value).collect())
@@ -435,13 +440,7 @@ impl<T: PerEntityItem> ParamType for PerEntity<T> {
 impl ListItem for f64 {
     const LIST_KIND: Kind = Kind::NumberList;
     fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
-        match value {
-            Value::List(items) => items.iter().map(f64::from_value).collect(),
-            other => Err(format!(
-                "expected a list of numbers, got {}",
-                other.type_name()
-            )),
-        }
+        scalar_list(value, "numbers")
     }
     fn list_to_value(list: &[Self]) -> Value {
         Value::List(list.iter().map(ParamType::to_value).collect())
@@ -451,13 +450,7 @@ impl ListItem for f64 {
 impl ListItem for u64 {
     const LIST_KIND: Kind = Kind::CountList;
     fn list_from_value(value: &Value) -> Result<Vec<Self>, String> {
-        match value {
-            Value::List(items) => items.iter().map(u64::from_value).collect(),
-            other => Err(format!(
-                "expected a list of integers, got {}",
-                other.type_name()
-            )),
-        }
+        scalar_list(value, "integers")
     }
     fn list_to_value(list: &[Self]) -> Value {
         Value::List(list.iter().map(ParamType::to_value).collect())

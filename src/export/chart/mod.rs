@@ -362,8 +362,14 @@ impl ChartData {
                 let mut points: Vec<(f64, f64)> = Vec::new();
                 // One reference point per x: the first row's.
                 let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+                // Rows come point by point: each point's values are built once.
+                let mut point_values: Option<(usize, Vec<coordsim_model::Value>)> = None;
                 for row in &rows {
-                    let values = config.point_values(source.point(row));
+                    let point = source.point(row);
+                    if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
+                        point_values = Some((point, config.point_values(point)));
+                    }
+                    let values = &point_values.as_ref().expect("set above").1;
                     let get = |v: crate::config::Var| match v {
                         crate::config::Var::Param(i) => values[i].as_f64(),
                         crate::config::Var::Metric(i) => source
