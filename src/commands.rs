@@ -61,6 +61,7 @@ fn run_and_write(config: &Config, options: &RunOptions, dir: &Path) -> anyhow::R
 }
 
 fn write_outputs(config: &Config, results: &Results, seed: u64, dir: &Path) -> anyhow::Result<()> {
+    config.check_value_labels(results)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let summary = (config.replications > 1).then(|| summary::summarize(config, results));
     let run = Run {
@@ -151,6 +152,7 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut verdicts = Vec::new();
     for config in &configs {
         let results = runner::run(config, &options)?;
+        config.check_value_labels(&results)?;
         verdicts.extend(check::evaluate(config, &results)?);
     }
     print_verdicts(&verdicts)

@@ -21,6 +21,7 @@ pub mod commands;
 pub mod config;
 pub mod export;
 pub mod expr;
+pub mod locale;
 pub mod models_cmd;
 pub mod results;
 pub mod runner;

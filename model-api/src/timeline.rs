@@ -86,8 +86,10 @@ impl TimelineStyle {
 pub struct SpanKind {
     /// The name the model's [`LaneSpan::kind`] uses.
     pub name: &'static str,
-    /// The legend text.
+    /// The legend text in English (the `en` locale; `[labels]` overrides it by `name`).
     pub label: &'static str,
+    /// The legend text in Turkish (the `tr` locale).
+    pub label_tr: &'static str,
     /// Fill colour (red, green, blue).
     pub rgb: (u8, u8, u8),
     /// A thin bar (waiting, idle) rather than a full one (working, holding).
@@ -99,8 +101,10 @@ pub struct SpanKind {
 pub struct MarkKind {
     /// The name the model's [`LaneMark::kind`] uses.
     pub name: &'static str,
-    /// The legend text.
+    /// The legend text in English (the `en` locale; `[labels]` overrides it by `name`).
     pub label: &'static str,
+    /// The legend text in Turkish (the `tr` locale).
+    pub label_tr: &'static str,
     /// Colour (red, green, blue).
     pub rgb: (u8, u8, u8),
     /// Its shape.

@@ -16,8 +16,92 @@ use crate::source::{ConfigError, Span};
 pub const ENTITY_X: &str = "entity";
 
 const CHART_KEYS: &[&str] = &[
-    "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where",
+    "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where", "title", "x_label",
+    "y_label", "y_min", "y_max", "log_y", "legend", "width", "height", "scale", "interval",
 ];
+
+/// Smallest and largest chart side, in pixels.
+pub const SIDE_PX: std::ops::RangeInclusive<u64> = 200..=4000;
+/// Largest PNG scale (a 4000-pixel chart at scale 4 is 16000 pixels wide: print quality).
+pub const MAX_SCALE: f64 = 4.0;
+
+/// Where a chart's legend goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LegendPlace {
+    /// Inside, where it covers no data (raising the y axis for room if it must; outside when
+    /// nothing inside is free).
+    #[default]
+    Best,
+    /// Right of the plot.
+    Outside,
+    /// A fixed corner inside the plot.
+    UpperLeft,
+    /// A fixed corner inside the plot.
+    UpperRight,
+    /// A fixed corner inside the plot.
+    LowerLeft,
+    /// A fixed corner inside the plot.
+    LowerRight,
+    /// No legend.
+    None,
+}
+
+impl LegendPlace {
+    const NAMES: &[(&str, LegendPlace)] = &[
+        ("best", LegendPlace::Best),
+        ("outside", LegendPlace::Outside),
+        ("upper_left", LegendPlace::UpperLeft),
+        ("upper_right", LegendPlace::UpperRight),
+        ("lower_left", LegendPlace::LowerLeft),
+        ("lower_right", LegendPlace::LowerRight),
+        ("none", LegendPlace::None),
+    ];
+}
+
+/// How a chart looks: the `[[chart]]` keys that change no data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Look {
+    /// The chart's title (default: the config's title).
+    pub title: Option<String>,
+    /// The x axis title (default: the label of x).
+    pub x_label: Option<String>,
+    /// The y axis title (default: the labels of the y metrics).
+    pub y_label: Option<String>,
+    /// Lower end of the y axis.
+    pub y_min: Option<f64>,
+    /// Upper end of the y axis.
+    pub y_max: Option<f64>,
+    /// Log-scale y axis.
+    pub log_y: bool,
+    /// Where the legend goes.
+    pub legend: LegendPlace,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The PNG's pixels per chart pixel (the SVG scales by itself).
+    pub scale: f64,
+    /// With replications, draw each point's 95% interval.
+    pub interval: bool,
+}
+
+impl Default for Look {
+    fn default() -> Look {
+        Look {
+            title: None,
+            x_label: None,
+            y_label: None,
+            y_min: None,
+            y_max: None,
+            log_y: false,
+            legend: LegendPlace::Best,
+            width: 1000,
+            height: 620,
+            scale: 1.0,
+            interval: true,
+        }
+    }
+}
 
 /// One chart to draw.
 #[derive(Debug, Clone)]
@@ -40,6 +124,8 @@ pub struct ChartSpec {
     pub log_x: bool,
     /// `where`: only rows whose parameters match.
     pub filter: Vec<(usize, Value)>,
+    /// Title, axis titles, ranges, legend, size.
+    pub look: Look,
 }
 
 /// Where a chart's field was written: a place in the config, or a model's default chart.
@@ -61,6 +147,7 @@ struct Draft {
     y_expr: Vec<(String, Expr<Var>)>,
     log_x: bool,
     filter: Vec<(usize, Value)>,
+    look: Look,
 }
 
 impl Loader<'_> {
@@ -209,6 +296,7 @@ impl Loader<'_> {
             Some(w) => self.filter(plan, w)?,
             None => Vec::new(),
         };
+        let look = self.look(&|k| field(k))?;
         Ok(Draft {
             at: At::Span(span),
             name,
@@ -220,7 +308,115 @@ impl Loader<'_> {
             y_expr,
             log_x,
             filter,
+            look,
         })
+    }
+
+    /// The presentation keys of a `[[chart]]`.
+    fn look<'a, 'i: 'a>(
+        &self,
+        field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
+    ) -> Result<Look, ConfigError> {
+        let mut look = Look::default();
+        let text = |k: &str| -> Result<Option<String>, ConfigError> {
+            let Some(v) = field(k) else { return Ok(None) };
+            let s = self.string(v, k)?;
+            if s.chars().count() > super::plan::MAX_LABEL_CHARS {
+                return Err(self.err(
+                    &v.span(),
+                    format!(
+                        "`{k}` has at most {} characters",
+                        super::plan::MAX_LABEL_CHARS
+                    ),
+                ));
+            }
+            Ok(Some(s))
+        };
+        let flag = |k: &str, default: bool| -> Result<bool, ConfigError> {
+            match field(k) {
+                None => Ok(default),
+                Some(v) => match v.get_ref() {
+                    DeValue::Boolean(b) => Ok(*b),
+                    _ => Err(self.err(&v.span(), format!("`{k}` must be true or false"))),
+                },
+            }
+        };
+        let side = |k: &str, default: u32| -> Result<u32, ConfigError> {
+            let Some(v) = field(k) else {
+                return Ok(default);
+            };
+            let n = self.count(v, k)?;
+            if !SIDE_PX.contains(&n) {
+                return Err(self.err(
+                    &v.span(),
+                    format!(
+                        "`{k}` is in pixels, from {} to {}",
+                        SIDE_PX.start(),
+                        SIDE_PX.end()
+                    ),
+                ));
+            }
+            Ok(n as u32)
+        };
+        look.title = text("title")?;
+        look.x_label = text("x_label")?;
+        look.y_label = text("y_label")?;
+        look.y_min = field("y_min")
+            .map(|v| self.number(v, "y_min"))
+            .transpose()?;
+        look.y_max = field("y_max")
+            .map(|v| self.number(v, "y_max"))
+            .transpose()?;
+        if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max")) {
+            if hi <= lo {
+                return Err(self.err(
+                    &v.span(),
+                    format!("`y_max` ({hi}) must be above `y_min` ({lo})"),
+                ));
+            }
+        }
+        look.log_y = flag("log_y", false)?;
+        if look.log_y {
+            for k in ["y_min", "y_max"] {
+                if let (Some(v), Some(x)) =
+                    (field(k), if k == "y_min" { look.y_min } else { look.y_max })
+                {
+                    if x <= 0.0 {
+                        return Err(
+                            self.err(&v.span(), format!("with `log_y`, `{k}` must be above 0"))
+                        );
+                    }
+                }
+            }
+        }
+        look.interval = flag("interval", true)?;
+        look.width = side("width", look.width)?;
+        look.height = side("height", look.height)?;
+        if let Some(v) = field("scale") {
+            let s = self.number(v, "scale")?;
+            if !(s > 0.0 && s <= MAX_SCALE) {
+                return Err(self.err(
+                    &v.span(),
+                    format!("`scale` is above 0 and at most {MAX_SCALE}"),
+                ));
+            }
+            look.scale = s;
+        }
+        if let Some(v) = field("legend") {
+            let name = self.string(v, "legend")?;
+            look.legend = LegendPlace::NAMES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, p)| *p)
+                .ok_or_else(|| {
+                    let valid: Vec<&str> = LegendPlace::NAMES.iter().map(|(n, _)| *n).collect();
+                    self.err(
+                        &v.span(),
+                        format!("unknown legend place `{name}`; valid: {}", valid.join(", ")),
+                    )
+                })?;
+        }
+        Ok(look)
     }
 
     /// Checks a draft's names against the plan: the one set of rules for every chart.
@@ -347,6 +543,7 @@ impl Loader<'_> {
             y_expr: d.y_expr,
             log_x: d.log_x,
             filter: d.filter,
+            look: d.look,
         })
     }
 }
@@ -367,5 +564,6 @@ fn default_draft(chart: &DefaultChart) -> Draft {
         y_expr: Vec::new(),
         log_x: false,
         filter: Vec::new(),
+        look: Look::default(),
     }
 }

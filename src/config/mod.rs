@@ -14,6 +14,7 @@ pub mod charts;
 pub mod claims;
 pub mod plan;
 mod read;
+pub mod table;
 
 use std::ops::Deref;
 
@@ -24,6 +25,7 @@ pub use charts::{ChartSpec, ENTITY_X};
 pub use claims::{Claim, Expect, Stat, Test};
 pub use coordsim_model::ChartKind;
 pub use plan::{Axis, MAX_RUNS, Plan};
+pub use table::TableSpec;
 
 use crate::source::{ConfigError, Source};
 use read::Loader;
@@ -37,6 +39,8 @@ pub struct Config {
     pub claims: Vec<Claim>,
     /// Charts (the config's or the model's defaults).
     pub charts: Vec<ChartSpec>,
+    /// `[table]`: what `table.md` shows.
+    pub table: TableSpec,
 }
 
 impl Deref for Config {
@@ -61,6 +65,8 @@ const TOP_KEYS: &[&str] = &[
     "claim",
     "chart",
     "labels",
+    "locale",
+    "table",
 ];
 
 impl Config {
@@ -108,10 +114,15 @@ impl Config {
             Some((key, charts)) => loader.charts(&plan, charts, &key.span())?,
             None => loader.default_charts(&plan)?,
         };
+        let table = match get("table") {
+            Some((_, t)) => loader.table_spec(&plan, t)?,
+            None => TableSpec::default(),
+        };
         Ok(Config {
             plan,
             claims,
             charts,
+            table,
         })
     }
 }
@@ -218,5 +229,36 @@ impl Plan {
             model.name(),
             valid.join(", ")
         ))
+    }
+}
+
+impl Config {
+    /// A `[labels]` key for a value only a run shows (an entity's name, a text cell) must
+    /// match one, or it is a misspelling that would leave the output unlabelled.
+    pub fn check_value_labels(&self, results: &crate::results::Results) -> Result<(), ConfigError> {
+        if self.value_labels.is_empty() {
+            return Ok(());
+        }
+        let tables = std::iter::once(&results.results).chain(results.entities.as_ref());
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for table in tables {
+            for row in &table.rows {
+                for cell in row.cells() {
+                    if let coordsim_model::Cell::Text(t) = cell {
+                        seen.insert(t.clone());
+                    }
+                }
+            }
+        }
+        match self.value_labels.iter().find(|(k, _)| !seen.contains(k)) {
+            None => Ok(()),
+            Some((key, span)) => Err(self.source.error(
+                span,
+                format!(
+                    "`{key}` in [labels] is not a column, parameter value, timeline kind, entity or text value of this run; label one of those, or a built-in word: {}",
+                    crate::locale::Text::ALL.map(|t| t.key()).join(", ")
+                ),
+            )),
+        }
     }
 }

@@ -11,6 +11,7 @@ use toml::de::{DeTable, DeValue};
 use super::read::{Loader, de_type};
 use super::{Var, matches_filter};
 use crate::expr::Expr;
+use crate::locale::{LOCALES, Locale, Text};
 use crate::source::{ConfigError, Source, Span};
 use crate::sweep::{self, MAX_POINTS, Range};
 
@@ -43,8 +44,13 @@ pub struct Plan {
     pub(super) param_spans: Vec<Option<Span>>,
     /// Swept parameters in declared order.
     pub axes: Vec<Axis>,
-    /// Column labels for tables and charts.
+    /// `[labels]`: texts for columns, category values, timeline kinds and built-in words.
     pub labels: Vec<(String, String)>,
+    /// Labels of values only a run can show (an entity's name, a text cell), with where they
+    /// are written: each must match something once the config has run.
+    pub value_labels: Vec<(String, Span)>,
+    /// How numbers and built-in words are written for readers (`locale`).
+    pub locale: Locale,
     /// Number of sweep points.
     pub points: usize,
     /// Whether entity rows are kept (`entities = false` drops them: big random sweeps).
@@ -133,12 +139,57 @@ impl Plan {
         sweep::coordinates(index, &lengths)
     }
 
-    /// The label of a column (its name when none is set).
+    /// The label of a column or a category value (the name itself when none is set).
     pub fn label<'a>(&'a self, column: &'a str) -> &'a str {
         self.labels
             .iter()
             .find(|(k, _)| k == column)
             .map_or(column, |(_, v)| v.as_str())
+    }
+
+    /// Whether `[labels]` gives `key` a text.
+    pub fn has_label(&self, key: &str) -> bool {
+        self.labels.iter().any(|(k, _)| k == key)
+    }
+
+    /// A built-in word in the config's locale, or its `[labels]` override.
+    pub fn text(&self, text: Text) -> &str {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == text.key())
+            .map_or(text.in_locale(self.locale), |(_, v)| v.as_str())
+    }
+
+    /// The legend text of a timeline kind: its `[labels]` entry, else the model's own words
+    /// in the config's locale.
+    pub fn kind_label<'a>(&'a self, name: &str, en: &'a str, tr: &'a str) -> &'a str {
+        match self.labels.iter().find(|(k, _)| k == name) {
+            Some((_, v)) => v,
+            None if self.locale == Locale::Tr => tr,
+            None => en,
+        }
+    }
+
+    /// A parameter's value for readers: a labelled text value by its label, a number in the
+    /// locale (`8`, `0,5`), other values as the config writes them.
+    pub fn value_text(&self, value: &Value) -> String {
+        match value {
+            Value::Str(t) => self.label(t).to_string(),
+            Value::Int(_) | Value::Float(_) => self.locale.number(&crate::export::markdown::round(
+                &crate::results::value_cell(value).to_string(),
+            )),
+            other => crate::results::value_cell(other).to_string(),
+        }
+    }
+
+    /// "key label = value" for a swept parameter's value in a title or legend: a text value
+    /// reads as its label alone when it has one (`korumasız`), else `key label: value`.
+    pub fn setting_text(&self, key: &str, value: &Value) -> String {
+        match value {
+            Value::Str(t) if self.has_label(t) => self.label(t).to_string(),
+            Value::Str(_) => format!("{}: {}", self.label(key), self.value_text(value)),
+            _ => format!("{} = {}", self.label(key), self.value_text(value)),
+        }
     }
 
     /// An error pointing at this config's `model` line (for errors with no better place).
@@ -208,6 +259,18 @@ impl Loader<'_> {
         let title = match get("title") {
             Some((_, v)) => self.string(v, "title")?,
             None => stem.clone(),
+        };
+        let locale = match get("locale") {
+            Some((_, v)) => {
+                let name = self.string(v, "locale")?;
+                Locale::parse(&name).ok_or_else(|| {
+                    self.err(
+                        &v.span(),
+                        format!("unknown locale `{name}`; valid: {}", LOCALES.join(", ")),
+                    )
+                })?
+            }
+            None => Locale::En,
         };
         let seed = match get("seed") {
             Some((_, v)) => self.count(v, "seed")?,
@@ -413,6 +476,8 @@ impl Loader<'_> {
             param_spans,
             axes,
             labels: Vec::new(),
+            value_labels: Vec::new(),
+            locale,
             points: points as usize,
             entities,
             stats,
@@ -433,13 +498,18 @@ impl Loader<'_> {
         if let Some((_, labels)) = get("labels") {
             for (key, value) in self.table(labels, "labels")?.iter() {
                 let name = key.get_ref().to_string();
-                if !is_column(&plan, &name) {
+                let text = self.string(value, "a label")?;
+                if text.chars().count() > MAX_LABEL_CHARS {
                     return Err(self.err(
-                        &key.span(),
-                        format!("`{name}` in [labels] is not a column of {}; label a parameter, a metric or one of {}", model.name(), FIXED_COLUMNS.join(", ")),
+                        &value.span(),
+                        format!("a label has at most {MAX_LABEL_CHARS} characters"),
                     ));
                 }
-                plan.labels.push((name, self.string(value, "a label")?));
+                if !is_column(&plan, &name) && !is_known_word(&plan, &name) {
+                    // An entity's name or a text cell: known once the config has run.
+                    plan.value_labels.push((name.clone(), key.span()));
+                }
+                plan.labels.push((name, text));
             }
         }
         Ok(plan)
@@ -557,6 +627,34 @@ impl Loader<'_> {
             )),
         }
     }
+}
+
+/// Most characters in one label (a title or label is text for a chart, not a document).
+pub const MAX_LABEL_CHARS: usize = 200;
+
+/// A `[labels]` key the config itself knows besides columns: a built-in word, a timeline
+/// kind of the model, a choice of a parameter, or a text value the config gives a parameter.
+fn is_known_word(plan: &Plan, name: &str) -> bool {
+    let m = &*plan.model;
+    fn texts(v: &Value, name: &str) -> bool {
+        match v {
+            Value::Str(t) => t == name,
+            Value::List(items) => items.iter().any(|i| texts(i, name)),
+            Value::Table(fields) => fields.iter().any(|(_, i)| texts(i, name)),
+            _ => false,
+        }
+    }
+    Text::from_key(name).is_some()
+        || m.timeline()
+            .is_some_and(|t| t.span(name).is_some() || t.mark(name).is_some())
+        || m.params()
+            .iter()
+            .any(|p| matches!(p.kind, Kind::Choice(options) if options.contains(&name)))
+        || plan.base.iter().any(|v| texts(v, name))
+        || plan
+            .axes
+            .iter()
+            .any(|a| a.values.iter().any(|v| texts(v, name)))
 }
 
 fn is_column(plan: &Plan, name: &str) -> bool {

@@ -3,8 +3,11 @@
 use std::fmt::Write;
 use std::path::Path;
 
+use coordsim_model::Cell;
+
 use super::{Exporter, Run, write_atomic};
-use crate::results::{ColumnId, ColumnSource, number};
+use crate::locale::{Locale, Text};
+use crate::results::{ColumnId, ColumnSource, Row, Table, number};
 
 /// Writes `table.md`.
 pub struct MarkdownExporter;
@@ -15,84 +18,252 @@ impl Exporter for MarkdownExporter {
     }
 }
 
-/// The table: one row per run (or, with replications, per point: mean ± 95% half-width).
+/// `table.md`: a caption naming the model and seed, then the table `[table]` asks for.
 pub fn render(run: &Run<'_>) -> String {
     let config = run.config;
-    let table = &run.results.results;
-    // The swept parameters that have a column, then the metrics: the results.csv columns
-    // a reader wants, each once.
-    let columns: Vec<(ColumnId, &str)> = table
-        .schema
-        .columns()
-        .iter()
-        .filter(|c| matches!(c.source, ColumnSource::Axis(_) | ColumnSource::Metric(_)))
-        .filter_map(|c| Some((table.schema.find(&c.name)?, c.name.as_str())))
-        .collect();
-    let mut out = String::new();
     let reps = config.replications;
+    let mut out = String::new();
     let _ = writeln!(
         out,
-        "**{}**: model `{}`, seed {}{}\n",
+        "**{}**: {} `{}`, {} {}{}\n",
         config.title,
+        config.text(Text::CaptionModel),
         config.model.name(),
+        config.text(Text::CaptionSeed),
         run.seed,
-        if reps > 1 {
-            format!(", {reps} replications (mean ± 95% CI half-width)")
+        if reps > 1 && !config.table.entity {
+            format!(", {reps} {}", config.text(Text::CaptionReplications))
         } else {
             String::new()
         }
     );
-    let labels: Vec<String> = columns
-        .iter()
-        .map(|(_, c)| escape(config.label(c)))
-        .collect();
-    let _ = writeln!(out, "| {} |", labels.join(" | "));
-    let _ = writeln!(out, "|{}", "---:|".repeat(columns.len()));
+    // The config's own columns were checked when it loaded.
+    let view = TableView {
+        columns: config.table.columns.clone(),
+        entity: config.table.entity,
+        locale: config.locale,
+    };
+    match table(run, &view, &|_, _| true) {
+        Ok(text) => out.push_str(&text),
+        Err(e) => {
+            let _ = writeln!(out, "({e})");
+        }
+    }
+    out
+}
 
-    let rows: Vec<Vec<String>> = match run.summary {
-        None => table
-            .rows
-            .iter()
-            .map(|row| {
-                columns
-                    .iter()
-                    .map(|(id, _)| round(&row[*id].to_string()))
-                    .collect()
+/// Which table to draw: the rows and columns of `table.md`, or of a lesson's table block.
+#[derive(Debug, Clone)]
+pub struct TableView {
+    /// Columns in order (`None`: the config's `[table]` columns, else its default ones).
+    pub columns: Option<Vec<String>>,
+    /// Entity rows instead of run rows.
+    pub entity: bool,
+    /// How numbers are written.
+    pub locale: Locale,
+}
+
+/// The columns a table shows when none are named: the swept parameters that have a column,
+/// then every metric (for entity rows: the swept parameters, `entity`, every entity column).
+pub fn default_columns(run: &Run<'_>, entity: bool) -> Vec<String> {
+    let source = match (entity, &run.results.entities) {
+        (true, Some(entities)) => entities,
+        _ => &run.results.results,
+    };
+    source
+        .schema
+        .columns()
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.source,
+                ColumnSource::Axis(_)
+                    | ColumnSource::Metric(_)
+                    | ColumnSource::Entity
+                    | ColumnSource::EntityColumn(_)
+            )
+        })
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// The Markdown table of `view` over the rows `keep` accepts (given the table the row is
+/// from): one row per run (with replications, per point: mean ± 95% half-width), or one per
+/// entity row. Text columns are left-aligned, numbers right-aligned; labels name the
+/// columns and the text values. `Err` names a column the rows do not have.
+pub fn table(
+    run: &Run<'_>,
+    view: &TableView,
+    keep: &dyn Fn(&Table, &Row) -> bool,
+) -> Result<String, String> {
+    let config = run.config;
+    let columns = view
+        .columns
+        .clone()
+        .or_else(|| {
+            config
+                .table
+                .columns
+                .clone()
+                .filter(|_| view.entity == config.table.entity)
+        })
+        .unwrap_or_else(|| default_columns(run, view.entity));
+    let source: &Table = match (view.entity, &run.results.entities) {
+        (true, Some(entities)) => entities,
+        (true, None) => return Err(format!("{} has no entity rows", config.model.name())),
+        (false, _) => &run.results.results,
+    };
+    let ids: Vec<ColumnId> = columns
+        .iter()
+        .map(|c| {
+            source.schema.find(c).ok_or_else(|| {
+                format!(
+                    "`{c}` is not a column of {}; valid: {}",
+                    if view.entity {
+                        "entities.csv"
+                    } else {
+                        "results.csv"
+                    },
+                    default_columns(run, view.entity).join(", ")
+                )
             })
-            .collect(),
-        Some(summary) => summary
-            .rows
+        })
+        .collect::<Result<_, _>>()?;
+    let rows: Vec<&Row> = source.rows.iter().filter(|r| keep(source, r)).collect();
+    let fmt = |name: &str, cell: &Cell| -> String {
+        match cell {
+            Cell::Text(t) => config.label(t).to_string(),
+            Cell::Empty => String::new(),
+            _ => format_number(cell, config.table.digits_of(name), view.locale),
+        }
+    };
+    // One line of cells per shown row, and whether each column holds text.
+    let mut text_column = vec![false; columns.len()];
+    let lines: Vec<Vec<String>> = match run.summary {
+        Some(summary) if !view.entity => {
+            // Per point: the points of the kept rows, in order, each once.
+            let mut points: Vec<usize> = rows.iter().map(|r| source.point(r)).collect();
+            points.dedup();
+            points
+                .into_iter()
+                .filter_map(|p| {
+                    summary
+                        .rows
+                        .iter()
+                        .find(|r| summary.point(r) == p)
+                        .map(|r| (p, r))
+                })
+                .map(|(p, srow)| {
+                    columns
+                        .iter()
+                        .zip(&ids)
+                        .enumerate()
+                        .map(|(k, (name, id))| {
+                            if let Some(sid) = summary.schema.find(name) {
+                                let cell = &srow[sid];
+                                text_column[k] |=
+                                    matches!(cell, Cell::Text(_)) && number(cell).is_none();
+                                return fmt(name, cell);
+                            }
+                            let stat = |s: &str| {
+                                summary
+                                    .schema
+                                    .find(&format!("{name}_{s}"))
+                                    .and_then(|i| number(&srow[i]))
+                            };
+                            match (stat("mean"), stat("ci95_hi")) {
+                                (Some(mean), hi) => {
+                                    let digits = config.table.digits_of(name);
+                                    let mean_text =
+                                        format_number(&Cell::Float(mean), digits, view.locale);
+                                    let half =
+                                        hi.map(|hi| hi - mean).filter(|h| *h > 0.0).map(|h| {
+                                            format_number(&Cell::Float(h), digits, view.locale)
+                                        });
+                                    match half {
+                                        // A constant column (or a half-width that rounds to
+                                        // nothing) reads as its value alone.
+                                        Some(h)
+                                            if !h
+                                                .trim_start_matches(['0', ',', '.'])
+                                                .is_empty() =>
+                                        {
+                                            format!("{mean_text} ± {h}")
+                                        }
+                                        _ => mean_text,
+                                    }
+                                }
+                                (None, _) => {
+                                    // A text metric: shown when every replication agrees.
+                                    let mut values = rows
+                                        .iter()
+                                        .filter(|r| source.point(r) == p)
+                                        .map(|r| &r[*id]);
+                                    let first = values.next();
+                                    match first {
+                                        Some(c) if values.all(|v| v == c) => {
+                                            text_column[k] |= matches!(c, Cell::Text(_));
+                                            fmt(name, c)
+                                        }
+                                        _ => String::new(),
+                                    }
+                                }
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
+        }
+        _ => rows
             .iter()
             .map(|row| {
-                let cell = |name: &str| summary.column(name).map(|id| &row[id]);
                 columns
                     .iter()
-                    .map(|(_, c)| match cell(c) {
-                        Some(v) => round(&v.to_string()),
-                        None => {
-                            let mean = cell(&format!("{c}_mean"));
-                            let half = match (
-                                cell(&format!("{c}_ci95_hi")).and_then(number),
-                                mean.and_then(number),
-                            ) {
-                                (Some(hi), Some(m)) if hi > m => {
-                                    format!(" ± {}", round(&(hi - m).to_string()))
-                                }
-                                _ => String::new(),
-                            };
-                            let mean = mean.map_or(String::new(), ToString::to_string);
-                            format!("{}{half}", round(&mean))
-                        }
+                    .zip(&ids)
+                    .enumerate()
+                    .map(|(k, (name, id))| {
+                        let cell = &row[*id];
+                        text_column[k] |=
+                            matches!(cell, Cell::Text(t) if t.parse::<f64>().is_err());
+                        fmt(name, cell)
                     })
                     .collect()
             })
             .collect(),
     };
-    for row in rows {
-        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+    let mut out = String::new();
+    let labels: Vec<String> = columns.iter().map(|c| escape(config.label(c))).collect();
+    let _ = writeln!(out, "| {} |", labels.join(" | "));
+    let rule: String = text_column
+        .iter()
+        .map(|t| if *t { ":---|" } else { "---:|" })
+        .collect();
+    let _ = writeln!(out, "|{rule}");
+    for line in lines {
+        let cells: Vec<String> = line.iter().map(|c| escape(c)).collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
-    out
+    Ok(out)
+}
+
+/// A number cell for readers: `digits` decimals when given, else rounded for reading, in
+/// the locale.
+pub fn format_number(cell: &Cell, digits: Option<usize>, locale: Locale) -> String {
+    let plain = match (digits, number(cell)) {
+        (Some(d), Some(x)) if x.is_finite() => {
+            let s = format!("{x:.d$}");
+            if s.trim_start_matches('-')
+                .bytes()
+                .all(|b| b == b'0' || b == b'.')
+            {
+                s.trim_start_matches('-').to_string()
+            } else {
+                s
+            }
+        }
+        _ => round(&cell.to_string()),
+    };
+    locale.number(&plain)
 }
 
 /// A cell's text as a number (`None` when empty or not a number).

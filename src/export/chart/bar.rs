@@ -1,17 +1,24 @@
 //! Bar charts: one group of bars per x value, one bar per series.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, frame, tick};
+use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
+use super::{
+    ChartData, DrawResult, FONT, Placed, axis_titles, compose, draw_mark_y, integer_labels,
+    mark_y_entry, px, titled,
+};
 
 /// Draws a grouped bar chart.
 pub fn draw<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    root: &DrawingArea<DB, Shift>,
     data: &ChartData,
-) -> DrawResult
+    s: Scale,
+) -> DrawResult<Placed>
 where
     DB::ErrorType: 'static,
 {
+    let ty = |y: f64| if data.look.log_y { y.log10() } else { y };
     // Categories: the distinct x values, in ascending order.
     let mut xs: Vec<f64> = data
         .series
@@ -21,9 +28,74 @@ where
     xs.sort_by(f64::total_cmp);
     xs.dedup();
     let n = xs.len().max(1);
-    // Room above the data for the legend.
-    let y_axis = data.y_span(0.3);
-    let mut chart = frame(area, &data.title, 0.0..n as f64, y_axis)?;
+    let k = data.series.len().max(1) as f64;
+    let width = 0.8 / k;
+    // Every bar as (left, right, y) in data units; the base is the axis floor.
+    let bars: Vec<Vec<(f64, f64, f64)>> = data
+        .series
+        .iter()
+        .enumerate()
+        .map(|(j, se)| {
+            se.points
+                .iter()
+                .filter_map(|(x, y)| {
+                    let i = xs.iter().position(|v| v == x)? as f64;
+                    let left = i + 0.1 + j as f64 * width;
+                    Some((left, left + width * 0.92, ty(*y)))
+                })
+                .filter(|b| b.2.is_finite())
+                .collect()
+        })
+        .collect();
+    let mut entries: Vec<Entry> = data
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, se)| Entry {
+            label: se.label.clone(),
+            swatch: Swatch::Block(layout::color(i)),
+        })
+        .collect();
+    entries.extend(mark_y_entry(data));
+    let body = titled(root, &data.title, s)?;
+    let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
+    let floor = |range: &std::ops::Range<f64>| {
+        if data.look.log_y {
+            range.start
+        } else {
+            0f64.max(range.start)
+        }
+    };
+    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+        let mut o = Obstacles::default();
+        let base = floor(&chart.y_range());
+        for series in &bars {
+            for (l, r, y) in series {
+                let (a, b) = (px(chart, (*l, *y)), px(chart, (*r, base)));
+                o.rects.push(Rect {
+                    x0: a.0.min(b.0),
+                    y0: a.1.min(b.1),
+                    x1: a.0.max(b.0),
+                    y1: a.1.max(b.1),
+                });
+            }
+        }
+        if let Some((y, _)) = &data.mark_y {
+            o.segments
+                .push((px(chart, (0.0, ty(*y))), px(chart, (n as f64, ty(*y)))));
+        }
+        o
+    };
+    let (mut chart, legend, obs) = compose(
+        &body,
+        &data.look,
+        &entries,
+        s,
+        0.0..n as f64,
+        &|headroom| data.y_axis(headroom),
+        &obstacles,
+        (s.px(64), s.px(96)),
+    )?;
     // Bar group i is centred on i + 0.5 and labelled with its category or number.
     let label_of = |v: &f64| {
         let i = (v - 0.5).round();
@@ -33,36 +105,40 @@ where
             String::new()
         }
     };
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc(&data.x_label)
-        .y_desc(&data.y_label)
-        .axis_desc_style((FONT, 22))
-        .label_style((FONT, 18))
+    let y_axis = chart.y_range();
+    let y_fmt = |v: &f64| data.y_text(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh()
+        .x_desc(&titles.x.0)
+        .y_desc(&titles.y.0)
+        .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
+        .label_style((FONT, s.px(17)))
         .x_labels(2 * n + 1)
         .x_label_formatter(&label_of)
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(245, 245, 245))
-        .draw()?;
-    let k = data.series.len().max(1) as f64;
-    let width = 0.8 / k;
-    for (j, s) in data.series.iter().enumerate() {
-        let c = color(j);
-        let bars = s.points.iter().filter_map(|(x, y)| {
-            let i = xs.iter().position(|v| v == x)? as f64;
-            let left = i + 0.1 + j as f64 * width;
-            Some(Rectangle::new(
-                [(left, 0.0), (left + width * 0.92, *y)],
-                c.filled(),
-            ))
-        });
-        chart
-            .draw_series(bars)?
-            .label(&s.label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
+        .bold_line_style(RGBColor(225, 225, 225));
+    if data.y_integer {
+        mesh.y_labels(integer_labels(&y_axis, 11));
+    }
+    mesh.draw()?;
+    let base = floor(&y_axis);
+    for (j, series) in bars.iter().enumerate() {
+        let c = layout::color(j);
+        chart.draw_series(
+            series
+                .iter()
+                .map(|(l, r, y)| Rectangle::new([(*l, base), (*r, *y)], c.filled())),
+        )?;
     }
     let x_span = chart.x_range();
-    draw_mark_y(&mut chart, data, x_span)?;
-    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 18)
+    draw_mark_y(&mut chart, data, x_span, s)?;
+    if let Some(r) = legend {
+        layout::draw_legend(root, r, &entries, s)?;
+    }
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    Ok(Placed {
+        legend: legend.filter(|r| r.x1 <= xr.end),
+        obstacles: obs,
+    })
 }

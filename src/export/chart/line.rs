@@ -1,97 +1,206 @@
-//! Line charts: y against x, markers at each point, optional vertical marks (say, capacity).
+//! Line charts: y against x, a marker at each point, 95% intervals with replications,
+//! optional vertical marks (say, capacity) and a horizontal one.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{ChartData, DrawResult, FONT, color, draw_legend, draw_mark_y, frame, tick, x_range};
+use super::layout::{self, Entry, Obstacles, Scale, Swatch};
+use super::{
+    ChartData, DrawResult, FONT, Placed, axis_titles, compose, draw_mark_y, integer_labels,
+    mark_y_entry, px, tick, titled, x_range,
+};
+
+const MARK_GREY: RGBColor = RGBColor(90, 90, 90);
 
 /// Draws a line chart.
 pub fn draw<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    root: &DrawingArea<DB, Shift>,
     data: &ChartData,
-) -> DrawResult
+    s: Scale,
+) -> DrawResult<Placed>
 where
     DB::ErrorType: 'static,
 {
     let tx = |x: f64| if data.log_x { x.log10() } else { x };
+    let ty = |y: f64| if data.look.log_y { y.log10() } else { y };
     let xs = data
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| tx(p.0)))
         .chain(data.marks.iter().map(|m| tx(m.0)).filter(|x| x.is_finite()));
     let x_axis = x_range(xs);
-    // Room above the data for the legend.
-    let y_axis = data.y_span(0.12);
-    let mut chart = frame(area, &data.title, x_axis.clone(), y_axis.clone())?;
+    // Every line in the chart's pixels, to keep the legend off them.
+    let lines: Vec<Vec<(f64, f64)>> = data
+        .series
+        .iter()
+        .map(|se| {
+            se.points
+                .iter()
+                .map(|p| (tx(p.0), ty(p.1)))
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .collect()
+        })
+        .collect();
+    let mut entries: Vec<Entry> = data
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, se)| Entry {
+            label: se.label.clone(),
+            swatch: Swatch::Line {
+                color: layout::color(i),
+                width: if se.reference { 2 } else { 3 },
+                dashed: se.reference || layout::dashed(i),
+                marker: (!se.reference).then(|| layout::marker(i)),
+            },
+        })
+        .collect();
+    let with_intervals = data.series.iter().any(|se| !se.intervals.is_empty());
+    if with_intervals {
+        entries.push(Entry {
+            label: data.interval_label.clone(),
+            swatch: Swatch::ErrorBar(RGBColor(90, 90, 90)),
+        });
+    }
+    entries.extend(data.marks.iter().map(|(_, label)| Entry {
+        label: label.clone(),
+        swatch: Swatch::Line {
+            color: MARK_GREY,
+            width: 2,
+            dashed: true,
+            marker: None,
+        },
+    }));
+    entries.extend(mark_y_entry(data));
+
+    let body = titled(root, &data.title, s)?;
+    let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
+    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+        let mut o = Obstacles::default();
+        for line in &lines {
+            let pts: Vec<(i32, i32)> = line.iter().map(|p| px(chart, *p)).collect();
+            o.points.extend(pts.iter().copied());
+            o.segments.extend(pts.windows(2).map(|w| (w[0], w[1])));
+        }
+        for se in &data.series {
+            for (x, lo, hi) in &se.intervals {
+                o.segments
+                    .push((px(chart, (tx(*x), ty(*lo))), px(chart, (tx(*x), ty(*hi)))));
+            }
+        }
+        if let Some((y, _)) = &data.mark_y {
+            let (a, b) = (
+                px(chart, (x_axis.start, ty(*y))),
+                px(chart, (x_axis.end, ty(*y))),
+            );
+            o.segments.push((a, b));
+        }
+        o
+    };
+    let (mut chart, legend, obs) = compose(
+        &body,
+        &data.look,
+        &entries,
+        s,
+        x_axis.clone(),
+        &|headroom| data.y_axis(headroom),
+        &obstacles,
+        (s.px(64), s.px(96)),
+    )?;
+    let y_axis = chart.y_range();
     let x_fmt = |v: &f64| {
         if data.log_x {
-            tick(10f64.powf(*v))
+            tick(10f64.powf(*v), data.locale)
+        } else if data.x_integer && (v - v.round()).abs() > 1e-9 {
+            String::new()
         } else {
-            tick(*v)
+            tick(*v, data.locale)
         }
     };
-    chart
-        .configure_mesh()
-        .x_desc(&data.x_label)
-        .y_desc(&data.y_label)
-        .axis_desc_style((FONT, 22))
-        .label_style((FONT, 18))
+    let y_fmt = |v: &f64| data.y_text(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(&titles.x.0)
+        .y_desc(&titles.y.0)
+        .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
+        .label_style((FONT, s.px(17)))
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(245, 245, 245))
-        .draw()?;
-    for (i, s) in data.series.iter().enumerate() {
-        let c = color(i);
-        let points: Vec<(f64, f64)> = s.points.iter().map(|p| (tx(p.0), p.1)).collect();
-        if s.reference {
+        .bold_line_style(RGBColor(225, 225, 225));
+    if data.y_integer {
+        mesh.y_labels(integer_labels(&y_axis, 11));
+    }
+    if data.x_integer && !data.log_x {
+        mesh.x_labels(integer_labels(&x_axis, 12));
+    }
+    mesh.draw()?;
+    for (i, se) in data.series.iter().enumerate() {
+        let c = layout::color(i);
+        let points = lines[i].clone();
+        if se.reference || layout::dashed(i) {
             // A reference line (theory, arithmetic): dashed, no markers.
-            chart
-                .draw_series(DashedLineSeries::new(points, 12, 8, c.stroke_width(2)))?
-                .label(&s.label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2))
-                });
+            chart.draw_series(DashedLineSeries::new(
+                points.clone(),
+                s.px(12),
+                s.px(8),
+                c.stroke_width(s.px(if se.reference { 2 } else { 3 })),
+            ))?;
+        } else {
+            chart.draw_series(LineSeries::new(points.clone(), c.stroke_width(s.px(3))))?;
+        }
+        // Interval bars with caps, in the series' colour.
+        for (x, lo, hi) in &se.intervals {
+            let (a, b) = (px(&chart, (tx(*x), ty(*lo))), px(&chart, (tx(*x), ty(*hi))));
+            let cap = s.off(6);
+            let st = c.mix(0.85).stroke_width(s.px(2));
+            let area = chart.plotting_area().strip_coord_spec();
+            let (ox, oy) = (area.get_base_pixel().0, area.get_base_pixel().1);
+            let local = |p: (i32, i32)| (p.0 - ox, p.1 - oy);
+            area.draw(&PathElement::new(vec![local(a), local(b)], st))?;
+            area.draw(&PathElement::new(
+                vec![local((a.0 - cap, a.1)), local((a.0 + cap, a.1))],
+                st,
+            ))?;
+            area.draw(&PathElement::new(
+                vec![local((b.0 - cap, b.1)), local((b.0 + cap, b.1))],
+                st,
+            ))?;
+        }
+        if se.reference {
             continue;
         }
-        chart
-            .draw_series(LineSeries::new(points.clone(), c.stroke_width(3)))?
-            .label(&s.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
-        // Earlier series get larger markers of other shapes, so series that coincide (say,
-        // two guards that both lose nothing) stay visible on top of each other.
-        let size = 8u32.saturating_sub(2 * (i as u32 % 3)).max(3);
-        match i % 3 {
-            0 => chart.draw_series(points.into_iter().map(|p| Circle::new(p, size, c.filled())))?,
-            1 => chart.draw_series(
-                points
-                    .into_iter()
-                    .map(|p| TriangleMarker::new(p, size + 1, c.filled())),
-            )?,
-            _ => chart.draw_series(
-                points
-                    .into_iter()
-                    .map(|p| Cross::new(p, size, c.stroke_width(2))),
-            )?,
-        };
+        // Earlier series get larger markers, so series that coincide (say, two guards that
+        // both lose nothing) stay visible on top of each other.
+        let size = s.off(8 - 2 * (i as i32 % 3)).max(s.off(4));
+        let area = chart.plotting_area().strip_coord_spec();
+        let (ox, oy) = area.get_base_pixel();
+        for p in &points {
+            let (x, y) = px(&chart, *p);
+            layout::draw_marker(&area, layout::marker(i), (x - ox, y - oy), size, c)?;
+        }
     }
-    for (x, label) in &data.marks {
+    for (x, _) in &data.marks {
         let x = tx(*x);
         if !(x_axis.start..=x_axis.end).contains(&x) {
             continue;
         }
-        let grey = RGBColor(90, 90, 90);
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x, y_axis.start), (x, y_axis.end)],
-                10,
-                6,
-                grey.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(move |(lx, ly)| {
-                PathElement::new(vec![(lx, ly), (lx + 24, ly)], grey.stroke_width(2))
-            });
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x, y_axis.start), (x, y_axis.end)],
+            s.px(10),
+            s.px(6),
+            MARK_GREY.stroke_width(s.px(2)),
+        ))?;
     }
     let x_span = chart.x_range();
-    draw_mark_y(&mut chart, data, x_span)?;
-    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 18)
+    draw_mark_y(&mut chart, data, x_span, s)?;
+    if let Some(r) = legend {
+        layout::draw_legend(root, r, &entries, s)?;
+    }
+    Ok(Placed {
+        legend: legend.filter(|r| {
+            let (xr, _) = chart.plotting_area().get_pixel_range();
+            r.x1 <= xr.end
+        }),
+        obstacles: obs,
+    })
 }

@@ -3,6 +3,7 @@
 
 mod bar;
 mod cdf;
+pub mod layout;
 mod line;
 mod timeline;
 
@@ -10,26 +11,41 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
 use super::{Exporter, Run, temp_path, write_atomic};
+use crate::config::charts::{LegendPlace, Look};
 use crate::config::{ChartKind, ChartSpec};
 use crate::export::markdown::round;
-use coordsim_model::Cell;
+use crate::locale::{Locale, Text};
+use coordsim_model::{Cell, ColumnType};
+use layout::{Entry, Obstacles, Rect, Scale};
 
 use crate::results::{ColumnId, ColumnSource, Row, number};
 
-/// Pixel size of every chart.
-pub const SIZE: (u32, u32) = (1000, 620);
-/// The font family charts use (registered from the embedded file).
-pub const FONT: &str = "sans-serif";
+/// The font family charts use (registered from the embedded file, and named first in every
+/// SVG so a browser with DejaVu Sans renders it like the PNG).
+pub const FONT: &str = "DejaVu Sans";
+
+/// What an SVG names after DejaVu Sans: fonts of nearly the same shape and width (Verdana
+/// and Bitstream Vera are its ancestors), then any sans-serif.
+const SVG_FONT_FALLBACK: &str = "DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
 
 /// DejaVu Sans (Bitstream Vera licence, see assets/fonts): covers Turkish and Greek letters.
 static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 
-type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+/// The font file written next to the charts (`fonts/DejaVuSans.ttf` in the output folder),
+/// which every SVG's `@font-face` names: a browser without DejaVu Sans still draws the
+/// charts in the font of the PNG.
+pub const FONT_FILE: &str = "fonts/DejaVuSans.ttf";
+
+type DrawResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// The plotting context every chart kind draws on.
+pub type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// Writes one SVG and one PNG per chart.
 pub struct ChartExporter;
@@ -37,59 +53,157 @@ pub struct ChartExporter;
 impl Exporter for ChartExporter {
     fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()> {
         register_embedded_font()?;
-        for spec in &run.config.charts {
-            if spec.kind == ChartKind::Timeline {
-                for (name, timeline) in timelines(run, spec) {
-                    write_chart(
-                        dir,
-                        &name,
-                        |area| timeline::draw(&area, &timeline),
-                        |area| timeline::draw(&area, &timeline),
-                    )?;
+        if run.config.charts.is_empty() {
+            return Ok(());
+        }
+        // The font the SVGs name, once per output root (`reports/fonts/`).
+        if let Some(root) = dir.parent() {
+            let font = root.join(FONT_FILE);
+            let same = std::fs::metadata(&font).is_ok_and(|m| m.len() == FONT_BYTES.len() as u64);
+            if !same {
+                if let Some(fonts) = font.parent() {
+                    std::fs::create_dir_all(fonts)?;
                 }
-                continue;
+                write_atomic(&font, FONT_BYTES)?;
             }
-            let data = ChartData::new(run, spec);
-            write_chart(
-                dir,
-                &spec.name,
-                |area| draw(area, &data),
-                |area| draw(area, &data),
-            )?;
+        }
+        for chart in prepare(run) {
+            chart.write(dir)?;
         }
         Ok(())
     }
 }
 
-/// Renders one chart as `name.svg` and `name.png` (each drawing closure gets its backend).
-fn write_chart(
-    dir: &Path,
-    name: &str,
-    svg_draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> DrawResult,
-    png_draw: impl FnOnce(DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>) -> DrawResult,
-) -> anyhow::Result<()> {
-    let mut svg = String::new();
-    {
-        let area = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        area.fill(&WHITE)
-            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
-        svg_draw(area.clone()).map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
-        area.present()
-            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+/// A chart ready to render: its file name and what it draws.
+pub struct Prepared {
+    /// File stem.
+    pub name: String,
+    /// Size in pixels and PNG scale.
+    pub look: Look,
+    /// What it draws.
+    pub what: Drawing,
+}
+
+/// The data of one chart.
+pub enum Drawing {
+    /// Lines, bars or a cdf.
+    Data(Box<ChartData>),
+    /// A timeline.
+    Timeline(Box<timeline::Timeline>),
+}
+
+/// Every chart file a run writes, in order (a timeline over several points gives one file
+/// per point).
+pub fn prepare(run: &Run<'_>) -> Vec<Prepared> {
+    let mut out = Vec::new();
+    for spec in &run.config.charts {
+        if spec.kind == ChartKind::Timeline {
+            for (name, t) in timelines(run, spec) {
+                out.push(Prepared {
+                    name,
+                    look: spec.look.clone(),
+                    what: Drawing::Timeline(Box::new(t)),
+                });
+            }
+        } else {
+            out.push(Prepared {
+                name: spec.name.clone(),
+                look: spec.look.clone(),
+                what: Drawing::Data(Box::new(ChartData::new(run, spec))),
+            });
+        }
     }
-    write_atomic(&dir.join(format!("{name}.svg")), svg.as_bytes())?;
-    let png = dir.join(format!("{name}.png"));
-    let tmp = temp_path(&png);
+    out
+}
+
+/// Where a chart's legend went and what it had to avoid (for tests of the layout).
+#[derive(Debug, Clone, Default)]
+pub struct Placed {
+    /// The legend box inside the plot (`None`: outside, or no legend).
+    pub legend: Option<Rect>,
+    /// The data it must not cover.
+    pub obstacles: Obstacles,
+}
+
+impl Prepared {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        s: Scale,
+    ) -> DrawResult<Placed>
+    where
+        DB::ErrorType: 'static,
     {
-        let area = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
-        area.fill(&WHITE)
-            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
-        png_draw(area.clone()).map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
-        area.present()
-            .map_err(|e| anyhow::anyhow!("chart {name}: {e}"))?;
+        area.fill(&WHITE)?;
+        let placed = match &self.what {
+            Drawing::Data(data) => match data.kind {
+                ChartKind::Line => line::draw(area, data, s)?,
+                ChartKind::Bar => bar::draw(area, data, s)?,
+                ChartKind::Cdf => cdf::draw(area, data, s)?,
+                ChartKind::Timeline => return Err("a timeline is drawn from lanes".into()),
+            },
+            Drawing::Timeline(t) => timeline::draw(area, t, s)?,
+        };
+        area.present()?;
+        Ok(placed)
     }
-    std::fs::rename(&tmp, &png)?;
-    Ok(())
+
+    /// The SVG text and the layout it has.
+    pub fn svg(&self) -> anyhow::Result<(String, Placed)> {
+        register_embedded_font()?;
+        let mut svg = String::new();
+        let placed = {
+            let area = SVGBackend::with_string(&mut svg, (self.look.width, self.look.height))
+                .into_drawing_area();
+            self.draw(&area, Scale(1.0))
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
+        };
+        Ok((svg_with_font(&svg), placed))
+    }
+
+    /// Renders the PNG at `path` (through a temporary file: whole or not at all).
+    pub fn png(&self, path: &Path) -> anyhow::Result<()> {
+        register_embedded_font()?;
+        let tmp = temp_path(path);
+        let s = self.look.scale;
+        let size = (
+            (self.look.width as f64 * s).round() as u32,
+            (self.look.height as f64 * s).round() as u32,
+        );
+        {
+            let area = BitMapBackend::new(&tmp, size).into_drawing_area();
+            self.draw(&area, Scale(s))
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
+        }
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    }
+
+    /// Writes `name.svg` and `name.png` into `dir`.
+    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
+        let (svg, _) = self.svg()?;
+        write_atomic(&dir.join(format!("{}.svg", self.name)), svg.as_bytes())?;
+        self.png(&dir.join(format!("{}.png", self.name)))
+    }
+}
+
+/// The SVG with DejaVu Sans named first and then its look-alikes, and an `@font-face` that
+/// finds it installed or in the output folder's `fonts/`.
+fn svg_with_font(svg: &str) -> String {
+    let named = svg.replace(
+        &format!("font-family=\"{FONT}\""),
+        &format!("font-family=\"{SVG_FONT_FALLBACK}\""),
+    );
+    let style = format!(
+        "<defs><style>@font-face {{ font-family: \"{FONT}\"; src: local(\"{FONT}\"), local(\"DejaVuSans\"), url(\"../{FONT_FILE}\") format(\"truetype\"); }}</style></defs>"
+    );
+    match named.find('>') {
+        // After the opening <svg …> tag.
+        Some(i) if named[..i].contains("<svg") => {
+            format!("{}>{style}{}", &named[..i], &named[i + 1..])
+        }
+        _ => named,
+    }
 }
 
 /// One timeline per point the chart's `where` keeps (file `name`, or `name-p<point>` when
@@ -105,6 +219,11 @@ fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline
         .iter()
         .filter(|(p, _)| config.matches(*p, &spec.filter))
         .collect();
+    let title = spec
+        .look
+        .title
+        .clone()
+        .unwrap_or_else(|| config.title.clone());
     points
         .iter()
         .map(|(point, lanes)| {
@@ -112,22 +231,49 @@ fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline
             let swept: Vec<String> = config
                 .axes
                 .iter()
-                .map(|a| format!("{} = {}", config.label(&a.key), values[a.param]))
+                .map(|a| config.setting_text(&a.key, &values[a.param]))
                 .collect();
             let title = if swept.is_empty() {
-                config.title.clone()
+                title.clone()
             } else {
-                format!("{} ({})", config.title, swept.join(", "))
+                format!("{title} ({})", swept.join(", "))
             };
             let name = if points.len() > 1 {
                 format!("{}-p{point}", spec.name)
             } else {
                 spec.name.clone()
             };
+            let spans = style
+                .spans
+                .iter()
+                .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
+                .collect();
+            let marks = style
+                .marks
+                .iter()
+                .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
+                .collect();
+            let lanes = lanes
+                .iter()
+                .map(|l| {
+                    let mut l = l.clone();
+                    l.name = config.label(&l.name).to_string();
+                    l
+                })
+                .collect();
             let timeline = timeline::Timeline {
                 title,
-                lanes: lanes.clone(),
+                lanes,
                 style,
+                span_labels: spans,
+                mark_labels: marks,
+                x_label: spec
+                    .look
+                    .x_label
+                    .clone()
+                    .unwrap_or_else(|| config.text(Text::VirtualTimeAxis).to_string()),
+                locale: config.locale,
+                look: spec.look.clone(),
             };
             (name, timeline)
         })
@@ -144,22 +290,6 @@ fn register_embedded_font() -> anyhow::Result<()> {
     result
 }
 
-fn draw<DB: DrawingBackend>(
-    area: DrawingArea<DB, plotters::coord::Shift>,
-    data: &ChartData,
-) -> DrawResult
-where
-    DB::ErrorType: 'static,
-{
-    match data.kind {
-        ChartKind::Line => line::draw(&area, data)?,
-        ChartKind::Bar => bar::draw(&area, data)?,
-        ChartKind::Cdf => cdf::draw(&area, data)?,
-        ChartKind::Timeline => return Err("a timeline is drawn from entity rows".into()),
-    }
-    Ok(())
-}
-
 /// One line (or bar group): a label and its points in x order.
 #[derive(Debug, Clone)]
 pub struct Series {
@@ -169,6 +299,9 @@ pub struct Series {
     pub reference: bool,
     /// (x, y) points; y averaged over replications.
     pub points: Vec<(f64, f64)>,
+    /// The 95% interval of each point's mean over replications: (x, low, high); empty with
+    /// one replication.
+    pub intervals: Vec<(f64, f64, f64)>,
 }
 
 /// What a chart draws, prepared from the rows.
@@ -194,6 +327,16 @@ pub struct ChartData {
     pub samples: Vec<(String, Vec<f64>)>,
     /// For a categorical x (a string parameter, or the entity): the category of x = i.
     pub categories: Option<Vec<String>>,
+    /// Every y metric holds whole numbers: ticks only at integers.
+    pub y_integer: bool,
+    /// The x values are whole numbers (a count parameter or metric).
+    pub x_integer: bool,
+    /// How numbers are written.
+    pub locale: Locale,
+    /// The legend text of a 95% interval.
+    pub interval_label: String,
+    /// The chart's look (axis range, legend place, size).
+    pub look: Look,
 }
 
 /// How a row gives its x value.
@@ -204,6 +347,15 @@ enum XSource {
     Category(ColumnId),
     /// A parameter fixed for the whole config.
     Fixed(Option<f64>),
+}
+
+/// A point's running sums over replications.
+#[derive(Debug, Clone, Copy)]
+struct Acc {
+    x: f64,
+    sum: f64,
+    sum_sq: f64,
+    n: usize,
 }
 
 impl ChartData {
@@ -292,16 +444,16 @@ impl ChartData {
             .collect();
         let mut series = Vec::new();
         let mut samples = Vec::new();
+        let one_y = spec.y.len() == 1;
         for y in &spec.y {
             let Some(y_col) = column(y) else { continue };
             samples.push((
                 config.label(y).to_string(),
                 rows.iter().filter_map(|r| number(&r[y_col])).collect(),
             ));
-            // (values of the grouping axes, [(x, sum of y, count)]).
-            // Groups in order of first appearance, each with its points (x, sum of y, count),
-            // found through maps: one pass over the rows however many points there are.
-            type Group = (Vec<usize>, Vec<(f64, f64, usize)>);
+            // Groups in order of first appearance, each with its points, found through maps:
+            // one pass over the rows however many points there are.
+            type Group = (Vec<usize>, Vec<Acc>);
             let mut groups: Vec<Group> = Vec::new();
             let mut group_at: HashMap<Vec<usize>, usize> = HashMap::new();
             let mut point_at: HashMap<(usize, u64), usize> = HashMap::new();
@@ -322,37 +474,57 @@ impl ChartData {
                 let bits = if x == 0.0 { 0 } else { x.to_bits() };
                 match point_at.get(&(g, bits)) {
                     Some(&p) => {
-                        group[p].1 += yv;
-                        group[p].2 += 1;
+                        group[p].sum += yv;
+                        group[p].sum_sq += yv * yv;
+                        group[p].n += 1;
                     }
                     None => {
                         point_at.insert((g, bits), group.len());
-                        group.push((x, yv, 1));
+                        group.push(Acc {
+                            x,
+                            sum: yv,
+                            sum_sq: yv * yv,
+                            n: 1,
+                        });
                     }
                 }
             }
             for (key, mut points) in groups {
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let mut label = config.label(y).to_string();
-                if !key.is_empty() {
-                    let parts: Vec<String> = group_axes
+                points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                let parts: Vec<String> = group_axes
+                    .iter()
+                    .zip(&key)
+                    .map(|(&axis, &coord)| {
+                        let axis = &config.axes[axis];
+                        config.setting_text(&axis.key, &axis.values[coord])
+                    })
+                    .collect();
+                // One metric: the legend names the group; several: the metric, then the group.
+                let label = match (parts.is_empty(), one_y) {
+                    (true, _) => config.label(y).to_string(),
+                    (false, true) => parts.join(", "),
+                    (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
+                };
+                let intervals = if spec.look.interval && config.replications > 1 {
+                    points
                         .iter()
-                        .zip(&key)
-                        .map(|(&axis, &coord)| {
-                            let axis = &config.axes[axis];
-                            let v = crate::results::value_cell(&axis.values[coord]);
-                            format!("{} = {v}", config.label(&axis.key))
+                        .filter(|a| a.n > 1)
+                        .map(|a| {
+                            let n = a.n as f64;
+                            let mean = a.sum / n;
+                            let var = ((a.sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
+                            let half = crate::summary::t975(a.n as u64 - 1) * (var / n).sqrt();
+                            (a.x, mean - half, mean + half)
                         })
-                        .collect();
-                    label = format!("{label} ({})", parts.join(", "));
-                }
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 series.push(Series {
                     label,
                     reference: false,
-                    points: points
-                        .into_iter()
-                        .map(|(x, s, n)| (x, s / n as f64))
-                        .collect(),
+                    points: points.iter().map(|a| (a.x, a.sum / a.n as f64)).collect(),
+                    intervals,
                 });
             }
         }
@@ -387,12 +559,14 @@ impl ChartData {
                 }
                 points.sort_by(|a, b| a.0.total_cmp(&b.0));
                 series.push(Series {
-                    label: label.clone(),
+                    label: config.label(label).to_string(),
                     reference: true,
                     points,
+                    intervals: Vec::new(),
                 });
             }
         }
+        let fmt = |v: f64| config.locale.number(&round(&v.to_string()));
         let mut marks = Vec::new();
         if let Some(mark) = &spec.mark_x {
             if let Some(c) = run.results.results.column(mark) {
@@ -406,28 +580,54 @@ impl ChartData {
                 values.sort_by(f64::total_cmp);
                 values.dedup();
                 for v in values.into_iter().take(6) {
-                    marks.push((
-                        v,
-                        format!("{} = {}", config.label(mark), round(&v.to_string())),
-                    ));
+                    marks.push((v, format!("{} = {}", config.label(mark), fmt(v))));
                 }
             }
         }
-        let y_label = spec
-            .y
-            .iter()
-            .map(|y| config.label(y))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let y_label = spec.look.y_label.clone().unwrap_or_else(|| {
+            spec.y
+                .iter()
+                .map(|y| config.label(y))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let whole = |name: &str| {
+            source.column(name).is_some_and(|c| {
+                matches!(
+                    source.schema.column(c).ty,
+                    ColumnType::Count | ColumnType::Flag
+                )
+            }) || config
+                .key_index(name)
+                .and_then(|i| config.model.params().get(i))
+                .is_some_and(|p| p.kind == coordsim_model::Kind::Count)
+        };
+        let y_integer = !spec.y.is_empty()
+            && spec.y.iter().all(|y| whole(y))
+            && spec.y_expr.is_empty()
+            && spec.mark_y.is_none_or(|m| m.fract() == 0.0);
         ChartData {
-            title: config.title.clone(),
+            title: spec
+                .look
+                .title
+                .clone()
+                .unwrap_or_else(|| config.title.clone()),
             kind: spec.kind,
-            x_label: if spec.x.is_empty() {
-                y_label.clone()
+            x_label: spec.look.x_label.clone().unwrap_or_else(|| {
+                if spec.x.is_empty() {
+                    y_label.clone()
+                } else {
+                    config.label(&spec.x).to_string()
+                }
+            }),
+            y_label: if spec.kind == ChartKind::Cdf {
+                spec.look
+                    .y_label
+                    .clone()
+                    .unwrap_or_else(|| config.text(Text::RunsFractionAxis).to_string())
             } else {
-                config.label(&spec.x).to_string()
+                y_label
             },
-            y_label,
             series,
             marks,
             mark_y: spec.mark_y.map(|y| {
@@ -435,11 +635,21 @@ impl ChartData {
                     [one] => config.label(one).to_string(),
                     _ => "y".to_string(),
                 };
-                (y, format!("{name} = {}", round(&y.to_string())))
+                (y, format!("{name} = {}", fmt(y)))
             }),
             log_x: spec.log_x && categories.is_empty(),
             samples,
-            categories: (!categories.is_empty()).then_some(categories),
+            categories: (!categories.is_empty()).then(|| {
+                categories
+                    .iter()
+                    .map(|c| config.label(c).to_string())
+                    .collect()
+            }),
+            y_integer,
+            x_integer: !spec.x.is_empty() && whole(&spec.x),
+            locale: config.locale,
+            interval_label: config.text(Text::IntervalLegend).to_string(),
+            look: spec.look.clone(),
         }
     }
 
@@ -454,106 +664,259 @@ impl ChartData {
                     String::new()
                 }
             }
-            None => tick(x),
+            None => tick(x, self.locale),
+        }
+    }
+
+    /// A y tick's text: a number in the locale; with whole-number metrics, only whole ticks.
+    pub fn y_text(&self, v: f64) -> String {
+        let v = if self.look.log_y { 10f64.powf(v) } else { v };
+        if self.y_integer && (v - v.round()).abs() > 1e-9 {
+            return String::new();
+        }
+        tick(v, self.locale)
+    }
+
+    /// Every y value drawn: points, interval ends, the horizontal marker.
+    pub fn y_values(&self) -> impl Iterator<Item = f64> + '_ {
+        self.series
+            .iter()
+            .flat_map(|s| {
+                s.points
+                    .iter()
+                    .map(|p| p.1)
+                    .chain(s.intervals.iter().flat_map(|i| [i.1, i.2]))
+            })
+            .chain(self.mark_y.as_ref().map(|m| m.0))
+    }
+
+    /// The y axis with `headroom` (a fraction of the span) above the data, honouring the
+    /// chart's `y_min` / `y_max` and `log_y` (in log10 units then).
+    pub fn y_axis(&self, headroom: f64) -> std::ops::Range<f64> {
+        axis_range(self.y_values(), &self.look, headroom)
+    }
+}
+
+/// The y axis over `values` for a chart's look: from 0 when every value is ≥ 0 (linear),
+/// `headroom` of the span above, `y_min` / `y_max` when given; in log10 units with `log_y`.
+pub fn axis_range(
+    values: impl Iterator<Item = f64>,
+    look: &Look,
+    headroom: f64,
+) -> std::ops::Range<f64> {
+    if look.log_y {
+        let logs = values.filter(|v| *v > 0.0).map(f64::log10);
+        let (lo, hi) = bounds(logs).unwrap_or((0.0, 1.0));
+        let lo = look.y_min.map_or(lo.floor(), f64::log10);
+        let hi = look.y_max.map_or(hi, f64::log10);
+        let hi = if hi <= lo {
+            lo + 1.0
+        } else {
+            hi + (hi - lo) * headroom
+        };
+        let hi = look.y_max.map_or(hi, f64::log10);
+        return lo..hi.max(lo + 1e-9);
+    }
+    let auto = y_range(values, headroom);
+    let lo = look.y_min.unwrap_or(auto.start);
+    let hi = look.y_max.unwrap_or(auto.end.max(lo + 1.0));
+    lo..hi.max(lo + 1e-9)
+}
+
+/// A readable axis number in the locale.
+pub fn tick(v: f64, locale: Locale) -> String {
+    // Ticks a hair off a round number (0.30000000000000004) read as the round number.
+    let v = if (v - v.round()).abs() < 1e-9 * v.abs().max(1.0) {
+        v.round()
+    } else {
+        v
+    };
+    locale.number(&round(&v.to_string()))
+}
+
+/// The title, wrapped (or shrunk) to the width, drawn on top of `root`; returns the area
+/// under it.
+pub fn titled<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    s: Scale,
+) -> DrawResult<DrawingArea<DB, Shift>>
+where
+    DB::ErrorType: 'static,
+{
+    let (w, _) = root.dim_in_pixel();
+    let (lines, size) = layout::fit(
+        root,
+        title,
+        w.saturating_sub(s.px(48)),
+        s.px(28),
+        s.px(15),
+        2,
+    );
+    let line_h = size as i32 * 5 / 4;
+    let top = s.off(14);
+    let style = (FONT, size)
+        .into_font()
+        .color(&BLACK)
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ));
+    for (k, line) in lines.iter().enumerate() {
+        root.draw_text(line, &style, (w as i32 / 2, top + line_h * k as i32))?;
+    }
+    let used = top + line_h * lines.len() as i32 + s.off(6);
+    Ok(root.split_vertically(used).1)
+}
+
+/// Axis titles fitted to the plot: shrunk (then cut) rather than clipped.
+pub struct AxisTitles {
+    /// x title and its font size.
+    pub x: (String, u32),
+    /// y title and its font size.
+    pub y: (String, u32),
+}
+
+/// Fits the axis titles to an area of this size.
+pub fn axis_titles<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    x: &str,
+    y: &str,
+    s: Scale,
+) -> AxisTitles {
+    let (w, h) = area.dim_in_pixel();
+    let fit = |text: &str, room: u32| {
+        let (lines, size) = layout::fit(area, text, room, s.px(21), s.px(12), 1);
+        (lines.into_iter().next().unwrap_or_default(), size)
+    };
+    AxisTitles {
+        x: fit(x, w.saturating_sub(s.px(150))),
+        y: fit(y, h.saturating_sub(s.px(110))),
+    }
+}
+
+/// Builds the plot on `body` (below the title) with the legend placed as `look.legend`
+/// says: for `best`, the y axis grows (up to doubling its headroom) until a spot inside
+/// covers no data, else the legend goes outside. `y_for` gives the y range for a headroom;
+/// `obstacles` finds the data in pixels on a built plot.
+#[allow(clippy::too_many_arguments)]
+pub fn compose<'a, DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    look: &Look,
+    entries: &[Entry],
+    s: Scale,
+    x: std::ops::Range<f64>,
+    y_for: &dyn Fn(f64) -> std::ops::Range<f64>,
+    obstacles: &dyn Fn(&Chart2d<'a, DB>) -> Obstacles,
+    label_area: (u32, u32),
+) -> DrawResult<(Chart2d<'a, DB>, Option<Rect>, Obstacles)>
+where
+    DB::ErrorType: 'static,
+{
+    let build =
+        |area: &DrawingArea<DB, Shift>, y: std::ops::Range<f64>| -> DrawResult<Chart2d<'a, DB>> {
+            Ok(ChartBuilder::on(area)
+                .margin(s.px(18))
+                .x_label_area_size(label_area.0)
+                .y_label_area_size(label_area.1)
+                .build_cartesian_2d(x.clone(), y)?)
+        };
+    let plot_rect = |chart: &Chart2d<'a, DB>| {
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        Rect {
+            x0: xr.start,
+            y0: yr.start,
+            x1: xr.end,
+            y1: yr.end,
+        }
+    };
+    let size = layout::legend_size(body, entries, s);
+    let outside =
+        |body: &DrawingArea<DB, Shift>| -> DrawResult<(Chart2d<'a, DB>, Option<Rect>, Obstacles)> {
+            let (w, _) = body.dim_in_pixel();
+            let (left, _) = body.split_horizontally(w as i32 - size.0 - s.off(12));
+            let chart = build(&left, y_for(0.04))?;
+            let obs = obstacles(&chart);
+            let plot = plot_rect(&chart);
+            let x0 = plot.x1 + s.off(24);
+            // Right of the plot, level with its top.
+            let r = Rect {
+                x0,
+                y0: plot.y0,
+                x1: x0 + size.0,
+                y1: plot.y0 + size.1,
+            };
+            Ok((chart, Some(r), obs))
+        };
+    if entries.is_empty() || look.legend == LegendPlace::None {
+        let chart = build(body, y_for(0.04))?;
+        let obs = obstacles(&chart);
+        return Ok((chart, None, obs));
+    }
+    match look.legend {
+        LegendPlace::Outside => outside(body),
+        LegendPlace::Best => {
+            // Headroom above the data, growing while no spot is free (a fixed y_max fixes it).
+            let steps: &[f64] = if look.y_max.is_some() {
+                &[0.04]
+            } else {
+                &[0.04, 0.15, 0.3, 0.5, 0.75, 1.0]
+            };
+            for &headroom in steps {
+                let chart = build(body, y_for(headroom))?;
+                let obs = obstacles(&chart);
+                if let Some(r) = layout::place(plot_rect(&chart), size, LegendPlace::Best, &obs, s)
+                {
+                    return Ok((chart, Some(r), obs));
+                }
+            }
+            outside(body)
+        }
+        corner => {
+            let chart = build(body, y_for(0.04))?;
+            let obs = obstacles(&chart);
+            match layout::place(plot_rect(&chart), size, corner, &obs, s) {
+                Some(r) => Ok((chart, Some(r), obs)),
+                None => outside(body),
+            }
         }
     }
 }
 
-/// A readable axis number.
-pub fn tick(v: f64) -> String {
-    round(&v.to_string())
+/// The legend entries of a chart's horizontal marker.
+pub fn mark_y_entry(data: &ChartData) -> Option<Entry> {
+    data.mark_y.as_ref().map(|(_, label)| Entry {
+        label: label.clone(),
+        swatch: layout::Swatch::Line {
+            color: MARK_RED,
+            width: 2,
+            dashed: true,
+            marker: None,
+        },
+    })
 }
 
-/// The colour of series `i`: a fixed, colour-blind-friendly cycle (Okabe–Ito).
-pub fn color(i: usize) -> RGBColor {
-    const COLORS: [RGBColor; 7] = [
-        RGBColor(0, 114, 178),
-        RGBColor(213, 94, 0),
-        RGBColor(0, 158, 115),
-        RGBColor(204, 121, 167),
-        RGBColor(230, 159, 0),
-        RGBColor(86, 180, 233),
-        RGBColor(0, 0, 0),
-    ];
-    COLORS[i % COLORS.len()]
-}
-
-/// The plotting frame every chart kind shares: title, margins and axis label areas, over
-/// the given x and y ranges.
-pub fn frame<'a, DB: DrawingBackend>(
-    area: &'a DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
-    x: std::ops::Range<f64>,
-    y: std::ops::Range<f64>,
-) -> Result<
-    ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    Box<dyn std::error::Error + Send + Sync>,
->
-where
-    DB::ErrorType: 'static,
-{
-    Ok(ChartBuilder::on(area)
-        .caption(title, (FONT, 28))
-        .margin(24)
-        .x_label_area_size(64)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x, y)?)
-}
-
-impl ChartData {
-    /// The y range of the series and the horizontal marker, with `headroom` for the legend.
-    pub fn y_span(&self, headroom: f64) -> std::ops::Range<f64> {
-        y_range(
-            self.series
-                .iter()
-                .flat_map(|s| s.points.iter().map(|p| p.1))
-                .chain(self.mark_y.as_ref().map(|m| m.0)),
-            headroom,
-        )
-    }
-}
-
-/// Draws the legend box of every chart kind, in one style.
-pub fn draw_legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    position: SeriesLabelPosition,
-    font_size: u32,
-) -> DrawResult
-where
-    DB::ErrorType: 'static,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.88))
-        .border_style(RGBColor(160, 160, 160))
-        .label_font((FONT, font_size))
-        .draw()?;
-    Ok(())
-}
+/// The colour of a horizontal marker line.
+pub const MARK_RED: RGBColor = RGBColor(190, 30, 45);
 
 /// Draws the horizontal marker, if any, across the x range.
 pub fn draw_mark_y<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    chart: &mut Chart2d<'_, DB>,
     data: &ChartData,
     x_range: std::ops::Range<f64>,
+    s: Scale,
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    if let Some((y, label)) = &data.mark_y {
-        let red = RGBColor(190, 30, 45);
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_range.start, *y), (x_range.end, *y)],
-                10,
-                6,
-                red.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(move |(lx, ly)| {
-                PathElement::new(vec![(lx, ly), (lx + 24, ly)], red.stroke_width(2))
-            });
+    if let Some((y, _)) = &data.mark_y {
+        let y = if data.look.log_y { y.log10() } else { *y };
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x_range.start, y), (x_range.end, y)],
+            s.px(10),
+            s.px(6),
+            MARK_RED.stroke_width(s.px(2)),
+        ))?;
     }
     Ok(())
 }
@@ -569,7 +932,7 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// The y range covering `values`, from 0 when all are ≥ 0, with `headroom` (a fraction of the
 /// span) above, where the legend goes.
 pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Range<f64> {
-    let Some((lo, hi)) = bounds(values) else {
+    let Some((lo, hi)) = bounds(values.filter(|v| v.is_finite())) else {
         return 0.0..1.0;
     };
     let lo = lo.min(0.0);
@@ -581,14 +944,36 @@ pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Ra
     lo..hi
 }
 
-/// The x range covering `values`, padded a little on both sides.
+/// The x range covering `values`, padded a little on both sides, never below 0 when no
+/// value is (a time or a count axis starts at 0, not at −4%).
 pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
-    let Some((lo, hi)) = bounds(values) else {
+    let Some((lo, hi)) = bounds(values.filter(|v| v.is_finite())) else {
         return 0.0..1.0;
     };
     if hi <= lo {
-        return (lo - 1.0)..(hi + 1.0);
+        let lo2 = if lo >= 0.0 {
+            (lo - 1.0).max(0.0)
+        } else {
+            lo - 1.0
+        };
+        return lo2..(hi + 1.0);
     }
     let pad = (hi - lo) * 0.04;
-    (lo - pad)..(hi + pad)
+    let start = if lo >= 0.0 {
+        (lo - pad).max(0.0)
+    } else {
+        lo - pad
+    };
+    start..(hi + pad)
+}
+
+/// Ticks for an axis of whole numbers: at most `max` labels, every one at an integer.
+pub fn integer_labels(range: &std::ops::Range<f64>, max: usize) -> usize {
+    let span = (range.end - range.start).floor().max(0.0) as usize;
+    (span + 1).clamp(2, max)
+}
+
+/// A data point in backend pixels on a built plot.
+pub fn px<DB: DrawingBackend>(chart: &Chart2d<'_, DB>, p: (f64, f64)) -> (i32, i32) {
+    chart.backend_coord(&p)
 }

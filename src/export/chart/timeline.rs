@@ -2,30 +2,53 @@
 //! and styled by the span and mark kinds it declares. Nothing here knows any model.
 
 use coordsim_model::{Lane, MarkShape, TimelineStyle};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{DrawResult, FONT, draw_legend, frame, tick};
+use super::layout::{self, Entry, Marker, Obstacles, Rect, Scale, Swatch};
+use super::{DrawResult, FONT, Placed, axis_titles, compose, px, tick, titled};
+use crate::config::charts::Look;
+use crate::locale::Locale;
 
 /// What a timeline draws.
 #[derive(Debug, Clone)]
 pub struct Timeline {
     /// Title.
     pub title: String,
-    /// Lanes, top to bottom.
+    /// Lanes, top to bottom (names already labelled).
     pub lanes: Vec<Lane>,
     /// The model's kinds.
     pub style: TimelineStyle,
+    /// The legend text of each span kind (the style's order), in the config's locale.
+    pub span_labels: Vec<String>,
+    /// The legend text of each mark kind.
+    pub mark_labels: Vec<String>,
+    /// The x axis title.
+    pub x_label: String,
+    /// How numbers are written.
+    pub locale: Locale,
+    /// Size and legend place.
+    pub look: Look,
 }
 
 fn rgb((r, g, b): (u8, u8, u8)) -> RGBColor {
     RGBColor(r, g, b)
 }
 
+fn marker_of(shape: MarkShape) -> Marker {
+    match shape {
+        MarkShape::Tick => Marker::Circle,
+        MarkShape::Triangle => Marker::Triangle,
+        MarkShape::Cross => Marker::Cross,
+    }
+}
+
 /// Draws the lanes.
 pub fn draw<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
+    root: &DrawingArea<DB, Shift>,
     t: &Timeline,
-) -> DrawResult
+    s: Scale,
+) -> DrawResult<Placed>
 where
     DB::ErrorType: 'static,
 {
@@ -44,13 +67,137 @@ where
     let span = (last - first).max(1.0);
     // Past the last event: where a span that never ends (a resource never released) runs on.
     let right = last + span * 0.08;
-    let mut chart = frame(
-        area,
-        &t.title,
-        first - span * 0.02..right,
-        0.0..n as f64 + 1.2,
+    // Virtual time starts at 0: the axis never goes below it.
+    let left = (first - span * 0.02).max(0.0);
+    let y_of = |i: usize| n as f64 - i as f64 - 0.5;
+    // Spans and marks of each kind, in the model's legend order; a kind no lane uses has no
+    // legend entry.
+    // (kind index, bars as (from, to, top)).
+    type Bars = Vec<(usize, Vec<(f64, f64, f64)>)>;
+    let spans: Bars = t
+        .style
+        .spans
+        .iter()
+        .enumerate()
+        .map(|(k, kind)| {
+            let height = if kind.thin { 0.35 } else { 0.5 };
+            let bars = t
+                .lanes
+                .iter()
+                .enumerate()
+                .flat_map(|(i, lane)| {
+                    lane.spans
+                        .iter()
+                        .filter(|sp| sp.kind == kind.name)
+                        .map(move |sp| (y_of(i), sp))
+                })
+                .map(|(y, sp)| {
+                    let to = sp.to_ms.unwrap_or(right).max(sp.from_ms + span * 0.002);
+                    (sp.from_ms, to, y + height / 2.0)
+                })
+                .collect();
+            (k, bars)
+        })
+        .filter(|(_, b): &(usize, Vec<_>)| !b.is_empty())
+        .collect();
+    let marks: Vec<(usize, Vec<(f64, f64)>)> = t
+        .style
+        .marks
+        .iter()
+        .enumerate()
+        .map(|(k, kind)| {
+            let at = t
+                .lanes
+                .iter()
+                .enumerate()
+                .flat_map(|(i, lane)| {
+                    lane.marks
+                        .iter()
+                        .filter(|m| m.kind == kind.name)
+                        .map(move |m| (m.at_ms, y_of(i)))
+                })
+                .collect();
+            (k, at)
+        })
+        .filter(|(_, a): &(usize, Vec<_>)| !a.is_empty())
+        .collect();
+    let mut entries: Vec<Entry> = spans
+        .iter()
+        .map(|(k, _)| {
+            let kind = &t.style.spans[*k];
+            Entry {
+                label: t.span_labels[*k].clone(),
+                swatch: if kind.thin {
+                    Swatch::ThinBlock(rgb(kind.rgb))
+                } else {
+                    Swatch::Block(rgb(kind.rgb))
+                },
+            }
+        })
+        .collect();
+    entries.extend(marks.iter().map(|(k, _)| {
+        let kind = &t.style.marks[*k];
+        Entry {
+            label: t.mark_labels[*k].clone(),
+            swatch: match kind.shape {
+                MarkShape::Tick => Swatch::Tick(rgb(kind.rgb)),
+                shape => Swatch::Mark(marker_of(shape), rgb(kind.rgb)),
+            },
+        }
+    }));
+    let body = titled(root, &t.title, s)?;
+    let titles = axis_titles(&body, &t.x_label, "", s);
+    let spans_ref = &spans;
+    let marks_ref = &marks;
+    let heights: Vec<f64> = t
+        .style
+        .spans
+        .iter()
+        .map(|k| if k.thin { 0.35 } else { 0.5 })
+        .collect();
+    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+        let mut o = Obstacles::default();
+        for (k, bars) in spans_ref {
+            for (from, to, top) in bars {
+                let (a, b) = (
+                    px(chart, (*from, *top)),
+                    px(chart, (*to, top - heights[*k])),
+                );
+                o.rects.push(Rect {
+                    x0: a.0.min(b.0),
+                    y0: a.1.min(b.1),
+                    x1: a.0.max(b.0),
+                    y1: a.1.max(b.1),
+                });
+            }
+        }
+        for (_, at) in marks_ref {
+            o.points
+                .extend(at.iter().map(|p| px(chart, (p.0, p.1 + 0.42))));
+            o.points.extend(at.iter().map(|p| px(chart, *p)));
+        }
+        o
+    };
+    let names: Vec<String> = t.lanes.iter().map(|l| layout::clean(&l.name)).collect();
+    // The lane names' width decides the label area (long entity names are not clipped).
+    let name_w = names
+        .iter()
+        .map(|nm| {
+            body.estimate_text_size(nm, &(FONT, s.px(17)).into_text_style(&body))
+                .map_or(0, |(w, _)| w)
+        })
+        .max()
+        .unwrap_or(0);
+    let (mut chart, legend, obs) = compose(
+        &body,
+        &t.look,
+        &entries,
+        s,
+        left..right,
+        &|headroom| 0.0..n as f64 + 0.3 + (n as f64 + 0.3) * headroom,
+        &obstacles,
+        (s.px(64), (name_w + s.px(24)).clamp(s.px(60), s.px(320))),
     )?;
-    let names: Vec<String> = t.lanes.iter().map(|l| l.name.clone()).collect();
     // Lane i (top first) is centred at y = n − i − 0.5.
     let lane_of = move |v: &f64| {
         let i = n as f64 - v - 0.5;
@@ -60,98 +207,56 @@ where
             String::new()
         }
     };
+    let top = chart.y_range().end;
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .x_desc("virtual time (ms)")
-        .axis_desc_style((FONT, 22))
-        .label_style((FONT, 18))
-        .x_label_formatter(&|v| tick(*v))
-        .y_labels(2 * n + 3)
+        .x_desc(&titles.x.0)
+        .axis_desc_style((FONT, titles.x.1))
+        .label_style((FONT, s.px(17)))
+        .x_label_formatter(&|v| tick(*v, t.locale))
+        .y_labels((2.0 * top).round() as usize + 1)
         .y_label_formatter(&lane_of)
         .light_line_style(RGBColor(245, 245, 245))
+        .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
-    let y_of = |i: usize| n as f64 - i as f64 - 0.5;
-    // Spans, one series per kind (in the model's legend order); a kind no lane uses has no
-    // legend entry.
-    for kind in t.style.spans {
-        let color = rgb(kind.rgb);
-        let height = if kind.thin { 0.35 } else { 0.5 };
-        let bars: Vec<_> = t
-            .lanes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, lane)| {
-                lane.spans
-                    .iter()
-                    .filter(|s| s.kind == kind.name)
-                    .map(move |s| (y_of(i), s))
-            })
-            .map(|(y, s)| {
-                let to = s.to_ms.unwrap_or(right).max(s.from_ms + span * 0.002);
-                Rectangle::new(
-                    [(s.from_ms, y - height / 2.0), (to, y + height / 2.0)],
-                    color.filled(),
-                )
-            })
-            .collect();
-        if bars.is_empty() {
-            continue;
-        }
-        chart
-            .draw_series(bars)?
-            .label(kind.label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 18, y + 6)], color.filled()));
+    for (k, bars) in &spans {
+        let color = rgb(t.style.spans[*k].rgb);
+        let h = heights[*k];
+        chart.draw_series(bars.iter().map(|(from, to, top)| {
+            Rectangle::new([(*from, *top), (*to, top - h)], color.filled())
+        }))?;
     }
-    for kind in t.style.marks {
+    for (k, at) in &marks {
+        let kind = &t.style.marks[*k];
         let color = rgb(kind.rgb);
-        let at: Vec<(f64, f64)> = t
-            .lanes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, lane)| {
-                lane.marks
-                    .iter()
-                    .filter(|m| m.kind == kind.name)
-                    .map(move |m| (m.at_ms, y_of(i)))
-            })
-            .collect();
-        if at.is_empty() {
-            continue;
-        }
         match kind.shape {
             MarkShape::Tick => {
-                chart
-                    .draw_series(at.into_iter().map(|(x, y)| {
-                        PathElement::new(vec![(x, y - 0.22), (x, y + 0.22)], color.stroke_width(2))
-                    }))?
-                    .label(kind.label)
-                    .legend(move |(x, y)| {
-                        PathElement::new(
-                            vec![(x + 9, y - 7), (x + 9, y + 7)],
-                            color.stroke_width(2),
-                        )
-                    });
+                chart.draw_series(at.iter().map(|(x, y)| {
+                    PathElement::new(
+                        vec![(*x, y - 0.22), (*x, y + 0.22)],
+                        color.stroke_width(s.px(2)),
+                    )
+                }))?;
             }
             MarkShape::Triangle => {
-                chart
-                    .draw_series(
-                        at.into_iter()
-                            .map(|(x, y)| TriangleMarker::new((x, y + 0.42), 9, color.filled())),
-                    )?
-                    .label(kind.label)
-                    .legend(move |(x, y)| TriangleMarker::new((x + 9, y), 7, color.filled()));
+                chart.draw_series(at.iter().map(|(x, y)| {
+                    TriangleMarker::new((*x, y + 0.42), s.px(9) as i32, color.filled())
+                }))?;
             }
             MarkShape::Cross => {
-                chart
-                    .draw_series(
-                        at.into_iter()
-                            .map(|(x, y)| Cross::new((x, y), 9, color.stroke_width(3))),
-                    )?
-                    .label(kind.label)
-                    .legend(move |(x, y)| Cross::new((x + 9, y), 7, color.stroke_width(3)));
+                chart.draw_series(at.iter().map(|(x, y)| {
+                    Cross::new((*x, *y), s.px(9) as i32, color.stroke_width(s.px(3)))
+                }))?;
             }
         }
     }
-    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 16)
+    if let Some(r) = legend {
+        layout::draw_legend(root, r, &entries, s)?;
+    }
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    Ok(Placed {
+        legend: legend.filter(|r| r.x1 <= xr.end),
+        obstacles: obs,
+    })
 }

@@ -1,0 +1,248 @@
+//! How numbers and built-in words are written for readers: `en` or `tr`.
+//!
+//! A locale touches what people read (`table.md`, chart ticks, legends, titles, lesson
+//! text); CSV files are for programs and always use `.` and no grouping. Every built-in word
+//! has an English and a Turkish rendering ([`Text`]) and a `[labels]` key that overrides it.
+
+/// A reader's locale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Locale {
+    /// English: `12,345.6`, `88.8%`.
+    #[default]
+    En,
+    /// Turkish: `12.345,6`, `%88,8`.
+    Tr,
+}
+
+/// The locale names a config or lesson may give.
+pub const LOCALES: &[&str] = &["en", "tr"];
+
+/// Integer parts with at least this many digits are grouped in threes (`12,345`, not
+/// `1,234`: a four-digit figure reads as is, as style guides for both languages advise).
+pub const GROUP_FROM_DIGITS: usize = 5;
+
+impl Locale {
+    /// The locale called `name` (`"en"`, `"tr"`).
+    pub fn parse(name: &str) -> Option<Locale> {
+        match name {
+            "en" => Some(Locale::En),
+            "tr" => Some(Locale::Tr),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Locale::En => "en",
+            Locale::Tr => "tr",
+        }
+    }
+
+    /// The decimal mark.
+    pub fn decimal_mark(self) -> char {
+        match self {
+            Locale::En => '.',
+            Locale::Tr => ',',
+        }
+    }
+
+    /// The thousands separator.
+    pub fn group_mark(self) -> char {
+        match self {
+            Locale::En => ',',
+            Locale::Tr => '.',
+        }
+    }
+
+    /// A number written the machine way (`-12345.678`, as Rust or a CSV cell prints it) in
+    /// this locale; anything that is not such a number (a word, `inf`) comes back as it is.
+    pub fn number(self, plain: &str) -> String {
+        let (sign, rest) = match plain.strip_prefix('-') {
+            Some(rest) => ("-", rest),
+            None => ("", plain),
+        };
+        let (int, frac) = match rest.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (rest, None),
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+            return plain.to_string();
+        }
+        let mut out = String::with_capacity(plain.len() + int.len() / 3 + 1);
+        out.push_str(sign);
+        if int.len() >= GROUP_FROM_DIGITS {
+            for (i, c) in int.chars().enumerate() {
+                if i > 0 && (int.len() - i) % 3 == 0 {
+                    out.push(self.group_mark());
+                }
+                out.push(c);
+            }
+        } else {
+            out.push_str(int);
+        }
+        if let Some(frac) = frac {
+            out.push(self.decimal_mark());
+            out.push_str(frac);
+        }
+        out
+    }
+
+    /// A percentage: `%88,8` in Turkish, `88.8%` in English (`number` already localized).
+    pub fn percent(self, number: &str) -> String {
+        match self {
+            Locale::En => format!("{number}%"),
+            Locale::Tr => format!("%{number}"),
+        }
+    }
+
+    /// Reads a number written in this locale (`206,5`, `12.345`, `-3`): its value and the
+    /// number of decimals written. Group marks are accepted only between groups of three
+    /// digits, so `1.5` is not a number in Turkish (it would be `1,5`).
+    pub fn parse_number(self, text: &str) -> Option<(f64, usize)> {
+        let (sign, rest) = match text.strip_prefix(['-', '−']) {
+            Some(rest) => (-1.0, rest),
+            None => (1.0, text.strip_prefix('+').unwrap_or(text)),
+        };
+        let (int, frac) = match rest.split_once(self.decimal_mark()) {
+            Some((i, f)) => (i, Some(f)),
+            None => (rest, None),
+        };
+        let groups: Vec<&str> = int.split(self.group_mark()).collect();
+        let grouped = groups.len() > 1;
+        let valid_groups = groups.iter().enumerate().all(|(i, g)| {
+            !g.is_empty()
+                && g.bytes().all(|b| b.is_ascii_digit())
+                && (!grouped || (if i == 0 { g.len() <= 3 } else { g.len() == 3 }))
+        });
+        if !valid_groups
+            || frac.is_some_and(|f| f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return None;
+        }
+        let plain = match frac {
+            Some(f) => format!("{}.{f}", groups.concat()),
+            None => groups.concat(),
+        };
+        let value: f64 = plain.parse().ok()?;
+        Some((sign * value, frac.map_or(0, str::len)))
+    }
+}
+
+/// A built-in word or phrase of the charts and tables, overridable in `[labels]` by its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Text {
+    /// The x axis of a timeline.
+    VirtualTimeAxis,
+    /// The y axis of a cdf over runs.
+    RunsFractionAxis,
+    /// The y axis of a cdf over a run's own samples (requests).
+    SamplesFractionAxis,
+    /// The y axis of a histogram.
+    SamplesCountAxis,
+    /// The legend entry of the 95% interval drawn around a line.
+    IntervalLegend,
+    /// "seed" in a table caption.
+    CaptionSeed,
+    /// "model" in a table caption.
+    CaptionModel,
+    /// The note on a table of means over replications (after the number of replications).
+    CaptionReplications,
+}
+
+impl Text {
+    /// Every built-in text.
+    pub const ALL: [Text; 8] = [
+        Text::VirtualTimeAxis,
+        Text::RunsFractionAxis,
+        Text::SamplesFractionAxis,
+        Text::SamplesCountAxis,
+        Text::IntervalLegend,
+        Text::CaptionSeed,
+        Text::CaptionModel,
+        Text::CaptionReplications,
+    ];
+
+    /// The `[labels]` key that overrides it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Text::VirtualTimeAxis => "virtual_time_axis",
+            Text::RunsFractionAxis => "runs_fraction_axis",
+            Text::SamplesFractionAxis => "samples_fraction_axis",
+            Text::SamplesCountAxis => "samples_count_axis",
+            Text::IntervalLegend => "interval_legend",
+            Text::CaptionSeed => "caption_seed",
+            Text::CaptionModel => "caption_model",
+            Text::CaptionReplications => "caption_replications",
+        }
+    }
+
+    /// Its rendering in `locale`.
+    pub fn in_locale(self, locale: Locale) -> &'static str {
+        let (en, tr) = match self {
+            Text::VirtualTimeAxis => ("virtual time (ms)", "sanal zaman (ms)"),
+            Text::RunsFractionAxis => ("fraction of runs ≤ x", "koşuların ≤ x oranı"),
+            Text::SamplesFractionAxis => ("fraction of requests ≤ x", "isteklerin ≤ x oranı"),
+            Text::SamplesCountAxis => ("requests", "istek sayısı"),
+            Text::IntervalLegend => ("95% interval", "%95 aralık"),
+            Text::CaptionSeed => ("seed", "tohum"),
+            Text::CaptionModel => ("model", "model"),
+            Text::CaptionReplications => (
+                "replications (mean ± 95% CI half-width)",
+                "tekrar (ortalama ± %95 güven aralığının yarı genişliği)",
+            ),
+        };
+        match locale {
+            Locale::En => en,
+            Locale::Tr => tr,
+        }
+    }
+
+    /// The text whose key is `key`.
+    pub fn from_key(key: &str) -> Option<Text> {
+        Text::ALL.into_iter().find(|t| t.key() == key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_both_locales() {
+        assert_eq!(Locale::Tr.number("206.5"), "206,5");
+        assert_eq!(Locale::En.number("206.5"), "206.5");
+        // Four digits stay ungrouped; five and more group in threes.
+        assert_eq!(Locale::Tr.number("1234.5"), "1234,5");
+        assert_eq!(Locale::Tr.number("12345.5"), "12.345,5");
+        assert_eq!(Locale::En.number("-1234567"), "-1,234,567");
+        assert_eq!(Locale::Tr.number("poisson"), "poisson");
+        assert_eq!(Locale::Tr.number("inf"), "inf");
+        assert_eq!(Locale::Tr.percent(&Locale::Tr.number("88.8")), "%88,8");
+        assert_eq!(Locale::En.percent("88.8"), "88.8%");
+    }
+
+    #[test]
+    fn reading_numbers_back() {
+        assert_eq!(Locale::Tr.parse_number("206,5"), Some((206.5, 1)));
+        assert_eq!(Locale::Tr.parse_number("12.345,25"), Some((12345.25, 2)));
+        assert_eq!(Locale::En.parse_number("12,345.25"), Some((12345.25, 2)));
+        assert_eq!(Locale::En.parse_number("-45"), Some((-45.0, 0)));
+        // A dot is not a decimal mark in Turkish, nor a comma in English.
+        assert_eq!(Locale::Tr.parse_number("1.5"), None);
+        assert_eq!(Locale::En.parse_number("1,5"), None);
+        assert_eq!(Locale::Tr.parse_number("1,"), None);
+        assert_eq!(Locale::Tr.parse_number(""), None);
+        assert_eq!(Locale::Tr.parse_number("ms"), None);
+    }
+
+    #[test]
+    fn every_text_has_a_distinct_key_and_both_renderings() {
+        for t in Text::ALL {
+            assert_eq!(Text::from_key(t.key()), Some(t));
+            assert!(!t.in_locale(Locale::En).is_empty());
+            assert!(!t.in_locale(Locale::Tr).is_empty());
+        }
+    }
+}
