@@ -100,6 +100,10 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
                 let bytes = export::lanes::to_csv(&results.lanes)?;
                 write_atomic(&dir.join(SHARD_LANES), &bytes)?;
             }
+            if !results.distributions.is_empty() {
+                let bytes = distributions_csv(&results.distributions);
+                write_atomic(&dir.join(SHARD_DISTRIBUTIONS), &bytes)?;
+            }
         }
         if !args.quiet {
             let table = std::fs::read_to_string(dir.join("table.md"))?;
@@ -231,6 +235,60 @@ const SHARD_CONFIG: &str = "shard-config.toml";
 const SHARD_INFO: &str = "shard.txt";
 /// The timeline lanes of the shard's points (when its config draws a timeline).
 const SHARD_LANES: &str = "shard-lanes.csv";
+/// The per-request samples a shard's distribution charts draw: `point,name,value_ms`.
+const SHARD_DISTRIBUTIONS: &str = "shard-distributions.csv";
+
+fn distributions_csv(pools: &[crate::runner::Pooled]) -> Vec<u8> {
+    let mut out = String::from("point,name,value_ms\n");
+    for (point, name, values) in pools {
+        for v in values {
+            out.push_str(&format!("{point},{name},{v}\n"));
+        }
+    }
+    out.into_bytes()
+}
+
+/// Reads a shard's samples back; every name must be a distribution of the config's model.
+fn distributions_from_csv(
+    bytes: &[u8],
+    config: &Config,
+    path: &Path,
+) -> anyhow::Result<Vec<crate::runner::Pooled>> {
+    let text =
+        std::str::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", path.display()))?;
+    let mut pools: Vec<crate::runner::Pooled> = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let bad = || anyhow::anyhow!("{}:{}: expected point,name,value_ms", path.display(), i + 1);
+        let mut parts = line.split(',');
+        let (Some(p), Some(n), Some(v), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let point: usize = p.parse().map_err(|_| bad())?;
+        let value: f64 = v.parse().map_err(|_| bad())?;
+        let name = config
+            .model
+            .distributions()
+            .iter()
+            .find(|d| d.name == n)
+            .map(|d| d.name)
+            .ok_or_else(bad)?;
+        if point >= config.points {
+            bail!(
+                "{}:{}: point {point} is not a point of the config ({} points)",
+                path.display(),
+                i + 1,
+                config.points
+            );
+        }
+        match pools.last_mut() {
+            Some((lp, ln, values)) if *lp == point && *ln == name => values.push(value),
+            _ => pools.push((point, name, vec![value])),
+        }
+    }
+    Ok(pools)
+}
 
 fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     // Every shard must hold the same config and seed.
@@ -279,6 +337,7 @@ fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             rows: Vec::new(),
         }),
         lanes: Vec::new(),
+        distributions: Vec::new(),
     };
     let style = config.model.timeline();
     for dir in &args.shards {
@@ -302,6 +361,12 @@ fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("{} is damaged", dir.join(SHARD_LANES).display()))?;
             results.lanes.extend(lanes);
         }
+        if let Ok(bytes) = std::fs::read(dir.join(SHARD_DISTRIBUTIONS)) {
+            let path = dir.join(SHARD_DISTRIBUTIONS);
+            results
+                .distributions
+                .extend(distributions_from_csv(&bytes, &config, &path)?);
+        }
     }
     // Rows in point order (stable: replications and entities keep their order within a point).
     let by_point = |table: &mut Table| {
@@ -314,6 +379,7 @@ fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         by_point(e);
     }
     results.lanes.sort_by_key(|(point, _)| *point);
+    results.distributions.sort_by_key(|(point, _, _)| *point);
     // Every point once, with its replications in order: nothing missing, nothing twice.
     let table = &results.results;
     let reps = config.replications;

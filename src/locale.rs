@@ -17,9 +17,9 @@ pub enum Locale {
 /// The locale names a config or lesson may give.
 pub const LOCALES: &[&str] = &["en", "tr"];
 
-/// Integer parts with at least this many digits are grouped in threes (`12,345`, not
-/// `1,234`: a four-digit figure reads as is, as style guides for both languages advise).
-pub const GROUP_FROM_DIGITS: usize = 5;
+/// Integer parts with at least this many digits are grouped in threes (`1,234`, `12.345`):
+/// every tick of one axis then reads alike (`5,000` beside `25,000`).
+pub const GROUP_FROM_DIGITS: usize = 4;
 
 impl Locale {
     /// The locale called `name` (`"en"`, `"tr"`).
@@ -213,8 +213,9 @@ mod tests {
     fn numbers_in_both_locales() {
         assert_eq!(Locale::Tr.number("206.5"), "206,5");
         assert_eq!(Locale::En.number("206.5"), "206.5");
-        // Four digits stay ungrouped; five and more group in threes.
-        assert_eq!(Locale::Tr.number("1234.5"), "1234,5");
+        // Four digits and more group in threes; three stay as they are.
+        assert_eq!(Locale::Tr.number("1234.5"), "1.234,5");
+        assert_eq!(Locale::Tr.number("123.5"), "123,5");
         assert_eq!(Locale::Tr.number("12345.5"), "12.345,5");
         assert_eq!(Locale::En.number("-1234567"), "-1,234,567");
         assert_eq!(Locale::Tr.number("poisson"), "poisson");

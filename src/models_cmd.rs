@@ -69,6 +69,15 @@ fn describe(model: &dyn ModelDef) -> String {
         let _ = writeln!(out, "\nentity columns (entities.csv):");
         list_columns(&mut out, model.entity_columns());
     }
+    if !model.distributions().is_empty() {
+        let _ = writeln!(
+            out,
+            "\ndistributions (per-request samples for cdf and histogram charts):"
+        );
+        for d in model.distributions() {
+            let _ = writeln!(out, "  {:<22} {:<5} {}", d.name, unit_of(d.name), d.meaning);
+        }
+    }
     out
 }
 
@@ -253,13 +262,22 @@ pub fn reference<'a>(models: impl Iterator<Item = &'a dyn ModelDef>) -> String {
                 rules.join(", ")
             );
         }
+        if !m.distributions().is_empty() {
+            let _ = writeln!(
+                out,
+                "\n### Distributions\n\nPer-request samples for `kind = \"cdf\"` and `\"histogram\"` charts:\n"
+            );
+            for d in m.distributions() {
+                let _ = writeln!(out, "- `{}`: {}", d.name, d.meaning);
+            }
+        }
         if let Some(style) = m.timeline() {
             let _ = writeln!(out, "\n### Timeline lanes\n");
             for s in style.spans {
-                let _ = writeln!(out, "- span `{}`: {}", s.name, s.label);
+                let _ = writeln!(out, "- span `{}`: {} ({})", s.name, s.label, s.label_tr);
             }
             for k in style.marks {
-                let _ = writeln!(out, "- mark `{}`: {}", k.name, k.label);
+                let _ = writeln!(out, "- mark `{}`: {} ({})", k.name, k.label, k.label_tr);
             }
         }
     }

@@ -271,6 +271,9 @@ pub struct Results {
     pub entities: Option<Table>,
     /// Timeline lanes of each point's first replication (only when a chart draws them).
     pub lanes: Vec<(usize, Vec<coordsim_model::Lane>)>,
+    /// Per-request samples of each point, pooled over replications (only when a chart
+    /// draws their distribution).
+    pub distributions: Vec<crate::runner::Pooled>,
 }
 
 /// The cells of a row's lead columns (as `schema` has them), for a run of `point`.

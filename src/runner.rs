@@ -37,6 +37,8 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
 
     // Timelines draw each point's first replication: only those runs record lanes.
     let wants_lanes = config.charts.iter().any(|c| c.kind == ChartKind::Timeline);
+    // Per-request samples only when a chart draws their distribution.
+    let wants_distributions = config.charts.iter().any(|c| c.distribution);
     let bar = progress_bar(options.progress, total as u64, &config.source.name);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1))
@@ -72,6 +74,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                     let run_seed = sim_core::replication_seed(seed, replication);
                     let ctx = RunContext::new(run_seed, config.limits)
                         .with_lanes(wants_lanes && replication == 0)
+                        .with_distributions(wants_distributions)
                         .with_entities(config.entities)
                         .with_stats(config.stats)
                         .with_ties(options.ties)
@@ -102,14 +105,19 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
             rows: Vec::new(),
         });
     let mut lanes = Vec::new();
+    let mut distributions: Vec<Pooled> = Vec::new();
     for (point, replication, run_seed, out) in outputs {
         let RunOutput {
             metrics,
             entities: entity_rows,
             lanes: point_lanes,
+            distributions: samples,
         } = out.map_err(|e| run_error(config, point, &e))?;
         if wants_lanes && replication == 0 {
             lanes.push((point, point_lanes));
+        }
+        for (name, values) in samples {
+            pool_samples(&mut distributions, point, name, values);
         }
         let mut row = lead_cells(&results.schema, config, point, replication, run_seed, None);
         row.extend(metrics);
@@ -133,7 +141,30 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
         results,
         entities,
         lanes,
+        distributions,
     })
+}
+
+/// One point's samples of one distribution, pooled over its replications.
+pub type Pooled = (usize, &'static str, Vec<f64>);
+
+/// Most samples of one distribution kept per point: whole replications are added, in
+/// order, while they fit (each is an independent run, so the pool stays unbiased).
+pub const MAX_POOLED_SAMPLES: usize = 1_000_000;
+
+fn pool_samples(pools: &mut Vec<Pooled>, point: usize, name: &'static str, values: Vec<f64>) {
+    match pools
+        .iter_mut()
+        .rev()
+        .find(|(p, n, _)| *p == point && *n == name)
+    {
+        Some((_, _, pool)) => {
+            if pool.len() + values.len() <= MAX_POOLED_SAMPLES {
+                pool.extend(values);
+            }
+        }
+        None => pools.push((point, name, values)),
+    }
 }
 
 fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {

@@ -1191,3 +1191,325 @@ fn a_closed_pipe_is_not_an_error_and_stops_no_output() {
     }
     assert!(out.join("README.md").exists());
 }
+
+#[test]
+fn every_turkish_lesson_config_labels_every_name_a_reader_sees() {
+    // A lesson in Turkish shows no raw column or parameter name: every config under
+    // configs/lessons/ is Turkish and labels what its table and charts show.
+    let registry = coordsim_models::registry();
+    let mut missing = Vec::new();
+    for path in coordsim::commands::find_configs(&root().join("configs/lessons")).unwrap() {
+        let text = String::from_utf8(read(&path)).unwrap();
+        let config = library_config(&registry, &path.display().to_string(), &text).unwrap();
+        assert_eq!(
+            config.locale,
+            coordsim::locale::Locale::Tr,
+            "{}",
+            path.display()
+        );
+        let names = coordsim::export::unlabelled(&config);
+        if !names.is_empty() {
+            missing.push(format!(
+                "{}: {}",
+                path.file_name().unwrap().to_string_lossy(),
+                names.join(", ")
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "unlabelled:\n{}", missing.join("\n"));
+}
+
+/// Every chart file a config draws, as SVG text with the layout it got.
+fn chart_svgs(
+    config: &coordsim::config::Config,
+) -> Vec<(String, String, coordsim::export::chart::Placed)> {
+    let results = library_run(config);
+    let summary = (config.replications > 1).then(|| coordsim::summary::summarize(config, &results));
+    let run = coordsim::export::Run {
+        config,
+        results: &results,
+        summary: summary.as_ref(),
+        seed: config.seed,
+    };
+    coordsim::export::chart::prepare(&run)
+        .into_iter()
+        .map(|chart| {
+            let (svg, placed) = chart.svg().unwrap();
+            (chart.name, svg, placed)
+        })
+        .collect()
+}
+
+#[test]
+fn every_chart_kind_renders_the_same_svg_in_both_locales() {
+    // One small config per chart kind; each drawn in English and in Turkish (decimal comma,
+    // Turkish built-in words, labelled category values). A change to any chart's look shows
+    // here as a snapshot diff.
+    let registry = coordsim_models::registry();
+    let kinds = [
+        (
+            "line",
+            r#"model = "single_writer_queue"
+title = "Queue"
+replications = 3
+[params]
+requests_per_client = 40
+arrivals = "poisson"
+interarrival_ms = 30
+[sweep]
+clients = [1, 2]
+[[chart]]
+name = "line"
+x = "clients"
+y = ["mean_wait_ms"]
+y_expr = { theory = "clients * 0.5" }
+mark_y = 2.5
+"#,
+        ),
+        (
+            "bar",
+            r#"model = "idempotency"
+title = "Forms"
+[params]
+deliveries = [1, 1, 2]
+[sweep]
+form = ["assign", "consumer"]
+[[chart]]
+name = "bar"
+kind = "bar"
+x = "form"
+y = ["effects", "duplicate_effects"]
+"#,
+        ),
+        (
+            "cdf",
+            r#"model = "single_writer_queue"
+title = "Waits"
+[params]
+clients = 1
+requests_per_client = 200
+arrivals = "poisson"
+service = "exponential"
+interarrival_ms = 10
+service_ms = 5
+[[chart]]
+name = "cdf"
+kind = "cdf"
+y = "wait_ms"
+"#,
+        ),
+        (
+            "histogram",
+            r#"model = "single_writer_queue"
+title = "Waits"
+[params]
+clients = 1
+requests_per_client = 200
+arrivals = "poisson"
+service = "exponential"
+interarrival_ms = 10
+service_ms = 5
+[[chart]]
+name = "histogram"
+kind = "histogram"
+y = "wait_ms"
+"#,
+        ),
+        (
+            "runs_cdf",
+            r#"model = "single_writer_queue"
+title = "Runs"
+replications = 5
+[params]
+clients = 2
+requests_per_client = 30
+arrivals = "poisson"
+interarrival_ms = 12.5
+[[chart]]
+name = "runs_cdf"
+kind = "runs_cdf"
+y = "mean_wait_ms"
+"#,
+        ),
+        (
+            "timeline",
+            r#"model = "lock_queue"
+title = "Lock"
+[params]
+appliers = 2
+hold_ms = 100
+[[chart]]
+name = "timeline"
+kind = "timeline"
+"#,
+        ),
+    ];
+    for (kind, text) in kinds {
+        for locale in ["en", "tr"] {
+            let labels = match locale {
+                "tr" => {
+                    "\n[labels]\nassign = \"atama\"\nconsumer = \"tüketici\"\nmean_wait_ms = \"ort. bekleme (ms)\"\n"
+                }
+                _ => "",
+            };
+            let text = format!("locale = \"{locale}\"\n{text}{labels}");
+            let config = library_config(&registry, &format!("{kind}.toml"), &text)
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let svgs = chart_svgs(&config);
+            assert_eq!(svgs.len(), 1, "{kind}");
+            let (_, svg, _) = &svgs[0];
+            assert!(
+                svg.contains("font-family=\"DejaVu Sans,"),
+                "{kind}: DejaVu Sans first"
+            );
+            if locale == "tr" {
+                assert!(
+                    !svg.contains("virtual time") && !svg.contains("fraction of"),
+                    "{kind}"
+                );
+            }
+            insta::assert_snapshot!(format!("chart_{kind}_{locale}"), svg);
+        }
+    }
+}
+
+#[test]
+fn a_best_legend_covers_no_data_on_any_shipped_chart() {
+    let registry = coordsim_models::registry();
+    let mut checked = 0;
+    for path in coordsim::commands::find_configs(&root().join("configs")).unwrap() {
+        let text = String::from_utf8(read(&path)).unwrap();
+        let config = library_config(&registry, &path.display().to_string(), &text).unwrap();
+        for (name, _, placed) in chart_svgs(&config) {
+            if let Some(r) = placed.legend {
+                // No point (with its marker), segment or bar of the chart under the box.
+                assert!(
+                    placed.obstacles.free(&r, 9),
+                    "{}: {name}: the legend {r:?} covers data",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "{checked} legends inside a plot");
+}
+
+#[test]
+fn table_md_has_the_columns_digits_alignment_and_locale_the_config_asks_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "tab.toml",
+        r#"model = "single_writer_queue"
+title = "Tablo"
+locale = "tr"
+replications = 3
+[params]
+clients = 2
+requests_per_client = 50
+arrivals = "poisson"
+[sweep]
+interarrival_ms = [20, 10]
+[table]
+columns = ["clients", "arrivals", "capacity_per_s", "mean_wait_ms", "requests"]
+digits = { default = 1, mean_wait_ms = 2 }
+[labels]
+poisson = "Poisson"
+clients = "istemci"
+"#,
+    );
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = String::from_utf8(read(dir.path().join("tab/table.md"))).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    // The caption in Turkish, with the seed.
+    assert!(
+        lines[0].contains("tohum 0") && lines[0].contains("3 tekrar"),
+        "{table}"
+    );
+    // Columns in the order asked, labels applied; the text column left-aligned.
+    assert_eq!(
+        lines[2],
+        "| istemci | arrivals | capacity_per_s | mean_wait_ms | requests |"
+    );
+    assert_eq!(lines[3], "|---:|:---|---:|---:|---:|");
+    for row in &lines[4..6] {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        // A fixed count parameter and a count metric stay whole (2 clients × 50 = 100).
+        assert_eq!(cells[0], "2");
+        assert_eq!(cells[4], "100");
+        // A labelled text value.
+        assert_eq!(cells[1], "Poisson");
+        // 1000 / 6 ms = 166.67 per second at one decimal, decimal comma; the same in every
+        // replication, so no "± 0".
+        assert_eq!(cells[2], "166,7");
+        // A mean with its half-width, two decimals each.
+        let (mean, half) = cells[3].split_once(" ± ").expect("mean ± half-width");
+        for part in [mean, half] {
+            let (_, decimals) = part.split_once(',').expect("decimal comma");
+            assert_eq!(decimals.len(), 2, "{part}");
+        }
+    }
+}
+
+#[test]
+fn an_entity_table_lists_entity_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two appliers on the polled lock: b polls every 25 ms while a holds it for 250 ms, so
+    // b fails 250 / 25 = 10 rounds and waits 250 ms.
+    let config = write_config(
+        dir.path(),
+        "ent.toml",
+        r#"model = "lock_queue"
+[params]
+appliers = 2
+hold_ms = 250
+poll_ms = 25
+[table]
+entity = true
+columns = ["entity", "rounds", "wait_ms"]
+"#,
+    );
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = String::from_utf8(read(dir.path().join("ent/table.md"))).unwrap();
+    let body: Vec<&str> = table.lines().skip(2).collect();
+    assert_eq!(
+        body,
+        [
+            "| entity | rounds | wait_ms |",
+            "|:---|---:|---:|",
+            "| a | 0 | 0 |",
+            "| b | 10 | 250 |"
+        ],
+        "{table}"
+    );
+}
+
+#[test]
+fn the_config_guide_lists_every_built_in_word_in_both_locales() {
+    use coordsim::locale::{Locale, Text};
+    let guide = String::from_utf8(read(root().join("docs/config.md"))).unwrap();
+    for t in Text::ALL {
+        let row = format!(
+            "| `{}` | {} | {} |",
+            t.key(),
+            t.in_locale(Locale::En),
+            t.in_locale(Locale::Tr)
+        );
+        assert!(guide.contains(&row), "docs/config.md lacks {row}");
+    }
+}

@@ -30,7 +30,10 @@ pub use declare::{
     ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,
     probability, table_fields, unit_of,
 };
-pub use model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid, run_once};
+pub use model::{
+    ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
+    RunContext, Valid, run_once,
+};
 pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
 pub use timeline::{Lane, LaneMark, LaneSpan, MarkKind, MarkShape, SpanKind, TimelineStyle};
 pub use value::Value;

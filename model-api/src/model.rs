@@ -81,6 +81,12 @@ pub trait Model: Send + Sync + 'static {
     fn timeline(&self) -> Option<TimelineStyle> {
         None
     }
+    /// The per-request samples a run can hand to charts (`kind = "cdf"` or `"histogram"`
+    /// with `y` one of these names), filled in [`Output::distributions`] when
+    /// [`RunContext::wants_distributions`].
+    fn distributions(&self) -> &'static [Distribution] {
+        &[]
+    }
     /// The parameters that are tie rules: string choices that say how simultaneous events
     /// are ordered (`coordsim check --ties` re-runs every claim under their other values).
     fn tie_rules(&self) -> &'static [&'static str] {
@@ -95,6 +101,19 @@ pub trait Model: Send + Sync + 'static {
         ctx: &RunContext,
     ) -> Result<Output<Self::Metrics, Self::Entity>, ModelError>;
 }
+
+/// A set of per-request samples a model can give (each request's wait, say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Distribution {
+    /// The name charts use as `y` (unit last: `wait_ms`).
+    pub name: &'static str,
+    /// What one sample is.
+    pub meaning: &'static str,
+}
+
+/// Most samples of one distribution a run hands over: more are thinned to evenly spaced
+/// order statistics (see [`sim_core::Samples::distribution_ms`]), which draw the same curve.
+pub const MAX_DISTRIBUTION_POINTS: usize = 100_000;
 
 /// Validates `params` and runs `model` once with `seed` under `limits`: for tests and for
 /// programs that drive a model without the command line.
@@ -138,6 +157,7 @@ pub struct RunContext {
     seed: u64,
     limits: Limits,
     lanes: bool,
+    distributions: bool,
     entities: bool,
     stats: Stats,
     ties: Ties,
@@ -152,6 +172,7 @@ impl RunContext {
             seed,
             limits,
             lanes: false,
+            distributions: false,
             entities: true,
             stats: Stats::Exact,
             ties: Ties::Fifo,
@@ -208,6 +229,17 @@ impl RunContext {
         self
     }
 
+    /// The same run, asking for per-request samples (a config charts their distribution).
+    pub fn with_distributions(mut self, distributions: bool) -> RunContext {
+        self.distributions = distributions;
+        self
+    }
+
+    /// Whether to fill [`Output::distributions`].
+    pub fn wants_distributions(&self) -> bool {
+        self.distributions
+    }
+
     /// The run's master seed.
     pub fn seed(&self) -> u64 {
         self.seed
@@ -249,6 +281,9 @@ pub struct Output<M, E> {
     pub entities: Vec<(String, E)>,
     /// Timeline lanes (only when [`RunContext::wants_lanes`]; empty otherwise).
     pub lanes: Vec<Lane>,
+    /// Per-request samples in milliseconds, by [`Model::distributions`] name (only when
+    /// [`RunContext::wants_distributions`]; at most [`MAX_DISTRIBUTION_POINTS`] each).
+    pub distributions: Vec<(&'static str, Vec<f64>)>,
 }
 
 impl<M, E> Output<M, E> {
@@ -258,6 +293,7 @@ impl<M, E> Output<M, E> {
             metrics,
             entities: Vec::new(),
             lanes: Vec::new(),
+            distributions: Vec::new(),
         }
     }
 
@@ -270,6 +306,12 @@ impl<M, E> Output<M, E> {
     /// With timeline lanes.
     pub fn with_lanes(mut self, lanes: Vec<Lane>) -> Self {
         self.lanes = lanes;
+        self
+    }
+
+    /// With one distribution's samples (milliseconds).
+    pub fn with_distribution(mut self, name: &'static str, samples_ms: Vec<f64>) -> Self {
+        self.distributions.push((name, samples_ms));
         self
     }
 }
@@ -295,18 +337,25 @@ pub enum ChartKind {
     Line,
     /// y per x value as grouped bars.
     Bar,
-    /// The empirical distribution of each y over the rows.
+    /// The empirical distribution: of a model's per-request samples (`y` a distribution
+    /// the model declares: one curve per point), or of a metric over the runs.
     Cdf,
     /// Activity lanes over virtual time, from the lanes a model emits.
     Timeline,
+    /// A histogram of a model's per-request samples, one per point.
+    Histogram,
+    /// The empirical distribution of each y metric over the runs (replications, points).
+    RunsCdf,
 }
 
 impl ChartKind {
     /// Every kind, in the order errors list them.
-    pub const ALL: [ChartKind; 4] = [
+    pub const ALL: [ChartKind; 6] = [
         ChartKind::Line,
         ChartKind::Bar,
         ChartKind::Cdf,
+        ChartKind::Histogram,
+        ChartKind::RunsCdf,
         ChartKind::Timeline,
     ];
 
@@ -317,6 +366,8 @@ impl ChartKind {
             ChartKind::Bar => "bar",
             ChartKind::Cdf => "cdf",
             ChartKind::Timeline => "timeline",
+            ChartKind::Histogram => "histogram",
+            ChartKind::RunsCdf => "runs_cdf",
         }
     }
 

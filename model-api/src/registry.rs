@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
-use crate::model::{DefaultChart, Model, ModelError, RunContext, Valid};
+use crate::model::{DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
 use crate::timeline::{Lane, TimelineStyle};
 use crate::value::Value;
 
@@ -19,6 +19,8 @@ pub struct RunOutput {
     pub entities: Vec<(String, Vec<Cell>)>,
     /// Timeline lanes, when asked for.
     pub lanes: Vec<Lane>,
+    /// Per-request samples by distribution name, when asked for.
+    pub distributions: Vec<(&'static str, Vec<f64>)>,
 }
 
 /// A point's parameters, parsed and validated once; runs any number of replications.
@@ -45,6 +47,8 @@ pub trait ModelDef: Send + Sync {
     fn timeline(&self) -> Option<TimelineStyle>;
     /// Its tie-rule parameters.
     fn tie_rules(&self) -> &'static [&'static str];
+    /// The per-request samples it can give charts.
+    fn distributions(&self) -> &'static [Distribution];
     /// Types and validates values given in [`ModelDef::params`] order, once.
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError>;
 }
@@ -79,6 +83,7 @@ impl<M: Model> PreparedRun for Prepared<M> {
                 .map(|(name, row)| (name, row.cells()))
                 .collect(),
             lanes: output.lanes,
+            distributions: output.distributions,
         })
     }
 }
@@ -107,6 +112,9 @@ impl<M: Model> ModelDef for Registered<M> {
     }
     fn tie_rules(&self) -> &'static [&'static str] {
         self.0.tie_rules()
+    }
+    fn distributions(&self) -> &'static [Distribution] {
+        self.0.distributions()
     }
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
         let params = Valid::check(&*self.0, M::Params::from_values(values)?)?;

@@ -419,6 +419,7 @@ impl Sim {
             metrics,
             entities,
             lanes: Vec::new(),
+            distributions: Vec::new(),
         }
     }
 }

@@ -410,6 +410,7 @@ impl Sim {
             metrics,
             entities: self.rows,
             lanes: Vec::new(),
+            distributions: Vec::new(),
         }
     }
 }

@@ -706,6 +706,7 @@ impl Sim {
             metrics,
             entities,
             lanes,
+            distributions: Vec::new(),
         }
     }
 

@@ -350,6 +350,7 @@ impl Sim {
             metrics,
             entities,
             lanes: Vec::new(),
+            distributions: Vec::new(),
         }
     }
 }

@@ -303,6 +303,7 @@ impl Sim {
             metrics,
             entities,
             lanes: Vec::new(),
+            distributions: Vec::new(),
         }
     }
 }

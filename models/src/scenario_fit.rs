@@ -280,6 +280,7 @@ impl Model for ScenarioFit {
             },
             entities,
             lanes: Vec::new(),
+            distributions: Vec::new(),
         })
     }
 }

@@ -178,6 +178,7 @@ impl Model for SharedStoreRmw {
             metrics: sim.metrics(p),
             entities: Vec::new(),
             lanes: Vec::new(),
+            distributions: Vec::new(),
         })
     }
 }

@@ -7,7 +7,10 @@ use sim_core::{
 };
 
 use coordsim_model::{Millis, NoEntity, ParamError, positive_duration};
-use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{
+    ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
+    RunContext, Valid,
+};
 use sim_core::{Stations, Waiting};
 
 choice! {
@@ -157,6 +160,13 @@ impl Model for SingleWriterQueue {
         Ok(())
     }
 
+    fn distributions(&self) -> &'static [Distribution] {
+        &[Distribution {
+            name: WAIT_MS,
+            meaning: "each request's wait in the queue before its service starts",
+        }]
+    }
+
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
         let seed = ctx.seed();
         let mut sim = Sim::new(p, seed, ctx);
@@ -167,13 +177,22 @@ impl Model for SingleWriterQueue {
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
         }
         run(&mut queue, &mut sim)?;
+        let distributions = if ctx.wants_distributions() {
+            vec![(WAIT_MS, sim.waits.distribution_ms(MAX_DISTRIBUTION_POINTS))]
+        } else {
+            Vec::new()
+        };
         Ok(Output {
             metrics: sim.metrics(p),
             entities: Vec::new(),
             lanes: Vec::new(),
+            distributions,
         })
     }
 }
+
+/// The per-request waits, as charts name them.
+const WAIT_MS: &str = "wait_ms";
 
 #[derive(Debug, Clone, Copy)]
 enum Event {

@@ -116,12 +116,53 @@ impl Samples {
         let (_, value, _) = self.values.select_nth_unstable(rank - 1);
         Some(ns_to_ms(*value))
     }
+
+    /// The samples in milliseconds, ascending, for drawing their distribution: every one
+    /// when there are at most `max_points` (and they are exact), else `max_points` evenly
+    /// spaced order statistics (quantiles (k + ½) / `max_points`), which draw the same curve.
+    pub fn distribution_ms(&self, max_points: usize) -> Vec<f64> {
+        let n = self.count as usize;
+        if n == 0 || max_points == 0 {
+            return Vec::new();
+        }
+        if let Some(h) = &self.hist {
+            return (0..max_points)
+                .map(|k| {
+                    let q = (k as f64 + 0.5) / max_points as f64;
+                    ns_to_ms(h.value_at_quantile(q).min(self.max))
+                })
+                .collect();
+        }
+        let mut sorted = self.values.clone();
+        sorted.sort_unstable();
+        if n <= max_points {
+            return sorted.into_iter().map(ns_to_ms).collect();
+        }
+        (0..max_points)
+            .map(|k| {
+                let i = ((k as f64 + 0.5) / max_points as f64 * n as f64) as usize;
+                ns_to_ms(sorted[i.min(n - 1)])
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_distribution_is_every_sample_or_evenly_spaced_order_statistics() {
+        let mut s = Samples::new(Stats::Exact, 4);
+        for ms in [3u64, 1, 2, 4] {
+            s.record(ms * 1_000_000);
+        }
+        assert_eq!(s.distribution_ms(10), vec![1.0, 2.0, 3.0, 4.0]);
+        // Two points of four: quantiles 1/4 and 3/4 are samples at index 1 and 3.
+        assert_eq!(s.distribution_ms(2), vec![2.0, 4.0]);
+        assert!(Samples::default().distribution_ms(5).is_empty());
+    }
 
     proptest! {
         #[test]

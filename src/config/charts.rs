@@ -126,6 +126,9 @@ pub struct ChartSpec {
     pub filter: Vec<(usize, Value)>,
     /// Title, axis titles, ranges, legend, size.
     pub look: Look,
+    /// `y` names the model's per-request distributions (a `cdf` or `histogram` of each
+    /// point's samples), not metrics.
+    pub distribution: bool,
 }
 
 /// Where a chart's field was written: a place in the config, or a model's default chart.
@@ -440,7 +443,7 @@ impl Loader<'_> {
                 plan,
                 &kind_at,
                 format!(
-                    "{} records no timeline; valid kinds for it: line, bar, cdf",
+                    "{} records no timeline; valid kinds for it: line, bar, cdf, histogram, runs_cdf",
                     model.name()
                 ),
             ));
@@ -474,7 +477,13 @@ impl Loader<'_> {
                 }
                 x
             }
-            None if matches!(kind, ChartKind::Cdf | ChartKind::Timeline) => String::new(),
+            None if matches!(
+                kind,
+                ChartKind::Cdf | ChartKind::Timeline | ChartKind::Histogram | ChartKind::RunsCdf
+            ) =>
+            {
+                String::new()
+            }
             None => {
                 return Err(self.err_at(
                     plan,
@@ -485,6 +494,63 @@ impl Loader<'_> {
         };
         let on_entities = x == ENTITY_X;
         let mut y = Vec::new();
+        let distributions = model.distributions();
+        let is_distribution = |name: &str| distributions.iter().any(|d| d.name == name);
+        // A cdf of per-request samples or of a metric over runs: decided by its first y.
+        let distribution = match (&d.y, kind) {
+            (_, ChartKind::Histogram) => true,
+            (Some((items, _)), ChartKind::Cdf) => {
+                items.first().is_some_and(|(n, _)| is_distribution(n))
+            }
+            _ => false,
+        };
+        if distribution {
+            let Some((items, at)) = &d.y else {
+                return Err(self.err_at(
+                    plan,
+                    &d.at,
+                    "a histogram needs `y`: a distribution of the model",
+                ));
+            };
+            if items.is_empty() {
+                return Err(self.err_at(plan, at, "`y` is empty; name a distribution"));
+            }
+            for (name, at) in items {
+                if !is_distribution(name) {
+                    let valid: Vec<&str> = distributions.iter().map(|d| d.name).collect();
+                    return Err(self.err_at(
+                        plan,
+                        at,
+                        if valid.is_empty() {
+                            format!("{} gives no per-request samples to draw a {kind} of; `runs_cdf` draws a metric over runs", model.name())
+                        } else {
+                            format!("`{name}` is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", model.name(), valid.join(", "))
+                        },
+                    ));
+                }
+                y.push(name.clone());
+            }
+            if let Some((_, at)) = &d.mark_x {
+                return Err(self.err_at(
+                    plan,
+                    at,
+                    format!("a {kind} of samples takes no `mark_x`"),
+                ));
+            }
+            return Ok(ChartSpec {
+                name,
+                x,
+                y,
+                kind,
+                mark_x: None,
+                mark_y: d.mark_y,
+                y_expr: d.y_expr,
+                log_x: d.log_x,
+                filter: d.filter,
+                look: d.look,
+                distribution: true,
+            });
+        }
         match d.y {
             None if kind == ChartKind::Timeline => {}
             None => {
@@ -544,6 +610,7 @@ impl Loader<'_> {
             log_x: d.log_x,
             filter: d.filter,
             look: d.look,
+            distribution: false,
         })
     }
 }

@@ -175,6 +175,7 @@ impl Plan {
     pub fn value_text(&self, value: &Value) -> String {
         match value {
             Value::Str(t) => self.label(t).to_string(),
+            Value::Bool(b) => self.label(if *b { "true" } else { "false" }).to_string(),
             Value::Int(_) | Value::Float(_) => self.locale.number(&crate::export::markdown::round(
                 &crate::results::value_cell(value).to_string(),
             )),
@@ -187,6 +188,7 @@ impl Plan {
     pub fn setting_text(&self, key: &str, value: &Value) -> String {
         match value {
             Value::Str(t) if self.has_label(t) => self.label(t).to_string(),
+            Value::Bool(_) => format!("{}: {}", self.label(key), self.value_text(value)),
             Value::Str(_) => format!("{}: {}", self.label(key), self.value_text(value)),
             _ => format!("{} = {}", self.label(key), self.value_text(value)),
         }
@@ -645,6 +647,8 @@ fn is_known_word(plan: &Plan, name: &str) -> bool {
         }
     }
     Text::from_key(name).is_some()
+        || m.distributions().iter().any(|d| d.name == name)
+        || (matches!(name, "true" | "false") && m.params().iter().any(|p| p.kind == Kind::Bool))
         || m.timeline()
             .is_some_and(|t| t.span(name).is_some() || t.mark(name).is_some())
         || m.params()

@@ -42,7 +42,8 @@ const KEYS: &[&str] = &["columns", "entity", "digits"];
 /// The columns a table of run rows (`entity = false`) or entity rows may show.
 pub fn table_columns(plan: &Plan, entity: bool) -> Vec<&str> {
     let m = &*plan.model;
-    let mut names: Vec<&str> = plan.axes.iter().map(|a| a.key.as_str()).collect();
+    // Every parameter and var (a fixed one shows its value on every row).
+    let mut names: Vec<&str> = plan.key_names();
     names.extend(FIXED_COLUMNS.iter().filter(|c| entity || **c != "entity"));
     if entity {
         names.extend(m.entity_columns().iter().map(|c| c.name));

@@ -113,28 +113,72 @@ pub fn table(
         (true, None) => return Err(format!("{} has no entity rows", config.model.name())),
         (false, _) => &run.results.results,
     };
-    let ids: Vec<ColumnId> = columns
+    // A column of the file, or a parameter the config fixes (its value on every row).
+    let ids: Vec<Col> = columns
         .iter()
         .map(|c| {
-            source.schema.find(c).ok_or_else(|| {
-                format!(
-                    "`{c}` is not a column of {}; valid: {}",
-                    if view.entity {
-                        "entities.csv"
-                    } else {
-                        "results.csv"
-                    },
-                    default_columns(run, view.entity).join(", ")
-                )
-            })
+            if let Some(id) = source.schema.find(c) {
+                return Ok(Col::Id(id));
+            }
+            if let Some(i) = config.key_index(c) {
+                return Ok(Col::Param(i));
+            }
+            Err(format!(
+                "`{c}` is not a column of {} or a parameter; valid: {}",
+                if view.entity {
+                    "entities.csv"
+                } else {
+                    "results.csv"
+                },
+                default_columns(run, view.entity).join(", ")
+            ))
         })
         .collect::<Result<_, _>>()?;
+    // Each point's parameter values, for parameter columns only.
+    let mut values_at: std::collections::HashMap<usize, Vec<coordsim_model::Value>> =
+        std::collections::HashMap::new();
+    let mut cell_at = |row: &Row, col: &Col| -> Cell {
+        match col {
+            Col::Id(id) => row[*id].clone(),
+            Col::Param(i) => {
+                let point = source.point(row);
+                let values = values_at
+                    .entry(point)
+                    .or_insert_with(|| config.point_values(point));
+                crate::results::value_cell(&values[*i])
+            }
+        }
+    };
     let rows: Vec<&Row> = source.rows.iter().filter(|r| keep(source, r)).collect();
+    // Whole-number columns (counts, flags, count parameters) keep no decimals.
+    let whole = |name: &str| {
+        source.schema.find(name).is_some_and(|c| {
+            matches!(
+                source.schema.column(c).ty,
+                coordsim_model::ColumnType::Count | coordsim_model::ColumnType::Flag
+            )
+        }) || config
+            .key_index(name)
+            .and_then(|i| config.model.params().get(i))
+            .is_some_and(|p| p.kind == coordsim_model::Kind::Count)
+    };
+    let digits_of = |name: &str, x: f64| {
+        if whole(name) && x.fract() == 0.0 {
+            None
+        } else {
+            config.table.digits_of(name)
+        }
+    };
     let fmt = |name: &str, cell: &Cell| -> String {
         match cell {
             Cell::Text(t) => config.label(t).to_string(),
             Cell::Empty => String::new(),
-            _ => format_number(cell, config.table.digits_of(name), view.locale),
+            Cell::Count(_) | Cell::Flag(_) => format_number(cell, None, view.locale),
+            _ => format_number(
+                cell,
+                digits_of(name, number(cell).unwrap_or(0.5)),
+                view.locale,
+            ),
         }
     };
     // One line of cells per shown row, and whether each column holds text.
@@ -173,7 +217,7 @@ pub fn table(
                             };
                             match (stat("mean"), stat("ci95_hi")) {
                                 (Some(mean), hi) => {
-                                    let digits = config.table.digits_of(name);
+                                    let digits = digits_of(name, mean);
                                     let mean_text =
                                         format_number(&Cell::Float(mean), digits, view.locale);
                                     let half =
@@ -195,13 +239,13 @@ pub fn table(
                                 }
                                 (None, _) => {
                                     // A text metric: shown when every replication agrees.
-                                    let mut values = rows
+                                    let values: Vec<Cell> = rows
                                         .iter()
                                         .filter(|r| source.point(r) == p)
-                                        .map(|r| &r[*id]);
-                                    let first = values.next();
-                                    match first {
-                                        Some(c) if values.all(|v| v == c) => {
+                                        .map(|r| cell_at(r, id))
+                                        .collect();
+                                    match values.first() {
+                                        Some(c) if values.iter().all(|v| v == c) => {
                                             text_column[k] |= matches!(c, Cell::Text(_));
                                             fmt(name, c)
                                         }
@@ -222,10 +266,10 @@ pub fn table(
                     .zip(&ids)
                     .enumerate()
                     .map(|(k, (name, id))| {
-                        let cell = &row[*id];
+                        let cell = cell_at(row, id);
                         text_column[k] |=
-                            matches!(cell, Cell::Text(t) if t.parse::<f64>().is_err());
-                        fmt(name, cell)
+                            matches!(&cell, Cell::Text(t) if t.parse::<f64>().is_err());
+                        fmt(name, &cell)
                     })
                     .collect()
             })
@@ -244,6 +288,14 @@ pub fn table(
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
     Ok(out)
+}
+
+/// Where a table column's cells come from.
+enum Col {
+    /// A column of the rows' file.
+    Id(ColumnId),
+    /// A parameter (by index in a point's values).
+    Param(usize),
 }
 
 /// A number cell for readers: `digits` decimals when given, else rounded for reading, in

@@ -53,3 +53,53 @@ pub fn temp_path(path: &Path) -> std::path::PathBuf {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     path.with_file_name(format!(".{}.partial-{name}", std::process::id()))
 }
+
+/// The raw names a reader would see in this config's `table.md` and charts: columns,
+/// swept parameters and their text values, shown with no `[labels]` entry. A lesson in
+/// another language than the names (Turkish, say) labels every one; a test holds the
+/// shipped Turkish configs to that.
+pub fn unlabelled(config: &Config) -> Vec<String> {
+    let mut shown: Vec<String> = Vec::new();
+    let columns = config.table.columns.clone().unwrap_or_else(|| {
+        let mut c: Vec<String> = config.axes.iter().map(|a| a.key.clone()).collect();
+        if config.table.entity {
+            c.push("entity".into());
+            c.extend(
+                config
+                    .model
+                    .entity_columns()
+                    .iter()
+                    .map(|e| e.name.to_string()),
+            );
+        } else {
+            c.extend(config.model.metrics().iter().map(|m| m.name.to_string()));
+        }
+        c
+    });
+    shown.extend(columns);
+    for chart in &config.charts {
+        if !chart.x.is_empty() {
+            shown.push(chart.x.clone());
+        }
+        if chart.look.y_label.is_none() || chart.look.x_label.is_none() {
+            shown.extend(chart.y.iter().cloned());
+        }
+        shown.extend(chart.mark_x.iter().cloned());
+    }
+    // Swept parameters name titles and legends, with their text values.
+    for axis in &config.axes {
+        shown.push(axis.key.clone());
+        for v in &axis.values {
+            if let coordsim_model::Value::Str(s) = v {
+                shown.push(s.clone());
+            }
+        }
+    }
+    let mut missing: Vec<String> = shown
+        .into_iter()
+        .filter(|name| !config.has_label(name))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}

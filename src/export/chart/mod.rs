@@ -3,6 +3,7 @@
 
 mod bar;
 mod cdf;
+mod histogram;
 pub mod layout;
 mod line;
 mod timeline;
@@ -139,7 +140,8 @@ impl Prepared {
             Drawing::Data(data) => match data.kind {
                 ChartKind::Line => line::draw(area, data, s)?,
                 ChartKind::Bar => bar::draw(area, data, s)?,
-                ChartKind::Cdf => cdf::draw(area, data, s)?,
+                ChartKind::Cdf | ChartKind::RunsCdf => cdf::draw(area, data, s)?,
+                ChartKind::Histogram => histogram::draw(area, data, s)?,
                 ChartKind::Timeline => return Err("a timeline is drawn from lanes".into()),
             },
             Drawing::Timeline(t) => timeline::draw(area, t, s)?,
@@ -362,6 +364,9 @@ impl ChartData {
     /// Prepares a chart: one series per y metric and per combination of the swept parameters
     /// that x does not tell apart, each point the mean over replications.
     pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
+        if spec.distribution {
+            return ChartData::of_samples(run, spec);
+        }
         let config = run.config;
         let on_entities = spec.x == crate::config::ENTITY_X;
         // Entity charts read entities.csv; the rest results.csv. Only rows the `where` keeps.
@@ -620,7 +625,7 @@ impl ChartData {
                     config.label(&spec.x).to_string()
                 }
             }),
-            y_label: if spec.kind == ChartKind::Cdf {
+            y_label: if matches!(spec.kind, ChartKind::Cdf | ChartKind::RunsCdf) {
                 spec.look
                     .y_label
                     .clone()
@@ -647,6 +652,75 @@ impl ChartData {
             }),
             y_integer,
             x_integer: !spec.x.is_empty() && whole(&spec.x),
+            locale: config.locale,
+            interval_label: config.text(Text::IntervalLegend).to_string(),
+            look: spec.look.clone(),
+        }
+    }
+
+    /// A chart of per-request samples: one sample set per point the `where` keeps and per
+    /// distribution in `y`, each pooled over the point's replications.
+    fn of_samples(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
+        let config = run.config;
+        let points: Vec<usize> = (0..config.points)
+            .filter(|p| config.matches(*p, &spec.filter))
+            .collect();
+        let mut samples = Vec::new();
+        for y in &spec.y {
+            for &point in &points {
+                let values = run
+                    .results
+                    .distributions
+                    .iter()
+                    .find(|(p, n, _)| *p == point && n == y)
+                    .map_or_else(Vec::new, |(_, _, v)| v.clone());
+                let at = config.point_values(point);
+                let parts: Vec<String> = config
+                    .axes
+                    .iter()
+                    .map(|a| config.setting_text(&a.key, &at[a.param]))
+                    .collect();
+                let label = match (parts.is_empty() || points.len() == 1, spec.y.len() == 1) {
+                    (true, _) => config.label(y).to_string(),
+                    (false, true) => parts.join(", "),
+                    (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
+                };
+                samples.push((label, values));
+            }
+        }
+        let x_label = spec.look.x_label.clone().unwrap_or_else(|| {
+            spec.y
+                .iter()
+                .map(|y| config.label(y))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let y_text = if spec.kind == ChartKind::Histogram {
+            Text::SamplesCountAxis
+        } else {
+            Text::SamplesFractionAxis
+        };
+        ChartData {
+            title: spec
+                .look
+                .title
+                .clone()
+                .unwrap_or_else(|| config.title.clone()),
+            kind: spec.kind,
+            x_label,
+            y_label: spec
+                .look
+                .y_label
+                .clone()
+                .unwrap_or_else(|| config.text(y_text).to_string()),
+            series: Vec::new(),
+            marks: Vec::new(),
+            mark_y: None,
+            log_x: spec.log_x,
+            samples,
+            categories: None,
+            y_integer: spec.kind == ChartKind::Histogram,
+            x_integer: false,
             locale: config.locale,
             interval_label: config.text(Text::IntervalLegend).to_string(),
             look: spec.look.clone(),
