@@ -12,6 +12,14 @@ pub struct Verdict {
     pub pass: bool,
     /// The line `check` prints.
     pub line: String,
+    /// The config, as named on the command line.
+    pub config: String,
+    /// The claim's name.
+    pub claim: String,
+    /// The value the run gave (its worst evaluation).
+    pub actual: String,
+    /// What the claim expects there.
+    pub expected: String,
 }
 
 /// One matched row's values: what the claim reads and what it expects there.
@@ -135,7 +143,14 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
     if let (false, Some(reason)) = (pass, worst.reason) {
         line.push_str(&format!(": {reason}"));
     }
-    Verdict { pass, line }
+    Verdict {
+        pass,
+        line,
+        config: config.source.name.clone(),
+        claim: claim.name.clone(),
+        actual,
+        expected: format!("{relation}{test}"),
+    }
 }
 
 /// The row a point (and replication) stands for, by its swept parameters' values.

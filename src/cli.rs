@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::dashboard::Format;
+
 /// Deterministic discrete-event simulation of distributed-systems coordination patterns.
 #[derive(Debug, Parser)]
 #[command(name = "coordsim", version, about, propagate_version = true)]
@@ -26,6 +28,48 @@ pub enum Command {
     Merge(MergeArgs),
     /// List the models, or show one model's parameters and metrics.
     Models(ModelsArgs),
+    /// Checks or fills the numbers, tables and charts marked in lessons (Markdown).
+    #[command(subcommand)]
+    Lesson(LessonCommand),
+}
+
+/// `coordsim lesson …`.
+#[derive(Debug, Subcommand)]
+pub enum LessonCommand {
+    /// Runs the configs the lessons use and checks every marked region: exit 0 when all
+    /// match, 1 when a region drifted, 2 on bad input.
+    Check(LessonCheckArgs),
+    /// Rewrites every marked region from the run, in place.
+    Fill(LessonFillArgs),
+}
+
+/// Arguments of `lesson check`.
+#[derive(Debug, Args)]
+pub struct LessonCheckArgs {
+    /// Lesson files (Markdown).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    /// List the numbers in the prose that no region covers (warnings, exit 0), instead of
+    /// checking.
+    #[arg(long)]
+    pub lint: bool,
+    /// How to print the verdicts.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Threads (default: the number of cores); results never depend on it.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+}
+
+/// Arguments of `lesson fill`.
+#[derive(Debug, Args)]
+pub struct LessonFillArgs {
+    /// Lesson files (Markdown).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Threads (default: the number of cores); results never depend on it.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
 }
 
 /// Options shared by the commands that run configs.
@@ -69,6 +113,9 @@ pub struct CheckArgs {
     /// claims whose values change (the verdicts stay those of each config's own order).
     #[arg(long)]
     pub ties: bool,
+    /// How to print the verdicts.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: Common,
@@ -83,6 +130,12 @@ pub struct ReportArgs {
     /// Where the configs are (every *.toml below it, in path order).
     #[arg(long, default_value = "configs", value_name = "DIR")]
     pub configs: PathBuf,
+    /// Where the lessons are (every *.md below it is checked, when the folder exists).
+    #[arg(long, default_value = "lessons", value_name = "DIR")]
+    pub lessons: PathBuf,
+    /// How to print the verdicts.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// Print only the claim lines and the count, not the progress of each config.
     #[arg(long, short = 'q')]
     pub quiet: bool,

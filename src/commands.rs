@@ -8,9 +8,14 @@ use anyhow::{Context, bail};
 use coordsim_model::Registry;
 
 use crate::check::{self, Verdict};
-use crate::cli::{CheckArgs, Command, Common, MergeArgs, ReportArgs, RunArgs};
+use crate::cli::{
+    CheckArgs, Command, Common, LessonCheckArgs, LessonCommand, LessonFillArgs, MergeArgs,
+    ReportArgs, RunArgs,
+};
 use crate::config::Config;
+use crate::dashboard::{self, Format};
 use crate::export::{self, Run, csv::from_csv, write_atomic};
+use crate::lesson::{self, eval::Outcome};
 use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
 use crate::runner::{self, RunOptions};
 use crate::source::Source;
@@ -24,6 +29,8 @@ pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCod
         Command::Report(args) => report(args, registry),
         Command::Merge(args) => merge(args, registry),
         Command::Models(args) => crate::models_cmd::models(args, registry),
+        Command::Lesson(LessonCommand::Check(args)) => lesson_check(args, registry),
+        Command::Lesson(LessonCommand::Fill(args)) => lesson_fill(args, registry),
     }
 }
 
@@ -53,14 +60,24 @@ fn ensure_distinct_stems(configs: &[Config]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs one config and writes all its outputs into `dir`.
-fn run_and_write(config: &Config, options: &RunOptions, dir: &Path) -> anyhow::Result<Results> {
+/// Runs one config and writes all its outputs into `dir`; gives back the rows and, with
+/// replications, the summary.
+fn run_and_write(
+    config: &Config,
+    options: &RunOptions,
+    dir: &Path,
+) -> anyhow::Result<(Results, Option<Table>)> {
     let results = runner::run(config, options)?;
-    write_outputs(config, &results, options.seed.unwrap_or(config.seed), dir)?;
-    Ok(results)
+    let summary = write_outputs(config, &results, options.seed.unwrap_or(config.seed), dir)?;
+    Ok((results, summary))
 }
 
-fn write_outputs(config: &Config, results: &Results, seed: u64, dir: &Path) -> anyhow::Result<()> {
+fn write_outputs(
+    config: &Config,
+    results: &Results,
+    seed: u64,
+    dir: &Path,
+) -> anyhow::Result<Option<Table>> {
     config.check_value_labels(results)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let summary = (config.replications > 1).then(|| summary::summarize(config, results));
@@ -73,7 +90,7 @@ fn write_outputs(config: &Config, results: &Results, seed: u64, dir: &Path) -> a
     for exporter in export::all() {
         exporter.export(&run, dir)?;
     }
-    Ok(())
+    Ok(summary)
 }
 
 fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
@@ -89,7 +106,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     for config in &configs {
         let dir = args.out.join(&config.stem);
-        let results = run_and_write(config, &options, &dir)?;
+        let (results, _) = run_and_write(config, &options, &dir)?;
         if let Some((k, n)) = args.shard {
             // What `merge` needs to redraw the whole: the config and how this part was cut.
             write_atomic(&dir.join(SHARD_CONFIG), config.source.text.as_bytes())?;
@@ -120,20 +137,85 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints verdict lines and the closing count; exit 0 when all passed, else 1.
-fn print_verdicts(verdicts: &[Verdict]) -> anyhow::Result<ExitCode> {
+/// Prints the verdicts of claims and lesson regions in `format`, then (text) the closing
+/// count of both; exit 0 when all passed, else 1.
+fn finish(
+    format: Format,
+    verdicts: &[Verdict],
+    regions: &[(String, Vec<Outcome>)],
+) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    for v in verdicts {
-        writeln!(stdout, "{}", v.line)?;
+    let mut cases: Vec<dashboard::Case> = verdicts.iter().map(dashboard::claim_case).collect();
+    cases.extend(lesson::cases(regions));
+    match format {
+        Format::Text => {
+            for v in verdicts {
+                writeln!(stdout, "{}", v.line)?;
+            }
+            lesson::print_text(&mut stdout, regions)?;
+            let passed = cases.iter().filter(|c| c.pass).count();
+            writeln!(stdout, "{passed} passed, {} failed", cases.len() - passed)?;
+        }
+        Format::Junit => write!(stdout, "{}", dashboard::junit(&cases))?,
+        Format::Json => write!(stdout, "{}", dashboard::json(&cases))?,
     }
-    let passed = verdicts.iter().filter(|v| v.pass).count();
-    let failed = verdicts.len() - passed;
-    writeln!(stdout, "{passed} passed, {failed} failed")?;
-    Ok(if failed == 0 {
+    Ok(if cases.iter().all(|c| c.pass) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    if args.lint {
+        let mut stdout = std::io::stdout().lock();
+        let mut total = 0;
+        for file in &args.files {
+            let l = lesson::read(file)?;
+            for w in lesson::lint::lint(&l) {
+                total += 1;
+                writeln!(
+                    stdout,
+                    "{file}:{}:{}: warning: `{}` is in no region (mark it, or allow it with <!-- coordsim allow {} -->)",
+                    w.pos.line, w.pos.col, w.number, w.number
+                )?;
+            }
+        }
+        writeln!(stdout, "{total} unchecked number(s)")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let jobs = args.jobs.map_or_else(
+        || {
+            jobs(&Common {
+                jobs: None,
+                seed: None,
+            })
+        },
+        |j| j as usize,
+    );
+    let session = lesson::Session::open(&args.files, registry, jobs, &mut Vec::new())?;
+    let outcomes = session.evaluate()?;
+    finish(args.format, &[], &outcomes)
+}
+
+fn lesson_fill(args: LessonFillArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    let jobs = args.jobs.map_or_else(
+        || {
+            jobs(&Common {
+                jobs: None,
+                seed: None,
+            })
+        },
+        |j| j as usize,
+    );
+    let session = lesson::Session::open(&args.files, registry, jobs, &mut Vec::new())?;
+    let said = lesson::fill(&session)?;
+    let mut stdout = std::io::stdout().lock();
+    for line in &said {
+        writeln!(stdout, "{line}")?;
+    }
+    writeln!(stdout, "{} region(s) changed", said.len())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
@@ -159,11 +241,16 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         config.check_value_labels(&results)?;
         verdicts.extend(check::evaluate(config, &results)?);
     }
-    print_verdicts(&verdicts)
+    finish(args.format, &verdicts, &[])
 }
 
 /// Every `*.toml` below `dir`, in path order.
 pub fn find_configs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    find_files(dir, "toml")
+}
+
+/// Every file with extension `ext` below `dir`, in path order.
+pub fn find_files(dir: &Path, ext: &str) -> anyhow::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -173,7 +260,7 @@ pub fn find_configs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             let path = entry?.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "toml") {
+            } else if path.extension().is_some_and(|e| e == ext) {
                 found.push(path);
             }
         }
@@ -201,10 +288,11 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut index = String::from(
         "# coordsim reports\n\nGenerated by `coordsim report` from `configs/`; do not edit by hand.\n\n| config | model | rows | claims |\n|---|---|---:|---:|\n",
     );
-    for config in &configs {
+    let mut runs: Vec<(PathBuf, lesson::eval::Loaded)> = Vec::new();
+    for config in configs {
         let dir = args.out.join(&config.stem);
-        let results = run_and_write(config, &options, &dir)?;
-        let these = check::evaluate(config, &results)?;
+        let (results, summary) = run_and_write(&config, &options, &dir)?;
+        let these = check::evaluate(&config, &results)?;
         let passed = these.iter().filter(|v| v.pass).count();
         index.push_str(&format!(
             "| [{}]({}/table.md) | `{}` | {} | {passed}/{} |\n",
@@ -224,9 +312,38 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             );
         }
         verdicts.extend(these);
+        // Kept for the lessons, which use these configs: each runs once.
+        if let Ok(path) = std::fs::canonicalize(&config.source.name) {
+            runs.push((
+                path,
+                lesson::eval::Loaded {
+                    config,
+                    results,
+                    summary,
+                },
+            ));
+        }
+    }
+    // Every lesson under lessons/, checked against the same runs.
+    let mut regions = Vec::new();
+    if args.lessons.is_dir() && options.seed.is_none() {
+        let files: Vec<String> = find_files(&args.lessons, "md")?
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        if !files.is_empty() {
+            let session = lesson::Session::open(&files, registry, options.jobs, &mut runs)?;
+            regions = session.evaluate()?;
+            let counted: usize = regions.iter().map(|(_, o)| o.len()).sum();
+            index.push_str(&format!(
+                "\nLessons: {} file(s) under `{}`, {counted} marked region(s) checked.\n",
+                files.len(),
+                args.lessons.display()
+            ));
+        }
     }
     write_atomic(&args.out.join("README.md"), index.as_bytes())?;
-    print_verdicts(&verdicts)
+    finish(args.format, &verdicts, &regions)
 }
 
 /// The config a shard ran, kept beside its outputs for `merge`.

@@ -571,6 +571,16 @@ impl ChartData {
                 });
             }
         }
+        // A fixed y range leaves out what lies beyond it (plotters would draw it flat along
+        // the edge, a line that is not there).
+        if spec.look.y_min.is_some() || spec.look.y_max.is_some() {
+            let lo = spec.look.y_min.unwrap_or(f64::NEG_INFINITY);
+            let hi = spec.look.y_max.unwrap_or(f64::INFINITY);
+            for s in &mut series {
+                s.points.retain(|p| p.1 >= lo && p.1 <= hi);
+                s.intervals.retain(|i| i.1 >= lo && i.2 <= hi);
+            }
+        }
         let fmt = |v: f64| config.locale.number(&round(&v.to_string()));
         let mut marks = Vec::new();
         if let Some(mark) = &spec.mark_x {

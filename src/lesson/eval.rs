@@ -1,0 +1,641 @@
+//! Comparing a lesson's regions with the runs of its configs, and what `fill` writes.
+
+use std::path::{Path, PathBuf};
+
+use coordsim_model::{Cell, Value};
+
+use super::parse::{Arg, Kind, Lesson, LessonError, Pos, Region};
+use crate::config::Config;
+use crate::export::Run;
+use crate::export::markdown::{self, TableView};
+use crate::locale::Locale;
+use crate::results::{Results, Row, Table};
+
+/// A config and its run, shared by every region that uses it.
+pub struct Loaded {
+    /// The config.
+    pub config: Config,
+    /// Its rows.
+    pub results: Results,
+    /// With replications, per-point statistics.
+    pub summary: Option<Table>,
+}
+
+impl Loaded {
+    fn run(&self) -> Run<'_> {
+        Run {
+            config: &self.config,
+            results: &self.results,
+            summary: self.summary.as_ref(),
+            seed: self.config.seed,
+        }
+    }
+}
+
+/// What a region's check found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Where the region's content starts.
+    pub pos: Pos,
+    /// The region as a test name: `store.lost_pct form=assign`.
+    pub name: String,
+    /// Whether the text matches the run.
+    pub pass: bool,
+    /// The text as written (a table: its lines; a chart: the image path).
+    pub written: String,
+    /// What the run gives, in the same form.
+    pub run: String,
+    /// The allowed difference, for a number (`± 0.05`).
+    pub precision: Option<String>,
+    /// A unified diff, for a drifted table.
+    pub diff: Option<String>,
+    /// What `fill` puts in the region's place (`None`: a chart, whose file is written).
+    pub replacement: Option<String>,
+    /// A chart: the image file and the bytes the run renders.
+    pub image: Option<(PathBuf, Vec<u8>)>,
+}
+
+fn error(pos: Pos, message: impl Into<String>) -> LessonError {
+    LessonError {
+        pos,
+        message: message.into(),
+    }
+}
+
+/// Filters and options of a region, checked against its config.
+#[derive(Default)]
+struct Selection {
+    params: Vec<(usize, Value)>,
+    entity: Option<String>,
+    replication: Option<u64>,
+    stat: Option<Stat>,
+    digits: Option<usize>,
+    columns: Option<Vec<String>>,
+    entity_table: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stat {
+    Mean,
+    Min,
+    Max,
+}
+
+/// A filter value as a parameter value: numbers compare numerically, the rest as text.
+fn value_of(text: &str) -> Value {
+    if let Ok(i) = text.parse::<i64>() {
+        Value::Int(i)
+    } else if let Ok(x) = text.parse::<f64>() {
+        Value::Float(x)
+    } else if text == "true" || text == "false" {
+        Value::Bool(text == "true")
+    } else {
+        Value::Str(text.to_string())
+    }
+}
+
+fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, LessonError> {
+    let mut s = Selection::default();
+    for arg in args {
+        let value = || {
+            arg.value.clone().ok_or_else(|| {
+                error(
+                    arg.pos,
+                    format!("`{}` needs a value: `{}=…`", arg.key, arg.key),
+                )
+            })
+        };
+        match arg.key.as_str() {
+            "entity" if table && arg.value.is_none() => s.entity_table = true,
+            "entity" => s.entity = Some(value()?),
+            "replication" => {
+                let v = value()?;
+                let r: u64 = v.parse().map_err(|_| {
+                    error(arg.pos, format!("`replication={v}` is not a whole number"))
+                })?;
+                if r >= config.replications {
+                    return Err(error(
+                        arg.pos,
+                        format!(
+                            "`replication={r}`: the config runs replications 0 to {}",
+                            config.replications - 1
+                        ),
+                    ));
+                }
+                s.replication = Some(r);
+            }
+            "stat" => {
+                let v = value()?;
+                s.stat = Some(match v.as_str() {
+                    "mean" => Stat::Mean,
+                    "min" => Stat::Min,
+                    "max" => Stat::Max,
+                    _ => {
+                        return Err(error(
+                            arg.pos,
+                            format!("unknown `stat={v}`; valid: mean, min, max"),
+                        ));
+                    }
+                });
+            }
+            "digits" if !table => {
+                let v = value()?;
+                let d: usize = v.parse().ok().filter(|d| *d <= 12).ok_or_else(|| {
+                    error(
+                        arg.pos,
+                        format!("`digits={v}`: a number of decimals, 0 to 12"),
+                    )
+                })?;
+                s.digits = Some(d);
+            }
+            "columns" if table => {
+                s.columns = Some(value()?.split(',').map(|c| c.trim().to_string()).collect());
+            }
+            key => match config.key_index(key) {
+                Some(i) => s.params.push((i, value_of(&value()?))),
+                None => {
+                    let mut valid: Vec<&str> = config.key_names();
+                    valid.extend(["entity", "replication"]);
+                    valid.extend(if table {
+                        ["columns", "entity"].as_slice()
+                    } else {
+                        ["stat", "digits"].as_slice()
+                    });
+                    return Err(error(
+                        arg.pos,
+                        format!("unknown filter `{key}`; valid: {}", valid.join(", ")),
+                    ));
+                }
+            },
+        }
+    }
+    if !s.params.is_empty() && !(0..config.points).any(|p| config.matches(p, &s.params)) {
+        return Err(error(
+            args[0].pos,
+            "the filters match no point of the config's sweep",
+        ));
+    }
+    Ok(s)
+}
+
+impl Selection {
+    /// Whether a row of `table` (results or entity rows) is selected.
+    fn keeps(&self, config: &Config, points: &[bool], table: &Table, row: &Row) -> bool {
+        let point = table.point(row);
+        if !points.get(point).copied().unwrap_or(false) {
+            return false;
+        }
+        if self
+            .replication
+            .is_some_and(|r| table.replication(row) != r)
+        {
+            return false;
+        }
+        // An entity by its name or by its label.
+        if let Some(e) = &self.entity {
+            let name = table.column("entity").map(|c| &row[c]);
+            if !matches!(name, Some(Cell::Text(t)) if t == e || config.label(t) == e) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn points(&self, config: &Config) -> Vec<bool> {
+        (0..config.points)
+            .map(|p| config.matches(p, &self.params))
+            .collect()
+    }
+}
+
+/// The number in a region's text: (prefix, the number as written, suffix).
+pub fn split_number(text: &str, locale: Locale) -> Option<(&str, &str, &str)> {
+    let marks = [locale.decimal_mark(), locale.group_mark()];
+    let bytes: Vec<(usize, char)> = text.char_indices().collect();
+    let start = bytes.iter().position(|(i, c)| {
+        c.is_ascii_digit()
+            || ((*c == '-' || *c == '−')
+                && text[i + c.len_utf8()..].starts_with(|d: char| d.is_ascii_digit()))
+    })?;
+    let mut end = start + 1;
+    while end < bytes.len() && (bytes[end].1.is_ascii_digit() || marks.contains(&bytes[end].1)) {
+        end += 1;
+    }
+    // A mark at the end is punctuation, not part of the number.
+    while end > start + 1 && marks.contains(&bytes[end - 1].1) {
+        end -= 1;
+    }
+    let (a, b) = (bytes[start].0, bytes.get(end).map_or(text.len(), |x| x.0));
+    Some((&text[..a], &text[a..b], &text[b..]))
+}
+
+/// Whether a run value matches a number written with `decimals` decimals: within half a
+/// unit of the last written digit (`206,5` holds 206.45 … 206.55), with room for the float
+/// error of the run's own arithmetic.
+pub fn within_precision(run: f64, written: f64, decimals: usize) -> bool {
+    let half = 0.5 * 10f64.powi(-(decimals as i32));
+    (run - written).abs() <= half + 1e-9 * run.abs().max(1.0)
+}
+
+/// A number for the lesson: `decimals` decimals in the locale.
+pub fn write_number(x: f64, decimals: usize, locale: Locale) -> String {
+    let s = format!("{x:.decimals$}");
+    let s = if s
+        .trim_start_matches('-')
+        .bytes()
+        .all(|b| b == b'0' || b == b'.')
+    {
+        s.trim_start_matches('-').to_string()
+    } else {
+        s
+    };
+    locale.number(&s)
+}
+
+/// Checks every region of `lesson` (`file` as the user named it) against the runs.
+pub fn evaluate<'a>(
+    lesson: &Lesson,
+    file: &Path,
+    loaded: &dyn Fn(&str) -> Option<&'a Loaded>,
+) -> Result<Vec<Outcome>, LessonError> {
+    let mut out = Vec::new();
+    for region in &lesson.regions {
+        let Some(l) = loaded(&region.config) else {
+            return Err(error(
+                region.marker,
+                format!("unknown config `{}`", region.config),
+            ));
+        };
+        out.push(match &region.kind {
+            Kind::Value { column } => value(lesson, region, column, l)?,
+            Kind::Table => table(lesson, region, l)?,
+            Kind::Chart { chart } => chart_block(lesson, file, region, chart, l)?,
+        });
+    }
+    Ok(out)
+}
+
+fn region_name(region: &Region) -> String {
+    let mut name = match &region.kind {
+        Kind::Value { column } => format!("{}.{column}", region.config),
+        Kind::Table => format!("table {}", region.config),
+        Kind::Chart { chart } => format!("chart {} {chart}", region.config),
+    };
+    for a in &region.args {
+        match &a.value {
+            Some(v) if v.contains(' ') => name.push_str(&format!(" {}=\"{v}\"", a.key)),
+            Some(v) => name.push_str(&format!(" {}={v}", a.key)),
+            None => name.push_str(&format!(" {}", a.key)),
+        }
+    }
+    name
+}
+
+fn value(
+    lesson: &Lesson,
+    region: &Region,
+    column: &str,
+    l: &Loaded,
+) -> Result<Outcome, LessonError> {
+    let config = &l.config;
+    let sel = select(config, &region.args, false)?;
+    let on_entities = sel.entity.is_some();
+    let source = if on_entities {
+        l.results.entities.as_ref().ok_or_else(|| {
+            error(
+                region.marker,
+                format!("{} has no entity rows", config.model.name()),
+            )
+        })?
+    } else {
+        &l.results.results
+    };
+    // The column: an entity column (with entity=), a metric, or a parameter.
+    let col = source.column(column).filter(|_| {
+        if on_entities {
+            config
+                .model
+                .entity_columns()
+                .iter()
+                .any(|c| c.name == column)
+        } else {
+            config.model.metrics().iter().any(|c| c.name == column)
+        }
+    });
+    let param = config.key_index(column);
+    if col.is_none() && param.is_none() {
+        let valid: Vec<&str> = if on_entities {
+            config
+                .model
+                .entity_columns()
+                .iter()
+                .map(|c| c.name)
+                .collect()
+        } else {
+            config
+                .model
+                .metrics()
+                .iter()
+                .map(|c| c.name)
+                .chain(config.key_names())
+                .collect()
+        };
+        return Err(error(
+            region.marker,
+            format!(
+                "unknown {} `{column}` of {}; valid: {}",
+                if on_entities {
+                    "entity column"
+                } else {
+                    "metric or parameter"
+                },
+                config.model.name(),
+                valid.join(", ")
+            ),
+        ));
+    }
+    let points = sel.points(config);
+    let rows: Vec<&Row> = source
+        .rows
+        .iter()
+        .filter(|r| sel.keeps(config, &points, source, r))
+        .collect();
+    let cells: Vec<Cell> = rows
+        .iter()
+        .map(|r| match col {
+            Some(c) => r[c].clone(),
+            None => crate::results::value_cell(
+                &config.point_values(source.point(r))[param.unwrap_or(0)],
+            ),
+        })
+        .collect();
+    if cells.is_empty() {
+        return Err(error(
+            region.marker,
+            match &sel.entity {
+                Some(e) => format!("no row of entity `{e}` matches the filters"),
+                None => "the filters select no row".into(),
+            },
+        ));
+    }
+    if cells.len() > 1 && sel.stat.is_none() {
+        return Err(error(
+            region.marker,
+            format!(
+                "the filters select {} rows (points or replications); narrow them, or add stat=mean, stat=min or stat=max",
+                cells.len()
+            ),
+        ));
+    }
+    let written_text = &lesson.text[region.content.clone()];
+    let name = region_name(region);
+    let numbers: Option<Vec<f64>> = cells.iter().map(|c| c.as_f64()).collect();
+    let Some(numbers) = numbers.filter(|_| !cells.iter().any(|c| matches!(c, Cell::Text(_))))
+    else {
+        // A text value compares exactly (as the run writes it, or its label).
+        if sel.stat.is_some() {
+            return Err(error(region.marker, format!("`{column}` is text: no stat")));
+        }
+        let raw = cells[0].to_string();
+        let shown = config.label(&raw).to_string();
+        let pass = written_text.trim() == shown || written_text.trim() == raw;
+        return Ok(Outcome {
+            pos: region.at,
+            name,
+            pass,
+            written: written_text.to_string(),
+            run: shown.clone(),
+            precision: None,
+            diff: None,
+            replacement: Some(if pass {
+                written_text.to_string()
+            } else {
+                shown
+            }),
+            image: None,
+        });
+    };
+    let run = match sel.stat {
+        None | Some(Stat::Mean) => numbers.iter().sum::<f64>() / numbers.len() as f64,
+        Some(Stat::Min) => numbers.iter().copied().fold(f64::INFINITY, f64::min),
+        Some(Stat::Max) => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    };
+    let locale = lesson.locale;
+    let Some((prefix, number, suffix)) = split_number(written_text, locale) else {
+        return Err(error(
+            region.at,
+            format!(
+                "`{}` holds no number; write the run's value ({}) in the file's locale",
+                written_text,
+                write_number(run, 2, locale)
+            ),
+        ));
+    };
+    let Some((written, decimals)) = locale.parse_number(number) else {
+        return Err(error(
+            region.at,
+            format!(
+                "`{number}` is not a number in locale `{}` ({})",
+                locale.name(),
+                match locale {
+                    Locale::Tr => "decimal comma, `.` groups thousands in threes: 1.234,5",
+                    Locale::En => "decimal point, `,` groups thousands in threes: 1,234.5",
+                }
+            ),
+        ));
+    };
+    let pass = within_precision(run, written, decimals);
+    let fill_decimals = sel.digits.unwrap_or(decimals);
+    let replacement = if pass && sel.digits.is_none_or(|d| d == decimals) {
+        written_text.to_string()
+    } else {
+        format!(
+            "{prefix}{}{suffix}",
+            write_number(run, fill_decimals, locale)
+        )
+    };
+    Ok(Outcome {
+        pos: region.at,
+        name,
+        pass,
+        written: number.to_string(),
+        run: crate::export::markdown::round(&run.to_string()),
+        precision: Some(format!("± {}", 0.5 * 10f64.powi(-(decimals as i32)))),
+        diff: None,
+        replacement: Some(replacement),
+        image: None,
+    })
+}
+
+/// A text's lines with their ends trimmed, trailing blank lines dropped.
+fn normalized(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, LessonError> {
+    let config = &l.config;
+    let sel = select(config, &region.args, true)?;
+    if sel.entity_table && l.results.entities.is_none() {
+        return Err(error(
+            region.marker,
+            format!("{} has no entity rows", config.model.name()),
+        ));
+    }
+    let view = TableView {
+        columns: sel.columns.clone(),
+        entity: sel.entity_table || sel.entity.is_some(),
+        locale: lesson.locale,
+    };
+    let points = sel.points(config);
+    let run = l.run();
+    let rendered = markdown::table(&run, &view, &|t, r| sel.keeps(config, &points, t, r))
+        .map_err(|m| error(region.marker, m))?;
+    if rendered.lines().count() <= 2 {
+        return Err(error(region.marker, "the filters select no row"));
+    }
+    let written = &lesson.text[region.content.clone()];
+    let pass = normalized(written) == normalized(&rendered);
+    let diff = (!pass).then(|| {
+        similar::TextDiff::from_lines(
+            &format!("{}\n", normalized(written)),
+            &format!("{}\n", normalized(&rendered)),
+        )
+        .unified_diff()
+        .context_radius(2)
+        .header("written", "run")
+        .to_string()
+    });
+    Ok(Outcome {
+        pos: region.at,
+        name: region_name(region),
+        pass,
+        written: written.to_string(),
+        run: rendered.clone(),
+        precision: None,
+        diff,
+        replacement: Some(if pass { written.to_string() } else { rendered }),
+        image: None,
+    })
+}
+
+fn chart_block(
+    lesson: &Lesson,
+    file: &Path,
+    region: &Region,
+    chart: &str,
+    l: &Loaded,
+) -> Result<Outcome, LessonError> {
+    let content = &lesson.text[region.content.clone()];
+    // The image: `![alt](path)`.
+    let path = content
+        .find("](")
+        .and_then(|i| {
+            content[i + 2..]
+                .find(')')
+                .map(|j| &content[i + 2..i + 2 + j])
+        })
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| {
+            error(
+                region.at,
+                "a chart block holds an image: `![text](path.svg)` or `.png`",
+            )
+        })?;
+    let ext = Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    if ext != "svg" && ext != "png" {
+        return Err(error(
+            region.at,
+            format!("`{path}`: the image is an .svg or a .png"),
+        ));
+    }
+    let run = l.run();
+    let charts = crate::export::chart::prepare(&run);
+    let Some(prepared) = charts.iter().find(|c| c.name == chart) else {
+        let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
+        return Err(error(
+            region.marker,
+            format!(
+                "`{}` draws no chart `{chart}`; its charts: {}",
+                region.config,
+                names.join(", ")
+            ),
+        ));
+    };
+    let target = file.parent().unwrap_or(Path::new(".")).join(path);
+    let bytes = if ext == "svg" {
+        prepared
+            .svg()
+            .map_err(|e| error(region.marker, e.to_string()))?
+            .0
+            .into_bytes()
+    } else {
+        let tmp = std::env::temp_dir().join(format!(
+            "coordsim-lesson-{}-{chart}.png",
+            std::process::id()
+        ));
+        prepared
+            .png(&tmp)
+            .map_err(|e| error(region.marker, e.to_string()))?;
+        let bytes = std::fs::read(&tmp).map_err(|e| error(region.marker, e.to_string()))?;
+        let _ = std::fs::remove_file(&tmp);
+        bytes
+    };
+    let on_disk = std::fs::read(&target).ok();
+    let pass = on_disk.as_deref() == Some(bytes.as_slice());
+    Ok(Outcome {
+        pos: region.at,
+        name: region_name(region),
+        pass,
+        written: path.to_string(),
+        run: match on_disk {
+            None => format!("{path} is missing"),
+            Some(_) if pass => path.to_string(),
+            Some(_) => format!("{path} differs from the chart the run draws"),
+        },
+        precision: None,
+        diff: None,
+        replacement: None,
+        image: Some((target, bytes)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_written_digits_set_the_precision() {
+        // 206,5 holds 206.45 … 206.55 (half a unit of the last digit), not 206.56.
+        assert!(within_precision(206.55, 206.5, 1));
+        assert!(within_precision(206.45, 206.5, 1));
+        assert!(!within_precision(206.56, 206.5, 1));
+        assert!(!within_precision(206.44, 206.5, 1));
+        // 45 holds 44.5 … 45.5.
+        assert!(within_precision(45.5, 45.0, 0));
+        assert!(!within_precision(45.51, 45.0, 0));
+    }
+
+    #[test]
+    fn numbers_are_found_with_their_unit_and_percent_sign() {
+        assert_eq!(split_number("%88,8", Locale::Tr), Some(("%", "88,8", "")));
+        assert_eq!(
+            split_number("206,5 ms", Locale::Tr),
+            Some(("", "206,5", " ms"))
+        );
+        assert_eq!(split_number("88.8%", Locale::En), Some(("", "88.8", "%")));
+        assert_eq!(split_number("-3 tur", Locale::Tr), Some(("", "-3", " tur")));
+        assert_eq!(split_number("45.", Locale::En), Some(("", "45", ".")));
+        assert_eq!(split_number("yok", Locale::Tr), None);
+        assert_eq!(write_number(206.55, 1, Locale::Tr), "206,6");
+        assert_eq!(write_number(-0.01, 1, Locale::En), "0.0");
+        assert_eq!(write_number(12345.0, 0, Locale::Tr), "12.345");
+    }
+}

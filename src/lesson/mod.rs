@@ -1,0 +1,299 @@
+//! Lessons tied to their runs: `coordsim lesson check` and `coordsim lesson fill`.
+//!
+//! A lesson is Markdown whose numbers, tables and charts that come from a simulation are
+//! marked with HTML comments naming a config and a column (see `docs/lessons.md`). `check`
+//! runs each config once (configs in parallel, output in file order) and compares every
+//! marked region with the run, at the precision the author wrote; `fill` rewrites the
+//! regions from the run; `--lint` lists the numbers no region covers.
+
+pub mod eval;
+pub mod lint;
+pub mod parse;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use coordsim_model::Registry;
+use rayon::prelude::*;
+
+use crate::config::Config;
+use crate::dashboard::Case;
+use crate::runner::{self, RunOptions};
+use eval::{Loaded, Outcome};
+use parse::{Lesson, LessonError};
+
+/// Most bytes of one lesson file.
+pub const MAX_LESSON_BYTES: u64 = 8 * 1024 * 1024;
+
+/// A lesson's error as `FILE:LINE:COL: message` (printed after `error: `).
+pub fn positioned(file: &str, e: &LessonError) -> anyhow::Error {
+    anyhow::anyhow!("{file}:{}:{}: {}", e.pos.line, e.pos.col, e.message)
+}
+
+/// Lessons read, their configs loaded and run once each.
+pub struct Session {
+    /// Each file as named, and its lesson.
+    pub lessons: Vec<(String, Lesson)>,
+    /// Each config run, by canonical path.
+    pub runs: Vec<(PathBuf, Loaded)>,
+    /// For each lesson, its `use` names and the index of their run.
+    uses: Vec<HashMap<String, usize>>,
+}
+
+/// Reads one lesson.
+pub fn read(file: &str) -> anyhow::Result<Lesson> {
+    let size = std::fs::metadata(file)
+        .with_context(|| format!("cannot read lesson {file}"))?
+        .len();
+    if size > MAX_LESSON_BYTES {
+        anyhow::bail!(
+            "{file} has {size} bytes, more than the limit of {MAX_LESSON_BYTES} for a lesson"
+        );
+    }
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read lesson {file}"))?;
+    parse::parse(&text).map_err(|e| positioned(file, &e))
+}
+
+impl Session {
+    /// Reads the lessons and runs every config they use once; `done` holds runs made
+    /// already (by `report`), by canonical path.
+    pub fn open(
+        files: &[String],
+        registry: &Registry,
+        jobs: usize,
+        done: &mut Vec<(PathBuf, Loaded)>,
+    ) -> anyhow::Result<Session> {
+        let mut lessons = Vec::new();
+        for f in files {
+            lessons.push((f.clone(), read(f)?));
+        }
+        // Every config once, by canonical path; errors at the `use`.
+        let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+        let mut uses = Vec::new();
+        for (file, lesson) in &lessons {
+            let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+            let mut map = HashMap::new();
+            for u in &lesson.uses {
+                let path = dir.join(&u.path);
+                let canonical = std::fs::canonicalize(&path).map_err(|e| {
+                    positioned(
+                        file,
+                        &LessonError {
+                            pos: u.pos,
+                            message: format!("cannot read config {}: {e}", path.display()),
+                        },
+                    )
+                })?;
+                let index = match wanted.iter().position(|(c, _)| *c == canonical) {
+                    Some(i) => i,
+                    None => {
+                        wanted.push((canonical, path.display().to_string()));
+                        wanted.len() - 1
+                    }
+                };
+                map.insert(u.name.clone(), index);
+            }
+            uses.push(map);
+        }
+        let configs: Vec<(PathBuf, Config)> = wanted
+            .iter()
+            .filter(|(c, _)| !done.iter().any(|(d, _)| d == c))
+            .map(|(c, name)| Ok((c.clone(), Config::load(name, registry)?)))
+            .collect::<anyhow::Result<_>>()?;
+        // Configs in parallel, each with its share of the threads: the results never
+        // depend on how many.
+        let share = (jobs / configs.len().max(1)).max(1);
+        let options = RunOptions {
+            jobs: share,
+            seed: None,
+            shard: None,
+            progress: false,
+            ties: sim_core::Ties::Fifo,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build()?;
+        let ran: Vec<anyhow::Result<(PathBuf, Loaded)>> = pool.install(|| {
+            configs
+                .into_par_iter()
+                .map(|(path, config)| {
+                    let results = runner::run(&config, &options)?;
+                    config.check_value_labels(&results)?;
+                    let summary = (config.replications > 1)
+                        .then(|| crate::summary::summarize(&config, &results));
+                    Ok((
+                        path,
+                        Loaded {
+                            config,
+                            results,
+                            summary,
+                        },
+                    ))
+                })
+                .collect()
+        });
+        for r in ran {
+            done.push(r?);
+        }
+        let runs = std::mem::take(done);
+        let mut session = Session {
+            lessons,
+            runs,
+            uses: Vec::new(),
+        };
+        // Map each lesson's names to their runs.
+        session.uses = uses
+            .into_iter()
+            .map(|map| {
+                map.into_iter()
+                    .filter_map(|(name, i)| {
+                        let path = &wanted[i].0;
+                        session
+                            .runs
+                            .iter()
+                            .position(|(p, _)| p == path)
+                            .map(|j| (name, j))
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(session)
+    }
+
+    /// Every region of every lesson against the runs.
+    pub fn evaluate(&self) -> anyhow::Result<Vec<(String, Vec<Outcome>)>> {
+        self.lessons
+            .iter()
+            .zip(&self.uses)
+            .map(|((file, lesson), uses)| {
+                let loaded = |name: &str| uses.get(name).map(|i| &self.runs[*i].1);
+                let outcomes = eval::evaluate(lesson, Path::new(file), &loaded)
+                    .map_err(|e| positioned(file, &e))?;
+                Ok((file.clone(), outcomes))
+            })
+            .collect()
+    }
+
+    /// Gives back the runs (for `report`).
+    pub fn into_runs(self) -> Vec<(PathBuf, Loaded)> {
+        self.runs
+    }
+}
+
+/// The outcomes as dashboard cases.
+pub fn cases(outcomes: &[(String, Vec<Outcome>)]) -> Vec<Case> {
+    outcomes
+        .iter()
+        .flat_map(|(file, list)| {
+            list.iter().map(move |o| Case {
+                suite: file.clone(),
+                name: o.name.clone(),
+                pass: o.pass,
+                location: Some(format!("{file}:{}:{}", o.pos.line, o.pos.col)),
+                expected: o.written.trim().to_string(),
+                actual: o.run.trim().to_string(),
+                message: failure_line(file, o),
+                diff: o.diff.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The line `lesson check` prints for a region (failing ones only are printed).
+pub fn failure_line(file: &str, o: &Outcome) -> String {
+    let at = format!("{file}:{}:{}", o.pos.line, o.pos.col);
+    if o.diff.is_some() {
+        return format!("{at}: {}: the table drifted from the run", o.name);
+    }
+    if o.image.is_some() {
+        return format!("{at}: {}: {}", o.name, o.run);
+    }
+    match &o.precision {
+        Some(p) => format!(
+            "{at}: {}: written {}, run {} (the written digits allow {p})",
+            o.name, o.written, o.run
+        ),
+        None => format!(
+            "{at}: {}: written {:?}, run {:?}",
+            o.name,
+            o.written.trim(),
+            o.run
+        ),
+    }
+}
+
+/// Prints the failing regions, their diffs and the count (text format).
+pub fn print_text(
+    out: &mut impl Write,
+    outcomes: &[(String, Vec<Outcome>)],
+) -> std::io::Result<()> {
+    for (file, list) in outcomes {
+        for o in list.iter().filter(|o| !o.pass) {
+            writeln!(out, "{}", failure_line(file, o))?;
+            if let Some(diff) = &o.diff {
+                write!(out, "{diff}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites every region of every lesson from the run; returns the lines to print.
+pub fn fill(session: &Session) -> anyhow::Result<Vec<String>> {
+    let outcomes = session.evaluate()?;
+    let mut said = Vec::new();
+    for ((file, lesson), (_, list)) in session.lessons.iter().zip(&outcomes) {
+        let mut text = String::with_capacity(lesson.text.len());
+        let mut at = 0;
+        for (region, o) in lesson.regions.iter().zip(list) {
+            if let Some(new) = &o.replacement {
+                text.push_str(&lesson.text[at..region.content.start]);
+                text.push_str(new);
+                at = region.content.end;
+                if *new != lesson.text[region.content.clone()] {
+                    said.push(format!(
+                        "{file}:{}:{}: {}: {} → {}",
+                        o.pos.line,
+                        o.pos.col,
+                        o.name,
+                        short(&lesson.text[region.content.clone()]),
+                        short(new)
+                    ));
+                }
+            }
+            if let Some((path, bytes)) = &o.image {
+                if std::fs::read(path).ok().as_deref() != Some(bytes.as_slice()) {
+                    if let Some(dir) = path.parent() {
+                        std::fs::create_dir_all(dir)
+                            .with_context(|| format!("cannot create {}", dir.display()))?;
+                    }
+                    crate::export::write_atomic(path, bytes)?;
+                    said.push(format!(
+                        "{file}:{}:{}: {}: wrote {}",
+                        o.pos.line,
+                        o.pos.col,
+                        o.name,
+                        path.display()
+                    ));
+                }
+            }
+        }
+        text.push_str(&lesson.text[at..]);
+        if text != lesson.text {
+            crate::export::write_atomic(Path::new(file), text.as_bytes())?;
+        }
+    }
+    Ok(said)
+}
+
+fn short(text: &str) -> String {
+    let one = text.trim();
+    if one.contains('\n') {
+        format!("({} lines)", one.lines().count())
+    } else {
+        one.to_string()
+    }
+}

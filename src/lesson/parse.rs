@@ -1,0 +1,571 @@
+//! Reading a lesson: its declarations and marked regions, with their positions.
+//!
+//! Markers are HTML comments, `<!-- coordsim … -->` … `<!-- /coordsim -->`, outside fenced
+//! code blocks (a lesson may show the syntax in a fence). An inline region opens and closes
+//! on one line; a table or chart block opens on a line of its own and closes on a later line
+//! of its own.
+
+use crate::locale::Locale;
+
+/// A place in a lesson: 1-based line and column (in characters), and the byte offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    /// Line, from 1.
+    pub line: usize,
+    /// Column in characters, from 1.
+    pub col: usize,
+    /// Byte offset in the file.
+    pub offset: usize,
+}
+
+/// A lesson's problem: bad input, exit 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LessonError {
+    /// Where.
+    pub pos: Pos,
+    /// What is wrong, and what would be valid.
+    pub message: String,
+}
+
+/// A `KEY=VALUE` filter or option of a marker (a bare word has no value).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    /// The key.
+    pub key: String,
+    /// The value, quotes removed (`None` for a bare word such as `entity` in a table).
+    pub value: Option<String>,
+    /// Where the argument starts.
+    pub pos: Pos,
+}
+
+/// What a region shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `NAME.COLUMN filters…`: one value in the text.
+    Value {
+        /// The column (metric, entity column or parameter).
+        column: String,
+    },
+    /// `table NAME options…`: a Markdown table.
+    Table,
+    /// `chart NAME CHART`: an image of a chart.
+    Chart {
+        /// The chart's name in the config.
+        chart: String,
+    },
+}
+
+/// A marked region.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// What it shows.
+    pub kind: Kind,
+    /// The config's name (a `use` declaration).
+    pub config: String,
+    /// Filters and options.
+    pub args: Vec<Arg>,
+    /// Where the opening marker starts.
+    pub marker: Pos,
+    /// Where the content starts.
+    pub at: Pos,
+    /// The content's byte range in the file (between the markers; for a block, the lines
+    /// between the marker lines, with their line ends).
+    pub content: std::ops::Range<usize>,
+}
+
+/// A `use NAME = "PATH"` declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Use {
+    /// The name regions use.
+    pub name: String,
+    /// The path as written (relative to the lesson).
+    pub path: String,
+    /// Where it is written.
+    pub pos: Pos,
+}
+
+/// A parsed lesson.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lesson {
+    /// The file's text.
+    pub text: String,
+    /// Its configs.
+    pub uses: Vec<Use>,
+    /// How its numbers are written.
+    pub locale: Locale,
+    /// Its regions, in file order.
+    pub regions: Vec<Region>,
+    /// Numbers `--lint` accepts in the prose (`<!-- coordsim allow 2024 3.1 -->`).
+    pub allowed: Vec<String>,
+    /// Byte ranges `--lint` skips: fenced code, markers, regions.
+    pub skipped: Vec<std::ops::Range<usize>>,
+}
+
+/// The longest marker body read (a marker is a line of options, not a document).
+const MAX_MARKER: usize = 4096;
+
+fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Positions of byte offsets, computed once per line.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
+    }
+
+    fn pos(&self, offset: usize) -> Pos {
+        let line = self.starts.partition_point(|s| *s <= offset);
+        let start = self.starts[line - 1];
+        let col = self.text[start..offset].chars().count() + 1;
+        Pos { line, col, offset }
+    }
+}
+
+/// Splits a marker's arguments at spaces, keeping quoted values whole.
+fn split_args(body: &str, base: usize, lines: &Lines<'_>) -> Result<Vec<Arg>, LessonError> {
+    let mut args = Vec::new();
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut value = String::new();
+        let mut key = String::new();
+        let mut has_value = false;
+        let mut quoted = false;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            let c = body[i..].chars().next().unwrap_or(' ');
+            if c == '=' && !has_value {
+                has_value = true;
+                i += 1;
+                if body[i..].starts_with('"') {
+                    let Some(end) = body[i + 1..].find('"') else {
+                        return Err(LessonError {
+                            pos: lines.pos(base + start),
+                            message: "a quoted value is not closed with `\"`".into(),
+                        });
+                    };
+                    value.push_str(&body[i + 1..i + 1 + end]);
+                    i += end + 2;
+                    quoted = true;
+                }
+                continue;
+            }
+            if has_value {
+                if quoted {
+                    return Err(LessonError {
+                        pos: lines.pos(base + i),
+                        message: "text after a quoted value; put a space between arguments".into(),
+                    });
+                }
+                value.push(c);
+            } else {
+                key.push(c);
+            }
+            i += c.len_utf8();
+        }
+        args.push(Arg {
+            key,
+            value: has_value.then_some(value),
+            pos: lines.pos(base + start),
+        });
+    }
+    Ok(args)
+}
+
+/// Reads a lesson's markers.
+pub fn parse(text: &str) -> Result<Lesson, LessonError> {
+    let lines = Lines::new(text);
+    let mut lesson = Lesson {
+        text: text.to_string(),
+        uses: Vec::new(),
+        locale: Locale::En,
+        regions: Vec::new(),
+        allowed: Vec::new(),
+        skipped: Vec::new(),
+    };
+    let mut locale_at: Option<Pos> = None;
+    // An open block: (region, the byte offset where its content starts).
+    let mut open_block: Option<Region> = None;
+    // A fence: its character and length.
+    let mut fence: Option<(char, usize, usize)> = None;
+    let mut offset = 0;
+    for raw in text.split_inclusive('\n') {
+        let line_start = offset;
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let trimmed = line.trim_start();
+        // Fenced code: ``` or ~~~ (three or more), closed by the same character, as long.
+        let fence_char = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
+        if let Some(c) = fence_char {
+            let n = trimmed.chars().take_while(|x| *x == c).count();
+            if n >= 3 {
+                match fence {
+                    None if open_block.is_none() => {
+                        fence = Some((c, n, line_start));
+                        continue;
+                    }
+                    Some((fc, fnum, start))
+                        if fc == c && n >= fnum && trimmed[n..].trim().is_empty() =>
+                    {
+                        lesson.skipped.push(start..offset);
+                        fence = None;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if fence.is_some() {
+            continue;
+        }
+        // Markers on this line.
+        let mut search = 0;
+        while let Some(found) = line[search..].find("<!--") {
+            let start = search + found;
+            let Some(len) = line[start..].find("-->") else {
+                break;
+            };
+            let end = start + len + 3;
+            search = end;
+            let body = line[start + 4..start + len].trim();
+            let abs = line_start + start;
+            let pos = lines.pos(abs);
+            if body == "/coordsim" {
+                lesson.skipped.push(abs..line_start + end);
+                // Closes the open inline region on this line, or the open block.
+                if let Some(mut block) = open_block.take() {
+                    if !line[..start].trim().is_empty() || !line[end..].trim().is_empty() {
+                        return Err(LessonError {
+                            pos,
+                            message:
+                                "a block closes with `<!-- /coordsim -->` on a line of its own"
+                                    .into(),
+                        });
+                    }
+                    block.content = block.content.start..line_start;
+                    lesson.skipped.push(block.content.clone());
+                    lesson.regions.push(block);
+                    continue;
+                }
+                return Err(LessonError {
+                    pos,
+                    message: "`<!-- /coordsim -->` closes no region".into(),
+                });
+            }
+            let Some(rest) = body.strip_prefix("coordsim") else {
+                continue;
+            };
+            if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+                continue;
+            }
+            lesson.skipped.push(abs..line_start + end);
+            if open_block.is_some() {
+                return Err(LessonError {
+                    pos,
+                    message:
+                        "regions never nest: close the open block with `<!-- /coordsim -->` first"
+                            .into(),
+                });
+            }
+            if body.len() > MAX_MARKER {
+                return Err(LessonError {
+                    pos,
+                    message: format!("a marker has at most {MAX_MARKER} characters"),
+                });
+            }
+            let rest = rest.trim();
+            let (word, after) = rest
+                .split_once(char::is_whitespace)
+                .unwrap_or((rest, &rest[rest.len()..]));
+            // `after` is a slice of `line`: its byte offset in the file.
+            let after_base = line_start + (after.as_ptr() as usize - line.as_ptr() as usize);
+            match word {
+                "use" => {
+                    let Some((name, path)) = after.split_once('=') else {
+                        return Err(LessonError {
+                            pos,
+                            message: "a use is `use NAME = \"PATH\"`".into(),
+                        });
+                    };
+                    let (name, path) = (name.trim(), path.trim());
+                    if !is_name(name) {
+                        return Err(LessonError {
+                            pos,
+                            message: format!(
+                                "`{name}` is not a name: letters, digits, `_` and `-`, not starting with a digit"
+                            ),
+                        });
+                    }
+                    let Some(path) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"'))
+                    else {
+                        return Err(LessonError {
+                            pos,
+                            message: "the path of a use is in quotes: `use NAME = \"PATH\"`".into(),
+                        });
+                    };
+                    if lesson.uses.iter().any(|u| u.name == name) {
+                        return Err(LessonError {
+                            pos,
+                            message: format!("`{name}` is declared twice"),
+                        });
+                    }
+                    lesson.uses.push(Use {
+                        name: name.into(),
+                        path: path.into(),
+                        pos,
+                    });
+                }
+                "locale" => {
+                    let value = after.trim_start_matches([' ', '=']).trim();
+                    let name = value.trim_matches('"');
+                    let Some(locale) = Locale::parse(name).filter(|_| value.starts_with('"'))
+                    else {
+                        return Err(LessonError {
+                            pos,
+                            message: format!("unknown locale {value}; valid: \"en\", \"tr\""),
+                        });
+                    };
+                    if locale_at.is_some() {
+                        return Err(LessonError {
+                            pos,
+                            message: "the locale is declared twice".into(),
+                        });
+                    }
+                    locale_at = Some(pos);
+                    lesson.locale = locale;
+                }
+                "allow" => {
+                    lesson.allowed.extend(
+                        after
+                            .split([' ', ','])
+                            .filter(|s| !s.is_empty())
+                            .map(String::from),
+                    );
+                }
+                "table" | "chart" => {
+                    if !line[..start].trim().is_empty() || !line[end..].trim().is_empty() {
+                        return Err(LessonError {
+                            pos,
+                            message: format!("a {word} block opens on a line of its own"),
+                        });
+                    }
+                    let args = split_args(after, after_base, &lines)?;
+                    let Some((first, rest)) = args.split_first() else {
+                        return Err(LessonError {
+                            pos,
+                            message: format!(
+                                "`{word}` needs the name of a config: `{word} NAME …`"
+                            ),
+                        });
+                    };
+                    if first.value.is_some() {
+                        return Err(LessonError {
+                            pos: first.pos,
+                            message: format!(
+                                "`{word}` needs the name of a config first: `{word} NAME …`"
+                            ),
+                        });
+                    }
+                    let kind = if word == "table" {
+                        Kind::Table
+                    } else {
+                        let Some((chart, more)) =
+                            rest.split_first().filter(|(c, _)| c.value.is_none())
+                        else {
+                            return Err(LessonError { pos, message: "a chart block is `chart NAME CHART` (the chart's name in the config)".into() });
+                        };
+                        if let Some(extra) = more.first() {
+                            return Err(LessonError {
+                                pos: extra.pos,
+                                message: "a chart block takes no options beyond `chart NAME CHART`"
+                                    .into(),
+                            });
+                        }
+                        Kind::Chart {
+                            chart: chart.key.clone(),
+                        }
+                    };
+                    let args = if word == "table" {
+                        rest.to_vec()
+                    } else {
+                        Vec::new()
+                    };
+                    open_block = Some(Region {
+                        kind,
+                        config: first.key.clone(),
+                        args,
+                        marker: pos,
+                        at: lines.pos(offset.min(text.len())),
+                        content: offset..offset,
+                    });
+                }
+                _ => {
+                    // NAME.COLUMN filters…, closed on this line.
+                    let Some((name, column)) = word.split_once('.') else {
+                        return Err(LessonError {
+                            pos,
+                            message: format!(
+                                "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `table NAME …`, `chart NAME CHART`, `allow …`"
+                            ),
+                        });
+                    };
+                    if !is_name(name) || column.is_empty() {
+                        return Err(LessonError {
+                            pos,
+                            message: format!("`{word}` is not NAME.COLUMN"),
+                        });
+                    }
+                    let args = split_args(after, after_base, &lines)?;
+                    let Some(close) = line[end..].find("<!-- /coordsim -->") else {
+                        return Err(LessonError {
+                            pos,
+                            message:
+                                "an inline region closes with `<!-- /coordsim -->` on the same line"
+                                    .into(),
+                        });
+                    };
+                    let content = line_start + end..line_start + end + close;
+                    lesson.skipped.push(content.clone());
+                    lesson.regions.push(Region {
+                        kind: Kind::Value {
+                            column: column.to_string(),
+                        },
+                        config: name.to_string(),
+                        args,
+                        marker: pos,
+                        at: lines.pos(content.start),
+                        content,
+                    });
+                    let close_at = line_start + end + close;
+                    lesson
+                        .skipped
+                        .push(close_at..close_at + "<!-- /coordsim -->".len());
+                    search = end + close + "<!-- /coordsim -->".len();
+                }
+            }
+        }
+    }
+    if let Some(block) = open_block {
+        return Err(LessonError {
+            pos: block.marker,
+            message:
+                "this block is not closed: end it with `<!-- /coordsim -->` on a line of its own"
+                    .into(),
+        });
+    }
+    for r in &lesson.regions {
+        if !lesson.uses.iter().any(|u| u.name == r.config) {
+            let names: Vec<&str> = lesson.uses.iter().map(|u| u.name.as_str()).collect();
+            return Err(LessonError {
+                pos: r.marker,
+                message: format!(
+                    "unknown config `{}`; declared: {} (declare it with `<!-- coordsim use {} = \"PATH\" -->`)",
+                    r.config,
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    },
+                    r.config
+                ),
+            });
+        }
+    }
+    Ok(lesson)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LESSON: &str = "<!-- coordsim use store = \"a.toml\" -->\n<!-- coordsim locale = \"tr\" -->\nSayaç <!-- coordsim store.counter_final -->45<!-- /coordsim -->'e çıkar, kayıp <!-- coordsim store.lost_pct form=\"a b\" -->%88,8<!-- /coordsim -->.\n\n```\n<!-- coordsim store.nope -->1<!-- /coordsim -->\n```\n<!-- coordsim table store columns=a,b entity -->\n| a |\n<!-- /coordsim -->\n";
+
+    #[test]
+    fn regions_declarations_and_positions() {
+        let l = parse(LESSON).unwrap();
+        assert_eq!(l.locale, Locale::Tr);
+        assert_eq!(l.uses[0].name, "store");
+        assert_eq!(l.regions.len(), 3, "the fenced marker is ignored");
+        let r = &l.regions[0];
+        assert_eq!(
+            r.kind,
+            Kind::Value {
+                column: "counter_final".into()
+            }
+        );
+        assert_eq!(&l.text[r.content.clone()], "45");
+        assert_eq!((r.marker.line, r.marker.col), (3, 7));
+        let r = &l.regions[1];
+        assert_eq!(&l.text[r.content.clone()], "%88,8");
+        assert_eq!(r.args[0].key, "form");
+        assert_eq!(r.args[0].value.as_deref(), Some("a b"));
+        let t = &l.regions[2];
+        assert_eq!(t.kind, Kind::Table);
+        assert_eq!(&l.text[t.content.clone()], "| a |\n");
+        assert_eq!(t.args[0].value.as_deref(), Some("a,b"));
+        assert_eq!(
+            (t.args[1].key.as_str(), t.args[1].value.as_deref()),
+            ("entity", None)
+        );
+        assert_eq!(t.at.line, 9);
+    }
+
+    #[test]
+    fn bad_markers_say_where_and_what() {
+        let cases = [
+            (
+                "<!-- coordsim use s = \"a\" -->\n<!-- coordsim s.x -->45\n",
+                2,
+                1,
+                "same line",
+            ),
+            ("<!-- coordsim table s -->\n| a |\n", 1, 1, "not closed"),
+            ("x <!-- /coordsim -->\n", 1, 3, "closes no region"),
+            (
+                "<!-- coordsim s.x -->1<!-- /coordsim -->\n",
+                1,
+                1,
+                "unknown config `s`",
+            ),
+            ("<!-- coordsim frobnicate -->\n", 1, 1, "unknown marker"),
+            (
+                "<!-- coordsim locale = \"de\" -->\n",
+                1,
+                1,
+                "unknown locale",
+            ),
+            (
+                "<!-- coordsim use s = \"a\" -->\n<!-- coordsim table s -->\n<!-- coordsim table s -->\n",
+                3,
+                1,
+                "never nest",
+            ),
+        ];
+        for (text, line, col, what) in cases {
+            let e = parse(text).unwrap_err();
+            assert_eq!(
+                (e.pos.line, e.pos.col),
+                (line, col),
+                "{text}: {}",
+                e.message
+            );
+            assert!(e.message.contains(what), "{text}: {}", e.message);
+        }
+    }
+}
