@@ -22,7 +22,7 @@ pub enum Format {
 pub struct Case {
     /// The config or lesson it belongs to.
     pub suite: String,
-    /// The claim's name, or the region (`store.lost_pct form=assign`).
+    /// The claim's name, or the region (`store.ratio_pct form=assign`).
     pub name: String,
     /// Whether it passed.
     pub pass: bool,
@@ -154,7 +154,7 @@ mod tests {
     fn case(pass: bool) -> Case {
         Case {
             suite: "lessons/a.md".into(),
-            name: "store.lost_pct <x> & \"y\"".into(),
+            name: "store.ratio_pct <x> & \"y\"".into(),
             pass,
             location: Some("lessons/a.md:3:5".into()),
             expected: "%88,8".into(),
@@ -168,7 +168,7 @@ mod tests {
     fn junit_escapes_names_and_counts_failures() {
         let x = junit(&[case(true), case(false)]);
         assert!(x.contains("<testsuites name=\"coordsim\" tests=\"2\" failures=\"1\">"));
-        assert!(x.contains("name=\"store.lost_pct &lt;x&gt; &amp; &quot;y&quot;\""));
+        assert!(x.contains("name=\"store.ratio_pct &lt;x&gt; &amp; &quot;y&quot;\""));
         assert!(x.contains("<failure message=\"drifted\">lessons/a.md:3:5\nexpected: %88,8\nactual: 88.9\n</failure>"));
         assert!(!x.contains('\u{1b}'));
     }

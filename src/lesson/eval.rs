@@ -37,7 +37,7 @@ impl Loaded {
 pub struct Outcome {
     /// Where the region's content starts.
     pub pos: Pos,
-    /// The region as a test name: `store.lost_pct form=assign`.
+    /// The region as a test name: `store.ratio_pct form=assign`.
     pub name: String,
     /// Whether the text matches the run.
     pub pass: bool,
@@ -427,7 +427,7 @@ fn value(
             format!(
                 "`{}` holds no number; write the run's value ({}) in the file's locale",
                 written_text,
-                write_number(run, 2, locale)
+                locale.number(&crate::export::markdown::round(&run.to_string()))
             ),
         ));
     };
@@ -459,7 +459,12 @@ fn value(
         name,
         pass,
         written: number.to_string(),
-        run: crate::export::markdown::round(&run.to_string()),
+        // Three digits past the written ones: enough to see the drift, no float noise.
+        run: {
+            let d = decimals + 3;
+            let t = format!("{run:.d$}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        },
         precision: Some(format!("± {}", 0.5 * 10f64.powi(-(decimals as i32)))),
         diff: None,
         replacement: Some(replacement),

@@ -494,7 +494,7 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
 mod tests {
     use super::*;
 
-    const LESSON: &str = "<!-- coordsim use store = \"a.toml\" -->\n<!-- coordsim locale = \"tr\" -->\nSayaç <!-- coordsim store.counter_final -->45<!-- /coordsim -->'e çıkar, kayıp <!-- coordsim store.lost_pct form=\"a b\" -->%88,8<!-- /coordsim -->.\n\n```\n<!-- coordsim store.nope -->1<!-- /coordsim -->\n```\n<!-- coordsim table store columns=a,b entity -->\n| a |\n<!-- /coordsim -->\n";
+    const LESSON: &str = "<!-- coordsim use store = \"a.toml\" -->\n<!-- coordsim locale = \"tr\" -->\nSayaç <!-- coordsim store.total -->45<!-- /coordsim -->'e çıkar, kayıp <!-- coordsim store.ratio_pct form=\"a b\" -->%88,8<!-- /coordsim -->.\n\n```\n<!-- coordsim store.nope -->1<!-- /coordsim -->\n```\n<!-- coordsim table store columns=a,b entity -->\n| a |\n<!-- /coordsim -->\n";
 
     #[test]
     fn regions_declarations_and_positions() {
@@ -506,7 +506,7 @@ mod tests {
         assert_eq!(
             r.kind,
             Kind::Value {
-                column: "counter_final".into()
+                column: "total".into()
             }
         );
         assert_eq!(&l.text[r.content.clone()], "45");
