@@ -103,10 +103,16 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
     let relation = match claim.test {
         Test::AtMost(_) => format!("at most {expected}"),
         Test::AtLeast(_) => format!("at least {expected}"),
-        Test::WithinCi => match worst.ci {
-            Some((lo, hi)) => format!("expected {expected} inside the 95% CI [{lo}, {hi}]"),
-            None => format!("expected {expected} inside the 95% CI"),
-        },
+        Test::WithinCi(c) => {
+            let level = format!(
+                "{}%",
+                crate::export::markdown::round(&(c * 100.0).to_string())
+            );
+            match worst.ci {
+                Some((lo, hi)) => format!("expected {expected} inside the {level} CI [{lo}, {hi}]"),
+                None => format!("expected {expected} inside the {level} CI"),
+            }
+        }
         _ => format!("expected {expected}"),
     };
     let small = |t: f64| {
@@ -190,10 +196,13 @@ fn judge_all(config: &Config, claim: &Claim, samples: Vec<Sample>) -> Vec<Eval> 
         });
         // The expectation is averaged too (the same when it depends on parameters only).
         let expected = expecteds.map(|v| v.iter().sum::<f64>() / v.len() as f64);
+        let confidence = match claim.test {
+            Test::WithinCi(c) => c,
+            _ => 0.95,
+        };
         let ci = actuals
             .as_deref()
-            .and_then(crate::summary::describe)
-            .and_then(|d| d.ci95);
+            .and_then(|v| crate::summary::interval(v, confidence));
         let mut row = describe(config, group[0].point, None);
         let n = group.len();
         row = if row.is_empty() {
@@ -241,7 +250,7 @@ fn judge(
                 }
                 Test::AtMost(t) => (a - e - t, None),
                 Test::AtLeast(t) => (e - a - t, None),
-                Test::WithinCi => match ci {
+                Test::WithinCi(_) => match ci {
                     Some((lo, hi)) => ((lo - e).max(e - hi), None),
                     None => fail("an interval needs two replications with values"),
                 },
@@ -298,7 +307,7 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
             let cell = match v {
                 Var::Metric(i) => metric_cell(i),
                 Var::Entity(i) => entity_cell(i),
-                Var::Param(_) => None,
+                Var::Param(_) | Var::X => None,
             };
             cell.map_or(String::new(), ToString::to_string)
         };
@@ -379,6 +388,8 @@ fn sample(
         Var::Param(i) => params[i].as_f64(),
         Var::Metric(i) => metric(i),
         Var::Entity(i) => entity(i),
+        // Only a chart's curve has an x.
+        Var::X => None,
     };
     Sample {
         point,

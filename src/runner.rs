@@ -77,6 +77,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                         .with_distributions(wants_distributions)
                         .with_entities(config.entities)
                         .with_stats(config.stats)
+                        .with_percentile(config.percentile)
                         .with_ties(options.ties)
                         .with_progress(Arc::clone(&events));
                     let out = config.plans[point].run(&ctx);

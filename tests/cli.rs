@@ -556,7 +556,7 @@ fn a_tampered_shard_is_refused_with_exit_2() {
         (
             "a column missing",
             drop_last_column(&original),
-            "missing makespan_ms",
+            "missing measured_requests",
         ),
         (
             "a column renamed",
@@ -1869,4 +1869,33 @@ fn the_lesson_guide_shows_what_check_really_prints() {
         }
     }
     assert!(stdout(&out).contains(": store.lost_pct:"));
+}
+
+#[test]
+fn traces_come_from_csv_files_next_to_the_config_and_percentiles_read_as_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace of one value, 6 ms: the lesson's fixed service. One client every 4 ms with
+    // 6 ms of service waits 0, 2, 4, …, 18 ms (ten requests): nearest rank p50 is the 5th
+    // (8 ms), numpy's linear p50 is halfway between the 5th and 6th (9 ms).
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    std::fs::write(
+        dir.path().join("data/service.csv"),
+        "request,service_ms\n1,6\n2,6\n",
+    )
+    .unwrap();
+    let base = "model = \"single_writer_queue\"\n[params]\nclients = 1\nrequests_per_client = 10\ninterarrival_ms = 4\nservice = \"empirical\"\nservice_trace = { file = \"data/service.csv\", column = \"service_ms\" }\n";
+    let registry = coordsim_models::registry();
+    let path = dir.path().join("t.toml").display().to_string();
+    for (extra, p50) in [("", 8.0), ("percentile = \"linear\"\n", 9.0)] {
+        let text = format!("{extra}{base}");
+        std::fs::write(&path, &text).unwrap();
+        let config = library_config(&registry, &path, &text).unwrap();
+        let results = library_run(&config);
+        let table = &results.results;
+        let row = &table.rows[0];
+        let cell = |name: &str| row[table.column(name).unwrap()].as_f64().unwrap();
+        assert_eq!(cell("mean_wait_ms"), 9.0);
+        assert_eq!(cell("p50_wait_ms"), p50, "{extra}");
+        assert_eq!(cell("capacity_per_s"), 1000.0 / 6.0);
+    }
 }

@@ -648,6 +648,14 @@ macro_rules! choice {
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         $vis enum $name { $($(#[doc = $doc])* $variant),+ }
 
+        impl $name {
+            /// The option as a config writes it.
+            #[allow(dead_code)]
+            $vis fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
         impl $crate::ParamType for $name {
             const KIND: $crate::Kind = $crate::Kind::Choice(&[$($text),+]);
             fn from_value(value: &$crate::Value) -> Result<Self, String> {

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
-use sim_core::{EventQueue, Limits, Samples, SimError, Stats, Stream, Ties};
+use sim_core::{EventQueue, Limits, Percentile, Samples, SimError, Stats, Stream, Ties};
 
 use crate::declare::{Columns, ParamError, ParamSet};
 use crate::timeline::{Lane, TimelineStyle};
@@ -160,6 +160,7 @@ pub struct RunContext {
     distributions: bool,
     entities: bool,
     stats: Stats,
+    percentile: Percentile,
     ties: Ties,
     progress: Option<Arc<AtomicU64>>,
 }
@@ -175,6 +176,7 @@ impl RunContext {
             distributions: false,
             entities: true,
             stats: Stats::Exact,
+            percentile: Percentile::NearestRank,
             ties: Ties::Fifo,
             progress: None,
         }
@@ -205,10 +207,16 @@ impl RunContext {
         self.stats
     }
 
+    /// The same run, reading percentiles by `method` (a config's `percentile = "linear"`).
+    pub fn with_percentile(mut self, method: Percentile) -> RunContext {
+        self.percentile = method;
+        self
+    }
+
     /// An empty sample set for a run's durations, exact or streaming as the config asks
-    /// (room for `n` samples when exact).
+    /// (room for `n` samples when exact), reading percentiles as the config asks.
     pub fn samples(&self, n: usize) -> Samples {
-        Samples::new(self.stats, n)
+        Samples::new(self.stats, n).with_percentile(self.percentile)
     }
 
     /// The same run, with or without entity rows (a config with `entities = false`).

@@ -2,7 +2,7 @@
 //! and are served one at a time, so no update is lost, and the price is waiting.
 
 use sim_core::{
-    Class, EventQueue, Handler, Nanos, Samples, SimError, Stream, exponential_ms, ms_to_ns,
+    Class, Dist, DistKind, EventQueue, Handler, Nanos, Samples, SimError, Stream, ms_to_ns,
     ns_to_ms, run, stream,
 };
 
@@ -20,6 +20,14 @@ choice! {
         Schedule = "schedule",
         /// Exponential gaps of mean `interarrival_ms`, each client on its own stream.
         Poisson = "poisson",
+        /// Uniform gaps of mean `interarrival_ms` and cv `interarrival_cv` (at most 0.577).
+        Uniform = "uniform",
+        /// Log-normal gaps of mean `interarrival_ms` and cv `interarrival_cv`.
+        Lognormal = "lognormal",
+        /// Gamma gaps of mean `interarrival_ms` and cv `interarrival_cv`.
+        Gamma = "gamma",
+        /// Gaps drawn at random from `arrival_trace` (its mean replaces `interarrival_ms`).
+        Trace = "trace",
     }
 }
 
@@ -30,7 +38,72 @@ choice! {
         Fixed = "fixed",
         /// Exponential with mean `service_ms`, each instance on its own stream.
         Exponential = "exponential",
+        /// Uniform with mean `service_ms` and cv `service_cv` (at most 0.577).
+        Uniform = "uniform",
+        /// Log-normal with mean `service_ms` and cv `service_cv`.
+        Lognormal = "lognormal",
+        /// Gamma with mean `service_ms` and cv `service_cv` (cv 1: exponential).
+        Gamma = "gamma",
+        /// Drawn at random from `service_trace` (its mean replaces `service_ms`).
+        Empirical = "empirical",
     }
+}
+
+impl Arrivals {
+    /// The distribution of the gaps (`None`: the fixed schedule).
+    fn kind(self) -> Option<DistKind> {
+        match self {
+            Arrivals::Schedule => None,
+            Arrivals::Poisson => Some(DistKind::Exponential),
+            Arrivals::Uniform => Some(DistKind::Uniform),
+            Arrivals::Lognormal => Some(DistKind::LogNormal),
+            Arrivals::Gamma => Some(DistKind::Gamma),
+            Arrivals::Trace => Some(DistKind::Empirical),
+        }
+    }
+}
+
+impl Service {
+    fn kind(self) -> DistKind {
+        match self {
+            Service::Fixed => DistKind::Fixed,
+            Service::Exponential => DistKind::Exponential,
+            Service::Uniform => DistKind::Uniform,
+            Service::Lognormal => DistKind::LogNormal,
+            Service::Gamma => DistKind::Gamma,
+            Service::Empirical => DistKind::Empirical,
+        }
+    }
+}
+
+/// The distribution of the gaps (`None` for the schedule), as validated.
+fn arrival_dist(p: &Params) -> Result<Option<Dist>, ParamError> {
+    let Some(kind) = p.arrivals.kind() else {
+        return Ok(None);
+    };
+    Dist::new(kind, p.interarrival_ms.ms(), p.interarrival_cv, &p.arrival_trace)
+        .map(Some)
+        .map_err(|m| {
+            let key = match kind {
+                DistKind::Empirical => "arrival_trace",
+                DistKind::Uniform | DistKind::LogNormal | DistKind::Gamma => "interarrival_cv",
+                _ => "interarrival_ms",
+            };
+            ParamError::new(key, format!("with arrivals = \"{}\": {m}", p.arrivals.name()))
+        })
+}
+
+/// The distribution of service times, as validated.
+fn service_dist(p: &Params) -> Result<Dist, ParamError> {
+    let kind = p.service.kind();
+    Dist::new(kind, p.service_ms.ms(), p.service_cv, &p.service_trace).map_err(|m| {
+        let key = match kind {
+            DistKind::Empirical => "service_trace",
+            DistKind::Uniform | DistKind::LogNormal | DistKind::Gamma => "service_cv",
+            _ => "service_ms",
+        };
+        ParamError::new(key, format!("with service = \"{}\": {m}", p.service.name()))
+    })
 }
 
 params! {
@@ -44,14 +117,24 @@ params! {
         interarrival_ms: Millis = Millis::lit(40.0),
         /// client `c` (0-based) sends its first request at `c × client_offset_ms`
         client_offset_ms: Millis = Millis::lit(3.0),
-        /// service time per request (mean for `exponential`)
+        /// service time per request (the mean for a random `service`)
         service_ms: Millis = Millis::lit(6.0),
-        /// `schedule` (fixed gaps) or `poisson` (exponential gaps)
+        /// `schedule` (fixed gaps) or random gaps: `poisson` (exponential), `uniform`, `lognormal`, `gamma` (mean `interarrival_ms`, cv `interarrival_cv`), `trace` (drawn from `arrival_trace`)
         arrivals: Arrivals = Arrivals::Schedule,
-        /// `fixed` or `exponential` service times
+        /// `fixed`, or random: `exponential`, `uniform`, `lognormal`, `gamma` (mean `service_ms`, cv `service_cv`), `empirical` (drawn from `service_trace`)
         service: Service = Service::Fixed,
         /// the key is split over this many instances; client `c` goes to instance `c mod instances`
         instances: u64 = 1,
+        /// coefficient of variation of service times (`uniform`, `lognormal`, `gamma`; 0 is fixed)
+        service_cv: f64 = 1.0,
+        /// observed service times in ms for `empirical`: a list, or { file = "x.csv", column = "ms" } (relative to the config)
+        service_trace: Vec<f64> = Vec::new(),
+        /// coefficient of variation of the gaps between a client's requests (`uniform`, `lognormal`, `gamma`)
+        interarrival_cv: f64 = 1.0,
+        /// observed gaps in ms for `arrivals = "trace"`: a list, or { file, column } of a CSV
+        arrival_trace: Vec<f64> = Vec::new(),
+        /// requests arriving before this are left out of every waiting statistic (`requests` still counts them)
+        warmup_ms: Millis = Millis::lit(0.0),
     }
 }
 
@@ -88,6 +171,12 @@ columns! {
         max_queue_len: u64,
         /// last departure − first arrival
         makespan_ms: f64,
+        /// time-average number of measured requests waiting (not in service), over the measured window (first measured arrival to last departure)
+        mean_queue_len: f64,
+        /// time-average number of measured requests waiting or in service, over the same window
+        mean_in_system: f64,
+        /// requests in the waiting statistics (those arriving at or after `warmup_ms`)
+        measured_requests: u64,
     }
 }
 
@@ -98,6 +187,8 @@ pub struct SingleWriterQueue;
 const MAX_CLIENTS: u64 = 1_000_000;
 /// Largest request count of one run: every wait is kept for exact percentiles (8 bytes each).
 const MAX_REQUESTS: u64 = 100_000_000;
+/// Most observed values in a trace.
+const MAX_TRACE: usize = 10_000_000;
 
 impl Model for SingleWriterQueue {
     fn name(&self) -> &'static str {
@@ -151,6 +242,23 @@ impl Model for SingleWriterQueue {
         }
         positive_duration("interarrival_ms", p.interarrival_ms.ms())?;
         positive_duration("service_ms", p.service_ms.ms())?;
+        for (key, trace) in [("service_trace", &p.service_trace), ("arrival_trace", &p.arrival_trace)] {
+            if trace.len() > MAX_TRACE {
+                return Err(ParamError::new(
+                    key,
+                    format!("has {} values, more than the limit of {MAX_TRACE}", trace.len()),
+                ));
+            }
+        }
+        arrival_dist(p)?;
+        let service = service_dist(p)?;
+        // A mean of zero would serve without end in one instant: the trace needs some time.
+        if service.mean_ms() <= 0.0 {
+            return Err(ParamError::new("service_trace", "the observed service times add up to 0 ms; give at least one above 0"));
+        }
+        if arrival_dist(p)?.is_some_and(|d| d.mean_ms() <= 0.0) {
+            return Err(ParamError::new("arrival_trace", "the observed gaps add up to 0 ms; give at least one above 0"));
+        }
         if !(1..=MAX_CLIENTS).contains(&p.instances) {
             return Err(ParamError::new(
                 "instances",
@@ -169,7 +277,7 @@ impl Model for SingleWriterQueue {
 
     fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
         let seed = ctx.seed();
-        let mut sim = Sim::new(p, seed, ctx);
+        let mut sim = Sim::new(p, seed, ctx)?;
         let mut queue =
             ctx.queue(p.clients as usize + p.instances as usize);
         for c in 0..p.clients as u32 {
@@ -177,6 +285,20 @@ impl Model for SingleWriterQueue {
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
         }
         run(&mut queue, &mut sim)?;
+        let l = &sim.little;
+        if l.waiting != 0
+            || l.in_service != 0
+            || l.area_waiting != l.wait_sum
+            || l.area_in_system != l.wait_sum + l.service_sum
+        {
+            return Err(ModelError::Invariant(format!(
+                "Little's law at seed {seed}: the area under the queue ({} ns) is not the sum of the waits ({} ns), or the area in the system ({} ns) not waits + service ({} ns)",
+                l.area_waiting,
+                l.wait_sum,
+                l.area_in_system,
+                l.wait_sum + l.service_sum
+            )));
+        }
         let distributions = if ctx.wants_distributions() {
             vec![(WAIT_MS, sim.waits.distribution_ms(MAX_DISTRIBUTION_POINTS))]
         } else {
@@ -213,7 +335,7 @@ struct Client {
     instance: u32,
     sent: u64,
     next_at: Nanos,
-    /// Sum of the exponential gaps so far (poisson only), in ms, rounded once per arrival.
+    /// Sum of the random gaps so far, in ms, rounded once per arrival.
     elapsed_ms: f64,
     rng: Option<Stream>,
 }
@@ -223,6 +345,34 @@ struct Instance {
     /// Time spent serving, for `busy_fraction`.
     busy: Nanos,
     service_rng: Option<Stream>,
+    /// The request in service counts in the statistics (it arrived after the warm-up).
+    serving_measured: bool,
+}
+
+/// Little's law kept on the run's own samples: the areas under the numbers of measured
+/// requests waiting and in the system (count × ns, accumulated at every event) against the
+/// sums of their waits and service times. The two are counted independently; for every
+/// run that empties, they are equal to the nanosecond.
+#[derive(Default)]
+struct Little {
+    waiting: u64,
+    in_service: u64,
+    since: Nanos,
+    area_waiting: u128,
+    area_in_system: u128,
+    wait_sum: u128,
+    service_sum: u128,
+    first: Option<Nanos>,
+}
+
+impl Little {
+    #[inline]
+    fn advance(&mut self, now: Nanos) {
+        let dt = u128::from(now - self.since);
+        self.area_waiting += u128::from(self.waiting) * dt;
+        self.area_in_system += u128::from(self.waiting + self.in_service) * dt;
+        self.since = now;
+    }
 }
 
 struct Sim {
@@ -230,10 +380,12 @@ struct Sim {
     instances: Vec<Instance>,
     requests_per_client: u64,
     interarrival_ns: Nanos,
-    interarrival_ms: f64,
     offset_ns: Nanos,
     service_ns: Nanos,
-    service_ms: f64,
+    arrival_dist: Option<Dist>,
+    service_dist: Dist,
+    warmup_ns: Nanos,
+    little: Little,
     stations: Stations,
     waits: Samples,
     first_arrival: Option<Nanos>,
@@ -241,56 +393,60 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(p: &Params, seed: u64, ctx: &RunContext) -> Self {
-        let poisson = p.arrivals == Arrivals::Poisson;
-        let exponential = p.service == Service::Exponential;
+    fn new(p: &Params, seed: u64, ctx: &RunContext) -> Result<Self, ParamError> {
+        let arrival_dist = arrival_dist(p)?;
+        let service_dist = service_dist(p)?;
+        let random_gaps = arrival_dist.is_some();
+        let random_service = p.service != Service::Fixed;
         let instances = p.instances as usize;
         let per_instance = p.clients.div_ceil(p.instances) * p.requests_per_client;
-        Sim {
+        Ok(Sim {
             clients: (0..p.clients)
                 .map(|c| Client {
                     instance: (c % p.instances) as u32,
                     sent: 0,
                     next_at: 0,
                     elapsed_ms: 0.0,
-                    rng: poisson.then(|| stream(seed, &format!("arrivals/client-{c}"))),
+                    rng: random_gaps.then(|| stream(seed, &format!("arrivals/client-{c}"))),
                 })
                 .collect(),
             instances: (0..instances)
                 .map(|i| Instance {
                     counter: 0,
                     busy: 0,
-                    service_rng: exponential
+                    service_rng: random_service
                         .then(|| stream(seed, &format!("service/instance-{i}"))),
+                    serving_measured: false,
                 })
                 .collect(),
             requests_per_client: p.requests_per_client,
             interarrival_ns: p.interarrival_ms.ns(),
-            interarrival_ms: p.interarrival_ms.ms(),
             offset_ns: p.client_offset_ms.ns(),
             service_ns: p.service_ms.ns(),
-            service_ms: p.service_ms.ms(),
+            arrival_dist,
+            service_dist,
+            warmup_ns: p.warmup_ms.ns(),
+            little: Little::default(),
             stations: Stations::new(instances, per_instance as usize),
             waits: ctx.samples((p.clients * p.requests_per_client) as usize),
             first_arrival: None,
             last_departure: 0,
-        }
+        })
     }
 
     /// The time of client `c`'s next request (the `sent`-th, 0-based).
     #[inline]
     fn next_arrival(&mut self, c: u32) -> Nanos {
         let offset = self.offset_ns.saturating_mul(u64::from(c));
-        let interarrival_ms = self.interarrival_ms;
         let client = &mut self.clients[c as usize];
-        client.next_at = match &mut client.rng {
-            None => offset.saturating_add(self.interarrival_ns.saturating_mul(client.sent)),
-            Some(rng) => {
+        client.next_at = match (&mut client.rng, &self.arrival_dist) {
+            (Some(rng), Some(gaps)) => {
                 // Request i comes after i + 1 gaps; the sum is kept in ms and rounded to the
                 // nanosecond once, so rounding never accumulates.
-                client.elapsed_ms += exponential_ms(rng, interarrival_ms);
+                client.elapsed_ms += gaps.sample_ms(rng);
                 offset.saturating_add(ms_to_ns(client.elapsed_ms).unwrap_or(u64::MAX))
             }
+            _ => offset.saturating_add(self.interarrival_ns.saturating_mul(client.sent)),
         };
         client.next_at
     }
@@ -299,15 +455,22 @@ impl Sim {
     fn service_time(&mut self, instance: usize) -> Nanos {
         match &mut self.instances[instance].service_rng {
             None => self.service_ns,
-            Some(rng) => ms_to_ns(exponential_ms(rng, self.service_ms)).unwrap_or(u64::MAX),
+            Some(rng) => ms_to_ns(self.service_dist.sample_ms(rng)).unwrap_or(u64::MAX),
         }
     }
 
     #[inline]
     fn start_service(&mut self, instance: usize, arrived: Nanos, queue: &mut EventQueue<Event>) {
         let now = queue.now();
-        self.waits.record(now - arrived);
         let service = self.service_time(instance);
+        let measured = arrived >= self.warmup_ns;
+        if measured {
+            self.waits.record(now - arrived);
+            self.little.wait_sum += u128::from(now - arrived);
+            self.little.service_sum += u128::from(service);
+            self.little.in_service += 1;
+        }
+        self.instances[instance].serving_measured = measured;
         // The state lives in the instance's memory and the step is atomic: serving increments.
         let served = &mut self.instances[instance];
         served.counter += 1;
@@ -324,16 +487,27 @@ impl Sim {
     fn metrics(&mut self, p: &Params) -> Metrics {
         let requests = p.clients * p.requests_per_client;
         let counter_final: u64 = self.instances.iter().map(|i| i.counter).sum();
-        let offered = p.clients as f64 * 1000.0 / p.interarrival_ms.ms();
-        let capacity = p.instances as f64 * 1000.0 / p.service_ms.ms();
+        // The means the draws have (a trace's own mean; else the parameters').
+        let gap_ms = self
+            .arrival_dist
+            .as_ref()
+            .map_or(p.interarrival_ms.ms(), Dist::mean_ms);
+        let service_ms = self.service_dist.mean_ms();
+        let offered = p.clients as f64 * 1000.0 / gap_ms;
+        let capacity = p.instances as f64 * 1000.0 / service_ms;
         // The busiest instance serves ceil(clients / instances) clients (client c goes to
         // instance c mod instances): its offered rate against its own capacity. With one
         // instance these are the totals, computed the same way.
         let busiest_clients = p.clients.div_ceil(p.instances);
-        let busiest_offered = busiest_clients as f64 * 1000.0 / p.interarrival_ms.ms();
-        let instance_capacity = 1000.0 / p.service_ms.ms();
+        let busiest_offered = busiest_clients as f64 * 1000.0 / gap_ms;
+        let instance_capacity = 1000.0 / service_ms;
         let makespan = self.last_departure - self.first_arrival.unwrap_or(0);
         let busiest_busy = self.instances.iter().map(|i| i.busy).max().unwrap_or(0);
+        // The measured window: the first measured arrival to the last departure.
+        let window = match self.little.first {
+            Some(first) if self.last_departure > first => (self.last_departure - first) as f64,
+            _ => f64::INFINITY,
+        };
         let waits = &mut self.waits;
         Metrics {
             requests,
@@ -355,6 +529,9 @@ impl Sim {
             max_wait_ms: waits.max_ms().unwrap_or(0.0),
             max_queue_len: self.stations.max_queue_len() as u64,
             makespan_ms: ns_to_ms(makespan),
+            mean_queue_len: self.little.area_waiting as f64 / window,
+            mean_in_system: self.little.area_in_system as f64 / window,
+            measured_requests: self.waits.count() as u64,
         }
     }
 }
@@ -363,9 +540,13 @@ impl Handler<Event> for Sim {
     #[inline]
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let now = queue.now();
+        self.little.advance(now);
         match event {
             Event::Arrival { client } => {
                 self.first_arrival.get_or_insert(now);
+                if now >= self.warmup_ns {
+                    self.little.first.get_or_insert(now);
+                }
                 let instance = self.clients[client as usize].instance as usize;
                 let request = Waiting {
                     arrived: now,
@@ -373,6 +554,8 @@ impl Handler<Event> for Sim {
                 };
                 if self.stations.arrive(instance, request) {
                     self.start_service(instance, now, queue);
+                } else if now >= self.warmup_ns {
+                    self.little.waiting += 1;
                 }
                 let c = &mut self.clients[client as usize];
                 c.sent += 1;
@@ -384,7 +567,13 @@ impl Handler<Event> for Sim {
             Event::Departure { instance } => {
                 let instance = instance as usize;
                 self.last_departure = now;
+                if self.instances[instance].serving_measured {
+                    self.little.in_service -= 1;
+                }
                 if let Some(next) = self.stations.depart(instance, now) {
+                    if next.arrived >= self.warmup_ns {
+                        self.little.waiting -= 1;
+                    }
                     self.start_service(instance, next.arrived, queue);
                 }
             }
@@ -698,6 +887,107 @@ mod tests {
             proptest::prop_assert!(m.mean_wait_ms <= m.max_wait_ms);
             // Queued requests each waited, so a queue implies a positive wait.
             proptest::prop_assert!(m.max_queue_len == 0 || m.max_wait_ms > 0.0);
+            // Little's law, from outside: L = λ·W with λ = requests / makespan (the run
+            // checks it to the nanosecond inside; here on the metrics, within float noise).
+            let lambda_w = m.requests as f64 * m.mean_wait_ms / m.makespan_ms;
+            if m.makespan_ms > 0.0 {
+                proptest::prop_assert!((m.mean_queue_len - lambda_w).abs() <= 1e-9 * lambda_w.max(1.0));
+                proptest::prop_assert!(m.mean_in_system >= m.mean_queue_len);
+            }
+        }
+
+        #[test]
+        fn every_service_and_arrival_shape_keeps_little_and_the_counts(
+            service in proptest::sample::select(vec![Service::Uniform, Service::Lognormal, Service::Gamma, Service::Empirical]),
+            arrivals in proptest::sample::select(vec![Arrivals::Uniform, Arrivals::Lognormal, Arrivals::Gamma, Arrivals::Trace]),
+            cv in 0.0f64..0.57,
+            warmup_ms in 0.0f64..200.0,
+            seed in 0u64..1000,
+        ) {
+            let p = Params {
+                clients: 3,
+                requests_per_client: 100,
+                interarrival_ms: Millis::lit(15.0),
+                service_ms: Millis::lit(4.0),
+                service,
+                arrivals,
+                service_cv: cv,
+                interarrival_cv: cv,
+                service_trace: vec![1.0, 3.0, 8.0],
+                arrival_trace: vec![5.0, 15.0, 25.0],
+                warmup_ms: Millis::lit(warmup_ms),
+                ..Params::default()
+            };
+            // The run checks Little's law itself: an error here is a broken invariant.
+            let m = coordsim_model::run_once(&SingleWriterQueue, p, seed, sim_core::Limits::default()).unwrap().metrics;
+            proptest::prop_assert_eq!(m.requests, 300);
+            proptest::prop_assert_eq!(m.counter_final, 300);
+            proptest::prop_assert!(m.measured_requests <= 300);
+        }
+    }
+
+    #[test]
+    fn the_warm_up_leaves_early_requests_out_of_the_statistics() {
+        // One client every 4 ms, 6 ms of service: request i waits 2i ms (0, 2, …, 18 for
+        // ten). A 20 ms warm-up leaves out the five arriving at 0 … 16 ms: the rest wait
+        // 10 … 18, mean 14; the window runs from the first measured arrival (20 ms) to the
+        // last departure (10 × 6 = 60 ms), so L = (10 + 12 + 14 + 16 + 18) / 40 = 1.75.
+        let m = run_with(Params {
+            clients: 1,
+            requests_per_client: 10,
+            interarrival_ms: Millis::lit(4.0),
+            service_ms: Millis::lit(6.0),
+            warmup_ms: Millis::lit(20.0),
+            ..Params::default()
+        });
+        assert_eq!((m.requests, m.measured_requests), (10, 5));
+        assert_eq!(m.mean_wait_ms, 14.0);
+        assert_eq!(m.max_wait_ms, 18.0);
+        assert_eq!(m.mean_queue_len, 1.75);
+        // In the system: waits plus 5 × 6 ms of service, 100 / 40.
+        assert_eq!(m.mean_in_system, 2.5);
+        // Without it: waits 0 … 18 (sum 90) over 0 … 60 ms.
+        let all = run_with(Params {
+            clients: 1,
+            requests_per_client: 10,
+            interarrival_ms: Millis::lit(4.0),
+            service_ms: Millis::lit(6.0),
+            ..Params::default()
+        });
+        assert_eq!((all.mean_wait_ms, all.mean_queue_len), (9.0, 1.5));
+    }
+
+    #[test]
+    fn a_one_value_trace_serves_like_the_fixed_time_and_a_trace_sets_the_capacity() {
+        let fixed = run_with(Params::default());
+        let traced = run_with(Params {
+            service: Service::Empirical,
+            service_trace: vec![6.0],
+            service_ms: Millis::lit(1.0),
+            ..Params::default()
+        });
+        assert_eq!(fixed, traced);
+        // A trace of 2 and 10 ms has mean 6: the capacity is 1000 / 6 whatever service_ms says.
+        let two = run_with(Params {
+            service: Service::Empirical,
+            service_trace: vec![2.0, 10.0],
+            service_ms: Millis::lit(1.0),
+            ..Params::default()
+        });
+        assert_eq!(two.capacity_per_s, 1000.0 / 6.0);
+    }
+
+    #[test]
+    fn impossible_shapes_are_refused_at_their_key() {
+        for (p, key) in [
+            (Params { service: Service::Uniform, service_cv: 0.7, ..Params::default() }, "service_cv"),
+            (Params { service: Service::Empirical, ..Params::default() }, "service_trace"),
+            (Params { arrivals: Arrivals::Trace, ..Params::default() }, "arrival_trace"),
+            (Params { arrivals: Arrivals::Gamma, interarrival_cv: -1.0, ..Params::default() }, "interarrival_cv"),
+            (Params { service: Service::Empirical, service_trace: vec![0.0], ..Params::default() }, "service_trace"),
+        ] {
+            let e = SingleWriterQueue.validate(&p).unwrap_err();
+            assert_eq!(e.key, key, "{}", e.message);
         }
     }
 }

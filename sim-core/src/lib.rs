@@ -116,17 +116,19 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod dist;
 mod engine;
 mod rng;
 pub mod station;
 mod stats;
 mod time;
 
+pub use dist::{Dist, DistKind};
 pub use engine::{
     Class, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, Ties, run,
     run_until, step,
 };
 pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream};
 pub use station::{Stations, Waiting};
-pub use stats::{HDR_DIGITS, Samples, Stats, percentile_rank};
+pub use stats::{HDR_DIGITS, Percentile, Samples, Stats, percentile_rank};
 pub use time::{Nanos, ms_to_ns, ns_to_ms};

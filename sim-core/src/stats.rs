@@ -26,6 +26,19 @@ pub struct Samples {
     count: u64,
     sum: u128,
     max: Nanos,
+    method: Percentile,
+}
+
+/// How a percentile is read from the samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Percentile {
+    /// The nearest rank: the `ceil(p/100 × n)`-th smallest sample (the lessons' rule; always
+    /// a sample).
+    #[default]
+    NearestRank,
+    /// Linear interpolation between the two samples around rank `(n − 1) × p/100`, counted
+    /// from 0 (numpy's and pandas' default).
+    Linear,
 }
 
 /// How a run keeps its samples.
@@ -64,6 +77,12 @@ impl Samples {
                 ..Samples::default()
             },
         }
+    }
+
+    /// The same samples, read with percentile `method`.
+    pub fn with_percentile(mut self, method: Percentile) -> Self {
+        self.method = method;
+        self
     }
 
     /// Records one duration.
@@ -106,6 +125,9 @@ impl Samples {
         if self.count == 0 {
             return None;
         }
+        if self.method == Percentile::Linear {
+            return Some(self.linear_ms(p));
+        }
         let rank = percentile_rank(p, self.count as usize);
         if let Some(h) = &self.hist {
             // Halfway into the rank, so that rounding in the histogram's own `ceil(q × n)`
@@ -115,6 +137,23 @@ impl Samples {
         }
         let (_, value, _) = self.values.select_nth_unstable(rank - 1);
         Some(ns_to_ms(*value))
+    }
+
+    /// Linear interpolation at rank `h = (n − 1) p / 100` (0-based): `x[⌊h⌋] + (h − ⌊h⌋) ×
+    /// (x[⌊h⌋ + 1] − x[⌊h⌋])`, by selection (O(n)). A histogram reads its quantile `p/100`.
+    fn linear_ms(&mut self, p: f64) -> f64 {
+        let n = self.count as usize;
+        let h = (n - 1) as f64 * (p / 100.0).clamp(0.0, 1.0);
+        if let Some(hist) = &self.hist {
+            return ns_to_ms(hist.value_at_quantile(p / 100.0).min(self.max));
+        }
+        let lo = (h.floor() as usize).min(n - 1);
+        let frac = h - lo as f64;
+        let (_, a, above) = self.values.select_nth_unstable(lo);
+        let a = *a as f64;
+        // Every sample after the selected one is at least as large: the next is their least.
+        let b = above.iter().min().map_or(a, |b| *b as f64);
+        (a + frac * (b - a)) / 1e6
     }
 
     /// The samples in milliseconds, ascending, for drawing their distribution: every one
@@ -151,6 +190,26 @@ impl Samples {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn linear_percentiles_interpolate_as_numpy_does() {
+        // numpy.percentile([1, 2, 3, 4], q) with its default (linear): 25 → 1.75, 50 → 2.5,
+        // 95 → 3.85, 100 → 4; nearest rank gives 1, 2, 4, 4.
+        let mut s = Samples::new(Stats::Exact, 4).with_percentile(Percentile::Linear);
+        for ms in [4u64, 1, 3, 2] {
+            s.record(ms * 1_000_000);
+        }
+        for (p, want) in [(25.0, 1.75), (50.0, 2.5), (95.0, 3.85), (100.0, 4.0)] {
+            let got = s.percentile_ms(p).unwrap();
+            assert!((got - want).abs() < 1e-12, "p{p}: {got}");
+        }
+        let mut s = Samples::new(Stats::Exact, 4);
+        for ms in [4u64, 1, 3, 2] {
+            s.record(ms * 1_000_000);
+        }
+        assert_eq!(s.percentile_ms(25.0), Some(1.0));
+        assert_eq!(s.percentile_ms(95.0), Some(4.0));
+    }
 
     #[test]
     fn a_distribution_is_every_sample_or_evenly_spaced_order_statistics() {

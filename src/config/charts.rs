@@ -274,7 +274,13 @@ impl Loader<'_> {
                         "a `y_expr` entry is label = \"expression\"",
                     ));
                 };
-                match expr::parse(text, &|name| plan.resolve(name, false, true)) {
+                // A cdf's or histogram's curve is a function of its x.
+                let over_x = matches!(kind.0, ChartKind::Cdf | ChartKind::RunsCdf);
+                let resolve = |name: &str| match plan.resolve(name, false, true) {
+                    Err(_) if over_x && name == "x" => Ok(Var::X),
+                    other => other,
+                };
+                match expr::parse(text, &resolve) {
                     Ok(e) => y_expr.push((label.get_ref().to_string(), e)),
                     Err(e) => {
                         let at = text_value.span().start

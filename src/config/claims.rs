@@ -19,6 +19,7 @@ const CLAIM_KEYS: &[&str] = &[
     "band",
     "stat",
     "within_ci",
+    "confidence",
     "entity",
 ];
 
@@ -44,9 +45,9 @@ pub enum Test {
     AtMost(f64),
     /// `at_least`: actual ≥ bound − tolerance.
     AtLeast(f64),
-    /// `stat = "mean"`, `within_ci = true`: the expected value lies in the 95% interval of
-    /// the mean over the replications.
-    WithinCi,
+    /// `stat = "mean"`, `within_ci = true`: the expected value lies in the Student t interval
+    /// of the mean over the replications, at this confidence (`confidence`, default 0.95).
+    WithinCi(f64),
 }
 
 /// How a claim aggregates the replications of each matched point before comparing.
@@ -239,6 +240,12 @@ impl Loader<'_> {
             },
             None => None,
         };
+        if let (Some(c), None) = (field("confidence"), within_ci) {
+            return Err(self.err(
+                &c.span(),
+                "`confidence` is the level of `within_ci = true`; add it, or drop `confidence`",
+            ));
+        }
         let tolerance = match field("tolerance") {
             Some(t) => {
                 if text_claim {
@@ -307,7 +314,20 @@ impl Loader<'_> {
                         self.err(&t.span(), "`within_ci` is its own test: drop `tolerance`")
                     );
                 }
-                Test::WithinCi
+                let confidence = match field("confidence") {
+                    Some(c) => {
+                        let level = self.number(c, "confidence")?;
+                        if !(0.5..1.0).contains(&level) {
+                            return Err(self.err(
+                                &c.span(),
+                                format!("`confidence` is a level from 0.5 to below 1 (0.95 for a 95% interval), got {level}"),
+                            ));
+                        }
+                        level
+                    }
+                    None => 0.95,
+                };
+                Test::WithinCi(confidence)
             }
             (None, None) => {
                 let tol = tolerance.map_or(1e-9, |(t, _)| t);

@@ -67,6 +67,7 @@ const TOP_KEYS: &[&str] = &[
     "labels",
     "locale",
     "table",
+    "percentile",
 ];
 
 impl Config {
@@ -136,6 +137,8 @@ pub enum Var {
     Metric(usize),
     /// An entity column (entity claims only).
     Entity(usize),
+    /// The x of a cdf or histogram (its `y_expr` curves are functions of it).
+    X,
 }
 
 /// Whether a point's parameter values match a `where` filter.

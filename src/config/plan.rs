@@ -15,6 +15,9 @@ use crate::locale::{LOCALES, Locale, Text};
 use crate::source::{ConfigError, Source, Span};
 use crate::sweep::{self, MAX_POINTS, Range};
 
+/// Most bytes of a trace file.
+pub const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Most runs (points × replications) one config may ask for.
 pub const MAX_RUNS: u64 = 1_000_000;
 
@@ -57,6 +60,8 @@ pub struct Plan {
     pub entities: bool,
     /// How runs keep their samples (`stats`: exact, or an HDR histogram).
     pub stats: Stats,
+    /// How percentiles are read (`percentile`: nearest rank, or linear as numpy does).
+    pub percentile: sim_core::Percentile,
     /// Per-run limits on events and virtual time (`[limits]`, default sim-core's).
     pub limits: Limits,
     /// Where `model` is written: errors with no better place point here.
@@ -313,6 +318,19 @@ impl Loader<'_> {
             },
             None => Stats::Exact,
         };
+        let percentile = match get("percentile") {
+            Some((_, v)) => match self.string(v, "percentile")?.as_str() {
+                "nearest_rank" => sim_core::Percentile::NearestRank,
+                "linear" => sim_core::Percentile::Linear,
+                other => {
+                    return Err(self.err(
+                        &v.span(),
+                        format!("unknown `percentile` = \"{other}\"; valid: \"nearest_rank\" (the lessons' rule, the default), \"linear\" (numpy's and pandas' default)"),
+                    ));
+                }
+            },
+            None => sim_core::Percentile::NearestRank,
+        };
         let specs = model.params();
         // `[vars]`: free variables, named like parameters, each with its description.
         let mut vars: Vec<(String, String, Span)> = Vec::new();
@@ -373,7 +391,13 @@ impl Loader<'_> {
                         continue;
                     }
                 }
-                base[i] = self.value(value)?;
+                base[i] = match value.get_ref() {
+                    // A list of numbers may come from a CSV column: { file, column }.
+                    DeValue::Table(t) if specs[i].kind == Kind::NumberList => {
+                        self.trace(t, &value.span(), source)?
+                    }
+                    _ => self.value(value)?,
+                };
             }
         }
 
@@ -483,6 +507,7 @@ impl Loader<'_> {
             points: points as usize,
             entities,
             stats,
+            percentile,
             limits,
             model_span: model_value.span(),
             vars: vars.into_iter().map(|(n, d, _)| (n, d)).collect(),
@@ -515,6 +540,73 @@ impl Loader<'_> {
             }
         }
         Ok(plan)
+    }
+
+    /// `{ file = "x.csv", column = "ms" }`: a column of numbers from a CSV file (with a header
+    /// row), its path relative to the config.
+    fn trace(&self, t: &DeTable<'_>, span: &Span, source: &Source) -> Result<Value, ConfigError> {
+        const KEYS: &[&str] = &["file", "column"];
+        let fields = self.known_fields(t, "a trace (a CSV column)", KEYS)?;
+        let field = |k: &str| {
+            fields
+                .iter()
+                .find(|(key, _)| key.get_ref() == k)
+                .map(|(_, v)| *v)
+        };
+        let (Some(file_v), Some(column_v)) = (field("file"), field("column")) else {
+            return Err(self.err(span, "a trace is { file = \"x.csv\", column = \"name\" }"));
+        };
+        let file = self.string(file_v, "file")?;
+        let column = self.string(column_v, "column")?;
+        let path = Path::new(&source.name)
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join(&file);
+        let at = |m: String| self.err(&file_v.span(), m);
+        let size = std::fs::metadata(&path)
+            .map_err(|e| at(format!("cannot read {}: {e}", path.display())))?
+            .len();
+        if size > MAX_TRACE_BYTES {
+            return Err(at(format!(
+                "{} has {size} bytes, more than the limit of {MAX_TRACE_BYTES}",
+                path.display()
+            )));
+        }
+        let mut reader = csv::Reader::from_path(&path)
+            .map_err(|e| at(format!("cannot read {}: {e}", path.display())))?;
+        let headers = reader
+            .headers()
+            .map_err(|e| at(format!("{}: {e}", path.display())))?
+            .clone();
+        let Some(index) = headers.iter().position(|h| h == column) else {
+            let names: Vec<&str> = headers.iter().collect();
+            return Err(self.err(
+                &column_v.span(),
+                format!(
+                    "{} has no column `{column}`; its columns: {}",
+                    path.display(),
+                    names.join(", ")
+                ),
+            ));
+        };
+        let mut values = Vec::new();
+        for (row, record) in reader.records().enumerate() {
+            let record = record.map_err(|e| at(format!("{}: {e}", path.display())))?;
+            let cell = record.get(index).unwrap_or("").trim();
+            let x: f64 = cell
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| {
+                    at(format!(
+                        "{}:{}: `{cell}` in column `{column}` is not a number",
+                        path.display(),
+                        row + 2
+                    ))
+                })?;
+            values.push(Value::Float(x));
+        }
+        Ok(Value::List(values))
     }
 
     /// `[limits]`: `max_events` and `max_virtual_time_ms` for every run of the config.

@@ -118,7 +118,9 @@ where
         .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225));
-    if data.y_integer {
+    if data.look.log_y {
+        mesh.y_labels(super::log_labels(&y_axis));
+    } else if data.y_integer {
         mesh.y_labels(integer_labels(&y_axis, 11));
     }
     mesh.draw()?;

@@ -48,7 +48,10 @@ where
 {
     let curves: Vec<Vec<(f64, f64)>> = data.samples.iter().map(|(_, v)| steps(v)).collect();
     let x_axis = x_range(curves.iter().flat_map(|c| c.iter().map(|p| p.0)));
-    let entries: Vec<Entry> = data
+    // Theory curves (y_expr), dashed, in the colours after the samples'.
+    let theory: Vec<&super::Series> = data.series.iter().filter(|s| s.reference).collect();
+    let offset = curves.len();
+    let mut entries: Vec<Entry> = data
         .samples
         .iter()
         .enumerate()
@@ -62,11 +65,20 @@ where
             },
         })
         .collect();
+    entries.extend(theory.iter().enumerate().map(|(k, t)| Entry {
+        label: t.label.clone(),
+        swatch: Swatch::Line {
+            color: layout::series_color(offset + k, t.color),
+            width: 2,
+            dashed: true,
+            marker: None,
+        },
+    }));
     let body = titled(root, &data.title, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
     let obstacles = |chart: &super::Chart2d<'_, DB>| {
         let mut o = Obstacles::default();
-        for c in &curves {
+        for c in curves.iter().chain(theory.iter().map(|t| &t.points)) {
             let pts: Vec<(i32, i32)> = c.iter().map(|p| px(chart, *p)).collect();
             o.segments.extend(pts.windows(2).map(|w| (w[0], w[1])));
         }
@@ -106,6 +118,21 @@ where
         } else {
             chart.draw_series(LineSeries::new(c, color.stroke_width(s.px(3))))?;
         }
+    }
+    for (k, t) in theory.iter().enumerate() {
+        let color = layout::series_color(offset + k, t.color);
+        let pts: Vec<(f64, f64)> = t
+            .points
+            .iter()
+            .copied()
+            .filter(|p| (0.0..=1.05).contains(&p.1))
+            .collect();
+        chart.draw_series(DashedLineSeries::new(
+            pts,
+            s.px(10),
+            s.px(6),
+            color.stroke_width(s.px(2)),
+        ))?;
     }
     if let Some(r) = legend {
         layout::draw_legend(root, r, &entries, s)?;

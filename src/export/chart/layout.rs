@@ -33,6 +33,21 @@ pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// A darker shade of `c`: a theory line drawn over the data it is theory for stays visible.
+pub fn dark(c: RGBColor) -> RGBColor {
+    let f = |v: u8| (f64::from(v) * 0.5).round() as u8;
+    RGBColor(f(c.0), f(c.1), f(c.2))
+}
+
+/// The colour of a series: its own palette place, or, for a theory line that follows some
+/// data, a darker shade of that data's colour.
+pub fn series_color(i: usize, follows: Option<usize>) -> RGBColor {
+    match follows {
+        Some(j) => dark(color(j)),
+        None => color(i),
+    }
+}
+
 /// A point marker's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {

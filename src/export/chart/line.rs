@@ -48,7 +48,7 @@ where
         .map(|(i, se)| Entry {
             label: se.label.clone(),
             swatch: Swatch::Line {
-                color: layout::color(i),
+                color: layout::series_color(i, se.color),
                 width: if se.reference { 2 } else { 3 },
                 dashed: se.reference || layout::dashed(i),
                 marker: (!se.reference).then(|| layout::marker(i)),
@@ -127,7 +127,9 @@ where
         .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225));
-    if data.y_integer {
+    if data.look.log_y {
+        mesh.y_labels(super::log_labels(&y_axis));
+    } else if data.y_integer {
         mesh.y_labels(integer_labels(&y_axis, 11));
     }
     if data.x_integer && !data.log_x {
@@ -135,7 +137,7 @@ where
     }
     mesh.draw()?;
     for (i, se) in data.series.iter().enumerate() {
-        let c = layout::color(i);
+        let c = layout::series_color(i, se.color);
         let points = lines[i].clone();
         if se.reference || layout::dashed(i) {
             // A reference line (theory, arithmetic): dashed, no markers.

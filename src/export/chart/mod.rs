@@ -45,6 +45,9 @@ pub const FONT_FILE: &str = "fonts/DejaVuSans.ttf";
 
 type DrawResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
+/// Points on a theory curve of a cdf.
+const CURVE_STEPS: usize = 200;
+
 /// The plotting context every chart kind draws on.
 pub type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
@@ -304,6 +307,9 @@ pub struct Series {
     /// The 95% interval of each point's mean over replications: (x, low, high); empty with
     /// one replication.
     pub intervals: Vec<(f64, f64, f64)>,
+    /// The palette index to draw it in (`None`: its place among the series). A theory line
+    /// takes the colour of the data it is theory for.
+    pub color: Option<usize>,
 }
 
 /// What a chart draws, prepared from the rows.
@@ -448,6 +454,8 @@ impl ChartData {
             })
             .collect();
         let mut series = Vec::new();
+        // The group key of each data series, for the colour of its theory line.
+        let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
         let mut samples = Vec::new();
         let one_y = spec.y.len() == 1;
         for y in &spec.y {
@@ -525,23 +533,29 @@ impl ChartData {
                 } else {
                     Vec::new()
                 };
+                data_groups.push((key.clone(), series.len()));
                 series.push(Series {
                     label,
                     reference: false,
                     points: points.iter().map(|a| (a.x, a.sum / a.n as f64)).collect(),
                     intervals,
+                    color: None,
                 });
             }
         }
-        // Reference lines: each expression evaluated at every row of results.csv.
+        // Reference lines: each expression evaluated at every row of results.csv, one line
+        // per group of the swept parameters x does not tell apart (as the data's lines).
         if !on_entities {
             for (label, expr) in &spec.y_expr {
-                let mut points: Vec<(f64, f64)> = Vec::new();
-                // One reference point per x: the first row's.
-                let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+                // (the group's coordinates on the grouping axes, its points).
+                type Line = (Vec<usize>, Vec<(f64, f64)>);
+                let mut groups: Vec<Line> = Vec::new();
+                // One reference point per group and x: the first row's.
+                let mut seen: std::collections::HashSet<(usize, u64)> =
+                    std::collections::HashSet::new();
                 // Rows come point by point: each point's values are built once.
                 let mut point_values: Option<(usize, Vec<coordsim_model::Value>)> = None;
-                for row in &rows {
+                for (row, coords) in rows.iter().zip(&row_coords) {
                     let point = source.point(row);
                     if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
                         point_values = Some((point, config.point_values(point)));
@@ -553,22 +567,49 @@ impl ChartData {
                             .schema
                             .id(ColumnSource::Metric(i))
                             .and_then(|id| number(&row[id])),
-                        crate::config::Var::Entity(_) => None,
+                        crate::config::Var::Entity(_) | crate::config::Var::X => None,
                     };
                     if let (Some(x), Some(y)) = (x_of(row), expr.eval(&get)) {
+                        let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
+                        let g = match groups.iter().position(|(k, _)| *k == key) {
+                            Some(g) => g,
+                            None => {
+                                groups.push((key, Vec::new()));
+                                groups.len() - 1
+                            }
+                        };
                         let bits = if x == 0.0 { 0 } else { x.to_bits() };
-                        if x.is_finite() && y.is_finite() && seen.insert(bits) {
-                            points.push((x, y));
+                        if x.is_finite() && y.is_finite() && seen.insert((g, bits)) {
+                            groups[g].1.push((x, y));
                         }
                     }
                 }
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                series.push(Series {
-                    label: config.label(label).to_string(),
-                    reference: true,
-                    points,
-                    intervals: Vec::new(),
-                });
+                let several = groups.len() > 1;
+                for (key, mut points) in groups {
+                    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    let mut name = config.label(label).to_string();
+                    if several {
+                        let parts: Vec<String> = group_axes
+                            .iter()
+                            .zip(&key)
+                            .map(|(&axis, &coord)| {
+                                let axis = &config.axes[axis];
+                                config.setting_text(&axis.key, &axis.values[coord])
+                            })
+                            .collect();
+                        name = format!("{name} ({})", parts.join(", "));
+                    }
+                    let color = several
+                        .then(|| data_groups.iter().find(|(k, _)| *k == key).map(|(_, i)| *i))
+                        .flatten();
+                    series.push(Series {
+                        label: name,
+                        reference: true,
+                        points,
+                        intervals: Vec::new(),
+                        color,
+                    });
+                }
             }
         }
         // A fixed y range leaves out what lies beyond it (plotters would draw it flat along
@@ -698,6 +739,67 @@ impl ChartData {
                 samples.push((label, values));
             }
         }
+        // Theory curves: each `y_expr` as a function of x at every point, over the samples'
+        // range.
+        let mut series = Vec::new();
+        let all = || {
+            samples
+                .iter()
+                .flat_map(|(_, v)| v.iter().copied())
+                .filter(|v| v.is_finite())
+        };
+        let hi = all().fold(f64::NEG_INFINITY, f64::max);
+        let lo = all().fold(f64::INFINITY, f64::min).min(0.0);
+        if hi.is_finite() {
+            for (label, expr) in &spec.y_expr {
+                for &point in &points {
+                    let values = config.point_values(point);
+                    let first_row = run
+                        .results
+                        .results
+                        .rows
+                        .iter()
+                        .find(|r| run.results.results.point(r) == point);
+                    let curve: Vec<(f64, f64)> = (0..=CURVE_STEPS)
+                        .filter_map(|k| {
+                            let x = lo + (hi - lo) * k as f64 / CURVE_STEPS as f64;
+                            let get = |v: crate::config::Var| match v {
+                                crate::config::Var::Param(i) => values[i].as_f64(),
+                                crate::config::Var::X => Some(x),
+                                crate::config::Var::Metric(i) => first_row.and_then(|row| {
+                                    let table = &run.results.results;
+                                    table
+                                        .schema
+                                        .id(ColumnSource::Metric(i))
+                                        .and_then(|id| number(&row[id]))
+                                }),
+                                crate::config::Var::Entity(_) => None,
+                            };
+                            expr.eval(&get).filter(|y| y.is_finite()).map(|y| (x, y))
+                        })
+                        .collect();
+                    let at: Vec<String> = config
+                        .axes
+                        .iter()
+                        .map(|a| config.setting_text(&a.key, &values[a.param]))
+                        .collect();
+                    let name = config.label(label).to_string();
+                    series.push(Series {
+                        label: if points.len() > 1 && !at.is_empty() {
+                            format!("{name} ({})", at.join(", "))
+                        } else {
+                            name
+                        },
+                        reference: true,
+                        points: curve,
+                        intervals: Vec::new(),
+                        // The colour of this point's samples.
+                        color: (points.len() > 1)
+                            .then(|| points.iter().position(|p| *p == point).unwrap_or(0)),
+                    });
+                }
+            }
+        }
         let x_label = spec.look.x_label.clone().unwrap_or_else(|| {
             spec.y
                 .iter()
@@ -723,7 +825,7 @@ impl ChartData {
                 .y_label
                 .clone()
                 .unwrap_or_else(|| config.text(y_text).to_string()),
-            series: Vec::new(),
+            series,
             marks: Vec::new(),
             mark_y: None,
             log_x: spec.log_x,
@@ -754,7 +856,13 @@ impl ChartData {
 
     /// A y tick's text: a number in the locale; with whole-number metrics, only whole ticks.
     pub fn y_text(&self, v: f64) -> String {
-        let v = if self.look.log_y { 10f64.powf(v) } else { v };
+        if self.look.log_y {
+            // Decades only: 0.1, 1, 10, 100.
+            if (v - v.round()).abs() > 1e-6 {
+                return String::new();
+            }
+            return tick(10f64.powf(v.round()), self.locale);
+        }
         if self.y_integer && (v - v.round()).abs() > 1e-9 {
             return String::new();
         }
@@ -1055,6 +1163,12 @@ pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 pub fn integer_labels(range: &std::ops::Range<f64>, max: usize) -> usize {
     let span = (range.end - range.start).floor().max(0.0) as usize;
     (span + 1).clamp(2, max)
+}
+
+/// Ticks for a log axis (in log10 units): every half decade, so the decades get labels.
+pub fn log_labels(range: &std::ops::Range<f64>) -> usize {
+    let span = (range.end - range.start).ceil().max(1.0) as usize;
+    (2 * span + 1).clamp(3, 41)
 }
 
 /// A data point in backend pixels on a built plot.
