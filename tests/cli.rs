@@ -401,16 +401,33 @@ fn reports_are_not_stale() {
     );
     let fresh = list_files(tmp.path());
     let committed = list_files(&root().join("reports"));
-    assert_eq!(
-        fresh, committed,
-        "reports/ holds other files than `coordsim report` writes: run `cargo run --release -- report`"
+    // Only the difference: files report would add, files it would remove, files that changed.
+    let mut diff: Vec<String> = Vec::new();
+    diff.extend(
+        fresh
+            .iter()
+            .filter(|f| !committed.contains(f))
+            .map(|f| format!("missing: reports/{f}")),
     );
-    for file in &fresh {
-        assert!(
-            read(tmp.path().join(file)) == read(root().join("reports").join(file)),
-            "reports/{file} is stale: run `cargo run --release -- report`"
-        );
-    }
+    diff.extend(
+        committed
+            .iter()
+            .filter(|f| !fresh.contains(f))
+            .map(|f| format!("not written by report: reports/{f}")),
+    );
+    diff.extend(
+        fresh
+            .iter()
+            .filter(|f| committed.contains(f))
+            .filter(|f| read(tmp.path().join(f)) != read(root().join("reports").join(f)))
+            .map(|f| format!("stale: reports/{f}")),
+    );
+    assert!(
+        diff.is_empty(),
+        "reports/ differs from what `coordsim report` writes in {} file(s) (`cargo run --release -- report` rewrites them and removes the rest):\n{}",
+        diff.len(),
+        diff.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }
 
 fn list_files(dir: &Path) -> Vec<String> {
@@ -1898,4 +1915,156 @@ fn traces_come_from_csv_files_next_to_the_config_and_percentiles_read_as_asked()
         assert_eq!(cell("p50_wait_ms"), p50, "{extra}");
         assert_eq!(cell("capacity_per_s"), 1000.0 / 6.0);
     }
+}
+
+#[test]
+fn outputs_stay_inside_their_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // A config whose stem is `..` would write into the parent of --out.
+    let dots = write_config(dir.path(), "...toml", "model = \"single_writer_queue\"\n");
+    let o = coordsim(&["run", &dots, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("must be a plain name"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists() || list_files(&out).is_empty());
+    // A link planted where an output file goes is replaced, never written through.
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "keep me").unwrap();
+    std::fs::create_dir_all(out.join("c")).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("c/results.csv")).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("c/table.md")).unwrap();
+    let config = write_config(dir.path(), "c.toml", "model = \"single_writer_queue\"\n");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me");
+    let meta = std::fs::symlink_metadata(out.join("c/results.csv")).unwrap();
+    assert!(meta.is_file(), "results.csv is a file of its own now");
+    // Nothing hidden is left beside the folder.
+    let hidden: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_folder_or_the_new_one_never_a_mix() {
+    // A sweep that takes a while in a debug build; killed (SIGKILL) at 20 moments spread
+    // over its run, each time over the complete output of the run before. Every time, the
+    // folder is complete and equal to a clean run's, and the next run leaves no trace.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "k.toml",
+        "model = \"single_writer_queue\"\nreplications = 4\n[params]\narrivals = \"poisson\"\nservice = \"exponential\"\nrequests_per_client = 20000\n[sweep]\nclients = [1, 2, 3, 4]\n",
+    );
+    let clean = dir.path().join("clean");
+    let o = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        clean.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reference: Vec<(String, Vec<u8>)> = list_files(&clean.join("k"))
+        .into_iter()
+        .map(|f| {
+            let bytes = read(clean.join("k").join(&f));
+            (f, bytes)
+        })
+        .collect();
+    let out = dir.path().join("out");
+    let same_as_clean = |label: &str| {
+        let files = list_files(&out.join("k"));
+        let got: Vec<String> = reference.iter().map(|(f, _)| f.clone()).collect();
+        assert_eq!(
+            files, got,
+            "{label}: the folder has other files than a clean run's"
+        );
+        for (f, bytes) in &reference {
+            assert!(
+                read(out.join("k").join(f)) == *bytes,
+                "{label}: k/{f} differs from a clean run's"
+            );
+        }
+    };
+    let o = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    // 20 moments, spread (by a fixed Weyl sequence) over the first 1.5 s.
+    for i in 0..20u64 {
+        let delay_ms = (i * 617 + 101) % 1500;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+            .args([
+                "run",
+                &config,
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+                "--jobs",
+                "2",
+            ])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        if out.join("k").exists() {
+            same_as_clean(&format!("killed after {delay_ms} ms"));
+        }
+    }
+    // The next run puts everything in order and leaves nothing hidden behind.
+    let o = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same_as_clean("after a clean run");
+    let hidden: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn report_removes_the_folders_of_configs_that_are_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("configs")).unwrap();
+    write_config(
+        &dir.path().join("configs"),
+        "a.toml",
+        "model = \"single_writer_queue\"\n",
+    );
+    let out = dir.path().join("reports");
+    // A folder of a deleted config, and a folder that is not an output (kept).
+    std::fs::create_dir_all(out.join("gone")).unwrap();
+    std::fs::write(out.join("gone/results.csv"), "x").unwrap();
+    std::fs::create_dir_all(out.join("notes")).unwrap();
+    let o = coordsim_in(dir.path(), &["report", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!out.join("gone").exists());
+    assert!(out.join("notes").exists());
+    assert!(out.join("a/results.csv").exists());
 }

@@ -222,11 +222,12 @@ impl Index {
         if self.find(id).is_some() {
             return;
         }
-        if let Some((first, start, len)) = self.runs.last_mut() {
-            if first.checked_add(*len as u64) == Some(id) && *start + *len == pos {
-                *len += 1;
-                return;
-            }
+        if let Some((first, start, len)) = self.runs.last_mut()
+            && first.checked_add(*len as u64) == Some(id)
+            && *start + *len == pos
+        {
+            *len += 1;
+            return;
         }
         if self.runs.len() < Self::MAX_RUNS {
             self.runs.push((id, pos, 1));

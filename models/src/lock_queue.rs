@@ -240,8 +240,8 @@ impl Model for LockQueue {
             ("hold_ms", p.hold_ms.list_len()),
             ("items", p.items.list_len()),
         ] {
-            if let Some(len) = list {
-                if len != n {
+            if let Some(len) = list
+                && len != n {
                     return Err(ParamError::new(
                         key,
                         format!(
@@ -249,7 +249,6 @@ impl Model for LockQueue {
                         ),
                     ));
                 }
-            }
         }
         positive_duration("poll_ms", p.poll_ms.ms())?;
         if !p.crash.is_empty() {

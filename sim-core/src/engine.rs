@@ -360,10 +360,10 @@ fn step_inner<E: Copy, H: Handler<E>>(
     queue.now = time;
     queue.top_taken = true;
     *events += 1;
-    if *events % PROGRESS_EVERY == 0 {
-        if let Some(counter) = &queue.progress {
-            counter.fetch_add(PROGRESS_EVERY, AtomicOrdering::Relaxed);
-        }
+    if events.is_multiple_of(PROGRESS_EVERY)
+        && let Some(counter) = &queue.progress
+    {
+        counter.fetch_add(PROGRESS_EVERY, AtomicOrdering::Relaxed);
     }
     let handled = handler.handle(event, queue);
     if queue.top_taken {

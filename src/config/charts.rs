@@ -198,14 +198,40 @@ impl Loader<'_> {
         Ok(specs)
     }
 
+    /// Every chart file name once: two charts of one name, or a timeline's per-point file
+    /// (`name-p3`) and a chart called so, would overwrite each other.
     fn distinct_names(&self, plan: &Plan, specs: &[ChartSpec], at: &At) -> Result<(), ConfigError> {
-        let mut names: Vec<&str> = specs.iter().map(|c| c.name.as_str()).collect();
-        names.sort_unstable();
-        match names.windows(2).find(|w| w[0] == w[1]) {
+        let mut files: Vec<(String, &str)> = Vec::new();
+        for c in specs {
+            if c.kind == ChartKind::Timeline {
+                let points: Vec<usize> = (0..plan.points)
+                    .filter(|p| plan.matches(*p, &c.filter))
+                    .collect();
+                if points.len() > 1 {
+                    files.extend(
+                        points
+                            .iter()
+                            .map(|p| (format!("{}-p{p}", c.name), c.name.as_str())),
+                    );
+                    continue;
+                }
+            }
+            files.push((c.name.clone(), c.name.as_str()));
+        }
+        files.sort();
+        match files.windows(2).find(|w| w[0].0 == w[1].0) {
+            Some(w) if w[0].1 == w[1].1 => Err(self.err_at(
+                plan,
+                at,
+                format!("two charts are named `{}`; names must differ", w[0].0),
+            )),
             Some(w) => Err(self.err_at(
                 plan,
                 at,
-                format!("two charts are named `{}`; names must differ", w[0]),
+                format!(
+                    "the charts `{}` and `{}` would both write {}.svg and .png; rename one",
+                    w[0].1, w[1].1, w[0].0
+                ),
             )),
             None => Ok(()),
         }
@@ -376,25 +402,22 @@ impl Loader<'_> {
         look.y_max = field("y_max")
             .map(|v| self.number(v, "y_max"))
             .transpose()?;
-        if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max")) {
-            if hi <= lo {
-                return Err(self.err(
-                    &v.span(),
-                    format!("`y_max` ({hi}) must be above `y_min` ({lo})"),
-                ));
-            }
+        if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max"))
+            && hi <= lo
+        {
+            return Err(self.err(
+                &v.span(),
+                format!("`y_max` ({hi}) must be above `y_min` ({lo})"),
+            ));
         }
         look.log_y = flag("log_y", false)?;
         if look.log_y {
             for k in ["y_min", "y_max"] {
                 if let (Some(v), Some(x)) =
                     (field(k), if k == "y_min" { look.y_min } else { look.y_max })
+                    && x <= 0.0
                 {
-                    if x <= 0.0 {
-                        return Err(
-                            self.err(&v.span(), format!("with `log_y`, `{k}` must be above 0"))
-                        );
-                    }
+                    return Err(self.err(&v.span(), format!("with `log_y`, `{k}` must be above 0")));
                 }
             }
         }

@@ -157,10 +157,8 @@ impl Plan {
     /// A text column by this name (entity columns first for entity claims), as a variable.
     pub fn text_column(&self, name: &str, entity: bool) -> Option<Var> {
         let model = &*self.model;
-        if entity {
-            if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
-                return (!model.entity_columns()[i].numeric()).then_some(Var::Entity(i));
-            }
+        if entity && let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
+            return (!model.entity_columns()[i].numeric()).then_some(Var::Entity(i));
         }
         let i = model.metrics().iter().position(|c| c.name == name)?;
         (!model.metrics()[i].numeric()).then_some(Var::Metric(i))
@@ -170,14 +168,12 @@ impl Plan {
     /// clash), a metric, or (when `params` is true) a numeric parameter.
     pub fn resolve(&self, name: &str, entity: bool, params: bool) -> Result<Var, String> {
         let model = &*self.model;
-        if entity {
-            if let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
-                return if model.entity_columns()[i].numeric() {
-                    Ok(Var::Entity(i))
-                } else {
-                    Err(format!("`{name}` is not numeric"))
-                };
-            }
+        if entity && let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
+            return if model.entity_columns()[i].numeric() {
+                Ok(Var::Entity(i))
+            } else {
+                Err(format!("`{name}` is not numeric"))
+            };
         }
         if let Some(i) = model.metrics().iter().position(|c| c.name == name) {
             return if model.metrics()[i].numeric() {

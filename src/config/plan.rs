@@ -376,20 +376,20 @@ impl Loader<'_> {
                 };
                 param_spans[i] = Some(value.span());
                 // `{ expr = "…" }`: derived from the vars and other parameters at each point.
-                if let DeValue::Table(t) = value.get_ref() {
-                    if let Some((_, e)) = t.iter().find(|(k, _)| k.get_ref() == "expr") {
-                        if t.len() != 1 {
-                            return Err(self.err(
-                                &value.span(),
-                                "a derived parameter is `{ expr = \"…\" }` alone",
-                            ));
-                        }
-                        let DeValue::String(text) = e.get_ref() else {
-                            return Err(self.err(&e.span(), "`expr` is an expression, in quotes"));
-                        };
-                        derived_text.push((i, text.to_string(), e.span()));
-                        continue;
+                if let DeValue::Table(t) = value.get_ref()
+                    && let Some((_, e)) = t.iter().find(|(k, _)| k.get_ref() == "expr")
+                {
+                    if t.len() != 1 {
+                        return Err(self.err(
+                            &value.span(),
+                            "a derived parameter is `{ expr = \"…\" }` alone",
+                        ));
                     }
+                    let DeValue::String(text) = e.get_ref() else {
+                        return Err(self.err(&e.span(), "`expr` is an expression, in quotes"));
+                    };
+                    derived_text.push((i, text.to_string(), e.span()));
+                    continue;
                 }
                 base[i] = match value.get_ref() {
                     // A list of numbers may come from a CSV column: { file, column }.

@@ -86,10 +86,10 @@ impl Loader<'_> {
     }
 
     pub(super) fn count(&self, v: &Spanned<DeValue<'_>>, key: &str) -> Result<u64, ConfigError> {
-        if let DeValue::Integer(i) = v.get_ref() {
-            if let Ok(n) = u64::from_str_radix(i.as_str(), i.radix()) {
-                return Ok(n);
-            }
+        if let DeValue::Integer(i) = v.get_ref()
+            && let Ok(n) = u64::from_str_radix(i.as_str(), i.radix())
+        {
+            return Ok(n);
         }
         let got = match v.get_ref() {
             DeValue::Integer(i) => i.to_string(),

@@ -26,7 +26,7 @@ pub fn render(run: &Run<'_>) -> String {
     let _ = writeln!(
         out,
         "**{}**: {} `{}`, {} {}{}\n",
-        config.title,
+        crate::export::chart::layout::clean(&config.title),
         config.text(Text::CaptionModel),
         config.model.name(),
         config.text(Text::CaptionSeed),
@@ -350,8 +350,10 @@ pub fn round(cell: &str) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
+/// A cell for a Markdown table: `|` escaped, control characters (escape codes on a
+/// terminal) replaced by spaces.
 fn escape(cell: &str) -> String {
-    cell.replace('|', "\\|")
+    crate::export::chart::layout::clean(cell).replace('|', "\\|")
 }
 
 #[cfg(test)]

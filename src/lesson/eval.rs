@@ -582,16 +582,9 @@ fn chart_block(
             .0
             .into_bytes()
     } else {
-        let tmp = std::env::temp_dir().join(format!(
-            "coordsim-lesson-{}-{chart}.png",
-            std::process::id()
-        ));
         prepared
-            .png(&tmp)
-            .map_err(|e| error(region.marker, e.to_string()))?;
-        let bytes = std::fs::read(&tmp).map_err(|e| error(region.marker, e.to_string()))?;
-        let _ = std::fs::remove_file(&tmp);
-        bytes
+            .png()
+            .map_err(|e| error(region.marker, e.to_string()))?
     };
     let on_disk = std::fs::read(&target).ok();
     let pass = on_disk.as_deref() == Some(bytes.as_slice());

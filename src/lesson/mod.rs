@@ -264,21 +264,21 @@ pub fn fill(session: &Session) -> anyhow::Result<Vec<String>> {
                     ));
                 }
             }
-            if let Some((path, bytes)) = &o.image {
-                if std::fs::read(path).ok().as_deref() != Some(bytes.as_slice()) {
-                    if let Some(dir) = path.parent() {
-                        std::fs::create_dir_all(dir)
-                            .with_context(|| format!("cannot create {}", dir.display()))?;
-                    }
-                    crate::export::write_atomic(path, bytes)?;
-                    said.push(format!(
-                        "{file}:{}:{}: {}: wrote {}",
-                        o.pos.line,
-                        o.pos.col,
-                        o.name,
-                        path.display()
-                    ));
+            if let Some((path, bytes)) = &o.image
+                && std::fs::read(path).ok().as_deref() != Some(bytes.as_slice())
+            {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
                 }
+                crate::export::write_atomic(path, bytes)?;
+                said.push(format!(
+                    "{file}:{}:{}: {}: wrote {}",
+                    o.pos.line,
+                    o.pos.col,
+                    o.name,
+                    path.display()
+                ));
             }
         }
         text.push_str(&lesson.text[at..]);

@@ -417,7 +417,7 @@ where
             Swatch::Mark(m, color) => draw_marker(area, m, (x + sw / 2, cy), s.off(7), color)?,
         }
         area.draw_text(
-            &e.label,
+            &clean(&e.label),
             &font.clone().pos(plotters::style::text_anchor::Pos::new(
                 plotters::style::text_anchor::HPos::Left,
                 plotters::style::text_anchor::VPos::Center,

@@ -17,7 +17,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-use super::{Exporter, Run, temp_path, write_atomic};
+use super::{Exporter, Run, write_atomic};
 use crate::config::charts::{LegendPlace, Look};
 use crate::config::{ChartKind, ChartSpec};
 use crate::export::markdown::round;
@@ -166,29 +166,40 @@ impl Prepared {
         Ok((svg_with_font(&svg), placed))
     }
 
-    /// Renders the PNG at `path` (through a temporary file: whole or not at all).
-    pub fn png(&self, path: &Path) -> anyhow::Result<()> {
+    /// The PNG file's bytes: drawn in memory, encoded by `png` (no file is opened).
+    pub fn png(&self) -> anyhow::Result<Vec<u8>> {
         register_embedded_font()?;
-        let tmp = temp_path(path);
         let s = self.look.scale;
-        let size = (
+        let (w, h) = (
             (self.look.width as f64 * s).round() as u32,
             (self.look.height as f64 * s).round() as u32,
         );
+        let mut rgb = vec![0u8; w as usize * h as usize * 3];
         {
-            let area = BitMapBackend::new(&tmp, size).into_drawing_area();
+            let area = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
             self.draw(&area, Scale(s))
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
         }
-        std::fs::rename(&tmp, path)?;
-        Ok(())
+        let mut out = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut out, w, h);
+            encoder.set_color(png::ColorType::Rgb);
+            encoder.set_depth(png::BitDepth::Eight);
+            let mut writer = encoder
+                .write_header()
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
+            writer
+                .write_image_data(&rgb)
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
+        }
+        Ok(out)
     }
 
     /// Writes `name.svg` and `name.png` into `dir`.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let (svg, _) = self.svg()?;
         write_atomic(&dir.join(format!("{}.svg", self.name)), svg.as_bytes())?;
-        self.png(&dir.join(format!("{}.png", self.name)))
+        write_atomic(&dir.join(format!("{}.png", self.name)), &self.png()?)
     }
 }
 
@@ -624,20 +635,20 @@ impl ChartData {
         }
         let fmt = |v: f64| config.locale.number(&round(&v.to_string()));
         let mut marks = Vec::new();
-        if let Some(mark) = &spec.mark_x {
-            if let Some(c) = run.results.results.column(mark) {
-                let mut values: Vec<f64> = run
-                    .results
-                    .results
-                    .rows
-                    .iter()
-                    .filter_map(|r| number(&r[c]))
-                    .collect();
-                values.sort_by(f64::total_cmp);
-                values.dedup();
-                for v in values.into_iter().take(6) {
-                    marks.push((v, format!("{} = {}", config.label(mark), fmt(v))));
-                }
+        if let Some(mark) = &spec.mark_x
+            && let Some(c) = run.results.results.column(mark)
+        {
+            let mut values: Vec<f64> = run
+                .results
+                .results
+                .rows
+                .iter()
+                .filter_map(|r| number(&r[c]))
+                .collect();
+            values.sort_by(f64::total_cmp);
+            values.dedup();
+            for v in values.into_iter().take(6) {
+                marks.push((v, format!("{} = {}", config.label(mark), fmt(v))));
             }
         }
         let y_label = spec.look.y_label.clone().unwrap_or_else(|| {
