@@ -99,10 +99,18 @@ fn write_outputs(
 fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let configs = load_all(&args.configs, registry)?;
     ensure_distinct_stems(&configs)?;
+    if args.list_points {
+        return list_points(&configs);
+    }
+    let shard = args
+        .shard
+        .map(|s| s.resolve(args.shard_count, &|name| std::env::var(name).ok()))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let options = RunOptions {
         jobs: jobs(&args.common),
         seed: args.common.seed,
-        shard: args.shard,
+        shard,
         progress: !args.quiet,
         ties: sim_core::Ties::Fifo,
     };
@@ -111,7 +119,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         let staging = Staging::begin(&args.out, &config.stem)?;
         let dir = staging.path().to_path_buf();
         let (results, _) = run_and_write(config, &options, &dir)?;
-        if let Some((k, n)) = args.shard {
+        if let Some((k, n)) = shard {
             // What `merge` needs to redraw the whole: the config and how this part was cut.
             write_atomic(&dir.join(SHARD_CONFIG), config.source.text.as_bytes())?;
             let seed = options.seed.unwrap_or(config.seed);
@@ -137,6 +145,30 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
                 results.results.rows.len(),
                 config.charts.len()
             )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run --list-points`: `K/N` (the shard that runs exactly this point) and the point's
+/// swept values, one line per point, per config.
+fn list_points(configs: &[Config]) -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    for config in configs {
+        for point in 0..config.points {
+            let values = config.point_values(point);
+            let mut line = format!("{point}/{}", config.points);
+            for axis in &config.axes {
+                line.push_str(&format!(
+                    " {}={}",
+                    axis.key,
+                    crate::results::value_cell(&values[axis.param])
+                ));
+            }
+            if configs.len() > 1 {
+                line.push_str(&format!(" {}", config.source.name));
+            }
+            writeln!(stdout, "{line}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

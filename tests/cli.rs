@@ -2068,3 +2068,90 @@ fn report_removes_the_folders_of_configs_that_are_gone() {
     assert!(out.join("notes").exists());
     assert!(out.join("a/results.csv").exists());
 }
+
+#[test]
+fn shards_from_slurm_kubernetes_and_parallel_merge_to_a_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "s.toml",
+        "model = \"single_writer_queue\"\nreplications = 2\n[params]\narrivals = \"poisson\"\nrequests_per_client = 200\n[sweep]\nclients = [1, 2, 3, 4, 5, 6]\n",
+    );
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    let single = coordsim(&["run", &config, "--out", &d("single"), "--quiet"]);
+    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+    let same = |merged: &str| {
+        for f in ["results.csv", "summary.csv", "table.md"] {
+            assert!(
+                read(dir.path().join(merged).join(f)) == read(dir.path().join("single/s").join(f)),
+                "{merged}/{f}"
+            );
+        }
+    };
+    let run_env = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_coordsim"));
+        cmd.args(["run", &config, "--out", out, "--quiet", "--shard", "auto"])
+            .args(extra);
+        cmd.env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    // A Slurm job array --array=0-2 (three tasks).
+    for id in ["0", "1", "2"] {
+        run_env(
+            &d(&format!("slurm/{id}")),
+            &[("SLURM_ARRAY_TASK_ID", id), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &[],
+        );
+    }
+    let o = coordsim(&[
+        "merge",
+        &d("slurm-merged"),
+        &d("slurm/0/s"),
+        &d("slurm/1/s"),
+        &d("slurm/2/s"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same("slurm-merged");
+    // A Kubernetes Indexed Job with completions: 2.
+    for index in ["0", "1"] {
+        run_env(
+            &d(&format!("k8s/{index}")),
+            &[("JOB_COMPLETION_INDEX", index)],
+            &["--shard-count", "2"],
+        );
+    }
+    let o = coordsim(&["merge", &d("k8s-merged"), &d("k8s/0/s"), &d("k8s/1/s")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same("k8s-merged");
+    // Without a scheduler, auto says what it needs.
+    let o = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .args(["run", &config, "--shard", "auto", "--out", &d("x")])
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("neither is set"), "{}", stderr(&o));
+    // GNU-parallel style: one job per listed point, two at a time (xargs -P 2).
+    let list = coordsim(&["run", &config, "--list-points"]);
+    let lines = stdout(&list);
+    assert_eq!(lines.lines().next(), Some("0/6 clients=1"));
+    let script = format!(
+        "{bin} run {config} --list-points | cut -d' ' -f1 | xargs -P 2 -I{{}} sh -c '{bin} run {config} --quiet --shard {{}} --out {par}/$(echo {{}} | tr / _)'",
+        bin = env!("CARGO_BIN_EXE_coordsim"),
+        par = d("par"),
+    );
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut args = vec!["merge".to_string(), d("par-merged")];
+    args.extend((0..6).map(|k| d(&format!("par/{k}_6/s"))));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = coordsim(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same("par-merged");
+}
