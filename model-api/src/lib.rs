@@ -31,8 +31,8 @@ pub use declare::{
     probability, table_fields, unit_of,
 };
 pub use model::{
-    ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
-    RunContext, Valid, run_once,
+    ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
+    Output, RunContext, Valid, run_once,
 };
 pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
 pub use timeline::{Lane, LaneMark, LaneSpan, MarkKind, MarkShape, SpanKind, TimelineStyle};

@@ -87,6 +87,13 @@ pub trait Model: Send + Sync + 'static {
     fn distributions(&self) -> &'static [Distribution] {
         &[]
     }
+    /// What one run of these parameters costs, estimated from them before anything runs (an
+    /// upper bound is best): the front end refuses a config whose estimate passes its limits,
+    /// naming [`Cost::driven_by`], instead of running out of time or memory.
+    fn cost(&self, params: &Self::Params) -> Cost {
+        let _ = params;
+        Cost::default()
+    }
     /// The parameters that are tie rules: string choices that say how simultaneous events
     /// are ordered (`coordsim check --ties` re-runs every claim under their other values).
     fn tie_rules(&self) -> &'static [&'static str] {
@@ -100,6 +107,20 @@ pub trait Model: Send + Sync + 'static {
         params: &Valid<Self::Params>,
         ctx: &RunContext,
     ) -> Result<Output<Self::Metrics, Self::Entity>, ModelError>;
+}
+
+/// The estimated size of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cost {
+    /// Events the run executes.
+    pub events: u64,
+    /// Bytes the run holds while it runs (its queue, its samples, its state).
+    pub memory_bytes: u64,
+    /// Bytes of output kept after the run (entity rows), which stay until the config is
+    /// written; the front end adds them up over every run of the config.
+    pub kept_bytes: u64,
+    /// The parameter that drives it, for the message (`requests_per_client`).
+    pub driven_by: &'static str,
 }
 
 /// A set of per-request samples a model can give (each request's wait, say).

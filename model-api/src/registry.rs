@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
-use crate::model::{DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
+use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
 use crate::timeline::{Lane, TimelineStyle};
 use crate::value::Value;
 
@@ -27,6 +27,8 @@ pub struct RunOutput {
 pub trait PreparedRun: Send + Sync {
     /// Runs once.
     fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError>;
+    /// The model's estimate of one run ([`Model::cost`]).
+    fn cost(&self) -> Cost;
 }
 
 /// The object-safe face of a [`Model`], for looking models up by name.
@@ -85,6 +87,9 @@ impl<M: Model> PreparedRun for Prepared<M> {
             lanes: output.lanes,
             distributions: output.distributions,
         })
+    }
+    fn cost(&self) -> Cost {
+        self.model.cost(&self.params)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, run};
 
-use coordsim_model::{Millis, ListItem, 
+use coordsim_model::{Cost, Millis, ListItem, 
     Kind, ParamError, field, positive_duration, table_fields,
 };
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
@@ -217,6 +217,16 @@ impl Model for EdgePlacement {
     type Params = Params;
     type Metrics = Metrics;
     type Entity = EdgeRow;
+
+    fn cost(&self, p: &Params) -> Cost {
+        let requests: u64 = p.edges.iter().map(|e| e.load).fold(0, u64::saturating_add);
+        Cost {
+            events: requests.saturating_mul(4),
+            memory_bytes: requests.saturating_mul(48),
+            kept_bytes: (p.edges.len() as u64).saturating_mul(200),
+            driven_by: "edges",
+        }
+    }
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if p.edges.is_empty() {

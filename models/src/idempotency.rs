@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use sim_core::{EventQueue, Handler, SimError, chance, run, stream};
 
-use coordsim_model::{ParamError, probability};
+use coordsim_model::{Cost, ParamError, probability};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
@@ -135,6 +135,19 @@ impl Model for Idempotency {
     type Params = Params;
     type Metrics = Metrics;
     type Entity = CallRow;
+
+    fn cost(&self, p: &Params) -> Cost {
+        let calls = (p.requests.len() as u64)
+            .saturating_add(p.deliveries.len() as u64)
+            .saturating_add(p.repeats)
+            .saturating_mul(p.max_retries.saturating_add(1));
+        Cost {
+            events: calls.saturating_mul(4),
+            memory_bytes: calls.saturating_mul(200),
+            kept_bytes: calls.saturating_mul(200),
+            driven_by: "repeats",
+        }
+    }
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
         probability("response_loss_probability", p.response_loss_probability)?;

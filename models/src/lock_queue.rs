@@ -7,7 +7,7 @@ use std::collections::{HashSet, VecDeque};
 
 use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
-use coordsim_model::{Millis, ParamError, PerEntity, positive_duration};
+use coordsim_model::{Cost, Millis, ParamError, PerEntity, positive_duration};
 use coordsim_model::{
     ChartKind, DefaultChart, Lane, MarkKind, MarkShape, Model, ModelError, Output, RunContext,
     SpanKind, TimelineStyle, Valid,
@@ -209,6 +209,27 @@ impl Model for LockQueue {
         Some(TIMELINE)
     }
 
+    fn cost(&self, p: &Params) -> Cost {
+        let n = p.appliers;
+        // Every applier waits at most for all the others' holds (and the latest start), or
+        // until it gives up; a polled lock tries every poll_ms of that.
+        let holds: f64 = (0..n.min(1_000_000) as usize).map(|i| p.hold_ms.get(i).ms()).sum();
+        let starts = (0..n.min(1_000_000) as usize).map(|i| p.start_ms.get(i).ms()).fold(0.0, f64::max);
+        let wait = (holds + starts).min(p.give_up_after_ms.ms());
+        let polls = if p.lock == Lock::Poll && p.poll_ms.ms() > 0.0 {
+            (wait / p.poll_ms.ms()).min(1e15) as u64 + 1
+        } else {
+            1
+        };
+        let items: u64 = (0..n.min(1_000_000) as usize).map(|i| p.items.get(i)).fold(0, u64::saturating_add);
+        Cost {
+            events: n.saturating_mul(polls.saturating_add(8)).saturating_add(items),
+            memory_bytes: n.saturating_mul(256).saturating_add(items.saturating_mul(16)),
+            kept_bytes: n.saturating_mul(160),
+            driven_by: if p.lock == Lock::Poll && polls > 1000 { "poll_ms" } else { "appliers" },
+        }
+    }
+
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(1..=MAX_APPLIERS).contains(&p.appliers) {
             return Err(ParamError::new(
@@ -287,6 +308,19 @@ impl Model for LockQueue {
             queue.schedule_at(ms.ns(), 0, Event::Unlock);
         }
         run(&mut queue, &mut sim)?;
+        // Mutual exclusion, checked on every run where the lock is meant to exclude: no
+        // lease to take over, no operator unlock under a holder.
+        if p.lock != Lock::None
+            && p.lease_ms.ms() == 0.0
+            && p.unlock_at_ms.is_empty()
+            && sim.max_holders > 1
+        {
+            return Err(ModelError::Invariant(format!(
+                "mutual exclusion at seed {}: {} appliers held the lock at once",
+                ctx.seed(),
+                sim.max_holders
+            )));
+        }
         Ok(sim.output(p, ctx.wants_lanes(), ctx.wants_entities()))
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use sim_core::{EventQueue, Handler, Nanos, SimError, chance, run, stream};
 
-use coordsim_model::{Millis, ListItem, Kind, ParamError, field, table_fields};
+use coordsim_model::{Cost, Millis, ListItem, Kind, ParamError, field, table_fields};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 use coordsim_model::Value;
@@ -166,6 +166,16 @@ impl Model for Outbox {
     type Params = Params;
     type Metrics = Metrics;
     type Entity = Row;
+
+    fn cost(&self, p: &Params) -> Cost {
+        let n = (p.loans.len() as u64).saturating_add(p.random_loans);
+        Cost {
+            events: n.saturating_mul(16).saturating_add(p.relay_runs.len() as u64 * 4),
+            memory_bytes: n.saturating_mul(300),
+            kept_bytes: n.saturating_mul(200),
+            driven_by: if p.random_loans > 0 { "random_loans" } else { "loans" },
+        }
+    }
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if !(0.0..1.0).contains(&p.crash_probability) {

@@ -6,7 +6,7 @@ use sim_core::{
     EventQueue, Handler, Nanos, SimError, chance, ns_to_ms, run, stream,
 };
 
-use coordsim_model::{Millis, ParamError, probability};
+use coordsim_model::{Cost, Millis, ParamError, probability};
 use crate::library::{Book, CallError, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
@@ -113,6 +113,16 @@ impl Model for Saga {
     type Params = Params;
     type Metrics = Metrics;
     type Entity = RequestRow;
+
+    fn cost(&self, p: &Params) -> Cost {
+        let n = (p.requests.len() as u64).saturating_add(p.random_requests);
+        Cost {
+            events: n.saturating_mul(8),
+            memory_bytes: n.saturating_mul(200),
+            kept_bytes: n.saturating_mul(200),
+            driven_by: if p.random_requests > 0 { "random_requests" } else { "requests" },
+        }
+    }
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {
         if p.random_requests > MAX_REQUESTS || p.requests.len() as u64 > MAX_REQUESTS {

@@ -8,7 +8,7 @@ use sim_core::{
     Class, EventQueue, Handler, Nanos, Samples, SimError, ns_to_ms, run,
 };
 
-use coordsim_model::{Millis, NoEntity, ParamError};
+use coordsim_model::{Cost, Millis, NoEntity, ParamError};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 
 choice! {
@@ -131,6 +131,18 @@ impl Model for SharedStoreRmw {
 
     fn tie_rules(&self) -> &'static [&'static str] {
         &["tie_order"]
+    }
+
+    fn cost(&self, p: &Params) -> Cost {
+        let n = p.clients.saturating_mul(p.increments_per_client);
+        // Read, compute and write per increment, and with `cas` up to max_retries again.
+        let attempts = if p.guard == Guard::Cas { p.max_retries.saturating_add(1) } else { 1 };
+        Cost {
+            events: n.saturating_mul(4).saturating_mul(attempts.min(1_000_000)),
+            memory_bytes: n.saturating_mul(16).saturating_add(p.clients.saturating_mul(256)),
+            kept_bytes: 0,
+            driven_by: "increments_per_client",
+        }
     }
 
     fn validate(&self, p: &Params) -> Result<(), ParamError> {

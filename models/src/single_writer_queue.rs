@@ -6,7 +6,7 @@ use sim_core::{
     ns_to_ms, run, stream,
 };
 
-use coordsim_model::{Millis, NoEntity, ParamError, positive_duration};
+use coordsim_model::{Cost, Millis, NoEntity, ParamError, positive_duration};
 use coordsim_model::{
     ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
     RunContext, Valid,
@@ -268,6 +268,21 @@ impl Model for SingleWriterQueue {
         Ok(())
     }
 
+    fn cost(&self, p: &Params) -> Cost {
+        let n = p.clients.saturating_mul(p.requests_per_client);
+        Cost {
+            // An arrival and a departure per request.
+            events: n.saturating_mul(2),
+            // A wait sample (8 bytes) and at worst a queue slot (16) per request; each
+            // client's and instance's state and random stream.
+            memory_bytes: n
+                .saturating_mul(24)
+                .saturating_add(p.clients.saturating_add(p.instances).saturating_mul(512)),
+            kept_bytes: 0,
+            driven_by: "requests_per_client",
+        }
+    }
+
     fn distributions(&self) -> &'static [Distribution] {
         &[Distribution {
             name: WAIT_MS,
@@ -285,6 +300,14 @@ impl Model for SingleWriterQueue {
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
         }
         run(&mut queue, &mut sim)?;
+        // Conservation: every request sent was served once.
+        let served: u64 = sim.instances.iter().map(|i| i.counter).sum();
+        if served != p.clients * p.requests_per_client {
+            return Err(ModelError::Invariant(format!(
+                "conservation at seed {seed}: {served} requests served of {} sent",
+                p.clients * p.requests_per_client
+            )));
+        }
         let l = &sim.little;
         if l.waiting != 0
             || l.in_service != 0

@@ -70,9 +70,98 @@ const TOP_KEYS: &[&str] = &[
     "percentile",
 ];
 
+/// Most bytes of a config file.
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+#[cfg(test)]
+mod nesting_tests {
+    use super::too_deep;
+
+    #[test]
+    fn nesting_is_counted_outside_strings_and_comments() {
+        let deep = format!("a = {}{}", "[".repeat(65), "]".repeat(65));
+        assert_eq!(too_deep(&deep), Some(4 + 64));
+        assert_eq!(
+            too_deep(&format!("a = {}{}", "[".repeat(64), "]".repeat(64))),
+            None
+        );
+        for text in [
+            format!("a = \"{}\"", "[".repeat(100)),
+            format!("a = '{}'", "{".repeat(100)),
+            format!("# {}\n", "[".repeat(100)),
+            format!("a = \"\"\"{}\"\"\"", "[".repeat(100)),
+            "a = \"\\".to_string(),
+            "a = \"x\\\"[[[\"".to_string(),
+            "\"".to_string(),
+        ] {
+            assert_eq!(too_deep(&text), None, "{text}");
+        }
+    }
+}
+
+/// Deepest nesting of `[` and `{` in a config's values (the TOML parser recurses on it).
+pub const MAX_NESTING: usize = 64;
+
+/// The byte offset where brackets first nest deeper than [`MAX_NESTING`] (outside strings
+/// and comments), in one linear pass before the parser sees the text.
+fn too_deep(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = bytes[i..].starts_with(if q == b'"' { b"\"\"\"" } else { b"\'\'\'" });
+                let close: &[u8] = if triple {
+                    if q == b'"' { b"\"\"\"" } else { b"\'\'\'" }
+                } else if q == b'"' {
+                    b"\""
+                } else {
+                    b"\'"
+                };
+                i += close.len();
+                while i < bytes.len() && !bytes[i..].starts_with(close) {
+                    // A basic string's escaped quote does not close it.
+                    if q == b'"' && bytes[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if !triple && bytes[i] == b'\n' {
+                        break;
+                    }
+                    i += 1;
+                }
+                i += close.len() - 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 impl Config {
     /// Reads and checks the config at `path` (`name` is how the user wrote it).
     pub fn load(name: &str, registry: &Registry) -> anyhow::Result<Config> {
+        let size = std::fs::metadata(name)
+            .map_err(|e| anyhow::anyhow!("cannot read config {name}: {e}"))?
+            .len();
+        if size > MAX_CONFIG_BYTES {
+            anyhow::bail!(
+                "{name} has {size} bytes, more than the limit of {MAX_CONFIG_BYTES} for a config"
+            );
+        }
         let text = std::fs::read_to_string(name)
             .map_err(|e| anyhow::anyhow!("cannot read config {name}: {e}"))?;
         Ok(Config::parse(
@@ -86,6 +175,12 @@ impl Config {
 
     /// Parses and checks a config's text against the models of `registry`.
     pub fn parse(source: Source, registry: &Registry) -> Result<Config, ConfigError> {
+        if let Some(at) = too_deep(&source.text) {
+            return Err(source.error(
+                &(at..at),
+                format!("arrays and tables nest at most {MAX_NESTING} deep"),
+            ));
+        }
         let doc = match DeTable::parse(&source.text) {
             Ok(doc) => doc,
             Err(e) => {

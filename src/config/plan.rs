@@ -15,6 +15,9 @@ use crate::locale::{LOCALES, Locale, Text};
 use crate::source::{ConfigError, Source, Span};
 use crate::sweep::{self, MAX_POINTS, Range};
 
+/// The memory a config's runs may take by default: 4 GiB.
+pub const DEFAULT_MAX_MEMORY_MB: u64 = 4096;
+
 /// Most bytes of a trace file.
 pub const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -64,6 +67,9 @@ pub struct Plan {
     pub percentile: sim_core::Percentile,
     /// Per-run limits on events and virtual time (`[limits]`, default sim-core's).
     pub limits: Limits,
+    /// The memory the runs may take at once, and their kept rows in all (`[limits]
+    /// max_memory_mb`), in bytes.
+    pub max_memory_bytes: u64,
     /// Where `model` is written: errors with no better place point here.
     pub(super) model_span: Span,
     /// `[vars]`: free variables (name, description), swept like parameters and usable in
@@ -199,6 +205,38 @@ impl Plan {
         }
     }
 
+    /// A run whose estimate passes the limits is refused before anything runs, at the
+    /// parameter that drives it.
+    fn check_cost(&self, index: usize, cost: &coordsim_model::Cost) -> Result<(), ConfigError> {
+        let key = if cost.driven_by.is_empty() {
+            self.model.params().first().map_or("", |p| p.key)
+        } else {
+            cost.driven_by
+        };
+        if cost.events > self.limits.max_events {
+            return Err(self.param_error(
+                key,
+                index,
+                &format!(
+                    "a run would take about {} events, more than max_events = {} in [limits]; lower it, or raise max_events",
+                    cost.events, self.limits.max_events
+                ),
+            ));
+        }
+        if cost.memory_bytes > self.max_memory_bytes {
+            return Err(self.param_error(
+                key,
+                index,
+                &format!(
+                    "a run would hold about {} MiB, more than max_memory_mb = {} in [limits]; lower it, or raise max_memory_mb",
+                    cost.memory_bytes >> 20,
+                    self.max_memory_bytes >> 20
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// An error pointing at this config's `model` line (for errors with no better place).
     pub fn error_at_model(&self, message: impl Into<String>) -> ConfigError {
         self.source.error(&self.model_span, message)
@@ -294,9 +332,9 @@ impl Loader<'_> {
             None => 1,
         };
 
-        let limits = match get("limits") {
+        let (limits, max_memory_mb) = match get("limits") {
             Some((_, v)) => self.limits(self.table(v, "limits")?)?,
-            None => Limits::default(),
+            None => (Limits::default(), DEFAULT_MAX_MEMORY_MB),
         };
         let entities = match get("entities") {
             Some((_, v)) => match v.get_ref() {
@@ -509,17 +547,33 @@ impl Loader<'_> {
             stats,
             percentile,
             limits,
+            max_memory_bytes: max_memory_mb.saturating_mul(1 << 20),
             model_span: model_value.span(),
             vars: vars.into_iter().map(|(n, d, _)| (n, d)).collect(),
             derived,
         };
 
-        // Every point's parameters are typed and validated once, before anything runs.
+        // Every point's parameters are typed and validated once, before anything runs, and
+        // the model's estimate of each run held to the limits.
+        let mut kept: u64 = 0;
         for index in 0..plan.points {
             match model.prepare(&plan.point_values(index)[..n]) {
-                Ok(prepared) => plan.plans.push(prepared),
+                Ok(prepared) => {
+                    let cost = prepared.cost();
+                    plan.check_cost(index, &cost)?;
+                    kept = kept.saturating_add(cost.kept_bytes.saturating_mul(replications));
+                    plan.plans.push(prepared);
+                }
                 Err(e) => return Err(plan.param_error(&e.key, index, &e.message)),
             }
+        }
+        if plan.entities && kept > plan.max_memory_bytes {
+            return Err(plan.error_at_model(format!(
+                "the entity rows of all {} runs would take about {} MiB, more than max_memory_mb = {} in [limits]; set `entities = false` (counters only), or raise max_memory_mb",
+                plan.runs(),
+                kept >> 20,
+                plan.max_memory_bytes >> 20
+            )));
         }
 
         if let Some((_, labels)) = get("labels") {
@@ -609,12 +663,20 @@ impl Loader<'_> {
         Ok(Value::List(values))
     }
 
-    /// `[limits]`: `max_events` and `max_virtual_time_ms` for every run of the config.
-    pub(super) fn limits(&self, t: &DeTable<'_>) -> Result<Limits, ConfigError> {
-        const KEYS: &[&str] = &["max_events", "max_virtual_time_ms"];
+    /// `[limits]`: `max_events` and `max_virtual_time_ms` for every run of the config, and
+    /// `max_memory_mb` for all of them.
+    pub(super) fn limits(&self, t: &DeTable<'_>) -> Result<(Limits, u64), ConfigError> {
+        const KEYS: &[&str] = &["max_events", "max_virtual_time_ms", "max_memory_mb"];
         let mut limits = Limits::default();
+        let mut memory = DEFAULT_MAX_MEMORY_MB;
         for (key, value) in self.known_fields(t, "[limits]", KEYS)? {
             match key.get_ref().as_ref() {
+                "max_memory_mb" => {
+                    memory = self.count(value, "max_memory_mb")?;
+                    if memory == 0 {
+                        return Err(self.err(&value.span(), "`max_memory_mb` must be at least 1"));
+                    }
+                }
                 "max_events" => {
                     limits.max_events = self.count(value, "max_events")?;
                     if limits.max_events == 0 {
@@ -629,7 +691,7 @@ impl Loader<'_> {
                 }
             }
         }
-        Ok(limits)
+        Ok((limits, memory))
     }
 
     fn axis(
