@@ -22,6 +22,19 @@ use crate::runner::{self, RunOptions};
 use crate::source::Source;
 use crate::summary;
 
+/// The output folders this command has put in place so far (for the Ctrl-C message).
+pub fn written() -> Vec<String> {
+    WRITTEN.lock().map(|w| w.clone()).unwrap_or_default()
+}
+
+static WRITTEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn note_written(dir: &Path) {
+    if let Ok(mut w) = WRITTEN.lock() {
+        w.push(dir.display().to_string());
+    }
+}
+
 /// Runs a command; `Err` is bad input (exit 2).
 pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCode> {
     match command {
@@ -135,6 +148,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             }
         }
         let dir = staging.commit()?;
+        note_written(&dir);
         if !args.quiet {
             let table = std::fs::read_to_string(dir.join("table.md"))?;
             writeln!(stdout, "{table}")?;
@@ -331,6 +345,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         let staging = Staging::begin(&args.out, &config.stem)?;
         let (results, summary) = run_and_write(&config, &options, staging.path())?;
         let dir = staging.commit()?;
+        note_written(&dir);
         let these = check::evaluate(&config, &results)?;
         let passed = these.iter().filter(|v| v.pass).count();
         index.push_str(&format!(

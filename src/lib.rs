@@ -43,8 +43,28 @@ use coordsim_model::Registry;
 /// exit 0 on success, 1 when a claim fails, 2 on bad input.
 pub fn main_with(registry: Registry) -> ExitCode {
     let cli = cli::Cli::parse();
+    // Ctrl-C: stop the runs and say what was written; a second Ctrl-C ends at once.
+    let _ = ctrlc::set_handler(|| {
+        if runner::stop_requested() {
+            std::process::exit(130);
+        }
+        runner::stop_flag().store(true, std::sync::atomic::Ordering::Relaxed);
+    });
     match commands::dispatch(cli.command, &registry) {
         Ok(code) => code,
+        Err(e) if e.chain().any(|c| c.is::<runner::Interrupted>()) => {
+            let written = commands::written();
+            let _ = writeln!(
+                std::io::stderr(),
+                "interrupted (Ctrl-C): {}; the folder being written was left as it was before",
+                if written.is_empty() {
+                    "nothing was written".to_string()
+                } else {
+                    format!("wrote {}", written.join(", "))
+                }
+            );
+            ExitCode::from(130)
+        }
         // The reader went away (`coordsim check … | head -3`): every output file was written
         // before the lines it cut; end quietly.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -88,7 +88,12 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                         .with_percentile(config.percentile)
                         .with_ties(options.ties)
                         .with_progress(Arc::clone(&events));
-                    let out = config.plans[point].run(&ctx);
+                    // After Ctrl-C no run starts, and a running one stops within a moment.
+                    let out = if stop_requested() {
+                        Err(ModelError::Sim(sim_core::SimError::Stopped))
+                    } else {
+                        config.plans[point].run(&ctx.with_stop(stop_flag()))
+                    };
                     bar.inc(1);
                     (point, replication, run_seed, out)
                 })
@@ -176,7 +181,26 @@ fn pool_samples(pools: &mut Vec<Pooled>, point: usize, name: &'static str, value
     }
 }
 
+/// Raised by Ctrl-C: runs stop, and the command says what it wrote.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    Arc::clone(FLAG.get_or_init(|| Arc::new(AtomicBool::new(false))))
+}
+
+/// Whether Ctrl-C was pressed.
+pub fn stop_requested() -> bool {
+    stop_flag().load(Ordering::Relaxed)
+}
+
+/// The error of a command stopped by Ctrl-C (exit 130).
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted (Ctrl-C)")]
+pub struct Interrupted;
+
 fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {
+    if matches!(e, ModelError::Sim(sim_core::SimError::Stopped)) {
+        return anyhow::Error::new(Interrupted);
+    }
     match e {
         ModelError::Param(p) => config.param_error(&p.key, point, &p.message).into(),
         ModelError::Invariant(message) => config

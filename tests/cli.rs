@@ -2360,3 +2360,62 @@ fn fuzzed_configs_never_panic() {
     assert!(parsed * 5 > inputs, "{parsed} of {inputs} parsed");
     assert!(ran * 10 > inputs, "{ran} of {inputs} ran");
 }
+
+#[test]
+fn ctrl_c_stops_the_runs_and_says_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = write_config(
+        dir.path(),
+        "quick.toml",
+        "model = \"single_writer_queue\"\n",
+    );
+    // Far longer than the test waits: 50 replications of 8 million requests.
+    let long = write_config(
+        dir.path(),
+        "long.toml",
+        "model = \"single_writer_queue\"\nreplications = 50\n[params]\narrivals = \"poisson\"\nrequests_per_client = 2_000_000\n",
+    );
+    let out = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .args([
+            "run",
+            &quick,
+            &long,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the quick config is in place, the long one runs: interrupt it.
+    let start = std::time::Instant::now();
+    while !out.join("quick/results.csv").exists() && start.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted (Ctrl-C): wrote"), "{err}");
+    assert!(err.contains("quick"), "{err}");
+    assert!(out.join("quick/results.csv").exists());
+    assert!(
+        !out.join("long").exists(),
+        "the interrupted config writes nothing"
+    );
+    let hidden: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(
+        hidden.is_empty(),
+        "its staging folder is removed: {hidden:?}"
+    );
+}

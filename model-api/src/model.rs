@@ -184,6 +184,7 @@ pub struct RunContext {
     percentile: Percentile,
     ties: Ties,
     progress: Option<Arc<AtomicU64>>,
+    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl RunContext {
@@ -200,7 +201,15 @@ impl RunContext {
             percentile: Percentile::NearestRank,
             ties: Ties::Fifo,
             progress: None,
+            stop: None,
         }
+    }
+
+    /// The same run, ending with [`SimError::Stopped`](sim_core::SimError::Stopped) once
+    /// `flag` is raised (Ctrl-C).
+    pub fn with_stop(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> RunContext {
+        self.stop = Some(flag);
+        self
     }
 
     /// The same run, ordering events of equal time and class by `ties` (for
@@ -296,6 +305,9 @@ impl RunContext {
         queue.set_ties(self.ties);
         if let Some(counter) = &self.progress {
             queue.report_progress(Arc::clone(counter));
+        }
+        if let Some(flag) = &self.stop {
+            queue.stop_on(Arc::clone(flag));
         }
         queue
     }

@@ -117,6 +117,9 @@ pub enum SimError {
     /// A model-specific failure reported from inside a handler.
     #[error("{0}")]
     Model(String),
+    /// The stop flag given to [`EventQueue::stop_on`] was raised (the user pressed Ctrl-C).
+    #[error("stopped on request")]
+    Stopped,
 }
 
 /// " (N days)" for spans of a day or more, for readable limit errors.
@@ -198,6 +201,7 @@ pub struct EventQueue<E> {
     executed: u64,
     /// Shared count of events run, for a progress display (see [`EventQueue::report_progress`]).
     progress: Option<Arc<AtomicU64>>,
+    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// The order of equal-time, equal-class events.
     ties: Ties,
     /// The first scheduling error (a class too large, a time in the past), reported by the
@@ -220,6 +224,7 @@ impl<E> EventQueue<E> {
             limits,
             executed: 0,
             progress: None,
+            stop: None,
             ties: Ties::Fifo,
             bad: None,
             top_taken: false,
@@ -230,6 +235,12 @@ impl<E> EventQueue<E> {
     /// display can show a long run moving. It never changes what runs.
     pub fn report_progress(&mut self, counter: Arc<AtomicU64>) {
         self.progress = Some(counter);
+    }
+
+    /// Ends the run with [`SimError::Stopped`] once `flag` is raised, looked at every
+    /// [`PROGRESS_EVERY`] events (so a long run stops within a moment of Ctrl-C).
+    pub fn stop_on(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// Orders events of equal time and class by `ties` instead of FIFO: set before the
@@ -360,10 +371,17 @@ fn step_inner<E: Copy, H: Handler<E>>(
     queue.now = time;
     queue.top_taken = true;
     *events += 1;
-    if events.is_multiple_of(PROGRESS_EVERY)
-        && let Some(counter) = &queue.progress
-    {
-        counter.fetch_add(PROGRESS_EVERY, AtomicOrdering::Relaxed);
+    if events.is_multiple_of(PROGRESS_EVERY) {
+        if let Some(counter) = &queue.progress {
+            counter.fetch_add(PROGRESS_EVERY, AtomicOrdering::Relaxed);
+        }
+        if queue
+            .stop
+            .as_ref()
+            .is_some_and(|f| f.load(AtomicOrdering::Relaxed))
+        {
+            return Err(SimError::Stopped);
+        }
     }
     let handled = handler.handle(event, queue);
     if queue.top_taken {

@@ -456,6 +456,7 @@ impl Loader<'_> {
         let model = &*plan.model;
         let (name, name_at) = d.name;
         if name.is_empty()
+            || name.chars().count() > 100
             || !name
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
@@ -463,7 +464,7 @@ impl Loader<'_> {
             return Err(self.err_at(
                 plan,
                 &name_at,
-                "a chart `name` is a file name: letters, digits, `-` and `_`",
+                "a chart `name` is a file name: letters, digits, `-` and `_`, at most 100",
             ));
         }
         let (kind, kind_at) = d.kind;

@@ -339,7 +339,19 @@ impl Loader<'_> {
             }
         };
         let name = match field("name") {
-            Some(v) => self.string(v, "name")?,
+            Some(v) => {
+                let n = self.string(v, "name")?;
+                if n.chars().count() > super::plan::MAX_LABEL_CHARS {
+                    return Err(self.err(
+                        &v.span(),
+                        format!(
+                            "a claim's `name` has at most {} characters",
+                            super::plan::MAX_LABEL_CHARS
+                        ),
+                    ));
+                }
+                n
+            }
             None => {
                 let mut n = metric.clone();
                 if let Some(stat) = stat {

@@ -302,7 +302,16 @@ impl Loader<'_> {
             ));
         };
         let title = match get("title") {
-            Some((_, v)) => self.string(v, "title")?,
+            Some((_, v)) => {
+                let t = self.string(v, "title")?;
+                if t.chars().count() > MAX_LABEL_CHARS {
+                    return Err(self.err(
+                        &v.span(),
+                        format!("`title` has at most {MAX_LABEL_CHARS} characters"),
+                    ));
+                }
+                t
+            }
             None => stem.clone(),
         };
         let locale = match get("locale") {
