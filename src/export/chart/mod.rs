@@ -595,9 +595,16 @@ impl ChartData {
                         }
                     }
                 }
-                let several = groups.len() > 1;
-                for (key, mut points) in groups {
+                for (_, points) in &mut groups {
                     points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                }
+                // An expression that does not depend on the grouping parameters draws the
+                // same line for every group: one line, without a group in its name.
+                if groups.windows(2).all(|w| w[0].1 == w[1].1) {
+                    groups.truncate(1);
+                }
+                let several = groups.len() > 1;
+                for (key, points) in groups {
                     let mut name = config.label(label).to_string();
                     if several {
                         let parts: Vec<String> = group_axes
