@@ -1223,6 +1223,27 @@ fn a_closed_pipe_is_not_an_error_and_stops_no_output() {
 }
 
 #[test]
+fn every_config_labels_the_names_its_charts_show() {
+    // No shipped chart shows a raw column or parameter name (`mean_wait_ms`) in an axis, a
+    // legend or a title; the English configs label theirs in English.
+    let registry = coordsim_models::registry();
+    let mut missing = Vec::new();
+    for path in coordsim::commands::find_configs(&root().join("configs")).unwrap() {
+        let text = String::from_utf8(read(&path)).unwrap();
+        let config = library_config(&registry, &path.display().to_string(), &text).unwrap();
+        let names = coordsim::export::unlabelled_in_charts(&config);
+        if !names.is_empty() {
+            missing.push(format!("{}: {}", path.display(), names.join(", ")));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "unlabelled in charts:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
 fn every_turkish_lesson_config_labels_every_name_a_reader_sees() {
     // A lesson in Turkish shows no raw column or parameter name: every config under
     // configs/lessons/ is Turkish and labels what its table and charts show.

@@ -81,6 +81,32 @@ pub fn random_tag() -> String {
     let h = std::hash::RandomState::new().hash_one((std::process::id(), n));
     format!("{h:016x}")
 }
+/// The raw names a reader would see in this config's charts alone (axes, legends, titles).
+pub fn unlabelled_in_charts(config: &Config) -> Vec<String> {
+    let mut shown: Vec<String> = Vec::new();
+    for chart in &config.charts {
+        if !chart.x.is_empty() && chart.look.x_label.is_none() {
+            shown.push(chart.x.clone());
+        }
+        // A y metric names the axis (unless y_label does), and the legend.
+        shown.extend(chart.y.iter().cloned());
+        shown.extend(chart.mark_x.iter().cloned());
+        // Swept parameters name the legends and titles of the charts they split.
+        for axis in &config.axes {
+            if axis.key != chart.x {
+                shown.push(axis.key.clone());
+            }
+        }
+    }
+    let mut missing: Vec<String> = shown
+        .into_iter()
+        .filter(|name| !config.has_label(name))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
 /// The raw names a reader would see in this config's `table.md` and charts: columns,
 /// swept parameters and their text values, shown with no `[labels]` entry. A lesson in
 /// another language than the names (Turkish, say) labels every one; a test holds the

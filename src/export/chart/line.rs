@@ -148,7 +148,8 @@ where
                 c.stroke_width(s.px(if se.reference { 2 } else { 3 })),
             ))?;
         } else {
-            chart.draw_series(LineSeries::new(points.clone(), c.stroke_width(s.px(3))))?;
+            let pixels: Vec<(i32, i32)> = points.iter().map(|p| px(&chart, *p)).collect();
+            layout::thick_line(root, &pixels, c, s.px(3))?;
         }
         // Interval bars with caps, in the series' colour.
         for (x, lo, hi) in &se.intervals {
