@@ -309,17 +309,19 @@ impl Model for SingleWriterQueue {
             )));
         }
         let l = &sim.little;
-        if l.waiting != 0
-            || l.in_service != 0
-            || l.area_waiting != l.wait_sum
-            || l.area_in_system != l.wait_sum + l.service_sum
+        let waits = sim.waits.sum_ns();
+        // Compared modulo 2^64, as the event-time sums are kept.
+        let area_waiting = l.left_queue.wrapping_sub(l.joined_queue);
+        let area_in_system = l.left.wrapping_sub(l.entered);
+        if sim.waits.count() as u64 != l.departed
+            || area_waiting != waits as u64
+            || area_in_system != (waits + l.service_sum) as u64
         {
             return Err(ModelError::Invariant(format!(
-                "Little's law at seed {seed}: the area under the queue ({} ns) is not the sum of the waits ({} ns), or the area in the system ({} ns) not waits + service ({} ns)",
-                l.area_waiting,
-                l.wait_sum,
-                l.area_in_system,
-                l.wait_sum + l.service_sum
+                "Little's law at seed {seed}: {} measured requests served, {} departed; the area under the queue ({area_waiting} ns mod 2^64) is not the sum of the waits ({waits} ns), or the area in the system ({area_in_system}) not waits + service ({} ns)",
+                sim.waits.count(),
+                l.departed,
+                waits + l.service_sum
             )));
         }
         let distributions = if ctx.wants_distributions() {
@@ -372,30 +374,25 @@ struct Instance {
     serving_measured: bool,
 }
 
-/// Little's law kept on the run's own samples: the areas under the numbers of measured
-/// requests waiting and in the system (count × ns, accumulated at every event) against the
-/// sums of their waits and service times. The two are counted independently; for every
-/// run that empties, they are equal to the nanosecond.
+/// Little's law kept on the run's own samples. The area under the number of measured
+/// requests in the queue is the sum, over the times that number changes, of +t when one
+/// leaves the queue and −t when one joins it (∫N dt = Σ(exit − entry)); likewise in the
+/// system, with arrivals and departures. Those are summed from the event times the handler
+/// sees (modulo 2^64: one add per change, and a difference is exact in that arithmetic);
+/// the waits and service times from the requests' own stamps. For every run that empties
+/// they agree to the nanosecond; a station that lost, repeated or reordered a request would
+/// break it.
 #[derive(Default)]
 struct Little {
-    waiting: u64,
-    in_service: u64,
-    since: Nanos,
-    area_waiting: u128,
-    area_in_system: u128,
-    wait_sum: u128,
+    departed: u64,
+    /// Σ arrival times, Σ departure times (measured requests), wrapping.
+    entered: u64,
+    left: u64,
+    /// Σ times a measured request joined the queue, and left it for service, wrapping.
+    joined_queue: u64,
+    left_queue: u64,
+    /// Σ service times of measured requests, exact.
     service_sum: u128,
-    first: Option<Nanos>,
-}
-
-impl Little {
-    #[inline]
-    fn advance(&mut self, now: Nanos) {
-        let dt = u128::from(now - self.since);
-        self.area_waiting += u128::from(self.waiting) * dt;
-        self.area_in_system += u128::from(self.waiting + self.in_service) * dt;
-        self.since = now;
-    }
 }
 
 struct Sim {
@@ -489,9 +486,7 @@ impl Sim {
         let measured = arrived >= self.warmup_ns;
         if measured {
             self.waits.record(now - arrived);
-            self.little.wait_sum += u128::from(now - arrived);
             self.little.service_sum += u128::from(service);
-            self.little.in_service += 1;
         }
         self.instances[instance].serving_measured = measured;
         // The state lives in the instance's memory and the step is atomic: serving increments.
@@ -526,9 +521,13 @@ impl Sim {
         let instance_capacity = 1000.0 / service_ms;
         let makespan = self.last_departure - self.first_arrival.unwrap_or(0);
         let busiest_busy = self.instances.iter().map(|i| i.busy).max().unwrap_or(0);
-        // The measured window: the first measured arrival to the last departure.
-        let window = match self.little.first {
-            Some(first) if self.last_departure > first => (self.last_departure - first) as f64,
+        // The measured window: from the end of the warm-up (or the first arrival, if later)
+        // to the last departure.
+        let start = self.first_arrival.map(|f| f.max(self.warmup_ns));
+        let window = match start {
+            Some(first) if self.last_departure > first && self.waits.count() > 0 => {
+                (self.last_departure - first) as f64
+            }
             _ => f64::INFINITY,
         };
         let waits = &mut self.waits;
@@ -552,8 +551,9 @@ impl Sim {
             max_wait_ms: waits.max_ms().unwrap_or(0.0),
             max_queue_len: self.stations.max_queue_len() as u64,
             makespan_ms: ns_to_ms(makespan),
-            mean_queue_len: self.little.area_waiting as f64 / window,
-            mean_in_system: self.little.area_in_system as f64 / window,
+            // The areas, which the run has just checked against the event-time sums.
+            mean_queue_len: self.waits.sum_ns() as f64 / window,
+            mean_in_system: (self.waits.sum_ns() + self.little.service_sum) as f64 / window,
             measured_requests: self.waits.count() as u64,
         }
     }
@@ -563,12 +563,12 @@ impl Handler<Event> for Sim {
     #[inline]
     fn handle(&mut self, event: Event, queue: &mut EventQueue<Event>) -> Result<(), SimError> {
         let now = queue.now();
-        self.little.advance(now);
         match event {
             Event::Arrival { client } => {
                 self.first_arrival.get_or_insert(now);
-                if now >= self.warmup_ns {
-                    self.little.first.get_or_insert(now);
+                let measured = now >= self.warmup_ns;
+                if measured {
+                    self.little.entered = self.little.entered.wrapping_add(now);
                 }
                 let instance = self.clients[client as usize].instance as usize;
                 let request = Waiting {
@@ -577,8 +577,8 @@ impl Handler<Event> for Sim {
                 };
                 if self.stations.arrive(instance, request) {
                     self.start_service(instance, now, queue);
-                } else if now >= self.warmup_ns {
-                    self.little.waiting += 1;
+                } else if measured {
+                    self.little.joined_queue = self.little.joined_queue.wrapping_add(now);
                 }
                 let c = &mut self.clients[client as usize];
                 c.sent += 1;
@@ -591,11 +591,12 @@ impl Handler<Event> for Sim {
                 let instance = instance as usize;
                 self.last_departure = now;
                 if self.instances[instance].serving_measured {
-                    self.little.in_service -= 1;
+                    self.little.departed += 1;
+                    self.little.left = self.little.left.wrapping_add(now);
                 }
                 if let Some(next) = self.stations.depart(instance, now) {
                     if next.arrived >= self.warmup_ns {
-                        self.little.waiting -= 1;
+                        self.little.left_queue = self.little.left_queue.wrapping_add(now);
                     }
                     self.start_service(instance, next.arrived, queue);
                 }

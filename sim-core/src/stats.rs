@@ -97,6 +97,11 @@ impl Samples {
         self.max = self.max.max(value);
     }
 
+    /// The exact sum of the samples, in nanoseconds.
+    pub fn sum_ns(&self) -> u128 {
+        self.sum
+    }
+
     /// Number of samples.
     pub fn count(&self) -> usize {
         self.count as usize
