@@ -217,6 +217,14 @@ fn finish(
     })
 }
 
+/// `--jobs` of the lesson commands, or the number of cores.
+fn lesson_jobs(given: Option<u64>) -> usize {
+    jobs(&Common {
+        jobs: given,
+        seed: None,
+    })
+}
+
 fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     if args.lint {
         let mut stdout = std::io::stdout().lock();
@@ -235,31 +243,23 @@ fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<Ex
         writeln!(stdout, "{total} unchecked number(s)")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let jobs = args.jobs.map_or_else(
-        || {
-            jobs(&Common {
-                jobs: None,
-                seed: None,
-            })
-        },
-        |j| j as usize,
-    );
-    let session = lesson::Session::open(&args.files, registry, jobs, &mut Vec::new())?;
+    let session = lesson::Session::open(
+        &args.files,
+        registry,
+        lesson_jobs(args.jobs),
+        &mut Vec::new(),
+    )?;
     let outcomes = session.evaluate()?;
     finish(args.format, &[], &outcomes)
 }
 
 fn lesson_fill(args: LessonFillArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
-    let jobs = args.jobs.map_or_else(
-        || {
-            jobs(&Common {
-                jobs: None,
-                seed: None,
-            })
-        },
-        |j| j as usize,
-    );
-    let session = lesson::Session::open(&args.files, registry, jobs, &mut Vec::new())?;
+    let session = lesson::Session::open(
+        &args.files,
+        registry,
+        lesson_jobs(args.jobs),
+        &mut Vec::new(),
+    )?;
     let said = lesson::fill(&session)?;
     let mut stdout = std::io::stdout().lock();
     for line in &said {

@@ -135,12 +135,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    if let Some(r) = legend {
-        layout::draw_legend(root, r, &entries, s)?;
-    }
-    let (xr, _) = chart.plotting_area().get_pixel_range();
-    Ok(Placed {
-        legend: legend.filter(|r| r.x1 <= xr.end),
-        obstacles: obs,
-    })
+    super::finish(root, &chart, legend, &entries, obs, s)
 }

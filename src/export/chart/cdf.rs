@@ -134,14 +134,7 @@ where
             color.stroke_width(s.px(2)),
         ))?;
     }
-    if let Some(r) = legend {
-        layout::draw_legend(root, r, &entries, s)?;
-    }
-    let (xr, _) = chart.plotting_area().get_pixel_range();
-    Ok(Placed {
-        legend: legend.filter(|r| r.x1 <= xr.end),
-        obstacles: obs,
-    })
+    super::finish(root, &chart, legend, &entries, obs, s)
 }
 
 #[cfg(test)]

@@ -196,14 +196,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    if let Some(r) = legend {
-        layout::draw_legend(root, r, &entries, s)?;
-    }
-    Ok(Placed {
-        legend: legend.filter(|r| {
-            let (xr, _) = chart.plotting_area().get_pixel_range();
-            r.x1 <= xr.end
-        }),
-        obstacles: obs,
-    })
+    super::finish(root, &chart, legend, &entries, obs, s)
 }

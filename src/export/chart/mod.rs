@@ -515,14 +515,7 @@ impl ChartData {
             }
             for (key, mut points) in groups {
                 points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                let parts: Vec<String> = group_axes
-                    .iter()
-                    .zip(&key)
-                    .map(|(&axis, &coord)| {
-                        let axis = &config.axes[axis];
-                        config.setting_text(&axis.key, &axis.values[coord])
-                    })
-                    .collect();
+                let parts = group_parts(config, &group_axes, &key);
                 // One metric: the legend names the group; several: the metric, then the group.
                 let label = match (parts.is_empty(), one_y) {
                     (true, _) => config.label(y).to_string(),
@@ -607,15 +600,10 @@ impl ChartData {
                 for (key, points) in groups {
                     let mut name = config.label(label).to_string();
                     if several {
-                        let parts: Vec<String> = group_axes
-                            .iter()
-                            .zip(&key)
-                            .map(|(&axis, &coord)| {
-                                let axis = &config.axes[axis];
-                                config.setting_text(&axis.key, &axis.values[coord])
-                            })
-                            .collect();
-                        name = format!("{name} ({})", parts.join(", "));
+                        name = format!(
+                            "{name} ({})",
+                            group_parts(config, &group_axes, &key).join(", ")
+                        );
                     }
                     let color = several
                         .then(|| data_groups.iter().find(|(k, _)| *k == key).map(|(_, i)| *i))
@@ -1187,6 +1175,42 @@ pub fn integer_labels(range: &std::ops::Range<f64>, max: usize) -> usize {
 pub fn log_labels(range: &std::ops::Range<f64>) -> usize {
     let span = (range.end - range.start).ceil().max(1.0) as usize;
     (2 * span + 1).clamp(3, 41)
+}
+
+/// A group of series as readers see it: each grouping axis's setting at `key`
+/// (`istemci = 8`, `korumasız`).
+fn group_parts(config: &crate::config::Config, group_axes: &[usize], key: &[usize]) -> Vec<String> {
+    group_axes
+        .iter()
+        .zip(key)
+        .map(|(&axis, &coord)| {
+            let axis = &config.axes[axis];
+            config.setting_text(&axis.key, &axis.values[coord])
+        })
+        .collect()
+}
+
+/// The last step of every chart kind: the legend drawn where `compose` put it, and what it
+/// had to avoid (a legend outside the plot is reported as none inside).
+pub fn finish<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart2d<'_, DB>,
+    legend: Option<Rect>,
+    entries: &[Entry],
+    obstacles: Obstacles,
+    s: Scale,
+) -> DrawResult<Placed>
+where
+    DB::ErrorType: 'static,
+{
+    if let Some(r) = legend {
+        layout::draw_legend(root, r, entries, s)?;
+    }
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    Ok(Placed {
+        legend: legend.filter(|r| r.x1 <= xr.end),
+        obstacles,
+    })
 }
 
 /// A data point in backend pixels on a built plot.
