@@ -2440,3 +2440,21 @@ fn ctrl_c_stops_the_runs_and_says_what_was_written() {
         "its staging folder is removed: {hidden:?}"
     );
 }
+
+#[test]
+fn digits_sets_the_decimals_and_a_passing_file_is_left_alone() {
+    // service 6 ms: `digits=2` wants `6,00 ms`; `6 ms` (no decimals) is a drift fill mends.
+    let text =
+        format!("{HEAD}<!-- coordsim q.service_ms clients=1 digits=2 -->6 ms<!-- /coordsim -->\n");
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    lesson(dir.path(), &["fill", "lesson.md"]);
+    let filled = String::from_utf8(read(dir.path().join("lesson.md"))).unwrap();
+    assert!(filled.contains("-->6,00 ms<!--"), "{filled}");
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A second fill changes no byte.
+    lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(read(dir.path().join("lesson.md")), filled.as_bytes());
+}

@@ -444,9 +444,11 @@ fn value(
             ),
         ));
     };
-    let pass = within_precision(run, written, decimals);
+    // `digits=N` asks for N decimals: a text with other decimals is a drift that `fill`
+    // mends, so a file `check` passes is one `fill` leaves alone.
+    let pass = within_precision(run, written, decimals) && sel.digits.is_none_or(|d| d == decimals);
     let fill_decimals = sel.digits.unwrap_or(decimals);
-    let replacement = if pass && sel.digits.is_none_or(|d| d == decimals) {
+    let replacement = if pass {
         written_text.to_string()
     } else {
         format!(
@@ -465,7 +467,13 @@ fn value(
             let t = format!("{run:.d$}");
             t.trim_end_matches('0').trim_end_matches('.').to_string()
         },
-        precision: Some(format!("± {}", 0.5 * 10f64.powi(-(decimals as i32)))),
+        precision: Some(match sel.digits {
+            Some(d) if d != decimals => format!(
+                "± {}, but digits={d} asks for {d} decimals",
+                0.5 * 10f64.powi(-(decimals as i32))
+            ),
+            _ => format!("± {}", 0.5 * 10f64.powi(-(decimals as i32))),
+        }),
         diff: None,
         replacement: Some(replacement),
         image: None,
