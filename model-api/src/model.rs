@@ -116,9 +116,9 @@ pub struct Cost {
     pub events: u64,
     /// Bytes the run holds while it runs (its queue, its samples, its state).
     pub memory_bytes: u64,
-    /// Bytes of output kept after the run (entity rows), which stay until the config is
-    /// written; the front end adds them up over every run of the config.
-    pub kept_bytes: u64,
+    /// Entity rows the run returns, which stay until the config is written; the front end
+    /// sizes them by the model's columns and adds them up over every run of the config.
+    pub entity_rows: u64,
     /// The parameter that drives it, for the message (`requests_per_client`).
     pub driven_by: &'static str,
 }

@@ -223,7 +223,7 @@ impl Model for EdgePlacement {
         Cost {
             events: requests.saturating_mul(4),
             memory_bytes: requests.saturating_mul(48),
-            kept_bytes: (p.edges.len() as u64).saturating_mul(200),
+            entity_rows: p.edges.len() as u64,
             driven_by: "edges",
         }
     }

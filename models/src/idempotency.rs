@@ -144,7 +144,7 @@ impl Model for Idempotency {
         Cost {
             events: calls.saturating_mul(4),
             memory_bytes: calls.saturating_mul(200),
-            kept_bytes: calls.saturating_mul(200),
+            entity_rows: calls,
             driven_by: "repeats",
         }
     }

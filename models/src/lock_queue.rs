@@ -225,7 +225,7 @@ impl Model for LockQueue {
         Cost {
             events: n.saturating_mul(polls.saturating_add(8)).saturating_add(items),
             memory_bytes: n.saturating_mul(256).saturating_add(items.saturating_mul(16)),
-            kept_bytes: n.saturating_mul(160),
+            entity_rows: n,
             driven_by: if p.lock == Lock::Poll && polls > 1000 { "poll_ms" } else { "appliers" },
         }
     }

@@ -172,7 +172,7 @@ impl Model for Outbox {
         Cost {
             events: n.saturating_mul(16).saturating_add(p.relay_runs.len() as u64 * 4),
             memory_bytes: n.saturating_mul(300),
-            kept_bytes: n.saturating_mul(200),
+            entity_rows: n.saturating_mul(2),
             driven_by: if p.random_loans > 0 { "random_loans" } else { "loans" },
         }
     }

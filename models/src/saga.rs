@@ -119,7 +119,7 @@ impl Model for Saga {
         Cost {
             events: n.saturating_mul(8),
             memory_bytes: n.saturating_mul(200),
-            kept_bytes: n.saturating_mul(200),
+            entity_rows: n,
             driven_by: if p.random_requests > 0 { "random_requests" } else { "requests" },
         }
     }

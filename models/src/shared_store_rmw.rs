@@ -140,7 +140,7 @@ impl Model for SharedStoreRmw {
         Cost {
             events: n.saturating_mul(4).saturating_mul(attempts.min(1_000_000)),
             memory_bytes: n.saturating_mul(16).saturating_add(p.clients.saturating_mul(256)),
-            kept_bytes: 0,
+            entity_rows: 0,
             driven_by: "increments_per_client",
         }
     }

@@ -278,7 +278,7 @@ impl Model for SingleWriterQueue {
             memory_bytes: n
                 .saturating_mul(24)
                 .saturating_add(p.clients.saturating_add(p.instances).saturating_mul(512)),
-            kept_bytes: 0,
+            entity_rows: 0,
             driven_by: "requests_per_client",
         }
     }

@@ -565,12 +565,20 @@ impl Loader<'_> {
         // Every point's parameters are typed and validated once, before anything runs, and
         // the model's estimate of each run held to the limits.
         let mut kept: u64 = 0;
+        // An entity row in memory: its cells (the lead columns and the model's, 32 bytes
+        // each, plus the text a cell may hold) and the row's own vector and name.
+        let row_bytes =
+            (4 + plan.axes.len() as u64 + model.entity_columns().len() as u64) * 48 + 96;
         for index in 0..plan.points {
             match model.prepare(&plan.point_values(index)[..n]) {
                 Ok(prepared) => {
                     let cost = prepared.cost();
                     plan.check_cost(index, &cost)?;
-                    kept = kept.saturating_add(cost.kept_bytes.saturating_mul(replications));
+                    kept = kept.saturating_add(
+                        cost.entity_rows
+                            .saturating_mul(row_bytes)
+                            .saturating_mul(replications),
+                    );
                     plan.plans.push(prepared);
                 }
                 Err(e) => return Err(plan.param_error(&e.key, index, &e.message)),
