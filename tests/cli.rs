@@ -2458,3 +2458,33 @@ fn digits_sets_the_decimals_and_a_passing_file_is_left_alone() {
     lesson(dir.path(), &["fill", "lesson.md"]);
     assert_eq!(read(dir.path().join("lesson.md")), filled.as_bytes());
 }
+
+#[test]
+fn models_hand_their_per_request_samples_to_distribution_charts() {
+    // Each model's distribution, pooled over replications: the queue's waits (3 × 200
+    // requests) and the edge placement's responses (the lesson's 10,000 requests, 2 runs).
+    let registry = coordsim_models::registry();
+    for (text, name, n) in [
+        (
+            "model = \"single_writer_queue\"\nreplications = 3\n[params]\nclients = 2\nrequests_per_client = 100\n[[chart]]\nname = \"c\"\nkind = \"cdf\"\ny = \"wait_ms\"\n",
+            "wait_ms",
+            600,
+        ),
+        (
+            "model = \"edge_placement\"\nreplications = 2\n[[chart]]\nname = \"c\"\nkind = \"histogram\"\ny = \"response_ms\"\n",
+            "response_ms",
+            20_000,
+        ),
+    ] {
+        let config = library_config(&registry, "d.toml", text).unwrap();
+        let results = library_run(&config);
+        assert_eq!(results.distributions.len(), 1, "{name}");
+        let (point, got, samples) = &results.distributions[0];
+        assert_eq!((*point, *got, samples.len()), (0, name, n));
+        assert!(samples.iter().all(|v| v.is_finite() && *v >= 0.0));
+        // Without such a chart, no samples are kept.
+        let plain = text.split("[[chart]]").next().unwrap();
+        let config = library_config(&registry, "d.toml", plain).unwrap();
+        assert!(library_run(&config).distributions.is_empty(), "{name}");
+    }
+}

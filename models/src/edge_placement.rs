@@ -6,7 +6,10 @@ use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, run};
 use coordsim_model::{Cost, Millis, ListItem, 
     Kind, ParamError, field, positive_duration, table_fields,
 };
-use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{
+    ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
+    RunContext, Valid,
+};
 use sim_core::{Stations, Waiting};
 use coordsim_model::Value;
 
@@ -283,9 +286,26 @@ impl Model for EdgePlacement {
             }
         }
         run(&mut queue, &mut sim)?;
-        Ok(sim.output(p, ctx.wants_entities()))
+        let responses = ctx
+            .wants_distributions()
+            .then(|| sim.responses.distribution_ms(MAX_DISTRIBUTION_POINTS));
+        let mut out = sim.output(p, ctx.wants_entities());
+        if let Some(samples) = responses {
+            out = out.with_distribution(RESPONSE_MS, samples);
+        }
+        Ok(out)
+    }
+
+    fn distributions(&self) -> &'static [Distribution] {
+        &[Distribution {
+            name: RESPONSE_MS,
+            meaning: "each request's response time: its round trip plus its wait and service at the object",
+        }]
     }
 }
+
+/// The per-request response times, as charts name them.
+const RESPONSE_MS: &str = "response_ms";
 
 #[derive(Debug, Clone, Copy)]
 enum Event {
