@@ -48,15 +48,21 @@ impl Staging {
         check_stem(stem).map_err(anyhow::Error::msg)?;
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         let lock = File::open(out).with_context(|| format!("cannot open {}", out.display()))?;
-        if lock.try_lock().is_err() {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "waiting for another coordsim that writes into {}…",
-                out.display()
-            );
-            lock.lock()
-                .with_context(|| format!("cannot lock {} for writing", out.display()))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "waiting for another coordsim that writes into {}…",
+                    out.display()
+                );
+                lock.lock()
+                    .with_context(|| format!("cannot lock {} for writing", out.display()))?;
+            }
+            // A file system without locks (some cluster mounts): the swap still keeps each
+            // folder whole; only two runs into one folder at once are not serialized.
+            Err(std::fs::TryLockError::Error(_)) => {}
         }
         recover(out, stem)?;
         let tmp = out.join(hidden(stem, "partial"));
