@@ -1846,7 +1846,7 @@ fn lesson_check_reports_for_ci_dashboards() {
         (Some(1), Some(1))
     );
     let failed = &doc["cases"][1];
-    assert_eq!(failed["name"], "q.requests clients=2");
+    assert_eq!(failed["name"], "q.requests clients=2 (line 3)");
     assert_eq!(
         (failed["expected"].as_str(), failed["actual"].as_str()),
         (Some("21"), Some("20"))
@@ -1858,7 +1858,7 @@ fn lesson_check_reports_for_ci_dashboards() {
         "{xml}"
     );
     assert!(
-        xml.contains("<testcase classname=\"lesson.md\" name=\"q.requests clients=2\">"),
+        xml.contains("<testcase classname=\"lesson.md\" name=\"q.requests clients=2 (line 3)\">"),
         "{xml}"
     );
     assert!(xml.contains("expected: 21\nactual: 20"), "{xml}");

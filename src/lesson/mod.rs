@@ -190,7 +190,8 @@ pub fn cases(outcomes: &[(String, Vec<Outcome>)]) -> Vec<Case> {
         .flat_map(|(file, list)| {
             list.iter().map(move |o| Case {
                 suite: file.clone(),
-                name: o.name.clone(),
+                // The line keeps two regions of one name apart (a figure written twice).
+                name: format!("{} (line {})", o.name, o.pos.line),
                 pass: o.pass,
                 location: Some(format!("{file}:{}:{}", o.pos.line, o.pos.col)),
                 expected: o.written.trim().to_string(),
