@@ -526,6 +526,35 @@ mod tests {
         assert_eq!(t.at.line, 9);
     }
 
+    proptest::proptest! {
+        /// Any text made of marker pieces, quotes, fences, multi-byte letters and line ends
+        /// parses or fails with a position inside the text, never panics.
+        #[test]
+        fn any_text_parses_or_fails_with_a_position(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "<!-- coordsim ", "-->", "<!-- /coordsim -->", "use s = \"a.toml\"", "s.x",
+                " k=\"v w\"", " k=", "\"", "table s", "chart s c", "locale = \"tr\"",
+                "allow 1", "\n", "\r\n", "```", "~~~", "ş", "€", " ", "=", "45", "%88,8",
+                "<!--", "coordsim", ".", "entity",
+            ]), 0..40),
+        ) {
+            let text: String = pieces.concat();
+            match parse(&text) {
+                Ok(lesson) => {
+                    for r in &lesson.regions {
+                        proptest::prop_assert!(r.content.end <= text.len());
+                        proptest::prop_assert!(text.is_char_boundary(r.content.start));
+                    }
+                    let _ = super::super::lint::lint(&lesson);
+                }
+                Err(e) => {
+                    proptest::prop_assert!(e.pos.offset <= text.len());
+                    proptest::prop_assert!(e.pos.line >= 1 && e.pos.col >= 1);
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_markers_say_where_and_what() {
         let cases = [
