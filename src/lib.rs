@@ -21,7 +21,7 @@ pub mod commands;
 pub mod config;
 pub mod dashboard;
 pub mod export;
-pub mod expr;
+pub use coordsim_expr as expr;
 pub mod lesson;
 pub mod locale;
 pub mod models_cmd;

@@ -1,6 +1,11 @@
-//! Claim expressions: numbers, `+ - * / ^`, parentheses, names, and the functions `sqrt`,
-//! `abs`, `ln`, `exp`, `min` and `max`, e.g. `"6 * x_ms"`, `"sqrt(n) * max(a, b)"`. Nesting
-//! (64 levels) and size (1,000 terms) are bounded, so no input can exhaust the stack.
+//! coordsim's expressions (claims, reference lines, derived parameters): numbers,
+//! `+ - * / ^`, parentheses, names, and the functions `sqrt`, `abs`, `ln`, `exp`, `min` and
+//! `max` and the queueing-theory ones, e.g. `"6 * x_ms"`, `"sqrt(n) * max(a, b)"`. Names are
+//! resolved once, at parse time, to a variable type of the caller's; nesting (64 levels) and
+//! size (1,000 terms) are bounded, so no input can exhaust the stack. A crate of its own so
+//! models can use it too.
+
+#![warn(missing_docs)]
 
 use std::fmt;
 
