@@ -86,6 +86,12 @@ impl Staging {
         let target = self.out.join(&self.stem);
         let old = self.out.join(hidden(&self.stem, "old"));
         let had_old = match std::fs::symlink_metadata(&target) {
+            // Only an output folder (or an empty one) is replaced: a folder of the user's
+            // that happens to have the name is never removed.
+            Ok(m) if m.is_dir() && !replaceable(&target) => bail!(
+                "{} exists and is not a coordsim output folder (it has no results.csv): move it away, or write elsewhere with --out",
+                target.display()
+            ),
             Ok(m) if m.is_dir() => {
                 std::fs::rename(&target, &old)
                     .with_context(|| format!("cannot move {} aside", target.display()))?;
@@ -106,6 +112,12 @@ impl Staging {
         }
         Ok(target)
     }
+}
+
+/// Whether `dir` may be replaced by a new output: it is empty, or holds a `results.csv`.
+fn replaceable(dir: &Path) -> bool {
+    dir.join("results.csv").is_file()
+        || std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 impl Drop for Staging {
@@ -164,6 +176,7 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let s = Staging::begin(out.path(), "c").unwrap();
         std::fs::write(s.path().join("old.txt"), "1").unwrap();
+        std::fs::write(s.path().join("results.csv"), "x").unwrap();
         s.commit().unwrap();
         // A new build without old.txt: after the commit only new.txt is there.
         let s = Staging::begin(out.path(), "c").unwrap();
@@ -184,6 +197,16 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(all, ["c"]);
+        // A folder of the user's with the output's name is never replaced.
+        std::fs::create_dir(out.path().join("mine")).unwrap();
+        std::fs::write(out.path().join("mine/notes.txt"), "keep").unwrap();
+        let s = Staging::begin(out.path(), "mine").unwrap();
+        let e = s.commit().unwrap_err().to_string();
+        assert!(e.contains("is not a coordsim output folder"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(out.path().join("mine/notes.txt")).unwrap(),
+            "keep"
+        );
     }
 
     #[test]
