@@ -319,3 +319,18 @@ pub fn value_cell(value: &Value) -> Cell {
 pub fn number(cell: &Cell) -> Option<f64> {
     cell.as_f64()
 }
+
+/// Whether the column (or parameter) `name` holds whole numbers: a count or flag column of
+/// `table`, or a count parameter. Tables keep them without decimals, charts tick them at
+/// whole numbers.
+pub fn whole_numbers(config: &Config, table: &Table, name: &str) -> bool {
+    table.column(name).is_some_and(|c| {
+        matches!(
+            table.schema.column(c).ty,
+            ColumnType::Count | ColumnType::Flag
+        )
+    }) || config
+        .key_index(name)
+        .and_then(|i| config.model.params().get(i))
+        .is_some_and(|p| p.kind == coordsim_model::Kind::Count)
+}

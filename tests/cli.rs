@@ -1426,21 +1426,42 @@ kind = "timeline"
 
 #[test]
 fn a_best_legend_covers_no_data_on_any_shipped_chart() {
+    // Every shipped chart drawn without its legend box, in the box's place: the pixels there
+    // must be background or grid (white and light greys), never data (a coloured or dark
+    // pixel of a line, a marker, a bar). This looks at the drawn image, not at the layout's
+    // own idea of where the data is.
     let registry = coordsim_models::registry();
     let mut checked = 0;
     for path in coordsim::commands::find_configs(&root().join("configs")).unwrap() {
         let text = String::from_utf8(read(&path)).unwrap();
         let config = library_config(&registry, &path.display().to_string(), &text).unwrap();
-        for (name, _, placed) in chart_svgs(&config) {
-            if let Some(r) = placed.legend {
-                // No point (with its marker), segment or bar of the chart under the box.
-                assert!(
-                    placed.obstacles.free(&r, 9),
-                    "{}: {name}: the legend {r:?} covers data",
-                    path.display()
-                );
-                checked += 1;
+        let results = library_run(&config);
+        let summary =
+            (config.replications > 1).then(|| coordsim::summary::summarize(&config, &results));
+        let run = coordsim::export::Run {
+            config: &config,
+            results: &results,
+            summary: summary.as_ref(),
+            seed: config.seed,
+        };
+        for mut chart in coordsim::export::chart::prepare(&run) {
+            chart.look_mut().legend_box = false;
+            let (rgb, (w, _), placed) = chart.rgb().unwrap();
+            let Some(r) = placed.legend else { continue };
+            for y in r.y0..=r.y1 {
+                for x in r.x0..=r.x1 {
+                    let i = (y as usize * w as usize + x as usize) * 3;
+                    let (red, green, blue) = (rgb[i], rgb[i + 1], rgb[i + 2]);
+                    let spread = red.max(green).max(blue) - red.min(green).min(blue);
+                    assert!(
+                        spread < 40 && red.min(green).min(blue) > 150,
+                        "{}: {}: the legend at {r:?} covers a data pixel ({red}, {green}, {blue}) at ({x}, {y})",
+                        path.display(),
+                        chart.name
+                    );
+                }
             }
+            checked += 1;
         }
     }
     assert!(checked > 20, "{checked} legends inside a plot");

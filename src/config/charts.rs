@@ -83,6 +83,9 @@ pub struct Look {
     pub scale: f64,
     /// With replications, draw each point's 95% interval.
     pub interval: bool,
+    /// Draw the legend's box (placed all the same when not): off only in tests that look
+    /// at what lies under it. No config key sets it.
+    pub legend_box: bool,
 }
 
 impl Default for Look {
@@ -99,6 +102,7 @@ impl Default for Look {
             height: 620,
             scale: 1.0,
             interval: true,
+            legend_box: true,
         }
     }
 }

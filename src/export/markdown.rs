@@ -151,17 +151,7 @@ pub fn table(
     };
     let rows: Vec<&Row> = source.rows.iter().filter(|r| keep(source, r)).collect();
     // Whole-number columns (counts, flags, count parameters) keep no decimals.
-    let whole = |name: &str| {
-        source.schema.find(name).is_some_and(|c| {
-            matches!(
-                source.schema.column(c).ty,
-                coordsim_model::ColumnType::Count | coordsim_model::ColumnType::Flag
-            )
-        }) || config
-            .key_index(name)
-            .and_then(|i| config.model.params().get(i))
-            .is_some_and(|p| p.kind == coordsim_model::Kind::Count)
-    };
+    let whole = |name: &str| crate::results::whole_numbers(config, source, name);
     let digits_of = |name: &str, x: f64| {
         if whole(name) && x.fract() == 0.0 {
             None

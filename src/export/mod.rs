@@ -83,28 +83,7 @@ pub fn random_tag() -> String {
 }
 /// The raw names a reader would see in this config's charts alone (axes, legends, titles).
 pub fn unlabelled_in_charts(config: &Config) -> Vec<String> {
-    let mut shown: Vec<String> = Vec::new();
-    for chart in &config.charts {
-        if !chart.x.is_empty() && chart.look.x_label.is_none() {
-            shown.push(chart.x.clone());
-        }
-        // A y metric names the axis (unless y_label does), and the legend.
-        shown.extend(chart.y.iter().cloned());
-        shown.extend(chart.mark_x.iter().cloned());
-        // Swept parameters name the legends and titles of the charts they split.
-        for axis in &config.axes {
-            if axis.key != chart.x {
-                shown.push(axis.key.clone());
-            }
-        }
-    }
-    let mut missing: Vec<String> = shown
-        .into_iter()
-        .filter(|name| !config.has_label(name))
-        .collect();
-    missing.sort();
-    missing.dedup();
-    missing
+    missing_labels(config, chart_names(config))
 }
 
 /// The raw names a reader would see in this config's `table.md` and charts: columns,
@@ -112,8 +91,7 @@ pub fn unlabelled_in_charts(config: &Config) -> Vec<String> {
 /// another language than the names (Turkish, say) labels every one; a test holds the
 /// shipped Turkish configs to that.
 pub fn unlabelled(config: &Config) -> Vec<String> {
-    let mut shown: Vec<String> = Vec::new();
-    let columns = config.table.columns.clone().unwrap_or_else(|| {
+    let mut shown = config.table.columns.clone().unwrap_or_else(|| {
         let mut c: Vec<String> = config.axes.iter().map(|a| a.key.clone()).collect();
         if config.table.entity {
             c.push("entity".into());
@@ -129,16 +107,7 @@ pub fn unlabelled(config: &Config) -> Vec<String> {
         }
         c
     });
-    shown.extend(columns);
-    for chart in &config.charts {
-        if !chart.x.is_empty() {
-            shown.push(chart.x.clone());
-        }
-        if chart.look.y_label.is_none() || chart.look.x_label.is_none() {
-            shown.extend(chart.y.iter().cloned());
-        }
-        shown.extend(chart.mark_x.iter().cloned());
-    }
+    shown.extend(chart_names(config));
     // Swept parameters name titles and legends, with their text values.
     for axis in &config.axes {
         shown.push(axis.key.clone());
@@ -148,10 +117,33 @@ pub fn unlabelled(config: &Config) -> Vec<String> {
             }
         }
     }
-    let mut missing: Vec<String> = shown
-        .into_iter()
-        .filter(|name| !config.has_label(name))
-        .collect();
+    missing_labels(config, shown)
+}
+
+/// The names the charts show: x (unless `x_label` replaces it), every y (the legend names
+/// it), `mark_x`, and the swept parameters that split a chart's series.
+fn chart_names(config: &Config) -> Vec<String> {
+    let mut shown = Vec::new();
+    for chart in &config.charts {
+        if !chart.x.is_empty() && chart.look.x_label.is_none() {
+            shown.push(chart.x.clone());
+        }
+        shown.extend(chart.y.iter().cloned());
+        shown.extend(chart.mark_x.iter().cloned());
+        shown.extend(
+            config
+                .axes
+                .iter()
+                .filter(|a| a.key != chart.x)
+                .map(|a| a.key.clone()),
+        );
+    }
+    shown
+}
+
+/// The names of `shown` without a `[labels]` entry, sorted, once each.
+fn missing_labels(config: &Config, shown: Vec<String>) -> Vec<String> {
+    let mut missing: Vec<String> = shown.into_iter().filter(|n| !config.has_label(n)).collect();
     missing.sort();
     missing.dedup();
     missing

@@ -237,19 +237,9 @@ pub fn within_precision(run: f64, written: f64, decimals: usize) -> bool {
     (run - written).abs() <= half + 1e-9 * run.abs().max(1.0)
 }
 
-/// A number for the lesson: `decimals` decimals in the locale.
+/// A number for the lesson: `decimals` decimals in the locale (as `table.md` writes it).
 pub fn write_number(x: f64, decimals: usize, locale: Locale) -> String {
-    let s = format!("{x:.decimals$}");
-    let s = if s
-        .trim_start_matches('-')
-        .bytes()
-        .all(|b| b == b'0' || b == b'.')
-    {
-        s.trim_start_matches('-').to_string()
-    } else {
-        s
-    };
-    locale.number(&s)
+    markdown::format_number(&Cell::Float(x), Some(decimals), locale)
 }
 
 /// Checks every region of `lesson` (`file` as the user named it) against the runs.

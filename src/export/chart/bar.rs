@@ -135,5 +135,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::finish(root, &chart, legend, &entries, obs, s)
+    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
 }

@@ -134,7 +134,7 @@ where
             color.stroke_width(s.px(2)),
         ))?;
     }
-    super::finish(root, &chart, legend, &entries, obs, s)
+    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
 }
 
 #[cfg(test)]

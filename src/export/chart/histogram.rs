@@ -146,7 +146,7 @@ where
         outline.push((edges[c.len()], 0.0));
         chart.draw_series(LineSeries::new(outline, color.stroke_width(s.px(2))))?;
     }
-    super::finish(root, &chart, legend, &entries, obs, s)
+    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
 }
 
 #[cfg(test)]

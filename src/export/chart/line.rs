@@ -95,6 +95,15 @@ where
             );
             o.segments.push((a, b));
         }
+        // The vertical marks run the plot's height.
+        let height = chart.y_range();
+        for (x, _) in &data.marks {
+            let x = tx(*x);
+            if (x_axis.start..=x_axis.end).contains(&x) {
+                o.segments
+                    .push((px(chart, (x, height.start)), px(chart, (x, height.end))));
+            }
+        }
         o
     };
     let (mut chart, legend, obs) = compose(
@@ -196,5 +205,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::finish(root, &chart, legend, &entries, obs, s)
+    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
 }

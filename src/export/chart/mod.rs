@@ -22,7 +22,7 @@ use crate::config::charts::{LegendPlace, Look};
 use crate::config::{ChartKind, ChartSpec};
 use crate::export::markdown::round;
 use crate::locale::{Locale, Text};
-use coordsim_model::{Cell, ColumnType};
+use coordsim_model::Cell;
 use layout::{Entry, Obstacles, Rect, Scale};
 
 use crate::results::{ColumnId, ColumnSource, Row, number};
@@ -82,9 +82,7 @@ impl Exporter for ChartExporter {
 pub struct Prepared {
     /// File stem.
     pub name: String,
-    /// Size in pixels and PNG scale.
-    pub look: Look,
-    /// What it draws.
+    /// What it draws (with its look: size, scale, legend).
     pub what: Drawing,
 }
 
@@ -105,14 +103,12 @@ pub fn prepare(run: &Run<'_>) -> Vec<Prepared> {
             for (name, t) in timelines(run, spec) {
                 out.push(Prepared {
                     name,
-                    look: spec.look.clone(),
                     what: Drawing::Timeline(Box::new(t)),
                 });
             }
         } else {
             out.push(Prepared {
                 name: spec.name.clone(),
-                look: spec.look.clone(),
                 what: Drawing::Data(Box::new(ChartData::new(run, spec))),
             });
         }
@@ -130,6 +126,22 @@ pub struct Placed {
 }
 
 impl Prepared {
+    /// How it looks (one copy, the drawing's own).
+    pub fn look(&self) -> &Look {
+        match &self.what {
+            Drawing::Data(d) => &d.look,
+            Drawing::Timeline(t) => &t.look,
+        }
+    }
+
+    /// The same, to change before drawing (tests hide the legend box).
+    pub fn look_mut(&mut self) -> &mut Look {
+        match &mut self.what {
+            Drawing::Data(d) => &mut d.look,
+            Drawing::Timeline(t) => &mut t.look,
+        }
+    }
+
     fn draw<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
@@ -158,7 +170,7 @@ impl Prepared {
         register_embedded_font()?;
         let mut svg = String::new();
         let placed = {
-            let area = SVGBackend::with_string(&mut svg, (self.look.width, self.look.height))
+            let area = SVGBackend::with_string(&mut svg, (self.look().width, self.look().height))
                 .into_drawing_area();
             self.draw(&area, Scale(1.0))
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
@@ -168,18 +180,7 @@ impl Prepared {
 
     /// The PNG file's bytes: drawn in memory, encoded by `png` (no file is opened).
     pub fn png(&self) -> anyhow::Result<Vec<u8>> {
-        register_embedded_font()?;
-        let s = self.look.scale;
-        let (w, h) = (
-            (self.look.width as f64 * s).round() as u32,
-            (self.look.height as f64 * s).round() as u32,
-        );
-        let mut rgb = vec![0u8; w as usize * h as usize * 3];
-        {
-            let area = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-            self.draw(&area, Scale(s))
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
-        }
+        let (rgb, (w, h), _) = self.rgb()?;
         let mut out = Vec::new();
         {
             let mut encoder = png::Encoder::new(&mut out, w, h);
@@ -193,6 +194,24 @@ impl Prepared {
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
         }
         Ok(out)
+    }
+
+    /// The PNG's pixels (RGB rows, top first), its size and the layout it has.
+    pub fn rgb(&self) -> anyhow::Result<(Vec<u8>, (u32, u32), Placed)> {
+        register_embedded_font()?;
+        let look = self.look();
+        let s = look.scale;
+        let (w, h) = (
+            (look.width as f64 * s).round() as u32,
+            (look.height as f64 * s).round() as u32,
+        );
+        let mut rgb = vec![0u8; w as usize * h as usize * 3];
+        let placed = {
+            let area = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+            self.draw(&area, Scale(s))
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
+        };
+        Ok((rgb, (w, h), placed))
     }
 
     /// Writes `name.svg` and `name.png` into `dir`.
@@ -653,17 +672,7 @@ impl ChartData {
                 .collect::<Vec<_>>()
                 .join(", ")
         });
-        let whole = |name: &str| {
-            source.column(name).is_some_and(|c| {
-                matches!(
-                    source.schema.column(c).ty,
-                    ColumnType::Count | ColumnType::Flag
-                )
-            }) || config
-                .key_index(name)
-                .and_then(|i| config.model.params().get(i))
-                .is_some_and(|p| p.kind == coordsim_model::Kind::Count)
-        };
+        let whole = |name: &str| crate::results::whole_numbers(config, source, name);
         let y_integer = !spec.y.is_empty()
             && spec.y.iter().all(|y| whole(y))
             && spec.y_expr.is_empty()
@@ -1198,12 +1207,13 @@ pub fn finish<DB: DrawingBackend>(
     legend: Option<Rect>,
     entries: &[Entry],
     obstacles: Obstacles,
+    look: &Look,
     s: Scale,
 ) -> DrawResult<Placed>
 where
     DB::ErrorType: 'static,
 {
-    if let Some(r) = legend {
+    if let Some(r) = legend.filter(|_| look.legend_box) {
         layout::draw_legend(root, r, entries, s)?;
     }
     let (xr, _) = chart.plotting_area().get_pixel_range();

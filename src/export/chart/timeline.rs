@@ -251,5 +251,5 @@ where
             }
         }
     }
-    super::finish(root, &chart, legend, &entries, obs, s)
+    super::finish(root, &chart, legend, &entries, obs, &t.look, s)
 }
