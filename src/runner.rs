@@ -40,14 +40,8 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     // Per-request samples only when a chart draws their distribution.
     let wants_distributions = config.charts.iter().any(|c| c.distribution);
     let bar = progress_bar(options.progress, total as u64, &config.source.name);
-    // As many runs at once as the memory budget holds (each at its estimate).
-    let heaviest = points
-        .iter()
-        .map(|p| config.plans[*p].cost().memory_bytes)
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let fit = (config.max_memory_bytes / heaviest).max(1) as usize;
+    // As many runs at once as the memory budget holds (each at the heaviest estimate).
+    let fit = (config.max_memory_bytes / config.heaviest_run_bytes.max(1)).max(1) as usize;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.jobs.max(1).min(fit))
         .build()?;

@@ -70,6 +70,8 @@ pub struct Plan {
     /// The memory the runs may take at once, and their kept rows in all (`[limits]
     /// max_memory_mb`), in bytes.
     pub max_memory_bytes: u64,
+    /// The largest memory estimate of one run of any point (how many runs fit at once).
+    pub heaviest_run_bytes: u64,
     /// Where `model` is written: errors with no better place point here.
     pub(super) model_span: Span,
     /// `[vars]`: free variables (name, description), swept like parameters and usable in
@@ -557,6 +559,7 @@ impl Loader<'_> {
             percentile,
             limits,
             max_memory_bytes: max_memory_mb.saturating_mul(1 << 20),
+            heaviest_run_bytes: 0,
             model_span: model_value.span(),
             vars: vars.into_iter().map(|(n, d, _)| (n, d)).collect(),
             derived,
@@ -574,6 +577,7 @@ impl Loader<'_> {
                 Ok(prepared) => {
                     let cost = prepared.cost();
                     plan.check_cost(index, &cost)?;
+                    plan.heaviest_run_bytes = plan.heaviest_run_bytes.max(cost.memory_bytes);
                     kept = kept.saturating_add(
                         cost.entity_rows
                             .saturating_mul(row_bytes)

@@ -175,18 +175,20 @@ pub fn table(
     let mut text_column = vec![false; columns.len()];
     let lines: Vec<Vec<String>> = match run.summary {
         Some(summary) if !view.entity => {
-            // Per point: the points of the kept rows, in order, each once.
+            // Per point: the points of the kept rows, in order, each once, with their rows
+            // and summary row found through maps (one pass each, whatever the sweep's size).
             let mut points: Vec<usize> = rows.iter().map(|r| source.point(r)).collect();
             points.dedup();
+            let summary_row: std::collections::HashMap<usize, &Row> =
+                summary.rows.iter().map(|r| (summary.point(r), r)).collect();
+            let mut rows_of: std::collections::HashMap<usize, Vec<&Row>> =
+                std::collections::HashMap::new();
+            for r in &rows {
+                rows_of.entry(source.point(r)).or_default().push(r);
+            }
             points
                 .into_iter()
-                .filter_map(|p| {
-                    summary
-                        .rows
-                        .iter()
-                        .find(|r| summary.point(r) == p)
-                        .map(|r| (p, r))
-                })
+                .filter_map(|p| summary_row.get(&p).map(|r| (p, *r)))
                 .map(|(p, srow)| {
                     columns
                         .iter()
@@ -229,9 +231,10 @@ pub fn table(
                                 }
                                 (None, _) => {
                                     // A text metric: shown when every replication agrees.
-                                    let values: Vec<Cell> = rows
-                                        .iter()
-                                        .filter(|r| source.point(r) == p)
+                                    let values: Vec<Cell> = rows_of
+                                        .get(&p)
+                                        .into_iter()
+                                        .flatten()
                                         .map(|r| cell_at(r, id))
                                         .collect();
                                     match values.first() {

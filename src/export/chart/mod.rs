@@ -732,14 +732,18 @@ impl ChartData {
             .filter(|p| config.matches(*p, &spec.filter))
             .collect();
         let mut samples = Vec::new();
+        // Each point's pooled samples by (point, name), found once.
+        let pooled: HashMap<(usize, &str), &Vec<f64>> = run
+            .results
+            .distributions
+            .iter()
+            .map(|(p, n, v)| ((*p, *n), v))
+            .collect();
         for y in &spec.y {
             for &point in &points {
-                let values = run
-                    .results
-                    .distributions
-                    .iter()
-                    .find(|(p, n, _)| *p == point && n == y)
-                    .map_or_else(Vec::new, |(_, _, v)| v.clone());
+                let values = pooled
+                    .get(&(point, y.as_str()))
+                    .map_or_else(Vec::new, |v| (*v).clone());
                 let at = config.point_values(point);
                 let parts: Vec<String> = config
                     .axes
