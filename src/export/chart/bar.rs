@@ -86,7 +86,7 @@ where
         }
         o
     };
-    let (mut chart, legend, obs) = compose(
+    let (mut chart, legend) = compose(
         &body,
         &data.look,
         &entries,
@@ -135,5 +135,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
+    super::finish(root, &chart, legend, &entries, &data.look, s)
 }

@@ -84,7 +84,7 @@ where
         }
         o
     };
-    let (mut chart, legend, obs) = compose(
+    let (mut chart, legend) = compose(
         &body,
         &data.look,
         &entries,
@@ -134,7 +134,7 @@ where
             color.stroke_width(s.px(2)),
         ))?;
     }
-    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
+    super::finish(root, &chart, legend, &entries, &data.look, s)
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ where
         }
         o
     };
-    let (mut chart, legend, obs) = compose(
+    let (mut chart, legend) = compose(
         &body,
         &data.look,
         &entries,
@@ -146,7 +146,7 @@ where
         outline.push((edges[c.len()], 0.0));
         chart.draw_series(LineSeries::new(outline, color.stroke_width(s.px(2))))?;
     }
-    super::finish(root, &chart, legend, &entries, obs, &data.look, s)
+    super::finish(root, &chart, legend, &entries, &data.look, s)
 }
 
 #[cfg(test)]

@@ -116,13 +116,11 @@ pub fn prepare(run: &Run<'_>) -> Vec<Prepared> {
     out
 }
 
-/// Where a chart's legend went and what it had to avoid (for tests of the layout).
+/// Where a chart's legend went (for tests of the layout).
 #[derive(Debug, Clone, Default)]
 pub struct Placed {
     /// The legend box inside the plot (`None`: outside, or no legend).
     pub legend: Option<Rect>,
-    /// The data it must not cover.
-    pub obstacles: Obstacles,
 }
 
 impl Prepared {
@@ -1009,7 +1007,7 @@ pub fn axis_titles<DB: DrawingBackend>(
 /// Builds the plot on `body` (below the title) with the legend placed as `look.legend`
 /// says: for `best`, the y axis grows (up to doubling its headroom) until a spot inside
 /// covers no data, else the legend goes outside. `y_for` gives the y range for a headroom;
-/// `obstacles` finds the data in pixels on a built plot.
+/// `obstacles` finds the data in pixels on a built plot (only `best` and the corners ask).
 #[allow(clippy::too_many_arguments)]
 pub fn compose<'a, DB: DrawingBackend>(
     body: &DrawingArea<DB, Shift>,
@@ -1020,7 +1018,7 @@ pub fn compose<'a, DB: DrawingBackend>(
     y_for: &dyn Fn(f64) -> std::ops::Range<f64>,
     obstacles: &dyn Fn(&Chart2d<'a, DB>) -> Obstacles,
     label_area: (u32, u32),
-) -> DrawResult<(Chart2d<'a, DB>, Option<Rect>, Obstacles)>
+) -> DrawResult<(Chart2d<'a, DB>, Option<Rect>)>
 where
     DB::ErrorType: 'static,
 {
@@ -1042,27 +1040,23 @@ where
         }
     };
     let size = layout::legend_size(body, entries, s);
-    let outside =
-        |body: &DrawingArea<DB, Shift>| -> DrawResult<(Chart2d<'a, DB>, Option<Rect>, Obstacles)> {
-            let (w, _) = body.dim_in_pixel();
-            let (left, _) = body.split_horizontally(w as i32 - size.0 - s.off(12));
-            let chart = build(&left, y_for(0.04))?;
-            let obs = obstacles(&chart);
-            let plot = plot_rect(&chart);
-            let x0 = plot.x1 + s.off(24);
-            // Right of the plot, level with its top.
-            let r = Rect {
-                x0,
-                y0: plot.y0,
-                x1: x0 + size.0,
-                y1: plot.y0 + size.1,
-            };
-            Ok((chart, Some(r), obs))
+    let outside = |body: &DrawingArea<DB, Shift>| -> DrawResult<(Chart2d<'a, DB>, Option<Rect>)> {
+        let (w, _) = body.dim_in_pixel();
+        let (left, _) = body.split_horizontally(w as i32 - size.0 - s.off(12));
+        let chart = build(&left, y_for(0.04))?;
+        let plot = plot_rect(&chart);
+        let x0 = plot.x1 + s.off(24);
+        // Right of the plot, level with its top.
+        let r = Rect {
+            x0,
+            y0: plot.y0,
+            x1: x0 + size.0,
+            y1: plot.y0 + size.1,
         };
+        Ok((chart, Some(r)))
+    };
     if entries.is_empty() || look.legend == LegendPlace::None {
-        let chart = build(body, y_for(0.04))?;
-        let obs = obstacles(&chart);
-        return Ok((chart, None, obs));
+        return Ok((build(body, y_for(0.04))?, None));
     }
     match look.legend {
         LegendPlace::Outside => outside(body),
@@ -1078,7 +1072,7 @@ where
                 let obs = obstacles(&chart);
                 if let Some(r) = layout::place(plot_rect(&chart), size, LegendPlace::Best, &obs, s)
                 {
-                    return Ok((chart, Some(r), obs));
+                    return Ok((chart, Some(r)));
                 }
             }
             outside(body)
@@ -1087,7 +1081,7 @@ where
             let chart = build(body, y_for(0.04))?;
             let obs = obstacles(&chart);
             match layout::place(plot_rect(&chart), size, corner, &obs, s) {
-                Some(r) => Ok((chart, Some(r), obs)),
+                Some(r) => Ok((chart, Some(r))),
                 None => outside(body),
             }
         }
@@ -1210,7 +1204,6 @@ pub fn finish<DB: DrawingBackend>(
     chart: &Chart2d<'_, DB>,
     legend: Option<Rect>,
     entries: &[Entry],
-    obstacles: Obstacles,
     look: &Look,
     s: Scale,
 ) -> DrawResult<Placed>
@@ -1223,7 +1216,6 @@ where
     let (xr, _) = chart.plotting_area().get_pixel_range();
     Ok(Placed {
         legend: legend.filter(|r| r.x1 <= xr.end),
-        obstacles,
     })
 }
 

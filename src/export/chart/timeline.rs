@@ -188,7 +188,7 @@ where
         })
         .max()
         .unwrap_or(0);
-    let (mut chart, legend, obs) = compose(
+    let (mut chart, legend) = compose(
         &body,
         &t.look,
         &entries,
@@ -251,5 +251,5 @@ where
             }
         }
     }
-    super::finish(root, &chart, legend, &entries, obs, &t.look, s)
+    super::finish(root, &chart, legend, &entries, &t.look, s)
 }
