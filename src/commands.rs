@@ -94,7 +94,6 @@ fn write_outputs(
     seed: u64,
     dir: &Path,
 ) -> anyhow::Result<Option<Table>> {
-    config.check_value_labels(results)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let summary = (config.replications > 1).then(|| summary::summarize(config, results));
     let run = Run {
@@ -289,7 +288,6 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut verdicts = Vec::new();
     for config in &configs {
         let results = runner::run(config, &options)?;
-        config.check_value_labels(&results)?;
         verdicts.extend(check::evaluate(config, &results)?);
     }
     finish(args.format, &verdicts, &[])
@@ -607,6 +605,7 @@ fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         _ => PathBuf::from("."),
     };
     let staging = Staging::begin(&parent, &name)?;
+    config.check_value_labels(&results)?;
     write_outputs(&config, &results, seed, staging.path())?;
     staging.commit()?;
     Ok(ExitCode::SUCCESS)

@@ -145,12 +145,18 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
             }
         }
     }
-    Ok(Results {
+    let results = Results {
         results,
         entities,
         lanes,
         distributions,
-    })
+    };
+    // A label for a value only the run shows (an entity, an outcome) must match one; a
+    // sharded run sees only its points, so `merge` checks the whole.
+    if options.shard.is_none() {
+        config.check_value_labels(&results)?;
+    }
+    Ok(results)
 }
 
 /// One point's samples of one distribution, pooled over its replications.

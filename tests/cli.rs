@@ -2509,3 +2509,27 @@ fn models_hand_their_per_request_samples_to_distribution_charts() {
         assert!(library_run(&config).distributions.is_empty(), "{name}");
     }
 }
+
+#[test]
+fn a_label_of_a_value_only_some_shards_show_is_checked_on_the_whole() {
+    // The saga lesson labels `rafta` (point 0) and `odunc` (point 1): each shard shows one.
+    let dir = tempfile::tempdir().unwrap();
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    for k in ["0", "1"] {
+        let o = coordsim(&[
+            "run",
+            "configs/lessons/saga.toml",
+            "--shard",
+            &format!("{k}/2"),
+            "--out",
+            &d(k),
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "shard {k}: {}", stderr(&o));
+    }
+    let o = coordsim(&["merge", &d("merged"), &d("0/saga"), &d("1/saga")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // One shard alone is not the whole: its merge is refused as incomplete, before labels.
+    let o = coordsim(&["merge", &d("half"), &d("0/saga")]);
+    assert_eq!(o.status.code(), Some(2));
+}

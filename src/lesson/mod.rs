@@ -121,7 +121,6 @@ impl Session {
                 .into_par_iter()
                 .map(|(path, config)| {
                     let results = runner::run(&config, &options)?;
-                    config.check_value_labels(&results)?;
                     let summary = (config.replications > 1)
                         .then(|| crate::summary::summarize(&config, &results));
                     Ok((
