@@ -1397,10 +1397,11 @@ kind = "timeline"
     ];
     for (kind, text) in kinds {
         for locale in ["en", "tr"] {
-            let labels = match locale {
-                "tr" => {
-                    "\n[labels]\nassign = \"atama\"\nconsumer = \"tüketici\"\nmean_wait_ms = \"ort. bekleme (ms)\"\n"
-                }
+            // Turkish labels for what each model's chart shows (a label must match something).
+            let labels = match (locale, kind) {
+                ("tr", "bar") => "\n[labels]\nassign = \"atama\"\nconsumer = \"tüketici\"\n",
+                ("tr", "timeline") => "",
+                ("tr", _) => "\n[labels]\nmean_wait_ms = \"ort. bekleme (ms)\"\n",
                 _ => "",
             };
             let text = format!("locale = \"{locale}\"\n{text}{labels}");
