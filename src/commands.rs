@@ -242,23 +242,13 @@ fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<Ex
         writeln!(stdout, "{total} unchecked number(s)")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let session = lesson::Session::open(
-        &args.files,
-        registry,
-        lesson_jobs(args.jobs),
-        &mut Vec::new(),
-    )?;
+    let session = lesson::Session::open(&args.files, registry, lesson_jobs(args.jobs), Vec::new())?;
     let outcomes = session.evaluate()?;
     finish(args.format, &[], &outcomes)
 }
 
 fn lesson_fill(args: LessonFillArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
-    let session = lesson::Session::open(
-        &args.files,
-        registry,
-        lesson_jobs(args.jobs),
-        &mut Vec::new(),
-    )?;
+    let session = lesson::Session::open(&args.files, registry, lesson_jobs(args.jobs), Vec::new())?;
     let said = lesson::fill(&session)?;
     let mut stdout = std::io::stdout().lock();
     for line in &said {
@@ -384,7 +374,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             .map(|p| p.display().to_string())
             .collect();
         if !files.is_empty() {
-            let session = lesson::Session::open(&files, registry, options.jobs, &mut runs)?;
+            let session = lesson::Session::open(&files, registry, options.jobs, runs)?;
             regions = session.evaluate()?;
             let counted: usize = regions.iter().map(|(_, o)| o.len()).sum();
             index.push_str(&format!(

@@ -64,7 +64,7 @@ impl Session {
         files: &[String],
         registry: &Registry,
         jobs: usize,
-        done: &mut Vec<(PathBuf, Loaded)>,
+        mut done: Vec<(PathBuf, Loaded)>,
     ) -> anyhow::Result<Session> {
         let mut lessons = Vec::new();
         for f in files {
@@ -137,7 +137,7 @@ impl Session {
         for r in ran {
             done.push(r?);
         }
-        let runs = std::mem::take(done);
+        let runs = done;
         let mut session = Session {
             lessons,
             runs,
@@ -174,11 +174,6 @@ impl Session {
                 Ok((file.clone(), outcomes))
             })
             .collect()
-    }
-
-    /// Gives back the runs (for `report`).
-    pub fn into_runs(self) -> Vec<(PathBuf, Loaded)> {
-        self.runs
     }
 }
 
