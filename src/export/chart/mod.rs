@@ -385,13 +385,18 @@ enum XSource {
     Fixed(Option<f64>),
 }
 
-/// A point's running sums over replications.
-#[derive(Debug, Clone, Copy)]
+/// A point's values over its replications (their mean is drawn, their interval is
+/// summary.csv's).
+#[derive(Debug, Clone)]
 struct Acc {
     x: f64,
-    sum: f64,
-    sum_sq: f64,
-    n: usize,
+    values: Vec<f64>,
+}
+
+impl Acc {
+    fn mean(&self) -> f64 {
+        self.values.iter().sum::<f64>() / self.values.len() as f64
+    }
 }
 
 impl ChartData {
@@ -514,18 +519,12 @@ impl ChartData {
                 // Replications of one x are averaged into one point (0 and -0 are one x).
                 let bits = if x == 0.0 { 0 } else { x.to_bits() };
                 match point_at.get(&(g, bits)) {
-                    Some(&p) => {
-                        group[p].sum += yv;
-                        group[p].sum_sq += yv * yv;
-                        group[p].n += 1;
-                    }
+                    Some(&p) => group[p].values.push(yv),
                     None => {
                         point_at.insert((g, bits), group.len());
                         group.push(Acc {
                             x,
-                            sum: yv,
-                            sum_sq: yv * yv,
-                            n: 1,
+                            values: vec![yv],
                         });
                     }
                 }
@@ -540,15 +539,11 @@ impl ChartData {
                     (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
                 };
                 let intervals = if spec.look.interval && config.replications > 1 {
+                    // The same Student t interval as summary.csv's, by the same function.
                     points
                         .iter()
-                        .filter(|a| a.n > 1)
-                        .map(|a| {
-                            let n = a.n as f64;
-                            let mean = a.sum / n;
-                            let var = ((a.sum_sq - n * mean * mean) / (n - 1.0)).max(0.0);
-                            let half = crate::summary::t975(a.n as u64 - 1) * (var / n).sqrt();
-                            (a.x, mean - half, mean + half)
+                        .filter_map(|a| {
+                            crate::summary::interval(&a.values, 0.95).map(|(lo, hi)| (a.x, lo, hi))
                         })
                         .collect()
                 } else {
@@ -558,7 +553,7 @@ impl ChartData {
                 series.push(Series {
                     label,
                     reference: false,
-                    points: points.iter().map(|a| (a.x, a.sum / a.n as f64)).collect(),
+                    points: points.iter().map(|a| (a.x, a.mean())).collect(),
                     intervals,
                     color: None,
                 });
