@@ -376,12 +376,21 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
             }
             Some(c) if c.is_alphabetic() || c == '_' => {
                 let start = self.pos;
-                while self
-                    .chars
-                    .get(self.pos)
-                    .is_some_and(|c| c.is_alphanumeric() || *c == '_')
-                {
-                    self.pos += 1;
+                // A dotted name (`counter.lost_updates`, a composed model's metric) continues
+                // over a `.` followed by a letter or `_`.
+                loop {
+                    match self.chars.get(self.pos) {
+                        Some(c) if c.is_alphanumeric() || *c == '_' => self.pos += 1,
+                        Some('.')
+                            if self
+                                .chars
+                                .get(self.pos + 1)
+                                .is_some_and(|c| c.is_alphabetic() || *c == '_') =>
+                        {
+                            self.pos += 1
+                        }
+                        _ => break,
+                    }
                 }
                 let name: String = self.chars[start..self.pos].iter().collect();
                 if self.peek() == Some('(') {
@@ -543,6 +552,23 @@ mod tests {
         // N(N−1)/2 × step for N = 4: 6 × 50 = 300.
         assert_eq!(eval("4 * (4 - 1) / 2 * x_ms"), Some(300.0));
         assert_eq!(eval("empty + 1"), None);
+    }
+
+    #[test]
+    fn dotted_names_are_one_name() {
+        let names = |text: &str| {
+            let seen = std::cell::RefCell::new(Vec::new());
+            parse(text, &|n: &str| {
+                seen.borrow_mut().push(n.to_string());
+                Ok(())
+            })
+            .unwrap();
+            seen.into_inner()
+        };
+        assert_eq!(names("counter.lost_updates * 2"), ["counter.lost_updates"]);
+        // A dot before a digit is not part of a name: `x.5` is `x` then a stray `.5`.
+        assert!(parse("x.5", &|_: &str| Ok(())).is_err());
+        assert_eq!(names("a.b + c._d"), ["a.b", "c._d"]);
     }
 
     fn parse_err(text: &str) -> ExprError {

@@ -18,6 +18,7 @@
 //! by the front end. `docs/writing-a-model.md` in the repository walks through a new model.
 #![warn(missing_docs)]
 
+mod compose;
 #[macro_use]
 pub mod declare;
 mod model;
@@ -25,6 +26,9 @@ mod registry;
 pub mod timeline;
 mod value;
 
+pub use compose::{
+    ComposeError, ComposeInput, Composer, MAX_INTERNED_BYTES, PathPart, intern,
+};
 pub use declare::{
     Cell, ColumnSpec, ColumnType, Columns, Kind, ListItem, Millis, NoEntity, ParamError, ParamSet,
     ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,

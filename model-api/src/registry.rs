@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::compose::Composer;
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
 use crate::timeline::{Lane, TimelineStyle};
@@ -38,11 +39,16 @@ pub trait ModelDef: Send + Sync {
     /// One line on what it models.
     fn summary(&self) -> &'static str;
     /// Parameters in declared order.
-    fn params(&self) -> &'static [ParamSpec];
+    fn params(&self) -> &[ParamSpec];
+    /// Every parameter's default, in [`ModelDef::params`] order (a composed model's come
+    /// from its config).
+    fn defaults(&self) -> Vec<Value> {
+        self.params().iter().map(|p| (p.default)()).collect()
+    }
     /// Metric columns in order.
-    fn metrics(&self) -> &'static [ColumnSpec];
+    fn metrics(&self) -> &[ColumnSpec];
     /// Entity columns in order (empty: no entity rows).
-    fn entity_columns(&self) -> &'static [ColumnSpec];
+    fn entity_columns(&self) -> &[ColumnSpec];
     /// Default charts.
     fn charts(&self) -> Vec<DefaultChart>;
     /// The kinds of the timeline lanes it emits, if any.
@@ -50,7 +56,7 @@ pub trait ModelDef: Send + Sync {
     /// Its tie-rule parameters.
     fn tie_rules(&self) -> &'static [&'static str];
     /// The per-request samples it can give charts.
-    fn distributions(&self) -> &'static [Distribution];
+    fn distributions(&self) -> &[Distribution];
     /// Types and validates values given in [`ModelDef::params`] order, once.
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError>;
 }
@@ -146,6 +152,7 @@ pub struct RegistryError {
 #[derive(Clone, Default)]
 pub struct Registry {
     models: Vec<Arc<dyn ModelDef>>,
+    composers: Vec<Arc<dyn Composer>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -182,6 +189,37 @@ impl Registry {
         Ok(self)
     }
 
+    /// Adds a composer (`model = "scenario"`): configs naming it compose their own model.
+    ///
+    /// # Panics
+    /// When its name is taken by a model or another composer (a programming error).
+    #[must_use]
+    pub fn with_composer<C: Composer + 'static>(mut self, composer: C) -> Registry {
+        let name = composer.name();
+        assert!(
+            self.find(name).is_none() && self.composer(name).is_none(),
+            "composer `{name}`: the name is taken"
+        );
+        self.composers.push(Arc::new(composer));
+        self
+    }
+
+    /// The composer called `name`.
+    pub fn composer(&self, name: &str) -> Option<&Arc<dyn Composer>> {
+        self.composers.iter().find(|c| c.name() == name)
+    }
+
+    /// Every composer, in registration order.
+    pub fn composers(&self) -> &[Arc<dyn Composer>] {
+        &self.composers
+    }
+
+    /// Checks a composed model as [`Registry::try_with`] checks a declared one: distinct,
+    /// unreserved names and tie rules that are choices.
+    pub fn check_composed(def: &dyn ModelDef) -> Result<(), RegistryError> {
+        check_model(def, &Registry::new())
+    }
+
     /// The model called `name`.
     pub fn find(&self, name: &str) -> Option<&Arc<dyn ModelDef>> {
         self.models.iter().find(|m| m.name() == name)
@@ -192,9 +230,13 @@ impl Registry {
         &self.models
     }
 
-    /// Every model's name, in registration order.
+    /// Every model's name, in registration order, then every composer's.
     pub fn names(&self) -> Vec<&'static str> {
-        self.models.iter().map(|m| m.name()).collect()
+        self.models
+            .iter()
+            .map(|m| m.name())
+            .chain(self.composers.iter().map(|c| c.name()))
+            .collect()
     }
 }
 

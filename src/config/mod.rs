@@ -191,9 +191,15 @@ impl Config {
         };
         let doc = doc.get_ref();
         let loader = Loader { src: &source };
+        // A composed model's sections (`[[resource]]`, `[[actor]]`) are top-level keys too;
+        // the plan refuses them under any other model.
+        let mut top: Vec<&str> = TOP_KEYS.to_vec();
+        for composer in registry.composers() {
+            top.extend(composer.sections().iter().copied());
+        }
         for (key, _) in doc.iter() {
-            if !TOP_KEYS.contains(&key.get_ref().as_ref()) {
-                return Err(loader.unknown_key(key, "the config", TOP_KEYS));
+            if !top.contains(&key.get_ref().as_ref()) {
+                return Err(loader.unknown_key(key, "the config", &top));
             }
         }
         let plan = loader.plan(doc, &source, registry)?;

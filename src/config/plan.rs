@@ -278,6 +278,46 @@ impl Plan {
 }
 
 impl Loader<'_> {
+    /// A composed model (`model = "scenario"`): its sections and the config's own parameter
+    /// names go to the composer; its errors point at the value they name.
+    fn compose(
+        &self,
+        composer: &dyn coordsim_model::Composer,
+        doc: &DeTable<'_>,
+        model_span: &Span,
+    ) -> Result<Arc<dyn ModelDef>, ConfigError> {
+        let mut input = coordsim_model::ComposeInput::default();
+        for (key, value) in doc.iter() {
+            let name = key.get_ref().as_ref();
+            if composer.sections().contains(&name) {
+                input.sections.push((name.to_string(), self.value(value)?));
+            }
+        }
+        for table in ["params", "sweep"] {
+            let Some((_, t)) = doc.iter().find(|(k, _)| k.get_ref() == table) else {
+                continue;
+            };
+            for (key, value) in self.table(t, table)?.iter() {
+                let mut v = self.value(value)?;
+                // A swept parameter is typed by its first value.
+                if table == "sweep"
+                    && let Value::List(items) = &v
+                    && let Some(first) = items.first()
+                {
+                    v = first.clone();
+                }
+                input.params.push((key.get_ref().to_string(), v));
+            }
+        }
+        let def = composer.compose(&input).map_err(|e| {
+            let span = path_span(doc, &e.path).unwrap_or_else(|| model_span.clone());
+            self.err(&span, format!("{}: {}", e.path_text(), e.message))
+        })?;
+        coordsim_model::Registry::check_composed(def.as_ref())
+            .map_err(|e| self.err(model_span, e.message))?;
+        Ok(def)
+    }
+
     /// Phase one: the plan.
     pub(super) fn plan(
         &self,
@@ -297,11 +337,36 @@ impl Loader<'_> {
             return Err(self.err(&(0..0), format!("missing `model`; say which model to run, e.g. model = \"{example}\" (`coordsim models` lists them)")));
         };
         let model_name = self.string(model_value, "model")?;
-        let Some(model) = registry.find(&model_name).cloned() else {
-            return Err(self.err(
-                &model_value.span(),
-                format!("unknown model `{model_name}`; models: {}", names.join(", ")),
-            ));
+        let composer = registry.composer(&model_name);
+        for c in registry.composers() {
+            if composer.is_some_and(|m| Arc::ptr_eq(m, c)) {
+                continue;
+            }
+            if let Some((key, _)) = doc
+                .iter()
+                .find(|(key, _)| c.sections().contains(&key.get_ref().as_ref()))
+            {
+                return Err(self.err(
+                    &key.span(),
+                    format!(
+                        "`{}` describes a {} (see {}); it needs model = \"{}\"",
+                        key.get_ref(),
+                        c.name(),
+                        c.guide(),
+                        c.name()
+                    ),
+                ));
+            }
+        }
+        let model = match (registry.find(&model_name), composer) {
+            (Some(model), _) => Arc::clone(model),
+            (None, Some(composer)) => self.compose(composer.as_ref(), doc, &model_value.span())?,
+            (None, None) => {
+                return Err(self.err(
+                    &model_value.span(),
+                    format!("unknown model `{model_name}`; models: {}", names.join(", ")),
+                ));
+            }
         };
         let title = match get("title") {
             Some((_, v)) => {
@@ -409,7 +474,7 @@ impl Loader<'_> {
         let mut names: Vec<&str> = specs.iter().map(|s| s.key).collect();
         names.extend(vars.iter().map(|(v, _, _)| v.as_str()));
         let kind_of = |i: usize| if i < n { specs[i].kind } else { Kind::Float };
-        let mut base: Vec<Value> = specs.iter().map(|s| (s.default)()).collect();
+        let mut base: Vec<Value> = model.defaults();
         base.extend(vars.iter().map(|_| Value::Float(f64::NAN)));
         let mut param_spans = vec![None; names.len()];
         let mut derived_text: Vec<(usize, String, Span)> = Vec::new();
@@ -843,4 +908,27 @@ fn is_column(plan: &Plan, name: &str) -> bool {
         || plan.vars.iter().any(|(v, _)| v == name)
         || m.metrics().iter().any(|c| c.name == name)
         || m.entity_columns().iter().any(|c| c.name == name)
+}
+
+/// Where the value at `path` is written: the deepest part of the path the file has.
+fn path_span(doc: &DeTable<'_>, path: &[coordsim_model::PathPart]) -> Option<Span> {
+    use coordsim_model::PathPart;
+    let (PathPart::Key(first), rest) = path.split_first()? else {
+        return None;
+    };
+    let (_, mut value) = doc.iter().find(|(k, _)| k.get_ref() == first)?;
+    for part in rest {
+        let next = match (part, value.get_ref()) {
+            (PathPart::Index(i), DeValue::Array(items)) => items.get(*i),
+            (PathPart::Key(k), DeValue::Table(t)) => {
+                t.iter().find(|(key, _)| key.get_ref() == k).map(|(_, v)| v)
+            }
+            _ => None,
+        };
+        match next {
+            Some(v) => value = v,
+            None => break,
+        }
+    }
+    Some(value.span())
 }
