@@ -2534,3 +2534,6 @@ fn a_label_of_a_value_only_some_shards_show_is_checked_on_the_whole() {
     let o = coordsim(&["merge", &d("half"), &d("0/saga")]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[path = "scenarios.rs"]
+mod scenarios;

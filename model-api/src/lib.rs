@@ -26,9 +26,7 @@ mod registry;
 pub mod timeline;
 mod value;
 
-pub use compose::{
-    ComposeError, ComposeInput, Composer, MAX_INTERNED_BYTES, PathPart, intern,
-};
+pub use compose::{ComposeError, ComposeInput, Composer, MAX_INTERNED_BYTES, PathPart, intern};
 pub use declare::{
     Cell, ColumnSpec, ColumnType, Columns, Kind, ListItem, Millis, NoEntity, ParamError, ParamSet,
     ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,

@@ -9,6 +9,7 @@
 extern crate coordsim_model;
 
 mod library;
+pub mod scenario;
 
 /// Declares each model's module and lists it in [`registry`], in order: one line a model.
 macro_rules! models {
@@ -17,7 +18,7 @@ macro_rules! models {
 
         /// Every model of this crate, in the order `coordsim models` lists them.
         pub fn registry() -> coordsim_model::Registry {
-            coordsim_model::Registry::new()$(.with($module::$model))+
+            coordsim_model::Registry::new()$(.with($module::$model))+.with_composer(scenario::Scenario)
         }
     };
 }

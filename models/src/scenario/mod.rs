@@ -1,0 +1,1145 @@
+//! `scenario`: a model a config composes from shared registers, locks, single-writer servers
+//! and links, and groups of actors that step through them (`docs/scenarios.md`).
+//!
+//! The sections are read once per config ([`spec`]); each sweep point's numbers are computed
+//! once ([`Point`]); a run is a plain discrete-event simulation on `sim-core` whose handler
+//! matches on the step an actor stands at ([`sim`]). Nothing is interpreted per event beyond
+//! that match and, where a config writes one, the value expression of a write.
+
+mod sim;
+mod spec;
+
+use std::sync::Arc;
+
+use coordsim_model::{
+    Cell, ColumnSpec, ColumnType, ComposeError, ComposeInput, Composer, Cost, DefaultChart,
+    Distribution, ModelDef, ModelError, ParamError, ParamSpec, PathPart, PreparedRun, RunContext,
+    RunOutput, TimelineStyle, Value, intern,
+};
+use coordsim_model::{MarkKind, MarkShape, SpanKind};
+use sim_core::{Nanos, ms_to_ns};
+
+use spec::{Choice, Crash, Num, Pace, ResourceKind, Spec, Step, Var};
+
+/// Most actors of one run, over all groups (each has its own event class for its starts).
+pub const MAX_ACTORS: u64 = 1_000_000;
+/// Most repetitions of one run, over all actors.
+pub const MAX_REPETITIONS: u64 = 100_000_000;
+
+/// The composer configs name with `model = "scenario"`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scenario;
+
+impl Composer for Scenario {
+    fn name(&self) -> &'static str {
+        "scenario"
+    }
+    fn summary(&self) -> &'static str {
+        "a coordination scenario composed in the config: registers, locks, servers, links and actors that step through them"
+    }
+    fn sections(&self) -> &'static [&'static str] {
+        &["resource", "actor"]
+    }
+    fn guide(&self) -> &'static str {
+        "docs/scenarios.md"
+    }
+    fn compose(&self, input: &ComposeInput) -> Result<Arc<dyn ModelDef>, ComposeError> {
+        Ok(Arc::new(ScenarioDef::new(input)?))
+    }
+}
+
+columns! {
+    /// One actor's row.
+    pub struct ActorRow {
+        /// the actor's group
+        group: String,
+        /// when it started (its first repetition), ms
+        start_ms: f64,
+        /// when its last repetition ended (empty: it crashed, or never ended)
+        end_ms: Option<f64>,
+        /// `completed` (every repetition), `gave_up` (some repetition gave up), `crashed`
+        outcome: String,
+        /// repetitions it started
+        repetitions: u64,
+        /// repetitions it completed
+        completed: u64,
+        /// repetitions it gave up (a lock it waited for too long, or too many rejected writes)
+        gave_up: u64,
+        /// failed lock attempts (polls and lease tries that found the lock taken)
+        failed_attempts: u64,
+        /// total time waiting for locks, from each acquire step to its acquisition (empty: it never acquired one)
+        lock_wait_ms: Option<f64>,
+        /// total time queued at servers before service (empty: it never requested)
+        server_wait_ms: Option<f64>,
+        /// its writes a register rejected (a compare-and-set conflict, a fencing token)
+        rejected_writes: u64,
+        /// repetitions restarted after a rejected compare-and-set write
+        retries: u64,
+    }
+}
+
+const TIMELINE: TimelineStyle = TimelineStyle {
+    spans: &[
+        SpanKind {
+            name: "waiting",
+            label: "waiting",
+            label_tr: "bekliyor",
+            rgb: (230, 159, 0),
+            thin: true,
+        },
+        SpanKind {
+            name: "served",
+            label: "served",
+            label_tr: "hizmette",
+            rgb: (0, 114, 178),
+            thin: false,
+        },
+        SpanKind {
+            name: "reading",
+            label: "reading",
+            label_tr: "okuyor",
+            rgb: (86, 180, 233),
+            thin: false,
+        },
+        SpanKind {
+            name: "writing",
+            label: "writing",
+            label_tr: "yazıyor",
+            rgb: (213, 94, 0),
+            thin: false,
+        },
+        SpanKind {
+            name: "working",
+            label: "working",
+            label_tr: "çalışıyor",
+            rgb: (0, 158, 115),
+            thin: false,
+        },
+        SpanKind {
+            name: "crossing",
+            label: "on the link",
+            label_tr: "ağda",
+            rgb: (153, 153, 153),
+            thin: true,
+        },
+    ],
+    marks: &[
+        MarkKind {
+            name: "attempt",
+            label: "failed attempt",
+            label_tr: "başarısız deneme",
+            rgb: (90, 90, 90),
+            shape: MarkShape::Tick,
+        },
+        MarkKind {
+            name: "done",
+            label: "repetition done",
+            label_tr: "tekrar bitti",
+            rgb: (0, 114, 178),
+            shape: MarkShape::Triangle,
+        },
+        MarkKind {
+            name: "gave_up",
+            label: "gave up",
+            label_tr: "vazgeçti",
+            rgb: (204, 121, 167),
+            shape: MarkShape::Cross,
+        },
+        MarkKind {
+            name: "crashed",
+            label: "crashed",
+            label_tr: "çöktü",
+            rgb: (200, 0, 0),
+            shape: MarkShape::Cross,
+        },
+        MarkKind {
+            name: "rejected",
+            label: "write rejected",
+            label_tr: "yazma reddedildi",
+            rgb: (120, 0, 120),
+            shape: MarkShape::Cross,
+        },
+    ],
+};
+
+/// What fills one metric column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Metric {
+    RegValue(u16),
+    RegWrites(u16),
+    RegLost(u16),
+    RegRejected(u16),
+    LockAcquisitions(u16),
+    LockFailed(u16),
+    LockGaveUp(u16),
+    LockMaxHolders(u16),
+    LockLeft(u16),
+    LockMeanWait(u16),
+    LockP95Wait(u16),
+    LockMaxWait(u16),
+    LockTotalWait(u16),
+    ServerRequests(u16),
+    ServerWait(u16, WaitStat),
+    ServerMaxQueue(u16),
+    ServerBusy(u16),
+    ServerMakespan(u16),
+    LinkCrossings(u16),
+    GroupActors(u16),
+    GroupStarted(u16),
+    GroupCompleted(u16),
+    GroupGaveUp(u16),
+    GroupCrashed(u16),
+    GroupRetries(u16),
+    GroupResponse(u16, WaitStat),
+    Completed,
+    MeanResponse,
+    MaxResponse,
+    Makespan,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WaitStat {
+    Mean,
+    P50,
+    P95,
+    P99,
+    Max,
+}
+
+/// A composed scenario: its spec and the columns its resources and groups name.
+struct ScenarioDef {
+    spec: Arc<Spec>,
+    params: Vec<ParamSpec>,
+    defaults: Vec<Value>,
+    metrics: Vec<ColumnSpec>,
+    fill: Arc<Vec<Metric>>,
+    distributions: Vec<Distribution>,
+}
+
+fn name(text: &str) -> Result<&'static str, ComposeError> {
+    intern(text).ok_or_else(|| {
+        ComposeError::new(
+            vec![PathPart::Key("model".into())],
+            "too many distinct names in one process",
+        )
+    })
+}
+
+impl ScenarioDef {
+    fn new(input: &ComposeInput) -> Result<ScenarioDef, ComposeError> {
+        let params = spec::read_params(&input.params)?;
+        let spec = spec::read(&input.sections, params)?;
+        let mut metrics = Vec::new();
+        let mut fill = Vec::new();
+        let mut col =
+            |n: String, meaning: String, ty: ColumnType, m: Metric| -> Result<(), ComposeError> {
+                metrics.push(ColumnSpec {
+                    name: name(&n)?,
+                    meaning: name(&meaning)?,
+                    ty,
+                });
+                fill.push(m);
+                Ok(())
+            };
+        use ColumnType::{Count, Flag, Float};
+        let (mut reg, mut lock, mut server, mut link) = (0u16, 0u16, 0u16, 0u16);
+        for r in &spec.resources {
+            let n = &r.name;
+            match r.kind {
+                ResourceKind::Register { .. } => {
+                    col(
+                        format!("{n}.value"),
+                        format!("the value `{n}` holds at the end"),
+                        Float,
+                        Metric::RegValue(reg),
+                    )?;
+                    col(
+                        format!("{n}.writes"),
+                        format!("writes `{n}` applied"),
+                        Count,
+                        Metric::RegWrites(reg),
+                    )?;
+                    col(
+                        format!("{n}.lost_updates"),
+                        format!(
+                            "applied writes of `{n}` that landed on a value other than the one their actor read (each overwrote an update)"
+                        ),
+                        Count,
+                        Metric::RegLost(reg),
+                    )?;
+                    col(
+                        format!("{n}.rejected_writes"),
+                        format!(
+                            "writes `{n}` rejected (compare-and-set conflicts, stale fencing tokens)"
+                        ),
+                        Count,
+                        Metric::RegRejected(reg),
+                    )?;
+                    reg += 1;
+                }
+                ResourceKind::Lock { .. } => {
+                    let l = lock;
+                    col(
+                        format!("{n}.acquisitions"),
+                        format!("times `{n}` was taken"),
+                        Count,
+                        Metric::LockAcquisitions(l),
+                    )?;
+                    col(
+                        format!("{n}.failed_attempts"),
+                        format!("attempts on `{n}` that found it taken (poll rounds)"),
+                        Count,
+                        Metric::LockFailed(l),
+                    )?;
+                    col(
+                        format!("{n}.gave_up"),
+                        format!("waits for `{n}` given up"),
+                        Count,
+                        Metric::LockGaveUp(l),
+                    )?;
+                    col(
+                        format!("{n}.max_holders"),
+                        format!(
+                            "most actors holding `{n}` at once (a crashed holder counts; the stale record does not); 1 is mutual exclusion"
+                        ),
+                        Count,
+                        Metric::LockMaxHolders(l),
+                    )?;
+                    col(
+                        format!("{n}.left"),
+                        format!("1 when a record of `{n}` exists at the end"),
+                        Flag,
+                        Metric::LockLeft(l),
+                    )?;
+                    col(
+                        format!("{n}.mean_wait_ms"),
+                        format!(
+                            "mean wait from an acquire step to taking `{n}` (empty: never taken)"
+                        ),
+                        Float,
+                        Metric::LockMeanWait(l),
+                    )?;
+                    col(
+                        format!("{n}.p95_wait_ms"),
+                        format!("95th-percentile wait for `{n}`"),
+                        Float,
+                        Metric::LockP95Wait(l),
+                    )?;
+                    col(
+                        format!("{n}.max_wait_ms"),
+                        format!("longest wait for `{n}`"),
+                        Float,
+                        Metric::LockMaxWait(l),
+                    )?;
+                    col(
+                        format!("{n}.total_wait_ms"),
+                        format!("all waits for `{n}` added up"),
+                        Float,
+                        Metric::LockTotalWait(l),
+                    )?;
+                    lock += 1;
+                }
+                ResourceKind::Server { .. } => {
+                    let s = server;
+                    col(
+                        format!("{n}.requests"),
+                        format!("requests `{n}` served"),
+                        Count,
+                        Metric::ServerRequests(s),
+                    )?;
+                    for (stat, key, what) in [
+                        (WaitStat::Mean, "mean", "mean"),
+                        (WaitStat::P50, "p50", "median"),
+                        (WaitStat::P95, "p95", "95th-percentile"),
+                        (WaitStat::P99, "p99", "99th-percentile"),
+                        (WaitStat::Max, "max", "longest"),
+                    ] {
+                        col(
+                            format!("{n}.{key}_wait_ms"),
+                            format!("{what} wait in `{n}`'s queue before service"),
+                            Float,
+                            Metric::ServerWait(s, stat),
+                        )?;
+                    }
+                    col(
+                        format!("{n}.max_queue_len"),
+                        format!(
+                            "most requests waiting at one instance of `{n}` at once (after each instant; not the one in service)"
+                        ),
+                        Count,
+                        Metric::ServerMaxQueue(s),
+                    )?;
+                    col(
+                        format!("{n}.busy_fraction"),
+                        format!(
+                            "the busiest instance of `{n}`: busy time / (last departure − first arrival)"
+                        ),
+                        Float,
+                        Metric::ServerBusy(s),
+                    )?;
+                    col(
+                        format!("{n}.makespan_ms"),
+                        format!("last departure − first arrival at `{n}`"),
+                        Float,
+                        Metric::ServerMakespan(s),
+                    )?;
+                    server += 1;
+                }
+                ResourceKind::Link { .. } => {
+                    col(
+                        format!("{n}.crossings"),
+                        format!("crossings of `{n}` (each half its round trip)"),
+                        Count,
+                        Metric::LinkCrossings(link),
+                    )?;
+                    link += 1;
+                }
+            }
+        }
+        for (g, group) in spec.groups.iter().enumerate() {
+            let (n, g) = (&group.name, g as u16);
+            col(
+                format!("{n}.actors"),
+                format!("actors in `{n}`"),
+                Count,
+                Metric::GroupActors(g),
+            )?;
+            col(
+                format!("{n}.started"),
+                format!("repetitions `{n}` started"),
+                Count,
+                Metric::GroupStarted(g),
+            )?;
+            col(
+                format!("{n}.completed"),
+                format!("repetitions `{n}` completed"),
+                Count,
+                Metric::GroupCompleted(g),
+            )?;
+            col(
+                format!("{n}.gave_up"),
+                format!("repetitions `{n}` gave up"),
+                Count,
+                Metric::GroupGaveUp(g),
+            )?;
+            col(
+                format!("{n}.crashed"),
+                format!("actors of `{n}` that crashed"),
+                Count,
+                Metric::GroupCrashed(g),
+            )?;
+            col(
+                format!("{n}.retries"),
+                format!("repetitions of `{n}` restarted after a rejected compare-and-set"),
+                Count,
+                Metric::GroupRetries(g),
+            )?;
+            for (stat, key, what) in [
+                (WaitStat::Mean, "mean", "mean"),
+                (WaitStat::P95, "p95", "95th-percentile"),
+                (WaitStat::Max, "max", "longest"),
+            ] {
+                col(
+                    format!("{n}.{key}_response_ms"),
+                    format!("{what} time of a completed repetition of `{n}`, start to end"),
+                    Float,
+                    Metric::GroupResponse(g, stat),
+                )?;
+            }
+        }
+        col(
+            "completed".into(),
+            "repetitions completed, all groups".into(),
+            Count,
+            Metric::Completed,
+        )?;
+        col(
+            "mean_response_ms".into(),
+            "mean time of a completed repetition, all groups".into(),
+            Float,
+            Metric::MeanResponse,
+        )?;
+        col(
+            "max_response_ms".into(),
+            "longest completed repetition, all groups".into(),
+            Float,
+            Metric::MaxResponse,
+        )?;
+        col(
+            "makespan_ms".into(),
+            "the last repetition's end (completed or given up) − the earliest start".into(),
+            Float,
+            Metric::Makespan,
+        )?;
+        let mut params = Vec::new();
+        let mut defaults = Vec::new();
+        for p in &spec.params {
+            let meaning = if p.name == spec::TIE_ORDER {
+                "how events at one instant are ordered: `fifo` (as scheduled), `program_order`, `reads_first`, `writes_first` (a tie-rule parameter; see docs/scenarios.md)".to_string()
+            } else {
+                format!("a parameter of this scenario ({})", p.kind.short())
+            };
+            params.push(ParamSpec {
+                key: name(&p.name)?,
+                kind: p.kind,
+                meaning: name(&meaning)?,
+                // Unused: `ModelDef::defaults` gives the config's values.
+                default: || Value::Float(0.0),
+            });
+            defaults.push(p.default.clone());
+        }
+        let mut distributions = Vec::new();
+        for &s in &spec.servers {
+            let n = &spec.resources[s as usize].name;
+            distributions.push(Distribution {
+                name: name(&format!("{n}.wait_ms"))?,
+                meaning: name(&format!("each request's wait in `{n}`'s queue"))?,
+            });
+        }
+        Ok(ScenarioDef {
+            spec: Arc::new(spec),
+            params,
+            defaults,
+            metrics,
+            fill: Arc::new(fill),
+            distributions,
+        })
+    }
+}
+
+impl ModelDef for ScenarioDef {
+    fn name(&self) -> &'static str {
+        "scenario"
+    }
+    fn summary(&self) -> &'static str {
+        Scenario.summary()
+    }
+    fn params(&self) -> &[ParamSpec] {
+        &self.params
+    }
+    fn defaults(&self) -> Vec<Value> {
+        self.defaults.clone()
+    }
+    fn metrics(&self) -> &[ColumnSpec] {
+        &self.metrics
+    }
+    fn entity_columns(&self) -> &[ColumnSpec] {
+        <ActorRow as coordsim_model::Columns>::SPECS
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        Vec::new()
+    }
+    fn timeline(&self) -> Option<TimelineStyle> {
+        Some(TIMELINE)
+    }
+    fn tie_rules(&self) -> &'static [&'static str] {
+        &[spec::TIE_ORDER]
+    }
+    fn distributions(&self) -> &[Distribution] {
+        &self.distributions
+    }
+    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
+        let point = Point::new(&self.spec, values)?;
+        Ok(Box::new(Prepared {
+            point: Arc::new(point),
+            fill: Arc::clone(&self.fill),
+            distributions: self.distributions.iter().map(|d| d.name).collect(),
+        }))
+    }
+}
+
+struct Prepared {
+    point: Arc<Point>,
+    fill: Arc<Vec<Metric>>,
+    distributions: Vec<&'static str>,
+}
+
+impl PreparedRun for Prepared {
+    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
+        let done = sim::run(&self.point, ctx)?;
+        Ok(done.output(&self.point, &self.fill, &self.distributions, ctx))
+    }
+    fn cost(&self) -> Cost {
+        self.point.cost()
+    }
+}
+
+/// How events at one instant are ordered (`tie_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tie {
+    Fifo,
+    ProgramOrder,
+    ReadsFirst,
+    WritesFirst,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LockMode {
+    Poll,
+    Queue,
+    Lease,
+}
+
+/// A duration: the same for every actor, or computed from `i` when a step starts.
+#[derive(Debug, Clone)]
+pub(crate) enum Dur {
+    Fixed(Nanos),
+    Actor(Num),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum CrashRule {
+    All,
+    Names(Vec<String>),
+    First(u64),
+    Probability(f64),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum StepP {
+    Read(u16),
+    Write {
+        reg: u16,
+        value: Num,
+        cas: bool,
+        max_retries: u64,
+    },
+    Delay(Dur),
+    Acquire {
+        lock: u16,
+        give_up: Option<Dur>,
+    },
+    Release(u16),
+    Request {
+        server: u16,
+        instance: Num,
+    },
+    Send(u16),
+    Crash(CrashRule),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum PaceP {
+    Closed,
+    Every(Nanos),
+    Spread(Nanos),
+    Poisson(f64),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct GroupP {
+    pub name: String,
+    pub count: u32,
+    pub names: Option<Vec<String>>,
+    pub start_ms: Num,
+    pub repeat: u64,
+    pub pace: PaceP,
+    pub steps: Vec<StepP>,
+}
+
+impl GroupP {
+    /// Actor `i`'s name: from `names`, the group's name when it is alone, else `group-i`.
+    pub fn actor_name(&self, i: u32) -> String {
+        match &self.names {
+            Some(names) => names[i as usize].clone(),
+            None if self.count == 1 => self.name.clone(),
+            None => format!("{}-{i}", self.name),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RegP {
+    pub initial: f64,
+    pub read_ns: Nanos,
+    pub write_ns: Nanos,
+    pub fence: Option<u16>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LockP {
+    pub mode: LockMode,
+    pub poll_ns: Nanos,
+    pub lease_ns: Nanos,
+    pub fencing: bool,
+    pub stale: bool,
+    pub unlock_ns: Vec<Nanos>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ServerP {
+    pub name: String,
+    pub service_ns: Nanos,
+    pub service_ms: f64,
+    pub exponential: bool,
+    pub instances: u32,
+}
+
+/// One sweep point's scenario: every number computed, every option chosen.
+#[derive(Debug, Clone)]
+pub(crate) struct Point {
+    pub tie: Tie,
+    /// Numeric parameter values (NaN for strings), for expressions computed in the run.
+    pub params: Vec<f64>,
+    pub regs: Vec<RegP>,
+    pub locks: Vec<LockP>,
+    pub servers: Vec<ServerP>,
+    pub links: Vec<Nanos>,
+    pub groups: Vec<GroupP>,
+    pub actors: u32,
+    /// The lock number of each resource that is a lock (by resource index).
+    pub lock_names: Vec<String>,
+}
+
+fn path_key(path: &[&str]) -> String {
+    path.join(".")
+}
+
+impl Point {
+    fn new(spec: &Spec, values: &[Value]) -> Result<Point, ParamError> {
+        let tie = match values.first() {
+            Some(Value::Str(s)) if s == "fifo" => Tie::Fifo,
+            Some(Value::Str(s)) if s == "program_order" => Tie::ProgramOrder,
+            Some(Value::Str(s)) if s == "reads_first" => Tie::ReadsFirst,
+            Some(Value::Str(s)) if s == "writes_first" => Tie::WritesFirst,
+            other => {
+                return Err(ParamError::new(
+                    spec::TIE_ORDER,
+                    format!(
+                        "expected one of \"fifo\", \"program_order\", \"reads_first\", \"writes_first\", got {other:?}"
+                    ),
+                ));
+            }
+        };
+        let numbers: Vec<f64> = values
+            .iter()
+            .map(|v| v.as_f64().unwrap_or(f64::NAN))
+            .collect();
+        let ev = Eval {
+            spec,
+            values,
+            numbers: &numbers,
+        };
+        let mut regs = Vec::new();
+        let mut locks = Vec::new();
+        let mut servers = Vec::new();
+        let mut links = Vec::new();
+        let mut lock_names = Vec::new();
+        for r in &spec.resources {
+            let n = r.name.as_str();
+            match &r.kind {
+                ResourceKind::Register {
+                    initial,
+                    read_ms,
+                    write_ms,
+                    fenced_by,
+                } => regs.push(RegP {
+                    initial: ev.number(initial, &[n, "initial"])?,
+                    read_ns: ev.duration(read_ms, &[n, "read_ms"])?,
+                    write_ns: ev.duration(write_ms, &[n, "write_ms"])?,
+                    fence: fenced_by
+                        .map(|l| spec.locks.iter().position(|x| *x == l).expect("a lock") as u16),
+                }),
+                ResourceKind::Lock {
+                    mode,
+                    poll_ms,
+                    lease_ms,
+                    fencing,
+                    stale_at_start,
+                    unlock_at_ms,
+                } => {
+                    let mode = match ev.choice(mode, spec::LOCK_MODES, &[n, "mode"])? {
+                        "poll" => LockMode::Poll,
+                        "queue" => LockMode::Queue,
+                        _ => LockMode::Lease,
+                    };
+                    let poll_ns = ev.duration(poll_ms, &[n, "poll_ms"])?;
+                    if mode != LockMode::Queue && poll_ns == 0 {
+                        return Err(ParamError::new(
+                            &path_key(&[n, "poll_ms"]),
+                            "a polled lock needs poll_ms > 0 (a retry at the same instant never ends)",
+                        ));
+                    }
+                    let mut unlock_ns = Vec::new();
+                    for u in unlock_at_ms {
+                        unlock_ns.push(ev.duration(u, &[n, "unlock_at_ms"])?);
+                    }
+                    lock_names.push(n.to_string());
+                    locks.push(LockP {
+                        mode,
+                        poll_ns,
+                        lease_ns: ev.duration(lease_ms, &[n, "lease_ms"])?,
+                        fencing: *fencing,
+                        stale: *stale_at_start,
+                        unlock_ns,
+                    });
+                }
+                ResourceKind::Server {
+                    service_ms,
+                    service,
+                    instances,
+                } => {
+                    let exponential =
+                        ev.choice(service, spec::SERVICE_KINDS, &[n, "service"])? == "exponential";
+                    let ms = ev.number(service_ms, &[n, "service_ms"])?;
+                    let service_ns = ev.duration(service_ms, &[n, "service_ms"])?;
+                    if exponential && service_ns == 0 {
+                        return Err(ParamError::new(
+                            &path_key(&[n, "service_ms"]),
+                            "exponential service needs a mean above 0",
+                        ));
+                    }
+                    let instances = ev.whole(instances, &[n, "instances"], 1, MAX_ACTORS)? as u32;
+                    servers.push(ServerP {
+                        name: n.to_string(),
+                        service_ns,
+                        service_ms: ms,
+                        exponential,
+                        instances,
+                    });
+                }
+                ResourceKind::Link { rtt_ms } => {
+                    let rtt = ev.duration(rtt_ms, &[n, "rtt_ms"])?;
+                    links.push(rtt / 2);
+                }
+            }
+        }
+        let mut groups = Vec::new();
+        let mut actors: u64 = 0;
+        let mut repetitions: u64 = 0;
+        for g in &spec.groups {
+            let n = g.name.as_str();
+            let count = ev.whole(&g.count, &[n, "count"], 0, MAX_ACTORS)?;
+            let repeat = ev.whole(&g.repeat, &[n, "repeat"], 1, MAX_REPETITIONS)?;
+            actors += count;
+            repetitions = repetitions.saturating_add(count.saturating_mul(repeat));
+            if actors > MAX_ACTORS {
+                return Err(ParamError::new(
+                    &path_key(&[n, "count"]),
+                    format!(
+                        "a scenario runs at most {MAX_ACTORS} actors in all (one actor may repeat many times: `repeat`)"
+                    ),
+                ));
+            }
+            if repetitions > MAX_REPETITIONS {
+                return Err(ParamError::new(
+                    &path_key(&[n, "repeat"]),
+                    format!("a scenario runs at most {MAX_REPETITIONS} repetitions in all"),
+                ));
+            }
+            let poisson = ev.choice(&g.arrivals, spec::ARRIVALS, &[n, "arrivals"])? == "poisson";
+            let pace = match &g.pace {
+                Pace::Closed => PaceP::Closed,
+                Pace::Every(e) if poisson => {
+                    let ms = ev.number(e, &[n, "every_ms"])?;
+                    if ev.duration(e, &[n, "every_ms"])? == 0 {
+                        return Err(ParamError::new(
+                            &path_key(&[n, "every_ms"]),
+                            "poisson arrivals need a mean gap above 0",
+                        ));
+                    }
+                    PaceP::Poisson(ms)
+                }
+                Pace::Every(e) => PaceP::Every(ev.duration(e, &[n, "every_ms"])?),
+                Pace::Spread(s) => PaceP::Spread(ev.duration(s, &[n, "spread_ms"])?),
+            };
+            let mut steps = Vec::new();
+            for s in &g.steps {
+                steps.push(match s {
+                    Step::Read(r) => StepP::Read(*r),
+                    Step::Write {
+                        reg,
+                        value,
+                        cas,
+                        max_retries,
+                    } => StepP::Write {
+                        reg: *reg,
+                        value: value.clone(),
+                        cas: *cas,
+                        max_retries: ev.whole(
+                            max_retries,
+                            &[n, "max_retries"],
+                            1,
+                            u32::MAX.into(),
+                        )?,
+                    },
+                    Step::Delay(d) => StepP::Delay(ev.dur(d, &[n, "delay_ms"])?),
+                    Step::Acquire {
+                        lock,
+                        give_up_after_ms,
+                    } => StepP::Acquire {
+                        lock: spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
+                        give_up: give_up_after_ms
+                            .as_ref()
+                            .map(|d| ev.dur(d, &[n, "give_up_after_ms"]))
+                            .transpose()?,
+                    },
+                    Step::Release(lock) => StepP::Release(
+                        spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
+                    ),
+                    Step::Request { server, instance } => StepP::Request {
+                        server: spec
+                            .servers
+                            .iter()
+                            .position(|x| x == server)
+                            .expect("a server") as u16,
+                        instance: instance.clone(),
+                    },
+                    Step::Send(link) => StepP::Send(
+                        spec.links.iter().position(|x| x == link).expect("a link") as u16,
+                    ),
+                    Step::Crash(c) => StepP::Crash(match c {
+                        Crash::All => CrashRule::All,
+                        Crash::Names(names) => {
+                            for who in names {
+                                let known = match &g.names {
+                                    Some(list) => list.contains(who),
+                                    None => {
+                                        (0..count as u32).any(|i| group_name(n, count, i) == *who)
+                                    }
+                                };
+                                if !known {
+                                    return Err(ParamError::new(
+                                        &path_key(&[n, "crash"]),
+                                        format!("no actor of `{n}` is called `{who}`"),
+                                    ));
+                                }
+                            }
+                            CrashRule::Names(names.clone())
+                        }
+                        Crash::First(c) => {
+                            CrashRule::First(ev.whole(c, &[n, "crash", "count"], 0, MAX_ACTORS)?)
+                        }
+                        Crash::Probability(p) => {
+                            let p = ev.number(p, &[n, "crash", "probability"])?;
+                            if !(0.0..=1.0).contains(&p) {
+                                return Err(ParamError::new(
+                                    &path_key(&[n, "crash", "probability"]),
+                                    format!("a probability is in [0, 1], got {p}"),
+                                ));
+                            }
+                            CrashRule::Probability(p)
+                        }
+                    }),
+                });
+            }
+            if let Some(names) = &g.names
+                && names.len() as u64 != count
+            {
+                return Err(ParamError::new(
+                    &path_key(&[n, "names"]),
+                    "one name per actor",
+                ));
+            }
+            groups.push(GroupP {
+                name: g.name.clone(),
+                count: count as u32,
+                names: g.names.clone(),
+                start_ms: g.start_ms.clone(),
+                repeat,
+                pace,
+                steps,
+            });
+        }
+        // Every actor's start, and any delay computed per actor, must be a duration: checked
+        // now for a handful of actors would miss the rest, so the run checks each (a model
+        // error naming the group), and here only the per-point numbers are checked.
+        Ok(Point {
+            tie,
+            params: numbers,
+            regs,
+            locks,
+            servers,
+            links,
+            groups,
+            actors: actors as u32,
+            lock_names,
+        })
+    }
+
+    fn cost(&self) -> Cost {
+        let mut events: u64 = 0;
+        let mut reps: u64 = 0;
+        let mut samples: u64 = 0;
+        for g in &self.groups {
+            let r = u64::from(g.count).saturating_mul(g.repeat);
+            reps = reps.saturating_add(r);
+            events = events.saturating_add(r.saturating_mul(2 * g.steps.len() as u64 + 1));
+            let requests = g
+                .steps
+                .iter()
+                .filter(|s| matches!(s, StepP::Request { .. }))
+                .count() as u64;
+            samples = samples.saturating_add(r.saturating_mul(1 + requests));
+        }
+        events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
+        Cost {
+            events,
+            memory_bytes: u64::from(self.actors)
+                .saturating_mul(160)
+                .saturating_add(samples.saturating_mul(8))
+                .saturating_add(
+                    reps.min(u64::from(self.actors) * 4 + 1024)
+                        .saturating_mul(64),
+                ),
+            entity_rows: u64::from(self.actors),
+            driven_by: "repeat",
+        }
+    }
+
+    /// A per-actor number at actor `i` (a start, a delay, an instance).
+    pub fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
+        eval_run(num, &self.params, i, 0, f64::NAN, &[])
+    }
+}
+
+fn group_name(group: &str, count: u64, i: u32) -> String {
+    if count == 1 {
+        group.to_string()
+    } else {
+        format!("{group}-{i}")
+    }
+}
+
+/// A number computed in a run: `get` gives `i`, `k`, `read` and the registers read.
+pub(crate) fn eval_run(
+    num: &Num,
+    params: &[f64],
+    i: u32,
+    k: u64,
+    read: f64,
+    regs: &[f64],
+) -> Option<f64> {
+    match num {
+        Num::Lit(x) => Some(*x),
+        Num::By(..) => None,
+        Num::Expr(e, _) => e.eval(&|v| match v {
+            Var::Param(p) => params.get(p as usize).copied(),
+            Var::Index => Some(f64::from(i)),
+            Var::Rep => Some(k as f64),
+            Var::Read => Some(read),
+            Var::Reg(r) => regs.get(r as usize).copied(),
+        }),
+    }
+}
+
+struct Eval<'a> {
+    spec: &'a Spec,
+    values: &'a [Value],
+    numbers: &'a [f64],
+}
+
+impl Eval<'_> {
+    fn number(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
+        let key = path_key(path);
+        let x = match num {
+            Num::Lit(x) => *x,
+            Num::Expr(e, text) => {
+                if num.per_actor() {
+                    return Err(ParamError::new(
+                        &key,
+                        format!(
+                            "\"{text}\" is computed per actor; only a start, a delay, an instance or a give-up time may use `i`"
+                        ),
+                    ));
+                }
+                e.eval(&|v| match v {
+                    Var::Param(p) => self.numbers.get(p as usize).copied(),
+                    _ => None,
+                })
+                .unwrap_or(f64::NAN)
+            }
+            Num::By(p, options) => {
+                let Some(Value::Str(s)) = self.values.get(*p as usize) else {
+                    return Err(ParamError::new(
+                        &key,
+                        "its `by` parameter has no string value here",
+                    ));
+                };
+                match options.iter().find(|(o, _)| o == s) {
+                    Some((_, x)) => *x,
+                    None => {
+                        let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
+                        return Err(ParamError::new(
+                            &key,
+                            format!(
+                                "`{}` = \"{s}\" has no number here; it gives: {}",
+                                self.spec.params[*p as usize].name,
+                                valid.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        };
+        if !x.is_finite() {
+            return Err(ParamError::new(
+                &key,
+                format!("is not a finite number here ({x})"),
+            ));
+        }
+        Ok(x)
+    }
+
+    fn duration(&self, num: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
+        let ms = self.number(num, path)?;
+        ms_to_ns(ms).ok_or_else(|| {
+            ParamError::new(
+                &path_key(path),
+                format!("must be a duration ≥ 0 ms, got {ms}"),
+            )
+        })
+    }
+
+    fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {
+        if num.per_actor() {
+            return Ok(Dur::Actor(num.clone()));
+        }
+        self.duration(num, path).map(Dur::Fixed)
+    }
+
+    fn whole(&self, num: &Num, path: &[&str], min: u64, max: u64) -> Result<u64, ParamError> {
+        let x = self.number(num, path)?;
+        if x.fract() != 0.0 || x < min as f64 || x > max as f64 {
+            return Err(ParamError::new(
+                &path_key(path),
+                format!("must be a whole number from {min} to {max}, got {x}"),
+            ));
+        }
+        Ok(x as u64)
+    }
+
+    fn choice(
+        &self,
+        c: &Choice,
+        options: &[&'static str],
+        path: &[&str],
+    ) -> Result<&'static str, ParamError> {
+        match c {
+            Choice::Lit(o) => Ok(o),
+            Choice::Param(p) => match self.values.get(*p as usize) {
+                Some(Value::Str(s)) => {
+                    options.iter().find(|o| **o == s).copied().ok_or_else(|| {
+                        ParamError::new(
+                            &path_key(path),
+                            format!(
+                                "`{}` = \"{s}\" is not an option here; valid: {}",
+                                self.spec.params[*p as usize].name,
+                                options.join(", ")
+                            ),
+                        )
+                    })
+                }
+                _ => Err(ParamError::new(
+                    &path_key(path),
+                    "its parameter has no string value here",
+                )),
+            },
+        }
+    }
+}
+
+/// Cells for a whole number that may be missing.
+fn ms(ns: Option<Nanos>) -> Cell {
+    ns.map_or(Cell::Empty, |n| Cell::Float(sim_core::ns_to_ms(n)))
+}

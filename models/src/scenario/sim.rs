@@ -1,0 +1,1063 @@
+//! A scenario's run: actors' repetitions ("jobs") step through the resources on the engine.
+//!
+//! Event classes at one instant, lowest first: service completions and early write
+//! landings (0); starts and link deliveries, in actor order (1 + actor); everything else, as
+//! scheduled (`OTHER`); late write landings (`OTHER + 1`). `tie_order` picks a write
+//! landing's class (docs/scenarios.md).
+
+use std::collections::VecDeque;
+
+use coordsim_model::{Cell, Lane, MAX_DISTRIBUTION_POINTS, ModelError, RunContext, RunOutput};
+use sim_core::{
+    Class, EventQueue, Handler, Nanos, Samples, SimError, Stations, Stream, Waiting, chance,
+    exponential_ms, ms_to_ns, ns_to_ms, run as run_queue,
+};
+
+use super::{
+    ActorRow, CrashRule, Dur, LockMode, Metric, PaceP, Point, StepP, Tie, WaitStat, eval_run, ms,
+};
+
+const NONE: Nanos = Nanos::MAX;
+
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    /// An actor's next repetition starts (its first, or an open loop's next).
+    Start { actor: u32 },
+    /// The job's current step is over: go on.
+    Resume { job: u32 },
+    /// The job's write lands.
+    Land { job: u32 },
+    /// A polled lock: try again.
+    Retry { job: u32 },
+    /// A queued wait's ceiling.
+    Timeout { job: u32, wait: u32 },
+    /// A service completes.
+    Depart { server: u16, instance: u32 },
+    /// An operator deletes a lock's record.
+    Unlock { lock: u16 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Completed,
+    GaveUp,
+}
+
+struct Job {
+    actor: u32,
+    rep: u64,
+    step: u32,
+    started: Nanos,
+    step_started: Nanos,
+    retries: u64,
+    /// Counts this job's queued waits: a timeout or queue entry of an older wait is stale.
+    wait: u32,
+    /// The lock it waits for in a queue (`u16::MAX`: none).
+    waiting: u16,
+    /// The instant it was handed a lock its holder had just released.
+    handed_at: Nanos,
+}
+
+struct Actor {
+    group: u16,
+    index: u32,
+    start: Nanos,
+    started: u64,
+    completed: u64,
+    gave_up: u64,
+    retries: u64,
+    failed: u64,
+    lock_wait: Option<Nanos>,
+    server_wait: Option<Nanos>,
+    rejected: u64,
+    end: Option<Nanos>,
+    crashed: bool,
+    elapsed_ms: f64,
+    rng: Option<Stream>,
+    crash_rng: Option<Stream>,
+}
+
+struct Reg {
+    value: f64,
+    at_instant_start: f64,
+    instant: Nanos,
+    writes: u64,
+    lost: u64,
+    rejected: u64,
+    accepted_token: u64,
+}
+
+struct LockState {
+    /// The record: its holder's token (0 for the stale record left at start) and since when.
+    record: Option<(u64, Nanos)>,
+    holders: Vec<u64>,
+    max_holders: usize,
+    waiters: VecDeque<(u32, u32)>,
+    acquisitions: u64,
+    failed: u64,
+    gave_up: u64,
+    waits: Samples,
+    last_release: Nanos,
+}
+
+struct ServerState {
+    stations: Stations,
+    rngs: Vec<Stream>,
+    busy: Vec<Nanos>,
+    waits: Samples,
+    requests: u64,
+    first_arrival: Option<Nanos>,
+    last_departure: Nanos,
+}
+
+struct GroupState {
+    responses: Samples,
+    started: u64,
+    completed: u64,
+    gave_up: u64,
+    crashed: u64,
+    retries: u64,
+}
+
+pub(crate) struct Sim<'p> {
+    p: &'p Point,
+    other: Class,
+    jobs: Vec<Job>,
+    free: Vec<u32>,
+    /// What each job last read of each register (NaN: not read), jobs × registers.
+    reads: Vec<f64>,
+    /// The token of each lock each job holds (0: not held), jobs × locks.
+    tokens: Vec<u64>,
+    actors: Vec<Actor>,
+    regs: Vec<Reg>,
+    locks: Vec<LockState>,
+    servers: Vec<ServerState>,
+    crossings: Vec<u64>,
+    groups: Vec<GroupState>,
+    ready: VecDeque<u32>,
+    next_token: u64,
+    completed: u64,
+    response_sum: u128,
+    response_max: Option<Nanos>,
+    last_end: Option<Nanos>,
+    lanes: Option<Vec<Lane>>,
+    error: Option<String>,
+}
+
+pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
+    let seed = ctx.seed();
+    let n = p.actors as usize;
+    let mut actors = Vec::with_capacity(n);
+    for (g, group) in p.groups.iter().enumerate() {
+        let random = matches!(group.pace, PaceP::Poisson(_));
+        let crashy = group
+            .steps
+            .iter()
+            .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
+        for i in 0..group.count {
+            let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
+            let Some(start) = ms_to_ns(start_ms) else {
+                return Err(ModelError::Param(coordsim_model::ParamError::new(
+                    &format!("{}.start_ms", group.name),
+                    format!("actor {i}: start_ms must be a duration ≥ 0 ms, got {start_ms}"),
+                )));
+            };
+            let needs_name = random || crashy;
+            let name = if needs_name {
+                group.actor_name(i)
+            } else {
+                String::new()
+            };
+            actors.push(Actor {
+                group: g as u16,
+                index: i,
+                start,
+                started: 0,
+                completed: 0,
+                gave_up: 0,
+                retries: 0,
+                failed: 0,
+                lock_wait: None,
+                server_wait: None,
+                rejected: 0,
+                end: None,
+                crashed: false,
+                elapsed_ms: 0.0,
+                rng: random.then(|| sim_core::stream(seed, &format!("arrivals/{name}"))),
+                crash_rng: crashy.then(|| sim_core::stream(seed, &format!("crash/{name}"))),
+            });
+        }
+    }
+    let reps_of = |g: &super::GroupP| u64::from(g.count).saturating_mul(g.repeat);
+    let mut sim = Sim {
+        p,
+        other: 1 + p.actors,
+        jobs: Vec::with_capacity(n.min(1 << 16)),
+        free: Vec::new(),
+        reads: Vec::new(),
+        tokens: Vec::new(),
+        actors,
+        regs: p.regs.iter().map(|r| Reg { value: r.initial, at_instant_start: r.initial, instant: NONE, writes: 0, lost: 0, rejected: 0, accepted_token: 0 }).collect(),
+        locks: p.locks.iter().map(|l| LockState {
+            record: l.stale.then_some((0, 0)),
+            holders: Vec::new(),
+            max_holders: 0,
+            waiters: VecDeque::new(),
+            acquisitions: 0,
+            failed: 0,
+            gave_up: 0,
+            waits: ctx.samples(0),
+            last_release: NONE,
+        }).collect(),
+        servers: p.servers.iter().enumerate().map(|(s, sv)| {
+            let requests: u64 = p.groups.iter().map(|g| reps_of(g) * g.steps.iter().filter(|st| matches!(st, StepP::Request { server, .. } if *server as usize == s)).count() as u64).sum();
+            ServerState {
+                stations: Stations::new(sv.instances as usize, 64),
+                rngs: if sv.exponential { (0..sv.instances).map(|k| sim_core::stream(seed, &format!("service/{}-{k}", sv.name))).collect() } else { Vec::new() },
+                busy: vec![0; sv.instances as usize],
+                waits: ctx.samples(requests.min(1 << 27) as usize),
+                requests: 0,
+                first_arrival: None,
+                last_departure: 0,
+            }
+        }).collect(),
+        crossings: vec![0; p.links.len()],
+        groups: p.groups.iter().map(|g| GroupState { responses: ctx.samples(reps_of(g).min(1 << 27) as usize), started: 0, completed: 0, gave_up: 0, crashed: 0, retries: 0 }).collect(),
+        ready: VecDeque::new(),
+        next_token: 1,
+        completed: 0,
+        response_sum: 0,
+        response_max: None,
+        last_end: None,
+        lanes: ctx.wants_lanes().then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
+        error: None,
+    };
+    let mut queue = ctx.queue(n + 16);
+    // Starts first, in actor order: at equal times a start runs before anything the run
+    // schedules, and starts run in actor order (their classes).
+    for a in 0..p.actors {
+        let group = &p.groups[sim.actors[a as usize].group as usize];
+        if group.count == 0 {
+            continue;
+        }
+        if let Some(at) = sim.next_start(a) {
+            queue.schedule_at(at, 1 + a, Ev::Start { actor: a });
+        }
+    }
+    for (l, lock) in p.locks.iter().enumerate() {
+        for &at in &lock.unlock_ns {
+            queue.schedule_at(at, sim.other, Ev::Unlock { lock: l as u16 });
+        }
+    }
+    run_queue(&mut queue, &mut sim)?;
+    if let Some(e) = sim.error.take() {
+        return Err(ModelError::Sim(SimError::Model(e)));
+    }
+    sim.check(seed)?;
+    Ok(sim)
+}
+
+impl Sim<'_> {
+    /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
+    /// started them all (or a closed loop, after its first: the loop starts the rest).
+    fn next_start(&mut self, a: u32) -> Option<Nanos> {
+        let actor = &mut self.actors[a as usize];
+        let group = &self.p.groups[actor.group as usize];
+        if actor.started >= group.repeat || actor.crashed {
+            return None;
+        }
+        let k = actor.started;
+        Some(match group.pace {
+            PaceP::Closed if k > 0 => return None,
+            PaceP::Closed => actor.start,
+            PaceP::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
+            PaceP::Spread(window) => {
+                let exact = u128::from(k) * u128::from(window);
+                let r = u128::from(group.repeat);
+                actor
+                    .start
+                    .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
+            }
+            PaceP::Poisson(mean) => {
+                let rng = actor.rng.as_mut().expect("a random group has streams");
+                actor.elapsed_ms += exponential_ms(rng, mean);
+                actor
+                    .start
+                    .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
+            }
+        })
+    }
+
+    fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
+        let a = &mut self.actors[actor as usize];
+        let rep = a.started;
+        a.started += 1;
+        self.groups[a.group as usize].started += 1;
+        let job = Job {
+            actor,
+            rep,
+            step: 0,
+            started: now,
+            step_started: now,
+            retries: 0,
+            wait: 0,
+            waiting: u16::MAX,
+            handed_at: NONE,
+        };
+        let (nr, nl) = (self.regs.len(), self.locks.len());
+        if let Some(j) = self.free.pop() {
+            let wait = self.jobs[j as usize].wait;
+            self.jobs[j as usize] = Job {
+                wait: wait.wrapping_add(1),
+                ..job
+            };
+            let j = j as usize;
+            self.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
+            self.tokens[j * nl..(j + 1) * nl].fill(0);
+            j as u32
+        } else {
+            self.jobs.push(job);
+            self.reads.extend(std::iter::repeat_n(f64::NAN, nr));
+            self.tokens.extend(std::iter::repeat_n(0, nl));
+            (self.jobs.len() - 1) as u32
+        }
+    }
+
+    fn steps(&self, job: u32) -> &[StepP] {
+        let a = self.jobs[job as usize].actor;
+        &self.p.groups[self.actors[a as usize].group as usize].steps
+    }
+
+    fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
+        match d {
+            Dur::Fixed(ns) => Ok(*ns),
+            Dur::Actor(num) => {
+                let a = &self.actors[self.jobs[job as usize].actor as usize];
+                let ms = self.p.at_actor(num, a.index).unwrap_or(f64::NAN);
+                ms_to_ns(ms).ok_or_else(|| format!("actor {} of `{}`: a duration computed per actor is {ms}, not a duration ≥ 0 ms", a.index, self.p.groups[a.group as usize].name))
+            }
+        }
+    }
+
+    fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
+        if let Some(lanes) = &mut self.lanes {
+            let a = self.jobs[job as usize].actor as usize;
+            lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
+        }
+    }
+
+    fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
+        if let Some(lanes) = &mut self.lanes {
+            let a = self.jobs[job as usize].actor as usize;
+            lanes[a].mark(kind, ns_to_ms(at));
+        }
+    }
+
+    /// Runs `job` from its current step until it blocks or ends.
+    fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        loop {
+            let j = job as usize;
+            let step_index = self.jobs[j].step as usize;
+            let a = self.jobs[j].actor;
+            let group = self.actors[a as usize].group as usize;
+            let p = self.p;
+            let steps = &p.groups[group].steps;
+            if step_index >= steps.len() {
+                if self.end_rep(job, Outcome::Completed, now) {
+                    continue;
+                }
+                return;
+            }
+            match &steps[step_index] {
+                StepP::Read(r) => {
+                    let r = *r as usize;
+                    let reg = &self.regs[r];
+                    let value = if p.tie == Tie::ReadsFirst
+                        && reg.instant == now
+                        && self.jobs[j].handed_at != now
+                    {
+                        reg.at_instant_start
+                    } else {
+                        reg.value
+                    };
+                    self.reads[j * self.regs.len() + r] = value;
+                    let d = p.regs[r].read_ns;
+                    if d > 0 {
+                        self.span(job, "reading", now, Some(now + d));
+                        q.schedule_in(d, self.other, Ev::Resume { job });
+                        return;
+                    }
+                }
+                StepP::Write { reg, .. } => {
+                    let d = p.regs[*reg as usize].write_ns;
+                    if d > 0 {
+                        self.span(job, "writing", now, Some(now + d));
+                        let class = self.landing_class(job);
+                        q.schedule_in(d, class, Ev::Land { job });
+                        return;
+                    }
+                    if !self.land(job, q) {
+                        return;
+                    }
+                }
+                StepP::Delay(d) => match self.dur(d, job) {
+                    Ok(0) => {}
+                    Ok(d) => {
+                        self.span(job, "working", now, Some(now + d));
+                        q.schedule_in(d, self.other, Ev::Resume { job });
+                        return;
+                    }
+                    Err(e) => {
+                        self.error.get_or_insert(e);
+                        return;
+                    }
+                },
+                StepP::Acquire { lock, .. } => {
+                    self.jobs[j].step_started = now;
+                    if !self.attempt(job, *lock as usize, q) {
+                        return;
+                    }
+                }
+                StepP::Release(lock) => self.release(job, *lock as usize, now),
+                StepP::Request { server, instance } => {
+                    let s = *server as usize;
+                    let inst = match instance {
+                        super::Num::Lit(x) => *x,
+                        num => eval_run(
+                            num,
+                            &p.params,
+                            self.actors[a as usize].index,
+                            0,
+                            f64::NAN,
+                            &[],
+                        )
+                        .unwrap_or(f64::NAN),
+                    };
+                    if !(inst >= 0.0 && inst.fract() == 0.0 && inst < 4e18) {
+                        self.error.get_or_insert(format!(
+                            "a request's instance is {inst}, not a whole number ≥ 0"
+                        ));
+                        return;
+                    }
+                    let k = (inst as u64 % u64::from(p.servers[s].instances)) as u32;
+                    self.jobs[j].step_started = now;
+                    let st = &mut self.servers[s];
+                    st.first_arrival.get_or_insert(now);
+                    if st.stations.arrive(
+                        k as usize,
+                        Waiting {
+                            arrived: now,
+                            tag: job,
+                        },
+                    ) {
+                        self.serve(s, k, now, now, q);
+                    }
+                    return;
+                }
+                StepP::Send(link) => {
+                    let l = *link as usize;
+                    self.crossings[l] += 1;
+                    let d = p.links[l];
+                    if d > 0 {
+                        self.span(job, "crossing", now, Some(now + d));
+                        q.schedule_in(d, 1 + a, Ev::Resume { job });
+                        return;
+                    }
+                }
+                StepP::Crash(rule) => {
+                    let actor = &mut self.actors[a as usize];
+                    let dies = match rule {
+                        CrashRule::All => true,
+                        CrashRule::First(n) => u64::from(actor.index) < *n,
+                        CrashRule::Names(names) => {
+                            let name = p.groups[group].actor_name(actor.index);
+                            names.contains(&name)
+                        }
+                        CrashRule::Probability(pr) => {
+                            chance(actor.crash_rng.as_mut().expect("a stream"), *pr)
+                        }
+                    };
+                    if dies {
+                        actor.crashed = true;
+                        self.groups[group].crashed += 1;
+                        self.mark(job, "crashed", now);
+                        // It holds what it held: a crashed holder's lock stays taken.
+                        self.free.push(job);
+                        return;
+                    }
+                }
+            }
+            self.jobs[j].step += 1;
+        }
+    }
+
+    /// The class of a write landing, by `tie_order`.
+    fn landing_class(&self, job: u32) -> Class {
+        match self.p.tie {
+            Tie::Fifo => self.other,
+            Tie::WritesFirst => 0,
+            Tie::ReadsFirst => self.other + 1,
+            Tie::ProgramOrder => {
+                // Early when the actor reads again at the same instant (its next step, or
+                // the first of its next repetition in a closed loop).
+                let j = &self.jobs[job as usize];
+                let a = &self.actors[j.actor as usize];
+                let group = &self.p.groups[a.group as usize];
+                let next = j.step as usize + 1;
+                let reads_next = match group.steps.get(next) {
+                    Some(s) => matches!(s, StepP::Read(_)),
+                    None => {
+                        group.pace == PaceP::Closed
+                            && a.started < group.repeat
+                            && matches!(group.steps[0], StepP::Read(_))
+                    }
+                };
+                if reads_next { 0 } else { self.other + 1 }
+            }
+        }
+    }
+
+    /// Lands the job's write; false when the job does not go on from here (a compare-and-set
+    /// conflict restarts or ends its repetition).
+    fn land(&mut self, job: u32, q: &mut EventQueue<Ev>) -> bool {
+        let now = q.now();
+        let j = job as usize;
+        let a = self.jobs[j].actor;
+        let StepP::Write {
+            reg,
+            value,
+            cas,
+            max_retries,
+        } = &self.steps(job)[self.jobs[j].step as usize]
+        else {
+            unreachable!("landing a write step");
+        };
+        let (r, cas, max_retries) = (*reg as usize, *cas, *max_retries);
+        let nr = self.regs.len();
+        let read = self.reads[j * nr + r];
+        let new = eval_run(
+            value,
+            &self.p.params,
+            self.actors[a as usize].index,
+            self.jobs[j].rep,
+            read,
+            &self.reads[j * nr..(j + 1) * nr],
+        )
+        .unwrap_or(f64::NAN);
+        if !new.is_finite() {
+            self.error
+                .get_or_insert(format!("a write's value is {new}, not a finite number"));
+            return false;
+        }
+        let token = self.p.regs[r]
+            .fence
+            .map(|l| self.tokens[j * self.locks.len() + l as usize]);
+        let reg = &mut self.regs[r];
+        if reg.instant != now {
+            reg.instant = now;
+            reg.at_instant_start = reg.value;
+        }
+        let stale = !read.is_nan() && reg.value != read;
+        if let Some(t) = token
+            && self.p.locks[self.p.regs[r].fence.expect("fenced") as usize].fencing
+            && t < reg.accepted_token
+        {
+            reg.rejected += 1;
+            self.actors[a as usize].rejected += 1;
+            self.mark(job, "rejected", now);
+            return true;
+        }
+        if cas && stale {
+            reg.rejected += 1;
+            self.actors[a as usize].rejected += 1;
+            let jb = &mut self.jobs[j];
+            jb.retries += 1;
+            if jb.retries >= max_retries {
+                self.end_rep_and_go(job, Outcome::GaveUp, q);
+            } else {
+                self.actors[a as usize].retries += 1;
+                let g = self.actors[a as usize].group as usize;
+                self.groups[g].retries += 1;
+                // The same repetition again, from its first step, as a new event.
+                self.jobs[j].step = u32::MAX;
+                q.schedule_in(0, self.other, Ev::Resume { job });
+            }
+            return false;
+        }
+        if stale {
+            reg.lost += 1;
+        }
+        if let Some(t) = token {
+            reg.accepted_token = reg.accepted_token.max(t);
+        }
+        reg.value = new;
+        reg.writes += 1;
+        true
+    }
+
+    fn end_rep_and_go(&mut self, job: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
+        if self.end_rep(job, outcome, q.now()) {
+            self.go(job, q);
+        }
+    }
+
+    /// Ends the job's repetition; true when the same job goes on with the next one (a closed
+    /// loop), from step 0.
+    fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
+        let j = &self.jobs[job as usize];
+        let a = j.actor as usize;
+        let g = self.actors[a].group as usize;
+        let took = now - j.started;
+        match outcome {
+            Outcome::Completed => {
+                self.actors[a].completed += 1;
+                self.groups[g].completed += 1;
+                self.groups[g].responses.record(took);
+                self.completed += 1;
+                self.response_sum += u128::from(took);
+                self.response_max = Some(self.response_max.map_or(took, |m| m.max(took)));
+                self.mark(job, "done", now);
+            }
+            Outcome::GaveUp => {
+                self.actors[a].gave_up += 1;
+                self.groups[g].gave_up += 1;
+                self.mark(job, "gave_up", now);
+            }
+        }
+        self.last_end = Some(self.last_end.map_or(now, |t| t.max(now)));
+        let actor = &mut self.actors[a];
+        actor.end = Some(actor.end.map_or(now, |t| t.max(now)));
+        let group = &self.p.groups[g];
+        if group.pace == PaceP::Closed && actor.started < group.repeat {
+            actor.started += 1;
+            self.groups[g].started += 1;
+            let j = &mut self.jobs[job as usize];
+            j.rep += 1;
+            j.step = 0;
+            j.started = now;
+            j.retries = 0;
+            return true;
+        }
+        self.free.push(job);
+        false
+    }
+
+    /// One attempt on `lock`; true when taken.
+    fn attempt(&mut self, job: u32, l: usize, q: &mut EventQueue<Ev>) -> bool {
+        let now = q.now();
+        let lp = &self.p.locks[l];
+        let free = match self.locks[l].record {
+            None => true,
+            Some((_, since)) => lp.mode == LockMode::Lease && now - since > lp.lease_ns,
+        };
+        if free {
+            self.acquire(job, l, now);
+            return true;
+        }
+        let j = job as usize;
+        let give_up = match &self.steps(job)[self.jobs[j].step as usize] {
+            StepP::Acquire {
+                give_up: Some(d), ..
+            } => match self.dur(d, job) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    return false;
+                }
+            },
+            _ => None,
+        };
+        let requested = self.jobs[j].step_started;
+        if lp.mode == LockMode::Queue {
+            let jb = &mut self.jobs[j];
+            jb.wait = jb.wait.wrapping_add(1);
+            jb.waiting = l as u16;
+            let wait = jb.wait;
+            self.locks[l].waiters.push_back((job, wait));
+            if let Some(d) = give_up {
+                q.schedule_at(
+                    requested.saturating_add(d),
+                    self.other,
+                    Ev::Timeout { job, wait },
+                );
+            }
+            return false;
+        }
+        self.locks[l].failed += 1;
+        self.actors[self.jobs[j].actor as usize].failed += 1;
+        self.mark(job, "attempt", now);
+        if give_up.is_some_and(|d| now > requested.saturating_add(d)) {
+            self.locks[l].gave_up += 1;
+            self.span(job, "waiting", requested, Some(now));
+            self.end_rep_and_go(job, Outcome::GaveUp, q);
+        } else {
+            q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
+        }
+        false
+    }
+
+    fn acquire(&mut self, job: u32, l: usize, now: Nanos) {
+        let token = self.next_token;
+        self.next_token += 1;
+        let lock = &mut self.locks[l];
+        lock.record = Some((token, now));
+        lock.holders.push(token);
+        lock.max_holders = lock.max_holders.max(lock.holders.len());
+        lock.acquisitions += 1;
+        let j = &mut self.jobs[job as usize];
+        let waited = now - j.step_started;
+        lock.waits.record(waited);
+        j.handed_at = if lock.last_release == now { now } else { NONE };
+        j.waiting = u16::MAX;
+        let nl = self.p.locks.len();
+        self.tokens[job as usize * nl + l] = token;
+        let actor = &mut self.actors[j.actor as usize];
+        actor.lock_wait = Some(actor.lock_wait.unwrap_or(0) + waited);
+        let from = j.step_started;
+        if waited > 0 {
+            self.span(job, "waiting", from, Some(now));
+        }
+    }
+
+    fn release(&mut self, job: u32, l: usize, now: Nanos) {
+        let nl = self.p.locks.len();
+        let token = std::mem::take(&mut self.tokens[job as usize * nl + l]);
+        if token == 0 {
+            return;
+        }
+        let lock = &mut self.locks[l];
+        lock.holders.retain(|t| *t != token);
+        // Only its own record is deleted: a lease taken over is the new holder's.
+        if lock.record.is_some_and(|(t, _)| t == token) {
+            lock.record = None;
+            lock.last_release = now;
+            self.hand_over(l, now);
+        }
+    }
+
+    /// A queue lock that is free goes to its longest waiter, whose steps go on in this event.
+    fn hand_over(&mut self, l: usize, now: Nanos) {
+        if self.p.locks[l].mode != LockMode::Queue || self.locks[l].record.is_some() {
+            return;
+        }
+        while let Some((job, wait)) = self.locks[l].waiters.pop_front() {
+            let j = &self.jobs[job as usize];
+            if j.wait == wait && j.waiting as usize == l {
+                self.acquire(job, l, now);
+                self.ready.push_back(job);
+                return;
+            }
+        }
+    }
+
+    /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`).
+    fn serve(&mut self, s: usize, k: u32, arrived: Nanos, now: Nanos, q: &mut EventQueue<Ev>) {
+        let sp = &self.p.servers[s];
+        let st = &mut self.servers[s];
+        let service = if sp.exponential {
+            ms_to_ns(exponential_ms(&mut st.rngs[k as usize], sp.service_ms)).unwrap_or(NONE)
+        } else {
+            sp.service_ns
+        };
+        st.waits.record(now - arrived);
+        st.requests += 1;
+        st.busy[k as usize] = st.busy[k as usize].saturating_add(service);
+        q.schedule_in(
+            service,
+            0,
+            Ev::Depart {
+                server: s as u16,
+                instance: k,
+            },
+        );
+    }
+
+    fn drain(&mut self, q: &mut EventQueue<Ev>) {
+        while let Some(job) = self.ready.pop_front() {
+            self.jobs[job as usize].step += 1;
+            self.go(job, q);
+        }
+    }
+
+    fn check(&self, seed: u64) -> Result<(), ModelError> {
+        // Conservation: every request that arrived was served, and no job is left in a queue.
+        for (s, st) in self.servers.iter().enumerate() {
+            let waiting: u64 = (0..self.p.servers[s].instances as usize)
+                .map(|k| u64::from(st.stations.in_service(k).is_some()))
+                .sum();
+            if waiting != 0 || st.waits.count() as u64 != st.requests {
+                return Err(ModelError::Invariant(format!(
+                    "conservation at seed {seed}: server `{}` ended with requests in service",
+                    self.p.servers[s].name
+                )));
+            }
+        }
+        // Mutual exclusion, where the lock is meant to exclude: no lease, no operator unlock.
+        for (l, lp) in self.p.locks.iter().enumerate() {
+            if lp.mode != LockMode::Lease
+                && lp.unlock_ns.is_empty()
+                && self.locks[l].max_holders > 1
+            {
+                return Err(ModelError::Invariant(format!(
+                    "mutual exclusion at seed {seed}: {} actors held `{}` at once",
+                    self.locks[l].max_holders, self.p.lock_names[l]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn output(
+        mut self,
+        p: &Point,
+        fill: &[Metric],
+        distributions: &[&'static str],
+        ctx: &RunContext,
+    ) -> RunOutput {
+        let first_start = self.actors.iter().map(|a| a.start).min().unwrap_or(0);
+        let mut metrics = Vec::with_capacity(fill.len());
+        for m in fill {
+            metrics.push(match *m {
+                Metric::RegValue(r) => Cell::Float(self.regs[r as usize].value),
+                Metric::RegWrites(r) => Cell::Count(self.regs[r as usize].writes),
+                Metric::RegLost(r) => Cell::Count(self.regs[r as usize].lost),
+                Metric::RegRejected(r) => Cell::Count(self.regs[r as usize].rejected),
+                Metric::LockAcquisitions(l) => Cell::Count(self.locks[l as usize].acquisitions),
+                Metric::LockFailed(l) => Cell::Count(self.locks[l as usize].failed),
+                Metric::LockGaveUp(l) => Cell::Count(self.locks[l as usize].gave_up),
+                Metric::LockMaxHolders(l) => Cell::Count(self.locks[l as usize].max_holders as u64),
+                Metric::LockLeft(l) => Cell::Flag(self.locks[l as usize].record.is_some()),
+                Metric::LockMeanWait(l) => self.locks[l as usize]
+                    .waits
+                    .mean_ms()
+                    .map_or(Cell::Empty, Cell::Float),
+                Metric::LockP95Wait(l) => self.locks[l as usize]
+                    .waits
+                    .percentile_ms(95.0)
+                    .map_or(Cell::Empty, Cell::Float),
+                Metric::LockMaxWait(l) => self.locks[l as usize]
+                    .waits
+                    .max_ms()
+                    .map_or(Cell::Empty, Cell::Float),
+                Metric::LockTotalWait(l) => {
+                    Cell::Float(self.locks[l as usize].waits.sum_ns() as f64 / 1e6)
+                }
+                Metric::ServerRequests(s) => Cell::Count(self.servers[s as usize].requests),
+                Metric::ServerWait(s, stat) => stat_cell(&mut self.servers[s as usize].waits, stat),
+                Metric::ServerMaxQueue(s) => {
+                    Cell::Count(self.servers[s as usize].stations.max_queue_len() as u64)
+                }
+                Metric::ServerBusy(s) => {
+                    let st = &self.servers[s as usize];
+                    let span = st
+                        .last_departure
+                        .saturating_sub(st.first_arrival.unwrap_or(0));
+                    let busy = st.busy.iter().copied().max().unwrap_or(0);
+                    Cell::Float(if span == 0 {
+                        0.0
+                    } else {
+                        busy as f64 / span as f64
+                    })
+                }
+                Metric::ServerMakespan(s) => {
+                    let st = &self.servers[s as usize];
+                    Cell::Float(ns_to_ms(
+                        st.last_departure
+                            .saturating_sub(st.first_arrival.unwrap_or(0)),
+                    ))
+                }
+                Metric::LinkCrossings(l) => Cell::Count(self.crossings[l as usize]),
+                Metric::GroupActors(g) => Cell::Count(u64::from(p.groups[g as usize].count)),
+                Metric::GroupStarted(g) => Cell::Count(self.groups[g as usize].started),
+                Metric::GroupCompleted(g) => Cell::Count(self.groups[g as usize].completed),
+                Metric::GroupGaveUp(g) => Cell::Count(self.groups[g as usize].gave_up),
+                Metric::GroupCrashed(g) => Cell::Count(self.groups[g as usize].crashed),
+                Metric::GroupRetries(g) => Cell::Count(self.groups[g as usize].retries),
+                Metric::GroupResponse(g, stat) => {
+                    stat_cell(&mut self.groups[g as usize].responses, stat)
+                }
+                Metric::Completed => Cell::Count(self.completed),
+                Metric::MeanResponse => {
+                    if self.completed == 0 {
+                        Cell::Empty
+                    } else {
+                        Cell::Float(self.response_sum as f64 / self.completed as f64 / 1e6)
+                    }
+                }
+                Metric::MaxResponse => ms(self.response_max),
+                Metric::Makespan => Cell::Float(ns_to_ms(
+                    self.last_end.map_or(0, |t| t.saturating_sub(first_start)),
+                )),
+            });
+        }
+        let want_names = ctx.wants_entities() || self.lanes.is_some();
+        let mut entities = Vec::new();
+        if want_names {
+            for a in &self.actors {
+                let group = &p.groups[a.group as usize];
+                let name = group.actor_name(a.index);
+                if ctx.wants_entities() {
+                    let outcome = if a.crashed {
+                        "crashed"
+                    } else if a.gave_up > 0 {
+                        "gave_up"
+                    } else if a.completed == a.started && a.started == group.repeat {
+                        "completed"
+                    } else {
+                        "unfinished"
+                    };
+                    let row = ActorRow {
+                        group: group.name.clone(),
+                        start_ms: ns_to_ms(a.start),
+                        end_ms: if a.crashed { None } else { a.end.map(ns_to_ms) },
+                        outcome: outcome.to_string(),
+                        repetitions: a.started,
+                        completed: a.completed,
+                        gave_up: a.gave_up,
+                        failed_attempts: a.failed,
+                        lock_wait_ms: a.lock_wait.map(ns_to_ms),
+                        server_wait_ms: a.server_wait.map(ns_to_ms),
+                        rejected_writes: a.rejected,
+                        retries: a.retries,
+                    };
+                    entities.push((name.clone(), coordsim_model::Columns::cells(&row)));
+                }
+                if let Some(lanes) = &mut self.lanes {
+                    lanes[entities.len().max(1) - 1].name.clear();
+                    let _ = &name;
+                }
+            }
+        }
+        let lanes = match self.lanes.take() {
+            Some(mut lanes) => {
+                for (lane, a) in lanes.iter_mut().zip(&self.actors) {
+                    lane.name = p.groups[a.group as usize].actor_name(a.index);
+                }
+                lanes
+            }
+            None => Vec::new(),
+        };
+        let distributions = if ctx.wants_distributions() {
+            distributions
+                .iter()
+                .zip(&self.servers)
+                .map(|(name, s)| (*name, s.waits.distribution_ms(MAX_DISTRIBUTION_POINTS)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        RunOutput {
+            metrics,
+            entities,
+            lanes,
+            distributions,
+        }
+    }
+}
+
+fn stat_cell(samples: &mut Samples, stat: WaitStat) -> Cell {
+    let v = match stat {
+        WaitStat::Mean => samples.mean_ms(),
+        WaitStat::P50 => samples.percentile_ms(50.0),
+        WaitStat::P95 => samples.percentile_ms(95.0),
+        WaitStat::P99 => samples.percentile_ms(99.0),
+        WaitStat::Max => samples.max_ms(),
+    };
+    v.map_or(Cell::Empty, Cell::Float)
+}
+
+impl Handler<Ev> for Sim<'_> {
+    fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let now = q.now();
+        match ev {
+            Ev::Start { actor } => {
+                let job = self.spawn(actor, now);
+                if let Some(at) = self.next_start(actor) {
+                    q.schedule_at(at, 1 + actor, ev);
+                }
+                self.go(job, q);
+            }
+            Ev::Resume { job } => {
+                let j = &mut self.jobs[job as usize];
+                j.step = j.step.wrapping_add(1);
+                self.go(job, q);
+            }
+            Ev::Land { job } => {
+                if self.land(job, q) {
+                    match self.p.tie {
+                        // The actor goes on at once, in this event.
+                        Tie::Fifo | Tie::ReadsFirst => {
+                            self.jobs[job as usize].step += 1;
+                            self.go(job, q);
+                        }
+                        // It goes on after the instant's early writes have landed.
+                        Tie::WritesFirst | Tie::ProgramOrder => {
+                            q.schedule_in(0, self.other, Ev::Resume { job })
+                        }
+                    }
+                }
+            }
+            Ev::Retry { job } => {
+                if let StepP::Acquire { lock, .. } =
+                    self.steps(job)[self.jobs[job as usize].step as usize]
+                    && self.attempt(job, lock as usize, q)
+                {
+                    self.jobs[job as usize].step += 1;
+                    self.go(job, q);
+                }
+            }
+            Ev::Timeout { job, wait } => {
+                let j = &mut self.jobs[job as usize];
+                if j.wait == wait && j.waiting != u16::MAX {
+                    let l = j.waiting as usize;
+                    j.waiting = u16::MAX;
+                    let from = j.step_started;
+                    self.locks[l].gave_up += 1;
+                    self.span(job, "waiting", from, Some(now));
+                    self.end_rep_and_go(job, Outcome::GaveUp, q);
+                }
+            }
+            Ev::Depart { server, instance } => {
+                let s = server as usize;
+                let st = &mut self.servers[s];
+                st.last_departure = now;
+                let done = st
+                    .stations
+                    .in_service(instance as usize)
+                    .expect("a departure from a busy instance");
+                if let Some(next) = st.stations.depart(instance as usize, now) {
+                    self.serve(s, instance, next.arrived, now, q);
+                    let waited = now - next.arrived;
+                    let a = self.jobs[next.tag as usize].actor as usize;
+                    let actor = &mut self.actors[a];
+                    actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
+                    if waited > 0 {
+                        self.span(next.tag, "waiting", next.arrived, Some(now));
+                    }
+                }
+                let job = done.tag;
+                let a = self.jobs[job as usize].actor as usize;
+                let actor = &mut self.actors[a];
+                if actor.server_wait.is_none() {
+                    actor.server_wait = Some(0);
+                }
+                let served_from = self.jobs[job as usize].step_started.max(done.arrived);
+                let _ = served_from;
+                self.jobs[job as usize].step += 1;
+                self.go(job, q);
+            }
+            Ev::Unlock { lock } => {
+                let l = lock as usize;
+                self.locks[l].record = None;
+                self.locks[l].last_release = now;
+                self.hand_over(l, now);
+            }
+        }
+        self.drain(q);
+        if let Some(e) = &self.error {
+            return Err(SimError::Model(e.clone()));
+        }
+        Ok(())
+    }
+}

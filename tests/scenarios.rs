@@ -1,0 +1,130 @@
+//! `scenario` against the built-in models: random parameters through both, equal metrics
+//! wherever both define one (issue 16). Included by `cli.rs`: one integration-test binary.
+
+use coordsim_model::{Cell, RunContext};
+use proptest::prelude::*;
+
+/// One run of a config's first point: metric and entity cells by column name.
+struct Run {
+    metrics: Vec<(String, Cell)>,
+    entities: Vec<(String, Vec<(String, Cell)>)>,
+}
+
+impl Run {
+    fn metric(&self, name: &str) -> &Cell {
+        &self
+            .metrics
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no metric {name}"))
+            .1
+    }
+    fn entity(&self, entity: &str, column: &str) -> &Cell {
+        let row = &self
+            .entities
+            .iter()
+            .find(|(n, _)| n == entity)
+            .unwrap_or_else(|| panic!("no entity {entity}"))
+            .1;
+        &row.iter()
+            .find(|(n, _)| n == column)
+            .unwrap_or_else(|| panic!("no column {column}"))
+            .1
+    }
+}
+
+fn run_text(text: &str, seed: u64) -> Run {
+    let config = match super::library_config(&coordsim_models::registry(), "t.toml", text) {
+        Ok(c) => c,
+        Err(e) => panic!("{e}\n{text}"),
+    };
+    let out = config.plan.plans[0]
+        .run(&RunContext::new(seed, config.plan.limits))
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let names = |specs: &[coordsim_model::ColumnSpec]| {
+        specs.iter().map(|c| c.name.to_string()).collect::<Vec<_>>()
+    };
+    let m = names(config.plan.model.metrics());
+    let e = names(config.plan.model.entity_columns());
+    Run {
+        metrics: m.into_iter().zip(out.metrics).collect(),
+        entities: out
+            .entities
+            .into_iter()
+            .map(|(n, cells)| (n, e.iter().cloned().zip(cells).collect()))
+            .collect(),
+    }
+}
+
+fn num(c: &Cell) -> f64 {
+    c.as_f64().unwrap_or(f64::NAN)
+}
+
+const TIES: [&str; 3] = ["program_order", "reads_first", "writes_first"];
+
+fn shared_store(
+    clients: u64,
+    incs: u64,
+    offset_us: u64,
+    r: u64,
+    c: u64,
+    w: u64,
+    tie: &str,
+    guard: &str,
+) -> (String, String) {
+    let (rm, cm, wm, om) = (
+        r as f64 / 1000.0,
+        c as f64 / 1000.0,
+        w as f64 / 1000.0,
+        offset_us as f64 / 1000.0,
+    );
+    let built_in = format!(
+        "model = \"shared_store_rmw\"\n[params]\nclients = {clients}\nincrements_per_client = {incs}\nclient_offset_ms = {om}\nread_ms = {rm}\ncompute_ms = {cm}\nwrite_ms = {wm}\nguard = \"{guard}\"\ntie_order = \"{tie}\"\n"
+    );
+    // The store's read takes its snapshot at once and the whole operation's time passes in
+    // the steps after it: read (0 ms) → work read + compute → write (write_ms).
+    let (acquire, release) = if guard == "lock" {
+        (
+            "{ acquire = \"key_lock\" }, ",
+            ", { release = \"key_lock\" }",
+        )
+    } else {
+        ("", "")
+    };
+    let scenario = format!(
+        "model = \"scenario\"\n[params]\nclients = {clients}\nincrements = {incs}\ntie_order = \"{tie}\"\n\
+         [[resource]]\nname = \"counter\"\nkind = \"register\"\nwrite_ms = {wm}\n\
+         [[resource]]\nname = \"key_lock\"\nkind = \"lock\"\nmode = \"queue\"\n\
+         [[actor]]\nname = \"client\"\ncount = \"clients\"\nstart_ms = \"{om} * i\"\nrepeat = \"increments\"\n\
+         steps = [{acquire}{{ read = \"counter\" }}, {{ delay_ms = {} }}, {{ write = \"counter\", value = \"read + 1\" }}{release}]\n",
+        (r + c) as f64 / 1000.0
+    );
+    (built_in, scenario)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// The shared store under every tie order, with and without its lock.
+    #[test]
+    fn the_shared_store_scenario_equals_the_built_in_model(
+        // Whole milliseconds, so that reads and writes of different clients often meet at
+        // one instant, where the tie orders differ.
+        clients in 1u64..7, incs in 1u64..12, offset in 0u64..4,
+        r in 0u64..4, c in 0u64..3, w in 1u64..5,
+        tie in 0usize..3, lock in proptest::bool::ANY,
+    ) {
+        let guard = if lock { "lock" } else { "none" };
+        // A lock under reads_first: the hand-off orders the next holder after the write (both).
+        let (built_in, scenario) = shared_store(clients, incs, offset * 1000, r * 1000, c * 1000, w * 1000, TIES[tie], guard);
+        let b = run_text(&built_in, 1);
+        let s = run_text(&scenario, 1);
+        prop_assert_eq!(num(b.metric("counter_final")), num(s.metric("counter.value")), "{}", scenario);
+        prop_assert_eq!(num(b.metric("overwritten_writes")), num(s.metric("counter.lost_updates")));
+        prop_assert_eq!(num(b.metric("makespan_ms")), num(s.metric("makespan_ms")));
+        if lock {
+            prop_assert_eq!(num(b.metric("mean_lock_wait_ms")), num(s.metric("key_lock.mean_wait_ms")));
+            prop_assert_eq!(num(b.metric("p95_lock_wait_ms")), num(s.metric("key_lock.p95_wait_ms")));
+        }
+    }
+}
