@@ -128,3 +128,106 @@ proptest! {
         }
     }
 }
+
+/// The lock queue's appliers as scenario actors: one group each (its own start and hold),
+/// the state record as two registers (serial and items), written when the hold ends and
+/// released in the same event.
+#[allow(clippy::too_many_arguments)]
+fn lock_queue(
+    starts: &[u64],
+    holds: &[u64],
+    items: &[u64],
+    mode: &str,
+    poll: u64,
+    give_up: u64,
+    stale: bool,
+    crash: &[bool],
+    unlock: &[u64],
+    lease: u64,
+    fencing: bool,
+) -> (String, String) {
+    let names: Vec<String> = (0..starts.len())
+        .map(|i| ((b'a' + i as u8) as char).to_string())
+        .collect();
+    let crashers: Vec<String> = names
+        .iter()
+        .zip(crash)
+        .filter(|(_, c)| **c)
+        .map(|(n, _)| format!("\"{n}\""))
+        .collect();
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let built_in = format!(
+        "model = \"lock_queue\"\n[params]\nappliers = {}\nstart_ms = [{}]\nhold_ms = [{}]\nitems = [{}]\nlock = \"{mode}\"\npoll_ms = {poll}\ngive_up_after_ms = {give_up}\nstale_lock_at_start = {stale}\ncrash = [{}]\nunlock_at_ms = [{}]\nlease_ms = {lease}\nfencing = {fencing}\n",
+        starts.len(),
+        list(starts),
+        list(holds),
+        list(items),
+        crashers.join(", "),
+        list(unlock)
+    );
+    let mut scenario = format!(
+        "model = \"scenario\"\n[params]\ngive_up_ms = {give_up}\n\
+         [[resource]]\nname = \"serial\"\nkind = \"register\"\ninitial = 1\nfenced_by = \"state_lock\"\n\
+         [[resource]]\nname = \"items\"\nkind = \"register\"\nfenced_by = \"state_lock\"\n\
+         [[resource]]\nname = \"state_lock\"\nkind = \"lock\"\nmode = \"{mode}\"\npoll_ms = {poll}\nlease_ms = {lease}\nfencing = {fencing}\nstale_at_start = {stale}\nunlock_at_ms = [{}]\n",
+        list(unlock)
+    );
+    for (i, name) in names.iter().enumerate() {
+        let crash_step = if crash[i] {
+            "{ crash = \"all\" }, "
+        } else {
+            ""
+        };
+        scenario += &format!(
+            "[[actor]]\nname = \"{name}\"\nstart_ms = {}\nsteps = [{{ acquire = \"state_lock\", give_up_after_ms = \"give_up_ms\" }}, {{ read = \"serial\" }}, {{ read = \"items\" }}, {crash_step}{{ delay_ms = {} }}, {{ write = \"items\", value = \"items + {}\" }}, {{ write = \"serial\", value = \"serial + 1\" }}, {{ release = \"state_lock\" }}]\n",
+            starts[i], holds[i], items[i]
+        );
+    }
+    (built_in, scenario)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// The polled, queued and leased lock with give-up, a stale record, operator unlocks,
+    /// crashed holders and fencing tokens.
+    #[test]
+    fn the_lock_queue_scenario_equals_the_built_in_model(
+        appliers in proptest::collection::vec((0u64..6, 0u64..8, 1u64..5, proptest::bool::weighted(0.2)), 1..5),
+        mode in 0usize..3, poll in 1u64..4, give_up in 0u64..12, stale in proptest::bool::ANY,
+        unlock in proptest::collection::vec(0u64..15, 0..2), lease in 0u64..5, fencing in proptest::bool::ANY,
+    ) {
+        let mode = ["poll", "queue", "lease"][mode];
+        let starts: Vec<u64> = appliers.iter().map(|a| a.0).collect();
+        let holds: Vec<u64> = appliers.iter().map(|a| a.1).collect();
+        let items: Vec<u64> = appliers.iter().map(|a| a.2).collect();
+        let crash: Vec<bool> = appliers.iter().map(|a| a.3).collect();
+        let (lease, fencing) = if mode == "lease" { (lease, fencing) } else { (0, false) };
+        let (built_in, scenario) = lock_queue(&starts, &holds, &items, mode, poll, give_up, stale, &crash, &unlock, lease, fencing);
+        let b = run_text(&built_in, 0);
+        let s = run_text(&scenario, 0);
+        let pairs = [
+            ("items_recorded", "items.value"),
+            ("serial_final", "serial.value"),
+            ("gave_up", "state_lock.gave_up"),
+            ("rounds_total", "state_lock.failed_attempts"),
+            ("max_holders", "state_lock.max_holders"),
+            ("lock_left", "state_lock.left"),
+            ("makespan_ms", "makespan_ms"),
+        ];
+        for (ours, theirs) in pairs {
+            prop_assert_eq!(num(b.metric(ours)), num(s.metric(theirs)), "{} vs {}\n{}", ours, theirs, scenario);
+        }
+        for i in 0..starts.len() {
+            let name = ((b'a' + i as u8) as char).to_string();
+            prop_assert_eq!(num(b.entity(&name, "rounds")), num(s.entity(&name, "failed_attempts")), "rounds of {}", name);
+            let (bw, sw) = (b.entity(&name, "wait_ms"), s.entity(&name, "lock_wait_ms"));
+            prop_assert_eq!(bw.to_string(), sw.to_string(), "wait of {}", name);
+            let outcome = match b.entity(&name, "outcome").to_string().as_str() {
+                "applied" | "rejected" => "completed",
+                other => other,
+            }.to_string();
+            prop_assert_eq!(outcome, s.entity(&name, "outcome").to_string(), "outcome of {}", name);
+        }
+    }
+}

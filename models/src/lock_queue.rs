@@ -309,9 +309,10 @@ impl Model for LockQueue {
         }
         run(&mut queue, &mut sim)?;
         // Mutual exclusion, checked on every run where the lock is meant to exclude: no
-        // lease to take over, no operator unlock under a holder.
+        // lease to take over (even `lease_ms = 0`: any record older than 0 ms is taken over), no
+        // operator unlock under a holder.
         if p.lock != Lock::None
-            && p.lease_ms.ms() == 0.0
+            && p.lock != Lock::Lease
             && p.unlock_at_ms.is_empty()
             && sim.max_holders > 1
         {

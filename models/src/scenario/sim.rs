@@ -401,10 +401,13 @@ impl Sim<'_> {
                         return;
                     }
                 }
+                // A delay always yields, even of 0 ms: the actor goes on in a new event, after
+                // the events already scheduled for that instant (SimPy's `timeout(0)`).
                 StepP::Delay(d) => match self.dur(d, job) {
-                    Ok(0) => {}
                     Ok(d) => {
-                        self.span(job, "working", now, Some(now + d));
+                        if d > 0 {
+                            self.span(job, "working", now, Some(now + d));
+                        }
                         q.schedule_in(d, self.other, Ev::Resume { job });
                         return;
                     }
