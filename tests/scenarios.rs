@@ -231,3 +231,85 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+
+    /// The single-writer queue: scheduled and Poisson arrivals, fixed and exponential
+    /// service, instances. The server is called `instance` so that its service streams are
+    /// the built-in's (`service/instance-k`), and each client's arrival stream is
+    /// `arrivals/client-c` in both.
+    #[test]
+    fn the_single_writer_queue_scenario_equals_the_built_in_model(
+        clients in 1u64..6, requests in 1u64..30, gap in 1u64..12, offset in 0u64..4,
+        service in 1u64..8, poisson in proptest::bool::ANY, exponential in proptest::bool::ANY,
+        instances in 1u64..3, seed in 0u64..1000,
+    ) {
+        let arrivals = if poisson { "poisson" } else { "schedule" };
+        let kind = if exponential { "exponential" } else { "fixed" };
+        let built_in = format!(
+            "model = \"single_writer_queue\"\n[params]\nclients = {clients}\nrequests_per_client = {requests}\ninterarrival_ms = {gap}\nclient_offset_ms = {offset}\nservice_ms = {service}\narrivals = \"{arrivals}\"\nservice = \"{kind}\"\ninstances = {instances}\n"
+        );
+        let scenario = format!(
+            "model = \"scenario\"\n[params]\nclients = {clients}\n\
+             [[resource]]\nname = \"instance\"\nkind = \"server\"\nservice_ms = {service}\nservice = \"{kind}\"\ninstances = {instances}\n\
+             [[actor]]\nname = \"client\"\ncount = \"clients\"\nstart_ms = \"{offset} * i\"\nrepeat = {requests}\nevery_ms = {gap}\narrivals = \"{arrivals}\"\n\
+             steps = [{{ request = \"instance\", instance = \"i\" }}]\n"
+        );
+        let b = run_text(&built_in, seed);
+        let s = run_text(&scenario, seed);
+        let pairs = [
+            ("counter_final", "instance.requests"),
+            ("mean_wait_ms", "instance.mean_wait_ms"),
+            ("p50_wait_ms", "instance.p50_wait_ms"),
+            ("p95_wait_ms", "instance.p95_wait_ms"),
+            ("p99_wait_ms", "instance.p99_wait_ms"),
+            ("max_wait_ms", "instance.max_wait_ms"),
+            ("max_queue_len", "instance.max_queue_len"),
+            ("busy_fraction", "instance.busy_fraction"),
+            ("makespan_ms", "instance.makespan_ms"),
+        ];
+        for (ours, theirs) in pairs {
+            prop_assert_eq!(num(b.metric(ours)), num(s.metric(theirs)), "{} vs {}\n{}", ours, theirs, scenario);
+        }
+    }
+
+    /// The edge placement: each edge an actor whose requests spread over the window, cross
+    /// its own link, queue at the object (or its own, split per edge) and cross back.
+    #[test]
+    fn the_edge_placement_scenario_equals_the_built_in_model(
+        edges in proptest::collection::vec((1u64..40, 0u64..50), 1..5),
+        service_us in 0u64..3000, duration in 10u64..200, split in proptest::bool::ANY,
+    ) {
+        let service = service_us as f64 / 1000.0;
+        let per_edge = if split { "[\"p\"]" } else { "[]" };
+        let mut built_in = format!(
+            "model = \"edge_placement\"\n[params]\nplacement = \"p\"\nper_edge_placements = {per_edge}\nservice_ms = {service}\nduration_ms = {duration}\nedges = ["
+        );
+        let mut scenario = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"object\"\nkind = \"server\"\nservice_ms = {service}\ninstances = {}\n",
+            if split { edges.len() } else { 1 }
+        );
+        for (e, (load, rtt)) in edges.iter().enumerate() {
+            built_in += &format!("{{ name = \"e{e}\", load = {load}, rtt_ms = {{ p = {rtt} }} }}, ");
+            scenario += &format!("[[resource]]\nname = \"link_{e}\"\nkind = \"link\"\nrtt_ms = {rtt}\n");
+        }
+        built_in += "]\n";
+        for (e, (load, _)) in edges.iter().enumerate() {
+            scenario += &format!(
+                "[[actor]]\nname = \"e{e}\"\nrepeat = {load}\nspread_ms = {duration}\nsteps = [{{ send = \"link_{e}\" }}, {{ request = \"object\", instance = {e} }}, {{ send = \"link_{e}\" }}]\n"
+            );
+        }
+        let b = run_text(&built_in, 0);
+        let s = run_text(&scenario, 0);
+        prop_assert_eq!(num(b.metric("requests")), num(s.metric("completed")));
+        prop_assert_eq!(num(b.metric("mean_response_ms")), num(s.metric("mean_response_ms")), "{}", scenario);
+        prop_assert_eq!(num(b.metric("max_response_ms")), num(s.metric("max_response_ms")));
+        for e in 0..edges.len() {
+            let name = format!("e{e}");
+            for stat in ["mean", "p95"] {
+                prop_assert_eq!(num(b.entity(&name, &format!("{stat}_response_ms"))), num(s.metric(&format!("{name}.{stat}_response_ms"))), "{} of {}", stat, name);
+            }
+        }
+    }
+}

@@ -162,9 +162,10 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
                     format!("actor {i}: start_ms must be a duration ≥ 0 ms, got {start_ms}"),
                 )));
             };
-            let needs_name = random || crashy;
-            let name = if needs_name {
-                group.actor_name(i)
+            // Streams are named by group and index (`arrivals/client-3`), whatever the
+            // actors are called, so naming them changes no draw.
+            let name = if random || crashy {
+                format!("{}-{i}", group.name)
             } else {
                 String::new()
             };
@@ -885,7 +886,9 @@ impl Sim<'_> {
                     if self.completed == 0 {
                         Cell::Empty
                     } else {
-                        Cell::Float(self.response_sum as f64 / self.completed as f64 / 1e6)
+                        Cell::Float(
+                            self.response_sum as f64 / (self.completed as f64 * 1_000_000.0),
+                        )
                     }
                 }
                 Metric::MaxResponse => ms(self.response_max),
