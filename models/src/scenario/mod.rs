@@ -178,6 +178,7 @@ enum Metric {
     LockP95Wait(u16),
     LockMaxWait(u16),
     LockTotalWait(u16),
+    LockHeld(u16),
     ServerRequests(u16),
     ServerWait(u16, WaitStat),
     ServerMaxQueue(u16),
@@ -336,6 +337,14 @@ impl ScenarioDef {
                         format!("all waits for `{n}` added up"),
                         Float,
                         Metric::LockTotalWait(l),
+                    )?;
+                    col(
+                        format!("{n}.held_ms"),
+                        format!(
+                            "time `{n}` was held, over its released acquisitions (what the changes locked, for how long)"
+                        ),
+                        Float,
+                        Metric::LockHeld(l),
                     )?;
                     lock += 1;
                 }

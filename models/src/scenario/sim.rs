@@ -98,6 +98,10 @@ struct LockState {
     gave_up: u64,
     waits: Samples,
     last_release: Nanos,
+    /// Time held by acquisitions that were released (a crashed holder's is not).
+    held: Nanos,
+    /// When each current holder (by token) took it.
+    since: Vec<(u64, Nanos)>,
 }
 
 struct ServerState {
@@ -209,6 +213,8 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
             gave_up: 0,
             waits: ctx.samples(0),
             last_release: NONE,
+            held: 0,
+            since: Vec::new(),
         }).collect(),
         servers: p.servers.iter().enumerate().map(|(s, sv)| {
             let requests: u64 = p.groups.iter().map(|g| reps_of(g) * g.steps.iter().filter(|st| matches!(st, StepP::Request { server, .. } if *server as usize == s)).count() as u64).sum();
@@ -705,6 +711,7 @@ impl Sim<'_> {
         let token = self.next_token;
         self.next_token += 1;
         let lock = &mut self.locks[l];
+        lock.since.push((token, now));
         lock.record = Some((token, now));
         lock.holders.push(token);
         lock.max_holders = lock.max_holders.max(lock.holders.len());
@@ -732,6 +739,10 @@ impl Sim<'_> {
         }
         let lock = &mut self.locks[l];
         lock.holders.retain(|t| *t != token);
+        if let Some(i) = lock.since.iter().position(|(t, _)| *t == token) {
+            let (_, since) = lock.since.swap_remove(i);
+            lock.held += now - since;
+        }
         // Only its own record is deleted: a lease taken over is the new holder's.
         if lock.record.is_some_and(|(t, _)| t == token) {
             lock.record = None;
@@ -844,6 +855,7 @@ impl Sim<'_> {
                     .waits
                     .max_ms()
                     .map_or(Cell::Empty, Cell::Float),
+                Metric::LockHeld(l) => Cell::Float(ns_to_ms(self.locks[l as usize].held)),
                 Metric::LockTotalWait(l) => {
                     Cell::Float(self.locks[l as usize].waits.sum_ns() as f64 / 1e6)
                 }
