@@ -15,6 +15,19 @@ pub fn models(args: ModelsArgs, registry: &Registry) -> anyhow::Result<ExitCode>
         None if args.markdown => reference(registry.models().iter().map(|m| &**m)),
         None => list(registry),
         Some(name) => {
+            if let Some(c) = registry.composer(name) {
+                let text = if args.config {
+                    c.starter().to_string()
+                } else {
+                    format!(
+                        "{name}: {}\n\nIts parameters and metrics are the ones its config names: see {}, or `coordsim models {name} --config` for a config that runs as it is.\n",
+                        c.summary(),
+                        c.guide()
+                    )
+                };
+                std::io::stdout().lock().write_all(text.as_bytes())?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let Some(model) = registry.find(name) else {
                 bail!(
                     "unknown model `{name}`; models: {}",
@@ -39,6 +52,9 @@ fn list(registry: &Registry) -> String {
     let mut out = String::new();
     for m in registry.models() {
         let _ = writeln!(out, "{:<22} {}", m.name(), m.summary());
+    }
+    for c in registry.composers() {
+        let _ = writeln!(out, "{:<22} {} ({})", c.name(), c.summary(), c.guide());
     }
     out.push_str("\n`coordsim models NAME` shows a model's parameters and metrics; add --config for a starter config.\n");
     out

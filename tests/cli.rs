@@ -2535,5 +2535,4 @@ fn a_label_of_a_value_only_some_shards_show_is_checked_on_the_whole() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-#[path = "scenarios.rs"]
 mod scenarios;

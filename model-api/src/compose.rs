@@ -110,6 +110,8 @@ pub trait Composer: Send + Sync {
     fn sections(&self) -> &'static [&'static str];
     /// Where its format is documented (`docs/scenarios.md`).
     fn guide(&self) -> &'static str;
+    /// A config that runs as it is (`coordsim models NAME --config`).
+    fn starter(&self) -> &'static str;
     /// The model these sections describe, or where and why they describe none.
     fn compose(&self, input: &ComposeInput) -> Result<Arc<dyn ModelDef>, ComposeError>;
 }

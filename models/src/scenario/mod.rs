@@ -43,10 +43,33 @@ impl Composer for Scenario {
     fn guide(&self) -> &'static str {
         "docs/scenarios.md"
     }
+    fn starter(&self) -> &'static str {
+        STARTER
+    }
     fn compose(&self, input: &ComposeInput) -> Result<Arc<dyn ModelDef>, ComposeError> {
         Ok(Arc::new(ScenarioDef::new(input)?))
     }
 }
+
+/// A scenario that runs as it is: 8 clients incrementing one counter with no guard.
+const STARTER: &str = r#"# A scenario: 8 clients increment one shared counter by read → work → write, with no guard.
+# See docs/scenarios.md for every resource, step and metric.
+model = "scenario"
+[params]
+clients = 8
+
+[[resource]]
+name = "counter"
+kind = "register"
+write_ms = 64
+
+[[actor]]
+name = "client"
+count = "clients"
+start_ms = "3 * i"
+repeat = 50
+steps = [{ read = "counter" }, { delay_ms = 21 }, { write = "counter", value = "read + 1" }]
+"#;
 
 columns! {
     /// One actor's row.

@@ -287,7 +287,7 @@ impl Reader<'_> {
             Value::Str(text) => {
                 let resolve = |name: &str| -> Result<Var, String> {
                     if let Some(i) = self.param(name) {
-                        if self.params[i].kind == Kind::Text || self.params[i].kind == Kind::Bool {
+                        if self.params[i].kind != Kind::Float {
                             return Err(format!(
                                 "`{name}` is not a number parameter; a string parameter chooses a number with {{ by = \"{name}\", … }}"
                             ));
@@ -314,7 +314,7 @@ impl Reader<'_> {
                     let mut valid: Vec<&str> = self
                         .params
                         .iter()
-                        .filter(|p| !matches!(p.kind, Kind::Text | Kind::Bool))
+                        .filter(|p| p.kind == Kind::Float)
                         .map(|p| p.name.as_str())
                         .collect();
                     if actor {
