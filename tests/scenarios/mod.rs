@@ -62,6 +62,7 @@ fn num(c: &Cell) -> f64 {
 
 const TIES: [&str; 3] = ["program_order", "reads_first", "writes_first"];
 
+#[allow(clippy::too_many_arguments)]
 fn shared_store(
     clients: u64,
     incs: u64,

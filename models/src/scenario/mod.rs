@@ -1,9 +1,9 @@
 //! `scenario`: a model a config composes from shared registers, locks, single-writer servers
 //! and links, and groups of actors that step through them (`docs/scenarios.md`).
 //!
-//! The sections are read once per config ([`spec`]); each sweep point's numbers are computed
-//! once ([`Point`]); a run is a plain discrete-event simulation on `sim-core` whose handler
-//! matches on the step an actor stands at ([`sim`]). Nothing is interpreted per event beyond
+//! The sections are read once per config (`spec`); each sweep point's numbers are computed
+//! once (`Point`); a run is a plain discrete-event simulation on `sim-core` whose handler
+//! matches on the step an actor stands at (`sim`). Nothing is interpreted per event beyond
 //! that match and, where a config writes one, the value expression of a write.
 
 mod sim;
