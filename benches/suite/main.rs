@@ -11,6 +11,10 @@
 //! 4. Sweeps: a 1,000-point sweep (runs/s), and a 100-point sweep with 1 and 2 threads (the
 //!    speedup; the outputs must be equal).
 //!
+//! 5. The scenario form of the 10M-request queue (`model = "scenario"`) against the built-in
+//!    model, alternated like the reference pairs (target: within 1.5×, ratio ≥ 0.67); both must
+//!    report the same waits.
+//!
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
 mod reference;
@@ -250,6 +254,79 @@ fn queue_jobs() {
             &reference,
             ratio,
             Some(1.3),
+        );
+    }
+}
+
+/// The queue jobs' parameters as a scenario config: the same clients, gaps and service.
+fn queue_scenario(
+    p: &single_writer_queue::Params,
+    poisson: bool,
+) -> Box<dyn coordsim_model::PreparedRun> {
+    let (arrivals, service) = if poisson {
+        ("poisson", "exponential")
+    } else {
+        ("schedule", "fixed")
+    };
+    // The server is `instance` and each client `client-c`, so the random streams are the
+    // built-in's: the same waits, draw for draw.
+    let text = format!(
+        "model = \"scenario\"\nentities = false\n[[resource]]\nname = \"instance\"\nkind = \"server\"\nservice_ms = {}\nservice = \"{service}\"\n\
+         [[actor]]\nname = \"client\"\ncount = {}\nstart_ms = \"{} * i\"\nrepeat = {}\nevery_ms = {}\narrivals = \"{arrivals}\"\nsteps = [{{ request = \"instance\" }}]\n",
+        p.service_ms.ms(),
+        p.clients,
+        p.client_offset_ms.ms(),
+        p.requests_per_client,
+        p.interarrival_ms.ms(),
+    );
+    let registry = coordsim_models::registry();
+    let config = coordsim::config::Config::parse(
+        coordsim::source::Source {
+            name: "queue-scenario.toml".into(),
+            text,
+        },
+        &registry,
+    )
+    .expect("the scenario config loads");
+    let mut plan = config.plan;
+    plan.plans.swap_remove(0)
+}
+
+fn scenario_jobs() {
+    for poisson in [false, true] {
+        let p = queue_params(poisson);
+        let scenario = queue_scenario(&p, poisson);
+        let ctx = RunContext::new(0, Limits::default()).with_entities(false);
+        let (model, built_in, ratio, out, want) = paired(
+            5,
+            || scenario.run(&ctx).expect("the scenario runs"),
+            || run(&single_writer_queue::SingleWriterQueue, p.clone(), 0),
+        );
+        // Metrics in the scenario's column order: instance.requests, then mean, p50, p95 wait.
+        let cell = |i: usize| out.metrics[i].as_f64().expect("a number");
+        assert_eq!(
+            cell(3),
+            want.metrics.p95_wait_ms,
+            "the scenario and the model disagree"
+        );
+        assert_eq!(
+            cell(1),
+            want.metrics.mean_wait_ms,
+            "the scenario and the model disagree"
+        );
+        let name = if poisson {
+            "scenario queue, 10M, Poisson / exponential"
+        } else {
+            "scenario queue, 10M, scheduled / fixed"
+        };
+        let rate = |m: &Measured| 10.0 * per_client() as f64 / m.seconds / 1e6;
+        println!(
+            "{name:<44} {:>8.2} M requests/s  built-in {:>7.2} M/s  ratio {ratio:>5.2} (target ≥ 0.67: {})  peak {:>7.1} MiB vs {:>7.1} MiB",
+            rate(&model),
+            rate(&built_in),
+            verdict(ratio >= 1.0 / 1.5),
+            mib(model.peak_bytes),
+            mib(built_in.peak_bytes),
         );
     }
 }
@@ -583,5 +660,9 @@ fn main() {
     if wants("sweep") {
         println!("\n== sweeps");
         sweep_jobs();
+    }
+    if wants("scenario") {
+        println!("\n== scenario against the built-in model (5 alternated pairs, the median ratio)");
+        scenario_jobs();
     }
 }

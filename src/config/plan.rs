@@ -239,6 +239,27 @@ impl Plan {
         Ok(())
     }
 
+    /// Where a composed model's field (`actor[0].steps[2].delay_ms`) is written: the file is
+    /// parsed again, which only an error pays for.
+    fn composed_span(&self, key: &str) -> Option<Span> {
+        use coordsim_model::PathPart;
+        let mut path = Vec::new();
+        for segment in key.split('.') {
+            let (name, mut rest) = match segment.find('[') {
+                Some(i) => (&segment[..i], &segment[i..]),
+                None => (segment, ""),
+            };
+            path.push(PathPart::Key(name.to_string()));
+            while let Some(tail) = rest.strip_prefix('[') {
+                let end = tail.find(']')?;
+                path.push(PathPart::Index(tail[..end].parse().ok()?));
+                rest = &tail[end + 1..];
+            }
+        }
+        let doc = DeTable::parse(&self.source.text).ok()?;
+        path_span(doc.get_ref(), &path)
+    }
+
     /// An error pointing at this config's `model` line (for errors with no better place).
     pub fn error_at_model(&self, message: impl Into<String>) -> ConfigError {
         self.source.error(&self.model_span, message)
@@ -270,9 +291,27 @@ impl Plan {
                 );
             }
         }
-        match param.and_then(|i| self.param_spans[i].clone()) {
-            Some(span) => self.source.error(&span, format!("`{key}`: {message}")),
-            None => self.error_at_model(format!("`{key}` (default): {message}")),
+        match param.map(|i| self.param_spans[i].clone()) {
+            Some(Some(span)) => self.source.error(&span, format!("`{key}`: {message}")),
+            Some(None) => self.error_at_model(format!("`{key}` (default): {message}")),
+            // Not a parameter: a composed model's field (`client.count`), at a point.
+            None => {
+                let values = self.point_values(index);
+                let at: Vec<String> = self
+                    .axes
+                    .iter()
+                    .map(|a| format!("{} = {}", a.key, values[a.param]))
+                    .collect();
+                let at = if at.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {}", at.join(", "))
+                };
+                match self.composed_span(key) {
+                    Some(span) => self.source.error(&span, format!("`{key}`{at}: {message}")),
+                    None => self.error_at_model(format!("`{key}`{at}: {message}")),
+                }
+            }
         }
     }
 }

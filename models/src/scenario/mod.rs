@@ -12,9 +12,9 @@ mod spec;
 use std::sync::Arc;
 
 use coordsim_model::{
-    Cell, ColumnSpec, ColumnType, ComposeError, ComposeInput, Composer, Cost, DefaultChart,
-    Distribution, ModelDef, ModelError, ParamError, ParamSpec, PathPart, PreparedRun, RunContext,
-    RunOutput, TimelineStyle, Value, intern,
+    ColumnSpec, ColumnType, ComposeError, ComposeInput, Composer, Cost, DefaultChart, Distribution,
+    ModelDef, ModelError, ParamError, ParamSpec, PathPart, PreparedRun, RunContext, RunOutput,
+    TimelineStyle, Value, intern,
 };
 use coordsim_model::{MarkKind, MarkShape, SpanKind};
 use sim_core::{Nanos, ms_to_ns};
@@ -23,6 +23,10 @@ use spec::{Choice, Crash, Num, Pace, ResourceKind, Spec, Step, Var};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
 pub const MAX_ACTORS: u64 = 1_000_000;
+/// Most instances of one server.
+pub const MAX_INSTANCES: u64 = 100_000;
+/// A random stream's size, for the memory estimate.
+const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
 /// Most repetitions of one run, over all actors.
 pub const MAX_REPETITIONS: u64 = 100_000_000;
 
@@ -612,6 +616,14 @@ pub(crate) enum LockMode {
     Lease,
 }
 
+/// A server instance: the same for every actor (reduced modulo the instances), or computed
+/// from `i` when the step starts.
+#[derive(Debug, Clone)]
+pub(crate) enum Inst {
+    Fixed(u32),
+    Actor(Num),
+}
+
 /// A duration: the same for every actor, or computed from `i` when a step starts.
 #[derive(Debug, Clone)]
 pub(crate) enum Dur {
@@ -644,7 +656,7 @@ pub(crate) enum StepP {
     Release(u16),
     Request {
         server: u16,
-        instance: Num,
+        instance: Inst,
     },
     Send(u16),
     Crash(CrashRule),
@@ -757,8 +769,10 @@ impl Point {
         let mut servers = Vec::new();
         let mut links = Vec::new();
         let mut lock_names = Vec::new();
-        for r in &spec.resources {
+        for (ri, r) in spec.resources.iter().enumerate() {
             let n = r.name.as_str();
+            let at_r = format!("resource[{ri}]");
+            let at = at_r.as_str();
             match &r.kind {
                 ResourceKind::Register {
                     initial,
@@ -766,9 +780,9 @@ impl Point {
                     write_ms,
                     fenced_by,
                 } => regs.push(RegP {
-                    initial: ev.number(initial, &[n, "initial"])?,
-                    read_ns: ev.duration(read_ms, &[n, "read_ms"])?,
-                    write_ns: ev.duration(write_ms, &[n, "write_ms"])?,
+                    initial: ev.number(initial, &[at, "initial"])?,
+                    read_ns: ev.duration(read_ms, &[at, "read_ms"])?,
+                    write_ns: ev.duration(write_ms, &[at, "write_ms"])?,
                     fence: fenced_by
                         .map(|l| spec.locks.iter().position(|x| *x == l).expect("a lock") as u16),
                 }),
@@ -780,27 +794,27 @@ impl Point {
                     stale_at_start,
                     unlock_at_ms,
                 } => {
-                    let mode = match ev.choice(mode, spec::LOCK_MODES, &[n, "mode"])? {
+                    let mode = match ev.choice(mode, spec::LOCK_MODES, &[at, "mode"])? {
                         "poll" => LockMode::Poll,
                         "queue" => LockMode::Queue,
                         _ => LockMode::Lease,
                     };
-                    let poll_ns = ev.duration(poll_ms, &[n, "poll_ms"])?;
+                    let poll_ns = ev.duration(poll_ms, &[at, "poll_ms"])?;
                     if mode != LockMode::Queue && poll_ns == 0 {
                         return Err(ParamError::new(
-                            &path_key(&[n, "poll_ms"]),
+                            &path_key(&[at, "poll_ms"]),
                             "a polled lock needs poll_ms > 0 (a retry at the same instant never ends)",
                         ));
                     }
                     let mut unlock_ns = Vec::new();
                     for u in unlock_at_ms {
-                        unlock_ns.push(ev.duration(u, &[n, "unlock_at_ms"])?);
+                        unlock_ns.push(ev.duration(u, &[at, "unlock_at_ms"])?);
                     }
                     lock_names.push(n.to_string());
                     locks.push(LockP {
                         mode,
                         poll_ns,
-                        lease_ns: ev.duration(lease_ms, &[n, "lease_ms"])?,
+                        lease_ns: ev.duration(lease_ms, &[at, "lease_ms"])?,
                         fencing: *fencing,
                         stale: *stale_at_start,
                         unlock_ns,
@@ -812,16 +826,17 @@ impl Point {
                     instances,
                 } => {
                     let exponential =
-                        ev.choice(service, spec::SERVICE_KINDS, &[n, "service"])? == "exponential";
-                    let ms = ev.number(service_ms, &[n, "service_ms"])?;
-                    let service_ns = ev.duration(service_ms, &[n, "service_ms"])?;
+                        ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])? == "exponential";
+                    let ms = ev.number(service_ms, &[at, "service_ms"])?;
+                    let service_ns = ev.duration(service_ms, &[at, "service_ms"])?;
                     if exponential && service_ns == 0 {
                         return Err(ParamError::new(
-                            &path_key(&[n, "service_ms"]),
+                            &path_key(&[at, "service_ms"]),
                             "exponential service needs a mean above 0",
                         ));
                     }
-                    let instances = ev.whole(instances, &[n, "instances"], 1, MAX_ACTORS)? as u32;
+                    let instances =
+                        ev.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
                     servers.push(ServerP {
                         name: n.to_string(),
                         service_ns,
@@ -831,7 +846,7 @@ impl Point {
                     });
                 }
                 ResourceKind::Link { rtt_ms } => {
-                    let rtt = ev.duration(rtt_ms, &[n, "rtt_ms"])?;
+                    let rtt = ev.duration(rtt_ms, &[at, "rtt_ms"])?;
                     links.push(rtt / 2);
                 }
             }
@@ -839,15 +854,17 @@ impl Point {
         let mut groups = Vec::new();
         let mut actors: u64 = 0;
         let mut repetitions: u64 = 0;
-        for g in &spec.groups {
+        for (gi, g) in spec.groups.iter().enumerate() {
             let n = g.name.as_str();
-            let count = ev.whole(&g.count, &[n, "count"], 0, MAX_ACTORS)?;
-            let repeat = ev.whole(&g.repeat, &[n, "repeat"], 1, MAX_REPETITIONS)?;
+            let at_g = format!("actor[{gi}]");
+            let at = at_g.as_str();
+            let count = ev.whole(&g.count, &[at, "count"], 0, MAX_ACTORS)?;
+            let repeat = ev.whole(&g.repeat, &[at, "repeat"], 1, MAX_REPETITIONS)?;
             actors += count;
             repetitions = repetitions.saturating_add(count.saturating_mul(repeat));
             if actors > MAX_ACTORS {
                 return Err(ParamError::new(
-                    &path_key(&[n, "count"]),
+                    &path_key(&[at, "count"]),
                     format!(
                         "a scenario runs at most {MAX_ACTORS} actors in all (one actor may repeat many times: `repeat`)"
                     ),
@@ -855,28 +872,30 @@ impl Point {
             }
             if repetitions > MAX_REPETITIONS {
                 return Err(ParamError::new(
-                    &path_key(&[n, "repeat"]),
+                    &path_key(&[at, "repeat"]),
                     format!("a scenario runs at most {MAX_REPETITIONS} repetitions in all"),
                 ));
             }
-            let poisson = ev.choice(&g.arrivals, spec::ARRIVALS, &[n, "arrivals"])? == "poisson";
+            let poisson = ev.choice(&g.arrivals, spec::ARRIVALS, &[at, "arrivals"])? == "poisson";
             let pace = match &g.pace {
                 Pace::Closed => PaceP::Closed,
                 Pace::Every(e) if poisson => {
-                    let ms = ev.number(e, &[n, "every_ms"])?;
-                    if ev.duration(e, &[n, "every_ms"])? == 0 {
+                    let ms = ev.number(e, &[at, "every_ms"])?;
+                    if ev.duration(e, &[at, "every_ms"])? == 0 {
                         return Err(ParamError::new(
-                            &path_key(&[n, "every_ms"]),
+                            &path_key(&[at, "every_ms"]),
                             "poisson arrivals need a mean gap above 0",
                         ));
                     }
                     PaceP::Poisson(ms)
                 }
-                Pace::Every(e) => PaceP::Every(ev.duration(e, &[n, "every_ms"])?),
-                Pace::Spread(s) => PaceP::Spread(ev.duration(s, &[n, "spread_ms"])?),
+                Pace::Every(e) => PaceP::Every(ev.duration(e, &[at, "every_ms"])?),
+                Pace::Spread(s) => PaceP::Spread(ev.duration(s, &[at, "spread_ms"])?),
             };
             let mut steps = Vec::new();
-            for s in &g.steps {
+            for (si, s) in g.steps.iter().enumerate() {
+                let at_s = format!("actor[{gi}].steps[{si}]");
+                let at = at_s.as_str();
                 steps.push(match s {
                     Step::Read(r) => StepP::Read(*r),
                     Step::Write {
@@ -890,12 +909,12 @@ impl Point {
                         cas: *cas,
                         max_retries: ev.whole(
                             max_retries,
-                            &[n, "max_retries"],
+                            &[at, "max_retries"],
                             1,
                             u32::MAX.into(),
                         )?,
                     },
-                    Step::Delay(d) => StepP::Delay(ev.dur(d, &[n, "delay_ms"])?),
+                    Step::Delay(d) => StepP::Delay(ev.dur(d, &[at, "delay_ms"])?),
                     Step::Acquire {
                         lock,
                         give_up_after_ms,
@@ -903,20 +922,30 @@ impl Point {
                         lock: spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
                         give_up: give_up_after_ms
                             .as_ref()
-                            .map(|d| ev.dur(d, &[n, "give_up_after_ms"]))
+                            .map(|d| ev.dur(d, &[at, "give_up_after_ms"]))
                             .transpose()?,
                     },
                     Step::Release(lock) => StepP::Release(
                         spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
                     ),
-                    Step::Request { server, instance } => StepP::Request {
-                        server: spec
+                    Step::Request { server, instance } => {
+                        let server = spec
                             .servers
                             .iter()
                             .position(|x| x == server)
-                            .expect("a server") as u16,
-                        instance: instance.clone(),
-                    },
+                            .expect("a server");
+                        // An instance the same for every actor is reduced once, here.
+                        let instance = if instance.per_actor() {
+                            Inst::Actor(instance.clone())
+                        } else {
+                            let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
+                            Inst::Fixed((k % u64::from(servers[server].instances)) as u32)
+                        };
+                        StepP::Request {
+                            server: server as u16,
+                            instance,
+                        }
+                    }
                     Step::Send(link) => StepP::Send(
                         spec.links.iter().position(|x| x == link).expect("a link") as u16,
                     ),
@@ -932,7 +961,7 @@ impl Point {
                                 };
                                 if !known {
                                     return Err(ParamError::new(
-                                        &path_key(&[n, "crash"]),
+                                        &path_key(&[at, "crash"]),
                                         format!("no actor of `{n}` is called `{who}`"),
                                     ));
                                 }
@@ -940,13 +969,13 @@ impl Point {
                             CrashRule::Names(names.clone())
                         }
                         Crash::First(c) => {
-                            CrashRule::First(ev.whole(c, &[n, "crash", "count"], 0, MAX_ACTORS)?)
+                            CrashRule::First(ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?)
                         }
                         Crash::Probability(p) => {
-                            let p = ev.number(p, &[n, "crash", "probability"])?;
+                            let p = ev.number(p, &[at, "crash", "probability"])?;
                             if !(0.0..=1.0).contains(&p) {
                                 return Err(ParamError::new(
-                                    &path_key(&[n, "crash", "probability"]),
+                                    &path_key(&[at, "crash", "probability"]),
                                     format!("a probability is in [0, 1], got {p}"),
                                 ));
                             }
@@ -959,7 +988,7 @@ impl Point {
                 && names.len() as u64 != count
             {
                 return Err(ParamError::new(
-                    &path_key(&[n, "names"]),
+                    &path_key(&[at, "names"]),
                     "one name per actor",
                 ));
             }
@@ -991,11 +1020,12 @@ impl Point {
 
     fn cost(&self) -> Cost {
         let mut events: u64 = 0;
-        let mut reps: u64 = 0;
         let mut samples: u64 = 0;
+        // Jobs in flight at most: an open loop's repetitions may all be queued at once.
+        let mut jobs: u64 = 0;
+        let mut streams: u64 = 0;
         for g in &self.groups {
             let r = u64::from(g.count).saturating_mul(g.repeat);
-            reps = reps.saturating_add(r);
             events = events.saturating_add(r.saturating_mul(2 * g.steps.len() as u64 + 1));
             let requests = g
                 .steps
@@ -1003,17 +1033,33 @@ impl Point {
                 .filter(|s| matches!(s, StepP::Request { .. }))
                 .count() as u64;
             samples = samples.saturating_add(r.saturating_mul(1 + requests));
+            jobs = jobs.saturating_add(if g.pace == PaceP::Closed {
+                u64::from(g.count)
+            } else {
+                r
+            });
+            let crashy = g
+                .steps
+                .iter()
+                .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
+            let random = matches!(g.pace, PaceP::Poisson(_));
+            streams += u64::from(g.count) * (u64::from(crashy) + u64::from(random));
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
+        let per_job = 128 + 8 * (self.regs.len() + self.locks.len()) as u64;
+        let instances: u64 = self
+            .servers
+            .iter()
+            .map(|s| u64::from(s.instances) * (96 + if s.exponential { STREAM_BYTES } else { 0 }))
+            .sum();
         Cost {
             events,
             memory_bytes: u64::from(self.actors)
                 .saturating_mul(160)
+                .saturating_add(streams.saturating_mul(STREAM_BYTES))
                 .saturating_add(samples.saturating_mul(8))
-                .saturating_add(
-                    reps.min(u64::from(self.actors) * 4 + 1024)
-                        .saturating_mul(64),
-                ),
+                .saturating_add(jobs.saturating_mul(per_job))
+                .saturating_add(instances),
             entity_rows: u64::from(self.actors),
             driven_by: "repeat",
         }
@@ -1169,9 +1215,4 @@ impl Eval<'_> {
             },
         }
     }
-}
-
-/// Cells for a whole number that may be missing.
-fn ms(ns: Option<Nanos>) -> Cell {
-    ns.map_or(Cell::Empty, |n| Cell::Float(sim_core::ns_to_ms(n)))
 }

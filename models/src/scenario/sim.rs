@@ -14,10 +14,11 @@ use sim_core::{
 };
 
 use super::{
-    ActorRow, CrashRule, Dur, LockMode, Metric, PaceP, Point, StepP, Tie, WaitStat, eval_run, ms,
+    ActorRow, CrashRule, Dur, Inst, LockMode, Metric, PaceP, Point, StepP, Tie, WaitStat, eval_run,
 };
 
 const NONE: Nanos = Nanos::MAX;
+const NO_STREAM: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
@@ -30,12 +31,15 @@ enum Ev {
     /// A polled lock: try again.
     Retry { job: u32 },
     /// A queued wait's ceiling.
-    Timeout { job: u32, wait: u32 },
+    Timeout { job: u32 },
     /// A service completes.
     Depart { server: u16, instance: u32 },
     /// An operator deletes a lock's record.
     Unlock { lock: u16 },
 }
+
+// The queue moves events around: keep one as small as the built-in models' (8 bytes).
+const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -45,6 +49,8 @@ enum Outcome {
 
 struct Job {
     actor: u32,
+    /// Its actor's group (read on every step: one load fewer than through the actor).
+    group: u16,
     rep: u64,
     step: u32,
     started: Nanos,
@@ -54,6 +60,10 @@ struct Job {
     wait: u32,
     /// The lock it waits for in a queue (`u16::MAX`: none).
     waiting: u16,
+    /// When its queued wait gives up (`NONE`: never). A timeout event counts only at this
+    /// instant: one left from an earlier wait fires at another (or at the same, which is
+    /// the same give-up), so the event needs no generation and stays 8 bytes.
+    deadline: Nanos,
     /// The instant it was handed a lock its holder had just released.
     handed_at: Nanos,
 }
@@ -73,8 +83,10 @@ struct Actor {
     end: Option<Nanos>,
     crashed: bool,
     elapsed_ms: f64,
-    rng: Option<Stream>,
-    crash_rng: Option<Stream>,
+    /// Its arrival and crash streams in `Sim::streams` (`NO_STREAM`: none): a stream is a few
+    /// hundred bytes, so only actors that draw have one.
+    rng: u32,
+    crash_rng: u32,
 }
 
 struct Reg {
@@ -140,11 +152,14 @@ pub(crate) struct Sim<'p> {
     groups: Vec<GroupState>,
     ready: VecDeque<u32>,
     next_token: u64,
-    completed: u64,
-    response_sum: u128,
-    response_max: Option<Nanos>,
     last_end: Option<Nanos>,
     lanes: Option<Vec<Lane>>,
+    /// Whether entity rows are wanted (per-actor waits are kept only then).
+    entities: bool,
+    /// The random streams of actors that draw (arrivals, crashes).
+    streams: Vec<Stream>,
+    /// Per group: a closed loop (its jobs go on with the next repetition).
+    closed: Vec<bool>,
     error: Option<String>,
 }
 
@@ -152,6 +167,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
     let seed = ctx.seed();
     let n = p.actors as usize;
     let mut actors = Vec::with_capacity(n);
+    let mut streams = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
         let random = matches!(group.pace, PaceP::Poisson(_));
         let crashy = group
@@ -162,7 +178,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
             let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
             let Some(start) = ms_to_ns(start_ms) else {
                 return Err(ModelError::Param(coordsim_model::ParamError::new(
-                    &format!("{}.start_ms", group.name),
+                    &format!("actor[{g}].start_ms"),
                     format!("actor {i}: start_ms must be a duration ≥ 0 ms, got {start_ms}"),
                 )));
             };
@@ -188,8 +204,18 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
                 end: None,
                 crashed: false,
                 elapsed_ms: 0.0,
-                rng: random.then(|| sim_core::stream(seed, &format!("arrivals/{name}"))),
-                crash_rng: crashy.then(|| sim_core::stream(seed, &format!("crash/{name}"))),
+                rng: if random {
+                    streams.push(sim_core::stream(seed, &format!("arrivals/{name}")));
+                    (streams.len() - 1) as u32
+                } else {
+                    NO_STREAM
+                },
+                crash_rng: if crashy {
+                    streams.push(sim_core::stream(seed, &format!("crash/{name}")));
+                    (streams.len() - 1) as u32
+                } else {
+                    NO_STREAM
+                },
             });
         }
     }
@@ -219,7 +245,8 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
         servers: p.servers.iter().enumerate().map(|(s, sv)| {
             let requests: u64 = p.groups.iter().map(|g| reps_of(g) * g.steps.iter().filter(|st| matches!(st, StepP::Request { server, .. } if *server as usize == s)).count() as u64).sum();
             ServerState {
-                stations: Stations::new(sv.instances as usize, 64),
+                // Room reserved for waiting requests only when instances are few.
+                stations: Stations::new(sv.instances as usize, if sv.instances <= 64 { 64 } else { 0 }),
                 rngs: if sv.exponential { (0..sv.instances).map(|k| sim_core::stream(seed, &format!("service/{}-{k}", sv.name))).collect() } else { Vec::new() },
                 busy: vec![0; sv.instances as usize],
                 waits: ctx.samples(requests.min(1 << 27) as usize),
@@ -232,11 +259,11 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
         groups: p.groups.iter().map(|g| GroupState { responses: ctx.samples(reps_of(g).min(1 << 27) as usize), started: 0, completed: 0, gave_up: 0, crashed: 0, retries: 0 }).collect(),
         ready: VecDeque::new(),
         next_token: 1,
-        completed: 0,
-        response_sum: 0,
-        response_max: None,
         last_end: None,
         lanes: ctx.wants_lanes().then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
+        entities: ctx.wants_entities(),
+        streams,
+        closed: p.groups.iter().map(|g| g.pace == PaceP::Closed).collect(),
         error: None,
     };
     let mut queue = ctx.queue(n + 16);
@@ -267,6 +294,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
 impl Sim<'_> {
     /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
     /// started them all (or a closed loop, after its first: the loop starts the rest).
+    #[inline]
     fn next_start(&mut self, a: u32) -> Option<Nanos> {
         let actor = &mut self.actors[a as usize];
         let group = &self.p.groups[actor.group as usize];
@@ -286,7 +314,7 @@ impl Sim<'_> {
                     .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
             }
             PaceP::Poisson(mean) => {
-                let rng = actor.rng.as_mut().expect("a random group has streams");
+                let rng = &mut self.streams[actor.rng as usize];
                 actor.elapsed_ms += exponential_ms(rng, mean);
                 actor
                     .start
@@ -295,6 +323,7 @@ impl Sim<'_> {
         })
     }
 
+    #[inline]
     fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
         let a = &mut self.actors[actor as usize];
         let rep = a.started;
@@ -302,6 +331,7 @@ impl Sim<'_> {
         self.groups[a.group as usize].started += 1;
         let job = Job {
             actor,
+            group: a.group,
             rep,
             step: 0,
             started: now,
@@ -310,6 +340,7 @@ impl Sim<'_> {
             wait: 0,
             waiting: u16::MAX,
             handed_at: NONE,
+            deadline: NONE,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
         if let Some(j) = self.free.pop() {
@@ -319,8 +350,13 @@ impl Sim<'_> {
                 ..job
             };
             let j = j as usize;
-            self.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
-            self.tokens[j * nl..(j + 1) * nl].fill(0);
+            // Skipped when empty: a fill of nothing is still a call to memset, per job.
+            if nr > 0 {
+                self.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
+            }
+            if nl > 0 {
+                self.tokens[j * nl..(j + 1) * nl].fill(0);
+            }
             j as u32
         } else {
             self.jobs.push(job);
@@ -360,14 +396,56 @@ impl Sim<'_> {
         }
     }
 
+    /// Runs `job` from its current step: the two commonest cases (a request at a fixed
+    /// instance, the end of the steps) here, inlined into the handler; the rest in [`go`].
+    #[inline(always)]
+    fn proceed(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+        let j = &self.jobs[job as usize];
+        let steps = &self.p.groups[j.group as usize].steps;
+        match steps.get(j.step as usize) {
+            None if !self.closed[j.group as usize] => {
+                // An open loop's repetition is done: its job goes back to the pool.
+                let now = q.now();
+                self.completed_at(job, now);
+                self.free.push(job);
+            }
+            Some(StepP::Request {
+                server,
+                instance: Inst::Fixed(k),
+            }) => {
+                let (s, k) = (*server as usize, *k);
+                self.request(job, s, k, q);
+            }
+            _ => self.go(job, q),
+        }
+    }
+
+    /// Queues `job` at instance `k` of server `s` (served at once when it is idle).
+    #[inline(always)]
+    fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let st = &mut self.servers[s];
+        st.first_arrival.get_or_insert(now);
+        if st.stations.arrive(
+            k as usize,
+            Waiting {
+                arrived: now,
+                tag: job,
+            },
+        ) {
+            self.serve(s, k, job, now, now, q);
+        }
+    }
+
     /// Runs `job` from its current step until it blocks or ends.
+    #[inline(never)]
     fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
         loop {
             let j = job as usize;
             let step_index = self.jobs[j].step as usize;
             let a = self.jobs[j].actor;
-            let group = self.actors[a as usize].group as usize;
+            let group = self.jobs[j].group as usize;
             let p = self.p;
             let steps = &p.groups[group].steps;
             if step_index >= steps.len() {
@@ -432,37 +510,22 @@ impl Sim<'_> {
                 StepP::Release(lock) => self.release(job, *lock as usize, now),
                 StepP::Request { server, instance } => {
                     let s = *server as usize;
-                    let inst = match instance {
-                        super::Num::Lit(x) => *x,
-                        num => eval_run(
-                            num,
-                            &p.params,
-                            self.actors[a as usize].index,
-                            0,
-                            f64::NAN,
-                            &[],
-                        )
-                        .unwrap_or(f64::NAN),
+                    let k = match instance {
+                        Inst::Fixed(k) => *k,
+                        Inst::Actor(num) => {
+                            let index = self.actors[a as usize].index;
+                            let x = eval_run(num, &p.params, index, 0, f64::NAN, &[])
+                                .unwrap_or(f64::NAN);
+                            if !(x >= 0.0 && x.fract() == 0.0 && x < 4e18) {
+                                self.error.get_or_insert(format!(
+                                    "actor {index}: a request's instance is {x}, not a whole number ≥ 0"
+                                ));
+                                return;
+                            }
+                            (x as u64 % u64::from(p.servers[s].instances)) as u32
+                        }
                     };
-                    if !(inst >= 0.0 && inst.fract() == 0.0 && inst < 4e18) {
-                        self.error.get_or_insert(format!(
-                            "a request's instance is {inst}, not a whole number ≥ 0"
-                        ));
-                        return;
-                    }
-                    let k = (inst as u64 % u64::from(p.servers[s].instances)) as u32;
-                    self.jobs[j].step_started = now;
-                    let st = &mut self.servers[s];
-                    st.first_arrival.get_or_insert(now);
-                    if st.stations.arrive(
-                        k as usize,
-                        Waiting {
-                            arrived: now,
-                            tag: job,
-                        },
-                    ) {
-                        self.serve(s, k, now, now, q);
-                    }
+                    self.request(job, s, k, q);
                     return;
                 }
                 StepP::Send(link) => {
@@ -485,7 +548,7 @@ impl Sim<'_> {
                             names.contains(&name)
                         }
                         CrashRule::Probability(pr) => {
-                            chance(actor.crash_rng.as_mut().expect("a stream"), *pr)
+                            chance(&mut self.streams[actor.crash_rng as usize], *pr)
                         }
                     };
                     if dies {
@@ -614,30 +677,37 @@ impl Sim<'_> {
 
     /// Ends the job's repetition; true when the same job goes on with the next one (a closed
     /// loop), from step 0.
+    /// Counts the job's repetition as completed at `now`.
+    #[inline(always)]
+    fn completed_at(&mut self, job: u32, now: Nanos) {
+        let j = &self.jobs[job as usize];
+        let (a, g) = (j.actor as usize, j.group as usize);
+        let took = now - j.started;
+        let actor = &mut self.actors[a];
+        actor.completed += 1;
+        // Events run in time order: `now` is the latest end so far.
+        actor.end = Some(now);
+        self.last_end = Some(now);
+        let group = &mut self.groups[g];
+        group.completed += 1;
+        group.responses.record(took);
+        self.mark(job, "done", now);
+    }
+
     fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
         let j = &self.jobs[job as usize];
-        let a = j.actor as usize;
-        let g = self.actors[a].group as usize;
-        let took = now - j.started;
+        let (a, g) = (j.actor as usize, j.group as usize);
         match outcome {
-            Outcome::Completed => {
-                self.actors[a].completed += 1;
-                self.groups[g].completed += 1;
-                self.groups[g].responses.record(took);
-                self.completed += 1;
-                self.response_sum += u128::from(took);
-                self.response_max = Some(self.response_max.map_or(took, |m| m.max(took)));
-                self.mark(job, "done", now);
-            }
+            Outcome::Completed => self.completed_at(job, now),
             Outcome::GaveUp => {
                 self.actors[a].gave_up += 1;
+                self.actors[a].end = Some(now);
+                self.last_end = Some(now);
                 self.groups[g].gave_up += 1;
                 self.mark(job, "gave_up", now);
             }
         }
-        self.last_end = Some(self.last_end.map_or(now, |t| t.max(now)));
         let actor = &mut self.actors[a];
-        actor.end = Some(actor.end.map_or(now, |t| t.max(now)));
         let group = &self.p.groups[g];
         if group.pace == PaceP::Closed && actor.started < group.repeat {
             actor.started += 1;
@@ -685,12 +755,11 @@ impl Sim<'_> {
             jb.waiting = l as u16;
             let wait = jb.wait;
             self.locks[l].waiters.push_back((job, wait));
+            jb.deadline = NONE;
             if let Some(d) = give_up {
-                q.schedule_at(
-                    requested.saturating_add(d),
-                    self.other,
-                    Ev::Timeout { job, wait },
-                );
+                let deadline = requested.saturating_add(d);
+                self.jobs[j].deadline = deadline;
+                q.schedule_at(deadline, self.other, Ev::Timeout { job });
             }
             return false;
         }
@@ -767,7 +836,20 @@ impl Sim<'_> {
     }
 
     /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`).
-    fn serve(&mut self, s: usize, k: u32, arrived: Nanos, now: Nanos, q: &mut EventQueue<Ev>) {
+    #[inline]
+    fn serve(
+        &mut self,
+        s: usize,
+        k: u32,
+        job: u32,
+        arrived: Nanos,
+        now: Nanos,
+        q: &mut EventQueue<Ev>,
+    ) {
+        if self.lanes.is_some() {
+            // Its service starts now: the `served` span begins here.
+            self.jobs[job as usize].step_started = now;
+        }
         let sp = &self.p.servers[s];
         let st = &mut self.servers[s];
         let service = if sp.exponential {
@@ -893,17 +975,23 @@ impl Sim<'_> {
                 Metric::GroupResponse(g, stat) => {
                     stat_cell(&mut self.groups[g as usize].responses, stat)
                 }
-                Metric::Completed => Cell::Count(self.completed),
+                // All groups' repetitions: from the groups' samples, not kept twice.
+                Metric::Completed => Cell::Count(self.groups.iter().map(|g| g.completed).sum()),
                 Metric::MeanResponse => {
-                    if self.completed == 0 {
+                    let n: usize = self.groups.iter().map(|g| g.responses.count()).sum();
+                    let sum: u128 = self.groups.iter().map(|g| g.responses.sum_ns()).sum();
+                    if n == 0 {
                         Cell::Empty
                     } else {
-                        Cell::Float(
-                            self.response_sum as f64 / (self.completed as f64 * 1_000_000.0),
-                        )
+                        Cell::Float(sum as f64 / (n as f64 * 1_000_000.0))
                     }
                 }
-                Metric::MaxResponse => ms(self.response_max),
+                Metric::MaxResponse => self
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.responses.max_ms())
+                    .reduce(f64::max)
+                    .map_or(Cell::Empty, Cell::Float),
                 Metric::Makespan => Cell::Float(ns_to_ms(
                     self.last_end.map_or(0, |t| t.saturating_sub(first_start)),
                 )),
@@ -940,10 +1028,6 @@ impl Sim<'_> {
                         retries: a.retries,
                     };
                     entities.push((name.clone(), coordsim_model::Columns::cells(&row)));
-                }
-                if let Some(lanes) = &mut self.lanes {
-                    lanes[entities.len().max(1) - 1].name.clear();
-                    let _ = &name;
                 }
             }
         }
@@ -986,6 +1070,7 @@ fn stat_cell(samples: &mut Samples, stat: WaitStat) -> Cell {
 }
 
 impl Handler<Ev> for Sim<'_> {
+    #[inline]
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         let now = q.now();
         match ev {
@@ -994,8 +1079,64 @@ impl Handler<Ev> for Sim<'_> {
                 if let Some(at) = self.next_start(actor) {
                     q.schedule_at(at, 1 + actor, ev);
                 }
-                self.go(job, q);
+                self.proceed(job, q);
             }
+            Ev::Depart { server, instance } => self.depart(server as usize, instance, q),
+            other => self.rare(other, q),
+        }
+        if !self.ready.is_empty() {
+            self.drain(q);
+        }
+        match &self.error {
+            None => Ok(()),
+            Some(e) => Err(SimError::Model(e.clone())),
+        }
+    }
+}
+
+impl Sim<'_> {
+    /// A service completes: the next request starts, the served one goes on.
+    #[inline(always)]
+    fn depart(&mut self, s: usize, instance: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let st = &mut self.servers[s];
+        st.last_departure = now;
+        let done = st
+            .stations
+            .in_service(instance as usize)
+            .expect("a departure from a busy instance");
+        if let Some(next) = st.stations.depart(instance as usize, now) {
+            self.serve(s, instance, next.tag, next.arrived, now, q);
+            let waited = now - next.arrived;
+            if self.entities {
+                let a = self.jobs[next.tag as usize].actor as usize;
+                let actor = &mut self.actors[a];
+                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
+            }
+            if waited > 0 {
+                self.span(next.tag, "waiting", next.arrived, Some(now));
+            }
+        }
+        let job = done.tag;
+        if self.entities {
+            // Served at once: a request with no wait still counts as one.
+            let a = self.jobs[job as usize].actor as usize;
+            let actor = &mut self.actors[a];
+            actor.server_wait.get_or_insert(0);
+        }
+        if self.lanes.is_some() {
+            let from = self.jobs[job as usize].step_started;
+            self.span(job, "served", from, Some(now));
+        }
+        self.jobs[job as usize].step += 1;
+        self.proceed(job, q);
+    }
+
+    /// Every other event (kept out of the handler's hot path).
+    #[inline(never)]
+    fn rare(&mut self, ev: Ev, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        match ev {
             Ev::Resume { job } => {
                 let j = &mut self.jobs[job as usize];
                 j.step = j.step.wrapping_add(1);
@@ -1025,9 +1166,9 @@ impl Handler<Ev> for Sim<'_> {
                     self.go(job, q);
                 }
             }
-            Ev::Timeout { job, wait } => {
+            Ev::Timeout { job } => {
                 let j = &mut self.jobs[job as usize];
-                if j.wait == wait && j.waiting != u16::MAX {
+                if j.deadline == now && j.waiting != u16::MAX {
                     let l = j.waiting as usize;
                     j.waiting = u16::MAX;
                     let from = j.step_started;
@@ -1036,46 +1177,13 @@ impl Handler<Ev> for Sim<'_> {
                     self.end_rep_and_go(job, Outcome::GaveUp, q);
                 }
             }
-            Ev::Depart { server, instance } => {
-                let s = server as usize;
-                let st = &mut self.servers[s];
-                st.last_departure = now;
-                let done = st
-                    .stations
-                    .in_service(instance as usize)
-                    .expect("a departure from a busy instance");
-                if let Some(next) = st.stations.depart(instance as usize, now) {
-                    self.serve(s, instance, next.arrived, now, q);
-                    let waited = now - next.arrived;
-                    let a = self.jobs[next.tag as usize].actor as usize;
-                    let actor = &mut self.actors[a];
-                    actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
-                    if waited > 0 {
-                        self.span(next.tag, "waiting", next.arrived, Some(now));
-                    }
-                }
-                let job = done.tag;
-                let a = self.jobs[job as usize].actor as usize;
-                let actor = &mut self.actors[a];
-                if actor.server_wait.is_none() {
-                    actor.server_wait = Some(0);
-                }
-                let served_from = self.jobs[job as usize].step_started.max(done.arrived);
-                let _ = served_from;
-                self.jobs[job as usize].step += 1;
-                self.go(job, q);
-            }
             Ev::Unlock { lock } => {
                 let l = lock as usize;
                 self.locks[l].record = None;
                 self.locks[l].last_release = now;
                 self.hand_over(l, now);
             }
+            Ev::Start { .. } | Ev::Depart { .. } => unreachable!("handled by the handler"),
         }
-        self.drain(q);
-        if let Some(e) = &self.error {
-            return Err(SimError::Model(e.clone()));
-        }
-        Ok(())
     }
 }
