@@ -239,6 +239,16 @@ impl Plan {
         Ok(())
     }
 
+    /// A point's swept values as `clients = 8, hold_ms = 250` (empty without a sweep).
+    fn point_text(&self, values: &[Value]) -> String {
+        let at: Vec<String> = self
+            .axes
+            .iter()
+            .map(|a| format!("{} = {}", a.key, values[a.param]))
+            .collect();
+        at.join(", ")
+    }
+
     /// Where a composed model's field (`actor[0].steps[2].delay_ms`) is written: the file is
     /// parsed again, which only an error pays for.
     fn composed_span(&self, key: &str) -> Option<Span> {
@@ -279,15 +289,14 @@ impl Plan {
         if let Some(i) = param.filter(|i| self.derived.iter().any(|(d, _)| d == i)) {
             // A derived value: say which point gave it.
             let values = self.point_values(index);
-            let at: Vec<String> = self
-                .axes
-                .iter()
-                .map(|a| format!("{} = {}", a.key, values[a.param]))
-                .collect();
             if let Some(span) = self.param_spans[i].clone() {
                 return self.source.error(
                     &span,
-                    format!("`{key}` = {} at {}: {message}", values[i], at.join(", ")),
+                    format!(
+                        "`{key}` = {} at {}: {message}",
+                        values[i],
+                        self.point_text(&values)
+                    ),
                 );
             }
         }
@@ -296,16 +305,9 @@ impl Plan {
             Some(None) => self.error_at_model(format!("`{key}` (default): {message}")),
             // Not a parameter: a composed model's field (`client.count`), at a point.
             None => {
-                let values = self.point_values(index);
-                let at: Vec<String> = self
-                    .axes
-                    .iter()
-                    .map(|a| format!("{} = {}", a.key, values[a.param]))
-                    .collect();
-                let at = if at.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {}", at.join(", "))
+                let at = match self.point_text(&self.point_values(index)) {
+                    text if text.is_empty() => text,
+                    text => format!(" at {text}"),
                 };
                 match self.composed_span(key) {
                     Some(span) => self.source.error(&span, format!("`{key}`{at}: {message}")),

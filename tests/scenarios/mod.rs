@@ -72,6 +72,7 @@ fn shared_store(
     w: u64,
     tie: &str,
     guard: &str,
+    max_retries: u64,
 ) -> (String, String) {
     let (rm, cm, wm, om) = (
         r as f64 / 1000.0,
@@ -80,7 +81,7 @@ fn shared_store(
         offset_us as f64 / 1000.0,
     );
     let built_in = format!(
-        "model = \"shared_store_rmw\"\n[params]\nclients = {clients}\nincrements_per_client = {incs}\nclient_offset_ms = {om}\nread_ms = {rm}\ncompute_ms = {cm}\nwrite_ms = {wm}\nguard = \"{guard}\"\ntie_order = \"{tie}\"\n"
+        "model = \"shared_store_rmw\"\n[params]\nclients = {clients}\nincrements_per_client = {incs}\nclient_offset_ms = {om}\nread_ms = {rm}\ncompute_ms = {cm}\nwrite_ms = {wm}\nguard = \"{guard}\"\ntie_order = \"{tie}\"\nmax_retries = {max_retries}\n"
     );
     // The store's read takes its snapshot at once and the whole operation's time passes in
     // the steps after it: read (0 ms) → work read + compute → write (write_ms).
@@ -92,12 +93,18 @@ fn shared_store(
     } else {
         ("", "")
     };
+    // `cas`: a compare-and-set write that starts the increment again when it is rejected.
+    let cas = if guard == "cas" {
+        format!(", cas = true, max_retries = {max_retries}")
+    } else {
+        String::new()
+    };
     let scenario = format!(
         "model = \"scenario\"\n[params]\nclients = {clients}\nincrements = {incs}\ntie_order = \"{tie}\"\n\
          [[resource]]\nname = \"counter\"\nkind = \"register\"\nwrite_ms = {wm}\n\
          [[resource]]\nname = \"key_lock\"\nkind = \"lock\"\nmode = \"queue\"\n\
          [[actor]]\nname = \"client\"\ncount = \"clients\"\nstart_ms = \"{om} * i\"\nrepeat = \"increments\"\n\
-         steps = [{acquire}{{ read = \"counter\" }}, {{ delay_ms = {} }}, {{ write = \"counter\", value = \"read + 1\" }}{release}]\n",
+         steps = [{acquire}{{ read = \"counter\" }}, {{ delay_ms = {} }}, {{ write = \"counter\", value = \"read + 1\"{cas} }}{release}]\n",
         (r + c) as f64 / 1000.0
     );
     (built_in, scenario)
@@ -106,24 +113,27 @@ fn shared_store(
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
 
-    /// The shared store under every tie order, with and without its lock.
+    /// The shared store under every tie order: no guard, its lock, compare-and-set.
     #[test]
     fn the_shared_store_scenario_equals_the_built_in_model(
         // Whole milliseconds, so that reads and writes of different clients often meet at
         // one instant, where the tie orders differ.
         clients in 1u64..7, incs in 1u64..12, offset in 0u64..4,
         r in 0u64..4, c in 0u64..3, w in 1u64..5,
-        tie in 0usize..3, lock in proptest::bool::ANY,
+        tie in 0usize..3, guard in 0usize..3, max_retries in 1u64..4,
     ) {
-        let guard = if lock { "lock" } else { "none" };
         // A lock under reads_first: the hand-off orders the next holder after the write (both).
-        let (built_in, scenario) = shared_store(clients, incs, offset * 1000, r * 1000, c * 1000, w * 1000, TIES[tie], guard);
+        let guard = ["none", "lock", "cas"][guard];
+        let (built_in, scenario) = shared_store(clients, incs, offset * 1000, r * 1000, c * 1000, w * 1000, TIES[tie], guard, max_retries);
         let b = run_text(&built_in, 1);
         let s = run_text(&scenario, 1);
         prop_assert_eq!(num(b.metric("counter_final")), num(s.metric("counter.value")), "{}", scenario);
         prop_assert_eq!(num(b.metric("overwritten_writes")), num(s.metric("counter.lost_updates")));
         prop_assert_eq!(num(b.metric("makespan_ms")), num(s.metric("makespan_ms")));
-        if lock {
+        prop_assert_eq!(num(b.metric("retries")), num(s.metric("client.retries")));
+        prop_assert_eq!(num(b.metric("gave_up")), num(s.metric("client.gave_up")));
+        prop_assert_eq!(num(b.metric("retries")) + num(b.metric("gave_up")), num(s.metric("counter.rejected_writes")));
+        if guard == "lock" {
             prop_assert_eq!(num(b.metric("mean_lock_wait_ms")), num(s.metric("key_lock.mean_wait_ms")));
             prop_assert_eq!(num(b.metric("p95_lock_wait_ms")), num(s.metric("key_lock.p95_wait_ms")));
         }

@@ -905,7 +905,7 @@ impl Point {
                         max_retries,
                     } => StepP::Write {
                         reg: *reg,
-                        value: value.clone(),
+                        value: ev.per_point(value, &[at, "value"])?,
                         cas: *cas,
                         max_retries: ev.whole(
                             max_retries,
@@ -996,7 +996,7 @@ impl Point {
                 name: g.name.clone(),
                 count: count as u32,
                 names: g.names.clone(),
-                start_ms: g.start_ms.clone(),
+                start_ms: ev.per_point(&g.start_ms, &[at, "start_ms"])?,
                 repeat,
                 pace,
                 steps,
@@ -1167,6 +1167,15 @@ impl Eval<'_> {
                 format!("must be a duration ≥ 0 ms, got {ms}"),
             )
         })
+    }
+
+    /// A number the run computes: computed here once when it does not depend on the actor
+    /// or the run (a `{ by = … }` table included, which only a point can resolve).
+    fn per_point(&self, num: &Num, path: &[&str]) -> Result<Num, ParamError> {
+        if num.per_actor() {
+            return Ok(num.clone());
+        }
+        self.number(num, path).map(Num::Lit)
     }
 
     fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {

@@ -647,7 +647,17 @@ impl Sim<'_> {
             let jb = &mut self.jobs[j];
             jb.retries += 1;
             if jb.retries >= max_retries {
-                self.end_rep_and_go(job, Outcome::GaveUp, q);
+                // The actor goes on with its next repetition as after any landing: at once,
+                // or after the instant's early writes (`writes_first`, `program_order`).
+                if self.end_rep(job, Outcome::GaveUp, now) {
+                    match self.p.tie {
+                        Tie::Fifo | Tie::ReadsFirst => self.go(job, q),
+                        Tie::WritesFirst | Tie::ProgramOrder => {
+                            self.jobs[j].step = u32::MAX;
+                            q.schedule_in(0, self.other, Ev::Resume { job });
+                        }
+                    }
+                }
             } else {
                 self.actors[a as usize].retries += 1;
                 let g = self.actors[a as usize].group as usize;
@@ -1074,6 +1084,8 @@ impl Handler<Ev> for Sim<'_> {
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         let now = q.now();
         match ev {
+            // An open loop's next start, scheduled before its actor crashed: no more.
+            Ev::Start { actor } if self.actors[actor as usize].crashed => {}
             Ev::Start { actor } => {
                 let job = self.spawn(actor, now);
                 if let Some(at) = self.next_start(actor) {

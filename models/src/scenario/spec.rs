@@ -925,9 +925,8 @@ fn read_steps(
                         "a write needs `value`, e.g. \"read + 1\" (what it read, plus one)",
                     );
                 };
-                let mut known = read.clone();
                 // `read` in the value means this register's read: it must have one.
-                let value = reader.num(at(&path, "value"), expr, Scope::Write, &known)?;
+                let value = reader.num(at(&path, "value"), expr, Scope::Write, &read)?;
                 if let Num::Expr(e, _) = &value
                     && uses_read(e)
                     && !read[reg]
@@ -947,7 +946,6 @@ fn read_steps(
                         "a compare-and-set write compares with what the actor read: read the register first",
                     );
                 }
-                known.clear();
                 Step::Write {
                     reg: reg as u16,
                     value,
