@@ -239,7 +239,7 @@ impl Plan {
         Ok(())
     }
 
-    /// A point's swept values as `clients = 8, hold_ms = 250` (empty without a sweep).
+    /// A point's swept values as `a = 8, b = 250` (empty without a sweep).
     fn point_text(&self, values: &[Value]) -> String {
         let at: Vec<String> = self
             .axes
@@ -303,7 +303,7 @@ impl Plan {
         match param.map(|i| self.param_spans[i].clone()) {
             Some(Some(span)) => self.source.error(&span, format!("`{key}`: {message}")),
             Some(None) => self.error_at_model(format!("`{key}` (default): {message}")),
-            // Not a parameter: a composed model's field (`client.count`), at a point.
+            // Not a parameter: a composed model's field (`actor[0].count`), at a point.
             None => {
                 let at = match self.point_text(&self.point_values(index)) {
                     text if text.is_empty() => text,

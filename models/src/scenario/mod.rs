@@ -918,13 +918,32 @@ impl Point {
                     Step::Acquire {
                         lock,
                         give_up_after_ms,
-                    } => StepP::Acquire {
-                        lock: spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
-                        give_up: give_up_after_ms
-                            .as_ref()
-                            .map(|d| ev.dur(d, &[at, "give_up_after_ms"]))
-                            .transpose()?,
-                    },
+                    } => {
+                        let l = spec.locks.iter().position(|x| x == lock).expect("a lock");
+                        let lp = &locks[l];
+                        // A stale record nobody removes, waited for with no ceiling: the run
+                        // could only end at its limits. Said here, where it is written.
+                        if give_up_after_ms.is_none()
+                            && lp.stale
+                            && lp.unlock_ns.is_empty()
+                            && lp.mode != LockMode::Lease
+                        {
+                            return Err(ParamError::new(
+                                &path_key(&[at, "acquire"]),
+                                format!(
+                                    "`{}` starts with a stale record that nothing removes (no unlock_at_ms, not a lease), and this acquire never gives up: it can never finish; add give_up_after_ms",
+                                    lock_names[l]
+                                ),
+                            ));
+                        }
+                        StepP::Acquire {
+                            lock: l as u16,
+                            give_up: give_up_after_ms
+                                .as_ref()
+                                .map(|d| ev.dur(d, &[at, "give_up_after_ms"]))
+                                .transpose()?,
+                        }
+                    }
                     Step::Release(lock) => StepP::Release(
                         spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
                     ),
