@@ -12,7 +12,20 @@ use crate::cli::ModelsArgs;
 /// Lists models, describes one, or prints its starter config.
 pub fn models(args: ModelsArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let text = match &args.model {
-        None if args.markdown => reference(registry.models().iter().map(|m| &**m)),
+        None if args.markdown => {
+            let mut text = reference(registry.models().iter().map(|m| &**m));
+            for c in registry.composers() {
+                let _ = writeln!(
+                    text,
+                    "\n## {}\n\n{}. Its parameters and columns are the ones its config names: see [{}]({}).",
+                    c.name(),
+                    c.summary(),
+                    c.guide(),
+                    c.guide().strip_prefix("docs/").unwrap_or(c.guide())
+                );
+            }
+            text
+        }
         None => list(registry),
         Some(name) => {
             if let Some(c) = registry.composer(name) {

@@ -51,7 +51,8 @@ pub struct ComposeInput {
     /// The sections it reads ([`Composer::sections`]) that the config has, in file order.
     pub sections: Vec<(String, Value)>,
     /// The config's own parameters: every key of `[params]` and `[sweep]`, with its value
-    /// (a swept one: its first value), in file order. The composed model declares them.
+    /// there (a swept one: its list or range table), in file order. The composed model
+    /// declares them, typed by these values.
     pub params: Vec<(String, Value)>,
 }
 

@@ -339,19 +339,24 @@ impl Loader<'_> {
                 continue;
             };
             for (key, value) in self.table(t, table)?.iter() {
-                let mut v = self.value(value)?;
-                // A swept parameter is typed by its first value.
-                if table == "sweep"
-                    && let Value::List(items) = &v
-                    && let Some(first) = items.first()
-                {
-                    v = first.clone();
-                }
-                input.params.push((key.get_ref().to_string(), v));
+                input
+                    .params
+                    .push((key.get_ref().to_string(), self.value(value)?));
             }
         }
         let def = composer.compose(&input).map_err(|e| {
-            let span = path_span(doc, &e.path).unwrap_or_else(|| model_span.clone());
+            // A parameter's error names `params.…`; a swept one is written in [sweep].
+            let mut sweep = e.path.clone();
+            if let Some(first) = sweep.first_mut() {
+                *first = coordsim_model::PathPart::Key("sweep".into());
+            }
+            let span = path_span(doc, &e.path)
+                .or_else(|| {
+                    (e.path.first() == Some(&coordsim_model::PathPart::Key("params".into())))
+                        .then(|| path_span(doc, &sweep))
+                        .flatten()
+                })
+                .unwrap_or_else(|| model_span.clone());
             self.err(&span, format!("{}: {}", e.path_text(), e.message))
         })?;
         coordsim_model::Registry::check_composed(def.as_ref())

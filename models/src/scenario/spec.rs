@@ -287,7 +287,7 @@ impl Reader<'_> {
             Value::Str(text) => {
                 let resolve = |name: &str| -> Result<Var, String> {
                     if let Some(i) = self.param(name) {
-                        if self.params[i].kind != Kind::Float {
+                        if !matches!(self.params[i].kind, Kind::Float | Kind::Count) {
                             return Err(format!(
                                 "`{name}` is not a number parameter; a string parameter chooses a number with {{ by = \"{name}\", … }}"
                             ));
@@ -314,7 +314,7 @@ impl Reader<'_> {
                     let mut valid: Vec<&str> = self
                         .params
                         .iter()
-                        .filter(|p| p.kind == Kind::Float)
+                        .filter(|p| matches!(p.kind, Kind::Float | Kind::Count))
                         .map(|p| p.name.as_str())
                         .collect();
                     if actor {
@@ -487,18 +487,54 @@ pub fn read_params(given: &[(String, Value)]) -> Result<Vec<Param>, ComposeError
                 ),
             );
         }
-        let kind = match value {
-            Value::Str(_) => Kind::Text,
-            Value::Bool(_) => Kind::Bool,
-            _ => Kind::Float,
-        };
+        let (kind, default) = param_kind(value);
         params.push(Param {
             name: name.clone(),
             kind,
-            default: value.clone(),
+            default,
         });
     }
     Ok(params)
+}
+
+/// A parameter's kind and default from its value in `[params]` or its sweep in `[sweep]`
+/// (a list, or a range table): strings, booleans, whole numbers ≥ 0 (counts: integer chart
+/// ticks, whole sweep steps), other numbers.
+fn param_kind(value: &Value) -> (Kind, Value) {
+    let one = |v: &Value| match v {
+        Value::Str(_) => Kind::Text,
+        Value::Bool(_) => Kind::Bool,
+        Value::Int(i) if *i >= 0 => Kind::Count,
+        _ => Kind::Float,
+    };
+    match value {
+        Value::List(items) if !items.is_empty() => {
+            let kinds: Vec<Kind> = items.iter().map(one).collect();
+            let kind = if kinds.iter().all(|k| *k == kinds[0]) {
+                kinds[0]
+            } else {
+                Kind::Float
+            };
+            (kind, items[0].clone())
+        }
+        // A range counts when its ends and step are whole; `{ expr = … }` and spaced points
+        // are numbers.
+        Value::Table(entries) => {
+            let whole = |key: &str| {
+                entries
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .is_some_and(|(_, v)| one(v) == Kind::Count)
+            };
+            let counts = whole("from") && whole("to") && whole("step");
+            let from = entries
+                .iter()
+                .find(|(k, _)| k == "from")
+                .map_or(Value::Float(0.0), |(_, v)| v.clone());
+            (if counts { Kind::Count } else { Kind::Float }, from)
+        }
+        other => (one(other), other.clone()),
+    }
 }
 
 /// Reads the sections.
