@@ -609,7 +609,9 @@ impl Sim<'_> {
             max_retries,
         } = &self.steps(job)[self.jobs[j].step as usize]
         else {
-            unreachable!("landing a write step");
+            self.error
+                .get_or_insert_with(|| "internal: a landing at a step that is not a write".into());
+            return false;
         };
         let (r, cas, max_retries) = (*reg as usize, *cas, *max_retries);
         let nr = self.regs.len();
@@ -1117,10 +1119,11 @@ impl Sim<'_> {
         let st = &mut self.servers[s];
         st.last_departure = now;
         st.departures += 1;
-        let done = st
-            .stations
-            .in_service(instance as usize)
-            .expect("a departure from a busy instance");
+        let Some(done) = st.stations.in_service(instance as usize) else {
+            self.error
+                .get_or_insert_with(|| "internal: a departure from an idle server".into());
+            return;
+        };
         if let Some(next) = st.stations.depart(instance as usize, now) {
             self.serve(s, instance, next.tag, next.arrived, now, q);
             let waited = now - next.arrived;
