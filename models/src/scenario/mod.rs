@@ -65,6 +65,7 @@ clients = 8
 [[resource]]
 name = "counter"
 kind = "register"
+read_ms = 20
 write_ms = 64
 
 [[actor]]
@@ -72,7 +73,7 @@ name = "client"
 count = "clients"
 start_ms = "3 * i"
 repeat = 50
-steps = [{ read = "counter" }, { delay_ms = 21 }, { write = "counter", value = "read + 1" }]
+steps = [{ read = "counter" }, { delay_ms = 1 }, { write = "counter", value = "read + 1" }]
 "#;
 
 columns! {
