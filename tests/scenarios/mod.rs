@@ -246,25 +246,29 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
 
-    /// The single-writer queue: scheduled and Poisson arrivals, fixed and exponential
-    /// service, instances. The server is called `instance` so that its service streams are
-    /// the built-in's (`service/instance-k`), and each client's arrival stream is
-    /// `arrivals/client-c` in both.
+    /// The single-writer queue: scheduled, Poisson, uniform, log-normal and gamma arrivals,
+    /// the same five kinds of service, instances. The server is called `instance` so that its
+    /// service streams are the built-in's (`service/instance-k`), and each client's arrival
+    /// stream is `arrivals/client-c` in both.
     #[test]
     fn the_single_writer_queue_scenario_equals_the_built_in_model(
         clients in 1u64..6, requests in 1u64..30, gap in 1u64..12, offset in 0u64..4,
-        service in 1u64..8, poisson in proptest::bool::ANY, exponential in proptest::bool::ANY,
+        service in 1u64..8, arrivals in 0usize..5, kind in 0usize..5,
+        // Tenths of a cv: at most 0.5 (uniform's ceiling is 1/√3), or up to 2.
+        arrival_cv in 1u64..6, service_cv in 1u64..21,
         instances in 1u64..3, seed in 0u64..1000,
     ) {
-        let arrivals = if poisson { "poisson" } else { "schedule" };
-        let kind = if exponential { "exponential" } else { "fixed" };
+        let arrivals = ["schedule", "poisson", "uniform", "lognormal", "gamma"][arrivals];
+        let kind = ["fixed", "exponential", "uniform", "lognormal", "gamma"][kind];
+        let arrival_cv = arrival_cv as f64 / 10.0;
+        let service_cv = if kind == "uniform" { (service_cv % 6).max(1) as f64 / 10.0 } else { service_cv as f64 / 10.0 };
         let built_in = format!(
-            "model = \"single_writer_queue\"\n[params]\nclients = {clients}\nrequests_per_client = {requests}\ninterarrival_ms = {gap}\nclient_offset_ms = {offset}\nservice_ms = {service}\narrivals = \"{arrivals}\"\nservice = \"{kind}\"\ninstances = {instances}\n"
+            "model = \"single_writer_queue\"\n[params]\nclients = {clients}\nrequests_per_client = {requests}\ninterarrival_ms = {gap}\nclient_offset_ms = {offset}\nservice_ms = {service}\narrivals = \"{arrivals}\"\ninterarrival_cv = {arrival_cv}\nservice = \"{kind}\"\nservice_cv = {service_cv}\ninstances = {instances}\n"
         );
         let scenario = format!(
             "model = \"scenario\"\n[params]\nclients = {clients}\n\
-             [[resource]]\nname = \"instance\"\nkind = \"server\"\nservice_ms = {service}\nservice = \"{kind}\"\ninstances = {instances}\n\
-             [[actor]]\nname = \"client\"\ncount = \"clients\"\nstart_ms = \"{offset} * i\"\nrepeat = {requests}\nevery_ms = {gap}\narrivals = \"{arrivals}\"\n\
+             [[resource]]\nname = \"instance\"\nkind = \"server\"\nservice_ms = {service}\nservice = \"{kind}\"\nservice_cv = {service_cv}\ninstances = {instances}\n\
+             [[actor]]\nname = \"client\"\ncount = \"clients\"\nstart_ms = \"{offset} * i\"\nrepeat = {requests}\nevery_ms = {gap}\narrivals = \"{arrivals}\"\nevery_cv = {arrival_cv}\n\
              steps = [{{ request = \"instance\", instance = \"i\" }}]\n"
         );
         let b = run_text(&built_in, seed);

@@ -663,12 +663,13 @@ pub(crate) enum StepP {
     Crash(CrashRule),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum PaceP {
     Closed,
     Every(Nanos),
     Spread(Nanos),
-    Poisson(f64),
+    /// Random gaps (Poisson: exponential; or uniform, log-normal, gamma by mean and cv).
+    Random(sim_core::Dist),
 }
 
 #[derive(Debug, Clone)]
@@ -715,8 +716,8 @@ pub(crate) struct LockP {
 pub(crate) struct ServerP {
     pub name: String,
     pub service_ns: Nanos,
-    pub service_ms: f64,
-    pub exponential: bool,
+    /// The service distribution (`None`: fixed, `service_ns` each).
+    pub dist: Option<sim_core::Dist>,
     pub instances: u32,
 }
 
@@ -824,25 +825,25 @@ impl Point {
                 ResourceKind::Server {
                     service_ms,
                     service,
+                    service_cv,
                     instances,
                 } => {
-                    let exponential =
-                        ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])? == "exponential";
+                    let kind = ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
                     let ms = ev.number(service_ms, &[at, "service_ms"])?;
                     let service_ns = ev.duration(service_ms, &[at, "service_ms"])?;
-                    if exponential && service_ns == 0 {
-                        return Err(ParamError::new(
-                            &path_key(&[at, "service_ms"]),
-                            "exponential service needs a mean above 0",
-                        ));
-                    }
+                    let dist = ev.dist(
+                        kind,
+                        ms,
+                        service_cv,
+                        &[at, "service_ms"],
+                        &[at, "service_cv"],
+                    )?;
                     let instances =
                         ev.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
                     servers.push(ServerP {
                         name: n.to_string(),
                         service_ns,
-                        service_ms: ms,
-                        exponential,
+                        dist,
                         instances,
                     });
                 }
@@ -877,18 +878,20 @@ impl Point {
                     format!("a scenario runs at most {MAX_REPETITIONS} repetitions in all"),
                 ));
             }
-            let poisson = ev.choice(&g.arrivals, spec::ARRIVALS, &[at, "arrivals"])? == "poisson";
+            let arrivals = ev.choice(&g.arrivals, spec::ARRIVALS, &[at, "arrivals"])?;
             let pace = match &g.pace {
                 Pace::Closed => PaceP::Closed,
-                Pace::Every(e) if poisson => {
+                Pace::Every(e) if arrivals != "schedule" => {
                     let ms = ev.number(e, &[at, "every_ms"])?;
-                    if ev.duration(e, &[at, "every_ms"])? == 0 {
-                        return Err(ParamError::new(
-                            &path_key(&[at, "every_ms"]),
-                            "poisson arrivals need a mean gap above 0",
-                        ));
+                    let kind = if arrivals == "poisson" {
+                        "exponential"
+                    } else {
+                        arrivals
+                    };
+                    match ev.dist(kind, ms, &g.every_cv, &[at, "every_ms"], &[at, "every_cv"])? {
+                        Some(d) => PaceP::Random(d),
+                        None => PaceP::Every(ev.duration(e, &[at, "every_ms"])?),
                     }
-                    PaceP::Poisson(ms)
                 }
                 Pace::Every(e) => PaceP::Every(ev.duration(e, &[at, "every_ms"])?),
                 Pace::Spread(s) => PaceP::Spread(ev.duration(s, &[at, "spread_ms"])?),
@@ -1053,7 +1056,7 @@ impl Point {
                 .filter(|s| matches!(s, StepP::Request { .. }))
                 .count() as u64;
             samples = samples.saturating_add(r.saturating_mul(1 + requests));
-            jobs = jobs.saturating_add(if g.pace == PaceP::Closed {
+            jobs = jobs.saturating_add(if matches!(g.pace, PaceP::Closed) {
                 u64::from(g.count)
             } else {
                 r
@@ -1062,7 +1065,7 @@ impl Point {
                 .steps
                 .iter()
                 .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
-            let random = matches!(g.pace, PaceP::Poisson(_));
+            let random = matches!(g.pace, PaceP::Random(_));
             streams += u64::from(g.count) * (u64::from(crashy) + u64::from(random));
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
@@ -1070,7 +1073,9 @@ impl Point {
         let instances: u64 = self
             .servers
             .iter()
-            .map(|s| u64::from(s.instances) * (96 + if s.exponential { STREAM_BYTES } else { 0 }))
+            .map(|s| {
+                u64::from(s.instances) * (96 + if s.dist.is_some() { STREAM_BYTES } else { 0 })
+            })
             .sum();
         Cost {
             events,
@@ -1196,6 +1201,36 @@ impl Eval<'_> {
             return Ok(num.clone());
         }
         self.number(num, path).map(Num::Lit)
+    }
+
+    /// A distribution of `kind` with mean `mean_ms` and the cv `cv` (used by all but
+    /// `fixed` and `exponential`); `None` for `fixed`.
+    fn dist(
+        &self,
+        kind: &str,
+        mean_ms: f64,
+        cv: &Num,
+        mean_path: &[&str],
+        cv_path: &[&str],
+    ) -> Result<Option<sim_core::Dist>, ParamError> {
+        use sim_core::DistKind;
+        let kind = match kind {
+            "fixed" => return Ok(None),
+            "exponential" => DistKind::Exponential,
+            "uniform" => DistKind::Uniform,
+            "lognormal" => DistKind::LogNormal,
+            _ => DistKind::Gamma,
+        };
+        if ms_to_ns(mean_ms).is_none_or(|ns| ns == 0) {
+            return Err(ParamError::new(
+                &path_key(mean_path),
+                format!("a random duration needs a mean above 0 ms, got {mean_ms}"),
+            ));
+        }
+        let cv = self.number(cv, cv_path)?;
+        sim_core::Dist::new(kind, mean_ms, cv, &[])
+            .map(Some)
+            .map_err(|m| ParamError::new(&path_key(cv_path), m))
     }
 
     fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use coordsim_model::{Cell, Lane, MAX_DISTRIBUTION_POINTS, ModelError, RunContext, RunOutput};
 use sim_core::{
     Class, EventQueue, Handler, Nanos, Samples, SimError, Stations, Stream, Waiting, chance,
-    exponential_ms, ms_to_ns, ns_to_ms, run as run_queue,
+    ms_to_ns, ns_to_ms, run as run_queue,
 };
 
 use super::{
@@ -171,7 +171,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
     let mut actors = Vec::with_capacity(n);
     let mut streams = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
-        let random = matches!(group.pace, PaceP::Poisson(_));
+        let random = matches!(group.pace, PaceP::Random(_));
         let crashy = group
             .steps
             .iter()
@@ -249,7 +249,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
             ServerState {
                 // Room reserved for waiting requests only when instances are few.
                 stations: Stations::new(sv.instances as usize, if sv.instances <= 64 { 64 } else { 0 }),
-                rngs: if sv.exponential { (0..sv.instances).map(|k| sim_core::stream(seed, &format!("service/{}-{k}", sv.name))).collect() } else { Vec::new() },
+                rngs: if sv.dist.is_some() { (0..sv.instances).map(|k| sim_core::stream(seed, &format!("service/{}-{k}", sv.name))).collect() } else { Vec::new() },
                 busy: vec![0; sv.instances as usize],
                 waits: ctx.samples(requests.min(1 << 27) as usize),
                 requests: 0,
@@ -267,7 +267,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
         lanes: ctx.wants_lanes().then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
         entities: ctx.wants_entities(),
         streams,
-        closed: p.groups.iter().map(|g| g.pace == PaceP::Closed).collect(),
+        closed: p.groups.iter().map(|g| matches!(g.pace, PaceP::Closed)).collect(),
         error: None,
     };
     let mut queue = ctx.queue(n + 16);
@@ -306,20 +306,20 @@ impl Sim<'_> {
             return None;
         }
         let k = actor.started;
-        Some(match group.pace {
+        Some(match &group.pace {
             PaceP::Closed if k > 0 => return None,
             PaceP::Closed => actor.start,
             PaceP::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
             PaceP::Spread(window) => {
-                let exact = u128::from(k) * u128::from(window);
+                let exact = u128::from(k) * u128::from(*window);
                 let r = u128::from(group.repeat);
                 actor
                     .start
                     .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
             }
-            PaceP::Poisson(mean) => {
+            PaceP::Random(gaps) => {
                 let rng = &mut self.streams[actor.rng as usize];
-                actor.elapsed_ms += exponential_ms(rng, mean);
+                actor.elapsed_ms += gaps.sample_ms(rng);
                 actor
                     .start
                     .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
@@ -586,7 +586,7 @@ impl Sim<'_> {
                 let reads_next = match group.steps.get(next) {
                     Some(s) => matches!(s, StepP::Read(_)),
                     None => {
-                        group.pace == PaceP::Closed
+                        matches!(group.pace, PaceP::Closed)
                             && a.started < group.repeat
                             && matches!(group.steps[0], StepP::Read(_))
                     }
@@ -726,7 +726,7 @@ impl Sim<'_> {
         }
         let actor = &mut self.actors[a];
         let group = &self.p.groups[g];
-        if group.pace == PaceP::Closed && actor.started < group.repeat {
+        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat {
             actor.started += 1;
             self.groups[g].started += 1;
             let j = &mut self.jobs[job as usize];
@@ -869,8 +869,8 @@ impl Sim<'_> {
         }
         let sp = &self.p.servers[s];
         let st = &mut self.servers[s];
-        let service = if sp.exponential {
-            ms_to_ns(exponential_ms(&mut st.rngs[k as usize], sp.service_ms)).unwrap_or(NONE)
+        let service = if let Some(d) = &sp.dist {
+            ms_to_ns(d.sample_ms(&mut st.rngs[k as usize])).unwrap_or(NONE)
         } else {
             sp.service_ns
         };

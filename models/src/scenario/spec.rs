@@ -126,6 +126,7 @@ pub enum ResourceKind {
     Server {
         service_ms: Num,
         service: Choice,
+        service_cv: Num,
         instances: Num,
     },
     Link {
@@ -134,8 +135,8 @@ pub enum ResourceKind {
 }
 
 pub const LOCK_MODES: &[&str] = &["poll", "queue", "lease"];
-pub const SERVICE_KINDS: &[&str] = &["fixed", "exponential"];
-pub const ARRIVALS: &[&str] = &["schedule", "poisson"];
+pub const SERVICE_KINDS: &[&str] = &["fixed", "exponential", "uniform", "lognormal", "gamma"];
+pub const ARRIVALS: &[&str] = &["schedule", "poisson", "uniform", "lognormal", "gamma"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Crash {
@@ -188,6 +189,7 @@ pub struct Group {
     pub repeat: Num,
     pub pace: Pace,
     pub arrivals: Choice,
+    pub every_cv: Num,
     pub steps: Vec<Step>,
 }
 
@@ -713,7 +715,14 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                     &path,
                     v,
                     "a server",
-                    &["name", "kind", "service_ms", "service", "instances"],
+                    &[
+                        "name",
+                        "kind",
+                        "service_ms",
+                        "service",
+                        "service_cv",
+                        "instances",
+                    ],
                 )?;
                 servers.push(r as u16);
                 let Some(service) = get(entries, "service_ms") else {
@@ -727,6 +736,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                         SERVICE_KINDS,
                         "fixed",
                     )?,
+                    service_cv: reader.opt_num(&path, entries, "service_cv", 1.0, p)?,
                     instances: reader.opt_num(&path, entries, "instances", 1.0, p)?,
                 }
             }
@@ -764,6 +774,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                 "every_ms",
                 "spread_ms",
                 "arrivals",
+                "every_cv",
                 "steps",
             ],
         )?;
@@ -862,6 +873,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
             repeat: reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
             pace,
             arrivals,
+            every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,
             steps,
         });
     }
