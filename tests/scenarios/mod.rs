@@ -408,3 +408,23 @@ fn a_random_scenario_is_byte_identical_for_any_jobs_replays_by_seed_and_shards()
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(read(merged.join("results.csv")), one.0);
 }
+
+#[test]
+fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
+    // a starts at 0 and works 5 ms; b starts at 2000 and works 7 ms: ends 5 and 2007.
+    let text = "model = \"scenario\"\n[[actor]]\nname = \"w\"\nnames = [\"a\", \"b\"]\nstart_ms = [0, 2000]\nsteps = [{ delay_ms = [5, 7] }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(run.entity("a", "end_ms").to_string(), "5");
+    assert_eq!(run.entity("b", "end_ms").to_string(), "2007");
+    assert_eq!(run.entity("b", "start_ms").to_string(), "2000");
+    // Three numbers for two actors: refused where the list is written.
+    let bad = text.replace("[5, 7]", "[5, 7, 9]");
+    let err = super::library_config(&coordsim_models::registry(), "t.toml", &bad)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        err.contains("t.toml:6:") && err.contains("one number per actor: 2 here, got 3"),
+        "{err}"
+    );
+}

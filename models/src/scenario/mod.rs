@@ -959,7 +959,7 @@ impl Point {
                             .expect("a server");
                         // An instance the same for every actor is reduced once, here.
                         let instance = if instance.per_actor() {
-                            Inst::Actor(instance.clone())
+                            Inst::Actor(ev.per_point(instance, &[at, "instance"])?)
                         } else {
                             let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
                             Inst::Fixed((k % u64::from(servers[server].instances)) as u32)
@@ -1006,6 +1006,31 @@ impl Point {
                         }
                     }),
                 });
+            }
+            // A per-actor list has one number for each actor.
+            let mut lists: Vec<(&Num, String)> = vec![(&g.start_ms, format!("{at}.start_ms"))];
+            for (si, step) in g.steps.iter().enumerate() {
+                let here = |field: &str| format!("{at}.steps[{si}].{field}");
+                match step {
+                    Step::Write { value, .. } => lists.push((value, here("value"))),
+                    Step::Delay(d) => lists.push((d, here("delay_ms"))),
+                    Step::Acquire {
+                        give_up_after_ms: Some(d),
+                        ..
+                    } => lists.push((d, here("give_up_after_ms"))),
+                    Step::Request { instance, .. } => lists.push((instance, here("instance"))),
+                    _ => {}
+                }
+            }
+            for (num, key) in lists {
+                if let Some(len) = num.each_len()
+                    && len as u64 != count
+                {
+                    return Err(ParamError::new(
+                        &key,
+                        format!("a list needs one number per actor: {count} here, got {len}"),
+                    ));
+                }
             }
             if let Some(names) = &g.names
                 && names.len() as u64 != count
@@ -1116,6 +1141,9 @@ pub(crate) fn eval_run(
     match num {
         Num::Lit(x) => Some(*x),
         Num::By(..) => None,
+        Num::Each(items) => items
+            .get(i as usize)
+            .and_then(|n| eval_run(n, params, i, k, read, regs)),
         Num::Expr(e, _) => e.eval(&|v| match v {
             Var::Param(p) => params.get(p as usize).copied(),
             Var::Index => Some(f64::from(i)),
@@ -1151,6 +1179,12 @@ impl Eval<'_> {
                     _ => None,
                 })
                 .unwrap_or(f64::NAN)
+            }
+            Num::Each(_) => {
+                return Err(ParamError::new(
+                    &key,
+                    "a list gives one number per actor; only a start, a delay, an instance, a give-up time or a written value may be one",
+                ));
             }
             Num::By(p, options) => {
                 let Some(Value::Str(s)) = self.values.get(*p as usize) else {
@@ -1197,6 +1231,13 @@ impl Eval<'_> {
     /// A number the run computes: computed here once when it does not depend on the actor
     /// or the run (a `{ by = … }` table included, which only a point can resolve).
     fn per_point(&self, num: &Num, path: &[&str]) -> Result<Num, ParamError> {
+        if let Num::Each(items) = num {
+            return items
+                .iter()
+                .map(|n| self.per_point(n, path))
+                .collect::<Result<_, _>>()
+                .map(Num::Each);
+        }
         if num.per_actor() {
             return Ok(num.clone());
         }
@@ -1235,7 +1276,7 @@ impl Eval<'_> {
 
     fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {
         if num.per_actor() {
-            return Ok(Dur::Actor(num.clone()));
+            return self.per_point(num, path).map(Dur::Actor);
         }
         self.duration(num, path).map(Dur::Fixed)
     }

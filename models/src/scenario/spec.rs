@@ -66,6 +66,8 @@ pub enum Num {
     Expr(Expr<Var>, String),
     /// `{ by = "placement", busiest_edge = 4, region = 62 }`: by a string parameter's value.
     By(u16, Vec<(String, f64)>),
+    /// `[0, 2000]`: one per actor of the group, in order (where `i` may be used).
+    Each(Vec<Num>),
 }
 
 impl Num {
@@ -80,7 +82,19 @@ impl Num {
                 Expr::Call(_, args) => args.iter().any(uses),
             }
         }
-        matches!(self, Num::Expr(e, _) if uses(e))
+        match self {
+            Num::Expr(e, _) => uses(e),
+            Num::Each(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The length of a per-actor list, if it is one.
+    pub fn each_len(&self) -> Option<usize> {
+        match self {
+            Num::Each(items) => Some(items.len()),
+            _ => None,
+        }
     }
 }
 
@@ -350,6 +364,12 @@ impl Reader<'_> {
                         )
                     })
             }
+            Value::List(items) if scope != Scope::Params => items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| self.num(idx(&path, k), item, Scope::Params, read))
+                .collect::<Result<_, _>>()
+                .map(Num::Each),
             Value::Table(entries) => {
                 let Some(Value::Str(by)) = get(entries, "by") else {
                     return fail(
