@@ -1321,3 +1321,44 @@ impl Eval<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coordsim_model::Columns;
+
+    /// Every fixed column of a scenario is one no parameter may take (the list in `spec`
+    /// kept in step with the columns it guards).
+    #[test]
+    fn parameters_cannot_take_a_column_every_scenario_writes() {
+        let input = ComposeInput {
+            sections: vec![(
+                "actor".into(),
+                Value::List(vec![Value::Table(vec![
+                    ("name".into(), Value::Str("c".into())),
+                    (
+                        "steps".into(),
+                        Value::List(vec![Value::Table(vec![("delay_ms".into(), Value::Int(1))])]),
+                    ),
+                ])]),
+            )],
+            params: Vec::new(),
+        };
+        let def = ScenarioDef::new(&input).expect("composes");
+        let fixed = def
+            .metrics
+            .iter()
+            .map(|c| c.name)
+            .filter(|n| !n.contains('.'))
+            .chain(ActorRow::SPECS.iter().map(|c| c.name))
+            .chain(coordsim_model::RESERVED_COLUMNS.iter().copied());
+        for name in fixed {
+            let mut with = input.clone();
+            with.params = vec![(name.to_string(), Value::Int(1))];
+            let Err(e) = ScenarioDef::new(&with) else {
+                panic!("a parameter called `{name}` was accepted");
+            };
+            assert_eq!(e.path_text(), format!("params.{name}"), "{}", e.message);
+        }
+    }
+}

@@ -234,6 +234,31 @@ fn valid_name(name: &str) -> bool {
 
 const RESERVED_NAMES: &[&str] = &["i", "k", "read", TIE_ORDER];
 
+/// Columns of every scenario (its overall metrics and its entity columns) and of the output
+/// files: no parameter may take one, or a claim or a table could not tell them apart.
+const TAKEN_COLUMNS: &[&str] = &[
+    "completed",
+    "mean_response_ms",
+    "max_response_ms",
+    "makespan_ms",
+    "group",
+    "start_ms",
+    "end_ms",
+    "outcome",
+    "repetitions",
+    "gave_up",
+    "failed_attempts",
+    "lock_wait_ms",
+    "server_wait_ms",
+    "rejected_writes",
+    "retries",
+    "point",
+    "replication",
+    "replications",
+    "seed",
+    "entity",
+];
+
 fn table<'v>(
     path: &Path,
     value: &'v Value,
@@ -500,6 +525,14 @@ pub fn read_params(given: &[(String, Value)]) -> Result<Vec<Param>, ComposeError
     for (name, value) in given {
         if name == TIE_ORDER {
             continue;
+        }
+        if let Some(taken) = TAKEN_COLUMNS.iter().find(|c| **c == name) {
+            return fail(
+                vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
+                format!(
+                    "`{taken}` is a column every scenario writes (or one the output files use); name the parameter otherwise"
+                ),
+            );
         }
         if !valid_name(name) || RESERVED_NAMES.contains(&name.as_str()) {
             return fail(
