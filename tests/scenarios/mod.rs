@@ -419,10 +419,10 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
     assert_eq!(run.entity("b", "start_ms").to_string(), "2000");
     // Three numbers for two actors: refused where the list is written.
     let bad = text.replace("[5, 7]", "[5, 7, 9]");
-    let err = super::library_config(&coordsim_models::registry(), "t.toml", &bad)
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(err) = super::library_config(&coordsim_models::registry(), "t.toml", &bad) else {
+        panic!("three numbers for two actors were accepted");
+    };
+    let err = err.to_string();
     assert!(
         err.contains("t.toml:6:") && err.contains("one number per actor: 2 here, got 3"),
         "{err}"
