@@ -449,6 +449,18 @@ impl Reader<'_> {
         }
     }
 
+    /// An optional string option of a table (`mode`, `service`, `arrivals`).
+    fn opt_choice(
+        &self,
+        path: &Path,
+        entries: &[(String, Value)],
+        key: &str,
+        options: &'static [&'static str],
+        default: &'static str,
+    ) -> Result<Choice, ComposeError> {
+        self.choice(at(path, key), get(entries, key), options, default)
+    }
+
     fn choice(
         &self,
         path: Path,
@@ -747,12 +759,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                     }
                 };
                 ResourceKind::Lock {
-                    mode: reader.choice(
-                        at(&path, "mode"),
-                        get(entries, "mode"),
-                        LOCK_MODES,
-                        "poll",
-                    )?,
+                    mode: reader.opt_choice(&path, entries, "mode", LOCK_MODES, "poll")?,
                     poll_ms: reader.opt_num(&path, entries, "poll_ms", 25.0, p)?,
                     lease_ms: reader.opt_num(&path, entries, "lease_ms", 0.0, p)?,
                     fencing: boolean(at(&path, "fencing"), get(entries, "fencing"))?,
@@ -783,9 +790,10 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                 };
                 ResourceKind::Server {
                     service_ms: reader.num(at(&path, "service_ms"), service, p, &[])?,
-                    service: reader.choice(
-                        at(&path, "service"),
-                        get(entries, "service"),
+                    service: reader.opt_choice(
+                        &path,
+                        entries,
+                        "service",
                         SERVICE_KINDS,
                         "fixed",
                     )?,
@@ -889,12 +897,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
             }
             (None, None) => Pace::Closed,
         };
-        let arrivals = reader.choice(
-            at(&path, "arrivals"),
-            get(entries, "arrivals"),
-            ARRIVALS,
-            "schedule",
-        )?;
+        let arrivals = reader.opt_choice(&path, entries, "arrivals", ARRIVALS, "schedule")?;
         if arrivals != Choice::Lit("schedule") && !matches!(pace, Pace::Every(_)) {
             return fail(
                 at(&path, "arrivals"),
