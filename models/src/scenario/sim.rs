@@ -168,6 +168,15 @@ pub(crate) struct Sim<'p> {
 pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
     let seed = ctx.seed();
     let n = p.actors as usize;
+    if ctx.wants_lanes() && n > super::MAX_LANES {
+        return Err(ModelError::Param(coordsim_model::ParamError::new(
+            "actor",
+            format!(
+                "a timeline draws one lane per actor, at most {}; this point has {n} actors (chart its metrics instead, or draw a smaller point)",
+                super::MAX_LANES
+            ),
+        )));
+    }
     let mut actors = Vec::with_capacity(n);
     let mut streams = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
