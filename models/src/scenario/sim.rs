@@ -307,7 +307,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
 impl Sim<'_> {
     /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
     /// started them all (or a closed loop, after its first: the loop starts the rest).
-    #[inline]
+    #[inline(always)]
     fn next_start(&mut self, a: u32) -> Option<Nanos> {
         let actor = &mut self.actors[a as usize];
         let group = &self.p.groups[actor.group as usize];
@@ -336,7 +336,7 @@ impl Sim<'_> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
         let a = &mut self.actors[actor as usize];
         let rep = a.started;
@@ -862,7 +862,7 @@ impl Sim<'_> {
     }
 
     /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`).
-    #[inline]
+    #[inline(always)]
     fn serve(
         &mut self,
         s: usize,
