@@ -13,6 +13,10 @@
 //! }
 //! ```
 //!
+//! A family of models that a config composes (`model = "scenario"`: its columns named by the
+//! config's resources) implements [`Composer`] instead, and joins with
+//! [`Registry::with_composer`].
+//!
 //! This crate has no I/O, CSV or chart code: presentation is declared here as data
 //! ([`DefaultChart`] with a [`ChartKind`], [`TimelineStyle`] for timeline lanes) and drawn
 //! by the front end. `docs/writing-a-model.md` in the repository walks through a new model.
