@@ -258,11 +258,12 @@ fn queue_jobs() {
     }
 }
 
-/// The queue jobs' parameters as a scenario config: the same clients, gaps and service.
+/// The queue jobs' parameters as a scenario config (the same clients, gaps and service):
+/// its prepared run and its metric columns, in order.
 fn queue_scenario(
     p: &single_writer_queue::Params,
     poisson: bool,
-) -> Box<dyn coordsim_model::PreparedRun> {
+) -> (Box<dyn coordsim_model::PreparedRun>, Vec<&'static str>) {
     let (arrivals, service) = if poisson {
         ("poisson", "exponential")
     } else {
@@ -289,28 +290,31 @@ fn queue_scenario(
     )
     .expect("the scenario config loads");
     let mut plan = config.plan;
-    plan.plans.swap_remove(0)
+    let columns = plan.model.metrics().iter().map(|c| c.name).collect();
+    (plan.plans.swap_remove(0), columns)
 }
 
 fn scenario_jobs() {
     for poisson in [false, true] {
         let p = queue_params(poisson);
-        let scenario = queue_scenario(&p, poisson);
+        let (scenario, columns) = queue_scenario(&p, poisson);
         let ctx = RunContext::new(0, Limits::default()).with_entities(false);
         let (model, built_in, ratio, out, want) = paired(
             5,
             || scenario.run(&ctx).expect("the scenario runs"),
             || run(&single_writer_queue::SingleWriterQueue, p.clone(), 0),
         );
-        // Metrics in the scenario's column order: instance.requests, then mean, p50, p95 wait.
-        let cell = |i: usize| out.metrics[i].as_f64().expect("a number");
+        let cell = |name: &str| {
+            let i = columns.iter().position(|c| *c == name).expect("a metric");
+            out.metrics[i].as_f64().expect("a number")
+        };
         assert_eq!(
-            cell(3),
+            cell("instance.p95_wait_ms"),
             want.metrics.p95_wait_ms,
             "the scenario and the model disagree"
         );
         assert_eq!(
-            cell(1),
+            cell("instance.mean_wait_ms"),
             want.metrics.mean_wait_ms,
             "the scenario and the model disagree"
         );

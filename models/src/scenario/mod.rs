@@ -528,8 +528,11 @@ impl ScenarioDef {
             defaults.push(p.default.clone());
         }
         let mut distributions = Vec::new();
-        for &s in &spec.servers {
-            let n = &spec.resources[s as usize].name;
+        for r in &spec.resources {
+            if !matches!(r.kind, ResourceKind::Server { .. }) {
+                continue;
+            }
+            let n = &r.name;
             distributions.push(Distribution {
                 name: name(&format!("{n}.wait_ms"))?,
                 meaning: name(&format!("each request's wait in `{n}`'s queue"))?,
@@ -690,8 +693,7 @@ impl GroupP {
     pub fn actor_name(&self, i: u32) -> String {
         match &self.names {
             Some(names) => names[i as usize].clone(),
-            None if self.count == 1 => self.name.clone(),
-            None => format!("{}-{i}", self.name),
+            None => default_name(&self.name, u64::from(self.count), i),
         }
     }
 }
@@ -787,8 +789,7 @@ impl Point {
                     initial: ev.number(initial, &[at, "initial"])?,
                     read_ns: ev.duration(read_ms, &[at, "read_ms"])?,
                     write_ns: ev.duration(write_ms, &[at, "write_ms"])?,
-                    fence: fenced_by
-                        .map(|l| spec.locks.iter().position(|x| *x == l).expect("a lock") as u16),
+                    fence: *fenced_by,
                 }),
                 ResourceKind::Lock {
                     mode,
@@ -925,7 +926,7 @@ impl Point {
                         lock,
                         give_up_after_ms,
                     } => {
-                        let l = spec.locks.iter().position(|x| x == lock).expect("a lock");
+                        let l = *lock as usize;
                         let lp = &locks[l];
                         // A stale record nobody removes, waited for with no ceiling: the run
                         // could only end at its limits. Said here, where it is written.
@@ -950,15 +951,9 @@ impl Point {
                                 .transpose()?,
                         }
                     }
-                    Step::Release(lock) => StepP::Release(
-                        spec.locks.iter().position(|x| x == lock).expect("a lock") as u16,
-                    ),
+                    Step::Release(lock) => StepP::Release(*lock),
                     Step::Request { server, instance } => {
-                        let server = spec
-                            .servers
-                            .iter()
-                            .position(|x| x == server)
-                            .expect("a server");
+                        let server = *server as usize;
                         // An instance the same for every actor is reduced once, here.
                         let instance = if instance.per_actor() {
                             Inst::Actor(ev.per_point(instance, &[at, "instance"])?)
@@ -971,9 +966,7 @@ impl Point {
                             instance,
                         }
                     }
-                    Step::Send(link) => StepP::Send(
-                        spec.links.iter().position(|x| x == link).expect("a link") as u16,
-                    ),
+                    Step::Send(link) => StepP::Send(*link),
                     Step::Crash(c) => StepP::Crash(match c {
                         Crash::All => CrashRule::All,
                         Crash::Names(names) => {
@@ -981,7 +974,7 @@ impl Point {
                                 let known = match &g.names {
                                     Some(list) => list.contains(who),
                                     None => {
-                                        (0..count as u32).any(|i| group_name(n, count, i) == *who)
+                                        is_default_name(n, count, who)
                                     }
                                 };
                                 if !known {
@@ -1123,12 +1116,26 @@ impl Point {
     }
 }
 
-fn group_name(group: &str, count: u64, i: u32) -> String {
+/// Actor `i`'s name when the config gives none: the group's name when it is alone, else
+/// `group-i`.
+fn default_name(group: &str, count: u64, i: u32) -> String {
     if count == 1 {
         group.to_string()
     } else {
         format!("{group}-{i}")
     }
+}
+
+/// Whether `who` is the default name of one of a group's `count` actors (read back, not
+/// searched: a group may have a million).
+fn is_default_name(group: &str, count: u64, who: &str) -> bool {
+    if count == 1 {
+        return who == group;
+    }
+    who.strip_prefix(group)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .and_then(|digits| digits.parse::<u64>().ok().map(|i| (i, digits)))
+        .is_some_and(|(i, digits)| i < count && i.to_string() == digits)
 }
 
 /// A number computed in a run: `get` gives `i`, `k`, `read` and the registers read.
@@ -1328,6 +1335,18 @@ impl Eval<'_> {
 mod tests {
     use super::*;
     use coordsim_model::Columns;
+
+    #[test]
+    fn default_names_read_back() {
+        // A group of 12: `w-0` … `w-11`; alone: the group's own name.
+        for i in 0..12 {
+            assert!(is_default_name("w", 12, &default_name("w", 12, i)));
+        }
+        for other in ["w", "w-12", "w-01", "w-", "x-1", "w-+1"] {
+            assert!(!is_default_name("w", 12, other), "{other}");
+        }
+        assert!(is_default_name("w", 1, "w") && !is_default_name("w", 1, "w-0"));
+    }
 
     /// Every fixed column of a scenario is one no parameter may take (the list in `spec`
     /// kept in step with the columns it guards).

@@ -1021,38 +1021,37 @@ impl Sim<'_> {
                 )),
             });
         }
-        let want_names = ctx.wants_entities() || self.lanes.is_some();
         let mut entities = Vec::new();
-        if want_names {
+        if ctx.wants_entities() {
             for a in &self.actors {
                 let group = &p.groups[a.group as usize];
-                let name = group.actor_name(a.index);
-                if ctx.wants_entities() {
-                    let outcome = if a.crashed {
-                        "crashed"
-                    } else if a.gave_up > 0 {
-                        "gave_up"
-                    } else if a.completed == a.started && a.started == group.repeat {
-                        "completed"
-                    } else {
-                        "unfinished"
-                    };
-                    let row = ActorRow {
-                        group: group.name.clone(),
-                        start_ms: ns_to_ms(a.start),
-                        end_ms: if a.crashed { None } else { a.end.map(ns_to_ms) },
-                        outcome: outcome.to_string(),
-                        repetitions: a.started,
-                        completed: a.completed,
-                        gave_up: a.gave_up,
-                        failed_attempts: a.failed,
-                        lock_wait_ms: a.lock_wait.map(ns_to_ms),
-                        server_wait_ms: a.server_wait.map(ns_to_ms),
-                        rejected_writes: a.rejected,
-                        retries: a.retries,
-                    };
-                    entities.push((name.clone(), coordsim_model::Columns::cells(&row)));
-                }
+                let outcome = if a.crashed {
+                    "crashed"
+                } else if a.gave_up > 0 {
+                    "gave_up"
+                } else if a.completed == a.started && a.started == group.repeat {
+                    "completed"
+                } else {
+                    "unfinished"
+                };
+                let row = ActorRow {
+                    group: group.name.clone(),
+                    start_ms: ns_to_ms(a.start),
+                    end_ms: if a.crashed { None } else { a.end.map(ns_to_ms) },
+                    outcome: outcome.to_string(),
+                    repetitions: a.started,
+                    completed: a.completed,
+                    gave_up: a.gave_up,
+                    failed_attempts: a.failed,
+                    lock_wait_ms: a.lock_wait.map(ns_to_ms),
+                    server_wait_ms: a.server_wait.map(ns_to_ms),
+                    rejected_writes: a.rejected,
+                    retries: a.retries,
+                };
+                entities.push((
+                    group.actor_name(a.index),
+                    coordsim_model::Columns::cells(&row),
+                ));
             }
         }
         let lanes = match self.lanes.take() {

@@ -162,6 +162,7 @@ pub enum Crash {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
+    // Registers, locks, servers and links by their number among their kind.
     Read(u16),
     Write {
         reg: u16,
@@ -213,12 +214,6 @@ pub struct Spec {
     pub params: Vec<Param>,
     pub resources: Vec<Resource>,
     pub groups: Vec<Group>,
-    /// Indices of resources by kind, in resource order (a register's number is its place
-    /// among the registers).
-    pub registers: Vec<u16>,
-    pub locks: Vec<u16>,
-    pub servers: Vec<u16>,
-    pub links: Vec<u16>,
 }
 
 /// The tie rule every scenario has, first among its parameters.
@@ -491,6 +486,7 @@ impl Reader<'_> {
         }
     }
 
+    /// The resource of `kind` called by the string `v`: its number among that kind's.
     fn resource_named(
         &self,
         path: Path,
@@ -499,7 +495,11 @@ impl Reader<'_> {
     ) -> Result<u16, ComposeError> {
         let name = string(path.clone(), v, "a resource name")?;
         match self.resources.iter().position(|(n, _)| *n == name) {
-            Some(r) if self.resources[r].1 == kind => Ok(r as u16),
+            // Its number among the resources of its kind, which is how steps name it.
+            Some(r) if self.resources[r].1 == kind => Ok(self.resources[..r]
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .count() as u16),
             Some(r) => fail(
                 path,
                 format!("`{name}` is a {}, not a {kind}", self.resources[r].1),
@@ -694,7 +694,6 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
         reader.resources.push((name, kind));
     }
     let mut resources = Vec::new();
-    let (mut registers, mut locks, mut servers, mut links) = (vec![], vec![], vec![], vec![]);
     for (r, v) in resource_values.iter().enumerate() {
         let path = idx(&root, r);
         let Value::Table(entries) = v else {
@@ -717,7 +716,6 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                         "fenced_by",
                     ],
                 )?;
-                registers.push(r as u16);
                 ResourceKind::Register {
                     initial: reader.opt_num(&path, entries, "initial", 0.0, p)?,
                     read_ms: reader.opt_num(&path, entries, "read_ms", 0.0, p)?,
@@ -743,7 +741,6 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                         "unlock_at_ms",
                     ],
                 )?;
-                locks.push(r as u16);
                 let unlock_at_ms = match get(entries, "unlock_at_ms") {
                     None => Vec::new(),
                     Some(Value::List(items)) if items.len() <= MAX_UNLOCKS => items
@@ -784,7 +781,6 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
                         "instances",
                     ],
                 )?;
-                servers.push(r as u16);
                 let Some(service) = get(entries, "service_ms") else {
                     return fail(path, "a server needs `service_ms`, its (mean) service time");
                 };
@@ -803,7 +799,6 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
             }
             _ => {
                 table(&path, v, "a link", &["name", "kind", "rtt_ms"])?;
-                links.push(r as u16);
                 let Some(rtt) = get(entries, "rtt_ms") else {
                     return fail(
                         path,
@@ -937,10 +932,6 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
         params,
         resources,
         groups,
-        registers,
-        locks,
-        servers,
-        links,
     })
 }
 
@@ -1001,12 +992,7 @@ fn read_steps(
         let step = match action {
             "read" => {
                 table(&path, v, "a read step", &["read"])?;
-                let r = reader.resource_named(here, value, "register")?;
-                let reg = reader
-                    .registers
-                    .iter()
-                    .position(|n| *n == reader.resources[r as usize].0)
-                    .expect("a register");
+                let reg = reader.resource_named(here, value, "register")? as usize;
                 read[reg] = true;
                 Step::Read(reg as u16)
             }
@@ -1017,12 +1003,7 @@ fn read_steps(
                     "a write step",
                     &["write", "value", "cas", "max_retries"],
                 )?;
-                let r = reader.resource_named(here, value, "register")?;
-                let reg = reader
-                    .registers
-                    .iter()
-                    .position(|n| *n == reader.resources[r as usize].0)
-                    .expect("a register");
+                let reg = reader.resource_named(here, value, "register")? as usize;
                 let Some(expr) = get(entries, "value") else {
                     return fail(
                         path,
@@ -1080,7 +1061,7 @@ fn read_steps(
                         here,
                         format!(
                             "the actor holds `{}` already here (release it first)",
-                            reader.resources[lock as usize].0
+                            text_of(value)
                         ),
                     );
                 }
@@ -1100,7 +1081,7 @@ fn read_steps(
                         here,
                         format!(
                             "the actor does not hold `{}` here (no acquire before this step)",
-                            reader.resources[lock as usize].0
+                            text_of(value)
                         ),
                     );
                 }
@@ -1164,6 +1145,14 @@ fn read_steps(
         steps.push(step);
     }
     Ok(steps)
+}
+
+/// A string value's text (a name checked already).
+fn text_of(v: &Value) -> &str {
+    match v {
+        Value::Str(s) => s,
+        _ => "",
+    }
 }
 
 fn uses_read(e: &Expr<Var>) -> bool {
