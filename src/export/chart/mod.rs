@@ -252,11 +252,7 @@ fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline
         .iter()
         .filter(|(p, _)| config.matches(*p, &spec.filter))
         .collect();
-    let title = spec
-        .look
-        .title
-        .clone()
-        .unwrap_or_else(|| config.title.clone());
+    let title = chart_title(config, spec);
     points
         .iter()
         .map(|(point, lanes)| {
@@ -658,24 +654,18 @@ impl ChartData {
                 marks.push((v, format!("{} = {}", config.label(mark), fmt(v))));
             }
         }
-        let y_label = spec.look.y_label.clone().unwrap_or_else(|| {
-            spec.y
-                .iter()
-                .map(|y| config.label(y))
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
+        let y_label = spec
+            .look
+            .y_label
+            .clone()
+            .unwrap_or_else(|| y_labels(config, spec));
         let whole = |name: &str| crate::results::whole_numbers(config, source, name);
         let y_integer = !spec.y.is_empty()
             && spec.y.iter().all(|y| whole(y))
             && spec.y_expr.is_empty()
             && spec.mark_y.is_none_or(|m| m.fract() == 0.0);
         ChartData {
-            title: spec
-                .look
-                .title
-                .clone()
-                .unwrap_or_else(|| config.title.clone()),
+            title: chart_title(config, spec),
             kind: spec.kind,
             x_label: spec.look.x_label.clone().unwrap_or_else(|| {
                 if spec.x.is_empty() {
@@ -812,24 +802,18 @@ impl ChartData {
                 }
             }
         }
-        let x_label = spec.look.x_label.clone().unwrap_or_else(|| {
-            spec.y
-                .iter()
-                .map(|y| config.label(y))
-                .collect::<Vec<_>>()
-                .join(", ")
-        });
+        let x_label = spec
+            .look
+            .x_label
+            .clone()
+            .unwrap_or_else(|| y_labels(config, spec));
         let y_text = if spec.kind == ChartKind::Histogram {
             Text::SamplesCountAxis
         } else {
             Text::SamplesFractionAxis
         };
         ChartData {
-            title: spec
-                .look
-                .title
-                .clone()
-                .unwrap_or_else(|| config.title.clone()),
+            title: chart_title(config, spec),
             kind: spec.kind,
             x_label,
             y_label: spec
@@ -1217,4 +1201,21 @@ where
 /// A data point in backend pixels on a built plot.
 pub fn px<DB: DrawingBackend>(chart: &Chart2d<'_, DB>, p: (f64, f64)) -> (i32, i32) {
     chart.backend_coord(&p)
+}
+
+/// A chart's title: its own, or the config's.
+fn chart_title(config: &crate::config::Config, spec: &ChartSpec) -> String {
+    spec.look
+        .title
+        .clone()
+        .unwrap_or_else(|| config.title.clone())
+}
+
+/// The labels of a chart's y columns, joined: the default name of their axis.
+fn y_labels(config: &crate::config::Config, spec: &ChartSpec) -> String {
+    spec.y
+        .iter()
+        .map(|y| config.label(y))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
