@@ -43,10 +43,17 @@ impl Stations {
     /// not the number of requests.
     pub const MAX_RESERVED: usize = 1024;
 
+    /// Room all stations reserve up front together at most (64k waiting requests, 1 MiB):
+    /// a hundred thousand stations reserve nothing rather than a gigabyte.
+    pub const MAX_RESERVED_TOTAL: usize = 1 << 16;
+
     /// `n` idle stations, each with room for `capacity` waiting requests (at most
-    /// [`Stations::MAX_RESERVED`]) before it allocates.
+    /// [`Stations::MAX_RESERVED`], and [`Stations::MAX_RESERVED_TOTAL`] over all) before it
+    /// allocates.
     pub fn new(n: usize, capacity: usize) -> Self {
-        let capacity = capacity.min(Self::MAX_RESERVED);
+        let capacity = capacity
+            .min(Self::MAX_RESERVED)
+            .min(Self::MAX_RESERVED_TOTAL / n.max(1));
         Stations {
             stations: (0..n)
                 .map(|_| Station {

@@ -256,8 +256,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
         servers: p.servers.iter().enumerate().map(|(s, sv)| {
             let requests: u64 = p.groups.iter().map(|g| reps_of(g) * g.steps.iter().filter(|st| matches!(st, StepP::Request { server, .. } if *server as usize == s)).count() as u64).sum();
             ServerState {
-                // Room reserved for waiting requests only when instances are few.
-                stations: Stations::new(sv.instances as usize, if sv.instances <= 64 { 64 } else { 0 }),
+                stations: Stations::new(sv.instances as usize, 64),
                 rngs: if sv.dist.is_some() { (0..sv.instances).map(|k| sim_core::stream(seed, &format!("service/{}-{k}", sv.name))).collect() } else { Vec::new() },
                 busy: vec![0; sv.instances as usize],
                 waits: ctx.samples(requests.min(1 << 27) as usize),
