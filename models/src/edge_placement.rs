@@ -3,15 +3,15 @@
 
 use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, run};
 
-use coordsim_model::{Cost, Millis, ListItem, 
-    Kind, ParamError, field, positive_duration, table_fields,
-};
+use coordsim_model::Value;
 use coordsim_model::{
     ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
     RunContext, Valid,
 };
+use coordsim_model::{
+    Cost, Kind, ListItem, Millis, ParamError, field, positive_duration, table_fields,
+};
 use sim_core::{Stations, Waiting};
-use coordsim_model::Value;
 
 /// One edge: its name, its load and its round trip per placement.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,23 +199,23 @@ impl Model for EdgePlacement {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![
-        DefaultChart {
-            name: "rtt-per-placement",
-            x: "placement",
-            y: &["weighted_rtt_ms", "worst_edge_rtt_ms"],
-            kind: ChartKind::Bar,
-            mark_x: None,
-            mark_y: None,
-        },
-        DefaultChart {
-            name: "response-per-edge",
-            x: "entity",
-            y: &["mean_response_ms"],
-            kind: ChartKind::Bar,
-            mark_x: None,
-            mark_y: None,
-        },
-    ]
+            DefaultChart {
+                name: "rtt-per-placement",
+                x: "placement",
+                y: &["weighted_rtt_ms", "worst_edge_rtt_ms"],
+                kind: ChartKind::Bar,
+                mark_x: None,
+                mark_y: None,
+            },
+            DefaultChart {
+                name: "response-per-edge",
+                x: "entity",
+                y: &["mean_response_ms"],
+                kind: ChartKind::Bar,
+                mark_x: None,
+                mark_y: None,
+            },
+        ]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -277,7 +277,11 @@ impl Model for EdgePlacement {
         positive_duration("duration_ms", p.duration_ms.ms())
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, EdgeRow>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, EdgeRow>, ModelError> {
         let mut sim = Sim::new(p, ctx)?;
         let mut queue = ctx.queue(p.edges.len() + 2);
         for e in 0..p.edges.len() as u32 {
@@ -348,7 +352,10 @@ impl Sim {
             .map(|e| {
                 // Validation checked that every edge knows the placement.
                 let rtt = e.rtt(&p.placement).ok_or_else(|| {
-                    ModelError::Invariant(format!("edge `{}` has no rtt for `{}`", e.name, p.placement))
+                    ModelError::Invariant(format!(
+                        "edge `{}` has no rtt for `{}`",
+                        e.name, p.placement
+                    ))
                 })?;
                 Ok(EdgeState {
                     load: e.load,
@@ -427,8 +434,7 @@ impl Sim {
         let entities = if !entities_wanted {
             Vec::new()
         } else {
-            p
-                .edges
+            p.edges
                 .iter()
                 .zip(&mut self.edges)
                 .map(|(e, state)| {

@@ -6,9 +6,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use sim_core::{EventQueue, Handler, SimError, chance, run, stream};
 
-use coordsim_model::{Cost, ParamError, probability};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{Cost, ParamError, probability};
 
 choice! {
     /// The write being repeated.
@@ -124,13 +124,13 @@ impl Model for Idempotency {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![DefaultChart {
-        name: "effects-per-form",
-        x: "form",
-        y: &["calls", "effects", "duplicate_effects"],
-        kind: ChartKind::Bar,
-        mark_x: None,
-        mark_y: None,
-    }]
+            name: "effects-per-form",
+            x: "form",
+            y: &["calls", "effects", "duplicate_effects"],
+            kind: ChartKind::Bar,
+            mark_x: None,
+            mark_y: None,
+        }]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -165,7 +165,11 @@ impl Model for Idempotency {
         Ok(())
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, CallRow>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, CallRow>, ModelError> {
         let seed = ctx.seed();
         let mut sim = Sim::new(p, seed);
         sim.keep_rows = ctx.wants_entities();

@@ -7,11 +7,11 @@ use std::collections::{HashSet, VecDeque};
 
 use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
-use coordsim_model::{Cost, Millis, ParamError, PerEntity, positive_duration};
 use coordsim_model::{
     ChartKind, DefaultChart, Lane, MarkKind, MarkShape, Model, ModelError, Output, RunContext,
     SpanKind, TimelineStyle, Valid,
 };
+use coordsim_model::{Cost, Millis, ParamError, PerEntity, positive_duration};
 
 choice! {
     /// How appliers coordinate.
@@ -183,23 +183,23 @@ impl Model for LockQueue {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![
-        DefaultChart {
-            name: "timeline",
-            x: "entity",
-            y: &[],
-            kind: ChartKind::Timeline,
-            mark_x: None,
-            mark_y: None,
-        },
-        DefaultChart {
-            name: "wait-per-applier",
-            x: "entity",
-            y: &["wait_ms"],
-            kind: ChartKind::Bar,
-            mark_x: None,
-            mark_y: None,
-        },
-    ]
+            DefaultChart {
+                name: "timeline",
+                x: "entity",
+                y: &[],
+                kind: ChartKind::Timeline,
+                mark_x: None,
+                mark_y: None,
+            },
+            DefaultChart {
+                name: "wait-per-applier",
+                x: "entity",
+                y: &["wait_ms"],
+                kind: ChartKind::Bar,
+                mark_x: None,
+                mark_y: None,
+            },
+        ]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -213,20 +213,34 @@ impl Model for LockQueue {
         let n = p.appliers;
         // Every applier waits at most for all the others' holds (and the latest start), or
         // until it gives up; a polled lock tries every poll_ms of that.
-        let holds: f64 = (0..n.min(1_000_000) as usize).map(|i| p.hold_ms.get(i).ms()).sum();
-        let starts = (0..n.min(1_000_000) as usize).map(|i| p.start_ms.get(i).ms()).fold(0.0, f64::max);
+        let holds: f64 = (0..n.min(1_000_000) as usize)
+            .map(|i| p.hold_ms.get(i).ms())
+            .sum();
+        let starts = (0..n.min(1_000_000) as usize)
+            .map(|i| p.start_ms.get(i).ms())
+            .fold(0.0, f64::max);
         let wait = (holds + starts).min(p.give_up_after_ms.ms());
         let polls = if p.lock == Lock::Poll && p.poll_ms.ms() > 0.0 {
             (wait / p.poll_ms.ms()).min(1e15) as u64 + 1
         } else {
             1
         };
-        let items: u64 = (0..n.min(1_000_000) as usize).map(|i| p.items.get(i)).fold(0, u64::saturating_add);
+        let items: u64 = (0..n.min(1_000_000) as usize)
+            .map(|i| p.items.get(i))
+            .fold(0, u64::saturating_add);
         Cost {
-            events: n.saturating_mul(polls.saturating_add(8)).saturating_add(items),
-            memory_bytes: n.saturating_mul(256).saturating_add(items.saturating_mul(16)),
+            events: n
+                .saturating_mul(polls.saturating_add(8))
+                .saturating_add(items),
+            memory_bytes: n
+                .saturating_mul(256)
+                .saturating_add(items.saturating_mul(16)),
             entity_rows: n,
-            driven_by: if p.lock == Lock::Poll && polls > 1000 { "poll_ms" } else { "appliers" },
+            driven_by: if p.lock == Lock::Poll && polls > 1000 {
+                "poll_ms"
+            } else {
+                "appliers"
+            },
         }
     }
 
@@ -262,14 +276,15 @@ impl Model for LockQueue {
             ("items", p.items.list_len()),
         ] {
             if let Some(len) = list
-                && len != n {
-                    return Err(ParamError::new(
-                        key,
-                        format!(
-                            "has {len} values for {n} appliers; give one number for all or one each"
-                        ),
-                    ));
-                }
+                && len != n
+            {
+                return Err(ParamError::new(
+                    key,
+                    format!(
+                        "has {len} values for {n} appliers; give one number for all or one each"
+                    ),
+                ));
+            }
         }
         positive_duration("poll_ms", p.poll_ms.ms())?;
         if !p.crash.is_empty() {
@@ -290,7 +305,11 @@ impl Model for LockQueue {
         Ok(())
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ApplierRow>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, ApplierRow>, ModelError> {
         let n = p.appliers as usize;
         let mut sim = Sim::new(p);
         let mut queue = ctx.queue(2 * n + p.unlock_at_ms.len() + 1);
@@ -630,9 +649,7 @@ impl Sim {
         let items_recorded = record_items[0];
         let lost_writes = applied
             .iter()
-            .filter(|&&i| {
-                self.appliers[i].items > 0 && held_by[i] != Some(self.file(i as u32))
-            })
+            .filter(|&&i| self.appliers[i].items > 0 && held_by[i] != Some(self.file(i as u32)))
             .count() as u64;
         let acquired: Vec<&Applier> = self
             .appliers
@@ -660,7 +677,8 @@ impl Sim {
             .collect();
         // Every writer in a chain applied, and each appears once: a record knows every
         // applied item when it holds as many writers as applied.
-        let knows_all = |r: usize| record_writers[r] == applied.len() && crashed * p.crash_items == 0;
+        let knows_all =
+            |r: usize| record_writers[r] == applied.len() && crashed * p.crash_items == 0;
         // Items applied but missing from the first record, that another record does hold.
         let false_untracked: u64 = applied
             .iter()
@@ -701,8 +719,7 @@ impl Sim {
         let entities = if !entities_wanted {
             Vec::new()
         } else {
-            self
-                .appliers
+            self.appliers
                 .iter()
                 .enumerate()
                 .map(|(i, a)| {
@@ -732,7 +749,9 @@ impl Sim {
                 .collect()
         };
         let lanes = if lanes {
-            (0..n).map(|i| self.lane(p.name(i), &self.appliers[i])).collect()
+            (0..n)
+                .map(|i| self.lane(p.name(i), &self.appliers[i]))
+                .collect()
         } else {
             Vec::new()
         };

@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 
 use sim_core::{EventQueue, Handler, Nanos, SimError, chance, run, stream};
 
-use coordsim_model::{Cost, Millis, ListItem, Kind, ParamError, field, table_fields};
 use crate::library::{Book, Member, Status, World, lesson_books, lesson_members};
-use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
 use coordsim_model::Value;
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{Cost, Kind, ListItem, Millis, ParamError, field, table_fields};
 
 choice! {
     /// What the consumer does with a delivery.
@@ -150,18 +150,18 @@ impl Model for Outbox {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![DefaultChart {
-        name: "deliveries-and-effects",
-        x: "consumer",
-        y: &[
-            "messages",
-            "deliveries",
-            "effects_applied",
-            "duplicate_effects",
-        ],
-        kind: ChartKind::Bar,
-        mark_x: None,
-        mark_y: None,
-    }]
+            name: "deliveries-and-effects",
+            x: "consumer",
+            y: &[
+                "messages",
+                "deliveries",
+                "effects_applied",
+                "duplicate_effects",
+            ],
+            kind: ChartKind::Bar,
+            mark_x: None,
+            mark_y: None,
+        }]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -170,10 +170,16 @@ impl Model for Outbox {
     fn cost(&self, p: &Params) -> Cost {
         let n = (p.loans.len() as u64).saturating_add(p.random_loans);
         Cost {
-            events: n.saturating_mul(16).saturating_add(p.relay_runs.len() as u64 * 4),
+            events: n
+                .saturating_mul(16)
+                .saturating_add(p.relay_runs.len() as u64 * 4),
             memory_bytes: n.saturating_mul(300),
             entity_rows: n.saturating_mul(2),
-            driven_by: if p.random_loans > 0 { "random_loans" } else { "loans" },
+            driven_by: if p.random_loans > 0 {
+                "random_loans"
+            } else {
+                "loans"
+            },
         }
     }
 

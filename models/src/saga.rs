@@ -2,13 +2,11 @@
 //! compensation a failed second call leaves an orphaned loan; a saga compensates the completed
 //! steps in reverse, and is left half done when a compensation fails too.
 
-use sim_core::{
-    EventQueue, Handler, Nanos, SimError, chance, ns_to_ms, run, stream,
-};
+use sim_core::{EventQueue, Handler, Nanos, SimError, chance, ns_to_ms, run, stream};
 
-use coordsim_model::{Cost, Millis, ParamError, probability};
 use crate::library::{Book, CallError, Member, Status, World, lesson_books, lesson_members};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{Cost, Millis, ParamError, probability};
 
 choice! {
     /// What happens after a failed call.
@@ -102,13 +100,13 @@ impl Model for Saga {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![DefaultChart {
-        name: "outcomes",
-        x: "mode",
-        y: &["committed", "rolled_back", "half_done", "orphaned"],
-        kind: ChartKind::Bar,
-        mark_x: None,
-        mark_y: None,
-    }]
+            name: "outcomes",
+            x: "mode",
+            y: &["committed", "rolled_back", "half_done", "orphaned"],
+            kind: ChartKind::Bar,
+            mark_x: None,
+            mark_y: None,
+        }]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -120,7 +118,11 @@ impl Model for Saga {
             events: n.saturating_mul(8),
             memory_bytes: n.saturating_mul(200),
             entity_rows: n,
-            driven_by: if p.random_requests > 0 { "random_requests" } else { "requests" },
+            driven_by: if p.random_requests > 0 {
+                "random_requests"
+            } else {
+                "requests"
+            },
         }
     }
 
@@ -142,7 +144,11 @@ impl Model for Saga {
         Ok(())
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, RequestRow>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, RequestRow>, ModelError> {
         let seed = ctx.seed();
         let mut sim = Sim::new(p, seed);
         let mut queue = ctx.queue(4);
@@ -288,8 +294,7 @@ impl Sim {
         let entities = if !entities_wanted {
             Vec::new()
         } else {
-            self
-                .requests
+            self.requests
                 .iter()
                 .enumerate()
                 .map(|(i, r)| {

@@ -3,10 +3,10 @@
 
 use sim_core::{EventQueue, Handler, Nanos, Samples, SimError, ms_to_ns, run};
 
-use coordsim_model::{Millis, ListItem, Kind, ParamError, field, positive_duration, table_fields};
-use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
-use sim_core::{Stations, Waiting};
 use coordsim_model::Value;
+use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{Kind, ListItem, Millis, ParamError, field, positive_duration, table_fields};
+use sim_core::{Stations, Waiting};
 
 /// One coordination job.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,13 +194,13 @@ impl Model for ScenarioFit {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![DefaultChart {
-        name: "utilization-per-scenario",
-        x: "entity",
-        y: &["utilization_pct"],
-        kind: ChartKind::Bar,
-        mark_x: None,
-        mark_y: Some(100.0),
-    }]
+            name: "utilization-per-scenario",
+            x: "entity",
+            y: &["utilization_pct"],
+            kind: ChartKind::Bar,
+            mark_x: None,
+            mark_y: Some(100.0),
+        }]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -233,7 +233,11 @@ impl Model for ScenarioFit {
         Ok(())
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, ScenarioRow>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, ScenarioRow>, ModelError> {
         let capacity = 1000.0 / p.service_ms.ms();
         let mut entities = Vec::with_capacity(p.scenarios.len());
         for s in &p.scenarios {
@@ -391,7 +395,9 @@ mod tests {
             horizon_ms: Millis::lit(horizon_ms),
         };
         ScenarioFit.validate(&p).unwrap();
-        let mut out = coordsim_model::run_once(&ScenarioFit, p.clone(), 0, sim_core::Limits::default()).unwrap();
+        let mut out =
+            coordsim_model::run_once(&ScenarioFit, p.clone(), 0, sim_core::Limits::default())
+                .unwrap();
         out.entities.remove(0).1
     }
 

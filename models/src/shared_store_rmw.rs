@@ -4,12 +4,10 @@
 
 use std::collections::VecDeque;
 
-use sim_core::{
-    Class, EventQueue, Handler, Nanos, Samples, SimError, ns_to_ms, run,
-};
+use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, ns_to_ms, run};
 
-use coordsim_model::{Cost, Millis, NoEntity, ParamError};
 use coordsim_model::{ChartKind, DefaultChart, Model, ModelError, Output, RunContext, Valid};
+use coordsim_model::{Cost, Millis, NoEntity, ParamError};
 
 choice! {
     /// What protects the read-modify-write.
@@ -107,23 +105,23 @@ impl Model for SharedStoreRmw {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![
-        DefaultChart {
-            name: "lost-updates-vs-clients",
-            x: "clients",
-            y: &["lost_updates"],
-            kind: ChartKind::Line,
-            mark_x: None,
-            mark_y: None,
-        },
-        DefaultChart {
-            name: "makespan-vs-clients",
-            x: "clients",
-            y: &["makespan_ms"],
-            kind: ChartKind::Line,
-            mark_x: None,
-            mark_y: None,
-        },
-    ]
+            DefaultChart {
+                name: "lost-updates-vs-clients",
+                x: "clients",
+                y: &["lost_updates"],
+                kind: ChartKind::Line,
+                mark_x: None,
+                mark_y: None,
+            },
+            DefaultChart {
+                name: "makespan-vs-clients",
+                x: "clients",
+                y: &["makespan_ms"],
+                kind: ChartKind::Line,
+                mark_x: None,
+                mark_y: None,
+            },
+        ]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -136,10 +134,16 @@ impl Model for SharedStoreRmw {
     fn cost(&self, p: &Params) -> Cost {
         let n = p.clients.saturating_mul(p.increments_per_client);
         // Read, compute and write per increment, and with `cas` up to max_retries again.
-        let attempts = if p.guard == Guard::Cas { p.max_retries.saturating_add(1) } else { 1 };
+        let attempts = if p.guard == Guard::Cas {
+            p.max_retries.saturating_add(1)
+        } else {
+            1
+        };
         Cost {
             events: n.saturating_mul(4).saturating_mul(attempts.min(1_000_000)),
-            memory_bytes: n.saturating_mul(16).saturating_add(p.clients.saturating_mul(256)),
+            memory_bytes: n
+                .saturating_mul(16)
+                .saturating_add(p.clients.saturating_mul(256)),
             entity_rows: 0,
             driven_by: "increments_per_client",
         }
@@ -174,7 +178,11 @@ impl Model for SharedStoreRmw {
         Ok(())
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, NoEntity>, ModelError> {
         let mut sim = Sim::new(p, ctx);
         let mut queue = ctx.queue(2 * p.clients as usize);
         let offset = p.client_offset_ms.ns();
@@ -531,7 +539,10 @@ mod tests {
         );
         // A negative duration never reaches validation: reading it fails, naming the key.
         let mut values: Vec<Value> = Params::SPECS.iter().map(|s| (s.default)()).collect();
-        let read = Params::SPECS.iter().position(|s| s.key == "read_ms").unwrap();
+        let read = Params::SPECS
+            .iter()
+            .position(|s| s.key == "read_ms")
+            .unwrap();
         values[read] = Value::Float(-1.0);
         assert_eq!(Params::from_values(&values).unwrap_err().key, "read_ms");
         assert_eq!(
@@ -601,7 +612,11 @@ mod tests {
                 guard,
                 ..Params::default()
             });
-            assert_eq!((m.counter_final, m.lost_updates, m.retries), (50, 0, 0), "{guard:?}");
+            assert_eq!(
+                (m.counter_final, m.lost_updates, m.retries),
+                (50, 0, 0),
+                "{guard:?}"
+            );
         }
     }
 

@@ -6,11 +6,11 @@ use sim_core::{
     ns_to_ms, run, stream,
 };
 
-use coordsim_model::{Cost, Millis, NoEntity, ParamError, positive_duration};
 use coordsim_model::{
     ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
     RunContext, Valid,
 };
+use coordsim_model::{Cost, Millis, NoEntity, ParamError, positive_duration};
 use sim_core::{Stations, Waiting};
 
 choice! {
@@ -81,16 +81,24 @@ fn arrival_dist(p: &Params) -> Result<Option<Dist>, ParamError> {
     let Some(kind) = p.arrivals.kind() else {
         return Ok(None);
     };
-    Dist::new(kind, p.interarrival_ms.ms(), p.interarrival_cv, &p.arrival_trace)
-        .map(Some)
-        .map_err(|m| {
-            let key = match kind {
-                DistKind::Empirical => "arrival_trace",
-                DistKind::Uniform | DistKind::LogNormal | DistKind::Gamma => "interarrival_cv",
-                _ => "interarrival_ms",
-            };
-            ParamError::new(key, format!("with arrivals = \"{}\": {m}", p.arrivals.name()))
-        })
+    Dist::new(
+        kind,
+        p.interarrival_ms.ms(),
+        p.interarrival_cv,
+        &p.arrival_trace,
+    )
+    .map(Some)
+    .map_err(|m| {
+        let key = match kind {
+            DistKind::Empirical => "arrival_trace",
+            DistKind::Uniform | DistKind::LogNormal | DistKind::Gamma => "interarrival_cv",
+            _ => "interarrival_ms",
+        };
+        ParamError::new(
+            key,
+            format!("with arrivals = \"{}\": {m}", p.arrivals.name()),
+        )
+    })
 }
 
 /// The distribution of service times, as validated.
@@ -199,23 +207,23 @@ impl Model for SingleWriterQueue {
     }
     fn charts(&self) -> Vec<DefaultChart> {
         vec![
-        DefaultChart {
-            name: "wait-vs-offered-rate",
-            x: "offered_rate_per_s",
-            y: &["mean_wait_ms", "p95_wait_ms"],
-            kind: ChartKind::Line,
-            mark_x: Some("capacity_per_s"),
-            mark_y: None,
-        },
-        DefaultChart {
-            name: "queue-vs-offered-rate",
-            x: "offered_rate_per_s",
-            y: &["max_queue_len"],
-            kind: ChartKind::Line,
-            mark_x: Some("capacity_per_s"),
-            mark_y: None,
-        },
-    ]
+            DefaultChart {
+                name: "wait-vs-offered-rate",
+                x: "offered_rate_per_s",
+                y: &["mean_wait_ms", "p95_wait_ms"],
+                kind: ChartKind::Line,
+                mark_x: Some("capacity_per_s"),
+                mark_y: None,
+            },
+            DefaultChart {
+                name: "queue-vs-offered-rate",
+                x: "offered_rate_per_s",
+                y: &["max_queue_len"],
+                kind: ChartKind::Line,
+                mark_x: Some("capacity_per_s"),
+                mark_y: None,
+            },
+        ]
     }
     type Params = Params;
     type Metrics = Metrics;
@@ -242,11 +250,17 @@ impl Model for SingleWriterQueue {
         }
         positive_duration("interarrival_ms", p.interarrival_ms.ms())?;
         positive_duration("service_ms", p.service_ms.ms())?;
-        for (key, trace) in [("service_trace", &p.service_trace), ("arrival_trace", &p.arrival_trace)] {
+        for (key, trace) in [
+            ("service_trace", &p.service_trace),
+            ("arrival_trace", &p.arrival_trace),
+        ] {
             if trace.len() > MAX_TRACE {
                 return Err(ParamError::new(
                     key,
-                    format!("has {} values, more than the limit of {MAX_TRACE}", trace.len()),
+                    format!(
+                        "has {} values, more than the limit of {MAX_TRACE}",
+                        trace.len()
+                    ),
                 ));
             }
         }
@@ -254,10 +268,16 @@ impl Model for SingleWriterQueue {
         let service = service_dist(p)?;
         // A mean of zero would serve without end in one instant: the trace needs some time.
         if service.mean_ms() <= 0.0 {
-            return Err(ParamError::new("service_trace", "the observed service times add up to 0 ms; give at least one above 0"));
+            return Err(ParamError::new(
+                "service_trace",
+                "the observed service times add up to 0 ms; give at least one above 0",
+            ));
         }
         if arrival_dist(p)?.is_some_and(|d| d.mean_ms() <= 0.0) {
-            return Err(ParamError::new("arrival_trace", "the observed gaps add up to 0 ms; give at least one above 0"));
+            return Err(ParamError::new(
+                "arrival_trace",
+                "the observed gaps add up to 0 ms; give at least one above 0",
+            ));
         }
         if !(1..=MAX_CLIENTS).contains(&p.instances) {
             return Err(ParamError::new(
@@ -290,11 +310,14 @@ impl Model for SingleWriterQueue {
         }]
     }
 
-    fn run(&self, p: &Valid<Params>, ctx: &RunContext) -> Result<Output<Metrics, NoEntity>, ModelError> {
+    fn run(
+        &self,
+        p: &Valid<Params>,
+        ctx: &RunContext,
+    ) -> Result<Output<Metrics, NoEntity>, ModelError> {
         let seed = ctx.seed();
         let mut sim = Sim::new(p, seed, ctx)?;
-        let mut queue =
-            ctx.queue(p.clients as usize + p.instances as usize);
+        let mut queue = ctx.queue(p.clients as usize + p.instances as usize);
         for c in 0..p.clients as u32 {
             let first = sim.next_arrival(c);
             queue.schedule_at(first, arrival_class(c), Event::Arrival { client: c });
@@ -612,9 +635,14 @@ mod tests {
 
     fn run_with(p: Params) -> Metrics {
         SingleWriterQueue.validate(&p).unwrap();
-        coordsim_model::run_once(&SingleWriterQueue, p.clone(), 0, sim_core::Limits::default())
-            .unwrap()
-            .metrics
+        coordsim_model::run_once(
+            &SingleWriterQueue,
+            p.clone(),
+            0,
+            sim_core::Limits::default(),
+        )
+        .unwrap()
+        .metrics
     }
 
     #[test]
@@ -785,7 +813,13 @@ mod tests {
             interarrival_ms: Millis::lit(1e12), // 31 years between requests
             ..Params::default()
         };
-        let err = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 0, sim_core::Limits::default()).unwrap_err();
+        let err = coordsim_model::run_once(
+            &SingleWriterQueue,
+            p.clone(),
+            0,
+            sim_core::Limits::default(),
+        )
+        .unwrap_err();
         assert!(matches!(err, ModelError::Sim(SimError::TimeLimit { .. })));
     }
 
@@ -796,9 +830,27 @@ mod tests {
             service: Service::Exponential,
             ..Params::default()
         };
-        let a = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 5, sim_core::Limits::default()).unwrap();
-        let b = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 5, sim_core::Limits::default()).unwrap();
-        let c = coordsim_model::run_once(&SingleWriterQueue, p.clone(), 6, sim_core::Limits::default()).unwrap();
+        let a = coordsim_model::run_once(
+            &SingleWriterQueue,
+            p.clone(),
+            5,
+            sim_core::Limits::default(),
+        )
+        .unwrap();
+        let b = coordsim_model::run_once(
+            &SingleWriterQueue,
+            p.clone(),
+            5,
+            sim_core::Limits::default(),
+        )
+        .unwrap();
+        let c = coordsim_model::run_once(
+            &SingleWriterQueue,
+            p.clone(),
+            6,
+            sim_core::Limits::default(),
+        )
+        .unwrap();
         assert_eq!(a, b);
         assert_ne!(a.metrics.mean_wait_ms, c.metrics.mean_wait_ms);
     }
@@ -1004,11 +1056,44 @@ mod tests {
     #[test]
     fn impossible_shapes_are_refused_at_their_key() {
         for (p, key) in [
-            (Params { service: Service::Uniform, service_cv: 0.7, ..Params::default() }, "service_cv"),
-            (Params { service: Service::Empirical, ..Params::default() }, "service_trace"),
-            (Params { arrivals: Arrivals::Trace, ..Params::default() }, "arrival_trace"),
-            (Params { arrivals: Arrivals::Gamma, interarrival_cv: -1.0, ..Params::default() }, "interarrival_cv"),
-            (Params { service: Service::Empirical, service_trace: vec![0.0], ..Params::default() }, "service_trace"),
+            (
+                Params {
+                    service: Service::Uniform,
+                    service_cv: 0.7,
+                    ..Params::default()
+                },
+                "service_cv",
+            ),
+            (
+                Params {
+                    service: Service::Empirical,
+                    ..Params::default()
+                },
+                "service_trace",
+            ),
+            (
+                Params {
+                    arrivals: Arrivals::Trace,
+                    ..Params::default()
+                },
+                "arrival_trace",
+            ),
+            (
+                Params {
+                    arrivals: Arrivals::Gamma,
+                    interarrival_cv: -1.0,
+                    ..Params::default()
+                },
+                "interarrival_cv",
+            ),
+            (
+                Params {
+                    service: Service::Empirical,
+                    service_trace: vec![0.0],
+                    ..Params::default()
+                },
+                "service_trace",
+            ),
         ] {
             let e = SingleWriterQueue.validate(&p).unwrap_err();
             assert_eq!(e.key, key, "{}", e.message);
