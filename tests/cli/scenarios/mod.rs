@@ -34,7 +34,8 @@ impl Run {
 }
 
 fn run_text(text: &str, seed: u64) -> Run {
-    let config = match super::library_config(&coordsim_models::registry(), "t.toml", text) {
+    let config = match crate::harness::library_config(&coordsim_models::registry(), "t.toml", text)
+    {
         Ok(c) => c,
         Err(e) => panic!("{e}\n{text}"),
     };
@@ -357,7 +358,7 @@ steps = [{ request = "object" }, { crash = { probability = 0.02 } }, { acquire =
 
 #[test]
 fn a_random_scenario_is_byte_identical_for_any_jobs_replays_by_seed_and_shards() {
-    use super::{coordsim, read, stderr, write_config};
+    use crate::harness::{coordsim, read, stderr, write_config};
     let tmp = tempfile::tempdir().unwrap();
     let config = write_config(tmp.path(), "random-scenario.toml", RANDOM_SCENARIO);
     let run = |dir: &str, extra: &[&str]| {
@@ -402,9 +403,9 @@ fn a_random_scenario_is_byte_identical_for_any_jobs_replays_by_seed_and_shards()
         "row {row} not replayed by --seed {seed}:\n{replayed}"
     );
     // Two shards merge into the single run's bytes.
-    let shards = super::shard_dirs(tmp.path(), &config, "random-scenario", 2);
+    let shards = crate::harness::shard_dirs(tmp.path(), &config, "random-scenario", 2);
     let merged = tmp.path().join("merged");
-    let o = super::merge_into(&merged, &shards);
+    let o = crate::harness::merge_into(&merged, &shards);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(read(merged.join("results.csv")), one.0);
 }
@@ -419,7 +420,8 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
     assert_eq!(run.entity("b", "start_ms").to_string(), "2000");
     // Three numbers for two actors: refused where the list is written.
     let bad = text.replace("[5, 7]", "[5, 7, 9]");
-    let Err(err) = super::library_config(&coordsim_models::registry(), "t.toml", &bad) else {
+    let Err(err) = crate::harness::library_config(&coordsim_models::registry(), "t.toml", &bad)
+    else {
         panic!("three numbers for two actors were accepted");
     };
     let err = err.to_string();

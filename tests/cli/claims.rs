@@ -1,0 +1,175 @@
+//! Claims: verdicts, exit codes, aggregates, tie sensitivity.
+
+use crate::harness::*;
+
+#[test]
+fn the_lesson_queue_table_is_reproduced_and_checked() {
+    let out = coordsim(&["check", "configs/lessons/single-writer-queue.toml"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert_eq!(text.lines().last(), Some("13 passed, 0 failed"));
+    insta::assert_snapshot!("lesson_queue_check", text);
+}
+
+#[test]
+fn a_failing_claim_exits_1_and_shows_its_worst_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 4 clients: mean wait 4.5 ms (lesson 003); 6 clients: 7.5 ms. Claiming 4.5 everywhere
+    // fails at the 6-client point, which is the worst row.
+    let config = write_config(
+        tmp.path(),
+        "wrong.toml",
+        r#"model = "single_writer_queue"
+[sweep]
+clients = [4, 6]
+[[claim]]
+metric = "mean_wait_ms"
+expect = 4.5
+[[claim]]
+name = "right"
+where = { clients = 4 }
+metric = "mean_wait_ms"
+expect = 4.5
+"#,
+    );
+    let out = coordsim(&["check", &config]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("FAIL "), "{text}");
+    assert!(
+        lines[0].contains("mean_wait_ms = 7.5 (expected 4.5"),
+        "{text}"
+    );
+    // The worst row is named by its parameter values.
+    assert!(lines[0].ends_with(" at clients = 6"), "{text}");
+    assert!(lines[1].starts_with("PASS "), "{text}");
+    assert_eq!(lines.last(), Some(&"1 passed, 1 failed"));
+}
+
+/// The claim language: bounds, statistics over replications, the interval of the mean, and
+/// honest failures.
+#[test]
+fn claims_bound_aggregate_and_fail_with_a_reason() {
+    let registry = coordsim_models::registry();
+    // An M/D/1 queue at ρ = 0.5 (one client, Poisson gaps of 12 ms, 6 ms of service), 10
+    // replications: Pollaczek–Khinchine's mean wait ρS / 2(1 − ρ) = 3 ms.
+    let config = library_config(
+        &registry,
+        "c.toml",
+        r#"model = "single_writer_queue"
+replications = 10
+[params]
+clients = 1
+requests_per_client = 20000
+interarrival_ms = 12
+arrivals = "poisson"
+[sweep]
+service_ms = [6]
+[[claim]]
+name = "P-K inside the interval"
+metric = "mean_wait_ms"
+stat = "mean"
+within_ci = true
+expect = "utilization * service_ms / (2 * (1 - utilization))"
+[[claim]]
+name = "no run waits 5 ms on average"
+metric = "mean_wait_ms"
+at_most = 5
+[[claim]]
+name = "every run waits"
+metric = "mean_wait_ms"
+stat = "min"
+at_least = 1
+[[claim]]
+name = "the largest wait beats a bound it cannot"
+metric = "max_wait_ms"
+stat = "max"
+at_most = "sqrt(service_ms) - 3"
+[[claim]]
+name = "a division by zero"
+metric = "lost_updates"
+expect = "1 / lost_updates"
+"#,
+    )
+    .unwrap();
+    let results = library_run(&config);
+    let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+    let lines: Vec<&str> = verdicts.iter().map(|v| v.line.as_str()).collect();
+    assert!(verdicts[0].pass, "{}", lines[0]);
+    assert!(lines[0].contains("mean of mean_wait_ms = "), "{}", lines[0]);
+    assert!(lines[0].contains("inside the 95% CI ["), "{}", lines[0]);
+    assert!(
+        lines[0].ends_with("at service_ms = 6 (10 replications)"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        verdicts[1].pass && lines[1].contains("(at most 5)"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        verdicts[2].pass && lines[2].contains("min of mean_wait_ms"),
+        "{}",
+        lines[2]
+    );
+    // sqrt(6) − 3 < 0: no wait is that short; the worst row is named by its values.
+    assert!(!verdicts[3].pass, "{}", lines[3]);
+    assert!(lines[3].contains("max of max_wait_ms"), "{}", lines[3]);
+    // 1 / 0: a FAIL that says why, not an `inf` that looks like a number.
+    assert!(!verdicts[4].pass, "{}", lines[4]);
+    assert!(
+        lines[4].ends_with("the expected value is not finite (a division by zero?)"),
+        "{}",
+        lines[4]
+    );
+    assert!(
+        lines[4].contains("at service_ms = 6, replication "),
+        "{}",
+        lines[4]
+    );
+}
+
+/// `check --ties` names the lesson figures that rest on an order of simultaneous events, and
+/// keeps the verdicts (and exit code) of each config's own order.
+#[test]
+fn check_ties_names_the_tie_sensitive_figures() {
+    let out = coordsim(&[
+        "check",
+        "--ties",
+        "configs/lessons/shared-store.toml",
+        "configs/lessons/edge-placement.toml",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    // The lesson's 45 needs reads_first; the default and writes_first give 50.
+    assert!(
+        text.contains("counter_final = 45 (its own order), 50 (tie_order = \"program_order\"), 50 (tie_order = \"writes_first\")"),
+        "{text}"
+    );
+    // No placement figure depends on ties: every TIE-SENSITIVE line is the shared store's,
+    // and each starts with its claim's name.
+    let sensitive: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("TIE-SENSITIVE "))
+        .collect();
+    assert_eq!(sensitive.len(), 4, "{text}");
+    assert!(
+        sensitive
+            .iter()
+            .all(|l| l.ends_with("[configs/lessons/shared-store.toml]")),
+        "{text}"
+    );
+    assert!(
+        text.contains("TIE-SENSITIVE sayacın son değeri 45: counter_final = 45 (its own order)"),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines.len();
+    assert!(lines[n - 2].ends_with("claims are tie-sensitive"), "{text}");
+    // Of the shared store's claims, the four on the final value (counter_final, lost_updates,
+    // lost_pct, overwritten_writes) follow the tie rule; expected (400) and op_ms (85) cannot.
+    assert!(lines[n - 2].starts_with("4 of "), "{text}");
+    assert!(lines[n - 1].ends_with(" passed, 0 failed"), "{text}");
+}

@@ -1,0 +1,231 @@
+//! Config loading: positioned errors, sweeps, derived parameters, traces, stems.
+
+use crate::harness::*;
+
+#[test]
+fn bad_configs_get_positioned_errors_and_never_panic() {
+    let dir = root().join("tests/fixtures/bad");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    let mut report = String::new();
+    for name in &names {
+        let out = coordsim_in(&dir, &["check", name]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(stdout(&out).is_empty(), "{name}: nothing on stdout");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: one line: {err}");
+        let prefix = format!("error: {name}:");
+        assert!(
+            err.starts_with(&prefix),
+            "{name}: `error: FILE:LINE:COL: …`: {err}"
+        );
+        report.push_str(&err);
+    }
+    insta::assert_snapshot!("bad_config_errors", report);
+}
+
+#[test]
+fn input_errors_outside_configs_exit_2_without_panicking() {
+    for args in [
+        vec!["check", "no-such-file.toml"],
+        vec!["run"],
+        vec![
+            "run",
+            "configs/lessons/single-writer-queue.toml",
+            "--jobs",
+            "0",
+        ],
+        vec![
+            "run",
+            "configs/lessons/single-writer-queue.toml",
+            "--shard",
+            "2/2",
+        ],
+        vec!["models", "no_such_model"],
+        vec!["merge", "/tmp/coordsim-merge-out", "/no/such/shard"],
+        vec!["report", "--configs", "/no/such/dir"],
+    ] {
+        let out = coordsim(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn every_starter_config_runs_as_is() {
+    let list = stdout(&coordsim(&["models"]));
+    let tmp = tempfile::tempdir().unwrap();
+    let names: Vec<&str> = list
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"single_writer_queue"), "{list}");
+    for name in names {
+        let starter = coordsim(&["models", name, "--config"]);
+        assert_eq!(starter.status.code(), Some(0));
+        let config = write_config(tmp.path(), &format!("{name}.toml"), &stdout(&starter));
+        let out = coordsim(&["run", &config, "--out", tmp.path().to_str().unwrap(), "-q"]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn two_configs_with_one_stem_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("a")).unwrap();
+    std::fs::create_dir(tmp.path().join("b")).unwrap();
+    let text = "model = \"single_writer_queue\"\n";
+    let a = write_config(&tmp.path().join("a"), "same.toml", text);
+    let b = write_config(&tmp.path().join("b"), "same.toml", text);
+    let out = coordsim(&["run", &a, &b, "--out", tmp.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("same file stem `same`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The config loader as a library: sweeps, filters and positions, on the built-in models.
+mod config_loading {
+    use coordsim::config::Config;
+    use coordsim::source::ConfigError;
+    use coordsim_model::Value;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        super::library_config(&coordsim_models::registry(), "t.toml", text)
+    }
+
+    #[test]
+    fn sweep_axes_keep_declared_order_first_slowest() {
+        let c = parse(
+            "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [4, 8]\nclients = [1, 2, 3]\n",
+        )
+        .unwrap();
+        let keys: Vec<&str> = c.axes.iter().map(|a| a.key.as_str()).collect();
+        assert_eq!(keys, ["service_ms", "clients"]); // not alphabetical
+        assert_eq!(c.points, 6);
+        // Point 4 = service_ms index 1, clients index 1.
+        assert_eq!(c.coordinates(4), [1, 1]);
+        let values = c.point_values(4);
+        let specs = c.model.params();
+        let at = |k: &str| values[specs.iter().position(|s| s.key == k).unwrap()].clone();
+        assert_eq!(at("service_ms"), Value::Int(8));
+        assert_eq!(at("clients"), Value::Int(2));
+        assert_eq!(at("interarrival_ms"), Value::Float(40.0)); // default kept
+    }
+
+    #[test]
+    fn where_may_name_a_fixed_parameter_and_compares_numerically() {
+        let c = parse(
+            "model = \"single_writer_queue\"\n[params]\nservice_ms = 6\n[[claim]]\nwhere = { service_ms = 6.0 }\nmetric = \"lost_updates\"\nexpect = 0\n",
+        )
+        .unwrap();
+        assert_eq!(c.claims.len(), 1);
+        assert_eq!(c.claims[0].name, "lost_updates where service_ms = 6");
+    }
+
+    #[test]
+    fn an_error_in_a_swept_value_points_at_that_value() {
+        let text = "model = \"single_writer_queue\"\n[sweep]\nservice_ms = [6, 0, 2]\n";
+        let e = parse(text).unwrap_err();
+        // Line 3: `service_ms = [6, ` is 17 characters, so the `0` is at column 18.
+        assert_eq!(e.location, "t.toml:3:18");
+        assert!(e.message.starts_with("`service_ms` = 0:"), "{}", e.message);
+    }
+}
+
+/// A 0.1-step sweep shows 0.3 everywhere: the CSV, the table and `where`.
+#[test]
+fn a_decimal_step_sweep_gives_the_decimals_written() {
+    let registry = coordsim_models::registry();
+    let config = library_config(
+        &registry,
+        "d.toml",
+        "model = \"single_writer_queue\"\n[sweep]\nclient_offset_ms = { from = 0.1, to = 0.5, step = 0.1 }\n[[claim]]\nwhere = { client_offset_ms = 0.3 }\nmetric = \"lost_updates\"\nexpect = 0\n",
+    )
+    .unwrap();
+    let values: Vec<String> = config.axes[0]
+        .values
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(values, ["0.1", "0.2", "0.3", "0.4", "0.5"]);
+    let results = library_run(&config);
+    let csv = String::from_utf8(coordsim::export::csv::to_csv(&results.results).unwrap()).unwrap();
+    assert!(
+        csv.lines().nth(3).unwrap().starts_with("2,0.3,0,0,"),
+        "{csv}"
+    );
+    let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+    assert!(verdicts[0].pass, "{}", verdicts[0].line);
+}
+
+/// A var sweeps like a parameter, sets derived parameters at every point, and is a column
+/// after the swept parameters.
+#[test]
+fn vars_derive_parameters_at_every_point() {
+    let registry = coordsim_models::registry();
+    let config = library_config(
+        &registry,
+        "v.toml",
+        "model = \"single_writer_queue\"\n[vars]\nrho = \"load\"\n[params]\ninterarrival_ms = { expr = \"clients * service_ms / rho\" }\n[sweep]\nrho = [0.5, 0.8]\nclients = [1, 2]\n[[claim]]\nmetric = \"utilization\"\nexpect = \"rho\"\ntolerance = 1e-12\n",
+    )
+    .unwrap();
+    let results = library_run(&config);
+    let csv = String::from_utf8(coordsim::export::csv::to_csv(&results.results).unwrap()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("point,clients,rho,replication,seed,"),
+        "{}",
+        lines[0]
+    );
+    // rho is the first key, so the slowest: (0.5, 1), (0.5, 2), (0.8, 1), (0.8, 2).
+    assert!(lines[2].starts_with("1,2,0.5,"), "{}", lines[2]);
+    assert!(lines[3].starts_with("2,1,0.8,"), "{}", lines[3]);
+    // interarrival = clients × 6 / ρ: with 2 clients at ρ = 0.8 a gap of 15 ms; each row's
+    // utilization is its ρ (the claim).
+    assert_eq!(
+        config.point_values(3)[2],
+        coordsim_model::Value::Float(15.0)
+    );
+    let verdicts = coordsim::check::evaluate(&config, &results).unwrap();
+    assert!(verdicts[0].pass, "{}", verdicts[0].line);
+}
+
+#[test]
+fn traces_come_from_csv_files_next_to_the_config_and_percentiles_read_as_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    // A trace of one value, 6 ms: the lesson's fixed service. One client every 4 ms with
+    // 6 ms of service waits 0, 2, 4, …, 18 ms (ten requests): nearest rank p50 is the 5th
+    // (8 ms), numpy's linear p50 is halfway between the 5th and 6th (9 ms).
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    std::fs::write(
+        dir.path().join("data/service.csv"),
+        "request,service_ms\n1,6\n2,6\n",
+    )
+    .unwrap();
+    let base = "model = \"single_writer_queue\"\n[params]\nclients = 1\nrequests_per_client = 10\ninterarrival_ms = 4\nservice = \"empirical\"\nservice_trace = { file = \"data/service.csv\", column = \"service_ms\" }\n";
+    let registry = coordsim_models::registry();
+    let path = dir.path().join("t.toml").display().to_string();
+    for (extra, p50) in [("", 8.0), ("percentile = \"linear\"\n", 9.0)] {
+        let text = format!("{extra}{base}");
+        std::fs::write(&path, &text).unwrap();
+        let config = library_config(&registry, &path, &text).unwrap();
+        let results = library_run(&config);
+        let table = &results.results;
+        let row = &table.rows[0];
+        let cell = |name: &str| row[table.column(name).unwrap()].as_f64().unwrap();
+        assert_eq!(cell("mean_wait_ms"), 9.0);
+        assert_eq!(cell("p50_wait_ms"), p50, "{extra}");
+        assert_eq!(cell("capacity_per_s"), 1000.0 / 6.0);
+    }
+}

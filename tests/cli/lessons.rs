@@ -1,0 +1,288 @@
+//! Lessons: check, fill, precision, tables, positioned errors, dashboards.
+
+use crate::harness::*;
+
+#[test]
+fn the_committed_lessons_pass_and_leave_nothing_unchecked() {
+    let files: Vec<String> = coordsim::commands::find_files(&root().join("lessons"), "md")
+        .unwrap()
+        .iter()
+        .map(|p| p.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert!(files.len() >= 5, "{files:?}");
+    let mut args = vec!["lesson", "check"];
+    args.extend(files.iter().map(String::as_str));
+    let out = coordsim(&args);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    let last = text.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed"), "{last}");
+    let passed: usize = last.split(' ').next().unwrap().parse().unwrap();
+    assert!(passed >= 80, "{passed} regions");
+    args.push("--lint");
+    let lint = stdout(&coordsim(&args));
+    assert_eq!(lint.lines().last(), Some("0 unchecked number(s)"), "{lint}");
+    // The Turkish pages show no raw column name in a table header.
+    let registry = coordsim_models::registry();
+    let raw: Vec<&str> = registry
+        .names()
+        .iter()
+        .filter_map(|n| registry.find(n))
+        .flat_map(|m| m.metrics().iter().chain(m.entity_columns()).map(|c| c.name))
+        .collect();
+    for f in files.iter().filter(|f| !f.contains("/en/")) {
+        let text = String::from_utf8(read(root().join(f))).unwrap();
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.contains("---"))
+        {
+            for cell in line.split('|').map(str::trim) {
+                assert!(
+                    !raw.contains(&cell) || cell.is_empty(),
+                    "{f}: `{cell}` in {line}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_drifted_value_fails_at_its_place_and_fill_puts_it_back() {
+    // service 6 ms, one client per 1000 ms: nobody waits; capacity 1000 / 6 = 166.67/s.
+    let text = format!(
+        "{HEAD}Tavan <!-- coordsim q.capacity_per_s clients=1 -->166,7<!-- /coordsim --> istek/sn, hizmet <!-- coordsim q.service_ms clients=2 -->7 ms<!-- /coordsim -->.\n"
+    );
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    let printed = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{printed}{}", stderr(&out));
+    // Line 3: "Tavan " (6) + the first marker (44) + "166,7" (5) + the close (18) +
+    // " istek/sn, hizmet " (18) + the second marker (40) = 131 characters before "7 ms".
+    assert_eq!(
+        printed.lines().next().unwrap(),
+        "lesson.md:3:132: q.service_ms clients=2: written 7, run 6 (the written digits allow ± 0.5)"
+    );
+    assert_eq!(printed.lines().last(), Some("1 passed, 1 failed"));
+    let out = lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let filled = String::from_utf8(read(dir.path().join("lesson.md"))).unwrap();
+    // The unit stays; the number is the run's at the written precision.
+    assert!(filled.contains("-->6 ms<!--"), "{filled}");
+    assert!(filled.contains("-->166,7<!--"), "{filled}");
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(stdout(&out).lines().last(), Some("2 passed, 0 failed"));
+    // A second fill changes no byte.
+    lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(read(dir.path().join("lesson.md")), filled.as_bytes());
+}
+
+#[test]
+fn the_written_digits_set_the_precision_end_to_end() {
+    // `206,5` holds 206.45 … 206.55: a service time of 206.55 ms passes, 206.56 fails.
+    let text =
+        format!("{HEAD}<!-- coordsim q.service_ms clients=1 -->206,5 ms<!-- /coordsim -->\n");
+    let pass = lesson_dir("206.55", &text);
+    let out = lesson(pass.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let fail = lesson_dir("206.56", &text);
+    let out = lesson(fail.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("written 206,5, run 206.56"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn units_and_percent_signs_in_both_locales() {
+    // The shared store of lesson 003 loses 355 of 400 updates: 88.75%, written `%88,8` in
+    // Turkish and `88.8%` in English (one decimal holds 88.75 … 88.85); each operation takes
+    // read 20 + compute 1 + write 64 = 85 ms.
+    let store = root().join("configs/lessons/shared-store.toml");
+    for (locale, pct, ms, drifted, fixed) in [
+        ("tr", "%88,8", "85 ms", "%88,9", "%88,8"),
+        ("en", "88.8%", "85 ms", "88.9%", "88.8%"),
+    ] {
+        let text = |p: &str| {
+            format!(
+                "<!-- coordsim use s = \"{}\" -->\n<!-- coordsim locale = \"{locale}\" -->\n<!-- coordsim s.lost_pct -->{p}<!-- /coordsim --> / <!-- coordsim s.op_ms -->{ms}<!-- /coordsim -->\n",
+                store.display()
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("lesson.md"), text(pct)).unwrap();
+        let out = lesson(dir.path(), &["check", "lesson.md"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{locale}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        std::fs::write(dir.path().join("lesson.md"), text(drifted)).unwrap();
+        let out = lesson(dir.path(), &["check", "lesson.md"]);
+        assert_eq!(out.status.code(), Some(1), "{locale}");
+        let number = drifted.trim_matches('%');
+        assert!(
+            stdout(&out).contains(&format!("written {number}, run 88.75")),
+            "{}",
+            stdout(&out)
+        );
+        lesson(dir.path(), &["fill", "lesson.md"]);
+        assert_eq!(
+            read(dir.path().join("lesson.md")),
+            text(fixed).as_bytes(),
+            "{locale}"
+        );
+    }
+}
+
+#[test]
+fn a_drifted_table_shows_a_unified_diff() {
+    let text = format!(
+        "{HEAD}<!-- coordsim table q columns=clients,requests -->\n| istemci | requests |\n|---:|---:|\n| 1 | 10 |\n| 2 | 21 |\n<!-- /coordsim -->\n"
+    );
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(1));
+    let printed = stdout(&out);
+    assert!(
+        printed.starts_with("lesson.md:4:1: table q columns=clients,requests: the table drifted"),
+        "{printed}"
+    );
+    assert!(printed.contains("--- written\n+++ run\n"), "{printed}");
+    assert!(printed.contains("-| 2 | 21 |\n+| 2 | 20 |\n"), "{printed}");
+    lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(
+        stdout(&lesson(dir.path(), &["check", "lesson.md"]))
+            .lines()
+            .last(),
+        Some("1 passed, 0 failed")
+    );
+}
+
+#[test]
+fn markers_in_code_fences_are_ignored() {
+    let text = format!(
+        "{HEAD}```markdown\n<!-- coordsim q.nope -->1<!-- /coordsim -->\n```\n<!-- coordsim q.requests clients=1 -->10<!-- /coordsim -->\n"
+    );
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out).lines().last(), Some("1 passed, 0 failed"));
+}
+
+#[test]
+fn bad_lessons_get_positioned_errors() {
+    let cases = [
+        (
+            "two rows",
+            format!("{HEAD}<!-- coordsim q.requests -->10<!-- /coordsim -->\n"),
+        ),
+        (
+            "no row",
+            format!("{HEAD}<!-- coordsim q.requests clients=3 -->10<!-- /coordsim -->\n"),
+        ),
+        (
+            "unknown column",
+            format!("{HEAD}<!-- coordsim q.nope clients=1 -->10<!-- /coordsim -->\n"),
+        ),
+        (
+            "unknown filter",
+            format!("{HEAD}<!-- coordsim q.requests klients=1 -->10<!-- /coordsim -->\n"),
+        ),
+        (
+            "unknown config",
+            format!("{HEAD}<!-- coordsim z.requests -->10<!-- /coordsim -->\n"),
+        ),
+        (
+            "missing file",
+            "<!-- coordsim use q = \"nope.toml\" -->\n".to_string(),
+        ),
+        (
+            "not a number",
+            format!("{HEAD}<!-- coordsim q.requests clients=1 -->on<!-- /coordsim -->\n"),
+        ),
+        (
+            "wrong locale",
+            format!("{HEAD}<!-- coordsim q.service_ms clients=1 -->6.5<!-- /coordsim -->\n"),
+        ),
+        (
+            "unclosed",
+            format!("{HEAD}<!-- coordsim q.requests clients=1 -->10\n"),
+        ),
+        (
+            "unknown chart",
+            format!("{HEAD}<!-- coordsim chart q pie -->\n![x](x.svg)\n<!-- /coordsim -->\n"),
+        ),
+        (
+            "unknown stat",
+            format!("{HEAD}<!-- coordsim q.requests stat=median -->10<!-- /coordsim -->\n"),
+        ),
+    ];
+    let mut report = String::new();
+    for (what, text) in cases {
+        let dir = lesson_dir("6", &text);
+        let out = lesson(dir.path(), &["check", "lesson.md"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}{err}", stdout(&out));
+        assert!(err.starts_with("error: lesson.md:"), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+        report.push_str(&format!("{what}: {err}"));
+    }
+    insta::assert_snapshot!("bad_lesson_errors", report);
+}
+
+#[test]
+fn lesson_check_reports_for_ci_dashboards() {
+    let text = format!(
+        "{HEAD}<!-- coordsim q.requests clients=1 -->10<!-- /coordsim --> <!-- coordsim q.requests clients=2 -->21<!-- /coordsim -->\n"
+    );
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let failed = &doc["cases"][1];
+    assert_eq!(failed["name"], "q.requests clients=2 (line 3)");
+    assert_eq!(
+        (failed["expected"].as_str(), failed["actual"].as_str()),
+        (Some("21"), Some("20"))
+    );
+    let out = lesson(dir.path(), &["check", "lesson.md", "--format", "junit"]);
+    let xml = stdout(&out);
+    assert!(
+        xml.contains("<testsuite name=\"lesson.md\" tests=\"2\" failures=\"1\">"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<testcase classname=\"lesson.md\" name=\"q.requests clients=2 (line 3)\">"),
+        "{xml}"
+    );
+    assert!(xml.contains("expected: 21\nactual: 20"), "{xml}");
+    // `check` speaks the same formats for claims.
+    let out = coordsim(&[
+        "check",
+        "configs/lessons/shared-store.toml",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("<testsuite name=\"configs/lessons/shared-store.toml\""));
+}

@@ -1,0 +1,16 @@
+//! End-to-end tests of the `coordsim` binary, run as a user would run it: one test binary,
+//! one feature file per area.
+
+mod harness;
+
+mod charts;
+mod claims;
+mod config;
+mod docs;
+mod fuzz;
+mod lessons;
+mod models;
+mod outputs;
+mod reliability;
+mod scenarios;
+mod shards;

@@ -1,0 +1,268 @@
+//! Reliability: pipes, signals, kills, planted links, stale folders.
+
+use crate::harness::*;
+use std::process::Command;
+
+/// A reader that goes away (`coordsim report 2>&1 | head -1`) ends the command quietly with
+/// exit 0, after every output it was writing is complete.
+#[test]
+fn a_closed_pipe_is_not_an_error_and_stops_no_output() {
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let configs = tmp.path().join("configs");
+    std::fs::create_dir(&configs).unwrap();
+    for name in ["single-writer-queue.toml", "lock-polled.toml"] {
+        std::fs::copy(
+            root().join("configs/lessons").join(name),
+            configs.join(name),
+        )
+        .unwrap();
+    }
+    let out = tmp.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(root())
+        .args([
+            "report",
+            "--configs",
+            configs.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close both pipes before the first line is written.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    // Every config's outputs and the index were written all the same, as `report` commits them.
+    for dir in ["single-writer-queue", "lock-polled"] {
+        let written = list_files(&out.join(dir));
+        assert_eq!(
+            written,
+            list_files(&root().join("reports").join(dir)),
+            "{dir}"
+        );
+        for file in written {
+            assert!(
+                read(out.join(dir).join(&file))
+                    == read(root().join("reports").join(dir).join(&file)),
+                "{dir}/{file}"
+            );
+        }
+    }
+    assert!(out.join("README.md").exists());
+}
+
+#[test]
+fn outputs_stay_inside_their_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // A config whose stem is `..` would write into the parent of --out.
+    let dots = write_config(dir.path(), "...toml", "model = \"single_writer_queue\"\n");
+    let o = coordsim(&["run", &dots, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("must be a plain name"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists() || list_files(&out).is_empty());
+    // A link planted where an output file goes is replaced, never written through.
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, "keep me").unwrap();
+    std::fs::create_dir_all(out.join("c")).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("c/results.csv")).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("c/table.md")).unwrap();
+    let config = write_config(dir.path(), "c.toml", "model = \"single_writer_queue\"\n");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me");
+    let meta = std::fs::symlink_metadata(out.join("c/results.csv")).unwrap();
+    assert!(meta.is_file(), "results.csv is a file of its own now");
+    // Nothing hidden is left beside the folder.
+    let hidden: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_folder_or_the_new_one_never_a_mix() {
+    // A sweep that takes a while in a debug build; killed (SIGKILL) at 20 moments spread
+    // over its run, each time over the complete output of the run before. Every time, the
+    // folder is complete and equal to a clean run's, and the next run leaves no trace.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "k.toml",
+        "model = \"single_writer_queue\"\nreplications = 4\n[params]\narrivals = \"poisson\"\nservice = \"exponential\"\nrequests_per_client = 20000\n[sweep]\nclients = [1, 2, 3, 4]\n",
+    );
+    let clean = dir.path().join("clean");
+    let o = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        clean.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reference: Vec<(String, Vec<u8>)> = list_files(&clean.join("k"))
+        .into_iter()
+        .map(|f| {
+            let bytes = read(clean.join("k").join(&f));
+            (f, bytes)
+        })
+        .collect();
+    let out = dir.path().join("out");
+    let same_as_clean = |label: &str| {
+        let files = list_files(&out.join("k"));
+        let got: Vec<String> = reference.iter().map(|(f, _)| f.clone()).collect();
+        assert_eq!(
+            files, got,
+            "{label}: the folder has other files than a clean run's"
+        );
+        for (f, bytes) in &reference {
+            assert!(
+                read(out.join("k").join(f)) == *bytes,
+                "{label}: k/{f} differs from a clean run's"
+            );
+        }
+    };
+    let o = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    // 20 moments, spread (by a fixed Weyl sequence) over the first 1.5 s.
+    for i in 0..20u64 {
+        let delay_ms = (i * 617 + 101) % 1500;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+            .args([
+                "run",
+                &config,
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+                "--jobs",
+                "2",
+            ])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        if out.join("k").exists() {
+            same_as_clean(&format!("killed after {delay_ms} ms"));
+        }
+    }
+    // The next run puts everything in order and leaves nothing hidden behind.
+    let o = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same_as_clean("after a clean run");
+    let hidden: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+#[test]
+fn report_removes_the_folders_of_configs_that_are_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("configs")).unwrap();
+    write_config(
+        &dir.path().join("configs"),
+        "a.toml",
+        "model = \"single_writer_queue\"\n",
+    );
+    let out = dir.path().join("reports");
+    // A folder of a deleted config, and a folder that is not an output (kept).
+    std::fs::create_dir_all(out.join("gone")).unwrap();
+    std::fs::write(out.join("gone/results.csv"), "x").unwrap();
+    std::fs::create_dir_all(out.join("notes")).unwrap();
+    let o = coordsim_in(dir.path(), &["report", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!out.join("gone").exists());
+    assert!(out.join("notes").exists());
+    assert!(out.join("a/results.csv").exists());
+}
+
+#[test]
+fn ctrl_c_stops_the_runs_and_says_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = write_config(
+        dir.path(),
+        "quick.toml",
+        "model = \"single_writer_queue\"\n",
+    );
+    // Far longer than the test waits: 50 replications of 8 million requests.
+    let long = write_config(
+        dir.path(),
+        "long.toml",
+        "model = \"single_writer_queue\"\nreplications = 50\n[params]\narrivals = \"poisson\"\nrequests_per_client = 2_000_000\n",
+    );
+    let out = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .args([
+            "run",
+            &quick,
+            &long,
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the quick config is in place, the long one runs: interrupt it.
+    let start = std::time::Instant::now();
+    while !out.join("quick/results.csv").exists() && start.elapsed().as_secs() < 30 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted (Ctrl-C): wrote"), "{err}");
+    assert!(err.contains("quick"), "{err}");
+    assert!(out.join("quick/results.csv").exists());
+    assert!(
+        !out.join("long").exists(),
+        "the interrupted config writes nothing"
+    );
+    let hidden: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(
+        hidden.is_empty(),
+        "its staging folder is removed: {hidden:?}"
+    );
+}

@@ -1,0 +1,267 @@
+//! Shards and merge: byte-identical to a single run, refusal of foreign or broken shards, schedulers.
+
+use crate::harness::*;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn shards_merge_into_the_unsharded_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let out = |d: &str| tmp.path().join(d).to_string_lossy().into_owned();
+    assert_eq!(
+        coordsim(&["run", &config, "--out", &out("whole"), "-q"])
+            .status
+            .code(),
+        Some(0)
+    );
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let o = coordsim(&[
+            "run",
+            &config,
+            "--out",
+            &out(&format!("s{k}")),
+            "--shard",
+            &shard,
+            "-q",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let shards: Vec<String> = (0..3).map(|k| out(&format!("s{k}/random"))).collect();
+    let merged = out("merged");
+    let mut args = vec!["merge", merged.as_str()];
+    args.extend(shards.iter().map(String::as_str));
+    let o = coordsim(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for file in [
+        "results.csv",
+        "summary.csv",
+        "table.md",
+        "wait-vs-offered-rate.svg",
+    ] {
+        assert_eq!(
+            read(tmp.path().join("whole/random").join(file)),
+            read(tmp.path().join("merged").join(file)),
+            "{file} differs after merge"
+        );
+    }
+    // A missing shard is refused.
+    let o = coordsim(&["merge", &out("partial"), &shards[0], &shards[1]]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("pass every shard once"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_tampered_shard_is_refused_with_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let shards = shard_dirs(tmp.path(), &config, "random", 2);
+    let results = Path::new(&shards[1]).join("results.csv");
+    let original = String::from_utf8(read(&results)).unwrap();
+    // Each tampering (header or cells) and the message that must name it.
+    let drop_last_column = |text: &str| -> String {
+        text.lines()
+            .map(|l| l.rsplit_once(',').map_or(l, |(a, _)| a).to_string() + "\n")
+            .collect()
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "a column missing",
+            drop_last_column(&original),
+            "missing measured_requests",
+        ),
+        (
+            "a column renamed",
+            original.replacen("mean_wait_ms", "mean_wait", 1),
+            "unexpected mean_wait",
+        ),
+        (
+            "a number that is not one",
+            {
+                let mut lines: Vec<String> = original.lines().map(String::from).collect();
+                lines[1] = lines[1].replacen(",0,", ",x,", 1);
+                lines.join("\n") + "\n"
+            },
+            "line 2",
+        ),
+        (
+            "a swept value the config does not have",
+            {
+                let mut lines: Vec<String> = original.lines().map(String::from).collect();
+                // point,clients,service_ms,…: clients of this point's row becomes 99.
+                let mut fields: Vec<&str> = lines[1].split(',').collect();
+                fields[1] = "99";
+                lines[1] = fields.join(",");
+                lines.join("\n") + "\n"
+            },
+            "`clients` is 99",
+        ),
+        (
+            "a row cut short",
+            original.replacen('\n', "\n1,2\n", 1),
+            "line",
+        ),
+    ];
+    for (what, text, needle) in cases {
+        std::fs::write(&results, &text).unwrap();
+        let o = merge_into(&tmp.path().join("merged"), &shards);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.starts_with("error:"), "{what}: {err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert!(err.contains(needle), "{what}: `{needle}` not in {err}");
+    }
+    // The same shard twice is refused too.
+    std::fs::write(&results, &original).unwrap();
+    let twice = vec![shards[0].clone(), shards[0].clone(), shards[1].clone()];
+    let o = merge_into(&tmp.path().join("merged"), &twice);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("pass every shard once"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = root().join("configs/lock-queue-vs-poll.toml");
+    let config = config.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    let o = coordsim(&["run", config, "--out", whole.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shards = shard_dirs(tmp.path(), config, "lock-queue-vs-poll", 3);
+    let merged = tmp.path().join("merged");
+    let o = merge_into(&merged, &shards);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole = whole.join("lock-queue-vs-poll");
+    let files = list_files(&whole);
+    // Timelines are drawn from the lanes the shards kept; entity rows and charts all match.
+    assert!(
+        files.iter().any(|f| f.starts_with("timeline-")),
+        "{files:?}"
+    );
+    for file in files {
+        assert!(
+            read(whole.join(&file)) == read(merged.join(&file)),
+            "{file} differs after merge"
+        );
+    }
+}
+
+#[test]
+fn shards_from_slurm_kubernetes_and_parallel_merge_to_a_single_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "s.toml",
+        "model = \"single_writer_queue\"\nreplications = 2\n[params]\narrivals = \"poisson\"\nrequests_per_client = 200\n[sweep]\nclients = [1, 2, 3, 4, 5, 6]\n",
+    );
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    let single = coordsim(&["run", &config, "--out", &d("single"), "--quiet"]);
+    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+    let same = |merged: &str| {
+        for f in ["results.csv", "summary.csv", "table.md"] {
+            assert!(
+                read(dir.path().join(merged).join(f)) == read(dir.path().join("single/s").join(f)),
+                "{merged}/{f}"
+            );
+        }
+    };
+    let run_env = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_coordsim"));
+        cmd.args(["run", &config, "--out", out, "--quiet", "--shard", "auto"])
+            .args(extra);
+        cmd.env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    // A Slurm job array --array=0-2 (three tasks).
+    for id in ["0", "1", "2"] {
+        run_env(
+            &d(&format!("slurm/{id}")),
+            &[("SLURM_ARRAY_TASK_ID", id), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &[],
+        );
+    }
+    let o = coordsim(&[
+        "merge",
+        &d("slurm-merged"),
+        &d("slurm/0/s"),
+        &d("slurm/1/s"),
+        &d("slurm/2/s"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same("slurm-merged");
+    // A Kubernetes Indexed Job with completions: 2.
+    for index in ["0", "1"] {
+        run_env(
+            &d(&format!("k8s/{index}")),
+            &[("JOB_COMPLETION_INDEX", index)],
+            &["--shard-count", "2"],
+        );
+    }
+    let o = coordsim(&["merge", &d("k8s-merged"), &d("k8s/0/s"), &d("k8s/1/s")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same("k8s-merged");
+    // Without a scheduler, auto says what it needs.
+    let o = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .args(["run", &config, "--shard", "auto", "--out", &d("x")])
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("neither is set"), "{}", stderr(&o));
+    // GNU-parallel style: one job per listed point, two at a time (xargs -P 2).
+    let list = coordsim(&["run", &config, "--list-points"]);
+    let lines = stdout(&list);
+    assert_eq!(lines.lines().next(), Some("0/6 clients=1"));
+    let script = format!(
+        "{bin} run {config} --list-points | cut -d' ' -f1 | xargs -P 2 -I{{}} sh -c '{bin} run {config} --quiet --shard {{}} --out {par}/$(echo {{}} | tr / _)'",
+        bin = env!("CARGO_BIN_EXE_coordsim"),
+        par = d("par"),
+    );
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut args = vec!["merge".to_string(), d("par-merged")];
+    args.extend((0..6).map(|k| d(&format!("par/{k}_6/s"))));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = coordsim(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    same("par-merged");
+}
+
+#[test]
+fn a_label_of_a_value_only_some_shards_show_is_checked_on_the_whole() {
+    // The saga lesson labels `rafta` (point 0) and `odunc` (point 1): each shard shows one.
+    let dir = tempfile::tempdir().unwrap();
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    for k in ["0", "1"] {
+        let o = coordsim(&[
+            "run",
+            "configs/lessons/saga.toml",
+            "--shard",
+            &format!("{k}/2"),
+            "--out",
+            &d(k),
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "shard {k}: {}", stderr(&o));
+    }
+    let o = coordsim(&["merge", &d("merged"), &d("0/saga"), &d("1/saga")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // One shard alone is not the whole: its merge is refused as incomplete, before labels.
+    let o = coordsim(&["merge", &d("half"), &d("0/saga")]);
+    assert_eq!(o.status.code(), Some(2));
+}
