@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use coordsim_model::{ChartKind, ModelError, RunContext, RunOutput};
+use coordsim_model::{ModelError, RunContext, RunOutput};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -36,9 +36,9 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let total = points.len() * reps;
 
     // Timelines draw each point's first replication: only those runs record lanes.
-    let wants_lanes = config.charts.iter().any(|c| c.kind == ChartKind::Timeline);
+    let wants_lanes = config.draws_timeline();
     // Per-request samples only when a chart draws their distribution.
-    let wants_distributions = config.charts.iter().any(|c| c.distribution);
+    let wants_distributions = config.draws_distributions();
     let bar = progress_bar(options.progress, total as u64, &config.source.name);
     // As many runs at once as the memory budget holds (each at the heaviest estimate).
     let fit = (config.max_memory_bytes / config.heaviest_run_bytes.max(1)).max(1) as usize;

@@ -154,16 +154,8 @@ fn too_deep(text: &str) -> Option<usize> {
 impl Config {
     /// Reads and checks the config at `path` (`name` is how the user wrote it).
     pub fn load(name: &str, registry: &Registry) -> anyhow::Result<Config> {
-        let size = std::fs::metadata(name)
-            .map_err(|e| anyhow::anyhow!("cannot read config {name}: {e}"))?
-            .len();
-        if size > MAX_CONFIG_BYTES {
-            anyhow::bail!(
-                "{name} has {size} bytes, more than the limit of {MAX_CONFIG_BYTES} for a config"
-            );
-        }
-        let text = std::fs::read_to_string(name)
-            .map_err(|e| anyhow::anyhow!("cannot read config {name}: {e}"))?;
+        let text = crate::input::read_text_capped(std::path::Path::new(name), MAX_CONFIG_BYTES)
+            .map_err(|e| anyhow::anyhow!("config {name}: {e}"))?;
         Ok(Config::parse(
             Source {
                 name: name.to_string(),
@@ -333,6 +325,17 @@ impl Plan {
 }
 
 impl Config {
+    /// Whether a chart of this config is a timeline (its runs record lanes).
+    pub fn draws_timeline(&self) -> bool {
+        self.charts.iter().any(|c| c.kind == ChartKind::Timeline)
+    }
+
+    /// Whether a chart of this config draws a per-request distribution (its runs keep
+    /// their samples).
+    pub fn draws_distributions(&self) -> bool {
+        self.charts.iter().any(|c| c.distribution)
+    }
+
     /// A `[labels]` key for a value only a run shows (an entity's name, a text cell) must
     /// match one, or it is a misspelling that would leave the output unlabelled.
     pub fn check_value_labels(&self, results: &crate::results::Results) -> Result<(), ConfigError> {

@@ -749,17 +749,8 @@ impl Loader<'_> {
             .unwrap_or(Path::new(""))
             .join(&file);
         let at = |m: String| self.err(&file_v.span(), m);
-        let size = std::fs::metadata(&path)
-            .map_err(|e| at(format!("cannot read {}: {e}", path.display())))?
-            .len();
-        if size > MAX_TRACE_BYTES {
-            return Err(at(format!(
-                "{} has {size} bytes, more than the limit of {MAX_TRACE_BYTES}",
-                path.display()
-            )));
-        }
-        let mut reader = csv::Reader::from_path(&path)
-            .map_err(|e| at(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = crate::input::read_capped(&path, MAX_TRACE_BYTES).map_err(at)?;
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
         let headers = reader
             .headers()
             .map_err(|e| at(format!("{}: {e}", path.display())))?

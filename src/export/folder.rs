@@ -7,11 +7,26 @@
 //! aside, and the next run into `OUT` puts it back before anything else. Runs into one `OUT`
 //! take turns: each holds an advisory lock on the folder itself (released by the system if
 //! the process dies), so no lock file is left behind.
+//!
+//! **Only what coordsim can prove it wrote is ever removed or replaced.** Every folder it
+//! builds holds a marker, [`MARKER`], whose text starts with [`MARKER_HEAD`] and lists the
+//! files coordsim put there. A folder is replaced (or, by `report`, removed as stale) only
+//! when it is a real folder (not a link) holding that marker and nothing the marker does not
+//! list, or when it is empty; anything else — a user's folder that merely holds a
+//! `results.csv`, an output folder the user added a note to, a planted link — is refused with
+//! a message saying what to move, before anything runs.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+
+/// The marker file in every output folder coordsim writes.
+pub const MARKER: &str = ".coordsim-output";
+
+/// The marker's first line: what proves the folder is coordsim's.
+pub const MARKER_HEAD: &str =
+    "coordsim output folder: written whole by coordsim and replaced whole by its next run.";
 
 /// Whether `stem` may name an output folder: not empty, not `.` or `..`, no path separator,
 /// no leading dot (hidden names are the staging folders'), no control character.
@@ -29,6 +44,89 @@ pub fn check_stem(stem: &str) -> Result<(), String> {
     }
 }
 
+/// What is at a place an output folder goes.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Nothing: the folder is new.
+    Nothing,
+    /// An empty folder, or one coordsim wrote and nobody added to: may be replaced.
+    Ours,
+    /// Something coordsim may not touch, and why (a sentence naming what to move).
+    Foreign(String),
+}
+
+/// What is at `dir` and whether coordsim may replace it.
+pub fn inspect(dir: &Path) -> Existing {
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(_) => return Existing::Nothing,
+    };
+    let shown = dir.display();
+    if meta.file_type().is_symlink() {
+        return Existing::Foreign(format!(
+            "{shown} is a link: coordsim writes a folder of its own there; remove the link or write elsewhere with --out"
+        ));
+    }
+    if !meta.is_dir() {
+        return Existing::Foreign(format!(
+            "{shown} is not a folder: move it away, coordsim writes a folder there"
+        ));
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Existing::Foreign(format!("{shown} cannot be read"));
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let Ok(entry) = entry else {
+            return Existing::Foreign(format!("{shown} cannot be read"));
+        };
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    if names.is_empty() {
+        return Existing::Ours;
+    }
+    let Some(listed) = read_marker(&dir.join(MARKER)) else {
+        return Existing::Foreign(format!(
+            "{shown} exists and is not a coordsim output folder (it has no {MARKER} marker): move it away, or write elsewhere with --out (a folder written by a coordsim older than the marker can simply be deleted)"
+        ));
+    };
+    names.sort();
+    match names.iter().find(|n| *n != MARKER && !listed.contains(n)) {
+        Some(extra) => Existing::Foreign(format!(
+            "{shown} holds {extra:?}, which coordsim did not write: coordsim replaces its output folders whole, so move that file away first"
+        )),
+        None => Existing::Ours,
+    }
+}
+
+/// The file names a marker lists, or `None` when `path` is not a marker of coordsim's (a
+/// regular file, not a link, starting with [`MARKER_HEAD`]). Read with a cap: a marker is
+/// small.
+fn read_marker(path: &Path) -> Option<Vec<String>> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 1 << 20 {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    (lines.next()? == MARKER_HEAD).then(|| {
+        lines
+            .filter_map(|l| l.strip_prefix("file "))
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// The marker's text for a folder holding `names` (sorted, once each).
+fn marker_text(names: &[String]) -> String {
+    let mut text =
+        format!("{MARKER_HEAD}\nA file added here makes coordsim refuse to replace the folder.\n");
+    for name in names {
+        text.push_str(&format!("file {name}\n"));
+    }
+    text
+}
+
 /// An output folder being built.
 pub struct Staging {
     out: PathBuf,
@@ -38,12 +136,49 @@ pub struct Staging {
     _lock: File,
 }
 
-fn hidden(stem: &str, kind: &str) -> String {
-    format!(".{stem}.{}.{kind}", super::random_tag())
+/// The two kinds of hidden folder a run leaves beside `OUT/stem` while it works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hidden {
+    /// `.stem.TAG.partial`: being built.
+    Partial,
+    /// `.stem.TAG.old`: the previous folder, moved aside for the swap.
+    Old,
+}
+
+impl Hidden {
+    fn suffix(self) -> &'static str {
+        match self {
+            Hidden::Partial => "partial",
+            Hidden::Old => "old",
+        }
+    }
+}
+
+fn hidden(stem: &str, kind: Hidden) -> String {
+    format!(".{stem}.{}.{}", super::random_tag(), kind.suffix())
+}
+
+/// The stem and kind of a hidden staging name, read exactly: `.` + stem + `.` + 16 lowercase
+/// hex digits + `.partial` or `.old`. (Matching by prefix would take `.x.y.….partial`, the
+/// staging folder of `x.y.toml`, for one of `x.toml`.)
+fn parse_hidden(name: &str) -> Option<(&str, Hidden)> {
+    let rest = name.strip_prefix('.')?;
+    let (rest, kind) = if let Some(r) = rest.strip_suffix(".partial") {
+        (r, Hidden::Partial)
+    } else {
+        (rest.strip_suffix(".old")?, Hidden::Old)
+    };
+    let (stem, tag) = rest.rsplit_once('.')?;
+    let is_tag = tag.len() == 16
+        && tag
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    is_tag.then_some((stem, kind))
 }
 
 impl Staging {
-    /// Starts building `out/stem` (waiting for any other run writing into `out`).
+    /// Starts building `out/stem` (waiting for any other run writing into `out`). Refuses at
+    /// once, before anything runs, when `out/stem` is something coordsim may not replace.
     pub fn begin(out: &Path, stem: &str) -> anyhow::Result<Staging> {
         check_stem(stem).map_err(anyhow::Error::msg)?;
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -65,15 +200,21 @@ impl Staging {
             Err(std::fs::TryLockError::Error(_)) => {}
         }
         recover(out, stem)?;
-        let tmp = out.join(hidden(stem, "partial"));
+        if let Existing::Foreign(why) = inspect(&out.join(stem)) {
+            bail!("{why}");
+        }
+        let tmp = out.join(hidden(stem, Hidden::Partial));
         std::fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        Ok(Staging {
+        let staging = Staging {
             out: out.to_path_buf(),
             stem: stem.to_string(),
             tmp,
             committed: false,
             _lock: lock,
-        })
+        };
+        // Marked from the start, so a killed run's leftover is provably coordsim's.
+        super::write_atomic(&staging.tmp.join(MARKER), marker_text(&[]).as_bytes())?;
+        Ok(staging)
     }
 
     /// Where the files go until [`Staging::commit`].
@@ -81,27 +222,34 @@ impl Staging {
         &self.tmp
     }
 
-    /// Puts the new folder in the old one's place.
+    /// Puts the new folder in the old one's place, its marker listing every file in it.
+    /// After Ctrl-C nothing is swapped: the previous folder stays as it was.
     pub fn commit(mut self) -> anyhow::Result<PathBuf> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.tmp)
+            .with_context(|| format!("cannot read {}", self.tmp.display()))?
+        {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if name != MARKER {
+                names.push(name);
+            }
+        }
+        names.sort();
+        super::write_atomic(&self.tmp.join(MARKER), marker_text(&names).as_bytes())?;
+        if crate::runner::stop_requested() {
+            return Err(anyhow::Error::new(crate::runner::Interrupted));
+        }
         let target = self.out.join(&self.stem);
-        let old = self.out.join(hidden(&self.stem, "old"));
-        let had_old = match std::fs::symlink_metadata(&target) {
-            // Only an output folder (or an empty one) is replaced: a folder of the user's
-            // that happens to have the name is never removed.
-            Ok(m) if m.is_dir() && !replaceable(&target) => bail!(
-                "{} exists and is not a coordsim output folder (it has no results.csv): move it away, or write elsewhere with --out",
-                target.display()
-            ),
-            Ok(m) if m.is_dir() => {
+        let old = self.out.join(hidden(&self.stem, Hidden::Old));
+        let had_old = match inspect(&target) {
+            Existing::Nothing => false,
+            Existing::Ours => {
                 std::fs::rename(&target, &old)
                     .with_context(|| format!("cannot move {} aside", target.display()))?;
                 true
             }
-            Ok(_) => bail!(
-                "{} is not a folder: move it away, coordsim writes a folder there",
-                target.display()
-            ),
-            Err(_) => false,
+            // Checked at the start too; something appeared there during the run.
+            Existing::Foreign(why) => bail!("{why}"),
         };
         std::fs::rename(&self.tmp, &target)
             .with_context(|| format!("cannot put {} in place", target.display()))?;
@@ -114,12 +262,6 @@ impl Staging {
     }
 }
 
-/// Whether `dir` may be replaced by a new output: it is empty, or holds a `results.csv`.
-fn replaceable(dir: &Path) -> bool {
-    dir.join("results.csv").is_file()
-        || std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
-}
-
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.committed {
@@ -129,25 +271,49 @@ impl Drop for Staging {
 }
 
 /// After a run was killed: the previous folder put back if it was moved aside and not
-/// replaced, and every leftover staging folder of `stem` removed (the lock is held).
+/// replaced, and every leftover staging folder of `stem` removed (the lock is held). Only
+/// real folders that are provably coordsim's are touched; anything else with a staging name
+/// (a planted link, a user's folder) is left where it is, with a warning.
 fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
-    let prefix = format!(".{stem}.");
     let mut olds = Vec::new();
     for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(&prefix) else {
+        let Some((of, kind)) = parse_hidden(&name) else {
             continue;
         };
-        if rest.ends_with(".partial") {
-            let _ = std::fs::remove_dir_all(entry.path());
-        } else if rest.ends_with(".old") {
-            olds.push(entry.path());
+        if of != stem {
+            continue;
+        }
+        let path = entry.path();
+        // A folder being built is marked at its creation and lists its files only when
+        // complete; one moved aside was complete.
+        let ours = match kind {
+            Hidden::Partial => is_real_dir(&path) && read_marker(&path.join(MARKER)).is_some(),
+            Hidden::Old => {
+                read_marker(&path.join(MARKER)).is_some() && inspect(&path) == Existing::Ours
+            }
+        } || is_empty_real_dir(&path);
+        if !ours {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "warning: left {} alone: it has the name of a coordsim staging folder but is not one",
+                path.display()
+            );
+            continue;
+        }
+        match kind {
+            Hidden::Partial => {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+            Hidden::Old => olds.push(path),
         }
     }
+    olds.sort();
     let target = out.join(stem);
     for (i, old) in olds.into_iter().enumerate() {
-        if i == 0 && std::fs::symlink_metadata(&target).is_err() {
+        if i == 0 && inspect(&target) == Existing::Nothing {
             std::fs::rename(&old, &target)
                 .with_context(|| format!("cannot restore {}", target.display()))?;
         } else {
@@ -157,71 +323,197 @@ fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Removes `dir` if it is a folder coordsim wrote (marked, nothing added); says why not
+/// otherwise. An empty folder is not coordsim's to remove.
+pub fn remove_if_ours(dir: &Path) -> anyhow::Result<bool> {
+    if read_marker(&dir.join(MARKER)).is_none() || inspect(dir) != Existing::Ours {
+        return Ok(false);
+    }
+    std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    Ok(true)
+}
+
+fn is_real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+fn is_empty_real_dir(path: &Path) -> bool {
+    is_real_dir(path) && std::fs::read_dir(path).is_ok_and(|mut e| e.next().is_none())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    }
+
+    /// A committed output folder `out/stem` holding `files`.
+    fn output(out: &Path, stem: &str, files: &[&str]) {
+        let s = Staging::begin(out, stem).unwrap();
+        for f in files {
+            std::fs::write(s.path().join(f), "x").unwrap();
+        }
+        s.commit().unwrap();
+    }
+
+    const TAG: &str = "0123456789abcdef";
 
     #[test]
     fn stems_that_would_leave_the_folder_are_refused() {
         for bad in ["", ".", "..", ".hidden", "a/b", "a\\b", "a\u{7}b"] {
             assert!(check_stem(bad).is_err(), "{bad:?}");
         }
-        for good in ["shared-store", "mg1_study", "ders-003"] {
+        for good in ["shared-store", "mg1_study", "ders-003", "x.y"] {
             assert!(check_stem(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn hidden_names_are_read_exactly() {
+        assert_eq!(
+            parse_hidden(&format!(".x.{TAG}.partial")),
+            Some(("x", Hidden::Partial))
+        );
+        // The staging folder of `x.y.toml` is not one of `x.toml`.
+        assert_eq!(
+            parse_hidden(&format!(".x.y.{TAG}.old")),
+            Some(("x.y", Hidden::Old))
+        );
+        for not in [
+            ".x.partial",
+            ".x.0123.old",
+            ".x.0123456789ABCDEF.old",
+            "x.0123456789abcdef.old",
+            ".x.0123456789abcdef.tmp",
+        ] {
+            assert_eq!(parse_hidden(not), None, "{not}");
         }
     }
 
     #[test]
     fn a_commit_replaces_the_folder_and_an_abandoned_build_leaves_the_old_one() {
         let out = tempfile::tempdir().unwrap();
-        let s = Staging::begin(out.path(), "c").unwrap();
-        std::fs::write(s.path().join("old.txt"), "1").unwrap();
-        std::fs::write(s.path().join("results.csv"), "x").unwrap();
-        s.commit().unwrap();
-        // A new build without old.txt: after the commit only new.txt is there.
-        let s = Staging::begin(out.path(), "c").unwrap();
-        std::fs::write(s.path().join("new.txt"), "2").unwrap();
-        s.commit().unwrap();
-        let names: Vec<String> = std::fs::read_dir(out.path().join("c"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["new.txt"]);
+        output(out.path(), "c", &["old.txt", "results.csv"]);
+        // A new build without old.txt: after the commit only new.txt (and the marker) is there.
+        output(out.path(), "c", &["new.txt"]);
+        assert_eq!(names(&out.path().join("c")), [MARKER, "new.txt"]);
+        let marker = std::fs::read_to_string(out.path().join("c").join(MARKER)).unwrap();
+        assert!(
+            marker.starts_with(MARKER_HEAD) && marker.ends_with("file new.txt\n"),
+            "{marker}"
+        );
         // A build dropped half-way (an error) leaves the committed folder and no trace.
         {
             let s = Staging::begin(out.path(), "c").unwrap();
             std::fs::write(s.path().join("half.txt"), "3").unwrap();
         }
-        let all: Vec<String> = std::fs::read_dir(out.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(all, ["c"]);
-        // A folder of the user's with the output's name is never replaced.
+        assert_eq!(names(out.path()), ["c"]);
+    }
+
+    #[test]
+    fn a_folder_coordsim_cannot_prove_it_wrote_is_never_replaced() {
+        let out = tempfile::tempdir().unwrap();
+        // A user's folder that happens to hold a results.csv: refused before anything runs.
         std::fs::create_dir(out.path().join("mine")).unwrap();
+        std::fs::write(out.path().join("mine/results.csv"), "a").unwrap();
         std::fs::write(out.path().join("mine/notes.txt"), "keep").unwrap();
-        let s = Staging::begin(out.path(), "mine").unwrap();
-        let e = s.commit().unwrap_err().to_string();
+        let e = Staging::begin(out.path(), "mine")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("is not a coordsim output folder"), "{e}");
         assert_eq!(
-            std::fs::read_to_string(out.path().join("mine/notes.txt")).unwrap(),
-            "keep"
+            names(&out.path().join("mine")),
+            ["notes.txt", "results.csv"]
         );
+        // An output folder the user added a note to: refused, naming the note.
+        output(out.path(), "c", &["results.csv"]);
+        std::fs::write(out.path().join("c/notes.txt"), "keep").unwrap();
+        let e = Staging::begin(out.path(), "c").err().unwrap().to_string();
+        assert!(
+            e.contains("\"notes.txt\", which coordsim did not write"),
+            "{e}"
+        );
+        // A marker with another first line proves nothing.
+        std::fs::create_dir(out.path().join("fake")).unwrap();
+        std::fs::write(out.path().join("fake").join(MARKER), "hello\nfile a\n").unwrap();
+        std::fs::write(out.path().join("fake/a"), "keep").unwrap();
+        assert!(matches!(
+            inspect(&out.path().join("fake")),
+            Existing::Foreign(_)
+        ));
+        // A link where the folder goes is not followed, not replaced.
+        std::os::unix::fs::symlink(out.path().join("c"), out.path().join("link")).unwrap();
+        let e = Staging::begin(out.path(), "link")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("is a link"), "{e}");
+        assert!(remove_if_ours(&out.path().join("fake")).is_ok_and(|r| !r));
+        assert!(out.path().join("fake/a").exists());
     }
 
     #[test]
     fn a_kill_between_the_renames_is_undone_by_the_next_run() {
         let out = tempfile::tempdir().unwrap();
-        // The state a kill after "move aside" leaves: no folder, the old one aside.
-        std::fs::create_dir(out.path().join(".c.0123.old")).unwrap();
-        std::fs::write(out.path().join(".c.0123.old/results.csv"), "x").unwrap();
-        std::fs::create_dir(out.path().join(".c.4567.partial")).unwrap();
+        // The state a kill after "move aside" leaves: no folder, the old one aside (marked,
+        // as every folder coordsim builds), and a half-built one.
+        output(out.path(), "c", &["results.csv"]);
+        let aside = out.path().join(format!(".c.{TAG}.old"));
+        std::fs::rename(out.path().join("c"), &aside).unwrap();
+        let partial = out
+            .path()
+            .join(format!(".c.{}.partial", "fedcba9876543210"));
+        std::fs::create_dir(&partial).unwrap();
+        std::fs::write(partial.join(MARKER), marker_text(&[])).unwrap();
+        std::fs::write(partial.join("half.csv"), "x").unwrap();
         let s = Staging::begin(out.path(), "c").unwrap();
         assert_eq!(
             std::fs::read_to_string(out.path().join("c/results.csv")).unwrap(),
             "x"
         );
-        assert!(!out.path().join(".c.4567.partial").exists());
+        assert!(!partial.exists());
+        assert!(!aside.exists());
         drop(s);
+    }
+
+    #[test]
+    fn recovery_touches_only_its_own_stem_and_its_own_folders() {
+        let out = tempfile::tempdir().unwrap();
+        // The preserved folder of `x.y.toml` survives a run of `x.toml`.
+        output(out.path(), "x.y", &["results.csv"]);
+        let keep = out.path().join(format!(".x.y.{TAG}.old"));
+        std::fs::rename(out.path().join("x.y"), &keep).unwrap();
+        // A planted link with a staging name is neither renamed into place nor followed.
+        let victim = out.path().join("victim");
+        std::fs::create_dir(&victim).unwrap();
+        std::fs::write(victim.join("data"), "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, out.path().join(format!(".x.{TAG}.old"))).unwrap();
+        // A user's folder with a partial's name is left alone too.
+        let theirs = out
+            .path()
+            .join(format!(".x.{}.partial", "fedcba9876543210"));
+        std::fs::create_dir(&theirs).unwrap();
+        std::fs::write(theirs.join("data"), "keep").unwrap();
+        output(out.path(), "x", &["results.csv"]);
+        assert!(keep.join("results.csv").exists());
+        assert_eq!(
+            std::fs::read_to_string(victim.join("data")).unwrap(),
+            "keep"
+        );
+        assert!(
+            std::fs::symlink_metadata(out.path().join("x"))
+                .unwrap()
+                .is_dir()
+        );
+        assert!(out.path().join("x").join(MARKER).exists());
+        assert!(theirs.join("data").exists());
     }
 }

@@ -44,16 +44,8 @@ pub struct Session {
 
 /// Reads one lesson.
 pub fn read(file: &str) -> anyhow::Result<Lesson> {
-    let size = std::fs::metadata(file)
-        .with_context(|| format!("cannot read lesson {file}"))?
-        .len();
-    if size > MAX_LESSON_BYTES {
-        anyhow::bail!(
-            "{file} has {size} bytes, more than the limit of {MAX_LESSON_BYTES} for a lesson"
-        );
-    }
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read lesson {file}"))?;
+    let text = crate::input::read_text_capped(Path::new(file), MAX_LESSON_BYTES)
+        .map_err(|e| anyhow::anyhow!("lesson {file}: {e}"))?;
     parse::parse(&text).map_err(|e| positioned(file, &e))
 }
 
@@ -260,7 +252,8 @@ pub fn fill(session: &Session) -> anyhow::Result<Vec<String>> {
                 }
             }
             if let Some((path, bytes)) = &o.image
-                && std::fs::read(path).ok().as_deref() != Some(bytes.as_slice())
+                && crate::input::read_capped(path, 1 << 28).ok().as_deref()
+                    != Some(bytes.as_slice())
             {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir)

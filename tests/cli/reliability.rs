@@ -70,13 +70,17 @@ fn outputs_stay_inside_their_folder() {
         stderr(&o)
     );
     assert!(!out.exists() || list_files(&out).is_empty());
-    // A link planted where an output file goes is replaced, never written through.
+    // A link planted where an output file goes, in an output folder of coordsim's, is
+    // replaced, never written through.
     let outside = dir.path().join("outside.txt");
     std::fs::write(&outside, "keep me").unwrap();
-    std::fs::create_dir_all(out.join("c")).unwrap();
-    std::os::unix::fs::symlink(&outside, out.join("c/results.csv")).unwrap();
-    std::os::unix::fs::symlink(&outside, out.join("c/table.md")).unwrap();
     let config = write_config(dir.path(), "c.toml", "model = \"single_writer_queue\"\n");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for file in ["c/results.csv", "c/table.md"] {
+        std::fs::remove_file(out.join(file)).unwrap();
+        std::os::unix::fs::symlink(&outside, out.join(file)).unwrap();
+    }
     let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep me");
@@ -190,22 +194,72 @@ fn a_killed_run_leaves_the_previous_folder_or_the_new_one_never_a_mix() {
 #[test]
 fn report_removes_the_folders_of_configs_that_are_gone() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("configs")).unwrap();
-    write_config(
-        &dir.path().join("configs"),
-        "a.toml",
-        "model = \"single_writer_queue\"\n",
-    );
+    let configs = dir.path().join("configs");
+    std::fs::create_dir_all(&configs).unwrap();
+    write_config(&configs, "a.toml", "model = \"single_writer_queue\"\n");
+    let gone = write_config(&configs, "gone.toml", "model = \"single_writer_queue\"\n");
+    let o = coordsim_in(dir.path(), &["report", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(dir.path().join("reports/gone/results.csv").exists());
+    std::fs::remove_file(gone).unwrap();
     let out = dir.path().join("reports");
-    // A folder of a deleted config, and a folder that is not an output (kept).
-    std::fs::create_dir_all(out.join("gone")).unwrap();
-    std::fs::write(out.join("gone/results.csv"), "x").unwrap();
+    // A folder of the user's that holds a results.csv, beside a folder that is no output:
+    // both kept (the case: `mydata/` was deleted with its notes).
+    std::fs::create_dir_all(out.join("mydata")).unwrap();
+    std::fs::write(out.join("mydata/results.csv"), "x").unwrap();
+    std::fs::write(out.join("mydata/notes.txt"), "keep").unwrap();
     std::fs::create_dir_all(out.join("notes")).unwrap();
     let o = coordsim_in(dir.path(), &["report", "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!out.join("gone").exists());
+    assert!(
+        !out.join("gone").exists(),
+        "the folder of the deleted config is gone"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("mydata/notes.txt")).unwrap(),
+        "keep"
+    );
+    assert!(out.join("mydata/results.csv").exists());
     assert!(out.join("notes").exists());
     assert!(out.join("a/results.csv").exists());
+}
+
+#[test]
+fn report_never_replaces_a_readme_or_a_folder_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let configs = dir.path().join("configs");
+    std::fs::create_dir_all(&configs).unwrap();
+    write_config(&configs, "a.toml", "model = \"single_writer_queue\"\n");
+    let out = dir.path().join("mine");
+    std::fs::create_dir_all(out.join("a")).unwrap();
+    // `--out` names a folder of the user's: its README is not the report's index.
+    std::fs::write(out.join("README.md"), "# my notes\n").unwrap();
+    let args = ["report", "--quiet", "--out", "mine", "--lessons", "none"];
+    let o = coordsim_in(dir.path(), &args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("was not written by `coordsim report`"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("README.md")).unwrap(),
+        "# my notes\n"
+    );
+    // Its folder named like a config, holding the user's file: refused before the run.
+    std::fs::remove_file(out.join("README.md")).unwrap();
+    std::fs::write(out.join("a/results.csv"), "mine").unwrap();
+    let o = coordsim_in(dir.path(), &args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not a coordsim output folder"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("a/results.csv")).unwrap(),
+        "mine"
+    );
 }
 
 #[test]

@@ -265,3 +265,77 @@ fn a_label_of_a_value_only_some_shards_show_is_checked_on_the_whole() {
     let o = coordsim(&["merge", &d("half"), &d("0/saga")]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Runs `config` in two shards under `tmp/<sub>` and gives their folders.
+fn two_shards(tmp: &Path, sub: &str, config: &str, stem: &str) -> Vec<String> {
+    let dir = tmp.join(sub);
+    std::fs::create_dir_all(&dir).unwrap();
+    shard_dirs(&dir, config, stem, 2)
+}
+
+#[test]
+fn a_shard_missing_a_file_edited_or_of_another_config_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let merged = tmp.path().join("merged");
+    let refused = |shards: &[String], needle: &str| {
+        let o = merge_into(&merged, shards);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{needle}: {err}");
+        assert!(err.contains(needle), "`{needle}` not in {err}");
+        assert!(!merged.exists(), "nothing merged: {err}");
+    };
+    // A timeline config (lanes and entity rows).
+    let timeline = root().join("configs/lock-queue-vs-poll.toml");
+    let timeline = timeline.to_str().unwrap();
+    let fresh = |sub: &str| two_shards(tmp.path(), sub, timeline, "lock-queue-vs-poll");
+    let shards = fresh("t1");
+    std::fs::remove_file(Path::new(&shards[1]).join("shard-lanes.csv")).unwrap();
+    refused(&shards, "shard-lanes.csv is missing");
+    // An entity row edited: a number only (the shape stays valid).
+    let shards = fresh("t2");
+    let entities = Path::new(&shards[0]).join("entities.csv");
+    let text = String::from_utf8(read(&entities)).unwrap();
+    let edited = text.replacen(",applied", ",gave_up", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&entities, edited).unwrap();
+    refused(
+        &shards,
+        "entities.csv was changed after the shard was written",
+    );
+    // Every shard's config replaced by another one with the same columns.
+    let shards = fresh("t3");
+    for s in &shards {
+        let path = Path::new(s).join("shard-config.toml");
+        let text = String::from_utf8(read(&path)).unwrap();
+        std::fs::write(&path, text.replace("poll_ms = 25", "poll_ms = 5")).unwrap();
+    }
+    refused(
+        &shards,
+        "shard-config.toml was changed after the shard was written",
+    );
+    // Shards of two different splits.
+    let halves = fresh("t4");
+    let thirds = shard_dirs(&tmp.path().join("t4b"), timeline, "lock-queue-vs-poll", 3);
+    refused(
+        &[halves[0].clone(), thirds[1].clone()],
+        "pass the shards of one split",
+    );
+    // A distribution config: the samples file is required even where a shard draws none.
+    let cdf = write_config(
+        tmp.path(),
+        "waits.toml",
+        "model = \"single_writer_queue\"\n[sweep]\nclients = [4, 8]\n[[chart]]\nname = \"w\"\nkind = \"cdf\"\ny = [\"wait_ms\"]\nwhere = { clients = 8 }\n",
+    );
+    let shards = two_shards(tmp.path(), "d1", &cdf, "waits");
+    assert!(
+        Path::new(&shards[0])
+            .join("shard-distributions.csv")
+            .is_file()
+    );
+    std::fs::remove_file(Path::new(&shards[1]).join("shard-distributions.csv")).unwrap();
+    refused(&shards, "shard-distributions.csv is missing");
+    // Intact, they merge.
+    let shards = two_shards(tmp.path(), "d2", &cdf, "waits");
+    let o = merge_into(&merged, &shards);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -1,0 +1,495 @@
+//! Shards and `merge`: what `run --shard K/N` writes beside its outputs, and joining the
+//! shard folders of one config back into the bytes of a single run.
+//!
+//! A shard folder holds the outputs of its points plus:
+//! - `shard-config.toml`: the config it ran, byte for byte;
+//! - `shard.txt`: `K/N`, the seed, the config's name, and the SHA-256 of every other file
+//!   `merge` reads (so a damaged or edited shard is refused, not merged);
+//! - `shard-lanes.csv` when the config draws a timeline and `shard-distributions.csv` when
+//!   it draws a distribution, always (a shard whose points draw nothing holds only the
+//!   header), so a missing file is an error and never a chart left out.
+//!
+//! `merge` requires the shards of one config, seed and `N`, every `K` in `0..N` once, each
+//! holding exactly its points (index ≡ K mod N), every file intact; then it rebuilds the
+//! rows (typed as a direct run's) and writes the outputs as `run` would.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use coordsim_model::Registry;
+use sha2::{Digest, Sha256};
+
+use crate::cli::MergeArgs;
+use crate::config::Config;
+use crate::export::csv::from_csv;
+use crate::export::folder::Staging;
+use crate::export::{self, write_atomic};
+use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
+use crate::runner::Pooled;
+use crate::source::Source;
+
+/// The config a shard ran, kept beside its outputs for `merge`.
+pub const SHARD_CONFIG: &str = "shard-config.toml";
+/// `K/N`, the seed, the config's name and the digests of the shard's files.
+pub const SHARD_INFO: &str = "shard.txt";
+/// The timeline lanes of the shard's points (when its config draws a timeline).
+pub const SHARD_LANES: &str = "shard-lanes.csv";
+/// The per-request samples a shard's distribution charts draw: `point,name,value_ms`.
+pub const SHARD_DISTRIBUTIONS: &str = "shard-distributions.csv";
+
+/// The most bytes `merge` reads of one shard file (a shard's CSV of 1,000,000 rows of a
+/// wide model stays well below).
+const MAX_SHARD_FILE_BYTES: u64 = 4 << 30;
+
+/// The files of a shard that `merge` reads, besides `shard.txt`, for this config.
+fn shard_files(config: &Config) -> Vec<&'static str> {
+    let mut files = vec![SHARD_CONFIG, "results.csv"];
+    if config.entities && Schema::entities(config).is_some() {
+        files.push("entities.csv");
+    }
+    if config.draws_timeline() {
+        files.push(SHARD_LANES);
+    }
+    if config.draws_distributions() {
+        files.push(SHARD_DISTRIBUTIONS);
+    }
+    files
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes what `merge` needs beside a shard's outputs in `dir` (its outputs already there).
+pub fn write_shard(
+    dir: &Path,
+    config: &Config,
+    results: &Results,
+    (k, n): (usize, usize),
+    seed: u64,
+) -> anyhow::Result<()> {
+    write_atomic(&dir.join(SHARD_CONFIG), config.source.text.as_bytes())?;
+    if config.draws_timeline() {
+        write_atomic(
+            &dir.join(SHARD_LANES),
+            &export::lanes::to_csv(&results.lanes)?,
+        )?;
+    }
+    if config.draws_distributions() {
+        let bytes = distributions_csv(&results.distributions);
+        write_atomic(&dir.join(SHARD_DISTRIBUTIONS), &bytes)?;
+    }
+    let mut info = format!("{k}/{n}\nseed {seed}\nconfig {}\n", config.source.name);
+    for file in shard_files(config) {
+        let path = dir.join(file);
+        let bytes =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        info.push_str(&format!("sha256 {} {file}\n", sha256_hex(&bytes)));
+    }
+    write_atomic(&dir.join(SHARD_INFO), info.as_bytes())
+}
+
+fn distributions_csv(pools: &[Pooled]) -> Vec<u8> {
+    let mut out = String::from("point,name,value_ms\n");
+    for (point, name, values) in pools {
+        for v in values {
+            out.push_str(&format!("{point},{name},{v}\n"));
+        }
+    }
+    out.into_bytes()
+}
+
+/// Reads a shard's samples back; every name must be a distribution of the config's model.
+fn distributions_from_csv(
+    bytes: &[u8],
+    config: &Config,
+    path: &Path,
+) -> anyhow::Result<Vec<Pooled>> {
+    let text =
+        std::str::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", path.display()))?;
+    let mut lines = text.lines();
+    if lines.next() != Some("point,name,value_ms") {
+        bail!(
+            "{}: line 1: expected the header point,name,value_ms",
+            path.display()
+        );
+    }
+    let mut pools: Vec<Pooled> = Vec::new();
+    for (i, line) in lines.enumerate() {
+        let bad = || anyhow::anyhow!("{}:{}: expected point,name,value_ms", path.display(), i + 2);
+        let mut parts = line.split(',');
+        let (Some(p), Some(n), Some(v), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad());
+        };
+        let point: usize = p.parse().map_err(|_| bad())?;
+        let value: f64 = v.parse().map_err(|_| bad())?;
+        let name = config
+            .model
+            .distributions()
+            .iter()
+            .find(|d| d.name == n)
+            .map(|d| d.name)
+            .ok_or_else(bad)?;
+        if point >= config.points {
+            bail!(
+                "{}:{}: point {point} is not a point of the config ({} points)",
+                path.display(),
+                i + 2,
+                config.points
+            );
+        }
+        match pools.last_mut() {
+            Some((lp, ln, values)) if *lp == point && *ln == name => values.push(value),
+            _ => pools.push((point, name, vec![value])),
+        }
+    }
+    Ok(pools)
+}
+
+/// One shard folder as `merge` reads it: its place in the split and its files' digests.
+struct ShardInfo {
+    dir: PathBuf,
+    k: usize,
+    n: usize,
+    seed: u64,
+    name: String,
+    digests: Vec<(String, String)>,
+}
+
+fn read_text(path: &Path) -> anyhow::Result<String> {
+    crate::input::read_text_capped(path, MAX_SHARD_FILE_BYTES).map_err(anyhow::Error::msg)
+}
+
+fn read_info(dir: &Path) -> anyhow::Result<ShardInfo> {
+    let path = dir.join(SHARD_INFO);
+    if !dir.join(SHARD_CONFIG).is_file() || !path.is_file() {
+        bail!(
+            "{} is not the output of `run --shard` (no {SHARD_CONFIG} or {SHARD_INFO})",
+            dir.display()
+        );
+    }
+    let text = read_text(&path)?;
+    let bad = |what: &str| anyhow::anyhow!("{}: {what}", path.display());
+    let mut lines = text.lines();
+    let (k, n) = lines
+        .next()
+        .and_then(|l| l.split_once('/'))
+        .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
+        .filter(|(k, n)| k < n)
+        .ok_or_else(|| bad("the first line must be K/N, as `run --shard` writes it"))?;
+    let mut info = ShardInfo {
+        dir: dir.to_path_buf(),
+        k,
+        n,
+        seed: 0,
+        name: "config.toml".into(),
+        digests: Vec::new(),
+    };
+    let mut seed = None;
+    for line in lines {
+        if let Some(s) = line.strip_prefix("seed ") {
+            seed = Some(
+                s.trim()
+                    .parse()
+                    .map_err(|_| bad("the seed line is damaged"))?,
+            );
+        } else if let Some(c) = line.strip_prefix("config ") {
+            info.name = c.to_string();
+        } else if let Some(d) = line.strip_prefix("sha256 ") {
+            let (hex, file) = d
+                .split_once(' ')
+                .ok_or_else(|| bad("a sha256 line is damaged"))?;
+            info.digests.push((file.to_string(), hex.to_string()));
+        } else {
+            return Err(bad(&format!("unexpected line {line:?}")));
+        }
+    }
+    info.seed = seed.ok_or_else(|| bad("no seed line"))?;
+    Ok(info)
+}
+
+/// Reads `file` of a shard, refusing it when it is missing or when `shard.txt` records no
+/// digest of it.
+fn read_file(shard: &ShardInfo, file: &str) -> anyhow::Result<Vec<u8>> {
+    let path = shard.dir.join(file);
+    if !shard.digests.iter().any(|(f, _)| f == file) {
+        bail!(
+            "{}: {SHARD_INFO} records no digest of {file}: the shard was written by an older coordsim or damaged; run it again",
+            shard.dir.display()
+        );
+    }
+    if !path.is_file() {
+        bail!(
+            "{} is missing: the shard is incomplete; run it again",
+            path.display()
+        );
+    }
+    crate::input::read_capped(&path, MAX_SHARD_FILE_BYTES).map_err(anyhow::Error::msg)
+}
+
+/// Refuses `bytes` of `file` unless they are those `shard.txt` recorded. Checked after the
+/// file is parsed, so a file of the wrong shape is named by what is wrong with it; this
+/// catches the rest (an edited number).
+fn verify(shard: &ShardInfo, file: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    let want = shard
+        .digests
+        .iter()
+        .find(|(f, _)| f == file)
+        .map(|(_, d)| d);
+    if want != Some(&sha256_hex(bytes)) {
+        bail!(
+            "{} was changed after the shard was written (its SHA-256 is not the one {SHARD_INFO} recorded): run the shard again",
+            shard.dir.join(file).display()
+        );
+    }
+    Ok(())
+}
+
+/// The shards as given, checked to be the whole split of one config and seed.
+fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
+    let mut shards = Vec::new();
+    for dir in dirs {
+        shards.push(read_info(dir)?);
+    }
+    let Some(first) = shards.first() else {
+        bail!("no shards given");
+    };
+    let text = read_text(&first.dir.join(SHARD_CONFIG))?;
+    let n = first.n;
+    let mut seen = vec![None::<&Path>; n];
+    for s in &shards {
+        if s.n != n {
+            bail!(
+                "{} is shard {}/{} but {} is shard {}/{n}: pass the shards of one split",
+                s.dir.display(),
+                s.k,
+                s.n,
+                first.dir.display(),
+                first.k
+            );
+        }
+        if s.seed != first.seed || read_text(&s.dir.join(SHARD_CONFIG))? != text {
+            bail!(
+                "{} holds a shard of a different config or seed",
+                s.dir.display()
+            );
+        }
+        if let Some(other) = seen[s.k] {
+            bail!(
+                "{} and {} are both shard {}/{n}: pass every shard once",
+                other.display(),
+                s.dir.display(),
+                s.k
+            );
+        }
+        seen[s.k] = Some(&s.dir);
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|k| seen[*k].is_none())
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "shard {} missing: pass every shard once ({n} in all)",
+            missing.join(", ")
+        );
+    }
+    Ok((shards, text))
+}
+
+/// `coordsim merge OUT SHARD_DIR...`.
+pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    let (shards, text) = read_shards(&args.shards)?;
+    let (seed, name) = (shards[0].seed, shards[0].name.clone());
+    let config = Config::parse(Source { name, text }, registry)?;
+    let results_schema = Schema::results(&config);
+    let entities_schema = Schema::entities(&config).filter(|_| config.entities);
+    let mut results = Results {
+        results: Table {
+            schema: results_schema.clone(),
+            rows: Vec::new(),
+        },
+        entities: entities_schema.clone().map(|schema| Table {
+            schema,
+            rows: Vec::new(),
+        }),
+        lanes: Vec::new(),
+        distributions: Vec::new(),
+    };
+    let style = config.model.timeline();
+    for shard in &shards {
+        let files = shard_files(&config);
+        // Every file the config needs, present, before any is parsed.
+        let mut bytes: Vec<Vec<u8>> = Vec::new();
+        for file in &files {
+            bytes.push(read_file(shard, file)?);
+        }
+        let of = |file: &str| &bytes[files.iter().position(|f| *f == file).unwrap_or(0)];
+        let path = shard.dir.join("results.csv");
+        let part = from_csv(
+            of("results.csv"),
+            &results_schema,
+            &path.display().to_string(),
+        )?;
+        let rows = checked_rows(&config, seed, part, &path, (shard.k, shard.n))?;
+        results.results.rows.extend(rows);
+        if let (Some(schema), Some(table)) = (&entities_schema, results.entities.as_mut()) {
+            let path = shard.dir.join("entities.csv");
+            let part = from_csv(of("entities.csv"), schema, &path.display().to_string())?;
+            table.rows.extend(checked_rows(
+                &config,
+                seed,
+                part,
+                &path,
+                (shard.k, shard.n),
+            )?);
+        }
+        if let (Some(style), true) = (&style, files.contains(&SHARD_LANES)) {
+            let path = shard.dir.join(SHARD_LANES);
+            let lanes = export::lanes::from_csv(of(SHARD_LANES), style)
+                .with_context(|| format!("{} is damaged", path.display()))?;
+            results.lanes.extend(lanes);
+        }
+        if files.contains(&SHARD_DISTRIBUTIONS) {
+            let path = shard.dir.join(SHARD_DISTRIBUTIONS);
+            results.distributions.extend(distributions_from_csv(
+                of(SHARD_DISTRIBUTIONS),
+                &config,
+                &path,
+            )?);
+        }
+        for (file, b) in files.iter().zip(&bytes) {
+            verify(shard, file, b)?;
+        }
+    }
+    // Rows in point order (stable: replications and entities keep their order within a point).
+    let by_point = |table: &mut Table| {
+        let mut rows = std::mem::take(&mut table.rows);
+        rows.sort_by_key(|row| table.point(row));
+        table.rows = rows;
+    };
+    by_point(&mut results.results);
+    if let Some(e) = results.entities.as_mut() {
+        by_point(e);
+    }
+    results.lanes.sort_by_key(|(point, _)| *point);
+    results.distributions.sort_by_key(|(point, _, _)| *point);
+    // Every point once, with its replications in order: nothing missing, nothing twice.
+    let table = &results.results;
+    let reps = config.replications;
+    let complete = table.rows.len() as u64 == config.runs()
+        && table.rows.iter().enumerate().all(|(i, row)| {
+            table.point(row) as u64 == i as u64 / reps && table.replication(row) == i as u64 % reps
+        });
+    if !complete {
+        let mut seen: Vec<usize> = table.rows.iter().map(|r| table.point(r)).collect();
+        seen.dedup();
+        bail!(
+            "the shards hold {} rows for {} of the config's {} points ({} runs); pass every shard once",
+            table.rows.len(),
+            seen.len(),
+            config.points,
+            config.runs()
+        );
+    }
+    // OUT is replaced whole, like a run's folder.
+    let name = args
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: name the merged folder, e.g. merged/",
+                args.out.display()
+            )
+        })?;
+    let parent = match args.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let staging = Staging::begin(&parent, &name)?;
+    config.check_value_labels(&results)?;
+    crate::commands::write_outputs(&config, &results, seed, staging.path())?;
+    staging.commit()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A shard's rows, each lead cell checked against the config (point in range and of this
+/// shard, the point's swept values, replication and seed) and rebuilt from it, so merged rows are typed exactly
+/// as a direct run's.
+fn checked_rows(
+    config: &Config,
+    seed: u64,
+    part: Table,
+    path: &Path,
+    (k, n): (usize, usize),
+) -> anyhow::Result<Vec<Row>> {
+    let entity_id = part.schema.id(ColumnSource::Entity);
+    let lead = part
+        .schema
+        .columns()
+        .iter()
+        .take_while(|c| {
+            matches!(
+                c.source,
+                ColumnSource::Point
+                    | ColumnSource::Axis(_)
+                    | ColumnSource::Replication
+                    | ColumnSource::Seed
+                    | ColumnSource::Entity
+            )
+        })
+        .count();
+    let mut rows = Vec::with_capacity(part.rows.len());
+    for (i, row) in part.rows.iter().enumerate() {
+        let line = i + 2;
+        let point = part.point(row);
+        let replication = part.replication(row);
+        if point >= config.points || replication >= config.replications {
+            bail!(
+                "{}: line {line}: point {point}, replication {replication} is not a run of the config ({} points × {} replications)",
+                path.display(),
+                config.points,
+                config.replications
+            );
+        }
+        if point % n != k {
+            bail!(
+                "{}: line {line}: point {point} is not a point of shard {k}/{n} (its points are those whose index is {k} mod {n})",
+                path.display()
+            );
+        }
+        let entity = entity_id.map(|id| row[id].to_string());
+        let run_seed = sim_core::replication_seed(seed, replication);
+        let expected = lead_cells(
+            &part.schema,
+            config,
+            point,
+            replication,
+            run_seed,
+            entity.as_deref(),
+        );
+        for (column, (got, want)) in part
+            .schema
+            .columns()
+            .iter()
+            .zip(row.cells().iter().zip(&expected))
+        {
+            if got.to_string() != want.to_string() {
+                bail!(
+                    "{}: line {line}: `{}` is {got}, but point {point}, replication {replication} of the config has {want}",
+                    path.display(),
+                    column.name
+                );
+            }
+        }
+        let mut cells = expected;
+        cells.extend(row.cells()[lead..].iter().cloned());
+        rows.push(Row::new(cells));
+    }
+    Ok(rows)
+}
