@@ -125,7 +125,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         progress: !args.quiet,
         ties: sim_core::Ties::Fifo,
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::print::stdout();
     for config in &configs {
         let staging = Staging::begin(&args.out, &config.stem)?;
         let dir = staging.path().to_path_buf();
@@ -154,7 +154,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
 /// `run --list-points`: `K/N` (the shard that runs exactly this point) and the point's
 /// swept values, one line per point, per config.
 fn list_points(configs: &[Config]) -> anyhow::Result<ExitCode> {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::print::stdout();
     for config in configs {
         for point in 0..config.points {
             let values = config.point_values(point);
@@ -182,7 +182,7 @@ fn finish(
     verdicts: &[Verdict],
     regions: &[(String, Vec<Outcome>)],
 ) -> anyhow::Result<ExitCode> {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::print::stdout();
     let mut cases: Vec<dashboard::Case> = verdicts.iter().map(dashboard::claim_case).collect();
     cases.extend(lesson::cases(regions));
     match format {
@@ -214,7 +214,7 @@ fn lesson_jobs(given: Option<u64>) -> usize {
 
 fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     if args.lint {
-        let mut stdout = std::io::stdout().lock();
+        let mut stdout = crate::print::stdout();
         let mut total = 0;
         for file in &args.files {
             let l = lesson::read(file)?;
@@ -238,7 +238,7 @@ fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<Ex
 fn lesson_fill(args: LessonFillArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let session = lesson::Session::open(&args.files, registry, lesson_jobs(args.jobs), Vec::new())?;
     let said = lesson::fill(&session)?;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::print::stdout();
     for line in &said {
         writeln!(stdout, "{line}")?;
     }
@@ -372,6 +372,9 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
                 args.lessons.display()
             ));
         }
+    }
+    if runner::stop_requested() {
+        return Err(anyhow::Error::new(runner::Interrupted));
     }
     write_atomic(&args.out.join("README.md"), index.as_bytes())?;
     remove_stale_folders(&args.out, &stems)?;

@@ -27,6 +27,7 @@ pub mod lesson;
 pub mod locale;
 pub mod merge;
 pub mod models_cmd;
+pub mod print;
 pub mod results;
 pub mod runner;
 pub mod source;
@@ -67,21 +68,10 @@ pub fn main_with(registry: Registry) -> ExitCode {
             );
             ExitCode::from(130)
         }
-        // The reader went away (`coordsim check … | head -3`): every output file was written
-        // before the lines it cut; end quietly.
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             // Never a panic, even when stderr is closed too.
             let _ = writeln!(std::io::stderr(), "error: {e:#}");
             ExitCode::from(2)
         }
     }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }

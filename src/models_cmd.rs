@@ -38,7 +38,7 @@ pub fn models(args: ModelsArgs, registry: &Registry) -> anyhow::Result<ExitCode>
                         c.guide()
                     )
                 };
-                std::io::stdout().lock().write_all(text.as_bytes())?;
+                crate::print::stdout().write_all(text.as_bytes())?;
                 return Ok(ExitCode::SUCCESS);
             }
             let Some(model) = registry.find(name) else {
@@ -57,7 +57,7 @@ pub fn models(args: ModelsArgs, registry: &Registry) -> anyhow::Result<ExitCode>
             }
         }
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    crate::print::stdout().write_all(text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 

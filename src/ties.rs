@@ -155,7 +155,7 @@ pub fn check_ties(
             ));
         }
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::print::stdout();
     for v in &verdicts {
         writeln!(stdout, "{}", v.line)?;
     }

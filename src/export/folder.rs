@@ -224,7 +224,16 @@ impl Staging {
 
     /// Puts the new folder in the old one's place, its marker listing every file in it.
     /// After Ctrl-C nothing is swapped: the previous folder stays as it was.
-    pub fn commit(mut self) -> anyhow::Result<PathBuf> {
+    pub fn commit(self) -> anyhow::Result<PathBuf> {
+        self.commit_unless(&crate::runner::stop_flag())
+    }
+
+    /// [`Staging::commit`], unless `stop` is raised (then the build is dropped and the
+    /// error is [`crate::runner::Interrupted`]).
+    pub fn commit_unless(
+        mut self,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> anyhow::Result<PathBuf> {
         let mut names = Vec::new();
         for entry in std::fs::read_dir(&self.tmp)
             .with_context(|| format!("cannot read {}", self.tmp.display()))?
@@ -236,7 +245,7 @@ impl Staging {
         }
         names.sort();
         super::write_atomic(&self.tmp.join(MARKER), marker_text(&names).as_bytes())?;
-        if crate::runner::stop_requested() {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(anyhow::Error::new(crate::runner::Interrupted));
         }
         let target = self.out.join(&self.stem);
@@ -458,6 +467,19 @@ mod tests {
         assert!(e.contains("is a link"), "{e}");
         assert!(remove_if_ours(&out.path().join("fake")).is_ok_and(|r| !r));
         assert!(out.path().join("fake/a").exists());
+    }
+
+    #[test]
+    fn ctrl_c_while_writing_leaves_the_previous_folder() {
+        let out = tempfile::tempdir().unwrap();
+        output(out.path(), "c", &["old.csv"]);
+        let s = Staging::begin(out.path(), "c").unwrap();
+        std::fs::write(s.path().join("new.csv"), "x").unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(true);
+        let e = s.commit_unless(&stop).unwrap_err();
+        assert!(e.is::<crate::runner::Interrupted>(), "{e}");
+        assert_eq!(names(&out.path().join("c")), [MARKER, "old.csv"]);
+        assert_eq!(names(out.path()), ["c"]);
     }
 
     #[test]

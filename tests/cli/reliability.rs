@@ -320,3 +320,53 @@ fn ctrl_c_stops_the_runs_and_says_what_was_written() {
         "its staging folder is removed: {hidden:?}"
     );
 }
+
+/// Runs coordsim with stdout (and stderr) closed before it prints anything.
+fn with_closed_pipes(args: &[&str]) -> std::process::ExitStatus {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(root())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_the_printing_never_the_work_or_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A claim that fails: the default run makes 4 clients × 50 = 200 requests, not 1.
+    let failing = write_config(
+        tmp.path(),
+        "f.toml",
+        "model = \"single_writer_queue\"\n[[claim]]\nmetric = \"requests\"\nexpect = 1\n",
+    );
+    let status = with_closed_pipes(&["check", &failing]);
+    assert_eq!(status.code(), Some(1), "a failed claim exits 1 even unread");
+    // `run a b c | head -1`: every config is still run and written.
+    let out = tmp.path().join("out");
+    let names: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            write_config(
+                tmp.path(),
+                &format!("{n}.toml"),
+                "model = \"single_writer_queue\"\n",
+            )
+        })
+        .collect();
+    let mut args = vec!["run", "--out", out.to_str().unwrap()];
+    args.extend(names.iter().map(String::as_str));
+    let status = with_closed_pipes(&args);
+    assert_eq!(status.code(), Some(0));
+    for n in ["a", "b", "c"] {
+        assert!(
+            out.join(n).join("results.csv").is_file(),
+            "{n} was not written"
+        );
+    }
+}
