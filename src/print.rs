@@ -36,19 +36,19 @@ impl Stdout {
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if !self.closed {
-            if let Err(e) = self.inner.write_all(buf) {
-                self.close(&e);
-            }
+        if !self.closed
+            && let Err(e) = self.inner.write_all(buf)
+        {
+            self.close(&e);
         }
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        if !self.closed {
-            if let Err(e) = self.inner.flush() {
-                self.close(&e);
-            }
+        if !self.closed
+            && let Err(e) = self.inner.flush()
+        {
+            self.close(&e);
         }
         Ok(())
     }
