@@ -49,8 +49,14 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     // run moves too. Only the display reads it.
     let events = Arc::new(AtomicU64::new(0));
     let running = AtomicBool::new(true);
-    // Collected by index: the order of the output never depends on which thread ran what.
-    let outputs: Vec<_> = std::thread::scope(|scope| {
+    let sweep = Sweep::new();
+    let mut collector = Collector::new(config, total, wants_lanes);
+    // Runs go in chunks, each folded into the results before the next starts: a run's
+    // output (its samples above all) is held only until its chunk is folded, so memory does
+    // not grow with the number of runs. Collected by index: the order of the output never
+    // depends on which thread ran what.
+    let chunk = options.jobs.max(1) * if wants_distributions { 4 } else { 64 };
+    std::thread::scope(|scope| -> anyhow::Result<()> {
         // Only a bar that draws (on a terminal) needs the ticker.
         let ticker = (!bar.is_hidden()).then(|| {
             scope.spawn(|| {
@@ -67,70 +73,134 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 }
             })
         });
-        let outputs = pool.install(|| {
-            (0..total)
-                .into_par_iter()
-                .map(|i| {
-                    let point = points[i / reps];
-                    let replication = (i % reps) as u64;
-                    let run_seed = sim_core::replication_seed(seed, replication);
-                    let ctx = RunContext::new(run_seed, config.limits)
-                        .with_lanes(wants_lanes && replication == 0)
-                        .with_distributions(wants_distributions)
-                        .with_entities(config.entities)
-                        .with_stats(config.stats)
-                        .with_percentile(config.percentile)
-                        .with_ties(options.ties)
-                        .with_progress(Arc::clone(&events));
-                    // After Ctrl-C no run starts, and a running one stops within a moment.
-                    let out = if stop_requested() {
-                        Err(ModelError::Sim(sim_core::SimError::Stopped))
-                    } else {
-                        config.plans[point].run(&ctx.with_stop(stop_flag()))
-                    };
-                    bar.inc(1);
-                    (point, replication, run_seed, out)
-                })
-                .collect()
-        });
+        let mut folded = Ok(());
+        for start in (0..total).step_by(chunk) {
+            let outputs: Vec<_> = pool.install(|| {
+                (start..(start + chunk).min(total))
+                    .into_par_iter()
+                    .map(|i| {
+                        let point = points[i / reps];
+                        let replication = (i % reps) as u64;
+                        let run_seed = sim_core::replication_seed(seed, replication);
+                        let out = if stop_requested() || sweep.failed_before(i) {
+                            // After Ctrl-C no run starts; after a failure no later run does.
+                            Err(ModelError::Sim(sim_core::SimError::Stopped))
+                        } else {
+                            let cancel = sweep.start(i);
+                            let ctx = RunContext::new(run_seed, config.limits)
+                                .with_lanes(wants_lanes && replication == 0)
+                                .with_distributions(
+                                    wants_distributions && config.draws_distribution_at(point),
+                                )
+                                .with_entities(config.entities)
+                                .with_stats(config.stats)
+                                .with_percentile(config.percentile)
+                                .with_ties(options.ties)
+                                .with_progress(Arc::clone(&events))
+                                .with_stop(stop_flag())
+                                .with_stop(Arc::clone(&cancel));
+                            let out = config.plans[point].run(&ctx);
+                            sweep.end(i, &cancel, out.as_ref().err());
+                            out
+                        };
+                        bar.inc(1);
+                        (point, replication, run_seed, out)
+                    })
+                    .collect()
+            });
+            folded = outputs
+                .into_iter()
+                .try_for_each(|(point, replication, run_seed, out)| {
+                    collector.fold(point, replication, run_seed, out)
+                });
+            if folded.is_err() {
+                break;
+            }
+        }
         running.store(false, Ordering::Relaxed);
         if let Some(ticker) = ticker {
             ticker.thread().unpark();
         }
-        outputs
-    });
+        folded
+    })?;
     bar.finish_and_clear();
-
-    let results_schema = Schema::results(config);
-    let mut results = Table {
-        schema: results_schema,
-        rows: Vec::with_capacity(total),
+    let Collector {
+        results,
+        entities,
+        lanes,
+        distributions,
+        ..
+    } = collector;
+    let results = Results {
+        results,
+        entities,
+        lanes,
+        distributions,
     };
-    let mut entities = Schema::entities(config)
-        .filter(|_| config.entities)
-        .map(|schema| Table {
-            schema,
-            rows: Vec::new(),
-        });
-    let mut lanes = Vec::new();
-    let mut distributions: Vec<Pooled> = Vec::new();
-    for (point, replication, run_seed, out) in outputs {
+    // A label for a value only the run shows (an entity, an outcome) must match one; a
+    // sharded run sees only its points, so `merge` checks the whole.
+    if options.shard.is_none() {
+        config.check_value_labels(&results)?;
+    }
+    Ok(results)
+}
+
+/// The results of a config's runs, folded in as each chunk of runs ends.
+struct Collector<'a> {
+    config: &'a Config,
+    wants_lanes: bool,
+    results: Table,
+    entities: Option<Table>,
+    lanes: Vec<(usize, Vec<coordsim_model::Lane>)>,
+    distributions: Vec<Pooled>,
+}
+
+impl<'a> Collector<'a> {
+    fn new(config: &'a Config, runs: usize, wants_lanes: bool) -> Collector<'a> {
+        Collector {
+            config,
+            wants_lanes,
+            results: Table {
+                schema: Schema::results(config),
+                rows: Vec::with_capacity(runs),
+            },
+            entities: Schema::entities(config)
+                .filter(|_| config.entities)
+                .map(|schema| Table {
+                    schema,
+                    rows: Vec::new(),
+                }),
+            lanes: Vec::new(),
+            distributions: Vec::new(),
+        }
+    }
+
+    /// Adds one run's output (in run order), or gives its error.
+    fn fold(
+        &mut self,
+        point: usize,
+        replication: u64,
+        run_seed: u64,
+        out: Result<RunOutput, ModelError>,
+    ) -> anyhow::Result<()> {
+        let config = self.config;
         let RunOutput {
             metrics,
             entities: entity_rows,
             lanes: point_lanes,
             distributions: samples,
         } = out.map_err(|e| run_error(config, point, &e))?;
-        if wants_lanes && replication == 0 {
-            lanes.push((point, point_lanes));
+        if self.wants_lanes && replication == 0 {
+            self.lanes.push((point, point_lanes));
         }
         for (name, values) in samples {
-            pool_samples(&mut distributions, point, name, values);
+            pool_samples(&mut self.distributions, point, name, values);
         }
-        let mut row = lead_cells(&results.schema, config, point, replication, run_seed, None);
+        let schema = &self.results.schema;
+        let mut row = lead_cells(schema, config, point, replication, run_seed, None);
         row.extend(metrics);
-        results.rows.push(Row::new(row));
-        if let Some(table) = entities.as_mut() {
+        self.results.rows.push(Row::new(row));
+        if let Some(table) = self.entities.as_mut() {
             for (name, cells) in entity_rows {
                 let mut row = lead_cells(
                     &table.schema,
@@ -144,19 +214,66 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                 table.rows.push(Row::new(row));
             }
         }
+        Ok(())
     }
-    let results = Results {
-        results,
-        entities,
-        lanes,
-        distributions,
-    };
-    // A label for a value only the run shows (an entity, an outcome) must match one; a
-    // sharded run sees only its points, so `merge` checks the whole.
-    if options.shard.is_none() {
-        config.check_value_labels(&results)?;
+}
+
+/// The runs of one sweep in flight, so that a failed run stops the later ones.
+///
+/// A sweep reports its lowest-index failure, whatever `--jobs` is: after run `i` fails, no
+/// run after `i` starts and the running ones after it are stopped, while every run before
+/// `i` goes on (it might fail too, and would then be the one reported). So each run before
+/// the reported one ran to its end, and the report never depends on the threads.
+struct Sweep {
+    /// The lowest index that failed so far (`usize::MAX`: none).
+    first_failure: std::sync::atomic::AtomicUsize,
+    /// Runs in flight: their index and the flag that stops each.
+    running: std::sync::Mutex<Vec<(usize, Arc<AtomicBool>)>>,
+}
+
+impl Sweep {
+    fn new() -> Sweep {
+        Sweep {
+            first_failure: std::sync::atomic::AtomicUsize::new(usize::MAX),
+            running: std::sync::Mutex::new(Vec::new()),
+        }
     }
-    Ok(results)
+
+    fn first(&self) -> usize {
+        self.first_failure.load(Ordering::Relaxed)
+    }
+
+    /// Whether a run before `i` has failed already (so `i` need not run).
+    fn failed_before(&self, i: usize) -> bool {
+        self.first() < i
+    }
+
+    /// Registers run `i` and gives the flag that stops it.
+    fn start(&self, i: usize) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        if let Ok(mut running) = self.running.lock() {
+            running.push((i, Arc::clone(&flag)));
+        }
+        flag
+    }
+
+    /// Unregisters run `i`; if it failed (not merely stopped), stops every later run.
+    fn end(&self, i: usize, flag: &Arc<AtomicBool>, error: Option<&ModelError>) {
+        let failed =
+            error.is_some_and(|e| !matches!(e, ModelError::Sim(sim_core::SimError::Stopped)));
+        let Ok(mut running) = self.running.lock() else {
+            return;
+        };
+        running.retain(|(_, f)| !Arc::ptr_eq(f, flag));
+        if failed {
+            let first = self.first_failure.fetch_min(i, Ordering::Relaxed).min(i);
+            for (j, f) in running.iter() {
+                if *j > first {
+                    f.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
 }
 
 /// One point's samples of one distribution, pooled over its replications.

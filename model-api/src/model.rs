@@ -184,7 +184,7 @@ pub struct RunContext {
     percentile: Percentile,
     ties: Ties,
     progress: Option<Arc<AtomicU64>>,
-    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+    stop: Vec<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl RunContext {
@@ -201,14 +201,15 @@ impl RunContext {
             percentile: Percentile::NearestRank,
             ties: Ties::Fifo,
             progress: None,
-            stop: None,
+            stop: Vec::new(),
         }
     }
 
     /// The same run, ending with [`SimError::Stopped`](sim_core::SimError::Stopped) once
-    /// `flag` is raised (Ctrl-C).
+    /// `flag` is raised (Ctrl-C, or a failed run of the same sweep). Given again, it adds a
+    /// flag: any of them stops the run.
     pub fn with_stop(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> RunContext {
-        self.stop = Some(flag);
+        self.stop.push(flag);
         self
     }
 
@@ -306,7 +307,7 @@ impl RunContext {
         if let Some(counter) = &self.progress {
             queue.report_progress(Arc::clone(counter));
         }
-        if let Some(flag) = &self.stop {
+        for flag in &self.stop {
             queue.stop_on(Arc::clone(flag));
         }
         queue

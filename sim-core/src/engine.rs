@@ -201,7 +201,8 @@ pub struct EventQueue<E> {
     executed: u64,
     /// Shared count of events run, for a progress display (see [`EventQueue::report_progress`]).
     progress: Option<Arc<AtomicU64>>,
-    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Flags that end the run when one is raised (Ctrl-C; a failure elsewhere in a sweep).
+    stop: Vec<Arc<std::sync::atomic::AtomicBool>>,
     /// The order of equal-time, equal-class events.
     ties: Ties,
     /// The first scheduling error (a class too large, a time in the past), reported by the
@@ -224,7 +225,7 @@ impl<E> EventQueue<E> {
             limits,
             executed: 0,
             progress: None,
-            stop: None,
+            stop: Vec::new(),
             ties: Ties::Fifo,
             bad: None,
             top_taken: false,
@@ -238,9 +239,10 @@ impl<E> EventQueue<E> {
     }
 
     /// Ends the run with [`SimError::Stopped`] once `flag` is raised, looked at every
-    /// [`PROGRESS_EVERY`] events (so a long run stops within a moment of Ctrl-C).
+    /// [`PROGRESS_EVERY`] events (so a long run stops within a moment of Ctrl-C). Called
+    /// again, it adds a flag: the run stops when any of them is raised.
     pub fn stop_on(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
-        self.stop = Some(flag);
+        self.stop.push(flag);
     }
 
     /// Orders events of equal time and class by `ties` instead of FIFO: set before the
@@ -375,11 +377,7 @@ fn step_inner<E: Copy, H: Handler<E>>(
         if let Some(counter) = &queue.progress {
             counter.fetch_add(PROGRESS_EVERY, AtomicOrdering::Relaxed);
         }
-        if queue
-            .stop
-            .as_ref()
-            .is_some_and(|f| f.load(AtomicOrdering::Relaxed))
-        {
+        if queue.stop.iter().any(|f| f.load(AtomicOrdering::Relaxed)) {
             return Err(SimError::Stopped);
         }
     }

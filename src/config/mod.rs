@@ -212,6 +212,7 @@ impl Config {
             Some((_, t)) => loader.table_spec(&plan, t)?,
             None => TableSpec::default(),
         };
+        check_kept_memory(&plan, &charts).map_err(|m| loader.err(&plan.model_span, m))?;
         Ok(Config {
             plan,
             claims,
@@ -219,6 +220,57 @@ impl Config {
             table,
         })
     }
+}
+
+/// Refuses a config whose kept results would pass `max_memory_mb`: every run's row, the
+/// entity rows, and the samples its distribution charts pool (at most
+/// [`crate::runner::MAX_POOLED_SAMPLES`] per drawn point and distribution, 8 bytes each;
+/// a run gives no more samples than its own memory estimate holds).
+fn check_kept_memory(plan: &Plan, charts: &[ChartSpec]) -> Result<(), String> {
+    // A row's cells (32 bytes each, plus what a text cell holds) and its vector.
+    let row_bytes = (4 + plan.axes.len() as u64 + plan.model.metrics().len() as u64) * 48 + 96;
+    let rows = plan.runs().saturating_mul(row_bytes);
+    let mut names: Vec<&str> = charts
+        .iter()
+        .filter(|c| c.distribution)
+        .flat_map(|c| c.y.iter().map(String::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let drawn = (0..plan.points)
+        .filter(|p| {
+            charts
+                .iter()
+                .any(|c| c.distribution && plan.matches(*p, &c.filter))
+        })
+        .count() as u64;
+    // A run hands over at most MAX_DISTRIBUTION_POINTS samples, and no more than it held
+    // (8 bytes each, within its own memory estimate).
+    let per_run = (coordsim_model::MAX_DISTRIBUTION_POINTS as u64).min(plan.heaviest_run_bytes / 8);
+    let per_point = plan
+        .replications
+        .saturating_mul(per_run)
+        .min(crate::runner::MAX_POOLED_SAMPLES as u64);
+    let samples = drawn
+        .saturating_mul(names.len() as u64)
+        .saturating_mul(per_point)
+        .saturating_mul(8);
+    let total = rows
+        .saturating_add(plan.entity_bytes)
+        .saturating_add(samples);
+    if total > plan.max_memory_bytes {
+        return Err(format!(
+            "the results of all {} runs would take about {} MiB ({} MiB of rows, {} MiB of entity rows, {} MiB of samples for {} drawn point(s) of the distribution charts), more than max_memory_mb = {} in [limits]; fewer runs, `entities = false`, a `where` on the cdf/histogram charts, or a larger max_memory_mb",
+            plan.runs(),
+            total >> 20,
+            rows >> 20,
+            plan.entity_bytes >> 20,
+            samples >> 20,
+            drawn,
+            plan.max_memory_bytes >> 20
+        ));
+    }
+    Ok(())
 }
 
 /// A variable in a claim or chart expression: a column of the plan's schema.
@@ -334,6 +386,13 @@ impl Config {
     /// their samples).
     pub fn draws_distributions(&self) -> bool {
         self.charts.iter().any(|c| c.distribution)
+    }
+
+    /// Whether a distribution chart draws point `point` (only those runs keep samples).
+    pub fn draws_distribution_at(&self, point: usize) -> bool {
+        self.charts
+            .iter()
+            .any(|c| c.distribution && self.matches(point, &c.filter))
     }
 
     /// A `[labels]` key for a value only a run shows (an entity's name, a text cell) must

@@ -72,6 +72,9 @@ pub struct Plan {
     pub max_memory_bytes: u64,
     /// The largest memory estimate of one run of any point (how many runs fit at once).
     pub heaviest_run_bytes: u64,
+    /// The estimated bytes of the entity rows of every run, which stay until the outputs
+    /// are written.
+    pub entity_bytes: u64,
     /// Where `model` is written: errors with no better place point here.
     pub(super) model_span: Span,
     /// `[vars]`: free variables (name, description), swept like parameters and usable in
@@ -220,7 +223,7 @@ impl Plan {
                 key,
                 index,
                 &format!(
-                    "a run would take about {} events, more than max_events = {} in [limits]; lower it, or raise max_events",
+                    "a run would take about {} events, more than max_events = {} in [limits]; change it, or raise max_events",
                     cost.events, self.limits.max_events
                 ),
             ));
@@ -230,7 +233,7 @@ impl Plan {
                 key,
                 index,
                 &format!(
-                    "a run would hold about {} MiB, more than max_memory_mb = {} in [limits]; lower it, or raise max_memory_mb",
+                    "a run would hold about {} MiB, more than max_memory_mb = {} in [limits]; change it, or raise max_memory_mb",
                     cost.memory_bytes >> 20,
                     self.max_memory_bytes >> 20
                 ),
@@ -671,6 +674,7 @@ impl Loader<'_> {
             limits,
             max_memory_bytes: max_memory_mb.saturating_mul(1 << 20),
             heaviest_run_bytes: 0,
+            entity_bytes: 0,
             model_span: model_value.span(),
             vars: vars.into_iter().map(|(n, d, _)| (n, d)).collect(),
             derived,
@@ -699,6 +703,7 @@ impl Loader<'_> {
                 Err(e) => return Err(plan.param_error(&e.key, index, &e.message)),
             }
         }
+        plan.entity_bytes = if plan.entities { kept } else { 0 };
         if plan.entities && kept > plan.max_memory_bytes {
             return Err(plan.error_at_model(format!(
                 "the entity rows of all {} runs would take about {} MiB, more than max_memory_mb = {} in [limits]; set `entities = false` (counters only), or raise max_memory_mb",

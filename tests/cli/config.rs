@@ -229,3 +229,18 @@ fn traces_come_from_csv_files_next_to_the_config_and_percentiles_read_as_asked()
         assert_eq!(cell("capacity_per_s"), 1000.0 / 6.0);
     }
 }
+
+/// What a config keeps until its outputs are written counts against `max_memory_mb` before
+/// anything runs: 1,000 points of 10,000 requests each, every one drawn by a cdf, pool up to
+/// 1,000 × 10,000 samples × 8 bytes ≈ 76 MiB; a 64 MiB limit refuses it, naming the samples.
+#[test]
+fn kept_results_and_samples_are_held_to_max_memory_mb() {
+    let text = "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 2500\n[sweep]\nservice_ms = { from = 1, to = 10, points = 1000 }\n[[chart]]\nname = \"w\"\nkind = \"cdf\"\ny = [\"wait_ms\"]\n[limits]\nmax_memory_mb = 64\n";
+    let Err(e) = library_config(&coordsim_models::registry(), "m.toml", text) else {
+        panic!("refused up front");
+    };
+    assert!(e.message.contains("of samples for 1000 drawn point(s)"), "{e}");
+    // The same sweep drawing one point's distribution fits.
+    let one = text.replace("y = [\"wait_ms\"]\n", "y = [\"wait_ms\"]\nwhere = { service_ms = 1 }\n");
+    assert!(library_config(&coordsim_models::registry(), "m.toml", &one).is_ok());
+}

@@ -78,6 +78,72 @@ mod custom_models {
         }
     }
 
+    /// Runs of `failer` started so far (one test uses it).
+    static FAILER_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// Fails its run when `x` is 0; counts every run it starts.
+    struct Failer;
+
+    impl Model for Failer {
+        type Params = Params;
+        type Metrics = Metrics;
+        type Entity = NoEntity;
+        fn name(&self) -> &'static str {
+            "failer"
+        }
+        fn summary(&self) -> &'static str {
+            "fails at x = 0"
+        }
+        fn validate(&self, _: &Params) -> Result<(), ParamError> {
+            Ok(())
+        }
+        fn run(
+            &self,
+            p: &Valid<Params>,
+            _: &RunContext,
+        ) -> Result<Output<Metrics, NoEntity>, ModelError> {
+            FAILER_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if p.x == 0 {
+                return Err(ModelError::Sim(sim_core::SimError::Model("x is 0".into())));
+            }
+            Ok(Output::new(Metrics { doubled: 2 * p.x }))
+        }
+    }
+
+    #[test]
+    fn a_sweep_stops_at_its_first_failed_run_and_reports_it() {
+        let registry = coordsim_models::registry().with(Failer);
+        // 100 points, the first fails: on one thread nothing after it runs.
+        let config = parse(
+            &registry,
+            "model = \"failer\"\n[sweep]\nx = { from = 0, to = 99, step = 1 }\n",
+        )
+        .unwrap();
+        let options = |jobs| coordsim::runner::RunOptions {
+            jobs,
+            seed: None,
+            shard: None,
+            progress: false,
+            ties: sim_core::Ties::Fifo,
+        };
+        let e = coordsim::runner::run(&config, &options(1))
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            FAILER_RUNS.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "{e}"
+        );
+        assert!(e.contains("point 0") && e.contains("x is 0"), "{e}");
+        // On 4 threads the same (lowest) point is reported.
+        let e4 = coordsim::runner::run(&config, &options(4))
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(e4, e);
+    }
+
     fn parse(registry: &Registry, text: &str) -> Result<Config, coordsim::source::ConfigError> {
         super::library_config(registry, "d.toml", text)
     }

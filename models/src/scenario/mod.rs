@@ -1089,6 +1089,7 @@ impl Point {
             streams += u64::from(g.count) * (u64::from(crashy) + u64::from(random));
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
+        events = events.saturating_add(self.poll_rounds());
         let per_job = 128 + 8 * (self.regs.len() + self.locks.len()) as u64;
         let instances: u64 = self
             .servers
@@ -1111,6 +1112,87 @@ impl Point {
     }
 
     /// A per-actor number at actor `i` (a start, a delay, an instance).
+    /// The most time one step of actor `i` takes by itself (a delay, a register access, a
+    /// service at its mean), without waiting; 0 when it is known only during the run.
+    fn step_ns(&self, step: &StepP, i: u32) -> u64 {
+        match step {
+            StepP::Delay(Dur::Fixed(ns)) => *ns,
+            StepP::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            StepP::Read(r) => self.regs[*r as usize].read_ns,
+            StepP::Write { reg, .. } => self.regs[*reg as usize].write_ns,
+            StepP::Request { server, .. } => self.servers[*server as usize].service_ns,
+            StepP::Send(link) => self.links[*link as usize],
+            _ => 0,
+        }
+    }
+
+    /// Failed attempts on polled locks, bounded before the run: a waiter tries every
+    /// `poll_ms` until it holds the lock or gives up, and it waits at most as long as the
+    /// lock can stay taken — every actor's steps one after another (delays, register
+    /// accesses, services at their mean; actors past the first 64 of a group counted like
+    /// the slowest of those) plus the last operator unlock of a stale record — or its
+    /// give-up time when that is sooner.
+    fn poll_rounds(&self) -> u64 {
+        let polled = |lock: u16| {
+            let l = &self.locks[lock as usize];
+            (l.mode != LockMode::Queue).then_some(l.poll_ns.max(1))
+        };
+        let waits = self.groups.iter().any(|g| {
+            g.steps
+                .iter()
+                .any(|s| matches!(s, StepP::Acquire { lock, .. } if polled(*lock).is_some()))
+        });
+        if !waits {
+            return 0;
+        }
+        let mut busy: u64 = 0;
+        for g in &self.groups {
+            let sampled = g.count.min(64);
+            let slowest = (0..sampled)
+                .map(|i| {
+                    g.steps
+                        .iter()
+                        .map(|s| self.step_ns(s, i))
+                        .fold(0u64, u64::saturating_add)
+                })
+                .max()
+                .unwrap_or(0);
+            busy = busy.saturating_add(
+                slowest
+                    .saturating_mul(u64::from(g.count))
+                    .saturating_mul(g.repeat),
+            );
+        }
+        let unlocks = self
+            .locks
+            .iter()
+            .filter_map(|l| l.unlock_ns.iter().max().copied())
+            .max()
+            .unwrap_or(0);
+        let mut rounds: u64 = 0;
+        for g in &self.groups {
+            for s in &g.steps {
+                let StepP::Acquire { lock, give_up } = s else {
+                    continue;
+                };
+                let Some(poll_ns) = polled(*lock) else {
+                    continue;
+                };
+                let ceiling = busy.saturating_add(unlocks);
+                let wait = match give_up {
+                    Some(Dur::Fixed(ns)) => ceiling.min(*ns),
+                    _ => ceiling,
+                };
+                let per = 1 + wait / poll_ns;
+                rounds = rounds.saturating_add(
+                    per.saturating_mul(u64::from(g.count))
+                        .saturating_mul(g.repeat),
+                );
+            }
+        }
+        rounds
+    }
+
     pub fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
         eval_run(num, &self.params, i, 0, f64::NAN, &[])
     }

@@ -430,3 +430,25 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
         "{err}"
     );
 }
+
+/// A polled lock's failed attempts count in the up-front estimate: 100 waiters polling every
+/// microsecond behind 250 ms holds make about 250,000 × (0 + 1 + … + 99) ≈ 1.2e9 attempts,
+/// past the default billion events, so the config is refused at load instead of running
+/// into the limit.
+#[test]
+fn poll_rounds_count_in_the_estimate_before_anything_runs() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"poll\"\npoll_ms = 0.001\n[[actor]]\nname = \"w\"\ncount = 100\nsteps = [{ acquire = \"L\" }, { delay_ms = 250 }, { release = \"L\" }]\n";
+    let Err(e) = crate::harness::library_config(&coordsim_models::registry(), "t.toml", text)
+    else {
+        panic!("refused up front");
+    };
+    assert!(e.message.contains("events, more than max_events"), "{e}");
+    // With a give-up after 1 ms the waits are short: 100 × 1,001 attempts at most.
+    let capped = text.replace(
+        "{ acquire = \"L\" }",
+        "{ acquire = \"L\", give_up_after_ms = 1 }",
+    );
+    assert!(
+        crate::harness::library_config(&coordsim_models::registry(), "t.toml", &capped).is_ok()
+    );
+}
