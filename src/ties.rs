@@ -50,6 +50,11 @@ fn orders(config: &Config) -> Vec<Order> {
         }
     }
     out.push(Order {
+        label: "event classes reversed".into(),
+        over: None,
+        ties: Ties::ClassesReversed,
+    });
+    out.push(Order {
         label: "events LIFO".into(),
         over: None,
         ties: Ties::Lifo,

@@ -90,6 +90,12 @@ impl Session {
             }
             uses.push(map);
         }
+        // A wrong glob (a .toml, a README) would otherwise pass with nothing checked.
+        if let Some((f, _)) = lessons.iter().find(|(_, l)| l.regions.is_empty()) {
+            anyhow::bail!(
+                "{f}: no marked region (`<!-- coordsim … -->`): nothing to check or fill; name the lesson files (Markdown with regions, see docs/lessons.md)"
+            );
+        }
         let configs: Vec<(PathBuf, Config)> = wanted
             .iter()
             .filter(|(c, _)| !done.iter().any(|(d, _)| d == c))

@@ -173,3 +173,41 @@ fn check_ties_names_the_tie_sensitive_figures() {
     assert!(lines[n - 2].starts_with("4 of "), "{text}");
     assert!(lines[n - 1].ends_with(" passed, 0 failed"), "{text}");
 }
+
+/// Two actors take two locks in opposite orders, b starting 10 ms after a, exactly when a
+/// asks for its second lock. The deadlock (a gives up) rests on the rule that a start runs
+/// first at an instant, which the scenario states by event class: `--ties` reverses the
+/// classes too, and names the claim (with classes reversed a takes L2 first: no give-up).
+#[test]
+fn check_ties_explores_the_order_of_starts_at_an_instant() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "L1"
+kind = "lock"
+mode = "queue"
+[[resource]]
+name = "L2"
+kind = "lock"
+mode = "queue"
+[[actor]]
+name = "a"
+steps = [{ acquire = "L1" }, { delay_ms = 10 }, { acquire = "L2", give_up_after_ms = 100 }, { release = "L2" }, { release = "L1" }]
+[[actor]]
+name = "b"
+start_ms = 10
+steps = [{ acquire = "L2" }, { delay_ms = 10 }, { acquire = "L1", give_up_after_ms = 100 }, { release = "L1" }, { release = "L2" }]
+[[claim]]
+name = "a gives up"
+metric = "a.gave_up"
+expect = 1
+"#;
+    let config = write_config(tmp.path(), "deadlock.toml", text);
+    let out = coordsim(&["check", "--ties", &config]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("TIE-SENSITIVE a gives up: a.gave_up = 1 (its own order), 0 (event classes reversed)"),
+        "{text}"
+    );
+}

@@ -286,3 +286,23 @@ fn lesson_check_reports_for_ci_dashboards() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("<testsuite name=\"configs/lessons/shared-store.toml\""));
 }
+
+/// A wrong glob is never green: a config, or Markdown without a region, is bad input
+/// (exit 2) naming the file, for `check` and `fill` alike.
+#[test]
+fn a_file_with_no_region_is_refused_never_a_silent_pass() {
+    let dir = lesson_dir("6", "# Notes\n\nNo markers, 6 ms.\n");
+    for args in [
+        ["check", "lesson.md"],
+        ["check", "q.toml"],
+        ["fill", "lesson.md"],
+    ] {
+        let o = lesson(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{}: no marked region", args[1])),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
