@@ -169,10 +169,7 @@ pub trait ParamSet: Sized {
 pub fn duration(key: &str, ms: f64) -> Result<(), ParamError> {
     match sim_core::ms_to_ns(ms) {
         Some(_) => Ok(()),
-        None => Err(ParamError::new(
-            key,
-            format!("must be a duration ≥ 0 ms, got {ms}"),
-        )),
+        None => Err(ParamError::new(key, sim_core::bad_duration(ms))),
     }
 }
 
@@ -357,7 +354,7 @@ impl ParamType for Millis {
     const KIND: Kind = Kind::Float;
     fn from_value(value: &Value) -> Result<Self, String> {
         let ms = f64::from_value(value)?;
-        Millis::new(ms).ok_or_else(|| format!("must be a duration ≥ 0 ms, got {ms}"))
+        Millis::new(ms).ok_or_else(|| sim_core::bad_duration(ms))
     }
     fn to_value(&self) -> Value {
         Value::Float(self.ms)

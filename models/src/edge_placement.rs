@@ -88,7 +88,7 @@ impl ListItem for Edge {
                         .iter()
                         .map(|(placement, ms)| match ms.as_f64() {
                             Some(x) => Millis::new(x).map(|m| (placement.clone(), m)).ok_or_else(|| {
-                                format!("edges[{i}] ({name}): rtt_ms.{placement} must be a duration ≥ 0 ms, got {x}")
+                                format!("edges[{i}] ({name}): rtt_ms.{placement} {}", sim_core::bad_duration(x))
                             }),
                             None => Err(format!("edges[{i}] ({name}): rtt_ms.{placement} must be a number")),
                         })

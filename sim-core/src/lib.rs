@@ -131,4 +131,4 @@ pub use engine::{
 pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream};
 pub use station::{Stations, Waiting};
 pub use stats::{HDR_DIGITS, Percentile, Samples, Stats, percentile_rank};
-pub use time::{Nanos, ms_to_ns, ns_to_ms};
+pub use time::{Nanos, bad_duration, ms_to_ns, ns_to_ms};

@@ -22,6 +22,27 @@ pub fn ms_to_ns(ms: f64) -> Option<Nanos> {
     Some(round_non_negative(ns))
 }
 
+/// Why [`ms_to_ns`] refused `ms`, as the end of a sentence naming the key: negative, not a
+/// number, or past what virtual time holds.
+pub fn bad_duration(ms: f64) -> String {
+    // Huge values in scientific form, not 300 digits.
+    let shown = if ms.is_finite() && ms.abs() >= 1e15 {
+        format!("{ms:e}")
+    } else {
+        ms.to_string()
+    };
+    if ms.is_nan() || ms.is_infinite() {
+        format!("must be a finite number of ms, got {shown}")
+    } else if ms < 0.0 {
+        format!("must be a duration ≥ 0 ms, got {shown}")
+    } else {
+        format!(
+            "must be at most {} ms (about 584 years: virtual time counts nanoseconds in 64 bits), got {shown}",
+            u64::MAX / 1_000_000
+        )
+    }
+}
+
 /// `x.round()` for 0 ≤ x < 2^64, without the library call `round` becomes on baseline x86-64
 /// (it sits on the path of every random draw). Below 2^52 the fraction `x − trunc(x)` is exact,
 /// so comparing it with 0.5 rounds half away from zero exactly as `round` does; from 2^52 on
@@ -44,6 +65,19 @@ pub fn ns_to_ms(ns: Nanos) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_duration_says_why() {
+        assert!(bad_duration(-5.0).ends_with("≥ 0 ms, got -5"));
+        assert!(bad_duration(f64::NAN).contains("finite"));
+        // 1e300 ms is far past u64::MAX ns = 18,446,744,073,709 ms (and shown as 1e300).
+        let huge = bad_duration(1e300);
+        assert!(
+            huge.contains("at most 18446744073709 ms") && huge.ends_with("got 1e300"),
+            "{huge}"
+        );
+        assert_eq!(ms_to_ns(1e300), None);
+    }
 
     #[test]
     fn rounds_to_nearest_nanosecond() {

@@ -837,10 +837,30 @@ impl Loader<'_> {
                 if items.len() as u64 > MAX_POINTS {
                     return Err(self.err(&v.span(), format!("the sweep of `{key}` has more than {MAX_POINTS} values")));
                 }
+                let values: Vec<Value> = items.iter().map(|i| self.value(i)).collect::<Result<_, _>>()?;
+                // One type per sweep: a string among numbers is a typo, not a value (it
+                // would reach the model as NaN).
+                let sort = |v: &Value| match v {
+                    Value::Int(_) | Value::Float(_) => "a number",
+                    Value::Str(_) => "a string",
+                    Value::Bool(_) => "true or false",
+                    Value::List(_) => "a list",
+                    Value::Table(_) => "a table",
+                };
+                if let Some(at) = values.iter().position(|v| sort(v) != sort(&values[0])) {
+                    return Err(self.err(
+                        &items[at].span(),
+                        format!(
+                            "the sweep of `{key}` starts with {} but this value is {}: every value of a sweep has one type",
+                            sort(&values[0]),
+                            sort(&values[at])
+                        ),
+                    ));
+                }
                 Ok(Axis {
                     param,
                     key: key.to_string(),
-                    values: items.iter().map(|i| self.value(i)).collect::<Result<_, _>>()?,
+                    values,
                     spans: items.iter().map(|i| i.span()).collect(),
                 })
             }

@@ -176,7 +176,26 @@ impl Loader<'_> {
             let Some(i) = names.iter().position(|s| *s == key.get_ref().as_ref()) else {
                 return Err(self.unknown_key(key, "`where` (it filters on parameters)", &names));
             };
-            filter.push((i, self.value(value)?));
+            let wanted = self.value(value)?;
+            // A list matches a list-valued parameter element-wise; for any other it can
+            // match nothing, which would read as "matches no point".
+            let sample = plan
+                .axes
+                .iter()
+                .find(|a| a.param == i)
+                .and_then(|a| a.values.first())
+                .unwrap_or(&plan.base[i]);
+            if matches!(wanted, Value::List(_)) && !matches!(sample, Value::List(_)) {
+                return Err(self.err(
+                    &value.span(),
+                    format!(
+                        "`where` takes one value per key (`{} = {sample}`), and `{}` is not a list parameter; for several points write one claim per point, or leave `where` out",
+                        key.get_ref(),
+                        key.get_ref()
+                    ),
+                ));
+            }
+            filter.push((i, wanted));
         }
         if !(0..plan.points).any(|p| plan.matches(p, &filter)) {
             // Say what the sweep does have for each key named.

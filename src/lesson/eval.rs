@@ -368,7 +368,10 @@ fn value(
             },
         ));
     }
-    if cells.len() > 1 && sel.stat.is_none() {
+    // A value the same at every selected row (a fixed parameter of a swept config, a
+    // figure every point shares) needs no statistic.
+    let one_value = cells.iter().all(|c| c.to_string() == cells[0].to_string());
+    if !one_value && sel.stat.is_none() {
         return Err(error(
             region.marker,
             format!(
@@ -406,7 +409,8 @@ fn value(
         });
     };
     let run = match sel.stat {
-        None | Some(Stat::Mean) => numbers.iter().sum::<f64>() / numbers.len() as f64,
+        None => numbers[0],
+        Some(Stat::Mean) => numbers.iter().sum::<f64>() / numbers.len() as f64,
         Some(Stat::Min) => numbers.iter().copied().fold(f64::INFINITY, f64::min),
         Some(Stat::Max) => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     };

@@ -207,7 +207,9 @@ expect = 1
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
     assert!(
-        text.contains("TIE-SENSITIVE a gives up: a.gave_up = 1 (its own order), 0 (event classes reversed)"),
+        text.contains(
+            "TIE-SENSITIVE a gives up: a.gave_up = 1 (its own order), 0 (event classes reversed)"
+        ),
         "{text}"
     );
 }

@@ -1,6 +1,7 @@
 //! Config loading: positioned errors, sweeps, derived parameters, traces, stems.
 
 use crate::harness::*;
+use std::process::Command;
 
 #[test]
 fn bad_configs_get_positioned_errors_and_never_panic() {
@@ -239,8 +240,71 @@ fn kept_results_and_samples_are_held_to_max_memory_mb() {
     let Err(e) = library_config(&coordsim_models::registry(), "m.toml", text) else {
         panic!("refused up front");
     };
-    assert!(e.message.contains("of samples for 1000 drawn point(s)"), "{e}");
+    assert!(
+        e.message.contains("of samples for 1000 drawn point(s)"),
+        "{e}"
+    );
     // The same sweep drawing one point's distribution fits.
-    let one = text.replace("y = [\"wait_ms\"]\n", "y = [\"wait_ms\"]\nwhere = { service_ms = 1 }\n");
+    let one = text.replace(
+        "y = [\"wait_ms\"]\n",
+        "y = [\"wait_ms\"]\nwhere = { service_ms = 1 }\n",
+    );
     assert!(library_config(&coordsim_models::registry(), "m.toml", &one).is_ok());
+}
+
+/// Errors that used to point to the wrong place or say the wrong thing.
+#[test]
+fn misleading_errors_say_what_is_wrong_where() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            // A string in a numeric sweep: at the string, not the actor's line as NaN.
+            "model = \"scenario\"\n[sweep]\nx = [1, \"two\", 3]\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = \"x\" }]\n",
+            "3:9: the sweep of `x` starts with a number but this value is a string",
+        ),
+        (
+            // A list in `where` for a number parameter: not "matches no point".
+            "model = \"single_writer_queue\"\n[sweep]\nclients = [4, 8]\n[[claim]]\nwhere = { clients = [4, 8] }\nmetric = \"requests\"\nexpect = 1\n",
+            "5:21: `where` takes one value per key",
+        ),
+        (
+            // An unknown tie rule: the value as written, no Debug dump.
+            "model = \"scenario\"\n[params]\ntie_order = \"lifo\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n",
+            "got \"lifo\"",
+        ),
+        (
+            // 1e300 ms is a duration ≥ 0: too long, and said so.
+            "model = \"single_writer_queue\"\n[params]\nservice_ms = 1e300\n",
+            "3:14: `service_ms`: must be at most 18446744073709 ms",
+        ),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let config = write_config(tmp.path(), &format!("e{i}.toml"), text);
+        let o = coordsim(&["check", &config]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("Some("), "{}", stderr(&o));
+    }
+    // Inputs that never end are refused at once: a device, a pipe.
+    let fifo = tmp.path().join("fifo.toml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for path in ["/dev/zero", fifo.to_str().unwrap()] {
+        let o = coordsim(&["check", path]);
+        assert_eq!(o.status.code(), Some(2), "{path}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is not a regular file"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }

@@ -306,3 +306,30 @@ fn a_file_with_no_region_is_refused_never_a_silent_pass() {
         );
     }
 }
+
+/// A fixed parameter of a swept config is one value at every point: no statistic needed.
+/// A value that differs between the selected rows still needs one.
+#[test]
+fn a_value_equal_at_every_selected_row_needs_no_statistic() {
+    // service_ms is 6 at both points (clients = 1, 2).
+    let text = format!("{HEAD}<!-- coordsim q.service_ms -->6 ms<!-- /coordsim -->\n");
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    // requests: 10 at clients = 1, 20 at clients = 2.
+    let text = format!("{HEAD}<!-- coordsim q.requests -->10<!-- /coordsim -->\n");
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the filters select 2 rows"),
+        "{}",
+        stderr(&out)
+    );
+}

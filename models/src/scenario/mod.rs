@@ -753,10 +753,15 @@ impl Point {
             Some(Value::Str(s)) if s == "reads_first" => Tie::ReadsFirst,
             Some(Value::Str(s)) if s == "writes_first" => Tie::WritesFirst,
             other => {
+                let got = match other {
+                    Some(Value::Str(s)) => format!("\"{s}\""),
+                    Some(v) => v.to_string(),
+                    None => "nothing".into(),
+                };
                 return Err(ParamError::new(
                     spec::TIE_ORDER,
                     format!(
-                        "expected one of \"fifo\", \"program_order\", \"reads_first\", \"writes_first\", got {other:?}"
+                        "expected one of \"fifo\", \"program_order\", \"reads_first\", \"writes_first\", got {got}"
                     ),
                 ));
             }
@@ -1311,12 +1316,7 @@ impl Eval<'_> {
 
     fn duration(&self, num: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
         let ms = self.number(num, path)?;
-        ms_to_ns(ms).ok_or_else(|| {
-            ParamError::new(
-                &path_key(path),
-                format!("must be a duration ≥ 0 ms, got {ms}"),
-            )
-        })
+        ms_to_ns(ms).ok_or_else(|| ParamError::new(&path_key(path), sim_core::bad_duration(ms)))
     }
 
     /// A number the run computes: computed here once when it does not depend on the actor

@@ -190,7 +190,7 @@ pub(crate) fn run<'p>(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelEr
             let Some(start) = ms_to_ns(start_ms) else {
                 return Err(ModelError::Param(coordsim_model::ParamError::new(
                     &format!("actor[{g}].start_ms"),
-                    format!("actor {i}: start_ms must be a duration ≥ 0 ms, got {start_ms}"),
+                    format!("actor {i}: start_ms {}", sim_core::bad_duration(start_ms)),
                 )));
             };
             // Streams are named by group and index (`arrivals/client-3`), whatever the
@@ -389,7 +389,14 @@ impl Sim<'_> {
             Dur::Actor(num) => {
                 let a = &self.actors[self.jobs[job as usize].actor as usize];
                 let ms = self.p.at_actor(num, a.index).unwrap_or(f64::NAN);
-                ms_to_ns(ms).ok_or_else(|| format!("actor {} of `{}`: a duration computed per actor is {ms}, not a duration ≥ 0 ms", a.index, self.p.groups[a.group as usize].name))
+                ms_to_ns(ms).ok_or_else(|| {
+                    format!(
+                        "actor {} of `{}`: a duration computed per actor {}",
+                        a.index,
+                        self.p.groups[a.group as usize].name,
+                        sim_core::bad_duration(ms)
+                    )
+                })
             }
         }
     }
