@@ -218,7 +218,8 @@ pub fn failure_line(file: &str, o: &Outcome) -> String {
     }
 }
 
-/// Prints the failing regions, their diffs and the count (text format).
+/// Prints the failing regions with their diffs, then one line per lesson saying how many of
+/// its regions hold, so the closing count adds up from the lines above it (text format).
 pub fn print_text(
     out: &mut impl Write,
     outcomes: &[(String, Vec<Outcome>)],
@@ -229,6 +230,20 @@ pub fn print_text(
             if let Some(diff) = &o.diff {
                 write!(out, "{diff}")?;
             }
+        }
+        let failed = list.iter().filter(|o| !o.pass).count();
+        if failed == 0 {
+            writeln!(
+                out,
+                "PASS {file}: {} marked region(s) match the run",
+                list.len()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "FAIL {file}: {failed} of {} marked region(s) drifted",
+                list.len()
+            )?;
         }
     }
     Ok(())
