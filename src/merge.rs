@@ -272,7 +272,10 @@ fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
                 first.k
             );
         }
-        if s.seed != first.seed || read_text(&s.dir.join(SHARD_CONFIG))? != text {
+        // The config everything else is checked against: intact first.
+        let own = read_file(s, SHARD_CONFIG)?;
+        verify(s, SHARD_CONFIG, &own)?;
+        if s.seed != first.seed || own != text.as_bytes() {
             bail!(
                 "{} holds a shard of a different config or seed",
                 s.dir.display()
@@ -489,6 +492,22 @@ fn checked_rows(
         }
         let mut cells = expected;
         cells.extend(row.cells()[lead..].iter().cloned());
+        // The parameter columns after the metrics hold the config's values too.
+        let params = crate::results::param_cells(&part.schema, config, point);
+        let first = cells.len() - params.len();
+        for ((column, got), want) in part.schema.columns()[first..]
+            .iter()
+            .zip(&cells[first..])
+            .zip(&params)
+        {
+            if got.to_string() != want.to_string() {
+                bail!(
+                    "{}: line {line}: `{}` is {got}, but point {point} of the config has {want}",
+                    path.display(),
+                    column.name
+                );
+            }
+        }
         rows.push(Row::new(cells));
     }
     Ok(rows)

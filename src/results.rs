@@ -36,6 +36,9 @@ pub enum ColumnSource {
     Metric(usize),
     /// Entity column `i` of the model.
     EntityColumn(usize),
+    /// `results.csv`: parameter `i` (model order) as `[params]` sets it at the point (a
+    /// fixed value or a derived one), after the metrics.
+    Param(usize),
     /// `summary.csv`: the number of replications.
     Replications,
     /// `summary.csv`: a statistic of metric `i`.
@@ -126,7 +129,8 @@ impl Schema {
         columns
     }
 
-    /// `results.csv`: lead columns, then the metrics.
+    /// `results.csv`: lead columns, the metrics, then every parameter `[params]` sets and
+    /// `[sweep]` does not (in the order written), so a row read alone says what ran.
     pub fn results(config: &Config) -> Schema {
         let metrics = config.model.metrics();
         let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
@@ -136,6 +140,17 @@ impl Schema {
             source: ColumnSource::Metric(i),
             ty: m.ty,
         }));
+        for i in config.written_params() {
+            let name = config.model.params()[i].key;
+            // A metric of that name wins, as for swept parameters.
+            if !columns.iter().any(|c| c.name == name) {
+                columns.push(Column {
+                    name: name.to_string(),
+                    source: ColumnSource::Param(i),
+                    ty: ColumnType::Text,
+                });
+            }
+        }
         Schema { columns }
     }
 
@@ -301,6 +316,24 @@ pub fn lead_cells(
         }
     }
     cells
+}
+
+/// The cells of `schema`'s parameter columns ([`ColumnSource::Param`]) at `point`, in order:
+/// they follow the metrics.
+pub fn param_cells(schema: &Schema, config: &Config, point: usize) -> Vec<Cell> {
+    let params: Vec<usize> = schema
+        .columns()
+        .iter()
+        .filter_map(|c| match c.source {
+            ColumnSource::Param(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    if params.is_empty() {
+        return Vec::new();
+    }
+    let values = config.point_values(point);
+    params.iter().map(|i| value_cell(&values[*i])).collect()
 }
 
 /// A swept value as the CSV writes it: strings bare, everything else as in TOML.

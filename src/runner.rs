@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::results::{Results, Row, Schema, Table, lead_cells};
+use crate::results::{Results, Row, Schema, Table, lead_cells, param_cells};
 
 /// How to run.
 #[derive(Debug, Clone, Copy)]
@@ -199,6 +199,7 @@ impl<'a> Collector<'a> {
         let schema = &self.results.schema;
         let mut row = lead_cells(schema, config, point, replication, run_seed, None);
         row.extend(metrics);
+        row.extend(param_cells(schema, config, point));
         self.results.rows.push(Row::new(row));
         if let Some(table) = self.entities.as_mut() {
             for (name, cells) in entity_rows {

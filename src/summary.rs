@@ -196,12 +196,26 @@ pub fn describe(values: &[f64]) -> Option<Stats> {
         return None;
     }
     let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
+    // A constant column is its value, with no spread: summing n copies of 83.333… and
+    // dividing would leave float noise in the mean and an sd of 1e-14.
+    let constant = values.iter().all(|v| v.to_bits() == values[0].to_bits());
+    let mean = if constant {
+        values[0]
+    } else {
+        values.iter().sum::<f64>() / n
+    };
     if values.len() < 2 {
         return Some(Stats {
             mean,
             sd: None,
             ci95: None,
+        });
+    }
+    if constant {
+        return Some(Stats {
+            mean,
+            sd: Some(0.0),
+            ci95: Some((mean, mean)),
         });
     }
     let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -280,6 +294,22 @@ pub fn summarize(config: &Config, results: &Results) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_constant_column_has_its_value_and_no_spread() {
+        // 20 copies of 1000/12: the sum of 20 copies over 20 is not exactly the value in
+        // f64, and the sd would come out as float noise.
+        let v = vec![1000.0 / 12.0; 20];
+        let d = describe(&v).unwrap();
+        assert_eq!(d.mean, 1000.0 / 12.0);
+        assert_eq!(d.sd, Some(0.0));
+        assert_eq!(d.ci95, Some((d.mean, d.mean)));
+        // Two values 1 and 3: mean 2, sd √2, half-width t(0.975, 1) × √2 / √2 = 12.706….
+        let d = describe(&[1.0, 3.0]).unwrap();
+        assert_eq!(d.mean, 2.0);
+        assert!((d.sd.unwrap() - 2f64.sqrt()).abs() < 1e-15);
+        assert!((d.ci95.unwrap().1 - 2.0 - 12.706_204_736).abs() < 1e-6);
+    }
 
     #[test]
     fn t_quantiles_match_the_tables() {

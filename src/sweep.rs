@@ -123,8 +123,8 @@ fn round_to_decimals(x: f64, decimals: usize) -> f64 {
 }
 
 /// `x` rounded to 12 significant digits: log-spaced points come out as `10`, not
-/// `10.000000000000002`.
-fn significant(x: f64) -> f64 {
+/// `10.000000000000002`, and derived parameters as `20`, not `20.000000000000004`.
+pub fn significant(x: f64) -> f64 {
     format!("{x:.11e}").parse().unwrap_or(x)
 }
 

@@ -540,8 +540,9 @@ impl Sim {
         // instance c mod instances): its offered rate against its own capacity. With one
         // instance these are the totals, computed the same way.
         let busiest_clients = p.clients.div_ceil(p.instances);
-        let busiest_offered = busiest_clients as f64 * 1000.0 / gap_ms;
-        let instance_capacity = 1000.0 / service_ms;
+        // clients × service / gap, one rounding: 4 × 6 / 40 is 0.6, where (4 × 1000 / 40) /
+        // (1000 / 6) would carry float noise (0.6000000000000001).
+        let utilization = busiest_clients as f64 * service_ms / gap_ms;
         let makespan = self.last_departure - self.first_arrival.unwrap_or(0);
         let busiest_busy = self.instances.iter().map(|i| i.busy).max().unwrap_or(0);
         // The measured window: from the end of the warm-up (or the first arrival, if later)
@@ -560,8 +561,8 @@ impl Sim {
             lost_updates: requests - counter_final,
             offered_rate_per_s: offered,
             capacity_per_s: capacity,
-            utilization: busiest_offered / instance_capacity,
-            saturated: busiest_offered > instance_capacity,
+            utilization,
+            saturated: utilization > 1.0,
             busy_fraction: if makespan == 0 {
                 0.0
             } else {
@@ -691,7 +692,8 @@ mod tests {
         .unwrap()
         .metrics;
         assert_eq!(m.busy_fraction, 300.0 / 1966.0);
-        assert_eq!(m.utilization, (1000.0 / 40.0) / (1000.0 / 6.0));
+        // 1 client × 6 ms / 40 ms, exactly as written (no float noise).
+        assert_eq!(m.utilization, 0.15);
     }
 
     #[test]

@@ -104,6 +104,18 @@ impl Plan {
         self.points as u64 * self.replications
     }
 
+    /// The parameters `[params]` sets and `[sweep]` does not, in the order written (model
+    /// indices).
+    pub fn written_params(&self) -> Vec<usize> {
+        let n = self.model.params().len();
+        let mut written: Vec<(usize, usize)> = (0..n)
+            .filter(|i| !self.axes.iter().any(|a| a.param == *i))
+            .filter_map(|i| self.param_spans.get(i)?.as_ref().map(|s| (s.start, i)))
+            .collect();
+        written.sort_unstable();
+        written.into_iter().map(|(_, i)| i).collect()
+    }
+
     /// Every parameter's value at point `index`.
     pub fn point_values(&self, index: usize) -> Vec<Value> {
         let mut values = self.base.clone();
@@ -125,6 +137,9 @@ impl Plan {
                 Some(x) if count && x >= 0.0 && x.fract() == 0.0 && x < 9.2e18 => {
                     Value::Int(x as i64)
                 }
+                // Float noise of the arithmetic (6 / 0.3 = 20.000000000000004) is not a
+                // value anyone wrote: 12 significant digits, as for log-spaced points.
+                Some(x) if x.is_finite() => Value::Float(crate::sweep::significant(x)),
                 Some(x) => Value::Float(x),
                 None => Value::Float(f64::NAN),
             };

@@ -84,7 +84,9 @@ pub fn from_csv(bytes: &[u8], schema: &Schema, what: &str) -> anyhow::Result<Tab
         for (field, column) in record.iter().zip(schema.columns()) {
             let ty = match column.source {
                 // Lead cells are checked against the config by the caller.
-                ColumnSource::Axis(_) | ColumnSource::Entity => ColumnType::Text,
+                ColumnSource::Axis(_) | ColumnSource::Entity | ColumnSource::Param(_) => {
+                    ColumnType::Text
+                }
                 _ => column.ty,
             };
             let cell = Cell::parse(field, ty).map_err(|e| {

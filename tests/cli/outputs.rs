@@ -308,3 +308,35 @@ fn digits_sets_the_decimals_and_a_passing_file_is_left_alone() {
     lesson(dir.path(), &["fill", "lesson.md"]);
     assert_eq!(read(dir.path().join("lesson.md")), filled.as_bytes());
 }
+
+/// A results.csv read alone says what ran: the parameters `[params]` sets (fixed or derived)
+/// follow the metrics, in the order written; derived values and the queue's utilization are
+/// the numbers a person would write, without float noise.
+#[test]
+fn results_csv_carries_the_fixed_parameters_without_float_noise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(
+        tmp.path(),
+        "p.toml",
+        "model = \"single_writer_queue\"\n[vars]\nrho = \"load\"\n[params]\nservice_ms = 6\nrequests_per_client = 10\ninterarrival_ms = { expr = \"service_ms / rho\" }\n[sweep]\nrho = [0.3]\n",
+    );
+    let out = tmp.path().join("out");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8(read(out.join("p/results.csv"))).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    // The last three columns, as written in [params].
+    assert_eq!(
+        header[header.len() - 3..],
+        ["service_ms", "requests_per_client", "interarrival_ms"]
+    );
+    // 6 / 0.3 is 20.000000000000004 in f64; the derived value is written 20, and the
+    // utilization 4 clients × 6 / 20 = 1.2 exactly.
+    assert_eq!(at("interarrival_ms"), "20");
+    assert_eq!(at("utilization"), "1.2");
+    assert_eq!(at("service_ms"), "6");
+    assert_eq!(at("rho"), "0.3");
+}

@@ -73,7 +73,7 @@ fn a_tampered_shard_is_refused_with_exit_2() {
         (
             "a column missing",
             drop_last_column(&original),
-            "missing measured_requests",
+            "missing service",
         ),
         (
             "a column renamed",
