@@ -27,6 +27,7 @@ pub mod locale;
 pub mod models_cmd;
 pub mod results;
 pub mod runner;
+pub mod shard;
 pub mod source;
 pub mod summary;
 pub mod sweep;
