@@ -101,7 +101,7 @@ fn auto(count: Option<u64>, env: &dyn Fn(&str) -> Option<String>) -> Result<(u64
             Ok((k, n))
         }
         many => Err(format!(
-            "--shard auto found {} all set, and cannot tell which scheduler this task belongs to: unset all but one, or give --shard K/N",
+            "--shard auto found {} set, and cannot tell which scheduler this task belongs to: unset all but one, or give --shard K/N",
             many.join(" and ")
         )),
     }
@@ -126,7 +126,7 @@ fn slurm(count: Option<u64>, env: &dyn Fn(&str) -> Option<String>) -> Result<(u6
     };
     let irregular = |why: &str| {
         format!(
-            "{}: {why}, so this task cannot tell which shard it is; submit a range (sbatch --array=0-N-1, or stepped --array=A-B:S), not a list",
+            "{}: {why}, so this task cannot tell which shard it is; submit a range, not a list (sbatch --array=0-15 for 16 shards, or stepped: --array=A-B:S)",
             vars()
         )
     };
@@ -149,7 +149,7 @@ fn slurm(count: Option<u64>, env: &dyn Fn(&str) -> Option<String>) -> Result<(u6
         (None, Some(r)) => r,
         (None, None) => {
             return Err(format!(
-                "{SLURM_ID} is set but neither {SLURM_COUNT} nor {SLURM_MAX}: run it as an array job (sbatch --array=0-N-1)"
+                "{SLURM_ID} is set but neither {SLURM_COUNT} nor {SLURM_MAX}: run it as an array job (sbatch --array=0-15 for 16 shards)"
             ));
         }
     };
