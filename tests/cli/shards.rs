@@ -156,7 +156,7 @@ fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
 }
 
 #[test]
-fn shards_from_slurm_kubernetes_and_parallel_merge_to_a_single_run() {
+fn shards_from_slurm_kubernetes_aws_batch_and_parallel_merge_to_a_single_run() {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(
         dir.path(),
@@ -174,35 +174,59 @@ fn shards_from_slurm_kubernetes_and_parallel_merge_to_a_single_run() {
             );
         }
     };
-    let run_env = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
+    // `run --shard auto` with only `env` of the scheduler variables (the test may itself run
+    // inside a Slurm job).
+    let auto = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_coordsim"));
         cmd.args(["run", &config, "--out", out, "--quiet", "--shard", "auto"])
             .args(extra);
-        cmd.env_remove("SLURM_ARRAY_TASK_ID")
-            .env_remove("JOB_COMPLETION_INDEX");
-        for (k, v) in env {
-            cmd.env(k, v);
+        for name in coordsim::shard::SCHEDULER_VARIABLES {
+            cmd.env_remove(name);
         }
-        let o = cmd.output().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        cmd.env_remove("SLURM_JOB_ID").envs(env.iter().copied());
+        cmd.output().unwrap()
     };
-    // A Slurm job array --array=0-2 (three tasks).
+    let run_env = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
+        let o = auto(out, env, extra);
+        assert_eq!(o.status.code(), Some(0), "{env:?}: {}", stderr(&o));
+    };
+    let merge = |merged: &str, shards: &[&str]| {
+        let mut args = vec!["merge".to_string(), d(merged)];
+        args.extend(shards.iter().map(|s| d(&format!("{s}/s"))));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = coordsim(&args);
+        assert_eq!(o.status.code(), Some(0), "{merged}: {}", stderr(&o));
+        same(merged);
+    };
+    // A Slurm array task's variables, as Slurm 22.05 sets them.
+    let slurm = |id: &'static str, min, max, step, count| {
+        [
+            ("SLURM_ARRAY_TASK_ID", id),
+            ("SLURM_ARRAY_TASK_MIN", min),
+            ("SLURM_ARRAY_TASK_MAX", max),
+            ("SLURM_ARRAY_TASK_STEP", step),
+            ("SLURM_ARRAY_TASK_COUNT", count),
+        ]
+    };
+    // A Slurm job array --array=0-2.
     for id in ["0", "1", "2"] {
         run_env(
             &d(&format!("slurm/{id}")),
-            &[("SLURM_ARRAY_TASK_ID", id), ("SLURM_ARRAY_TASK_COUNT", "3")],
+            &slurm(id, "0", "2", "1", "3"),
             &[],
         );
     }
-    let o = coordsim(&[
-        "merge",
-        &d("slurm-merged"),
-        &d("slurm/0/s"),
-        &d("slurm/1/s"),
-        &d("slurm/2/s"),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    same("slurm-merged");
+    merge("slurm-merged", &["slurm/0", "slurm/1", "slurm/2"]);
+    // A stepped array --array=0-4:2: ids 0, 2, 4 are shards 0, 1, 2 of 3 (with a
+    // --shard-count that agrees).
+    for id in ["0", "2", "4"] {
+        run_env(
+            &d(&format!("stepped/{id}")),
+            &slurm(id, "0", "4", "2", "3"),
+            &["--shard-count", "3"],
+        );
+    }
+    merge("stepped-merged", &["stepped/0", "stepped/2", "stepped/4"]);
     // A Kubernetes Indexed Job with completions: 2.
     for index in ["0", "1"] {
         run_env(
@@ -211,18 +235,66 @@ fn shards_from_slurm_kubernetes_and_parallel_merge_to_a_single_run() {
             &["--shard-count", "2"],
         );
     }
-    let o = coordsim(&["merge", &d("k8s-merged"), &d("k8s/0/s"), &d("k8s/1/s")]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    same("k8s-merged");
+    merge("k8s-merged", &["k8s/0", "k8s/1"]);
+    // An AWS Batch array job of size 3.
+    for index in ["0", "1", "2"] {
+        run_env(
+            &d(&format!("aws/{index}")),
+            &[("AWS_BATCH_JOB_ARRAY_INDEX", index)],
+            &["--shard-count", "3"],
+        );
+    }
+    merge("aws-merged", &["aws/0", "aws/1", "aws/2"]);
+    // What cannot be mapped to one shard of 0..N is refused (exit 2) before anything is run
+    // or written: the message names what to change.
+    let refused = |what: &str, o: std::process::Output, needles: &[&str]| {
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.starts_with("error:"), "{what}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{what}: `{needle}` not in {err}");
+        }
+        assert!(!dir.path().join("refused").exists(), "{what} wrote outputs");
+    };
+    refused(
+        "--array=1,4,7",
+        auto(&d("refused"), &slurm("4", "1", "7", "1", "3"), &[]),
+        &["SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_COUNT=3", "gaps"],
+    );
+    refused(
+        "a Slurm array of 4 with --shard-count 7",
+        auto(
+            &d("refused"),
+            &slurm("2", "0", "6", "2", "4"),
+            &["--shard-count", "7"],
+        ),
+        &["4 tasks", "--shard-count says 7"],
+    );
+    refused(
+        "AWS Batch without --shard-count",
+        auto(&d("refused"), &[("AWS_BATCH_JOB_ARRAY_INDEX", "1")], &[]),
+        &["AWS_BATCH_JOB_ARRAY_INDEX", "--shard-count"],
+    );
+    refused(
+        "--shard 1/3 --shard-count 2",
+        coordsim(&[
+            "run",
+            &config,
+            "--shard",
+            "1/3",
+            "--shard-count",
+            "2",
+            "--out",
+            &d("refused"),
+        ]),
+        &["--shard 1/3", "says 2"],
+    );
     // Without a scheduler, auto says what it needs.
-    let o = Command::new(env!("CARGO_BIN_EXE_coordsim"))
-        .args(["run", &config, "--shard", "auto", "--out", &d("x")])
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("neither is set"), "{}", stderr(&o));
+    refused(
+        "no scheduler",
+        auto(&d("refused"), &[], &[]),
+        &["none is set", "--shard K/N"],
+    );
     // GNU-parallel style: one job per listed point, two at a time (xargs -P 2).
     let list = coordsim(&["run", &config, "--list-points"]);
     let lines = stdout(&list);
