@@ -13,7 +13,6 @@
 //! ```
 //!
 //! The simulation engine is `sim-core`; the model API is `coordsim-model`.
-#![warn(missing_docs)]
 
 pub mod check;
 pub mod cli;

@@ -1,4 +1,4 @@
-//! The benchmark suite: `cargo bench --bench suite`.
+//! The benchmark suite: `cargo bench -p coordsim-bench`.
 //!
 //! 1. Jobs against a minimal reference loop run in the same process (`reference.rs`: a plain
 //!    `BinaryHeap` with the same queue and lock logic): throughput, the ratio to the
@@ -39,6 +39,8 @@ struct Counting;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// The one `unsafe` of the project: a counting wrapper of mimalloc (benches/Cargo.toml).
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
@@ -635,7 +637,7 @@ fn sweep_jobs() {
 }
 
 fn main() {
-    // `cargo bench --bench suite -- queue scaling` runs only the sections named.
+    // `cargo bench -p coordsim-bench -- queue scaling` runs only the sections named.
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))

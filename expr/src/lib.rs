@@ -5,7 +5,6 @@
 //! size (1,000 terms) are bounded, so no input can exhaust the stack. A crate of its own so
 //! models can use it too.
 
-#![warn(missing_docs)]
 
 use std::fmt;
 

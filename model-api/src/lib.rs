@@ -20,7 +20,6 @@
 //! This crate has no I/O, CSV or chart code: presentation is declared here as data
 //! ([`DefaultChart`] with a [`ChartKind`], [`TimelineStyle`] for timeline lanes) and drawn
 //! by the front end. `docs/writing-a-model.md` in the repository walks through a new model.
-#![warn(missing_docs)]
 
 mod compose;
 #[macro_use]

@@ -3,7 +3,6 @@
 //!
 //! [`registry`] gives all of them, in the order `coordsim models` lists them. Adding a model
 //! here is one new file (the module), its `pub mod` line and one `.with` line in [`registry`].
-#![warn(missing_docs)]
 
 #[macro_use]
 extern crate coordsim_model;

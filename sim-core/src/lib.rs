@@ -114,7 +114,6 @@
 //! run(&mut queue, &mut client).unwrap();
 //! assert!(!client.timed_out);
 //! ```
-#![warn(missing_docs)]
 
 pub mod dist;
 mod engine;
