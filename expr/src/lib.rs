@@ -5,7 +5,6 @@
 //! size (1,000 terms) are bounded, so no input can exhaust the stack. A crate of its own so
 //! models can use it too.
 
-
 use std::fmt;
 
 /// A parsed expression whose names are resolved to the caller's variables.

@@ -1,6 +1,7 @@
 //! Documentation that must stay true: links, the model reference, the guides' printed output.
 
 use crate::harness::*;
+use std::process::Command;
 
 /// `docs/models.md` is what `coordsim models --markdown` generates from the declarations.
 #[test]
@@ -139,4 +140,34 @@ fn the_lesson_guide_shows_what_check_really_prints() {
         assert!(guide.contains(line), "docs/lessons.md should show: {line}");
     }
     assert!(stdout(&out).contains(": store.lost_pct:"));
+}
+
+/// CI's format check sees every file, not only those `cargo fmt` reaches through `mod`
+/// lines: a model file with a mis-indented line fails it, by name; the same file as it is
+/// passes.
+#[test]
+fn the_format_check_catches_a_mis_formatted_model_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let model = String::from_utf8(read(root().join("models/src/lock_queue.rs"))).unwrap();
+    std::fs::write(tmp.path().join("lock_queue.rs"), &model).unwrap();
+    let check = || {
+        Command::new("bash")
+            .arg(root().join(".ci/fmt-every-file"))
+            .arg(tmp.path())
+            .output()
+            .unwrap()
+    };
+    let o = check();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The first `fn` moved 7 spaces right: valid Rust, not formatted.
+    let bad = model.replacen("\nfn ", "\n       fn ", 1);
+    assert_ne!(bad, model);
+    std::fs::write(tmp.path().join("lock_queue.rs"), bad).unwrap();
+    let o = check();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not formatted: ./lock_queue.rs"),
+        "{}",
+        stderr(&o)
+    );
 }
