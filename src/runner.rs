@@ -35,8 +35,15 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let reps = config.replications as usize;
     let total = points.len() * reps;
 
-    // Timelines draw each point's first replication: only those runs record lanes.
-    let wants_lanes = config.charts.iter().any(|c| c.kind == ChartKind::Timeline);
+    // Timelines draw each point's first replication, and only the points they draw (the
+    // first few a timeline's `where` keeps): only those runs record lanes.
+    let mut lane_points = vec![false; config.points];
+    for chart in config.charts.iter().filter(|c| c.kind == ChartKind::Timeline) {
+        for p in chart.timeline_points(config).drawn {
+            lane_points[p] = true;
+        }
+    }
+    let wants_lanes = |point: usize, replication: u64| replication == 0 && lane_points[point];
     // Per-request samples only when a chart draws their distribution.
     let wants_distributions = config.charts.iter().any(|c| c.distribution);
     let bar = progress_bar(options.progress, total as u64, &config.source.name);
@@ -75,7 +82,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                     let replication = (i % reps) as u64;
                     let run_seed = sim_core::replication_seed(seed, replication);
                     let ctx = RunContext::new(run_seed, config.limits)
-                        .with_lanes(wants_lanes && replication == 0)
+                        .with_lanes(wants_lanes(point, replication))
                         .with_distributions(wants_distributions)
                         .with_entities(config.entities)
                         .with_stats(config.stats)
@@ -121,7 +128,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
             lanes: point_lanes,
             distributions: samples,
         } = out.map_err(|e| run_error(config, point, &e))?;
-        if wants_lanes && replication == 0 {
+        if wants_lanes(point, replication) {
             lanes.push((point, point_lanes));
         }
         for (name, values) in samples {

@@ -62,7 +62,7 @@ fn chart_svgs(
         summary: summary.as_ref(),
         seed: config.seed,
     };
-    coordsim::export::chart::prepare(&run)
+    coordsim::export::chart::prepare(&run).unwrap().files
         .into_iter()
         .map(|chart| {
             let (svg, placed) = chart.svg().unwrap();
@@ -225,7 +225,7 @@ fn a_best_legend_covers_no_data_on_any_shipped_chart() {
             summary: summary.as_ref(),
             seed: config.seed,
         };
-        for mut chart in coordsim::export::chart::prepare(&run) {
+        for mut chart in coordsim::export::chart::prepare(&run).unwrap().files {
             chart.look_mut().legend_box = false;
             let (rgb, (w, _), placed) = chart.rgb().unwrap();
             let Some(r) = placed.legend else { continue };

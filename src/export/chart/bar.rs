@@ -43,7 +43,7 @@ where
                     let left = i + 0.1 + j as f64 * width;
                     Some((left, left + width * 0.92, ty(*y)))
                 })
-                .filter(|b| b.2.is_finite())
+                .filter(|b| super::drawable(b.2))
                 .collect()
         })
         .collect();

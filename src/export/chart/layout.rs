@@ -219,6 +219,8 @@ pub enum Swatch {
     ErrorBar(RGBColor),
     /// A marker alone.
     Mark(Marker, RGBColor),
+    /// No swatch: a note on what the chart does not draw as given (its text only).
+    Note,
 }
 
 /// One legend line.
@@ -465,6 +467,7 @@ where
                 ))?;
             }
             Swatch::Mark(m, color) => draw_marker(area, m, (x + sw / 2, cy), s.off(7), color)?,
+            Swatch::Note => {}
         }
         area.draw_text(
             &clean(&e.label),
@@ -505,7 +508,11 @@ pub fn fit<DB: DrawingBackend>(
     let wrap = |size: u32| -> Vec<String> {
         let mut lines: Vec<String> = Vec::new();
         let mut current = String::new();
-        for word in text.split_whitespace() {
+        // A no-break space holds its words together (`tutma = 200`).
+        for word in text
+            .split(|c: char| c.is_whitespace() && c != '\u{a0}')
+            .filter(|w| !w.is_empty())
+        {
             let candidate = if current.is_empty() {
                 word.to_string()
             } else {
