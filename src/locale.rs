@@ -155,11 +155,13 @@ pub enum Text {
     TimelineMarksNote,
     /// A timeline's note when neighbouring spans were merged (`{drawn}`, `{seen}`).
     TimelineSpansNote,
+    /// A bar chart's note when it draws the first bar groups only (`{shown}`, `{total}`).
+    BarGroupsNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 11] = [
+    pub const ALL: [Text; 12] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -171,6 +173,7 @@ impl Text {
         Text::TimelineLanesNote,
         Text::TimelineMarksNote,
         Text::TimelineSpansNote,
+        Text::BarGroupsNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -187,6 +190,7 @@ impl Text {
             Text::TimelineLanesNote => "timeline_lanes_note",
             Text::TimelineMarksNote => "timeline_marks_note",
             Text::TimelineSpansNote => "timeline_spans_note",
+            Text::BarGroupsNote => "bar_groups_note",
         }
     }
 
@@ -215,6 +219,10 @@ impl Text {
             Text::TimelineSpansNote => (
                 "neighbouring spans merged: {seen} drawn as {drawn}",
                 "komşu aralıklar birleştirildi: {seen} aralık {drawn} olarak çizildi",
+            ),
+            Text::BarGroupsNote => (
+                "only the first {shown} of {total} bar groups drawn",
+                "{total} çubuk grubunun yalnız ilk {shown} tanesi çizildi",
             ),
         };
         match locale {

@@ -38,7 +38,11 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     // Timelines draw each point's first replication, and only the points they draw (the
     // first few a timeline's `where` keeps): only those runs record lanes.
     let mut lane_points = vec![false; config.points];
-    for chart in config.charts.iter().filter(|c| c.kind == ChartKind::Timeline) {
+    for chart in config
+        .charts
+        .iter()
+        .filter(|c| c.kind == ChartKind::Timeline)
+    {
         for p in chart.timeline_points(config).drawn {
             lane_points[p] = true;
         }

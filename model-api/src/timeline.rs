@@ -488,7 +488,9 @@ mod tests {
 
     #[test]
     fn lanes_keep_the_first_ones_and_count_every_one() {
-        let lanes: Lanes = (0..MAX_LANES + 20).map(|i| Lane::new(i.to_string())).collect();
+        let lanes: Lanes = (0..MAX_LANES + 20)
+            .map(|i| Lane::new(i.to_string()))
+            .collect();
         assert_eq!(lanes.lanes().len(), MAX_LANES);
         assert_eq!(lanes.total(), MAX_LANES + 20);
         assert_eq!(lanes.lanes()[0].name, "0");

@@ -8,8 +8,8 @@ use std::collections::{HashSet, VecDeque};
 use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
 use coordsim_model::{
-    ChartKind, DefaultChart, Lane, Lanes, MarkKind, MarkShape, Model, ModelError, Output, RunContext,
-    SpanKind, TimelineStyle, Valid,
+    ChartKind, DefaultChart, Lane, Lanes, MarkKind, MarkShape, Model, ModelError, Output,
+    RunContext, SpanKind, TimelineStyle, Valid,
 };
 use coordsim_model::{Cost, Millis, ParamError, PerEntity, positive_duration};
 

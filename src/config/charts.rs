@@ -12,7 +12,6 @@ use super::{Plan, Var};
 use crate::expr::{self, Expr};
 use crate::source::{ConfigError, Span};
 
-
 /// `x = "entity"`: a chart with one bar (or point) per entity row.
 pub const ENTITY_X: &str = "entity";
 
@@ -597,7 +596,7 @@ impl Loader<'_> {
                 if kind != ChartKind::Timeline {
                     return Err(self.err(
                         &at,
-                        "`{point}` in `title` is a timeline's point (one file per point); name a parameter instead, `{clients}`",
+                        "`{point}` in `title` is a timeline's point (one file per point); name a parameter instead (`{key}`)",
                     ));
                 }
                 pieces.push(TitlePiece::Point);

@@ -350,7 +350,9 @@ impl Config {
                 for (v, span) in axis.values.iter().zip(&axis.spans) {
                     match v {
                         Value::Str(t) => add(t, &chart.name, span.clone()),
-                        Value::Bool(b) => add(if *b { "true" } else { "false" }, &chart.name, span.clone()),
+                        Value::Bool(b) => {
+                            add(if *b { "true" } else { "false" }, &chart.name, span.clone())
+                        }
                         _ => {}
                     }
                 }

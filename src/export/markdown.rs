@@ -33,7 +33,10 @@ pub fn render(run: &Run<'_>) -> String {
         escape(config.text(Text::CaptionSeed)),
         run.seed,
         if reps > 1 && !config.table.entity {
-            format!(", {reps} {}", escape(config.text(Text::CaptionReplications)))
+            format!(
+                ", {reps} {}",
+                escape(config.text(Text::CaptionReplications))
+            )
         } else {
             String::new()
         }

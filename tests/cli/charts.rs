@@ -62,7 +62,9 @@ fn chart_svgs(
         summary: summary.as_ref(),
         seed: config.seed,
     };
-    coordsim::export::chart::prepare(&run).unwrap().files
+    coordsim::export::chart::prepare(&run)
+        .unwrap()
+        .files
         .into_iter()
         .map(|chart| {
             let (svg, placed) = chart.svg().unwrap();

@@ -219,8 +219,6 @@ pub enum Swatch {
     ErrorBar(RGBColor),
     /// A marker alone.
     Mark(Marker, RGBColor),
-    /// No swatch: a note on what the chart does not draw as given (its text only).
-    Note,
 }
 
 /// One legend line.
@@ -467,7 +465,6 @@ where
                 ))?;
             }
             Swatch::Mark(m, color) => draw_marker(area, m, (x + sw / 2, cy), s.off(7), color)?,
-            Swatch::Note => {}
         }
         area.draw_text(
             &clean(&e.label),

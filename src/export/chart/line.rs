@@ -27,7 +27,12 @@ where
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| tx(p.0)))
-        .chain(data.marks.iter().map(|m| tx(m.0)).filter(|x| super::drawable(*x)));
+        .chain(
+            data.marks
+                .iter()
+                .map(|m| tx(m.0))
+                .filter(|x| super::drawable(*x)),
+        );
     let x_axis = x_range(xs);
     // Every line in the chart's pixels, to keep the legend off them.
     let lines: Vec<Vec<(f64, f64)>> = data

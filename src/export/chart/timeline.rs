@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::layout::{self, Entry, Marker, Obstacles, Rect, Scale, Swatch};
 use super::{DrawResult, FONT, Placed, axis_titles, compose, px, tick, titled};
-use crate::config::charts::Look;
+use crate::config::charts::{LegendPlace, Look};
 use crate::locale::Locale;
 
 /// What a timeline draws.
@@ -47,16 +47,20 @@ fn marker_of(shape: MarkShape) -> Marker {
     }
 }
 
-/// The smallest width a span is drawn at, as a share of the time axis (about ten pixels of
-/// a 1000-pixel chart): a hold of 0 ms is still a bar a reader sees.
-const MIN_SPAN_SHARE: f64 = 0.012;
+/// Past this many lanes a `best` legend goes beside the plot.
+const MANY_LANES: usize = 12;
 
-/// The time axis over the lanes' times: from a little before the first (never below 0)
-/// to past the last, where a span that never ends runs on; at least 1 ms wide, so a run
-/// whose activity is all at one instant still has an axis to place it on.
+/// The smallest width a span is drawn at, as a share of the time axis (about eighteen
+/// pixels of a 1000-pixel chart): a hold of 0 ms is still a bar a reader sees.
+const MIN_SPAN_SHARE: f64 = 0.02;
+
+/// The time axis over the lanes' times: from a little before the first, so what happens at
+/// the first instant is drawn whole beside the axis line (no tick is labelled below 0), to
+/// past the last, where a span that never ends runs on; at least 1 ms wide, so a run whose
+/// activity is all at one instant still has an axis to place it on.
 pub fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
     let span = (last - first).max(1.0);
-    let left = (first - span * 0.02).max(0.0);
+    let left = first - span * 0.03;
     let right = (last + span * 0.08).max(first + span);
     left..right
 }
@@ -168,11 +172,8 @@ where
             },
         }
     }));
-    entries.extend(t.notes.iter().map(|note| Entry {
-        label: note.clone(),
-        swatch: Swatch::Note,
-    }));
     let body = titled(root, &t.title, s)?;
+    let body = super::noted(&body, &t.notes, s)?;
     let titles = axis_titles(&body, &t.x_label, "", s);
     let spans_ref = &spans;
     let marks_ref = &marks;
@@ -215,9 +216,15 @@ where
         })
         .max()
         .unwrap_or(0);
+    // Many lanes leave no free corner: raising the axis for the legend would squeeze them,
+    // so a `best` legend goes beside the plot.
+    let mut look = t.look.clone();
+    if look.legend == LegendPlace::Best && n > MANY_LANES {
+        look.legend = LegendPlace::Outside;
+    }
     let (mut chart, legend) = compose(
         &body,
-        &t.look,
+        &look,
         &entries,
         s,
         left..right,
@@ -226,13 +233,18 @@ where
         (s.px(64), (name_w + s.px(24)).clamp(s.px(60), s.px(320))),
     )?;
     // Lane i (top first) is centred at y = n − i − 0.5. With more lanes than names fit
-    // (a name needs about 20 pixels), every k-th lane is named.
-    let (_, plot_h) = chart.plotting_area().dim_in_pixel();
-    let every = n.div_ceil((plot_h / s.px(20)).max(1) as usize).max(1);
+    // (a name needs about 20 pixels of the lanes' share of the plot), every k-th is named.
+    let (plot_w, plot_h) = chart.plotting_area().dim_in_pixel();
+    let lanes_px = f64::from(plot_h) * n as f64 / chart.y_range().end.max(1.0);
+    // Markers as large as a lane lets them be (9 pixels, less when lanes are thin), so a
+    // mark stays on its own lane.
+    let mark_px = ((lanes_px / n as f64 * 0.4).round() as i32).clamp(2, s.off(9));
+    let every = n
+        .div_ceil((lanes_px / f64::from(s.px(20))).max(1.0) as usize)
+        .max(1);
     let lane_of = move |v: &f64| {
         let i = n as f64 - v - 0.5;
-        if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i.round() as usize).is_multiple_of(every)
-        {
+        if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i.round() as usize).is_multiple_of(every) {
             names.get(i.round() as usize).cloned().unwrap_or_default()
         } else {
             String::new()
@@ -245,7 +257,16 @@ where
         .x_desc(&titles.x.0)
         .axis_desc_style((FONT, titles.x.1))
         .label_style((FONT, s.px(17)))
-        .x_label_formatter(&|v| tick(*v, t.locale))
+        // Room for every tick's number (about 110 pixels for `10,000,000`).
+        .x_labels((plot_w / s.px(110)).clamp(3, 12) as usize)
+        .x_label_formatter(&|v| {
+            // Virtual time starts at 0: the margin before it has no labels.
+            if *v < -1e-9 {
+                String::new()
+            } else {
+                tick(*v, t.locale)
+            }
+        })
         .y_labels((2.0 * top).round() as usize + 1)
         .y_label_formatter(&lane_of)
         .light_line_style(RGBColor(245, 245, 245))
@@ -271,30 +292,26 @@ where
                 }))?;
             }
             MarkShape::Triangle => {
-                chart.draw_series(at.iter().map(|(x, y)| {
-                    TriangleMarker::new((*x, y + 0.42), s.px(9) as i32, color.filled())
-                }))?;
+                chart
+                    .draw_series(at.iter().map(|(x, y)| {
+                        TriangleMarker::new((*x, y + 0.42), mark_px, color.filled())
+                    }))?;
             }
             MarkShape::Cross => {
-                chart.draw_series(at.iter().map(|(x, y)| {
-                    Cross::new((*x, *y), s.px(9) as i32, color.stroke_width(s.px(3)))
-                }))?;
+                chart
+                    .draw_series(at.iter().map(|(x, y)| {
+                        Cross::new((*x, *y), mark_px, color.stroke_width(s.px(3)))
+                    }))?;
             }
             MarkShape::Diamond => {
                 let area = chart.plotting_area().strip_coord_spec();
                 let (ox, oy) = area.get_base_pixel();
                 for p in at {
                     let (x, y) = px(&chart, *p);
-                    layout::draw_marker(
-                        &area,
-                        Marker::Diamond,
-                        (x - ox, y - oy),
-                        s.off(9),
-                        color,
-                    )?;
+                    layout::draw_marker(&area, Marker::Diamond, (x - ox, y - oy), mark_px, color)?;
                 }
             }
         }
     }
-    super::finish(root, &chart, legend, &entries, &t.look, s)
+    super::finish(root, &chart, legend, &entries, &look, s)
 }
