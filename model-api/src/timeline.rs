@@ -142,7 +142,7 @@ impl Lane {
     pub fn span(&mut self, kind: &'static str, from_ms: f64, to_ms: Option<f64>) {
         let c = self.counter(kind, true);
         let t = &mut self.thinning[c];
-        let starts_group = t.seen % t.stride == 0;
+        let starts_group = t.seen.is_multiple_of(t.stride);
         t.seen = t.seen.saturating_add(1);
         let span = LaneSpan {
             kind,

@@ -404,7 +404,12 @@ fn a_configs_own_chart_with_no_data_is_an_error_naming_it_and_its_column() {
         "none.toml",
         "model = \"lock_queue\"\n[params]\nlock = \"none\"\n[[chart]]\nname = \"waits\"\nkind = \"bar\"\nx = \"entity\"\ny = [\"wait_ms\"]\n",
     );
-    let out = coordsim(&["run", &none, "--out", dir.path().join("out").to_str().unwrap()]);
+    let out = coordsim(&[
+        "run",
+        &none,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).starts_with(&format!(
@@ -437,7 +442,10 @@ fn an_empty_default_chart_is_left_out_and_named_in_the_summary() {
     );
     let files = list_files(&dir.path().join("lock-no-lock"));
     assert!(files.contains(&"timeline.svg".to_string()), "{files:?}");
-    assert!(!files.iter().any(|f| f.starts_with("wait-per-applier")), "{files:?}");
+    assert!(
+        !files.iter().any(|f| f.starts_with("wait-per-applier")),
+        "{files:?}"
+    );
     // The stale lock's applier gave up after 42 rounds of 25 ms: its wait is 1050 ms, so its
     // chart has a bar.
     let out = coordsim(&[
@@ -446,7 +454,11 @@ fn an_empty_default_chart_is_left_out_and_named_in_the_summary() {
         "--out",
         dir.path().to_str().unwrap(),
     ]);
-    assert!(stdout(&out).contains("(1 rows, 2 charts)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("(1 rows, 2 charts)"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -494,14 +506,21 @@ fn a_timeline_over_many_points_draws_the_first_twenty_and_names_the_rest() {
         "sweep.toml",
         "model = \"lock_queue\"\n[sweep]\nhold_ms = { from = 10, to = 300, step = 10 }\n[[chart]]\nname = \"timeline\"\nkind = \"timeline\"\n",
     );
-    let out = coordsim(&["run", &config, "--out", dir.path().join("out").to_str().unwrap()]);
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let svgs: Vec<String> = list_files(&dir.path().join("out/sweep"))
         .into_iter()
         .filter(|f| f.ends_with(".svg"))
         .collect();
     assert_eq!(svgs.len(), 20, "{svgs:?}");
-    assert!(svgs.contains(&"timeline-p19.svg".into()) && !svgs.contains(&"timeline-p20.svg".into()));
+    assert!(
+        svgs.contains(&"timeline-p19.svg".into()) && !svgs.contains(&"timeline-p20.svg".into())
+    );
     assert!(
         stdout(&out).contains(
             "(30 rows, 20 charts; left out: timeline for 10 more points (a timeline draws the first 20 its `where` keeps))"
@@ -535,9 +554,15 @@ fn a_custom_title_is_drawn_as_written_and_placeholders_say_where_the_point_goes(
     };
     assert_eq!(
         title_of(""),
-        ["Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}100)", "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}200)"]
+        [
+            "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}100)",
+            "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}200)"
+        ]
     );
-    assert_eq!(title_of("title = \"4 uygulama\""), ["4 uygulama", "4 uygulama"]);
+    assert_eq!(
+        title_of("title = \"4 uygulama\""),
+        ["4 uygulama", "4 uygulama"]
+    );
     assert_eq!(
         title_of("title = \"4 uygulama, tutma {hold_ms} ms\""),
         ["4 uygulama, tutma 100 ms", "4 uygulama, tutma 200 ms"]
@@ -559,7 +584,13 @@ fn an_unlabelled_value_on_a_turkish_chart_is_a_warning_naming_the_label_to_add()
     let dir = tempfile::tempdir().unwrap();
     let text = "model = \"idempotency\"\nlocale = \"tr\"\n[params]\nform = \"consumer\"\n";
     let config = write_config(dir.path(), "c.toml", text);
-    let out = coordsim(&["run", &config, "--out", dir.path().join("out").to_str().unwrap(), "-q"]);
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "-q",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         stderr(&out),
@@ -572,7 +603,13 @@ fn an_unlabelled_value_on_a_turkish_chart_is_a_warning_naming_the_label_to_add()
         "c.toml",
         &format!("{text}[labels]\nconsumer = \"tekilleştiren tüketici\"\n"),
     );
-    let out = coordsim(&["run", &labelled, "--out", dir.path().join("out").to_str().unwrap(), "-q"]);
+    let out = coordsim(&[
+        "run",
+        &labelled,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "-q",
+    ]);
     assert_eq!(stderr(&out), "");
 }
 

@@ -323,7 +323,7 @@ fn svg_with_font(svg: &str) -> String {
 
 /// Most spans and marks one timeline draws, over all its lanes: about 100 bytes of SVG
 /// each, so a timeline file stays within a few megabytes however long the run. Past it,
-/// every lane's kinds are thinned alike (see [`Lane::thin_to`]) and the chart says so.
+/// every lane's kinds are thinned alike (see [`coordsim_model::Lane::thin_to`]) and the chart says so.
 pub const MAX_TIMELINE_ITEMS: usize = 20_000;
 
 /// One timeline per point it draws (file `name`, or `name-p<point>` when several points
@@ -1543,4 +1543,62 @@ fn y_labels(config: &crate::config::Config, spec: &ChartSpec) -> String {
         .map(|y| config.label(y))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_axis_plotters_gets_is_finite_with_a_span() {
+        // 1.79e308 plus 4% headroom is infinite; plotters' tick search never ends on it.
+        let hi = 1.79e308;
+        assert_eq!(sane_axis(0.0..hi + hi * 0.04), 0.0..1.0);
+        assert_eq!(sane_axis(-f64::MAX..f64::MAX), 0.0..1.0);
+        assert_eq!(sane_axis(f64::NAN..1.0), 0.0..1.0);
+        assert_eq!(sane_axis(2.0..2.0), 0.0..1.0);
+        // A span of 1e5 at 1e20 (ulp 16,384) is widened by a billionth of the size, 1e11,
+        // on each side.
+        let r = sane_axis(1e20..1e20 + 1e5);
+        assert_eq!((r.start, r.end), (1e20 - 1e11, 1e20 + 1e5 + 1e11));
+        assert_eq!(sane_axis(0.0..250.0), 0.0..250.0);
+        // What is drawn at all: values past 1e300 are left out like infinite ones.
+        assert!(drawable(1e300) && !drawable(1.0001e300) && !drawable(f64::INFINITY));
+    }
+
+    #[test]
+    fn huge_ticks_read_as_powers_of_ten() {
+        assert_eq!(tick(5e299, Locale::En), "5e299");
+        assert_eq!(tick(1.5e15, Locale::Tr), "1,5e15");
+        assert_eq!(tick(2500.0, Locale::En), "2,500");
+    }
+
+    #[test]
+    fn a_timeline_over_budget_thins_every_lane_alike_to_fit() {
+        // 10 lanes of 300 marks of one kind: 3,000 items. A budget of 1,000 allows 100 a
+        // lane; halving 300 gives 150, then 75 (stride 4) ≤ 100: 750 items in all.
+        let mut lanes: Vec<coordsim_model::Lane> = (0..10)
+            .map(|i| {
+                let mut l = coordsim_model::Lane::new(i.to_string());
+                l.mark_series("tick", 0.0, 1.0, 300);
+                l
+            })
+            .collect();
+        fit_budget(&mut lanes, 1000);
+        assert!(lanes.iter().all(|l| l.marks().len() == 75));
+        // Within budget, nothing changes.
+        let before = lanes.clone();
+        fit_budget(&mut lanes, 1000);
+        assert_eq!(lanes, before);
+    }
+
+    #[test]
+    fn the_time_axis_shows_an_instant_and_a_margin_before_it() {
+        // All at 0: at least 1 ms wide, and 3% of it before 0.
+        let r = timeline::time_axis(0.0, 0.0);
+        assert_eq!((r.start, r.end), (-0.03, 1.0));
+        // 0 … 500: 15 before, 40 after (a span that never ends runs into it).
+        let r = timeline::time_axis(0.0, 500.0);
+        assert_eq!((r.start, r.end), (-15.0, 540.0));
+    }
 }
