@@ -74,16 +74,17 @@ fn ensure_distinct_stems(configs: &[Config]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs one config and writes all its outputs into `dir`; gives back the rows and, with
-/// replications, the summary.
+/// Runs one config and writes all its outputs into `dir`; gives back the rows, with
+/// replications the summary, and what the exporters wrote.
 fn run_and_write(
     config: &Config,
     options: &RunOptions,
     dir: &Path,
-) -> anyhow::Result<(Results, Option<Table>)> {
+) -> anyhow::Result<(Results, Option<Table>, export::Written)> {
     let results = runner::run(config, options)?;
-    let summary = write_outputs(config, &results, options.seed.unwrap_or(config.seed), dir)?;
-    Ok((results, summary))
+    let (summary, written) =
+        write_outputs(config, &results, options.seed.unwrap_or(config.seed), dir)?;
+    Ok((results, summary, written))
 }
 
 /// Writes a run's outputs (CSV, Markdown, charts) into `dir`; gives back the summary.
@@ -92,7 +93,7 @@ pub(crate) fn write_outputs(
     results: &Results,
     seed: u64,
     dir: &Path,
-) -> anyhow::Result<Option<Table>> {
+) -> anyhow::Result<(Option<Table>, export::Written)> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let summary = (config.replications > 1).then(|| summary::summarize(config, results));
     let run = Run {
@@ -101,10 +102,32 @@ pub(crate) fn write_outputs(
         summary: summary.as_ref(),
         seed,
     };
+    let mut written = export::Written::default();
     for exporter in export::all() {
-        exporter.export(&run, dir)?;
+        let w = exporter.export(&run, dir)?;
+        written.charts += w.charts;
+        written.left_out.extend(w.left_out);
     }
-    Ok(summary)
+    Ok((summary, written))
+}
+
+/// `N charts` and, when some were not drawn, `; left out: …` naming each and why.
+fn charts_said(written: &export::Written) -> String {
+    let mut said = format!("{} charts", written.charts);
+    if !written.left_out.is_empty() {
+        said.push_str("; left out: ");
+        said.push_str(&written.left_out.join(", "));
+    }
+    said
+}
+
+/// Prints a config's warnings (`warning: FILE:LINE:COL: …`) on stderr; a closed stderr
+/// stops the messages, not the run.
+pub(crate) fn warn(config: &Config) {
+    let mut stderr = std::io::stderr().lock();
+    for w in config.warnings() {
+        let _ = writeln!(stderr, "warning: {w}");
+    }
 }
 
 fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
@@ -129,7 +152,8 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     for config in &configs {
         let staging = Staging::begin(&args.out, &config.stem)?;
         let dir = staging.path().to_path_buf();
-        let (results, _) = run_and_write(config, &options, &dir)?;
+        warn(config);
+        let (results, _, written) = run_and_write(config, &options, &dir)?;
         if let Some(split) = shard {
             let seed = options.seed.unwrap_or(config.seed);
             crate::merge::write_shard(&dir, config, &results, split, seed)?;
@@ -141,10 +165,10 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             writeln!(stdout, "{table}")?;
             writeln!(
                 stdout,
-                "wrote {} ({} rows, {} charts)\n",
+                "wrote {} ({} rows, {})\n",
                 dir.display(),
                 results.results.rows.len(),
-                config.charts.len()
+                charts_said(&written)
             )?;
         }
     }
@@ -320,7 +344,8 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let stems: Vec<String> = configs.iter().map(|c| c.stem.clone()).collect();
     for config in configs {
         let staging = Staging::begin(&args.out, &config.stem)?;
-        let (results, summary) = run_and_write(&config, &options, staging.path())?;
+        warn(&config);
+        let (results, summary, written) = run_and_write(&config, &options, staging.path())?;
         let dir = staging.commit()?;
         note_written(&dir);
         let these = check::evaluate(&config, &results)?;
@@ -335,9 +360,14 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         ));
         if !args.quiet {
             // A closed stderr (`report 2>&1 | head -1`) stops the messages, not the report.
+            let left_out = if written.left_out.is_empty() {
+                String::new()
+            } else {
+                format!(" (left out: {})", written.left_out.join(", "))
+            };
             let _ = writeln!(
                 std::io::stderr(),
-                "{} → {}",
+                "{} → {}{left_out}",
                 config.source.name,
                 dir.display()
             );

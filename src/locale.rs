@@ -149,11 +149,19 @@ pub enum Text {
     CaptionModel,
     /// The note on a table of means over replications (after the number of replications).
     CaptionReplications,
+    /// A timeline's note when it draws the first lanes only (`{shown}`, `{total}`).
+    TimelineLanesNote,
+    /// A timeline's note when marks were thinned (`{drawn}`, `{seen}`).
+    TimelineMarksNote,
+    /// A timeline's note when neighbouring spans were merged (`{drawn}`, `{seen}`).
+    TimelineSpansNote,
+    /// A bar chart's note when it draws the first bar groups only (`{shown}`, `{total}`).
+    BarGroupsNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 8] = [
+    pub const ALL: [Text; 12] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -162,6 +170,10 @@ impl Text {
         Text::CaptionSeed,
         Text::CaptionModel,
         Text::CaptionReplications,
+        Text::TimelineLanesNote,
+        Text::TimelineMarksNote,
+        Text::TimelineSpansNote,
+        Text::BarGroupsNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -175,6 +187,10 @@ impl Text {
             Text::CaptionSeed => "caption_seed",
             Text::CaptionModel => "caption_model",
             Text::CaptionReplications => "caption_replications",
+            Text::TimelineLanesNote => "timeline_lanes_note",
+            Text::TimelineMarksNote => "timeline_marks_note",
+            Text::TimelineSpansNote => "timeline_spans_note",
+            Text::BarGroupsNote => "bar_groups_note",
         }
     }
 
@@ -191,6 +207,22 @@ impl Text {
             Text::CaptionReplications => (
                 "replications (mean ± 95% CI half-width)",
                 "tekrar (ortalama ± %95 güven aralığının yarı genişliği)",
+            ),
+            Text::TimelineLanesNote => (
+                "only the first {shown} of {total} lanes drawn",
+                "{total} satırın yalnız ilk {shown} tanesi çizildi",
+            ),
+            Text::TimelineMarksNote => (
+                "marks thinned evenly: {drawn} of {seen} drawn",
+                "işaretler eşit aralıkla seyreltildi: {seen} işaretin {drawn} tanesi çizildi",
+            ),
+            Text::TimelineSpansNote => (
+                "neighbouring spans merged: {seen} drawn as {drawn}",
+                "komşu aralıklar birleştirildi: {seen} aralık {drawn} olarak çizildi",
+            ),
+            Text::BarGroupsNote => (
+                "only the first {shown} of {total} bar groups drawn",
+                "{total} çubuk grubunun yalnız ilk {shown} tanesi çizildi",
             ),
         };
         match locale {

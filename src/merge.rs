@@ -416,6 +416,7 @@ pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     };
     let staging = Staging::begin(&parent, &name)?;
     config.check_value_labels(&results)?;
+    crate::commands::warn(&config);
     crate::commands::write_outputs(&config, &results, seed, staging.path())?;
     staging.commit()?;
     Ok(ExitCode::SUCCESS)

@@ -285,7 +285,7 @@ pub struct Results {
     /// `entities.csv` (models with entity rows).
     pub entities: Option<Table>,
     /// Timeline lanes of each point's first replication (only when a chart draws them).
-    pub lanes: Vec<(usize, Vec<coordsim_model::Lane>)>,
+    pub lanes: Vec<(usize, coordsim_model::Lanes)>,
     /// Per-request samples of each point, pooled over replications (only when a chart
     /// draws their distribution).
     pub distributions: Vec<crate::runner::Pooled>,

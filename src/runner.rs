@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use coordsim_model::{ModelError, RunContext, RunOutput};
+use coordsim_model::{ChartKind, ModelError, RunContext, RunOutput};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
@@ -35,8 +35,18 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let reps = config.replications as usize;
     let total = points.len() * reps;
 
-    // Timelines draw each point's first replication: only those runs record lanes.
-    let wants_lanes = config.draws_timeline();
+    // Timelines draw each point's first replication, and only the points they draw (the
+    // first few a timeline's `where` keeps): only those runs record lanes.
+    let mut lane_points = vec![false; config.points];
+    for chart in config
+        .charts
+        .iter()
+        .filter(|c| c.kind == ChartKind::Timeline)
+    {
+        for p in chart.timeline_points(config).drawn {
+            lane_points[p] = true;
+        }
+    }
     // Per-request samples only when a chart draws their distribution.
     let wants_distributions = config.draws_distributions();
     let bar = progress_bar(options.progress, total as u64, &config.source.name);
@@ -50,7 +60,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     let events = Arc::new(AtomicU64::new(0));
     let running = AtomicBool::new(true);
     let sweep = Sweep::new();
-    let mut collector = Collector::new(config, total, wants_lanes);
+    let mut collector = Collector::new(config, total, lane_points.clone());
     // Runs go in chunks, each folded into the results before the next starts: a run's
     // output (its samples above all) is held only until its chunk is folded, so memory does
     // not grow with the number of runs. Collected by index: the order of the output never
@@ -88,7 +98,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                         } else {
                             let cancel = sweep.start(i);
                             let ctx = RunContext::new(run_seed, config.limits)
-                                .with_lanes(wants_lanes && replication == 0)
+                                .with_lanes(replication == 0 && lane_points[point])
                                 .with_distributions(
                                     wants_distributions && config.draws_distribution_at(point),
                                 )
@@ -148,18 +158,19 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
 /// The results of a config's runs, folded in as each chunk of runs ends.
 struct Collector<'a> {
     config: &'a Config,
-    wants_lanes: bool,
+    /// The points whose first replication records timeline lanes.
+    lane_points: Vec<bool>,
     results: Table,
     entities: Option<Table>,
-    lanes: Vec<(usize, Vec<coordsim_model::Lane>)>,
+    lanes: Vec<(usize, coordsim_model::Lanes)>,
     distributions: Vec<Pooled>,
 }
 
 impl<'a> Collector<'a> {
-    fn new(config: &'a Config, runs: usize, wants_lanes: bool) -> Collector<'a> {
+    fn new(config: &'a Config, runs: usize, lane_points: Vec<bool>) -> Collector<'a> {
         Collector {
             config,
-            wants_lanes,
+            lane_points,
             results: Table {
                 schema: Schema::results(config),
                 rows: Vec::with_capacity(runs),
@@ -190,7 +201,7 @@ impl<'a> Collector<'a> {
             lanes: point_lanes,
             distributions: samples,
         } = out.map_err(|e| run_error(config, point, &e))?;
-        if self.wants_lanes && replication == 0 {
+        if replication == 0 && self.lane_points[point] {
             self.lanes.push((point, point_lanes));
         }
         for (name, values) in samples {

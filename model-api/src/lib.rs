@@ -40,5 +40,8 @@ pub use model::{
     Output, RunContext, Valid, run_once,
 };
 pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
-pub use timeline::{Lane, LaneMark, LaneSpan, MarkKind, MarkShape, SpanKind, TimelineStyle};
+pub use timeline::{
+    Lane, LaneMark, LaneSpan, Lanes, MAX_LANE_ITEMS, MAX_LANES, MarkKind, MarkShape, SpanKind,
+    Thinning, TimelineStyle,
+};
 pub use value::Value;

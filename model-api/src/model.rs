@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU64;
 use sim_core::{EventQueue, Limits, Percentile, Samples, SimError, Stats, Stream, Ties};
 
 use crate::declare::{Columns, ParamError, ParamSet};
-use crate::timeline::{Lane, TimelineStyle};
+use crate::timeline::{Lanes, TimelineStyle};
 
 /// A model: a value that declares its parameters and columns and runs a simulation on
 /// `sim-core`.
@@ -325,8 +325,9 @@ pub struct Output<M, E> {
     pub metrics: M,
     /// Entity rows: (entity name, row).
     pub entities: Vec<(String, E)>,
-    /// Timeline lanes (only when [`RunContext::wants_lanes`]; empty otherwise).
-    pub lanes: Vec<Lane>,
+    /// Timeline lanes (only when [`RunContext::wants_lanes`]; empty otherwise): at most
+    /// [`MAX_LANES`](crate::timeline::MAX_LANES), the rest counted.
+    pub lanes: Lanes,
     /// Per-request samples in milliseconds, by [`Model::distributions`] name (only when
     /// [`RunContext::wants_distributions`]; at most [`MAX_DISTRIBUTION_POINTS`] each).
     pub distributions: Vec<(&'static str, Vec<f64>)>,
@@ -338,7 +339,7 @@ impl<M, E> Output<M, E> {
         Output {
             metrics,
             entities: Vec::new(),
-            lanes: Vec::new(),
+            lanes: Lanes::new(),
             distributions: Vec::new(),
         }
     }
@@ -349,9 +350,10 @@ impl<M, E> Output<M, E> {
         self
     }
 
-    /// With timeline lanes.
-    pub fn with_lanes(mut self, lanes: Vec<Lane>) -> Self {
-        self.lanes = lanes;
+    /// With timeline lanes (a `Vec<Lane>` keeps its first
+    /// [`MAX_LANES`](crate::timeline::MAX_LANES) and counts the rest).
+    pub fn with_lanes(mut self, lanes: impl Into<Lanes>) -> Self {
+        self.lanes = lanes.into();
         self
     }
 

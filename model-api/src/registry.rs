@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::compose::Composer;
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
-use crate::timeline::{Lane, TimelineStyle};
+use crate::timeline::{Lanes, TimelineStyle};
 use crate::value::Value;
 
 /// Column names the output files use themselves; no parameter or column may take one.
@@ -18,8 +18,8 @@ pub struct RunOutput {
     pub metrics: Vec<Cell>,
     /// Entity rows: name and cells in the order of [`ModelDef::entity_columns`].
     pub entities: Vec<(String, Vec<Cell>)>,
-    /// Timeline lanes, when asked for.
-    pub lanes: Vec<Lane>,
+    /// Timeline lanes, when asked for (at most [`MAX_LANES`](crate::timeline::MAX_LANES)).
+    pub lanes: Lanes,
     /// Per-request samples by distribution name, when asked for.
     pub distributions: Vec<(&'static str, Vec<f64>)>,
 }

@@ -454,7 +454,7 @@ impl Sim {
         Output {
             metrics,
             entities,
-            lanes: Vec::new(),
+            lanes: coordsim_model::Lanes::new(),
             distributions: Vec::new(),
         }
     }

@@ -426,7 +426,7 @@ impl Sim {
         Output {
             metrics,
             entities: self.rows,
-            lanes: Vec::new(),
+            lanes: coordsim_model::Lanes::new(),
             distributions: Vec::new(),
         }
     }

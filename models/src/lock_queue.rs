@@ -8,8 +8,8 @@ use std::collections::{HashSet, VecDeque};
 use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
 use coordsim_model::{
-    ChartKind, DefaultChart, Lane, MarkKind, MarkShape, Model, ModelError, Output, RunContext,
-    SpanKind, TimelineStyle, Valid,
+    ChartKind, DefaultChart, Lane, Lanes, MarkKind, MarkShape, Model, ModelError, Output,
+    RunContext, SpanKind, TimelineStyle, Valid,
 };
 use coordsim_model::{Cost, Millis, ParamError, PerEntity, positive_duration};
 
@@ -129,7 +129,7 @@ columns! {
         hold_ms: f64,
         /// failed lock attempts
         rounds: u64,
-        /// rounds × poll_ms (`queue`: acquisition − start); empty when it never acquired
+        /// rounds × poll_ms (`queue`: acquisition − start), up to its give-up when it gave up (`queue`: give-up − start); empty only without a lock
         wait_ms: Option<f64>,
         /// acquisition − start; empty when it never acquired
         acquire_delay_ms: Option<f64>,
@@ -656,9 +656,11 @@ impl Sim {
             .iter()
             .filter(|a| a.acquired_at.is_some())
             .collect();
+        // The lesson's measure: rounds × poll_ms when polling; for `queue`, from the start
+        // to the acquisition, or to the give-up for a waiter that gave up.
         let wait_of = |a: &Applier| -> Nanos {
             match self.mode {
-                Lock::Queue => a.acquired_at.unwrap_or(a.start) - a.start,
+                Lock::Queue => a.acquired_at.or(a.end).unwrap_or(a.start) - a.start,
                 _ => a.rounds * self.poll,
             }
         };
@@ -730,7 +732,9 @@ impl Sim {
                             start_ms: ns_to_ms(a.start),
                             hold_ms: ns_to_ms(a.hold),
                             rounds: a.rounds,
-                            wait_ms: locked.then(|| ns_to_ms(wait_of(a))),
+                            // A wait that ends in giving up is still a wait; only an applier
+                            // with no lock to wait for has none.
+                            wait_ms: (self.mode != Lock::None).then(|| ns_to_ms(wait_of(a))),
                             acquire_delay_ms: locked
                                 .then(|| ns_to_ms(a.acquired_at.unwrap_or(a.start) - a.start)),
                             read_serial: a.has_read.then_some(a.snapshot.serial),
@@ -748,27 +752,33 @@ impl Sim {
                 })
                 .collect()
         };
-        let lanes = if lanes {
-            (0..n)
-                .map(|i| self.lane(p.name(i), &self.appliers[i]))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let mut timeline = Lanes::new();
+        if lanes {
+            // The first MAX_LANES appliers' lanes are built; the others only counted.
+            for i in 0..n {
+                if !timeline.has_room() {
+                    timeline.skip(n - i);
+                    break;
+                }
+                timeline.push(self.lane(p.name(i), &self.appliers[i]));
+            }
+        }
         Output {
             metrics,
             entities,
-            lanes,
+            lanes: timeline,
             distributions: Vec::new(),
         }
     }
 
     /// An applier's timeline lane: waiting (a tick per failed attempt), holding the lock or
-    /// working without one, and how it ended.
+    /// working without one, and how it ended; in the wrong order, its read before the lock
+    /// is a mark of its own and its hold writes that early snapshot.
     fn lane(&self, name: String, a: &Applier) -> Lane {
         let mut lane = Lane::new(name);
         let start = ns_to_ms(a.start);
         let end = a.end.map(ns_to_ms);
+        let early_read = self.read_before_lock && self.mode != Lock::None;
         match a.acquired_at.filter(|_| self.mode != Lock::None) {
             Some(at) => {
                 let at = ns_to_ms(at);
@@ -777,6 +787,8 @@ impl Sim {
                 }
                 if a.outcome == Outcome::Crashed {
                     lane.span(CRASHED, at, None);
+                } else if early_read {
+                    lane.span(HOLD_STALE, at, end);
                 } else {
                     lane.span(HOLD, at, end);
                 }
@@ -784,8 +796,9 @@ impl Sim {
             None if a.outcome == Outcome::GaveUp => lane.span(WAIT, start, end),
             None => lane.span(WORK, start, end),
         }
-        for k in 0..a.rounds {
-            lane.mark(ATTEMPT, ns_to_ms(a.start + k * self.poll));
+        lane.mark_series(ATTEMPT, start, ns_to_ms(self.poll), a.rounds);
+        if early_read && a.has_read {
+            lane.mark(READ_EARLY, start);
         }
         match (a.outcome, end) {
             (Outcome::Applied, Some(end)) => lane.mark(WRITE, end),
@@ -799,11 +812,13 @@ impl Sim {
 // Timeline kinds: the lanes name them, TIMELINE styles them.
 const WAIT: &str = "wait";
 const HOLD: &str = "hold";
+const HOLD_STALE: &str = "hold_stale";
 const WORK: &str = "work";
 const CRASHED: &str = "crashed";
 const ATTEMPT: &str = "attempt";
 const WRITE: &str = "write";
 const FAILED: &str = "failed";
+const READ_EARLY: &str = "read_early";
 
 const TIMELINE: TimelineStyle = TimelineStyle {
     spans: &[
@@ -819,6 +834,13 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             label: "holding the lock (read … write)",
             label_tr: "kilit elinde (okuma … yazma)",
             rgb: (0, 114, 178),
+            thin: false,
+        },
+        SpanKind {
+            name: HOLD_STALE,
+            label: "holding the lock (no read: writes its early snapshot)",
+            label_tr: "kilit elinde (okumadan: önceki okumasını yazar)",
+            rgb: (86, 180, 233),
             thin: false,
         },
         SpanKind {
@@ -843,6 +865,13 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             label_tr: "başarısız deneme",
             rgb: (213, 94, 0),
             shape: MarkShape::Tick,
+        },
+        MarkKind {
+            name: READ_EARLY,
+            label: "read the state before the lock",
+            label_tr: "durumu kilitten önce okudu",
+            rgb: (136, 34, 85),
+            shape: MarkShape::Diamond,
         },
         MarkKind {
             name: WRITE,
@@ -992,7 +1021,8 @@ mod tests {
         assert_eq!(out.entities[0].1.wait_ms, Some(0.0)); // a crashed holder did acquire
         assert_eq!(out.entities[1].1.outcome, "gave_up");
         assert_eq!(out.entities[1].1.rounds, 6);
-        assert_eq!(out.entities[1].1.wait_ms, None);
+        // It waited 6 rounds × 25 ms before giving up.
+        assert_eq!(out.entities[1].1.wait_ms, Some(150.0));
         assert_eq!((m.items_created, m.items_recorded, m.untracked), (4, 0, 4));
         assert_eq!((m.lock_left, m.gave_up, m.max_holders), (true, 1, 1));
         assert_eq!(m.makespan_ms, 125.0);
@@ -1023,6 +1053,75 @@ mod tests {
         });
         assert_eq!(out.metrics.gave_up, 2);
         assert_eq!(out.entities[1].1.end_ms, Some(40.0));
+        // A queued waiter's wait is give-up time − start: 40 − 0; no one acquired, so the
+        // metrics over acquirers stay empty.
+        assert_eq!(out.entities[1].1.wait_ms, Some(40.0));
+        assert_eq!(out.metrics.wait_total_ms, None);
+    }
+
+    #[test]
+    fn an_applier_that_gave_up_on_a_stale_lock_waited_its_rounds() {
+        // A stale lock never goes away. b polls every 25 ms from 0: attempt k (from 0) at
+        // 25k fails; it gives up at the first failed attempt after 0 + 1000, the one at 1025
+        // (k = 41): 42 rounds, so its wait is 42 × 25 = 1050 ms (the lesson's measure, a
+        // round per failed attempt).
+        let out = run_with(Params {
+            appliers: 1,
+            stale_lock_at_start: true,
+            give_up_after_ms: Millis::lit(1000.0),
+            ..Params::default()
+        });
+        let b = &out.entities[0].1;
+        assert_eq!((b.outcome.as_str(), b.rounds), ("gave_up", 42));
+        assert_eq!(b.wait_ms, Some(1050.0));
+        assert_eq!(b.end_ms, Some(1025.0));
+        assert_eq!(b.acquire_delay_ms, None);
+    }
+
+    #[test]
+    fn reading_before_the_lock_shows_on_the_timeline() {
+        // The wrong order: both read at 0; b waits 0–250 and holds 250–500 writing what it
+        // read at 0. Its lane has the early read as its own mark, and a hold kind that says
+        // it did not read.
+        let p = Params {
+            read_before_lock: true,
+            ..Params::default()
+        };
+        let params = coordsim_model::Valid::check(&LockQueue, p).unwrap();
+        let ctx = RunContext::new(0, sim_core::Limits::default()).with_lanes(true);
+        let out = LockQueue.run(&params, &ctx).unwrap();
+        let b = &out.lanes.lanes()[1];
+        let reads: Vec<f64> = b
+            .marks()
+            .iter()
+            .filter(|m| m.kind == READ_EARLY)
+            .map(|m| m.at_ms)
+            .collect();
+        assert_eq!(reads, [0.0]);
+        assert!(
+            b.spans()
+                .iter()
+                .any(|s| s.kind == HOLD_STALE && s.from_ms == 250.0 && s.to_ms == Some(500.0))
+        );
+        assert!(TIMELINE.mark(READ_EARLY).is_some() && TIMELINE.span(HOLD_STALE).is_some());
+    }
+
+    #[test]
+    fn a_timeline_builds_at_most_the_lane_cap_and_counts_every_applier() {
+        // 600 appliers with no lock: 500 lanes built, 600 counted.
+        let params = coordsim_model::Valid::check(
+            &LockQueue,
+            Params {
+                appliers: 600,
+                lock: Lock::None,
+                ..Params::default()
+            },
+        )
+        .unwrap();
+        let ctx = RunContext::new(0, sim_core::Limits::default()).with_lanes(true);
+        let out = LockQueue.run(&params, &ctx).unwrap();
+        assert_eq!(out.lanes.lanes().len(), coordsim_model::MAX_LANES);
+        assert_eq!(out.lanes.total(), 600);
     }
 
     #[test]

@@ -365,7 +365,7 @@ impl Sim {
         Output {
             metrics,
             entities,
-            lanes: Vec::new(),
+            lanes: coordsim_model::Lanes::new(),
             distributions: Vec::new(),
         }
     }

@@ -283,7 +283,7 @@ impl Model for ScenarioFit {
                 fitting,
             },
             entities,
-            lanes: Vec::new(),
+            lanes: coordsim_model::Lanes::new(),
             distributions: Vec::new(),
         })
     }

@@ -197,7 +197,7 @@ impl Model for SharedStoreRmw {
         Ok(Output {
             metrics: sim.metrics(p),
             entities: Vec::new(),
-            lanes: Vec::new(),
+            lanes: coordsim_model::Lanes::new(),
             distributions: Vec::new(),
         })
     }

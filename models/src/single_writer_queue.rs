@@ -356,7 +356,7 @@ impl Model for SingleWriterQueue {
         Ok(Output {
             metrics: sim.metrics(p),
             entities: Vec::new(),
-            lanes: Vec::new(),
+            lanes: coordsim_model::Lanes::new(),
             distributions,
         })
     }

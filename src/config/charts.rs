@@ -25,6 +25,17 @@ pub const SIDE_PX: std::ops::RangeInclusive<u64> = 200..=4000;
 /// Largest PNG scale (a 4000-pixel chart at scale 4 is 16000 pixels wide: print quality).
 pub const MAX_SCALE: f64 = 4.0;
 
+/// Largest size of a number a chart is given (`mark_y`, `y_min`, `y_max`): a quadrillion.
+/// Whole numbers are exact in f64 up to 9e15, tick labels stay readable, and no lesson's
+/// milliseconds or counts come near it; a value near f64::MAX would leave the axis no room
+/// for ticks.
+pub const MAX_CHART_VALUE: f64 = 1e15;
+
+/// Most files one timeline chart writes: the first this many points its `where` keeps (one
+/// file each, a few megabytes at most). A sweep of thousands of points would otherwise
+/// write thousands of timelines nobody opens; the run's summary line names the rest.
+pub const MAX_TIMELINE_FILES: usize = 20;
+
 /// Where a chart's legend goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LegendPlace {
@@ -133,6 +144,77 @@ pub struct ChartSpec {
     /// `y` names the model's per-request distributions (a `cdf` or `histogram` of each
     /// point's samples), not metrics.
     pub distribution: bool,
+    /// Where the `[[chart]]` is written; `None` for a model's default chart (an empty
+    /// default chart is left out, an empty chart of the config's is an error here).
+    pub at: Option<Span>,
+    /// A custom title as text and placeholders (empty: the default title).
+    pub title: Vec<TitlePiece>,
+}
+
+/// The points a timeline draws: the first [`MAX_TIMELINE_FILES`] its `where` keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimelinePoints {
+    /// The points drawn, in sweep order.
+    pub drawn: Vec<usize>,
+    /// How many points the `where` keeps (drawn or not).
+    pub matched: usize,
+}
+
+impl ChartSpec {
+    /// A timeline's points: the first [`MAX_TIMELINE_FILES`] of those its `where` keeps.
+    pub fn timeline_points(&self, plan: &Plan) -> TimelinePoints {
+        let mut drawn = Vec::new();
+        let mut matched = 0;
+        for p in 0..plan.points {
+            if plan.matches(p, &self.filter) {
+                matched += 1;
+                if drawn.len() < MAX_TIMELINE_FILES {
+                    drawn.push(p);
+                }
+            }
+        }
+        TimelinePoints { drawn, matched }
+    }
+
+    /// The file name of its chart at `point` (a timeline over several points gets one file
+    /// per point, `name-p<point>`).
+    pub fn file_name(&self, point: usize, points: &TimelinePoints) -> String {
+        if points.matched > 1 {
+            format!("{}-p{point}", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+/// A chart title's placeholders: `{point}` (a timeline's swept settings) and `{key}` (a
+/// parameter's value); `{{` and `}}` are braces. Returns the pieces in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TitlePiece {
+    /// Text as written.
+    Text(String),
+    /// `{point}`.
+    Point,
+    /// `{key}`: a parameter or var, by its index in a point's values.
+    Key(usize),
+}
+
+/// Fills a title's placeholders at a point.
+pub fn fill_title(
+    pieces: &[TitlePiece],
+    plan: &Plan,
+    values: &[Value],
+    point_text: &str,
+) -> String {
+    let mut out = String::new();
+    for piece in pieces {
+        match piece {
+            TitlePiece::Text(t) => out.push_str(t),
+            TitlePiece::Point => out.push_str(point_text),
+            TitlePiece::Key(i) => out.push_str(&plan.value_text(&values[*i])),
+        }
+    }
+    out
 }
 
 /// Where a chart's field was written: a place in the config, or a model's default chart.
@@ -155,6 +237,8 @@ struct Draft {
     log_x: bool,
     filter: Vec<(usize, Value)>,
     look: Look,
+    /// Where `title` is written (its placeholders are checked against the plan).
+    title_at: Option<Span>,
 }
 
 impl Loader<'_> {
@@ -208,17 +292,14 @@ impl Loader<'_> {
         let mut files: Vec<(String, &str)> = Vec::new();
         for c in specs {
             if c.kind == ChartKind::Timeline {
-                let points: Vec<usize> = (0..plan.points)
-                    .filter(|p| plan.matches(*p, &c.filter))
-                    .collect();
-                if points.len() > 1 {
-                    files.extend(
-                        points
-                            .iter()
-                            .map(|p| (format!("{}-p{p}", c.name), c.name.as_str())),
-                    );
-                    continue;
-                }
+                let points = c.timeline_points(plan);
+                files.extend(
+                    points
+                        .drawn
+                        .iter()
+                        .map(|p| (c.file_name(*p, &points), c.name.as_str())),
+                );
+                continue;
             }
             files.push((c.name.clone(), c.name.as_str()));
         }
@@ -292,7 +373,7 @@ impl Loader<'_> {
             None => None,
         };
         let mark_y = match field("mark_y") {
-            Some(v) => Some(self.number(v, "mark_y")?),
+            Some(v) => Some(self.chart_value(v, "mark_y")?),
             None => None,
         };
         let mut y_expr = Vec::new();
@@ -337,6 +418,7 @@ impl Loader<'_> {
         };
         let look = self.look(&|k| field(k))?;
         Ok(Draft {
+            title_at: field("title").map(|v| v.span()),
             at: At::Span(span),
             name,
             kind,
@@ -401,10 +483,10 @@ impl Loader<'_> {
         look.x_label = text("x_label")?;
         look.y_label = text("y_label")?;
         look.y_min = field("y_min")
-            .map(|v| self.number(v, "y_min"))
+            .map(|v| self.chart_value(v, "y_min"))
             .transpose()?;
         look.y_max = field("y_max")
-            .map(|v| self.number(v, "y_max"))
+            .map(|v| self.chart_value(v, "y_max"))
             .transpose()?;
         if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max"))
             && hi <= lo
@@ -455,8 +537,119 @@ impl Loader<'_> {
         Ok(look)
     }
 
+    /// A number a chart draws as given (`mark_y`, `y_min`, `y_max`): finite and at most
+    /// [`MAX_CHART_VALUE`] in size.
+    fn chart_value(&self, v: &Spanned<DeValue<'_>>, key: &str) -> Result<f64, ConfigError> {
+        let x = self.number(v, key)?;
+        if !(x.is_finite() && x.abs() <= MAX_CHART_VALUE) {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "`{key}` is drawn on an axis: a number from -1e15 to 1e15, got {x:e} (a chart's ticks need a range they can divide)"
+                ),
+            ));
+        }
+        Ok(x)
+    }
+
+    /// A custom title's placeholders, checked: `{point}` only on a timeline (one file per
+    /// point), `{key}` a parameter or var with one value over the points the chart draws.
+    fn title_pieces(
+        &self,
+        plan: &Plan,
+        d: &Draft,
+        kind: ChartKind,
+    ) -> Result<Vec<TitlePiece>, ConfigError> {
+        let Some(title) = &d.look.title else {
+            return Ok(Vec::new());
+        };
+        let at = d.title_at.clone().unwrap_or(0..0);
+        let names = plan.key_names();
+        let mut pieces = Vec::new();
+        let mut text = String::new();
+        let mut rest = title.as_str();
+        while let Some(i) = rest.find(['{', '}']) {
+            text.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if let Some(after) = tail.strip_prefix("{{") {
+                text.push('{');
+                rest = after;
+                continue;
+            }
+            if let Some(after) = tail.strip_prefix("}}") {
+                text.push('}');
+                rest = after;
+                continue;
+            }
+            let close = tail.find('}').filter(|_| tail.starts_with('{'));
+            let Some(close) = close else {
+                return Err(self.err(
+                    &at,
+                    "a lone brace in `title`: `{name}` is a placeholder, `{{` and `}}` are braces",
+                ));
+            };
+            let name = &tail[1..close];
+            if !text.is_empty() {
+                pieces.push(TitlePiece::Text(std::mem::take(&mut text)));
+            }
+            if name == "point" {
+                if kind != ChartKind::Timeline {
+                    return Err(self.err(
+                        &at,
+                        "`{point}` in `title` is a timeline's point (one file per point); name a parameter instead (`{key}`)",
+                    ));
+                }
+                pieces.push(TitlePiece::Point);
+            } else if let Some(k) = names.iter().position(|n| *n == name) {
+                // One value over the chart's points, or a timeline (one point per file).
+                if kind != ChartKind::Timeline {
+                    let mut seen: Vec<String> = Vec::new();
+                    for p in (0..plan.points).filter(|p| plan.matches(*p, &d.filter)) {
+                        let v = plan.value_text(&plan.point_values(p)[k]);
+                        if !seen.contains(&v) {
+                            seen.push(v);
+                        }
+                        if seen.len() > 1 {
+                            return Err(self.err(
+                                &at,
+                                format!(
+                                    "`{{{name}}}` in `title` has several values over the points this chart draws ({}, …); pin it with `where`, or leave it to the legend",
+                                    seen.join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                }
+                pieces.push(TitlePiece::Key(k));
+            } else {
+                return Err(self.err(
+                    &at,
+                    format!(
+                        "unknown placeholder `{{{name}}}` in `title`; valid: {{point}} (timelines), {}",
+                        names
+                            .iter()
+                            .map(|n| format!("{{{n}}}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            rest = &tail[close + 1..];
+        }
+        text.push_str(rest);
+        if !text.is_empty() {
+            pieces.push(TitlePiece::Text(text));
+        }
+        Ok(pieces)
+    }
+
     /// Checks a draft's names against the plan: the one set of rules for every chart.
     fn check_chart(&self, plan: &Plan, d: Draft) -> Result<ChartSpec, ConfigError> {
+        let chart_at = match &d.at {
+            At::Span(span) => Some(span.clone()),
+            At::Default(_) => None,
+        };
+        let title = self.title_pieces(plan, &d, d.kind.0)?;
         let model = &*plan.model;
         let (name, name_at) = d.name;
         if name.is_empty()
@@ -583,6 +776,8 @@ impl Loader<'_> {
                 filter: d.filter,
                 look: d.look,
                 distribution: true,
+                at: chart_at,
+                title,
             });
         }
         match d.y {
@@ -645,6 +840,8 @@ impl Loader<'_> {
             filter: d.filter,
             look: d.look,
             distribution: false,
+            at: chart_at,
+            title,
         })
     }
 }
@@ -666,5 +863,6 @@ fn default_draft(chart: &DefaultChart) -> Draft {
         log_x: false,
         filter: Vec::new(),
         look: Look::default(),
+        title_at: None,
     }
 }

@@ -27,7 +27,7 @@ pub use coordsim_model::ChartKind;
 pub use plan::{Axis, MAX_RUNS, Plan};
 pub use table::TableSpec;
 
-use crate::source::{ConfigError, Source};
+use crate::source::{ConfigError, Source, Span};
 use read::Loader;
 
 /// A loaded, checked config: its plan, then its claims and charts.
@@ -393,6 +393,69 @@ impl Config {
         self.charts
             .iter()
             .any(|c| c.distribution && self.matches(point, &c.filter))
+    }
+
+    /// The text values its charts show as they are (categories on an axis, a swept
+    /// setting in a legend or title), each once with where it is written: a swept value at
+    /// its place in `[sweep]`, a fixed one at its `[params]` value (a default at `model`).
+    /// A value with a `[labels]` entry is not one of them.
+    pub fn chart_values(&self) -> Vec<(String, String, Span)> {
+        let mut out: Vec<(String, String, Span)> = Vec::new();
+        let mut add = |value: &str, chart: &str, span: Span| {
+            if !self.has_label(value) && !out.iter().any(|(v, _, _)| v == value) {
+                out.push((value.to_string(), chart.to_string(), span));
+            }
+        };
+        for chart in &self.charts {
+            // Swept values: categories when x, else in legends and (timelines) titles.
+            for axis in &self.axes {
+                for (v, span) in axis.values.iter().zip(&axis.spans) {
+                    match v {
+                        Value::Str(t) => add(t, &chart.name, span.clone()),
+                        Value::Bool(b) => {
+                            add(if *b { "true" } else { "false" }, &chart.name, span.clone())
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // A fixed text parameter as x: its one category.
+            if let Some(i) = self.key_index(&chart.x)
+                && !self.axes.iter().any(|a| a.param == i)
+                && let Value::Str(t) = &self.base[i]
+            {
+                let span = self
+                    .param_spans
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| self.model_span.clone());
+                add(t, &chart.name, span);
+            }
+        }
+        out
+    }
+
+    /// What a run of it should say before it writes: in a Turkish config, every text value
+    /// a chart shows unlabelled (an English choice such as `consumer` in a Turkish lesson),
+    /// as `FILE:LINE:COL: …` naming the value and the `[labels]` line to add.
+    pub fn warnings(&self) -> Vec<String> {
+        if self.locale != crate::locale::Locale::Tr {
+            return Vec::new();
+        }
+        self.chart_values()
+            .into_iter()
+            .map(|(value, chart, span)| {
+                self.source
+                    .error(
+                        &span,
+                        format!(
+                            "the chart `{chart}` shows `{value}` as it is in a Turkish config (locale = \"tr\"); label it: add `{value} = \"…\"` to [labels]"
+                        ),
+                    )
+                    .to_string()
+            })
+            .collect()
     }
 
     /// A `[labels]` key for a value only a run shows (an entity's name, a text cell) must

@@ -13,7 +13,7 @@ use crate::results::{ColumnSource, Row, Schema, Table};
 pub struct CsvExporter;
 
 impl Exporter for CsvExporter {
-    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()> {
+    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
         write_atomic(&dir.join("results.csv"), &to_csv(&run.results.results)?)?;
         if let Some(entities) = &run.results.entities {
             write_atomic(&dir.join("entities.csv"), &to_csv(entities)?)?;
@@ -21,7 +21,7 @@ impl Exporter for CsvExporter {
         if let Some(summary) = run.summary {
             write_atomic(&dir.join("summary.csv"), &to_csv(summary)?)?;
         }
-        Ok(())
+        Ok(super::Written::default())
     }
 }
 

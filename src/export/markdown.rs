@@ -13,8 +13,9 @@ use crate::results::{ColumnId, ColumnSource, Row, Table, number};
 pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
-    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()> {
-        write_atomic(&dir.join("table.md"), render(run).as_bytes())
+    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
+        write_atomic(&dir.join("table.md"), render(run).as_bytes())?;
+        Ok(super::Written::default())
     }
 }
 
@@ -26,13 +27,16 @@ pub fn render(run: &Run<'_>) -> String {
     let _ = writeln!(
         out,
         "**{}**: {} `{}`, {} {}{}\n",
-        crate::export::chart::layout::clean(&config.title),
-        config.text(Text::CaptionModel),
+        escape(&config.title),
+        escape(config.text(Text::CaptionModel)),
         config.model.name(),
-        config.text(Text::CaptionSeed),
+        escape(config.text(Text::CaptionSeed)),
         run.seed,
         if reps > 1 && !config.table.entity {
-            format!(", {reps} {}", config.text(Text::CaptionReplications))
+            format!(
+                ", {reps} {}",
+                escape(config.text(Text::CaptionReplications))
+            )
         } else {
             String::new()
         }
@@ -343,15 +347,36 @@ pub fn round(cell: &str) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
-/// A cell for a Markdown table: `|` escaped, control characters (escape codes on a
-/// terminal) replaced by spaces.
+/// Text for `table.md` (a cell, a label, the title): `|` escaped, HTML's `&`, `<` and `>`
+/// written as entities (a label is text, never markup a Markdown renderer would pass
+/// through), control characters (escape codes on a terminal) replaced by spaces.
 fn escape(cell: &str) -> String {
-    crate::export::chart::layout::clean(cell).replace('|', "\\|")
+    let clean = crate::export::chart::layout::clean(cell);
+    let mut out = String::with_capacity(clean.len());
+    for c in clean.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::round;
+    use super::{escape, round};
+
+    #[test]
+    fn labels_and_titles_reach_the_table_as_text_not_html() {
+        assert_eq!(
+            escape("<img src=x onerror=alert(1)> & a|b"),
+            "&lt;img src=x onerror=alert(1)&gt; &amp; a\\|b"
+        );
+        assert_eq!(escape("ort. bekleme (ms)"), "ort. bekleme (ms)");
+    }
 
     #[test]
     fn rounding_for_reading() {

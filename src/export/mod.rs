@@ -23,10 +23,19 @@ pub struct Run<'a> {
     pub seed: u64,
 }
 
+/// What an exporter wrote, for the run's summary line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Chart files written (each an SVG and a PNG).
+    pub charts: usize,
+    /// What it left out, each as `name (why)`.
+    pub left_out: Vec<String>,
+}
+
 /// One kind of output file.
 pub trait Exporter {
     /// Writes its files into `dir`.
-    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()>;
+    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<Written>;
 }
 
 /// Every exporter, in the order they write.
@@ -108,6 +117,8 @@ pub fn unlabelled(config: &Config) -> Vec<String> {
         c
     });
     shown.extend(chart_names(config));
+    // The text values charts show (a fixed choice as a chart's one category, too).
+    shown.extend(config.chart_values().into_iter().map(|(v, _, _)| v));
     // Swept parameters name titles and legends, with their text values.
     for axis in &config.axes {
         shown.push(axis.key.clone());

@@ -564,7 +564,9 @@ fn chart_block(
         ));
     }
     let run = l.run();
-    let charts = crate::export::chart::prepare(&run);
+    let charts = crate::export::chart::prepare(&run)
+        .map_err(|e| error(region.marker, e.to_string()))?
+        .files;
     let Some(prepared) = charts.iter().find(|c| c.name == chart) else {
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
         return Err(error(

@@ -63,6 +63,8 @@ fn chart_svgs(
         seed: config.seed,
     };
     coordsim::export::chart::prepare(&run)
+        .unwrap()
+        .files
         .into_iter()
         .map(|chart| {
             let (svg, placed) = chart.svg().unwrap();
@@ -225,7 +227,7 @@ fn a_best_legend_covers_no_data_on_any_shipped_chart() {
             summary: summary.as_ref(),
             seed: config.seed,
         };
-        for mut chart in coordsim::export::chart::prepare(&run) {
+        for mut chart in coordsim::export::chart::prepare(&run).unwrap().files {
             chart.look_mut().legend_box = false;
             let (rgb, (w, _), placed) = chart.rgb().unwrap();
             let Some(r) = placed.legend else { continue };
@@ -246,4 +248,403 @@ fn a_best_legend_covers_no_data_on_any_shipped_chart() {
         }
     }
     assert!(checked > 20, "{checked} legends inside a plot");
+}
+
+/// Runs coordsim in `dir`, killed after `secs` seconds: a hang fails the test instead of
+/// stopping the suite.
+fn coordsim_within(dir: &std::path::Path, args: &[&str], secs: u64) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() >= secs {
+            child.kill().unwrap();
+            panic!("coordsim {args:?} ran past {secs} s (a hang)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn values_near_f64_max_draw_a_bounded_chart_or_are_refused() {
+    // A line and a bar chart whose reference line reaches 1.79e308: the headroom above it
+    // overflowed to infinity and plotters' tick search never ended. Now values past 1e300
+    // are left out like infinite ones and every axis is finite: the run ends, with charts.
+    // A `mark_y` that large is refused up front, at its value.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "big.toml",
+        r#"model = "single_writer_queue"
+[params]
+requests_per_client = 5
+[sweep]
+clients = [1, 2]
+[[chart]]
+name = "line"
+x = "clients"
+y = ["mean_wait_ms"]
+y_expr = { huge = "1.79e308 * clients / 2", large = "1e300 * (clients - 1.5)" }
+[[chart]]
+name = "bar"
+kind = "bar"
+x = "clients"
+y = ["mean_wait_ms"]
+y_expr = { huge = "1.79e308" }
+"#,
+    );
+    let out = coordsim_within(dir.path(), &["run", &config, "--out", "out"], 120);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for chart in ["line", "bar"] {
+        assert!(dir.path().join(format!("out/big/{chart}.png")).is_file());
+    }
+    let mark = write_config(
+        dir.path(),
+        "mark.toml",
+        "model = \"single_writer_queue\"\n[[chart]]\nname = \"c\"\nx = \"clients\"\ny = [\"mean_wait_ms\"]\nmark_y = 1.797e308\n",
+    );
+    let out = coordsim_within(dir.path(), &["run", &mark, "--out", "out"], 60);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: ") && stderr(&out).contains("mark.toml:6:10: `mark_y`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A queue whose histogram draws one of two points (`where`), small enough for a test.
+const HISTOGRAM_OF_ONE_POINT: &str = r#"model = "single_writer_queue"
+[params]
+clients = 1
+requests_per_client = 400
+arrivals = "poisson"
+service = "exponential"
+service_ms = 6
+[sweep]
+interarrival_ms = [12, 8]
+[[chart]]
+name = "wait-histogram"
+kind = "histogram"
+y = "wait_ms"
+where = { interarrival_ms = 8 }
+[[chart]]
+name = "wait-cdf"
+kind = "cdf"
+y = "wait_ms"
+"#;
+
+#[test]
+fn a_shard_without_a_charts_point_leaves_it_out_and_the_merge_draws_it() {
+    // Shard 0/2 runs point 0 only; the histogram draws point 1, so this shard has no sample
+    // of it. That panicked (an index out of bounds in the histogram); the shard now leaves
+    // the chart out and says so, and the merge of both shards draws it as a whole run does.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "hist.toml", HISTOGRAM_OF_ONE_POINT);
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("s0").to_str().unwrap(),
+        "--shard",
+        "0/2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "1 charts; left out: wait-histogram (`wait_ms` has no samples at any point it draws"
+        ) && stdout(&out).contains("in this shard)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!dir.path().join("s0/hist/wait-histogram.svg").exists());
+    let shards = shard_dirs(dir.path(), &config, "hist", 2);
+    let merged = dir.path().join("merged");
+    let out = merge_into(&merged, &shards);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let whole = dir.path().join("whole");
+    let out = coordsim(&["run", &config, "--out", whole.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for file in ["wait-histogram.svg", "wait-histogram.png", "wait-cdf.svg"] {
+        assert_eq!(
+            read(merged.join(file)),
+            read(whole.join("hist").join(file)),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn a_configs_own_chart_with_no_data_is_an_error_naming_it_and_its_column() {
+    // A warm-up longer than the run leaves no sample (the histogram panicked); a bar of the
+    // appliers' waits without a lock has none (it drew bare axes). Both are the config's own
+    // charts: refused at their [[chart]], naming the chart and the column, nothing written.
+    let dir = tempfile::tempdir().unwrap();
+    let warm = write_config(
+        dir.path(),
+        "warm.toml",
+        "model = \"single_writer_queue\"\n[params]\nclients = 1\nrequests_per_client = 10\nwarmup_ms = 1000000\n[[chart]]\nname = \"waits\"\nkind = \"histogram\"\ny = \"wait_ms\"\n",
+    );
+    let out = coordsim_within(dir.path(), &["run", &warm, "--out", "out"], 60);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "error: {warm}:6:1: the chart `waits` has nothing to draw: `wait_ms` has no samples at any point it draws"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let none = write_config(
+        dir.path(),
+        "none.toml",
+        "model = \"lock_queue\"\n[params]\nlock = \"none\"\n[[chart]]\nname = \"waits\"\nkind = \"bar\"\nx = \"entity\"\ny = [\"wait_ms\"]\n",
+    );
+    let out = coordsim(&[
+        "run",
+        &none,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with(&format!(
+            "error: {none}:4:1: the chart `waits` has nothing to draw: `wait_ms` is empty at every point it draws"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("out/none").exists() && !dir.path().join("out/warm").exists());
+}
+
+#[test]
+fn an_empty_default_chart_is_left_out_and_named_in_the_summary() {
+    // lock-no-lock has no lock, so no applier waited: its default wait chart was bare axes
+    // counted as a chart ("2 charts"). It is left out and named; the timeline is drawn.
+    let dir = tempfile::tempdir().unwrap();
+    let out = coordsim(&[
+        "run",
+        "configs/lessons/lock-no-lock.toml",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "(1 rows, 1 charts; left out: wait-per-applier (`wait_ms` is empty at every point it draws))"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let files = list_files(&dir.path().join("lock-no-lock"));
+    assert!(files.contains(&"timeline.svg".to_string()), "{files:?}");
+    assert!(
+        !files.iter().any(|f| f.starts_with("wait-per-applier")),
+        "{files:?}"
+    );
+    // The stale lock's applier gave up after 42 rounds of 25 ms: its wait is 1050 ms, so its
+    // chart has a bar.
+    let out = coordsim(&[
+        "run",
+        "configs/lessons/lock-stale-no-unlock.toml",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&out).contains("(1 rows, 2 charts)"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_timeline_of_many_lanes_and_marks_is_bounded_and_says_so() {
+    // 600 appliers: 500 lanes drawn, and the chart says so. 20 appliers polling every
+    // 0.001 ms behind holds of 5 ms: about 20 · 19 / 2 · 5 / 0.001 = 950,000 failed attempts,
+    // each a mark; the lanes keep at most 400 of a kind, the chart 20,000 items in all.
+    let dir = tempfile::tempdir().unwrap();
+    let many = write_config(
+        dir.path(),
+        "many.toml",
+        "model = \"lock_queue\"\n[params]\nappliers = 600\nlock = \"queue\"\nhold_ms = 1\n",
+    );
+    let fast = write_config(
+        dir.path(),
+        "fast.toml",
+        "model = \"lock_queue\"\nlocale = \"tr\"\n[params]\nappliers = 20\nhold_ms = 5\npoll_ms = 0.001\n",
+    );
+    let out = coordsim_within(
+        dir.path(),
+        &["run", &many, &fast, "--out", "out", "-q"],
+        300,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svg = String::from_utf8(read(dir.path().join("out/many/timeline.svg"))).unwrap();
+    assert!(svg.contains("only the first 500 of 600 lanes drawn"));
+    // Lane names are drawn for some lanes only, never for a lane past the 500th (`sf` is
+    // applier 500, counting from 0).
+    assert!(!svg.contains(">sf<"));
+    let svg = String::from_utf8(read(dir.path().join("out/fast/timeline.svg"))).unwrap();
+    assert!(
+        svg.contains("işaretler eşit aralıkla seyreltildi"),
+        "the Turkish note on thinned marks"
+    );
+    // 20,000 items of about 100 bytes, and the axes: well under 4 MB.
+    assert!(svg.len() < 4_000_000, "{} bytes", svg.len());
+}
+
+#[test]
+fn a_timeline_over_many_points_draws_the_first_twenty_and_names_the_rest() {
+    // 30 points: timeline-p0 … timeline-p19 are drawn; the summary names the other 10.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "sweep.toml",
+        "model = \"lock_queue\"\n[sweep]\nhold_ms = { from = 10, to = 300, step = 10 }\n[[chart]]\nname = \"timeline\"\nkind = \"timeline\"\n",
+    );
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svgs: Vec<String> = list_files(&dir.path().join("out/sweep"))
+        .into_iter()
+        .filter(|f| f.ends_with(".svg"))
+        .collect();
+    assert_eq!(svgs.len(), 20, "{svgs:?}");
+    assert!(
+        svgs.contains(&"timeline-p19.svg".into()) && !svgs.contains(&"timeline-p20.svg".into())
+    );
+    assert!(
+        stdout(&out).contains(
+            "(30 rows, 20 charts; left out: timeline for 10 more points (a timeline draws the first 20 its `where` keeps))"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_custom_title_is_drawn_as_written_and_placeholders_say_where_the_point_goes() {
+    // The default title gets the point's settings; a custom one is left as written (it got
+    // `(tutma (ms) = 100)` appended, nested parentheses and all), and `{hold_ms}` or
+    // `{point}` put the point where the author wants it.
+    let registry = coordsim_models::registry();
+    let title_of = |title: &str| -> Vec<String> {
+        let text = format!(
+            "model = \"lock_queue\"\nlocale = \"tr\"\ntitle = \"Kilit\"\n[sweep]\nhold_ms = [100, 200]\n[[chart]]\nname = \"t\"\nkind = \"timeline\"\n{title}\n[labels]\nhold_ms = \"tutma (ms)\"\n"
+        );
+        let config = library_config(&registry, "t.toml", &text).unwrap();
+        chart_svgs(&config)
+            .into_iter()
+            .map(|(_, svg, _)| {
+                // The title is the first text drawn, centred at the top.
+                let start = svg.find("<text").unwrap();
+                let text = &svg[start..];
+                let open = text.find('>').unwrap() + 1;
+                text[open..text.find("</text>").unwrap()].trim().to_string()
+            })
+            .collect()
+    };
+    assert_eq!(
+        title_of(""),
+        [
+            "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}100)",
+            "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}200)"
+        ]
+    );
+    assert_eq!(
+        title_of("title = \"4 uygulama\""),
+        ["4 uygulama", "4 uygulama"]
+    );
+    assert_eq!(
+        title_of("title = \"4 uygulama, tutma {hold_ms} ms\""),
+        ["4 uygulama, tutma 100 ms", "4 uygulama, tutma 200 ms"]
+    );
+    assert_eq!(
+        title_of("title = \"{point}: 4 uygulama {{sabit}}\""),
+        [
+            "tutma\u{a0}(ms)\u{a0}=\u{a0}100: 4 uygulama {sabit}",
+            "tutma\u{a0}(ms)\u{a0}=\u{a0}200: 4 uygulama {sabit}"
+        ]
+    );
+}
+
+#[test]
+fn an_unlabelled_value_on_a_turkish_chart_is_a_warning_naming_the_label_to_add() {
+    // `consumer` is a fixed choice drawn as the bar chart's one category: English in a
+    // Turkish chart. The run warns at the value and says which [labels] line to add; with
+    // the label, it is quiet.
+    let dir = tempfile::tempdir().unwrap();
+    let text = "model = \"idempotency\"\nlocale = \"tr\"\n[params]\nform = \"consumer\"\n";
+    let config = write_config(dir.path(), "c.toml", text);
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {config}:4:8: the chart `effects-per-form` shows `consumer` as it is in a Turkish config (locale = \"tr\"); label it: add `consumer = \"…\"` to [labels]\n"
+        )
+    );
+    let labelled = write_config(
+        dir.path(),
+        "c.toml",
+        &format!("{text}[labels]\nconsumer = \"tekilleştiren tüketici\"\n"),
+    );
+    let out = coordsim(&[
+        "run",
+        &labelled,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn the_wrong_order_timeline_shows_its_early_read_and_zero_length_holds_show() {
+    // lock-wrong-order's timeline was lock-polled's but for the title: the read before the
+    // lock, the lesson's point, was not drawn. It is a mark of its own now. lock-local-remote
+    // holds for 0 ms: its holds were 2-pixel slivers; every span is at least 2% of the axis.
+    let registry = coordsim_models::registry();
+    let load = |name: &str| {
+        let path = root().join(format!("configs/lessons/{name}.toml"));
+        library_config(&registry, name, &String::from_utf8(read(path)).unwrap()).unwrap()
+    };
+    let svg_of = |name: &str, chart: &str| {
+        chart_svgs(&load(name))
+            .into_iter()
+            .find(|(n, _, _)| n == chart)
+            .unwrap()
+            .1
+    };
+    let wrong = svg_of("lock-wrong-order", "timeline");
+    assert!(wrong.contains("durumu kilitten önce okudu"));
+    assert!(!svg_of("lock-polled", "timeline").contains("durumu kilitten önce okudu"));
+    for chart in ["timeline-p0", "timeline-p1"] {
+        let svg = svg_of("lock-local-remote", chart);
+        // The holds are the blue (#0072B2) rectangles; the plot is about 880 pixels wide.
+        let widths: Vec<i64> = svg
+            .match_indices("fill=\"#0072B2\"")
+            .filter_map(|(i, _)| {
+                let rect = &svg[svg[..i].rfind("<rect")?..i];
+                let w = rect.split("width=\"").nth(1)?.split('"').next()?;
+                w.parse().ok()
+            })
+            .collect();
+        assert!(!widths.is_empty(), "{chart}");
+        assert!(widths.iter().all(|w| *w >= 15), "{chart}: {widths:?}");
+    }
 }

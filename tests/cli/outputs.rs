@@ -340,3 +340,27 @@ fn results_csv_carries_the_fixed_parameters_without_float_noise() {
     assert_eq!(at("service_ms"), "6");
     assert_eq!(at("rho"), "0.3");
 }
+
+#[test]
+fn table_md_writes_labels_and_titles_as_text_never_html() {
+    // A title and labels with markup reached table.md as raw HTML (a Markdown renderer
+    // passes it through); `<`, `>` and `&` are written as entities, `|` is escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "html.toml",
+        "model = \"single_writer_queue\"\ntitle = \"<script>x</script> & co\"\n[params]\nrequests_per_client = 5\n[table]\ncolumns = [\"clients\", \"mean_wait_ms\"]\n[labels]\nclients = \"<b>clients</b>\"\nmean_wait_ms = \"wait | ms\"\n",
+    );
+    let out = coordsim(&["run", &config, "--out", dir.path().to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = String::from_utf8(read(dir.path().join("html/table.md"))).unwrap();
+    assert!(
+        table.starts_with("**&lt;script&gt;x&lt;/script&gt; &amp; co**"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| &lt;b&gt;clients&lt;/b&gt; | wait \\| ms |"),
+        "{table}"
+    );
+    assert!(!table.contains('<') && !table.contains('>'), "{table}");
+}

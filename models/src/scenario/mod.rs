@@ -23,8 +23,8 @@ use spec::{Choice, Crash, Num, Pace, ResourceKind, Spec, Step, Var};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
 pub const MAX_ACTORS: u64 = 1_000_000;
-/// Most actors a timeline draws (one lane each).
-pub const MAX_LANES: usize = 500;
+/// Most actors a timeline draws (one lane each): every model's lane cap.
+pub const MAX_LANES: usize = coordsim_model::MAX_LANES;
 /// Most instances of one server.
 pub const MAX_INSTANCES: u64 = 100_000;
 /// A random stream's size, for the memory estimate.

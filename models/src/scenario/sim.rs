@@ -1065,9 +1065,9 @@ impl Sim<'_> {
                 for (lane, a) in lanes.iter_mut().zip(&self.actors) {
                     lane.name = p.groups[a.group as usize].actor_name(a.index);
                 }
-                lanes
+                coordsim_model::Lanes::from(lanes)
             }
-            None => Vec::new(),
+            None => coordsim_model::Lanes::new(),
         };
         let distributions = if ctx.wants_distributions() {
             distributions

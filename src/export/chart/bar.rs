@@ -43,7 +43,7 @@ where
                     let left = i + 0.1 + j as f64 * width;
                     Some((left, left + width * 0.92, ty(*y)))
                 })
-                .filter(|b| b.2.is_finite())
+                .filter(|b| super::drawable(b.2))
                 .collect()
         })
         .collect();
@@ -57,7 +57,9 @@ where
         })
         .collect();
     entries.extend(mark_y_entry(data));
+
     let body = titled(root, &data.title, s)?;
+    let body = super::noted(&body, &data.notes, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
     let floor = |range: &std::ops::Range<f64>| {
         if data.look.log_y {
@@ -96,10 +98,17 @@ where
         &obstacles,
         (s.px(64), s.px(96)),
     )?;
-    // Bar group i is centred on i + 0.5 and labelled with its category or number.
+    // Bar group i is centred on i + 0.5 and labelled with its category or number; with
+    // more groups than labels fit (about 50 pixels each), every k-th.
+    let (plot_w, _) = chart.plotting_area().dim_in_pixel();
+    let every = n.div_ceil((plot_w / s.px(50)).max(1) as usize).max(1);
     let label_of = |v: &f64| {
         let i = (v - 0.5).round();
-        if (v - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < xs.len() {
+        if (v - 0.5 - i).abs() < 1e-6
+            && i >= 0.0
+            && (i as usize) < xs.len()
+            && (i as usize).is_multiple_of(every)
+        {
             data.x_text(xs[i as usize])
         } else {
             String::new()

@@ -13,7 +13,11 @@ const MAX_STEPS: usize = 2000;
 
 /// The step points of one sample set's empirical cdf.
 fn steps(values: &[f64]) -> Vec<(f64, f64)> {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let mut sorted: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|v| super::drawable(*v))
+        .collect();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
     let mut out = Vec::with_capacity(2 * n.min(MAX_STEPS) + 2);

@@ -18,18 +18,20 @@ pub fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
     let all = || {
         sets.iter()
             .flat_map(|s| s.iter().copied())
-            .filter(|v| v.is_finite())
+            .filter(|v| super::drawable(*v))
     };
     let lo = all().fold(f64::INFINITY, f64::min);
     let hi = all().fold(f64::NEG_INFINITY, f64::max);
     if !lo.is_finite() {
         return (Vec::new(), sets.iter().map(|_| Vec::new()).collect());
     }
-    // All samples equal: one bin of width 1 around them.
+    // All samples equal: one bin of width 1 around them (wider for a value so large that
+    // 0.5 is below its precision).
     let (lo, hi) = if hi > lo {
         (lo, hi)
     } else {
-        (lo - 0.5, lo + 0.5)
+        let half = (lo.abs() * 1e-9).max(0.5);
+        (lo - half, lo + half)
     };
     let width = (hi - lo) / BINS as f64;
     let edges: Vec<f64> = (0..=BINS).map(|k| lo + width * k as f64).collect();
@@ -37,7 +39,7 @@ pub fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
         .iter()
         .map(|set| {
             let mut c = vec![0u64; BINS];
-            for v in set.iter().filter(|v| v.is_finite()) {
+            for v in set.iter().filter(|v| super::drawable(**v)) {
                 // The top edge belongs to the last bin.
                 let k = (((v - lo) / width) as usize).min(BINS - 1);
                 c[k] += 1;
@@ -128,7 +130,9 @@ where
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
-    for (i, c) in counts.iter().enumerate() {
+    // No sample at all draws no bars (such a chart is refused or left out before it is
+    // drawn; this keeps the drawing total all the same).
+    for (i, c) in counts.iter().enumerate().filter(|_| !edges.is_empty()) {
         let color = layout::color(i);
         let alpha = if counts.len() == 1 { 0.75 } else { 0.3 };
         chart.draw_series(c.iter().enumerate().filter(|(_, n)| **n > 0).map(|(k, n)| {
@@ -162,6 +166,13 @@ mod tests {
         assert_eq!(counts[0].iter().sum::<u64>(), 41);
         assert_eq!(counts[0][BINS - 1], 2);
         assert_eq!(counts[0][0], 1);
+    }
+
+    #[test]
+    fn no_samples_make_no_bins() {
+        let (edges, counts) = bin(&[&[], &[f64::NAN]]);
+        assert!(edges.is_empty());
+        assert_eq!(counts, vec![Vec::<u64>::new(), Vec::new()]);
     }
 
     #[test]

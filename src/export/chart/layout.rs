@@ -505,7 +505,11 @@ pub fn fit<DB: DrawingBackend>(
     let wrap = |size: u32| -> Vec<String> {
         let mut lines: Vec<String> = Vec::new();
         let mut current = String::new();
-        for word in text.split_whitespace() {
+        // A no-break space holds its words together (`tutma = 200`).
+        for word in text
+            .split(|c: char| c.is_whitespace() && c != '\u{a0}')
+            .filter(|w| !w.is_empty())
+        {
             let candidate = if current.is_empty() {
                 word.to_string()
             } else {

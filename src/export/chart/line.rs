@@ -27,7 +27,12 @@ where
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| tx(p.0)))
-        .chain(data.marks.iter().map(|m| tx(m.0)).filter(|x| x.is_finite()));
+        .chain(
+            data.marks
+                .iter()
+                .map(|m| tx(m.0))
+                .filter(|x| super::drawable(*x)),
+        );
     let x_axis = x_range(xs);
     // Every line in the chart's pixels, to keep the legend off them.
     let lines: Vec<Vec<(f64, f64)>> = data
@@ -37,7 +42,7 @@ where
             se.points
                 .iter()
                 .map(|p| (tx(p.0), ty(p.1)))
-                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .filter(|p| super::drawable(p.0) && super::drawable(p.1))
                 .collect()
         })
         .collect();

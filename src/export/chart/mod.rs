@@ -48,6 +48,32 @@ type DrawResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 /// Points on a theory curve of a cdf.
 const CURVE_STEPS: usize = 200;
 
+/// The largest size of a value a chart places (1e300): beyond it, the headroom above the
+/// data and the span of an axis would overflow to infinity, whose ticks plotters cannot
+/// count. Such a value is left out like an infinite one.
+pub const MAX_DRAWN: f64 = 1e300;
+
+/// Whether a value can be placed on an axis: finite and at most [`MAX_DRAWN`] in size.
+pub fn drawable(v: f64) -> bool {
+    v.is_finite() && v.abs() <= MAX_DRAWN
+}
+
+/// An axis range plotters can divide into ticks: finite ends and a finite, positive span
+/// (`0..1` for anything else). Every chart kind's axes pass through here, so no value,
+/// however it was computed, can make the tick search loop forever.
+pub fn sane_axis(r: std::ops::Range<f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = (r.start, r.end);
+    if !(lo.is_finite() && hi.is_finite() && (hi - lo).is_finite() && hi > lo) {
+        return 0.0..1.0;
+    }
+    // A span below the ends' precision has no ticks between them: widen it.
+    let floor = lo.abs().max(hi.abs()) * 1e-9;
+    if hi - lo < floor {
+        return lo - floor..hi + floor;
+    }
+    lo..hi
+}
+
 /// The plotting context every chart kind draws on.
 pub type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
@@ -55,10 +81,10 @@ pub type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Rang
 pub struct ChartExporter;
 
 impl Exporter for ChartExporter {
-    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<()> {
+    fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
         register_embedded_font()?;
         if run.config.charts.is_empty() {
-            return Ok(());
+            return Ok(super::Written::default());
         }
         // The font the SVGs name, once per output root (`reports/fonts/`).
         if let Some(root) = dir.parent() {
@@ -71,10 +97,14 @@ impl Exporter for ChartExporter {
                 write_atomic(&font, FONT_BYTES)?;
             }
         }
-        for chart in prepare(run) {
+        let charts = prepare(run)?;
+        for chart in &charts.files {
             chart.write(dir)?;
         }
-        Ok(())
+        Ok(super::Written {
+            charts: charts.files.len(),
+            left_out: charts.left_out,
+        })
     }
 }
 
@@ -94,26 +124,78 @@ pub enum Drawing {
     Timeline(Box<timeline::Timeline>),
 }
 
-/// Every chart file a run writes, in order (a timeline over several points gives one file
-/// per point).
-pub fn prepare(run: &Run<'_>) -> Vec<Prepared> {
-    let mut out = Vec::new();
-    for spec in &run.config.charts {
-        if spec.kind == ChartKind::Timeline {
-            for (name, t) in timelines(run, spec) {
-                out.push(Prepared {
+/// Every chart file a run writes, and the charts it leaves out.
+pub struct Charts {
+    /// The files, in order (a timeline over several points gives one per point).
+    pub files: Vec<Prepared>,
+    /// What was not drawn, each as `name (why)`, for the run's summary line.
+    pub left_out: Vec<String>,
+}
+
+/// Every chart file a run writes, in order. A chart with nothing to draw is never written
+/// as bare axes: a config's own `[[chart]]` is an error naming it and its empty columns; a
+/// model's default chart is left out and named in [`Charts::left_out`], as is any chart
+/// that is empty in one shard of a sweep (`merge` draws the whole and judges it there).
+pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
+    let config = run.config;
+    // A shard holds some of the points only.
+    let partial = (run.results.results.rows.len() as u64) < config.runs();
+    let mut charts = Charts {
+        files: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for spec in &config.charts {
+        let empty = if spec.kind == ChartKind::Timeline {
+            let points = spec.timeline_points(config);
+            let files = timelines(run, spec, &points);
+            let rest = points.matched - points.drawn.len();
+            if rest > 0 {
+                charts.left_out.push(format!(
+                    "{} for {rest} more points (a timeline draws the first {} its `where` keeps)",
+                    spec.name,
+                    crate::config::charts::MAX_TIMELINE_FILES
+                ));
+            }
+            let empty = files.is_empty();
+            charts
+                .files
+                .extend(files.into_iter().map(|(name, t)| Prepared {
                     name,
                     what: Drawing::Timeline(Box::new(t)),
+                }));
+            empty.then(|| "no lanes at any point it draws".to_string())
+        } else {
+            let data = ChartData::new(run, spec);
+            let empty = data.empty(spec);
+            if empty.is_none() {
+                charts.files.push(Prepared {
+                    name: spec.name.clone(),
+                    what: Drawing::Data(Box::new(data)),
                 });
             }
-        } else {
-            out.push(Prepared {
-                name: spec.name.clone(),
-                what: Drawing::Data(Box::new(ChartData::new(run, spec))),
-            });
+            empty
+        };
+        let Some(why) = empty else { continue };
+        match &spec.at {
+            _ if partial => charts
+                .left_out
+                .push(format!("{} ({why} in this shard)", spec.name)),
+            Some(at) => {
+                return Err(config
+                    .source
+                    .error(
+                        at,
+                        format!(
+                            "the chart `{}` has nothing to draw: {why}; chart columns that have values there, or leave the chart out",
+                            spec.name
+                        ),
+                    )
+                    .into());
+            }
+            None => charts.left_out.push(format!("{} ({why})", spec.name)),
         }
     }
-    out
+    Ok(charts)
 }
 
 /// Where a chart's legend went (for tests of the layout).
@@ -239,63 +321,53 @@ fn svg_with_font(svg: &str) -> String {
     }
 }
 
-/// One timeline per point the chart's `where` keeps (file `name`, or `name-p<point>` when
-/// several points match), drawn from the lanes of that point's first replication.
-fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline)> {
+/// Most spans and marks one timeline draws, over all its lanes: about 100 bytes of SVG
+/// each, so a timeline file stays within a few megabytes however long the run. Past it,
+/// every lane's kinds are thinned alike (see [`coordsim_model::Lane::thin_to`]) and the chart says so.
+pub const MAX_TIMELINE_ITEMS: usize = 20_000;
+
+/// One timeline per point it draws (file `name`, or `name-p<point>` when several points
+/// match), from the lanes of that point's first replication; points without lanes (another
+/// shard's) draw none.
+fn timelines(
+    run: &Run<'_>,
+    spec: &ChartSpec,
+    points: &crate::config::charts::TimelinePoints,
+) -> Vec<(String, timeline::Timeline)> {
     let config = run.config;
     let Some(style) = config.model.timeline() else {
         return Vec::new();
     };
-    let points: Vec<&(usize, Vec<coordsim_model::Lane>)> = run
-        .results
+    let spans: Vec<String> = style
+        .spans
+        .iter()
+        .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
+        .collect();
+    let marks: Vec<String> = style
+        .marks
+        .iter()
+        .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
+        .collect();
+    run.results
         .lanes
         .iter()
-        .filter(|(p, _)| config.matches(*p, &spec.filter))
-        .collect();
-    let title = chart_title(config, spec);
-    points
-        .iter()
+        .filter(|(p, lanes)| points.drawn.contains(p) && !lanes.is_empty())
         .map(|(point, lanes)| {
             let values = config.point_values(*point);
-            let swept: Vec<String> = config
-                .axes
-                .iter()
-                .map(|a| config.setting_text(&a.key, &values[a.param]))
-                .collect();
-            let title = if swept.is_empty() {
-                title.clone()
-            } else {
-                format!("{title} ({})", swept.join(", "))
-            };
-            let name = if points.len() > 1 {
-                format!("{}-p{point}", spec.name)
-            } else {
-                spec.name.clone()
-            };
-            let spans = style
-                .spans
-                .iter()
-                .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
-                .collect();
-            let marks = style
-                .marks
-                .iter()
-                .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
-                .collect();
-            let lanes = lanes
-                .iter()
-                .map(|l| {
-                    let mut l = l.clone();
-                    l.name = config.label(&l.name).to_string();
-                    l
-                })
-                .collect();
+            let title = point_title(config, spec, &values);
+            let mut lanes = lanes.clone();
+            for lane in lanes.lanes_mut() {
+                lane.name = config.label(&lane.name).to_string();
+            }
+            fit_budget(lanes.lanes_mut(), MAX_TIMELINE_ITEMS);
+            let notes = timeline_notes(config, &lanes);
             let timeline = timeline::Timeline {
                 title,
-                lanes,
+                lanes: lanes.lanes().to_vec(),
+                notes,
                 style,
-                span_labels: spans,
-                mark_labels: marks,
+                span_labels: spans.clone(),
+                mark_labels: marks.clone(),
                 x_label: spec
                     .look
                     .x_label
@@ -304,9 +376,124 @@ fn timelines(run: &Run<'_>, spec: &ChartSpec) -> Vec<(String, timeline::Timeline
                 locale: config.locale,
                 look: spec.look.clone(),
             };
-            (name, timeline)
+            (spec.file_name(*point, points), timeline)
         })
         .collect()
+}
+
+/// A swept point's settings for a title: `tutma (ms) = 200, koruma: none`, each setting
+/// held together by no-break spaces so a wrapped title never strands `= 200)`.
+fn point_settings(config: &crate::config::Config, values: &[coordsim_model::Value]) -> String {
+    config
+        .axes
+        .iter()
+        .map(|a| {
+            config
+                .setting_text(&a.key, &values[a.param])
+                .replace(' ', "\u{a0}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The title of a chart drawn at one point (a timeline): the config's title with the point's
+/// settings after it, or the chart's own title with its placeholders filled (`{point}`,
+/// `{seed}`) and nothing appended.
+fn point_title(
+    config: &crate::config::Config,
+    spec: &ChartSpec,
+    values: &[coordsim_model::Value],
+) -> String {
+    let settings = point_settings(config, values);
+    if spec.title.is_empty() {
+        if settings.is_empty() {
+            config.title.clone()
+        } else {
+            format!("{} ({settings})", config.title)
+        }
+    } else {
+        crate::config::charts::fill_title(&spec.title, config, values, &settings)
+    }
+}
+
+/// Thins every lane alike until the timeline draws at most `budget` spans and marks: the
+/// largest per-kind count `c` (at least 1) whose lanes, each kind held to `c`, fit.
+fn fit_budget(lanes: &mut [coordsim_model::Lane], budget: usize) {
+    // Each lane's kept items per kind.
+    let counts: Vec<Vec<usize>> = lanes
+        .iter()
+        .map(|l| {
+            l.thinning()
+                .iter()
+                .map(|t| {
+                    if t.span {
+                        l.spans().iter().filter(|s| s.kind == t.kind).count()
+                    } else {
+                        l.marks().iter().filter(|m| m.kind == t.kind).count()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let drawn = |cap: usize| -> usize {
+        counts
+            .iter()
+            .flat_map(|kinds| kinds.iter().map(move |n| (*n).min(cap)))
+            .sum()
+    };
+    if drawn(usize::MAX) <= budget {
+        return;
+    }
+    // The largest cap that fits (`drawn` grows with it); 1 when even that does not.
+    let (mut lo, mut hi) = (1usize, coordsim_model::MAX_LANE_ITEMS);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if drawn(mid) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    for lane in lanes {
+        lane.thin_to(lo);
+    }
+}
+
+/// What a timeline says it did not draw as given, in the config's locale: lanes past the
+/// cap, thinned marks, merged spans.
+fn timeline_notes(config: &crate::config::Config, lanes: &coordsim_model::Lanes) -> Vec<String> {
+    let n = |x: u64| config.locale.number(&x.to_string());
+    let mut notes = Vec::new();
+    let kept = lanes.lanes();
+    if lanes.total() > kept.len() {
+        notes.push(
+            config
+                .text(Text::TimelineLanesNote)
+                .replace("{shown}", &n(kept.len() as u64))
+                .replace("{total}", &n(lanes.total() as u64)),
+        );
+    }
+    let marks_seen: u64 = kept.iter().map(|l| l.marks_seen()).sum();
+    let marks_drawn: u64 = kept.iter().map(|l| l.marks().len() as u64).sum();
+    if marks_drawn < marks_seen {
+        notes.push(
+            config
+                .text(Text::TimelineMarksNote)
+                .replace("{drawn}", &n(marks_drawn))
+                .replace("{seen}", &n(marks_seen)),
+        );
+    }
+    let spans_seen: u64 = kept.iter().map(|l| l.spans_seen()).sum();
+    let spans_drawn: u64 = kept.iter().map(|l| l.spans().len() as u64).sum();
+    if spans_drawn < spans_seen {
+        notes.push(
+            config
+                .text(Text::TimelineSpansNote)
+                .replace("{drawn}", &n(spans_drawn))
+                .replace("{seen}", &n(spans_seen)),
+        );
+    }
+    notes
 }
 
 fn register_embedded_font() -> anyhow::Result<()> {
@@ -369,7 +556,14 @@ pub struct ChartData {
     pub interval_label: String,
     /// The chart's look (axis range, legend place, size).
     pub look: Look,
+    /// What it does not draw as given (bar groups past the cap), in the config's locale:
+    /// legend lines of their own.
+    pub notes: Vec<String>,
 }
+
+/// Most bar groups a bar chart draws: the first ones (an entity chart of 20,000 appliers
+/// would be 13 MB of SVG and bars thinner than a pixel); the chart says so.
+pub const MAX_BAR_GROUPS: usize = 500;
 
 /// How a row gives its x value.
 enum XSource {
@@ -503,7 +697,7 @@ impl ChartData {
                 let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
                     continue;
                 };
-                if !x.is_finite() || !yv.is_finite() || (spec.log_x && x <= 0.0) {
+                if !drawable(x) || !drawable(yv) || (spec.log_x && x <= 0.0) {
                     continue;
                 }
                 let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
@@ -591,7 +785,7 @@ impl ChartData {
                             }
                         };
                         let bits = if x == 0.0 { 0 } else { x.to_bits() };
-                        if x.is_finite() && y.is_finite() && seen.insert((g, bits)) {
+                        if drawable(x) && drawable(y) && seen.insert((g, bits)) {
                             groups[g].1.push((x, y));
                         }
                     }
@@ -634,6 +828,31 @@ impl ChartData {
             for s in &mut series {
                 s.points.retain(|p| p.1 >= lo && p.1 <= hi);
                 s.intervals.retain(|i| i.1 >= lo && i.2 <= hi);
+            }
+        }
+        // A bar chart draws its first MAX_BAR_GROUPS groups (in x order, which for
+        // categories is the order they first appear).
+        let mut notes = Vec::new();
+        if spec.kind == ChartKind::Bar {
+            let mut xs: Vec<f64> = series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .collect();
+            xs.sort_by(f64::total_cmp);
+            xs.dedup();
+            if xs.len() > MAX_BAR_GROUPS {
+                let last = xs[MAX_BAR_GROUPS - 1];
+                for s in &mut series {
+                    s.points.retain(|p| p.0 <= last);
+                    s.intervals.retain(|i| i.0 <= last);
+                }
+                let n = |x: usize| config.locale.number(&x.to_string());
+                notes.push(
+                    config
+                        .text(Text::BarGroupsNote)
+                        .replace("{shown}", &n(MAX_BAR_GROUPS))
+                        .replace("{total}", &n(xs.len())),
+                );
             }
         }
         let fmt = |v: f64| config.locale.number(&round(&v.to_string()));
@@ -704,6 +923,7 @@ impl ChartData {
             locale: config.locale,
             interval_label: config.text(Text::IntervalLegend).to_string(),
             look: spec.look.clone(),
+            notes,
         }
     }
 
@@ -748,7 +968,7 @@ impl ChartData {
             samples
                 .iter()
                 .flat_map(|(_, v)| v.iter().copied())
-                .filter(|v| v.is_finite())
+                .filter(|v| drawable(*v))
         };
         let hi = all().fold(f64::NEG_INFINITY, f64::max);
         let lo = all().fold(f64::INFINITY, f64::min).min(0.0);
@@ -777,7 +997,7 @@ impl ChartData {
                                 }),
                                 crate::config::Var::Entity(_) => None,
                             };
-                            expr.eval(&get).filter(|y| y.is_finite()).map(|y| (x, y))
+                            expr.eval(&get).filter(|y| drawable(*y)).map(|y| (x, y))
                         })
                         .collect();
                     let at: Vec<String> = config
@@ -832,7 +1052,63 @@ impl ChartData {
             locale: config.locale,
             interval_label: config.text(Text::IntervalLegend).to_string(),
             look: spec.look.clone(),
+            notes: Vec::new(),
         }
+    }
+
+    /// Why the chart has nothing to draw (`None`: it has): its y columns with no value at any
+    /// point it draws, or, when they have values, that none of them can be placed.
+    pub fn empty(&self, spec: &ChartSpec) -> Option<String> {
+        let names = |ys: &[&String]| {
+            let quoted: Vec<String> = ys.iter().map(|y| format!("`{y}`")).collect();
+            let verb = if ys.len() == 1 { "is" } else { "are" };
+            (quoted.join(", "), verb)
+        };
+        let values = |v: &[f64]| v.iter().any(|x| drawable(*x));
+        if spec.distribution || matches!(self.kind, ChartKind::Cdf | ChartKind::RunsCdf) {
+            if self.samples.iter().any(|(_, v)| values(v)) {
+                return None;
+            }
+            let all: Vec<&String> = spec.y.iter().collect();
+            let (list, _) = names(&all);
+            return Some(if spec.distribution {
+                format!(
+                    "{list} has no samples at any point it draws (a warm-up as long as the run leaves none)"
+                )
+            } else {
+                format!("{list} is empty in every run it draws")
+            });
+        }
+        if self
+            .series
+            .iter()
+            .any(|se| !se.reference && !se.points.is_empty())
+        {
+            return None;
+        }
+        // `samples` holds each y column's numbers over the rows kept, in `y` order.
+        let empty: Vec<&String> = spec
+            .y
+            .iter()
+            .zip(&self.samples)
+            .filter(|(_, (_, v))| !values(v))
+            .map(|(y, _)| y)
+            .collect();
+        Some(if empty.len() == spec.y.len() {
+            let (list, verb) = names(&empty);
+            format!("{list} {verb} empty at every point it draws")
+        } else {
+            format!(
+                "no value of {} has an x (`{}`) it can be drawn at{}",
+                names(&spec.y.iter().collect::<Vec<_>>()).0,
+                spec.x,
+                if self.look.y_min.is_some() || self.look.y_max.is_some() {
+                    " inside y_min … y_max"
+                } else {
+                    ""
+                }
+            )
+        })
     }
 
     /// The text under x: the category's name, or the number.
@@ -911,8 +1187,15 @@ pub fn axis_range(
     lo..hi.max(lo + 1e-9)
 }
 
-/// A readable axis number in the locale.
+/// A readable axis number in the locale (a power of ten from 1e15 up: `1.8e20`).
 pub fn tick(v: f64, locale: Locale) -> String {
+    if v.abs() >= 1e15 && v.is_finite() {
+        let text = format!("{v:.1e}").replace(".0e", "e");
+        return match locale {
+            Locale::En => text,
+            Locale::Tr => text.replace('.', ","),
+        };
+    }
     // Ticks a hair off a round number (0.30000000000000004) read as the round number.
     let v = if (v - v.round()).abs() < 1e-9 * v.abs().max(1.0) {
         v.round()
@@ -955,6 +1238,42 @@ where
     }
     let used = top + line_h * lines.len() as i32 + s.off(6);
     Ok(root.split_vertically(used).1)
+}
+
+/// What a chart does not draw as given (lanes or bars past a cap, thinned marks, merged
+/// spans), as one small grey line under the title, fitted to the width; returns the area
+/// under it (the area itself when there is nothing to say).
+pub fn noted<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    notes: &[String],
+    s: Scale,
+) -> DrawResult<DrawingArea<DB, Shift>>
+where
+    DB::ErrorType: 'static,
+{
+    if notes.is_empty() {
+        return Ok(area.clone());
+    }
+    let (w, _) = area.dim_in_pixel();
+    let text = notes.join("; ");
+    let (lines, size) = layout::fit(
+        area,
+        &text,
+        w.saturating_sub(s.px(48)),
+        s.px(15),
+        s.px(11),
+        1,
+    );
+    let style = (FONT, size).into_font().color(&RGBColor(90, 90, 90)).pos(
+        plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ),
+    );
+    if let Some(line) = lines.first() {
+        area.draw_text(line, &style, (w as i32 / 2, 0))?;
+    }
+    Ok(area.split_vertically(size as i32 * 5 / 4 + s.off(4)).1)
 }
 
 /// Axis titles fitted to the plot: shrunk (then cut) rather than clipped.
@@ -1001,13 +1320,14 @@ pub fn compose<'a, DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
+    let x = sane_axis(x);
     let build =
         |area: &DrawingArea<DB, Shift>, y: std::ops::Range<f64>| -> DrawResult<Chart2d<'a, DB>> {
             Ok(ChartBuilder::on(area)
                 .margin(s.px(18))
                 .x_label_area_size(label_area.0)
                 .y_label_area_size(label_area.1)
-                .build_cartesian_2d(x.clone(), y)?)
+                .build_cartesian_2d(x.clone(), sane_axis(y))?)
         };
     let plot_rect = |chart: &Chart2d<'a, DB>| {
         let (xr, yr) = chart.plotting_area().get_pixel_range();
@@ -1116,7 +1436,7 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// The y range covering `values`, from 0 when all are ≥ 0, with `headroom` (a fraction of the
 /// span) above, where the legend goes.
 pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Range<f64> {
-    let Some((lo, hi)) = bounds(values.filter(|v| v.is_finite())) else {
+    let Some((lo, hi)) = bounds(values.filter(|v| drawable(*v))) else {
         return 0.0..1.0;
     };
     let lo = lo.min(0.0);
@@ -1131,7 +1451,7 @@ pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Ra
 /// The x range covering `values`, padded a little on both sides, never below 0 when no
 /// value is (a time or a count axis starts at 0, not at −4%).
 pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
-    let Some((lo, hi)) = bounds(values.filter(|v| v.is_finite())) else {
+    let Some((lo, hi)) = bounds(values.filter(|v| drawable(*v))) else {
         return 0.0..1.0;
     };
     if hi <= lo {
@@ -1203,12 +1523,17 @@ pub fn px<DB: DrawingBackend>(chart: &Chart2d<'_, DB>, p: (f64, f64)) -> (i32, i
     chart.backend_coord(&p)
 }
 
-/// A chart's title: its own, or the config's.
+/// A chart's title: its own (placeholders filled at the first point it draws, where they
+/// have their one value), or the config's.
 fn chart_title(config: &crate::config::Config, spec: &ChartSpec) -> String {
-    spec.look
-        .title
-        .clone()
-        .unwrap_or_else(|| config.title.clone())
+    if spec.title.is_empty() {
+        return config.title.clone();
+    }
+    let point = (0..config.points)
+        .find(|p| config.matches(*p, &spec.filter))
+        .unwrap_or(0);
+    let values = config.point_values(point);
+    crate::config::charts::fill_title(&spec.title, config, &values, "")
 }
 
 /// The labels of a chart's y columns, joined: the default name of their axis.
@@ -1218,4 +1543,62 @@ fn y_labels(config: &crate::config::Config, spec: &ChartSpec) -> String {
         .map(|y| config.label(y))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_axis_plotters_gets_is_finite_with_a_span() {
+        // 1.79e308 plus 4% headroom is infinite; plotters' tick search never ends on it.
+        let hi = 1.79e308;
+        assert_eq!(sane_axis(0.0..hi + hi * 0.04), 0.0..1.0);
+        assert_eq!(sane_axis(-f64::MAX..f64::MAX), 0.0..1.0);
+        assert_eq!(sane_axis(f64::NAN..1.0), 0.0..1.0);
+        assert_eq!(sane_axis(2.0..2.0), 0.0..1.0);
+        // A span of 1e5 at 1e20 (ulp 16,384) is widened by a billionth of the size, 1e11,
+        // on each side.
+        let r = sane_axis(1e20..1e20 + 1e5);
+        assert_eq!((r.start, r.end), (1e20 - 1e11, 1e20 + 1e5 + 1e11));
+        assert_eq!(sane_axis(0.0..250.0), 0.0..250.0);
+        // What is drawn at all: values past 1e300 are left out like infinite ones.
+        assert!(drawable(1e300) && !drawable(1.0001e300) && !drawable(f64::INFINITY));
+    }
+
+    #[test]
+    fn huge_ticks_read_as_powers_of_ten() {
+        assert_eq!(tick(5e299, Locale::En), "5e299");
+        assert_eq!(tick(1.5e15, Locale::Tr), "1,5e15");
+        assert_eq!(tick(2500.0, Locale::En), "2,500");
+    }
+
+    #[test]
+    fn a_timeline_over_budget_thins_every_lane_alike_to_fit() {
+        // 10 lanes of 300 marks of one kind: 3,000 items. A budget of 1,000 allows 100 a
+        // lane; halving 300 gives 150, then 75 (stride 4) ≤ 100: 750 items in all.
+        let mut lanes: Vec<coordsim_model::Lane> = (0..10)
+            .map(|i| {
+                let mut l = coordsim_model::Lane::new(i.to_string());
+                l.mark_series("tick", 0.0, 1.0, 300);
+                l
+            })
+            .collect();
+        fit_budget(&mut lanes, 1000);
+        assert!(lanes.iter().all(|l| l.marks().len() == 75));
+        // Within budget, nothing changes.
+        let before = lanes.clone();
+        fit_budget(&mut lanes, 1000);
+        assert_eq!(lanes, before);
+    }
+
+    #[test]
+    fn the_time_axis_shows_an_instant_and_a_margin_before_it() {
+        // All at 0: at least 1 ms wide, and 3% of it before 0.
+        let r = timeline::time_axis(0.0, 0.0);
+        assert_eq!((r.start, r.end), (-0.03, 1.0));
+        // 0 … 500: 15 before, 40 after (a span that never ends runs into it).
+        let r = timeline::time_axis(0.0, 500.0);
+        assert_eq!((r.start, r.end), (-15.0, 540.0));
+    }
 }

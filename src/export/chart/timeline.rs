@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::layout::{self, Entry, Marker, Obstacles, Rect, Scale, Swatch};
 use super::{DrawResult, FONT, Placed, axis_titles, compose, px, tick, titled};
-use crate::config::charts::Look;
+use crate::config::charts::{LegendPlace, Look};
 use crate::locale::Locale;
 
 /// What a timeline draws.
@@ -23,6 +23,9 @@ pub struct Timeline {
     pub span_labels: Vec<String>,
     /// The legend text of each mark kind.
     pub mark_labels: Vec<String>,
+    /// What was not drawn as given (lanes past the cap, thinned marks, merged spans), in
+    /// the config's locale: legend lines of their own.
+    pub notes: Vec<String>,
     /// The x axis title.
     pub x_label: String,
     /// How numbers are written.
@@ -40,7 +43,26 @@ fn marker_of(shape: MarkShape) -> Marker {
         MarkShape::Tick => Marker::Circle,
         MarkShape::Triangle => Marker::Triangle,
         MarkShape::Cross => Marker::Cross,
+        MarkShape::Diamond => Marker::Diamond,
     }
+}
+
+/// Past this many lanes a `best` legend goes beside the plot.
+const MANY_LANES: usize = 12;
+
+/// The smallest width a span is drawn at, as a share of the time axis (about eighteen
+/// pixels of a 1000-pixel chart): a hold of 0 ms is still a bar a reader sees.
+const MIN_SPAN_SHARE: f64 = 0.02;
+
+/// The time axis over the lanes' times: from a little before the first, so what happens at
+/// the first instant is drawn whole beside the axis line (no tick is labelled below 0), to
+/// past the last, where a span that never ends runs on; at least 1 ms wide, so a run whose
+/// activity is all at one instant still has an axis to place it on.
+pub fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
+    let span = (last - first).max(1.0);
+    let left = first - span * 0.03;
+    let right = (last + span * 0.08).max(first + span);
+    left..right
 }
 
 /// Draws the lanes.
@@ -54,21 +76,22 @@ where
 {
     let n = t.lanes.len().max(1);
     let times = || {
-        t.lanes.iter().flat_map(|l| {
-            l.spans
-                .iter()
-                .flat_map(|s| [Some(s.from_ms), s.to_ms])
-                .flatten()
-                .chain(l.marks.iter().map(|m| m.at_ms))
-        })
+        t.lanes
+            .iter()
+            .flat_map(|l| {
+                l.spans()
+                    .iter()
+                    .flat_map(|s| [Some(s.from_ms), s.to_ms])
+                    .flatten()
+                    .chain(l.marks().iter().map(|m| m.at_ms))
+            })
+            .filter(|v| super::drawable(*v))
     };
     let last = times().fold(0.0f64, f64::max);
     let first = times().fold(f64::INFINITY, f64::min).min(last);
-    let span = (last - first).max(1.0);
-    // Past the last event: where a span that never ends (a resource never released) runs on.
-    let right = last + span * 0.08;
-    // Virtual time starts at 0: the axis never goes below it.
-    let left = (first - span * 0.02).max(0.0);
+    let axis = time_axis(first, last);
+    let (left, right) = (axis.start, axis.end);
+    let min_width = (right - left) * MIN_SPAN_SHARE;
     let y_of = |i: usize| n as f64 - i as f64 - 0.5;
     // Spans and marks of each kind, in the model's legend order; a kind no lane uses has no
     // legend entry.
@@ -86,13 +109,17 @@ where
                 .iter()
                 .enumerate()
                 .flat_map(|(i, lane)| {
-                    lane.spans
+                    lane.spans()
                         .iter()
-                        .filter(|sp| sp.kind == kind.name)
+                        .filter(|sp| sp.kind == kind.name && super::drawable(sp.from_ms))
                         .map(move |sp| (y_of(i), sp))
                 })
                 .map(|(y, sp)| {
-                    let to = sp.to_ms.unwrap_or(right).max(sp.from_ms + span * 0.002);
+                    let to = sp
+                        .to_ms
+                        .filter(|v| super::drawable(*v))
+                        .unwrap_or(right)
+                        .max(sp.from_ms + min_width);
                     (sp.from_ms, to, y + height / 2.0)
                 })
                 .collect();
@@ -111,9 +138,9 @@ where
                 .iter()
                 .enumerate()
                 .flat_map(|(i, lane)| {
-                    lane.marks
+                    lane.marks()
                         .iter()
-                        .filter(|m| m.kind == kind.name)
+                        .filter(|m| m.kind == kind.name && super::drawable(m.at_ms))
                         .map(move |m| (m.at_ms, y_of(i)))
                 })
                 .collect();
@@ -146,6 +173,7 @@ where
         }
     }));
     let body = titled(root, &t.title, s)?;
+    let body = super::noted(&body, &t.notes, s)?;
     let titles = axis_titles(&body, &t.x_label, "", s);
     let spans_ref = &spans;
     let marks_ref = &marks;
@@ -188,9 +216,15 @@ where
         })
         .max()
         .unwrap_or(0);
+    // Many lanes leave no free corner: raising the axis for the legend would squeeze them,
+    // so a `best` legend goes beside the plot.
+    let mut look = t.look.clone();
+    if look.legend == LegendPlace::Best && n > MANY_LANES {
+        look.legend = LegendPlace::Outside;
+    }
     let (mut chart, legend) = compose(
         &body,
-        &t.look,
+        &look,
         &entries,
         s,
         left..right,
@@ -198,10 +232,19 @@ where
         &obstacles,
         (s.px(64), (name_w + s.px(24)).clamp(s.px(60), s.px(320))),
     )?;
-    // Lane i (top first) is centred at y = n − i − 0.5.
+    // Lane i (top first) is centred at y = n − i − 0.5. With more lanes than names fit
+    // (a name needs about 20 pixels of the lanes' share of the plot), every k-th is named.
+    let (plot_w, plot_h) = chart.plotting_area().dim_in_pixel();
+    let lanes_px = f64::from(plot_h) * n as f64 / chart.y_range().end.max(1.0);
+    // Markers as large as a lane lets them be (9 pixels, less when lanes are thin), so a
+    // mark stays on its own lane.
+    let mark_px = ((lanes_px / n as f64 * 0.4).round() as i32).clamp(2, s.off(9));
+    let every = n
+        .div_ceil((lanes_px / f64::from(s.px(20))).max(1.0) as usize)
+        .max(1);
     let lane_of = move |v: &f64| {
         let i = n as f64 - v - 0.5;
-        if (i - i.round()).abs() < 1e-6 && i >= 0.0 {
+        if (i - i.round()).abs() < 1e-6 && i >= 0.0 && (i.round() as usize).is_multiple_of(every) {
             names.get(i.round() as usize).cloned().unwrap_or_default()
         } else {
             String::new()
@@ -214,7 +257,16 @@ where
         .x_desc(&titles.x.0)
         .axis_desc_style((FONT, titles.x.1))
         .label_style((FONT, s.px(17)))
-        .x_label_formatter(&|v| tick(*v, t.locale))
+        // Room for every tick's number (about 110 pixels for `10,000,000`).
+        .x_labels((plot_w / s.px(110)).clamp(3, 12) as usize)
+        .x_label_formatter(&|v| {
+            // Virtual time starts at 0: the margin before it has no labels.
+            if *v < -1e-9 {
+                String::new()
+            } else {
+                tick(*v, t.locale)
+            }
+        })
         .y_labels((2.0 * top).round() as usize + 1)
         .y_label_formatter(&lane_of)
         .light_line_style(RGBColor(245, 245, 245))
@@ -240,16 +292,26 @@ where
                 }))?;
             }
             MarkShape::Triangle => {
-                chart.draw_series(at.iter().map(|(x, y)| {
-                    TriangleMarker::new((*x, y + 0.42), s.px(9) as i32, color.filled())
-                }))?;
+                chart
+                    .draw_series(at.iter().map(|(x, y)| {
+                        TriangleMarker::new((*x, y + 0.42), mark_px, color.filled())
+                    }))?;
             }
             MarkShape::Cross => {
-                chart.draw_series(at.iter().map(|(x, y)| {
-                    Cross::new((*x, *y), s.px(9) as i32, color.stroke_width(s.px(3)))
-                }))?;
+                chart
+                    .draw_series(at.iter().map(|(x, y)| {
+                        Cross::new((*x, *y), mark_px, color.stroke_width(s.px(3)))
+                    }))?;
+            }
+            MarkShape::Diamond => {
+                let area = chart.plotting_area().strip_coord_spec();
+                let (ox, oy) = area.get_base_pixel();
+                for p in at {
+                    let (x, y) = px(&chart, *p);
+                    layout::draw_marker(&area, Marker::Diamond, (x - ox, y - oy), mark_px, color)?;
+                }
             }
         }
     }
-    super::finish(root, &chart, legend, &entries, &t.look, s)
+    super::finish(root, &chart, legend, &entries, &look, s)
 }
