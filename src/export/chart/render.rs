@@ -335,3 +335,144 @@ pub fn png(pixmap: &tiny_skia::Pixmap) -> anyhow::Result<Vec<u8>> {
     writer.finish()?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text as plotters writes it: a top-anchored title with Turkish capitals and dots, an
+    /// end-anchored tick, a rotated axis title, a coloured half-transparent legend line,
+    /// and an empty tick label (plotters writes those too).
+    const SOURCE: &str = r##"<svg width="320" height="160" viewBox="0 0 320 160" xmlns="http://www.w3.org/2000/svg">
+<rect x="0" y="0" width="320" height="160" opacity="1" fill="#FFFFFF" stroke="none"/>
+<text x="160" y="8" dy="0.76em" text-anchor="middle" font-family="DejaVu Sans" font-size="22.5" opacity="1" fill="#000000">
+Şığ İz &amp; bekliyor
+</text>
+<text x="300" y="80" dy="0.5ex" text-anchor="end" font-family="DejaVu Sans" font-size="13" opacity="1" fill="#000000">
+1.000,5
+</text>
+<text x="20" y="100" dy="0.5ex" text-anchor="middle" font-family="DejaVu Sans" font-size="15" opacity="1" fill="#0072B2" transform="rotate(270, 20, 100)">
+yazma + bırakma
+</text>
+<text x="60" y="140" dy="0.5ex" text-anchor="start" font-family="DejaVu Sans" font-size="12" opacity="0.5" fill="#D55E00">
+zxzx
+</text>
+<text x="90" y="120" dy="0.5ex" text-anchor="start" font-family="DejaVu Sans" font-size="12" opacity="1" fill="#000000">
+
+</text>
+<polyline fill="none" opacity="1" stroke="#000000" stroke-width="1" points="77,73 77,150 "/>
+<line opacity="1" stroke="#000000" stroke-width="1" x1="80" y1="150" x2="300" y2="40"/>
+</svg>
+"##;
+
+    fn rgba(svg: &str, scale: f64) -> Vec<u8> {
+        pixmap(svg, scale).unwrap().data().to_vec()
+    }
+
+    #[test]
+    fn glyphs_land_where_resvg_draws_the_text() {
+        // resvg drawing plotters' <text> (with the embedded font) and drawing the file's
+        // glyph outlines, at scale 1 and 3: they differ only by the file's rounding (1/100
+        // px): far less than the same text drawn a tenth of a pixel to the right differs.
+        // (tiny-skia anti-aliases on a 4 × 4 grid, so a rounded edge that crosses a grid
+        // line moves a pixel by 16 levels a subsample: a few pixels move by up to 64.)
+        let text: String = SOURCE
+            .split_inclusive('\n')
+            .filter(|l| !l.starts_with("<polyline") && !l.starts_with("<line"))
+            .collect();
+        let file = self_contained(&text, "t").unwrap();
+        assert!(!file.contains("<text"));
+        let shifted = text
+            .replacen("<text", "<g transform=\"translate(0.1 0)\"><text", 1)
+            .replace("</svg>", "</g></svg>");
+        let diff = |a: &[u8], b: &[u8]| -> (u64, u8) {
+            let total = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| u64::from(x.abs_diff(*y)))
+                .sum();
+            let worst = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| x.abs_diff(*y))
+                .max()
+                .unwrap_or(0);
+            (total, worst)
+        };
+        for scale in [1.0, 3.0] {
+            let drawn = rgba(&text, scale);
+            let (total, worst) = diff(&drawn, &rgba(&file, scale));
+            let (moved, _) = diff(&drawn, &rgba(&shifted, scale));
+            assert!(worst <= 64, "scale {scale}: a channel differs by {worst}");
+            assert!(
+                total * 5 < moved,
+                "scale {scale}: {total} levels differ, a tenth of a pixel moves the title by {moved}"
+            );
+            // Not trivially equal: the text is really drawn.
+            let white = rgba(
+                r##"<svg width="320" height="160" xmlns="http://www.w3.org/2000/svg"/>"##,
+                scale,
+            );
+            let (ink, _) = diff(&white, &drawn);
+            assert!(ink > 100_000, "{ink}");
+        }
+    }
+
+    #[test]
+    fn the_file_keeps_its_text_findable_and_refers_only_to_itself() {
+        let file = self_contained(SOURCE, "Şığ <İz> & \"b\"").unwrap();
+        assert!(file.starts_with(
+            "<svg width=\"320\" height=\"160\" viewBox=\"0 0 320 160\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" role=\"img\" aria-label=\"Şığ &lt;İz&gt; &amp; &quot;b&quot;\">\n<title>Şığ &lt;İz&gt; &amp; &quot;b&quot;</title>\n"
+        ));
+        // Every text line in drawing order; the empty one is not a line.
+        assert!(
+            file.contains("<desc>Şığ İz &amp; bekliyor\n1.000,5\nyazma + bırakma\nzxzx</desc>")
+        );
+        // Glyphs: one definition per glyph, each used where it occurs. `zxzx` and `yazma`
+        // share `z`; the half-transparent text keeps its opacity.
+        let z = file.matches("<path id=\"dejavu-sans-").count();
+        let distinct: std::collections::BTreeSet<char> = "ŞığİzbekliyorÜ"
+            .chars()
+            .filter(|c| *c != 'Ü')
+            .chain("&1.000,5yazma+bırakmazx".chars())
+            .collect();
+        assert_eq!(z, distinct.len(), "{distinct:?}");
+        assert!(file.contains("<g fill=\"#D55E00\" fill-opacity=\"0.5\">"));
+        assert!(file.contains("<g fill=\"#0072B2\">"));
+    }
+
+    #[test]
+    fn straight_lines_and_boxes_are_crisp_and_slanted_lines_smooth() {
+        let file = self_contained(SOURCE, "t").unwrap();
+        assert!(file.contains("<polyline shape-rendering=\"crispEdges\" fill=\"none\""));
+        assert!(file.contains("<rect shape-rendering=\"crispEdges\" x=\"0\""));
+        assert!(
+            file.contains("<line opacity=\"1\" stroke=\"#000000\" stroke-width=\"1\" x1=\"80\"")
+        );
+        // The one-pixel axis at x = 77 (76.5 to 77.5) is one black column beside white
+        // ones, not two grey ones.
+        let p = pixmap(&file, 1.0).unwrap();
+        let row: Vec<u8> = (74..81).map(|x| p.data()[(100 * 320 + x) * 4]).collect();
+        assert_eq!(row.iter().filter(|&&v| v == 0).count(), 1, "{row:?}");
+        assert_eq!(row.iter().filter(|&&v| v == 255).count(), 6, "{row:?}");
+    }
+
+    #[test]
+    fn pngs_are_rgb_and_the_same_every_time() {
+        let file = self_contained(SOURCE, "t").unwrap();
+        let a = png(&pixmap(&file, 2.0).unwrap()).unwrap();
+        let b = png(&pixmap(&self_contained(SOURCE, "t").unwrap(), 2.0).unwrap()).unwrap();
+        assert_eq!(a, b);
+        // IHDR: 640 × 320, bit depth 8, colour type 2 (RGB).
+        assert_eq!(&a[16..26], &[0, 0, 2, 128, 0, 0, 1, 64, 8, 2]);
+    }
+
+    #[test]
+    fn numbers_are_short_and_never_negative_zero() {
+        assert_eq!(num(12.0, 2), "12");
+        assert_eq!(num(0.5, 2), "0.5");
+        assert_eq!(num(-0.001, 2), "0");
+        assert_eq!(num(398.584, 2), "398.58");
+        assert_eq!(num(0.011_025_73, 7), "0.0110257");
+    }
+}
