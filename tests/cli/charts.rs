@@ -390,40 +390,59 @@ fn every_png_is_its_svg_drawn_pixel_for_pixel() {
 
 #[test]
 fn the_letters_of_a_line_share_its_baseline_and_x_height() {
-    // `x` and `z` both sit on the baseline and reach the x-height, flat. In a title of
-    // alternating `x` and `z`, every letter's lowest and highest dark pixel rows are the same
-    // (the old bitmap text rounded each glyph's offset: `z` sat a pixel high).
+    // `z l k x i r` all stand flat on the baseline; `z` and `x` also reach the x-height,
+    // flat. In the title and in the x axis title (two font sizes), every letter's lowest
+    // dark pixel row is the same, and `z` and `x` share their highest one. (The old
+    // bitmap text rounded each glyph's offset from its own top: `z` and `x` sat a pixel
+    // above `l`, `k`, `i` and `r`.)
     let tmp = tempfile::tempdir().unwrap();
     let config = write_config(
         tmp.path(),
         "zx.toml",
-        "model = \"single_writer_queue\"\n[sweep]\nclients = [1, 2]\n[[chart]]\nname = \"c\"\nx = \"clients\"\ny = [\"mean_wait_ms\"]\ntitle = \"xzxzxzxzxz zxzxzxzxzx\"\n[labels]\nmean_wait_ms = \"wait\"\nclients = \"clients\"\n",
+        "model = \"single_writer_queue\"\n[sweep]\nclients = [1, 2]\n[[chart]]\nname = \"c\"\nx = \"clients\"\ny = [\"mean_wait_ms\"]\ntitle = \"z l k x i r z\"\nx_label = \"z l k x i r z\"\nlegend = \"none\"\n[labels]\nmean_wait_ms = \"wait\"\n",
     );
     let out = tmp.path().join("out");
     let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let ((w, _), rgb) = decode_png(&read(out.join("zx/c.png")));
+    let ((w, h), rgb) = decode_png(&read(out.join("zx/c.png")));
     let dark = |x: u32, y: u32| rgb[(y * w + x) as usize * 3] < 128;
-    // The title is the only ink in the top 60 rows; letters are runs of inked columns.
-    let inked: Vec<bool> = (0..w).map(|x| (0..60).any(|y| dark(x, y))).collect();
-    let mut letters = Vec::new();
-    let mut x = 0;
-    while x < w {
-        if inked[x as usize] {
-            let start = x;
-            while x < w && inked[x as usize] {
-                x += 1;
+    // Letters: runs of inked columns within a band of rows, each with its top and bottom.
+    let letters = |rows: std::ops::Range<u32>| {
+        let inked: Vec<bool> = (0..w).map(|x| rows.clone().any(|y| dark(x, y))).collect();
+        let mut found = Vec::new();
+        let mut x = 0;
+        while x < w {
+            if inked[x as usize] {
+                let start = x;
+                while x < w && inked[x as usize] {
+                    x += 1;
+                }
+                let ys: Vec<u32> = rows
+                    .clone()
+                    .filter(|&y| (start..x).any(|c| dark(c, y)))
+                    .collect();
+                found.push((start, ys[0], *ys.last().unwrap()));
             }
-            let rows: Vec<u32> = (0..60)
-                .filter(|&y| (start..x).any(|c| dark(c, y)))
-                .collect();
-            letters.push((start, rows[0], *rows.last().unwrap()));
+            x += 1;
         }
-        x += 1;
-    }
-    assert_eq!(letters.len(), 20, "twenty letters apart: {letters:?}");
-    let (top, bottom) = (letters[0].1, letters[0].2);
-    for &(x, t, b) in &letters {
-        assert_eq!((t, b), (top, bottom), "the letter at x = {x}: {letters:?}");
+        found
+    };
+    // The title is the only ink in the top 60 rows, the x axis title in the last 50 (under
+    // the tick labels).
+    for (line, rows) in [("title", 0..60), ("x axis title", h - 50..h)] {
+        let found = letters(rows);
+        assert_eq!(found.len(), 7, "{line}: seven letters apart: {found:?}");
+        let bottom = found[0].2;
+        for &(x, _, b) in &found {
+            assert_eq!(
+                b, bottom,
+                "{line}: the letter at x = {x} leaves the baseline: {found:?}"
+            );
+        }
+        // z, x, z: indices 0, 3 and 6.
+        let top = found[0].1;
+        for i in [3, 6] {
+            assert_eq!(found[i].1, top, "{line}: x-height: {found:?}");
+        }
     }
 }
