@@ -446,3 +446,23 @@ fn the_letters_of_a_line_share_its_baseline_and_x_height() {
         }
     }
 }
+
+#[test]
+fn a_control_character_in_a_label_is_drawn_as_a_space_not_an_error() {
+    // XML has no place for U+0007: in a category's label (drawn as a tick label) and in the
+    // title, the chart shows a space there, as it does in a legend, and the files are
+    // written (before, the run failed after simulating, on its own SVG).
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(
+        tmp.path(),
+        "bell.toml",
+        "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 10\n[sweep]\narrivals = [\"poisson\", \"schedule\"]\n[[chart]]\nname = \"c\"\nkind = \"bar\"\nx = \"arrivals\"\ny = [\"mean_wait_ms\"]\ntitle = \"ding\\u0007dong\"\n[labels]\nmean_wait_ms = \"wait\"\npoisson = \"po\\u0007isson\"\n",
+    );
+    let out = tmp.path().join("out");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let svg = String::from_utf8(read(out.join("bell/c.svg"))).unwrap();
+    assert!(svg.contains("<title>ding dong</title>"), "{}", &svg[..400]);
+    assert!(svg.contains("\npo isson\n"), "{}", &svg[..600]);
+    assert!(read(out.join("bell/c.png")).starts_with(b"\x89PNG"));
+}

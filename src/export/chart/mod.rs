@@ -162,7 +162,7 @@ impl Prepared {
             self.draw(&area, Scale(1.0))
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
         };
-        Ok((svg, placed))
+        Ok((render::xml_safe(svg), placed))
     }
 
     /// The SVG file and the layout it has: [`Prepared::svg_source`] with its text turned

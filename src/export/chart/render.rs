@@ -268,11 +268,29 @@ fn num(v: f32, decimals: i32) -> String {
     }
 }
 
-/// Text for XML content and attribute values.
+/// `svg` with every character XML 1.0 forbids (control characters but tab and line
+/// breaks, U+FFFE, U+FFFF) made a space, as the chart layout already does with the text it
+/// fits (`layout::clean`): plotters writes tick labels as they are, and a category label
+/// holding `\u0007` would make the file unreadable.
+pub fn xml_safe(svg: String) -> String {
+    if svg.chars().all(xml_char) {
+        return svg;
+    }
+    svg.chars()
+        .map(|c| if xml_char(c) { c } else { ' ' })
+        .collect()
+}
+
+fn xml_char(c: char) -> bool {
+    !(c.is_control() && !matches!(c, '\t' | '\n' | '\r') || matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+}
+
+/// Text for XML content and attribute values (a character XML forbids becomes a space).
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if !xml_char(c) => out.push(' '),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -465,6 +483,16 @@ zxzx
         assert_eq!(a, b);
         // IHDR: 640 × 320, bit depth 8, colour type 2 (RGB).
         assert_eq!(&a[16..26], &[0, 0, 2, 128, 0, 0, 1, 64, 8, 2]);
+    }
+
+    #[test]
+    fn characters_xml_forbids_become_spaces() {
+        let source = xml_safe(SOURCE.replace("1.000,5", "1\u{7}0\u{FFFF}5"));
+        let file = self_contained(&source, "a\u{1b}b").unwrap();
+        assert!(file.contains("<title>a b</title>"));
+        assert!(file.contains("\n1 0 5\n"), "{file}");
+        // Text without them is left as it is.
+        assert_eq!(xml_safe(SOURCE.to_string()), SOURCE);
     }
 
     #[test]
