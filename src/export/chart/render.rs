@@ -496,6 +496,15 @@ zxzx
     }
 
     #[test]
+    fn the_font_database_holds_the_embedded_font_alone() {
+        // No system font is ever loaded: the output cannot depend on the machine.
+        let db = &options().fontdb;
+        assert_eq!(db.len(), 1);
+        let face = db.faces().next().unwrap();
+        assert_eq!(face.families[0].0, FONT);
+    }
+
+    #[test]
     fn numbers_are_short_and_never_negative_zero() {
         assert_eq!(num(12.0, 2), "12");
         assert_eq!(num(0.5, 2), "0.5");
