@@ -95,6 +95,100 @@ fn outputs_stay_inside_their_folder() {
     assert!(hidden.is_empty(), "{hidden:?}");
 }
 
+/// Every entry under `dir`, links listed and never followed, relative to `dir`.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            found.push(
+                path.strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+            if meta.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A queue with one chart: a run of it writes SVG and PNG files.
+const CHARTED: &str = "model = \"single_writer_queue\"\n[sweep]\nclients = [1, 2]\n[[chart]]\nname = \"w\"\nx = \"clients\"\ny = [\"mean_wait_ms\"]\n";
+
+#[test]
+fn charts_write_nothing_outside_their_folder_even_through_a_planted_link() {
+    // A link planted at OUT/fonts (where runs once wrote a shared font) and at the merged
+    // folder's sibling `fonts`: after `run` and `merge` nothing is written through either,
+    // and every new entry is inside OUT/<stem>/ (run) or the merged folder (merge).
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let config = write_config(tmp.path(), "c.toml", CHARTED);
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("fonts")).unwrap();
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let strays: Vec<String> = entries(&out)
+        .into_iter()
+        .filter(|e| e != "fonts" && e != "c" && !e.starts_with("c/"))
+        .collect();
+    assert!(strays.is_empty(), "outside OUT/c/: {strays:?}");
+    assert!(entries(&out).contains(&"c/w.svg".to_string()));
+    assert!(entries(&out).contains(&"c/w.png".to_string()));
+    // Shards, then a merge into mg/merged beside a planted mg/fonts.
+    let shards = shard_dirs(tmp.path(), &config, "c", 2);
+    let mg = tmp.path().join("mg");
+    std::fs::create_dir(&mg).unwrap();
+    std::os::unix::fs::symlink(&outside, mg.join("fonts")).unwrap();
+    let o = merge_into(&mg.join("merged"), &shards);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let strays: Vec<String> = entries(&mg)
+        .into_iter()
+        .filter(|e| e != "fonts" && e != "merged" && !e.starts_with("merged/"))
+        .collect();
+    assert!(strays.is_empty(), "outside mg/merged/: {strays:?}");
+    assert!(entries(&mg).contains(&"merged/w.png".to_string()));
+    // The shards' own OUT folders hold their stem alone too.
+    for k in 0..2 {
+        let s = tmp.path().join(format!("s{k}"));
+        assert_eq!(
+            entries(&s).iter().filter(|e| !e.starts_with("c/")).count(),
+            1
+        );
+    }
+    assert!(entries(&outside).is_empty(), "{:?}", entries(&outside));
+}
+
+#[test]
+fn a_config_named_fonts_runs_like_any_other() {
+    // `fonts` is a plain stem: its folder is OUT/fonts/, charts and all.
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "fonts.toml", CHARTED);
+    let out = tmp.path().join("out");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        list_files(&out),
+        [
+            "fonts/.coordsim-output",
+            "fonts/results.csv",
+            "fonts/table.md",
+            "fonts/w.png",
+            "fonts/w.svg"
+        ]
+    );
+    // And again over its own output.
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 #[test]
 fn a_killed_run_leaves_the_previous_folder_or_the_new_one_never_a_mix() {
     // A sweep that takes a while in a debug build; killed (SIGKILL) at 20 moments spread

@@ -1,11 +1,13 @@
 //! Charts as SVG and PNG, drawn with plotters and an embedded font (DejaVu Sans), so text
-//! renders the same on a machine with no font libraries. One chart kind per file.
+//! renders the same on a machine with no font libraries. One chart kind per file; `render`
+//! turns plotters' SVG into the files (text as outlines, the PNG rasterized from the SVG).
 
 mod bar;
 mod cdf;
 mod histogram;
 pub mod layout;
 mod line;
+mod render;
 mod timeline;
 
 use std::collections::HashMap;
@@ -27,21 +29,12 @@ use layout::{Entry, Obstacles, Rect, Scale};
 
 use crate::results::{ColumnId, ColumnSource, Row, number};
 
-/// The font family charts use (registered from the embedded file, and named first in every
-/// SVG so a browser with DejaVu Sans renders it like the PNG).
+/// The font family charts use: registered from the embedded file for plotters' text
+/// measurements, and the only font the SVG-to-outlines step knows.
 pub const FONT: &str = "DejaVu Sans";
-
-/// What an SVG names after DejaVu Sans: fonts of nearly the same shape and width (Verdana
-/// and Bitstream Vera are its ancestors), then any sans-serif.
-const SVG_FONT_FALLBACK: &str = "DejaVu Sans, Bitstream Vera Sans, Verdana, sans-serif";
 
 /// DejaVu Sans (Bitstream Vera licence, see assets/fonts): covers Turkish and Greek letters.
 static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
-
-/// The font file written next to the charts (`fonts/DejaVuSans.ttf` in the output folder),
-/// which every SVG's `@font-face` names: a browser without DejaVu Sans still draws the
-/// charts in the font of the PNG.
-pub const FONT_FILE: &str = "fonts/DejaVuSans.ttf";
 
 type DrawResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -82,21 +75,11 @@ pub struct ChartExporter;
 
 impl Exporter for ChartExporter {
     fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
-        register_embedded_font()?;
         if run.config.charts.is_empty() {
             return Ok(super::Written::default());
         }
-        // The font the SVGs name, once per output root (`reports/fonts/`).
-        if let Some(root) = dir.parent() {
-            let font = root.join(FONT_FILE);
-            let same = std::fs::metadata(&font).is_ok_and(|m| m.len() == FONT_BYTES.len() as u64);
-            if !same {
-                if let Some(fonts) = font.parent() {
-                    std::fs::create_dir_all(fonts)?;
-                }
-                write_atomic(&font, FONT_BYTES)?;
-            }
-        }
+        // Every file goes into `dir` alone: the SVGs carry their text as outlines, so no
+        // font file is shared beside them.
         let charts = prepare(run)?;
         for chart in &charts.files {
             chart.write(dir)?;
@@ -245,8 +228,17 @@ impl Prepared {
         Ok(placed)
     }
 
-    /// The SVG text and the layout it has.
-    pub fn svg(&self) -> anyhow::Result<(String, Placed)> {
+    /// The chart's title (what the SVG file's `<title>` says).
+    pub fn title(&self) -> &str {
+        match &self.what {
+            Drawing::Data(d) => &d.title,
+            Drawing::Timeline(t) => &t.title,
+        }
+    }
+
+    /// The SVG plotters draws, text still as `<text>` in DejaVu Sans, and the layout it has:
+    /// readable (the snapshot tests read it), and what the file is made from.
+    pub fn svg_source(&self) -> anyhow::Result<(String, Placed)> {
         register_embedded_font()?;
         let mut svg = String::new();
         let placed = {
@@ -255,69 +247,63 @@ impl Prepared {
             self.draw(&area, Scale(1.0))
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
         };
-        Ok((svg_with_font(&svg), placed))
+        Ok((render::xml_safe(svg), placed))
     }
 
-    /// The PNG file's bytes: drawn in memory, encoded by `png` (no file is opened).
+    /// The SVG file and the layout it has: [`Prepared::svg_source`] with its text turned
+    /// into outlines, so it needs no font and refers to nothing outside itself.
+    pub fn svg(&self) -> anyhow::Result<(String, Placed)> {
+        let (source, placed) = self.svg_source()?;
+        let svg = render::self_contained(&source, self.title())
+            .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
+        Ok((svg, placed))
+    }
+
+    /// The PNG file's bytes: the SVG file rasterized at the chart's `scale` (no file is
+    /// opened).
     pub fn png(&self) -> anyhow::Result<Vec<u8>> {
-        let (rgb, (w, h), _) = self.rgb()?;
-        let mut out = Vec::new();
-        {
-            let mut encoder = png::Encoder::new(&mut out, w, h);
-            encoder.set_color(png::ColorType::Rgb);
-            encoder.set_depth(png::BitDepth::Eight);
-            let mut writer = encoder
-                .write_header()
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
-            writer
-                .write_image_data(&rgb)
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
-        }
-        Ok(out)
+        let (svg, _) = self.svg()?;
+        self.png_of(&svg)
     }
 
-    /// The PNG's pixels (RGB rows, top first), its size and the layout it has.
+    fn png_of(&self, svg: &str) -> anyhow::Result<Vec<u8>> {
+        render::pixmap(svg, self.look().scale)
+            .and_then(|p| render::png(&p))
+            .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))
+    }
+
+    /// The PNG's pixels (RGB rows, top first), its size and the layout it has, in PNG
+    /// pixels (the legend box scaled by `scale`, covering every pixel it touches).
     pub fn rgb(&self) -> anyhow::Result<(Vec<u8>, (u32, u32), Placed)> {
-        register_embedded_font()?;
-        let look = self.look();
-        let s = look.scale;
-        let (w, h) = (
-            (look.width as f64 * s).round() as u32,
-            (look.height as f64 * s).round() as u32,
-        );
-        let mut rgb = vec![0u8; w as usize * h as usize * 3];
-        let placed = {
-            let area = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-            self.draw(&area, Scale(s))
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
+        let (svg, placed) = self.svg()?;
+        let s = self.look().scale;
+        let pixmap =
+            render::pixmap(&svg, s).map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
+        let scaled = |v: i32, end: bool| {
+            let v = f64::from(v + i32::from(end)) * s;
+            (if end { v.ceil() - 1.0 } else { v.floor() }) as i32
         };
-        Ok((rgb, (w, h), placed))
+        let placed = Placed {
+            legend: placed.legend.map(|r| Rect {
+                x0: scaled(r.x0, false),
+                y0: scaled(r.y0, false),
+                x1: scaled(r.x1, true),
+                y1: scaled(r.y1, true),
+            }),
+        };
+        Ok((
+            render::rgb(&pixmap),
+            (pixmap.width(), pixmap.height()),
+            placed,
+        ))
     }
 
-    /// Writes `name.svg` and `name.png` into `dir`.
+    /// Writes `name.svg` and `name.png` into `dir`: the PNG rasterized from the SVG bytes
+    /// written.
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let (svg, _) = self.svg()?;
         write_atomic(&dir.join(format!("{}.svg", self.name)), svg.as_bytes())?;
-        write_atomic(&dir.join(format!("{}.png", self.name)), &self.png()?)
-    }
-}
-
-/// The SVG with DejaVu Sans named first and then its look-alikes, and an `@font-face` that
-/// finds it installed or in the output folder's `fonts/`.
-fn svg_with_font(svg: &str) -> String {
-    let named = svg.replace(
-        &format!("font-family=\"{FONT}\""),
-        &format!("font-family=\"{SVG_FONT_FALLBACK}\""),
-    );
-    let style = format!(
-        "<defs><style>@font-face {{ font-family: \"{FONT}\"; src: local(\"{FONT}\"), local(\"DejaVuSans\"), url(\"../{FONT_FILE}\") format(\"truetype\"); }}</style></defs>"
-    );
-    match named.find('>') {
-        // After the opening <svg …> tag.
-        Some(i) if named[..i].contains("<svg") => {
-            format!("{}>{style}{}", &named[..i], &named[i + 1..])
-        }
-        _ => named,
+        write_atomic(&dir.join(format!("{}.png", self.name)), &self.png_of(&svg)?)
     }
 }
 
