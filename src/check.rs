@@ -104,10 +104,7 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         Test::AtMost(_) => format!("at most {expected}"),
         Test::AtLeast(_) => format!("at least {expected}"),
         Test::WithinCi(c) => {
-            let level = format!(
-                "{}%",
-                crate::export::markdown::round(&(c * 100.0).to_string())
-            );
+            let level = format!("{}%", crate::format::reading(c * 100.0));
             match worst.ci {
                 Some((lo, hi)) => format!("expected {expected} inside the {level} CI [{lo}, {hi}]"),
                 None => format!("expected {expected} inside the {level} CI"),

@@ -14,11 +14,10 @@ use crate::cli::{
 use crate::config::Config;
 use crate::dashboard::{self, Format};
 use crate::export::folder::Staging;
-use crate::export::{self, Run, write_atomic};
+use crate::export::{self, write_atomic};
 use crate::lesson::{self, eval::Outcome};
 use crate::results::{Results, Table};
 use crate::runner::{self, RunOptions};
-use crate::summary;
 
 /// The output folders this command has put in place so far (for the Ctrl-C message).
 pub fn written() -> Vec<String> {
@@ -83,32 +82,8 @@ fn run_and_write(
 ) -> anyhow::Result<(Results, Option<Table>, export::Written)> {
     let results = runner::run(config, options)?;
     let (summary, written) =
-        write_outputs(config, &results, options.seed.unwrap_or(config.seed), dir)?;
+        export::write_all(config, &results, options.seed.unwrap_or(config.seed), dir)?;
     Ok((results, summary, written))
-}
-
-/// Writes a run's outputs (CSV, Markdown, charts) into `dir`; gives back the summary.
-pub(crate) fn write_outputs(
-    config: &Config,
-    results: &Results,
-    seed: u64,
-    dir: &Path,
-) -> anyhow::Result<(Option<Table>, export::Written)> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let summary = (config.replications > 1).then(|| summary::summarize(config, results));
-    let run = Run {
-        config,
-        results,
-        summary: summary.as_ref(),
-        seed,
-    };
-    let mut written = export::Written::default();
-    for exporter in export::all() {
-        let w = exporter.export(&run, dir)?;
-        written.charts += w.charts;
-        written.left_out.extend(w.left_out);
-    }
-    Ok((summary, written))
 }
 
 /// `N charts` and, when some were not drawn, `; left out: …` naming each and why.
@@ -119,15 +94,6 @@ fn charts_said(written: &export::Written) -> String {
         said.push_str(&written.left_out.join(", "));
     }
     said
-}
-
-/// Prints a config's warnings (`warning: FILE:LINE:COL: …`) on stderr; a closed stderr
-/// stops the messages, not the run.
-pub(crate) fn warn(config: &Config) {
-    let mut stderr = std::io::stderr().lock();
-    for w in config.warnings() {
-        let _ = writeln!(stderr, "warning: {w}");
-    }
 }
 
 fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
@@ -152,7 +118,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     for config in &configs {
         let staging = Staging::begin(&args.out, &config.stem)?;
         let dir = staging.path().to_path_buf();
-        warn(config);
+        crate::print::warnings(config);
         let (results, _, written) = run_and_write(config, &options, &dir)?;
         if let Some(split) = shard {
             let seed = options.seed.unwrap_or(config.seed);
@@ -187,7 +153,7 @@ fn list_points(configs: &[Config]) -> anyhow::Result<ExitCode> {
                 line.push_str(&format!(
                     " {}={}",
                     axis.key,
-                    crate::results::value_cell(&values[axis.param])
+                    crate::format::value_cell(&values[axis.param])
                 ));
             }
             if configs.len() > 1 {
@@ -344,7 +310,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let stems: Vec<String> = configs.iter().map(|c| c.stem.clone()).collect();
     for config in configs {
         let staging = Staging::begin(&args.out, &config.stem)?;
-        warn(&config);
+        crate::print::warnings(&config);
         let (results, summary, written) = run_and_write(&config, &options, staging.path())?;
         let dir = staging.commit()?;
         note_written(&dir);
@@ -403,8 +369,8 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    if runner::stop_requested() {
-        return Err(anyhow::Error::new(runner::Interrupted));
+    if crate::interrupt::stop_requested() {
+        return Err(anyhow::Error::new(crate::interrupt::Interrupted));
     }
     write_atomic(&args.out.join("README.md"), index.as_bytes())?;
     remove_stale_folders(&args.out, &stems)?;

@@ -20,7 +20,10 @@ pub mod commands;
 pub mod config;
 pub mod dashboard;
 pub mod export;
+pub mod format;
 pub mod input;
+pub mod interrupt;
+pub mod labels;
 pub use coordsim_expr as expr;
 pub mod lesson;
 pub mod locale;
@@ -48,14 +51,14 @@ pub fn main_with(registry: Registry) -> ExitCode {
     let cli = cli::Cli::parse();
     // Ctrl-C: stop the runs and say what was written; a second Ctrl-C ends at once.
     let _ = ctrlc::set_handler(|| {
-        if runner::stop_requested() {
+        if crate::interrupt::stop_requested() {
             std::process::exit(130);
         }
-        runner::stop_flag().store(true, std::sync::atomic::Ordering::Relaxed);
+        crate::interrupt::stop_flag().store(true, std::sync::atomic::Ordering::Relaxed);
     });
     match commands::dispatch(cli.command, &registry) {
         Ok(code) => code,
-        Err(e) if e.chain().any(|c| c.is::<runner::Interrupted>()) => {
+        Err(e) if e.chain().any(|c| c.is::<crate::interrupt::Interrupted>()) => {
             let written = commands::written();
             let _ = writeln!(
                 std::io::stderr(),

@@ -25,8 +25,8 @@ use crate::config::Config;
 use crate::export::csv::from_csv;
 use crate::export::folder::Staging;
 use crate::export::{self, write_atomic};
+use crate::results::Pooled;
 use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
-use crate::runner::Pooled;
 use crate::source::Source;
 
 /// The config a shard ran, kept beside its outputs for `merge`.
@@ -415,9 +415,9 @@ pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         _ => PathBuf::from("."),
     };
     let staging = Staging::begin(&parent, &name)?;
-    config.check_value_labels(&results)?;
-    crate::commands::warn(&config);
-    crate::commands::write_outputs(&config, &results, seed, staging.path())?;
+    crate::labels::check_value_labels(&config, &results)?;
+    crate::print::warnings(&config);
+    export::write_all(&config, &results, seed, staging.path())?;
     staging.commit()?;
     Ok(ExitCode::SUCCESS)
 }

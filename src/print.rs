@@ -53,3 +53,12 @@ impl Write for Stdout {
         Ok(())
     }
 }
+
+/// Prints a config's warnings (`warning: FILE:LINE:COL: …`) on stderr; a closed stderr
+/// stops the messages, not the run.
+pub fn warnings(config: &crate::config::Config) {
+    let mut stderr = std::io::stderr().lock();
+    for w in crate::labels::warnings(config) {
+        let _ = writeln!(stderr, "warning: {w}");
+    }
+}

@@ -15,9 +15,10 @@
 
 use std::ops::Index;
 
-use coordsim_model::{Cell, ColumnType, Value};
+use coordsim_model::{Cell, ColumnType};
 
 use crate::config::Config;
+use crate::format::value_cell;
 
 /// What a column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,7 +289,7 @@ pub struct Results {
     pub lanes: Vec<(usize, coordsim_model::Lanes)>,
     /// Per-request samples of each point, pooled over replications (only when a chart
     /// draws their distribution).
-    pub distributions: Vec<crate::runner::Pooled>,
+    pub distributions: Vec<crate::results::Pooled>,
 }
 
 /// The cells of a row's lead columns (as `schema` has them), for a run of `point`.
@@ -336,18 +337,6 @@ pub fn param_cells(schema: &Schema, config: &Config, point: usize) -> Vec<Cell> 
     params.iter().map(|i| value_cell(&values[*i])).collect()
 }
 
-/// A swept value as the CSV writes it: strings bare, everything else as in TOML.
-pub fn value_cell(value: &Value) -> Cell {
-    match value {
-        Value::Str(s) => Cell::Text(s.clone()),
-        Value::Int(i) if *i >= 0 => Cell::Count(*i as u64),
-        // Displays as the integer it is ("-3").
-        Value::Int(i) => Cell::Float(*i as f64),
-        Value::Float(x) => Cell::Float(*x),
-        other => Cell::Text(other.to_string()),
-    }
-}
-
 /// A cell as a number (`None` when empty or text).
 pub fn number(cell: &Cell) -> Option<f64> {
     cell.as_f64()
@@ -367,3 +356,8 @@ pub fn whole_numbers(config: &Config, table: &Table, name: &str) -> bool {
         .and_then(|i| config.model.params().get(i))
         .is_some_and(|p| p.kind == coordsim_model::Kind::Count)
 }
+
+/// One point's samples of one distribution, pooled over its replications.
+pub type Pooled = (usize, &'static str, Vec<f64>);
+
+pub use crate::config::MAX_POOLED_SAMPLES;

@@ -9,6 +9,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::interrupt::{Interrupted, stop_flag, stop_requested};
+use crate::results::{MAX_POOLED_SAMPLES, Pooled};
 use crate::results::{Results, Row, Schema, Table, lead_cells, param_cells};
 
 /// How to run.
@@ -150,7 +152,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     // A label for a value only the run shows (an entity, an outcome) must match one; a
     // sharded run sees only its points, so `merge` checks the whole.
     if options.shard.is_none() {
-        config.check_value_labels(&results)?;
+        crate::labels::check_value_labels(config, &results)?;
     }
     Ok(results)
 }
@@ -288,13 +290,6 @@ impl Sweep {
     }
 }
 
-/// One point's samples of one distribution, pooled over its replications.
-pub type Pooled = (usize, &'static str, Vec<f64>);
-
-/// Most samples of one distribution kept per point: whole replications are added, in
-/// order, while they fit (each is an independent run, so the pool stays unbiased).
-pub const MAX_POOLED_SAMPLES: usize = 1_000_000;
-
 fn pool_samples(pools: &mut Vec<Pooled>, point: usize, name: &'static str, values: Vec<f64>) {
     match pools
         .iter_mut()
@@ -309,22 +304,6 @@ fn pool_samples(pools: &mut Vec<Pooled>, point: usize, name: &'static str, value
         None => pools.push((point, name, values)),
     }
 }
-
-/// Raised by Ctrl-C: runs stop, and the command says what it wrote.
-pub fn stop_flag() -> Arc<AtomicBool> {
-    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
-    Arc::clone(FLAG.get_or_init(|| Arc::new(AtomicBool::new(false))))
-}
-
-/// Whether Ctrl-C was pressed.
-pub fn stop_requested() -> bool {
-    stop_flag().load(Ordering::Relaxed)
-}
-
-/// The error of a command stopped by Ctrl-C (exit 130).
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted (Ctrl-C)")]
-pub struct Interrupted;
 
 fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {
     if matches!(e, ModelError::Sim(sim_core::SimError::Stopped)) {

@@ -104,6 +104,15 @@ impl Plan {
         self.points as u64 * self.replications
     }
 
+    /// Where parameter `i` is set in `[params]`, or (a default) where `model` is.
+    pub fn written_at(&self, i: usize) -> Span {
+        self.param_spans
+            .get(i)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| self.model_span.clone())
+    }
+
     /// The parameters `[params]` sets and `[sweep]` does not, in the order written (model
     /// indices).
     pub fn written_params(&self) -> Vec<usize> {
@@ -207,10 +216,13 @@ impl Plan {
         match value {
             Value::Str(t) => self.label(t).to_string(),
             Value::Bool(b) => self.label(if *b { "true" } else { "false" }).to_string(),
-            Value::Int(_) | Value::Float(_) => self.locale.number(&crate::export::markdown::round(
-                &crate::results::value_cell(value).to_string(),
-            )),
-            other => crate::results::value_cell(other).to_string(),
+            Value::Int(_) | Value::Float(_) => {
+                self.locale
+                    .number(&crate::format::cell_reading(&crate::format::value_cell(
+                        value,
+                    )))
+            }
+            other => crate::format::value_cell(other).to_string(),
         }
     }
 

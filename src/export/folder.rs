@@ -225,11 +225,11 @@ impl Staging {
     /// Puts the new folder in the old one's place, its marker listing every file in it.
     /// After Ctrl-C nothing is swapped: the previous folder stays as it was.
     pub fn commit(self) -> anyhow::Result<PathBuf> {
-        self.commit_unless(&crate::runner::stop_flag())
+        self.commit_unless(&crate::interrupt::stop_flag())
     }
 
     /// [`Staging::commit`], unless `stop` is raised (then the build is dropped and the
-    /// error is [`crate::runner::Interrupted`]).
+    /// error is [`crate::interrupt::Interrupted`]).
     pub fn commit_unless(
         mut self,
         stop: &std::sync::atomic::AtomicBool,
@@ -246,7 +246,7 @@ impl Staging {
         names.sort();
         super::write_atomic(&self.tmp.join(MARKER), marker_text(&names).as_bytes())?;
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            return Err(anyhow::Error::new(crate::runner::Interrupted));
+            return Err(anyhow::Error::new(crate::interrupt::Interrupted));
         }
         let target = self.out.join(&self.stem);
         let old = self.out.join(hidden(&self.stem, Hidden::Old));
@@ -477,7 +477,7 @@ mod tests {
         std::fs::write(s.path().join("new.csv"), "x").unwrap();
         let stop = std::sync::atomic::AtomicBool::new(true);
         let e = s.commit_unless(&stop).unwrap_err();
-        assert!(e.is::<crate::runner::Interrupted>(), "{e}");
+        assert!(e.is::<crate::interrupt::Interrupted>(), "{e}");
         assert_eq!(names(&out.path().join("c")), [MARKER, "old.csv"]);
         assert_eq!(names(out.path()), ["c"]);
     }

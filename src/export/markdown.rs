@@ -149,7 +149,7 @@ pub fn table(
                 let values = values_at
                     .entry(point)
                     .or_insert_with(|| config.point_values(point));
-                crate::results::value_cell(&values[*i])
+                crate::format::value_cell(&values[*i])
             }
         }
     };
@@ -167,8 +167,8 @@ pub fn table(
         match cell {
             Cell::Text(t) => config.label(t).to_string(),
             Cell::Empty => String::new(),
-            Cell::Count(_) | Cell::Flag(_) => format_number(cell, None, view.locale),
-            _ => format_number(
+            Cell::Count(_) | Cell::Flag(_) => crate::format::cell(cell, None, view.locale),
+            _ => crate::format::cell(
                 cell,
                 digits_of(name, number(cell).unwrap_or(0.5)),
                 view.locale,
@@ -214,11 +214,18 @@ pub fn table(
                             match (stat("mean"), stat("ci95_hi")) {
                                 (Some(mean), hi) => {
                                     let digits = digits_of(name, mean);
-                                    let mean_text =
-                                        format_number(&Cell::Float(mean), digits, view.locale);
+                                    let mean_text = crate::format::cell(
+                                        &Cell::Float(mean),
+                                        digits,
+                                        view.locale,
+                                    );
                                     let half =
                                         hi.map(|hi| hi - mean).filter(|h| *h > 0.0).map(|h| {
-                                            format_number(&Cell::Float(h), digits, view.locale)
+                                            crate::format::cell(
+                                                &Cell::Float(h),
+                                                digits,
+                                                view.locale,
+                                            )
                                         });
                                     match half {
                                         // A constant column (or a half-width that rounds to
@@ -295,58 +302,6 @@ enum Col {
     Param(usize),
 }
 
-/// A number cell for readers: `digits` decimals when given, else rounded for reading, in
-/// the locale.
-pub fn format_number(cell: &Cell, digits: Option<usize>, locale: Locale) -> String {
-    let plain = match (digits, number(cell)) {
-        (Some(d), Some(x)) if x.is_finite() => {
-            let s = format!("{x:.d$}");
-            if s.trim_start_matches('-')
-                .bytes()
-                .all(|b| b == b'0' || b == b'.')
-            {
-                s.trim_start_matches('-').to_string()
-            } else {
-                s
-            }
-        }
-        _ => round(&cell.to_string()),
-    };
-    locale.number(&plain)
-}
-
-/// A cell's text as a number (`None` when empty or not a number).
-fn parse_number(cell: &str) -> Option<f64> {
-    if cell.is_empty() {
-        None
-    } else {
-        cell.parse().ok()
-    }
-}
-
-/// A cell for reading: whole numbers as they are; others to 1 decimal at ≥ 100, 2 at ≥ 1,
-/// else 3 significant digits; trailing zeros dropped. Text stays as it is.
-pub fn round(cell: &str) -> String {
-    let Some(x) = parse_number(cell) else {
-        return cell.to_string();
-    };
-    if x.fract() == 0.0 || !x.is_finite() {
-        return cell.to_string();
-    }
-    let a = x.abs();
-    let decimals = if a >= 100.0 {
-        1
-    } else if a >= 1.0 {
-        2
-    } else {
-        // 3 significant digits below 1: 0.0123 → 4 decimals.
-        (2 - a.log10().floor() as i32).clamp(3, 12) as usize
-    };
-    let s = format!("{x:.decimals$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".into() } else { s.to_string() }
-}
-
 /// Text for `table.md` (a cell, a label, the title): `|` escaped, HTML's `&`, `<` and `>`
 /// written as entities (a label is text, never markup a Markdown renderer would pass
 /// through), control characters (escape codes on a terminal) replaced by spaces.
@@ -367,7 +322,7 @@ fn escape(cell: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape, round};
+    use super::escape;
 
     #[test]
     fn labels_and_titles_reach_the_table_as_text_not_html() {
@@ -376,17 +331,5 @@ mod tests {
             "&lt;img src=x onerror=alert(1)&gt; &amp; a\\|b"
         );
         assert_eq!(escape("ort. bekleme (ms)"), "ort. bekleme (ms)");
-    }
-
-    #[test]
-    fn rounding_for_reading() {
-        assert_eq!(round("206.5"), "206.5");
-        assert_eq!(round("166.66666666666666"), "166.7");
-        assert_eq!(round("4.5"), "4.5");
-        assert_eq!(round("1.2051"), "1.21");
-        assert_eq!(round("0.012345"), "0.0123");
-        assert_eq!(round("12"), "12");
-        assert_eq!(round(""), "");
-        assert_eq!(round("poisson"), "poisson");
     }
 }

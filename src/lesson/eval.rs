@@ -239,7 +239,7 @@ pub fn within_precision(run: f64, written: f64, decimals: usize) -> bool {
 
 /// A number for the lesson: `decimals` decimals in the locale (as `table.md` writes it).
 pub fn write_number(x: f64, decimals: usize, locale: Locale) -> String {
-    markdown::format_number(&Cell::Float(x), Some(decimals), locale)
+    crate::format::cell(&Cell::Float(x), Some(decimals), locale)
 }
 
 /// Checks every region of `lesson` (`file` as the user named it) against the runs.
@@ -354,9 +354,9 @@ fn value(
         .iter()
         .map(|r| match col {
             Some(c) => r[c].clone(),
-            None => crate::results::value_cell(
-                &config.point_values(source.point(r))[param.unwrap_or(0)],
-            ),
+            None => {
+                crate::format::value_cell(&config.point_values(source.point(r))[param.unwrap_or(0)])
+            }
         })
         .collect();
     if cells.is_empty() {
@@ -421,7 +421,7 @@ fn value(
             format!(
                 "`{}` holds no number; write the run's value ({}) in the file's locale",
                 written_text,
-                locale.number(&crate::export::markdown::round(&run.to_string()))
+                crate::format::number(run, locale)
             ),
         ));
     };

@@ -11,7 +11,7 @@ fn every_config_labels_the_names_its_charts_show() {
     for path in coordsim::commands::find_configs(&root().join("configs")).unwrap() {
         let text = String::from_utf8(read(&path)).unwrap();
         let config = library_config(&registry, &path.display().to_string(), &text).unwrap();
-        let names = coordsim::export::unlabelled_in_charts(&config);
+        let names = coordsim::labels::unlabelled_in_charts(&config);
         if !names.is_empty() {
             missing.push(format!("{}: {}", path.display(), names.join(", ")));
         }
@@ -38,7 +38,7 @@ fn every_turkish_lesson_config_labels_every_name_a_reader_sees() {
             "{}",
             path.display()
         );
-        let names = coordsim::export::unlabelled(&config);
+        let names = coordsim::labels::unlabelled(&config);
         if !names.is_empty() {
             missing.push(format!(
                 "{}: {}",

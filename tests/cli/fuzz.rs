@@ -176,7 +176,7 @@ fn fuzzed_configs_never_panic() {
                 return (true, false);
             };
             let _ = coordsim::check::evaluate(&config, &results);
-            if write && config.check_value_labels(&results).is_ok() {
+            if write && coordsim::labels::check_value_labels(&config, &results).is_ok() {
                 let summary = (config.replications > 1)
                     .then(|| coordsim::summary::summarize(&config, &results));
                 let run = coordsim::export::Run {

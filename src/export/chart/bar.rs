@@ -3,11 +3,11 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::base::{DrawResult, FONT};
+use super::data::{ChartData, draw_mark_y, mark_y_entry};
+use super::frame::{axis_titles, compose, integer_labels, px, titled};
+use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
-use super::{
-    ChartData, DrawResult, FONT, Placed, axis_titles, compose, draw_mark_y, integer_labels,
-    mark_y_entry, px, titled,
-};
 
 /// Draws a grouped bar chart.
 pub fn draw<DB: DrawingBackend>(
@@ -43,7 +43,7 @@ where
                     let left = i + 0.1 + j as f64 * width;
                     Some((left, left + width * 0.92, ty(*y)))
                 })
-                .filter(|b| super::drawable(b.2))
+                .filter(|b| super::base::drawable(b.2))
                 .collect()
         })
         .collect();
@@ -59,7 +59,7 @@ where
     entries.extend(mark_y_entry(data));
 
     let body = titled(root, &data.title, s)?;
-    let body = super::noted(&body, &data.notes, s)?;
+    let body = super::frame::noted(&body, &data.notes, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
     let floor = |range: &std::ops::Range<f64>| {
         if data.look.log_y {
@@ -68,7 +68,7 @@ where
             0f64.max(range.start)
         }
     };
-    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
         let mut o = Obstacles::default();
         let base = floor(&chart.y_range());
         for series in &bars {
@@ -128,7 +128,7 @@ where
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225));
     if data.look.log_y {
-        mesh.y_labels(super::log_labels(&y_axis));
+        mesh.y_labels(super::frame::log_labels(&y_axis));
     } else if data.y_integer {
         mesh.y_labels(integer_labels(&y_axis, 11));
     }
@@ -144,5 +144,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::finish(root, &chart, legend, &entries, &data.look, s)
+    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
 }

@@ -4,8 +4,11 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::base::{DrawResult, FONT};
+use super::data::ChartData;
+use super::frame::{axis_titles, compose, px, tick, titled, x_range};
+use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Scale, Swatch};
-use super::{ChartData, DrawResult, FONT, Placed, axis_titles, compose, px, tick, titled, x_range};
 
 /// Most steps drawn per curve: a million samples draw as 2,000 evenly spaced quantiles
 /// (the curve looks the same; the SVG stays small).
@@ -16,7 +19,7 @@ fn steps(values: &[f64]) -> Vec<(f64, f64)> {
     let mut sorted: Vec<f64> = values
         .iter()
         .copied()
-        .filter(|v| super::drawable(*v))
+        .filter(|v| super::base::drawable(*v))
         .collect();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
@@ -53,7 +56,7 @@ where
     let curves: Vec<Vec<(f64, f64)>> = data.samples.iter().map(|(_, v)| steps(v)).collect();
     let x_axis = x_range(curves.iter().flat_map(|c| c.iter().map(|p| p.0)));
     // Theory curves (y_expr), dashed, in the colours after the samples'.
-    let theory: Vec<&super::Series> = data.series.iter().filter(|s| s.reference).collect();
+    let theory: Vec<&super::data::Series> = data.series.iter().filter(|s| s.reference).collect();
     let offset = curves.len();
     let mut entries: Vec<Entry> = data
         .samples
@@ -80,7 +83,7 @@ where
     }));
     let body = titled(root, &data.title, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
-    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
         let mut o = Obstacles::default();
         for c in curves.iter().chain(theory.iter().map(|t| &t.points)) {
             let pts: Vec<(i32, i32)> = c.iter().map(|p| px(chart, *p)).collect();
@@ -138,7 +141,7 @@ where
             color.stroke_width(s.px(2)),
         ))?;
     }
-    super::finish(root, &chart, legend, &entries, &data.look, s)
+    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
 }
 
 #[cfg(test)]

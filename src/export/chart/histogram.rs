@@ -4,10 +4,11 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::base::{DrawResult, FONT};
+use super::data::ChartData;
+use super::frame::{axis_titles, compose, integer_labels, px, tick, titled};
+use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
-use super::{
-    ChartData, DrawResult, FONT, Placed, axis_titles, compose, integer_labels, px, tick, titled,
-};
 
 /// Bins over the whole range of the samples.
 pub const BINS: usize = 40;
@@ -18,7 +19,7 @@ pub fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
     let all = || {
         sets.iter()
             .flat_map(|s| s.iter().copied())
-            .filter(|v| super::drawable(*v))
+            .filter(|v| super::base::drawable(*v))
     };
     let lo = all().fold(f64::INFINITY, f64::min);
     let hi = all().fold(f64::NEG_INFINITY, f64::max);
@@ -39,7 +40,7 @@ pub fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
         .iter()
         .map(|set| {
             let mut c = vec![0u64; BINS];
-            for v in set.iter().filter(|v| super::drawable(**v)) {
+            for v in set.iter().filter(|v| super::base::drawable(**v)) {
                 // The top edge belongs to the last bin.
                 let k = (((v - lo) / width) as usize).min(BINS - 1);
                 c[k] += 1;
@@ -85,7 +86,7 @@ where
         .collect();
     let body = titled(root, &data.title, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
-    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
         let mut o = Obstacles::default();
         for c in &counts {
             for (k, n) in c.iter().enumerate() {
@@ -112,7 +113,7 @@ where
         &entries,
         s,
         x_axis,
-        &|headroom| super::axis_range([0.0, top].into_iter(), &data.look, headroom),
+        &|headroom| super::frame::axis_range([0.0, top].into_iter(), &data.look, headroom),
         &obstacles,
         (s.px(64), s.px(96)),
     )?;
@@ -150,7 +151,7 @@ where
         outline.push((edges[c.len()], 0.0));
         chart.draw_series(LineSeries::new(outline, color.stroke_width(s.px(2))))?;
     }
-    super::finish(root, &chart, legend, &entries, &data.look, s)
+    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
 }
 
 #[cfg(test)]

@@ -9,8 +9,15 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{DrawResult, FONT};
+use super::base::{DrawResult, FONT};
 use crate::config::charts::LegendPlace;
+
+/// Where a chart's legend went (for tests of the layout).
+#[derive(Debug, Clone, Default)]
+pub struct Placed {
+    /// The legend box inside the plot (`None`: outside, or no legend).
+    pub legend: Option<Rect>,
+}
 
 /// Colours of the series, in order: Okabe–Ito's colour-blind-safe set without its yellow
 /// (too pale on white), then four of Paul Tol's muted colours: eleven before one repeats.

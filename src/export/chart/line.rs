@@ -4,11 +4,11 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::base::{DrawResult, FONT};
+use super::data::{ChartData, draw_mark_y, mark_y_entry};
+use super::frame::{axis_titles, compose, integer_labels, px, tick, titled, x_range};
+use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Scale, Swatch};
-use super::{
-    ChartData, DrawResult, FONT, Placed, axis_titles, compose, draw_mark_y, integer_labels,
-    mark_y_entry, px, tick, titled, x_range,
-};
 
 const MARK_GREY: RGBColor = RGBColor(90, 90, 90);
 
@@ -31,7 +31,7 @@ where
             data.marks
                 .iter()
                 .map(|m| tx(m.0))
-                .filter(|x| super::drawable(*x)),
+                .filter(|x| super::base::drawable(*x)),
         );
     let x_axis = x_range(xs);
     // Every line in the chart's pixels, to keep the legend off them.
@@ -42,7 +42,7 @@ where
             se.points
                 .iter()
                 .map(|p| (tx(p.0), ty(p.1)))
-                .filter(|p| super::drawable(p.0) && super::drawable(p.1))
+                .filter(|p| super::base::drawable(p.0) && super::base::drawable(p.1))
                 .collect()
         })
         .collect();
@@ -80,7 +80,7 @@ where
 
     let body = titled(root, &data.title, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
-    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
         let mut o = Obstacles::default();
         for line in &lines {
             let pts: Vec<(i32, i32)> = line.iter().map(|p| px(chart, *p)).collect();
@@ -142,7 +142,7 @@ where
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225));
     if data.look.log_y {
-        mesh.y_labels(super::log_labels(&y_axis));
+        mesh.y_labels(super::frame::log_labels(&y_axis));
     } else if data.y_integer {
         mesh.y_labels(integer_labels(&y_axis, 11));
     }
@@ -210,5 +210,5 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::finish(root, &chart, legend, &entries, &data.look, s)
+    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use resvg::tiny_skia;
 use resvg::usvg;
 
-use super::{FONT, FONT_BYTES};
+use super::base::{FONT, FONT_BYTES};
 
 /// The options every parse uses: DejaVu Sans for every family the SVG names (it names
 /// DejaVu Sans; `sans-serif` and a missing family resolve to it too), nothing read from disk.

@@ -5,8 +5,10 @@ use coordsim_model::{Lane, MarkShape, TimelineStyle};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::base::{DrawResult, FONT};
+use super::frame::{axis_titles, compose, px, tick, titled};
+use super::layout::Placed;
 use super::layout::{self, Entry, Marker, Obstacles, Rect, Scale, Swatch};
-use super::{DrawResult, FONT, Placed, axis_titles, compose, px, tick, titled};
 use crate::config::charts::{LegendPlace, Look};
 use crate::locale::Locale;
 
@@ -85,7 +87,7 @@ where
                     .flatten()
                     .chain(l.marks().iter().map(|m| m.at_ms))
             })
-            .filter(|v| super::drawable(*v))
+            .filter(|v| super::base::drawable(*v))
     };
     let last = times().fold(0.0f64, f64::max);
     let first = times().fold(f64::INFINITY, f64::min).min(last);
@@ -111,13 +113,13 @@ where
                 .flat_map(|(i, lane)| {
                     lane.spans()
                         .iter()
-                        .filter(|sp| sp.kind == kind.name && super::drawable(sp.from_ms))
+                        .filter(|sp| sp.kind == kind.name && super::base::drawable(sp.from_ms))
                         .map(move |sp| (y_of(i), sp))
                 })
                 .map(|(y, sp)| {
                     let to = sp
                         .to_ms
-                        .filter(|v| super::drawable(*v))
+                        .filter(|v| super::base::drawable(*v))
                         .unwrap_or(right)
                         .max(sp.from_ms + min_width);
                     (sp.from_ms, to, y + height / 2.0)
@@ -140,7 +142,7 @@ where
                 .flat_map(|(i, lane)| {
                     lane.marks()
                         .iter()
-                        .filter(|m| m.kind == kind.name && super::drawable(m.at_ms))
+                        .filter(|m| m.kind == kind.name && super::base::drawable(m.at_ms))
                         .map(move |m| (m.at_ms, y_of(i)))
                 })
                 .collect();
@@ -173,7 +175,7 @@ where
         }
     }));
     let body = titled(root, &t.title, s)?;
-    let body = super::noted(&body, &t.notes, s)?;
+    let body = super::frame::noted(&body, &t.notes, s)?;
     let titles = axis_titles(&body, &t.x_label, "", s);
     let spans_ref = &spans;
     let marks_ref = &marks;
@@ -183,7 +185,7 @@ where
         .iter()
         .map(|k| if k.thin { 0.35 } else { 0.5 })
         .collect();
-    let obstacles = |chart: &super::Chart2d<'_, DB>| {
+    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
         let mut o = Obstacles::default();
         for (k, bars) in spans_ref {
             for (from, to, top) in bars {
@@ -313,5 +315,5 @@ where
             }
         }
     }
-    super::finish(root, &chart, legend, &entries, &look, s)
+    super::frame::finish(root, &chart, legend, &entries, &look, s)
 }

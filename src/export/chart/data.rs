@@ -1,0 +1,744 @@
+//! The data of a line, bar, cdf or histogram chart, gathered from a run's rows: its series,
+//! axes, reference lines and marks.
+
+use super::base::Chart2d;
+use super::base::DrawResult;
+use super::base::drawable;
+use super::frame::CURVE_STEPS;
+use super::frame::MARK_RED;
+use super::frame::axis_range;
+use super::frame::tick;
+use super::layout::{Entry, Scale};
+use crate::config::charts::Look;
+use crate::config::{ChartKind, ChartSpec};
+use crate::export::Run;
+use crate::locale::{Locale, Text};
+use crate::results::{ColumnId, ColumnSource, Row, number};
+use coordsim_model::Cell;
+use plotters::prelude::*;
+use std::collections::HashMap;
+
+/// One line (or bar group): a label and its points in x order.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// A reference line (`y_expr`), drawn dashed.
+    pub reference: bool,
+    /// (x, y) points; y averaged over replications.
+    pub points: Vec<(f64, f64)>,
+    /// The 95% interval of each point's mean over replications: (x, low, high); empty with
+    /// one replication.
+    pub intervals: Vec<(f64, f64, f64)>,
+    /// The palette index to draw it in (`None`: its place among the series). A theory line
+    /// takes the colour of the data it is theory for.
+    pub color: Option<usize>,
+}
+
+/// What a chart draws, prepared from the rows.
+#[derive(Debug, Clone)]
+pub struct ChartData {
+    /// Chart title.
+    pub title: String,
+    /// Kind.
+    pub kind: ChartKind,
+    /// x axis label.
+    pub x_label: String,
+    /// y axis label.
+    pub y_label: String,
+    /// Series.
+    pub series: Vec<Series>,
+    /// Vertical markers: (x, legend text).
+    pub marks: Vec<(f64, String)>,
+    /// A horizontal marker: (y, legend text).
+    pub mark_y: Option<(f64, String)>,
+    /// Log-scale x.
+    pub log_x: bool,
+    /// Raw values per y metric (for `cdf`).
+    pub samples: Vec<(String, Vec<f64>)>,
+    /// For a categorical x (a string parameter, or the entity): the category of x = i.
+    pub categories: Option<Vec<String>>,
+    /// Every y metric holds whole numbers: ticks only at integers.
+    pub y_integer: bool,
+    /// The x values are whole numbers (a count parameter or metric).
+    pub x_integer: bool,
+    /// How numbers are written.
+    pub locale: Locale,
+    /// The legend text of a 95% interval.
+    pub interval_label: String,
+    /// The chart's look (axis range, legend place, size).
+    pub look: Look,
+    /// What it does not draw as given (bar groups past the cap), in the config's locale:
+    /// legend lines of their own.
+    pub notes: Vec<String>,
+}
+
+/// Most bar groups a bar chart draws: the first ones (an entity chart of 20,000 appliers
+/// would be 13 MB of SVG and bars thinner than a pixel); the chart says so.
+pub const MAX_BAR_GROUPS: usize = 500;
+
+/// How a row gives its x value.
+enum XSource {
+    /// A numeric column of the table.
+    Column(ColumnId),
+    /// A column holding categories (text), numbered in order of first appearance.
+    Category(ColumnId),
+    /// A parameter fixed for the whole config.
+    Fixed(Option<f64>),
+}
+
+/// A point's values over its replications (their mean is drawn, their interval is
+/// summary.csv's).
+#[derive(Debug, Clone)]
+struct Acc {
+    x: f64,
+    values: Vec<f64>,
+}
+
+impl Acc {
+    fn mean(&self) -> f64 {
+        self.values.iter().sum::<f64>() / self.values.len() as f64
+    }
+}
+
+impl ChartData {
+    /// Prepares a chart: one series per y metric and per combination of the swept parameters
+    /// that x does not tell apart, each point the mean over replications.
+    pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
+        if spec.distribution {
+            return ChartData::of_samples(run, spec);
+        }
+        let config = run.config;
+        let on_entities = spec.x == crate::config::ENTITY_X;
+        // Entity charts read entities.csv; the rest results.csv. Only rows the `where` keeps.
+        let source = match (&run.results.entities, on_entities) {
+            (Some(entities), true) => entities,
+            _ => &run.results.results,
+        };
+        // Which points the `where` keeps, decided once per point rather than once per row.
+        let keep: Vec<bool> = (0..config.points)
+            .map(|p| config.matches(p, &spec.filter))
+            .collect();
+        let rows: Vec<&Row> = source
+            .rows
+            .iter()
+            .filter(|r| keep.get(source.point(r)) == Some(&true))
+            .collect();
+        let column = |name: &str| source.column(name);
+        // Each row's value index on every axis, from its point (an axis may have no column).
+        let coords_of = |row: &Row| config.coordinates(source.point(row));
+
+        let mut categories: Vec<String> = Vec::new();
+        let x_source = match column(&spec.x) {
+            Some(c) if on_entities || rows.iter().any(|r| matches!(r[c], Cell::Text(_))) => {
+                XSource::Category(c)
+            }
+            Some(c) => XSource::Column(c),
+            None => {
+                let fixed = config.key_index(&spec.x);
+                match fixed.map(|i| &config.base[i]) {
+                    Some(v) if v.as_f64().is_none() => {
+                        categories.push(crate::format::value_cell(v).to_string());
+                        XSource::Fixed(Some(0.0))
+                    }
+                    Some(v) => XSource::Fixed(v.as_f64()),
+                    None => XSource::Fixed(None),
+                }
+            }
+        };
+        if let XSource::Category(c) = x_source {
+            for r in &rows {
+                let text = r[c].to_string();
+                if !categories.contains(&text) {
+                    categories.push(text);
+                }
+            }
+        }
+        let x_of = |row: &Row| match x_source {
+            XSource::Column(c) => number(&row[c]),
+            XSource::Category(c) => {
+                let text = row[c].to_string();
+                categories.iter().position(|k| *k == text).map(|i| i as f64)
+            }
+            XSource::Fixed(x) => x,
+        };
+
+        // A swept parameter splits the rows into series only when it is not already told
+        // apart by x: two rows with one x but different values of it (sweeping a load with x =
+        // the rate it offers draws one line; adding a second axis draws one line per value).
+        let row_coords: Vec<Vec<usize>> = rows.iter().map(|r| coords_of(r)).collect();
+        let xs: Vec<Option<f64>> = rows.iter().map(|r| x_of(r)).collect();
+        let group_axes: Vec<usize> = config
+            .axes
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.key != spec.x)
+            .map(|(i, _)| i)
+            .filter(|&axis| {
+                // Some x holds rows with two values of this axis: one pass, the first value
+                // seen at each x against the rest (rows without an x share one group).
+                let mut first: HashMap<Option<u64>, usize> = HashMap::new();
+                xs.iter().zip(&row_coords).any(|(x, coords)| {
+                    let key = match x {
+                        None => None,
+                        Some(v) if v.is_nan() => return false,
+                        Some(v) => Some(if *v == 0.0 { 0 } else { v.to_bits() }),
+                    };
+                    *first.entry(key).or_insert(coords[axis]) != coords[axis]
+                })
+            })
+            .collect();
+        let mut series = Vec::new();
+        // The group key of each data series, for the colour of its theory line.
+        let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
+        let mut samples = Vec::new();
+        let one_y = spec.y.len() == 1;
+        for y in &spec.y {
+            let Some(y_col) = column(y) else { continue };
+            samples.push((
+                config.label(y).to_string(),
+                rows.iter().filter_map(|r| number(&r[y_col])).collect(),
+            ));
+            // Groups in order of first appearance, each with its points, found through maps:
+            // one pass over the rows however many points there are.
+            type Group = (Vec<usize>, Vec<Acc>);
+            let mut groups: Vec<Group> = Vec::new();
+            let mut group_at: HashMap<Vec<usize>, usize> = HashMap::new();
+            let mut point_at: HashMap<(usize, u64), usize> = HashMap::new();
+            for (row, coords) in rows.iter().zip(&row_coords) {
+                let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
+                    continue;
+                };
+                if !drawable(x) || !drawable(yv) || (spec.log_x && x <= 0.0) {
+                    continue;
+                }
+                let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
+                let g = *group_at.entry(key).or_insert_with_key(|key| {
+                    groups.push((key.clone(), Vec::new()));
+                    groups.len() - 1
+                });
+                let group = &mut groups[g].1;
+                // Replications of one x are averaged into one point (0 and -0 are one x).
+                let bits = if x == 0.0 { 0 } else { x.to_bits() };
+                match point_at.get(&(g, bits)) {
+                    Some(&p) => group[p].values.push(yv),
+                    None => {
+                        point_at.insert((g, bits), group.len());
+                        group.push(Acc {
+                            x,
+                            values: vec![yv],
+                        });
+                    }
+                }
+            }
+            for (key, mut points) in groups {
+                points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                let parts = group_parts(config, &group_axes, &key);
+                // One metric: the legend names the group; several: the metric, then the group.
+                let label = match (parts.is_empty(), one_y) {
+                    (true, _) => config.label(y).to_string(),
+                    (false, true) => parts.join(", "),
+                    (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
+                };
+                let intervals = if spec.look.interval && config.replications > 1 {
+                    // The same Student t interval as summary.csv's, by the same function.
+                    points
+                        .iter()
+                        .filter_map(|a| {
+                            crate::summary::interval(&a.values, 0.95).map(|(lo, hi)| (a.x, lo, hi))
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                data_groups.push((key.clone(), series.len()));
+                series.push(Series {
+                    label,
+                    reference: false,
+                    points: points.iter().map(|a| (a.x, a.mean())).collect(),
+                    intervals,
+                    color: None,
+                });
+            }
+        }
+        // Reference lines: each expression evaluated at every row of results.csv, one line
+        // per group of the swept parameters x does not tell apart (as the data's lines).
+        if !on_entities {
+            for (label, expr) in &spec.y_expr {
+                // (the group's coordinates on the grouping axes, its points).
+                type Line = (Vec<usize>, Vec<(f64, f64)>);
+                let mut groups: Vec<Line> = Vec::new();
+                // One reference point per group and x: the first row's.
+                let mut seen: std::collections::HashSet<(usize, u64)> =
+                    std::collections::HashSet::new();
+                // Rows come point by point: each point's values are built once.
+                let mut point_values: Option<(usize, Vec<coordsim_model::Value>)> = None;
+                for (row, coords) in rows.iter().zip(&row_coords) {
+                    let point = source.point(row);
+                    if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
+                        point_values = Some((point, config.point_values(point)));
+                    }
+                    let values = &point_values.as_ref().expect("set above").1;
+                    let get = |v: crate::config::Var| match v {
+                        crate::config::Var::Param(i) => values[i].as_f64(),
+                        crate::config::Var::Metric(i) => source
+                            .schema
+                            .id(ColumnSource::Metric(i))
+                            .and_then(|id| number(&row[id])),
+                        crate::config::Var::Entity(_) | crate::config::Var::X => None,
+                    };
+                    if let (Some(x), Some(y)) = (x_of(row), expr.eval(&get)) {
+                        let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
+                        let g = match groups.iter().position(|(k, _)| *k == key) {
+                            Some(g) => g,
+                            None => {
+                                groups.push((key, Vec::new()));
+                                groups.len() - 1
+                            }
+                        };
+                        let bits = if x == 0.0 { 0 } else { x.to_bits() };
+                        if drawable(x) && drawable(y) && seen.insert((g, bits)) {
+                            groups[g].1.push((x, y));
+                        }
+                    }
+                }
+                for (_, points) in &mut groups {
+                    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                }
+                // An expression that does not depend on the grouping parameters draws the
+                // same line for every group: one line, without a group in its name.
+                if groups.windows(2).all(|w| w[0].1 == w[1].1) {
+                    groups.truncate(1);
+                }
+                let several = groups.len() > 1;
+                for (key, points) in groups {
+                    let mut name = config.label(label).to_string();
+                    if several {
+                        name = format!(
+                            "{name} ({})",
+                            group_parts(config, &group_axes, &key).join(", ")
+                        );
+                    }
+                    let color = several
+                        .then(|| data_groups.iter().find(|(k, _)| *k == key).map(|(_, i)| *i))
+                        .flatten();
+                    series.push(Series {
+                        label: name,
+                        reference: true,
+                        points,
+                        intervals: Vec::new(),
+                        color,
+                    });
+                }
+            }
+        }
+        // A fixed y range leaves out what lies beyond it (plotters would draw it flat along
+        // the edge, a line that is not there).
+        if spec.look.y_min.is_some() || spec.look.y_max.is_some() {
+            let lo = spec.look.y_min.unwrap_or(f64::NEG_INFINITY);
+            let hi = spec.look.y_max.unwrap_or(f64::INFINITY);
+            for s in &mut series {
+                s.points.retain(|p| p.1 >= lo && p.1 <= hi);
+                s.intervals.retain(|i| i.1 >= lo && i.2 <= hi);
+            }
+        }
+        // A bar chart draws its first MAX_BAR_GROUPS groups (in x order, which for
+        // categories is the order they first appear).
+        let mut notes = Vec::new();
+        if spec.kind == ChartKind::Bar {
+            let mut xs: Vec<f64> = series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .collect();
+            xs.sort_by(f64::total_cmp);
+            xs.dedup();
+            if xs.len() > MAX_BAR_GROUPS {
+                let last = xs[MAX_BAR_GROUPS - 1];
+                for s in &mut series {
+                    s.points.retain(|p| p.0 <= last);
+                    s.intervals.retain(|i| i.0 <= last);
+                }
+                let n = |x: usize| config.locale.number(&x.to_string());
+                notes.push(
+                    config
+                        .text(Text::BarGroupsNote)
+                        .replace("{shown}", &n(MAX_BAR_GROUPS))
+                        .replace("{total}", &n(xs.len())),
+                );
+            }
+        }
+        let fmt = |v: f64| crate::format::number(v, config.locale);
+        let mut marks = Vec::new();
+        if let Some(mark) = &spec.mark_x
+            && let Some(c) = run.results.results.column(mark)
+        {
+            let mut values: Vec<f64> = run
+                .results
+                .results
+                .rows
+                .iter()
+                .filter_map(|r| number(&r[c]))
+                .collect();
+            values.sort_by(f64::total_cmp);
+            values.dedup();
+            for v in values.into_iter().take(6) {
+                marks.push((v, format!("{} = {}", config.label(mark), fmt(v))));
+            }
+        }
+        let y_label = spec
+            .look
+            .y_label
+            .clone()
+            .unwrap_or_else(|| y_labels(config, spec));
+        let whole = |name: &str| crate::results::whole_numbers(config, source, name);
+        let y_integer = !spec.y.is_empty()
+            && spec.y.iter().all(|y| whole(y))
+            && spec.y_expr.is_empty()
+            && spec.mark_y.is_none_or(|m| m.fract() == 0.0);
+        ChartData {
+            title: chart_title(config, spec),
+            kind: spec.kind,
+            x_label: spec.look.x_label.clone().unwrap_or_else(|| {
+                if spec.x.is_empty() {
+                    y_label.clone()
+                } else {
+                    config.label(&spec.x).to_string()
+                }
+            }),
+            y_label: if matches!(spec.kind, ChartKind::Cdf | ChartKind::RunsCdf) {
+                spec.look
+                    .y_label
+                    .clone()
+                    .unwrap_or_else(|| config.text(Text::RunsFractionAxis).to_string())
+            } else {
+                y_label
+            },
+            series,
+            marks,
+            mark_y: spec.mark_y.map(|y| {
+                let name = match spec.y.as_slice() {
+                    [one] => config.label(one).to_string(),
+                    _ => "y".to_string(),
+                };
+                (y, format!("{name} = {}", fmt(y)))
+            }),
+            log_x: spec.log_x && categories.is_empty(),
+            samples,
+            categories: (!categories.is_empty()).then(|| {
+                categories
+                    .iter()
+                    .map(|c| config.label(c).to_string())
+                    .collect()
+            }),
+            y_integer,
+            x_integer: !spec.x.is_empty() && whole(&spec.x),
+            locale: config.locale,
+            interval_label: config.text(Text::IntervalLegend).to_string(),
+            look: spec.look.clone(),
+            notes,
+        }
+    }
+
+    /// A chart of per-request samples: one sample set per point the `where` keeps and per
+    /// distribution in `y`, each pooled over the point's replications.
+    fn of_samples(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
+        let config = run.config;
+        let points: Vec<usize> = (0..config.points)
+            .filter(|p| config.matches(*p, &spec.filter))
+            .collect();
+        let mut samples = Vec::new();
+        // Each point's pooled samples by (point, name), found once.
+        let pooled: HashMap<(usize, &str), &Vec<f64>> = run
+            .results
+            .distributions
+            .iter()
+            .map(|(p, n, v)| ((*p, *n), v))
+            .collect();
+        for y in &spec.y {
+            for &point in &points {
+                let values = pooled
+                    .get(&(point, y.as_str()))
+                    .map_or_else(Vec::new, |v| (*v).clone());
+                let at = config.point_values(point);
+                let parts: Vec<String> = config
+                    .axes
+                    .iter()
+                    .map(|a| config.setting_text(&a.key, &at[a.param]))
+                    .collect();
+                let label = match (parts.is_empty() || points.len() == 1, spec.y.len() == 1) {
+                    (true, _) => config.label(y).to_string(),
+                    (false, true) => parts.join(", "),
+                    (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
+                };
+                samples.push((label, values));
+            }
+        }
+        // Theory curves: each `y_expr` as a function of x at every point, over the samples'
+        // range.
+        let mut series = Vec::new();
+        let all = || {
+            samples
+                .iter()
+                .flat_map(|(_, v)| v.iter().copied())
+                .filter(|v| drawable(*v))
+        };
+        let hi = all().fold(f64::NEG_INFINITY, f64::max);
+        let lo = all().fold(f64::INFINITY, f64::min).min(0.0);
+        if hi.is_finite() {
+            for (label, expr) in &spec.y_expr {
+                for &point in &points {
+                    let values = config.point_values(point);
+                    let first_row = run
+                        .results
+                        .results
+                        .rows
+                        .iter()
+                        .find(|r| run.results.results.point(r) == point);
+                    let curve: Vec<(f64, f64)> = (0..=CURVE_STEPS)
+                        .filter_map(|k| {
+                            let x = lo + (hi - lo) * k as f64 / CURVE_STEPS as f64;
+                            let get = |v: crate::config::Var| match v {
+                                crate::config::Var::Param(i) => values[i].as_f64(),
+                                crate::config::Var::X => Some(x),
+                                crate::config::Var::Metric(i) => first_row.and_then(|row| {
+                                    let table = &run.results.results;
+                                    table
+                                        .schema
+                                        .id(ColumnSource::Metric(i))
+                                        .and_then(|id| number(&row[id]))
+                                }),
+                                crate::config::Var::Entity(_) => None,
+                            };
+                            expr.eval(&get).filter(|y| drawable(*y)).map(|y| (x, y))
+                        })
+                        .collect();
+                    let at: Vec<String> = config
+                        .axes
+                        .iter()
+                        .map(|a| config.setting_text(&a.key, &values[a.param]))
+                        .collect();
+                    let name = config.label(label).to_string();
+                    series.push(Series {
+                        label: if points.len() > 1 && !at.is_empty() {
+                            format!("{name} ({})", at.join(", "))
+                        } else {
+                            name
+                        },
+                        reference: true,
+                        points: curve,
+                        intervals: Vec::new(),
+                        // The colour of this point's samples.
+                        color: (points.len() > 1)
+                            .then(|| points.iter().position(|p| *p == point).unwrap_or(0)),
+                    });
+                }
+            }
+        }
+        let x_label = spec
+            .look
+            .x_label
+            .clone()
+            .unwrap_or_else(|| y_labels(config, spec));
+        let y_text = if spec.kind == ChartKind::Histogram {
+            Text::SamplesCountAxis
+        } else {
+            Text::SamplesFractionAxis
+        };
+        ChartData {
+            title: chart_title(config, spec),
+            kind: spec.kind,
+            x_label,
+            y_label: spec
+                .look
+                .y_label
+                .clone()
+                .unwrap_or_else(|| config.text(y_text).to_string()),
+            series,
+            marks: Vec::new(),
+            mark_y: None,
+            log_x: spec.log_x,
+            samples,
+            categories: None,
+            y_integer: spec.kind == ChartKind::Histogram,
+            x_integer: false,
+            locale: config.locale,
+            interval_label: config.text(Text::IntervalLegend).to_string(),
+            look: spec.look.clone(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Why the chart has nothing to draw (`None`: it has): its y columns with no value at any
+    /// point it draws, or, when they have values, that none of them can be placed.
+    pub fn empty(&self, spec: &ChartSpec) -> Option<String> {
+        let names = |ys: &[&String]| {
+            let quoted: Vec<String> = ys.iter().map(|y| format!("`{y}`")).collect();
+            let verb = if ys.len() == 1 { "is" } else { "are" };
+            (quoted.join(", "), verb)
+        };
+        let values = |v: &[f64]| v.iter().any(|x| drawable(*x));
+        if spec.distribution || matches!(self.kind, ChartKind::Cdf | ChartKind::RunsCdf) {
+            if self.samples.iter().any(|(_, v)| values(v)) {
+                return None;
+            }
+            let all: Vec<&String> = spec.y.iter().collect();
+            let (list, _) = names(&all);
+            return Some(if spec.distribution {
+                format!(
+                    "{list} has no samples at any point it draws (a warm-up as long as the run leaves none)"
+                )
+            } else {
+                format!("{list} is empty in every run it draws")
+            });
+        }
+        if self
+            .series
+            .iter()
+            .any(|se| !se.reference && !se.points.is_empty())
+        {
+            return None;
+        }
+        // `samples` holds each y column's numbers over the rows kept, in `y` order.
+        let empty: Vec<&String> = spec
+            .y
+            .iter()
+            .zip(&self.samples)
+            .filter(|(_, (_, v))| !values(v))
+            .map(|(y, _)| y)
+            .collect();
+        Some(if empty.len() == spec.y.len() {
+            let (list, verb) = names(&empty);
+            format!("{list} {verb} empty at every point it draws")
+        } else {
+            format!(
+                "no value of {} has an x (`{}`) it can be drawn at{}",
+                names(&spec.y.iter().collect::<Vec<_>>()).0,
+                spec.x,
+                if self.look.y_min.is_some() || self.look.y_max.is_some() {
+                    " inside y_min … y_max"
+                } else {
+                    ""
+                }
+            )
+        })
+    }
+
+    /// The text under x: the category's name, or the number.
+    pub fn x_text(&self, x: f64) -> String {
+        match &self.categories {
+            Some(names) => {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    names.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            }
+            None => tick(x, self.locale),
+        }
+    }
+
+    /// A y tick's text: a number in the locale; with whole-number metrics, only whole ticks.
+    pub fn y_text(&self, v: f64) -> String {
+        if self.look.log_y {
+            // Decades only: 0.1, 1, 10, 100.
+            if (v - v.round()).abs() > 1e-6 {
+                return String::new();
+            }
+            return tick(10f64.powf(v.round()), self.locale);
+        }
+        if self.y_integer && (v - v.round()).abs() > 1e-9 {
+            return String::new();
+        }
+        tick(v, self.locale)
+    }
+
+    /// Every y value drawn: points, interval ends, the horizontal marker.
+    pub fn y_values(&self) -> impl Iterator<Item = f64> + '_ {
+        self.series
+            .iter()
+            .flat_map(|s| {
+                s.points
+                    .iter()
+                    .map(|p| p.1)
+                    .chain(s.intervals.iter().flat_map(|i| [i.1, i.2]))
+            })
+            .chain(self.mark_y.as_ref().map(|m| m.0))
+    }
+
+    /// The y axis with `headroom` (a fraction of the span) above the data, honouring the
+    /// chart's `y_min` / `y_max` and `log_y` (in log10 units then).
+    pub fn y_axis(&self, headroom: f64) -> std::ops::Range<f64> {
+        axis_range(self.y_values(), &self.look, headroom)
+    }
+}
+
+/// The legend entries of a chart's horizontal marker.
+pub fn mark_y_entry(data: &ChartData) -> Option<Entry> {
+    data.mark_y.as_ref().map(|(_, label)| Entry {
+        label: label.clone(),
+        swatch: super::layout::Swatch::Line {
+            color: MARK_RED,
+            width: 2,
+            dashed: true,
+            marker: None,
+        },
+    })
+}
+
+/// Draws the horizontal marker, if any, across the x range.
+pub fn draw_mark_y<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    data: &ChartData,
+    x_range: std::ops::Range<f64>,
+    s: Scale,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    if let Some((y, _)) = &data.mark_y {
+        let y = if data.look.log_y { y.log10() } else { *y };
+        chart.draw_series(DashedLineSeries::new(
+            vec![(x_range.start, y), (x_range.end, y)],
+            s.px(10),
+            s.px(6),
+            MARK_RED.stroke_width(s.px(2)),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A group of series as readers see it: each grouping axis's setting at `key`
+/// (`istemci = 8`, `korumasız`).
+fn group_parts(config: &crate::config::Config, group_axes: &[usize], key: &[usize]) -> Vec<String> {
+    group_axes
+        .iter()
+        .zip(key)
+        .map(|(&axis, &coord)| {
+            let axis = &config.axes[axis];
+            config.setting_text(&axis.key, &axis.values[coord])
+        })
+        .collect()
+}
+
+/// A chart's title: its own (placeholders filled at the first point it draws, where they
+/// have their one value), or the config's.
+fn chart_title(config: &crate::config::Config, spec: &ChartSpec) -> String {
+    if spec.title.is_empty() {
+        return config.title.clone();
+    }
+    let point = (0..config.points)
+        .find(|p| config.matches(*p, &spec.filter))
+        .unwrap_or(0);
+    let values = config.point_values(point);
+    crate::config::charts::fill_title(&spec.title, config, &values, "")
+}
+
+/// The labels of a chart's y columns, joined: the default name of their axis.
+fn y_labels(config: &crate::config::Config, spec: &ChartSpec) -> String {
+    spec.y
+        .iter()
+        .map(|y| config.label(y))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,99 @@
+//! Numbers and cells as a reader sees them, in one place: the rounding rule of `table.md`,
+//! chart ticks and messages, applied to the number itself (never to its text parsed back).
+
+use coordsim_model::{Cell, Value};
+
+use crate::locale::Locale;
+
+/// `x` rounded for reading, plain (`.` for the decimal mark, no grouping): a whole number as
+/// it is; else 1 decimal from 100 up, 2 from 1 up, 3 significant digits below 1; trailing
+/// zeros dropped.
+pub fn reading(x: f64) -> String {
+    if x.fract() == 0.0 || !x.is_finite() {
+        return x.to_string();
+    }
+    let a = x.abs();
+    let decimals = if a >= 100.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else {
+        // 3 significant digits below 1: 0.0123 → 4 decimals.
+        (2 - a.log10().floor() as i32).clamp(3, 12) as usize
+    };
+    let s = format!("{x:.decimals$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_string() }
+}
+
+/// `x` rounded for reading and written in `locale` (decimal mark, grouping).
+pub fn number(x: f64, locale: Locale) -> String {
+    locale.number(&reading(x))
+}
+
+/// A cell for reading, plain: a float rounded ([`reading`]), a count or flag as it is, text
+/// as it is, an empty cell empty.
+pub fn cell_reading(cell: &Cell) -> String {
+    match cell {
+        Cell::Float(x) => reading(*x),
+        other => other.to_string(),
+    }
+}
+
+/// A number cell for readers in `locale`: `digits` decimals when given, else rounded for
+/// reading. Text stays as it is.
+pub fn cell(cell: &Cell, digits: Option<usize>, locale: Locale) -> String {
+    let plain = match (digits, cell.as_f64()) {
+        (Some(d), Some(x)) if x.is_finite() => {
+            let s = format!("{x:.d$}");
+            // No "-0.00".
+            if s.trim_start_matches('-')
+                .bytes()
+                .all(|b| b == b'0' || b == b'.')
+            {
+                s.trim_start_matches('-').to_string()
+            } else {
+                s
+            }
+        }
+        _ => cell_reading(cell),
+    };
+    locale.number(&plain)
+}
+
+/// A parameter value as the CSV writes it: strings bare, numbers as numbers, everything else
+/// as in TOML.
+pub fn value_cell(value: &Value) -> Cell {
+    match value {
+        Value::Str(s) => Cell::Text(s.clone()),
+        Value::Int(i) if *i >= 0 => Cell::Count(*i as u64),
+        // Displays as the integer it is ("-3").
+        Value::Int(i) => Cell::Float(*i as f64),
+        Value::Float(x) => Cell::Float(*x),
+        other => Cell::Text(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reading_rule() {
+        // 206.5 stays; 1000/6 = 166.67 → 1 decimal from 100: 166.7; 1.2051 → 2 decimals:
+        // 1.21; 0.012345 → 3 significant digits: 0.0123; whole numbers as they are.
+        assert_eq!(reading(206.5), "206.5");
+        assert_eq!(reading(1000.0 / 6.0), "166.7");
+        assert_eq!(reading(4.5), "4.5");
+        assert_eq!(reading(1.2051), "1.21");
+        assert_eq!(reading(0.012345), "0.0123");
+        assert_eq!(reading(12.0), "12");
+        assert_eq!(reading(-0.0001), "-0.0001");
+        assert_eq!(reading(-0.00001), "-0.00001");
+        assert_eq!(number(12345.25, Locale::Tr), "12.345,2");
+        assert_eq!(cell_reading(&Cell::Text("poisson".into())), "poisson");
+        assert_eq!(cell_reading(&Cell::Empty), "");
+        assert_eq!(cell(&Cell::Float(-0.001), Some(2), Locale::En), "0.00");
+        assert_eq!(cell(&Cell::Float(2.0 / 3.0), Some(3), Locale::Tr), "0,667");
+    }
+}
