@@ -101,16 +101,26 @@ impl Acc {
     }
 }
 
-impl ChartData {
-    /// Prepares a chart: one series per y metric and per combination of the swept parameters
-    /// that x does not tell apart, each point the mean over replications.
-    pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
-        if spec.distribution {
-            return ChartData::of_samples(run, spec);
-        }
+/// The rows a line or bar chart draws, with each row's x and its coordinates on the axes,
+/// and the swept axes that split the rows into series.
+struct Selected<'r> {
+    source: &'r crate::results::Table,
+    rows: Vec<&'r Row>,
+    /// Each row's value index on every axis, from its point.
+    coords: Vec<Vec<usize>>,
+    /// Each row's x (`None`: it has none).
+    xs: Vec<Option<f64>>,
+    /// For a text x: the categories, in order of first appearance (x = their index).
+    categories: Vec<String>,
+    /// The swept axes x does not tell apart: one series per combination of their values.
+    group_axes: Vec<usize>,
+}
+
+impl<'r> Selected<'r> {
+    /// The rows the chart's `where` keeps (entity rows for an entity chart), with their x.
+    fn new(run: &'r Run<'_>, spec: &ChartSpec) -> Selected<'r> {
         let config = run.config;
         let on_entities = spec.x == crate::config::ENTITY_X;
-        // Entity charts read entities.csv; the rest results.csv. Only rows the `where` keeps.
         let source = match (&run.results.entities, on_entities) {
             (Some(entities), true) => entities,
             _ => &run.results.results,
@@ -124,27 +134,20 @@ impl ChartData {
             .iter()
             .filter(|r| keep.get(source.point(r)) == Some(&true))
             .collect();
-        let column = |name: &str| source.column(name);
-        // Each row's value index on every axis, from its point (an axis may have no column).
-        let coords_of = |row: &Row| config.coordinates(source.point(row));
-
         let mut categories: Vec<String> = Vec::new();
-        let x_source = match column(&spec.x) {
+        let x_source = match source.column(&spec.x) {
             Some(c) if on_entities || rows.iter().any(|r| matches!(r[c], Cell::Text(_))) => {
                 XSource::Category(c)
             }
             Some(c) => XSource::Column(c),
-            None => {
-                let fixed = config.key_index(&spec.x);
-                match fixed.map(|i| &config.base[i]) {
-                    Some(v) if v.as_f64().is_none() => {
-                        categories.push(crate::format::value_cell(v).to_string());
-                        XSource::Fixed(Some(0.0))
-                    }
-                    Some(v) => XSource::Fixed(v.as_f64()),
-                    None => XSource::Fixed(None),
+            None => match config.key_index(&spec.x).map(|i| &config.base[i]) {
+                Some(v) if v.as_f64().is_none() => {
+                    categories.push(crate::format::value_cell(v).to_string());
+                    XSource::Fixed(Some(0.0))
                 }
-            }
+                Some(v) => XSource::Fixed(v.as_f64()),
+                None => XSource::Fixed(None),
+            },
         };
         if let XSource::Category(c) = x_source {
             for r in &rows {
@@ -154,247 +157,340 @@ impl ChartData {
                 }
             }
         }
-        let x_of = |row: &Row| match x_source {
-            XSource::Column(c) => number(&row[c]),
-            XSource::Category(c) => {
-                let text = row[c].to_string();
-                categories.iter().position(|k| *k == text).map(|i| i as f64)
-            }
-            XSource::Fixed(x) => x,
-        };
-
-        // A swept parameter splits the rows into series only when it is not already told
-        // apart by x: two rows with one x but different values of it (sweeping a load with x =
-        // the rate it offers draws one line; adding a second axis draws one line per value).
-        let row_coords: Vec<Vec<usize>> = rows.iter().map(|r| coords_of(r)).collect();
-        let xs: Vec<Option<f64>> = rows.iter().map(|r| x_of(r)).collect();
-        let group_axes: Vec<usize> = config
-            .axes
+        let xs: Vec<Option<f64>> = rows
             .iter()
-            .enumerate()
-            .filter(|(_, a)| a.key != spec.x)
-            .map(|(i, _)| i)
-            .filter(|&axis| {
-                // Some x holds rows with two values of this axis: one pass, the first value
-                // seen at each x against the rest (rows without an x share one group).
-                let mut first: HashMap<Option<u64>, usize> = HashMap::new();
-                xs.iter().zip(&row_coords).any(|(x, coords)| {
-                    let key = match x {
-                        None => None,
-                        Some(v) if v.is_nan() => return false,
-                        Some(v) => Some(if *v == 0.0 { 0 } else { v.to_bits() }),
-                    };
-                    *first.entry(key).or_insert(coords[axis]) != coords[axis]
-                })
+            .map(|row| match x_source {
+                XSource::Column(c) => number(&row[c]),
+                XSource::Category(c) => {
+                    let text = row[c].to_string();
+                    categories.iter().position(|k| *k == text).map(|i| i as f64)
+                }
+                XSource::Fixed(x) => x,
             })
             .collect();
-        let mut series = Vec::new();
-        // The group key of each data series, for the colour of its theory line.
-        let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
-        let mut samples = Vec::new();
-        let one_y = spec.y.len() == 1;
-        for y in &spec.y {
-            let Some(y_col) = column(y) else { continue };
-            samples.push((
-                config.label(y).to_string(),
-                rows.iter().filter_map(|r| number(&r[y_col])).collect(),
-            ));
-            // Groups in order of first appearance, each with its points, found through maps:
-            // one pass over the rows however many points there are.
-            type Group = (Vec<usize>, Vec<Acc>);
-            let mut groups: Vec<Group> = Vec::new();
-            let mut group_at: HashMap<Vec<usize>, usize> = HashMap::new();
-            let mut point_at: HashMap<(usize, u64), usize> = HashMap::new();
-            for (row, coords) in rows.iter().zip(&row_coords) {
-                let (Some(x), Some(yv)) = (x_of(row), number(&row[y_col])) else {
-                    continue;
-                };
-                if !drawable(x) || !drawable(yv) || (spec.log_x && x <= 0.0) {
-                    continue;
-                }
-                let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
-                let g = *group_at.entry(key).or_insert_with_key(|key| {
-                    groups.push((key.clone(), Vec::new()));
-                    groups.len() - 1
-                });
-                let group = &mut groups[g].1;
-                // Replications of one x are averaged into one point (0 and -0 are one x).
-                let bits = if x == 0.0 { 0 } else { x.to_bits() };
-                match point_at.get(&(g, bits)) {
-                    Some(&p) => group[p].values.push(yv),
-                    None => {
-                        point_at.insert((g, bits), group.len());
-                        group.push(Acc {
-                            x,
-                            values: vec![yv],
-                        });
-                    }
-                }
-            }
-            for (key, mut points) in groups {
-                points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                let parts = group_parts(config, &group_axes, &key);
-                // One metric: the legend names the group; several: the metric, then the group.
-                let label = match (parts.is_empty(), one_y) {
-                    (true, _) => config.label(y).to_string(),
-                    (false, true) => parts.join(", "),
-                    (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
-                };
-                let intervals = if spec.look.interval && config.replications > 1 {
-                    // The same Student t interval as summary.csv's, by the same function.
-                    points
-                        .iter()
-                        .filter_map(|a| {
-                            crate::summary::interval(&a.values, 0.95).map(|(lo, hi)| (a.x, lo, hi))
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                data_groups.push((key.clone(), series.len()));
-                series.push(Series {
-                    label,
-                    reference: false,
-                    points: points.iter().map(|a| (a.x, a.mean())).collect(),
-                    intervals,
-                    color: None,
-                });
-            }
+        let coords: Vec<Vec<usize>> = rows
+            .iter()
+            .map(|r| config.coordinates(source.point(r)))
+            .collect();
+        let group_axes = grouping_axes(config, spec, &xs, &coords);
+        Selected {
+            source,
+            rows,
+            coords,
+            xs,
+            categories,
+            group_axes,
         }
-        // Reference lines: each expression evaluated at every row of results.csv, one line
-        // per group of the swept parameters x does not tell apart (as the data's lines).
-        if !on_entities {
-            for (label, expr) in &spec.y_expr {
-                // (the group's coordinates on the grouping axes, its points).
-                type Line = (Vec<usize>, Vec<(f64, f64)>);
-                let mut groups: Vec<Line> = Vec::new();
-                // One reference point per group and x: the first row's.
-                let mut seen: std::collections::HashSet<(usize, u64)> =
-                    std::collections::HashSet::new();
-                // Rows come point by point: each point's values are built once.
-                let mut point_values: Option<(usize, Vec<coordsim_model::Value>)> = None;
-                for (row, coords) in rows.iter().zip(&row_coords) {
-                    let point = source.point(row);
-                    if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
-                        point_values = Some((point, config.point_values(point)));
-                    }
-                    let values = &point_values.as_ref().expect("set above").1;
-                    let get = |v: crate::config::Var| match v {
-                        crate::config::Var::Param(i) => values[i].as_f64(),
-                        crate::config::Var::Metric(i) => source
-                            .schema
-                            .id(ColumnSource::Metric(i))
-                            .and_then(|id| number(&row[id])),
-                        crate::config::Var::Entity(_) | crate::config::Var::X => None,
-                    };
-                    if let (Some(x), Some(y)) = (x_of(row), expr.eval(&get)) {
-                        let key: Vec<usize> = group_axes.iter().map(|&axis| coords[axis]).collect();
-                        let g = match groups.iter().position(|(k, _)| *k == key) {
-                            Some(g) => g,
-                            None => {
-                                groups.push((key, Vec::new()));
-                                groups.len() - 1
-                            }
-                        };
-                        let bits = if x == 0.0 { 0 } else { x.to_bits() };
-                        if drawable(x) && drawable(y) && seen.insert((g, bits)) {
-                            groups[g].1.push((x, y));
-                        }
-                    }
-                }
-                for (_, points) in &mut groups {
-                    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                }
-                // An expression that does not depend on the grouping parameters draws the
-                // same line for every group: one line, without a group in its name.
-                if groups.windows(2).all(|w| w[0].1 == w[1].1) {
-                    groups.truncate(1);
-                }
-                let several = groups.len() > 1;
-                for (key, points) in groups {
-                    let mut name = config.label(label).to_string();
-                    if several {
-                        name = format!(
-                            "{name} ({})",
-                            group_parts(config, &group_axes, &key).join(", ")
-                        );
-                    }
-                    let color = several
-                        .then(|| data_groups.iter().find(|(k, _)| *k == key).map(|(_, i)| *i))
-                        .flatten();
-                    series.push(Series {
-                        label: name,
-                        reference: true,
-                        points,
-                        intervals: Vec::new(),
-                        color,
+    }
+
+    /// Row `i`'s coordinates on the grouping axes: its series' key.
+    fn key(&self, i: usize) -> Vec<usize> {
+        self.group_axes
+            .iter()
+            .map(|&axis| self.coords[i][axis])
+            .collect()
+    }
+}
+
+/// A swept parameter splits the rows into series only when x does not already tell it apart:
+/// two rows with one x but different values of it (sweeping a load with x = the rate it
+/// offers draws one line; adding a second axis draws one line per value).
+fn grouping_axes(
+    config: &crate::config::Config,
+    spec: &ChartSpec,
+    xs: &[Option<f64>],
+    coords: &[Vec<usize>],
+) -> Vec<usize> {
+    config
+        .axes
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.key != spec.x)
+        .map(|(i, _)| i)
+        .filter(|&axis| {
+            // Some x holds rows with two values of this axis: one pass, the first value seen
+            // at each x against the rest (rows without an x share one group).
+            let mut first: HashMap<Option<u64>, usize> = HashMap::new();
+            xs.iter().zip(coords).any(|(x, coords)| {
+                let key = match x {
+                    None => None,
+                    Some(v) if v.is_nan() => return false,
+                    Some(v) => Some(if *v == 0.0 { 0 } else { v.to_bits() }),
+                };
+                *first.entry(key).or_insert(coords[axis]) != coords[axis]
+            })
+        })
+        .collect()
+}
+
+/// `x` as a key: 0 and -0 are one x.
+fn x_bits(x: f64) -> u64 {
+    if x == 0.0 { 0 } else { x.to_bits() }
+}
+
+/// The data series: one per y metric and group, each point the mean over replications (with
+/// its 95% interval when asked); also each series' group key (for the colour of its theory
+/// line) and each metric's raw values.
+fn data_series(
+    config: &crate::config::Config,
+    spec: &ChartSpec,
+    sel: &Selected<'_>,
+) -> (
+    Vec<Series>,
+    Vec<(Vec<usize>, usize)>,
+    Vec<(String, Vec<f64>)>,
+) {
+    let mut series = Vec::new();
+    let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut samples = Vec::new();
+    let one_y = spec.y.len() == 1;
+    for y in &spec.y {
+        let Some(y_col) = sel.source.column(y) else {
+            continue;
+        };
+        samples.push((
+            config.label(y).to_string(),
+            sel.rows.iter().filter_map(|r| number(&r[y_col])).collect(),
+        ));
+        // Groups in order of first appearance, each with its points, found through maps:
+        // one pass over the rows however many points there are.
+        type Group = (Vec<usize>, Vec<Acc>);
+        let mut groups: Vec<Group> = Vec::new();
+        let mut group_at: HashMap<Vec<usize>, usize> = HashMap::new();
+        let mut point_at: HashMap<(usize, u64), usize> = HashMap::new();
+        for (i, row) in sel.rows.iter().enumerate() {
+            let (Some(x), Some(yv)) = (sel.xs[i], number(&row[y_col])) else {
+                continue;
+            };
+            if !drawable(x) || !drawable(yv) || (spec.log_x && x <= 0.0) {
+                continue;
+            }
+            let g = *group_at.entry(sel.key(i)).or_insert_with_key(|key| {
+                groups.push((key.clone(), Vec::new()));
+                groups.len() - 1
+            });
+            let group = &mut groups[g].1;
+            // Replications of one x are averaged into one point.
+            match point_at.get(&(g, x_bits(x))) {
+                Some(&p) => group[p].values.push(yv),
+                None => {
+                    point_at.insert((g, x_bits(x)), group.len());
+                    group.push(Acc {
+                        x,
+                        values: vec![yv],
                     });
                 }
             }
         }
-        // A fixed y range leaves out what lies beyond it (plotters would draw it flat along
-        // the edge, a line that is not there).
-        if spec.look.y_min.is_some() || spec.look.y_max.is_some() {
-            let lo = spec.look.y_min.unwrap_or(f64::NEG_INFINITY);
-            let hi = spec.look.y_max.unwrap_or(f64::INFINITY);
-            for s in &mut series {
-                s.points.retain(|p| p.1 >= lo && p.1 <= hi);
-                s.intervals.retain(|i| i.1 >= lo && i.2 <= hi);
+        for (key, mut points) in groups {
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let parts = group_parts(config, &sel.group_axes, &key);
+            // One metric: the legend names the group; several: the metric, then the group.
+            let label = match (parts.is_empty(), one_y) {
+                (true, _) => config.label(y).to_string(),
+                (false, true) => parts.join(", "),
+                (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
+            };
+            let intervals = if spec.look.interval && config.replications > 1 {
+                // The same Student t interval as summary.csv's, by the same function.
+                points
+                    .iter()
+                    .filter_map(|a| {
+                        crate::summary::interval(&a.values, 0.95).map(|(lo, hi)| (a.x, lo, hi))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            data_groups.push((key.clone(), series.len()));
+            series.push(Series {
+                label,
+                reference: false,
+                points: points.iter().map(|a| (a.x, a.mean())).collect(),
+                intervals,
+                color: None,
+            });
+        }
+    }
+    (series, data_groups, samples)
+}
+
+/// Reference lines (`y_expr`): each expression evaluated at every row, one line per group of
+/// the swept parameters x does not tell apart (as the data's lines), in the colour of the
+/// data group it is theory for.
+fn reference_series(
+    config: &crate::config::Config,
+    spec: &ChartSpec,
+    sel: &Selected<'_>,
+    data_groups: &[(Vec<usize>, usize)],
+) -> Vec<Series> {
+    let mut out = Vec::new();
+    for (label, expr) in &spec.y_expr {
+        // (the group's coordinates on the grouping axes, its points).
+        type Line = (Vec<usize>, Vec<(f64, f64)>);
+        let mut groups: Vec<Line> = Vec::new();
+        // One reference point per group and x: the first row's.
+        let mut seen: std::collections::HashSet<(usize, u64)> = std::collections::HashSet::new();
+        // Rows come point by point: each point's values are built once.
+        let mut point_values: Option<(usize, Vec<coordsim_model::Value>)> = None;
+        for (i, row) in sel.rows.iter().enumerate() {
+            let point = sel.source.point(row);
+            if point_values.as_ref().is_none_or(|(p, _)| *p != point) {
+                point_values = Some((point, config.point_values(point)));
+            }
+            let values = &point_values.as_ref().expect("set above").1;
+            let get = |v: crate::config::Var| match v {
+                crate::config::Var::Param(i) => values[i].as_f64(),
+                crate::config::Var::Metric(i) => sel
+                    .source
+                    .schema
+                    .id(ColumnSource::Metric(i))
+                    .and_then(|id| number(&row[id])),
+                crate::config::Var::Entity(_) | crate::config::Var::X => None,
+            };
+            if let (Some(x), Some(y)) = (sel.xs[i], expr.eval(&get)) {
+                let key = sel.key(i);
+                let g = match groups.iter().position(|(k, _)| *k == key) {
+                    Some(g) => g,
+                    None => {
+                        groups.push((key, Vec::new()));
+                        groups.len() - 1
+                    }
+                };
+                if drawable(x) && drawable(y) && seen.insert((g, x_bits(x))) {
+                    groups[g].1.push((x, y));
+                }
             }
         }
-        // A bar chart draws its first MAX_BAR_GROUPS groups (in x order, which for
-        // categories is the order they first appear).
-        let mut notes = Vec::new();
-        if spec.kind == ChartKind::Bar {
-            let mut xs: Vec<f64> = series
-                .iter()
-                .flat_map(|s| s.points.iter().map(|p| p.0))
-                .collect();
-            xs.sort_by(f64::total_cmp);
-            xs.dedup();
-            if xs.len() > MAX_BAR_GROUPS {
-                let last = xs[MAX_BAR_GROUPS - 1];
-                for s in &mut series {
-                    s.points.retain(|p| p.0 <= last);
-                    s.intervals.retain(|i| i.0 <= last);
-                }
-                let n = |x: usize| config.locale.number(&x.to_string());
-                notes.push(
-                    config
-                        .text(Text::BarGroupsNote)
-                        .replace("{shown}", &n(MAX_BAR_GROUPS))
-                        .replace("{total}", &n(xs.len())),
+        for (_, points) in &mut groups {
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        // An expression that does not depend on the grouping parameters draws the same line
+        // for every group: one line, without a group in its name.
+        if groups.windows(2).all(|w| w[0].1 == w[1].1) {
+            groups.truncate(1);
+        }
+        let several = groups.len() > 1;
+        for (key, points) in groups {
+            let mut name = config.label(label).to_string();
+            if several {
+                name = format!(
+                    "{name} ({})",
+                    group_parts(config, &sel.group_axes, &key).join(", ")
                 );
             }
+            let color = several
+                .then(|| data_groups.iter().find(|(k, _)| *k == key).map(|(_, i)| *i))
+                .flatten();
+            out.push(Series {
+                label: name,
+                reference: true,
+                points,
+                intervals: Vec::new(),
+                color,
+            });
         }
-        let fmt = |v: f64| crate::format::number(v, config.locale);
-        let mut marks = Vec::new();
-        if let Some(mark) = &spec.mark_x
-            && let Some(c) = run.results.results.column(mark)
-        {
-            let mut values: Vec<f64> = run
-                .results
-                .results
-                .rows
-                .iter()
-                .filter_map(|r| number(&r[c]))
-                .collect();
-            values.sort_by(f64::total_cmp);
-            values.dedup();
-            for v in values.into_iter().take(6) {
-                marks.push((v, format!("{} = {}", config.label(mark), fmt(v))));
-            }
+    }
+    out
+}
+
+/// A fixed y range leaves out what lies beyond it (plotters would draw it flat along the
+/// edge, a line that is not there).
+fn clip_to_y_range(series: &mut [Series], look: &Look) {
+    if look.y_min.is_none() && look.y_max.is_none() {
+        return;
+    }
+    let lo = look.y_min.unwrap_or(f64::NEG_INFINITY);
+    let hi = look.y_max.unwrap_or(f64::INFINITY);
+    for s in series {
+        s.points.retain(|p| p.1 >= lo && p.1 <= hi);
+        s.intervals.retain(|i| i.1 >= lo && i.2 <= hi);
+    }
+}
+
+/// A bar chart draws its first [`MAX_BAR_GROUPS`] groups (in x order, which for categories
+/// is the order they first appear); gives the note that says so, when it cut.
+fn cap_bar_groups(config: &crate::config::Config, series: &mut [Series]) -> Option<String> {
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    if xs.len() <= MAX_BAR_GROUPS {
+        return None;
+    }
+    let last = xs[MAX_BAR_GROUPS - 1];
+    for s in series {
+        s.points.retain(|p| p.0 <= last);
+        s.intervals.retain(|i| i.0 <= last);
+    }
+    let n = |x: usize| config.locale.number(&x.to_string());
+    Some(
+        config
+            .text(Text::BarGroupsNote)
+            .replace("{shown}", &n(MAX_BAR_GROUPS))
+            .replace("{total}", &n(xs.len())),
+    )
+}
+
+/// `mark_x`: vertical lines at the metric's values (at most 6 distinct ones).
+fn x_marks(run: &Run<'_>, spec: &ChartSpec) -> Vec<(f64, String)> {
+    let config = run.config;
+    let (Some(mark), results) = (&spec.mark_x, &run.results.results) else {
+        return Vec::new();
+    };
+    let Some(c) = results.column(mark) else {
+        return Vec::new();
+    };
+    let mut values: Vec<f64> = results.rows.iter().filter_map(|r| number(&r[c])).collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    values
+        .into_iter()
+        .take(6)
+        .map(|v| {
+            (
+                v,
+                format!(
+                    "{} = {}",
+                    config.label(mark),
+                    crate::format::number(v, config.locale)
+                ),
+            )
+        })
+        .collect()
+}
+
+impl ChartData {
+    /// Prepares a chart: one series per y metric and per combination of the swept parameters
+    /// that x does not tell apart, each point the mean over replications.
+    pub fn new(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
+        if spec.distribution {
+            return ChartData::of_samples(run, spec);
+        }
+        let config = run.config;
+        let sel = Selected::new(run, spec);
+        let (mut series, data_groups, samples) = data_series(config, spec, &sel);
+        if spec.x != crate::config::ENTITY_X {
+            series.extend(reference_series(config, spec, &sel, &data_groups));
+        }
+        clip_to_y_range(&mut series, &spec.look);
+        let mut notes = Vec::new();
+        if spec.kind == ChartKind::Bar {
+            notes.extend(cap_bar_groups(config, &mut series));
         }
         let y_label = spec
             .look
             .y_label
             .clone()
             .unwrap_or_else(|| y_labels(config, spec));
-        let whole = |name: &str| crate::results::whole_numbers(config, source, name);
+        let whole = |name: &str| crate::results::whole_numbers(config, sel.source, name);
         let y_integer = !spec.y.is_empty()
             && spec.y.iter().all(|y| whole(y))
             && spec.y_expr.is_empty()
             && spec.mark_y.is_none_or(|m| m.fract() == 0.0);
+        let categories = sel.categories;
         ChartData {
             title: chart_title(config, spec),
             kind: spec.kind,
@@ -414,13 +510,16 @@ impl ChartData {
                 y_label
             },
             series,
-            marks,
+            marks: x_marks(run, spec),
             mark_y: spec.mark_y.map(|y| {
                 let name = match spec.y.as_slice() {
                     [one] => config.label(one).to_string(),
                     _ => "y".to_string(),
                 };
-                (y, format!("{name} = {}", fmt(y)))
+                (
+                    y,
+                    format!("{name} = {}", crate::format::number(y, config.locale)),
+                )
             }),
             log_x: spec.log_x && categories.is_empty(),
             samples,
