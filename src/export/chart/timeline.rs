@@ -67,16 +67,206 @@ pub fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
     left..right
 }
 
-/// Draws the lanes.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    t: &Timeline,
-    s: Scale,
-) -> DrawResult<Placed>
-where
-    DB::ErrorType: 'static,
-{
-    let n = t.lanes.len().max(1);
+/// Bars of one span kind: (kind index, bars as (from, to, top)).
+type Bars = Vec<(usize, Vec<(f64, f64, f64)>)>;
+/// Marks of one mark kind: (kind index, points as (at, lane centre)).
+type Marks = Vec<(usize, Vec<(f64, f64)>)>;
+
+/// What a timeline draws, placed on its axes: every kind's bars and marks (in the model's
+/// legend order; a kind no lane uses has none, and no legend entry), and each span kind's
+/// bar height.
+struct Items {
+    spans: Bars,
+    marks: Marks,
+    heights: Vec<f64>,
+}
+
+impl Items {
+    /// Lane i (top first) is centred at y = n − i − 0.5; a span that never ends runs to
+    /// `right`; a zero-length one is `min_width` wide.
+    fn new(t: &Timeline, right: f64, min_width: f64) -> Items {
+        let n = t.lanes.len().max(1);
+        let y_of = |i: usize| n as f64 - i as f64 - 0.5;
+        let heights: Vec<f64> = t
+            .style
+            .spans
+            .iter()
+            .map(|k| if k.thin { 0.35 } else { 0.5 })
+            .collect();
+        let spans: Bars = t
+            .style
+            .spans
+            .iter()
+            .enumerate()
+            .map(|(k, kind)| {
+                let bars = t
+                    .lanes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, lane)| {
+                        lane.spans()
+                            .iter()
+                            .filter(|sp| sp.kind == kind.name && super::base::drawable(sp.from_ms))
+                            .map(move |sp| (y_of(i), sp))
+                    })
+                    .map(|(y, sp)| {
+                        let to = sp
+                            .to_ms
+                            .filter(|v| super::base::drawable(*v))
+                            .unwrap_or(right)
+                            .max(sp.from_ms + min_width);
+                        (sp.from_ms, to, y + heights[k] / 2.0)
+                    })
+                    .collect();
+                (k, bars)
+            })
+            .filter(|(_, b): &(usize, Vec<_>)| !b.is_empty())
+            .collect();
+        let marks: Marks = t
+            .style
+            .marks
+            .iter()
+            .enumerate()
+            .map(|(k, kind)| {
+                let at = t
+                    .lanes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, lane)| {
+                        lane.marks()
+                            .iter()
+                            .filter(|m| m.kind == kind.name && super::base::drawable(m.at_ms))
+                            .map(move |m| (m.at_ms, y_of(i)))
+                    })
+                    .collect();
+                (k, at)
+            })
+            .filter(|(_, a): &(usize, Vec<_>)| !a.is_empty())
+            .collect();
+        Items {
+            spans,
+            marks,
+            heights,
+        }
+    }
+
+    /// One legend entry per kind drawn.
+    fn legend(&self, t: &Timeline) -> Vec<Entry> {
+        let mut entries: Vec<Entry> = self
+            .spans
+            .iter()
+            .map(|(k, _)| {
+                let kind = &t.style.spans[*k];
+                Entry {
+                    label: t.span_labels[*k].clone(),
+                    swatch: if kind.thin {
+                        Swatch::ThinBlock(rgb(kind.rgb))
+                    } else {
+                        Swatch::Block(rgb(kind.rgb))
+                    },
+                }
+            })
+            .collect();
+        entries.extend(self.marks.iter().map(|(k, _)| {
+            let kind = &t.style.marks[*k];
+            Entry {
+                label: t.mark_labels[*k].clone(),
+                swatch: match kind.shape {
+                    MarkShape::Tick => Swatch::Tick(rgb(kind.rgb)),
+                    shape => Swatch::Mark(marker_of(shape), rgb(kind.rgb)),
+                },
+            }
+        }));
+        entries
+    }
+
+    /// Where the bars and marks are in pixels, for the legend to avoid.
+    fn obstacles<DB: DrawingBackend>(&self, chart: &super::base::Chart2d<'_, DB>) -> Obstacles {
+        let mut o = Obstacles::default();
+        for (k, bars) in &self.spans {
+            for (from, to, top) in bars {
+                let (a, b) = (
+                    px(chart, (*from, *top)),
+                    px(chart, (*to, top - self.heights[*k])),
+                );
+                o.rects.push(Rect {
+                    x0: a.0.min(b.0),
+                    y0: a.1.min(b.1),
+                    x1: a.0.max(b.0),
+                    y1: a.1.max(b.1),
+                });
+            }
+        }
+        for (_, at) in &self.marks {
+            o.points
+                .extend(at.iter().map(|p| px(chart, (p.0, p.1 + 0.42))));
+            o.points.extend(at.iter().map(|p| px(chart, *p)));
+        }
+        o
+    }
+
+    /// Draws the bars, then the marks (`mark_px` wide) over them.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        chart: &mut super::base::Chart2d<'_, DB>,
+        t: &Timeline,
+        mark_px: i32,
+        s: Scale,
+    ) -> DrawResult
+    where
+        DB::ErrorType: 'static,
+    {
+        for (k, bars) in &self.spans {
+            let color = rgb(t.style.spans[*k].rgb);
+            let h = self.heights[*k];
+            chart.draw_series(bars.iter().map(|(from, to, top)| {
+                Rectangle::new([(*from, *top), (*to, top - h)], color.filled())
+            }))?;
+        }
+        for (k, at) in &self.marks {
+            let kind = &t.style.marks[*k];
+            let color = rgb(kind.rgb);
+            match kind.shape {
+                MarkShape::Tick => {
+                    chart.draw_series(at.iter().map(|(x, y)| {
+                        PathElement::new(
+                            vec![(*x, y - 0.22), (*x, y + 0.22)],
+                            color.stroke_width(s.px(2)),
+                        )
+                    }))?;
+                }
+                MarkShape::Triangle => {
+                    chart.draw_series(at.iter().map(|(x, y)| {
+                        TriangleMarker::new((*x, y + 0.42), mark_px, color.filled())
+                    }))?;
+                }
+                MarkShape::Cross => {
+                    chart.draw_series(at.iter().map(|(x, y)| {
+                        Cross::new((*x, *y), mark_px, color.stroke_width(s.px(3)))
+                    }))?;
+                }
+                MarkShape::Diamond => {
+                    let area = chart.plotting_area().strip_coord_spec();
+                    let (ox, oy) = area.get_base_pixel();
+                    for p in at {
+                        let (x, y) = px(chart, *p);
+                        layout::draw_marker(
+                            &area,
+                            Marker::Diamond,
+                            (x - ox, y - oy),
+                            mark_px,
+                            color,
+                        )?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The time axis of a timeline: from before its first event to past its last.
+fn axis_of(t: &Timeline) -> std::ops::Range<f64> {
     let times = || {
         t.lanes
             .iter()
@@ -91,123 +281,26 @@ where
     };
     let last = times().fold(0.0f64, f64::max);
     let first = times().fold(f64::INFINITY, f64::min).min(last);
-    let axis = time_axis(first, last);
+    time_axis(first, last)
+}
+
+/// Draws the lanes.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    t: &Timeline,
+    s: Scale,
+) -> DrawResult<Placed>
+where
+    DB::ErrorType: 'static,
+{
+    let n = t.lanes.len().max(1);
+    let axis = axis_of(t);
     let (left, right) = (axis.start, axis.end);
-    let min_width = (right - left) * MIN_SPAN_SHARE;
-    let y_of = |i: usize| n as f64 - i as f64 - 0.5;
-    // Spans and marks of each kind, in the model's legend order; a kind no lane uses has no
-    // legend entry.
-    // (kind index, bars as (from, to, top)).
-    type Bars = Vec<(usize, Vec<(f64, f64, f64)>)>;
-    let spans: Bars = t
-        .style
-        .spans
-        .iter()
-        .enumerate()
-        .map(|(k, kind)| {
-            let height = if kind.thin { 0.35 } else { 0.5 };
-            let bars = t
-                .lanes
-                .iter()
-                .enumerate()
-                .flat_map(|(i, lane)| {
-                    lane.spans()
-                        .iter()
-                        .filter(|sp| sp.kind == kind.name && super::base::drawable(sp.from_ms))
-                        .map(move |sp| (y_of(i), sp))
-                })
-                .map(|(y, sp)| {
-                    let to = sp
-                        .to_ms
-                        .filter(|v| super::base::drawable(*v))
-                        .unwrap_or(right)
-                        .max(sp.from_ms + min_width);
-                    (sp.from_ms, to, y + height / 2.0)
-                })
-                .collect();
-            (k, bars)
-        })
-        .filter(|(_, b): &(usize, Vec<_>)| !b.is_empty())
-        .collect();
-    let marks: Vec<(usize, Vec<(f64, f64)>)> = t
-        .style
-        .marks
-        .iter()
-        .enumerate()
-        .map(|(k, kind)| {
-            let at = t
-                .lanes
-                .iter()
-                .enumerate()
-                .flat_map(|(i, lane)| {
-                    lane.marks()
-                        .iter()
-                        .filter(|m| m.kind == kind.name && super::base::drawable(m.at_ms))
-                        .map(move |m| (m.at_ms, y_of(i)))
-                })
-                .collect();
-            (k, at)
-        })
-        .filter(|(_, a): &(usize, Vec<_>)| !a.is_empty())
-        .collect();
-    let mut entries: Vec<Entry> = spans
-        .iter()
-        .map(|(k, _)| {
-            let kind = &t.style.spans[*k];
-            Entry {
-                label: t.span_labels[*k].clone(),
-                swatch: if kind.thin {
-                    Swatch::ThinBlock(rgb(kind.rgb))
-                } else {
-                    Swatch::Block(rgb(kind.rgb))
-                },
-            }
-        })
-        .collect();
-    entries.extend(marks.iter().map(|(k, _)| {
-        let kind = &t.style.marks[*k];
-        Entry {
-            label: t.mark_labels[*k].clone(),
-            swatch: match kind.shape {
-                MarkShape::Tick => Swatch::Tick(rgb(kind.rgb)),
-                shape => Swatch::Mark(marker_of(shape), rgb(kind.rgb)),
-            },
-        }
-    }));
+    let items = Items::new(t, right, (right - left) * MIN_SPAN_SHARE);
+    let entries = items.legend(t);
     let body = titled(root, &t.title, s)?;
     let body = super::frame::noted(&body, &t.notes, s)?;
     let titles = axis_titles(&body, &t.x_label, "", s);
-    let spans_ref = &spans;
-    let marks_ref = &marks;
-    let heights: Vec<f64> = t
-        .style
-        .spans
-        .iter()
-        .map(|k| if k.thin { 0.35 } else { 0.5 })
-        .collect();
-    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
-        let mut o = Obstacles::default();
-        for (k, bars) in spans_ref {
-            for (from, to, top) in bars {
-                let (a, b) = (
-                    px(chart, (*from, *top)),
-                    px(chart, (*to, top - heights[*k])),
-                );
-                o.rects.push(Rect {
-                    x0: a.0.min(b.0),
-                    y0: a.1.min(b.1),
-                    x1: a.0.max(b.0),
-                    y1: a.1.max(b.1),
-                });
-            }
-        }
-        for (_, at) in marks_ref {
-            o.points
-                .extend(at.iter().map(|p| px(chart, (p.0, p.1 + 0.42))));
-            o.points.extend(at.iter().map(|p| px(chart, *p)));
-        }
-        o
-    };
     let names: Vec<String> = t.lanes.iter().map(|l| layout::clean(&l.name)).collect();
     // The lane names' width decides the label area (long entity names are not clipped).
     let name_w = names
@@ -231,7 +324,7 @@ where
         s,
         left..right,
         &|headroom| 0.0..n as f64 + 0.3 + (n as f64 + 0.3) * headroom,
-        &obstacles,
+        &|chart| items.obstacles(chart),
         (s.px(64), (name_w + s.px(24)).clamp(s.px(60), s.px(320))),
     )?;
     // Lane i (top first) is centred at y = n − i − 0.5. With more lanes than names fit
@@ -274,46 +367,6 @@ where
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
-    for (k, bars) in &spans {
-        let color = rgb(t.style.spans[*k].rgb);
-        let h = heights[*k];
-        chart.draw_series(bars.iter().map(|(from, to, top)| {
-            Rectangle::new([(*from, *top), (*to, top - h)], color.filled())
-        }))?;
-    }
-    for (k, at) in &marks {
-        let kind = &t.style.marks[*k];
-        let color = rgb(kind.rgb);
-        match kind.shape {
-            MarkShape::Tick => {
-                chart.draw_series(at.iter().map(|(x, y)| {
-                    PathElement::new(
-                        vec![(*x, y - 0.22), (*x, y + 0.22)],
-                        color.stroke_width(s.px(2)),
-                    )
-                }))?;
-            }
-            MarkShape::Triangle => {
-                chart
-                    .draw_series(at.iter().map(|(x, y)| {
-                        TriangleMarker::new((*x, y + 0.42), mark_px, color.filled())
-                    }))?;
-            }
-            MarkShape::Cross => {
-                chart
-                    .draw_series(at.iter().map(|(x, y)| {
-                        Cross::new((*x, *y), mark_px, color.stroke_width(s.px(3)))
-                    }))?;
-            }
-            MarkShape::Diamond => {
-                let area = chart.plotting_area().strip_coord_spec();
-                let (ox, oy) = area.get_base_pixel();
-                for p in at {
-                    let (x, y) = px(&chart, *p);
-                    layout::draw_marker(&area, Marker::Diamond, (x - ox, y - oy), mark_px, color)?;
-                }
-            }
-        }
-    }
+    items.draw(&mut chart, t, mark_px, s)?;
     super::frame::finish(root, &chart, legend, &entries, &look, s)
 }
