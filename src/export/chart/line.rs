@@ -12,40 +12,9 @@ use super::layout::{self, Entry, Obstacles, Scale, Swatch};
 
 const MARK_GREY: RGBColor = RGBColor(90, 90, 90);
 
-/// Draws a line chart.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    data: &ChartData,
-    s: Scale,
-) -> DrawResult<Placed>
-where
-    DB::ErrorType: 'static,
-{
-    let tx = |x: f64| if data.log_x { x.log10() } else { x };
-    let ty = |y: f64| if data.look.log_y { y.log10() } else { y };
-    let xs = data
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| tx(p.0)))
-        .chain(
-            data.marks
-                .iter()
-                .map(|m| tx(m.0))
-                .filter(|x| super::base::drawable(*x)),
-        );
-    let x_axis = x_range(xs);
-    // Every line in the chart's pixels, to keep the legend off them.
-    let lines: Vec<Vec<(f64, f64)>> = data
-        .series
-        .iter()
-        .map(|se| {
-            se.points
-                .iter()
-                .map(|p| (tx(p.0), ty(p.1)))
-                .filter(|p| super::base::drawable(p.0) && super::base::drawable(p.1))
-                .collect()
-        })
-        .collect();
+/// One entry per series, the interval bars when drawn, every vertical mark and the
+/// horizontal one.
+fn legend(data: &ChartData) -> Vec<Entry> {
     let mut entries: Vec<Entry> = data
         .series
         .iter()
@@ -60,8 +29,7 @@ where
             },
         })
         .collect();
-    let with_intervals = data.series.iter().any(|se| !se.intervals.is_empty());
-    if with_intervals {
+    if data.series.iter().any(|se| !se.intervals.is_empty()) {
         entries.push(Entry {
             label: data.interval_label.clone(),
             swatch: Swatch::ErrorBar(RGBColor(90, 90, 90)),
@@ -77,40 +45,167 @@ where
         },
     }));
     entries.extend(mark_y_entry(data));
+    entries
+}
 
+/// The chart's axes: x and y as drawn (log10 of the values on a log axis).
+struct Axes<'d> {
+    data: &'d ChartData,
+    x: std::ops::Range<f64>,
+}
+
+impl Axes<'_> {
+    fn tx(&self, x: f64) -> f64 {
+        if self.data.log_x { x.log10() } else { x }
+    }
+
+    fn ty(&self, y: f64) -> f64 {
+        if self.data.look.log_y { y.log10() } else { y }
+    }
+}
+
+/// Every line, the interval bars and the marks in the chart's pixels, for the legend to
+/// avoid.
+fn obstacles<DB: DrawingBackend>(
+    chart: &super::base::Chart2d<'_, DB>,
+    axes: &Axes<'_>,
+    lines: &[Vec<(f64, f64)>],
+) -> Obstacles {
+    let data = axes.data;
+    let mut o = Obstacles::default();
+    for line in lines {
+        let pts: Vec<(i32, i32)> = line.iter().map(|p| px(chart, *p)).collect();
+        o.points.extend(pts.iter().copied());
+        o.segments.extend(pts.windows(2).map(|w| (w[0], w[1])));
+    }
+    for se in &data.series {
+        for (x, lo, hi) in &se.intervals {
+            o.segments.push((
+                px(chart, (axes.tx(*x), axes.ty(*lo))),
+                px(chart, (axes.tx(*x), axes.ty(*hi))),
+            ));
+        }
+    }
+    if let Some((y, _)) = &data.mark_y {
+        let (a, b) = (
+            px(chart, (axes.x.start, axes.ty(*y))),
+            px(chart, (axes.x.end, axes.ty(*y))),
+        );
+        o.segments.push((a, b));
+    }
+    // The vertical marks run the plot's height.
+    let height = chart.y_range();
+    for (x, _) in &data.marks {
+        let x = axes.tx(*x);
+        if (axes.x.start..=axes.x.end).contains(&x) {
+            o.segments
+                .push((px(chart, (x, height.start)), px(chart, (x, height.end))));
+        }
+    }
+    o
+}
+
+/// Draws each series (a thick line or a dashed one, its interval bars and its markers).
+fn draw_series<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &mut super::base::Chart2d<'_, DB>,
+    axes: &Axes<'_>,
+    lines: &[Vec<(f64, f64)>],
+    s: Scale,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    for (i, se) in axes.data.series.iter().enumerate() {
+        let c = layout::series_color(i, se.color);
+        let points = &lines[i];
+        if se.reference || layout::dashed(i) {
+            // A reference line (theory, arithmetic): dashed, no markers.
+            chart.draw_series(DashedLineSeries::new(
+                points.clone(),
+                s.px(12),
+                s.px(8),
+                c.stroke_width(s.px(if se.reference { 2 } else { 3 })),
+            ))?;
+        } else {
+            let pixels: Vec<(i32, i32)> = points.iter().map(|p| px(chart, *p)).collect();
+            layout::thick_line(root, &pixels, c, s.px(3))?;
+        }
+        // Interval bars with caps, in the series' colour.
+        for (x, lo, hi) in &se.intervals {
+            let (a, b) = (
+                px(chart, (axes.tx(*x), axes.ty(*lo))),
+                px(chart, (axes.tx(*x), axes.ty(*hi))),
+            );
+            let cap = s.off(6);
+            let st = c.mix(0.85).stroke_width(s.px(2));
+            let area = chart.plotting_area().strip_coord_spec();
+            let (ox, oy) = (area.get_base_pixel().0, area.get_base_pixel().1);
+            let local = |p: (i32, i32)| (p.0 - ox, p.1 - oy);
+            area.draw(&PathElement::new(vec![local(a), local(b)], st))?;
+            area.draw(&PathElement::new(
+                vec![local((a.0 - cap, a.1)), local((a.0 + cap, a.1))],
+                st,
+            ))?;
+            area.draw(&PathElement::new(
+                vec![local((b.0 - cap, b.1)), local((b.0 + cap, b.1))],
+                st,
+            ))?;
+        }
+        if se.reference {
+            continue;
+        }
+        // Earlier series get larger markers, so series that coincide (say, two guards that
+        // both lose nothing) stay visible on top of each other.
+        let size = s.off(8 - 2 * (i as i32 % 3)).max(s.off(4));
+        let area = chart.plotting_area().strip_coord_spec();
+        let (ox, oy) = area.get_base_pixel();
+        for p in points {
+            let (x, y) = px(chart, *p);
+            layout::draw_marker(&area, layout::marker(i), (x - ox, y - oy), size, c)?;
+        }
+    }
+    Ok(())
+}
+
+/// Draws a line chart.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &ChartData,
+    s: Scale,
+) -> DrawResult<Placed>
+where
+    DB::ErrorType: 'static,
+{
+    let mut axes = Axes { data, x: 0.0..1.0 };
+    let xs: Vec<f64> = data
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| axes.tx(p.0)))
+        .chain(
+            data.marks
+                .iter()
+                .map(|m| axes.tx(m.0))
+                .filter(|x| super::base::drawable(*x)),
+        )
+        .collect();
+    axes.x = x_range(xs.into_iter());
+    let x_axis = axes.x.clone();
+    // Every line as drawn.
+    let lines: Vec<Vec<(f64, f64)>> = data
+        .series
+        .iter()
+        .map(|se| {
+            se.points
+                .iter()
+                .map(|p| (axes.tx(p.0), axes.ty(p.1)))
+                .filter(|p| super::base::drawable(p.0) && super::base::drawable(p.1))
+                .collect()
+        })
+        .collect();
+    let entries = legend(data);
     let body = titled(root, &data.title, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
-    let obstacles = |chart: &super::base::Chart2d<'_, DB>| {
-        let mut o = Obstacles::default();
-        for line in &lines {
-            let pts: Vec<(i32, i32)> = line.iter().map(|p| px(chart, *p)).collect();
-            o.points.extend(pts.iter().copied());
-            o.segments.extend(pts.windows(2).map(|w| (w[0], w[1])));
-        }
-        for se in &data.series {
-            for (x, lo, hi) in &se.intervals {
-                o.segments
-                    .push((px(chart, (tx(*x), ty(*lo))), px(chart, (tx(*x), ty(*hi)))));
-            }
-        }
-        if let Some((y, _)) = &data.mark_y {
-            let (a, b) = (
-                px(chart, (x_axis.start, ty(*y))),
-                px(chart, (x_axis.end, ty(*y))),
-            );
-            o.segments.push((a, b));
-        }
-        // The vertical marks run the plot's height.
-        let height = chart.y_range();
-        for (x, _) in &data.marks {
-            let x = tx(*x);
-            if (x_axis.start..=x_axis.end).contains(&x) {
-                o.segments
-                    .push((px(chart, (x, height.start)), px(chart, (x, height.end))));
-            }
-        }
-        o
-    };
     let (mut chart, legend) = compose(
         &body,
         &data.look,
@@ -118,7 +213,7 @@ where
         s,
         x_axis.clone(),
         &|headroom| data.y_axis(headroom),
-        &obstacles,
+        &|chart| obstacles(chart, &axes, &lines),
         (s.px(64), s.px(96)),
     )?;
     let y_axis = chart.y_range();
@@ -150,54 +245,9 @@ where
         mesh.x_labels(integer_labels(&x_axis, 12));
     }
     mesh.draw()?;
-    for (i, se) in data.series.iter().enumerate() {
-        let c = layout::series_color(i, se.color);
-        let points = lines[i].clone();
-        if se.reference || layout::dashed(i) {
-            // A reference line (theory, arithmetic): dashed, no markers.
-            chart.draw_series(DashedLineSeries::new(
-                points.clone(),
-                s.px(12),
-                s.px(8),
-                c.stroke_width(s.px(if se.reference { 2 } else { 3 })),
-            ))?;
-        } else {
-            let pixels: Vec<(i32, i32)> = points.iter().map(|p| px(&chart, *p)).collect();
-            layout::thick_line(root, &pixels, c, s.px(3))?;
-        }
-        // Interval bars with caps, in the series' colour.
-        for (x, lo, hi) in &se.intervals {
-            let (a, b) = (px(&chart, (tx(*x), ty(*lo))), px(&chart, (tx(*x), ty(*hi))));
-            let cap = s.off(6);
-            let st = c.mix(0.85).stroke_width(s.px(2));
-            let area = chart.plotting_area().strip_coord_spec();
-            let (ox, oy) = (area.get_base_pixel().0, area.get_base_pixel().1);
-            let local = |p: (i32, i32)| (p.0 - ox, p.1 - oy);
-            area.draw(&PathElement::new(vec![local(a), local(b)], st))?;
-            area.draw(&PathElement::new(
-                vec![local((a.0 - cap, a.1)), local((a.0 + cap, a.1))],
-                st,
-            ))?;
-            area.draw(&PathElement::new(
-                vec![local((b.0 - cap, b.1)), local((b.0 + cap, b.1))],
-                st,
-            ))?;
-        }
-        if se.reference {
-            continue;
-        }
-        // Earlier series get larger markers, so series that coincide (say, two guards that
-        // both lose nothing) stay visible on top of each other.
-        let size = s.off(8 - 2 * (i as i32 % 3)).max(s.off(4));
-        let area = chart.plotting_area().strip_coord_spec();
-        let (ox, oy) = area.get_base_pixel();
-        for p in &points {
-            let (x, y) = px(&chart, *p);
-            layout::draw_marker(&area, layout::marker(i), (x - ox, y - oy), size, c)?;
-        }
-    }
+    draw_series(root, &mut chart, &axes, &lines, s)?;
     for (x, _) in &data.marks {
-        let x = tx(*x);
+        let x = axes.tx(*x);
         if !(x_axis.start..=x_axis.end).contains(&x) {
             continue;
         }
