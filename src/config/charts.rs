@@ -675,7 +675,67 @@ impl Loader<'_> {
                 ),
             ));
         }
-        let x = match d.x {
+        let x = self.chart_x(plan, kind, d.x, &d.at)?;
+        let distributions = model.distributions();
+        let is_distribution = |name: &str| distributions.iter().any(|d| d.name == name);
+        // A cdf of per-request samples or of a metric over runs: decided by its first y.
+        let distribution = match (&d.y, kind) {
+            (_, ChartKind::Histogram) => true,
+            (Some((items, _)), ChartKind::Cdf) => {
+                items.first().is_some_and(|(n, _)| is_distribution(n))
+            }
+            _ => false,
+        };
+        let (y, mark_x) = if distribution {
+            let y = self.distribution_y(plan, kind, d.y, &d.at)?;
+            if let Some((_, at)) = &d.mark_x {
+                return Err(self.err_at(
+                    plan,
+                    at,
+                    format!("a {kind} of samples takes no `mark_x`"),
+                ));
+            }
+            (y, None)
+        } else {
+            let y = self.metric_y(plan, kind, x == ENTITY_X, d.y, &d.at)?;
+            let mark_x = match d.mark_x {
+                Some((m, at)) => {
+                    plan.resolve(&m, false, false)
+                        .map_err(|e| self.err_at(plan, &at, e))?;
+                    Some(m)
+                }
+                None => None,
+            };
+            (y, mark_x)
+        };
+        Ok(ChartSpec {
+            name,
+            x,
+            y,
+            kind,
+            mark_x,
+            mark_y: d.mark_y,
+            y_expr: d.y_expr,
+            log_x: d.log_x,
+            filter: d.filter,
+            look: d.look,
+            distribution,
+            at: chart_at,
+            title,
+        })
+    }
+
+    /// A chart's `x`: a parameter, a numeric metric or `"entity"`; none for the kinds that
+    /// have their own x (a cdf, a histogram, a timeline).
+    fn chart_x(
+        &self,
+        plan: &Plan,
+        kind: ChartKind,
+        x: Option<(String, At)>,
+        chart_at: &At,
+    ) -> Result<String, ConfigError> {
+        let model = &*plan.model;
+        match x {
             Some((x, at)) => {
                 if x == ENTITY_X {
                     if model.entity_columns().is_empty() {
@@ -702,90 +762,80 @@ impl Loader<'_> {
                         )
                     })?;
                 }
-                x
+                Ok(x)
             }
             None if matches!(
                 kind,
                 ChartKind::Cdf | ChartKind::Timeline | ChartKind::Histogram | ChartKind::RunsCdf
             ) =>
             {
-                String::new()
+                Ok(String::new())
             }
-            None => {
-                return Err(self.err_at(
-                    plan,
-                    &d.at,
-                    "a [[chart]] needs `x` (a parameter, a metric or \"entity\")",
-                ));
-            }
-        };
-        let on_entities = x == ENTITY_X;
-        let mut y = Vec::new();
+            None => Err(self.err_at(
+                plan,
+                chart_at,
+                "a [[chart]] needs `x` (a parameter, a metric or \"entity\")",
+            )),
+        }
+    }
+
+    /// The `y` of a chart of per-request samples: distributions of the model.
+    fn distribution_y(
+        &self,
+        plan: &Plan,
+        kind: ChartKind,
+        y: Option<(Vec<(String, At)>, At)>,
+        chart_at: &At,
+    ) -> Result<Vec<String>, ConfigError> {
+        let model = &*plan.model;
         let distributions = model.distributions();
-        let is_distribution = |name: &str| distributions.iter().any(|d| d.name == name);
-        // A cdf of per-request samples or of a metric over runs: decided by its first y.
-        let distribution = match (&d.y, kind) {
-            (_, ChartKind::Histogram) => true,
-            (Some((items, _)), ChartKind::Cdf) => {
-                items.first().is_some_and(|(n, _)| is_distribution(n))
-            }
-            _ => false,
+        let Some((items, at)) = &y else {
+            return Err(self.err_at(
+                plan,
+                chart_at,
+                "a histogram needs `y`: a distribution of the model",
+            ));
         };
-        if distribution {
-            let Some((items, at)) = &d.y else {
-                return Err(self.err_at(
-                    plan,
-                    &d.at,
-                    "a histogram needs `y`: a distribution of the model",
-                ));
-            };
-            if items.is_empty() {
-                return Err(self.err_at(plan, at, "`y` is empty; name a distribution"));
-            }
-            for (name, at) in items {
-                if !is_distribution(name) {
-                    let valid: Vec<&str> = distributions.iter().map(|d| d.name).collect();
-                    return Err(self.err_at(
-                        plan,
-                        at,
-                        if valid.is_empty() {
-                            format!("{} gives no per-request samples to draw a {kind} of; `runs_cdf` draws a metric over runs", model.name())
-                        } else {
-                            format!("`{name}` is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", model.name(), valid.join(", "))
-                        },
-                    ));
-                }
-                y.push(name.clone());
-            }
-            if let Some((_, at)) = &d.mark_x {
+        if items.is_empty() {
+            return Err(self.err_at(plan, at, "`y` is empty; name a distribution"));
+        }
+        let mut out = Vec::new();
+        for (name, at) in items {
+            if !distributions.iter().any(|d| d.name == name) {
+                let valid: Vec<&str> = distributions.iter().map(|d| d.name).collect();
                 return Err(self.err_at(
                     plan,
                     at,
-                    format!("a {kind} of samples takes no `mark_x`"),
+                    if valid.is_empty() {
+                        format!("{} gives no per-request samples to draw a {kind} of; `runs_cdf` draws a metric over runs", model.name())
+                    } else {
+                        format!("`{name}` is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", model.name(), valid.join(", "))
+                    },
                 ));
             }
-            return Ok(ChartSpec {
-                name,
-                x,
-                y,
-                kind,
-                mark_x: None,
-                mark_y: d.mark_y,
-                y_expr: d.y_expr,
-                log_x: d.log_x,
-                filter: d.filter,
-                look: d.look,
-                distribution: true,
-                at: chart_at,
-                title,
-            });
+            out.push(name.clone());
         }
-        match d.y {
+        Ok(out)
+    }
+
+    /// The `y` of a chart of metrics (of entity columns, with x = `"entity"`); a timeline
+    /// needs none.
+    fn metric_y(
+        &self,
+        plan: &Plan,
+        kind: ChartKind,
+        on_entities: bool,
+        y: Option<(Vec<(String, At)>, At)>,
+        chart_at: &At,
+    ) -> Result<Vec<String>, ConfigError> {
+        let model = &*plan.model;
+        let mut out = Vec::new();
+        match y {
             None if kind == ChartKind::Timeline => {}
             None => {
                 return Err(self.err_at(
                     plan,
-                    &d.at,
+                    chart_at,
                     "a [[chart]] needs `y` (a metric or a list of metrics)",
                 ));
             }
@@ -816,33 +866,11 @@ impl Loader<'_> {
                         plan.resolve(&metric, false, false)
                             .map_err(|m| self.err_at(plan, &at, m))?;
                     }
-                    y.push(metric);
+                    out.push(metric);
                 }
             }
         }
-        let mark_x = match d.mark_x {
-            Some((m, at)) => {
-                plan.resolve(&m, false, false)
-                    .map_err(|e| self.err_at(plan, &at, e))?;
-                Some(m)
-            }
-            None => None,
-        };
-        Ok(ChartSpec {
-            name,
-            x,
-            y,
-            kind,
-            mark_x,
-            mark_y: d.mark_y,
-            y_expr: d.y_expr,
-            log_x: d.log_x,
-            filter: d.filter,
-            look: d.look,
-            distribution: false,
-            at: chart_at,
-            title,
-        })
+        Ok(out)
     }
 }
 
