@@ -190,19 +190,21 @@ fn split_args(body: &str, base: usize, lines: &Lines<'_>) -> Result<Vec<Arg>, Le
 
 /// Reads a lesson's markers.
 pub fn parse(text: &str) -> Result<Lesson, LessonError> {
-    let lines = Lines::new(text);
-    let mut lesson = Lesson {
-        text: text.to_string(),
-        uses: Vec::new(),
-        locale: Locale::En,
-        regions: Vec::new(),
-        allowed: Vec::new(),
-        skipped: Vec::new(),
+    let mut p = Parser {
+        text,
+        lines: Lines::new(text),
+        lesson: Lesson {
+            text: text.to_string(),
+            uses: Vec::new(),
+            locale: Locale::En,
+            regions: Vec::new(),
+            allowed: Vec::new(),
+            skipped: Vec::new(),
+        },
+        locale_at: None,
+        open_block: None,
     };
-    let mut locale_at: Option<Pos> = None;
-    // An open block: (region, the byte offset where its content starts).
-    let mut open_block: Option<Region> = None;
-    // A fence: its character and length.
+    // A fence: its character, length and start.
     let mut fence: Option<(char, usize, usize)> = None;
     let mut offset = 0;
     for raw in text.split_inclusive('\n') {
@@ -216,14 +218,14 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
             let n = trimmed.chars().take_while(|x| *x == c).count();
             if n >= 3 {
                 match fence {
-                    None if open_block.is_none() => {
+                    None if p.open_block.is_none() => {
                         fence = Some((c, n, line_start));
                         continue;
                     }
                     Some((fc, fnum, start))
                         if fc == c && n >= fnum && trimmed[n..].trim().is_empty() =>
                     {
-                        lesson.skipped.push(start..offset);
+                        p.lesson.skipped.push(start..offset);
                         fence = None;
                         continue;
                     }
@@ -231,10 +233,33 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
                 }
             }
         }
-        if fence.is_some() {
-            continue;
+        if fence.is_none() {
+            p.markers(line, line_start, offset)?;
         }
-        // Markers on this line.
+    }
+    p.finish()
+}
+
+/// The state of a lesson being read: what it declared so far, and the block open.
+struct Parser<'t> {
+    text: &'t str,
+    lines: Lines<'t>,
+    lesson: Lesson,
+    locale_at: Option<Pos>,
+    /// An open block (its content starts after its marker's line).
+    open_block: Option<Region>,
+}
+
+fn at(pos: Pos, message: impl Into<String>) -> LessonError {
+    LessonError {
+        pos,
+        message: message.into(),
+    }
+}
+
+impl Parser<'_> {
+    /// The markers on one line (`line_start` its offset, `next` the next line's).
+    fn markers(&mut self, line: &str, line_start: usize, next: usize) -> Result<(), LessonError> {
         let mut search = 0;
         while let Some(found) = line[search..].find("<!--") {
             let start = search + found;
@@ -245,28 +270,12 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
             search = end;
             let body = line[start + 4..start + len].trim();
             let abs = line_start + start;
-            let pos = lines.pos(abs);
+            let pos = self.lines.pos(abs);
+            let alone = line[..start].trim().is_empty() && line[end..].trim().is_empty();
             if body == "/coordsim" {
-                lesson.skipped.push(abs..line_start + end);
-                // Closes the open inline region on this line, or the open block.
-                if let Some(mut block) = open_block.take() {
-                    if !line[..start].trim().is_empty() || !line[end..].trim().is_empty() {
-                        return Err(LessonError {
-                            pos,
-                            message:
-                                "a block closes with `<!-- /coordsim -->` on a line of its own"
-                                    .into(),
-                        });
-                    }
-                    block.content = block.content.start..line_start;
-                    lesson.skipped.push(block.content.clone());
-                    lesson.regions.push(block);
-                    continue;
-                }
-                return Err(LessonError {
-                    pos,
-                    message: "`<!-- /coordsim -->` closes no region".into(),
-                });
+                self.lesson.skipped.push(abs..line_start + end);
+                self.close_block(pos, alone, line_start)?;
+                continue;
             }
             let Some(rest) = body.strip_prefix("coordsim") else {
                 continue;
@@ -274,20 +283,18 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
             if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
                 continue;
             }
-            lesson.skipped.push(abs..line_start + end);
-            if open_block.is_some() {
-                return Err(LessonError {
+            self.lesson.skipped.push(abs..line_start + end);
+            if self.open_block.is_some() {
+                return Err(at(
                     pos,
-                    message:
-                        "regions never nest: close the open block with `<!-- /coordsim -->` first"
-                            .into(),
-                });
+                    "regions never nest: close the open block with `<!-- /coordsim -->` first",
+                ));
             }
             if body.len() > MAX_MARKER {
-                return Err(LessonError {
+                return Err(at(
                     pos,
-                    message: format!("a marker has at most {MAX_MARKER} characters"),
-                });
+                    format!("a marker has at most {MAX_MARKER} characters"),
+                ));
             }
             let rest = rest.trim();
             let (word, after) = rest
@@ -296,198 +303,230 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
             // `after` is a slice of `line`: its byte offset in the file.
             let after_base = line_start + (after.as_ptr() as usize - line.as_ptr() as usize);
             match word {
-                "use" => {
-                    let Some((name, path)) = after.split_once('=') else {
-                        return Err(LessonError {
-                            pos,
-                            message: "a use is `use NAME = \"PATH\"`".into(),
-                        });
-                    };
-                    let (name, path) = (name.trim(), path.trim());
-                    if !is_name(name) {
-                        return Err(LessonError {
-                            pos,
-                            message: format!(
-                                "`{name}` is not a name: letters, digits, `_` and `-`, not starting with a digit"
-                            ),
-                        });
-                    }
-                    let Some(path) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"'))
-                    else {
-                        return Err(LessonError {
-                            pos,
-                            message: "the path of a use is in quotes: `use NAME = \"PATH\"`".into(),
-                        });
-                    };
-                    if lesson.uses.iter().any(|u| u.name == name) {
-                        return Err(LessonError {
-                            pos,
-                            message: format!("`{name}` is declared twice"),
-                        });
-                    }
-                    lesson.uses.push(Use {
-                        name: name.into(),
-                        path: path.into(),
-                        pos,
-                    });
-                }
-                "locale" => {
-                    let value = after.trim_start_matches([' ', '=']).trim();
-                    let name = value.trim_matches('"');
-                    let Some(locale) = Locale::parse(name).filter(|_| value.starts_with('"'))
-                    else {
-                        return Err(LessonError {
-                            pos,
-                            message: format!("unknown locale {value}; valid: \"en\", \"tr\""),
-                        });
-                    };
-                    if locale_at.is_some() {
-                        return Err(LessonError {
-                            pos,
-                            message: "the locale is declared twice".into(),
-                        });
-                    }
-                    locale_at = Some(pos);
-                    lesson.locale = locale;
-                }
-                "allow" => {
-                    lesson.allowed.extend(
-                        after
-                            .split([' ', ','])
-                            .filter(|s| !s.is_empty())
-                            .map(String::from),
-                    );
-                }
+                "use" => self.use_decl(pos, after)?,
+                "locale" => self.locale_decl(pos, after)?,
+                "allow" => self.lesson.allowed.extend(
+                    after
+                        .split([' ', ','])
+                        .filter(|s| !s.is_empty())
+                        .map(String::from),
+                ),
                 "table" | "chart" => {
-                    if !line[..start].trim().is_empty() || !line[end..].trim().is_empty() {
-                        return Err(LessonError {
+                    if !alone {
+                        return Err(at(
                             pos,
-                            message: format!("a {word} block opens on a line of its own"),
-                        });
+                            format!("a {word} block opens on a line of its own"),
+                        ));
                     }
-                    let args = split_args(after, after_base, &lines)?;
-                    let Some((first, rest)) = args.split_first() else {
-                        return Err(LessonError {
-                            pos,
-                            message: format!(
-                                "`{word}` needs the name of a config: `{word} NAME …`"
-                            ),
-                        });
-                    };
-                    if first.value.is_some() {
-                        return Err(LessonError {
-                            pos: first.pos,
-                            message: format!(
-                                "`{word}` needs the name of a config first: `{word} NAME …`"
-                            ),
-                        });
-                    }
-                    let kind = if word == "table" {
-                        Kind::Table
-                    } else {
-                        let Some((chart, more)) =
-                            rest.split_first().filter(|(c, _)| c.value.is_none())
-                        else {
-                            return Err(LessonError { pos, message: "a chart block is `chart NAME CHART` (the chart's name in the config)".into() });
-                        };
-                        if let Some(extra) = more.first() {
-                            return Err(LessonError {
-                                pos: extra.pos,
-                                message: "a chart block takes no options beyond `chart NAME CHART`"
-                                    .into(),
-                            });
-                        }
-                        Kind::Chart {
-                            chart: chart.key.clone(),
-                        }
-                    };
-                    let args = if word == "table" {
-                        rest.to_vec()
-                    } else {
-                        Vec::new()
-                    };
-                    open_block = Some(Region {
-                        kind,
-                        config: first.key.clone(),
-                        args,
-                        marker: pos,
-                        at: lines.pos(offset.min(text.len())),
-                        content: offset..offset,
-                    });
+                    self.open(pos, word, after, after_base, next)?;
                 }
                 _ => {
-                    // NAME.COLUMN filters…, closed on this line.
-                    let Some((name, column)) = word.split_once('.') else {
-                        return Err(LessonError {
-                            pos,
-                            message: format!(
-                                "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `table NAME …`, `chart NAME CHART`, `allow …`"
-                            ),
-                        });
-                    };
-                    if !is_name(name) || column.is_empty() {
-                        return Err(LessonError {
-                            pos,
-                            message: format!("`{word}` is not NAME.COLUMN"),
-                        });
-                    }
-                    let args = split_args(after, after_base, &lines)?;
-                    let Some(close) = line[end..].find("<!-- /coordsim -->") else {
-                        return Err(LessonError {
-                            pos,
-                            message:
-                                "an inline region closes with `<!-- /coordsim -->` on the same line"
-                                    .into(),
-                        });
-                    };
-                    let content = line_start + end..line_start + end + close;
-                    lesson.skipped.push(content.clone());
-                    lesson.regions.push(Region {
-                        kind: Kind::Value {
-                            column: column.to_string(),
-                        },
-                        config: name.to_string(),
-                        args,
-                        marker: pos,
-                        at: lines.pos(content.start),
-                        content,
-                    });
-                    let close_at = line_start + end + close;
-                    lesson
-                        .skipped
-                        .push(close_at..close_at + "<!-- /coordsim -->".len());
-                    search = end + close + "<!-- /coordsim -->".len();
+                    let close =
+                        self.inline(pos, word, after, after_base, &line[end..], line_start + end)?;
+                    search = end + close;
                 }
             }
         }
+        Ok(())
     }
-    if let Some(block) = open_block {
-        return Err(LessonError {
-            pos: block.marker,
-            message:
-                "this block is not closed: end it with `<!-- /coordsim -->` on a line of its own"
-                    .into(),
-        });
-    }
-    for r in &lesson.regions {
-        if !lesson.uses.iter().any(|u| u.name == r.config) {
-            let names: Vec<&str> = lesson.uses.iter().map(|u| u.name.as_str()).collect();
-            return Err(LessonError {
-                pos: r.marker,
-                message: format!(
-                    "unknown config `{}`; declared: {} (declare it with `<!-- coordsim use {} = \"PATH\" -->`)",
-                    r.config,
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    },
-                    r.config
-                ),
-            });
+
+    /// `<!-- /coordsim -->`: closes the open block (on a line of its own).
+    fn close_block(&mut self, pos: Pos, alone: bool, line_start: usize) -> Result<(), LessonError> {
+        let Some(mut block) = self.open_block.take() else {
+            return Err(at(pos, "`<!-- /coordsim -->` closes no region"));
+        };
+        if !alone {
+            return Err(at(
+                pos,
+                "a block closes with `<!-- /coordsim -->` on a line of its own",
+            ));
         }
+        block.content = block.content.start..line_start;
+        self.lesson.skipped.push(block.content.clone());
+        self.lesson.regions.push(block);
+        Ok(())
     }
-    Ok(lesson)
+
+    /// `use NAME = "PATH"`.
+    fn use_decl(&mut self, pos: Pos, after: &str) -> Result<(), LessonError> {
+        let Some((name, path)) = after.split_once('=') else {
+            return Err(at(pos, "a use is `use NAME = \"PATH\"`"));
+        };
+        let (name, path) = (name.trim(), path.trim());
+        if !is_name(name) {
+            return Err(at(
+                pos,
+                format!(
+                    "`{name}` is not a name: letters, digits, `_` and `-`, not starting with a digit"
+                ),
+            ));
+        }
+        let Some(path) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
+            return Err(at(
+                pos,
+                "the path of a use is in quotes: `use NAME = \"PATH\"`",
+            ));
+        };
+        if self.lesson.uses.iter().any(|u| u.name == name) {
+            return Err(at(pos, format!("`{name}` is declared twice")));
+        }
+        self.lesson.uses.push(Use {
+            name: name.into(),
+            path: path.into(),
+            pos,
+        });
+        Ok(())
+    }
+
+    /// `locale = "tr"`, once.
+    fn locale_decl(&mut self, pos: Pos, after: &str) -> Result<(), LessonError> {
+        let value = after.trim_start_matches([' ', '=']).trim();
+        let name = value.trim_matches('"');
+        let Some(locale) = Locale::parse(name).filter(|_| value.starts_with('"')) else {
+            return Err(at(
+                pos,
+                format!("unknown locale {value}; valid: \"en\", \"tr\""),
+            ));
+        };
+        if self.locale_at.is_some() {
+            return Err(at(pos, "the locale is declared twice"));
+        }
+        self.locale_at = Some(pos);
+        self.lesson.locale = locale;
+        Ok(())
+    }
+
+    /// `table NAME …` or `chart NAME CHART`: opens a block whose content starts at `next`.
+    fn open(
+        &mut self,
+        pos: Pos,
+        word: &str,
+        after: &str,
+        after_base: usize,
+        next: usize,
+    ) -> Result<(), LessonError> {
+        let args = split_args(after, after_base, &self.lines)?;
+        let Some((first, rest)) = args.split_first() else {
+            return Err(at(
+                pos,
+                format!("`{word}` needs the name of a config: `{word} NAME …`"),
+            ));
+        };
+        if first.value.is_some() {
+            return Err(at(
+                first.pos,
+                format!("`{word}` needs the name of a config first: `{word} NAME …`"),
+            ));
+        }
+        let (kind, args) = if word == "table" {
+            (Kind::Table, rest.to_vec())
+        } else {
+            let Some((chart, more)) = rest.split_first().filter(|(c, _)| c.value.is_none()) else {
+                return Err(at(
+                    pos,
+                    "a chart block is `chart NAME CHART` (the chart's name in the config)",
+                ));
+            };
+            if let Some(extra) = more.first() {
+                return Err(at(
+                    extra.pos,
+                    "a chart block takes no options beyond `chart NAME CHART`",
+                ));
+            }
+            (
+                Kind::Chart {
+                    chart: chart.key.clone(),
+                },
+                Vec::new(),
+            )
+        };
+        self.open_block = Some(Region {
+            kind,
+            config: first.key.clone(),
+            args,
+            marker: pos,
+            at: self.lines.pos(next.min(self.text.len())),
+            content: next..next,
+        });
+        Ok(())
+    }
+
+    /// `NAME.COLUMN filters…`, closed on the same line: `tail` is the line after the marker,
+    /// starting at byte `tail_at`. Gives how far past the marker the region's close ends.
+    fn inline(
+        &mut self,
+        pos: Pos,
+        word: &str,
+        after: &str,
+        after_base: usize,
+        tail: &str,
+        tail_at: usize,
+    ) -> Result<usize, LessonError> {
+        const CLOSE: &str = "<!-- /coordsim -->";
+        let Some((name, column)) = word.split_once('.') else {
+            return Err(at(
+                pos,
+                format!(
+                    "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `table NAME …`, `chart NAME CHART`, `allow …`"
+                ),
+            ));
+        };
+        if !is_name(name) || column.is_empty() {
+            return Err(at(pos, format!("`{word}` is not NAME.COLUMN")));
+        }
+        let args = split_args(after, after_base, &self.lines)?;
+        let Some(close) = tail.find(CLOSE) else {
+            return Err(at(
+                pos,
+                "an inline region closes with `<!-- /coordsim -->` on the same line",
+            ));
+        };
+        let content = tail_at..tail_at + close;
+        self.lesson.skipped.push(content.clone());
+        self.lesson.regions.push(Region {
+            kind: Kind::Value {
+                column: column.to_string(),
+            },
+            config: name.to_string(),
+            args,
+            marker: pos,
+            at: self.lines.pos(content.start),
+            content,
+        });
+        let close_at = tail_at + close;
+        self.lesson.skipped.push(close_at..close_at + CLOSE.len());
+        Ok(close + CLOSE.len())
+    }
+
+    /// No block left open, and every region's config declared.
+    fn finish(self) -> Result<Lesson, LessonError> {
+        if let Some(block) = self.open_block {
+            return Err(at(
+                block.marker,
+                "this block is not closed: end it with `<!-- /coordsim -->` on a line of its own",
+            ));
+        }
+        let lesson = self.lesson;
+        for r in &lesson.regions {
+            if !lesson.uses.iter().any(|u| u.name == r.config) {
+                let names: Vec<&str> = lesson.uses.iter().map(|u| u.name.as_str()).collect();
+                return Err(at(
+                    r.marker,
+                    format!(
+                        "unknown config `{}`; declared: {} (declare it with `<!-- coordsim use {} = \"PATH\" -->`)",
+                        r.config,
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        },
+                        r.config
+                    ),
+                ));
+            }
+        }
+        Ok(lesson)
+    }
 }
 
 #[cfg(test)]
