@@ -86,9 +86,18 @@ fn run_and_write(
     Ok((results, summary, written))
 }
 
+/// `1 row`, `2 rows`: a count and its noun.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `N charts` and, when some were not drawn, `; left out: …` naming each and why.
 fn charts_said(written: &export::Written) -> String {
-    let mut said = format!("{} charts", written.charts);
+    let mut said = plural(written.charts, "chart");
     if !written.left_out.is_empty() {
         said.push_str("; left out: ");
         said.push_str(&written.left_out.join(", "));
@@ -131,9 +140,9 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             writeln!(stdout, "{table}")?;
             writeln!(
                 stdout,
-                "wrote {} ({} rows, {})\n",
+                "wrote {} ({}, {})\n",
                 dir.display(),
-                results.results.rows.len(),
+                plural(results.results.rows.len(), "row"),
                 charts_said(&written)
             )?;
         }

@@ -52,6 +52,7 @@ const TOP_KEYS: &[&str] = &[
     "locale",
     "table",
     "percentile",
+    "metric",
 ];
 
 /// Most bytes of a config file.

@@ -12,6 +12,7 @@
 
 pub mod charts;
 pub mod claims;
+mod derived;
 mod filter;
 mod load;
 mod names;

@@ -707,6 +707,11 @@ impl Loader<'_> {
             derived,
         };
 
+        // `[[metric]]`: the model wrapped with the metrics the config derives.
+        if let Some((_, tables)) = get("metric") {
+            plan.model = self.derived_metrics(&plan, tables)?;
+        }
+        let model = Arc::clone(&plan.model);
         // Every point's parameters are typed and validated once, before anything runs, and
         // the model's estimate of each run held to the limits.
         let mut kept: u64 = 0;

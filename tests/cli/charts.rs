@@ -362,7 +362,7 @@ fn a_shard_without_a_charts_point_leaves_it_out_and_the_merge_draws_it() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).contains(
-            "1 charts; left out: wait-histogram (`wait_ms` has no samples at any point it draws"
+            "1 chart; left out: wait-histogram (`wait_ms` has no samples at any point it draws"
         ) && stdout(&out).contains("in this shard)"),
         "{}",
         stdout(&out)
@@ -440,7 +440,7 @@ fn an_empty_default_chart_is_left_out_and_named_in_the_summary() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out).contains(
-            "(1 rows, 1 charts; left out: wait-per-applier (`wait_ms` is empty at every point it draws))"
+            "(1 row, 1 chart; left out: wait-per-applier (`wait_ms` is empty at every point it draws))"
         ),
         "{}",
         stdout(&out)
@@ -460,7 +460,7 @@ fn an_empty_default_chart_is_left_out_and_named_in_the_summary() {
         dir.path().to_str().unwrap(),
     ]);
     assert!(
-        stdout(&out).contains("(1 rows, 2 charts)"),
+        stdout(&out).contains("(1 row, 2 charts)"),
         "{}",
         stdout(&out)
     );

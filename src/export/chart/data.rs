@@ -228,18 +228,17 @@ fn x_bits(x: f64) -> u64 {
     if x == 0.0 { 0 } else { x.to_bits() }
 }
 
-/// The data series: one per y metric and group, each point the mean over replications (with
-/// its 95% interval when asked); also each series' group key (for the colour of its theory
-/// line) and each metric's raw values.
-fn data_series(
-    config: &crate::config::Config,
-    spec: &ChartSpec,
-    sel: &Selected<'_>,
-) -> (
+/// The data series, each one's group key, and each y metric's raw values.
+type DataSeries = (
     Vec<Series>,
     Vec<(Vec<usize>, usize)>,
     Vec<(String, Vec<f64>)>,
-) {
+);
+
+/// The data series: one per y metric and group, each point the mean over replications (with
+/// its 95% interval when asked); also each series' group key (for the colour of its theory
+/// line) and each metric's raw values.
+fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<'_>) -> DataSeries {
     let mut series = Vec::new();
     let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
     let mut samples = Vec::new();

@@ -1,0 +1,239 @@
+//! `[[metric]]`: metrics a config derives from each run's own metrics and parameters.
+//!
+//! ```toml
+//! [[metric]]
+//! name = "wasted_pct"
+//! expr = "100 * server.wasted_ms / server.busy_ms"
+//! ```
+//!
+//! A derived metric is computed after every run, from that run's metrics and its point's
+//! parameters (and the derived metrics declared before it), and becomes a metric like the
+//! model's own: a column of `results.csv` after them, with its statistics in `summary.csv`,
+//! usable in claims, tables, charts and `[labels]`. It is the model wrapped: the front end
+//! sees one more metric, so nothing downstream knows the difference. A value that is not a
+//! finite number (a division by zero, an empty metric) is an empty cell.
+
+use std::sync::Arc;
+
+use coordsim_model::{
+    Cell, ColumnSpec, ColumnType, Cost, DefaultChart, Distribution, ModelDef, ModelError,
+    ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, TimelineStyle, Value,
+};
+use toml::Spanned;
+use toml::de::DeValue;
+
+use super::plan::Plan;
+use super::read::Loader;
+use super::var::Var;
+use crate::expr::{self, Expr};
+use crate::source::ConfigError;
+
+/// Most derived metrics a config declares.
+pub const MAX_DERIVED: usize = 64;
+
+/// What a derived metric's expression reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Input {
+    /// A parameter of the model, by its index.
+    Param(usize),
+    /// A metric: the model's, or a derived one declared earlier (by its index among all).
+    Metric(usize),
+}
+
+/// A model with derived metrics after its own.
+struct Derived {
+    inner: Arc<dyn ModelDef>,
+    metrics: Vec<ColumnSpec>,
+    exprs: Arc<Vec<Expr<Input>>>,
+}
+
+/// A prepared run that adds the derived metrics to its output.
+struct DerivedRun {
+    inner: Box<dyn PreparedRun>,
+    params: Vec<Option<f64>>,
+    exprs: Arc<Vec<Expr<Input>>>,
+}
+
+impl PreparedRun for DerivedRun {
+    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
+        let mut out = self.inner.run(ctx)?;
+        for e in self.exprs.iter() {
+            let metrics = &out.metrics;
+            let value = e.eval(&|v| match v {
+                Input::Param(i) => self.params.get(i).copied().flatten(),
+                Input::Metric(i) => metrics.get(i).and_then(Cell::as_f64),
+            });
+            out.metrics.push(match value {
+                Some(x) if x.is_finite() => Cell::Float(x),
+                _ => Cell::Empty,
+            });
+        }
+        Ok(out)
+    }
+
+    fn cost(&self) -> Cost {
+        self.inner.cost()
+    }
+}
+
+impl ModelDef for Derived {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn summary(&self) -> &'static str {
+        self.inner.summary()
+    }
+    fn params(&self) -> &[ParamSpec] {
+        self.inner.params()
+    }
+    fn defaults(&self) -> Vec<Value> {
+        self.inner.defaults()
+    }
+    fn metrics(&self) -> &[ColumnSpec] {
+        &self.metrics
+    }
+    fn entity_columns(&self) -> &[ColumnSpec] {
+        self.inner.entity_columns()
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        self.inner.charts()
+    }
+    fn timeline(&self) -> Option<TimelineStyle> {
+        self.inner.timeline()
+    }
+    fn tie_rules(&self) -> &'static [&'static str] {
+        self.inner.tie_rules()
+    }
+    fn distributions(&self) -> &[Distribution] {
+        self.inner.distributions()
+    }
+    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
+        Ok(Box::new(DerivedRun {
+            inner: self.inner.prepare(values)?,
+            params: values.iter().map(Value::as_f64).collect(),
+            exprs: Arc::clone(&self.exprs),
+        }))
+    }
+}
+
+impl Loader<'_> {
+    /// The plan's model with the `[[metric]]` tables' metrics after its own.
+    pub(super) fn derived_metrics(
+        &self,
+        plan: &Plan,
+        tables: &Spanned<DeValue<'_>>,
+    ) -> Result<Arc<dyn ModelDef>, ConfigError> {
+        const KEYS: &[&str] = &["name", "expr", "meaning"];
+        let inner = Arc::clone(&plan.model);
+        let mut metrics: Vec<ColumnSpec> = inner.metrics().to_vec();
+        let mut exprs = Vec::new();
+        let items = self.array_of_tables(tables, "metric")?;
+        if items.len() > MAX_DERIVED {
+            return Err(self.err(
+                &tables.span(),
+                format!("at most {MAX_DERIVED} [[metric]] tables"),
+            ));
+        }
+        for (t, span) in items {
+            let fields = self.known_fields(t, "[[metric]]", KEYS)?;
+            let field = |k: &str| {
+                fields
+                    .iter()
+                    .find(|(key, _)| key.get_ref() == k)
+                    .map(|(_, v)| *v)
+            };
+            let (Some(name_v), Some(expr_v)) = (field("name"), field("expr")) else {
+                return Err(self.err(
+                    &span,
+                    "a [[metric]] needs `name` and `expr` (an expression over the run's metrics and parameters)",
+                ));
+            };
+            let name = self.string(name_v, "name")?;
+            self.check_metric_name(plan, &metrics, &name, &name_v.span())?;
+            let text = self.string(expr_v, "expr")?;
+            let resolve = |n: &str| -> Result<Input, String> {
+                if let Some(i) = metrics.iter().position(|c| c.name == n) {
+                    return if metrics[i].numeric() {
+                        Ok(Input::Metric(i))
+                    } else {
+                        Err(format!("`{n}` is not numeric"))
+                    };
+                }
+                match plan.resolve(n, false, true)? {
+                    Var::Param(i) if i < inner.params().len() => Ok(Input::Param(i)),
+                    Var::Param(_) => Err(format!(
+                        "`{n}` is a [vars] variable; a derived metric reads the model's parameters (derive one from `{n}` in [params]) and metrics"
+                    )),
+                    Var::Metric(i) => Ok(Input::Metric(i)),
+                    Var::Entity(_) | Var::X => Err(format!("`{n}` is not a metric or parameter")),
+                }
+            };
+            let parsed = expr::parse(&text, &resolve).map_err(|e| {
+                let at = expr_v.span().start
+                    + 1
+                    + text
+                        .char_indices()
+                        .nth(e.offset)
+                        .map_or(text.len(), |(b, _)| b);
+                self.err(&(at..at), format!("in `expr`: {}", e.message))
+            })?;
+            let meaning = match field("meaning") {
+                Some(v) => self.string(v, "meaning")?,
+                None => format!("derived: {text}"),
+            };
+            let interned = |s: &str, what: &str, at: &crate::source::Span| {
+                coordsim_model::intern(s).ok_or_else(|| {
+                    self.err(
+                        at,
+                        format!("too many distinct names in this process for a {what}"),
+                    )
+                })
+            };
+            metrics.push(ColumnSpec {
+                name: interned(&name, "metric name", &name_v.span())?,
+                meaning: interned(&meaning, "meaning", &span)?,
+                ty: ColumnType::Float,
+            });
+            exprs.push(parsed);
+        }
+        Ok(Arc::new(Derived {
+            inner,
+            metrics,
+            exprs: Arc::new(exprs),
+        }))
+    }
+
+    /// A derived metric's name: a plain name (letters, digits, `_`, `.`), not a column the
+    /// outputs already have (a metric, a parameter, a reserved column).
+    fn check_metric_name(
+        &self,
+        plan: &Plan,
+        metrics: &[ColumnSpec],
+        name: &str,
+        at: &crate::source::Span,
+    ) -> Result<(), ConfigError> {
+        let plain = !name.is_empty()
+            && name.chars().count() <= 100
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            && !name.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+        if !plain {
+            return Err(self.err(
+                at,
+                "a [[metric]] `name` is letters, digits, `_` and `.`, not starting with a digit, at most 100",
+            ));
+        }
+        let taken = metrics.iter().any(|c| c.name == name)
+            || plan.model.params().iter().any(|p| p.key == name)
+            || plan.vars.iter().any(|(v, _)| v == name)
+            || coordsim_model::RESERVED_COLUMNS.contains(&name);
+        if taken {
+            return Err(self.err(
+                at,
+                format!("`{name}` is already a column (a metric, a parameter or a reserved name); name the derived metric otherwise"),
+            ));
+        }
+        Ok(())
+    }
+}
