@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use crate::registry::ModelDef;
+use crate::def::ModelDef;
 use crate::value::Value;
 
 /// Most bytes of names [`intern`] keeps over a process's life.

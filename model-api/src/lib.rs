@@ -24,6 +24,7 @@
 mod compose;
 #[macro_use]
 pub mod declare;
+mod def;
 mod model;
 mod registry;
 pub mod timeline;
@@ -35,11 +36,12 @@ pub use declare::{
     ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,
     probability, table_fields, unit_of,
 };
+pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
     Output, RunContext, Valid, run_once,
 };
-pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
+pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{
     Lane, LaneMark, LaneSpan, Lanes, MAX_LANE_ITEMS, MAX_LANES, MarkKind, MarkShape, SpanKind,
     Thinning, TimelineStyle,
