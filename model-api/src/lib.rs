@@ -15,7 +15,9 @@
 //!
 //! A family of models that a config composes (`model = "scenario"`: its columns named by the
 //! config's resources) implements [`Composer`] instead, and joins with
-//! [`Registry::with_composer`].
+//! [`Registry::with_composer`] (the `coordsim` binary adds `coordsim_scenario::Scenario`
+//! so). The front end hands it the config's sections and parameters, read and typed once
+//! ([`ComposeInput`]).
 //!
 //! This crate has no I/O, CSV or chart code: presentation is declared here as data
 //! ([`DefaultChart`] with a [`ChartKind`], [`TimelineStyle`] for timeline lanes) and drawn
@@ -30,7 +32,9 @@ mod registry;
 pub mod timeline;
 mod value;
 
-pub use compose::{ComposeError, ComposeInput, Composer, MAX_INTERNED_BYTES, PathPart, intern};
+pub use compose::{
+    ComposeError, ComposeInput, Composer, ConfigParam, MAX_INTERNED_BYTES, PathPart, intern,
+};
 pub use declare::{
     Cell, ColumnSpec, ColumnType, Columns, Kind, ListItem, Millis, NoEntity, ParamError, ParamSet,
     ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,

@@ -34,8 +34,7 @@ impl Run {
 }
 
 fn run_text(text: &str, seed: u64) -> Run {
-    let config = match crate::harness::library_config(&coordsim_models::registry(), "t.toml", text)
-    {
+    let config = match crate::harness::library_config(&crate::harness::registry(), "t.toml", text) {
         Ok(c) => c,
         Err(e) => panic!("{e}\n{text}"),
     };
@@ -433,7 +432,7 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
     assert_eq!(run.entity("b", "start_ms").to_string(), "2000");
     // Three numbers for two actors: refused where the list is written.
     let bad = text.replace("[5, 7]", "[5, 7, 9]");
-    let Err(err) = crate::harness::library_config(&coordsim_models::registry(), "t.toml", &bad)
+    let Err(err) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &bad)
     else {
         panic!("three numbers for two actors were accepted");
     };
@@ -451,8 +450,7 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
 #[test]
 fn poll_rounds_count_in_the_estimate_before_anything_runs() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"poll\"\npoll_ms = 0.001\n[[actor]]\nname = \"w\"\ncount = 100\nsteps = [{ acquire = \"L\" }, { delay_ms = 250 }, { release = \"L\" }]\n";
-    let Err(e) = crate::harness::library_config(&coordsim_models::registry(), "t.toml", text)
-    else {
+    let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", text) else {
         panic!("refused up front");
     };
     assert!(e.message.contains("events, more than max_events"), "{e}");
@@ -461,7 +459,5 @@ fn poll_rounds_count_in_the_estimate_before_anything_runs() {
         "{ acquire = \"L\" }",
         "{ acquire = \"L\", give_up_after_ms = 1 }",
     );
-    assert!(
-        crate::harness::library_config(&coordsim_models::registry(), "t.toml", &capped).is_ok()
-    );
+    assert!(crate::harness::library_config(&crate::harness::registry(), "t.toml", &capped).is_ok());
 }
