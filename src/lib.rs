@@ -3,12 +3,14 @@
 //! Loads configs, expands sweeps, runs every point (in parallel, deterministically), checks
 //! claims and writes CSV, Markdown and charts, for whatever models a
 //! [`coordsim_model::Registry`] holds. It names no model: models come from
-//! `coordsim-models` (the built-in eight), from any other crate, or both:
+//! `coordsim-models` (the built-in eight), composers from `coordsim-scenario`
+//! (`model = "scenario"`), and either from any other crate:
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {
-//!     // The built-in models plus any of the user's own (`.with(MyModel)`).
-//!     coordsim::main_with(coordsim_models::registry())
+//!     // The `coordsim` binary's registry; add any models of your own (`.with(MyModel)`).
+//!     let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
+//!     coordsim::main_with(registry)
 //! }
 //! ```
 //!

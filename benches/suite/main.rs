@@ -282,7 +282,8 @@ fn queue_scenario(
         p.requests_per_client,
         p.interarrival_ms.ms(),
     );
-    let registry = coordsim_models::registry();
+    // The composer is a crate of its own, joined to the models as the binary does.
+    let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
     let config = coordsim::config::Config::parse(
         coordsim::source::Source {
             name: "queue-scenario.toml".into(),

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use crate::registry::ModelDef;
+use crate::def::ModelDef;
 use crate::value::Value;
 
 /// Most bytes of names [`intern`] keeps over a process's life.
@@ -50,10 +50,34 @@ pub enum PathPart {
 pub struct ComposeInput {
     /// The sections it reads ([`Composer::sections`]) that the config has, in file order.
     pub sections: Vec<(String, Value)>,
-    /// The config's own parameters: every key of `[params]` and `[sweep]`, with its value
-    /// there (a swept one: its list or range table), in file order. The composed model
-    /// declares them, typed by these values.
-    pub params: Vec<(String, Value)>,
+    /// The config's own parameters: every key of `[params]`, then of `[sweep]`, in file
+    /// order, with the values the front end read for it. The composed model declares them,
+    /// typed by these values.
+    pub params: Vec<ConfigParam>,
+}
+
+/// One of a config's own parameters, as the front end read it: its name and the values it
+/// takes, so that a composer never reads `[params]` or `[sweep]` itself (nor a range).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigParam {
+    /// Its key in `[params]` or `[sweep]`.
+    pub name: String,
+    /// The values it takes, typed as the front end parsed them: its `[params]` value (one),
+    /// or its sweep's values in sweep order (a range `{ from, to, step }` expanded, to whole
+    /// numbers when its ends and step are whole numbers ≥ 0). Empty when no value is known
+    /// before the points are: a parameter derived at each point (`{ expr = "…" }`, a number),
+    /// or a sweep the front end refuses, which it reports after the composer's own errors.
+    pub values: Vec<Value>,
+}
+
+impl ConfigParam {
+    /// A parameter called `name` that takes `values`.
+    pub fn new(name: impl Into<String>, values: Vec<Value>) -> ConfigParam {
+        ConfigParam {
+            name: name.into(),
+            values,
+        }
+    }
 }
 
 /// Why a config's sections compose no model: the value at `path` and what is wrong there.

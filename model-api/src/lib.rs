@@ -15,7 +15,9 @@
 //!
 //! A family of models that a config composes (`model = "scenario"`: its columns named by the
 //! config's resources) implements [`Composer`] instead, and joins with
-//! [`Registry::with_composer`].
+//! [`Registry::with_composer`] (the `coordsim` binary adds `coordsim_scenario::Scenario`
+//! so). The front end hands it the config's sections and parameters, read and typed once
+//! ([`ComposeInput`]).
 //!
 //! This crate has no I/O, CSV or chart code: presentation is declared here as data
 //! ([`DefaultChart`] with a [`ChartKind`], [`TimelineStyle`] for timeline lanes) and drawn
@@ -24,22 +26,26 @@
 mod compose;
 #[macro_use]
 pub mod declare;
+mod def;
 mod model;
 mod registry;
 pub mod timeline;
 mod value;
 
-pub use compose::{ComposeError, ComposeInput, Composer, MAX_INTERNED_BYTES, PathPart, intern};
+pub use compose::{
+    ComposeError, ComposeInput, Composer, ConfigParam, MAX_INTERNED_BYTES, PathPart, intern,
+};
 pub use declare::{
     Cell, ColumnSpec, ColumnType, Columns, Kind, ListItem, Millis, NoEntity, ParamError, ParamSet,
     ParamSpec, ParamType, PerEntity, PerEntityItem, duration, field, positive_duration,
     probability, table_fields, unit_of,
 };
+pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
     Output, RunContext, Valid, run_once,
 };
-pub use registry::{ModelDef, PreparedRun, RESERVED_COLUMNS, Registry, RegistryError, RunOutput};
+pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{
     Lane, LaneMark, LaneSpan, Lanes, MAX_LANE_ITEMS, MAX_LANES, MarkKind, MarkShape, SpanKind,
     Thinning, TimelineStyle,

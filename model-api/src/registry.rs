@@ -1,140 +1,13 @@
-//! Models by name: the object-safe [`ModelDef`] and the [`Registry`] a front end is built on.
+//! Models by name: the [`Registry`] a front end is built on.
 
 use std::sync::Arc;
 
 use crate::compose::Composer;
-use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
-use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
-use crate::timeline::{Lanes, TimelineStyle};
-use crate::value::Value;
+use crate::def::{ModelDef, Registered};
+use crate::model::Model;
 
 /// Column names the output files use themselves; no parameter or column may take one.
 pub const RESERVED_COLUMNS: &[&str] = &["point", "replication", "replications", "seed", "entity"];
-
-/// One run's output as cells, ready for the CSV.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOutput {
-    /// Metric cells, in the order of [`ModelDef::metrics`].
-    pub metrics: Vec<Cell>,
-    /// Entity rows: name and cells in the order of [`ModelDef::entity_columns`].
-    pub entities: Vec<(String, Vec<Cell>)>,
-    /// Timeline lanes, when asked for (at most [`MAX_LANES`](crate::timeline::MAX_LANES)).
-    pub lanes: Lanes,
-    /// Per-request samples by distribution name, when asked for.
-    pub distributions: Vec<(&'static str, Vec<f64>)>,
-}
-
-/// A point's parameters, parsed and validated once; runs any number of replications.
-pub trait PreparedRun: Send + Sync {
-    /// Runs once.
-    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError>;
-    /// The model's estimate of one run ([`Model::cost`]).
-    fn cost(&self) -> Cost;
-}
-
-/// The object-safe face of a [`Model`], for looking models up by name.
-pub trait ModelDef: Send + Sync {
-    /// The model's name.
-    fn name(&self) -> &'static str;
-    /// One line on what it models.
-    fn summary(&self) -> &'static str;
-    /// Parameters in declared order.
-    fn params(&self) -> &[ParamSpec];
-    /// Every parameter's default, in [`ModelDef::params`] order (a composed model's come
-    /// from its config).
-    fn defaults(&self) -> Vec<Value> {
-        self.params().iter().map(|p| (p.default)()).collect()
-    }
-    /// Metric columns in order.
-    fn metrics(&self) -> &[ColumnSpec];
-    /// Entity columns in order (empty: no entity rows).
-    fn entity_columns(&self) -> &[ColumnSpec];
-    /// Default charts.
-    fn charts(&self) -> Vec<DefaultChart>;
-    /// The kinds of the timeline lanes it emits, if any.
-    fn timeline(&self) -> Option<TimelineStyle>;
-    /// Its tie-rule parameters.
-    fn tie_rules(&self) -> &'static [&'static str];
-    /// The per-request samples it can give charts.
-    fn distributions(&self) -> &[Distribution];
-    /// Types and validates values given in [`ModelDef::params`] order, once.
-    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError>;
-}
-
-impl std::fmt::Debug for dyn PreparedRun {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("prepared run")
-    }
-}
-
-impl std::fmt::Debug for dyn ModelDef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "model `{}`", self.name())
-    }
-}
-
-struct Registered<M>(Arc<M>);
-
-struct Prepared<M: Model> {
-    model: Arc<M>,
-    params: Valid<M::Params>,
-}
-
-impl<M: Model> PreparedRun for Prepared<M> {
-    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
-        let output = self.model.run(&self.params, ctx)?;
-        Ok(RunOutput {
-            metrics: output.metrics.cells(),
-            entities: output
-                .entities
-                .into_iter()
-                .map(|(name, row)| (name, row.cells()))
-                .collect(),
-            lanes: output.lanes,
-            distributions: output.distributions,
-        })
-    }
-    fn cost(&self) -> Cost {
-        self.model.cost(&self.params)
-    }
-}
-
-impl<M: Model> ModelDef for Registered<M> {
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-    fn summary(&self) -> &'static str {
-        self.0.summary()
-    }
-    fn params(&self) -> &'static [ParamSpec] {
-        M::Params::SPECS
-    }
-    fn metrics(&self) -> &'static [ColumnSpec] {
-        M::Metrics::SPECS
-    }
-    fn entity_columns(&self) -> &'static [ColumnSpec] {
-        M::Entity::SPECS
-    }
-    fn charts(&self) -> Vec<DefaultChart> {
-        self.0.charts()
-    }
-    fn timeline(&self) -> Option<TimelineStyle> {
-        self.0.timeline()
-    }
-    fn tie_rules(&self) -> &'static [&'static str] {
-        self.0.tie_rules()
-    }
-    fn distributions(&self) -> &'static [Distribution] {
-        self.0.distributions()
-    }
-    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
-        let params = Valid::check(&*self.0, M::Params::from_values(values)?)?;
-        Ok(Box::new(Prepared {
-            model: Arc::clone(&self.0),
-            params,
-        }))
-    }
-}
 
 /// Why a model cannot join a registry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -180,7 +53,8 @@ impl Registry {
         }
     }
 
-    /// Adds `model`, or says why not: its name is taken or not `[a-z0-9_]+`, two of its
+    /// Adds `model`, or says why not: its name is taken (by a model or a composer) or not
+    /// `[a-z0-9_]+`, two of its
     /// parameters or columns share a name, or one takes a [`RESERVED_COLUMNS`] name.
     pub fn try_with<M: Model>(mut self, model: M) -> Result<Registry, RegistryError> {
         let def = Registered(Arc::new(model));
@@ -258,6 +132,11 @@ fn check_model(def: &dyn ModelDef, registry: &Registry) -> Result<(), RegistryEr
     if registry.find(name).is_some() {
         return Err(fail("a model of this name is registered already".into()));
     }
+    if registry.composer(name).is_some() {
+        return Err(fail(
+            "a composer of this name is registered already (configs name it in `model`)".into(),
+        ));
+    }
     let lists: [(&str, Vec<&str>); 3] = [
         ("parameter", def.params().iter().map(|p| p.key).collect()),
         ("metric", def.metrics().iter().map(|c| c.name).collect()),
@@ -296,8 +175,9 @@ fn check_model(def: &dyn ModelDef, registry: &Registry) -> Result<(), RegistryEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::declare::NoEntity;
-    use crate::model::Output;
+    use crate::declare::{Cell, NoEntity, ParamError};
+    use crate::model::{ModelError, Output, RunContext, Valid};
+    use crate::value::Value;
 
     params! {
         /// Test parameters.
@@ -382,5 +262,41 @@ mod tests {
         assert!(r.clone().try_with(Echo("Bad Name")).is_err());
         let e = r.try_with(Reserved).unwrap_err();
         assert!(e.message.contains("`seed`"), "{e}");
+    }
+
+    /// A composer that composes nothing: only its name matters here.
+    struct Named(&'static str);
+    impl Composer for Named {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn summary(&self) -> &'static str {
+            ""
+        }
+        fn sections(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn guide(&self) -> &'static str {
+            ""
+        }
+        fn starter(&self) -> &'static str {
+            ""
+        }
+        fn compose(
+            &self,
+            _: &crate::ComposeInput,
+        ) -> Result<Arc<dyn ModelDef>, crate::ComposeError> {
+            Err(crate::ComposeError::new(Vec::new(), "composes nothing"))
+        }
+    }
+
+    /// A binary may add its models after the composers (`models().with_composer(…)
+    /// .with(Mine)`): a model named like a composer would be unreachable, so it is refused.
+    #[test]
+    fn a_model_cannot_take_a_composers_name() {
+        let r = Registry::new().with_composer(Named("a"));
+        let e = r.clone().try_with(Echo("a")).unwrap_err();
+        assert!(e.message.contains("composer"), "{e}");
+        assert_eq!(r.try_with(Echo("b")).unwrap().names(), ["b", "a"]);
     }
 }

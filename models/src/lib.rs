@@ -3,12 +3,13 @@
 //!
 //! [`registry`] gives all of them, in the order `coordsim models` lists them. Adding a model
 //! here is one new file (the module), its `pub mod` line and one `.with` line in [`registry`].
+//! The scenario composer (`model = "scenario"`) is a crate of its own, `coordsim-scenario`;
+//! the `coordsim` binary joins it to these models.
 
 #[macro_use]
 extern crate coordsim_model;
 
 mod library;
-pub mod scenario;
 
 /// Lesson 003: where a coordinated object stands sets each edge's round trip.
 pub mod edge_placement;
@@ -27,8 +28,9 @@ pub mod shared_store_rmw;
 /// Lesson 003: one instance serves a key's requests FIFO.
 pub mod single_writer_queue;
 
-/// Every model of this crate, in the order `coordsim models` lists them, and the scenario
-/// composer.
+/// Every model of this crate, in the order `coordsim models` lists them (no composer: the
+/// `coordsim` binary adds `coordsim_scenario::Scenario` with
+/// [`Registry::with_composer`](coordsim_model::Registry::with_composer)).
 pub fn registry() -> coordsim_model::Registry {
     coordsim_model::Registry::new()
         .with(single_writer_queue::SingleWriterQueue)
@@ -39,5 +41,4 @@ pub fn registry() -> coordsim_model::Registry {
         .with(saga::Saga)
         .with(outbox::Outbox)
         .with(idempotency::Idempotency)
-        .with_composer(scenario::Scenario)
 }

@@ -349,14 +349,17 @@ impl Plan {
 }
 
 impl Loader<'_> {
-    /// A composed model (`model = "scenario"`): its sections and the config's own parameter
-    /// names go to the composer; its errors point at the value they name.
+    /// A composed model (`model = "scenario"`): its sections and the config's own parameters
+    /// go to the composer, each parameter with the values this plan reads for it (a sweep's
+    /// range expanded here, as for any model), so that no composer reads `[params]` or
+    /// `[sweep]` again; its errors point at the value they name.
     fn compose(
         &self,
         composer: &dyn coordsim_model::Composer,
         doc: &DeTable<'_>,
         model_span: &Span,
     ) -> Result<Arc<dyn ModelDef>, ConfigError> {
+        use coordsim_model::ConfigParam;
         let mut input = coordsim_model::ComposeInput::default();
         for (key, value) in doc.iter() {
             let name = key.get_ref().as_ref();
@@ -364,14 +367,39 @@ impl Loader<'_> {
                 input.sections.push((name.to_string(), self.value(value)?));
             }
         }
-        for table in ["params", "sweep"] {
-            let Some((_, t)) = doc.iter().find(|(k, _)| k.get_ref() == table) else {
-                continue;
-            };
-            for (key, value) in self.table(t, table)?.iter() {
+        let table = |name: &str| doc.iter().find(|(k, _)| k.get_ref() == name);
+        if let Some((_, t)) = table("params") {
+            for (key, value) in self.table(t, "params")?.iter() {
+                let read = self.value(value)?;
+                // `{ expr = "…" }` is derived at each point: a number, no value yet.
+                let derived =
+                    matches!(&read, Value::Table(t) if t.iter().any(|(k, _)| k == "expr"));
+                let values = if derived { Vec::new() } else { vec![read] };
                 input
                     .params
-                    .push((key.get_ref().to_string(), self.value(value)?));
+                    .push(ConfigParam::new(key.get_ref().as_ref(), values));
+            }
+        }
+        if let Some((_, t)) = table("sweep") {
+            for (key, value) in self.table(t, "sweep")?.iter() {
+                // A range counts (whole values) when its ends and step are whole numbers ≥ 0.
+                let read = self.value(value)?;
+                let whole = |k: &str| match &read {
+                    Value::Table(t) => t
+                        .iter()
+                        .any(|(name, v)| name == k && matches!(v, Value::Int(i) if *i >= 0)),
+                    _ => false,
+                };
+                let counts = whole("from") && whole("to") && whole("step");
+                let kind = if counts { Kind::Count } else { Kind::Float };
+                // A sweep this plan refuses is refused where it reads the sweep, after the
+                // composed model's own errors: the composer sees no values for it.
+                let values = self
+                    .axis(0, key.get_ref(), kind, value)
+                    .map_or_else(|_| Vec::new(), |axis| axis.values);
+                input
+                    .params
+                    .push(ConfigParam::new(key.get_ref().as_ref(), values));
             }
         }
         let def = composer.compose(&input).map_err(|e| {

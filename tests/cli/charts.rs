@@ -6,7 +6,7 @@ use crate::harness::*;
 fn every_config_labels_the_names_its_charts_show() {
     // No shipped chart shows a raw column or parameter name (`mean_wait_ms`) in an axis, a
     // legend or a title; the English configs label theirs in English.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let mut missing = Vec::new();
     for path in coordsim::commands::find_configs(&root().join("configs")).unwrap() {
         let text = String::from_utf8(read(&path)).unwrap();
@@ -27,7 +27,7 @@ fn every_config_labels_the_names_its_charts_show() {
 fn every_turkish_lesson_config_labels_every_name_a_reader_sees() {
     // A lesson in Turkish shows no raw column or parameter name: every config under
     // configs/lessons/ is Turkish and labels what its table and charts show.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let mut missing = Vec::new();
     for path in coordsim::commands::find_configs(&root().join("configs/lessons")).unwrap() {
         let text = String::from_utf8(read(&path)).unwrap();
@@ -82,7 +82,7 @@ fn every_chart_kind_renders_the_same_svg_in_both_locales() {
     // One small config per chart kind; each drawn in English and in Turkish (decimal comma,
     // Turkish built-in words, labelled category values). A change to any chart's look shows
     // here as a snapshot diff.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let kinds = [
         (
             "line",
@@ -218,7 +218,7 @@ fn a_best_legend_covers_no_data_on_any_shipped_chart() {
     // must be background or grid (white and light greys), never data (a coloured or dark
     // pixel of a line, a marker, a bar). This looks at the drawn image, not at the layout's
     // own idea of where the data is.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let mut checked = 0;
     for path in coordsim::commands::find_configs(&root().join("configs")).unwrap() {
         let text = String::from_utf8(read(&path)).unwrap();
@@ -540,7 +540,7 @@ fn a_custom_title_is_drawn_as_written_and_placeholders_say_where_the_point_goes(
     // The default title gets the point's settings; a custom one is left as written (it got
     // `(tutma (ms) = 100)` appended, nested parentheses and all), and `{hold_ms}` or
     // `{point}` put the point where the author wants it.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let title_of = |title: &str| -> Vec<String> {
         let text = format!(
             "model = \"lock_queue\"\nlocale = \"tr\"\ntitle = \"Kilit\"\n[sweep]\nhold_ms = [100, 200]\n[[chart]]\nname = \"t\"\nkind = \"timeline\"\n{title}\n[labels]\nhold_ms = \"tutma (ms)\"\n"
@@ -623,7 +623,7 @@ fn the_wrong_order_timeline_shows_its_early_read_and_zero_length_holds_show() {
     // lock-wrong-order's timeline was lock-polled's but for the title: the read before the
     // lock, the lesson's point, was not drawn. It is a mark of its own now. lock-local-remote
     // holds for 0 ms: its holds were 2-pixel slivers; every span is at least 2% of the axis.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let load = |name: &str| {
         let path = root().join(format!("configs/lessons/{name}.toml"));
         library_config(&registry, name, &String::from_utf8(read(path)).unwrap()).unwrap()

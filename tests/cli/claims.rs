@@ -51,7 +51,7 @@ expect = 4.5
 /// honest failures.
 #[test]
 fn claims_bound_aggregate_and_fail_with_a_reason() {
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     // An M/D/1 queue at ρ = 0.5 (one client, Poisson gaps of 12 ms, 6 ms of service), 10
     // replications: Pollaczek–Khinchine's mean wait ρS / 2(1 − ρ) = 3 ms.
     let config = library_config(

@@ -102,7 +102,7 @@ mod config_loading {
     use coordsim_model::Value;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
-        super::library_config(&coordsim_models::registry(), "t.toml", text)
+        super::library_config(&crate::harness::registry(), "t.toml", text)
     }
 
     #[test]
@@ -147,7 +147,7 @@ mod config_loading {
 /// A 0.1-step sweep shows 0.3 everywhere: the CSV, the table and `where`.
 #[test]
 fn a_decimal_step_sweep_gives_the_decimals_written() {
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let config = library_config(
         &registry,
         "d.toml",
@@ -174,7 +174,7 @@ fn a_decimal_step_sweep_gives_the_decimals_written() {
 /// after the swept parameters.
 #[test]
 fn vars_derive_parameters_at_every_point() {
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let config = library_config(
         &registry,
         "v.toml",
@@ -215,7 +215,7 @@ fn traces_come_from_csv_files_next_to_the_config_and_percentiles_read_as_asked()
     )
     .unwrap();
     let base = "model = \"single_writer_queue\"\n[params]\nclients = 1\nrequests_per_client = 10\ninterarrival_ms = 4\nservice = \"empirical\"\nservice_trace = { file = \"data/service.csv\", column = \"service_ms\" }\n";
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let path = dir.path().join("t.toml").display().to_string();
     for (extra, p50) in [("", 8.0), ("percentile = \"linear\"\n", 9.0)] {
         let text = format!("{extra}{base}");
@@ -237,7 +237,7 @@ fn traces_come_from_csv_files_next_to_the_config_and_percentiles_read_as_asked()
 #[test]
 fn kept_results_and_samples_are_held_to_max_memory_mb() {
     let text = "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 2500\n[sweep]\nservice_ms = { from = 1, to = 10, points = 1000 }\n[[chart]]\nname = \"w\"\nkind = \"cdf\"\ny = [\"wait_ms\"]\n[limits]\nmax_memory_mb = 64\n";
-    let Err(e) = library_config(&coordsim_models::registry(), "m.toml", text) else {
+    let Err(e) = library_config(&crate::harness::registry(), "m.toml", text) else {
         panic!("refused up front");
     };
     assert!(
@@ -249,7 +249,7 @@ fn kept_results_and_samples_are_held_to_max_memory_mb() {
         "y = [\"wait_ms\"]\n",
         "y = [\"wait_ms\"]\nwhere = { service_ms = 1 }\n",
     );
-    assert!(library_config(&coordsim_models::registry(), "m.toml", &one).is_ok());
+    assert!(library_config(&crate::harness::registry(), "m.toml", &one).is_ok());
 }
 
 /// Errors that used to point to the wrong place or say the wrong thing.

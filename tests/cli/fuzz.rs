@@ -130,7 +130,7 @@ fn fuzzed_configs_never_panic() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(4000);
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let mut corpus: Vec<(String, String)> = Vec::new();
     for dir in ["configs"] {
         for path in coordsim::commands::find_configs(&root().join(dir)).unwrap() {

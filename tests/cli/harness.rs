@@ -39,6 +39,12 @@ pub fn read(path: impl AsRef<Path>) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// What the `coordsim` binary runs (`src/main.rs`): the built-in models, then the scenario
+/// composer, its own crate.
+pub fn registry() -> coordsim_model::Registry {
+    coordsim_models::registry().with_composer(coordsim_scenario::Scenario)
+}
+
 /// A config's text parsed as `name` against `registry`, through the library.
 pub fn library_config(
     registry: &coordsim_model::Registry,

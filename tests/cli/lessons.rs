@@ -23,7 +23,7 @@ fn the_committed_lessons_pass_and_leave_nothing_unchecked() {
     let lint = stdout(&coordsim(&args));
     assert_eq!(lint.lines().last(), Some("0 unchecked number(s)"), "{lint}");
     // The Turkish pages show no raw column name in a table header.
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let raw: Vec<&str> = registry
         .names()
         .iter()

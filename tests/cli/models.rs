@@ -112,7 +112,7 @@ mod custom_models {
 
     #[test]
     fn a_sweep_stops_at_its_first_failed_run_and_reports_it() {
-        let registry = coordsim_models::registry().with(Failer);
+        let registry = crate::harness::registry().with(Failer);
         // 100 points, the first fails: on one thread nothing after it runs.
         let config = parse(
             &registry,
@@ -151,7 +151,7 @@ mod custom_models {
     #[test]
     fn a_model_from_outside_runs_sweeps_and_checks_its_claims() {
         let chart = DefaultChart::new("doubled", ChartKind::Line, "x", &["doubled"]);
-        let registry = coordsim_models::registry().with(Doubler(vec![chart]));
+        let registry = crate::harness::registry().with(Doubler(vec![chart]));
         // x = 1, 5, 9: doubled = 2, 10, 18, so "2 * x" holds at every point and 10 at x = 5.
         let config = parse(
             &registry,
@@ -214,7 +214,7 @@ mod custom_models {
 
     #[test]
     fn every_built_in_default_chart_passes_the_checks() {
-        let registry = coordsim_models::registry();
+        let registry = crate::harness::registry();
         for model in registry.models() {
             let config = parse(&registry, &format!("model = \"{}\"\n", model.name()))
                 .unwrap_or_else(|e| panic!("{}: {e}", model.name()));
@@ -228,18 +228,30 @@ mod custom_models {
     }
 }
 
-/// The front end names no model: no model's name, and none of its parameter, column or
-/// timeline-kind identifiers (the names with a `_`, which no English word has), appears in
-/// `src/`.
+/// The front end names no model: no model's name, and none of its parameter, column,
+/// timeline-kind or distribution identifiers (the names with a `_`, which no English word
+/// has), appears in `src/`. The models are the binary's: the built-in ones, and for each
+/// composer the model its starter config composes (a scenario's `lock_wait_ms`, `tie_order`).
 #[test]
 fn the_front_end_names_no_model() {
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
+    assert!(
+        registry.composer("scenario").is_some(),
+        "the binary's registry composes scenarios"
+    );
+    let mut models: Vec<std::sync::Arc<dyn coordsim_model::ModelDef>> = registry.models().to_vec();
+    for composer in registry.composers() {
+        let starter = library_config(&registry, "starter.toml", composer.starter())
+            .unwrap_or_else(|e| panic!("{}'s starter: {e}", composer.name()));
+        models.push(std::sync::Arc::clone(&starter.plan.model));
+    }
     let mut names: Vec<&str> = Vec::new();
-    for m in registry.models() {
+    for m in &models {
         names.push(m.name());
         names.extend(m.params().iter().map(|p| p.key));
         names.extend(m.metrics().iter().map(|c| c.name));
         names.extend(m.entity_columns().iter().map(|c| c.name));
+        names.extend(m.distributions().iter().map(|d| d.name));
         if let Some(style) = m.timeline() {
             names.extend(style.spans.iter().map(|s| s.name));
             names.extend(style.marks.iter().map(|k| k.name));
@@ -267,7 +279,7 @@ fn the_front_end_names_no_model() {
 #[test]
 fn every_model_reports_the_same_metrics_without_its_entity_rows() {
     use coordsim_model::RunContext;
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     for model in registry.models() {
         let values: Vec<_> = model.params().iter().map(|p| (p.default)()).collect();
         let plan = model.prepare(&values).unwrap();
@@ -288,7 +300,7 @@ fn every_model_reports_the_same_metrics_without_its_entity_rows() {
 /// `stats = "hdr"`: the same run, mean and max exact, percentiles within 0.1% (never below).
 #[test]
 fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     let text = |stats: &str| {
         format!(
             "model = \"single_writer_queue\"\nstats = \"{stats}\"\n[params]\nclients = 4\nrequests_per_client = 25000\narrivals = \"poisson\"\nservice = \"exponential\"\n[sweep]\nservice_ms = [4, 8]\n"
@@ -328,7 +340,7 @@ fn hdr_statistics_bound_the_exact_percentiles_of_the_same_run() {
 fn models_hand_their_per_request_samples_to_distribution_charts() {
     // Each model's distribution, pooled over replications: the queue's waits (3 × 200
     // requests) and the edge placement's responses (the lesson's 10,000 requests, 2 runs).
-    let registry = coordsim_models::registry();
+    let registry = crate::harness::registry();
     for (text, name, n) in [
         (
             "model = \"single_writer_queue\"\nreplications = 3\n[params]\nclients = 2\nrequests_per_client = 100\n[[chart]]\nname = \"c\"\nkind = \"cdf\"\ny = \"wait_ms\"\n",

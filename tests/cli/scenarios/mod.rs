@@ -34,8 +34,7 @@ impl Run {
 }
 
 fn run_text(text: &str, seed: u64) -> Run {
-    let config = match crate::harness::library_config(&coordsim_models::registry(), "t.toml", text)
-    {
+    let config = match crate::harness::library_config(&crate::harness::registry(), "t.toml", text) {
         Ok(c) => c,
         Err(e) => panic!("{e}\n{text}"),
     };
@@ -433,7 +432,7 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
     assert_eq!(run.entity("b", "start_ms").to_string(), "2000");
     // Three numbers for two actors: refused where the list is written.
     let bad = text.replace("[5, 7]", "[5, 7, 9]");
-    let Err(err) = crate::harness::library_config(&coordsim_models::registry(), "t.toml", &bad)
+    let Err(err) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &bad)
     else {
         panic!("three numbers for two actors were accepted");
     };
@@ -451,8 +450,7 @@ fn per_actor_lists_give_each_actor_its_number_and_must_match_the_count() {
 #[test]
 fn poll_rounds_count_in_the_estimate_before_anything_runs() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"poll\"\npoll_ms = 0.001\n[[actor]]\nname = \"w\"\ncount = 100\nsteps = [{ acquire = \"L\" }, { delay_ms = 250 }, { release = \"L\" }]\n";
-    let Err(e) = crate::harness::library_config(&coordsim_models::registry(), "t.toml", text)
-    else {
+    let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", text) else {
         panic!("refused up front");
     };
     assert!(e.message.contains("events, more than max_events"), "{e}");
@@ -461,7 +459,118 @@ fn poll_rounds_count_in_the_estimate_before_anything_runs() {
         "{ acquire = \"L\" }",
         "{ acquire = \"L\", give_up_after_ms = 1 }",
     );
-    assert!(
-        crate::harness::library_config(&coordsim_models::registry(), "t.toml", &capped).is_ok()
+    assert!(crate::harness::library_config(&crate::harness::registry(), "t.toml", &capped).is_ok());
+}
+
+/// A composer that keeps what the front end hands it and composes nothing.
+struct Recorder(std::sync::Arc<std::sync::Mutex<Option<coordsim_model::ComposeInput>>>);
+
+impl coordsim_model::Composer for Recorder {
+    fn name(&self) -> &'static str {
+        "recorder"
+    }
+    fn summary(&self) -> &'static str {
+        "keeps its input"
+    }
+    fn sections(&self) -> &'static [&'static str] {
+        &["part"]
+    }
+    fn guide(&self) -> &'static str {
+        ""
+    }
+    fn starter(&self) -> &'static str {
+        ""
+    }
+    fn compose(
+        &self,
+        input: &coordsim_model::ComposeInput,
+    ) -> Result<std::sync::Arc<dyn coordsim_model::ModelDef>, coordsim_model::ComposeError> {
+        *self.0.lock().unwrap() = Some(input.clone());
+        Err(coordsim_model::ComposeError::new(Vec::new(), "recorded"))
+    }
+}
+
+/// Sweeps are read once, by the plan: a composer gets each parameter's values as the plan
+/// reads them (a range expanded, to integers when its numbers are written as integers ≥ 0),
+/// never the `[sweep]` table. A derived parameter and a sweep the plan refuses have none.
+#[test]
+fn a_composer_is_handed_each_parameter_with_the_values_the_plan_read() {
+    use coordsim_model::{ConfigParam, Value};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let registry = coordsim_model::Registry::new().with_composer(Recorder(seen.clone()));
+    let text = "model = \"recorder\"\n[params]\na = 2\nb = { expr = \"a * 2\" }\n[sweep]\nn = { from = 1, to = 3, step = 1 }\nd = { from = 0.5, to = 1.5, step = 0.5 }\ns = [\"x\", \"y\"]\nbad = { from = 1, to = 3, step = 0 }\n[[part]]\nk = 1\n";
+    assert!(crate::harness::library_config(&registry, "t.toml", text).is_err());
+    let input = seen.lock().unwrap().take().expect("composed");
+    // 1, 2, 3 by 1; 0.5, 1, 1.5 by 0.5 (a fraction: numbers); step 0 is refused later.
+    let expected = vec![
+        ConfigParam::new("a", vec![Value::Int(2)]),
+        ConfigParam::new("b", vec![]),
+        ConfigParam::new("n", vec![Value::Int(1), Value::Int(2), Value::Int(3)]),
+        ConfigParam::new(
+            "d",
+            vec![Value::Float(0.5), Value::Float(1.0), Value::Float(1.5)],
+        ),
+        ConfigParam::new("s", vec![Value::Str("x".into()), Value::Str("y".into())]),
+        ConfigParam::new("bad", vec![]),
+    ];
+    assert_eq!(input.params, expected);
+    assert_eq!(
+        input.sections,
+        vec![(
+            "part".to_string(),
+            Value::List(vec![Value::Table(vec![("k".into(), Value::Int(1))])])
+        )]
     );
+}
+
+/// A range swept in a scenario is the plan's: whole numbers ≥ 0 make an integer parameter
+/// whose values are the range's; a sweep the plan refuses is refused at its place, but only
+/// after the scenario's own errors, as for any model.
+#[test]
+fn a_scenario_sweeps_a_range_as_the_plan_expands_it() {
+    use coordsim_model::{Kind, Value};
+    let text = "model = \"scenario\"\n[params]\nd = 1\n[sweep]\nn = { from = 1, to = 3, step = 1 }\n[[actor]]\nname = \"a\"\ncount = \"n\"\nsteps = [{ delay_ms = \"d\" }]\n";
+    let config = crate::harness::library_config(&crate::harness::registry(), "t.toml", text)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = config
+        .plan
+        .model
+        .params()
+        .iter()
+        .find(|p| p.key == "n")
+        .unwrap();
+    assert_eq!(n.kind, Kind::Count);
+    let axis = &config.plan.axes[0];
+    assert_eq!(axis.values, [Value::Int(1), Value::Int(2), Value::Int(3)]);
+    // 1 + 2 + 3 actors over the three points.
+    let actors: u64 = (0..3)
+        .map(|p| {
+            let out = config.plan.plans[p]
+                .run(&RunContext::new(0, config.plan.limits))
+                .unwrap();
+            let names: Vec<&str> = config.plan.model.metrics().iter().map(|c| c.name).collect();
+            let i = names.iter().position(|n| *n == "a.actors").unwrap();
+            out.metrics[i].as_f64().unwrap() as u64
+        })
+        .sum();
+    assert_eq!(actors, 6);
+    // Step 0 and a step with no action: the step (line 9) is named, not the sweep (line 5).
+    let both = text.replace("step = 1 }", "step = 0 }").replace(
+        "{ delay_ms = \"d\" }",
+        "{ delay_ms = \"d\" }, { bogus = 1 }",
+    );
+    let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &both)
+    else {
+        panic!("accepted");
+    };
+    assert!(e.to_string().contains("t.toml:9:"), "{e}");
+    assert!(e.message.contains("exactly one action"), "{e}");
+    // The sweep alone: refused where it is written.
+    let sweep = text.replace("step = 1 }", "step = 0 }");
+    let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &sweep)
+    else {
+        panic!("accepted");
+    };
+    assert!(e.to_string().contains("t.toml:5:"), "{e}");
+    assert!(e.message.contains("`step` must not be 0"), "{e}");
 }

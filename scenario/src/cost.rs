@@ -1,0 +1,144 @@
+//! A run's cost, estimated from its point before anything runs: events, memory and the
+//! entity rows it keeps (a polled lock's failed attempts included).
+
+use coordsim_model::Cost;
+use sim_core::ms_to_ns;
+
+use crate::point::{CrashRule, Dur, LockMode, PaceP, Point, StepP};
+
+/// A random stream's size, for the memory estimate.
+const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
+
+impl Point {
+    /// The estimate of one run: events, memory and entity rows, driven by `repeat`.
+    pub fn cost(&self) -> Cost {
+        let mut events: u64 = 0;
+        let mut samples: u64 = 0;
+        // Jobs in flight at most: an open loop's repetitions may all be queued at once.
+        let mut jobs: u64 = 0;
+        let mut streams: u64 = 0;
+        for g in &self.groups {
+            let r = u64::from(g.count).saturating_mul(g.repeat);
+            events = events.saturating_add(r.saturating_mul(2 * g.steps.len() as u64 + 1));
+            let requests = g
+                .steps
+                .iter()
+                .filter(|s| matches!(s, StepP::Request { .. }))
+                .count() as u64;
+            samples = samples.saturating_add(r.saturating_mul(1 + requests));
+            jobs = jobs.saturating_add(if matches!(g.pace, PaceP::Closed) {
+                u64::from(g.count)
+            } else {
+                r
+            });
+            let crashy = g
+                .steps
+                .iter()
+                .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
+            let random = matches!(g.pace, PaceP::Random(_));
+            streams += u64::from(g.count) * (u64::from(crashy) + u64::from(random));
+        }
+        events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
+        events = events.saturating_add(self.poll_rounds());
+        let per_job = 128 + 8 * (self.regs.len() + self.locks.len()) as u64;
+        let instances: u64 = self
+            .servers
+            .iter()
+            .map(|s| {
+                u64::from(s.instances) * (96 + if s.dist.is_some() { STREAM_BYTES } else { 0 })
+            })
+            .sum();
+        Cost {
+            events,
+            memory_bytes: u64::from(self.actors)
+                .saturating_mul(160)
+                .saturating_add(streams.saturating_mul(STREAM_BYTES))
+                .saturating_add(samples.saturating_mul(8))
+                .saturating_add(jobs.saturating_mul(per_job))
+                .saturating_add(instances),
+            entity_rows: u64::from(self.actors),
+            driven_by: "repeat",
+        }
+    }
+
+    /// The most time one step of actor `i` takes by itself (a delay, a register access, a
+    /// service at its mean), without waiting; 0 when it is known only during the run.
+    fn step_ns(&self, step: &StepP, i: u32) -> u64 {
+        match step {
+            StepP::Delay(Dur::Fixed(ns)) => *ns,
+            StepP::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            StepP::Read(r) => self.regs[*r as usize].read_ns,
+            StepP::Write { reg, .. } => self.regs[*reg as usize].write_ns,
+            StepP::Request { server, .. } => self.servers[*server as usize].service_ns,
+            StepP::Send(link) => self.links[*link as usize],
+            _ => 0,
+        }
+    }
+
+    /// Failed attempts on polled locks, bounded before the run: a waiter tries every
+    /// `poll_ms` until it holds the lock or gives up, and it waits at most as long as the
+    /// lock can stay taken — every actor's steps one after another (delays, register
+    /// accesses, services at their mean; actors past the first 64 of a group counted like
+    /// the slowest of those) plus the last operator unlock of a stale record — or its
+    /// give-up time when that is sooner.
+    fn poll_rounds(&self) -> u64 {
+        let polled = |lock: u16| {
+            let l = &self.locks[lock as usize];
+            (l.mode != LockMode::Queue).then_some(l.poll_ns.max(1))
+        };
+        let waits = self.groups.iter().any(|g| {
+            g.steps
+                .iter()
+                .any(|s| matches!(s, StepP::Acquire { lock, .. } if polled(*lock).is_some()))
+        });
+        if !waits {
+            return 0;
+        }
+        let mut busy: u64 = 0;
+        for g in &self.groups {
+            let sampled = g.count.min(64);
+            let slowest = (0..sampled)
+                .map(|i| {
+                    g.steps
+                        .iter()
+                        .map(|s| self.step_ns(s, i))
+                        .fold(0u64, u64::saturating_add)
+                })
+                .max()
+                .unwrap_or(0);
+            busy = busy.saturating_add(
+                slowest
+                    .saturating_mul(u64::from(g.count))
+                    .saturating_mul(g.repeat),
+            );
+        }
+        let unlocks = self
+            .locks
+            .iter()
+            .filter_map(|l| l.unlock_ns.iter().max().copied())
+            .max()
+            .unwrap_or(0);
+        let mut rounds: u64 = 0;
+        for g in &self.groups {
+            for s in &g.steps {
+                let StepP::Acquire { lock, give_up } = s else {
+                    continue;
+                };
+                let Some(poll_ns) = polled(*lock) else {
+                    continue;
+                };
+                let ceiling = busy.saturating_add(unlocks);
+                let wait = match give_up {
+                    Some(Dur::Fixed(ns)) => ceiling.min(*ns),
+                    _ => ceiling,
+                };
+                let per = 1 + wait / poll_ns;
+                rounds = rounds.saturating_add(
+                    per.saturating_mul(u64::from(g.count))
+                        .saturating_mul(g.repeat),
+                );
+            }
+        }
+        rounds
+    }
+}

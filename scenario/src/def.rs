@@ -1,0 +1,257 @@
+//! A composed scenario as a model: its parameters, columns, timeline kinds and
+//! distributions (a [`ModelDef`]), and each point's prepared run.
+
+use std::sync::Arc;
+
+use coordsim_model::{
+    ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, MarkKind, MarkShape,
+    ModelDef, ModelError, ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, SpanKind,
+    TimelineStyle, Value,
+};
+
+use crate::metrics::{ActorRow, Metric, MetricColumns, name};
+use crate::point::Point;
+use crate::spec::{self, ResourceKind, Spec};
+use crate::{read, run, sections};
+
+/// One line on what a scenario is.
+pub const SUMMARY: &str = "a coordination scenario composed in the config: registers, locks, servers, links and actors that step through them";
+
+const TIMELINE: TimelineStyle = TimelineStyle {
+    spans: &[
+        SpanKind {
+            name: "waiting",
+            label: "waiting",
+            label_tr: "bekliyor",
+            rgb: (230, 159, 0),
+            thin: true,
+        },
+        SpanKind {
+            name: "served",
+            label: "served",
+            label_tr: "hizmette",
+            rgb: (0, 114, 178),
+            thin: false,
+        },
+        SpanKind {
+            name: "reading",
+            label: "reading",
+            label_tr: "okuyor",
+            rgb: (86, 180, 233),
+            thin: false,
+        },
+        SpanKind {
+            name: "writing",
+            label: "writing",
+            label_tr: "yazıyor",
+            rgb: (213, 94, 0),
+            thin: false,
+        },
+        SpanKind {
+            name: "working",
+            label: "working",
+            label_tr: "çalışıyor",
+            rgb: (0, 158, 115),
+            thin: false,
+        },
+        SpanKind {
+            name: "crossing",
+            label: "on the link",
+            label_tr: "ağda",
+            rgb: (153, 153, 153),
+            thin: true,
+        },
+    ],
+    marks: &[
+        MarkKind {
+            name: "attempt",
+            label: "failed attempt",
+            label_tr: "başarısız deneme",
+            rgb: (90, 90, 90),
+            shape: MarkShape::Tick,
+        },
+        MarkKind {
+            name: "done",
+            label: "repetition done",
+            label_tr: "tekrar bitti",
+            rgb: (0, 114, 178),
+            shape: MarkShape::Triangle,
+        },
+        MarkKind {
+            name: "gave_up",
+            label: "gave up",
+            label_tr: "vazgeçti",
+            rgb: (204, 121, 167),
+            shape: MarkShape::Cross,
+        },
+        MarkKind {
+            name: "crashed",
+            label: "crashed",
+            label_tr: "çöktü",
+            rgb: (200, 0, 0),
+            shape: MarkShape::Cross,
+        },
+        MarkKind {
+            name: "rejected",
+            label: "write rejected",
+            label_tr: "yazma reddedildi",
+            rgb: (120, 0, 120),
+            shape: MarkShape::Cross,
+        },
+    ],
+};
+
+/// A composed scenario: its spec and the columns its resources and groups name.
+pub struct ScenarioDef {
+    spec: Arc<Spec>,
+    params: Vec<ParamSpec>,
+    defaults: Vec<Value>,
+    metrics: Vec<ColumnSpec>,
+    fill: Arc<Vec<Metric>>,
+    distributions: Vec<Distribution>,
+}
+
+impl ScenarioDef {
+    /// The scenario the config's sections and parameters describe.
+    pub fn new(input: &ComposeInput) -> Result<ScenarioDef, ComposeError> {
+        let params = read::read_params(&input.params)?;
+        let spec = sections::read(&input.sections, params)?;
+        let MetricColumns {
+            specs: metrics,
+            fill,
+        } = MetricColumns::of(&spec)?;
+        let mut params = Vec::new();
+        let mut defaults = Vec::new();
+        for p in &spec.params {
+            let meaning = if p.name == spec::TIE_ORDER {
+                "how events at one instant are ordered: `fifo` (as scheduled), `program_order`, `reads_first`, `writes_first` (a tie-rule parameter; see docs/scenarios.md)".to_string()
+            } else {
+                format!("a parameter of this scenario ({})", p.kind.short())
+            };
+            params.push(ParamSpec {
+                key: name(&p.name)?,
+                kind: p.kind,
+                meaning: name(&meaning)?,
+                // Unused: `ModelDef::defaults` gives the config's values.
+                default: || Value::Float(0.0),
+            });
+            defaults.push(p.default.clone());
+        }
+        let mut distributions = Vec::new();
+        for r in &spec.resources {
+            if !matches!(r.kind, ResourceKind::Server { .. }) {
+                continue;
+            }
+            let n = &r.name;
+            distributions.push(Distribution {
+                name: name(&format!("{n}.wait_ms"))?,
+                meaning: name(&format!("each request's wait in `{n}`'s queue"))?,
+            });
+        }
+        Ok(ScenarioDef {
+            spec: Arc::new(spec),
+            params,
+            defaults,
+            metrics,
+            fill: Arc::new(fill),
+            distributions,
+        })
+    }
+}
+
+impl ModelDef for ScenarioDef {
+    fn name(&self) -> &'static str {
+        "scenario"
+    }
+    fn summary(&self) -> &'static str {
+        SUMMARY
+    }
+    fn params(&self) -> &[ParamSpec] {
+        &self.params
+    }
+    fn defaults(&self) -> Vec<Value> {
+        self.defaults.clone()
+    }
+    fn metrics(&self) -> &[ColumnSpec] {
+        &self.metrics
+    }
+    fn entity_columns(&self) -> &[ColumnSpec] {
+        <ActorRow as coordsim_model::Columns>::SPECS
+    }
+    fn charts(&self) -> Vec<DefaultChart> {
+        Vec::new()
+    }
+    fn timeline(&self) -> Option<TimelineStyle> {
+        Some(TIMELINE)
+    }
+    fn tie_rules(&self) -> &'static [&'static str] {
+        &[spec::TIE_ORDER]
+    }
+    fn distributions(&self) -> &[Distribution] {
+        &self.distributions
+    }
+    fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
+        let point = Point::new(&self.spec, values)?;
+        Ok(Box::new(Prepared {
+            point: Arc::new(point),
+            fill: Arc::clone(&self.fill),
+            distributions: self.distributions.iter().map(|d| d.name).collect(),
+        }))
+    }
+}
+
+struct Prepared {
+    point: Arc<Point>,
+    fill: Arc<Vec<Metric>>,
+    distributions: Vec<&'static str>,
+}
+
+impl PreparedRun for Prepared {
+    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
+        run::run(&self.point, &self.fill, &self.distributions, ctx)
+    }
+    fn cost(&self) -> Cost {
+        self.point.cost()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coordsim_model::{Columns, ConfigParam};
+
+    /// Every fixed column of a scenario is one no parameter may take (the list in `read`
+    /// kept in step with the columns it guards).
+    #[test]
+    fn parameters_cannot_take_a_column_every_scenario_writes() {
+        let input = ComposeInput {
+            sections: vec![(
+                "actor".into(),
+                Value::List(vec![Value::Table(vec![
+                    ("name".into(), Value::Str("c".into())),
+                    (
+                        "steps".into(),
+                        Value::List(vec![Value::Table(vec![("delay_ms".into(), Value::Int(1))])]),
+                    ),
+                ])]),
+            )],
+            params: Vec::new(),
+        };
+        let def = ScenarioDef::new(&input).expect("composes");
+        let fixed = def
+            .metrics
+            .iter()
+            .map(|c| c.name)
+            .filter(|n| !n.contains('.'))
+            .chain(ActorRow::SPECS.iter().map(|c| c.name))
+            .chain(coordsim_model::RESERVED_COLUMNS.iter().copied());
+        for name in fixed {
+            let mut with = input.clone();
+            with.params = vec![ConfigParam::new(name, vec![Value::Int(1)])];
+            let Err(e) = ScenarioDef::new(&with) else {
+                panic!("a parameter called `{name}` was accepted");
+            };
+            assert_eq!(e.path_text(), format!("params.{name}"), "{}", e.message);
+        }
+    }
+}

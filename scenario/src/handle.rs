@@ -1,0 +1,570 @@
+//! A scenario's events: a job steps through its actor's steps until one blocks it (a delay,
+//! a write landing later, a lock taken, a queue, a link), and the event that ends the block
+//! lets it go on.
+
+use sim_core::{Class, EventQueue, Handler, Nanos, SimError, chance};
+
+use crate::lock::LockMode;
+use crate::point::{CrashRule, Inst, PaceP, StepP, Tie, eval_run};
+use crate::register::{Fence, Landing};
+use crate::sim::{Ev, NONE, Outcome, Sim};
+
+impl Handler<Ev> for Sim<'_> {
+    #[inline]
+    fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let now = q.now();
+        match ev {
+            // An open loop's next start, scheduled before its actor crashed: no more.
+            Ev::Start { actor } if self.actors[actor as usize].crashed => {}
+            Ev::Start { actor } => {
+                let job = self.spawn(actor, now);
+                if let Some(at) = self.next_start(actor) {
+                    q.schedule_at(at, 1 + actor, ev);
+                }
+                self.proceed(job, q);
+            }
+            Ev::Depart { server, instance } => self.depart(server as usize, instance, q),
+            other => self.rare(other, q),
+        }
+        if !self.ready.is_empty() {
+            self.drain(q);
+        }
+        match &self.error {
+            None => Ok(()),
+            Some(e) => Err(SimError::Model(e.clone())),
+        }
+    }
+}
+
+impl Sim<'_> {
+    /// A service completes: the next request starts, the served one goes on.
+    #[inline(always)]
+    fn depart(&mut self, s: usize, instance: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let Some((done, next)) = self.servers[s].depart(instance, now) else {
+            self.error
+                .get_or_insert_with(|| "internal: a departure from an idle server".into());
+            return;
+        };
+        if let Some(next) = next {
+            self.serve(s, instance, next.tag, next.arrived, now, q);
+            let waited = now - next.arrived;
+            if self.entities {
+                let a = self.jobs[next.tag as usize].actor as usize;
+                let actor = &mut self.actors[a];
+                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
+            }
+            if waited > 0 {
+                self.span(next.tag, "waiting", next.arrived, Some(now));
+            }
+        }
+        let job = done.tag;
+        if self.entities {
+            // Served at once: a request with no wait still counts as one.
+            let a = self.jobs[job as usize].actor as usize;
+            let actor = &mut self.actors[a];
+            actor.server_wait.get_or_insert(0);
+        }
+        if self.lanes.is_some() {
+            let from = self.jobs[job as usize].step_started;
+            self.span(job, "served", from, Some(now));
+        }
+        self.jobs[job as usize].step += 1;
+        self.proceed(job, q);
+    }
+
+    /// Every other event (kept out of the handler's hot path).
+    #[inline(never)]
+    fn rare(&mut self, ev: Ev, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        match ev {
+            Ev::Resume { job } => {
+                let j = &mut self.jobs[job as usize];
+                j.step = j.step.wrapping_add(1);
+                self.go(job, q);
+            }
+            Ev::Land { job } => {
+                if self.land(job, q) {
+                    match self.p.tie {
+                        // The actor goes on at once, in this event.
+                        Tie::Fifo | Tie::ReadsFirst => {
+                            self.jobs[job as usize].step += 1;
+                            self.go(job, q);
+                        }
+                        // It goes on after the instant's early writes have landed.
+                        Tie::WritesFirst | Tie::ProgramOrder => {
+                            q.schedule_in(0, self.other, Ev::Resume { job })
+                        }
+                    }
+                }
+            }
+            Ev::Retry { job } => {
+                if let StepP::Acquire { lock, .. } =
+                    self.steps(job)[self.jobs[job as usize].step as usize]
+                    && self.attempt(job, lock as usize, q)
+                {
+                    self.jobs[job as usize].step += 1;
+                    self.go(job, q);
+                }
+            }
+            Ev::Timeout { job } => {
+                let j = &mut self.jobs[job as usize];
+                if j.deadline == now && j.waiting != u16::MAX {
+                    let l = j.waiting as usize;
+                    j.waiting = u16::MAX;
+                    let from = j.step_started;
+                    self.locks[l].give_up();
+                    self.span(job, "waiting", from, Some(now));
+                    self.end_rep_and_go(job, Outcome::GaveUp, q);
+                }
+            }
+            Ev::Unlock { lock } => {
+                let l = lock as usize;
+                self.locks[l].unlock(now);
+                self.hand_over(l, now);
+            }
+            Ev::Start { .. } | Ev::Depart { .. } => unreachable!("handled by the handler"),
+        }
+    }
+
+    fn drain(&mut self, q: &mut EventQueue<Ev>) {
+        while let Some(job) = self.ready.pop_front() {
+            self.jobs[job as usize].step += 1;
+            self.go(job, q);
+        }
+    }
+
+    /// Runs `job` from its current step: the two commonest cases (a request at a fixed
+    /// instance, the end of the steps) here, inlined into the handler; the rest in
+    /// [`Sim::go`].
+    #[inline(always)]
+    fn proceed(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+        let j = &self.jobs[job as usize];
+        let steps = &self.p.groups[j.group as usize].steps;
+        match steps.get(j.step as usize) {
+            None if !self.closed[j.group as usize] => {
+                // An open loop's repetition is done: its job goes back to the pool.
+                let now = q.now();
+                self.completed_at(job, now);
+                self.free.push(job);
+            }
+            Some(StepP::Request {
+                server,
+                instance: Inst::Fixed(k),
+            }) => {
+                let (s, k) = (*server as usize, *k);
+                self.request(job, s, k, q);
+            }
+            _ => self.go(job, q),
+        }
+    }
+
+    /// Queues `job` at instance `k` of server `s` (served at once when it is idle).
+    #[inline(always)]
+    fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        if self.servers[s].arrive(k, job, now) {
+            self.serve(s, k, job, now, now, q);
+        }
+    }
+
+    /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`).
+    #[inline(always)]
+    fn serve(
+        &mut self,
+        s: usize,
+        k: u32,
+        job: u32,
+        arrived: Nanos,
+        now: Nanos,
+        q: &mut EventQueue<Ev>,
+    ) {
+        if self.lanes.is_some() {
+            // Its service starts now: the `served` span begins here.
+            self.jobs[job as usize].step_started = now;
+        }
+        let service = self.servers[s].start(k, arrived, now);
+        q.schedule_in(
+            service,
+            0,
+            Ev::Depart {
+                server: s as u16,
+                instance: k,
+            },
+        );
+    }
+
+    /// Runs `job` from its current step until it blocks or ends.
+    #[inline(never)]
+    fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        loop {
+            let j = job as usize;
+            let step_index = self.jobs[j].step as usize;
+            let a = self.jobs[j].actor;
+            let group = self.jobs[j].group as usize;
+            let p = self.p;
+            let steps = &p.groups[group].steps;
+            if step_index >= steps.len() {
+                if self.end_rep(job, Outcome::Completed, now) {
+                    continue;
+                }
+                return;
+            }
+            match &steps[step_index] {
+                StepP::Read(r) => {
+                    let r = *r as usize;
+                    let as_of_start = p.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
+                    self.reads[j * self.regs.len() + r] = self.regs[r].read(now, as_of_start);
+                    let d = p.regs[r].read_ns;
+                    if d > 0 {
+                        self.span(job, "reading", now, Some(now + d));
+                        q.schedule_in(d, self.other, Ev::Resume { job });
+                        return;
+                    }
+                }
+                StepP::Write { reg, .. } => {
+                    let d = p.regs[*reg as usize].write_ns;
+                    if d > 0 {
+                        self.span(job, "writing", now, Some(now + d));
+                        let class = self.landing_class(job);
+                        q.schedule_in(d, class, Ev::Land { job });
+                        return;
+                    }
+                    if !self.land(job, q) {
+                        return;
+                    }
+                }
+                // A delay always yields, even of 0 ms: the actor goes on in a new event, after
+                // the events already scheduled for that instant (SimPy's `timeout(0)`).
+                StepP::Delay(d) => match self.dur(d, job) {
+                    Ok(d) => {
+                        if d > 0 {
+                            self.span(job, "working", now, Some(now + d));
+                        }
+                        q.schedule_in(d, self.other, Ev::Resume { job });
+                        return;
+                    }
+                    Err(e) => {
+                        self.error.get_or_insert(e);
+                        return;
+                    }
+                },
+                StepP::Acquire { lock, .. } => {
+                    self.jobs[j].step_started = now;
+                    if !self.attempt(job, *lock as usize, q) {
+                        return;
+                    }
+                }
+                StepP::Release(lock) => self.release(job, *lock as usize, now),
+                StepP::Request { server, instance } => {
+                    let s = *server as usize;
+                    let k = match instance {
+                        Inst::Fixed(k) => *k,
+                        Inst::Actor(num) => {
+                            let index = self.actors[a as usize].index;
+                            let x = eval_run(num, &p.params, index, 0, f64::NAN, &[])
+                                .unwrap_or(f64::NAN);
+                            if !(x >= 0.0 && x.fract() == 0.0 && x < 4e18) {
+                                self.error.get_or_insert(format!(
+                                    "actor {index}: a request's instance is {x}, not a whole number ≥ 0"
+                                ));
+                                return;
+                            }
+                            (x as u64 % u64::from(p.servers[s].instances)) as u32
+                        }
+                    };
+                    self.request(job, s, k, q);
+                    return;
+                }
+                StepP::Send(link) => {
+                    let d = self.links[*link as usize].cross();
+                    if d > 0 {
+                        self.span(job, "crossing", now, Some(now + d));
+                        q.schedule_in(d, 1 + a, Ev::Resume { job });
+                        return;
+                    }
+                }
+                StepP::Crash(rule) => {
+                    let actor = &mut self.actors[a as usize];
+                    let dies = match rule {
+                        CrashRule::All => true,
+                        CrashRule::First(n) => u64::from(actor.index) < *n,
+                        CrashRule::Names(names) => {
+                            let name = p.groups[group].actor_name(actor.index);
+                            names.contains(&name)
+                        }
+                        CrashRule::Probability(pr) => {
+                            chance(&mut self.streams[actor.crash_rng as usize], *pr)
+                        }
+                    };
+                    if dies {
+                        actor.crashed = true;
+                        self.groups[group].crashed += 1;
+                        self.mark(job, "crashed", now);
+                        // It holds what it held: a crashed holder's lock stays taken.
+                        self.free.push(job);
+                        return;
+                    }
+                }
+            }
+            self.jobs[j].step += 1;
+        }
+    }
+
+    /// The class of a write landing, by `tie_order`.
+    fn landing_class(&self, job: u32) -> Class {
+        match self.p.tie {
+            Tie::Fifo => self.other,
+            Tie::WritesFirst => 0,
+            Tie::ReadsFirst => self.other + 1,
+            Tie::ProgramOrder => {
+                // Early when the actor reads again at the same instant (its next step, or
+                // the first of its next repetition in a closed loop).
+                let j = &self.jobs[job as usize];
+                let a = &self.actors[j.actor as usize];
+                let group = &self.p.groups[a.group as usize];
+                let next = j.step as usize + 1;
+                let reads_next = match group.steps.get(next) {
+                    Some(s) => matches!(s, StepP::Read(_)),
+                    None => {
+                        matches!(group.pace, PaceP::Closed)
+                            && a.started < group.repeat
+                            && matches!(group.steps[0], StepP::Read(_))
+                    }
+                };
+                if reads_next { 0 } else { self.other + 1 }
+            }
+        }
+    }
+
+    /// Lands the job's write; false when the job does not go on from here (a compare-and-set
+    /// conflict restarts or ends its repetition).
+    fn land(&mut self, job: u32, q: &mut EventQueue<Ev>) -> bool {
+        let now = q.now();
+        let j = job as usize;
+        let a = self.jobs[j].actor as usize;
+        let p = self.p;
+        let StepP::Write {
+            reg,
+            value,
+            cas,
+            max_retries,
+        } = &p.groups[self.jobs[j].group as usize].steps[self.jobs[j].step as usize]
+        else {
+            self.error
+                .get_or_insert_with(|| "internal: a landing at a step that is not a write".into());
+            return false;
+        };
+        let r = *reg as usize;
+        let nr = self.regs.len();
+        let read = self.reads[j * nr + r];
+        let new = eval_run(
+            value,
+            &p.params,
+            self.actors[a].index,
+            self.jobs[j].rep,
+            read,
+            &self.reads[j * nr..(j + 1) * nr],
+        )
+        .unwrap_or(f64::NAN);
+        if !new.is_finite() {
+            self.error
+                .get_or_insert(format!("a write's value is {new}, not a finite number"));
+            return false;
+        }
+        let fence = p.regs[r].fence.map(|l| Fence {
+            token: self.tokens[j * self.locks.len() + l as usize],
+            checked: p.locks[l as usize].fencing,
+        });
+        match self.regs[r].land(now, read, new, fence, *cas) {
+            Landing::Applied { .. } => true,
+            Landing::Fenced => {
+                self.actors[a].rejected += 1;
+                self.mark(job, "rejected", now);
+                true
+            }
+            Landing::Conflict => {
+                self.actors[a].rejected += 1;
+                self.conflict(job, *max_retries, q);
+                false
+            }
+        }
+    }
+
+    /// A compare-and-set write was rejected: the repetition starts again from its first
+    /// step, as a new event, or gives up after `max_retries` rejections.
+    fn conflict(&mut self, job: u32, max_retries: u64, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let j = job as usize;
+        let jb = &mut self.jobs[j];
+        jb.retries += 1;
+        if jb.retries >= max_retries {
+            // The actor goes on with its next repetition as after any landing: at once,
+            // or after the instant's early writes (`writes_first`, `program_order`).
+            if self.end_rep(job, Outcome::GaveUp, now) {
+                match self.p.tie {
+                    Tie::Fifo | Tie::ReadsFirst => self.go(job, q),
+                    Tie::WritesFirst | Tie::ProgramOrder => {
+                        self.jobs[j].step = u32::MAX;
+                        q.schedule_in(0, self.other, Ev::Resume { job });
+                    }
+                }
+            }
+        } else {
+            let a = self.jobs[j].actor as usize;
+            self.actors[a].retries += 1;
+            let g = self.actors[a].group as usize;
+            self.groups[g].retries += 1;
+            // The same repetition again, from its first step, as a new event.
+            self.jobs[j].step = u32::MAX;
+            q.schedule_in(0, self.other, Ev::Resume { job });
+        }
+    }
+
+    fn end_rep_and_go(&mut self, job: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
+        if self.end_rep(job, outcome, q.now()) {
+            self.go(job, q);
+        }
+    }
+
+    /// Counts the job's repetition as completed at `now`.
+    #[inline(always)]
+    fn completed_at(&mut self, job: u32, now: Nanos) {
+        let j = &self.jobs[job as usize];
+        let (a, g) = (j.actor as usize, j.group as usize);
+        let took = now - j.started;
+        let actor = &mut self.actors[a];
+        actor.completed += 1;
+        // Events run in time order: `now` is the latest end so far.
+        actor.end = Some(now);
+        self.last_end = Some(now);
+        let group = &mut self.groups[g];
+        group.completed += 1;
+        group.responses.record(took);
+        self.mark(job, "done", now);
+    }
+
+    /// Ends the job's repetition; true when the same job goes on with the next one (a closed
+    /// loop), from step 0.
+    fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
+        let j = &self.jobs[job as usize];
+        let (a, g) = (j.actor as usize, j.group as usize);
+        match outcome {
+            Outcome::Completed => self.completed_at(job, now),
+            Outcome::GaveUp => {
+                self.actors[a].gave_up += 1;
+                self.actors[a].end = Some(now);
+                self.last_end = Some(now);
+                self.groups[g].gave_up += 1;
+                self.mark(job, "gave_up", now);
+            }
+        }
+        let actor = &mut self.actors[a];
+        let group = &self.p.groups[g];
+        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat {
+            actor.started += 1;
+            self.groups[g].started += 1;
+            let j = &mut self.jobs[job as usize];
+            j.rep += 1;
+            j.step = 0;
+            j.started = now;
+            j.retries = 0;
+            return true;
+        }
+        self.free.push(job);
+        false
+    }
+
+    /// One attempt on `lock`; true when taken.
+    fn attempt(&mut self, job: u32, l: usize, q: &mut EventQueue<Ev>) -> bool {
+        let now = q.now();
+        if self.locks[l].is_free(now) {
+            self.acquire(job, l, now);
+            return true;
+        }
+        let j = job as usize;
+        let give_up = match &self.steps(job)[self.jobs[j].step as usize] {
+            StepP::Acquire {
+                give_up: Some(d), ..
+            } => match self.dur(d, job) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    return false;
+                }
+            },
+            _ => None,
+        };
+        let requested = self.jobs[j].step_started;
+        if self.locks[l].mode() == LockMode::Queue {
+            let jb = &mut self.jobs[j];
+            jb.wait = jb.wait.wrapping_add(1);
+            jb.waiting = l as u16;
+            jb.deadline = NONE;
+            self.locks[l].enqueue((job, jb.wait));
+            if let Some(d) = give_up {
+                let deadline = requested.saturating_add(d);
+                self.jobs[j].deadline = deadline;
+                q.schedule_at(deadline, self.other, Ev::Timeout { job });
+            }
+            return false;
+        }
+        self.locks[l].fail();
+        self.actors[self.jobs[j].actor as usize].failed += 1;
+        self.mark(job, "attempt", now);
+        if give_up.is_some_and(|d| now > requested.saturating_add(d)) {
+            self.locks[l].give_up();
+            self.span(job, "waiting", requested, Some(now));
+            self.end_rep_and_go(job, Outcome::GaveUp, q);
+        } else {
+            q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
+        }
+        false
+    }
+
+    /// `job` takes lock `l` at `now`.
+    fn acquire(&mut self, job: u32, l: usize, now: Nanos) {
+        let waited = now - self.jobs[job as usize].step_started;
+        // Handed a lock released at this very instant: its reads see that instant's writes.
+        let handed = self.locks[l].released_at(now);
+        let token = self.locks[l].take(now, waited);
+        let nl = self.locks.len();
+        self.tokens[job as usize * nl + l] = token;
+        let j = &mut self.jobs[job as usize];
+        j.handed_at = if handed { now } else { NONE };
+        j.waiting = u16::MAX;
+        let actor = &mut self.actors[j.actor as usize];
+        actor.lock_wait = Some(actor.lock_wait.unwrap_or(0) + waited);
+        let from = j.step_started;
+        if waited > 0 {
+            self.span(job, "waiting", from, Some(now));
+        }
+    }
+
+    /// `job` releases lock `l` at `now`, if it holds it; a queue lock goes on to its next
+    /// waiter.
+    fn release(&mut self, job: u32, l: usize, now: Nanos) {
+        let nl = self.locks.len();
+        let token = std::mem::take(&mut self.tokens[job as usize * nl + l]);
+        if token == 0 {
+            return;
+        }
+        // Only its own record is deleted: a lease taken over is the new holder's.
+        if self.locks[l].release(token, now) {
+            self.hand_over(l, now);
+        }
+    }
+
+    /// A queue lock that is free goes to its longest waiter, whose steps go on in this event.
+    fn hand_over(&mut self, l: usize, now: Nanos) {
+        while let Some((job, wait)) = self.locks[l].next_waiter() {
+            let j = &self.jobs[job as usize];
+            if j.wait == wait && j.waiting as usize == l {
+                self.acquire(job, l, now);
+                self.ready.push_back(job);
+                return;
+            }
+        }
+    }
+}

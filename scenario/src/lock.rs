@@ -1,0 +1,281 @@
+//! A lock as shared state keeps it: a record naming its holder, which a polled lock retries,
+//! a queue lock hands to its longest waiter, and a lease lets a newcomer take over once old.
+
+use std::collections::VecDeque;
+
+use sim_core::{Nanos, Samples};
+
+/// How a lock that is taken is waited for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockMode {
+    /// A failed attempt tries again later (a lock file or row, polled).
+    Poll,
+    /// Waiters queue in order and a release hands the lock to the longest waiter.
+    Queue,
+    /// Polled, and a record older than the lease may be taken over by the next attempt.
+    Lease,
+}
+
+/// An acquisition's token: 1, 2, 3… in the order the lock was taken (0 is the record a
+/// crashed holder left before the start). Registers fenced by the lock compare tokens.
+pub type Token = u64;
+
+/// A lock record with its holders and statistics, on integer-nanosecond time.
+///
+/// The lock is a record that exists while someone holds it. [`Lock::is_free`] says whether an
+/// attempt now would take it; [`Lock::take`] makes the new record. A release deletes the
+/// record only if it is still the releaser's: after a lease takeover it is the new
+/// holder's, and the old holder's release leaves it. More than one actor may then hold the
+/// lock at once, which [`Lock::max_holders`] counts (1 is mutual exclusion); a holder that
+/// crashes never releases, so its record stays taken (or, with a lease, until it is old).
+///
+/// The lock keeps no clock and schedules nothing: the caller asks at each attempt and
+/// decides when to try again. A queue lock keeps its waiters (`W` names one: an index, a
+/// job with its generation) for the caller to hand the lock to, with [`Lock::next_waiter`].
+///
+/// ```
+/// use coordsim_scenario::{Lock, LockMode};
+/// use sim_core::Samples;
+///
+/// // A lease of 10 ns: A takes it at 0 and stalls; B's attempt at 10 still fails, at 11 it
+/// // takes the lock over, so both hold it; A's late release leaves B's record.
+/// let mut lock: Lock<()> = Lock::new(LockMode::Lease, 10, false, Samples::with_capacity(2));
+/// let a = lock.take(0, 0);
+/// assert!(!lock.is_free(10));
+/// assert!(lock.is_free(11));
+/// let b = lock.take(11, 11);
+/// assert_eq!((a, b, lock.max_holders()), (1, 2, 2));
+/// assert!(!lock.release(a, 12), "the record is B's");
+/// assert!(lock.release(b, 20));
+/// // Held 12 ns by A and 9 ns by B.
+/// assert_eq!(lock.held_ns(), 21);
+/// ```
+#[derive(Debug)]
+pub struct Lock<W> {
+    mode: LockMode,
+    lease_ns: Nanos,
+    /// The record: its holder's token and since when.
+    record: Option<(Token, Nanos)>,
+    /// Every current holder's token and when it took the lock (a crashed holder stays).
+    holders: Vec<(Token, Nanos)>,
+    max_holders: usize,
+    waiters: VecDeque<W>,
+    acquisitions: u64,
+    failed: u64,
+    gave_up: u64,
+    waits: Samples,
+    last_release: Option<Nanos>,
+    /// Time held by acquisitions that were released.
+    held_ns: Nanos,
+    next_token: Token,
+}
+
+impl<W> Lock<W> {
+    /// A free lock of `mode` (a lease of `lease_ns` for [`LockMode::Lease`]), or with
+    /// `stale` one whose record a crashed holder left at time 0. Waits go into `waits`.
+    pub fn new(mode: LockMode, lease_ns: Nanos, stale: bool, waits: Samples) -> Lock<W> {
+        Lock {
+            mode,
+            lease_ns,
+            record: stale.then_some((0, 0)),
+            holders: Vec::new(),
+            max_holders: 0,
+            waiters: VecDeque::new(),
+            acquisitions: 0,
+            failed: 0,
+            gave_up: 0,
+            waits,
+            last_release: None,
+            held_ns: 0,
+            next_token: 1,
+        }
+    }
+
+    /// How it is waited for.
+    pub fn mode(&self) -> LockMode {
+        self.mode
+    }
+
+    /// Whether an attempt at `now` takes it: there is no record, or (a lease) the record is
+    /// older than the lease.
+    pub fn is_free(&self, now: Nanos) -> bool {
+        match self.record {
+            None => true,
+            Some((_, since)) => self.mode == LockMode::Lease && now - since > self.lease_ns,
+        }
+    }
+
+    /// Takes it at `now` after a wait of `waited`: a new record, whose token is returned.
+    pub fn take(&mut self, now: Nanos, waited: Nanos) -> Token {
+        let token = self.next_token;
+        self.next_token += 1;
+        self.record = Some((token, now));
+        self.holders.push((token, now));
+        self.max_holders = self.max_holders.max(self.holders.len());
+        self.acquisitions += 1;
+        self.waits.record(waited);
+        token
+    }
+
+    /// Counts an attempt that found it taken.
+    pub fn fail(&mut self) {
+        self.failed += 1;
+    }
+
+    /// Counts a wait given up.
+    pub fn give_up(&mut self) {
+        self.gave_up += 1;
+    }
+
+    /// The holder of `token` releases it at `now`; true when that deleted the record (it was
+    /// still this holder's), so the lock is free again.
+    pub fn release(&mut self, token: Token, now: Nanos) -> bool {
+        if let Some(i) = self.holders.iter().position(|(t, _)| *t == token) {
+            let (_, since) = self.holders.swap_remove(i);
+            self.held_ns += now - since;
+        }
+        if self.record.is_some_and(|(t, _)| t == token) {
+            self.record = None;
+            self.last_release = Some(now);
+            return true;
+        }
+        false
+    }
+
+    /// An operator deletes the record at `now`, whoever holds it (the holders still do).
+    pub fn unlock(&mut self, now: Nanos) {
+        self.record = None;
+        self.last_release = Some(now);
+    }
+
+    /// Whether its record was deleted at `now` (a release or an unlock).
+    pub fn released_at(&self, now: Nanos) -> bool {
+        self.last_release == Some(now)
+    }
+
+    /// A waiter joins the queue (a [`LockMode::Queue`] lock's).
+    pub fn enqueue(&mut self, waiter: W) {
+        self.waiters.push_back(waiter);
+    }
+
+    /// The longest waiter, taken off the queue, when this is a queue lock and it is free.
+    /// The caller takes the lock for it ([`Lock::take`]) or, when the waiter has left (given
+    /// up), asks again.
+    pub fn next_waiter(&mut self) -> Option<W> {
+        if self.mode != LockMode::Queue || self.record.is_some() {
+            return None;
+        }
+        self.waiters.pop_front()
+    }
+
+    /// Times it was taken.
+    pub fn acquisitions(&self) -> u64 {
+        self.acquisitions
+    }
+
+    /// Attempts that found it taken.
+    pub fn failed_attempts(&self) -> u64 {
+        self.failed
+    }
+
+    /// Waits given up.
+    pub fn gave_up(&self) -> u64 {
+        self.gave_up
+    }
+
+    /// Most holders at once (1: mutual exclusion).
+    pub fn max_holders(&self) -> usize {
+        self.max_holders
+    }
+
+    /// Whether a record exists (someone holds it, or a stale record is left).
+    pub fn has_record(&self) -> bool {
+        self.record.is_some()
+    }
+
+    /// Time held, over the acquisitions released.
+    pub fn held_ns(&self) -> Nanos {
+        self.held_ns
+    }
+
+    /// Every wait, from the acquire to the acquisition.
+    pub fn waits(&mut self) -> &mut Samples {
+        &mut self.waits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lock(mode: LockMode, stale: bool) -> Lock<u32> {
+        Lock::new(mode, 0, stale, Samples::with_capacity(4))
+    }
+
+    /// A polled lock: taken, refused while held, free once released.
+    #[test]
+    fn a_release_frees_the_lock_for_the_next_attempt() {
+        let mut l = lock(LockMode::Poll, false);
+        assert!(l.is_free(0));
+        let t = l.take(0, 0);
+        assert!(!l.is_free(5));
+        l.fail();
+        assert!(l.release(t, 5));
+        assert!(l.is_free(5) && l.released_at(5) && !l.released_at(6));
+        let u = l.take(5, 5);
+        // Tokens count acquisitions: 1 then 2; held 5 ns, then 3 more.
+        assert_eq!((t, u), (1, 2));
+        assert!(l.release(u, 8));
+        assert_eq!(
+            (
+                l.acquisitions(),
+                l.failed_attempts(),
+                l.held_ns(),
+                l.max_holders()
+            ),
+            (2, 1, 8, 1)
+        );
+        // Waits 0 and 5: a mean of 2.5 ns, 0.0000025 ms.
+        assert_eq!(l.waits().mean_ms(), Some(2.5e-6));
+    }
+
+    /// A stale record stays until an operator deletes it, and its wait is counted.
+    #[test]
+    fn a_stale_record_blocks_until_unlocked() {
+        let mut l = lock(LockMode::Poll, true);
+        assert!(l.has_record() && !l.is_free(1_000));
+        l.unlock(1_000);
+        assert!(l.is_free(1_000) && !l.has_record());
+        // No acquisition was released: nothing held.
+        assert_eq!(l.held_ns(), 0);
+    }
+
+    /// A queue lock hands itself to waiters in arrival order, and only when free.
+    #[test]
+    fn a_queue_lock_hands_over_in_order() {
+        let mut l = lock(LockMode::Queue, false);
+        let t = l.take(0, 0);
+        l.enqueue(7);
+        l.enqueue(3);
+        assert_eq!(l.next_waiter(), None, "held: no hand-over");
+        assert!(l.release(t, 4));
+        assert_eq!(l.next_waiter(), Some(7));
+        l.take(4, 4);
+        assert_eq!(l.next_waiter(), None);
+        // A polled lock keeps no queue to hand over from.
+        let mut p = lock(LockMode::Poll, false);
+        p.enqueue(1);
+        assert_eq!(p.next_waiter(), None);
+    }
+
+    /// A crashed holder never releases: with no lease the lock stays taken for good.
+    #[test]
+    fn a_crashed_holder_keeps_the_lock() {
+        let mut l = lock(LockMode::Poll, false);
+        let _crashed = l.take(0, 0);
+        assert!(!l.is_free(u64::MAX / 2));
+        // A release by a token that never held it changes nothing.
+        assert!(!l.release(99, 10));
+        assert!(l.has_record());
+    }
+}

@@ -1,0 +1,393 @@
+//! What a scenario's metric columns are and what fills each: every resource and group
+//! names its own (`counter.lost_updates`, `client.completed`), then the overall ones; and the
+//! entity row every actor has.
+
+use coordsim_model::{ColumnSpec, ColumnType, ComposeError, PathPart, columns, intern};
+
+use crate::spec::{ResourceKind, Spec};
+
+use ColumnType::{Count, Flag, Float};
+
+columns! {
+    /// One actor's row.
+    pub struct ActorRow {
+        /// the actor's group
+        group: String,
+        /// when it started (its first repetition), ms
+        start_ms: f64,
+        /// when its last repetition ended (empty: it crashed, or never ended)
+        end_ms: Option<f64>,
+        /// `completed` (every repetition), `gave_up` (some repetition gave up), `crashed`
+        outcome: String,
+        /// repetitions it started
+        repetitions: u64,
+        /// repetitions it completed
+        completed: u64,
+        /// repetitions it gave up (a lock it waited for too long, or too many rejected writes)
+        gave_up: u64,
+        /// failed lock attempts (polls and lease tries that found the lock taken)
+        failed_attempts: u64,
+        /// total time waiting for locks, from each acquire step to its acquisition (empty: it never acquired one)
+        lock_wait_ms: Option<f64>,
+        /// total time queued at servers before service (empty: it never requested)
+        server_wait_ms: Option<f64>,
+        /// its writes a register rejected (a compare-and-set conflict, a fencing token)
+        rejected_writes: u64,
+        /// repetitions restarted after a rejected compare-and-set write
+        retries: u64,
+    }
+}
+
+/// What fills one metric column: the resource's or group's number among its kind's, and the
+/// statistic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    RegValue(u16),
+    RegWrites(u16),
+    RegLost(u16),
+    RegRejected(u16),
+    LockAcquisitions(u16),
+    LockFailed(u16),
+    LockGaveUp(u16),
+    LockMaxHolders(u16),
+    LockLeft(u16),
+    LockMeanWait(u16),
+    LockP95Wait(u16),
+    LockMaxWait(u16),
+    LockTotalWait(u16),
+    LockHeld(u16),
+    ServerRequests(u16),
+    ServerWait(u16, WaitStat),
+    ServerMaxQueue(u16),
+    ServerBusy(u16),
+    ServerMakespan(u16),
+    LinkCrossings(u16),
+    GroupActors(u16),
+    GroupStarted(u16),
+    GroupCompleted(u16),
+    GroupGaveUp(u16),
+    GroupCrashed(u16),
+    GroupRetries(u16),
+    GroupResponse(u16, WaitStat),
+    Completed,
+    MeanResponse,
+    MaxResponse,
+    Makespan,
+}
+
+/// A statistic of a set of waits or response times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitStat {
+    Mean,
+    P50,
+    P95,
+    P99,
+    Max,
+}
+
+/// A composed model's name as `&'static str` (see [`intern`]).
+pub fn name(text: &str) -> Result<&'static str, ComposeError> {
+    intern(text).ok_or_else(|| {
+        ComposeError::new(
+            vec![PathPart::Key("model".into())],
+            "too many distinct names in one process",
+        )
+    })
+}
+
+/// A scenario's metric columns, in order, and what fills each.
+#[derive(Debug, Default)]
+pub struct MetricColumns {
+    /// The columns.
+    pub specs: Vec<ColumnSpec>,
+    /// What fills each column, in the same order.
+    pub fill: Vec<Metric>,
+}
+
+impl MetricColumns {
+    /// The columns of `spec`: per resource in order, per group, then the overall ones.
+    pub fn of(spec: &Spec) -> Result<MetricColumns, ComposeError> {
+        let mut columns = MetricColumns::default();
+        let (mut reg, mut lock, mut server, mut link) = (0u16, 0u16, 0u16, 0u16);
+        for r in &spec.resources {
+            let n = &r.name;
+            match r.kind {
+                ResourceKind::Register { .. } => {
+                    columns.register(n, reg)?;
+                    reg += 1;
+                }
+                ResourceKind::Lock { .. } => {
+                    columns.lock(n, lock)?;
+                    lock += 1;
+                }
+                ResourceKind::Server { .. } => {
+                    columns.server(n, server)?;
+                    server += 1;
+                }
+                ResourceKind::Link { .. } => {
+                    columns.link(n, link)?;
+                    link += 1;
+                }
+            }
+        }
+        for (g, group) in spec.groups.iter().enumerate() {
+            columns.group(&group.name, g as u16)?;
+        }
+        columns.overall()?;
+        Ok(columns)
+    }
+
+    fn col(
+        &mut self,
+        n: String,
+        meaning: String,
+        ty: ColumnType,
+        m: Metric,
+    ) -> Result<(), ComposeError> {
+        self.specs.push(ColumnSpec {
+            name: name(&n)?,
+            meaning: name(&meaning)?,
+            ty,
+        });
+        self.fill.push(m);
+        Ok(())
+    }
+
+    /// Register `n`, the `r`-th.
+    fn register(&mut self, n: &str, r: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.value"),
+            format!("the value `{n}` holds at the end"),
+            Float,
+            Metric::RegValue(r),
+        )?;
+        self.col(
+            format!("{n}.writes"),
+            format!("writes `{n}` applied"),
+            Count,
+            Metric::RegWrites(r),
+        )?;
+        self.col(
+            format!("{n}.lost_updates"),
+            format!(
+                "applied writes of `{n}` that landed on a value other than the one their actor read (each overwrote an update)"
+            ),
+            Count,
+            Metric::RegLost(r),
+        )?;
+        self.col(
+            format!("{n}.rejected_writes"),
+            format!("writes `{n}` rejected (compare-and-set conflicts, stale fencing tokens)"),
+            Count,
+            Metric::RegRejected(r),
+        )?;
+        Ok(())
+    }
+
+    /// Lock `n`, the `l`-th.
+    fn lock(&mut self, n: &str, l: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.acquisitions"),
+            format!("times `{n}` was taken"),
+            Count,
+            Metric::LockAcquisitions(l),
+        )?;
+        self.col(
+            format!("{n}.failed_attempts"),
+            format!("attempts on `{n}` that found it taken (poll rounds)"),
+            Count,
+            Metric::LockFailed(l),
+        )?;
+        self.col(
+            format!("{n}.gave_up"),
+            format!("waits for `{n}` given up"),
+            Count,
+            Metric::LockGaveUp(l),
+        )?;
+        self.col(
+            format!("{n}.max_holders"),
+            format!(
+                "most actors holding `{n}` at once (a crashed holder counts; the stale record does not); 1 is mutual exclusion"
+            ),
+            Count,
+            Metric::LockMaxHolders(l),
+        )?;
+        self.col(
+            format!("{n}.left"),
+            format!("1 when a record of `{n}` exists at the end"),
+            Flag,
+            Metric::LockLeft(l),
+        )?;
+        self.col(
+            format!("{n}.mean_wait_ms"),
+            format!("mean wait from an acquire step to taking `{n}` (empty: never taken)"),
+            Float,
+            Metric::LockMeanWait(l),
+        )?;
+        self.col(
+            format!("{n}.p95_wait_ms"),
+            format!("95th-percentile wait for `{n}`"),
+            Float,
+            Metric::LockP95Wait(l),
+        )?;
+        self.col(
+            format!("{n}.max_wait_ms"),
+            format!("longest wait for `{n}`"),
+            Float,
+            Metric::LockMaxWait(l),
+        )?;
+        self.col(
+            format!("{n}.total_wait_ms"),
+            format!("all waits for `{n}` added up"),
+            Float,
+            Metric::LockTotalWait(l),
+        )?;
+        self.col(
+            format!("{n}.held_ms"),
+            format!(
+                "time `{n}` was held, over its released acquisitions (what the changes locked, for how long)"
+            ),
+            Float,
+            Metric::LockHeld(l),
+        )?;
+        Ok(())
+    }
+
+    /// Server `n`, the `s`-th.
+    fn server(&mut self, n: &str, s: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.requests"),
+            format!("requests `{n}` served"),
+            Count,
+            Metric::ServerRequests(s),
+        )?;
+        for (stat, key, what) in [
+            (WaitStat::Mean, "mean", "mean"),
+            (WaitStat::P50, "p50", "median"),
+            (WaitStat::P95, "p95", "95th-percentile"),
+            (WaitStat::P99, "p99", "99th-percentile"),
+            (WaitStat::Max, "max", "longest"),
+        ] {
+            self.col(
+                format!("{n}.{key}_wait_ms"),
+                format!("{what} wait in `{n}`'s queue before service"),
+                Float,
+                Metric::ServerWait(s, stat),
+            )?;
+        }
+        self.col(
+            format!("{n}.max_queue_len"),
+            format!(
+                "most requests waiting at one instance of `{n}` at once (after each instant; not the one in service)"
+            ),
+            Count,
+            Metric::ServerMaxQueue(s),
+        )?;
+        self.col(
+            format!("{n}.busy_fraction"),
+            format!("the busiest instance of `{n}`: busy time / (last departure − first arrival)"),
+            Float,
+            Metric::ServerBusy(s),
+        )?;
+        self.col(
+            format!("{n}.makespan_ms"),
+            format!("last departure − first arrival at `{n}`"),
+            Float,
+            Metric::ServerMakespan(s),
+        )?;
+        Ok(())
+    }
+
+    /// Link `n`, the `k`-th.
+    fn link(&mut self, n: &str, k: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.crossings"),
+            format!("crossings of `{n}` (each half its round trip)"),
+            Count,
+            Metric::LinkCrossings(k),
+        )?;
+        Ok(())
+    }
+
+    /// Group `n`, the `g`-th.
+    fn group(&mut self, n: &str, g: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.actors"),
+            format!("actors in `{n}`"),
+            Count,
+            Metric::GroupActors(g),
+        )?;
+        self.col(
+            format!("{n}.started"),
+            format!("repetitions `{n}` started"),
+            Count,
+            Metric::GroupStarted(g),
+        )?;
+        self.col(
+            format!("{n}.completed"),
+            format!("repetitions `{n}` completed"),
+            Count,
+            Metric::GroupCompleted(g),
+        )?;
+        self.col(
+            format!("{n}.gave_up"),
+            format!("repetitions `{n}` gave up"),
+            Count,
+            Metric::GroupGaveUp(g),
+        )?;
+        self.col(
+            format!("{n}.crashed"),
+            format!("actors of `{n}` that crashed"),
+            Count,
+            Metric::GroupCrashed(g),
+        )?;
+        self.col(
+            format!("{n}.retries"),
+            format!("repetitions of `{n}` restarted after a rejected compare-and-set"),
+            Count,
+            Metric::GroupRetries(g),
+        )?;
+        for (stat, key, what) in [
+            (WaitStat::Mean, "mean", "mean"),
+            (WaitStat::P95, "p95", "95th-percentile"),
+            (WaitStat::Max, "max", "longest"),
+        ] {
+            self.col(
+                format!("{n}.{key}_response_ms"),
+                format!("{what} time of a completed repetition of `{n}`, start to end"),
+                Float,
+                Metric::GroupResponse(g, stat),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The columns over all groups.
+    fn overall(&mut self) -> Result<(), ComposeError> {
+        self.col(
+            "completed".into(),
+            "repetitions completed, all groups".into(),
+            Count,
+            Metric::Completed,
+        )?;
+        self.col(
+            "mean_response_ms".into(),
+            "mean time of a completed repetition, all groups".into(),
+            Float,
+            Metric::MeanResponse,
+        )?;
+        self.col(
+            "max_response_ms".into(),
+            "longest completed repetition, all groups".into(),
+            Float,
+            Metric::MaxResponse,
+        )?;
+        self.col(
+            "makespan_ms".into(),
+            "the last repetition's end (completed or given up) − the earliest start".into(),
+            Float,
+            Metric::Makespan,
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,183 @@
+//! A run's end: the invariants every run checks, and its metric cells, entity rows, lanes
+//! and distributions.
+
+use coordsim_model::{
+    Cell, Columns, Lanes, MAX_DISTRIBUTION_POINTS, ModelError, RunContext, RunOutput,
+};
+use sim_core::{Samples, ns_to_ms};
+
+use crate::lock::LockMode;
+use crate::metrics::{ActorRow, Metric, WaitStat};
+use crate::sim::Sim;
+
+impl Sim<'_> {
+    /// Conservation at every server, and mutual exclusion where a lock is meant to exclude.
+    pub fn check(&self, seed: u64) -> Result<(), ModelError> {
+        // Every request that arrived at a server was served and left it, once (counted where
+        // each happens: arrival, service start, departure).
+        for (s, st) in self.servers.iter().enumerate() {
+            if let Some((arrivals, served, departures)) = st.unconserved() {
+                return Err(ModelError::Invariant(format!(
+                    "conservation at seed {seed}: server `{}` had {arrivals} arrivals, served {served} and saw {departures} leave",
+                    self.p.servers[s].name
+                )));
+            }
+        }
+        // Mutual exclusion, where the lock is meant to exclude: no lease, no operator unlock.
+        for (l, lp) in self.p.locks.iter().enumerate() {
+            let holders = self.locks[l].max_holders();
+            if lp.mode != LockMode::Lease && lp.unlock_ns.is_empty() && holders > 1 {
+                return Err(ModelError::Invariant(format!(
+                    "mutual exclusion at seed {seed}: {holders} actors held `{}` at once",
+                    self.p.lock_names[l]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The run's output: a cell for each of `fill`, the entity rows, lanes and
+    /// distributions (named `distributions`, one per server) that `ctx` asks for.
+    pub fn output(
+        mut self,
+        fill: &[Metric],
+        distributions: &[&'static str],
+        ctx: &RunContext,
+    ) -> RunOutput {
+        let metrics = fill.iter().map(|m| self.cell(*m)).collect();
+        let p = self.p;
+        let mut entities = Vec::new();
+        if ctx.wants_entities() {
+            for a in &self.actors {
+                let group = &p.groups[a.group as usize];
+                let outcome = if a.crashed {
+                    "crashed"
+                } else if a.gave_up > 0 {
+                    "gave_up"
+                } else if a.completed == a.started && a.started == group.repeat {
+                    "completed"
+                } else {
+                    "unfinished"
+                };
+                let row = ActorRow {
+                    group: group.name.clone(),
+                    start_ms: ns_to_ms(a.start),
+                    end_ms: if a.crashed { None } else { a.end.map(ns_to_ms) },
+                    outcome: outcome.to_string(),
+                    repetitions: a.started,
+                    completed: a.completed,
+                    gave_up: a.gave_up,
+                    failed_attempts: a.failed,
+                    lock_wait_ms: a.lock_wait.map(ns_to_ms),
+                    server_wait_ms: a.server_wait.map(ns_to_ms),
+                    rejected_writes: a.rejected,
+                    retries: a.retries,
+                };
+                entities.push((group.actor_name(a.index), row.cells()));
+            }
+        }
+        let lanes = match self.lanes.take() {
+            Some(mut lanes) => {
+                for (lane, a) in lanes.iter_mut().zip(&self.actors) {
+                    lane.name = p.groups[a.group as usize].actor_name(a.index);
+                }
+                Lanes::from(lanes)
+            }
+            None => Lanes::new(),
+        };
+        let distributions = if ctx.wants_distributions() {
+            distributions
+                .iter()
+                .zip(&self.servers)
+                .map(|(name, s)| {
+                    let waits = s.waits_ref();
+                    (*name, waits.distribution_ms(MAX_DISTRIBUTION_POINTS))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        RunOutput {
+            metrics,
+            entities,
+            lanes,
+            distributions,
+        }
+    }
+
+    /// The cell of metric `m`.
+    fn cell(&mut self, m: Metric) -> Cell {
+        let or_empty = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Float);
+        match m {
+            Metric::RegValue(r) => Cell::Float(self.regs[r as usize].value()),
+            Metric::RegWrites(r) => Cell::Count(self.regs[r as usize].writes()),
+            Metric::RegLost(r) => Cell::Count(self.regs[r as usize].lost_updates()),
+            Metric::RegRejected(r) => Cell::Count(self.regs[r as usize].rejected_writes()),
+            Metric::LockAcquisitions(l) => Cell::Count(self.locks[l as usize].acquisitions()),
+            Metric::LockFailed(l) => Cell::Count(self.locks[l as usize].failed_attempts()),
+            Metric::LockGaveUp(l) => Cell::Count(self.locks[l as usize].gave_up()),
+            Metric::LockMaxHolders(l) => Cell::Count(self.locks[l as usize].max_holders() as u64),
+            Metric::LockLeft(l) => Cell::Flag(self.locks[l as usize].has_record()),
+            Metric::LockMeanWait(l) => or_empty(self.locks[l as usize].waits().mean_ms()),
+            Metric::LockP95Wait(l) => or_empty(self.locks[l as usize].waits().percentile_ms(95.0)),
+            Metric::LockMaxWait(l) => or_empty(self.locks[l as usize].waits().max_ms()),
+            Metric::LockHeld(l) => Cell::Float(ns_to_ms(self.locks[l as usize].held_ns())),
+            Metric::LockTotalWait(l) => {
+                Cell::Float(self.locks[l as usize].waits().sum_ns() as f64 / 1e6)
+            }
+            Metric::ServerRequests(s) => Cell::Count(self.servers[s as usize].requests()),
+            Metric::ServerWait(s, stat) => stat_cell(self.servers[s as usize].waits(), stat),
+            Metric::ServerMaxQueue(s) => {
+                Cell::Count(self.servers[s as usize].max_queue_len() as u64)
+            }
+            Metric::ServerBusy(s) => Cell::Float(self.servers[s as usize].busy_fraction()),
+            Metric::ServerMakespan(s) => {
+                Cell::Float(ns_to_ms(self.servers[s as usize].makespan_ns()))
+            }
+            Metric::LinkCrossings(l) => Cell::Count(self.links[l as usize].crossings()),
+            Metric::GroupActors(g) => Cell::Count(u64::from(self.p.groups[g as usize].count)),
+            Metric::GroupStarted(g) => Cell::Count(self.groups[g as usize].started),
+            Metric::GroupCompleted(g) => Cell::Count(self.groups[g as usize].completed),
+            Metric::GroupGaveUp(g) => Cell::Count(self.groups[g as usize].gave_up),
+            Metric::GroupCrashed(g) => Cell::Count(self.groups[g as usize].crashed),
+            Metric::GroupRetries(g) => Cell::Count(self.groups[g as usize].retries),
+            Metric::GroupResponse(g, stat) => {
+                stat_cell(&mut self.groups[g as usize].responses, stat)
+            }
+            // All groups' repetitions: from the groups' samples, not kept twice.
+            Metric::Completed => Cell::Count(self.groups.iter().map(|g| g.completed).sum()),
+            Metric::MeanResponse => {
+                let n: usize = self.groups.iter().map(|g| g.responses.count()).sum();
+                let sum: u128 = self.groups.iter().map(|g| g.responses.sum_ns()).sum();
+                if n == 0 {
+                    Cell::Empty
+                } else {
+                    Cell::Float(sum as f64 / (n as f64 * 1_000_000.0))
+                }
+            }
+            Metric::MaxResponse => or_empty(
+                self.groups
+                    .iter()
+                    .filter_map(|g| g.responses.max_ms())
+                    .reduce(f64::max),
+            ),
+            Metric::Makespan => {
+                let first_start = self.actors.iter().map(|a| a.start).min().unwrap_or(0);
+                Cell::Float(ns_to_ms(
+                    self.last_end.map_or(0, |t| t.saturating_sub(first_start)),
+                ))
+            }
+        }
+    }
+}
+
+fn stat_cell(samples: &mut Samples, stat: WaitStat) -> Cell {
+    let v = match stat {
+        WaitStat::Mean => samples.mean_ms(),
+        WaitStat::P50 => samples.percentile_ms(50.0),
+        WaitStat::P95 => samples.percentile_ms(95.0),
+        WaitStat::P99 => samples.percentile_ms(99.0),
+        WaitStat::Max => samples.max_ms(),
+    };
+    v.map_or(Cell::Empty, Cell::Float)
+}

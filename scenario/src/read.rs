@@ -1,0 +1,427 @@
+//! Reading a scenario's values: paths for errors, tables and names, numbers and options
+//! over the config's parameters, and the parameters themselves. Every error names the path
+//! of the value at fault.
+
+use coordsim_model::{ComposeError, ConfigParam, Kind, PathPart, Value};
+
+use crate::spec::{Choice, Num, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
+
+pub type Path = Vec<PathPart>;
+
+pub fn at(path: &Path, key: &str) -> Path {
+    let mut p = path.clone();
+    p.push(PathPart::Key(key.to_string()));
+    p
+}
+
+pub fn idx(path: &Path, i: usize) -> Path {
+    let mut p = path.clone();
+    p.push(PathPart::Index(i));
+    p
+}
+
+pub fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, ComposeError> {
+    Err(ComposeError::new(path, message))
+}
+
+fn valid_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+const RESERVED_NAMES: &[&str] = &["i", "k", "read", TIE_ORDER];
+
+/// Columns of every scenario (its overall metrics and its entity columns) and of the output
+/// files: no parameter may take one, or a claim or a table could not tell them apart.
+const TAKEN_COLUMNS: &[&str] = &[
+    "completed",
+    "mean_response_ms",
+    "max_response_ms",
+    "makespan_ms",
+    "group",
+    "start_ms",
+    "end_ms",
+    "outcome",
+    "repetitions",
+    "gave_up",
+    "failed_attempts",
+    "lock_wait_ms",
+    "server_wait_ms",
+    "rejected_writes",
+    "retries",
+    "point",
+    "replication",
+    "replications",
+    "seed",
+    "entity",
+];
+
+pub fn table<'v>(
+    path: &Path,
+    value: &'v Value,
+    what: &str,
+    keys: &[&str],
+) -> Result<&'v [(String, Value)], ComposeError> {
+    let Value::Table(entries) = value else {
+        return fail(
+            path.clone(),
+            format!("{what} is a table, got {}", value.type_name()),
+        );
+    };
+    for (k, _) in entries {
+        if !keys.contains(&k.as_str()) {
+            return fail(
+                at(path, k),
+                format!("unknown key `{k}` of {what}; valid: {}", keys.join(", ")),
+            );
+        }
+    }
+    Ok(entries)
+}
+
+pub fn get<'v>(entries: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
+    entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+pub fn string(path: Path, v: &Value, what: &str) -> Result<String, ComposeError> {
+    match v {
+        Value::Str(s) => Ok(s.clone()),
+        other => fail(
+            path,
+            format!("{what} is a string, got {}", other.type_name()),
+        ),
+    }
+}
+
+pub fn boolean(path: Path, v: Option<&Value>) -> Result<bool, ComposeError> {
+    match v {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => fail(
+            path,
+            format!("expected true or false, got {}", other.type_name()),
+        ),
+    }
+}
+
+/// What names resolve to while the sections are read.
+pub struct Reader<'s> {
+    /// The scenario's parameters.
+    pub params: &'s [Param],
+    /// Resource names and kinds, for resolving names in steps.
+    pub resources: Vec<(String, &'static str)>,
+    /// The registers' names, in order.
+    pub registers: Vec<String>,
+}
+
+impl Reader<'_> {
+    fn param(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.name == name)
+    }
+
+    /// A number: literal, expression over the names `scope` allows, or `{ by = … }`.
+    pub fn num(
+        &self,
+        path: Path,
+        v: &Value,
+        scope: Scope,
+        read: &[bool],
+    ) -> Result<Num, ComposeError> {
+        match v {
+            Value::Int(i) => Ok(Num::Lit(*i as f64)),
+            Value::Float(x) if x.is_finite() => Ok(Num::Lit(*x)),
+            Value::Float(x) => fail(path, format!("expected a finite number, got {x}")),
+            Value::Str(text) => {
+                let resolve = |name: &str| -> Result<Var, String> {
+                    if let Some(i) = self.param(name) {
+                        if !matches!(self.params[i].kind, Kind::Float | Kind::Count) {
+                            return Err(format!(
+                                "`{name}` is not a number parameter; a string parameter chooses a number with {{ by = \"{name}\", … }}"
+                            ));
+                        }
+                        return Ok(Var::Param(i as u16));
+                    }
+                    let actor = matches!(scope, Scope::Actor | Scope::Write);
+                    match name {
+                        "i" if actor => return Ok(Var::Index),
+                        "k" if scope == Scope::Write => return Ok(Var::Rep),
+                        "read" if scope == Scope::Write => return Ok(Var::Read),
+                        _ => {}
+                    }
+                    if scope == Scope::Write
+                        && let Some(r) = self.registers.iter().position(|r| r == name)
+                    {
+                        if !read[r] {
+                            return Err(format!(
+                                "the actor reads `{name}` in no step before this one"
+                            ));
+                        }
+                        return Ok(Var::Reg(r as u16));
+                    }
+                    let mut valid: Vec<&str> = self
+                        .params
+                        .iter()
+                        .filter(|p| matches!(p.kind, Kind::Float | Kind::Count))
+                        .map(|p| p.name.as_str())
+                        .collect();
+                    if actor {
+                        valid.push("i");
+                    }
+                    if scope == Scope::Write {
+                        valid.extend(["k", "read"]);
+                        valid.extend(
+                            self.registers
+                                .iter()
+                                .zip(read)
+                                .filter(|(_, r)| **r)
+                                .map(|(n, _)| n.as_str()),
+                        );
+                    }
+                    Err(format!(
+                        "unknown name `{name}`; valid here: {} (a parameter is set in [params] or [sweep])",
+                        if valid.is_empty() {
+                            "numbers only".to_string()
+                        } else {
+                            valid.join(", ")
+                        }
+                    ))
+                };
+                coordsim_expr::parse(text, &resolve)
+                    .map(|e| Num::Expr(e, text.clone()))
+                    .map_err(|e| {
+                        ComposeError::new(
+                            path,
+                            format!("in \"{text}\" at character {}: {}", e.offset + 1, e.message),
+                        )
+                    })
+            }
+            Value::List(items) if scope != Scope::Params => items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| self.num(idx(&path, k), item, Scope::Params, read))
+                .collect::<Result<_, _>>()
+                .map(Num::Each),
+            Value::Table(entries) => {
+                let Some(Value::Str(by)) = get(entries, "by") else {
+                    return fail(
+                        path,
+                        "a table number is { by = \"string parameter\", option = number, … }",
+                    );
+                };
+                let Some(p) = self
+                    .param(by)
+                    .filter(|p| self.params[*p].kind == Kind::Text)
+                else {
+                    return fail(
+                        at(&path, "by"),
+                        format!("`{by}` is not a string parameter of this config"),
+                    );
+                };
+                let mut options = Vec::new();
+                for (k, v) in entries.iter().filter(|(k, _)| k != "by") {
+                    match v.as_f64() {
+                        Some(x) if x.is_finite() => options.push((k.clone(), x)),
+                        _ => {
+                            return fail(
+                                at(&path, k),
+                                format!("expected a number, got {}", v.type_name()),
+                            );
+                        }
+                    }
+                }
+                Ok(Num::By(p as u16, options))
+            }
+            other => fail(
+                path,
+                format!(
+                    "expected a number or an expression in quotes, got {}",
+                    other.type_name()
+                ),
+            ),
+        }
+    }
+
+    pub fn opt_num(
+        &self,
+        path: &Path,
+        entries: &[(String, Value)],
+        key: &str,
+        default: f64,
+        scope: Scope,
+    ) -> Result<Num, ComposeError> {
+        match get(entries, key) {
+            Some(v) => self.num(at(path, key), v, scope, &[]),
+            None => Ok(Num::Lit(default)),
+        }
+    }
+
+    /// An optional string option of a table (`mode`, `service`, `arrivals`).
+    pub fn opt_choice(
+        &self,
+        path: &Path,
+        entries: &[(String, Value)],
+        key: &str,
+        options: &'static [&'static str],
+        default: &'static str,
+    ) -> Result<Choice, ComposeError> {
+        self.choice(at(path, key), get(entries, key), options, default)
+    }
+
+    fn choice(
+        &self,
+        path: Path,
+        v: Option<&Value>,
+        options: &'static [&'static str],
+        default: &'static str,
+    ) -> Result<Choice, ComposeError> {
+        let Some(v) = v else {
+            return Ok(Choice::Lit(default));
+        };
+        let text = string(path.clone(), v, "this option")?;
+        if let Some(o) = options.iter().find(|o| **o == text) {
+            return Ok(Choice::Lit(o));
+        }
+        match self.param(&text) {
+            Some(p) if self.params[p].kind == Kind::Text => Ok(Choice::Param(p as u16)),
+            _ => fail(
+                path,
+                format!(
+                    "unknown option \"{text}\"; valid: {} (or a string parameter's name)",
+                    options
+                        .iter()
+                        .map(|o| format!("\"{o}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+        }
+    }
+
+    /// The resource of `kind` called by the string `v`: its number among that kind's.
+    pub fn resource_named(
+        &self,
+        path: Path,
+        v: &Value,
+        kind: &'static str,
+    ) -> Result<u16, ComposeError> {
+        let name = string(path.clone(), v, "a resource name")?;
+        match self.resources.iter().position(|(n, _)| *n == name) {
+            // Its number among the resources of its kind, which is how steps name it.
+            Some(r) if self.resources[r].1 == kind => Ok(self.resources[..r]
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .count() as u16),
+            Some(r) => fail(
+                path,
+                format!("`{name}` is a {}, not a {kind}", self.resources[r].1),
+            ),
+            None => {
+                let valid: Vec<&str> = self
+                    .resources
+                    .iter()
+                    .filter(|(_, k)| *k == kind)
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                fail(
+                    path,
+                    format!(
+                        "no {kind} is called `{name}`; {kind}s: {}",
+                        if valid.is_empty() {
+                            "none (declare one in [[resource]])".to_string()
+                        } else {
+                            valid.join(", ")
+                        }
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// The config's own parameters, typed by the values the front end read for them: strings,
+/// booleans, numbers. `tie_order` comes first, always.
+pub fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeError> {
+    let mut params = vec![Param {
+        name: TIE_ORDER.to_string(),
+        kind: Kind::Choice(TIE_ORDERS),
+        default: Value::Str("fifo".into()),
+    }];
+    for ConfigParam { name, values } in given {
+        if name == TIE_ORDER {
+            continue;
+        }
+        if let Some(taken) = TAKEN_COLUMNS.iter().find(|c| **c == name) {
+            return fail(
+                vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
+                format!(
+                    "`{taken}` is a column every scenario writes (or one the output files use); name the parameter otherwise"
+                ),
+            );
+        }
+        if !valid_name(name) || RESERVED_NAMES.contains(&name.as_str()) {
+            return fail(
+                vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
+                format!(
+                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k` or `read`), got `{name}`"
+                ),
+            );
+        }
+        let (kind, default) = param_kind(values);
+        params.push(Param {
+            name: name.clone(),
+            kind,
+            default,
+        });
+    }
+    Ok(params)
+}
+
+/// A parameter's kind and default from the values it takes (its `[params]` value, or its
+/// sweep's values): strings, booleans, whole numbers ≥ 0 (counts: integer chart ticks, whole
+/// sweep steps), other numbers. A mix of these, a value that is none of them (a list, a
+/// table) and no value at all (a parameter derived at each point) are numbers.
+fn param_kind(values: &[Value]) -> (Kind, Value) {
+    let one = |v: &Value| match v {
+        Value::Str(_) => Kind::Text,
+        Value::Bool(_) => Kind::Bool,
+        Value::Int(i) if *i >= 0 => Kind::Count,
+        _ => Kind::Float,
+    };
+    let Some((first, rest)) = values.split_first() else {
+        return (Kind::Float, Value::Float(0.0));
+    };
+    let kind = one(first);
+    if rest.iter().all(|v| one(v) == kind) {
+        (kind, first.clone())
+    } else {
+        (Kind::Float, first.clone())
+    }
+}
+
+pub fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result<(), ComposeError> {
+    if !valid_name(name) || RESERVED_NAMES.contains(&name) {
+        return fail(
+            path,
+            format!(
+                "a name here is letters, digits and `_`, starting with a letter (metrics are named `{name}.…`); got `{name}`"
+            ),
+        );
+    }
+    if taken.iter().any(|t| t == name) {
+        return fail(
+            path,
+            format!("`{name}` is taken (by a parameter, a resource or a group); names must differ"),
+        );
+    }
+    Ok(())
+}
+
+/// A string value's text (a name checked already).
+pub fn text_of(v: &Value) -> &str {
+    match v {
+        Value::Str(s) => s,
+        _ => "",
+    }
+}

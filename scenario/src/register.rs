@@ -1,0 +1,177 @@
+//! A shared register: a value read and written by many, where a write that lands on a value
+//! other than the one its writer read overwrites an update (a lost update), unless a
+//! compare-and-set or a fencing token refuses it.
+
+use sim_core::Nanos;
+
+use crate::lock::Token;
+
+/// The fencing token a write carries, and whether the register refuses a stale one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    /// The writer's token of the lock that fences the register (0: it holds none).
+    pub token: Token,
+    /// Whether a token lower than one already accepted is rejected (the lock's fencing).
+    pub checked: bool,
+}
+
+/// What became of a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landing {
+    /// Applied; `lost` when it overwrote a value its writer had not read.
+    Applied {
+        /// It landed on a value other than the one its writer read.
+        lost: bool,
+    },
+    /// Rejected: its fencing token is older than one the register accepted.
+    Fenced,
+    /// Rejected: a compare-and-set that found the value changed since its read.
+    Conflict,
+}
+
+/// A register's value and what its writes did, on integer-nanosecond time.
+///
+/// ```
+/// use coordsim_scenario::{Landing, Register};
+///
+/// // Two clients read 0 and both write read + 1: the second overwrites the first.
+/// let mut r = Register::new(0.0);
+/// let (a, b) = (r.read(0, false), r.read(0, false));
+/// assert_eq!(r.land(5, a, a + 1.0, None, false), Landing::Applied { lost: false });
+/// assert_eq!(r.land(6, b, b + 1.0, None, false), Landing::Applied { lost: true });
+/// assert_eq!((r.value(), r.writes(), r.lost_updates()), (1.0, 2, 1));
+/// // As a compare-and-set, the second write is refused instead.
+/// let mut r = Register::new(0.0);
+/// r.land(5, 0.0, 1.0, None, true);
+/// assert_eq!(r.land(6, 0.0, 1.0, None, true), Landing::Conflict);
+/// assert_eq!((r.value(), r.rejected_writes()), (1.0, 1));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Register {
+    value: f64,
+    /// The value when the instant of the last landing began.
+    at_instant_start: f64,
+    instant: Option<Nanos>,
+    writes: u64,
+    lost: u64,
+    rejected: u64,
+    accepted: Token,
+}
+
+impl Register {
+    /// A register holding `initial`.
+    pub fn new(initial: f64) -> Register {
+        Register {
+            value: initial,
+            at_instant_start: initial,
+            instant: None,
+            writes: 0,
+            lost: 0,
+            rejected: 0,
+            accepted: 0,
+        }
+    }
+
+    /// A read's snapshot at `now`: the value, or with `as_of_instant_start` the value it had
+    /// when the instant began, before any write landed at `now` (the `reads_first` rule).
+    pub fn read(&self, now: Nanos, as_of_instant_start: bool) -> f64 {
+        if as_of_instant_start && self.instant == Some(now) {
+            self.at_instant_start
+        } else {
+            self.value
+        }
+    }
+
+    /// A write of `new` lands at `now`, by a writer that read `read` (NaN: it read
+    /// nothing, so it overwrites no update it could have seen). A `fence` that is checked
+    /// refuses a token older than one accepted; a `cas` write refuses a value that changed.
+    pub fn land(
+        &mut self,
+        now: Nanos,
+        read: f64,
+        new: f64,
+        fence: Option<Fence>,
+        cas: bool,
+    ) -> Landing {
+        if self.instant != Some(now) {
+            self.instant = Some(now);
+            self.at_instant_start = self.value;
+        }
+        let stale = !read.is_nan() && self.value != read;
+        if let Some(f) = fence
+            && f.checked
+            && f.token < self.accepted
+        {
+            self.rejected += 1;
+            return Landing::Fenced;
+        }
+        if cas && stale {
+            self.rejected += 1;
+            return Landing::Conflict;
+        }
+        if stale {
+            self.lost += 1;
+        }
+        if let Some(f) = fence {
+            self.accepted = self.accepted.max(f.token);
+        }
+        self.value = new;
+        self.writes += 1;
+        Landing::Applied { lost: stale }
+    }
+
+    /// The value.
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+
+    /// Writes applied.
+    pub fn writes(&self) -> u64 {
+        self.writes
+    }
+
+    /// Applied writes that landed on a value other than the one their writer read.
+    pub fn lost_updates(&self) -> u64 {
+        self.lost
+    }
+
+    /// Writes refused (compare-and-set conflicts, stale fencing tokens).
+    pub fn rejected_writes(&self) -> u64 {
+        self.rejected
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A holder whose lease was taken over writes with the older token: refused once the
+    /// newer token has written, when the lock fences; applied (a lost update) when not.
+    #[test]
+    fn a_stale_token_is_refused_only_where_fencing_is_checked() {
+        for (checked, expected) in [
+            (true, Landing::Fenced),
+            (false, Landing::Applied { lost: true }),
+        ] {
+            let mut r = Register::new(0.0);
+            let (old, new) = (r.read(0, false), r.read(11, false));
+            let fence = |token| Some(Fence { token, checked });
+            assert_eq!(
+                r.land(12, new, 5.0, fence(2), false),
+                Landing::Applied { lost: false }
+            );
+            assert_eq!(r.land(13, old, 7.0, fence(1), false), expected);
+        }
+    }
+
+    /// `reads_first`: a read at the instant of a landing sees the value from before it.
+    #[test]
+    fn a_read_as_of_the_instant_start_misses_that_instants_writes() {
+        let mut r = Register::new(3.0);
+        r.land(10, 3.0, 4.0, None, false);
+        assert_eq!(r.read(10, true), 3.0);
+        assert_eq!(r.read(10, false), 4.0);
+        // A later instant has had no landing: the value itself.
+        assert_eq!(r.read(11, true), 4.0);
+    }
+}

@@ -1,0 +1,354 @@
+//! Reading the `[[resource]]` and `[[actor]]` sections into a [`Spec`].
+
+use coordsim_model::{ComposeError, PathPart, Value};
+
+use crate::read::{Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table};
+use crate::spec::{
+    ARRIVALS, Choice, Group, LOCK_MODES, MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, Num,
+    Pace, Param, Resource, ResourceKind, SERVICE_KINDS, Scope, Spec,
+};
+use crate::steps::read_steps;
+
+/// Reads the sections: every resource's name first (so steps and `fenced_by` may name any
+/// resource), then each resource, then each actor group.
+pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, ComposeError> {
+    let section = |name: &str| -> Result<&[Value], ComposeError> {
+        match sections.iter().find(|(k, _)| k == name) {
+            None => Ok(&[]),
+            Some((_, Value::List(items))) => Ok(items),
+            Some((_, other)) => fail(
+                vec![PathPart::Key(name.into())],
+                format!(
+                    "`{name}` is an array of tables ([[{name}]]), got {}",
+                    other.type_name()
+                ),
+            ),
+        }
+    };
+    let resource_values = section("resource")?;
+    let actor_values = section("actor")?;
+    if resource_values.len() > MAX_RESOURCES {
+        return fail(
+            vec![PathPart::Key("resource".into())],
+            format!("at most {MAX_RESOURCES} resources"),
+        );
+    }
+    if actor_values.is_empty() {
+        return fail(
+            vec![PathPart::Key("model".into())],
+            "a scenario needs at least one [[actor]]",
+        );
+    }
+    if actor_values.len() > MAX_GROUPS {
+        return fail(
+            vec![PathPart::Key("actor".into())],
+            format!("at most {MAX_GROUPS} actor groups"),
+        );
+    }
+    let root = vec![PathPart::Key("resource".into())];
+    let mut reader = Reader {
+        params: &params,
+        resources: Vec::new(),
+        registers: Vec::new(),
+    };
+    let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+    for (r, v) in resource_values.iter().enumerate() {
+        name_resource(&mut reader, &mut taken, idx(&root, r), v)?;
+    }
+    let mut resources = Vec::new();
+    for (r, v) in resource_values.iter().enumerate() {
+        let (name, kind) = reader.resources[r].clone();
+        let kind = match kind {
+            "register" => register(&reader, idx(&root, r), v)?,
+            "lock" => lock(&reader, idx(&root, r), v)?,
+            "server" => server(&reader, idx(&root, r), v)?,
+            _ => link(&reader, idx(&root, r), v)?,
+        };
+        resources.push(Resource { name, kind });
+    }
+    let root = vec![PathPart::Key("actor".into())];
+    let mut groups = Vec::new();
+    for (g, v) in actor_values.iter().enumerate() {
+        groups.push(group(&reader, &mut taken, idx(&root, g), v)?);
+    }
+    Ok(Spec {
+        params,
+        resources,
+        groups,
+    })
+}
+
+/// A resource's name and kind, known before any resource is read.
+fn name_resource(
+    reader: &mut Reader<'_>,
+    taken: &mut Vec<String>,
+    path: Path,
+    v: &Value,
+) -> Result<(), ComposeError> {
+    let entries = match v {
+        Value::Table(e) => e,
+        other => {
+            return fail(
+                path,
+                format!("a resource is a table, got {}", other.type_name()),
+            );
+        }
+    };
+    let name = match get(entries, "name") {
+        Some(v) => string(at(&path, "name"), v, "`name`")?,
+        None => return fail(path, "a resource needs a `name`"),
+    };
+    let kind = match get(entries, "kind")
+        .map(|v| string(at(&path, "kind"), v, "`kind`"))
+        .transpose()?
+        .as_deref()
+    {
+        Some("register") => "register",
+        Some("lock") => "lock",
+        Some("server") => "server",
+        Some("link") => "link",
+        Some(other) => {
+            return fail(
+                at(&path, "kind"),
+                format!(
+                    "unknown kind \"{other}\"; valid: \"register\", \"lock\", \"server\", \"link\""
+                ),
+            );
+        }
+        None => {
+            return fail(
+                path,
+                "a resource needs a `kind`: \"register\", \"lock\", \"server\" or \"link\"",
+            );
+        }
+    };
+    check_new_name(at(&path, "name"), &name, taken)?;
+    taken.push(name.clone());
+    if kind == "register" {
+        reader.registers.push(name.clone());
+    }
+    reader.resources.push((name, kind));
+    Ok(())
+}
+
+fn register(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
+    let p = Scope::Params;
+    let entries = table(
+        &path,
+        v,
+        "a register",
+        &[
+            "name",
+            "kind",
+            "initial",
+            "read_ms",
+            "write_ms",
+            "fenced_by",
+        ],
+    )?;
+    Ok(ResourceKind::Register {
+        initial: reader.opt_num(&path, entries, "initial", 0.0, p)?,
+        read_ms: reader.opt_num(&path, entries, "read_ms", 0.0, p)?,
+        write_ms: reader.opt_num(&path, entries, "write_ms", 0.0, p)?,
+        fenced_by: get(entries, "fenced_by")
+            .map(|v| reader.resource_named(at(&path, "fenced_by"), v, "lock"))
+            .transpose()?,
+    })
+}
+
+fn lock(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
+    let p = Scope::Params;
+    let entries = table(
+        &path,
+        v,
+        "a lock",
+        &[
+            "name",
+            "kind",
+            "mode",
+            "poll_ms",
+            "lease_ms",
+            "fencing",
+            "stale_at_start",
+            "unlock_at_ms",
+        ],
+    )?;
+    let unlock_at_ms = match get(entries, "unlock_at_ms") {
+        None => Vec::new(),
+        Some(Value::List(items)) if items.len() <= MAX_UNLOCKS => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| reader.num(idx(&at(&path, "unlock_at_ms"), i), v, p, &[]))
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return fail(
+                at(&path, "unlock_at_ms"),
+                format!("a list of at most {MAX_UNLOCKS} times (ms)"),
+            );
+        }
+    };
+    Ok(ResourceKind::Lock {
+        mode: reader.opt_choice(&path, entries, "mode", LOCK_MODES, "poll")?,
+        poll_ms: reader.opt_num(&path, entries, "poll_ms", 25.0, p)?,
+        lease_ms: reader.opt_num(&path, entries, "lease_ms", 0.0, p)?,
+        fencing: boolean(at(&path, "fencing"), get(entries, "fencing"))?,
+        stale_at_start: boolean(at(&path, "stale_at_start"), get(entries, "stale_at_start"))?,
+        unlock_at_ms,
+    })
+}
+
+fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
+    let p = Scope::Params;
+    let entries = table(
+        &path,
+        v,
+        "a server",
+        &[
+            "name",
+            "kind",
+            "service_ms",
+            "service",
+            "service_cv",
+            "instances",
+        ],
+    )?;
+    let Some(service) = get(entries, "service_ms") else {
+        return fail(path, "a server needs `service_ms`, its (mean) service time");
+    };
+    Ok(ResourceKind::Server {
+        service_ms: reader.num(at(&path, "service_ms"), service, p, &[])?,
+        service: reader.opt_choice(&path, entries, "service", SERVICE_KINDS, "fixed")?,
+        service_cv: reader.opt_num(&path, entries, "service_cv", 1.0, p)?,
+        instances: reader.opt_num(&path, entries, "instances", 1.0, p)?,
+    })
+}
+
+fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
+    let entries = table(&path, v, "a link", &["name", "kind", "rtt_ms"])?;
+    let Some(rtt) = get(entries, "rtt_ms") else {
+        return fail(
+            path,
+            "a link needs `rtt_ms`, its round trip (each crossing takes half)",
+        );
+    };
+    Ok(ResourceKind::Link {
+        rtt_ms: reader.num(at(&path, "rtt_ms"), rtt, Scope::Params, &[])?,
+    })
+}
+
+/// An actor group: its name (a new one), its actors, their pace and their steps.
+fn group(
+    reader: &Reader<'_>,
+    taken: &mut Vec<String>,
+    path: Path,
+    v: &Value,
+) -> Result<Group, ComposeError> {
+    let entries = table(
+        &path,
+        v,
+        "an actor group",
+        &[
+            "name",
+            "count",
+            "names",
+            "start_ms",
+            "repeat",
+            "every_ms",
+            "spread_ms",
+            "arrivals",
+            "every_cv",
+            "steps",
+        ],
+    )?;
+    let name = match get(entries, "name") {
+        Some(v) => string(at(&path, "name"), v, "`name`")?,
+        None => return fail(path, "an actor group needs a `name`"),
+    };
+    check_new_name(at(&path, "name"), &name, taken)?;
+    taken.push(name.clone());
+    let names = match get(entries, "names") {
+        None => None,
+        Some(Value::List(items)) => {
+            let mut names: Vec<String> = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                let n = string(idx(&at(&path, "names"), i), item, "an actor's name")?;
+                if n.is_empty() || n.chars().any(char::is_control) || n.len() > 200 {
+                    return fail(
+                        idx(&at(&path, "names"), i),
+                        "an actor's name is 1 to 200 printable characters",
+                    );
+                }
+                if names.contains(&n) {
+                    return fail(
+                        idx(&at(&path, "names"), i),
+                        format!("two actors are called `{n}`"),
+                    );
+                }
+                names.push(n);
+            }
+            Some(names)
+        }
+        Some(other) => {
+            return fail(
+                at(&path, "names"),
+                format!("`names` is a list of strings, got {}", other.type_name()),
+            );
+        }
+    };
+    let count = match (get(entries, "count"), &names) {
+        (Some(_), Some(_)) => {
+            return fail(at(&path, "count"), "give `count` or `names`, not both");
+        }
+        (Some(v), None) => reader.num(at(&path, "count"), v, Scope::Params, &[])?,
+        (None, Some(n)) => Num::Lit(n.len() as f64),
+        (None, None) => Num::Lit(1.0),
+    };
+    let pace = match (get(entries, "every_ms"), get(entries, "spread_ms")) {
+        (Some(_), Some(_)) => {
+            return fail(
+                at(&path, "spread_ms"),
+                "give `every_ms` or `spread_ms`, not both",
+            );
+        }
+        (Some(v), None) => Pace::Every(reader.num(at(&path, "every_ms"), v, Scope::Params, &[])?),
+        (None, Some(v)) => {
+            Pace::Spread(reader.num(at(&path, "spread_ms"), v, Scope::Params, &[])?)
+        }
+        (None, None) => Pace::Closed,
+    };
+    let arrivals = reader.opt_choice(&path, entries, "arrivals", ARRIVALS, "schedule")?;
+    if arrivals != Choice::Lit("schedule") && !matches!(pace, Pace::Every(_)) {
+        return fail(
+            at(&path, "arrivals"),
+            "random arrivals need `every_ms` (the mean gap of an open loop)",
+        );
+    }
+    let steps_path = at(&path, "steps");
+    let step_values = match get(entries, "steps") {
+        Some(Value::List(items)) if !items.is_empty() && items.len() <= MAX_STEPS => items,
+        Some(_) => {
+            return fail(
+                steps_path,
+                format!("`steps` is a list of 1 to {MAX_STEPS} steps"),
+            );
+        }
+        None => {
+            return fail(
+                path,
+                "an actor group needs `steps`, e.g. [{ read = \"counter\" }, { write = \"counter\", value = \"read + 1\" }]",
+            );
+        }
+    };
+    let steps = read_steps(reader, &steps_path, step_values)?;
+    Ok(Group {
+        name,
+        count,
+        names,
+        start_ms: reader.opt_num(&path, entries, "start_ms", 0.0, Scope::Actor)?,
+        repeat: reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
+        pace,
+        arrivals,
+        every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,
+        steps,
+    })
+}

@@ -1,0 +1,132 @@
+//! A single-writer server: FIFO instances that serve one request at a time, with the waits,
+//! busy time and conservation counts its metrics need.
+
+use sim_core::{Dist, Nanos, Samples, Stations, Stream, Waiting, ms_to_ns};
+
+use crate::point::ServerP;
+
+/// A service whose drawn time is no duration (it cannot be): the run's limits end it.
+const NEVER: Nanos = Nanos::MAX;
+
+/// One server's instances and statistics during a run.
+pub struct Server {
+    stations: Stations,
+    service_ns: Nanos,
+    /// The service distribution (`None`: fixed, `service_ns` each) and each instance's stream.
+    dist: Option<Dist>,
+    rngs: Vec<Stream>,
+    busy: Vec<Nanos>,
+    waits: Samples,
+    requests: u64,
+    arrivals: u64,
+    departures: u64,
+    first_arrival: Option<Nanos>,
+    last_departure: Nanos,
+}
+
+impl Server {
+    /// Server `p` at the start of a run with `seed`: its random service draws from stream
+    /// `service/NAME-K` for instance K.
+    pub fn new(p: &ServerP, seed: u64, waits: Samples) -> Server {
+        Server {
+            stations: Stations::new(p.instances as usize, 64),
+            service_ns: p.service_ns,
+            dist: p.dist.clone(),
+            rngs: if p.dist.is_some() {
+                (0..p.instances)
+                    .map(|k| sim_core::stream(seed, &format!("service/{}-{k}", p.name)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            busy: vec![0; p.instances as usize],
+            waits,
+            requests: 0,
+            arrivals: 0,
+            departures: 0,
+            first_arrival: None,
+            last_departure: 0,
+        }
+    }
+
+    /// A request tagged `tag` arrives at instance `k` at `now`: true when the instance is
+    /// idle, so its service starts now ([`Server::start`]).
+    #[inline(always)]
+    pub fn arrive(&mut self, k: u32, tag: u32, now: Nanos) -> bool {
+        self.arrivals += 1;
+        self.first_arrival.get_or_insert(now);
+        self.stations
+            .arrive(k as usize, Waiting { arrived: now, tag })
+    }
+
+    /// Instance `k` starts serving, at `now`, a request that arrived at `arrived`: its
+    /// service time (fixed, or drawn from the instance's stream).
+    #[inline(always)]
+    pub fn start(&mut self, k: u32, arrived: Nanos, now: Nanos) -> Nanos {
+        let service = match &self.dist {
+            Some(d) => ms_to_ns(d.sample_ms(&mut self.rngs[k as usize])).unwrap_or(NEVER),
+            None => self.service_ns,
+        };
+        self.waits.record(now - arrived);
+        self.requests += 1;
+        self.busy[k as usize] = self.busy[k as usize].saturating_add(service);
+        service
+    }
+
+    /// Instance `k`'s service ends at `now`: the request it served and the next one in its
+    /// queue, whose service starts now; `None` when the instance was idle (a bug).
+    #[inline(always)]
+    pub fn depart(&mut self, k: u32, now: Nanos) -> Option<(Waiting, Option<Waiting>)> {
+        self.last_departure = now;
+        self.departures += 1;
+        let done = self.stations.in_service(k as usize)?;
+        Some((done, self.stations.depart(k as usize, now)))
+    }
+
+    /// Requests served.
+    pub fn requests(&self) -> u64 {
+        self.requests
+    }
+
+    /// Every request's wait in the queue before service.
+    pub fn waits(&mut self) -> &mut Samples {
+        &mut self.waits
+    }
+
+    /// The waits, for reading only.
+    pub fn waits_ref(&self) -> &Samples {
+        &self.waits
+    }
+
+    /// Most requests waiting at one instance at once.
+    pub fn max_queue_len(&mut self) -> usize {
+        self.stations.max_queue_len()
+    }
+
+    /// Last departure − first arrival.
+    pub fn makespan_ns(&self) -> Nanos {
+        self.last_departure
+            .saturating_sub(self.first_arrival.unwrap_or(0))
+    }
+
+    /// The busiest instance's busy time over the makespan (0 when it is 0).
+    pub fn busy_fraction(&self) -> f64 {
+        let span = self.makespan_ns();
+        let busy = self.busy.iter().copied().max().unwrap_or(0);
+        if span == 0 {
+            0.0
+        } else {
+            busy as f64 / span as f64
+        }
+    }
+
+    /// Arrivals, services and departures, when they differ (each request must be served
+    /// and leave once).
+    pub fn unconserved(&self) -> Option<(u64, u64, u64)> {
+        (self.arrivals != self.requests || self.requests != self.departures).then_some((
+            self.arrivals,
+            self.requests,
+            self.departures,
+        ))
+    }
+}

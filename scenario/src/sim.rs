@@ -1,0 +1,399 @@
+//! A scenario's run state: actors, their repetitions ("jobs") and the resources they step
+//! through, built for one run of a point; the events are handled in `handle`.
+//!
+//! Event classes at one instant, lowest first: service completions and early write
+//! landings (0); starts and link deliveries, in actor order (1 + actor); everything else, as
+//! scheduled (`other`); late write landings (`other + 1`). `tie_order` picks a write
+//! landing's class (docs/scenarios.md).
+
+use std::collections::VecDeque;
+
+use coordsim_model::{Lane, ModelError, ParamError, RunContext};
+use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
+
+use crate::link::Link;
+use crate::lock::{Lock, Token};
+use crate::point::{CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP};
+use crate::register::Register;
+use crate::server::Server;
+
+/// No time: a job's deadline or hand-over instant that is not set.
+pub const NONE: Nanos = Nanos::MAX;
+const NO_STREAM: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Ev {
+    /// An actor's next repetition starts (its first, or an open loop's next).
+    Start { actor: u32 },
+    /// The job's current step is over: go on.
+    Resume { job: u32 },
+    /// The job's write lands.
+    Land { job: u32 },
+    /// A polled lock: try again.
+    Retry { job: u32 },
+    /// A queued wait's ceiling.
+    Timeout { job: u32 },
+    /// A service completes.
+    Depart { server: u16, instance: u32 },
+    /// An operator deletes a lock's record.
+    Unlock { lock: u16 },
+}
+
+// The queue moves events around: keep one as small as the built-in models' (8 bytes).
+const _: () = assert!(std::mem::size_of::<Ev>() == 8);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Completed,
+    GaveUp,
+}
+
+pub struct Job {
+    pub actor: u32,
+    /// Its actor's group (read on every step: one load fewer than through the actor).
+    pub group: u16,
+    pub rep: u64,
+    pub step: u32,
+    pub started: Nanos,
+    pub step_started: Nanos,
+    pub retries: u64,
+    /// Counts this job's queued waits: a timeout or queue entry of an older wait is stale.
+    pub wait: u32,
+    /// The lock it waits for in a queue (`u16::MAX`: none).
+    pub waiting: u16,
+    /// When its queued wait gives up (`NONE`: never). A timeout event counts only at this
+    /// instant: one left from an earlier wait fires at another (or at the same, which is
+    /// the same give-up), so the event needs no generation and stays 8 bytes.
+    pub deadline: Nanos,
+    /// The instant it was handed a lock its holder had just released.
+    pub handed_at: Nanos,
+}
+
+pub struct Actor {
+    pub group: u16,
+    pub index: u32,
+    pub start: Nanos,
+    pub started: u64,
+    pub completed: u64,
+    pub gave_up: u64,
+    pub retries: u64,
+    pub failed: u64,
+    pub lock_wait: Option<Nanos>,
+    pub server_wait: Option<Nanos>,
+    pub rejected: u64,
+    pub end: Option<Nanos>,
+    pub crashed: bool,
+    pub elapsed_ms: f64,
+    /// Its arrival and crash streams in `Sim::streams` (`NO_STREAM`: none): a stream is a few
+    /// hundred bytes, so only actors that draw have one.
+    pub rng: u32,
+    pub crash_rng: u32,
+}
+
+pub struct GroupState {
+    pub responses: Samples,
+    pub started: u64,
+    pub completed: u64,
+    pub gave_up: u64,
+    pub crashed: u64,
+    pub retries: u64,
+}
+
+/// A queue lock's waiter: the job and the generation of its wait (a job that gave up and
+/// waits again is a new waiter).
+pub type Waiter = (u32, u32);
+
+/// One run's state.
+pub struct Sim<'p> {
+    pub p: &'p Point,
+    pub other: Class,
+    pub jobs: Vec<Job>,
+    pub free: Vec<u32>,
+    /// What each job last read of each register (NaN: not read), jobs × registers.
+    pub reads: Vec<f64>,
+    /// The token of each lock each job holds (0: not held), jobs × locks.
+    pub tokens: Vec<Token>,
+    pub actors: Vec<Actor>,
+    pub regs: Vec<Register>,
+    pub locks: Vec<Lock<Waiter>>,
+    pub servers: Vec<Server>,
+    pub links: Vec<Link>,
+    pub groups: Vec<GroupState>,
+    pub ready: VecDeque<u32>,
+    pub last_end: Option<Nanos>,
+    pub lanes: Option<Vec<Lane>>,
+    /// Whether entity rows are wanted (per-actor waits are kept only then).
+    pub entities: bool,
+    /// The random streams of actors that draw (arrivals, crashes).
+    pub streams: Vec<Stream>,
+    /// Per group: a closed loop (its jobs go on with the next repetition).
+    pub closed: Vec<bool>,
+    pub error: Option<String>,
+}
+
+impl<'p> Sim<'p> {
+    /// The state at the start of a run of `p`.
+    pub fn new(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
+        let seed = ctx.seed();
+        let n = p.actors as usize;
+        if ctx.wants_lanes() && n > MAX_LANES {
+            return Err(ModelError::Param(ParamError::new(
+                "actor",
+                format!(
+                    "a timeline draws one lane per actor, at most {MAX_LANES}; this point has {n} actors (chart its metrics instead, or draw a smaller point)"
+                ),
+            )));
+        }
+        let (actors, streams) = actors(p, seed)?;
+        let reps_of = |g: &GroupP| u64::from(g.count).saturating_mul(g.repeat);
+        let servers = p
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(s, sv)| {
+                let requests: u64 = p
+                    .groups
+                    .iter()
+                    .map(|g| {
+                        let here = g.steps.iter().filter(
+                            |st| matches!(st, StepP::Request { server, .. } if *server as usize == s),
+                        );
+                        reps_of(g) * here.count() as u64
+                    })
+                    .sum();
+                Server::new(sv, seed, ctx.samples(requests.min(1 << 27) as usize))
+            })
+            .collect();
+        Ok(Sim {
+            p,
+            other: 1 + p.actors,
+            jobs: Vec::with_capacity(n.min(1 << 16)),
+            free: Vec::new(),
+            reads: Vec::new(),
+            tokens: Vec::new(),
+            actors,
+            regs: p.regs.iter().map(|r| Register::new(r.initial)).collect(),
+            locks: p
+                .locks
+                .iter()
+                .map(|l| Lock::new(l.mode, l.lease_ns, l.stale, ctx.samples(0)))
+                .collect(),
+            servers,
+            links: p.links.iter().map(|half| Link::new(*half)).collect(),
+            groups: p
+                .groups
+                .iter()
+                .map(|g| GroupState {
+                    responses: ctx.samples(reps_of(g).min(1 << 27) as usize),
+                    started: 0,
+                    completed: 0,
+                    gave_up: 0,
+                    crashed: 0,
+                    retries: 0,
+                })
+                .collect(),
+            ready: VecDeque::new(),
+            last_end: None,
+            lanes: ctx
+                .wants_lanes()
+                .then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
+            entities: ctx.wants_entities(),
+            streams,
+            closed: p
+                .groups
+                .iter()
+                .map(|g| matches!(g.pace, PaceP::Closed))
+                .collect(),
+            error: None,
+        })
+    }
+
+    /// Schedules what the run starts with: every actor's first start, in actor order (at
+    /// equal times a start runs before anything the run schedules, and starts run in actor
+    /// order: their classes), then the operator unlocks.
+    pub fn schedule_starts(&mut self, queue: &mut EventQueue<Ev>) {
+        for a in 0..self.p.actors {
+            let group = &self.p.groups[self.actors[a as usize].group as usize];
+            if group.count == 0 {
+                continue;
+            }
+            if let Some(at) = self.next_start(a) {
+                queue.schedule_at(at, 1 + a, Ev::Start { actor: a });
+            }
+        }
+        for (l, lock) in self.p.locks.iter().enumerate() {
+            for &at in &lock.unlock_ns {
+                queue.schedule_at(at, self.other, Ev::Unlock { lock: l as u16 });
+            }
+        }
+    }
+
+    /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
+    /// started them all (or a closed loop, after its first: the loop starts the rest).
+    #[inline(always)]
+    pub fn next_start(&mut self, a: u32) -> Option<Nanos> {
+        let actor = &mut self.actors[a as usize];
+        let group = &self.p.groups[actor.group as usize];
+        if actor.started >= group.repeat || actor.crashed {
+            return None;
+        }
+        let k = actor.started;
+        Some(match &group.pace {
+            PaceP::Closed if k > 0 => return None,
+            PaceP::Closed => actor.start,
+            PaceP::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
+            PaceP::Spread(window) => {
+                let exact = u128::from(k) * u128::from(*window);
+                let r = u128::from(group.repeat);
+                actor
+                    .start
+                    .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
+            }
+            PaceP::Random(gaps) => {
+                let rng = &mut self.streams[actor.rng as usize];
+                actor.elapsed_ms += gaps.sample_ms(rng);
+                actor
+                    .start
+                    .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
+            }
+        })
+    }
+
+    #[inline(always)]
+    pub fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
+        let a = &mut self.actors[actor as usize];
+        let rep = a.started;
+        a.started += 1;
+        self.groups[a.group as usize].started += 1;
+        let job = Job {
+            actor,
+            group: a.group,
+            rep,
+            step: 0,
+            started: now,
+            step_started: now,
+            retries: 0,
+            wait: 0,
+            waiting: u16::MAX,
+            handed_at: NONE,
+            deadline: NONE,
+        };
+        let (nr, nl) = (self.regs.len(), self.locks.len());
+        if let Some(j) = self.free.pop() {
+            let wait = self.jobs[j as usize].wait;
+            self.jobs[j as usize] = Job {
+                wait: wait.wrapping_add(1),
+                ..job
+            };
+            let j = j as usize;
+            // Skipped when empty: a fill of nothing is still a call to memset, per job.
+            if nr > 0 {
+                self.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
+            }
+            if nl > 0 {
+                self.tokens[j * nl..(j + 1) * nl].fill(0);
+            }
+            j as u32
+        } else {
+            self.jobs.push(job);
+            self.reads.extend(std::iter::repeat_n(f64::NAN, nr));
+            self.tokens.extend(std::iter::repeat_n(0, nl));
+            (self.jobs.len() - 1) as u32
+        }
+    }
+
+    pub fn steps(&self, job: u32) -> &[StepP] {
+        let a = self.jobs[job as usize].actor;
+        &self.p.groups[self.actors[a as usize].group as usize].steps
+    }
+
+    pub fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
+        match d {
+            Dur::Fixed(ns) => Ok(*ns),
+            Dur::Actor(num) => {
+                let a = &self.actors[self.jobs[job as usize].actor as usize];
+                let ms = self.p.at_actor(num, a.index).unwrap_or(f64::NAN);
+                ms_to_ns(ms).ok_or_else(|| {
+                    format!(
+                        "actor {} of `{}`: a duration computed per actor {}",
+                        a.index,
+                        self.p.groups[a.group as usize].name,
+                        sim_core::bad_duration(ms)
+                    )
+                })
+            }
+        }
+    }
+
+    pub fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
+        if let Some(lanes) = &mut self.lanes {
+            let a = self.jobs[job as usize].actor as usize;
+            lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
+        }
+    }
+
+    pub fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
+        if let Some(lanes) = &mut self.lanes {
+            let a = self.jobs[job as usize].actor as usize;
+            lanes[a].mark(kind, ns_to_ms(at));
+        }
+    }
+}
+
+/// Every actor at its start, with the random streams of those that draw (arrivals and
+/// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
+/// naming them changes no draw).
+fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError> {
+    let mut actors = Vec::with_capacity(p.actors as usize);
+    let mut streams = Vec::new();
+    for (g, group) in p.groups.iter().enumerate() {
+        let random = matches!(group.pace, PaceP::Random(_));
+        let crashy = group
+            .steps
+            .iter()
+            .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
+        for i in 0..group.count {
+            let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
+            let Some(start) = ms_to_ns(start_ms) else {
+                return Err(ModelError::Param(ParamError::new(
+                    &format!("actor[{g}].start_ms"),
+                    format!("actor {i}: start_ms {}", sim_core::bad_duration(start_ms)),
+                )));
+            };
+            let name = if random || crashy {
+                format!("{}-{i}", group.name)
+            } else {
+                String::new()
+            };
+            let mut stream = |source: &str| {
+                streams.push(sim_core::stream(seed, &format!("{source}/{name}")));
+                (streams.len() - 1) as u32
+            };
+            let rng = if random {
+                stream("arrivals")
+            } else {
+                NO_STREAM
+            };
+            let crash_rng = if crashy { stream("crash") } else { NO_STREAM };
+            actors.push(Actor {
+                group: g as u16,
+                index: i,
+                start,
+                started: 0,
+                completed: 0,
+                gave_up: 0,
+                retries: 0,
+                failed: 0,
+                lock_wait: None,
+                server_wait: None,
+                rejected: 0,
+                end: None,
+                crashed: false,
+                elapsed_ms: 0.0,
+                rng,
+                crash_rng,
+            });
+        }
+    }
+    Ok((actors, streams))
+}
