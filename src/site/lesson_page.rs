@@ -480,12 +480,6 @@ impl Images {
 /// may be written (not inside a link of the lesson's).
 fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool) {
     let o = r.outcome;
-    let row = |h: &mut Html, term: &str, body: &dyn Fn(&mut Html)| {
-        h.open("span", &[("class", "cs-row")]);
-        h.el("span", &[("class", "cs-k")], term);
-        body(h);
-        h.close("span");
-    };
     row(h, "verdict", &|h| {
         badge(h, o.pass, "matches the run", "drifted from the run");
     });
@@ -540,6 +534,15 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool) {
     if let Some(diff) = &o.diff {
         h.el("span", &[("class", "cs-diff")], diff);
     }
+}
+
+/// One line of a provenance: a term, then what `body` writes.
+fn row(h: &mut Html, term: &str, body: &dyn Fn(&mut Html)) {
+    h.open("span", &[("class", "cs-row")]);
+    h.el("span", &[("class", "cs-k")], term);
+    h.open("span", &[("class", "cs-val")]);
+    body(h);
+    h.close("span").close("span");
 }
 
 /// The column (or table, chart) a region reads, and its filters as the lesson writes them.
@@ -610,8 +613,19 @@ fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool) {
                     .is_some_and(|s| s.points.iter().all(|p| config.matches(*p, &c.filter)))
         })
         .collect();
-    h.open("span", &[("class", "cs-row")]);
-    h.el("span", &[("class", "cs-k")], "checked by");
+    row(h, "checked by", &|h| {
+        checked_by_text(h, config, column, &claims, &link);
+    });
+}
+
+/// What checks a value region: its claims, the line setting its parameter, or the page.
+fn checked_by_text(
+    h: &mut Html,
+    config: &crate::config::Config,
+    column: &str,
+    claims: &[(usize, &crate::config::Claim)],
+    link: &dyn Fn(&mut Html, &str, &str),
+) {
     if let Some(i) = config.key_index(column).filter(|_| claims.is_empty()) {
         let span = config
             .axes
@@ -643,5 +657,4 @@ fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool) {
             link(h, &format!("L{line}"), &format!("config line {line}"));
         }
     }
-    h.close("span");
 }
