@@ -231,6 +231,29 @@ async function provenance(context, out, { screenshot }) {
   await page.close();
 }
 
+/** On a narrow or a middling window, every provenance of lesson 003 shows whole when its
+ * region has the focus (CSS puts it along the bottom of a phone's screen, or without
+ * script under its paragraph; site.js moves one under its value that would pass the edge). */
+async function inView(browser, width, javaScriptEnabled) {
+  const label = `lesson 003 at ${width} px${javaScriptEnabled ? '' : ' (JavaScript off)'}`;
+  const context = await browser.newContext({ viewport: { width, height: 800 }, javaScriptEnabled });
+  const page = await watchedPage(context, () => label);
+  await page.goto(pathToFileURL(path.join(current.out, 'site', 'lesson-003-dayanikli-durum-nesneleri.html')).href);
+  const values = page.locator('.cs-r > .cs-v');
+  const n = await values.count();
+  let clipped = 0;
+  for (let i = 0; i < n; i += 1) {
+    await values.nth(i).focus();
+    const box = await page.locator('.cs-r').nth(i).locator('.cs-p').boundingBox();
+    if (!box || box.x < 0 || box.x + box.width > width + 0.5) {
+      clipped += 1;
+      if (clipped <= 3) problem(`${label}: provenance ${i + 1} is cut off at the window's edge (${JSON.stringify(box)})`);
+    }
+  }
+  if (clipped === 0) console.log(`ok: ${label}: all ${n} provenances show whole`);
+  await context.close();
+}
+
 /** A config whose title, claim name and label are markup: shown as text, nothing runs. */
 async function markup(browser) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coordsim-markup-'));
@@ -274,7 +297,8 @@ async function markup(browser) {
 }
 
 fs.mkdirSync(shots, { recursive: true });
-const { out, last } = report([]);
+const current = report([]);
+const { out, last } = current;
 console.log(`report: ${last} (site in ${out})`);
 const browser = await launch();
 try {
@@ -286,6 +310,10 @@ try {
   const noScript = await browser.newContext({ javaScriptEnabled: false });
   await provenance(noScript, out, { screenshot: false });
   await noScript.close();
+  await inView(browser, 390, false);
+  await inView(browser, 390, true);
+  await inView(browser, 900, false);
+  await inView(browser, 900, true);
   await markup(browser);
 } finally {
   await browser.close();
