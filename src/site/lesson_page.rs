@@ -658,3 +658,33 @@ fn checked_by_text(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::parse::parse;
+
+    #[test]
+    fn markers_become_placeholders_and_fenced_ones_stay_text() {
+        let text = "<!-- coordsim use q = \"q.toml\" -->\nWait <!-- coordsim q.w clients=8 -->206 ms<!-- /coordsim --> \u{E000}.\n\n```\n<!-- coordsim q.w -->1<!-- /coordsim -->\n```\n<!-- coordsim table q -->\n| a |\n<!-- /coordsim -->\nend\n";
+        let lesson = parse(text).unwrap();
+        assert_eq!(lesson.regions.len(), 2);
+        let want = format!(
+            "<!-- coordsim use q = \"q.toml\" -->\nWait {}206 ms{} \u{FFFD}.\n\n```\n<!-- coordsim q.w -->1<!-- /coordsim -->\n```\n{}\n| a |\n{}\nend\n",
+            markdown::inline_open(0),
+            INLINE_CLOSE,
+            markdown::block_open(1),
+            markdown::block_close(1)
+        );
+        assert_eq!(prepared(&lesson), want);
+    }
+
+    #[test]
+    fn a_lessons_title_is_its_first_heading() {
+        assert_eq!(
+            title_of("<!-- x -->\nintro\n\n# Ders `003`: *durum*\n\n## b\n").as_deref(),
+            Some("Ders 003: durum")
+        );
+        assert_eq!(title_of("no heading\n"), None);
+    }
+}
