@@ -203,12 +203,12 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
         .open("table", &[("class", "claims")]);
     h.open("thead", &[]).open("tr", &[]);
     for head in [
-        "#", "claim", "verdict", "reads", "expected", "measured", "at", "line",
+        "#", "claim", "verdict", "reads", "where", "expected", "measured", "worst at", "line",
     ] {
         h.el("th", &[], head);
     }
     h.close("tr").close("thead").open("tbody", &[]).newline();
-    for (k, v) in verdicts.iter().enumerate() {
+    for (k, (v, claim)) in verdicts.iter().zip(&config.claims).enumerate() {
         let id = format!("claim-{}", k + 1);
         let class = if v.pass { "pass" } else { "fail" };
         h.open("tr", &[("id", &id), ("class", class)]);
@@ -220,9 +220,18 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
         h.with("td", &[], |h| {
             h.el("code", &[], &v.metric);
         });
+        h.el("td", &[], &scope(config, claim));
         h.el("td", &[], &v.expected);
         h.el("td", &[("class", "num")], &v.actual);
-        h.el("td", &[], if v.at.is_empty() { "every row" } else { &v.at });
+        h.el(
+            "td",
+            &[],
+            if v.at.is_empty() {
+                "the one row"
+            } else {
+                &v.at
+            },
+        );
         h.with("td", &[("class", "num")], |h| {
             let line = v.config_line.to_string();
             h.el(
@@ -234,6 +243,23 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
         h.close("tr").newline();
     }
     h.close("tbody").close("table").close("div").newline();
+}
+
+/// Which rows a claim is evaluated on: its `where` (or every point) and its entity.
+fn scope(config: &Config, claim: &crate::config::Claim) -> String {
+    let names = config.key_names();
+    let mut parts: Vec<String> = claim
+        .filter
+        .iter()
+        .map(|(i, v)| format!("{} = {v}", names[*i]))
+        .collect();
+    if parts.is_empty() {
+        parts.push("every point".into());
+    }
+    if let Some((e, _)) = &claim.entity {
+        parts.push(format!("entity {e}"));
+    }
+    parts.join(", ")
 }
 
 /// Every parameter's value (and where the config sets it), then the sweep's axes.
