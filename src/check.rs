@@ -20,6 +20,13 @@ pub struct Verdict {
     pub actual: String,
     /// What the claim expects there.
     pub expected: String,
+    /// What it reads: the metric (or entity column), with its statistic (`mean of x`).
+    pub metric: String,
+    /// The row (point, replication) or point its worst evaluation is about, as
+    /// `clients = 8`; empty for a config without a sweep.
+    pub at: String,
+    /// The 1-based line of the config where the claim is written.
+    pub config_line: usize,
 }
 
 /// One matched row's values: what the claim reads and what it expects there.
@@ -153,6 +160,9 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         claim: claim.name.clone(),
         actual,
         expected: format!("{relation}{test}"),
+        metric: what,
+        at: worst.row,
+        config_line: config.source.line_col(claim.span.start).0,
     }
 }
 

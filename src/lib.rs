@@ -35,6 +35,7 @@ pub mod print;
 pub mod results;
 pub mod runner;
 pub mod shard;
+pub mod site;
 pub mod source;
 pub mod summary;
 pub mod sweep;

@@ -91,6 +91,8 @@ pub struct Claim {
     pub test: Test,
     /// `stat`: aggregate each point's replications first (else every row is checked).
     pub stat: Option<Stat>,
+    /// Where the claim's table is written in the config (its `[[claim]]` body).
+    pub span: Span,
 }
 
 impl Loader<'_> {
@@ -375,6 +377,7 @@ impl Loader<'_> {
             expect,
             test,
             stat,
+            span,
         })
     }
 }

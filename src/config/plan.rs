@@ -156,6 +156,11 @@ impl Plan {
         values
     }
 
+    /// Where `[params]` sets parameter `index` (`None`: its default, a sweep or a var).
+    pub fn param_span(&self, index: usize) -> Option<&Span> {
+        self.param_spans.get(index)?.as_ref()
+    }
+
     /// The names values are given for: the model's parameters, then the vars.
     pub fn key_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self.model.params().iter().map(|p| p.key).collect();

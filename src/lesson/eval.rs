@@ -178,6 +178,33 @@ fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, Lesso
     Ok(s)
 }
 
+/// What a region selects, for the report site: the points its parameter filters keep and
+/// the entity it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selected {
+    /// The sweep points kept, in order.
+    pub points: Vec<usize>,
+    /// `entity=E`.
+    pub entity: Option<String>,
+}
+
+/// What `region` selects of `config` (`None` when its filters do not read, which `check`
+/// reports as an error before).
+pub fn selected(config: &Config, region: &Region) -> Option<Selected> {
+    let sel = select(config, &region.args, matches!(region.kind, Kind::Table)).ok()?;
+    let points = sel
+        .points(config)
+        .iter()
+        .enumerate()
+        .filter(|(_, kept)| **kept)
+        .map(|(p, _)| p)
+        .collect();
+    Some(Selected {
+        points,
+        entity: sel.entity,
+    })
+}
+
 impl Selection {
     /// Whether a row of `table` (results or entity rows) is selected.
     fn keeps(&self, config: &Config, points: &[bool], table: &Table, row: &Row) -> bool {

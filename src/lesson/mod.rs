@@ -160,6 +160,14 @@ impl Session {
         Ok(session)
     }
 
+    /// The run that lesson `lesson` (by index) names `name` in its `use` declarations.
+    pub fn run_of(&self, lesson: usize, name: &str) -> Option<&(PathBuf, Loaded)> {
+        self.uses
+            .get(lesson)?
+            .get(name)
+            .and_then(|i| self.runs.get(*i))
+    }
+
     /// Every region of every lesson against the runs.
     pub fn evaluate(&self) -> anyhow::Result<Vec<(String, Vec<Outcome>)>> {
         self.lessons

@@ -14,3 +14,4 @@ mod outputs;
 mod reliability;
 mod scenarios;
 mod shards;
+mod site;

@@ -128,6 +128,8 @@ fn reports_are_not_stale() {
         stdout(&out),
         stderr(&out)
     );
+    // Every link of the site it wrote resolves inside it.
+    assert!(crate::site::check_links(tmp.path()) > 1000);
     let fresh = list_files(tmp.path());
     let committed = list_files(&root().join("reports"));
     // Only the difference: files report would add, files it would remove, files that changed.

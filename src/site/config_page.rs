@@ -1,0 +1,514 @@
+//! A config's page: title, model, parameters and sweep, the table in the config's locale,
+//! every chart, every claim with its verdict, the config's own text with line numbers (each
+//! claim links to its line), and links to its CSV files.
+
+use std::path::PathBuf;
+
+use super::html::Html;
+use super::markdown::{self, Plain};
+use super::{Depth, Input, Page, badge, page, unique_name};
+use crate::check::Verdict;
+use crate::config::Config;
+use crate::export::Run;
+use crate::lesson::eval::Loaded;
+
+/// Most rows of the table a page shows (`table.md` and the CSV files hold them all).
+pub const MAX_TABLE_ROWS: usize = 2000;
+
+/// A config's page and what the index and the lesson pages say of it.
+pub struct ConfigInfo {
+    /// The page.
+    pub(crate) page: Page,
+    /// The config's canonical path (how lessons name it).
+    pub canonical: PathBuf,
+    /// As named on the command line (`configs/lessons/foo.toml`).
+    pub name: String,
+    /// Its output folder's name.
+    pub stem: String,
+    /// Its title.
+    pub title: String,
+    /// Its model.
+    pub model: String,
+    /// Its locale's name (`tr`), the language of its title.
+    pub locale: String,
+    /// Rows of `results.csv`.
+    pub rows: usize,
+    /// Claims that hold.
+    pub passed: usize,
+    /// Every claim's verdict, in the config's order (anchor `claim-N`, N from 1).
+    pub verdicts: Vec<Verdict>,
+}
+
+impl ConfigInfo {
+    /// Its page's file name in `OUT/site/`.
+    pub fn file(&self) -> &str {
+        &self.page.file
+    }
+
+    /// Claims that failed.
+    pub fn failed(&self) -> usize {
+        self.verdicts.len() - self.passed
+    }
+}
+
+/// Every config's page, in path order.
+pub fn pages(input: &Input<'_>) -> anyhow::Result<Vec<ConfigInfo>> {
+    let mut used = vec!["style.css".to_string(), "site.js".to_string()];
+    let mut out = Vec::new();
+    for (canonical, loaded) in input.runs {
+        let config = &loaded.config;
+        let verdicts: Vec<Verdict> = input
+            .verdicts
+            .iter()
+            .filter(|v| v.config == config.source.name)
+            .cloned()
+            .collect();
+        let file = unique_name("config-", &config.stem, ".html", &mut used);
+        let files = output_files(&input.out.join(&config.stem))?;
+        let html = render(loaded, &verdicts, &files, input.seed);
+        out.push(ConfigInfo {
+            page: Page { file, html },
+            canonical: canonical.clone(),
+            name: config.source.name.clone(),
+            stem: config.stem.clone(),
+            title: config.title.clone(),
+            model: config.model.name().to_string(),
+            locale: config.locale.name().to_string(),
+            rows: loaded.results.results.rows.len(),
+            passed: verdicts.iter().filter(|v| v.pass).count(),
+            verdicts,
+        });
+    }
+    Ok(out)
+}
+
+/// The files of a config's output folder, sorted (its marker left out).
+fn output_files(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in
+        std::fs::read_dir(dir).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", dir.display()))?
+    {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+fn render(loaded: &Loaded, verdicts: &[Verdict], files: &[String], seed: Option<u64>) -> String {
+    let config = &loaded.config;
+    let lang = config.locale.name();
+    let mut h = Html::new();
+    h.el("h1", &[("lang", lang)], &config.title).newline();
+    facts(&mut h, loaded, files, seed);
+    contents(&mut h, config);
+    claims(&mut h, config, verdicts);
+    table(&mut h, loaded, seed);
+    charts(&mut h, config, files);
+    parameters(&mut h, config);
+    source(&mut h, config, verdicts);
+    page(
+        Depth::Site,
+        &format!("{} — {}", config.title, config.source.name),
+        h,
+    )
+}
+
+/// The config's file, model, seed and size, and links to its data files.
+fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
+    let config = &loaded.config;
+    h.open("dl", &[("class", "facts")]).newline();
+    let fact = |h: &mut Html, term: &str, body: &dyn Fn(&mut Html)| {
+        h.el("dt", &[], term);
+        h.open("dd", &[]);
+        body(h);
+        h.close("dd").newline();
+    };
+    fact(h, "config", &|h| {
+        h.el("a", &[("href", "#source")], &config.source.name);
+    });
+    fact(h, "model", &|h| {
+        h.el("code", &[], config.model.name());
+    });
+    fact(h, "runs", &|h| {
+        h.text(&format!(
+            "{} point(s) × {} replication(s); {} row(s) in results.csv; seed {}",
+            config.points,
+            config.replications,
+            loaded.results.results.rows.len(),
+            seed.unwrap_or(config.seed)
+        ));
+    });
+    fact(h, "locale", &|h| {
+        h.text(config.locale.name());
+    });
+    fact(h, "data", &|h| {
+        let data: Vec<&String> = files
+            .iter()
+            .filter(|f| f.ends_with(".csv") || f.ends_with(".md"))
+            .collect();
+        for (i, f) in data.iter().enumerate() {
+            if i > 0 {
+                h.text(" · ");
+            }
+            h.el("a", &[("href", &Depth::Site.output(&config.stem, f))], f);
+        }
+    });
+    h.close("dl").newline();
+}
+
+/// Links to the page's sections.
+fn contents(h: &mut Html, config: &Config) {
+    h.open("nav", &[("class", "contents")]);
+    let mut sections = vec![
+        ("#claims", "Claims"),
+        ("#table", "Table"),
+        ("#charts", "Charts"),
+        ("#parameters", "Parameters"),
+    ];
+    if !config.axes.is_empty() {
+        sections.push(("#sweep", "Sweep"));
+    }
+    sections.push(("#source", "Config text"));
+    for (k, (href, text)) in sections.into_iter().enumerate() {
+        if k > 0 {
+            h.text(" · ");
+        }
+        h.el("a", &[("href", href)], text);
+    }
+    h.close("nav").newline();
+}
+
+/// The claims: verdict, what is read, expected, measured, the point, the config line.
+fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
+    let passed = verdicts.iter().filter(|v| v.pass).count();
+    h.el("h2", &[("id", "claims")], "Claims").newline();
+    if verdicts.is_empty() {
+        h.el("p", &[], "This config makes no claim.").newline();
+        return;
+    }
+    h.el(
+        "p",
+        &[("class", "summary")],
+        &format!(
+            "{passed} of {} claim(s) hold, {} fail.",
+            verdicts.len(),
+            verdicts.len() - passed
+        ),
+    )
+    .newline();
+    h.open("div", &[("class", "table-wrap")])
+        .open("table", &[("class", "claims")]);
+    h.open("thead", &[]).open("tr", &[]);
+    for head in [
+        "#", "claim", "verdict", "reads", "where", "expected", "measured", "worst at", "line",
+    ] {
+        h.el("th", &[], head);
+    }
+    h.close("tr").close("thead").open("tbody", &[]).newline();
+    for (k, (v, claim)) in verdicts.iter().zip(&config.claims).enumerate() {
+        let id = format!("claim-{}", k + 1);
+        let class = if v.pass { "pass" } else { "fail" };
+        h.open("tr", &[("id", &id), ("class", class)]);
+        h.with("td", &[("class", "num")], |h| {
+            h.el("a", &[("href", &format!("#{id}"))], &(k + 1).to_string());
+        });
+        h.el("td", &[("lang", config.locale.name())], &v.claim);
+        h.with("td", &[], |h| badge(h, v.pass, "PASS", "FAIL"));
+        h.with("td", &[], |h| {
+            h.el("code", &[], &v.metric);
+        });
+        h.el("td", &[], &scope(config, claim));
+        h.el("td", &[], &v.expected);
+        h.el("td", &[("class", "num")], &v.actual);
+        h.el(
+            "td",
+            &[],
+            if v.at.is_empty() {
+                "the one row"
+            } else {
+                &v.at
+            },
+        );
+        h.with("td", &[("class", "num")], |h| {
+            let line = v.config_line.to_string();
+            h.el(
+                "a",
+                &[("href", &format!("#L{line}")), ("class", "line-link")],
+                &format!("line {line}"),
+            );
+        });
+        h.close("tr").newline();
+    }
+    h.close("tbody").close("table").close("div").newline();
+}
+
+/// Which rows a claim is evaluated on: its `where` (or every point) and its entity.
+fn scope(config: &Config, claim: &crate::config::Claim) -> String {
+    let names = config.key_names();
+    let mut parts: Vec<String> = claim
+        .filter
+        .iter()
+        .map(|(i, v)| format!("{} = {v}", names[*i]))
+        .collect();
+    if parts.is_empty() {
+        parts.push("every point".into());
+    }
+    if let Some((e, _)) = &claim.entity {
+        parts.push(format!("entity {e}"));
+    }
+    parts.join(", ")
+}
+
+/// Every parameter's value (and where the config sets it), then the sweep's axes.
+fn parameters(h: &mut Html, config: &Config) {
+    let line_of = |span: &crate::source::Span| config.source.line_col(span.start).0;
+    let line_link = |h: &mut Html, line: usize| {
+        h.el(
+            "a",
+            &[("href", &format!("#L{line}")), ("class", "line-link")],
+            &format!("line {line}"),
+        );
+    };
+    h.el("h2", &[("id", "parameters")], "Parameters").newline();
+    h.open("div", &[("class", "table-wrap")]).open("table", &[]);
+    h.open("thead", &[]).open("tr", &[]);
+    for head in ["parameter", "value", "set", "meaning"] {
+        h.el("th", &[], head);
+    }
+    h.close("tr").close("thead").open("tbody", &[]).newline();
+    let params = config.model.params();
+    for (i, key) in config.key_names().into_iter().enumerate() {
+        let axis = config.axes.iter().find(|a| a.param == i);
+        h.open("tr", &[]);
+        h.with("td", &[], |h| {
+            h.el("code", &[], key);
+        });
+        match axis {
+            Some(a) => h.el("td", &[], &format!("swept: {} values", a.values.len())),
+            None => h.el("td", &[], &config.base[i].to_string()),
+        };
+        h.with("td", &[], |h| match (axis, config.param_span(i)) {
+            (Some(a), _) => match a.spans.first() {
+                Some(span) => line_link(h, line_of(span)),
+                None => {
+                    h.text("sweep");
+                }
+            },
+            (None, Some(span)) => line_link(h, line_of(span)),
+            (None, None) if i < params.len() => {
+                h.text("default");
+            }
+            (None, None) => {
+                h.text("[vars]");
+            }
+        });
+        let meaning = params.get(i).map_or_else(
+            || {
+                config
+                    .vars
+                    .get(i - params.len())
+                    .map_or("", |(_, d)| d.as_str())
+            },
+            |p| p.meaning,
+        );
+        h.el("td", &[], meaning);
+        h.close("tr").newline();
+    }
+    h.close("tbody").close("table").close("div").newline();
+    if config.axes.is_empty() {
+        return;
+    }
+    h.el("h3", &[("id", "sweep")], "Sweep").newline();
+    h.open("ul", &[("class", "axes")]).newline();
+    for axis in &config.axes {
+        h.open("li", &[]);
+        h.el("code", &[], &axis.key);
+        if config.has_label(&axis.key) {
+            h.text(" (")
+                .el(
+                    "span",
+                    &[("lang", config.locale.name())],
+                    config.label(&axis.key),
+                )
+                .text(")");
+        }
+        let values: Vec<String> = axis.values.iter().map(ToString::to_string).collect();
+        h.text(&format!(": {}", shown_list(&values, 50)));
+        if let Some(span) = axis.spans.first() {
+            h.text(" — ");
+            line_link(h, line_of(span));
+        }
+        h.close("li").newline();
+    }
+    h.close("ul").newline();
+}
+
+/// `a, b, c` of the first `most` values, then how many more.
+fn shown_list(values: &[String], most: usize) -> String {
+    let mut text = values
+        .iter()
+        .take(most)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if values.len() > most {
+        text.push_str(&format!(", … ({} in all)", values.len()));
+    }
+    text
+}
+
+/// The table `table.md` holds, in the config's locale (its first [`MAX_TABLE_ROWS`] rows).
+fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
+    let config = &loaded.config;
+    let run = Run {
+        config,
+        results: &loaded.results,
+        summary: loaded.summary.as_ref(),
+        seed: seed.unwrap_or(config.seed),
+    };
+    let text = crate::export::markdown::render(&run);
+    let mut kept = String::new();
+    let mut rows = 0;
+    for line in text.lines() {
+        if line.starts_with('|') {
+            rows += 1;
+            // The header and its rule, then the rows.
+            if rows > MAX_TABLE_ROWS + 2 {
+                continue;
+            }
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    h.el("h2", &[("id", "table")], "Table").newline();
+    h.with("div", &[("lang", config.locale.name())], |h| {
+        h.append(markdown::render(&kept, &Plain));
+    });
+    if rows > MAX_TABLE_ROWS + 2 {
+        h.with("p", &[("class", "note")], |h| {
+            h.text(&format!(
+                "The first {MAX_TABLE_ROWS} of {} rows; ",
+                rows - 2
+            ))
+            .el(
+                "a",
+                &[("href", &Depth::Site.output(&config.stem, "table.md"))],
+                "table.md",
+            )
+            .text(" and the CSV files hold them all.");
+        })
+        .newline();
+    }
+}
+
+/// Every chart the run drew (its SVG inline, links to the SVG and the PNG).
+fn charts(h: &mut Html, config: &Config, files: &[String]) {
+    let svgs: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.strip_suffix(".svg"))
+        .collect();
+    h.el("h2", &[("id", "charts")], "Charts").newline();
+    if svgs.is_empty() {
+        h.el("p", &[], "This config draws no chart.").newline();
+        return;
+    }
+    for name in svgs {
+        let svg = format!("{name}.svg");
+        let png = format!("{name}.png");
+        h.open("figure", &[("id", &format!("chart-{name}"))])
+            .newline();
+        h.void(
+            "img",
+            &[
+                ("src", &Depth::Site.output(&config.stem, &svg)),
+                ("alt", &format!("{}: {name}", config.title)),
+            ],
+        );
+        h.open("figcaption", &[]);
+        h.el("code", &[], name).text(" · ");
+        h.el(
+            "a",
+            &[("href", &Depth::Site.output(&config.stem, &svg))],
+            "SVG",
+        );
+        if files.contains(&png) {
+            h.text(" · ");
+            h.el(
+                "a",
+                &[("href", &Depth::Site.output(&config.stem, &png))],
+                "PNG",
+            );
+        }
+        h.close("figcaption").close("figure").newline();
+    }
+}
+
+/// The config's own text, one anchor per line (`#L12`); a claim's lines marked with its
+/// verdict, its first line linking back to the claim.
+fn source(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
+    let text = &config.source.text;
+    // (first line, last line, claim number, pass) of each claim.
+    let spans: Vec<(usize, usize, usize, bool)> = config
+        .claims
+        .iter()
+        .zip(verdicts)
+        .enumerate()
+        .map(|(k, (c, v))| {
+            let last = config.source.line_col(c.span.end.saturating_sub(1)).0;
+            let last = claim_end(text, last.max(v.config_line));
+            (v.config_line, last, k + 1, v.pass)
+        })
+        .collect();
+    h.el("h2", &[("id", "source")], &config.source.name)
+        .newline();
+    h.open("pre", &[("class", "source")]).open("code", &[]);
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let id = format!("L{n}");
+        let claim = spans.iter().find(|(a, b, _, _)| (*a..=*b).contains(&n));
+        let class = match claim {
+            Some((_, _, _, true)) => "line claim pass",
+            Some((_, _, _, false)) => "line claim fail",
+            None => "line",
+        };
+        h.open("span", &[("class", class), ("id", &id)]);
+        h.el(
+            "a",
+            &[("href", &format!("#{id}")), ("class", "ln")],
+            &n.to_string(),
+        );
+        h.el("span", &[("class", "text")], line);
+        if let Some((first, _, k, _)) = claim
+            && *first == n
+        {
+            h.el(
+                "a",
+                &[("href", &format!("#claim-{k}")), ("class", "to-claim")],
+                &format!("claim {k}"),
+            );
+        }
+        // Each line is a block of its own: no line end between them.
+        h.close("span");
+    }
+    h.close("code").close("pre").newline();
+}
+
+/// The last line of a claim's table that starts at line `first` (1-based): the line before
+/// the next table header (`[…`), blank and comment lines before it left out.
+fn claim_end(text: &str, first: usize) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut end = first;
+    for (i, line) in lines.iter().enumerate().skip(first) {
+        let t = line.trim();
+        if t.starts_with('[') {
+            break;
+        }
+        if !t.is_empty() && !t.starts_with('#') {
+            end = i + 1;
+        }
+    }
+    end
+}

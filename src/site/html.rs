@@ -1,0 +1,221 @@
+//! A small HTML builder that escapes by construction.
+//!
+//! Tag and attribute names are `&'static str` (written in this crate, never read from a
+//! config or a lesson); every text and every attribute value goes through [`escape`], and
+//! every `href` or `src` through [`safe_url`]. So no user string — a title, a label, a claim's
+//! name, a lesson's Markdown — can open an element or an attribute: it shows as the text it is.
+
+use std::fmt::Write;
+
+/// HTML under construction.
+#[derive(Debug, Default)]
+pub struct Html {
+    out: String,
+}
+
+/// Attributes: static names, values escaped when written.
+pub type Attrs<'a> = [(&'static str, &'a str)];
+
+impl Html {
+    /// An empty fragment.
+    pub fn new() -> Html {
+        Html::default()
+    }
+
+    /// `<!DOCTYPE html>` and a line that says who wrote the file (`head`, a constant).
+    pub fn doctype(&mut self, head: &'static str) -> &mut Html {
+        self.out.push_str("<!DOCTYPE html>\n");
+        self.out.push_str(head);
+        self.out.push('\n');
+        self
+    }
+
+    /// Text, escaped.
+    pub fn text(&mut self, text: &str) -> &mut Html {
+        escape_into(&mut self.out, text);
+        self
+    }
+
+    /// A line break in the source (no meaning in HTML outside `<pre>`).
+    pub fn newline(&mut self) -> &mut Html {
+        self.out.push('\n');
+        self
+    }
+
+    /// `<tag attrs…>`.
+    pub fn open(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
+        self.out.push('<');
+        self.out.push_str(tag);
+        for (name, value) in attrs {
+            let value = if matches!(*name, "href" | "src") {
+                safe_url(value)
+            } else {
+                value
+            };
+            let _ = write!(self.out, " {name}=\"");
+            escape_into(&mut self.out, value);
+            self.out.push('"');
+        }
+        self.out.push('>');
+        self
+    }
+
+    /// `</tag>`.
+    pub fn close(&mut self, tag: &'static str) -> &mut Html {
+        let _ = write!(self.out, "</{tag}>");
+        self
+    }
+
+    /// `<tag attrs…>` without a closing tag (`img`, `meta`, `link`, `br`).
+    pub fn void(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
+        self.open(tag, attrs)
+    }
+
+    /// `<tag attrs…>text</tag>`.
+    pub fn el(&mut self, tag: &'static str, attrs: &Attrs<'_>, text: &str) -> &mut Html {
+        self.open(tag, attrs).text(text).close(tag)
+    }
+
+    /// `<tag attrs…>`, what `body` writes, `</tag>`.
+    pub fn with(
+        &mut self,
+        tag: &'static str,
+        attrs: &Attrs<'_>,
+        body: impl FnOnce(&mut Html),
+    ) -> &mut Html {
+        self.open(tag, attrs);
+        body(self);
+        self.close(tag)
+    }
+
+    /// Appends another fragment (built the same way, so already safe).
+    pub fn append(&mut self, other: Html) -> &mut Html {
+        self.out.push_str(&other.out);
+        self
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.out.is_empty()
+    }
+
+    /// The text of the document.
+    pub fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// `text` with `& < > " '` as character references, NUL as U+FFFD.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text);
+    out
+}
+
+fn escape_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\0' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A URL an `href` or `src` may hold: relative (no scheme), a fragment, or `http:`,
+/// `https:` or `mailto:`; anything else (`javascript:`, `data:`, `vbscript:`, `file:`) is
+/// replaced by `#`.
+pub fn safe_url(url: &str) -> &str {
+    // Browsers drop these before reading a scheme (`java\tscript:`).
+    if url.chars().any(|c| c.is_control()) {
+        return "#";
+    }
+    let scheme_end = url.find(':');
+    let path_start = url.find(['/', '?', '#']);
+    match (scheme_end, path_start) {
+        (None, _) => url,
+        (Some(colon), Some(path)) if path < colon => url,
+        (Some(colon), _) => {
+            let scheme = url[..colon].to_ascii_lowercase();
+            if matches!(scheme.as_str(), "http" | "https" | "mailto") {
+                url
+            } else {
+                "#"
+            }
+        }
+    }
+}
+
+/// One path segment for a URL: every byte but `A-Z a-z 0-9 - . _ ~` percent-encoded, so a
+/// file name with spaces, `#`, `?` or letters beyond ASCII links to that file.
+pub fn url_segment(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_attributes_are_escaped() {
+        let mut h = Html::new();
+        h.el(
+            "p",
+            &[("title", "\"><script>x</script>")],
+            "<script>alert(1)</script> & 'q'",
+        );
+        assert_eq!(
+            h.finish(),
+            "<p title=\"&quot;&gt;&lt;script&gt;x&lt;/script&gt;\">&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#39;q&#39;</p>"
+        );
+    }
+
+    #[test]
+    fn only_relative_and_web_urls_pass() {
+        for ok in [
+            "config-a.html",
+            "#L12",
+            "../a/results.csv",
+            "https://example.org/x",
+            "mailto:a@b.c",
+            "a/b:c",
+            "?q=a:b",
+        ] {
+            assert_eq!(safe_url(ok), ok);
+        }
+        for bad in [
+            "javascript:alert(1)",
+            "JavaScript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,<b>",
+            "vbscript:x",
+            "file:///etc/passwd",
+        ] {
+            assert_eq!(safe_url(bad), "#", "{bad}");
+        }
+        let mut h = Html::new();
+        h.el("a", &[("href", "javascript:alert(1)")], "x");
+        assert_eq!(h.finish(), "<a href=\"#\">x</a>");
+    }
+
+    #[test]
+    fn segments_are_percent_encoded() {
+        assert_eq!(url_segment("a b#?ş.html"), "a%20b%23%3F%C5%9F.html");
+        assert_eq!(
+            url_segment("mg1-service_variability.x~"),
+            "mg1-service_variability.x~"
+        );
+    }
+}

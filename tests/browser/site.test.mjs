@@ -1,0 +1,326 @@
+// The report site in a real browser: Debian's Chromium, headless, driven by playwright-core.
+//
+//   node tests/browser/site.test.mjs [COORDSIM_BINARY]
+//
+// Runs `coordsim report --out TMP` from the repository, opens TMP/index.html from disk
+// (file://, no server) and checks: the index's totals equal the line `report` printed; every
+// page reachable from the index loads with no console error, no failed request and no
+// request off the disk; every link resolves (the file exists inside the site, and its
+// #fragment is an id of the page); every image loads with a non-zero natural size; a
+// lesson's marked number shows its provenance on focus (with JavaScript on and off) and
+// leads to the claim and the config line that check it in two clicks; a config whose title
+// and claim are markup shows them as text. Screenshots of the index, a config page and a
+// lesson page go to $SCREENSHOTS (default target/site-screenshots/).
+//
+// Environment: CHROMIUM (default /usr/bin/chromium), SCREENSHOTS.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '..', '..');
+const binary = path.resolve(process.argv[2] ?? path.join(repo, 'target', 'release', 'coordsim'));
+const shots = path.resolve(process.env.SCREENSHOTS ?? path.join(repo, 'target', 'site-screenshots'));
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+const problems = [];
+const problem = (text) => {
+  problems.push(text);
+  console.log(`FAIL ${text}`);
+};
+
+/** Runs coordsim report into a fresh folder; its output folder and its last stdout line. */
+function report(args) {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'coordsim-site-'));
+  const run = spawnSync(binary, ['report', '--out', out, '--quiet', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  assert.ok(
+    run.status === 0 || run.status === 1,
+    `coordsim report exited ${run.status}: ${run.stderr}`,
+  );
+  const last = run.stdout.trimEnd().split('\n').pop();
+  assert.match(last, /^\d+ passed, \d+ failed$/, `report's last line: ${last}`);
+  return { out, last };
+}
+
+async function launch() {
+  // As root on a machine with no network: no sandbox, no GPU, nothing fetched in the
+  // background. playwright-core starts it with a fresh profile (--user-data-dir) of its own.
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A page that records console errors, page errors, failed and off-disk requests. */
+async function watchedPage(context, label) {
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') problem(`${label()}: console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problem(`${label()}: script error: ${e.message}`));
+  page.on('requestfailed', (r) => problem(`${label()}: failed to load ${r.url()}`));
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file:')) problem(`${label()}: a request off the disk: ${r.url()}`);
+  });
+  page.on('dialog', async (d) => {
+    problem(`${label()}: a dialog opened (${d.message()}): a user string ran as script`);
+    await d.dismiss();
+  });
+  return page;
+}
+
+/** Visits every page reachable from the index; checks links, fragments and images. */
+async function crawl(context, out) {
+  const root = fs.realpathSync(out);
+  let current = 'index.html';
+  const page = await watchedPage(context, () => current);
+  const queue = [path.join(root, 'index.html')];
+  const seen = new Set(queue);
+  const ids = new Map();
+  const fragments = [];
+  let links = 0;
+  let images = 0;
+  while (queue.length > 0) {
+    const file = queue.shift();
+    current = path.relative(root, file);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+    const found = await page.evaluate(() => ({
+      ids: [...document.querySelectorAll('[id]')].map((e) => e.id),
+      links: [...document.querySelectorAll('a[href]')].map((a) => a.href),
+      images: [...document.images].map((i) => ({
+        src: i.currentSrc || i.src,
+        width: i.naturalWidth,
+        height: i.naturalHeight,
+      })),
+    }));
+    ids.set(file, new Set(found.ids));
+    for (const img of found.images) {
+      images += 1;
+      if (!(img.width > 0 && img.height > 0)) problem(`${current}: image ${img.src} did not load`);
+    }
+    for (const href of found.links) {
+      links += 1;
+      const url = new URL(href);
+      if (url.protocol !== 'file:') {
+        console.log(`note: ${current}: ${href} leaves the site (not followed)`);
+        continue;
+      }
+      const target = fileURLToPath(new URL(url.pathname, url));
+      if (path.relative(root, target).startsWith('..')) {
+        problem(`${current}: ${href} points outside the site`);
+        continue;
+      }
+      if (!fs.existsSync(target) || !fs.statSync(target).isFile()) {
+        problem(`${current}: ${href} does not resolve`);
+        continue;
+      }
+      if (url.hash) fragments.push({ from: current, target, id: decodeURIComponent(url.hash.slice(1)) });
+      if (target.endsWith('.html') && !seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  for (const f of fragments) {
+    if (!ids.get(f.target)?.has(f.id)) {
+      problem(`${f.from}: #${f.id} is no id of ${path.relative(root, f.target)}`);
+    }
+  }
+  await page.close();
+  console.log(`visited ${seen.size} pages: ${links} links, ${images} images`);
+  return seen.size;
+}
+
+/** The index's totals equal what `report` printed; a screenshot of it. */
+async function index(context, out, last) {
+  const page = await watchedPage(context, () => 'index.html');
+  await page.goto(pathToFileURL(path.join(out, 'index.html')).href);
+  const totals = (await page.locator('#totals').textContent()).trim();
+  if (totals !== last) problem(`index totals "${totals}" differ from report's "${last}"`);
+  else console.log(`ok: the index says "${totals}", as report printed`);
+  await page.screenshot({ path: path.join(shots, 'index.png'), fullPage: true });
+  await page.close();
+}
+
+/** A marked number of lesson 003 shows its provenance on focus, and two clicks reach the
+ * claim and the config line that check it. */
+async function provenance(context, out, { screenshot }) {
+  const label = screenshot ? 'lesson 003' : 'lesson 003 (JavaScript off)';
+  const page = await watchedPage(context, () => label);
+  const lesson = path.join(out, 'site', 'lesson-003-dayanikli-durum-nesneleri.html');
+  await page.goto(pathToFileURL(lesson).href);
+  // The mean wait at eight clients: `queue.mean_wait_ms clients=8`, written 206,5 ms.
+  const region = page
+    .locator('.cs-r')
+    .filter({ has: page.locator('.cs-p', { hasText: 'queue.mean_wait_ms' }) })
+    .first();
+  const tip = region.locator('.cs-p');
+  if (await tip.isVisible()) problem(`${label}: the provenance shows before focus`);
+  await region.locator('.cs-v').focus();
+  if (!(await tip.isVisible())) {
+    problem(`${label}: focusing 206,5 ms does not show its provenance`);
+    await page.close();
+    return;
+  }
+  const text = await tip.innerText();
+  for (const want of [
+    'configs/lessons/single-writer-queue.toml',
+    'queue.mean_wait_ms',
+    'clients=8',
+    '206.5',
+    '± 0.05',
+    'matches the run',
+    'config line',
+  ]) {
+    if (!text.includes(want)) problem(`${label}: the provenance lacks "${want}": ${text}`);
+  }
+  if (screenshot) {
+    await region.scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollBy(0, 200));
+    await page.screenshot({ path: path.join(shots, 'lesson.png') });
+    // Escape (site.js) closes it.
+    await page.keyboard.press('Escape');
+    if (await tip.isVisible()) problem(`${label}: Escape leaves the provenance open`);
+  }
+  // Click 1: the number (focus, provenance); click 2: the claim. Then, from the number
+  // again, click 2: the config line.
+  await region.locator('.cs-v').click();
+  await tip.locator('a', { hasText: '«' }).first().click();
+  await page.waitForLoadState('load');
+  const claim = page.locator('tr:target');
+  const claimText = (await claim.count()) ? await claim.innerText() : '';
+  if (!claimText.includes('206,5') || !claimText.includes('PASS')) {
+    problem(`${label}: the claim link does not land on the claim (${page.url()}: ${claimText})`);
+  }
+  await page.goBack();
+  await region.locator('.cs-v').click();
+  await tip.locator('a', { hasText: 'config line' }).first().click();
+  await page.waitForLoadState('load');
+  const line = page.locator('.line:target');
+  const lineText = (await line.count()) ? await line.innerText() : '';
+  if (!lineText.includes('[[claim]]')) {
+    problem(`${label}: the line link does not land on the claim's line (${page.url()}: ${lineText})`);
+  } else {
+    console.log(`ok: ${label}: 206,5 ms → its provenance → claim and ${new URL(page.url()).hash}`);
+  }
+  if (screenshot) {
+    const config = path.join(out, 'site', 'config-single-writer-queue.html');
+    await page.goto(pathToFileURL(config).href);
+    await page.screenshot({ path: path.join(shots, 'config.png'), fullPage: true });
+  }
+  await page.close();
+}
+
+/** On a narrow or a middling window, every provenance of lesson 003 shows whole when its
+ * region has the focus (CSS puts it along the bottom of a phone's screen, or without
+ * script under its paragraph; site.js moves one under its value that would pass the edge). */
+async function inView(browser, width, javaScriptEnabled) {
+  const label = `lesson 003 at ${width} px${javaScriptEnabled ? '' : ' (JavaScript off)'}`;
+  const context = await browser.newContext({ viewport: { width, height: 800 }, javaScriptEnabled });
+  const page = await watchedPage(context, () => label);
+  await page.goto(pathToFileURL(path.join(current.out, 'site', 'lesson-003-dayanikli-durum-nesneleri.html')).href);
+  const values = page.locator('.cs-r > .cs-v');
+  const n = await values.count();
+  let clipped = 0;
+  for (let i = 0; i < n; i += 1) {
+    await values.nth(i).focus();
+    const box = await page.locator('.cs-r').nth(i).locator('.cs-p').boundingBox();
+    if (!box || box.x < 0 || box.x + box.width > width + 0.5) {
+      clipped += 1;
+      if (clipped <= 3) problem(`${label}: provenance ${i + 1} is cut off at the window's edge (${JSON.stringify(box)})`);
+    }
+  }
+  if (clipped === 0) console.log(`ok: ${label}: all ${n} provenances show whole`);
+  await context.close();
+}
+
+/** A config whose title, claim name and label are markup: shown as text, nothing runs. */
+async function markup(browser) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coordsim-markup-'));
+  fs.mkdirSync(path.join(dir, 'configs'));
+  fs.writeFileSync(
+    path.join(dir, 'configs', 'x.toml'),
+    [
+      'model = "single_writer_queue"',
+      'title = "<script>alert(1)</script>"',
+      '[params]',
+      'requests_per_client = 5',
+      '[labels]',
+      'mean_wait_ms = "<img src=x onerror=alert(2)>"',
+      '[[claim]]',
+      'name = "<b onmouseover=alert(3)>claim</b>"',
+      'metric = "lost_updates"',
+      'expect = 0',
+      '',
+    ].join('\n'),
+  );
+  const { out } = report(['--configs', path.join(dir, 'configs'), '--lessons', path.join(dir, 'none')]);
+  const context = await browser.newContext();
+  const page = await watchedPage(context, () => 'markup config');
+  for (const file of ['index.html', path.join('site', 'config-x.html')]) {
+    await page.goto(pathToFileURL(path.join(out, file)).href);
+    await page.mouse.move(10, 10);
+    const scripts = await page.evaluate(() => [...document.scripts].map((s) => s.src));
+    if (scripts.length !== 1 || !scripts[0].endsWith('/site.js')) {
+      problem(`${file}: scripts other than site.js: ${scripts}`);
+    }
+  }
+  const h1 = await page.locator('h1').textContent();
+  if (h1 !== '<script>alert(1)</script>') problem(`the title shows as "${h1}", not as its text`);
+  if ((await page.locator('img[src="x"], b[onmouseover]').count()) > 0) {
+    problem('a label or claim name became an element');
+  }
+  const claim = await page.locator('#claim-1').innerText();
+  if (!claim.includes('<b onmouseover=alert(3)>claim</b>')) problem(`the claim name: ${claim}`);
+  else console.log('ok: markup in a title, a label and a claim name shows as text');
+  await context.close();
+}
+
+fs.mkdirSync(shots, { recursive: true });
+const current = report([]);
+const { out, last } = current;
+console.log(`report: ${last} (site in ${out})`);
+const browser = await launch();
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await crawl(context, out);
+  await index(context, out, last);
+  await provenance(context, out, { screenshot: true });
+  await context.close();
+  const noScript = await browser.newContext({ javaScriptEnabled: false });
+  await provenance(noScript, out, { screenshot: false });
+  await noScript.close();
+  await inView(browser, 390, false);
+  await inView(browser, 390, true);
+  await inView(browser, 900, false);
+  await inView(browser, 900, true);
+  await markup(browser);
+} finally {
+  await browser.close();
+}
+console.log(`screenshots: ${shots}`);
+if (problems.length > 0) {
+  console.log(`${problems.length} problem(s)`);
+  process.exit(1);
+}
+console.log('site: every check passed');

@@ -1,0 +1,440 @@
+//! The report as a site: `OUT/index.html` and `OUT/site/` (the browser test in
+//! `tests/browser/` drives the same pages in Chromium).
+
+use std::path::{Path, PathBuf};
+
+use crate::harness::*;
+
+/// A queue whose requests never wait (each client's 1000 ms apart, the second client 500 ms
+/// after the first, each served in 5 ms): capacity 1000 / 5 = 200 per second, mean wait 0
+/// at every point.
+const QUEUE: &str = "model = \"single_writer_queue\"\ntitle = \"TITLE\"\n[params]\nservice_ms = 5\nrequests_per_client = 10\ninterarrival_ms = 1000\nclient_offset_ms = 500\n[sweep]\nclients = [1, 2]\n";
+
+/// A folder with `configs/` and `lessons/` as `report` reads them.
+struct Course {
+    dir: tempfile::TempDir,
+}
+
+impl Course {
+    fn new() -> Course {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("configs")).unwrap();
+        std::fs::create_dir_all(dir.path().join("lessons/img")).unwrap();
+        Course { dir }
+    }
+
+    fn config(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.path().join("configs").join(name), text).unwrap();
+    }
+
+    fn lesson(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.path().join("lessons").join(name), text).unwrap();
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// `coordsim report --out OUT` (OUT under the course folder), with `extra` arguments.
+    fn report(&self, out: &str, extra: &[&str]) -> std::process::Output {
+        let mut args = vec!["report", "--out", out, "--quiet"];
+        args.extend_from_slice(extra);
+        coordsim_in(self.dir.path(), &args)
+    }
+
+    fn page(&self, rel: &str) -> String {
+        String::from_utf8(read(self.path(rel))).unwrap()
+    }
+}
+
+/// Two configs (`a` holds its claim, `b` fails one of two) and a lesson with one region
+/// that holds and one that drifted.
+fn course() -> Course {
+    let c = Course::new();
+    c.config(
+        "a.toml",
+        &format!(
+            "{}\n[[claim]]\nname = \"capacity\"\nmetric = \"capacity_per_s\"\nexpect = 200\n",
+            QUEUE.replace("TITLE", "Queue A")
+        ),
+    );
+    c.config(
+        "b.toml",
+        &format!(
+            "{}\n[[claim]]\nname = \"no loss\"\nmetric = \"lost_updates\"\nexpect = 0\n\n[[claim]]\nname = \"waits a millisecond\"\nwhere = {{ clients = 2 }}\nmetric = \"mean_wait_ms\"\nexpect = 1\n",
+            QUEUE.replace("TITLE", "Queue B")
+        ),
+    );
+    c.lesson(
+        "l.md",
+        "<!-- coordsim use a = \"../configs/a.toml\" -->\n<!-- coordsim use b = \"../configs/b.toml\" -->\n# The lesson\n\nCapacity <!-- coordsim a.capacity_per_s clients=2 -->200<!-- /coordsim --> per second;\n<!-- coordsim b.mean_wait_ms clients=2 -->3<!-- /coordsim --> ms of waiting.\n",
+    );
+    c
+}
+
+/// Every `NAME="VALUE"` attribute value of `name` in `html`, unescaped of `&amp;`.
+fn attrs(html: &str, name: &str) -> Vec<String> {
+    let needle = format!(" {name}=\"");
+    html.match_indices(&needle)
+        .map(|(i, _)| {
+            let rest = &html[i + needle.len()..];
+            rest[..rest.find('"').unwrap()].replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// A URL path with its `%XX` escapes decoded.
+fn decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], segment.get(i + 1..i + 3)) {
+            (b'%', Some(hex)) => {
+                out.push(u8::from_str_radix(hex, 16).unwrap());
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// Every local `href` and `src` of every page under `out` resolves to a file inside `out`,
+/// and every `#fragment` to an id of its page; gives back how many were checked.
+pub fn check_links(out: &Path) -> usize {
+    let root = std::fs::canonicalize(out).unwrap();
+    let pages: Vec<PathBuf> = list_files(out)
+        .into_iter()
+        .filter(|f| f.ends_with(".html"))
+        .map(|f| out.join(f))
+        .collect();
+    let mut checked = 0;
+    for page in &pages {
+        let html = String::from_utf8(read(page)).unwrap();
+        for url in attrs(&html, "href").into_iter().chain(attrs(&html, "src")) {
+            assert!(
+                !url.contains(':'),
+                "{}: {url} is not a file of the site",
+                page.display()
+            );
+            let (file, fragment) = url.split_once('#').unwrap_or((&url, ""));
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(decode(file))
+            };
+            let target = std::fs::canonicalize(&target)
+                .unwrap_or_else(|_| panic!("{}: {url} does not resolve", page.display()));
+            assert!(
+                target.starts_with(&root),
+                "{}: {url} leaves the site",
+                page.display()
+            );
+            if !fragment.is_empty() {
+                let text = String::from_utf8(read(&target)).unwrap();
+                assert!(
+                    text.contains(&format!(" id=\"{fragment}\"")),
+                    "{}: #{fragment} is no id of {}",
+                    page.display(),
+                    target.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn the_index_says_what_the_terminal_says_failures_first() {
+    let c = course();
+    let o = c.report("out", &[]);
+    // Claims: a's 1 holds; b's no-loss holds, its wait of 1 ms fails (the run waits 0).
+    // Regions: 200 holds, 3 drifted (0). 3 of 5 passed.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let last = stdout(&o).lines().last().unwrap().to_string();
+    assert_eq!(last, "3 passed, 2 failed");
+    let index = c.page("out/index.html");
+    assert!(
+        index.contains(&format!(
+            "<strong id=\"totals\" data-passed=\"3\" data-failed=\"2\">{last}</strong>"
+        )),
+        "{index}"
+    );
+    // The failures, each linked to its place: b's second claim, the lesson's second region.
+    let failures =
+        &index[index.find("id=\"failures\"").unwrap()..index.find("id=\"lessons\"").unwrap()];
+    assert!(
+        failures.contains("href=\"site/config-b.html#claim-2\""),
+        "{failures}"
+    );
+    assert!(
+        failures.contains("href=\"site/lesson-l.html#r2\""),
+        "{failures}"
+    );
+    assert!(!failures.contains("config-a.html"), "{failures}");
+    // In the configs' table b (a failure) comes before a, against path order.
+    let table = &index[index.find("id=\"configs\"").unwrap()..];
+    let (a, b) = (
+        table.find("site/config-a.html").unwrap(),
+        table.find("site/config-b.html").unwrap(),
+    );
+    assert!(b < a, "failures first: {table}");
+    assert!(check_links(&c.path("out")) > 10);
+}
+
+#[test]
+fn a_config_page_links_each_claim_to_its_line() {
+    let c = course();
+    c.report("out", &[]);
+    let page = c.page("out/site/config-b.html");
+    let text = std::fs::read_to_string(c.path("configs/b.toml")).unwrap();
+    // The second `[[claim]]` of b.toml, counted in the file itself.
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| *l == "[[claim]]")
+        .nth(1)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    let row = &page[page.find("<tr id=\"claim-2\"").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains("class=\"fail\""), "{row}");
+    assert!(row.contains("waits a millisecond"), "{row}");
+    assert!(row.contains(&format!("href=\"#L{line}\"")), "{row}");
+    // The measured value and the point: 0 at clients = 2.
+    assert!(
+        row.contains(">0</td>") && row.contains("clients = 2"),
+        "{row}"
+    );
+    // That line of the text is the claim's header, marked failing, linking back.
+    assert!(
+        page.contains(&format!(
+            "<span class=\"line claim fail\" id=\"L{line}\"><a href=\"#L{line}\" class=\"ln\">{line}</a><span class=\"text\">[[claim]]</span><a href=\"#claim-2\""
+        )),
+        "{page}"
+    );
+    // Charts inline, CSV files linked, from the config's output folder.
+    assert!(
+        page.contains("src=\"../b/wait-vs-offered-rate.svg\""),
+        "{page}"
+    );
+    assert!(page.contains("href=\"../b/results.csv\""), "{page}");
+}
+
+#[test]
+fn a_lesson_page_marks_every_region_with_its_provenance() {
+    let c = course();
+    c.report("out", &[]);
+    let page = c.page("out/site/lesson-l.html");
+    let text = std::fs::read_to_string(c.path("configs/a.toml")).unwrap();
+    let claim_line = text.lines().position(|l| l == "[[claim]]").unwrap() + 1;
+    // Region 1 holds: the value, then its provenance naming config, column, point, run
+    // value, the written precision (200 allows ± 0.5) and the claim that checks it.
+    let r1 = &page[page.find("<span class=\"cs-r pass\" id=\"r1\">").unwrap()..];
+    let r1 = &r1[..r1.find("id=\"r2\"").unwrap()];
+    assert!(
+        r1.contains("tabindex=\"0\" aria-describedby=\"p1\">200</span>"),
+        "{r1}"
+    );
+    for want in [
+        "role=\"tooltip\" id=\"p1\"",
+        "matches the run",
+        "href=\"config-a.html\">configs/a.toml</a>",
+        "a.capacity_per_s",
+        "clients=2",
+        ">200</span>",
+        "± 0.5",
+        "href=\"config-a.html#claim-1\">«capacity»</a>",
+    ] {
+        assert!(r1.contains(want), "{want}: {r1}");
+    }
+    assert!(
+        r1.contains(&format!("href=\"config-a.html#L{claim_line}\"")),
+        "{r1}"
+    );
+    // Region 2 drifted (written 3, the run waits 0): marked as such, listed at the top with
+    // a link to it; the claim of b on the same value (which fails too) is named.
+    let r2 = &page[page
+        .find("<span class=\"cs-r fail\" id=\"r2\">")
+        .expect("region 2 marked as failing")..];
+    assert!(r2.contains("<sup class=\"cs-flag\">drift</sup>"), "{r2}");
+    assert!(r2.contains("drifted from the run"), "{r2}");
+    assert!(r2.contains("<span class=\"cs-run\">0</span>"), "{r2}");
+    assert!(r2.contains("«waits a millisecond»"), "{r2}");
+    assert!(page.contains("href=\"#r2\""), "{page}");
+    assert!(check_links(&c.path("out")) > 10);
+}
+
+#[test]
+fn markup_in_titles_labels_claims_and_lessons_shows_as_text() {
+    let c = Course::new();
+    c.config(
+        "x.toml",
+        &format!(
+            "{}[labels]\nmean_wait_ms = \"<img src=x onerror=alert(2)>\"\n[[claim]]\nname = \"<b onmouseover=alert(3)>c</b>\"\nmetric = \"lost_updates\"\nexpect = 0\n",
+            QUEUE.replace("TITLE", "<script>alert(1)</script>")
+        ),
+    );
+    c.lesson(
+        "l.md",
+        "<!-- coordsim use x = \"../configs/x.toml\" -->\n# <script>alert(4)</script>\n\n<script>alert(5)</script>\n\n[a](javascript:alert(6)) <!-- coordsim x.lost_updates clients=1 -->0<!-- /coordsim --> ![i](../../../../etc/passwd)\n",
+    );
+    let o = c.report("out", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pages = [
+        c.page("out/index.html"),
+        c.page("out/site/config-x.html"),
+        c.page("out/site/lesson-l.html"),
+    ];
+    for page in &pages {
+        // The one script is the site's own file.
+        assert_eq!(page.matches("<script").count(), 1, "{page}");
+        assert!(page.contains("<script src=\"") && page.contains("site.js\" defer=\"\"></script>"));
+        for raw in [
+            "<img src=x",
+            "<b onmouseover",
+            "javascript:",
+            "alert(1)</script>",
+        ] {
+            assert!(!page.contains(raw), "{raw}: {page}");
+        }
+    }
+    assert!(
+        pages[0].contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{}",
+        pages[0]
+    );
+    assert!(pages[1].contains("<h1 lang=\"en\">&lt;script&gt;alert(1)&lt;/script&gt;</h1>"));
+    assert!(pages[1].contains("&lt;b onmouseover=alert(3)&gt;c&lt;/b&gt;"));
+    assert!(pages[1].contains("&lt;img src=x onerror=alert(2)&gt;"));
+    assert!(
+        pages[2].contains("&lt;script&gt;alert(5)&lt;/script&gt;"),
+        "{}",
+        pages[2]
+    );
+    // An image outside the lessons' folder is not copied, only named.
+    assert!(
+        pages[2].contains("outside the lessons&#39; folder"),
+        "{}",
+        pages[2]
+    );
+    assert_eq!(
+        list_files(&c.path("out/site")),
+        [
+            ".coordsim-output",
+            "config-x.html",
+            "lesson-l.html",
+            "site.js",
+            "style.css"
+        ]
+    );
+}
+
+#[test]
+fn a_lessons_images_are_copied_into_the_site() {
+    let c = course();
+    // The chart as the run draws it: `lesson fill` writes it.
+    c.lesson(
+        "c.md",
+        "<!-- coordsim use a = \"../configs/a.toml\" -->\n# Chart\n\n<!-- coordsim chart a wait-vs-offered-rate -->\n![wait](img/w.svg)\n<!-- /coordsim -->\n",
+    );
+    let fill = coordsim_in(c.dir.path(), &["lesson", "fill", "lessons/c.md"]);
+    assert_eq!(fill.status.code(), Some(0), "{}", stderr(&fill));
+    c.report("out", &[]);
+    let copied = c.path("out/site/lessons-img--w.svg");
+    assert_eq!(read(&copied), read(c.path("lessons/img/w.svg")));
+    let page = c.page("out/site/lesson-c.html");
+    assert!(
+        page.contains("<img src=\"lessons-img--w.svg\" alt=\"wait\">"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<div class=\"cs-b pass\" id=\"r1\" tabindex=\"0\""),
+        "{page}"
+    );
+    assert!(
+        page.contains("href=\"config-a.html#chart-wait-vs-offered-rate\""),
+        "{page}"
+    );
+    check_links(&c.path("out"));
+}
+
+#[test]
+fn the_site_is_the_same_bytes_on_every_run_and_any_jobs() {
+    let c = course();
+    c.report("one", &["--jobs", "1"]);
+    c.report("two", &["--jobs", "2"]);
+    let files = list_files(&c.path("one/site"));
+    assert_eq!(files, list_files(&c.path("two/site")));
+    assert!(files.len() >= 5, "{files:?}");
+    for f in &files {
+        assert_eq!(
+            read(c.path("one/site").join(f)),
+            read(c.path("two/site").join(f)),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        read(c.path("one/index.html")),
+        read(c.path("two/index.html"))
+    );
+    // The site folder is an output folder: marked, listing its files.
+    let marker = c.page("one/site/.coordsim-output");
+    for f in files.iter().filter(|f| !f.starts_with('.')) {
+        assert!(marker.contains(&format!("\nfile {f}\n")), "{f}: {marker}");
+    }
+}
+
+#[test]
+fn a_site_place_that_is_not_coordsims_is_refused_before_anything_runs() {
+    let c = course();
+    std::fs::create_dir_all(c.path("out")).unwrap();
+    std::fs::write(
+        c.path("out/index.html"),
+        "<!DOCTYPE html>\n<p>my page</p>\n",
+    )
+    .unwrap();
+    let o = c.report("out", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("index.html exists and was not written by `coordsim report`"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(list_files(&c.path("out")), ["index.html"], "nothing ran");
+    assert_eq!(
+        c.page("out/index.html"),
+        "<!DOCTYPE html>\n<p>my page</p>\n"
+    );
+    // A folder of the user's named `site`.
+    std::fs::remove_file(c.path("out/index.html")).unwrap();
+    std::fs::create_dir_all(c.path("out/site")).unwrap();
+    std::fs::write(c.path("out/site/notes.txt"), "mine").unwrap();
+    let o = c.report("out", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not a coordsim output folder"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(list_files(&c.path("out")), ["site/notes.txt"]);
+    // A config whose folder would be the site's.
+    std::fs::remove_dir_all(c.path("out")).unwrap();
+    c.config("site.toml", &QUEUE.replace("TITLE", "s"));
+    let o = c.report("out", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("a config named `site.toml`"),
+        "{}",
+        stderr(&o)
+    );
+    // A second report replaces the first's site (it is provably coordsim's).
+    std::fs::remove_file(c.path("configs/site.toml")).unwrap();
+    assert_eq!(c.report("out", &[]).status.code(), Some(1));
+    assert_eq!(c.report("out", &[]).status.code(), Some(1));
+}
