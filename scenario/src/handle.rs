@@ -113,7 +113,7 @@ impl Sim<'_> {
                     let l = j.waiting as usize;
                     j.waiting = u16::MAX;
                     let from = j.step_started;
-                    self.locks[l].give_up();
+                    self.gave_up_wait(job, l, now - from);
                     self.span(job, "waiting", from, Some(now));
                     self.end_rep_and_go(job, Outcome::GaveUp, q);
                 }
@@ -514,13 +514,20 @@ impl Sim<'_> {
         self.actors[self.jobs[j].actor as usize].failed += 1;
         self.mark(job, "attempt", now);
         if give_up.is_some_and(|d| now > requested.saturating_add(d)) {
-            self.locks[l].give_up();
+            self.gave_up_wait(job, l, now - requested);
             self.span(job, "waiting", requested, Some(now));
             self.end_rep_and_go(job, Outcome::GaveUp, q);
         } else {
             q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
         }
         false
+    }
+
+    /// `job` gave up its wait of `waited` for lock `l`: a wait for the lock and its actor.
+    fn gave_up_wait(&mut self, job: u32, l: usize, waited: Nanos) {
+        self.locks[l].give_up_after(waited);
+        let actor = &mut self.actors[self.jobs[job as usize].actor as usize];
+        actor.lock_wait = Some(actor.lock_wait.unwrap_or(0) + waited);
     }
 
     /// `job` takes lock `l` at `now`.

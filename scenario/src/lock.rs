@@ -67,6 +67,8 @@ pub struct Lock<W> {
     last_release: Option<Nanos>,
     /// Time held by acquisitions that were released.
     held_ns: Nanos,
+    /// Waits given up, added up.
+    gave_up_wait_ns: Nanos,
     next_token: Token,
 }
 
@@ -87,6 +89,7 @@ impl<W> Lock<W> {
             waits,
             last_release: None,
             held_ns: 0,
+            gave_up_wait_ns: 0,
             next_token: 1,
         }
     }
@@ -125,6 +128,40 @@ impl<W> Lock<W> {
     /// Counts a wait given up.
     pub fn give_up(&mut self) {
         self.gave_up += 1;
+    }
+
+    /// Counts a wait given up after `waited`: a wait like an acquisition's (in
+    /// [`Lock::waits`]), and apart in [`Lock::gave_up_wait_ns`].
+    pub fn give_up_after(&mut self, waited: Nanos) {
+        self.gave_up += 1;
+        self.waits.record(waited);
+        self.gave_up_wait_ns = self.gave_up_wait_ns.saturating_add(waited);
+    }
+
+    /// The waits given up, added up.
+    pub fn gave_up_wait_ns(&self) -> Nanos {
+        self.gave_up_wait_ns
+    }
+
+    /// Keeps a holder's record fresh: when the record is still `token`'s, it is as if taken
+    /// at `now` (a lease renewed) and true is returned; false when another holder's record
+    /// replaced it, it was deleted, or (a lease) it is older than the lease: the renewal
+    /// comes too late.
+    pub fn renew(&mut self, token: Token, now: Nanos) -> bool {
+        // A lease older than its term is gone, even if nobody has taken it over yet.
+        let valid = !self.is_free(now);
+        match &mut self.record {
+            Some((t, since)) if *t == token && valid => {
+                *since = now;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `token`'s holder still has the record (it was not taken over or deleted).
+    pub fn is_holder(&self, token: Token) -> bool {
+        self.record.is_some_and(|(t, _)| t == token)
     }
 
     /// The holder of `token` releases it at `now`; true when that deleted the record (it was
@@ -198,7 +235,15 @@ impl<W> Lock<W> {
         self.held_ns
     }
 
-    /// Every wait, from the acquire to the acquisition.
+    /// Time held by the end of a run at `end`: the released acquisitions, and every holder
+    /// still holding (one that crashed, or never released) held it until `end`.
+    pub fn held_ns_until(&self, end: Nanos) -> Nanos {
+        self.holders.iter().fold(self.held_ns, |sum, (_, since)| {
+            sum.saturating_add(end.saturating_sub(*since))
+        })
+    }
+
+    /// Every wait, from the acquire to the acquisition or the give-up.
     pub fn waits(&mut self) -> &mut Samples {
         &mut self.waits
     }

@@ -27,7 +27,7 @@ columns! {
         gave_up: u64,
         /// failed lock attempts (polls and lease tries that found the lock taken)
         failed_attempts: u64,
-        /// total time waiting for locks, from each acquire step to its acquisition (empty: it never acquired one)
+        /// total time waiting for locks, from each acquire step to its acquisition or its give-up (empty: it never waited for one)
         lock_wait_ms: Option<f64>,
         /// total time queued at servers before service (empty: it never requested)
         server_wait_ms: Option<f64>,
@@ -56,6 +56,7 @@ pub enum Metric {
     LockMaxWait(u16),
     LockTotalWait(u16),
     LockHeld(u16),
+    LockGaveUpWait(u16),
     ServerRequests(u16),
     ServerWait(u16, WaitStat),
     ServerMaxQueue(u16),
@@ -220,7 +221,9 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.mean_wait_ms"),
-            format!("mean wait from an acquire step to taking `{n}` (empty: never taken)"),
+            format!(
+                "mean wait from an acquire step to taking `{n}` or giving up (empty: never waited for)"
+            ),
             Float,
             Metric::LockMeanWait(l),
         )?;
@@ -238,14 +241,20 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.total_wait_ms"),
-            format!("all waits for `{n}` added up"),
+            format!("all waits for `{n}` added up, acquired or given up"),
             Float,
             Metric::LockTotalWait(l),
         )?;
         self.col(
+            format!("{n}.gave_up_wait_ms"),
+            format!("the waits for `{n}` that ended in giving up (or a timeout), added up"),
+            Float,
+            Metric::LockGaveUpWait(l),
+        )?;
+        self.col(
             format!("{n}.held_ms"),
             format!(
-                "time `{n}` was held, over its released acquisitions (what the changes locked, for how long)"
+                "time `{n}` was held, every acquisition from its taking to its release (or to the run's end, when never released)"
             ),
             Float,
             Metric::LockHeld(l),

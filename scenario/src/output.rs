@@ -121,7 +121,12 @@ impl Sim<'_> {
             Metric::LockMeanWait(l) => or_empty(self.locks[l as usize].waits().mean_ms()),
             Metric::LockP95Wait(l) => or_empty(self.locks[l as usize].waits().percentile_ms(95.0)),
             Metric::LockMaxWait(l) => or_empty(self.locks[l as usize].waits().max_ms()),
-            Metric::LockHeld(l) => Cell::Float(ns_to_ms(self.locks[l as usize].held_ns())),
+            Metric::LockHeld(l) => {
+                Cell::Float(ns_to_ms(self.locks[l as usize].held_ns_until(self.end)))
+            }
+            Metric::LockGaveUpWait(l) => {
+                Cell::Float(ns_to_ms(self.locks[l as usize].gave_up_wait_ns()))
+            }
             Metric::LockTotalWait(l) => {
                 Cell::Float(self.locks[l as usize].waits().sum_ns() as f64 / 1e6)
             }

@@ -19,6 +19,7 @@ pub fn run(
     let mut queue = ctx.queue(p.actors as usize + 16);
     sim.schedule_starts(&mut queue);
     run_queue(&mut queue, &mut sim)?;
+    sim.end = queue.now();
     if let Some(e) = sim.error.take() {
         return Err(ModelError::Sim(SimError::Model(e)));
     }

@@ -129,6 +129,8 @@ pub struct Sim<'p> {
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
     pub error: Option<String>,
+    /// When the run ended (its last event): a lock never released is held until then.
+    pub end: Nanos,
 }
 
 impl<'p> Sim<'p> {
@@ -205,6 +207,7 @@ impl<'p> Sim<'p> {
                 .map(|g| matches!(g.pace, PaceP::Closed))
                 .collect(),
             error: None,
+            end: 0,
         })
     }
 
