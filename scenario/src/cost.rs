@@ -4,7 +4,7 @@
 use coordsim_model::Cost;
 use sim_core::ms_to_ns;
 
-use crate::point::{CrashRule, Dur, LockMode, PaceP, Point, StepP};
+use crate::point::{CrashRule, Dur, LockMode, PaceP, PickP, Point, StepP, TimeoutP};
 
 /// A random stream's size, for the memory estimate.
 const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
@@ -19,24 +19,39 @@ impl Point {
         let mut streams: u64 = 0;
         for g in &self.groups {
             let r = u64::from(g.count).saturating_mul(g.repeat);
-            events = events.saturating_add(r.saturating_mul(2 * g.steps.len() as u64 + 1));
+            // Each step of each attempt: its event, a landing or a timeout.
+            let per_attempt = 3 * g.steps.len() as u64 + 1;
+            events = events.saturating_add(
+                r.saturating_mul(per_attempt)
+                    .saturating_mul(u64::from(g.attempts)),
+            );
             let requests = g
                 .steps
                 .iter()
                 .filter(|s| matches!(s, StepP::Request { .. }))
                 .count() as u64;
-            samples = samples.saturating_add(r.saturating_mul(1 + requests));
+            samples =
+                samples.saturating_add(r.saturating_mul(1 + requests * u64::from(g.attempts)));
             jobs = jobs.saturating_add(if matches!(g.pace, PaceP::Closed) {
                 u64::from(g.count)
             } else {
                 r
             });
-            let crashy = g
-                .steps
-                .iter()
-                .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
+            let crashy = g.steps.iter().any(|s| {
+                matches!(
+                    s,
+                    StepP::Crash {
+                        rule: CrashRule::Probability(_),
+                        ..
+                    }
+                )
+            });
             let random = matches!(g.pace, PaceP::Random(_));
-            streams += u64::from(g.count) * (u64::from(crashy) + u64::from(random));
+            streams += u64::from(g.count)
+                * (u64::from(crashy)
+                    + u64::from(random)
+                    + u64::from(g.jitters)
+                    + u64::from(g.chances));
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
         events = events.saturating_add(self.poll_rounds());
@@ -69,8 +84,29 @@ impl Point {
             StepP::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
             StepP::Read(r) => self.regs[*r as usize].read_ns,
             StepP::Write { reg, .. } => self.regs[*reg as usize].write_ns,
-            StepP::Request { server, .. } => self.servers[*server as usize].service_ns,
-            StepP::Send(link) => self.links[*link as usize],
+            StepP::Pause(Dur::Fixed(ns)) => *ns,
+            StepP::Pause(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            // Of a choice, the slowest.
+            StepP::Request { server, .. } => match server {
+                PickP::One(s) => self.servers[*s as usize].service_ns,
+                PickP::OneOf(items, _) => items
+                    .iter()
+                    .map(|s| self.servers[*s as usize].service_ns)
+                    .max()
+                    .unwrap_or(0),
+            },
+            StepP::Send { link, .. } => match link {
+                PickP::One(k) => self.links[*k as usize],
+                PickP::OneOf(items, _) => items
+                    .iter()
+                    .map(|k| self.links[*k as usize])
+                    .max()
+                    .unwrap_or(0),
+            },
+            StepP::Crash {
+                restart: Some(Dur::Fixed(ns)),
+                ..
+            } => *ns,
             _ => 0,
         }
     }
@@ -89,7 +125,7 @@ impl Point {
         let waits = self.groups.iter().any(|g| {
             g.steps
                 .iter()
-                .any(|s| matches!(s, StepP::Acquire { lock, .. } if polled(*lock).is_some()))
+                .any(|s| s.locks().iter().any(|l| polled(*l).is_some()))
         });
         if !waits {
             return 0;
@@ -109,7 +145,8 @@ impl Point {
             busy = busy.saturating_add(
                 slowest
                     .saturating_mul(u64::from(g.count))
-                    .saturating_mul(g.repeat),
+                    .saturating_mul(g.repeat)
+                    .saturating_mul(u64::from(g.attempts)),
             );
         }
         let unlocks = self
@@ -121,21 +158,26 @@ impl Point {
         let mut rounds: u64 = 0;
         for g in &self.groups {
             for s in &g.steps {
-                let StepP::Acquire { lock, give_up } = s else {
+                let StepP::Acquire { timeout, .. } = s else {
                     continue;
                 };
-                let Some(poll_ns) = polled(*lock) else {
+                // Of a choice of locks, the one polled most often.
+                let Some(poll_ns) = s.locks().iter().filter_map(|l| polled(*l)).min() else {
                     continue;
                 };
                 let ceiling = busy.saturating_add(unlocks);
-                let wait = match give_up {
-                    Some(Dur::Fixed(ns)) => ceiling.min(*ns),
+                let wait = match timeout {
+                    Some(TimeoutP {
+                        after: Some(Dur::Fixed(ns)),
+                        ..
+                    }) => ceiling.min(*ns),
                     _ => ceiling,
                 };
                 let per = 1 + wait / poll_ns;
                 rounds = rounds.saturating_add(
                     per.saturating_mul(u64::from(g.count))
-                        .saturating_mul(g.repeat),
+                        .saturating_mul(g.repeat)
+                        .saturating_mul(u64::from(g.attempts)),
                 );
             }
         }

@@ -6,10 +6,13 @@ use coordsim_model::{ParamError, Value};
 use sim_core::{Nanos, ms_to_ns};
 
 use crate::point::{
-    CrashRule, Dur, GroupP, Inst, LockMode, LockP, MAX_ACTORS, MAX_INSTANCES, MAX_REPETITIONS,
-    PaceP, Point, RegP, ServerP, StepP, Tie, is_default_name,
+    CondP, CrashRule, Dur, GroupP, Inst, LockMode, LockP, MAX_ACTORS, MAX_ATTEMPTS, MAX_INSTANCES,
+    MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, RegP, ServerP, StepP, ThenP, Tie, TimeoutP,
+    is_default_name,
 };
-use crate::spec::{self, Choice, Crash, Num, Pace, ResourceKind, Spec, Step, Var};
+use crate::spec::{
+    self, Choice, Cond, Crash, Num, OnTimeout, Pace, Pick, ResourceKind, Spec, Step, Then, Var,
+};
 
 fn path_key(path: &[&str]) -> String {
     path.join(".")
@@ -36,6 +39,8 @@ impl Point {
             locks: Vec::new(),
             servers: Vec::new(),
             links: Vec::new(),
+            link_loss: Vec::new(),
+            link_names: Vec::new(),
             groups: Vec::new(),
             actors: 0,
             lock_names: Vec::new(),
@@ -72,6 +77,21 @@ impl Point {
         // Every actor's start, and any delay computed per actor, must be a duration: checked
         // now for a handful of actors would miss the rest, so the run checks each (a model
         // error naming the group), and here only the per-point numbers are checked.
+        // A server whose requests may time out tracks whether each client still waits.
+        for g in &point.groups {
+            for s in &g.steps {
+                if let StepP::Request {
+                    server,
+                    timeout: Some(_),
+                    ..
+                } = s
+                {
+                    for (k, sv) in point.servers.iter_mut().enumerate() {
+                        sv.abandons |= server.may_be(k as u16);
+                    }
+                }
+            }
+        }
         point.params = numbers;
         point.actors = actors as u32;
         Ok(point)
@@ -153,11 +173,21 @@ impl Point {
                     service_ns,
                     dist,
                     instances,
+                    abandons: false,
                 });
             }
-            ResourceKind::Link { rtt_ms } => {
+            ResourceKind::Link { rtt_ms, loss } => {
                 let rtt = ev.duration(rtt_ms, &[at, "rtt_ms"])?;
+                let loss = ev.number(loss, &[at, "loss"])?;
+                if !(0.0..=1.0).contains(&loss) {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "loss"]),
+                        format!("a probability is in [0, 1], got {loss}"),
+                    ));
+                }
                 self.links.push(rtt / 2);
+                self.link_loss.push(loss);
+                self.link_names.push(name.to_string());
             }
         }
         Ok(())
@@ -192,36 +222,20 @@ impl Point {
             Pace::Every(e) => PaceP::Every(ev.duration(e, &[at, "every_ms"])?),
             Pace::Spread(s) => PaceP::Spread(ev.duration(s, &[at, "spread_ms"])?),
         };
-        let mut steps = Vec::new();
-        for (si, s) in g.steps.iter().enumerate() {
-            let at_s = format!("actor[{gi}].steps[{si}]");
-            steps.push(self.step(ev, &at_s, g, count, s)?);
-        }
-        // A per-actor list has one number for each actor.
-        let mut lists: Vec<(&Num, String)> = vec![(&g.start_ms, format!("{at}.start_ms"))];
-        for (si, step) in g.steps.iter().enumerate() {
-            let here = |field: &str| format!("{at}.steps[{si}].{field}");
-            match step {
-                Step::Write { value, .. } => lists.push((value, here("value"))),
-                Step::Delay(d) => lists.push((d, here("delay_ms"))),
-                Step::Acquire {
-                    give_up_after_ms: Some(d),
-                    ..
-                } => lists.push((d, here("give_up_after_ms"))),
-                Step::Request { instance, .. } => lists.push((instance, here("instance"))),
-                _ => {}
-            }
-        }
-        for (num, key) in lists {
-            if let Some(len) = num.each_len()
-                && len as u64 != count
-            {
-                return Err(ParamError::new(
-                    &key,
-                    format!("a list needs one number per actor: {count} here, got {len}"),
-                ));
-            }
-        }
+        let mut flat = Flat {
+            point: self,
+            ev,
+            g,
+            count,
+            steps: Vec::new(),
+            handlers: Vec::new(),
+            attempts: 1,
+            jitters: false,
+            chances: false,
+        };
+        flat.list(&g.steps, &format!("{at}.steps"))?;
+        flat.handlers()?;
+        ev.each_len(&g.start_ms, &format!("{at}.start_ms"), count)?;
         if let Some(names) = &g.names
             && names.len() as u64 != count
         {
@@ -237,80 +251,309 @@ impl Point {
             start_ms: ev.per_point(&g.start_ms, &[at, "start_ms"])?,
             repeat,
             pace,
-            steps,
+            steps: flat.steps,
+            attempts: flat.attempts,
+            jitters: flat.jitters,
+            chances: flat.chances,
+        })
+    }
+}
+
+/// A group's steps flattened into its program: an `if` as a branch and a jump, a timeout's
+/// steps after the repetition's end, each ending in what follows it.
+struct Flat<'a> {
+    point: &'a Point,
+    ev: &'a Eval<'a>,
+    g: &'a spec::Group,
+    count: u64,
+    steps: Vec<StepP>,
+    /// Timeouts whose steps are still to be placed: the blocking step's index, its path.
+    handlers: Vec<(usize, &'a OnTimeout, String)>,
+    attempts: u32,
+    jitters: bool,
+    chances: bool,
+}
+
+impl<'a> Flat<'a> {
+    fn list(&mut self, steps: &'a [Step], at: &str) -> Result<(), ParamError> {
+        for (si, s) in steps.iter().enumerate() {
+            self.step(s, &format!("{at}[{si}]"))?;
+        }
+        Ok(())
+    }
+
+    /// Places every timeout's steps after an `End`, each followed by what comes next (its
+    /// own timeouts' steps after it).
+    fn handlers(&mut self) -> Result<(), ParamError> {
+        if self.handlers.is_empty() {
+            return Ok(());
+        }
+        self.steps.push(StepP::End);
+        while !self.handlers.is_empty() {
+            let (b, t, at) = self.handlers.remove(0);
+            let start = self.steps.len() as u32;
+            match &mut self.steps[b] {
+                StepP::Acquire { timeout, .. }
+                | StepP::Request { timeout, .. }
+                | StepP::Send { timeout, .. } => {
+                    if let Some(t) = timeout {
+                        t.handler = start;
+                    }
+                }
+                _ => unreachable!("a timeout belongs to a blocking step"),
+            }
+            self.list(&t.steps, &format!("{at}.on_timeout.steps"))?;
+            let then = match &t.then {
+                Then::End => ThenP::End,
+                Then::GoOn => ThenP::GoOn(b as u32 + 1),
+                Then::Retry {
+                    max_attempts,
+                    backoff_ms,
+                    jitter_ms,
+                } => {
+                    let here = format!("{at}.on_timeout");
+                    let max =
+                        self.ev
+                            .whole(max_attempts, &[&here, "max_attempts"], 1, MAX_ATTEMPTS)?
+                            as u32;
+                    self.attempts = self.attempts.max(max);
+                    let jitter = self.ev.per_point(jitter_ms, &[&here, "jitter_ms"])?;
+                    self.jitters |= !matches!(jitter, Num::Lit(0.0));
+                    ThenP::Retry {
+                        max_attempts: max,
+                        backoff: self.ev.per_point(backoff_ms, &[&here, "backoff_ms"])?,
+                        jitter,
+                    }
+                }
+            };
+            self.steps.push(StepP::AfterTimeout(then));
+        }
+        Ok(())
+    }
+
+    fn pick(&self, p: &Pick, at: &str, key: &str) -> Result<PickP, ParamError> {
+        Ok(match p {
+            Pick::One(r) => PickP::One(*r),
+            Pick::OneOf(items, index) => {
+                let index = self.ev.per_point(index, &[at, key, "index"])?;
+                if let Num::Lit(x) = index {
+                    let k = x as usize;
+                    if !(x >= 0.0 && x.fract() == 0.0 && k < items.len()) {
+                        return Err(ParamError::new(
+                            &path_key(&[at, key, "index"]),
+                            format!(
+                                "the index is {x}; `one_of` has {} (index 0 to {})",
+                                items.len(),
+                                items.len() - 1
+                            ),
+                        ));
+                    }
+                    PickP::One(items[k])
+                } else {
+                    PickP::OneOf(items.clone(), index)
+                }
+            }
+            Pick::By(param, options) => {
+                let Some(Value::Str(v)) = self.ev.values.get(*param as usize) else {
+                    return Err(ParamError::new(
+                        &path_key(&[at, key, "by"]),
+                        "its `by` parameter has no string value here",
+                    ));
+                };
+                match options.iter().find(|(o, _)| o == v) {
+                    Some((_, r)) => PickP::One(*r),
+                    None => {
+                        let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
+                        return Err(ParamError::new(
+                            &path_key(&[at, key]),
+                            format!(
+                                "`{}` = \"{v}\" names no resource here; it gives: {}",
+                                self.ev.spec.params[*param as usize].name,
+                                valid.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
         })
     }
 
-    /// A step of group `g` (`count` actors) at this point; `at` is its path.
-    fn step(
-        &self,
-        ev: &Eval<'_>,
+    fn timeout(
+        &mut self,
+        t: &'a Option<OnTimeout>,
         at: &str,
-        g: &spec::Group,
-        count: u64,
-        s: &Step,
-    ) -> Result<StepP, ParamError> {
-        Ok(match s {
+    ) -> Result<Option<TimeoutP>, ParamError> {
+        let Some(t) = t else {
+            return Ok(None);
+        };
+        let key = t.key;
+        let after = match &t.after {
+            Some(a) => {
+                self.ev.each_len(a, &format!("{at}.{key}"), self.count)?;
+                Some(self.ev.dur(a, &[at, key])?)
+            }
+            None => None,
+        };
+        self.handlers.push((self.steps.len(), t, at.to_string()));
+        Ok(Some(TimeoutP {
+            after,
+            handler: u32::MAX,
+        }))
+    }
+
+    /// A step of the group at this point; `at` is its path.
+    fn step(&mut self, s: &'a Step, at: &str) -> Result<(), ParamError> {
+        let ev = self.ev;
+        let step = match s {
             Step::Read(r) => StepP::Read(*r),
             Step::Write {
                 reg,
                 value,
                 cas,
                 max_retries,
-            } => StepP::Write {
-                reg: *reg,
-                value: ev.per_point(value, &[at, "value"])?,
-                cas: *cas,
-                max_retries: ev.whole(max_retries, &[at, "max_retries"], 1, u32::MAX.into())?,
-            },
-            Step::Delay(d) => StepP::Delay(ev.dur(d, &[at, "delay_ms"])?),
-            Step::Acquire {
-                lock,
-                give_up_after_ms,
             } => {
-                let l = *lock as usize;
-                let lp = &self.locks[l];
+                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                StepP::Write {
+                    reg: *reg,
+                    value: ev.per_point(value, &[at, "value"])?,
+                    cas: *cas,
+                    max_retries: ev.whole(max_retries, &[at, "max_retries"], 1, u32::MAX.into())?,
+                }
+            }
+            Step::Delay(d) => {
+                ev.each_len(d, &format!("{at}.delay_ms"), self.count)?;
+                StepP::Delay(ev.dur(d, &[at, "delay_ms"])?)
+            }
+            Step::Pause(d) => {
+                ev.each_len(d, &format!("{at}.pause_ms"), self.count)?;
+                StepP::Pause(ev.dur(d, &[at, "pause_ms"])?)
+            }
+            Step::Acquire { lock, timeout } => {
+                let lock = self.pick(lock, at, "acquire")?;
                 // A stale record nobody removes, waited for with no ceiling: the run could
                 // only end at its limits. Said here, where it is written.
-                if give_up_after_ms.is_none()
-                    && lp.stale
-                    && lp.unlock_ns.is_empty()
-                    && lp.mode != LockMode::Lease
-                {
-                    return Err(ParamError::new(
-                        &path_key(&[at, "acquire"]),
-                        format!(
-                            "`{}` starts with a stale record that nothing removes (no unlock_at_ms, not a lease), and this acquire never gives up: it can never finish; add give_up_after_ms",
-                            self.lock_names[l]
-                        ),
-                    ));
+                if let PickP::One(l) = lock {
+                    let lp = &self.point.locks[l as usize];
+                    if timeout.as_ref().is_none_or(|t| t.after.is_none())
+                        && lp.stale
+                        && lp.unlock_ns.is_empty()
+                        && lp.mode != LockMode::Lease
+                    {
+                        return Err(ParamError::new(
+                            &path_key(&[at, "acquire"]),
+                            format!(
+                                "`{}` starts with a stale record that nothing removes (no unlock_at_ms, not a lease), and this acquire never gives up: it can never finish; add give_up_after_ms",
+                                self.point.lock_names[l as usize]
+                            ),
+                        ));
+                    }
                 }
-                StepP::Acquire {
-                    lock: l as u16,
-                    give_up: give_up_after_ms
-                        .as_ref()
-                        .map(|d| ev.dur(d, &[at, "give_up_after_ms"]))
-                        .transpose()?,
-                }
+                let timeout = self.timeout(timeout, at)?;
+                StepP::Acquire { lock, timeout }
             }
-            Step::Release(lock) => StepP::Release(*lock),
-            Step::Request { server, instance } => {
-                let server = *server as usize;
-                // An instance the same for every actor is reduced once, here.
-                let instance = if instance.per_actor() {
-                    Inst::Actor(ev.per_point(instance, &[at, "instance"])?)
-                } else {
-                    let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
-                    Inst::Fixed((k % u64::from(self.servers[server].instances)) as u32)
+            Step::Release(lock) => StepP::Release(self.pick(lock, at, "release")?),
+            Step::Renew(lock) => StepP::Renew(self.pick(lock, at, "renew")?),
+            Step::Request {
+                server,
+                instance,
+                timeout,
+            } => {
+                ev.each_len(instance, &format!("{at}.instance"), self.count)?;
+                let server = self.pick(server, at, "request")?;
+                // An instance the same for every actor, at one server, is reduced once, here.
+                let instance = match server {
+                    PickP::One(s) if !instance.per_actor() => {
+                        let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
+                        Inst::Fixed(
+                            (k % u64::from(self.point.servers[s as usize].instances)) as u32,
+                        )
+                    }
+                    _ => Inst::Actor(ev.per_point(instance, &[at, "instance"])?),
                 };
+                let timeout = self.timeout(timeout, at)?;
                 StepP::Request {
-                    server: server as u16,
+                    server,
                     instance,
+                    timeout,
                 }
             }
-            Step::Send(link) => StepP::Send(*link),
-            Step::Crash(c) => StepP::Crash(crash_rule(ev, at, g, count, c)?),
-        })
+            Step::Send { link, timeout } => {
+                let link = self.pick(link, at, "send")?;
+                let timeout = self.timeout(timeout, at)?;
+                StepP::Send { link, timeout }
+            }
+            Step::Crash {
+                rule,
+                restart_after_ms,
+            } => StepP::Crash {
+                rule: crash_rule(ev, at, self.g, self.count, rule)?,
+                restart: restart_after_ms
+                    .as_ref()
+                    .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
+                    .transpose()?,
+            },
+            Step::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = match cond {
+                    Cond::Outcome(o) => CondP::Outcome(*o),
+                    Cond::Chance(p) => {
+                        let p = ev.per_point(p, &[at, "if", "chance"])?;
+                        if let Num::Lit(x) = p
+                            && !(0.0..=1.0).contains(&x)
+                        {
+                            return Err(ParamError::new(
+                                &path_key(&[at, "if", "chance"]),
+                                format!("a probability is in [0, 1], got {x}"),
+                            ));
+                        }
+                        self.chances = true;
+                        CondP::Chance(p)
+                    }
+                    Cond::Compare(a, cmp, b) => CondP::Compare(
+                        ev.per_point(a, &[at, "if", "value"])?,
+                        *cmp,
+                        ev.per_point(b, &[at, "if"])?,
+                    ),
+                };
+                let b = self.steps.len();
+                self.steps.push(StepP::Branch {
+                    cond,
+                    otherwise: u32::MAX,
+                });
+                self.list(then, &format!("{at}.then"))?;
+                let jump = self.steps.len();
+                if !otherwise.is_empty() {
+                    self.steps.push(StepP::Jump(u32::MAX));
+                }
+                let else_at = self.steps.len() as u32;
+                if let StepP::Branch { otherwise: o, .. } = &mut self.steps[b] {
+                    *o = else_at;
+                }
+                self.list(otherwise, &format!("{at}.else"))?;
+                if !otherwise.is_empty() {
+                    let end = self.steps.len() as u32;
+                    self.steps[jump] = StepP::Jump(end);
+                }
+                return self.check_len(at);
+            }
+        };
+        self.steps.push(step);
+        self.check_len(at)
+    }
+
+    fn check_len(&self, at: &str) -> Result<(), ParamError> {
+        if self.steps.len() > MAX_PROGRAM {
+            return Err(ParamError::new(
+                at,
+                format!(
+                    "a group's steps, with its branches and timeout steps, come to at most {MAX_PROGRAM}"
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -393,7 +636,7 @@ impl Eval<'_> {
                     return Err(ParamError::new(
                         &key,
                         format!(
-                            "\"{text}\" is computed per actor; only a start, a delay, an instance or a give-up time may use `i`"
+                            "\"{text}\" is computed per actor; only a step's numbers (a start: `i` only) may use `i`, `k`, `attempt` or a register read"
                         ),
                     ));
                 }
@@ -490,6 +733,19 @@ impl Eval<'_> {
         sim_core::Dist::new(kind, mean_ms, cv, &[])
             .map(Some)
             .map_err(|m| ParamError::new(&path_key(cv_path), m))
+    }
+
+    /// A per-actor list has one number for each of the group's `count` actors.
+    fn each_len(&self, num: &Num, key: &str, count: u64) -> Result<(), ParamError> {
+        if let Some(len) = num.each_len()
+            && len as u64 != count
+        {
+            return Err(ParamError::new(
+                key,
+                format!("a list needs one number per actor: {count} here, got {len}"),
+            ));
+        }
+        Ok(())
     }
 
     fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {

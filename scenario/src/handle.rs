@@ -5,9 +5,10 @@
 use sim_core::{Class, EventQueue, Handler, Nanos, SimError, chance};
 
 use crate::lock::LockMode;
-use crate::point::{CrashRule, Inst, PaceP, StepP, Tie, eval_run};
+use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, TimeoutP, Vars, eval_run};
+use crate::recover::{ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REJECTED, RENEWED, SERVED};
 use crate::register::{Fence, Landing};
-use crate::sim::{Ev, NONE, Outcome, Sim};
+use crate::sim::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
 
 impl Handler<Ev> for Sim<'_> {
     #[inline]
@@ -46,19 +47,44 @@ impl Sim<'_> {
                 .get_or_insert_with(|| "internal: a departure from an idle server".into());
             return;
         };
+        let abandons = self.p.servers[s].abandons;
         if let Some(next) = next {
             self.serve(s, instance, next.tag, next.arrived, now, q);
             let waited = now - next.arrived;
-            if self.entities {
-                let a = self.jobs[next.tag as usize].actor as usize;
-                let actor = &mut self.actors[a];
-                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
-            }
-            if waited > 0 {
-                self.span(next.tag, "waiting", next.arrived, Some(now));
+            let job = if abandons {
+                self.still_waiting(next.tag, s)
+            } else {
+                Some(next.tag)
+            };
+            if let Some(job) = job {
+                if self.entities {
+                    let a = self.jobs[job as usize].actor as usize;
+                    let actor = &mut self.actors[a];
+                    actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
+                }
+                if waited > 0 {
+                    self.span(job, "waiting", next.arrived, Some(now));
+                }
             }
         }
-        let job = done.tag;
+        let job = if abandons {
+            let slot = self.slots[done.tag as usize];
+            let waiting = self.still_waiting(done.tag, s);
+            self.free_slots.push(done.tag);
+            match waiting {
+                Some(job) => {
+                    self.jobs[job as usize].serving = NO_SERVER;
+                    job
+                }
+                // Its client left: work nobody waits for.
+                None => {
+                    self.servers[s].waste(now - slot.started);
+                    return;
+                }
+            }
+        } else {
+            done.tag
+        };
         if self.entities {
             // Served at once: a request with no wait still counts as one.
             let a = self.jobs[job as usize].actor as usize;
@@ -69,8 +95,17 @@ impl Sim<'_> {
             let from = self.jobs[job as usize].step_started;
             self.span(job, "served", from, Some(now));
         }
-        self.jobs[job as usize].step += 1;
+        let j = &mut self.jobs[job as usize];
+        j.outcome = SERVED;
+        j.step += 1;
         self.proceed(job, q);
+    }
+
+    /// The job whose request fills slot `tag` at server `s`, if it still waits for it.
+    fn still_waiting(&self, tag: u32, s: usize) -> Option<u32> {
+        let slot = self.slots[tag as usize];
+        let j = &self.jobs[slot.job as usize];
+        (j.wait == slot.wait && j.serving as usize == s).then_some(slot.job)
     }
 
     /// Every other event (kept out of the handler's hot path).
@@ -99,9 +134,12 @@ impl Sim<'_> {
                 }
             }
             Ev::Retry { job } => {
+                let p = self.p;
+                let j = &self.jobs[job as usize];
                 if let StepP::Acquire { lock, .. } =
-                    self.steps(job)[self.jobs[job as usize].step as usize]
-                    && self.attempt(job, lock as usize, q)
+                    &p.groups[j.group as usize].steps[j.step as usize]
+                    && let Some(l) = self.pick(job, lock, self.locks.len())
+                    && self.attempt(job, l, q)
                 {
                     self.jobs[job as usize].step += 1;
                     self.go(job, q);
@@ -109,13 +147,28 @@ impl Sim<'_> {
             }
             Ev::Timeout { job } => {
                 let j = &mut self.jobs[job as usize];
-                if j.deadline == now && j.waiting != u16::MAX {
+                if j.deadline != now {
+                    return;
+                }
+                if j.waiting != u16::MAX {
                     let l = j.waiting as usize;
                     j.waiting = u16::MAX;
                     let from = j.step_started;
                     self.gave_up_wait(job, l, now - from);
                     self.span(job, "waiting", from, Some(now));
-                    self.end_rep_and_go(job, Outcome::GaveUp, q);
+                    self.timed_out(job, q);
+                } else if j.serving == LOST {
+                    j.serving = NO_SERVER;
+                    self.timed_out(job, q);
+                } else if j.serving != NO_SERVER {
+                    let s = j.serving as usize;
+                    j.serving = NO_SERVER;
+                    // A new wait: the request left behind no longer reaches this job.
+                    j.wait = j.wait.wrapping_add(1);
+                    let from = j.step_started;
+                    self.servers[s].time_out();
+                    self.span(job, "waiting", from, Some(now));
+                    self.timed_out(job, q);
                 }
             }
             Ev::Unlock { lock } => {
@@ -149,8 +202,9 @@ impl Sim<'_> {
                 self.free.push(job);
             }
             Some(StepP::Request {
-                server,
+                server: PickP::One(server),
                 instance: Inst::Fixed(k),
+                timeout: None,
             }) => {
                 let (s, k) = (*server as usize, *k);
                 self.request(job, s, k, q);
@@ -163,12 +217,40 @@ impl Sim<'_> {
     #[inline(always)]
     fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
-        if self.servers[s].arrive(k, job, now) {
-            self.serve(s, k, job, now, now, q);
+        let tag = if self.p.servers[s].abandons {
+            self.slot(job, s)
+        } else {
+            job
+        };
+        if self.servers[s].arrive(k, tag, now) {
+            self.serve(s, k, tag, now, now, q);
         }
     }
 
-    /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`).
+    /// A slot for `job`'s request at `s`, a server whose clients may leave: a new wait.
+    fn slot(&mut self, job: u32, s: usize) -> u32 {
+        let j = &mut self.jobs[job as usize];
+        j.wait = j.wait.wrapping_add(1);
+        j.serving = s as u16;
+        let slot = Slot {
+            job,
+            wait: j.wait,
+            started: NONE,
+        };
+        match self.free_slots.pop() {
+            Some(t) => {
+                self.slots[t as usize] = slot;
+                t
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`); `job`
+    /// is its tag (a slot, at a server whose clients may leave).
     #[inline(always)]
     fn serve(
         &mut self,
@@ -179,7 +261,15 @@ impl Sim<'_> {
         now: Nanos,
         q: &mut EventQueue<Ev>,
     ) {
-        if self.lanes.is_some() {
+        let job = if self.p.servers[s].abandons {
+            self.slots[job as usize].started = now;
+            self.still_waiting(job, s)
+        } else {
+            Some(job)
+        };
+        if self.lanes.is_some()
+            && let Some(job) = job
+        {
             // Its service starts now: the `served` span begins here.
             self.jobs[job as usize].step_started = now;
         }
@@ -196,7 +286,7 @@ impl Sim<'_> {
 
     /// Runs `job` from its current step until it blocks or ends.
     #[inline(never)]
-    fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+    pub(crate) fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
         loop {
             let j = job as usize;
@@ -205,13 +295,13 @@ impl Sim<'_> {
             let group = self.jobs[j].group as usize;
             let p = self.p;
             let steps = &p.groups[group].steps;
-            if step_index >= steps.len() {
+            let Some(step) = steps.get(step_index) else {
                 if self.end_rep(job, Outcome::Completed, now) {
                     continue;
                 }
                 return;
-            }
-            match &steps[step_index] {
+            };
+            match step {
                 StepP::Read(r) => {
                     let r = *r as usize;
                     let as_of_start = p.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
@@ -237,10 +327,15 @@ impl Sim<'_> {
                 }
                 // A delay always yields, even of 0 ms: the actor goes on in a new event, after
                 // the events already scheduled for that instant (SimPy's `timeout(0)`).
-                StepP::Delay(d) => match self.dur(d, job) {
+                StepP::Delay(d) | StepP::Pause(d) => match self.dur(d, job) {
                     Ok(d) => {
                         if d > 0 {
-                            self.span(job, "working", now, Some(now + d));
+                            let kind = if matches!(step, StepP::Pause(_)) {
+                                "paused"
+                            } else {
+                                "working"
+                            };
+                            self.span(job, kind, now, Some(now + d));
                         }
                         q.schedule_in(d, self.other, Ev::Resume { job });
                         return;
@@ -251,21 +346,42 @@ impl Sim<'_> {
                     }
                 },
                 StepP::Acquire { lock, .. } => {
+                    let Some(l) = self.pick(job, lock, self.locks.len()) else {
+                        return;
+                    };
                     self.jobs[j].step_started = now;
-                    if !self.attempt(job, *lock as usize, q) {
+                    if !self.attempt(job, l, q) {
                         return;
                     }
                 }
-                StepP::Release(lock) => self.release(job, *lock as usize, now),
-                StepP::Request { server, instance } => {
-                    let s = *server as usize;
+                StepP::Release(lock) => {
+                    let Some(l) = self.pick(job, lock, self.locks.len()) else {
+                        return;
+                    };
+                    self.release(job, l, now);
+                }
+                StepP::Renew(lock) => {
+                    let Some(l) = self.pick(job, lock, self.locks.len()) else {
+                        return;
+                    };
+                    let token = self.tokens[j * self.locks.len() + l];
+                    let kept = token != 0 && self.locks[l].renew(token, now);
+                    self.jobs[j].outcome = if kept { RENEWED } else { LOST_LEASE };
+                }
+                StepP::Request {
+                    server,
+                    instance,
+                    timeout,
+                } => {
+                    let Some(s) = self.pick(job, server, self.servers.len()) else {
+                        return;
+                    };
                     let k = match instance {
                         Inst::Fixed(k) => *k,
                         Inst::Actor(num) => {
-                            let index = self.actors[a as usize].index;
-                            let x = eval_run(num, &p.params, index, 0, f64::NAN, &[])
-                                .unwrap_or(f64::NAN);
+                            let x = self.eval(job, num);
                             if !(x >= 0.0 && x.fract() == 0.0 && x < 4e18) {
+                                let index = self.actors[a as usize].index;
                                 self.error.get_or_insert(format!(
                                     "actor {index}: a request's instance is {x}, not a whole number ≥ 0"
                                 ));
@@ -274,18 +390,56 @@ impl Sim<'_> {
                             (x as u64 % u64::from(p.servers[s].instances)) as u32
                         }
                     };
+                    if let Some(t) = timeout {
+                        self.jobs[j].step_started = now;
+                        let Some(deadline) = self.deadline(job, t, now) else {
+                            return;
+                        };
+                        self.jobs[j].deadline = deadline;
+                        if deadline != NONE {
+                            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                        }
+                    }
                     self.request(job, s, k, q);
                     return;
                 }
-                StepP::Send(link) => {
-                    let d = self.links[*link as usize].cross();
+                StepP::Send { link, timeout } => {
+                    let Some(k) = self.pick(job, link, self.links.len()) else {
+                        return;
+                    };
+                    let (d, lost) = self.links[k].cross();
+                    let deadline = match timeout {
+                        Some(t) => match self.deadline(job, t, now) {
+                            Some(d) => d,
+                            None => return,
+                        },
+                        None => NONE,
+                    };
+                    // Lost, or slower than its timeout: only the timeout ends the wait (none:
+                    // the actor waits for good).
+                    if lost || deadline < now.saturating_add(d) {
+                        let jb = &mut self.jobs[j];
+                        jb.serving = LOST;
+                        jb.deadline = deadline;
+                        if deadline != NONE {
+                            self.span(job, "crossing", now, Some(deadline));
+                            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                        } else {
+                            self.span(job, "crossing", now, None);
+                        }
+                        if lost {
+                            self.mark(job, "lost", now);
+                        }
+                        return;
+                    }
+                    self.jobs[j].outcome = DELIVERED;
                     if d > 0 {
                         self.span(job, "crossing", now, Some(now + d));
                         q.schedule_in(d, 1 + a, Ev::Resume { job });
                         return;
                     }
                 }
-                StepP::Crash(rule) => {
+                StepP::Crash { rule, restart } => {
                     let actor = &mut self.actors[a as usize];
                     let dies = match rule {
                         CrashRule::All => true,
@@ -299,14 +453,56 @@ impl Sim<'_> {
                         }
                     };
                     if dies {
-                        actor.crashed = true;
-                        self.groups[group].crashed += 1;
                         self.mark(job, "crashed", now);
-                        // It holds what it held: a crashed holder's lock stays taken.
-                        self.free.push(job);
+                        match restart {
+                            Some(d) => self.restart(job, d, q),
+                            None => {
+                                let actor = &mut self.actors[a as usize];
+                                actor.crashed = true;
+                                self.groups[group].crashed += 1;
+                                // It holds what it held: a crashed holder's lock stays taken.
+                                self.free.push(job);
+                            }
+                        }
                         return;
                     }
                 }
+                StepP::Branch { cond, otherwise } => {
+                    if !self.holds(job, cond) {
+                        self.jobs[j].step = *otherwise;
+                        continue;
+                    }
+                }
+                StepP::Jump(to) => {
+                    self.jobs[j].step = *to;
+                    continue;
+                }
+                StepP::End => {
+                    if self.end_rep(job, Outcome::Completed, now) {
+                        continue;
+                    }
+                    return;
+                }
+                StepP::AfterTimeout(then) => match then {
+                    ThenP::GoOn(to) => {
+                        self.jobs[j].step = *to;
+                        continue;
+                    }
+                    ThenP::Retry {
+                        max_attempts,
+                        backoff,
+                        jitter,
+                    } if self.jobs[j].attempt < *max_attempts => {
+                        self.retry(job, backoff, jitter, q);
+                        return;
+                    }
+                    _ => {
+                        if self.end_rep(job, Outcome::GaveUp, now) {
+                            continue;
+                        }
+                        return;
+                    }
+                },
             }
             self.jobs[j].step += 1;
         }
@@ -359,15 +555,14 @@ impl Sim<'_> {
         let r = *reg as usize;
         let nr = self.regs.len();
         let read = self.reads[j * nr + r];
-        let new = eval_run(
-            value,
-            &p.params,
-            self.actors[a].index,
-            self.jobs[j].rep,
+        let vars = Vars {
+            i: self.actors[a].index,
+            k: self.jobs[j].rep,
+            attempt: self.jobs[j].attempt,
             read,
-            &self.reads[j * nr..(j + 1) * nr],
-        )
-        .unwrap_or(f64::NAN);
+            regs: &self.reads[j * nr..(j + 1) * nr],
+        };
+        let new = eval_run(value, &p.params, &vars).unwrap_or(f64::NAN);
         if !new.is_finite() {
             self.error
                 .get_or_insert(format!("a write's value is {new}, not a finite number"));
@@ -378,8 +573,12 @@ impl Sim<'_> {
             checked: p.locks[l as usize].fencing,
         });
         match self.regs[r].land(now, read, new, fence, *cas) {
-            Landing::Applied { .. } => true,
+            Landing::Applied { .. } => {
+                self.jobs[j].outcome = APPLIED;
+                true
+            }
             Landing::Fenced => {
+                self.jobs[j].outcome = REJECTED;
                 self.actors[a].rejected += 1;
                 self.mark(job, "rejected", now);
                 true
@@ -422,12 +621,6 @@ impl Sim<'_> {
         }
     }
 
-    fn end_rep_and_go(&mut self, job: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
-        if self.end_rep(job, outcome, q.now()) {
-            self.go(job, q);
-        }
-    }
-
     /// Counts the job's repetition as completed at `now`.
     #[inline(always)]
     fn completed_at(&mut self, job: u32, now: Nanos) {
@@ -447,7 +640,7 @@ impl Sim<'_> {
 
     /// Ends the job's repetition; true when the same job goes on with the next one (a closed
     /// loop), from step 0.
-    fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
+    pub(crate) fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
         let j = &self.jobs[job as usize];
         let (a, g) = (j.actor as usize, j.group as usize);
         match outcome {
@@ -470,6 +663,8 @@ impl Sim<'_> {
             j.step = 0;
             j.started = now;
             j.retries = 0;
+            j.attempt = 1;
+            j.outcome = 0;
             return true;
         }
         self.free.push(job);
@@ -486,7 +681,8 @@ impl Sim<'_> {
         let j = job as usize;
         let give_up = match &self.steps(job)[self.jobs[j].step as usize] {
             StepP::Acquire {
-                give_up: Some(d), ..
+                timeout: Some(TimeoutP { after: Some(d), .. }),
+                ..
             } => match self.dur(d, job) {
                 Ok(d) => Some(d),
                 Err(e) => {
@@ -516,7 +712,7 @@ impl Sim<'_> {
         if give_up.is_some_and(|d| now > requested.saturating_add(d)) {
             self.gave_up_wait(job, l, now - requested);
             self.span(job, "waiting", requested, Some(now));
-            self.end_rep_and_go(job, Outcome::GaveUp, q);
+            self.timed_out(job, q);
         } else {
             q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
         }
@@ -541,6 +737,7 @@ impl Sim<'_> {
         let j = &mut self.jobs[job as usize];
         j.handed_at = if handed { now } else { NONE };
         j.waiting = u16::MAX;
+        j.outcome = ACQUIRED;
         let actor = &mut self.actors[j.actor as usize];
         actor.lock_wait = Some(actor.lock_wait.unwrap_or(0) + waited);
         let from = j.step_started;

@@ -37,6 +37,7 @@ mod metrics;
 mod output;
 mod point;
 mod read;
+mod recover;
 mod register;
 mod run;
 mod sections;

@@ -1,31 +1,49 @@
-//! A network link: each crossing takes half the round trip.
+//! A network link: each crossing takes half the round trip, and may be lost.
 
-use sim_core::Nanos;
+use sim_core::{Nanos, Stream, chance};
 
 /// One link during a run.
 pub struct Link {
     half_rtt: Nanos,
+    loss: f64,
+    /// Draws which crossings are lost (`loss/NAME`), when some may be.
+    rng: Option<Stream>,
     crossings: u64,
+    lost: u64,
 }
 
 impl Link {
-    /// A link whose crossing takes `half_rtt` (half the round trip, to the nanosecond below).
-    pub fn new(half_rtt: Nanos) -> Link {
+    /// A link whose crossing takes `half_rtt` (half the round trip, to the nanosecond below)
+    /// and is lost with probability `loss`, drawn from stream `loss/NAME` of `seed`.
+    pub fn new(half_rtt: Nanos, loss: f64, seed: u64, name: &str) -> Link {
         Link {
             half_rtt,
+            loss,
+            rng: (loss > 0.0).then(|| sim_core::stream(seed, &format!("loss/{name}"))),
             crossings: 0,
+            lost: 0,
         }
     }
 
-    /// One crossing: how long it takes.
+    /// One crossing: how long it takes, and whether it is lost on the way.
     #[inline]
-    pub fn cross(&mut self) -> Nanos {
+    pub fn cross(&mut self) -> (Nanos, bool) {
         self.crossings += 1;
-        self.half_rtt
+        let lost = match &mut self.rng {
+            Some(rng) => chance(rng, self.loss),
+            None => false,
+        };
+        self.lost += u64::from(lost);
+        (self.half_rtt, lost)
     }
 
-    /// Crossings so far.
+    /// Crossings so far (lost ones included).
     pub fn crossings(&self) -> u64 {
         self.crossings
+    }
+
+    /// Crossings lost.
+    pub fn lost(&self) -> u64 {
+        self.lost
     }
 }

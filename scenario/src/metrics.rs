@@ -4,7 +4,7 @@
 
 use coordsim_model::{ColumnSpec, ColumnType, ComposeError, PathPart, columns, intern};
 
-use crate::spec::{ResourceKind, Spec};
+use crate::spec::{Num, ResourceKind, Spec, Step};
 
 use ColumnType::{Count, Flag, Float};
 
@@ -62,13 +62,19 @@ pub enum Metric {
     ServerMaxQueue(u16),
     ServerBusy(u16),
     ServerMakespan(u16),
+    ServerTimedOut(u16),
+    ServerWasted(u16),
+    ServerWastedMs(u16),
     LinkCrossings(u16),
+    LinkLost(u16),
     GroupActors(u16),
     GroupStarted(u16),
     GroupCompleted(u16),
     GroupGaveUp(u16),
     GroupCrashed(u16),
     GroupRetries(u16),
+    GroupTimeouts(u16),
+    GroupRestarts(u16),
     GroupResponse(u16, WaitStat),
     Completed,
     MeanResponse,
@@ -123,16 +129,50 @@ impl MetricColumns {
                 }
                 ResourceKind::Server { .. } => {
                     columns.server(n, server)?;
+                    // Requests that may time out: what their clients left behind.
+                    let abandoned = spec.groups.iter().any(|g| {
+                        g.any(|s| {
+                            matches!(s, Step::Request { server: pick, timeout: Some(_), .. } if pick.all().contains(&server))
+                        })
+                    });
+                    if abandoned {
+                        columns.abandoned(n, server)?;
+                    }
                     server += 1;
                 }
-                ResourceKind::Link { .. } => {
-                    columns.link(n, link)?;
+                ResourceKind::Link { ref loss, .. } => {
+                    columns.link(n, link, !matches!(loss, Num::Lit(0.0)))?;
                     link += 1;
                 }
             }
         }
         for (g, group) in spec.groups.iter().enumerate() {
             columns.group(&group.name, g as u16)?;
+            let n = &group.name;
+            if group.any(|s| s.timeout().is_some()) {
+                columns.col(
+                    format!("{n}.timeouts"),
+                    format!("waits of `{n}` that timed out (a lock, a request, a crossing)"),
+                    Count,
+                    Metric::GroupTimeouts(g as u16),
+                )?;
+            }
+            if group.any(|s| {
+                matches!(
+                    s,
+                    Step::Crash {
+                        restart_after_ms: Some(_),
+                        ..
+                    }
+                )
+            }) {
+                columns.col(
+                    format!("{n}.restarts"),
+                    format!("times actors of `{n}` crashed and restarted"),
+                    Count,
+                    Metric::GroupRestarts(g as u16),
+                )?;
+            }
         }
         columns.overall()?;
         Ok(columns)
@@ -307,14 +347,45 @@ impl MetricColumns {
         Ok(())
     }
 
-    /// Link `n`, the `k`-th.
-    fn link(&mut self, n: &str, k: u16) -> Result<(), ComposeError> {
+    /// Server `n`'s requests whose clients may leave.
+    fn abandoned(&mut self, n: &str, s: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.timed_out"),
+            format!("requests to `{n}` whose client stopped waiting (a timeout) before their service ended"),
+            Count,
+            Metric::ServerTimedOut(s),
+        )?;
+        self.col(
+            format!("{n}.wasted_requests"),
+            format!("services `{n}` finished for a client that had left"),
+            Count,
+            Metric::ServerWasted(s),
+        )?;
+        self.col(
+            format!("{n}.wasted_ms"),
+            format!("service time `{n}` spent on requests nobody waited for any more"),
+            Float,
+            Metric::ServerWastedMs(s),
+        )?;
+        Ok(())
+    }
+
+    /// Link `n`, the `k`-th (`lossy`: it may lose a crossing).
+    fn link(&mut self, n: &str, k: u16, lossy: bool) -> Result<(), ComposeError> {
         self.col(
             format!("{n}.crossings"),
             format!("crossings of `{n}` (each half its round trip)"),
             Count,
             Metric::LinkCrossings(k),
         )?;
+        if lossy {
+            self.col(
+                format!("{n}.lost"),
+                format!("crossings `{n}` lost"),
+                Count,
+                Metric::LinkLost(k),
+            )?;
+        }
         Ok(())
     }
 
@@ -352,7 +423,9 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.retries"),
-            format!("repetitions of `{n}` restarted after a rejected compare-and-set"),
+            format!(
+                "repetitions of `{n}` started again: after a rejected compare-and-set, or a timeout's retry"
+            ),
             Count,
             Metric::GroupRetries(g),
         )?;

@@ -140,6 +140,12 @@ impl Sim<'_> {
                 Cell::Float(ns_to_ms(self.servers[s as usize].makespan_ns()))
             }
             Metric::LinkCrossings(l) => Cell::Count(self.links[l as usize].crossings()),
+            Metric::LinkLost(l) => Cell::Count(self.links[l as usize].lost()),
+            Metric::ServerTimedOut(s) => Cell::Count(self.servers[s as usize].timed_out()),
+            Metric::ServerWasted(s) => Cell::Count(self.servers[s as usize].wasted().0),
+            Metric::ServerWastedMs(s) => Cell::Float(ns_to_ms(self.servers[s as usize].wasted().1)),
+            Metric::GroupTimeouts(g) => Cell::Count(self.groups[g as usize].timeouts),
+            Metric::GroupRestarts(g) => Cell::Count(self.groups[g as usize].restarts),
             Metric::GroupActors(g) => Cell::Count(u64::from(self.p.groups[g as usize].count)),
             Metric::GroupStarted(g) => Cell::Count(self.groups[g as usize].started),
             Metric::GroupCompleted(g) => Cell::Count(self.groups[g as usize].completed),

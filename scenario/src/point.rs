@@ -5,7 +5,7 @@
 use sim_core::Nanos;
 
 pub use crate::lock::LockMode;
-use crate::spec::{Num, Var};
+use crate::spec::{Cmp, Num, Var};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
 pub const MAX_ACTORS: u64 = 1_000_000;
@@ -15,6 +15,10 @@ pub const MAX_LANES: usize = coordsim_model::MAX_LANES;
 pub const MAX_INSTANCES: u64 = 100_000;
 /// Most repetitions of one run, over all actors.
 pub const MAX_REPETITIONS: u64 = 100_000_000;
+/// Most attempts of one repetition (`max_attempts`).
+pub const MAX_ATTEMPTS: u64 = 1_000;
+/// Most steps of a group's program: its steps, branches' and timeouts' steps included.
+pub const MAX_PROGRAM: usize = 4_096;
 
 /// How events at one instant are ordered (`tie_order`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +52,44 @@ pub enum CrashRule {
     Probability(f64),
 }
 
+/// A resource a step names at this point: one, or one of a list by an expression.
+#[derive(Debug, Clone)]
+pub enum PickP {
+    One(u16),
+    OneOf(Vec<u16>, Num),
+}
+
+/// A blocking step's timeout: how long it waits (`None`: no timer; the handler runs only
+/// when the step is refused) and where its handler's steps start in the program.
+#[derive(Debug, Clone)]
+pub struct TimeoutP {
+    pub after: Option<Dur>,
+    pub handler: u32,
+}
+
+/// What follows a timeout's steps.
+#[derive(Debug, Clone)]
+pub enum ThenP {
+    End,
+    /// Go on at this step.
+    GoOn(u32),
+    Retry {
+        max_attempts: u32,
+        backoff: Num,
+        jitter: Num,
+    },
+}
+
+/// An `if`'s condition at this point.
+#[derive(Debug, Clone)]
+pub enum CondP {
+    Outcome(u8),
+    Chance(Num),
+    Compare(Num, Cmp, Num),
+}
+
+/// One step of a group's program: the config's steps in order, an `if` as a branch and a
+/// jump, and after an `End` the timeout handlers, each ending in what follows it.
 #[derive(Debug, Clone)]
 pub enum StepP {
     Read(u16),
@@ -58,17 +100,62 @@ pub enum StepP {
         max_retries: u64,
     },
     Delay(Dur),
+    Pause(Dur),
     Acquire {
-        lock: u16,
-        give_up: Option<Dur>,
+        lock: PickP,
+        timeout: Option<TimeoutP>,
     },
-    Release(u16),
+    Release(PickP),
+    Renew(PickP),
     Request {
-        server: u16,
+        server: PickP,
         instance: Inst,
+        timeout: Option<TimeoutP>,
     },
-    Send(u16),
-    Crash(CrashRule),
+    Send {
+        link: PickP,
+        timeout: Option<TimeoutP>,
+    },
+    Crash {
+        rule: CrashRule,
+        restart: Option<Dur>,
+    },
+    /// When the condition fails, go on at `otherwise`.
+    Branch {
+        cond: CondP,
+        otherwise: u32,
+    },
+    Jump(u32),
+    AfterTimeout(ThenP),
+    /// The repetition's steps end here (the handlers follow).
+    End,
+}
+
+impl PickP {
+    /// Whether it may name resource `r`.
+    pub fn may_be(&self, r: u16) -> bool {
+        match self {
+            PickP::One(x) => *x == r,
+            PickP::OneOf(items, _) => items.contains(&r),
+        }
+    }
+}
+
+impl StepP {
+    /// Whether it may block on a lock, given the lock's number.
+    pub fn locks(&self) -> &[u16] {
+        match self {
+            StepP::Acquire {
+                lock: PickP::One(l),
+                ..
+            } => std::slice::from_ref(l),
+            StepP::Acquire {
+                lock: PickP::OneOf(ls, _),
+                ..
+            } => ls,
+            _ => &[],
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -89,6 +176,11 @@ pub struct GroupP {
     pub repeat: u64,
     pub pace: PaceP,
     pub steps: Vec<StepP>,
+    /// The most attempts of one repetition (1 without retries).
+    pub attempts: u32,
+    /// Whether its actors draw jitter (`jitter/NAME-i`) or chances (`chance/NAME-i`).
+    pub jitters: bool,
+    pub chances: bool,
 }
 
 impl GroupP {
@@ -126,6 +218,8 @@ pub struct ServerP {
     /// The service distribution (`None`: fixed, `service_ns` each).
     pub dist: Option<sim_core::Dist>,
     pub instances: u32,
+    /// Whether a request to it may time out: its clients may leave before their service.
+    pub abandons: bool,
 }
 
 /// One sweep point's scenario: every number computed, every option chosen.
@@ -137,7 +231,10 @@ pub struct Point {
     pub regs: Vec<RegP>,
     pub locks: Vec<LockP>,
     pub servers: Vec<ServerP>,
+    /// Each link's crossing (half its round trip), loss probability and name.
     pub links: Vec<Nanos>,
+    pub link_loss: Vec<f64>,
+    pub link_names: Vec<String>,
     pub groups: Vec<GroupP>,
     pub actors: u32,
     /// The lock number of each resource that is a lock (by resource index).
@@ -145,9 +242,37 @@ pub struct Point {
 }
 
 impl Point {
-    /// A per-actor number at actor `i` (a start, a delay, an instance).
+    /// A per-actor number at actor `i` (a start, a delay, an instance), before any
+    /// repetition: `k` is 0 and `attempt` 1.
     pub fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
-        eval_run(num, &self.params, i, 0, f64::NAN, &[])
+        eval_run(num, &self.params, &Vars::actor(i))
+    }
+}
+
+/// What a number computed in a run may name besides the parameters.
+pub struct Vars<'a> {
+    /// `i`.
+    pub i: u32,
+    /// `k`.
+    pub k: u64,
+    /// `attempt`.
+    pub attempt: u32,
+    /// `read`.
+    pub read: f64,
+    /// What the actor read of each register (NaN: nothing).
+    pub regs: &'a [f64],
+}
+
+impl Vars<'_> {
+    /// Actor `i` before it runs.
+    pub fn actor(i: u32) -> Vars<'static> {
+        Vars {
+            i,
+            k: 0,
+            attempt: 1,
+            read: f64::NAN,
+            regs: &[],
+        }
     }
 }
 
@@ -173,20 +298,21 @@ pub fn is_default_name(group: &str, count: u64, who: &str) -> bool {
         .is_some_and(|(i, digits)| i < count && i.to_string() == digits)
 }
 
-/// A number computed in a run: `get` gives `i`, `k`, `read` and the registers read.
-pub fn eval_run(num: &Num, params: &[f64], i: u32, k: u64, read: f64, regs: &[f64]) -> Option<f64> {
+/// A number computed in a run, from the parameters and `vars`.
+pub fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
     match num {
         Num::Lit(x) => Some(*x),
         Num::By(..) => None,
         Num::Each(items) => items
-            .get(i as usize)
-            .and_then(|n| eval_run(n, params, i, k, read, regs)),
+            .get(vars.i as usize)
+            .and_then(|n| eval_run(n, params, vars)),
         Num::Expr(e, _) => e.eval(&|v| match v {
             Var::Param(p) => params.get(p as usize).copied(),
-            Var::Index => Some(f64::from(i)),
-            Var::Rep => Some(k as f64),
-            Var::Read => Some(read),
-            Var::Reg(r) => regs.get(r as usize).copied(),
+            Var::Index => Some(f64::from(vars.i)),
+            Var::Rep => Some(vars.k as f64),
+            Var::Attempt => Some(f64::from(vars.attempt)),
+            Var::Read => Some(vars.read),
+            Var::Reg(r) => vars.regs.get(r as usize).copied(),
         }),
     }
 }

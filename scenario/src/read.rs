@@ -31,7 +31,7 @@ fn valid_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-const RESERVED_NAMES: &[&str] = &["i", "k", "read", TIE_ORDER];
+const RESERVED_NAMES: &[&str] = &["i", "k", "read", "attempt", TIE_ORDER];
 
 /// Columns of every scenario (its overall metrics and its entity columns) and of the output
 /// files: no parameter may take one, or a claim or a table could not tell them apart.
@@ -143,17 +143,17 @@ impl Reader<'_> {
                         }
                         return Ok(Var::Param(i as u16));
                     }
-                    let actor = matches!(scope, Scope::Actor | Scope::Write);
+                    let actor = matches!(scope, Scope::Actor | Scope::Step | Scope::Write);
+                    let step = matches!(scope, Scope::Step | Scope::Write);
                     match name {
                         "i" if actor => return Ok(Var::Index),
-                        "k" if scope == Scope::Write => return Ok(Var::Rep),
+                        "k" if step => return Ok(Var::Rep),
+                        "attempt" if step => return Ok(Var::Attempt),
                         "read" if scope == Scope::Write => return Ok(Var::Read),
                         _ => {}
                     }
-                    if scope == Scope::Write
-                        && let Some(r) = self.registers.iter().position(|r| r == name)
-                    {
-                        if !read[r] {
+                    if step && let Some(r) = self.registers.iter().position(|r| r == name) {
+                        if !read.get(r).copied().unwrap_or(false) {
                             return Err(format!(
                                 "the actor reads `{name}` in no step before this one"
                             ));
@@ -169,8 +169,13 @@ impl Reader<'_> {
                     if actor {
                         valid.push("i");
                     }
+                    if step {
+                        valid.extend(["k", "attempt"]);
+                    }
                     if scope == Scope::Write {
-                        valid.extend(["k", "read"]);
+                        valid.push("read");
+                    }
+                    if step {
                         valid.extend(
                             self.registers
                                 .iter()
@@ -299,6 +304,18 @@ impl Reader<'_> {
         }
     }
 
+    /// The string parameter `v` names (`by = "order"`).
+    pub fn text_param(&self, path: Path, v: &Value) -> Result<u16, ComposeError> {
+        let name = string(path.clone(), v, "a parameter's name")?;
+        match self.param(&name) {
+            Some(p) if self.params[p].kind == Kind::Text => Ok(p as u16),
+            _ => fail(
+                path,
+                format!("`{name}` is not a string parameter of this config"),
+            ),
+        }
+    }
+
     /// The resource of `kind` called by the string `v`: its number among that kind's.
     pub fn resource_named(
         &self,
@@ -364,7 +381,7 @@ pub fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeError> {
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k` or `read`), got `{name}`"
+                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt` or `read`), got `{name}`"
                 ),
             );
         }

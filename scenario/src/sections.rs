@@ -224,7 +224,7 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
 }
 
 fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
-    let entries = table(&path, v, "a link", &["name", "kind", "rtt_ms"])?;
+    let entries = table(&path, v, "a link", &["name", "kind", "rtt_ms", "loss"])?;
     let Some(rtt) = get(entries, "rtt_ms") else {
         return fail(
             path,
@@ -233,6 +233,7 @@ fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Comp
     };
     Ok(ResourceKind::Link {
         rtt_ms: reader.num(at(&path, "rtt_ms"), rtt, Scope::Params, &[])?,
+        loss: reader.opt_num(&path, entries, "loss", 0.0, Scope::Params)?,
     })
 }
 

@@ -22,6 +22,9 @@ pub struct Server {
     departures: u64,
     first_arrival: Option<Nanos>,
     last_departure: Nanos,
+    timed_out: u64,
+    wasted: u64,
+    wasted_ns: Nanos,
 }
 
 impl Server {
@@ -46,6 +49,9 @@ impl Server {
             departures: 0,
             first_arrival: None,
             last_departure: 0,
+            timed_out: 0,
+            wasted: 0,
+            wasted_ns: 0,
         }
     }
 
@@ -86,6 +92,27 @@ impl Server {
     /// Requests served.
     pub fn requests(&self) -> u64 {
         self.requests
+    }
+
+    /// Counts a request whose client stopped waiting for it.
+    pub fn time_out(&mut self) {
+        self.timed_out += 1;
+    }
+
+    /// Counts a service of `ns` finished for a client that had left.
+    pub fn waste(&mut self, ns: Nanos) {
+        self.wasted += 1;
+        self.wasted_ns = self.wasted_ns.saturating_add(ns);
+    }
+
+    /// Requests whose client stopped waiting (timed out) before their service ended.
+    pub fn timed_out(&self) -> u64 {
+        self.timed_out
+    }
+
+    /// Services finished for clients that had left, and their time.
+    pub fn wasted(&self) -> (u64, Nanos) {
+        (self.wasted, self.wasted_ns)
     }
 
     /// Every request's wait in the queue before service.

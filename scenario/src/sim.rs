@@ -13,9 +13,10 @@ use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
 use crate::link::Link;
 use crate::lock::{Lock, Token};
-use crate::point::{CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP};
+use crate::point::{CondP, CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars, eval_run};
 use crate::register::Register;
 use crate::server::Server;
+use crate::spec::Num;
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub const NONE: Nanos = Nanos::MAX;
@@ -31,7 +32,7 @@ pub enum Ev {
     Land { job: u32 },
     /// A polled lock: try again.
     Retry { job: u32 },
-    /// A queued wait's ceiling.
+    /// A wait's ceiling: a queued lock's, a request's, a lost crossing's.
     Timeout { job: u32 },
     /// A service completes.
     Depart { server: u16, instance: u32 },
@@ -46,6 +47,20 @@ const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 pub enum Outcome {
     Completed,
     GaveUp,
+}
+
+/// What a job waits for besides a lock: nothing, or a request at this server (`serving`).
+pub const NO_SERVER: u16 = u16::MAX;
+/// `serving` of a job whose crossing was lost: only its timeout ends the wait.
+pub const LOST: u16 = u16::MAX - 1;
+
+/// A request at a server whose clients may stop waiting: whose it is, the generation of
+/// the job's wait (a job that timed out waits anew), and when its service started.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot {
+    pub job: u32,
+    pub wait: u32,
+    pub started: Nanos,
 }
 
 pub struct Job {
@@ -67,6 +82,13 @@ pub struct Job {
     pub deadline: Nanos,
     /// The instant it was handed a lock its holder had just released.
     pub handed_at: Nanos,
+    /// The repetition's attempt, from 1 (a retry after a timeout adds one).
+    pub attempt: u32,
+    /// What its last step that has an outcome ended with (an index of `spec::OUTCOMES`).
+    pub outcome: u8,
+    /// The server whose request it waits for with a timeout (`NO_SERVER`: none; `LOST`: a
+    /// lost crossing).
+    pub serving: u16,
 }
 
 pub struct Actor {
@@ -88,6 +110,13 @@ pub struct Actor {
     /// hundred bytes, so only actors that draw have one.
     pub rng: u32,
     pub crash_rng: u32,
+    /// Its jitter (`jitter/NAME-i`) and chance (`chance/NAME-i`) streams.
+    pub jitter_rng: u32,
+    pub chance_rng: u32,
+    /// Its waits that timed out.
+    pub timeouts: u64,
+    /// Times it crashed and restarted.
+    pub restarts: u64,
 }
 
 pub struct GroupState {
@@ -97,6 +126,8 @@ pub struct GroupState {
     pub gave_up: u64,
     pub crashed: u64,
     pub retries: u64,
+    pub timeouts: u64,
+    pub restarts: u64,
 }
 
 /// A queue lock's waiter: the job and the generation of its wait (a job that gave up and
@@ -131,6 +162,9 @@ pub struct Sim<'p> {
     pub error: Option<String>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
+    /// Requests at servers whose clients may stop waiting, and the free ones.
+    pub slots: Vec<Slot>,
+    pub free_slots: Vec<u32>,
 }
 
 impl<'p> Sim<'p> {
@@ -157,13 +191,21 @@ impl<'p> Sim<'p> {
                     .groups
                     .iter()
                     .map(|g| {
-                        let here = g.steps.iter().filter(
-                            |st| matches!(st, StepP::Request { server, .. } if *server as usize == s),
-                        );
+                        let here = g.steps.iter().filter(|st| match st {
+                            StepP::Request { server, .. } => server.may_be(s as u16),
+                            _ => false,
+                        });
                         reps_of(g) * here.count() as u64
                     })
                     .sum();
-                Server::new(sv, seed, ctx.samples(requests.min(1 << 27) as usize))
+                let attempts = requests.saturating_mul(
+                    p.groups
+                        .iter()
+                        .map(|g| u64::from(g.attempts))
+                        .max()
+                        .unwrap_or(1),
+                );
+                Server::new(sv, seed, ctx.samples(attempts.min(1 << 27) as usize))
             })
             .collect();
         Ok(Sim {
@@ -181,7 +223,12 @@ impl<'p> Sim<'p> {
                 .map(|l| Lock::new(l.mode, l.lease_ns, l.stale, ctx.samples(0)))
                 .collect(),
             servers,
-            links: p.links.iter().map(|half| Link::new(*half)).collect(),
+            links: p
+                .links
+                .iter()
+                .enumerate()
+                .map(|(k, half)| Link::new(*half, p.link_loss[k], seed, &p.link_names[k]))
+                .collect(),
             groups: p
                 .groups
                 .iter()
@@ -192,6 +239,8 @@ impl<'p> Sim<'p> {
                     gave_up: 0,
                     crashed: 0,
                     retries: 0,
+                    timeouts: 0,
+                    restarts: 0,
                 })
                 .collect(),
             ready: VecDeque::new(),
@@ -208,6 +257,8 @@ impl<'p> Sim<'p> {
                 .collect(),
             error: None,
             end: 0,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
         })
     }
 
@@ -280,6 +331,9 @@ impl<'p> Sim<'p> {
             waiting: u16::MAX,
             handed_at: NONE,
             deadline: NONE,
+            attempt: 1,
+            outcome: 0,
+            serving: NO_SERVER,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
         if let Some(j) = self.free.pop() {
@@ -314,9 +368,9 @@ impl<'p> Sim<'p> {
         match d {
             Dur::Fixed(ns) => Ok(*ns),
             Dur::Actor(num) => {
-                let a = &self.actors[self.jobs[job as usize].actor as usize];
-                let ms = self.p.at_actor(num, a.index).unwrap_or(f64::NAN);
+                let ms = self.eval(job, num);
                 ms_to_ns(ms).ok_or_else(|| {
+                    let a = &self.actors[self.jobs[job as usize].actor as usize];
                     format!(
                         "actor {} of `{}`: a duration computed per actor {}",
                         a.index,
@@ -326,6 +380,24 @@ impl<'p> Sim<'p> {
                 })
             }
         }
+    }
+
+    /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
+    /// (NaN when it is not a number).
+    pub fn eval(&self, job: u32, num: &Num) -> f64 {
+        if let Num::Lit(x) = num {
+            return *x;
+        }
+        let j = &self.jobs[job as usize];
+        let nr = self.regs.len();
+        let vars = Vars {
+            i: self.actors[j.actor as usize].index,
+            k: j.rep,
+            attempt: j.attempt,
+            read: f64::NAN,
+            regs: &self.reads[job as usize * nr..(job as usize + 1) * nr],
+        };
+        eval_run(num, &self.p.params, &vars).unwrap_or(f64::NAN)
     }
 
     pub fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
@@ -351,10 +423,25 @@ fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError>
     let mut streams = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
         let random = matches!(group.pace, PaceP::Random(_));
-        let crashy = group
-            .steps
-            .iter()
-            .any(|s| matches!(s, StepP::Crash(CrashRule::Probability(_))));
+        let crashy = group.steps.iter().any(|s| {
+            matches!(
+                s,
+                StepP::Crash {
+                    rule: CrashRule::Probability(_),
+                    ..
+                }
+            )
+        });
+        let chances = group.steps.iter().any(|s| {
+            matches!(
+                s,
+                StepP::Branch {
+                    cond: CondP::Chance(_),
+                    ..
+                }
+            )
+        });
+        let draws = random || crashy || group.jitters || chances;
         for i in 0..group.count {
             let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
             let Some(start) = ms_to_ns(start_ms) else {
@@ -363,21 +450,22 @@ fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError>
                     format!("actor {i}: start_ms {}", sim_core::bad_duration(start_ms)),
                 )));
             };
-            let name = if random || crashy {
+            let name = if draws {
                 format!("{}-{i}", group.name)
             } else {
                 String::new()
             };
-            let mut stream = |source: &str| {
+            let mut stream = |on: bool, source: &str| {
+                if !on {
+                    return NO_STREAM;
+                }
                 streams.push(sim_core::stream(seed, &format!("{source}/{name}")));
                 (streams.len() - 1) as u32
             };
-            let rng = if random {
-                stream("arrivals")
-            } else {
-                NO_STREAM
-            };
-            let crash_rng = if crashy { stream("crash") } else { NO_STREAM };
+            let rng = stream(random, "arrivals");
+            let crash_rng = stream(crashy, "crash");
+            let jitter_rng = stream(group.jitters, "jitter");
+            let chance_rng = stream(chances, "chance");
             actors.push(Actor {
                 group: g as u16,
                 index: i,
@@ -395,6 +483,10 @@ fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError>
                 elapsed_ms: 0.0,
                 rng,
                 crash_rng,
+                jitter_rng,
+                chance_rng,
+                timeouts: 0,
+                restarts: 0,
             });
         }
     }

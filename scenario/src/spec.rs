@@ -25,6 +25,8 @@ pub enum Var {
     Rep,
     /// `read`: what the actor last read of the register this step writes.
     Read,
+    /// `attempt`: the repetition's attempt, from 1 (a retry after a timeout adds one).
+    Attempt,
     /// A register's name: what the actor last read of it.
     Reg(u16),
 }
@@ -34,9 +36,12 @@ pub enum Var {
 pub enum Scope {
     /// Parameters only (a resource's fields, a group's count).
     Params,
-    /// Parameters and `i` (an actor's start, a delay).
+    /// Parameters and `i` (an actor's start).
     Actor,
-    /// Parameters, `i`, `k`, `read` and the registers the actor has read (a write's value).
+    /// Parameters, `i`, `k`, `attempt` and the registers the actor has read (a step's
+    /// numbers: a delay, a timeout, a backoff, a condition).
+    Step,
+    /// A step's names and `read` (a write's value).
     Write,
 }
 
@@ -128,6 +133,7 @@ pub enum ResourceKind {
     },
     Link {
         rtt_ms: Num,
+        loss: Num,
     },
 }
 
@@ -143,6 +149,105 @@ pub enum Crash {
     Probability(Num),
 }
 
+/// A resource a step names: one, one chosen by a string parameter, or one of a list chosen
+/// by an expression (of `i`, `k`, `attempt`, the parameters), by its number among its kind's.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pick {
+    /// This resource.
+    One(u16),
+    /// `{ by = "order", same = "A", opposite = "B" }`: by a string parameter's value.
+    By(u16, Vec<(String, u16)>),
+    /// `{ one_of = ["A", "B"], index = "i" }`: the list's item at the expression's value.
+    OneOf(Vec<u16>, Num),
+}
+
+impl Pick {
+    /// Every resource it may name.
+    pub fn all(&self) -> Vec<u16> {
+        match self {
+            Pick::One(r) => vec![*r],
+            Pick::By(_, options) => options.iter().map(|(_, r)| *r).collect(),
+            Pick::OneOf(items, _) => items.clone(),
+        }
+    }
+}
+
+/// What a blocking step does when its wait runs out (`timeout_ms`), or when it is refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OnTimeout {
+    /// How long the step waits (`None`: as long as it takes; the steps run only when the
+    /// step is refused: a server down that fails fast).
+    pub after: Option<Num>,
+    /// The key it was written with (`timeout_ms`, `give_up_after_ms`), for messages.
+    pub key: &'static str,
+    /// Steps run first (release what is held).
+    pub steps: Vec<Step>,
+    /// Then: retry, end the repetition or go on.
+    pub then: Then,
+}
+
+/// What follows a timeout's steps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Then {
+    /// The repetition ends, given up.
+    End,
+    /// The actor goes on with the step after the one that timed out.
+    GoOn,
+    /// The repetition starts again from its first step after `backoff_ms` plus a jitter
+    /// drawn in [0, `jitter_ms`), while its attempts are fewer than `max_attempts`; then it
+    /// gives up.
+    Retry {
+        max_attempts: Num,
+        backoff_ms: Num,
+        jitter_ms: Num,
+    },
+}
+
+pub const THENS: &[&str] = &["retry", "end", "go_on"];
+
+/// What a step ended with, for `if = { outcome = … }`.
+pub const OUTCOMES: &[&str] = &[
+    "none",
+    "acquired",
+    "timed_out",
+    "served",
+    "refused",
+    "applied",
+    "rejected",
+    "renewed",
+    "lost",
+    "delivered",
+];
+
+/// A comparison of `if = { value = …, above = … }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Above,
+    Below,
+    AtLeast,
+    AtMost,
+    Equals,
+}
+
+pub const CMPS: &[(&str, Cmp)] = &[
+    ("above", Cmp::Above),
+    ("below", Cmp::Below),
+    ("at_least", Cmp::AtLeast),
+    ("at_most", Cmp::AtMost),
+    ("equals", Cmp::Equals),
+];
+
+/// An `if`'s condition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cond {
+    /// The outcome of the actor's last step that has one (its index in [`OUTCOMES`]).
+    Outcome(u8),
+    /// True with this probability, drawn from the actor's stream `chance/GROUP-i`.
+    Chance(Num),
+    /// A number compared with another.
+    Compare(Num, Cmp, Num),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     // Registers, locks, servers and links by their number among their kind.
@@ -154,17 +259,82 @@ pub enum Step {
         max_retries: Num,
     },
     Delay(Num),
+    /// A stop-the-world pause: like a delay, drawn as a pause (a lease held runs out).
+    Pause(Num),
     Acquire {
-        lock: u16,
-        give_up_after_ms: Option<Num>,
+        lock: Pick,
+        timeout: Option<OnTimeout>,
     },
-    Release(u16),
+    Release(Pick),
+    /// Keeps a lease lock's record fresh, if it is still the actor's.
+    Renew(Pick),
     Request {
-        server: u16,
+        server: Pick,
         instance: Num,
+        timeout: Option<OnTimeout>,
     },
-    Send(u16),
-    Crash(Crash),
+    Send {
+        link: Pick,
+        timeout: Option<OnTimeout>,
+    },
+    Crash {
+        rule: Crash,
+        restart_after_ms: Option<Num>,
+    },
+    If {
+        cond: Cond,
+        then: Vec<Step>,
+        otherwise: Vec<Step>,
+    },
+}
+
+impl Step {
+    /// Calls `f` on this step and every step inside it (branches, timeout steps).
+    pub fn visit(&self, f: &mut impl FnMut(&Step)) {
+        f(self);
+        let mut inner = |steps: &[Step]| steps.iter().for_each(|s| s.visit(f));
+        match self {
+            Step::If {
+                then, otherwise, ..
+            } => {
+                inner(then);
+                inner(otherwise);
+            }
+            Step::Acquire {
+                timeout: Some(t), ..
+            }
+            | Step::Request {
+                timeout: Some(t), ..
+            }
+            | Step::Send {
+                timeout: Some(t), ..
+            } => inner(&t.steps),
+            _ => {}
+        }
+    }
+
+    /// Its timeout written as `timeout_ms` or `on_timeout` (not `give_up_after_ms`).
+    pub fn timeout(&self) -> Option<&OnTimeout> {
+        match self {
+            Step::Acquire { timeout, .. }
+            | Step::Request { timeout, .. }
+            | Step::Send { timeout, .. } => {
+                timeout.as_ref().filter(|t| t.key != "give_up_after_ms")
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Group {
+    /// Whether any of its steps, or a step inside one, is such that `f` holds.
+    pub fn any(&self, mut f: impl FnMut(&Step) -> bool) -> bool {
+        let mut found = false;
+        for s in &self.steps {
+            s.visit(&mut |s| found |= f(s));
+        }
+        found
+    }
 }
 
 /// How a group's repetitions follow each other.

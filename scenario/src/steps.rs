@@ -1,20 +1,51 @@
 //! Reading an actor group's `steps`: one action each, checked in order against what the
-//! actor has read and holds at that point.
+//! actor has read and holds at that point; an `if`'s branches and a timeout's steps are
+//! step lists of their own, read from the state before them.
 
 use coordsim_expr::Expr;
 use coordsim_model::{ComposeError, Value};
 
 use crate::read::{Path, Reader, at, boolean, fail, get, idx, string, table, text_of};
-use crate::spec::{Crash, Num, Scope, Step, Var};
+use crate::spec::{
+    CMPS, Cond, Crash, Num, OUTCOMES, OnTimeout, Pick, Scope, Step, THENS, Then, Var,
+};
 
 const ACTIONS: &[&str] = &[
-    "read", "write", "delay_ms", "acquire", "release", "request", "send", "crash",
+    "read", "write", "delay_ms", "pause_ms", "acquire", "release", "renew", "request", "send",
+    "crash", "if",
 ];
 
-/// What an actor has done by a step: the registers it has read, the locks it holds.
+/// Most steps nested in `if` branches and timeout steps, one inside another.
+const MAX_DEPTH: usize = 8;
+
+/// What an actor has done by a step: the registers it may have read, the locks it may hold
+/// (on some path to the step) and those it holds on every path.
+#[derive(Clone)]
 struct Before {
     read: Vec<bool>,
-    holding: Vec<u16>,
+    may_hold: Vec<u16>,
+    holds: Vec<u16>,
+}
+
+impl Before {
+    /// After one of two branches: what either may have done, what both surely did.
+    fn join(a: Before, b: Before) -> Before {
+        let mut may_hold = a.may_hold;
+        for l in b.may_hold {
+            if !may_hold.contains(&l) {
+                may_hold.push(l);
+            }
+        }
+        Before {
+            read: a.read.iter().zip(&b.read).map(|(x, y)| *x || *y).collect(),
+            may_hold,
+            holds: a
+                .holds
+                .into_iter()
+                .filter(|l| b.holds.contains(l))
+                .collect(),
+        }
+    }
 }
 
 /// Reads a group's steps.
@@ -25,13 +56,53 @@ pub fn read_steps(
 ) -> Result<Vec<Step>, ComposeError> {
     let mut before = Before {
         read: vec![false; reader.registers.len()],
-        holding: Vec::new(),
+        may_hold: Vec::new(),
+        holds: Vec::new(),
     };
+    list(reader, &mut before, path, values, 0)
+}
+
+fn list(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: &Path,
+    values: &[Value],
+    depth: usize,
+) -> Result<Vec<Step>, ComposeError> {
     let mut steps = Vec::new();
     for (s, v) in values.iter().enumerate() {
-        steps.push(step(reader, &mut before, idx(path, s), v)?);
+        steps.push(step(reader, before, idx(path, s), v, depth)?);
     }
     Ok(steps)
+}
+
+/// A nested step list (`then`, `else`, `on_timeout.steps`): a list of at most 256 steps.
+fn nested(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: Option<&Value>,
+    depth: usize,
+) -> Result<Vec<Step>, ComposeError> {
+    if depth >= MAX_DEPTH {
+        return fail(
+            path,
+            format!("steps nest at most {MAX_DEPTH} deep (an `if` in an `if` …)"),
+        );
+    }
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::List(items)) if items.len() <= crate::spec::MAX_STEPS => {
+            list(reader, before, &path, items, depth + 1)
+        }
+        Some(_) => fail(
+            path,
+            format!(
+                "a list of at most {} steps, e.g. [{{ release = \"A\" }}]",
+                crate::spec::MAX_STEPS
+            ),
+        ),
+    }
 }
 
 fn step(
@@ -39,6 +110,7 @@ fn step(
     before: &mut Before,
     path: Path,
     v: &Value,
+    depth: usize,
 ) -> Result<Step, ComposeError> {
     let Value::Table(entries) = v else {
         return fail(
@@ -72,13 +144,24 @@ fn step(
         "write" => write(reader, before, path, v)?,
         "delay_ms" => {
             table(&path, v, "a delay step", &["delay_ms"])?;
-            Step::Delay(reader.num(here, value, Scope::Actor, &[])?)
+            Step::Delay(reader.num(here, value, Scope::Step, &before.read)?)
         }
-        "acquire" => acquire(reader, before, path, v)?,
-        "release" => {
-            table(&path, v, "a release step", &["release"])?;
-            let lock = reader.resource_named(here.clone(), value, "lock")?;
-            if !before.holding.contains(&lock) {
+        "pause_ms" => {
+            table(&path, v, "a pause step", &["pause_ms"])?;
+            Step::Pause(reader.num(here, value, Scope::Step, &before.read)?)
+        }
+        "acquire" => acquire(reader, before, path, v, depth)?,
+        "release" | "renew" => {
+            let what = if action == "release" {
+                "a release step"
+            } else {
+                "a renew step"
+            };
+            table(&path, v, what, &[action])?;
+            let lock = pick(reader, before, here.clone(), value, "lock")?;
+            if let Pick::One(l) = lock
+                && !before.may_hold.contains(&l)
+            {
                 return fail(
                     here,
                     format!(
@@ -87,25 +170,233 @@ fn step(
                     ),
                 );
             }
-            before.holding.retain(|l| *l != lock);
-            Step::Release(lock)
+            if action == "release" {
+                let all = lock.all();
+                before.may_hold.retain(|l| !all.contains(l));
+                before.holds.retain(|l| !all.contains(l));
+                Step::Release(lock)
+            } else {
+                Step::Renew(lock)
+            }
         }
         "request" => {
-            table(&path, v, "a request step", &["request", "instance"])?;
+            let entries = table(
+                &path,
+                v,
+                "a request step",
+                &["request", "instance", "timeout_ms", "on_timeout"],
+            )?;
+            let server = pick(reader, before, here, value, "server")?;
+            let instance = match get(entries, "instance") {
+                Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
+                None => Num::Lit(0.0),
+            };
+            let timeout = on_timeout(reader, before, &path, entries, depth)?;
             Step::Request {
-                server: reader.resource_named(here, value, "server")?,
-                instance: reader.opt_num(&path, entries, "instance", 0.0, Scope::Actor)?,
+                server,
+                instance,
+                timeout,
             }
         }
         "send" => {
-            table(&path, v, "a send step", &["send"])?;
-            Step::Send(reader.resource_named(here, value, "link")?)
+            let entries = table(
+                &path,
+                v,
+                "a send step",
+                &["send", "timeout_ms", "on_timeout"],
+            )?;
+            let link = pick(reader, before, here, value, "link")?;
+            let timeout = on_timeout(reader, before, &path, entries, depth)?;
+            Step::Send { link, timeout }
         }
+        "if" => branch(reader, before, path, v, depth)?,
         _ => {
-            table(&path, v, "a crash step", &["crash"])?;
-            Step::Crash(crash(reader, here, value)?)
+            let entries = table(&path, v, "a crash step", &["crash", "restart_after_ms"])?;
+            let restart_after_ms = get(entries, "restart_after_ms")
+                .map(|r| reader.num(at(&path, "restart_after_ms"), r, Scope::Step, &before.read))
+                .transpose()?;
+            Step::Crash {
+                rule: crash(reader, here, value)?,
+                restart_after_ms,
+            }
         }
     })
+}
+
+/// A resource a step names: `"A"`, `{ by = "param", option = "A", … }` or
+/// `{ one_of = ["A", "B"], index = "expression" }`.
+fn pick(
+    reader: &Reader<'_>,
+    before: &Before,
+    path: Path,
+    v: &Value,
+    kind: &'static str,
+) -> Result<Pick, ComposeError> {
+    let Value::Table(entries) = v else {
+        return reader.resource_named(path, v, kind).map(Pick::One);
+    };
+    if let Some(list) = get(entries, "one_of") {
+        table(&path, v, "a choice of resources", &["one_of", "index"])?;
+        let Value::List(items) = list else {
+            return fail(
+                at(&path, "one_of"),
+                format!("`one_of` is a list of {kind} names"),
+            );
+        };
+        if items.is_empty() {
+            return fail(
+                at(&path, "one_of"),
+                format!("`one_of` names at least one {kind}"),
+            );
+        }
+        let names = items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| reader.resource_named(idx(&at(&path, "one_of"), k), item, kind))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(index) = get(entries, "index") else {
+            return fail(
+                path,
+                "a choice `one_of` needs `index`, an expression from 0 (e.g. \"i\")",
+            );
+        };
+        let index = reader.num(at(&path, "index"), index, Scope::Step, &before.read)?;
+        return Ok(Pick::OneOf(names, index));
+    }
+    let Some(by) = get(entries, "by") else {
+        return fail(
+            path,
+            format!(
+                "a {kind} is named by a string, by a string parameter ({{ by = \"order\", same = \"A\", … }}) or from a list ({{ one_of = [\"A\", \"B\"], index = \"i\" }})"
+            ),
+        );
+    };
+    let param = reader.text_param(at(&path, "by"), by)?;
+    let mut options = Vec::new();
+    for (k, item) in entries.iter().filter(|(k, _)| k != "by") {
+        options.push((k.clone(), reader.resource_named(at(&path, k), item, kind)?));
+    }
+    if options.is_empty() {
+        return fail(
+            path,
+            "name a resource for each value of the parameter: { by = \"order\", same = \"A\", opposite = \"B\" }",
+        );
+    }
+    Ok(Pick::By(param, options))
+}
+
+/// A blocking step's `timeout_ms` and `on_timeout` (and an acquire's `give_up_after_ms`,
+/// which is a timeout that ends the repetition).
+fn on_timeout(
+    reader: &Reader<'_>,
+    before: &Before,
+    path: &Path,
+    entries: &[(String, Value)],
+    depth: usize,
+) -> Result<Option<OnTimeout>, ComposeError> {
+    let after = match (get(entries, "timeout_ms"), get(entries, "give_up_after_ms")) {
+        (Some(_), Some(_)) => {
+            return fail(
+                at(path, "give_up_after_ms"),
+                "give `timeout_ms` (with `on_timeout`) or `give_up_after_ms`, not both",
+            );
+        }
+        (Some(t), None) => {
+            Some(reader.num(at(path, "timeout_ms"), t, Scope::Step, &before.read)?)
+        }
+        (None, Some(g)) => {
+            return Ok(Some(OnTimeout {
+                after: Some(reader.num(
+                    at(path, "give_up_after_ms"),
+                    g,
+                    Scope::Step,
+                    &before.read,
+                )?),
+                key: "give_up_after_ms",
+                steps: Vec::new(),
+                then: Then::End,
+            }));
+        }
+        (None, None) => None,
+    };
+    let Some(handler) = get(entries, "on_timeout") else {
+        return Ok(after.map(|after| OnTimeout {
+            after: Some(after),
+            key: "timeout_ms",
+            steps: Vec::new(),
+            then: Then::End,
+        }));
+    };
+    let here = at(path, "on_timeout");
+    let h = table(
+        &here,
+        handler,
+        "`on_timeout`",
+        &["steps", "then", "max_attempts", "backoff_ms", "jitter_ms"],
+    )?;
+    let mut inside = before.clone();
+    let steps = nested(
+        reader,
+        &mut inside,
+        at(&here, "steps"),
+        get(h, "steps"),
+        depth,
+    )?;
+    let then = match get(h, "then") {
+        None if get(h, "max_attempts").is_some() => "retry",
+        None => "end",
+        Some(t) => {
+            let t = string(at(&here, "then"), t, "`then`")?;
+            match THENS.iter().find(|o| **o == t) {
+                Some(o) => o,
+                None => {
+                    return fail(
+                        at(&here, "then"),
+                        format!(
+                            "unknown `then` \"{t}\"; valid: \"retry\" (the repetition again from its first step), \"end\" (it gives up), \"go_on\" (the next step)"
+                        ),
+                    );
+                }
+            }
+        }
+    };
+    let num = |key: &str, default: f64| -> Result<Num, ComposeError> {
+        match get(h, key) {
+            Some(n) => reader.num(at(&here, key), n, Scope::Step, &inside.read),
+            None => Ok(Num::Lit(default)),
+        }
+    };
+    let then = if then == "retry" {
+        let Some(max) = get(h, "max_attempts") else {
+            return fail(
+                here,
+                "a retry needs `max_attempts`, the most attempts of a repetition (every loop is bounded)",
+            );
+        };
+        Then::Retry {
+            max_attempts: reader.num(at(&here, "max_attempts"), max, Scope::Params, &[])?,
+            backoff_ms: num("backoff_ms", 0.0)?,
+            jitter_ms: num("jitter_ms", 0.0)?,
+        }
+    } else {
+        for key in ["max_attempts", "backoff_ms", "jitter_ms"] {
+            if get(h, key).is_some() {
+                return fail(
+                    at(&here, key),
+                    format!(
+                        "`{key}` is for `then = \"retry\"`; this timeout's `then` is \"{then}\""
+                    ),
+                );
+            }
+        }
+        if then == "end" { Then::End } else { Then::GoOn }
+    };
+    Ok(Some(OnTimeout {
+        after,
+        key: "timeout_ms",
+        steps,
+        then,
+    }))
 }
 
 fn write(
@@ -163,17 +454,20 @@ fn acquire(
     before: &mut Before,
     path: Path,
     v: &Value,
+    depth: usize,
 ) -> Result<Step, ComposeError> {
     let entries = table(
         &path,
         v,
         "an acquire step",
-        &["acquire", "give_up_after_ms"],
+        &["acquire", "give_up_after_ms", "timeout_ms", "on_timeout"],
     )?;
     let here = at(&path, "acquire");
     let value = get(entries, "acquire").expect("an action");
-    let lock = reader.resource_named(here.clone(), value, "lock")?;
-    if before.holding.contains(&lock) {
+    let lock = pick(reader, before, here.clone(), value, "lock")?;
+    if let Pick::One(l) = lock
+        && before.holds.contains(&l)
+    {
         return fail(
             here,
             format!(
@@ -182,13 +476,126 @@ fn acquire(
             ),
         );
     }
-    before.holding.push(lock);
-    Ok(Step::Acquire {
-        lock,
-        give_up_after_ms: get(entries, "give_up_after_ms")
-            .map(|g| reader.num(at(&path, "give_up_after_ms"), g, Scope::Actor, &[]))
-            .transpose()?,
+    let timeout = on_timeout(reader, before, &path, entries, depth)?;
+    let goes_on = matches!(&timeout, Some(t) if t.then == Then::GoOn);
+    for l in lock.all() {
+        if !before.may_hold.contains(&l) {
+            before.may_hold.push(l);
+        }
+    }
+    // After the step it holds the lock, unless a timeout goes on without it or the lock is
+    // one of several (then it is not known which).
+    if let (Pick::One(l), false) = (&lock, goes_on) {
+        before.holds.push(*l);
+    }
+    Ok(Step::Acquire { lock, timeout })
+}
+
+/// `{ if = …, then = [...], else = [...] }`.
+fn branch(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let entries = table(&path, v, "an if step", &["if", "then", "else"])?;
+    let here = at(&path, "if");
+    let cond = condition(reader, before, here, get(entries, "if").expect("an action"))?;
+    if get(entries, "then").is_none() {
+        return fail(
+            path,
+            "an `if` needs `then`, the steps run when the condition holds (and may have `else`)",
+        );
+    }
+    let mut a = before.clone();
+    let then = nested(
+        reader,
+        &mut a,
+        at(&path, "then"),
+        get(entries, "then"),
+        depth,
+    )?;
+    let mut b = before.clone();
+    let otherwise = nested(
+        reader,
+        &mut b,
+        at(&path, "else"),
+        get(entries, "else"),
+        depth,
+    )?;
+    *before = Before::join(a, b);
+    Ok(Step::If {
+        cond,
+        then,
+        otherwise,
     })
+}
+
+/// An `if`'s condition: `"timed_out"` (an outcome), `{ outcome = "acquired" }`,
+/// `{ chance = 0.1 }` or `{ value = "attempt", below = 3 }`.
+fn condition(
+    reader: &Reader<'_>,
+    before: &Before,
+    here: Path,
+    v: &Value,
+) -> Result<Cond, ComposeError> {
+    let outcome = |path: Path, v: &Value| -> Result<Cond, ComposeError> {
+        let name = string(path.clone(), v, "an outcome")?;
+        match OUTCOMES.iter().position(|o| *o == name) {
+            Some(o) => Ok(Cond::Outcome(o as u8)),
+            None => fail(
+                path,
+                format!(
+                    "unknown outcome \"{name}\"; valid: {} (the last step's that has one)",
+                    OUTCOMES.join(", ")
+                ),
+            ),
+        }
+    };
+    let shapes = "an `if` is an outcome (\"timed_out\"), { outcome = \"…\" }, { chance = p } or { value = \"expression\", below = n } (or above, at_least, at_most, equals)";
+    let entries = match v {
+        Value::Str(_) => return outcome(here, v),
+        Value::Table(entries) => entries,
+        _ => return fail(here, shapes),
+    };
+    let mut keys = vec!["outcome", "chance", "value"];
+    keys.extend(CMPS.iter().map(|(k, _)| *k));
+    table(&here, v, "a condition", &keys)?;
+    if let Some(o) = get(entries, "outcome") {
+        if entries.len() > 1 {
+            return fail(here, shapes);
+        }
+        return outcome(at(&here, "outcome"), o);
+    }
+    if let Some(p) = get(entries, "chance") {
+        if entries.len() > 1 {
+            return fail(here, shapes);
+        }
+        return Ok(Cond::Chance(reader.num(
+            at(&here, "chance"),
+            p,
+            Scope::Step,
+            &before.read,
+        )?));
+    }
+    let (Some(value), 2) = (get(entries, "value"), entries.len()) else {
+        return fail(here, shapes);
+    };
+    let (key, cmp) = CMPS
+        .iter()
+        .find(|(k, _)| get(entries, k).is_some())
+        .expect("a table of two known keys, one of them `value`");
+    Ok(Cond::Compare(
+        reader.num(at(&here, "value"), value, Scope::Step, &before.read)?,
+        *cmp,
+        reader.num(
+            at(&here, key),
+            get(entries, key).expect("found"),
+            Scope::Step,
+            &before.read,
+        )?,
+    ))
 }
 
 /// `crash = …`: "all", a list of actor names, `{ count = N }` or `{ probability = p }`.

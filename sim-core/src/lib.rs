@@ -127,7 +127,7 @@ pub use engine::{
     Class, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, Ties, run,
     run_until, step,
 };
-pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream};
+pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream, unit};
 pub use station::{Stations, Waiting};
 pub use stats::{HDR_DIGITS, Percentile, Samples, Stats, percentile_rank};
 pub use time::{Nanos, bad_duration, ms_to_ns, ns_to_ms};

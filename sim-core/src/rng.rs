@@ -52,13 +52,18 @@ pub fn exponential_ms(rng: &mut Stream, mean_ms: f64) -> f64 {
     unit * mean_ms
 }
 
-/// True with probability `p`: a uniform draw in [0, 1) from 53 random bits, below `p`
-/// (so `p = 0` is never and `p = 1` is always).
+/// A uniform draw in [0, 1) from 53 random bits of one `u64`.
+#[inline]
+pub fn unit(rng: &mut Stream) -> f64 {
+    use rand_core::Rng;
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// True with probability `p`: a uniform draw in [0, 1) from 53 random bits ([`unit`]),
+/// below `p` (so `p = 0` is never and `p = 1` is always).
 #[inline]
 pub fn chance(rng: &mut Stream, p: f64) -> bool {
-    use rand_core::Rng;
-    let uniform = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-    uniform < p
+    unit(rng) < p
 }
 
 #[cfg(test)]

@@ -1,0 +1,203 @@
+//! Failing and recovering: a wait's timeout and what follows it (its steps, then a retry
+//! after a backoff with jitter, the repetition's end or the next step), an `if`'s
+//! condition, a resource chosen during the run, and a crash followed by a restart.
+
+use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
+
+use crate::point::{CondP, Dur, PaceP, PickP, StepP, TimeoutP};
+use crate::sim::{Ev, NONE, Sim};
+use crate::spec::{Cmp, Num, OUTCOMES};
+
+/// The outcomes a step may end with, by their index in [`OUTCOMES`].
+pub const ACQUIRED: u8 = 1;
+pub const TIMED_OUT: u8 = 2;
+pub const SERVED: u8 = 3;
+pub const APPLIED: u8 = 5;
+pub const REJECTED: u8 = 6;
+pub const RENEWED: u8 = 7;
+pub const LOST_LEASE: u8 = 8;
+pub const DELIVERED: u8 = 9;
+
+const _: () = assert!(OUTCOMES.len() == 10);
+
+impl Sim<'_> {
+    /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the
+    /// run's error) when an index is out of range.
+    pub fn pick(&mut self, job: u32, pick: &PickP, n: usize) -> Option<usize> {
+        match pick {
+            PickP::One(r) => Some(*r as usize),
+            PickP::OneOf(items, index) => {
+                let x = self.eval(job, index);
+                if x >= 0.0 && x.fract() == 0.0 && (x as usize) < items.len() {
+                    let r = items[x as usize] as usize;
+                    debug_assert!(r < n);
+                    return Some(r);
+                }
+                let a = &self.actors[self.jobs[job as usize].actor as usize];
+                self.error.get_or_insert(format!(
+                    "actor {} of `{}`: a `one_of` index is {x}, not a whole number from 0 to {}",
+                    a.index,
+                    self.p.groups[a.group as usize].name,
+                    items.len() - 1
+                ));
+                None
+            }
+        }
+    }
+
+    /// When a wait that starts at `now` times out (`NONE`: never); `None` with the run's
+    /// error when its duration is not one.
+    pub fn deadline(&mut self, job: u32, t: &TimeoutP, now: Nanos) -> Option<Nanos> {
+        match &t.after {
+            None => Some(NONE),
+            Some(d) => match self.dur(d, job) {
+                Ok(d) => Some(now.saturating_add(d)),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    None
+                }
+            },
+        }
+    }
+
+    /// `job`'s wait at its current step timed out: its outcome says so, and it goes on with
+    /// the timeout's steps.
+    pub fn timed_out(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let j = &mut self.jobs[job as usize];
+        j.outcome = TIMED_OUT;
+        j.deadline = NONE;
+        let (a, g) = (j.actor as usize, j.group as usize);
+        let steps = &self.p.groups[g].steps;
+        let handler = match &steps[j.step as usize] {
+            StepP::Acquire {
+                timeout: Some(t), ..
+            }
+            | StepP::Request {
+                timeout: Some(t), ..
+            }
+            | StepP::Send {
+                timeout: Some(t), ..
+            } => t.handler,
+            _ => {
+                self.error
+                    .get_or_insert_with(|| "internal: a timeout at a step without one".into());
+                return;
+            }
+        };
+        j.step = handler;
+        self.actors[a].timeouts += 1;
+        self.groups[g].timeouts += 1;
+        // A bare give-up (`give_up_after_ms`) is marked as one when the repetition ends.
+        if !matches!(
+            steps[handler as usize],
+            StepP::AfterTimeout(crate::point::ThenP::End)
+        ) {
+            self.mark(job, "timeout", now);
+        }
+        self.go(job, q);
+    }
+
+    /// The repetition starts again from its first step, after a backoff and a jitter drawn
+    /// from the actor's stream `jitter/NAME-i`.
+    pub fn retry(&mut self, job: u32, backoff: &Num, jitter: &Num, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let b = self.eval(job, backoff);
+        let spread = self.eval(job, jitter);
+        let j = &self.jobs[job as usize];
+        let a = j.actor as usize;
+        let drawn = if spread != 0.0 {
+            let rng = self.actors[a].jitter_rng as usize;
+            unit(&mut self.streams[rng]) * spread
+        } else {
+            0.0
+        };
+        let Some(wait) = ms_to_ns(b + drawn) else {
+            let actor = &self.actors[a];
+            self.error.get_or_insert(format!(
+                "actor {} of `{}`: a retry's backoff and jitter come to {} ms, not a duration (attempt {})",
+                actor.index,
+                self.p.groups[actor.group as usize].name,
+                b + drawn,
+                j.attempt
+            ));
+            return;
+        };
+        let j = &mut self.jobs[job as usize];
+        j.attempt += 1;
+        j.step = u32::MAX;
+        let g = j.group as usize;
+        self.actors[a].retries += 1;
+        self.groups[g].retries += 1;
+        if wait > 0 {
+            self.span(job, "backoff", now, Some(now + wait));
+        }
+        self.mark(job, "retry", now + wait);
+        q.schedule_in(wait, self.other, Ev::Resume { job });
+    }
+
+    /// Whether an `if`'s condition holds for `job` now.
+    pub fn holds(&mut self, job: u32, cond: &CondP) -> bool {
+        match cond {
+            CondP::Outcome(o) => self.jobs[job as usize].outcome == *o,
+            CondP::Chance(p) => {
+                let p = self.eval(job, p);
+                let a = self.jobs[job as usize].actor as usize;
+                let rng = self.actors[a].chance_rng as usize;
+                sim_core::chance(&mut self.streams[rng], p)
+            }
+            CondP::Compare(x, cmp, y) => {
+                let (x, y) = (self.eval(job, x), self.eval(job, y));
+                match cmp {
+                    Cmp::Above => x > y,
+                    Cmp::Below => x < y,
+                    Cmp::AtLeast => x >= y,
+                    Cmp::AtMost => x <= y,
+                    Cmp::Equals => x == y,
+                }
+            }
+        }
+    }
+
+    /// The actor crashed and restarts after `d`: it forgets what it read and the locks it
+    /// held (they stay taken, by its old self), its repetition is lost, and its next one
+    /// starts at the restart (a closed loop; an open loop's starts come on schedule).
+    pub fn restart(&mut self, job: u32, d: &Dur, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        let d = match self.dur(d, job) {
+            Ok(d) => d,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return;
+            }
+        };
+        let (nr, nl) = (self.regs.len(), self.locks.len());
+        let ju = job as usize;
+        self.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
+        self.tokens[ju * nl..(ju + 1) * nl].fill(0);
+        let j = &self.jobs[ju];
+        let (a, g) = (j.actor as usize, j.group as usize);
+        self.actors[a].restarts += 1;
+        self.groups[g].restarts += 1;
+        self.mark(job, "restarted", now + d);
+        if d > 0 {
+            self.span(job, "down", now, Some(now + d));
+        }
+        let group = &self.p.groups[g];
+        let actor = &mut self.actors[a];
+        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat {
+            actor.started += 1;
+            self.groups[g].started += 1;
+            let j = &mut self.jobs[ju];
+            j.rep += 1;
+            j.step = u32::MAX;
+            j.started = now + d;
+            j.retries = 0;
+            j.attempt = 1;
+            j.outcome = 0;
+            q.schedule_in(d, self.other, Ev::Resume { job });
+        } else {
+            self.free.push(job);
+        }
+    }
+}
