@@ -728,7 +728,12 @@ impl Sim<'_> {
 
     /// `job` takes lock `l` at `now`.
     fn acquire(&mut self, job: u32, l: usize, now: Nanos) {
-        let waited = now - self.jobs[job as usize].step_started;
+        let from = self.jobs[job as usize].step_started;
+        let waited = now - from;
+        // Drawn before the lock is its: what it held while it waited.
+        if waited > 0 {
+            self.span(job, "waiting", from, Some(now));
+        }
         // Handed a lock released at this very instant: its reads see that instant's writes.
         let handed = self.locks[l].released_at(now);
         let token = self.locks[l].take(now, waited);
@@ -740,10 +745,6 @@ impl Sim<'_> {
         j.outcome = ACQUIRED;
         let actor = &mut self.actors[j.actor as usize];
         actor.lock_wait = Some(actor.lock_wait.unwrap_or(0) + waited);
-        let from = j.step_started;
-        if waited > 0 {
-            self.span(job, "waiting", from, Some(now));
-        }
     }
 
     /// `job` releases lock `l` at `now`, if it holds it; a queue lock goes on to its next

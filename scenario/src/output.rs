@@ -76,6 +76,17 @@ impl Sim<'_> {
                 entities.push((group.actor_name(a.index), row.cells()));
             }
         }
+        // A lock wait still on at the end (a deadlock) is drawn on past it.
+        if self.lanes.is_some() {
+            let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+            for job in 0..self.jobs.len() as u32 {
+                let j = &self.jobs[job as usize];
+                if j.waiting != u16::MAX && !free.contains(&job) {
+                    let from = j.step_started;
+                    self.span(job, "waiting", from, None);
+                }
+            }
+        }
         let lanes = match self.lanes.take() {
             Some(mut lanes) => {
                 for (lane, a) in lanes.iter_mut().zip(&self.actors) {

@@ -402,6 +402,15 @@ impl<'p> Sim<'p> {
 
     pub fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
         if let Some(lanes) = &mut self.lanes {
+            let nl = self.locks.len();
+            let j = job as usize;
+            // A wait while it holds a lock (a deadlock's picture) is drawn as such.
+            let kind =
+                if kind == "waiting" && self.tokens[j * nl..(j + 1) * nl].iter().any(|t| *t != 0) {
+                    "holding_waiting"
+                } else {
+                    kind
+                };
             let a = self.jobs[job as usize].actor as usize;
             lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
         }
