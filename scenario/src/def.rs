@@ -148,6 +148,13 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             shape: MarkShape::Cross,
         },
         MarkKind {
+            name: "lease_lost",
+            label: "lease lost (renewal too late)",
+            label_tr: "kira kaybedildi",
+            rgb: (200, 0, 0),
+            shape: MarkShape::Diamond,
+        },
+        MarkKind {
             name: "restarted",
             label: "restarted",
             label_tr: "yeniden başladı",

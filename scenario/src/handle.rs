@@ -367,6 +367,9 @@ impl Sim<'_> {
                     let token = self.tokens[j * self.locks.len() + l];
                     let kept = token != 0 && self.locks[l].renew(token, now);
                     self.jobs[j].outcome = if kept { RENEWED } else { LOST_LEASE };
+                    if !kept {
+                        self.mark(job, "lease_lost", now);
+                    }
                 }
                 StepP::Request {
                     server,
