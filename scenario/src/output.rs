@@ -54,6 +54,8 @@ impl Sim<'_> {
                     "crashed"
                 } else if a.gave_up > 0 {
                     "gave_up"
+                } else if a.restarts > 0 && a.completed < group.repeat {
+                    "restarted"
                 } else if a.completed == a.started && a.started == group.repeat {
                     "completed"
                 } else {

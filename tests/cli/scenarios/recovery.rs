@@ -30,3 +30,463 @@ fn a_given_up_wait_counts_and_a_lock_never_released_is_held_to_the_end() {
     assert_eq!(num(run.metric("L.failed_attempts")), 5.0);
     assert_eq!(num(run.entity("b", "lock_wait_ms")), 120.0);
 }
+
+/// A small event-by-event reference for clients that time out at a FIFO server and retry:
+/// events ordered by (time, class, sequence), as the engine orders them (a departure in
+/// class 0, a client's start in 1 + i, timeouts and retries in the last class, as
+/// scheduled). Each client runs `repeat` requests back to back; a request waits `timeout`
+/// ms, then the client retries after `backoff` ms (at most `attempts` tries) or gives up.
+/// The server serves every request it got, whether or not its client still waits.
+mod storm_reference {
+    use std::cmp::Reverse;
+    use std::collections::{BinaryHeap, VecDeque};
+
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    enum Ev {
+        Depart,
+        Begin(usize),
+        Timeout(usize),
+    }
+
+    /// What the reference counts.
+    #[derive(Debug, Default, PartialEq)]
+    pub struct Counts {
+        pub served: u64,
+        pub wasted: u64,
+        pub completed: u64,
+        pub gave_up: u64,
+        pub timeouts: u64,
+        pub retries: u64,
+        pub last_end: u64,
+    }
+
+    struct Client {
+        rep: u64,
+        attempt: u64,
+        /// The generation of its current request (0: none waited for).
+        waiting: u64,
+        deadline: u64,
+    }
+
+    pub struct Params {
+        pub starts: Vec<u64>,
+        pub service: u64,
+        pub timeout: u64,
+        pub backoff: u64,
+        pub attempts: u64,
+        pub repeat: u64,
+    }
+
+    pub fn run(p: &Params) -> Counts {
+        let n = p.starts.len();
+        let other = 1 + n as u64;
+        let mut heap: BinaryHeap<Reverse<(u64, u64, u64, Ev)>> = BinaryHeap::new();
+        let mut seq = 0u64;
+        let mut push = |heap: &mut BinaryHeap<_>, t: u64, class: u64, ev: Ev| {
+            seq += 1;
+            heap.push(Reverse((t, class, seq, ev)));
+        };
+        for (i, s) in p.starts.iter().enumerate() {
+            push(&mut heap, *s, 1 + i as u64, Ev::Begin(i));
+        }
+        let mut clients: Vec<Client> = (0..n)
+            .map(|_| Client {
+                rep: 0,
+                attempt: 1,
+                waiting: 0,
+                deadline: u64::MAX,
+            })
+            .collect();
+        let mut generation = 0u64;
+        // The server: the request in service (client, generation) and the queue.
+        let mut busy: Option<(usize, u64)> = None;
+        let mut queue: VecDeque<(usize, u64)> = VecDeque::new();
+        let mut c = Counts::default();
+        while let Some(Reverse((now, _, _, ev))) = heap.pop() {
+            // A client sends its request now: its timeout first, then its arrival.
+            let mut send =
+                |i: usize,
+                 heap: &mut BinaryHeap<_>,
+                 clients: &mut Vec<Client>,
+                 busy: &mut Option<(usize, u64)>,
+                 queue: &mut VecDeque<(usize, u64)>,
+                 push: &mut dyn FnMut(&mut BinaryHeap<_>, u64, u64, Ev)| {
+                    generation += 1;
+                    clients[i].waiting = generation;
+                    clients[i].deadline = now + p.timeout;
+                    push(heap, now + p.timeout, other, Ev::Timeout(i));
+                    if busy.is_none() {
+                        *busy = Some((i, generation));
+                        push(heap, now + p.service, 0, Ev::Depart);
+                    } else {
+                        queue.push_back((i, generation));
+                    }
+                };
+            // A repetition ended at `now`: the next starts at once, or the client is done.
+            let end = |i: usize, clients: &mut Vec<Client>, c: &mut Counts| -> bool {
+                c.last_end = now;
+                clients[i].rep += 1;
+                clients[i].attempt = 1;
+                clients[i].waiting = 0;
+                clients[i].rep < p.repeat
+            };
+            match ev {
+                Ev::Begin(i) => send(i, &mut heap, &mut clients, &mut busy, &mut queue, &mut push),
+                Ev::Depart => {
+                    let (i, g) = busy.take().expect("a departure from a busy server");
+                    c.served += 1;
+                    if let Some(next) = queue.pop_front() {
+                        busy = Some(next);
+                        push(&mut heap, now + p.service, 0, Ev::Depart);
+                    }
+                    if clients[i].waiting == g {
+                        c.completed += 1;
+                        if end(i, &mut clients, &mut c) {
+                            send(i, &mut heap, &mut clients, &mut busy, &mut queue, &mut push);
+                        }
+                    } else {
+                        c.wasted += 1;
+                    }
+                }
+                Ev::Timeout(i) => {
+                    let cl = &mut clients[i];
+                    if cl.deadline != now || cl.waiting == 0 {
+                        continue;
+                    }
+                    cl.waiting = 0;
+                    cl.deadline = u64::MAX;
+                    c.timeouts += 1;
+                    if cl.attempt < p.attempts {
+                        cl.attempt += 1;
+                        c.retries += 1;
+                        push(&mut heap, now + p.backoff, other, Ev::Begin(i));
+                    } else {
+                        c.gave_up += 1;
+                        if end(i, &mut clients, &mut c) {
+                            send(i, &mut heap, &mut clients, &mut busy, &mut queue, &mut push);
+                        }
+                    }
+                }
+            }
+        }
+        c
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, .. proptest::prelude::ProptestConfig::default() })]
+
+    /// Requests with a timeout and retries at a FIFO server equal the reference above:
+    /// what the server serves and wastes, what the clients complete, time out, retry and
+    /// give up, and when the last repetition ends.
+    #[test]
+    fn timeouts_and_retries_at_a_server_equal_a_reference(
+        starts in proptest::collection::vec(0u64..30, 1..7),
+        service in 1u64..15, timeout in 1u64..60, backoff in 0u64..30,
+        attempts in 1u64..4, repeat in 1u64..3,
+    ) {
+        let p = storm_reference::Params { starts: starts.clone(), service, timeout, backoff, attempts, repeat };
+        let r = storm_reference::run(&p);
+        let list = starts.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"server\"\nkind = \"server\"\nservice_ms = {service}\n\
+             [[actor]]\nname = \"client\"\ncount = {}\nstart_ms = [{list}]\nrepeat = {repeat}\n\
+             steps = [{{ request = \"server\", timeout_ms = {timeout}, on_timeout = {{ then = \"retry\", max_attempts = {attempts}, backoff_ms = {backoff} }} }}]\n",
+            starts.len()
+        );
+        let s = run_text(&text, 0);
+        let first = *starts.iter().min().unwrap();
+        proptest::prop_assert_eq!(num(s.metric("server.requests")), r.served as f64, "{}", text);
+        proptest::prop_assert_eq!(num(s.metric("server.wasted_requests")), r.wasted as f64);
+        proptest::prop_assert_eq!(num(s.metric("server.wasted_ms")), (r.wasted * service) as f64);
+        proptest::prop_assert_eq!(num(s.metric("server.timed_out")), r.timeouts as f64);
+        proptest::prop_assert_eq!(num(s.metric("client.completed")), r.completed as f64);
+        proptest::prop_assert_eq!(num(s.metric("client.gave_up")), r.gave_up as f64);
+        proptest::prop_assert_eq!(num(s.metric("client.timeouts")), r.timeouts as f64);
+        proptest::prop_assert_eq!(num(s.metric("client.retries")), r.retries as f64);
+        proptest::prop_assert_eq!(num(s.metric("makespan_ms")), (r.last_end - first) as f64);
+        // Every request is served once: the useful ones and the wasted ones.
+        proptest::prop_assert_eq!(r.served, r.completed + r.wasted);
+    }
+
+    /// A retry waits its backoff plus a jitter drawn in [0, jitter) from the actor's stream
+    /// `jitter/NAME-i`: with a server slower than the timeout every attempt times out, so
+    /// actor i's attempts start at t₁ = 0, t_{k+1} = t_k + timeout + backoff + jitter · u_k
+    /// (u_k its stream's uniform draws), and it gives up at t_M + timeout.
+    #[test]
+    fn a_retry_waits_its_backoff_and_a_jitter_from_its_own_stream(
+        seed in 0u64..1000, actors in 1u32..4, timeout in 1u64..20, backoff in 0u64..20,
+        jitter in 1u64..50, attempts in 1u64..5,
+    ) {
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"slow\"\nkind = \"server\"\nservice_ms = 1000\n\
+             [[actor]]\nname = \"client\"\ncount = {actors}\n\
+             steps = [{{ request = \"slow\", timeout_ms = {timeout}, on_timeout = {{ max_attempts = {attempts}, backoff_ms = {backoff}, jitter_ms = {jitter} }} }}]\n"
+        );
+        let s = run_text(&text, seed);
+        for i in 0..actors {
+            let mut rng = sim_core::stream(seed, &format!("jitter/client-{i}"));
+            let mut t = 0.0f64;
+            for _ in 1..attempts {
+                t += timeout as f64 + backoff as f64 + jitter as f64 * sim_core::unit(&mut rng);
+                // The engine keeps whole nanoseconds: each retry instant rounds to one.
+                t = sim_core::ns_to_ms(sim_core::ms_to_ns(t).unwrap());
+            }
+            // An actor alone is called by its group's name; its stream is still `client-0`.
+            let name = if actors == 1 { "client".to_string() } else { format!("client-{i}") };
+            let end = num(s.entity(&name, "end_ms"));
+            proptest::prop_assert!((end - (t + timeout as f64)).abs() < 1e-6, "client-{}: {} vs {}", i, end, t + timeout as f64);
+        }
+        proptest::prop_assert_eq!(num(s.metric("client.gave_up")), actors as f64);
+        proptest::prop_assert_eq!(num(s.metric("client.retries")), (actors as u64 * (attempts - 1)) as f64);
+    }
+
+    /// `if = { chance = p }` draws from the actor's stream `chance/NAME-i`: a repetition
+    /// takes 1 ms when the draw is below p, else 2 ms, so the actor ends at the sum.
+    #[test]
+    fn a_chance_draws_from_the_actors_own_stream(seed in 0u64..1000, p in 0.0f64..1.0, repeat in 1u64..40) {
+        let text = format!(
+            "model = \"scenario\"\n[[actor]]\nname = \"a\"\nrepeat = {repeat}\n\
+             steps = [{{ if = {{ chance = {p} }}, then = [{{ delay_ms = 1 }}], else = [{{ delay_ms = 2 }}] }}]\n"
+        );
+        let s = run_text(&text, seed);
+        let mut rng = sim_core::stream(seed, "chance/a-0");
+        let expected: f64 = (0..repeat).map(|_| if sim_core::unit(&mut rng) < p { 1.0 } else { 2.0 }).sum();
+        proptest::prop_assert_eq!(num(s.entity("a", "end_ms")), expected);
+    }
+
+    /// A lossy link loses a crossing when its stream `loss/NAME` draws below the loss: a
+    /// lost crossing ends in its timeout (50 ms, then the next step), a delivered one
+    /// after half the round trip (3 ms).
+    #[test]
+    fn a_lossy_link_loses_crossings_by_its_own_stream(seed in 0u64..1000, loss in 0.0f64..1.0, repeat in 1u64..40) {
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 6\nloss = {loss}\n\
+             [[actor]]\nname = \"a\"\nrepeat = {repeat}\n\
+             steps = [{{ send = \"net\", timeout_ms = 50, on_timeout = {{ then = \"go_on\" }} }}]\n"
+        );
+        let s = run_text(&text, seed);
+        let mut rng = sim_core::stream(seed, "loss/net");
+        let lost: Vec<bool> = (0..repeat).map(|_| sim_core::unit(&mut rng) < loss).collect();
+        let n_lost = lost.iter().filter(|l| **l).count() as f64;
+        let end: f64 = lost.iter().map(|l| if *l { 50.0 } else { 3.0 }).sum();
+        proptest::prop_assert_eq!(num(s.metric("net.lost")), n_lost);
+        proptest::prop_assert_eq!(num(s.metric("net.crossings")), repeat as f64);
+        proptest::prop_assert_eq!(num(s.metric("a.timeouts")), n_lost);
+        proptest::prop_assert_eq!(num(s.entity("a", "end_ms")), end);
+    }
+
+    /// A queue lock waited for with a timeout that goes on, then a branch on the outcome:
+    /// `h` holds L from 0 for `hold` ms; `w` asks at 0 with a timeout of `timeout` ms. At
+    /// hold = timeout the release runs first (scheduled at 0, before the timeout), so w
+    /// acquires iff hold ≤ timeout, and writes 1, else it times out at `timeout` and
+    /// writes 2. Its wait: min(hold, timeout); given up only past the timeout.
+    #[test]
+    fn a_timeout_that_goes_on_and_a_branch_on_its_outcome_agree_with_the_closed_form(
+        hold in 0u64..50, timeout in 0u64..50,
+    ) {
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[actor]]\nname = \"h\"\nsteps = [{{ acquire = \"L\" }}, {{ delay_ms = {hold} }}, {{ release = \"L\" }}]\n\
+             [[actor]]\nname = \"w\"\nsteps = [{{ acquire = \"L\", timeout_ms = {timeout}, on_timeout = {{ then = \"go_on\" }} }}, \
+             {{ if = \"acquired\", then = [{{ write = \"r\", value = 1 }}, {{ release = \"L\" }}], else = [{{ write = \"r\", value = 2 }}] }}]\n"
+        );
+        let s = run_text(&text, 0);
+        let acquired = hold <= timeout;
+        proptest::prop_assert_eq!(num(s.metric("r.value")), if acquired { 1.0 } else { 2.0 });
+        proptest::prop_assert_eq!(num(s.metric("L.gave_up")), if acquired { 0.0 } else { 1.0 });
+        proptest::prop_assert_eq!(num(s.metric("L.gave_up_wait_ms")), if acquired { 0.0 } else { timeout as f64 });
+        proptest::prop_assert_eq!(num(s.entity("w", "lock_wait_ms")), hold.min(timeout) as f64);
+        proptest::prop_assert_eq!(num(s.entity("w", "end_ms")), hold.min(timeout) as f64);
+        proptest::prop_assert_eq!(num(s.metric("L.acquisitions")), if acquired { 2.0 } else { 1.0 });
+    }
+
+    /// A lease renewed within its term is kept, after it is lost: `a` takes the 100 ms
+    /// lease at 0, works `d` ms and renews; it writes 1 when renewed, else 2.
+    #[test]
+    fn a_renewal_succeeds_exactly_within_the_lease(d in 50u64..150) {
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"lease\"\nlease_ms = 100\npoll_ms = 10\n\
+             [[actor]]\nname = \"a\"\nsteps = [{{ acquire = \"L\" }}, {{ pause_ms = {d} }}, {{ renew = \"L\" }}, \
+             {{ if = {{ outcome = \"renewed\" }}, then = [{{ write = \"r\", value = 1 }}], else = [{{ write = \"r\", value = 2 }}] }}, {{ release = \"L\" }}]\n\
+             [[actor]]\nname = \"b\"\nstart_ms = 1\nsteps = [{{ acquire = \"L\" }}, {{ release = \"L\" }}]\n"
+        );
+        let s = run_text(&text, 0);
+        proptest::prop_assert_eq!(num(s.metric("r.value")), if d <= 100 { 1.0 } else { 2.0 });
+        // Past 100 ms b takes the lease over at its first poll after it (b polls at 1, 11,
+        // …, 101): two holders then, one while renewed.
+        proptest::prop_assert_eq!(num(s.metric("L.max_holders")), if d > 101 { 2.0 } else { 1.0 });
+    }
+}
+
+/// A lock chosen per actor by an expression: actors 0, 1, 2, 3 of `w` take
+/// `one_of = ["A", "B", "C"]` at `min(i, 2)`: A, B, C, C, each for 10 ms from 0. By hand:
+/// A and B once with no wait; C twice, the second waiting 10 ms.
+#[test]
+fn a_lock_chosen_by_an_expression_is_the_actors_own() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[resource]]\nname = \"B\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[resource]]\nname = \"C\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"w\"\ncount = 4\nsteps = [{ acquire = { one_of = [\"A\", \"B\", \"C\"], index = \"min(i, 2)\" } }, { delay_ms = 10 }, { release = { one_of = [\"A\", \"B\", \"C\"], index = \"min(i, 2)\" } }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("A.acquisitions")), 1.0);
+    assert_eq!(num(run.metric("B.acquisitions")), 1.0);
+    assert_eq!(num(run.metric("C.acquisitions")), 2.0);
+    assert_eq!(num(run.metric("C.total_wait_ms")), 10.0);
+    assert_eq!(num(run.metric("makespan_ms")), 20.0);
+    // An index past the list stops the run, naming the actor and the list.
+    let bad = text.replace("min(i, 2)", "i");
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", &bad).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("index 3 of a list of 3");
+    assert!(
+        err.to_string()
+            .contains("actor 3 of `w`: a `one_of` index is 3"),
+        "{err}"
+    );
+}
+
+/// A crash followed by a restart: each repetition works 10 ms and crashes; the actor comes
+/// back 5 ms later with its next one. Repetitions at 0, 15, 30; three restarts, the last
+/// at 45 with nothing left to run; none completed.
+#[test]
+fn a_crash_with_a_restart_loses_the_repetition_and_starts_the_next() {
+    let text = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nrepeat = 3\nsteps = [{ delay_ms = 10 }, { crash = \"all\", restart_after_ms = 5 }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("a.restarts")), 3.0);
+    assert_eq!(num(run.metric("a.started")), 3.0);
+    assert_eq!(num(run.metric("a.completed")), 0.0);
+    assert_eq!(num(run.metric("a.crashed")), 0.0, "it came back each time");
+    assert_eq!(run.entity("a", "outcome").to_string(), "restarted");
+    // A restart keeps the locks its old self held: the next repetition's acquire waits
+    // for good (a queue lock), and the run ends with it unfinished at 10.
+    let held = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[actor]]\nname = \"a\"\nrepeat = 2\nsteps = [{ acquire = \"L\" }, { delay_ms = 10 }, { crash = \"all\", restart_after_ms = 5 }, { release = \"L\" }]\n";
+    let run = run_text(held, 0);
+    assert_eq!(num(run.metric("L.acquisitions")), 1.0);
+    assert_eq!(
+        num(run.metric("L.held_ms")),
+        15.0,
+        "held 0 → the run's end at 15"
+    );
+}
+
+/// Every new key refused where it is written, saying what is valid.
+#[test]
+fn new_keys_are_refused_at_their_place() {
+    let head = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 1\n[[resource]]\nname = \"K\"\nkind = \"link\"\nrtt_ms = 2\n[[actor]]\nname = \"a\"\n";
+    // Line 16 is the steps line; the column is the bad value's or key's.
+    let cases: &[(&str, &str)] = &[
+        (
+            "steps = [{ request = \"S\", timeout_ms = \"soon\" }]",
+            "16:40: in \"soon\" at character 1: unknown name `soon`",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { then = \"later\" } }]",
+            "16:65: unknown `then` \"later\"; valid: \"retry\"",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { then = \"retry\" } }]",
+            "16:56: a retry needs `max_attempts`",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { then = \"end\", backoff_ms = 3 } }]",
+            "16:85: `backoff_ms` is for `then = \"retry\"`",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { wait = 1 } }]",
+            "16:65: unknown key `wait` of `on_timeout`; valid: steps, then, max_attempts, backoff_ms, jitter_ms",
+        ),
+        (
+            "steps = [{ acquire = \"L\", timeout_ms = 5, give_up_after_ms = 5 }]",
+            "16:62: give `timeout_ms` (with `on_timeout`) or `give_up_after_ms`, not both",
+        ),
+        (
+            "steps = [{ if = \"maybe\", then = [{ delay_ms = 1 }] }]",
+            "16:17: unknown outcome \"maybe\"; valid: none, acquired, timed_out",
+        ),
+        (
+            "steps = [{ if = { value = \"attempt\" }, then = [] }]",
+            "16:17: an `if` is an outcome",
+        ),
+        (
+            "steps = [{ if = \"served\" }]",
+            "16:10: an `if` needs `then`",
+        ),
+        (
+            "steps = [{ if = { chance = 0.5 }, then = [{ release = \"L\" }] }]",
+            "16:55: the actor does not hold `L` here",
+        ),
+        (
+            "steps = [{ acquire = { one_of = [\"L\", \"S\"], index = \"i\" } }]",
+            "16:39: `S` is a server, not a lock",
+        ),
+        (
+            "steps = [{ acquire = { one_of = [], index = \"i\" } }]",
+            "16:33: `one_of` names at least one lock",
+        ),
+        (
+            "steps = [{ acquire = { by = \"nope\", x = \"L\" } }]",
+            "16:29: `nope` is not a string parameter of this config",
+        ),
+        (
+            "steps = [{ pause_ms = \"k + later\" }]",
+            "16:23: in \"k + later\" at character 5: unknown name `later`; valid here: i, k, attempt",
+        ),
+        (
+            "steps = [{ renew = \"L\" }]",
+            "16:20: the actor does not hold `L` here",
+        ),
+        (
+            "steps = [{ crash = \"all\", restart_after_ms = \"x\" }]",
+            "16:46: in \"x\" at character 1: unknown name `x`",
+        ),
+        ("steps = [{ send = \"K\", timeout_ms = -1 }]", "16:37:"),
+    ];
+    let mut wrong = Vec::new();
+    for (steps, needle) in cases {
+        let text = format!("{head}{steps}\n");
+        let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &text)
+        else {
+            panic!("accepted: {steps}");
+        };
+        let e = e.to_string();
+        let (place, message) = needle.split_at(needle.find(": ").map_or(needle.len(), |k| k + 1));
+        if !(e.contains(&format!("t.toml:{place}")) && e.contains(message.trim())) {
+            wrong.push(format!("`{needle}` not in `{e}`\n{steps}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A link's loss, a chance: probabilities, checked at the point.
+    for (text, needle) in [
+        (
+            head.replace("rtt_ms = 2\n", "rtt_ms = 2\nloss = 1.5\n")
+                + "steps = [{ send = \"K\" }]\n",
+            "14:8: a probability is in [0, 1], got 1.5",
+        ),
+        (
+            format!("{head}steps = [{{ if = {{ chance = 2 }}, then = [{{ delay_ms = 1 }}] }}]\n"),
+            "16:28: a probability is in [0, 1], got 2",
+        ),
+        (
+            format!(
+                "{head}steps = [{{ request = \"S\", timeout_ms = 1, on_timeout = {{ max_attempts = 0 }} }}]\n"
+            ),
+            "16:73: must be a whole number from 1 to 1000, got 0",
+        ),
+    ] {
+        let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &text)
+        else {
+            panic!("accepted: {text}");
+        };
+        let e = e.to_string();
+        let (place, message) = needle.split_at(needle.find(": ").map_or(needle.len(), |k| k + 1));
+        assert!(
+            e.contains(&format!("t.toml:{place}")) && e.contains(message.trim()),
+            "`{needle}` not in `{e}`"
+        );
+    }
+}
