@@ -85,13 +85,29 @@ pub fn check_value_labels(config: &Config, results: &Results) -> Result<(), Conf
     }
     match config.value_labels.iter().find(|(k, _)| !seen.contains(k)) {
         None => Ok(()),
-        Some((key, span)) => Err(config.source.error(
-            span,
-            format!(
-                "`{key}` in [labels] is not a column, parameter value, timeline kind, entity or text value of this run; label one of those, or a built-in word: {}",
-                crate::locale::Text::ALL.map(|t| t.key()).join(", ")
-            ),
-        )),
+        Some((key, span)) => {
+            // The model's timeline kinds, when it draws timelines: labelled by their names.
+            let kinds = match config.plan.model.timeline() {
+                Some(style) => format!(
+                    "; its timeline kinds: {}",
+                    style
+                        .spans
+                        .iter()
+                        .map(|k| k.name)
+                        .chain(style.marks.iter().map(|k| k.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => String::new(),
+            };
+            Err(config.source.error(
+                span,
+                format!(
+                    "`{key}` in [labels] is not a column, parameter value, timeline kind, entity or text value of this run; label one of those, or a built-in word: {}{kinds}",
+                    crate::locale::Text::ALL.map(|t| t.key()).join(", ")
+                ),
+            ))
+        }
     }
 }
 

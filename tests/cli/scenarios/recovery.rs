@@ -490,3 +490,25 @@ fn new_keys_are_refused_at_their_place() {
         );
     }
 }
+
+/// A `[labels]` key that is no name of the run lists the scenario's timeline kinds, every
+/// span and mark kind by its name, so a misspelt kind is found.
+#[test]
+fn a_label_for_no_kind_lists_every_timeline_kind() {
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n[labels]\nretyr = \"yeniden\"\n";
+    let config = write_config(tmp.path(), "l.toml", text);
+    let o = coordsim(&["check", &config]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let kinds = "its timeline kinds: waiting, served, reading, writing, working, crossing, holding_waiting, paused, backoff, down, attempt, done, gave_up, crashed, rejected, timeout, retry, lost, lease_lost, restarted";
+    assert!(
+        stderr(&o).contains("l.toml:6:1:") && stderr(&o).contains(kinds),
+        "{}",
+        stderr(&o)
+    );
+    // Spelt right, the kind is a label like any.
+    let fixed = write_config(tmp.path(), "m.toml", &text.replace("retyr", "retry"));
+    let o = coordsim(&["check", &fixed]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
