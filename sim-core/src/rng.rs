@@ -59,7 +59,7 @@ pub fn unit(rng: &mut Stream) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// True with probability `p`: a uniform draw in [0, 1) from 53 random bits ([`unit`]),
+/// True with probability `p`: a uniform draw in [0, 1) from 53 random bits ([`unit()`]),
 /// below `p` (so `p = 0` is never and `p = 1` is always).
 #[inline]
 pub fn chance(rng: &mut Stream, p: f64) -> bool {
