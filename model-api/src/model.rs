@@ -254,6 +254,12 @@ impl RunContext {
         Samples::new(self.stats, n).with_percentile(self.percentile)
     }
 
+    /// Samples as [`RunContext::samples`], exact only up to `cap` (then a histogram:
+    /// [`Samples::capped`]), for statistics a run keeps beside its main ones.
+    pub fn samples_capped(&self, n: usize, cap: usize) -> Samples {
+        Samples::capped(self.stats, n, cap).with_percentile(self.percentile)
+    }
+
     /// The same run, with or without entity rows (a config with `entities = false`).
     pub fn with_entities(mut self, entities: bool) -> RunContext {
         self.entities = entities;

@@ -637,7 +637,9 @@ impl Sim<'_> {
         self.last_end = Some(now);
         let group = &mut self.groups[g];
         group.completed += 1;
-        group.responses.record(took);
+        if group.alias.is_none() {
+            group.responses.record(took);
+        }
         self.mark(job, "done", now);
     }
 

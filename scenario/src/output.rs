@@ -165,14 +165,16 @@ impl Sim<'_> {
             Metric::GroupGaveUp(g) => Cell::Count(self.groups[g as usize].gave_up),
             Metric::GroupCrashed(g) => Cell::Count(self.groups[g as usize].crashed),
             Metric::GroupRetries(g) => Cell::Count(self.groups[g as usize].retries),
-            Metric::GroupResponse(g, stat) => {
-                stat_cell(&mut self.groups[g as usize].responses, stat)
-            }
+            Metric::GroupResponse(g, stat) => or_empty(self.response(g as usize, stat)),
             // All groups' repetitions: from the groups' samples, not kept twice.
             Metric::Completed => Cell::Count(self.groups.iter().map(|g| g.completed).sum()),
             Metric::MeanResponse => {
-                let n: usize = self.groups.iter().map(|g| g.responses.count()).sum();
-                let sum: u128 = self.groups.iter().map(|g| g.responses.sum_ns()).sum();
+                let (mut n, mut sum) = (0u128, 0u128);
+                for g in 0..self.groups.len() {
+                    let (count, total) = self.response_sum(g);
+                    n += count;
+                    sum += total;
+                }
                 if n == 0 {
                     Cell::Empty
                 } else {
@@ -180,9 +182,8 @@ impl Sim<'_> {
                 }
             }
             Metric::MaxResponse => or_empty(
-                self.groups
-                    .iter()
-                    .filter_map(|g| g.responses.max_ms())
+                (0..self.groups.len())
+                    .filter_map(|g| self.response(g, WaitStat::Max))
                     .reduce(f64::max),
             ),
             Metric::Makespan => {
@@ -192,6 +193,50 @@ impl Sim<'_> {
                 ))
             }
         }
+    }
+}
+
+impl Sim<'_> {
+    /// A statistic of group `g`'s response times: its own samples, or (an alias) its
+    /// server's waits plus the fixed service — the same numbers, each shifted alike, so
+    /// every percentile shifts too.
+    fn response(&mut self, g: usize, stat: WaitStat) -> Option<f64> {
+        match self.groups[g].alias {
+            None => stat_value(&mut self.groups[g].responses, stat),
+            Some(_) if stat == WaitStat::Mean => {
+                let (n, sum) = self.response_sum(g);
+                (n > 0).then(|| sum as f64 / (n as f64 * 1_000_000.0))
+            }
+            // A wait in ms is a whole number of ns over 10^6: back to its ns exactly, then
+            // shifted, then to ms as any sample is.
+            Some((s, service)) => stat_value(self.servers[s as usize].waits(), stat)
+                .map(|w| sim_core::ns_to_ms((w * 1e6).round() as u64 + service)),
+        }
+    }
+
+    /// Group `g`'s completed repetitions and the sum of their response times (ns).
+    fn response_sum(&self, g: usize) -> (u128, u128) {
+        match self.groups[g].alias {
+            None => {
+                let r = &self.groups[g].responses;
+                (r.count() as u128, r.sum_ns())
+            }
+            Some((s, service)) => {
+                let w = self.servers[s as usize].waits_ref();
+                let n = w.count() as u128;
+                (n, w.sum_ns() + n * u128::from(service))
+            }
+        }
+    }
+}
+
+fn stat_value(samples: &mut Samples, stat: WaitStat) -> Option<f64> {
+    match stat {
+        WaitStat::Mean => samples.mean_ms(),
+        WaitStat::P50 => samples.percentile_ms(50.0),
+        WaitStat::P95 => samples.percentile_ms(95.0),
+        WaitStat::P99 => samples.percentile_ms(99.0),
+        WaitStat::Max => samples.max_ms(),
     }
 }
 

@@ -27,6 +27,8 @@ pub struct Samples {
     sum: u128,
     max: Nanos,
     method: Percentile,
+    /// Exact samples kept at most: past this many they move into a histogram (0: no cap).
+    cap: u64,
 }
 
 /// Exact samples in 4 bytes each while every one fits (below 2^32 ns, 4.29 s: most waits),
@@ -150,6 +152,30 @@ impl Samples {
         }
     }
 
+    /// Empty, keeping samples as `stats` says, but exact ones only up to `cap`: the first
+    /// sample past it moves them all into an HDR histogram (as [`Stats::Hdr`]: percentiles
+    /// within 0.1%, never below; count, mean and max exact). Memory then stays flat however
+    /// many follow. Room is reserved for `min(n, cap)`.
+    pub fn capped(stats: Stats, n: usize, cap: usize) -> Self {
+        let mut s = Samples::new(stats, n.min(cap));
+        s.cap = cap as u64;
+        s
+    }
+
+    /// Moves the exact samples into a histogram (the cap was passed).
+    #[cold]
+    fn to_histogram(&mut self) {
+        let Ok(mut h) = Histogram::<u64>::new_with_bounds(1, 1 << 62, HDR_DIGITS) else {
+            return;
+        };
+        match &self.values {
+            Store::Narrow(v) => v.iter().for_each(|x| h.saturating_record(u64::from(*x))),
+            Store::Wide(v) => v.iter().for_each(|x| h.saturating_record(*x)),
+        }
+        self.values = Store::default();
+        self.hist = Some(Box::new(h));
+    }
+
     /// The same samples, read with percentile `method`.
     pub fn with_percentile(mut self, method: Percentile) -> Self {
         self.method = method;
@@ -159,6 +185,9 @@ impl Samples {
     /// Records one duration.
     #[inline]
     pub fn record(&mut self, value: Nanos) {
+        if self.cap != 0 && self.count == self.cap && self.hist.is_none() {
+            self.to_histogram();
+        }
         match &mut self.hist {
             None => self.values.push(value),
             Some(h) => h.saturating_record(value),
@@ -261,6 +290,38 @@ impl Samples {
 
 #[cfg(test)]
 mod tests {
+
+    /// Past its cap, capped samples move into a histogram: count, mean and max stay exact,
+    /// percentiles within 0.1% of the exact ones and never below.
+    #[test]
+    fn capped_samples_keep_exact_moments_past_the_cap() {
+        let values: Vec<Nanos> = (1..=1000u64).map(|k| k * 7_919 % 100_003 * 1_000).collect();
+        let mut exact = Samples::with_capacity(values.len());
+        let mut capped = Samples::capped(Stats::Exact, values.len(), 100);
+        for v in &values {
+            exact.record(*v);
+            capped.record(*v);
+        }
+        assert_eq!(capped.count(), 1000);
+        assert_eq!(capped.sum_ns(), exact.sum_ns());
+        assert_eq!(capped.max_ms(), exact.max_ms());
+        for p in [50.0, 95.0, 99.0] {
+            let (e, c) = (
+                exact.percentile_ms(p).unwrap(),
+                capped.percentile_ms(p).unwrap(),
+            );
+            assert!(c >= e && c <= e * 1.001, "p{p}: {c} vs {e}");
+        }
+        // Below its cap it is exact.
+        let mut under = Samples::capped(Stats::Exact, 10, 100);
+        for v in &values[..50] {
+            under.record(*v);
+        }
+        let mut first = Samples::with_capacity(50);
+        values[..50].iter().for_each(|v| first.record(*v));
+        assert_eq!(under.percentile_ms(95.0), first.percentile_ms(95.0));
+    }
+
     use super::*;
     use proptest::prelude::*;
 

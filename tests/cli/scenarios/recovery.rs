@@ -512,3 +512,28 @@ fn a_label_for_no_kind_lists_every_timeline_kind() {
     let o = coordsim(&["check", &fixed]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, .. proptest::prelude::ProptestConfig::default() })]
+
+    /// A group whose repetitions are one request at a fixed-service server reads its
+    /// response times off the server's waits (each plus the service): the same figures as
+    /// the same group with a 0 ms delay after the request, which keeps its own.
+    #[test]
+    fn a_one_request_group_reports_the_responses_it_would_record(
+        clients in 1u32..6, repeat in 1u64..60, every in 1u64..20, service in 1u64..30,
+        poisson in proptest::bool::ANY, seed in 0u64..100,
+    ) {
+        let arrivals = if poisson { "poisson" } else { "schedule" };
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = {service}\n\
+             [[actor]]\nname = \"c\"\ncount = {clients}\nrepeat = {repeat}\nevery_ms = {every}\narrivals = \"{arrivals}\"\nstart_ms = \"1.5 * i\"\n\
+             steps = [{{ request = \"s\" }}]\n"
+        );
+        let own = text.replace("steps = [{ request = \"s\" }]", "steps = [{ request = \"s\" }, { delay_ms = 0 }]");
+        let (a, b) = (run_text(&text, seed), run_text(&own, seed));
+        for m in ["c.mean_response_ms", "c.p95_response_ms", "c.max_response_ms", "mean_response_ms", "max_response_ms", "c.completed", "s.mean_wait_ms"] {
+            proptest::prop_assert_eq!(a.metric(m).to_string(), b.metric(m).to_string(), "{}", m);
+        }
+    }
+}
