@@ -54,6 +54,7 @@ impl Point {
                     + u64::from(g.chances));
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
+        events = events.saturating_add(self.servers.iter().map(|s| 2 * s.down.len() as u64).sum());
         events = events.saturating_add(self.poll_rounds());
         let per_job = 128 + 8 * (self.regs.len() + self.locks.len()) as u64;
         let instances: u64 = self

@@ -148,6 +148,13 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             shape: MarkShape::Cross,
         },
         MarkKind {
+            name: "refused",
+            label: "request refused (server down)",
+            label_tr: "istek reddedildi (sunucu kapalı)",
+            rgb: (60, 60, 60),
+            shape: MarkShape::Cross,
+        },
+        MarkKind {
             name: "lease_lost",
             label: "lease lost (renewal too late)",
             label_tr: "kira kaybedildi",

@@ -88,6 +88,7 @@ impl Point {
                 {
                     for (k, sv) in point.servers.iter_mut().enumerate() {
                         sv.abandons |= server.may_be(k as u16);
+                        sv.special |= sv.abandons;
                     }
                 }
             }
@@ -156,7 +157,27 @@ impl Point {
                 service,
                 service_cv,
                 instances,
+                down,
+                when_down,
             } => {
+                let mut windows: Vec<(Nanos, Nanos)> = Vec::new();
+                for (from, to) in down {
+                    let f = ev.duration(from, &[at, "down"])?;
+                    let t = ev.duration(to, &[at, "down"])?;
+                    if t <= f || windows.last().is_some_and(|(_, end)| f < *end) {
+                        return Err(ParamError::new(
+                            &path_key(&[at, "down"]),
+                            format!(
+                                "down windows are [from_ms, to_ms] with from < to, in order and not overlapping; got [{}, {}]",
+                                sim_core::ns_to_ms(f),
+                                sim_core::ns_to_ms(t)
+                            ),
+                        ));
+                    }
+                    windows.push((f, t));
+                }
+                let fail_fast =
+                    ev.choice(when_down, spec::WHEN_DOWN, &[at, "when_down"])? == "fail";
                 let kind = ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
                 let ms = ev.number(service_ms, &[at, "service_ms"])?;
                 let service_ns = ev.duration(service_ms, &[at, "service_ms"])?;
@@ -174,6 +195,9 @@ impl Point {
                     dist,
                     instances,
                     abandons: false,
+                    special: !windows.is_empty(),
+                    down: windows,
+                    fail_fast,
                 });
             }
             ResourceKind::Link { rtt_ms, loss } => {

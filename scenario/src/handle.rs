@@ -2,11 +2,13 @@
 //! a write landing later, a lock taken, a queue, a link), and the event that ends the block
 //! lets it go on.
 
-use sim_core::{Class, EventQueue, Handler, Nanos, SimError, chance};
+use sim_core::{Class, EventQueue, Handler, Nanos, SimError, Waiting, chance};
 
 use crate::lock::LockMode;
 use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, TimeoutP, Vars, eval_run};
-use crate::recover::{ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REJECTED, RENEWED, SERVED};
+use crate::recover::{
+    ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REFUSED, REJECTED, RENEWED, SERVED,
+};
 use crate::register::{Fence, Landing};
 use crate::sim::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
 
@@ -49,23 +51,7 @@ impl Sim<'_> {
         };
         let abandons = self.p.servers[s].abandons;
         if let Some(next) = next {
-            self.serve(s, instance, next.tag, next.arrived, now, q);
-            let waited = now - next.arrived;
-            let job = if abandons {
-                self.still_waiting(next.tag, s)
-            } else {
-                Some(next.tag)
-            };
-            if let Some(job) = job {
-                if self.entities {
-                    let a = self.jobs[job as usize].actor as usize;
-                    let actor = &mut self.actors[a];
-                    actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
-                }
-                if waited > 0 {
-                    self.span(job, "waiting", next.arrived, Some(now));
-                }
-            }
+            self.start_next(s, instance, next, now, q);
         }
         let job = if abandons {
             let slot = self.slots[done.tag as usize];
@@ -99,6 +85,47 @@ impl Sim<'_> {
         j.outcome = SERVED;
         j.step += 1;
         self.proceed(job, q);
+    }
+
+    /// Instance `k` of server `s` starts serving `next` at `now`, which waited since its
+    /// arrival.
+    #[inline(always)]
+    fn start_next(&mut self, s: usize, k: u32, next: Waiting, now: Nanos, q: &mut EventQueue<Ev>) {
+        self.serve(s, k, next.tag, next.arrived, now, q);
+        let waited = now - next.arrived;
+        let job = if self.p.servers[s].abandons {
+            self.still_waiting(next.tag, s)
+        } else {
+            Some(next.tag)
+        };
+        if let Some(job) = job {
+            if self.entities {
+                let a = self.jobs[job as usize].actor as usize;
+                let actor = &mut self.actors[a];
+                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
+            }
+            if waited > 0 {
+                self.span(job, "waiting", next.arrived, Some(now));
+            }
+        }
+    }
+
+    /// `job`'s request to server `s` is refused (it is down and fails fast): its outcome
+    /// says so, and it goes on with its timeout's steps, or else with its next step.
+    fn refused(&mut self, job: u32, s: usize, q: &mut EventQueue<Ev>) {
+        self.servers[s].refuse();
+        self.mark(job, "refused", q.now());
+        let j = &mut self.jobs[job as usize];
+        j.outcome = REFUSED;
+        j.deadline = NONE;
+        let steps = &self.p.groups[j.group as usize].steps;
+        j.step = match &steps[j.step as usize] {
+            StepP::Request {
+                timeout: Some(t), ..
+            } => t.handler,
+            _ => j.step + 1,
+        };
+        self.go(job, q);
     }
 
     /// The job whose request fills slot `tag` at server `s`, if it still waits for it.
@@ -176,6 +203,13 @@ impl Sim<'_> {
                 self.locks[l].unlock(now);
                 self.hand_over(l, now);
             }
+            Ev::Down { server } => self.servers[server as usize].go_down(),
+            Ev::Up { server } => {
+                let s = server as usize;
+                for (k, next) in self.servers[s].up(now) {
+                    self.start_next(s, k, next, now, q);
+                }
+            }
             Ev::Start { .. } | Ev::Depart { .. } => unreachable!("handled by the handler"),
         }
     }
@@ -217,8 +251,13 @@ impl Sim<'_> {
     #[inline(always)]
     fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
-        let tag = if self.p.servers[s].abandons {
-            self.slot(job, s)
+        let sp = &self.p.servers[s];
+        let tag = if sp.special {
+            if sp.fail_fast && self.servers[s].is_down() {
+                self.refused(job, s, q);
+                return;
+            }
+            if sp.abandons { self.slot(job, s) } else { job }
         } else {
             job
         };

@@ -63,6 +63,7 @@ pub enum Metric {
     ServerBusy(u16),
     ServerMakespan(u16),
     ServerTimedOut(u16),
+    ServerRefused(u16),
     ServerWasted(u16),
     ServerWastedMs(u16),
     LinkCrossings(u16),
@@ -137,6 +138,16 @@ impl MetricColumns {
                     });
                     if abandoned {
                         columns.abandoned(n, server)?;
+                    }
+                    if let ResourceKind::Server { down, .. } = &r.kind
+                        && !down.is_empty()
+                    {
+                        columns.col(
+                            format!("{n}.refused"),
+                            format!("requests `{n}` refused while down (`when_down = \"fail\"`)"),
+                            Count,
+                            Metric::ServerRefused(server),
+                        )?;
                     }
                     server += 1;
                 }

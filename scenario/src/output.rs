@@ -155,6 +155,7 @@ impl Sim<'_> {
             Metric::LinkCrossings(l) => Cell::Count(self.links[l as usize].crossings()),
             Metric::LinkLost(l) => Cell::Count(self.links[l as usize].lost()),
             Metric::ServerTimedOut(s) => Cell::Count(self.servers[s as usize].timed_out()),
+            Metric::ServerRefused(s) => Cell::Count(self.servers[s as usize].refused()),
             Metric::ServerWasted(s) => Cell::Count(self.servers[s as usize].wasted().0),
             Metric::ServerWastedMs(s) => Cell::Float(ns_to_ms(self.servers[s as usize].wasted().1)),
             Metric::GroupTimeouts(g) => Cell::Count(self.groups[g as usize].timeouts),

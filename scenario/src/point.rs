@@ -220,6 +220,11 @@ pub struct ServerP {
     pub instances: u32,
     /// Whether a request to it may time out: its clients may leave before their service.
     pub abandons: bool,
+    /// When it is down, in order, and whether a request is then refused (else it waits).
+    pub down: Vec<(Nanos, Nanos)>,
+    pub fail_fast: bool,
+    /// Whether a request needs more than the queue (`abandons`, or down windows).
+    pub special: bool,
 }
 
 /// One sweep point's scenario: every number computed, every option chosen.

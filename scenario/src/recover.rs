@@ -12,6 +12,7 @@ use crate::spec::{Cmp, Num, OUTCOMES};
 pub const ACQUIRED: u8 = 1;
 pub const TIMED_OUT: u8 = 2;
 pub const SERVED: u8 = 3;
+pub const REFUSED: u8 = 4;
 pub const APPLIED: u8 = 5;
 pub const REJECTED: u8 = 6;
 pub const RENEWED: u8 = 7;

@@ -4,8 +4,8 @@ use coordsim_model::{ComposeError, PathPart, Value};
 
 use crate::read::{Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table};
 use crate::spec::{
-    ARRIVALS, Choice, Group, LOCK_MODES, MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, Num,
-    Pace, Param, Resource, ResourceKind, SERVICE_KINDS, Scope, Spec,
+    ARRIVALS, Choice, Group, LOCK_MODES, MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS,
+    MAX_WINDOWS, Num, Pace, Param, Resource, ResourceKind, SERVICE_KINDS, Scope, Spec, WHEN_DOWN,
 };
 use crate::steps::read_steps;
 
@@ -210,8 +210,35 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
             "service",
             "service_cv",
             "instances",
+            "down",
+            "when_down",
         ],
     )?;
+    let mut down = Vec::new();
+    match get(entries, "down") {
+        None => {}
+        Some(Value::List(windows)) if windows.len() <= MAX_WINDOWS => {
+            for (w, window) in windows.iter().enumerate() {
+                let here = idx(&at(&path, "down"), w);
+                let Value::List(ends) = window else {
+                    return fail(here, "a down window is [from_ms, to_ms]");
+                };
+                let [from, to] = ends.as_slice() else {
+                    return fail(here, "a down window is [from_ms, to_ms]: two numbers");
+                };
+                down.push((
+                    reader.num(idx(&here, 0), from, p, &[])?,
+                    reader.num(idx(&here, 1), to, p, &[])?,
+                ));
+            }
+        }
+        Some(_) => {
+            return fail(
+                at(&path, "down"),
+                format!("`down` is a list of at most {MAX_WINDOWS} windows [from_ms, to_ms]"),
+            );
+        }
+    }
     let Some(service) = get(entries, "service_ms") else {
         return fail(path, "a server needs `service_ms`, its (mean) service time");
     };
@@ -220,6 +247,8 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
         service: reader.opt_choice(&path, entries, "service", SERVICE_KINDS, "fixed")?,
         service_cv: reader.opt_num(&path, entries, "service_cv", 1.0, p)?,
         instances: reader.opt_num(&path, entries, "instances", 1.0, p)?,
+        when_down: reader.opt_choice(&path, entries, "when_down", WHEN_DOWN, "wait")?,
+        down,
     })
 }
 

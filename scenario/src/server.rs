@@ -25,6 +25,9 @@ pub struct Server {
     timed_out: u64,
     wasted: u64,
     wasted_ns: Nanos,
+    /// Down now (a window of `down`), and the requests it refused while down.
+    down: bool,
+    refused: u64,
 }
 
 impl Server {
@@ -52,6 +55,8 @@ impl Server {
             timed_out: 0,
             wasted: 0,
             wasted_ns: 0,
+            down: false,
+            refused: 0,
         }
     }
 
@@ -86,7 +91,54 @@ impl Server {
         self.last_departure = now;
         self.departures += 1;
         let done = self.stations.in_service(k as usize)?;
+        if self.down {
+            // Down: the service in progress ends; the next waits for the window's end.
+            self.stations.leave(k as usize, now);
+            return Some((done, None));
+        }
         Some((done, self.stations.depart(k as usize, now)))
+    }
+
+    /// It goes down at `now`: no service starts until [`Server::up`].
+    pub fn go_down(&mut self) {
+        self.down = true;
+        for k in 0..self.busy.len() {
+            if !self.stations.is_busy(k) {
+                self.stations.occupy(k);
+            }
+        }
+    }
+
+    /// It comes back up at `now`: each instance held while down starts its next request
+    /// (returned with its instance, for the caller to serve) or goes idle. An instance still
+    /// serving the request it had when the window began goes on as it was.
+    pub fn up(&mut self, now: Nanos) -> Vec<(u32, Waiting)> {
+        self.down = false;
+        let mut next = Vec::new();
+        for k in 0..self.busy.len() {
+            if self.stations.is_busy(k)
+                && self.stations.in_service(k).is_none()
+                && let Some(w) = self.stations.depart(k, now)
+            {
+                next.push((k as u32, w));
+            }
+        }
+        next
+    }
+
+    /// Whether it is down now.
+    pub fn is_down(&self) -> bool {
+        self.down
+    }
+
+    /// Counts a request refused while down.
+    pub fn refuse(&mut self) {
+        self.refused += 1;
+    }
+
+    /// Requests refused while down.
+    pub fn refused(&self) -> u64 {
+        self.refused
     }
 
     /// Requests served.

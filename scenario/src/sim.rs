@@ -30,19 +30,41 @@ pub const MAX_EXACT_RESPONSES: usize = 1_000_000;
 #[derive(Debug, Clone, Copy)]
 pub enum Ev {
     /// An actor's next repetition starts (its first, or an open loop's next).
-    Start { actor: u32 },
+    Start {
+        actor: u32,
+    },
     /// The job's current step is over: go on.
-    Resume { job: u32 },
+    Resume {
+        job: u32,
+    },
     /// The job's write lands.
-    Land { job: u32 },
+    Land {
+        job: u32,
+    },
     /// A polled lock: try again.
-    Retry { job: u32 },
+    Retry {
+        job: u32,
+    },
     /// A wait's ceiling: a queued lock's, a request's, a lost crossing's.
-    Timeout { job: u32 },
+    Timeout {
+        job: u32,
+    },
     /// A service completes.
-    Depart { server: u16, instance: u32 },
+    Depart {
+        server: u16,
+        instance: u32,
+    },
     /// An operator deletes a lock's record.
-    Unlock { lock: u16 },
+    Unlock {
+        lock: u16,
+    },
+    /// A server goes down, or comes back up.
+    Down {
+        server: u16,
+    },
+    Up {
+        server: u16,
+    },
 }
 
 // The queue moves events around: keep one as small as the built-in models' (8 bytes).
@@ -296,6 +318,15 @@ impl<'p> Sim<'p> {
         for (l, lock) in self.p.locks.iter().enumerate() {
             for &at in &lock.unlock_ns {
                 queue.schedule_at(at, self.other, Ev::Unlock { lock: l as u16 });
+            }
+        }
+        // A window's edges run first at their instants (class 0, scheduled first): a service
+        // that ends as the server goes down has ended; one due as it comes up starts then.
+        for (s, server) in self.p.servers.iter().enumerate() {
+            for &(from, to) in &server.down {
+                let server = s as u16;
+                queue.schedule_at(from, 0, Ev::Down { server });
+                queue.schedule_at(to, 0, Ev::Up { server });
             }
         }
     }

@@ -130,6 +130,10 @@ pub enum ResourceKind {
         service: Choice,
         service_cv: Num,
         instances: Num,
+        /// Windows `[from_ms, to_ms]` when it is down.
+        down: Vec<(Num, Num)>,
+        /// While down: `wait` (requests queue) or `fail` (refused at once).
+        when_down: Choice,
     },
     Link {
         rtt_ms: Num,
@@ -139,6 +143,9 @@ pub enum ResourceKind {
 
 pub const LOCK_MODES: &[&str] = &["poll", "queue", "lease"];
 pub const SERVICE_KINDS: &[&str] = &["fixed", "exponential", "uniform", "lognormal", "gamma"];
+pub const WHEN_DOWN: &[&str] = &["wait", "fail"];
+/// Most down windows of one server.
+pub const MAX_WINDOWS: usize = 10_000;
 pub const ARRIVALS: &[&str] = &["schedule", "poisson", "uniform", "lognormal", "gamma"];
 
 #[derive(Debug, Clone, PartialEq)]

@@ -111,6 +111,21 @@ impl Stations {
         next
     }
 
+    /// The request in service at `s` leaves at `now`, and the station stays held by other
+    /// work ([`Stations::occupy`]: it is down, say) with no request in service: its queue
+    /// waits until [`Stations::depart`] frees it.
+    #[inline]
+    pub fn leave(&mut self, s: usize, now: Nanos) {
+        let station = self.change(s, now);
+        station.in_service = None;
+    }
+
+    /// Whether station `s` is serving a request or held by other work.
+    #[inline]
+    pub fn is_busy(&self, s: usize) -> bool {
+        self.stations[s].busy
+    }
+
     /// The request in service at `s`, if any.
     #[inline]
     pub fn in_service(&self, s: usize) -> Option<Waiting> {
