@@ -20,11 +20,16 @@ impl Handler<Ev> for Sim<'_> {
             // An open loop's next start, scheduled before its actor crashed: no more.
             Ev::Start { actor } if self.actors[actor as usize].crashed => {}
             Ev::Start { actor } => {
-                let job = self.spawn(actor, now);
-                if let Some(at) = self.next_start(actor) {
-                    q.schedule_at(at, 1 + actor, ev);
+                let group = self.actors[actor as usize].group as usize;
+                if let Some((s, k)) = self.direct_group[group] {
+                    self.start_direct(actor, group, s as usize, k, q);
+                } else {
+                    let job = self.spawn(actor, now);
+                    if let Some(at) = self.next_start(actor) {
+                        q.schedule_at(at, 1 + actor, ev);
+                    }
+                    self.proceed(job, q);
                 }
-                self.proceed(job, q);
             }
             Ev::Depart { server, instance } => self.depart(server as usize, instance, q),
             other => self.rare(other, q),
@@ -49,6 +54,9 @@ impl Sim<'_> {
                 .get_or_insert_with(|| "internal: a departure from an idle server".into());
             return;
         };
+        if let Some(g) = self.direct[s] {
+            return self.depart_direct(s, instance, g as usize, done, next, q);
+        }
         let abandons = self.p.servers[s].abandons;
         if let Some(next) = next {
             self.start_next(s, instance, next, now, q);
@@ -85,6 +93,56 @@ impl Sim<'_> {
         j.outcome = SERVED;
         j.step += 1;
         self.proceed(job, q);
+    }
+
+    /// A start of a direct group's actor (see `Sim::direct`): its request arrives, tagged
+    /// with the actor itself, with no job, after its next start is scheduled (as a job's
+    /// start does).
+    #[inline(always)]
+    fn start_direct(&mut self, actor: u32, g: usize, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        self.actors[actor as usize].started += 1;
+        self.groups[g].started += 1;
+        if let Some(at) = self.next_start(actor) {
+            q.schedule_at(at, 1 + actor, Ev::Start { actor });
+        }
+        if self.servers[s].arrive(k, actor, now) {
+            self.serve(s, k, actor, now, now, q);
+        }
+    }
+
+    /// A direct group's request is served: the next starts, and the actor's repetition is
+    /// done (a job's steps would end here, in this event).
+    #[inline(always)]
+    fn depart_direct(
+        &mut self,
+        s: usize,
+        k: u32,
+        g: usize,
+        done: Waiting,
+        next: Option<Waiting>,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let now = q.now();
+        if let Some(next) = next {
+            self.serve(s, k, next.tag, next.arrived, now, q);
+            if self.entities {
+                let actor = &mut self.actors[next.tag as usize];
+                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - next.arrived));
+            }
+        }
+        let actor = &mut self.actors[done.tag as usize];
+        if self.entities {
+            actor.server_wait.get_or_insert(0);
+        }
+        actor.completed += 1;
+        actor.end = Some(now);
+        self.last_end = Some(now);
+        let group = &mut self.groups[g];
+        group.completed += 1;
+        if group.alias.is_none() {
+            group.responses.record(now - done.arrived);
+        }
     }
 
     /// Instance `k` of server `s` starts serving `next` at `now`, which waited since its

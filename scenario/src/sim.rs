@@ -191,6 +191,12 @@ pub struct Sim<'p> {
     pub streams: Vec<Stream>,
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
+    /// Per group, when it is direct: its server and instance. A direct group's repetitions
+    /// are each one request, with no timeout, at a fixed instance of a server only it asks,
+    /// in an open loop, and no timeline is drawn: its requests need no job (the actor tags
+    /// its request, and the departure ends its repetition). Per server, its direct group.
+    pub direct_group: Vec<Option<(u16, u32)>>,
+    pub direct: Vec<Option<u16>>,
     pub error: Option<String>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
@@ -294,6 +300,21 @@ impl<'p> Sim<'p> {
                 .groups
                 .iter()
                 .map(|g| matches!(g.pace, PaceP::Closed))
+                .collect(),
+            direct_group: p
+                .groups
+                .iter()
+                .map(|g| direct(p, g, ctx.wants_lanes()))
+                .collect(),
+            direct: (0..p.servers.len())
+                .map(|s| {
+                    p.groups
+                        .iter()
+                        .position(|g| {
+                            direct(p, g, ctx.wants_lanes()).is_some_and(|(d, _)| d as usize == s)
+                        })
+                        .map(|g| g as u16)
+                })
                 .collect(),
             error: None,
             end: 0,
@@ -497,6 +518,32 @@ fn alias(p: &Point, g: &GroupP) -> Option<(u16, Nanos)> {
         })
         .count();
     (sv.dist.is_none() && !sv.abandons && others == 1).then_some((*s, sv.service_ns))
+}
+
+/// A group's server and instance when it is direct (see [`Sim::direct_group`]).
+fn direct(p: &Point, g: &GroupP, lanes: bool) -> Option<(u16, u32)> {
+    let [
+        StepP::Request {
+            server: crate::point::PickP::One(s),
+            instance: crate::point::Inst::Fixed(k),
+            timeout: None,
+        },
+    ] = g.steps.as_slice()
+    else {
+        return None;
+    };
+    let alone = p
+        .groups
+        .iter()
+        .filter(|h| {
+            h.steps
+                .iter()
+                .any(|st| matches!(st, StepP::Request { server, .. } if server.may_be(*s)))
+        })
+        .count()
+        == 1;
+    let open = !matches!(g.pace, PaceP::Closed);
+    (alone && open && !lanes && !p.servers[*s as usize].special).then_some((*s, *k))
 }
 
 /// Every actor at its start, with the random streams of those that draw (arrivals and

@@ -501,7 +501,7 @@ fn a_label_for_no_kind_lists_every_timeline_kind() {
     let config = write_config(tmp.path(), "l.toml", text);
     let o = coordsim(&["check", &config]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let kinds = "its timeline kinds: waiting, served, reading, writing, working, crossing, holding_waiting, paused, backoff, down, attempt, done, gave_up, crashed, rejected, timeout, retry, lost, lease_lost, restarted";
+    let kinds = "its timeline kinds: waiting, served, reading, writing, working, crossing, holding_waiting, paused, backoff, down, attempt, done, gave_up, crashed, rejected, timeout, retry, lost, refused, lease_lost, restarted";
     assert!(
         stderr(&o).contains("l.toml:6:1:") && stderr(&o).contains(kinds),
         "{}",
@@ -517,14 +517,16 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, .. proptest::prelude::ProptestConfig::default() })]
 
     /// A group whose repetitions are one request at a fixed-service server reads its
-    /// response times off the server's waits (each plus the service): the same figures as
-    /// the same group with a 0 ms delay after the request, which keeps its own.
+    /// response times off the server's waits (each plus the service), and in an open loop
+    /// runs with no job per request: the same figures and rows as the same group with a
+    /// 0 ms delay after the request, which keeps its own responses and jobs.
     #[test]
     fn a_one_request_group_reports_the_responses_it_would_record(
         clients in 1u32..6, repeat in 1u64..60, every in 1u64..20, service in 1u64..30,
         poisson in proptest::bool::ANY, seed in 0u64..100,
     ) {
         let arrivals = if poisson { "poisson" } else { "schedule" };
+        let service = if poisson { format!("{service}\nservice = \"exponential\"") } else { service.to_string() };
         let text = format!(
             "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = {service}\n\
              [[actor]]\nname = \"c\"\ncount = {clients}\nrepeat = {repeat}\nevery_ms = {every}\narrivals = \"{arrivals}\"\nstart_ms = \"1.5 * i\"\n\
@@ -532,9 +534,12 @@ proptest::proptest! {
         );
         let own = text.replace("steps = [{ request = \"s\" }]", "steps = [{ request = \"s\" }, { delay_ms = 0 }]");
         let (a, b) = (run_text(&text, seed), run_text(&own, seed));
-        for m in ["c.mean_response_ms", "c.p95_response_ms", "c.max_response_ms", "mean_response_ms", "max_response_ms", "c.completed", "s.mean_wait_ms"] {
+        for m in ["c.mean_response_ms", "c.p95_response_ms", "c.max_response_ms", "mean_response_ms", "max_response_ms", "c.completed", "c.started", "s.mean_wait_ms", "s.max_queue_len", "makespan_ms"] {
             proptest::prop_assert_eq!(a.metric(m).to_string(), b.metric(m).to_string(), "{}", m);
         }
+        // Its requests need no job (an open loop: the departure ends the repetition): the
+        // same rows as the group that keeps one.
+        proptest::prop_assert_eq!(&a.entities, &b.entities);
     }
 }
 
