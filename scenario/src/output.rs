@@ -144,7 +144,7 @@ impl Sim<'_> {
                 Cell::Float(self.locks[l as usize].waits().sum_ns() as f64 / 1e6)
             }
             Metric::ServerRequests(s) => Cell::Count(self.servers[s as usize].requests()),
-            Metric::ServerWait(s, stat) => stat_cell(self.servers[s as usize].waits(), stat),
+            Metric::ServerWait(s, stat) => or_empty(self.server_wait(s as usize, stat)),
             Metric::ServerMaxQueue(s) => {
                 Cell::Count(self.servers[s as usize].max_queue_len() as u64)
             }
@@ -210,9 +210,26 @@ impl Sim<'_> {
             }
             // A wait in ms is a whole number of ns over 10^6: back to its ns exactly, then
             // shifted, then to ms as any sample is.
-            Some((s, service)) => stat_value(self.servers[s as usize].waits(), stat)
+            Some((s, service)) => self
+                .server_wait(s as usize, stat)
                 .map(|w| sim_core::ns_to_ms((w * 1e6).round() as u64 + service)),
         }
+    }
+
+    /// A statistic of server `s`'s waits, each computed once (a percentile of ten million
+    /// waits is a selection over all of them; a one-request group's responses read the
+    /// same ones).
+    fn server_wait(&mut self, s: usize, stat: WaitStat) -> Option<f64> {
+        let slot = stat as usize;
+        if self.wait_stats.len() <= s {
+            self.wait_stats.resize(self.servers.len(), [None; 5]);
+        }
+        if let Some(v) = self.wait_stats[s][slot] {
+            return v;
+        }
+        let v = stat_value(self.servers[s].waits(), stat);
+        self.wait_stats[s][slot] = Some(v);
+        v
     }
 
     /// Group `g`'s completed repetitions and the sum of their response times (ns).
@@ -239,15 +256,4 @@ fn stat_value(samples: &mut Samples, stat: WaitStat) -> Option<f64> {
         WaitStat::P99 => samples.percentile_ms(99.0),
         WaitStat::Max => samples.max_ms(),
     }
-}
-
-fn stat_cell(samples: &mut Samples, stat: WaitStat) -> Cell {
-    let v = match stat {
-        WaitStat::Mean => samples.mean_ms(),
-        WaitStat::P50 => samples.percentile_ms(50.0),
-        WaitStat::P95 => samples.percentile_ms(95.0),
-        WaitStat::P99 => samples.percentile_ms(99.0),
-        WaitStat::Max => samples.max_ms(),
-    };
-    v.map_or(Cell::Empty, Cell::Float)
 }

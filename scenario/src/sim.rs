@@ -197,6 +197,8 @@ pub struct Sim<'p> {
     /// its request, and the departure ends its repetition). Per server, its direct group.
     pub direct_group: Vec<Option<(u16, u32)>>,
     pub direct: Vec<Option<u16>>,
+    /// Each server's wait statistics once computed (by `WaitStat` order), for the output.
+    pub wait_stats: Vec<[Option<Option<f64>>; 5]>,
     pub error: Option<String>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
@@ -320,6 +322,7 @@ impl<'p> Sim<'p> {
             end: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
+            wait_stats: Vec::new(),
         })
     }
 
