@@ -107,7 +107,7 @@ impl Sim<'_> {
             q.schedule_at(at, 1 + actor, Ev::Start { actor });
         }
         if self.servers[s].arrive(k, actor, now) {
-            self.serve(s, k, actor, now, now, q);
+            self.serve_direct(s, k, now, now, q);
         }
     }
 
@@ -125,7 +125,7 @@ impl Sim<'_> {
     ) {
         let now = q.now();
         if let Some(next) = next {
-            self.serve(s, k, next.tag, next.arrived, now, q);
+            self.serve_direct(s, k, next.arrived, now, q);
             if self.entities {
                 let actor = &mut self.actors[next.tag as usize];
                 actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - next.arrived));
@@ -370,6 +370,27 @@ impl Sim<'_> {
             // Its service starts now: the `served` span begins here.
             self.jobs[job as usize].step_started = now;
         }
+        let service = self.servers[s].start(k, arrived, now);
+        q.schedule_in(
+            service,
+            0,
+            Ev::Depart {
+                server: s as u16,
+                instance: k,
+            },
+        );
+    }
+
+    /// Starts serving a direct group's request (its tag the actor): no slot, no lane.
+    #[inline(always)]
+    fn serve_direct(
+        &mut self,
+        s: usize,
+        k: u32,
+        arrived: Nanos,
+        now: Nanos,
+        q: &mut EventQueue<Ev>,
+    ) {
         let service = self.servers[s].start(k, arrived, now);
         q.schedule_in(
             service,

@@ -92,11 +92,17 @@ impl Server {
         self.departures += 1;
         let done = self.stations.in_service(k as usize)?;
         if self.down {
-            // Down: the service in progress ends; the next waits for the window's end.
-            self.stations.leave(k as usize, now);
-            return Some((done, None));
+            return self.hold(k, now, done);
         }
         Some((done, self.stations.depart(k as usize, now)))
+    }
+
+    /// A departure while down.
+    #[cold]
+    fn hold(&mut self, k: u32, now: Nanos, done: Waiting) -> Option<(Waiting, Option<Waiting>)> {
+        // Down: the service in progress ends; the next waits for the window's end.
+        self.stations.leave(k as usize, now);
+        Some((done, None))
     }
 
     /// It goes down at `now`: no service starts until [`Server::up`].
