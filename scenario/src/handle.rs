@@ -15,7 +15,6 @@ use crate::sim::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
 impl Handler<Ev> for Sim<'_> {
     #[inline]
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let now = q.now();
         match ev {
             // An open loop's next start, scheduled before its actor crashed: no more.
             Ev::Start { actor } if self.actors[actor as usize].crashed => {}
@@ -24,12 +23,11 @@ impl Handler<Ev> for Sim<'_> {
                 if let Some((s, k)) = self.direct_group[group] {
                     self.start_direct(actor, group, s as usize, k, q);
                 } else {
-                    let job = self.spawn(actor, now);
-                    if let Some(at) = self.next_start(actor) {
-                        q.schedule_at(at, 1 + actor, ev);
-                    }
-                    self.proceed(job, q);
+                    self.start_job(actor, q);
                 }
+            }
+            Ev::Depart { server, instance } if self.direct[server as usize].is_some() => {
+                self.depart_direct(server as usize, instance, q);
             }
             Ev::Depart { server, instance } => self.depart(server as usize, instance, q),
             other => self.rare(other, q),
@@ -46,7 +44,7 @@ impl Handler<Ev> for Sim<'_> {
 
 impl Sim<'_> {
     /// A service completes: the next request starts, the served one goes on.
-    #[inline(always)]
+    #[inline(never)]
     fn depart(&mut self, s: usize, instance: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
         let Some((done, next)) = self.servers[s].depart(instance, now) else {
@@ -54,9 +52,6 @@ impl Sim<'_> {
                 .get_or_insert_with(|| "internal: a departure from an idle server".into());
             return;
         };
-        if let Some(g) = self.direct[s] {
-            return self.depart_direct(s, instance, g as usize, done, next, q);
-        }
         let abandons = self.p.servers[s].abandons;
         if let Some(next) = next {
             self.start_next(s, instance, next, now, q);
@@ -111,19 +106,27 @@ impl Sim<'_> {
         }
     }
 
+    /// An actor's next repetition as a job: its steps from the first.
+    #[inline(never)]
+    fn start_job(&mut self, actor: u32, q: &mut EventQueue<Ev>) {
+        let job = self.spawn(actor, q.now());
+        if let Some(at) = self.next_start(actor) {
+            q.schedule_at(at, 1 + actor, Ev::Start { actor });
+        }
+        self.proceed(job, q);
+    }
+
     /// A direct group's request is served: the next starts, and the actor's repetition is
     /// done (a job's steps would end here, in this event).
     #[inline(always)]
-    fn depart_direct(
-        &mut self,
-        s: usize,
-        k: u32,
-        g: usize,
-        done: Waiting,
-        next: Option<Waiting>,
-        q: &mut EventQueue<Ev>,
-    ) {
+    fn depart_direct(&mut self, s: usize, k: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
+        let Some((done, next)) = self.servers[s].depart(k, now) else {
+            self.error
+                .get_or_insert_with(|| "internal: a departure from an idle server".into());
+            return;
+        };
+        let g = self.direct[s].unwrap_or(0) as usize;
         if let Some(next) = next {
             self.serve_direct(s, k, next.arrived, now, q);
             if self.entities {
