@@ -164,7 +164,7 @@ impl Samples {
 
     /// Moves the exact samples into a histogram (the cap was passed).
     #[cold]
-    fn to_histogram(&mut self) {
+    fn move_into_histogram(&mut self) {
         let Ok(mut h) = Histogram::<u64>::new_with_bounds(1, 1 << 62, HDR_DIGITS) else {
             return;
         };
@@ -186,7 +186,7 @@ impl Samples {
     #[inline]
     pub fn record(&mut self, value: Nanos) {
         if self.cap != 0 && self.count == self.cap && self.hist.is_none() {
-            self.to_histogram();
+            self.move_into_histogram();
         }
         match &mut self.hist {
             None => self.values.push(value),
