@@ -4,7 +4,10 @@
 use coordsim_model::Cost;
 use sim_core::ms_to_ns;
 
-use crate::point::{CrashRule, Dur, LockMode, PaceP, PickP, Point, StepP, TimeoutP};
+use crate::point::{
+    CrashRule, Dur, LockMode, PaceP, PickP, Point, StepP, ThenP, TimeoutP, Vars, eval_run,
+};
+use crate::spec::Num;
 
 /// A random stream's size, for the memory estimate.
 const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
@@ -78,9 +81,36 @@ impl Point {
     }
 
     /// The most time one step of actor `i` takes by itself (a delay, a register access, a
-    /// service at its mean), without waiting; 0 when it is known only during the run.
-    fn step_ns(&self, step: &StepP, i: u32) -> u64 {
+    /// service at its mean, a wait to its timeout, a retry's backoff and jitter at the last
+    /// attempt); 0 when it is known only during the run.
+    fn step_ns(&self, step: &StepP, i: u32, attempts: u32) -> u64 {
+        // A number of the last attempt (a backoff grows with `attempt`), before any repetition.
+        let last = |num: &Num| {
+            let vars = Vars {
+                attempt: attempts,
+                ..Vars::actor(i)
+            };
+            eval_run(num, &self.params, &vars)
+                .and_then(ms_to_ns)
+                .unwrap_or(0)
+        };
+        let timeout = |t: &Option<TimeoutP>| match t {
+            Some(TimeoutP {
+                after: Some(Dur::Fixed(ns)),
+                ..
+            }) => *ns,
+            Some(TimeoutP {
+                after: Some(Dur::Actor(num)),
+                ..
+            }) => last(num),
+            _ => 0,
+        };
         match step {
+            // A wait that may run to its timeout, holding what the actor holds.
+            StepP::Acquire { timeout: t, .. } => timeout(t),
+            StepP::AfterTimeout(ThenP::Retry {
+                backoff, jitter, ..
+            }) => last(backoff).saturating_add(last(jitter)),
             StepP::Delay(Dur::Fixed(ns)) => *ns,
             StepP::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
             StepP::Read(r) => self.regs[*r as usize].read_ns,
@@ -88,22 +118,25 @@ impl Point {
             StepP::Pause(Dur::Fixed(ns)) => *ns,
             StepP::Pause(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
             // Of a choice, the slowest.
-            StepP::Request { server, .. } => match server {
+            StepP::Request {
+                server, timeout: t, ..
+            } => match server {
                 PickP::One(s) => self.servers[*s as usize].service_ns,
                 PickP::OneOf(items, _) => items
                     .iter()
                     .map(|s| self.servers[*s as usize].service_ns)
                     .max()
                     .unwrap_or(0),
-            },
-            StepP::Send { link, .. } => match link {
+            }
+            .max(timeout(t)),
+            StepP::Send { link, timeout: t } => timeout(t).max(match link {
                 PickP::One(k) => self.links[*k as usize],
                 PickP::OneOf(items, _) => items
                     .iter()
                     .map(|k| self.links[*k as usize])
                     .max()
                     .unwrap_or(0),
-            },
+            }),
             StepP::Crash {
                 restart: Some(Dur::Fixed(ns)),
                 ..
@@ -138,7 +171,7 @@ impl Point {
                 .map(|i| {
                     g.steps
                         .iter()
-                        .map(|s| self.step_ns(s, i))
+                        .map(|s| self.step_ns(s, i, g.attempts))
                         .fold(0u64, u64::saturating_add)
                 })
                 .max()

@@ -607,3 +607,23 @@ fn a_server_that_fails_fast_refuses_while_down() {
         "{e}"
     );
 }
+
+/// Every retry counts in the estimate before anything runs: 1,000 clients × 1,000 requests
+/// are 10^6 repetitions of 4 events at most each (a start, the request, its departure, its
+/// timeout), well inside the default billion events; with up to 1,000 attempts each, 4 × 10^9
+/// events (and a sample per attempt), refused at load.
+#[test]
+fn retries_count_in_the_estimate_before_anything_runs() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 1\n\
+        [[actor]]\nname = \"c\"\ncount = 1000\nrepeat = 1000\nsteps = [{ request = \"s\", timeout_ms = 5, on_timeout = { max_attempts = 1 } }]\n";
+    assert!(crate::harness::library_config(&crate::harness::registry(), "t.toml", text).is_ok());
+    let many = text.replace("max_attempts = 1", "max_attempts = 1000");
+    let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &many)
+    else {
+        panic!("a thousand attempts a repetition were not counted");
+    };
+    assert!(
+        e.message.contains("max_events") || e.message.contains("max_memory_mb"),
+        "{e}"
+    );
+}
