@@ -470,6 +470,23 @@ impl Sim<'_> {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
+                    let token = self.tokens[j * self.locks.len() + l];
+                    if token != 0
+                        && self.locks[l].is_holder(token)
+                        && self.locks[l].mode() != LockMode::Lease
+                    {
+                        // It would wait for itself, for good: say so instead.
+                        let actor = &self.actors[a as usize];
+                        self.error.get_or_insert(format!(
+                            "actor {} of `{}` acquires `{}` at {} ms, which it holds already (taken in an earlier repetition or attempt and never released): release it in the steps of the timeout that ended that attempt (`on_timeout = {{ steps = [{{ release = \"{}\" }}], … }}`), or before the repetition ends",
+                            actor.index,
+                            p.groups[group].name,
+                            p.lock_names[l],
+                            sim_core::ns_to_ms(now),
+                            p.lock_names[l]
+                        ));
+                        return;
+                    }
                     self.jobs[j].step_started = now;
                     if !self.attempt(job, l, q) {
                         return;

@@ -627,3 +627,44 @@ fn retries_count_in_the_estimate_before_anything_runs() {
         "{e}"
     );
 }
+
+/// The issue's leak: the second acquire gives up without releasing the first lock, and the
+/// next repetition asks for the lock its actor still holds. It would wait for itself for
+/// good; the run stops and says which lock, when, and how to release it. With each timeout
+/// releasing the first lock, by hand: at 150 left times out first (it asked first, at 50)
+/// and releases A, which goes to right; left's second repetition asks for A at once and
+/// queues. right is done at 160, handing A to left and starting again with B. At 210 both
+/// ask for the other's lock again (right first); at 310 right times out first and releases
+/// B, which goes to left, done at 320. Each completes one repetition and gives one up.
+#[test]
+fn a_lock_leaked_by_a_give_up_is_named_when_its_holder_asks_again() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\nmode = \"queue\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"left\"\nrepeat = 2\nsteps = [{ acquire = \"A\" }, { delay_ms = 50 }, { acquire = \"B\", give_up_after_ms = 100 }, { delay_ms = 10 }, { release = \"B\" }, { release = \"A\" }]\n\
+        [[actor]]\nname = \"right\"\nrepeat = 2\nsteps = [{ acquire = \"B\" }, { delay_ms = 50 }, { acquire = \"A\", give_up_after_ms = 100 }, { delay_ms = 10 }, { release = \"A\" }, { release = \"B\" }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("left asks for A again at 150, holding it");
+    assert!(
+        err.to_string()
+            .contains("actor 0 of `left` acquires `A` at 150 ms, which it holds already"),
+        "{err}"
+    );
+    let fixed = text
+        .replace(
+            "{ acquire = \"B\", give_up_after_ms = 100 }",
+            "{ acquire = \"B\", timeout_ms = 100, on_timeout = { steps = [{ release = \"A\" }] } }",
+        )
+        .replace(
+            "{ acquire = \"A\", give_up_after_ms = 100 }",
+            "{ acquire = \"A\", timeout_ms = 100, on_timeout = { steps = [{ release = \"B\" }] } }",
+        );
+    let run = run_text(&fixed, 0);
+    for g in ["left", "right"] {
+        assert_eq!(num(run.metric(&format!("{g}.gave_up"))), 1.0, "{g}");
+        assert_eq!(num(run.metric(&format!("{g}.completed"))), 1.0, "{g}");
+    }
+    assert_eq!(num(run.metric("makespan_ms")), 320.0);
+    assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
+}
