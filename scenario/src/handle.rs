@@ -21,7 +21,7 @@ impl Handler<Ev> for Sim<'_> {
             Ev::Start { actor } => {
                 let group = self.actors[actor as usize].group as usize;
                 if let Some((s, k)) = self.direct_group[group] {
-                    self.start_direct(actor, group, s as usize, k, q);
+                    self.start_direct(actor, s as usize, k, q);
                 } else {
                     self.start_job(actor, q);
                 }
@@ -91,18 +91,21 @@ impl Sim<'_> {
     }
 
     /// A start of a direct group's actor (see `Sim::direct`): its request arrives, tagged
-    /// with the actor itself, with no job, after its next start is scheduled (as a job's
-    /// start does).
+    /// with the actor itself, with no job, and its next start is scheduled.
     #[inline(always)]
-    fn start_direct(&mut self, actor: u32, g: usize, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+    fn start_direct(&mut self, actor: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
+        // Its group's counts and the run's last end are added up after the run
+        // (`Sim::settle_direct`): one count per request, not three.
         self.actors[actor as usize].started += 1;
-        self.groups[g].started += 1;
-        if let Some(at) = self.next_start(actor) {
-            q.schedule_at(at, 1 + actor, Ev::Start { actor });
-        }
+        // The departure first: the first event a handler schedules takes the handled one's
+        // place at the top of the heap, and one that is soon sinks less far than the next
+        // start. The two differ in class, so their order changes no tie.
         if self.servers[s].arrive(k, actor, now) {
             self.serve_direct(s, k, now, now, q);
+        }
+        if let Some(at) = self.next_start(actor) {
+            q.schedule_at(at, 1 + actor, Ev::Start { actor });
         }
     }
 
@@ -140,9 +143,7 @@ impl Sim<'_> {
         }
         actor.completed += 1;
         actor.end = Some(now);
-        self.last_end = Some(now);
         let group = &mut self.groups[g];
-        group.completed += 1;
         if group.alias.is_none() {
             group.responses.record(now - done.arrived);
         }

@@ -20,6 +20,7 @@ pub fn run(
     sim.schedule_starts(&mut queue);
     run_queue(&mut queue, &mut sim)?;
     sim.end = queue.now();
+    sim.settle_direct();
     if let Some(e) = sim.error.take() {
         return Err(ModelError::Sim(SimError::Model(e)));
     }

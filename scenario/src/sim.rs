@@ -432,6 +432,24 @@ impl<'p> Sim<'p> {
         }
     }
 
+    /// After the run: a direct group's repetitions started and completed, and the run's
+    /// last end, from its actors' own counts (the direct path keeps only those).
+    pub fn settle_direct(&mut self) {
+        if self.direct_group.iter().all(Option::is_none) {
+            return;
+        }
+        for a in &self.actors {
+            let g = a.group as usize;
+            if self.direct_group[g].is_some() {
+                self.groups[g].started += a.started;
+                self.groups[g].completed += a.completed;
+                if a.end > self.last_end {
+                    self.last_end = a.end;
+                }
+            }
+        }
+    }
+
     pub fn steps(&self, job: u32) -> &[StepP] {
         let a = self.jobs[job as usize].actor;
         &self.p.groups[self.actors[a as usize].group as usize].steps

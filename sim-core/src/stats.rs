@@ -183,7 +183,7 @@ impl Samples {
     }
 
     /// Records one duration.
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, value: Nanos) {
         if self.cap != 0 && self.count == self.cap && self.hist.is_none() {
             self.move_into_histogram();
