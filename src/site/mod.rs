@@ -91,8 +91,8 @@ pub fn write(input: &Input<'_>) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::frame::unique_name;
+    use super::*;
 
     #[test]
     fn names_are_plain_and_unique() {
