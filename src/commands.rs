@@ -9,7 +9,7 @@ use coordsim_model::Registry;
 
 use crate::check::{self, Verdict};
 use crate::cli::{
-    CheckArgs, Command, Common, LessonCheckArgs, LessonCommand, LessonFillArgs, ReportArgs, RunArgs,
+    CheckArgs, Command, LessonCheckArgs, LessonCommand, LessonFillArgs, ReportArgs, RunArgs,
 };
 use crate::config::Config;
 use crate::dashboard::{self, Format};
@@ -45,13 +45,6 @@ pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCod
     }
 }
 
-fn jobs(common: &Common) -> usize {
-    common.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |j| j as usize,
-    )
-}
-
 fn load_all(paths: &[String], registry: &Registry) -> anyhow::Result<Vec<Config>> {
     paths.iter().map(|p| Config::load(p, registry)).collect()
 }
@@ -81,8 +74,7 @@ fn run_and_write(
     dir: &Path,
 ) -> anyhow::Result<(Results, Option<Table>, export::Written)> {
     let results = runner::run(config, options)?;
-    let (summary, written) =
-        export::write_all(config, &results, options.seed.unwrap_or(config.seed), dir)?;
+    let (summary, written) = export::write_all(config, &results, options.seed_for(config), dir)?;
     Ok((results, summary, written))
 }
 
@@ -117,11 +109,8 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let options = RunOptions {
-        jobs: jobs(&args.common),
-        seed: args.common.seed,
         shard,
-        progress: !args.quiet,
-        ties: sim_core::Ties::Fifo,
+        ..RunOptions::from_flags(args.common.jobs, args.common.seed, !args.quiet)
     };
     let mut stdout = crate::print::stdout();
     for config in &configs {
@@ -130,7 +119,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         crate::print::warnings(config);
         let (results, _, written) = run_and_write(config, &options, &dir)?;
         if let Some(split) = shard {
-            let seed = options.seed.unwrap_or(config.seed);
+            let seed = options.seed_for(config);
             crate::merge::write_shard(&dir, config, &results, split, seed)?;
         }
         let dir = staging.commit()?;
@@ -205,10 +194,7 @@ fn finish(
 
 /// `--jobs` of the lesson commands, or the number of cores.
 fn lesson_jobs(given: Option<u64>) -> usize {
-    jobs(&Common {
-        jobs: given,
-        seed: None,
-    })
+    RunOptions::from_flags(given, None, false).jobs
 }
 
 fn lesson_check(args: LessonCheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
@@ -247,13 +233,7 @@ fn lesson_fill(args: LessonFillArgs, registry: &Registry) -> anyhow::Result<Exit
 
 fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let configs = load_all(&args.configs, registry)?;
-    let options = RunOptions {
-        jobs: jobs(&args.common),
-        seed: args.common.seed,
-        shard: None,
-        progress: true,
-        ties: sim_core::Ties::Fifo,
-    };
+    let options = RunOptions::from_flags(args.common.jobs, args.common.seed, true);
     if args.ties {
         let all_passed = crate::ties::check_ties(&configs, registry, &options)?;
         return Ok(if all_passed {
@@ -303,13 +283,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let configs = load_all(&names, registry)?;
     ensure_distinct_stems(&configs)?;
-    let options = RunOptions {
-        jobs: jobs(&args.common),
-        seed: args.common.seed,
-        shard: None,
-        progress: !args.quiet,
-        ties: sim_core::Ties::Fifo,
-    };
+    let options = RunOptions::from_flags(args.common.jobs, args.common.seed, !args.quiet);
     let mut verdicts = Vec::new();
     check_index(&args.out.join("README.md"))?;
     let stems: Vec<String> = configs.iter().map(|c| c.stem.clone()).collect();

@@ -28,9 +28,31 @@ pub struct RunOptions {
     pub ties: sim_core::Ties,
 }
 
+impl RunOptions {
+    /// The options a command's flags give, resolved once: `--jobs` (default: the number of
+    /// cores) and `--seed`; no shard, the engine's own order of ties.
+    pub fn from_flags(jobs: Option<u64>, seed: Option<u64>, progress: bool) -> RunOptions {
+        RunOptions {
+            jobs: jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |j| j as usize,
+            ),
+            seed,
+            shard: None,
+            progress,
+            ties: sim_core::Ties::Fifo,
+        }
+    }
+
+    /// The master seed `config`'s runs use: `--seed` when given, else the config's own.
+    pub fn seed_for(&self, config: &Config) -> u64 {
+        self.seed.unwrap_or(config.seed)
+    }
+}
+
 /// Runs a config and returns its rows in (point, replication) order, whatever `jobs` is.
 pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
-    let seed = options.seed.unwrap_or(config.seed);
+    let seed = options.seed_for(config);
     let points: Vec<usize> = (0..config.points)
         .filter(|p| options.shard.is_none_or(|(k, n)| p % n == k))
         .collect();

@@ -95,6 +95,32 @@ pub struct Claim {
     pub span: Span,
 }
 
+/// A `[[claim]]`'s fields, looked up by key.
+struct Fields<'f, 'i>(
+    Vec<(
+        &'f toml::Spanned<std::borrow::Cow<'i, str>>,
+        &'f toml::Spanned<DeValue<'i>>,
+    )>,
+);
+
+impl<'f, 'i> Fields<'f, 'i> {
+    fn get(&self, k: &str) -> Option<&'f toml::Spanned<DeValue<'i>>> {
+        self.0
+            .iter()
+            .find(|(key, _)| key.get_ref() == k)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// What a claim reads: its entity (if on entity rows), its metric name, the variable it
+/// resolves to, and whether that is a text column.
+struct Target {
+    entity: Option<(String, Span)>,
+    metric: String,
+    var: Var,
+    text: bool,
+}
+
 impl Loader<'_> {
     /// One `[[claim]]`, against the plan.
     pub(super) fn claim(
@@ -102,15 +128,40 @@ impl Loader<'_> {
         plan: &Plan,
         (t, span): (&DeTable<'_>, Span),
     ) -> Result<Claim, ConfigError> {
-        let model = &*plan.model;
-        let fields = self.known_fields(t, "[[claim]]", CLAIM_KEYS)?;
-        let field = |k: &str| {
-            fields
-                .iter()
-                .find(|(key, _)| key.get_ref() == k)
-                .map(|(_, v)| *v)
+        let fields = Fields(self.known_fields(t, "[[claim]]", CLAIM_KEYS)?);
+        let target = self.claim_target(plan, &fields, &span)?;
+        let filter = match fields.get("where") {
+            Some(w) => self.filter(plan, w)?,
+            None => Vec::new(),
         };
+        let (relation, expect) = self.claim_expect(plan, &fields, &target, &span)?;
+        let text_claim = matches!(expect, Expect::Text(_));
+        let stat = self.claim_stat(&fields, text_claim)?;
+        let test = self.claim_test(plan, &fields, relation, &expect, stat)?;
+        let name = self.claim_name(plan, &fields, &target, stat, &filter)?;
+        Ok(Claim {
+            name,
+            filter,
+            metric: target.metric,
+            target: target.var,
+            entity: target.entity,
+            expect,
+            test,
+            stat,
+            span,
+        })
+    }
 
+    /// `entity` and `metric`: the column a claim reads.
+    fn claim_target(
+        &self,
+        plan: &Plan,
+        fields: &Fields<'_, '_>,
+        span: &Span,
+    ) -> Result<Target, ConfigError> {
+        let model = &*plan.model;
+        let field = |k: &str| fields.get(k);
+        let span = span.clone();
         let entity = match field("entity") {
             Some(v) => {
                 if model.entity_columns().is_empty() {
@@ -153,20 +204,32 @@ impl Loader<'_> {
             ));
         }
 
-        let filter = match field("where") {
-            Some(w) => self.filter(plan, w)?,
-            None => Vec::new(),
-        };
-        let filter_text: Vec<String> = filter
-            .iter()
-            .map(|(i, v)| format!("{} = {v}", plan.key_names()[*i]))
-            .collect();
+        Ok(Target {
+            entity,
+            metric,
+            var: target,
+            text: text_target.is_some(),
+        })
+    }
 
+    /// Exactly one of `expect`, `at_most`, `at_least`: the relation and what it expects (a
+    /// number, an expression, or a text column's exact text).
+    fn claim_expect(
+        &self,
+        plan: &Plan,
+        fields: &Fields<'_, '_>,
+        target: &Target,
+        span: &Span,
+    ) -> Result<(&'static str, Expect), ConfigError> {
+        let field = |k: &str| fields.get(k);
+        let span = span.clone();
+        let (entity, metric) = (&target.entity, &target.metric);
         // Exactly one of `expect`, `at_most`, `at_least`.
-        let given: Vec<(&str, &toml::Spanned<DeValue<'_>>)> = ["expect", "at_most", "at_least"]
-            .into_iter()
-            .filter_map(|k| field(k).map(|v| (k, v)))
-            .collect();
+        let given: Vec<(&'static str, &toml::Spanned<DeValue<'_>>)> =
+            ["expect", "at_most", "at_least"]
+                .into_iter()
+                .filter_map(|k| field(k).map(|v| (k, v)))
+                .collect();
         let (relation, expect_value) = match given.as_slice() {
             [one] => *one,
             [] => {
@@ -183,10 +246,10 @@ impl Loader<'_> {
             }
         };
         let expect = match expect_value.get_ref() {
-            DeValue::String(text) if text_target.is_some() && relation == "expect" => {
+            DeValue::String(text) if target.text && relation == "expect" => {
                 Expect::Text(text.to_string())
             }
-            _ if text_target.is_some() => {
+            _ if target.text => {
                 return Err(self.err(
                     &expect_value.span(),
                     format!("`{metric}` holds text: `expect` is the exact text, in quotes"),
@@ -210,8 +273,17 @@ impl Loader<'_> {
             }
             _ => Expect::Number(self.number(expect_value, relation)?),
         };
-        let text_claim = matches!(expect, Expect::Text(_));
-        let stat = match field("stat") {
+        Ok((relation, expect))
+    }
+
+    /// `stat`: aggregate each point's replications first.
+    fn claim_stat(
+        &self,
+        fields: &Fields<'_, '_>,
+        text_claim: bool,
+    ) -> Result<Option<Stat>, ConfigError> {
+        let field = |k: &str| fields.get(k);
+        Ok(match field("stat") {
             Some(v) => {
                 if text_claim {
                     return Err(self.err(
@@ -234,7 +306,20 @@ impl Loader<'_> {
                 })
             }
             None => None,
-        };
+        })
+    }
+
+    /// The comparison: `tolerance`, `band`, `within_ci` (with `confidence`), or the default.
+    fn claim_test(
+        &self,
+        plan: &Plan,
+        fields: &Fields<'_, '_>,
+        relation: &str,
+        expect: &Expect,
+        stat: Option<Stat>,
+    ) -> Result<Test, ConfigError> {
+        let field = |k: &str| fields.get(k);
+        let text_claim = matches!(expect, Expect::Text(_));
         let within_ci = match field("within_ci") {
             Some(v) => match v.get_ref() {
                 DeValue::Boolean(b) => b.then_some(v),
@@ -263,7 +348,7 @@ impl Loader<'_> {
             }
             None => None,
         };
-        let test = match (field("band"), within_ci) {
+        Ok(match (field("band"), within_ci) {
             (Some(b), _) if text_claim => {
                 return Err(self.err(&b.span(), "a text claim compares exactly: drop `band`"));
             }
@@ -290,7 +375,7 @@ impl Loader<'_> {
                 if bounds.0 > bounds.1 {
                     return Err(self.err(&b.span(), "`band` must have lo ≤ hi"));
                 }
-                if matches!(expect, Expect::Number(x) if x == 0.0) {
+                if matches!(expect, Expect::Number(x) if *x == 0.0) {
                     return Err(self.err(
                         &b.span(),
                         "a `band` compares actual / expected, so it needs a non-zero `expect`; use `tolerance` around 0",
@@ -339,8 +424,25 @@ impl Loader<'_> {
                     _ => Test::Tolerance(tol),
                 }
             }
-        };
-        let name = match field("name") {
+        })
+    }
+
+    /// `name`, or one made of what the claim reads and where.
+    fn claim_name(
+        &self,
+        plan: &Plan,
+        fields: &Fields<'_, '_>,
+        target: &Target,
+        stat: Option<Stat>,
+        filter: &[(usize, Value)],
+    ) -> Result<String, ConfigError> {
+        let field = |k: &str| fields.get(k);
+        let (entity, metric) = (&target.entity, &target.metric);
+        let filter_text: Vec<String> = filter
+            .iter()
+            .map(|(i, v)| format!("{} = {v}", plan.key_names()[*i]))
+            .collect();
+        Ok(match field("name") {
             Some(v) => {
                 let n = self.string(v, "name")?;
                 if n.chars().count() > super::plan::MAX_LABEL_CHARS {
@@ -367,17 +469,6 @@ impl Loader<'_> {
                 }
                 n
             }
-        };
-        Ok(Claim {
-            name,
-            filter,
-            metric,
-            target,
-            entity,
-            expect,
-            test,
-            stat,
-            span,
         })
     }
 }

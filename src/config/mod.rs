@@ -10,17 +10,22 @@
 //! Every error names the file, line and column (an unknown key at the key, a bad value at the
 //! value) and what would be valid. Nothing here panics on any input.
 
+mod axes;
 pub mod charts;
 pub mod claims;
+mod compose;
 mod derived;
 mod filter;
 mod load;
 mod names;
 mod nesting;
 pub mod plan;
+mod positions;
 mod read;
+mod sections;
 pub mod table;
 mod var;
+mod wording;
 
 pub use charts::{ChartSpec, ENTITY_X};
 pub use claims::{Claim, Expect, Stat, Test};

@@ -117,150 +117,19 @@ pub fn table(
         (true, None) => return Err(format!("{} has no entity rows", config.model.name())),
         (false, _) => &run.results.results,
     };
-    // A column of the file, or a parameter the config fixes (its value on every row).
-    let ids: Vec<Col> = columns
-        .iter()
-        .map(|c| {
-            if let Some(id) = source.schema.find(c) {
-                return Ok(Col::Id(id));
-            }
-            if let Some(i) = config.key_index(c) {
-                return Ok(Col::Param(i));
-            }
-            Err(format!(
-                "`{c}` is not a column of {} or a parameter; valid: {}",
-                if view.entity {
-                    "entities.csv"
-                } else {
-                    "results.csv"
-                },
-                default_columns(run, view.entity).join(", ")
-            ))
-        })
-        .collect::<Result<_, _>>()?;
-    // Each point's parameter values, for parameter columns only.
-    let mut values_at: std::collections::HashMap<usize, Vec<coordsim_model::Value>> =
-        std::collections::HashMap::new();
-    let mut cell_at = |row: &Row, col: &Col| -> Cell {
-        match col {
-            Col::Id(id) => row[*id].clone(),
-            Col::Param(i) => {
-                let point = source.point(row);
-                let values = values_at
-                    .entry(point)
-                    .or_insert_with(|| config.point_values(point));
-                crate::format::value_cell(&values[*i])
-            }
-        }
-    };
+    let ids = resolve(run, view, source, &columns)?;
     let rows: Vec<&Row> = source.rows.iter().filter(|r| keep(source, r)).collect();
-    // Whole-number columns (counts, flags, count parameters) keep no decimals.
-    let whole = |name: &str| crate::results::whole_numbers(config, source, name);
-    let digits_of = |name: &str, x: f64| {
-        if whole(name) && x.fract() == 0.0 {
-            None
-        } else {
-            config.table.digits_of(name)
-        }
-    };
-    let fmt = |name: &str, cell: &Cell| -> String {
-        match cell {
-            Cell::Text(t) => config.label(t).to_string(),
-            Cell::Empty => String::new(),
-            Cell::Count(_) | Cell::Flag(_) => crate::format::cell(cell, None, view.locale),
-            _ => crate::format::cell(
-                cell,
-                digits_of(name, number(cell).unwrap_or(0.5)),
-                view.locale,
-            ),
-        }
+    let mut cells = Cells {
+        run,
+        view,
+        source,
+        values_at: std::collections::HashMap::new(),
     };
     // One line of cells per shown row, and whether each column holds text.
     let mut text_column = vec![false; columns.len()];
-    let lines: Vec<Vec<String>> = match run.summary {
+    let lines = match run.summary {
         Some(summary) if !view.entity => {
-            // Per point: the points of the kept rows, in order, each once, with their rows
-            // and summary row found through maps (one pass each, whatever the sweep's size).
-            let mut points: Vec<usize> = rows.iter().map(|r| source.point(r)).collect();
-            points.dedup();
-            let summary_row: std::collections::HashMap<usize, &Row> =
-                summary.rows.iter().map(|r| (summary.point(r), r)).collect();
-            let mut rows_of: std::collections::HashMap<usize, Vec<&Row>> =
-                std::collections::HashMap::new();
-            for r in &rows {
-                rows_of.entry(source.point(r)).or_default().push(r);
-            }
-            points
-                .into_iter()
-                .filter_map(|p| summary_row.get(&p).map(|r| (p, *r)))
-                .map(|(p, srow)| {
-                    columns
-                        .iter()
-                        .zip(&ids)
-                        .enumerate()
-                        .map(|(k, (name, id))| {
-                            if let Some(sid) = summary.schema.find(name) {
-                                let cell = &srow[sid];
-                                text_column[k] |=
-                                    matches!(cell, Cell::Text(_)) && number(cell).is_none();
-                                return fmt(name, cell);
-                            }
-                            let stat = |s: &str| {
-                                summary
-                                    .schema
-                                    .find(&format!("{name}_{s}"))
-                                    .and_then(|i| number(&srow[i]))
-                            };
-                            match (stat("mean"), stat("ci95_hi")) {
-                                (Some(mean), hi) => {
-                                    let digits = digits_of(name, mean);
-                                    let mean_text = crate::format::cell(
-                                        &Cell::Float(mean),
-                                        digits,
-                                        view.locale,
-                                    );
-                                    let half =
-                                        hi.map(|hi| hi - mean).filter(|h| *h > 0.0).map(|h| {
-                                            crate::format::cell(
-                                                &Cell::Float(h),
-                                                digits,
-                                                view.locale,
-                                            )
-                                        });
-                                    match half {
-                                        // A constant column (or a half-width that rounds to
-                                        // nothing) reads as its value alone.
-                                        Some(h)
-                                            if !h
-                                                .trim_start_matches(['0', ',', '.'])
-                                                .is_empty() =>
-                                        {
-                                            format!("{mean_text} ± {h}")
-                                        }
-                                        _ => mean_text,
-                                    }
-                                }
-                                (None, _) => {
-                                    // A text metric: shown when every replication agrees.
-                                    let values: Vec<Cell> = rows_of
-                                        .get(&p)
-                                        .into_iter()
-                                        .flatten()
-                                        .map(|r| cell_at(r, id))
-                                        .collect();
-                                    match values.first() {
-                                        Some(c) if values.iter().all(|v| v == c) => {
-                                            text_column[k] |= matches!(c, Cell::Text(_));
-                                            fmt(name, c)
-                                        }
-                                        _ => String::new(),
-                                    }
-                                }
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
+            summary_lines(&mut cells, summary, &rows, &columns, &ids, &mut text_column)
         }
         _ => rows
             .iter()
@@ -270,10 +139,10 @@ pub fn table(
                     .zip(&ids)
                     .enumerate()
                     .map(|(k, (name, id))| {
-                        let cell = cell_at(row, id);
+                        let cell = cells.at(row, id);
                         text_column[k] |=
                             matches!(&cell, Cell::Text(t) if t.parse::<f64>().is_err());
-                        fmt(name, &cell)
+                        cells.text(name, &cell)
                     })
                     .collect()
             })
@@ -292,6 +161,175 @@ pub fn table(
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
     Ok(out)
+}
+
+/// Each named column, once: a column of the rows' file, or a parameter the config fixes
+/// (its value on every row).
+fn resolve(
+    run: &Run<'_>,
+    view: &TableView,
+    source: &Table,
+    columns: &[String],
+) -> Result<Vec<Col>, String> {
+    columns
+        .iter()
+        .map(|c| {
+            if let Some(id) = source.schema.find(c) {
+                return Ok(Col::Id(id));
+            }
+            if let Some(i) = run.config.key_index(c) {
+                return Ok(Col::Param(i));
+            }
+            Err(format!(
+                "`{c}` is not a column of {} or a parameter; valid: {}",
+                if view.entity {
+                    "entities.csv"
+                } else {
+                    "results.csv"
+                },
+                default_columns(run, view.entity).join(", ")
+            ))
+        })
+        .collect()
+}
+
+/// A table's cells as text: values of parameter columns (each point's values built once),
+/// numbers in the locale with the digits asked for, text values by their labels.
+struct Cells<'a, 'r> {
+    run: &'a Run<'r>,
+    view: &'a TableView,
+    source: &'a Table,
+    values_at: std::collections::HashMap<usize, Vec<coordsim_model::Value>>,
+}
+
+impl Cells<'_, '_> {
+    fn at(&mut self, row: &Row, col: &Col) -> Cell {
+        match col {
+            Col::Id(id) => row[*id].clone(),
+            Col::Param(i) => {
+                let point = self.source.point(row);
+                let config = self.run.config;
+                let values = self
+                    .values_at
+                    .entry(point)
+                    .or_insert_with(|| config.point_values(point));
+                crate::format::value_cell(&values[*i])
+            }
+        }
+    }
+
+    /// Decimals for column `name` at value `x`: whole-number columns (counts, flags, count
+    /// parameters) keep none.
+    fn digits(&self, name: &str, x: f64) -> Option<usize> {
+        let config = self.run.config;
+        if crate::results::whole_numbers(config, self.source, name) && x.fract() == 0.0 {
+            None
+        } else {
+            config.table.digits_of(name)
+        }
+    }
+
+    fn text(&self, name: &str, cell: &Cell) -> String {
+        let locale = self.view.locale;
+        match cell {
+            Cell::Text(t) => self.run.config.label(t).to_string(),
+            Cell::Empty => String::new(),
+            Cell::Count(_) | Cell::Flag(_) => crate::format::cell(cell, None, locale),
+            _ => crate::format::cell(cell, self.digits(name, number(cell).unwrap_or(0.5)), locale),
+        }
+    }
+
+    /// `mean ± half-width`, or the mean alone for a constant column (a half-width that
+    /// rounds to nothing).
+    fn mean_and_half(&self, name: &str, mean: f64, hi: Option<f64>) -> String {
+        let locale = self.view.locale;
+        let digits = self.digits(name, mean);
+        let mean_text = crate::format::cell(&Cell::Float(mean), digits, locale);
+        let half = hi
+            .map(|hi| hi - mean)
+            .filter(|h| *h > 0.0)
+            .map(|h| crate::format::cell(&Cell::Float(h), digits, locale));
+        match half {
+            Some(h) if !h.trim_start_matches(['0', ',', '.']).is_empty() => {
+                format!("{mean_text} ± {h}")
+            }
+            _ => mean_text,
+        }
+    }
+}
+
+/// Where a column's cells come from in `summary.csv`: the column itself (a parameter), or
+/// its mean and interval's upper end; resolved once per column.
+struct SummaryCol {
+    direct: Option<ColumnId>,
+    mean: Option<ColumnId>,
+    hi: Option<ColumnId>,
+}
+
+/// With replications: one line per point of the kept rows, in order, each once (its rows
+/// and summary row found through maps, one pass each).
+fn summary_lines(
+    cells: &mut Cells<'_, '_>,
+    summary: &Table,
+    rows: &[&Row],
+    columns: &[String],
+    ids: &[Col],
+    text_column: &mut [bool],
+) -> Vec<Vec<String>> {
+    let source = cells.source;
+    let mut points: Vec<usize> = rows.iter().map(|r| source.point(r)).collect();
+    points.dedup();
+    let summary_row: std::collections::HashMap<usize, &Row> =
+        summary.rows.iter().map(|r| (summary.point(r), r)).collect();
+    let mut rows_of: std::collections::HashMap<usize, Vec<&Row>> = std::collections::HashMap::new();
+    for r in rows {
+        rows_of.entry(source.point(r)).or_default().push(r);
+    }
+    let found: Vec<SummaryCol> = columns
+        .iter()
+        .map(|name| SummaryCol {
+            direct: summary.schema.find(name),
+            mean: summary.schema.find(&format!("{name}_mean")),
+            hi: summary.schema.find(&format!("{name}_ci95_hi")),
+        })
+        .collect();
+    points
+        .into_iter()
+        .filter_map(|p| summary_row.get(&p).map(|r| (p, *r)))
+        .map(|(p, srow)| {
+            let mut line = Vec::with_capacity(columns.len());
+            for (k, ((name, id), col)) in columns.iter().zip(ids).zip(&found).enumerate() {
+                if let Some(sid) = col.direct {
+                    let cell = &srow[sid];
+                    text_column[k] |= matches!(cell, Cell::Text(_)) && number(cell).is_none();
+                    line.push(cells.text(name, cell));
+                    continue;
+                }
+                let mean = col.mean.and_then(|i| number(&srow[i]));
+                let hi = col.hi.and_then(|i| number(&srow[i]));
+                line.push(match mean {
+                    Some(mean) => cells.mean_and_half(name, mean, hi),
+                    None => {
+                        // A text metric: shown when every replication agrees.
+                        let values: Vec<Cell> = rows_of
+                            .get(&p)
+                            .into_iter()
+                            .flatten()
+                            .map(|r| cells.at(r, id))
+                            .collect();
+                        match values.first() {
+                            Some(c) if values.iter().all(|v| v == c) => {
+                                text_column[k] |= matches!(c, Cell::Text(_));
+                                cells.text(name, c)
+                            }
+                            _ => String::new(),
+                        }
+                    }
+                });
+            }
+            line
+        })
+        .collect()
 }
 
 /// Where a table column's cells come from.

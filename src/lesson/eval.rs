@@ -316,6 +316,59 @@ fn value(
 ) -> Result<Outcome, LessonError> {
     let config = &l.config;
     let sel = select(config, &region.args, false)?;
+    let cells = value_cells(region, column, l, &sel)?;
+    // A value the same at every selected row (a fixed parameter of a swept config, a
+    // figure every point shares) needs no statistic.
+    let one_value = cells.iter().all(|c| c.to_string() == cells[0].to_string());
+    if !one_value && sel.stat.is_none() {
+        return Err(error(
+            region.marker,
+            format!(
+                "the filters select {} rows (points or replications); narrow them, or add stat=mean, stat=min or stat=max",
+                cells.len()
+            ),
+        ));
+    }
+    let written_text = &lesson.text[region.content.clone()];
+    let numbers: Option<Vec<f64>> = cells.iter().map(|c| c.as_f64()).collect();
+    match numbers.filter(|_| !cells.iter().any(|c| matches!(c, Cell::Text(_)))) {
+        Some(numbers) => number_outcome(lesson, region, &sel, &numbers, written_text),
+        None => {
+            // A text value compares exactly (as the run writes it, or its label).
+            if sel.stat.is_some() {
+                return Err(error(region.marker, format!("`{column}` is text: no stat")));
+            }
+            let raw = cells[0].to_string();
+            let shown = config.label(&raw).to_string();
+            let pass = written_text.trim() == shown || written_text.trim() == raw;
+            Ok(Outcome {
+                pos: region.at,
+                name: region_name(region),
+                pass,
+                written: written_text.to_string(),
+                run: shown.clone(),
+                precision: None,
+                diff: None,
+                replacement: Some(if pass {
+                    written_text.to_string()
+                } else {
+                    shown
+                }),
+                image: None,
+            })
+        }
+    }
+}
+
+/// The cells a value region selects: of an entity column (with `entity=`), a metric, or a
+/// parameter, at the rows its filters keep (at least one).
+fn value_cells(
+    region: &Region,
+    column: &str,
+    l: &Loaded,
+    sel: &Selection,
+) -> Result<Vec<Cell>, LessonError> {
+    let config = &l.config;
     let on_entities = sel.entity.is_some();
     let source = if on_entities {
         l.results.entities.as_ref().ok_or_else(|| {
@@ -395,46 +448,19 @@ fn value(
             },
         ));
     }
-    // A value the same at every selected row (a fixed parameter of a swept config, a
-    // figure every point shares) needs no statistic.
-    let one_value = cells.iter().all(|c| c.to_string() == cells[0].to_string());
-    if !one_value && sel.stat.is_none() {
-        return Err(error(
-            region.marker,
-            format!(
-                "the filters select {} rows (points or replications); narrow them, or add stat=mean, stat=min or stat=max",
-                cells.len()
-            ),
-        ));
-    }
-    let written_text = &lesson.text[region.content.clone()];
+    Ok(cells)
+}
+
+/// A numeric value region: the run's value (a statistic when asked) against the number
+/// written, at the precision its digits give.
+fn number_outcome(
+    lesson: &Lesson,
+    region: &Region,
+    sel: &Selection,
+    numbers: &[f64],
+    written_text: &str,
+) -> Result<Outcome, LessonError> {
     let name = region_name(region);
-    let numbers: Option<Vec<f64>> = cells.iter().map(|c| c.as_f64()).collect();
-    let Some(numbers) = numbers.filter(|_| !cells.iter().any(|c| matches!(c, Cell::Text(_))))
-    else {
-        // A text value compares exactly (as the run writes it, or its label).
-        if sel.stat.is_some() {
-            return Err(error(region.marker, format!("`{column}` is text: no stat")));
-        }
-        let raw = cells[0].to_string();
-        let shown = config.label(&raw).to_string();
-        let pass = written_text.trim() == shown || written_text.trim() == raw;
-        return Ok(Outcome {
-            pos: region.at,
-            name,
-            pass,
-            written: written_text.to_string(),
-            run: shown.clone(),
-            precision: None,
-            diff: None,
-            replacement: Some(if pass {
-                written_text.to_string()
-            } else {
-                shown
-            }),
-            image: None,
-        });
-    };
     let run = match sel.stat {
         None => numbers[0],
         Some(Stat::Mean) => numbers.iter().sum::<f64>() / numbers.len() as f64,

@@ -104,13 +104,7 @@ impl Session {
         // Configs in parallel, each with its share of the threads: the results never
         // depend on how many.
         let share = (jobs / configs.len().max(1)).max(1);
-        let options = RunOptions {
-            jobs: share,
-            seed: None,
-            shard: None,
-            progress: false,
-            ties: sim_core::Ties::Fifo,
-        };
+        let options = RunOptions::from_flags(Some(share as u64), None, false);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs.max(1))
             .build()?;

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
+use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Plain};
-use super::{Depth, Input, Page, badge, page, unique_name};
 use crate::check::Verdict;
 use crate::config::Config;
 use crate::export::Run;

@@ -2,9 +2,9 @@
 //! its model, rows, claims and regions (failures first), each linked to its page.
 
 use super::config_page::ConfigInfo;
+use super::frame::{Depth, Input, badge, count_line, page};
 use super::html::Html;
 use super::lesson_page::Lessons;
-use super::{Depth, Input, badge, count_line, page};
 
 /// The index page.
 pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> String {

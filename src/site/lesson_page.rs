@@ -8,9 +8,9 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use super::config_page::ConfigInfo;
+use super::frame::{Depth, Input, Page, badge, count_line, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Hooks, INLINE_CLOSE, Image, MAX_INLINE_REGIONS};
-use super::{Depth, Input, Page, badge, count_line, page, unique_name};
 use crate::lesson::eval::{Loaded, Outcome, selected};
 use crate::lesson::parse::{Kind, Lesson, Region};
 

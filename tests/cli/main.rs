@@ -15,3 +15,4 @@ mod reliability;
 mod scenarios;
 mod shards;
 mod site;
+mod structure;
