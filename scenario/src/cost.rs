@@ -44,7 +44,7 @@ impl Point {
                 matches!(
                     s,
                     StepP::Crash {
-                        rule: CrashRule::Probability(_),
+                        rule: CrashRule::Probability(_, None),
                         ..
                     }
                 )
@@ -59,7 +59,28 @@ impl Point {
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
         events = events.saturating_add(self.servers.iter().map(|s| 2 * s.down.len() as u64).sum());
         events = events.saturating_add(self.poll_rounds());
-        let per_job = 128 + 8 * (self.regs.len() + self.locks.len()) as u64;
+        // Every message a put may make (a copy a link makes included), and every key a store
+        // starts with or an insert or set may add.
+        let mut messages: u64 = 0;
+        let mut keys: u64 = self.keys.iter().map(|k| k.initial.len() as u64).sum();
+        for g in &self.groups {
+            let r = u64::from(g.count)
+                .saturating_mul(g.repeat)
+                .saturating_mul(u64::from(g.attempts));
+            for s in &g.steps {
+                match s {
+                    StepP::Put { queue, .. } => {
+                        let width = 1 + self.queues[*queue as usize].fields as u64;
+                        messages = messages.saturating_add(r.saturating_mul(2 * (40 + 8 * width)));
+                    }
+                    StepP::Keys { .. } => keys = keys.saturating_add(r),
+                    _ => {}
+                }
+            }
+        }
+        let per_job = 128
+            + 8 * (self.regs.len() + self.locks.len() + self.keys.len()) as u64
+            + 8 * self.queues.len() as u64;
         let instances: u64 = self
             .servers
             .iter()
@@ -74,7 +95,9 @@ impl Point {
                 .saturating_add(streams.saturating_mul(STREAM_BYTES))
                 .saturating_add(samples.saturating_mul(8))
                 .saturating_add(jobs.saturating_mul(per_job))
-                .saturating_add(instances),
+                .saturating_add(instances)
+                .saturating_add(messages)
+                .saturating_add(keys.saturating_mul(48)),
             entity_rows: u64::from(self.actors),
             driven_by: "repeat",
         }

@@ -6,16 +6,30 @@ use coordsim_model::{ParamError, Value};
 use sim_core::{Nanos, ms_to_ns};
 
 use crate::point::{
-    CondP, CrashRule, Dur, GroupP, Inst, LockMode, LockP, MAX_ACTORS, MAX_ATTEMPTS, MAX_INSTANCES,
-    MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, RegP, ServerP, StepP, ThenP, Tie, TimeoutP,
-    is_default_name,
+    CondP, CrashRule, Dur, GroupP, Inst, KeysP, LockMode, LockP, MAX_ACTORS, MAX_ATTEMPTS,
+    MAX_INSTANCES, MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, QueueP, RegP, ServerP, StepP,
+    ThenP, Tie, TimeoutP, is_default_name,
 };
 use crate::spec::{
-    self, Choice, Cond, Crash, Num, OnTimeout, Pace, Pick, ResourceKind, Spec, Step, Then, Var,
+    self, Choice, Cond, Crash, KeysInit, MAX_KEYS, Num, OnTimeout, Pace, Pick, ResourceKind, Spec,
+    Step, Then, Var,
 };
 
 fn path_key(path: &[&str]) -> String {
     path.join(".")
+}
+
+/// Keys are whole numbers of at most 2^53 in size, where every whole number is exact.
+pub const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
+pub fn key_of(x: f64) -> Option<i64> {
+    (x.fract() == 0.0 && x.abs() <= KEY_LIMIT).then_some(x as i64)
+}
+
+/// Why a number is no key.
+pub fn bad_key(x: f64) -> String {
+    format!("a key is a whole number from -2^53 to 2^53, got {x}")
 }
 
 impl Point {
@@ -40,7 +54,10 @@ impl Point {
             servers: Vec::new(),
             links: Vec::new(),
             link_loss: Vec::new(),
+            link_dup: Vec::new(),
             link_names: Vec::new(),
+            queues: Vec::new(),
+            keys: Vec::new(),
             groups: Vec::new(),
             actors: 0,
             lock_names: Vec::new(),
@@ -200,18 +217,63 @@ impl Point {
                     fail_fast,
                 });
             }
-            ResourceKind::Link { rtt_ms, loss } => {
+            ResourceKind::Link {
+                rtt_ms,
+                loss,
+                duplicate,
+            } => {
                 let rtt = ev.duration(rtt_ms, &[at, "rtt_ms"])?;
-                let loss = ev.number(loss, &[at, "loss"])?;
-                if !(0.0..=1.0).contains(&loss) {
-                    return Err(ParamError::new(
-                        &path_key(&[at, "loss"]),
-                        format!("a probability is in [0, 1], got {loss}"),
-                    ));
-                }
+                let loss = ev.probability(loss, &[at, "loss"])?;
+                let dup = ev.probability(duplicate, &[at, "duplicate"])?;
                 self.links.push(rtt / 2);
                 self.link_loss.push(loss);
+                self.link_dup.push(dup);
                 self.link_names.push(name.to_string());
+            }
+            ResourceKind::Queue {
+                capacity,
+                visibility_ms,
+                fields,
+                link,
+            } => {
+                let visibility = visibility_ms
+                    .as_ref()
+                    .map(|v| ev.duration(v, &[at, "visibility_ms"]))
+                    .transpose()?;
+                self.queues.push(QueueP {
+                    capacity: ev.whole(capacity, &[at, "capacity"], 0, u32::MAX.into())?,
+                    visibility,
+                    fields: fields.len(),
+                    link: *link,
+                });
+            }
+            ResourceKind::Keys { initial } => {
+                let key = |num: &Num, path: &[&str]| -> Result<i64, ParamError> {
+                    let x = ev.number(num, path)?;
+                    key_of(x).ok_or_else(|| ParamError::new(&path_key(path), bad_key(x)))
+                };
+                let mut pairs = Vec::new();
+                match initial {
+                    KeysInit::Pairs(list) => {
+                        for (k, v) in list {
+                            pairs
+                                .push((key(k, &[at, "initial"])?, ev.number(v, &[at, "initial"])?));
+                        }
+                    }
+                    KeysInit::Range { from, count, value } => {
+                        let from = key(from, &[at, "initial", "from"])?;
+                        let n = ev.whole(count, &[at, "initial", "count"], 0, MAX_KEYS)?;
+                        let v = ev.number(value, &[at, "initial", "value"])?;
+                        if key_of(from as f64 + n as f64).is_none() {
+                            return Err(ParamError::new(
+                                &path_key(&[at, "initial", "count"]),
+                                bad_key(from as f64 + n as f64),
+                            ));
+                        }
+                        pairs.extend((0..n as i64).map(|i| (from + i, v)));
+                    }
+                }
+                self.keys.push(KeysP { initial: pairs });
             }
         }
         Ok(())
@@ -319,7 +381,8 @@ impl<'a> Flat<'a> {
             match &mut self.steps[b] {
                 StepP::Acquire { timeout, .. }
                 | StepP::Request { timeout, .. }
-                | StepP::Send { timeout, .. } => {
+                | StepP::Send { timeout, .. }
+                | StepP::Take { timeout, .. } => {
                     if let Some(t) = timeout {
                         t.handler = start;
                     }
@@ -516,6 +579,76 @@ impl<'a> Flat<'a> {
                     .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
                     .transpose()?,
             },
+            Step::Put {
+                queue,
+                value,
+                fields,
+            } => {
+                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                StepP::Put {
+                    queue: *queue,
+                    value: ev.per_point(value, &[at, "value"])?,
+                    fields: fields
+                        .iter()
+                        .map(|f| ev.per_point(f, &[at, "fields"]))
+                        .collect::<Result<_, _>>()?,
+                }
+            }
+            Step::Take { queue, timeout } => {
+                let timeout = self.timeout(timeout, at)?;
+                StepP::Take {
+                    queue: *queue,
+                    timeout,
+                }
+            }
+            Step::Ack(q) => StepP::Ack(*q),
+            Step::Keys {
+                op,
+                store,
+                key,
+                value,
+            } => {
+                ev.each_len(key, &format!("{at}.key"), self.count)?;
+                StepP::Keys {
+                    op: *op,
+                    store: *store,
+                    key: ev.per_point(key, &[at, "key"])?,
+                    value: ev.per_point(value, &[at, "value"])?,
+                }
+            }
+            Step::Transaction(steps) => {
+                // Its steps take no time: a register it reads or writes must say so.
+                for (si, inner) in steps.iter().enumerate() {
+                    let mut slow = None;
+                    inner.visit(&mut |s| match s {
+                        Step::Read(r) if self.point.regs[*r as usize].read_ns > 0 => {
+                            slow = Some((*r, "read_ms"));
+                        }
+                        Step::Write { reg, .. } if self.point.regs[*reg as usize].write_ns > 0 => {
+                            slow = Some((*reg, "write_ms"));
+                        }
+                        _ => {}
+                    });
+                    if let Some((r, key)) = slow {
+                        return Err(ParamError::new(
+                            &format!("{at}.transaction[{si}]"),
+                            format!(
+                                "a transaction's steps land at one instant, but register {} has {key} > 0 here; give it {key} = 0 (or put a delay before the transaction)",
+                                self.ev
+                                    .spec
+                                    .resources
+                                    .iter()
+                                    .filter(|r| matches!(r.kind, ResourceKind::Register { .. }))
+                                    .nth(r as usize)
+                                    .map_or("?", |r| r.name.as_str())
+                            ),
+                        ));
+                    }
+                }
+                self.steps.push(StepP::TxBegin);
+                self.list(steps, &format!("{at}.transaction"))?;
+                StepP::TxEnd
+            }
             Step::If {
                 cond,
                 then,
@@ -631,16 +764,10 @@ fn crash_rule(
             CrashRule::Names(names.clone())
         }
         Crash::First(c) => CrashRule::First(ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?),
-        Crash::Probability(p) => {
-            let p = ev.number(p, &[at, "crash", "probability"])?;
-            if !(0.0..=1.0).contains(&p) {
-                return Err(ParamError::new(
-                    &path_key(&[at, "crash", "probability"]),
-                    format!("a probability is in [0, 1], got {p}"),
-                ));
-            }
-            CrashRule::Probability(p)
-        }
+        Crash::Probability(p, stream) => CrashRule::Probability(
+            ev.probability(p, &[at, "crash", "probability"])?,
+            stream.clone(),
+        ),
     })
 }
 
@@ -706,6 +833,17 @@ impl Eval<'_> {
             ));
         }
         Ok(x)
+    }
+
+    fn probability(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
+        let p = self.number(num, path)?;
+        if !(0.0..=1.0).contains(&p) {
+            return Err(ParamError::new(
+                &path_key(path),
+                format!("a probability is in [0, 1], got {p}"),
+            ));
+        }
+        Ok(p)
     }
 
     fn duration(&self, num: &Num, path: &[&str]) -> Result<Nanos, ParamError> {

@@ -5,7 +5,7 @@
 use sim_core::{Class, EventQueue, Handler, Nanos, SimError, Waiting, chance};
 
 use crate::lock::LockMode;
-use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, TimeoutP, Vars, eval_run};
+use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, TimeoutP, eval_run};
 use crate::recover::{
     ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REFUSED, REJECTED, RENEWED, SERVED,
 };
@@ -246,6 +246,12 @@ impl Sim<'_> {
                     self.gave_up_wait(job, l, now - from);
                     self.span(job, "waiting", from, Some(now));
                     self.timed_out(job, q);
+                } else if j.taking != u16::MAX {
+                    // The queue's waiter entry is left behind: `feed` skips it.
+                    j.taking = u16::MAX;
+                    let from = j.step_started;
+                    self.span(job, "waiting", from, Some(now));
+                    self.timed_out(job, q);
                 } else if j.serving == LOST {
                     j.serving = NO_SERVER;
                     self.timed_out(job, q);
@@ -264,6 +270,15 @@ impl Sim<'_> {
                 let l = lock as usize;
                 self.locks[l].unlock(now);
                 self.hand_over(l, now);
+            }
+            Ev::Arrive { queue, msg } => {
+                self.queues[queue as usize].arrive(msg);
+                self.feed(queue as usize, q);
+            }
+            Ev::Visible { queue, msg } => {
+                if self.queues[queue as usize].expire(msg, now) {
+                    self.feed(queue as usize, q);
+                }
             }
             Ev::Down { server } => self.servers[server as usize].go_down(),
             Ev::Up { server } => {
@@ -437,6 +452,11 @@ impl Sim<'_> {
                 }
                 StepP::Write { reg, .. } => {
                     let d = p.regs[*reg as usize].write_ns;
+                    if self.tx == Some(job) {
+                        let r = *reg as usize;
+                        self.undo
+                            .push(crate::sim::Undo::Reg(*reg, self.regs[r].clone()));
+                    }
                     if d > 0 {
                         self.span(job, "writing", now, Some(now + d));
                         let class = self.landing_class(job);
@@ -590,11 +610,16 @@ impl Sim<'_> {
                             let name = p.groups[group].actor_name(actor.index);
                             names.contains(&name)
                         }
-                        CrashRule::Probability(pr) => {
+                        CrashRule::Probability(pr, None) => {
                             chance(&mut self.streams[actor.crash_rng as usize], *pr)
+                        }
+                        CrashRule::Probability(pr, Some(_)) => {
+                            let rng = self.group_crash[group] as usize;
+                            chance(&mut self.streams[rng], *pr)
                         }
                     };
                     if dies {
+                        self.roll_back(job);
                         self.mark(job, "crashed", now);
                         match restart {
                             Some(d) => self.restart(job, d, q),
@@ -609,6 +634,29 @@ impl Sim<'_> {
                         return;
                     }
                 }
+                StepP::Put {
+                    queue,
+                    value,
+                    fields,
+                } => self.put_step(job, *queue, value, fields, q),
+                StepP::Take { queue, timeout } => {
+                    if !self.take_step(job, *queue, timeout, q) {
+                        return;
+                    }
+                }
+                StepP::Ack(queue) => self.ack_step(job, *queue),
+                StepP::Keys {
+                    op,
+                    store,
+                    key,
+                    value,
+                } => {
+                    if !self.keys_step(job, *op, *store, key, value) {
+                        return;
+                    }
+                }
+                StepP::TxBegin => self.begin(job),
+                StepP::TxEnd => self.commit(q),
                 StepP::Branch { cond, otherwise } => {
                     if !self.holds(job, cond) {
                         self.jobs[j].step = *otherwise;
@@ -697,14 +745,7 @@ impl Sim<'_> {
         let r = *reg as usize;
         let nr = self.regs.len();
         let read = self.reads[j * nr + r];
-        let vars = Vars {
-            i: self.actors[a].index,
-            k: self.jobs[j].rep,
-            attempt: self.jobs[j].attempt,
-            read,
-            regs: &self.reads[j * nr..(j + 1) * nr],
-        };
-        let new = eval_run(value, &p.params, &vars).unwrap_or(f64::NAN);
+        let new = eval_run(value, &p.params, &self.vars(job, read)).unwrap_or(f64::NAN);
         if !new.is_finite() {
             self.error
                 .get_or_insert(format!("a write's value is {new}, not a finite number"));

@@ -29,13 +29,16 @@
 mod composer;
 mod cost;
 mod def;
+mod deliver;
 mod evaluate;
 mod handle;
+mod keys;
 mod link;
 mod lock;
 mod metrics;
 mod output;
 mod point;
+mod queue;
 mod read;
 mod recover;
 mod register;

@@ -10,18 +10,33 @@ pub struct Link {
     rng: Option<Stream>,
     crossings: u64,
     lost: u64,
+    duplicate: f64,
+    /// Draws which messages put across it arrive twice (`duplicate/NAME`).
+    dup_rng: Option<Stream>,
 }
 
 impl Link {
     /// A link whose crossing takes `half_rtt` (half the round trip, to the nanosecond below)
-    /// and is lost with probability `loss`, drawn from stream `loss/NAME` of `seed`.
-    pub fn new(half_rtt: Nanos, loss: f64, seed: u64, name: &str) -> Link {
+    /// and is lost with probability `loss`, drawn from stream `loss/NAME` of `seed`; a
+    /// message put across it arrives twice with probability `duplicate` (`duplicate/NAME`).
+    pub fn new(half_rtt: Nanos, loss: f64, duplicate: f64, seed: u64, name: &str) -> Link {
         Link {
             half_rtt,
             loss,
             rng: (loss > 0.0).then(|| sim_core::stream(seed, &format!("loss/{name}"))),
             crossings: 0,
             lost: 0,
+            duplicate,
+            dup_rng: (duplicate > 0.0)
+                .then(|| sim_core::stream(seed, &format!("duplicate/{name}"))),
+        }
+    }
+
+    /// Whether a message put across it arrives twice.
+    pub fn duplicates(&mut self) -> bool {
+        match &mut self.dup_rng {
+            Some(rng) => chance(rng, self.duplicate),
+            None => false,
         }
     }
 

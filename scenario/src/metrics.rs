@@ -68,6 +68,22 @@ pub enum Metric {
     ServerWastedMs(u16),
     LinkCrossings(u16),
     LinkLost(u16),
+    QueuePut(u16),
+    QueueTaken(u16),
+    QueueRedelivered(u16),
+    QueueAcked(u16),
+    QueueReturned(u16),
+    QueueLeft(u16),
+    QueueMaxLen(u16),
+    QueueRefused(u16),
+    QueueLost(u16),
+    QueueDuplicated(u16),
+    KeysInserted(u16),
+    KeysDuplicates(u16),
+    KeysRemoved(u16),
+    KeysUpdated(u16),
+    KeysSize(u16),
+    KeysTotal(u16),
     GroupActors(u16),
     GroupStarted(u16),
     GroupCompleted(u16),
@@ -117,6 +133,7 @@ impl MetricColumns {
     pub fn of(spec: &Spec) -> Result<MetricColumns, ComposeError> {
         let mut columns = MetricColumns::default();
         let (mut reg, mut lock, mut server, mut link) = (0u16, 0u16, 0u16, 0u16);
+        let (mut queue, mut keys) = (0u16, 0u16);
         for r in &spec.resources {
             let n = &r.name;
             match r.kind {
@@ -154,6 +171,41 @@ impl MetricColumns {
                 ResourceKind::Link { ref loss, .. } => {
                     columns.link(n, link, !matches!(loss, Num::Lit(0.0)))?;
                     link += 1;
+                }
+                ResourceKind::Queue {
+                    ref capacity,
+                    ref visibility_ms,
+                    link: ref over,
+                    ..
+                } => {
+                    let over = over.map(|k| {
+                        let link = spec
+                            .resources
+                            .iter()
+                            .filter(|r| matches!(r.kind, ResourceKind::Link { .. }))
+                            .nth(k as usize);
+                        match link.map(|r| &r.kind) {
+                            Some(ResourceKind::Link {
+                                loss, duplicate, ..
+                            }) => (
+                                !matches!(loss, Num::Lit(0.0)),
+                                !matches!(duplicate, Num::Lit(0.0)),
+                            ),
+                            _ => (false, false),
+                        }
+                    });
+                    columns.queue(
+                        n,
+                        queue,
+                        !matches!(capacity, Num::Lit(0.0)),
+                        visibility_ms.is_some(),
+                        over.unwrap_or((false, false)),
+                    )?;
+                    queue += 1;
+                }
+                ResourceKind::Keys { .. } => {
+                    columns.keys(n, keys)?;
+                    keys += 1;
                 }
             }
         }
@@ -398,6 +450,120 @@ impl MetricColumns {
             )?;
         }
         Ok(())
+    }
+
+    /// Queue `n`, the `q`-th: with a capacity, a visibility timeout, a lossy or duplicating
+    /// link, the columns those fill.
+    fn queue(
+        &mut self,
+        n: &str,
+        q: u16,
+        capacity: bool,
+        visibility: bool,
+        (lossy, dup): (bool, bool),
+    ) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.put"),
+            format!("messages put on `{n}` (a copy a link made not counted)"),
+            Count,
+            Metric::QueuePut(q),
+        )?;
+        self.col(
+            format!("{n}.taken"),
+            format!("takes from `{n}`: deliveries, each again of a message counted"),
+            Count,
+            Metric::QueueTaken(q),
+        )?;
+        self.col(
+            format!("{n}.redelivered"),
+            format!("takes from `{n}` of a message taken before"),
+            Count,
+            Metric::QueueRedelivered(q),
+        )?;
+        if visibility {
+            self.col(
+                format!("{n}.acked"),
+                format!("messages of `{n}` acknowledged in time"),
+                Count,
+                Metric::QueueAcked(q),
+            )?;
+            self.col(
+                format!("{n}.returned"),
+                format!(
+                    "times a message of `{n}` came back, not acknowledged in its visibility timeout"
+                ),
+                Count,
+                Metric::QueueReturned(q),
+            )?;
+        }
+        self.col(
+            format!("{n}.left"),
+            format!("messages still in `{n}` at the end (visible, or taken and not acknowledged)"),
+            Count,
+            Metric::QueueLeft(q),
+        )?;
+        self.col(
+            format!("{n}.max_len"),
+            format!("most visible messages in `{n}` at once"),
+            Count,
+            Metric::QueueMaxLen(q),
+        )?;
+        if capacity {
+            self.col(
+                format!("{n}.refused"),
+                format!("puts refused because `{n}` was full"),
+                Count,
+                Metric::QueueRefused(q),
+            )?;
+        }
+        if lossy {
+            self.col(
+                format!("{n}.lost"),
+                format!("messages for `{n}` lost on its link"),
+                Count,
+                Metric::QueueLost(q),
+            )?;
+        }
+        if dup {
+            self.col(
+                format!("{n}.duplicated"),
+                format!("messages for `{n}` its link delivered twice"),
+                Count,
+                Metric::QueueDuplicated(q),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Key store `n`, the `k`-th.
+    fn keys(&mut self, n: &str, k: u16) -> Result<(), ComposeError> {
+        for (key, what, m) in [
+            (
+                "inserted",
+                "inserts that added a key",
+                Metric::KeysInserted(k),
+            ),
+            (
+                "duplicates",
+                "inserts that found the key there (a duplicate)",
+                Metric::KeysDuplicates(k),
+            ),
+            ("removed", "keys removed", Metric::KeysRemoved(k)),
+            (
+                "updated",
+                "sets (a key's number stored)",
+                Metric::KeysUpdated(k),
+            ),
+            ("size", "keys held at the end", Metric::KeysSize(k)),
+        ] {
+            self.col(format!("{n}.{key}"), format!("`{n}`: {what}"), Count, m)?;
+        }
+        self.col(
+            format!("{n}.total"),
+            format!("the numbers stored in `{n}` at the end, added up"),
+            Float,
+            Metric::KeysTotal(k),
+        )
     }
 
     /// Group `n`, the `g`-th.

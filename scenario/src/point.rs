@@ -49,7 +49,8 @@ pub enum CrashRule {
     All,
     Names(Vec<String>),
     First(u64),
-    Probability(f64),
+    /// With this probability, from the actor's own stream or the one named.
+    Probability(f64, Option<String>),
 }
 
 /// A resource a step names at this point: one, or one of a list by an expression.
@@ -120,6 +121,25 @@ pub enum StepP {
         rule: CrashRule,
         restart: Option<Dur>,
     },
+    Put {
+        queue: u16,
+        value: Num,
+        fields: Vec<Num>,
+    },
+    Take {
+        queue: u16,
+        timeout: Option<TimeoutP>,
+    },
+    Ack(u16),
+    Keys {
+        op: crate::spec::KeyOp,
+        store: u16,
+        key: Num,
+        value: Num,
+    },
+    /// A transaction's steps follow, up to its `TxEnd`: their effects land there.
+    TxBegin,
+    TxEnd,
     /// When the condition fails, go on at `otherwise`.
     Branch {
         cond: CondP,
@@ -193,6 +213,22 @@ impl GroupP {
     }
 }
 
+/// A queue at this point.
+#[derive(Debug, Clone)]
+pub struct QueueP {
+    /// Most messages held (0: no limit).
+    pub capacity: u64,
+    pub visibility: Option<Nanos>,
+    pub fields: usize,
+    pub link: Option<u16>,
+}
+
+/// A key store at this point: its keys at the start.
+#[derive(Debug, Clone)]
+pub struct KeysP {
+    pub initial: Vec<(i64, f64)>,
+}
+
 #[derive(Debug, Clone)]
 pub struct RegP {
     pub initial: f64,
@@ -239,7 +275,10 @@ pub struct Point {
     /// Each link's crossing (half its round trip), loss probability and name.
     pub links: Vec<Nanos>,
     pub link_loss: Vec<f64>,
+    pub link_dup: Vec<f64>,
     pub link_names: Vec<String>,
+    pub queues: Vec<QueueP>,
+    pub keys: Vec<KeysP>,
     pub groups: Vec<GroupP>,
     pub actors: u32,
     /// The lock number of each resource that is a lock (by resource index).
@@ -266,6 +305,11 @@ pub struct Vars<'a> {
     pub read: f64,
     /// What the actor read of each register (NaN: nothing).
     pub regs: &'a [f64],
+    /// The message it last took from each queue (`NO_MSG`: none), and the queues.
+    pub taken: &'a [(u32, u32)],
+    pub queues: &'a [crate::queue::Queue],
+    /// What it last found in each key store (NaN: nothing).
+    pub stored: &'a [f64],
 }
 
 impl Vars<'_> {
@@ -277,6 +321,9 @@ impl Vars<'_> {
             attempt: 1,
             read: f64::NAN,
             regs: &[],
+            taken: &[],
+            queues: &[],
+            stored: &[],
         }
     }
 }
@@ -318,6 +365,13 @@ pub fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
             Var::Attempt => Some(f64::from(vars.attempt)),
             Var::Read => Some(vars.read),
             Var::Reg(r) => vars.regs.get(r as usize).copied(),
+            Var::Msg(q, what) => Some(match vars.taken.get(q as usize) {
+                Some(&(m, _)) if m != crate::queue::NO_MSG => {
+                    vars.queues[q as usize].number(m, what)
+                }
+                _ => f64::NAN,
+            }),
+            Var::Stored(k) => vars.stored.get(k as usize).copied(),
         }),
     }
 }

@@ -114,6 +114,9 @@ pub struct Reader<'s> {
     pub resources: Vec<(String, &'static str)>,
     /// The registers' names, in order.
     pub registers: Vec<String>,
+    /// The names a take or a key store's step gives the actor (`outbox`, `outbox.id`,
+    /// `seen`), with what each is and the resource (by index) whose step gives it.
+    pub vars: Vec<(String, Var, usize)>,
 }
 
 impl Reader<'_> {
@@ -160,6 +163,24 @@ impl Reader<'_> {
                         }
                         return Ok(Var::Reg(r as u16));
                     }
+                    if step && let Some((_, var, res)) = self.vars.iter().find(|v| v.0 == name) {
+                        if !read
+                            .get(self.registers.len() + res)
+                            .copied()
+                            .unwrap_or(false)
+                        {
+                            let (res_name, what) = &self.resources[*res];
+                            let how = if *what == "queue" {
+                                "a take"
+                            } else {
+                                "an insert, lookup, set or remove"
+                            };
+                            return Err(format!(
+                                "`{name}` comes from {how} on `{res_name}`, and the actor has none in a step before this one"
+                            ));
+                        }
+                        return Ok(*var);
+                    }
                     let mut valid: Vec<&str> = self
                         .params
                         .iter()
@@ -182,6 +203,13 @@ impl Reader<'_> {
                                 .zip(read)
                                 .filter(|(_, r)| **r)
                                 .map(|(n, _)| n.as_str()),
+                        );
+                        let nr = self.registers.len();
+                        valid.extend(
+                            self.vars
+                                .iter()
+                                .filter(|(_, _, res)| read.get(nr + res).copied().unwrap_or(false))
+                                .map(|(n, _, _)| n.as_str()),
                         );
                     }
                     Err(format!(
@@ -314,6 +342,21 @@ impl Reader<'_> {
                 format!("`{name}` is not a string parameter of this config"),
             ),
         }
+    }
+
+    /// The field names of queue `q` (by its number among the queues).
+    pub fn queue_fields(&self, q: u16) -> Vec<String> {
+        let Some((name, ..)) = self.vars.iter().find(|(_, v, _)| *v == Var::Msg(q, 0)) else {
+            return Vec::new();
+        };
+        let prefix = format!("{name}.");
+        self.vars
+            .iter()
+            .filter_map(|(n, v, _)| match v {
+                Var::Msg(x, f) if *x == q && *f >= 3 => n.strip_prefix(&prefix).map(String::from),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The resource of `kind` called by the string `v`: its number among that kind's.

@@ -18,8 +18,20 @@ pub const REJECTED: u8 = 6;
 pub const RENEWED: u8 = 7;
 pub const LOST_LEASE: u8 = 8;
 pub const DELIVERED: u8 = 9;
+pub const TAKEN: u8 = 10;
+pub const PUT: u8 = 11;
+pub const FULL: u8 = 12;
+pub const ACKED: u8 = 13;
+pub const EXPIRED: u8 = 14;
+pub const INSERTED: u8 = 15;
+pub const DUPLICATE: u8 = 16;
+pub const FOUND: u8 = 17;
+pub const MISSING: u8 = 18;
+pub const REMOVED: u8 = 19;
+/// A set stores its number: `applied`, as a write.
+pub const SET: u8 = APPLIED;
 
-const _: () = assert!(OUTCOMES.len() == 10);
+const _: () = assert!(OUTCOMES.len() == 20);
 
 impl Sim<'_> {
     /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the
@@ -78,6 +90,9 @@ impl Sim<'_> {
                 timeout: Some(t), ..
             }
             | StepP::Send {
+                timeout: Some(t), ..
+            }
+            | StepP::Take {
                 timeout: Some(t), ..
             } => t.handler,
             _ => {
@@ -173,9 +188,13 @@ impl Sim<'_> {
             }
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
+        let (nq, nk) = (self.queues.len(), self.keys.len());
         let ju = job as usize;
         self.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
         self.tokens[ju * nl..(ju + 1) * nl].fill(0);
+        // What it took it forgets: unacknowledged, it comes back in its time.
+        self.taken[ju * nq..(ju + 1) * nq].fill((crate::queue::NO_MSG, 0));
+        self.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
         let j = &self.jobs[ju];
         let (a, g) = (j.actor as usize, j.group as usize);
         self.actors[a].restarts += 1;

@@ -4,8 +4,9 @@ use coordsim_model::{ComposeError, PathPart, Value};
 
 use crate::read::{Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table};
 use crate::spec::{
-    ARRIVALS, Choice, Group, LOCK_MODES, MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS,
-    MAX_WINDOWS, Num, Pace, Param, Resource, ResourceKind, SERVICE_KINDS, Scope, Spec, WHEN_DOWN,
+    ARRIVALS, Choice, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS, MAX_INITIAL_KEYS,
+    MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Num, Pace, Param, Resource, ResourceKind,
+    SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
 };
 use crate::steps::read_steps;
 
@@ -50,6 +51,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
         params: &params,
         resources: Vec::new(),
         registers: Vec::new(),
+        vars: Vec::new(),
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     for (r, v) in resource_values.iter().enumerate() {
@@ -62,6 +64,8 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
             "register" => register(&reader, idx(&root, r), v)?,
             "lock" => lock(&reader, idx(&root, r), v)?,
             "server" => server(&reader, idx(&root, r), v)?,
+            "queue" => queue(&mut reader, r, idx(&root, r), v)?,
+            "keys" => keys(&mut reader, r, idx(&root, r), v)?,
             _ => link(&reader, idx(&root, r), v)?,
         };
         resources.push(Resource { name, kind });
@@ -107,18 +111,20 @@ fn name_resource(
         Some("lock") => "lock",
         Some("server") => "server",
         Some("link") => "link",
+        Some("queue") => "queue",
+        Some("keys") => "keys",
         Some(other) => {
             return fail(
                 at(&path, "kind"),
                 format!(
-                    "unknown kind \"{other}\"; valid: \"register\", \"lock\", \"server\", \"link\""
+                    "unknown kind \"{other}\"; valid: \"register\", \"lock\", \"server\", \"link\", \"queue\", \"keys\""
                 ),
             );
         }
         None => {
             return fail(
                 path,
-                "a resource needs a `kind`: \"register\", \"lock\", \"server\" or \"link\"",
+                "a resource needs a `kind`: \"register\", \"lock\", \"server\", \"link\", \"queue\" or \"keys\"",
             );
         }
     };
@@ -253,7 +259,12 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
 }
 
 fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
-    let entries = table(&path, v, "a link", &["name", "kind", "rtt_ms", "loss"])?;
+    let entries = table(
+        &path,
+        v,
+        "a link",
+        &["name", "kind", "rtt_ms", "loss", "duplicate"],
+    )?;
     let Some(rtt) = get(entries, "rtt_ms") else {
         return fail(
             path,
@@ -263,7 +274,146 @@ fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Comp
     Ok(ResourceKind::Link {
         rtt_ms: reader.num(at(&path, "rtt_ms"), rtt, Scope::Params, &[])?,
         loss: reader.opt_num(&path, entries, "loss", 0.0, Scope::Params)?,
+        duplicate: reader.opt_num(&path, entries, "duplicate", 0.0, Scope::Params)?,
     })
+}
+
+/// A queue (resource `r`): its capacity, visibility timeout, message fields and link; the
+/// names a take gives the actor (`Q`, `Q.id`, `Q.deliveries`, `Q.FIELD`).
+fn queue(
+    reader: &mut Reader<'_>,
+    r: usize,
+    path: Path,
+    v: &Value,
+) -> Result<ResourceKind, ComposeError> {
+    let p = Scope::Params;
+    let entries = table(
+        &path,
+        v,
+        "a queue",
+        &[
+            "name",
+            "kind",
+            "capacity",
+            "visibility_ms",
+            "fields",
+            "link",
+        ],
+    )?;
+    let name = reader.resources[r].0.clone();
+    let mut fields: Vec<String> = Vec::new();
+    match get(entries, "fields") {
+        None => {}
+        Some(Value::List(items)) if items.len() <= MAX_FIELDS => {
+            for (f, item) in items.iter().enumerate() {
+                let here = idx(&at(&path, "fields"), f);
+                let field = string(here.clone(), item, "a field's name")?;
+                check_new_name(here.clone(), &field, &[])?;
+                if ["id", "deliveries"].contains(&field.as_str()) || fields.contains(&field) {
+                    return fail(
+                        here,
+                        format!(
+                            "`{field}` is taken: every message has `id` and `deliveries`, and fields differ"
+                        ),
+                    );
+                }
+                fields.push(field);
+            }
+        }
+        Some(_) => {
+            return fail(
+                at(&path, "fields"),
+                format!("`fields` is a list of at most {MAX_FIELDS} names, e.g. [\"member\"]"),
+            );
+        }
+    }
+    let q = reader.resources[..r]
+        .iter()
+        .filter(|(_, k)| *k == "queue")
+        .count() as u16;
+    reader.vars.push((name.clone(), Var::Msg(q, 0), r));
+    reader.vars.push((format!("{name}.id"), Var::Msg(q, 1), r));
+    reader
+        .vars
+        .push((format!("{name}.deliveries"), Var::Msg(q, 2), r));
+    for (f, field) in fields.iter().enumerate() {
+        reader
+            .vars
+            .push((format!("{name}.{field}"), Var::Msg(q, 3 + f as u8), r));
+    }
+    Ok(ResourceKind::Queue {
+        capacity: reader.opt_num(&path, entries, "capacity", 0.0, p)?,
+        visibility_ms: get(entries, "visibility_ms")
+            .map(|v| reader.num(at(&path, "visibility_ms"), v, p, &[]))
+            .transpose()?,
+        fields,
+        link: get(entries, "link")
+            .map(|v| reader.resource_named(at(&path, "link"), v, "link"))
+            .transpose()?,
+    })
+}
+
+/// A key store (resource `r`): its keys at the start; its name is the number stored with
+/// the key an actor last used there.
+fn keys(
+    reader: &mut Reader<'_>,
+    r: usize,
+    path: Path,
+    v: &Value,
+) -> Result<ResourceKind, ComposeError> {
+    let p = Scope::Params;
+    let entries = table(&path, v, "a key store", &["name", "kind", "initial"])?;
+    let shapes = "`initial` is a list of keys ([1, 2, 3], each stored with 0), of [key, value] pairs ([[4, 2], [5, 3]]), or { from = 1, count = 100, value = 0 }";
+    let here = at(&path, "initial");
+    let initial = match get(entries, "initial") {
+        None => KeysInit::Pairs(Vec::new()),
+        Some(Value::List(items)) if items.len() <= MAX_INITIAL_KEYS => {
+            let mut pairs = Vec::new();
+            for (k, item) in items.iter().enumerate() {
+                let at_k = idx(&here, k);
+                pairs.push(match item {
+                    Value::List(pair) => match pair.as_slice() {
+                        [key, value] => (
+                            reader.num(idx(&at_k, 0), key, p, &[])?,
+                            reader.num(idx(&at_k, 1), value, p, &[])?,
+                        ),
+                        _ => return fail(at_k, shapes),
+                    },
+                    other => (reader.num(at_k, other, p, &[])?, Num::Lit(0.0)),
+                });
+            }
+            KeysInit::Pairs(pairs)
+        }
+        Some(table_value @ Value::Table(_)) => {
+            let t = table(
+                &here,
+                table_value,
+                "a range of keys",
+                &["from", "count", "value"],
+            )?;
+            let Some(count) = get(t, "count") else {
+                return fail(here, shapes);
+            };
+            KeysInit::Range {
+                from: reader.opt_num(&here, t, "from", 0.0, p)?,
+                count: reader.num(at(&here, "count"), count, p, &[])?,
+                value: reader.opt_num(&here, t, "value", 0.0, p)?,
+            }
+        }
+        Some(_) => {
+            return fail(
+                here,
+                format!("{shapes}; a list has at most {MAX_INITIAL_KEYS} items"),
+            );
+        }
+    };
+    let k = reader.resources[..r]
+        .iter()
+        .filter(|(_, kind)| *kind == "keys")
+        .count() as u16;
+    let name = reader.resources[r].0.clone();
+    reader.vars.push((name, Var::Stored(k), r));
+    Ok(ResourceKind::Keys { initial })
 }
 
 /// An actor group: its name (a new one), its actors, their pace and their steps.

@@ -11,9 +11,11 @@ use std::collections::VecDeque;
 use coordsim_model::{Lane, ModelError, ParamError, RunContext};
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
+use crate::keys::{KeyStore, KeyUndo};
 use crate::link::Link;
 use crate::lock::{Lock, Token};
 use crate::point::{CondP, CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars, eval_run};
+use crate::queue::{NO_MSG, Queue};
 use crate::register::Register;
 use crate::server::Server;
 use crate::spec::Num;
@@ -64,6 +66,16 @@ pub enum Ev {
     },
     Up {
         server: u16,
+    },
+    /// A message put across a link arrives at its queue.
+    Arrive {
+        queue: u16,
+        msg: u32,
+    },
+    /// A taken message's visibility runs out.
+    Visible {
+        queue: u16,
+        msg: u32,
     },
 }
 
@@ -116,6 +128,8 @@ pub struct Job {
     /// The server whose request it waits for with a timeout (`NO_SERVER`: none; `LOST`: a
     /// lost crossing).
     pub serving: u16,
+    /// The queue it waits to take from (`u16::MAX`: none).
+    pub taking: u16,
 }
 
 pub struct Actor {
@@ -189,6 +203,8 @@ pub struct Sim<'p> {
     pub entities: bool,
     /// The random streams of actors that draw (arrivals, crashes).
     pub streams: Vec<Stream>,
+    /// Per group, its named crash stream in `streams` (`NO_STREAM`: none).
+    pub group_crash: Vec<u32>,
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
     /// Per group, when it is direct: its server and instance. A direct group's repetitions
@@ -205,6 +221,41 @@ pub struct Sim<'p> {
     /// Requests at servers whose clients may stop waiting, and the free ones.
     pub slots: Vec<Slot>,
     pub free_slots: Vec<u32>,
+    pub queues: Vec<Queue>,
+    pub keys: Vec<KeyStore>,
+    /// The message (and its take's receipt) each job last took from each queue, jobs ×
+    /// queues; what each job last found in each key store, jobs × stores.
+    pub taken: Vec<(u32, u32)>,
+    pub stored: Vec<f64>,
+    /// The job inside a transaction, what undoes its effects so far, and what it will do
+    /// when the transaction ends (puts: their queue and numbers at `tx_numbers`; acks).
+    pub tx: Option<u32>,
+    pub undo: Vec<Undo>,
+    pub deferred: Vec<Deferred>,
+    pub tx_numbers: Vec<f64>,
+    /// A message's numbers as a put computes them.
+    pub scratch: Vec<f64>,
+}
+
+/// What undoes one effect of a transaction.
+pub enum Undo {
+    Reg(u16, Register),
+    Key(u16, KeyUndo),
+}
+
+/// What a transaction does when it ends.
+#[derive(Debug, Clone, Copy)]
+pub enum Deferred {
+    /// A put of the numbers at this offset of `tx_numbers`.
+    Put {
+        queue: u16,
+        at: u32,
+    },
+    Ack {
+        queue: u16,
+        msg: u32,
+        receipt: u32,
+    },
 }
 
 impl<'p> Sim<'p> {
@@ -220,7 +271,7 @@ impl<'p> Sim<'p> {
                 ),
             )));
         }
-        let (actors, streams) = actors(p, seed)?;
+        let (actors, streams, group_crash) = actors(p, seed)?;
         let reps_of = |g: &GroupP| u64::from(g.count).saturating_mul(g.repeat);
         let servers = p
             .servers
@@ -267,7 +318,9 @@ impl<'p> Sim<'p> {
                 .links
                 .iter()
                 .enumerate()
-                .map(|(k, half)| Link::new(*half, p.link_loss[k], seed, &p.link_names[k]))
+                .map(|(k, half)| {
+                    Link::new(*half, p.link_loss[k], p.link_dup[k], seed, &p.link_names[k])
+                })
                 .collect(),
             groups: p
                 .groups
@@ -298,6 +351,7 @@ impl<'p> Sim<'p> {
                 .then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
             entities: ctx.wants_entities(),
             streams,
+            group_crash,
             closed: p
                 .groups
                 .iter()
@@ -323,6 +377,19 @@ impl<'p> Sim<'p> {
             slots: Vec::new(),
             free_slots: Vec::new(),
             wait_stats: Vec::new(),
+            queues: p
+                .queues
+                .iter()
+                .map(|q| Queue::new(q.fields, q.capacity, q.visibility))
+                .collect(),
+            keys: p.keys.iter().map(|k| KeyStore::new(&k.initial)).collect(),
+            taken: Vec::new(),
+            stored: Vec::new(),
+            tx: None,
+            undo: Vec::new(),
+            deferred: Vec::new(),
+            tx_numbers: Vec::new(),
+            scratch: Vec::new(),
         })
     }
 
@@ -407,8 +474,10 @@ impl<'p> Sim<'p> {
             attempt: 1,
             outcome: 0,
             serving: NO_SERVER,
+            taking: u16::MAX,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
+        let (nq, nk) = (self.queues.len(), self.keys.len());
         if let Some(j) = self.free.pop() {
             let wait = self.jobs[j as usize].wait;
             self.jobs[j as usize] = Job {
@@ -423,11 +492,19 @@ impl<'p> Sim<'p> {
             if nl > 0 {
                 self.tokens[j * nl..(j + 1) * nl].fill(0);
             }
+            if nq > 0 {
+                self.taken[j * nq..(j + 1) * nq].fill((NO_MSG, 0));
+            }
+            if nk > 0 {
+                self.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
+            }
             j as u32
         } else {
             self.jobs.push(job);
             self.reads.extend(std::iter::repeat_n(f64::NAN, nr));
             self.tokens.extend(std::iter::repeat_n(0, nl));
+            self.taken.extend(std::iter::repeat_n((NO_MSG, 0), nq));
+            self.stored.extend(std::iter::repeat_n(f64::NAN, nk));
             (self.jobs.len() - 1) as u32
         }
     }
@@ -479,16 +556,25 @@ impl<'p> Sim<'p> {
         if let Num::Lit(x) = num {
             return *x;
         }
+        let vars = self.vars(job, f64::NAN);
+        eval_run(num, &self.p.params, &vars).unwrap_or(f64::NAN)
+    }
+
+    /// What a number computed for `job` now may name besides the parameters.
+    pub fn vars(&self, job: u32, read: f64) -> Vars<'_> {
         let j = &self.jobs[job as usize];
-        let nr = self.regs.len();
-        let vars = Vars {
+        let ju = job as usize;
+        let (nr, nq, nk) = (self.regs.len(), self.queues.len(), self.keys.len());
+        Vars {
             i: self.actors[j.actor as usize].index,
             k: j.rep,
             attempt: j.attempt,
-            read: f64::NAN,
-            regs: &self.reads[job as usize * nr..(job as usize + 1) * nr],
-        };
-        eval_run(num, &self.p.params, &vars).unwrap_or(f64::NAN)
+            read,
+            regs: &self.reads[ju * nr..(ju + 1) * nr],
+            taken: &self.taken[ju * nq..(ju + 1) * nq],
+            queues: &self.queues,
+            stored: &self.stored[ju * nk..(ju + 1) * nk],
+        }
     }
 
     pub fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
@@ -570,20 +656,33 @@ fn direct(p: &Point, g: &GroupP, lanes: bool) -> Option<(u16, u32)> {
 /// Every actor at its start, with the random streams of those that draw (arrivals and
 /// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
 /// naming them changes no draw).
-fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError> {
+/// Every actor, the random streams, and each group's named crash stream.
+type Actors = (Vec<Actor>, Vec<Stream>, Vec<u32>);
+
+fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
     let mut actors = Vec::with_capacity(p.actors as usize);
     let mut streams = Vec::new();
+    let mut group_crash = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
         let random = matches!(group.pace, PaceP::Random(_));
-        let crashy = group.steps.iter().any(|s| {
-            matches!(
-                s,
-                StepP::Crash {
-                    rule: CrashRule::Probability(_),
-                    ..
+        // A crash stream named in the config is the group's, shared by its actors.
+        let mut named = None;
+        let crashy = group.steps.iter().any(|s| match s {
+            StepP::Crash {
+                rule: CrashRule::Probability(_, name),
+                ..
+            } => {
+                if let Some(name) = name {
+                    named.get_or_insert(name.clone());
                 }
-            )
+                name.is_none()
+            }
+            _ => false,
         });
+        group_crash.push(named.map_or(NO_STREAM, |name| {
+            streams.push(sim_core::stream(seed, &name));
+            (streams.len() - 1) as u32
+        }));
         let chances = group.steps.iter().any(|s| {
             matches!(
                 s,
@@ -642,5 +741,5 @@ fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError>
             });
         }
     }
-    Ok((actors, streams))
+    Ok((actors, streams, group_crash))
 }

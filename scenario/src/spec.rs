@@ -29,6 +29,12 @@ pub enum Var {
     Attempt,
     /// A register's name: what the actor last read of it.
     Reg(u16),
+    /// A queue's name (`outbox`, `outbox.id`, `outbox.member`): the message the actor last
+    /// took from queue `.0`; `.1` is 0 for its value, 1 its id, 2 its deliveries, 3 + f
+    /// its field f.
+    Msg(u16, u8),
+    /// A key store's name: the number stored with the key the actor last used there.
+    Stored(u16),
 }
 
 /// Which names an expression may use where it stands.
@@ -138,8 +144,44 @@ pub enum ResourceKind {
     Link {
         rtt_ms: Num,
         loss: Num,
+        /// A message put across it arrives twice with this probability.
+        duplicate: Num,
+    },
+    /// A FIFO queue of messages (a topic with one subscription).
+    Queue {
+        /// Most messages it holds (0: no limit).
+        capacity: Num,
+        /// How long a taken message stays hidden before it comes back (`None`: a take
+        /// removes it, and there is nothing to acknowledge).
+        visibility_ms: Option<Num>,
+        /// The names of the numbers a message carries besides its value.
+        fields: Vec<String>,
+        /// The link a message crosses from its putter to the queue.
+        link: Option<u16>,
+    },
+    /// A set of whole-number keys, each with a number stored with it.
+    Keys {
+        /// `(key, value)` pairs at the start, or a range of keys with one value.
+        initial: KeysInit,
     },
 }
+
+/// A key store's contents at the start.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeysInit {
+    /// These keys with these values.
+    Pairs(Vec<(Num, Num)>),
+    /// `count` keys from `from`, each with `value`.
+    Range { from: Num, count: Num, value: Num },
+}
+
+/// Most keys an `initial` list gives (a range has no such limit: `{ from, count }`).
+pub const MAX_INITIAL_KEYS: usize = 100_000;
+/// Most keys a store starts with, a range included.
+pub const MAX_KEYS: u64 = 10_000_000;
+
+/// Most fields of a queue's message.
+pub const MAX_FIELDS: usize = 8;
 
 pub const LOCK_MODES: &[&str] = &["poll", "queue", "lease"];
 pub const SERVICE_KINDS: &[&str] = &["fixed", "exponential", "uniform", "lognormal", "gamma"];
@@ -153,7 +195,9 @@ pub enum Crash {
     All,
     Names(Vec<String>),
     First(Num),
-    Probability(Num),
+    /// Each time with this probability, from the actor's stream `crash/GROUP-i`, or from
+    /// the stream named (`stream = "…"`, one for the whole group).
+    Probability(Num, Option<String>),
 }
 
 /// A resource a step names: one, one chosen by a string parameter, or one of a list chosen
@@ -210,6 +254,15 @@ pub enum Then {
     },
 }
 
+/// An operation on a key store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOp {
+    Insert,
+    Lookup,
+    Set,
+    Remove,
+}
+
 pub const THENS: &[&str] = &["retry", "end", "go_on"];
 
 /// What a step ended with, for `if = { outcome = … }`.
@@ -224,6 +277,16 @@ pub const OUTCOMES: &[&str] = &[
     "renewed",
     "lost",
     "delivered",
+    "taken",
+    "put",
+    "full",
+    "acked",
+    "expired",
+    "inserted",
+    "duplicate",
+    "found",
+    "missing",
+    "removed",
 ];
 
 /// A comparison of `if = { value = …, above = … }`.
@@ -288,6 +351,29 @@ pub enum Step {
         rule: Crash,
         restart_after_ms: Option<Num>,
     },
+    /// Puts a message on a queue: its value and fields (in the queue's order).
+    Put {
+        queue: u16,
+        value: Num,
+        fields: Vec<Num>,
+    },
+    /// Takes the queue's first visible message, waiting for one.
+    Take {
+        queue: u16,
+        timeout: Option<OnTimeout>,
+    },
+    /// Acknowledges the message last taken from the queue.
+    Ack(u16),
+    /// A key store's operations: insert (if absent), look up, set (insert or replace),
+    /// remove.
+    Keys {
+        op: KeyOp,
+        store: u16,
+        key: Num,
+        value: Num,
+    },
+    /// Steps whose effects land together at one instant, or not at all.
+    Transaction(Vec<Step>),
     If {
         cond: Cond,
         then: Vec<Step>,
@@ -307,6 +393,7 @@ impl Step {
                 inner(then);
                 inner(otherwise);
             }
+            Step::Transaction(steps) => inner(steps),
             Step::Acquire {
                 timeout: Some(t), ..
             }
@@ -314,6 +401,9 @@ impl Step {
                 timeout: Some(t), ..
             }
             | Step::Send {
+                timeout: Some(t), ..
+            }
+            | Step::Take {
                 timeout: Some(t), ..
             } => inner(&t.steps),
             _ => {}
@@ -325,7 +415,8 @@ impl Step {
         match self {
             Step::Acquire { timeout, .. }
             | Step::Request { timeout, .. }
-            | Step::Send { timeout, .. } => {
+            | Step::Send { timeout, .. }
+            | Step::Take { timeout, .. } => {
                 timeout.as_ref().filter(|t| t.key != "give_up_after_ms")
             }
             _ => None,

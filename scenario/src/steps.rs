@@ -7,12 +7,34 @@ use coordsim_model::{ComposeError, Value};
 
 use crate::read::{Path, Reader, at, boolean, fail, get, idx, string, table, text_of};
 use crate::spec::{
-    CMPS, Cond, Crash, Num, OUTCOMES, OnTimeout, Pick, Scope, Step, THENS, Then, Var,
+    CMPS, Cond, Crash, KeyOp, Num, OUTCOMES, OnTimeout, Pick, Scope, Step, THENS, Then, Var,
 };
 
 const ACTIONS: &[&str] = &[
-    "read", "write", "delay_ms", "pause_ms", "acquire", "release", "renew", "request", "send",
-    "crash", "if",
+    "read",
+    "write",
+    "delay_ms",
+    "pause_ms",
+    "acquire",
+    "release",
+    "renew",
+    "request",
+    "send",
+    "crash",
+    "if",
+    "put",
+    "take",
+    "ack",
+    "insert",
+    "lookup",
+    "set",
+    "remove",
+    "transaction",
+];
+
+/// The actions a transaction may hold: those that take no time and wait for nobody.
+const IN_TRANSACTION: &[&str] = &[
+    "read", "write", "put", "ack", "insert", "lookup", "set", "remove", "if", "crash",
 ];
 
 /// Most steps nested in `if` branches and timeout steps, one inside another.
@@ -22,9 +44,13 @@ const MAX_DEPTH: usize = 8;
 /// (on some path to the step) and those it holds on every path.
 #[derive(Clone)]
 struct Before {
+    /// Registers read, then (after the registers, by resource index) queues taken from and
+    /// key stores used.
     read: Vec<bool>,
     may_hold: Vec<u16>,
     holds: Vec<u16>,
+    /// Inside a transaction.
+    in_tx: bool,
 }
 
 impl Before {
@@ -44,6 +70,7 @@ impl Before {
                 .into_iter()
                 .filter(|l| b.holds.contains(l))
                 .collect(),
+            in_tx: a.in_tx,
         }
     }
 }
@@ -55,9 +82,10 @@ pub fn read_steps(
     values: &[Value],
 ) -> Result<Vec<Step>, ComposeError> {
     let mut before = Before {
-        read: vec![false; reader.registers.len()],
+        read: vec![false; reader.registers.len() + reader.resources.len()],
         may_hold: Vec::new(),
         holds: Vec::new(),
+        in_tx: false,
     };
     list(reader, &mut before, path, values, 0)
 }
@@ -134,6 +162,21 @@ fn step(
     };
     let value = get(entries, action).expect("found above");
     let here = at(&path, action);
+    if before.in_tx && !IN_TRANSACTION.contains(&action) {
+        return fail(
+            here,
+            format!(
+                "a transaction's steps land at one instant: `{action}` waits or takes time (or is a transaction itself); put it before or after the transaction. A transaction holds: {}",
+                IN_TRANSACTION.join(", ")
+            ),
+        );
+    }
+    if matches!(
+        action,
+        "put" | "take" | "ack" | "insert" | "lookup" | "set" | "remove" | "transaction"
+    ) {
+        return delivery(reader, before, path, v, action, depth);
+    }
     Ok(match action {
         "read" => {
             table(&path, v, "a read step", &["read"])?;
@@ -169,6 +212,9 @@ fn step(
                         text_of(value)
                     ),
                 );
+            }
+            if action == "release" && before.in_tx {
+                return fail(here, "a transaction holds no release");
             }
             if action == "release" {
                 let all = lock.all();
@@ -221,6 +267,177 @@ fn step(
             }
         }
     })
+}
+
+/// A step on a queue or a key store, or a transaction.
+fn delivery(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    action: &str,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let entries = match v {
+        Value::Table(e) => e,
+        _ => unreachable!("a step is a table"),
+    };
+    let value = get(entries, action).expect("an action");
+    let here = at(&path, action);
+    let slot = |reader: &Reader<'_>, kind: &str, index: u16| {
+        let mut n = 0;
+        for (r, (_, k)) in reader.resources.iter().enumerate() {
+            if *k == kind {
+                if n == index {
+                    return reader.registers.len() + r;
+                }
+                n += 1;
+            }
+        }
+        unreachable!("a resource of its kind")
+    };
+    Ok(match action {
+        "put" => {
+            let entries = table(&path, v, "a put step", &["put", "value", "fields"])?;
+            let queue = reader.resource_named(here, value, "queue")?;
+            let value = match get(entries, "value") {
+                Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
+                None => Num::Lit(0.0),
+            };
+            let names = reader.queue_fields(queue);
+            let mut fields = vec![Num::Lit(0.0); names.len()];
+            match get(entries, "fields") {
+                None => {}
+                Some(Value::Table(given)) => {
+                    for (k, x) in given {
+                        let Some(f) = names.iter().position(|n| n == k) else {
+                            return fail(
+                                at(&at(&path, "fields"), k),
+                                format!(
+                                    "the queue's messages have no field `{k}`; its fields: {}",
+                                    if names.is_empty() {
+                                        "none (declare them with `fields = [...]` on the queue)"
+                                            .to_string()
+                                    } else {
+                                        names.join(", ")
+                                    }
+                                ),
+                            );
+                        };
+                        fields[f] = reader.num(
+                            at(&at(&path, "fields"), k),
+                            x,
+                            Scope::Step,
+                            &before.read,
+                        )?;
+                    }
+                }
+                Some(other) => {
+                    return fail(
+                        at(&path, "fields"),
+                        format!(
+                            "`fields` is a table of numbers, e.g. {{ member = \"i\" }}, got {}",
+                            other.type_name()
+                        ),
+                    );
+                }
+            }
+            Step::Put {
+                queue,
+                value,
+                fields,
+            }
+        }
+        "take" => {
+            let entries = table(
+                &path,
+                v,
+                "a take step",
+                &["take", "timeout_ms", "on_timeout"],
+            )?;
+            let queue = reader.resource_named(here, value, "queue")?;
+            let timeout = on_timeout(reader, before, &path, entries, depth)?;
+            before.read[slot(reader, "queue", queue)] = true;
+            Step::Take { queue, timeout }
+        }
+        "ack" => {
+            table(&path, v, "an ack step", &["ack"])?;
+            let queue = reader.resource_named(here.clone(), value, "queue")?;
+            if !before.read[slot(reader, "queue", queue)] {
+                return fail(
+                    here,
+                    format!(
+                        "the actor takes nothing from `{}` before this step: an ack acknowledges the message it last took",
+                        text_of(value)
+                    ),
+                );
+            }
+            Step::Ack(queue)
+        }
+        "transaction" => {
+            if before.in_tx {
+                return fail(here, "a transaction holds no transaction");
+            }
+            let Value::List(items) = value else {
+                return fail(
+                    here,
+                    "`transaction` is a list of steps that land together, e.g. [{ remove = \"shelf\", key = \"i\" }, { put = \"outbox\" }]",
+                );
+            };
+            before.in_tx = true;
+            let steps = nested(reader, before, here, Some(value), depth);
+            before.in_tx = false;
+            let steps = steps?;
+            if items.is_empty() {
+                return fail(
+                    at(&path, "transaction"),
+                    "a transaction holds at least one step",
+                );
+            }
+            Step::Transaction(steps)
+        }
+        op => {
+            let op = match op {
+                "insert" => KeyOp::Insert,
+                "lookup" => KeyOp::Lookup,
+                "set" => KeyOp::Set,
+                _ => KeyOp::Remove,
+            };
+            let keys: &[&str] = match op {
+                KeyOp::Insert | KeyOp::Set => &[action, "key", "value"],
+                _ => &[action, "key"],
+            };
+            let entries = table(&path, v, &format!("{} step", article(action)), keys)?;
+            let store = reader.resource_named(here, value, "keys")?;
+            let Some(key) = get(entries, "key") else {
+                return fail(path, format!("{} needs `key`, e.g. \"i\"", article(action)));
+            };
+            let key = reader.num(at(&path, "key"), key, Scope::Step, &before.read)?;
+            let value = match get(entries, "value") {
+                Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
+                None if op == KeyOp::Set => {
+                    return fail(path, "a set needs `value`, the number stored with the key");
+                }
+                None => Num::Lit(0.0),
+            };
+            before.read[slot(reader, "keys", store)] = true;
+            Step::Keys {
+                op,
+                store,
+                key,
+                value,
+            }
+        }
+    })
+}
+
+/// "an insert", "a lookup", …
+fn article(action: &str) -> String {
+    if action.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {action}")
+    } else {
+        format!("a {action}")
+    }
 }
 
 /// A resource a step names: `"A"`, `{ by = "param", option = "A", … }` or
@@ -610,17 +827,37 @@ fn crash(reader: &Reader<'_>, here: Path, value: &Value) -> Result<Crash, Compos
                 .collect::<Result<_, _>>()?,
         ),
         Value::Table(t) => {
-            table(&here, value, "a crash rule", &["count", "probability"])?;
+            table(
+                &here,
+                value,
+                "a crash rule",
+                &["count", "probability", "stream"],
+            )?;
+            let stream = get(t, "stream")
+                .map(|s| string(at(&here, "stream"), s, "a stream's name"))
+                .transpose()?;
+            if let Some(name) = &stream
+                && (name.is_empty() || name.len() > 200 || name.chars().any(char::is_control))
+            {
+                return fail(
+                    at(&here, "stream"),
+                    "a stream's name is 1 to 200 printable characters",
+                );
+            }
+            if stream.is_some() && get(t, "probability").is_none() {
+                return fail(
+                    at(&here, "stream"),
+                    "`stream` names where a crash `probability` draws from",
+                );
+            }
             match (get(t, "count"), get(t, "probability")) {
                 (Some(c), None) => {
                     Crash::First(reader.num(at(&here, "count"), c, Scope::Params, &[])?)
                 }
-                (None, Some(p)) => Crash::Probability(reader.num(
-                    at(&here, "probability"),
-                    p,
-                    Scope::Params,
-                    &[],
-                )?),
+                (None, Some(p)) => Crash::Probability(
+                    reader.num(at(&here, "probability"), p, Scope::Params, &[])?,
+                    stream,
+                ),
                 _ => {
                     return fail(
                         here,

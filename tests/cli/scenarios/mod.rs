@@ -4,6 +4,7 @@
 use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
+mod delivery;
 mod recovery;
 
 /// One run of a config's first point: metric and entity cells by column name.

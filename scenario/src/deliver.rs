@@ -1,0 +1,310 @@
+//! Delivering: a put (across the queue's link, if it has one), a take that waits for a
+//! message, an acknowledgement, a key store's operations, and a transaction whose effects
+//! land together when it ends or, when its actor crashes inside it, not at all.
+
+use sim_core::EventQueue;
+
+use crate::evaluate::{bad_key, key_of};
+use crate::keys::Found;
+use crate::point::TimeoutP;
+use crate::queue::NO_MSG;
+use crate::recover::{
+    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, PUT, REMOVED, SET, TAKEN,
+};
+use crate::sim::{Deferred, Ev, NONE, Sim, Undo};
+use crate::spec::{KeyOp, Num};
+
+impl Sim<'_> {
+    /// A put step: the message's numbers computed now; inside a transaction it is put when
+    /// the transaction ends.
+    pub fn put_step(
+        &mut self,
+        job: u32,
+        queue: u16,
+        value: &Num,
+        fields: &[Num],
+        q: &mut EventQueue<Ev>,
+    ) {
+        let mut numbers = std::mem::take(&mut self.scratch);
+        numbers.clear();
+        numbers.push(self.eval(job, value));
+        for f in fields {
+            numbers.push(self.eval(job, f));
+        }
+        let qu = queue as usize;
+        let outcome = if self.tx == Some(job) {
+            let pending = self
+                .deferred
+                .iter()
+                .filter(|d| matches!(d, Deferred::Put { queue: x, .. } if *x == queue))
+                .count() as u64;
+            if self.queues[qu].full(pending) {
+                self.queues[qu].refused += 1;
+                FULL
+            } else {
+                let at = self.tx_numbers.len() as u32;
+                self.tx_numbers.extend_from_slice(&numbers);
+                self.deferred.push(Deferred::Put { queue, at });
+                PUT
+            }
+        } else if self.put_now(queue, &numbers, q) {
+            PUT
+        } else {
+            FULL
+        };
+        self.scratch = numbers;
+        self.jobs[job as usize].outcome = outcome;
+    }
+
+    /// Puts a message with these numbers on `queue` now; false when it is full.
+    fn put_now(&mut self, queue: u16, numbers: &[f64], q: &mut EventQueue<Ev>) -> bool {
+        let qu = queue as usize;
+        if self.queues[qu].full(0) {
+            self.queues[qu].refused += 1;
+            return false;
+        }
+        let m = self.queues[qu].put(numbers, None);
+        match self.p.queues[qu].link {
+            None => {
+                self.queues[qu].arrive(m);
+                self.feed(qu, q);
+            }
+            Some(k) => {
+                let k = k as usize;
+                self.cross(qu, k, m, q);
+                if self.links[k].duplicates() {
+                    let copy = self.queues[qu].numbers(m).to_vec();
+                    let id = self.queues[qu].id(m);
+                    let m2 = self.queues[qu].put(&copy, Some(id));
+                    self.queues[qu].duplicated += 1;
+                    self.cross(qu, k, m2, q);
+                }
+            }
+        }
+        true
+    }
+
+    /// Message `m` of queue `qu` crosses link `k`: it arrives after the crossing, or is lost.
+    fn cross(&mut self, qu: usize, k: usize, m: u32, q: &mut EventQueue<Ev>) {
+        let (d, lost) = self.links[k].cross();
+        if lost {
+            self.queues[qu].lose(m);
+        } else {
+            q.schedule_in(
+                d,
+                self.other,
+                Ev::Arrive {
+                    queue: qu as u16,
+                    msg: m,
+                },
+            );
+        }
+    }
+
+    /// A message arrived at queue `qu`, or came back: it goes to the longest waiting taker.
+    pub fn feed(&mut self, qu: usize, q: &mut EventQueue<Ev>) {
+        let now = q.now();
+        while self.queues[qu].has_visible() {
+            let Some((job, wait)) = self.queues[qu].waiters.pop_front() else {
+                return;
+            };
+            let j = &self.jobs[job as usize];
+            if j.wait != wait || j.taking as usize != qu {
+                continue;
+            }
+            let from = j.step_started;
+            let jb = &mut self.jobs[job as usize];
+            jb.taking = u16::MAX;
+            jb.deadline = NONE;
+            self.span(job, "waiting", from, Some(now));
+            self.take_now(job, qu, q);
+            self.ready.push_back(job);
+        }
+    }
+
+    /// `job` takes the first visible message of queue `qu` (there is one).
+    fn take_now(&mut self, job: u32, qu: usize, q: &mut EventQueue<Ev>) {
+        let Some((m, receipt, back)) = self.queues[qu].take(q.now()) else {
+            return;
+        };
+        let nq = self.queues.len();
+        self.taken[job as usize * nq + qu] = (m, receipt);
+        self.jobs[job as usize].outcome = TAKEN;
+        if let Some(at) = back {
+            q.schedule_at(
+                at,
+                self.other,
+                Ev::Visible {
+                    queue: qu as u16,
+                    msg: m,
+                },
+            );
+        }
+    }
+
+    /// A take step: true when a message was taken at once (the actor goes on).
+    pub fn take_step(
+        &mut self,
+        job: u32,
+        queue: u16,
+        timeout: &Option<TimeoutP>,
+        q: &mut EventQueue<Ev>,
+    ) -> bool {
+        let now = q.now();
+        let qu = queue as usize;
+        self.jobs[job as usize].step_started = now;
+        if self.queues[qu].has_visible() && self.queues[qu].waiters.is_empty() {
+            self.take_now(job, qu, q);
+            return true;
+        }
+        let deadline = match timeout {
+            Some(t) => match self.deadline(job, t, now) {
+                Some(d) => d,
+                None => return false,
+            },
+            None => NONE,
+        };
+        let jb = &mut self.jobs[job as usize];
+        jb.wait = jb.wait.wrapping_add(1);
+        jb.taking = queue;
+        jb.deadline = deadline;
+        let wait = jb.wait;
+        self.queues[qu].waiters.push_back((job, wait));
+        if deadline != NONE {
+            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+        }
+        false
+    }
+
+    /// An ack step: the message the actor last took from `queue`, if its take still holds
+    /// it (inside a transaction, acknowledged when the transaction ends).
+    pub fn ack_step(&mut self, job: u32, queue: u16) {
+        let qu = queue as usize;
+        let nq = self.queues.len();
+        let (m, receipt) = self.taken[job as usize * nq + qu];
+        let ok = m != NO_MSG
+            && if self.tx == Some(job) {
+                let ok = self.queues[qu].can_ack(m, receipt);
+                if ok {
+                    self.deferred.push(Deferred::Ack {
+                        queue,
+                        msg: m,
+                        receipt,
+                    });
+                }
+                ok
+            } else {
+                self.queues[qu].ack(m, receipt)
+            };
+        self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
+    }
+
+    /// A key store's step; false when the key is no key (the run stops with an error).
+    pub fn keys_step(&mut self, job: u32, op: KeyOp, store: u16, key: &Num, value: &Num) -> bool {
+        let x = self.eval(job, key);
+        let Some(key) = key_of(x) else {
+            let a = &self.actors[self.jobs[job as usize].actor as usize];
+            self.error.get_or_insert(format!(
+                "actor {} of `{}`: {}",
+                a.index,
+                self.p.groups[a.group as usize].name,
+                bad_key(x)
+            ));
+            return false;
+        };
+        let s = store as usize;
+        let held = |f: Found| match f {
+            Found::Absent => f64::NAN,
+            Found::Held(v) => v,
+        };
+        let (outcome, stored, undo) = match op {
+            KeyOp::Lookup => {
+                let f = self.keys[s].get(key);
+                let o = if f == Found::Absent { MISSING } else { FOUND };
+                (o, held(f), None)
+            }
+            KeyOp::Insert => {
+                let v = self.eval(job, value);
+                let (f, u) = self.keys[s].insert(key, v);
+                match f {
+                    Found::Absent => (INSERTED, v, Some(u)),
+                    f => (DUPLICATE, held(f), Some(u)),
+                }
+            }
+            KeyOp::Set => {
+                let v = self.eval(job, value);
+                (SET, v, Some(self.keys[s].set(key, v)))
+            }
+            KeyOp::Remove => {
+                let (f, u) = self.keys[s].remove(key);
+                let o = if f == Found::Absent { MISSING } else { REMOVED };
+                (o, held(f), Some(u))
+            }
+        };
+        if let Some(u) = undo
+            && self.tx == Some(job)
+        {
+            self.undo.push(Undo::Key(store, u));
+        }
+        let nk = self.keys.len();
+        self.stored[job as usize * nk + s] = stored;
+        self.jobs[job as usize].outcome = outcome;
+        true
+    }
+
+    /// A transaction begins: its effects are undone if its actor crashes before its end.
+    pub fn begin(&mut self, job: u32) {
+        if self.tx.is_some() {
+            self.error
+                .get_or_insert_with(|| "internal: a transaction inside a transaction".into());
+        }
+        self.tx = Some(job);
+        self.undo.clear();
+        self.deferred.clear();
+        self.tx_numbers.clear();
+    }
+
+    /// The transaction ends: its puts and acks land now, with its other effects.
+    pub fn commit(&mut self, q: &mut EventQueue<Ev>) {
+        self.tx = None;
+        self.undo.clear();
+        let deferred = std::mem::take(&mut self.deferred);
+        let numbers = std::mem::take(&mut self.tx_numbers);
+        for d in &deferred {
+            match *d {
+                Deferred::Put { queue, at } => {
+                    let w = 1 + self.p.queues[queue as usize].fields;
+                    let at = at as usize;
+                    // Room was counted when the put ran.
+                    self.put_now(queue, &numbers[at..at + w], q);
+                }
+                Deferred::Ack {
+                    queue,
+                    msg,
+                    receipt,
+                } => {
+                    self.queues[queue as usize].ack(msg, receipt);
+                }
+            }
+        }
+        self.deferred = deferred;
+        self.deferred.clear();
+        self.tx_numbers = numbers;
+    }
+
+    /// `job` crashed: if inside a transaction, nothing of it lands.
+    pub fn roll_back(&mut self, job: u32) {
+        if self.tx != Some(job) {
+            return;
+        }
+        self.tx = None;
+        while let Some(u) = self.undo.pop() {
+            match u {
+                Undo::Reg(r, saved) => self.regs[r as usize] = saved,
+                Undo::Key(s, u) => self.keys[s as usize].restore(u),
+            }
+        }
+        self.deferred.clear();
+        self.tx_numbers.clear();
+    }
+}

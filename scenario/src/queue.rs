@@ -1,0 +1,272 @@
+//! A message queue: FIFO by arrival, with an optional capacity, and at-least-once delivery
+//! when it has a visibility timeout — a taken message is hidden until acknowledged, and one
+//! not acknowledged in time comes back at its place.
+
+use std::collections::VecDeque;
+
+use sim_core::Nanos;
+
+/// No message: an actor that has taken none from a queue.
+pub const NO_MSG: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Put, still crossing its link.
+    Crossing,
+    Visible,
+    /// Taken, hidden until acknowledged or until its visibility runs out.
+    InFlight,
+    /// Acknowledged, or taken from a queue with no visibility timeout: gone.
+    Done,
+    /// Lost on its link.
+    Lost,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Msg {
+    id: u64,
+    /// Its place in the queue: the order it first arrived in.
+    rank: u64,
+    deliveries: u32,
+    /// Which take of it holds it now (an ack names the take it acknowledges).
+    receipt: u32,
+    hidden_until: Nanos,
+    state: State,
+}
+
+/// One queue during a run.
+pub struct Queue {
+    /// Numbers per message: its value, then its fields.
+    width: usize,
+    data: Vec<f64>,
+    msgs: Vec<Msg>,
+    visible: VecDeque<u32>,
+    /// Takers waiting for a message, with the generation of their wait.
+    pub waiters: VecDeque<(u32, u32)>,
+    capacity: u64,
+    visibility: Option<Nanos>,
+    /// Messages put and not gone (crossing, visible or in flight).
+    held: u64,
+    next_id: u64,
+    next_rank: u64,
+    pub put: u64,
+    pub refused: u64,
+    pub taken: u64,
+    pub redelivered: u64,
+    pub acked: u64,
+    pub returned: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub max_len: u64,
+}
+
+impl Queue {
+    /// An empty queue whose messages carry `fields` numbers besides their value.
+    pub fn new(fields: usize, capacity: u64, visibility: Option<Nanos>) -> Queue {
+        Queue {
+            width: 1 + fields,
+            data: Vec::new(),
+            msgs: Vec::new(),
+            visible: VecDeque::new(),
+            waiters: VecDeque::new(),
+            capacity,
+            visibility,
+            held: 0,
+            next_id: 1,
+            next_rank: 0,
+            put: 0,
+            refused: 0,
+            taken: 0,
+            redelivered: 0,
+            acked: 0,
+            returned: 0,
+            lost: 0,
+            duplicated: 0,
+            max_len: 0,
+        }
+    }
+
+    /// Whether `more` puts would find it full.
+    pub fn full(&self, more: u64) -> bool {
+        self.capacity > 0 && self.held + more >= self.capacity
+    }
+
+    /// A message put with these numbers (its value, then its fields), not yet arrived; `id`
+    /// is that of the message it copies (a duplicate), or `None` for a new one.
+    pub fn put(&mut self, numbers: &[f64], id: Option<u64>) -> u32 {
+        let id = id.unwrap_or_else(|| {
+            self.put += 1;
+            self.next_id += 1;
+            self.next_id - 1
+        });
+        self.held += 1;
+        self.data.extend_from_slice(&numbers[..self.width]);
+        self.msgs.push(Msg {
+            id,
+            rank: 0,
+            deliveries: 0,
+            receipt: 0,
+            hidden_until: 0,
+            state: State::Crossing,
+        });
+        (self.msgs.len() - 1) as u32
+    }
+
+    /// Message `m`'s id.
+    pub fn id(&self, m: u32) -> u64 {
+        self.msgs[m as usize].id
+    }
+
+    /// The message `m`'s numbers (to put a copy of it).
+    pub fn numbers(&self, m: u32) -> &[f64] {
+        let at = m as usize * self.width;
+        &self.data[at..at + self.width]
+    }
+
+    /// Message `m` was lost on the way.
+    pub fn lose(&mut self, m: u32) {
+        self.msgs[m as usize].state = State::Lost;
+        self.held -= 1;
+        self.lost += 1;
+    }
+
+    /// Message `m` arrives: at the back.
+    pub fn arrive(&mut self, m: u32) {
+        let msg = &mut self.msgs[m as usize];
+        msg.state = State::Visible;
+        msg.rank = self.next_rank;
+        self.next_rank += 1;
+        self.visible.push_back(m);
+        self.max_len = self.max_len.max(self.visible.len() as u64);
+    }
+
+    /// Whether a message is visible.
+    pub fn has_visible(&self) -> bool {
+        !self.visible.is_empty()
+    }
+
+    /// Takes the first visible message at `now`: the message and the take's receipt, and
+    /// when it comes back unless acknowledged (`None`: it is gone).
+    pub fn take(&mut self, now: Nanos) -> Option<(u32, u32, Option<Nanos>)> {
+        let m = self.visible.pop_front()?;
+        let msg = &mut self.msgs[m as usize];
+        msg.deliveries += 1;
+        msg.receipt += 1;
+        self.taken += 1;
+        if msg.deliveries > 1 {
+            self.redelivered += 1;
+        }
+        let back = match self.visibility {
+            Some(v) => {
+                msg.state = State::InFlight;
+                msg.hidden_until = now.saturating_add(v);
+                Some(msg.hidden_until)
+            }
+            None => {
+                msg.state = State::Done;
+                self.held -= 1;
+                None
+            }
+        };
+        Some((m, msg.receipt, back))
+    }
+
+    /// Message `m`'s visibility runs out at `now`: if it is still unacknowledged, it is
+    /// visible again at its place (true).
+    pub fn expire(&mut self, m: u32, now: Nanos) -> bool {
+        let msg = self.msgs[m as usize];
+        if msg.state != State::InFlight || msg.hidden_until != now {
+            return false;
+        }
+        self.msgs[m as usize].state = State::Visible;
+        self.returned += 1;
+        // Usually at the front: it arrived before those that never left.
+        let at = self
+            .visible
+            .partition_point(|x| self.msgs[*x as usize].rank < msg.rank);
+        self.visible.insert(at, m);
+        self.max_len = self.max_len.max(self.visible.len() as u64);
+        true
+    }
+
+    /// Whether take `receipt` of message `m` still holds it (it may be acknowledged).
+    pub fn can_ack(&self, m: u32, receipt: u32) -> bool {
+        let msg = &self.msgs[m as usize];
+        msg.state == State::InFlight && msg.receipt == receipt
+    }
+
+    /// Acknowledges take `receipt` of `m`; false when its visibility ran out first.
+    pub fn ack(&mut self, m: u32, receipt: u32) -> bool {
+        if !self.can_ack(m, receipt) {
+            return false;
+        }
+        self.msgs[m as usize].state = State::Done;
+        self.held -= 1;
+        self.acked += 1;
+        true
+    }
+
+    /// Messages not gone at the end: visible, in flight or crossing.
+    pub fn left(&self) -> u64 {
+        self.held
+    }
+
+    /// A number of message `m`: 0 its value, 1 its id, 2 its deliveries, 3 + f field f.
+    pub fn number(&self, m: u32, what: u8) -> f64 {
+        let msg = &self.msgs[m as usize];
+        match what {
+            1 => msg.id as f64,
+            2 => f64::from(msg.deliveries),
+            w => {
+                let f = if w == 0 { 0 } else { w as usize - 2 };
+                self.data[m as usize * self.width + f]
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_not_acknowledged_comes_back_at_its_place() {
+        // Three messages; the first is taken and not acknowledged: when its visibility
+        // (10 ns) runs out it is first again, ahead of the two that never left.
+        let mut q = Queue::new(0, 0, Some(10));
+        for v in [1.0, 2.0, 3.0] {
+            let m = q.put(&[v], None);
+            q.arrive(m);
+        }
+        let (m, r, back) = q.take(0).unwrap();
+        assert_eq!((q.number(m, 0), back), (1.0, Some(10)));
+        assert!(!q.expire(m, 9), "not before its time");
+        assert!(q.expire(m, 10));
+        let (again, r2, _) = q.take(10).unwrap();
+        assert_eq!(
+            (again, q.number(again, 2)),
+            (m, 2.0),
+            "the same message, twice"
+        );
+        assert!(!q.ack(m, r), "the first take's ack is late");
+        assert!(q.ack(m, r2));
+        assert_eq!(
+            (q.taken, q.redelivered, q.acked, q.returned, q.left()),
+            (2, 1, 1, 1, 2)
+        );
+    }
+
+    #[test]
+    fn a_capacity_counts_what_is_held() {
+        // Capacity 2: two held, a third is refused until one is taken for good.
+        let mut q = Queue::new(0, 2, None);
+        assert!(!q.full(0));
+        let a = q.put(&[0.0], None);
+        q.arrive(a);
+        let b = q.put(&[0.0], None);
+        q.arrive(b);
+        assert!(q.full(0));
+        q.take(0);
+        assert!(!q.full(0) && q.full(1));
+    }
+}
