@@ -318,6 +318,7 @@ impl Point {
             attempts: 1,
             jitters: false,
             chances: false,
+            streams: Vec::new(),
         };
         flat.list(&g.steps, &format!("{at}.steps"))?;
         flat.handlers()?;
@@ -341,6 +342,7 @@ impl Point {
             attempts: flat.attempts,
             jitters: flat.jitters,
             chances: flat.chances,
+            named: flat.streams,
         })
     }
 }
@@ -358,6 +360,8 @@ struct Flat<'a> {
     attempts: u32,
     jitters: bool,
     chances: bool,
+    /// The streams its steps name: ("crash" or "chance", the name).
+    streams: Vec<(&'static str, String)>,
 }
 
 impl<'a> Flat<'a> {
@@ -572,13 +576,18 @@ impl<'a> Flat<'a> {
             Step::Crash {
                 rule,
                 restart_after_ms,
-            } => StepP::Crash {
-                rule: crash_rule(ev, at, self.g, self.count, rule)?,
-                restart: restart_after_ms
-                    .as_ref()
-                    .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
-                    .transpose()?,
-            },
+            } => {
+                if let Crash::Probability(_, Some(name)) = rule {
+                    self.named_stream("crash", name, at)?;
+                }
+                StepP::Crash {
+                    rule: crash_rule(ev, at, self.g, self.count, rule)?,
+                    restart: restart_after_ms
+                        .as_ref()
+                        .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
+                        .transpose()?,
+                }
+            }
             Step::Put {
                 queue,
                 value,
@@ -602,6 +611,7 @@ impl<'a> Flat<'a> {
                 }
             }
             Step::Ack(q) => StepP::Ack(*q),
+            Step::Stop => StepP::Stop,
             Step::Keys {
                 op,
                 store,
@@ -656,7 +666,10 @@ impl<'a> Flat<'a> {
             } => {
                 let cond = match cond {
                     Cond::Outcome(o) => CondP::Outcome(*o),
-                    Cond::Chance(p) => {
+                    Cond::Chance(p, stream) => {
+                        if let Some(name) = stream {
+                            self.named_stream("chance", name, at)?;
+                        }
                         let p = ev.per_point(p, &[at, "if", "chance"])?;
                         if let Num::Lit(x) = p
                             && !(0.0..=1.0).contains(&x)
@@ -666,8 +679,8 @@ impl<'a> Flat<'a> {
                                 format!("a probability is in [0, 1], got {x}"),
                             ));
                         }
-                        self.chances = true;
-                        CondP::Chance(p)
+                        self.chances |= stream.is_none();
+                        CondP::Chance(p, stream.is_some())
                     }
                     Cond::Compare(a, cmp, b) => CondP::Compare(
                         ev.per_point(a, &[at, "if", "value"])?,
@@ -699,6 +712,23 @@ impl<'a> Flat<'a> {
         };
         self.steps.push(step);
         self.check_len(at)
+    }
+
+    /// A group draws its `kind` ("crash", "chance") from one named stream at most.
+    fn named_stream(&mut self, kind: &'static str, name: &str, at: &str) -> Result<(), ParamError> {
+        match self.streams.iter().find(|(k, _)| *k == kind) {
+            Some((_, n)) if n != name => Err(ParamError::new(
+                &format!("{at}.stream"),
+                format!(
+                    "a group draws its {kind}s from one named stream; this one names \"{name}\", another step \"{n}\""
+                ),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.streams.push((kind, name.to_string()));
+                Ok(())
+            }
+        }
     }
 
     fn check_len(&self, at: &str) -> Result<(), ParamError> {

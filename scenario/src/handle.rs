@@ -614,7 +614,7 @@ impl Sim<'_> {
                             chance(&mut self.streams[actor.crash_rng as usize], *pr)
                         }
                         CrashRule::Probability(pr, Some(_)) => {
-                            let rng = self.group_crash[group] as usize;
+                            let rng = self.group_streams[group][0] as usize;
                             chance(&mut self.streams[rng], *pr)
                         }
                     };
@@ -656,6 +656,13 @@ impl Sim<'_> {
                     }
                 }
                 StepP::TxBegin => self.begin(job),
+                StepP::Stop => {
+                    self.actors[a as usize].stopped = true;
+                    if self.end_rep(job, Outcome::Completed, now) {
+                        continue;
+                    }
+                    return;
+                }
                 StepP::TxEnd => self.commit(q),
                 StepP::Branch { cond, otherwise } => {
                     if !self.holds(job, cond) {
@@ -840,7 +847,7 @@ impl Sim<'_> {
         }
         let actor = &mut self.actors[a];
         let group = &self.p.groups[g];
-        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat {
+        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat && !actor.stopped {
             actor.started += 1;
             self.groups[g].started += 1;
             let j = &mut self.jobs[job as usize];

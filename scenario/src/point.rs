@@ -85,7 +85,8 @@ pub enum ThenP {
 #[derive(Debug, Clone)]
 pub enum CondP {
     Outcome(u8),
-    Chance(Num),
+    /// With the group's named stream when the config names one.
+    Chance(Num, bool),
     Compare(Num, Cmp, Num),
 }
 
@@ -140,6 +141,7 @@ pub enum StepP {
     /// A transaction's steps follow, up to its `TxEnd`: their effects land there.
     TxBegin,
     TxEnd,
+    Stop,
     /// When the condition fails, go on at `otherwise`.
     Branch {
         cond: CondP,
@@ -201,6 +203,8 @@ pub struct GroupP {
     /// Whether its actors draw jitter (`jitter/NAME-i`) or chances (`chance/NAME-i`).
     pub jitters: bool,
     pub chances: bool,
+    /// The streams its crashes and chances name, by kind ("crash", "chance").
+    pub named: Vec<(&'static str, String)>,
 }
 
 impl GroupP {

@@ -156,10 +156,14 @@ impl Sim<'_> {
     pub fn holds(&mut self, job: u32, cond: &CondP) -> bool {
         match cond {
             CondP::Outcome(o) => self.jobs[job as usize].outcome == *o,
-            CondP::Chance(p) => {
+            CondP::Chance(p, named) => {
                 let p = self.eval(job, p);
-                let a = self.jobs[job as usize].actor as usize;
-                let rng = self.actors[a].chance_rng as usize;
+                let j = &self.jobs[job as usize];
+                let rng = if *named {
+                    self.group_streams[j.group as usize][1] as usize
+                } else {
+                    self.actors[j.actor as usize].chance_rng as usize
+                };
                 sim_core::chance(&mut self.streams[rng], p)
             }
             CondP::Compare(x, cmp, y) => {

@@ -14,7 +14,7 @@ use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 use crate::keys::{KeyStore, KeyUndo};
 use crate::link::Link;
 use crate::lock::{Lock, Token};
-use crate::point::{CondP, CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars, eval_run};
+use crate::point::{CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars, eval_run};
 use crate::queue::{NO_MSG, Queue};
 use crate::register::Register;
 use crate::server::Server;
@@ -146,6 +146,8 @@ pub struct Actor {
     pub rejected: u64,
     pub end: Option<Nanos>,
     pub crashed: bool,
+    /// It stopped (a stop step): it starts no more repetitions.
+    pub stopped: bool,
     pub elapsed_ms: f64,
     /// Its arrival and crash streams in `Sim::streams` (`NO_STREAM`: none): a stream is a few
     /// hundred bytes, so only actors that draw have one.
@@ -203,8 +205,8 @@ pub struct Sim<'p> {
     pub entities: bool,
     /// The random streams of actors that draw (arrivals, crashes).
     pub streams: Vec<Stream>,
-    /// Per group, its named crash stream in `streams` (`NO_STREAM`: none).
-    pub group_crash: Vec<u32>,
+    /// Per group, its named crash and chance streams in `streams` (`NO_STREAM`: none).
+    pub group_streams: Vec<[u32; 2]>,
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
     /// Per group, when it is direct: its server and instance. A direct group's repetitions
@@ -271,7 +273,7 @@ impl<'p> Sim<'p> {
                 ),
             )));
         }
-        let (actors, streams, group_crash) = actors(p, seed)?;
+        let (actors, streams, group_streams) = actors(p, seed)?;
         let reps_of = |g: &GroupP| u64::from(g.count).saturating_mul(g.repeat);
         let servers = p
             .servers
@@ -351,7 +353,7 @@ impl<'p> Sim<'p> {
                 .then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
             entities: ctx.wants_entities(),
             streams,
-            group_crash,
+            group_streams,
             closed: p
                 .groups
                 .iter()
@@ -428,7 +430,7 @@ impl<'p> Sim<'p> {
     pub fn next_start(&mut self, a: u32) -> Option<Nanos> {
         let actor = &mut self.actors[a as usize];
         let group = &self.p.groups[actor.group as usize];
-        if actor.started >= group.repeat || actor.crashed {
+        if actor.started >= group.repeat || actor.crashed || actor.stopped {
             return None;
         }
         let k = actor.started;
@@ -657,41 +659,33 @@ fn direct(p: &Point, g: &GroupP, lanes: bool) -> Option<(u16, u32)> {
 /// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
 /// naming them changes no draw).
 /// Every actor, the random streams, and each group's named crash stream.
-type Actors = (Vec<Actor>, Vec<Stream>, Vec<u32>);
+type Actors = (Vec<Actor>, Vec<Stream>, Vec<[u32; 2]>);
 
 fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
     let mut actors = Vec::with_capacity(p.actors as usize);
     let mut streams = Vec::new();
-    let mut group_crash = Vec::new();
+    let mut group_streams = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
         let random = matches!(group.pace, PaceP::Random(_));
-        // A crash stream named in the config is the group's, shared by its actors.
-        let mut named = None;
-        let crashy = group.steps.iter().any(|s| match s {
-            StepP::Crash {
-                rule: CrashRule::Probability(_, name),
-                ..
-            } => {
-                if let Some(name) = name {
-                    named.get_or_insert(name.clone());
-                }
-                name.is_none()
-            }
-            _ => false,
-        });
-        group_crash.push(named.map_or(NO_STREAM, |name| {
-            streams.push(sim_core::stream(seed, &name));
-            (streams.len() - 1) as u32
-        }));
-        let chances = group.steps.iter().any(|s| {
+        let crashy = group.steps.iter().any(|s| {
             matches!(
                 s,
-                StepP::Branch {
-                    cond: CondP::Chance(_),
+                StepP::Crash {
+                    rule: CrashRule::Probability(_, None),
                     ..
                 }
             )
         });
+        // A stream named in the config is the group's, shared by its actors.
+        let mut named = |kind: &str| match group.named.iter().find(|(k, _)| *k == kind) {
+            Some((_, name)) => {
+                streams.push(sim_core::stream(seed, name));
+                (streams.len() - 1) as u32
+            }
+            None => NO_STREAM,
+        };
+        group_streams.push([named("crash"), named("chance")]);
+        let chances = group.chances;
         let draws = random || crashy || group.jitters || chances;
         for i in 0..group.count {
             let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
@@ -731,6 +725,7 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
                 rejected: 0,
                 end: None,
                 crashed: false,
+                stopped: false,
                 elapsed_ms: 0.0,
                 rng,
                 crash_rng,
@@ -741,5 +736,5 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
             });
         }
     }
-    Ok((actors, streams, group_crash))
+    Ok((actors, streams, group_streams))
 }

@@ -312,8 +312,9 @@ pub const CMPS: &[(&str, Cmp)] = &[
 pub enum Cond {
     /// The outcome of the actor's last step that has one (its index in [`OUTCOMES`]).
     Outcome(u8),
-    /// True with this probability, drawn from the actor's stream `chance/GROUP-i`.
-    Chance(Num),
+    /// True with this probability, drawn from the actor's stream `chance/GROUP-i`, or from
+    /// the stream named (`stream = "…"`, one for the whole group).
+    Chance(Num, Option<String>),
     /// A number compared with another.
     Compare(Num, Cmp, Num),
 }
@@ -374,6 +375,8 @@ pub enum Step {
     },
     /// Steps whose effects land together at one instant, or not at all.
     Transaction(Vec<Step>),
+    /// The actor's repetition ends here, completed, and it starts no more.
+    Stop,
     If {
         cond: Cond,
         then: Vec<Step>,

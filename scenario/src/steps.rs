@@ -30,6 +30,7 @@ const ACTIONS: &[&str] = &[
     "set",
     "remove",
     "transaction",
+    "stop",
 ];
 
 /// The actions a transaction may hold: those that take no time and wait for nobody.
@@ -256,6 +257,16 @@ fn step(
             Step::Send { link, timeout }
         }
         "if" => branch(reader, before, path, v, depth)?,
+        "stop" => {
+            table(&path, v, "a stop step", &["stop"])?;
+            if value != &Value::Bool(true) {
+                return fail(here, "a stop step is { stop = true }");
+            }
+            if before.in_tx {
+                return fail(here, "a transaction holds no stop (end it first)");
+            }
+            Step::Stop
+        }
         _ => {
             let entries = table(&path, v, "a crash step", &["crash", "restart_after_ms"])?;
             let restart_after_ms = get(entries, "restart_after_ms")
@@ -776,7 +787,7 @@ fn condition(
         Value::Table(entries) => entries,
         _ => return fail(here, shapes),
     };
-    let mut keys = vec!["outcome", "chance", "value"];
+    let mut keys = vec!["outcome", "chance", "stream", "value"];
     keys.extend(CMPS.iter().map(|(k, _)| *k));
     table(&here, v, "a condition", &keys)?;
     if let Some(o) = get(entries, "outcome") {
@@ -786,15 +797,16 @@ fn condition(
         return outcome(at(&here, "outcome"), o);
     }
     if let Some(p) = get(entries, "chance") {
-        if entries.len() > 1 {
+        let stream = get(entries, "stream")
+            .map(|s| stream_name(at(&here, "stream"), s))
+            .transpose()?;
+        if entries.len() > 1 + usize::from(stream.is_some()) {
             return fail(here, shapes);
         }
-        return Ok(Cond::Chance(reader.num(
-            at(&here, "chance"),
-            p,
-            Scope::Step,
-            &before.read,
-        )?));
+        return Ok(Cond::Chance(
+            reader.num(at(&here, "chance"), p, Scope::Step, &before.read)?,
+            stream,
+        ));
     }
     let (Some(value), 2) = (get(entries, "value"), entries.len()) else {
         return fail(here, shapes);
@@ -834,16 +846,8 @@ fn crash(reader: &Reader<'_>, here: Path, value: &Value) -> Result<Crash, Compos
                 &["count", "probability", "stream"],
             )?;
             let stream = get(t, "stream")
-                .map(|s| string(at(&here, "stream"), s, "a stream's name"))
+                .map(|s| stream_name(at(&here, "stream"), s))
                 .transpose()?;
-            if let Some(name) = &stream
-                && (name.is_empty() || name.len() > 200 || name.chars().any(char::is_control))
-            {
-                return fail(
-                    at(&here, "stream"),
-                    "a stream's name is 1 to 200 printable characters",
-                );
-            }
             if stream.is_some() && get(t, "probability").is_none() {
                 return fail(
                     at(&here, "stream"),
@@ -873,6 +877,15 @@ fn crash(reader: &Reader<'_>, here: Path, value: &Value) -> Result<Crash, Compos
             );
         }
     })
+}
+
+/// A named random stream: 1 to 200 printable characters.
+fn stream_name(path: Path, v: &Value) -> Result<String, ComposeError> {
+    let name = string(path.clone(), v, "a stream's name")?;
+    if name.is_empty() || name.len() > 200 || name.chars().any(char::is_control) {
+        return fail(path, "a stream's name is 1 to 200 printable characters");
+    }
+    Ok(name)
 }
 
 /// Whether an expression uses `read`.
