@@ -360,8 +360,8 @@ struct Flat<'a> {
     attempts: u32,
     jitters: bool,
     chances: bool,
-    /// The streams its steps name: ("crash" or "chance", the name).
-    streams: Vec<(&'static str, String)>,
+    /// The streams its steps name.
+    streams: Vec<String>,
 }
 
 impl<'a> Flat<'a> {
@@ -577,11 +577,14 @@ impl<'a> Flat<'a> {
                 rule,
                 restart_after_ms,
             } => {
-                if let Crash::Probability(_, Some(name)) = rule {
-                    self.named_stream("crash", name, at)?;
-                }
+                let rule = match (crash_rule(ev, at, self.g, self.count, rule)?, rule) {
+                    (CrashRule::Probability(p, _), Crash::Probability(_, Some(name))) => {
+                        CrashRule::Probability(p, Some(self.named_stream(name)))
+                    }
+                    (r, _) => r,
+                };
                 StepP::Crash {
-                    rule: crash_rule(ev, at, self.g, self.count, rule)?,
+                    rule,
                     restart: restart_after_ms
                         .as_ref()
                         .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
@@ -667,9 +670,6 @@ impl<'a> Flat<'a> {
                 let cond = match cond {
                     Cond::Outcome(o) => CondP::Outcome(*o),
                     Cond::Chance(p, stream) => {
-                        if let Some(name) = stream {
-                            self.named_stream("chance", name, at)?;
-                        }
                         let p = ev.per_point(p, &[at, "if", "chance"])?;
                         if let Num::Lit(x) = p
                             && !(0.0..=1.0).contains(&x)
@@ -680,7 +680,7 @@ impl<'a> Flat<'a> {
                             ));
                         }
                         self.chances |= stream.is_none();
-                        CondP::Chance(p, stream.is_some())
+                        CondP::Chance(p, stream.as_ref().map(|n| self.named_stream(n)))
                     }
                     Cond::Compare(a, cmp, b) => CondP::Compare(
                         ev.per_point(a, &[at, "if", "value"])?,
@@ -714,19 +714,14 @@ impl<'a> Flat<'a> {
         self.check_len(at)
     }
 
-    /// A group draws its `kind` ("crash", "chance") from one named stream at most.
-    fn named_stream(&mut self, kind: &'static str, name: &str, at: &str) -> Result<(), ParamError> {
-        match self.streams.iter().find(|(k, _)| *k == kind) {
-            Some((_, n)) if n != name => Err(ParamError::new(
-                &format!("{at}.stream"),
-                format!(
-                    "a group draws its {kind}s from one named stream; this one names \"{name}\", another step \"{n}\""
-                ),
-            )),
-            Some(_) => Ok(()),
+    /// The group's stream called `name`: its number among the streams its steps name
+    /// (steps that name the same stream draw from it in turn).
+    fn named_stream(&mut self, name: &str) -> u16 {
+        match self.streams.iter().position(|n| n == name) {
+            Some(s) => s as u16,
             None => {
-                self.streams.push((kind, name.to_string()));
-                Ok(())
+                self.streams.push(name.to_string());
+                (self.streams.len() - 1) as u16
             }
         }
     }
@@ -794,10 +789,9 @@ fn crash_rule(
             CrashRule::Names(names.clone())
         }
         Crash::First(c) => CrashRule::First(ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?),
-        Crash::Probability(p, stream) => CrashRule::Probability(
-            ev.probability(p, &[at, "crash", "probability"])?,
-            stream.clone(),
-        ),
+        Crash::Probability(p, _) => {
+            CrashRule::Probability(ev.probability(p, &[at, "crash", "probability"])?, None)
+        }
     })
 }
 

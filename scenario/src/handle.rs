@@ -613,8 +613,8 @@ impl Sim<'_> {
                         CrashRule::Probability(pr, None) => {
                             chance(&mut self.streams[actor.crash_rng as usize], *pr)
                         }
-                        CrashRule::Probability(pr, Some(_)) => {
-                            let rng = self.group_streams[group][0] as usize;
+                        CrashRule::Probability(pr, Some(s)) => {
+                            let rng = self.group_streams[group][*s as usize] as usize;
                             chance(&mut self.streams[rng], *pr)
                         }
                     };

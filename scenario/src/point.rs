@@ -50,7 +50,7 @@ pub enum CrashRule {
     Names(Vec<String>),
     First(u64),
     /// With this probability, from the actor's own stream or the one named.
-    Probability(f64, Option<String>),
+    Probability(f64, Option<u16>),
 }
 
 /// A resource a step names at this point: one, or one of a list by an expression.
@@ -85,8 +85,8 @@ pub enum ThenP {
 #[derive(Debug, Clone)]
 pub enum CondP {
     Outcome(u8),
-    /// With the group's named stream when the config names one.
-    Chance(Num, bool),
+    /// From the group's named stream of this number, when the config names one.
+    Chance(Num, Option<u16>),
     Compare(Num, Cmp, Num),
 }
 
@@ -203,8 +203,8 @@ pub struct GroupP {
     /// Whether its actors draw jitter (`jitter/NAME-i`) or chances (`chance/NAME-i`).
     pub jitters: bool,
     pub chances: bool,
-    /// The streams its crashes and chances name, by kind ("crash", "chance").
-    pub named: Vec<(&'static str, String)>,
+    /// The streams its crashes and chances name.
+    pub named: Vec<String>,
 }
 
 impl GroupP {

@@ -159,10 +159,9 @@ impl Sim<'_> {
             CondP::Chance(p, named) => {
                 let p = self.eval(job, p);
                 let j = &self.jobs[job as usize];
-                let rng = if *named {
-                    self.group_streams[j.group as usize][1] as usize
-                } else {
-                    self.actors[j.actor as usize].chance_rng as usize
+                let rng = match named {
+                    Some(s) => self.group_streams[j.group as usize][*s as usize] as usize,
+                    None => self.actors[j.actor as usize].chance_rng as usize,
                 };
                 sim_core::chance(&mut self.streams[rng], p)
             }

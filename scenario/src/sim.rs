@@ -205,8 +205,8 @@ pub struct Sim<'p> {
     pub entities: bool,
     /// The random streams of actors that draw (arrivals, crashes).
     pub streams: Vec<Stream>,
-    /// Per group, its named crash and chance streams in `streams` (`NO_STREAM`: none).
-    pub group_streams: Vec<[u32; 2]>,
+    /// Per group, the streams its steps name, in `streams`.
+    pub group_streams: Vec<Vec<u32>>,
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
     /// Per group, when it is direct: its server and instance. A direct group's repetitions
@@ -659,7 +659,7 @@ fn direct(p: &Point, g: &GroupP, lanes: bool) -> Option<(u16, u32)> {
 /// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
 /// naming them changes no draw).
 /// Every actor, the random streams, and each group's named crash stream.
-type Actors = (Vec<Actor>, Vec<Stream>, Vec<[u32; 2]>);
+type Actors = (Vec<Actor>, Vec<Stream>, Vec<Vec<u32>>);
 
 fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
     let mut actors = Vec::with_capacity(p.actors as usize);
@@ -677,14 +677,12 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
             )
         });
         // A stream named in the config is the group's, shared by its actors.
-        let mut named = |kind: &str| match group.named.iter().find(|(k, _)| *k == kind) {
-            Some((_, name)) => {
-                streams.push(sim_core::stream(seed, name));
-                (streams.len() - 1) as u32
-            }
-            None => NO_STREAM,
-        };
-        group_streams.push([named("crash"), named("chance")]);
+        let mut named = Vec::new();
+        for name in &group.named {
+            streams.push(sim_core::stream(seed, name));
+            named.push((streams.len() - 1) as u32);
+        }
+        group_streams.push(named);
         let chances = group.chances;
         let draws = random || crashy || group.jitters || chances;
         for i in 0..group.count {
