@@ -622,10 +622,16 @@ impl<'a> Flat<'a> {
                 value,
             } => {
                 ev.each_len(key, &format!("{at}.key"), self.count)?;
+                let key = ev.per_point(key, &[at, "key"])?;
+                if let Num::Lit(x) = key
+                    && key_of(x).is_none()
+                {
+                    return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(x)));
+                }
                 StepP::Keys {
                     op: *op,
                     store: *store,
-                    key: ev.per_point(key, &[at, "key"])?,
+                    key,
                     value: ev.per_point(value, &[at, "value"])?,
                 }
             }
@@ -646,7 +652,7 @@ impl<'a> Flat<'a> {
                         return Err(ParamError::new(
                             &format!("{at}.transaction[{si}]"),
                             format!(
-                                "a transaction's steps land at one instant, but register {} has {key} > 0 here; give it {key} = 0 (or put a delay before the transaction)",
+                                "a transaction's steps land at one instant, but register `{}` has {key} > 0 here; give it {key} = 0 (or put a delay before the transaction)",
                                 self.ev
                                     .spec
                                     .resources
