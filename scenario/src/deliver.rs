@@ -116,7 +116,9 @@ impl Sim<'_> {
             let jb = &mut self.jobs[job as usize];
             jb.taking = u16::MAX;
             jb.deadline = NONE;
-            self.span(job, "waiting", from, Some(now));
+            if now > from {
+                self.span(job, "waiting", from, Some(now));
+            }
             self.take_now(job, qu, q);
             self.ready.push_back(job);
         }

@@ -15,6 +15,7 @@ use crate::sim::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
 impl Handler<Ev> for Sim<'_> {
     #[inline]
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        self.now = q.now();
         match ev {
             // An open loop's next start, scheduled before its actor crashed: no more.
             Ev::Start { actor } if self.actors[actor as usize].crashed => {}
@@ -250,7 +251,9 @@ impl Sim<'_> {
                     // The queue's waiter entry is left behind: `feed` skips it.
                     j.taking = u16::MAX;
                     let from = j.step_started;
-                    self.span(job, "waiting", from, Some(now));
+                    if now > from {
+                        self.span(job, "waiting", from, Some(now));
+                    }
                     self.timed_out(job, q);
                 } else if j.serving == LOST {
                     j.serving = NO_SERVER;

@@ -305,6 +305,8 @@ pub struct Vars<'a> {
     pub k: u64,
     /// `attempt`.
     pub attempt: u32,
+    /// `now`, ms (NaN before the run).
+    pub now_ms: f64,
     /// `read`.
     pub read: f64,
     /// What the actor read of each register (NaN: nothing).
@@ -323,6 +325,7 @@ impl Vars<'_> {
             i,
             k: 0,
             attempt: 1,
+            now_ms: f64::NAN,
             read: f64::NAN,
             regs: &[],
             taken: &[],
@@ -367,6 +370,7 @@ pub fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
             Var::Index => Some(f64::from(vars.i)),
             Var::Rep => Some(vars.k as f64),
             Var::Attempt => Some(f64::from(vars.attempt)),
+            Var::Now => Some(vars.now_ms),
             Var::Read => Some(vars.read),
             Var::Reg(r) => vars.regs.get(r as usize).copied(),
             Var::Msg(q, what) => Some(match vars.taken.get(q as usize) {

@@ -31,7 +31,7 @@ fn valid_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-const RESERVED_NAMES: &[&str] = &["i", "k", "read", "attempt", TIE_ORDER];
+const RESERVED_NAMES: &[&str] = &["i", "k", "read", "attempt", "now", TIE_ORDER];
 
 /// Columns of every scenario (its overall metrics and its entity columns) and of the output
 /// files: no parameter may take one, or a claim or a table could not tell them apart.
@@ -152,6 +152,7 @@ impl Reader<'_> {
                         "i" if actor => return Ok(Var::Index),
                         "k" if step => return Ok(Var::Rep),
                         "attempt" if step => return Ok(Var::Attempt),
+                        "now" if step => return Ok(Var::Now),
                         "read" if scope == Scope::Write => return Ok(Var::Read),
                         _ => {}
                     }
@@ -191,7 +192,7 @@ impl Reader<'_> {
                         valid.push("i");
                     }
                     if step {
-                        valid.extend(["k", "attempt"]);
+                        valid.extend(["k", "attempt", "now"]);
                     }
                     if scope == Scope::Write {
                         valid.push("read");
@@ -424,7 +425,7 @@ pub fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeError> {
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt` or `read`), got `{name}`"
+                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now` or `read`), got `{name}`"
                 ),
             );
         }

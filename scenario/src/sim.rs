@@ -220,6 +220,8 @@ pub struct Sim<'p> {
     pub error: Option<String>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
+    /// The instant of the event being handled (`now` in expressions).
+    pub now: Nanos,
     /// Requests at servers whose clients may stop waiting, and the free ones.
     pub slots: Vec<Slot>,
     pub free_slots: Vec<u32>,
@@ -376,6 +378,7 @@ impl<'p> Sim<'p> {
                 .collect(),
             error: None,
             end: 0,
+            now: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
             wait_stats: Vec::new(),
@@ -571,6 +574,7 @@ impl<'p> Sim<'p> {
             i: self.actors[j.actor as usize].index,
             k: j.rep,
             attempt: j.attempt,
+            now_ms: sim_core::ns_to_ms(self.now),
             read,
             regs: &self.reads[ju * nr..(ju + 1) * nr],
             taken: &self.taken[ju * nq..(ju + 1) * nq],

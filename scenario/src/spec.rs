@@ -27,6 +27,8 @@ pub enum Var {
     Read,
     /// `attempt`: the repetition's attempt, from 1 (a retry after a timeout adds one).
     Attempt,
+    /// `now`: the time the step runs at, ms.
+    Now,
     /// A register's name: what the actor last read of it.
     Reg(u16),
     /// A queue's name (`outbox`, `outbox.id`, `outbox.member`): the message the actor last
