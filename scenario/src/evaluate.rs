@@ -929,8 +929,10 @@ impl Eval<'_> {
 
     /// A per-actor list has one number for each of the group's `count` actors.
     fn each_len(&self, num: &Num, key: &str, count: u64) -> Result<(), ParamError> {
+        // A group with no actors at this point (its `count` chosen by a parameter) uses none.
         if let Some(len) = num.each_len()
             && len as u64 != count
+            && count > 0
         {
             return Err(ParamError::new(
                 key,
