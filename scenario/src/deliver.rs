@@ -63,6 +63,16 @@ impl Sim<'_> {
             self.queues[qu].refused += 1;
             return false;
         }
+        if self.queues[qu].made() >= crate::queue::MAX_MESSAGES {
+            // Far past any memory limit: the estimate refuses such a run before it starts.
+            self.error.get_or_insert_with(|| {
+                format!(
+                    "a queue makes at most {} messages in a run",
+                    crate::queue::MAX_MESSAGES
+                )
+            });
+            return false;
+        }
         let m = self.queues[qu].put(numbers, None);
         match self.p.queues[qu].link {
             None => {
@@ -133,14 +143,7 @@ impl Sim<'_> {
         self.taken[job as usize * nq + qu] = (m, receipt);
         self.jobs[job as usize].outcome = TAKEN;
         if let Some(at) = back {
-            q.schedule_at(
-                at,
-                self.other,
-                Ev::Visible {
-                    queue: qu as u16,
-                    msg: m,
-                },
-            );
+            q.schedule_at(at, self.other, Ev::Visible { queue: qu as u16 });
         }
     }
 

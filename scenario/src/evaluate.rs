@@ -24,7 +24,9 @@ pub const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
 pub fn key_of(x: f64) -> Option<i64> {
-    (x.fract() == 0.0 && x.abs() <= KEY_LIMIT).then_some(x as i64)
+    // A cast and back, not `fract`: a key is computed on every key store's step.
+    let k = x as i64;
+    (k as f64 == x && x.abs() <= KEY_LIMIT).then_some(k)
 }
 
 /// Why a number is no key.

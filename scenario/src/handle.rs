@@ -278,8 +278,12 @@ impl Sim<'_> {
                 self.queues[queue as usize].arrive(msg);
                 self.feed(queue as usize, q);
             }
-            Ev::Visible { queue, msg } => {
-                if self.queues[queue as usize].expire(msg, now) {
+            Ev::Visible { queue } => {
+                let (back, next) = self.queues[queue as usize].wake(now);
+                if let Some(at) = next {
+                    q.schedule_at(at, self.other, Ev::Visible { queue });
+                }
+                if back {
                     self.feed(queue as usize, q);
                 }
             }

@@ -2,7 +2,7 @@
 //! index (an insert finds the key already there), a deduplication table, an idempotency-key
 //! store that keeps each request's response, or a table of rows (a member's open loans).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What an operation found or did.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -13,11 +13,17 @@ pub enum Found {
     Held(f64),
 }
 
-/// One key store during a run. The total of its numbers is kept as they change, so the
-/// run never walks the map (whose order is not fixed).
+/// One key store during a run. Keys in one run of consecutive numbers (a range at the
+/// start, ids inserted in order: a book's, a message's) live in a plain array from `base`;
+/// the others in a hash map. The total of the numbers is kept as they change, so the run
+/// never walks the map (whose order is not the keys').
 #[derive(Debug, Clone, Default)]
 pub struct KeyStore {
-    map: HashMap<i64, f64>,
+    base: i64,
+    values: Vec<f64>,
+    present: Vec<bool>,
+    map: FxHashMap<i64, f64>,
+    size: u64,
     total: f64,
     pub inserted: u64,
     pub duplicates: u64,
@@ -35,26 +41,81 @@ pub struct KeyUndo {
 }
 
 impl KeyStore {
-    /// A store holding `initial` (a later pair for a key replaces an earlier one).
-    pub fn new(initial: &[(i64, f64)]) -> KeyStore {
-        let mut s = KeyStore {
-            map: HashMap::with_capacity(initial.len()),
-            ..KeyStore::default()
-        };
+    /// A store holding `initial` (a later pair for a key replaces an earlier one), with room
+    /// for `more` keys besides.
+    pub fn new(initial: &[(i64, f64)], more: usize) -> KeyStore {
+        let mut s = KeyStore::default();
+        s.values.reserve(initial.len().saturating_add(more));
+        s.present.reserve(initial.len().saturating_add(more));
         for &(k, v) in initial {
-            if let Some(old) = s.map.insert(k, v) {
-                s.total -= old;
-            }
-            s.total += v;
+            s.store(k, v);
         }
         s
     }
 
+    /// The index of `key` in the array, if it is in its run.
+    #[inline]
+    fn slot(&self, key: i64) -> Option<usize> {
+        let i = key.checked_sub(self.base)?;
+        (i >= 0 && (i as usize) < self.values.len()).then_some(i as usize)
+    }
+
     /// The number stored with `key`, if any.
+    #[inline]
     pub fn get(&self, key: i64) -> Found {
-        self.map
-            .get(&key)
-            .map_or(Found::Absent, |v| Found::Held(*v))
+        match self.slot(key) {
+            Some(i) if self.present[i] => Found::Held(self.values[i]),
+            Some(_) => Found::Absent,
+            None => self
+                .map
+                .get(&key)
+                .map_or(Found::Absent, |v| Found::Held(*v)),
+        }
+    }
+
+    /// Stores `value` with `key`: what was there.
+    fn store(&mut self, key: i64, value: f64) -> Found {
+        let before = self.get(key);
+        if let Found::Held(old) = before {
+            self.total -= old;
+        } else {
+            self.size += 1;
+        }
+        self.total += value;
+        if let Some(i) = self.slot(key) {
+            self.values[i] = value;
+            self.present[i] = true;
+        } else if (self.values.is_empty() || key == self.base + self.values.len() as i64)
+            && before == Found::Absent
+            && !self.map.contains_key(&key)
+        {
+            // The run goes on (or begins) with this key.
+            if self.values.is_empty() {
+                self.base = key;
+            }
+            self.values.push(value);
+            self.present.push(true);
+        } else {
+            self.map.insert(key, value);
+        }
+        before
+    }
+
+    /// Removes `key`: what it held.
+    fn delete(&mut self, key: i64) -> Found {
+        let before = match self.slot(key) {
+            Some(i) if self.present[i] => {
+                self.present[i] = false;
+                Found::Held(self.values[i])
+            }
+            Some(_) => Found::Absent,
+            None => self.map.remove(&key).map_or(Found::Absent, Found::Held),
+        };
+        if let Found::Held(old) = before {
+            self.total -= old;
+            self.size -= 1;
+        }
+        before
     }
 
     /// Inserts `key` with `value` unless present: what was there before.
@@ -62,8 +123,7 @@ impl KeyStore {
         let undo = self.undo(key, 0);
         match self.get(key) {
             Found::Absent => {
-                self.map.insert(key, value);
-                self.total += value;
+                self.store(key, value);
                 self.inserted += 1;
                 (Found::Absent, undo)
             }
@@ -77,10 +137,7 @@ impl KeyStore {
     /// Stores `value` with `key`, present or not.
     pub fn set(&mut self, key: i64, value: f64) -> KeyUndo {
         let undo = self.undo(key, 2);
-        if let Some(old) = self.map.insert(key, value) {
-            self.total -= old;
-        }
-        self.total += value;
+        self.store(key, value);
         self.updated += 1;
         undo
     }
@@ -88,13 +145,12 @@ impl KeyStore {
     /// Removes `key`: what it held.
     pub fn remove(&mut self, key: i64) -> (Found, KeyUndo) {
         let undo = self.undo(key, 3);
-        match self.map.remove(&key) {
-            Some(old) => {
-                self.total -= old;
+        match self.delete(key) {
+            Found::Absent => (Found::Absent, KeyUndo { counter: 4, ..undo }),
+            held => {
                 self.removed += 1;
-                (Found::Held(old), undo)
+                (held, undo)
             }
-            None => (Found::Absent, KeyUndo { counter: 4, ..undo }),
         }
     }
 
@@ -111,10 +167,10 @@ impl KeyStore {
     pub fn restore(&mut self, u: KeyUndo) {
         match u.before {
             Found::Absent => {
-                self.map.remove(&u.key);
+                self.delete(u.key);
             }
             Found::Held(v) => {
-                self.map.insert(u.key, v);
+                self.store(u.key, v);
             }
         }
         self.total = u.total;
@@ -129,7 +185,7 @@ impl KeyStore {
 
     /// Keys held.
     pub fn size(&self) -> u64 {
-        self.map.len() as u64
+        self.size
     }
 
     /// The numbers stored, added up.
@@ -145,7 +201,7 @@ mod tests {
     #[test]
     fn an_insert_finds_a_duplicate_and_an_undo_restores_everything() {
         // Keys 4 → 2 and 5 → 3: total 5. Insert 4 again: a duplicate that finds 2.
-        let mut s = KeyStore::new(&[(4, 2.0), (5, 3.0)]);
+        let mut s = KeyStore::new(&[(4, 2.0), (5, 3.0)], 0);
         assert_eq!(s.insert(4, 9.0).0, Found::Held(2.0));
         let (found, u1) = s.insert(6, 1.0);
         assert_eq!(found, Found::Absent);
@@ -164,5 +220,28 @@ mod tests {
             (s.inserted, s.duplicates, s.updated, s.removed),
             (0, 1, 0, 0)
         );
+    }
+
+    #[test]
+    fn keys_in_a_run_and_out_of_it_behave_alike() {
+        // 10..20 in a run; 5, 25 and 1,000 outside it; then the run grows by appending 20.
+        let initial: Vec<(i64, f64)> = (10..20).map(|k| (k, 1.0)).collect();
+        let mut s = KeyStore::new(&initial, 4);
+        for k in [5, 25, 1000] {
+            assert_eq!(s.insert(k, 2.0).0, Found::Absent);
+        }
+        assert_eq!(s.insert(20, 3.0).0, Found::Absent);
+        assert_eq!(s.insert(15, 9.0).0, Found::Held(1.0));
+        assert_eq!(s.remove(12).0, Found::Held(1.0));
+        assert_eq!(s.remove(12).0, Found::Absent);
+        let (_, undo) = s.insert(12, 4.0);
+        // Ten keys of 1, 12 now 4 (9 + 4), three of 2 and 20's 3: 22 in 14 keys.
+        assert_eq!((s.size(), s.total()), (14, 22.0));
+        assert_eq!(
+            (s.get(25), s.get(21), s.get(-3)),
+            (Found::Held(2.0), Found::Absent, Found::Absent)
+        );
+        s.restore(undo);
+        assert_eq!((s.size(), s.total(), s.get(12)), (13, 18.0, Found::Absent));
     }
 }

@@ -8,6 +8,8 @@ use sim_core::Nanos;
 
 /// No message: an actor that has taken none from a queue.
 pub const NO_MSG: u32 = u32::MAX;
+/// Most messages a queue makes in a run (copies a link makes included).
+pub const MAX_MESSAGES: usize = u32::MAX as usize - 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -22,17 +24,20 @@ enum State {
     Lost,
 }
 
+/// A message: 24 bytes (a run may hold tens of millions).
 #[derive(Debug, Clone, Copy)]
 struct Msg {
-    id: u64,
-    /// Its place in the queue: the order it first arrived in.
-    rank: u64,
-    deliveries: u32,
-    /// Which take of it holds it now (an ack names the take it acknowledges).
-    receipt: u32,
     hidden_until: Nanos,
+    id: u32,
+    /// Its place in the queue: the order it first arrived in.
+    rank: u32,
+    /// Times it was taken; also the receipt of the take that holds it now (an ack names
+    /// the take it acknowledges).
+    deliveries: u32,
     state: State,
 }
+
+const _: () = assert!(std::mem::size_of::<Msg>() == 24);
 
 /// One queue during a run.
 pub struct Queue {
@@ -43,12 +48,16 @@ pub struct Queue {
     visible: VecDeque<u32>,
     /// Takers waiting for a message, with the generation of their wait.
     pub waiters: VecDeque<(u32, u32)>,
+    /// Messages taken (and the take's receipt), in take order: the order their visibility
+    /// runs out in; and whether a timer is set for the first.
+    hidden: VecDeque<(u32, u32)>,
+    timer: bool,
     capacity: u64,
     visibility: Option<Nanos>,
     /// Messages put and not gone (crossing, visible or in flight).
     held: u64,
-    next_id: u64,
-    next_rank: u64,
+    next_id: u32,
+    next_rank: u32,
     pub put: u64,
     pub refused: u64,
     pub taken: u64,
@@ -61,14 +70,17 @@ pub struct Queue {
 }
 
 impl Queue {
-    /// An empty queue whose messages carry `fields` numbers besides their value.
-    pub fn new(fields: usize, capacity: u64, visibility: Option<Nanos>) -> Queue {
+    /// An empty queue whose messages carry `fields` numbers besides their value, with room
+    /// for `room` messages.
+    pub fn new(fields: usize, capacity: u64, visibility: Option<Nanos>, room: usize) -> Queue {
         Queue {
             width: 1 + fields,
-            data: Vec::new(),
-            msgs: Vec::new(),
-            visible: VecDeque::new(),
+            data: Vec::with_capacity(room.saturating_mul(1 + fields)),
+            msgs: Vec::with_capacity(room),
+            visible: VecDeque::with_capacity(room),
             waiters: VecDeque::new(),
+            hidden: VecDeque::new(),
+            timer: false,
             capacity,
             visibility,
             held: 0,
@@ -93,7 +105,7 @@ impl Queue {
 
     /// A message put with these numbers (its value, then its fields), not yet arrived; `id`
     /// is that of the message it copies (a duplicate), or `None` for a new one.
-    pub fn put(&mut self, numbers: &[f64], id: Option<u64>) -> u32 {
+    pub fn put(&mut self, numbers: &[f64], id: Option<u32>) -> u32 {
         let id = id.unwrap_or_else(|| {
             self.put += 1;
             self.next_id += 1;
@@ -105,15 +117,19 @@ impl Queue {
             id,
             rank: 0,
             deliveries: 0,
-            receipt: 0,
             hidden_until: 0,
             state: State::Crossing,
         });
         (self.msgs.len() - 1) as u32
     }
 
+    /// Messages made so far.
+    pub fn made(&self) -> usize {
+        self.msgs.len()
+    }
+
     /// Message `m`'s id.
-    pub fn id(&self, m: u32) -> u64 {
+    pub fn id(&self, m: u32) -> u32 {
         self.msgs[m as usize].id
     }
 
@@ -146,12 +162,13 @@ impl Queue {
     }
 
     /// Takes the first visible message at `now`: the message and the take's receipt, and
-    /// when it comes back unless acknowledged (`None`: it is gone).
+    /// when it comes back unless acknowledged (`None`: it is gone). A message hidden is
+    /// also kept in take order, which is the order its visibility runs out in (every take
+    /// hides for the same time): one timer, for the first of them, serves them all.
     pub fn take(&mut self, now: Nanos) -> Option<(u32, u32, Option<Nanos>)> {
         let m = self.visible.pop_front()?;
         let msg = &mut self.msgs[m as usize];
         msg.deliveries += 1;
-        msg.receipt += 1;
         self.taken += 1;
         if msg.deliveries > 1 {
             self.redelivered += 1;
@@ -160,7 +177,15 @@ impl Queue {
             Some(v) => {
                 msg.state = State::InFlight;
                 msg.hidden_until = now.saturating_add(v);
-                Some(msg.hidden_until)
+                let back = msg.hidden_until;
+                let receipt = msg.deliveries;
+                self.hidden.push_back((m, receipt));
+                // A timer is set already for an earlier message: it sets the next.
+                if self.timer {
+                    return Some((m, receipt, None));
+                }
+                self.timer = true;
+                Some(back)
             }
             None => {
                 msg.state = State::Done;
@@ -168,23 +193,50 @@ impl Queue {
                 None
             }
         };
-        Some((m, msg.receipt, back))
+        Some((m, msg.deliveries, back))
+    }
+
+    /// The queue's timer, set for `now`: every hidden message whose visibility has run out
+    /// and that is still unacknowledged is visible again, at its place. Whether one came
+    /// back, and when the timer is due next (`None`: nothing is hidden).
+    pub fn wake(&mut self, now: Nanos) -> (bool, Option<Nanos>) {
+        let mut back = false;
+        while let Some(&(m, receipt)) = self.hidden.front() {
+            let msg = self.msgs[m as usize];
+            if msg.state != State::InFlight || msg.deliveries != receipt {
+                // Acknowledged, or back and taken again (a later entry holds it now).
+                self.hidden.pop_front();
+                continue;
+            }
+            if msg.hidden_until > now {
+                return (back, Some(msg.hidden_until));
+            }
+            self.hidden.pop_front();
+            back |= self.expire(m, now);
+        }
+        self.timer = false;
+        (back, None)
     }
 
     /// Message `m`'s visibility runs out at `now`: if it is still unacknowledged, it is
     /// visible again at its place (true).
-    pub fn expire(&mut self, m: u32, now: Nanos) -> bool {
+    fn expire(&mut self, m: u32, now: Nanos) -> bool {
         let msg = self.msgs[m as usize];
-        if msg.state != State::InFlight || msg.hidden_until != now {
+        if msg.state != State::InFlight || msg.hidden_until > now {
             return false;
         }
         self.msgs[m as usize].state = State::Visible;
         self.returned += 1;
         // Usually at the front: it arrived before those that never left.
-        let at = self
-            .visible
-            .partition_point(|x| self.msgs[*x as usize].rank < msg.rank);
-        self.visible.insert(at, m);
+        match self.visible.front() {
+            Some(&f) if self.msgs[f as usize].rank < msg.rank => {
+                let at = self
+                    .visible
+                    .partition_point(|x| self.msgs[*x as usize].rank < msg.rank);
+                self.visible.insert(at, m);
+            }
+            _ => self.visible.push_front(m),
+        }
         self.max_len = self.max_len.max(self.visible.len() as u64);
         true
     }
@@ -192,7 +244,7 @@ impl Queue {
     /// Whether take `receipt` of message `m` still holds it (it may be acknowledged).
     pub fn can_ack(&self, m: u32, receipt: u32) -> bool {
         let msg = &self.msgs[m as usize];
-        msg.state == State::InFlight && msg.receipt == receipt
+        msg.state == State::InFlight && msg.deliveries == receipt
     }
 
     /// Acknowledges take `receipt` of `m`; false when its visibility ran out first.
@@ -215,7 +267,7 @@ impl Queue {
     pub fn number(&self, m: u32, what: u8) -> f64 {
         let msg = &self.msgs[m as usize];
         match what {
-            1 => msg.id as f64,
+            1 => f64::from(msg.id),
             2 => f64::from(msg.deliveries),
             w => {
                 let f = if w == 0 { 0 } else { w as usize - 2 };
@@ -233,15 +285,15 @@ mod tests {
     fn a_message_not_acknowledged_comes_back_at_its_place() {
         // Three messages; the first is taken and not acknowledged: when its visibility
         // (10 ns) runs out it is first again, ahead of the two that never left.
-        let mut q = Queue::new(0, 0, Some(10));
+        let mut q = Queue::new(0, 0, Some(10), 3);
         for v in [1.0, 2.0, 3.0] {
             let m = q.put(&[v], None);
             q.arrive(m);
         }
         let (m, r, back) = q.take(0).unwrap();
         assert_eq!((q.number(m, 0), back), (1.0, Some(10)));
-        assert!(!q.expire(m, 9), "not before its time");
-        assert!(q.expire(m, 10));
+        assert_eq!(q.wake(9), (false, Some(10)), "not before its time");
+        assert_eq!(q.wake(10), (true, None));
         let (again, r2, _) = q.take(10).unwrap();
         assert_eq!(
             (again, q.number(again, 2)),
@@ -259,7 +311,7 @@ mod tests {
     #[test]
     fn a_capacity_counts_what_is_held() {
         // Capacity 2: two held, a third is refused until one is taken for good.
-        let mut q = Queue::new(0, 2, None);
+        let mut q = Queue::new(0, 2, None, 0);
         assert!(!q.full(0));
         let a = q.put(&[0.0], None);
         q.arrive(a);

@@ -18,7 +18,7 @@ use crate::point::{CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars,
 use crate::queue::{NO_MSG, Queue};
 use crate::register::Register;
 use crate::server::Server;
-use crate::spec::Num;
+use crate::spec::{KeyOp, Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub const NONE: Nanos = Nanos::MAX;
@@ -72,10 +72,9 @@ pub enum Ev {
         queue: u16,
         msg: u32,
     },
-    /// A taken message's visibility runs out.
+    /// A queue's timer: the visibility of the first message it hides runs out.
     Visible {
         queue: u16,
-        msg: u32,
     },
 }
 
@@ -385,9 +384,23 @@ impl<'p> Sim<'p> {
             queues: p
                 .queues
                 .iter()
-                .map(|q| Queue::new(q.fields, q.capacity, q.visibility))
+                .enumerate()
+                .map(|(k, q)| {
+                    let puts = room(p, |s| matches!(s, StepP::Put { queue, .. } if *queue as usize == k));
+                    Queue::new(q.fields, q.capacity, q.visibility, puts)
+                })
                 .collect(),
-            keys: p.keys.iter().map(|k| KeyStore::new(&k.initial)).collect(),
+            keys: p
+                .keys
+                .iter()
+                .enumerate()
+                .map(|(k, ks)| {
+                    let adds = room(p, |s| {
+                        matches!(s, StepP::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == k)
+                    });
+                    KeyStore::new(&ks.initial, adds)
+                })
+                .collect(),
             taken: Vec::new(),
             stored: Vec::new(),
             tx: None,
@@ -558,11 +571,34 @@ impl<'p> Sim<'p> {
     /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
     /// (NaN when it is not a number).
     pub fn eval(&self, job: u32, num: &Num) -> f64 {
-        if let Num::Lit(x) = num {
-            return *x;
+        match num {
+            Num::Lit(x) => *x,
+            // Read straight off the run's state: no table of names built per number.
+            Num::Expr(e, _) => e.eval(&|v| Some(self.var(job, v))).unwrap_or(f64::NAN),
+            _ => eval_run(num, &self.p.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN),
         }
-        let vars = self.vars(job, f64::NAN);
-        eval_run(num, &self.p.params, &vars).unwrap_or(f64::NAN)
+    }
+
+    /// What name `v` is for `job` now (`read` is not a number here: a write's value is
+    /// computed with its own).
+    #[inline]
+    fn var(&self, job: u32, v: Var) -> f64 {
+        let ju = job as usize;
+        let j = &self.jobs[ju];
+        match v {
+            Var::Param(p) => self.p.params.get(p as usize).copied().unwrap_or(f64::NAN),
+            Var::Index => f64::from(self.actors[j.actor as usize].index),
+            Var::Rep => j.rep as f64,
+            Var::Attempt => f64::from(j.attempt),
+            Var::Now => sim_core::ns_to_ms(self.now),
+            Var::Read => f64::NAN,
+            Var::Reg(r) => self.reads[ju * self.regs.len() + r as usize],
+            Var::Msg(q, what) => match self.taken[ju * self.queues.len() + q as usize] {
+                (m, _) if m != NO_MSG => self.queues[q as usize].number(m, what),
+                _ => f64::NAN,
+            },
+            Var::Stored(k) => self.stored[ju * self.keys.len() + k as usize],
+        }
     }
 
     /// What a number computed for `job` now may name besides the parameters.
@@ -605,6 +641,21 @@ impl<'p> Sim<'p> {
             lanes[a].mark(kind, ns_to_ms(at));
         }
     }
+}
+
+/// Room to make up front for what the steps `counted` may add (messages put, keys inserted),
+/// at most one per such step of every attempt of every repetition, and at most 2^24: a
+/// store or queue that grows past that grows as it goes.
+fn room(p: &Point, counted: impl Fn(&StepP) -> bool) -> usize {
+    let mut n: u64 = 0;
+    for g in &p.groups {
+        let steps = g.steps.iter().filter(|s| counted(s)).count() as u64;
+        let reps = u64::from(g.count)
+            .saturating_mul(g.repeat)
+            .saturating_mul(u64::from(g.attempts));
+        n = n.saturating_add(reps.saturating_mul(steps));
+    }
+    n.min(1 << 24) as usize
 }
 
 /// A group's server when each of its repetitions is one request there that no timeout ends,
