@@ -13,7 +13,10 @@
 //!
 //! 5. The scenario form of the 10M-request queue (`model = "scenario"`) against the built-in
 //!    model, alternated like the reference pairs (target: within 10%, ratio ≥ 0.9, and peak
-//!    memory at most 1.2× the built-in's); both must report the same waits.
+//!    memory at most 1.2× the built-in's); both must report the same waits. And the scenario
+//!    form of `outbox` (key stores, a queue with a visibility timeout, transactions) with 1M
+//!    random loans against the built-in (target: within 2×, ratio ≥ 0.5), both reporting the
+//!    same deliveries; its scaling (`scenario outbox` in 3: each doubling ≤ 2.3×).
 //!
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
@@ -297,6 +300,82 @@ fn queue_scenario(
     (plan.plans.swap_remove(0), columns)
 }
 
+/// The scenario form of `outbox`'s random variant (as `tests/cli/scenarios/delivery.rs`
+/// writes it): `n` fresh books lent to one fresh member, a deduplicating consumer, a relay
+/// that crashes after a delivery with probability `p`, drawn from the built-in's stream.
+fn outbox_scenario(n: u64, p: f64) -> (Box<dyn coordsim_model::PreparedRun>, Vec<&'static str>) {
+    let fresh = 1_000_000_000u64;
+    let text = format!(
+        "model = \"scenario\"\nentities = false\n[params]\nrestart_ms = 1000\n\
+         [[resource]]\nname = \"fresh\"\nkind = \"keys\"\ninitial = {{ from = {fresh}, count = {n} }}\n\
+         [[resource]]\nname = \"open\"\nkind = \"keys\"\ninitial = [[{fresh}, 0]]\n\
+         [[resource]]\nname = \"limit\"\nkind = \"keys\"\ninitial = [[{fresh}, 1e15]]\n\
+         [[resource]]\nname = \"outbox\"\nkind = \"queue\"\nfields = [\"member\"]\nvisibility_ms = 1\n\
+         [[resource]]\nname = \"seen\"\nkind = \"keys\"\n\
+         [[actor]]\nname = \"catalog\"\nrepeat = {n}\nsteps = [{{ transaction = [{{ remove = \"fresh\", key = \"{fresh} + k\" }}, {{ if = \"removed\", then = [{{ put = \"outbox\", fields = {{ member = {fresh} }} }}] }}] }}]\n\
+         [[actor]]\nname = \"relay\"\nrepeat = {}\nsteps = [\
+           {{ take = \"outbox\", timeout_ms = 0, on_timeout = {{ steps = [{{ stop = true }}] }} }}, \
+           {{ transaction = [{{ insert = \"seen\", key = \"outbox.id\" }}, {{ if = \"inserted\", then = [{{ lookup = \"open\", key = \"outbox.member\" }}, {{ lookup = \"limit\", key = \"outbox.member\" }}, {{ if = {{ value = \"open\", below = \"limit\" }}, then = [{{ set = \"open\", key = \"outbox.member\", value = \"open + 1\" }}], else = [{{ crash = \"all\" }}] }}] }}] }}, \
+           {{ crash = {{ probability = {p}, stream = \"outbox/relay-crash\" }}, restart_after_ms = \"restart_ms\" }}, \
+           {{ ack = \"outbox\" }}]\n",
+        2 * n + 100
+    );
+    let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
+    let config = coordsim::config::Config::parse(
+        coordsim::source::Source {
+            name: "outbox-scenario.toml".into(),
+            text,
+        },
+        &registry,
+    )
+    .expect("the scenario config loads");
+    let mut plan = config.plan;
+    let columns = plan.model.metrics().iter().map(|c| c.name).collect();
+    (plan.plans.swap_remove(0), columns)
+}
+
+fn outbox_params(n: u64, p: f64) -> outbox::Params {
+    outbox::Params {
+        random_loans: n,
+        crash_probability: p,
+        consumer: outbox::Consumer::Dedup,
+        ..outbox::Params::default()
+    }
+}
+
+/// The scenario outbox against the built-in, 1M loans with 1% relay crashes.
+fn outbox_pair() {
+    let n = 1_000_000;
+    let (scenario, columns) = outbox_scenario(n, 0.01);
+    let ctx = RunContext::new(0, Limits::default()).with_entities(false);
+    let (model, built_in, ratio, out, want) = paired(
+        5,
+        || scenario.run(&ctx).expect("the scenario runs"),
+        || run(&outbox::Outbox, outbox_params(n, 0.01), 0),
+    );
+    let cell = |name: &str| {
+        let i = columns.iter().position(|c| *c == name).expect("a metric");
+        out.metrics[i].as_f64().expect("a number") as u64
+    };
+    // The same deliveries: each one an insert into `seen`, a repeat a duplicate.
+    assert_eq!(
+        cell("seen.inserted") + cell("seen.duplicates"),
+        want.metrics.deliveries,
+        "the scenario and the model disagree"
+    );
+    assert_eq!(cell("outbox.left"), want.metrics.outbox_pending);
+    let rate = |m: &Measured| n as f64 / m.seconds / 1e6;
+    println!(
+        "{:<44} {:>8.2} M loans/s     built-in {:>7.2} M/s  ratio {ratio:>5.2} (target ≥ 0.5: {})  peak {:>7.1} MiB vs {:>7.1} MiB",
+        "scenario outbox, 1M loans, 1% relay crashes",
+        rate(&model),
+        rate(&built_in),
+        verdict(ratio >= 0.5),
+        mib(model.peak_bytes),
+        mib(built_in.peak_bytes),
+    );
+}
+
 fn scenario_jobs() {
     for poisson in [false, true] {
         let p = queue_params(poisson);
@@ -576,6 +655,13 @@ fn scaling_jobs() -> bool {
             );
         })
     });
+    ok &= scaling("scenario outbox", 250_000, |n| {
+        let (scenario, _) = outbox_scenario(n, 0.01);
+        Box::new(move || {
+            let ctx = RunContext::new(0, Limits::default()).with_entities(false);
+            scenario.run(&ctx).expect("the scenario runs");
+        })
+    });
     ok &= scaling("idempotency", 400_000, |n| {
         Box::new(move || {
             // A deduplicating consumer: n deliveries of n / 2 message ids.
@@ -669,8 +755,11 @@ fn main() {
         println!("\n== sweeps");
         sweep_jobs();
     }
-    if wants("scenario") {
+    if wants("scenario") || wants("outbox") {
         println!("\n== scenario against the built-in model (5 alternated pairs, the median ratio)");
+        outbox_pair();
+    }
+    if wants("scenario") {
         scenario_jobs();
     }
 }

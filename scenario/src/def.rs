@@ -15,7 +15,7 @@ use crate::spec::{self, ResourceKind, Spec};
 use crate::{read, run, sections};
 
 /// One line on what a scenario is.
-pub const SUMMARY: &str = "a coordination scenario composed in the config: registers, locks, servers, links and actors that step through them";
+pub const SUMMARY: &str = "a coordination scenario composed in the config: registers, locks, servers, links, message queues, key stores and actors that step through them";
 
 const TIMELINE: TimelineStyle = TimelineStyle {
     spans: &[
