@@ -74,6 +74,8 @@ impl Point {
                         messages = messages.saturating_add(r.saturating_mul(2 * (40 + 8 * width)));
                     }
                     StepP::Keys { .. } => keys = keys.saturating_add(r),
+                    // A take's place in its queue's list of hidden messages, and its waiter.
+                    StepP::Take { .. } => messages = messages.saturating_add(r.saturating_mul(16)),
                     _ => {}
                 }
             }

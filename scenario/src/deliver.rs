@@ -83,9 +83,13 @@ impl Sim<'_> {
                 let k = k as usize;
                 self.cross(qu, k, m, q);
                 if self.links[k].duplicates() {
-                    let copy = self.queues[qu].numbers(m).to_vec();
+                    // On the stack: a message has at most 1 + MAX_FIELDS numbers.
+                    let mut copy = [0.0; 1 + crate::spec::MAX_FIELDS];
+                    let numbers = self.queues[qu].numbers(m);
+                    copy[..numbers.len()].copy_from_slice(numbers);
+                    let width = numbers.len();
                     let id = self.queues[qu].id(m);
-                    let m2 = self.queues[qu].put(&copy, Some(id));
+                    let m2 = self.queues[qu].put(&copy[..width], Some(id));
                     self.queues[qu].duplicated += 1;
                     self.cross(qu, k, m2, q);
                 }

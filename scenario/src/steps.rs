@@ -663,6 +663,12 @@ fn write(
         );
     }
     let cas = boolean(at(&path, "cas"), get(entries, "cas"))?;
+    if cas && before.in_tx {
+        return fail(
+            at(&path, "cas"),
+            "a transaction holds no compare-and-set write (its conflict restarts the repetition); check the value with an `if` instead",
+        );
+    }
     if cas && !before.read[reg] {
         return fail(
             at(&path, "cas"),
