@@ -1,5 +1,5 @@
-//! `scenario`: a model a config composes from shared registers, locks, single-writer servers
-//! and links, and groups of actors that step through them (`docs/scenarios.md` in the
+//! `scenario`: a model a config composes from shared registers, locks, single-writer servers,
+//! links, message queues and key stores, and groups of actors that step through them (`docs/scenarios.md` in the
 //! repository). The front end runs it like any model: [`Scenario`] is a
 //! [`Composer`](coordsim_model::Composer), joined to a registry with
 //! [`Registry::with_composer`](coordsim_model::Registry::with_composer):
@@ -23,8 +23,10 @@
 //!
 //! The resources are machines of their own, which know nothing of actors or events: a
 //! [`Register`] (lost updates, compare-and-set, fencing tokens) and a [`Lock`] (polled,
-//! queued or leased) are public, for any model to reuse; the server and the link are this
-//! crate's.
+//! queued or leased) are public, for any model to reuse; the server, the link, the message
+//! queue (`queue`: FIFO, visibility timeout, acknowledgements) and the key store (`keys`)
+//! are this crate's. A transaction (`deliver`) keeps what undoes its register and store
+//! effects and makes its puts and acks when it ends.
 
 mod composer;
 mod cost;
