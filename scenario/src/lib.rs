@@ -1,6 +1,7 @@
 //! `scenario`: a model a config composes from shared registers, locks, single-writer servers,
-//! links, message queues and key stores, and groups of actors that step through them (`docs/scenarios.md` in the
-//! repository). The front end runs it like any model: [`Scenario`] is a
+//! links, message queues and key stores, and groups of actors that step through them
+//! (`docs/scenarios.md` in the repository). The front end runs it like any model:
+//! [`Scenario`] is a
 //! [`Composer`](coordsim_model::Composer), joined to a registry with
 //! [`Registry::with_composer`](coordsim_model::Registry::with_composer):
 //!
