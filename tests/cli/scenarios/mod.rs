@@ -37,12 +37,26 @@ impl Run {
 }
 
 fn run_text(text: &str, seed: u64) -> Run {
+    run_limited(text, seed, false)
+}
+
+/// A run whose events are held to the point's own estimate: it fails when the estimate is
+/// not an upper bound.
+fn run_within_estimate(text: &str, seed: u64) -> Run {
+    run_limited(text, seed, true)
+}
+
+fn run_limited(text: &str, seed: u64, to_estimate: bool) -> Run {
     let config = match crate::harness::library_config(&crate::harness::registry(), "t.toml", text) {
         Ok(c) => c,
         Err(e) => panic!("{e}\n{text}"),
     };
+    let mut limits = config.plan.limits;
+    if to_estimate {
+        limits.max_events = config.plan.plans[0].cost().events.max(1);
+    }
     let out = config.plan.plans[0]
-        .run(&RunContext::new(seed, config.plan.limits))
+        .run(&RunContext::new(seed, limits))
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let names = |specs: &[coordsim_model::ColumnSpec]| {
         specs.iter().map(|c| c.name.to_string()).collect::<Vec<_>>()
