@@ -599,6 +599,9 @@ impl<'a> Flat<'a> {
                 fields,
             } => {
                 ev.each_len(value, &format!("{at}.value"), self.count)?;
+                for f in fields {
+                    ev.each_len(f, &format!("{at}.fields"), self.count)?;
+                }
                 StepP::Put {
                     queue: *queue,
                     value: ev.per_point(value, &[at, "value"])?,

@@ -78,12 +78,13 @@ impl Sim<'_> {
                 entities.push((group.actor_name(a.index), row.cells()));
             }
         }
-        // A lock wait still on at the end (a deadlock) is drawn on past it.
+        // A lock wait still on at the end (a deadlock), or a take no message came for, is
+        // drawn on past it.
         if self.lanes.is_some() {
             let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
             for job in 0..self.jobs.len() as u32 {
                 let j = &self.jobs[job as usize];
-                if j.waiting != u16::MAX && !free.contains(&job) {
+                if (j.waiting != u16::MAX || j.taking != u16::MAX) && !free.contains(&job) {
                     let from = j.step_started;
                     self.span(job, "waiting", from, None);
                 }
