@@ -39,7 +39,8 @@ impl Sim<'_> {
                 .filter(|d| matches!(d, Deferred::Put { queue: x, .. } if *x == queue))
                 .count() as u64;
             if self.queues[qu].full(pending) {
-                self.queues[qu].refused += 1;
+                // Counted when the transaction lands, like everything in it.
+                self.deferred.push(Deferred::Refused { queue });
                 FULL
             } else {
                 let at = self.tx_numbers.len() as u32;
@@ -294,6 +295,7 @@ impl Sim<'_> {
                 } => {
                     self.queues[queue as usize].ack(msg, receipt);
                 }
+                Deferred::Refused { queue } => self.queues[queue as usize].refused += 1,
             }
         }
         self.deferred = deferred;

@@ -259,6 +259,10 @@ pub enum Deferred {
         msg: u32,
         receipt: u32,
     },
+    /// A put a full queue refused.
+    Refused {
+        queue: u16,
+    },
 }
 
 impl<'p> Sim<'p> {
