@@ -163,6 +163,14 @@ impl Sim<'_> {
         let now = q.now();
         let qu = queue as usize;
         self.jobs[job as usize].step_started = now;
+        // Waiters that stopped waiting (a timeout) are no one to queue behind.
+        while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
+            let j = &self.jobs[w as usize];
+            if j.wait == wait && j.taking as usize == qu {
+                break;
+            }
+            self.queues[qu].waiters.pop_front();
+        }
         if self.queues[qu].has_visible() && self.queues[qu].waiters.is_empty() {
             self.take_now(job, qu, q);
             return true;
