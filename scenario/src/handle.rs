@@ -17,8 +17,10 @@ impl Handler<Ev> for Sim<'_> {
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         self.now = q.now();
         match ev {
-            // An open loop's next start, scheduled before its actor crashed: no more.
-            Ev::Start { actor } if self.actors[actor as usize].crashed => {}
+            // An open loop's next start, scheduled before its actor crashed or stopped: no
+            // more.
+            Ev::Start { actor }
+                if self.actors[actor as usize].crashed || self.actors[actor as usize].stopped => {}
             Ev::Start { actor } => {
                 let group = self.actors[actor as usize].group as usize;
                 if let Some((s, k)) = self.direct_group[group] {
