@@ -17,7 +17,7 @@ columns! {
         start_ms: f64,
         /// when its last repetition ended (empty: it crashed, or never ended)
         end_ms: Option<f64>,
-        /// `completed` (every repetition), `gave_up` (some repetition gave up), `crashed`, `restarted` (a crash and restart cost it a repetition), `unfinished`
+        /// `completed` (every repetition), `gave_up` (some repetition gave up), `crashed`, `restarted` (a crash and restart cost it a repetition), `stopped` (a stop step ended its repetitions), `unfinished`
         outcome: String,
         /// repetitions it started
         repetitions: u64,

@@ -56,6 +56,8 @@ impl Sim<'_> {
                     "gave_up"
                 } else if a.restarts > 0 && a.completed < group.repeat {
                     "restarted"
+                } else if a.stopped && a.completed == a.started {
+                    "stopped"
                 } else if a.completed == a.started && a.started == group.repeat {
                     "completed"
                 } else {

@@ -956,5 +956,6 @@ fn a_stop_ends_the_actors_repetitions() {
             "{text}"
         );
         assert_eq!(num(run.metric("makespan_ms")), end, "{text}");
+        assert_eq!(run.entity("w", "outcome").to_string(), "stopped");
     }
 }
