@@ -168,6 +168,20 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             rgb: (0, 0, 0),
             shape: MarkShape::Triangle,
         },
+        MarkKind {
+            name: "taken",
+            label: "message taken",
+            label_tr: "ileti alındı",
+            rgb: (86, 180, 233),
+            shape: MarkShape::Diamond,
+        },
+        MarkKind {
+            name: "acked",
+            label: "message acknowledged",
+            label_tr: "ileti onaylandı",
+            rgb: (0, 158, 115),
+            shape: MarkShape::Tick,
+        },
     ],
 };
 

@@ -147,6 +147,7 @@ impl Sim<'_> {
         let nq = self.queues.len();
         self.taken[job as usize * nq + qu] = (m, receipt);
         self.jobs[job as usize].outcome = TAKEN;
+        self.mark(job, "taken", q.now());
         if let Some(at) = back {
             q.schedule_at(at, self.other, Ev::Visible { queue: qu as u16 });
         }
@@ -215,6 +216,9 @@ impl Sim<'_> {
                 self.queues[qu].ack(m, receipt)
             };
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
+        if ok {
+            self.mark(job, "acked", self.now);
+        }
     }
 
     /// A key store's step; false when the key is no key (the run stops with an error).
