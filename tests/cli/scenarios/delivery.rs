@@ -959,3 +959,65 @@ fn a_stop_ends_the_actors_repetitions() {
         assert_eq!(run.entity("w", "outcome").to_string(), "stopped");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// Messages are conserved on random queues: producers putting at random times, across a
+    /// link that loses and duplicates or none, into a queue with or without a capacity and
+    /// a visibility timeout; consumers that crash (inside a transaction with the ack, or
+    /// between the effect and the ack) and restart. Every message made (put, or a link's
+    /// copy) is lost, gone (acknowledged; without a visibility timeout, taken) or left at
+    /// the end; a refused put makes none; each redelivery is a take of a message taken
+    /// before. And every run stays within its own estimate of events.
+    #[test]
+    fn messages_are_conserved_on_random_queues(
+        producers in 1u64..4, puts in 1u64..15, gap in 0u64..5,
+        capacity in 0u64..8, visibility in proptest::option::of(1u64..30),
+        link in proptest::option::of((0u64..20, 0u64..50, 0u64..50)),
+        consumers in 1u64..4, takes in 1u64..30, timeout in 0u64..40, work in 0u64..5,
+        crash in 0u64..60, in_tx in proptest::bool::ANY, seed in 0u64..1000,
+    ) {
+        let mut text = String::from("model = \"scenario\"\n");
+        let link_key = if let Some((rtt, loss, dup)) = link {
+            text += &format!(
+                "[[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = {rtt}\nloss = {}\nduplicate = {}\n",
+                loss as f64 / 100.0,
+                dup as f64 / 100.0
+            );
+            "link = \"net\"\n"
+        } else {
+            ""
+        };
+        let vis = visibility.map_or(String::new(), |v| format!("visibility_ms = {v}\n"));
+        text += &format!(
+            "[[resource]]\nname = \"q\"\nkind = \"queue\"\ncapacity = {capacity}\nfields = [\"n\"]\n{vis}{link_key}\
+             [[resource]]\nname = \"seen\"\nkind = \"keys\"\n\
+             [[actor]]\nname = \"p\"\ncount = {producers}\nrepeat = {puts}\nsteps = [{{ put = \"q\", value = \"k\", fields = {{ n = \"i\" }} }}, {{ delay_ms = {gap} }}]\n"
+        );
+        let ack = if visibility.is_some() { ", { ack = \"q\" }" } else { "" };
+        let crash = format!("{{ crash = {{ probability = {} }}, restart_after_ms = 7 }}", crash as f64 / 100.0);
+        let body = if in_tx {
+            format!("{{ transaction = [{{ insert = \"seen\", key = \"q.id\" }}, {crash}{ack}] }}")
+        } else {
+            format!("{{ insert = \"seen\", key = \"q.id\" }}, {crash}{ack}")
+        };
+        text += &format!(
+            "[[actor]]\nname = \"c\"\ncount = {consumers}\nrepeat = {takes}\nsteps = [{{ take = \"q\", timeout_ms = {timeout}, on_timeout = {{ then = \"end\" }} }}, {{ delay_ms = {work} }}, {body}]\n"
+        );
+        let s = run_within_estimate(&text, seed);
+        let m = |n: &str| num(s.metric(n));
+        let or0 = |n: &str| s.metrics.iter().find(|(k, _)| k == n).map_or(0.0, |(_, c)| num(c));
+        let made = m("q.put") + or0("q.duplicated");
+        let gone = if visibility.is_some() { m("q.acked") } else { m("q.taken") };
+        prop_assert_eq!(made, or0("q.lost") + gone + m("q.left"), "{}", text);
+        // Every put either made a message or was refused.
+        prop_assert_eq!(m("q.put") + or0("q.refused"), (producers * puts) as f64, "{}", text);
+        // A redelivery is a take of a message taken before: at most the takes less the
+        // messages ever taken once.
+        prop_assert!(m("q.redelivered") <= m("q.taken"), "{}", text);
+        if visibility.is_none() {
+            prop_assert_eq!(m("q.redelivered"), 0.0, "{}", text);
+        }
+    }
+}
