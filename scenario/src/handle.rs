@@ -16,20 +16,25 @@ impl Handler<Ev> for Sim<'_> {
     #[inline]
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         match ev {
-            // An open loop's next start, scheduled before its actor crashed: no more.
-            Ev::Start { actor } if self.actors[actor as usize].crashed => {}
             Ev::Start { actor } => {
-                let group = self.actors[actor as usize].group as usize;
-                if let Some((s, k)) = self.direct_group[group] {
+                let a = &self.actors[actor as usize];
+                if let Some((s, k)) = self.direct_group[a.group as usize] {
+                    // A direct group's one step is its request: its actors never crash, and
+                    // nothing it does readies a job or sets an error, so the checks below
+                    // are not needed.
                     self.start_direct(actor, s as usize, k, q);
-                } else {
+                    return Ok(());
+                }
+                // An open loop's next start, scheduled before its actor crashed: no more.
+                if !a.crashed {
                     self.start_job(actor, q);
                 }
             }
-            Ev::Depart { server, instance } if self.direct[server as usize].is_some() => {
-                self.depart_direct(server as usize, instance, q);
-            }
-            Ev::Depart { server, instance } => self.depart(server as usize, instance, q),
+            Ev::Depart { server, instance } => match self.direct[server as usize] {
+                // As for a direct start: only its own internal error can come of it.
+                Some(g) => return self.depart_direct(server as usize, instance, g as usize, q),
+                None => self.depart(server as usize, instance, q),
+            },
             other => self.rare(other, q),
         }
         if !self.ready.is_empty() {
@@ -122,14 +127,19 @@ impl Sim<'_> {
     /// A direct group's request is served: the next starts, and the actor's repetition is
     /// done (a job's steps would end here, in this event).
     #[inline(always)]
-    fn depart_direct(&mut self, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+    fn depart_direct(
+        &mut self,
+        s: usize,
+        k: u32,
+        g: usize,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), SimError> {
         let now = q.now();
         let Some((done, next)) = self.servers[s].depart(k, now) else {
-            self.error
-                .get_or_insert_with(|| "internal: a departure from an idle server".into());
-            return;
+            return Err(SimError::Model(
+                "internal: a departure from an idle server".into(),
+            ));
         };
-        let g = self.direct[s].unwrap_or(0) as usize;
         if let Some(next) = next {
             self.serve_direct(s, k, next.arrived, now, q);
             if self.entities {
@@ -147,6 +157,7 @@ impl Sim<'_> {
         if group.alias.is_none() {
             group.responses.record(now - done.arrived);
         }
+        Ok(())
     }
 
     /// Instance `k` of server `s` starts serving `next` at `now`, which waited since its
