@@ -421,6 +421,14 @@ impl Sim<'_> {
     #[inline(never)]
     pub(crate) fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
+        let ju = job as usize;
+        if self.jobs[ju].incarnation != self.actors[self.jobs[ju].actor as usize].incarnation {
+            // Its actor crashed while this repetition waited (an open loop's repetitions
+            // overlap): it dies with it, holding what it holds. Its one wake-up is this, so
+            // the job is free again.
+            self.free.push(job);
+            return;
+        }
         loop {
             let j = job as usize;
             let step_index = self.jobs[j].step as usize;
@@ -607,12 +615,16 @@ impl Sim<'_> {
                     };
                     if dies {
                         self.mark(job, "crashed", now);
+                        let actor = &mut self.actors[a as usize];
+                        // Every repetition of its old self still under way ends too.
+                        actor.incarnation = actor.incarnation.wrapping_add(1);
+                        self.groups[group].crashed += 1;
+                        let more = actor.started < p.groups[group].repeat;
                         match restart {
-                            Some(d) => self.restart(job, d, q),
-                            None => {
-                                let actor = &mut self.actors[a as usize];
-                                actor.crashed = true;
-                                self.groups[group].crashed += 1;
+                            // A restart only when the actor has a repetition left to run.
+                            Some(d) if more => self.restart(job, d, q),
+                            _ => {
+                                self.actors[a as usize].crashed = true;
                                 // It holds what it held: a crashed holder's lock stays taken.
                                 self.free.push(job);
                             }

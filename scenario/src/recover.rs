@@ -178,6 +178,8 @@ impl Sim<'_> {
         self.tokens[ju * nl..(ju + 1) * nl].fill(0);
         let j = &self.jobs[ju];
         let (a, g) = (j.actor as usize, j.group as usize);
+        // The restarted job is the actor's new self.
+        self.jobs[ju].incarnation = self.actors[a].incarnation;
         self.actors[a].restarts += 1;
         self.groups[g].restarts += 1;
         self.mark(job, "restarted", now + d);

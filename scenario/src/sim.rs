@@ -116,6 +116,9 @@ pub struct Job {
     /// The server whose request it waits for with a timeout (`NO_SERVER`: none; `LOST`: a
     /// lost crossing).
     pub serving: u16,
+    /// Its actor's incarnation when it started: once the actor crashes (and perhaps
+    /// restarts), a repetition of its old self still under way goes no further.
+    pub incarnation: u32,
 }
 
 pub struct Actor {
@@ -144,6 +147,8 @@ pub struct Actor {
     pub timeouts: u64,
     /// Times it crashed and restarted.
     pub restarts: u64,
+    /// Its crashes so far: a job started before the last one is its old self's.
+    pub incarnation: u32,
 }
 
 pub struct GroupState {
@@ -407,6 +412,7 @@ impl<'p> Sim<'p> {
             attempt: 1,
             outcome: 0,
             serving: NO_SERVER,
+            incarnation: a.incarnation,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
         if let Some(j) = self.free.pop() {
@@ -639,6 +645,7 @@ fn actors(p: &Point, seed: u64) -> Result<(Vec<Actor>, Vec<Stream>), ModelError>
                 chance_rng,
                 timeouts: 0,
                 restarts: 0,
+                incarnation: 0,
             });
         }
     }
