@@ -516,6 +516,20 @@ impl Sim<'_> {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
+                    if self.tokens[j * self.locks.len() + l] == 0 {
+                        // A release that frees nothing is a mistake in the steps (a lock
+                        // picked by the wrong index, or one whose acquire timed out and went
+                        // on): say so, rather than leave the lock it meant taken.
+                        let actor = &self.actors[a as usize];
+                        self.error.get_or_insert(format!(
+                            "actor {} of `{}` releases `{}` at {} ms, which it does not hold (not taken in this repetition, or its acquire timed out and went on): release only a lock the repetition took",
+                            actor.index,
+                            p.groups[group].name,
+                            p.lock_names[l],
+                            sim_core::ns_to_ms(now),
+                        ));
+                        return;
+                    }
                     self.release(job, l, now);
                 }
                 StepP::Renew(lock) => {

@@ -699,3 +699,26 @@ fn a_crash_in_an_open_loop_ends_every_repetition_under_way() {
         "starts at 0, 10, 20; none at 30"
     );
 }
+
+/// A release that frees nothing is a mistake in the steps, named with its actor and time:
+/// actor 0 takes A (index i = 0) and releases B (index 1 − i = 1), which it never took; so
+/// does actor 1 the other way round. Each takes its lock at 0 and releases at 10.
+#[test]
+fn a_release_of_a_lock_not_held_is_named() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\n\
+        [[actor]]\nname = \"w\"\ncount = 2\nsteps = [{ acquire = { one_of = [\"A\", \"B\"], index = \"i\" } }, { delay_ms = 10 }, { release = { one_of = [\"A\", \"B\"], index = \"1 - i\" } }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("actor 0 releases B, which it never took");
+    assert!(
+        err.to_string()
+            .contains("actor 0 of `w` releases `B` at 10 ms, which it does not hold"),
+        "{err}"
+    );
+    // The same steps with the right index run: both locks free at the end.
+    let run = run_text(&text.replace("\"1 - i\"", "\"i\""), 0);
+    assert_eq!(num(run.metric("w.completed")), 2.0);
+    assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
+}
