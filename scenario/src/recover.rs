@@ -89,11 +89,22 @@ impl Sim<'_> {
         j.step = handler;
         self.actors[a].timeouts += 1;
         self.groups[g].timeouts += 1;
-        // A bare give-up (`give_up_after_ms`) is marked as one when the repetition ends.
-        if !matches!(
-            steps[handler as usize],
-            StepP::AfterTimeout(crate::point::ThenP::End)
-        ) {
+        // A timeout that gives up at once (`give_up_after_ms`, `then = "end"`, the last
+        // attempt of a retry) is marked as the give-up alone, drawn at the same instant: one
+        // mark would hide the other.
+        // The timeout's own steps in between take no time when they only release.
+        let attempt = self.jobs[job as usize].attempt;
+        let then = steps[handler as usize..]
+            .iter()
+            .find(|s| !matches!(s, StepP::Release(_)));
+        let gives_up = match then {
+            Some(StepP::AfterTimeout(crate::point::ThenP::End)) => true,
+            Some(StepP::AfterTimeout(crate::point::ThenP::Retry { max_attempts, .. })) => {
+                attempt >= *max_attempts
+            }
+            _ => false,
+        };
+        if !gives_up {
             self.mark(job, "timeout", now);
         }
         self.go(job, q);
