@@ -155,6 +155,16 @@ impl Sim<'_> {
             CondP::Chance(p) => {
                 let p = self.eval(job, p);
                 let a = self.jobs[job as usize].actor as usize;
+                if !(0.0..=1.0).contains(&p) {
+                    // An expression may leave [0, 1] at some k or parameter: say so, rather
+                    // than take every branch one way.
+                    let actor = &self.actors[a];
+                    self.error.get_or_insert(format!(
+                        "actor {} of `{}`: an `if`'s `chance` comes to {p}, not a probability in [0, 1]",
+                        actor.index, self.p.groups[actor.group as usize].name,
+                    ));
+                    return false;
+                }
                 let rng = self.actors[a].chance_rng as usize;
                 sim_core::chance(&mut self.streams[rng], p)
             }

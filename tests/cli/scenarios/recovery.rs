@@ -722,3 +722,24 @@ fn a_release_of_a_lock_not_held_is_named() {
     assert_eq!(num(run.metric("w.completed")), 2.0);
     assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
 }
+
+/// A chance given by an expression must stay a probability: `k - 5` is −5 at the first
+/// repetition (k = 0), so the run stops there and says what it came to. `k / 4` over
+/// repeat = 5 stays in [0, 1] (0, 0.25, 0.5, 0.75, 1) and runs.
+#[test]
+fn a_chance_outside_zero_to_one_is_named() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nrepeat = 5\nsteps = [{ if = { chance = \"k - 5\" }, then = [{ write = \"r\", value = 1 }] }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("a chance of -5");
+    assert!(
+        err.to_string().contains(
+            "actor 0 of `a`: an `if`'s `chance` comes to -5, not a probability in [0, 1]"
+        ),
+        "{err}"
+    );
+    let run = run_text(&text.replace("k - 5", "k / 4"), 0);
+    assert_eq!(num(run.metric("a.completed")), 5.0);
+}
