@@ -87,6 +87,7 @@ impl Sim<'_> {
         }
         if self.lanes.is_some() {
             let from = self.jobs[job as usize].step_started;
+            self.jobs[job as usize].in_service = false;
             self.span(job, "served", from, Some(now));
         }
         let j = &mut self.jobs[job as usize];
@@ -266,8 +267,11 @@ impl Sim<'_> {
                     // A new wait: the request left behind no longer reaches this job.
                     j.wait = j.wait.wrapping_add(1);
                     let from = j.step_started;
+                    // Given up in service or still queued.
+                    let kind = if j.in_service { "served" } else { "waiting" };
+                    j.in_service = false;
                     self.servers[s].time_out();
-                    self.span(job, "waiting", from, Some(now));
+                    self.span(job, kind, from, Some(now));
                     self.timed_out(job, q);
                 }
             }
@@ -379,11 +383,20 @@ impl Sim<'_> {
         } else {
             Some(job)
         };
+        if self.entities
+            && let Some(job) = job
+        {
+            // A request whose service starts has a wait (0 when served at once), even if its
+            // client gives up before the service ends.
+            let a = self.jobs[job as usize].actor as usize;
+            self.actors[a].server_wait.get_or_insert(0);
+        }
         if self.lanes.is_some()
             && let Some(job) = job
         {
             // Its service starts now: the `served` span begins here.
             self.jobs[job as usize].step_started = now;
+            self.jobs[job as usize].in_service = true;
         }
         let service = self.servers[s].start(k, arrived, now);
         q.schedule_in(

@@ -119,6 +119,9 @@ pub struct Job {
     /// Its actor's incarnation when it started: once the actor crashes (and perhaps
     /// restarts), a repetition of its old self still under way goes no further.
     pub incarnation: u32,
+    /// Drawn on a timeline: its request is in service (a timeout then ends a `served` span,
+    /// not a `waiting` one).
+    pub in_service: bool,
 }
 
 pub struct Actor {
@@ -413,6 +416,7 @@ impl<'p> Sim<'p> {
             outcome: 0,
             serving: NO_SERVER,
             incarnation: a.incarnation,
+            in_service: false,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
         if let Some(j) = self.free.pop() {

@@ -743,3 +743,13 @@ fn a_chance_outside_zero_to_one_is_named() {
     let run = run_text(&text.replace("k - 5", "k / 4"), 0);
     assert_eq!(num(run.metric("a.completed")), 5.0);
 }
+
+/// A request whose service starts at once waited 0 ms, even when its client gives up during
+/// the service: one client, a 40 ms service, a 10 ms timeout that ends the repetition.
+#[test]
+fn a_request_served_at_once_waited_nothing_even_if_its_client_left() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 40\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", timeout_ms = 10, on_timeout = { then = \"end\" } }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("c.gave_up")), 1.0);
+    assert_eq!(num(run.entity("c", "server_wait_ms")), 0.0);
+}
