@@ -90,6 +90,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             thin: true,
         },
     ],
+    // Marks sit on the spans: each in a colour that stands out on those it falls on.
     marks: &[
         MarkKind {
             name: "attempt",
@@ -109,7 +110,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "gave_up",
             label: "gave up",
             label_tr: "vazgeçti",
-            rgb: (204, 121, 167),
+            rgb: (150, 0, 90),
             shape: MarkShape::Cross,
         },
         MarkKind {
@@ -123,28 +124,28 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "rejected",
             label: "write rejected",
             label_tr: "yazma reddedildi",
-            rgb: (120, 0, 120),
+            rgb: (240, 0, 200),
             shape: MarkShape::Cross,
         },
         MarkKind {
             name: "timeout",
             label: "timed out",
             label_tr: "zaman aşımı",
-            rgb: (230, 159, 0),
+            rgb: (0, 0, 0),
             shape: MarkShape::Cross,
         },
         MarkKind {
             name: "retry",
             label: "retry",
             label_tr: "yeniden deneme",
-            rgb: (0, 158, 115),
+            rgb: (0, 50, 130),
             shape: MarkShape::Diamond,
         },
         MarkKind {
             name: "lost",
             label: "crossing lost",
             label_tr: "mesaj kayboldu",
-            rgb: (153, 153, 153),
+            rgb: (120, 80, 0),
             shape: MarkShape::Cross,
         },
         MarkKind {

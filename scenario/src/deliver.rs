@@ -124,7 +124,9 @@ impl Sim<'_> {
                 return;
             };
             let j = &self.jobs[job as usize];
-            if j.wait != wait || j.taking as usize != qu {
+            // A wait that ended, or one of an actor that crashed since: no one to give it to.
+            let dead = j.incarnation != self.actors[j.actor as usize].incarnation;
+            if j.wait != wait || j.taking as usize != qu || dead {
                 continue;
             }
             let from = j.step_started;
@@ -167,7 +169,8 @@ impl Sim<'_> {
         // Waiters that stopped waiting (a timeout) are no one to queue behind.
         while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
             let j = &self.jobs[w as usize];
-            if j.wait == wait && j.taking as usize == qu {
+            let dead = j.incarnation != self.actors[j.actor as usize].incarnation;
+            if j.wait == wait && j.taking as usize == qu && !dead {
                 break;
             }
             self.queues[qu].waiters.pop_front();

@@ -17,22 +17,26 @@ impl Handler<Ev> for Sim<'_> {
     fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
         self.now = q.now();
         match ev {
-            // An open loop's next start, scheduled before its actor crashed or stopped: no
-            // more.
-            Ev::Start { actor }
-                if self.actors[actor as usize].crashed || self.actors[actor as usize].stopped => {}
             Ev::Start { actor } => {
-                let group = self.actors[actor as usize].group as usize;
-                if let Some((s, k)) = self.direct_group[group] {
+                let a = &self.actors[actor as usize];
+                if let Some((s, k)) = self.direct_group[a.group as usize] {
+                    // A direct group's one step is its request: its actors never crash, and
+                    // nothing it does readies a job or sets an error, so the checks below
+                    // are not needed.
                     self.start_direct(actor, s as usize, k, q);
-                } else {
+                    return Ok(());
+                }
+                // An open loop's next start, scheduled before its actor crashed or stopped:
+                // no more.
+                if !a.crashed && !a.stopped {
                     self.start_job(actor, q);
                 }
             }
-            Ev::Depart { server, instance } if self.direct[server as usize].is_some() => {
-                self.depart_direct(server as usize, instance, q);
-            }
-            Ev::Depart { server, instance } => self.depart(server as usize, instance, q),
+            Ev::Depart { server, instance } => match self.direct[server as usize] {
+                // As for a direct start: only its own internal error can come of it.
+                Some(g) => return self.depart_direct(server as usize, instance, g as usize, q),
+                None => self.depart(server as usize, instance, q),
+            },
             other => self.rare(other, q),
         }
         if !self.ready.is_empty() {
@@ -85,6 +89,7 @@ impl Sim<'_> {
         }
         if self.lanes.is_some() {
             let from = self.jobs[job as usize].step_started;
+            self.jobs[job as usize].in_service = false;
             self.span(job, "served", from, Some(now));
         }
         let j = &mut self.jobs[job as usize];
@@ -125,14 +130,19 @@ impl Sim<'_> {
     /// A direct group's request is served: the next starts, and the actor's repetition is
     /// done (a job's steps would end here, in this event).
     #[inline(always)]
-    fn depart_direct(&mut self, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+    fn depart_direct(
+        &mut self,
+        s: usize,
+        k: u32,
+        g: usize,
+        q: &mut EventQueue<Ev>,
+    ) -> Result<(), SimError> {
         let now = q.now();
         let Some((done, next)) = self.servers[s].depart(k, now) else {
-            self.error
-                .get_or_insert_with(|| "internal: a departure from an idle server".into());
-            return;
+            return Err(SimError::Model(
+                "internal: a departure from an idle server".into(),
+            ));
         };
-        let g = self.direct[s].unwrap_or(0) as usize;
         if let Some(next) = next {
             self.serve_direct(s, k, next.arrived, now, q);
             if self.entities {
@@ -150,6 +160,7 @@ impl Sim<'_> {
         if group.alias.is_none() {
             group.responses.record(now - done.arrived);
         }
+        Ok(())
     }
 
     /// Instance `k` of server `s` starts serving `next` at `now`, which waited since its
@@ -266,8 +277,11 @@ impl Sim<'_> {
                     // A new wait: the request left behind no longer reaches this job.
                     j.wait = j.wait.wrapping_add(1);
                     let from = j.step_started;
+                    // Given up in service or still queued.
+                    let kind = if j.in_service { "served" } else { "waiting" };
+                    j.in_service = false;
                     self.servers[s].time_out();
-                    self.span(job, "waiting", from, Some(now));
+                    self.span(job, kind, from, Some(now));
                     self.timed_out(job, q);
                 }
             }
@@ -392,11 +406,20 @@ impl Sim<'_> {
         } else {
             Some(job)
         };
+        if self.entities
+            && let Some(job) = job
+        {
+            // A request whose service starts has a wait (0 when served at once), even if its
+            // client gives up before the service ends.
+            let a = self.jobs[job as usize].actor as usize;
+            self.actors[a].server_wait.get_or_insert(0);
+        }
         if self.lanes.is_some()
             && let Some(job) = job
         {
             // Its service starts now: the `served` span begins here.
             self.jobs[job as usize].step_started = now;
+            self.jobs[job as usize].in_service = true;
         }
         let service = self.servers[s].start(k, arrived, now);
         q.schedule_in(
@@ -434,6 +457,14 @@ impl Sim<'_> {
     #[inline(never)]
     pub(crate) fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
+        let ju = job as usize;
+        if self.jobs[ju].incarnation != self.actors[self.jobs[ju].actor as usize].incarnation {
+            // Its actor crashed while this repetition waited (an open loop's repetitions
+            // overlap): it dies with it, holding what it holds. Its one wake-up is this, so
+            // the job is free again.
+            self.free.push(job);
+            return;
+        }
         loop {
             let j = job as usize;
             let step_index = self.jobs[j].step as usize;
@@ -526,6 +557,20 @@ impl Sim<'_> {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
+                    if self.tokens[j * self.locks.len() + l] == 0 {
+                        // A release that frees nothing is a mistake in the steps (a lock
+                        // picked by the wrong index, or one whose acquire timed out and went
+                        // on): say so, rather than leave the lock it meant taken.
+                        let actor = &self.actors[a as usize];
+                        self.error.get_or_insert(format!(
+                            "actor {} of `{}` releases `{}` at {} ms, which it does not hold (not taken in this repetition, or its acquire timed out and went on): release only a lock the repetition took",
+                            actor.index,
+                            p.groups[group].name,
+                            p.lock_names[l],
+                            sim_core::ns_to_ms(now),
+                        ));
+                        return;
+                    }
                     self.release(job, l, now);
                 }
                 StepP::Renew(lock) => {
@@ -630,12 +675,16 @@ impl Sim<'_> {
                     if dies {
                         self.roll_back(job);
                         self.mark(job, "crashed", now);
+                        let actor = &mut self.actors[a as usize];
+                        // Every repetition of its old self still under way ends too.
+                        actor.incarnation = actor.incarnation.wrapping_add(1);
+                        self.groups[group].crashed += 1;
+                        let more = actor.started < p.groups[group].repeat;
                         match restart {
-                            Some(d) => self.restart(job, d, q),
-                            None => {
-                                let actor = &mut self.actors[a as usize];
-                                actor.crashed = true;
-                                self.groups[group].crashed += 1;
+                            // A restart only when the actor has a repetition left to run.
+                            Some(d) if more => self.restart(job, d, q),
+                            _ => {
+                                self.actors[a as usize].crashed = true;
                                 // It holds what it held: a crashed holder's lock stays taken.
                                 self.free.push(job);
                             }

@@ -594,7 +594,7 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.crashed"),
-            format!("actors of `{n}` that crashed"),
+            format!("crashes of actors of `{n}` (a crash followed by a restart counts too)"),
             Count,
             Metric::GroupCrashed(g),
         )?;

@@ -104,11 +104,22 @@ impl Sim<'_> {
         j.step = handler;
         self.actors[a].timeouts += 1;
         self.groups[g].timeouts += 1;
-        // A bare give-up (`give_up_after_ms`) is marked as one when the repetition ends.
-        if !matches!(
-            steps[handler as usize],
-            StepP::AfterTimeout(crate::point::ThenP::End)
-        ) {
+        // A timeout that gives up at once (`give_up_after_ms`, `then = "end"`, the last
+        // attempt of a retry) is marked as the give-up alone, drawn at the same instant: one
+        // mark would hide the other.
+        // The timeout's own steps in between take no time when they only release.
+        let attempt = self.jobs[job as usize].attempt;
+        let then = steps[handler as usize..]
+            .iter()
+            .find(|s| !matches!(s, StepP::Release(_)));
+        let gives_up = match then {
+            Some(StepP::AfterTimeout(crate::point::ThenP::End)) => true,
+            Some(StepP::AfterTimeout(crate::point::ThenP::Retry { max_attempts, .. })) => {
+                attempt >= *max_attempts
+            }
+            _ => false,
+        };
+        if !gives_up {
             self.mark(job, "timeout", now);
         }
         self.go(job, q);
@@ -158,10 +169,23 @@ impl Sim<'_> {
             CondP::Outcome(o) => self.jobs[job as usize].outcome == *o,
             CondP::Chance(p, named) => {
                 let p = self.eval(job, p);
-                let j = &self.jobs[job as usize];
+                let a = self.jobs[job as usize].actor as usize;
+                if !(0.0..=1.0).contains(&p) {
+                    // An expression may leave [0, 1] at some k or parameter: say so, rather
+                    // than take every branch one way.
+                    let actor = &self.actors[a];
+                    self.error.get_or_insert(format!(
+                        "actor {} of `{}`: an `if`'s `chance` comes to {p}, not a probability in [0, 1]",
+                        actor.index, self.p.groups[actor.group as usize].name,
+                    ));
+                    return false;
+                }
                 let rng = match named {
-                    Some(s) => self.group_streams[j.group as usize][*s as usize] as usize,
-                    None => self.actors[j.actor as usize].chance_rng as usize,
+                    Some(s) => {
+                        self.group_streams[self.jobs[job as usize].group as usize][*s as usize]
+                            as usize
+                    }
+                    None => self.actors[a].chance_rng as usize,
                 };
                 sim_core::chance(&mut self.streams[rng], p)
             }
@@ -200,6 +224,8 @@ impl Sim<'_> {
         self.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
         let j = &self.jobs[ju];
         let (a, g) = (j.actor as usize, j.group as usize);
+        // The restarted job is the actor's new self.
+        self.jobs[ju].incarnation = self.actors[a].incarnation;
         self.actors[a].restarts += 1;
         self.groups[g].restarts += 1;
         self.mark(job, "restarted", now + d);

@@ -129,6 +129,12 @@ pub struct Job {
     pub serving: u16,
     /// The queue it waits to take from (`u16::MAX`: none).
     pub taking: u16,
+    /// Its actor's incarnation when it started: once the actor crashes (and perhaps
+    /// restarts), a repetition of its old self still under way goes no further.
+    pub incarnation: u32,
+    /// Drawn on a timeline: its request is in service (a timeout then ends a `served` span,
+    /// not a `waiting` one).
+    pub in_service: bool,
 }
 
 pub struct Actor {
@@ -159,6 +165,8 @@ pub struct Actor {
     pub timeouts: u64,
     /// Times it crashed and restarted.
     pub restarts: u64,
+    /// Its crashes so far: a job started before the last one is its old self's.
+    pub incarnation: u32,
 }
 
 pub struct GroupState {
@@ -497,6 +505,8 @@ impl<'p> Sim<'p> {
             outcome: 0,
             serving: NO_SERVER,
             taking: u16::MAX,
+            incarnation: a.incarnation,
+            in_service: false,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());
@@ -790,6 +800,7 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
                 chance_rng,
                 timeouts: 0,
                 restarts: 0,
+                incarnation: 0,
             });
         }
     }

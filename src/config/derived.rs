@@ -134,6 +134,14 @@ impl Loader<'_> {
                 format!("at most {MAX_DERIVED} [[metric]] tables"),
             ));
         }
+        // Every [[metric]]'s name, to tell a name declared further down from an unknown one.
+        let declared: Vec<String> = (items.iter())
+            .filter_map(|(t, _)| {
+                let fields = self.known_fields(t, "[[metric]]", KEYS).ok()?;
+                let (_, v) = fields.iter().find(|(k, _)| k.get_ref() == "name")?;
+                self.string(v, "name").ok()
+            })
+            .collect();
         for (t, span) in items {
             let fields = self.known_fields(t, "[[metric]]", KEYS)?;
             let field = |k: &str| {
@@ -159,7 +167,18 @@ impl Loader<'_> {
                         Err(format!("`{n}` is not numeric"))
                     };
                 }
-                match plan.resolve(n, false, true)? {
+                let var = plan.resolve(n, false, true).map_err(|e| {
+                    if n == name {
+                        format!("`{n}` is this [[metric]] itself: it reads other metrics")
+                    } else if declared.iter().any(|d| d == n) {
+                        format!(
+                            "`{n}` is a [[metric]] declared further down: a derived metric reads only those declared before it (move `{n}`'s table above this one)"
+                        )
+                    } else {
+                        e
+                    }
+                })?;
+                match var {
                     Var::Param(i) if i < inner.params().len() => Ok(Input::Param(i)),
                     Var::Param(_) => Err(format!(
                         "`{n}` is a [vars] variable; a derived metric reads the model's parameters (derive one from `{n}` in [params]) and metrics"

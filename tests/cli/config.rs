@@ -357,6 +357,14 @@ fn derived_metrics_are_metrics_like_the_models_own() {
             "[vars]\nrho = \"load\"\n[sweep]\nrho = [1]\n[[metric]]\nname = \"x\"\nexpr = \"rho\"\n",
             "is a [vars] variable",
         ),
+        (
+            "[[metric]]\nname = \"a\"\nexpr = \"b + 1\"\n[[metric]]\nname = \"b\"\nexpr = \"2\"\n",
+            "8:9: in `expr`: `b` is a [[metric]] declared further down",
+        ),
+        (
+            "[[metric]]\nname = \"a\"\nexpr = \"a + 1\"\n",
+            "8:9: in `expr`: `a` is this [[metric]] itself",
+        ),
     ];
     for (i, (tail, needle)) in cases.iter().enumerate() {
         let bad = write_config(

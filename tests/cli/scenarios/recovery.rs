@@ -351,17 +351,18 @@ fn a_lock_chosen_by_an_expression_is_the_actors_own() {
 }
 
 /// A crash followed by a restart: each repetition works 10 ms and crashes; the actor comes
-/// back 5 ms later with its next one. Repetitions at 0, 15, 30; three restarts, the last
-/// at 45 with nothing left to run; none completed.
+/// back 5 ms later with its next one. Repetitions at 0, 15, 30 crash at 10, 25, 40: three
+/// crashes, but only two restarts — at the third nothing is left to run, so the actor stays
+/// down (nothing is counted or drawn past the run's end at 40); none completed.
 #[test]
 fn a_crash_with_a_restart_loses_the_repetition_and_starts_the_next() {
     let text = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nrepeat = 3\nsteps = [{ delay_ms = 10 }, { crash = \"all\", restart_after_ms = 5 }]\n";
     let run = run_text(text, 0);
-    assert_eq!(num(run.metric("a.restarts")), 3.0);
+    assert_eq!(num(run.metric("a.restarts")), 2.0);
     assert_eq!(num(run.metric("a.started")), 3.0);
     assert_eq!(num(run.metric("a.completed")), 0.0);
-    assert_eq!(num(run.metric("a.crashed")), 0.0, "it came back each time");
-    assert_eq!(run.entity("a", "outcome").to_string(), "restarted");
+    assert_eq!(num(run.metric("a.crashed")), 3.0, "every crash counts");
+    assert_eq!(run.entity("a", "outcome").to_string(), "crashed");
     // A restart keeps the locks its old self held: the next repetition's acquire waits
     // for good (a queue lock), and the run ends with it unfinished at 10.
     let held = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[actor]]\nname = \"a\"\nrepeat = 2\nsteps = [{ acquire = \"L\" }, { delay_ms = 10 }, { crash = \"all\", restart_after_ms = 5 }, { release = \"L\" }]\n";
@@ -667,4 +668,88 @@ fn a_lock_leaked_by_a_give_up_is_named_when_its_holder_asks_again() {
     }
     assert_eq!(num(run.metric("makespan_ms")), 320.0);
     assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
+}
+
+/// An open loop's repetitions overlap, and a crash ends them all. One actor starts every
+/// 10 ms (6 times); a repetition waits 5 ms, crashes if it is repetition k = 1, waits 20 ms
+/// more, then increments `r`. Repetition 0 (0 → 5 → 25) would write at 25, but its actor
+/// crashed at 15 (repetition 1, started at 10): it writes nothing, and no start comes after.
+/// So `r` stays 0: one crash, two repetitions started (0 and 1), none completed.
+#[test]
+fn a_crash_in_an_open_loop_ends_every_repetition_under_way() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nevery_ms = 10\nrepeat = 6\nsteps = [{ delay_ms = 5 }, { if = { value = \"k\", equals = 1 }, then = [{ crash = \"all\" }] }, { delay_ms = 20 }, { read = \"r\" }, { write = \"r\", value = \"r + 1\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(
+        num(run.metric("r.value")),
+        0.0,
+        "repetition 0 died with its actor"
+    );
+    assert_eq!(num(run.metric("a.crashed")), 1.0);
+    assert_eq!(num(run.metric("a.started")), 2.0);
+    assert_eq!(num(run.metric("a.completed")), 0.0);
+    // Every repetition crashes at its 25th ms: repetition 0 at 25; repetitions 1 and 2
+    // (started at 10 and 20) die with it, and the start due at 30 never comes. One crash,
+    // not three.
+    let each = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nevery_ms = 10\nrepeat = 6\nsteps = [{ delay_ms = 25 }, { crash = \"all\" }]\n";
+    let run = run_text(each, 0);
+    assert_eq!(num(run.metric("a.crashed")), 1.0);
+    assert_eq!(
+        num(run.metric("a.started")),
+        3.0,
+        "starts at 0, 10, 20; none at 30"
+    );
+}
+
+/// A release that frees nothing is a mistake in the steps, named with its actor and time:
+/// actor 0 takes A (index i = 0) and releases B (index 1 − i = 1), which it never took; so
+/// does actor 1 the other way round. Each takes its lock at 0 and releases at 10.
+#[test]
+fn a_release_of_a_lock_not_held_is_named() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\n\
+        [[actor]]\nname = \"w\"\ncount = 2\nsteps = [{ acquire = { one_of = [\"A\", \"B\"], index = \"i\" } }, { delay_ms = 10 }, { release = { one_of = [\"A\", \"B\"], index = \"1 - i\" } }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("actor 0 releases B, which it never took");
+    assert!(
+        err.to_string()
+            .contains("actor 0 of `w` releases `B` at 10 ms, which it does not hold"),
+        "{err}"
+    );
+    // The same steps with the right index run: both locks free at the end.
+    let run = run_text(&text.replace("\"1 - i\"", "\"i\""), 0);
+    assert_eq!(num(run.metric("w.completed")), 2.0);
+    assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
+}
+
+/// A chance given by an expression must stay a probability: `k - 5` is −5 at the first
+/// repetition (k = 0), so the run stops there and says what it came to. `k / 4` over
+/// repeat = 5 stays in [0, 1] (0, 0.25, 0.5, 0.75, 1) and runs.
+#[test]
+fn a_chance_outside_zero_to_one_is_named() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nrepeat = 5\nsteps = [{ if = { chance = \"k - 5\" }, then = [{ write = \"r\", value = 1 }] }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("a chance of -5");
+    assert!(
+        err.to_string().contains(
+            "actor 0 of `a`: an `if`'s `chance` comes to -5, not a probability in [0, 1]"
+        ),
+        "{err}"
+    );
+    let run = run_text(&text.replace("k - 5", "k / 4"), 0);
+    assert_eq!(num(run.metric("a.completed")), 5.0);
+}
+
+/// A request whose service starts at once waited 0 ms, even when its client gives up during
+/// the service: one client, a 40 ms service, a 10 ms timeout that ends the repetition.
+#[test]
+fn a_request_served_at_once_waited_nothing_even_if_its_client_left() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 40\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", timeout_ms = 10, on_timeout = { then = \"end\" } }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("c.gave_up")), 1.0);
+    assert_eq!(num(run.entity("c", "server_wait_ms")), 0.0);
 }
