@@ -285,19 +285,7 @@ fn queue_scenario(
         p.requests_per_client,
         p.interarrival_ms.ms(),
     );
-    // The composer is a crate of its own, joined to the models as the binary does.
-    let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
-    let config = coordsim::config::Config::parse(
-        coordsim::source::Source {
-            name: "queue-scenario.toml".into(),
-            text,
-        },
-        &registry,
-    )
-    .expect("the scenario config loads");
-    let mut plan = config.plan;
-    let columns = plan.model.metrics().iter().map(|c| c.name).collect();
-    (plan.plans.swap_remove(0), columns)
+    scenario_plan("queue-scenario.toml", text)
 }
 
 /// The scenario form of `outbox`'s random variant (as `tests/cli/scenarios/delivery.rs`
@@ -320,10 +308,19 @@ fn outbox_scenario(n: u64, p: f64) -> (Box<dyn coordsim_model::PreparedRun>, Vec
            {{ ack = \"outbox\" }}]\n",
         2 * n + 100
     );
+    scenario_plan("outbox-scenario.toml", text)
+}
+
+/// A scenario config's one point, ready to run, and its metric columns. The composer is a
+/// crate of its own, joined to the models as the binary does.
+fn scenario_plan(
+    name: &str,
+    text: String,
+) -> (Box<dyn coordsim_model::PreparedRun>, Vec<&'static str>) {
     let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
     let config = coordsim::config::Config::parse(
         coordsim::source::Source {
-            name: "outbox-scenario.toml".into(),
+            name: name.into(),
             text,
         },
         &registry,
