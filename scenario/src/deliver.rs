@@ -16,7 +16,7 @@ use crate::spec::{KeyOp, Num};
 
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
-    /// the transaction ends.
+    /// the transaction ends. False when a number is not a number (the run stops).
     pub fn put_step(
         &mut self,
         job: u32,
@@ -24,7 +24,7 @@ impl Sim<'_> {
         value: &Num,
         fields: &[Num],
         q: &mut EventQueue<Ev>,
-    ) {
+    ) -> bool {
         let mut numbers = std::mem::take(&mut self.scratch);
         numbers.clear();
         numbers.push(self.eval(job, value));
@@ -32,6 +32,16 @@ impl Sim<'_> {
             numbers.push(self.eval(job, f));
         }
         let qu = queue as usize;
+        if let Some(n) = numbers.iter().position(|x| !x.is_finite()) {
+            let qp = &self.p.queues[qu];
+            let what = match n {
+                0 => format!("a put's value on `{}`", qp.name),
+                f => format!("a put's field `{}` on `{}`", qp.field_names[f - 1], qp.name),
+            };
+            self.not_finite(job, &what, numbers[n]);
+            self.scratch = numbers;
+            return false;
+        }
         let outcome = if self.tx == Some(job) {
             let pending = self
                 .deferred
@@ -55,6 +65,7 @@ impl Sim<'_> {
         };
         self.scratch = numbers;
         self.jobs[job as usize].outcome = outcome;
+        true
     }
 
     /// Puts a message with these numbers on `queue` now; false when it is full.
@@ -250,6 +261,11 @@ impl Sim<'_> {
             }
             KeyOp::Insert => {
                 let v = self.eval(job, value);
+                if !v.is_finite() {
+                    let what = format!("an insert's value into `{}`", self.p.keys[s].name);
+                    self.not_finite(job, &what, v);
+                    return false;
+                }
                 let (f, u) = self.keys[s].insert(key, v);
                 match f {
                     Found::Absent => (INSERTED, v, Some(u)),
@@ -258,6 +274,11 @@ impl Sim<'_> {
             }
             KeyOp::Set => {
                 let v = self.eval(job, value);
+                if !v.is_finite() {
+                    let what = format!("a set's value into `{}`", self.p.keys[s].name);
+                    self.not_finite(job, &what, v);
+                    return false;
+                }
                 (SET, v, Some(self.keys[s].set(key, v)))
             }
             KeyOp::Remove => {
@@ -266,6 +287,12 @@ impl Sim<'_> {
                 (o, held(f), Some(u))
             }
         };
+        let total = self.keys[s].total();
+        if !total.is_finite() {
+            let what = format!("the total of `{}` after this step", self.p.keys[s].name);
+            self.not_finite(job, &what, total);
+            return false;
+        }
         if let Some(u) = undo
             && self.tx == Some(job)
         {
@@ -275,6 +302,18 @@ impl Sim<'_> {
         self.stored[job as usize * nk + s] = stored;
         self.jobs[job as usize].outcome = outcome;
         true
+    }
+
+    /// Stops the run: `job`'s step would store `x` (NaN or infinite) as `what`, which then
+    /// stays not a number for good (a key store's total, a message's value).
+    pub fn not_finite(&mut self, job: u32, what: &str, x: f64) {
+        let a = &self.actors[self.jobs[job as usize].actor as usize];
+        self.error.get_or_insert(format!(
+            "actor {} of `{}` at {} ms: {what} is {x}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
+            a.index,
+            self.p.groups[a.group as usize].name,
+            sim_core::ns_to_ms(self.now),
+        ));
     }
 
     /// A transaction begins: its effects are undone if its actor crashes before its end.

@@ -86,3 +86,70 @@ fn a_group_naming_a_stream_may_not_be_called_like_an_automatic_one() {
     let run = run_text(&text.replace(", stream = \"a-0\"", ""), 0);
     assert_eq!(num(run.metric("chance.completed")), 1.0);
 }
+
+/// A number that is not a number is never stored: a lookup of a missing key leaves the
+/// store's name NaN, and an insert, a set, a put's value or field, or a register write of
+/// it stops the run, naming the actor, the step and the resource (in a transaction too). So
+/// does a value that overflows to infinity, and a store whose total would.
+#[test]
+fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
+    let text = |steps: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = [[1, 5]]\n\
+             [[resource]]\nname = \"q\"\nkind = \"queue\"\nfields = [\"m\"]\n\
+             [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[actor]]\nname = \"a\"\nsteps = [{steps}]\n"
+        )
+    };
+    let missing = "{ lookup = \"ks\", key = 99 }, ";
+    for (steps, says) in [
+        (
+            "{ insert = \"ks\", key = 6, value = \"ks\" }",
+            "an insert's value into `ks` is NaN",
+        ),
+        (
+            "{ set = \"ks\", key = 6, value = \"ks + 1\" }",
+            "a set's value into `ks` is NaN",
+        ),
+        (
+            "{ put = \"q\", value = \"ks\" }",
+            "a put's value on `q` is NaN",
+        ),
+        (
+            "{ put = \"q\", fields = { m = \"ks\" } }",
+            "a put's field `m` on `q` is NaN",
+        ),
+        (
+            "{ write = \"r\", value = \"ks\" }",
+            "a write's value into `r` is NaN",
+        ),
+        (
+            "{ transaction = [{ insert = \"ks\", key = 6, value = \"ks\" }] }",
+            "an insert's value into `ks` is NaN",
+        ),
+    ] {
+        let e = run_error(&text(&format!("{missing}{steps}")));
+        assert!(
+            e.contains(&format!(
+                "actor 0 of `a` at 0 ms: {says}, not a finite number"
+            )),
+            "{steps}: {e}"
+        );
+        // Looking up the key that is there (1 → 5), the same steps run.
+        run_text(&text(&format!("{}{steps}", missing.replace("99", "1"))), 0);
+    }
+    // 10^400 (k = 0; an expression of `k`, so computed in the run) is past the largest
+    // double: infinite.
+    let e = run_error(&text(
+        "{ set = \"ks\", key = 2, value = \"10 ^ (400 + k)\" }",
+    ));
+    assert!(e.contains("a set's value into `ks` is inf"), "{e}");
+    // Two keys of 10^308 each: the total (10^308 + 5 + 10^308 > 1.8 · 10^308) overflows.
+    let e = run_error(&text(
+        "{ set = \"ks\", key = 2, value = \"10 ^ (308 + k)\" }, { set = \"ks\", key = 3, value = \"10 ^ (308 + k)\" }",
+    ));
+    assert!(
+        e.contains("the total of `ks` after this step is inf"),
+        "{e}"
+    );
+}
