@@ -7,9 +7,9 @@ use sim_core::EventQueue;
 use crate::evaluate::{bad_key, key_of};
 use crate::keys::Found;
 use crate::point::TimeoutP;
-use crate::queue::NO_MSG;
+use crate::queue::{NO_MSG, NO_RECEIPT};
 use crate::recover::{
-    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, PUT, REMOVED, SET, TAKEN,
+    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, SET, TAKEN,
 };
 use crate::sim::{Deferred, Ev, NONE, Sim, Undo};
 use crate::spec::{KeyOp, Num};
@@ -210,25 +210,33 @@ impl Sim<'_> {
     }
 
     /// An ack step: the message the actor last took from `queue`, if its take still holds
-    /// it (inside a transaction, acknowledged when the transaction ends).
+    /// it (inside a transaction, acknowledged when the transaction ends). Outcome `acked`,
+    /// `expired` (the message came back first) or `not_held` (nothing taken on this path,
+    /// its take got nothing, or its message acknowledged already): the same inside a
+    /// transaction and out of one.
     pub fn ack_step(&mut self, job: u32, queue: u16) {
         let qu = queue as usize;
-        let nq = self.queues.len();
-        let (m, receipt) = self.taken[job as usize * nq + qu];
-        let ok = m != NO_MSG
-            && if self.tx == Some(job) {
-                let ok = self.queues[qu].can_ack(m, receipt);
-                if ok {
-                    self.deferred.push(Deferred::Ack {
-                        queue,
-                        msg: m,
-                        receipt,
-                    });
-                }
-                ok
-            } else {
-                self.queues[qu].ack(m, receipt)
-            };
+        let slot = job as usize * self.queues.len() + qu;
+        let (m, receipt) = self.taken[slot];
+        if m == NO_MSG || receipt == NO_RECEIPT {
+            self.jobs[job as usize].outcome = NOT_HELD;
+            return;
+        }
+        let ok = if self.tx == Some(job) {
+            let ok = self.queues[qu].can_ack(m, receipt);
+            if ok {
+                self.deferred.push(Deferred::Ack {
+                    queue,
+                    msg: m,
+                    receipt,
+                });
+            }
+            ok
+        } else {
+            self.queues[qu].ack(m, receipt)
+        };
+        // Acknowledged, or too late: the take holds it no more (its names stay).
+        self.taken[slot].1 = NO_RECEIPT;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
         if ok {
             self.mark(job, "acked", self.now);

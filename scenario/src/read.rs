@@ -117,6 +117,9 @@ pub struct Reader<'s> {
     /// The names a take or a key store's step gives the actor (`outbox`, `outbox.id`,
     /// `seen`), with what each is and the resource (by index) whose step gives it.
     pub vars: Vec<(String, Var, usize)>,
+    /// The queues (by their number among the queues) with no `visibility_ms`: a take
+    /// removes the message, so nothing is left to acknowledge.
+    pub unacked: Vec<u16>,
 }
 
 impl Reader<'_> {

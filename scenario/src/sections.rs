@@ -52,6 +52,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
         resources: Vec::new(),
         registers: Vec::new(),
         vars: Vec::new(),
+        unacked: Vec::new(),
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     for (r, v) in resource_values.iter().enumerate() {
@@ -340,6 +341,9 @@ fn queue(
         .iter()
         .filter(|(_, k)| *k == "queue")
         .count() as u16;
+    if get(entries, "visibility_ms").is_none() {
+        reader.unacked.push(q);
+    }
     reader.vars.push((name.clone(), Var::Msg(q, 0), r));
     reader.vars.push((format!("{name}.id"), Var::Msg(q, 1), r));
     reader

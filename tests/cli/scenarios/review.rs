@@ -153,3 +153,90 @@ fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
         "{e}"
     );
 }
+
+/// An ack on a queue with no `visibility_ms` has nothing to acknowledge (a take removed the
+/// message): an error at the ack, saying to set `visibility_ms`.
+#[test]
+fn an_ack_on_a_queue_without_visibility_is_refused_where_it_is_written() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\n\
+         [[actor]]\nname = \"a\"\nsteps = [{ put = \"q\" }, { take = \"q\" }, { ack = \"q\" }]\n";
+    let e = load_error(text);
+    assert!(
+        e.contains("t.toml:7:")
+            && e.contains("`q` has no `visibility_ms`")
+            && e.contains("set `visibility_ms`"),
+        "{e}"
+    );
+    let with = text.replace(
+        "kind = \"queue\"\n",
+        "kind = \"queue\"\nvisibility_ms = 50\n",
+    );
+    assert_eq!(num(run_text(&with, 0).metric("q.acked")), 1.0);
+}
+
+/// A queue `q` (visibility 50 ms) and the steps, after which ack `n` (from 0) records its
+/// outcome as a digit of `o.total`: 1 `acked`, 2 `expired`, 3 `not_held`, times 10^n.
+fn ack_outcomes(steps: &str) -> f64 {
+    let text = format!(
+        "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\nvisibility_ms = 50\n\
+         [[resource]]\nname = \"o\"\nkind = \"keys\"\n\
+         [[actor]]\nname = \"a\"\nsteps = [{steps}]\n"
+    );
+    num(run_text(&text, 0).metric("o.total"))
+}
+
+/// Ack `n`'s outcome recorded (see `ack_outcomes`).
+fn rec(n: u32) -> String {
+    let set = |code: u32| {
+        format!(
+            "{{ set = \"o\", key = {n}, value = {} }}",
+            code * 10u32.pow(n)
+        )
+    };
+    format!(
+        "{{ if = \"acked\", then = [{}], else = [{{ if = \"expired\", then = [{}], else = [{{ if = \"not_held\", then = [{}] }}] }}] }}",
+        set(1),
+        set(2),
+        set(3)
+    )
+}
+
+/// An ack of nothing — a second ack, an ack after one too late, an ack on a path that took
+/// nothing — is `not_held`, inside a transaction and out of one; `expired` is only an ack
+/// of a message that came back first.
+#[test]
+fn an_ack_of_nothing_is_not_held_and_not_expired() {
+    let (r0, r1) = (rec(0), rec(1));
+    for (steps, expected) in [
+        // Acked, then nothing held: 1 + 3 · 10.
+        (
+            format!(
+                "{{ put = \"q\" }}, {{ take = \"q\" }}, {{ ack = \"q\" }}, {r0}, {{ ack = \"q\" }}, {r1}"
+            ),
+            31.0,
+        ),
+        // The same two acks in one transaction: 31 again.
+        (
+            format!(
+                "{{ put = \"q\" }}, {{ put = \"q\" }}, {{ take = \"q\" }}, {{ transaction = [{{ ack = \"q\" }}, {r0}, {{ ack = \"q\" }}, {r1}] }}"
+            ),
+            31.0,
+        ),
+        // Taken at 0, back at 50, acked at 60: expired (2), then nothing held (3 · 10).
+        (
+            format!(
+                "{{ put = \"q\" }}, {{ take = \"q\" }}, {{ delay_ms = 60 }}, {{ ack = \"q\" }}, {r0}, {{ ack = \"q\" }}, {r1}"
+            ),
+            32.0,
+        ),
+        // The take is on a branch never taken (chance 0): nothing to acknowledge, 3.
+        (
+            format!(
+                "{{ put = \"q\" }}, {{ if = {{ chance = 0 }}, then = [{{ take = \"q\" }}] }}, {{ ack = \"q\" }}, {r0}"
+            ),
+            3.0,
+        ),
+    ] {
+        assert_eq!(ack_outcomes(&steps), expected, "{steps}");
+    }
+}
