@@ -238,7 +238,8 @@ impl Sim<'_> {
         // Acknowledged, or too late: the take holds it no more (its names stay).
         self.taken[slot].1 = NO_RECEIPT;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
-        if ok {
+        // Inside a transaction, marked when it lands.
+        if ok && self.tx != Some(job) {
             self.mark(job, "acked", self.now);
         }
     }
@@ -338,7 +339,7 @@ impl Sim<'_> {
 
     /// The transaction ends: its puts and acks land now, with its other effects.
     pub fn commit(&mut self, q: &mut EventQueue<Ev>) {
-        self.tx = None;
+        let job = self.tx.take();
         self.undo.clear();
         let deferred = std::mem::take(&mut self.deferred);
         let numbers = std::mem::take(&mut self.tx_numbers);
@@ -355,7 +356,12 @@ impl Sim<'_> {
                     msg,
                     receipt,
                 } => {
-                    self.queues[queue as usize].ack(msg, receipt);
+                    // Held when it ran, at this instant: it lands now, and is marked.
+                    if self.queues[queue as usize].ack(msg, receipt)
+                        && let Some(job) = job
+                    {
+                        self.mark(job, "acked", q.now());
+                    }
                 }
                 Deferred::Refused { queue } => self.queues[queue as usize].refused += 1,
             }

@@ -240,3 +240,35 @@ fn an_ack_of_nothing_is_not_held_and_not_expired() {
         assert_eq!(ack_outcomes(&steps), expected, "{steps}");
     }
 }
+
+/// The marks of lane 0 of `text`'s run.
+fn marks(text: &str) -> Vec<(String, f64)> {
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let out = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits).with_lanes(true))
+        .expect("runs");
+    out.lanes.lanes()[0]
+        .marks()
+        .iter()
+        .map(|m| (m.kind.to_string(), m.at_ms))
+        .collect()
+}
+
+/// An ack inside a transaction is marked when the transaction lands; one that crashes lands
+/// nothing, and draws no `acked` mark: taken at 0, crashed at 0, nothing else.
+#[test]
+fn an_ack_in_a_transaction_that_rolls_back_is_not_marked() {
+    let text = |crash: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\nvisibility_ms = 50\n\
+             [[actor]]\nname = \"a\"\nsteps = [{{ put = \"q\" }}, {{ take = \"q\" }}, {{ transaction = [{{ ack = \"q\" }}{crash}] }}]\n"
+        )
+    };
+    let kinds = |m: Vec<(String, f64)>| m.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+    assert_eq!(
+        kinds(marks(&text(", { crash = \"all\" }"))),
+        ["taken", "crashed"]
+    );
+    assert_eq!(kinds(marks(&text(""))), ["taken", "acked", "done"]);
+}
