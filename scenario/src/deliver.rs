@@ -177,6 +177,10 @@ impl Sim<'_> {
         let now = q.now();
         let qu = queue as usize;
         self.jobs[job as usize].step_started = now;
+        // Until it gets a message, the take has none: its names are unset (NaN), not the
+        // last message's, and there is nothing to acknowledge.
+        let nq = self.queues.len();
+        self.taken[job as usize * nq + qu] = (NO_MSG, 0);
         // Waiters that stopped waiting (a timeout) are no one to queue behind.
         while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
             let j = &self.jobs[w as usize];

@@ -272,3 +272,27 @@ fn an_ack_in_a_transaction_that_rolls_back_is_not_marked() {
     );
     assert_eq!(kinds(marks(&text(""))), ["taken", "acked", "done"]);
 }
+
+/// A take that gets nothing leaves its names unset: repetition 0 takes the one message (7),
+/// repetition 1's take times out and goes on, and its write of `r + q` is of a number that
+/// is not one (not 0 + 7 again), so the run stops there; an ack after it holds nothing.
+#[test]
+fn a_take_that_got_nothing_leaves_its_names_unset() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\n\
+         [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+         [[actor]]\nname = \"p\"\nsteps = [{ put = \"q\", value = 7 }]\n\
+         [[actor]]\nname = \"c\"\nrepeat = 2\nsteps = [{ take = \"q\", timeout_ms = 5, on_timeout = { then = \"go_on\" } }, { read = \"r\" }, { write = \"r\", value = \"r + q\" }]\n";
+    let e = run_error(text);
+    assert!(
+        e.contains("actor 0 of `c` at 5 ms: a write's value into `r` is NaN"),
+        "{e}"
+    );
+    // With a visibility timeout: acked at 0 (1), then the timed-out take's ack holds
+    // nothing (3 · 10), where it used to find the first message again (expired).
+    let steps = format!(
+        "{{ put = \"q\" }}, {{ take = \"q\" }}, {{ ack = \"q\" }}, {}, {{ take = \"q\", timeout_ms = 5, on_timeout = {{ then = \"go_on\" }} }}, {{ ack = \"q\" }}, {}",
+        rec(0),
+        rec(1)
+    );
+    assert_eq!(ack_outcomes(&steps), 31.0, "{steps}");
+}
