@@ -94,7 +94,12 @@ impl Sim<'_> {
             Some(k) => {
                 let k = k as usize;
                 self.cross(qu, k, m, q);
-                if self.links[k].duplicates() {
+                // A copy is a put of its own: a full queue refuses it (and counts it), so a
+                // capacity holds copies included. Drawn whether or not there is room.
+                let copies = self.links[k].duplicates();
+                if copies && self.queues[qu].full(0) {
+                    self.queues[qu].refused += 1;
+                } else if copies {
                     // On the stack: a message has at most 1 + MAX_FIELDS numbers.
                     let mut copy = [0.0; 1 + crate::spec::MAX_FIELDS];
                     let numbers = self.queues[qu].numbers(m);
