@@ -370,6 +370,16 @@ impl Reader<'_> {
         v: &Value,
         kind: &'static str,
     ) -> Result<u16, ComposeError> {
+        if let Value::Table(t) = v
+            && t.iter().any(|(k, _)| k == "one_of" || k == "by")
+        {
+            return fail(
+                path,
+                format!(
+                    "this step names its {kind}: `one_of` and `by` choose a resource only in an acquire, a release, a renew, a request and a send"
+                ),
+            );
+        }
         let name = string(path.clone(), v, "a resource name")?;
         match self.resources.iter().position(|(n, _)| *n == name) {
             // Its number among the resources of its kind, which is how steps name it.

@@ -329,3 +329,28 @@ fn a_duplicate_that_finds_the_queue_full_is_refused() {
         assert_eq!(num(run.metric(metric)), expected, "{metric}");
     }
 }
+
+/// What the docs now say of the delivery steps: they name their resource (a choice,
+/// `one_of` or `by`, is an error at its place that says which steps take one, not a
+/// complaint about a string), and an ack at the visibility timeout's instant is too late.
+#[test]
+fn a_delivery_step_takes_no_choice_and_an_ack_at_the_timeout_is_late() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\n\
+         [[resource]]\nname = \"p\"\nkind = \"queue\"\n\
+         [[actor]]\nname = \"a\"\nsteps = [{ put = { one_of = [\"q\", \"p\"], index = \"i\" } }]\n";
+    // An ack at exactly take + visibility_ms (0 + 50) is too late: the message is visible
+    // again at that instant. 1 ns before it, in time.
+    let late = |delay: &str| {
+        ack_outcomes(&format!(
+            "{{ put = \"q\" }}, {{ take = \"q\" }}, {{ delay_ms = {delay} }}, {{ ack = \"q\" }}, {}",
+            rec(0)
+        ))
+    };
+    assert_eq!((late("50"), late("49.999999")), (2.0, 1.0));
+    let e = load_error(text);
+    assert!(
+        e.contains("t.toml:10:")
+            && e.contains("`one_of` and `by` choose a resource only in an acquire"),
+        "{e}"
+    );
+}
