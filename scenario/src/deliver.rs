@@ -61,6 +61,7 @@ impl Sim<'_> {
         } else if self.put_now(queue, &numbers, q) {
             PUT
         } else {
+            self.mark(job, "full", q.now());
             FULL
         };
         self.scratch = numbers;
@@ -233,13 +234,15 @@ impl Sim<'_> {
         }
         let ok = if self.tx == Some(job) {
             let ok = self.queues[qu].can_ack(m, receipt);
-            if ok {
-                self.deferred.push(Deferred::Ack {
+            self.deferred.push(if ok {
+                Deferred::Ack {
                     queue,
                     msg: m,
                     receipt,
-                });
-            }
+                }
+            } else {
+                Deferred::Late
+            });
             ok
         } else {
             self.queues[qu].ack(m, receipt)
@@ -248,8 +251,8 @@ impl Sim<'_> {
         self.taken[slot].1 = NO_RECEIPT;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
         // Inside a transaction, marked when it lands.
-        if ok && self.tx != Some(job) {
-            self.mark(job, "acked", self.now);
+        if self.tx != Some(job) {
+            self.mark(job, if ok { "acked" } else { "expired" }, self.now);
         }
     }
 
@@ -372,7 +375,17 @@ impl Sim<'_> {
                         self.mark(job, "acked", q.now());
                     }
                 }
-                Deferred::Refused { queue } => self.queues[queue as usize].refused += 1,
+                Deferred::Refused { queue } => {
+                    self.queues[queue as usize].refused += 1;
+                    if let Some(job) = job {
+                        self.mark(job, "full", q.now());
+                    }
+                }
+                Deferred::Late => {
+                    if let Some(job) = job {
+                        self.mark(job, "expired", q.now());
+                    }
+                }
             }
         }
         self.deferred = deferred;

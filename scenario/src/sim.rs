@@ -271,6 +271,8 @@ pub enum Deferred {
     Refused {
         queue: u16,
     },
+    /// An ack too late (the message came back first): nothing lands, but it is drawn.
+    Late,
 }
 
 impl<'p> Sim<'p> {

@@ -354,3 +354,48 @@ fn a_delivery_step_takes_no_choice_and_an_ack_at_the_timeout_is_late() {
         "{e}"
     );
 }
+
+/// A refused put and an ack too late are drawn (`full`, `expired`), outside a transaction at
+/// the step and inside one when it lands; a transaction that crashes draws neither.
+/// Capacity 1: the second put at 0 is refused. Visibility 10: taken at 0, back at 10, the
+/// ack at 20 is too late.
+#[test]
+fn a_refused_put_and_a_late_ack_are_marked() {
+    let text = |steps: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\ncapacity = 1\nvisibility_ms = 10\n\
+             [[actor]]\nname = \"a\"\nsteps = [{steps}]\n"
+        )
+    };
+    let late = "{ put = \"q\" }, { take = \"q\" }, { delay_ms = 20 }";
+    for (steps, expected) in [
+        (
+            "{ put = \"q\" }, { put = \"q\" }".to_string(),
+            vec![("full", 0.0), ("done", 0.0)],
+        ),
+        (
+            "{ put = \"q\" }, { transaction = [{ put = \"q\" }] }".to_string(),
+            vec![("full", 0.0), ("done", 0.0)],
+        ),
+        (
+            "{ put = \"q\" }, { transaction = [{ put = \"q\" }, { crash = \"all\" }] }".to_string(),
+            vec![("crashed", 0.0)],
+        ),
+        (
+            format!("{late}, {{ ack = \"q\" }}"),
+            vec![("taken", 0.0), ("expired", 20.0), ("done", 20.0)],
+        ),
+        (
+            format!("{late}, {{ transaction = [{{ ack = \"q\" }}] }}"),
+            vec![("taken", 0.0), ("expired", 20.0), ("done", 20.0)],
+        ),
+        (
+            format!("{late}, {{ transaction = [{{ ack = \"q\" }}, {{ crash = \"all\" }}] }}"),
+            vec![("taken", 0.0), ("crashed", 20.0)],
+        ),
+    ] {
+        let got = marks(&text(&steps));
+        let got: Vec<(&str, f64)> = got.iter().map(|(k, t)| (k.as_str(), *t)).collect();
+        assert_eq!(got, expected, "{steps}");
+    }
+}
