@@ -290,7 +290,9 @@ fn queue_scenario(
 
 /// The scenario form of `outbox`'s random variant (as `tests/cli/scenarios/delivery.rs`
 /// writes it): `n` fresh books lent to one fresh member, a deduplicating consumer, a relay
-/// that crashes after a delivery with probability `p`, drawn from the built-in's stream.
+/// that crashes after a delivery with probability `p`, drawn from the built-in's stream (the
+/// relay is the group `outbox`, so its stream `relay-crash` is keyed `outbox/relay-crash`;
+/// the queue is `rows`).
 fn outbox_scenario(n: u64, p: f64) -> (Box<dyn coordsim_model::PreparedRun>, Vec<&'static str>) {
     let fresh = 1_000_000_000u64;
     let text = format!(
@@ -298,14 +300,14 @@ fn outbox_scenario(n: u64, p: f64) -> (Box<dyn coordsim_model::PreparedRun>, Vec
          [[resource]]\nname = \"fresh\"\nkind = \"keys\"\ninitial = {{ from = {fresh}, count = {n} }}\n\
          [[resource]]\nname = \"open\"\nkind = \"keys\"\ninitial = [[{fresh}, 0]]\n\
          [[resource]]\nname = \"limit\"\nkind = \"keys\"\ninitial = [[{fresh}, 1e15]]\n\
-         [[resource]]\nname = \"outbox\"\nkind = \"queue\"\nfields = [\"member\"]\nvisibility_ms = 1\n\
+         [[resource]]\nname = \"rows\"\nkind = \"queue\"\nfields = [\"member\"]\nvisibility_ms = 1\n\
          [[resource]]\nname = \"seen\"\nkind = \"keys\"\n\
-         [[actor]]\nname = \"catalog\"\nrepeat = {n}\nsteps = [{{ transaction = [{{ remove = \"fresh\", key = \"{fresh} + k\" }}, {{ if = \"removed\", then = [{{ put = \"outbox\", fields = {{ member = {fresh} }} }}] }}] }}]\n\
-         [[actor]]\nname = \"relay\"\nrepeat = {}\nsteps = [\
-           {{ take = \"outbox\", timeout_ms = 0, on_timeout = {{ steps = [{{ stop = true }}] }} }}, \
-           {{ transaction = [{{ insert = \"seen\", key = \"outbox.id\" }}, {{ if = \"inserted\", then = [{{ lookup = \"open\", key = \"outbox.member\" }}, {{ lookup = \"limit\", key = \"outbox.member\" }}, {{ if = {{ value = \"open\", below = \"limit\" }}, then = [{{ set = \"open\", key = \"outbox.member\", value = \"open + 1\" }}], else = [{{ crash = \"all\" }}] }}] }}] }}, \
-           {{ crash = {{ probability = {p}, stream = \"outbox/relay-crash\" }}, restart_after_ms = \"restart_ms\" }}, \
-           {{ ack = \"outbox\" }}]\n",
+         [[actor]]\nname = \"catalog\"\nrepeat = {n}\nsteps = [{{ transaction = [{{ remove = \"fresh\", key = \"{fresh} + k\" }}, {{ if = \"removed\", then = [{{ put = \"rows\", fields = {{ member = {fresh} }} }}] }}] }}]\n\
+         [[actor]]\nname = \"outbox\"\nrepeat = {}\nsteps = [\
+           {{ take = \"rows\", timeout_ms = 0, on_timeout = {{ steps = [{{ stop = true }}] }} }}, \
+           {{ transaction = [{{ insert = \"seen\", key = \"rows.id\" }}, {{ if = \"inserted\", then = [{{ lookup = \"open\", key = \"rows.member\" }}, {{ lookup = \"limit\", key = \"rows.member\" }}, {{ if = {{ value = \"open\", below = \"limit\" }}, then = [{{ set = \"open\", key = \"rows.member\", value = \"open + 1\" }}], else = [{{ crash = \"all\" }}] }}] }}] }}, \
+           {{ crash = {{ probability = {p}, stream = \"relay-crash\" }}, restart_after_ms = \"restart_ms\" }}, \
+           {{ ack = \"rows\" }}]\n",
         2 * n + 100
     );
     scenario_plan("outbox-scenario.toml", text)
@@ -360,7 +362,7 @@ fn outbox_pair() {
         want.metrics.deliveries,
         "the scenario and the model disagree"
     );
-    assert_eq!(cell("outbox.left"), want.metrics.outbox_pending);
+    assert_eq!(cell("rows.left"), want.metrics.outbox_pending);
     let rate = |m: &Measured| n as f64 / m.seconds / 1e6;
     println!(
         "{:<44} {:>8.2} M loans/s     built-in {:>7.2} M/s  ratio {ratio:>5.2} (target ≥ 0.5: {})  peak {:>7.1} MiB vs {:>7.1} MiB",

@@ -176,12 +176,27 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             rgb: (86, 180, 233),
             shape: MarkShape::Diamond,
         },
+        // A dark green: an ack, yet not lost on the `working` span it often ends.
         MarkKind {
             name: "acked",
             label: "message acknowledged",
             label_tr: "ileti onaylandı",
-            rgb: (0, 158, 115),
+            rgb: (0, 80, 40),
             shape: MarkShape::Tick,
+        },
+        MarkKind {
+            name: "expired",
+            label: "ack too late (the message came back)",
+            label_tr: "onay geç kaldı (ileti geri döndü)",
+            rgb: (170, 0, 60),
+            shape: MarkShape::Tick,
+        },
+        MarkKind {
+            name: "full",
+            label: "put refused (queue full)",
+            label_tr: "ileti reddedildi (kuyruk dolu)",
+            rgb: (100, 100, 0),
+            shape: MarkShape::Cross,
         },
     ],
 };
@@ -304,6 +319,20 @@ impl PreparedRun for Prepared {
 mod tests {
     use super::*;
     use coordsim_model::{Columns, ConfigParam};
+
+    /// A queue's marks stand out on every span: each colour at least 60 away (Euclidean, in
+    /// 0–255 RGB) from every span's, so an ack is not drawn in `working`'s green.
+    #[test]
+    fn a_queues_marks_stand_out_on_every_span() {
+        for name in ["acked", "expired", "full"] {
+            let m = TIMELINE.mark(name).expect("a mark kind");
+            for s in TIMELINE.spans {
+                let d = |a: u8, b: u8| (f64::from(a) - f64::from(b)).powi(2);
+                let dist = (d(m.rgb.0, s.rgb.0) + d(m.rgb.1, s.rgb.1) + d(m.rgb.2, s.rgb.2)).sqrt();
+                assert!(dist >= 60.0, "{name} on {}: {dist}", s.name);
+            }
+        }
+    }
 
     /// Every fixed column of a scenario is one no parameter may take (the list in `read`
     /// kept in step with the columns it guards).

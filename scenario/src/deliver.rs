@@ -7,16 +7,16 @@ use sim_core::EventQueue;
 use crate::evaluate::{bad_key, key_of};
 use crate::keys::Found;
 use crate::point::TimeoutP;
-use crate::queue::NO_MSG;
+use crate::queue::{NO_MSG, NO_RECEIPT};
 use crate::recover::{
-    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, PUT, REMOVED, SET, TAKEN,
+    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, SET, TAKEN,
 };
 use crate::sim::{Deferred, Ev, NONE, Sim, Undo};
 use crate::spec::{KeyOp, Num};
 
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
-    /// the transaction ends.
+    /// the transaction ends. False when a number is not a number (the run stops).
     pub fn put_step(
         &mut self,
         job: u32,
@@ -24,7 +24,7 @@ impl Sim<'_> {
         value: &Num,
         fields: &[Num],
         q: &mut EventQueue<Ev>,
-    ) {
+    ) -> bool {
         let mut numbers = std::mem::take(&mut self.scratch);
         numbers.clear();
         numbers.push(self.eval(job, value));
@@ -32,6 +32,16 @@ impl Sim<'_> {
             numbers.push(self.eval(job, f));
         }
         let qu = queue as usize;
+        if let Some(n) = numbers.iter().position(|x| !x.is_finite()) {
+            let qp = &self.p.queues[qu];
+            let what = match n {
+                0 => format!("a put's value on `{}`", qp.name),
+                f => format!("a put's field `{}` on `{}`", qp.field_names[f - 1], qp.name),
+            };
+            self.not_finite(job, &what, numbers[n]);
+            self.scratch = numbers;
+            return false;
+        }
         let outcome = if self.tx == Some(job) {
             let pending = self
                 .deferred
@@ -51,10 +61,12 @@ impl Sim<'_> {
         } else if self.put_now(queue, &numbers, q) {
             PUT
         } else {
+            self.mark(job, "full", q.now());
             FULL
         };
         self.scratch = numbers;
         self.jobs[job as usize].outcome = outcome;
+        true
     }
 
     /// Puts a message with these numbers on `queue` now; false when it is full.
@@ -83,7 +95,12 @@ impl Sim<'_> {
             Some(k) => {
                 let k = k as usize;
                 self.cross(qu, k, m, q);
-                if self.links[k].duplicates() {
+                // A copy is a put of its own: a full queue refuses it (and counts it), so a
+                // capacity holds copies included. Drawn whether or not there is room.
+                let copies = self.links[k].duplicates();
+                if copies && self.queues[qu].full(0) {
+                    self.queues[qu].refused += 1;
+                } else if copies {
                     // On the stack: a message has at most 1 + MAX_FIELDS numbers.
                     let mut copy = [0.0; 1 + crate::spec::MAX_FIELDS];
                     let numbers = self.queues[qu].numbers(m);
@@ -166,6 +183,10 @@ impl Sim<'_> {
         let now = q.now();
         let qu = queue as usize;
         self.jobs[job as usize].step_started = now;
+        // Until it gets a message, the take has none: its names are unset (NaN), not the
+        // last message's, and there is nothing to acknowledge.
+        let nq = self.queues.len();
+        self.taken[job as usize * nq + qu] = (NO_MSG, 0);
         // Waiters that stopped waiting (a timeout) are no one to queue behind.
         while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
             let j = &self.jobs[w as usize];
@@ -199,28 +220,39 @@ impl Sim<'_> {
     }
 
     /// An ack step: the message the actor last took from `queue`, if its take still holds
-    /// it (inside a transaction, acknowledged when the transaction ends).
+    /// it (inside a transaction, acknowledged when the transaction ends). Outcome `acked`,
+    /// `expired` (the message came back first) or `not_held` (nothing taken on this path,
+    /// its take got nothing, or its message acknowledged already): the same inside a
+    /// transaction and out of one.
     pub fn ack_step(&mut self, job: u32, queue: u16) {
         let qu = queue as usize;
-        let nq = self.queues.len();
-        let (m, receipt) = self.taken[job as usize * nq + qu];
-        let ok = m != NO_MSG
-            && if self.tx == Some(job) {
-                let ok = self.queues[qu].can_ack(m, receipt);
-                if ok {
-                    self.deferred.push(Deferred::Ack {
-                        queue,
-                        msg: m,
-                        receipt,
-                    });
+        let slot = job as usize * self.queues.len() + qu;
+        let (m, receipt) = self.taken[slot];
+        if m == NO_MSG || receipt == NO_RECEIPT {
+            self.jobs[job as usize].outcome = NOT_HELD;
+            return;
+        }
+        let ok = if self.tx == Some(job) {
+            let ok = self.queues[qu].can_ack(m, receipt);
+            self.deferred.push(if ok {
+                Deferred::Ack {
+                    queue,
+                    msg: m,
+                    receipt,
                 }
-                ok
             } else {
-                self.queues[qu].ack(m, receipt)
-            };
+                Deferred::Late
+            });
+            ok
+        } else {
+            self.queues[qu].ack(m, receipt)
+        };
+        // Acknowledged, or too late: the take holds it no more (its names stay).
+        self.taken[slot].1 = NO_RECEIPT;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
-        if ok {
-            self.mark(job, "acked", self.now);
+        // Inside a transaction, marked when it lands.
+        if self.tx != Some(job) {
+            self.mark(job, if ok { "acked" } else { "expired" }, self.now);
         }
     }
 
@@ -250,6 +282,11 @@ impl Sim<'_> {
             }
             KeyOp::Insert => {
                 let v = self.eval(job, value);
+                if !v.is_finite() {
+                    let what = format!("an insert's value into `{}`", self.p.keys[s].name);
+                    self.not_finite(job, &what, v);
+                    return false;
+                }
                 let (f, u) = self.keys[s].insert(key, v);
                 match f {
                     Found::Absent => (INSERTED, v, Some(u)),
@@ -258,6 +295,11 @@ impl Sim<'_> {
             }
             KeyOp::Set => {
                 let v = self.eval(job, value);
+                if !v.is_finite() {
+                    let what = format!("a set's value into `{}`", self.p.keys[s].name);
+                    self.not_finite(job, &what, v);
+                    return false;
+                }
                 (SET, v, Some(self.keys[s].set(key, v)))
             }
             KeyOp::Remove => {
@@ -266,6 +308,12 @@ impl Sim<'_> {
                 (o, held(f), Some(u))
             }
         };
+        let total = self.keys[s].total();
+        if !total.is_finite() {
+            let what = format!("the total of `{}` after this step", self.p.keys[s].name);
+            self.not_finite(job, &what, total);
+            return false;
+        }
         if let Some(u) = undo
             && self.tx == Some(job)
         {
@@ -275,6 +323,18 @@ impl Sim<'_> {
         self.stored[job as usize * nk + s] = stored;
         self.jobs[job as usize].outcome = outcome;
         true
+    }
+
+    /// Stops the run: `job`'s step would store `x` (NaN or infinite) as `what`, which then
+    /// stays not a number for good (a key store's total, a message's value).
+    pub fn not_finite(&mut self, job: u32, what: &str, x: f64) {
+        let a = &self.actors[self.jobs[job as usize].actor as usize];
+        self.error.get_or_insert(format!(
+            "actor {} of `{}` at {} ms: {what} is {x}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
+            a.index,
+            self.p.groups[a.group as usize].name,
+            sim_core::ns_to_ms(self.now),
+        ));
     }
 
     /// A transaction begins: its effects are undone if its actor crashes before its end.
@@ -291,7 +351,7 @@ impl Sim<'_> {
 
     /// The transaction ends: its puts and acks land now, with its other effects.
     pub fn commit(&mut self, q: &mut EventQueue<Ev>) {
-        self.tx = None;
+        let job = self.tx.take();
         self.undo.clear();
         let deferred = std::mem::take(&mut self.deferred);
         let numbers = std::mem::take(&mut self.tx_numbers);
@@ -308,9 +368,24 @@ impl Sim<'_> {
                     msg,
                     receipt,
                 } => {
-                    self.queues[queue as usize].ack(msg, receipt);
+                    // Held when it ran, at this instant: it lands now, and is marked.
+                    if self.queues[queue as usize].ack(msg, receipt)
+                        && let Some(job) = job
+                    {
+                        self.mark(job, "acked", q.now());
+                    }
                 }
-                Deferred::Refused { queue } => self.queues[queue as usize].refused += 1,
+                Deferred::Refused { queue } => {
+                    self.queues[queue as usize].refused += 1;
+                    if let Some(job) = job {
+                        self.mark(job, "full", q.now());
+                    }
+                }
+                Deferred::Late => {
+                    if let Some(job) = job {
+                        self.mark(job, "expired", q.now());
+                    }
+                }
             }
         }
         self.deferred = deferred;

@@ -132,6 +132,7 @@ impl Point {
                 write_ms,
                 fenced_by,
             } => self.regs.push(RegP {
+                name: name.to_string(),
                 initial: ev.number(initial, &[at, "initial"])?,
                 read_ns: ev.duration(read_ms, &[at, "read_ms"])?,
                 write_ns: ev.duration(write_ms, &[at, "write_ms"])?,
@@ -243,6 +244,8 @@ impl Point {
                     .map(|v| ev.duration(v, &[at, "visibility_ms"]))
                     .transpose()?;
                 self.queues.push(QueueP {
+                    name: name.to_string(),
+                    field_names: fields.clone(),
                     capacity: ev.whole(capacity, &[at, "capacity"], 0, u32::MAX.into())?,
                     visibility,
                     fields: fields.len(),
@@ -275,7 +278,10 @@ impl Point {
                         pairs.extend((0..n as i64).map(|i| (from + i, v)));
                     }
                 }
-                self.keys.push(KeysP { initial: pairs });
+                self.keys.push(KeysP {
+                    name: name.to_string(),
+                    initial: pairs,
+                });
             }
         }
         Ok(())

@@ -696,7 +696,11 @@ impl Sim<'_> {
                     queue,
                     value,
                     fields,
-                } => self.put_step(job, *queue, value, fields, q),
+                } => {
+                    if !self.put_step(job, *queue, value, fields, q) {
+                        return;
+                    }
+                }
                 StepP::Take { queue, timeout } => {
                     if !self.take_step(job, *queue, timeout, q) {
                         return;
@@ -812,8 +816,8 @@ impl Sim<'_> {
         let read = self.reads[j * nr + r];
         let new = eval_run(value, &p.params, &self.vars(job, read)).unwrap_or(f64::NAN);
         if !new.is_finite() {
-            self.error
-                .get_or_insert(format!("a write's value is {new}, not a finite number"));
+            let what = format!("a write's value into `{}`", p.regs[r].name);
+            self.not_finite(job, &what, new);
             return false;
         }
         let fence = p.regs[r].fence.map(|l| Fence {

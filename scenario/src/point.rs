@@ -220,6 +220,9 @@ impl GroupP {
 /// A queue at this point.
 #[derive(Debug, Clone)]
 pub struct QueueP {
+    /// Its name, and its fields' names, for a run's errors.
+    pub name: String,
+    pub field_names: Vec<String>,
     /// Most messages held (0: no limit).
     pub capacity: u64,
     pub visibility: Option<Nanos>,
@@ -230,11 +233,15 @@ pub struct QueueP {
 /// A key store at this point: its keys at the start.
 #[derive(Debug, Clone)]
 pub struct KeysP {
+    /// Its name, for a run's errors.
+    pub name: String,
     pub initial: Vec<(i64, f64)>,
 }
 
 #[derive(Debug, Clone)]
 pub struct RegP {
+    /// Its name, for a run's errors.
+    pub name: String,
     pub initial: f64,
     pub read_ns: Nanos,
     pub write_ns: Nanos,

@@ -8,6 +8,10 @@ use sim_core::Nanos;
 
 /// No message: an actor that has taken none from a queue.
 pub const NO_MSG: u32 = u32::MAX;
+
+/// The receipt of a take whose message its actor acknowledged already (or tried to, too
+/// late): it holds nothing to acknowledge, though its names stay what it took.
+pub const NO_RECEIPT: u32 = u32::MAX;
 /// Most messages a queue makes in a run (copies a link makes included).
 pub const MAX_MESSAGES: usize = u32::MAX as usize - 1;
 

@@ -117,6 +117,9 @@ pub struct Reader<'s> {
     /// The names a take or a key store's step gives the actor (`outbox`, `outbox.id`,
     /// `seen`), with what each is and the resource (by index) whose step gives it.
     pub vars: Vec<(String, Var, usize)>,
+    /// The queues (by their number among the queues) with no `visibility_ms`: a take
+    /// removes the message, so nothing is left to acknowledge.
+    pub unacked: Vec<u16>,
 }
 
 impl Reader<'_> {
@@ -367,6 +370,16 @@ impl Reader<'_> {
         v: &Value,
         kind: &'static str,
     ) -> Result<u16, ComposeError> {
+        if let Value::Table(t) = v
+            && t.iter().any(|(k, _)| k == "one_of" || k == "by")
+        {
+            return fail(
+                path,
+                format!(
+                    "this step names its {kind}: `one_of` and `by` choose a resource only in an acquire, a release, a renew, a request and a send"
+                ),
+            );
+        }
         let name = string(path.clone(), v, "a resource name")?;
         match self.resources.iter().position(|(n, _)| *n == name) {
             // Its number among the resources of its kind, which is how steps name it.

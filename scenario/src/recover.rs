@@ -28,10 +28,11 @@ pub const DUPLICATE: u8 = 16;
 pub const FOUND: u8 = 17;
 pub const MISSING: u8 = 18;
 pub const REMOVED: u8 = 19;
+pub const NOT_HELD: u8 = 20;
 /// A set stores its number: `applied`, as a write.
 pub const SET: u8 = APPLIED;
 
-const _: () = assert!(OUTCOMES.len() == 20);
+const _: () = assert!(OUTCOMES.len() == 21);
 
 impl Sim<'_> {
     /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the

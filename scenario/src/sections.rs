@@ -52,6 +52,7 @@ pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, Co
         resources: Vec::new(),
         registers: Vec::new(),
         vars: Vec::new(),
+        unacked: Vec::new(),
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     for (r, v) in resource_values.iter().enumerate() {
@@ -129,6 +130,15 @@ fn name_resource(
         }
     };
     check_new_name(at(&path, "name"), &name, taken)?;
+    if STREAM_SOURCES.contains(&name.as_str()) && get(entries, "steps").is_some_and(names_stream) {
+        return fail(
+            at(&path, "name"),
+            format!(
+                "a group whose steps name a stream cannot be called `{name}`: its stream `S` is keyed `{name}/S`, the key of an automatic stream (`{name}/GROUP-i`, `{name}/NAME`); rename the group (reserved with a named stream: {})",
+                STREAM_SOURCES.join(", ")
+            ),
+        );
+    }
     taken.push(name.clone());
     if kind == "register" {
         reader.registers.push(name.clone());
@@ -331,6 +341,9 @@ fn queue(
         .iter()
         .filter(|(_, k)| *k == "queue")
         .count() as u16;
+    if get(entries, "visibility_ms").is_none() {
+        reader.unacked.push(q);
+    }
     reader.vars.push((name.clone(), Var::Msg(q, 0), r));
     reader.vars.push((format!("{name}.id"), Var::Msg(q, 1), r));
     reader
@@ -445,6 +458,15 @@ fn group(
         None => return fail(path, "an actor group needs a `name`"),
     };
     check_new_name(at(&path, "name"), &name, taken)?;
+    if STREAM_SOURCES.contains(&name.as_str()) && get(entries, "steps").is_some_and(names_stream) {
+        return fail(
+            at(&path, "name"),
+            format!(
+                "a group whose steps name a stream cannot be called `{name}`: its stream `S` is keyed `{name}/S`, the key of an automatic stream (`{name}/GROUP-i`, `{name}/NAME`); rename the group (reserved with a named stream: {})",
+                STREAM_SOURCES.join(", ")
+            ),
+        );
+    }
     taken.push(name.clone());
     let names = match get(entries, "names") {
         None => None,
@@ -531,4 +553,28 @@ fn group(
         every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,
         steps,
     })
+}
+
+/// The prefixes of the streams the composer keys itself (`chance/GROUP-i`, `loss/LINK`, …):
+/// a group's named stream `S` is keyed `GROUP/S`, so a group that names one may not be
+/// called any of these.
+const STREAM_SOURCES: &[&str] = &[
+    "arrivals",
+    "crash",
+    "jitter",
+    "chance",
+    "loss",
+    "duplicate",
+    "service",
+];
+
+/// Whether a group's steps, at any depth, name a stream (a `stream` key anywhere).
+fn names_stream(v: &Value) -> bool {
+    match v {
+        Value::Table(entries) => entries
+            .iter()
+            .any(|(k, v)| k == "stream" || names_stream(v)),
+        Value::List(items) => items.iter().any(names_stream),
+        _ => false,
+    }
 }

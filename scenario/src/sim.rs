@@ -271,6 +271,8 @@ pub enum Deferred {
     Refused {
         queue: u16,
     },
+    /// An ack too late (the message came back first): nothing lands, but it is drawn.
+    Late,
 }
 
 impl<'p> Sim<'p> {
@@ -745,10 +747,13 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
                 }
             )
         });
-        // A stream named in the config is the group's, shared by its actors.
+        // A stream named in the config is the group's, shared by its actors: keyed
+        // `GROUP/NAME`, so two groups naming `s` draw independently, and (a group name being
+        // letters, digits and `_`, and never an automatic stream's prefix when it names one)
+        // no key is another group's or an automatic stream's.
         let mut named = Vec::new();
         for name in &group.named {
-            streams.push(sim_core::stream(seed, name));
+            streams.push(sim_core::stream(seed, &format!("{}/{name}", group.name)));
             named.push((streams.len() - 1) as u32);
         }
         group_streams.push(named);

@@ -289,6 +289,7 @@ pub const OUTCOMES: &[&str] = &[
     "found",
     "missing",
     "removed",
+    "not_held",
 ];
 
 /// A comparison of `if = { value = …, above = … }`.

@@ -374,6 +374,15 @@ fn delivery(
         "ack" => {
             table(&path, v, "an ack step", &["ack"])?;
             let queue = reader.resource_named(here.clone(), value, "queue")?;
+            if reader.unacked.contains(&queue) {
+                return fail(
+                    here,
+                    format!(
+                        "`{}` has no `visibility_ms`, so a take removes its message and there is nothing to acknowledge: drop the ack, or set `visibility_ms` on the queue (at-least-once: a taken message hidden that long, until acknowledged)",
+                        text_of(value)
+                    ),
+                );
+            }
             if !before.read[slot(reader, "queue", queue)] {
                 return fail(
                     here,

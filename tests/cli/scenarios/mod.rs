@@ -6,6 +6,7 @@ use proptest::prelude::*;
 
 mod delivery;
 mod recovery;
+mod review;
 
 /// One run of a config's first point: metric and entity cells by column name.
 struct Run {
