@@ -96,7 +96,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "attempt",
             label: "failed attempt",
             label_tr: "başarısız deneme",
-            rgb: (90, 90, 90),
+            rgb: (0, 0, 0),
             shape: MarkShape::Tick,
         },
         MarkKind {
@@ -110,14 +110,14 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "gave_up",
             label: "gave up",
             label_tr: "vazgeçti",
-            rgb: (150, 0, 90),
+            rgb: (190, 0, 110),
             shape: MarkShape::Cross,
         },
         MarkKind {
             name: "crashed",
             label: "crashed",
             label_tr: "çöktü",
-            rgb: (200, 0, 0),
+            rgb: (120, 0, 0),
             shape: MarkShape::Cross,
         },
         MarkKind {
@@ -152,14 +152,14 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "refused",
             label: "request refused (server down)",
             label_tr: "istek reddedildi (sunucu kapalı)",
-            rgb: (60, 60, 60),
+            rgb: (0, 0, 200),
             shape: MarkShape::Cross,
         },
         MarkKind {
             name: "lease_lost",
             label: "lease lost (renewal too late)",
             label_tr: "kira kaybedildi",
-            rgb: (200, 0, 0),
+            rgb: (120, 0, 0),
             shape: MarkShape::Diamond,
         },
         MarkKind {
@@ -173,7 +173,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "taken",
             label: "message taken",
             label_tr: "ileti alındı",
-            rgb: (86, 180, 233),
+            rgb: (0, 0, 110),
             shape: MarkShape::Diamond,
         },
         // A dark green: an ack, yet not lost on the `working` span it often ends.
@@ -320,12 +320,22 @@ mod tests {
     use super::*;
     use coordsim_model::{Columns, ConfigParam};
 
-    /// A queue's marks stand out on every span: each colour at least 60 away (Euclidean, in
-    /// 0–255 RGB) from every span's, so an ack is not drawn in `working`'s green.
+    /// Every mark drawn on the lane stands out on every span: each colour at least 60 away
+    /// (Euclidean, in 0–255 RGB) from every span's, so an ack is not drawn in `working`'s
+    /// green nor a crash in the red of waiting while holding a lock. Triangles sit above
+    /// the lane, on no span.
     #[test]
-    fn a_queues_marks_stand_out_on_every_span() {
-        for name in ["acked", "expired", "full"] {
-            let m = TIMELINE.mark(name).expect("a mark kind");
+    fn marks_on_the_lane_stand_out_on_every_span() {
+        let on_lane = TIMELINE
+            .marks
+            .iter()
+            .filter(|m| m.shape != MarkShape::Triangle);
+        assert!(
+            on_lane.clone().count() >= 12,
+            "every kind on the lane is checked"
+        );
+        for m in on_lane {
+            let name = m.name;
             for s in TIMELINE.spans {
                 let d = |a: u8, b: u8| (f64::from(a) - f64::from(b)).powi(2);
                 let dist = (d(m.rgb.0, s.rgb.0) + d(m.rgb.1, s.rgb.1) + d(m.rgb.2, s.rgb.2)).sqrt();
