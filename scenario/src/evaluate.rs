@@ -322,6 +322,8 @@ impl Point {
             g,
             count,
             steps: Vec::new(),
+            paths: Vec::new(),
+            at: format!("{at}.steps"),
             handlers: Vec::new(),
             attempts: 1,
             jitters: false,
@@ -347,6 +349,7 @@ impl Point {
             repeat,
             pace,
             steps: flat.steps,
+            paths: flat.paths,
             attempts: flat.attempts,
             jitters: flat.jitters,
             chances: flat.chances,
@@ -363,6 +366,10 @@ struct Flat<'a> {
     g: &'a spec::Group,
     count: u64,
     steps: Vec<StepP>,
+    /// Where each of `steps` is written.
+    paths: Vec<String>,
+    /// The group's steps' path (`actor[0].steps`).
+    at: String,
     /// Timeouts whose steps are still to be placed: the blocking step's index, its path.
     handlers: Vec<(usize, &'a OnTimeout, String)>,
     attempts: u32,
@@ -373,6 +380,12 @@ struct Flat<'a> {
 }
 
 impl<'a> Flat<'a> {
+    /// Adds `step`, written at `at`.
+    fn push(&mut self, step: StepP, at: &str) {
+        self.steps.push(step);
+        self.paths.push(at.to_string());
+    }
+
     fn list(&mut self, steps: &'a [Step], at: &str) -> Result<(), ParamError> {
         for (si, s) in steps.iter().enumerate() {
             self.step(s, &format!("{at}[{si}]"))?;
@@ -386,7 +399,8 @@ impl<'a> Flat<'a> {
         if self.handlers.is_empty() {
             return Ok(());
         }
-        self.steps.push(StepP::End);
+        let at = self.at.clone();
+        self.push(StepP::End, &at);
         while !self.handlers.is_empty() {
             let (b, t, at) = self.handlers.remove(0);
             let start = self.steps.len() as u32;
@@ -425,7 +439,7 @@ impl<'a> Flat<'a> {
                     }
                 }
             };
-            self.steps.push(StepP::AfterTimeout(then));
+            self.push(StepP::AfterTimeout(then), &format!("{at}.on_timeout"));
         }
         Ok(())
     }
@@ -675,7 +689,7 @@ impl<'a> Flat<'a> {
                         ));
                     }
                 }
-                self.steps.push(StepP::TxBegin);
+                self.push(StepP::TxBegin, at);
                 self.list(steps, &format!("{at}.transaction"))?;
                 StepP::TxEnd
             }
@@ -706,14 +720,17 @@ impl<'a> Flat<'a> {
                     ),
                 };
                 let b = self.steps.len();
-                self.steps.push(StepP::Branch {
-                    cond,
-                    otherwise: u32::MAX,
-                });
+                self.push(
+                    StepP::Branch {
+                        cond,
+                        otherwise: u32::MAX,
+                    },
+                    at,
+                );
                 self.list(then, &format!("{at}.then"))?;
                 let jump = self.steps.len();
                 if !otherwise.is_empty() {
-                    self.steps.push(StepP::Jump(u32::MAX));
+                    self.push(StepP::Jump(u32::MAX), at);
                 }
                 let else_at = self.steps.len() as u32;
                 if let StepP::Branch { otherwise: o, .. } = &mut self.steps[b] {
@@ -727,7 +744,7 @@ impl<'a> Flat<'a> {
                 return self.check_len(at);
             }
         };
-        self.steps.push(step);
+        self.push(step, at);
         self.check_len(at)
     }
 

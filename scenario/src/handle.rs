@@ -456,6 +456,16 @@ impl Sim<'_> {
     /// Runs `job` from its current step until it blocks or ends.
     #[inline(never)]
     pub(crate) fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+        self.steps_of(job, q);
+        if self.error.is_some() && self.error_at.is_none() {
+            // The step that failed has not moved on: it is where the mistake is written.
+            let j = &self.jobs[job as usize];
+            self.error_at = Some((j.group, j.step));
+        }
+    }
+
+    /// `go`'s work: the steps, until one blocks or the repetition ends.
+    fn steps_of(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
         let ju = job as usize;
         if self.jobs[ju].incarnation != self.actors[self.jobs[ju].actor as usize].incarnation {
@@ -727,7 +737,12 @@ impl Sim<'_> {
                 }
                 StepP::TxEnd => self.commit(q),
                 StepP::Branch { cond, otherwise } => {
-                    if !self.holds(job, cond) {
+                    let holds = self.holds(job, cond);
+                    if self.error.is_some() {
+                        // A condition that could not be told (a chance out of range).
+                        return;
+                    }
+                    if !holds {
                         self.jobs[j].step = *otherwise;
                         continue;
                     }

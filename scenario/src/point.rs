@@ -198,6 +198,9 @@ pub struct GroupP {
     pub repeat: u64,
     pub pace: PaceP,
     pub steps: Vec<StepP>,
+    /// Where each step is written (`actor[0].steps[2]`, `actor[0].steps[1].then[0]`): a
+    /// mistake only the run can find is reported there.
+    pub paths: Vec<String>,
     /// The most attempts of one repetition (1 without retries).
     pub attempts: u32,
     /// Whether its actors draw jitter (`jitter/NAME-i`) or chances (`chance/NAME-i`).

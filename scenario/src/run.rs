@@ -1,7 +1,7 @@
 //! One run of a point: the state built, the starts scheduled, the events run on the engine,
 //! the invariants checked and the output read off.
 
-use coordsim_model::{ModelError, RunContext, RunOutput};
+use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
 use sim_core::{SimError, run as run_queue};
 
 use crate::metrics::Metric;
@@ -18,12 +18,23 @@ pub fn run(
     let mut sim = Sim::new(p, ctx)?;
     let mut queue = ctx.queue(p.actors as usize + 16);
     sim.schedule_starts(&mut queue);
-    run_queue(&mut queue, &mut sim)?;
+    let ran = run_queue(&mut queue, &mut sim);
+    let failed = match ran {
+        Err(SimError::Model(_)) => sim.error.take(),
+        Err(e) => return Err(e.into()),
+        Ok(_) => sim.error.take(),
+    };
+    if let Some(e) = failed {
+        // Said where the step that found it is written, when a step did.
+        let written =
+            (sim.error_at).and_then(|(g, s)| p.groups.get(g as usize)?.paths.get(s as usize));
+        return Err(match written {
+            Some(path) => ModelError::Param(ParamError::new(path, e)),
+            None => ModelError::Sim(SimError::Model(e)),
+        });
+    }
     sim.end = queue.now();
     sim.settle_direct();
-    if let Some(e) = sim.error.take() {
-        return Err(ModelError::Sim(SimError::Model(e)));
-    }
     sim.check(ctx.seed())?;
     Ok(sim.output(fill, distributions, ctx))
 }

@@ -225,6 +225,9 @@ pub struct Sim<'p> {
     /// Each server's wait statistics once computed (by `WaitStat` order), for the output.
     pub wait_stats: Vec<[Option<Option<f64>>; 5]>,
     pub error: Option<String>,
+    /// The group and step that set `error`, when a step did: the error is reported where
+    /// that step is written.
+    pub error_at: Option<(u16, u32)>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
     /// The instant of the event being handled (`now` in expressions).
@@ -390,6 +393,7 @@ impl<'p> Sim<'p> {
                 })
                 .collect(),
             error: None,
+            error_at: None,
             end: 0,
             now: 0,
             slots: Vec::new(),

@@ -298,7 +298,10 @@ fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
         // A folder being built is marked at its creation and lists its files only when
         // complete; one moved aside was complete.
         let ours = match kind {
-            Hidden::Partial => is_real_dir(&path) && read_marker(&path.join(MARKER)).is_some(),
+            Hidden::Partial => {
+                is_real_dir(&path)
+                    && (read_marker(&path.join(MARKER)).is_some() || marker_being_written(&path))
+            }
             Hidden::Old => {
                 read_marker(&path.join(MARKER)).is_some() && inspect(&path) == Existing::Ours
             }
@@ -344,6 +347,28 @@ pub fn remove_if_ours(dir: &Path) -> anyhow::Result<bool> {
 
 fn is_real_dir(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// A folder killed while its marker was first written: it holds nothing but the marker's
+/// temporary file (`..coordsim-output.RANDOM.partial`, see `write_atomic`).
+fn marker_being_written(path: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    let mut any = false;
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let temp = name
+            .strip_prefix(&format!(".{MARKER}."))
+            .and_then(|r| r.strip_suffix(".partial"))
+            .is_some_and(|tag| tag.len() == 16 && tag.bytes().all(|b| b.is_ascii_hexdigit()));
+        if !temp || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 fn is_empty_real_dir(path: &Path) -> bool {
@@ -503,6 +528,33 @@ mod tests {
         );
         assert!(!partial.exists());
         assert!(!aside.exists());
+        drop(s);
+    }
+
+    #[test]
+    fn a_kill_while_the_marker_is_first_written_is_cleaned_up() {
+        // A staging folder killed inside `write_atomic` of its first marker holds only the
+        // marker's temporary file: it is coordsim's, and the next run removes it.
+        let out = tempfile::tempdir().unwrap();
+        let partial = out.path().join(format!(".c.{TAG}.partial"));
+        std::fs::create_dir(&partial).unwrap();
+        std::fs::write(
+            partial.join(format!(".{MARKER}.fedcba9876543210.partial")),
+            "coordsim o",
+        )
+        .unwrap();
+        // Anything else beside it makes the folder someone else's.
+        let other = out.path().join(".c.fedcba9876543210.partial");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(
+            other.join(format!(".{MARKER}.fedcba9876543210.partial")),
+            "x",
+        )
+        .unwrap();
+        std::fs::write(other.join("notes.txt"), "mine").unwrap();
+        let s = Staging::begin(out.path(), "c").unwrap();
+        assert!(!partial.exists());
+        assert!(other.join("notes.txt").exists());
         drop(s);
     }
 

@@ -753,3 +753,37 @@ fn a_request_served_at_once_waited_nothing_even_if_its_client_left() {
     assert_eq!(num(run.metric("c.gave_up")), 1.0);
     assert_eq!(num(run.entity("c", "server_wait_ms")), 0.0);
 }
+
+/// A mistake only the run can find is reported where the step that found it is written,
+/// with the point: the release on line 16 (column 3, the step's table) at the first sweep
+/// value; an `if`'s chance (line 8, column 10); a retry's negative backoff (line 8, the
+/// `on_timeout` table at column 57).
+#[test]
+fn a_mistake_found_while_running_points_at_its_step() {
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "model = \"scenario\"\n[sweep]\nhold_ms = [5, 10]\n[[resource]]\nname = \"A\"\nkind = \"lock\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\n[[actor]]\nname = \"w\"\ncount = 2\nsteps = [\n  { acquire = { one_of = [\"A\", \"B\"], index = \"i\" } },\n  { delay_ms = \"hold_ms\" },\n  { release = { one_of = [\"A\", \"B\"], index = \"1 - i\" } },\n]\n",
+            "16:3: `actor[0].steps[2]` at hold_ms = 5: actor 0 of `w` releases `B` at 5 ms",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nrepeat = 3\nsteps = [{ if = { chance = \"k - 1\" }, then = [{ write = \"r\", value = 1 }] }]\n",
+            "8:10: `actor[0].steps[0]`: actor 0 of `a`: an `if`'s `chance` comes to -1",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 50\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", timeout_ms = 10, on_timeout = { then = \"retry\", max_attempts = 3, backoff_ms = \"10 - 20 * attempt\" } }]\n",
+            "8:57: `actor[0].steps[0].on_timeout`: actor 0 of `c`: a retry's backoff and jitter come to -10 ms",
+        ),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = write_config(tmp.path(), &format!("r{i}.toml"), text);
+        let o = coordsim(&["check", &path]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+    }
+}
