@@ -198,6 +198,12 @@ impl Point {
                 }
                 let fail_fast =
                     ev.choice(when_down, spec::WHEN_DOWN, &[at, "when_down"])? == "fail";
+                if fail_fast && windows.is_empty() {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "when_down"]),
+                        "`when_down = \"fail\"` with no `down` windows: the server is never down, so nothing is ever refused; give `down = [[from_ms, to_ms], …]`",
+                    ));
+                }
                 let kind = ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
                 let ms = ev.number(service_ms, &[at, "service_ms"])?;
                 let service_ns = ev.duration(service_ms, &[at, "service_ms"])?;
@@ -491,6 +497,26 @@ impl<'a> Flat<'a> {
         })
     }
 
+    /// An `on_timeout` whose steps can run: the wait has a `timeout_ms`, or (a request) a
+    /// server refuses it.
+    fn can_time_out(
+        &self,
+        t: &Option<OnTimeout>,
+        at: &str,
+        what: &str,
+        refuses: bool,
+    ) -> Result<(), ParamError> {
+        match t {
+            Some(t) if t.after.is_none() && !refuses => Err(ParamError::new(
+                &path_key(&[at, "on_timeout"]),
+                format!(
+                    "an `on_timeout` with no `timeout_ms`: this {what} never times out, so its steps never run; give `timeout_ms`"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn timeout(
         &mut self,
         t: &'a Option<OnTimeout>,
@@ -561,11 +587,26 @@ impl<'a> Flat<'a> {
                         ));
                     }
                 }
+                self.can_time_out(timeout, at, "acquire", false)?;
                 let timeout = self.timeout(timeout, at)?;
                 StepP::Acquire { lock, timeout }
             }
             Step::Release(lock) => StepP::Release(self.pick(lock, at, "release")?),
-            Step::Renew(lock) => StepP::Renew(self.pick(lock, at, "renew")?),
+            Step::Renew(lock) => {
+                let lock = self.pick(lock, at, "renew")?;
+                if let PickP::One(l) = lock
+                    && self.point.locks[l as usize].mode != LockMode::Lease
+                {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "renew"]),
+                        format!(
+                            "`renew` keeps a lease fresh, and `{}` is not a lease (mode = \"lease\" with lease_ms): a queue or polled lock is held until released",
+                            self.point.lock_names[l as usize]
+                        ),
+                    ));
+                }
+                StepP::Renew(lock)
+            }
             Step::Request {
                 server,
                 instance,
@@ -583,6 +624,14 @@ impl<'a> Flat<'a> {
                     }
                     _ => Inst::Actor(ev.per_point(instance, &[at, "instance"])?),
                 };
+                // A refusal by a server that fails fast runs `on_timeout` too.
+                let refuses = match &server {
+                    PickP::One(s) => self.point.servers[*s as usize].fail_fast,
+                    PickP::OneOf(items, _) => {
+                        (items.iter()).any(|s| self.point.servers[*s as usize].fail_fast)
+                    }
+                };
+                self.can_time_out(timeout, at, "request", refuses)?;
                 let timeout = self.timeout(timeout, at)?;
                 StepP::Request {
                     server,
@@ -592,6 +641,7 @@ impl<'a> Flat<'a> {
             }
             Step::Send { link, timeout } => {
                 let link = self.pick(link, at, "send")?;
+                self.can_time_out(timeout, at, "send", false)?;
                 let timeout = self.timeout(timeout, at)?;
                 StepP::Send { link, timeout }
             }
@@ -632,6 +682,7 @@ impl<'a> Flat<'a> {
                 }
             }
             Step::Take { queue, timeout } => {
+                self.can_time_out(timeout, at, "take", false)?;
                 let timeout = self.timeout(timeout, at)?;
                 StepP::Take {
                     queue: *queue,

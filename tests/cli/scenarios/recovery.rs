@@ -787,3 +787,42 @@ fn a_mistake_found_while_running_points_at_its_step() {
         );
     }
 }
+
+/// Combinations that can never do what they say are refused where they are written:
+/// `when_down = "fail"` on a server with no down window (line 6, its value); `renew` of a
+/// queue lock (line 8, the renew's value); an `on_timeout` on a wait with no `timeout_ms`
+/// (line 7, the `on_timeout` table).
+#[test]
+fn what_can_never_happen_is_refused_where_it_is_written() {
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\" }]\n",
+            "6:13: `resource[0].when_down`: `when_down = \"fail\"` with no `down` windows",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[actor]]\nname = \"a\"\nsteps = [{ acquire = \"L\" }, { renew = \"L\" }, { release = \"L\" }]\n",
+            "8:39: `actor[0].steps[1].renew`: `renew` keeps a lease fresh, and `L` is not a lease",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\n[[actor]]\nname = \"a\"\nsteps = [{ acquire = \"L\", on_timeout = { then = \"end\" } }, { release = \"L\" }]\n",
+            "7:40: `actor[0].steps[0].on_timeout`: an `on_timeout` with no `timeout_ms`: this acquire never times out",
+        ),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = write_config(tmp.path(), &format!("n{i}.toml"), text);
+        let o = coordsim(&["check", &path]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+    }
+    // A request to a server that fails fast may have an `on_timeout` alone: a refusal runs it.
+    let refused = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\ndown = [[0, 100]]\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", on_timeout = { then = \"end\" } }]\n";
+    let path = write_config(tmp.path(), "ok.toml", refused);
+    let o = coordsim(&["check", &path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
