@@ -760,8 +760,6 @@ fn a_request_served_at_once_waited_nothing_even_if_its_client_left() {
 /// `on_timeout` table at column 57).
 #[test]
 fn a_mistake_found_while_running_points_at_its_step() {
-    use crate::harness::{coordsim, stderr, write_config};
-    let tmp = tempfile::tempdir().unwrap();
     let cases = [
         (
             "model = \"scenario\"\n[sweep]\nhold_ms = [5, 10]\n[[resource]]\nname = \"A\"\nkind = \"lock\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\n[[actor]]\nname = \"w\"\ncount = 2\nsteps = [\n  { acquire = { one_of = [\"A\", \"B\"], index = \"i\" } },\n  { delay_ms = \"hold_ms\" },\n  { release = { one_of = [\"A\", \"B\"], index = \"1 - i\" } },\n]\n",
@@ -776,16 +774,7 @@ fn a_mistake_found_while_running_points_at_its_step() {
             "8:57: `actor[0].steps[0].on_timeout`: actor 0 of `c`: a retry's backoff and jitter come to -10 ms",
         ),
     ];
-    for (i, (text, needle)) in cases.iter().enumerate() {
-        let path = write_config(tmp.path(), &format!("r{i}.toml"), text);
-        let o = coordsim(&["check", &path]);
-        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        assert!(
-            stderr(&o).contains(needle),
-            "`{needle}` not in {}",
-            stderr(&o)
-        );
-    }
+    refused_at(&cases);
 }
 
 /// Combinations that can never do what they say are refused where they are written:
@@ -794,8 +783,6 @@ fn a_mistake_found_while_running_points_at_its_step() {
 /// (line 7, the `on_timeout` table).
 #[test]
 fn what_can_never_happen_is_refused_where_it_is_written() {
-    use crate::harness::{coordsim, stderr, write_config};
-    let tmp = tempfile::tempdir().unwrap();
     let cases = [
         (
             "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\" }]\n",
@@ -810,8 +797,22 @@ fn what_can_never_happen_is_refused_where_it_is_written() {
             "7:40: `actor[0].steps[0].on_timeout`: an `on_timeout` with no `timeout_ms`: this acquire never times out",
         ),
     ];
+    refused_at(&cases);
+    // A request to a server that fails fast may have an `on_timeout` alone: a refusal runs it.
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    let refused = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\ndown = [[0, 100]]\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", on_timeout = { then = \"end\" } }]\n";
+    let path = write_config(tmp.path(), "ok.toml", refused);
+    let o = coordsim(&["check", &path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Each config is refused by `check` (exit 2) with its needle (position and message).
+fn refused_at(cases: &[(&str, &str)]) {
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
     for (i, (text, needle)) in cases.iter().enumerate() {
-        let path = write_config(tmp.path(), &format!("n{i}.toml"), text);
+        let path = write_config(tmp.path(), &format!("c{i}.toml"), text);
         let o = coordsim(&["check", &path]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(
@@ -820,9 +821,4 @@ fn what_can_never_happen_is_refused_where_it_is_written() {
             stderr(&o)
         );
     }
-    // A request to a server that fails fast may have an `on_timeout` alone: a refusal runs it.
-    let refused = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\ndown = [[0, 100]]\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", on_timeout = { then = \"end\" } }]\n";
-    let path = write_config(tmp.path(), "ok.toml", refused);
-    let o = coordsim(&["check", &path]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
