@@ -873,7 +873,18 @@ fn crash_rule(
             }
             CrashRule::Names(names.clone())
         }
-        Crash::First(c) => CrashRule::First(ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?),
+        Crash::First(c) => {
+            let first = ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?;
+            if first > count {
+                return Err(ParamError::new(
+                    &path_key(&[at, "crash", "count"]),
+                    format!(
+                        "the first {first} actors of `{n}` crash, but it has {count}: `count` is at most {count} (`crash = \"all\"` for every one)"
+                    ),
+                ));
+            }
+            CrashRule::First(first)
+        }
         Crash::Probability(p, _) => {
             CrashRule::Probability(ev.probability(p, &[at, "crash", "probability"])?, None)
         }
