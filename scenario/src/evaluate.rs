@@ -270,6 +270,18 @@ impl Point {
                             pairs
                                 .push((key(k, &[at, "initial"])?, ev.number(v, &[at, "initial"])?));
                         }
+                        // A key store holds a key once: a second value for it is a slip.
+                        let mut keys: Vec<i64> = pairs.iter().map(|(k, _)| *k).collect();
+                        keys.sort_unstable();
+                        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+                            return Err(ParamError::new(
+                                &path_key(&[at, "initial"]),
+                                format!(
+                                    "key {} is given twice: a key store holds each key once",
+                                    w[0]
+                                ),
+                            ));
+                        }
                     }
                     KeysInit::Range { from, count, value } => {
                         let from = key(from, &[at, "initial", "from"])?;

@@ -780,7 +780,8 @@ fn a_mistake_found_while_running_points_at_its_step() {
 /// Combinations that can never do what they say are refused where they are written:
 /// `when_down = "fail"` on a server with no down window (line 6, its value); `renew` of a
 /// queue lock (line 8, the renew's value); an `on_timeout` on a wait with no `timeout_ms`
-/// (line 7, the `on_timeout` table); the first 5 of 2 actors crashing (line 5, the count).
+/// (line 7, the `on_timeout` table); the first 5 of 2 actors crashing (line 5, the count); a key given twice in a key store's
+/// `initial` (line 5).
 #[test]
 fn what_can_never_happen_is_refused_where_it_is_written() {
     let cases = [
@@ -799,6 +800,10 @@ fn what_can_never_happen_is_refused_where_it_is_written() {
         (
             "model = \"scenario\"\n[[actor]]\nname = \"w\"\ncount = 2\nsteps = [{ delay_ms = 1 }, { crash = { count = 5 } }]\n",
             "5:48: `actor[0].steps[1].crash.count`: the first 5 actors of `w` crash, but it has 2",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = [[1, 2], [1, 3]]\n[[actor]]\nname = \"a\"\nsteps = [{ lookup = \"ks\", key = 1 }]\n",
+            "5:11: `resource[0].initial`: key 1 is given twice",
         ),
     ];
     refused_at(&cases);
