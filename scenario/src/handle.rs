@@ -421,18 +421,11 @@ impl Sim<'_> {
             self.jobs[job as usize].step_started = now;
             self.jobs[job as usize].in_service = true;
         }
-        let service = self.servers[s].start(k, arrived, now);
-        q.schedule_in(
-            service,
-            0,
-            Ev::Depart {
-                server: s as u16,
-                instance: k,
-            },
-        );
+        self.serve_direct(s, k, arrived, now, q);
     }
 
-    /// Starts serving a direct group's request (its tag the actor): no slot, no lane.
+    /// Starts serving a request at instance `k` of server `s`: its service drawn and its
+    /// departure scheduled (a direct group's request, its tag the actor, needs no more).
     #[inline(always)]
     fn serve_direct(
         &mut self,
