@@ -7,7 +7,7 @@ use sim_core::EventQueue;
 use crate::evaluate::{bad_key, key_of};
 use crate::keys::Found;
 use crate::point::TimeoutP;
-use crate::queue::{NO_MSG, NO_RECEIPT};
+use crate::queue::Taken;
 use crate::recover::{
     ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, SET, TAKEN,
 };
@@ -160,11 +160,15 @@ impl Sim<'_> {
 
     /// `job` takes the first visible message of queue `qu` (there is one).
     fn take_now(&mut self, job: u32, qu: usize, q: &mut EventQueue<Ev>) {
-        let Some((m, receipt, back)) = self.queues[qu].take(q.now()) else {
+        let Some((msg, deliveries, back)) = self.queues[qu].take(q.now()) else {
             return;
         };
         let nq = self.queues.len();
-        self.taken[job as usize * nq + qu] = (m, receipt);
+        self.taken[job as usize * nq + qu] = Taken {
+            msg,
+            deliveries,
+            held: true,
+        };
         self.jobs[job as usize].outcome = TAKEN;
         self.mark(job, "taken", q.now());
         if let Some(at) = back {
@@ -186,7 +190,7 @@ impl Sim<'_> {
         // Until it gets a message, the take has none: its names are unset (NaN), not the
         // last message's, and there is nothing to acknowledge.
         let nq = self.queues.len();
-        self.taken[job as usize * nq + qu] = (NO_MSG, 0);
+        self.taken[job as usize * nq + qu] = Taken::NONE;
         // Waiters that stopped waiting (a timeout) are no one to queue behind.
         while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
             let j = &self.jobs[w as usize];
@@ -227,8 +231,12 @@ impl Sim<'_> {
     pub fn ack_step(&mut self, job: u32, queue: u16) {
         let qu = queue as usize;
         let slot = job as usize * self.queues.len() + qu;
-        let (m, receipt) = self.taken[slot];
-        if m == NO_MSG || receipt == NO_RECEIPT {
+        let Taken {
+            msg: m,
+            deliveries: receipt,
+            held,
+        } = self.taken[slot];
+        if !held {
             self.jobs[job as usize].outcome = NOT_HELD;
             return;
         }
@@ -248,7 +256,7 @@ impl Sim<'_> {
             self.queues[qu].ack(m, receipt)
         };
         // Acknowledged, or too late: the take holds it no more (its names stay).
-        self.taken[slot].1 = NO_RECEIPT;
+        self.taken[slot].held = false;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
         // Inside a transaction, marked when it lands.
         if self.tx != Some(job) {

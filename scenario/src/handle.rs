@@ -5,12 +5,22 @@
 use sim_core::{Class, EventQueue, Handler, Nanos, SimError, Waiting, chance};
 
 use crate::lock::LockMode;
-use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, TimeoutP, eval_run};
+use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, eval_run};
 use crate::recover::{
     ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REFUSED, REJECTED, RENEWED, SERVED,
 };
 use crate::register::{Fence, Landing};
 use crate::sim::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
+
+/// What a landing write leaves its job to do.
+enum Landed {
+    /// Go on with the next step.
+    Next,
+    /// Go on at once from the step it stands at now (a new repetition, from step 0).
+    Again,
+    /// Nothing now: it waits for an event (or the run stops with an error).
+    Blocked,
+}
 
 impl Handler<Ev> for Sim<'_> {
     #[inline]
@@ -187,7 +197,10 @@ impl Sim<'_> {
     }
 
     /// `job`'s request to server `s` is refused (it is down and fails fast): its outcome
-    /// says so, and it goes on with its timeout's steps, or else with its next step.
+    /// says so, and its step is set to its timeout's steps, or else to its next step. The
+    /// caller goes on from there in its own loop: a closed loop refused every repetition
+    /// runs them by iteration, never by recursion (10^6 refusals at one instant are 10^6
+    /// turns of `steps_of`'s loop, not 10^6 frames).
     fn refused(&mut self, job: u32, s: usize, q: &mut EventQueue<Ev>) {
         self.servers[s].refuse();
         self.mark(job, "refused", q.now());
@@ -201,7 +214,6 @@ impl Sim<'_> {
             } => t.handler,
             _ => j.step + 1,
         };
-        self.go(job, q);
     }
 
     /// The job whose request fills slot `tag` at server `s`, if it still waits for it.
@@ -221,8 +233,8 @@ impl Sim<'_> {
                 j.step = j.step.wrapping_add(1);
                 self.go(job, q);
             }
-            Ev::Land { job } => {
-                if self.land(job, q) {
+            Ev::Land { job } => match self.land(job, q) {
+                Landed::Next => {
                     match self.p.tie {
                         // The actor goes on at once, in this event.
                         Tie::Fifo | Tie::ReadsFirst => {
@@ -235,7 +247,9 @@ impl Sim<'_> {
                         }
                     }
                 }
-            }
+                Landed::Again => self.go(job, q),
+                Landed::Blocked => {}
+            },
             Ev::Retry { job } => {
                 let p = self.p;
                 let j = &self.jobs[job as usize];
@@ -341,21 +355,25 @@ impl Sim<'_> {
                 timeout: None,
             }) => {
                 let (s, k) = (*server as usize, *k);
-                self.request(job, s, k, q);
+                if self.request(job, s, k, q) {
+                    self.go(job, q);
+                }
             }
             _ => self.go(job, q),
         }
     }
 
-    /// Queues `job` at instance `k` of server `s` (served at once when it is idle).
+    /// Queues `job` at instance `k` of server `s` (served at once when it is idle). True
+    /// when the job goes on at once from the step it was moved to (refused by a server
+    /// that is down and fails fast): its caller runs it.
     #[inline(always)]
-    fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
+    fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) -> bool {
         let now = q.now();
         let sp = &self.p.servers[s];
         let tag = if sp.special {
             if sp.fail_fast && self.servers[s].is_down() {
                 self.refused(job, s, q);
-                return;
+                return true;
             }
             if sp.abandons { self.slot(job, s) } else { job }
         } else {
@@ -364,6 +382,7 @@ impl Sim<'_> {
         if self.servers[s].arrive(k, tag, now) {
             self.serve(s, k, tag, now, now, q);
         }
+        false
     }
 
     /// A slot for `job`'s request at `s`, a server whose clients may leave: a new wait.
@@ -506,8 +525,10 @@ impl Sim<'_> {
                         q.schedule_in(d, class, Ev::Land { job });
                         return;
                     }
-                    if !self.land(job, q) {
-                        return;
+                    match self.land(job, q) {
+                        Landed::Next => {}
+                        Landed::Again => continue,
+                        Landed::Blocked => return,
                     }
                 }
                 // A delay always yields, even of 0 ms: the actor goes on in a new event, after
@@ -530,7 +551,7 @@ impl Sim<'_> {
                         return;
                     }
                 },
-                StepP::Acquire { lock, .. } => {
+                StepP::Acquire { lock, timeout } => {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
@@ -552,6 +573,16 @@ impl Sim<'_> {
                         return;
                     }
                     self.jobs[j].step_started = now;
+                    // The give-up deadline is computed once, as the wait starts (so
+                    // `give_up_after_ms = "now + 10"` means 10 ms from the request).
+                    let deadline = match timeout {
+                        Some(t) => match self.deadline(job, t, now) {
+                            Some(d) => d,
+                            None => return,
+                        },
+                        None => NONE,
+                    };
+                    self.jobs[j].deadline = deadline;
                     if !self.attempt(job, l, q) {
                         return;
                     }
@@ -619,7 +650,10 @@ impl Sim<'_> {
                             q.schedule_at(deadline, self.other, Ev::Timeout { job });
                         }
                     }
-                    self.request(job, s, k, q);
+                    if self.request(job, s, k, q) {
+                        // Refused at once: its step is set, and it goes on here.
+                        continue;
+                    }
                     return;
                 }
                 StepP::Send { link, timeout } => {
@@ -801,9 +835,10 @@ impl Sim<'_> {
         }
     }
 
-    /// Lands the job's write; false when the job does not go on from here (a compare-and-set
-    /// conflict restarts or ends its repetition).
-    fn land(&mut self, job: u32, q: &mut EventQueue<Ev>) -> bool {
+    /// Lands the job's write: whether the job goes on past it, goes on at once from the
+    /// step it was moved to (a compare-and-set conflict gave up, and its closed loop starts
+    /// the next repetition in this event), or waits.
+    fn land(&mut self, job: u32, q: &mut EventQueue<Ev>) -> Landed {
         let now = q.now();
         let j = job as usize;
         let a = self.jobs[j].actor as usize;
@@ -817,7 +852,7 @@ impl Sim<'_> {
         else {
             self.error
                 .get_or_insert_with(|| "internal: a landing at a step that is not a write".into());
-            return false;
+            return Landed::Blocked;
         };
         let r = *reg as usize;
         let nr = self.regs.len();
@@ -826,7 +861,7 @@ impl Sim<'_> {
         if !new.is_finite() {
             let what = format!("a write's value into `{}`", p.regs[r].name);
             self.not_finite(job, &what, new);
-            return false;
+            return Landed::Blocked;
         }
         let fence = p.regs[r].fence.map(|l| Fence {
             token: self.tokens[j * self.locks.len() + l as usize],
@@ -835,25 +870,29 @@ impl Sim<'_> {
         match self.regs[r].land(now, read, new, fence, *cas) {
             Landing::Applied { .. } => {
                 self.jobs[j].outcome = APPLIED;
-                true
+                Landed::Next
             }
             Landing::Fenced => {
                 self.jobs[j].outcome = REJECTED;
                 self.actors[a].rejected += 1;
                 self.mark(job, "rejected", now);
-                true
+                Landed::Next
             }
             Landing::Conflict => {
                 self.actors[a].rejected += 1;
-                self.conflict(job, *max_retries, q);
-                false
+                if self.conflict(job, *max_retries, q) {
+                    Landed::Again
+                } else {
+                    Landed::Blocked
+                }
             }
         }
     }
 
     /// A compare-and-set write was rejected: the repetition starts again from its first
-    /// step, as a new event, or gives up after `max_retries` rejections.
-    fn conflict(&mut self, job: u32, max_retries: u64, q: &mut EventQueue<Ev>) {
+    /// step, as a new event, or gives up after `max_retries` rejections. True when the job
+    /// goes on at once, in this event, with its next repetition (its caller runs it).
+    fn conflict(&mut self, job: u32, max_retries: u64, q: &mut EventQueue<Ev>) -> bool {
         let now = q.now();
         let j = job as usize;
         let jb = &mut self.jobs[j];
@@ -863,7 +902,7 @@ impl Sim<'_> {
             // or after the instant's early writes (`writes_first`, `program_order`).
             if self.end_rep(job, Outcome::GaveUp, now) {
                 match self.p.tie {
-                    Tie::Fifo | Tie::ReadsFirst => self.go(job, q),
+                    Tie::Fifo | Tie::ReadsFirst => return true,
                     Tie::WritesFirst | Tie::ProgramOrder => {
                         self.jobs[j].step = u32::MAX;
                         q.schedule_in(0, self.other, Ev::Resume { job });
@@ -879,6 +918,7 @@ impl Sim<'_> {
             self.jobs[j].step = u32::MAX;
             q.schedule_in(0, self.other, Ev::Resume { job });
         }
+        false
     }
 
     /// Counts the job's repetition as completed at `now`.
@@ -941,29 +981,15 @@ impl Sim<'_> {
             return true;
         }
         let j = job as usize;
-        let give_up = match &self.steps(job)[self.jobs[j].step as usize] {
-            StepP::Acquire {
-                timeout: Some(TimeoutP { after: Some(d), .. }),
-                ..
-            } => match self.dur(d, job) {
-                Ok(d) => Some(d),
-                Err(e) => {
-                    self.error.get_or_insert(e);
-                    return false;
-                }
-            },
-            _ => None,
-        };
+        // Computed when the wait started (`steps_of`): NONE when it never gives up.
+        let deadline = self.jobs[j].deadline;
         let requested = self.jobs[j].step_started;
         if self.locks[l].mode() == LockMode::Queue {
             let jb = &mut self.jobs[j];
             jb.wait = jb.wait.wrapping_add(1);
             jb.waiting = l as u16;
-            jb.deadline = NONE;
             self.locks[l].enqueue((job, jb.wait));
-            if let Some(d) = give_up {
-                let deadline = requested.saturating_add(d);
-                self.jobs[j].deadline = deadline;
+            if deadline != NONE {
                 q.schedule_at(deadline, self.other, Ev::Timeout { job });
             }
             return false;
@@ -971,7 +997,7 @@ impl Sim<'_> {
         self.locks[l].fail();
         self.actors[self.jobs[j].actor as usize].failed += 1;
         self.mark(job, "attempt", now);
-        if give_up.is_some_and(|d| now > requested.saturating_add(d)) {
+        if deadline != NONE && now > deadline {
             self.gave_up_wait(job, l, now - requested);
             self.span(job, "waiting", requested, Some(now));
             self.timed_out(job, q);
@@ -1004,6 +1030,8 @@ impl Sim<'_> {
         let j = &mut self.jobs[job as usize];
         j.handed_at = if handed { now } else { NONE };
         j.waiting = u16::MAX;
+        // Its give-up deadline is no more: a timer still due for it finds nothing to end.
+        j.deadline = NONE;
         j.outcome = ACQUIRED;
         let actor = &mut self.actors[j.actor as usize];
         actor.lock_wait = Some(actor.lock_wait.unwrap_or(0) + waited);

@@ -321,8 +321,8 @@ pub struct Vars<'a> {
     pub read: f64,
     /// What the actor read of each register (NaN: nothing).
     pub regs: &'a [f64],
-    /// The message it last took from each queue (`NO_MSG`: none), and the queues.
-    pub taken: &'a [(u32, u32)],
+    /// What it last took from each queue, and the queues.
+    pub taken: &'a [crate::queue::Taken],
     pub queues: &'a [crate::queue::Queue],
     /// What it last found in each key store (NaN: nothing).
     pub stored: &'a [f64],
@@ -384,10 +384,8 @@ pub fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
             Var::Read => Some(vars.read),
             Var::Reg(r) => vars.regs.get(r as usize).copied(),
             Var::Msg(q, what) => Some(match vars.taken.get(q as usize) {
-                Some(&(m, _)) if m != crate::queue::NO_MSG => {
-                    vars.queues[q as usize].number(m, what)
-                }
-                _ => f64::NAN,
+                Some(&take) => vars.queues[q as usize].number(take, what),
+                None => f64::NAN,
             }),
             Var::Stored(k) => vars.stored.get(k as usize).copied(),
         }),

@@ -9,9 +9,30 @@ use sim_core::Nanos;
 /// No message: an actor that has taken none from a queue.
 pub const NO_MSG: u32 = u32::MAX;
 
-/// The receipt of a take whose message its actor acknowledged already (or tried to, too
-/// late): it holds nothing to acknowledge, though its names stay what it took.
-pub const NO_RECEIPT: u32 = u32::MAX;
+/// What one take returned, as its actor keeps it. The names a take binds (`Q`, `Q.id`,
+/// `Q.deliveries`, `Q.FIELD`) read this snapshot, not the message's live state: a message
+/// that came back and was taken again by another actor has a higher delivery count, but
+/// the first taker's `Q.deliveries` stays the count its own take saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Taken {
+    /// The message (`NO_MSG`: the take got nothing, or the path took none).
+    pub msg: u32,
+    /// Its delivery count when this take got it: also the take's receipt, which an ack
+    /// must match (a later take of the same message has a higher one).
+    pub deliveries: u32,
+    /// Whether the take still holds the message for an ack (false once acknowledged, or
+    /// tried too late): its names stay what it took either way.
+    pub held: bool,
+}
+
+impl Taken {
+    /// Nothing taken.
+    pub const NONE: Taken = Taken {
+        msg: NO_MSG,
+        deliveries: 0,
+        held: false,
+    };
+}
 /// Most messages a queue makes in a run (copies a link makes included).
 pub const MAX_MESSAGES: usize = u32::MAX as usize - 1;
 
@@ -267,12 +288,16 @@ impl Queue {
         self.held
     }
 
-    /// A number of message `m`: 0 its value, 1 its id, 2 its deliveries, 3 + f field f.
-    pub fn number(&self, m: u32, what: u8) -> f64 {
-        let msg = &self.msgs[m as usize];
+    /// A number of what `take` got: 0 the message's value, 1 its id, 2 its delivery count
+    /// as that take saw it, 3 + f field f. NaN when the take got nothing.
+    pub fn number(&self, take: Taken, what: u8) -> f64 {
+        let m = take.msg;
+        if m == NO_MSG {
+            return f64::NAN;
+        }
         match what {
-            1 => f64::from(msg.id),
-            2 => f64::from(msg.deliveries),
+            1 => f64::from(self.msgs[m as usize].id),
+            2 => f64::from(take.deliveries),
             w => {
                 let f = if w == 0 { 0 } else { w as usize - 2 };
                 self.data[m as usize * self.width + f]
@@ -295,14 +320,29 @@ mod tests {
             q.arrive(m);
         }
         let (m, r, back) = q.take(0).unwrap();
-        assert_eq!((q.number(m, 0), back), (1.0, Some(10)));
+        let first = Taken {
+            msg: m,
+            deliveries: r,
+            held: true,
+        };
+        assert_eq!((q.number(first, 0), back), (1.0, Some(10)));
         assert_eq!(q.wake(9), (false, Some(10)), "not before its time");
         assert_eq!(q.wake(10), (true, None));
         let (again, r2, _) = q.take(10).unwrap();
+        let second = Taken {
+            msg: again,
+            deliveries: r2,
+            held: true,
+        };
         assert_eq!(
-            (again, q.number(again, 2)),
+            (again, q.number(second, 2)),
             (m, 2.0),
             "the same message, twice"
+        );
+        assert_eq!(
+            q.number(first, 2),
+            1.0,
+            "the first take still saw delivery 1"
         );
         assert!(!q.ack(m, r), "the first take's ack is late");
         assert!(q.ack(m, r2));

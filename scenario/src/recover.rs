@@ -221,7 +221,7 @@ impl Sim<'_> {
         self.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
         self.tokens[ju * nl..(ju + 1) * nl].fill(0);
         // What it took it forgets: unacknowledged, it comes back in its time.
-        self.taken[ju * nq..(ju + 1) * nq].fill((crate::queue::NO_MSG, 0));
+        self.taken[ju * nq..(ju + 1) * nq].fill(crate::queue::Taken::NONE);
         self.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
         let j = &self.jobs[ju];
         let (a, g) = (j.actor as usize, j.group as usize);

@@ -15,7 +15,7 @@ use crate::keys::{KeyStore, KeyUndo};
 use crate::link::Link;
 use crate::lock::{Lock, Token};
 use crate::point::{CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars, eval_run};
-use crate::queue::{NO_MSG, Queue};
+use crate::queue::{Queue, Taken};
 use crate::register::Register;
 use crate::server::Server;
 use crate::spec::{KeyOp, Num, Var};
@@ -237,9 +237,9 @@ pub struct Sim<'p> {
     pub free_slots: Vec<u32>,
     pub queues: Vec<Queue>,
     pub keys: Vec<KeyStore>,
-    /// The message (and its take's receipt) each job last took from each queue, jobs ×
-    /// queues; what each job last found in each key store, jobs × stores.
-    pub taken: Vec<(u32, u32)>,
+    /// What each job's last take from each queue got, jobs × queues; what each job last
+    /// found in each key store, jobs × stores.
+    pub taken: Vec<Taken>,
     pub stored: Vec<f64>,
     /// The job inside a transaction, what undoes its effects so far, and what it will do
     /// when the transaction ends (puts: their queue and numbers at `tx_numbers`; acks).
@@ -531,7 +531,7 @@ impl<'p> Sim<'p> {
                 self.tokens[j * nl..(j + 1) * nl].fill(0);
             }
             if nq > 0 {
-                self.taken[j * nq..(j + 1) * nq].fill((NO_MSG, 0));
+                self.taken[j * nq..(j + 1) * nq].fill(Taken::NONE);
             }
             if nk > 0 {
                 self.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
@@ -541,7 +541,7 @@ impl<'p> Sim<'p> {
             self.jobs.push(job);
             self.reads.extend(std::iter::repeat_n(f64::NAN, nr));
             self.tokens.extend(std::iter::repeat_n(0, nl));
-            self.taken.extend(std::iter::repeat_n((NO_MSG, 0), nq));
+            self.taken.extend(std::iter::repeat_n(Taken::NONE, nq));
             self.stored.extend(std::iter::repeat_n(f64::NAN, nk));
             (self.jobs.len() - 1) as u32
         }
@@ -563,11 +563,6 @@ impl<'p> Sim<'p> {
                 }
             }
         }
-    }
-
-    pub fn steps(&self, job: u32) -> &[StepP] {
-        let a = self.jobs[job as usize].actor;
-        &self.p.groups[self.actors[a as usize].group as usize].steps
     }
 
     pub fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
@@ -613,10 +608,10 @@ impl<'p> Sim<'p> {
             Var::Now => sim_core::ns_to_ms(self.now),
             Var::Read => f64::NAN,
             Var::Reg(r) => self.reads[ju * self.regs.len() + r as usize],
-            Var::Msg(q, what) => match self.taken[ju * self.queues.len() + q as usize] {
-                (m, _) if m != NO_MSG => self.queues[q as usize].number(m, what),
-                _ => f64::NAN,
-            },
+            Var::Msg(q, what) => {
+                let take = self.taken[ju * self.queues.len() + q as usize];
+                self.queues[q as usize].number(take, what)
+            }
             Var::Stored(k) => self.stored[ju * self.keys.len() + k as usize],
         }
     }

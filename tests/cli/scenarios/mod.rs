@@ -5,8 +5,10 @@ use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
 mod delivery;
+mod instants;
 mod recovery;
 mod review;
+mod takes;
 
 /// One run of a config's first point: metric and entity cells by column name.
 struct Run {
