@@ -251,6 +251,8 @@ impl Sim<'_> {
                 Landed::Blocked => {}
             },
             Ev::Retry { job } => {
+                self.polls_pending -= 1;
+                self.jobs[job as usize].polling = u16::MAX;
                 let p = self.p;
                 let j = &self.jobs[job as usize];
                 if let StepP::Acquire { lock, .. } =
@@ -1003,6 +1005,11 @@ impl Sim<'_> {
             self.timed_out(job, q);
         } else {
             q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
+            self.jobs[j].polling = l as u16;
+            self.polls_pending += 1;
+            if q.len() == self.polls_pending && now >= self.unstuck_until {
+                self.check_stuck(now);
+            }
         }
         false
     }

@@ -34,6 +34,7 @@ mod cost;
 mod def;
 mod deliver;
 mod evaluate;
+mod flow;
 mod handle;
 mod keys;
 mod link;
@@ -51,6 +52,7 @@ mod server;
 mod sim;
 mod spec;
 mod steps;
+mod stuck;
 
 pub use composer::Scenario;
 pub use lock::{Lock, LockMode, Token};

@@ -108,6 +108,27 @@ impl<W> Lock<W> {
         }
     }
 
+    /// When an attempt can take it with nothing else happening (no release, no unlock):
+    /// `now` when it is free, a lease's end when its record is a lease's, and never
+    /// (`None`) when a holder's record stays until someone deletes it.
+    pub fn free_by_itself(&self, now: Nanos) -> Option<Nanos> {
+        match self.record {
+            None => Some(now),
+            Some((_, since)) if self.mode == LockMode::Lease => Some(
+                since
+                    .saturating_add(self.lease_ns)
+                    .saturating_add(1)
+                    .max(now),
+            ),
+            Some(_) => None,
+        }
+    }
+
+    /// The token of its record (the holder an attempt finds), if it has one.
+    pub fn record_token(&self) -> Option<Token> {
+        self.record.map(|(t, _)| t)
+    }
+
     /// Takes it at `now` after a wait of `waited`: a new record, whose token is returned.
     pub fn take(&mut self, now: Nanos, waited: Nanos) -> Token {
         let token = self.next_token;

@@ -135,6 +135,8 @@ pub struct Job {
     /// Drawn on a timeline: its request is in service (a timeout then ends a `served` span,
     /// not a `waiting` one).
     pub in_service: bool,
+    /// The polled lock its next attempt is scheduled on (`u16::MAX`: none).
+    pub polling: u16,
 }
 
 pub struct Actor {
@@ -230,6 +232,12 @@ pub struct Sim<'p> {
     pub error_at: Option<(u16, u32)>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
+    /// Poll attempts scheduled and not yet run: when they are every event left, the run
+    /// may be stuck (`stuck`).
+    pub polls_pending: usize,
+    /// Before this instant, a run with only polls left is known not to be stuck yet (a
+    /// lease runs out, or a poller gives up, then): no need to look again.
+    pub unstuck_until: Nanos,
     /// The instant of the event being handled (`now` in expressions).
     pub now: Nanos,
     /// Requests at servers whose clients may stop waiting, and the free ones.
@@ -395,6 +403,8 @@ impl<'p> Sim<'p> {
             error: None,
             error_at: None,
             end: 0,
+            polls_pending: 0,
+            unstuck_until: 0,
             now: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -513,6 +523,7 @@ impl<'p> Sim<'p> {
             taking: u16::MAX,
             incarnation: a.incarnation,
             in_service: false,
+            polling: u16::MAX,
         };
         let (nr, nl) = (self.regs.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());

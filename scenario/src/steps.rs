@@ -5,6 +5,7 @@
 use coordsim_expr::Expr;
 use coordsim_model::{ComposeError, Value};
 
+use crate::flow::{self, Outcomes};
 use crate::read::{Path, Reader, at, boolean, fail, get, idx, string, table, text_of};
 use crate::spec::{
     CMPS, Cond, Crash, KeyOp, Num, OUTCOMES, OnTimeout, Pick, Scope, Step, THENS, Then, Var,
@@ -52,6 +53,17 @@ struct Before {
     holds: Vec<u16>,
     /// Inside a transaction.
     in_tx: bool,
+    /// The outcomes the last step that has one may have here (`flow`).
+    outcomes: Outcomes,
+    /// The outcomes a repetition's attempt may start again with (a `retry`, a
+    /// compare-and-set conflict): its first steps see them too.
+    restart: Outcomes,
+    /// What a timeout's steps leave for the step after it (`then = "go_on"`), for the
+    /// step that has the timeout to add to its own.
+    from_timeout: Outcomes,
+    /// The first `if` on an outcome that cannot be there, and why: refused once the
+    /// outcomes at the start are known (a retry found further down adds to them).
+    impossible: Option<(Path, String)>,
 }
 
 impl Before {
@@ -72,23 +84,52 @@ impl Before {
                 .filter(|l| b.holds.contains(l))
                 .collect(),
             in_tx: a.in_tx,
+            outcomes: a.outcomes.or(b.outcomes),
+            restart: a.restart.or(b.restart),
+            from_timeout: Outcomes::EMPTY,
+            impossible: a.impossible.or(b.impossible),
+        }
+    }
+
+    /// Takes in what a nested step list (a timeout's steps) found that matters beyond it.
+    fn learn(&mut self, inner: &Before) {
+        self.restart = self.restart.or(inner.restart);
+        if self.impossible.is_none() {
+            self.impossible.clone_from(&inner.impossible);
         }
     }
 }
 
-/// Reads a group's steps.
+/// Reads a group's steps. A repetition starts with the outcome `none`, and an attempt that
+/// starts again (a retry) with what it had then: the steps are read again with those
+/// until the outcomes at the start are all known (a few rounds at most), and only then is
+/// an `if` on an impossible outcome refused.
 pub fn read_steps(
     reader: &Reader<'_>,
     path: &Path,
     values: &[Value],
 ) -> Result<Vec<Step>, ComposeError> {
-    let mut before = Before {
-        read: vec![false; reader.registers.len() + reader.resources.len()],
-        may_hold: Vec::new(),
-        holds: Vec::new(),
-        in_tx: false,
-    };
-    list(reader, &mut before, path, values, 0)
+    let mut start = Outcomes::of(&["none"]);
+    loop {
+        let mut before = Before {
+            read: vec![false; reader.registers.len() + reader.resources.len()],
+            may_hold: Vec::new(),
+            holds: Vec::new(),
+            in_tx: false,
+            outcomes: start,
+            restart: Outcomes::EMPTY,
+            from_timeout: Outcomes::EMPTY,
+            impossible: None,
+        };
+        let steps = list(reader, &mut before, path, values, 0)?;
+        if before.restart.within(start) {
+            return match before.impossible {
+                Some((at, message)) => fail(at, message),
+                None => Ok(steps),
+            };
+        }
+        start = start.or(before.restart);
+    }
 }
 
 fn list(
@@ -100,7 +141,16 @@ fn list(
 ) -> Result<Vec<Step>, ComposeError> {
     let mut steps = Vec::new();
     for (s, v) in values.iter().enumerate() {
-        steps.push(step(reader, before, idx(path, s), v, depth)?);
+        before.from_timeout = Outcomes::EMPTY;
+        let step = step(reader, before, idx(path, s), v, depth)?;
+        if let Step::Write { cas: true, .. } = step {
+            // A conflict starts the attempt again with the outcome it had before the write.
+            before.restart = before.restart.or(before.outcomes);
+        }
+        if let Some(normal) = flow::after(&step) {
+            before.outcomes = normal.or(before.from_timeout);
+        }
+        steps.push(step);
     }
     Ok(steps)
 }
@@ -238,7 +288,7 @@ fn step(
                 Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
                 None => Num::Lit(0.0),
             };
-            let timeout = on_timeout(reader, before, &path, entries, depth)?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, true)?;
             Step::Request {
                 server,
                 instance,
@@ -253,7 +303,7 @@ fn step(
                 &["send", "timeout_ms", "on_timeout"],
             )?;
             let link = pick(reader, before, here, value, "link")?;
-            let timeout = on_timeout(reader, before, &path, entries, depth)?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
             Step::Send { link, timeout }
         }
         "if" => branch(reader, before, path, v, depth)?,
@@ -367,7 +417,7 @@ fn delivery(
                 &["take", "timeout_ms", "on_timeout"],
             )?;
             let queue = reader.resource_named(here, value, "queue")?;
-            let timeout = on_timeout(reader, before, &path, entries, depth)?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
             before.read[slot(reader, "queue", queue)] = true;
             Step::Take { queue, timeout }
         }
@@ -524,12 +574,17 @@ fn pick(
 
 /// A blocking step's `timeout_ms` and `on_timeout` (and an acquire's `give_up_after_ms`,
 /// which is a timeout that ends the repetition).
+///
+/// Its steps start with the outcome `timed_out` (or `refused`, for a request: `refused`
+/// says whether the step can be refused); what they leave goes on to the next step with
+/// `go_on` (`before.from_timeout`), or starts the attempt again with `retry`.
 fn on_timeout(
     reader: &Reader<'_>,
-    before: &Before,
+    before: &mut Before,
     path: &Path,
     entries: &[(String, Value)],
     depth: usize,
+    refused: bool,
 ) -> Result<Option<OnTimeout>, ComposeError> {
     let after = match (get(entries, "timeout_ms"), get(entries, "give_up_after_ms")) {
         (Some(_), Some(_)) => {
@@ -572,6 +627,10 @@ fn on_timeout(
         &["steps", "then", "max_attempts", "backoff_ms", "jitter_ms"],
     )?;
     let mut inside = before.clone();
+    inside.outcomes = Outcomes::of(&["timed_out"]);
+    if refused {
+        inside.outcomes = inside.outcomes.or(Outcomes::of(&["refused"]));
+    }
     let steps = nested(
         reader,
         &mut inside,
@@ -628,6 +687,12 @@ fn on_timeout(
         }
         if then == "end" { Then::End } else { Then::GoOn }
     };
+    before.learn(&inside);
+    match then {
+        Then::GoOn => before.from_timeout = inside.outcomes,
+        Then::Retry { .. } => before.restart = before.restart.or(inside.outcomes),
+        Then::End => {}
+    }
     Ok(Some(OnTimeout {
         after,
         key: "timeout_ms",
@@ -719,7 +784,7 @@ fn acquire(
             ),
         );
     }
-    let timeout = on_timeout(reader, before, &path, entries, depth)?;
+    let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
     let goes_on = matches!(&timeout, Some(t) if t.then == Then::GoOn);
     for l in lock.all() {
         if !before.may_hold.contains(&l) {
@@ -744,7 +809,25 @@ fn branch(
 ) -> Result<Step, ComposeError> {
     let entries = table(&path, v, "an if step", &["if", "then", "else"])?;
     let here = at(&path, "if");
-    let cond = condition(reader, before, here, get(entries, "if").expect("an action"))?;
+    let cond = condition(
+        reader,
+        before,
+        here.clone(),
+        get(entries, "if").expect("an action"),
+    )?;
+    if let Cond::Outcome(o) = cond
+        && !before.outcomes.has(o)
+        && before.impossible.is_none()
+    {
+        before.impossible = Some((
+            here,
+            format!(
+                "`{}` can never be the outcome here, so this `if` never holds: the last step with an outcome before it ends with {}",
+                crate::spec::OUTCOMES[o as usize],
+                before.outcomes.names().join(", ")
+            ),
+        ));
+    }
     if get(entries, "then").is_none() {
         return fail(
             path,

@@ -5,9 +5,11 @@ use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
 mod delivery;
+mod flow;
 mod instants;
 mod recovery;
 mod review;
+mod stuck;
 mod takes;
 
 /// One run of a config's first point: metric and entity cells by column name.

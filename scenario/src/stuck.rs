@@ -1,0 +1,101 @@
+//! A run that can never progress: every event left is a poll of a lock that can never be
+//! free (its holder is dead, or waits for something that can never come, and no lease or
+//! operator unlock deletes its record), and no poller gives up. Such a run would poll until
+//! the event cap; it stops at once instead, saying who holds what and who waits.
+
+use sim_core::Nanos;
+
+use crate::sim::{NONE, Sim};
+
+/// Pollers named in the report; the rest are counted.
+const NAMED: usize = 5;
+
+impl Sim<'_> {
+    /// Called when every event left is a poll: stops the run with an error when none of
+    /// them can ever succeed, or notes until when that is sure not to be so.
+    pub(crate) fn check_stuck(&mut self, now: Nanos) {
+        let nl = self.locks.len();
+        // The earliest instant a poll might succeed or a poller give up.
+        let mut next = NONE;
+        let mut polled = vec![Vec::new(); nl];
+        for (job, j) in self.jobs.iter().enumerate() {
+            if j.polling == u16::MAX {
+                continue;
+            }
+            let l = j.polling as usize;
+            polled[l].push(job as u32);
+            next = next.min(j.deadline);
+            if let Some(at) = self.locks[l].free_by_itself(now) {
+                next = next.min(at);
+            }
+        }
+        if next != NONE {
+            self.unstuck_until = next;
+            return;
+        }
+        let mut lines = Vec::new();
+        for (l, pollers) in polled.iter().enumerate() {
+            if pollers.is_empty() {
+                continue;
+            }
+            let mut names: Vec<String> = pollers.iter().take(NAMED).map(|&j| self.who(j)).collect();
+            if pollers.len() > NAMED {
+                names.push(format!("and {} more", pollers.len() - NAMED));
+            }
+            lines.push(format!(
+                "`{}` is held by {}, and polled by {}",
+                self.p.lock_names[l],
+                self.holder(l),
+                names.join(", ")
+            ));
+        }
+        self.error.get_or_insert(format!(
+            "the run is stuck at {} ms: every event left is a poll of a lock that can never be free (no lease runs out, no unlock_at_ms comes, no poller gives up): {}. Give the acquire a `give_up_after_ms` or a `timeout_ms`, make the lock a lease, or use `mode = \"queue\"` (a run whose waiters wait in a queue ends when nothing is left, with them unfinished)",
+            sim_core::ns_to_ms(now),
+            lines.join("; ")
+        ));
+    }
+
+    /// The job's actor by name ("`clients-2`").
+    fn who(&self, job: u32) -> String {
+        let a = &self.actors[self.jobs[job as usize].actor as usize];
+        format!("`{}`", self.p.groups[a.group as usize].actor_name(a.index))
+    }
+
+    /// Who holds lock `l`'s record, and why it can never release it.
+    fn holder(&self, l: usize) -> String {
+        let nl = self.locks.len();
+        let Some(token) = self.locks[l].record_token() else {
+            return "no one".into();
+        };
+        if token == 0 {
+            return "a stale record left at the start".into();
+        }
+        let Some(job) = (0..self.jobs.len()).find(|&j| self.tokens[j * nl + l] == token) else {
+            return "an actor that can no longer release it (it crashed, or ended holding it)"
+                .into();
+        };
+        let j = &self.jobs[job];
+        let actor = &self.actors[j.actor as usize];
+        let why = if actor.crashed || j.incarnation != actor.incarnation {
+            "which crashed holding it".to_string()
+        } else if j.polling != u16::MAX {
+            format!("which polls `{}`", self.p.lock_names[j.polling as usize])
+        } else if j.waiting != u16::MAX {
+            format!(
+                "which waits in `{}`'s queue",
+                self.p.lock_names[j.waiting as usize]
+            )
+        } else if j.taking != u16::MAX {
+            format!(
+                "which waits to take from `{}`, where nothing more can arrive",
+                self.p.queues[j.taking as usize].name
+            )
+        } else if self.free.contains(&(job as u32)) {
+            "which ended without releasing it".to_string()
+        } else {
+            "which waits for good".to_string()
+        };
+        format!("{}, {why}", self.who(job as u32))
+    }
+}
