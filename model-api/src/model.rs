@@ -114,7 +114,7 @@ pub trait Model: Send + Sync + 'static {
 }
 
 /// The estimated size of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Cost {
     /// Events the run executes.
     pub events: u64,
@@ -123,8 +123,13 @@ pub struct Cost {
     /// Entity rows the run returns, which stay until the config is written; the front end
     /// sizes them by the model's columns and adds them up over every run of the config.
     pub entity_rows: u64,
-    /// The parameter that drives it, for the message (`requests_per_client`).
-    pub driven_by: &'static str,
+    /// The parameter that drives it, for the message (`requests_per_client`), or a composed
+    /// model's field (`resource[2].initial`), where its error points.
+    pub driven_by: std::borrow::Cow<'static, str>,
+    /// Bytes the prepared point itself holds from the config's start to its end (its
+    /// program and tables, not a run's state): the front end adds them up over every point
+    /// and holds the sum to the memory limit too.
+    pub point_bytes: u64,
 }
 
 /// A set of per-request samples a model can give (each request's wait, say).

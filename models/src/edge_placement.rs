@@ -227,7 +227,8 @@ impl Model for EdgePlacement {
             events: requests.saturating_mul(4),
             memory_bytes: requests.saturating_mul(48),
             entity_rows: p.edges.len() as u64,
-            driven_by: "edges",
+            driven_by: "edges".into(),
+            point_bytes: 0,
         }
     }
 

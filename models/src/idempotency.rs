@@ -145,7 +145,8 @@ impl Model for Idempotency {
             events: calls.saturating_mul(4),
             memory_bytes: calls.saturating_mul(200),
             entity_rows: calls,
-            driven_by: "repeats",
+            driven_by: "repeats".into(),
+            point_bytes: 0,
         }
     }
 

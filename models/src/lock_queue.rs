@@ -236,11 +236,13 @@ impl Model for LockQueue {
                 .saturating_mul(256)
                 .saturating_add(items.saturating_mul(16)),
             entity_rows: n,
-            driven_by: if p.lock == Lock::Poll && polls > 1000 {
+            driven_by: (if p.lock == Lock::Poll && polls > 1000 {
                 "poll_ms"
             } else {
                 "appliers"
-            },
+            })
+            .into(),
+            point_bytes: 0,
         }
     }
 

@@ -175,11 +175,13 @@ impl Model for Outbox {
                 .saturating_add(p.relay_runs.len() as u64 * 4),
             memory_bytes: n.saturating_mul(300),
             entity_rows: n.saturating_mul(2),
-            driven_by: if p.random_loans > 0 {
+            driven_by: (if p.random_loans > 0 {
                 "random_loans"
             } else {
                 "loans"
-            },
+            })
+            .into(),
+            point_bytes: 0,
         }
     }
 

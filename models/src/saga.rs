@@ -118,11 +118,13 @@ impl Model for Saga {
             events: n.saturating_mul(8),
             memory_bytes: n.saturating_mul(200),
             entity_rows: n,
-            driven_by: if p.random_requests > 0 {
+            driven_by: (if p.random_requests > 0 {
                 "random_requests"
             } else {
                 "requests"
-            },
+            })
+            .into(),
+            point_bytes: 0,
         }
     }
 

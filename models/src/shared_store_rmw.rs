@@ -145,7 +145,8 @@ impl Model for SharedStoreRmw {
                 .saturating_mul(16)
                 .saturating_add(p.clients.saturating_mul(256)),
             entity_rows: 0,
-            driven_by: "increments_per_client",
+            driven_by: "increments_per_client".into(),
+            point_bytes: 0,
         }
     }
 

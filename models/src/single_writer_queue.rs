@@ -300,7 +300,8 @@ impl Model for SingleWriterQueue {
                 .saturating_mul(24)
                 .saturating_add(p.clients.saturating_add(p.instances).saturating_mul(512)),
             entity_rows: 0,
-            driven_by: "requests_per_client",
+            driven_by: "requests_per_client".into(),
+            point_bytes: 0,
         }
     }
 

@@ -5,8 +5,10 @@ use coordsim_model::Cost;
 use sim_core::ms_to_ns;
 
 use crate::point::{
-    CrashRule, Dur, LockMode, PaceP, PickP, Point, StepP, ThenP, TimeoutP, Vars, eval_run,
+    CrashRule, Dur, InitialKeys, LockMode, PaceP, PickP, Point, StepP, ThenP, TimeoutP, Vars,
+    eval_run,
 };
+use crate::spec::KeyOp;
 use crate::spec::Num;
 
 /// A random stream's size, for the memory estimate.
@@ -62,7 +64,14 @@ impl Point {
         // Every message a put may make (a copy a link makes included), and every key a store
         // starts with or an insert or set may add.
         let mut messages: u64 = 0;
-        let mut keys: u64 = self.keys.iter().map(|k| k.initial.len() as u64).sum();
+        // A range nobody changes is never laid out; any other store holds what it starts with.
+        let mut keys: u64 = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(k, ks)| matches!(ks.initial, InitialKeys::Pairs(_)) || self.changes_keys(*k))
+            .map(|(_, ks)| ks.initial.len())
+            .fold(0, u64::saturating_add);
         for g in &self.groups {
             let r = u64::from(g.count)
                 .saturating_mul(g.repeat)
@@ -80,6 +89,14 @@ impl Point {
                 }
             }
         }
+        // Where the memory mostly goes, for the error: the key stores' initial keys, or
+        // everything the repetitions make.
+        let biggest_store = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(k, ks)| matches!(ks.initial, InitialKeys::Pairs(_)) || self.changes_keys(*k))
+            .max_by_key(|(k, ks)| (ks.initial.len(), std::cmp::Reverse(*k)));
         let per_job = 128
             + 8 * (self.regs.len() + self.locks.len() + self.keys.len()) as u64
             + 8 * self.queues.len() as u64;
@@ -90,19 +107,74 @@ impl Point {
                 u64::from(s.instances) * (96 + if s.dist.is_some() { STREAM_BYTES } else { 0 })
             })
             .sum();
+        let key_bytes = keys.saturating_mul(48);
+        let memory_bytes = u64::from(self.actors)
+            .saturating_mul(160)
+            .saturating_add(streams.saturating_mul(STREAM_BYTES))
+            .saturating_add(samples.saturating_mul(8))
+            .saturating_add(jobs.saturating_mul(per_job))
+            .saturating_add(instances)
+            .saturating_add(messages)
+            .saturating_add(key_bytes);
+        let driven_by = match biggest_store {
+            // Key stores hold most of it: the biggest is where to look.
+            Some((_, ks)) if key_bytes.saturating_mul(2) > memory_bytes => {
+                format!("{}.initial", ks.at).into()
+            }
+            _ => "repeat".into(),
+        };
         Cost {
             events,
-            memory_bytes: u64::from(self.actors)
-                .saturating_mul(160)
-                .saturating_add(streams.saturating_mul(STREAM_BYTES))
-                .saturating_add(samples.saturating_mul(8))
-                .saturating_add(jobs.saturating_mul(per_job))
-                .saturating_add(instances)
-                .saturating_add(messages)
-                .saturating_add(keys.saturating_mul(48)),
+            memory_bytes,
             entity_rows: u64::from(self.actors),
-            driven_by: "repeat",
+            driven_by,
+            point_bytes: self.bytes(),
         }
+    }
+
+    /// Bytes this prepared point holds until the config is done: its program (a compiled
+    /// step is a few hundred bytes with its path and numbers), its tables and its key
+    /// stores' initial pairs. The front end adds these up over every point of a sweep.
+    fn bytes(&self) -> u64 {
+        // A step's numbers may hold an expression tree on the heap: counted generously.
+        const STEP_HEAP: usize = 96;
+        let mut n = std::mem::size_of::<Point>() + 8 * self.params.len();
+        for g in &self.groups {
+            n += std::mem::size_of_val(g) + g.name.len() + 64 * g.named.len();
+            n += g
+                .names
+                .as_ref()
+                .map_or(0, |v| v.iter().map(|s| 24 + s.len()).sum());
+            n += g.steps.len() * (std::mem::size_of::<StepP>() + STEP_HEAP);
+            n += g.paths.iter().map(|p| 24 + p.len()).sum::<usize>();
+        }
+        for ks in &self.keys {
+            n += 64 + ks.name.len() + ks.at.len();
+            if let InitialKeys::Pairs(pairs) = &ks.initial {
+                n += 16 * pairs.len();
+            }
+        }
+        n += self
+            .locks
+            .iter()
+            .map(|l| 64 + 8 * l.unlock_ns.len())
+            .sum::<usize>();
+        n += self
+            .servers
+            .iter()
+            .map(|s| 128 + 16 * s.down.len())
+            .sum::<usize>();
+        n += 96 * (self.regs.len() + self.queues.len() + self.links.len());
+        n as u64
+    }
+
+    /// Whether a step may change key store `k` (an insert, a set or a remove).
+    fn changes_keys(&self, k: usize) -> bool {
+        self.groups.iter().any(|g| {
+            g.steps.iter().any(|s| {
+                matches!(s, StepP::Keys { op, store, .. } if *store as usize == k && *op != KeyOp::Lookup)
+            })
+        })
     }
 
     /// The most time one step of actor `i` takes by itself (a delay, a register access, a

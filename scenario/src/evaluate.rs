@@ -6,9 +6,9 @@ use coordsim_model::{ParamError, Value};
 use sim_core::{Nanos, ms_to_ns};
 
 use crate::point::{
-    CondP, CrashRule, Dur, GroupP, Inst, KeysP, LockMode, LockP, MAX_ACTORS, MAX_ATTEMPTS,
-    MAX_INSTANCES, MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, QueueP, RegP, ServerP, StepP,
-    ThenP, Tie, TimeoutP, is_default_name,
+    CondP, CrashRule, Dur, GroupP, InitialKeys, Inst, KeysP, LockMode, LockP, MAX_ACTORS,
+    MAX_ATTEMPTS, MAX_INSTANCES, MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, QueueP, RegP,
+    ServerP, StepP, ThenP, Tie, TimeoutP, is_default_name,
 };
 use crate::spec::{
     self, Choice, Cond, Crash, KeysInit, MAX_KEYS, Num, OnTimeout, Pace, Pick, ResourceKind, Spec,
@@ -263,9 +263,9 @@ impl Point {
                     let x = ev.number(num, path)?;
                     key_of(x).ok_or_else(|| ParamError::new(&path_key(path), bad_key(x)))
                 };
-                let mut pairs = Vec::new();
-                match initial {
+                let initial = match initial {
                     KeysInit::Pairs(list) => {
+                        let mut pairs = Vec::with_capacity(list.len());
                         for (k, v) in list {
                             pairs
                                 .push((key(k, &[at, "initial"])?, ev.number(v, &[at, "initial"])?));
@@ -282,6 +282,7 @@ impl Point {
                                 ),
                             ));
                         }
+                        InitialKeys::Pairs(pairs)
                     }
                     KeysInit::Range { from, count, value } => {
                         let from = key(from, &[at, "initial", "from"])?;
@@ -293,12 +294,17 @@ impl Point {
                                 bad_key(from as f64 + n as f64),
                             ));
                         }
-                        pairs.extend((0..n as i64).map(|i| (from + i, v)));
+                        InitialKeys::Range {
+                            from,
+                            count: n,
+                            value: v,
+                        }
                     }
-                }
+                };
                 self.keys.push(KeysP {
                     name: name.to_string(),
-                    initial: pairs,
+                    at: at.to_string(),
+                    initial,
                 });
             }
         }

@@ -19,6 +19,10 @@ pub enum Found {
 /// never walks the map (whose order is not the keys').
 #[derive(Debug, Clone, Default)]
 pub struct KeyStore {
+    /// A range it started with that no step has changed yet: `count` keys from `from`,
+    /// each holding `value`, answered by arithmetic. The first change lays it out in the
+    /// array (a range nobody changes takes no memory).
+    range: Option<(i64, u64, f64)>,
     base: i64,
     values: Vec<f64>,
     present: Vec<bool>,
@@ -53,6 +57,38 @@ impl KeyStore {
         s
     }
 
+    /// A store holding `count` keys from `from`, each with `value`, laid out only when a
+    /// key changes (then with room for `more` besides).
+    pub fn range(from: i64, count: u64, value: f64, more: usize) -> KeyStore {
+        let mut s = KeyStore {
+            size: count,
+            ..KeyStore::default()
+        };
+        // Added one by one, as storing each key would: the same total to the last bit.
+        for _ in 0..count {
+            s.total += value;
+        }
+        if count > 0 {
+            s.range = Some((from, count, value));
+            s.values.reserve(more);
+            s.present.reserve(more);
+        }
+        s
+    }
+
+    /// Lays out a range not yet changed in the array, before its first change.
+    #[cold]
+    fn lay_out(&mut self) {
+        if let Some((from, count, value)) = self.range.take() {
+            // Nothing else was stored while the range was kept aside.
+            debug_assert!(self.values.is_empty() && self.map.is_empty());
+            let n = count as usize;
+            self.base = from;
+            self.values.extend(std::iter::repeat_n(value, n));
+            self.present.extend(std::iter::repeat_n(true, n));
+        }
+    }
+
     /// The index of `key` in the array, if it is in its run.
     #[inline]
     fn slot(&self, key: i64) -> Option<usize> {
@@ -63,6 +99,17 @@ impl KeyStore {
     /// The number stored with `key`, if any.
     #[inline]
     pub fn get(&self, key: i64) -> Found {
+        if let Some((from, count, value)) = self.range {
+            // Nothing else is stored yet: the range is all there is.
+            let in_range = key
+                .checked_sub(from)
+                .is_some_and(|i| i >= 0 && (i as u64) < count);
+            return if in_range {
+                Found::Held(value)
+            } else {
+                Found::Absent
+            };
+        }
         match self.slot(key) {
             Some(i) if self.present[i] => Found::Held(self.values[i]),
             Some(_) => Found::Absent,
@@ -75,6 +122,7 @@ impl KeyStore {
 
     /// Stores `value` with `key`: what was there.
     fn store(&mut self, key: i64, value: f64) -> Found {
+        self.lay_out();
         let before = self.get(key);
         if let Found::Held(old) = before {
             self.total -= old;
@@ -103,6 +151,7 @@ impl KeyStore {
 
     /// Removes `key`: what it held.
     fn delete(&mut self, key: i64) -> Found {
+        self.lay_out();
         let before = match self.slot(key) {
             Some(i) if self.present[i] => {
                 self.present[i] = false;
@@ -220,6 +269,47 @@ mod tests {
             (s.inserted, s.duplicates, s.updated, s.removed),
             (0, 1, 0, 0)
         );
+    }
+
+    proptest::proptest! {
+        /// A range kept aside answers every operation as the same keys stored one by one
+        /// do: the same finds, sizes, totals and undos, whatever is inserted, set, removed
+        /// or rolled back, inside the range and out of it.
+        #[test]
+        fn a_range_kept_aside_behaves_as_its_keys_stored_one_by_one(
+            from in -5i64..5,
+            count in 0u64..40,
+            value in -3.0f64..3.0,
+            ops in proptest::collection::vec((0u8..5, -10i64..50, -4.0f64..4.0), 0..60),
+        ) {
+            let pairs: Vec<(i64, f64)> = (0..count as i64).map(|i| (from + i, value)).collect();
+            let mut stored = KeyStore::new(&pairs, 0);
+            let mut kept = KeyStore::range(from, count, value, 0);
+            let mut undos = Vec::new();
+            for (op, key, v) in ops {
+                let (a, b) = match op {
+                    0 => (stored.insert(key, v), kept.insert(key, v)),
+                    1 => (stored.remove(key), kept.remove(key)),
+                    2 => ((Found::Absent, stored.set(key, v)), (Found::Absent, kept.set(key, v))),
+                    3 => {
+                        if let Some((ua, ub)) = undos.pop() {
+                            stored.restore(ua);
+                            kept.restore(ub);
+                        }
+                        continue;
+                    }
+                    _ => ((stored.get(key), stored.undo(key, 9)), (kept.get(key), kept.undo(key, 9))),
+                };
+                proptest::prop_assert_eq!(a.0, b.0);
+                if op < 3 {
+                    undos.push((a.1, b.1));
+                }
+                proptest::prop_assert_eq!(
+                    (stored.size(), stored.total().to_bits(), stored.get(key)),
+                    (kept.size(), kept.total().to_bits(), kept.get(key))
+                );
+            }
+        }
     }
 
     #[test]

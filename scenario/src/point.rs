@@ -238,7 +238,29 @@ pub struct QueueP {
 pub struct KeysP {
     /// Its name, for a run's errors.
     pub name: String,
-    pub initial: Vec<(i64, f64)>,
+    /// Where it is written (`resource[3]`), for an estimate's error.
+    pub at: String,
+    pub initial: InitialKeys,
+}
+
+/// What a key store starts with at a point: a range stays three numbers (a point prepared
+/// for every sweep value must not hold ten million pairs each).
+#[derive(Debug, Clone, PartialEq)]
+pub enum InitialKeys {
+    /// These keys and numbers.
+    Pairs(Vec<(i64, f64)>),
+    /// `count` keys from `from`, each holding `value`.
+    Range { from: i64, count: u64, value: f64 },
+}
+
+impl InitialKeys {
+    /// How many keys it starts with.
+    pub fn len(&self) -> u64 {
+        match self {
+            InitialKeys::Pairs(pairs) => pairs.len() as u64,
+            InitialKeys::Range { count, .. } => *count,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -14,7 +14,9 @@ use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 use crate::keys::{KeyStore, KeyUndo};
 use crate::link::Link;
 use crate::lock::{Lock, Token};
-use crate::point::{CrashRule, Dur, GroupP, MAX_LANES, PaceP, Point, StepP, Vars, eval_run};
+use crate::point::{
+    CrashRule, Dur, GroupP, InitialKeys, MAX_LANES, PaceP, Point, StepP, Vars, eval_run,
+};
 use crate::queue::{Queue, Taken};
 use crate::register::Register;
 use crate::server::Server;
@@ -426,7 +428,12 @@ impl<'p> Sim<'p> {
                     let adds = room(p, |s| {
                         matches!(s, StepP::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == k)
                     });
-                    KeyStore::new(&ks.initial, adds)
+                    match &ks.initial {
+                        InitialKeys::Pairs(pairs) => KeyStore::new(pairs, adds),
+                        InitialKeys::Range { from, count, value } => {
+                            KeyStore::range(*from, *count, *value, adds)
+                        }
+                    }
                 })
                 .collect(),
             taken: Vec::new(),

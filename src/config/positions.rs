@@ -19,7 +19,7 @@ impl Plan {
         let key = if cost.driven_by.is_empty() {
             self.model.params().first().map_or("", |p| p.key)
         } else {
-            cost.driven_by
+            &cost.driven_by
         };
         if cost.events > self.limits.max_events {
             return Err(self.param_error(

@@ -554,6 +554,8 @@ impl Loader<'_> {
 fn prepare_points(plan: &mut Plan, n: usize) -> Result<(), ConfigError> {
     let model = Arc::clone(&plan.model);
     let mut kept: u64 = 0;
+    // What the prepared points themselves hold, all of them kept until the config is done.
+    let mut points_bytes: u64 = 0;
     // An entity row in memory: its cells (the lead columns and the model's, 32 bytes
     // each, plus the text a cell may hold) and the row's own vector and name.
     let row_bytes = (4 + plan.axes.len() as u64 + model.entity_columns().len() as u64) * 48 + 96;
@@ -562,6 +564,24 @@ fn prepare_points(plan: &mut Plan, n: usize) -> Result<(), ConfigError> {
             Ok(prepared) => {
                 let cost = prepared.cost();
                 plan.check_cost(index, &cost)?;
+                points_bytes = points_bytes.saturating_add(cost.point_bytes);
+                // The first point's size stands for the others (their programs have the
+                // same steps): a sweep far past the limit is refused before it is built.
+                let expected = if index == 0 {
+                    cost.point_bytes.saturating_mul(plan.points as u64)
+                } else {
+                    points_bytes
+                };
+                if points_bytes.max(expected) > plan.max_memory_bytes {
+                    return Err(plan.error_at_model(format!(
+                        "{} sweep points would hold about {} MiB (each point's program and tables, kept until the config is done: about {} KiB at point {}), more than max_memory_mb = {} in [limits]; fewer sweep points or steps, or raise max_memory_mb",
+                        plan.points,
+                        points_bytes.max(expected) >> 20,
+                        cost.point_bytes >> 10,
+                        index + 1,
+                        plan.max_memory_bytes >> 20
+                    )));
+                }
                 plan.heaviest_run_bytes = plan.heaviest_run_bytes.max(cost.memory_bytes);
                 kept = kept.saturating_add(
                     cost.entity_rows
