@@ -145,6 +145,18 @@ impl fmt::Display for ExprError {
     }
 }
 
+impl<V> Expr<V> {
+    /// How many numbers, names, operators and calls it has: the work of one evaluation.
+    pub fn nodes(&self) -> usize {
+        1 + match self {
+            Expr::Num(_) | Expr::Var(_) => 0,
+            Expr::Neg(e) => e.nodes(),
+            Expr::Bin(_, a, b) => a.nodes() + b.nodes(),
+            Expr::Call(_, args) => args.iter().map(Expr::nodes).sum(),
+        }
+    }
+}
+
 impl<V: Copy> Expr<V> {
     /// Evaluates with `get` giving each variable's value (`None`: empty, the result is `None`).
     pub fn eval(&self, get: &impl Fn(V) -> Option<f64>) -> Option<f64> {
@@ -448,6 +460,15 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nodes_count_every_number_name_operator_and_call() {
+        // 1 + 2 * x: two numbers, a name, two operators; max(a, -b): a call, two names, a sign.
+        let e: super::Expr<u8> = super::parse("1 + 2 * x", &|_| Ok(0)).unwrap();
+        assert_eq!(e.nodes(), 5);
+        let e: super::Expr<u8> = super::parse("max(a, -b)", &|_| Ok(0)).unwrap();
+        assert_eq!(e.nodes(), 4);
+    }
+
     use super::*;
 
     /// Variables by index: `x_ms` = 50, `empty` = an empty cell.
