@@ -24,6 +24,7 @@ mod positions;
 mod read;
 mod sections;
 pub mod table;
+mod titles;
 mod var;
 mod wording;
 
