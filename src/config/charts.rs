@@ -59,7 +59,7 @@ pub enum LegendPlace {
 }
 
 impl LegendPlace {
-    const NAMES: &[(&str, LegendPlace)] = &[
+    pub(super) const NAMES: &[(&str, LegendPlace)] = &[
         ("best", LegendPlace::Best),
         ("outside", LegendPlace::Outside),
         ("upper_left", LegendPlace::UpperLeft),
@@ -388,6 +388,7 @@ impl Loader<'_> {
             None => Vec::new(),
         };
         let look = self.look(&|k| field(k))?;
+        self.log_keys(kind.0, &|k| field(k), &look, mark_y)?;
         Ok(Draft {
             title_at: field("title").map(|v| v.span()),
             at: At::Span(span),
@@ -402,125 +403,6 @@ impl Loader<'_> {
             filter,
             look,
         })
-    }
-
-    /// The presentation keys of a `[[chart]]`.
-    fn look<'a, 'i: 'a>(
-        &self,
-        field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
-    ) -> Result<Look, ConfigError> {
-        let mut look = Look::default();
-        let text = |k: &str| -> Result<Option<String>, ConfigError> {
-            let Some(v) = field(k) else { return Ok(None) };
-            let s = self.string(v, k)?;
-            if s.chars().count() > super::plan::MAX_LABEL_CHARS {
-                return Err(self.err(
-                    &v.span(),
-                    format!(
-                        "`{k}` has at most {} characters",
-                        super::plan::MAX_LABEL_CHARS
-                    ),
-                ));
-            }
-            Ok(Some(s))
-        };
-        let flag = |k: &str, default: bool| -> Result<bool, ConfigError> {
-            match field(k) {
-                None => Ok(default),
-                Some(v) => match v.get_ref() {
-                    DeValue::Boolean(b) => Ok(*b),
-                    _ => Err(self.err(&v.span(), format!("`{k}` must be true or false"))),
-                },
-            }
-        };
-        let side = |k: &str, default: u32| -> Result<u32, ConfigError> {
-            let Some(v) = field(k) else {
-                return Ok(default);
-            };
-            let n = self.count(v, k)?;
-            if !SIDE_PX.contains(&n) {
-                return Err(self.err(
-                    &v.span(),
-                    format!(
-                        "`{k}` is in pixels, from {} to {}",
-                        SIDE_PX.start(),
-                        SIDE_PX.end()
-                    ),
-                ));
-            }
-            Ok(n as u32)
-        };
-        look.title = text("title")?;
-        look.x_label = text("x_label")?;
-        look.y_label = text("y_label")?;
-        look.y_min = field("y_min")
-            .map(|v| self.chart_value(v, "y_min"))
-            .transpose()?;
-        look.y_max = field("y_max")
-            .map(|v| self.chart_value(v, "y_max"))
-            .transpose()?;
-        if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max"))
-            && hi <= lo
-        {
-            return Err(self.err(
-                &v.span(),
-                format!("`y_max` ({hi}) must be above `y_min` ({lo})"),
-            ));
-        }
-        look.log_y = flag("log_y", false)?;
-        if look.log_y {
-            for k in ["y_min", "y_max"] {
-                if let (Some(v), Some(x)) =
-                    (field(k), if k == "y_min" { look.y_min } else { look.y_max })
-                    && x <= 0.0
-                {
-                    return Err(self.err(&v.span(), format!("with `log_y`, `{k}` must be above 0")));
-                }
-            }
-        }
-        look.interval = flag("interval", true)?;
-        look.width = side("width", look.width)?;
-        look.height = side("height", look.height)?;
-        if let Some(v) = field("scale") {
-            let s = self.number(v, "scale")?;
-            if !(s > 0.0 && s <= MAX_SCALE) {
-                return Err(self.err(
-                    &v.span(),
-                    format!("`scale` is above 0 and at most {MAX_SCALE}"),
-                ));
-            }
-            look.scale = s;
-        }
-        if let Some(v) = field("legend") {
-            let name = self.string(v, "legend")?;
-            look.legend = LegendPlace::NAMES
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, p)| *p)
-                .ok_or_else(|| {
-                    let valid: Vec<&str> = LegendPlace::NAMES.iter().map(|(n, _)| *n).collect();
-                    self.err(
-                        &v.span(),
-                        format!("unknown legend place `{name}`; valid: {}", valid.join(", ")),
-                    )
-                })?;
-        }
-        Ok(look)
-    }
-
-    /// A number a chart draws as given (`mark_y`, `y_min`, `y_max`): finite and at most
-    /// [`MAX_CHART_VALUE`] in size.
-    fn chart_value(&self, v: &Spanned<DeValue<'_>>, key: &str) -> Result<f64, ConfigError> {
-        let x = self.number(v, key)?;
-        if !(x.is_finite() && x.abs() <= MAX_CHART_VALUE) {
-            return Err(self.err(
-                &v.span(),
-                format!(
-                    "`{key}` is drawn on an axis: a number from -1e15 to 1e15, got {x:e} (a chart's ticks need a range they can divide)"
-                ),
-            ));
-        }
-        Ok(x)
     }
 
     /// Checks a draft's names against the plan: the one set of rules for every chart.

@@ -17,6 +17,7 @@ mod compose;
 mod derived;
 mod filter;
 mod load;
+mod look;
 mod names;
 mod nesting;
 pub mod plan;

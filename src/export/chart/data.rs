@@ -227,21 +227,28 @@ fn x_bits(x: f64) -> u64 {
     if x == 0.0 { 0 } else { x.to_bits() }
 }
 
-/// The data series, each one's group key, and each y metric's raw values.
+/// The data series, each one's group key, each y metric's raw values, and how many points
+/// a log axis left out.
 type DataSeries = (
     Vec<Series>,
     Vec<(Vec<usize>, usize)>,
     Vec<(String, Vec<f64>)>,
+    usize,
 );
 
 /// The data series: one per y metric and group, each point the mean over replications (with
 /// its 95% interval when asked); also each series' group key (for the colour of its theory
-/// line) and each metric's raw values.
+/// line) and each metric's raw values. A log axis has no place for 0 or less: a point whose
+/// x (`log_x`) or mean (`log_y`) is not above 0 is left out, after averaging (so a zero
+/// replication still pulls its point's mean down), and counted.
 fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<'_>) -> DataSeries {
     let mut series = Vec::new();
     let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
     let mut samples = Vec::new();
+    let mut left_out = 0;
     let one_y = spec.y.len() == 1;
+    // A categorical x is drawn in order, never on a log axis.
+    let log_x = spec.log_x && sel.categories.is_empty();
     for y in &spec.y {
         let Some(y_col) = sel.source.column(y) else {
             continue;
@@ -260,7 +267,7 @@ fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<
             let (Some(x), Some(yv)) = (sel.xs[i], number(&row[y_col])) else {
                 continue;
             };
-            if !drawable(x) || !drawable(yv) || (spec.log_x && x <= 0.0) {
+            if !drawable(x) || !drawable(yv) {
                 continue;
             }
             let g = *group_at.entry(sel.key(i)).or_insert_with_key(|key| {
@@ -282,6 +289,10 @@ fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<
         }
         for (key, mut points) in groups {
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let before = points.len();
+            let off_log = |a: &Acc| (log_x && a.x <= 0.0) || (spec.look.log_y && a.mean() <= 0.0);
+            points.retain(|a| !off_log(a));
+            left_out += before - points.len();
             let parts = group_parts(config, &sel.group_axes, &key);
             // One metric: the legend names the group; several: the metric, then the group.
             let label = match (parts.is_empty(), one_y) {
@@ -310,7 +321,7 @@ fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<
             });
         }
     }
-    (series, data_groups, samples)
+    (series, data_groups, samples, left_out)
 }
 
 /// Reference lines (`y_expr`): each expression evaluated at every row, one line per group of
@@ -469,12 +480,16 @@ impl ChartData {
         }
         let config = run.config;
         let sel = Selected::new(run, spec);
-        let (mut series, data_groups, samples) = data_series(config, spec, &sel);
+        let (mut series, data_groups, samples, left_out) = data_series(config, spec, &sel);
         if spec.x != crate::config::ENTITY_X {
             series.extend(reference_series(config, spec, &sel, &data_groups));
         }
         clip_to_y_range(&mut series, &spec.look);
         let mut notes = Vec::new();
+        if left_out > 0 {
+            let n = config.locale.number(&left_out.to_string());
+            notes.push(config.text(Text::LogNote).replace("{count}", &n));
+        }
         if spec.kind == ChartKind::Bar {
             notes.extend(cap_bar_groups(config, &mut series));
         }
@@ -574,18 +589,37 @@ impl ChartData {
             .filter(|(_, (_, v))| !values(v))
             .map(|(y, _)| y)
             .collect();
+        let full: Vec<&String> = spec
+            .y
+            .iter()
+            .zip(&self.samples)
+            .filter(|(_, (_, v))| values(v))
+            .map(|(y, _)| y)
+            .collect();
+        let positive = |(_, v): &&(String, Vec<f64>)| v.iter().any(|x| drawable(*x) && *x > 0.0);
         Some(if empty.len() == spec.y.len() {
             let (list, verb) = names(&empty);
             format!("{list} {verb} empty at every point it draws")
+        } else if self.look.log_y && !self.samples.iter().any(|s| positive(&s)) {
+            let (list, verb) = names(&full);
+            format!(
+                "{list} {verb} 0 or below at every point it draws, which a log y axis cannot show (drop `log_y` to draw it)"
+            )
         } else {
             format!(
-                "no value of {} has an x (`{}`) it can be drawn at{}",
+                "no value of {} has an x (`{}`) it can be drawn at{}{}",
                 names(&spec.y.iter().collect::<Vec<_>>()).0,
                 spec.x,
                 if self.look.y_min.is_some() || self.look.y_max.is_some() {
                     " inside y_min … y_max"
                 } else {
                     ""
+                },
+                match (self.log_x, self.look.log_y) {
+                    (true, true) => "; log axes show only values above 0",
+                    (true, false) => "; a log x axis shows only x above 0",
+                    (false, true) => "; a log y axis shows only values above 0",
+                    (false, false) => "",
                 }
             )
         })
