@@ -148,21 +148,20 @@ impl<'r> Selected<'r> {
                 None => XSource::Fixed(None),
             },
         };
-        if let XSource::Category(c) = x_source {
-            for r in &rows {
-                let text = r[c].to_string();
-                if !categories.contains(&text) {
-                    categories.push(text);
-                }
-            }
-        }
+        // Each category's number, found through a map: 100,000 entities cost one pass,
+        // not a search of the categories per row.
+        let mut category_at: HashMap<String, usize> = HashMap::new();
         let xs: Vec<Option<f64>> = rows
             .iter()
             .map(|row| match x_source {
                 XSource::Column(c) => number(&row[c]),
                 XSource::Category(c) => {
                     let text = row[c].to_string();
-                    categories.iter().position(|k| *k == text).map(|i| i as f64)
+                    let i = *category_at.entry(text).or_insert_with_key(|text| {
+                        categories.push(text.clone());
+                        categories.len() - 1
+                    });
+                    Some(i as f64)
                 }
                 XSource::Fixed(x) => x,
             })
