@@ -37,6 +37,7 @@ pub mod runner;
 pub mod shard;
 pub mod site;
 pub mod source;
+pub mod suggest;
 pub mod summary;
 pub mod sweep;
 pub mod ties;

@@ -157,11 +157,13 @@ pub enum Text {
     TimelineSpansNote,
     /// A bar chart's note when it draws the first bar groups only (`{shown}`, `{total}`).
     BarGroupsNote,
+    /// A chart's note when a log axis left points out (`{count}`).
+    LogNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 12] = [
+    pub const ALL: [Text; 13] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -174,6 +176,7 @@ impl Text {
         Text::TimelineMarksNote,
         Text::TimelineSpansNote,
         Text::BarGroupsNote,
+        Text::LogNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -191,6 +194,7 @@ impl Text {
             Text::TimelineMarksNote => "timeline_marks_note",
             Text::TimelineSpansNote => "timeline_spans_note",
             Text::BarGroupsNote => "bar_groups_note",
+            Text::LogNote => "log_note",
         }
     }
 
@@ -223,6 +227,10 @@ impl Text {
             Text::BarGroupsNote => (
                 "only the first {shown} of {total} bar groups drawn",
                 "{total} çubuk grubunun yalnız ilk {shown} tanesi çizildi",
+            ),
+            Text::LogNote => (
+                "{count} points at or below 0 left out: a log axis cannot show them",
+                "0 ya da altındaki {count} nokta çizilmedi: log eksen onları gösteremez",
             ),
         };
         match locale {

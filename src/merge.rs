@@ -298,7 +298,7 @@ fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
     if !missing.is_empty() {
         bail!(
             "shard {} missing: pass every shard once ({n} in all)",
-            missing.join(", ")
+            crate::suggest::listed(&missing)
         );
     }
     Ok((shards, text))

@@ -8,6 +8,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::read::Loader;
+pub use super::titles::{TitlePiece, fill_title};
 use super::{Plan, Var};
 use crate::expr::{self, Expr};
 use crate::source::{ConfigError, Span};
@@ -58,7 +59,7 @@ pub enum LegendPlace {
 }
 
 impl LegendPlace {
-    const NAMES: &[(&str, LegendPlace)] = &[
+    pub(super) const NAMES: &[(&str, LegendPlace)] = &[
         ("best", LegendPlace::Best),
         ("outside", LegendPlace::Outside),
         ("upper_left", LegendPlace::UpperLeft),
@@ -185,36 +186,6 @@ impl ChartSpec {
             self.name.clone()
         }
     }
-}
-
-/// A chart title's placeholders: `{point}` (a timeline's swept settings) and `{key}` (a
-/// parameter's value); `{{` and `}}` are braces. Returns the pieces in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TitlePiece {
-    /// Text as written.
-    Text(String),
-    /// `{point}`.
-    Point,
-    /// `{key}`: a parameter or var, by its index in a point's values.
-    Key(usize),
-}
-
-/// Fills a title's placeholders at a point.
-pub fn fill_title(
-    pieces: &[TitlePiece],
-    plan: &Plan,
-    values: &[Value],
-    point_text: &str,
-) -> String {
-    let mut out = String::new();
-    for piece in pieces {
-        match piece {
-            TitlePiece::Text(t) => out.push_str(t),
-            TitlePiece::Point => out.push_str(point_text),
-            TitlePiece::Key(i) => out.push_str(&plan.value_text(&values[*i])),
-        }
-    }
-    out
 }
 
 /// Where a chart's field was written: a place in the config, or a model's default chart.
@@ -417,6 +388,7 @@ impl Loader<'_> {
             None => Vec::new(),
         };
         let look = self.look(&|k| field(k))?;
+        self.log_keys(kind.0, &|k| field(k), &look, mark_y)?;
         Ok(Draft {
             title_at: field("title").map(|v| v.span()),
             at: At::Span(span),
@@ -433,223 +405,15 @@ impl Loader<'_> {
         })
     }
 
-    /// The presentation keys of a `[[chart]]`.
-    fn look<'a, 'i: 'a>(
-        &self,
-        field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
-    ) -> Result<Look, ConfigError> {
-        let mut look = Look::default();
-        let text = |k: &str| -> Result<Option<String>, ConfigError> {
-            let Some(v) = field(k) else { return Ok(None) };
-            let s = self.string(v, k)?;
-            if s.chars().count() > super::plan::MAX_LABEL_CHARS {
-                return Err(self.err(
-                    &v.span(),
-                    format!(
-                        "`{k}` has at most {} characters",
-                        super::plan::MAX_LABEL_CHARS
-                    ),
-                ));
-            }
-            Ok(Some(s))
-        };
-        let flag = |k: &str, default: bool| -> Result<bool, ConfigError> {
-            match field(k) {
-                None => Ok(default),
-                Some(v) => match v.get_ref() {
-                    DeValue::Boolean(b) => Ok(*b),
-                    _ => Err(self.err(&v.span(), format!("`{k}` must be true or false"))),
-                },
-            }
-        };
-        let side = |k: &str, default: u32| -> Result<u32, ConfigError> {
-            let Some(v) = field(k) else {
-                return Ok(default);
-            };
-            let n = self.count(v, k)?;
-            if !SIDE_PX.contains(&n) {
-                return Err(self.err(
-                    &v.span(),
-                    format!(
-                        "`{k}` is in pixels, from {} to {}",
-                        SIDE_PX.start(),
-                        SIDE_PX.end()
-                    ),
-                ));
-            }
-            Ok(n as u32)
-        };
-        look.title = text("title")?;
-        look.x_label = text("x_label")?;
-        look.y_label = text("y_label")?;
-        look.y_min = field("y_min")
-            .map(|v| self.chart_value(v, "y_min"))
-            .transpose()?;
-        look.y_max = field("y_max")
-            .map(|v| self.chart_value(v, "y_max"))
-            .transpose()?;
-        if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max"))
-            && hi <= lo
-        {
-            return Err(self.err(
-                &v.span(),
-                format!("`y_max` ({hi}) must be above `y_min` ({lo})"),
-            ));
-        }
-        look.log_y = flag("log_y", false)?;
-        if look.log_y {
-            for k in ["y_min", "y_max"] {
-                if let (Some(v), Some(x)) =
-                    (field(k), if k == "y_min" { look.y_min } else { look.y_max })
-                    && x <= 0.0
-                {
-                    return Err(self.err(&v.span(), format!("with `log_y`, `{k}` must be above 0")));
-                }
-            }
-        }
-        look.interval = flag("interval", true)?;
-        look.width = side("width", look.width)?;
-        look.height = side("height", look.height)?;
-        if let Some(v) = field("scale") {
-            let s = self.number(v, "scale")?;
-            if !(s > 0.0 && s <= MAX_SCALE) {
-                return Err(self.err(
-                    &v.span(),
-                    format!("`scale` is above 0 and at most {MAX_SCALE}"),
-                ));
-            }
-            look.scale = s;
-        }
-        if let Some(v) = field("legend") {
-            let name = self.string(v, "legend")?;
-            look.legend = LegendPlace::NAMES
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, p)| *p)
-                .ok_or_else(|| {
-                    let valid: Vec<&str> = LegendPlace::NAMES.iter().map(|(n, _)| *n).collect();
-                    self.err(
-                        &v.span(),
-                        format!("unknown legend place `{name}`; valid: {}", valid.join(", ")),
-                    )
-                })?;
-        }
-        Ok(look)
-    }
-
-    /// A number a chart draws as given (`mark_y`, `y_min`, `y_max`): finite and at most
-    /// [`MAX_CHART_VALUE`] in size.
-    fn chart_value(&self, v: &Spanned<DeValue<'_>>, key: &str) -> Result<f64, ConfigError> {
-        let x = self.number(v, key)?;
-        if !(x.is_finite() && x.abs() <= MAX_CHART_VALUE) {
-            return Err(self.err(
-                &v.span(),
-                format!(
-                    "`{key}` is drawn on an axis: a number from -1e15 to 1e15, got {x:e} (a chart's ticks need a range they can divide)"
-                ),
-            ));
-        }
-        Ok(x)
-    }
-
-    /// A custom title's placeholders, checked: `{point}` only on a timeline (one file per
-    /// point), `{key}` a parameter or var with one value over the points the chart draws.
-    fn title_pieces(
-        &self,
-        plan: &Plan,
-        d: &Draft,
-        kind: ChartKind,
-    ) -> Result<Vec<TitlePiece>, ConfigError> {
-        let Some(title) = &d.look.title else {
-            return Ok(Vec::new());
-        };
-        let at = d.title_at.clone().unwrap_or(0..0);
-        let names = plan.key_names();
-        let mut pieces = Vec::new();
-        let mut text = String::new();
-        let mut rest = title.as_str();
-        while let Some(i) = rest.find(['{', '}']) {
-            text.push_str(&rest[..i]);
-            let tail = &rest[i..];
-            if let Some(after) = tail.strip_prefix("{{") {
-                text.push('{');
-                rest = after;
-                continue;
-            }
-            if let Some(after) = tail.strip_prefix("}}") {
-                text.push('}');
-                rest = after;
-                continue;
-            }
-            let close = tail.find('}').filter(|_| tail.starts_with('{'));
-            let Some(close) = close else {
-                return Err(self.err(
-                    &at,
-                    "a lone brace in `title`: `{name}` is a placeholder, `{{` and `}}` are braces",
-                ));
-            };
-            let name = &tail[1..close];
-            if !text.is_empty() {
-                pieces.push(TitlePiece::Text(std::mem::take(&mut text)));
-            }
-            if name == "point" {
-                if kind != ChartKind::Timeline {
-                    return Err(self.err(
-                        &at,
-                        "`{point}` in `title` is a timeline's point (one file per point); name a parameter instead (`{key}`)",
-                    ));
-                }
-                pieces.push(TitlePiece::Point);
-            } else if let Some(k) = names.iter().position(|n| *n == name) {
-                // One value over the chart's points, or a timeline (one point per file).
-                if kind != ChartKind::Timeline {
-                    let mut seen: Vec<String> = Vec::new();
-                    for p in (0..plan.points).filter(|p| plan.matches(*p, &d.filter)) {
-                        let v = plan.value_text(&plan.point_values(p)[k]);
-                        if !seen.contains(&v) {
-                            seen.push(v);
-                        }
-                        if seen.len() > 1 {
-                            return Err(self.err(
-                                &at,
-                                format!(
-                                    "`{{{name}}}` in `title` has several values over the points this chart draws ({}, …); pin it with `where`, or leave it to the legend",
-                                    seen.join(", ")
-                                ),
-                            ));
-                        }
-                    }
-                }
-                pieces.push(TitlePiece::Key(k));
-            } else {
-                return Err(self.err(
-                    &at,
-                    format!(
-                        "unknown placeholder `{{{name}}}` in `title`; valid: {{point}} (timelines), {}",
-                        names
-                            .iter()
-                            .map(|n| format!("{{{n}}}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-            rest = &tail[close + 1..];
-        }
-        text.push_str(rest);
-        if !text.is_empty() {
-            pieces.push(TitlePiece::Text(text));
-        }
-        Ok(pieces)
-    }
-
     /// Checks a draft's names against the plan: the one set of rules for every chart.
     fn check_chart(&self, plan: &Plan, d: Draft) -> Result<ChartSpec, ConfigError> {
         let chart_at = match &d.at {
             At::Span(span) => Some(span.clone()),
             At::Default(_) => None,
         };
-        let title = self.title_pieces(plan, &d, d.kind.0)?;
+        let title_at = d.title_at.clone().unwrap_or(0..0);
+        let title =
+            self.title_pieces(plan, d.look.title.as_deref(), title_at, &d.filter, d.kind.0)?;
         let model = &*plan.model;
         let (name, name_at) = d.name;
         if name.is_empty()

@@ -17,6 +17,7 @@ mod compose;
 mod derived;
 mod filter;
 mod load;
+mod look;
 mod names;
 mod nesting;
 pub mod plan;
@@ -24,6 +25,7 @@ mod positions;
 mod read;
 mod sections;
 pub mod table;
+mod titles;
 mod var;
 mod wording;
 

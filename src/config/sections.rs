@@ -491,9 +491,10 @@ impl Loader<'_> {
             return Err(self.err(
                 &column_v.span(),
                 format!(
-                    "{} has no column `{column}`; its columns: {}",
+                    "{} has no column `{column}`{}; its columns: {}",
                     path.display(),
-                    names.join(", ")
+                    crate::suggest::did_you_mean(&column, &names),
+                    crate::suggest::listed(&names)
                 ),
             ));
         };

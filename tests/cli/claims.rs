@@ -213,3 +213,37 @@ expect = 1
         "{text}"
     );
 }
+
+#[test]
+fn a_missing_entity_among_100000_is_named_in_a_short_line_with_the_nearest() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A group of 100,000 actors, named w-0 … w-99999. `v-99999` is one edit (v → w) from
+    // w-99999 and at least two from any other name.
+    let config = write_config(
+        tmp.path(),
+        "many.toml",
+        r#"model = "scenario"
+[[actor]]
+name = "w"
+count = 100000
+steps = [{ delay_ms = 1 }]
+[[claim]]
+name = "a typo"
+entity = "v-99999"
+metric = "end_ms"
+expect = 1
+"#,
+    );
+    let out = coordsim(&["check", &config]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let line = err.lines().next().unwrap();
+    assert!(line.len() < 1024, "{} bytes: {}", line.len(), &line[..1024]);
+    assert!(
+        line.contains("many.toml:8:10: no entity `v-99999`"),
+        "{line}"
+    );
+    assert!(line.contains("did you mean `w-99999`?"), "{line}");
+    // Ten listed, 100,000 − 10 = 99,990 more.
+    assert!(line.ends_with("w-8, w-9, … and 99,990 more"), "{line}");
+}

@@ -381,3 +381,29 @@ fn derived_metrics_are_metrics_like_the_models_own() {
         );
     }
 }
+
+#[test]
+fn a_trace_column_missing_from_a_wide_csv_is_named_in_a_short_line_with_the_nearest() {
+    let dir = tempfile::tempdir().unwrap();
+    // 5,000 columns c0 … c4999; `service_mss` is one edit from the last one's name.
+    let mut header: Vec<String> = (0..5000).map(|i| format!("c{i}")).collect();
+    header.push("service_ms".into());
+    std::fs::write(
+        dir.path().join("wide.csv"),
+        format!("{}\n", header.join(",")),
+    )
+    .unwrap();
+    let text = "model = \"single_writer_queue\"\n[params]\nservice = \"empirical\"\nservice_trace = { file = \"wide.csv\", column = \"service_mss\" }\n";
+    let path = write_config(dir.path(), "t.toml", text);
+    let out = coordsim(&["check", &path]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let line = err.lines().next().unwrap();
+    assert!(line.len() < 1024, "{} bytes", line.len());
+    assert!(
+        line.contains("no column `service_mss` (did you mean `service_ms`?)"),
+        "{line}"
+    );
+    // Ten listed of 5,001: 4,991 more.
+    assert!(line.ends_with("c8, c9, … and 4,991 more"), "{line}");
+}

@@ -9,6 +9,7 @@ mod config;
 mod docs;
 mod fuzz;
 mod lessons;
+mod log_axes;
 mod models;
 mod outputs;
 mod reliability;

@@ -411,3 +411,26 @@ fn a_shard_missing_a_file_edited_or_of_another_config_is_refused() {
     let o = merge_into(&merged, &shards);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn many_missing_shards_are_counted_not_all_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(
+        tmp.path(),
+        "many.toml",
+        "model = \"lock_queue\"\n[vars]\nk = \"\"\n[sweep]\nk = { from = 1, to = 1000, step = 1 }\n",
+    );
+    let out = tmp.path().join("s").to_string_lossy().into_owned();
+    let o = coordsim(&["run", &config, "--out", &out, "--shard", "0/1000", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let shard = tmp.path().join("s/many").to_string_lossy().into_owned();
+    let merged = tmp.path().join("m").to_string_lossy().into_owned();
+    let o = coordsim(&["merge", &merged, &shard]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    // 999 missing (1/1000 … 999/1000): ten named, 989 more.
+    assert!(
+        err.contains("shard 1/1000, 2/1000, 3/1000, 4/1000, 5/1000, 6/1000, 7/1000, 8/1000, 9/1000, 10/1000, … and 989 more missing"),
+        "{err}"
+    );
+}

@@ -4,7 +4,6 @@
 use super::base::Chart2d;
 use super::base::DrawResult;
 use super::base::drawable;
-use super::frame::CURVE_STEPS;
 use super::frame::MARK_RED;
 use super::frame::axis_range;
 use super::frame::tick;
@@ -149,21 +148,20 @@ impl<'r> Selected<'r> {
                 None => XSource::Fixed(None),
             },
         };
-        if let XSource::Category(c) = x_source {
-            for r in &rows {
-                let text = r[c].to_string();
-                if !categories.contains(&text) {
-                    categories.push(text);
-                }
-            }
-        }
+        // Each category's number, found through a map: 100,000 entities cost one pass,
+        // not a search of the categories per row.
+        let mut category_at: HashMap<String, usize> = HashMap::new();
         let xs: Vec<Option<f64>> = rows
             .iter()
             .map(|row| match x_source {
                 XSource::Column(c) => number(&row[c]),
                 XSource::Category(c) => {
                     let text = row[c].to_string();
-                    categories.iter().position(|k| *k == text).map(|i| i as f64)
+                    let i = *category_at.entry(text).or_insert_with_key(|text| {
+                        categories.push(text.clone());
+                        categories.len() - 1
+                    });
+                    Some(i as f64)
                 }
                 XSource::Fixed(x) => x,
             })
@@ -228,21 +226,28 @@ fn x_bits(x: f64) -> u64 {
     if x == 0.0 { 0 } else { x.to_bits() }
 }
 
-/// The data series, each one's group key, and each y metric's raw values.
+/// The data series, each one's group key, each y metric's raw values, and how many points
+/// a log axis left out.
 type DataSeries = (
     Vec<Series>,
     Vec<(Vec<usize>, usize)>,
     Vec<(String, Vec<f64>)>,
+    usize,
 );
 
 /// The data series: one per y metric and group, each point the mean over replications (with
 /// its 95% interval when asked); also each series' group key (for the colour of its theory
-/// line) and each metric's raw values.
+/// line) and each metric's raw values. A log axis has no place for 0 or less: a point whose
+/// x (`log_x`) or mean (`log_y`) is not above 0 is left out, after averaging (so a zero
+/// replication still pulls its point's mean down), and counted.
 fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<'_>) -> DataSeries {
     let mut series = Vec::new();
     let mut data_groups: Vec<(Vec<usize>, usize)> = Vec::new();
     let mut samples = Vec::new();
+    let mut left_out = 0;
     let one_y = spec.y.len() == 1;
+    // A categorical x is drawn in order, never on a log axis.
+    let log_x = spec.log_x && sel.categories.is_empty();
     for y in &spec.y {
         let Some(y_col) = sel.source.column(y) else {
             continue;
@@ -261,7 +266,7 @@ fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<
             let (Some(x), Some(yv)) = (sel.xs[i], number(&row[y_col])) else {
                 continue;
             };
-            if !drawable(x) || !drawable(yv) || (spec.log_x && x <= 0.0) {
+            if !drawable(x) || !drawable(yv) {
                 continue;
             }
             let g = *group_at.entry(sel.key(i)).or_insert_with_key(|key| {
@@ -283,6 +288,10 @@ fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<
         }
         for (key, mut points) in groups {
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let before = points.len();
+            let off_log = |a: &Acc| (log_x && a.x <= 0.0) || (spec.look.log_y && a.mean() <= 0.0);
+            points.retain(|a| !off_log(a));
+            left_out += before - points.len();
             let parts = group_parts(config, &sel.group_axes, &key);
             // One metric: the legend names the group; several: the metric, then the group.
             let label = match (parts.is_empty(), one_y) {
@@ -311,7 +320,7 @@ fn data_series(config: &crate::config::Config, spec: &ChartSpec, sel: &Selected<
             });
         }
     }
-    (series, data_groups, samples)
+    (series, data_groups, samples, left_out)
 }
 
 /// Reference lines (`y_expr`): each expression evaluated at every row, one line per group of
@@ -470,12 +479,16 @@ impl ChartData {
         }
         let config = run.config;
         let sel = Selected::new(run, spec);
-        let (mut series, data_groups, samples) = data_series(config, spec, &sel);
+        let (mut series, data_groups, samples, left_out) = data_series(config, spec, &sel);
         if spec.x != crate::config::ENTITY_X {
             series.extend(reference_series(config, spec, &sel, &data_groups));
         }
         clip_to_y_range(&mut series, &spec.look);
         let mut notes = Vec::new();
+        if left_out > 0 {
+            let n = config.locale.number(&left_out.to_string());
+            notes.push(config.text(Text::LogNote).replace("{count}", &n));
+        }
         if spec.kind == ChartKind::Bar {
             notes.extend(cap_bar_groups(config, &mut series));
         }
@@ -537,135 +550,6 @@ impl ChartData {
         }
     }
 
-    /// A chart of per-request samples: one sample set per point the `where` keeps and per
-    /// distribution in `y`, each pooled over the point's replications.
-    fn of_samples(run: &Run<'_>, spec: &ChartSpec) -> ChartData {
-        let config = run.config;
-        let points: Vec<usize> = (0..config.points)
-            .filter(|p| config.matches(*p, &spec.filter))
-            .collect();
-        let mut samples = Vec::new();
-        // Each point's pooled samples by (point, name), found once.
-        let pooled: HashMap<(usize, &str), &Vec<f64>> = run
-            .results
-            .distributions
-            .iter()
-            .map(|(p, n, v)| ((*p, *n), v))
-            .collect();
-        for y in &spec.y {
-            for &point in &points {
-                let values = pooled
-                    .get(&(point, y.as_str()))
-                    .map_or_else(Vec::new, |v| (*v).clone());
-                let at = config.point_values(point);
-                let parts: Vec<String> = config
-                    .axes
-                    .iter()
-                    .map(|a| config.setting_text(&a.key, &at[a.param]))
-                    .collect();
-                let label = match (parts.is_empty() || points.len() == 1, spec.y.len() == 1) {
-                    (true, _) => config.label(y).to_string(),
-                    (false, true) => parts.join(", "),
-                    (false, false) => format!("{} ({})", config.label(y), parts.join(", ")),
-                };
-                samples.push((label, values));
-            }
-        }
-        // Theory curves: each `y_expr` as a function of x at every point, over the samples'
-        // range.
-        let mut series = Vec::new();
-        let all = || {
-            samples
-                .iter()
-                .flat_map(|(_, v)| v.iter().copied())
-                .filter(|v| drawable(*v))
-        };
-        let hi = all().fold(f64::NEG_INFINITY, f64::max);
-        let lo = all().fold(f64::INFINITY, f64::min).min(0.0);
-        if hi.is_finite() {
-            for (label, expr) in &spec.y_expr {
-                for &point in &points {
-                    let values = config.point_values(point);
-                    let first_row = run
-                        .results
-                        .results
-                        .rows
-                        .iter()
-                        .find(|r| run.results.results.point(r) == point);
-                    let curve: Vec<(f64, f64)> = (0..=CURVE_STEPS)
-                        .filter_map(|k| {
-                            let x = lo + (hi - lo) * k as f64 / CURVE_STEPS as f64;
-                            let get = |v: crate::config::Var| match v {
-                                crate::config::Var::Param(i) => values[i].as_f64(),
-                                crate::config::Var::X => Some(x),
-                                crate::config::Var::Metric(i) => first_row.and_then(|row| {
-                                    let table = &run.results.results;
-                                    table
-                                        .schema
-                                        .id(ColumnSource::Metric(i))
-                                        .and_then(|id| number(&row[id]))
-                                }),
-                                crate::config::Var::Entity(_) => None,
-                            };
-                            expr.eval(&get).filter(|y| drawable(*y)).map(|y| (x, y))
-                        })
-                        .collect();
-                    let at: Vec<String> = config
-                        .axes
-                        .iter()
-                        .map(|a| config.setting_text(&a.key, &values[a.param]))
-                        .collect();
-                    let name = config.label(label).to_string();
-                    series.push(Series {
-                        label: if points.len() > 1 && !at.is_empty() {
-                            format!("{name} ({})", at.join(", "))
-                        } else {
-                            name
-                        },
-                        reference: true,
-                        points: curve,
-                        intervals: Vec::new(),
-                        // The colour of this point's samples.
-                        color: (points.len() > 1)
-                            .then(|| points.iter().position(|p| *p == point).unwrap_or(0)),
-                    });
-                }
-            }
-        }
-        let x_label = spec
-            .look
-            .x_label
-            .clone()
-            .unwrap_or_else(|| y_labels(config, spec));
-        let y_text = if spec.kind == ChartKind::Histogram {
-            Text::SamplesCountAxis
-        } else {
-            Text::SamplesFractionAxis
-        };
-        ChartData {
-            title: chart_title(config, spec),
-            kind: spec.kind,
-            x_label,
-            y_label: spec
-                .look
-                .y_label
-                .clone()
-                .unwrap_or_else(|| config.text(y_text).to_string()),
-            series,
-            marks: Vec::new(),
-            mark_y: None,
-            log_x: spec.log_x,
-            samples,
-            categories: None,
-            y_integer: spec.kind == ChartKind::Histogram,
-            x_integer: false,
-            locale: config.locale,
-            interval_label: config.text(Text::IntervalLegend).to_string(),
-            look: spec.look.clone(),
-            notes: Vec::new(),
-        }
-    }
-
     /// Why the chart has nothing to draw (`None`: it has): its y columns with no value at any
     /// point it draws, or, when they have values, that none of them can be placed.
     pub fn empty(&self, spec: &ChartSpec) -> Option<String> {
@@ -704,18 +588,37 @@ impl ChartData {
             .filter(|(_, (_, v))| !values(v))
             .map(|(y, _)| y)
             .collect();
+        let full: Vec<&String> = spec
+            .y
+            .iter()
+            .zip(&self.samples)
+            .filter(|(_, (_, v))| values(v))
+            .map(|(y, _)| y)
+            .collect();
+        let positive = |(_, v): &&(String, Vec<f64>)| v.iter().any(|x| drawable(*x) && *x > 0.0);
         Some(if empty.len() == spec.y.len() {
             let (list, verb) = names(&empty);
             format!("{list} {verb} empty at every point it draws")
+        } else if self.look.log_y && !self.samples.iter().any(|s| positive(&s)) {
+            let (list, verb) = names(&full);
+            format!(
+                "{list} {verb} 0 or below at every point it draws, which a log y axis cannot show (drop `log_y` to draw it)"
+            )
         } else {
             format!(
-                "no value of {} has an x (`{}`) it can be drawn at{}",
+                "no value of {} has an x (`{}`) it can be drawn at{}{}",
                 names(&spec.y.iter().collect::<Vec<_>>()).0,
                 spec.x,
                 if self.look.y_min.is_some() || self.look.y_max.is_some() {
                     " inside y_min … y_max"
                 } else {
                     ""
+                },
+                match (self.log_x, self.look.log_y) {
+                    (true, true) => "; log axes show only values above 0",
+                    (true, false) => "; a log x axis shows only x above 0",
+                    (false, true) => "; a log y axis shows only values above 0",
+                    (false, false) => "",
                 }
             )
         })
@@ -821,7 +724,7 @@ fn group_parts(config: &crate::config::Config, group_axes: &[usize], key: &[usiz
 
 /// A chart's title: its own (placeholders filled at the first point it draws, where they
 /// have their one value), or the config's.
-fn chart_title(config: &crate::config::Config, spec: &ChartSpec) -> String {
+pub(super) fn chart_title(config: &crate::config::Config, spec: &ChartSpec) -> String {
     if spec.title.is_empty() {
         return config.title.clone();
     }
@@ -833,7 +736,7 @@ fn chart_title(config: &crate::config::Config, spec: &ChartSpec) -> String {
 }
 
 /// The labels of a chart's y columns, joined: the default name of their axis.
-fn y_labels(config: &crate::config::Config, spec: &ChartSpec) -> String {
+pub(super) fn y_labels(config: &crate::config::Config, spec: &ChartSpec) -> String {
     spec.y
         .iter()
         .map(|y| config.label(y))

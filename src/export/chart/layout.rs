@@ -142,8 +142,9 @@ where
             color.filled(),
         ))?;
     }
-    if width > 2 {
-        for &q in &points[1..points.len().saturating_sub(1).max(1)] {
+    // The inner joints (none for fewer than three points).
+    if width > 2 && points.len() > 2 {
+        for &q in &points[1..points.len() - 1] {
             area.draw(&Circle::new(
                 q,
                 (half.round() as i32 - 1).max(1),
@@ -585,6 +586,20 @@ mod tests {
         assert_ne!(marker(0), marker(1));
         assert_eq!(marker(0), marker(5));
         assert!(!dashed(10) && dashed(11));
+    }
+
+    #[test]
+    fn a_thick_line_of_no_point_or_one_draws_nothing_and_never_panics() {
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (50, 50)).into_drawing_area();
+            for points in [&[][..], &[(5, 5)], &[(5, 5), (20, 20)]] {
+                thick_line(&area, points, BLACK, 3).unwrap();
+            }
+        }
+        // Only the two-point line is drawn: one quadrilateral, no joint between.
+        assert_eq!(svg.matches("<polygon").count(), 1, "{svg}");
+        assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
     }
 
     #[test]

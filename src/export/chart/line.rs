@@ -62,6 +62,22 @@ impl Axes<'_> {
     fn ty(&self, y: f64) -> f64 {
         if self.data.look.log_y { y.log10() } else { y }
     }
+
+    /// An interval bar's ends in pixels. On a log y axis a low end at or below 0 has no
+    /// place: the bar runs to the bottom of the plot (the interval reaches below it).
+    fn interval<DB: DrawingBackend>(
+        &self,
+        chart: &super::base::Chart2d<'_, DB>,
+        (x, lo, hi): (f64, f64, f64),
+    ) -> ((i32, i32), (i32, i32)) {
+        let floor = chart.y_range().start;
+        let y = |v: f64| {
+            let t = self.ty(v);
+            if t.is_finite() { t.max(floor) } else { floor }
+        };
+        let x = self.tx(x);
+        (px(chart, (x, y(lo))), px(chart, (x, y(hi))))
+    }
 }
 
 /// Every line, the interval bars and the marks in the chart's pixels, for the legend to
@@ -79,11 +95,8 @@ fn obstacles<DB: DrawingBackend>(
         o.segments.extend(pts.windows(2).map(|w| (w[0], w[1])));
     }
     for se in &data.series {
-        for (x, lo, hi) in &se.intervals {
-            o.segments.push((
-                px(chart, (axes.tx(*x), axes.ty(*lo))),
-                px(chart, (axes.tx(*x), axes.ty(*hi))),
-            ));
+        for i in &se.intervals {
+            o.segments.push(axes.interval(chart, *i));
         }
     }
     if let Some((y, _)) = &data.mark_y {
@@ -132,11 +145,8 @@ where
             layout::thick_line(root, &pixels, c, s.px(3))?;
         }
         // Interval bars with caps, in the series' colour.
-        for (x, lo, hi) in &se.intervals {
-            let (a, b) = (
-                px(chart, (axes.tx(*x), axes.ty(*lo))),
-                px(chart, (axes.tx(*x), axes.ty(*hi))),
-            );
+        for i in &se.intervals {
+            let (a, b) = axes.interval(chart, *i);
             let cap = s.off(6);
             let st = c.mix(0.85).stroke_width(s.px(2));
             let area = chart.plotting_area().strip_coord_spec();
@@ -205,6 +215,7 @@ where
         .collect();
     let entries = legend(data);
     let body = titled(root, &data.title, s)?;
+    let body = super::frame::noted(&body, &data.notes, s)?;
     let titles = axis_titles(&body, &data.x_label, &data.y_label, s);
     let (mut chart, legend) = compose(
         &body,

@@ -11,6 +11,7 @@ mod histogram;
 pub mod layout;
 mod line;
 mod render;
+mod samples;
 mod timeline;
 mod timelines;
 

@@ -1,0 +1,167 @@
+//! A `[[chart]]`'s presentation keys (title, axis titles and ranges, log scales, legend,
+//! size): read and checked here, none of them changes a number.
+
+use coordsim_model::ChartKind;
+use toml::Spanned;
+use toml::de::DeValue;
+
+use super::charts::{LegendPlace, Look, MAX_CHART_VALUE, MAX_SCALE, SIDE_PX};
+use super::read::Loader;
+use crate::source::ConfigError;
+
+impl Loader<'_> {
+    /// The presentation keys of a `[[chart]]`.
+    pub(super) fn look<'a, 'i: 'a>(
+        &self,
+        field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
+    ) -> Result<Look, ConfigError> {
+        let mut look = Look::default();
+        let text = |k: &str| -> Result<Option<String>, ConfigError> {
+            let Some(v) = field(k) else { return Ok(None) };
+            let s = self.string(v, k)?;
+            if s.chars().count() > super::plan::MAX_LABEL_CHARS {
+                return Err(self.err(
+                    &v.span(),
+                    format!(
+                        "`{k}` has at most {} characters",
+                        super::plan::MAX_LABEL_CHARS
+                    ),
+                ));
+            }
+            Ok(Some(s))
+        };
+        let flag = |k: &str, default: bool| -> Result<bool, ConfigError> {
+            match field(k) {
+                None => Ok(default),
+                Some(v) => match v.get_ref() {
+                    DeValue::Boolean(b) => Ok(*b),
+                    _ => Err(self.err(&v.span(), format!("`{k}` must be true or false"))),
+                },
+            }
+        };
+        let side = |k: &str, default: u32| -> Result<u32, ConfigError> {
+            let Some(v) = field(k) else {
+                return Ok(default);
+            };
+            let n = self.count(v, k)?;
+            if !SIDE_PX.contains(&n) {
+                return Err(self.err(
+                    &v.span(),
+                    format!(
+                        "`{k}` is in pixels, from {} to {}",
+                        SIDE_PX.start(),
+                        SIDE_PX.end()
+                    ),
+                ));
+            }
+            Ok(n as u32)
+        };
+        look.title = text("title")?;
+        look.x_label = text("x_label")?;
+        look.y_label = text("y_label")?;
+        look.y_min = field("y_min")
+            .map(|v| self.chart_value(v, "y_min"))
+            .transpose()?;
+        look.y_max = field("y_max")
+            .map(|v| self.chart_value(v, "y_max"))
+            .transpose()?;
+        if let (Some(lo), Some(hi), Some(v)) = (look.y_min, look.y_max, field("y_max"))
+            && hi <= lo
+        {
+            return Err(self.err(
+                &v.span(),
+                format!("`y_max` ({hi}) must be above `y_min` ({lo})"),
+            ));
+        }
+        look.log_y = flag("log_y", false)?;
+        if look.log_y {
+            for k in ["y_min", "y_max"] {
+                if let (Some(v), Some(x)) =
+                    (field(k), if k == "y_min" { look.y_min } else { look.y_max })
+                    && x <= 0.0
+                {
+                    return Err(self.err(&v.span(), format!("with `log_y`, `{k}` must be above 0")));
+                }
+            }
+        }
+        look.interval = flag("interval", true)?;
+        look.width = side("width", look.width)?;
+        look.height = side("height", look.height)?;
+        if let Some(v) = field("scale") {
+            let s = self.number(v, "scale")?;
+            if !(s > 0.0 && s <= MAX_SCALE) {
+                return Err(self.err(
+                    &v.span(),
+                    format!("`scale` is above 0 and at most {MAX_SCALE}"),
+                ));
+            }
+            look.scale = s;
+        }
+        if let Some(v) = field("legend") {
+            let name = self.string(v, "legend")?;
+            look.legend = LegendPlace::NAMES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, p)| *p)
+                .ok_or_else(|| {
+                    let valid: Vec<&str> = LegendPlace::NAMES.iter().map(|(n, _)| *n).collect();
+                    self.err(
+                        &v.span(),
+                        format!("unknown legend place `{name}`; valid: {}", valid.join(", ")),
+                    )
+                })?;
+        }
+        Ok(look)
+    }
+
+    /// A number a chart draws as given (`mark_y`, `y_min`, `y_max`): finite and at most
+    /// [`MAX_CHART_VALUE`] in size.
+    pub(super) fn chart_value(
+        &self,
+        v: &Spanned<DeValue<'_>>,
+        key: &str,
+    ) -> Result<f64, ConfigError> {
+        let x = self.number(v, key)?;
+        if !(x.is_finite() && x.abs() <= MAX_CHART_VALUE) {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "`{key}` is drawn on an axis: a number from -1e15 to 1e15, got {x:e} (a chart's ticks need a range they can divide)"
+                ),
+            ));
+        }
+        Ok(x)
+    }
+
+    /// `log_x` and `log_y` only where the kind draws them: a bar's x is its groups, and a
+    /// cdf's, histogram's or timeline's axes are linear, so elsewhere the key would be
+    /// ignored. A log y axis has no place for a `mark_y` at or below 0.
+    pub(super) fn log_keys<'a, 'i: 'a>(
+        &self,
+        kind: ChartKind,
+        field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
+        look: &Look,
+        mark_y: Option<f64>,
+    ) -> Result<(), ConfigError> {
+        let drawn = |k: &str| kind == ChartKind::Line || (k == "log_y" && kind == ChartKind::Bar);
+        for (k, kinds) in [("log_x", "line charts"), ("log_y", "line and bar charts")] {
+            if let Some(v) = field(k).filter(|v| matches!(v.get_ref(), DeValue::Boolean(true)))
+                && !drawn(k)
+            {
+                return Err(self.err(
+                    &v.span(),
+                    format!("`{k}` is for {kinds}: a {kind} is not drawn on a log scale; drop it"),
+                ));
+            }
+        }
+        if let (true, Some(y), Some(v)) = (look.log_y, mark_y, field("mark_y"))
+            && y <= 0.0
+        {
+            return Err(self.err(
+                &v.span(),
+                "with `log_y`, `mark_y` must be above 0 (a log axis has no 0)",
+            ));
+        }
+        Ok(())
+    }
+}
