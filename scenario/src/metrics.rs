@@ -27,9 +27,9 @@ columns! {
         gave_up: u64,
         /// failed lock attempts (polls and lease tries that found the lock taken)
         failed_attempts: u64,
-        /// total time waiting for locks, from each acquire step to its acquisition or its give-up (empty: it never waited for one)
+        /// total time waiting for locks, from each acquire step to its acquisition or its give-up (0: it never waited; empty: its group takes no lock)
         lock_wait_ms: Option<f64>,
-        /// total time queued at servers before service (empty: it never requested)
+        /// total time queued at servers, arrival to service start, of the requests it still waited for when their service started (0: none; empty: its group makes no request)
         server_wait_ms: Option<f64>,
         /// its writes a register rejected (a compare-and-set conflict, a fencing token)
         rejected_writes: u64,
