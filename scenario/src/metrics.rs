@@ -212,10 +212,23 @@ impl MetricColumns {
         for (g, group) in spec.groups.iter().enumerate() {
             columns.group(&group.name, g as u16)?;
             let n = &group.name;
-            if group.any(|s| s.timeout().is_some()) {
+            // Any wait with a ceiling: `give_up_after_ms` is a timeout that gives up, and
+            // counts here as one whether or not another step has a `timeout_ms`.
+            if group.any(|s| {
+                s.timeout().is_some()
+                    || matches!(
+                        s,
+                        Step::Acquire {
+                            timeout: Some(_),
+                            ..
+                        }
+                    )
+            }) {
                 columns.col(
                     format!("{n}.timeouts"),
-                    format!("waits of `{n}` that timed out (a lock, a request, a crossing)"),
+                    format!(
+                        "waits of `{n}` that timed out (a lock, a request, a crossing, a take; a `give_up_after_ms` give-up included)"
+                    ),
                     Count,
                     Metric::GroupTimeouts(g as u16),
                 )?;
