@@ -15,9 +15,9 @@ columns! {
         group: String,
         /// when it started (its first repetition), ms
         start_ms: f64,
-        /// when its last repetition ended (empty: it crashed, or never ended)
+        /// when its last repetition ended, completed or given up (empty: it is down at the end, or none ended)
         end_ms: Option<f64>,
-        /// `completed` (every repetition), `gave_up` (some repetition gave up), `crashed`, `restarted` (a crash and restart cost it a repetition), `stopped` (a stop step ended its repetitions), `unfinished`
+        /// the first that holds: `crashed` (down at the end: no restart, or no repetition left), `gave_up` (any repetition gave up), `restarted` (a crash and restart cost it a repetition), `stopped` (a stop step ended its repetitions), `completed` (every repetition), `unfinished`
         outcome: String,
         /// repetitions it started
         repetitions: u64,
@@ -410,13 +410,15 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.busy_fraction"),
-            format!("the busiest instance of `{n}`: busy time / (last departure − first arrival)"),
+            format!(
+                "the busiest instance of `{n}`: busy time / (last departure − first arrival) (0 when that is 0)"
+            ),
             Float,
             Metric::ServerBusy(s),
         )?;
         self.col(
             format!("{n}.makespan_ms"),
-            format!("last departure − first arrival at `{n}`"),
+            format!("last departure − first arrival at `{n}` (0: nothing arrived)"),
             Float,
             Metric::ServerMakespan(s),
         )?;
@@ -517,7 +519,9 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.max_len"),
-            format!("most visible messages in `{n}` at once"),
+            format!(
+                "most visible messages in `{n}` at once (a message handed at once to a waiting taker counts)"
+            ),
             Count,
             Metric::QueueMaxLen(q),
         )?;
@@ -564,7 +568,7 @@ impl MetricColumns {
             ("removed", "keys removed", Metric::KeysRemoved(k)),
             (
                 "updated",
-                "sets (a key's number stored)",
+                "sets (a key's number stored; one that adds the key is no insert)",
                 Metric::KeysUpdated(k),
             ),
             ("size", "keys held at the end", Metric::KeysSize(k)),
@@ -656,7 +660,7 @@ impl MetricColumns {
         )?;
         self.col(
             "makespan_ms".into(),
-            "the last repetition's end (completed or given up) − the earliest start".into(),
+            "the last repetition's end (completed or given up) − the earliest start (0: none ended)".into(),
             Float,
             Metric::Makespan,
         )?;
