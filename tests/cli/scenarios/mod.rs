@@ -5,6 +5,7 @@ use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
 mod delivery;
+mod readings;
 mod recovery;
 mod review;
 
