@@ -15,9 +15,9 @@ columns! {
         group: String,
         /// when it started (its first repetition), ms
         start_ms: f64,
-        /// when its last repetition ended (empty: it crashed, or never ended)
+        /// when its last repetition ended, completed or given up (empty: it is down at the end, or none ended)
         end_ms: Option<f64>,
-        /// `completed` (every repetition), `gave_up` (some repetition gave up), `crashed`, `restarted` (a crash and restart cost it a repetition), `stopped` (a stop step ended its repetitions), `unfinished`
+        /// the first that holds: `crashed` (down at the end: no restart, or no repetition left), `gave_up` (any repetition gave up), `restarted` (a crash and restart cost it a repetition), `stopped` (a stop step ended its repetitions), `completed` (every repetition), `unfinished`
         outcome: String,
         /// repetitions it started
         repetitions: u64,
@@ -27,9 +27,9 @@ columns! {
         gave_up: u64,
         /// failed lock attempts (polls and lease tries that found the lock taken)
         failed_attempts: u64,
-        /// total time waiting for locks, from each acquire step to its acquisition or its give-up (empty: it never waited for one)
+        /// total time waiting for locks, from each acquire step to its acquisition or its give-up (0: it never waited; empty: its group takes no lock)
         lock_wait_ms: Option<f64>,
-        /// total time queued at servers before service (empty: it never requested)
+        /// total time queued at servers, arrival to service start, of the requests it still waited for when their service started (0: none; empty: its group makes no request)
         server_wait_ms: Option<f64>,
         /// its writes a register rejected (a compare-and-set conflict, a fencing token)
         rejected_writes: u64,
@@ -212,10 +212,23 @@ impl MetricColumns {
         for (g, group) in spec.groups.iter().enumerate() {
             columns.group(&group.name, g as u16)?;
             let n = &group.name;
-            if group.any(|s| s.timeout().is_some()) {
+            // Any wait with a ceiling: `give_up_after_ms` is a timeout that gives up, and
+            // counts here as one whether or not another step has a `timeout_ms`.
+            if group.any(|s| {
+                s.timeout().is_some()
+                    || matches!(
+                        s,
+                        Step::Acquire {
+                            timeout: Some(_),
+                            ..
+                        }
+                    )
+            }) {
                 columns.col(
                     format!("{n}.timeouts"),
-                    format!("waits of `{n}` that timed out (a lock, a request, a crossing)"),
+                    format!(
+                        "waits of `{n}` that timed out (a lock, a request, a crossing, a take; a `give_up_after_ms` give-up included)"
+                    ),
                     Count,
                     Metric::GroupTimeouts(g as u16),
                 )?;
@@ -397,13 +410,15 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.busy_fraction"),
-            format!("the busiest instance of `{n}`: busy time / (last departure − first arrival)"),
+            format!(
+                "the busiest instance of `{n}`: busy time / (last departure − first arrival) (0 when that is 0)"
+            ),
             Float,
             Metric::ServerBusy(s),
         )?;
         self.col(
             format!("{n}.makespan_ms"),
-            format!("last departure − first arrival at `{n}`"),
+            format!("last departure − first arrival at `{n}` (0: nothing arrived)"),
             Float,
             Metric::ServerMakespan(s),
         )?;
@@ -504,7 +519,9 @@ impl MetricColumns {
         )?;
         self.col(
             format!("{n}.max_len"),
-            format!("most visible messages in `{n}` at once"),
+            format!(
+                "most visible messages in `{n}` at once (a message handed at once to a waiting taker counts)"
+            ),
             Count,
             Metric::QueueMaxLen(q),
         )?;
@@ -551,7 +568,7 @@ impl MetricColumns {
             ("removed", "keys removed", Metric::KeysRemoved(k)),
             (
                 "updated",
-                "sets (a key's number stored)",
+                "sets (a key's number stored; one that adds the key is no insert)",
                 Metric::KeysUpdated(k),
             ),
             ("size", "keys held at the end", Metric::KeysSize(k)),
@@ -643,7 +660,7 @@ impl MetricColumns {
         )?;
         self.col(
             "makespan_ms".into(),
-            "the last repetition's end (completed or given up) − the earliest start".into(),
+            "the last repetition's end (completed or given up) − the earliest start (0: none ended)".into(),
             Float,
             Metric::Makespan,
         )?;

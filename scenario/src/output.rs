@@ -8,6 +8,7 @@ use sim_core::{Samples, ns_to_ms};
 
 use crate::lock::LockMode;
 use crate::metrics::{ActorRow, Metric, WaitStat};
+use crate::point::{GroupP, StepP};
 use crate::sim::Sim;
 
 impl Sim<'_> {
@@ -48,8 +49,22 @@ impl Sim<'_> {
         let p = self.p;
         let mut entities = Vec::new();
         if ctx.wants_entities() {
+            // An actor's waits are totals, 0 when it never waited; empty only when its group
+            // has no step of that kind (not a lock, or a server, it could wait for).
+            let has = |g: &GroupP, f: fn(&StepP) -> bool| g.steps.iter().any(f);
+            let kinds: Vec<(bool, bool)> = p
+                .groups
+                .iter()
+                .map(|g| {
+                    (
+                        has(g, |s| matches!(s, StepP::Acquire { .. })),
+                        has(g, |s| matches!(s, StepP::Request { .. })),
+                    )
+                })
+                .collect();
             for a in &self.actors {
                 let group = &p.groups[a.group as usize];
+                let (locks, servers) = kinds[a.group as usize];
                 let outcome = if a.crashed {
                     "crashed"
                 } else if a.gave_up > 0 {
@@ -72,8 +87,8 @@ impl Sim<'_> {
                     completed: a.completed,
                     gave_up: a.gave_up,
                     failed_attempts: a.failed,
-                    lock_wait_ms: a.lock_wait.map(ns_to_ms),
-                    server_wait_ms: a.server_wait.map(ns_to_ms),
+                    lock_wait_ms: locks.then(|| ns_to_ms(a.lock_wait.unwrap_or(0))),
+                    server_wait_ms: servers.then(|| ns_to_ms(a.server_wait.unwrap_or(0))),
                     rejected_writes: a.rejected,
                     retries: a.retries,
                 };

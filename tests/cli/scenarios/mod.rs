@@ -8,6 +8,7 @@ mod delivery;
 mod estimates;
 mod flow;
 mod instants;
+mod readings;
 mod recovery;
 mod review;
 mod stuck;
