@@ -43,12 +43,17 @@ impl Sim<'_> {
             return false;
         }
         let outcome = if self.tx == Some(job) {
-            let pending = self
-                .deferred
-                .iter()
-                .filter(|d| matches!(d, Deferred::Put { queue: x, .. } if *x == queue))
-                .count() as u64;
-            if self.queues[qu].full(pending) {
+            // The transaction's earlier puts on this queue take room, and its earlier acks
+            // of it free some: they land first, in order.
+            let (mut puts, mut acks) = (0u64, 0u64);
+            for d in &self.deferred {
+                match d {
+                    Deferred::Put { queue: x, .. } if *x == queue => puts += 1,
+                    Deferred::Ack { queue: x, .. } if *x == queue => acks += 1,
+                    _ => {}
+                }
+            }
+            if self.queues[qu].full_after(puts, acks) {
                 // Counted when the transaction lands, like everything in it.
                 self.deferred.push(Deferred::Refused { queue });
                 FULL

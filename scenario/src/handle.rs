@@ -99,10 +99,10 @@ impl Sim<'_> {
         }
         if self.lanes.is_some() {
             let from = self.jobs[job as usize].step_started;
-            self.jobs[job as usize].in_service = false;
             self.span(job, "served", from, Some(now));
         }
         let j = &mut self.jobs[job as usize];
+        j.in_service = false;
         j.outcome = SERVED;
         j.step += 1;
         self.proceed(job, q);
@@ -255,6 +255,12 @@ impl Sim<'_> {
                 self.jobs[job as usize].polling = u16::MAX;
                 let p = self.p;
                 let j = &self.jobs[job as usize];
+                if j.incarnation != self.actors[j.actor as usize].incarnation {
+                    // Its actor crashed while it polled: it goes no further, and this was
+                    // its one wake-up, so the job is free again.
+                    self.free.push(job);
+                    return;
+                }
                 if let StepP::Acquire { lock, .. } =
                     &p.groups[j.group as usize].steps[j.step as usize]
                     && let Some(l) = self.pick(job, lock, self.locks.len())
@@ -294,8 +300,15 @@ impl Sim<'_> {
                     j.wait = j.wait.wrapping_add(1);
                     let from = j.step_started;
                     // Given up in service or still queued.
-                    let kind = if j.in_service { "served" } else { "waiting" };
+                    let queued = !j.in_service;
+                    let kind = if queued { "waiting" } else { "served" };
                     j.in_service = false;
+                    if queued && self.entities {
+                        // It leaves while queued: its wait so far is a wait still, as a
+                        // given-up lock wait is.
+                        let actor = &mut self.actors[j.actor as usize];
+                        actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
+                    }
                     self.servers[s].time_out();
                     self.span(job, kind, from, Some(now));
                     self.timed_out(job, q);
@@ -435,12 +448,13 @@ impl Sim<'_> {
             let a = self.jobs[job as usize].actor as usize;
             self.actors[a].server_wait.get_or_insert(0);
         }
-        if self.lanes.is_some()
-            && let Some(job) = job
-        {
-            // Its service starts now: the `served` span begins here.
-            self.jobs[job as usize].step_started = now;
+        if let Some(job) = job {
+            // Its service starts now: a timeout from here leaves no queueing behind, and a
+            // drawn `served` span begins here.
             self.jobs[job as usize].in_service = true;
+            if self.lanes.is_some() {
+                self.jobs[job as usize].step_started = now;
+            }
         }
         self.serve_direct(s, k, arrived, now, q);
     }
@@ -723,7 +737,9 @@ impl Sim<'_> {
                             // A restart only when the actor has a repetition left to run.
                             Some(d) if more => self.restart(job, d, q),
                             _ => {
+                                // Down for good: its row ends here (not the makespan).
                                 self.actors[a as usize].crashed = true;
+                                self.actors[a as usize].end = Some(now);
                                 // It holds what it held: a crashed holder's lock stays taken.
                                 self.free.push(job);
                             }
@@ -1062,7 +1078,9 @@ impl Sim<'_> {
     fn hand_over(&mut self, l: usize, now: Nanos) {
         while let Some((job, wait)) = self.locks[l].next_waiter() {
             let j = &self.jobs[job as usize];
-            if j.wait == wait && j.waiting as usize == l {
+            // A waiter whose actor crashed since is no one to hand it to.
+            let alive = j.incarnation == self.actors[j.actor as usize].incarnation;
+            if j.wait == wait && j.waiting as usize == l && alive {
                 self.acquire(job, l, now);
                 self.ready.push_back(job);
                 return;

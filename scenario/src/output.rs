@@ -81,7 +81,7 @@ impl Sim<'_> {
                 let row = ActorRow {
                     group: group.name.clone(),
                     start_ms: ns_to_ms(a.start),
-                    end_ms: if a.crashed { None } else { a.end.map(ns_to_ms) },
+                    end_ms: a.end.map(ns_to_ms),
                     outcome: outcome.to_string(),
                     repetitions: a.started,
                     completed: a.completed,

@@ -128,6 +128,12 @@ impl Queue {
         self.capacity > 0 && self.held + more >= self.capacity
     }
 
+    /// Whether a put would find it full after `more` puts and `fewer` acknowledgements of
+    /// messages it holds.
+    pub fn full_after(&self, more: u64, fewer: u64) -> bool {
+        self.capacity > 0 && (self.held + more).saturating_sub(fewer) >= self.capacity
+    }
+
     /// A message put with these numbers (its value, then its fields), not yet arrived; `id`
     /// is that of the message it copies (a duplicate), or `None` for a new one.
     pub fn put(&mut self, numbers: &[f64], id: Option<u32>) -> u32 {

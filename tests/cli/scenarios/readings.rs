@@ -50,17 +50,17 @@ fn a_refused_request_with_a_timeout_alone_gives_up_and_one_without_goes_on() {
     }
 }
 
-/// An actor's `server_wait_ms` adds up, from arrival to service start, the requests it still
-/// waited for when their service started (a client that leaves during its service keeps its
-/// wait; one that left while queued adds nothing). Service 40 ms, FIFO; `a`, `b`, `c`, `d`
+/// An actor's `server_wait_ms` adds up its queueing: arrival to service start for a request
+/// served while it waited, arrival to leaving for one it gave up while queued (a client that
+/// leaves during its service keeps its queueing). Service 40 ms, FIFO; `a`, `b`, `c`, `d`
 /// ask at 0 in that order, with no timeout, 10, 100 and 130 ms. `a` is served 0–40 (wait 0).
-/// `b` leaves at 10 while queued: 0 (its request is still served, 40–80, for nobody). `c`'s
+/// `b` leaves at 10 while queued: 10 (its request is still served, 40–80, for nobody). `c`'s
 /// service starts at 80 while it waits (it leaves at 100, during it): 80. `d`'s starts at
 /// 120, before its deadline 130: 120. `e` has no request step: empty, and nobody takes a
 /// lock: every `lock_wait_ms` empty. The server counts every request it served: waits 0,
 /// 40, 80, 120, mean 60; three served for clients that had left (b, c, d), 120 ms.
 #[test]
-fn an_actors_server_wait_counts_the_requests_it_still_waited_for_when_service_began() {
+fn an_actors_server_wait_counts_its_queueing_until_service_or_until_it_left() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 40\n\
         [[actor]]\nname = \"a\"\nsteps = [{ request = \"S\" }]\n\
         [[actor]]\nname = \"b\"\nsteps = [{ request = \"S\", timeout_ms = 10, on_timeout = { then = \"go_on\" } }]\n\
@@ -68,7 +68,7 @@ fn an_actors_server_wait_counts_the_requests_it_still_waited_for_when_service_be
         [[actor]]\nname = \"d\"\nsteps = [{ request = \"S\", timeout_ms = 130, on_timeout = { then = \"go_on\" } }]\n\
         [[actor]]\nname = \"e\"\nsteps = [{ delay_ms = 1 }]\n";
     let run = run_text(text, 0);
-    for (actor, wait) in [("a", 0.0), ("b", 0.0), ("c", 80.0), ("d", 120.0)] {
+    for (actor, wait) in [("a", 0.0), ("b", 10.0), ("c", 80.0), ("d", 120.0)] {
         assert_eq!(num(run.entity(actor, "server_wait_ms")), wait, "{actor}");
     }
     assert!(empty(run.entity("e", "server_wait_ms")));
@@ -249,8 +249,9 @@ fn nothing_happened_is_zero_for_counts_totals_and_spans_and_empty_for_statistics
 /// After `then = "go_on"`, an `if` sees the outcome of the last step that has one: the
 /// timeout's own steps', when they have one. `h` is served 0–50; `a`'s request waits behind
 /// it and times out at 10; its timeout's step inserts key 1 (`inserted`), then it goes on:
-/// `if = "timed_out"` does not hold (r stays 0), `if = "inserted"` does (key 2 goes in).
-/// With no timeout steps the `if` sees `timed_out`: r = 1, and key 2 is not inserted.
+/// `if = "inserted"` holds (key 2 goes in), and an `if = "timed_out"` there is refused as
+/// never holding (the insert always comes after the timeout). With no timeout steps the
+/// `if` sees `timed_out`: r = 1, and key 2 is not inserted.
 #[test]
 fn an_if_after_go_on_sees_the_last_outcome_of_the_timeout_steps() {
     let text = |steps: &str| {
@@ -262,10 +263,23 @@ fn an_if_after_go_on_sees_the_last_outcome_of_the_timeout_steps() {
              [[actor]]\nname = \"a\"\nsteps = [{{ request = \"S\", timeout_ms = 10, on_timeout = {{ {steps}then = \"go_on\" }} }}, {{ if = \"timed_out\", then = [{{ write = \"r\", value = 1 }}] }}, {{ if = \"inserted\", then = [{{ insert = \"K\", key = 2 }}] }}]\n"
         )
     };
-    let run = run_text(&text("steps = [{ insert = \"K\", key = 1 }], "), 0);
+    let inserts = text("steps = [{ insert = \"K\", key = 1 }], ");
+    let refused = crate::harness::library_config(&crate::harness::registry(), "t.toml", &inserts)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        refused.contains("`timed_out` can never be the outcome here"),
+        "{refused}"
+    );
+    let run = run_text(
+        &inserts.replace("if = \"timed_out\"", "if = \"duplicate\""),
+        0,
+    );
     assert_eq!(num(run.metric("r.value")), 0.0);
     assert_eq!(num(run.metric("K.size")), 2.0);
-    let run = run_text(&text(""), 0);
+    // No step inserts here, so the second `if` asks for an outcome that can be there.
+    let run = run_text(&text("").replace("if = \"inserted\"", "if = \"served\""), 0);
     assert_eq!(num(run.metric("r.value")), 1.0);
     assert_eq!(num(run.metric("K.size")), 0.0);
 }
@@ -319,17 +333,17 @@ fn a_groups_percentiles_are_the_nearest_rank_unless_the_config_says_linear() {
     assert_eq!(num(&out.metrics[at]), 105.0);
 }
 
-/// A crashed actor that stays down has outcome `crashed` and no end; one that restarted and
+/// A crashed actor that stays down has outcome `crashed` and ends at its crash; one that restarted and
 /// ran on ends with its last repetition, `restarted`. Each repetition works 10 ms and
 /// crashes at repetition k = 1 (or k = 0 for `d`):
 /// `a` (3 repetitions, no restart): done at 10, crashes at 20 and stays down: `crashed`,
-/// 2 started, 1 completed, no end. `b` (3, restart after 5): crashes at 20, back at 25,
+/// 2 started, 1 completed, end 20. `b` (3, restart after 5): crashes at 20, back at 25,
 /// done at 35: `restarted`, end 35. `c` (2, restart after 5): crashes at 20 in its last
-/// repetition, with none left to restart with: `crashed`, no end. `d` (2, crash at k = 0):
+/// repetition, with none left to restart with: `crashed`, end 20. `d` (2, crash at k = 0):
 /// crashes at 10, back at 15, done at 25: `restarted`, end 25. The run's makespan is the
 /// last end, 35.
 #[test]
-fn a_crashed_actor_has_no_end_and_a_restarted_one_ends_with_its_last_repetition() {
+fn a_crashed_actor_ends_at_its_crash_and_a_restarted_one_with_its_last_repetition() {
     let actor = |name: &str, repeat: u32, at: u32, restart: &str| {
         format!(
             "[[actor]]\nname = \"{name}\"\nrepeat = {repeat}\nsteps = [{{ delay_ms = 10 }}, {{ if = {{ value = \"k\", equals = {at} }}, then = [{{ crash = \"all\"{restart} }}] }}]\n"
@@ -345,9 +359,9 @@ fn a_crashed_actor_has_no_end_and_a_restarted_one_ends_with_its_last_repetition(
     );
     let run = run_text(&text, 0);
     for (name, outcome, started, completed, end) in [
-        ("a", "crashed", 2.0, 1.0, None),
+        ("a", "crashed", 2.0, 1.0, Some(20.0)),
         ("b", "restarted", 3.0, 2.0, Some(35.0)),
-        ("c", "crashed", 2.0, 1.0, None),
+        ("c", "crashed", 2.0, 1.0, Some(20.0)),
         ("d", "restarted", 2.0, 1.0, Some(25.0)),
     ] {
         assert_eq!(run.entity(name, "outcome").to_string(), outcome, "{name}");
@@ -403,18 +417,44 @@ fn a_give_up_after_ms_give_up_is_a_timeout_of_its_group() {
     assert_eq!(num(run.entity("w", "end_ms")), 16.0);
 }
 
-/// An ack earlier in a transaction frees no room for a put later in it: the ack is given
-/// when the transaction lands. Capacity 1, visibility 100: `a` puts 1 and takes it (still
-/// held, unacknowledged); the transaction acknowledges it and puts 2, which finds the queue
-/// full (`full`, refused); after it the ack has landed, and a put of 3 goes in. So 2 put, 1
-/// refused, 1 acked, 1 left (the 3).
+/// An ack earlier in a transaction frees room for a put later in it: both land when the
+/// transaction does, the ack first. Capacity 1, visibility 100: `a` puts 1 and takes it
+/// (still held, unacknowledged); the transaction acknowledges it and puts 2, which finds
+/// room (held 1, minus the ack: 0 < 1), so `if = "full"` does not hold and 3 is never put.
+/// So 2 put, none refused, 1 acked, 1 left (the 2).
 #[test]
-fn an_ack_in_a_transaction_frees_no_room_for_a_later_put_in_it() {
+fn an_ack_in_a_transaction_frees_room_for_a_later_put_in_it() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\ncapacity = 1\nvisibility_ms = 100\n\
         [[actor]]\nname = \"a\"\nsteps = [{ put = \"q\", value = 1 }, { take = \"q\" }, { transaction = [{ ack = \"q\" }, { put = \"q\", value = 2 }] }, { if = \"full\", then = [{ put = \"q\", value = 3 }] }]\n";
     let run = run_text(text, 0);
     assert_eq!(num(run.metric("q.put")), 2.0);
-    assert_eq!(num(run.metric("q.refused")), 1.0);
+    assert_eq!(num(run.metric("q.refused")), 0.0);
     assert_eq!(num(run.metric("q.acked")), 1.0);
     assert_eq!(num(run.metric("q.left")), 1.0);
+}
+
+/// A repetition of an actor that crashed goes no further when its wait would end, for a
+/// polled lock and a queue lock alike: it takes no lock. `h` holds L from 0 to 100. `a`
+/// starts a repetition every 10 ms from 1; the first asks for L at 1 and waits, the second
+/// (k = 1, at 11) crashes the actor. Polled every 5 ms, the first fails at 1 and 6, and its
+/// poll at 11 finds its actor dead: 2 failed attempts. Either way L is taken once (by `h`),
+/// held 100 ms, and free at the end.
+#[test]
+fn a_repetition_of_a_crashed_actor_takes_no_lock_it_waited_for() {
+    let text = |mode: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\n{mode}\n\
+             [[actor]]\nname = \"h\"\nsteps = [{{ acquire = \"L\" }}, {{ delay_ms = 100 }}, {{ release = \"L\" }}]\n\
+             [[actor]]\nname = \"a\"\nstart_ms = 1\nevery_ms = 10\nrepeat = 2\nsteps = [{{ if = {{ value = \"k\", equals = 1 }}, then = [{{ crash = \"all\" }}] }}, {{ acquire = \"L\" }}, {{ release = \"L\" }}]\n"
+        )
+    };
+    let run = run_text(&text("poll_ms = 5"), 0);
+    assert_eq!(num(run.metric("L.failed_attempts")), 2.0);
+    for mode in ["poll_ms = 5", "mode = \"queue\""] {
+        let run = run_text(&text(mode), 0);
+        assert_eq!(num(run.metric("L.acquisitions")), 1.0, "{mode}");
+        assert_eq!(num(run.metric("L.held_ms")), 100.0, "{mode}");
+        assert_eq!(num(run.metric("L.left")), 0.0, "{mode}");
+        assert_eq!(num(run.metric("a.crashed")), 1.0, "{mode}");
+    }
 }
