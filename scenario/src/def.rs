@@ -9,10 +9,11 @@ use coordsim_model::{
     TimelineStyle, Value,
 };
 
-use crate::metrics::{ActorRow, Metric, MetricColumns, name};
 use crate::point::Point;
-use crate::spec::{self, ResourceKind, Spec};
-use crate::{read, run, sections};
+use crate::run;
+use crate::syntax::metrics::{ActorRow, Metric, MetricColumns, name};
+use crate::syntax::spec::{self, ResourceKind, Spec};
+use crate::syntax::{read, sections};
 
 /// One line on what a scenario is.
 pub const SUMMARY: &str = "a coordination scenario composed in the config: registers, locks, servers, links, message queues, key stores and actors that step through them";

@@ -10,52 +10,39 @@
 //! assert!(registry.composer("scenario").is_some());
 //! ```
 //!
-//! How a config becomes runs, one seam per module:
+//! How a config becomes runs: a small language implementation, one folder a stage, each
+//! stage importing only the ones before it.
 //!
-//! - the sections are read once per config into a spec (`read`: numbers, options and the
-//!   config's parameters; `sections`: resources and groups; `steps`: each group's steps),
-//!   and the spec names the metric columns (`metrics`);
-//! - each sweep point's numbers are computed once (`evaluate`, into a `point`), with its
-//!   cost estimated before anything runs (`cost`);
-//! - a run (`run`) is a plain discrete-event simulation on `sim-core`: its state (`sim`),
-//!   its events (`handle`: the handler matches on the step an actor stands at), and its
-//!   invariants and output (`output`). Nothing is interpreted per event beyond that match
-//!   and, where a config writes one, the value expression of a write.
+//! - `syntax`: the config's sections read once into a spec — numbers,
+//!   options and the config's parameters (`read`), resources and groups (`sections`), each
+//!   group's steps with the may/must checks of what an actor has read and holds (`steps`)
+//!   and of the outcomes an `if` can see (`flow`), and the metric columns the spec names
+//!   (`metrics`). Nothing here knows a sweep point.
+//! - `point`: a sweep point's program — the spec's numbers computed at the
+//!   point and its nested steps lowered to a flat jump program (`lower`), and the run's
+//!   cost estimated before anything runs (`cost`).
+//! - `run`: the interpreter, a plain discrete-event simulation on `sim-core`:
+//!   its state (`state`), its events and the steps they run (`handle`: a program counter per
+//!   job, a `match` on the step it stands at), queues and key stores and transactions
+//!   (`deliver`), timeouts, retries, crashes (`recover`), a run that can never progress
+//!   (`stuck`), and what a run returns (`output`).
+//! - `machine`: the resources, machines of their own that know nothing of
+//!   actors or events — a [`Register`] (lost updates, compare-and-set, fencing tokens) and a
+//!   [`Lock`] (polled, queued or leased), public for any model to reuse; the server, the
+//!   link, the message queue (FIFO, visibility timeout, acknowledgements) and the key store.
 //!
-//! The resources are machines of their own, which know nothing of actors or events: a
-//! [`Register`] (lost updates, compare-and-set, fencing tokens) and a [`Lock`] (polled,
-//! queued or leased) are public, for any model to reuse; the server, the link, the message
-//! queue (`queue`: FIFO, visibility timeout, acknowledgements) and the key store (`keys`)
-//! are this crate's. A transaction (`deliver`) keeps what undoes its register and store
-//! effects and makes its puts and acks when it ends.
+//! `composer` and `def` join the stages to the model API. Adding a step kind is a short
+//! checklist in docs/writing-a-model.md ("A new scenario step").
 
 mod composer;
-mod cost;
 mod def;
-mod deliver;
-mod evaluate;
-mod flow;
-mod handle;
-mod keys;
-mod link;
-mod lock;
-mod metrics;
-mod output;
+mod machine;
 mod point;
-mod queue;
-mod read;
-mod recover;
-mod register;
 mod run;
-mod sections;
-mod server;
-mod sim;
-mod spec;
-mod steps;
-mod stuck;
+mod syntax;
 
 pub use composer::Scenario;
-pub use lock::{Lock, LockMode, Token};
+pub use machine::lock::{Lock, LockMode, Token};
+pub use machine::register::{Fence, Landing, Register};
 pub use point::{MAX_ACTORS, MAX_INSTANCES, MAX_LANES, MAX_REPETITIONS};
-pub use register::{Fence, Landing, Register};
-pub use spec::{MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS};
+pub use syntax::spec::{MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS};

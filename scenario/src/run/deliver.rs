@@ -4,15 +4,15 @@
 
 use sim_core::EventQueue;
 
-use crate::evaluate::{bad_key, key_of};
-use crate::keys::Found;
+use crate::machine::keys::Found;
+use crate::machine::keys::{bad_key, key_of};
+use crate::machine::queue::Taken;
 use crate::point::TimeoutP;
-use crate::queue::Taken;
-use crate::recover::{
+use crate::run::recover::{
     ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, SET, TAKEN,
 };
-use crate::sim::{Deferred, Ev, NONE, Sim, Undo};
-use crate::spec::{KeyOp, Num};
+use crate::run::state::{Deferred, Ev, NONE, Sim, Undo};
+use crate::syntax::spec::{KeyOp, Num};
 
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
@@ -81,12 +81,12 @@ impl Sim<'_> {
             self.queues[qu].refused += 1;
             return false;
         }
-        if self.queues[qu].made() >= crate::queue::MAX_MESSAGES {
+        if self.queues[qu].made() >= crate::machine::queue::MAX_MESSAGES {
             // Far past any memory limit: the estimate refuses such a run before it starts.
             self.error.get_or_insert_with(|| {
                 format!(
                     "a queue makes at most {} messages in a run",
-                    crate::queue::MAX_MESSAGES
+                    crate::machine::queue::MAX_MESSAGES
                 )
             });
             return false;
@@ -107,7 +107,7 @@ impl Sim<'_> {
                     self.queues[qu].refused += 1;
                 } else if copies {
                     // On the stack: a message has at most 1 + MAX_FIELDS numbers.
-                    let mut copy = [0.0; 1 + crate::spec::MAX_FIELDS];
+                    let mut copy = [0.0; 1 + crate::syntax::spec::MAX_FIELDS];
                     let numbers = self.queues[qu].numbers(m);
                     copy[..numbers.len()].copy_from_slice(numbers);
                     let width = numbers.len();

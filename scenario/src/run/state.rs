@@ -11,16 +11,16 @@ use std::collections::VecDeque;
 use coordsim_model::{Lane, ModelError, ParamError, RunContext};
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
-use crate::keys::{KeyStore, KeyUndo};
-use crate::link::Link;
-use crate::lock::{Lock, Token};
+use crate::machine::keys::{KeyStore, KeyUndo};
+use crate::machine::link::Link;
+use crate::machine::lock::{Lock, Token};
+use crate::machine::queue::{Queue, Taken};
+use crate::machine::register::Register;
+use crate::machine::server::Server;
 use crate::point::{
     CrashRule, Dur, GroupP, InitialKeys, MAX_LANES, PaceP, Point, StepP, Vars, eval_run,
 };
-use crate::queue::{Queue, Taken};
-use crate::register::Register;
-use crate::server::Server;
-use crate::spec::{KeyOp, Num, Var};
+use crate::syntax::spec::{KeyOp, Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub const NONE: Nanos = Nanos::MAX;
@@ -326,7 +326,15 @@ impl<'p> Sim<'p> {
                         .max()
                         .unwrap_or(1),
                 );
-                Server::new(sv, seed, ctx.samples(attempts.min(1 << 27) as usize))
+                let waits = ctx.samples(attempts.min(1 << 27) as usize);
+                Server::new(
+                    &sv.name,
+                    sv.instances,
+                    sv.service_ns,
+                    sv.dist.clone(),
+                    seed,
+                    waits,
+                )
             })
             .collect();
         Ok(Sim {

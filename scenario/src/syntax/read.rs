@@ -4,7 +4,7 @@
 
 use coordsim_model::{ComposeError, ConfigParam, Kind, PathPart, Value};
 
-use crate::spec::{Choice, Num, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
+use crate::syntax::spec::{Choice, Num, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
 
 pub type Path = Vec<PathPart>;
 

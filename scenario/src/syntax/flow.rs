@@ -4,7 +4,7 @@
 //! The set is an over-approximation: an outcome is left out only when no path reaches the
 //! `if` with it, so a refusal is always right, and an `if` accepted may still never hold.
 
-use crate::spec::{KeyOp, OUTCOMES, Step};
+use crate::syntax::spec::{KeyOp, OUTCOMES, Step};
 
 /// A set of outcomes, one bit per entry of [`OUTCOMES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -5,9 +5,9 @@
 use coordsim_expr::Expr;
 use coordsim_model::{ComposeError, Value};
 
-use crate::flow::{self, Outcomes};
-use crate::read::{Path, Reader, at, boolean, fail, get, idx, string, table, text_of};
-use crate::spec::{
+use crate::syntax::flow::{self, Outcomes};
+use crate::syntax::read::{Path, Reader, at, boolean, fail, get, idx, string, table, text_of};
+use crate::syntax::spec::{
     CMPS, Cond, Crash, KeyOp, Num, OUTCOMES, OnTimeout, Pick, Scope, Step, THENS, Then, Var,
 };
 
@@ -171,14 +171,14 @@ fn nested(
     }
     match v {
         None => Ok(Vec::new()),
-        Some(Value::List(items)) if items.len() <= crate::spec::MAX_STEPS => {
+        Some(Value::List(items)) if items.len() <= crate::syntax::spec::MAX_STEPS => {
             list(reader, before, &path, items, depth + 1)
         }
         Some(_) => fail(
             path,
             format!(
                 "a list of at most {} steps, e.g. [{{ release = \"A\" }}]",
-                crate::spec::MAX_STEPS
+                crate::syntax::spec::MAX_STEPS
             ),
         ),
     }
@@ -823,7 +823,7 @@ fn branch(
             here,
             format!(
                 "`{}` can never be the outcome here, so this `if` never holds: the last step with an outcome before it ends with {}",
-                crate::spec::OUTCOMES[o as usize],
+                crate::syntax::spec::OUTCOMES[o as usize],
                 before.outcomes.names().join(", ")
             ),
         ));

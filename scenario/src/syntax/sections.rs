@@ -2,13 +2,15 @@
 
 use coordsim_model::{ComposeError, PathPart, Value};
 
-use crate::read::{Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table};
-use crate::spec::{
+use crate::syntax::read::{
+    Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table,
+};
+use crate::syntax::spec::{
     ARRIVALS, Choice, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS, MAX_INITIAL_KEYS,
     MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Num, Pace, Param, Resource, ResourceKind,
     SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
 };
-use crate::steps::read_steps;
+use crate::syntax::steps::read_steps;
 
 /// Reads the sections: every resource's name first (so steps and `fenced_by` may name any
 /// resource), then each resource, then each actor group.

@@ -4,13 +4,13 @@
 
 use sim_core::{Class, EventQueue, Handler, Nanos, SimError, Waiting, chance};
 
-use crate::lock::LockMode;
+use crate::machine::lock::LockMode;
+use crate::machine::register::{Fence, Landing};
 use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, eval_run};
-use crate::recover::{
+use crate::run::recover::{
     ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REFUSED, REJECTED, RENEWED, SERVED,
 };
-use crate::register::{Fence, Landing};
-use crate::sim::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
+use crate::run::state::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim, Slot};
 
 /// What a landing write leaves its job to do.
 enum Landed {
@@ -533,7 +533,7 @@ impl Sim<'_> {
                     if self.tx == Some(job) {
                         let r = *reg as usize;
                         self.undo
-                            .push(crate::sim::Undo::Reg(*reg, self.regs[r].clone()));
+                            .push(crate::run::state::Undo::Reg(*reg, self.regs[r].clone()));
                     }
                     if d > 0 {
                         self.span(job, "writing", now, Some(now + d));

@@ -8,8 +8,8 @@ use crate::point::{
     CrashRule, Dur, InitialKeys, LockMode, PaceP, PickP, Point, StepP, ThenP, TimeoutP, Vars,
     eval_run,
 };
-use crate::spec::KeyOp;
-use crate::spec::Num;
+use crate::syntax::spec::KeyOp;
+use crate::syntax::spec::Num;
 
 /// A random stream's size, for the memory estimate.
 const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;

@@ -4,7 +4,7 @@
 
 use sim_core::Nanos;
 
-use crate::lock::Token;
+use crate::machine::lock::Token;
 
 /// The fencing token a write carries, and whether the register refuses a stale one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use coordsim_model::{ColumnSpec, ColumnType, ComposeError, PathPart, columns, intern};
 
-use crate::spec::{Num, ResourceKind, Spec, Step};
+use crate::syntax::spec::{Num, ResourceKind, Spec, Step};
 
 use ColumnType::{Count, Flag, Float};
 

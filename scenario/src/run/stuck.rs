@@ -5,7 +5,7 @@
 
 use sim_core::Nanos;
 
-use crate::sim::{NONE, Sim};
+use crate::run::state::{NONE, Sim};
 
 /// Pollers named in the report; the rest are counted.
 const NAMED: usize = 5;

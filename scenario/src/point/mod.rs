@@ -1,11 +1,15 @@
-//! One sweep point's scenario: every number the point fixes computed, every option chosen
-//! (by `evaluate`); what is left is computed per actor or per repetition during the run
+//! The second stage: one sweep point's scenario — every number the point fixes computed,
+//! every option chosen, the steps lowered to a flat program (`lower`), the run's cost
+//! estimated (`cost`); what is left is computed per actor or per repetition during the run
 //! ([`eval_run`]).
+
+pub(crate) mod cost;
+pub(crate) mod lower;
 
 use sim_core::Nanos;
 
-pub use crate::lock::LockMode;
-use crate::spec::{Cmp, Num, Var};
+pub use crate::machine::lock::LockMode;
+use crate::syntax::spec::{Cmp, Num, Var};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
 pub const MAX_ACTORS: u64 = 1_000_000;
@@ -133,7 +137,7 @@ pub enum StepP {
     },
     Ack(u16),
     Keys {
-        op: crate::spec::KeyOp,
+        op: crate::syntax::spec::KeyOp,
         store: u16,
         key: Num,
         value: Num,
@@ -344,8 +348,8 @@ pub struct Vars<'a> {
     /// What the actor read of each register (NaN: nothing).
     pub regs: &'a [f64],
     /// What it last took from each queue, and the queues.
-    pub taken: &'a [crate::queue::Taken],
-    pub queues: &'a [crate::queue::Queue],
+    pub taken: &'a [crate::machine::queue::Taken],
+    pub queues: &'a [crate::machine::queue::Queue],
     /// What it last found in each key store (NaN: nothing).
     pub stored: &'a [f64],
 }

@@ -4,6 +4,21 @@
 
 use rustc_hash::FxHashMap;
 
+/// Keys are whole numbers of at most 2^53 in size, where every whole number is exact.
+pub const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
+pub fn key_of(x: f64) -> Option<i64> {
+    // A cast and back, not `fract`: a key is computed on every key store's step.
+    let k = x as i64;
+    (k as f64 == x && x.abs() <= KEY_LIMIT).then_some(k)
+}
+
+/// Why a number is no key.
+pub fn bad_key(x: f64) -> String {
+    format!("a key is a whole number from -2^53 to 2^53, got {x}")
+}
+
 /// What an operation found or did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Found {

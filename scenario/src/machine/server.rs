@@ -3,8 +3,6 @@
 
 use sim_core::{Dist, Nanos, Samples, Stations, Stream, Waiting, ms_to_ns};
 
-use crate::point::ServerP;
-
 /// A service whose drawn time is no duration (it cannot be): the run's limits end it.
 const NEVER: Nanos = Nanos::MAX;
 
@@ -31,21 +29,28 @@ pub struct Server {
 }
 
 impl Server {
-    /// Server `p` at the start of a run with `seed`: its random service draws from stream
-    /// `service/NAME-K` for instance K.
-    pub fn new(p: &ServerP, seed: u64, waits: Samples) -> Server {
+    /// Server `name` of `instances` at the start of a run with `seed`, serving in
+    /// `service_ns`, or in draws of `dist` from stream `service/NAME-K` for instance K.
+    pub fn new(
+        name: &str,
+        instances: u32,
+        service_ns: Nanos,
+        dist: Option<Dist>,
+        seed: u64,
+        waits: Samples,
+    ) -> Server {
         Server {
-            stations: Stations::new(p.instances as usize, 64),
-            service_ns: p.service_ns,
-            dist: p.dist.clone(),
-            rngs: if p.dist.is_some() {
-                (0..p.instances)
-                    .map(|k| sim_core::stream(seed, &format!("service/{}-{k}", p.name)))
+            stations: Stations::new(instances as usize, 64),
+            service_ns,
+            rngs: if dist.is_some() {
+                (0..instances)
+                    .map(|k| sim_core::stream(seed, &format!("service/{name}-{k}")))
                     .collect()
             } else {
                 Vec::new()
             },
-            busy: vec![0; p.instances as usize],
+            dist,
+            busy: vec![0; instances as usize],
             waits,
             requests: 0,
             arrivals: 0,

@@ -5,8 +5,8 @@
 use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
 
 use crate::point::{CondP, Dur, PaceP, PickP, StepP, TimeoutP};
-use crate::sim::{Ev, NONE, Sim};
-use crate::spec::{Cmp, Num, OUTCOMES};
+use crate::run::state::{Ev, NONE, Sim};
+use crate::syntax::spec::{Cmp, Num, OUTCOMES};
 
 /// The outcomes a step may end with, by their index in [`OUTCOMES`].
 pub const ACQUIRED: u8 = 1;
@@ -221,7 +221,7 @@ impl Sim<'_> {
         self.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
         self.tokens[ju * nl..(ju + 1) * nl].fill(0);
         // What it took it forgets: unacknowledged, it comes back in its time.
-        self.taken[ju * nq..(ju + 1) * nq].fill(crate::queue::Taken::NONE);
+        self.taken[ju * nq..(ju + 1) * nq].fill(crate::machine::queue::Taken::NONE);
         self.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
         let j = &self.jobs[ju];
         let (a, g) = (j.actor as usize, j.group as usize);

@@ -6,10 +6,10 @@ use coordsim_model::{
 };
 use sim_core::{Samples, ns_to_ms};
 
-use crate::lock::LockMode;
-use crate::metrics::{ActorRow, Metric, WaitStat};
+use crate::machine::lock::LockMode;
 use crate::point::{GroupP, StepP};
-use crate::sim::Sim;
+use crate::run::state::Sim;
+use crate::syntax::metrics::{ActorRow, Metric, WaitStat};
 
 impl Sim<'_> {
     /// Conservation at every server, and mutual exclusion where a lock is meant to exclude.

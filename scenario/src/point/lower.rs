@@ -10,28 +10,15 @@ use crate::point::{
     MAX_ATTEMPTS, MAX_INSTANCES, MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, QueueP, RegP,
     ServerP, StepP, ThenP, Tie, TimeoutP, is_default_name,
 };
-use crate::spec::{
+use crate::syntax::spec::{
     self, Choice, Cond, Crash, KeysInit, MAX_KEYS, Num, OnTimeout, Pace, Pick, ResourceKind, Spec,
     Step, Then, Var,
 };
 
+use crate::machine::keys::{bad_key, key_of};
+
 fn path_key(path: &[&str]) -> String {
     path.join(".")
-}
-
-/// Keys are whole numbers of at most 2^53 in size, where every whole number is exact.
-pub const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
-
-/// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
-pub fn key_of(x: f64) -> Option<i64> {
-    // A cast and back, not `fract`: a key is computed on every key store's step.
-    let k = x as i64;
-    (k as f64 == x && x.abs() <= KEY_LIMIT).then_some(k)
-}
-
-/// Why a number is no key.
-pub fn bad_key(x: f64) -> String {
-    format!("a key is a whole number from -2^53 to 2^53, got {x}")
 }
 
 impl Point {

@@ -1,12 +1,19 @@
-//! One run of a point: the state built, the starts scheduled, the events run on the engine,
-//! the invariants checked and the output read off.
+//! The third stage, the interpreter: one run of a point — the state built, the starts
+//! scheduled, the events run on the engine, the invariants checked and the output read off.
+
+pub(crate) mod deliver;
+pub(crate) mod handle;
+pub(crate) mod output;
+pub(crate) mod recover;
+pub(crate) mod state;
+pub(crate) mod stuck;
 
 use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
 use sim_core::{SimError, run as run_queue};
 
-use crate::metrics::Metric;
 use crate::point::Point;
-use crate::sim::Sim;
+use crate::run::state::Sim;
+use crate::syntax::metrics::Metric;
 
 /// Runs `p` once: a cell for each of `fill`, and the distributions named `distributions`.
 pub fn run(
