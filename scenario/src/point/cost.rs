@@ -5,8 +5,7 @@ use coordsim_model::Cost;
 use sim_core::ms_to_ns;
 
 use crate::point::{
-    CrashRule, Dur, InitialKeys, LockMode, PaceP, PickP, Point, StepP, ThenP, TimeoutP, Vars,
-    eval_run,
+    CrashRule, Dur, InitialKeys, LockMode, Pace, Pick, Point, Step, Then, Timeout, Vars, eval_run,
 };
 use crate::syntax::spec::KeyOp;
 use crate::syntax::spec::Num;
@@ -33,11 +32,11 @@ impl Point {
             let requests = g
                 .steps
                 .iter()
-                .filter(|s| matches!(s, StepP::Request { .. }))
+                .filter(|s| matches!(s, Step::Request { .. }))
                 .count() as u64;
             samples =
                 samples.saturating_add(r.saturating_mul(1 + requests * u64::from(g.attempts)));
-            jobs = jobs.saturating_add(if matches!(g.pace, PaceP::Closed) {
+            jobs = jobs.saturating_add(if matches!(g.pace, Pace::Closed) {
                 u64::from(g.count)
             } else {
                 r
@@ -45,13 +44,13 @@ impl Point {
             let crashy = g.steps.iter().any(|s| {
                 matches!(
                     s,
-                    StepP::Crash {
+                    Step::Crash {
                         rule: CrashRule::Probability(_, None),
                         ..
                     }
                 )
             });
-            let random = matches!(g.pace, PaceP::Random(_));
+            let random = matches!(g.pace, Pace::Random(_));
             streams += u64::from(g.count)
                 * (u64::from(crashy)
                     + u64::from(random)
@@ -78,13 +77,13 @@ impl Point {
                 .saturating_mul(u64::from(g.attempts));
             for s in &g.steps {
                 match s {
-                    StepP::Put { queue, .. } => {
+                    Step::Put { queue, .. } => {
                         let width = 1 + self.queues[*queue as usize].fields as u64;
                         messages = messages.saturating_add(r.saturating_mul(2 * (40 + 8 * width)));
                     }
-                    StepP::Keys { .. } => keys = keys.saturating_add(r),
+                    Step::Keys { .. } => keys = keys.saturating_add(r),
                     // A take's place in its queue's list of hidden messages, and its waiter.
-                    StepP::Take { .. } => messages = messages.saturating_add(r.saturating_mul(16)),
+                    Step::Take { .. } => messages = messages.saturating_add(r.saturating_mul(16)),
                     _ => {}
                 }
             }
@@ -145,7 +144,7 @@ impl Point {
                 .names
                 .as_ref()
                 .map_or(0, |v| v.iter().map(|s| 24 + s.len()).sum());
-            n += g.steps.len() * (std::mem::size_of::<StepP>() + STEP_HEAP);
+            n += g.steps.len() * (std::mem::size_of::<Step>() + STEP_HEAP);
             n += g.paths.iter().map(|p| 24 + p.len()).sum::<usize>();
         }
         for ks in &self.keys {
@@ -172,7 +171,7 @@ impl Point {
     fn changes_keys(&self, k: usize) -> bool {
         self.groups.iter().any(|g| {
             g.steps.iter().any(|s| {
-                matches!(s, StepP::Keys { op, store, .. } if *store as usize == k && *op != KeyOp::Lookup)
+                matches!(s, Step::Keys { op, store, .. } if *store as usize == k && *op != KeyOp::Lookup)
             })
         })
     }
@@ -180,7 +179,7 @@ impl Point {
     /// The most time one step of actor `i` takes by itself (a delay, a register access, a
     /// service at its mean, a wait to its timeout, a retry's backoff and jitter at the last
     /// attempt); 0 when it is known only during the run.
-    fn step_ns(&self, step: &StepP, i: u32, attempts: u32) -> u64 {
+    fn step_ns(&self, step: &Step, i: u32, attempts: u32) -> u64 {
         // A number of the last attempt (a backoff grows with `attempt`), before any repetition.
         let last = |num: &Num| {
             let vars = Vars {
@@ -191,12 +190,12 @@ impl Point {
                 .and_then(ms_to_ns)
                 .unwrap_or(0)
         };
-        let timeout = |t: &Option<TimeoutP>| match t {
-            Some(TimeoutP {
+        let timeout = |t: &Option<Timeout>| match t {
+            Some(Timeout {
                 after: Some(Dur::Fixed(ns)),
                 ..
             }) => *ns,
-            Some(TimeoutP {
+            Some(Timeout {
                 after: Some(Dur::Actor(num)),
                 ..
             }) => last(num),
@@ -204,37 +203,37 @@ impl Point {
         };
         match step {
             // A wait that may run to its timeout, holding what the actor holds.
-            StepP::Acquire { timeout: t, .. } => timeout(t),
-            StepP::AfterTimeout(ThenP::Retry {
+            Step::Acquire { timeout: t, .. } => timeout(t),
+            Step::AfterTimeout(Then::Retry {
                 backoff, jitter, ..
             }) => last(backoff).saturating_add(last(jitter)),
-            StepP::Delay(Dur::Fixed(ns)) => *ns,
-            StepP::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
-            StepP::Read(r) => self.regs[*r as usize].read_ns,
-            StepP::Write { reg, .. } => self.regs[*reg as usize].write_ns,
-            StepP::Pause(Dur::Fixed(ns)) => *ns,
-            StepP::Pause(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            Step::Delay(Dur::Fixed(ns)) => *ns,
+            Step::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            Step::Read(r) => self.regs[*r as usize].read_ns,
+            Step::Write { reg, .. } => self.regs[*reg as usize].write_ns,
+            Step::Pause(Dur::Fixed(ns)) => *ns,
+            Step::Pause(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
             // Of a choice, the slowest.
-            StepP::Request {
+            Step::Request {
                 server, timeout: t, ..
             } => match server {
-                PickP::One(s) => self.servers[*s as usize].service_ns,
-                PickP::OneOf(items, _) => items
+                Pick::One(s) => self.servers[*s as usize].service_ns,
+                Pick::OneOf(items, _) => items
                     .iter()
                     .map(|s| self.servers[*s as usize].service_ns)
                     .max()
                     .unwrap_or(0),
             }
             .max(timeout(t)),
-            StepP::Send { link, timeout: t } => timeout(t).max(match link {
-                PickP::One(k) => self.links[*k as usize],
-                PickP::OneOf(items, _) => items
+            Step::Send { link, timeout: t } => timeout(t).max(match link {
+                Pick::One(k) => self.links[*k as usize],
+                Pick::OneOf(items, _) => items
                     .iter()
                     .map(|k| self.links[*k as usize])
                     .max()
                     .unwrap_or(0),
             }),
-            StepP::Crash {
+            Step::Crash {
                 restart: Some(Dur::Fixed(ns)),
                 ..
             } => *ns,
@@ -289,7 +288,7 @@ impl Point {
         let mut rounds: u64 = 0;
         for g in &self.groups {
             for s in &g.steps {
-                let StepP::Acquire { timeout, .. } = s else {
+                let Step::Acquire { timeout, .. } = s else {
                     continue;
                 };
                 // Of a choice of locks, the one polled most often.
@@ -298,7 +297,7 @@ impl Point {
                 };
                 let ceiling = busy.saturating_add(unlocks);
                 let wait = match timeout {
-                    Some(TimeoutP {
+                    Some(Timeout {
                         after: Some(Dur::Fixed(ns)),
                         ..
                     }) => ceiling.min(*ns),

@@ -6,13 +6,12 @@ use coordsim_model::{ParamError, Value};
 use sim_core::{Nanos, ms_to_ns};
 
 use crate::point::{
-    CondP, CrashRule, Dur, GroupP, InitialKeys, Inst, KeysP, LockMode, LockP, MAX_ACTORS,
-    MAX_ATTEMPTS, MAX_INSTANCES, MAX_PROGRAM, MAX_REPETITIONS, PaceP, PickP, Point, QueueP, RegP,
-    ServerP, StepP, ThenP, Tie, TimeoutP, is_default_name,
+    Cond, CrashRule, Dur, Group, InitialKeys, Inst, Keys, Lock, LockMode, MAX_ACTORS, MAX_ATTEMPTS,
+    MAX_INSTANCES, MAX_PROGRAM, MAX_REPETITIONS, Pace, Pick, Point, Queue, Register, Server, Step,
+    Then, Tie, Timeout, is_default_name,
 };
 use crate::syntax::spec::{
-    self, Choice, Cond, Crash, KeysInit, MAX_KEYS, Num, OnTimeout, Pace, Pick, ResourceKind, Spec,
-    Step, Then, Var,
+    self, Choice, Crash, KeysInit, MAX_KEYS, Num, OnTimeout, ResourceKind, Spec, Var,
 };
 
 use crate::machine::keys::{bad_key, key_of};
@@ -86,7 +85,7 @@ impl Point {
         // A server whose requests may time out tracks whether each client still waits.
         for g in &point.groups {
             for s in &g.steps {
-                if let StepP::Request {
+                if let Step::Request {
                     server,
                     timeout: Some(_),
                     ..
@@ -118,7 +117,7 @@ impl Point {
                 read_ms,
                 write_ms,
                 fenced_by,
-            } => self.regs.push(RegP {
+            } => self.regs.push(Register {
                 name: name.to_string(),
                 initial: ev.number(initial, &[at, "initial"])?,
                 read_ns: ev.duration(read_ms, &[at, "read_ms"])?,
@@ -150,7 +149,7 @@ impl Point {
                     unlock_ns.push(ev.duration(u, &[at, "unlock_at_ms"])?);
                 }
                 self.lock_names.push(name.to_string());
-                self.locks.push(LockP {
+                self.locks.push(Lock {
                     mode,
                     poll_ns,
                     lease_ns: ev.duration(lease_ms, &[at, "lease_ms"])?,
@@ -202,7 +201,7 @@ impl Point {
                     &[at, "service_cv"],
                 )?;
                 let instances = ev.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
-                self.servers.push(ServerP {
+                self.servers.push(Server {
                     name: name.to_string(),
                     service_ns,
                     dist,
@@ -236,7 +235,7 @@ impl Point {
                     .as_ref()
                     .map(|v| ev.duration(v, &[at, "visibility_ms"]))
                     .transpose()?;
-                self.queues.push(QueueP {
+                self.queues.push(Queue {
                     name: name.to_string(),
                     field_names: fields.clone(),
                     capacity: ev.whole(capacity, &[at, "capacity"], 0, u32::MAX.into())?,
@@ -288,7 +287,7 @@ impl Point {
                         }
                     }
                 };
-                self.keys.push(KeysP {
+                self.keys.push(Keys {
                     name: name.to_string(),
                     at: at.to_string(),
                     initial,
@@ -306,13 +305,13 @@ impl Point {
         g: &spec::Group,
         count: u64,
         repeat: u64,
-    ) -> Result<GroupP, ParamError> {
+    ) -> Result<Group, ParamError> {
         let at_g = format!("actor[{gi}]");
         let at = at_g.as_str();
         let arrivals = ev.choice(&g.arrivals, spec::ARRIVALS, &[at, "arrivals"])?;
         let pace = match &g.pace {
-            Pace::Closed => PaceP::Closed,
-            Pace::Every(e) if arrivals != "schedule" => {
+            spec::Pace::Closed => Pace::Closed,
+            spec::Pace::Every(e) if arrivals != "schedule" => {
                 let ms = ev.number(e, &[at, "every_ms"])?;
                 let kind = if arrivals == "poisson" {
                     "exponential"
@@ -320,12 +319,12 @@ impl Point {
                     arrivals
                 };
                 match ev.dist(kind, ms, &g.every_cv, &[at, "every_ms"], &[at, "every_cv"])? {
-                    Some(d) => PaceP::Random(d),
-                    None => PaceP::Every(ev.duration(e, &[at, "every_ms"])?),
+                    Some(d) => Pace::Random(d),
+                    None => Pace::Every(ev.duration(e, &[at, "every_ms"])?),
                 }
             }
-            Pace::Every(e) => PaceP::Every(ev.duration(e, &[at, "every_ms"])?),
-            Pace::Spread(s) => PaceP::Spread(ev.duration(s, &[at, "spread_ms"])?),
+            spec::Pace::Every(e) => Pace::Every(ev.duration(e, &[at, "every_ms"])?),
+            spec::Pace::Spread(s) => Pace::Spread(ev.duration(s, &[at, "spread_ms"])?),
         };
         let mut flat = Flat {
             point: self,
@@ -352,7 +351,7 @@ impl Point {
                 "one name per actor",
             ));
         }
-        Ok(GroupP {
+        Ok(Group {
             name: g.name.clone(),
             count: count as u32,
             names: g.names.clone(),
@@ -376,7 +375,7 @@ struct Flat<'a> {
     ev: &'a Eval<'a>,
     g: &'a spec::Group,
     count: u64,
-    steps: Vec<StepP>,
+    steps: Vec<Step>,
     /// Where each of `steps` is written.
     paths: Vec<String>,
     /// The group's steps' path (`actor[0].steps`).
@@ -392,12 +391,12 @@ struct Flat<'a> {
 
 impl<'a> Flat<'a> {
     /// Adds `step`, written at `at`.
-    fn push(&mut self, step: StepP, at: &str) {
+    fn push(&mut self, step: Step, at: &str) {
         self.steps.push(step);
         self.paths.push(at.to_string());
     }
 
-    fn list(&mut self, steps: &'a [Step], at: &str) -> Result<(), ParamError> {
+    fn list(&mut self, steps: &'a [spec::Step], at: &str) -> Result<(), ParamError> {
         for (si, s) in steps.iter().enumerate() {
             self.step(s, &format!("{at}[{si}]"))?;
         }
@@ -411,15 +410,15 @@ impl<'a> Flat<'a> {
             return Ok(());
         }
         let at = self.at.clone();
-        self.push(StepP::End, &at);
+        self.push(Step::End, &at);
         while !self.handlers.is_empty() {
             let (b, t, at) = self.handlers.remove(0);
             let start = self.steps.len() as u32;
             match &mut self.steps[b] {
-                StepP::Acquire { timeout, .. }
-                | StepP::Request { timeout, .. }
-                | StepP::Send { timeout, .. }
-                | StepP::Take { timeout, .. } => {
+                Step::Acquire { timeout, .. }
+                | Step::Request { timeout, .. }
+                | Step::Send { timeout, .. }
+                | Step::Take { timeout, .. } => {
                     if let Some(t) = timeout {
                         t.handler = start;
                     }
@@ -428,9 +427,9 @@ impl<'a> Flat<'a> {
             }
             self.list(&t.steps, &format!("{at}.on_timeout.steps"))?;
             let then = match &t.then {
-                Then::End => ThenP::End,
-                Then::GoOn => ThenP::GoOn(b as u32 + 1),
-                Then::Retry {
+                spec::Then::End => Then::End,
+                spec::Then::GoOn => Then::GoOn(b as u32 + 1),
+                spec::Then::Retry {
                     max_attempts,
                     backoff_ms,
                     jitter_ms,
@@ -443,22 +442,22 @@ impl<'a> Flat<'a> {
                     self.attempts = self.attempts.max(max);
                     let jitter = self.ev.per_point(jitter_ms, &[&here, "jitter_ms"])?;
                     self.jitters |= !matches!(jitter, Num::Lit(0.0));
-                    ThenP::Retry {
+                    Then::Retry {
                         max_attempts: max,
                         backoff: self.ev.per_point(backoff_ms, &[&here, "backoff_ms"])?,
                         jitter,
                     }
                 }
             };
-            self.push(StepP::AfterTimeout(then), &format!("{at}.on_timeout"));
+            self.push(Step::AfterTimeout(then), &format!("{at}.on_timeout"));
         }
         Ok(())
     }
 
-    fn pick(&self, p: &Pick, at: &str, key: &str) -> Result<PickP, ParamError> {
+    fn pick(&self, p: &spec::Pick, at: &str, key: &str) -> Result<Pick, ParamError> {
         Ok(match p {
-            Pick::One(r) => PickP::One(*r),
-            Pick::OneOf(items, index) => {
+            spec::Pick::One(r) => Pick::One(*r),
+            spec::Pick::OneOf(items, index) => {
                 let index = self.ev.per_point(index, &[at, key, "index"])?;
                 if let Num::Lit(x) = index {
                     let k = x as usize;
@@ -472,12 +471,12 @@ impl<'a> Flat<'a> {
                             ),
                         ));
                     }
-                    PickP::One(items[k])
+                    Pick::One(items[k])
                 } else {
-                    PickP::OneOf(items.clone(), index)
+                    Pick::OneOf(items.clone(), index)
                 }
             }
-            Pick::By(param, options) => {
+            spec::Pick::By(param, options) => {
                 let Some(Value::Str(v)) = self.ev.values.get(*param as usize) else {
                     return Err(ParamError::new(
                         &path_key(&[at, key, "by"]),
@@ -485,7 +484,7 @@ impl<'a> Flat<'a> {
                     ));
                 };
                 match options.iter().find(|(o, _)| o == v) {
-                    Some((_, r)) => PickP::One(*r),
+                    Some((_, r)) => Pick::One(*r),
                     None => {
                         let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
                         return Err(ParamError::new(
@@ -526,7 +525,7 @@ impl<'a> Flat<'a> {
         &mut self,
         t: &'a Option<OnTimeout>,
         at: &str,
-    ) -> Result<Option<TimeoutP>, ParamError> {
+    ) -> Result<Option<Timeout>, ParamError> {
         let Some(t) = t else {
             return Ok(None);
         };
@@ -539,44 +538,44 @@ impl<'a> Flat<'a> {
             None => None,
         };
         self.handlers.push((self.steps.len(), t, at.to_string()));
-        Ok(Some(TimeoutP {
+        Ok(Some(Timeout {
             after,
             handler: u32::MAX,
         }))
     }
 
     /// A step of the group at this point; `at` is its path.
-    fn step(&mut self, s: &'a Step, at: &str) -> Result<(), ParamError> {
+    fn step(&mut self, s: &'a spec::Step, at: &str) -> Result<(), ParamError> {
         let ev = self.ev;
         let step = match s {
-            Step::Read(r) => StepP::Read(*r),
-            Step::Write {
+            spec::Step::Read(r) => Step::Read(*r),
+            spec::Step::Write {
                 reg,
                 value,
                 cas,
                 max_retries,
             } => {
                 ev.each_len(value, &format!("{at}.value"), self.count)?;
-                StepP::Write {
+                Step::Write {
                     reg: *reg,
                     value: ev.per_point(value, &[at, "value"])?,
                     cas: *cas,
                     max_retries: ev.whole(max_retries, &[at, "max_retries"], 1, u32::MAX.into())?,
                 }
             }
-            Step::Delay(d) => {
+            spec::Step::Delay(d) => {
                 ev.each_len(d, &format!("{at}.delay_ms"), self.count)?;
-                StepP::Delay(ev.dur(d, &[at, "delay_ms"])?)
+                Step::Delay(ev.dur(d, &[at, "delay_ms"])?)
             }
-            Step::Pause(d) => {
+            spec::Step::Pause(d) => {
                 ev.each_len(d, &format!("{at}.pause_ms"), self.count)?;
-                StepP::Pause(ev.dur(d, &[at, "pause_ms"])?)
+                Step::Pause(ev.dur(d, &[at, "pause_ms"])?)
             }
-            Step::Acquire { lock, timeout } => {
+            spec::Step::Acquire { lock, timeout } => {
                 let lock = self.pick(lock, at, "acquire")?;
                 // A stale record nobody removes, waited for with no ceiling: the run could
                 // only end at its limits. Said here, where it is written.
-                if let PickP::One(l) = lock {
+                if let Pick::One(l) = lock {
                     let lp = &self.point.locks[l as usize];
                     if timeout.as_ref().is_none_or(|t| t.after.is_none())
                         && lp.stale
@@ -594,12 +593,12 @@ impl<'a> Flat<'a> {
                 }
                 self.can_time_out(timeout, at, "acquire", false)?;
                 let timeout = self.timeout(timeout, at)?;
-                StepP::Acquire { lock, timeout }
+                Step::Acquire { lock, timeout }
             }
-            Step::Release(lock) => StepP::Release(self.pick(lock, at, "release")?),
-            Step::Renew(lock) => {
+            spec::Step::Release(lock) => Step::Release(self.pick(lock, at, "release")?),
+            spec::Step::Renew(lock) => {
                 let lock = self.pick(lock, at, "renew")?;
-                if let PickP::One(l) = lock
+                if let Pick::One(l) = lock
                     && self.point.locks[l as usize].mode != LockMode::Lease
                 {
                     return Err(ParamError::new(
@@ -610,9 +609,9 @@ impl<'a> Flat<'a> {
                         ),
                     ));
                 }
-                StepP::Renew(lock)
+                Step::Renew(lock)
             }
-            Step::Request {
+            spec::Step::Request {
                 server,
                 instance,
                 timeout,
@@ -621,7 +620,7 @@ impl<'a> Flat<'a> {
                 let server = self.pick(server, at, "request")?;
                 // An instance the same for every actor, at one server, is reduced once, here.
                 let instance = match server {
-                    PickP::One(s) if !instance.per_actor() => {
+                    Pick::One(s) if !instance.per_actor() => {
                         let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
                         Inst::Fixed(
                             (k % u64::from(self.point.servers[s as usize].instances)) as u32,
@@ -631,26 +630,26 @@ impl<'a> Flat<'a> {
                 };
                 // A refusal by a server that fails fast runs `on_timeout` too.
                 let refuses = match &server {
-                    PickP::One(s) => self.point.servers[*s as usize].fail_fast,
-                    PickP::OneOf(items, _) => {
+                    Pick::One(s) => self.point.servers[*s as usize].fail_fast,
+                    Pick::OneOf(items, _) => {
                         (items.iter()).any(|s| self.point.servers[*s as usize].fail_fast)
                     }
                 };
                 self.can_time_out(timeout, at, "request", refuses)?;
                 let timeout = self.timeout(timeout, at)?;
-                StepP::Request {
+                Step::Request {
                     server,
                     instance,
                     timeout,
                 }
             }
-            Step::Send { link, timeout } => {
+            spec::Step::Send { link, timeout } => {
                 let link = self.pick(link, at, "send")?;
                 self.can_time_out(timeout, at, "send", false)?;
                 let timeout = self.timeout(timeout, at)?;
-                StepP::Send { link, timeout }
+                Step::Send { link, timeout }
             }
-            Step::Crash {
+            spec::Step::Crash {
                 rule,
                 restart_after_ms,
             } => {
@@ -660,7 +659,7 @@ impl<'a> Flat<'a> {
                     }
                     (r, _) => r,
                 };
-                StepP::Crash {
+                Step::Crash {
                     rule,
                     restart: restart_after_ms
                         .as_ref()
@@ -668,7 +667,7 @@ impl<'a> Flat<'a> {
                         .transpose()?,
                 }
             }
-            Step::Put {
+            spec::Step::Put {
                 queue,
                 value,
                 fields,
@@ -677,7 +676,7 @@ impl<'a> Flat<'a> {
                 for f in fields {
                     ev.each_len(f, &format!("{at}.fields"), self.count)?;
                 }
-                StepP::Put {
+                Step::Put {
                     queue: *queue,
                     value: ev.per_point(value, &[at, "value"])?,
                     fields: fields
@@ -686,17 +685,17 @@ impl<'a> Flat<'a> {
                         .collect::<Result<_, _>>()?,
                 }
             }
-            Step::Take { queue, timeout } => {
+            spec::Step::Take { queue, timeout } => {
                 self.can_time_out(timeout, at, "take", false)?;
                 let timeout = self.timeout(timeout, at)?;
-                StepP::Take {
+                Step::Take {
                     queue: *queue,
                     timeout,
                 }
             }
-            Step::Ack(q) => StepP::Ack(*q),
-            Step::Stop => StepP::Stop,
-            Step::Keys {
+            spec::Step::Ack(q) => Step::Ack(*q),
+            spec::Step::Stop => Step::Stop,
+            spec::Step::Keys {
                 op,
                 store,
                 key,
@@ -709,22 +708,24 @@ impl<'a> Flat<'a> {
                 {
                     return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(x)));
                 }
-                StepP::Keys {
+                Step::Keys {
                     op: *op,
                     store: *store,
                     key,
                     value: ev.per_point(value, &[at, "value"])?,
                 }
             }
-            Step::Transaction(steps) => {
+            spec::Step::Transaction(steps) => {
                 // Its steps take no time: a register it reads or writes must say so.
                 for (si, inner) in steps.iter().enumerate() {
                     let mut slow = None;
                     inner.visit(&mut |s| match s {
-                        Step::Read(r) if self.point.regs[*r as usize].read_ns > 0 => {
+                        spec::Step::Read(r) if self.point.regs[*r as usize].read_ns > 0 => {
                             slow = Some((*r, "read_ms"));
                         }
-                        Step::Write { reg, .. } if self.point.regs[*reg as usize].write_ns > 0 => {
+                        spec::Step::Write { reg, .. }
+                            if self.point.regs[*reg as usize].write_ns > 0 =>
+                        {
                             slow = Some((*reg, "write_ms"));
                         }
                         _ => {}
@@ -745,18 +746,18 @@ impl<'a> Flat<'a> {
                         ));
                     }
                 }
-                self.push(StepP::TxBegin, at);
+                self.push(Step::TxBegin, at);
                 self.list(steps, &format!("{at}.transaction"))?;
-                StepP::TxEnd
+                Step::TxEnd
             }
-            Step::If {
+            spec::Step::If {
                 cond,
                 then,
                 otherwise,
             } => {
                 let cond = match cond {
-                    Cond::Outcome(o) => CondP::Outcome(*o),
-                    Cond::Chance(p, stream) => {
+                    spec::Cond::Outcome(o) => Cond::Outcome(*o),
+                    spec::Cond::Chance(p, stream) => {
                         let p = ev.per_point(p, &[at, "if", "chance"])?;
                         if let Num::Lit(x) = p
                             && !(0.0..=1.0).contains(&x)
@@ -767,9 +768,9 @@ impl<'a> Flat<'a> {
                             ));
                         }
                         self.chances |= stream.is_none();
-                        CondP::Chance(p, stream.as_ref().map(|n| self.named_stream(n)))
+                        Cond::Chance(p, stream.as_ref().map(|n| self.named_stream(n)))
                     }
-                    Cond::Compare(a, cmp, b) => CondP::Compare(
+                    spec::Cond::Compare(a, cmp, b) => Cond::Compare(
                         ev.per_point(a, &[at, "if", "value"])?,
                         *cmp,
                         ev.per_point(b, &[at, "if"])?,
@@ -777,7 +778,7 @@ impl<'a> Flat<'a> {
                 };
                 let b = self.steps.len();
                 self.push(
-                    StepP::Branch {
+                    Step::Branch {
                         cond,
                         otherwise: u32::MAX,
                     },
@@ -786,16 +787,16 @@ impl<'a> Flat<'a> {
                 self.list(then, &format!("{at}.then"))?;
                 let jump = self.steps.len();
                 if !otherwise.is_empty() {
-                    self.push(StepP::Jump(u32::MAX), at);
+                    self.push(Step::Jump(u32::MAX), at);
                 }
                 let else_at = self.steps.len() as u32;
-                if let StepP::Branch { otherwise: o, .. } = &mut self.steps[b] {
+                if let Step::Branch { otherwise: o, .. } = &mut self.steps[b] {
                     *o = else_at;
                 }
                 self.list(otherwise, &format!("{at}.else"))?;
                 if !otherwise.is_empty() {
                     let end = self.steps.len() as u32;
-                    self.steps[jump] = StepP::Jump(end);
+                    self.steps[jump] = Step::Jump(end);
                 }
                 return self.check_len(at);
             }

@@ -59,7 +59,7 @@ pub enum CrashRule {
 
 /// A resource a step names at this point: one, or one of a list by an expression.
 #[derive(Debug, Clone)]
-pub enum PickP {
+pub enum Pick {
     One(u16),
     OneOf(Vec<u16>, Num),
 }
@@ -67,14 +67,14 @@ pub enum PickP {
 /// A blocking step's timeout: how long it waits (`None`: no timer; the handler runs only
 /// when the step is refused) and where its handler's steps start in the program.
 #[derive(Debug, Clone)]
-pub struct TimeoutP {
+pub struct Timeout {
     pub after: Option<Dur>,
     pub handler: u32,
 }
 
 /// What follows a timeout's steps.
 #[derive(Debug, Clone)]
-pub enum ThenP {
+pub enum Then {
     End,
     /// Go on at this step.
     GoOn(u32),
@@ -87,7 +87,7 @@ pub enum ThenP {
 
 /// An `if`'s condition at this point.
 #[derive(Debug, Clone)]
-pub enum CondP {
+pub enum Cond {
     Outcome(u8),
     /// From the group's named stream of this number, when the config names one.
     Chance(Num, Option<u16>),
@@ -97,7 +97,7 @@ pub enum CondP {
 /// One step of a group's program: the config's steps in order, an `if` as a branch and a
 /// jump, and after an `End` the timeout handlers, each ending in what follows it.
 #[derive(Debug, Clone)]
-pub enum StepP {
+pub enum Step {
     Read(u16),
     Write {
         reg: u16,
@@ -108,19 +108,19 @@ pub enum StepP {
     Delay(Dur),
     Pause(Dur),
     Acquire {
-        lock: PickP,
-        timeout: Option<TimeoutP>,
+        lock: Pick,
+        timeout: Option<Timeout>,
     },
-    Release(PickP),
-    Renew(PickP),
+    Release(Pick),
+    Renew(Pick),
     Request {
-        server: PickP,
+        server: Pick,
         instance: Inst,
-        timeout: Option<TimeoutP>,
+        timeout: Option<Timeout>,
     },
     Send {
-        link: PickP,
-        timeout: Option<TimeoutP>,
+        link: Pick,
+        timeout: Option<Timeout>,
     },
     Crash {
         rule: CrashRule,
@@ -133,7 +133,7 @@ pub enum StepP {
     },
     Take {
         queue: u16,
-        timeout: Option<TimeoutP>,
+        timeout: Option<Timeout>,
     },
     Ack(u16),
     Keys {
@@ -148,35 +148,34 @@ pub enum StepP {
     Stop,
     /// When the condition fails, go on at `otherwise`.
     Branch {
-        cond: CondP,
+        cond: Cond,
         otherwise: u32,
     },
     Jump(u32),
-    AfterTimeout(ThenP),
+    AfterTimeout(Then),
     /// The repetition's steps end here (the handlers follow).
     End,
 }
 
-impl PickP {
+impl Pick {
     /// Whether it may name resource `r`.
     pub fn may_be(&self, r: u16) -> bool {
         match self {
-            PickP::One(x) => *x == r,
-            PickP::OneOf(items, _) => items.contains(&r),
+            Pick::One(x) => *x == r,
+            Pick::OneOf(items, _) => items.contains(&r),
         }
     }
 }
 
-impl StepP {
+impl Step {
     /// Whether it may block on a lock, given the lock's number.
     pub fn locks(&self) -> &[u16] {
         match self {
-            StepP::Acquire {
-                lock: PickP::One(l),
-                ..
+            Step::Acquire {
+                lock: Pick::One(l), ..
             } => std::slice::from_ref(l),
-            StepP::Acquire {
-                lock: PickP::OneOf(ls, _),
+            Step::Acquire {
+                lock: Pick::OneOf(ls, _),
                 ..
             } => ls,
             _ => &[],
@@ -185,7 +184,7 @@ impl StepP {
 }
 
 #[derive(Debug, Clone)]
-pub enum PaceP {
+pub enum Pace {
     Closed,
     Every(Nanos),
     Spread(Nanos),
@@ -194,14 +193,14 @@ pub enum PaceP {
 }
 
 #[derive(Debug, Clone)]
-pub struct GroupP {
+pub struct Group {
     pub name: String,
     pub count: u32,
     pub names: Option<Vec<String>>,
     pub start_ms: Num,
     pub repeat: u64,
-    pub pace: PaceP,
-    pub steps: Vec<StepP>,
+    pub pace: Pace,
+    pub steps: Vec<Step>,
     /// Where each step is written (`actor[0].steps[2]`, `actor[0].steps[1].then[0]`): a
     /// mistake only the run can find is reported there.
     pub paths: Vec<String>,
@@ -214,7 +213,7 @@ pub struct GroupP {
     pub named: Vec<String>,
 }
 
-impl GroupP {
+impl Group {
     /// Actor `i`'s name: from `names`, the group's name when it is alone, else `group-i`.
     pub fn actor_name(&self, i: u32) -> String {
         match &self.names {
@@ -226,7 +225,7 @@ impl GroupP {
 
 /// A queue at this point.
 #[derive(Debug, Clone)]
-pub struct QueueP {
+pub struct Queue {
     /// Its name, and its fields' names, for a run's errors.
     pub name: String,
     pub field_names: Vec<String>,
@@ -239,7 +238,7 @@ pub struct QueueP {
 
 /// A key store at this point: its keys at the start.
 #[derive(Debug, Clone)]
-pub struct KeysP {
+pub struct Keys {
     /// Its name, for a run's errors.
     pub name: String,
     /// Where it is written (`resource[3]`), for an estimate's error.
@@ -268,7 +267,7 @@ impl InitialKeys {
 }
 
 #[derive(Debug, Clone)]
-pub struct RegP {
+pub struct Register {
     /// Its name, for a run's errors.
     pub name: String,
     pub initial: f64,
@@ -278,7 +277,7 @@ pub struct RegP {
 }
 
 #[derive(Debug, Clone)]
-pub struct LockP {
+pub struct Lock {
     pub mode: LockMode,
     pub poll_ns: Nanos,
     pub lease_ns: Nanos,
@@ -288,7 +287,7 @@ pub struct LockP {
 }
 
 #[derive(Debug, Clone)]
-pub struct ServerP {
+pub struct Server {
     pub name: String,
     pub service_ns: Nanos,
     /// The service distribution (`None`: fixed, `service_ns` each).
@@ -309,17 +308,17 @@ pub struct Point {
     pub tie: Tie,
     /// Numeric parameter values (NaN for strings), for expressions computed in the run.
     pub params: Vec<f64>,
-    pub regs: Vec<RegP>,
-    pub locks: Vec<LockP>,
-    pub servers: Vec<ServerP>,
+    pub regs: Vec<Register>,
+    pub locks: Vec<Lock>,
+    pub servers: Vec<Server>,
     /// Each link's crossing (half its round trip), loss probability and name.
     pub links: Vec<Nanos>,
     pub link_loss: Vec<f64>,
     pub link_dup: Vec<f64>,
     pub link_names: Vec<String>,
-    pub queues: Vec<QueueP>,
-    pub keys: Vec<KeysP>,
-    pub groups: Vec<GroupP>,
+    pub queues: Vec<Queue>,
+    pub keys: Vec<Keys>,
+    pub groups: Vec<Group>,
     pub actors: u32,
     /// The lock number of each resource that is a lock (by resource index).
     pub lock_names: Vec<String>,

@@ -7,7 +7,7 @@ use sim_core::EventQueue;
 use crate::machine::keys::Found;
 use crate::machine::keys::{bad_key, key_of};
 use crate::machine::queue::Taken;
-use crate::point::TimeoutP;
+use crate::point::Timeout;
 use crate::run::recover::{
     ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, SET, TAKEN,
 };
@@ -186,7 +186,7 @@ impl Sim<'_> {
         &mut self,
         job: u32,
         queue: u16,
-        timeout: &Option<TimeoutP>,
+        timeout: &Option<Timeout>,
         q: &mut EventQueue<Ev>,
     ) -> bool {
         let now = q.now();

@@ -6,7 +6,7 @@ use sim_core::{Class, EventQueue, Handler, Nanos, SimError, Waiting, chance};
 
 use crate::machine::lock::LockMode;
 use crate::machine::register::{Fence, Landing};
-use crate::point::{CrashRule, Inst, PaceP, PickP, StepP, ThenP, Tie, eval_run};
+use crate::point::{CrashRule, Inst, Pace, Pick, Step, Then, Tie, eval_run};
 use crate::run::recover::{
     ACQUIRED, APPLIED, DELIVERED, LOST_LEASE, REFUSED, REJECTED, RENEWED, SERVED,
 };
@@ -209,7 +209,7 @@ impl Sim<'_> {
         j.deadline = NONE;
         let steps = &self.p.groups[j.group as usize].steps;
         j.step = match &steps[j.step as usize] {
-            StepP::Request {
+            Step::Request {
                 timeout: Some(t), ..
             } => t.handler,
             _ => j.step + 1,
@@ -261,7 +261,7 @@ impl Sim<'_> {
                     self.free.push(job);
                     return;
                 }
-                if let StepP::Acquire { lock, .. } =
+                if let Step::Acquire { lock, .. } =
                     &p.groups[j.group as usize].steps[j.step as usize]
                     && let Some(l) = self.pick(job, lock, self.locks.len())
                     && self.attempt(job, l, q)
@@ -364,8 +364,8 @@ impl Sim<'_> {
                 self.completed_at(job, now);
                 self.free.push(job);
             }
-            Some(StepP::Request {
-                server: PickP::One(server),
+            Some(Step::Request {
+                server: Pick::One(server),
                 instance: Inst::Fixed(k),
                 timeout: None,
             }) => {
@@ -517,7 +517,7 @@ impl Sim<'_> {
                 return;
             };
             match step {
-                StepP::Read(r) => {
+                Step::Read(r) => {
                     let r = *r as usize;
                     let as_of_start = p.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
                     self.reads[j * self.regs.len() + r] = self.regs[r].read(now, as_of_start);
@@ -528,7 +528,7 @@ impl Sim<'_> {
                         return;
                     }
                 }
-                StepP::Write { reg, .. } => {
+                Step::Write { reg, .. } => {
                     let d = p.regs[*reg as usize].write_ns;
                     if self.tx == Some(job) {
                         let r = *reg as usize;
@@ -549,10 +549,10 @@ impl Sim<'_> {
                 }
                 // A delay always yields, even of 0 ms: the actor goes on in a new event, after
                 // the events already scheduled for that instant (SimPy's `timeout(0)`).
-                StepP::Delay(d) | StepP::Pause(d) => match self.dur(d, job) {
+                Step::Delay(d) | Step::Pause(d) => match self.dur(d, job) {
                     Ok(d) => {
                         if d > 0 {
-                            let kind = if matches!(step, StepP::Pause(_)) {
+                            let kind = if matches!(step, Step::Pause(_)) {
                                 "paused"
                             } else {
                                 "working"
@@ -567,7 +567,7 @@ impl Sim<'_> {
                         return;
                     }
                 },
-                StepP::Acquire { lock, timeout } => {
+                Step::Acquire { lock, timeout } => {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
@@ -603,7 +603,7 @@ impl Sim<'_> {
                         return;
                     }
                 }
-                StepP::Release(lock) => {
+                Step::Release(lock) => {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
@@ -623,7 +623,7 @@ impl Sim<'_> {
                     }
                     self.release(job, l, now);
                 }
-                StepP::Renew(lock) => {
+                Step::Renew(lock) => {
                     let Some(l) = self.pick(job, lock, self.locks.len()) else {
                         return;
                     };
@@ -634,7 +634,7 @@ impl Sim<'_> {
                         self.mark(job, "lease_lost", now);
                     }
                 }
-                StepP::Request {
+                Step::Request {
                     server,
                     instance,
                     timeout,
@@ -672,7 +672,7 @@ impl Sim<'_> {
                     }
                     return;
                 }
-                StepP::Send { link, timeout } => {
+                Step::Send { link, timeout } => {
                     let Some(k) = self.pick(job, link, self.links.len()) else {
                         return;
                     };
@@ -708,7 +708,7 @@ impl Sim<'_> {
                         return;
                     }
                 }
-                StepP::Crash { rule, restart } => {
+                Step::Crash { rule, restart } => {
                     let actor = &mut self.actors[a as usize];
                     let dies = match rule {
                         CrashRule::All => true,
@@ -747,7 +747,7 @@ impl Sim<'_> {
                         return;
                     }
                 }
-                StepP::Put {
+                Step::Put {
                     queue,
                     value,
                     fields,
@@ -756,13 +756,13 @@ impl Sim<'_> {
                         return;
                     }
                 }
-                StepP::Take { queue, timeout } => {
+                Step::Take { queue, timeout } => {
                     if !self.take_step(job, *queue, timeout, q) {
                         return;
                     }
                 }
-                StepP::Ack(queue) => self.ack_step(job, *queue),
-                StepP::Keys {
+                Step::Ack(queue) => self.ack_step(job, *queue),
+                Step::Keys {
                     op,
                     store,
                     key,
@@ -772,16 +772,16 @@ impl Sim<'_> {
                         return;
                     }
                 }
-                StepP::TxBegin => self.begin(job),
-                StepP::Stop => {
+                Step::TxBegin => self.begin(job),
+                Step::Stop => {
                     self.actors[a as usize].stopped = true;
                     if self.end_rep(job, Outcome::Completed, now) {
                         continue;
                     }
                     return;
                 }
-                StepP::TxEnd => self.commit(q),
-                StepP::Branch { cond, otherwise } => {
+                Step::TxEnd => self.commit(q),
+                Step::Branch { cond, otherwise } => {
                     let holds = self.holds(job, cond);
                     if self.error.is_some() {
                         // A condition that could not be told (a chance out of range).
@@ -792,22 +792,22 @@ impl Sim<'_> {
                         continue;
                     }
                 }
-                StepP::Jump(to) => {
+                Step::Jump(to) => {
                     self.jobs[j].step = *to;
                     continue;
                 }
-                StepP::End => {
+                Step::End => {
                     if self.end_rep(job, Outcome::Completed, now) {
                         continue;
                     }
                     return;
                 }
-                StepP::AfterTimeout(then) => match then {
-                    ThenP::GoOn(to) => {
+                Step::AfterTimeout(then) => match then {
+                    Then::GoOn(to) => {
                         self.jobs[j].step = *to;
                         continue;
                     }
-                    ThenP::Retry {
+                    Then::Retry {
                         max_attempts,
                         backoff,
                         jitter,
@@ -841,11 +841,11 @@ impl Sim<'_> {
                 let group = &self.p.groups[a.group as usize];
                 let next = j.step as usize + 1;
                 let reads_next = match group.steps.get(next) {
-                    Some(s) => matches!(s, StepP::Read(_)),
+                    Some(s) => matches!(s, Step::Read(_)),
                     None => {
-                        matches!(group.pace, PaceP::Closed)
+                        matches!(group.pace, Pace::Closed)
                             && a.started < group.repeat
-                            && matches!(group.steps[0], StepP::Read(_))
+                            && matches!(group.steps[0], Step::Read(_))
                     }
                 };
                 if reads_next { 0 } else { self.other + 1 }
@@ -861,7 +861,7 @@ impl Sim<'_> {
         let j = job as usize;
         let a = self.jobs[j].actor as usize;
         let p = self.p;
-        let StepP::Write {
+        let Step::Write {
             reg,
             value,
             cas,
@@ -975,7 +975,7 @@ impl Sim<'_> {
         }
         let actor = &mut self.actors[a];
         let group = &self.p.groups[g];
-        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat && !actor.stopped {
+        if matches!(group.pace, Pace::Closed) && actor.started < group.repeat && !actor.stopped {
             actor.started += 1;
             self.groups[g].started += 1;
             let j = &mut self.jobs[job as usize];

@@ -7,7 +7,7 @@ use coordsim_model::{
 use sim_core::{Samples, ns_to_ms};
 
 use crate::machine::lock::LockMode;
-use crate::point::{GroupP, StepP};
+use crate::point::{Group, Step};
 use crate::run::state::Sim;
 use crate::syntax::metrics::{ActorRow, Metric, WaitStat};
 
@@ -51,14 +51,14 @@ impl Sim<'_> {
         if ctx.wants_entities() {
             // An actor's waits are totals, 0 when it never waited; empty only when its group
             // has no step of that kind (not a lock, or a server, it could wait for).
-            let has = |g: &GroupP, f: fn(&StepP) -> bool| g.steps.iter().any(f);
+            let has = |g: &Group, f: fn(&Step) -> bool| g.steps.iter().any(f);
             let kinds: Vec<(bool, bool)> = p
                 .groups
                 .iter()
                 .map(|g| {
                     (
-                        has(g, |s| matches!(s, StepP::Acquire { .. })),
-                        has(g, |s| matches!(s, StepP::Request { .. })),
+                        has(g, |s| matches!(s, Step::Acquire { .. })),
+                        has(g, |s| matches!(s, Step::Request { .. })),
                     )
                 })
                 .collect();

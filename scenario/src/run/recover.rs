@@ -4,7 +4,7 @@
 
 use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
 
-use crate::point::{CondP, Dur, PaceP, PickP, StepP, TimeoutP};
+use crate::point::{Cond, Dur, Pace, Pick, Step, Timeout};
 use crate::run::state::{Ev, NONE, Sim};
 use crate::syntax::spec::{Cmp, Num, OUTCOMES};
 
@@ -37,10 +37,10 @@ const _: () = assert!(OUTCOMES.len() == 21);
 impl Sim<'_> {
     /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the
     /// run's error) when an index is out of range.
-    pub fn pick(&mut self, job: u32, pick: &PickP, n: usize) -> Option<usize> {
+    pub fn pick(&mut self, job: u32, pick: &Pick, n: usize) -> Option<usize> {
         match pick {
-            PickP::One(r) => Some(*r as usize),
-            PickP::OneOf(items, index) => {
+            Pick::One(r) => Some(*r as usize),
+            Pick::OneOf(items, index) => {
                 let x = self.eval(job, index);
                 if x >= 0.0 && x.fract() == 0.0 && (x as usize) < items.len() {
                     let r = items[x as usize] as usize;
@@ -61,7 +61,7 @@ impl Sim<'_> {
 
     /// When a wait that starts at `now` times out (`NONE`: never); `None` with the run's
     /// error when its duration is not one.
-    pub fn deadline(&mut self, job: u32, t: &TimeoutP, now: Nanos) -> Option<Nanos> {
+    pub fn deadline(&mut self, job: u32, t: &Timeout, now: Nanos) -> Option<Nanos> {
         match &t.after {
             None => Some(NONE),
             Some(d) => match self.dur(d, job) {
@@ -84,16 +84,16 @@ impl Sim<'_> {
         let (a, g) = (j.actor as usize, j.group as usize);
         let steps = &self.p.groups[g].steps;
         let handler = match &steps[j.step as usize] {
-            StepP::Acquire {
+            Step::Acquire {
                 timeout: Some(t), ..
             }
-            | StepP::Request {
+            | Step::Request {
                 timeout: Some(t), ..
             }
-            | StepP::Send {
+            | Step::Send {
                 timeout: Some(t), ..
             }
-            | StepP::Take {
+            | Step::Take {
                 timeout: Some(t), ..
             } => t.handler,
             _ => {
@@ -112,10 +112,10 @@ impl Sim<'_> {
         let attempt = self.jobs[job as usize].attempt;
         let then = steps[handler as usize..]
             .iter()
-            .find(|s| !matches!(s, StepP::Release(_)));
+            .find(|s| !matches!(s, Step::Release(_)));
         let gives_up = match then {
-            Some(StepP::AfterTimeout(crate::point::ThenP::End)) => true,
-            Some(StepP::AfterTimeout(crate::point::ThenP::Retry { max_attempts, .. })) => {
+            Some(Step::AfterTimeout(crate::point::Then::End)) => true,
+            Some(Step::AfterTimeout(crate::point::Then::Retry { max_attempts, .. })) => {
                 attempt >= *max_attempts
             }
             _ => false,
@@ -165,10 +165,10 @@ impl Sim<'_> {
     }
 
     /// Whether an `if`'s condition holds for `job` now.
-    pub fn holds(&mut self, job: u32, cond: &CondP) -> bool {
+    pub fn holds(&mut self, job: u32, cond: &Cond) -> bool {
         match cond {
-            CondP::Outcome(o) => self.jobs[job as usize].outcome == *o,
-            CondP::Chance(p, named) => {
+            Cond::Outcome(o) => self.jobs[job as usize].outcome == *o,
+            Cond::Chance(p, named) => {
                 let p = self.eval(job, p);
                 let a = self.jobs[job as usize].actor as usize;
                 if !(0.0..=1.0).contains(&p) {
@@ -190,7 +190,7 @@ impl Sim<'_> {
                 };
                 sim_core::chance(&mut self.streams[rng], p)
             }
-            CondP::Compare(x, cmp, y) => {
+            Cond::Compare(x, cmp, y) => {
                 let (x, y) = (self.eval(job, x), self.eval(job, y));
                 match cmp {
                     Cmp::Above => x > y,
@@ -235,7 +235,7 @@ impl Sim<'_> {
         }
         let group = &self.p.groups[g];
         let actor = &mut self.actors[a];
-        if matches!(group.pace, PaceP::Closed) && actor.started < group.repeat {
+        if matches!(group.pace, Pace::Closed) && actor.started < group.repeat {
             actor.started += 1;
             self.groups[g].started += 1;
             let j = &mut self.jobs[ju];

@@ -18,7 +18,7 @@ use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
 use crate::point::{
-    CrashRule, Dur, GroupP, InitialKeys, MAX_LANES, PaceP, Point, StepP, Vars, eval_run,
+    CrashRule, Dur, Group, InitialKeys, MAX_LANES, Pace, Point, Step, Vars, eval_run,
 };
 use crate::syntax::spec::{KeyOp, Num, Var};
 
@@ -302,7 +302,7 @@ impl<'p> Sim<'p> {
             )));
         }
         let (actors, streams, group_streams) = actors(p, seed)?;
-        let reps_of = |g: &GroupP| u64::from(g.count).saturating_mul(g.repeat);
+        let reps_of = |g: &Group| u64::from(g.count).saturating_mul(g.repeat);
         let servers = p
             .servers
             .iter()
@@ -313,7 +313,7 @@ impl<'p> Sim<'p> {
                     .iter()
                     .map(|g| {
                         let here = g.steps.iter().filter(|st| match st {
-                            StepP::Request { server, .. } => server.may_be(s as u16),
+                            Step::Request { server, .. } => server.may_be(s as u16),
                             _ => false,
                         });
                         reps_of(g) * here.count() as u64
@@ -393,7 +393,7 @@ impl<'p> Sim<'p> {
             closed: p
                 .groups
                 .iter()
-                .map(|g| matches!(g.pace, PaceP::Closed))
+                .map(|g| matches!(g.pace, Pace::Closed))
                 .collect(),
             direct_group: p
                 .groups
@@ -424,7 +424,7 @@ impl<'p> Sim<'p> {
                 .iter()
                 .enumerate()
                 .map(|(k, q)| {
-                    let puts = room(p, |s| matches!(s, StepP::Put { queue, .. } if *queue as usize == k));
+                    let puts = room(p, |s| matches!(s, Step::Put { queue, .. } if *queue as usize == k));
                     Queue::new(q.fields, q.capacity, q.visibility, puts)
                 })
                 .collect(),
@@ -434,7 +434,7 @@ impl<'p> Sim<'p> {
                 .enumerate()
                 .map(|(k, ks)| {
                     let adds = room(p, |s| {
-                        matches!(s, StepP::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == k)
+                        matches!(s, Step::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == k)
                     });
                     match &ks.initial {
                         InitialKeys::Pairs(pairs) => KeyStore::new(pairs, adds),
@@ -494,17 +494,17 @@ impl<'p> Sim<'p> {
         }
         let k = actor.started;
         Some(match &group.pace {
-            PaceP::Closed if k > 0 => return None,
-            PaceP::Closed => actor.start,
-            PaceP::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
-            PaceP::Spread(window) => {
+            Pace::Closed if k > 0 => return None,
+            Pace::Closed => actor.start,
+            Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
+            Pace::Spread(window) => {
                 let exact = u128::from(k) * u128::from(*window);
                 let r = u128::from(group.repeat);
                 actor
                     .start
                     .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
             }
-            PaceP::Random(gaps) => {
+            Pace::Random(gaps) => {
                 let rng = &mut self.streams[actor.rng as usize];
                 actor.elapsed_ms += gaps.sample_ms(rng);
                 actor
@@ -687,7 +687,7 @@ impl<'p> Sim<'p> {
 /// Room to make up front for what the steps `counted` may add (messages put, keys inserted),
 /// at most one per such step of every attempt of every repetition, and at most 2^24: a
 /// store or queue that grows past that grows as it goes.
-fn room(p: &Point, counted: impl Fn(&StepP) -> bool) -> usize {
+fn room(p: &Point, counted: impl Fn(&Step) -> bool) -> usize {
     let mut n: u64 = 0;
     for g in &p.groups {
         let steps = g.steps.iter().filter(|s| counted(s)).count() as u64;
@@ -701,10 +701,10 @@ fn room(p: &Point, counted: impl Fn(&StepP) -> bool) -> usize {
 
 /// A group's server when each of its repetitions is one request there that no timeout ends,
 /// the server's service is fixed and no other group asks it (see [`GroupState::alias`]).
-fn alias(p: &Point, g: &GroupP) -> Option<(u16, Nanos)> {
+fn alias(p: &Point, g: &Group) -> Option<(u16, Nanos)> {
     let [
-        StepP::Request {
-            server: crate::point::PickP::One(s),
+        Step::Request {
+            server: crate::point::Pick::One(s),
             instance: crate::point::Inst::Fixed(_),
             timeout: None,
         },
@@ -719,17 +719,17 @@ fn alias(p: &Point, g: &GroupP) -> Option<(u16, Nanos)> {
         .filter(|h| {
             h.steps
                 .iter()
-                .any(|st| matches!(st, StepP::Request { server, .. } if server.may_be(*s)))
+                .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
         })
         .count();
     (sv.dist.is_none() && !sv.abandons && others == 1).then_some((*s, sv.service_ns))
 }
 
 /// A group's server and instance when it is direct (see [`Sim::direct_group`]).
-fn direct(p: &Point, g: &GroupP, lanes: bool) -> Option<(u16, u32)> {
+fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
     let [
-        StepP::Request {
-            server: crate::point::PickP::One(s),
+        Step::Request {
+            server: crate::point::Pick::One(s),
             instance: crate::point::Inst::Fixed(k),
             timeout: None,
         },
@@ -743,11 +743,11 @@ fn direct(p: &Point, g: &GroupP, lanes: bool) -> Option<(u16, u32)> {
         .filter(|h| {
             h.steps
                 .iter()
-                .any(|st| matches!(st, StepP::Request { server, .. } if server.may_be(*s)))
+                .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
         })
         .count()
         == 1;
-    let open = !matches!(g.pace, PaceP::Closed);
+    let open = !matches!(g.pace, Pace::Closed);
     (alone && open && !lanes && !p.servers[*s as usize].special).then_some((*s, *k))
 }
 
@@ -762,11 +762,11 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
     let mut streams = Vec::new();
     let mut group_streams = Vec::new();
     for (g, group) in p.groups.iter().enumerate() {
-        let random = matches!(group.pace, PaceP::Random(_));
+        let random = matches!(group.pace, Pace::Random(_));
         let crashy = group.steps.iter().any(|s| {
             matches!(
                 s,
-                StepP::Crash {
+                Step::Crash {
                     rule: CrashRule::Probability(_, None),
                     ..
                 }
