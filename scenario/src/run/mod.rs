@@ -1,10 +1,14 @@
 //! The third stage, the interpreter: one run of a point — the state built, the starts
 //! scheduled, the events run on the engine, the invariants checked and the output read off.
 
+pub(crate) mod access;
+pub(crate) mod control;
 pub(crate) mod deliver;
 pub(crate) mod handle;
+pub(crate) mod locks;
 pub(crate) mod output;
 pub(crate) mod recover;
+pub(crate) mod request;
 pub(crate) mod state;
 pub(crate) mod stuck;
 
