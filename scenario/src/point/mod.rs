@@ -5,6 +5,9 @@
 
 pub(crate) mod cost;
 pub(crate) mod lower;
+mod numbers;
+mod program;
+mod resources;
 
 use sim_core::Nanos;
 

@@ -1,0 +1,210 @@
+//! A spec's numbers computed at one point: literals, expressions over the parameters,
+//! `{ by = … }` choices, durations, probabilities and distributions, each checked where it
+//! is written.
+
+use coordsim_model::{ParamError, Value};
+use sim_core::{Nanos, ms_to_ns};
+
+use crate::point::Dur;
+use crate::syntax::spec::{Choice, Num, Spec, Var};
+
+/// A field's path as an error names it (`actor[0].steps[2].delay_ms`).
+pub(super) fn path_key(path: &[&str]) -> String {
+    path.join(".")
+}
+
+/// Computes a spec's numbers at one point: its parameter values, typed and as numbers.
+pub(super) struct Eval<'a> {
+    pub(super) spec: &'a Spec,
+    pub(super) values: &'a [Value],
+    pub(super) numbers: &'a [f64],
+}
+
+impl Eval<'_> {
+    pub(super) fn number(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
+        let key = path_key(path);
+        let x = match num {
+            Num::Lit(x) => *x,
+            Num::Expr(e, text) => {
+                if num.per_actor() {
+                    return Err(ParamError::new(
+                        &key,
+                        format!(
+                            "\"{text}\" is computed per actor; only a step's numbers (a start: `i` only) may use `i`, `k`, `attempt` or a register read"
+                        ),
+                    ));
+                }
+                e.eval(&|v| match v {
+                    Var::Param(p) => self.numbers.get(p as usize).copied(),
+                    _ => None,
+                })
+                .unwrap_or(f64::NAN)
+            }
+            Num::Each(_) => {
+                return Err(ParamError::new(
+                    &key,
+                    "a list gives one number per actor; only a start, a delay, an instance, a give-up time or a written value may be one",
+                ));
+            }
+            Num::By(p, options) => {
+                let Some(Value::Str(s)) = self.values.get(*p as usize) else {
+                    return Err(ParamError::new(
+                        &key,
+                        "its `by` parameter has no string value here",
+                    ));
+                };
+                match options.iter().find(|(o, _)| o == s) {
+                    Some((_, x)) => *x,
+                    None => {
+                        let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
+                        return Err(ParamError::new(
+                            &key,
+                            format!(
+                                "`{}` = \"{s}\" has no number here; it gives: {}",
+                                self.spec.params[*p as usize].name,
+                                valid.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        };
+        if !x.is_finite() {
+            return Err(ParamError::new(
+                &key,
+                format!("is not a finite number here ({x})"),
+            ));
+        }
+        Ok(x)
+    }
+
+    pub(super) fn probability(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
+        let p = self.number(num, path)?;
+        if !(0.0..=1.0).contains(&p) {
+            return Err(ParamError::new(
+                &path_key(path),
+                format!("a probability is in [0, 1], got {p}"),
+            ));
+        }
+        Ok(p)
+    }
+
+    pub(super) fn duration(&self, num: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
+        let ms = self.number(num, path)?;
+        ms_to_ns(ms).ok_or_else(|| ParamError::new(&path_key(path), sim_core::bad_duration(ms)))
+    }
+
+    /// A number the run computes: computed here once when it does not depend on the actor
+    /// or the run (a `{ by = … }` table included, which only a point can resolve).
+    pub(super) fn per_point(&self, num: &Num, path: &[&str]) -> Result<Num, ParamError> {
+        if let Num::Each(items) = num {
+            return items
+                .iter()
+                .map(|n| self.per_point(n, path))
+                .collect::<Result<_, _>>()
+                .map(Num::Each);
+        }
+        if num.per_actor() {
+            return Ok(num.clone());
+        }
+        self.number(num, path).map(Num::Lit)
+    }
+
+    /// A distribution of `kind` with mean `mean_ms` and the cv `cv` (used by all but
+    /// `fixed` and `exponential`); `None` for `fixed`.
+    pub(super) fn dist(
+        &self,
+        kind: &str,
+        mean_ms: f64,
+        cv: &Num,
+        mean_path: &[&str],
+        cv_path: &[&str],
+    ) -> Result<Option<sim_core::Dist>, ParamError> {
+        use sim_core::DistKind;
+        let kind = match kind {
+            "fixed" => return Ok(None),
+            "exponential" => DistKind::Exponential,
+            "uniform" => DistKind::Uniform,
+            "lognormal" => DistKind::LogNormal,
+            _ => DistKind::Gamma,
+        };
+        if ms_to_ns(mean_ms).is_none_or(|ns| ns == 0) {
+            return Err(ParamError::new(
+                &path_key(mean_path),
+                format!("a random duration needs a mean above 0 ms, got {mean_ms}"),
+            ));
+        }
+        let cv = self.number(cv, cv_path)?;
+        sim_core::Dist::new(kind, mean_ms, cv, &[])
+            .map(Some)
+            .map_err(|m| ParamError::new(&path_key(cv_path), m))
+    }
+
+    /// A per-actor list has one number for each of the group's `count` actors.
+    pub(super) fn each_len(&self, num: &Num, key: &str, count: u64) -> Result<(), ParamError> {
+        // A group with no actors at this point (its `count` chosen by a parameter) uses none.
+        if let Some(len) = num.each_len()
+            && len as u64 != count
+            && count > 0
+        {
+            return Err(ParamError::new(
+                key,
+                format!("a list needs one number per actor: {count} here, got {len}"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {
+        if num.per_actor() {
+            return self.per_point(num, path).map(Dur::Actor);
+        }
+        self.duration(num, path).map(Dur::Fixed)
+    }
+
+    pub(super) fn whole(
+        &self,
+        num: &Num,
+        path: &[&str],
+        min: u64,
+        max: u64,
+    ) -> Result<u64, ParamError> {
+        let x = self.number(num, path)?;
+        if x.fract() != 0.0 || x < min as f64 || x > max as f64 {
+            return Err(ParamError::new(
+                &path_key(path),
+                format!("must be a whole number from {min} to {max}, got {x}"),
+            ));
+        }
+        Ok(x as u64)
+    }
+
+    pub(super) fn choice(
+        &self,
+        c: &Choice,
+        options: &[&'static str],
+        path: &[&str],
+    ) -> Result<&'static str, ParamError> {
+        match c {
+            Choice::Lit(o) => Ok(o),
+            Choice::Param(p) => match self.values.get(*p as usize) {
+                Some(Value::Str(s)) => {
+                    options.iter().find(|o| **o == s).copied().ok_or_else(|| {
+                        ParamError::new(
+                            &path_key(path),
+                            format!(
+                                "`{}` = \"{s}\" is not an option here; valid: {}",
+                                self.spec.params[*p as usize].name,
+                                options.join(", ")
+                            ),
+                        )
+                    })
+                }
+                _ => Err(ParamError::new(
+                    &path_key(path),
+                    "its parameter has no string value here",
+                )),
+            },
+        }
+    }
+}

@@ -1,0 +1,505 @@
+//! A group's steps lowered to its program: an `if` as a branch and a jump, a timeout's
+//! steps placed after the repetition's end, each step's numbers computed at the point.
+
+use coordsim_model::{ParamError, Value};
+
+use crate::machine::keys::{bad_key, key_of};
+use crate::point::lower::crash_rule;
+use crate::point::numbers::{Eval, path_key};
+use crate::point::{
+    Cond, CrashRule, Inst, LockMode, MAX_ATTEMPTS, MAX_PROGRAM, Pick, Point, Step, Then, Timeout,
+};
+use crate::syntax::spec::{self, Crash, Num, OnTimeout, ResourceKind};
+
+/// A group's steps flattened into its program: an `if` as a branch and a jump, a timeout's
+/// steps after the repetition's end, each ending in what follows it.
+pub(super) struct Flat<'a> {
+    pub(super) point: &'a Point,
+    pub(super) ev: &'a Eval<'a>,
+    pub(super) g: &'a spec::Group,
+    pub(super) count: u64,
+    pub(super) steps: Vec<Step>,
+    /// Where each of `steps` is written.
+    pub(super) paths: Vec<String>,
+    /// The group's steps' path (`actor[0].steps`).
+    pub(super) at: String,
+    /// Timeouts whose steps are still to be placed: the blocking step's index, its path.
+    pub(super) handlers: Vec<(usize, &'a OnTimeout, String)>,
+    pub(super) attempts: u32,
+    pub(super) jitters: bool,
+    pub(super) chances: bool,
+    /// The streams its steps name.
+    pub(super) streams: Vec<String>,
+}
+
+impl<'a> Flat<'a> {
+    /// Adds `step`, written at `at`.
+    pub(super) fn push(&mut self, step: Step, at: &str) {
+        self.steps.push(step);
+        self.paths.push(at.to_string());
+    }
+
+    pub(super) fn list(&mut self, steps: &'a [spec::Step], at: &str) -> Result<(), ParamError> {
+        for (si, s) in steps.iter().enumerate() {
+            self.step(s, &format!("{at}[{si}]"))?;
+        }
+        Ok(())
+    }
+
+    /// Places every timeout's steps after an `End`, each followed by what comes next (its
+    /// own timeouts' steps after it).
+    pub(super) fn handlers(&mut self) -> Result<(), ParamError> {
+        if self.handlers.is_empty() {
+            return Ok(());
+        }
+        let at = self.at.clone();
+        self.push(Step::End, &at);
+        while !self.handlers.is_empty() {
+            let (b, t, at) = self.handlers.remove(0);
+            let start = self.steps.len() as u32;
+            match &mut self.steps[b] {
+                Step::Acquire { timeout, .. }
+                | Step::Request { timeout, .. }
+                | Step::Send { timeout, .. }
+                | Step::Take { timeout, .. } => {
+                    if let Some(t) = timeout {
+                        t.handler = start;
+                    }
+                }
+                _ => unreachable!("a timeout belongs to a blocking step"),
+            }
+            self.list(&t.steps, &format!("{at}.on_timeout.steps"))?;
+            let then = match &t.then {
+                spec::Then::End => Then::End,
+                spec::Then::GoOn => Then::GoOn(b as u32 + 1),
+                spec::Then::Retry {
+                    max_attempts,
+                    backoff_ms,
+                    jitter_ms,
+                } => {
+                    let here = format!("{at}.on_timeout");
+                    let max =
+                        self.ev
+                            .whole(max_attempts, &[&here, "max_attempts"], 1, MAX_ATTEMPTS)?
+                            as u32;
+                    self.attempts = self.attempts.max(max);
+                    let jitter = self.ev.per_point(jitter_ms, &[&here, "jitter_ms"])?;
+                    self.jitters |= !matches!(jitter, Num::Lit(0.0));
+                    Then::Retry {
+                        max_attempts: max,
+                        backoff: self.ev.per_point(backoff_ms, &[&here, "backoff_ms"])?,
+                        jitter,
+                    }
+                }
+            };
+            self.push(Step::AfterTimeout(then), &format!("{at}.on_timeout"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn pick(&self, p: &spec::Pick, at: &str, key: &str) -> Result<Pick, ParamError> {
+        Ok(match p {
+            spec::Pick::One(r) => Pick::One(*r),
+            spec::Pick::OneOf(items, index) => {
+                let index = self.ev.per_point(index, &[at, key, "index"])?;
+                if let Num::Lit(x) = index {
+                    let k = x as usize;
+                    if !(x >= 0.0 && x.fract() == 0.0 && k < items.len()) {
+                        return Err(ParamError::new(
+                            &path_key(&[at, key, "index"]),
+                            format!(
+                                "the index is {x}; `one_of` has {} (index 0 to {})",
+                                items.len(),
+                                items.len() - 1
+                            ),
+                        ));
+                    }
+                    Pick::One(items[k])
+                } else {
+                    Pick::OneOf(items.clone(), index)
+                }
+            }
+            spec::Pick::By(param, options) => {
+                let Some(Value::Str(v)) = self.ev.values.get(*param as usize) else {
+                    return Err(ParamError::new(
+                        &path_key(&[at, key, "by"]),
+                        "its `by` parameter has no string value here",
+                    ));
+                };
+                match options.iter().find(|(o, _)| o == v) {
+                    Some((_, r)) => Pick::One(*r),
+                    None => {
+                        let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
+                        return Err(ParamError::new(
+                            &path_key(&[at, key]),
+                            format!(
+                                "`{}` = \"{v}\" names no resource here; it gives: {}",
+                                self.ev.spec.params[*param as usize].name,
+                                valid.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        })
+    }
+
+    /// An `on_timeout` whose steps can run: the wait has a `timeout_ms`, or (a request) a
+    /// server refuses it.
+    pub(super) fn can_time_out(
+        &self,
+        t: &Option<OnTimeout>,
+        at: &str,
+        what: &str,
+        refuses: bool,
+    ) -> Result<(), ParamError> {
+        match t {
+            Some(t) if t.after.is_none() && !refuses => Err(ParamError::new(
+                &path_key(&[at, "on_timeout"]),
+                format!(
+                    "an `on_timeout` with no `timeout_ms`: this {what} never times out, so its steps never run; give `timeout_ms`"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    pub(super) fn timeout(
+        &mut self,
+        t: &'a Option<OnTimeout>,
+        at: &str,
+    ) -> Result<Option<Timeout>, ParamError> {
+        let Some(t) = t else {
+            return Ok(None);
+        };
+        let key = t.key;
+        let after = match &t.after {
+            Some(a) => {
+                self.ev.each_len(a, &format!("{at}.{key}"), self.count)?;
+                Some(self.ev.dur(a, &[at, key])?)
+            }
+            None => None,
+        };
+        self.handlers.push((self.steps.len(), t, at.to_string()));
+        Ok(Some(Timeout {
+            after,
+            handler: u32::MAX,
+        }))
+    }
+
+    /// A step of the group at this point; `at` is its path.
+    pub(super) fn step(&mut self, s: &'a spec::Step, at: &str) -> Result<(), ParamError> {
+        let ev = self.ev;
+        let step = match s {
+            spec::Step::Read(r) => Step::Read(*r),
+            spec::Step::Write {
+                reg,
+                value,
+                cas,
+                max_retries,
+            } => {
+                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                Step::Write {
+                    reg: *reg,
+                    value: ev.per_point(value, &[at, "value"])?,
+                    cas: *cas,
+                    max_retries: ev.whole(max_retries, &[at, "max_retries"], 1, u32::MAX.into())?,
+                }
+            }
+            spec::Step::Delay(d) => {
+                ev.each_len(d, &format!("{at}.delay_ms"), self.count)?;
+                Step::Delay(ev.dur(d, &[at, "delay_ms"])?)
+            }
+            spec::Step::Pause(d) => {
+                ev.each_len(d, &format!("{at}.pause_ms"), self.count)?;
+                Step::Pause(ev.dur(d, &[at, "pause_ms"])?)
+            }
+            spec::Step::Acquire { lock, timeout } => self.acquire(lock, timeout, at)?,
+            spec::Step::Release(lock) => Step::Release(self.pick(lock, at, "release")?),
+            spec::Step::Renew(lock) => self.renew(lock, at)?,
+            spec::Step::Request {
+                server,
+                instance,
+                timeout,
+            } => self.request(server, instance, timeout, at)?,
+            spec::Step::Send { link, timeout } => {
+                let link = self.pick(link, at, "send")?;
+                self.can_time_out(timeout, at, "send", false)?;
+                let timeout = self.timeout(timeout, at)?;
+                Step::Send { link, timeout }
+            }
+            spec::Step::Crash {
+                rule,
+                restart_after_ms,
+            } => {
+                let rule = match (crash_rule(ev, at, self.g, self.count, rule)?, rule) {
+                    (CrashRule::Probability(p, _), Crash::Probability(_, Some(name))) => {
+                        CrashRule::Probability(p, Some(self.named_stream(name)))
+                    }
+                    (r, _) => r,
+                };
+                Step::Crash {
+                    rule,
+                    restart: restart_after_ms
+                        .as_ref()
+                        .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
+                        .transpose()?,
+                }
+            }
+            spec::Step::Put {
+                queue,
+                value,
+                fields,
+            } => {
+                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                for f in fields {
+                    ev.each_len(f, &format!("{at}.fields"), self.count)?;
+                }
+                Step::Put {
+                    queue: *queue,
+                    value: ev.per_point(value, &[at, "value"])?,
+                    fields: fields
+                        .iter()
+                        .map(|f| ev.per_point(f, &[at, "fields"]))
+                        .collect::<Result<_, _>>()?,
+                }
+            }
+            spec::Step::Take { queue, timeout } => {
+                self.can_time_out(timeout, at, "take", false)?;
+                let timeout = self.timeout(timeout, at)?;
+                Step::Take {
+                    queue: *queue,
+                    timeout,
+                }
+            }
+            spec::Step::Ack(q) => Step::Ack(*q),
+            spec::Step::Stop => Step::Stop,
+            spec::Step::Keys {
+                op,
+                store,
+                key,
+                value,
+            } => {
+                ev.each_len(key, &format!("{at}.key"), self.count)?;
+                let key = ev.per_point(key, &[at, "key"])?;
+                if let Num::Lit(x) = key
+                    && key_of(x).is_none()
+                {
+                    return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(x)));
+                }
+                Step::Keys {
+                    op: *op,
+                    store: *store,
+                    key,
+                    value: ev.per_point(value, &[at, "value"])?,
+                }
+            }
+            spec::Step::Transaction(steps) => self.transaction(steps, at)?,
+            spec::Step::If {
+                cond,
+                then,
+                otherwise,
+            } => return self.branch(cond, then, otherwise, at),
+        };
+        self.push(step, at);
+        self.check_len(at)
+    }
+
+    /// An acquire: a stale record nobody removes, waited for with no ceiling, is refused
+    /// here (the run could only end at its limits).
+    fn acquire(
+        &mut self,
+        lock: &spec::Pick,
+        timeout: &'a Option<OnTimeout>,
+        at: &str,
+    ) -> Result<Step, ParamError> {
+        let lock = self.pick(lock, at, "acquire")?;
+        // A stale record nobody removes, waited for with no ceiling: the run could
+        // only end at its limits. Said here, where it is written.
+        if let Pick::One(l) = lock {
+            let lp = &self.point.locks[l as usize];
+            if timeout.as_ref().is_none_or(|t| t.after.is_none())
+                && lp.stale
+                && lp.unlock_ns.is_empty()
+                && lp.mode != LockMode::Lease
+            {
+                return Err(ParamError::new(
+                    &path_key(&[at, "acquire"]),
+                    format!(
+                        "`{}` starts with a stale record that nothing removes (no unlock_at_ms, not a lease), and this acquire never gives up: it can never finish; add give_up_after_ms",
+                        self.point.lock_names[l as usize]
+                    ),
+                ));
+            }
+        }
+        self.can_time_out(timeout, at, "acquire", false)?;
+        let timeout = self.timeout(timeout, at)?;
+        Ok(Step::Acquire { lock, timeout })
+    }
+
+    /// A renew, of a lease only.
+    fn renew(&mut self, lock: &spec::Pick, at: &str) -> Result<Step, ParamError> {
+        let lock = self.pick(lock, at, "renew")?;
+        if let Pick::One(l) = lock
+            && self.point.locks[l as usize].mode != LockMode::Lease
+        {
+            return Err(ParamError::new(
+                &path_key(&[at, "renew"]),
+                format!(
+                    "`renew` keeps a lease fresh, and `{}` is not a lease (mode = \"lease\" with lease_ms): a queue or polled lock is held until released",
+                    self.point.lock_names[l as usize]
+                ),
+            ));
+        }
+        Ok(Step::Renew(lock))
+    }
+
+    /// A request: its instance reduced once when it is the same for every actor.
+    fn request(
+        &mut self,
+        server: &spec::Pick,
+        instance: &Num,
+        timeout: &'a Option<OnTimeout>,
+        at: &str,
+    ) -> Result<Step, ParamError> {
+        let ev = self.ev;
+        ev.each_len(instance, &format!("{at}.instance"), self.count)?;
+        let server = self.pick(server, at, "request")?;
+        // An instance the same for every actor, at one server, is reduced once, here.
+        let instance = match server {
+            Pick::One(s) if !instance.per_actor() => {
+                let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
+                Inst::Fixed((k % u64::from(self.point.servers[s as usize].instances)) as u32)
+            }
+            _ => Inst::Actor(ev.per_point(instance, &[at, "instance"])?),
+        };
+        // A refusal by a server that fails fast runs `on_timeout` too.
+        let refuses = match &server {
+            Pick::One(s) => self.point.servers[*s as usize].fail_fast,
+            Pick::OneOf(items, _) => {
+                (items.iter()).any(|s| self.point.servers[*s as usize].fail_fast)
+            }
+        };
+        self.can_time_out(timeout, at, "request", refuses)?;
+        let timeout = self.timeout(timeout, at)?;
+        Ok(Step::Request {
+            server,
+            instance,
+            timeout,
+        })
+    }
+
+    /// A transaction: its steps between a begin and an end (they take no time).
+    fn transaction(&mut self, steps: &'a [spec::Step], at: &str) -> Result<Step, ParamError> {
+        // Its steps take no time: a register it reads or writes must say so.
+        for (si, inner) in steps.iter().enumerate() {
+            let mut slow = None;
+            inner.visit(&mut |s| match s {
+                spec::Step::Read(r) if self.point.regs[*r as usize].read_ns > 0 => {
+                    slow = Some((*r, "read_ms"));
+                }
+                spec::Step::Write { reg, .. } if self.point.regs[*reg as usize].write_ns > 0 => {
+                    slow = Some((*reg, "write_ms"));
+                }
+                _ => {}
+            });
+            if let Some((r, key)) = slow {
+                return Err(ParamError::new(
+                    &format!("{at}.transaction[{si}]"),
+                    format!(
+                        "a transaction's steps land at one instant, but register `{}` has {key} > 0 here; give it {key} = 0 (or put a delay before the transaction)",
+                        self.ev
+                            .spec
+                            .resources
+                            .iter()
+                            .filter(|r| matches!(r.kind, ResourceKind::Register { .. }))
+                            .nth(r as usize)
+                            .map_or("?", |r| r.name.as_str())
+                    ),
+                ));
+            }
+        }
+        self.push(Step::TxBegin, at);
+        self.list(steps, &format!("{at}.transaction"))?;
+        Ok(Step::TxEnd)
+    }
+
+    /// An `if`: a branch to its `else` steps, its `then` steps, and a jump over the `else`.
+    fn branch(
+        &mut self,
+        cond: &spec::Cond,
+        then: &'a [spec::Step],
+        otherwise: &'a [spec::Step],
+        at: &str,
+    ) -> Result<(), ParamError> {
+        let ev = self.ev;
+        let cond = match cond {
+            spec::Cond::Outcome(o) => Cond::Outcome(*o),
+            spec::Cond::Chance(p, stream) => {
+                let p = ev.per_point(p, &[at, "if", "chance"])?;
+                if let Num::Lit(x) = p
+                    && !(0.0..=1.0).contains(&x)
+                {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "if", "chance"]),
+                        format!("a probability is in [0, 1], got {x}"),
+                    ));
+                }
+                self.chances |= stream.is_none();
+                Cond::Chance(p, stream.as_ref().map(|n| self.named_stream(n)))
+            }
+            spec::Cond::Compare(a, cmp, b) => Cond::Compare(
+                ev.per_point(a, &[at, "if", "value"])?,
+                *cmp,
+                ev.per_point(b, &[at, "if"])?,
+            ),
+        };
+        let b = self.steps.len();
+        self.push(
+            Step::Branch {
+                cond,
+                otherwise: u32::MAX,
+            },
+            at,
+        );
+        self.list(then, &format!("{at}.then"))?;
+        let jump = self.steps.len();
+        if !otherwise.is_empty() {
+            self.push(Step::Jump(u32::MAX), at);
+        }
+        let else_at = self.steps.len() as u32;
+        if let Step::Branch { otherwise: o, .. } = &mut self.steps[b] {
+            *o = else_at;
+        }
+        self.list(otherwise, &format!("{at}.else"))?;
+        if !otherwise.is_empty() {
+            let end = self.steps.len() as u32;
+            self.steps[jump] = Step::Jump(end);
+        }
+        self.check_len(at)
+    }
+
+    /// The group's stream called `name`: its number among the streams its steps name
+    /// (steps that name the same stream draw from it in turn).
+    pub(super) fn named_stream(&mut self, name: &str) -> u16 {
+        match self.streams.iter().position(|n| n == name) {
+            Some(s) => s as u16,
+            None => {
+                self.streams.push(name.to_string());
+                (self.streams.len() - 1) as u16
+            }
+        }
+    }
+
+    pub(super) fn check_len(&self, at: &str) -> Result<(), ParamError> {
+        if self.steps.len() > MAX_PROGRAM {
+            return Err(ParamError::new(
+                at,
+                format!(
+                    "a group's steps, with its branches and timeout steps, come to at most {MAX_PROGRAM}"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,244 @@
+//! A point's resources: each `[[resource]]` with its numbers computed at the point and
+//! checked where they are written.
+
+use coordsim_model::ParamError;
+use sim_core::Nanos;
+
+use crate::machine::keys::{bad_key, key_of};
+use crate::point::numbers::{Eval, path_key};
+use crate::point::{
+    InitialKeys, Keys, Lock, LockMode, MAX_INSTANCES, Point, Queue, Register, Server,
+};
+use crate::syntax::spec::{self, KeysInit, MAX_KEYS, Num, ResourceKind};
+
+impl Point {
+    /// Resource `r` at this point, added to its kind's list.
+    pub(super) fn resource(
+        &mut self,
+        ev: &Eval<'_>,
+        at: &str,
+        name: &str,
+        kind: &ResourceKind,
+    ) -> Result<(), ParamError> {
+        match kind {
+            ResourceKind::Register {
+                initial,
+                read_ms,
+                write_ms,
+                fenced_by,
+            } => self.regs.push(Register {
+                name: name.to_string(),
+                initial: ev.number(initial, &[at, "initial"])?,
+                read_ns: ev.duration(read_ms, &[at, "read_ms"])?,
+                write_ns: ev.duration(write_ms, &[at, "write_ms"])?,
+                fence: *fenced_by,
+            }),
+            ResourceKind::Lock { .. } => self.lock(ev, at, name, kind)?,
+            ResourceKind::Server { .. } => self.server(ev, at, name, kind)?,
+            ResourceKind::Link {
+                rtt_ms,
+                loss,
+                duplicate,
+            } => {
+                let rtt = ev.duration(rtt_ms, &[at, "rtt_ms"])?;
+                let loss = ev.probability(loss, &[at, "loss"])?;
+                let dup = ev.probability(duplicate, &[at, "duplicate"])?;
+                self.links.push(rtt / 2);
+                self.link_loss.push(loss);
+                self.link_dup.push(dup);
+                self.link_names.push(name.to_string());
+            }
+            ResourceKind::Queue {
+                capacity,
+                visibility_ms,
+                fields,
+                link,
+            } => {
+                let visibility = visibility_ms
+                    .as_ref()
+                    .map(|v| ev.duration(v, &[at, "visibility_ms"]))
+                    .transpose()?;
+                self.queues.push(Queue {
+                    name: name.to_string(),
+                    field_names: fields.clone(),
+                    capacity: ev.whole(capacity, &[at, "capacity"], 0, u32::MAX.into())?,
+                    visibility,
+                    fields: fields.len(),
+                    link: *link,
+                });
+            }
+            ResourceKind::Keys { initial } => self.keys_store(ev, at, name, initial)?,
+        }
+        Ok(())
+    }
+
+    /// A lock: its mode, poll and lease, its operator unlocks.
+    fn lock(
+        &mut self,
+        ev: &Eval<'_>,
+        at: &str,
+        name: &str,
+        kind: &ResourceKind,
+    ) -> Result<(), ParamError> {
+        let ResourceKind::Lock {
+            mode,
+            poll_ms,
+            lease_ms,
+            fencing,
+            stale_at_start,
+            unlock_at_ms,
+        } = kind
+        else {
+            unreachable!("a lock")
+        };
+        let mode = match ev.choice(mode, spec::LOCK_MODES, &[at, "mode"])? {
+            "poll" => LockMode::Poll,
+            "queue" => LockMode::Queue,
+            _ => LockMode::Lease,
+        };
+        let poll_ns = ev.duration(poll_ms, &[at, "poll_ms"])?;
+        if mode != LockMode::Queue && poll_ns == 0 {
+            return Err(ParamError::new(
+                &path_key(&[at, "poll_ms"]),
+                "a polled lock needs poll_ms > 0 (a retry at the same instant never ends)",
+            ));
+        }
+        let mut unlock_ns = Vec::new();
+        for u in unlock_at_ms {
+            unlock_ns.push(ev.duration(u, &[at, "unlock_at_ms"])?);
+        }
+        self.lock_names.push(name.to_string());
+        self.locks.push(Lock {
+            mode,
+            poll_ns,
+            lease_ns: ev.duration(lease_ms, &[at, "lease_ms"])?,
+            fencing: *fencing,
+            stale: *stale_at_start,
+            unlock_ns,
+        });
+        Ok(())
+    }
+
+    /// A server: its service, instances and down windows.
+    fn server(
+        &mut self,
+        ev: &Eval<'_>,
+        at: &str,
+        name: &str,
+        kind: &ResourceKind,
+    ) -> Result<(), ParamError> {
+        let ResourceKind::Server {
+            service_ms,
+            service,
+            service_cv,
+            instances,
+            down,
+            when_down,
+        } = kind
+        else {
+            unreachable!("a server")
+        };
+        let mut windows: Vec<(Nanos, Nanos)> = Vec::new();
+        for (from, to) in down {
+            let f = ev.duration(from, &[at, "down"])?;
+            let t = ev.duration(to, &[at, "down"])?;
+            if t <= f || windows.last().is_some_and(|(_, end)| f < *end) {
+                return Err(ParamError::new(
+                    &path_key(&[at, "down"]),
+                    format!(
+                        "down windows are [from_ms, to_ms] with from < to, in order and not overlapping; got [{}, {}]",
+                        sim_core::ns_to_ms(f),
+                        sim_core::ns_to_ms(t)
+                    ),
+                ));
+            }
+            windows.push((f, t));
+        }
+        let fail_fast = ev.choice(when_down, spec::WHEN_DOWN, &[at, "when_down"])? == "fail";
+        if fail_fast && windows.is_empty() {
+            return Err(ParamError::new(
+                &path_key(&[at, "when_down"]),
+                "`when_down = \"fail\"` with no `down` windows: the server is never down, so nothing is ever refused; give `down = [[from_ms, to_ms], …]`",
+            ));
+        }
+        let kind = ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
+        let ms = ev.number(service_ms, &[at, "service_ms"])?;
+        let service_ns = ev.duration(service_ms, &[at, "service_ms"])?;
+        let dist = ev.dist(
+            kind,
+            ms,
+            service_cv,
+            &[at, "service_ms"],
+            &[at, "service_cv"],
+        )?;
+        let instances = ev.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
+        self.servers.push(Server {
+            name: name.to_string(),
+            service_ns,
+            dist,
+            instances,
+            abandons: false,
+            special: !windows.is_empty(),
+            down: windows,
+            fail_fast,
+        });
+        Ok(())
+    }
+
+    /// A key store and the keys it starts with (a range stays a range).
+    fn keys_store(
+        &mut self,
+        ev: &Eval<'_>,
+        at: &str,
+        name: &str,
+        initial: &KeysInit,
+    ) -> Result<(), ParamError> {
+        let key = |num: &Num, path: &[&str]| -> Result<i64, ParamError> {
+            let x = ev.number(num, path)?;
+            key_of(x).ok_or_else(|| ParamError::new(&path_key(path), bad_key(x)))
+        };
+        let initial = match initial {
+            KeysInit::Pairs(list) => {
+                let mut pairs = Vec::with_capacity(list.len());
+                for (k, v) in list {
+                    pairs.push((key(k, &[at, "initial"])?, ev.number(v, &[at, "initial"])?));
+                }
+                // A key store holds a key once: a second value for it is a slip.
+                let mut keys: Vec<i64> = pairs.iter().map(|(k, _)| *k).collect();
+                keys.sort_unstable();
+                if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "initial"]),
+                        format!(
+                            "key {} is given twice: a key store holds each key once",
+                            w[0]
+                        ),
+                    ));
+                }
+                InitialKeys::Pairs(pairs)
+            }
+            KeysInit::Range { from, count, value } => {
+                let from = key(from, &[at, "initial", "from"])?;
+                let n = ev.whole(count, &[at, "initial", "count"], 0, MAX_KEYS)?;
+                let v = ev.number(value, &[at, "initial", "value"])?;
+                if key_of(from as f64 + n as f64).is_none() {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "initial", "count"]),
+                        bad_key(from as f64 + n as f64),
+                    ));
+                }
+                InitialKeys::Range {
+                    from,
+                    count: n,
+                    value: v,
+                }
+            }
+        };
+        self.keys.push(Keys {
+            name: name.to_string(),
+            at: at.to_string(),
+            initial,
+        });
+        Ok(())
+    }
+}
