@@ -1,0 +1,194 @@
+//! Branches (`if` and its conditions) and crashes.
+
+use coordsim_model::{ComposeError, Value};
+
+use super::{Before, nested};
+use crate::syntax::read::{Path, Reader, at, fail, get, idx, string, table};
+use crate::syntax::spec::{CMPS, Cond, Crash, OUTCOMES, Scope, Step};
+
+/// `{ if = …, then = [...], else = [...] }`.
+pub(super) fn branch(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let entries = table(&path, v, "an if step", &["if", "then", "else"])?;
+    let here = at(&path, "if");
+    let cond = condition(
+        reader,
+        before,
+        here.clone(),
+        get(entries, "if").expect("an action"),
+    )?;
+    if let Cond::Outcome(o) = cond
+        && !before.outcomes.has(o)
+        && before.impossible.is_none()
+    {
+        before.impossible = Some((
+            here,
+            format!(
+                "`{}` can never be the outcome here, so this `if` never holds: the last step with an outcome before it ends with {}",
+                crate::syntax::spec::OUTCOMES[o as usize],
+                before.outcomes.names().join(", ")
+            ),
+        ));
+    }
+    if get(entries, "then").is_none() {
+        return fail(
+            path,
+            "an `if` needs `then`, the steps run when the condition holds (and may have `else`)",
+        );
+    }
+    let mut a = before.clone();
+    let then = nested(
+        reader,
+        &mut a,
+        at(&path, "then"),
+        get(entries, "then"),
+        depth,
+    )?;
+    let mut b = before.clone();
+    let otherwise = nested(
+        reader,
+        &mut b,
+        at(&path, "else"),
+        get(entries, "else"),
+        depth,
+    )?;
+    *before = Before::join(a, b);
+    Ok(Step::If {
+        cond,
+        then,
+        otherwise,
+    })
+}
+
+/// An `if`'s condition: `"timed_out"` (an outcome), `{ outcome = "acquired" }`,
+/// `{ chance = 0.1 }` or `{ value = "attempt", below = 3 }`.
+fn condition(
+    reader: &Reader<'_>,
+    before: &Before,
+    here: Path,
+    v: &Value,
+) -> Result<Cond, ComposeError> {
+    let outcome = |path: Path, v: &Value| -> Result<Cond, ComposeError> {
+        let name = string(path.clone(), v, "an outcome")?;
+        match OUTCOMES.iter().position(|o| *o == name) {
+            Some(o) => Ok(Cond::Outcome(o as u8)),
+            None => fail(
+                path,
+                format!(
+                    "unknown outcome \"{name}\"; valid: {} (the last step's that has one)",
+                    OUTCOMES.join(", ")
+                ),
+            ),
+        }
+    };
+    let shapes = "an `if` is an outcome (\"timed_out\"), { outcome = \"…\" }, { chance = p } or { value = \"expression\", below = n } (or above, at_least, at_most, equals)";
+    let entries = match v {
+        Value::Str(_) => return outcome(here, v),
+        Value::Table(entries) => entries,
+        _ => return fail(here, shapes),
+    };
+    let mut keys = vec!["outcome", "chance", "stream", "value"];
+    keys.extend(CMPS.iter().map(|(k, _)| *k));
+    table(&here, v, "a condition", &keys)?;
+    if let Some(o) = get(entries, "outcome") {
+        if entries.len() > 1 {
+            return fail(here, shapes);
+        }
+        return outcome(at(&here, "outcome"), o);
+    }
+    if let Some(p) = get(entries, "chance") {
+        let stream = get(entries, "stream")
+            .map(|s| stream_name(at(&here, "stream"), s))
+            .transpose()?;
+        if entries.len() > 1 + usize::from(stream.is_some()) {
+            return fail(here, shapes);
+        }
+        return Ok(Cond::Chance(
+            reader.num(at(&here, "chance"), p, Scope::Step, &before.read)?,
+            stream,
+        ));
+    }
+    let (Some(value), 2) = (get(entries, "value"), entries.len()) else {
+        return fail(here, shapes);
+    };
+    let (key, cmp) = CMPS
+        .iter()
+        .find(|(k, _)| get(entries, k).is_some())
+        .expect("a table of two known keys, one of them `value`");
+    Ok(Cond::Compare(
+        reader.num(at(&here, "value"), value, Scope::Step, &before.read)?,
+        *cmp,
+        reader.num(
+            at(&here, key),
+            get(entries, key).expect("found"),
+            Scope::Step,
+            &before.read,
+        )?,
+    ))
+}
+
+/// `crash = …`: "all", a list of actor names, `{ count = N }` or `{ probability = p }`.
+pub(super) fn crash(reader: &Reader<'_>, here: Path, value: &Value) -> Result<Crash, ComposeError> {
+    Ok(match value {
+        Value::Str(s) if s == "all" => Crash::All,
+        Value::List(items) => Crash::Names(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, n)| string(idx(&here, i), n, "an actor's name"))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Table(t) => {
+            table(
+                &here,
+                value,
+                "a crash rule",
+                &["count", "probability", "stream"],
+            )?;
+            let stream = get(t, "stream")
+                .map(|s| stream_name(at(&here, "stream"), s))
+                .transpose()?;
+            if stream.is_some() && get(t, "probability").is_none() {
+                return fail(
+                    at(&here, "stream"),
+                    "`stream` names where a crash `probability` draws from",
+                );
+            }
+            match (get(t, "count"), get(t, "probability")) {
+                (Some(c), None) => {
+                    Crash::First(reader.num(at(&here, "count"), c, Scope::Params, &[])?)
+                }
+                (None, Some(p)) => Crash::Probability(
+                    reader.num(at(&here, "probability"), p, Scope::Params, &[])?,
+                    stream,
+                ),
+                _ => {
+                    return fail(
+                        here,
+                        "a crash rule is { count = N } (the group's first N actors) or { probability = p } (each time, independently)",
+                    );
+                }
+            }
+        }
+        _ => {
+            return fail(
+                here,
+                "`crash` is \"all\", a list of actor names, { count = N } or { probability = p }",
+            );
+        }
+    })
+}
+
+/// A named random stream: 1 to 200 printable characters.
+fn stream_name(path: Path, v: &Value) -> Result<String, ComposeError> {
+    let name = string(path.clone(), v, "a stream's name")?;
+    if name.is_empty() || name.len() > 200 || name.chars().any(char::is_control) {
+        return fail(path, "a stream's name is 1 to 200 printable characters");
+    }
+    Ok(name)
+}

@@ -1,0 +1,210 @@
+//! Steps on queues and key stores, and transactions.
+
+use coordsim_model::{ComposeError, Value};
+
+use super::timeout::on_timeout;
+use super::{Before, nested};
+use crate::syntax::read::{Path, Reader, at, fail, get, table, text_of};
+use crate::syntax::spec::{KeyOp, Num, Scope, Step};
+
+/// A step on a queue or a key store, or a transaction.
+pub(super) fn delivery(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    action: &str,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let entries = match v {
+        Value::Table(e) => e,
+        _ => unreachable!("a step is a table"),
+    };
+    let value = get(entries, action).expect("an action");
+    let here = at(&path, action);
+    Ok(match action {
+        "put" => put(reader, before, &path, v, value, here)?,
+        "take" => {
+            let entries = table(
+                &path,
+                v,
+                "a take step",
+                &["take", "timeout_ms", "on_timeout"],
+            )?;
+            let queue = reader.resource_named(here, value, "queue")?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
+            before.read[slot(reader, "queue", queue)] = true;
+            Step::Take { queue, timeout }
+        }
+        "ack" => {
+            table(&path, v, "an ack step", &["ack"])?;
+            let queue = reader.resource_named(here.clone(), value, "queue")?;
+            if reader.unacked.contains(&queue) {
+                return fail(
+                    here,
+                    format!(
+                        "`{}` has no `visibility_ms`, so a take removes its message and there is nothing to acknowledge: drop the ack, or set `visibility_ms` on the queue (at-least-once: a taken message hidden that long, until acknowledged)",
+                        text_of(value)
+                    ),
+                );
+            }
+            if !before.read[slot(reader, "queue", queue)] {
+                return fail(
+                    here,
+                    format!(
+                        "the actor takes nothing from `{}` before this step: an ack acknowledges the message it last took",
+                        text_of(value)
+                    ),
+                );
+            }
+            Step::Ack(queue)
+        }
+        "transaction" => {
+            if before.in_tx {
+                return fail(here, "a transaction holds no transaction");
+            }
+            let Value::List(items) = value else {
+                return fail(
+                    here,
+                    "`transaction` is a list of steps that land together, e.g. [{ remove = \"shelf\", key = \"i\" }, { put = \"outbox\" }]",
+                );
+            };
+            before.in_tx = true;
+            let steps = nested(reader, before, here, Some(value), depth);
+            before.in_tx = false;
+            let steps = steps?;
+            if items.is_empty() {
+                return fail(
+                    at(&path, "transaction"),
+                    "a transaction holds at least one step",
+                );
+            }
+            Step::Transaction(steps)
+        }
+        op => keys(reader, before, &path, v, value, here, op)?,
+    })
+}
+
+/// A queue's or a key store's place in `Before::read`: after the registers, by resource
+/// index.
+fn slot(reader: &Reader<'_>, kind: &str, index: u16) -> usize {
+    let mut n = 0;
+    for (r, (_, k)) in reader.resources.iter().enumerate() {
+        if *k == kind {
+            if n == index {
+                return reader.registers.len() + r;
+            }
+            n += 1;
+        }
+    }
+    unreachable!("a resource of its kind")
+}
+
+/// A put: its value and fields, each an expression of the step's names.
+fn put(
+    reader: &Reader<'_>,
+    before: &Before,
+    path: &Path,
+    v: &Value,
+    value: &Value,
+    here: Path,
+) -> Result<Step, ComposeError> {
+    let path = path.clone();
+    let entries = table(&path, v, "a put step", &["put", "value", "fields"])?;
+    let queue = reader.resource_named(here, value, "queue")?;
+    let value = match get(entries, "value") {
+        Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
+        None => Num::Lit(0.0),
+    };
+    let names = reader.queue_fields(queue);
+    let mut fields = vec![Num::Lit(0.0); names.len()];
+    match get(entries, "fields") {
+        None => {}
+        Some(Value::Table(given)) => {
+            for (k, x) in given {
+                let Some(f) = names.iter().position(|n| n == k) else {
+                    return fail(
+                        at(&at(&path, "fields"), k),
+                        format!(
+                            "the queue's messages have no field `{k}`; its fields: {}",
+                            if names.is_empty() {
+                                "none (declare them with `fields = [...]` on the queue)".to_string()
+                            } else {
+                                names.join(", ")
+                            }
+                        ),
+                    );
+                };
+                fields[f] =
+                    reader.num(at(&at(&path, "fields"), k), x, Scope::Step, &before.read)?;
+            }
+        }
+        Some(other) => {
+            return fail(
+                at(&path, "fields"),
+                format!(
+                    "`fields` is a table of numbers, e.g. {{ member = \"i\" }}, got {}",
+                    other.type_name()
+                ),
+            );
+        }
+    }
+    Ok(Step::Put {
+        queue,
+        value,
+        fields,
+    })
+}
+
+/// An insert, a lookup, a set or a remove on a key store.
+fn keys(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: &Path,
+    v: &Value,
+    value: &Value,
+    here: Path,
+    action: &str,
+) -> Result<Step, ComposeError> {
+    let path = path.clone();
+    let op = action;
+    let op = match op {
+        "insert" => KeyOp::Insert,
+        "lookup" => KeyOp::Lookup,
+        "set" => KeyOp::Set,
+        _ => KeyOp::Remove,
+    };
+    let keys: &[&str] = match op {
+        KeyOp::Insert | KeyOp::Set => &[action, "key", "value"],
+        _ => &[action, "key"],
+    };
+    let entries = table(&path, v, &format!("{} step", article(action)), keys)?;
+    let store = reader.resource_named(here, value, "keys")?;
+    let Some(key) = get(entries, "key") else {
+        return fail(path, format!("{} needs `key`, e.g. \"i\"", article(action)));
+    };
+    let key = reader.num(at(&path, "key"), key, Scope::Step, &before.read)?;
+    let value = match get(entries, "value") {
+        Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
+        None if op == KeyOp::Set => {
+            return fail(path, "a set needs `value`, the number stored with the key");
+        }
+        None => Num::Lit(0.0),
+    };
+    before.read[slot(reader, "keys", store)] = true;
+    Ok(Step::Keys {
+        op,
+        store,
+        key,
+        value,
+    })
+}
+
+/// "an insert", "a lookup", …
+fn article(action: &str) -> String {
+    if action.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {action}")
+    } else {
+        format!("a {action}")
+    }
+}

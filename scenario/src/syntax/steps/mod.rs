@@ -1,0 +1,508 @@
+//! Reading an actor group's `steps`: one action each, checked in order against what the
+//! actor has read and holds at that point; an `if`'s branches and a timeout's steps are
+//! step lists of their own, read from the state before them.
+
+use coordsim_expr::Expr;
+use coordsim_model::{ComposeError, Value};
+
+use crate::syntax::flow::{self, Outcomes};
+use crate::syntax::read::{Path, Reader, at, boolean, fail, get, idx, table, text_of};
+use crate::syntax::spec::{Num, Pick, Scope, Step, Then, Var};
+
+mod control;
+mod delivery;
+mod timeout;
+
+use control::{branch, crash};
+use delivery::delivery;
+use timeout::on_timeout;
+
+const ACTIONS: &[&str] = &[
+    "read",
+    "write",
+    "delay_ms",
+    "pause_ms",
+    "acquire",
+    "release",
+    "renew",
+    "request",
+    "send",
+    "crash",
+    "if",
+    "put",
+    "take",
+    "ack",
+    "insert",
+    "lookup",
+    "set",
+    "remove",
+    "transaction",
+    "stop",
+];
+
+/// The actions a transaction may hold: those that take no time and wait for nobody.
+const IN_TRANSACTION: &[&str] = &[
+    "read", "write", "put", "ack", "insert", "lookup", "set", "remove", "if", "crash",
+];
+
+/// Most steps nested in `if` branches and timeout steps, one inside another.
+const MAX_DEPTH: usize = 8;
+
+/// What an actor has done by a step: the registers it may have read, the locks it may hold
+/// (on some path to the step) and those it holds on every path.
+#[derive(Clone)]
+struct Before {
+    /// Registers read, then (after the registers, by resource index) queues taken from and
+    /// key stores used.
+    read: Vec<bool>,
+    may_hold: Vec<u16>,
+    holds: Vec<u16>,
+    /// Inside a transaction.
+    in_tx: bool,
+    /// The outcomes the last step that has one may have here (`flow`).
+    outcomes: Outcomes,
+    /// The outcomes a repetition's attempt may start again with (a `retry`, a
+    /// compare-and-set conflict): its first steps see them too.
+    restart: Outcomes,
+    /// What a timeout's steps leave for the step after it (`then = "go_on"`), for the
+    /// step that has the timeout to add to its own.
+    from_timeout: Outcomes,
+    /// The first `if` on an outcome that cannot be there, and why: refused once the
+    /// outcomes at the start are known (a retry found further down adds to them).
+    impossible: Option<(Path, String)>,
+}
+
+impl Before {
+    /// After one of two branches: what either may have done, what both surely did.
+    fn join(a: Before, b: Before) -> Before {
+        let mut may_hold = a.may_hold;
+        for l in b.may_hold {
+            if !may_hold.contains(&l) {
+                may_hold.push(l);
+            }
+        }
+        Before {
+            read: a.read.iter().zip(&b.read).map(|(x, y)| *x || *y).collect(),
+            may_hold,
+            holds: a
+                .holds
+                .into_iter()
+                .filter(|l| b.holds.contains(l))
+                .collect(),
+            in_tx: a.in_tx,
+            outcomes: a.outcomes.or(b.outcomes),
+            restart: a.restart.or(b.restart),
+            from_timeout: Outcomes::EMPTY,
+            impossible: a.impossible.or(b.impossible),
+        }
+    }
+
+    /// Takes in what a nested step list (a timeout's steps) found that matters beyond it.
+    fn learn(&mut self, inner: &Before) {
+        self.restart = self.restart.or(inner.restart);
+        if self.impossible.is_none() {
+            self.impossible.clone_from(&inner.impossible);
+        }
+    }
+}
+
+/// Reads a group's steps. A repetition starts with the outcome `none`, and an attempt that
+/// starts again (a retry) with what it had then: the steps are read again with those
+/// until the outcomes at the start are all known (a few rounds at most), and only then is
+/// an `if` on an impossible outcome refused.
+pub fn read_steps(
+    reader: &Reader<'_>,
+    path: &Path,
+    values: &[Value],
+) -> Result<Vec<Step>, ComposeError> {
+    let mut start = Outcomes::of(&["none"]);
+    loop {
+        let mut before = Before {
+            read: vec![false; reader.registers.len() + reader.resources.len()],
+            may_hold: Vec::new(),
+            holds: Vec::new(),
+            in_tx: false,
+            outcomes: start,
+            restart: Outcomes::EMPTY,
+            from_timeout: Outcomes::EMPTY,
+            impossible: None,
+        };
+        let steps = list(reader, &mut before, path, values, 0)?;
+        if before.restart.within(start) {
+            return match before.impossible {
+                Some((at, message)) => fail(at, message),
+                None => Ok(steps),
+            };
+        }
+        start = start.or(before.restart);
+    }
+}
+
+fn list(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: &Path,
+    values: &[Value],
+    depth: usize,
+) -> Result<Vec<Step>, ComposeError> {
+    let mut steps = Vec::new();
+    for (s, v) in values.iter().enumerate() {
+        before.from_timeout = Outcomes::EMPTY;
+        let step = step(reader, before, idx(path, s), v, depth)?;
+        if let Step::Write { cas: true, .. } = step {
+            // A conflict starts the attempt again with the outcome it had before the write.
+            before.restart = before.restart.or(before.outcomes);
+        }
+        if let Some(normal) = flow::after(&step) {
+            before.outcomes = normal.or(before.from_timeout);
+        }
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+/// A nested step list (`then`, `else`, `on_timeout.steps`): a list of at most 256 steps.
+fn nested(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: Option<&Value>,
+    depth: usize,
+) -> Result<Vec<Step>, ComposeError> {
+    if depth >= MAX_DEPTH {
+        return fail(
+            path,
+            format!("steps nest at most {MAX_DEPTH} deep (an `if` in an `if` …)"),
+        );
+    }
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::List(items)) if items.len() <= crate::syntax::spec::MAX_STEPS => {
+            list(reader, before, &path, items, depth + 1)
+        }
+        Some(_) => fail(
+            path,
+            format!(
+                "a list of at most {} steps, e.g. [{{ release = \"A\" }}]",
+                crate::syntax::spec::MAX_STEPS
+            ),
+        ),
+    }
+}
+
+fn step(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let Value::Table(entries) = v else {
+        return fail(
+            path,
+            format!(
+                "a step is a table such as {{ read = \"counter\" }}, got {}",
+                v.type_name()
+            ),
+        );
+    };
+    let actions: Vec<&str> = entries
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| ACTIONS.contains(k))
+        .collect();
+    let [action] = actions[..] else {
+        return fail(
+            path,
+            format!("a step has exactly one action: {}", ACTIONS.join(", ")),
+        );
+    };
+    let value = get(entries, action).expect("found above");
+    let here = at(&path, action);
+    if before.in_tx && !IN_TRANSACTION.contains(&action) {
+        return fail(
+            here,
+            format!(
+                "a transaction's steps land at one instant: `{action}` waits or takes time (or is a transaction itself); put it before or after the transaction. A transaction holds: {}",
+                IN_TRANSACTION.join(", ")
+            ),
+        );
+    }
+    if matches!(
+        action,
+        "put" | "take" | "ack" | "insert" | "lookup" | "set" | "remove" | "transaction"
+    ) {
+        return delivery(reader, before, path, v, action, depth);
+    }
+    Ok(match action {
+        "read" => {
+            table(&path, v, "a read step", &["read"])?;
+            let reg = reader.resource_named(here, value, "register")? as usize;
+            before.read[reg] = true;
+            Step::Read(reg as u16)
+        }
+        "write" => write(reader, before, path, v)?,
+        "delay_ms" => {
+            table(&path, v, "a delay step", &["delay_ms"])?;
+            Step::Delay(reader.num(here, value, Scope::Step, &before.read)?)
+        }
+        "pause_ms" => {
+            table(&path, v, "a pause step", &["pause_ms"])?;
+            Step::Pause(reader.num(here, value, Scope::Step, &before.read)?)
+        }
+        "acquire" => acquire(reader, before, path, v, depth)?,
+        "release" | "renew" => {
+            let what = if action == "release" {
+                "a release step"
+            } else {
+                "a renew step"
+            };
+            table(&path, v, what, &[action])?;
+            let lock = pick(reader, before, here.clone(), value, "lock")?;
+            if let Pick::One(l) = lock
+                && !before.may_hold.contains(&l)
+            {
+                return fail(
+                    here,
+                    format!(
+                        "the actor does not hold `{}` here (no acquire before this step)",
+                        text_of(value)
+                    ),
+                );
+            }
+            if action == "release" && before.in_tx {
+                return fail(here, "a transaction holds no release");
+            }
+            if action == "release" {
+                let all = lock.all();
+                before.may_hold.retain(|l| !all.contains(l));
+                before.holds.retain(|l| !all.contains(l));
+                Step::Release(lock)
+            } else {
+                Step::Renew(lock)
+            }
+        }
+        "request" => {
+            let entries = table(
+                &path,
+                v,
+                "a request step",
+                &["request", "instance", "timeout_ms", "on_timeout"],
+            )?;
+            let server = pick(reader, before, here, value, "server")?;
+            let instance = match get(entries, "instance") {
+                Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
+                None => Num::Lit(0.0),
+            };
+            let timeout = on_timeout(reader, before, &path, entries, depth, true)?;
+            Step::Request {
+                server,
+                instance,
+                timeout,
+            }
+        }
+        "send" => {
+            let entries = table(
+                &path,
+                v,
+                "a send step",
+                &["send", "timeout_ms", "on_timeout"],
+            )?;
+            let link = pick(reader, before, here, value, "link")?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
+            Step::Send { link, timeout }
+        }
+        "if" => branch(reader, before, path, v, depth)?,
+        "stop" => {
+            table(&path, v, "a stop step", &["stop"])?;
+            if value != &Value::Bool(true) {
+                return fail(here, "a stop step is { stop = true }");
+            }
+            if before.in_tx {
+                return fail(here, "a transaction holds no stop (end it first)");
+            }
+            Step::Stop
+        }
+        _ => {
+            let entries = table(&path, v, "a crash step", &["crash", "restart_after_ms"])?;
+            let restart_after_ms = get(entries, "restart_after_ms")
+                .map(|r| reader.num(at(&path, "restart_after_ms"), r, Scope::Step, &before.read))
+                .transpose()?;
+            Step::Crash {
+                rule: crash(reader, here, value)?,
+                restart_after_ms,
+            }
+        }
+    })
+}
+
+/// A resource a step names: `"A"`, `{ by = "param", option = "A", … }` or
+/// `{ one_of = ["A", "B"], index = "expression" }`.
+fn pick(
+    reader: &Reader<'_>,
+    before: &Before,
+    path: Path,
+    v: &Value,
+    kind: &'static str,
+) -> Result<Pick, ComposeError> {
+    let Value::Table(entries) = v else {
+        return reader.resource_named(path, v, kind).map(Pick::One);
+    };
+    if let Some(list) = get(entries, "one_of") {
+        table(&path, v, "a choice of resources", &["one_of", "index"])?;
+        let Value::List(items) = list else {
+            return fail(
+                at(&path, "one_of"),
+                format!("`one_of` is a list of {kind} names"),
+            );
+        };
+        if items.is_empty() {
+            return fail(
+                at(&path, "one_of"),
+                format!("`one_of` names at least one {kind}"),
+            );
+        }
+        let names = items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| reader.resource_named(idx(&at(&path, "one_of"), k), item, kind))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(index) = get(entries, "index") else {
+            return fail(
+                path,
+                "a choice `one_of` needs `index`, an expression from 0 (e.g. \"i\")",
+            );
+        };
+        let index = reader.num(at(&path, "index"), index, Scope::Step, &before.read)?;
+        return Ok(Pick::OneOf(names, index));
+    }
+    let Some(by) = get(entries, "by") else {
+        return fail(
+            path,
+            format!(
+                "a {kind} is named by a string, by a string parameter ({{ by = \"order\", same = \"A\", … }}) or from a list ({{ one_of = [\"A\", \"B\"], index = \"i\" }})"
+            ),
+        );
+    };
+    let param = reader.text_param(at(&path, "by"), by)?;
+    let mut options = Vec::new();
+    for (k, item) in entries.iter().filter(|(k, _)| k != "by") {
+        options.push((k.clone(), reader.resource_named(at(&path, k), item, kind)?));
+    }
+    if options.is_empty() {
+        return fail(
+            path,
+            "name a resource for each value of the parameter: { by = \"order\", same = \"A\", opposite = \"B\" }",
+        );
+    }
+    Ok(Pick::By(param, options))
+}
+
+fn write(
+    reader: &Reader<'_>,
+    before: &Before,
+    path: Path,
+    v: &Value,
+) -> Result<Step, ComposeError> {
+    let entries = table(
+        &path,
+        v,
+        "a write step",
+        &["write", "value", "cas", "max_retries"],
+    )?;
+    let here = at(&path, "write");
+    let reg = reader.resource_named(here, get(entries, "write").expect("an action"), "register")?
+        as usize;
+    let Some(expr) = get(entries, "value") else {
+        return fail(
+            path,
+            "a write needs `value`, e.g. \"read + 1\" (what it read, plus one)",
+        );
+    };
+    // `read` in the value means this register's read: it must have one.
+    let value = reader.num(at(&path, "value"), expr, Scope::Write, &before.read)?;
+    if let Num::Expr(e, _) = &value
+        && uses_read(e)
+        && !before.read[reg]
+    {
+        return fail(
+            at(&path, "value"),
+            format!(
+                "`read` is what the actor read of `{}`, but it reads it in no step before this one",
+                reader.registers[reg]
+            ),
+        );
+    }
+    let cas = boolean(at(&path, "cas"), get(entries, "cas"))?;
+    if cas && before.in_tx {
+        return fail(
+            at(&path, "cas"),
+            "a transaction holds no compare-and-set write (its conflict restarts the repetition); check the value with an `if` instead",
+        );
+    }
+    if cas && !before.read[reg] {
+        return fail(
+            at(&path, "cas"),
+            "a compare-and-set write compares with what the actor read: read the register first",
+        );
+    }
+    Ok(Step::Write {
+        reg: reg as u16,
+        value,
+        cas,
+        max_retries: reader.opt_num(&path, entries, "max_retries", 1000.0, Scope::Params)?,
+    })
+}
+
+fn acquire(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let entries = table(
+        &path,
+        v,
+        "an acquire step",
+        &["acquire", "give_up_after_ms", "timeout_ms", "on_timeout"],
+    )?;
+    let here = at(&path, "acquire");
+    let value = get(entries, "acquire").expect("an action");
+    let lock = pick(reader, before, here.clone(), value, "lock")?;
+    if let Pick::One(l) = lock
+        && before.holds.contains(&l)
+    {
+        return fail(
+            here,
+            format!(
+                "the actor holds `{}` already here (release it first)",
+                text_of(value)
+            ),
+        );
+    }
+    let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
+    let goes_on = matches!(&timeout, Some(t) if t.then == Then::GoOn);
+    for l in lock.all() {
+        if !before.may_hold.contains(&l) {
+            before.may_hold.push(l);
+        }
+    }
+    // After the step it holds the lock, unless a timeout goes on without it or the lock is
+    // one of several (then it is not known which).
+    if let (Pick::One(l), false) = (&lock, goes_on) {
+        before.holds.push(*l);
+    }
+    Ok(Step::Acquire { lock, timeout })
+}
+
+/// Whether an expression uses `read`.
+fn uses_read(e: &Expr<Var>) -> bool {
+    match e {
+        Expr::Num(_) => false,
+        Expr::Var(v) => *v == Var::Read,
+        Expr::Neg(a) => uses_read(a),
+        Expr::Bin(_, a, b) => uses_read(a) || uses_read(b),
+        Expr::Call(_, args) => args.iter().any(uses_read),
+    }
+}
