@@ -21,7 +21,7 @@ impl<'p> Sim<'p> {
     ) -> Flow {
         let j = job as usize;
         let as_of_start = self.p.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
-        self.reads[j * self.regs.len() + r] = self.regs[r].read(now, as_of_start);
+        self.tables.reads[j * self.regs.len() + r] = self.regs[r].read(now, as_of_start);
         let d = self.p.regs[r].read_ns;
         if d > 0 {
             self.span(job, "reading", now, Some(now + d));
@@ -42,8 +42,8 @@ impl<'p> Sim<'p> {
     ) -> Flow {
         let r = reg as usize;
         let d = self.p.regs[r].write_ns;
-        if self.tx == Some(job) {
-            self.undo.push(Undo::Reg(reg, self.regs[r].clone()));
+        if self.tx.job == Some(job) {
+            self.tx.undo.push(Undo::Reg(reg, self.regs[r].clone()));
         }
         if d > 0 {
             self.span(job, "writing", now, Some(now + d));
@@ -127,7 +127,7 @@ impl<'p> Sim<'p> {
         };
         let r = *reg as usize;
         let nr = self.regs.len();
-        let read = self.reads[j * nr + r];
+        let read = self.tables.reads[j * nr + r];
         let new = eval_run(value, &p.params, &self.vars(job, read)).unwrap_or(f64::NAN);
         if !new.is_finite() {
             let what = format!("a write's value into `{}`", p.regs[r].name);
@@ -135,7 +135,7 @@ impl<'p> Sim<'p> {
             return Flow::Wait;
         }
         let fence = p.regs[r].fence.map(|l| Fence {
-            token: self.tokens[j * self.locks.len() + l as usize],
+            token: self.tables.tokens[j * self.locks.len() + l as usize],
             checked: p.locks[l as usize].fencing,
         });
         match self.regs[r].land(now, read, new, fence, *cas) {

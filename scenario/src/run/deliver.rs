@@ -42,11 +42,11 @@ impl Sim<'_> {
             self.scratch = numbers;
             return false;
         }
-        let outcome = if self.tx == Some(job) {
+        let outcome = if self.tx.job == Some(job) {
             // The transaction's earlier puts on this queue take room, and its earlier acks
             // of it free some: they land first, in order.
             let (mut puts, mut acks) = (0u64, 0u64);
-            for d in &self.deferred {
+            for d in &self.tx.deferred {
                 match d {
                     Deferred::Put { queue: x, .. } if *x == queue => puts += 1,
                     Deferred::Ack { queue: x, .. } if *x == queue => acks += 1,
@@ -55,12 +55,12 @@ impl Sim<'_> {
             }
             if self.queues[qu].full_after(puts, acks) {
                 // Counted when the transaction lands, like everything in it.
-                self.deferred.push(Deferred::Refused { queue });
+                self.tx.deferred.push(Deferred::Refused { queue });
                 FULL
             } else {
-                let at = self.tx_numbers.len() as u32;
-                self.tx_numbers.extend_from_slice(&numbers);
-                self.deferred.push(Deferred::Put { queue, at });
+                let at = self.tx.numbers.len() as u32;
+                self.tx.numbers.extend_from_slice(&numbers);
+                self.tx.deferred.push(Deferred::Put { queue, at });
                 PUT
             }
         } else if self.put_now(queue, &numbers, q) {
@@ -169,7 +169,7 @@ impl Sim<'_> {
             return;
         };
         let nq = self.queues.len();
-        self.taken[job as usize * nq + qu] = Taken {
+        self.tables.taken[job as usize * nq + qu] = Taken {
             msg,
             deliveries,
             held: true,
@@ -195,7 +195,7 @@ impl Sim<'_> {
         // Until it gets a message, the take has none: its names are unset (NaN), not the
         // last message's, and there is nothing to acknowledge.
         let nq = self.queues.len();
-        self.taken[job as usize * nq + qu] = Taken::NONE;
+        self.tables.taken[job as usize * nq + qu] = Taken::NONE;
         // Waiters that stopped waiting (a timeout) are no one to queue behind.
         while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
             let j = &self.jobs[w as usize];
@@ -240,14 +240,14 @@ impl Sim<'_> {
             msg: m,
             deliveries: receipt,
             held,
-        } = self.taken[slot];
+        } = self.tables.taken[slot];
         if !held {
             self.jobs[job as usize].outcome = NOT_HELD;
             return;
         }
-        let ok = if self.tx == Some(job) {
+        let ok = if self.tx.job == Some(job) {
             let ok = self.queues[qu].can_ack(m, receipt);
-            self.deferred.push(if ok {
+            self.tx.deferred.push(if ok {
                 Deferred::Ack {
                     queue,
                     msg: m,
@@ -261,10 +261,10 @@ impl Sim<'_> {
             self.queues[qu].ack(m, receipt)
         };
         // Acknowledged, or too late: the take holds it no more (its names stay).
-        self.taken[slot].held = false;
+        self.tables.taken[slot].held = false;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
         // Inside a transaction, marked when it lands.
-        if self.tx != Some(job) {
+        if self.tx.job != Some(job) {
             self.mark(job, if ok { "acked" } else { "expired" }, self.now);
         }
     }
@@ -328,12 +328,12 @@ impl Sim<'_> {
             return false;
         }
         if let Some(u) = undo
-            && self.tx == Some(job)
+            && self.tx.job == Some(job)
         {
-            self.undo.push(Undo::Key(store, u));
+            self.tx.undo.push(Undo::Key(store, u));
         }
         let nk = self.keys.len();
-        self.stored[job as usize * nk + s] = stored;
+        self.tables.stored[job as usize * nk + s] = stored;
         self.jobs[job as usize].outcome = outcome;
         true
     }
@@ -352,22 +352,22 @@ impl Sim<'_> {
 
     /// A transaction begins: its effects are undone if its actor crashes before its end.
     pub fn begin(&mut self, job: u32) {
-        if self.tx.is_some() {
+        if self.tx.job.is_some() {
             self.error
                 .get_or_insert_with(|| "internal: a transaction inside a transaction".into());
         }
-        self.tx = Some(job);
-        self.undo.clear();
-        self.deferred.clear();
-        self.tx_numbers.clear();
+        self.tx.job = Some(job);
+        self.tx.undo.clear();
+        self.tx.deferred.clear();
+        self.tx.numbers.clear();
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
     pub fn commit(&mut self, q: &mut EventQueue<Ev>) {
-        let job = self.tx.take();
-        self.undo.clear();
-        let deferred = std::mem::take(&mut self.deferred);
-        let numbers = std::mem::take(&mut self.tx_numbers);
+        let job = self.tx.job.take();
+        self.tx.undo.clear();
+        let deferred = std::mem::take(&mut self.tx.deferred);
+        let numbers = std::mem::take(&mut self.tx.numbers);
         for d in &deferred {
             match *d {
                 Deferred::Put { queue, at } => {
@@ -401,24 +401,24 @@ impl Sim<'_> {
                 }
             }
         }
-        self.deferred = deferred;
-        self.deferred.clear();
-        self.tx_numbers = numbers;
+        self.tx.deferred = deferred;
+        self.tx.deferred.clear();
+        self.tx.numbers = numbers;
     }
 
     /// `job` crashed: if inside a transaction, nothing of it lands.
     pub fn roll_back(&mut self, job: u32) {
-        if self.tx != Some(job) {
+        if self.tx.job != Some(job) {
             return;
         }
-        self.tx = None;
-        while let Some(u) = self.undo.pop() {
+        self.tx.job = None;
+        while let Some(u) = self.tx.undo.pop() {
             match u {
                 Undo::Reg(r, saved) => self.regs[r as usize] = saved,
                 Undo::Key(s, u) => self.keys[s as usize].restore(u),
             }
         }
-        self.deferred.clear();
-        self.tx_numbers.clear();
+        self.tx.deferred.clear();
+        self.tx.numbers.clear();
     }
 }

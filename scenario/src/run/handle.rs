@@ -36,7 +36,7 @@ impl Handler<Ev> for Sim<'_> {
         match ev {
             Ev::Start { actor } => {
                 let a = &self.actors[actor as usize];
-                if let Some((s, k)) = self.direct_group[a.group as usize] {
+                if let Some((s, k)) = self.direct.groups[a.group as usize] {
                     // A direct group's one step is its request: its actors never crash, and
                     // nothing it does readies a job or sets an error, so the checks below
                     // are not needed.
@@ -49,7 +49,7 @@ impl Handler<Ev> for Sim<'_> {
                     self.start_job(actor, q);
                 }
             }
-            Ev::Depart { server, instance } => match self.direct[server as usize] {
+            Ev::Depart { server, instance } => match self.direct.servers[server as usize] {
                 // As for a direct start: only its own internal error can come of it.
                 Some(g) => return self.depart_direct(server as usize, instance, g as usize, q),
                 None => self.depart(server as usize, instance, q),
@@ -105,7 +105,7 @@ impl<'p> Sim<'p> {
                 Flow::Wait => {}
             },
             Ev::Retry { job } => {
-                self.polls_pending -= 1;
+                self.polls.pending -= 1;
                 self.jobs[job as usize].polling = u16::MAX;
                 let p = self.p;
                 let j = &self.jobs[job as usize];

@@ -24,7 +24,7 @@ impl<'p> Sim<'p> {
         let Some(l) = self.pick(job, lock, self.locks.len()) else {
             return Flow::Wait;
         };
-        let token = self.tokens[j * self.locks.len() + l];
+        let token = self.tables.tokens[j * self.locks.len() + l];
         if token != 0 && self.locks[l].is_holder(token) && self.locks[l].mode() != LockMode::Lease {
             // It would wait for itself, for good: say so instead.
             let (who, group) = self.who_and_group(job);
@@ -52,7 +52,7 @@ impl<'p> Sim<'p> {
         let Some(l) = self.pick(job, lock, self.locks.len()) else {
             return Flow::Wait;
         };
-        if self.tokens[job as usize * self.locks.len() + l] == 0 {
+        if self.tables.tokens[job as usize * self.locks.len() + l] == 0 {
             // A release that frees nothing is a mistake in the steps (a lock picked by the
             // wrong index, or one whose acquire timed out and went on): say so, rather than
             // leave the lock it meant taken.
@@ -73,7 +73,7 @@ impl<'p> Sim<'p> {
         let Some(l) = self.pick(job, lock, self.locks.len()) else {
             return Flow::Wait;
         };
-        let token = self.tokens[job as usize * self.locks.len() + l];
+        let token = self.tables.tokens[job as usize * self.locks.len() + l];
         let kept = token != 0 && self.locks[l].renew(token, now);
         self.jobs[job as usize].outcome = if kept { RENEWED } else { LOST_LEASE };
         if !kept {
@@ -119,8 +119,8 @@ impl<'p> Sim<'p> {
         } else {
             q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
             self.jobs[j].polling = l as u16;
-            self.polls_pending += 1;
-            if q.len() == self.polls_pending && now >= self.unstuck_until {
+            self.polls.pending += 1;
+            if q.len() == self.polls.pending && now >= self.polls.unstuck_until {
                 self.check_stuck(now);
             }
         }
@@ -146,7 +146,7 @@ impl<'p> Sim<'p> {
         let handed = self.locks[l].released_at(now);
         let token = self.locks[l].take(now, waited);
         let nl = self.locks.len();
-        self.tokens[job as usize * nl + l] = token;
+        self.tables.tokens[job as usize * nl + l] = token;
         let j = &mut self.jobs[job as usize];
         j.handed_at = if handed { now } else { NONE };
         j.waiting = u16::MAX;
@@ -161,7 +161,7 @@ impl<'p> Sim<'p> {
     /// waiter.
     pub(super) fn release(&mut self, job: u32, l: usize, now: Nanos) {
         let nl = self.locks.len();
-        let token = std::mem::take(&mut self.tokens[job as usize * nl + l]);
+        let token = std::mem::take(&mut self.tables.tokens[job as usize * nl + l]);
         if token == 0 {
             return;
         }

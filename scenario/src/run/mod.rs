@@ -2,6 +2,7 @@
 //! scheduled, the events run on the engine, the invariants checked and the output read off.
 
 pub(crate) mod access;
+mod build;
 pub(crate) mod control;
 pub(crate) mod deliver;
 pub(crate) mod handle;

@@ -218,11 +218,11 @@ impl Sim<'_> {
         let (nr, nl) = (self.regs.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());
         let ju = job as usize;
-        self.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
-        self.tokens[ju * nl..(ju + 1) * nl].fill(0);
+        self.tables.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
+        self.tables.tokens[ju * nl..(ju + 1) * nl].fill(0);
         // What it took it forgets: unacknowledged, it comes back in its time.
-        self.taken[ju * nq..(ju + 1) * nq].fill(crate::machine::queue::Taken::NONE);
-        self.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
+        self.tables.taken[ju * nq..(ju + 1) * nq].fill(crate::machine::queue::Taken::NONE);
+        self.tables.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
         let j = &self.jobs[ju];
         let (a, g) = (j.actor as usize, j.group as usize);
         // The restarted job is the actor's new self.

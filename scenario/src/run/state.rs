@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use coordsim_model::{Lane, ModelError, ParamError, RunContext};
+use coordsim_model::Lane;
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
 use crate::machine::keys::{KeyStore, KeyUndo};
@@ -17,14 +17,12 @@ use crate::machine::lock::{Lock, Token};
 use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
-use crate::point::{
-    CrashRule, Dur, Group, InitialKeys, MAX_LANES, Pace, Point, Step, Vars, eval_run,
-};
-use crate::syntax::spec::{KeyOp, Num, Var};
+use crate::point::{Dur, Pace, Point, Vars, eval_run};
+use crate::syntax::spec::{Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub const NONE: Nanos = Nanos::MAX;
-const NO_STREAM: u32 = u32::MAX;
+pub(crate) const NO_STREAM: u32 = u32::MAX;
 
 /// A group's response times kept exactly, at most: past a million, its percentiles come from
 /// a histogram (within 0.1%; count, mean and max stay exact), so a long run keeps one exact
@@ -199,10 +197,8 @@ pub struct Sim<'p> {
     pub other: Class,
     pub jobs: Vec<Job>,
     pub free: Vec<u32>,
-    /// What each job last read of each register (NaN: not read), jobs × registers.
-    pub reads: Vec<f64>,
-    /// The token of each lock each job holds (0: not held), jobs × locks.
-    pub tokens: Vec<Token>,
+    /// What each job knows of the resources, a row per job.
+    pub tables: JobTables,
     pub actors: Vec<Actor>,
     pub regs: Vec<Register>,
     pub locks: Vec<Lock<Waiter>>,
@@ -220,12 +216,8 @@ pub struct Sim<'p> {
     pub group_streams: Vec<Vec<u32>>,
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
-    /// Per group, when it is direct: its server and instance. A direct group's repetitions
-    /// are each one request, with no timeout, at a fixed instance of a server only it asks,
-    /// in an open loop, and no timeline is drawn: its requests need no job (the actor tags
-    /// its request, and the departure ends its repetition). Per server, its direct group.
-    pub direct_group: Vec<Option<(u16, u32)>>,
-    pub direct: Vec<Option<u16>>,
+    /// The groups served directly (no job per request).
+    pub direct: Direct,
     /// Each server's wait statistics once computed (by `WaitStat` order), for the output.
     pub wait_stats: Vec<[Option<Option<f64>>; 5]>,
     pub error: Option<String>,
@@ -234,12 +226,8 @@ pub struct Sim<'p> {
     pub error_at: Option<(u16, u32)>,
     /// When the run ended (its last event): a lock never released is held until then.
     pub end: Nanos,
-    /// Poll attempts scheduled and not yet run: when they are every event left, the run
-    /// may be stuck (`stuck`).
-    pub polls_pending: usize,
-    /// Before this instant, a run with only polls left is known not to be stuck yet (a
-    /// lease runs out, or a poller gives up, then): no need to look again.
-    pub unstuck_until: Nanos,
+    /// The poll attempts under way, for telling a stuck run (`stuck`).
+    pub polls: Polls,
     /// The instant of the event being handled (`now` in expressions).
     pub now: Nanos,
     /// Requests at servers whose clients may stop waiting, and the free ones.
@@ -247,18 +235,57 @@ pub struct Sim<'p> {
     pub free_slots: Vec<u32>,
     pub queues: Vec<Queue>,
     pub keys: Vec<KeyStore>,
-    /// What each job's last take from each queue got, jobs × queues; what each job last
-    /// found in each key store, jobs × stores.
-    pub taken: Vec<Taken>,
-    pub stored: Vec<f64>,
-    /// The job inside a transaction, what undoes its effects so far, and what it will do
-    /// when the transaction ends (puts: their queue and numbers at `tx_numbers`; acks).
-    pub tx: Option<u32>,
-    pub undo: Vec<Undo>,
-    pub deferred: Vec<Deferred>,
-    pub tx_numbers: Vec<f64>,
+    /// The transaction under way, if any.
+    pub tx: Transaction,
     /// A message's numbers as a put computes them.
     pub scratch: Vec<f64>,
+}
+
+/// What each job knows of the resources: a row of each table per job (jobs × registers,
+/// jobs × locks, …), so a job's row is a slice and no job allocates.
+#[derive(Default)]
+pub struct JobTables {
+    /// What it last read of each register (NaN: not read).
+    pub reads: Vec<f64>,
+    /// The token of each lock it holds (0: not held).
+    pub tokens: Vec<Token>,
+    /// What its last take from each queue got.
+    pub taken: Vec<Taken>,
+    /// What it last found in each key store (NaN: nothing).
+    pub stored: Vec<f64>,
+}
+
+/// Groups served directly. A direct group's repetitions are each one request, with no
+/// timeout, at a fixed instance of a server only it asks, in an open loop, and no timeline
+/// is drawn: its requests need no job (the actor tags its request, and the departure ends
+/// its repetition).
+pub struct Direct {
+    /// Per group, when it is direct: its server and instance.
+    pub groups: Vec<Option<(u16, u32)>>,
+    /// Per server, its direct group.
+    pub servers: Vec<Option<u16>>,
+}
+
+/// The poll attempts under way.
+#[derive(Default)]
+pub struct Polls {
+    /// Scheduled and not yet run: when they are every event left, the run may be stuck.
+    pub pending: usize,
+    /// Before this instant, a run with only polls left is known not to be stuck yet (a
+    /// lease runs out, or a poller gives up, then): no need to look again.
+    pub unstuck_until: Nanos,
+}
+
+/// The transaction under way: whose, what undoes its effects so far, and what it will do
+/// when it ends.
+#[derive(Default)]
+pub struct Transaction {
+    /// The job inside it.
+    pub job: Option<u32>,
+    pub undo: Vec<Undo>,
+    /// Its puts (their numbers at `numbers`), acks and refusals, in the order they ran.
+    pub deferred: Vec<Deferred>,
+    pub numbers: Vec<f64>,
 }
 
 /// What undoes one effect of a transaction.
@@ -289,171 +316,6 @@ pub enum Deferred {
 }
 
 impl<'p> Sim<'p> {
-    /// The state at the start of a run of `p`.
-    pub fn new(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
-        let seed = ctx.seed();
-        let n = p.actors as usize;
-        if ctx.wants_lanes() && n > MAX_LANES {
-            return Err(ModelError::Param(ParamError::new(
-                "actor",
-                format!(
-                    "a timeline draws one lane per actor, at most {MAX_LANES}; this point has {n} actors (chart its metrics instead, or draw a smaller point)"
-                ),
-            )));
-        }
-        let (actors, streams, group_streams) = actors(p, seed)?;
-        let reps_of = |g: &Group| u64::from(g.count).saturating_mul(g.repeat);
-        let servers = p
-            .servers
-            .iter()
-            .enumerate()
-            .map(|(s, sv)| {
-                let requests: u64 = p
-                    .groups
-                    .iter()
-                    .map(|g| {
-                        let here = g.steps.iter().filter(|st| match st {
-                            Step::Request { server, .. } => server.may_be(s as u16),
-                            _ => false,
-                        });
-                        reps_of(g) * here.count() as u64
-                    })
-                    .sum();
-                let attempts = requests.saturating_mul(
-                    p.groups
-                        .iter()
-                        .map(|g| u64::from(g.attempts))
-                        .max()
-                        .unwrap_or(1),
-                );
-                let waits = ctx.samples(attempts.min(1 << 27) as usize);
-                Server::new(
-                    &sv.name,
-                    sv.instances,
-                    sv.service_ns,
-                    sv.dist.clone(),
-                    seed,
-                    waits,
-                )
-            })
-            .collect();
-        Ok(Sim {
-            p,
-            other: 1 + p.actors,
-            jobs: Vec::with_capacity(n.min(1 << 16)),
-            free: Vec::new(),
-            reads: Vec::new(),
-            tokens: Vec::new(),
-            actors,
-            regs: p.regs.iter().map(|r| Register::new(r.initial)).collect(),
-            locks: p
-                .locks
-                .iter()
-                .map(|l| Lock::new(l.mode, l.lease_ns, l.stale, ctx.samples(0)))
-                .collect(),
-            servers,
-            links: p
-                .links
-                .iter()
-                .enumerate()
-                .map(|(k, half)| {
-                    Link::new(*half, p.link_loss[k], p.link_dup[k], seed, &p.link_names[k])
-                })
-                .collect(),
-            groups: p
-                .groups
-                .iter()
-                .map(|g| GroupState {
-                    responses: ctx.samples_capped(
-                        if alias(p, g).is_some() {
-                            0
-                        } else {
-                            reps_of(g).min(1 << 27) as usize
-                        },
-                        MAX_EXACT_RESPONSES,
-                    ),
-                    alias: alias(p, g),
-                    started: 0,
-                    completed: 0,
-                    gave_up: 0,
-                    crashed: 0,
-                    retries: 0,
-                    timeouts: 0,
-                    restarts: 0,
-                })
-                .collect(),
-            ready: VecDeque::new(),
-            last_end: None,
-            lanes: ctx
-                .wants_lanes()
-                .then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
-            entities: ctx.wants_entities(),
-            streams,
-            group_streams,
-            closed: p
-                .groups
-                .iter()
-                .map(|g| matches!(g.pace, Pace::Closed))
-                .collect(),
-            direct_group: p
-                .groups
-                .iter()
-                .map(|g| direct(p, g, ctx.wants_lanes()))
-                .collect(),
-            direct: (0..p.servers.len())
-                .map(|s| {
-                    p.groups
-                        .iter()
-                        .position(|g| {
-                            direct(p, g, ctx.wants_lanes()).is_some_and(|(d, _)| d as usize == s)
-                        })
-                        .map(|g| g as u16)
-                })
-                .collect(),
-            error: None,
-            error_at: None,
-            end: 0,
-            polls_pending: 0,
-            unstuck_until: 0,
-            now: 0,
-            slots: Vec::new(),
-            free_slots: Vec::new(),
-            wait_stats: Vec::new(),
-            queues: p
-                .queues
-                .iter()
-                .enumerate()
-                .map(|(k, q)| {
-                    let puts = room(p, |s| matches!(s, Step::Put { queue, .. } if *queue as usize == k));
-                    Queue::new(q.fields, q.capacity, q.visibility, puts)
-                })
-                .collect(),
-            keys: p
-                .keys
-                .iter()
-                .enumerate()
-                .map(|(k, ks)| {
-                    let adds = room(p, |s| {
-                        matches!(s, Step::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == k)
-                    });
-                    match &ks.initial {
-                        InitialKeys::Pairs(pairs) => KeyStore::new(pairs, adds),
-                        InitialKeys::Range { from, count, value } => {
-                            KeyStore::range(*from, *count, *value, adds)
-                        }
-                    }
-                })
-                .collect(),
-            taken: Vec::new(),
-            stored: Vec::new(),
-            tx: None,
-            undo: Vec::new(),
-            deferred: Vec::new(),
-            tx_numbers: Vec::new(),
-            scratch: Vec::new(),
-        })
-    }
-
     /// Schedules what the run starts with: every actor's first start, in actor order (at
     /// equal times a start runs before anything the run schedules, and starts run in actor
     /// order: their classes), then the operator unlocks.
@@ -551,24 +413,26 @@ impl<'p> Sim<'p> {
             let j = j as usize;
             // Skipped when empty: a fill of nothing is still a call to memset, per job.
             if nr > 0 {
-                self.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
+                self.tables.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
             }
             if nl > 0 {
-                self.tokens[j * nl..(j + 1) * nl].fill(0);
+                self.tables.tokens[j * nl..(j + 1) * nl].fill(0);
             }
             if nq > 0 {
-                self.taken[j * nq..(j + 1) * nq].fill(Taken::NONE);
+                self.tables.taken[j * nq..(j + 1) * nq].fill(Taken::NONE);
             }
             if nk > 0 {
-                self.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
+                self.tables.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
             }
             j as u32
         } else {
             self.jobs.push(job);
-            self.reads.extend(std::iter::repeat_n(f64::NAN, nr));
-            self.tokens.extend(std::iter::repeat_n(0, nl));
-            self.taken.extend(std::iter::repeat_n(Taken::NONE, nq));
-            self.stored.extend(std::iter::repeat_n(f64::NAN, nk));
+            self.tables.reads.extend(std::iter::repeat_n(f64::NAN, nr));
+            self.tables.tokens.extend(std::iter::repeat_n(0, nl));
+            self.tables
+                .taken
+                .extend(std::iter::repeat_n(Taken::NONE, nq));
+            self.tables.stored.extend(std::iter::repeat_n(f64::NAN, nk));
             (self.jobs.len() - 1) as u32
         }
     }
@@ -576,12 +440,12 @@ impl<'p> Sim<'p> {
     /// After the run: a direct group's repetitions started and completed, and the run's
     /// last end, from its actors' own counts (the direct path keeps only those).
     pub fn settle_direct(&mut self) {
-        if self.direct_group.iter().all(Option::is_none) {
+        if self.direct.groups.iter().all(Option::is_none) {
             return;
         }
         for a in &self.actors {
             let g = a.group as usize;
-            if self.direct_group[g].is_some() {
+            if self.direct.groups[g].is_some() {
                 self.groups[g].started += a.started;
                 self.groups[g].completed += a.completed;
                 if a.end > self.last_end {
@@ -633,12 +497,12 @@ impl<'p> Sim<'p> {
             Var::Attempt => f64::from(j.attempt),
             Var::Now => sim_core::ns_to_ms(self.now),
             Var::Read => f64::NAN,
-            Var::Reg(r) => self.reads[ju * self.regs.len() + r as usize],
+            Var::Reg(r) => self.tables.reads[ju * self.regs.len() + r as usize],
             Var::Msg(q, what) => {
-                let take = self.taken[ju * self.queues.len() + q as usize];
+                let take = self.tables.taken[ju * self.queues.len() + q as usize];
                 self.queues[q as usize].number(take, what)
             }
-            Var::Stored(k) => self.stored[ju * self.keys.len() + k as usize],
+            Var::Stored(k) => self.tables.stored[ju * self.keys.len() + k as usize],
         }
     }
 
@@ -653,10 +517,10 @@ impl<'p> Sim<'p> {
             attempt: j.attempt,
             now_ms: sim_core::ns_to_ms(self.now),
             read,
-            regs: &self.reads[ju * nr..(ju + 1) * nr],
-            taken: &self.taken[ju * nq..(ju + 1) * nq],
+            regs: &self.tables.reads[ju * nr..(ju + 1) * nr],
+            taken: &self.tables.taken[ju * nq..(ju + 1) * nq],
             queues: &self.queues,
-            stored: &self.stored[ju * nk..(ju + 1) * nk],
+            stored: &self.tables.stored[ju * nk..(ju + 1) * nk],
         }
     }
 
@@ -665,12 +529,15 @@ impl<'p> Sim<'p> {
             let nl = self.locks.len();
             let j = job as usize;
             // A wait while it holds a lock (a deadlock's picture) is drawn as such.
-            let kind =
-                if kind == "waiting" && self.tokens[j * nl..(j + 1) * nl].iter().any(|t| *t != 0) {
-                    "holding_waiting"
-                } else {
-                    kind
-                };
+            let kind = if kind == "waiting"
+                && self.tables.tokens[j * nl..(j + 1) * nl]
+                    .iter()
+                    .any(|t| *t != 0)
+            {
+                "holding_waiting"
+            } else {
+                kind
+            };
             let a = self.jobs[job as usize].actor as usize;
             lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
         }
@@ -682,157 +549,4 @@ impl<'p> Sim<'p> {
             lanes[a].mark(kind, ns_to_ms(at));
         }
     }
-}
-
-/// Room to make up front for what the steps `counted` may add (messages put, keys inserted),
-/// at most one per such step of every attempt of every repetition, and at most 2^24: a
-/// store or queue that grows past that grows as it goes.
-fn room(p: &Point, counted: impl Fn(&Step) -> bool) -> usize {
-    let mut n: u64 = 0;
-    for g in &p.groups {
-        let steps = g.steps.iter().filter(|s| counted(s)).count() as u64;
-        let reps = u64::from(g.count)
-            .saturating_mul(g.repeat)
-            .saturating_mul(u64::from(g.attempts));
-        n = n.saturating_add(reps.saturating_mul(steps));
-    }
-    n.min(1 << 24) as usize
-}
-
-/// A group's server when each of its repetitions is one request there that no timeout ends,
-/// the server's service is fixed and no other group asks it (see [`GroupState::alias`]).
-fn alias(p: &Point, g: &Group) -> Option<(u16, Nanos)> {
-    let [
-        Step::Request {
-            server: crate::point::Pick::One(s),
-            instance: crate::point::Inst::Fixed(_),
-            timeout: None,
-        },
-    ] = g.steps.as_slice()
-    else {
-        return None;
-    };
-    let sv = &p.servers[*s as usize];
-    let others = p
-        .groups
-        .iter()
-        .filter(|h| {
-            h.steps
-                .iter()
-                .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
-        })
-        .count();
-    (sv.dist.is_none() && !sv.abandons && others == 1).then_some((*s, sv.service_ns))
-}
-
-/// A group's server and instance when it is direct (see [`Sim::direct_group`]).
-fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
-    let [
-        Step::Request {
-            server: crate::point::Pick::One(s),
-            instance: crate::point::Inst::Fixed(k),
-            timeout: None,
-        },
-    ] = g.steps.as_slice()
-    else {
-        return None;
-    };
-    let alone = p
-        .groups
-        .iter()
-        .filter(|h| {
-            h.steps
-                .iter()
-                .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
-        })
-        .count()
-        == 1;
-    let open = !matches!(g.pace, Pace::Closed);
-    (alone && open && !lanes && !p.servers[*s as usize].special).then_some((*s, *k))
-}
-
-/// Every actor at its start, with the random streams of those that draw (arrivals and
-/// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
-/// naming them changes no draw).
-/// Every actor, the random streams, and each group's named crash stream.
-type Actors = (Vec<Actor>, Vec<Stream>, Vec<Vec<u32>>);
-
-fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
-    let mut actors = Vec::with_capacity(p.actors as usize);
-    let mut streams = Vec::new();
-    let mut group_streams = Vec::new();
-    for (g, group) in p.groups.iter().enumerate() {
-        let random = matches!(group.pace, Pace::Random(_));
-        let crashy = group.steps.iter().any(|s| {
-            matches!(
-                s,
-                Step::Crash {
-                    rule: CrashRule::Probability(_, None),
-                    ..
-                }
-            )
-        });
-        // A stream named in the config is the group's, shared by its actors: keyed
-        // `GROUP/NAME`, so two groups naming `s` draw independently, and (a group name being
-        // letters, digits and `_`, and never an automatic stream's prefix when it names one)
-        // no key is another group's or an automatic stream's.
-        let mut named = Vec::new();
-        for name in &group.named {
-            streams.push(sim_core::stream(seed, &format!("{}/{name}", group.name)));
-            named.push((streams.len() - 1) as u32);
-        }
-        group_streams.push(named);
-        let chances = group.chances;
-        let draws = random || crashy || group.jitters || chances;
-        for i in 0..group.count {
-            let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
-            let Some(start) = ms_to_ns(start_ms) else {
-                return Err(ModelError::Param(ParamError::new(
-                    &format!("actor[{g}].start_ms"),
-                    format!("actor {i}: start_ms {}", sim_core::bad_duration(start_ms)),
-                )));
-            };
-            let name = if draws {
-                format!("{}-{i}", group.name)
-            } else {
-                String::new()
-            };
-            let mut stream = |on: bool, source: &str| {
-                if !on {
-                    return NO_STREAM;
-                }
-                streams.push(sim_core::stream(seed, &format!("{source}/{name}")));
-                (streams.len() - 1) as u32
-            };
-            let rng = stream(random, "arrivals");
-            let crash_rng = stream(crashy, "crash");
-            let jitter_rng = stream(group.jitters, "jitter");
-            let chance_rng = stream(chances, "chance");
-            actors.push(Actor {
-                group: g as u16,
-                index: i,
-                start,
-                started: 0,
-                completed: 0,
-                gave_up: 0,
-                retries: 0,
-                failed: 0,
-                lock_wait: None,
-                server_wait: None,
-                rejected: 0,
-                end: None,
-                crashed: false,
-                stopped: false,
-                elapsed_ms: 0.0,
-                rng,
-                crash_rng,
-                jitter_rng,
-                chance_rng,
-                timeouts: 0,
-                restarts: 0,
-                incarnation: 0,
-            });
-        }
-    }
-    Ok((actors, streams, group_streams))
 }

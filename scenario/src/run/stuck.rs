@@ -30,7 +30,7 @@ impl Sim<'_> {
             }
         }
         if next != NONE {
-            self.unstuck_until = next;
+            self.polls.unstuck_until = next;
             return;
         }
         let mut lines = Vec::new();
@@ -71,7 +71,8 @@ impl Sim<'_> {
         if token == 0 {
             return "a stale record left at the start".into();
         }
-        let Some(job) = (0..self.jobs.len()).find(|&j| self.tokens[j * nl + l] == token) else {
+        let Some(job) = (0..self.jobs.len()).find(|&j| self.tables.tokens[j * nl + l] == token)
+        else {
             return "an actor that can no longer release it (it crashed, or ended holding it)"
                 .into();
         };
