@@ -140,91 +140,7 @@ impl Reader<'_> {
             Value::Float(x) if x.is_finite() => Ok(Num::Lit(*x)),
             Value::Float(x) => fail(path, format!("expected a finite number, got {x}")),
             Value::Str(text) => {
-                let resolve = |name: &str| -> Result<Var, String> {
-                    if let Some(i) = self.param(name) {
-                        if !matches!(self.params[i].kind, Kind::Float | Kind::Count) {
-                            return Err(format!(
-                                "`{name}` is not a number parameter; a string parameter chooses a number with {{ by = \"{name}\", … }}"
-                            ));
-                        }
-                        return Ok(Var::Param(i as u16));
-                    }
-                    let actor = matches!(scope, Scope::Actor | Scope::Step | Scope::Write);
-                    let step = matches!(scope, Scope::Step | Scope::Write);
-                    match name {
-                        "i" if actor => return Ok(Var::Index),
-                        "k" if step => return Ok(Var::Rep),
-                        "attempt" if step => return Ok(Var::Attempt),
-                        "now" if step => return Ok(Var::Now),
-                        "read" if scope == Scope::Write => return Ok(Var::Read),
-                        _ => {}
-                    }
-                    if step && let Some(r) = self.registers.iter().position(|r| r == name) {
-                        if !read.get(r).copied().unwrap_or(false) {
-                            return Err(format!(
-                                "the actor reads `{name}` in no step before this one"
-                            ));
-                        }
-                        return Ok(Var::Reg(r as u16));
-                    }
-                    if step && let Some((_, var, res)) = self.vars.iter().find(|v| v.0 == name) {
-                        if !read
-                            .get(self.registers.len() + res)
-                            .copied()
-                            .unwrap_or(false)
-                        {
-                            let (res_name, what) = &self.resources[*res];
-                            let how = if *what == "queue" {
-                                "a take"
-                            } else {
-                                "an insert, lookup, set or remove"
-                            };
-                            return Err(format!(
-                                "`{name}` comes from {how} on `{res_name}`, and the actor has none in a step before this one"
-                            ));
-                        }
-                        return Ok(*var);
-                    }
-                    let mut valid: Vec<&str> = self
-                        .params
-                        .iter()
-                        .filter(|p| matches!(p.kind, Kind::Float | Kind::Count))
-                        .map(|p| p.name.as_str())
-                        .collect();
-                    if actor {
-                        valid.push("i");
-                    }
-                    if step {
-                        valid.extend(["k", "attempt", "now"]);
-                    }
-                    if scope == Scope::Write {
-                        valid.push("read");
-                    }
-                    if step {
-                        valid.extend(
-                            self.registers
-                                .iter()
-                                .zip(read)
-                                .filter(|(_, r)| **r)
-                                .map(|(n, _)| n.as_str()),
-                        );
-                        let nr = self.registers.len();
-                        valid.extend(
-                            self.vars
-                                .iter()
-                                .filter(|(_, _, res)| read.get(nr + res).copied().unwrap_or(false))
-                                .map(|(n, _, _)| n.as_str()),
-                        );
-                    }
-                    Err(format!(
-                        "unknown name `{name}`; valid here: {} (a parameter is set in [params] or [sweep])",
-                        if valid.is_empty() {
-                            "numbers only".to_string()
-                        } else {
-                            valid.join(", ")
-                        }
-                    ))
-                };
+                let resolve = |name: &str| self.name(name, scope, read);
                 coordsim_expr::parse(text, &resolve)
                     .map(|e| Num::Expr(e, text.clone()))
                     .map_err(|e| {
@@ -278,6 +194,102 @@ impl Reader<'_> {
                 ),
             ),
         }
+    }
+
+    /// What `name` is in an expression written in `scope`, after the steps whose reads and
+    /// takes `read` marks; an error lists what is valid here.
+    fn name(&self, name: &str, scope: Scope, read: &[bool]) -> Result<Var, String> {
+        if let Some(i) = self.param(name) {
+            if !matches!(self.params[i].kind, Kind::Float | Kind::Count) {
+                return Err(format!(
+                    "`{name}` is not a number parameter; a string parameter chooses a number with {{ by = \"{name}\", … }}"
+                ));
+            }
+            return Ok(Var::Param(i as u16));
+        }
+        let actor = matches!(scope, Scope::Actor | Scope::Step | Scope::Write);
+        let step = matches!(scope, Scope::Step | Scope::Write);
+        match name {
+            "i" if actor => return Ok(Var::Index),
+            "k" if step => return Ok(Var::Rep),
+            "attempt" if step => return Ok(Var::Attempt),
+            "now" if step => return Ok(Var::Now),
+            "read" if scope == Scope::Write => return Ok(Var::Read),
+            _ => {}
+        }
+        if step && let Some(r) = self.registers.iter().position(|r| r == name) {
+            if !read.get(r).copied().unwrap_or(false) {
+                return Err(format!(
+                    "the actor reads `{name}` in no step before this one"
+                ));
+            }
+            return Ok(Var::Reg(r as u16));
+        }
+        if step && let Some((_, var, res)) = self.vars.iter().find(|v| v.0 == name) {
+            if !read
+                .get(self.registers.len() + res)
+                .copied()
+                .unwrap_or(false)
+            {
+                let (res_name, what) = &self.resources[*res];
+                let how = if *what == "queue" {
+                    "a take"
+                } else {
+                    "an insert, lookup, set or remove"
+                };
+                return Err(format!(
+                    "`{name}` comes from {how} on `{res_name}`, and the actor has none in a step before this one"
+                ));
+            }
+            return Ok(*var);
+        }
+        let valid = self.names_here(scope, read);
+        Err(format!(
+            "unknown name `{name}`; valid here: {} (a parameter is set in [params] or [sweep])",
+            if valid.is_empty() {
+                "numbers only".to_string()
+            } else {
+                valid.join(", ")
+            }
+        ))
+    }
+
+    /// The names an expression in `scope` may use here, for an error.
+    fn names_here(&self, scope: Scope, read: &[bool]) -> Vec<&str> {
+        let actor = matches!(scope, Scope::Actor | Scope::Step | Scope::Write);
+        let step = matches!(scope, Scope::Step | Scope::Write);
+        let mut valid: Vec<&str> = self
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, Kind::Float | Kind::Count))
+            .map(|p| p.name.as_str())
+            .collect();
+        if actor {
+            valid.push("i");
+        }
+        if step {
+            valid.extend(["k", "attempt", "now"]);
+        }
+        if scope == Scope::Write {
+            valid.push("read");
+        }
+        if step {
+            valid.extend(
+                self.registers
+                    .iter()
+                    .zip(read)
+                    .filter(|(_, r)| **r)
+                    .map(|(n, _)| n.as_str()),
+            );
+            let nr = self.registers.len();
+            valid.extend(
+                self.vars
+                    .iter()
+                    .filter(|(_, _, res)| read.get(nr + res).copied().unwrap_or(false))
+                    .map(|(n, _, _)| n.as_str()),
+            );
+        }
+        valid
     }
 
     pub fn opt_num(
