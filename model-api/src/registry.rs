@@ -181,21 +181,21 @@ mod tests {
 
     params! {
         /// Test parameters.
-        pub struct P {
+        struct P {
             /// a count
             n: u64 = 1,
         }
     }
     columns! {
         /// Test metrics.
-        pub struct M {
+        struct M {
             /// n again
             n_out: u64,
         }
     }
     columns! {
         /// A metric row that takes a reserved name.
-        pub struct Bad {
+        struct Bad {
             /// clashes with the seed column
             seed: u64,
         }

@@ -46,7 +46,7 @@ pub struct Member {
 }
 
 /// The lessons' books: 1, 2 and 3, all on the shelf.
-pub fn lesson_books() -> Vec<Book> {
+pub(crate) fn lesson_books() -> Vec<Book> {
     (1..=3)
         .map(|id| Book {
             id,
@@ -56,7 +56,7 @@ pub fn lesson_books() -> Vec<Book> {
 }
 
 /// The lessons' members: 4 (2 of 3), 5 (3 of 3), 6 (0 of 9).
-pub fn lesson_members() -> Vec<Member> {
+pub(crate) fn lesson_members() -> Vec<Member> {
     vec![
         Member {
             id: 4,
@@ -166,7 +166,7 @@ impl ListItem for Member {
 
 /// Why a call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// *mark loaned*: no such book.
     NoSuchBook,
     /// *mark loaned*: the book is not on the shelf.
@@ -183,7 +183,7 @@ pub enum CallError {
 
 impl CallError {
     /// The code written in entity rows.
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             CallError::NoSuchBook => "no_such_book",
             CallError::NotOnShelf => "not_on_shelf",
@@ -240,7 +240,7 @@ impl Index {
 /// The two services' data, indexed by id: every call is a lookup, never a scan, so a run
 /// costs in proportion to its calls however many books and members there are.
 #[derive(Debug, Clone, PartialEq)]
-pub struct World {
+pub(crate) struct World {
     books: Vec<Book>,
     members: Vec<Member>,
     book_at: Index,
@@ -249,7 +249,7 @@ pub struct World {
 
 impl World {
     /// A world with these books and members.
-    pub fn new(books: &[Book], members: &[Member]) -> Self {
+    pub(crate) fn new(books: &[Book], members: &[Member]) -> Self {
         let mut world = World {
             books: Vec::new(),
             members: Vec::new(),
@@ -263,40 +263,40 @@ impl World {
     }
 
     /// Room for `books` more books and `members` more members.
-    pub fn reserve(&mut self, books: usize, members: usize) {
+    pub(crate) fn reserve(&mut self, books: usize, members: usize) {
         self.books.reserve(books);
         self.members.reserve(members);
     }
 
     /// Adds a book (a second book with a taken id is kept but never found).
-    pub fn add_book(&mut self, book: Book) {
+    pub(crate) fn add_book(&mut self, book: Book) {
         self.book_at.insert(book.id, self.books.len());
         self.books.push(book);
     }
 
     /// Adds a member (likewise).
-    pub fn add_member(&mut self, member: Member) {
+    pub(crate) fn add_member(&mut self, member: Member) {
         self.member_at.insert(member.id, self.members.len());
         self.members.push(member);
     }
 
     /// A book by id.
-    pub fn book(&self, id: u64) -> Option<&Book> {
+    pub(crate) fn book(&self, id: u64) -> Option<&Book> {
         self.book_at.find(id).map(|i| &self.books[i])
     }
 
     /// A book by id, to change.
-    pub fn book_mut(&mut self, id: u64) -> Option<&mut Book> {
+    pub(crate) fn book_mut(&mut self, id: u64) -> Option<&mut Book> {
         self.book_at.find(id).map(|i| &mut self.books[i])
     }
 
     /// A member by id.
-    pub fn member(&self, id: u64) -> Option<&Member> {
+    pub(crate) fn member(&self, id: u64) -> Option<&Member> {
         self.member_at.find(id).map(|i| &self.members[i])
     }
 
     /// Every member, in the order they were added.
-    pub fn members(&self) -> &[Member] {
+    pub(crate) fn members(&self) -> &[Member] {
         &self.members
     }
 
@@ -305,7 +305,7 @@ impl World {
     }
 
     /// *mark loaned*: fails unless the book exists and is on the shelf.
-    pub fn mark_loaned(&mut self, id: u64) -> Result<(), CallError> {
+    pub(crate) fn mark_loaned(&mut self, id: u64) -> Result<(), CallError> {
         let book = self.book_mut(id).ok_or(CallError::NoSuchBook)?;
         if book.status != Status::Shelf {
             return Err(CallError::NotOnShelf);
@@ -316,7 +316,7 @@ impl World {
 
     /// *mark shelved* (the compensation): puts the book back; fails only when the catalog is
     /// unreachable.
-    pub fn mark_shelved(&mut self, id: u64, unreachable: bool) -> Result<(), CallError> {
+    pub(crate) fn mark_shelved(&mut self, id: u64, unreachable: bool) -> Result<(), CallError> {
         if unreachable {
             return Err(CallError::CatalogUnreachable);
         }
@@ -327,7 +327,7 @@ impl World {
     }
 
     /// *add loan*: fails unless the member exists and `open < limit`; else `open += 1`.
-    pub fn add_loan(&mut self, id: u64) -> Result<(), CallError> {
+    pub(crate) fn add_loan(&mut self, id: u64) -> Result<(), CallError> {
         let member = self.member_mut(id).ok_or(CallError::NoSuchMember)?;
         if member.open >= member.limit {
             return Err(CallError::LimitReached);
@@ -337,7 +337,7 @@ impl World {
     }
 
     /// `open += 1` with no limit check (a consumer that applies an effect it was told about).
-    pub fn add_loan_unchecked(&mut self, id: u64) -> Result<(), CallError> {
+    pub(crate) fn add_loan_unchecked(&mut self, id: u64) -> Result<(), CallError> {
         let member = self.member_mut(id).ok_or(CallError::NoSuchMember)?;
         member.open += 1;
         Ok(())

@@ -16,7 +16,7 @@ use crate::syntax::spec::{self, ResourceKind, Spec};
 use crate::syntax::{read, sections};
 
 /// One line on what a scenario is.
-pub const SUMMARY: &str = "a coordination scenario composed in the config: registers, locks, servers, links, message queues, key stores and actors that step through them";
+pub(crate) const SUMMARY: &str = "a coordination scenario composed in the config: registers, locks, servers, links, message queues, key stores and actors that step through them";
 
 const TIMELINE: TimelineStyle = TimelineStyle {
     spans: &[
@@ -203,7 +203,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
 };
 
 /// A composed scenario: its spec and the columns its resources and groups name.
-pub struct ScenarioDef {
+pub(crate) struct ScenarioDef {
     spec: Arc<Spec>,
     params: Vec<ParamSpec>,
     defaults: Vec<Value>,
@@ -214,7 +214,7 @@ pub struct ScenarioDef {
 
 impl ScenarioDef {
     /// The scenario the config's sections and parameters describe.
-    pub fn new(input: &ComposeInput) -> Result<ScenarioDef, ComposeError> {
+    pub(crate) fn new(input: &ComposeInput) -> Result<ScenarioDef, ComposeError> {
         let params = read::read_params(&input.params)?;
         let spec = sections::read(&input.sections, params)?;
         let MetricColumns {

@@ -29,7 +29,7 @@ use crate::expr::{self, Expr};
 use crate::source::ConfigError;
 
 /// Most derived metrics a config declares.
-pub const MAX_DERIVED: usize = 64;
+pub(super) const MAX_DERIVED: usize = 64;
 
 /// What a derived metric's expression reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

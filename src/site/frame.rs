@@ -62,7 +62,7 @@ pub(crate) enum Depth {
 
 impl Depth {
     /// The URL of a file of `OUT/site/` from this page.
-    pub fn site(self, file: &str) -> String {
+    pub(super) fn site(self, file: &str) -> String {
         match self {
             Depth::Index => format!("{FOLDER}/{}", html::url_segment(file)),
             Depth::Site => html::url_segment(file),
@@ -70,7 +70,7 @@ impl Depth {
     }
 
     /// The URL of a file in a config's output folder from this page.
-    pub fn output(self, stem: &str, file: &str) -> String {
+    pub(super) fn output(self, stem: &str, file: &str) -> String {
         let prefix = match self {
             Depth::Index => "",
             Depth::Site => "../",

@@ -148,7 +148,7 @@ fn the_lesson_guide_shows_what_check_really_prints() {
 #[test]
 fn the_format_check_catches_a_mis_formatted_model_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let model = String::from_utf8(read(root().join("models/src/lock_queue.rs"))).unwrap();
+    let model = String::from_utf8(read(root().join("models/src/lock_queue/mod.rs"))).unwrap();
     std::fs::write(tmp.path().join("lock_queue.rs"), &model).unwrap();
     let check = || {
         Command::new("bash")

@@ -1,5 +1,6 @@
-//! House order that stays true: the front end and the model API import downhill (no circle
-//! of modules), and no front-end function passes 150 lines.
+//! House order that stays true, in every crate of the workspace: modules import downhill (no
+//! circle of modules; the composer's stages and the front end's layers in their order), no
+//! function passes 150 lines and no file 800 lines of code.
 //!
 //! The import graph is read from the source, as a person reads it: a module is a file; a file
 //! imports another when it names a path into it (`use crate::a::b::X`, `super::X`,
@@ -265,11 +266,22 @@ fn circles(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<String>> {
     out
 }
 
+/// Every crate's sources (the front end, the libraries, the benchmark suite).
+const CRATES: [&str; 7] = [
+    "src",
+    "sim-core/src",
+    "model-api/src",
+    "models/src",
+    "scenario/src",
+    "expr/src",
+    "benches/suite",
+];
+
 #[test]
-fn the_front_end_and_the_model_api_import_downhill() {
-    for dir in ["src", "model-api/src", "scenario/src", "sim-core/src"] {
+fn every_crate_imports_downhill() {
+    for dir in CRATES {
         let graph = import_graph(&root().join(dir));
-        assert!(graph.len() > 5, "{dir}: {} modules read", graph.len());
+        assert!(!graph.is_empty(), "{dir}: no modules read");
         assert_eq!(
             circles(&graph),
             Vec::<Vec<String>>::new(),
@@ -385,22 +397,45 @@ fn strip_literals(line: &str) -> String {
     out
 }
 
-#[test]
-fn no_front_end_function_passes_150_lines() {
-    let mut long = Vec::new();
-    let mut stack = vec![root().join("src")];
+/// Every `.rs` file of the workspace's crates and of the integration tests.
+fn workspace_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack: Vec<PathBuf> = CRATES.iter().map(|d| root().join(d)).collect();
+    stack.push(root().join("tests"));
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                for (name, line, n) in functions(&path) {
-                    if n > 150 {
-                        long.push(format!("{}:{line}: {name} has {n} lines", path.display()));
-                    }
-                }
+                out.push(path);
             }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_function_passes_150_lines_and_no_file_800_lines_of_code() {
+    let mut long = Vec::new();
+    for path in workspace_files() {
+        for (name, line, n) in functions(&path) {
+            if n > 150 {
+                long.push(format!("{}:{line}: {name} has {n} lines", path.display()));
+            }
+        }
+        // A file's unit tests after `#[cfg(test)]` aside; an integration-test file whole.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let integration = path.starts_with(root().join("tests"));
+        let code = if integration {
+            &text[..]
+        } else {
+            text.split("#[cfg(test)]").next().unwrap_or("")
+        };
+        let lines = code.lines().count();
+        if lines > 800 {
+            long.push(format!("{}: {lines} lines of code", path.display()));
         }
     }
     assert!(long.is_empty(), "{}", long.join("\n"));
@@ -419,4 +454,36 @@ fn no_front_end_function_passes_150_lines() {
         functions(&f),
         [("big".to_string(), 1, 152), ("small".to_string(), 153, 1)]
     );
+}
+
+/// The composer's stages, lowest first: a module imports only modules of its own stage or
+/// of a lower one (the machines know nothing of actors; the syntax nothing of a point; the
+/// point nothing of a run).
+#[test]
+fn the_composers_stages_import_only_the_stages_below_them() {
+    const STAGES: [&str; 5] = ["machine", "syntax", "point", "run", ""];
+    let stage = |m: &Module| {
+        let top = m.get(1).map_or("", String::as_str);
+        STAGES
+            .iter()
+            .position(|s| *s == top)
+            .unwrap_or(STAGES.len() - 1)
+    };
+    let graph = import_graph(&root().join("scenario/src"));
+    let mut up = Vec::new();
+    for (from, tos) in &graph {
+        for to in tos {
+            if stage(to) > stage(from) {
+                up.push(format!("{} → {}", from.join("::"), to.join("::")));
+            }
+        }
+    }
+    assert!(up.is_empty(), "imports up a stage:\n{}", up.join("\n"));
+    // Every stage is there: the test reads the folders it names.
+    for s in &STAGES[..4] {
+        assert!(
+            graph.keys().any(|m| m.get(1).is_some_and(|t| t == s)),
+            "no module in scenario/src/{s}/"
+        );
+    }
 }

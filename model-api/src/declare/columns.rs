@@ -162,7 +162,7 @@ macro_rules! columns {
     ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[doc = $doc:literal])+ $field:ident : $ty:ty),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
-        $vis struct $name { $($(#[doc = $doc])+ pub $field: $ty),+ }
+        $vis struct $name { $($(#[doc = $doc])+ $vis $field: $ty),+ }
 
         impl $crate::Columns for $name {
             const SPECS: &'static [$crate::ColumnSpec] = &[$($crate::ColumnSpec {

@@ -529,7 +529,7 @@ macro_rules! params {
     ($(#[$meta:meta])* $vis:vis struct $name:ident { $($(#[doc = $doc:literal])+ $field:ident : $ty:ty = $default:expr),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
-        $vis struct $name { $($(#[doc = $doc])+ pub $field: $ty),+ }
+        $vis struct $name { $($(#[doc = $doc])+ $vis $field: $ty),+ }
 
         impl Default for $name {
             fn default() -> Self {

@@ -8,8 +8,8 @@ use std::collections::{HashSet, VecDeque};
 use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms, run};
 
 use coordsim_model::{
-    ChartKind, DefaultChart, Lane, Lanes, MarkKind, MarkShape, Model, ModelError, Output,
-    RunContext, SpanKind, TimelineStyle, Valid,
+    ChartKind, DefaultChart, Lane, Lanes, Model, ModelError, Output, RunContext, TimelineStyle,
+    Valid,
 };
 use coordsim_model::{Cost, Millis, ParamError, PerEntity, positive_duration};
 
@@ -670,11 +670,12 @@ impl Handler<Event> for Sim {
 }
 
 mod output;
-use output::TIMELINE;
+mod timeline;
+use timeline::TIMELINE;
 
 #[cfg(test)]
 mod tests {
-    use super::output::{HOLD_STALE, READ_EARLY};
+    use super::timeline::{HOLD_STALE, READ_EARLY};
     use super::*;
 
     fn run_with(p: Params) -> Output<Metrics, ApplierRow> {

@@ -1,5 +1,6 @@
 //! The lock queue's output: its metrics, each applier's row and timeline lane.
 
+use super::timeline::{ATTEMPT, CRASHED, FAILED, HOLD, HOLD_STALE, READ_EARLY, WAIT, WORK, WRITE};
 use super::*;
 
 impl Sim {
@@ -204,84 +205,3 @@ impl Sim {
         lane
     }
 }
-
-// Timeline kinds: the lanes name them, TIMELINE styles them.
-const WAIT: &str = "wait";
-const HOLD: &str = "hold";
-pub(super) const HOLD_STALE: &str = "hold_stale";
-const WORK: &str = "work";
-const CRASHED: &str = "crashed";
-const ATTEMPT: &str = "attempt";
-const WRITE: &str = "write";
-const FAILED: &str = "failed";
-pub(super) const READ_EARLY: &str = "read_early";
-
-pub(super) const TIMELINE: TimelineStyle = TimelineStyle {
-    spans: &[
-        SpanKind {
-            name: WAIT,
-            label: "waiting for the lock",
-            label_tr: "kilidi bekliyor",
-            rgb: (200, 200, 200),
-            thin: true,
-        },
-        SpanKind {
-            name: HOLD,
-            label: "holding the lock (read … write)",
-            label_tr: "kilit elinde (okuma … yazma)",
-            rgb: (0, 114, 178),
-            thin: false,
-        },
-        SpanKind {
-            name: HOLD_STALE,
-            label: "holding the lock (no read: writes its early snapshot)",
-            label_tr: "kilit elinde (okumadan: önceki okumasını yazar)",
-            rgb: (86, 180, 233),
-            thin: false,
-        },
-        SpanKind {
-            name: WORK,
-            label: "working without a lock",
-            label_tr: "kilitsiz çalışıyor",
-            rgb: (0, 158, 115),
-            thin: false,
-        },
-        SpanKind {
-            name: CRASHED,
-            label: "crashed holding the lock",
-            label_tr: "kilit elindeyken çöktü",
-            rgb: (190, 30, 45),
-            thin: false,
-        },
-    ],
-    marks: &[
-        MarkKind {
-            name: ATTEMPT,
-            label: "failed attempt",
-            label_tr: "başarısız deneme",
-            rgb: (213, 94, 0),
-            shape: MarkShape::Tick,
-        },
-        MarkKind {
-            name: READ_EARLY,
-            label: "read the state before the lock",
-            label_tr: "durumu kilitten önce okudu",
-            rgb: (136, 34, 85),
-            shape: MarkShape::Diamond,
-        },
-        MarkKind {
-            name: WRITE,
-            label: "write + release",
-            label_tr: "yazma + bırakma",
-            rgb: (0, 0, 0),
-            shape: MarkShape::Triangle,
-        },
-        MarkKind {
-            name: FAILED,
-            label: "gave up / write rejected",
-            label_tr: "vazgeçti / yazma reddedildi",
-            rgb: (213, 94, 0),
-            shape: MarkShape::Cross,
-        },
-    ],
-};

@@ -5,23 +5,23 @@
 use rustc_hash::FxHashMap;
 
 /// Keys are whole numbers of at most 2^53 in size, where every whole number is exact.
-pub const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
+pub(crate) const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
-pub fn key_of(x: f64) -> Option<i64> {
+pub(crate) fn key_of(x: f64) -> Option<i64> {
     // A cast and back, not `fract`: a key is computed on every key store's step.
     let k = x as i64;
     (k as f64 == x && x.abs() <= KEY_LIMIT).then_some(k)
 }
 
 /// Why a number is no key.
-pub fn bad_key(x: f64) -> String {
+pub(crate) fn bad_key(x: f64) -> String {
     format!("a key is a whole number from -2^53 to 2^53, got {x}")
 }
 
 /// What an operation found or did.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Found {
+pub(crate) enum Found {
     /// The key was absent (an insert added it; a set added it).
     Absent,
     /// The key held this number.
@@ -33,7 +33,7 @@ pub enum Found {
 /// the others in a hash map. The total of the numbers is kept as they change, so the run
 /// never walks the map (whose order is not the keys').
 #[derive(Debug, Clone, Default)]
-pub struct KeyStore {
+pub(crate) struct KeyStore {
     /// A range it started with that no step has changed yet: `count` keys from `from`,
     /// each holding `value`, answered by arithmetic. The first change lays it out in the
     /// array (a range nobody changes takes no memory).
@@ -52,7 +52,7 @@ pub struct KeyStore {
 
 /// What undoes one operation of a transaction.
 #[derive(Debug, Clone, Copy)]
-pub struct KeyUndo {
+pub(crate) struct KeyUndo {
     key: i64,
     before: Found,
     total: f64,
@@ -62,7 +62,7 @@ pub struct KeyUndo {
 impl KeyStore {
     /// A store holding `initial` (a later pair for a key replaces an earlier one), with room
     /// for `more` keys besides.
-    pub fn new(initial: &[(i64, f64)], more: usize) -> KeyStore {
+    pub(crate) fn new(initial: &[(i64, f64)], more: usize) -> KeyStore {
         let mut s = KeyStore::default();
         s.values.reserve(initial.len().saturating_add(more));
         s.present.reserve(initial.len().saturating_add(more));
@@ -74,7 +74,7 @@ impl KeyStore {
 
     /// A store holding `count` keys from `from`, each with `value`, laid out only when a
     /// key changes (then with room for `more` besides).
-    pub fn range(from: i64, count: u64, value: f64, more: usize) -> KeyStore {
+    pub(crate) fn range(from: i64, count: u64, value: f64, more: usize) -> KeyStore {
         let mut s = KeyStore {
             size: count,
             ..KeyStore::default()
@@ -113,7 +113,7 @@ impl KeyStore {
 
     /// The number stored with `key`, if any.
     #[inline]
-    pub fn get(&self, key: i64) -> Found {
+    pub(crate) fn get(&self, key: i64) -> Found {
         if let Some((from, count, value)) = self.range {
             // Nothing else is stored yet: the range is all there is.
             let in_range = key
@@ -183,7 +183,7 @@ impl KeyStore {
     }
 
     /// Inserts `key` with `value` unless present: what was there before.
-    pub fn insert(&mut self, key: i64, value: f64) -> (Found, KeyUndo) {
+    pub(crate) fn insert(&mut self, key: i64, value: f64) -> (Found, KeyUndo) {
         let undo = self.undo(key, 0);
         match self.get(key) {
             Found::Absent => {
@@ -199,7 +199,7 @@ impl KeyStore {
     }
 
     /// Stores `value` with `key`, present or not.
-    pub fn set(&mut self, key: i64, value: f64) -> KeyUndo {
+    pub(crate) fn set(&mut self, key: i64, value: f64) -> KeyUndo {
         let undo = self.undo(key, 2);
         self.store(key, value);
         self.updated += 1;
@@ -207,7 +207,7 @@ impl KeyStore {
     }
 
     /// Removes `key`: what it held.
-    pub fn remove(&mut self, key: i64) -> (Found, KeyUndo) {
+    pub(crate) fn remove(&mut self, key: i64) -> (Found, KeyUndo) {
         let undo = self.undo(key, 3);
         match self.delete(key) {
             Found::Absent => (Found::Absent, KeyUndo { counter: 4, ..undo }),
@@ -228,7 +228,7 @@ impl KeyStore {
     }
 
     /// Undoes an operation (the last not yet undone).
-    pub fn restore(&mut self, u: KeyUndo) {
+    pub(crate) fn restore(&mut self, u: KeyUndo) {
         match u.before {
             Found::Absent => {
                 self.delete(u.key);
@@ -248,12 +248,12 @@ impl KeyStore {
     }
 
     /// Keys held.
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.size
     }
 
     /// The numbers stored, added up.
-    pub fn total(&self) -> f64 {
+    pub(crate) fn total(&self) -> f64 {
         self.total
     }
 }

@@ -3,7 +3,7 @@
 use sim_core::{Nanos, Stream, chance};
 
 /// One link during a run.
-pub struct Link {
+pub(crate) struct Link {
     half_rtt: Nanos,
     loss: f64,
     /// Draws which crossings are lost (`loss/NAME`), when some may be.
@@ -19,7 +19,7 @@ impl Link {
     /// A link whose crossing takes `half_rtt` (half the round trip, to the nanosecond below)
     /// and is lost with probability `loss`, drawn from stream `loss/NAME` of `seed`; a
     /// message put across it arrives twice with probability `duplicate` (`duplicate/NAME`).
-    pub fn new(half_rtt: Nanos, loss: f64, duplicate: f64, seed: u64, name: &str) -> Link {
+    pub(crate) fn new(half_rtt: Nanos, loss: f64, duplicate: f64, seed: u64, name: &str) -> Link {
         Link {
             half_rtt,
             loss,
@@ -33,7 +33,7 @@ impl Link {
     }
 
     /// Whether a message put across it arrives twice.
-    pub fn duplicates(&mut self) -> bool {
+    pub(crate) fn duplicates(&mut self) -> bool {
         match &mut self.dup_rng {
             Some(rng) => chance(rng, self.duplicate),
             None => false,
@@ -42,7 +42,7 @@ impl Link {
 
     /// One crossing: how long it takes, and whether it is lost on the way.
     #[inline]
-    pub fn cross(&mut self) -> (Nanos, bool) {
+    pub(crate) fn cross(&mut self) -> (Nanos, bool) {
         self.crossings += 1;
         let lost = match &mut self.rng {
             Some(rng) => chance(rng, self.loss),
@@ -53,12 +53,12 @@ impl Link {
     }
 
     /// Crossings so far (lost ones included).
-    pub fn crossings(&self) -> u64 {
+    pub(crate) fn crossings(&self) -> u64 {
         self.crossings
     }
 
     /// Crossings lost.
-    pub fn lost(&self) -> u64 {
+    pub(crate) fn lost(&self) -> u64 {
         self.lost
     }
 }

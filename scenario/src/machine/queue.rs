@@ -7,14 +7,14 @@ use std::collections::VecDeque;
 use sim_core::Nanos;
 
 /// No message: an actor that has taken none from a queue.
-pub const NO_MSG: u32 = u32::MAX;
+pub(crate) const NO_MSG: u32 = u32::MAX;
 
 /// What one take returned, as its actor keeps it. The names a take binds (`Q`, `Q.id`,
 /// `Q.deliveries`, `Q.FIELD`) read this snapshot, not the message's live state: a message
 /// that came back and was taken again by another actor has a higher delivery count, but
 /// the first taker's `Q.deliveries` stays the count its own take saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Taken {
+pub(crate) struct Taken {
     /// The message (`NO_MSG`: the take got nothing, or the path took none).
     pub msg: u32,
     /// Its delivery count when this take got it: also the take's receipt, which an ack
@@ -27,14 +27,14 @@ pub struct Taken {
 
 impl Taken {
     /// Nothing taken.
-    pub const NONE: Taken = Taken {
+    pub(crate) const NONE: Taken = Taken {
         msg: NO_MSG,
         deliveries: 0,
         held: false,
     };
 }
 /// Most messages a queue makes in a run (copies a link makes included).
-pub const MAX_MESSAGES: usize = u32::MAX as usize - 1;
+pub(crate) const MAX_MESSAGES: usize = u32::MAX as usize - 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -65,7 +65,7 @@ struct Msg {
 const _: () = assert!(std::mem::size_of::<Msg>() == 24);
 
 /// One queue during a run.
-pub struct Queue {
+pub(crate) struct Queue {
     /// Numbers per message: its value, then its fields.
     width: usize,
     data: Vec<f64>,
@@ -97,7 +97,12 @@ pub struct Queue {
 impl Queue {
     /// An empty queue whose messages carry `fields` numbers besides their value, with room
     /// for `room` messages.
-    pub fn new(fields: usize, capacity: u64, visibility: Option<Nanos>, room: usize) -> Queue {
+    pub(crate) fn new(
+        fields: usize,
+        capacity: u64,
+        visibility: Option<Nanos>,
+        room: usize,
+    ) -> Queue {
         Queue {
             width: 1 + fields,
             data: Vec::with_capacity(room.saturating_mul(1 + fields)),
@@ -124,19 +129,19 @@ impl Queue {
     }
 
     /// Whether `more` puts would find it full.
-    pub fn full(&self, more: u64) -> bool {
+    pub(crate) fn full(&self, more: u64) -> bool {
         self.capacity > 0 && self.held + more >= self.capacity
     }
 
     /// Whether a put would find it full after `more` puts and `fewer` acknowledgements of
     /// messages it holds.
-    pub fn full_after(&self, more: u64, fewer: u64) -> bool {
+    pub(crate) fn full_after(&self, more: u64, fewer: u64) -> bool {
         self.capacity > 0 && (self.held + more).saturating_sub(fewer) >= self.capacity
     }
 
     /// A message put with these numbers (its value, then its fields), not yet arrived; `id`
     /// is that of the message it copies (a duplicate), or `None` for a new one.
-    pub fn put(&mut self, numbers: &[f64], id: Option<u32>) -> u32 {
+    pub(crate) fn put(&mut self, numbers: &[f64], id: Option<u32>) -> u32 {
         let id = id.unwrap_or_else(|| {
             self.put += 1;
             self.next_id += 1;
@@ -155,30 +160,30 @@ impl Queue {
     }
 
     /// Messages made so far.
-    pub fn made(&self) -> usize {
+    pub(crate) fn made(&self) -> usize {
         self.msgs.len()
     }
 
     /// Message `m`'s id.
-    pub fn id(&self, m: u32) -> u32 {
+    pub(crate) fn id(&self, m: u32) -> u32 {
         self.msgs[m as usize].id
     }
 
     /// The message `m`'s numbers (to put a copy of it).
-    pub fn numbers(&self, m: u32) -> &[f64] {
+    pub(crate) fn numbers(&self, m: u32) -> &[f64] {
         let at = m as usize * self.width;
         &self.data[at..at + self.width]
     }
 
     /// Message `m` was lost on the way.
-    pub fn lose(&mut self, m: u32) {
+    pub(crate) fn lose(&mut self, m: u32) {
         self.msgs[m as usize].state = State::Lost;
         self.held -= 1;
         self.lost += 1;
     }
 
     /// Message `m` arrives: at the back.
-    pub fn arrive(&mut self, m: u32) {
+    pub(crate) fn arrive(&mut self, m: u32) {
         let msg = &mut self.msgs[m as usize];
         msg.state = State::Visible;
         msg.rank = self.next_rank;
@@ -188,7 +193,7 @@ impl Queue {
     }
 
     /// Whether a message is visible.
-    pub fn has_visible(&self) -> bool {
+    pub(crate) fn has_visible(&self) -> bool {
         !self.visible.is_empty()
     }
 
@@ -196,7 +201,7 @@ impl Queue {
     /// when it comes back unless acknowledged (`None`: it is gone). A message hidden is
     /// also kept in take order, which is the order its visibility runs out in (every take
     /// hides for the same time): one timer, for the first of them, serves them all.
-    pub fn take(&mut self, now: Nanos) -> Option<(u32, u32, Option<Nanos>)> {
+    pub(crate) fn take(&mut self, now: Nanos) -> Option<(u32, u32, Option<Nanos>)> {
         let m = self.visible.pop_front()?;
         let msg = &mut self.msgs[m as usize];
         msg.deliveries += 1;
@@ -230,7 +235,7 @@ impl Queue {
     /// The queue's timer, set for `now`: every hidden message whose visibility has run out
     /// and that is still unacknowledged is visible again, at its place. Whether one came
     /// back, and when the timer is due next (`None`: nothing is hidden).
-    pub fn wake(&mut self, now: Nanos) -> (bool, Option<Nanos>) {
+    pub(crate) fn wake(&mut self, now: Nanos) -> (bool, Option<Nanos>) {
         let mut back = false;
         while let Some(&(m, receipt)) = self.hidden.front() {
             let msg = self.msgs[m as usize];
@@ -273,13 +278,13 @@ impl Queue {
     }
 
     /// Whether take `receipt` of message `m` still holds it (it may be acknowledged).
-    pub fn can_ack(&self, m: u32, receipt: u32) -> bool {
+    pub(crate) fn can_ack(&self, m: u32, receipt: u32) -> bool {
         let msg = &self.msgs[m as usize];
         msg.state == State::InFlight && msg.deliveries == receipt
     }
 
     /// Acknowledges take `receipt` of `m`; false when its visibility ran out first.
-    pub fn ack(&mut self, m: u32, receipt: u32) -> bool {
+    pub(crate) fn ack(&mut self, m: u32, receipt: u32) -> bool {
         if !self.can_ack(m, receipt) {
             return false;
         }
@@ -290,13 +295,13 @@ impl Queue {
     }
 
     /// Messages not gone at the end: visible, in flight or crossing.
-    pub fn left(&self) -> u64 {
+    pub(crate) fn left(&self) -> u64 {
         self.held
     }
 
     /// A number of what `take` got: 0 the message's value, 1 its id, 2 its delivery count
     /// as that take saw it, 3 + f field f. NaN when the take got nothing.
-    pub fn number(&self, take: Taken, what: u8) -> f64 {
+    pub(crate) fn number(&self, take: Taken, what: u8) -> f64 {
         let m = take.msg;
         if m == NO_MSG {
             return f64::NAN;

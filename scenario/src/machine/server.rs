@@ -7,7 +7,7 @@ use sim_core::{Dist, Nanos, Samples, Stations, Stream, Waiting, ms_to_ns};
 const NEVER: Nanos = Nanos::MAX;
 
 /// One server's instances and statistics during a run.
-pub struct Server {
+pub(crate) struct Server {
     stations: Stations,
     service_ns: Nanos,
     /// The service distribution (`None`: fixed, `service_ns` each) and each instance's stream.
@@ -31,7 +31,7 @@ pub struct Server {
 impl Server {
     /// Server `name` of `instances` at the start of a run with `seed`, serving in
     /// `service_ns`, or in draws of `dist` from stream `service/NAME-K` for instance K.
-    pub fn new(
+    pub(crate) fn new(
         name: &str,
         instances: u32,
         service_ns: Nanos,
@@ -68,7 +68,7 @@ impl Server {
     /// A request tagged `tag` arrives at instance `k` at `now`: true when the instance is
     /// idle, so its service starts now ([`Server::start`]).
     #[inline(always)]
-    pub fn arrive(&mut self, k: u32, tag: u32, now: Nanos) -> bool {
+    pub(crate) fn arrive(&mut self, k: u32, tag: u32, now: Nanos) -> bool {
         self.arrivals += 1;
         self.first_arrival.get_or_insert(now);
         self.stations
@@ -78,7 +78,7 @@ impl Server {
     /// Instance `k` starts serving, at `now`, a request that arrived at `arrived`: its
     /// service time (fixed, or drawn from the instance's stream).
     #[inline(always)]
-    pub fn start(&mut self, k: u32, arrived: Nanos, now: Nanos) -> Nanos {
+    pub(crate) fn start(&mut self, k: u32, arrived: Nanos, now: Nanos) -> Nanos {
         let service = match &self.dist {
             Some(d) => ms_to_ns(d.sample_ms(&mut self.rngs[k as usize])).unwrap_or(NEVER),
             None => self.service_ns,
@@ -92,7 +92,7 @@ impl Server {
     /// Instance `k`'s service ends at `now`: the request it served and the next one in its
     /// queue, whose service starts now; `None` when the instance was idle (a bug).
     #[inline(always)]
-    pub fn depart(&mut self, k: u32, now: Nanos) -> Option<(Waiting, Option<Waiting>)> {
+    pub(crate) fn depart(&mut self, k: u32, now: Nanos) -> Option<(Waiting, Option<Waiting>)> {
         self.last_departure = now;
         self.departures += 1;
         let done = self.stations.in_service(k as usize)?;
@@ -111,7 +111,7 @@ impl Server {
     }
 
     /// It goes down at `now`: no service starts until [`Server::up`].
-    pub fn go_down(&mut self) {
+    pub(crate) fn go_down(&mut self) {
         self.down = true;
         for k in 0..self.busy.len() {
             if !self.stations.is_busy(k) {
@@ -123,7 +123,7 @@ impl Server {
     /// It comes back up at `now`: each instance held while down starts its next request
     /// (returned with its instance, for the caller to serve) or goes idle. An instance still
     /// serving the request it had when the window began goes on as it was.
-    pub fn up(&mut self, now: Nanos) -> Vec<(u32, Waiting)> {
+    pub(crate) fn up(&mut self, now: Nanos) -> Vec<(u32, Waiting)> {
         self.down = false;
         let mut next = Vec::new();
         for k in 0..self.busy.len() {
@@ -138,69 +138,69 @@ impl Server {
     }
 
     /// Whether it is down now.
-    pub fn is_down(&self) -> bool {
+    pub(crate) fn is_down(&self) -> bool {
         self.down
     }
 
     /// Counts a request refused while down.
-    pub fn refuse(&mut self) {
+    pub(crate) fn refuse(&mut self) {
         self.refused += 1;
     }
 
     /// Requests refused while down.
-    pub fn refused(&self) -> u64 {
+    pub(crate) fn refused(&self) -> u64 {
         self.refused
     }
 
     /// Requests served.
-    pub fn requests(&self) -> u64 {
+    pub(crate) fn requests(&self) -> u64 {
         self.requests
     }
 
     /// Counts a request whose client stopped waiting for it.
-    pub fn time_out(&mut self) {
+    pub(crate) fn time_out(&mut self) {
         self.timed_out += 1;
     }
 
     /// Counts a service of `ns` finished for a client that had left.
-    pub fn waste(&mut self, ns: Nanos) {
+    pub(crate) fn waste(&mut self, ns: Nanos) {
         self.wasted += 1;
         self.wasted_ns = self.wasted_ns.saturating_add(ns);
     }
 
     /// Requests whose client stopped waiting (timed out) before their service ended.
-    pub fn timed_out(&self) -> u64 {
+    pub(crate) fn timed_out(&self) -> u64 {
         self.timed_out
     }
 
     /// Services finished for clients that had left, and their time.
-    pub fn wasted(&self) -> (u64, Nanos) {
+    pub(crate) fn wasted(&self) -> (u64, Nanos) {
         (self.wasted, self.wasted_ns)
     }
 
     /// Every request's wait in the queue before service.
-    pub fn waits(&mut self) -> &mut Samples {
+    pub(crate) fn waits(&mut self) -> &mut Samples {
         &mut self.waits
     }
 
     /// The waits, for reading only.
-    pub fn waits_ref(&self) -> &Samples {
+    pub(crate) fn waits_ref(&self) -> &Samples {
         &self.waits
     }
 
     /// Most requests waiting at one instance at once.
-    pub fn max_queue_len(&mut self) -> usize {
+    pub(crate) fn max_queue_len(&mut self) -> usize {
         self.stations.max_queue_len()
     }
 
     /// Last departure − first arrival.
-    pub fn makespan_ns(&self) -> Nanos {
+    pub(crate) fn makespan_ns(&self) -> Nanos {
         self.last_departure
             .saturating_sub(self.first_arrival.unwrap_or(0))
     }
 
     /// The busiest instance's busy time over the makespan (0 when it is 0).
-    pub fn busy_fraction(&self) -> f64 {
+    pub(crate) fn busy_fraction(&self) -> f64 {
         let span = self.makespan_ns();
         let busy = self.busy.iter().copied().max().unwrap_or(0);
         if span == 0 {
@@ -212,7 +212,7 @@ impl Server {
 
     /// Arrivals, services and departures, when they differ (each request must be served
     /// and leave once).
-    pub fn unconserved(&self) -> Option<(u64, u64, u64)> {
+    pub(crate) fn unconserved(&self) -> Option<(u64, u64, u64)> {
         (self.arrivals != self.requests || self.requests != self.departures).then_some((
             self.arrivals,
             self.requests,

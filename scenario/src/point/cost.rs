@@ -15,7 +15,7 @@ const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
 
 impl Point {
     /// The estimate of one run: events, memory and entity rows, driven by `repeat`.
-    pub fn cost(&self) -> Cost {
+    pub(crate) fn cost(&self) -> Cost {
         let mut events: u64 = 0;
         let mut samples: u64 = 0;
         // Jobs in flight at most: an open loop's repetitions may all be queued at once.

@@ -4,16 +4,14 @@
 
 use crate::point::numbers::{Eval, path_key};
 use crate::point::program::Flat;
-use crate::point::{
-    CrashRule, Group, MAX_ACTORS, MAX_REPETITIONS, Pace, Point, Step, Tie, is_default_name,
-};
-use crate::syntax::spec::{self, Crash, Spec};
+use crate::point::{Group, MAX_ACTORS, MAX_REPETITIONS, Pace, Point, Step, Tie};
+use crate::syntax::spec::{self, Spec};
 use coordsim_model::{ParamError, Value};
 
 impl Point {
     /// The scenario at the point whose parameter values (in [`Spec::params`] order) are
     /// `values`.
-    pub fn new(spec: &Spec, values: &[Value]) -> Result<Point, ParamError> {
+    pub(crate) fn new(spec: &Spec, values: &[Value]) -> Result<Point, ParamError> {
         let tie = tie(values.first())?;
         let numbers: Vec<f64> = values
             .iter()
@@ -183,50 +181,6 @@ fn tie(value: Option<&Value>) -> Result<Tie, ParamError> {
                     "expected one of \"fifo\", \"program_order\", \"reads_first\", \"writes_first\", got {got}"
                 ),
             ));
-        }
-    })
-}
-
-/// Who a crash step kills, at this point.
-pub(super) fn crash_rule(
-    ev: &Eval<'_>,
-    at: &str,
-    g: &spec::Group,
-    count: u64,
-    c: &Crash,
-) -> Result<CrashRule, ParamError> {
-    let n = g.name.as_str();
-    Ok(match c {
-        Crash::All => CrashRule::All,
-        Crash::Names(names) => {
-            for who in names {
-                let known = match &g.names {
-                    Some(list) => list.contains(who),
-                    None => is_default_name(n, count, who),
-                };
-                if !known {
-                    return Err(ParamError::new(
-                        &path_key(&[at, "crash"]),
-                        format!("no actor of `{n}` is called `{who}`"),
-                    ));
-                }
-            }
-            CrashRule::Names(names.clone())
-        }
-        Crash::First(c) => {
-            let first = ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?;
-            if first > count {
-                return Err(ParamError::new(
-                    &path_key(&[at, "crash", "count"]),
-                    format!(
-                        "the first {first} actors of `{n}` crash, but it has {count}: `count` is at most {count} (`crash = \"all\"` for every one)"
-                    ),
-                ));
-            }
-            CrashRule::First(first)
-        }
-        Crash::Probability(p, _) => {
-            CrashRule::Probability(ev.probability(p, &[at, "crash", "probability"])?, None)
         }
     })
 }

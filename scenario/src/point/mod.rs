@@ -11,7 +11,7 @@ mod resources;
 
 use sim_core::Nanos;
 
-pub use crate::machine::lock::LockMode;
+pub(crate) use crate::machine::lock::LockMode;
 use crate::syntax::spec::{Cmp, Num, Var};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
@@ -23,13 +23,13 @@ pub const MAX_INSTANCES: u64 = 100_000;
 /// Most repetitions of one run, over all actors.
 pub const MAX_REPETITIONS: u64 = 100_000_000;
 /// Most attempts of one repetition (`max_attempts`).
-pub const MAX_ATTEMPTS: u64 = 1_000;
+pub(crate) const MAX_ATTEMPTS: u64 = 1_000;
 /// Most steps of a group's program: its steps, branches' and timeouts' steps included.
-pub const MAX_PROGRAM: usize = 4_096;
+pub(crate) const MAX_PROGRAM: usize = 4_096;
 
 /// How events at one instant are ordered (`tie_order`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tie {
+pub(crate) enum Tie {
     Fifo,
     ProgramOrder,
     ReadsFirst,
@@ -39,20 +39,20 @@ pub enum Tie {
 /// A server instance: the same for every actor (reduced modulo the instances), or computed
 /// from `i` when the step starts.
 #[derive(Debug, Clone)]
-pub enum Inst {
+pub(crate) enum Inst {
     Fixed(u32),
     Actor(Num),
 }
 
 /// A duration: the same for every actor, or computed from `i` when a step starts.
 #[derive(Debug, Clone)]
-pub enum Dur {
+pub(crate) enum Dur {
     Fixed(Nanos),
     Actor(Num),
 }
 
 #[derive(Debug, Clone)]
-pub enum CrashRule {
+pub(crate) enum CrashRule {
     All,
     Names(Vec<String>),
     First(u64),
@@ -62,7 +62,7 @@ pub enum CrashRule {
 
 /// A resource a step names at this point: one, or one of a list by an expression.
 #[derive(Debug, Clone)]
-pub enum Pick {
+pub(crate) enum Pick {
     One(u16),
     OneOf(Vec<u16>, Num),
 }
@@ -70,14 +70,14 @@ pub enum Pick {
 /// A blocking step's timeout: how long it waits (`None`: no timer; the handler runs only
 /// when the step is refused) and where its handler's steps start in the program.
 #[derive(Debug, Clone)]
-pub struct Timeout {
+pub(crate) struct Timeout {
     pub after: Option<Dur>,
     pub handler: u32,
 }
 
 /// What follows a timeout's steps.
 #[derive(Debug, Clone)]
-pub enum Then {
+pub(crate) enum Then {
     End,
     /// Go on at this step.
     GoOn(u32),
@@ -90,7 +90,7 @@ pub enum Then {
 
 /// An `if`'s condition at this point.
 #[derive(Debug, Clone)]
-pub enum Cond {
+pub(crate) enum Cond {
     Outcome(u8),
     /// From the group's named stream of this number, when the config names one.
     Chance(Num, Option<u16>),
@@ -100,7 +100,7 @@ pub enum Cond {
 /// One step of a group's program: the config's steps in order, an `if` as a branch and a
 /// jump, and after an `End` the timeout handlers, each ending in what follows it.
 #[derive(Debug, Clone)]
-pub enum Step {
+pub(crate) enum Step {
     Read(u16),
     Write {
         reg: u16,
@@ -162,7 +162,7 @@ pub enum Step {
 
 impl Pick {
     /// Whether it may name resource `r`.
-    pub fn may_be(&self, r: u16) -> bool {
+    pub(crate) fn may_be(&self, r: u16) -> bool {
         match self {
             Pick::One(x) => *x == r,
             Pick::OneOf(items, _) => items.contains(&r),
@@ -172,7 +172,7 @@ impl Pick {
 
 impl Step {
     /// Whether it may block on a lock, given the lock's number.
-    pub fn locks(&self) -> &[u16] {
+    pub(crate) fn locks(&self) -> &[u16] {
         match self {
             Step::Acquire {
                 lock: Pick::One(l), ..
@@ -187,7 +187,7 @@ impl Step {
 }
 
 #[derive(Debug, Clone)]
-pub enum Pace {
+pub(crate) enum Pace {
     Closed,
     Every(Nanos),
     Spread(Nanos),
@@ -196,7 +196,7 @@ pub enum Pace {
 }
 
 #[derive(Debug, Clone)]
-pub struct Group {
+pub(crate) struct Group {
     pub name: String,
     pub count: u32,
     pub names: Option<Vec<String>>,
@@ -218,7 +218,7 @@ pub struct Group {
 
 impl Group {
     /// Actor `i`'s name: from `names`, the group's name when it is alone, else `group-i`.
-    pub fn actor_name(&self, i: u32) -> String {
+    pub(crate) fn actor_name(&self, i: u32) -> String {
         match &self.names {
             Some(names) => names[i as usize].clone(),
             None => default_name(&self.name, u64::from(self.count), i),
@@ -228,7 +228,7 @@ impl Group {
 
 /// A queue at this point.
 #[derive(Debug, Clone)]
-pub struct Queue {
+pub(crate) struct Queue {
     /// Its name, and its fields' names, for a run's errors.
     pub name: String,
     pub field_names: Vec<String>,
@@ -241,7 +241,7 @@ pub struct Queue {
 
 /// A key store at this point: its keys at the start.
 #[derive(Debug, Clone)]
-pub struct Keys {
+pub(crate) struct Keys {
     /// Its name, for a run's errors.
     pub name: String,
     /// Where it is written (`resource[3]`), for an estimate's error.
@@ -252,7 +252,7 @@ pub struct Keys {
 /// What a key store starts with at a point: a range stays three numbers (a point prepared
 /// for every sweep value must not hold ten million pairs each).
 #[derive(Debug, Clone, PartialEq)]
-pub enum InitialKeys {
+pub(crate) enum InitialKeys {
     /// These keys and numbers.
     Pairs(Vec<(i64, f64)>),
     /// `count` keys from `from`, each holding `value`.
@@ -261,7 +261,7 @@ pub enum InitialKeys {
 
 impl InitialKeys {
     /// How many keys it starts with.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         match self {
             InitialKeys::Pairs(pairs) => pairs.len() as u64,
             InitialKeys::Range { count, .. } => *count,
@@ -270,7 +270,7 @@ impl InitialKeys {
 }
 
 #[derive(Debug, Clone)]
-pub struct Register {
+pub(crate) struct Register {
     /// Its name, for a run's errors.
     pub name: String,
     pub initial: f64,
@@ -280,7 +280,7 @@ pub struct Register {
 }
 
 #[derive(Debug, Clone)]
-pub struct Lock {
+pub(crate) struct Lock {
     pub mode: LockMode,
     pub poll_ns: Nanos,
     pub lease_ns: Nanos,
@@ -290,7 +290,7 @@ pub struct Lock {
 }
 
 #[derive(Debug, Clone)]
-pub struct Server {
+pub(crate) struct Server {
     pub name: String,
     pub service_ns: Nanos,
     /// The service distribution (`None`: fixed, `service_ns` each).
@@ -307,7 +307,7 @@ pub struct Server {
 
 /// One sweep point's scenario: every number computed, every option chosen.
 #[derive(Debug, Clone)]
-pub struct Point {
+pub(crate) struct Point {
     pub tie: Tie,
     /// Numeric parameter values (NaN for strings), for expressions computed in the run.
     pub params: Vec<f64>,
@@ -330,13 +330,13 @@ pub struct Point {
 impl Point {
     /// A per-actor number at actor `i` (a start, a delay, an instance), before any
     /// repetition: `k` is 0 and `attempt` 1.
-    pub fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
+    pub(crate) fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
         eval_run(num, &self.params, &Vars::actor(i))
     }
 }
 
 /// What a number computed in a run may name besides the parameters.
-pub struct Vars<'a> {
+pub(crate) struct Vars<'a> {
     /// `i`.
     pub i: u32,
     /// `k`.
@@ -358,7 +358,7 @@ pub struct Vars<'a> {
 
 impl Vars<'_> {
     /// Actor `i` before it runs.
-    pub fn actor(i: u32) -> Vars<'static> {
+    pub(crate) fn actor(i: u32) -> Vars<'static> {
         Vars {
             i,
             k: 0,
@@ -385,7 +385,7 @@ fn default_name(group: &str, count: u64, i: u32) -> String {
 
 /// Whether `who` is the default name of one of a group's `count` actors (read back, not
 /// searched: a group may have a million).
-pub fn is_default_name(group: &str, count: u64, who: &str) -> bool {
+pub(crate) fn is_default_name(group: &str, count: u64, who: &str) -> bool {
     if count == 1 {
         return who == group;
     }
@@ -396,7 +396,7 @@ pub fn is_default_name(group: &str, count: u64, who: &str) -> bool {
 }
 
 /// A number computed in a run, from the parameters and `vars`.
-pub fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
+pub(crate) fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
     match num {
         Num::Lit(x) => Some(*x),
         Num::By(..) => None,

@@ -4,10 +4,10 @@
 use coordsim_model::{ParamError, Value};
 
 use crate::machine::keys::{bad_key, key_of};
-use crate::point::lower::crash_rule;
 use crate::point::numbers::{Eval, path_key};
 use crate::point::{
-    Cond, CrashRule, Inst, LockMode, MAX_ATTEMPTS, MAX_PROGRAM, Pick, Point, Step, Then, Timeout,
+    Cond, CrashRule, Inst, LockMode, MAX_ACTORS, MAX_ATTEMPTS, MAX_PROGRAM, Pick, Point, Step,
+    Then, Timeout, is_default_name,
 };
 use crate::syntax::spec::{self, Crash, Num, OnTimeout, ResourceKind};
 
@@ -502,4 +502,48 @@ impl<'a> Flat<'a> {
         }
         Ok(())
     }
+}
+
+/// Who a crash step kills, at this point.
+fn crash_rule(
+    ev: &Eval<'_>,
+    at: &str,
+    g: &spec::Group,
+    count: u64,
+    c: &Crash,
+) -> Result<CrashRule, ParamError> {
+    let n = g.name.as_str();
+    Ok(match c {
+        Crash::All => CrashRule::All,
+        Crash::Names(names) => {
+            for who in names {
+                let known = match &g.names {
+                    Some(list) => list.contains(who),
+                    None => is_default_name(n, count, who),
+                };
+                if !known {
+                    return Err(ParamError::new(
+                        &path_key(&[at, "crash"]),
+                        format!("no actor of `{n}` is called `{who}`"),
+                    ));
+                }
+            }
+            CrashRule::Names(names.clone())
+        }
+        Crash::First(c) => {
+            let first = ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?;
+            if first > count {
+                return Err(ParamError::new(
+                    &path_key(&[at, "crash", "count"]),
+                    format!(
+                        "the first {first} actors of `{n}` crash, but it has {count}: `count` is at most {count} (`crash = \"all\"` for every one)"
+                    ),
+                ));
+            }
+            CrashRule::First(first)
+        }
+        Crash::Probability(p, _) => {
+            CrashRule::Probability(ev.probability(p, &[at, "crash", "probability"])?, None)
+        }
+    })
 }

@@ -20,7 +20,7 @@ use crate::syntax::spec::KeyOp;
 
 impl<'p> Sim<'p> {
     /// The state at the start of a run of `p`.
-    pub fn new(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
+    pub(crate) fn new(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
         let seed = ctx.seed();
         let n = p.actors as usize;
         if ctx.wants_lanes() && n > MAX_LANES {

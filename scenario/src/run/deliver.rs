@@ -17,7 +17,7 @@ use crate::syntax::spec::{KeyOp, Num};
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
     /// the transaction ends. False when a number is not a number (the run stops).
-    pub fn put_step(
+    pub(crate) fn put_step(
         &mut self,
         job: u32,
         queue: u16,
@@ -139,7 +139,7 @@ impl Sim<'_> {
     }
 
     /// A message arrived at queue `qu`, or came back: it goes to the longest waiting taker.
-    pub fn feed(&mut self, qu: usize, q: &mut EventQueue<Ev>) {
+    pub(crate) fn feed(&mut self, qu: usize, q: &mut EventQueue<Ev>) {
         let now = q.now();
         while self.queues[qu].has_visible() {
             let Some((job, wait)) = self.queues[qu].waiters.pop_front() else {
@@ -182,7 +182,7 @@ impl Sim<'_> {
     }
 
     /// A take step: true when a message was taken at once (the actor goes on).
-    pub fn take_step(
+    pub(crate) fn take_step(
         &mut self,
         job: u32,
         queue: u16,
@@ -233,7 +233,7 @@ impl Sim<'_> {
     /// `expired` (the message came back first) or `not_held` (nothing taken on this path,
     /// its take got nothing, or its message acknowledged already): the same inside a
     /// transaction and out of one.
-    pub fn ack_step(&mut self, job: u32, queue: u16) {
+    pub(crate) fn ack_step(&mut self, job: u32, queue: u16) {
         let qu = queue as usize;
         let slot = job as usize * self.queues.len() + qu;
         let Taken {
@@ -270,7 +270,14 @@ impl Sim<'_> {
     }
 
     /// A key store's step; false when the key is no key (the run stops with an error).
-    pub fn keys_step(&mut self, job: u32, op: KeyOp, store: u16, key: &Num, value: &Num) -> bool {
+    pub(crate) fn keys_step(
+        &mut self,
+        job: u32,
+        op: KeyOp,
+        store: u16,
+        key: &Num,
+        value: &Num,
+    ) -> bool {
         let x = self.eval(job, key);
         let Some(key) = key_of(x) else {
             let a = &self.actors[self.jobs[job as usize].actor as usize];
@@ -340,7 +347,7 @@ impl Sim<'_> {
 
     /// Stops the run: `job`'s step would store `x` (NaN or infinite) as `what`, which then
     /// stays not a number for good (a key store's total, a message's value).
-    pub fn not_finite(&mut self, job: u32, what: &str, x: f64) {
+    pub(crate) fn not_finite(&mut self, job: u32, what: &str, x: f64) {
         let a = &self.actors[self.jobs[job as usize].actor as usize];
         self.error.get_or_insert(format!(
             "actor {} of `{}` at {} ms: {what} is {x}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
@@ -351,7 +358,7 @@ impl Sim<'_> {
     }
 
     /// A transaction begins: its effects are undone if its actor crashes before its end.
-    pub fn begin(&mut self, job: u32) {
+    pub(crate) fn begin(&mut self, job: u32) {
         if self.tx.job.is_some() {
             self.error
                 .get_or_insert_with(|| "internal: a transaction inside a transaction".into());
@@ -363,7 +370,7 @@ impl Sim<'_> {
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
-    pub fn commit(&mut self, q: &mut EventQueue<Ev>) {
+    pub(crate) fn commit(&mut self, q: &mut EventQueue<Ev>) {
         let job = self.tx.job.take();
         self.tx.undo.clear();
         let deferred = std::mem::take(&mut self.tx.deferred);
@@ -407,7 +414,7 @@ impl Sim<'_> {
     }
 
     /// `job` crashed: if inside a transaction, nothing of it lands.
-    pub fn roll_back(&mut self, job: u32) {
+    pub(crate) fn roll_back(&mut self, job: u32) {
         if self.tx.job != Some(job) {
             return;
         }

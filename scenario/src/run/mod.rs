@@ -21,7 +21,7 @@ use crate::run::state::Sim;
 use crate::syntax::metrics::Metric;
 
 /// Runs `p` once: a cell for each of `fill`, and the distributions named `distributions`.
-pub fn run(
+pub(crate) fn run(
     p: &Point,
     fill: &[Metric],
     distributions: &[&'static str],

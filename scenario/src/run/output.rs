@@ -13,7 +13,7 @@ use crate::syntax::metrics::{ActorRow, Metric, WaitStat};
 
 impl Sim<'_> {
     /// Conservation at every server, and mutual exclusion where a lock is meant to exclude.
-    pub fn check(&self, seed: u64) -> Result<(), ModelError> {
+    pub(crate) fn check(&self, seed: u64) -> Result<(), ModelError> {
         // Every request that arrived at a server was served and left it, once (counted where
         // each happens: arrival, service start, departure).
         for (s, st) in self.servers.iter().enumerate() {
@@ -39,7 +39,7 @@ impl Sim<'_> {
 
     /// The run's output: a cell for each of `fill`, the entity rows, lanes and
     /// distributions (named `distributions`, one per server) that `ctx` asks for.
-    pub fn output(
+    pub(crate) fn output(
         mut self,
         fill: &[Metric],
         distributions: &[&'static str],

@@ -9,35 +9,35 @@ use crate::run::state::{Ev, NONE, Sim};
 use crate::syntax::spec::{Cmp, Num, OUTCOMES};
 
 /// The outcomes a step may end with, by their index in [`OUTCOMES`].
-pub const ACQUIRED: u8 = 1;
-pub const TIMED_OUT: u8 = 2;
-pub const SERVED: u8 = 3;
-pub const REFUSED: u8 = 4;
-pub const APPLIED: u8 = 5;
-pub const REJECTED: u8 = 6;
-pub const RENEWED: u8 = 7;
-pub const LOST_LEASE: u8 = 8;
-pub const DELIVERED: u8 = 9;
-pub const TAKEN: u8 = 10;
-pub const PUT: u8 = 11;
-pub const FULL: u8 = 12;
-pub const ACKED: u8 = 13;
-pub const EXPIRED: u8 = 14;
-pub const INSERTED: u8 = 15;
-pub const DUPLICATE: u8 = 16;
-pub const FOUND: u8 = 17;
-pub const MISSING: u8 = 18;
-pub const REMOVED: u8 = 19;
-pub const NOT_HELD: u8 = 20;
+pub(crate) const ACQUIRED: u8 = 1;
+pub(crate) const TIMED_OUT: u8 = 2;
+pub(crate) const SERVED: u8 = 3;
+pub(crate) const REFUSED: u8 = 4;
+pub(crate) const APPLIED: u8 = 5;
+pub(crate) const REJECTED: u8 = 6;
+pub(crate) const RENEWED: u8 = 7;
+pub(crate) const LOST_LEASE: u8 = 8;
+pub(crate) const DELIVERED: u8 = 9;
+pub(crate) const TAKEN: u8 = 10;
+pub(crate) const PUT: u8 = 11;
+pub(crate) const FULL: u8 = 12;
+pub(crate) const ACKED: u8 = 13;
+pub(crate) const EXPIRED: u8 = 14;
+pub(crate) const INSERTED: u8 = 15;
+pub(crate) const DUPLICATE: u8 = 16;
+pub(crate) const FOUND: u8 = 17;
+pub(crate) const MISSING: u8 = 18;
+pub(crate) const REMOVED: u8 = 19;
+pub(crate) const NOT_HELD: u8 = 20;
 /// A set stores its number: `applied`, as a write.
-pub const SET: u8 = APPLIED;
+pub(crate) const SET: u8 = APPLIED;
 
 const _: () = assert!(OUTCOMES.len() == 21);
 
 impl Sim<'_> {
     /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the
     /// run's error) when an index is out of range.
-    pub fn pick(&mut self, job: u32, pick: &Pick, n: usize) -> Option<usize> {
+    pub(crate) fn pick(&mut self, job: u32, pick: &Pick, n: usize) -> Option<usize> {
         match pick {
             Pick::One(r) => Some(*r as usize),
             Pick::OneOf(items, index) => {
@@ -61,7 +61,7 @@ impl Sim<'_> {
 
     /// When a wait that starts at `now` times out (`NONE`: never); `None` with the run's
     /// error when its duration is not one.
-    pub fn deadline(&mut self, job: u32, t: &Timeout, now: Nanos) -> Option<Nanos> {
+    pub(crate) fn deadline(&mut self, job: u32, t: &Timeout, now: Nanos) -> Option<Nanos> {
         match &t.after {
             None => Some(NONE),
             Some(d) => match self.dur(d, job) {
@@ -76,7 +76,7 @@ impl Sim<'_> {
 
     /// `job`'s wait at its current step timed out: its outcome says so, and it goes on with
     /// the timeout's steps.
-    pub fn timed_out(&mut self, job: u32, q: &mut EventQueue<Ev>) {
+    pub(crate) fn timed_out(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
         let j = &mut self.jobs[job as usize];
         j.outcome = TIMED_OUT;
@@ -128,7 +128,7 @@ impl Sim<'_> {
 
     /// The repetition starts again from its first step, after a backoff and a jitter drawn
     /// from the actor's stream `jitter/NAME-i`.
-    pub fn retry(&mut self, job: u32, backoff: &Num, jitter: &Num, q: &mut EventQueue<Ev>) {
+    pub(crate) fn retry(&mut self, job: u32, backoff: &Num, jitter: &Num, q: &mut EventQueue<Ev>) {
         let now = q.now();
         let b = self.eval(job, backoff);
         let spread = self.eval(job, jitter);
@@ -165,7 +165,7 @@ impl Sim<'_> {
     }
 
     /// Whether an `if`'s condition holds for `job` now.
-    pub fn holds(&mut self, job: u32, cond: &Cond) -> bool {
+    pub(crate) fn holds(&mut self, job: u32, cond: &Cond) -> bool {
         match cond {
             Cond::Outcome(o) => self.jobs[job as usize].outcome == *o,
             Cond::Chance(p, named) => {
@@ -206,7 +206,7 @@ impl Sim<'_> {
     /// The actor crashed and restarts after `d`: it forgets what it read and the locks it
     /// held (they stay taken, by its old self), its repetition is lost, and its next one
     /// starts at the restart (a closed loop; an open loop's starts come on schedule).
-    pub fn restart(&mut self, job: u32, d: &Dur, q: &mut EventQueue<Ev>) {
+    pub(crate) fn restart(&mut self, job: u32, d: &Dur, q: &mut EventQueue<Ev>) {
         let now = q.now();
         let d = match self.dur(d, job) {
             Ok(d) => d,

@@ -21,16 +21,16 @@ use crate::point::{Dur, Pace, Point, Vars, eval_run};
 use crate::syntax::spec::{Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
-pub const NONE: Nanos = Nanos::MAX;
+pub(crate) const NONE: Nanos = Nanos::MAX;
 pub(crate) const NO_STREAM: u32 = u32::MAX;
 
 /// A group's response times kept exactly, at most: past a million, its percentiles come from
 /// a histogram (within 0.1%; count, mean and max stay exact), so a long run keeps one exact
 /// set per request, its waits, and not two.
-pub const MAX_EXACT_RESPONSES: usize = 1_000_000;
+pub(crate) const MAX_EXACT_RESPONSES: usize = 1_000_000;
 
 #[derive(Debug, Clone, Copy)]
-pub enum Ev {
+pub(crate) enum Ev {
     /// An actor's next repetition starts (its first, or an open loop's next).
     Start {
         actor: u32,
@@ -82,26 +82,26 @@ pub enum Ev {
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Completed,
     GaveUp,
 }
 
 /// What a job waits for besides a lock: nothing, or a request at this server (`serving`).
-pub const NO_SERVER: u16 = u16::MAX;
+pub(crate) const NO_SERVER: u16 = u16::MAX;
 /// `serving` of a job whose crossing was lost: only its timeout ends the wait.
-pub const LOST: u16 = u16::MAX - 1;
+pub(crate) const LOST: u16 = u16::MAX - 1;
 
 /// A request at a server whose clients may stop waiting: whose it is, the generation of
 /// the job's wait (a job that timed out waits anew), and when its service started.
 #[derive(Debug, Clone, Copy)]
-pub struct Slot {
+pub(crate) struct Slot {
     pub job: u32,
     pub wait: u32,
     pub started: Nanos,
 }
 
-pub struct Job {
+pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
     pub group: u16,
@@ -139,7 +139,7 @@ pub struct Job {
     pub polling: u16,
 }
 
-pub struct Actor {
+pub(crate) struct Actor {
     pub group: u16,
     pub index: u32,
     pub start: Nanos,
@@ -171,7 +171,7 @@ pub struct Actor {
     pub incarnation: u32,
 }
 
-pub struct GroupState {
+pub(crate) struct GroupState {
     pub responses: Samples,
     /// When every repetition of the group is one request, without a timeout, to a server
     /// of fixed service that only it asks: that server and its service. Each response is
@@ -189,10 +189,10 @@ pub struct GroupState {
 
 /// A queue lock's waiter: the job and the generation of its wait (a job that gave up and
 /// waits again is a new waiter).
-pub type Waiter = (u32, u32);
+pub(crate) type Waiter = (u32, u32);
 
 /// One run's state.
-pub struct Sim<'p> {
+pub(crate) struct Sim<'p> {
     pub p: &'p Point,
     pub other: Class,
     pub jobs: Vec<Job>,
@@ -244,7 +244,7 @@ pub struct Sim<'p> {
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
 /// jobs × locks, …), so a job's row is a slice and no job allocates.
 #[derive(Default)]
-pub struct JobTables {
+pub(crate) struct JobTables {
     /// What it last read of each register (NaN: not read).
     pub reads: Vec<f64>,
     /// The token of each lock it holds (0: not held).
@@ -259,7 +259,7 @@ pub struct JobTables {
 /// timeout, at a fixed instance of a server only it asks, in an open loop, and no timeline
 /// is drawn: its requests need no job (the actor tags its request, and the departure ends
 /// its repetition).
-pub struct Direct {
+pub(crate) struct Direct {
     /// Per group, when it is direct: its server and instance.
     pub groups: Vec<Option<(u16, u32)>>,
     /// Per server, its direct group.
@@ -268,7 +268,7 @@ pub struct Direct {
 
 /// The poll attempts under way.
 #[derive(Default)]
-pub struct Polls {
+pub(crate) struct Polls {
     /// Scheduled and not yet run: when they are every event left, the run may be stuck.
     pub pending: usize,
     /// Before this instant, a run with only polls left is known not to be stuck yet (a
@@ -279,7 +279,7 @@ pub struct Polls {
 /// The transaction under way: whose, what undoes its effects so far, and what it will do
 /// when it ends.
 #[derive(Default)]
-pub struct Transaction {
+pub(crate) struct Transaction {
     /// The job inside it.
     pub job: Option<u32>,
     pub undo: Vec<Undo>,
@@ -289,14 +289,14 @@ pub struct Transaction {
 }
 
 /// What undoes one effect of a transaction.
-pub enum Undo {
+pub(crate) enum Undo {
     Reg(u16, Register),
     Key(u16, KeyUndo),
 }
 
 /// What a transaction does when it ends.
 #[derive(Debug, Clone, Copy)]
-pub enum Deferred {
+pub(crate) enum Deferred {
     /// A put of the numbers at this offset of `tx_numbers`.
     Put {
         queue: u16,
@@ -319,7 +319,7 @@ impl<'p> Sim<'p> {
     /// Schedules what the run starts with: every actor's first start, in actor order (at
     /// equal times a start runs before anything the run schedules, and starts run in actor
     /// order: their classes), then the operator unlocks.
-    pub fn schedule_starts(&mut self, queue: &mut EventQueue<Ev>) {
+    pub(crate) fn schedule_starts(&mut self, queue: &mut EventQueue<Ev>) {
         for a in 0..self.p.actors {
             let group = &self.p.groups[self.actors[a as usize].group as usize];
             if group.count == 0 {
@@ -348,7 +348,7 @@ impl<'p> Sim<'p> {
     /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
     /// started them all (or a closed loop, after its first: the loop starts the rest).
     #[inline(always)]
-    pub fn next_start(&mut self, a: u32) -> Option<Nanos> {
+    pub(crate) fn next_start(&mut self, a: u32) -> Option<Nanos> {
         let actor = &mut self.actors[a as usize];
         let group = &self.p.groups[actor.group as usize];
         if actor.started >= group.repeat || actor.crashed || actor.stopped {
@@ -377,7 +377,7 @@ impl<'p> Sim<'p> {
     }
 
     #[inline(always)]
-    pub fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
+    pub(crate) fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
         let a = &mut self.actors[actor as usize];
         let rep = a.started;
         a.started += 1;
@@ -439,7 +439,7 @@ impl<'p> Sim<'p> {
 
     /// After the run: a direct group's repetitions started and completed, and the run's
     /// last end, from its actors' own counts (the direct path keeps only those).
-    pub fn settle_direct(&mut self) {
+    pub(crate) fn settle_direct(&mut self) {
         if self.direct.groups.iter().all(Option::is_none) {
             return;
         }
@@ -455,7 +455,7 @@ impl<'p> Sim<'p> {
         }
     }
 
-    pub fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
+    pub(crate) fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
         match d {
             Dur::Fixed(ns) => Ok(*ns),
             Dur::Actor(num) => {
@@ -475,7 +475,7 @@ impl<'p> Sim<'p> {
 
     /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
     /// (NaN when it is not a number).
-    pub fn eval(&self, job: u32, num: &Num) -> f64 {
+    pub(crate) fn eval(&self, job: u32, num: &Num) -> f64 {
         match num {
             Num::Lit(x) => *x,
             // Read straight off the run's state: no table of names built per number.
@@ -507,7 +507,7 @@ impl<'p> Sim<'p> {
     }
 
     /// What a number computed for `job` now may name besides the parameters.
-    pub fn vars(&self, job: u32, read: f64) -> Vars<'_> {
+    pub(crate) fn vars(&self, job: u32, read: f64) -> Vars<'_> {
         let j = &self.jobs[job as usize];
         let ju = job as usize;
         let (nr, nq, nk) = (self.regs.len(), self.queues.len(), self.keys.len());
@@ -524,7 +524,7 @@ impl<'p> Sim<'p> {
         }
     }
 
-    pub fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
+    pub(crate) fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
         if let Some(lanes) = &mut self.lanes {
             let nl = self.locks.len();
             let j = job as usize;
@@ -543,7 +543,7 @@ impl<'p> Sim<'p> {
         }
     }
 
-    pub fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
+    pub(crate) fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
         if let Some(lanes) = &mut self.lanes {
             let a = self.jobs[job as usize].actor as usize;
             lanes[a].mark(kind, ns_to_ms(at));

@@ -41,7 +41,7 @@ columns! {
 /// What fills one metric column: the resource's or group's number among its kind's, and the
 /// statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
     RegValue(u16),
     RegWrites(u16),
     RegLost(u16),
@@ -101,7 +101,7 @@ pub enum Metric {
 
 /// A statistic of a set of waits or response times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WaitStat {
+pub(crate) enum WaitStat {
     Mean,
     P50,
     P95,
@@ -110,7 +110,7 @@ pub enum WaitStat {
 }
 
 /// A composed model's name as `&'static str` (see [`intern`]).
-pub fn name(text: &str) -> Result<&'static str, ComposeError> {
+pub(crate) fn name(text: &str) -> Result<&'static str, ComposeError> {
     intern(text).ok_or_else(|| {
         ComposeError::new(
             vec![PathPart::Key("model".into())],
@@ -121,7 +121,7 @@ pub fn name(text: &str) -> Result<&'static str, ComposeError> {
 
 /// A scenario's metric columns, in order, and what fills each.
 #[derive(Debug, Default)]
-pub struct MetricColumns {
+pub(crate) struct MetricColumns {
     /// The columns.
     pub specs: Vec<ColumnSpec>,
     /// What fills each column, in the same order.
@@ -130,7 +130,7 @@ pub struct MetricColumns {
 
 impl MetricColumns {
     /// The columns of `spec`: per resource in order, per group, then the overall ones.
-    pub fn of(spec: &Spec) -> Result<MetricColumns, ComposeError> {
+    pub(crate) fn of(spec: &Spec) -> Result<MetricColumns, ComposeError> {
         let mut columns = MetricColumns::default();
         let (mut reg, mut lock, mut server, mut link) = (0u16, 0u16, 0u16, 0u16);
         let (mut queue, mut keys) = (0u16, 0u16);

@@ -6,21 +6,21 @@ use coordsim_model::{ComposeError, ConfigParam, Kind, PathPart, Value};
 
 use crate::syntax::spec::{Choice, Num, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
 
-pub type Path = Vec<PathPart>;
+pub(crate) type Path = Vec<PathPart>;
 
-pub fn at(path: &Path, key: &str) -> Path {
+pub(crate) fn at(path: &Path, key: &str) -> Path {
     let mut p = path.clone();
     p.push(PathPart::Key(key.to_string()));
     p
 }
 
-pub fn idx(path: &Path, i: usize) -> Path {
+pub(crate) fn idx(path: &Path, i: usize) -> Path {
     let mut p = path.clone();
     p.push(PathPart::Index(i));
     p
 }
 
-pub fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, ComposeError> {
+pub(crate) fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, ComposeError> {
     Err(ComposeError::new(path, message))
 }
 
@@ -58,7 +58,7 @@ const TAKEN_COLUMNS: &[&str] = &[
     "entity",
 ];
 
-pub fn table<'v>(
+pub(crate) fn table<'v>(
     path: &Path,
     value: &'v Value,
     what: &str,
@@ -81,11 +81,11 @@ pub fn table<'v>(
     Ok(entries)
 }
 
-pub fn get<'v>(entries: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
+pub(crate) fn get<'v>(entries: &'v [(String, Value)], key: &str) -> Option<&'v Value> {
     entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
-pub fn string(path: Path, v: &Value, what: &str) -> Result<String, ComposeError> {
+pub(crate) fn string(path: Path, v: &Value, what: &str) -> Result<String, ComposeError> {
     match v {
         Value::Str(s) => Ok(s.clone()),
         other => fail(
@@ -95,7 +95,7 @@ pub fn string(path: Path, v: &Value, what: &str) -> Result<String, ComposeError>
     }
 }
 
-pub fn boolean(path: Path, v: Option<&Value>) -> Result<bool, ComposeError> {
+pub(crate) fn boolean(path: Path, v: Option<&Value>) -> Result<bool, ComposeError> {
     match v {
         None => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
@@ -107,7 +107,7 @@ pub fn boolean(path: Path, v: Option<&Value>) -> Result<bool, ComposeError> {
 }
 
 /// What names resolve to while the sections are read.
-pub struct Reader<'s> {
+pub(crate) struct Reader<'s> {
     /// The scenario's parameters.
     pub params: &'s [Param],
     /// Resource names and kinds, for resolving names in steps.
@@ -128,7 +128,7 @@ impl Reader<'_> {
     }
 
     /// A number: literal, expression over the names `scope` allows, or `{ by = … }`.
-    pub fn num(
+    pub(crate) fn num(
         &self,
         path: Path,
         v: &Value,
@@ -292,7 +292,7 @@ impl Reader<'_> {
         valid
     }
 
-    pub fn opt_num(
+    pub(crate) fn opt_num(
         &self,
         path: &Path,
         entries: &[(String, Value)],
@@ -307,7 +307,7 @@ impl Reader<'_> {
     }
 
     /// An optional string option of a table (`mode`, `service`, `arrivals`).
-    pub fn opt_choice(
+    pub(crate) fn opt_choice(
         &self,
         path: &Path,
         entries: &[(String, Value)],
@@ -349,7 +349,7 @@ impl Reader<'_> {
     }
 
     /// The string parameter `v` names (`by = "order"`).
-    pub fn text_param(&self, path: Path, v: &Value) -> Result<u16, ComposeError> {
+    pub(crate) fn text_param(&self, path: Path, v: &Value) -> Result<u16, ComposeError> {
         let name = string(path.clone(), v, "a parameter's name")?;
         match self.param(&name) {
             Some(p) if self.params[p].kind == Kind::Text => Ok(p as u16),
@@ -361,7 +361,7 @@ impl Reader<'_> {
     }
 
     /// The field names of queue `q` (by its number among the queues).
-    pub fn queue_fields(&self, q: u16) -> Vec<String> {
+    pub(crate) fn queue_fields(&self, q: u16) -> Vec<String> {
         let Some((name, ..)) = self.vars.iter().find(|(_, v, _)| *v == Var::Msg(q, 0)) else {
             return Vec::new();
         };
@@ -376,7 +376,7 @@ impl Reader<'_> {
     }
 
     /// The resource of `kind` called by the string `v`: its number among that kind's.
-    pub fn resource_named(
+    pub(crate) fn resource_named(
         &self,
         path: Path,
         v: &Value,
@@ -428,7 +428,7 @@ impl Reader<'_> {
 
 /// The config's own parameters, typed by the values the front end read for them: strings,
 /// booleans, numbers. `tie_order` comes first, always.
-pub fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeError> {
+pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeError> {
     let mut params = vec![Param {
         name: TIE_ORDER.to_string(),
         kind: Kind::Choice(TIE_ORDERS),
@@ -486,7 +486,7 @@ fn param_kind(values: &[Value]) -> (Kind, Value) {
     }
 }
 
-pub fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result<(), ComposeError> {
+pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result<(), ComposeError> {
     if !valid_name(name) || RESERVED_NAMES.contains(&name) {
         return fail(
             path,
@@ -505,7 +505,7 @@ pub fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result<(), Co
 }
 
 /// A string value's text (a name checked already).
-pub fn text_of(v: &Value) -> &str {
+pub(crate) fn text_of(v: &Value) -> &str {
     match v {
         Value::Str(s) => s,
         _ => "",

@@ -14,7 +14,7 @@ use crate::syntax::steps::read_steps;
 
 /// Reads the sections: every resource's name first (so steps and `fenced_by` may name any
 /// resource), then each resource, then each actor group.
-pub fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, ComposeError> {
+pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<Spec, ComposeError> {
     let section = |name: &str| -> Result<&[Value], ComposeError> {
         match sections.iter().find(|(k, _)| k == name) {
             None => Ok(&[]),

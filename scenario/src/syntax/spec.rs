@@ -16,7 +16,7 @@ pub const MAX_UNLOCKS: usize = 10_000;
 
 /// A name an expression may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Var {
+pub(crate) enum Var {
     /// The scenario parameter at this index (of [`Spec::params`]).
     Param(u16),
     /// `i`: the actor's index in its group, from 0.
@@ -41,7 +41,7 @@ pub enum Var {
 
 /// Which names an expression may use where it stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Parameters only (a resource's fields, a group's count).
     Params,
     /// Parameters and `i` (an actor's start).
@@ -55,7 +55,7 @@ pub enum Scope {
 
 /// A number a config gives: a literal, an expression, or a table chosen by a string parameter.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Num {
+pub(crate) enum Num {
     /// A literal.
     Lit(f64),
     /// An expression (the text kept for messages).
@@ -68,7 +68,7 @@ pub enum Num {
 
 impl Num {
     /// Whether it depends on `i`, `k` or what was read (so it is computed during the run).
-    pub fn per_actor(&self) -> bool {
+    pub(crate) fn per_actor(&self) -> bool {
         fn uses(e: &Expr<Var>) -> bool {
             match e {
                 Expr::Num(_) => false,
@@ -86,7 +86,7 @@ impl Num {
     }
 
     /// The length of a per-actor list, if it is one.
-    pub fn each_len(&self) -> Option<usize> {
+    pub(crate) fn each_len(&self) -> Option<usize> {
         match self {
             Num::Each(items) => Some(items.len()),
             _ => None,
@@ -96,7 +96,7 @@ impl Num {
 
 /// A string option given as itself or by a string parameter.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Choice {
+pub(crate) enum Choice {
     /// One of the options.
     Lit(&'static str),
     /// A string parameter's value, checked against the options at each point.
@@ -105,20 +105,20 @@ pub enum Choice {
 
 /// A scenario parameter.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Param {
+pub(crate) struct Param {
     pub name: String,
     pub kind: Kind,
     pub default: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Resource {
+pub(crate) struct Resource {
     pub name: String,
     pub kind: ResourceKind,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum ResourceKind {
+pub(crate) enum ResourceKind {
     Register {
         initial: Num,
         read_ms: Num,
@@ -170,7 +170,7 @@ pub enum ResourceKind {
 
 /// A key store's contents at the start.
 #[derive(Debug, Clone, PartialEq)]
-pub enum KeysInit {
+pub(crate) enum KeysInit {
     /// These keys with these values.
     Pairs(Vec<(Num, Num)>),
     /// `count` keys from `from`, each with `value`.
@@ -178,22 +178,23 @@ pub enum KeysInit {
 }
 
 /// Most keys an `initial` list gives (a range has no such limit: `{ from, count }`).
-pub const MAX_INITIAL_KEYS: usize = 100_000;
+pub(crate) const MAX_INITIAL_KEYS: usize = 100_000;
 /// Most keys a store starts with, a range included.
-pub const MAX_KEYS: u64 = 10_000_000;
+pub(crate) const MAX_KEYS: u64 = 10_000_000;
 
 /// Most fields of a queue's message.
-pub const MAX_FIELDS: usize = 8;
+pub(crate) const MAX_FIELDS: usize = 8;
 
-pub const LOCK_MODES: &[&str] = &["poll", "queue", "lease"];
-pub const SERVICE_KINDS: &[&str] = &["fixed", "exponential", "uniform", "lognormal", "gamma"];
-pub const WHEN_DOWN: &[&str] = &["wait", "fail"];
+pub(crate) const LOCK_MODES: &[&str] = &["poll", "queue", "lease"];
+pub(crate) const SERVICE_KINDS: &[&str] =
+    &["fixed", "exponential", "uniform", "lognormal", "gamma"];
+pub(crate) const WHEN_DOWN: &[&str] = &["wait", "fail"];
 /// Most down windows of one server.
-pub const MAX_WINDOWS: usize = 10_000;
-pub const ARRIVALS: &[&str] = &["schedule", "poisson", "uniform", "lognormal", "gamma"];
+pub(crate) const MAX_WINDOWS: usize = 10_000;
+pub(crate) const ARRIVALS: &[&str] = &["schedule", "poisson", "uniform", "lognormal", "gamma"];
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Crash {
+pub(crate) enum Crash {
     All,
     Names(Vec<String>),
     First(Num),
@@ -205,7 +206,7 @@ pub enum Crash {
 /// A resource a step names: one, one chosen by a string parameter, or one of a list chosen
 /// by an expression (of `i`, `k`, `attempt`, the parameters), by its number among its kind's.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Pick {
+pub(crate) enum Pick {
     /// This resource.
     One(u16),
     /// `{ by = "order", same = "A", opposite = "B" }`: by a string parameter's value.
@@ -216,7 +217,7 @@ pub enum Pick {
 
 impl Pick {
     /// Every resource it may name.
-    pub fn all(&self) -> Vec<u16> {
+    pub(crate) fn all(&self) -> Vec<u16> {
         match self {
             Pick::One(r) => vec![*r],
             Pick::By(_, options) => options.iter().map(|(_, r)| *r).collect(),
@@ -227,7 +228,7 @@ impl Pick {
 
 /// What a blocking step does when its wait runs out (`timeout_ms`), or when it is refused.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OnTimeout {
+pub(crate) struct OnTimeout {
     /// How long the step waits (`None`: as long as it takes; the steps run only when the
     /// step is refused: a server down that fails fast).
     pub after: Option<Num>,
@@ -241,7 +242,7 @@ pub struct OnTimeout {
 
 /// What follows a timeout's steps.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Then {
+pub(crate) enum Then {
     /// The repetition ends, given up.
     End,
     /// The actor goes on with the step after the one that timed out.
@@ -258,17 +259,17 @@ pub enum Then {
 
 /// An operation on a key store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyOp {
+pub(crate) enum KeyOp {
     Insert,
     Lookup,
     Set,
     Remove,
 }
 
-pub const THENS: &[&str] = &["retry", "end", "go_on"];
+pub(crate) const THENS: &[&str] = &["retry", "end", "go_on"];
 
 /// What a step ended with, for `if = { outcome = … }`.
-pub const OUTCOMES: &[&str] = &[
+pub(crate) const OUTCOMES: &[&str] = &[
     "none",
     "acquired",
     "timed_out",
@@ -294,7 +295,7 @@ pub const OUTCOMES: &[&str] = &[
 
 /// A comparison of `if = { value = …, above = … }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
+pub(crate) enum Cmp {
     Above,
     Below,
     AtLeast,
@@ -302,7 +303,7 @@ pub enum Cmp {
     Equals,
 }
 
-pub const CMPS: &[(&str, Cmp)] = &[
+pub(crate) const CMPS: &[(&str, Cmp)] = &[
     ("above", Cmp::Above),
     ("below", Cmp::Below),
     ("at_least", Cmp::AtLeast),
@@ -312,7 +313,7 @@ pub const CMPS: &[(&str, Cmp)] = &[
 
 /// An `if`'s condition.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cond {
+pub(crate) enum Cond {
     /// The outcome of the actor's last step that has one (its index in [`OUTCOMES`]).
     Outcome(u8),
     /// True with this probability, drawn from the actor's stream `chance/GROUP-i`, or from
@@ -323,7 +324,7 @@ pub enum Cond {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     // Registers, locks, servers and links by their number among their kind.
     Read(u16),
     Write {
@@ -389,7 +390,7 @@ pub enum Step {
 
 impl Step {
     /// Calls `f` on this step and every step inside it (branches, timeout steps).
-    pub fn visit(&self, f: &mut impl FnMut(&Step)) {
+    pub(crate) fn visit(&self, f: &mut impl FnMut(&Step)) {
         f(self);
         let mut inner = |steps: &[Step]| steps.iter().for_each(|s| s.visit(f));
         match self {
@@ -417,7 +418,7 @@ impl Step {
     }
 
     /// Its timeout written as `timeout_ms` or `on_timeout` (not `give_up_after_ms`).
-    pub fn timeout(&self) -> Option<&OnTimeout> {
+    pub(crate) fn timeout(&self) -> Option<&OnTimeout> {
         match self {
             Step::Acquire { timeout, .. }
             | Step::Request { timeout, .. }
@@ -432,7 +433,7 @@ impl Step {
 
 impl Group {
     /// Whether any of its steps, or a step inside one, is such that `f` holds.
-    pub fn any(&self, mut f: impl FnMut(&Step) -> bool) -> bool {
+    pub(crate) fn any(&self, mut f: impl FnMut(&Step) -> bool) -> bool {
         let mut found = false;
         for s in &self.steps {
             s.visit(&mut |s| found |= f(s));
@@ -443,7 +444,7 @@ impl Group {
 
 /// How a group's repetitions follow each other.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Pace {
+pub(crate) enum Pace {
     /// Each repetition starts when the one before ends (closed loop).
     Closed,
     /// Repetition `k` starts at start + k × every_ms, whatever the others do (open loop).
@@ -453,7 +454,7 @@ pub enum Pace {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     pub name: String,
     pub count: Num,
     pub names: Option<Vec<String>>,
@@ -467,12 +468,12 @@ pub struct Group {
 
 /// A scenario, read once per config.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Spec {
+pub(crate) struct Spec {
     pub params: Vec<Param>,
     pub resources: Vec<Resource>,
     pub groups: Vec<Group>,
 }
 
 /// The tie rule every scenario has, first among its parameters.
-pub const TIE_ORDER: &str = "tie_order";
-pub const TIE_ORDERS: &[&str] = &["fifo", "program_order", "reads_first", "writes_first"];
+pub(crate) const TIE_ORDER: &str = "tie_order";
+pub(crate) const TIE_ORDERS: &[&str] = &["fifo", "program_order", "reads_first", "writes_first"];

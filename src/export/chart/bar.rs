@@ -10,7 +10,7 @@ use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
 
 /// Draws a grouped bar chart.
-pub fn draw<DB: DrawingBackend>(
+pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &ChartData,
     s: Scale,

@@ -45,7 +45,7 @@ fn steps(values: &[f64]) -> Vec<(f64, f64)> {
 }
 
 /// Draws empirical CDFs as step lines.
-pub fn draw<DB: DrawingBackend>(
+pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &ChartData,
     s: Scale,

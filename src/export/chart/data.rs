@@ -675,7 +675,7 @@ impl ChartData {
 }
 
 /// The legend entries of a chart's horizontal marker.
-pub fn mark_y_entry(data: &ChartData) -> Option<Entry> {
+pub(super) fn mark_y_entry(data: &ChartData) -> Option<Entry> {
     data.mark_y.as_ref().map(|(_, label)| Entry {
         label: label.clone(),
         swatch: super::layout::Swatch::Line {
@@ -688,7 +688,7 @@ pub fn mark_y_entry(data: &ChartData) -> Option<Entry> {
 }
 
 /// Draws the horizontal marker, if any, across the x range.
-pub fn draw_mark_y<DB: DrawingBackend>(
+pub(super) fn draw_mark_y<DB: DrawingBackend>(
     chart: &mut Chart2d<'_, DB>,
     data: &ChartData,
     x_range: std::ops::Range<f64>,

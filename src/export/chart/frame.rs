@@ -98,7 +98,7 @@ where
 /// What a chart does not draw as given (lanes or bars past a cap, thinned marks, merged
 /// spans), as one small grey line under the title, fitted to the width; returns the area
 /// under it (the area itself when there is nothing to say).
-pub fn noted<DB: DrawingBackend>(
+pub(super) fn noted<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     notes: &[String],
     s: Scale,
@@ -244,7 +244,7 @@ where
 }
 
 /// The colour of a horizontal marker line.
-pub const MARK_RED: RGBColor = RGBColor(190, 30, 45);
+pub(super) const MARK_RED: RGBColor = RGBColor(190, 30, 45);
 
 /// The smallest and largest of `values` (`None` when there are none).
 fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {

@@ -11,11 +11,11 @@ use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
 
 /// Bins over the whole range of the samples.
-pub const BINS: usize = 40;
+pub(super) const BINS: usize = 40;
 
 /// Counts of each sample set in `BINS` equal bins from the smallest to the largest sample
 /// of all sets: (bin edges, counts per set).
-pub fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
+pub(super) fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
     let all = || {
         sets.iter()
             .flat_map(|s| s.iter().copied())
@@ -52,7 +52,7 @@ pub fn bin(sets: &[&[f64]]) -> (Vec<f64>, Vec<Vec<u64>>) {
 }
 
 /// Draws the histograms.
-pub fn draw<DB: DrawingBackend>(
+pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &ChartData,
     s: Scale,

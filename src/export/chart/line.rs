@@ -179,7 +179,7 @@ where
 }
 
 /// Draws a line chart.
-pub fn draw<DB: DrawingBackend>(
+pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &ChartData,
     s: Scale,

@@ -51,7 +51,7 @@ const GLYPH_ID: &str = "dejavu-sans-";
 /// font units), each occurrence a `<use>` placed by a matrix. Everything else is plotters'
 /// own markup. The text stays findable: the chart title as `<title>` and `aria-label`,
 /// every line of text in `<desc>`.
-pub fn self_contained(source: &str, title: &str) -> anyhow::Result<String> {
+pub(super) fn self_contained(source: &str, title: &str) -> anyhow::Result<String> {
     let Some(open) = source
         .find("<svg")
         .and_then(|i| source[i..].find('>').map(|j| i + j))
@@ -272,7 +272,7 @@ fn num(v: f32, decimals: i32) -> String {
 /// breaks, U+FFFE, U+FFFF) made a space, as the chart layout already does with the text it
 /// fits (`layout::clean`): plotters writes tick labels as they are, and a category label
 /// holding `\u0007` would make the file unreadable.
-pub fn xml_safe(svg: String) -> String {
+pub(super) fn xml_safe(svg: String) -> String {
     if svg.chars().all(xml_char) {
         return svg;
     }
@@ -305,7 +305,7 @@ fn escape(s: &str) -> String {
 }
 
 /// The pixels of `svg` at `scale` PNG pixels per SVG pixel, on white (every pixel opaque).
-pub fn pixmap(svg: &str, scale: f64) -> anyhow::Result<tiny_skia::Pixmap> {
+pub(super) fn pixmap(svg: &str, scale: f64) -> anyhow::Result<tiny_skia::Pixmap> {
     let tree = parse(svg)?;
     let size = tree.size();
     let (w, h) = (
@@ -324,7 +324,7 @@ pub fn pixmap(svg: &str, scale: f64) -> anyhow::Result<tiny_skia::Pixmap> {
 
 /// RGB rows, top first, of an opaque pixmap (its alpha dropped: premultiplied by 255 is the
 /// colour itself).
-pub fn rgb(pixmap: &tiny_skia::Pixmap) -> Vec<u8> {
+pub(super) fn rgb(pixmap: &tiny_skia::Pixmap) -> Vec<u8> {
     pixmap
         .data()
         .chunks_exact(4)
@@ -334,7 +334,7 @@ pub fn rgb(pixmap: &tiny_skia::Pixmap) -> Vec<u8> {
 
 /// The PNG file of an opaque pixmap: 8-bit RGB (no alpha channel, a quarter smaller than
 /// RGBA), converted a row at a time.
-pub fn png(pixmap: &tiny_skia::Pixmap) -> anyhow::Result<Vec<u8>> {
+pub(super) fn png(pixmap: &tiny_skia::Pixmap) -> anyhow::Result<Vec<u8>> {
     use std::io::Write;
     let (w, h) = (pixmap.width(), pixmap.height());
     let mut out = Vec::new();

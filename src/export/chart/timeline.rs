@@ -60,7 +60,7 @@ const MIN_SPAN_SHARE: f64 = 0.02;
 /// the first instant is drawn whole beside the axis line (no tick is labelled below 0), to
 /// past the last, where a span that never ends runs on; at least 1 ms wide, so a run whose
 /// activity is all at one instant still has an axis to place it on.
-pub fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
+pub(super) fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
     let span = (last - first).max(1.0);
     let left = first - span * 0.03;
     let right = (last + span * 0.08).max(first + span);
@@ -285,7 +285,7 @@ fn axis_of(t: &Timeline) -> std::ops::Range<f64> {
 }
 
 /// Draws the lanes.
-pub fn draw<DB: DrawingBackend>(
+pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     t: &Timeline,
     s: Scale,

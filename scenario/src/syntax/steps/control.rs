@@ -2,7 +2,7 @@
 
 use coordsim_model::{ComposeError, Value};
 
-use super::{Before, nested};
+use super::before::{Before, Nested};
 use crate::syntax::read::{Path, Reader, at, fail, get, idx, string, table};
 use crate::syntax::spec::{CMPS, Cond, Crash, OUTCOMES, Scope, Step};
 
@@ -13,6 +13,7 @@ pub(super) fn branch(
     path: Path,
     v: &Value,
     depth: usize,
+    nested: Nested,
 ) -> Result<Step, ComposeError> {
     let entries = table(&path, v, "an if step", &["if", "then", "else"])?;
     let here = at(&path, "if");

@@ -2,8 +2,8 @@
 
 use coordsim_model::{ComposeError, Value};
 
+use super::before::{Before, Nested};
 use super::timeout::on_timeout;
-use super::{Before, nested};
 use crate::syntax::read::{Path, Reader, at, fail, get, table, text_of};
 use crate::syntax::spec::{KeyOp, Num, Scope, Step};
 
@@ -15,6 +15,7 @@ pub(super) fn delivery(
     v: &Value,
     action: &str,
     depth: usize,
+    nested: Nested,
 ) -> Result<Step, ComposeError> {
     let entries = match v {
         Value::Table(e) => e,
@@ -32,7 +33,7 @@ pub(super) fn delivery(
                 &["take", "timeout_ms", "on_timeout"],
             )?;
             let queue = reader.resource_named(here, value, "queue")?;
-            let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, false, nested)?;
             before.read[slot(reader, "queue", queue)] = true;
             Step::Take { queue, timeout }
         }

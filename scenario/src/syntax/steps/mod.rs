@@ -9,9 +9,12 @@ use crate::syntax::flow::{self, Outcomes};
 use crate::syntax::read::{Path, Reader, at, boolean, fail, get, idx, table, text_of};
 use crate::syntax::spec::{Num, Pick, Scope, Step, Then, Var};
 
+mod before;
 mod control;
 mod delivery;
 mod timeout;
+
+use before::Before;
 
 use control::{branch, crash};
 use delivery::delivery;
@@ -48,69 +51,11 @@ const IN_TRANSACTION: &[&str] = &[
 /// Most steps nested in `if` branches and timeout steps, one inside another.
 const MAX_DEPTH: usize = 8;
 
-/// What an actor has done by a step: the registers it may have read, the locks it may hold
-/// (on some path to the step) and those it holds on every path.
-#[derive(Clone)]
-struct Before {
-    /// Registers read, then (after the registers, by resource index) queues taken from and
-    /// key stores used.
-    read: Vec<bool>,
-    may_hold: Vec<u16>,
-    holds: Vec<u16>,
-    /// Inside a transaction.
-    in_tx: bool,
-    /// The outcomes the last step that has one may have here (`flow`).
-    outcomes: Outcomes,
-    /// The outcomes a repetition's attempt may start again with (a `retry`, a
-    /// compare-and-set conflict): its first steps see them too.
-    restart: Outcomes,
-    /// What a timeout's steps leave for the step after it (`then = "go_on"`), for the
-    /// step that has the timeout to add to its own.
-    from_timeout: Outcomes,
-    /// The first `if` on an outcome that cannot be there, and why: refused once the
-    /// outcomes at the start are known (a retry found further down adds to them).
-    impossible: Option<(Path, String)>,
-}
-
-impl Before {
-    /// After one of two branches: what either may have done, what both surely did.
-    fn join(a: Before, b: Before) -> Before {
-        let mut may_hold = a.may_hold;
-        for l in b.may_hold {
-            if !may_hold.contains(&l) {
-                may_hold.push(l);
-            }
-        }
-        Before {
-            read: a.read.iter().zip(&b.read).map(|(x, y)| *x || *y).collect(),
-            may_hold,
-            holds: a
-                .holds
-                .into_iter()
-                .filter(|l| b.holds.contains(l))
-                .collect(),
-            in_tx: a.in_tx,
-            outcomes: a.outcomes.or(b.outcomes),
-            restart: a.restart.or(b.restart),
-            from_timeout: Outcomes::EMPTY,
-            impossible: a.impossible.or(b.impossible),
-        }
-    }
-
-    /// Takes in what a nested step list (a timeout's steps) found that matters beyond it.
-    fn learn(&mut self, inner: &Before) {
-        self.restart = self.restart.or(inner.restart);
-        if self.impossible.is_none() {
-            self.impossible.clone_from(&inner.impossible);
-        }
-    }
-}
-
 /// Reads a group's steps. A repetition starts with the outcome `none`, and an attempt that
 /// starts again (a retry) with what it had then: the steps are read again with those
 /// until the outcomes at the start are all known (a few rounds at most), and only then is
 /// an `if` on an impossible outcome refused.
-pub fn read_steps(
+pub(crate) fn read_steps(
     reader: &Reader<'_>,
     path: &Path,
     values: &[Value],
@@ -232,7 +177,7 @@ fn step(
         action,
         "put" | "take" | "ack" | "insert" | "lookup" | "set" | "remove" | "transaction"
     ) {
-        return delivery(reader, before, path, v, action, depth);
+        return delivery(reader, before, path, v, action, depth, nested);
     }
     Ok(match action {
         "read" => {
@@ -294,7 +239,7 @@ fn step(
                 Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
                 None => Num::Lit(0.0),
             };
-            let timeout = on_timeout(reader, before, &path, entries, depth, true)?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, true, nested)?;
             Step::Request {
                 server,
                 instance,
@@ -309,10 +254,10 @@ fn step(
                 &["send", "timeout_ms", "on_timeout"],
             )?;
             let link = pick(reader, before, here, value, "link")?;
-            let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
+            let timeout = on_timeout(reader, before, &path, entries, depth, false, nested)?;
             Step::Send { link, timeout }
         }
-        "if" => branch(reader, before, path, v, depth)?,
+        "if" => branch(reader, before, path, v, depth, nested)?,
         "stop" => {
             table(&path, v, "a stop step", &["stop"])?;
             if value != &Value::Bool(true) {
@@ -481,7 +426,7 @@ fn acquire(
             ),
         );
     }
-    let timeout = on_timeout(reader, before, &path, entries, depth, false)?;
+    let timeout = on_timeout(reader, before, &path, entries, depth, false, nested)?;
     let goes_on = matches!(&timeout, Some(t) if t.then == Then::GoOn);
     for l in lock.all() {
         if !before.may_hold.contains(&l) {

@@ -2,7 +2,7 @@
 
 use coordsim_model::{ComposeError, Value};
 
-use super::{Before, nested};
+use super::before::{Before, Nested};
 use crate::syntax::flow::Outcomes;
 use crate::syntax::read::{Path, Reader, at, fail, get, string, table};
 use crate::syntax::spec::{Num, OnTimeout, Scope, THENS, Then};
@@ -20,6 +20,7 @@ pub(super) fn on_timeout(
     entries: &[(String, Value)],
     depth: usize,
     refused: bool,
+    nested: Nested,
 ) -> Result<Option<OnTimeout>, ComposeError> {
     let after = match (get(entries, "timeout_ms"), get(entries, "give_up_after_ms")) {
         (Some(_), Some(_)) => {
