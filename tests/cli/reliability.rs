@@ -464,3 +464,48 @@ fn a_closed_stdout_ends_the_printing_never_the_work_or_the_verdict() {
         );
     }
 }
+
+/// Runs coordsim in `dir` with stdout on `/dev/full`, where every write fails (ENOSPC).
+fn with_full_stdout(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_stdout_that_cannot_be_written_is_an_error_never_a_success() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = write_config(
+        tmp.path(),
+        "big.toml",
+        "model = \"single_writer_queue\"\n[sweep]\nclients = { from = 1, to = 3000, step = 1 }\n",
+    );
+    let claimed = write_config(
+        tmp.path(),
+        "c.toml",
+        "model = \"single_writer_queue\"\n[[claim]]\nmetric = \"requests\"\nexpect = 200\n",
+    );
+    let out = tmp.path().join("out");
+    let cases: [&[&str]; 5] = [
+        &["run", &big, "--list-points"],
+        &["check", &claimed, "--format", "junit"],
+        &["models", "--markdown"],
+        &["run", &claimed, "--out", out.to_str().unwrap()],
+        &["--help"],
+    ];
+    for args in cases {
+        let o = with_full_stdout(tmp.path(), args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error: cannot write to stdout (No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+    // The work went on: the run's outputs are whole, only its printing failed.
+    assert!(out.join("c/results.csv").is_file());
+}
