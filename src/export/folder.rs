@@ -28,6 +28,21 @@ pub const MARKER: &str = ".coordsim-output";
 pub const MARKER_HEAD: &str =
     "coordsim output folder: written whole by coordsim and replaced whole by its next run.";
 
+/// The marker line of a folder `coordsim report` wrote: the report's own record of what it
+/// may remove once the folder's config is gone. Folders `run` and `merge` write lack it, so
+/// a report never removes them.
+pub const BY_REPORT: &str =
+    "written by `coordsim report`, whose next run removes it when its config is gone.";
+
+/// Who builds an output folder: what its marker says about who may remove it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// `run` or `merge`: replaced by the next run of its config, never removed.
+    Run,
+    /// `report`: removed by the next report when its config is gone.
+    Report,
+}
+
 /// Whether `stem` may name an output folder: not empty, not `.` or `..`, no path separator,
 /// no leading dot (hidden names are the staging folders'), no control character.
 pub fn check_stem(stem: &str) -> Result<(), String> {
@@ -99,28 +114,36 @@ pub fn inspect(dir: &Path) -> Existing {
     }
 }
 
-/// The file names a marker lists, or `None` when `path` is not a marker of coordsim's (a
-/// regular file, not a link, starting with [`MARKER_HEAD`]). Read with a cap: a marker is
-/// small.
-fn read_marker(path: &Path) -> Option<Vec<String>> {
+/// The text of a marker of coordsim's at `path` (a regular file, not a link, starting with
+/// [`MARKER_HEAD`]), or `None`. Read with a cap: a marker is small.
+fn read_marker_text(path: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > 1 << 20 {
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
-    let mut lines = text.lines();
-    (lines.next()? == MARKER_HEAD).then(|| {
-        lines
-            .filter_map(|l| l.strip_prefix("file "))
-            .map(str::to_string)
-            .collect()
-    })
+    (text.lines().next()? == MARKER_HEAD).then_some(text)
 }
 
-/// The marker's text for a folder holding `names` (sorted, once each).
-fn marker_text(names: &[String]) -> String {
+/// The file names a marker lists, or `None` when `path` is not a marker of coordsim's.
+fn read_marker(path: &Path) -> Option<Vec<String>> {
+    let text = read_marker_text(path)?;
+    Some(
+        text.lines()
+            .filter_map(|l| l.strip_prefix("file "))
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// The marker's text for a folder holding `names` (sorted, once each), built by `by`.
+fn marker_text(names: &[String], by: Writer) -> String {
     let mut text =
         format!("{MARKER_HEAD}\nA file added here makes coordsim refuse to replace the folder.\n");
+    if by == Writer::Report {
+        text.push_str(BY_REPORT);
+        text.push('\n');
+    }
     for name in names {
         text.push_str(&format!("file {name}\n"));
     }
@@ -132,13 +155,14 @@ pub struct Staging {
     out: PathBuf,
     stem: String,
     tmp: PathBuf,
+    by: Writer,
     committed: bool,
     _lock: File,
 }
 
 /// The two kinds of hidden folder a run leaves beside `OUT/stem` while it works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hidden {
+pub(super) enum Hidden {
     /// `.stem.TAG.partial`: being built.
     Partial,
     /// `.stem.TAG.old`: the previous folder, moved aside for the swap.
@@ -180,41 +204,23 @@ impl Staging {
     /// Starts building `out/stem` (waiting for any other run writing into `out`). Refuses at
     /// once, before anything runs, when `out/stem` is something coordsim may not replace.
     pub fn begin(out: &Path, stem: &str) -> anyhow::Result<Staging> {
+        Staging::begin_by(out, stem, Writer::Run)
+    }
+
+    /// [`Staging::begin`] for a folder `by` builds (`report` marks its own).
+    pub fn begin_by(out: &Path, stem: &str, by: Writer) -> anyhow::Result<Staging> {
         check_stem(stem).map_err(anyhow::Error::msg)?;
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        let lock = File::open(out).with_context(|| format!("cannot open {}", out.display()))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "waiting for another coordsim that writes into {}…",
-                    out.display()
-                );
-                lock.lock()
-                    .with_context(|| format!("cannot lock {} for writing", out.display()))?;
-            }
-            // A file system without locks (some cluster mounts): the swap still keeps each
-            // folder whole; only two runs into one folder at once are not serialized.
-            Err(std::fs::TryLockError::Error(_)) => {}
-        }
-        recover(out, stem)?;
-        if let Existing::Foreign(why) = inspect(&out.join(stem)) {
-            bail!("{why}");
-        }
+        let lock = lock(out)?;
         let tmp = out.join(hidden(stem, Hidden::Partial));
-        std::fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let staging = Staging {
+        begin_folder(out, stem, &tmp, by)?;
+        Ok(Staging {
             out: out.to_path_buf(),
             stem: stem.to_string(),
             tmp,
+            by,
             committed: false,
             _lock: lock,
-        };
-        // Marked from the start, so a killed run's leftover is provably coordsim's.
-        super::write_atomic(&staging.tmp.join(MARKER), marker_text(&[]).as_bytes())?;
-        Ok(staging)
+        })
     }
 
     /// Where the files go until [`Staging::commit`].
@@ -234,17 +240,7 @@ impl Staging {
         mut self,
         stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<PathBuf> {
-        let mut names = Vec::new();
-        for entry in std::fs::read_dir(&self.tmp)
-            .with_context(|| format!("cannot read {}", self.tmp.display()))?
-        {
-            let name = entry?.file_name().to_string_lossy().into_owned();
-            if name != MARKER {
-                names.push(name);
-            }
-        }
-        names.sort();
-        super::write_atomic(&self.tmp.join(MARKER), marker_text(&names).as_bytes())?;
+        seal(&self.tmp, self.by)?;
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(anyhow::Error::new(crate::interrupt::Interrupted));
         }
@@ -269,6 +265,67 @@ impl Staging {
         }
         Ok(target)
     }
+}
+
+/// Takes `out` for this process's writes (creating it), waiting for any other coordsim
+/// writing into it. The lock lasts as long as the file.
+fn lock(out: &Path) -> anyhow::Result<File> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let lock = File::open(out).with_context(|| format!("cannot open {}", out.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "waiting for another coordsim that writes into {}…",
+                out.display()
+            );
+            lock.lock()
+                .with_context(|| format!("cannot lock {} for writing", out.display()))?;
+        }
+        // A file system without locks (some cluster mounts): the swap still keeps each
+        // folder whole; only two runs into one folder at once are not serialized.
+        Err(std::fs::TryLockError::Error(_)) => {}
+    }
+    Ok(lock)
+}
+
+/// Creates the staging folder `tmp` for `out/stem` (the lock held), marked from the start
+/// so a killed run's leftover is provably coordsim's; first cleans up what a killed run of
+/// `stem` left, and refuses when `out/stem` is something coordsim may not replace.
+fn begin_folder(out: &Path, stem: &str, tmp: &Path, by: Writer) -> anyhow::Result<()> {
+    recover(out, stem)?;
+    if let Existing::Foreign(why) = inspect(&out.join(stem)) {
+        bail!("{why}");
+    }
+    std::fs::create_dir(tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    super::write_atomic(&tmp.join(MARKER), marker_text(&[], by).as_bytes())
+}
+
+/// Rewrites the marker of the folder built at `tmp` to list every file in it.
+fn seal(tmp: &Path, by: Writer) -> anyhow::Result<()> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(tmp).with_context(|| format!("cannot read {}", tmp.display()))? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name != MARKER {
+            names.push(name);
+        }
+    }
+    names.sort();
+    super::write_atomic(&tmp.join(MARKER), marker_text(&names, by).as_bytes())
+}
+
+/// Whether `dir` is a folder `report` wrote and nobody changed since: its marker says
+/// [`BY_REPORT`] and it holds nothing the marker does not list.
+pub fn written_by_report(dir: &Path) -> bool {
+    read_marker_text(&dir.join(MARKER)).is_some_and(|t| t.lines().any(|l| l == BY_REPORT))
+        && inspect(dir) == Existing::Ours
+}
+
+/// Whether `dir` holds a marker of coordsim's (whoever wrote it, changed or not).
+pub fn has_marker(dir: &Path) -> bool {
+    read_marker(&dir.join(MARKER)).is_some()
 }
 
 impl Drop for Staging {
@@ -333,16 +390,6 @@ fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Removes `dir` if it is a folder coordsim wrote (marked, nothing added); says why not
-/// otherwise. An empty folder is not coordsim's to remove.
-pub fn remove_if_ours(dir: &Path) -> anyhow::Result<bool> {
-    if read_marker(&dir.join(MARKER)).is_none() || inspect(dir) != Existing::Ours {
-        return Ok(false);
-    }
-    std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
-    Ok(true)
 }
 
 fn is_real_dir(path: &Path) -> bool {
@@ -490,7 +537,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("is a link"), "{e}");
-        assert!(remove_if_ours(&out.path().join("fake")).is_ok_and(|r| !r));
+        assert!(!written_by_report(&out.path().join("fake")));
         assert!(out.path().join("fake/a").exists());
     }
 
@@ -519,7 +566,7 @@ mod tests {
             .path()
             .join(format!(".c.{}.partial", "fedcba9876543210"));
         std::fs::create_dir(&partial).unwrap();
-        std::fs::write(partial.join(MARKER), marker_text(&[])).unwrap();
+        std::fs::write(partial.join(MARKER), marker_text(&[], Writer::Run)).unwrap();
         std::fs::write(partial.join("half.csv"), "x").unwrap();
         let s = Staging::begin(out.path(), "c").unwrap();
         assert_eq!(

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use anyhow::bail;
 
-use crate::export::folder::{Existing, Staging, inspect};
+use crate::export::folder::{Existing, Staging, Writer, inspect};
 
 use crate::export::write_atomic;
 
@@ -74,7 +74,7 @@ pub fn check_place(out: &Path, stems: &[String]) -> anyhow::Result<()> {
 pub fn write(input: &Input<'_>) -> anyhow::Result<()> {
     let configs = config_page::pages(input)?;
     let lessons = lesson_page::pages(input, &configs)?;
-    let staging = Staging::begin(input.out, FOLDER)?;
+    let staging = Staging::begin_by(input.out, FOLDER, Writer::Report)?;
     let dir = staging.path().to_path_buf();
     write_atomic(&dir.join("style.css"), STYLE.as_bytes())?;
     write_atomic(&dir.join("site.js"), SCRIPT.as_bytes())?;
