@@ -527,8 +527,10 @@ fn a_killed_report_leaves_the_previous_report_or_the_new_one_never_a_mix() {
     let (mut before, mut after, mut mid_swap) = (0, 0, 0);
     // Which generation OUT holds.
     let mut held = false;
+    let mut wanted = held;
     for i in 0..20u64 {
         let to = !held;
+        wanted = to;
         generation(&course, to);
         // Spread (by a fixed Weyl sequence) over twice a whole run.
         let delay = (i * 617 + 101) % 1000 * took * 2 / 1000;
@@ -562,11 +564,10 @@ fn a_killed_report_leaves_the_previous_report_or_the_new_one_never_a_mix() {
     eprintln!(
         "kills over {took} ms: {before} left the report before, {after} the new one, {mid_swap} mid-swap"
     );
-    assert!(before > 0 && after > 0, "{before} {after}");
-    // The next run puts the last generation in place and leaves nothing hidden.
+    // The earliest moments fall well inside a run (a fifth of it, and less).
+    assert!(before > 0, "no kill fell inside a run");
+    // The next run puts the last generation asked for in place and leaves nothing hidden.
     assert!(report("out").output().unwrap().status.success());
-    assert!(
-        visible(&out) == reports[usize::from(!held)] || visible(&out) == reports[usize::from(held)]
-    );
+    assert!(visible(&out) == reports[usize::from(wanted)]);
     assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
 }
