@@ -50,9 +50,13 @@ use clap::Parser;
 use coordsim_model::Registry;
 
 /// Runs the `coordsim` command line (arguments from the process) over `registry`'s models:
-/// exit 0 on success, 1 when a claim fails, 2 on bad input.
+/// exit 0 on success, 1 when a claim fails, 2 on bad input or when stdout could not be
+/// written (a closed pipe aside: see [`print`]).
 pub fn main_with(registry: Registry) -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
     // Ctrl-C: stop the runs and say what was written; a second Ctrl-C ends at once.
     let _ = ctrlc::set_handler(|| {
         if crate::interrupt::stop_requested() {
@@ -60,7 +64,10 @@ pub fn main_with(registry: Registry) -> ExitCode {
         }
         crate::interrupt::stop_flag().store(true, std::sync::atomic::Ordering::Relaxed);
     });
-    match commands::dispatch(cli.command, &registry) {
+    let outcome = commands::dispatch(cli.command, &registry);
+    // After the command, whatever it returned: its last lines may still be buffered.
+    let printed = print::finish();
+    let code = match outcome {
         Ok(code) => code,
         Err(e) if e.chain().any(|c| c.is::<crate::interrupt::Interrupted>()) => {
             let written = commands::written();
@@ -78,6 +85,34 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Err(e) => {
             // Never a panic, even when stderr is closed too.
             let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            ExitCode::from(2)
+        }
+    };
+    match printed {
+        Ok(()) => code,
+        Err(why) => {
+            let _ = writeln!(std::io::stderr(), "error: {why}");
+            if code == ExitCode::from(130) {
+                code
+            } else {
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+/// What clap stops at: a usage error (on stderr, exit 2), or `--help` / `--version` (on
+/// stdout, exit 0 only when it was all written).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::from(2);
+    }
+    print::clap_output(e);
+    match print::finish() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            let _ = writeln!(std::io::stderr(), "error: {why}");
             ExitCode::from(2)
         }
     }

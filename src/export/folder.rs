@@ -15,6 +15,10 @@
 //! list, or when it is empty; anything else — a user's folder that merely holds a
 //! `results.csv`, an output folder the user added a note to, a planted link — is refused with
 //! a message saying what to move, before anything runs.
+//!
+//! `report` replaces several entries together (see [`super::batch`]); the journal of such a
+//! swap, the swap and its completion after a kill live here, below the lock every command
+//! takes: whoever next writes into the folder completes a swap a kill interrupted.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -27,6 +31,21 @@ pub const MARKER: &str = ".coordsim-output";
 /// The marker's first line: what proves the folder is coordsim's.
 pub const MARKER_HEAD: &str =
     "coordsim output folder: written whole by coordsim and replaced whole by its next run.";
+
+/// The marker line of a folder `coordsim report` wrote: the report's own record of what it
+/// may remove once the folder's config is gone. Folders `run` and `merge` write lack it, so
+/// a report never removes them.
+pub const BY_REPORT: &str =
+    "written by `coordsim report`, whose next run removes it when its config is gone.";
+
+/// Who builds an output folder: what its marker says about who may remove it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// `run` or `merge`: replaced by the next run of its config, never removed.
+    Run,
+    /// `report`: removed by the next report when its config is gone.
+    Report,
+}
 
 /// Whether `stem` may name an output folder: not empty, not `.` or `..`, no path separator,
 /// no leading dot (hidden names are the staging folders'), no control character.
@@ -99,28 +118,36 @@ pub fn inspect(dir: &Path) -> Existing {
     }
 }
 
-/// The file names a marker lists, or `None` when `path` is not a marker of coordsim's (a
-/// regular file, not a link, starting with [`MARKER_HEAD`]). Read with a cap: a marker is
-/// small.
-fn read_marker(path: &Path) -> Option<Vec<String>> {
+/// The text of a marker of coordsim's at `path` (a regular file, not a link, starting with
+/// [`MARKER_HEAD`]), or `None`. Read with a cap: a marker is small.
+fn read_marker_text(path: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > 1 << 20 {
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
-    let mut lines = text.lines();
-    (lines.next()? == MARKER_HEAD).then(|| {
-        lines
-            .filter_map(|l| l.strip_prefix("file "))
-            .map(str::to_string)
-            .collect()
-    })
+    (text.lines().next()? == MARKER_HEAD).then_some(text)
 }
 
-/// The marker's text for a folder holding `names` (sorted, once each).
-fn marker_text(names: &[String]) -> String {
+/// The file names a marker lists, or `None` when `path` is not a marker of coordsim's.
+pub(super) fn read_marker(path: &Path) -> Option<Vec<String>> {
+    let text = read_marker_text(path)?;
+    Some(
+        text.lines()
+            .filter_map(|l| l.strip_prefix("file "))
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// The marker's text for a folder holding `names` (sorted, once each), built by `by`.
+pub(super) fn marker_text(names: &[String], by: Writer) -> String {
     let mut text =
         format!("{MARKER_HEAD}\nA file added here makes coordsim refuse to replace the folder.\n");
+    if by == Writer::Report {
+        text.push_str(BY_REPORT);
+        text.push('\n');
+    }
     for name in names {
         text.push_str(&format!("file {name}\n"));
     }
@@ -138,7 +165,7 @@ pub struct Staging {
 
 /// The two kinds of hidden folder a run leaves beside `OUT/stem` while it works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hidden {
+pub(super) enum Hidden {
     /// `.stem.TAG.partial`: being built.
     Partial,
     /// `.stem.TAG.old`: the previous folder, moved aside for the swap.
@@ -161,7 +188,7 @@ fn hidden(stem: &str, kind: Hidden) -> String {
 /// The stem and kind of a hidden staging name, read exactly: `.` + stem + `.` + 16 lowercase
 /// hex digits + `.partial` or `.old`. (Matching by prefix would take `.x.y.….partial`, the
 /// staging folder of `x.y.toml`, for one of `x.toml`.)
-fn parse_hidden(name: &str) -> Option<(&str, Hidden)> {
+pub(super) fn parse_hidden(name: &str) -> Option<(&str, Hidden)> {
     let rest = name.strip_prefix('.')?;
     let (rest, kind) = if let Some(r) = rest.strip_suffix(".partial") {
         (r, Hidden::Partial)
@@ -181,40 +208,16 @@ impl Staging {
     /// once, before anything runs, when `out/stem` is something coordsim may not replace.
     pub fn begin(out: &Path, stem: &str) -> anyhow::Result<Staging> {
         check_stem(stem).map_err(anyhow::Error::msg)?;
-        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        let lock = File::open(out).with_context(|| format!("cannot open {}", out.display()))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "waiting for another coordsim that writes into {}…",
-                    out.display()
-                );
-                lock.lock()
-                    .with_context(|| format!("cannot lock {} for writing", out.display()))?;
-            }
-            // A file system without locks (some cluster mounts): the swap still keeps each
-            // folder whole; only two runs into one folder at once are not serialized.
-            Err(std::fs::TryLockError::Error(_)) => {}
-        }
-        recover(out, stem)?;
-        if let Existing::Foreign(why) = inspect(&out.join(stem)) {
-            bail!("{why}");
-        }
+        let lock = lock(out)?;
         let tmp = out.join(hidden(stem, Hidden::Partial));
-        std::fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let staging = Staging {
+        begin_folder(out, stem, &tmp, Writer::Run)?;
+        Ok(Staging {
             out: out.to_path_buf(),
             stem: stem.to_string(),
             tmp,
             committed: false,
             _lock: lock,
-        };
-        // Marked from the start, so a killed run's leftover is provably coordsim's.
-        super::write_atomic(&staging.tmp.join(MARKER), marker_text(&[]).as_bytes())?;
-        Ok(staging)
+        })
     }
 
     /// Where the files go until [`Staging::commit`].
@@ -234,17 +237,7 @@ impl Staging {
         mut self,
         stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<PathBuf> {
-        let mut names = Vec::new();
-        for entry in std::fs::read_dir(&self.tmp)
-            .with_context(|| format!("cannot read {}", self.tmp.display()))?
-        {
-            let name = entry?.file_name().to_string_lossy().into_owned();
-            if name != MARKER {
-                names.push(name);
-            }
-        }
-        names.sort();
-        super::write_atomic(&self.tmp.join(MARKER), marker_text(&names).as_bytes())?;
+        seal(&self.tmp, Writer::Run)?;
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             return Err(anyhow::Error::new(crate::interrupt::Interrupted));
         }
@@ -271,6 +264,69 @@ impl Staging {
     }
 }
 
+/// Takes `out` for this process's writes (creating it): waits for any other coordsim writing
+/// into it, then completes a swap a killed `report` left half-done. The lock lasts as long
+/// as the file.
+pub(super) fn lock(out: &Path) -> anyhow::Result<File> {
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let lock = File::open(out).with_context(|| format!("cannot open {}", out.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "waiting for another coordsim that writes into {}…",
+                out.display()
+            );
+            lock.lock()
+                .with_context(|| format!("cannot lock {} for writing", out.display()))?;
+        }
+        // A file system without locks (some cluster mounts): the swap still keeps each
+        // folder whole; only two runs into one folder at once are not serialized.
+        Err(std::fs::TryLockError::Error(_)) => {}
+    }
+    recover_swaps(out)?;
+    Ok(lock)
+}
+
+/// Creates the staging folder `tmp` for `out/stem` (the lock held), marked from the start
+/// so a killed run's leftover is provably coordsim's; first cleans up what a killed run of
+/// `stem` left, and refuses when `out/stem` is something coordsim may not replace.
+pub(super) fn begin_folder(out: &Path, stem: &str, tmp: &Path, by: Writer) -> anyhow::Result<()> {
+    recover(out, stem)?;
+    if let Existing::Foreign(why) = inspect(&out.join(stem)) {
+        bail!("{why}");
+    }
+    std::fs::create_dir(tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    super::write_atomic(&tmp.join(MARKER), marker_text(&[], by).as_bytes())
+}
+
+/// Rewrites the marker of the folder built at `tmp` to list every file in it.
+pub(super) fn seal(tmp: &Path, by: Writer) -> anyhow::Result<()> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(tmp).with_context(|| format!("cannot read {}", tmp.display()))? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name != MARKER {
+            names.push(name);
+        }
+    }
+    names.sort();
+    super::write_atomic(&tmp.join(MARKER), marker_text(&names, by).as_bytes())
+}
+
+/// Whether `dir` is a folder `report` wrote and nobody changed since: its marker says
+/// [`BY_REPORT`] and it holds nothing the marker does not list.
+pub fn written_by_report(dir: &Path) -> bool {
+    read_marker_text(&dir.join(MARKER)).is_some_and(|t| t.lines().any(|l| l == BY_REPORT))
+        && inspect(dir) == Existing::Ours
+}
+
+/// Whether `dir` holds a marker of coordsim's (whoever wrote it, changed or not).
+pub fn has_marker(dir: &Path) -> bool {
+    read_marker(&dir.join(MARKER)).is_some()
+}
+
 impl Drop for Staging {
     fn drop(&mut self) {
         if !self.committed {
@@ -283,7 +339,7 @@ impl Drop for Staging {
 /// replaced, and every leftover staging folder of `stem` removed (the lock is held). Only
 /// real folders that are provably coordsim's are touched; anything else with a staging name
 /// (a planted link, a user's folder) is left where it is, with a warning.
-fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
+pub(super) fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
     let mut olds = Vec::new();
     for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
         let entry = entry?;
@@ -335,17 +391,7 @@ fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Removes `dir` if it is a folder coordsim wrote (marked, nothing added); says why not
-/// otherwise. An empty folder is not coordsim's to remove.
-pub fn remove_if_ours(dir: &Path) -> anyhow::Result<bool> {
-    if read_marker(&dir.join(MARKER)).is_none() || inspect(dir) != Existing::Ours {
-        return Ok(false);
-    }
-    std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
-    Ok(true)
-}
-
-fn is_real_dir(path: &Path) -> bool {
+pub(super) fn is_real_dir(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
@@ -373,6 +419,223 @@ fn marker_being_written(path: &Path) -> bool {
 
 fn is_empty_real_dir(path: &Path) -> bool {
     is_real_dir(path) && std::fs::read_dir(path).is_ok_and(|mut e| e.next().is_none())
+}
+
+// The swap of several entries together (`report`, see `super::batch`): its journal, the
+// swap itself, and its completion after a kill.
+
+/// The journal's name before its tag.
+pub(super) const JOURNAL: &str = ".coordsim-swap.";
+
+/// The journal's first line: what proves it is coordsim's.
+pub(super) const JOURNAL_HEAD: &str = "coordsim swap: the entries below are being replaced together; the next coordsim to write into this folder completes the swap.";
+
+/// What a swap of several entries does to one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Kind {
+    /// A folder built whole, replacing the one of its name.
+    Folder,
+    /// A folder the previous report wrote, removed.
+    Remove,
+    /// A file, replacing the one of its name.
+    File,
+}
+
+impl Kind {
+    pub(super) fn word(self) -> &'static str {
+        match self {
+            Kind::Folder => "folder",
+            Kind::Remove => "remove",
+            Kind::File => "file",
+        }
+    }
+
+    fn read(word: &str) -> Option<Kind> {
+        [Kind::Folder, Kind::Remove, Kind::File]
+            .into_iter()
+            .find(|k| k.word() == word)
+    }
+}
+
+/// One entry: what happens to `OUT/name`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Entry {
+    pub(super) kind: Kind,
+    pub(super) name: String,
+}
+
+/// `OUT/.NAME.TAG.SUFFIX`.
+pub(super) fn swap_path(out: &Path, name: &str, tag: &str, suffix: &str) -> PathBuf {
+    out.join(format!(".{name}.{tag}.{suffix}"))
+}
+
+/// Whether anything (a link included) is at `path`.
+pub(super) fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+pub(super) fn is_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Whether `tag` is one of [`super::random_tag`]'s: 16 lowercase hex digits.
+pub(super) fn is_tag(tag: &str) -> bool {
+    tag.len() == 16
+        && tag
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Spends one of `steps` (one change to the folder); `false` once they are all spent.
+fn step(steps: &mut usize) -> bool {
+    if *steps == 0 {
+        return false;
+    }
+    *steps -= 1;
+    true
+}
+
+/// Puts every entry in place (the old one aside, the new one in; a removed folder aside),
+/// then removes what was set aside, then the journal. Each step checks what is there, so a
+/// swap stopped anywhere and run again from its journal ends as one run through would.
+pub(super) fn swap(
+    out: &Path,
+    tag: &str,
+    entries: &[Entry],
+    steps: &mut usize,
+) -> anyhow::Result<()> {
+    for e in entries {
+        let target = out.join(&e.name);
+        let tmp = swap_path(out, &e.name, tag, "partial");
+        let old = swap_path(out, &e.name, tag, "old");
+        // What was there is set aside only while its replacement waits (or, for a
+        // removal, while it is still the previous report's), and only once.
+        let aside = match e.kind {
+            Kind::Folder => exists(&tmp) && inspect(&target) == Existing::Ours,
+            Kind::File => exists(&tmp) && is_file(&target),
+            Kind::Remove => written_by_report(&target),
+        };
+        if aside && !exists(&old) {
+            if !step(steps) {
+                return Ok(());
+            }
+            std::fs::rename(&target, &old)
+                .with_context(|| format!("cannot move {} aside", target.display()))?;
+        }
+        if e.kind == Kind::Remove || !exists(&tmp) {
+            continue;
+        }
+        if exists(&target) {
+            // Only when something new appeared there since the swap began.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "warning: left {} alone and dropped the report's new one: it appeared while the report was put in place",
+                target.display()
+            );
+            continue;
+        }
+        if !step(steps) {
+            return Ok(());
+        }
+        std::fs::rename(&tmp, &target)
+            .with_context(|| format!("cannot put {} in place", target.display()))?;
+    }
+    for e in entries {
+        let old = swap_path(out, &e.name, tag, "old");
+        let gone = match e.kind {
+            Kind::File if is_file(&old) => Some(std::fs::remove_file(&old)),
+            Kind::Folder | Kind::Remove if is_real_dir(&old) => Some(std::fs::remove_dir_all(&old)),
+            _ => None,
+        };
+        if let Some(gone) = gone {
+            if !step(steps) {
+                return Ok(());
+            }
+            gone.with_context(|| format!("cannot remove {}", old.display()))?;
+        }
+    }
+    if !step(steps) {
+        return Ok(());
+    }
+    let journal = out.join(format!("{JOURNAL}{tag}"));
+    std::fs::remove_file(&journal).with_context(|| format!("cannot remove {}", journal.display()))
+}
+
+/// Completes every swap a killed report left in `out` (its lock held), and removes a
+/// journal a kill left half-written. A file with a journal's name that is not one is left
+/// alone, with a warning.
+pub(super) fn recover_swaps(out: &Path) -> anyhow::Result<()> {
+    let mut journals = Vec::new();
+    for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(tag) = name.strip_prefix(JOURNAL).filter(|t| is_tag(t)) {
+            journals.push((tag.to_string(), entry.path()));
+        } else if name
+            .strip_prefix(&format!(".{JOURNAL}"))
+            .and_then(|r| r.strip_suffix(".partial"))
+            .is_some_and(|r| r.split('.').all(is_tag))
+            && is_file(&entry.path())
+        {
+            // A journal killed while it was written: its swap never started.
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    journals.sort();
+    for (tag, path) in journals {
+        let Some(entries) = read_journal(&path) else {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "warning: left {} alone: it has the name of a coordsim swap journal but is not one",
+                path.display()
+            );
+            continue;
+        };
+        let mut steps = usize::MAX;
+        swap(out, &tag, &entries, &mut steps).with_context(|| {
+            format!(
+                "cannot complete the swap a killed `coordsim report` left in {}",
+                out.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The entries of the journal at `path`, or `None` when it is not one of coordsim's (a
+/// regular file starting with [`JOURNAL_HEAD`], every line an entry with a plain name).
+fn read_journal(path: &Path) -> Option<Vec<Entry>> {
+    if !is_file(path) {
+        return None;
+    }
+    let text = crate::input::read_capped(path, 1 << 20).ok()?;
+    let text = String::from_utf8(text).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != JOURNAL_HEAD {
+        return None;
+    }
+    lines
+        .map(|l| {
+            let (word, name) = l.split_once(' ')?;
+            check_stem(name).ok()?;
+            Some(Entry {
+                kind: Kind::read(word)?,
+                name: name.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Writes the journal of the swap `tag` of `entries` into `out`, atomically: from then on a
+/// kill leaves the swap for the next run to complete.
+pub(super) fn write_journal(out: &Path, tag: &str, entries: &[Entry]) -> anyhow::Result<()> {
+    let mut journal = format!("{JOURNAL_HEAD}\n");
+    for e in entries {
+        journal.push_str(&format!("{} {}\n", e.kind.word(), e.name));
+    }
+    super::write_atomic(&out.join(format!("{JOURNAL}{tag}")), journal.as_bytes())
 }
 
 #[cfg(test)]
@@ -490,7 +753,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("is a link"), "{e}");
-        assert!(remove_if_ours(&out.path().join("fake")).is_ok_and(|r| !r));
+        assert!(!written_by_report(&out.path().join("fake")));
         assert!(out.path().join("fake/a").exists());
     }
 
@@ -519,7 +782,7 @@ mod tests {
             .path()
             .join(format!(".c.{}.partial", "fedcba9876543210"));
         std::fs::create_dir(&partial).unwrap();
-        std::fs::write(partial.join(MARKER), marker_text(&[])).unwrap();
+        std::fs::write(partial.join(MARKER), marker_text(&[], Writer::Run)).unwrap();
         std::fs::write(partial.join("half.csv"), "x").unwrap();
         let s = Staging::begin(out.path(), "c").unwrap();
         assert_eq!(

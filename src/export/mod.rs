@@ -1,5 +1,6 @@
 //! Writing a run's outputs: one exporter per file kind behind [`Exporter`].
 
+pub mod batch;
 pub mod chart;
 pub mod csv;
 pub mod folder;

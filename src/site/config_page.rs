@@ -52,7 +52,10 @@ impl ConfigInfo {
 }
 
 /// Every config's page, in path order.
-pub fn pages(input: &Input<'_>) -> anyhow::Result<Vec<ConfigInfo>> {
+pub fn pages(
+    input: &Input<'_>,
+    batch: &crate::export::batch::Batch,
+) -> anyhow::Result<Vec<ConfigInfo>> {
     let mut used = vec!["style.css".to_string(), "site.js".to_string()];
     let mut out = Vec::new();
     for (canonical, loaded) in input.runs {
@@ -64,7 +67,11 @@ pub fn pages(input: &Input<'_>) -> anyhow::Result<Vec<ConfigInfo>> {
             .cloned()
             .collect();
         let file = unique_name("config-", &config.stem, ".html", &mut used);
-        let files = output_files(&input.out.join(&config.stem))?;
+        // The folder being built beside the site, not the one it replaces.
+        let dir = batch
+            .path_of(&config.stem)
+            .unwrap_or_else(|| input.out.join(&config.stem));
+        let files = output_files(&dir)?;
         let html = render(loaded, &verdicts, &files, input.seed);
         out.push(ConfigInfo {
             page: Page { file, html },

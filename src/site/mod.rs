@@ -8,9 +8,10 @@
 //! network, no script needed: CSS shows the provenance; `site.js` only adds the Escape key.
 //!
 //! The pages are written with [`html::Html`], which escapes every user string by
-//! construction. `OUT/site/` is an output folder like a config's (built hidden, swapped in
-//! whole, its marker listing its files); `OUT/index.html` is replaced only when its second
-//! line is [`INDEX_HEAD`]. Every byte depends only on the runs, the configs and the lessons.
+//! construction. `OUT/site/` is an output folder like a config's (its marker listing its
+//! files); `OUT/index.html` is replaced only when its second line is [`INDEX_HEAD`]. Both go
+//! into the report's [`Batch`], swapped in with the config folders whose charts the pages
+//! show, as one unit. Every byte depends only on the runs, the configs and the lessons.
 
 pub mod config_page;
 mod frame;
@@ -27,8 +28,8 @@ use std::path::Path;
 
 use anyhow::bail;
 
-use crate::export::folder::{Existing, Staging, inspect};
-
+use crate::export::batch::Batch;
+use crate::export::folder::{Existing, inspect};
 use crate::export::write_atomic;
 
 pub use frame::{FOLDER, INDEX, INDEX_HEAD, Input, LessonOutcomes};
@@ -69,13 +70,12 @@ pub fn check_place(out: &Path, stems: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes the site: `OUT/site/` whole (every page, the stylesheet, the script and the
-/// lessons' images), then `OUT/index.html`.
-pub fn write(input: &Input<'_>) -> anyhow::Result<()> {
-    let configs = config_page::pages(input)?;
+/// Builds the site in `batch`: `OUT/site/` (every page, the stylesheet, the script and the
+/// lessons' images) and `OUT/index.html`, from the config folders `batch` is building.
+pub fn write(input: &Input<'_>, batch: &mut Batch) -> anyhow::Result<()> {
+    let configs = config_page::pages(input, batch)?;
     let lessons = lesson_page::pages(input, &configs)?;
-    let staging = Staging::begin(input.out, FOLDER)?;
-    let dir = staging.path().to_path_buf();
+    let dir = batch.folder(FOLDER)?;
     write_atomic(&dir.join("style.css"), STYLE.as_bytes())?;
     write_atomic(&dir.join("site.js"), SCRIPT.as_bytes())?;
     for page in configs.iter().map(|c| &c.page).chain(lessons.pages.iter()) {
@@ -84,9 +84,8 @@ pub fn write(input: &Input<'_>) -> anyhow::Result<()> {
     for (name, bytes) in &lessons.images {
         write_atomic(&dir.join(name), bytes)?;
     }
-    staging.commit()?;
     let index = index::render(input, &configs, &lessons);
-    write_atomic(&input.out.join(INDEX), index.as_bytes())
+    batch.file(INDEX, index.as_bytes())
 }
 
 #[cfg(test)]

@@ -464,3 +464,93 @@ fn a_closed_stdout_ends_the_printing_never_the_work_or_the_verdict() {
         );
     }
 }
+
+/// Runs coordsim in `dir` with stdout on `/dev/full`, where every write fails (ENOSPC).
+fn with_full_stdout(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_coordsim"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_stdout_that_cannot_be_written_is_an_error_never_a_success() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = write_config(
+        tmp.path(),
+        "big.toml",
+        "model = \"single_writer_queue\"\n[sweep]\nclients = { from = 1, to = 3000, step = 1 }\n",
+    );
+    let claimed = write_config(
+        tmp.path(),
+        "c.toml",
+        "model = \"single_writer_queue\"\n[[claim]]\nmetric = \"requests\"\nexpect = 200\n",
+    );
+    let out = tmp.path().join("out");
+    let cases: [&[&str]; 5] = [
+        &["run", &big, "--list-points"],
+        &["check", &claimed, "--format", "junit"],
+        &["models", "--markdown"],
+        &["run", &claimed, "--out", out.to_str().unwrap()],
+        &["--help"],
+    ];
+    for args in cases {
+        let o = with_full_stdout(tmp.path(), args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("error: cannot write to stdout (No space left on device"),
+            "{args:?}: {err}"
+        );
+    }
+    // The work went on: the run's outputs are whole, only its printing failed.
+    assert!(out.join("c/results.csv").is_file());
+}
+
+#[test]
+fn report_removes_only_the_folders_a_report_wrote() {
+    // A report of a, gone and redone; then outputs of the user's own in its folder: `run
+    // --out` of another config, a `merge`, and a `run` of `redone` over the report's folder.
+    let dir = tempfile::tempdir().unwrap();
+    let configs = dir.path().join("configs");
+    std::fs::create_dir_all(&configs).unwrap();
+    let plain = "model = \"single_writer_queue\"\n[sweep]\nclients = [1, 2]\n";
+    for name in ["a", "gone", "redone"] {
+        write_config(&configs, &format!("{name}.toml"), plain);
+    }
+    let report = ["report", "--lessons", "none"];
+    let o = coordsim_in(dir.path(), &report);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = dir.path().join("reports");
+    let mine = dir.path().join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    let other = write_config(&mine, "other.toml", plain);
+    let redone = write_config(&mine, "redone.toml", plain);
+    for config in [&other, &redone] {
+        let o = coordsim(&["run", config, "--out", out.to_str().unwrap(), "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let shards = shard_dirs(dir.path(), &other, "other", 2);
+    let o = merge_into(&out.join("merged"), &shards);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_file(configs.join("gone.toml")).unwrap();
+    std::fs::remove_file(configs.join("redone.toml")).unwrap();
+    let o = coordsim_in(dir.path(), &report);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        !out.join("gone").exists(),
+        "the report's own stale folder goes"
+    );
+    for kept in ["other", "merged", "redone"] {
+        assert!(out.join(kept).join("results.csv").is_file(), "{kept} kept");
+        assert!(
+            err.contains(&format!("note: kept reports/{kept}: ")),
+            "{kept}: {err}"
+        );
+    }
+    assert!(out.join("a/results.csv").is_file());
+}

@@ -438,3 +438,136 @@ fn a_site_place_that_is_not_coordsims_is_refused_before_anything_runs() {
     assert_eq!(c.report("out", &[]).status.code(), Some(1));
     assert_eq!(c.report("out", &[]).status.code(), Some(1));
 }
+
+/// Every file under `dir` with its bytes, `dir`'s hidden entries (builds, the swap's
+/// journal) left out: what a reader of the report sees.
+fn visible(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    list_files(dir)
+        .into_iter()
+        .filter(|f| !f.starts_with('.'))
+        .map(|f| {
+            let bytes = read(dir.join(&f));
+            (f, bytes)
+        })
+        .collect()
+}
+
+fn hidden(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// A queue that takes a moment to run, titled `title`, serving in `service_ms`, with a chart.
+fn slow_queue(title: &str, service_ms: u32) -> String {
+    format!(
+        "model = \"single_writer_queue\"\ntitle = \"{title}\"\nreplications = 2\n[params]\narrivals = \"poisson\"\nservice = \"exponential\"\nservice_ms = {service_ms}\nrequests_per_client = 20000\n[sweep]\nclients = [1, 2, 3, 4]\n[[chart]]\nname = \"w\"\nx = \"clients\"\ny = [\"mean_wait_ms\"]\n"
+    )
+}
+
+/// Writes the configs of generation A (q1..q3, titled and timed one way) or B (q1 and q2
+/// changed, q3 gone, q4 new) into `course`.
+fn generation(course: &Course, b: bool) {
+    let (g, service_ms, names) = if b {
+        ("B", 6, ["q1", "q2", "q4"])
+    } else {
+        ("A", 5, ["q1", "q2", "q3"])
+    };
+    let configs = course.dir.path().join("configs");
+    for q in ["q3", "q4"] {
+        let _ = std::fs::remove_file(configs.join(format!("{q}.toml")));
+    }
+    for q in names {
+        course.config(
+            &format!("{q}.toml"),
+            &slow_queue(&format!("{g} {q}"), service_ms),
+        );
+    }
+}
+
+#[test]
+fn a_killed_report_leaves_the_previous_report_or_the_new_one_never_a_mix() {
+    // Reports alternate between generations A and B, each killed (SIGKILL) at one of 20
+    // moments spread over twice its run: every time, what a reader sees in OUT (pages, index,
+    // config folders and their charts) is the report before, or the new one, byte for byte,
+    // unless the kill fell inside the swap's renames, which the next run completes.
+    let course = Course::new();
+    let dir = course.dir.path();
+    let report = |out: &str| -> std::process::Command {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_coordsim"));
+        c.current_dir(dir).args([
+            "report",
+            "--out",
+            out,
+            "--lessons",
+            "none",
+            "--quiet",
+            "--jobs",
+            "2",
+        ]);
+        c
+    };
+    generation(&course, true);
+    assert!(report("b").output().unwrap().status.success());
+    generation(&course, false);
+    assert!(report("a").output().unwrap().status.success());
+    // A whole run into OUT from B to A, timed: the run each kill interrupts.
+    assert!(report("out").output().unwrap().status.success());
+    generation(&course, true);
+    assert!(report("out").output().unwrap().status.success());
+    generation(&course, false);
+    let start = std::time::Instant::now();
+    assert!(report("out").output().unwrap().status.success());
+    let took = start.elapsed().as_millis() as u64;
+    let reports = [visible(&dir.join("a")), visible(&dir.join("b"))];
+    assert_ne!(reports[0], reports[1]);
+    let out = dir.join("out");
+    let (mut before, mut after, mut mid_swap) = (0, 0, 0);
+    // Which generation OUT holds.
+    let mut held = false;
+    let mut wanted = held;
+    for i in 0..20u64 {
+        let to = !held;
+        wanted = to;
+        generation(&course, to);
+        // Spread (by a fixed Weyl sequence) over twice a whole run.
+        let delay = (i * 617 + 101) % 1000 * took * 2 / 1000;
+        let mut child = report("out")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        let _ = child.kill();
+        let _ = child.wait();
+        let seen = visible(&out);
+        if seen == reports[usize::from(held)] {
+            before += 1;
+        } else if seen == reports[usize::from(to)] {
+            after += 1;
+            held = to;
+        } else {
+            assert!(
+                hidden(&out)
+                    .iter()
+                    .any(|h| h.starts_with(".coordsim-swap.")),
+                "killed after {delay} ms: a mix of both reports, and no swap to complete"
+            );
+            mid_swap += 1;
+            // The next run completes the swap first; this one then finds the new report.
+            assert!(report("out").output().unwrap().status.success());
+            assert!(visible(&out) == reports[usize::from(to)]);
+            held = to;
+        }
+    }
+    eprintln!(
+        "kills over {took} ms: {before} left the report before, {after} the new one, {mid_swap} mid-swap"
+    );
+    // The earliest moments fall well inside a run (a fifth of it, and less).
+    assert!(before > 0, "no kill fell inside a run");
+    // The next run puts the last generation asked for in place and leaves nothing hidden.
+    assert!(report("out").output().unwrap().status.success());
+    assert!(visible(&out) == reports[usize::from(wanted)]);
+    assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
+}
