@@ -472,6 +472,22 @@ fn sample(
     }
 }
 
+impl Verdict {
+    /// This verdict as a test case of `--format junit` and `--format json`.
+    pub fn case(&self) -> crate::dashboard::Case {
+        crate::dashboard::Case {
+            suite: self.config.clone(),
+            name: self.claim.clone(),
+            pass: self.pass,
+            location: None,
+            expected: self.expected.clone(),
+            actual: self.actual.clone(),
+            message: self.line.clone(),
+            diff: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

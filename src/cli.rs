@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::dashboard::Format;
+use crate::merge::MergeArgs;
 pub use crate::shard::Shard;
 use crate::shard::parse_shard;
 
@@ -153,17 +154,6 @@ pub struct ReportArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: Common,
-}
-
-/// `merge`.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// Where the merged outputs go (written directly into it).
-    #[arg(value_name = "OUT")]
-    pub out: PathBuf,
-    /// The shard output folders (DIR/STEM/ of each `run --shard`).
-    #[arg(required = true, value_name = "SHARD_DIR")]
-    pub shards: Vec<PathBuf>,
 }
 
 /// `models`.

@@ -117,7 +117,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     for config in &configs {
         let staging = Staging::begin(&args.out, &config.stem)?;
         let dir = staging.path().to_path_buf();
-        crate::print::warnings(config);
+        crate::labels::print_warnings(config);
         let (results, _, written) = run_and_write(config, &options, &dir)?;
         if let Some(split) = shard {
             let seed = options.seed_for(config);
@@ -172,7 +172,7 @@ fn finish(
     regions: &[(String, Vec<Outcome>)],
 ) -> anyhow::Result<ExitCode> {
     let mut stdout = crate::print::stdout();
-    let mut cases: Vec<dashboard::Case> = verdicts.iter().map(dashboard::claim_case).collect();
+    let mut cases: Vec<dashboard::Case> = verdicts.iter().map(Verdict::case).collect();
     cases.extend(lesson::cases(regions));
     match format {
         Format::Text => {
@@ -305,7 +305,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut runs: Vec<(PathBuf, lesson::eval::Loaded)> = Vec::new();
     for config in configs {
         let staged = batch.folder(&config.stem)?;
-        crate::print::warnings(&config);
+        crate::labels::print_warnings(&config);
         let (results, summary, written) = run_and_write(&config, &options, &staged)?;
         let dir = args.out.join(&config.stem);
         let these = check::evaluate(&config, &results)?;

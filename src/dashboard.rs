@@ -133,20 +133,6 @@ pub fn junit(cases: &[Case]) -> String {
     out
 }
 
-/// A claim verdict as a case.
-pub fn claim_case(v: &crate::check::Verdict) -> Case {
-    Case {
-        suite: v.config.clone(),
-        name: v.claim.clone(),
-        pass: v.pass,
-        location: None,
-        expected: v.expected.clone(),
-        actual: v.actual.clone(),
-        message: v.line.clone(),
-        diff: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -180,3 +180,13 @@ fn missing_labels(config: &Config, shown: Vec<String>) -> Vec<String> {
     missing.dedup();
     missing
 }
+
+/// Prints a config's warnings (`warning: FILE:LINE:COL: …`) on stderr; a closed stderr
+/// stops the messages, not the run.
+pub fn print_warnings(config: &crate::config::Config) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    for w in warnings(config) {
+        let _ = writeln!(stderr, "warning: {w}");
+    }
+}

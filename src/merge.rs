@@ -20,7 +20,6 @@ use anyhow::{Context, bail};
 use coordsim_model::Registry;
 use sha2::{Digest, Sha256};
 
-use crate::cli::MergeArgs;
 use crate::config::Config;
 use crate::export::csv::from_csv;
 use crate::export::folder::Staging;
@@ -304,6 +303,17 @@ fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
     Ok((shards, text))
 }
 
+/// `merge`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Where the merged outputs go (written directly into it).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// The shard output folders (DIR/STEM/ of each `run --shard`).
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    pub shards: Vec<PathBuf>,
+}
+
 /// `coordsim merge OUT SHARD_DIR...`.
 pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let (shards, text) = read_shards(&args.shards)?;
@@ -416,7 +426,7 @@ pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     };
     let staging = Staging::begin(&parent, &name)?;
     crate::labels::check_value_labels(&config, &results)?;
-    crate::print::warnings(&config);
+    crate::labels::print_warnings(&config);
     export::write_all(&config, &results, seed, staging.path())?;
     staging.commit()?;
     Ok(ExitCode::SUCCESS)

@@ -97,12 +97,3 @@ pub fn finish() -> Result<(), String> {
 pub fn clap_output(e: &clap::Error) {
     record(e.print());
 }
-
-/// Prints a config's warnings (`warning: FILE:LINE:COL: …`) on stderr; a closed stderr
-/// stops the messages, not the run.
-pub fn warnings(config: &crate::config::Config) {
-    let mut stderr = std::io::stderr().lock();
-    for w in crate::labels::warnings(config) {
-        let _ = writeln!(stderr, "warning: {w}");
-    }
-}

@@ -10,8 +10,8 @@ use toml::de::{DeTable, DeValue};
 use super::read::Loader;
 pub use super::titles::{TitlePiece, fill_title};
 use super::{Plan, Var};
-use crate::expr::{self, Expr};
 use crate::source::{ConfigError, Span};
+use coordsim_expr::{self as expr, Expr};
 
 /// `x = "entity"`: a chart with one bar (or point) per entity row.
 pub const ENTITY_X: &str = "entity";

@@ -5,8 +5,8 @@ use toml::de::{DeTable, DeValue};
 
 use super::read::Loader;
 use super::{Plan, Var};
-use crate::expr::{self, Expr};
 use crate::source::{ConfigError, Span};
+use coordsim_expr::{self as expr, Expr};
 
 const CLAIM_KEYS: &[&str] = &[
     "name",

@@ -25,8 +25,8 @@ use toml::de::DeValue;
 use super::plan::Plan;
 use super::read::Loader;
 use super::var::Var;
-use crate::expr::{self, Expr};
 use crate::source::ConfigError;
+use coordsim_expr::{self as expr, Expr};
 
 /// Most derived metrics a config declares.
 pub(super) const MAX_DERIVED: usize = 64;

@@ -10,10 +10,10 @@ use coordsim_model::{Kind, ModelDef, PreparedRun, Value};
 use sim_core::{Limits, Stats};
 
 use super::{Var, matches_filter};
-use crate::expr::Expr;
 use crate::locale::Locale;
 use crate::source::{Source, Span};
 use crate::sweep::{self};
+use coordsim_expr::Expr;
 
 /// The memory a config's runs may take by default: 4 GiB.
 pub const DEFAULT_MAX_MEMORY_MB: u64 = 4096;

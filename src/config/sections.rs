@@ -13,10 +13,10 @@ use toml::de::{DeTable, DeValue};
 use super::plan::{Axis, DEFAULT_MAX_MEMORY_MB, MAX_LABEL_CHARS, MAX_RUNS, MAX_TRACE_BYTES, Plan};
 use super::read::Loader;
 use super::var::Var;
-use crate::expr::Expr;
 use crate::locale::{LOCALES, Locale};
 use crate::source::{ConfigError, Source, Span};
 use crate::sweep::{self, MAX_POINTS};
+use coordsim_expr::Expr;
 
 /// The settings of a run besides its parameters.
 struct Settings {
@@ -413,7 +413,7 @@ impl Loader<'_> {
                     ))
                 }
             };
-            match crate::expr::parse(text, &resolve) {
+            match coordsim_expr::parse(text, &resolve) {
                 Ok(e) => derived.push((*param, e)),
                 Err(e) => {
                     let at = span.start
