@@ -4,13 +4,18 @@
 use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
-mod delivery;
 mod estimates;
 mod flow;
+mod idempotency;
 mod instants;
+mod library;
+mod outbox;
+mod queues;
 mod readings;
 mod recovery;
+mod repetitions;
 mod review;
+mod saga;
 mod stuck;
 mod takes;
 
