@@ -9,13 +9,17 @@ mod flow;
 mod idempotency;
 mod instants;
 mod library;
+mod locks;
+mod mistakes;
 mod outbox;
 mod queues;
 mod readings;
-mod recovery;
 mod repetitions;
+mod retries;
 mod review;
 mod saga;
+mod servers;
+mod streams;
 mod stuck;
 mod takes;
 
