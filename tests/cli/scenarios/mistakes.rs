@@ -1,9 +1,9 @@
 //! A mistake in a scenario is named where it is written: a bad key of a timeout, a retry, a
 //! branch or a choice at load, a label for no timeline kind, what can never happen, and what
 //! only the run can find (a chance outside [0, 1], a negative backoff, a release of a lock
-//! not held) at the step that found it.
+//! not held, a number that is not one stored) at the step that found it.
 
-use super::{num, run_text};
+use super::{num, run_error, run_text};
 
 /// Every new key refused where it is written, saying what is valid.
 #[test]
@@ -241,4 +241,71 @@ fn refused_at(cases: &[(&str, &str)]) {
             stderr(&o)
         );
     }
+}
+
+/// A number that is not a number is never stored: a lookup of a missing key leaves the
+/// store's name NaN, and an insert, a set, a put's value or field, or a register write of
+/// it stops the run, naming the actor, the step and the resource (in a transaction too). So
+/// does a value that overflows to infinity, and a store whose total would.
+#[test]
+fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
+    let text = |steps: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = [[1, 5]]\n\
+             [[resource]]\nname = \"q\"\nkind = \"queue\"\nfields = [\"m\"]\n\
+             [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[actor]]\nname = \"a\"\nsteps = [{steps}]\n"
+        )
+    };
+    let missing = "{ lookup = \"ks\", key = 99 }, ";
+    for (steps, says) in [
+        (
+            "{ insert = \"ks\", key = 6, value = \"ks\" }",
+            "an insert's value into `ks` is NaN",
+        ),
+        (
+            "{ set = \"ks\", key = 6, value = \"ks + 1\" }",
+            "a set's value into `ks` is NaN",
+        ),
+        (
+            "{ put = \"q\", value = \"ks\" }",
+            "a put's value on `q` is NaN",
+        ),
+        (
+            "{ put = \"q\", fields = { m = \"ks\" } }",
+            "a put's field `m` on `q` is NaN",
+        ),
+        (
+            "{ write = \"r\", value = \"ks\" }",
+            "a write's value into `r` is NaN",
+        ),
+        (
+            "{ transaction = [{ insert = \"ks\", key = 6, value = \"ks\" }] }",
+            "an insert's value into `ks` is NaN",
+        ),
+    ] {
+        let e = run_error(&text(&format!("{missing}{steps}")));
+        assert!(
+            e.contains(&format!(
+                "actor 0 of `a` at 0 ms: {says}, not a finite number"
+            )),
+            "{steps}: {e}"
+        );
+        // Looking up the key that is there (1 → 5), the same steps run.
+        run_text(&text(&format!("{}{steps}", missing.replace("99", "1"))), 0);
+    }
+    // 10^400 (k = 0; an expression of `k`, so computed in the run) is past the largest
+    // double: infinite.
+    let e = run_error(&text(
+        "{ set = \"ks\", key = 2, value = \"10 ^ (400 + k)\" }",
+    ));
+    assert!(e.contains("a set's value into `ks` is inf"), "{e}");
+    // Two keys of 10^308 each: the total (10^308 + 5 + 10^308 > 1.8 · 10^308) overflows.
+    let e = run_error(&text(
+        "{ set = \"ks\", key = 2, value = \"10 ^ (308 + k)\" }, { set = \"ks\", key = 3, value = \"10 ^ (308 + k)\" }",
+    ));
+    assert!(
+        e.contains("the total of `ks` after this step is inf"),
+        "{e}"
+    );
 }

@@ -4,6 +4,7 @@
 use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
+mod acks;
 mod estimates;
 mod flow;
 mod idempotency;
@@ -16,7 +17,6 @@ mod queues;
 mod readings;
 mod repetitions;
 mod retries;
-mod review;
 mod saga;
 mod servers;
 mod streams;
@@ -91,6 +91,24 @@ fn run_limited(text: &str, seed: u64, to_estimate: bool) -> Run {
 
 fn num(c: &Cell) -> f64 {
     c.as_f64().unwrap_or(f64::NAN)
+}
+
+/// The error loading `text` gives (it must not load).
+fn load_error(text: &str) -> String {
+    match crate::harness::library_config(&crate::harness::registry(), "t.toml", text) {
+        Ok(_) => panic!("loads, but should not:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The error running `text`'s first point gives (it must load, and its run must fail).
+fn run_error(text: &str) -> String {
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("the run should stop with an error")
+        .to_string()
 }
 
 const TIES: [&str; 3] = ["program_order", "reads_first", "writes_first"];

@@ -1,7 +1,7 @@
 //! Messages on queues: a take waits for a put across the queue's link or times out, a
 //! consumer that dies before its ack gets the message again, a transaction lands whole or
-//! not at all, a full queue refuses and a link loses or duplicates — and on random queues
-//! every message is accounted for.
+//! not at all, a full queue refuses (a link's duplicate too) and a link loses or duplicates
+//! — and on random queues every message is accounted for.
 
 use proptest::prelude::*;
 
@@ -169,6 +169,39 @@ fn a_full_queue_refuses_and_a_link_loses_or_duplicates() {
         ),
         (3.0, 6.0, 3.0, 3.0)
     );
+}
+
+/// A link's copy that finds the queue full is refused like any put. Capacity 1, a link that
+/// duplicates every put (10 ms round trip), three puts at 0: the first is put and its copy
+/// refused; the second and third find the queue full. So 1 put, 3 refused, no copy let in,
+/// at most 1 message visible, and the consumer (from 20 ms) takes 1.
+#[test]
+fn a_duplicate_that_finds_the_queue_full_is_refused() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 10\nduplicate = 1\n\
+         [[resource]]\nname = \"q\"\nkind = \"queue\"\ncapacity = 1\nlink = \"net\"\n\
+         [[actor]]\nname = \"p\"\nrepeat = 3\nsteps = [{ put = \"q\" }]\n\
+         [[actor]]\nname = \"c\"\nstart_ms = 20\nrepeat = 10\nsteps = [{ take = \"q\", timeout_ms = 1, on_timeout = { steps = [{ stop = true }] } }]\n";
+    let run = run_text(text, 0);
+    for (metric, expected) in [
+        ("q.put", 1.0),
+        ("q.refused", 3.0),
+        ("q.duplicated", 0.0),
+        ("q.max_len", 1.0),
+        ("q.taken", 1.0),
+    ] {
+        assert_eq!(num(run.metric(metric)), expected, "{metric}");
+    }
+    // Capacity 2: the first put and its copy fit, the other two are refused.
+    let run = run_text(&text.replace("capacity = 1", "capacity = 2"), 0);
+    for (metric, expected) in [
+        ("q.put", 1.0),
+        ("q.refused", 2.0),
+        ("q.duplicated", 1.0),
+        ("q.max_len", 2.0),
+        ("q.taken", 2.0),
+    ] {
+        assert_eq!(num(run.metric(metric)), expected, "{metric}");
+    }
 }
 
 proptest! {
