@@ -139,7 +139,7 @@ fn a_take_that_got_nothing_leaves_its_names_unset() {
         "{e}"
     );
     // With a visibility timeout: acked at 0 (1), then the timed-out take's ack holds
-    // nothing (3 · 10), where it used to find the first message again (expired).
+    // nothing (3 · 10), not the first message again (which would be `expired`).
     let steps = format!(
         "{{ put = \"q\" }}, {{ take = \"q\" }}, {{ ack = \"q\" }}, {}, {{ take = \"q\", timeout_ms = 5, on_timeout = {{ then = \"go_on\" }} }}, {{ ack = \"q\" }}, {}",
         rec(0),
@@ -148,7 +148,7 @@ fn a_take_that_got_nothing_leaves_its_names_unset() {
     assert_eq!(ack_outcomes(&steps), 31.0, "{steps}");
 }
 
-/// What the docs now say of the delivery steps: they name their resource (a choice,
+/// What docs/scenarios.md says of the delivery steps: they name their resource (a choice,
 /// `one_of` or `by`, is an error at its place that says which steps take one, not a
 /// complaint about a string), and an ack at the visibility timeout's instant is too late.
 #[test]

@@ -109,7 +109,7 @@ fn a_lock_chosen_by_an_expression_is_the_actors_own() {
     );
 }
 
-/// The leak: the second acquire gives up without releasing the first lock, and the
+/// A lock leaked by a give-up: the second acquire gives up without releasing the first lock, and the
 /// next repetition asks for the lock its actor still holds. It would wait for itself for
 /// good; the run stops and says which lock, when, and how to release it. With each timeout
 /// releasing the first lock, by hand: at 150 left times out first (it asked first, at 50)

@@ -5,9 +5,10 @@
 
 use super::{num, run_error, run_text};
 
-/// Every new key refused where it is written, saying what is valid.
+/// Every bad key of a timeout, a retry, a branch, a choice of resource, a pause, a renewal
+/// or a restart refused where it is written, saying what is valid.
 #[test]
-fn new_keys_are_refused_at_their_place() {
+fn a_bad_timeout_retry_branch_or_choice_key_is_refused_at_its_place() {
     let head = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 1\n[[resource]]\nname = \"K\"\nkind = \"link\"\nrtt_ms = 2\n[[actor]]\nname = \"a\"\n";
     // Line 16 is the steps line; the column is the bad value's or key's.
     let cases: &[(&str, &str)] = &[

@@ -1,5 +1,11 @@
-//! `scenario` against the built-in models: random parameters through both, equal metrics
-//! wherever both define one (issue 16). Included by `cli.rs`: one integration-test binary.
+//! `scenario` against the built-in models — `shared_store_rmw`, `lock_queue`,
+//! `single_writer_queue` and `edge_placement` — on random parameters through both, with
+//! equal metrics wherever both define one; a random scenario byte-identical for any jobs,
+//! replayed by seed and merged from shards; per-actor lists; polls counted in the estimate;
+//! what a composer is handed of a config's parameters and sweeps. Here too the helpers the
+//! files below share: a run's cells by name, the error a config gives at load or in its run.
+//! Each file below is one area of the scenario composer, in the one integration-test binary
+//! (`tests/cli/main.rs`).
 
 use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;

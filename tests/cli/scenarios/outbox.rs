@@ -163,7 +163,7 @@ fn outbox_metrics(s: &super::Run, dedup: bool) -> Vec<(&'static str, f64)> {
 /// duplicate; dedup: 2 deliveries, 1 effect. Member 6 ends with 2 (plain) or 1 open loans:
 /// the open loans add up to 2 + 3 + 2 = 7 or 6.
 #[test]
-fn the_outbox_lessons_in_scenario_form() {
+fn a_relay_that_dies_before_marking_delivers_twice_and_a_dedup_consumer_applies_once() {
     let lesson = Outbox {
         world: World {
             books: vec![(1, true), (2, true), (3, true)],
