@@ -101,7 +101,7 @@ fn the_written_digits_set_the_precision_end_to_end() {
 }
 
 #[test]
-fn units_and_percent_signs_in_both_locales() {
+fn units_and_percent_signs_are_checked_and_filled_in_both_locales() {
     // The shared store of lesson 003 loses 355 of 400 updates: 88.75%, written `%88,8` in
     // Turkish and `88.8%` in English (one decimal holds 88.75 … 88.85); each operation takes
     // read 20 + compute 1 + write 64 = 85 ms.

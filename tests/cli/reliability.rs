@@ -298,7 +298,7 @@ fn report_removes_the_folders_of_configs_that_are_gone() {
     std::fs::remove_file(gone).unwrap();
     let out = dir.path().join("reports");
     // A folder of the user's that holds a results.csv, beside a folder that is no output:
-    // both kept (the case: `mydata/` was deleted with its notes).
+    // both kept: a results.csv alone does not make a folder coordsim's to remove.
     std::fs::create_dir_all(out.join("mydata")).unwrap();
     std::fs::write(out.join("mydata/results.csv"), "x").unwrap();
     std::fs::write(out.join("mydata/notes.txt"), "keep").unwrap();

@@ -155,163 +155,231 @@ fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
     }
 }
 
-#[test]
-fn shards_from_slurm_kubernetes_aws_batch_and_parallel_merge_to_a_single_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = write_config(
-        dir.path(),
-        "s.toml",
-        "model = \"single_writer_queue\"\nreplications = 2\n[params]\narrivals = \"poisson\"\nrequests_per_client = 200\n[sweep]\nclients = [1, 2, 3, 4, 5, 6]\n",
-    );
-    let d = |p: &str| dir.path().join(p).display().to_string();
-    let single = coordsim(&["run", &config, "--out", &d("single"), "--quiet"]);
-    assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
-    let same = |merged: &str| {
+/// A config of six points, two replications each, in a folder of its own, run once whole:
+/// what every scheduler's shards must merge into.
+struct Scheduled {
+    dir: tempfile::TempDir,
+    config: String,
+}
+
+impl Scheduled {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let config = write_config(
+            dir.path(),
+            "s.toml",
+            "model = \"single_writer_queue\"\nreplications = 2\n[params]\narrivals = \"poisson\"\nrequests_per_client = 200\n[sweep]\nclients = [1, 2, 3, 4, 5, 6]\n",
+        );
+        let scheduled = Scheduled { dir, config };
+        let single = coordsim(&[
+            "run",
+            &scheduled.config,
+            "--out",
+            &scheduled.d("single"),
+            "--quiet",
+        ]);
+        assert_eq!(single.status.code(), Some(0), "{}", stderr(&single));
+        scheduled
+    }
+
+    /// `p` inside the folder.
+    fn d(&self, p: &str) -> String {
+        self.dir.path().join(p).display().to_string()
+    }
+
+    /// The merge in `merged` has the single run's bytes.
+    fn same(&self, merged: &str) {
         for f in ["results.csv", "summary.csv", "table.md"] {
             assert!(
-                read(dir.path().join(merged).join(f)) == read(dir.path().join("single/s").join(f)),
+                read(self.dir.path().join(merged).join(f))
+                    == read(self.dir.path().join("single/s").join(f)),
                 "{merged}/{f}"
             );
         }
-    };
-    // `run --shard auto` with only `env` of the scheduler variables (the test may itself run
-    // inside a Slurm job).
-    let auto = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
+    }
+
+    /// `run --shard auto` with only `env` of the scheduler variables (the test may itself
+    /// run inside a Slurm job).
+    fn auto(&self, out: &str, env: &[(&str, &str)], extra: &[&str]) -> std::process::Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_coordsim"));
-        cmd.args(["run", &config, "--out", out, "--quiet", "--shard", "auto"])
-            .args(extra);
+        cmd.args([
+            "run",
+            &self.config,
+            "--out",
+            out,
+            "--quiet",
+            "--shard",
+            "auto",
+        ])
+        .args(extra);
         for name in coordsim::shard::SCHEDULER_VARIABLES {
             cmd.env_remove(name);
         }
         cmd.env_remove("SLURM_JOB_ID").envs(env.iter().copied());
         cmd.output().unwrap()
-    };
-    let run_env = |out: &str, env: &[(&str, &str)], extra: &[&str]| {
-        let o = auto(out, env, extra);
+    }
+
+    fn run_env(&self, out: &str, env: &[(&str, &str)], extra: &[&str]) {
+        let o = self.auto(out, env, extra);
         assert_eq!(o.status.code(), Some(0), "{env:?}: {}", stderr(&o));
-    };
-    let merge = |merged: &str, shards: &[&str]| {
-        let mut args = vec!["merge".to_string(), d(merged)];
-        args.extend(shards.iter().map(|s| d(&format!("{s}/s"))));
+    }
+
+    /// The shards' outputs merged into `merged`, with the single run's bytes.
+    fn merge(&self, merged: &str, shards: &[&str]) {
+        let mut args = vec!["merge".to_string(), self.d(merged)];
+        args.extend(shards.iter().map(|s| self.d(&format!("{s}/s"))));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = coordsim(&args);
         assert_eq!(o.status.code(), Some(0), "{merged}: {}", stderr(&o));
-        same(merged);
-    };
-    // A Slurm array task's variables, as Slurm 22.05 sets them.
-    let slurm = |id: &'static str, min, max, step, count| {
-        [
-            ("SLURM_ARRAY_TASK_ID", id),
-            ("SLURM_ARRAY_TASK_MIN", min),
-            ("SLURM_ARRAY_TASK_MAX", max),
-            ("SLURM_ARRAY_TASK_STEP", step),
-            ("SLURM_ARRAY_TASK_COUNT", count),
-        ]
-    };
-    // A Slurm job array --array=0-2.
-    for id in ["0", "1", "2"] {
-        run_env(
-            &d(&format!("slurm/{id}")),
-            &slurm(id, "0", "2", "1", "3"),
-            &[],
-        );
+        self.same(merged);
     }
-    merge("slurm-merged", &["slurm/0", "slurm/1", "slurm/2"]);
-    // A stepped array --array=0-4:2: ids 0, 2, 4 are shards 0, 1, 2 of 3 (with a
-    // --shard-count that agrees).
-    for id in ["0", "2", "4"] {
-        run_env(
-            &d(&format!("stepped/{id}")),
-            &slurm(id, "0", "4", "2", "3"),
-            &["--shard-count", "3"],
-        );
-    }
-    merge("stepped-merged", &["stepped/0", "stepped/2", "stepped/4"]);
-    // A Kubernetes Indexed Job with completions: 2.
-    for index in ["0", "1"] {
-        run_env(
-            &d(&format!("k8s/{index}")),
-            &[("JOB_COMPLETION_INDEX", index)],
-            &["--shard-count", "2"],
-        );
-    }
-    merge("k8s-merged", &["k8s/0", "k8s/1"]);
-    // An AWS Batch array job of size 3.
-    for index in ["0", "1", "2"] {
-        run_env(
-            &d(&format!("aws/{index}")),
-            &[("AWS_BATCH_JOB_ARRAY_INDEX", index)],
-            &["--shard-count", "3"],
-        );
-    }
-    merge("aws-merged", &["aws/0", "aws/1", "aws/2"]);
-    // What cannot be mapped to one shard of 0..N is refused (exit 2) before anything is run
-    // or written: the message names what to change.
-    let refused = |what: &str, o: std::process::Output, needles: &[&str]| {
+
+    /// `o` refused (exit 2) with each of `needles` in its error, nothing written.
+    fn refused(&self, what: &str, o: std::process::Output, needles: &[&str]) {
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{what}: {err}");
         assert!(err.starts_with("error:"), "{what}: {err}");
         for needle in needles {
             assert!(err.contains(needle), "{what}: `{needle}` not in {err}");
         }
-        assert!(!dir.path().join("refused").exists(), "{what} wrote outputs");
-    };
-    refused(
+        assert!(
+            !self.dir.path().join("refused").exists(),
+            "{what} wrote outputs"
+        );
+    }
+}
+
+/// A Slurm array task's variables, as Slurm 22.05 sets them.
+fn slurm(
+    id: &'static str,
+    min: &'static str,
+    max: &'static str,
+    step: &'static str,
+    count: &'static str,
+) -> [(&'static str, &'static str); 5] {
+    [
+        ("SLURM_ARRAY_TASK_ID", id),
+        ("SLURM_ARRAY_TASK_MIN", min),
+        ("SLURM_ARRAY_TASK_MAX", max),
+        ("SLURM_ARRAY_TASK_STEP", step),
+        ("SLURM_ARRAY_TASK_COUNT", count),
+    ]
+}
+
+#[test]
+fn shards_from_slurm_kubernetes_aws_batch_and_parallel_merge_to_a_single_run() {
+    let s = Scheduled::new();
+    array_jobs_merge_to_the_single_run(&s);
+    what_maps_to_no_shard_is_refused_before_anything_runs(&s);
+    gnu_parallel_jobs_merge_to_the_single_run(&s);
+}
+
+/// Slurm (plain and stepped arrays), Kubernetes Indexed Jobs and AWS Batch array jobs, each
+/// task one `--shard auto` run: their shards merge into the single run's bytes.
+fn array_jobs_merge_to_the_single_run(s: &Scheduled) {
+    // A Slurm job array --array=0-2.
+    for id in ["0", "1", "2"] {
+        s.run_env(
+            &s.d(&format!("slurm/{id}")),
+            &slurm(id, "0", "2", "1", "3"),
+            &[],
+        );
+    }
+    s.merge("slurm-merged", &["slurm/0", "slurm/1", "slurm/2"]);
+    // A stepped array --array=0-4:2: ids 0, 2, 4 are shards 0, 1, 2 of 3 (with a
+    // --shard-count that agrees).
+    for id in ["0", "2", "4"] {
+        s.run_env(
+            &s.d(&format!("stepped/{id}")),
+            &slurm(id, "0", "4", "2", "3"),
+            &["--shard-count", "3"],
+        );
+    }
+    s.merge("stepped-merged", &["stepped/0", "stepped/2", "stepped/4"]);
+    // A Kubernetes Indexed Job with completions: 2.
+    for index in ["0", "1"] {
+        s.run_env(
+            &s.d(&format!("k8s/{index}")),
+            &[("JOB_COMPLETION_INDEX", index)],
+            &["--shard-count", "2"],
+        );
+    }
+    s.merge("k8s-merged", &["k8s/0", "k8s/1"]);
+    // An AWS Batch array job of size 3.
+    for index in ["0", "1", "2"] {
+        s.run_env(
+            &s.d(&format!("aws/{index}")),
+            &[("AWS_BATCH_JOB_ARRAY_INDEX", index)],
+            &["--shard-count", "3"],
+        );
+    }
+    s.merge("aws-merged", &["aws/0", "aws/1", "aws/2"]);
+}
+
+/// What cannot be mapped to one shard of 0..N is refused (exit 2) before anything is run or
+/// written: the message names what to change.
+fn what_maps_to_no_shard_is_refused_before_anything_runs(s: &Scheduled) {
+    s.refused(
         "--array=1,4,7",
-        auto(&d("refused"), &slurm("4", "1", "7", "1", "3"), &[]),
+        s.auto(&s.d("refused"), &slurm("4", "1", "7", "1", "3"), &[]),
         &["SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_COUNT=3", "gaps"],
     );
-    refused(
+    s.refused(
         "a Slurm array of 4 with --shard-count 7",
-        auto(
-            &d("refused"),
+        s.auto(
+            &s.d("refused"),
             &slurm("2", "0", "6", "2", "4"),
             &["--shard-count", "7"],
         ),
         &["4 tasks", "--shard-count says 7"],
     );
-    refused(
+    s.refused(
         "AWS Batch without --shard-count",
-        auto(&d("refused"), &[("AWS_BATCH_JOB_ARRAY_INDEX", "1")], &[]),
+        s.auto(&s.d("refused"), &[("AWS_BATCH_JOB_ARRAY_INDEX", "1")], &[]),
         &["AWS_BATCH_JOB_ARRAY_INDEX", "--shard-count"],
     );
-    refused(
+    s.refused(
         "--shard 1/3 --shard-count 2",
         coordsim(&[
             "run",
-            &config,
+            &s.config,
             "--shard",
             "1/3",
             "--shard-count",
             "2",
             "--out",
-            &d("refused"),
+            &s.d("refused"),
         ]),
         &["--shard 1/3", "says 2"],
     );
     // Without a scheduler, auto says what it needs.
-    refused(
+    s.refused(
         "no scheduler",
-        auto(&d("refused"), &[], &[]),
+        s.auto(&s.d("refused"), &[], &[]),
         &["none is set", "--shard K/N"],
     );
-    // GNU-parallel style: one job per listed point, two at a time (xargs -P 2).
-    let list = coordsim(&["run", &config, "--list-points"]);
+}
+
+/// GNU-parallel style: one job per listed point, two at a time (xargs -P 2); the shards
+/// merge into the single run's bytes.
+fn gnu_parallel_jobs_merge_to_the_single_run(s: &Scheduled) {
+    let config = &s.config;
+    let list = coordsim(&["run", config, "--list-points"]);
     let lines = stdout(&list);
     assert_eq!(lines.lines().next(), Some("0/6 clients=1"));
     let script = format!(
         "{bin} run {config} --list-points | cut -d' ' -f1 | xargs -P 2 -I{{}} sh -c '{bin} run {config} --quiet --shard {{}} --out {par}/$(echo {{}} | tr / _)'",
         bin = env!("CARGO_BIN_EXE_coordsim"),
-        par = d("par"),
+        par = s.d("par"),
     );
     let o = Command::new("sh").args(["-c", &script]).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let mut args = vec!["merge".to_string(), d("par-merged")];
-    args.extend((0..6).map(|k| d(&format!("par/{k}_6/s"))));
+    let mut args = vec!["merge".to_string(), s.d("par-merged")];
+    args.extend((0..6).map(|k| s.d(&format!("par/{k}_6/s"))));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = coordsim(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    same("par-merged");
+    s.same("par-merged");
 }
 
 #[test]

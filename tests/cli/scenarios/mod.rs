@@ -1,16 +1,31 @@
-//! `scenario` against the built-in models: random parameters through both, equal metrics
-//! wherever both define one (issue 16). Included by `cli.rs`: one integration-test binary.
+//! `scenario` against the built-in models — `shared_store_rmw`, `lock_queue`,
+//! `single_writer_queue` and `edge_placement` — on random parameters through both, with
+//! equal metrics wherever both define one; a random scenario byte-identical for any jobs,
+//! replayed by seed and merged from shards; per-actor lists; polls counted in the estimate;
+//! what a composer is handed of a config's parameters and sweeps. Here too the helpers the
+//! files below share: a run's cells by name, the error a config gives at load or in its run.
+//! Each file below is one area of the scenario composer, in the one integration-test binary
+//! (`tests/cli/main.rs`).
 
 use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
-mod delivery;
+mod acks;
 mod estimates;
 mod flow;
+mod idempotency;
 mod instants;
+mod library;
+mod locks;
+mod mistakes;
+mod outbox;
+mod queues;
 mod readings;
-mod recovery;
-mod review;
+mod repetitions;
+mod retries;
+mod saga;
+mod servers;
+mod streams;
 mod stuck;
 mod takes;
 
@@ -82,6 +97,24 @@ fn run_limited(text: &str, seed: u64, to_estimate: bool) -> Run {
 
 fn num(c: &Cell) -> f64 {
     c.as_f64().unwrap_or(f64::NAN)
+}
+
+/// The error loading `text` gives (it must not load).
+fn load_error(text: &str) -> String {
+    match crate::harness::library_config(&crate::harness::registry(), "t.toml", text) {
+        Ok(_) => panic!("loads, but should not:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// The error running `text`'s first point gives (it must load, and its run must fail).
+fn run_error(text: &str) -> String {
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("the run should stop with an error")
+        .to_string()
 }
 
 const TIES: [&str; 3] = ["program_order", "reads_first", "writes_first"];

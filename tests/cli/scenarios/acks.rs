@@ -1,158 +1,9 @@
-//! What a newcomer's review of the delivery features found: named streams that aliased,
-//! numbers that were not numbers stored in key stores and queues, acknowledgements of
-//! nothing, marks of acks that never landed, names left over from an earlier take, and link
-//! duplicates past a queue's capacity.
+//! Acknowledgements: an ack needs a queue with a visibility timeout, an ack of nothing is
+//! `not_held` and one too late (at the timeout's instant too) `expired`, an ack or a refused
+//! put inside a transaction is marked only when it lands, a take that got nothing leaves its
+//! names unset, and a delivery step names its resource.
 
-use super::{num, run_text};
-
-/// The error loading `text` gives (it must not load).
-fn load_error(text: &str) -> String {
-    match crate::harness::library_config(&crate::harness::registry(), "t.toml", text) {
-        Ok(_) => panic!("loads, but should not:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
-
-/// The error running `text`'s first point gives (it must load, and its run must fail).
-fn run_error(text: &str) -> String {
-    let config =
-        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
-    config.plan.plans[0]
-        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
-        .expect_err("the run should stop with an error")
-        .to_string()
-}
-
-/// Two groups of one actor, 1000 repetitions each, each inserting key `k` into one store on
-/// a chance of 0.5. Drawn independently, both hit a given `k` with probability 1/4: the
-/// duplicates are Binomial(1000, 1/4), mean 250, sd √(1000 · 1/4 · 3/4) ≈ 13.7, so 250 ± 70
-/// (5 sd) holds but for a chance of about 1 in 3 million. Drawn from one sequence, every hit
-/// of the second group is a duplicate: about 500, far outside.
-fn both_hit(first: &str, second: &str) -> f64 {
-    let text = format!(
-        "model = \"scenario\"\n[[resource]]\nname = \"hits\"\nkind = \"keys\"\n\
-         [[actor]]\nname = \"a\"\nrepeat = 1000\nsteps = [{{ if = {first}, then = [{{ insert = \"hits\", key = \"k\" }}] }}]\n\
-         [[actor]]\nname = \"b\"\nrepeat = 1000\nsteps = [{{ if = {second}, then = [{{ insert = \"hits\", key = \"k\" }}] }}]\n"
-    );
-    num(run_text(&text, 0).metric("hits.duplicates"))
-}
-
-/// A stream name shared by two groups is each group's own: independent draws. And a name
-/// that spells another group's automatic stream (`chance/a-0`, actor 0 of `a`) is not it.
-#[test]
-fn a_named_stream_is_the_groups_own() {
-    for (first, second) in [
-        (
-            "{ chance = 0.5, stream = \"s\" }",
-            "{ chance = 0.5, stream = \"s\" }",
-        ),
-        (
-            "{ chance = 0.5 }",
-            "{ chance = 0.5, stream = \"chance/a-0\" }",
-        ),
-        // `a`'s stream `b/s` (keyed `a/b/s`) is not `b`'s `s` (keyed `b/s`).
-        (
-            "{ chance = 0.5, stream = \"b/s\" }",
-            "{ chance = 0.5, stream = \"s\" }",
-        ),
-    ] {
-        let d = both_hit(first, second);
-        assert!(
-            (180.0..=320.0).contains(&d),
-            "{first} / {second}: {d} duplicates"
-        );
-    }
-    // Within a group, steps naming one stream draw from it in turn: the same condition
-    // twice in a row from one stream is two draws, not one (both hit 1/4 of the time).
-    let text = "model = \"scenario\"\n[[resource]]\nname = \"hits\"\nkind = \"keys\"\n\
-         [[actor]]\nname = \"a\"\nrepeat = 1000\nsteps = [{ if = { chance = 0.5, stream = \"s\" }, then = [{ insert = \"hits\", key = \"k\" }] }, { if = { chance = 0.5, stream = \"s\" }, then = [{ insert = \"hits\", key = \"k\" }] }]\n";
-    let d = num(run_text(text, 0).metric("hits.duplicates"));
-    assert!((180.0..=320.0).contains(&d), "{d} duplicates");
-}
-
-/// A group whose steps name a stream may not take the name of an automatic stream's prefix:
-/// group `chance`'s stream `a-0` would be keyed `chance/a-0`, actor 0 of `a`'s own.
-#[test]
-fn a_group_naming_a_stream_may_not_be_called_like_an_automatic_one() {
-    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
-         [[actor]]\nname = \"chance\"\nsteps = [{ if = { chance = 0.5, stream = \"a-0\" }, then = [{ write = \"r\", value = 1 }] }]\n";
-    let e = load_error(text);
-    assert!(
-        e.contains("t.toml:6:")
-            && e.contains("a group whose steps name a stream cannot be called `chance`"),
-        "{e}"
-    );
-    // Without a named stream the name is free.
-    let run = run_text(&text.replace(", stream = \"a-0\"", ""), 0);
-    assert_eq!(num(run.metric("chance.completed")), 1.0);
-}
-
-/// A number that is not a number is never stored: a lookup of a missing key leaves the
-/// store's name NaN, and an insert, a set, a put's value or field, or a register write of
-/// it stops the run, naming the actor, the step and the resource (in a transaction too). So
-/// does a value that overflows to infinity, and a store whose total would.
-#[test]
-fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
-    let text = |steps: &str| {
-        format!(
-            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = [[1, 5]]\n\
-             [[resource]]\nname = \"q\"\nkind = \"queue\"\nfields = [\"m\"]\n\
-             [[resource]]\nname = \"r\"\nkind = \"register\"\n\
-             [[actor]]\nname = \"a\"\nsteps = [{steps}]\n"
-        )
-    };
-    let missing = "{ lookup = \"ks\", key = 99 }, ";
-    for (steps, says) in [
-        (
-            "{ insert = \"ks\", key = 6, value = \"ks\" }",
-            "an insert's value into `ks` is NaN",
-        ),
-        (
-            "{ set = \"ks\", key = 6, value = \"ks + 1\" }",
-            "a set's value into `ks` is NaN",
-        ),
-        (
-            "{ put = \"q\", value = \"ks\" }",
-            "a put's value on `q` is NaN",
-        ),
-        (
-            "{ put = \"q\", fields = { m = \"ks\" } }",
-            "a put's field `m` on `q` is NaN",
-        ),
-        (
-            "{ write = \"r\", value = \"ks\" }",
-            "a write's value into `r` is NaN",
-        ),
-        (
-            "{ transaction = [{ insert = \"ks\", key = 6, value = \"ks\" }] }",
-            "an insert's value into `ks` is NaN",
-        ),
-    ] {
-        let e = run_error(&text(&format!("{missing}{steps}")));
-        assert!(
-            e.contains(&format!(
-                "actor 0 of `a` at 0 ms: {says}, not a finite number"
-            )),
-            "{steps}: {e}"
-        );
-        // Looking up the key that is there (1 → 5), the same steps run.
-        run_text(&text(&format!("{}{steps}", missing.replace("99", "1"))), 0);
-    }
-    // 10^400 (k = 0; an expression of `k`, so computed in the run) is past the largest
-    // double: infinite.
-    let e = run_error(&text(
-        "{ set = \"ks\", key = 2, value = \"10 ^ (400 + k)\" }",
-    ));
-    assert!(e.contains("a set's value into `ks` is inf"), "{e}");
-    // Two keys of 10^308 each: the total (10^308 + 5 + 10^308 > 1.8 · 10^308) overflows.
-    let e = run_error(&text(
-        "{ set = \"ks\", key = 2, value = \"10 ^ (308 + k)\" }, { set = \"ks\", key = 3, value = \"10 ^ (308 + k)\" }",
-    ));
-    assert!(
-        e.contains("the total of `ks` after this step is inf"),
-        "{e}"
-    );
-}
+use super::{load_error, num, run_error, run_text};
 
 /// An ack on a queue with no `visibility_ms` has nothing to acknowledge (a take removed the
 /// message): an error at the ack, saying to set `visibility_ms`.
@@ -288,7 +139,7 @@ fn a_take_that_got_nothing_leaves_its_names_unset() {
         "{e}"
     );
     // With a visibility timeout: acked at 0 (1), then the timed-out take's ack holds
-    // nothing (3 · 10), where it used to find the first message again (expired).
+    // nothing (3 · 10), not the first message again (which would be `expired`).
     let steps = format!(
         "{{ put = \"q\" }}, {{ take = \"q\" }}, {{ ack = \"q\" }}, {}, {{ take = \"q\", timeout_ms = 5, on_timeout = {{ then = \"go_on\" }} }}, {{ ack = \"q\" }}, {}",
         rec(0),
@@ -297,40 +148,7 @@ fn a_take_that_got_nothing_leaves_its_names_unset() {
     assert_eq!(ack_outcomes(&steps), 31.0, "{steps}");
 }
 
-/// A link's copy that finds the queue full is refused like any put. Capacity 1, a link that
-/// duplicates every put (10 ms round trip), three puts at 0: the first is put and its copy
-/// refused; the second and third find the queue full. So 1 put, 3 refused, no copy let in,
-/// at most 1 message visible, and the consumer (from 20 ms) takes 1.
-#[test]
-fn a_duplicate_that_finds_the_queue_full_is_refused() {
-    let text = "model = \"scenario\"\n[[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 10\nduplicate = 1\n\
-         [[resource]]\nname = \"q\"\nkind = \"queue\"\ncapacity = 1\nlink = \"net\"\n\
-         [[actor]]\nname = \"p\"\nrepeat = 3\nsteps = [{ put = \"q\" }]\n\
-         [[actor]]\nname = \"c\"\nstart_ms = 20\nrepeat = 10\nsteps = [{ take = \"q\", timeout_ms = 1, on_timeout = { steps = [{ stop = true }] } }]\n";
-    let run = run_text(text, 0);
-    for (metric, expected) in [
-        ("q.put", 1.0),
-        ("q.refused", 3.0),
-        ("q.duplicated", 0.0),
-        ("q.max_len", 1.0),
-        ("q.taken", 1.0),
-    ] {
-        assert_eq!(num(run.metric(metric)), expected, "{metric}");
-    }
-    // Capacity 2: the first put and its copy fit, the other two are refused.
-    let run = run_text(&text.replace("capacity = 1", "capacity = 2"), 0);
-    for (metric, expected) in [
-        ("q.put", 1.0),
-        ("q.refused", 2.0),
-        ("q.duplicated", 1.0),
-        ("q.max_len", 2.0),
-        ("q.taken", 2.0),
-    ] {
-        assert_eq!(num(run.metric(metric)), expected, "{metric}");
-    }
-}
-
-/// What the docs now say of the delivery steps: they name their resource (a choice,
+/// What docs/scenarios.md says of the delivery steps: they name their resource (a choice,
 /// `one_of` or `by`, is an error at its place that says which steps take one, not a
 /// complaint about a string), and an ack at the visibility timeout's instant is too late.
 #[test]

@@ -1,0 +1,109 @@
+//! The words on a chart: a custom title as written (placeholders put the point where the
+//! author wants it), an unlabelled value on a Turkish chart a warning naming the label to
+//! add, a control character in a label a space.
+
+use super::chart_svgs;
+use crate::harness::*;
+
+#[test]
+fn a_custom_title_is_drawn_as_written_and_placeholders_say_where_the_point_goes() {
+    // The default title gets the point's settings; a custom one is left as written (it got
+    // `(tutma (ms) = 100)` appended, nested parentheses and all), and `{hold_ms}` or
+    // `{point}` put the point where the author wants it.
+    let registry = crate::harness::registry();
+    let title_of = |title: &str| -> Vec<String> {
+        let text = format!(
+            "model = \"lock_queue\"\nlocale = \"tr\"\ntitle = \"Kilit\"\n[sweep]\nhold_ms = [100, 200]\n[[chart]]\nname = \"t\"\nkind = \"timeline\"\n{title}\n[labels]\nhold_ms = \"tutma (ms)\"\n"
+        );
+        let config = library_config(&registry, "t.toml", &text).unwrap();
+        chart_svgs(&config)
+            .into_iter()
+            .map(|(_, svg, _)| {
+                // The title is the first text drawn, centred at the top.
+                let start = svg.find("<text").unwrap();
+                let text = &svg[start..];
+                let open = text.find('>').unwrap() + 1;
+                text[open..text.find("</text>").unwrap()].trim().to_string()
+            })
+            .collect()
+    };
+    assert_eq!(
+        title_of(""),
+        [
+            "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}100)",
+            "Kilit (tutma\u{a0}(ms)\u{a0}=\u{a0}200)"
+        ]
+    );
+    assert_eq!(
+        title_of("title = \"4 uygulama\""),
+        ["4 uygulama", "4 uygulama"]
+    );
+    assert_eq!(
+        title_of("title = \"4 uygulama, tutma {hold_ms} ms\""),
+        ["4 uygulama, tutma 100 ms", "4 uygulama, tutma 200 ms"]
+    );
+    assert_eq!(
+        title_of("title = \"{point}: 4 uygulama {{sabit}}\""),
+        [
+            "tutma\u{a0}(ms)\u{a0}=\u{a0}100: 4 uygulama {sabit}",
+            "tutma\u{a0}(ms)\u{a0}=\u{a0}200: 4 uygulama {sabit}"
+        ]
+    );
+}
+
+#[test]
+fn an_unlabelled_value_on_a_turkish_chart_is_a_warning_naming_the_label_to_add() {
+    // `consumer` is a fixed choice drawn as the bar chart's one category: English in a
+    // Turkish chart. The run warns at the value and says which [labels] line to add; with
+    // the label, it is quiet.
+    let dir = tempfile::tempdir().unwrap();
+    let text = "model = \"idempotency\"\nlocale = \"tr\"\n[params]\nform = \"consumer\"\n";
+    let config = write_config(dir.path(), "c.toml", text);
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {config}:4:8: the chart `effects-per-form` shows `consumer` as it is in a Turkish config (locale = \"tr\"); label it: add `consumer = \"…\"` to [labels]\n"
+        )
+    );
+    let labelled = write_config(
+        dir.path(),
+        "c.toml",
+        &format!("{text}[labels]\nconsumer = \"tekilleştiren tüketici\"\n"),
+    );
+    let out = coordsim(&[
+        "run",
+        &labelled,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn a_control_character_in_a_label_is_drawn_as_a_space_not_an_error() {
+    // XML has no place for U+0007: in a category's label (drawn as a tick label) and in the
+    // title, the chart shows a space there, as it does in a legend, and the files are
+    // written (before, the run failed after simulating, on its own SVG).
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(
+        tmp.path(),
+        "bell.toml",
+        "model = \"single_writer_queue\"\n[params]\nrequests_per_client = 10\n[sweep]\narrivals = [\"poisson\", \"schedule\"]\n[[chart]]\nname = \"c\"\nkind = \"bar\"\nx = \"arrivals\"\ny = [\"mean_wait_ms\"]\ntitle = \"ding\\u0007dong\"\n[labels]\nmean_wait_ms = \"wait\"\npoisson = \"po\\u0007isson\"\n",
+    );
+    let out = tmp.path().join("out");
+    let o = coordsim(&["run", &config, "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let svg = String::from_utf8(read(out.join("bell/c.svg"))).unwrap();
+    assert!(svg.contains("<title>ding dong</title>"), "{}", &svg[..400]);
+    assert!(svg.contains("\npo isson\n"), "{}", &svg[..600]);
+    assert!(read(out.join("bell/c.png")).starts_with(b"\x89PNG"));
+}

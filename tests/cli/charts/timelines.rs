@@ -1,0 +1,110 @@
+//! Timelines: many lanes and marks are bounded and say so, many points draw the first twenty
+//! and name the rest, and what a lesson's timeline is for is drawn.
+
+use super::{chart_svgs, coordsim_within};
+use crate::harness::*;
+
+#[test]
+fn a_timeline_of_many_lanes_and_marks_is_bounded_and_says_so() {
+    // 600 appliers: 500 lanes drawn, and the chart says so. 20 appliers polling every
+    // 0.001 ms behind holds of 5 ms: about 20 · 19 / 2 · 5 / 0.001 = 950,000 failed attempts,
+    // each a mark; the lanes keep at most 400 of a kind, the chart 20,000 items in all.
+    let dir = tempfile::tempdir().unwrap();
+    let many = write_config(
+        dir.path(),
+        "many.toml",
+        "model = \"lock_queue\"\n[params]\nappliers = 600\nlock = \"queue\"\nhold_ms = 1\n",
+    );
+    let fast = write_config(
+        dir.path(),
+        "fast.toml",
+        "model = \"lock_queue\"\nlocale = \"tr\"\n[params]\nappliers = 20\nhold_ms = 5\npoll_ms = 0.001\n",
+    );
+    let out = coordsim_within(
+        dir.path(),
+        &["run", &many, &fast, "--out", "out", "-q"],
+        300,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svg = String::from_utf8(read(dir.path().join("out/many/timeline.svg"))).unwrap();
+    assert!(svg.contains("only the first 500 of 600 lanes drawn"));
+    // Lane names are drawn for some lanes only, never for a lane past the 500th (`sf` is
+    // applier 500, counting from 0).
+    assert!(!svg.contains(">sf<"));
+    let svg = String::from_utf8(read(dir.path().join("out/fast/timeline.svg"))).unwrap();
+    assert!(
+        svg.contains("işaretler eşit aralıkla seyreltildi"),
+        "the Turkish note on thinned marks"
+    );
+    // 20,000 items of about 100 bytes, and the axes: well under 4 MB.
+    assert!(svg.len() < 4_000_000, "{} bytes", svg.len());
+}
+
+#[test]
+fn a_timeline_over_many_points_draws_the_first_twenty_and_names_the_rest() {
+    // 30 points: timeline-p0 … timeline-p19 are drawn; the summary names the other 10.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "sweep.toml",
+        "model = \"lock_queue\"\n[sweep]\nhold_ms = { from = 10, to = 300, step = 10 }\n[[chart]]\nname = \"timeline\"\nkind = \"timeline\"\n",
+    );
+    let out = coordsim(&[
+        "run",
+        &config,
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svgs: Vec<String> = list_files(&dir.path().join("out/sweep"))
+        .into_iter()
+        .filter(|f| f.ends_with(".svg"))
+        .collect();
+    assert_eq!(svgs.len(), 20, "{svgs:?}");
+    assert!(
+        svgs.contains(&"timeline-p19.svg".into()) && !svgs.contains(&"timeline-p20.svg".into())
+    );
+    assert!(
+        stdout(&out).contains(
+            "(30 rows, 20 charts; left out: timeline for 10 more points (a timeline draws the first 20 its `where` keeps))"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn the_wrong_order_timeline_shows_its_early_read_and_zero_length_holds_show() {
+    // lock-wrong-order's timeline was lock-polled's but for the title: the read before the
+    // lock, the lesson's point, was not drawn. It is a mark of its own now. lock-local-remote
+    // holds for 0 ms: its holds were 2-pixel slivers; every span is at least 2% of the axis.
+    let registry = crate::harness::registry();
+    let load = |name: &str| {
+        let path = root().join(format!("configs/lessons/{name}.toml"));
+        library_config(&registry, name, &String::from_utf8(read(path)).unwrap()).unwrap()
+    };
+    let svg_of = |name: &str, chart: &str| {
+        chart_svgs(&load(name))
+            .into_iter()
+            .find(|(n, _, _)| n == chart)
+            .unwrap()
+            .1
+    };
+    let wrong = svg_of("lock-wrong-order", "timeline");
+    assert!(wrong.contains("durumu kilitten önce okudu"));
+    assert!(!svg_of("lock-polled", "timeline").contains("durumu kilitten önce okudu"));
+    for chart in ["timeline-p0", "timeline-p1"] {
+        let svg = svg_of("lock-local-remote", chart);
+        // The holds are the blue (#0072B2) rectangles; the plot is about 880 pixels wide.
+        let widths: Vec<i64> = svg
+            .match_indices("fill=\"#0072B2\"")
+            .filter_map(|(i, _)| {
+                let rect = &svg[svg[..i].rfind("<rect")?..i];
+                let w = rect.split("width=\"").nth(1)?.split('"').next()?;
+                w.parse().ok()
+            })
+            .collect();
+        assert!(!widths.is_empty(), "{chart}");
+        assert!(widths.iter().all(|w| *w >= 15), "{chart}: {widths:?}");
+    }
+}

@@ -1,0 +1,174 @@
+//! Locks waited for, given up, renewed and chosen: a given-up wait counts and a lock never
+//! released is held to the end, a timeout that goes on branches on its outcome, a lease is
+//! renewed only within its term, a lock chosen by an expression is the actor's own, and a
+//! lock leaked by a give-up or a release of a lock not held is named.
+
+use super::{num, run_text};
+
+/// A wait that ends in a give-up is a wait, and a lock never released is held to the end.
+/// `a` takes the queue lock L at 0 and never releases it; `b` asks at 10 and gives up at
+/// 10 + 100 = 110, the run's last event. By hand: L held 0 → 110 = 110 ms; waits 0 (a) and
+/// 100 (b): total 100, given up 100, mean 50; b's lock_wait_ms 100, a's 0.
+#[test]
+fn a_given_up_wait_counts_and_a_lock_never_released_is_held_to_the_end() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"a\"\nsteps = [{ acquire = \"L\" }]\n\
+        [[actor]]\nname = \"b\"\nstart_ms = 10\nsteps = [{ acquire = \"L\", give_up_after_ms = 100 }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("L.held_ms")), 110.0);
+    assert_eq!(num(run.metric("L.total_wait_ms")), 100.0);
+    assert_eq!(num(run.metric("L.gave_up_wait_ms")), 100.0);
+    assert_eq!(num(run.metric("L.mean_wait_ms")), 50.0);
+    assert_eq!(num(run.metric("L.gave_up")), 1.0);
+    assert_eq!(num(run.entity("b", "lock_wait_ms")), 100.0);
+    assert_eq!(num(run.entity("a", "lock_wait_ms")), 0.0);
+    // Polled every 30 ms instead: b fails at 10, 40, 70, 100 and at 130 (> 110) gives up,
+    // 120 ms after asking; the run ends at 130 with a still holding: held 130 ms.
+    let polled = text.replace("mode = \"queue\"", "mode = \"poll\"\npoll_ms = 30");
+    let run = run_text(&polled, 0);
+    assert_eq!(num(run.metric("L.gave_up_wait_ms")), 120.0);
+    assert_eq!(num(run.metric("L.held_ms")), 130.0);
+    assert_eq!(num(run.metric("L.failed_attempts")), 5.0);
+    assert_eq!(num(run.entity("b", "lock_wait_ms")), 120.0);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 128, .. proptest::prelude::ProptestConfig::default() })]
+
+    /// A queue lock waited for with a timeout that goes on, then a branch on the outcome:
+    /// `h` holds L from 0 for `hold` ms; `w` asks at 0 with a timeout of `timeout` ms. At
+    /// hold = timeout the release runs first (scheduled at 0, before the timeout), so w
+    /// acquires iff hold ≤ timeout, and writes 1, else it times out at `timeout` and
+    /// writes 2. Its wait: min(hold, timeout); given up only past the timeout.
+    #[test]
+    fn a_timeout_that_goes_on_and_a_branch_on_its_outcome_agree_with_the_closed_form(
+        hold in 0u64..50, timeout in 0u64..50,
+    ) {
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[actor]]\nname = \"h\"\nsteps = [{{ acquire = \"L\" }}, {{ delay_ms = {hold} }}, {{ release = \"L\" }}]\n\
+             [[actor]]\nname = \"w\"\nsteps = [{{ acquire = \"L\", timeout_ms = {timeout}, on_timeout = {{ then = \"go_on\" }} }}, \
+             {{ if = \"acquired\", then = [{{ write = \"r\", value = 1 }}, {{ release = \"L\" }}], else = [{{ write = \"r\", value = 2 }}] }}]\n"
+        );
+        let s = run_text(&text, 0);
+        let acquired = hold <= timeout;
+        proptest::prop_assert_eq!(num(s.metric("r.value")), if acquired { 1.0 } else { 2.0 });
+        proptest::prop_assert_eq!(num(s.metric("L.gave_up")), if acquired { 0.0 } else { 1.0 });
+        proptest::prop_assert_eq!(num(s.metric("L.gave_up_wait_ms")), if acquired { 0.0 } else { timeout as f64 });
+        proptest::prop_assert_eq!(num(s.entity("w", "lock_wait_ms")), hold.min(timeout) as f64);
+        proptest::prop_assert_eq!(num(s.entity("w", "end_ms")), hold.min(timeout) as f64);
+        proptest::prop_assert_eq!(num(s.metric("L.acquisitions")), if acquired { 2.0 } else { 1.0 });
+    }
+
+    /// A lease renewed within its term is kept, after it is lost: `a` takes the 100 ms
+    /// lease at 0, works `d` ms and renews; it writes 1 when renewed, else 2.
+    #[test]
+    fn a_renewal_succeeds_exactly_within_the_lease(d in 50u64..150) {
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"lease\"\nlease_ms = 100\npoll_ms = 10\n\
+             [[actor]]\nname = \"a\"\nsteps = [{{ acquire = \"L\" }}, {{ pause_ms = {d} }}, {{ renew = \"L\" }}, \
+             {{ if = {{ outcome = \"renewed\" }}, then = [{{ write = \"r\", value = 1 }}], else = [{{ write = \"r\", value = 2 }}] }}, {{ release = \"L\" }}]\n\
+             [[actor]]\nname = \"b\"\nstart_ms = 1\nsteps = [{{ acquire = \"L\" }}, {{ release = \"L\" }}]\n"
+        );
+        let s = run_text(&text, 0);
+        proptest::prop_assert_eq!(num(s.metric("r.value")), if d <= 100 { 1.0 } else { 2.0 });
+        // Past 100 ms b takes the lease over at its first poll after it (b polls at 1, 11,
+        // …, 101): two holders then, one while renewed.
+        proptest::prop_assert_eq!(num(s.metric("L.max_holders")), if d > 101 { 2.0 } else { 1.0 });
+    }
+}
+
+/// A lock chosen per actor by an expression: actors 0, 1, 2, 3 of `w` take
+/// `one_of = ["A", "B", "C"]` at `min(i, 2)`: A, B, C, C, each for 10 ms from 0. By hand:
+/// A and B once with no wait; C twice, the second waiting 10 ms.
+#[test]
+fn a_lock_chosen_by_an_expression_is_the_actors_own() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[resource]]\nname = \"B\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[resource]]\nname = \"C\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"w\"\ncount = 4\nsteps = [{ acquire = { one_of = [\"A\", \"B\", \"C\"], index = \"min(i, 2)\" } }, { delay_ms = 10 }, { release = { one_of = [\"A\", \"B\", \"C\"], index = \"min(i, 2)\" } }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("A.acquisitions")), 1.0);
+    assert_eq!(num(run.metric("B.acquisitions")), 1.0);
+    assert_eq!(num(run.metric("C.acquisitions")), 2.0);
+    assert_eq!(num(run.metric("C.total_wait_ms")), 10.0);
+    assert_eq!(num(run.metric("makespan_ms")), 20.0);
+    // An index past the list stops the run, naming the actor and the list.
+    let bad = text.replace("min(i, 2)", "i");
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", &bad).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("index 3 of a list of 3");
+    assert!(
+        err.to_string()
+            .contains("actor 3 of `w`: a `one_of` index is 3"),
+        "{err}"
+    );
+}
+
+/// A lock leaked by a give-up: the second acquire gives up without releasing the first lock, and the
+/// next repetition asks for the lock its actor still holds. It would wait for itself for
+/// good; the run stops and says which lock, when, and how to release it. With each timeout
+/// releasing the first lock, by hand: at 150 left times out first (it asked first, at 50)
+/// and releases A, which goes to right; left's second repetition asks for A at once and
+/// queues. right is done at 160, handing A to left and starting again with B. At 210 both
+/// ask for the other's lock again (right first); at 310 right times out first and releases
+/// B, which goes to left, done at 320. Each completes one repetition and gives one up.
+#[test]
+fn a_lock_leaked_by_a_give_up_is_named_when_its_holder_asks_again() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\nmode = \"queue\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"left\"\nrepeat = 2\nsteps = [{ acquire = \"A\" }, { delay_ms = 50 }, { acquire = \"B\", give_up_after_ms = 100 }, { delay_ms = 10 }, { release = \"B\" }, { release = \"A\" }]\n\
+        [[actor]]\nname = \"right\"\nrepeat = 2\nsteps = [{ acquire = \"B\" }, { delay_ms = 50 }, { acquire = \"A\", give_up_after_ms = 100 }, { delay_ms = 10 }, { release = \"A\" }, { release = \"B\" }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("left asks for A again at 150, holding it");
+    assert!(
+        err.to_string()
+            .contains("actor 0 of `left` acquires `A` at 150 ms, which it holds already"),
+        "{err}"
+    );
+    let fixed = text
+        .replace(
+            "{ acquire = \"B\", give_up_after_ms = 100 }",
+            "{ acquire = \"B\", timeout_ms = 100, on_timeout = { steps = [{ release = \"A\" }] } }",
+        )
+        .replace(
+            "{ acquire = \"A\", give_up_after_ms = 100 }",
+            "{ acquire = \"A\", timeout_ms = 100, on_timeout = { steps = [{ release = \"B\" }] } }",
+        );
+    let run = run_text(&fixed, 0);
+    for g in ["left", "right"] {
+        assert_eq!(num(run.metric(&format!("{g}.gave_up"))), 1.0, "{g}");
+        assert_eq!(num(run.metric(&format!("{g}.completed"))), 1.0, "{g}");
+    }
+    assert_eq!(num(run.metric("makespan_ms")), 320.0);
+    assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
+}
+
+/// A release that frees nothing is a mistake in the steps, named with its actor and time:
+/// actor 0 takes A (index i = 0) and releases B (index 1 − i = 1), which it never took; so
+/// does actor 1 the other way round. Each takes its lock at 0 and releases at 10.
+#[test]
+fn a_release_of_a_lock_not_held_is_named() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"A\"\nkind = \"lock\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\n\
+        [[actor]]\nname = \"w\"\ncount = 2\nsteps = [{ acquire = { one_of = [\"A\", \"B\"], index = \"i\" } }, { delay_ms = 10 }, { release = { one_of = [\"A\", \"B\"], index = \"1 - i\" } }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("actor 0 releases B, which it never took");
+    assert!(
+        err.to_string()
+            .contains("actor 0 of `w` releases `B` at 10 ms, which it does not hold"),
+        "{err}"
+    );
+    // The same steps with the right index run: both locks free at the end.
+    let run = run_text(&text.replace("\"1 - i\"", "\"i\""), 0);
+    assert_eq!(num(run.metric("w.completed")), 2.0);
+    assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
+}

@@ -1,0 +1,312 @@
+//! A mistake in a scenario is named where it is written: a bad key of a timeout, a retry, a
+//! branch or a choice at load, a label for no timeline kind, what can never happen, and what
+//! only the run can find (a chance outside [0, 1], a negative backoff, a release of a lock
+//! not held, a number that is not one stored) at the step that found it.
+
+use super::{num, run_error, run_text};
+
+/// Every bad key of a timeout, a retry, a branch, a choice of resource, a pause, a renewal
+/// or a restart refused where it is written, saying what is valid.
+#[test]
+fn a_bad_timeout_retry_branch_or_choice_key_is_refused_at_its_place() {
+    let head = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 1\n[[resource]]\nname = \"K\"\nkind = \"link\"\nrtt_ms = 2\n[[actor]]\nname = \"a\"\n";
+    // Line 16 is the steps line; the column is the bad value's or key's.
+    let cases: &[(&str, &str)] = &[
+        (
+            "steps = [{ request = \"S\", timeout_ms = \"soon\" }]",
+            "16:40: in \"soon\" at character 1: unknown name `soon`",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { then = \"later\" } }]",
+            "16:65: unknown `then` \"later\"; valid: \"retry\"",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { then = \"retry\" } }]",
+            "16:56: a retry needs `max_attempts`",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { then = \"end\", backoff_ms = 3 } }]",
+            "16:85: `backoff_ms` is for `then = \"retry\"`",
+        ),
+        (
+            "steps = [{ request = \"S\", timeout_ms = 5, on_timeout = { wait = 1 } }]",
+            "16:65: unknown key `wait` of `on_timeout`; valid: steps, then, max_attempts, backoff_ms, jitter_ms",
+        ),
+        (
+            "steps = [{ acquire = \"L\", timeout_ms = 5, give_up_after_ms = 5 }]",
+            "16:62: give `timeout_ms` (with `on_timeout`) or `give_up_after_ms`, not both",
+        ),
+        (
+            "steps = [{ if = \"maybe\", then = [{ delay_ms = 1 }] }]",
+            "16:17: unknown outcome \"maybe\"; valid: none, acquired, timed_out",
+        ),
+        (
+            "steps = [{ if = { value = \"attempt\" }, then = [] }]",
+            "16:17: an `if` is an outcome",
+        ),
+        (
+            "steps = [{ if = \"served\" }]",
+            "16:10: an `if` needs `then`",
+        ),
+        (
+            "steps = [{ if = { chance = 0.5 }, then = [{ release = \"L\" }] }]",
+            "16:55: the actor does not hold `L` here",
+        ),
+        (
+            "steps = [{ acquire = { one_of = [\"L\", \"S\"], index = \"i\" } }]",
+            "16:39: `S` is a server, not a lock",
+        ),
+        (
+            "steps = [{ acquire = { one_of = [], index = \"i\" } }]",
+            "16:33: `one_of` names at least one lock",
+        ),
+        (
+            "steps = [{ acquire = { by = \"nope\", x = \"L\" } }]",
+            "16:29: `nope` is not a string parameter of this config",
+        ),
+        (
+            "steps = [{ pause_ms = \"k + later\" }]",
+            "16:23: in \"k + later\" at character 5: unknown name `later`; valid here: i, k, attempt",
+        ),
+        (
+            "steps = [{ renew = \"L\" }]",
+            "16:20: the actor does not hold `L` here",
+        ),
+        (
+            "steps = [{ crash = \"all\", restart_after_ms = \"x\" }]",
+            "16:46: in \"x\" at character 1: unknown name `x`",
+        ),
+        ("steps = [{ send = \"K\", timeout_ms = -1 }]", "16:37:"),
+    ];
+    let mut wrong = Vec::new();
+    for (steps, needle) in cases {
+        let text = format!("{head}{steps}\n");
+        let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &text)
+        else {
+            panic!("accepted: {steps}");
+        };
+        let e = e.to_string();
+        let (place, message) = needle.split_at(needle.find(": ").map_or(needle.len(), |k| k + 1));
+        if !(e.contains(&format!("t.toml:{place}")) && e.contains(message.trim())) {
+            wrong.push(format!("`{needle}` not in `{e}`\n{steps}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // A link's loss, a chance: probabilities, checked at the point.
+    for (text, needle) in [
+        (
+            head.replace("rtt_ms = 2\n", "rtt_ms = 2\nloss = 1.5\n")
+                + "steps = [{ send = \"K\" }]\n",
+            "14:8: a probability is in [0, 1], got 1.5",
+        ),
+        (
+            format!("{head}steps = [{{ if = {{ chance = 2 }}, then = [{{ delay_ms = 1 }}] }}]\n"),
+            "16:28: a probability is in [0, 1], got 2",
+        ),
+        (
+            format!(
+                "{head}steps = [{{ request = \"S\", timeout_ms = 1, on_timeout = {{ max_attempts = 0 }} }}]\n"
+            ),
+            "16:73: must be a whole number from 1 to 1000, got 0",
+        ),
+    ] {
+        let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", &text)
+        else {
+            panic!("accepted: {text}");
+        };
+        let e = e.to_string();
+        let (place, message) = needle.split_at(needle.find(": ").map_or(needle.len(), |k| k + 1));
+        assert!(
+            e.contains(&format!("t.toml:{place}")) && e.contains(message.trim()),
+            "`{needle}` not in `{e}`"
+        );
+    }
+}
+
+/// A `[labels]` key that is no name of the run lists the scenario's timeline kinds, every
+/// span and mark kind by its name, so a misspelt kind is found.
+#[test]
+fn a_label_for_no_kind_lists_every_timeline_kind() {
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n[labels]\nretyr = \"yeniden\"\n";
+    let config = write_config(tmp.path(), "l.toml", text);
+    let o = coordsim(&["check", &config]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let kinds = "its timeline kinds: waiting, served, reading, writing, working, crossing, holding_waiting, paused, backoff, down, attempt, done, gave_up, crashed, rejected, timeout, retry, lost, refused, lease_lost, restarted";
+    assert!(
+        stderr(&o).contains("l.toml:6:1:") && stderr(&o).contains(kinds),
+        "{}",
+        stderr(&o)
+    );
+    // Spelt right, the kind is a label like any.
+    let fixed = write_config(tmp.path(), "m.toml", &text.replace("retyr", "retry"));
+    let o = coordsim(&["check", &fixed]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A chance given by an expression must stay a probability: `k - 5` is −5 at the first
+/// repetition (k = 0), so the run stops there and says what it came to. `k / 4` over
+/// repeat = 5 stays in [0, 1] (0, 0.25, 0.5, 0.75, 1) and runs.
+#[test]
+fn a_chance_outside_zero_to_one_is_named() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nrepeat = 5\nsteps = [{ if = { chance = \"k - 5\" }, then = [{ write = \"r\", value = 1 }] }]\n";
+    let config =
+        crate::harness::library_config(&crate::harness::registry(), "t.toml", text).expect("loads");
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, config.plan.limits))
+        .expect_err("a chance of -5");
+    assert!(
+        err.to_string().contains(
+            "actor 0 of `a`: an `if`'s `chance` comes to -5, not a probability in [0, 1]"
+        ),
+        "{err}"
+    );
+    let run = run_text(&text.replace("k - 5", "k / 4"), 0);
+    assert_eq!(num(run.metric("a.completed")), 5.0);
+}
+
+/// A mistake only the run can find is reported where the step that found it is written,
+/// with the point: the release on line 16 (column 3, the step's table) at the first sweep
+/// value; an `if`'s chance (line 8, column 10); a retry's negative backoff (line 8, the
+/// `on_timeout` table at column 57).
+#[test]
+fn a_mistake_found_while_running_points_at_its_step() {
+    let cases = [
+        (
+            "model = \"scenario\"\n[sweep]\nhold_ms = [5, 10]\n[[resource]]\nname = \"A\"\nkind = \"lock\"\n[[resource]]\nname = \"B\"\nkind = \"lock\"\n[[actor]]\nname = \"w\"\ncount = 2\nsteps = [\n  { acquire = { one_of = [\"A\", \"B\"], index = \"i\" } },\n  { delay_ms = \"hold_ms\" },\n  { release = { one_of = [\"A\", \"B\"], index = \"1 - i\" } },\n]\n",
+            "16:3: `actor[0].steps[2]` at hold_ms = 5: actor 0 of `w` releases `B` at 5 ms",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nrepeat = 3\nsteps = [{ if = { chance = \"k - 1\" }, then = [{ write = \"r\", value = 1 }] }]\n",
+            "8:10: `actor[0].steps[0]`: actor 0 of `a`: an `if`'s `chance` comes to -1",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 50\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", timeout_ms = 10, on_timeout = { then = \"retry\", max_attempts = 3, backoff_ms = \"10 - 20 * attempt\" } }]\n",
+            "8:57: `actor[0].steps[0].on_timeout`: actor 0 of `c`: a retry's backoff and jitter come to -10 ms",
+        ),
+    ];
+    refused_at(&cases);
+}
+
+/// Combinations that can never do what they say are refused where they are written:
+/// `when_down = "fail"` on a server with no down window (line 6, its value); `renew` of a
+/// queue lock (line 8, the renew's value); an `on_timeout` on a wait with no `timeout_ms`
+/// (line 7, the `on_timeout` table); the first 5 of 2 actors crashing (line 5, the count); a key given twice in a key store's
+/// `initial` (line 5).
+#[test]
+fn what_can_never_happen_is_refused_where_it_is_written() {
+    let cases = [
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\" }]\n",
+            "6:13: `resource[0].when_down`: `when_down = \"fail\"` with no `down` windows",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[actor]]\nname = \"a\"\nsteps = [{ acquire = \"L\" }, { renew = \"L\" }, { release = \"L\" }]\n",
+            "8:39: `actor[0].steps[1].renew`: `renew` keeps a lease fresh, and `L` is not a lease",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\n[[actor]]\nname = \"a\"\nsteps = [{ acquire = \"L\", on_timeout = { then = \"end\" } }, { release = \"L\" }]\n",
+            "7:40: `actor[0].steps[0].on_timeout`: an `on_timeout` with no `timeout_ms`: this acquire never times out",
+        ),
+        (
+            "model = \"scenario\"\n[[actor]]\nname = \"w\"\ncount = 2\nsteps = [{ delay_ms = 1 }, { crash = { count = 5 } }]\n",
+            "5:48: `actor[0].steps[1].crash.count`: the first 5 actors of `w` crash, but it has 2",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = [[1, 2], [1, 3]]\n[[actor]]\nname = \"a\"\nsteps = [{ lookup = \"ks\", key = 1 }]\n",
+            "5:11: `resource[0].initial`: key 1 is given twice",
+        ),
+    ];
+    refused_at(&cases);
+    // A request to a server that fails fast may have an `on_timeout` alone: a refusal runs it.
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    let refused = "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\ndown = [[0, 100]]\nwhen_down = \"fail\"\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", on_timeout = { then = \"end\" } }]\n";
+    let path = write_config(tmp.path(), "ok.toml", refused);
+    let o = coordsim(&["check", &path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Each config is refused by `check` (exit 2) with its needle (position and message).
+fn refused_at(cases: &[(&str, &str)]) {
+    use crate::harness::{coordsim, stderr, write_config};
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = write_config(tmp.path(), &format!("c{i}.toml"), text);
+        let o = coordsim(&["check", &path]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A number that is not a number is never stored: a lookup of a missing key leaves the
+/// store's name NaN, and an insert, a set, a put's value or field, or a register write of
+/// it stops the run, naming the actor, the step and the resource (in a transaction too). So
+/// does a value that overflows to infinity, and a store whose total would.
+#[test]
+fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
+    let text = |steps: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = [[1, 5]]\n\
+             [[resource]]\nname = \"q\"\nkind = \"queue\"\nfields = [\"m\"]\n\
+             [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+             [[actor]]\nname = \"a\"\nsteps = [{steps}]\n"
+        )
+    };
+    let missing = "{ lookup = \"ks\", key = 99 }, ";
+    for (steps, says) in [
+        (
+            "{ insert = \"ks\", key = 6, value = \"ks\" }",
+            "an insert's value into `ks` is NaN",
+        ),
+        (
+            "{ set = \"ks\", key = 6, value = \"ks + 1\" }",
+            "a set's value into `ks` is NaN",
+        ),
+        (
+            "{ put = \"q\", value = \"ks\" }",
+            "a put's value on `q` is NaN",
+        ),
+        (
+            "{ put = \"q\", fields = { m = \"ks\" } }",
+            "a put's field `m` on `q` is NaN",
+        ),
+        (
+            "{ write = \"r\", value = \"ks\" }",
+            "a write's value into `r` is NaN",
+        ),
+        (
+            "{ transaction = [{ insert = \"ks\", key = 6, value = \"ks\" }] }",
+            "an insert's value into `ks` is NaN",
+        ),
+    ] {
+        let e = run_error(&text(&format!("{missing}{steps}")));
+        assert!(
+            e.contains(&format!(
+                "actor 0 of `a` at 0 ms: {says}, not a finite number"
+            )),
+            "{steps}: {e}"
+        );
+        // Looking up the key that is there (1 → 5), the same steps run.
+        run_text(&text(&format!("{}{steps}", missing.replace("99", "1"))), 0);
+    }
+    // 10^400 (k = 0; an expression of `k`, so computed in the run) is past the largest
+    // double: infinite.
+    let e = run_error(&text(
+        "{ set = \"ks\", key = 2, value = \"10 ^ (400 + k)\" }",
+    ));
+    assert!(e.contains("a set's value into `ks` is inf"), "{e}");
+    // Two keys of 10^308 each: the total (10^308 + 5 + 10^308 > 1.8 · 10^308) overflows.
+    let e = run_error(&text(
+        "{ set = \"ks\", key = 2, value = \"10 ^ (308 + k)\" }, { set = \"ks\", key = 3, value = \"10 ^ (308 + k)\" }",
+    ));
+    assert!(
+        e.contains("the total of `ks` after this step is inf"),
+        "{e}"
+    );
+}

@@ -1,0 +1,79 @@
+//! What ends an actor's repetitions: a crash — with a restart the next repetition starts; in
+//! an open loop every repetition under way ends with it — and a stop, in a closed loop and
+//! in an open one.
+
+use super::{num, run_text};
+
+/// A crash followed by a restart: each repetition works 10 ms and crashes; the actor comes
+/// back 5 ms later with its next one. Repetitions at 0, 15, 30 crash at 10, 25, 40: three
+/// crashes, but only two restarts — at the third nothing is left to run, so the actor stays
+/// down (nothing is counted or drawn past the run's end at 40); none completed.
+#[test]
+fn a_crash_with_a_restart_loses_the_repetition_and_starts_the_next() {
+    let text = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nrepeat = 3\nsteps = [{ delay_ms = 10 }, { crash = \"all\", restart_after_ms = 5 }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("a.restarts")), 2.0);
+    assert_eq!(num(run.metric("a.started")), 3.0);
+    assert_eq!(num(run.metric("a.completed")), 0.0);
+    assert_eq!(num(run.metric("a.crashed")), 3.0, "every crash counts");
+    assert_eq!(run.entity("a", "outcome").to_string(), "crashed");
+    // A restart keeps the locks its old self held: the next repetition's acquire waits
+    // for good (a queue lock), and the run ends with it unfinished at 10.
+    let held = "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n[[actor]]\nname = \"a\"\nrepeat = 2\nsteps = [{ acquire = \"L\" }, { delay_ms = 10 }, { crash = \"all\", restart_after_ms = 5 }, { release = \"L\" }]\n";
+    let run = run_text(held, 0);
+    assert_eq!(num(run.metric("L.acquisitions")), 1.0);
+    assert_eq!(
+        num(run.metric("L.held_ms")),
+        15.0,
+        "held 0 → the run's end at 15"
+    );
+}
+
+/// An open loop's repetitions overlap, and a crash ends them all. One actor starts every
+/// 10 ms (6 times); a repetition waits 5 ms, crashes if it is repetition k = 1, waits 20 ms
+/// more, then increments `r`. Repetition 0 (0 → 5 → 25) would write at 25, but its actor
+/// crashed at 15 (repetition 1, started at 10): it writes nothing, and no start comes after.
+/// So `r` stays 0: one crash, two repetitions started (0 and 1), none completed.
+#[test]
+fn a_crash_in_an_open_loop_ends_every_repetition_under_way() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nevery_ms = 10\nrepeat = 6\nsteps = [{ delay_ms = 5 }, { if = { value = \"k\", equals = 1 }, then = [{ crash = \"all\" }] }, { delay_ms = 20 }, { read = \"r\" }, { write = \"r\", value = \"r + 1\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(
+        num(run.metric("r.value")),
+        0.0,
+        "repetition 0 died with its actor"
+    );
+    assert_eq!(num(run.metric("a.crashed")), 1.0);
+    assert_eq!(num(run.metric("a.started")), 2.0);
+    assert_eq!(num(run.metric("a.completed")), 0.0);
+    // Every repetition crashes at its 25th ms: repetition 0 at 25; repetitions 1 and 2
+    // (started at 10 and 20) die with it, and the start due at 30 never comes. One crash,
+    // not three.
+    let each = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nevery_ms = 10\nrepeat = 6\nsteps = [{ delay_ms = 25 }, { crash = \"all\" }]\n";
+    let run = run_text(each, 0);
+    assert_eq!(num(run.metric("a.crashed")), 1.0);
+    assert_eq!(
+        num(run.metric("a.started")),
+        3.0,
+        "starts at 0, 10, 20; none at 30"
+    );
+}
+
+/// A stop ends the actor's repetitions, in a closed loop and in an open one. `w` repeats 5
+/// times, every 10 ms in the open form, and stops at its third repetition (k = 2): 3 started
+/// and completed, the last at 0 (closed: all at one instant) or 20 ms (open).
+#[test]
+fn a_stop_ends_the_actors_repetitions() {
+    let closed = "model = \"scenario\"\n[[actor]]\nname = \"w\"\nrepeat = 5\nsteps = [{ if = { value = \"k\", equals = 2 }, then = [{ stop = true }] }, { delay_ms = 0 }]\n";
+    let open = closed.replace("repeat = 5\n", "repeat = 5\nevery_ms = 10\n");
+    for (text, end) in [(closed.to_string(), 0.0), (open, 20.0)] {
+        let run = run_text(&text, 0);
+        assert_eq!(
+            (num(run.metric("w.started")), num(run.metric("w.completed"))),
+            (3.0, 3.0),
+            "{text}"
+        );
+        assert_eq!(num(run.metric("makespan_ms")), end, "{text}");
+        assert_eq!(run.entity("w", "outcome").to_string(), "stopped");
+    }
+}
