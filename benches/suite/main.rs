@@ -288,7 +288,7 @@ fn queue_scenario(
     scenario_plan("queue-scenario.toml", text)
 }
 
-/// The scenario form of `outbox`'s random variant (as `tests/cli/scenarios/delivery.rs`
+/// The scenario form of `outbox`'s random variant (as `tests/cli/scenarios/outbox.rs`
 /// writes it): `n` fresh books lent to one fresh member, a deduplicating consumer, a relay
 /// that crashes after a delivery with probability `p`, drawn from the built-in's stream (the
 /// relay is the group `outbox`, so its stream `relay-crash` is keyed `outbox/relay-crash`;

@@ -148,8 +148,8 @@ fn the_lesson_guide_shows_what_check_really_prints() {
 #[test]
 fn the_format_check_catches_a_mis_formatted_model_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let model = String::from_utf8(read(root().join("models/src/lock_queue/mod.rs"))).unwrap();
-    std::fs::write(tmp.path().join("lock_queue.rs"), &model).unwrap();
+    let model = String::from_utf8(read(root().join("models/src/saga.rs"))).unwrap();
+    std::fs::write(tmp.path().join("saga.rs"), &model).unwrap();
     let check = || {
         Command::new("bash")
             .arg(root().join(".ci/fmt-every-file"))
@@ -162,11 +162,11 @@ fn the_format_check_catches_a_mis_formatted_model_file() {
     // The first `fn` moved 7 spaces right: valid Rust, not formatted.
     let bad = model.replacen("\nfn ", "\n       fn ", 1);
     assert_ne!(bad, model);
-    std::fs::write(tmp.path().join("lock_queue.rs"), bad).unwrap();
+    std::fs::write(tmp.path().join("saga.rs"), bad).unwrap();
     let o = check();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("not formatted: ./lock_queue.rs"),
+        stderr(&o).contains("not formatted: ./saga.rs"),
         "{}",
         stderr(&o)
     );

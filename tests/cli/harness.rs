@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Runs coordsim in `dir` with `args`.
-pub fn coordsim_in(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn coordsim_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_coordsim"))
         .current_dir(dir)
         .args(args)
@@ -16,37 +16,37 @@ pub fn coordsim_in(dir: &Path, args: &[&str]) -> Output {
         .expect("coordsim runs")
 }
 
-pub fn coordsim(args: &[&str]) -> Output {
+pub(crate) fn coordsim(args: &[&str]) -> Output {
     coordsim_in(&root(), args)
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn write_config(dir: &Path, name: &str, text: &str) -> String {
+pub(crate) fn write_config(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path.to_string_lossy().into_owned()
 }
 
-pub fn read(path: impl AsRef<Path>) -> Vec<u8> {
+pub(crate) fn read(path: impl AsRef<Path>) -> Vec<u8> {
     let path = path.as_ref();
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// What the `coordsim` binary runs (`src/main.rs`): the built-in models, then the scenario
 /// composer, its own crate.
-pub fn registry() -> coordsim_model::Registry {
+pub(crate) fn registry() -> coordsim_model::Registry {
     coordsim_models::registry().with_composer(coordsim_scenario::Scenario)
 }
 
 /// A config's text parsed as `name` against `registry`, through the library.
-pub fn library_config(
+pub(crate) fn library_config(
     registry: &coordsim_model::Registry,
     name: &str,
     text: &str,
@@ -61,7 +61,7 @@ pub fn library_config(
 }
 
 /// Runs a config through the library on 2 threads, without a progress bar.
-pub fn library_run(config: &coordsim::config::Config) -> coordsim::results::Results {
+pub(crate) fn library_run(config: &coordsim::config::Config) -> coordsim::results::Results {
     let options = coordsim::runner::RunOptions {
         jobs: 2,
         seed: None,
@@ -72,7 +72,7 @@ pub fn library_run(config: &coordsim::config::Config) -> coordsim::results::Resu
     coordsim::runner::run(config, &options).unwrap()
 }
 
-pub const RANDOM_SWEEP: &str = r#"model = "single_writer_queue"
+pub(crate) const RANDOM_SWEEP: &str = r#"model = "single_writer_queue"
 seed = 10
 replications = 3
 [params]
@@ -84,7 +84,7 @@ clients = [2, 4, 6]
 service_ms = { from = 4, to = 8, step = 4 }
 "#;
 
-pub fn list_files(dir: &Path) -> Vec<String> {
+pub(crate) fn list_files(dir: &Path) -> Vec<String> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -107,7 +107,7 @@ pub fn list_files(dir: &Path) -> Vec<String> {
 }
 
 /// Shards of `config` (K/N for each k) under `tmp`, returning their folders.
-pub fn shard_dirs(tmp: &Path, config: &str, stem: &str, n: usize) -> Vec<String> {
+pub(crate) fn shard_dirs(tmp: &Path, config: &str, stem: &str, n: usize) -> Vec<String> {
     (0..n)
         .map(|k| {
             let out = tmp.join(format!("s{k}"));
@@ -126,7 +126,7 @@ pub fn shard_dirs(tmp: &Path, config: &str, stem: &str, n: usize) -> Vec<String>
         .collect()
 }
 
-pub fn merge_into(out: &Path, shards: &[String]) -> Output {
+pub(crate) fn merge_into(out: &Path, shards: &[String]) -> Output {
     let out = out.to_string_lossy().into_owned();
     let mut args = vec!["merge", out.as_str()];
     args.extend(shards.iter().map(String::as_str));
@@ -135,7 +135,7 @@ pub fn merge_into(out: &Path, shards: &[String]) -> Output {
 
 /// A lesson folder: `q.toml` (a queue whose service time is `service_ms`, swept over two
 /// client counts) and `lesson.md` with `text`.
-pub fn lesson_dir(service_ms: &str, text: &str) -> tempfile::TempDir {
+pub(crate) fn lesson_dir(service_ms: &str, text: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write_config(
         dir.path(),
@@ -148,10 +148,11 @@ pub fn lesson_dir(service_ms: &str, text: &str) -> tempfile::TempDir {
     dir
 }
 
-pub fn lesson(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn lesson(dir: &Path, args: &[&str]) -> Output {
     let mut all = vec!["lesson"];
     all.extend_from_slice(args);
     coordsim_in(dir, &all)
 }
 
-pub const HEAD: &str = "<!-- coordsim use q = \"q.toml\" -->\n<!-- coordsim locale = \"tr\" -->\n";
+pub(crate) const HEAD: &str =
+    "<!-- coordsim use q = \"q.toml\" -->\n<!-- coordsim locale = \"tr\" -->\n";

@@ -105,7 +105,7 @@ fn decode(segment: &str) -> String {
 
 /// Every local `href` and `src` of every page under `out` resolves to a file inside `out`,
 /// and every `#fragment` to an id of its page; gives back how many were checked.
-pub fn check_links(out: &Path) -> usize {
+pub(crate) fn check_links(out: &Path) -> usize {
     let root = std::fs::canonicalize(out).unwrap();
     let pages: Vec<PathBuf> = list_files(out)
         .into_iter()

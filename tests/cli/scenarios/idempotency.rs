@@ -10,7 +10,7 @@ use super::{num, run_text, run_within_estimate};
 
 /// `idempotency`'s parameters.
 #[derive(Debug, Clone)]
-pub struct Idempotency {
+pub(super) struct Idempotency {
     pub world: World,
     pub form: &'static str,
     pub repeats: u64,
@@ -22,7 +22,7 @@ pub struct Idempotency {
     pub max_retries: u64,
 }
 
-pub const FORMS: [&str; 7] = [
+pub(super) const FORMS: [&str; 7] = [
     "assign",
     "increment",
     "insert",
@@ -33,7 +33,7 @@ pub const FORMS: [&str; 7] = [
 ];
 
 impl Idempotency {
-    pub fn built_in(&self) -> String {
+    pub(super) fn built_in(&self) -> String {
         let requests: Vec<String> = self
             .requests
             .iter()
@@ -59,7 +59,7 @@ impl Idempotency {
     /// The scenario form: one client per request (the repeated forms: one request), each
     /// call a repetition. With a lost response (drawn after every call from the built-in's
     /// stream) the client calls again, up to `max_retries` more times; else it stops.
-    pub fn scenario(&self) -> String {
+    pub(super) fn scenario(&self) -> String {
         let mut s = format!(
             "model = \"scenario\"\n{}\
              [[resource]]\nname = \"status\"\nkind = \"keys\"\ninitial = [{}]\n\

@@ -7,14 +7,14 @@ use proptest::prelude::*;
 /// The library world: books (id, on the shelf) and members (id, open loans, limit), with
 /// distinct ids.
 #[derive(Debug, Clone)]
-pub struct World {
+pub(super) struct World {
     pub books: Vec<(u64, bool)>,
     pub members: Vec<(u64, u64, u64)>,
 }
 
 impl World {
     /// The built-in models' `books` and `members` parameters.
-    pub fn params(&self) -> String {
+    pub(super) fn params(&self) -> String {
         let books: Vec<String> = self
             .books
             .iter()
@@ -40,7 +40,7 @@ impl World {
     /// The world as key stores: `shelf` (the books on the shelf), `open` and `limit` (by
     /// member id). A book on loan, or not in the catalog, is not on the shelf: *mark loaned*
     /// is a remove from `shelf` that finds it or not.
-    pub fn resources(&self) -> String {
+    pub(super) fn resources(&self) -> String {
         let shelf: Vec<String> = self
             .books
             .iter()
@@ -69,23 +69,23 @@ impl World {
 /// actor crashes, and the transaction lands nothing) unless the member exists and
 /// `open < limit` — a missing member's `open` and `limit` are not numbers, and no
 /// comparison with one holds.
-pub fn add_loan(member: &str, on_failure: &str) -> String {
+pub(super) fn add_loan(member: &str, on_failure: &str) -> String {
     format!(
         "{{ lookup = \"open\", key = \"{member}\" }}, {{ lookup = \"limit\", key = \"{member}\" }}, \
          {{ if = {{ value = \"open\", below = \"limit\" }}, then = [{{ set = \"open\", key = \"{member}\", value = \"open + 1\" }}], else = [{on_failure}] }}"
     )
 }
 
-pub fn list(v: &[u64]) -> String {
+pub(super) fn list(v: &[u64]) -> String {
     v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// The random variants' fresh books and members (the built-in's ids).
-pub const FRESH: u64 = 1_000_000_000;
+pub(super) const FRESH: u64 = 1_000_000_000;
 
 /// Up to five books (ids from 1) and three members (4, 5 and 7: member 6 is the consumer's,
 /// added apart).
-pub fn world() -> impl Strategy<Value = World> {
+pub(super) fn world() -> impl Strategy<Value = World> {
     (
         proptest::collection::vec(proptest::bool::weighted(0.7), 1..6),
         proptest::collection::vec((0u64..4, 0u64..5), 1..4),

@@ -11,7 +11,7 @@ use super::{num, run_text, run_within_estimate};
 
 /// `outbox`'s parameters.
 #[derive(Debug, Clone)]
-pub struct Outbox {
+pub(super) struct Outbox {
     pub world: World,
     pub loans: Vec<(u64, u64)>,
     /// Each scripted relay run's `crash_after` (0: none).
@@ -23,7 +23,7 @@ pub struct Outbox {
 }
 
 impl Outbox {
-    pub fn built_in(&self) -> String {
+    pub(super) fn built_in(&self) -> String {
         let loans: Vec<String> = self
             .loans
             .iter()
@@ -62,7 +62,7 @@ impl Outbox {
     /// duplicate skipped), the crash point, the ack. A failed *add loan* aborts the run: a
     /// crash in the transaction, which lands nothing. `applied` is the plain consumer's
     /// bookkeeping: each message id it applied (a duplicate insert: a duplicate effect).
-    pub fn scenario(&self) -> String {
+    pub(super) fn scenario(&self) -> String {
         let random = self.random_loans > 0 || self.crash_probability > 0.0;
         let mut world = self.world.clone();
         let mut s = format!(

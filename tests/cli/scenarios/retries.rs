@@ -24,7 +24,7 @@ mod storm_reference {
 
     /// What the reference counts.
     #[derive(Debug, Default, PartialEq)]
-    pub struct Counts {
+    pub(super) struct Counts {
         pub served: u64,
         pub wasted: u64,
         pub completed: u64,
@@ -42,7 +42,7 @@ mod storm_reference {
         deadline: u64,
     }
 
-    pub struct Params {
+    pub(super) struct Params {
         pub starts: Vec<u64>,
         pub service: u64,
         pub timeout: u64,
@@ -51,7 +51,7 @@ mod storm_reference {
         pub repeat: u64,
     }
 
-    pub fn run(p: &Params) -> Counts {
+    pub(super) fn run(p: &Params) -> Counts {
         let n = p.starts.len();
         let other = 1 + n as u64;
         let mut heap: BinaryHeap<Reverse<(u64, u64, u64, Ev)>> = BinaryHeap::new();

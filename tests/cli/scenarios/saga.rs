@@ -10,7 +10,7 @@ use super::{num, run_text, run_within_estimate};
 
 /// `saga`'s parameters.
 #[derive(Debug, Clone)]
-pub struct Saga {
+pub(super) struct Saga {
     pub world: World,
     pub compensate: bool,
     pub requests: Vec<(u64, u64)>,
@@ -22,7 +22,7 @@ pub struct Saga {
 }
 
 impl Saga {
-    pub fn built_in(&self) -> String {
+    pub(super) fn built_in(&self) -> String {
         let requests: Vec<String> = self
             .requests
             .iter()
@@ -52,7 +52,7 @@ impl Saga {
     /// set; the compensation (*mark shelved*) an insert back into `shelf`. The injected
     /// failures of the random variant are chances drawn from the built-in's streams. Each
     /// request's outcome is recorded by inserting `k` into the store of that name.
-    pub fn scenario(&self) -> String {
+    pub(super) fn scenario(&self) -> String {
         let random = self.random_requests > 0;
         let mut s = format!(
             "model = \"scenario\"\n[params]\nstep_ms = {}\n",
