@@ -159,8 +159,8 @@ fn the_format_check_catches_a_mis_formatted_model_file() {
     };
     let o = check();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // The first `fn` moved 7 spaces right: valid Rust, not formatted.
-    let bad = model.replacen("\nfn ", "\n       fn ", 1);
+    // The first `struct` moved 7 spaces right: valid Rust, not formatted.
+    let bad = model.replacen("\nstruct ", "\n       struct ", 1);
     assert_ne!(bad, model);
     std::fs::write(tmp.path().join("saga.rs"), bad).unwrap();
     let o = check();
