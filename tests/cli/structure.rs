@@ -487,3 +487,76 @@ fn the_composers_stages_import_only_the_stages_below_them() {
         );
     }
 }
+
+/// The front end's layers as the README lists them under `src/`, lowest first: each bullet
+/// a layer, each backticked name that is a module of `src/` a member.
+fn readme_layers() -> Vec<Vec<String>> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("\n- `src/`:").expect("the README maps src/");
+    let section = &readme[start + 1..];
+    let end = section[1..].find("\n- ").map_or(section.len(), |e| e + 1);
+    let modules: BTreeSet<String> = modules(&root().join("src"))
+        .keys()
+        .filter_map(|m| m.get(1).cloned())
+        .collect();
+    let mut layers: Vec<Vec<String>> = Vec::new();
+    for line in section[..end].lines().skip(1) {
+        if line.starts_with("  - ") {
+            layers.push(Vec::new());
+        }
+        let Some(layer) = layers.last_mut() else {
+            continue;
+        };
+        for (i, part) in line.split('`').enumerate() {
+            let name = part.trim_end_matches('/');
+            if i % 2 == 1 && modules.contains(name) && !layer.iter().any(|n| n == name) {
+                layer.push(name.to_string());
+            }
+        }
+    }
+    layers
+}
+
+#[test]
+fn the_front_end_imports_down_the_readmes_layers() {
+    let layers = readme_layers();
+    let layer_of = |m: &str| layers.iter().position(|l| l.iter().any(|n| n == m));
+    // Every module of src/ is on the map (the README cannot go stale), once.
+    let graph = import_graph(&root().join("src"));
+    let mut unmapped = BTreeSet::new();
+    for m in graph.keys().filter_map(|m| m.get(1)) {
+        if m != "main" && layer_of(m).is_none() {
+            unmapped.insert(m.clone());
+        }
+    }
+    assert!(
+        unmapped.is_empty(),
+        "not in the README's map of src/: {unmapped:?}"
+    );
+    let named: Vec<&String> = layers.iter().flatten().collect();
+    let unique: BTreeSet<&String> = named.iter().copied().collect();
+    assert_eq!(
+        named.len(),
+        unique.len(),
+        "a module in two layers: {layers:?}"
+    );
+    assert!(layers.len() >= 4, "{layers:?}");
+    let mut up = Vec::new();
+    for (from, tos) in &graph {
+        let Some(f) = from.get(1).and_then(|m| layer_of(m)) else {
+            continue;
+        };
+        for to in tos {
+            if let Some(t) = to.get(1).and_then(|m| layer_of(m))
+                && t > f
+            {
+                up.push(format!("{} → {}", from.join("::"), to.join("::")));
+            }
+        }
+    }
+    assert!(
+        up.is_empty(),
+        "imports up the README's layers:\n{}",
+        up.join("\n")
+    );
+}
