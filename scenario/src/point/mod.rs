@@ -323,7 +323,7 @@ pub(crate) struct Point {
     pub keys: Vec<Keys>,
     pub groups: Vec<Group>,
     pub actors: u32,
-    /// The lock number of each resource that is a lock (by resource index).
+    /// Each lock's name, by its number among the locks (for a run's errors).
     pub lock_names: Vec<String>,
 }
 

@@ -5,11 +5,11 @@
 use coordsim_expr::Expr;
 use coordsim_model::{Kind, Value};
 
-/// Most resources, actor groups, steps of a group and operator unlocks of a lock.
+/// Most resources of a scenario (of every kind together).
 pub const MAX_RESOURCES: usize = 64;
 /// Most actor groups.
 pub const MAX_GROUPS: usize = 64;
-/// Most steps of one group.
+/// Most steps in one list (a group's, a branch's, a timeout's, a transaction's).
 pub const MAX_STEPS: usize = 256;
 /// Most `unlock_at_ms` times of one lock.
 pub const MAX_UNLOCKS: usize = 10_000;
