@@ -51,7 +51,7 @@ use coordsim_model::Registry;
 
 /// Runs the `coordsim` command line (arguments from the process) over `registry`'s models:
 /// exit 0 on success, 1 when a claim fails, 2 on bad input or when stdout could not be
-/// written (a closed pipe aside: see [`print`]).
+/// written (a closed pipe aside: see [`print`](mod@crate::print)).
 pub fn main_with(registry: Registry) -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
