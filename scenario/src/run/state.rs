@@ -191,36 +191,40 @@ pub(crate) struct GroupState {
 /// waits again is a new waiter).
 pub(crate) type Waiter = (u32, u32);
 
-/// One run's state.
+/// One run's state. Its fields are laid out in this order (`repr(C)`), the ones every
+/// event of a direct group touches first, so that they share the first cache lines.
+#[repr(C)]
 pub(crate) struct Sim<'p> {
     pub p: &'p Point,
+    /// The instant of the event being handled (`now` in expressions).
+    pub now: Nanos,
+    pub actors: Vec<Actor>,
+    pub servers: Vec<Server>,
+    /// The groups served directly (no job per request).
+    pub direct: Direct,
+    pub groups: Vec<GroupState>,
+    pub ready: VecDeque<u32>,
+    pub error: Option<String>,
     pub other: Class,
+    /// Whether entity rows are wanted (per-actor waits are kept only then).
+    pub entities: bool,
     pub jobs: Vec<Job>,
     pub free: Vec<u32>,
     /// What each job knows of the resources, a row per job.
     pub tables: JobTables,
-    pub actors: Vec<Actor>,
     pub regs: Vec<Register>,
     pub locks: Vec<Lock<Waiter>>,
-    pub servers: Vec<Server>,
     pub links: Vec<Link>,
-    pub groups: Vec<GroupState>,
-    pub ready: VecDeque<u32>,
     pub last_end: Option<Nanos>,
     pub lanes: Option<Vec<Lane>>,
-    /// Whether entity rows are wanted (per-actor waits are kept only then).
-    pub entities: bool,
     /// The random streams of actors that draw (arrivals, crashes).
     pub streams: Vec<Stream>,
     /// Per group, the streams its steps name, in `streams`.
     pub group_streams: Vec<Vec<u32>>,
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
-    /// The groups served directly (no job per request).
-    pub direct: Direct,
     /// Each server's wait statistics once computed (by `WaitStat` order), for the output.
     pub wait_stats: Vec<[Option<Option<f64>>; 5]>,
-    pub error: Option<String>,
     /// The group and step that set `error`, when a step did: the error is reported where
     /// that step is written.
     pub error_at: Option<(u16, u32)>,
@@ -228,8 +232,6 @@ pub(crate) struct Sim<'p> {
     pub end: Nanos,
     /// The poll attempts under way, for telling a stuck run (`stuck`).
     pub polls: Polls,
-    /// The instant of the event being handled (`now` in expressions).
-    pub now: Nanos,
     /// Requests at servers whose clients may stop waiting, and the free ones.
     pub slots: Vec<Slot>,
     pub free_slots: Vec<u32>,
