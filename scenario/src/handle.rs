@@ -104,6 +104,8 @@ impl Sim<'_> {
         }
         let j = &mut self.jobs[job as usize];
         j.outcome = SERVED;
+        // Its timeout is no more: a timer still due for it finds nothing to end.
+        j.deadline = NONE;
         j.step += 1;
         self.proceed(job, q);
     }
