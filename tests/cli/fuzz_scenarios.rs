@@ -1731,7 +1731,8 @@ const FEATURES: &[&str] = &[
 /// seconds is a hang. `COORDSIM_FUZZ_SCENARIOS` sets how many (a quick round by default),
 /// `COORDSIM_FUZZ_SCENARIOS_FROM` the first index (a case replays by its index),
 /// `COORDSIM_FUZZ_TRACE` prints each case before it runs (to find one that aborts) and what
-/// became of it, and `COORDSIM_FUZZ_STRICT` fails on every run past its own estimate.
+/// became of it, `COORDSIM_FUZZ_STRICT` fails on every run past its own estimate, and
+/// `COORDSIM_FUZZ_FILE` drives one config file instead, saying what became of it.
 #[test]
 fn generated_scenarios_never_panic() {
     let env = |name: &str| {
@@ -1744,6 +1745,23 @@ fn generated_scenarios_never_panic() {
     let trace = std::env::var_os("COORDSIM_FUZZ_TRACE").is_some();
     let strict = std::env::var_os("COORDSIM_FUZZ_STRICT").is_some();
     let registry = registry();
+    if let Some(file) = std::env::var_os("COORDSIM_FUZZ_FILE") {
+        // One config, driven as a case is (to cut a failing case down by hand).
+        let text = std::fs::read_to_string(&file).unwrap();
+        let clock = Instant::now();
+        let fate = match drive(&registry, "fuzzed.toml", &text, None, true) {
+            Fate::Refused(e) => format!("refused: {e}"),
+            Fate::Failed(e) => format!("stopped: {e}"),
+            Fate::TooBig => "too big".to_string(),
+            Fate::Ran => "ran".to_string(),
+        };
+        eprintln!(
+            "{}: {fate} ({:.1?})",
+            file.to_string_lossy(),
+            clock.elapsed()
+        );
+        return;
+    }
     let out = tempfile::tempdir().unwrap();
     let (mut refused, mut too_big, mut failed, mut ran) = (0, 0, 0, 0);
     let mut kinds: std::collections::BTreeMap<String, (usize, usize, String)> = Default::default();
@@ -1787,12 +1805,15 @@ fn generated_scenarios_never_panic() {
             Ok(Fate::Failed(e)) => {
                 // An internal error is a defect, and so is a run past its own estimate:
                 // kept, and reported at the end with the first few cases' text. The
-                // estimates count neither a compare-and-set's conflicts nor a lease held
-                // until it runs out, so those overruns are told apart, and fail the test
-                // only with COORDSIM_FUZZ_STRICT.
+                // estimates count neither a compare-and-set's conflicts, nor a lease held
+                // until it runs out, nor a wait of `now + …` (longer as the run goes on), so
+                // those overruns are told apart, and fail the test only with
+                // COORDSIM_FUZZ_STRICT.
                 let over = e.contains("exceeded the limit of");
-                let known =
-                    over && (text.contains("cas = true") || text.contains("mode = \"lease\""));
+                let known = over
+                    && ["cas = true", "mode = \"lease\"", "\"now + "]
+                        .iter()
+                        .any(|t| text.contains(t));
                 if known {
                     overruns.push(i);
                 } else if e.contains("internal") || over {
@@ -1819,7 +1840,7 @@ fn generated_scenarios_never_panic() {
     let mut kinds: Vec<_> = kinds.into_iter().collect();
     kinds.sort_by_key(|k| std::cmp::Reverse(k.1.0));
     eprintln!(
-        "scenario fuzz: {cases} cases in {:.1?}: {} loaded ({ran} ran, {failed} stopped with an error, {too_big} too big to run), {refused} refused, {} slow, {} defects, {} past their estimate with a compare-and-set or a lease (first: {:?}), no panic",
+        "scenario fuzz: {cases} cases in {:.1?}: {} loaded ({ran} ran, {failed} stopped with an error, {too_big} too big to run), {refused} refused, {} slow, {} defects, {} past their estimate with a compare-and-set, a lease or a wait of `now + …` (first: {:?}), no panic",
         started.elapsed(),
         cases - refused,
         slow.len(),
