@@ -1590,6 +1590,58 @@ fn scenario_case(index: usize) -> String {
     Gen { rng, edge }.config()
 }
 
+/// A loaded config's runs, each point's results and entity rows as CSV text, under `ties`
+/// on `jobs` threads (the run's error instead, when it stops).
+fn results_text(
+    registry: &coordsim_model::Registry,
+    text: &str,
+    ties: sim_core::Ties,
+    jobs: usize,
+) -> Result<String, String> {
+    let mut config = library_config(registry, "fuzzed.toml", text).map_err(|e| e.to_string())?;
+    config.plan.limits.max_events = config.plan.limits.max_events.min(200_000);
+    let options = coordsim::runner::RunOptions {
+        jobs,
+        seed: None,
+        shard: None,
+        progress: false,
+        ties,
+    };
+    let results = coordsim::runner::run(&config, &options).map_err(|e| format!("{e:#}"))?;
+    let mut out =
+        String::from_utf8(coordsim::export::csv::to_csv(&results.results).unwrap()).unwrap();
+    if let Some(entities) = &results.entities {
+        out.push_str(&String::from_utf8(coordsim::export::csv::to_csv(entities).unwrap()).unwrap());
+    }
+    Ok(out)
+}
+
+/// A config that ran, run again: on 2 threads it gives the same results (the run is
+/// deterministic), and under another tie rule (`check --ties`) it runs or stops with an
+/// error, never an internal one and never a panic. `None` when it holds, else what broke.
+fn rerun_defect(registry: &coordsim_model::Registry, text: &str, index: usize) -> Option<String> {
+    let first = results_text(registry, text, sim_core::Ties::Fifo, 1);
+    let again = results_text(registry, text, sim_core::Ties::Fifo, 2);
+    if first != again {
+        return Some(format!(
+            "on 2 threads the results differ:\n{first:?}\nthen\n{again:?}"
+        ));
+    }
+    let ties = [
+        sim_core::Ties::Lifo,
+        sim_core::Ties::Shuffled(index as u64),
+        sim_core::Ties::ClassesReversed,
+    ][index % 3];
+    let fate = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        results_text(registry, text, ties, 1)
+    }));
+    match fate {
+        Err(_) => Some(format!("under ties {ties:?} it panicked")),
+        Ok(Err(e)) if e.contains("internal") => Some(format!("under ties {ties:?}: {e}")),
+        Ok(_) => None,
+    }
+}
+
 /// A refusal's message with its places (file, step, point) and numbers taken out, to count
 /// refusals by kind.
 fn refusal_kind(message: &str) -> String {
@@ -1830,6 +1882,14 @@ fn generated_scenarios_never_panic() {
             }
             Ok(Fate::Ran) => {
                 ran += 1;
+                if i % 5 == 0
+                    && let Some(e) = rerun_defect(&registry, &text, i)
+                {
+                    if defects.len() < 3 {
+                        eprintln!("scenario case {i}, run again: {e}\n{text}");
+                    }
+                    defects.push((i, e));
+                }
                 for (needle, count) in FEATURES.iter().zip(&mut covered) {
                     *count += usize::from(text.contains(needle));
                 }
