@@ -1820,6 +1820,7 @@ fn generated_scenarios_never_panic() {
     let mut slow: Vec<(usize, Duration)> = Vec::new();
     let mut defects: Vec<(usize, String)> = Vec::new();
     let mut overruns: Vec<usize> = Vec::new();
+    let mut slowest = (from, Duration::ZERO);
     let mut covered = vec![0usize; FEATURES.len()];
     let started = Instant::now();
     for i in from..from + cases {
@@ -1833,6 +1834,9 @@ fn generated_scenarios_never_panic() {
             drive(&registry, "fuzzed.toml", &text, dir.as_deref(), true)
         }));
         let took = clock.elapsed();
+        if took > slowest.1 {
+            slowest = (i, took);
+        }
         if trace {
             match &fate {
                 Ok(Fate::Refused(e)) => eprintln!("case {i}: refused: {e}"),
@@ -1900,10 +1904,12 @@ fn generated_scenarios_never_panic() {
     let mut kinds: Vec<_> = kinds.into_iter().collect();
     kinds.sort_by_key(|k| std::cmp::Reverse(k.1.0));
     eprintln!(
-        "scenario fuzz: {cases} cases in {:.1?}: {} loaded ({ran} ran, {failed} stopped with an error, {too_big} too big to run), {refused} refused, {} slow, {} defects, {} past their estimate with a compare-and-set, a lease or a wait of `now + …` (first: {:?}), no panic",
+        "scenario fuzz: {cases} cases in {:.1?}: {} loaded ({ran} ran, {failed} stopped with an error, {too_big} too big to run), {refused} refused, {} slow (the slowest: case {} in {:.1?}), {} defects, {} past their estimate with a compare-and-set, a lease or a wait of `now + …` (first: {:?}), no panic",
         started.elapsed(),
         cases - refused,
         slow.len(),
+        slowest.0,
+        slowest.1,
         defects.len(),
         overruns.len(),
         &overruns[..overruns.len().min(5)],
