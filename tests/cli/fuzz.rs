@@ -3,17 +3,17 @@
 use crate::harness::*;
 
 /// The fuzzer's random numbers (SplitMix64: fixed, so a failing input replays by its index).
-struct Mix(u64);
+pub(crate) struct Mix(pub(crate) u64);
 
 impl Mix {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }
@@ -121,6 +121,79 @@ fn mutate(text: &str, rng: &mut Mix) -> String {
     }
 }
 
+/// What became of one fuzzed input.
+pub(crate) enum Fate {
+    /// The loader refused it (its error).
+    Refused(String),
+    /// It loaded, but its runs are too many or too big for a fuzzer's round.
+    TooBig,
+    /// It loaded, and its run stopped with an error.
+    Failed(String),
+    /// It loaded and ran.
+    Ran,
+}
+
+/// One input through load → validate → run → check, and with `write_to`, every exporter
+/// into that folder, in this process (a panic propagates: the caller catches it). With
+/// `to_estimate`, a run's events are held to the largest estimate of its points (the
+/// estimates are upper bounds: a run past one is a defect).
+pub(crate) fn drive(
+    registry: &coordsim_model::Registry,
+    name: &str,
+    text: &str,
+    write_to: Option<&std::path::Path>,
+    to_estimate: bool,
+) -> Fate {
+    let mut config = match library_config(registry, name, text) {
+        Ok(config) => config,
+        Err(e) => return Fate::Refused(e.to_string()),
+    };
+    // Small runs only: the fuzzer looks for panics, not for long runs, which the up-front
+    // estimates and [limits] bound (their own tests).
+    let small = config.runs() <= 16
+        && config.plans.iter().all(|p| {
+            let c = p.cost();
+            c.events <= 200_000 && c.memory_bytes <= 64 << 20
+        });
+    if !small {
+        return Fate::TooBig;
+    }
+    config.plan.limits.max_events = config.plan.limits.max_events.min(200_000);
+    if to_estimate {
+        let most = config.plans.iter().map(|p| p.cost().events).max();
+        config.plan.limits.max_events = most.unwrap_or(0).max(1);
+    }
+    let options = coordsim::runner::RunOptions {
+        jobs: 1,
+        seed: None,
+        shard: None,
+        progress: false,
+        ties: sim_core::Ties::Fifo,
+    };
+    let results = match coordsim::runner::run(&config, &options) {
+        Ok(results) => results,
+        Err(e) => return Fate::Failed(format!("{e:#}")),
+    };
+    let _ = coordsim::check::evaluate(&config, &results);
+    if let Some(dir) = write_to
+        && coordsim::labels::check_value_labels(&config, &results).is_ok()
+    {
+        let summary =
+            (config.replications > 1).then(|| coordsim::summary::summarize(&config, &results));
+        let run = coordsim::export::Run {
+            config: &config,
+            results: &results,
+            summary: summary.as_ref(),
+            seed: config.seed,
+        };
+        std::fs::create_dir_all(dir).unwrap();
+        for exporter in coordsim::export::all() {
+            let _ = exporter.export(&run, dir);
+        }
+    }
+    Fate::Ran
+}
+
 /// Mutated configs through load → validate → run → write, in this process: any panic is a
 /// defect. `COORDSIM_FUZZ_INPUTS` sets how many (a quick round by default; the README gives
 /// the count of the long run).
@@ -149,54 +222,14 @@ fn fuzzed_configs_never_panic() {
         for _ in 0..1 + rng.below(2) {
             text = mutate(&text, &mut rng);
         }
-        let write = i % 25 == 0;
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let Ok(mut config) = library_config(&registry, name, &text) else {
-                return (false, false);
-            };
-            // Small runs only: the fuzzer looks for panics, not for long runs, which the
-            // up-front estimates and [limits] bound (their own tests).
-            let small = config.runs() <= 16
-                && config.plans.iter().all(|p| {
-                    let c = p.cost();
-                    c.events <= 200_000 && c.memory_bytes <= 64 << 20
-                });
-            if !small {
-                return (true, false);
-            }
-            config.plan.limits.max_events = config.plan.limits.max_events.min(200_000);
-            let options = coordsim::runner::RunOptions {
-                jobs: 1,
-                seed: None,
-                shard: None,
-                progress: false,
-                ties: sim_core::Ties::Fifo,
-            };
-            let Ok(results) = coordsim::runner::run(&config, &options) else {
-                return (true, false);
-            };
-            let _ = coordsim::check::evaluate(&config, &results);
-            if write && coordsim::labels::check_value_labels(&config, &results).is_ok() {
-                let summary = (config.replications > 1)
-                    .then(|| coordsim::summary::summarize(&config, &results));
-                let run = coordsim::export::Run {
-                    config: &config,
-                    results: &results,
-                    summary: summary.as_ref(),
-                    seed: config.seed,
-                };
-                let dir = out.path().join(format!("i{i}"));
-                std::fs::create_dir_all(&dir).unwrap();
-                for exporter in coordsim::export::all() {
-                    let _ = exporter.export(&run, &dir);
-                }
-            }
-            (true, true)
+        let dir = (i % 25 == 0).then(|| out.path().join(format!("i{i}")));
+        let fate = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            drive(&registry, name, &text, dir.as_deref(), false)
         }));
-        match result {
-            Ok((p, r)) => {
-                parsed += usize::from(p);
-                ran += usize::from(r);
+        match fate {
+            Ok(fate) => {
+                parsed += usize::from(!matches!(fate, Fate::Refused(_)));
+                ran += usize::from(matches!(fate, Fate::Ran));
             }
             Err(_) => panic!("input {i} (from {name}) panicked:\n{text}"),
         }

@@ -8,6 +8,7 @@ mod claims;
 mod config;
 mod docs;
 mod fuzz;
+mod fuzz_scenarios;
 mod lessons;
 mod log_axes;
 mod models;

@@ -148,6 +148,8 @@ impl<'p> Sim<'p> {
         let j = &mut self.jobs[job as usize];
         j.in_service = false;
         j.outcome = SERVED;
+        // Its timeout is no more: a timer still due for it finds nothing to end.
+        j.deadline = NONE;
         j.step += 1;
         self.proceed(job, q);
     }

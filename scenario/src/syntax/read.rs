@@ -491,7 +491,7 @@ pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result
         return fail(
             path,
             format!(
-                "a name here is letters, digits and `_`, starting with a letter (metrics are named `{name}.…`); got `{name}`"
+                "a name here is letters, digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now` or `tie_order` (metrics are named `{name}.…`); got `{name}`"
             ),
         );
     }
