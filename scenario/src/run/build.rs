@@ -74,6 +74,7 @@ impl<'p> Sim<'p> {
             error_at: None,
             end: 0,
             polls: Polls::default(),
+            last_taker: vec![(u32::MAX, 0); p.locks.len()],
             now: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),

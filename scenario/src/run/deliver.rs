@@ -348,7 +348,13 @@ impl Sim<'_> {
     /// Stops the run: `job`'s step would store `x` (NaN or infinite) as `what`, which then
     /// stays not a number for good (a key store's total, a message's value).
     pub(crate) fn not_finite(&mut self, job: u32, what: &str, x: f64) {
-        let a = &self.actors[self.jobs[job as usize].actor as usize];
+        let j = &self.jobs[job as usize];
+        if self.error.is_none() {
+            // Where the step is written, even when it fails as an event of its own (a
+            // write landing after `write_ms`).
+            self.error_at.get_or_insert((j.group, j.step));
+        }
+        let a = &self.actors[j.actor as usize];
         self.error.get_or_insert(format!(
             "actor {} of `{}` at {} ms: {what} is {x}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
             a.index,

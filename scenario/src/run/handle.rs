@@ -7,7 +7,7 @@
 use sim_core::{EventQueue, Handler, Nanos, SimError};
 
 use crate::point::{Inst, Pick, Step, Tie};
-use crate::run::state::{Ev, LOST, NO_SERVER, Outcome, Sim};
+use crate::run::state::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim};
 
 /// What a step leaves its job to do: the interpreter loop's one decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +127,18 @@ impl<'p> Sim<'p> {
             Ev::Timeout { job } => {
                 let j = &mut self.jobs[job as usize];
                 if j.deadline != now {
+                    return;
+                }
+                if j.incarnation != self.actors[j.actor as usize].incarnation {
+                    // Its actor crashed while it waited (an open loop's repetitions overlap):
+                    // it went no further, and its wait ends uncounted. No other event
+                    // reaches it (its wait is spent), so the job is free again.
+                    j.waiting = u16::MAX;
+                    j.taking = u16::MAX;
+                    j.serving = NO_SERVER;
+                    j.wait = j.wait.wrapping_add(1);
+                    j.deadline = NONE;
+                    self.free.push(job);
                     return;
                 }
                 if j.waiting != u16::MAX {

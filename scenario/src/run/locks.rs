@@ -136,6 +136,8 @@ impl<'p> Sim<'p> {
 
     /// `job` takes lock `l` at `now`.
     pub(super) fn acquire(&mut self, job: u32, l: usize, now: Nanos) {
+        let j = &self.jobs[job as usize];
+        self.last_taker[l] = (j.actor, j.incarnation);
         let from = self.jobs[job as usize].step_started;
         let waited = now - from;
         // Drawn before the lock is its: what it held while it waited.

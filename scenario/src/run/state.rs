@@ -232,6 +232,9 @@ pub(crate) struct Sim<'p> {
     pub end: Nanos,
     /// The poll attempts under way, for telling a stuck run (`stuck`).
     pub polls: Polls,
+    /// Per lock, the actor that took it last and its incarnation then: who holds a record
+    /// no job holds any more (its holder crashed, or ended holding it), for `stuck`.
+    pub last_taker: Vec<(u32, u32)>,
     /// Requests at servers whose clients may stop waiting, and the free ones.
     pub slots: Vec<Slot>,
     pub free_slots: Vec<u32>,

@@ -38,9 +38,26 @@ impl Sim<'_> {
             if pollers.is_empty() {
                 continue;
             }
-            let mut names: Vec<String> = pollers.iter().take(NAMED).map(|&j| self.who(j)).collect();
-            if pollers.len() > NAMED {
-                names.push(format!("and {} more", pollers.len() - NAMED));
+            // An open loop's overlapping repetitions poll as one actor: named once.
+            let mut actors: Vec<u32> = pollers
+                .iter()
+                .map(|&j| self.jobs[j as usize].actor)
+                .collect();
+            actors.sort_unstable();
+            actors.dedup();
+            let mut names: Vec<String> = actors
+                .iter()
+                .take(NAMED)
+                .map(|&a| {
+                    let actor = &self.actors[a as usize];
+                    format!(
+                        "`{}`",
+                        self.p.groups[actor.group as usize].actor_name(actor.index)
+                    )
+                })
+                .collect();
+            if actors.len() > NAMED {
+                names.push(format!("and {} more", actors.len() - NAMED));
             }
             lines.push(format!(
                 "`{}` is held by {}, and polled by {}",
@@ -73,8 +90,19 @@ impl Sim<'_> {
         }
         let Some(job) = (0..self.jobs.len()).find(|&j| self.tables.tokens[j * nl + l] == token)
         else {
-            return "an actor that can no longer release it (it crashed, or ended holding it)"
-                .into();
+            // No job holds it any more: its taker crashed, or ended holding it.
+            let (a, incarnation) = self.last_taker[l];
+            let Some(actor) = self.actors.get(a as usize) else {
+                return "an actor that can no longer release it".into();
+            };
+            let name = self.p.groups[actor.group as usize].actor_name(actor.index);
+            return if actor.crashed {
+                format!("`{name}`, which crashed holding it")
+            } else if actor.incarnation != incarnation {
+                format!("`{name}`, whose earlier self crashed holding it (it restarted)")
+            } else {
+                format!("`{name}`, which ended a repetition holding it")
+            };
         };
         let j = &self.jobs[job];
         let actor = &self.actors[j.actor as usize];

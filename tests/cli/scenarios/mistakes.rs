@@ -169,7 +169,8 @@ fn a_chance_outside_zero_to_one_is_named() {
 /// A mistake only the run can find is reported where the step that found it is written,
 /// with the point: the release on line 16 (column 3, the step's table) at the first sweep
 /// value; an `if`'s chance (line 8, column 10); a retry's negative backoff (line 8, the
-/// `on_timeout` table at column 57).
+/// `on_timeout` table at column 57); a write whose NaN value lands 3 ms later, as an event
+/// of its own (line 11, the write's table at column 38).
 #[test]
 fn a_mistake_found_while_running_points_at_its_step() {
     let cases = [
@@ -184,6 +185,10 @@ fn a_mistake_found_while_running_points_at_its_step() {
         (
             "model = \"scenario\"\n[[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 50\n[[actor]]\nname = \"c\"\nsteps = [{ request = \"S\", timeout_ms = 10, on_timeout = { then = \"retry\", max_attempts = 3, backoff_ms = \"10 - 20 * attempt\" } }]\n",
             "8:57: `actor[0].steps[0].on_timeout`: actor 0 of `c`: a retry's backoff and jitter come to -10 ms",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\nwrite_ms = 3\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ lookup = \"ks\", key = 1 }, { write = \"r\", value = \"ks\" }]\n",
+            "11:38: `actor[0].steps[1]`: actor 0 of `a` at 3 ms: a write's value into `r` is NaN",
         ),
     ];
     refused_at(&cases);

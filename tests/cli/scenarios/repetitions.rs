@@ -77,3 +77,31 @@ fn a_stop_ends_the_actors_repetitions() {
         assert_eq!(run.entity("w", "outcome").to_string(), "stopped");
     }
 }
+
+/// A repetition whose actor crashed while it waited ends with it: its timer, when it comes,
+/// is no timeout. `a` starts a repetition every 10 ms, twice; the first (k = 0) asks `s`
+/// for 100 ms of service with a 50 ms timeout; the second (k = 1, at 10 ms) crashes the
+/// actor. The first's wait ends at the crash, so at 50 ms nothing times out: `a.timeouts`
+/// and `s.timed_out` are 0. The server does not know: it serves the request 0–100 for
+/// nobody, a wasted request of 100 ms.
+#[test]
+fn a_crashed_actors_waiting_repetition_does_not_time_out_later() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "s"
+kind = "server"
+service_ms = 100
+[[actor]]
+name = "a"
+repeat = 2
+every_ms = 10
+steps = [{ if = { value = "k", equals = 1 }, then = [{ crash = "all" }] }, { request = "s", timeout_ms = 50 }]
+"#;
+    let run = super::run_text(text, 0);
+    let num = super::num;
+    assert_eq!(num(run.metric("a.crashed")), 1.0);
+    assert_eq!(num(run.metric("a.timeouts")), 0.0);
+    assert_eq!(num(run.metric("s.timed_out")), 0.0);
+    assert_eq!(num(run.metric("s.wasted_requests")), 1.0);
+    assert_eq!(num(run.metric("s.wasted_ms")), 100.0);
+}

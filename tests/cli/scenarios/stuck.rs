@@ -70,7 +70,7 @@ steps = [{ acquire = "L" }, { release = "L" }]
     let err = stuck_error(text, 100_000);
     assert!(err.contains("the run is stuck at 5 ms"), "{err}");
     assert!(
-        err.contains("an actor that can no longer release it"),
+        err.contains("held by `holder`, whose earlier self crashed holding it (it restarted)"),
         "{err}"
     );
     assert!(
