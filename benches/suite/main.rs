@@ -24,14 +24,12 @@
 //!
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
+mod floor;
+mod measure;
 mod reference;
 
-use std::alloc::{GlobalAlloc, Layout};
-
-use mimalloc::MiMalloc as System;
-use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use floor::{floor_jobs, per_client, queue_params};
+use measure::{Measured, measure, mib, paired, verdict};
 
 use coordsim_model::{Millis, Model, PerEntity, RunContext, Valid};
 use coordsim_models::{
@@ -39,73 +37,6 @@ use coordsim_models::{
     single_writer_queue,
 };
 use sim_core::Limits;
-
-/// Counts heap bytes in use and their peak, so each job reports the memory it needed.
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// The one `unsafe` of the project: a counting wrapper of mimalloc (benches/Cargo.toml).
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size > layout.size() {
-                let grown = new_size - layout.size();
-                let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// A job's median time and the peak heap it used (over what was in use before it).
-struct Measured {
-    seconds: f64,
-    peak_bytes: usize,
-}
-
-fn measure<T>(reps: usize, mut job: impl FnMut() -> T) -> (Measured, T) {
-    let mut times = Vec::with_capacity(reps);
-    let mut peak = 0;
-    let mut last = None;
-    for _ in 0..reps {
-        drop(last.take());
-        let base = CURRENT.load(Ordering::Relaxed);
-        PEAK.store(base, Ordering::Relaxed);
-        let start = Instant::now();
-        let out = black_box(job());
-        times.push(start.elapsed().as_secs_f64());
-        peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
-        last = Some(out);
-    }
-    times.sort_by(f64::total_cmp);
-    let measured = Measured {
-        seconds: times[times.len() / 2],
-        peak_bytes: peak,
-    };
-    (measured, last.expect("at least one repetition"))
-}
 
 fn run<M: Model>(
     model: &M,
@@ -116,52 +47,6 @@ fn run<M: Model>(
     model
         .run(&params, &RunContext::new(seed, Limits::default()))
         .expect("the run succeeds")
-}
-
-fn mib(bytes: usize) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok { "ok" } else { "MISSED" }
-}
-
-/// The model's job and the reference's, alternated `pairs` times so that drifts of the
-/// machine's speed hit both alike; the ratio is the median of the pairs' ratios.
-fn paired<T, U>(
-    pairs: usize,
-    mut model: impl FnMut() -> T,
-    mut reference: impl FnMut() -> U,
-) -> (Measured, Measured, f64, T, U) {
-    let mut ratios = Vec::with_capacity(pairs);
-    let (mut m_all, mut r_all) = (Vec::new(), Vec::new());
-    let (mut m_out, mut r_out) = (None, None);
-    for _ in 0..pairs {
-        let (r, out) = measure(1, &mut reference);
-        r_out = Some(out);
-        let (m, out) = measure(1, &mut model);
-        m_out = Some(out);
-        ratios.push(r.seconds / m.seconds);
-        m_all.push(m);
-        r_all.push(r);
-    }
-    ratios.sort_by(f64::total_cmp);
-    let median = |mut v: Vec<Measured>| {
-        v.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
-        let peak = v.iter().map(|m| m.peak_bytes).max().unwrap_or(0);
-        Measured {
-            seconds: v[v.len() / 2].seconds,
-            peak_bytes: peak,
-        }
-    };
-    let ratio = ratios[ratios.len() / 2];
-    (
-        median(m_all),
-        median(r_all),
-        ratio,
-        m_out.expect("ran"),
-        r_out.expect("ran"),
-    )
 }
 
 /// One job against the reference: prints throughput, ratio and memory.
@@ -188,36 +73,6 @@ fn against_reference(
             verdict(mem <= t)
         )),
     );
-}
-
-/// Requests per client of the queue jobs: 1M (10M in all), or `SUITE_REQUESTS_PER_CLIENT`
-/// (for profiling under callgrind).
-fn per_client() -> u64 {
-    std::env::var("SUITE_REQUESTS_PER_CLIENT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000)
-}
-
-fn queue_params(poisson: bool) -> single_writer_queue::Params {
-    use single_writer_queue::{Arrivals, Params, Service};
-    // 10 clients × 1M requests at utilization 0.9 (150 requests/s offered, 166.7 capacity).
-    Params {
-        clients: 10,
-        requests_per_client: per_client(),
-        interarrival_ms: Millis::lit(1000.0 / 15.0),
-        arrivals: if poisson {
-            Arrivals::Poisson
-        } else {
-            Arrivals::Schedule
-        },
-        service: if poisson {
-            Service::Exponential
-        } else {
-            Service::Fixed
-        },
-        ..Params::default()
-    }
 }
 
 fn queue_jobs() {
@@ -264,60 +119,6 @@ fn queue_jobs() {
             ratio,
             Some(1.3),
         );
-    }
-}
-
-/// The floor: a bare heap loop that keeps only the sum of the waits (no sample per
-/// request), against the built-in queue keeping every wait (exact percentiles) and keeping
-/// an HDR histogram (`stats = "hdr"`). What coordsim's engine, model API and statistics
-/// cost over the least a simulation of this queue can do.
-fn floor_jobs() {
-    for poisson in [false, true] {
-        let p = queue_params(poisson);
-        let floor = || {
-            reference::queue_sums(
-                p.clients as u32,
-                p.requests_per_client,
-                p.interarrival_ms.ms(),
-                p.client_offset_ms.ms(),
-                p.service_ms.ms(),
-                poisson,
-                0,
-            )
-        };
-        let valid = Valid::check(&single_writer_queue::SingleWriterQueue, p.clone())
-            .expect("valid parameters");
-        let with = |stats: sim_core::Stats| {
-            let ctx = RunContext::new(0, Limits::default()).with_stats(stats);
-            single_writer_queue::SingleWriterQueue
-                .run(&valid, &ctx)
-                .expect("the run succeeds")
-        };
-        let kind = if poisson {
-            "Poisson / exponential"
-        } else {
-            "scheduled / fixed"
-        };
-        for (stats, what) in [
-            (sim_core::Stats::Exact, "exact"),
-            (sim_core::Stats::Hdr, "hdr"),
-        ] {
-            let (model, bare, ratio, out, mean) = paired(5, || with(stats), floor);
-            // The same waits: the same mean up to the order of one division.
-            assert!(
-                (out.metrics.mean_wait_ms - mean).abs() <= 1e-12 * mean,
-                "the model and the floor disagree: {} vs {mean}",
-                out.metrics.mean_wait_ms
-            );
-            let rate = |m: &Measured| 10.0 * per_client() as f64 / m.seconds / 1e6;
-            println!(
-                "queue, 10M, {kind:<22} stats {what:<5}  {:>7.2} M requests/s  floor {:>7.2} M/s  ratio {ratio:>5.2}  peak {:>7.1} MiB vs {:>5.1} MiB",
-                rate(&model),
-                rate(&bare),
-                mib(model.peak_bytes),
-                mib(bare.peak_bytes),
-            );
-        }
     }
 }
 
