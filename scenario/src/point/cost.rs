@@ -25,9 +25,25 @@ impl Point {
             let r = u64::from(g.count).saturating_mul(g.repeat);
             // Each step of each attempt: its event, a landing or a timeout.
             let per_attempt = 3 * g.steps.len() as u64 + 1;
+            // A compare-and-set conflict starts the attempt again, at most `max_retries`
+            // times a repetition: each a whole attempt's events more.
+            let conflicts = g
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Write {
+                        cas: true,
+                        max_retries,
+                        ..
+                    } => Some(*max_retries),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
             events = events.saturating_add(
                 r.saturating_mul(per_attempt)
-                    .saturating_mul(u64::from(g.attempts)),
+                    .saturating_mul(u64::from(g.attempts))
+                    .saturating_mul(conflicts.saturating_add(1)),
             );
             let requests = g
                 .steps
@@ -241,6 +257,31 @@ impl Point {
         }
     }
 
+    /// The latest instant a repetition starts by the clock (an actor's start, an open
+    /// loop's last repetition), over the first 64 actors of each group and its last.
+    fn last_start(&self) -> u64 {
+        let mut last: u64 = 0;
+        for g in &self.groups {
+            let sampled = (0..g.count.min(64)).chain(g.count.checked_sub(1));
+            for i in sampled {
+                let start = self
+                    .at_actor(&g.start_ms, i)
+                    .and_then(ms_to_ns)
+                    .unwrap_or(0);
+                let reps = g.repeat.saturating_sub(1);
+                let later = match &g.pace {
+                    Pace::Every(every) => every.saturating_mul(reps),
+                    Pace::Spread(window) => *window,
+                    // Random gaps: their mean times the repetitions, three times over.
+                    Pace::Random(d) => ms_to_ns(3.0 * d.mean_ms() * reps as f64).unwrap_or(0),
+                    Pace::Closed => 0,
+                };
+                last = last.max(start.saturating_add(later));
+            }
+        }
+        last
+    }
+
     /// Failed attempts on polled locks, bounded before the run: a waiter tries every
     /// `poll_ms` until it holds the lock or gives up, and it waits at most as long as the
     /// lock can stay taken — every actor's steps one after another (delays, register
@@ -285,6 +326,18 @@ impl Point {
             .filter_map(|l| l.unlock_ns.iter().max().copied())
             .max()
             .unwrap_or(0);
+        // A lease record left by a holder that died runs out by itself; and a start still
+        // to come keeps the run going (a poll waits for it, if only to be found stuck).
+        let leases = self
+            .locks
+            .iter()
+            .filter(|l| l.mode == LockMode::Lease)
+            .map(|l| l.lease_ns.saturating_add(1))
+            .max()
+            .unwrap_or(0);
+        let unlocks = unlocks
+            .saturating_add(leases)
+            .saturating_add(self.last_start());
         let mut rounds: u64 = 0;
         for g in &self.groups {
             for s in &g.steps {

@@ -43,3 +43,71 @@ steps = [
     assert_eq!(num(run.metric("books.total")), 2.0 * (1e7 - 1.0));
     assert_eq!(num(run.metric("books.removed")), 1.0);
 }
+
+/// A run's events stay within the estimate made before it runs, for the work that used to
+/// escape it: compare-and-set conflicts (each starts the attempt again), a crashed holder's
+/// lease that runs out by itself while others poll, and a start far ahead that keeps the
+/// polls going until it comes (the run is then found stuck, within the estimate).
+#[test]
+fn conflicts_leases_and_late_starts_stay_within_the_estimate() {
+    // One actor, two compare-and-set writes of what it read: the second always finds the
+    // first's value, so every attempt conflicts, up to max_retries = 1,000 of them.
+    let cas = r#"model = "scenario"
+[[resource]]
+name = "r"
+kind = "register"
+[[actor]]
+name = "a"
+steps = [{ read = "r" }, { write = "r", value = "read + 1", cas = true }, { write = "r", value = "read + 1", cas = true }]
+"#;
+    let run = super::run_within_estimate(cas, 0);
+    assert_eq!(
+        num(run.metric("a.gave_up")),
+        1.0,
+        "a conflict every attempt"
+    );
+    // A stale lease of 185 ms at the start, polled every 1 ms: about 185 polls.
+    let lease = r#"model = "scenario"
+[[resource]]
+name = "l"
+kind = "lock"
+mode = "lease"
+poll_ms = 1
+lease_ms = 185
+stale_at_start = true
+[[actor]]
+name = "a"
+steps = [{ acquire = "l" }, { release = "l" }]
+"#;
+    let run = super::run_within_estimate(lease, 0);
+    assert_eq!(num(run.metric("a.completed")), 1.0);
+    // The holder ends holding `l`; the poller polls at 1 + 25n ms. The last other event is
+    // the late actor's delay ending at 1,000,001 ms; the poll after it, at 1 + 25 × 40,001 =
+    // 1,000,026 ms, finds only polls left: stuck there (an error, but not the event cap).
+    let late = r#"model = "scenario"
+[[resource]]
+name = "l"
+kind = "lock"
+poll_ms = 25
+[[actor]]
+name = "holder"
+steps = [{ acquire = "l" }]
+[[actor]]
+name = "poller"
+start_ms = 1
+steps = [{ acquire = "l" }]
+[[actor]]
+name = "late"
+start_ms = 1000000
+steps = [{ delay_ms = 1 }]
+"#;
+    let config = crate::harness::library_config(&crate::harness::registry(), "t.toml", late)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut limits = config.plan.limits;
+    limits.max_events = config.plan.plans[0].cost().events.max(1);
+    let err = config.plan.plans[0]
+        .run(&coordsim_model::RunContext::new(0, limits))
+        .expect_err("stuck")
+        .to_string();
+    assert!(err.contains("the run is stuck at 1000026 ms"), "{err}");
+}
