@@ -1,0 +1,111 @@
+//! Edge cases: numbers at their extremes, and the language's limits (docs/scenarios.md,
+//! "Limits") met or passed by one.
+
+use super::generator::Gen;
+use crate::fuzz::Mix;
+
+/// A limit of the language (docs/scenarios.md, "Limits") met, or passed by one.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Extreme {
+    /// Numbers only: no limit.
+    Numbers,
+    /// Branches nested 7 to 10 deep (8 is the limit).
+    Nesting,
+    /// A list of 250 to 260 steps (256 is the limit).
+    LongList,
+    /// 62 to 66 resources (64 is the limit).
+    Resources,
+    /// A key range of about 10,000,000 keys (the limit), changed by a set.
+    KeyRange,
+    /// About 10,000 unlock times on one lock (the limit).
+    Unlocks,
+    /// 8 or 9 fields a message (8 is the limit).
+    Fields,
+    /// 1,000 actors in one group, or 100,000 server instances (or one more).
+    Crowd,
+    /// `max_attempts` of 1,000 or 1,001.
+    Attempts,
+    /// A group named like an automatic stream's prefix, naming a stream.
+    StreamName,
+    /// 63 to 66 groups (64 is the limit).
+    Groups,
+}
+
+/// A case's edge, drawn first from its random numbers: about one case in eight has one.
+pub(super) fn draw_edge(rng: &mut Mix) -> Option<Extreme> {
+    (rng.below(100) < 12).then(|| {
+        [
+            Extreme::Numbers,
+            Extreme::Numbers,
+            Extreme::Numbers,
+            Extreme::Nesting,
+            Extreme::LongList,
+            Extreme::Resources,
+            Extreme::KeyRange,
+            Extreme::Unlocks,
+            Extreme::Fields,
+            Extreme::Crowd,
+            Extreme::Attempts,
+            Extreme::StreamName,
+            Extreme::Groups,
+        ][rng.below(13)]
+    })
+}
+
+impl Gen {
+    /// A number at an edge: 0, tiny, huge, past 2^32 or 2^53, negative, not finite.
+    pub(super) fn extreme(&mut self) -> String {
+        self.pick(&[
+            "0",
+            "-1",
+            "-0.0",
+            "1e-9",
+            "0.000001",
+            "1e6",
+            "1e9",
+            "1e15",
+            "4294967296",
+            "9007199254740993",
+            "\"1 / 0\"",
+            "\"0 / 0\"",
+            "\"10 ^ 400\"",
+            "\"-(1e9)\"",
+        ])
+        .to_string()
+    }
+
+    /// Whether this number is an extreme one (an edge case's, now and then).
+    pub(super) fn at_edge(&mut self) -> bool {
+        self.edge.is_some() && self.chance(0.2)
+    }
+
+    /// The first group's steps past a limit: a branch nested 7 to 10 deep, or a list of
+    /// 250 to 260 steps.
+    pub(super) fn steps_at_limit(&mut self, steps: &mut Vec<String>) {
+        match self.edge {
+            Some(Extreme::Nesting) => {
+                let mut nested = "{ delay_ms = 1 }".to_string();
+                for _ in 0..self.int(7, 10) {
+                    nested = format!("{{ if = {{ chance = 0.5 }}, then = [{nested}] }}");
+                }
+                steps.push(nested);
+            }
+            Some(Extreme::LongList) => {
+                let n = self.int(250, 260).saturating_sub(steps.len());
+                steps.extend((0..n).map(|_| "{ delay_ms = 0 }".to_string()));
+            }
+            _ => {}
+        }
+    }
+
+    /// Registers enough to bring the config's `have` resources to 62 to 66.
+    pub(super) fn resources_at_limit(&mut self, have: usize) -> String {
+        let mut out = String::new();
+        for x in have..self.int(62, 66).max(have) {
+            out.push_str(&format!(
+                "[[resource]]\nname = \"x{x}\"\nkind = \"register\"\n"
+            ));
+        }
+        out
+    }
+}
