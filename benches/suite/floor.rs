@@ -45,17 +45,7 @@ pub(crate) fn queue_params(poisson: bool) -> single_writer_queue::Params {
 pub(crate) fn floor_jobs() {
     for poisson in [false, true] {
         let p = queue_params(poisson);
-        let floor = || {
-            reference::queue_sums(
-                p.clients as u32,
-                p.requests_per_client,
-                p.interarrival_ms.ms(),
-                p.client_offset_ms.ms(),
-                p.service_ms.ms(),
-                poisson,
-                0,
-            )
-        };
+        let floor = || reference::queue_sums(&load_of(&p, poisson));
         let valid = Valid::check(&single_writer_queue::SingleWriterQueue, p.clone())
             .expect("valid parameters");
         let with = |stats: sim_core::Stats| {
@@ -89,5 +79,18 @@ pub(crate) fn floor_jobs() {
                 mib(bare.peak_bytes),
             );
         }
+    }
+}
+
+/// The reference loops' load for the queue jobs' parameters.
+pub(crate) fn load_of(p: &single_writer_queue::Params, poisson: bool) -> reference::Load {
+    reference::Load {
+        clients: p.clients as u32,
+        per_client: p.requests_per_client,
+        interarrival_ms: p.interarrival_ms.ms(),
+        offset_ms: p.client_offset_ms.ms(),
+        service_ms: p.service_ms.ms(),
+        poisson,
+        seed: 0,
     }
 }

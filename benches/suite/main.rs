@@ -81,17 +81,7 @@ fn queue_jobs() {
         let (model, reference, ratio, out, want) = paired(
             5,
             || run(&single_writer_queue::SingleWriterQueue, p.clone(), 0),
-            || {
-                reference::queue(
-                    p.clients as u32,
-                    p.requests_per_client,
-                    p.interarrival_ms.ms(),
-                    p.client_offset_ms.ms(),
-                    p.service_ms.ms(),
-                    poisson,
-                    0,
-                )
-            },
+            || reference::queue(&floor::load_of(&p, poisson)),
         );
         // The same waits: the same p95 exactly, and the same mean up to its last bit (the
         // two divide the integer sum in a different order).

@@ -18,28 +18,23 @@ pub struct QueueResult {
 }
 
 /// A FIFO single server: `clients` clients, client `c` sending `per_client` requests from
-/// `c × offset_ns`, every `interarrival_ns` (or, with `poisson`, at exponential gaps of that
-/// mean drawn from the model's streams); service `service_ns` (or exponential of that mean).
-pub fn queue(
-    clients: u32,
-    per_client: u64,
-    interarrival_ms: f64,
-    offset_ms: f64,
-    service_ms: f64,
-    poisson: bool,
-    seed: u64,
-) -> QueueResult {
-    let mut waits: Vec<u64> = Vec::with_capacity(clients as usize * per_client as usize);
-    let load = Load {
-        clients,
-        per_client,
-        interarrival_ms,
-        offset_ms,
-        service_ms,
-        poisson,
-        seed,
-    };
-    serve(&load, |w| waits.push(w));
+/// `c × offset_ms`, every `interarrival_ms` (or, with `poisson`, at exponential gaps of that
+/// mean drawn from the model's streams); service `service_ms` (or exponential of that mean).
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    pub clients: u32,
+    pub per_client: u64,
+    pub interarrival_ms: f64,
+    pub offset_ms: f64,
+    pub service_ms: f64,
+    pub poisson: bool,
+    pub seed: u64,
+}
+
+/// The queue under `load`, keeping every wait (exact nearest-rank percentiles).
+pub fn queue(load: &Load) -> QueueResult {
+    let mut waits: Vec<u64> = Vec::with_capacity(load.clients as usize * load.per_client as usize);
+    serve(load, |w| waits.push(w));
     let n = waits.len();
     let mean_wait_ms = waits.iter().map(|&w| w as u128).sum::<u128>() as f64 / n as f64 / 1e6;
     let rank = ((95.0 * n as f64 / 100.0).ceil() as usize).clamp(1, n);
@@ -52,42 +47,13 @@ pub fn queue(
 
 /// The floor: the same queue keeping only the sum and count of the waits (no sample per
 /// request, so no percentile): what a bare heap loop costs. Returns the mean wait in ms.
-pub fn queue_sums(
-    clients: u32,
-    per_client: u64,
-    interarrival_ms: f64,
-    offset_ms: f64,
-    service_ms: f64,
-    poisson: bool,
-    seed: u64,
-) -> f64 {
+pub fn queue_sums(load: &Load) -> f64 {
     let (mut sum, mut n) = (0u128, 0u64);
-    let load = Load {
-        clients,
-        per_client,
-        interarrival_ms,
-        offset_ms,
-        service_ms,
-        poisson,
-        seed,
-    };
-    serve(&load, |w| {
+    serve(load, |w| {
         sum += u128::from(w);
         n += 1;
     });
     sum as f64 / n as f64 / 1e6
-}
-
-/// A queue job's load.
-#[derive(Clone, Copy)]
-struct Load {
-    clients: u32,
-    per_client: u64,
-    interarrival_ms: f64,
-    offset_ms: f64,
-    service_ms: f64,
-    poisson: bool,
-    seed: u64,
 }
 
 /// Runs the queue, handing each request's wait (ns) to `wait`.
