@@ -21,30 +21,38 @@ impl Point {
         // Jobs in flight at most: an open loop's repetitions may all be queued at once.
         let mut jobs: u64 = 0;
         let mut streams: u64 = 0;
+        // The compare-and-set write whose conflicts may cost the most, and those events.
+        let mut cas_events: (u64, Option<&str>) = (0, None);
         for g in &self.groups {
             let r = u64::from(g.count).saturating_mul(g.repeat);
             // Each step of each attempt: its event, a landing or a timeout.
             let per_attempt = 3 * g.steps.len() as u64 + 1;
             // A compare-and-set conflict starts the attempt again, at most `max_retries`
             // times a repetition: each a whole attempt's events more.
-            let conflicts = g
+            let (conflicts, cas_at) = g
                 .steps
                 .iter()
-                .filter_map(|s| match s {
+                .enumerate()
+                .filter_map(|(i, s)| match s {
                     Step::Write {
                         cas: true,
                         max_retries,
                         ..
-                    } => Some(*max_retries),
+                    } => Some((*max_retries, i)),
                     _ => None,
                 })
                 .max()
-                .unwrap_or(0);
-            events = events.saturating_add(
-                r.saturating_mul(per_attempt)
-                    .saturating_mul(u64::from(g.attempts))
-                    .saturating_mul(conflicts.saturating_add(1)),
-            );
+                .unwrap_or((0, 0));
+            let attempts = r
+                .saturating_mul(per_attempt)
+                .saturating_mul(u64::from(g.attempts));
+            let conflict_events = attempts.saturating_mul(conflicts);
+            if conflict_events > cas_events.0 {
+                cas_events = (conflict_events, g.paths.get(cas_at).map(String::as_str));
+            }
+            events = events
+                .saturating_add(attempts)
+                .saturating_add(conflict_events);
             let requests = g
                 .steps
                 .iter()
@@ -136,7 +144,11 @@ impl Point {
             Some((_, ks)) if key_bytes.saturating_mul(2) > memory_bytes => {
                 format!("{}.initial", ks.at).into()
             }
-            _ => "repeat".into(),
+            // Conflicts are most of the events: the write whose `max_retries` bounds them.
+            _ => match cas_events {
+                (n, Some(at)) if n.saturating_mul(2) > events => at.to_string().into(),
+                _ => "repeat".into(),
+            },
         };
         Cost {
             events,
