@@ -120,7 +120,11 @@ impl<'p> Sim<'p> {
             q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
             self.jobs[j].polling = l as u16;
             self.polls.pending += 1;
-            if q.len() == self.polls.pending && now >= self.polls.unstuck_until {
+            // Jobs readied in this event (a queue lock handed over) still run: not stuck.
+            if q.len() == self.polls.pending
+                && self.ready.is_empty()
+                && now >= self.polls.unstuck_until
+            {
                 self.check_stuck(now);
             }
         }

@@ -112,3 +112,35 @@ steps = [{{ acquire = "L"{give_up} }}, {{ release = "L" }}]
         assert!(out.is_ok(), "{mode}{give_up}: {:?}", out.err());
     }
 }
+
+/// A job readied in the event that leaves only polls behind (a queue lock handed over)
+/// still runs: the run is not stuck. `a` takes the queue lock `Q` at 0; `b` takes the polled
+/// lock `P` at 0 and queues for `Q`. At 5 `a` releases `Q`, handing it to `b`, and asks for
+/// `P`, which `b` holds: one failed attempt, its poll at 6 the only event left. `b` then runs
+/// (it was readied): it releases `Q` and `P`. At 6 `a` takes `P`. Both complete; 1 failed
+/// attempt; the last end at 6 ms.
+#[test]
+fn a_job_readied_in_the_same_event_keeps_the_run_from_being_stuck() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "Q"
+kind = "lock"
+mode = "queue"
+[[resource]]
+name = "P"
+kind = "lock"
+poll_ms = 1
+[[actor]]
+name = "a"
+steps = [{ acquire = "Q" }, { delay_ms = 5 }, { release = "Q" }, { acquire = "P" }, { release = "P" }]
+[[actor]]
+name = "b"
+steps = [{ acquire = "P" }, { acquire = "Q" }, { release = "Q" }, { release = "P" }]
+"#;
+    let run = super::run_text(text, 0);
+    let num = super::num;
+    assert_eq!(num(run.metric("a.completed")), 1.0);
+    assert_eq!(num(run.metric("b.completed")), 1.0);
+    assert_eq!(num(run.metric("P.failed_attempts")), 1.0);
+    assert_eq!(num(run.metric("makespan_ms")), 6.0);
+}
