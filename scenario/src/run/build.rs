@@ -217,34 +217,9 @@ fn room(p: &Point, counted: impl Fn(&Step) -> bool) -> usize {
     n.min(1 << 24) as usize
 }
 
-/// A group's server when each of its repetitions is one request there that no timeout ends,
-/// the server's service is fixed and no other group asks it (see [`GroupState::alias`]).
-fn alias(p: &Point, g: &Group) -> Option<(u16, Nanos)> {
-    let [
-        Step::Request {
-            server: crate::point::Pick::One(s),
-            instance: crate::point::Inst::Fixed(_),
-            timeout: None,
-        },
-    ] = g.steps.as_slice()
-    else {
-        return None;
-    };
-    let sv = &p.servers[*s as usize];
-    let others = p
-        .groups
-        .iter()
-        .filter(|h| {
-            h.steps
-                .iter()
-                .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
-        })
-        .count();
-    (sv.dist.is_none() && !sv.abandons && others == 1).then_some((*s, sv.service_ns))
-}
-
-/// A group's server and instance when it is direct (see [`Sim::direct_group`]).
-fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
+/// A group's server, instance and the number of groups that may ask that server, when each
+/// of the group's repetitions is one request at a fixed instance that no timeout ends.
+fn sole_request(p: &Point, g: &Group) -> Option<(u16, u32, usize)> {
     let [
         Step::Request {
             server: crate::point::Pick::One(s),
@@ -255,7 +230,7 @@ fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
     else {
         return None;
     };
-    let alone = p
+    let askers = p
         .groups
         .iter()
         .filter(|h| {
@@ -263,18 +238,31 @@ fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
                 .iter()
                 .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
         })
-        .count()
-        == 1;
-    let open = !matches!(g.pace, Pace::Closed);
-    (alone && open && !lanes && !p.servers[*s as usize].special).then_some((*s, *k))
+        .count();
+    Some((*s, *k, askers))
 }
+
+/// A group's server when each of its repetitions is one request there that no timeout ends,
+/// the server's service is fixed and no other group asks it (see [`GroupState::alias`]).
+fn alias(p: &Point, g: &Group) -> Option<(u16, Nanos)> {
+    let (s, _, askers) = sole_request(p, g)?;
+    let sv = &p.servers[s as usize];
+    (sv.dist.is_none() && !sv.abandons && askers == 1).then_some((s, sv.service_ns))
+}
+
+/// A group's server and instance when it is direct (see [`Direct`]).
+fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
+    let (s, k, askers) = sole_request(p, g)?;
+    let open = !matches!(g.pace, Pace::Closed);
+    (askers == 1 && open && !lanes && !p.servers[s as usize].special).then_some((s, k))
+}
+
+/// Every actor, the random streams, and each group's named crash stream.
+type Actors = (Vec<Actor>, Vec<Stream>, Vec<Vec<u32>>);
 
 /// Every actor at its start, with the random streams of those that draw (arrivals and
 /// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
 /// naming them changes no draw).
-/// Every actor, the random streams, and each group's named crash stream.
-type Actors = (Vec<Actor>, Vec<Stream>, Vec<Vec<u32>>);
-
 fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
     let mut actors = Vec::with_capacity(p.actors as usize);
     let mut streams = Vec::new();

@@ -131,17 +131,7 @@ fn name_resource(
             );
         }
     };
-    check_new_name(at(&path, "name"), &name, taken)?;
-    if STREAM_SOURCES.contains(&name.as_str()) && get(entries, "steps").is_some_and(names_stream) {
-        return fail(
-            at(&path, "name"),
-            format!(
-                "a group whose steps name a stream cannot be called `{name}`: its stream `S` is keyed `{name}/S`, the key of an automatic stream (`{name}/GROUP-i`, `{name}/NAME`); rename the group (reserved with a named stream: {})",
-                STREAM_SOURCES.join(", ")
-            ),
-        );
-    }
-    taken.push(name.clone());
+    take_name(&path, &name, entries, taken)?;
     if kind == "register" {
         reader.registers.push(name.clone());
     }
@@ -459,17 +449,7 @@ fn group(
         Some(v) => string(at(&path, "name"), v, "`name`")?,
         None => return fail(path, "an actor group needs a `name`"),
     };
-    check_new_name(at(&path, "name"), &name, taken)?;
-    if STREAM_SOURCES.contains(&name.as_str()) && get(entries, "steps").is_some_and(names_stream) {
-        return fail(
-            at(&path, "name"),
-            format!(
-                "a group whose steps name a stream cannot be called `{name}`: its stream `S` is keyed `{name}/S`, the key of an automatic stream (`{name}/GROUP-i`, `{name}/NAME`); rename the group (reserved with a named stream: {})",
-                STREAM_SOURCES.join(", ")
-            ),
-        );
-    }
-    taken.push(name.clone());
+    take_name(&path, &name, entries, taken)?;
     let names = match get(entries, "names") {
         None => None,
         Some(Value::List(items)) => {
@@ -569,6 +549,28 @@ const STREAM_SOURCES: &[&str] = &[
     "duplicate",
     "service",
 ];
+
+/// Takes `name` for a resource or a group written at `path`: new, valid, and not one whose
+/// named streams would be keyed like an automatic stream.
+fn take_name(
+    path: &Path,
+    name: &str,
+    entries: &[(String, Value)],
+    taken: &mut Vec<String>,
+) -> Result<(), ComposeError> {
+    check_new_name(at(path, "name"), name, taken)?;
+    if STREAM_SOURCES.contains(&name) && get(entries, "steps").is_some_and(names_stream) {
+        return fail(
+            at(path, "name"),
+            format!(
+                "a group whose steps name a stream cannot be called `{name}`: its stream `S` is keyed `{name}/S`, the key of an automatic stream (`{name}/GROUP-i`, `{name}/NAME`); rename the group (reserved with a named stream: {})",
+                STREAM_SOURCES.join(", ")
+            ),
+        );
+    }
+    taken.push(name.to_string());
+    Ok(())
+}
 
 /// Whether a group's steps, at any depth, name a stream (a `stream` key anywhere).
 fn names_stream(v: &Value) -> bool {
