@@ -57,8 +57,18 @@ struct Eval {
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
+    let explored = if crate::explore::claims_executions(config) {
+        let limits = coordsim_model::ExploreLimits::default();
+        crate::explore::explore_config(config, config.seed, &limits)?
+    } else {
+        Vec::new()
+    };
     let mut verdicts = Vec::new();
     for claim in &config.claims {
+        if let Some(holds) = claim.over {
+            verdicts.push(over_executions(config, &explored, claim, holds).0);
+            continue;
+        }
         let evals = claim_evals(config, results, claim)?;
         let worst = evals
             .into_iter()
@@ -67,6 +77,111 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
         verdicts.push(verdict(config, claim, worst));
     }
     Ok(verdicts)
+}
+
+/// A claim over every execution of each point it matches: its verdict, and the outcome
+/// that decides it (a failing `always`'s counterexample, a `sometimes`' or a `never`'s
+/// witness) as (point, outcome index).
+pub fn over_executions(
+    config: &Config,
+    explored: &[coordsim_model::Exploration],
+    claim: &Claim,
+    holds: crate::config::Holds,
+) -> (Verdict, Option<(usize, usize)>) {
+    use crate::config::Holds;
+    let mut evals: Vec<(Eval, Option<(usize, usize)>)> = Vec::new();
+    for (point, exploration) in explored.iter().enumerate() {
+        let params = config.point_values(point);
+        if !matches_filter(&params, &claim.filter) {
+            continue;
+        }
+        let bounded = exploration.bounded.as_deref();
+        let row = |what: String| {
+            let at = describe(config, point, None);
+            let tail = bounded.map_or(String::new(), |b| format!("; {b}"));
+            if at.is_empty() {
+                format!("{what}{tail}")
+            } else {
+                format!("{at}, {what}{tail}")
+            }
+        };
+        let samples: Vec<Sample> = exploration
+            .outcomes
+            .iter()
+            .map(|o| {
+                let metric = |i: usize| o.metrics.get(i).and_then(number);
+                sample(
+                    claim,
+                    &params,
+                    &metric,
+                    &|_| None,
+                    &|_| String::new(),
+                    point,
+                    0,
+                )
+            })
+            .collect();
+        if let Some(stat) = claim.stat {
+            let values: Option<Vec<f64>> = samples.iter().map(|s| s.actual).collect();
+            let actual = values.map(|v| match stat {
+                Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                _ => v.iter().copied().fold(f64::INFINITY, f64::min),
+            });
+            let expected = samples.first().and_then(|s| s.expected);
+            let what = format!("{} of {} executions", stat.name(), exploration.executions);
+            let mut e = judge(claim, actual, None, expected, None, row(what));
+            if bounded.is_some() && e.excess <= 0.0 {
+                // A bound found no counterexample, which proves nothing.
+                e.excess = f64::INFINITY;
+                e.reason = Some("the exploration was bounded: not every execution was seen");
+            }
+            evals.push((e, None));
+            continue;
+        }
+        for (k, s) in samples.into_iter().enumerate() {
+            let o = &exploration.outcomes[k];
+            let what = format!(
+                "outcome {} of {} ({} executions)",
+                k + 1,
+                exploration.outcomes.len(),
+                o.executions
+            );
+            let mut e = judge(claim, s.actual, None, s.expected, None, row(what));
+            e.excess = match holds {
+                Holds::Always | Holds::Sometimes => e.excess,
+                // Never: an outcome that meets the test is the failure.
+                Holds::Never if e.excess <= 0.0 => 1.0,
+                Holds::Never => -1.0,
+            };
+            evals.push((e, Some((point, k))));
+        }
+        if bounded.is_some() && holds != Holds::Sometimes {
+            // No counterexample in a bounded search is no proof.
+            let mut e = judge(claim, None, None, None, None, row("bounded".into()));
+            e.excess = f64::INFINITY;
+            e.reason = Some("the exploration was bounded: not every execution was seen");
+            evals.push((e, None));
+        }
+    }
+    let pick = match holds {
+        // Sometimes: the best outcome decides; the others the worst.
+        crate::config::Holds::Sometimes if claim.stat.is_none() => evals
+            .into_iter()
+            .min_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
+        _ => evals
+            .into_iter()
+            .max_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
+    };
+    let (worst, decides) = pick.unwrap_or_else(|| {
+        let mut e = judge(claim, None, None, None, None, "no point explored".into());
+        e.reason = Some("no point matched");
+        (e, None)
+    });
+    let shown = match (holds, worst.excess <= 0.0) {
+        (Holds::Always, false) | (Holds::Sometimes, true) | (Holds::Never, false) => decides,
+        _ => None,
+    };
+    (verdict(config, claim, worst), shown)
 }
 
 /// Every evaluation of `claim` on `results`.
@@ -84,6 +199,7 @@ pub fn claim_values(
     config
         .claims
         .iter()
+        .filter(|claim| claim.over.is_none())
         .map(|claim| {
             Ok(claim_evals(config, results, claim)?
                 .into_iter()

@@ -25,6 +25,10 @@ pub enum Command {
     Run(RunArgs),
     /// Run configs and check every claim (exit 1 when one fails).
     Check(CheckArgs),
+    /// Runs a scenario through every execution its semantics allow (every free order of
+    /// one instant's events, both ways of every random choice) and checks the claims over
+    /// executions; writes the outcomes and each deciding execution's trace.
+    Explore(ExploreArgs),
     /// Run every config under configs/, write reports/ and check all claims.
     Report(ReportArgs),
     /// Join the outputs of `run --shard` into one, as an unsharded run would write it.
@@ -131,6 +135,30 @@ pub struct CheckArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: Common,
+}
+
+/// `explore`.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// Config files (scenarios).
+    #[arg(required = true, value_name = "CONFIG")]
+    pub configs: Vec<String>,
+    /// Output directory; each config writes into DIR/STEM-explore/.
+    #[arg(long, default_value = "out", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Most distinct states per point: past them the verdict is bounded, never a proof.
+    #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_states: u64,
+    /// Most faults (lost or duplicated messages, crashes by probability) along one execution.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub max_faults: u32,
+    /// Enumerate every execution as a tree, without merging executions that reach the same
+    /// state (slow: to check the merging).
+    #[arg(long)]
+    pub no_merge: bool,
+    /// Print nothing on stdout but the verdicts.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// `report`.

@@ -9,7 +9,8 @@ use coordsim_model::Registry;
 
 use crate::check::{self, Verdict};
 use crate::cli::{
-    CheckArgs, Command, LessonCheckArgs, LessonCommand, LessonFillArgs, ReportArgs, RunArgs,
+    CheckArgs, Command, ExploreArgs, LessonCheckArgs, LessonCommand, LessonFillArgs, ReportArgs,
+    RunArgs,
 };
 use crate::config::Config;
 use crate::dashboard::{self, Format};
@@ -38,6 +39,7 @@ pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCod
     match command {
         Command::Run(args) => run(args, registry),
         Command::Check(args) => check(args, registry),
+        Command::Explore(args) => explore(args, registry),
         Command::Report(args) => report(args, registry),
         Command::Merge(args) => crate::merge::merge(args, registry),
         Command::Models(args) => crate::models_cmd::models(args, registry),
@@ -249,6 +251,40 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         verdicts.extend(check::evaluate(config, &results)?);
     }
     finish(args.format, &verdicts, &[])
+}
+
+/// `explore`: every point of every config explored; its claims over executions checked,
+/// the outcomes and the deciding executions written.
+fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    let configs = load_all(&args.configs, registry)?;
+    ensure_distinct_stems(&configs)?;
+    let limits = coordsim_model::ExploreLimits {
+        max_states: args.max_states,
+        max_faults: args.max_faults,
+        merge_states: !args.no_merge,
+        ..Default::default()
+    };
+    let mut stdout = crate::print::stdout();
+    let mut verdicts = Vec::new();
+    for config in &configs {
+        let explored = crate::explore::explore_config(config, config.seed, &limits)?;
+        let mut decided = Vec::new();
+        for claim in config.claims.iter() {
+            if let Some(holds) = claim.over {
+                let (verdict, decides) = check::over_executions(config, &explored, claim, holds);
+                decided.push((verdict.claim.clone(), decides));
+                verdicts.push(verdict);
+            }
+        }
+        let staging = Staging::begin(&args.out, &format!("{}-explore", config.stem))?;
+        let text = export::explore::write(staging.path(), config, &explored, &decided)?;
+        let dir = staging.commit()?;
+        note_written(&dir);
+        if !args.quiet {
+            writeln!(stdout, "{text}\nwrote {}\n", dir.display())?;
+        }
+    }
+    finish(Format::Text, &verdicts, &[])
 }
 
 /// Every `*.toml` below `dir`, in path order.

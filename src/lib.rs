@@ -21,6 +21,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod dashboard;
+pub mod explore;
 pub mod export;
 pub mod format;
 pub mod input;

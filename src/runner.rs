@@ -327,7 +327,7 @@ fn pool_samples(pools: &mut Vec<Pooled>, point: usize, name: &'static str, value
     }
 }
 
-fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {
+pub(crate) fn run_error(config: &Config, point: usize, e: &ModelError) -> anyhow::Error {
     if matches!(e, ModelError::Sim(sim_core::SimError::Stopped)) {
         return anyhow::Error::new(Interrupted);
     }

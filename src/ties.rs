@@ -130,7 +130,8 @@ pub fn check_ties(
                 }
             }
         }
-        for (c, claim) in config.claims.iter().enumerate() {
+        let over_runs = config.claims.iter().filter(|c| c.over.is_none());
+        for (c, claim) in over_runs.enumerate() {
             if changed[c].is_empty() {
                 continue;
             }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
+use crate::explore::{Exploration, ExploreLimits};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
 use crate::timeline::{Lanes, TimelineStyle};
 use crate::value::Value;
@@ -27,6 +28,15 @@ pub trait PreparedRun: Send + Sync {
     fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError>;
     /// The model's estimate of one run ([`Model::cost`]).
     fn cost(&self) -> Cost;
+    /// Every execution the model's semantics allow at this point ([`crate::explore`]).
+    /// Only a scenario explores: a built-in model says to use its scenario form.
+    fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
+        let _ = (ctx, limits);
+        Err(ModelError::Param(ParamError::new(
+            "model",
+            "only a scenario (`model = \"scenario\"`) can be explored: every built-in model has a scenario form in configs/scenarios/".to_string(),
+        )))
+    }
 }
 
 /// The object-safe face of a [`Model`], for looking models up by name.

@@ -27,6 +27,7 @@ mod compose;
 #[macro_use]
 pub mod declare;
 mod def;
+pub mod explore;
 mod model;
 mod registry;
 pub mod timeline;
@@ -41,6 +42,7 @@ pub use declare::{
     probability, table_fields, unit_of,
 };
 pub use def::{ModelDef, PreparedRun, RunOutput};
+pub use explore::{Exploration, ExploreLimits};
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
     Output, RunContext, Valid, run_once,

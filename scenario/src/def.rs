@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use coordsim_model::{
-    ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, MarkKind, MarkShape,
-    ModelDef, ModelError, ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, SpanKind,
-    TimelineStyle, Value,
+    ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, Exploration,
+    ExploreLimits, MarkKind, MarkShape, ModelDef, ModelError, ParamError, ParamSpec, PreparedRun,
+    RunContext, RunOutput, SpanKind, TimelineStyle, Value,
 };
 
 use crate::point::Point;
@@ -313,6 +313,9 @@ impl PreparedRun for Prepared {
     }
     fn cost(&self) -> Cost {
         self.point.cost()
+    }
+    fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
+        crate::explore::explore(&self.point, &self.fill, ctx, limits)
     }
 }
 

@@ -26,6 +26,10 @@
 //!   job, a `match` on the step it stands at), queues and key stores and transactions
 //!   (`deliver`), timeouts, retries, crashes (`recover`), a run that can never progress
 //!   (`stuck`), and what a run returns (`output`).
+//! - `explore`: the same run through every execution its semantics allow — every free
+//!   order of one instant's events, both ways of every random draw that is a choice —
+//!   breadth first over its states, each distinct outcome with its shortest execution
+//!   (docs/explore.md).
 //! - `machine`: the resources, machines of their own that know nothing of
 //!   actors or events — a [`Register`] (lost updates, compare-and-set, fencing tokens) and a
 //!   [`Lock`] (polled, queued or leased), public for any model to reuse; the server, the
@@ -36,6 +40,7 @@
 
 mod composer;
 mod def;
+mod explore;
 mod machine;
 mod point;
 mod run;

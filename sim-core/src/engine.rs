@@ -139,6 +139,7 @@ fn in_days(ms: f64) -> String {
 /// The largest class: the class shares a 64-bit word with a 40-bit sequence number.
 pub const MAX_CLASS: Class = (1 << (64 - SEQ_BITS)) - 1;
 
+#[derive(Clone)]
 struct Entry<E> {
     time: Nanos,
     /// `class << 40 | seq`: one comparison orders class, then insertion.
@@ -326,6 +327,81 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// One pending event, as [`EventQueue::due`] lists it for an explorer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due<E> {
+    /// Its class.
+    pub class: Class,
+    /// Its insertion number: with the time and class, the key [`run_due`] names it by.
+    pub seq: u64,
+    /// The event.
+    pub event: E,
+}
+
+impl<E: Clone> Clone for EventQueue<E> {
+    /// A copy of the pending events, the clock and the counts: an explorer's snapshot of a
+    /// run, to go on from it along another order. The progress counter and stop flags are
+    /// shared with the original.
+    fn clone(&self) -> Self {
+        EventQueue {
+            heap: self.heap.clone(),
+            now: self.now,
+            seq: self.seq,
+            limits: self.limits,
+            executed: self.executed,
+            progress: self.progress.clone(),
+            stop: self.stop.clone(),
+            ties: self.ties,
+            class_flip: self.class_flip,
+            bad: self.bad.clone(),
+            top_taken: self.top_taken,
+        }
+    }
+}
+
+impl<E: Copy> EventQueue<E> {
+    /// Every pending event due at the earliest pending time, in `(class, seq)` order, and
+    /// that time: the events an explorer may choose among. Empty when none is pending.
+    /// Costs a pass over every pending event (an explorer's queue is small).
+    pub fn due(&self) -> (Nanos, Vec<Due<E>>) {
+        let Some(first) = self.heap.iter().map(|e| e.time).min() else {
+            return (self.now, Vec::new());
+        };
+        let mut due: Vec<Due<E>> = self
+            .heap
+            .iter()
+            .filter(|e| e.time == first)
+            .map(|e| Due {
+                class: (e.order >> SEQ_BITS) as Class,
+                seq: e.order & SEQ_MASK,
+                event: e.event,
+            })
+            .collect();
+        due.sort_unstable_by_key(|d| (d.class, d.seq));
+        (first, due)
+    }
+
+    /// Every pending event with its time, class and insertion number, in no set order (for
+    /// an explorer's fingerprint of a state).
+    pub fn pending(&self) -> impl Iterator<Item = (Nanos, Due<E>)> + '_ {
+        self.heap.iter().map(|e| {
+            (
+                e.time,
+                Due {
+                    class: (e.order >> SEQ_BITS) as Class,
+                    seq: e.order & SEQ_MASK,
+                    event: e.event,
+                },
+            )
+        })
+    }
+
+    /// Events run so far.
+    pub fn executed(&self) -> u64 {
+        self.executed
+    }
+}
+
 /// A model's reaction to its events. Generic, so the run loop dispatches statically.
 pub trait Handler<E> {
     /// Handles one event at `queue.now()`, scheduling any events it causes.
@@ -450,6 +526,45 @@ pub fn step<E: Copy, H: Handler<E>>(
         Ok(false) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Runs the pending event due at the earliest time with this `class` and `seq` (one of
+/// [`EventQueue::due`]) instead of the first in order: how an explorer runs the order it
+/// chose. The limits hold as in [`run`]; `Ok(false)` when no such event is due first.
+pub fn run_due<E: Copy, H: Handler<E>>(
+    queue: &mut EventQueue<E>,
+    handler: &mut H,
+    class: Class,
+    seq: u64,
+) -> Result<bool, SimError> {
+    let order = (u64::from(class) << SEQ_BITS) | seq;
+    let Some(time) = queue.heap.iter().map(|e| e.time).min() else {
+        return Ok(false);
+    };
+    if time > queue.limits.max_time || queue.executed == queue.limits.max_events {
+        return Err(stop_reason(queue, time, queue.executed));
+    }
+    if let Some(bad) = &queue.bad {
+        return Err(bad.clone());
+    }
+    let before = queue.heap.len();
+    let mut event = None;
+    queue.heap.retain(|e| {
+        if e.time == time && e.order == order && event.is_none() {
+            event = Some(e.event);
+            false
+        } else {
+            true
+        }
+    });
+    let Some(event) = event else {
+        return Ok(false);
+    };
+    debug_assert_eq!(queue.heap.len() + 1, before);
+    queue.now = time;
+    queue.executed += 1;
+    handler.handle(event, queue)?;
+    queue.bad.clone().map_or(Ok(true), Err)
 }
 
 #[cfg(test)]

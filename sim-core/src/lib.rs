@@ -124,8 +124,8 @@ mod time;
 
 pub use dist::{Dist, DistKind};
 pub use engine::{
-    Class, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, Ties, run,
-    run_until, step,
+    Class, Due, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, Ties,
+    run, run_due, run_until, step,
 };
 pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream, unit};
 pub use station::{Stations, Waiting};

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use crate::time::Nanos;
 
 /// A request waiting at a station.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Waiting {
     /// When it arrived.
     pub arrived: Nanos,
@@ -17,6 +17,7 @@ pub struct Waiting {
     pub tag: u32,
 }
 
+#[derive(Clone, Hash)]
 struct Station {
     busy: bool,
     /// The request in service (`None` when idle or held by other work).
@@ -32,6 +33,7 @@ struct Station {
 /// instant at which it changed is its length when it next changes at a later instant (nothing
 /// happens to it in between), or at the end of the run. So each change at a new instant first
 /// counts the length the station has kept since its last change.
+#[derive(Clone, Hash)]
 pub struct Stations {
     stations: Vec<Station>,
     max_queue: usize,

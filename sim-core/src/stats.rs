@@ -129,6 +129,26 @@ pub enum Stats {
 /// Significant digits of the `Hdr` histogram: a relative error of at most 10^-3.
 pub const HDR_DIGITS: u8 = 3;
 
+/// Samples are hashed as a multiset (the count, sum and maximum, and a sum of each value's
+/// own mix), in no order: an explorer's two orders that recorded the same waits reach the
+/// same state.
+impl std::hash::Hash for Samples {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        fn mix(x: u64) -> u64 {
+            // splitmix64's finalizer: each value spread over the word before the sum.
+            let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        let spread: u64 = match &self.values {
+            Store::Narrow(v) => v.iter().fold(0, |a, x| a.wrapping_add(mix(u64::from(*x)))),
+            Store::Wide(v) => v.iter().fold(0, |a, x| a.wrapping_add(mix(*x))),
+        };
+        (self.count, self.sum, self.max, spread, self.hist.is_some()).hash(state);
+    }
+}
+
 impl Samples {
     /// Empty, with room for `n` samples.
     pub fn with_capacity(n: usize) -> Self {

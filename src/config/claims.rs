@@ -21,7 +21,32 @@ const CLAIM_KEYS: &[&str] = &[
     "within_ci",
     "confidence",
     "entity",
+    "over",
+    "holds",
 ];
+
+/// Over what a claim holds, when not over each run's row: over every execution an
+/// exploration finds (`over = "executions"`), as `holds` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// In every execution (`holds = "always"`, the default).
+    Always,
+    /// In at least one.
+    Sometimes,
+    /// In none.
+    Never,
+}
+
+impl Holds {
+    /// Its name in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Holds::Always => "always",
+            Holds::Sometimes => "sometimes",
+            Holds::Never => "never",
+        }
+    }
+}
 
 /// What a claim expects.
 #[derive(Debug, Clone)]
@@ -93,6 +118,9 @@ pub struct Claim {
     pub stat: Option<Stat>,
     /// Where the claim's table is written in the config (its `[[claim]]` body).
     pub span: Span,
+    /// `over = "executions"`: checked over every execution an exploration finds, as this
+    /// says (`None`: on each run's row).
+    pub over: Option<Holds>,
 }
 
 /// A `[[claim]]`'s fields, looked up by key.
@@ -139,7 +167,9 @@ impl Loader<'_> {
         let stat = self.claim_stat(&fields, text_claim)?;
         let test = self.claim_test(plan, &fields, relation, &expect, stat)?;
         let name = self.claim_name(plan, &fields, &target, stat, &filter)?;
+        let over = self.claim_over(&fields, stat, test)?;
         Ok(Claim {
+            over,
             name,
             filter,
             metric: target.metric,
@@ -150,6 +180,62 @@ impl Loader<'_> {
             stat,
             span,
         })
+    }
+
+    /// `over` and `holds`: a claim over every execution, and how it must hold.
+    fn claim_over(
+        &self,
+        fields: &Fields<'_, '_>,
+        stat: Option<Stat>,
+        test: Test,
+    ) -> Result<Option<Holds>, ConfigError> {
+        let holds = match fields.get("holds") {
+            None => None,
+            Some(v) => Some(match self.string(v, "holds")?.as_str() {
+                "always" => (Holds::Always, v),
+                "sometimes" => (Holds::Sometimes, v),
+                "never" => (Holds::Never, v),
+                other => {
+                    return Err(self.err(
+                        &v.span(),
+                        format!("`holds` is `always`, `sometimes` or `never`, not `{other}`"),
+                    ));
+                }
+            }),
+        };
+        let over = match fields.get("over") {
+            None => false,
+            Some(v) => match self.string(v, "over")?.as_str() {
+                "runs" => false,
+                "executions" => {
+                    if matches!(stat, Some(Stat::Mean)) || matches!(test, Test::WithinCi(_)) {
+                        return Err(self.err(
+                            &v.span(),
+                            "over executions, `stat` is `min` or `max` (the least or greatest value any execution ends with); a mean or an interval needs probabilities an order does not have",
+                        ));
+                    }
+                    true
+                }
+                other => {
+                    return Err(self.err(
+                        &v.span(),
+                        format!("`over` is `runs` (each run's row, the default) or `executions` (every execution `coordsim explore` finds), not `{other}`"),
+                    ));
+                }
+            },
+        };
+        match (over, holds) {
+            (false, Some((_, v))) => Err(self.err(
+                &v.span(),
+                "`holds` says how a claim over executions holds: give `over = \"executions\"` too",
+            )),
+            (true, Some((_, v))) if stat.is_some() => Err(self.err(
+                &v.span(),
+                "with `stat` the claim is on one figure (the min or max over executions): drop `holds`",
+            )),
+            (true, holds) => Ok(Some(holds.map_or(Holds::Always, |(h, _)| h))),
+            (false, None) => Ok(None),
+        }
     }
 
     /// `entity` and `metric`: the column a claim reads.

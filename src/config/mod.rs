@@ -30,7 +30,7 @@ mod var;
 mod wording;
 
 pub use charts::{ChartSpec, ENTITY_X};
-pub use claims::{Claim, Expect, Stat, Test};
+pub use claims::{Claim, Expect, Holds, Stat, Test};
 pub use coordsim_model::ChartKind;
 pub use load::{Config, MAX_CONFIG_BYTES, MAX_POOLED_SAMPLES};
 pub use nesting::MAX_NESTING;

@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod chart;
 pub mod csv;
+pub mod explore;
 pub mod folder;
 pub mod lanes;
 pub mod markdown;

@@ -50,6 +50,17 @@ pub(crate) struct KeyStore {
     pub updated: u64,
 }
 
+impl std::hash::Hash for KeyUndo {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.key, self.counter).hash(h);
+        match self.before {
+            Found::Absent => h.write_u8(0),
+            Found::Held(x) => crate::machine::hash_f64(x, h),
+        }
+        crate::machine::hash_f64(self.total, h);
+    }
+}
+
 /// What undoes one operation of a transaction.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KeyUndo {
@@ -57,6 +68,35 @@ pub(crate) struct KeyUndo {
     before: Found,
     total: f64,
     counter: u8,
+}
+
+impl std::hash::Hash for KeyStore {
+    /// The keys it holds and its counts; the entries beyond the array in key order (a
+    /// map's own order depends on its history).
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        use crate::machine::hash_f64;
+        if let Some((from, count, value)) = self.range {
+            (from, count).hash(h);
+            hash_f64(value, h);
+        }
+        self.base.hash(h);
+        for (v, present) in self.values.iter().zip(&self.present) {
+            present.hash(h);
+            hash_f64(if *present { *v } else { 0.0 }, h);
+        }
+        let mut more: Vec<(i64, u64)> = self.map.iter().map(|(k, v)| (*k, v.to_bits())).collect();
+        more.sort_unstable();
+        more.hash(h);
+        hash_f64(self.total, h);
+        (
+            self.size,
+            self.inserted,
+            self.duplicates,
+            self.removed,
+            self.updated,
+        )
+            .hash(h);
+    }
 }
 
 impl KeyStore {

@@ -3,6 +3,7 @@
 use sim_core::{Nanos, Stream, chance};
 
 /// One link during a run.
+#[derive(Clone)]
 pub(crate) struct Link {
     half_rtt: Nanos,
     loss: f64,
@@ -50,6 +51,23 @@ impl Link {
         };
         self.lost += u64::from(lost);
         (self.half_rtt, lost)
+    }
+
+    /// The chance a crossing is lost, and that a message put across it arrives twice.
+    pub(crate) fn chances(&self) -> (f64, f64) {
+        (self.loss, self.duplicate)
+    }
+
+    /// One crossing whose loss an explorer decided: how long it takes.
+    pub(crate) fn cross_decided(&mut self, lost: bool) -> Nanos {
+        self.crossings += 1;
+        self.lost += u64::from(lost);
+        self.half_rtt
+    }
+
+    /// Its counts, for an explorer's fingerprint (its streams are not drawn from then).
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (self.crossings, self.lost)
     }
 
     /// Crossings so far (lost ones included).

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use sim_core::{Nanos, Samples};
 
 /// How a lock that is taken is waited for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LockMode {
     /// A failed attempt tries again later (a lock file or row, polled).
     Poll,
@@ -50,7 +50,7 @@ pub type Token = u64;
 /// // Held 12 ns by A and 9 ns by B.
 /// assert_eq!(lock.held_ns(), 21);
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone, Hash)]
 pub struct Lock<W> {
     mode: LockMode,
     lease_ns: Nanos,

@@ -7,3 +7,11 @@ pub(crate) mod lock;
 pub(crate) mod queue;
 pub(crate) mod register;
 pub(crate) mod server;
+
+/// A number hashed by its bits: the machines' state hashed for an explorer's fingerprint
+/// (two states equal bit for bit hash alike; `0.0` and `-0.0` differ, which only merges
+/// fewer states).
+#[inline]
+pub(crate) fn hash_f64<H: std::hash::Hasher>(x: f64, h: &mut H) {
+    h.write_u64(x.to_bits());
+}

@@ -13,7 +13,7 @@ pub(crate) const NO_MSG: u32 = u32::MAX;
 /// `Q.deliveries`, `Q.FIELD`) read this snapshot, not the message's live state: a message
 /// that came back and was taken again by another actor has a higher delivery count, but
 /// the first taker's `Q.deliveries` stays the count its own take saw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Taken {
     /// The message (`NO_MSG`: the take got nothing, or the path took none).
     pub msg: u32,
@@ -36,7 +36,7 @@ impl Taken {
 /// Most messages a queue makes in a run (copies a link makes included).
 pub(crate) const MAX_MESSAGES: usize = u32::MAX as usize - 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum State {
     /// Put, still crossing its link.
     Crossing,
@@ -50,7 +50,7 @@ enum State {
 }
 
 /// A message: 24 bytes (a run may hold tens of millions).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Hash)]
 struct Msg {
     hidden_until: Nanos,
     id: u32,
@@ -65,6 +65,7 @@ struct Msg {
 const _: () = assert!(std::mem::size_of::<Msg>() == 24);
 
 /// One queue during a run.
+#[derive(Clone)]
 pub(crate) struct Queue {
     /// Numbers per message: its value, then its fields.
     width: usize,
@@ -92,6 +93,41 @@ pub(crate) struct Queue {
     pub lost: u64,
     pub duplicated: u64,
     pub max_len: u64,
+}
+
+impl std::hash::Hash for Queue {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.data.len().hash(h);
+        for x in &self.data {
+            crate::machine::hash_f64(*x, h);
+        }
+        (
+            &self.msgs,
+            &self.visible,
+            &self.waiters,
+            &self.hidden,
+            self.timer,
+        )
+            .hash(h);
+        (
+            self.held,
+            self.next_id,
+            self.next_rank,
+            self.put,
+            self.refused,
+            self.taken,
+        )
+            .hash(h);
+        (
+            self.redelivered,
+            self.acked,
+            self.returned,
+            self.lost,
+            self.duplicated,
+        )
+            .hash(h);
+        self.max_len.hash(h);
+    }
 }
 
 impl Queue {

@@ -58,6 +58,21 @@ pub struct Register {
     accepted: Token,
 }
 
+impl std::hash::Hash for Register {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        crate::machine::hash_f64(self.value, h);
+        crate::machine::hash_f64(self.at_instant_start, h);
+        (
+            self.instant,
+            self.writes,
+            self.lost,
+            self.rejected,
+            self.accepted,
+        )
+            .hash(h);
+    }
+}
+
 impl Register {
     /// A register holding `initial`.
     pub fn new(initial: f64) -> Register {

@@ -7,6 +7,7 @@ use sim_core::{Dist, Nanos, Samples, Stations, Stream, Waiting, ms_to_ns};
 const NEVER: Nanos = Nanos::MAX;
 
 /// One server's instances and statistics during a run.
+#[derive(Clone)]
 pub(crate) struct Server {
     stations: Stations,
     service_ns: Nanos,
@@ -26,6 +27,28 @@ pub(crate) struct Server {
     /// Down now (a window of `down`), and the requests it refused while down.
     down: bool,
     refused: u64,
+}
+
+impl std::hash::Hash for Server {
+    /// Its state and counts (not its service streams: an explorer refuses drawn services).
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (
+            &self.stations,
+            &self.busy,
+            &self.waits,
+            self.requests,
+            self.arrivals,
+        )
+            .hash(h);
+        (
+            self.departures,
+            self.first_arrival,
+            self.last_departure,
+            self.timed_out,
+        )
+            .hash(h);
+        (self.wasted, self.wasted_ns, self.down, self.refused).hash(h);
+    }
 }
 
 impl Server {

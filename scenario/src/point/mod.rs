@@ -171,6 +171,24 @@ impl Pick {
 }
 
 impl Step {
+    /// Whether it acts on shared state (a resource, or a transaction's start): under an
+    /// explorer each such step is an action of its own, which other actors' actions at the
+    /// same instant may come before. The others (a branch, a jump, a stop) only move the
+    /// actor's own program on.
+    pub(crate) fn is_shared(&self) -> bool {
+        !matches!(
+            self,
+            Step::Delay(_)
+                | Step::Pause(_)
+                | Step::TxEnd
+                | Step::Stop
+                | Step::Branch { .. }
+                | Step::Jump(_)
+                | Step::AfterTimeout(_)
+                | Step::End
+        )
+    }
+
     /// Whether it may block on a lock, given the lock's number.
     pub(crate) fn locks(&self) -> &[u16] {
         match self {
@@ -292,6 +310,8 @@ pub(crate) struct Lock {
 #[derive(Debug, Clone)]
 pub(crate) struct Server {
     pub name: String,
+    /// Where it is written (`resource[2]`), for an exploration's refusal.
+    pub at: String,
     pub service_ns: Nanos,
     /// The service distribution (`None`: fixed, `service_ns` each).
     pub dist: Option<sim_core::Dist>,

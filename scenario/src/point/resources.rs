@@ -174,6 +174,7 @@ impl Point {
         let instances = ev.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
         self.servers.push(Server {
             name: name.to_string(),
+            at: at.to_string(),
             service_ns,
             dist,
             instances,

@@ -83,7 +83,26 @@ impl<'p> Sim<'p> {
             keys: key_stores(p),
             tx: Transaction::default(),
             scratch: Vec::new(),
+            steer: None,
         })
+    }
+}
+
+impl<'p> Sim<'p> {
+    /// The state at the start of a run of `p` that an explorer steers: no group served
+    /// directly (every request is a job's shared step), at most `max_faults` faults.
+    pub(crate) fn steered(
+        p: &'p Point,
+        ctx: &RunContext,
+        max_faults: u32,
+    ) -> Result<Sim<'p>, ModelError> {
+        let mut sim = Sim::new(p, ctx)?;
+        sim.direct = direct_service(p, true);
+        sim.steer = Some(Box::new(crate::run::steer::Steer {
+            max_faults,
+            ..Default::default()
+        }));
+        Ok(sim)
     }
 }
 

@@ -28,12 +28,12 @@ impl<'p> Sim<'p> {
                 let name = p.groups[group].actor_name(actor.index);
                 names.contains(&name)
             }
-            CrashRule::Probability(pr, None) => {
-                chance(&mut self.streams[actor.crash_rng as usize], *pr)
-            }
-            CrashRule::Probability(pr, Some(s)) => {
-                let rng = self.group_streams[group][*s as usize] as usize;
-                chance(&mut self.streams[rng], *pr)
+            CrashRule::Probability(pr, named) => {
+                let rng = match named {
+                    None => actor.crash_rng as usize,
+                    Some(s) => self.group_streams[group][*s as usize] as usize,
+                };
+                self.decide(*pr, true, |sim| chance(&mut sim.streams[rng], *pr))
             }
         };
         if !dies {

@@ -102,7 +102,8 @@ impl Sim<'_> {
                 self.cross(qu, k, m, q);
                 // A copy is a put of its own: a full queue refuses it (and counts it), so a
                 // capacity holds copies included. Drawn whether or not there is room.
-                let copies = self.links[k].duplicates();
+                let dup = self.links[k].chances().1;
+                let copies = self.decide(dup, true, |sim| sim.links[k].duplicates());
                 if copies && self.queues[qu].full(0) {
                     self.queues[qu].refused += 1;
                 } else if copies {
@@ -123,7 +124,7 @@ impl Sim<'_> {
 
     /// Message `m` of queue `qu` crosses link `k`: it arrives after the crossing, or is lost.
     fn cross(&mut self, qu: usize, k: usize, m: u32, q: &mut EventQueue<Ev>) {
-        let (d, lost) = self.links[k].cross();
+        let (d, lost) = self.cross_link(k);
         if lost {
             self.queues[qu].lose(m);
         } else {

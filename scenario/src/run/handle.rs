@@ -74,6 +74,11 @@ impl<'p> Sim<'p> {
         if let Some(at) = self.next_start(actor) {
             q.schedule_at(at, 1 + actor, Ev::Start { actor });
         }
+        if let Some(steer) = &mut self.steer {
+            // Explored: every shared step goes through the loop that yields between them.
+            steer.fresh = Some(job);
+            return self.go(job, q);
+        }
         self.proceed(job, q);
     }
 
@@ -83,6 +88,9 @@ impl<'p> Sim<'p> {
         let now = q.now();
         match ev {
             Ev::Resume { job } => {
+                if let Some(steer) = &mut self.steer {
+                    steer.fresh = Some(job);
+                }
                 let j = &mut self.jobs[job as usize];
                 j.step = j.step.wrapping_add(1);
                 self.go(job, q);
@@ -269,12 +277,33 @@ impl<'p> Sim<'p> {
             self.free.push(job);
             return;
         }
+        // Under an explorer: whether this job has already made a shared action in this
+        // event (its next one then waits for a choice of its own).
+        let mut acted = match &mut self.steer {
+            None => false,
+            Some(steer) => steer.fresh.take() != Some(job),
+        };
         loop {
             let j = job as usize;
             let p = self.p;
             let steps = &p.groups[self.jobs[j].group as usize].steps;
             let flow = match steps.get(self.jobs[j].step as usize) {
                 None => self.end_now(job, Outcome::Completed, now),
+                Some(step)
+                    if self.steer.is_some() && step.is_shared() && self.tx.job != Some(job) =>
+                {
+                    if acted {
+                        // It yields: the same step, in an event of its own at this instant.
+                        self.jobs[j].step = self.jobs[j].step.wrapping_sub(1);
+                        q.schedule_in(0, self.other, Ev::Resume { job });
+                        return;
+                    }
+                    acted = true;
+                    if let Some(steer) = &mut self.steer {
+                        steer.acted.get_or_insert((job, self.jobs[j].step));
+                    }
+                    self.step(job, step, now, q)
+                }
                 Some(step) => self.step(job, step, now, q),
             };
             match flow {

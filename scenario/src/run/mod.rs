@@ -11,6 +11,7 @@ pub(crate) mod output;
 pub(crate) mod recover;
 pub(crate) mod request;
 pub(crate) mod state;
+pub(crate) mod steer;
 pub(crate) mod stuck;
 
 use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
@@ -19,6 +20,25 @@ use sim_core::{SimError, run as run_queue};
 use crate::point::Point;
 use crate::run::state::Sim;
 use crate::syntax::metrics::Metric;
+
+/// The error a run's events ended with, if any: said where the step that found it is
+/// written, when a step did.
+pub(crate) fn failure(sim: &mut Sim<'_>, ran: Result<(), SimError>) -> Result<(), ModelError> {
+    let failed = match ran {
+        Err(SimError::Model(_)) => sim.error.take(),
+        Err(e) => return Err(e.into()),
+        Ok(()) => sim.error.take(),
+    };
+    let Some(e) = failed else {
+        return Ok(());
+    };
+    let p = sim.p;
+    let written = (sim.error_at).and_then(|(g, s)| p.groups.get(g as usize)?.paths.get(s as usize));
+    Err(match written {
+        Some(path) => ModelError::Param(ParamError::new(path, e)),
+        None => ModelError::Sim(SimError::Model(e)),
+    })
+}
 
 /// Runs `p` once: a cell for each of `fill`, and the distributions named `distributions`.
 pub(crate) fn run(
@@ -30,21 +50,8 @@ pub(crate) fn run(
     let mut sim = Sim::new(p, ctx)?;
     let mut queue = ctx.queue(p.actors as usize + 16);
     sim.schedule_starts(&mut queue);
-    let ran = run_queue(&mut queue, &mut sim);
-    let failed = match ran {
-        Err(SimError::Model(_)) => sim.error.take(),
-        Err(e) => return Err(e.into()),
-        Ok(_) => sim.error.take(),
-    };
-    if let Some(e) = failed {
-        // Said where the step that found it is written, when a step did.
-        let written =
-            (sim.error_at).and_then(|(g, s)| p.groups.get(g as usize)?.paths.get(s as usize));
-        return Err(match written {
-            Some(path) => ModelError::Param(ParamError::new(path, e)),
-            None => ModelError::Sim(SimError::Model(e)),
-        });
-    }
+    let ran = run_queue(&mut queue, &mut sim).map(|_| ());
+    failure(&mut sim, ran)?;
     sim.end = queue.now();
     sim.settle_direct();
     sim.check(ctx.seed())?;

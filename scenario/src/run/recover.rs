@@ -134,6 +134,14 @@ impl Sim<'_> {
         let spread = self.eval(job, jitter);
         let j = &self.jobs[job as usize];
         let a = j.actor as usize;
+        if spread != 0.0 && self.steer.is_some() {
+            let actor = &self.actors[a];
+            self.error.get_or_insert(format!(
+                "actor {} of `{}`: a retry's `jitter_ms` is {spread}: a jitter is a draw from a continuum, which an exploration cannot branch on (give `jitter_ms = 0` to explore)",
+                actor.index, self.p.groups[actor.group as usize].name,
+            ));
+            return;
+        }
         let drawn = if spread != 0.0 {
             let rng = self.actors[a].jitter_rng as usize;
             unit(&mut self.streams[rng]) * spread
@@ -188,7 +196,7 @@ impl Sim<'_> {
                     }
                     None => self.actors[a].chance_rng as usize,
                 };
-                sim_core::chance(&mut self.streams[rng], p)
+                self.decide(p, false, |sim| sim_core::chance(&mut sim.streams[rng], p))
             }
             Cond::Compare(x, cmp, y) => {
                 let (x, y) = (self.eval(job, x), self.eval(job, y));

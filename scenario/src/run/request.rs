@@ -70,7 +70,7 @@ impl<'p> Sim<'p> {
         let Some(k) = self.pick(job, link, self.links.len()) else {
             return Flow::Wait;
         };
-        let (d, lost) = self.links[k].cross();
+        let (d, lost) = self.cross_link(k);
         let deadline = match timeout {
             Some(t) => match self.deadline(job, t, now) {
                 Some(d) => d,

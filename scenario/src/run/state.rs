@@ -29,7 +29,7 @@ pub(crate) const NO_STREAM: u32 = u32::MAX;
 /// set per request, its waits, and not two.
 pub(crate) const MAX_EXACT_RESPONSES: usize = 1_000_000;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Ev {
     /// An actor's next repetition starts (its first, or an open loop's next).
     Start {
@@ -94,13 +94,14 @@ pub(crate) const LOST: u16 = u16::MAX - 1;
 
 /// A request at a server whose clients may stop waiting: whose it is, the generation of
 /// the job's wait (a job that timed out waits anew), and when its service started.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Hash)]
 pub(crate) struct Slot {
     pub job: u32,
     pub wait: u32,
     pub started: Nanos,
 }
 
+#[derive(Clone, Hash)]
 pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
@@ -139,6 +140,7 @@ pub(crate) struct Job {
     pub polling: u16,
 }
 
+#[derive(Clone)]
 pub(crate) struct Actor {
     pub group: u16,
     pub index: u32,
@@ -171,6 +173,7 @@ pub(crate) struct Actor {
     pub incarnation: u32,
 }
 
+#[derive(Clone, Hash)]
 pub(crate) struct GroupState {
     pub responses: Samples,
     /// When every repetition of the group is one request, without a timeout, to a server
@@ -194,6 +197,7 @@ pub(crate) type Waiter = (u32, u32);
 /// One run's state. Its fields are laid out in this order (`repr(C)`), the ones every
 /// event of a direct group touches first, so that they share the first cache lines.
 #[repr(C)]
+#[derive(Clone)]
 pub(crate) struct Sim<'p> {
     pub p: &'p Point,
     /// The instant of the event being handled (`now` in expressions).
@@ -244,11 +248,13 @@ pub(crate) struct Sim<'p> {
     pub tx: Transaction,
     /// A message's numbers as a put computes them.
     pub scratch: Vec<f64>,
+    /// Set when an explorer runs it: the choices it makes (`run::steer`).
+    pub steer: Option<Box<crate::run::steer::Steer>>,
 }
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
 /// jobs × locks, …), so a job's row is a slice and no job allocates.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct JobTables {
     /// What it last read of each register (NaN: not read).
     pub reads: Vec<f64>,
@@ -264,6 +270,7 @@ pub(crate) struct JobTables {
 /// timeout, at a fixed instance of a server only it asks, in an open loop, and no timeline
 /// is drawn: its requests need no job (the actor tags its request, and the departure ends
 /// its repetition).
+#[derive(Clone)]
 pub(crate) struct Direct {
     /// Per group, when it is direct: its server and instance.
     pub groups: Vec<Option<(u16, u32)>>,
@@ -272,7 +279,7 @@ pub(crate) struct Direct {
 }
 
 /// The poll attempts under way.
-#[derive(Default)]
+#[derive(Default, Clone, Hash)]
 pub(crate) struct Polls {
     /// Scheduled and not yet run: when they are every event left, the run may be stuck.
     pub pending: usize,
@@ -283,7 +290,7 @@ pub(crate) struct Polls {
 
 /// The transaction under way: whose, what undoes its effects so far, and what it will do
 /// when it ends.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Transaction {
     /// The job inside it.
     pub job: Option<u32>,
@@ -294,13 +301,14 @@ pub(crate) struct Transaction {
 }
 
 /// What undoes one effect of a transaction.
+#[derive(Clone)]
 pub(crate) enum Undo {
     Reg(u16, Register),
     Key(u16, KeyUndo),
 }
 
 /// What a transaction does when it ends.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Hash)]
 pub(crate) enum Deferred {
     /// A put of the numbers at this offset of `tx_numbers`.
     Put {

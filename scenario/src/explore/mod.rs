@@ -1,0 +1,67 @@
+//! The fourth stage, the explorer: a point run through every execution its semantics
+//! allow, instead of the one a run takes.
+//!
+//! What branches: at each instant, the next event may be any owner's first due event
+//! (an actor's, a server's, a lock's, a queue's: `run::steer::Sim::owner`), an owner's own
+//! events keeping their order; each shared step of an actor (a read, a write, an acquire,
+//! a request, a put, a take…) is an action of its own, so other actors' actions at the
+//! same instant may come between two of them; and each random draw that is a choice (a
+//! `chance`, a crash's probability, a link's loss or duplication) goes both ways, faults
+//! within a budget. What does not branch: time. A delay, a timeout, a lease, a backoff
+//! happen when they happen; only what is truly undetermined is a choice.
+//!
+//! How: a breadth-first search over the run's states (`search`), two executions that
+//! reach the same state (by fingerprint) explored on from it once; the executions and
+//! each outcome's probability counted over the state graph afterwards; each distinct
+//! outcome's shortest execution replayed with its timeline and described step by step
+//! (`trace`).
+
+mod search;
+mod trace;
+
+use coordsim_model::{Exploration, ExploreLimits, ModelError, ParamError, RunContext};
+
+use crate::point::{Pace, Point, Tie};
+use crate::syntax::metrics::Metric;
+
+/// Explores `p`: every execution, the distinct outcomes by the cells of `fill`.
+pub(crate) fn explore(
+    p: &Point,
+    fill: &[Metric],
+    ctx: &RunContext,
+    limits: &ExploreLimits,
+) -> Result<Exploration, ModelError> {
+    refuse_draws(p)?;
+    // Reads see what has landed: the tie rules are orders an exploration takes among all.
+    let mut point = p.clone();
+    point.tie = Tie::Fifo;
+    search::Search::new(&point, fill, ctx, limits).run()
+}
+
+/// A draw from a continuum (a random arrival gap, a random service time) is no choice an
+/// exploration can branch on: refused, at its key.
+fn refuse_draws(p: &Point) -> Result<(), ParamError> {
+    for (gi, g) in p.groups.iter().enumerate() {
+        if g.count > 0 && matches!(g.pace, Pace::Random(_)) {
+            return Err(ParamError::new(
+                &format!("actor[{gi}].arrivals"),
+                format!(
+                    "`{}` draws its arrival gaps at random: an exploration branches on choices, not on draws from a continuum; give `arrivals = \"schedule\"` (or `every_ms` with no `every_cv`) to explore",
+                    g.name
+                ),
+            ));
+        }
+    }
+    for s in &p.servers {
+        if s.dist.is_some() {
+            return Err(ParamError::new(
+                &format!("{}.service", s.at),
+                format!(
+                    "`{}` draws its service times at random: an exploration branches on choices, not on draws from a continuum; give `service = \"fixed\"` to explore",
+                    s.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

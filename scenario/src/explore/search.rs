@@ -1,0 +1,360 @@
+//! The search: breadth first over the run's states, so the first execution that reaches
+//! an outcome is one of its shortest; the state graph kept (each state's first parent, and
+//! every transition as an edge) so the executions and the probabilities are counted over
+//! it afterwards, not by enumerating paths.
+
+use std::collections::{HashMap, VecDeque};
+
+use coordsim_model::explore::Outcome;
+use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
+use sim_core::{Due, EventQueue, SimError, run_due};
+
+use crate::explore::trace;
+use crate::point::Point;
+use crate::run::failure;
+use crate::run::state::{Ev, Sim};
+use crate::syntax::metrics::Metric;
+
+/// Most draws one event decides: a choice keeps them as the bits of one word.
+const MAX_DRAWS: usize = 64;
+
+/// No outcome: a state the run goes on from.
+const GOES_ON: u32 = u32::MAX;
+
+/// The choice a transition takes: which of the free events ran (`pick` of `of`), and what
+/// its draws were decided to be (bit i: draw i was "yes").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Choice {
+    pub pick: u16,
+    pub of: u16,
+    pub draws: u64,
+    pub drawn: u8,
+}
+
+impl Choice {
+    /// The draws as the decisions a steer is given.
+    pub(super) fn forced(&self) -> Vec<bool> {
+        (0..self.drawn).map(|i| self.draws >> i & 1 == 1).collect()
+    }
+}
+
+/// A state as the search first reached it.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: u32,
+    depth: u32,
+    choice: Choice,
+    /// The outcome it ends with, when no event is left (`GOES_ON`: none).
+    outcome: u32,
+}
+
+/// A transition: from, to, its probability given its start (the product of its draws').
+type Edge = (u32, u32, f64);
+
+/// One distinct outcome: its cells and its first (shortest) end state.
+struct Found {
+    metrics: Vec<Cell>,
+    first: u32,
+}
+
+pub(super) struct Search<'a> {
+    p: &'a Point,
+    fill: &'a [Metric],
+    ctx: RunContext,
+    limits: ExploreLimits,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    seen: HashMap<u64, u32>,
+    found: Vec<Found>,
+    by_cells: HashMap<String, u32>,
+    transitions: u64,
+    ordered: bool,
+    bounded: Option<String>,
+}
+
+/// The events that may run next: each owner's first due event, in `(class, seq)` order.
+pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
+    let (_, due) = q.due();
+    let mut owners: Vec<u32> = Vec::with_capacity(due.len());
+    due.into_iter()
+        .filter(|d| {
+            let owner = sim.owner(d.event);
+            let first = !owners.contains(&owner);
+            owners.push(owner);
+            first
+        })
+        .collect()
+}
+
+/// Runs event `due` with the draws `forced` decided (the rest "no"): the draws it made.
+pub(super) fn run_chosen(
+    sim: &mut Sim<'_>,
+    q: &mut EventQueue<Ev>,
+    due: Due<Ev>,
+    forced: Vec<bool>,
+) -> Result<Vec<crate::run::steer::Draw>, ModelError> {
+    if let Some(steer) = &mut sim.steer {
+        steer.forced = forced;
+        steer.drawn.clear();
+        steer.fresh = None;
+        steer.acted = None;
+    }
+    let ran = run_due(q, sim, due.class, due.seq).map(|_| ());
+    failure(sim, ran)?;
+    Ok(sim
+        .steer
+        .as_mut()
+        .map(|s| std::mem::take(&mut s.drawn))
+        .unwrap_or_default())
+}
+
+impl<'a> Search<'a> {
+    pub(super) fn new(
+        p: &'a Point,
+        fill: &'a [Metric],
+        ctx: &RunContext,
+        limits: &ExploreLimits,
+    ) -> Search<'a> {
+        Search {
+            p,
+            fill,
+            ctx: ctx.clone().with_lanes(false).with_distributions(false),
+            limits: *limits,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            seen: HashMap::new(),
+            found: Vec::new(),
+            by_cells: HashMap::new(),
+            transitions: 0,
+            ordered: false,
+            bounded: None,
+        }
+    }
+
+    /// The start: every actor's first start scheduled.
+    pub(super) fn start(
+        p: &'a Point,
+        ctx: &RunContext,
+        max_faults: u32,
+    ) -> Result<(Sim<'a>, EventQueue<Ev>), ModelError> {
+        let mut sim = Sim::steered(p, ctx, max_faults)?;
+        let mut q = ctx.queue(p.actors as usize + 16);
+        sim.schedule_starts(&mut q);
+        Ok((sim, q))
+    }
+
+    pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
+        let (sim, q) = Search::start(self.p, &self.ctx, self.limits.max_faults)?;
+        if self.limits.merge_states {
+            self.seen.insert(sim.fingerprint(&q), 0);
+        }
+        self.nodes.push(Node {
+            parent: 0,
+            depth: 0,
+            choice: Choice::default(),
+            outcome: GOES_ON,
+        });
+        let mut frontier = VecDeque::from([(0u32, sim, q)]);
+        while let Some((id, sim, q)) = frontier.pop_front() {
+            let next = choices(&sim, &q);
+            if next.is_empty() {
+                self.end(id, sim, &q)?;
+                continue;
+            }
+            self.ordered |= next.len() > 1;
+            for (pick, &due) in next.iter().enumerate() {
+                let mut scripts: Vec<Vec<bool>> = vec![Vec::new()];
+                while let Some(forced) = scripts.pop() {
+                    let mut s = sim.clone();
+                    let mut q2 = q.clone();
+                    let given = forced.len();
+                    let drawn = run_chosen(&mut s, &mut q2, due, forced)
+                        .map_err(|e| in_execution(e, self.nodes[id as usize].depth + 1))?;
+                    self.transitions += 1;
+                    if drawn.len() > MAX_DRAWS {
+                        return Err(ModelError::Sim(SimError::Model(format!(
+                            "one event decided {} random draws; an exploration branches on at most {MAX_DRAWS} per event",
+                            drawn.len()
+                        ))));
+                    }
+                    // Each draw past those given may go the other way: its own branch.
+                    for i in given..drawn.len() {
+                        let mut other: Vec<bool> = drawn[..i].iter().map(|d| d.taken).collect();
+                        other.push(true);
+                        scripts.push(other);
+                    }
+                    let probability: f64 = drawn
+                        .iter()
+                        .map(|d| if d.taken { d.p } else { 1.0 - d.p })
+                        .product();
+                    let choice = Choice {
+                        pick: pick as u16,
+                        of: next.len() as u16,
+                        draws: drawn
+                            .iter()
+                            .enumerate()
+                            .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
+                        drawn: drawn.len() as u8,
+                    };
+                    let fingerprint = self.limits.merge_states.then(|| s.fingerprint(&q2));
+                    if let Some(&to) = fingerprint.and_then(|f| self.seen.get(&f)) {
+                        self.edges.push((id, to, probability));
+                        continue;
+                    }
+                    if self.nodes.len() as u64 >= self.limits.max_states {
+                        self.bounded.get_or_insert(format!(
+                            "bounded: {} states, not exhaustive (`max_states`)",
+                            self.nodes.len()
+                        ));
+                        continue;
+                    }
+                    let to = self.nodes.len() as u32;
+                    self.nodes.push(Node {
+                        parent: id,
+                        depth: self.nodes[id as usize].depth + 1,
+                        choice,
+                        outcome: GOES_ON,
+                    });
+                    if let Some(f) = fingerprint {
+                        self.seen.insert(f, to);
+                    }
+                    self.edges.push((id, to, probability));
+                    frontier.push_back((to, s, q2));
+                }
+            }
+        }
+        self.finish()
+    }
+
+    /// A state with no event left: the run's end, and its outcome.
+    fn end(&mut self, id: u32, mut sim: Sim<'_>, q: &EventQueue<Ev>) -> Result<(), ModelError> {
+        sim.end = q.now();
+        sim.settle_direct();
+        sim.check(self.ctx.seed())?;
+        let metrics = sim.output(self.fill, &[], &self.ctx).metrics;
+        let key = format!("{metrics:?}");
+        let outcome = match self.by_cells.get(&key) {
+            Some(&o) => o,
+            None => {
+                if self.found.len() >= self.limits.max_outcomes {
+                    self.bounded.get_or_insert(format!(
+                        "bounded: more than {} distinct outcomes, not exhaustive (`max_outcomes`)",
+                        self.limits.max_outcomes
+                    ));
+                    return Ok(());
+                }
+                let o = self.found.len() as u32;
+                self.found.push(Found { metrics, first: id });
+                self.by_cells.insert(key, o);
+                o
+            }
+        };
+        self.nodes[id as usize].outcome = outcome;
+        Ok(())
+    }
+
+    /// The executions and probabilities counted over the graph, in topological order; each
+    /// outcome's shortest execution replayed.
+    fn finish(self) -> Result<Exploration, ModelError> {
+        let n = self.nodes.len();
+        let mut indegree = vec![0u32; n];
+        let mut out: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+        for &(from, to, p) in &self.edges {
+            indegree[to as usize] += 1;
+            out[from as usize].push((to, p));
+        }
+        let mut paths = vec![0u128; n];
+        let mut chance = vec![0.0f64; n];
+        paths[0] = 1;
+        chance[0] = 1.0;
+        let mut ready = vec![0u32];
+        let mut done = 0usize;
+        while let Some(u) = ready.pop() {
+            done += 1;
+            for &(v, p) in &out[u as usize] {
+                let v = v as usize;
+                paths[v] = paths[v].saturating_add(paths[u as usize]);
+                chance[v] += chance[u as usize] * p;
+                indegree[v] -= 1;
+                if indegree[v] == 0 {
+                    ready.push(v as u32);
+                }
+            }
+        }
+        let mut bounded = self.bounded.clone();
+        if done < n {
+            bounded.get_or_insert(
+                "bounded: an execution can come back to a state it was in (a cycle), so the executions cannot all be counted"
+                    .to_string(),
+            );
+        }
+        let mut executions = 0u128;
+        let mut by_outcome = vec![(0u128, 0.0f64); self.found.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            if node.outcome != GOES_ON {
+                let o = &mut by_outcome[node.outcome as usize];
+                o.0 = o.0.saturating_add(paths[i]);
+                o.1 += chance[i];
+                executions = executions.saturating_add(paths[i]);
+            }
+        }
+        let longest = self
+            .nodes
+            .iter()
+            .map(|n| u64::from(n.depth))
+            .max()
+            .unwrap_or(0);
+        let mut outcomes = Vec::with_capacity(self.found.len());
+        for (o, f) in self.found.iter().enumerate() {
+            let (trace, run) = trace::replay(
+                self.p,
+                self.fill,
+                &self.ctx,
+                &self.limits,
+                &self.path(f.first),
+            )?;
+            outcomes.push(Outcome {
+                metrics: f.metrics.clone(),
+                executions: by_outcome[o].0,
+                probability: (!self.ordered && bounded.is_none()).then_some(by_outcome[o].1),
+                trace,
+                run,
+            });
+        }
+        Ok(Exploration {
+            states: n as u64,
+            transitions: self.transitions,
+            executions,
+            bounded,
+            ordered: self.ordered,
+            longest,
+            outcomes,
+        })
+    }
+
+    /// The choices from the start to state `id`, along first parents.
+    fn path(&self, mut id: u32) -> Vec<Choice> {
+        let mut path = Vec::with_capacity(self.nodes[id as usize].depth as usize);
+        while id != 0 {
+            let node = &self.nodes[id as usize];
+            path.push(node.choice);
+            id = node.parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// An error found along an execution: said with how far in it was.
+fn in_execution(e: ModelError, events: u32) -> ModelError {
+    let along = format!("(in an explored execution, at its event {events})");
+    match e {
+        ModelError::Param(p) => {
+            ModelError::Param(ParamError::new(&p.key, format!("{} {along}", p.message)))
+        }
+        ModelError::Sim(SimError::Model(m)) => {
+            ModelError::Sim(SimError::Model(format!("{m} {along}")))
+        }
+        other => other,
+    }
+}

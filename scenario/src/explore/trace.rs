@@ -1,0 +1,208 @@
+//! An execution told step by step: the choices of a path replayed from the start, each
+//! event described by whose it is and what it did, and the run's output with its timeline.
+
+use coordsim_model::explore::TraceStep;
+use coordsim_model::{ExploreLimits, ModelError, RunContext, RunOutput};
+use sim_core::ns_to_ms;
+
+use crate::explore::search::{Choice, Search, choices, run_chosen};
+use crate::point::{Pick, Point, Step};
+use crate::run::state::{Ev, Sim};
+use crate::run::steer::Draw;
+use crate::syntax::metrics::Metric;
+
+/// Replays `path` from the start: each event described, and the run's output (with its
+/// timeline lanes).
+pub(super) fn replay(
+    p: &Point,
+    fill: &[Metric],
+    ctx: &RunContext,
+    limits: &ExploreLimits,
+    path: &[Choice],
+) -> Result<(Vec<TraceStep>, RunOutput), ModelError> {
+    let ctx = ctx
+        .clone()
+        .with_lanes(p.actors as usize <= crate::point::MAX_LANES);
+    let (mut sim, mut q) = Search::start(p, &ctx, limits.max_faults)?;
+    let mut steps = Vec::with_capacity(path.len());
+    for c in path {
+        let next = choices(&sim, &q);
+        let Some(&due) = next.get(c.pick as usize) else {
+            return Err(ModelError::Invariant(
+                "an explored execution did not replay: its choice is gone".into(),
+            ));
+        };
+        let before = sim.clone();
+        let drawn = run_chosen(&mut sim, &mut q, due, c.forced())?;
+        let acted = sim.steer.as_ref().and_then(|s| s.acted);
+        let (actor, action) = describe(p, &before, &sim, due.event, acted);
+        steps.push(TraceStep {
+            time_ms: ns_to_ms(q.now()),
+            actor,
+            action,
+            choice: choice_words(c, &drawn),
+        });
+    }
+    sim.end = q.now();
+    sim.settle_direct();
+    sim.check(ctx.seed())?;
+    Ok((steps, sim.output(fill, &[], &ctx)))
+}
+
+/// The choice in words: `2 of 3` when several events were free, and each draw decided.
+fn choice_words(c: &Choice, drawn: &[Draw]) -> String {
+    let mut words = Vec::new();
+    if c.of > 1 {
+        words.push(format!("{} of {}", c.pick + 1, c.of));
+    }
+    for d in drawn {
+        let what = match (d.fault, d.taken) {
+            (true, true) => "fault",
+            (true, false) => "no fault",
+            (false, true) => "chance: yes",
+            (false, false) => "chance: no",
+        };
+        words.push(format!("{what} (p = {})", d.p));
+    }
+    words.join("; ")
+}
+
+/// Whose the event is and what it did.
+fn describe(
+    p: &Point,
+    before: &Sim<'_>,
+    after: &Sim<'_>,
+    ev: Ev,
+    acted: Option<(u32, u32)>,
+) -> (String, String) {
+    let actor_of = |job: u32| {
+        let a = &after.actors[after.jobs[job as usize].actor as usize];
+        p.groups[a.group as usize].actor_name(a.index)
+    };
+    if let Some((job, at)) = acted {
+        let g = after.jobs[job as usize].group as usize;
+        let step = &p.groups[g].steps[at as usize];
+        return (actor_of(job), step_done(p, before, after, job, step));
+    }
+    match ev {
+        Ev::Start { actor } => {
+            let a = &after.actors[actor as usize];
+            (
+                p.groups[a.group as usize].actor_name(a.index),
+                format!("starts repetition {}", a.started.saturating_sub(1)),
+            )
+        }
+        Ev::Resume { job } => (actor_of(job), "goes on".into()),
+        Ev::Land { job } => {
+            let j = &before.jobs[job as usize];
+            let step = &p.groups[j.group as usize].steps[j.step as usize];
+            (actor_of(job), step_done(p, before, after, job, step))
+        }
+        Ev::Retry { job } => (actor_of(job), "tries its lock again".into()),
+        Ev::Timeout { job } => (actor_of(job), "its wait times out".into()),
+        Ev::Depart { server, .. } => (
+            p.servers[server as usize].name.clone(),
+            "finishes a request".into(),
+        ),
+        Ev::Unlock { lock } => (
+            p.lock_names[lock as usize].clone(),
+            "an operator deletes its record".into(),
+        ),
+        Ev::Down { server } => (p.servers[server as usize].name.clone(), "goes down".into()),
+        Ev::Up { server } => (
+            p.servers[server as usize].name.clone(),
+            "comes back up".into(),
+        ),
+        Ev::Arrive { queue, .. } => (
+            p.queues[queue as usize].name.clone(),
+            "a message arrives".into(),
+        ),
+        Ev::Visible { queue } => (
+            p.queues[queue as usize].name.clone(),
+            "a message's visibility runs out".into(),
+        ),
+    }
+}
+
+/// A resource a step names, by its name (the first of a list, and how many).
+fn named(names: impl Fn(u16) -> String, pick: &Pick) -> String {
+    match pick {
+        Pick::One(r) => names(*r),
+        Pick::OneOf(rs, _) => format!("one of {} ({}…)", rs.len(), names(rs[0])),
+    }
+}
+
+/// What `job`'s shared `step` did, read off the state before and after it.
+fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> String {
+    let j = job as usize;
+    let lock = |l: u16| p.lock_names[l as usize].clone();
+    match step {
+        Step::Read(r) => {
+            let nr = after.regs.len();
+            let value = after.tables.reads[j * nr + *r as usize];
+            format!("reads {}: {value}", p.regs[*r as usize].name)
+        }
+        Step::Write { reg, .. } => {
+            let r = *reg as usize;
+            let name = &p.regs[r].name;
+            if after.regs[r].writes() + after.regs[r].rejected_writes()
+                == before.regs[r].writes() + before.regs[r].rejected_writes()
+            {
+                return format!("writes {name} (lands later)");
+            }
+            let value = after.regs[r].value();
+            if after.regs[r].lost_updates() > before.regs[r].lost_updates() {
+                format!("writes {name} = {value}: a lost update")
+            } else if after.regs[r].rejected_writes() > before.regs[r].rejected_writes() {
+                format!("writes {name}: refused")
+            } else {
+                format!("writes {name} = {value}")
+            }
+        }
+        Step::Acquire { lock: pick, .. } => {
+            let nl = after.locks.len();
+            // A job started by this event has no row before it.
+            let held = |s: &Sim<'_>| {
+                s.tables
+                    .tokens
+                    .get(j * nl..(j + 1) * nl)
+                    .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
+            };
+            let what = if held(after) > held(before) {
+                "takes it"
+            } else {
+                "waits"
+            };
+            format!("acquires {}: {what}", named(lock, pick))
+        }
+        Step::Release(pick) => format!("releases {}", named(lock, pick)),
+        Step::Renew(pick) => format!("renews {}", named(lock, pick)),
+        Step::Request { server, .. } => format!(
+            "requests {}",
+            named(|s| p.servers[s as usize].name.clone(), server)
+        ),
+        Step::Send { link, .. } => {
+            format!(
+                "sends over {}",
+                named(|k| p.link_names[k as usize].clone(), link)
+            )
+        }
+        Step::Crash { .. } => {
+            let a = after.jobs[j].actor as usize;
+            if after.actors[a].incarnation > before.actors[a].incarnation || after.actors[a].crashed
+            {
+                "crashes".into()
+            } else {
+                "does not crash".into()
+            }
+        }
+        Step::Put { queue, .. } => format!("puts a message on {}", p.queues[*queue as usize].name),
+        Step::Take { queue, .. } => format!("takes from {}", p.queues[*queue as usize].name),
+        Step::Ack(queue) => format!("acknowledges on {}", p.queues[*queue as usize].name),
+        Step::Keys { op, store, .. } => {
+            format!("{op:?} on {}", p.keys[*store as usize].name).to_lowercase()
+        }
+        Step::TxBegin => "begins a transaction".into(),
+        _ => "goes on".into(),
+    }
+}
