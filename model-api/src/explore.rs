@@ -5,7 +5,6 @@
 //! claims over all executions with what it returns.
 
 use crate::declare::Cell;
-use crate::def::RunOutput;
 
 /// What an exploration may do: its bounds and its switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,8 +64,6 @@ pub struct Outcome {
     pub probability: Option<f64>,
     /// Its shortest execution (fewest events), step by step.
     pub trace: Vec<TraceStep>,
-    /// That execution run again with its timeline lanes, as a plain run returns it.
-    pub run: RunOutput,
 }
 
 /// One event of an execution.

@@ -17,6 +17,7 @@
 //! (`trace`).
 
 mod search;
+mod step;
 mod trace;
 
 use coordsim_model::{Exploration, ExploreLimits, ModelError, ParamError, RunContext};

@@ -7,11 +7,11 @@ use std::collections::{HashMap, VecDeque};
 
 use coordsim_model::explore::Outcome;
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
-use sim_core::{Due, EventQueue, SimError, run_due};
+use sim_core::{EventQueue, SimError};
 
+use crate::explore::step::{Choice, choices, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
-use crate::run::failure;
 use crate::run::state::{Ev, Sim};
 use crate::syntax::metrics::Metric;
 
@@ -20,23 +20,6 @@ const MAX_DRAWS: usize = 64;
 
 /// No outcome: a state the run goes on from.
 const GOES_ON: u32 = u32::MAX;
-
-/// The choice a transition takes: which of the free events ran (`pick` of `of`), and what
-/// its draws were decided to be (bit i: draw i was "yes").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Choice {
-    pub pick: u16,
-    pub of: u16,
-    pub draws: u64,
-    pub drawn: u8,
-}
-
-impl Choice {
-    /// The draws as the decisions a steer is given.
-    pub(super) fn forced(&self) -> Vec<bool> {
-        (0..self.drawn).map(|i| self.draws >> i & 1 == 1).collect()
-    }
-}
 
 /// A state as the search first reached it.
 #[derive(Debug, Clone, Copy)]
@@ -72,42 +55,6 @@ pub(super) struct Search<'a> {
     bounded: Option<String>,
 }
 
-/// The events that may run next: each owner's first due event, in `(class, seq)` order.
-pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
-    let (_, due) = q.due();
-    let mut owners: Vec<u32> = Vec::with_capacity(due.len());
-    due.into_iter()
-        .filter(|d| {
-            let owner = sim.owner(d.event);
-            let first = !owners.contains(&owner);
-            owners.push(owner);
-            first
-        })
-        .collect()
-}
-
-/// Runs event `due` with the draws `forced` decided (the rest "no"): the draws it made.
-pub(super) fn run_chosen(
-    sim: &mut Sim<'_>,
-    q: &mut EventQueue<Ev>,
-    due: Due<Ev>,
-    forced: Vec<bool>,
-) -> Result<Vec<crate::run::steer::Draw>, ModelError> {
-    if let Some(steer) = &mut sim.steer {
-        steer.forced = forced;
-        steer.drawn.clear();
-        steer.fresh = None;
-        steer.acted = None;
-    }
-    let ran = run_due(q, sim, due.class, due.seq).map(|_| ());
-    failure(sim, ran)?;
-    Ok(sim
-        .steer
-        .as_mut()
-        .map(|s| std::mem::take(&mut s.drawn))
-        .unwrap_or_default())
-}
-
 impl<'a> Search<'a> {
     pub(super) fn new(
         p: &'a Point,
@@ -131,20 +78,8 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// The start: every actor's first start scheduled.
-    pub(super) fn start(
-        p: &'a Point,
-        ctx: &RunContext,
-        max_faults: u32,
-    ) -> Result<(Sim<'a>, EventQueue<Ev>), ModelError> {
-        let mut sim = Sim::steered(p, ctx, max_faults)?;
-        let mut q = ctx.queue(p.actors as usize + 16);
-        sim.schedule_starts(&mut q);
-        Ok((sim, q))
-    }
-
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
-        let (sim, q) = Search::start(self.p, &self.ctx, self.limits.max_faults)?;
+        let (sim, q) = start(self.p, &self.ctx, self.limits.max_faults)?;
         if self.limits.merge_states {
             self.seen.insert(sim.fingerprint(&q), 0);
         }
@@ -306,7 +241,7 @@ impl<'a> Search<'a> {
             .unwrap_or(0);
         let mut outcomes = Vec::with_capacity(self.found.len());
         for (o, f) in self.found.iter().enumerate() {
-            let (trace, run) = trace::replay(
+            let (trace, _timeline) = trace::replay(
                 self.p,
                 self.fill,
                 &self.ctx,
@@ -318,7 +253,6 @@ impl<'a> Search<'a> {
                 executions: by_outcome[o].0,
                 probability: (!self.ordered && bounded.is_none()).then_some(by_outcome[o].1),
                 trace,
-                run,
             });
         }
         Ok(Exploration {

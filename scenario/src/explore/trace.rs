@@ -5,7 +5,7 @@ use coordsim_model::explore::TraceStep;
 use coordsim_model::{ExploreLimits, ModelError, RunContext, RunOutput};
 use sim_core::ns_to_ms;
 
-use crate::explore::search::{Choice, Search, choices, run_chosen};
+use crate::explore::step::{Choice, choices, run_chosen, start};
 use crate::point::{Pick, Point, Step};
 use crate::run::state::{Ev, Sim};
 use crate::run::steer::Draw;
@@ -23,7 +23,7 @@ pub(super) fn replay(
     let ctx = ctx
         .clone()
         .with_lanes(p.actors as usize <= crate::point::MAX_LANES);
-    let (mut sim, mut q) = Search::start(p, &ctx, limits.max_faults)?;
+    let (mut sim, mut q) = start(p, &ctx, limits.max_faults)?;
     let mut steps = Vec::with_capacity(path.len());
     for c in path {
         let next = choices(&sim, &q);

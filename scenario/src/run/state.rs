@@ -249,7 +249,7 @@ pub(crate) struct Sim<'p> {
     /// A message's numbers as a put computes them.
     pub scratch: Vec<f64>,
     /// Set when an explorer runs it: the choices it makes (`run::steer`).
-    pub steer: Option<Box<crate::run::steer::Steer>>,
+    pub steer: Option<Box<Steer>>,
 }
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
@@ -561,5 +561,56 @@ impl<'p> Sim<'p> {
             let a = self.jobs[job as usize].actor as usize;
             lanes[a].mark(kind, ns_to_ms(at));
         }
+    }
+}
+
+/// One decision an event made: its probability, what was decided, whether it was a fault.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Draw {
+    pub p: f64,
+    pub taken: bool,
+    pub fault: bool,
+}
+
+/// What an explorer decides for a run, one event at a time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Steer {
+    /// This event's decisions, in the order it makes them: the first `forced.len()` as
+    /// given, the rest "no" (no fault, the `chance` not taken).
+    pub forced: Vec<bool>,
+    /// What this event decided (the explorer branches on each decision past `forced`).
+    pub drawn: Vec<Draw>,
+    /// Faults (losses, duplicates, crashes by probability) along this execution so far.
+    pub faults: u32,
+    /// At most this many along one execution: past it, no fault is a choice any more.
+    pub max_faults: u32,
+    /// The job the event resumes from a yield or a start: its first step runs at once (any
+    /// other job's first shared step after a shared action yields, so each shared action
+    /// is a choice point of its own).
+    pub fresh: Option<u32>,
+    /// The shared step this event ran first: its job and the step's index (a trace
+    /// describes the event by it).
+    pub acted: Option<(u32, u32)>,
+}
+
+impl Steer {
+    /// Decides a draw of probability `p`: a certain one is no choice; a fault past the
+    /// budget is "no".
+    pub(crate) fn decide(&mut self, p: f64, fault: bool) -> bool {
+        if p <= 0.0 {
+            return false;
+        }
+        if p >= 1.0 {
+            return true;
+        }
+        if fault && self.faults >= self.max_faults {
+            return false;
+        }
+        let taken = self.forced.get(self.drawn.len()).copied().unwrap_or(false);
+        self.drawn.push(Draw { p, taken, fault });
+        if taken && fault {
+            self.faults += 1;
+        }
+        taken
     }
 }

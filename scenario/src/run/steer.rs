@@ -8,58 +8,8 @@ use std::hash::{Hash, Hasher};
 use sim_core::EventQueue;
 
 use crate::machine::hash_f64;
+pub(crate) use crate::run::state::{Draw, Steer};
 use crate::run::state::{Ev, Sim, Undo};
-
-/// One decision an event made: its probability, what was decided, whether it was a fault.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Draw {
-    pub p: f64,
-    pub taken: bool,
-    pub fault: bool,
-}
-
-/// What an explorer decides for a run, one event at a time.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Steer {
-    /// This event's decisions, in the order it makes them: the first `forced.len()` as
-    /// given, the rest "no" (no fault, the `chance` not taken).
-    pub forced: Vec<bool>,
-    /// What this event decided (the explorer branches on each decision past `forced`).
-    pub drawn: Vec<Draw>,
-    /// Faults (losses, duplicates, crashes by probability) along this execution so far.
-    pub faults: u32,
-    /// At most this many along one execution: past it, no fault is a choice any more.
-    pub max_faults: u32,
-    /// The job the event resumes from a yield or a start: its first step runs at once (any
-    /// other job's first shared step after a shared action yields, so each shared action
-    /// is a choice point of its own).
-    pub fresh: Option<u32>,
-    /// The shared step this event ran first: its job and the step's index (a trace
-    /// describes the event by it).
-    pub acted: Option<(u32, u32)>,
-}
-
-impl Steer {
-    /// Decides a draw of probability `p`: a certain one is no choice; a fault past the
-    /// budget is "no".
-    fn decide(&mut self, p: f64, fault: bool) -> bool {
-        if p <= 0.0 {
-            return false;
-        }
-        if p >= 1.0 {
-            return true;
-        }
-        if fault && self.faults >= self.max_faults {
-            return false;
-        }
-        let taken = self.forced.get(self.drawn.len()).copied().unwrap_or(false);
-        self.drawn.push(Draw { p, taken, fault });
-        if taken && fault {
-            self.faults += 1;
-        }
-        taken
-    }
-}
 
 impl Sim<'_> {
     /// Whether a draw of probability `p` comes out "yes": decided by the explorer when one

@@ -1,0 +1,74 @@
+//! One step of an exploration: the events that may run next, one of them run with its
+//! draws decided, and the start every execution begins from.
+
+use coordsim_model::{ModelError, RunContext};
+use sim_core::{Due, EventQueue, run_due};
+
+use crate::point::Point;
+use crate::run::failure;
+use crate::run::state::{Ev, Sim};
+
+/// The choice a transition takes: which of the free events ran (`pick` of `of`), and what
+/// its draws were decided to be (bit i: draw i was "yes").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Choice {
+    pub pick: u16,
+    pub of: u16,
+    pub draws: u64,
+    pub drawn: u8,
+}
+
+impl Choice {
+    /// The draws as the decisions a steer is given.
+    pub(super) fn forced(&self) -> Vec<bool> {
+        (0..self.drawn).map(|i| self.draws >> i & 1 == 1).collect()
+    }
+}
+
+/// The events that may run next: each owner's first due event, in `(class, seq)` order.
+pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
+    let (_, due) = q.due();
+    let mut owners: Vec<u32> = Vec::with_capacity(due.len());
+    due.into_iter()
+        .filter(|d| {
+            let owner = sim.owner(d.event);
+            let first = !owners.contains(&owner);
+            owners.push(owner);
+            first
+        })
+        .collect()
+}
+
+/// Runs event `due` with the draws `forced` decided (the rest "no"): the draws it made.
+pub(super) fn run_chosen(
+    sim: &mut Sim<'_>,
+    q: &mut EventQueue<Ev>,
+    due: Due<Ev>,
+    forced: Vec<bool>,
+) -> Result<Vec<crate::run::steer::Draw>, ModelError> {
+    if let Some(steer) = &mut sim.steer {
+        steer.forced = forced;
+        steer.drawn.clear();
+        steer.fresh = None;
+        steer.acted = None;
+    }
+    let ran = run_due(q, sim, due.class, due.seq).map(|_| ());
+    failure(sim, ran)?;
+    Ok(sim
+        .steer
+        .as_mut()
+        .map(|s| std::mem::take(&mut s.drawn))
+        .unwrap_or_default())
+}
+
+/// The start: every actor's first start scheduled.
+pub(super) fn start<'a>(
+    p: &'a Point,
+    ctx: &RunContext,
+    max_faults: u32,
+) -> Result<(Sim<'a>, EventQueue<Ev>), ModelError> {
+    let mut sim = Sim::steered(p, ctx, max_faults)?;
+    let mut q = ctx.queue(p.actors as usize + 16);
+    sim.schedule_starts(&mut q);
+    Ok((sim, q))
+}
