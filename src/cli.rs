@@ -156,6 +156,10 @@ pub struct ExploreArgs {
     /// state (slow: to check the merging).
     #[arg(long)]
     pub no_merge: bool,
+    /// Take every order of the events at an instant, even of those that commute (slow: to
+    /// check the partial-order reduction).
+    #[arg(long)]
+    pub no_reduce: bool,
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -262,6 +262,11 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         max_states: args.max_states,
         max_faults: args.max_faults,
         merge_states: !args.no_merge,
+        reduce: if args.no_reduce {
+            coordsim_model::Reduction::Off
+        } else {
+            coordsim_model::Reduction::On
+        },
         ..Default::default()
     };
     let mut stdout = crate::print::stdout();

@@ -39,10 +39,15 @@ pub fn write(
         }
         writeln!(
             md,
-            "{} states, {} transitions, {} executions, {} distinct outcomes, the longest {} events: {}.\n",
+            "{} states, {} transitions, {} executions{}, {} distinct outcomes, the longest {} events: {}.\n",
             e.states,
             e.transitions,
             e.executions,
+            if e.reduced > 0 {
+                " (one order of the events that commute)"
+            } else {
+                ""
+            },
             e.outcomes.len(),
             e.longest,
             e.bounded.as_deref().unwrap_or("exhaustive"),

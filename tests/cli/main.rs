@@ -7,6 +7,7 @@ mod charts;
 mod claims;
 mod config;
 mod docs;
+mod explore;
 mod fuzz;
 mod fuzz_scenarios;
 mod lessons;

@@ -16,6 +16,7 @@
 //! outcome's shortest execution replayed with its timeline and described step by step
 //! (`trace`).
 
+mod reduce;
 mod search;
 mod step;
 mod trace;

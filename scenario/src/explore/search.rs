@@ -7,9 +7,10 @@ use std::collections::{HashMap, VecDeque};
 
 use coordsim_model::explore::Outcome;
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
-use sim_core::{EventQueue, SimError};
+use sim_core::{Due, EventQueue, SimError};
 
-use crate::explore::step::{Choice, choices, run_chosen, start};
+use crate::explore::reduce::Reducer;
+use crate::explore::step::{Choice, Ran, choices, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
 use crate::run::state::{Ev, Sim};
@@ -34,6 +35,13 @@ struct Node {
 /// A transition: from, to, its probability given its start (the product of its draws').
 type Edge = (u32, u32, f64);
 
+/// One way an event ran: the state it reached and what it did.
+struct Branch<'a> {
+    sim: Sim<'a>,
+    q: EventQueue<Ev>,
+    ran: Ran,
+}
+
 /// One distinct outcome: its cells and its first (shortest) end state.
 struct Found {
     metrics: Vec<Cell>,
@@ -53,6 +61,8 @@ pub(super) struct Search<'a> {
     transitions: u64,
     ordered: bool,
     bounded: Option<String>,
+    reducer: Reducer,
+    reduced: u64,
 }
 
 impl<'a> Search<'a> {
@@ -75,6 +85,8 @@ impl<'a> Search<'a> {
             transitions: 0,
             ordered: false,
             bounded: None,
+            reducer: Reducer::new(p, limits.reduce),
+            reduced: 0,
         }
     }
 
@@ -97,68 +109,128 @@ impl<'a> Search<'a> {
                 continue;
             }
             self.ordered |= next.len() > 1;
-            for (pick, &due) in next.iter().enumerate() {
-                let mut scripts: Vec<Vec<bool>> = vec![Vec::new()];
-                while let Some(forced) = scripts.pop() {
-                    let mut s = sim.clone();
-                    let mut q2 = q.clone();
-                    let given = forced.len();
-                    let drawn = run_chosen(&mut s, &mut q2, due, forced)
-                        .map_err(|e| in_execution(e, self.nodes[id as usize].depth + 1))?;
-                    self.transitions += 1;
-                    if drawn.len() > MAX_DRAWS {
-                        return Err(ModelError::Sim(SimError::Model(format!(
-                            "one event decided {} random draws; an exploration branches on at most {MAX_DRAWS} per event",
-                            drawn.len()
-                        ))));
-                    }
-                    // Each draw past those given may go the other way: its own branch.
-                    for i in given..drawn.len() {
-                        let mut other: Vec<bool> = drawn[..i].iter().map(|d| d.taken).collect();
-                        other.push(true);
-                        scripts.push(other);
-                    }
-                    let probability: f64 = drawn
-                        .iter()
-                        .map(|d| if d.taken { d.p } else { 1.0 - d.p })
-                        .product();
-                    let choice = Choice {
-                        pick: pick as u16,
-                        of: next.len() as u16,
-                        draws: drawn
-                            .iter()
-                            .enumerate()
-                            .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
-                        drawn: drawn.len() as u8,
-                    };
-                    let fingerprint = self.limits.merge_states.then(|| s.fingerprint(&q2));
-                    if let Some(&to) = fingerprint.and_then(|f| self.seen.get(&f)) {
-                        self.edges.push((id, to, probability));
+            let depth = self.nodes[id as usize].depth + 1;
+            // Each pick's branches, once computed (the reduction may compute some first).
+            let mut tried: Vec<Option<Vec<Branch<'a>>>> = (0..next.len()).map(|_| None).collect();
+            if self.reducer.on() && next.len() > 1 {
+                // An event that commutes with everything else at this instant: taken
+                // alone (`reduce`).
+                for (pick, &due) in next.iter().enumerate() {
+                    if !self.reducer.may_be_alone(&sim, due.class, due.event) {
                         continue;
                     }
-                    if self.nodes.len() as u64 >= self.limits.max_states {
-                        self.bounded.get_or_insert(format!(
-                            "bounded: {} states, not exhaustive (`max_states`)",
-                            self.nodes.len()
-                        ));
-                        continue;
-                    }
-                    let to = self.nodes.len() as u32;
-                    self.nodes.push(Node {
-                        parent: id,
-                        depth: self.nodes[id as usize].depth + 1,
-                        choice,
-                        outcome: GOES_ON,
+                    let branches = self.branches(&sim, &q, due, depth)?;
+                    let actor = sim.owner(due.event);
+                    let alone = branches.iter().all(|b| {
+                        b.ran.drawn.iter().all(|d| !d.fault)
+                            && self.reducer.independent(&sim, actor, &b.ran.touched)
                     });
-                    if let Some(f) = fingerprint {
-                        self.seen.insert(f, to);
+                    if alone {
+                        tried.iter_mut().for_each(|t| *t = Some(Vec::new()));
+                        self.reduced += 1;
                     }
-                    self.edges.push((id, to, probability));
-                    frontier.push_back((to, s, q2));
+                    tried[pick] = Some(branches);
+                    if alone {
+                        break;
+                    }
+                }
+            }
+            for (pick, &due) in next.iter().enumerate() {
+                let branches = match tried[pick].take() {
+                    Some(b) => b,
+                    None => self.branches(&sim, &q, due, depth)?,
+                };
+                for b in branches {
+                    self.reached(id, &next, pick, b, &mut frontier);
                 }
             }
         }
         self.finish()
+    }
+
+    /// Every way event `due` can run from state (`sim`, `q`): one branch per decision of
+    /// its draws (each draw past those given may go the other way).
+    fn branches(
+        &mut self,
+        sim: &Sim<'a>,
+        q: &EventQueue<Ev>,
+        due: Due<Ev>,
+        depth: u32,
+    ) -> Result<Vec<Branch<'a>>, ModelError> {
+        let mut out = Vec::new();
+        let mut scripts: Vec<Vec<bool>> = vec![Vec::new()];
+        while let Some(forced) = scripts.pop() {
+            let mut s = sim.clone();
+            let mut q2 = q.clone();
+            let given = forced.len();
+            let ran =
+                run_chosen(&mut s, &mut q2, due, forced).map_err(|e| in_execution(e, depth))?;
+            self.transitions += 1;
+            let drawn = &ran.drawn;
+            if drawn.len() > MAX_DRAWS {
+                return Err(ModelError::Sim(SimError::Model(format!(
+                    "one event decided {} random draws; an exploration branches on at most {MAX_DRAWS} per event",
+                    drawn.len()
+                ))));
+            }
+            for i in given..drawn.len() {
+                let mut other: Vec<bool> = drawn[..i].iter().map(|d| d.taken).collect();
+                other.push(true);
+                scripts.push(other);
+            }
+            out.push(Branch { sim: s, q: q2, ran });
+        }
+        Ok(out)
+    }
+
+    /// Branch `b` (of the event `pick` of `next`) taken from state `id`: an edge to the
+    /// state it reaches, a new node when it is new.
+    fn reached(
+        &mut self,
+        id: u32,
+        next: &[Due<Ev>],
+        pick: usize,
+        b: Branch<'a>,
+        frontier: &mut VecDeque<(u32, Sim<'a>, EventQueue<Ev>)>,
+    ) {
+        let drawn = &b.ran.drawn;
+        let probability: f64 = drawn
+            .iter()
+            .map(|d| if d.taken { d.p } else { 1.0 - d.p })
+            .product();
+        let choice = Choice {
+            pick: pick as u16,
+            of: next.len() as u16,
+            draws: drawn
+                .iter()
+                .enumerate()
+                .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
+            drawn: drawn.len() as u8,
+        };
+        let fingerprint = self.limits.merge_states.then(|| b.sim.fingerprint(&b.q));
+        if let Some(&to) = fingerprint.and_then(|f| self.seen.get(&f)) {
+            self.edges.push((id, to, probability));
+            return;
+        }
+        if self.nodes.len() as u64 >= self.limits.max_states {
+            self.bounded.get_or_insert(format!(
+                "bounded: {} states, not exhaustive (`max_states`)",
+                self.nodes.len()
+            ));
+            return;
+        }
+        let to = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            parent: id,
+            depth: self.nodes[id as usize].depth + 1,
+            choice,
+            outcome: GOES_ON,
+        });
+        if let Some(f) = fingerprint {
+            self.seen.insert(f, to);
+        }
+        self.edges.push((id, to, probability));
+        frontier.push_back((to, b.sim, b.q));
     }
 
     /// A state with no event left: the run's end, and its outcome.
@@ -262,6 +334,7 @@ impl<'a> Search<'a> {
             bounded,
             ordered: self.ordered,
             longest,
+            reduced: self.reduced,
             outcomes,
         })
     }

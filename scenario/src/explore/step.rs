@@ -7,6 +7,7 @@ use sim_core::{Due, EventQueue, run_due};
 use crate::point::Point;
 use crate::run::failure;
 use crate::run::state::{Ev, Sim};
+use crate::run::steer::Draw;
 
 /// The choice a transition takes: which of the free events ran (`pick` of `of`), and what
 /// its draws were decided to be (bit i: draw i was "yes").
@@ -39,26 +40,39 @@ pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
         .collect()
 }
 
-/// Runs event `due` with the draws `forced` decided (the rest "no"): the draws it made.
+/// What running one event did: the draws it made, and the shared steps it ran (as
+/// group and step index).
+pub(super) struct Ran {
+    pub drawn: Vec<Draw>,
+    pub touched: Vec<(u16, u32)>,
+}
+
+/// Runs event `due` with the draws `forced` decided (the rest "no").
 pub(super) fn run_chosen(
     sim: &mut Sim<'_>,
     q: &mut EventQueue<Ev>,
     due: Due<Ev>,
     forced: Vec<bool>,
-) -> Result<Vec<crate::run::steer::Draw>, ModelError> {
+) -> Result<Ran, ModelError> {
     if let Some(steer) = &mut sim.steer {
         steer.forced = forced;
         steer.drawn.clear();
         steer.fresh = None;
         steer.acted = None;
+        steer.touched.clear();
     }
     let ran = run_due(q, sim, due.class, due.seq).map(|_| ());
     failure(sim, ran)?;
-    Ok(sim
-        .steer
-        .as_mut()
-        .map(|s| std::mem::take(&mut s.drawn))
-        .unwrap_or_default())
+    Ok(match sim.steer.as_mut() {
+        Some(s) => Ran {
+            drawn: std::mem::take(&mut s.drawn),
+            touched: std::mem::take(&mut s.touched),
+        },
+        None => Ran {
+            drawn: Vec::new(),
+            touched: Vec::new(),
+        },
+    })
 }
 
 /// The start: every actor's first start scheduled.

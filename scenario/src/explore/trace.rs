@@ -33,7 +33,7 @@ pub(super) fn replay(
             ));
         };
         let before = sim.clone();
-        let drawn = run_chosen(&mut sim, &mut q, due, c.forced())?;
+        let drawn = run_chosen(&mut sim, &mut q, due, c.forced())?.drawn;
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
         let (actor, action) = describe(p, &before, &sim, due.event, acted);
         steps.push(TraceStep {

@@ -289,18 +289,22 @@ impl<'p> Sim<'p> {
             let steps = &p.groups[self.jobs[j].group as usize].steps;
             let flow = match steps.get(self.jobs[j].step as usize) {
                 None => self.end_now(job, Outcome::Completed, now),
-                Some(step)
-                    if self.steer.is_some() && step.is_shared() && self.tx.job != Some(job) =>
-                {
-                    if acted {
-                        // It yields: the same step, in an event of its own at this instant.
-                        self.jobs[j].step = self.jobs[j].step.wrapping_sub(1);
-                        q.schedule_in(0, self.other, Ev::Resume { job });
-                        return;
+                Some(step) if self.steer.is_some() && step.is_shared() => {
+                    // A transaction's steps run together, in the event of its start.
+                    if self.tx.job != Some(job) {
+                        if acted {
+                            // It yields: the same step, in an event of its own at this
+                            // instant.
+                            self.jobs[j].step = self.jobs[j].step.wrapping_sub(1);
+                            q.schedule_in(0, self.other, Ev::Resume { job });
+                            return;
+                        }
+                        acted = true;
                     }
-                    acted = true;
                     if let Some(steer) = &mut self.steer {
-                        steer.acted.get_or_insert((job, self.jobs[j].step));
+                        let at = (self.jobs[j].group, self.jobs[j].step);
+                        steer.acted.get_or_insert((job, at.1));
+                        steer.touched.push(at);
                     }
                     self.step(job, step, now, q)
                 }

@@ -591,6 +591,9 @@ pub(crate) struct Steer {
     /// The shared step this event ran first: its job and the step's index (a trace
     /// describes the event by it).
     pub acted: Option<(u32, u32)>,
+    /// Every shared step this event ran, as (group, step index): what it touched, for the
+    /// explorer's reduction.
+    pub touched: Vec<(u16, u32)>,
 }
 
 impl Steer {

@@ -1,0 +1,180 @@
+//! The partial-order reduction: when one actor's next event commutes with everything any
+//! other owner could do at this instant, that event alone is taken from the state (an
+//! "ample set" of one), instead of every order of it among the others.
+//!
+//! Why it is sound (the outcomes found are those of the full search). Take a state `s` and
+//! an event `e` of actor `A` chosen here. Every execution from `s` runs `e` at this
+//! instant, since `A`'s events keep their order and `e` is `A`'s first; the events that
+//! can run before it are other owners'. Each of those touches only its owner's state, the
+//! resources its owner's program may touch (an actor's: every step of its group; a
+//! server's, a lock's, a queue's: itself), and the jobs waiting on those resources. `e` is
+//! taken alone only when nothing of that can change what `e` does or be changed by it:
+//! - `e` touches no resource with events of its own (a server, a lock, a link, a queue),
+//!   and no resource another actor's program touches unless both only read it (two reads
+//!   of a register commute; a read and a write do not);
+//! - `A` has no other job alive, and `e` is a start or a resumption (not a timeout, a
+//!   retry, a write's landing), so nothing `A` waits on can be handed to it meanwhile;
+//!   `e` is of a class no event scheduled meanwhile for `A` can come before;
+//! - `e` decides no fault (the fault budget is shared by all) and no transaction is open.
+//!
+//! Then `e` and every event that could come first commute: running `e` first reaches the
+//! same states, up to the numbering of jobs. Cycles (a state reached again at one
+//! instant) make the search bounded anyway, so no event is postponed for ever unnoticed.
+
+use coordsim_model::Reduction;
+
+use crate::point::{Pick, Point, Step};
+use crate::run::state::{Ev, Sim};
+use crate::syntax::spec::KeyOp;
+
+/// A resource, as the reduction tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Resource {
+    Register(u16),
+    Lock(u16),
+    Server(u16),
+    Link(u16),
+    Queue(u16),
+    Keys(u16),
+    /// A step whose reach the reduction does not follow (a crash, a transaction's start):
+    /// dependent on everything.
+    Everything,
+}
+
+/// A resource touched, and whether the touch may change it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Touch {
+    pub resource: Resource,
+    pub writes: bool,
+}
+
+/// Whether two touches do not commute.
+fn conflict(a: Touch, b: Touch, reduce: Reduction) -> bool {
+    if a.resource == Resource::Everything || b.resource == Resource::Everything {
+        return true;
+    }
+    if reduce == Reduction::PlantedBug && matches!(a.resource, Resource::Register(_)) {
+        return false;
+    }
+    a.resource == b.resource && (a.writes || b.writes)
+}
+
+/// What step `step` may touch (every resource a `one_of` may name).
+pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
+    let mut add = |resource, writes| {
+        let t = Touch { resource, writes };
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    };
+    let picks = |pick: &Pick| -> Vec<u16> {
+        match pick {
+            Pick::One(x) => vec![*x],
+            Pick::OneOf(items, _) => items.clone(),
+        }
+    };
+    match step {
+        Step::Read(r) => add(Resource::Register(*r), false),
+        Step::Write { reg, .. } => add(Resource::Register(*reg), true),
+        Step::Acquire { lock, .. } | Step::Release(lock) | Step::Renew(lock) => {
+            for l in picks(lock) {
+                add(Resource::Lock(l), true);
+            }
+        }
+        Step::Request { server, .. } => {
+            for s in picks(server) {
+                add(Resource::Server(s), true);
+            }
+        }
+        Step::Send { link, .. } => {
+            for k in picks(link) {
+                add(Resource::Link(k), true);
+            }
+        }
+        Step::Put { queue, .. } | Step::Take { queue, .. } | Step::Ack(queue) => {
+            add(Resource::Queue(*queue), true);
+        }
+        Step::Keys { op, store, .. } => add(Resource::Keys(*store), *op != KeyOp::Lookup),
+        other if other.is_shared() => add(Resource::Everything, true),
+        _ => {}
+    }
+}
+
+/// The reduction's view of a point: what each group's program may touch.
+pub(super) struct Reducer {
+    reduce: Reduction,
+    /// Per group, every touch any of its steps may make.
+    programs: Vec<Vec<Touch>>,
+    /// Per group, how many actors it has.
+    counts: Vec<u32>,
+}
+
+impl Reducer {
+    pub(super) fn new(p: &Point, reduce: Reduction) -> Reducer {
+        let programs = p
+            .groups
+            .iter()
+            .map(|g| {
+                let mut all = Vec::new();
+                for s in &g.steps {
+                    touches(s, &mut all);
+                }
+                all
+            })
+            .collect();
+        Reducer {
+            reduce,
+            programs,
+            counts: p.groups.iter().map(|g| g.count).collect(),
+        }
+    }
+
+    pub(super) fn on(&self) -> bool {
+        self.reduce != Reduction::Off
+    }
+
+    /// Whether event `ev` (of class `class`) may be taken alone, before its footprint is
+    /// known: an actor's start or resumption (not a wait's end, not a write's landing,
+    /// whose touch no step records), of a class nothing scheduled meanwhile can precede,
+    /// its actor with no other job alive, no transaction open.
+    pub(super) fn may_be_alone(&self, sim: &Sim<'_>, class: u32, ev: Ev) -> bool {
+        let actor = sim.owner(ev);
+        if actor as usize >= sim.actors.len() || class > sim.other || sim.tx.job.is_some() {
+            return false;
+        }
+        if !matches!(ev, Ev::Start { .. } | Ev::Resume { .. }) {
+            return false;
+        }
+        let alive = (0..sim.jobs.len() as u32)
+            .filter(|&j| sim.jobs[j as usize].actor == actor && !sim.free.contains(&j))
+            .count();
+        alive <= 1
+    }
+
+    /// Whether an event of actor `actor` that ran the shared steps `ran` (group, step) in
+    /// one of its branches commutes with everything every other owner may do.
+    pub(super) fn independent(&self, sim: &Sim<'_>, actor: u32, ran: &[(u16, u32)]) -> bool {
+        let p = sim.p;
+        let own = sim.actors[actor as usize].group as usize;
+        let mut footprint = Vec::new();
+        for &(g, s) in ran {
+            touches(&p.groups[g as usize].steps[s as usize], &mut footprint);
+        }
+        footprint.iter().all(|&t| {
+            // A server, a lock, a link's queue have events of their own.
+            let owned = matches!(
+                t.resource,
+                Resource::Lock(_)
+                    | Resource::Server(_)
+                    | Resource::Link(_)
+                    | Resource::Queue(_)
+                    | Resource::Everything
+            );
+            !owned
+                && self.programs.iter().enumerate().all(|(g, program)| {
+                    let others = self.counts[g] - u32::from(g == own);
+                    others == 0 || program.iter().all(|&u| !conflict(t, u, self.reduce))
+                })
+        })
+    }
+}

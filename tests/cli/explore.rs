@@ -1,0 +1,386 @@
+//! `coordsim explore`: every execution of a scenario, counted and told apart by outcome; the
+//! merging of states and the partial-order reduction checked against the plain tree.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use coordsim_model::{Exploration, ExploreLimits, Reduction};
+use proptest::prelude::*;
+
+use crate::harness::{coordsim_in, library_config, registry, stderr, stdout, write_config};
+
+/// Every point of `text` explored with `limits`.
+fn explore(text: &str, limits: &ExploreLimits) -> Vec<Exploration> {
+    let config = library_config(&registry(), "explore.toml", text).expect("config parses");
+    coordsim::explore::explore_config(&config, config.seed, limits).expect("explores")
+}
+
+fn limits(reduce: Reduction, merge: bool) -> ExploreLimits {
+    ExploreLimits {
+        reduce,
+        merge_states: merge,
+        ..ExploreLimits::default()
+    }
+}
+
+/// The distinct outcomes, as their cells printed.
+fn outcome_set(e: &Exploration) -> BTreeSet<String> {
+    e.outcomes
+        .iter()
+        .map(|o| format!("{:?}", o.metrics))
+        .collect()
+}
+
+/// Each outcome's executions and probability (printed), by its cells.
+fn counts(e: &Exploration) -> BTreeMap<String, (u128, String)> {
+    e.outcomes
+        .iter()
+        .map(|o| {
+            let p = o.probability.map(|p| format!("{p:.12}"));
+            (format!("{:?}", o.metrics), (o.executions, format!("{p:?}")))
+        })
+        .collect()
+}
+
+/// The values metric `name` ends with over every execution.
+fn values(text: &str, e: &Exploration, name: &str) -> BTreeSet<String> {
+    let config = library_config(&registry(), "explore.toml", text).unwrap();
+    let i = config
+        .model
+        .metrics()
+        .iter()
+        .position(|m| m.name == name)
+        .unwrap_or_else(|| panic!("no metric {name}"));
+    e.outcomes
+        .iter()
+        .map(|o| o.metrics[i].to_string())
+        .collect()
+}
+
+/// `k` clients each incrementing one register `n` times, every step taking no time.
+fn increments(k: u32, n: u32, guarded: bool) -> String {
+    let steps = if guarded {
+        r#"[{ acquire = "L" }, { read = "counter" }, { write = "counter", value = "read + 1" }, { release = "L" }]"#
+    } else {
+        r#"[{ read = "counter" }, { write = "counter", value = "read + 1" }]"#
+    };
+    format!(
+        r#"model = "scenario"
+[[resource]]
+name = "counter"
+kind = "register"
+[[resource]]
+name = "L"
+kind = "lock"
+mode = "queue"
+[[actor]]
+name = "c"
+count = {k}
+repeat = {n}
+steps = {steps}
+"#
+    )
+}
+
+/// Two clients of two unguarded increments: 4 actions each, so the executions are the
+/// interleavings of two sequences of 4, 8! / (4! 4!) = 40320 / 576 = 70, with the merging
+/// of states and without (the tree), and with the reduction off (every action conflicts).
+/// The final value: at most 2·2 = 4 (serial), at least 2 (the last write is its client's
+/// last read + 1, and that client wrote ≥ 1 before it, so the register is ≥ 1 then).
+#[test]
+fn executions_are_the_interleavings_and_the_final_value_ranges_from_2_to_4() {
+    let text = increments(2, 2, false);
+    for merge in [true, false] {
+        for reduce in [Reduction::Off, Reduction::On] {
+            let e = &explore(&text, &limits(reduce, merge))[0];
+            assert_eq!(e.bounded, None);
+            assert_eq!(e.executions, 70, "merge {merge}, {reduce:?}");
+            assert_eq!(e.reduced, 0, "no action commutes with the other client's");
+            assert_eq!(e.longest, 8);
+            assert!(e.ordered);
+            assert!(e.outcomes.iter().all(|o| o.probability.is_none()));
+            let finals = values(&text, e, "counter.value");
+            assert_eq!(finals, BTreeSet::from(["2".into(), "3".into(), "4".into()]));
+        }
+    }
+}
+
+/// Three clients of one increment: 2 actions each, 6! / (2! 2! 2!) = 720 / 8 = 90
+/// executions; the final value 1 (all read 0 first), 2 or 3 (serial).
+#[test]
+fn three_clients_have_90_executions() {
+    let text = increments(3, 1, false);
+    let e = &explore(&text, &limits(Reduction::On, true))[0];
+    assert_eq!(e.executions, 90);
+    let finals = values(&text, e, "counter.value");
+    assert_eq!(finals, BTreeSet::from(["1".into(), "2".into(), "3".into()]));
+    let counted: u128 = e.outcomes.iter().map(|o| o.executions).sum();
+    assert_eq!(
+        counted, e.executions,
+        "each execution ends with one outcome"
+    );
+}
+
+/// With the lock around each increment every execution ends at k·n = 2·2 = 4.
+#[test]
+fn a_lock_makes_every_execution_end_at_k_times_n() {
+    let text = increments(2, 2, true);
+    let e = &explore(&text, &limits(Reduction::On, true))[0];
+    assert_eq!(e.bounded, None);
+    assert_eq!(
+        values(&text, e, "counter.value"),
+        BTreeSet::from(["4".into()])
+    );
+}
+
+/// With no order to choose, each outcome has its exact probability: two repetitions each
+/// taking a chance of 0.3 to increment give 2 with 0.3² = 0.09, 1 with 2·0.3·0.7 = 0.42,
+/// 0 with 0.7² = 0.49, over 2² = 4 executions.
+#[test]
+fn chances_alone_give_exact_probabilities() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "counter"
+kind = "register"
+[[actor]]
+name = "c"
+repeat = 2
+steps = [{ if = { chance = 0.3 }, then = [{ read = "counter" }, { write = "counter", value = "read + 1" }] }]
+"#;
+    let e = &explore(text, &limits(Reduction::On, true))[0];
+    assert!(!e.ordered);
+    assert_eq!(e.executions, 4);
+    let config = library_config(&registry(), "explore.toml", text).unwrap();
+    let at = config
+        .model
+        .metrics()
+        .iter()
+        .position(|m| m.name == "counter.value")
+        .unwrap();
+    let mut by_value: Vec<(String, f64)> = e
+        .outcomes
+        .iter()
+        .map(|o| (o.metrics[at].to_string(), o.probability.unwrap()))
+        .collect();
+    by_value.sort_by(|a, b| a.0.cmp(&b.0));
+    let expected = [("0", 0.49), ("1", 0.42), ("2", 0.09)];
+    assert_eq!(by_value.len(), 3);
+    for ((v, p), (ev, ep)) in by_value.iter().zip(expected) {
+        assert_eq!(v, ev);
+        assert!((p - ep).abs() < 1e-12, "{v}: {p} vs {ep}");
+    }
+}
+
+/// Actors on registers of their own commute: the reduction takes one order of them, far
+/// fewer states, the same outcomes as every order. Here a and b each run 3 increments of
+/// their own register; c and d share one register (2 increments each), so the shared part
+/// still has its 8! / (4! 4!) = 70 interleavings, and those are the executions counted.
+#[test]
+fn independent_actors_are_taken_in_one_order() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "ra"
+kind = "register"
+[[resource]]
+name = "rb"
+kind = "register"
+[[resource]]
+name = "shared"
+kind = "register"
+[[actor]]
+name = "a"
+repeat = 3
+steps = [{ read = "ra" }, { write = "ra", value = "read + 1" }]
+[[actor]]
+name = "b"
+repeat = 3
+steps = [{ read = "rb" }, { write = "rb", value = "read + 1" }]
+[[actor]]
+name = "c"
+repeat = 2
+steps = [{ read = "shared" }, { write = "shared", value = "read + 1" }]
+[[actor]]
+name = "d"
+repeat = 2
+steps = [{ read = "shared" }, { write = "shared", value = "read + 1" }]
+"#;
+    let on = &explore(text, &limits(Reduction::On, true))[0];
+    let off = &explore(text, &limits(Reduction::Off, true))[0];
+    assert_eq!(on.bounded, None);
+    assert_eq!(off.bounded, None);
+    assert_eq!(outcome_set(on), outcome_set(off));
+    assert!(on.reduced > 0);
+    assert_eq!(on.executions, 70);
+    // Without it: the 20 actions of four sequences (6, 6, 4, 4) in every order,
+    // 20! / (6! 6! 4! 4!) = 8_147_739_600, counted over the graph; far more states.
+    assert_eq!(
+        off.executions,
+        factorial(20) / (factorial(6) * factorial(6) * factorial(4) * factorial(4))
+    );
+    assert!(
+        on.states * 20 < off.states,
+        "{} vs {}",
+        on.states,
+        off.states
+    );
+}
+
+fn factorial(n: u128) -> u128 {
+    (1..=n).product()
+}
+
+/// A planted bug (reads and writes of a register taken as commuting) takes one order of
+/// everything: a single outcome is left, where every order gives 2, 3 and 4. The
+/// comparison the property below makes catches it.
+#[test]
+fn a_reduction_that_ignores_register_conflicts_is_caught() {
+    let text = increments(2, 2, false);
+    let bug = &explore(&text, &limits(Reduction::PlantedBug, true))[0];
+    let off = &explore(&text, &limits(Reduction::Off, true))[0];
+    assert_eq!(values(&text, bug, "counter.value").len(), 1);
+    assert_eq!(values(&text, off, "counter.value").len(), 3);
+    assert_ne!(outcome_set(bug), outcome_set(off));
+}
+
+/// A bound reached is said, and a claim that must hold `always` then fails for it.
+#[test]
+fn a_bounded_exploration_says_so_and_proves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = increments(2, 2, false);
+    text.push_str(
+        r#"[[claim]]
+over = "executions"
+metric = "counter.value"
+at_least = 1
+"#,
+    );
+    let path = write_config(dir.path(), "bounded.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--max-states", "10"]);
+    let out = stdout(&o);
+    assert!(out.contains("bounded: 10 states, not exhaustive"), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+    assert!(!o.status.success());
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// Random arrival gaps are no choice to branch on: refused at their key.
+#[test]
+fn random_arrivals_are_refused_at_their_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "counter"
+kind = "register"
+[[actor]]
+name = "c"
+count = 2
+arrivals = "poisson"
+every_ms = 10
+repeat = 2
+steps = [{ read = "counter" }]
+"#;
+    let path = write_config(dir.path(), "random.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("actor[0].arrivals"), "{err}");
+    assert!(err.contains("schedule"), "{err}");
+}
+
+/// One operation of a generated actor's repetition.
+#[derive(Debug, Clone)]
+enum Op {
+    Increment(u8),
+    Set(u8, u8),
+    Locked(u8),
+    Insert(u8),
+    Lookup(u8),
+    Maybe(u8),
+}
+
+impl Op {
+    /// Its shared actions (a chance's taken branch counted).
+    fn actions(&self) -> u32 {
+        match self {
+            Op::Increment(_) | Op::Maybe(_) => 2,
+            Op::Locked(_) => 4,
+            Op::Set(..) | Op::Insert(_) | Op::Lookup(_) => 1,
+        }
+    }
+
+    fn steps(&self) -> String {
+        let inc =
+            |r: u8| format!(r#"{{ read = "r{r}" }}, {{ write = "r{r}", value = "read + 1" }}"#);
+        match self {
+            Op::Increment(r) => inc(*r),
+            Op::Set(r, v) => format!(r#"{{ write = "r{r}", value = "{v}" }}"#),
+            Op::Locked(r) => format!(r#"{{ acquire = "L" }}, {}, {{ release = "L" }}"#, inc(*r)),
+            Op::Insert(k) => format!(r#"{{ insert = "K", key = "{k}" }}"#),
+            Op::Lookup(k) => format!(r#"{{ lookup = "K", key = "{k}" }}"#),
+            Op::Maybe(r) => format!(r#"{{ if = {{ chance = 0.5 }}, then = [{}] }}"#, inc(*r)),
+        }
+    }
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (0u8..3).prop_map(Op::Increment),
+        (0u8..3, 1u8..4).prop_map(|(r, v)| Op::Set(r, v)),
+        (0u8..3).prop_map(Op::Locked),
+        (0u8..2).prop_map(Op::Insert),
+        (0u8..2).prop_map(Op::Lookup),
+        (0u8..3).prop_map(Op::Maybe),
+    ]
+}
+
+/// A scenario of 2 or 3 groups (1 or 2 actors each, 1 or 2 repetitions) of 1 or 2 ops, at
+/// most 10 shared actions in all.
+fn scenario() -> impl Strategy<Value = String> {
+    prop::collection::vec((1u32..3, 1u32..3, prop::collection::vec(op(), 1..3)), 2..4)
+        .prop_filter("at most 10 shared actions in all: a tree to enumerate", |groups| {
+            let actions: u32 = groups
+                .iter()
+                .map(|(count, repeat, ops)| count * repeat * ops.iter().map(Op::actions).sum::<u32>())
+                .sum();
+            actions <= 10
+        })
+        .prop_map(
+        |groups| {
+            let mut text = String::from("model = \"scenario\"\n");
+            for r in 0..3 {
+                text.push_str(&format!("[[resource]]\nname = \"r{r}\"\nkind = \"register\"\n"));
+            }
+            text.push_str("[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n");
+            text.push_str("[[resource]]\nname = \"K\"\nkind = \"keys\"\n");
+            for (g, (count, repeat, ops)) in groups.iter().enumerate() {
+                let steps: Vec<String> = ops.iter().map(Op::steps).collect();
+                text.push_str(&format!(
+                    "[[actor]]\nname = \"g{g}\"\ncount = {count}\nrepeat = {repeat}\nsteps = [{}]\n",
+                    steps.join(", ")
+                ));
+            }
+            text
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The reduction finds the outcomes of every order, and the merged graph counts the
+    /// tree's executions and probabilities: against the plain tree (no merging, no
+    /// reduction), the independent reference.
+    #[test]
+    fn the_reduction_and_the_merging_lose_no_outcome(text in scenario()) {
+        let bound = ExploreLimits { max_states: 5_000, ..limits(Reduction::Off, false) };
+        let tree = &explore(&text, &bound)[0];
+        prop_assume!(tree.bounded.is_none());
+        let merged = &explore(&text, &limits(Reduction::Off, true))[0];
+        let reduced = &explore(&text, &limits(Reduction::On, true))[0];
+        prop_assert_eq!(outcome_set(reduced), outcome_set(tree), "{}", text);
+        prop_assert_eq!(outcome_set(merged), outcome_set(tree), "{}", text);
+        prop_assert_eq!(merged.executions, tree.executions, "{}", text);
+        prop_assert!(reduced.states <= merged.states, "{}", text);
+        prop_assert_eq!(counts(merged), counts(tree), "{}", text);
+    }
+}
