@@ -22,8 +22,11 @@
 //!    with exact statistics and with `stats = "hdr"`: coordsim's ratio to the least a
 //!    simulation of the queue can do (informative; no target).
 //!
+//! 7. The explorer (`explore.rs`): states/s and bytes per state on the lost update.
+//!
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
+mod explore;
 mod floor;
 mod measure;
 mod reference;
@@ -614,5 +617,9 @@ fn main() {
     }
     if wants("scenario") {
         scenario_jobs();
+    }
+    if wants("explore") {
+        println!("\n== the explorer: every execution of the lost update (one thread)");
+        explore::explore_jobs();
     }
 }

@@ -45,7 +45,7 @@ impl Sim<'_> {
     /// their insertion numbers, which differ between orders that reach the same state).
     /// The timeline and the random streams are left out: an explored run draws neither.
     pub(crate) fn fingerprint(&self, q: &EventQueue<Ev>) -> u64 {
-        let mut h = std::hash::DefaultHasher::new();
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
         q.now().hash(&mut h);
         let mut pending: Vec<(u64, u32, u64, Ev)> = q
             .pending()
