@@ -16,8 +16,9 @@
 use std::sync::Arc;
 
 use coordsim_model::{
-    Cell, ColumnSpec, ColumnType, Cost, DefaultChart, Distribution, ModelDef, ModelError,
-    ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, TimelineStyle, Value,
+    Cell, ColumnSpec, ColumnType, Cost, DefaultChart, Distribution, Exploration, ExploreLimits,
+    ModelDef, ModelError, ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, TimelineStyle,
+    Value,
 };
 use toml::Spanned;
 use toml::de::DeValue;
@@ -54,21 +55,38 @@ struct DerivedRun {
     exprs: Arc<Vec<Expr<Input>>>,
 }
 
-impl PreparedRun for DerivedRun {
-    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
-        let mut out = self.inner.run(ctx)?;
+impl DerivedRun {
+    /// The derived metrics appended to the model's `metrics`, in declaration order (each
+    /// may read those before it).
+    fn derive(&self, metrics: &mut Vec<Cell>) {
         for e in self.exprs.iter() {
-            let metrics = &out.metrics;
             let value = e.eval(&|v| match v {
                 Input::Param(i) => self.params.get(i).copied().flatten(),
                 Input::Metric(i) => metrics.get(i).and_then(Cell::as_f64),
             });
-            out.metrics.push(match value {
+            metrics.push(match value {
                 Some(x) if x.is_finite() => Cell::Float(x),
                 _ => Cell::Empty,
             });
         }
+    }
+}
+
+impl PreparedRun for DerivedRun {
+    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
+        let mut out = self.inner.run(ctx)?;
+        self.derive(&mut out.metrics);
         Ok(out)
+    }
+
+    /// Every execution of the inner model's, each outcome with its derived metrics (a
+    /// function of its own, so distinct outcomes stay distinct).
+    fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
+        let mut explored = self.inner.explore(ctx, limits)?;
+        for o in &mut explored.outcomes {
+            self.derive(&mut o.metrics);
+        }
+        Ok(explored)
     }
 
     /// The model's estimate, and each derived metric's evaluation at the run's end: a node

@@ -61,6 +61,14 @@ pub fn write(
             })
             .collect();
         let probability = e.outcomes.iter().all(|o| o.probability.is_some());
+        let within: f64 = e.outcomes.iter().filter_map(|o| o.probability).sum();
+        if probability && within < 1.0 - 1e-12 {
+            writeln!(
+                md,
+                "The probabilities are those of the executions within the fault budget (`--max-faults`); more faults than it allows: {}.\n",
+                rounded(1.0 - within)
+            )?;
+        }
         let mut cols = vec!["outcome", "executions"];
         if probability {
             cols.push("probability");
@@ -71,7 +79,7 @@ pub fn write(
         for (k, o) in e.outcomes.iter().enumerate() {
             let mut cells = vec![(k + 1).to_string(), o.executions.to_string()];
             if probability {
-                cells.push(o.probability.map_or(String::new(), |p| p.to_string()));
+                cells.push(o.probability.map_or(String::new(), rounded));
             }
             cells.extend(differ.iter().map(|&i| o.metrics[i].to_string()));
             writeln!(md, "| {} |", cells.join(" | "))?;
@@ -142,4 +150,11 @@ fn trace_csv(trace: &[TraceStep]) -> anyhow::Result<Vec<u8>> {
         ])?;
     }
     Ok(w.into_inner()?)
+}
+
+/// A probability to 12 decimals, trailing zeros dropped (0.16, not 0.16000000000000003).
+fn rounded(p: f64) -> String {
+    let s = format!("{p:.12}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
 }

@@ -170,6 +170,46 @@ steps = [{ if = { chance = 0.3 }, then = [{ read = "counter" }, { write = "count
     }
 }
 
+/// A fault past the budget is no branch, but its probability counts: the at-least-once
+/// config (one message, a crash of p = 0.2 after the effect, one fault allowed) ends with
+/// no duplicate with 1 − p = 0.8, one with p (1 − p) = 0.16, and the p² = 0.04 of two
+/// crashes or more is beyond the budget, in no outcome. `duplicate_effects` is a derived
+/// metric (`[[metric]]`): explored through it.
+#[test]
+fn probabilities_are_those_within_the_fault_budget() {
+    let path = crate::harness::root().join("configs/explore/explore-at-least-once.toml");
+    let text = String::from_utf8(crate::harness::read(&path)).unwrap();
+    let config = library_config(&registry(), "at-least-once.toml", &text).unwrap();
+    let at = config
+        .model
+        .metrics()
+        .iter()
+        .position(|m| m.name == "duplicate_effects")
+        .unwrap();
+    let explored =
+        coordsim::explore::explore_config(&config, 0, &limits(Reduction::On, true)).unwrap();
+    for (point, e) in explored.iter().enumerate() {
+        let mut got: Vec<(String, f64)> = e
+            .outcomes
+            .iter()
+            .map(|o| {
+                (
+                    o.metrics[at].to_string(),
+                    o.probability.expect("no order to choose"),
+                )
+            })
+            .collect();
+        got.sort_by(|a, b| a.1.total_cmp(&b.1));
+        // point 0: the plain consumer; point 1: the deduplicating one.
+        let twice = if point == 0 { "1" } else { "0" };
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, twice);
+        assert!((got[0].1 - 0.16).abs() < 1e-12);
+        assert_eq!(got[1].0, "0");
+        assert!((got[1].1 - 0.8).abs() < 1e-12);
+    }
+}
+
 /// Actors on registers of their own commute: the reduction takes one order of them, far
 /// fewer states, the same outcomes as every order. Here a and b each run 3 increments of
 /// their own register; c and d share one register (2 increments each), so the shared part

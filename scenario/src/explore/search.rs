@@ -197,7 +197,8 @@ impl<'a> Search<'a> {
         let probability: f64 = drawn
             .iter()
             .map(|d| if d.taken { d.p } else { 1.0 - d.p })
-            .product();
+            .product::<f64>()
+            * b.ran.beyond;
         let choice = Choice {
             pick: pick as u16,
             of: next.len() as u16,

@@ -40,11 +40,12 @@ pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
         .collect()
 }
 
-/// What running one event did: the draws it made, and the shared steps it ran (as
-/// group and step index).
+/// What running one event did: the draws it made, the shared steps it ran (as group and
+/// step index), and the probability its faults past the budget were "no".
 pub(super) struct Ran {
     pub drawn: Vec<Draw>,
     pub touched: Vec<(u16, u32)>,
+    pub beyond: f64,
 }
 
 /// Runs event `due` with the draws `forced` decided (the rest "no").
@@ -60,6 +61,7 @@ pub(super) fn run_chosen(
         steer.fresh = None;
         steer.acted = None;
         steer.touched.clear();
+        steer.beyond = 1.0;
     }
     let ran = run_due(q, sim, due.class, due.seq).map(|_| ());
     failure(sim, ran)?;
@@ -67,10 +69,12 @@ pub(super) fn run_chosen(
         Some(s) => Ran {
             drawn: std::mem::take(&mut s.drawn),
             touched: std::mem::take(&mut s.touched),
+            beyond: s.beyond,
         },
         None => Ran {
             drawn: Vec::new(),
             touched: Vec::new(),
+            beyond: 1.0,
         },
     })
 }

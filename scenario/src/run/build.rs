@@ -100,6 +100,7 @@ impl<'p> Sim<'p> {
         sim.direct = direct_service(p, true);
         sim.steer = Some(Box::new(crate::run::steer::Steer {
             max_faults,
+            beyond: 1.0,
             ..Default::default()
         }));
         Ok(sim)

@@ -594,6 +594,8 @@ pub(crate) struct Steer {
     /// Every shared step this event ran, as (group, step index): what it touched, for the
     /// explorer's reduction.
     pub touched: Vec<(u16, u32)>,
+    /// The product of 1 − p over this event's faults decided "no" by the spent budget.
+    pub beyond: f64,
 }
 
 impl Steer {
@@ -607,6 +609,9 @@ impl Steer {
             return true;
         }
         if fault && self.faults >= self.max_faults {
+            // Not a branch, but its probability counts: an outcome's probability is that of
+            // its executions within the budget.
+            self.beyond *= 1.0 - p;
             return false;
         }
         let taken = self.forced.get(self.drawn.len()).copied().unwrap_or(false);
