@@ -41,15 +41,20 @@ fn counts(e: &Exploration) -> BTreeMap<String, (u128, String)> {
         .collect()
 }
 
-/// The values metric `name` ends with over every execution.
-fn values(text: &str, e: &Exploration, name: &str) -> BTreeSet<String> {
-    let config = library_config(&registry(), "explore.toml", text).unwrap();
-    let i = config
+/// Where metric `name` is among an outcome's cells.
+fn metric_at(config: &coordsim::config::Config, name: &str) -> usize {
+    config
         .model
         .metrics()
         .iter()
         .position(|m| m.name == name)
-        .unwrap_or_else(|| panic!("no metric {name}"));
+        .unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+/// The values metric `name` ends with over every execution.
+fn values(text: &str, e: &Exploration, name: &str) -> BTreeSet<String> {
+    let config = library_config(&registry(), "explore.toml", text).unwrap();
+    let i = metric_at(&config, name);
     e.outcomes
         .iter()
         .map(|o| o.metrics[i].to_string())
@@ -150,12 +155,7 @@ steps = [{ if = { chance = 0.3 }, then = [{ read = "counter" }, { write = "count
     assert!(!e.ordered);
     assert_eq!(e.executions, 4);
     let config = library_config(&registry(), "explore.toml", text).unwrap();
-    let at = config
-        .model
-        .metrics()
-        .iter()
-        .position(|m| m.name == "counter.value")
-        .unwrap();
+    let at = metric_at(&config, "counter.value");
     let mut by_value: Vec<(String, f64)> = e
         .outcomes
         .iter()
@@ -180,12 +180,7 @@ fn probabilities_are_those_within_the_fault_budget() {
     let path = crate::harness::root().join("configs/explore/explore-at-least-once.toml");
     let text = String::from_utf8(crate::harness::read(&path)).unwrap();
     let config = library_config(&registry(), "at-least-once.toml", &text).unwrap();
-    let at = config
-        .model
-        .metrics()
-        .iter()
-        .position(|m| m.name == "duplicate_effects")
-        .unwrap();
+    let at = metric_at(&config, "duplicate_effects");
     let explored =
         coordsim::explore::explore_config(&config, 0, &limits(Reduction::On, true)).unwrap();
     for (point, e) in explored.iter().enumerate() {
