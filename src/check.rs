@@ -56,6 +56,7 @@ struct Eval {
 }
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
+/// A config with claims over executions is explored first (with the default bounds).
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
     let explored = if crate::explore::claims_executions(config) {
         let limits = coordsim_model::ExploreLimits::default();
@@ -63,10 +64,20 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
     } else {
         Vec::new()
     };
+    evaluate_explored(config, results, &explored)
+}
+
+/// [`evaluate`] with the config's explorations given (every point's, when it has claims
+/// over executions).
+pub fn evaluate_explored(
+    config: &Config,
+    results: &Results,
+    explored: &[coordsim_model::Exploration],
+) -> anyhow::Result<Vec<Verdict>> {
     let mut verdicts = Vec::new();
     for claim in &config.claims {
         if let Some(holds) = claim.over {
-            verdicts.push(over_executions(config, &explored, claim, holds).0);
+            verdicts.push(over_executions(config, explored, claim, holds).0);
             continue;
         }
         let evals = claim_evals(config, results, claim)?;

@@ -96,12 +96,17 @@ pub struct RunArgs {
     /// Config files.
     #[arg(required = true, value_name = "CONFIG")]
     pub configs: Vec<String>,
-    /// Output directory; each config writes into DIR/STEM/ (STEM: the config's file stem).
-    #[arg(long, default_value = "reports", value_name = "DIR")]
-    pub out: PathBuf,
+    /// Output directory (default `reports`, with `--schedule` `out`); each config writes into
+    /// DIR/STEM/ (STEM: the config's file stem), a schedule into DIR/STEM-SCHEDULE/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Print nothing on stdout.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Run the one execution a schedule file fixes (`coordsim explore` writes one per claim
+    /// it decides), with its table and timeline; one config only.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["shard", "list_points"])]
+    pub schedule: Option<String>,
     /// Run only the points whose index ≡ K (mod N), K from 0.
     #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
     pub shard: Option<Shard>,

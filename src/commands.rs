@@ -115,9 +115,13 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         shard,
         ..RunOptions::from_flags(args.common.jobs, args.common.seed, !args.quiet)
     };
+    if let Some(file) = &args.schedule {
+        return run_schedule(args.out.as_deref(), args.quiet, configs, file, &options);
+    }
+    let out = args.out.unwrap_or_else(|| PathBuf::from("reports"));
     let mut stdout = crate::print::stdout();
     for config in &configs {
-        let staging = Staging::begin(&args.out, &config.stem)?;
+        let staging = Staging::begin(&out, &config.stem)?;
         let dir = staging.path().to_path_buf();
         crate::labels::print_warnings(config);
         let (results, _, written) = run_and_write(config, &options, &dir)?;
@@ -140,6 +144,69 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `run --schedule FILE`: the one execution the schedule fixes, written as a run of its
+/// point into DIR/STEM-SCHEDULE/ (DIR `out` unless `--out` says).
+fn run_schedule(
+    out: Option<&Path>,
+    quiet: bool,
+    mut configs: Vec<Config>,
+    file: &str,
+    options: &RunOptions,
+) -> anyhow::Result<ExitCode> {
+    if configs.len() != 1 {
+        bail!(
+            "--schedule runs one config (the one the schedule was explored from), not {}",
+            configs.len()
+        );
+    }
+    let mut config = configs.remove(0);
+    let schedule = crate::schedule::load(file, &config)?;
+    let name = Path::new(file)
+        .file_stem()
+        .map_or("schedule".into(), |s| s.to_string_lossy().into_owned());
+    let staging = Staging::begin(
+        out.unwrap_or(Path::new("out")),
+        &format!("{}-{name}", config.stem),
+    )?;
+    let written = write_schedule_run(&mut config, &schedule, options, staging.path())?;
+    let dir = staging.commit()?;
+    note_written(&dir);
+    if !quiet {
+        let mut stdout = crate::print::stdout();
+        let table = std::fs::read_to_string(dir.join("table.md"))?;
+        writeln!(stdout, "{table}")?;
+        writeln!(
+            stdout,
+            "wrote {} (the execution of {}, {} events; {})\n",
+            dir.display(),
+            file,
+            schedule.schedule.events.len(),
+            charts_said(&written)
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the execution `schedule` fixes as a run of its point and writes its outputs into
+/// `dir`: the rows, the entities, the table and the point's timeline (the config's other
+/// charts are of a sweep; one execution draws none of them).
+pub(crate) fn write_schedule_run(
+    config: &mut Config,
+    schedule: &crate::schedule::ScheduleFile,
+    options: &RunOptions,
+    dir: &Path,
+) -> anyhow::Result<export::Written> {
+    let timeline = crate::config::ChartSpec::timeline_at(config, schedule.point, "timeline");
+    let charts = std::mem::replace(&mut config.charts, vec![timeline]);
+    let replications = std::mem::replace(&mut config.plan.replications, 1);
+    let written = runner::run_schedule(config, options, schedule).and_then(|results| {
+        export::write_all(config, &results, options.seed_for(config), dir).map(|(_, w)| w)
+    });
+    config.charts = charts;
+    config.plan.replications = replications;
+    written
 }
 
 /// `run --list-points`: `K/N` (the shard that runs exactly this point) and the point's
@@ -256,7 +323,7 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
 /// `explore`: every point of every config explored; its claims over executions checked,
 /// the outcomes and the deciding executions written.
 fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
-    let configs = load_all(&args.configs, registry)?;
+    let mut configs = load_all(&args.configs, registry)?;
     ensure_distinct_stems(&configs)?;
     let limits = coordsim_model::ExploreLimits {
         max_states: args.max_states,
@@ -271,18 +338,12 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     };
     let mut stdout = crate::print::stdout();
     let mut verdicts = Vec::new();
-    for config in &configs {
+    for config in &mut configs {
         let explored = crate::explore::explore_config(config, config.seed, &limits)?;
-        let mut decided = Vec::new();
-        for claim in config.claims.iter() {
-            if let Some(holds) = claim.over {
-                let (verdict, decides) = check::over_executions(config, &explored, claim, holds);
-                decided.push((verdict.claim.clone(), decides));
-                verdicts.push(verdict);
-            }
-        }
-        let staging = Staging::begin(&args.out, &format!("{}-explore", config.stem))?;
-        let text = export::explore::write(staging.path(), config, &explored, &decided)?;
+        let name = format!("{}-explore", config.stem);
+        let staging = Staging::begin(&args.out, &name)?;
+        let (these, text) = write_exploration(config, &explored, staging.path())?;
+        verdicts.extend(these);
         let dir = staging.commit()?;
         note_written(&dir);
         if !args.quiet {
@@ -290,6 +351,52 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         }
     }
     finish(Format::Text, &verdicts, &[])
+}
+
+/// The claims over executions of `config` judged on `explored`, and the exploration's
+/// outputs written into `dir`: `explore.md`, `outcomes.csv`, and
+/// for each claim an execution decides its trace (CSV and chart), its schedule and its
+/// run (`trace-N/`). Gives back the verdicts and `explore.md`'s text.
+fn write_exploration(
+    config: &mut Config,
+    explored: &[coordsim_model::Exploration],
+    dir: &Path,
+) -> anyhow::Result<(Vec<Verdict>, String)> {
+    let mut verdicts = Vec::new();
+    let mut decided = Vec::new();
+    for claim in config.claims.iter() {
+        if let Some(holds) = claim.over {
+            let (verdict, decides) = check::over_executions(config, explored, claim, holds);
+            decided.push((verdict.claim.clone(), decides));
+            verdicts.push(verdict);
+        }
+    }
+    write_traces(config, explored, &decided, dir)?;
+    let text = export::explore::write(dir, config, explored, &decided)?;
+    Ok((verdicts, text))
+}
+
+/// Each deciding execution run again as a run of its point, into `trace-N/` of `dir`: its
+/// table and its timeline, as `run --schedule` writes them.
+fn write_traces(
+    config: &mut Config,
+    explored: &[coordsim_model::Exploration],
+    decided: &[(String, Option<(usize, usize)>)],
+    dir: &Path,
+) -> anyhow::Result<()> {
+    let options = RunOptions::from_flags(Some(1), None, false);
+    for (n, (_, decides)) in decided.iter().enumerate() {
+        let Some((point, k)) = *decides else {
+            continue;
+        };
+        let file = crate::schedule::ScheduleFile {
+            point,
+            schedule: explored[point].outcomes[k].schedule.clone(),
+        };
+        let trace = dir.join(format!("trace-{}", n + 1));
+        write_schedule_run(config, &file, &options, &trace)?;
+    }
+    Ok(())
 }
 
 /// Every `*.toml` below `dir`, in path order.
@@ -344,12 +451,24 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         "{INDEX_HEAD}\n\nGenerated by `coordsim report` from `configs/`; do not edit by hand. Browse it as a site: [index.html](index.html) (offline; see the README's \"The report as a site\").\n\n| config | model | rows | claims |\n|---|---|---:|---:|\n",
     );
     let mut runs: Vec<(PathBuf, lesson::eval::Loaded)> = Vec::new();
-    for config in configs {
+    for mut config in configs {
         let staged = batch.folder(&config.stem)?;
         crate::labels::print_warnings(&config);
         let (results, summary, written) = run_and_write(&config, &options, &staged)?;
         let dir = args.out.join(&config.stem);
-        let these = check::evaluate(&config, &results)?;
+        let explored = if crate::explore::claims_executions(&config) {
+            let limits = coordsim_model::ExploreLimits::default();
+            crate::explore::explore_config(&config, config.seed, &limits)?
+        } else {
+            Vec::new()
+        };
+        let these = check::evaluate_explored(&config, &results, &explored)?;
+        if !explored.is_empty() {
+            // Every execution, beside the run: the claims' traces, charts and schedules.
+            let explore_dir = staged.join("explore");
+            std::fs::create_dir_all(&explore_dir)?;
+            write_exploration(&mut config, &explored, &explore_dir)?;
+        }
         let passed = these.iter().filter(|v| v.pass).count();
         index.push_str(&format!(
             "| [{}]({}/table.md) | `{}` | {} | {passed}/{} |\n",

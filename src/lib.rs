@@ -35,6 +35,7 @@ pub mod models_cmd;
 pub mod print;
 pub mod results;
 pub mod runner;
+pub mod schedule;
 pub mod shard;
 pub mod site;
 pub mod source;

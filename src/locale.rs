@@ -159,11 +159,17 @@ pub enum Text {
     BarGroupsNote,
     /// A chart's note when a log axis left points out (`{count}`).
     LogNote,
+    /// The header of a trace chart's step numbers.
+    TraceStepHeader,
+    /// A trace chart's note when every step ran at one instant (`{time}`).
+    TraceInstantNote,
+    /// A trace chart's note when it draws the first steps only (`{shown}`, `{total}`).
+    TraceStepsNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 13] = [
+    pub const ALL: [Text; 16] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -177,6 +183,9 @@ impl Text {
         Text::TimelineSpansNote,
         Text::BarGroupsNote,
         Text::LogNote,
+        Text::TraceStepHeader,
+        Text::TraceInstantNote,
+        Text::TraceStepsNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -195,6 +204,9 @@ impl Text {
             Text::TimelineSpansNote => "timeline_spans_note",
             Text::BarGroupsNote => "bar_groups_note",
             Text::LogNote => "log_note",
+            Text::TraceStepHeader => "trace_step_header",
+            Text::TraceInstantNote => "trace_instant_note",
+            Text::TraceStepsNote => "trace_steps_note",
         }
     }
 
@@ -231,6 +243,15 @@ impl Text {
             Text::LogNote => (
                 "{count} points at or below 0 left out: a log axis cannot show them",
                 "0 ya da altındaki {count} nokta çizilmedi: log eksen onları gösteremez",
+            ),
+            Text::TraceStepHeader => ("step", "adım"),
+            Text::TraceInstantNote => (
+                "every step at {time} ms: only their order differs",
+                "her adım {time} ms anında: yalnız sıraları farklı",
+            ),
+            Text::TraceStepsNote => (
+                "only the first {shown} of {total} steps drawn",
+                "{total} adımın yalnız ilk {shown} tanesi çizildi",
             ),
         };
         match locale {

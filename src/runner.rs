@@ -179,6 +179,43 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
     Ok(results)
 }
 
+/// The one execution a schedule fixes (`run --schedule`, an exploration's deciding
+/// trace): a run of its point (replication 0, the seed's first stream, as every run's
+/// first replication) with its timeline lanes, its entities and its samples, giving the
+/// rows and outputs a run has.
+pub fn run_schedule(
+    config: &Config,
+    options: &RunOptions,
+    file: &crate::schedule::ScheduleFile,
+) -> anyhow::Result<Results> {
+    let run_seed = sim_core::replication_seed(options.seed_for(config), 0);
+    let mut lane_points = vec![false; config.points];
+    lane_points[file.point] = true;
+    let mut collector = Collector::new(config, 1, lane_points);
+    let ctx = RunContext::new(run_seed, config.limits)
+        .with_lanes(true)
+        .with_distributions(config.draws_distributions())
+        .with_entities(config.entities)
+        .with_stats(config.stats)
+        .with_percentile(config.percentile)
+        .with_stop(stop_flag());
+    let out = config.plans[file.point].replay(&ctx, &file.schedule);
+    collector.fold(file.point, 0, run_seed, out)?;
+    let Collector {
+        results,
+        entities,
+        lanes,
+        distributions,
+        ..
+    } = collector;
+    Ok(Results {
+        results,
+        entities,
+        lanes,
+        distributions,
+    })
+}
+
 /// The results of a config's runs, folded in as each chunk of runs ends.
 struct Collector<'a> {
     config: &'a Config,

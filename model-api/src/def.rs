@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
-use crate::explore::{Exploration, ExploreLimits};
+use crate::explore::{Exploration, ExploreLimits, Schedule};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
 use crate::timeline::{Lanes, TimelineStyle};
 use crate::value::Value;
@@ -35,6 +35,15 @@ pub trait PreparedRun: Send + Sync {
         Err(ModelError::Param(ParamError::new(
             "model",
             "only a scenario (`model = \"scenario\"`) can be explored: every built-in model has a scenario form in configs/scenarios/".to_string(),
+        )))
+    }
+    /// Runs the one execution `schedule` fixes (an exploration's [`Schedule`]), with every
+    /// output a run has. Only a scenario replays one.
+    fn replay(&self, ctx: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
+        let _ = (ctx, schedule);
+        Err(ModelError::Param(ParamError::new(
+            "model",
+            "only a scenario (`model = \"scenario\"`) runs a schedule: it is one of an exploration's executions".to_string(),
         )))
     }
 }

@@ -88,6 +88,94 @@ pub struct Outcome {
     pub probability: Option<f64>,
     /// Its shortest execution (fewest events), step by step.
     pub trace: Vec<TraceStep>,
+    /// The same execution as the choices that make it: replayed by
+    /// [`PreparedRun::replay`](crate::PreparedRun::replay) as a run with every output.
+    pub schedule: Schedule,
+}
+
+/// One execution as the choices that make it, event by event: which of the free events
+/// ran and what its draws were decided to be. With the point and the fault budget it was
+/// explored under, it fixes the execution: a replay runs exactly it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Schedule {
+    /// Most faults along the execution (the exploration's `max_faults`): a fault past it
+    /// is no choice, so a replay must count them as the exploration did.
+    pub max_faults: u32,
+    /// Each event's choice, in order.
+    pub events: Vec<Decision>,
+}
+
+/// The choice one event of a schedule took.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Decision {
+    /// Which of the free events ran, from 0, in the engine's `(class, seq)` order.
+    pub pick: u32,
+    /// How many events were free.
+    pub of: u32,
+    /// Each random draw the event made, in order: `true` for "yes" (the fault happened,
+    /// the chance was taken).
+    pub draws: Vec<bool>,
+}
+
+/// Most events a schedule may hold (a limit on a file read back).
+pub const MAX_SCHEDULE_EVENTS: usize = 10_000_000;
+
+impl Decision {
+    /// The text form: `2/3` (the second of three free events, counted from 1), then the
+    /// draws as `y` / `n` after a space (`1/1 yn`).
+    pub fn text(&self) -> String {
+        let mut s = format!("{}/{}", self.pick + 1, self.of);
+        if !self.draws.is_empty() {
+            s.push(' ');
+            s.extend(self.draws.iter().map(|&d| if d { 'y' } else { 'n' }));
+        }
+        s
+    }
+
+    /// Reads [`Decision::text`]'s form back; `Err` says what is wrong with it.
+    ///
+    /// ```
+    /// use coordsim_model::explore::Decision;
+    /// let d = Decision::parse("2/3 yn").unwrap();
+    /// assert_eq!((d.pick, d.of, &d.draws[..]), (1, 3, &[true, false][..]));
+    /// assert_eq!(d.text(), "2/3 yn");
+    /// assert!(Decision::parse("4/3").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Decision, String> {
+        let form = "write `K/N` (the K-th of N free events, from 1), then optionally the draws as `y`/`n` (`1/2 yn`)";
+        let (order, draws) = match text.trim().split_once(' ') {
+            Some((o, d)) => (o, d.trim()),
+            None => (text.trim(), ""),
+        };
+        let (k, n) = order
+            .split_once('/')
+            .ok_or_else(|| format!("`{text}` is no event's choice: {form}"))?;
+        let k: u32 = k.parse().map_err(|_| format!("`{text}`: {form}"))?;
+        let n: u32 = n.parse().map_err(|_| format!("`{text}`: {form}"))?;
+        if k == 0 || k > n {
+            return Err(format!(
+                "`{text}`: the event picked must be one of the {n} free ones (1 to {n})"
+            ));
+        }
+        let draws = draws
+            .chars()
+            .map(|c| match c {
+                'y' => Ok(true),
+                'n' => Ok(false),
+                _ => Err(format!("`{text}`: a draw is `y` or `n`, not `{c}`")),
+            })
+            .collect::<Result<Vec<bool>, String>>()?;
+        if draws.len() > 64 {
+            return Err(format!(
+                "`{text}`: at most 64 draws per event (an exploration decides no more)"
+            ));
+        }
+        Ok(Decision {
+            pick: k - 1,
+            of: n,
+            draws,
+        })
+    }
 }
 
 /// One event of an execution.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use coordsim_model::{
     ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, Exploration,
     ExploreLimits, MarkKind, MarkShape, ModelDef, ModelError, ParamError, ParamSpec, PreparedRun,
-    RunContext, RunOutput, SpanKind, TimelineStyle, Value,
+    RunContext, RunOutput, Schedule, SpanKind, TimelineStyle, Value,
 };
 
 use crate::point::Point;
@@ -316,6 +316,9 @@ impl PreparedRun for Prepared {
     }
     fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
         crate::explore::explore(&self.point, &self.fill, ctx, limits)
+    }
+    fn replay(&self, ctx: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
+        crate::explore::replay(&self.point, &self.fill, &self.distributions, ctx, schedule)
     }
 }
 

@@ -162,6 +162,30 @@ pub struct TimelinePoints {
 }
 
 impl ChartSpec {
+    /// A timeline of `point` alone, named `name` (the one a schedule's run draws).
+    pub fn timeline_at(plan: &Plan, point: usize, name: &str) -> ChartSpec {
+        let values = plan.point_values(point);
+        ChartSpec {
+            name: name.to_string(),
+            x: String::new(),
+            y: Vec::new(),
+            kind: ChartKind::Timeline,
+            mark_x: None,
+            mark_y: None,
+            y_expr: Vec::new(),
+            log_x: false,
+            filter: plan
+                .axes
+                .iter()
+                .map(|a| (a.param, values[a.param].clone()))
+                .collect(),
+            look: Look::default(),
+            distribution: false,
+            at: None,
+            title: Vec::new(),
+        }
+    }
+
     /// A timeline's points: the first [`MAX_TIMELINE_FILES`] of those its `where` keeps.
     pub fn timeline_points(&self, plan: &Plan) -> TimelinePoints {
         let mut drawn = Vec::new();

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use coordsim_model::{
     Cell, ColumnSpec, ColumnType, Cost, DefaultChart, Distribution, Exploration, ExploreLimits,
-    ModelDef, ModelError, ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, TimelineStyle,
-    Value,
+    ModelDef, ModelError, ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, Schedule,
+    TimelineStyle, Value,
 };
 use toml::Spanned;
 use toml::de::DeValue;
@@ -87,6 +87,13 @@ impl PreparedRun for DerivedRun {
             self.derive(&mut o.metrics);
         }
         Ok(explored)
+    }
+
+    /// The execution a schedule fixes, with its derived metrics as a run has them.
+    fn replay(&self, ctx: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
+        let mut out = self.inner.replay(ctx, schedule)?;
+        self.derive(&mut out.metrics);
+        Ok(out)
     }
 
     /// The model's estimate, and each derived metric's evaluation at the run's end: a node

@@ -10,9 +10,13 @@ use coordsim_model::Exploration;
 use coordsim_model::explore::TraceStep;
 
 use crate::config::Config;
+use crate::export::chart::{Drawing, MAX_TRACE_STEPS, Prepared, TraceChart, tick};
 use crate::export::write_atomic;
+use crate::locale::Text;
 
-/// Writes the outputs into `dir`; gives back `explore.md`'s text. `decided` holds each
+/// Writes the outputs into `dir`; gives back `explore.md`'s text. Nothing written names
+/// the folder it is in (a report is the same wherever it is written): a path in it is
+/// relative to it. `decided` holds each
 /// claim over executions: its name and the (point, outcome) that decides it, if any.
 pub fn write(
     dir: &Path,
@@ -99,22 +103,86 @@ pub fn write(
         let Some((point, k)) = *decides else {
             continue;
         };
-        let trace = &explored[point].outcomes[k].trace;
+        let outcome = &explored[point].outcomes[k];
+        let trace = &outcome.trace;
         writeln!(
             md,
             "## {claim}: outcome {} (its shortest execution, {} events)\n",
             k + 1,
             trace.len()
         )?;
+        // The steps in their order; a timeline too when time passes along them.
+        let chart = trace_chart(
+            config,
+            format!("trace-{}", n + 1),
+            format!("{}: {claim}", config.title),
+            trace,
+        );
+        chart.write(dir)?;
+        writeln!(md, "![{claim}](trace-{}.svg)\n", n + 1)?;
+        let timed = trace.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
+        if timed && dir.join(format!("trace-{}/timeline.svg", n + 1)).exists() {
+            writeln!(md, "![{claim}](trace-{}/timeline.svg)\n", n + 1)?;
+        }
         md.push_str(&trace_table(trace));
         md.push('\n');
         write_atomic(
             &dir.join(format!("trace-{}.csv", n + 1)),
             &trace_csv(trace)?,
         )?;
+        let file = format!("schedule-{}.toml", n + 1);
+        let about = format!(
+            "The execution that decides the claim \"{claim}\" of {} (outcome {} of point {point}, its shortest)",
+            config.source.name,
+            k + 1
+        );
+        let text = crate::schedule::text(config, point, &outcome.schedule, &about);
+        write_atomic(&dir.join(&file), text.as_bytes())?;
+        writeln!(
+            md,
+            "Its choices: [{file}]({file}); run it again, with every output a run has: `coordsim run {} --schedule DIR/{file}` (DIR: this folder).\n",
+            config.source.name,
+        )?;
     }
     write_atomic(&dir.join("explore.md"), md.as_bytes())?;
     Ok(md)
+}
+
+/// The trace chart of `steps` as `config` words it: the headers and notes in its locale.
+fn trace_chart(config: &Config, name: String, title: String, steps: &[TraceStep]) -> Prepared {
+    let n = |x: usize| config.locale.number(&x.to_string());
+    let mut notes = Vec::new();
+    if steps.len() > MAX_TRACE_STEPS {
+        notes.push(
+            config
+                .text(Text::TraceStepsNote)
+                .replace("{shown}", &n(MAX_TRACE_STEPS))
+                .replace("{total}", &n(steps.len())),
+        );
+    }
+    if let Some(first) = steps.first()
+        && steps.iter().all(|s| s.time_ms == first.time_ms)
+    {
+        notes.push(
+            config
+                .text(Text::TraceInstantNote)
+                .replace("{time}", &tick(first.time_ms, config.locale)),
+        );
+    }
+    let labels = (
+        config.text(Text::TraceStepHeader).to_string(),
+        config.text(Text::VirtualTimeAxis).to_string(),
+    );
+    Prepared {
+        name,
+        what: Drawing::Trace(Box::new(TraceChart::new(
+            title,
+            steps,
+            labels,
+            notes,
+            config.locale,
+        ))),
+    }
 }
 
 /// A trace as a Markdown table.

@@ -72,7 +72,12 @@ pub fn pages(
             .path_of(&config.stem)
             .unwrap_or_else(|| input.out.join(&config.stem));
         let files = output_files(&dir)?;
-        let html = render(loaded, &verdicts, &files, input.seed);
+        let explored = if dir.join("explore").is_dir() {
+            output_files(&dir.join("explore"))?
+        } else {
+            Vec::new()
+        };
+        let html = render(loaded, &verdicts, (&files, &explored), input.seed);
         out.push(ConfigInfo {
             page: Page { file, html },
             canonical: canonical.clone(),
@@ -104,16 +109,25 @@ fn output_files(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
     Ok(names)
 }
 
-fn render(loaded: &Loaded, verdicts: &[Verdict], files: &[String], seed: Option<u64>) -> String {
+/// The page; `files` are the output folder's and its `explore/` folder's.
+fn render(
+    loaded: &Loaded,
+    verdicts: &[Verdict],
+    (files, explored): (&[String], &[String]),
+    seed: Option<u64>,
+) -> String {
     let config = &loaded.config;
     let lang = config.locale.name();
     let mut h = Html::new();
     h.el("h1", &[("lang", lang)], &config.title).newline();
     facts(&mut h, loaded, files, seed);
-    contents(&mut h, config);
+    contents(&mut h, config, !explored.is_empty());
     claims(&mut h, config, verdicts);
     table(&mut h, loaded, seed);
     charts(&mut h, config, files);
+    if !explored.is_empty() {
+        executions(&mut h, config, explored);
+    }
     parameters(&mut h, config);
     source(&mut h, config, verdicts);
     page(
@@ -167,14 +181,17 @@ fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
 }
 
 /// Links to the page's sections.
-fn contents(h: &mut Html, config: &Config) {
+fn contents(h: &mut Html, config: &Config, explored: bool) {
     h.open("nav", &[("class", "contents")]);
     let mut sections = vec![
         ("#claims", "Claims"),
         ("#table", "Table"),
         ("#charts", "Charts"),
-        ("#parameters", "Parameters"),
     ];
+    if explored {
+        sections.push(("#executions", "Every execution"));
+    }
+    sections.push(("#parameters", "Parameters"));
     if !config.axes.is_empty() {
         sections.push(("#sweep", "Sweep"));
     }
@@ -449,6 +466,70 @@ fn charts(h: &mut Html, config: &Config, files: &[String]) {
                 "PNG",
             );
         }
+        h.close("figcaption").close("figure").newline();
+    }
+}
+
+/// What the exploration found (`explore/`): the execution that decides each claim over
+/// executions, as its step chart, with its step table and the schedule that runs it again.
+fn executions(h: &mut Html, config: &Config, files: &[String]) {
+    let link = |h: &mut Html, file: &str| {
+        h.el(
+            "a",
+            &[(
+                "href",
+                &Depth::Site.output(&config.stem, &format!("explore/{file}")),
+            )],
+            file,
+        );
+    };
+    h.el("h2", &[("id", "executions")], "Every execution")
+        .newline();
+    h.open("p", &[]);
+    h.text("Every execution of each point, explored (");
+    link(h, "explore.md");
+    h.text(", every outcome in ");
+    link(h, "outcomes.csv");
+    h.text("). Each claim an execution decides, by its shortest one:");
+    h.close("p").newline();
+    let traces: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix("trace-")?.strip_suffix(".svg"))
+        .collect();
+    for n in traces {
+        let svg = format!("trace-{n}.svg");
+        h.open("figure", &[("id", &format!("trace-{n}"))]).newline();
+        h.void(
+            "img",
+            &[
+                (
+                    "src",
+                    &Depth::Site.output(&config.stem, &format!("explore/{svg}")),
+                ),
+                (
+                    "alt",
+                    &format!("{}: the execution deciding claim {n}", config.title),
+                ),
+            ],
+        );
+        h.open("figcaption", &[]);
+        h.text(&format!("claim {n} · "));
+        link(h, &svg);
+        for file in [format!("trace-{n}.csv"), format!("schedule-{n}.toml")] {
+            if files.contains(&file) {
+                h.text(" · ");
+                link(h, &file);
+            }
+        }
+        h.text(" · ");
+        h.el(
+            "code",
+            &[],
+            &format!(
+                "coordsim run {} --schedule …/schedule-{n}.toml",
+                config.source.name
+            ),
+        );
         h.close("figcaption").close("figure").newline();
     }
 }

@@ -417,7 +417,147 @@ proptest! {
         prop_assert_eq!(merged.executions, tree.executions, "{}", text);
         prop_assert!(reduced.states <= merged.states, "{}", text);
         prop_assert_eq!(counts(merged), counts(tree), "{}", text);
+        // Each outcome's schedule, run as a run, ends with that outcome.
+        for (got, want) in replayed(&text, reduced).iter().zip(&reduced.outcomes) {
+            prop_assert_eq!(got, &want.metrics, "{}", text);
+        }
     }
+}
+
+/// Each outcome's schedule run again (`PreparedRun::replay`): the metrics it ends with.
+fn replayed(text: &str, e: &Exploration) -> Vec<Vec<coordsim_model::Cell>> {
+    let config = library_config(&registry(), "explore.toml", text).unwrap();
+    let ctx = coordsim_model::RunContext::new(config.seed, config.limits);
+    e.outcomes
+        .iter()
+        .map(|o| {
+            config.plans[0]
+                .replay(&ctx, &o.schedule)
+                .expect("an explored execution replays")
+                .metrics
+        })
+        .collect()
+}
+
+/// `explore` writes each deciding execution as a schedule, its step chart and its run;
+/// `run --schedule` runs it again as a run: the lost update's counterexample (2 clients of
+/// 2 increments ending at 2, below k·n = 4) ends at 2 in its results, with its timeline.
+#[test]
+fn a_counterexample_runs_again_from_its_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::harness::root()
+        .join("configs/explore/explore-lost-update.toml")
+        .to_string_lossy()
+        .into_owned();
+    let o = coordsim_in(dir.path(), &["explore", &path, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out/explore-lost-update-explore");
+    // Claim 2 ("sometimes" a lost update) is decided by a witness.
+    for file in [
+        "schedule-2.toml",
+        "trace-2.csv",
+        "trace-2.svg",
+        "trace-2.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file} written");
+    }
+    let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
+    assert!(md.contains("![") && md.contains("trace-2.svg"), "{md}");
+    assert!(md.contains("--schedule"), "{md}");
+    let svg = std::fs::read_to_string(out.join("trace-2.svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "an SVG");
+    let schedule = out.join("schedule-2.toml").to_string_lossy().into_owned();
+    let o = coordsim_in(dir.path(), &["run", &path, "--schedule", &schedule, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = dir.path().join("out/explore-lost-update-schedule-2");
+    let results = std::fs::read_to_string(run.join("results.csv")).unwrap();
+    let mut lines = results.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(lines.next(), None, "one execution, one row");
+    let at = header.iter().position(|h| *h == "counter.value").unwrap();
+    assert_eq!(row[at], "2");
+    assert!(run.join("timeline.svg").is_file());
+    // The trace CSV's steps are the schedule's events.
+    let steps = std::fs::read_to_string(out.join("trace-2.csv")).unwrap();
+    let text = std::fs::read_to_string(&schedule).unwrap();
+    let events = text
+        .split_once("events = [")
+        .unwrap()
+        .1
+        .split(',')
+        .filter(|e| e.trim().starts_with('"'))
+        .count();
+    assert_eq!(steps.lines().count() - 1, events);
+}
+
+/// A schedule that does not fit says where: another config's, a point whose sweep
+/// changed, an event with another number of free events, a malformed choice.
+#[test]
+fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = increments(2, 1, false);
+    let path = write_config(dir.path(), "inc.toml", &text);
+    let write = |name: &str, body: &str| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, body).unwrap();
+        file.to_string_lossy().into_owned()
+    };
+    let refused = |file: &str| {
+        let o = coordsim_in(dir.path(), &["run", &path, "--schedule", file, "-q"]);
+        assert!(!o.status.success(), "{file} refused");
+        stderr(&o)
+    };
+    // Two clients' read and write, 4 actions: an explored execution's choices.
+    let e = &explore(&text, &limits(Reduction::On, true))[0];
+    let events: Vec<String> = e.outcomes[0]
+        .schedule
+        .events
+        .iter()
+        .map(|d| format!("\"{}\"", d.text()))
+        .collect();
+    assert_eq!(events.len(), 4);
+    assert!(
+        events[0].ends_with("/2\""),
+        "both clients are free at first"
+    );
+    assert_eq!(events[3], "\"1/1\"", "one action is left at the end");
+    let good = format!(
+        "config = \"inc\"\npoint = 0\nat = {{}}\nmax_faults = 1\nevents = [{}]\n",
+        events.join(", ")
+    );
+    let o = coordsim_in(
+        dir.path(),
+        &["run", &path, "--schedule", &write("good.toml", &good), "-q"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let other = write("other.toml", &good.replace("\"inc\"", "\"lock-order\""));
+    let err = refused(&other);
+    assert!(
+        err.contains("other.toml:1:10") && err.contains("lock-order"),
+        "{err}"
+    );
+    let misfit = write("misfit.toml", &good.replacen("/2\"", "/3\"", 1));
+    let err = refused(&misfit);
+    assert!(
+        err.contains("event 1") && err.contains("2 events are free, not 3"),
+        "{err}"
+    );
+    let short = write("short.toml", &good.replace(", \"1/1\"]", "]"));
+    let err = refused(&short);
+    assert!(err.contains("ends after 3 events"), "{err}");
+    let bad = write("bad.toml", &good.replace("\"1/1\"", "\"2/1\""));
+    let err = refused(&bad);
+    assert!(
+        err.contains("bad.toml:5:") && err.contains("1 to 1"),
+        "{err}"
+    );
+    let point = write("point.toml", &good.replace("point = 0", "point = 3"));
+    let err = refused(&point);
+    assert!(
+        err.contains("point.toml:2:9") && err.contains("points 0 to 0"),
+        "{err}"
+    );
 }
 
 /// Every config of the repository that can be explored: each of its runs is one of its

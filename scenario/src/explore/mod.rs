@@ -21,7 +21,9 @@ mod search;
 mod step;
 mod trace;
 
-use coordsim_model::{Exploration, ExploreLimits, ModelError, ParamError, RunContext};
+use coordsim_model::{
+    Exploration, ExploreLimits, ModelError, ParamError, RunContext, RunOutput, Schedule,
+};
 
 use crate::point::{Pace, Point, Tie};
 use crate::syntax::metrics::Metric;
@@ -38,6 +40,25 @@ pub(crate) fn explore(
     let mut point = p.clone();
     point.tie = Tie::Fifo;
     search::Search::new(&point, fill, ctx, limits).run()
+}
+
+/// Runs the one execution `schedule` fixes at `p` (an exploration's), with every output a
+/// run has.
+pub(crate) fn replay(
+    p: &Point,
+    fill: &[Metric],
+    distributions: &[&'static str],
+    ctx: &RunContext,
+    schedule: &Schedule,
+) -> Result<RunOutput, ModelError> {
+    refuse_draws(p)?;
+    let mut point = p.clone();
+    point.tie = Tie::Fifo;
+    // A timeline draws at most `MAX_LANES` actors: a larger point replays without one.
+    let ctx = ctx
+        .clone()
+        .with_lanes(ctx.wants_lanes() && p.actors as usize <= crate::point::MAX_LANES);
+    trace::replay(&point, fill, distributions, &ctx, schedule).map(|(_, out)| out)
 }
 
 /// A draw from a continuum (a random arrival gap, a random service time) is no choice an

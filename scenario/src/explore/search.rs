@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use coordsim_model::explore::Outcome;
+use coordsim_model::explore::{Outcome, Schedule};
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
 use sim_core::{Due, EventQueue, SimError};
 
@@ -314,18 +314,17 @@ impl<'a> Search<'a> {
             .unwrap_or(0);
         let mut outcomes = Vec::with_capacity(self.found.len());
         for (o, f) in self.found.iter().enumerate() {
-            let (trace, _timeline) = trace::replay(
-                self.p,
-                self.fill,
-                &self.ctx,
-                &self.limits,
-                &self.path(f.first),
-            )?;
+            let schedule = Schedule {
+                max_faults: self.limits.max_faults,
+                events: self.path(f.first).iter().map(Choice::decision).collect(),
+            };
+            let (trace, _) = trace::replay(self.p, self.fill, &[], &self.ctx, &schedule)?;
             outcomes.push(Outcome {
                 metrics: f.metrics.clone(),
                 executions: by_outcome[o].0,
                 probability: (!self.ordered && bounded.is_none()).then_some(by_outcome[o].1),
                 trace,
+                schedule,
             });
         }
         Ok(Exploration {

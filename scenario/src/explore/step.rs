@@ -1,6 +1,7 @@
 //! One step of an exploration: the events that may run next, one of them run with its
 //! draws decided, and the start every execution begins from.
 
+use coordsim_model::explore::Decision;
 use coordsim_model::{ModelError, RunContext};
 use sim_core::{Due, EventQueue, run_due};
 
@@ -20,9 +21,13 @@ pub(super) struct Choice {
 }
 
 impl Choice {
-    /// The draws as the decisions a steer is given.
-    pub(super) fn forced(&self) -> Vec<bool> {
-        (0..self.drawn).map(|i| self.draws >> i & 1 == 1).collect()
+    /// The choice as a schedule's event has it.
+    pub(super) fn decision(&self) -> Decision {
+        Decision {
+            pick: u32::from(self.pick),
+            of: u32::from(self.of),
+            draws: (0..self.drawn).map(|i| self.draws >> i & 1 == 1).collect(),
+        }
     }
 }
 

@@ -1,56 +1,93 @@
 //! An execution told step by step: the choices of a path replayed from the start, each
 //! event described by whose it is and what it did, and the run's output with its timeline.
 
-use coordsim_model::explore::TraceStep;
-use coordsim_model::{ExploreLimits, ModelError, RunContext, RunOutput};
+use coordsim_model::explore::{Decision, Schedule, TraceStep};
+use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
 use sim_core::ns_to_ms;
 
-use crate::explore::step::{Choice, choices, run_chosen, start};
+use crate::explore::step::{choices, run_chosen, start};
 use crate::point::{Pick, Point, Step};
 use crate::run::state::{Ev, Sim};
 use crate::run::steer::Draw;
 use crate::syntax::metrics::Metric;
 
-/// Replays `path` from the start: each event described, and the run's output (with its
-/// timeline lanes).
+/// Runs the execution `schedule` fixes from the start: each event described, and the
+/// run's output (with the per-request samples `distributions` names, and the timeline
+/// lanes when `ctx` asks for them). A schedule that does not fit the point (another
+/// number of free events at some instant, other draws, events left at its end) is an
+/// error saying where.
 pub(super) fn replay(
     p: &Point,
     fill: &[Metric],
+    distributions: &[&'static str],
     ctx: &RunContext,
-    limits: &ExploreLimits,
-    path: &[Choice],
+    schedule: &Schedule,
 ) -> Result<(Vec<TraceStep>, RunOutput), ModelError> {
-    let ctx = ctx
-        .clone()
-        .with_lanes(p.actors as usize <= crate::point::MAX_LANES);
-    let (mut sim, mut q) = start(p, &ctx, limits.max_faults)?;
-    let mut steps = Vec::with_capacity(path.len());
-    for c in path {
+    let (mut sim, mut q) = start(p, ctx, schedule.max_faults)?;
+    let mut steps = Vec::with_capacity(schedule.events.len());
+    for (n, d) in schedule.events.iter().enumerate() {
         let next = choices(&sim, &q);
-        let Some(&due) = next.get(c.pick as usize) else {
-            return Err(ModelError::Invariant(
-                "an explored execution did not replay: its choice is gone".into(),
-            ));
+        let misfit = |what: String| {
+            ModelError::Param(ParamError::new(
+                "schedule",
+                format!(
+                    "the schedule does not fit this point: at its event {} (`{}`), {what}; it was written for another config or point",
+                    n + 1,
+                    d.text()
+                ),
+            ))
         };
+        if next.len() != d.of as usize {
+            return Err(misfit(format!(
+                "{} events are free, not {}",
+                next.len(),
+                d.of
+            )));
+        }
+        let due = next[d.pick as usize];
         let before = sim.clone();
-        let drawn = run_chosen(&mut sim, &mut q, due, c.forced())?.drawn;
+        let drawn = run_chosen(&mut sim, &mut q, due, d.draws.clone())?.drawn;
+        let taken: Vec<bool> = drawn.iter().map(|x| x.taken).collect();
+        if taken != d.draws {
+            return Err(misfit(format!(
+                "the event decided {} draws ({}), not {}",
+                taken.len(),
+                Decision {
+                    pick: d.pick,
+                    of: d.of,
+                    draws: taken.clone()
+                }
+                .text(),
+                d.draws.len()
+            )));
+        }
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
         let (actor, action) = describe(p, &before, &sim, due.event, acted);
         steps.push(TraceStep {
             time_ms: ns_to_ms(q.now()),
             actor,
             action,
-            choice: choice_words(c, &drawn),
+            choice: choice_words(d, &drawn),
         });
+    }
+    let left = choices(&sim, &q).len();
+    if left > 0 {
+        return Err(ModelError::Param(ParamError::new(
+            "schedule",
+            format!(
+                "the schedule does not fit this point: it ends after {} events, but the run goes on ({left} free then); it was written for another config or point",
+                schedule.events.len()
+            ),
+        )));
     }
     sim.end = q.now();
     sim.settle_direct();
     sim.check(ctx.seed())?;
-    Ok((steps, sim.output(fill, &[], &ctx)))
+    Ok((steps, sim.output(fill, distributions, ctx)))
 }
 
 /// The choice in words: `2 of 3` when several events were free, and each draw decided.
-fn choice_words(c: &Choice, drawn: &[Draw]) -> String {
+fn choice_words(c: &Decision, drawn: &[Draw]) -> String {
     let mut words = Vec::new();
     if c.of > 1 {
         words.push(format!("{} of {}", c.pick + 1, c.of));

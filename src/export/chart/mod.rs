@@ -14,6 +14,7 @@ mod render;
 mod samples;
 mod timeline;
 mod timelines;
+mod trace;
 
 use std::path::Path;
 use std::sync::Once;
@@ -65,6 +66,8 @@ pub enum Drawing {
     Data(Box<ChartData>),
     /// A timeline.
     Timeline(Box<timeline::Timeline>),
+    /// An explored execution, step by step.
+    Trace(Box<trace::TraceChart>),
 }
 
 /// Every chart file a run writes, and the charts it leaves out.
@@ -147,6 +150,7 @@ impl Prepared {
         match &self.what {
             Drawing::Data(d) => &d.look,
             Drawing::Timeline(t) => &t.look,
+            Drawing::Trace(t) => &t.look,
         }
     }
 
@@ -155,6 +159,7 @@ impl Prepared {
         match &mut self.what {
             Drawing::Data(d) => &mut d.look,
             Drawing::Timeline(t) => &mut t.look,
+            Drawing::Trace(t) => &mut t.look,
         }
     }
 
@@ -176,6 +181,7 @@ impl Prepared {
                 ChartKind::Timeline => return Err("a timeline is drawn from lanes".into()),
             },
             Drawing::Timeline(t) => timeline::draw(area, t, s)?,
+            Drawing::Trace(t) => trace::draw(area, t, s)?,
         };
         area.present()?;
         Ok(placed)
@@ -186,6 +192,7 @@ impl Prepared {
         match &self.what {
             Drawing::Data(d) => &d.title,
             Drawing::Timeline(t) => &t.title,
+            Drawing::Trace(t) => &t.title,
         }
     }
 
@@ -278,6 +285,7 @@ pub use frame::{
 };
 pub use layout::Placed;
 pub use timelines::MAX_TIMELINE_ITEMS;
+pub use trace::{MAX_TRACE_STEPS, TraceChart};
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,277 @@
+//! A schedule file: one explored execution as the choices that make it. `coordsim explore`
+//! writes one beside each claim's deciding trace; `coordsim run CONFIG --schedule FILE`
+//! runs exactly that execution, with every output a run has (its table, its timeline).
+//!
+//! ```toml
+//! config = "explore-lost-update"   # the config's stem
+//! point = 0                        # the sweep point, as results.csv numbers it
+//! at = { guard = "none" }          # its swept settings, checked when it is run
+//! max_faults = 1                   # the fault budget it was explored under
+//! events = ["1/2", "2/2", "1/1 y"] # each event: K-th of N free ones, its draws y / n
+//! ```
+
+use std::fmt::Write as _;
+
+use coordsim_model::Schedule;
+use coordsim_model::explore::{Decision, MAX_SCHEDULE_EVENTS};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::config::Config;
+use crate::source::{ConfigError, Source, Span};
+
+/// Most bytes a schedule file may have (ten million events of a few bytes each).
+const MAX_SCHEDULE_BYTES: u64 = 256 << 20;
+
+/// A schedule read back: the point it runs at and its choices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduleFile {
+    /// The sweep point.
+    pub point: usize,
+    /// The choices, event by event.
+    pub schedule: Schedule,
+}
+
+/// The point's swept settings as the file states them (`guard = "none"`), in axis order.
+fn settings(config: &Config, point: usize) -> Vec<(String, String)> {
+    let values = config.point_values(point);
+    let names = config.key_names();
+    config
+        .axes
+        .iter()
+        .map(|a| {
+            let value = match &values[a.param] {
+                coordsim_model::Value::Str(s) => s.clone(),
+                v => v.to_string(),
+            };
+            (names[a.param].to_string(), value)
+        })
+        .collect()
+}
+
+/// A TOML basic string of `s`.
+fn quoted(s: &str) -> String {
+    let mut out = String::from('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A TOML key: bare when it can be.
+fn key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        k.to_string()
+    } else {
+        quoted(k)
+    }
+}
+
+/// The file's text: a header saying what it is (`about`) and how to run it, then the keys.
+pub fn text(config: &Config, point: usize, schedule: &Schedule, about: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# {about}: {} events, one choice each (the K-th of N free events; its draws y / n).",
+        schedule.events.len()
+    );
+    let _ = writeln!(
+        out,
+        "# Run it, with every output a run has (FILE: this file's path):\n#   coordsim run {} --schedule FILE",
+        config.source.name
+    );
+    let _ = writeln!(out, "config = {}", quoted(&config.stem));
+    let _ = writeln!(out, "point = {point}");
+    let at: Vec<String> = settings(config, point)
+        .iter()
+        .map(|(k, v)| format!("{} = {}", key(k), quoted(v)))
+        .collect();
+    let _ = writeln!(out, "at = {{ {} }}", at.join(", "));
+    let _ = writeln!(out, "max_faults = {}", schedule.max_faults);
+    out.push_str("events = [\n");
+    for line in schedule.events.chunks(8) {
+        let items: Vec<String> = line.iter().map(|d| quoted(&d.text())).collect();
+        let _ = writeln!(out, "  {},", items.join(", "));
+    }
+    out.push_str("]\n");
+    out
+}
+
+/// The keys of a schedule file.
+const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events"];
+
+/// Reads the schedule file `path` for `config`: an error names the file, the line and the
+/// key when it is malformed or was written for another config or point.
+pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
+    let text = crate::input::read_text_capped(std::path::Path::new(path), MAX_SCHEDULE_BYTES)
+        .map_err(|e| anyhow::anyhow!("schedule {path}: {e}"))?;
+    let source = Source {
+        name: path.to_string(),
+        text,
+    };
+    let doc = DeTable::parse(&source.text).map_err(|e| {
+        source.error(
+            &e.span().unwrap_or(0..0),
+            format!("invalid TOML: {}", e.message().trim()),
+        )
+    })?;
+    let doc = doc.get_ref();
+    for (key, _) in doc.iter() {
+        if !KEYS.contains(&key.get_ref().as_ref()) {
+            return Err(source
+                .error(
+                    &key.span(),
+                    format!(
+                        "unknown key `{}` in a schedule; its keys are {}",
+                        key.get_ref(),
+                        KEYS.join(", ")
+                    ),
+                )
+                .into());
+        }
+    }
+    let get = |k: &str| -> Result<&Spanned<DeValue<'_>>, ConfigError> {
+        doc.get(k).ok_or_else(|| {
+            source.error(
+                &(0..0),
+                format!(
+                    "a schedule has `{k}` (as `coordsim explore` writes it); this one has none"
+                ),
+            )
+        })
+    };
+    let integer = |k: &str| -> Result<(i64, Span), ConfigError> {
+        let v = get(k)?;
+        match v.get_ref() {
+            DeValue::Integer(i) => i
+                .as_str()
+                .parse::<i64>()
+                .map(|n| (n, v.span()))
+                .map_err(|_| source.error(&v.span(), format!("`{k}` is a whole number"))),
+            _ => Err(source.error(&v.span(), format!("`{k}` is a whole number"))),
+        }
+    };
+    let stem = get("config")?;
+    match stem.get_ref() {
+        DeValue::String(s) if s.as_ref() == config.stem => {}
+        DeValue::String(s) => {
+            return Err(source
+                .error(
+                    &stem.span(),
+                    format!(
+                        "`config`: the schedule was written for `{s}`, not for {} (stem `{}`)",
+                        config.source.name, config.stem
+                    ),
+                )
+                .into());
+        }
+        _ => {
+            return Err(source
+                .error(&stem.span(), "`config` is the config's stem, a string")
+                .into());
+        }
+    }
+    let (point, at) = integer("point")?;
+    if point < 0 || point as u64 >= config.points as u64 {
+        return Err(source
+            .error(
+                &at,
+                format!(
+                    "`point`: {point} is no point of {}: it has points 0 to {}",
+                    config.source.name,
+                    config.points - 1
+                ),
+            )
+            .into());
+    }
+    let point = point as usize;
+    check_settings(&source, config, point, get("at")?)?;
+    let (max_faults, at) = integer("max_faults")?;
+    if !(0..=64).contains(&max_faults) {
+        return Err(source
+            .error(
+                &at,
+                format!("`max_faults`: {max_faults} is not a fault budget (0 to 64)"),
+            )
+            .into());
+    }
+    let events = events(&source, get("events")?)?;
+    Ok(ScheduleFile {
+        point,
+        schedule: Schedule {
+            max_faults: max_faults as u32,
+            events,
+        },
+    })
+}
+
+/// The point's swept settings as `at` states them: a schedule for a point whose sweep
+/// changed is refused.
+fn check_settings(
+    source: &Source,
+    config: &Config,
+    point: usize,
+    at: &Spanned<DeValue<'_>>,
+) -> Result<(), ConfigError> {
+    let DeValue::Table(written) = at.get_ref() else {
+        return Err(source.error(&at.span(), "`at` is a table of the point's settings"));
+    };
+    for (key, value) in settings(config, point) {
+        let given = written.get(key.as_str()).and_then(|v| match v.get_ref() {
+            DeValue::String(s) => Some(s.to_string()),
+            _ => None,
+        });
+        if given.as_deref() != Some(value.as_str()) {
+            return Err(source
+                .error(
+                    &at.span(),
+                    format!(
+                        "`at`: point {point} of {} has {key} = {value}, the schedule says {}: the sweep changed since it was written; explore the config again",
+                        config.source.name,
+                        given.map_or("nothing of it".to_string(), |w| format!("{key} = {w}"))
+                    ),
+                ));
+        }
+    }
+    Ok(())
+}
+
+/// Each event's choice, read from `events`.
+fn events(source: &Source, events: &Spanned<DeValue<'_>>) -> Result<Vec<Decision>, ConfigError> {
+    let DeValue::Array(items) = events.get_ref() else {
+        return Err(source.error(
+            &events.span(),
+            "`events` is an array of choices (`\"1/2\"`)",
+        ));
+    };
+    if items.len() > MAX_SCHEDULE_EVENTS {
+        return Err(source.error(
+            &events.span(),
+            format!(
+                "`events`: {} events; a schedule holds at most {MAX_SCHEDULE_EVENTS}",
+                items.len()
+            ),
+        ));
+    }
+    items
+        .iter()
+        .map(|e| match e.get_ref() {
+            DeValue::String(s) => {
+                Decision::parse(s).map_err(|m| source.error(&e.span(), format!("`events`: {m}")))
+            }
+            _ => Err(source.error(
+                &e.span(),
+                "`events`: each event's choice is a string (`\"1/2\"`)",
+            )),
+        })
+        .collect()
+}
