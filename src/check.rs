@@ -100,6 +100,9 @@ pub fn over_executions(
     holds: crate::config::Holds,
 ) -> (Verdict, Option<(usize, usize)>) {
     use crate::config::Holds;
+    if let Some(want) = &claim.probability {
+        return probability_over_executions(config, explored, claim, want);
+    }
     let mut evals: Vec<(Eval, Option<(usize, usize)>)> = Vec::new();
     for (point, exploration) in explored.iter().enumerate() {
         let params = config.point_values(point);
@@ -193,6 +196,141 @@ pub fn over_executions(
         _ => None,
     };
     (verdict(config, claim, worst), shown)
+}
+
+/// A claim's `probability`: at each matched point, the sum of the probabilities of the
+/// outcomes that meet its test, against the expected one (± [`PROBABILITY_TOLERANCE`]);
+/// the worst point decides, and its first (shortest) outcome meeting the test is shown.
+fn probability_over_executions(
+    config: &Config,
+    explored: &[coordsim_model::Exploration],
+    claim: &Claim,
+    want: &Expect,
+) -> (Verdict, Option<(usize, usize)>) {
+    use crate::config::claims::PROBABILITY_TOLERANCE;
+    /// One point's sum against its expectation.
+    struct Judged {
+        excess: f64,
+        actual: Option<f64>,
+        expected: Option<f64>,
+        row: String,
+        reason: Option<&'static str>,
+        /// The first (shortest) outcome that meets the test.
+        first: Option<(usize, usize)>,
+        /// The test, in words (`x = 1`).
+        test: String,
+    }
+    let mut worst: Option<Judged> = None;
+    for (point, e) in explored.iter().enumerate() {
+        let params = config.point_values(point);
+        if !matches_filter(&params, &claim.filter) {
+            continue;
+        }
+        let expected = match want {
+            Expect::Number(x) => Some(*x),
+            Expect::Expr(_, ex) => ex.eval(&|v| match v {
+                Var::Param(i) => params[i].as_f64(),
+                _ => None,
+            }),
+            Expect::Text(_) => None,
+        };
+        let mut test = String::new();
+        let mut first = None;
+        let mut actual = Some(0.0);
+        for (k, o) in e.outcomes.iter().enumerate() {
+            let metric = |i: usize| o.metrics.get(i).and_then(number);
+            let s = sample(
+                claim,
+                &params,
+                &metric,
+                &|_| None,
+                &|_| String::new(),
+                point,
+                0,
+            );
+            let shown = s.expected.map_or("empty".into(), |x| x.to_string());
+            test = match claim.test {
+                Test::AtMost(_) => format!("{} ≤ {shown}", claim.metric),
+                Test::AtLeast(_) => format!("{} ≥ {shown}", claim.metric),
+                _ => format!("{} = {shown}", claim.metric),
+            };
+            if judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0 {
+                first = first.or(Some((point, k)));
+                actual = actual.zip(o.probability).map(|(a, p)| a + p);
+            }
+        }
+        let reason = if e.bounded.is_some() {
+            Some("the exploration was bounded: not every execution's probability is known")
+        } else if e.ordered {
+            Some(
+                "some instant left events in a free order: executions have no probability (give the scenario no tie)",
+            )
+        } else {
+            None
+        };
+        let excess = match (reason, actual, expected) {
+            (None, Some(a), Some(x)) => (a - x).abs() - PROBABILITY_TOLERANCE,
+            _ => f64::INFINITY,
+        };
+        if worst.as_ref().is_none_or(|w| excess > w.excess) {
+            worst = Some(Judged {
+                excess,
+                actual,
+                expected,
+                row: describe(config, point, None),
+                reason,
+                first,
+                test,
+            });
+        }
+    }
+    let Some(Judged {
+        excess,
+        actual,
+        expected,
+        row,
+        reason,
+        first,
+        test,
+    }) = worst
+    else {
+        let mut e = judge(claim, None, None, None, None, "no point explored".into());
+        e.reason = Some("no point matched");
+        return (verdict(config, claim, e), None);
+    };
+    let pass = excess <= 0.0;
+    let show = |x: Option<f64>| x.map_or("empty".to_string(), crate::export::explore::rounded);
+    let expected = match want {
+        Expect::Expr(text, _) => format!("{text} = {}", show(expected)),
+        _ => show(expected),
+    };
+    let what = format!("probability that {test}");
+    let relation = format!("expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
+    let mut line = format!(
+        "{} {}: {}: {what} = {} ({relation})",
+        if pass { "PASS" } else { "FAIL" },
+        config.source.name,
+        claim.name,
+        show(actual),
+    );
+    if !row.is_empty() {
+        line.push_str(&format!(" at {row}"));
+    }
+    if let (false, Some(reason)) = (pass, reason) {
+        line.push_str(&format!(": {reason}"));
+    }
+    let verdict = Verdict {
+        pass,
+        line,
+        config: config.source.name.clone(),
+        claim: claim.name.clone(),
+        actual: show(actual),
+        expected: relation,
+        metric: what,
+        at: row,
+        config_line: config.source.line_col(claim.span.start).0,
+    };
+    (verdict, first)
 }
 
 /// Every evaluation of `claim` on `results`.

@@ -23,6 +23,7 @@ const CLAIM_KEYS: &[&str] = &[
     "entity",
     "over",
     "holds",
+    "probability",
 ];
 
 /// Over what a claim holds, when not over each run's row: over every execution an
@@ -121,7 +122,14 @@ pub struct Claim {
     /// `over = "executions"`: checked over every execution an exploration finds, as this
     /// says (`None`: on each run's row).
     pub over: Option<Holds>,
+    /// `probability`: over executions, the exact probability that an execution meets the
+    /// test (a number, or an expression over the parameters).
+    pub probability: Option<Expect>,
 }
+
+/// How close an outcome's probability must be to a claim's: the sums are exact but for
+/// floating point.
+pub const PROBABILITY_TOLERANCE: f64 = 1e-9;
 
 /// A `[[claim]]`'s fields, looked up by key.
 struct Fields<'f, 'i>(
@@ -168,8 +176,10 @@ impl Loader<'_> {
         let test = self.claim_test(plan, &fields, relation, &expect, stat)?;
         let name = self.claim_name(plan, &fields, &target, stat, &filter)?;
         let over = self.claim_over(&fields, stat, test)?;
+        let probability = self.claim_probability(plan, &fields, over, stat)?;
         Ok(Claim {
             over,
+            probability,
             name,
             filter,
             metric: target.metric,
@@ -180,6 +190,59 @@ impl Loader<'_> {
             stat,
             span,
         })
+    }
+
+    /// `probability`: over executions, the exact probability of the test's outcomes.
+    fn claim_probability(
+        &self,
+        plan: &Plan,
+        fields: &Fields<'_, '_>,
+        over: Option<Holds>,
+        stat: Option<Stat>,
+    ) -> Result<Option<Expect>, ConfigError> {
+        let Some(v) = fields.get("probability") else {
+            return Ok(None);
+        };
+        if over.is_none() || stat.is_some() || fields.get("holds").is_some() {
+            return Err(self.err(
+                &v.span(),
+                "`probability` is the exact probability that an execution meets the claim's test: it goes with `over = \"executions\"`, without `holds` or `stat`",
+            ));
+        }
+        let expect = match v.get_ref() {
+            DeValue::String(text) => {
+                let params_only = |name: &str| match plan.resolve(name, false, true) {
+                    Ok(Var::Param(i)) => Ok(Var::Param(i)),
+                    Ok(_) => Err(format!(
+                        "`{name}` is a metric: a probability is a number or an expression over the parameters"
+                    )),
+                    Err(e) => Err(e),
+                };
+                match expr::parse(text, &params_only) {
+                    Ok(e) => Expect::Expr(text.to_string(), e),
+                    Err(e) => {
+                        let at = v.span().start
+                            + 1
+                            + text
+                                .char_indices()
+                                .nth(e.offset)
+                                .map_or(text.len(), |(b, _)| b);
+                        return Err(self.err(&(at..at), format!("in `probability`: {}", e.message)));
+                    }
+                }
+            }
+            _ => {
+                let p = self.number(v, "probability")?;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(self.err(
+                        &v.span(),
+                        format!("`probability` is between 0 and 1, not {p}"),
+                    ));
+                }
+                Expect::Number(p)
+            }
+        };
+        Ok(Some(expect))
     }
 
     /// `over` and `holds`: a claim over every execution, and how it must hold.

@@ -10,7 +10,7 @@ use coordsim_model::Exploration;
 use coordsim_model::explore::TraceStep;
 
 use crate::config::Config;
-use crate::export::chart::{Drawing, MAX_TRACE_STEPS, Prepared, TraceChart, tick};
+use crate::export::chart::{Drawing, Prepared, TraceChart, tick};
 use crate::export::write_atomic;
 use crate::locale::Text;
 
@@ -150,16 +150,7 @@ pub fn write(
 
 /// The trace chart of `steps` as `config` words it: the headers and notes in its locale.
 fn trace_chart(config: &Config, name: String, title: String, steps: &[TraceStep]) -> Prepared {
-    let n = |x: usize| config.locale.number(&x.to_string());
     let mut notes = Vec::new();
-    if steps.len() > MAX_TRACE_STEPS {
-        notes.push(
-            config
-                .text(Text::TraceStepsNote)
-                .replace("{shown}", &n(MAX_TRACE_STEPS))
-                .replace("{total}", &n(steps.len())),
-        );
-    }
     if let Some(first) = steps.first()
         && steps.iter().all(|s| s.time_ms == first.time_ms)
     {
@@ -172,6 +163,7 @@ fn trace_chart(config: &Config, name: String, title: String, steps: &[TraceStep]
     let labels = (
         config.text(Text::TraceStepHeader).to_string(),
         config.text(Text::VirtualTimeAxis).to_string(),
+        config.text(Text::TraceStepsNote).to_string(),
     );
     Prepared {
         name,
@@ -221,7 +213,7 @@ fn trace_csv(trace: &[TraceStep]) -> anyhow::Result<Vec<u8>> {
 }
 
 /// A probability to 12 decimals, trailing zeros dropped (0.16, not 0.16000000000000003).
-fn rounded(p: f64) -> String {
+pub fn rounded(p: f64) -> String {
     let s = format!("{p:.12}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()

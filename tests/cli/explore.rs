@@ -170,6 +170,51 @@ steps = [{ if = { chance = 0.3 }, then = [{ read = "counter" }, { write = "count
     }
 }
 
+/// A claim's `probability` sums the probabilities of the outcomes that meet its test:
+/// with two repetitions each taking a chance of 0.3, the counter ends at 2 with
+/// 0.3² = 0.09 exactly; 0.1 fails; and where an instant leaves a free order (two clients
+/// at once) executions have no probability, so the claim fails saying why.
+#[test]
+fn a_probability_claim_is_exact_and_fails_when_it_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let claim = |p: &str, clients: u32| {
+        format!(
+            r#"model = "scenario"
+[[resource]]
+name = "counter"
+kind = "register"
+[[actor]]
+name = "c"
+count = {clients}
+repeat = 2
+steps = [{{ if = {{ chance = 0.3 }}, then = [{{ read = "counter" }}, {{ write = "counter", value = "read + 1" }}] }}]
+[[claim]]
+over = "executions"
+metric = "counter.value"
+expect = 2
+probability = {p}
+"#
+        )
+    };
+    let check = |name: &str, text: &str| {
+        let path = write_config(dir.path(), name, text);
+        let o = coordsim_in(dir.path(), &["check", &path]);
+        (o.status.code(), stdout(&o))
+    };
+    let (code, out) = check("exact.toml", &claim("0.09", 1));
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("probability that counter.value = 2 = 0.09"),
+        "{out}"
+    );
+    let (code, out) = check("wrong.toml", &claim("0.1", 1));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+    let (code, out) = check("ordered.toml", &claim("0.09", 2));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("free order"), "{out}");
+}
+
 /// A fault past the budget is no branch, but its probability counts: the at-least-once
 /// config (one message, a crash of p = 0.2 after the effect, one fault allowed) ends with
 /// no duplicate with 1 − p = 0.8, one with p (1 − p) = 0.16, and the p² = 0.04 of two

@@ -135,7 +135,18 @@ fn describe(
             let step = &p.groups[j.group as usize].steps[j.step as usize];
             (actor_of(job), step_done(p, before, after, job, step))
         }
-        Ev::Retry { job } => (actor_of(job), "tries its lock again".into()),
+        Ev::Retry { job } => {
+            let j = &before.jobs[job as usize];
+            let what = match &p.groups[j.group as usize].steps[j.step as usize] {
+                Step::Acquire { lock: pick, .. } => format!(
+                    "tries {} again: {}",
+                    named(|l| p.lock_names[l as usize].clone(), pick),
+                    took(before, after, job)
+                ),
+                _ => "tries its lock again".into(),
+            };
+            (actor_of(job), what)
+        }
         Ev::Timeout { job } => (actor_of(job), "its wait times out".into()),
         Ev::Depart { server, .. } => (
             p.servers[server as usize].name.clone(),
@@ -169,6 +180,23 @@ fn named(names: impl Fn(u16) -> String, pick: &Pick) -> String {
     }
 }
 
+/// Whether `job` took a lock between `before` and `after`: `takes it`, or `waits`.
+fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> &'static str {
+    let (j, nl) = (job as usize, after.locks.len());
+    // A job started by this event has no row before it.
+    let held = |s: &Sim<'_>| {
+        s.tables
+            .tokens
+            .get(j * nl..(j + 1) * nl)
+            .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
+    };
+    if held(after) > held(before) {
+        "takes it"
+    } else {
+        "waits"
+    }
+}
+
 /// What `job`'s shared `step` did, read off the state before and after it.
 fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> String {
     let j = job as usize;
@@ -197,20 +225,11 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
             }
         }
         Step::Acquire { lock: pick, .. } => {
-            let nl = after.locks.len();
-            // A job started by this event has no row before it.
-            let held = |s: &Sim<'_>| {
-                s.tables
-                    .tokens
-                    .get(j * nl..(j + 1) * nl)
-                    .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
-            };
-            let what = if held(after) > held(before) {
-                "takes it"
-            } else {
-                "waits"
-            };
-            format!("acquires {}: {what}", named(lock, pick))
+            format!(
+                "acquires {}: {}",
+                named(lock, pick),
+                took(before, after, job)
+            )
         }
         Step::Release(pick) => format!("releases {}", named(lock, pick)),
         Step::Renew(pick) => format!("renews {}", named(lock, pick)),

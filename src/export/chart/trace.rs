@@ -27,8 +27,8 @@ const ROW: u32 = 84;
 pub struct TraceChart {
     /// Title.
     pub title: String,
-    /// The steps, in order (at most [`MAX_TRACE_STEPS`]).
-    pub steps: Vec<TraceStep>,
+    /// The columns, in order (at most [`MAX_TRACE_STEPS`]).
+    pub columns: Vec<Column>,
     /// What it does not draw, and the instant when every step has the same one.
     pub notes: Vec<String>,
     /// The header of the step numbers (`step`).
@@ -39,6 +39,45 @@ pub struct TraceChart {
     pub locale: Locale,
     /// Its size (set from the number of rows and columns).
     pub look: Look,
+}
+
+/// One column: a step, or a run of the same step repeated by one actor (a poll that keeps
+/// failing), drawn once with `×N`.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Its first step's number, from 1.
+    pub first: usize,
+    /// How many steps it stands for.
+    pub count: usize,
+    /// The step (its first time).
+    pub step: TraceStep,
+    /// The time of its last step.
+    pub last_ms: f64,
+}
+
+/// The steps as columns: consecutive equal steps of one actor (same action, same choice
+/// words) folded into one.
+fn columns(steps: &[TraceStep]) -> Vec<Column> {
+    let mut out: Vec<Column> = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        match out.last_mut() {
+            Some(c)
+                if c.step.actor == s.actor
+                    && c.step.action == s.action
+                    && c.step.choice == s.choice =>
+            {
+                c.count += 1;
+                c.last_ms = s.time_ms;
+            }
+            _ => out.push(Column {
+                first: i + 1,
+                count: 1,
+                step: s.clone(),
+                last_ms: s.time_ms,
+            }),
+        }
+    }
+    out
 }
 
 /// What a step is, for its colours: read off the words the explorer wrote.
@@ -98,24 +137,39 @@ fn draws(step: &TraceStep) -> String {
 }
 
 impl TraceChart {
-    /// A trace chart of `steps` (the first [`MAX_TRACE_STEPS`] drawn), sized to hold them.
+    /// A trace chart of `steps` (the columns of the first [`MAX_TRACE_STEPS`] drawn, and
+    /// `steps_note` filled when some are left out), sized to hold them.
     pub fn new(
         title: String,
         steps: &[TraceStep],
-        labels: (String, String),
-        notes: Vec<String>,
+        labels: (String, String, String),
+        mut notes: Vec<String>,
         locale: Locale,
     ) -> TraceChart {
-        let drawn = &steps[..steps.len().min(MAX_TRACE_STEPS)];
+        let all = columns(steps);
+        let drawn = &all[..all.len().min(MAX_TRACE_STEPS)];
+        let shown: usize = drawn.iter().map(|c| c.count).sum();
+        if shown < steps.len() {
+            let n = |x: usize| locale.number(&x.to_string());
+            notes.insert(
+                0,
+                labels
+                    .2
+                    .replace("{shown}", &n(shown))
+                    .replace("{total}", &n(steps.len())),
+            );
+        }
         let rows = rows(drawn).len().max(1) as u32;
         let mut look = Look::default();
         // Room for the names and headers (about 180 pixels), every column, the margins.
         look.width = (220 + COLUMN * drawn.len() as u32 + 24).max(look.width);
-        let timed = drawn.windows(2).any(|p| p[0].time_ms != p[1].time_ms);
+        let timed = drawn
+            .windows(2)
+            .any(|p| p[0].step.time_ms != p[1].step.time_ms);
         look.height = 130 + ROW * rows + if timed { 44 } else { 12 };
         TraceChart {
             title,
-            steps: drawn.to_vec(),
+            columns: drawn.to_vec(),
             notes,
             step_label: labels.0,
             time_label: labels.1,
@@ -126,11 +180,11 @@ impl TraceChart {
 }
 
 /// The rows: every name a step has, in the order it first appears.
-fn rows(steps: &[TraceStep]) -> Vec<&str> {
+fn rows(columns: &[Column]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
-    for s in steps {
-        if !names.contains(&s.actor.as_str()) {
-            names.push(&s.actor);
+    for c in columns {
+        if !names.contains(&c.step.actor.as_str()) {
+            names.push(&c.step.actor);
         }
     }
     names
@@ -147,7 +201,7 @@ where
 {
     let body = titled(root, &t.title, s)?;
     let body = noted(&body, &t.notes, s)?;
-    let names = rows(&t.steps);
+    let names = rows(&t.columns);
     let (w, _) = body.dim_in_pixel();
     let label = |size: u32| (FONT, s.px(size)).into_font().color(&BLACK);
     let width_of = |text: &str, size: u32| {
@@ -163,7 +217,7 @@ where
         .unwrap_or(0)
         .max(s.px(60));
     let x0 = s.off(20) + name_w as i32 + s.off(16);
-    let n = t.steps.len().max(1) as i32;
+    let n = t.columns.len().max(1) as i32;
     let column = ((w as i32 - x0 - s.off(16)) / n).max(s.off(40));
     let top = s.off(36);
     let row = s.off(ROW as i32);
@@ -181,7 +235,10 @@ where
         (x0 - s.off(12), top - s.off(6)),
     )?;
     let bottom = top + row * names.len() as i32 + s.off(8);
-    let times_differ = t.steps.windows(2).any(|p| p[0].time_ms != p[1].time_ms);
+    let times_differ = t
+        .columns
+        .windows(2)
+        .any(|p| p[0].step.time_ms != p[1].step.time_ms);
     if times_differ {
         body.draw_text(
             &t.time_label,
@@ -203,20 +260,30 @@ where
         ))?;
     }
     let mut last_time = f64::NAN;
-    for (j, step) in t.steps.iter().enumerate() {
+    for (j, c) in t.columns.iter().enumerate() {
+        let step = &c.step;
         let x = x0 + column * j as i32;
         let mid = x + column / 2;
-        body.draw_text(&(j + 1).to_string(), &header, (mid, top - s.off(6)))?;
+        let number = if c.count > 1 {
+            format!("{}–{}", c.first, c.first + c.count - 1)
+        } else {
+            c.first.to_string()
+        };
+        body.draw_text(&number, &header, (mid, top - s.off(6)))?;
         if times_differ && step.time_ms != last_time {
+            let mut time = tick(step.time_ms, t.locale);
+            if c.last_ms != step.time_ms {
+                time = format!("{time}–{}", tick(c.last_ms, t.locale));
+            }
             body.draw_text(
-                &tick(step.time_ms, t.locale),
+                &time,
                 &label(13)
                     .color(&grey)
                     .pos(Pos::new(HPos::Center, VPos::Top)),
                 (mid, bottom + s.off(4)),
             )?;
         }
-        last_time = step.time_ms;
+        last_time = c.last_ms;
         let r = names.iter().position(|n| *n == step.actor).unwrap_or(0);
         let (fill, border) = Kind::of(&step.action).colours();
         let (fill, border, width) = if alarm(step) {
@@ -235,8 +302,12 @@ where
         let inner = (bx1 - bx0 - s.off(10)).max(1) as u32;
         let extra = draws(step);
         let max_lines = if extra.is_empty() { 4 } else { 3 };
-        let (mut lines, size) =
-            layout::fit(&body, &step.action, inner, s.px(13), s.px(11), max_lines);
+        let action = if c.count > 1 {
+            format!("{} ×{}", step.action, c.count)
+        } else {
+            step.action.clone()
+        };
+        let (mut lines, size) = layout::fit(&body, &action, inner, s.px(13), s.px(11), max_lines);
         let mut sizes = vec![size; lines.len()];
         if !extra.is_empty() {
             let (more, small) = layout::fit(&body, &extra, inner, s.px(11), s.px(11), 1);
