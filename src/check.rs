@@ -386,6 +386,11 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         }
         _ => format!("expected {expected}"),
     };
+    // Over executions, how the test must hold (`never: at least 1`).
+    let relation = match (claim.over, claim.stat) {
+        (Some(holds), None) => format!("{}: {relation}", holds.name()),
+        _ => relation,
+    };
     let small = |t: f64| {
         if t != 0.0 && t < 1e-3 {
             format!("{t:e}")

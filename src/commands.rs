@@ -364,11 +364,15 @@ fn write_exploration(
 ) -> anyhow::Result<(Vec<Verdict>, String)> {
     let mut verdicts = Vec::new();
     let mut decided = Vec::new();
+    // One entry per claim, so that trace-N is claim N's (a claim over runs decides none).
     for claim in config.claims.iter() {
-        if let Some(holds) = claim.over {
-            let (verdict, decides) = check::over_executions(config, explored, claim, holds);
-            decided.push((verdict.claim.clone(), decides));
-            verdicts.push(verdict);
+        match claim.over {
+            Some(holds) => {
+                let (verdict, decides) = check::over_executions(config, explored, claim, holds);
+                decided.push((verdict.claim.clone(), decides));
+                verdicts.push(verdict);
+            }
+            None => decided.push((claim.name.clone(), None)),
         }
     }
     write_traces(config, explored, &decided, dir)?;

@@ -14,10 +14,11 @@ use crate::export::chart::{Drawing, Prepared, TraceChart, tick};
 use crate::export::write_atomic;
 use crate::locale::Text;
 
-/// Writes the outputs into `dir`; gives back `explore.md`'s text. Nothing written names
-/// the folder it is in (a report is the same wherever it is written): a path in it is
-/// relative to it. `decided` holds each
-/// claim over executions: its name and the (point, outcome) that decides it, if any.
+/// Writes the outputs into `dir`; gives back `explore.md`'s text. `decided` has an entry
+/// per claim of the config, in order: its name and the (point, outcome) that decides it
+/// (`None` when none does, or the claim is over runs), so claim N's files are `trace-N…`.
+/// Nothing written names the folder it is in (a report is the same wherever it is
+/// written): a path in it is relative to it.
 pub fn write(
     dir: &Path,
     config: &Config,
@@ -112,12 +113,7 @@ pub fn write(
             trace.len()
         )?;
         // The steps in their order; a timeline too when time passes along them.
-        let chart = trace_chart(
-            config,
-            format!("trace-{}", n + 1),
-            format!("{}: {claim}", config.title),
-            trace,
-        );
+        let chart = trace_chart(config, n + 1, claim, trace);
         chart.write(dir)?;
         writeln!(md, "![{claim}](trace-{}.svg)\n", n + 1)?;
         let timed = trace.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
@@ -148,8 +144,10 @@ pub fn write(
     Ok(md)
 }
 
-/// The trace chart of `steps` as `config` words it: the headers and notes in its locale.
-fn trace_chart(config: &Config, name: String, title: String, steps: &[TraceStep]) -> Prepared {
+/// The trace chart of claim `n` (from 1), named `claim`, deciding execution `steps`, as
+/// `config` words it: `trace-N`, its headers and notes in the config's locale.
+pub fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) -> Prepared {
+    let (name, title) = (format!("trace-{n}"), format!("{}: {claim}", config.title));
     let mut notes = Vec::new();
     if let Some(first) = steps.first()
         && steps.iter().all(|s| s.time_ms == first.time_ms)

@@ -617,15 +617,20 @@ fn chart_block(
         ));
     }
     let run = l.run();
-    let charts = crate::export::chart::prepare(&run)
+    let mut charts = crate::export::chart::prepare(&run)
         .map_err(|e| error(region.marker, e.to_string()))?
         .files;
+    if !charts.iter().any(|c| c.name == chart)
+        && let Some(trace) = trace_chart(region, chart, l)?
+    {
+        charts.push(trace);
+    }
     let Some(prepared) = charts.iter().find(|c| c.name == chart) else {
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
         return Err(error(
             region.marker,
             format!(
-                "`{}` draws no chart `{chart}`; its charts: {}",
+                "`{}` draws no chart `{chart}`; its charts: {} (and `trace-N`, the execution deciding its claim N over executions)",
                 region.config,
                 names.join(", ")
             ),
@@ -661,6 +666,51 @@ fn chart_block(
         replacement: None,
         image: Some((target, bytes)),
     })
+}
+
+/// `trace-N`: the trace chart of the execution that decides claim N (over executions) of
+/// the config, explored as `report` explores it; `None` when `chart` is no such name.
+fn trace_chart(
+    region: &Region,
+    chart: &str,
+    l: &Loaded,
+) -> Result<Option<crate::export::chart::Prepared>, LessonError> {
+    let Some(n) = chart
+        .strip_prefix("trace-")
+        .and_then(|n| n.parse::<usize>().ok())
+    else {
+        return Ok(None);
+    };
+    let config = &l.config;
+    let claim = n.checked_sub(1).and_then(|i| config.claims.get(i));
+    let Some((claim, holds)) = claim.and_then(|c| c.over.map(|h| (c, h))) else {
+        return Err(error(
+            region.marker,
+            format!(
+                "`{chart}`: claim {n} of `{}` is not a claim over executions (`over = \"executions\"`); a trace chart shows the execution that decides one",
+                region.config
+            ),
+        ));
+    };
+    let limits = coordsim_model::ExploreLimits::default();
+    let explored = crate::explore::explore_config(config, config.seed, &limits)
+        .map_err(|e| error(region.marker, e.to_string()))?;
+    let (_, decides) = crate::check::over_executions(config, &explored, claim, holds);
+    let Some((point, k)) = decides else {
+        return Err(error(
+            region.marker,
+            format!(
+                "`{chart}`: no single execution decides claim {n} (a `min` / `max`, or an `always` / `never` that holds): there is no trace to draw"
+            ),
+        ));
+    };
+    let steps = &explored[point].outcomes[k].trace;
+    Ok(Some(crate::export::explore::trace_chart(
+        config,
+        n,
+        &claim.name,
+        steps,
+    )))
 }
 
 #[cfg(test)]

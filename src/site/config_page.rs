@@ -498,7 +498,9 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
         .collect();
     for n in traces {
         let svg = format!("trace-{n}.svg");
-        h.open("figure", &[("id", &format!("trace-{n}"))]).newline();
+        // The id a lesson's `chart NAME trace-N` block links to, as any chart's.
+        h.open("figure", &[("id", &format!("chart-trace-{n}"))])
+            .newline();
         h.void(
             "img",
             &[

@@ -673,3 +673,62 @@ fn every_run_lies_within_its_explored_range() {
         "only {checked} runs had an exhaustive exploration to lie in"
     );
 }
+
+/// A lesson's chart block embeds a counterexample: `chart NAME trace-N` is the step chart
+/// of the execution deciding claim N. `fill` writes it, `check` passes on it and fails on
+/// another image; claim 1 (a `min`, decided by no single execution) and a claim that does
+/// not exist are errors at the marker.
+#[test]
+fn a_lesson_embeds_the_counterexample_of_a_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::read(
+        crate::harness::root().join("configs/explore/explore-lost-update.toml"),
+    );
+    std::fs::write(dir.path().join("lost.toml"), config).unwrap();
+    let lesson = |chart: &str| {
+        let text = format!(
+            "<!-- coordsim use lost = \"lost.toml\" -->\n<!-- coordsim locale = \"tr\" -->\n\n<!-- coordsim chart lost {chart} -->\n![karşı örnek](trace.svg)\n<!-- /coordsim -->\n"
+        );
+        std::fs::write(dir.path().join("lesson.md"), text).unwrap();
+    };
+    lesson("trace-2");
+    let o = crate::harness::lesson(dir.path(), &["fill", "lesson.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(dir.path().join("trace.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // Another execution's chart (the lock-order deadlock's) is not this one.
+    let other = dir.path().join("out");
+    let o = coordsim_in(
+        dir.path(),
+        &[
+            "explore",
+            &crate::harness::root()
+                .join("configs/explore/explore-lock-order.toml")
+                .to_string_lossy(),
+            "--out",
+            &other.to_string_lossy(),
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let deadlock = std::fs::read(other.join("explore-lock-order-explore/trace-1.svg")).unwrap();
+    std::fs::write(dir.path().join("trace.svg"), deadlock).unwrap();
+    let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("differs"), "{}", stdout(&o));
+    for (chart, says) in [
+        ("trace-1", "no single execution decides claim 1"),
+        (
+            "trace-9",
+            "claim 9 of `lost` is not a claim over executions",
+        ),
+    ] {
+        lesson(chart);
+        let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
+        assert_eq!(o.status.code(), Some(2), "{chart}");
+        let err = stderr(&o);
+        assert!(err.contains("lesson.md:4:1") && err.contains(says), "{err}");
+    }
+}

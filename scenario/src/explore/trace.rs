@@ -165,10 +165,16 @@ fn describe(
             p.queues[queue as usize].name.clone(),
             "a message arrives".into(),
         ),
-        Ev::Visible { queue } => (
-            p.queues[queue as usize].name.clone(),
-            "a message's visibility runs out".into(),
-        ),
+        Ev::Visible { queue } => {
+            let q = queue as usize;
+            let what = if after.queues[q].returned > before.queues[q].returned {
+                "a message's visibility runs out: it is visible again"
+            } else {
+                // The timer of a message acknowledged since: nothing comes back.
+                "a visibility timer runs out: nothing to return"
+            };
+            (p.queues[q].name.clone(), what.into())
+        }
     }
 }
 
