@@ -59,7 +59,7 @@ struct Eval {
 /// A config with claims over executions is explored first (with the default bounds).
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
     let explored = if crate::explore::claims_executions(config) {
-        let limits = coordsim_model::ExploreLimits::default();
+        let limits = crate::explore::default_limits();
         crate::explore::explore_config(config, config.seed, &limits)?
     } else {
         Vec::new()

@@ -168,6 +168,10 @@ pub struct ExploreArgs {
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Threads expanding states at once (default: the number of cores); the result is
+    /// the same with any number.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
 }
 
 /// `report`.

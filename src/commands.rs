@@ -334,6 +334,7 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         } else {
             coordsim_model::Reduction::On
         },
+        jobs: RunOptions::from_flags(args.jobs, None, false).jobs,
         ..Default::default()
     };
     let mut stdout = crate::print::stdout();
@@ -461,7 +462,10 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         let (results, summary, written) = run_and_write(&config, &options, &staged)?;
         let dir = args.out.join(&config.stem);
         let explored = if crate::explore::claims_executions(&config) {
-            let limits = coordsim_model::ExploreLimits::default();
+            let limits = coordsim_model::ExploreLimits {
+                jobs: options.jobs,
+                ..Default::default()
+            };
             crate::explore::explore_config(&config, config.seed, &limits)?
         } else {
             Vec::new()

@@ -27,6 +27,15 @@ pub fn explore_config(
         .collect()
 }
 
+/// The bounds `check`, `report` and the lessons explore with: the defaults, on every core
+/// (the result is the same on any number).
+pub fn default_limits() -> ExploreLimits {
+    ExploreLimits {
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        ..ExploreLimits::default()
+    }
+}
+
 /// Whether `config` has a claim over executions (then `check` explores it).
 pub fn claims_executions(config: &Config) -> bool {
     config.claims.iter().any(|c| c.over.is_some())

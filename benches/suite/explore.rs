@@ -1,6 +1,6 @@
 //! 7. The explorer (`explore`): states per second and heap per stored state on the lost
-//!    update (k clients of n zero-time read-increment-write steps on one register), one
-//!    thread, breadth first, with the merging of states and the reduction on (every
+//!    update (k clients of n zero-time read-increment-write steps on one register), on one
+//!    thread and on two (the same states either way), breadth first, with the merging of states and the reduction on (every
 //!    action conflicts here, so the reduction takes nothing away). For comparison, the
 //!    issue that asked for it measured Stateright 0.31 on the same model (each read and
 //!    write one atomic step) at 0.4–0.76 M states/s; its states carry less (no lost-update
@@ -10,12 +10,12 @@ use coordsim::config::Config;
 use coordsim::source::Source;
 use coordsim_model::ExploreLimits;
 
-use crate::measure::{measure, mib};
+use crate::measure::{measure, mib, timed};
 
 pub(crate) fn explore_jobs() {
     let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
     // (clients, increments, repetitions timed: the larger one takes seconds)
-    for (k, n, reps) in [(2, 10, 3), (3, 4, 1)] {
+    for (k, n, reps, jobs) in [(2, 10, 3, 1), (2, 10, 3, 2), (3, 4, 1, 1), (3, 4, 1, 2)] {
         let text = format!(
             "model = \"scenario\"\n[[resource]]\nname = \"counter\"\nkind = \"register\"\n[[actor]]\nname = \"c\"\ncount = {k}\nrepeat = {n}\nsteps = [{{ read = \"counter\" }}, {{ write = \"counter\", value = \"read + 1\" }}]\n"
         );
@@ -29,21 +29,39 @@ pub(crate) fn explore_jobs() {
         .expect("the lost-update scenario parses");
         let limits = ExploreLimits {
             max_states: 5_000_000,
+            jobs,
             ..ExploreLimits::default()
         };
-        let (m, explored) = measure(reps, || {
-            coordsim::explore::explore_config(&config, config.seed, &limits).expect("explores")
-        });
-        let e = &explored[0];
-        assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
-        println!(
-            "{:<44} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)",
-            format!("explore lost update, {k} × {n}"),
-            e.states,
-            m.seconds,
-            e.states as f64 / m.seconds / 1e6,
-            mib(m.peak_bytes),
-            m.peak_bytes as f64 / e.states as f64,
-        );
+        if jobs == 1 {
+            let (m, explored) = measure(reps, || {
+                coordsim::explore::explore_config(&config, config.seed, &limits).expect("explores")
+            });
+            let e = &explored[0];
+            assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
+            println!(
+                "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)",
+                format!("explore lost update, {k} × {n}, 1 thread"),
+                e.states,
+                m.seconds,
+                e.states as f64 / m.seconds / 1e6,
+                mib(m.peak_bytes),
+                m.peak_bytes as f64 / e.states as f64,
+            );
+        } else {
+            // Timed with the allocations uncounted: a shared counter would serialize the
+            // threads. The memory is the one thread's (the same states, the same graph).
+            let (seconds, states) = timed(reps, || {
+                let explored = coordsim::explore::explore_config(&config, config.seed, &limits)
+                    .expect("explores");
+                explored[0].states
+            });
+            println!(
+                "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s",
+                format!("explore lost update, {k} × {n}, {jobs} threads"),
+                states,
+                seconds,
+                states as f64 / seconds / 1e6,
+            );
+        }
     }
 }

@@ -619,7 +619,7 @@ fn main() {
         scenario_jobs();
     }
     if wants("explore") {
-        println!("\n== the explorer: every execution of the lost update (one thread)");
+        println!("\n== the explorer: every execution of the lost update (one thread and two)");
         explore::explore_jobs();
     }
 }

@@ -4,7 +4,7 @@
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use mimalloc::MiMalloc as System;
@@ -16,12 +16,16 @@ static CURRENT: AtomicUsize = AtomicUsize::new(0);
 
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether allocations are counted: off while a job on several threads is timed (their
+/// shared counter would be the bottleneck, not the job).
+static COUNTING: AtomicBool = AtomicBool::new(true);
+
 // The one `unsafe` of the project: a counting wrapper of mimalloc (benches/Cargo.toml).
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
             let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
             PEAK.fetch_max(now, Ordering::Relaxed);
         }
@@ -29,11 +33,13 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
-        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        if COUNTING.load(Ordering::Relaxed) {
+            CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
             if new_size > layout.size() {
                 let grown = new_size - layout.size();
                 let now = CURRENT.fetch_add(grown, Ordering::Relaxed) + grown;
@@ -75,6 +81,26 @@ pub(crate) fn measure<T>(reps: usize, mut job: impl FnMut() -> T) -> (Measured, 
         peak_bytes: peak,
     };
     (measured, last.expect("at least one repetition"))
+}
+
+/// A job's median time over `reps`, its allocations not counted (a job on several
+/// threads): whatever it allocates it frees before it returns, so the count stays right.
+pub(crate) fn timed<T: Copy>(reps: usize, mut job: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::with_capacity(reps);
+    let mut out = None;
+    for _ in 0..reps {
+        COUNTING.store(false, Ordering::Relaxed);
+        let start = Instant::now();
+        let got = black_box(job());
+        times.push(start.elapsed().as_secs_f64());
+        COUNTING.store(true, Ordering::Relaxed);
+        out = Some(got);
+    }
+    times.sort_by(f64::total_cmp);
+    (
+        times[times.len() / 2],
+        out.expect("at least one repetition"),
+    )
 }
 
 pub(crate) fn mib(bytes: usize) -> f64 {

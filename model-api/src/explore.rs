@@ -21,6 +21,10 @@ pub struct ExploreLimits {
     pub max_outcomes: usize,
     /// Whether orders of independent events are skipped (a partial-order reduction).
     pub reduce: Reduction,
+    /// Threads that expand states at once (1: in this thread). The result is the same
+    /// with any number: states are expanded in parallel but merged in the one order a
+    /// single thread takes.
+    pub jobs: usize,
 }
 
 /// The partial-order reduction: at a state where one actor's next event is independent
@@ -48,6 +52,7 @@ impl Default for ExploreLimits {
             merge_states: true,
             max_outcomes: 10_000,
             reduce: Reduction::On,
+            jobs: 1,
         }
     }
 }

@@ -692,7 +692,7 @@ fn trace_chart(
             ),
         ));
     };
-    let limits = coordsim_model::ExploreLimits::default();
+    let limits = crate::explore::default_limits();
     let explored = crate::explore::explore_config(config, config.seed, &limits)
         .map_err(|e| error(region.marker, e.to_string()))?;
     let (_, decides) = crate::check::over_executions(config, &explored, claim, holds);

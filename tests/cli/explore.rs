@@ -462,6 +462,9 @@ proptest! {
         prop_assert_eq!(merged.executions, tree.executions, "{}", text);
         prop_assert!(reduced.states <= merged.states, "{}", text);
         prop_assert_eq!(counts(merged), counts(tree), "{}", text);
+        // On two threads: the same exploration, to the last trace.
+        let parallel = &explore(&text, &ExploreLimits { jobs: 2, ..limits(Reduction::On, true) })[0];
+        prop_assert_eq!(parallel, reduced, "{}", text);
         // Each outcome's schedule, run as a run, ends with that outcome.
         for (got, want) in replayed(&text, reduced).iter().zip(&reduced.outcomes) {
             prop_assert_eq!(got, &want.metrics, "{}", text);
@@ -730,5 +733,34 @@ fn a_lesson_embeds_the_counterexample_of_a_claim() {
         assert_eq!(o.status.code(), Some(2), "{chart}");
         let err = stderr(&o);
         assert!(err.contains("lesson.md:4:1") && err.contains(says), "{err}");
+    }
+}
+
+/// `--jobs` changes nothing written: every explore config's outputs on one thread and on
+/// two are the same bytes.
+#[test]
+fn the_outputs_do_not_depend_on_the_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let configs = crate::harness::root().join("configs/explore");
+    let mut paths: Vec<String> = crate::harness::list_files(&configs)
+        .iter()
+        .map(|n| configs.join(n).to_string_lossy().into_owned())
+        .collect();
+    paths.sort();
+    for jobs in ["1", "2"] {
+        let mut args = vec!["explore", "-q", "--jobs", jobs, "--out", jobs];
+        args.extend(paths.iter().map(String::as_str));
+        let o = coordsim_in(dir.path(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let one = crate::harness::list_files(&dir.path().join("1"));
+    assert!(one.len() > 20, "{one:?}");
+    assert_eq!(one, crate::harness::list_files(&dir.path().join("2")));
+    for f in &one {
+        assert!(
+            crate::harness::read(dir.path().join("1").join(f))
+                == crate::harness::read(dir.path().join("2").join(f)),
+            "{f} differs between one thread and two"
+        );
     }
 }

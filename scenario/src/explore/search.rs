@@ -35,11 +35,45 @@ struct Node {
 /// A transition: from, to, its probability given its start (the product of its draws').
 type Edge = (u32, u32, f64);
 
+/// A run as it stands at a state, boxed: it moves from a branch to the frontier to a
+/// thread and back, as one pointer (a `Sim` is most of a kilobyte).
+type State<'a> = Box<(Sim<'a>, EventQueue<Ev>)>;
+
 /// One way an event ran: the state it reached and what it did.
 struct Branch<'a> {
-    sim: Sim<'a>,
-    q: EventQueue<Ev>,
+    state: State<'a>,
     ran: Ran,
+}
+
+/// A state waiting in the frontier: its node, and the run as it stands there.
+type Waiting<'a> = (u32, State<'a>);
+
+/// States expanded per thread per chunk: enough that a thread's start is nothing beside
+/// its work, few enough that a chunk's children do not crowd the memory.
+const CHUNK_PER_JOB: usize = 2048;
+
+/// What expanding one state gave, for the merge.
+enum Expanded<'a> {
+    /// No event was left: the metrics the execution ends with.
+    Ended { id: u32, metrics: Vec<Cell> },
+    /// Its transitions, in pick and branch order.
+    Children {
+        id: u32,
+        /// Whether several events were free.
+        ordered: bool,
+        /// Whether the reduction took one event alone.
+        reduced: bool,
+        transitions: u64,
+        children: Vec<Child<'a>>,
+    },
+}
+
+/// One transition out of an expanded state, ready to merge.
+struct Child<'a> {
+    choice: Choice,
+    probability: f64,
+    fingerprint: Option<u64>,
+    state: State<'a>,
 }
 
 /// One distinct outcome: its cells and its first (shortest) end state.
@@ -101,71 +135,138 @@ impl<'a> Search<'a> {
             choice: Choice::default(),
             outcome: GOES_ON,
         });
-        let mut frontier = VecDeque::from([(0u32, sim, q)]);
-        while let Some((id, sim, q)) = frontier.pop_front() {
-            let next = choices(&sim, &q);
-            if next.is_empty() {
-                self.end(id, sim, &q)?;
-                continue;
-            }
-            self.ordered |= next.len() > 1;
-            let depth = self.nodes[id as usize].depth + 1;
-            // Each pick's branches, once computed (the reduction may compute some first).
-            let mut tried: Vec<Option<Vec<Branch<'a>>>> = (0..next.len()).map(|_| None).collect();
-            if self.reducer.on() && next.len() > 1 {
-                // An event that commutes with everything else at this instant: taken
-                // alone (`reduce`).
-                for (pick, &due) in next.iter().enumerate() {
-                    if !self.reducer.may_be_alone(&sim, due.class, due.event) {
-                        continue;
-                    }
-                    let branches = self.branches(&sim, &q, due, depth)?;
-                    let actor = sim.owner(due.event);
-                    let alone = branches.iter().all(|b| {
-                        b.ran.drawn.iter().all(|d| !d.fault)
-                            && self.reducer.independent(&sim, actor, &b.ran.touched)
-                    });
-                    if alone {
-                        tried.iter_mut().for_each(|t| *t = Some(Vec::new()));
-                        self.reduced += 1;
-                    }
-                    tried[pick] = Some(branches);
-                    if alone {
-                        break;
-                    }
-                }
-            }
-            for (pick, &due) in next.iter().enumerate() {
-                let branches = match tried[pick].take() {
-                    Some(b) => b,
-                    None => self.branches(&sim, &q, due, depth)?,
-                };
-                for b in branches {
-                    self.reached(id, &next, pick, b, &mut frontier);
-                }
+        let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([(0u32, Box::new((sim, q)))]);
+        let jobs = self.limits.jobs.max(1);
+        while !frontier.is_empty() {
+            // A chunk of the frontier's front expanded (in parallel), then merged in the
+            // order one thread would take them: the result never depends on `jobs`.
+            let take = frontier.len().min(CHUNK_PER_JOB * jobs);
+            let chunk: Vec<Waiting<'a>> = frontier.drain(..take).collect();
+            for expanded in self.expand_all(chunk, jobs) {
+                self.merge(expanded?, &mut frontier)?;
             }
         }
         self.finish()
     }
 
+    /// Every state of `chunk` expanded, in order, on `jobs` threads (each a contiguous
+    /// share of it).
+    fn expand_all(
+        &self,
+        chunk: Vec<Waiting<'a>>,
+        jobs: usize,
+    ) -> Vec<Result<Expanded<'a>, ModelError>> {
+        if jobs == 1 || chunk.len() < 2 {
+            return chunk.into_iter().map(|w| self.expand(w)).collect();
+        }
+        let per = chunk.len().div_ceil(jobs);
+        let mut shares: Vec<Vec<Waiting<'a>>> = Vec::with_capacity(jobs);
+        let mut rest = chunk.into_iter();
+        loop {
+            let share: Vec<Waiting<'a>> = rest.by_ref().take(per).collect();
+            if share.is_empty() {
+                break;
+            }
+            shares.push(share);
+        }
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = shares
+                .into_iter()
+                .map(|share| {
+                    scope.spawn(move || {
+                        share
+                            .into_iter()
+                            .map(|w| self.expand(w))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| match h.join() {
+                    Ok(done) => done,
+                    Err(_) => vec![Err(ModelError::Invariant(
+                        "an exploration thread panicked".into(),
+                    ))],
+                })
+                .collect()
+        })
+    }
+
+    /// One state expanded: its end, or every way each of its free events can run (what
+    /// needs no other state: the merging is [`Search::merge`]'s).
+    fn expand(&self, (id, state): Waiting<'a>) -> Result<Expanded<'a>, ModelError> {
+        let (sim, q) = &*state;
+        let next = choices(sim, q);
+        if next.is_empty() {
+            let (sim, q) = *state;
+            return self.ended(id, sim, &q);
+        }
+        let depth = self.nodes[id as usize].depth + 1;
+        let mut transitions = 0;
+        // Each pick's branches, once computed (the reduction may compute some first).
+        let mut tried: Vec<Option<Vec<Branch<'a>>>> = (0..next.len()).map(|_| None).collect();
+        let mut reduced = false;
+        if self.reducer.on() && next.len() > 1 {
+            // An event that commutes with everything else at this instant: taken alone
+            // (`reduce`).
+            for (pick, &due) in next.iter().enumerate() {
+                if !self.reducer.may_be_alone(sim, due.class, due.event) {
+                    continue;
+                }
+                let branches = self.branches(sim, q, due, depth, &mut transitions)?;
+                let actor = sim.owner(due.event);
+                let alone = branches.iter().all(|b| {
+                    b.ran.drawn.iter().all(|d| !d.fault)
+                        && self.reducer.independent(sim, actor, &b.ran.touched)
+                });
+                if alone {
+                    tried.iter_mut().for_each(|t| *t = Some(Vec::new()));
+                    reduced = true;
+                }
+                tried[pick] = Some(branches);
+                if alone {
+                    break;
+                }
+            }
+        }
+        let mut children = Vec::new();
+        for (pick, &due) in next.iter().enumerate() {
+            let branches = match tried[pick].take() {
+                Some(b) => b,
+                None => self.branches(sim, q, due, depth, &mut transitions)?,
+            };
+            for b in branches {
+                children.push(self.child(&next, pick, b));
+            }
+        }
+        Ok(Expanded::Children {
+            id,
+            ordered: next.len() > 1,
+            reduced,
+            transitions,
+            children,
+        })
+    }
+
     /// Every way event `due` can run from state (`sim`, `q`): one branch per decision of
     /// its draws (each draw past those given may go the other way).
     fn branches(
-        &mut self,
+        &self,
         sim: &Sim<'a>,
         q: &EventQueue<Ev>,
         due: Due<Ev>,
         depth: u32,
+        transitions: &mut u64,
     ) -> Result<Vec<Branch<'a>>, ModelError> {
         let mut out = Vec::new();
         let mut scripts: Vec<Vec<bool>> = vec![Vec::new()];
         while let Some(forced) = scripts.pop() {
-            let mut s = sim.clone();
-            let mut q2 = q.clone();
+            let mut state = Box::new((sim.clone(), q.clone()));
+            let (s, q2) = &mut *state;
             let given = forced.len();
-            let ran =
-                run_chosen(&mut s, &mut q2, due, forced).map_err(|e| in_execution(e, depth))?;
-            self.transitions += 1;
+            let ran = run_chosen(s, q2, due, forced).map_err(|e| in_execution(e, depth))?;
+            *transitions += 1;
             let drawn = &ran.drawn;
             if drawn.len() > MAX_DRAWS {
                 return Err(ModelError::Sim(SimError::Model(format!(
@@ -178,21 +279,14 @@ impl<'a> Search<'a> {
                 other.push(true);
                 scripts.push(other);
             }
-            out.push(Branch { sim: s, q: q2, ran });
+            out.push(Branch { state, ran });
         }
         Ok(out)
     }
 
-    /// Branch `b` (of the event `pick` of `next`) taken from state `id`: an edge to the
-    /// state it reaches, a new node when it is new.
-    fn reached(
-        &mut self,
-        id: u32,
-        next: &[Due<Ev>],
-        pick: usize,
-        b: Branch<'a>,
-        frontier: &mut VecDeque<(u32, Sim<'a>, EventQueue<Ev>)>,
-    ) {
+    /// Branch `b` (of the event `pick` of `next`) as a transition: its choice, its
+    /// probability and the fingerprint of the state it reaches.
+    fn child(&self, next: &[Due<Ev>], pick: usize, b: Branch<'a>) -> Child<'a> {
         let drawn = &b.ran.drawn;
         let probability: f64 = drawn
             .iter()
@@ -208,38 +302,84 @@ impl<'a> Search<'a> {
                 .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
             drawn: drawn.len() as u8,
         };
-        let fingerprint = self.limits.merge_states.then(|| b.sim.fingerprint(&b.q));
-        if let Some(&to) = fingerprint.and_then(|f| self.seen.get(&f)) {
-            self.edges.push((id, to, probability));
-            return;
-        }
-        if self.nodes.len() as u64 >= self.limits.max_states {
-            self.bounded.get_or_insert(format!(
-                "bounded: {} states, not exhaustive (`max_states`)",
-                self.nodes.len()
-            ));
-            return;
-        }
-        let to = self.nodes.len() as u32;
-        self.nodes.push(Node {
-            parent: id,
-            depth: self.nodes[id as usize].depth + 1,
+        let fingerprint = self
+            .limits
+            .merge_states
+            .then(|| b.state.0.fingerprint(&b.state.1));
+        Child {
             choice,
-            outcome: GOES_ON,
-        });
-        if let Some(f) = fingerprint {
-            self.seen.insert(f, to);
+            probability,
+            fingerprint,
+            state: b.state,
         }
-        self.edges.push((id, to, probability));
-        frontier.push_back((to, b.sim, b.q));
     }
 
-    /// A state with no event left: the run's end, and its outcome.
-    fn end(&mut self, id: u32, mut sim: Sim<'_>, q: &EventQueue<Ev>) -> Result<(), ModelError> {
+    /// An expanded state taken into the graph, in the order one thread would: each child
+    /// an edge to the state it reaches, a new node (at the frontier's back) when it is new.
+    fn merge(
+        &mut self,
+        expanded: Expanded<'a>,
+        frontier: &mut VecDeque<Waiting<'a>>,
+    ) -> Result<(), ModelError> {
+        let (id, children) = match expanded {
+            Expanded::Ended { id, metrics } => return self.end(id, metrics),
+            Expanded::Children {
+                id,
+                ordered,
+                reduced,
+                transitions,
+                children,
+            } => {
+                self.ordered |= ordered;
+                self.reduced += u64::from(reduced);
+                self.transitions += transitions;
+                (id, children)
+            }
+        };
+        for c in children {
+            if let Some(&to) = c.fingerprint.and_then(|f| self.seen.get(&f)) {
+                self.edges.push((id, to, c.probability));
+                continue;
+            }
+            if self.nodes.len() as u64 >= self.limits.max_states {
+                self.bounded.get_or_insert(format!(
+                    "bounded: {} states, not exhaustive (`max_states`)",
+                    self.nodes.len()
+                ));
+                continue;
+            }
+            let to = self.nodes.len() as u32;
+            self.nodes.push(Node {
+                parent: id,
+                depth: self.nodes[id as usize].depth + 1,
+                choice: c.choice,
+                outcome: GOES_ON,
+            });
+            if let Some(f) = c.fingerprint {
+                self.seen.insert(f, to);
+            }
+            self.edges.push((id, to, c.probability));
+            frontier.push_back((to, c.state));
+        }
+        Ok(())
+    }
+
+    /// A state with no event left: the run's end, and the metrics it ends with.
+    fn ended(
+        &self,
+        id: u32,
+        mut sim: Sim<'a>,
+        q: &EventQueue<Ev>,
+    ) -> Result<Expanded<'a>, ModelError> {
         sim.end = q.now();
         sim.settle_direct();
         sim.check(self.ctx.seed())?;
         let metrics = sim.output(self.fill, &[], &self.ctx).metrics;
+        Ok(Expanded::Ended { id, metrics })
+    }
+
+    /// A state with no event left, in the graph: its outcome, new or one seen before.
+    fn end(&mut self, id: u32, metrics: Vec<Cell>) -> Result<(), ModelError> {
         let key = format!("{metrics:?}");
         let outcome = match self.by_cells.get(&key) {
             Some(&o) => o,
