@@ -136,8 +136,9 @@ pub fn over_executions(
             })
             .collect();
         if let Some(stat) = claim.stat {
+            // No outcome (a bound reached before any execution ended): no value at all.
             let values: Option<Vec<f64>> = samples.iter().map(|s| s.actual).collect();
-            let actual = values.map(|v| match stat {
+            let actual = values.filter(|v| !v.is_empty()).map(|v| match stat {
                 Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 _ => v.iter().copied().fold(f64::INFINITY, f64::min),
             });

@@ -168,6 +168,10 @@ pub struct ExploreArgs {
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// End each point's exploration after this many seconds, bounded (a verdict it then
+    /// gives is never a proof; the machine's speed decides where it stops).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    pub max_seconds: Option<u64>,
     /// Threads expanding states at once (default: the number of cores); the result is
     /// the same with any number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]

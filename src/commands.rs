@@ -340,7 +340,11 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut stdout = crate::print::stdout();
     let mut verdicts = Vec::new();
     for config in &mut configs {
-        let explored = crate::explore::explore_config(config, config.seed, &limits)?;
+        let watch = crate::explore::Watch {
+            progress: !args.quiet,
+            max_seconds: args.max_seconds,
+        };
+        let explored = crate::explore::explore_watched(config, config.seed, &limits, watch)?;
         let name = format!("{}-explore", config.stem);
         let staging = Staging::begin(&args.out, &name)?;
         let (these, text) = write_exploration(config, &explored, staging.path())?;

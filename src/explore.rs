@@ -2,10 +2,26 @@
 //! semantics allow (`coordsim_model::explore`), for `coordsim explore` and for the claims
 //! over executions that `check` verifies.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
 use coordsim_model::{Exploration, ExploreLimits, RunContext};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::config::Config;
+use crate::interrupt::stop_flag;
 use crate::runner::run_error;
+
+/// How an exploration is watched from outside: a progress line, and a time limit.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Watch {
+    /// Show the states visited and the states per second (only drawn on a terminal).
+    pub progress: bool,
+    /// End each point's exploration, bounded, after this many seconds: the one bound the
+    /// machine's speed decides, so the one that can give another verdict on another run.
+    pub max_seconds: Option<u64>,
+}
 
 /// Every point of `config` explored under `limits`, with master seed `seed` (an explored
 /// run draws nothing, but its errors and its replay say the seed, as every run does).
@@ -14,17 +30,81 @@ pub fn explore_config(
     seed: u64,
     limits: &ExploreLimits,
 ) -> anyhow::Result<Vec<Exploration>> {
+    explore_watched(config, seed, limits, Watch::default())
+}
+
+/// [`explore_config`], watched: a progress line on stderr, and a time limit per point.
+pub fn explore_watched(
+    config: &Config,
+    seed: u64,
+    limits: &ExploreLimits,
+    watch: Watch,
+) -> anyhow::Result<Vec<Exploration>> {
     (0..config.points)
         .map(|point| {
+            let states = Arc::new(AtomicU64::new(0));
+            let enough = Arc::new(AtomicBool::new(false));
             let ctx = RunContext::new(seed, config.limits)
                 .with_entities(false)
                 .with_stats(config.stats)
-                .with_percentile(config.percentile);
-            config.plans[point]
-                .explore(&ctx, limits)
-                .map_err(|e| run_error(config, point, &e))
+                .with_percentile(config.percentile)
+                .with_stop(stop_flag())
+                .with_states_progress(Arc::clone(&states))
+                .with_enough(Arc::clone(&enough));
+            let label = if config.points > 1 {
+                format!(
+                    "{} point {}/{}",
+                    config.source.name,
+                    point + 1,
+                    config.points
+                )
+            } else {
+                config.source.name.clone()
+            };
+            let done = AtomicBool::new(false);
+            let explored = std::thread::scope(|scope| {
+                let watcher = (watch.progress || watch.max_seconds.is_some())
+                    .then(|| scope.spawn(|| watching(&label, watch, &states, &enough, &done)));
+                let out = config.plans[point].explore(&ctx, limits);
+                done.store(true, Ordering::Relaxed);
+                if let Some(w) = watcher {
+                    w.thread().unpark();
+                    let _ = w.join();
+                }
+                out
+            });
+            explored.map_err(|e| run_error(config, point, &e))
         })
         .collect()
+}
+
+/// The watcher of one exploration: every 100 ms it draws the states visited and, past the
+/// time limit, raises `enough`; it ends when `done` is.
+fn watching(label: &str, watch: Watch, states: &AtomicU64, enough: &AtomicBool, done: &AtomicBool) {
+    let start = Instant::now();
+    let bar = if watch.progress {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg}, {elapsed} elapsed")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    while !done.load(Ordering::Relaxed) {
+        std::thread::park_timeout(Duration::from_millis(100));
+        let seconds = start.elapsed().as_secs_f64();
+        let n = states.load(Ordering::Relaxed);
+        bar.set_message(format!(
+            "{label}: {n} states, {:.2} M states/s",
+            n as f64 / seconds.max(1e-3) / 1e6
+        ));
+        bar.tick();
+        if watch.max_seconds.is_some_and(|m| seconds >= m as f64) {
+            enough.store(true, Ordering::Relaxed);
+        }
+    }
+    bar.finish_and_clear();
 }
 
 /// The bounds `check`, `report` and the lessons explore with: the defaults, on every core

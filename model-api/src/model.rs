@@ -194,6 +194,8 @@ pub struct RunContext {
     ties: Ties,
     progress: Option<Arc<AtomicU64>>,
     stop: Vec<Arc<std::sync::atomic::AtomicBool>>,
+    states: Option<Arc<AtomicU64>>,
+    enough: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl RunContext {
@@ -211,7 +213,52 @@ impl RunContext {
             ties: Ties::Fifo,
             progress: None,
             stop: Vec::new(),
+            states: None,
+            enough: None,
         }
+    }
+
+    /// The same exploration, storing the states it has visited in `counter` now and then
+    /// (a progress bar reads it; results never depend on it).
+    pub fn with_states_progress(mut self, counter: Arc<AtomicU64>) -> RunContext {
+        self.states = Some(counter);
+        self
+    }
+
+    /// The same exploration, ending bounded (never with an error) once `flag` is raised:
+    /// the front end's time limit, which only the front end's clock decides.
+    pub fn with_enough(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> RunContext {
+        self.enough = Some(flag);
+        self
+    }
+
+    /// The same run without its stop flags: an exploration checks them itself between
+    /// chunks of states ([`RunContext::stopped`]), so that the queues it clones by the
+    /// million do not share their counters across threads.
+    pub fn without_stop(mut self) -> RunContext {
+        self.stop.clear();
+        self
+    }
+
+    /// Whether a stop flag is raised ([`RunContext::with_stop`]).
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .iter()
+            .any(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// Tells the progress counter that `states` states have been visited.
+    pub fn report_states(&self, states: u64) {
+        if let Some(c) = &self.states {
+            c.store(states, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the exploration should end now, bounded ([`RunContext::with_enough`]).
+    pub fn enough(&self) -> bool {
+        self.enough
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// The same run, ending with [`SimError::Stopped`](sim_core::SimError::Stopped) once

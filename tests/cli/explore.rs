@@ -764,3 +764,21 @@ fn the_outputs_do_not_depend_on_the_threads() {
         );
     }
 }
+
+/// A time limit ends an exploration bounded, never with a proof: 2 clients of 40
+/// increments have far more states than a second explores, so `--max-seconds 1` stops
+/// with the verdict saying so, and the claim fails for it.
+#[test]
+fn a_time_limit_ends_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = increments(2, 40, false);
+    text.push_str(
+        "[[claim]]\nover = \"executions\"\nholds = \"always\"\nmetric = \"counter.value\"\nat_least = 2\n",
+    );
+    let path = write_config(dir.path(), "long.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--max-seconds", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stopped at the time limit"), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+}

@@ -85,7 +85,10 @@ struct Found {
 pub(super) struct Search<'a> {
     p: &'a Point,
     fill: &'a [Metric],
+    /// What the runs of the states see (no stop flags: `outer` has them).
     ctx: RunContext,
+    /// The context as given: its stop flags, its progress counter, its time bound.
+    outer: RunContext,
     limits: ExploreLimits,
     nodes: Vec<Node>,
     edges: Vec<Edge>,
@@ -109,7 +112,12 @@ impl<'a> Search<'a> {
         Search {
             p,
             fill,
-            ctx: ctx.clone().with_lanes(false).with_distributions(false),
+            ctx: ctx
+                .clone()
+                .with_lanes(false)
+                .with_distributions(false)
+                .without_stop(),
+            outer: ctx.clone(),
             limits: *limits,
             nodes: Vec::new(),
             edges: Vec::new(),
@@ -144,6 +152,17 @@ impl<'a> Search<'a> {
             let chunk: Vec<Waiting<'a>> = frontier.drain(..take).collect();
             for expanded in self.expand_all(chunk, jobs) {
                 self.merge(expanded?, &mut frontier)?;
+            }
+            self.outer.report_states(self.nodes.len() as u64);
+            if self.outer.stopped() {
+                return Err(ModelError::Sim(SimError::Stopped));
+            }
+            if !frontier.is_empty() && self.outer.enough() {
+                self.bounded.get_or_insert(format!(
+                    "bounded: {} states, not exhaustive (stopped at the time limit, `--max-seconds`)",
+                    self.nodes.len()
+                ));
+                break;
             }
         }
         self.finish()
