@@ -120,16 +120,22 @@ pub struct Decision {
     /// Each random draw the event made, in order: `true` for "yes" (the fault happened,
     /// the chance was taken).
     pub draws: Vec<bool>,
+    /// The event's actor crashed there instead of going on (a `crash_anywhere` crash).
+    pub crash: bool,
 }
 
 /// Most events a schedule may hold (a limit on a file read back).
 pub const MAX_SCHEDULE_EVENTS: usize = 10_000_000;
 
 impl Decision {
-    /// The text form: `2/3` (the second of three free events, counted from 1), then the
-    /// draws as `y` / `n` after a space (`1/1 yn`).
+    /// The text form: `2/3` (the second of three free events, counted from 1), then
+    /// ` crash` for a `crash_anywhere` crash, then the draws as `y` / `n` after a space
+    /// (`1/1 yn`).
     pub fn text(&self) -> String {
         let mut s = format!("{}/{}", self.pick + 1, self.of);
+        if self.crash {
+            s.push_str(" crash");
+        }
         if !self.draws.is_empty() {
             s.push(' ');
             s.extend(self.draws.iter().map(|&d| if d { 'y' } else { 'n' }));
@@ -144,13 +150,18 @@ impl Decision {
     /// let d = Decision::parse("2/3 yn").unwrap();
     /// assert_eq!((d.pick, d.of, &d.draws[..]), (1, 3, &[true, false][..]));
     /// assert_eq!(d.text(), "2/3 yn");
+    /// assert!(Decision::parse("1/2 crash").unwrap().crash);
     /// assert!(Decision::parse("4/3").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Decision, String> {
-        let form = "write `K/N` (the K-th of N free events, from 1), then optionally the draws as `y`/`n` (`1/2 yn`)";
-        let (order, draws) = match text.trim().split_once(' ') {
+        let form = "write `K/N` (the K-th of N free events, from 1), then optionally `crash`, then the draws as `y`/`n` (`1/2 yn`)";
+        let (order, rest) = match text.trim().split_once(' ') {
             Some((o, d)) => (o, d.trim()),
             None => (text.trim(), ""),
+        };
+        let (crash, draws) = match rest.strip_prefix("crash") {
+            Some(d) => (true, d.trim()),
+            None => (false, rest),
         };
         let (k, n) = order
             .split_once('/')
@@ -179,6 +190,7 @@ impl Decision {
             pick: k - 1,
             of: n,
             draws,
+            crash,
         })
     }
 }

@@ -9,12 +9,12 @@ use proptest::prelude::*;
 use crate::harness::{coordsim_in, library_config, registry, stderr, stdout, write_config};
 
 /// Every point of `text` explored with `limits`.
-fn explore(text: &str, limits: &ExploreLimits) -> Vec<Exploration> {
+pub(crate) fn explore(text: &str, limits: &ExploreLimits) -> Vec<Exploration> {
     let config = library_config(&registry(), "explore.toml", text).expect("config parses");
     coordsim::explore::explore_config(&config, config.seed, limits).expect("explores")
 }
 
-fn limits(reduce: Reduction, merge: bool) -> ExploreLimits {
+pub(crate) fn limits(reduce: Reduction, merge: bool) -> ExploreLimits {
     ExploreLimits {
         reduce,
         merge_states: merge,
@@ -62,7 +62,7 @@ fn values(text: &str, e: &Exploration, name: &str) -> BTreeSet<String> {
 }
 
 /// `k` clients each incrementing one register `n` times, every step taking no time.
-fn increments(k: u32, n: u32, guarded: bool) -> String {
+pub(crate) fn increments(k: u32, n: u32, guarded: bool) -> String {
     let steps = if guarded {
         r#"[{ acquire = "L" }, { read = "counter" }, { write = "counter", value = "read + 1" }, { release = "L" }]"#
     } else {
@@ -473,7 +473,7 @@ proptest! {
 }
 
 /// Each outcome's schedule run again (`PreparedRun::replay`): the metrics it ends with.
-fn replayed(text: &str, e: &Exploration) -> Vec<Vec<coordsim_model::Cell>> {
+pub(crate) fn replayed(text: &str, e: &Exploration) -> Vec<Vec<coordsim_model::Cell>> {
     let config = library_config(&registry(), "explore.toml", text).unwrap();
     let ctx = coordsim_model::RunContext::new(config.seed, config.limits);
     e.outcomes
@@ -485,127 +485,6 @@ fn replayed(text: &str, e: &Exploration) -> Vec<Vec<coordsim_model::Cell>> {
                 .metrics
         })
         .collect()
-}
-
-/// `explore` writes each deciding execution as a schedule, its step chart and its run;
-/// `run --schedule` runs it again as a run: the lost update's counterexample (2 clients of
-/// 2 increments ending at 2, below k·n = 4) ends at 2 in its results, with its timeline.
-#[test]
-fn a_counterexample_runs_again_from_its_schedule() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = crate::harness::root()
-        .join("configs/explore/explore-lost-update.toml")
-        .to_string_lossy()
-        .into_owned();
-    let o = coordsim_in(dir.path(), &["explore", &path, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = dir.path().join("out/explore-lost-update-explore");
-    // Claim 2 ("sometimes" a lost update) is decided by a witness.
-    for file in [
-        "schedule-2.toml",
-        "trace-2.csv",
-        "trace-2.svg",
-        "trace-2.png",
-    ] {
-        assert!(out.join(file).is_file(), "{file} written");
-    }
-    let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
-    assert!(md.contains("![") && md.contains("trace-2.svg"), "{md}");
-    assert!(md.contains("--schedule"), "{md}");
-    let svg = std::fs::read_to_string(out.join("trace-2.svg")).unwrap();
-    assert!(svg.starts_with("<svg"), "an SVG");
-    let schedule = out.join("schedule-2.toml").to_string_lossy().into_owned();
-    let o = coordsim_in(dir.path(), &["run", &path, "--schedule", &schedule, "-q"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let run = dir.path().join("out/explore-lost-update-schedule-2");
-    let results = std::fs::read_to_string(run.join("results.csv")).unwrap();
-    let mut lines = results.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(lines.next(), None, "one execution, one row");
-    let at = header.iter().position(|h| *h == "counter.value").unwrap();
-    assert_eq!(row[at], "2");
-    assert!(run.join("timeline.svg").is_file());
-    // The trace CSV's steps are the schedule's events.
-    let steps = std::fs::read_to_string(out.join("trace-2.csv")).unwrap();
-    let text = std::fs::read_to_string(&schedule).unwrap();
-    let events = text
-        .split_once("events = [")
-        .unwrap()
-        .1
-        .split(',')
-        .filter(|e| e.trim().starts_with('"'))
-        .count();
-    assert_eq!(steps.lines().count() - 1, events);
-}
-
-/// A schedule that does not fit says where: another config's, a point whose sweep
-/// changed, an event with another number of free events, a malformed choice.
-#[test]
-fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
-    let dir = tempfile::tempdir().unwrap();
-    let text = increments(2, 1, false);
-    let path = write_config(dir.path(), "inc.toml", &text);
-    let write = |name: &str, body: &str| {
-        let file = dir.path().join(name);
-        std::fs::write(&file, body).unwrap();
-        file.to_string_lossy().into_owned()
-    };
-    let refused = |file: &str| {
-        let o = coordsim_in(dir.path(), &["run", &path, "--schedule", file, "-q"]);
-        assert!(!o.status.success(), "{file} refused");
-        stderr(&o)
-    };
-    // Two clients' read and write, 4 actions: an explored execution's choices.
-    let e = &explore(&text, &limits(Reduction::On, true))[0];
-    let events: Vec<String> = e.outcomes[0]
-        .schedule
-        .events
-        .iter()
-        .map(|d| format!("\"{}\"", d.text()))
-        .collect();
-    assert_eq!(events.len(), 4);
-    assert!(
-        events[0].ends_with("/2\""),
-        "both clients are free at first"
-    );
-    assert_eq!(events[3], "\"1/1\"", "one action is left at the end");
-    let good = format!(
-        "config = \"inc\"\npoint = 0\nat = {{}}\nmax_faults = 1\nevents = [{}]\n",
-        events.join(", ")
-    );
-    let o = coordsim_in(
-        dir.path(),
-        &["run", &path, "--schedule", &write("good.toml", &good), "-q"],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let other = write("other.toml", &good.replace("\"inc\"", "\"lock-order\""));
-    let err = refused(&other);
-    assert!(
-        err.contains("other.toml:1:10") && err.contains("lock-order"),
-        "{err}"
-    );
-    let misfit = write("misfit.toml", &good.replacen("/2\"", "/3\"", 1));
-    let err = refused(&misfit);
-    assert!(
-        err.contains("event 1") && err.contains("2 events are free, not 3"),
-        "{err}"
-    );
-    let short = write("short.toml", &good.replace(", \"1/1\"]", "]"));
-    let err = refused(&short);
-    assert!(err.contains("ends after 3 events"), "{err}");
-    let bad = write("bad.toml", &good.replace("\"1/1\"", "\"2/1\""));
-    let err = refused(&bad);
-    assert!(
-        err.contains("bad.toml:5:") && err.contains("1 to 1"),
-        "{err}"
-    );
-    let point = write("point.toml", &good.replace("point = 0", "point = 3"));
-    let err = refused(&point);
-    assert!(
-        err.contains("point.toml:2:9") && err.contains("points 0 to 0"),
-        "{err}"
-    );
 }
 
 /// Every config of the repository that can be explored: each of its runs is one of its
@@ -677,108 +556,50 @@ fn every_run_lies_within_its_explored_range() {
     );
 }
 
-/// A lesson's chart block embeds a counterexample: `chart NAME trace-N` is the step chart
-/// of the execution deciding claim N. `fill` writes it, `check` passes on it and fails on
-/// another image; claim 1 (a `min`, decided by no single execution) and a claim that does
-/// not exist are errors at the marker.
+/// `crash_anywhere` crashes an actor at any of its step boundaries: one writer of 1, 2, 3
+/// (no restart) ends at 3 when it never crashes, at 1 or 2 when it crashes after its first
+/// or second write (the first runs as it starts: no boundary before it), so exactly
+/// {1, 2, 3}, one execution each, and no probability (a crash anywhere has none). A count
+/// of 0 is refused at its key; a crash's schedule runs again to its outcome.
 #[test]
-fn a_lesson_embeds_the_counterexample_of_a_claim() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = crate::harness::read(
-        crate::harness::root().join("configs/explore/explore-lost-update.toml"),
-    );
-    std::fs::write(dir.path().join("lost.toml"), config).unwrap();
-    let lesson = |chart: &str| {
-        let text = format!(
-            "<!-- coordsim use lost = \"lost.toml\" -->\n<!-- coordsim locale = \"tr\" -->\n\n<!-- coordsim chart lost {chart} -->\n![karşı örnek](trace.svg)\n<!-- /coordsim -->\n"
-        );
-        std::fs::write(dir.path().join("lesson.md"), text).unwrap();
+fn a_crash_anywhere_is_tried_at_every_step() {
+    let text = |count: u32| {
+        format!(
+            r#"model = "scenario"
+[[resource]]
+name = "r"
+kind = "register"
+[[actor]]
+name = "w"
+crash_anywhere = {{ count = {count} }}
+steps = [{{ write = "r", value = 1 }}, {{ write = "r", value = 2 }}, {{ write = "r", value = 3 }}]
+"#
+        )
     };
-    lesson("trace-2");
-    let o = crate::harness::lesson(dir.path(), &["fill", "lesson.md"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let svg = std::fs::read_to_string(dir.path().join("trace.svg")).unwrap();
-    assert!(svg.starts_with("<svg"));
-    let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    // Another execution's chart (the lock-order deadlock's) is not this one.
-    let other = dir.path().join("out");
-    let o = coordsim_in(
-        dir.path(),
-        &[
-            "explore",
-            &crate::harness::root()
-                .join("configs/explore/explore-lock-order.toml")
-                .to_string_lossy(),
-            "--out",
-            &other.to_string_lossy(),
-            "-q",
-        ],
+    let e = &explore(&text(1), &limits(Reduction::On, true))[0];
+    assert_eq!(e.bounded, None);
+    assert_eq!(
+        values(&text(1), e, "r.value"),
+        BTreeSet::from(["1".into(), "2".into(), "3".into()])
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let deadlock = std::fs::read(other.join("explore-lock-order-explore/trace-1.svg")).unwrap();
-    std::fs::write(dir.path().join("trace.svg"), deadlock).unwrap();
-    let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stdout(&o).contains("differs"), "{}", stdout(&o));
-    for (chart, says) in [
-        ("trace-1", "no single execution decides claim 1"),
-        (
-            "trace-9",
-            "claim 9 of `lost` is not a claim over executions",
-        ),
-    ] {
-        lesson(chart);
-        let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
-        assert_eq!(o.status.code(), Some(2), "{chart}");
-        let err = stderr(&o);
-        assert!(err.contains("lesson.md:4:1") && err.contains(says), "{err}");
+    assert_eq!(e.executions, 3);
+    assert!(e.outcomes.iter().all(|o| o.probability.is_none()));
+    for (got, want) in replayed(&text(1), e).iter().zip(&e.outcomes) {
+        assert_eq!(got, &want.metrics);
     }
-}
-
-/// `--jobs` changes nothing written: every explore config's outputs on one thread and on
-/// two are the same bytes.
-#[test]
-fn the_outputs_do_not_depend_on_the_threads() {
-    let dir = tempfile::tempdir().unwrap();
-    let configs = crate::harness::root().join("configs/explore");
-    let mut paths: Vec<String> = crate::harness::list_files(&configs)
+    let crashed: Vec<bool> = e
+        .outcomes
         .iter()
-        .map(|n| configs.join(n).to_string_lossy().into_owned())
+        .map(|o| o.schedule.events.iter().any(|d| d.crash))
         .collect();
-    paths.sort();
-    for jobs in ["1", "2"] {
-        let mut args = vec!["explore", "-q", "--jobs", jobs, "--out", jobs];
-        args.extend(paths.iter().map(String::as_str));
-        let o = coordsim_in(dir.path(), &args);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let one = crate::harness::list_files(&dir.path().join("1"));
-    assert!(one.len() > 20, "{one:?}");
-    assert_eq!(one, crate::harness::list_files(&dir.path().join("2")));
-    for f in &one {
-        assert!(
-            crate::harness::read(dir.path().join("1").join(f))
-                == crate::harness::read(dir.path().join("2").join(f)),
-            "{f} differs between one thread and two"
-        );
-    }
-}
-
-/// A time limit ends an exploration bounded, never with a proof: 2 clients of 40
-/// increments have far more states than a second explores, so `--max-seconds 1` stops
-/// with the verdict saying so, and the claim fails for it.
-#[test]
-fn a_time_limit_ends_bounded() {
+    assert_eq!(crashed.iter().filter(|c| **c).count(), 2);
     let dir = tempfile::tempdir().unwrap();
-    let mut text = increments(2, 40, false);
-    text.push_str(
-        "[[claim]]\nover = \"executions\"\nholds = \"always\"\nmetric = \"counter.value\"\nat_least = 2\n",
+    let path = write_config(dir.path(), "zero.toml", &text(0));
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("crash_anywhere") && err.contains("from 1 to 16"),
+        "{err}"
     );
-    let path = write_config(dir.path(), "long.toml", &text);
-    let o = coordsim_in(dir.path(), &["explore", &path, "--max-seconds", "1"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    let out = stdout(&o);
-    assert!(out.contains("stopped at the time limit"), "{out}");
-    assert!(out.contains("FAIL"), "{out}");
 }

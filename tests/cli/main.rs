@@ -6,6 +6,7 @@ mod harness;
 mod charts;
 mod claims;
 mod config;
+mod counterexamples;
 mod docs;
 mod explore;
 mod fuzz;

@@ -145,6 +145,13 @@ impl Reducer {
         if !matches!(ev, Ev::Start { .. } | Ev::Resume { .. }) {
             return false;
         }
+        // A group that may crash anywhere shares its crash budget with every order.
+        if sim.p.groups[sim.actors[actor as usize].group as usize]
+            .crash_anywhere
+            .is_some()
+        {
+            return false;
+        }
         let alive = (0..sim.jobs.len() as u32)
             .filter(|&j| sim.jobs[j as usize].actor == actor && !sim.free.contains(&j))
             .count();

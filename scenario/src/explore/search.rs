@@ -10,7 +10,7 @@ use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, R
 use sim_core::{Due, EventQueue, SimError};
 
 use crate::explore::reduce::Reducer;
-use crate::explore::step::{Choice, Ran, choices, run_chosen, start};
+use crate::explore::step::{Choice, Ran, choices, may_crash, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
 use crate::run::state::{Ev, Sim};
@@ -250,7 +250,10 @@ impl<'a> Search<'a> {
             }
         }
         let mut children = Vec::new();
+        let mut crashes = false;
         for (pick, &due) in next.iter().enumerate() {
+            let taken =
+                tried[pick].is_none() || tried[pick].as_ref().is_some_and(|b| !b.is_empty());
             let branches = match tried[pick].take() {
                 Some(b) => b,
                 None => self.branches(sim, q, due, depth, &mut transitions)?,
@@ -258,10 +261,23 @@ impl<'a> Search<'a> {
             for b in branches {
                 children.push(self.child(&next, pick, b));
             }
+            // The same event as a `crash_anywhere` crash of its actor.
+            if taken && may_crash(sim, due) {
+                let mut state = Box::new((sim.clone(), q.clone()));
+                let (s, q2) = &mut *state;
+                let ran =
+                    run_chosen(s, q2, due, Vec::new(), true).map_err(|e| in_execution(e, depth))?;
+                transitions += 1;
+                let mut child = self.child(&next, pick, Branch { state, ran });
+                child.choice.crash = true;
+                children.push(child);
+                crashes = true;
+            }
         }
         Ok(Expanded::Children {
             id,
-            ordered: next.len() > 1,
+            // A crash anywhere has no probability, as a free order has none.
+            ordered: next.len() > 1 || crashes,
             reduced,
             transitions,
             children,
@@ -284,7 +300,7 @@ impl<'a> Search<'a> {
             let mut state = Box::new((sim.clone(), q.clone()));
             let (s, q2) = &mut *state;
             let given = forced.len();
-            let ran = run_chosen(s, q2, due, forced).map_err(|e| in_execution(e, depth))?;
+            let ran = run_chosen(s, q2, due, forced, false).map_err(|e| in_execution(e, depth))?;
             *transitions += 1;
             let drawn = &ran.drawn;
             if drawn.len() > MAX_DRAWS {
@@ -320,6 +336,7 @@ impl<'a> Search<'a> {
                 .enumerate()
                 .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
             drawn: drawn.len() as u8,
+            crash: false,
         };
         let fingerprint = self
             .limits

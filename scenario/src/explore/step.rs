@@ -18,6 +18,8 @@ pub(super) struct Choice {
     pub of: u16,
     pub draws: u64,
     pub drawn: u8,
+    /// A `crash_anywhere` crash: the event's actor crashed instead of going on.
+    pub crash: bool,
 }
 
 impl Choice {
@@ -27,6 +29,7 @@ impl Choice {
             pick: u32::from(self.pick),
             of: u32::from(self.of),
             draws: (0..self.drawn).map(|i| self.draws >> i & 1 == 1).collect(),
+            crash: self.crash,
         }
     }
 }
@@ -53,14 +56,34 @@ pub(super) struct Ran {
     pub beyond: f64,
 }
 
-/// Runs event `due` with the draws `forced` decided (the rest "no").
+/// Whether event `due` may be a `crash_anywhere` crash: an actor's going on (a step
+/// boundary), its job alive, its group's crashes not all spent along this execution.
+pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Ev>) -> bool {
+    let Ev::Resume { job } = due.event else {
+        return false;
+    };
+    let j = &sim.jobs[job as usize];
+    let a = &sim.actors[j.actor as usize];
+    let spent = sim.steer.as_ref().map_or(u32::MAX, |s| s.crashed_anywhere);
+    sim.p.groups[j.group as usize]
+        .crash_anywhere
+        .as_ref()
+        .is_some_and(|(count, _)| spent < *count)
+        && j.incarnation == a.incarnation
+        && !a.crashed
+}
+
+/// Runs event `due` with the draws `forced` decided (the rest "no"); with `crash`, its
+/// actor crashes there instead (`crash_anywhere`).
 pub(super) fn run_chosen(
     sim: &mut Sim<'_>,
     q: &mut EventQueue<Ev>,
     due: Due<Ev>,
     forced: Vec<bool>,
+    crash: bool,
 ) -> Result<Ran, ModelError> {
     if let Some(steer) = &mut sim.steer {
+        steer.crash_now = crash;
         steer.forced = forced;
         steer.drawn.clear();
         steer.fresh = None;

@@ -5,7 +5,7 @@ use coordsim_model::explore::{Decision, Schedule, TraceStep};
 use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
 use sim_core::ns_to_ms;
 
-use crate::explore::step::{choices, run_chosen, start};
+use crate::explore::step::{choices, may_crash, run_chosen, start};
 use crate::point::{Pick, Point, Step};
 use crate::run::state::{Ev, Sim};
 use crate::run::steer::Draw;
@@ -46,23 +46,30 @@ pub(super) fn replay(
         }
         let due = next[d.pick as usize];
         let before = sim.clone();
-        let drawn = run_chosen(&mut sim, &mut q, due, d.draws.clone())?.drawn;
+        if d.crash && !may_crash(&sim, due) {
+            return Err(misfit(
+                "that event cannot be a crash (`crash_anywhere`)".into(),
+            ));
+        }
+        let drawn = run_chosen(&mut sim, &mut q, due, d.draws.clone(), d.crash)?.drawn;
         let taken: Vec<bool> = drawn.iter().map(|x| x.taken).collect();
         if taken != d.draws {
             return Err(misfit(format!(
                 "the event decided {} draws ({}), not {}",
                 taken.len(),
                 Decision {
-                    pick: d.pick,
-                    of: d.of,
-                    draws: taken.clone()
+                    draws: taken.clone(),
+                    ..d.clone()
                 }
                 .text(),
                 d.draws.len()
             )));
         }
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
-        let (actor, action) = describe(p, &before, &sim, due.event, acted);
+        let (actor, mut action) = describe(p, &before, &sim, due.event, acted);
+        if d.crash {
+            action = "crashes here (crash_anywhere)".into();
+        }
         steps.push(TraceStep {
             time_ms: ns_to_ms(q.now()),
             actor,
@@ -91,6 +98,9 @@ fn choice_words(c: &Decision, drawn: &[Draw]) -> String {
     let mut words = Vec::new();
     if c.of > 1 {
         words.push(format!("{} of {}", c.pick + 1, c.of));
+    }
+    if c.crash {
+        words.push("crash".into());
     }
     for d in drawn {
         let what = match (d.fault, d.taken) {

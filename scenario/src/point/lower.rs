@@ -158,6 +158,24 @@ impl Point {
             jitters: flat.jitters,
             chances: flat.chances,
             named: flat.streams,
+            crash_anywhere: g
+                .crash_anywhere
+                .as_ref()
+                .map(|c| -> Result<(u32, Option<super::Dur>), ParamError> {
+                    let count = ev.whole(
+                        &c.count,
+                        &[at, "crash_anywhere", "count"],
+                        1,
+                        spec::MAX_CRASHES_ANYWHERE,
+                    )? as u32;
+                    let restart = c
+                        .restart_after_ms
+                        .as_ref()
+                        .map(|r| ev.dur(r, &[at, "crash_anywhere", "restart_after_ms"]))
+                        .transpose()?;
+                    Ok((count, restart))
+                })
+                .transpose()?,
         })
     }
 }

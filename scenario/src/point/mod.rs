@@ -232,6 +232,9 @@ pub(crate) struct Group {
     pub chances: bool,
     /// The streams its crashes and chances name.
     pub named: Vec<String>,
+    /// `crash_anywhere`: the crashes an exploration may inject at any of its actors'
+    /// steps (at most this many along an execution), and when a crashed actor restarts.
+    pub crash_anywhere: Option<(u32, Option<Dur>)>,
 }
 
 impl Group {

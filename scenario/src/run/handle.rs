@@ -6,7 +6,7 @@
 
 use sim_core::{EventQueue, Handler, Nanos, SimError};
 
-use crate::point::{Inst, Pick, Step, Tie};
+use crate::point::{CrashRule, Inst, Pick, Step, Tie};
 use crate::run::state::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim};
 
 /// What a step leaves its job to do: the interpreter loop's one decision.
@@ -89,6 +89,19 @@ impl<'p> Sim<'p> {
         match ev {
             Ev::Resume { job } => {
                 if let Some(steer) = &mut self.steer {
+                    if steer.crash_now {
+                        // An exploration's `crash_anywhere`: the actor dies at this step
+                        // boundary, as a `crash` step there would make it.
+                        steer.crash_now = false;
+                        steer.crashed_anywhere += 1;
+                        let g = self.jobs[job as usize].group as usize;
+                        let restart = self.p.groups[g]
+                            .crash_anywhere
+                            .as_ref()
+                            .and_then(|(_, r)| r.clone());
+                        self.crash_step(job, &CrashRule::All, &restart, now, q);
+                        return;
+                    }
                     steer.fresh = Some(job);
                 }
                 let j = &mut self.jobs[job as usize];

@@ -596,6 +596,10 @@ pub(crate) struct Steer {
     pub touched: Vec<(u16, u32)>,
     /// The product of 1 − p over this event's faults decided "no" by the spent budget.
     pub beyond: f64,
+    /// This event is a `crash_anywhere` crash: its actor crashes instead of going on.
+    pub crash_now: bool,
+    /// The `crash_anywhere` crashes along this execution so far.
+    pub crashed_anywhere: u32,
 }
 
 impl Steer {

@@ -6,9 +6,9 @@ use crate::syntax::read::{
     Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table,
 };
 use crate::syntax::spec::{
-    ARRIVALS, Choice, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS, MAX_INITIAL_KEYS,
-    MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Num, Pace, Param, Resource, ResourceKind,
-    SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
+    ARRIVALS, Choice, CrashAnywhere, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
+    MAX_INITIAL_KEYS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Num, Pace, Param,
+    Resource, ResourceKind, SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
 };
 use crate::syntax::steps::read_steps;
 
@@ -443,6 +443,7 @@ fn group(
             "arrivals",
             "every_cv",
             "steps",
+            "crash_anywhere",
         ],
     )?;
     let name = match get(entries, "name") {
@@ -524,7 +525,26 @@ fn group(
         }
     };
     let steps = read_steps(reader, &steps_path, step_values)?;
+    let crash_anywhere = match get(entries, "crash_anywhere") {
+        None => None,
+        Some(v) => {
+            let path = at(&path, "crash_anywhere");
+            let keys = table(
+                &path,
+                v,
+                "`crash_anywhere` (an exploration's crashes of this group: `{ count = 1, restart_after_ms = 100 }`)",
+                &["count", "restart_after_ms"],
+            )?;
+            Some(CrashAnywhere {
+                count: reader.opt_num(&path, keys, "count", 1.0, Scope::Params)?,
+                restart_after_ms: get(keys, "restart_after_ms")
+                    .map(|v| reader.num(at(&path, "restart_after_ms"), v, Scope::Params, &[]))
+                    .transpose()?,
+            })
+        }
+    };
     Ok(Group {
+        crash_anywhere,
         name,
         count,
         names,

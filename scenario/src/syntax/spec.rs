@@ -464,7 +464,22 @@ pub(crate) struct Group {
     pub arrivals: Choice,
     pub every_cv: Num,
     pub steps: Vec<Step>,
+    /// `crash_anywhere`: an exploration may crash an actor of the group at any step.
+    pub crash_anywhere: Option<CrashAnywhere>,
 }
+
+/// `crash_anywhere = { count, restart_after_ms }`: the crashes an exploration may inject
+/// into a group, at any of its actors' steps (a run ignores it).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CrashAnywhere {
+    /// Most such crashes along one execution (1 by default).
+    pub count: Num,
+    /// When the crashed actor comes back, as a crash step's `restart_after_ms`.
+    pub restart_after_ms: Option<Num>,
+}
+
+/// Most crashes `crash_anywhere` may inject along one execution.
+pub(crate) const MAX_CRASHES_ANYWHERE: u64 = 16;
 
 /// A scenario, read once per config.
 #[derive(Debug, Clone, PartialEq)]

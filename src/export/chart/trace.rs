@@ -123,6 +123,7 @@ fn alarm(step: &TraceStep) -> bool {
     a.contains("lost update")
         || a.contains("refused")
         || a == "crashes"
+        || a.starts_with("crashes here")
         || step.choice.split("; ").any(|c| c.starts_with("fault ("))
 }
 

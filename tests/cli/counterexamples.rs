@@ -1,0 +1,235 @@
+//! An exploration's outputs as a user meets them: the deciding executions as schedules
+//! that run again, charts a lesson embeds, the same bytes on any number of threads, and
+//! a time limit that ends bounded.
+
+use coordsim_model::Reduction;
+
+use crate::explore::{explore, increments, limits};
+use crate::harness::{coordsim_in, stderr, stdout, write_config};
+
+/// `explore` writes each deciding execution as a schedule, its step chart and its run;
+/// `run --schedule` runs it again as a run: the lost update's counterexample (2 clients of
+/// 2 increments ending at 2, below k·n = 4) ends at 2 in its results, with its timeline.
+#[test]
+fn a_counterexample_runs_again_from_its_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::harness::root()
+        .join("configs/explore/explore-lost-update.toml")
+        .to_string_lossy()
+        .into_owned();
+    let o = coordsim_in(dir.path(), &["explore", &path, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out/explore-lost-update-explore");
+    // Claim 2 ("sometimes" a lost update) is decided by a witness.
+    for file in [
+        "schedule-2.toml",
+        "trace-2.csv",
+        "trace-2.svg",
+        "trace-2.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file} written");
+    }
+    let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
+    assert!(md.contains("![") && md.contains("trace-2.svg"), "{md}");
+    assert!(md.contains("--schedule"), "{md}");
+    let svg = std::fs::read_to_string(out.join("trace-2.svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "an SVG");
+    let schedule = out.join("schedule-2.toml").to_string_lossy().into_owned();
+    let o = coordsim_in(dir.path(), &["run", &path, "--schedule", &schedule, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = dir.path().join("out/explore-lost-update-schedule-2");
+    let results = std::fs::read_to_string(run.join("results.csv")).unwrap();
+    let mut lines = results.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(lines.next(), None, "one execution, one row");
+    let at = header.iter().position(|h| *h == "counter.value").unwrap();
+    assert_eq!(row[at], "2");
+    assert!(run.join("timeline.svg").is_file());
+    // The trace CSV's steps are the schedule's events.
+    let steps = std::fs::read_to_string(out.join("trace-2.csv")).unwrap();
+    let text = std::fs::read_to_string(&schedule).unwrap();
+    let events = text
+        .split_once("events = [")
+        .unwrap()
+        .1
+        .split(',')
+        .filter(|e| e.trim().starts_with('"'))
+        .count();
+    assert_eq!(steps.lines().count() - 1, events);
+}
+
+/// A schedule that does not fit says where: another config's, a point whose sweep
+/// changed, an event with another number of free events, a malformed choice.
+#[test]
+fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = increments(2, 1, false);
+    let path = write_config(dir.path(), "inc.toml", &text);
+    let write = |name: &str, body: &str| {
+        let file = dir.path().join(name);
+        std::fs::write(&file, body).unwrap();
+        file.to_string_lossy().into_owned()
+    };
+    let refused = |file: &str| {
+        let o = coordsim_in(dir.path(), &["run", &path, "--schedule", file, "-q"]);
+        assert!(!o.status.success(), "{file} refused");
+        stderr(&o)
+    };
+    // Two clients' read and write, 4 actions: an explored execution's choices.
+    let e = &explore(&text, &limits(Reduction::On, true))[0];
+    let events: Vec<String> = e.outcomes[0]
+        .schedule
+        .events
+        .iter()
+        .map(|d| format!("\"{}\"", d.text()))
+        .collect();
+    assert_eq!(events.len(), 4);
+    assert!(
+        events[0].ends_with("/2\""),
+        "both clients are free at first"
+    );
+    assert_eq!(events[3], "\"1/1\"", "one action is left at the end");
+    let good = format!(
+        "config = \"inc\"\npoint = 0\nat = {{}}\nmax_faults = 1\nevents = [{}]\n",
+        events.join(", ")
+    );
+    let o = coordsim_in(
+        dir.path(),
+        &["run", &path, "--schedule", &write("good.toml", &good), "-q"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let other = write("other.toml", &good.replace("\"inc\"", "\"lock-order\""));
+    let err = refused(&other);
+    assert!(
+        err.contains("other.toml:1:10") && err.contains("lock-order"),
+        "{err}"
+    );
+    let misfit = write("misfit.toml", &good.replacen("/2\"", "/3\"", 1));
+    let err = refused(&misfit);
+    assert!(
+        err.contains("event 1") && err.contains("2 events are free, not 3"),
+        "{err}"
+    );
+    let short = write("short.toml", &good.replace(", \"1/1\"]", "]"));
+    let err = refused(&short);
+    assert!(err.contains("ends after 3 events"), "{err}");
+    let bad = write("bad.toml", &good.replace("\"1/1\"", "\"2/1\""));
+    let err = refused(&bad);
+    assert!(
+        err.contains("bad.toml:5:") && err.contains("1 to 1"),
+        "{err}"
+    );
+    let point = write("point.toml", &good.replace("point = 0", "point = 3"));
+    let err = refused(&point);
+    assert!(
+        err.contains("point.toml:2:9") && err.contains("points 0 to 0"),
+        "{err}"
+    );
+}
+
+/// A lesson's chart block embeds a counterexample: `chart NAME trace-N` is the step chart
+/// of the execution deciding claim N. `fill` writes it, `check` passes on it and fails on
+/// another image; claim 1 (a `min`, decided by no single execution) and a claim that does
+/// not exist are errors at the marker.
+#[test]
+fn a_lesson_embeds_the_counterexample_of_a_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::read(
+        crate::harness::root().join("configs/explore/explore-lost-update.toml"),
+    );
+    std::fs::write(dir.path().join("lost.toml"), config).unwrap();
+    let lesson = |chart: &str| {
+        let text = format!(
+            "<!-- coordsim use lost = \"lost.toml\" -->\n<!-- coordsim locale = \"tr\" -->\n\n<!-- coordsim chart lost {chart} -->\n![karşı örnek](trace.svg)\n<!-- /coordsim -->\n"
+        );
+        std::fs::write(dir.path().join("lesson.md"), text).unwrap();
+    };
+    lesson("trace-2");
+    let o = crate::harness::lesson(dir.path(), &["fill", "lesson.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(dir.path().join("trace.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // Another execution's chart (the lock-order deadlock's) is not this one.
+    let other = dir.path().join("out");
+    let o = coordsim_in(
+        dir.path(),
+        &[
+            "explore",
+            &crate::harness::root()
+                .join("configs/explore/explore-lock-order.toml")
+                .to_string_lossy(),
+            "--out",
+            &other.to_string_lossy(),
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let deadlock = std::fs::read(other.join("explore-lock-order-explore/trace-1.svg")).unwrap();
+    std::fs::write(dir.path().join("trace.svg"), deadlock).unwrap();
+    let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("differs"), "{}", stdout(&o));
+    for (chart, says) in [
+        ("trace-1", "no single execution decides claim 1"),
+        (
+            "trace-9",
+            "claim 9 of `lost` is not a claim over executions",
+        ),
+    ] {
+        lesson(chart);
+        let o = crate::harness::lesson(dir.path(), &["check", "lesson.md"]);
+        assert_eq!(o.status.code(), Some(2), "{chart}");
+        let err = stderr(&o);
+        assert!(err.contains("lesson.md:4:1") && err.contains(says), "{err}");
+    }
+}
+
+/// `--jobs` changes nothing written: every explore config's outputs on one thread and on
+/// two are the same bytes.
+#[test]
+fn the_outputs_do_not_depend_on_the_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let configs = crate::harness::root().join("configs/explore");
+    let mut paths: Vec<String> = crate::harness::list_files(&configs)
+        .iter()
+        .map(|n| configs.join(n).to_string_lossy().into_owned())
+        .collect();
+    paths.sort();
+    for jobs in ["1", "2"] {
+        let mut args = vec!["explore", "-q", "--jobs", jobs, "--out", jobs];
+        args.extend(paths.iter().map(String::as_str));
+        let o = coordsim_in(dir.path(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let one = crate::harness::list_files(&dir.path().join("1"));
+    assert!(one.len() > 20, "{one:?}");
+    assert_eq!(one, crate::harness::list_files(&dir.path().join("2")));
+    for f in &one {
+        assert!(
+            crate::harness::read(dir.path().join("1").join(f))
+                == crate::harness::read(dir.path().join("2").join(f)),
+            "{f} differs between one thread and two"
+        );
+    }
+}
+
+/// A time limit ends an exploration bounded, never with a proof: 2 clients of 40
+/// increments have far more states than a second explores, so `--max-seconds 1` stops
+/// with the verdict saying so, and the claim fails for it.
+#[test]
+fn a_time_limit_ends_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = increments(2, 40, false);
+    text.push_str(
+        "[[claim]]\nover = \"executions\"\nholds = \"always\"\nmetric = \"counter.value\"\nat_least = 2\n",
+    );
+    let path = write_config(dir.path(), "long.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--max-seconds", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("stopped at the time limit"), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+}
