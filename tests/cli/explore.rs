@@ -603,3 +603,29 @@ steps = [{{ write = "r", value = 1 }}, {{ write = "r", value = 2 }}, {{ write = 
         "{err}"
     );
 }
+
+/// An execution that can never progress (a polled lock whose holder crashed, no lease)
+/// is an outcome of an exploration, its poller unfinished, where a run stops with an
+/// error: w-0 takes L and crashes there, w-1 polls forever, so some execution completes
+/// no worker.
+#[test]
+fn a_stuck_execution_is_an_outcome() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+mode = "poll"
+poll_ms = 10
+[[actor]]
+name = "w"
+count = 2
+start_ms = "5 * i"
+crash_anywhere = { count = 1 }
+steps = [{ acquire = "L" }, { delay_ms = 20 }, { release = "L" }]
+"#;
+    let e = &explore(text, &limits(Reduction::On, true))[0];
+    assert_eq!(e.bounded, None);
+    let completed = values(text, e, "completed");
+    assert!(completed.contains("0"), "{completed:?}");
+    assert!(completed.contains("2"), "{completed:?}");
+}

@@ -34,8 +34,12 @@ impl Choice {
     }
 }
 
-/// The events that may run next: each owner's first due event, in `(class, seq)` order.
+/// The events that may run next: each owner's first due event, in `(class, seq)` order;
+/// none once the execution is stuck (its polls can never succeed: it ends there).
 pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
+    if sim.steer.as_ref().is_some_and(|s| s.stuck) {
+        return Vec::new();
+    }
     let (_, due) = q.due();
     let mut owners: Vec<u32> = Vec::with_capacity(due.len());
     due.into_iter()

@@ -600,6 +600,10 @@ pub(crate) struct Steer {
     pub crash_now: bool,
     /// The `crash_anywhere` crashes along this execution so far.
     pub crashed_anywhere: u32,
+    /// The execution can never progress (every event left a poll that can never
+    /// succeed): a run would stop with an error, an exploration ends the execution here,
+    /// its pollers unfinished, as an outcome like any other.
+    pub stuck: bool,
 }
 
 impl Steer {

@@ -96,7 +96,7 @@ impl Sim<'_> {
             hash_f64(*x, &mut h);
         }
         if let Some(s) = &self.steer {
-            (s.faults, s.crashed_anywhere).hash(&mut h);
+            (s.faults, s.crashed_anywhere, s.stuck).hash(&mut h);
         }
     }
 

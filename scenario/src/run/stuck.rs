@@ -33,6 +33,11 @@ impl Sim<'_> {
             self.polls.unstuck_until = next;
             return;
         }
+        if let Some(steer) = &mut self.steer {
+            // Explored: an outcome (pollers unfinished), not an error.
+            steer.stuck = true;
+            return;
+        }
         let mut lines = Vec::new();
         for (l, pollers) in polled.iter().enumerate() {
             if pollers.is_empty() {
