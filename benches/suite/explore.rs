@@ -32,6 +32,20 @@ pub(crate) fn explore_jobs() {
             jobs,
             ..ExploreLimits::default()
         };
+        // The same model in Stateright, on as many threads.
+        let model = crate::stateright::LostUpdate {
+            clients: k,
+            increments: n as u32,
+        };
+        let (sr_seconds, sr_states) =
+            timed(reps, || crate::stateright::explore(model.clone(), jobs));
+        println!(
+            "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s",
+            format!("  Stateright 0.31, the same model, {jobs} thread(s)"),
+            sr_states,
+            sr_seconds,
+            sr_states as f64 / sr_seconds / 1e6,
+        );
         if jobs == 1 {
             let (m, explored) = measure(reps, || {
                 coordsim::explore::explore_config(&config, config.seed, &limits).expect("explores")

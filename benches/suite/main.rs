@@ -30,6 +30,7 @@ mod explore;
 mod floor;
 mod measure;
 mod reference;
+mod stateright;
 
 use floor::{floor_jobs, per_client, queue_params};
 use measure::{Measured, measure, mib, paired, verdict};

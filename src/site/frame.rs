@@ -69,17 +69,16 @@ impl Depth {
         }
     }
 
-    /// The URL of a file in a config's output folder from this page.
+    /// The URL of a file in a config's output folder from this page; `file` may be in a
+    /// folder of it (`explore/trace-1.svg`): each segment is encoded, never the `/`
+    /// between them (a browser reads `%2F` as part of a name).
     pub(super) fn output(self, stem: &str, file: &str) -> String {
         let prefix = match self {
             Depth::Index => "",
             Depth::Site => "../",
         };
-        format!(
-            "{prefix}{}/{}",
-            html::url_segment(stem),
-            html::url_segment(file)
-        )
+        let path: Vec<String> = file.split('/').map(html::url_segment).collect();
+        format!("{prefix}{}/{}", html::url_segment(stem), path.join("/"))
     }
 
     fn index(self) -> &'static str {

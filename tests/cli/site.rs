@@ -121,6 +121,12 @@ pub(crate) fn check_links(out: &Path) -> usize {
                 "{}: {url} is not a file of the site",
                 page.display()
             );
+            // A browser reads an encoded slash as part of a file's name, not a folder.
+            assert!(
+                !url.to_ascii_lowercase().contains("%2f"),
+                "{}: {url} encodes a `/`: no browser finds that file",
+                page.display()
+            );
             let (file, fragment) = url.split_once('#').unwrap_or((&url, ""));
             let target = if file.is_empty() {
                 page.clone()

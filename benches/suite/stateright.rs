@@ -1,0 +1,82 @@
+//! The lost update written for Stateright 0.31, the model checker the explorer is measured
+//! against: k clients, each n times reading the counter (one atomic step) and writing back
+//! what it read + 1 (another). A state is the counter and each client's increments left and
+//! value read; nothing else (no statistics), so its states are fewer than coordsim's, which
+//! carry what an outcome reports (the lost updates so far, each client's counts and times).
+
+use stateright::{Checker, Model, Property};
+
+/// k clients of n increments.
+#[derive(Clone)]
+pub(crate) struct LostUpdate {
+    pub clients: usize,
+    pub increments: u32,
+}
+
+/// One client: its increments left, and the value it read when it is between its read
+/// and its write.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub(crate) struct Client {
+    left: u32,
+    read: Option<u32>,
+}
+
+/// The counter and every client.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub(crate) struct State {
+    counter: u32,
+    clients: Vec<Client>,
+}
+
+impl Model for LostUpdate {
+    type State = State;
+    /// The client that steps.
+    type Action = usize;
+
+    fn init_states(&self) -> Vec<State> {
+        let client = Client {
+            left: self.increments,
+            read: None,
+        };
+        vec![State {
+            counter: 0,
+            clients: vec![client; self.clients],
+        }]
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<usize>) {
+        actions.extend((0..s.clients.len()).filter(|&i| s.clients[i].left > 0));
+    }
+
+    /// One property that always holds (the counter never passes k·n): a checker stops once
+    /// every property is decided, so this keeps it going over every state.
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::always("at most k·n", |m: &Self, s: &State| {
+            s.counter <= m.increments * m.clients as u32
+        })]
+    }
+
+    fn next_state(&self, s: &State, i: usize) -> Option<State> {
+        let mut next = s.clone();
+        let c = &mut next.clients[i];
+        match c.read {
+            None => c.read = Some(s.counter),
+            Some(v) => {
+                next.counter = v + 1;
+                c.read = None;
+                c.left -= 1;
+            }
+        }
+        Some(next)
+    }
+}
+
+/// Stateright's breadth-first search on `threads` threads: the unique states it visited.
+pub(crate) fn explore(model: LostUpdate, threads: usize) -> usize {
+    model
+        .checker()
+        .threads(threads)
+        .spawn_bfs()
+        .join()
+        .unique_state_count()
+}
