@@ -1,10 +1,9 @@
 //! 7. The explorer (`explore`): states per second and heap per stored state on the lost
 //!    update (k clients of n zero-time read-increment-write steps on one register), on one
-//!    thread and on two (the same states either way), breadth first, with the merging of states and the reduction on (every
-//!    action conflicts here, so the reduction takes nothing away). For comparison, the
-//!    issue that asked for it measured Stateright 0.31 on the same model (each read and
-//!    write one atomic step) at 0.4–0.76 M states/s; its states carry less (no lost-update
-//!    count, no per-client statistics), so its state counts are smaller.
+//!    thread and on two (the same states either way), breadth first, with the merging of
+//!    states and the reduction on (every action conflicts here, so the reduction takes
+//!    nothing away); beside each, Stateright 0.31 on the same model (`stateright.rs`), whose
+//!    states carry less (no lost-update count, no per-client statistics), so it has fewer.
 
 use coordsim::config::Config;
 use coordsim::source::Source;

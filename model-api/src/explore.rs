@@ -207,4 +207,8 @@ pub struct TraceStep {
     /// The choice taken here: which of the free events ran (`2 of 3`), and the draws
     /// decided (`lost`, `chance taken`); empty when there was none.
     pub choice: String,
+    /// `action` in Turkish (a config's other locale).
+    pub action_tr: String,
+    /// `choice` in Turkish.
+    pub choice_tr: String,
 }

@@ -120,7 +120,7 @@ pub fn write(
         if timed && dir.join(format!("trace-{}/timeline.svg", n + 1)).exists() {
             writeln!(md, "![{claim}](trace-{}/timeline.svg)\n", n + 1)?;
         }
-        md.push_str(&trace_table(trace));
+        md.push_str(&trace_table(trace, config.locale));
         md.push('\n');
         write_atomic(
             &dir.join(format!("trace-{}.csv", n + 1)),
@@ -176,7 +176,7 @@ pub fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) 
 }
 
 /// A trace as a Markdown table.
-fn trace_table(trace: &[TraceStep]) -> String {
+fn trace_table(trace: &[TraceStep], locale: crate::locale::Locale) -> String {
     let mut md = String::from(
         "| step | time_ms | actor | action | choice |\n| --- | --- | --- | --- | --- |\n",
     );
@@ -187,8 +187,16 @@ fn trace_table(trace: &[TraceStep]) -> String {
             i + 1,
             s.time_ms,
             s.actor,
-            s.action,
-            s.choice
+            if locale == crate::locale::Locale::Tr {
+                &s.action_tr
+            } else {
+                &s.action
+            },
+            if locale == crate::locale::Locale::Tr {
+                &s.choice_tr
+            } else {
+                &s.choice
+            },
         );
     }
     md

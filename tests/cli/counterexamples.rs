@@ -32,6 +32,10 @@ fn a_counterexample_runs_again_from_its_schedule() {
     let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
     assert!(md.contains("![") && md.contains("trace-2.svg"), "{md}");
     assert!(md.contains("--schedule"), "{md}");
+    // A Turkish config's steps in Turkish; the CSV keeps the English words for scripts.
+    assert!(md.contains("counter okur: 0"), "{md}");
+    let csv = std::fs::read_to_string(out.join("trace-2.csv")).unwrap();
+    assert!(csv.contains("reads counter: 0"), "{csv}");
     let svg = std::fs::read_to_string(out.join("trace-2.svg")).unwrap();
     assert!(svg.starts_with("<svg"), "an SVG");
     let schedule = out.join("schedule-2.toml").to_string_lossy().into_owned();

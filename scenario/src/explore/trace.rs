@@ -68,13 +68,19 @@ pub(super) fn replay(
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
         let (actor, mut action) = describe(p, &before, &sim, due.event, acted);
         if d.crash {
-            action = "crashes here (crash_anywhere)".into();
+            action = said(
+                "crashes here (crash_anywhere)",
+                "burada çöker (crash_anywhere)",
+            );
         }
+        let choice = choice_words(d, &drawn);
         steps.push(TraceStep {
             time_ms: ns_to_ms(q.now()),
             actor,
-            action,
-            choice: choice_words(d, &drawn),
+            action: action.en,
+            choice: choice.en,
+            action_tr: action.tr,
+            choice_tr: choice.tr,
         });
     }
     let left = choices(&sim, &q).len();
@@ -93,25 +99,47 @@ pub(super) fn replay(
     Ok((steps, sim.output(fill, distributions, ctx)))
 }
 
+/// A step's words in English and in Turkish (the two locales a config names), as the
+/// timeline's kinds have them.
+struct Said {
+    en: String,
+    tr: String,
+}
+
+fn said(en: impl Into<String>, tr: impl Into<String>) -> Said {
+    Said {
+        en: en.into(),
+        tr: tr.into(),
+    }
+}
+
+/// A probability as a Turkish reader writes it (`0,2`).
+fn comma(x: f64) -> String {
+    x.to_string().replace('.', ",")
+}
+
 /// The choice in words: `2 of 3` when several events were free, and each draw decided.
-fn choice_words(c: &Decision, drawn: &[Draw]) -> String {
-    let mut words = Vec::new();
+fn choice_words(c: &Decision, drawn: &[Draw]) -> Said {
+    let (mut en, mut tr) = (Vec::new(), Vec::new());
     if c.of > 1 {
-        words.push(format!("{} of {}", c.pick + 1, c.of));
+        en.push(format!("{} of {}", c.pick + 1, c.of));
+        tr.push(format!("{} / {}", c.pick + 1, c.of));
     }
     if c.crash {
-        words.push("crash".into());
+        en.push("crash".to_string());
+        tr.push("çökme".to_string());
     }
     for d in drawn {
-        let what = match (d.fault, d.taken) {
-            (true, true) => "fault",
-            (true, false) => "no fault",
-            (false, true) => "chance: yes",
-            (false, false) => "chance: no",
+        let (what, ne) = match (d.fault, d.taken) {
+            (true, true) => ("fault", "hata"),
+            (true, false) => ("no fault", "hata yok"),
+            (false, true) => ("chance: yes", "şans: evet"),
+            (false, false) => ("chance: no", "şans: hayır"),
         };
-        words.push(format!("{what} (p = {})", d.p));
+        en.push(format!("{what} (p = {})", d.p));
+        tr.push(format!("{ne} (p = {})", comma(d.p)));
     }
-    words.join("; ")
+    said(en.join("; "), tr.join("; "))
 }
 
 /// Whose the event is and what it did.
@@ -121,7 +149,7 @@ fn describe(
     after: &Sim<'_>,
     ev: Ev,
     acted: Option<(u32, u32)>,
-) -> (String, String) {
+) -> (String, Said) {
     let actor_of = |job: u32| {
         let a = &after.actors[after.jobs[job as usize].actor as usize];
         p.groups[a.group as usize].actor_name(a.index)
@@ -131,15 +159,20 @@ fn describe(
         let step = &p.groups[g].steps[at as usize];
         return (actor_of(job), step_done(p, before, after, job, step));
     }
+    let lock = |l: u16| p.lock_names[l as usize].clone();
     match ev {
         Ev::Start { actor } => {
             let a = &after.actors[actor as usize];
+            let n = a.started.saturating_sub(1);
             (
                 p.groups[a.group as usize].actor_name(a.index),
-                format!("starts repetition {}", a.started.saturating_sub(1)),
+                said(
+                    format!("starts repetition {n}"),
+                    format!("{n}. tekrarını başlatır"),
+                ),
             )
         }
-        Ev::Resume { job } => (actor_of(job), "goes on".into()),
+        Ev::Resume { job } => (actor_of(job), said("goes on", "devam eder")),
         Ev::Land { job } => {
             let j = &before.jobs[job as usize];
             let step = &p.groups[j.group as usize].steps[j.step as usize];
@@ -148,56 +181,78 @@ fn describe(
         Ev::Retry { job } => {
             let j = &before.jobs[job as usize];
             let what = match &p.groups[j.group as usize].steps[j.step as usize] {
-                Step::Acquire { lock: pick, .. } => format!(
-                    "tries {} again: {}",
-                    named(|l| p.lock_names[l as usize].clone(), pick),
-                    took(before, after, job)
-                ),
-                _ => "tries its lock again".into(),
+                Step::Acquire { lock: pick, .. } => {
+                    let (en, tr) = took(before, after, job);
+                    let name = named(lock, pick);
+                    said(
+                        format!("tries {} again: {en}", name.en),
+                        format!("{} kilidini yeniden dener: {tr}", name.tr),
+                    )
+                }
+                _ => said("tries its lock again", "kilidini yeniden dener"),
             };
             (actor_of(job), what)
         }
-        Ev::Timeout { job } => (actor_of(job), "its wait times out".into()),
+        Ev::Timeout { job } => (
+            actor_of(job),
+            said("its wait times out", "beklemesi zaman aşımına uğrar"),
+        ),
         Ev::Depart { server, .. } => (
             p.servers[server as usize].name.clone(),
-            "finishes a request".into(),
+            said("finishes a request", "bir isteği bitirir"),
         ),
         Ev::Unlock { lock } => (
             p.lock_names[lock as usize].clone(),
-            "an operator deletes its record".into(),
+            said(
+                "an operator deletes its record",
+                "bir operatör kaydını siler",
+            ),
         ),
-        Ev::Down { server } => (p.servers[server as usize].name.clone(), "goes down".into()),
+        Ev::Down { server } => (
+            p.servers[server as usize].name.clone(),
+            said("goes down", "kapanır"),
+        ),
         Ev::Up { server } => (
             p.servers[server as usize].name.clone(),
-            "comes back up".into(),
+            said("comes back up", "yeniden açılır"),
         ),
         Ev::Arrive { queue, .. } => (
             p.queues[queue as usize].name.clone(),
-            "a message arrives".into(),
+            said("a message arrives", "bir ileti gelir"),
         ),
         Ev::Visible { queue } => {
             let q = queue as usize;
             let what = if after.queues[q].returned > before.queues[q].returned {
-                "a message's visibility runs out: it is visible again"
+                said(
+                    "a message's visibility runs out: it is visible again",
+                    "bir iletinin görünmezlik süresi doldu: yeniden görünür",
+                )
             } else {
                 // The timer of a message acknowledged since: nothing comes back.
-                "a visibility timer runs out: nothing to return"
+                said(
+                    "a visibility timer runs out: nothing to return",
+                    "bir görünmezlik süresi doldu: geri dönen ileti yok",
+                )
             };
-            (p.queues[q].name.clone(), what.into())
+            (p.queues[q].name.clone(), what)
         }
     }
 }
 
 /// A resource a step names, by its name (the first of a list, and how many).
-fn named(names: impl Fn(u16) -> String, pick: &Pick) -> String {
+fn named(names: impl Fn(u16) -> String, pick: &Pick) -> Said {
     match pick {
-        Pick::One(r) => names(*r),
-        Pick::OneOf(rs, _) => format!("one of {} ({}…)", rs.len(), names(rs[0])),
+        Pick::One(r) => said(names(*r), names(*r)),
+        Pick::OneOf(rs, _) => said(
+            format!("one of {} ({}…)", rs.len(), names(rs[0])),
+            format!("{} taneden biri ({}…)", rs.len(), names(rs[0])),
+        ),
     }
 }
 
-/// Whether `job` took a lock between `before` and `after`: `takes it`, or `waits`.
-fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> &'static str {
+/// Whether `job` took a lock between `before` and `after`: `takes it`, or `waits` (and
+/// in Turkish).
+fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> (&'static str, &'static str) {
     let (j, nl) = (job as usize, after.locks.len());
     // A job started by this event has no row before it.
     let held = |s: &Sim<'_>| {
@@ -207,21 +262,25 @@ fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> &'static str {
             .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
     };
     if held(after) > held(before) {
-        "takes it"
+        ("takes it", "alır")
     } else {
-        "waits"
+        ("waits", "bekler")
     }
 }
 
 /// What `job`'s shared `step` did, read off the state before and after it.
-fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> String {
+fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> Said {
     let j = job as usize;
     let lock = |l: u16| p.lock_names[l as usize].clone();
     match step {
         Step::Read(r) => {
             let nr = after.regs.len();
             let value = after.tables.reads[j * nr + *r as usize];
-            format!("reads {}: {value}", p.regs[*r as usize].name)
+            let name = &p.regs[*r as usize].name;
+            said(
+                format!("reads {name}: {value}"),
+                format!("{name} okur: {}", comma(value)),
+            )
         }
         Step::Write { reg, .. } => {
             let r = *reg as usize;
@@ -229,52 +288,101 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
             if after.regs[r].writes() + after.regs[r].rejected_writes()
                 == before.regs[r].writes() + before.regs[r].rejected_writes()
             {
-                return format!("writes {name} (lands later)");
+                return said(
+                    format!("writes {name} (lands later)"),
+                    format!("{name} yazar (sonra yerleşir)"),
+                );
             }
             let value = after.regs[r].value();
             if after.regs[r].lost_updates() > before.regs[r].lost_updates() {
-                format!("writes {name} = {value}: a lost update")
+                said(
+                    format!("writes {name} = {value}: a lost update"),
+                    format!("{name} = {} yazar: kaybolan güncelleme", comma(value)),
+                )
             } else if after.regs[r].rejected_writes() > before.regs[r].rejected_writes() {
-                format!("writes {name}: refused")
+                said(
+                    format!("writes {name}: refused"),
+                    format!("{name} yazar: reddedildi"),
+                )
             } else {
-                format!("writes {name} = {value}")
+                said(
+                    format!("writes {name} = {value}"),
+                    format!("{name} = {} yazar", comma(value)),
+                )
             }
         }
         Step::Acquire { lock: pick, .. } => {
-            format!(
-                "acquires {}: {}",
-                named(lock, pick),
-                took(before, after, job)
+            let (en, tr) = took(before, after, job);
+            let name = named(lock, pick);
+            said(
+                format!("acquires {}: {en}", name.en),
+                format!("{} kilidini ister: {tr}", name.tr),
             )
         }
-        Step::Release(pick) => format!("releases {}", named(lock, pick)),
-        Step::Renew(pick) => format!("renews {}", named(lock, pick)),
-        Step::Request { server, .. } => format!(
-            "requests {}",
-            named(|s| p.servers[s as usize].name.clone(), server)
-        ),
+        Step::Release(pick) => {
+            let name = named(lock, pick);
+            said(
+                format!("releases {}", name.en),
+                format!("{} kilidini bırakır", name.tr),
+            )
+        }
+        Step::Renew(pick) => {
+            let name = named(lock, pick);
+            said(
+                format!("renews {}", name.en),
+                format!("{} kirasını yeniler", name.tr),
+            )
+        }
+        Step::Request { server, .. } => {
+            let name = named(|s| p.servers[s as usize].name.clone(), server);
+            said(
+                format!("requests {}", name.en),
+                format!("{} sunucusuna istek gönderir", name.tr),
+            )
+        }
         Step::Send { link, .. } => {
-            format!(
-                "sends over {}",
-                named(|k| p.link_names[k as usize].clone(), link)
+            let name = named(|k| p.link_names[k as usize].clone(), link);
+            said(
+                format!("sends over {}", name.en),
+                format!("{} bağlantısından gönderir", name.tr),
             )
         }
         Step::Crash { .. } => {
             let a = after.jobs[j].actor as usize;
             if after.actors[a].incarnation > before.actors[a].incarnation || after.actors[a].crashed
             {
-                "crashes".into()
+                said("crashes", "çöker")
             } else {
-                "does not crash".into()
+                said("does not crash", "çökmez")
             }
         }
-        Step::Put { queue, .. } => format!("puts a message on {}", p.queues[*queue as usize].name),
-        Step::Take { queue, .. } => format!("takes from {}", p.queues[*queue as usize].name),
-        Step::Ack(queue) => format!("acknowledges on {}", p.queues[*queue as usize].name),
-        Step::Keys { op, store, .. } => {
-            format!("{op:?} on {}", p.keys[*store as usize].name).to_lowercase()
+        Step::Put { queue, .. } => {
+            let name = &p.queues[*queue as usize].name;
+            said(
+                format!("puts a message on {name}"),
+                format!("{name} kuyruğuna ileti koyar"),
+            )
         }
-        Step::TxBegin => "begins a transaction".into(),
-        _ => "goes on".into(),
+        Step::Take { queue, .. } => {
+            let name = &p.queues[*queue as usize].name;
+            said(
+                format!("takes from {name}"),
+                format!("{name} kuyruğundan alır"),
+            )
+        }
+        Step::Ack(queue) => {
+            let name = &p.queues[*queue as usize].name;
+            said(
+                format!("acknowledges on {name}"),
+                format!("{name} kuyruğunda onaylar"),
+            )
+        }
+        Step::Keys { op, store, .. } => {
+            let name = &p.keys[*store as usize].name;
+            let op = format!("{op:?}").to_lowercase();
+            said(format!("{op} on {name}"), format!("{name} deposunda {op}"))
+        }
+        Step::TxBegin => said("begins a transaction", "bir işlem başlatır"),
+        _ => said("goes on", "devam eder"),
     }
 }

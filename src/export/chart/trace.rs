@@ -129,12 +129,24 @@ fn alarm(step: &TraceStep) -> bool {
 
 /// The draws of a step worth a line in its box (a fault or a chance decided), without the
 /// order choice (`1 of 2`), which the step table gives.
-fn draws(step: &TraceStep) -> String {
-    step.choice
+fn draws(step: &TraceStep, locale: Locale) -> String {
+    let (choice, order) = match locale {
+        Locale::Tr => (&step.choice_tr, " / "),
+        Locale::En => (&step.choice, " of "),
+    };
+    choice
         .split("; ")
-        .filter(|c| !c.contains(" of "))
+        .filter(|c| !c.contains(order))
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// What a step did, in `locale`'s words (its kind and colour are read off the English).
+fn action(step: &TraceStep, locale: Locale) -> &str {
+    match locale {
+        Locale::Tr => &step.action_tr,
+        Locale::En => &step.action,
+    }
 }
 
 impl TraceChart {
@@ -301,12 +313,12 @@ where
             border.stroke_width(s.px(width)),
         ))?;
         let inner = (bx1 - bx0 - s.off(10)).max(1) as u32;
-        let extra = draws(step);
+        let extra = draws(step, t.locale);
         let max_lines = if extra.is_empty() { 4 } else { 3 };
         let action = if c.count > 1 {
-            format!("{} ×{}", step.action, c.count)
+            format!("{} ×{}", action(step, t.locale), c.count)
         } else {
-            step.action.clone()
+            action(step, t.locale).to_string()
         };
         let (mut lines, size) = layout::fit(&body, &action, inner, s.px(13), s.px(11), max_lines);
         let mut sizes = vec![size; lines.len()];
