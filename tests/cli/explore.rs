@@ -489,7 +489,9 @@ pub(crate) fn replayed(text: &str, e: &Exploration) -> Vec<Vec<coordsim_model::C
 
 /// Every config of the repository that can be explored: each of its runs is one of its
 /// executions, so every metric a run reports lies between the least and the greatest any
-/// execution ends with (a run's order is one an exploration takes).
+/// execution ends with (a run's order is one an exploration takes) — under the engine's
+/// own order and under each other order `check --ties` tries (classes reversed, LIFO,
+/// three shuffles), so the orders `--ties` names are among those an exploration takes.
 #[test]
 fn every_run_lies_within_its_explored_range() {
     let mut checked = 0;
@@ -511,42 +513,59 @@ fn every_run_lies_within_its_explored_range() {
         let Ok(explored) = coordsim::explore::explore_config(&config, config.seed, &bound) else {
             continue; // refused: a draw from a continuum, or a built-in model's point
         };
-        let results = crate::harness::library_run(&config).results;
-        for row in &results.rows {
-            let point = results.point(row);
-            let e = &explored[point];
-            // `reads_first` has a read miss its own actor's write landing at that instant;
-            // an exploration keeps an actor's program order (docs/explore.md).
-            let at = config.point_values(point);
-            let reads_first = config
-                .key_names()
-                .iter()
-                .zip(&at)
-                .any(|(k, v)| *k == "tie_order" && v.to_string().contains("reads_first"));
-            if e.bounded.is_some() || reads_first {
-                continue;
-            }
-            checked += 1;
-            for (i, m) in config.model.metrics().iter().enumerate() {
-                let column = results.column(m.name).expect("a metric's column");
-                let Some(ran) = coordsim::results::number(&row[column]) else {
+        let orders = [
+            sim_core::Ties::Fifo,
+            sim_core::Ties::ClassesReversed,
+            sim_core::Ties::Lifo,
+            sim_core::Ties::Shuffled(1),
+            sim_core::Ties::Shuffled(2),
+            sim_core::Ties::Shuffled(3),
+        ];
+        for ties in orders {
+            let options = coordsim::runner::RunOptions {
+                jobs: 2,
+                seed: None,
+                shard: None,
+                progress: false,
+                ties,
+            };
+            let results = coordsim::runner::run(&config, &options).unwrap().results;
+            for row in &results.rows {
+                let point = results.point(row);
+                let e = &explored[point];
+                // `reads_first` has a read miss its own actor's write landing at that instant;
+                // an exploration keeps an actor's program order (docs/explore.md).
+                let at = config.point_values(point);
+                let reads_first = config
+                    .key_names()
+                    .iter()
+                    .zip(&at)
+                    .any(|(k, v)| *k == "tie_order" && v.to_string().contains("reads_first"));
+                if e.bounded.is_some() || reads_first {
                     continue;
-                };
-                let ends: Vec<f64> = e
-                    .outcomes
-                    .iter()
-                    .filter_map(|o| coordsim::results::number(&o.metrics[i]))
-                    .collect();
-                let (lo, hi) = ends
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                        (lo.min(v), hi.max(v))
-                    });
-                assert!(
-                    lo - 1e-9 <= ran && ran <= hi + 1e-9,
-                    "{path}: point {point}: {} = {ran} outside the explored [{lo}, {hi}]",
-                    m.name
-                );
+                }
+                checked += 1;
+                for (i, m) in config.model.metrics().iter().enumerate() {
+                    let column = results.column(m.name).expect("a metric's column");
+                    let Some(ran) = coordsim::results::number(&row[column]) else {
+                        continue;
+                    };
+                    let ends: Vec<f64> = e
+                        .outcomes
+                        .iter()
+                        .filter_map(|o| coordsim::results::number(&o.metrics[i]))
+                        .collect();
+                    let (lo, hi) = ends
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                            (lo.min(v), hi.max(v))
+                        });
+                    assert!(
+                        lo - 1e-9 <= ran && ran <= hi + 1e-9,
+                        "{path}: point {point} ({ties:?}): {} = {ran} outside the explored [{lo}, {hi}]",
+                        m.name
+                    );
+                }
             }
         }
     }
