@@ -68,8 +68,9 @@ pub struct Exploration {
     pub executions: u128,
     /// `None` when every execution was explored; else why not (a bound reached).
     pub bounded: Option<String>,
-    /// Whether some instant left several owners' events in a free order: then executions
-    /// differ by order as well as by draws, and outcomes have no probability.
+    /// Whether some choice had no probability: an instant that left several owners'
+    /// events in a free order, or a `crash_anywhere` crash. Then executions differ by more
+    /// than draws, and outcomes have no probability.
     pub ordered: bool,
     /// The most events along one execution.
     pub longest: u64,
