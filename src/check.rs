@@ -235,7 +235,8 @@ fn probability_over_executions(
             }),
             Expect::Text(_) => None,
         };
-        let mut test = String::new();
+        // Said from the outcomes' expectation; with none (a bound hit first), from the claim.
+        let mut test = format!("{} meets its test", claim.metric);
         let mut first = None;
         let mut actual = Some(0.0);
         for (k, o) in e.outcomes.iter().enumerate() {
