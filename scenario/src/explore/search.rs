@@ -7,6 +7,7 @@ use std::collections::{HashMap, VecDeque};
 
 use coordsim_model::explore::{Outcome, Schedule};
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
+use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
 
 use crate::explore::reduce::Reducer;
@@ -92,7 +93,9 @@ pub(super) struct Search<'a> {
     limits: ExploreLimits,
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    seen: HashMap<u64, u32>,
+    /// Each fingerprint's state. The keys are xxh3 hashes already: Fx's one multiply
+    /// spreads them, where SipHash would hash them again.
+    seen: FxHashMap<u64, u32>,
     found: Vec<Found>,
     by_cells: HashMap<String, u32>,
     transitions: u64,
@@ -121,7 +124,7 @@ impl<'a> Search<'a> {
             limits: *limits,
             nodes: Vec::new(),
             edges: Vec::new(),
-            seen: HashMap::new(),
+            seen: FxHashMap::default(),
             found: Vec::new(),
             by_cells: HashMap::new(),
             transitions: 0,
