@@ -176,6 +176,14 @@ pub struct ExploreArgs {
     /// the same with any number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
+    /// Explore only shard K of N (K from 0): every shard runs the same first events, deals
+    /// the states one level holds round robin and explores on from its own; `merge` joins
+    /// the shards' folders into the exploration of the whole and checks its claims.
+    #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// How many shards there are, for `--shard auto` (as `run --shard-count`).
+    #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub shard_count: Option<u64>,
 }
 
 /// `report`.

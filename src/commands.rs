@@ -41,6 +41,9 @@ pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCod
         Command::Check(args) => check(args, registry),
         Command::Explore(args) => explore(args, registry),
         Command::Report(args) => report(args, registry),
+        Command::Merge(args) if crate::explore_shard::are_explore_shards(&args.shards) => {
+            merge_exploration(args, registry)
+        }
         Command::Merge(args) => crate::merge::merge(args, registry),
         Command::Models(args) => crate::models_cmd::models(args, registry),
         Command::Lesson(LessonCommand::Check(args)) => lesson_check(args, registry),
@@ -325,6 +328,18 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
 fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let mut configs = load_all(&args.configs, registry)?;
     ensure_distinct_stems(&configs)?;
+    let shard = args
+        .shard
+        .map(|s| s.resolve(args.shard_count, &|name| std::env::var(name).ok()))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    if let Some((_, n)) = shard
+        && n > MAX_EXPLORE_SHARDS
+    {
+        anyhow::bail!(
+            "--shard: an exploration splits into at most {MAX_EXPLORE_SHARDS} shards, not {n}"
+        );
+    }
     let limits = coordsim_model::ExploreLimits {
         max_states: args.max_states,
         max_faults: args.max_faults,
@@ -335,6 +350,7 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             coordsim_model::Reduction::On
         },
         jobs: RunOptions::from_flags(args.jobs, None, false).jobs,
+        shard: shard.map(|(k, n)| (k as u32, n as u32)),
         ..Default::default()
     };
     let mut stdout = crate::print::stdout();
@@ -347,6 +363,28 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         let explored = crate::explore::explore_watched(config, config.seed, &limits, watch)?;
         let name = format!("{}-explore", config.stem);
         let staging = Staging::begin(&args.out, &name)?;
+        if let Some(split) = shard {
+            crate::explore_shard::write(
+                staging.path(),
+                config,
+                &explored,
+                split,
+                config.seed,
+                &limits,
+            )?;
+            let dir = staging.commit()?;
+            note_written(&dir);
+            if !args.quiet {
+                writeln!(
+                    stdout,
+                    "wrote {}: shard {}/{} of the exploration; `coordsim merge OUT` with every shard's folder joins them and checks the claims\n",
+                    dir.display(),
+                    split.0,
+                    split.1
+                )?;
+            }
+            continue;
+        }
         let (these, text) = write_exploration(config, &explored, staging.path())?;
         verdicts.extend(these);
         let dir = staging.commit()?;
@@ -355,6 +393,26 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             writeln!(stdout, "{text}\nwrote {}\n", dir.display())?;
         }
     }
+    finish(Format::Text, &verdicts, &[])
+}
+
+/// Most shards an exploration splits into: every shard grows the same first levels, so a
+/// split far wider than the machines that run it only repeats that work.
+const MAX_EXPLORE_SHARDS: usize = 4096;
+
+/// `merge OUT SHARD_DIR...` of the shards of an exploration: the parts joined, the claims
+/// over executions judged on the whole, and the outputs `explore` writes, into `OUT`.
+fn merge_exploration(
+    args: crate::merge::MergeArgs,
+    registry: &Registry,
+) -> anyhow::Result<ExitCode> {
+    let (mut config, explored) = crate::explore_shard::read_merged(&args.shards, registry)?;
+    let (parent, name) = crate::merge::out_parts(&args.out)?;
+    let staging = Staging::begin(&parent, &name)?;
+    let (verdicts, text) = write_exploration(&mut config, &explored, staging.path())?;
+    let dir = staging.commit()?;
+    note_written(&dir);
+    writeln!(crate::print::stdout(), "{text}\nwrote {}\n", dir.display())?;
     finish(Format::Text, &verdicts, &[])
 }
 

@@ -22,6 +22,7 @@ pub mod commands;
 pub mod config;
 pub mod dashboard;
 pub mod explore;
+pub mod explore_shard;
 pub mod export;
 pub mod format;
 pub mod input;

@@ -80,8 +80,25 @@ pub fn write_shard(
         let bytes = distributions_csv(&results.distributions);
         write_atomic(&dir.join(SHARD_DISTRIBUTIONS), &bytes)?;
     }
+    write_info(dir, config, (k, n), seed, None, &shard_files(config))
+}
+
+/// Writes `shard.txt` into `dir`: `K/N`, the seed, the config's name, the exploration's
+/// bounds (`explore …`, for a shard of an exploration) and the digest of each of `files`
+/// (written already).
+pub(crate) fn write_info(
+    dir: &Path,
+    config: &Config,
+    (k, n): (usize, usize),
+    seed: u64,
+    explore: Option<&str>,
+    files: &[&str],
+) -> anyhow::Result<()> {
     let mut info = format!("{k}/{n}\nseed {seed}\nconfig {}\n", config.source.name);
-    for file in shard_files(config) {
+    if let Some(bounds) = explore {
+        info.push_str(&format!("explore {bounds}\n"));
+    }
+    for &file in files {
         let path = dir.join(file);
         let bytes =
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -150,12 +167,14 @@ fn distributions_from_csv(
 }
 
 /// One shard folder as `merge` reads it: its place in the split and its files' digests.
-struct ShardInfo {
-    dir: PathBuf,
-    k: usize,
-    n: usize,
-    seed: u64,
-    name: String,
+pub(crate) struct ShardInfo {
+    pub(crate) dir: PathBuf,
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    pub(crate) seed: u64,
+    pub(crate) name: String,
+    /// The bounds it was explored under, for a shard of an exploration.
+    pub(crate) explore: Option<String>,
     digests: Vec<(String, String)>,
 }
 
@@ -163,11 +182,11 @@ fn read_text(path: &Path) -> anyhow::Result<String> {
     crate::input::read_text_capped(path, MAX_SHARD_FILE_BYTES).map_err(anyhow::Error::msg)
 }
 
-fn read_info(dir: &Path) -> anyhow::Result<ShardInfo> {
+pub(crate) fn read_info(dir: &Path) -> anyhow::Result<ShardInfo> {
     let path = dir.join(SHARD_INFO);
     if !dir.join(SHARD_CONFIG).is_file() || !path.is_file() {
         bail!(
-            "{} is not the output of `run --shard` (no {SHARD_CONFIG} or {SHARD_INFO})",
+            "{} is not the output of `run --shard` or `explore --shard` (no {SHARD_CONFIG} or {SHARD_INFO})",
             dir.display()
         );
     }
@@ -186,6 +205,7 @@ fn read_info(dir: &Path) -> anyhow::Result<ShardInfo> {
         n,
         seed: 0,
         name: "config.toml".into(),
+        explore: None,
         digests: Vec::new(),
     };
     let mut seed = None;
@@ -198,6 +218,8 @@ fn read_info(dir: &Path) -> anyhow::Result<ShardInfo> {
             );
         } else if let Some(c) = line.strip_prefix("config ") {
             info.name = c.to_string();
+        } else if let Some(bounds) = line.strip_prefix("explore ") {
+            info.explore = Some(bounds.to_string());
         } else if let Some(d) = line.strip_prefix("sha256 ") {
             let (hex, file) = d
                 .split_once(' ')
@@ -213,7 +235,7 @@ fn read_info(dir: &Path) -> anyhow::Result<ShardInfo> {
 
 /// Reads `file` of a shard, refusing it when it is missing or when `shard.txt` records no
 /// digest of it.
-fn read_file(shard: &ShardInfo, file: &str) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn read_file(shard: &ShardInfo, file: &str) -> anyhow::Result<Vec<u8>> {
     let path = shard.dir.join(file);
     if !shard.digests.iter().any(|(f, _)| f == file) {
         bail!(
@@ -233,7 +255,7 @@ fn read_file(shard: &ShardInfo, file: &str) -> anyhow::Result<Vec<u8>> {
 /// Refuses `bytes` of `file` unless they are those `shard.txt` recorded. Checked after the
 /// file is parsed, so a file of the wrong shape is named by what is wrong with it; this
 /// catches the rest (an edited number).
-fn verify(shard: &ShardInfo, file: &str, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn verify(shard: &ShardInfo, file: &str, bytes: &[u8]) -> anyhow::Result<()> {
     let want = shard
         .digests
         .iter()
@@ -249,7 +271,7 @@ fn verify(shard: &ShardInfo, file: &str, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// The shards as given, checked to be the whole split of one config and seed.
-fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
+pub(crate) fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
     let mut shards = Vec::new();
     for dir in dirs {
         shards.push(read_info(dir)?);
@@ -278,6 +300,18 @@ fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, String)> {
             bail!(
                 "{} holds a shard of a different config or seed",
                 s.dir.display()
+            );
+        }
+        if s.explore != first.explore {
+            bail!(
+                "{} and {} are not shards of one split: {}",
+                s.dir.display(),
+                first.dir.display(),
+                match (&s.explore, &first.explore) {
+                    (Some(_), Some(_)) =>
+                        "their explorations had different bounds (`explore` in shard.txt)",
+                    _ => "one is of `run --shard`, the other of `explore --shard`",
+                }
             );
         }
         if let Some(other) = seen[s.k] {
@@ -309,7 +343,8 @@ pub struct MergeArgs {
     /// Where the merged outputs go (written directly into it).
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
-    /// The shard output folders (DIR/STEM/ of each `run --shard`).
+    /// The shard output folders (DIR/STEM/ of each `run --shard`, DIR/STEM-explore/ of
+    /// each `explore --shard`).
     #[arg(required = true, value_name = "SHARD_DIR")]
     pub shards: Vec<PathBuf>,
 }
@@ -317,6 +352,9 @@ pub struct MergeArgs {
 /// `coordsim merge OUT SHARD_DIR...`.
 pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let (shards, text) = read_shards(&args.shards)?;
+    if shards[0].explore.is_some() {
+        bail!("the shards are of an exploration: `coordsim merge` joins them as one");
+    }
     let (seed, name) = (shards[0].seed, shards[0].name.clone());
     let config = Config::parse(Source { name, text }, registry)?;
     let results_schema = Schema::results(&config);
@@ -409,27 +447,29 @@ pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             config.runs()
         );
     }
-    // OUT is replaced whole, like a run's folder.
-    let name = args
-        .out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "{}: name the merged folder, e.g. merged/",
-                args.out.display()
-            )
-        })?;
-    let parent = match args.out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let (parent, name) = out_parts(&args.out)?;
     let staging = Staging::begin(&parent, &name)?;
     crate::labels::check_value_labels(&config, &results)?;
     crate::labels::print_warnings(&config);
     export::write_all(&config, &results, seed, staging.path())?;
     staging.commit()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `OUT` of `merge` as the folder it is in and its name: it is replaced whole, like a
+/// run's folder.
+pub(crate) fn out_parts(out: &Path) -> anyhow::Result<(PathBuf, String)> {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| {
+            anyhow::anyhow!("{}: name the merged folder, e.g. merged/", out.display())
+        })?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name))
 }
 
 /// A shard's rows, each lead cell checked against the config (point in range and of this

@@ -25,6 +25,9 @@ pub struct ExploreLimits {
     /// with any number: states are expanded in parallel but merged in the one order a
     /// single thread takes.
     pub jobs: usize,
+    /// `Some((k, n))`: explore only shard `k` of `n` (from 0), for [`merge_parts`] to
+    /// join with the others; the result is then a part (see [`Exploration::part`]).
+    pub shard: Option<(u32, u32)>,
 }
 
 /// The partial-order reduction: at a state where one actor's next event is independent
@@ -53,6 +56,7 @@ impl Default for ExploreLimits {
             max_outcomes: 10_000,
             reduce: Reduction::On,
             jobs: 1,
+            shard: None,
         }
     }
 }
@@ -81,6 +85,10 @@ pub struct Exploration {
     /// Every distinct outcome, in the order the search first reached it (fewest events
     /// first).
     pub outcomes: Vec<Outcome>,
+    /// What a shard's exploration keeps for the merge (`None` unless
+    /// [`ExploreLimits::shard`] was given). A part's counts are its own: only
+    /// [`merge_parts`] of every shard gives the exploration's.
+    pub part: Option<Part>,
 }
 
 /// One distinct outcome: the metrics an execution ended with.
@@ -212,4 +220,140 @@ pub struct TraceStep {
     pub action_tr: String,
     /// `choice` in Turkish.
     pub choice_tr: String,
+}
+
+/// What one shard of an exploration found, beyond its outcomes, for [`merge_parts`].
+///
+/// How an exploration is split: every shard runs the same first events as a tree (no
+/// state merged) until one level holds enough states to share out; the states of that
+/// level are dealt round robin, and each shard explores on from its own (merging states
+/// among them). Every execution passes through exactly one state of the level, so the
+/// executions and probabilities of the shards add up; the states they share are told
+/// apart by their keys.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Part {
+    /// Which shard, of how many.
+    pub shard: (u32, u32),
+    /// Every state the shard reached, the shared first levels included.
+    pub visits: Vec<Visit>,
+    /// Each outcome's order key, in `outcomes` order: the rank of each transition of its
+    /// shortest execution among its state's transitions. The exploration's outcome order
+    /// (fewest events, then these ranks compared in order) is the one an unsharded
+    /// breadth-first search finds them in.
+    pub ranks: Vec<Vec<u32>>,
+    /// The exploration's `max_outcomes`: the merge is bounded past it, as one search is.
+    pub max_outcomes: usize,
+}
+
+/// A state one shard reached.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Visit {
+    /// Its fingerprint (with merging off, a hash of the execution that reaches it: in a
+    /// tree every execution is a state of its own).
+    pub key: u64,
+    /// The fewest events from the start to it that this shard saw.
+    pub depth: u32,
+    /// The transitions run from it (0 when this shard did not expand it).
+    pub transitions: u32,
+    /// Whether the reduction took one event alone there.
+    pub reduced: bool,
+}
+
+/// The shards' parts of one exploration (one [`Exploration`] per shard, each with its
+/// [`Part`], every shard of the split once), joined into the exploration one search of
+/// the whole would give: the same states, transitions, executions, outcomes in the same
+/// order, each with the same shortest execution. Only an outcome's probability may differ
+/// in its last bits: its terms are added in another order.
+pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
+    let n = parts.len();
+    let mut have = vec![false; n];
+    for e in parts {
+        let Some(part) = &e.part else {
+            return Err("an exploration that is not a shard's part was given to merge".into());
+        };
+        let (k, of) = part.shard;
+        if of as usize != n || k >= of || std::mem::replace(&mut have[k as usize], true) {
+            return Err(format!(
+                "shard {k}/{of} does not fit a split into {n}: give every shard of one split once"
+            ));
+        }
+    }
+    let mut visits: Vec<Visit> = parts
+        .iter()
+        .flat_map(|e| e.part.iter().flat_map(|p| p.visits.iter().copied()))
+        .collect();
+    visits.sort_unstable_by_key(|v| v.key);
+    let (mut states, mut transitions, mut reduced, mut longest) = (0u64, 0u64, 0u64, 0u64);
+    for same in visits.chunk_by(|a, b| a.key == b.key) {
+        states += 1;
+        // A state's expansion is the same wherever it ran; a shard that only reached it
+        // says 0.
+        transitions += u64::from(same.iter().map(|v| v.transitions).max().unwrap_or(0));
+        reduced += u64::from(same.iter().any(|v| v.reduced));
+        longest = longest.max(u64::from(same.iter().map(|v| v.depth).min().unwrap_or(0)));
+    }
+    // Each distinct outcome: its best order key, the outcome, its probability so far.
+    let mut by_cells: Vec<(Vec<u32>, Outcome, Option<f64>)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = Default::default();
+    let mut bounded = None;
+    for e in parts {
+        let Some(part) = e.part.as_ref() else {
+            continue;
+        };
+        if let (None, Some(b)) = (&bounded, &e.bounded) {
+            bounded = Some(format!("shard {}/{n}: {b}", part.shard.0));
+        }
+        for (o, rank) in e.outcomes.iter().zip(&part.ranks) {
+            let key = format!("{:?}", o.metrics);
+            match index.get(&key).map(|&i| &mut by_cells[i]) {
+                Some((best, kept, chance)) => {
+                    kept.executions = kept.executions.saturating_add(o.executions);
+                    *chance = chance.zip(o.probability).map(|(a, b)| a + b);
+                    if (rank.len(), rank) < (best.len(), best) {
+                        *best = rank.clone();
+                        kept.trace = o.trace.clone();
+                        kept.schedule = o.schedule.clone();
+                    }
+                }
+                None => {
+                    index.insert(key, by_cells.len());
+                    by_cells.push((rank.clone(), o.clone(), o.probability));
+                }
+            }
+        }
+    }
+    by_cells.sort_by(|a, b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
+    let max_outcomes = parts
+        .iter()
+        .filter_map(|e| e.part.as_ref())
+        .map(|p| p.max_outcomes)
+        .min()
+        .unwrap_or(usize::MAX);
+    if by_cells.len() > max_outcomes {
+        by_cells.truncate(max_outcomes);
+        bounded.get_or_insert(format!(
+            "bounded: more than {max_outcomes} distinct outcomes, not exhaustive (`max_outcomes`)"
+        ));
+    }
+    let ordered = parts.iter().any(|e| e.ordered);
+    let known = !ordered && bounded.is_none();
+    Ok(Exploration {
+        states,
+        transitions,
+        executions: parts
+            .iter()
+            .fold(0u128, |sum, e| sum.saturating_add(e.executions)),
+        bounded,
+        ordered,
+        longest,
+        reduced,
+        outcomes: by_cells
+            .into_iter()
+            .map(|(_, mut o, chance)| {
+                o.probability = chance.filter(|_| known);
+                o
+            })
+            .collect(),
+        part: None,
+    })
 }

@@ -42,7 +42,7 @@ pub use declare::{
     probability, table_fields, unit_of,
 };
 pub use def::{ModelDef, PreparedRun, RunOutput};
-pub use explore::{Exploration, ExploreLimits, Reduction, Schedule};
+pub use explore::{Exploration, ExploreLimits, Reduction, Schedule, merge_parts};
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
     Output, RunContext, Valid, run_once,

@@ -415,7 +415,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// A scenario of 2 or 3 groups (1 or 2 actors each, 1 or 2 repetitions) of 1 or 2 ops, at
 /// most 10 shared actions in all.
-fn scenario() -> impl Strategy<Value = String> {
+pub(crate) fn scenario() -> impl Strategy<Value = String> {
     prop::collection::vec((1u32..3, 1u32..3, prop::collection::vec(op(), 1..3)), 2..4)
         .prop_filter("at most 10 shared actions in all: a tree to enumerate", |groups| {
             let actions: u32 = groups

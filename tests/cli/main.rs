@@ -9,6 +9,7 @@ mod config;
 mod counterexamples;
 mod docs;
 mod explore;
+mod explore_shards;
 mod fuzz;
 mod fuzz_scenarios;
 mod lessons;

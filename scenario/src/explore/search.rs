@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use coordsim_model::explore::{Outcome, Schedule};
+use coordsim_model::explore::{Outcome, Part, Schedule, Visit};
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
 use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
@@ -29,6 +29,8 @@ struct Node {
     parent: u32,
     depth: u32,
     choice: Choice,
+    /// Which of its first parent's transitions reached it (from 0, in merge order).
+    rank: u32,
     /// The outcome it ends with, when no event is left (`GOES_ON`: none).
     outcome: u32,
 }
@@ -52,6 +54,14 @@ type Waiting<'a> = (u32, State<'a>);
 /// States expanded per thread per chunk: enough that a thread's start is nothing beside
 /// its work, few enough that a chunk's children do not crowd the memory.
 const CHUNK_PER_JOB: usize = 2048;
+
+/// States per shard in the level a split deals out: enough that each shard's share of
+/// the work is about even.
+const SHARE_PER_SHARD: usize = 16;
+
+/// Deepest level the shared tree of a split grows to: a run with few choices deals out
+/// what it has by then (some shards may get none).
+const MAX_SHARED_DEPTH: u32 = 64;
 
 /// What expanding one state gave, for the merge.
 enum Expanded<'a> {
@@ -103,6 +113,11 @@ pub(super) struct Search<'a> {
     bounded: Option<String>,
     reducer: Reducer,
     reduced: u64,
+    /// A split's bookkeeping (`limits.shard`): each node's visit, by node.
+    visits: Vec<Visit>,
+    /// While the shared first levels of a split grow: no state merged, and (in shards
+    /// other than the first) no end counted, as shard 0 counts the ends there.
+    shared: bool,
 }
 
 impl<'a> Search<'a> {
@@ -132,43 +147,113 @@ impl<'a> Search<'a> {
             bounded: None,
             reducer: Reducer::new(p, limits.reduce),
             reduced: 0,
+            visits: Vec::new(),
+            shared: false,
         }
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
         let (sim, q) = start(self.p, &self.ctx, self.limits.max_faults)?;
+        let fingerprint = sim.fingerprint(&q);
         if self.limits.merge_states {
-            self.seen.insert(sim.fingerprint(&q), 0);
+            self.seen.insert(fingerprint, 0);
         }
         self.nodes.push(Node {
             parent: 0,
             depth: 0,
             choice: Choice::default(),
+            rank: 0,
             outcome: GOES_ON,
         });
         let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([(0u32, Box::new((sim, q)))]);
-        let jobs = self.limits.jobs.max(1);
+        if let Some((k, n)) = self.limits.shard {
+            self.visits.push(Visit {
+                key: fingerprint,
+                ..Visit::default()
+            });
+            self.share(&mut frontier, k, n)?;
+        }
         while !frontier.is_empty() {
-            // A chunk of the frontier's front expanded (in parallel), then merged in the
-            // order one thread would take them: the result never depends on `jobs`.
-            let take = frontier.len().min(CHUNK_PER_JOB * jobs);
-            let chunk: Vec<Waiting<'a>> = frontier.drain(..take).collect();
-            for expanded in self.expand_all(chunk, jobs) {
-                self.merge(expanded?, &mut frontier)?;
-            }
-            self.outer.report_states(self.nodes.len() as u64);
-            if self.outer.stopped() {
-                return Err(ModelError::Sim(SimError::Stopped));
-            }
-            if !frontier.is_empty() && self.outer.enough() {
-                self.bounded.get_or_insert(format!(
-                    "bounded: {} states, not exhaustive (stopped at the time limit, `--max-seconds`)",
-                    self.nodes.len()
-                ));
+            let chunk = self.chunk(&mut frontier);
+            if !self.step(chunk, &mut frontier)? {
                 break;
             }
         }
         self.finish()
+    }
+
+    /// The next states to expand at once: the front of `frontier`.
+    fn chunk(&self, frontier: &mut VecDeque<Waiting<'a>>) -> Vec<Waiting<'a>> {
+        let take = frontier.len().min(CHUNK_PER_JOB * self.limits.jobs.max(1));
+        frontier.drain(..take).collect()
+    }
+
+    /// A chunk of states expanded (in parallel), then merged in the order one thread
+    /// would take them, new states onto `frontier`'s back: the result never depends on
+    /// `jobs`. `false` when the time limit ended the search.
+    fn step(
+        &mut self,
+        chunk: Vec<Waiting<'a>>,
+        frontier: &mut VecDeque<Waiting<'a>>,
+    ) -> Result<bool, ModelError> {
+        let jobs = self.limits.jobs.max(1);
+        for expanded in self.expand_all(chunk, jobs) {
+            self.merge(expanded?, frontier)?;
+        }
+        self.outer.report_states(self.nodes.len() as u64);
+        if self.outer.stopped() {
+            return Err(ModelError::Sim(SimError::Stopped));
+        }
+        if !frontier.is_empty() && self.outer.enough() {
+            self.bounded.get_or_insert(format!(
+                "bounded: {} states, not exhaustive (stopped at the time limit, `--max-seconds`)",
+                self.nodes.len()
+            ));
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// A split's start, the same in every shard: the first levels grown as a tree until
+    /// one holds `SHARE_PER_SHARD` states per shard, then that level dealt round robin,
+    /// shard `k` keeping its own in `frontier`. Every execution passes through one state
+    /// of the level (or ends before it, counted by shard 0 alone), so the shards' counts
+    /// add up to the whole's.
+    fn share(
+        &mut self,
+        frontier: &mut VecDeque<Waiting<'a>>,
+        k: u32,
+        n: u32,
+    ) -> Result<(), ModelError> {
+        self.shared = true;
+        let want = SHARE_PER_SHARD.saturating_mul(n as usize);
+        let mut depth = 0;
+        while !frontier.is_empty() && frontier.len() < want && depth < MAX_SHARED_DEPTH {
+            // One whole level expanded: its children are the next.
+            let mut level = std::mem::take(frontier);
+            while !level.is_empty() {
+                let chunk = self.chunk(&mut level);
+                if !self.step(chunk, frontier)? {
+                    // Out of time while the levels grow: the shard explored nothing of
+                    // its own, and says it is bounded.
+                    frontier.clear();
+                    self.shared = false;
+                    return Ok(());
+                }
+            }
+            depth += 1;
+        }
+        self.shared = false;
+        let level = std::mem::take(frontier);
+        for (i, w) in level.into_iter().enumerate() {
+            if i % n as usize == k as usize {
+                if self.limits.merge_states {
+                    self.seen.insert(self.visits[w.0 as usize].key, w.0);
+                }
+                frontier.push_back(w);
+            }
+        }
+        Ok(())
     }
 
     /// Every state of `chunk` expanded, in order, on `jobs` threads (each a contiguous
@@ -360,7 +445,11 @@ impl<'a> Search<'a> {
         expanded: Expanded<'a>,
         frontier: &mut VecDeque<Waiting<'a>>,
     ) -> Result<(), ModelError> {
-        let (id, children) = match expanded {
+        let (id, children, transitions, reduced) = match expanded {
+            // In the shared levels of a split, shard 0 alone counts the ends.
+            Expanded::Ended { .. } if self.shared && self.limits.shard.is_some_and(|s| s.0 > 0) => {
+                return Ok(());
+            }
             Expanded::Ended { id, metrics } => return self.end(id, metrics),
             Expanded::Children {
                 id,
@@ -372,11 +461,19 @@ impl<'a> Search<'a> {
                 self.ordered |= ordered;
                 self.reduced += u64::from(reduced);
                 self.transitions += transitions;
-                (id, children)
+                (id, children, transitions, reduced)
             }
         };
-        for c in children {
-            if let Some(&to) = c.fingerprint.and_then(|f| self.seen.get(&f)) {
+        if let Some(visit) = self.visits.get_mut(id as usize) {
+            visit.transitions = u32::try_from(transitions).unwrap_or(u32::MAX);
+            visit.reduced = reduced;
+        }
+        for (rank, c) in children.into_iter().enumerate() {
+            let merged = c
+                .fingerprint
+                .filter(|_| !self.shared)
+                .and_then(|f| self.seen.get(&f));
+            if let Some(&to) = merged {
                 self.edges.push((id, to, c.probability));
                 continue;
             }
@@ -388,13 +485,26 @@ impl<'a> Search<'a> {
                 continue;
             }
             let to = self.nodes.len() as u32;
+            let depth = self.nodes[id as usize].depth + 1;
             self.nodes.push(Node {
                 parent: id,
-                depth: self.nodes[id as usize].depth + 1,
+                depth,
                 choice: c.choice,
+                rank: rank as u32,
                 outcome: GOES_ON,
             });
-            if let Some(f) = c.fingerprint {
+            if self.limits.shard.is_some() {
+                // Merging off, a state is the execution that reaches it: keyed by its path.
+                let key = c
+                    .fingerprint
+                    .unwrap_or_else(|| path_key(self.visits[id as usize].key, rank));
+                self.visits.push(Visit {
+                    key,
+                    depth,
+                    ..Visit::default()
+                });
+            }
+            if let Some(f) = c.fingerprint.filter(|_| !self.shared) {
                 self.seen.insert(f, to);
             }
             self.edges.push((id, to, c.probability));
@@ -498,14 +608,22 @@ impl<'a> Search<'a> {
                 events: self.path(f.first).iter().map(Choice::decision).collect(),
             };
             let (trace, _) = trace::replay(self.p, self.fill, &[], &self.ctx, &schedule)?;
+            // A shard's part keeps its share of the probability for the merge to judge.
+            let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
                 metrics: f.metrics.clone(),
                 executions: by_outcome[o].0,
-                probability: (!self.ordered && bounded.is_none()).then_some(by_outcome[o].1),
+                probability: known.then_some(by_outcome[o].1),
                 trace,
                 schedule,
             });
         }
+        let part = self.limits.shard.map(|shard| Part {
+            shard,
+            ranks: self.found.iter().map(|f| self.ranks(f.first)).collect(),
+            visits: self.visits.clone(),
+            max_outcomes: self.limits.max_outcomes,
+        });
         Ok(Exploration {
             states: n as u64,
             transitions: self.transitions,
@@ -515,7 +633,21 @@ impl<'a> Search<'a> {
             longest,
             reduced: self.reduced,
             outcomes,
+            part,
         })
+    }
+
+    /// The ranks of the transitions from the start to state `id`, along first parents:
+    /// the order key of the execution that first reached it.
+    fn ranks(&self, mut id: u32) -> Vec<u32> {
+        let mut ranks = Vec::with_capacity(self.nodes[id as usize].depth as usize);
+        while id != 0 {
+            let node = &self.nodes[id as usize];
+            ranks.push(node.rank);
+            id = node.parent;
+        }
+        ranks.reverse();
+        ranks
     }
 
     /// The choices from the start to state `id`, along first parents.
@@ -529,6 +661,16 @@ impl<'a> Search<'a> {
         path.reverse();
         path
     }
+}
+
+/// The key of the state that transition `rank` out of the state keyed `parent` reaches,
+/// when states are not merged (a tree: each execution's states are its own).
+fn path_key(parent: u64, rank: usize) -> u64 {
+    // SplitMix64's finaliser over the parent's key and the rank.
+    let mut z = parent ^ (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// An error found along an execution: said with how far in it was.
