@@ -30,6 +30,7 @@ mod def;
 pub mod explore;
 mod model;
 mod registry;
+pub mod suggest;
 pub mod timeline;
 mod value;
 

@@ -74,7 +74,11 @@ pub(crate) fn table<'v>(
         if !keys.contains(&k.as_str()) {
             return fail(
                 at(path, k),
-                format!("unknown key `{k}` of {what}; valid: {}", keys.join(", ")),
+                format!(
+                    "unknown key `{k}` of {what}{}; valid: {}",
+                    coordsim_model::suggest::did_you_mean(k, keys),
+                    keys.join(", ")
+                ),
             );
         }
     }
@@ -245,7 +249,8 @@ impl Reader<'_> {
         }
         let valid = self.names_here(scope, read);
         Err(format!(
-            "unknown name `{name}`; valid here: {} (a parameter is set in [params] or [sweep])",
+            "unknown name `{name}`{}; valid here: {} (a parameter is set in [params] or [sweep])",
+            coordsim_model::suggest::did_you_mean(name, &valid),
             if valid.is_empty() {
                 "numbers only".to_string()
             } else {

@@ -635,3 +635,45 @@ fn a_scenario_sweeps_a_range_as_the_plan_expands_it() {
     assert!(e.to_string().contains("t.toml:5:"), "{e}");
     assert!(e.message.contains("`step` must not be 0"), "{e}");
 }
+
+/// A misspelled action or key is named with the nearest valid one (edit distance at most
+/// a third of its length): `requst` is one edit from `request`, `timeot_ms` one from
+/// `timeout_ms`; a key far from every action (`bogus`) gets no guess.
+#[test]
+fn a_misspelled_step_or_key_gets_the_nearest_name() {
+    let config = |step: &str| {
+        format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 1\n[[actor]]\nname = \"c\"\nsteps = [{step}]\n"
+        )
+    };
+    let error = |step: &str| {
+        let text = config(step);
+        match crate::harness::library_config(&crate::harness::registry(), "t.toml", &text) {
+            Ok(_) => panic!("accepted: {step}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = error(r#"{ requst = "s" }"#);
+    assert!(
+        e.contains("`requst` names no action (did you mean `request`?)"),
+        "{e}"
+    );
+    let e = error(r#"{ request = "s", timeot_ms = 3 }"#);
+    assert!(
+        e.contains("unknown key `timeot_ms` of a request step (did you mean `timeout_ms`?)"),
+        "{e}"
+    );
+    let e = error(r#"{ bogus = 1 }"#);
+    assert!(
+        e.contains("`bogus` names no action.") && !e.contains("did you mean"),
+        "{e}"
+    );
+    // In an expression: `atempt` is one edit from `attempt`.
+    let e = error(r#"{ if = { value = "atempt", below = 3 }, then = [{ request = "s" }] }"#);
+    assert!(
+        e.contains("unknown name `atempt` (did you mean `attempt`?)"),
+        "{e}"
+    );
+    let e = error(r#"{ request = "s", read = "s" }"#);
+    assert!(e.contains("this one has 2: request, read"), "{e}");
+}

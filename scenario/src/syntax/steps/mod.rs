@@ -157,9 +157,24 @@ fn step(
         .filter(|k| ACTIONS.contains(k))
         .collect();
     let [action] = actions[..] else {
+        // No action: a key near one is most likely it, misspelled.
+        let near = entries
+            .iter()
+            .map(|(k, _)| coordsim_model::suggest::did_you_mean(k, ACTIONS))
+            .find(|s| !s.is_empty())
+            .unwrap_or_default();
+        let what = if actions.is_empty() {
+            let keys: Vec<String> = entries.iter().map(|(k, _)| format!("`{k}`")).collect();
+            format!("{} names no action{near}", keys.join(", "))
+        } else {
+            format!("this one has {}: {}", actions.len(), actions.join(", "))
+        };
         return fail(
             path,
-            format!("a step has exactly one action: {}", ACTIONS.join(", ")),
+            format!(
+                "a step has exactly one action; {what}. The actions: {}",
+                ACTIONS.join(", ")
+            ),
         );
     };
     let value = get(entries, action).expect("found above");
