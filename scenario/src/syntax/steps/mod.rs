@@ -135,6 +135,29 @@ fn nested(
     }
 }
 
+/// A step with no action, or several: the actions it has, or the nearest to a key it
+/// has (a misspelled action is the likeliest mistake).
+fn not_one_action(path: Path, entries: &[(String, Value)], actions: &[&str]) -> ComposeError {
+    let what = if actions.is_empty() {
+        let near = entries
+            .iter()
+            .map(|(k, _)| coordsim_model::suggest::did_you_mean(k, ACTIONS))
+            .find(|s| !s.is_empty())
+            .unwrap_or_default();
+        let keys: Vec<String> = entries.iter().map(|(k, _)| format!("`{k}`")).collect();
+        format!("{} names no action{near}", keys.join(", "))
+    } else {
+        format!("this one has {}: {}", actions.len(), actions.join(", "))
+    };
+    ComposeError::new(
+        path,
+        format!(
+            "a step has exactly one action; {what}. The actions: {}",
+            ACTIONS.join(", ")
+        ),
+    )
+}
+
 fn step(
     reader: &Reader<'_>,
     before: &mut Before,
@@ -157,25 +180,7 @@ fn step(
         .filter(|k| ACTIONS.contains(k))
         .collect();
     let [action] = actions[..] else {
-        // No action: a key near one is most likely it, misspelled.
-        let near = entries
-            .iter()
-            .map(|(k, _)| coordsim_model::suggest::did_you_mean(k, ACTIONS))
-            .find(|s| !s.is_empty())
-            .unwrap_or_default();
-        let what = if actions.is_empty() {
-            let keys: Vec<String> = entries.iter().map(|(k, _)| format!("`{k}`")).collect();
-            format!("{} names no action{near}", keys.join(", "))
-        } else {
-            format!("this one has {}: {}", actions.len(), actions.join(", "))
-        };
-        return fail(
-            path,
-            format!(
-                "a step has exactly one action; {what}. The actions: {}",
-                ACTIONS.join(", ")
-            ),
-        );
+        return Err(not_one_action(path, entries, &actions));
     };
     let value = get(entries, action).expect("found above");
     let here = at(&path, action);
