@@ -249,6 +249,16 @@ impl ScenarioDef {
                 meaning: name(&format!("each request's wait in `{n}`'s queue"))?,
             });
         }
+        // After the servers', in group order: `Sim::output` gives them in this order.
+        for g in &spec.groups {
+            let n = &g.name;
+            distributions.push(Distribution {
+                name: name(&format!("{n}.response_ms"))?,
+                meaning: name(&format!(
+                    "each completed repetition's time of `{n}`, start to end"
+                ))?,
+            });
+        }
         Ok(ScenarioDef {
             spec: Arc::new(spec),
             params,

@@ -9,7 +9,7 @@ use sim_core::{Samples, ns_to_ms};
 use crate::machine::lock::LockMode;
 use crate::point::{Group, Step};
 use crate::run::state::Sim;
-use crate::syntax::metrics::{ActorRow, Metric, WaitStat};
+use crate::syntax::metrics::{ActorRow, Metric, WAIT_STATS, WaitStat};
 
 impl Sim<'_> {
     /// Conservation at every server, and mutual exclusion where a lock is meant to exclude.
@@ -117,13 +117,16 @@ impl Sim<'_> {
             None => Lanes::new(),
         };
         let distributions = if ctx.wants_distributions() {
+            // The servers' waits, then the groups' responses (as `ScenarioDef` names them).
+            let waits = self
+                .servers
+                .iter()
+                .map(|s| s.waits_ref().distribution_ms(MAX_DISTRIBUTION_POINTS));
+            let responses = (0..self.groups.len()).map(|g| self.response_distribution(g));
             distributions
                 .iter()
-                .zip(&self.servers)
-                .map(|(name, s)| {
-                    let waits = s.waits_ref();
-                    (*name, waits.distribution_ms(MAX_DISTRIBUTION_POINTS))
-                })
+                .copied()
+                .zip(waits.chain(responses))
                 .collect()
         } else {
             Vec::new()
@@ -250,13 +253,30 @@ impl Sim<'_> {
         }
     }
 
+    /// Group `g`'s response times as a distribution (an alias's: its server's waits, each
+    /// shifted by the fixed service).
+    fn response_distribution(&self, g: usize) -> Vec<f64> {
+        match self.groups[g].alias {
+            None => self.groups[g]
+                .responses
+                .distribution_ms(MAX_DISTRIBUTION_POINTS),
+            Some((s, service)) => self.servers[s as usize]
+                .waits_ref()
+                .distribution_ms(MAX_DISTRIBUTION_POINTS)
+                .into_iter()
+                .map(|w| sim_core::ns_to_ms((w * 1e6).round() as u64 + service))
+                .collect(),
+        }
+    }
+
     /// A statistic of server `s`'s waits, each computed once (a percentile of ten million
     /// waits is a selection over all of them; a one-request group's responses read the
     /// same ones).
     fn server_wait(&mut self, s: usize, stat: WaitStat) -> Option<f64> {
         let slot = stat as usize;
         if self.wait_stats.len() <= s {
-            self.wait_stats.resize(self.servers.len(), [None; 5]);
+            self.wait_stats
+                .resize(self.servers.len(), [None; WAIT_STATS]);
         }
         if let Some(v) = self.wait_stats[s][slot] {
             return v;
@@ -288,6 +308,7 @@ fn stat_value(samples: &mut Samples, stat: WaitStat) -> Option<f64> {
         WaitStat::P50 => samples.percentile_ms(50.0),
         WaitStat::P95 => samples.percentile_ms(95.0),
         WaitStat::P99 => samples.percentile_ms(99.0),
+        WaitStat::P999 => samples.percentile_ms(99.9),
         WaitStat::Max => samples.max_ms(),
     }
 }

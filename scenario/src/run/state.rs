@@ -18,6 +18,7 @@ use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
 use crate::point::{Dur, Pace, Point, Vars, eval_run};
+use crate::syntax::metrics::WAIT_STATS;
 use crate::syntax::spec::{Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
@@ -228,7 +229,7 @@ pub(crate) struct Sim<'p> {
     /// Per group: a closed loop (its jobs go on with the next repetition).
     pub closed: Vec<bool>,
     /// Each server's wait statistics once computed (by `WaitStat` order), for the output.
-    pub wait_stats: Vec<[Option<Option<f64>>; 5]>,
+    pub wait_stats: Vec<[Option<Option<f64>>; WAIT_STATS]>,
     /// The group and step that set `error`, when a step did: the error is reported where
     /// that step is written.
     pub error_at: Option<(u16, u32)>,

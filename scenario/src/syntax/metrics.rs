@@ -99,6 +99,9 @@ pub(crate) enum Metric {
     Makespan,
 }
 
+/// How many [`WaitStat`]s there are: a run keeps each server's, once computed.
+pub(crate) const WAIT_STATS: usize = 6;
+
 /// A statistic of a set of waits or response times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WaitStat {
@@ -106,6 +109,7 @@ pub(crate) enum WaitStat {
     P50,
     P95,
     P99,
+    P999,
     Max,
 }
 
@@ -391,6 +395,7 @@ impl MetricColumns {
             (WaitStat::P50, "p50", "median"),
             (WaitStat::P95, "p95", "95th-percentile"),
             (WaitStat::P99, "p99", "99th-percentile"),
+            (WaitStat::P999, "p999", "99.9th-percentile"),
             (WaitStat::Max, "max", "longest"),
         ] {
             self.col(
@@ -625,7 +630,10 @@ impl MetricColumns {
         )?;
         for (stat, key, what) in [
             (WaitStat::Mean, "mean", "mean"),
+            (WaitStat::P50, "p50", "median"),
             (WaitStat::P95, "p95", "95th-percentile"),
+            (WaitStat::P99, "p99", "99th-percentile"),
+            (WaitStat::P999, "p999", "99.9th-percentile"),
             (WaitStat::Max, "max", "longest"),
         ] {
             self.col(

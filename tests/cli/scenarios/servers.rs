@@ -97,3 +97,59 @@ fn a_server_that_fails_fast_refuses_while_down() {
         "{e}"
     );
 }
+
+/// Nearest rank, as the contract defines a percentile: the ⌈p/100 · n⌉-th smallest.
+fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
+    let rank = ((p / 100.0 * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+    /// A group's response percentiles against an independent FIFO recursion: actors
+    /// arriving at random whole-ms instants, one request each to a server of fixed
+    /// service s; sorted by arrival, departure_k = max(arrival_k, departure_{k−1}) + s and
+    /// the response is departure − arrival (arrivals at one instant swap responses among
+    /// themselves, not the multiset). Through the server's waits (a one-request group is
+    /// read from them) and through the group's own samples (a zero delay after the
+    /// request makes it keep its own).
+    #[test]
+    fn group_percentiles_are_the_nearest_ranks_of_the_responses(
+        starts in proptest::collection::vec(0u64..400, 1..120),
+        service in 1u64..20,
+        own in proptest::bool::ANY,
+    ) {
+        let steps = if own {
+            r#"[{ request = "s" }, { delay_ms = 0 }]"#
+        } else {
+            r#"[{ request = "s" }]"#
+        };
+        let list: Vec<String> = starts.iter().map(u64::to_string).collect();
+        let text = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = {service}\n[[actor]]\nname = \"c\"\ncount = {}\nstart_ms = [{}]\nsteps = {steps}\n",
+            starts.len(),
+            list.join(", ")
+        );
+        let mut arrivals = starts.clone();
+        arrivals.sort_unstable();
+        let mut free = 0;
+        let mut responses: Vec<u64> = arrivals
+            .iter()
+            .map(|&a| {
+                free = free.max(a) + service;
+                free - a
+            })
+            .collect();
+        responses.sort_unstable();
+        let run = super::run_text(&text, 0);
+        for (name, p) in [("p50", 50.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9)] {
+            let got = super::num(run.metric(&format!("c.{name}_response_ms")));
+            proptest::prop_assert_eq!(got, nearest_rank(&responses, p) as f64, "{} of {:?}", name, responses);
+        }
+        let max = super::num(run.metric("c.max_response_ms"));
+        proptest::prop_assert_eq!(max, *responses.last().unwrap() as f64);
+        let p999 = super::num(run.metric("s.p999_wait_ms"));
+        proptest::prop_assert_eq!(p999, (nearest_rank(&responses, 99.9) - service) as f64);
+    }
+}
