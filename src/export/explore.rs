@@ -110,7 +110,7 @@ pub fn write(
             md,
             "## {claim}: outcome {} (its shortest execution, {} events)\n",
             k + 1,
-            trace.len()
+            outcome.schedule.events.len()
         )?;
         // The steps in their order; a timeline too when time passes along them.
         let chart = trace_chart(config, n + 1, claim, trace);

@@ -237,3 +237,35 @@ fn a_time_limit_ends_bounded() {
     assert!(out.contains("stopped at the time limit"), "{out}");
     assert!(out.contains("FAIL"), "{out}");
 }
+
+/// A deadlock's trace ends with who is stuck and why: after the four events (each takes
+/// its first lock, then asks for the other's), a row per waiting actor naming the lock it
+/// waits for and its holder, with no choice (no event ran there).
+#[test]
+fn a_deadlock_trace_ends_with_who_waits_for_whom() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::root()
+        .join("configs/explore/explore-lock-order.toml")
+        .to_string_lossy()
+        .into_owned();
+    let o = coordsim_in(dir.path(), &["explore", &config, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out/explore-lock-order-explore");
+    let csv = std::fs::read_to_string(out.join("trace-1.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 6, "{csv}");
+    assert!(
+        rows[4].contains("left") && rows[4].contains("stuck: waits for B, held by right"),
+        "{csv}"
+    );
+    assert!(
+        rows[5].contains("right") && rows[5].contains("stuck: waits for A, held by left"),
+        "{csv}"
+    );
+    let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
+    assert!(md.contains("its shortest execution, 4 events"), "{md}");
+    assert!(
+        md.contains("takılı kalır: B kilidini bekler, right tutuyor"),
+        "{md}"
+    );
+}

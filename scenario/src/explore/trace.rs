@@ -9,6 +9,7 @@ use crate::explore::step::{choices, may_crash, run_chosen, start};
 use crate::point::{Pick, Point, Step};
 use crate::run::state::{Ev, Sim};
 use crate::run::steer::Draw;
+use crate::run::stuck::Awaited;
 use crate::syntax::metrics::Metric;
 
 /// Runs the execution `schedule` fixes from the start: each event described, and the
@@ -93,10 +94,59 @@ pub(super) fn replay(
             ),
         )));
     }
+    steps.extend(stuck_end(p, &sim, ns_to_ms(q.now())));
     sim.end = q.now();
     sim.settle_direct();
     sim.check(ctx.seed())?;
     Ok((steps, sim.output(fill, distributions, ctx)))
+}
+
+/// A row per actor still waiting when no event is left (a deadlock, a take nothing can
+/// answer): what it waits for and who holds it. No event: its choice is empty.
+fn stuck_end(p: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
+    sim.waiting_at_end()
+        .into_iter()
+        .map(|(job, awaited)| {
+            let a = &sim.actors[sim.jobs[job as usize].actor as usize];
+            let said = match awaited {
+                Awaited::Lock(l, polls) => {
+                    let lock = &p.lock_names[l as usize];
+                    let (en, tr) = if polls {
+                        ("polls", "yoklar")
+                    } else {
+                        ("waits for", "bekler")
+                    };
+                    match sim.holder_name(l as usize) {
+                        Some(h) => said(
+                            format!("stuck: {en} {lock}, held by {h}"),
+                            format!("takılı kalır: {lock} kilidini {tr}, {h} tutuyor"),
+                        ),
+                        None => said(
+                            format!("stuck: {en} {lock}"),
+                            format!("takılı kalır: {lock} kilidini {tr}"),
+                        ),
+                    }
+                }
+                Awaited::Take(queue) => {
+                    let name = &p.queues[queue as usize].name;
+                    said(
+                        format!("stuck: waits to take from {name}, where nothing more comes"),
+                        format!(
+                            "takılı kalır: {name} kuyruğundan almayı bekler, oraya bir şey gelmeyecek"
+                        ),
+                    )
+                }
+            };
+            TraceStep {
+                time_ms,
+                actor: p.groups[a.group as usize].actor_name(a.index),
+                action: said.en,
+                choice: String::new(),
+                action_tr: said.tr,
+                choice_tr: String::new(),
+            }
+        })
+        .collect()
 }
 
 /// A step's words in English and in Turkish (the two locales a config names), as the

@@ -7,6 +7,15 @@ use sim_core::Nanos;
 
 use crate::run::state::{NONE, Sim};
 
+/// What a job still waits for at a stuck end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Awaited {
+    /// A lock, in its queue (`false`) or by polling (`true`).
+    Lock(u16, bool),
+    /// A message to take from a queue.
+    Take(u16),
+}
+
 /// Pollers named in the report; the rest are counted.
 const NAMED: usize = 5;
 
@@ -82,6 +91,43 @@ impl Sim<'_> {
     fn who(&self, job: u32) -> String {
         let a = &self.actors[self.jobs[job as usize].actor as usize];
         format!("`{}`", self.p.groups[a.group as usize].actor_name(a.index))
+    }
+
+    /// The jobs still waiting when no event is left (an explored execution that ends
+    /// stuck, a deadlock): each with what it waits for, in job order.
+    pub(crate) fn waiting_at_end(&self) -> Vec<(u32, Awaited)> {
+        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        let mut waiting = Vec::new();
+        for (job, j) in self.jobs.iter().enumerate() {
+            let job = job as u32;
+            if free.contains(&job) {
+                continue;
+            }
+            let awaited = if j.waiting != u16::MAX {
+                Awaited::Lock(j.waiting, false)
+            } else if j.polling != u16::MAX {
+                Awaited::Lock(j.polling, true)
+            } else if j.taking != u16::MAX {
+                Awaited::Take(j.taking)
+            } else {
+                continue;
+            };
+            waiting.push((job, awaited));
+        }
+        waiting
+    }
+
+    /// The name of the actor whose record lock `l` holds (`None`: no record, or one left
+    /// at the start).
+    pub(crate) fn holder_name(&self, l: usize) -> Option<String> {
+        let nl = self.locks.len();
+        let token = self.locks[l].record_token().filter(|&t| t != 0)?;
+        let actor = match (0..self.jobs.len()).find(|&j| self.tables.tokens[j * nl + l] == token) {
+            Some(job) => self.jobs[job].actor,
+            None => self.last_taker[l].0,
+        };
+        let a = self.actors.get(actor as usize)?;
+        Some(self.p.groups[a.group as usize].actor_name(a.index))
     }
 
     /// Who holds lock `l`'s record, and why it can never release it.
