@@ -149,6 +149,10 @@ pub(crate) enum Step {
     TxBegin,
     TxEnd,
     Stop,
+    /// An early exit: the repetition ends here, completed or given up.
+    Exit {
+        gave_up: bool,
+    },
     /// When the condition fails, go on at `otherwise`.
     Branch {
         cond: Cond,
@@ -182,6 +186,7 @@ impl Step {
                 | Step::Pause(_)
                 | Step::TxEnd
                 | Step::Stop
+                | Step::Exit { .. }
                 | Step::Branch { .. }
                 | Step::Jump(_)
                 | Step::AfterTimeout(_)

@@ -274,6 +274,7 @@ impl<'a> Flat<'a> {
             }
             spec::Step::Ack(q) => Step::Ack(*q),
             spec::Step::Stop => Step::Stop,
+            spec::Step::Exit { gave_up } => Step::Exit { gave_up: *gave_up },
             spec::Step::Keys {
                 op,
                 store,

@@ -384,6 +384,8 @@ impl<'p> Sim<'p> {
                 Flow::Here
             }
             Step::End => self.end_now(job, Outcome::Completed, now),
+            Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, now),
+            Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, now),
             Step::AfterTimeout(then) => self.after_timeout_step(job, then, now, q),
         }
     }

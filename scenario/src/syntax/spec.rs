@@ -381,6 +381,11 @@ pub(crate) enum Step {
     Transaction(Vec<Step>),
     /// The actor's repetition ends here, completed, and it starts no more.
     Stop,
+    /// The repetition ends here (an early exit): completed, or given up; the next one
+    /// starts as after any end.
+    Exit {
+        gave_up: bool,
+    },
     If {
         cond: Cond,
         then: Vec<Step>,

@@ -1,6 +1,6 @@
 //! What ends an actor's repetitions: a crash — with a restart the next repetition starts; in
-//! an open loop every repetition under way ends with it — and a stop, in a closed loop and
-//! in an open one.
+//! an open loop every repetition under way ends with it — a stop, in a closed loop and
+//! in an open one, and an early exit (`end`).
 
 use super::{num, run_text};
 
@@ -104,4 +104,79 @@ steps = [{ if = { value = "k", equals = 1 }, then = [{ crash = "all" }] }, { req
     assert_eq!(num(run.metric("s.timed_out")), 0.0);
     assert_eq!(num(run.metric("s.wasted_requests")), 1.0);
     assert_eq!(num(run.metric("s.wasted_ms")), 100.0);
+}
+
+/// An early exit: 5 repetitions read `r`; while it is 0 the repetition writes 1, asks the
+/// server (2 ms) and ends there, completed (the second request never runs); once `r` is 1
+/// it ends at once, given up. By hand: repetition 0 completes in 2 ms with one request;
+/// repetitions 1 to 4 give up: 1 completed, 4 gave up, 1 request, 1 write.
+#[test]
+fn an_end_step_ends_the_repetition_completed_or_given_up() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "r"
+kind = "register"
+[[resource]]
+name = "s"
+kind = "server"
+service_ms = 2
+[[actor]]
+name = "c"
+repeat = 5
+steps = [
+  { read = "r" },
+  { if = { value = "r", at_least = 1 }, then = [{ end = "gave_up" }] },
+  { write = "r", value = "read + 1" },
+  { request = "s" },
+  { end = true },
+  { request = "s" },
+]
+"#;
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("c.started")), 5.0);
+    assert_eq!(num(run.metric("c.completed")), 1.0);
+    assert_eq!(num(run.metric("c.gave_up")), 4.0);
+    assert_eq!(num(run.metric("s.requests")), 1.0);
+    assert_eq!(num(run.metric("r.writes")), 1.0);
+    assert_eq!(num(run.metric("c.max_response_ms")), 2.0);
+    // `"completed"` says what `true` does.
+    let same = run_text(
+        &text.replace("{ end = true }", "{ end = \"completed\" }"),
+        0,
+    );
+    assert_eq!(same.metrics, run.metrics);
+    // Anything else is refused at its key, naming the two forms.
+    let e = super::load_error(&text.replace("{ end = true }", "{ end = \"later\" }"));
+    assert!(
+        e.contains("steps[4].end") && e.contains("{ end = \"gave_up\" }"),
+        "{e}"
+    );
+    let e =
+        super::load_error(&text.replace("{ end = true }", "{ transaction = [{ end = true }] }"));
+    assert!(
+        e.contains("transaction[0].end") && e.contains("`end` waits or takes time"),
+        "{e}"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 32, ..Default::default() })]
+
+    /// The steps after an `end` never run: a group whose repetition asks server `a` and
+    /// ends has the metrics of one that only asks `a` (the group's and `a`'s), whatever the
+    /// actors, repetitions and service time.
+    #[test]
+    fn the_steps_after_an_end_never_run(count in 1u32..4, repeat in 1u32..6, service in 1u32..9) {
+        let config = |steps: &str| format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"a\"\nkind = \"server\"\nservice_ms = {service}\n[[resource]]\nname = \"b\"\nkind = \"server\"\nservice_ms = 1\n[[actor]]\nname = \"c\"\ncount = {count}\nrepeat = {repeat}\nsteps = {steps}\n"
+        );
+        let ended = run_text(&config(r#"[{ request = "a" }, { end = true }, { request = "b" }]"#), 0);
+        let plain = run_text(&config(r#"[{ request = "a" }]"#), 0);
+        for (name, cell) in &plain.metrics {
+            if name.starts_with("a.") || name.starts_with("c.") {
+                proptest::prop_assert_eq!(ended.metric(name), cell, "{}", name);
+            }
+        }
+        proptest::prop_assert_eq!(num(ended.metric("b.requests")), 0.0);
+    }
 }

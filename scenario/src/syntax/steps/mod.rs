@@ -41,6 +41,7 @@ const ACTIONS: &[&str] = &[
     "remove",
     "transaction",
     "stop",
+    "end",
 ];
 
 /// The actions a transaction may hold: those that take no time and wait for nobody.
@@ -156,6 +157,21 @@ fn not_one_action(path: Path, entries: &[(String, Value)], actions: &[&str]) -> 
             ACTIONS.join(", ")
         ),
     )
+}
+
+/// `{ end = true }` (or `"completed"`) and `{ end = "gave_up" }`: the repetition ends
+/// here, counted so.
+fn early_exit(path: &Path, v: &Value, value: &Value, here: Path) -> Result<Step, ComposeError> {
+    table(path, v, "an end step", &["end"])?;
+    match value {
+        Value::Bool(true) => Ok(Step::Exit { gave_up: false }),
+        Value::Str(s) if s == "completed" => Ok(Step::Exit { gave_up: false }),
+        Value::Str(s) if s == "gave_up" => Ok(Step::Exit { gave_up: true }),
+        _ => fail(
+            here,
+            "an end step is { end = true } (the repetition ends here, completed; `\"completed\"` says the same) or { end = \"gave_up\" } (it ends given up)",
+        ),
+    }
 }
 
 fn step(
@@ -278,6 +294,7 @@ fn step(
             Step::Send { link, timeout }
         }
         "if" => branch(reader, before, path, v, depth, nested)?,
+        "end" => early_exit(&path, v, value, here)?,
         "stop" => {
             table(&path, v, "a stop step", &["stop"])?;
             if value != &Value::Bool(true) {
