@@ -30,15 +30,27 @@ impl Loader<'_> {
                 .find(|a| a.param == i)
                 .and_then(|a| a.values.first())
                 .unwrap_or(&plan.base[i]);
-            if matches!(wanted, Value::List(_)) && !matches!(sample, Value::List(_)) {
-                return Err(self.err(
-                    &value.span(),
-                    format!(
-                        "`where` takes one value per key (`{} = {sample}`), and `{}` is not a list parameter; for several points write one claim per point, or leave `where` out",
-                        key.get_ref(),
-                        key.get_ref()
-                    ),
-                ));
+            // A list for a parameter that is no list: any of its values; each must be a
+            // value some point has (a typo in one would otherwise go unseen).
+            if let (Value::List(any), false) = (&wanted, matches!(sample, Value::List(_))) {
+                if any.is_empty() {
+                    return Err(self.err(
+                        &value.span(),
+                        format!("`where` needs at least one value of `{}`", key.get_ref()),
+                    ));
+                }
+                for a in any {
+                    if !(0..plan.points).any(|p| plan.matches(p, &[(i, a.clone())])) {
+                        return Err(self.err(
+                            &value.span(),
+                            format!(
+                                "`where`: no point has `{} = {a}`{}",
+                                key.get_ref(),
+                                swept_values(plan, i)
+                            ),
+                        ));
+                    }
+                }
             }
             filter.push((i, wanted));
         }
@@ -46,24 +58,7 @@ impl Loader<'_> {
             // Say what the sweep does have for each key named.
             let has: Vec<String> = filter
                 .iter()
-                .map(|(i, _)| {
-                    let key = names[*i];
-                    match plan.axes.iter().find(|a| a.param == *i) {
-                        Some(axis) => {
-                            let mut shown: Vec<String> = axis
-                                .values
-                                .iter()
-                                .take(10)
-                                .map(ToString::to_string)
-                                .collect();
-                            if axis.values.len() > 10 {
-                                shown.push("…".into());
-                            }
-                            format!("{key} = {}", shown.join(", "))
-                        }
-                        None => format!("{key} = {} (not swept)", plan.base[*i]),
-                    }
-                })
+                .map(|(i, _)| format!("{} = {}", names[*i], values_of(plan, *i)))
                 .collect();
             return Err(self.err(
                 &w.span(),
@@ -75,4 +70,29 @@ impl Loader<'_> {
         }
         Ok(filter)
     }
+}
+
+/// The values parameter `i` takes over the sweep, for an error: the first ten of its
+/// axis, or its one value (not swept).
+fn values_of(plan: &Plan, i: usize) -> String {
+    match plan.axes.iter().find(|a| a.param == i) {
+        Some(axis) => {
+            let mut shown: Vec<String> = axis
+                .values
+                .iter()
+                .take(10)
+                .map(ToString::to_string)
+                .collect();
+            if axis.values.len() > 10 {
+                shown.push("…".into());
+            }
+            shown.join(", ")
+        }
+        None => format!("{} (not swept)", plan.base[i]),
+    }
+}
+
+/// `; the sweep has 4, 6, 8` for an error about parameter `i`.
+fn swept_values(plan: &Plan, i: usize) -> String {
+    format!("; the sweep has {}", values_of(plan, i))
 }

@@ -15,7 +15,13 @@ pub enum Var {
     X,
 }
 
-/// Whether a point's parameter values match a `where` filter.
+/// Whether a point's parameter values match a `where` filter. A list given for a
+/// parameter whose values are not lists is a choice: any of its values matches.
 pub fn matches_filter(values: &[Value], filter: &[(usize, Value)]) -> bool {
-    filter.iter().all(|(i, v)| values[*i].matches(v))
+    filter.iter().all(|(i, v)| match (v, &values[*i]) {
+        (Value::List(any), own) if !matches!(own, Value::List(_)) => {
+            any.iter().any(|a| own.matches(a))
+        }
+        (v, own) => own.matches(v),
+    })
 }

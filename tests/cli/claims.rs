@@ -47,6 +47,40 @@ expect = 4.5
     assert_eq!(lines.last(), Some(&"1 passed, 1 failed"));
 }
 
+/// `where` with a list of values: any of them. Lesson 003's queue at 4, 6 and 8 clients
+/// (mean waits 4.5, 7.5 and 206.5 ms): "below 10 ms" holds where clients is 4 or 6, and
+/// fails once 8 is listed, its worst row named.
+#[test]
+fn where_with_a_list_matches_any_of_its_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = |clients: &str| {
+        format!(
+            "model = \"single_writer_queue\"\n[sweep]\nclients = [4, 6, 8]\n[[claim]]\nname = \"below capacity\"\nwhere = {{ clients = {clients} }}\nmetric = \"mean_wait_ms\"\nat_most = 10\n"
+        )
+    };
+    let below = write_config(tmp.path(), "below.toml", &text("[4, 6]"));
+    let out = coordsim(&["check", &below]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let all = write_config(tmp.path(), "all.toml", &text("[4, 6, 8]"));
+    let out = coordsim(&["check", &all]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out)
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(" at clients = 8"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 /// The claim language: bounds, statistics over replications, the interval of the mean, and
 /// honest failures.
 #[test]

@@ -263,9 +263,9 @@ fn misleading_errors_say_what_is_wrong_where() {
             "3:9: the sweep of `x` starts with a number but this value is a string",
         ),
         (
-            // A list in `where` for a number parameter: not "matches no point".
-            "model = \"single_writer_queue\"\n[sweep]\nclients = [4, 8]\n[[claim]]\nwhere = { clients = [4, 8] }\nmetric = \"requests\"\nexpect = 1\n",
-            "5:21: `where` takes one value per key",
+            // A list in `where` for a number parameter: each value must be one a point has.
+            "model = \"single_writer_queue\"\n[sweep]\nclients = [4, 8]\n[[claim]]\nwhere = { clients = [4, 9] }\nmetric = \"requests\"\nexpect = 1\n",
+            "5:21: `where`: no point has `clients = 9`; the sweep has 4, 8",
         ),
         (
             // An unknown tie rule: the value as written, no Debug dump.
