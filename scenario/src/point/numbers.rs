@@ -46,27 +46,9 @@ impl Eval<'_> {
                     "a list gives one number per actor; only a start, a delay, an instance, a give-up time or a written value may be one",
                 ));
             }
-            Num::By(p, options) => {
-                let Some(Value::Str(s)) = self.values.get(*p as usize) else {
-                    return Err(ParamError::new(
-                        &key,
-                        "its `by` parameter has no string value here",
-                    ));
-                };
-                match options.iter().find(|(o, _)| o == s) {
-                    Some((_, x)) => *x,
-                    None => {
-                        let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
-                        return Err(ParamError::new(
-                            &key,
-                            format!(
-                                "`{}` = \"{s}\" has no number here; it gives: {}",
-                                self.spec.params[*p as usize].name,
-                                valid.join(", ")
-                            ),
-                        ));
-                    }
-                }
+            Num::By(..) => {
+                let (chosen, at) = self.chosen(num, path)?;
+                return self.number(chosen, &at);
             }
         };
         if !x.is_finite() {
@@ -76,6 +58,43 @@ impl Eval<'_> {
             ));
         }
         Ok(x)
+    }
+
+    /// The option of a `{ by = … }` table this point's value chooses, with its path
+    /// (`….delay_ms.slow`); any other number as it is.
+    fn chosen<'n>(
+        &self,
+        num: &'n Num,
+        path: &[&'n str],
+    ) -> Result<(&'n Num, Vec<&'n str>), ParamError> {
+        let Num::By(p, options) = num else {
+            return Ok((num, path.to_vec()));
+        };
+        let key = path_key(path);
+        let Some(Value::Str(s)) = self.values.get(*p as usize) else {
+            return Err(ParamError::new(
+                &key,
+                "its `by` parameter has no string value here",
+            ));
+        };
+        match options.iter().find(|(o, _)| o == s) {
+            Some((o, chosen)) => {
+                let mut at = path.to_vec();
+                at.push(o);
+                Ok((chosen, at))
+            }
+            None => {
+                let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
+                Err(ParamError::new(
+                    &key,
+                    format!(
+                        "`{}` = \"{s}\" has no number here; it gives: {}",
+                        self.spec.params[*p as usize].name,
+                        valid.join(", ")
+                    ),
+                ))
+            }
+        }
     }
 
     pub(super) fn probability(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
@@ -103,6 +122,11 @@ impl Eval<'_> {
                 .map(|n| self.per_point(n, path))
                 .collect::<Result<_, _>>()
                 .map(Num::Each);
+        }
+        if let Num::By(..) = num {
+            // The option this point's value chooses, as any number of its place.
+            let (chosen, at) = self.chosen(num, path)?;
+            return self.per_point(chosen, &at);
         }
         if num.per_actor() {
             return Ok(num.clone());
@@ -156,6 +180,10 @@ impl Eval<'_> {
     }
 
     pub(super) fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {
+        if let Num::By(..) = num {
+            let (chosen, at) = self.chosen(num, path)?;
+            return self.dur(chosen, &at);
+        }
         if num.per_actor() {
             return self.per_point(num, path).map(Dur::Actor);
         }

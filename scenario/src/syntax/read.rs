@@ -178,15 +178,16 @@ impl Reader<'_> {
                 };
                 let mut options = Vec::new();
                 for (k, v) in entries.iter().filter(|(k, _)| k != "by") {
-                    match v.as_f64() {
-                        Some(x) if x.is_finite() => options.push((k.clone(), x)),
-                        _ => {
-                            return fail(
-                                at(&path, k),
-                                format!("expected a number, got {}", v.type_name()),
-                            );
-                        }
+                    if !matches!(v, Value::Int(_) | Value::Float(_) | Value::Str(_)) {
+                        return fail(
+                            at(&path, k),
+                            format!(
+                                "an option is a number or an expression in quotes, got {}",
+                                v.type_name()
+                            ),
+                        );
                     }
+                    options.push((k.clone(), self.num(at(&path, k), v, scope, read)?));
                 }
                 Ok(Num::By(p as u16, options))
             }

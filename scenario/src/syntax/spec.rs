@@ -60,8 +60,9 @@ pub(crate) enum Num {
     Lit(f64),
     /// An expression (the text kept for messages).
     Expr(Expr<Var>, String),
-    /// `{ by = "placement", busiest_edge = 4, region = 62 }`: by a string parameter's value.
-    By(u16, Vec<(String, f64)>),
+    /// `{ by = "placement", busiest_edge = 4, region = "2 * rtt_ms" }`: by a string
+    /// parameter's value; each option a number or an expression.
+    By(u16, Vec<(String, Num)>),
     /// `[0, 2000]`: one per actor of the group, in order (where `i` may be used).
     Each(Vec<Num>),
 }
@@ -81,7 +82,9 @@ impl Num {
         match self {
             Num::Expr(e, _) => uses(e),
             Num::Each(_) => true,
-            _ => false,
+            // Some option is: which one a point chooses is known only at the point.
+            Num::By(_, options) => options.iter().any(|(_, n)| n.per_actor()),
+            Num::Lit(_) => false,
         }
     }
 

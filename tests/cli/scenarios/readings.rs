@@ -458,3 +458,41 @@ fn a_repetition_of_a_crashed_actor_takes_no_lock_it_waited_for() {
         assert_eq!(num(run.metric("a.crashed")), 1.0, "{mode}");
     }
 }
+
+/// `{ by = … }` options may be expressions: a server's service chosen by a string
+/// parameter as `2 * base_ms` (4 ms) or a literal 1, and a step's delay as `k` (the
+/// repetition; the instance too, by `k` or 0, of the one instance). By hand, 3 repetitions
+/// of a request then a delay of k ms: `slow` serves in
+/// 4 ms, so the responses are 4, 5, 6 (mean 5); `fast` in 1: 1, 2, 3 (mean 2).
+#[test]
+fn a_by_table_chooses_an_expression() {
+    let text = |mode: &str| {
+        format!(
+            r#"model = "scenario"
+[params]
+mode = "{mode}"
+base_ms = 2
+[[resource]]
+name = "s"
+kind = "server"
+service_ms = {{ by = "mode", fast = 1, slow = "2 * base_ms" }}
+[[actor]]
+name = "c"
+repeat = 3
+steps = [{{ request = "s", instance = {{ by = "mode", fast = "k", slow = 0 }} }}, {{ delay_ms = {{ by = "mode", fast = "k", slow = "k" }} }}]
+"#
+        )
+    };
+    let slow = run_text(&text("slow"), 0);
+    assert_eq!(num(slow.metric("c.mean_response_ms")), 5.0);
+    assert_eq!(num(slow.metric("c.max_response_ms")), 6.0);
+    let fast = run_text(&text("fast"), 0);
+    assert_eq!(num(fast.metric("c.mean_response_ms")), 2.0);
+    // An option that is neither a number nor an expression is refused at its key.
+    let bad = text("slow").replace("fast = 1,", "fast = [1],");
+    let e = super::load_error(&bad);
+    assert!(
+        e.contains("service_ms.fast") && e.contains("an option is a number or an expression"),
+        "{e}"
+    );
+}
