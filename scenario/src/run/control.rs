@@ -156,6 +156,13 @@ impl<'p> Sim<'p> {
             j.retries = 0;
             j.attempt = 1;
             j.outcome = 0;
+            // What it read was the last repetition's: a write of this one overwrites no
+            // update it saw unless it reads again (a blind write is no lost update).
+            let nr = self.regs.len();
+            if nr > 0 {
+                let ju = job as usize;
+                self.tables.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
+            }
             return true;
         }
         self.free.push(job);

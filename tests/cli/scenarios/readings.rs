@@ -496,3 +496,30 @@ steps = [{{ request = "s", instance = {{ by = "mode", fast = "k", slow = 0 }} }}
         "{e}"
     );
 }
+
+/// A lost update needs a read in the same repetition: what an actor read in an earlier one
+/// makes no later write lost. `a` reads `r` (0) in repetition 0 only and writes `k + 5` 10 ms
+/// into each repetition; `b` never reads and writes 1 at 5 and 15 ms. By hand: a's write at
+/// 10 lands on b's 1, not the 0 it read: lost. a's write at 20 lands on b's second 1, but a
+/// read nothing in repetition 1: a blind write, not lost; b's are blind too. One lost update,
+/// 4 writes, and the last value a's 6.
+#[test]
+fn only_a_write_after_a_read_in_its_repetition_can_be_lost() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "r"
+kind = "register"
+[[actor]]
+name = "a"
+repeat = 2
+steps = [{ if = { value = "k", equals = 0 }, then = [{ read = "r" }] }, { delay_ms = 10 }, { write = "r", value = "k + 5" }]
+[[actor]]
+name = "b"
+repeat = 2
+steps = [{ delay_ms = "5 + 5 * k" }, { write = "r", value = 1 }]
+"#;
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("r.lost_updates")), 1.0);
+    assert_eq!(num(run.metric("r.writes")), 4.0);
+    assert_eq!(num(run.metric("r.value")), 6.0);
+}
