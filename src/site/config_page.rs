@@ -430,10 +430,27 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
 
 /// Every chart the run drew (its SVG inline, links to the SVG and the PNG).
 fn charts(h: &mut Html, config: &Config, files: &[String]) {
-    let svgs: Vec<&str> = files
+    let mut svgs: Vec<&str> = files
         .iter()
         .filter_map(|f| f.strip_suffix(".svg"))
         .collect();
+    // In the config's `[[chart]]` order, not the files' names: a file is its chart's
+    // (`NAME.svg`, or `NAME-…` for a chart drawn per point, the longest such name).
+    let order = |file: &str| {
+        config
+            .charts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| {
+                file == c.name
+                    || file
+                        .strip_prefix(c.name.as_str())
+                        .is_some_and(|rest| rest.starts_with('-'))
+            })
+            .max_by_key(|(_, c)| c.name.len())
+            .map_or(usize::MAX, |(i, _)| i)
+    };
+    svgs.sort_by_key(|f| order(f));
     h.el("h2", &[("id", "charts")], "Charts").newline();
     if svgs.is_empty() {
         h.el("p", &[], "This config draws no chart.").newline();

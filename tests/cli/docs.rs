@@ -171,3 +171,34 @@ fn the_format_check_catches_a_mis_formatted_model_file() {
         stderr(&o)
     );
 }
+
+/// The totals the README states (`470 passed, 0 failed`) are the committed report's, as
+/// its index records them (`data-passed`, `data-failed`): a figure in the README cannot go
+/// stale while the report moves on.
+#[test]
+fn the_readmes_totals_are_the_reports() {
+    let readme = String::from_utf8(read(root().join("README.md"))).unwrap();
+    let index = String::from_utf8(read(root().join("reports/index.html"))).unwrap();
+    let attribute = |name: &str| -> u64 {
+        let at = index.find(&format!("{name}=\"")).expect(name) + name.len() + 2;
+        index[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let (passed, failed) = (attribute("data-passed"), attribute("data-failed"));
+    // Every "`N passed, M failed`" with digits in it: the stated totals.
+    let stated: Vec<(u64, u64)> = readme
+        .split('`')
+        .filter_map(|span| {
+            let (p, rest) = span.split_once(" passed, ")?;
+            let f = rest.strip_suffix(" failed")?;
+            Some((p.trim().parse().ok()?, f.trim().parse().ok()?))
+        })
+        .collect();
+    assert!(!stated.is_empty(), "the README states the report's totals");
+    for s in stated {
+        assert_eq!(
+            s,
+            (passed, failed),
+            "README totals against reports/index.html"
+        );
+    }
+}

@@ -577,3 +577,35 @@ fn a_killed_report_leaves_the_previous_report_or_the_new_one_never_a_mix() {
     assert!(visible(&out) == reports[usize::from(wanted)]);
     assert!(hidden(&out).is_empty(), "{:?}", hidden(&out));
 }
+
+/// A config page shows the charts in the config's `[[chart]]` order, not by file name:
+/// `zeta` (first in the config), then `alpha`, then `alpha-fail` (its own chart, not a
+/// file of `alpha`'s), though the names sort the other way.
+#[test]
+fn a_config_page_shows_charts_in_the_configs_order() {
+    let c = Course::new();
+    let chart = |name: &str, y: &str| {
+        format!("[[chart]]\nname = \"{name}\"\nkind = \"line\"\nx = \"clients\"\ny = \"{y}\"\n")
+    };
+    c.config(
+        "q.toml",
+        &format!(
+            "{}\n{}{}{}",
+            QUEUE.replace("TITLE", "Queue"),
+            chart("zeta", "mean_wait_ms"),
+            chart("alpha", "max_wait_ms"),
+            chart("alpha-fail", "p95_wait_ms")
+        ),
+    );
+    let o = c.report("out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = c.page("out/site/config-q.html");
+    let at = |id: &str| {
+        page.find(&format!("id=\"chart-{id}\""))
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    assert!(
+        at("zeta") < at("alpha") && at("alpha") < at("alpha-fail"),
+        "charts out of order"
+    );
+}
