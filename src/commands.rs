@@ -173,7 +173,7 @@ fn run_schedule(
         out.unwrap_or(Path::new("out")),
         &format!("{}-{name}", config.stem),
     )?;
-    let written = write_schedule_run(&mut config, &schedule, options, staging.path())?;
+    let written = write_schedule_run(&mut config, &schedule, options, staging.path(), true)?;
     let dir = staging.commit()?;
     note_written(&dir);
     if !quiet {
@@ -193,16 +193,18 @@ fn run_schedule(
 }
 
 /// Runs the execution `schedule` fixes as a run of its point and writes its outputs into
-/// `dir`: the rows, the entities, the table and the point's timeline (the config's other
-/// charts are of a sweep; one execution draws none of them).
+/// `dir`: the rows, the entities, the table and (when `timeline`) the point's timeline
+/// (the config's other charts are of a sweep; one execution draws none of them).
 pub(crate) fn write_schedule_run(
     config: &mut Config,
     schedule: &crate::schedule::ScheduleFile,
     options: &RunOptions,
     dir: &Path,
+    timeline: bool,
 ) -> anyhow::Result<export::Written> {
-    let timeline = crate::config::ChartSpec::timeline_at(config, schedule.point, "timeline");
-    let charts = std::mem::replace(&mut config.charts, vec![timeline]);
+    let drawn =
+        timeline.then(|| crate::config::ChartSpec::timeline_at(config, schedule.point, "timeline"));
+    let charts = std::mem::replace(&mut config.charts, drawn.into_iter().collect());
     let replications = std::mem::replace(&mut config.plan.replications, 1);
     let written = runner::run_schedule(config, options, schedule).and_then(|results| {
         export::write_all(config, &results, options.seed_for(config), dir).map(|(_, w)| w)
@@ -461,7 +463,11 @@ fn write_traces(
             schedule: explored[point].outcomes[k].schedule.clone(),
         };
         let trace = dir.join(format!("trace-{}", n + 1));
-        write_schedule_run(config, &file, &options, &trace)?;
+        // An untimed execution (every step at one instant) has no timeline to draw: its
+        // order is the step chart's.
+        let steps = &explored[point].outcomes[k].trace;
+        let timed = steps.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
+        write_schedule_run(config, &file, &options, &trace, timed)?;
     }
     Ok(())
 }
@@ -539,6 +545,12 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             std::fs::create_dir_all(&explore_dir)?;
             write_exploration(&mut config, &explored, &explore_dir)?;
         }
+        // A lesson's trace charts of this config read this exploration, not another.
+        let explored = if explored.is_empty() {
+            std::sync::OnceLock::new()
+        } else {
+            std::sync::OnceLock::from(Ok(explored))
+        };
         let passed = these.iter().filter(|v| v.pass).count();
         index.push_str(&format!(
             "| [{}]({}/table.md) | `{}` | {} | {passed}/{} |\n",
@@ -572,6 +584,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
                 config,
                 results,
                 summary,
+                explored,
             },
         ));
     }

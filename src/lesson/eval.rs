@@ -19,6 +19,9 @@ pub struct Loaded {
     pub results: Results,
     /// With replications, per-point statistics.
     pub summary: Option<Table>,
+    /// Its exploration, once a trace chart asked for it: every trace block of the config
+    /// reads the one exploration (an error kept as its text).
+    pub explored: std::sync::OnceLock<Result<Vec<coordsim_model::Exploration>, String>>,
 }
 
 impl Loaded {
@@ -692,10 +695,15 @@ fn trace_chart(
             ),
         ));
     };
-    let limits = crate::explore::default_limits();
-    let explored = crate::explore::explore_config(config, config.seed, &limits)
-        .map_err(|e| error(region.marker, e.to_string()))?;
-    let (_, decides) = crate::check::over_executions(config, &explored, claim, holds);
+    let explored = l
+        .explored
+        .get_or_init(|| {
+            let limits = crate::explore::default_limits();
+            crate::explore::explore_config(config, config.seed, &limits).map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| error(region.marker, e.clone()))?;
+    let (_, decides) = crate::check::over_executions(config, explored, claim, holds);
     let Some((point, k)) = decides else {
         return Err(error(
             region.marker,

@@ -121,6 +121,7 @@ impl Session {
                             config,
                             results,
                             summary,
+                            explored: std::sync::OnceLock::new(),
                         },
                     ))
                 })
