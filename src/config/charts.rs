@@ -134,6 +134,8 @@ pub struct ChartSpec {
     pub mark_x: Option<String>,
     /// A y value drawn as a horizontal line.
     pub mark_y: Option<f64>,
+    /// Its legend (`mark_y = { value = 100, label = "capacity" }`); none: `y = 100`.
+    pub mark_y_label: Option<String>,
     /// Reference lines: (legend, expression over the row's parameters and metrics).
     pub y_expr: Vec<(String, Expr<Var>)>,
     /// Log-scale x axis.
@@ -172,6 +174,7 @@ impl ChartSpec {
             kind: ChartKind::Timeline,
             mark_x: None,
             mark_y: None,
+            mark_y_label: None,
             y_expr: Vec::new(),
             log_x: false,
             filter: plan
@@ -228,6 +231,7 @@ struct Draft {
     y: Option<(Vec<(String, At)>, At)>,
     mark_x: Option<(String, At)>,
     mark_y: Option<f64>,
+    mark_y_label: Option<String>,
     y_expr: Vec<(String, Expr<Var>)>,
     log_x: bool,
     filter: Vec<(usize, Value)>,
@@ -367,9 +371,9 @@ impl Loader<'_> {
             Some(v) => Some((self.string(v, "mark_x")?, at(v))),
             None => None,
         };
-        let mark_y = match field("mark_y") {
-            Some(v) => Some(self.chart_value(v, "mark_y")?),
-            None => None,
+        let (mark_y, mark_y_label) = match field("mark_y") {
+            Some(v) => self.mark_y(v)?,
+            None => (None, None),
         };
         let mut y_expr = Vec::new();
         if let Some(table) = field("y_expr") {
@@ -422,6 +426,7 @@ impl Loader<'_> {
             y,
             mark_x,
             mark_y,
+            mark_y_label,
             y_expr,
             log_x,
             filter,
@@ -503,6 +508,7 @@ impl Loader<'_> {
             kind,
             mark_x,
             mark_y: d.mark_y,
+            mark_y_label: d.mark_y_label,
             y_expr: d.y_expr,
             log_x: d.log_x,
             filter: d.filter,
@@ -675,6 +681,7 @@ fn default_draft(chart: &DefaultChart) -> Draft {
             .then(|| (chart.y.iter().map(|y| text(y)).collect(), at.clone())),
         mark_x: chart.mark_x.map(text),
         mark_y: chart.mark_y,
+        mark_y_label: None,
         y_expr: Vec::new(),
         log_x: false,
         filter: Vec::new(),

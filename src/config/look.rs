@@ -114,6 +114,40 @@ impl Loader<'_> {
         Ok(look)
     }
 
+    /// `mark_y = 100`, or `mark_y = { value = 100, label = "capacity" }`: the value and its
+    /// legend, if given.
+    pub(super) fn mark_y(
+        &self,
+        v: &Spanned<DeValue<'_>>,
+    ) -> Result<(Option<f64>, Option<String>), ConfigError> {
+        if !matches!(v.get_ref(), DeValue::Table(_)) {
+            return Ok((Some(self.chart_value(v, "mark_y")?), None));
+        }
+        let (mut value, mut label) = (None, None);
+        for (key, item) in self.table(v, "mark_y")?.iter() {
+            match key.get_ref().as_ref() {
+                "value" => value = Some(self.chart_value(item, "mark_y.value")?),
+                "label" => label = Some(self.string(item, "mark_y.label")?),
+                other => {
+                    return Err(self.err(
+                        &key.span(),
+                        format!(
+                            "unknown key `{other}` of `mark_y`{}; valid: value, label",
+                            crate::suggest::did_you_mean(other, &["value", "label"])
+                        ),
+                    ));
+                }
+            }
+        }
+        match value {
+            Some(y) => Ok((Some(y), label)),
+            None => Err(self.err(
+                &v.span(),
+                "`mark_y` as a table needs its `value`: { value = 100, label = \"capacity\" }",
+            )),
+        }
+    }
+
     /// A number a chart draws as given (`mark_y`, `y_min`, `y_max`): finite and at most
     /// [`MAX_CHART_VALUE`] in size.
     pub(super) fn chart_value(

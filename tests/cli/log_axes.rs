@@ -1,5 +1,6 @@
-//! Log axes and degenerate data: a log axis has no place for 0 or less, and no chart kind
-//! panics on values all equal, one point, empty cells or zeros.
+//! Log axes, degenerate data and reference lines: a log axis has no place for 0 or less,
+//! no chart kind panics on values all equal, one point, empty cells or zeros, and a
+//! `mark_y` line is named by its own label.
 
 use crate::harness::*;
 
@@ -192,4 +193,38 @@ fn a_log_key_where_the_kind_has_no_log_axis_is_refused_at_the_key() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains(&format!("k.toml:{at}: {says}")), "{err}");
     }
+}
+
+/// A `mark_y` line's legend: its own `label`, else `y = VALUE` in the config's locale,
+/// never the y metric's label (a capacity line is no "mean wait").
+#[test]
+fn a_mark_y_line_has_its_own_label() {
+    let text = |mark: &str| {
+        format!(
+            "model = \"single_writer_queue\"\nlocale = \"tr\"\n[sweep]\nclients = [1, 2]\n[[chart]]\nname = \"w\"\nx = \"clients\"\ny = \"mean_wait_ms\"\nmark_y = {mark}\n[labels]\nclients = \"istemci\"\nmean_wait_ms = \"ortalama bekleme\"\n"
+        )
+    };
+    let own = svgs(&text(r#"{ value = 2.5, label = "kapasite" }"#)).concat();
+    assert!(own.contains("kapasite"), "the label given");
+    let plain = svgs(&text("2.5")).concat();
+    assert!(
+        plain.contains("y = 2,5"),
+        "y = VALUE, with a Turkish decimal comma"
+    );
+    assert!(
+        !plain.contains("ortalama bekleme = "),
+        "not the metric's label"
+    );
+    let Err(e) = library_config(
+        &registry(),
+        "c.toml",
+        &text(r#"{ value = 2.5, labl = "x" }"#),
+    ) else {
+        panic!("refused");
+    };
+    assert!(
+        e.to_string()
+            .contains("unknown key `labl` of `mark_y` (did you mean `label`?)"),
+        "{e}"
+    );
 }

@@ -523,15 +523,18 @@ impl ChartData {
             },
             series,
             marks: x_marks(run, spec),
+            // Its own label, or `y = 100`: in a config's chart the y metric's label would
+            // name the line as a value of that metric (a capacity line is no "requests
+            // sent"). A model's default chart marks a value of its one metric (100% of
+            // capacity), and says so.
             mark_y: spec.mark_y.map(|y| {
-                let name = match spec.y.as_slice() {
-                    [one] => config.label(one).to_string(),
-                    _ => "y".to_string(),
+                let number = crate::format::number(y, config.locale);
+                let label = match (&spec.mark_y_label, &spec.at, spec.y.as_slice()) {
+                    (Some(label), ..) => label.clone(),
+                    (None, None, [one]) => format!("{} = {number}", config.label(one)),
+                    _ => format!("y = {number}"),
                 };
-                (
-                    y,
-                    format!("{name} = {}", crate::format::number(y, config.locale)),
-                )
+                (y, label)
             }),
             log_x: spec.log_x && categories.is_empty(),
             samples,
