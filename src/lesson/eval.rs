@@ -73,6 +73,8 @@ struct Selection {
     replication: Option<u64>,
     stat: Option<Stat>,
     digits: Option<usize>,
+    /// `percent`: the value is a fraction, written as a percent (`%8` for 0.08).
+    percent: bool,
     columns: Option<Vec<String>>,
     entity_table: bool,
 }
@@ -151,6 +153,7 @@ fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, Lesso
                 })?;
                 s.digits = Some(d);
             }
+            "percent" if !table && arg.value.is_none() => s.percent = true,
             "columns" if table => {
                 s.columns = Some(value()?.split(',').map(|c| c.trim().to_string()).collect());
             }
@@ -162,7 +165,7 @@ fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, Lesso
                     valid.extend(if table {
                         ["columns", "entity"].as_slice()
                     } else {
-                        ["stat", "digits"].as_slice()
+                        ["stat", "digits", "percent"].as_slice()
                     });
                     return Err(error(
                         arg.pos,
@@ -470,7 +473,21 @@ fn number_outcome(
         Some(Stat::Min) => numbers.iter().copied().fold(f64::INFINITY, f64::min),
         Some(Stat::Max) => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     };
+    // A fraction written as a percent: 0.0812 is `%8,1` (Turkish) or `8.1%` (English).
+    let run = if sel.percent { run * 100.0 } else { run };
     let locale = lesson.locale;
+    if sel.percent && !written_text.contains('%') {
+        let example = match locale {
+            Locale::Tr => format!("%{}", crate::format::number(run, locale)),
+            Locale::En => format!("{}%", crate::format::number(run, locale)),
+        };
+        return Err(error(
+            region.at,
+            format!(
+                "`{written_text}`: a `percent` region writes the value as a percent, with its sign ({example})"
+            ),
+        ));
+    }
     let Some((prefix, number, suffix)) = split_number(written_text, locale) else {
         return Err(error(
             region.at,

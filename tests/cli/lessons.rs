@@ -333,3 +333,42 @@ fn a_value_equal_at_every_selected_row_needs_no_statistic() {
         stderr(&out)
     );
 }
+
+/// A fraction written as a percent: `percent` reads `utilization` (clients × service_ms /
+/// interarrival_ms = 2 × 40 / 1000 = 0.08) as 8, so `%8` holds and `%9` drifts, and `fill`
+/// writes `%8` back with its sign; a `percent` region without a `%` is an error naming the
+/// form.
+#[test]
+fn a_fraction_is_checked_as_a_percent() {
+    let text = format!(
+        "{HEAD}Kullanım <!-- coordsim q.utilization clients=2 percent -->%9<!-- /coordsim -->.\n"
+    );
+    let dir = lesson_dir("40", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("written 9, run 8"),
+        "{}",
+        stdout(&out)
+    );
+    let out = lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let filled = String::from_utf8(read(dir.path().join("lesson.md"))).unwrap();
+    assert!(filled.contains("percent -->%8<!--"), "{filled}");
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let bare = lesson_dir("40", &text.replace("-->%9<!--", "-->8<!--"));
+    let out = lesson(bare.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("writes the value as a percent, with its sign (%8)"),
+        "{}",
+        stderr(&out)
+    );
+}
