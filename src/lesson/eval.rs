@@ -169,7 +169,11 @@ fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, Lesso
                     });
                     return Err(error(
                         arg.pos,
-                        format!("unknown filter `{key}`; valid: {}", valid.join(", ")),
+                        format!(
+                            "unknown filter `{key}`{}; valid: {}",
+                            crate::suggest::did_you_mean(key, &valid),
+                            valid.join(", ")
+                        ),
                     ));
                 }
             },
