@@ -24,16 +24,22 @@
 //!
 //! 7. The explorer (`explore.rs`): states/s and bytes per state on the lost update.
 //!
+//! 8. Hedged requests (`hedge.rs`): 1M `parallel` hedges against 1M plain requests
+//!    (target: within 1.5× the time).
+//!
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
 mod explore;
 mod floor;
+mod hedge;
 mod measure;
+mod plan;
 mod reference;
 mod stateright;
 
 use floor::{floor_jobs, per_client, queue_params};
 use measure::{Measured, measure, mib, paired, verdict};
+use plan::scenario_plan;
 
 use coordsim_model::{Millis, Model, PerEntity, RunContext, Valid};
 use coordsim_models::{
@@ -164,26 +170,6 @@ fn outbox_scenario(n: u64, p: f64) -> (Box<dyn coordsim_model::PreparedRun>, Vec
         2 * n + 100
     );
     scenario_plan("outbox-scenario.toml", text)
-}
-
-/// A scenario config's one point, ready to run, and its metric columns. The composer is a
-/// crate of its own, joined to the models as the binary does.
-fn scenario_plan(
-    name: &str,
-    text: String,
-) -> (Box<dyn coordsim_model::PreparedRun>, Vec<&'static str>) {
-    let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
-    let config = coordsim::config::Config::parse(
-        coordsim::source::Source {
-            name: name.into(),
-            text,
-        },
-        &registry,
-    )
-    .expect("the scenario config loads");
-    let mut plan = config.plan;
-    let columns = plan.model.metrics().iter().map(|c| c.name).collect();
-    (plan.plans.swap_remove(0), columns)
 }
 
 fn outbox_params(n: u64, p: f64) -> outbox::Params {
@@ -618,6 +604,10 @@ fn main() {
     }
     if wants("scenario") {
         scenario_jobs();
+    }
+    if wants("hedge") {
+        println!("\n== hedged requests against plain ones (5 alternated pairs, the median ratio)");
+        hedge::hedge_jobs();
     }
     if wants("explore") {
         println!("\n== the explorer: every execution of the lost update (one thread and two)");

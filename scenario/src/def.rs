@@ -199,6 +199,13 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             rgb: (100, 100, 0),
             shape: MarkShape::Cross,
         },
+        MarkKind {
+            name: "cancelled",
+            label: "branch cancelled at a join",
+            label_tr: "birleşmede iptal edilen dal",
+            rgb: (120, 120, 120),
+            shape: MarkShape::Cross,
+        },
     ],
 };
 

@@ -122,6 +122,20 @@ impl Stations {
         station.in_service = None;
     }
 
+    /// The waiting request tagged `tag` leaves station `s`'s queue at `now`, unserved (its
+    /// client withdrew it); false when no request of that tag waits there. It costs a scan
+    /// of the queue from its back, where a request withdrawn soon after it came stands.
+    pub fn withdraw(&mut self, s: usize, tag: u32, now: Nanos) -> bool {
+        let station = self.change(s, now);
+        match station.waiting.iter().rposition(|w| w.tag == tag) {
+            Some(i) => {
+                station.waiting.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Whether station `s` is serving a request or held by other work.
     #[inline]
     pub fn is_busy(&self, s: usize) -> bool {
@@ -165,6 +179,20 @@ mod tests {
         assert_eq!(s.depart(0, 0), Some(req(0)));
         assert!(!s.arrive(0, req(5)));
         // At 5 it holds 2 until the end: the longest end-of-instant queue is 2.
+        assert_eq!(s.max_queue_len(), 2);
+    }
+
+    #[test]
+    fn a_withdrawn_request_leaves_the_queue_and_is_not_counted_at_the_instant_end() {
+        let mut s = Stations::new(1, 4);
+        assert!(s.arrive(0, Waiting { arrived: 0, tag: 1 }));
+        assert!(!s.arrive(0, Waiting { arrived: 0, tag: 2 }));
+        assert!(!s.arrive(0, Waiting { arrived: 0, tag: 3 }));
+        // At 4, tag 2 withdraws: one waits (tag 3), and the queue held 2 through instant 0.
+        assert!(s.withdraw(0, 2, 4));
+        assert!(!s.withdraw(0, 2, 4), "it is gone");
+        assert!(!s.withdraw(0, 1, 4), "in service, not waiting");
+        assert_eq!(s.depart(0, 5), Some(Waiting { arrived: 0, tag: 3 }));
         assert_eq!(s.max_queue_len(), 2);
     }
 

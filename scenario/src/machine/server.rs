@@ -24,6 +24,10 @@ pub(crate) struct Server {
     timed_out: u64,
     wasted: u64,
     wasted_ns: Nanos,
+    /// Requests whose branch was cancelled at a join before their service ended, and
+    /// those of them that left the queue unserved.
+    cancelled: u64,
+    withdrawn: u64,
     /// Down now (a window of `down`), and the requests it refused while down.
     down: bool,
     refused: u64,
@@ -48,6 +52,7 @@ impl std::hash::Hash for Server {
         )
             .hash(h);
         (self.wasted, self.wasted_ns, self.down, self.refused).hash(h);
+        (self.cancelled, self.withdrawn).hash(h);
     }
 }
 
@@ -83,6 +88,8 @@ impl Server {
             timed_out: 0,
             wasted: 0,
             wasted_ns: 0,
+            cancelled: 0,
+            withdrawn: 0,
             down: false,
             refused: 0,
         }
@@ -185,6 +192,22 @@ impl Server {
         self.timed_out += 1;
     }
 
+    /// A request's branch was cancelled at a join at `now`: counted, and when `withdraw`
+    /// and it still waits at instance `k` (tagged `tag`), it leaves the queue unserved
+    /// (true).
+    pub(crate) fn cancel(&mut self, k: u32, tag: u32, withdraw: bool, now: Nanos) -> bool {
+        self.cancelled += 1;
+        let left = withdraw && self.stations.withdraw(k as usize, tag, now);
+        self.withdrawn += u64::from(left);
+        left
+    }
+
+    /// Requests cancelled at a join before their service ended, and those that left the
+    /// queue unserved.
+    pub(crate) fn cancelled(&self) -> (u64, u64) {
+        (self.cancelled, self.withdrawn)
+    }
+
     /// Counts a service of `ns` finished for a client that had left.
     pub(crate) fn waste(&mut self, ns: Nanos) {
         self.wasted += 1;
@@ -233,11 +256,12 @@ impl Server {
         }
     }
 
-    /// Arrivals, services and departures, when they differ (each request must be served
-    /// and leave once).
+    /// Arrivals (less those withdrawn unserved), services and departures, when they differ
+    /// (each request must be served and leave once, or be withdrawn).
     pub(crate) fn unconserved(&self) -> Option<(u64, u64, u64)> {
-        (self.arrivals != self.requests || self.requests != self.departures).then_some((
-            self.arrivals,
+        let arrivals = self.arrivals - self.withdrawn;
+        (arrivals != self.requests || self.requests != self.departures).then_some((
+            arrivals,
             self.requests,
             self.departures,
         ))

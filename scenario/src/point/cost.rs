@@ -60,11 +60,13 @@ impl Point {
                 .count() as u64;
             samples =
                 samples.saturating_add(r.saturating_mul(1 + requests * u64::from(g.attempts)));
-            jobs = jobs.saturating_add(if matches!(g.pace, Pace::Closed) {
+            // A `parallel`'s branches are jobs of their own, beside the repetition's.
+            let in_flight = if matches!(g.pace, Pace::Closed) {
                 u64::from(g.count)
             } else {
                 r
-            });
+            };
+            jobs = jobs.saturating_add(in_flight.saturating_mul(1 + g.fan() as u64));
             let crashy = g.steps.iter().any(|s| {
                 matches!(
                     s,

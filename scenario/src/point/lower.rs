@@ -70,14 +70,15 @@ impl Point {
         // Every actor's start, and any delay computed per actor, must be a duration: checked
         // now for a handful of actors would miss the rest, so the run checks each (a model
         // error naming the group), and here only the per-point numbers are checked.
-        // A server whose requests may time out tracks whether each client still waits.
+        // A server whose requests may time out, or be cancelled at a join, tracks whether
+        // each client still waits.
         for g in &point.groups {
+            let forks = g.steps.iter().any(|s| matches!(s, Step::Fork { .. }));
             for s in &g.steps {
                 if let Step::Request {
-                    server,
-                    timeout: Some(_),
-                    ..
+                    server, timeout, ..
                 } = s
+                    && (timeout.is_some() || forks)
                 {
                     for (k, sv) in point.servers.iter_mut().enumerate() {
                         sv.abandons |= server.may_be(k as u16);
@@ -129,6 +130,7 @@ impl Point {
             paths: Vec::new(),
             at: format!("{at}.steps"),
             handlers: Vec::new(),
+            forks: Vec::new(),
             attempts: 1,
             jitters: false,
             chances: false,

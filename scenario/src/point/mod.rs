@@ -159,6 +159,16 @@ pub(crate) enum Step {
         otherwise: u32,
     },
     Jump(u32),
+    /// A `parallel`: each branch starts as a job of its own at its step in `starts`; this
+    /// job waits for the join (`wait` branches through, or too many failed), and the rest
+    /// are cancelled (`withdraw`: a queued request or wait leaves its queue).
+    Fork {
+        starts: Vec<u32>,
+        wait: u32,
+        withdraw: bool,
+    },
+    /// A branch's steps end here: it came through.
+    BranchEnd,
     AfterTimeout(Then),
     /// The repetition's steps end here (the handlers follow).
     End,
@@ -189,6 +199,7 @@ impl Step {
                 | Step::Exit { .. }
                 | Step::Branch { .. }
                 | Step::Jump(_)
+                | Step::Fork { .. }
                 | Step::AfterTimeout(_)
                 | Step::End
         )
@@ -243,6 +254,17 @@ pub(crate) struct Group {
 }
 
 impl Group {
+    /// The most branches of any of its `parallel` steps (0: none).
+    pub(crate) fn fan(&self) -> usize {
+        (self.steps.iter())
+            .map(|s| match s {
+                Step::Fork { starts, .. } => starts.len(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Actor `i`'s name: from `names`, the group's name when it is alone, else `group-i`.
     pub(crate) fn actor_name(&self, i: u32) -> String {
         match &self.names {
@@ -382,6 +404,9 @@ pub(crate) struct Vars<'a> {
     pub queues: &'a [crate::machine::queue::Queue],
     /// What it last found in each key store (NaN: nothing).
     pub stored: &'a [f64],
+    /// `winner` and `joined` of its last `parallel` (0 before any).
+    pub winner: u8,
+    pub joined: u8,
 }
 
 impl Vars<'_> {
@@ -397,6 +422,8 @@ impl Vars<'_> {
             taken: &[],
             queues: &[],
             stored: &[],
+            winner: 0,
+            joined: 0,
         }
     }
 }
@@ -444,6 +471,8 @@ pub(crate) fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64
                 None => f64::NAN,
             }),
             Var::Stored(k) => vars.stored.get(k as usize).copied(),
+            Var::Winner => Some(f64::from(vars.winner)),
+            Var::Joined => Some(f64::from(vars.joined)),
         }),
     }
 }

@@ -25,6 +25,9 @@ pub(super) struct Flat<'a> {
     pub(super) at: String,
     /// Timeouts whose steps are still to be placed: the blocking step's index, its path.
     pub(super) handlers: Vec<(usize, &'a OnTimeout, String)>,
+    /// `parallel` steps whose branches are still to be placed: the fork's index, the
+    /// branches, its path.
+    pub(super) forks: Vec<(usize, &'a [Vec<spec::Step>], String)>,
     pub(super) attempts: u32,
     pub(super) jitters: bool,
     pub(super) chances: bool,
@@ -46,15 +49,30 @@ impl<'a> Flat<'a> {
         Ok(())
     }
 
-    /// Places every timeout's steps after an `End`, each followed by what comes next (its
-    /// own timeouts' steps after it).
+    /// Places every timeout's steps and every `parallel`'s branches after an `End`: a
+    /// timeout's followed by what comes next, a branch's by its end (their own timeouts'
+    /// steps and branches after them).
     pub(super) fn handlers(&mut self) -> Result<(), ParamError> {
-        if self.handlers.is_empty() {
+        if self.handlers.is_empty() && self.forks.is_empty() {
             return Ok(());
         }
         let at = self.at.clone();
         self.push(Step::End, &at);
-        while !self.handlers.is_empty() {
+        while !self.handlers.is_empty() || !self.forks.is_empty() {
+            if self.handlers.is_empty() {
+                let (f, branches, at) = self.forks.remove(0);
+                for (b, steps) in branches.iter().enumerate() {
+                    let start = self.steps.len() as u32;
+                    let here = format!("{at}.parallel[{b}]");
+                    self.list(steps, &here)?;
+                    self.push(Step::BranchEnd, &here);
+                    if let Step::Fork { starts, .. } = &mut self.steps[f] {
+                        starts[b] = start;
+                    }
+                }
+                self.check_len(&at)?;
+                continue;
+            }
             let (b, t, at) = self.handlers.remove(0);
             let start = self.steps.len() as u32;
             match &mut self.steps[b] {
@@ -301,6 +319,30 @@ impl<'a> Flat<'a> {
                 then,
                 otherwise,
             } => return self.branch(cond, then, otherwise, at),
+            spec::Step::Parallel {
+                branches,
+                wait,
+                cancel,
+            } => {
+                let cancel = ev.choice(cancel, spec::CANCELS, &[at, "cancel"])?;
+                let n = branches.len() as u64;
+                let wait = ev
+                    .whole(wait, &[at, "wait"], 1, n)
+                    .map_err(|mut e| {
+                        e.message = format!(
+                            "`wait` is how many of the {n} branches must come through (\"first\": 1, \"all\": {n}): {}",
+                            e.message
+                        );
+                        e
+                    })? as u32;
+                self.forks
+                    .push((self.steps.len(), branches, at.to_string()));
+                Step::Fork {
+                    starts: vec![u32::MAX; branches.len()],
+                    wait,
+                    withdraw: cancel == "withdraw",
+                }
+            }
         };
         self.push(step, at);
         self.check_len(at)

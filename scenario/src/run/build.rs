@@ -84,6 +84,7 @@ impl<'p> Sim<'p> {
             tx: Transaction::default(),
             scratch: Vec::new(),
             steer: None,
+            fan: p.groups.iter().map(Group::fan).max().unwrap_or(0),
         })
     }
 }

@@ -4,7 +4,7 @@ use sim_core::{EventQueue, Nanos, chance};
 
 use crate::point::{Cond, CrashRule, Dur, Pace, Then};
 use crate::run::handle::Flow;
-use crate::run::state::{Ev, Outcome, Sim};
+use crate::run::state::{Ev, NO_JOB, Outcome, Sim};
 
 impl<'p> Sim<'p> {
     /// A crash step: whether the actor dies by its rule; a dead actor's repetition is rolled
@@ -103,6 +103,12 @@ impl<'p> Sim<'p> {
     /// Ends the repetition: a closed loop's next one goes on here, from step 0.
     #[inline]
     pub(super) fn end_now(&mut self, job: u32, outcome: Outcome, now: Nanos) -> Flow {
+        if self.jobs[job as usize].parent != NO_JOB {
+            // A branch's end (an `end` step, a timeout that gives up): the branch ends,
+            // not the repetition.
+            self.branch_end(job, outcome == Outcome::Completed, now);
+            return Flow::Wait;
+        }
         if self.end_rep(job, outcome, now) {
             Flow::Here
         } else {

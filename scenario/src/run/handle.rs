@@ -130,9 +130,9 @@ impl<'p> Sim<'p> {
                 self.jobs[job as usize].polling = u16::MAX;
                 let p = self.p;
                 let j = &self.jobs[job as usize];
-                if j.incarnation != self.actors[j.actor as usize].incarnation {
-                    // Its actor crashed while it polled: it goes no further, and this was
-                    // its one wake-up, so the job is free again.
+                if j.cancelled || j.incarnation != self.actors[j.actor as usize].incarnation {
+                    // Its actor crashed while it polled (or its branch was cancelled): it
+                    // goes no further, and this was its one wake-up, so the job is free.
                     self.free.push(job);
                     return;
                 }
@@ -283,10 +283,11 @@ impl<'p> Sim<'p> {
     fn steps_of(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let now = q.now();
         let ju = job as usize;
-        if self.jobs[ju].incarnation != self.actors[self.jobs[ju].actor as usize].incarnation {
+        let jb = &self.jobs[ju];
+        if jb.cancelled || jb.incarnation != self.actors[jb.actor as usize].incarnation {
             // Its actor crashed while this repetition waited (an open loop's repetitions
-            // overlap): it dies with it, holding what it holds. Its one wake-up is this, so
-            // the job is free again.
+            // overlap): it dies with it, holding what it holds; or it is a branch cancelled
+            // at its join. Its one wake-up is this, so the job is free again.
             self.free.push(job);
             return;
         }
@@ -387,6 +388,11 @@ impl<'p> Sim<'p> {
             Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, now),
             Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, now),
             Step::AfterTimeout(then) => self.after_timeout_step(job, then, now, q),
+            Step::Fork { starts, .. } => self.fork_step(job, starts, now),
+            Step::BranchEnd => {
+                self.branch_end(job, true, now);
+                Flow::Wait
+            }
         }
     }
 }

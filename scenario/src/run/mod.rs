@@ -5,6 +5,7 @@ pub(crate) mod access;
 mod build;
 pub(crate) mod control;
 pub(crate) mod deliver;
+mod fork;
 pub(crate) mod handle;
 pub(crate) mod locks;
 pub(crate) mod output;

@@ -195,6 +195,8 @@ impl Sim<'_> {
             Metric::ServerRefused(s) => Cell::Count(self.servers[s as usize].refused()),
             Metric::ServerWasted(s) => Cell::Count(self.servers[s as usize].wasted().0),
             Metric::ServerWastedMs(s) => Cell::Float(ns_to_ms(self.servers[s as usize].wasted().1)),
+            Metric::ServerCancelled(s) => Cell::Count(self.servers[s as usize].cancelled().0),
+            Metric::ServerWithdrawn(s) => Cell::Count(self.servers[s as usize].cancelled().1),
             Metric::GroupTimeouts(g) => Cell::Count(self.groups[g as usize].timeouts),
             Metric::GroupRestarts(g) => Cell::Count(self.groups[g as usize].restarts),
             Metric::GroupActors(g) => Cell::Count(u64::from(self.p.groups[g as usize].count)),

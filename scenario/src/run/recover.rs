@@ -29,10 +29,12 @@ pub(crate) const FOUND: u8 = 17;
 pub(crate) const MISSING: u8 = 18;
 pub(crate) const REMOVED: u8 = 19;
 pub(crate) const NOT_HELD: u8 = 20;
+pub(crate) const JOINED: u8 = 21;
+pub(crate) const FAILED: u8 = 22;
 /// A set stores its number: `applied`, as a write.
 pub(crate) const SET: u8 = APPLIED;
 
-const _: () = assert!(OUTCOMES.len() == 21);
+const _: () = assert!(OUTCOMES.len() == 23);
 
 impl Sim<'_> {
     /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the

@@ -278,7 +278,11 @@ impl<'p> Sim<'p> {
                 self.refused(job, s, q);
                 return true;
             }
-            if sp.abandons { self.slot(job, s) } else { job }
+            if sp.abandons {
+                self.slot(job, s, k)
+            } else {
+                job
+            }
         } else {
             job
         };
@@ -288,8 +292,9 @@ impl<'p> Sim<'p> {
         false
     }
 
-    /// A slot for `job`'s request at `s`, a server whose clients may leave: a new wait.
-    pub(super) fn slot(&mut self, job: u32, s: usize) -> u32 {
+    /// A slot for `job`'s request at instance `k` of `s`, a server whose clients may
+    /// leave: a new wait.
+    pub(super) fn slot(&mut self, job: u32, s: usize, k: u32) -> u32 {
         let j = &mut self.jobs[job as usize];
         j.wait = j.wait.wrapping_add(1);
         j.serving = s as u16;
@@ -297,8 +302,9 @@ impl<'p> Sim<'p> {
             job,
             wait: j.wait,
             started: NONE,
+            instance: k,
         };
-        match self.free_slots.pop() {
+        let tag = match self.free_slots.pop() {
             Some(t) => {
                 self.slots[t as usize] = slot;
                 t
@@ -307,7 +313,9 @@ impl<'p> Sim<'p> {
                 self.slots.push(slot);
                 (self.slots.len() - 1) as u32
             }
-        }
+        };
+        self.jobs[job as usize].slot = tag;
+        tag
     }
 
     /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`); `job`

@@ -100,7 +100,12 @@ pub(crate) struct Slot {
     pub job: u32,
     pub wait: u32,
     pub started: Nanos,
+    /// The instance it waits at (a branch cancelled at a join withdraws it from there).
+    pub instance: u32,
 }
+
+/// No job: a branch's parent when it is none, a branch's place once it has ended.
+pub(crate) const NO_JOB: u32 = u32::MAX;
 
 #[derive(Clone, Hash)]
 pub(crate) struct Job {
@@ -139,7 +144,24 @@ pub(crate) struct Job {
     pub in_service: bool,
     /// The polled lock its next attempt is scheduled on (`u16::MAX`: none).
     pub polling: u16,
+    /// The job whose `parallel` this job is a branch of (`NO_JOB`: none), and which branch
+    /// (from 1).
+    pub parent: u32,
+    pub branch: u8,
+    /// Cancelled at its parent's join: it goes no further, and is free at its next wake-up.
+    pub cancelled: bool,
+    /// At its `parallel`: its branches still running, come through, failed; the first
+    /// through (from 1; 0: none yet).
+    pub running: u8,
+    pub joined: u8,
+    pub failed: u8,
+    pub winner: u8,
+    /// Its request's slot at a server whose clients may leave.
+    pub slot: u32,
 }
+
+// A branch in flight is a job: docs/scenarios.md states this bound on its size.
+const _: () = assert!(std::mem::size_of::<Job>() <= 112);
 
 #[derive(Clone)]
 pub(crate) struct Actor {
@@ -251,6 +273,8 @@ pub(crate) struct Sim<'p> {
     pub scratch: Vec<f64>,
     /// Set when an explorer runs it: the choices it makes (`run::steer`).
     pub steer: Option<Box<Steer>>,
+    /// The most branches of any `parallel` of the point (0: none): a job's row of kids.
+    pub fan: usize,
 }
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
@@ -265,6 +289,8 @@ pub(crate) struct JobTables {
     pub taken: Vec<Taken>,
     /// What it last found in each key store (NaN: nothing).
     pub stored: Vec<f64>,
+    /// The branches of its `parallel` under way (`NO_JOB`: ended), `Sim::fan` per job.
+    pub kids: Vec<u32>,
 }
 
 /// Groups served directly. A direct group's repetitions are each one request, with no
@@ -415,7 +441,21 @@ impl<'p> Sim<'p> {
             incarnation: a.incarnation,
             in_service: false,
             polling: u16::MAX,
+            parent: NO_JOB,
+            branch: 0,
+            cancelled: false,
+            running: 0,
+            joined: 0,
+            failed: 0,
+            winner: 0,
+            slot: u32::MAX,
         };
+        self.alloc(job)
+    }
+
+    /// A job for `job`, its rows of the tables blank: a free one, or a new one.
+    #[inline(always)]
+    pub(crate) fn alloc(&mut self, job: Job) -> u32 {
         let (nr, nl) = (self.regs.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());
         if let Some(j) = self.free.pop() {
@@ -447,6 +487,8 @@ impl<'p> Sim<'p> {
                 .taken
                 .extend(std::iter::repeat_n(Taken::NONE, nq));
             self.tables.stored.extend(std::iter::repeat_n(f64::NAN, nk));
+            let fan = self.fan;
+            self.tables.kids.extend(std::iter::repeat_n(NO_JOB, fan));
             (self.jobs.len() - 1) as u32
         }
     }
@@ -517,6 +559,8 @@ impl<'p> Sim<'p> {
                 self.queues[q as usize].number(take, what)
             }
             Var::Stored(k) => self.tables.stored[ju * self.keys.len() + k as usize],
+            Var::Winner => f64::from(j.winner),
+            Var::Joined => f64::from(j.joined),
         }
     }
 
@@ -535,6 +579,8 @@ impl<'p> Sim<'p> {
             taken: &self.tables.taken[ju * nq..(ju + 1) * nq],
             queues: &self.queues,
             stored: &self.tables.stored[ju * nk..(ju + 1) * nk],
+            winner: j.winner,
+            joined: j.joined,
         }
     }
 

@@ -68,6 +68,7 @@ pub(crate) fn after(step: &Step) -> Option<Outcomes> {
         Step::Request { .. } => &["served"],
         Step::Send { .. } => &["delivered"],
         Step::Take { .. } => &["taken"],
+        Step::Parallel { .. } => &["joined", "failed"],
         Step::Put { .. } => &["put", "full"],
         Step::Ack(_) => &["acked", "expired", "not_held"],
         Step::Keys { op, .. } => match op {

@@ -66,6 +66,8 @@ pub(crate) enum Metric {
     ServerRefused(u16),
     ServerWasted(u16),
     ServerWastedMs(u16),
+    ServerCancelled(u16),
+    ServerWithdrawn(u16),
     LinkCrossings(u16),
     LinkLost(u16),
     QueuePut(u16),
@@ -157,8 +159,24 @@ impl MetricColumns {
                             matches!(s, Step::Request { server: pick, timeout: Some(_), .. } if pick.all().contains(&server))
                         })
                     });
-                    if abandoned {
+                    // Requests a join may cancel: what their branches left behind.
+                    let cancels = spec.groups.iter().any(|g| {
+                        g.any(|s| match s {
+                            Step::Parallel { branches, .. } => branches.iter().flatten().any(|b| {
+                                let mut asks = false;
+                                b.visit(&mut |s| {
+                                    asks |= matches!(s, Step::Request { server: pick, .. } if pick.all().contains(&server));
+                                });
+                                asks
+                            }),
+                            _ => false,
+                        })
+                    });
+                    if abandoned || cancels {
                         columns.abandoned(n, server)?;
+                    }
+                    if cancels {
+                        columns.cancelled(n, server)?;
                     }
                     if let ResourceKind::Server { down, .. } = &r.kind
                         && !down.is_empty()
@@ -449,6 +467,27 @@ impl MetricColumns {
             format!("service time `{n}` spent on requests nobody waited for any more"),
             Float,
             Metric::ServerWastedMs(s),
+        )?;
+        Ok(())
+    }
+
+    /// Server `n`'s requests whose branches a join may cancel.
+    fn cancelled(&mut self, n: &str, s: u16) -> Result<(), ComposeError> {
+        self.col(
+            format!("{n}.cancelled"),
+            format!(
+                "requests to `{n}` whose branch was cancelled at a join before their service ended"
+            ),
+            Count,
+            Metric::ServerCancelled(s),
+        )?;
+        self.col(
+            format!("{n}.withdrawn"),
+            format!(
+                "cancelled requests that left `{n}`'s queue unserved (`cancel = \"withdraw\"`)"
+            ),
+            Count,
+            Metric::ServerWithdrawn(s),
         )?;
         Ok(())
     }

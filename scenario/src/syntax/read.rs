@@ -31,7 +31,9 @@ fn valid_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-const RESERVED_NAMES: &[&str] = &["i", "k", "read", "attempt", "now", TIE_ORDER];
+const RESERVED_NAMES: &[&str] = &[
+    "i", "k", "read", "attempt", "now", "winner", "joined", TIE_ORDER,
+];
 
 /// Columns of every scenario (its overall metrics and its entity columns) and of the output
 /// files: no parameter may take one, or a claim or a table could not tell them apart.
@@ -219,6 +221,8 @@ impl Reader<'_> {
             "k" if step => return Ok(Var::Rep),
             "attempt" if step => return Ok(Var::Attempt),
             "now" if step => return Ok(Var::Now),
+            "winner" if step => return Ok(Var::Winner),
+            "joined" if step => return Ok(Var::Joined),
             "read" if scope == Scope::Write => return Ok(Var::Read),
             _ => {}
         }
@@ -274,7 +278,7 @@ impl Reader<'_> {
             valid.push("i");
         }
         if step {
-            valid.extend(["k", "attempt", "now"]);
+            valid.extend(["k", "attempt", "now", "winner", "joined"]);
         }
         if scope == Scope::Write {
             valid.push("read");
@@ -456,7 +460,7 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now` or `read`), got `{name}`"
+                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now`, `read`, `winner` or `joined`), got `{name}`"
                 ),
             );
         }

@@ -37,6 +37,11 @@ pub(crate) enum Var {
     Msg(u16, u8),
     /// A key store's name: the number stored with the key the actor last used there.
     Stored(u16),
+    /// `winner`: the branch (from 1) that came through first at the last `parallel`; 0
+    /// before any, or when none came through.
+    Winner,
+    /// `joined`: how many branches came through at the last `parallel`.
+    Joined,
 }
 
 /// Which names an expression may use where it stands.
@@ -294,6 +299,8 @@ pub(crate) const OUTCOMES: &[&str] = &[
     "missing",
     "removed",
     "not_held",
+    "joined",
+    "failed",
 ];
 
 /// A comparison of `if = { value = …, above = … }`.
@@ -394,7 +401,24 @@ pub(crate) enum Step {
         then: Vec<Step>,
         otherwise: Vec<Step>,
     },
+    /// Branches that start at one instant, each a job of its own, and a join: the actor
+    /// goes on once `wait` of them came through (or too many failed), the rest cancelled.
+    Parallel {
+        branches: Vec<Vec<Step>>,
+        /// How many must come through (1: the first; `branches.len()`: all), at each point.
+        wait: Num,
+        /// What a cancelled branch's request does, one of [`CANCELS`]: `withdraw` (still
+        /// queued, it leaves the server's queue; in service, it runs to its end, wasted)
+        /// or `abandon` (as after a timeout: the server does not know, and serves it in
+        /// turn). Either way a lock's waiter leaves the lock's queue and a take stops.
+        cancel: Choice,
+    },
 }
+
+pub(crate) const CANCELS: &[&str] = &["withdraw", "abandon"];
+
+/// Most branches of one `parallel`.
+pub(crate) const MAX_BRANCHES: usize = 16;
 
 impl Step {
     /// Calls `f` on this step and every step inside it (branches, timeout steps).
@@ -409,6 +433,7 @@ impl Step {
                 inner(otherwise);
             }
             Step::Transaction(steps) => inner(steps),
+            Step::Parallel { branches, .. } => branches.iter().for_each(|b| inner(b)),
             Step::Acquire {
                 timeout: Some(t), ..
             }

@@ -19,6 +19,7 @@ mod library;
 mod locks;
 mod mistakes;
 mod outbox;
+mod parallel;
 mod queues;
 mod readings;
 mod repetitions;

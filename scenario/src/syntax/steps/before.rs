@@ -24,6 +24,9 @@ pub(super) struct Before {
     pub(super) holds: Vec<u16>,
     /// Inside a transaction.
     pub(super) in_tx: bool,
+    /// Inside a `parallel`'s branch (what ends the repetition, or starts it again, is
+    /// refused there).
+    pub(super) in_branch: bool,
     /// The outcomes the last step that has one may have here (`flow`).
     pub(super) outcomes: Outcomes,
     /// The outcomes a repetition's attempt may start again with (a `retry`, a
@@ -55,6 +58,7 @@ impl Before {
                 .filter(|l| b.holds.contains(l))
                 .collect(),
             in_tx: a.in_tx,
+            in_branch: a.in_branch,
             outcomes: a.outcomes.or(b.outcomes),
             restart: a.restart.or(b.restart),
             from_timeout: Outcomes::EMPTY,

@@ -12,6 +12,7 @@ use crate::syntax::spec::{Num, Pick, Scope, Step, Then, Var};
 mod before;
 mod control;
 mod delivery;
+mod parallel;
 mod timeout;
 
 use before::Before;
@@ -42,7 +43,12 @@ const ACTIONS: &[&str] = &[
     "transaction",
     "stop",
     "end",
+    "parallel",
 ];
+
+/// The actions a `parallel`'s branch may not hold: they end or restart the actor's
+/// repetition, which a branch, one of several jobs of it, cannot.
+const NOT_IN_BRANCH: &[&str] = &["stop", "crash", "parallel"];
 
 /// The actions a transaction may hold: those that take no time and wait for nobody.
 const IN_TRANSACTION: &[&str] = &[
@@ -68,6 +74,7 @@ pub(crate) fn read_steps(
             may_hold: Vec::new(),
             holds: Vec::new(),
             in_tx: false,
+            in_branch: false,
             outcomes: start,
             restart: Outcomes::EMPTY,
             from_timeout: Outcomes::EMPTY,
@@ -208,6 +215,9 @@ fn step(
                 IN_TRANSACTION.join(", ")
             ),
         );
+    }
+    if action == "parallel" || (before.in_branch && NOT_IN_BRANCH.contains(&action)) {
+        return parallel::parallel(reader, before, path, v, action, depth, nested);
     }
     if matches!(
         action,
@@ -416,6 +426,12 @@ fn write(
         );
     }
     let cas = boolean(at(&path, "cas"), get(entries, "cas"))?;
+    if cas && before.in_branch {
+        return fail(
+            at(&path, "cas"),
+            "a branch of a `parallel` holds no compare-and-set write (its conflict restarts the whole repetition); write it after the join",
+        );
+    }
     if cas && before.in_tx {
         return fail(
             at(&path, "cas"),

@@ -98,6 +98,12 @@ pub(super) fn on_timeout(
             None => Ok(Num::Lit(default)),
         }
     };
+    if then == "retry" && before.in_branch {
+        return fail(
+            at(&here, "then"),
+            "a branch of a `parallel` cannot start the repetition again (`retry`); end the branch (`then = \"end\"`, the branch fails) or go on (`\"go_on\"`), and retry after the join with an `if` on `failed`",
+        );
+    }
     let then = if then == "retry" {
         let Some(max) = get(h, "max_attempts") else {
             return fail(

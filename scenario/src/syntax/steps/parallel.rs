@@ -1,0 +1,113 @@
+//! `{ parallel = [[…], […]], wait = "first" }`: branches that start at one instant, and the
+//! join that waits for all of them, the first, or any k.
+
+use coordsim_model::{ComposeError, Value};
+
+use super::before::{Before, Nested};
+use crate::syntax::read::{Path, Reader, at, fail, get, idx, table};
+use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Num, Scope, Step};
+
+/// A `parallel` step. Each branch is read from the state before it, holding nothing of its
+/// own yet (a lock the actor holds is the actor's, not a branch's to release); after the
+/// join the actor may hold what any branch took, and holds surely only what every branch
+/// holds at its end.
+///
+/// Handed also any step a branch may not hold (`action`: a `stop`, a `crash`, a
+/// `parallel` inside a branch), to refuse it.
+pub(super) fn parallel(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    action: &str,
+    depth: usize,
+    nested: Nested,
+) -> Result<Step, ComposeError> {
+    if before.in_branch {
+        return fail(
+            at(&path, action),
+            format!(
+                "a branch of a `parallel` holds no `{action}` (it ends or restarts the whole repetition, which one branch cannot); put it after the join, under an `if` on `joined` or `failed`"
+            ),
+        );
+    }
+    let entries = table(&path, v, "a parallel step", &["parallel", "wait", "cancel"])?;
+    let here = at(&path, "parallel");
+    let shape = format!(
+        "`parallel` is a list of 1 to {MAX_BRANCHES} branches, each a list of steps: [[{{ request = \"A\" }}], [{{ delay_ms = 10 }}, {{ request = \"B\" }}]]"
+    );
+    let Some(Value::List(items)) = get(entries, "parallel") else {
+        return fail(here, shape);
+    };
+    if items.is_empty() || items.len() > MAX_BRANCHES {
+        return fail(here, shape);
+    }
+    let mut branches = Vec::with_capacity(items.len());
+    let mut joined: Option<Before> = None;
+    for (b, item) in items.iter().enumerate() {
+        let Value::List(_) = item else {
+            return fail(idx(&here, b), shape);
+        };
+        let mut inside = before.clone();
+        inside.in_branch = true;
+        inside.may_hold.clear();
+        inside.holds.clear();
+        branches.push(nested(
+            reader,
+            &mut inside,
+            idx(&here, b),
+            Some(item),
+            depth,
+        )?);
+        joined = Some(match joined {
+            None => inside,
+            Some(j) => Before::join(j, inside),
+        });
+    }
+    let n = branches.len() as u32;
+    let wait = match get(entries, "wait") {
+        None => Num::Lit(f64::from(n)),
+        Some(Value::Str(s)) if s == "all" => Num::Lit(f64::from(n)),
+        Some(Value::Str(s)) if s == "first" => Num::Lit(1.0),
+        Some(w @ (Value::Int(_) | Value::Str(_))) => {
+            reader.num(at(&path, "wait"), w, Scope::Params, &[]).map_err(|e| {
+                ComposeError::new(
+                    at(&path, "wait"),
+                    format!(
+                        "`wait` is \"all\" (every branch), \"first\" (the first to come through), or how many branches, from 1 to {n} (a number or an expression of the parameters): {}",
+                        e.message
+                    ),
+                )
+            })?
+        }
+        Some(_) => {
+            return fail(
+                at(&path, "wait"),
+                format!(
+                    "`wait` is \"all\" (every branch), \"first\" (the first to come through), or how many branches, from 1 to {n}"
+                ),
+            );
+        }
+    };
+    let cancel = reader.opt_choice(&path, entries, "cancel", CANCELS, "withdraw")?;
+    let joined = joined.expect("at least one branch");
+    before.learn(&joined);
+    for (i, r) in joined.read.iter().enumerate() {
+        before.read[i] |= *r;
+    }
+    for l in joined.may_hold {
+        if !before.may_hold.contains(&l) {
+            before.may_hold.push(l);
+        }
+    }
+    for l in joined.holds {
+        if !before.holds.contains(&l) {
+            before.holds.push(l);
+        }
+    }
+    Ok(Step::Parallel {
+        branches,
+        wait,
+        cancel,
+    })
+}

@@ -1,0 +1,309 @@
+//! `parallel`: branches at one instant and their join. One branch is the branch itself;
+//! `wait = k` over independent fixed-service servers ends at the k-th soonest branch
+//! (all: the slowest; first: the soonest); a cancelled branch's request is served,
+//! withdrawn or wasted, never lost; a hedged request's p99 is the closed form of two
+//! independent exponential replicas; what a cancel gives back (a lock, a queue's waiter).
+
+use coordsim_model::RunContext;
+use proptest::prelude::*;
+
+use super::{load_error, num, run_error, run_text};
+
+/// A hedge's one-line config: one client, `repeat` repetitions in a closed loop, each a
+/// request at `A` and, after `hedge_ms`, one at `B`; the first answer wins. Each replica
+/// has `instances` instances and a repetition asks instance `k`, so no request queues
+/// behind another (`instances` × the shortest repetition is far longer than any service).
+fn hedge(mean_ms: f64, hedge_ms: f64, repeat: u64, cancel: &str) -> String {
+    format!(
+        "model = \"scenario\"\n\
+         [[resource]]\nname = \"A\"\nkind = \"server\"\nservice_ms = {mean_ms}\nservice = \"exponential\"\ninstances = 5000\n\
+         [[resource]]\nname = \"B\"\nkind = \"server\"\nservice_ms = {mean_ms}\nservice = \"exponential\"\ninstances = 5000\n\
+         [[actor]]\nname = \"c\"\nrepeat = {repeat}\n\
+         steps = [{{ parallel = [[{{ request = \"A\", instance = \"k\" }}], [{{ delay_ms = {hedge_ms} }}, {{ request = \"B\", instance = \"k\" }}]], wait = \"first\", cancel = \"{cancel}\" }}]\n"
+    )
+}
+
+/// The per-request responses of `text`'s first point, by distribution name.
+fn responses(text: &str, seed: u64, name: &str) -> Vec<f64> {
+    let config = crate::harness::library_config(&crate::harness::registry(), "t.toml", text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ctx = RunContext::new(seed, config.plan.limits).with_distributions(true);
+    let out = config.plan.plans[0].run(&ctx).expect("runs");
+    out.distributions
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no distribution {name}"))
+        .1
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// A `parallel` of one branch is the branch: the same figures as its steps written
+    /// in line (a request with a timeout that may fire, a lock held for a while).
+    #[test]
+    fn a_parallel_of_one_branch_is_the_branch(
+        clients in 1u32..5, repeat in 1u64..20, service in 1u64..20, timeout in 1u64..40,
+        hold in 0u64..10, every in 1u64..30,
+    ) {
+        let branch = format!(
+            "{{ request = \"s\", timeout_ms = {timeout}, on_timeout = {{ then = \"go_on\" }} }}, {{ acquire = \"L\" }}, {{ delay_ms = {hold} }}, {{ release = \"L\" }}"
+        );
+        let head = format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = {service}\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[actor]]\nname = \"c\"\ncount = {clients}\nrepeat = {repeat}\nevery_ms = {every}\nstart_ms = \"0.5 * i\"\n"
+        );
+        let inline = format!("{head}steps = [{branch}]\n");
+        let forked = format!("{head}steps = [{{ parallel = [[{branch}]] }}]\n");
+        let (a, b) = (run_text(&inline, 3), run_text(&forked, 3));
+        for m in ["c.completed", "c.gave_up", "c.mean_response_ms", "c.max_response_ms", "c.timeouts", "s.requests", "s.timed_out", "s.wasted_requests", "L.mean_wait_ms", "L.max_wait_ms", "makespan_ms"] {
+            prop_assert_eq!(a.metric(m).to_string(), b.metric(m).to_string(), "{}\n{}", m, forked);
+        }
+    }
+
+    /// Independent fixed-service servers, one per branch, each branch a delay then a
+    /// request: each repetition takes the `wait`-th smallest of delay + service (the
+    /// slowest for all, the soonest for first), computed here by a sort. The branches cut
+    /// short are counted cancelled at their servers.
+    #[test]
+    fn a_join_ends_at_the_kth_soonest_branch(
+        branches in proptest::collection::vec((0u64..20, 1u64..30), 1..6),
+        need in 1usize..6, repeat in 1u64..8,
+    ) {
+        let n = branches.len();
+        let need = need.min(n);
+        let mut text = "model = \"scenario\"\n".to_string();
+        for (b, (_, service)) in branches.iter().enumerate() {
+            text += &format!("[[resource]]\nname = \"s{b}\"\nkind = \"server\"\nservice_ms = {service}\ninstances = 64\n");
+        }
+        let list: Vec<String> = branches.iter().enumerate().map(|(b, (d, _))| {
+            format!("[{{ delay_ms = {d} }}, {{ request = \"s{b}\", instance = \"k\" }}]")
+        }).collect();
+        text += &format!(
+            "[[actor]]\nname = \"c\"\nrepeat = {repeat}\nsteps = [{{ parallel = [{}], wait = {need} }}]\n",
+            list.join(", ")
+        );
+        let mut ends: Vec<u64> = branches.iter().map(|(d, s)| d + s).collect();
+        ends.sort_unstable();
+        let took = ends[need - 1];
+        let run = run_text(&text, 0);
+        prop_assert_eq!(num(run.metric("c.mean_response_ms")), took as f64, "{}", text);
+        prop_assert_eq!(num(run.metric("c.max_response_ms")), took as f64);
+        prop_assert_eq!(num(run.metric("makespan_ms")), (took * repeat) as f64);
+        // A branch whose request started before the join and had not ended is cancelled
+        // in service, counted at its server; one ending at the join's instant may have
+        // come through or been cut short (services at one instant end in turn).
+        let cut = |ends_after: fn(u64, u64) -> bool| -> f64 {
+            (branches.iter().filter(|(d, s)| *d < took && ends_after(d + s, took)).count() as u64 * repeat) as f64
+        };
+        let cancelled: f64 = (0..n).map(|b| num(run.metric(&format!("s{b}.cancelled")))).sum();
+        prop_assert!(cancelled >= cut(|end, took| end > took), "{} cancelled\n{}", cancelled, text);
+        prop_assert!(cancelled <= cut(|end, took| end >= took), "{} cancelled\n{}", cancelled, text);
+    }
+
+    /// Cancellation conserves requests. Every branch sends its request at once (no delay),
+    /// so each server is sent one per repetition: with `withdraw`, each is served or left
+    /// the queue (requests + withdrawn = sent), and each cancelled one either left or was
+    /// served for nobody (cancelled = withdrawn + wasted); with `abandon` every one is
+    /// served, the cancelled ones wasted.
+    #[test]
+    fn cancellation_conserves_requests(
+        clients in 1u32..5, repeat in 1u64..60, every in 1u64..10, mean in 1u64..12,
+        instances in 1u32..3, n in 2usize..4, first in proptest::bool::ANY, withdraw in proptest::bool::ANY,
+        seed in 0u64..50,
+    ) {
+        let cancel = if withdraw { "withdraw" } else { "abandon" };
+        let wait = if first { "\"first\"".to_string() } else { (n - 1).to_string() };
+        let mut text = "model = \"scenario\"\n".to_string();
+        for b in 0..n {
+            text += &format!("[[resource]]\nname = \"s{b}\"\nkind = \"server\"\nservice_ms = {mean}\nservice = \"exponential\"\ninstances = {instances}\n");
+        }
+        let list: Vec<String> = (0..n).map(|b| format!("[{{ request = \"s{b}\", instance = \"i\" }}]")).collect();
+        text += &format!(
+            "[[actor]]\nname = \"c\"\ncount = {clients}\nrepeat = {repeat}\nevery_ms = {every}\narrivals = \"poisson\"\n\
+             steps = [{{ parallel = [{}], wait = {wait}, cancel = \"{cancel}\" }}]\n",
+            list.join(", ")
+        );
+        let run = run_text(&text, seed);
+        let sent = f64::from(clients) * repeat as f64;
+        prop_assert_eq!(num(run.metric("c.completed")), sent, "{}", text);
+        for b in 0..n {
+            let m = |k: &str| num(run.metric(&format!("s{b}.{k}")));
+            if withdraw {
+                prop_assert_eq!(m("requests") + m("withdrawn"), sent, "s{}\n{}", b, text);
+                prop_assert_eq!(m("cancelled"), m("withdrawn") + m("wasted_requests"));
+            } else {
+                prop_assert_eq!(m("requests"), sent);
+                prop_assert_eq!(m("withdrawn"), 0.0);
+                prop_assert_eq!(m("cancelled"), m("wasted_requests"));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    /// Hedging two independent exponential replicas of mean m after d ms: the response is
+    /// T = min(X₁, d + X₂), so P(T > t) = e^{−t/m} for t < d and e^{−t/m} · e^{−(t−d)/m}
+    /// for t ≥ d. The p99 solves P(T > t) = 0.01: t = m ln 100 when d ≥ m ln 100 (the hedge
+    /// comes too late to matter), else (m ln 100 + d) / 2. The sample's p99 over n = 40,000
+    /// responses has a standard error of √(0.99 · 0.01 / n) / f(t₉₉), f the density there:
+    /// f = 0.01 / m unhedged, 0.02 / m hedged, so at most 0.05 m; the test allows 5 of them.
+    /// The p99 the run reports is also the nearest-rank p99 of its own per-request samples,
+    /// sorted here.
+    #[test]
+    fn a_hedged_requests_p99_is_the_closed_form(
+        mean in 2u64..20, hedge_frac in 0.0f64..1.5, seed in 0u64..1000, abandon in proptest::bool::ANY,
+    ) {
+        let m = mean as f64;
+        let d = (hedge_frac * m * 100f64.ln() * 100.0).round() / 100.0;
+        let n = 40_000u64;
+        let text = hedge(m, d, n, if abandon { "abandon" } else { "withdraw" });
+        let run = run_text(&text, seed);
+        let tail = m * 100f64.ln();
+        let expected = if d >= tail { tail } else { (tail + d) / 2.0 };
+        let p99 = num(run.metric("c.p99_response_ms"));
+        prop_assert!((p99 - expected).abs() < 5.0 * 0.05 * m, "p99 {} vs {} (m {}, d {})", p99, expected, m, d);
+        // Nearest rank: the ⌈0.99 n⌉-th smallest.
+        let mut samples = responses(&text, seed, "c.response_ms");
+        prop_assert_eq!(samples.len() as u64, n);
+        samples.sort_by(f64::total_cmp);
+        let rank = (0.99 * n as f64).ceil() as usize;
+        prop_assert!((samples[rank - 1] - p99).abs() < 1e-6, "{} vs {}", samples[rank - 1], p99);
+    }
+}
+
+/// What a cancel gives back. `busy` asks S (10 ms) at 0, then holds L from 10 to 110. The
+/// client starts at 1 and races S (queued behind busy), T (1 ms) and L (free at 1: taken,
+/// held 1 ms). T answers at 2 (services end before delays at an instant): branch 2 wins,
+/// the request at S leaves its queue and L is given back, so busy takes L at 10 as if the
+/// client never had it; `winner` is 2 and the client waits 1 ms more (ends at 3, 5, 7).
+#[test]
+fn a_cancelled_branch_gives_back_its_lock_and_leaves_the_queue() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 10\n\
+        [[resource]]\nname = \"T\"\nkind = \"server\"\nservice_ms = 1\n\
+        [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"busy\"\nsteps = [{ request = \"S\" }, { acquire = \"L\" }, { delay_ms = 100 }, { release = \"L\" }]\n\
+        [[actor]]\nname = \"client\"\nrepeat = 3\nstart_ms = 1\n\
+        steps = [{ parallel = [[{ request = \"S\" }], [{ request = \"T\" }], [{ acquire = \"L\" }, { delay_ms = 1 }, { release = \"L\" }]], wait = \"first\" }, \
+                 { if = { value = \"winner\", equals = 2 }, then = [{ delay_ms = 1 }] }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("client.completed")), 3.0);
+    assert_eq!(num(run.metric("client.mean_response_ms")), 2.0);
+    assert_eq!(num(run.metric("S.requests")), 1.0, "only busy's is served");
+    assert_eq!(num(run.metric("S.cancelled")), 3.0);
+    assert_eq!(num(run.metric("S.withdrawn")), 3.0);
+    assert_eq!(
+        num(run.metric("L.max_wait_ms")),
+        0.0,
+        "busy takes L at once at 10"
+    );
+    assert_eq!(num(run.metric("makespan_ms")), 110.0);
+    // Abandoned instead, S serves the three for nobody after busy's: 10–20, 20–30, 30–40.
+    let abandoned = run_text(
+        &text.replace("wait = \"first\"", "wait = \"first\", cancel = \"abandon\""),
+        0,
+    );
+    assert_eq!(num(abandoned.metric("S.requests")), 4.0);
+    assert_eq!(num(abandoned.metric("S.withdrawn")), 0.0);
+    assert_eq!(num(abandoned.metric("S.wasted_requests")), 3.0);
+    assert_eq!(num(abandoned.metric("S.wasted_ms")), 30.0);
+}
+
+/// A take cancelled at a join stops waiting: the message put later goes to the one taker
+/// still waiting, and none is lost. The client races a take on the empty queue Q against
+/// a 5 ms delay; the delay wins at 5. The worker's take waits from 0; the producer puts
+/// one message at 10: the worker takes it (the cancelled take is skipped).
+#[test]
+fn a_cancelled_take_stops_waiting() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+        [[actor]]\nname = \"client\"\nstart_ms = 0\nsteps = [{ parallel = [[{ take = \"Q\" }], [{ delay_ms = 5 }]], wait = \"first\" }, \
+           { if = { value = \"winner\", equals = 2 }, then = [{ end = \"gave_up\" }] }]\n\
+        [[actor]]\nname = \"worker\"\nstart_ms = 1\nsteps = [{ take = \"Q\" }]\n\
+        [[actor]]\nname = \"producer\"\nstart_ms = 10\nsteps = [{ put = \"Q\", value = 7 }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("client.gave_up")), 1.0);
+    assert_eq!(num(run.metric("worker.completed")), 1.0);
+    assert_eq!(
+        num(run.metric("worker.mean_response_ms")),
+        9.0,
+        "taken at 10, from 1"
+    );
+    assert_eq!(num(run.metric("Q.taken")), 1.0);
+}
+
+/// Too many branches fail: the join fails (outcome `failed`) as soon as the rest cannot
+/// make `wait`, cancelling them. Three branches at servers of 10, 20 and 30 ms; the 20 ms
+/// one times out at 15. Waiting for 2: 10 and 30 come through, the join ends at 30.
+/// Waiting for 3: at 15 only two can still come through, so it fails then and the 30 ms
+/// request is cancelled in service (wasted); the `if` on `failed` gives up.
+#[test]
+fn a_join_fails_once_too_many_branches_have_failed() {
+    let text = |need: u32| {
+        format!(
+            "model = \"scenario\"\n\
+             [[resource]]\nname = \"A\"\nkind = \"server\"\nservice_ms = 10\n\
+             [[resource]]\nname = \"B\"\nkind = \"server\"\nservice_ms = 20\n\
+             [[resource]]\nname = \"C\"\nkind = \"server\"\nservice_ms = 30\n\
+             [[actor]]\nname = \"c\"\n\
+             steps = [{{ parallel = [[{{ request = \"C\" }}], [{{ request = \"A\" }}], [{{ request = \"B\", timeout_ms = 15 }}]], wait = {need} }}, \
+                      {{ if = \"failed\", then = [{{ end = \"gave_up\" }}] }}, {{ delay_ms = \"winner + 10 * joined\" }}]\n"
+        )
+    };
+    let two = run_text(&text(2), 0);
+    // winner 2 (A, at 10), joined 2: a 22 ms delay after the join at 30.
+    assert_eq!(num(two.metric("c.completed")), 1.0);
+    assert_eq!(num(two.metric("c.mean_response_ms")), 52.0);
+    assert_eq!(num(two.metric("B.timed_out")), 1.0);
+    let three = run_text(&text(3), 0);
+    assert_eq!(num(three.metric("c.gave_up")), 1.0);
+    assert_eq!(num(three.metric("C.cancelled")), 1.0);
+    assert_eq!(num(three.metric("C.wasted_requests")), 1.0);
+    assert_eq!(num(three.metric("makespan_ms")), 15.0);
+}
+
+/// What a branch may not hold, and a join's options, say what would be valid.
+#[test]
+fn parallel_mistakes_are_refused_where_they_are_written() {
+    let head = "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 1\n[[actor]]\nname = \"c\"\n";
+    let e = load_error(&format!(
+        "{head}steps = [{{ parallel = [[{{ stop = true }}]] }}]\n"
+    ));
+    assert!(
+        e.contains("steps[0].parallel[0][0].stop") && e.contains("holds no `stop`"),
+        "{e}"
+    );
+    let e = load_error(&format!(
+        "{head}steps = [{{ parallel = [[{{ request = \"s\", timeout_ms = 1, on_timeout = {{ max_attempts = 2 }} }}]] }}]\n"
+    ));
+    assert!(e.contains("cannot start the repetition again"), "{e}");
+    let e = load_error(&format!(
+        "{head}steps = [{{ parallel = [[{{ request = \"s\" }}]], wait = 2 }}]\n"
+    ));
+    assert!(
+        e.contains("steps[0].wait")
+            && e.contains("how many of the 1 branches")
+            && e.contains("got 2"),
+        "{e}"
+    );
+    let e = load_error(&format!(
+        "{head}steps = [{{ parallel = [[{{ request = \"s\" }}]], cancel = \"withdrew\" }}]\n"
+    ));
+    assert!(e.contains("cancel") && e.contains("\"withdraw\""), "{e}");
+    let e = load_error(&format!("{head}steps = [{{ parallel = [] }}]\n"));
+    assert!(e.contains("1 to 16 branches"), "{e}");
+    let e = load_error(&format!(
+        "{head}steps = [{{ parallel = [[{{ parallel = [[]] }}]] }}]\n"
+    ));
+    assert!(e.contains("holds no `parallel`"), "{e}");
+    // An `if` on `joined` is known only after a parallel.
+    let e = load_error(&format!(
+        "{head}steps = [{{ request = \"s\" }}, {{ if = \"joined\", then = [] }}]\n"
+    ));
+    assert!(e.contains("can never be the outcome here"), "{e}");
+    let _ = run_error;
+}
