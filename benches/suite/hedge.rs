@@ -14,11 +14,22 @@ use crate::plan::scenario_plan;
 
 const N: u64 = 1_000_000;
 
-fn config(hedged: bool) -> String {
-    let steps = if hedged {
-        "[{ parallel = [[{ request = \"A\", instance = \"k\" }], [{ delay_ms = 30 }, { request = \"B\", instance = \"k\" }]], wait = \"first\" }]"
-    } else {
-        "[{ request = \"A\", instance = \"k\" }]"
+/// The config of one client: `Plain`, `Timer` (a plain request with a timeout, which has a
+/// timer as the hedge has: an event that fires even when nothing is left for it) or `Hedged`.
+#[derive(Clone, Copy)]
+enum Form {
+    Plain,
+    Timer,
+    Hedged,
+}
+
+fn config(form: Form) -> String {
+    let steps = match form {
+        Form::Hedged => {
+            "[{ parallel = [[{ request = \"A\", instance = \"k\" }], [{ delay_ms = 30 }, { request = \"B\", instance = \"k\" }]], wait = \"first\" }]"
+        }
+        Form::Timer => "[{ request = \"A\", instance = \"k\", timeout_ms = 1000 }]",
+        Form::Plain => "[{ request = \"A\", instance = \"k\" }]",
     };
     format!(
         "model = \"scenario\"\nentities = false\n\
@@ -29,13 +40,19 @@ fn config(hedged: bool) -> String {
 }
 
 pub(crate) fn hedge_jobs() {
-    let (plain, _) = scenario_plan("plain.toml", config(false));
-    let (hedged, columns) = scenario_plan("hedged.toml", config(true));
+    let (plain, _) = scenario_plan("plain.toml", config(Form::Plain));
+    let (timer, _) = scenario_plan("timer.toml", config(Form::Timer));
+    let (hedged, columns) = scenario_plan("hedged.toml", config(Form::Hedged));
     let ctx = RunContext::new(0, Limits::default()).with_entities(false);
     let (h, p, ratio, out, _) = paired(
         5,
         || hedged.run(&ctx).expect("the hedged run"),
         || plain.run(&ctx).expect("the plain run"),
+    );
+    let (_, t, timer_ratio, _, _) = paired(
+        5,
+        || hedged.run(&ctx).expect("the hedged run"),
+        || timer.run(&ctx).expect("the timed run"),
     );
     let cell = |name: &str| {
         let i = columns.iter().position(|c| *c == name).expect("a metric");
@@ -56,5 +73,12 @@ pub(crate) fn hedge_jobs() {
         verdict(slower <= 1.5),
         mib(h.peak_bytes),
         mib(p.peak_bytes),
+    );
+    println!(
+        "{:<44} {:>8.2} M requests/s  time {:>5.2}× plain; the hedged run {:.2}× this one",
+        "  the same requests, each with a timeout",
+        rate(&t),
+        p.seconds.max(1e-12).recip() * t.seconds,
+        1.0 / timer_ratio,
     );
 }
