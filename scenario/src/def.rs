@@ -204,7 +204,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             label: "branch cancelled at a join",
             label_tr: "birleşmede iptal edilen dal",
             rgb: (120, 120, 120),
-            shape: MarkShape::Cross,
+            shape: MarkShape::Tick,
         },
     ],
 };

@@ -91,7 +91,11 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
                 add(Resource::Link(k), true);
             }
         }
-        Step::Put { queue, .. } | Step::Take { queue, .. } | Step::Ack(queue) => {
+        Step::Put { queue, .. }
+        | Step::Take { queue, .. }
+        | Step::Ack(queue)
+        | Step::Call { queue, .. }
+        | Step::Reply { queue, .. } => {
             add(Resource::Queue(*queue), true);
         }
         Step::Keys { op, store, .. } => add(Resource::Keys(*store), *op != KeyOp::Lookup),

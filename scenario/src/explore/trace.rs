@@ -420,6 +420,20 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
                 format!("{name} kuyruğundan alır"),
             )
         }
+        Step::Call { queue, .. } => {
+            let name = &p.queues[*queue as usize].name;
+            said(
+                format!("calls through {name} and waits for the reply"),
+                format!("{name} üzerinden çağırır, yanıtı bekler"),
+            )
+        }
+        Step::Reply { queue, .. } => {
+            let name = &p.queues[*queue as usize].name;
+            said(
+                format!("replies to the call it took from {name}"),
+                format!("{name} kuyruğundan aldığı çağrıyı yanıtlar"),
+            )
+        }
         Step::Ack(queue) => {
             let name = &p.queues[*queue as usize].name;
             said(

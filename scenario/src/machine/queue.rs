@@ -93,7 +93,17 @@ pub(crate) struct Queue {
     pub lost: u64,
     pub duplicated: u64,
     pub max_len: u64,
+    /// Per message, the call it carries: the calling job and the generation of its wait
+    /// (`NO_CALLER`: a plain put). Empty for a queue no step calls on.
+    callers: Vec<(u32, u32)>,
+    /// Replies that reached their caller, and those too late for it (it had stopped
+    /// waiting: a timeout, a cancel, a crash, or an earlier reply to a copy).
+    pub replies: u64,
+    pub late_replies: u64,
 }
+
+/// No caller: a message a plain put made.
+pub(crate) const NO_CALLER: (u32, u32) = (u32::MAX, 0);
 
 impl std::hash::Hash for Queue {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
@@ -127,6 +137,7 @@ impl std::hash::Hash for Queue {
         )
             .hash(h);
         self.max_len.hash(h);
+        (&self.callers, self.replies, self.late_replies).hash(h);
     }
 }
 
@@ -161,7 +172,27 @@ impl Queue {
             lost: 0,
             duplicated: 0,
             max_len: 0,
+            callers: Vec::new(),
+            replies: 0,
+            late_replies: 0,
         }
+    }
+
+    /// Message `m` carries the call of `caller` (a job and the generation of its wait).
+    pub(crate) fn set_caller(&mut self, m: u32, caller: (u32, u32)) {
+        let m = m as usize;
+        if self.callers.len() <= m {
+            self.callers.resize(m + 1, NO_CALLER);
+        }
+        self.callers[m] = caller;
+    }
+
+    /// The call message `m` carries, if any.
+    pub(crate) fn caller(&self, m: u32) -> Option<(u32, u32)> {
+        self.callers
+            .get(m as usize)
+            .copied()
+            .filter(|c| *c != NO_CALLER)
     }
 
     /// Whether `more` puts would find it full.

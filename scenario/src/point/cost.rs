@@ -103,7 +103,7 @@ impl Point {
                 .saturating_mul(u64::from(g.attempts));
             for s in &g.steps {
                 match s {
-                    Step::Put { queue, .. } => {
+                    Step::Put { queue, .. } | Step::Call { queue, .. } => {
                         let width = 1 + self.queues[*queue as usize].fields as u64;
                         messages = messages.saturating_add(r.saturating_mul(2 * (40 + 8 * width)));
                     }

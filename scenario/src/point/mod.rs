@@ -139,6 +139,18 @@ pub(crate) enum Step {
         timeout: Option<Timeout>,
     },
     Ack(u16),
+    /// A put whose message carries its caller, and a wait for the reply to it.
+    Call {
+        queue: u16,
+        value: Num,
+        fields: Vec<Num>,
+        timeout: Option<Timeout>,
+    },
+    /// A reply to the caller of the message last taken from the queue.
+    Reply {
+        queue: u16,
+        value: Num,
+    },
     Keys {
         op: crate::syntax::spec::KeyOp,
         store: u16,
@@ -407,6 +419,8 @@ pub(crate) struct Vars<'a> {
     /// `winner` and `joined` of its last `parallel` (0 before any).
     pub winner: u8,
     pub joined: u8,
+    /// What its last call got back (NaN: nothing yet).
+    pub reply: f64,
 }
 
 impl Vars<'_> {
@@ -424,6 +438,7 @@ impl Vars<'_> {
             stored: &[],
             winner: 0,
             joined: 0,
+            reply: f64::NAN,
         }
     }
 }
@@ -473,6 +488,7 @@ pub(crate) fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64
             Var::Stored(k) => vars.stored.get(k as usize).copied(),
             Var::Winner => Some(f64::from(vars.winner)),
             Var::Joined => Some(f64::from(vars.joined)),
+            Var::Reply => Some(vars.reply),
         }),
     }
 }

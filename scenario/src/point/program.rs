@@ -79,7 +79,8 @@ impl<'a> Flat<'a> {
                 Step::Acquire { timeout, .. }
                 | Step::Request { timeout, .. }
                 | Step::Send { timeout, .. }
-                | Step::Take { timeout, .. } => {
+                | Step::Take { timeout, .. }
+                | Step::Call { timeout, .. } => {
                     if let Some(t) = timeout {
                         t.handler = start;
                     }
@@ -268,20 +269,7 @@ impl<'a> Flat<'a> {
                 queue,
                 value,
                 fields,
-            } => {
-                ev.each_len(value, &format!("{at}.value"), self.count)?;
-                for f in fields {
-                    ev.each_len(f, &format!("{at}.fields"), self.count)?;
-                }
-                Step::Put {
-                    queue: *queue,
-                    value: ev.per_point(value, &[at, "value"])?,
-                    fields: fields
-                        .iter()
-                        .map(|f| ev.per_point(f, &[at, "fields"]))
-                        .collect::<Result<_, _>>()?,
-                }
-            }
+            } => self.put(*queue, value, fields, at)?,
             spec::Step::Take { queue, timeout } => {
                 self.can_time_out(timeout, at, "take", false)?;
                 let timeout = self.timeout(timeout, at)?;
@@ -291,6 +279,7 @@ impl<'a> Flat<'a> {
                 }
             }
             spec::Step::Ack(q) => Step::Ack(*q),
+            spec::Step::Call { .. } | spec::Step::Reply { .. } => self.call(s, at)?,
             spec::Step::Stop => Step::Stop,
             spec::Step::Exit { gave_up } => Step::Exit { gave_up: *gave_up },
             spec::Step::Keys {
@@ -346,6 +335,56 @@ impl<'a> Flat<'a> {
         };
         self.push(step, at);
         self.check_len(at)
+    }
+
+    /// A call (its put and its timeout) or a reply, at this point.
+    fn call(&mut self, s: &'a spec::Step, at: &str) -> Result<Step, ParamError> {
+        let ev = self.ev;
+        Ok(match s {
+            spec::Step::Call {
+                queue,
+                value,
+                fields,
+                timeout,
+            } => {
+                let Step::Put { value, fields, .. } = self.put(*queue, value, fields, at)? else {
+                    unreachable!("a put")
+                };
+                self.can_time_out(timeout, at, "call", false)?;
+                let timeout = self.timeout(timeout, at)?;
+                Step::Call {
+                    queue: *queue,
+                    value,
+                    fields,
+                    timeout,
+                }
+            }
+            spec::Step::Reply { queue, value } => {
+                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                Step::Reply {
+                    queue: *queue,
+                    value: ev.per_point(value, &[at, "value"])?,
+                }
+            }
+            _ => unreachable!("a call or a reply"),
+        })
+    }
+
+    /// A put (or a call's): its value and fields at this point.
+    fn put(&self, queue: u16, value: &Num, fields: &[Num], at: &str) -> Result<Step, ParamError> {
+        let ev = self.ev;
+        ev.each_len(value, &format!("{at}.value"), self.count)?;
+        for f in fields {
+            ev.each_len(f, &format!("{at}.fields"), self.count)?;
+        }
+        Ok(Step::Put {
+            queue,
+            value: ev.per_point(value, &[at, "value"])?,
+            fields: fields
+                .iter()
+                .map(|f| ev.per_point(f, &[at, "fields"]))
+                .collect::<Result<_, _>>()?,
+        })
     }
 
     /// An acquire: a stale record nobody removes, waited for with no ceiling, is refused

@@ -85,6 +85,7 @@ impl<'p> Sim<'p> {
             scratch: Vec::new(),
             steer: None,
             fan: p.groups.iter().map(Group::fan).max().unwrap_or(0),
+            calls: (p.groups.iter().flat_map(|g| &g.steps)).any(|s| matches!(s, Step::Call { .. })),
         })
     }
 }
@@ -195,7 +196,7 @@ fn queues(p: &Point) -> Vec<Queue> {
         .map(|(k, q)| {
             let puts = room(
                 p,
-                |s| matches!(s, Step::Put { queue, .. } if *queue as usize == k),
+                |s| matches!(s, Step::Put { queue, .. } | Step::Call { queue, .. } if *queue as usize == k),
             );
             Queue::new(q.fields, q.capacity, q.visibility, puts)
         })

@@ -6,10 +6,12 @@ use sim_core::EventQueue;
 
 use crate::machine::keys::Found;
 use crate::machine::keys::{bad_key, key_of};
-use crate::machine::queue::Taken;
+use crate::machine::queue::{NO_MSG, Taken};
 use crate::point::Timeout;
+use crate::run::handle::Flow;
 use crate::run::recover::{
-    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, SET, TAKEN,
+    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, REPLIED,
+    SET, TAKEN,
 };
 use crate::run::state::{Deferred, Ev, NONE, Sim, Undo};
 use crate::syntax::spec::{KeyOp, Num};
@@ -71,6 +73,116 @@ impl Sim<'_> {
         };
         self.scratch = numbers;
         self.jobs[job as usize].outcome = outcome;
+        true
+    }
+
+    /// A call step: its message put as a put's is, carrying the caller, and a wait for the
+    /// reply (until its timeout, if any). A full queue refuses it: outcome `full`, and the
+    /// actor goes on (`Flow::Next`).
+    pub(crate) fn call_step(
+        &mut self,
+        job: u32,
+        queue: u16,
+        value: &Num,
+        fields: &[Num],
+        timeout: &Option<Timeout>,
+        q: &mut EventQueue<Ev>,
+    ) -> Flow {
+        let now = q.now();
+        let qu = queue as usize;
+        let made = self.queues[qu].made();
+        if !self.put_step(job, queue, value, fields, q) {
+            return Flow::Wait;
+        }
+        if self.jobs[job as usize].outcome == FULL {
+            return Flow::Next;
+        }
+        let deadline = match timeout {
+            Some(t) => match self.deadline(job, t, now) {
+                Some(d) => d,
+                None => return Flow::Wait,
+            },
+            None => NONE,
+        };
+        let jb = &mut self.jobs[job as usize];
+        jb.wait = jb.wait.wrapping_add(1);
+        jb.calling = queue;
+        jb.deadline = deadline;
+        jb.step_started = now;
+        let caller = (job, jb.wait);
+        // The message and any copy its link made: a reply to either answers the call.
+        for m in made..self.queues[qu].made() {
+            self.queues[qu].set_caller(m as u32, caller);
+        }
+        if deadline != NONE {
+            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+        }
+        Flow::Wait
+    }
+
+    /// A reply step: to the caller of the message the actor last took from `queue`, if it
+    /// still waits (outcome `replied`; `expired` when it stopped waiting, `not_held` when the
+    /// message was no call or nothing was taken). The reply crosses the queue's link back,
+    /// when it has one: lost, or later than the caller's deadline, it is too late.
+    pub(crate) fn reply_step(
+        &mut self,
+        job: u32,
+        queue: u16,
+        value: &Num,
+        q: &mut EventQueue<Ev>,
+    ) -> bool {
+        let now = q.now();
+        let qu = queue as usize;
+        let take = self.tables.taken[job as usize * self.queues.len() + qu];
+        let Some((caller, wait)) = (take.msg != NO_MSG)
+            .then(|| self.queues[qu].caller(take.msg))
+            .flatten()
+        else {
+            self.jobs[job as usize].outcome = NOT_HELD;
+            return true;
+        };
+        let v = self.eval(job, value);
+        if !v.is_finite() {
+            let what = format!("a reply's value on `{}`", self.p.queues[qu].name);
+            self.not_finite(job, &what, v);
+            return false;
+        }
+        let c = &self.jobs[caller as usize];
+        let waits = c.wait == wait
+            && c.calling == queue
+            && !c.cancelled
+            && c.incarnation == self.actors[c.actor as usize].incarnation;
+        let deadline = c.deadline;
+        let back = match (waits, self.p.queues[qu].link) {
+            (false, _) => None,
+            (true, None) => Some(0),
+            (true, Some(k)) => match self.cross_link(k as usize) {
+                (_, true) => None,
+                (d, false) if now.saturating_add(d) > deadline => None,
+                (d, false) => Some(d),
+            },
+        };
+        let Some(d) = back else {
+            self.queues[qu].late_replies += 1;
+            self.jobs[job as usize].outcome = EXPIRED;
+            return true;
+        };
+        self.queues[qu].replies += 1;
+        self.jobs[job as usize].outcome = REPLIED;
+        let c = &mut self.jobs[caller as usize];
+        let from = c.step_started;
+        c.calling = u16::MAX;
+        c.deadline = NONE;
+        c.outcome = REPLIED;
+        // A reply to a copy of its message finds it waiting no more.
+        c.wait = c.wait.wrapping_add(1);
+        self.tables.replies[caller as usize] = v;
+        self.span(caller, "waiting", from, Some(now + d));
+        if d > 0 {
+            q.schedule_in(d, self.other, Ev::Resume { job: caller });
+        } else {
+            self.ready.push_back(caller);
+        }
         true
     }
 

@@ -45,6 +45,7 @@ impl<'p> Sim<'p> {
                 cancelled: false,
                 running: 0,
                 slot: u32::MAX,
+                calling: u16::MAX,
                 ..parent.clone()
             });
             self.copy_rows(job, kid, false);
@@ -54,7 +55,7 @@ impl<'p> Sim<'p> {
         Flow::Wait
     }
 
-    /// Copies what job `from` read, took and looked up into `to`'s rows; with `only_known`,
+    /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with `only_known`,
     /// only what `from` knows (a branch that came through tells its parent what it found,
     /// and leaves alone what it never looked at).
     fn copy_rows(&mut self, from: u32, to: u32, only_known: bool) {
@@ -79,6 +80,12 @@ impl<'p> Sim<'p> {
             let x = t_.stored[f * n + r];
             if !only_known || !x.is_nan() {
                 t_.stored[t * n + r] = x;
+            }
+        }
+        if self.calls {
+            let x = t_.replies[f];
+            if !only_known || !x.is_nan() {
+                t_.replies[t] = x;
             }
         }
     }
@@ -170,6 +177,12 @@ impl<'p> Sim<'p> {
             if now > from {
                 self.span(kid, "waiting", from, Some(now));
             }
+            true
+        } else if j.calling != u16::MAX {
+            // A reply that comes now finds nobody waiting.
+            j.calling = u16::MAX;
+            j.wait = j.wait.wrapping_add(1);
+            self.span(kid, "waiting", from, Some(now));
             true
         } else if j.serving == LOST {
             j.serving = NO_SERVER;

@@ -145,62 +145,7 @@ impl<'p> Sim<'p> {
                     self.go(job, q);
                 }
             }
-            Ev::Timeout { job } => {
-                let j = &mut self.jobs[job as usize];
-                if j.deadline != now {
-                    return;
-                }
-                if j.incarnation != self.actors[j.actor as usize].incarnation {
-                    // Its actor crashed while it waited (an open loop's repetitions overlap):
-                    // it went no further, and its wait ends uncounted. No other event
-                    // reaches it (its wait is spent), so the job is free again.
-                    j.waiting = u16::MAX;
-                    j.taking = u16::MAX;
-                    j.serving = NO_SERVER;
-                    j.wait = j.wait.wrapping_add(1);
-                    j.deadline = NONE;
-                    self.free.push(job);
-                    return;
-                }
-                if j.waiting != u16::MAX {
-                    let l = j.waiting as usize;
-                    j.waiting = u16::MAX;
-                    let from = j.step_started;
-                    self.gave_up_wait(job, l, now - from);
-                    self.span(job, "waiting", from, Some(now));
-                    self.timed_out(job, q);
-                } else if j.taking != u16::MAX {
-                    // The queue's waiter entry is left behind: `feed` skips it.
-                    j.taking = u16::MAX;
-                    let from = j.step_started;
-                    if now > from {
-                        self.span(job, "waiting", from, Some(now));
-                    }
-                    self.timed_out(job, q);
-                } else if j.serving == LOST {
-                    j.serving = NO_SERVER;
-                    self.timed_out(job, q);
-                } else if j.serving != NO_SERVER {
-                    let s = j.serving as usize;
-                    j.serving = NO_SERVER;
-                    // A new wait: the request left behind no longer reaches this job.
-                    j.wait = j.wait.wrapping_add(1);
-                    let from = j.step_started;
-                    // Given up in service or still queued.
-                    let queued = !j.in_service;
-                    let kind = if queued { "waiting" } else { "served" };
-                    j.in_service = false;
-                    if queued && self.entities {
-                        // It leaves while queued: its wait so far is a wait still, as a
-                        // given-up lock wait is.
-                        let actor = &mut self.actors[j.actor as usize];
-                        actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
-                    }
-                    self.servers[s].time_out();
-                    self.span(job, kind, from, Some(now));
-                    self.timed_out(job, q);
-                }
-            }
+            Ev::Timeout { job } => self.timeout_event(job, now, q),
             Ev::Unlock { lock } => {
                 let l = lock as usize;
                 self.locks[l].unlock(now);
@@ -227,6 +172,73 @@ impl<'p> Sim<'p> {
                 }
             }
             Ev::Start { .. } | Ev::Depart { .. } => unreachable!("handled by the handler"),
+        }
+    }
+
+    /// A wait's ceiling came (`Ev::Timeout`): at its job's deadline, the wait it ends
+    /// (a queued lock's, a take's, a call's, a lost crossing's, a request's) is given up.
+    fn timeout_event(&mut self, job: u32, now: Nanos, q: &mut EventQueue<Ev>) {
+        let j = &mut self.jobs[job as usize];
+        if j.deadline != now {
+            return;
+        }
+        if j.incarnation != self.actors[j.actor as usize].incarnation {
+            // Its actor crashed while it waited (an open loop's repetitions overlap):
+            // it went no further, and its wait ends uncounted. No other event
+            // reaches it (its wait is spent), so the job is free again.
+            j.waiting = u16::MAX;
+            j.taking = u16::MAX;
+            j.calling = u16::MAX;
+            j.serving = NO_SERVER;
+            j.wait = j.wait.wrapping_add(1);
+            j.deadline = NONE;
+            self.free.push(job);
+            return;
+        }
+        if j.waiting != u16::MAX {
+            let l = j.waiting as usize;
+            j.waiting = u16::MAX;
+            let from = j.step_started;
+            self.gave_up_wait(job, l, now - from);
+            self.span(job, "waiting", from, Some(now));
+            self.timed_out(job, q);
+        } else if j.taking != u16::MAX {
+            // The queue's waiter entry is left behind: `feed` skips it.
+            j.taking = u16::MAX;
+            let from = j.step_started;
+            if now > from {
+                self.span(job, "waiting", from, Some(now));
+            }
+            self.timed_out(job, q);
+        } else if j.calling != u16::MAX {
+            // No reply in time: one that comes later finds nobody waiting.
+            j.calling = u16::MAX;
+            j.wait = j.wait.wrapping_add(1);
+            let from = j.step_started;
+            self.span(job, "waiting", from, Some(now));
+            self.timed_out(job, q);
+        } else if j.serving == LOST {
+            j.serving = NO_SERVER;
+            self.timed_out(job, q);
+        } else if j.serving != NO_SERVER {
+            let s = j.serving as usize;
+            j.serving = NO_SERVER;
+            // A new wait: the request left behind no longer reaches this job.
+            j.wait = j.wait.wrapping_add(1);
+            let from = j.step_started;
+            // Given up in service or still queued.
+            let queued = !j.in_service;
+            let kind = if queued { "waiting" } else { "served" };
+            j.in_service = false;
+            if queued && self.entities {
+                // It leaves while queued: its wait so far is a wait still, as a
+                // given-up lock wait is.
+                let actor = &mut self.actors[j.actor as usize];
+                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
+            }
+            self.servers[s].time_out();
+            self.span(job, kind, from, Some(now));
+            self.timed_out(job, q);
         }
     }
 
@@ -360,6 +372,13 @@ impl<'p> Sim<'p> {
                 self.ack_step(job, *queue);
                 Flow::Next
             }
+            Step::Call {
+                queue,
+                value,
+                fields,
+                timeout,
+            } => self.call_step(job, *queue, value, fields, timeout, q),
+            Step::Reply { queue, value } => Flow::next_if(self.reply_step(job, *queue, value, q)),
             Step::Keys {
                 op,
                 store,

@@ -185,6 +185,8 @@ impl Sim<'_> {
             Metric::QueueRefused(q) => Cell::Count(self.queues[q as usize].refused),
             Metric::QueueLost(q) => Cell::Count(self.queues[q as usize].lost),
             Metric::QueueDuplicated(q) => Cell::Count(self.queues[q as usize].duplicated),
+            Metric::QueueReplies(q) => Cell::Count(self.queues[q as usize].replies),
+            Metric::QueueLateReplies(q) => Cell::Count(self.queues[q as usize].late_replies),
             Metric::KeysInserted(k) => Cell::Count(self.keys[k as usize].inserted),
             Metric::KeysDuplicates(k) => Cell::Count(self.keys[k as usize].duplicates),
             Metric::KeysRemoved(k) => Cell::Count(self.keys[k as usize].removed),

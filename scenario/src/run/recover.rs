@@ -31,10 +31,11 @@ pub(crate) const REMOVED: u8 = 19;
 pub(crate) const NOT_HELD: u8 = 20;
 pub(crate) const JOINED: u8 = 21;
 pub(crate) const FAILED: u8 = 22;
+pub(crate) const REPLIED: u8 = 23;
 /// A set stores its number: `applied`, as a write.
 pub(crate) const SET: u8 = APPLIED;
 
-const _: () = assert!(OUTCOMES.len() == 23);
+const _: () = assert!(OUTCOMES.len() == 24);
 
 impl Sim<'_> {
     /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the
@@ -96,6 +97,9 @@ impl Sim<'_> {
                 timeout: Some(t), ..
             }
             | Step::Take {
+                timeout: Some(t), ..
+            }
+            | Step::Call {
                 timeout: Some(t), ..
             } => t.handler,
             _ => {

@@ -158,6 +158,8 @@ pub(crate) struct Job {
     pub winner: u8,
     /// Its request's slot at a server whose clients may leave.
     pub slot: u32,
+    /// The queue whose reply it waits for, after a call (`u16::MAX`: none).
+    pub calling: u16,
 }
 
 // A branch in flight is a job: docs/scenarios.md states this bound on its size.
@@ -275,6 +277,8 @@ pub(crate) struct Sim<'p> {
     pub steer: Option<Box<Steer>>,
     /// The most branches of any `parallel` of the point (0: none): a job's row of kids.
     pub fan: usize,
+    /// Whether any step calls (a job then keeps what its last call got back).
+    pub calls: bool,
 }
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
@@ -291,6 +295,8 @@ pub(crate) struct JobTables {
     pub stored: Vec<f64>,
     /// The branches of its `parallel` under way (`NO_JOB`: ended), `Sim::fan` per job.
     pub kids: Vec<u32>,
+    /// What its last call got back (NaN: nothing yet), one per job.
+    pub replies: Vec<f64>,
 }
 
 /// Groups served directly. A direct group's repetitions are each one request, with no
@@ -449,6 +455,7 @@ impl<'p> Sim<'p> {
             failed: 0,
             winner: 0,
             slot: u32::MAX,
+            calling: u16::MAX,
         };
         self.alloc(job)
     }
@@ -478,6 +485,9 @@ impl<'p> Sim<'p> {
             if nk > 0 {
                 self.tables.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
             }
+            if self.calls {
+                self.tables.replies[j] = f64::NAN;
+            }
             j as u32
         } else {
             self.jobs.push(job);
@@ -489,6 +499,9 @@ impl<'p> Sim<'p> {
             self.tables.stored.extend(std::iter::repeat_n(f64::NAN, nk));
             let fan = self.fan;
             self.tables.kids.extend(std::iter::repeat_n(NO_JOB, fan));
+            if self.calls {
+                self.tables.replies.push(f64::NAN);
+            }
             (self.jobs.len() - 1) as u32
         }
     }
@@ -561,6 +574,7 @@ impl<'p> Sim<'p> {
             Var::Stored(k) => self.tables.stored[ju * self.keys.len() + k as usize],
             Var::Winner => f64::from(j.winner),
             Var::Joined => f64::from(j.joined),
+            Var::Reply => self.reply_of(job),
         }
     }
 
@@ -581,7 +595,17 @@ impl<'p> Sim<'p> {
             stored: &self.tables.stored[ju * nk..(ju + 1) * nk],
             winner: j.winner,
             joined: j.joined,
+            reply: self.reply_of(job),
         }
+    }
+
+    /// What `job`'s last call got back (NaN: nothing yet).
+    fn reply_of(&self, job: u32) -> f64 {
+        self.tables
+            .replies
+            .get(job as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
     }
 
     pub(crate) fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {

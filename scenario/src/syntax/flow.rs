@@ -69,6 +69,9 @@ pub(crate) fn after(step: &Step) -> Option<Outcomes> {
         Step::Send { .. } => &["delivered"],
         Step::Take { .. } => &["taken"],
         Step::Parallel { .. } => &["joined", "failed"],
+        // A full queue refuses the call's message: it goes on at once.
+        Step::Call { .. } => &["replied", "full"],
+        Step::Reply { .. } => &["replied", "expired", "not_held"],
         Step::Put { .. } => &["put", "full"],
         Step::Ack(_) => &["acked", "expired", "not_held"],
         Step::Keys { op, .. } => match op {

@@ -74,6 +74,8 @@ pub(crate) enum Metric {
     QueueTaken(u16),
     QueueRedelivered(u16),
     QueueAcked(u16),
+    QueueReplies(u16),
+    QueueLateReplies(u16),
     QueueReturned(u16),
     QueueLeft(u16),
     QueueMaxLen(u16),
@@ -153,25 +155,7 @@ impl MetricColumns {
                 }
                 ResourceKind::Server { .. } => {
                     columns.server(n, server)?;
-                    // Requests that may time out: what their clients left behind.
-                    let abandoned = spec.groups.iter().any(|g| {
-                        g.any(|s| {
-                            matches!(s, Step::Request { server: pick, timeout: Some(_), .. } if pick.all().contains(&server))
-                        })
-                    });
-                    // Requests a join may cancel: what their branches left behind.
-                    let cancels = spec.groups.iter().any(|g| {
-                        g.any(|s| match s {
-                            Step::Parallel { branches, .. } => branches.iter().flatten().any(|b| {
-                                let mut asks = false;
-                                b.visit(&mut |s| {
-                                    asks |= matches!(s, Step::Request { server: pick, .. } if pick.all().contains(&server));
-                                });
-                                asks
-                            }),
-                            _ => false,
-                        })
-                    });
+                    let (abandoned, cancels) = left_behind(spec, server);
                     if abandoned || cancels {
                         columns.abandoned(n, server)?;
                     }
@@ -223,6 +207,7 @@ impl MetricColumns {
                         visibility_ms.is_some(),
                         over.unwrap_or((false, false)),
                     )?;
+                    columns.replies(spec, n, queue)?;
                     queue += 1;
                 }
                 ResourceKind::Keys { .. } => {
@@ -445,6 +430,29 @@ impl MetricColumns {
             Float,
             Metric::ServerMakespan(s),
         )?;
+        Ok(())
+    }
+
+    /// Queue `n`'s replies, when a step calls on it.
+    fn replies(&mut self, spec: &Spec, n: &str, queue: u16) -> Result<(), ComposeError> {
+        let called = spec
+            .groups
+            .iter()
+            .any(|g| g.any(|s| matches!(s, Step::Call { queue: x, .. } if *x == queue)));
+        if called {
+            self.col(
+                format!("{n}.replies"),
+                format!("replies to calls on `{n}` that reached a caller still waiting"),
+                Count,
+                Metric::QueueReplies(queue),
+            )?;
+            self.col(
+                format!("{n}.late_replies"),
+                format!("replies to calls on `{n}` too late: the caller had stopped waiting (a timeout, a cancel, a crash, an earlier reply to a copy) or the link lost the reply"),
+                Count,
+                Metric::QueueLateReplies(queue),
+            )?;
+        }
         Ok(())
     }
 
@@ -713,4 +721,33 @@ impl MetricColumns {
         )?;
         Ok(())
     }
+}
+
+/// Whether server `server`'s requests may be left behind by their clients: by a timeout
+/// (`.0`), or by a join that cancels the branch asking (`.1`).
+fn left_behind(spec: &Spec, server: u16) -> (bool, bool) {
+    let asks =
+        |s: &Step| matches!(s, Step::Request { server: pick, .. } if pick.all().contains(&server));
+    let abandoned = spec.groups.iter().any(|g| {
+        g.any(|s| {
+            matches!(
+                s,
+                Step::Request {
+                    timeout: Some(_),
+                    ..
+                }
+            ) && asks(s)
+        })
+    });
+    let cancels = spec.groups.iter().any(|g| {
+        g.any(|s| match s {
+            Step::Parallel { branches, .. } => branches.iter().flatten().any(|b| {
+                let mut found = false;
+                b.visit(&mut |s| found |= asks(s));
+                found
+            }),
+            _ => false,
+        })
+    });
+    (abandoned, cancels)
 }

@@ -32,7 +32,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 const RESERVED_NAMES: &[&str] = &[
-    "i", "k", "read", "attempt", "now", "winner", "joined", TIE_ORDER,
+    "i", "k", "read", "attempt", "now", "winner", "joined", "reply", TIE_ORDER,
 ];
 
 /// Columns of every scenario (its overall metrics and its entity columns) and of the output
@@ -223,6 +223,16 @@ impl Reader<'_> {
             "now" if step => return Ok(Var::Now),
             "winner" if step => return Ok(Var::Winner),
             "joined" if step => return Ok(Var::Joined),
+            "reply" if step => {
+                let known = read.len() == self.registers.len() + self.resources.len() + 1
+                    && read.last() == Some(&true);
+                if !known {
+                    return Err(
+                        "`reply` is what the actor's last call got back, and it makes no call (`{ call = \"Q\" }`) before this step".into(),
+                    );
+                }
+                return Ok(Var::Reply);
+            }
             "read" if scope == Scope::Write => return Ok(Var::Read),
             _ => {}
         }
@@ -298,6 +308,9 @@ impl Reader<'_> {
                     .filter(|(_, _, res)| read.get(nr + res).copied().unwrap_or(false))
                     .map(|(n, _, _)| n.as_str()),
             );
+            if read.len() == nr + self.resources.len() + 1 && read.last() == Some(&true) {
+                valid.push("reply");
+            }
         }
         valid
     }
@@ -460,7 +473,7 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now`, `read`, `winner` or `joined`), got `{name}`"
+                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined` or `reply`), got `{name}`"
                 ),
             );
         }

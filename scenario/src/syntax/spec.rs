@@ -42,6 +42,8 @@ pub(crate) enum Var {
     Winner,
     /// `joined`: how many branches came through at the last `parallel`.
     Joined,
+    /// `reply`: the number the actor's last call got back (NaN: none yet).
+    Reply,
 }
 
 /// Which names an expression may use where it stands.
@@ -301,6 +303,7 @@ pub(crate) const OUTCOMES: &[&str] = &[
     "not_held",
     "joined",
     "failed",
+    "replied",
 ];
 
 /// A comparison of `if = { value = …, above = … }`.
@@ -379,6 +382,19 @@ pub(crate) enum Step {
     },
     /// Acknowledges the message last taken from the queue.
     Ack(u16),
+    /// Puts a message on the queue, as a put does, and waits for the reply to it (a
+    /// `reply` step of the actor that takes it).
+    Call {
+        queue: u16,
+        value: Num,
+        fields: Vec<Num>,
+        timeout: Option<OnTimeout>,
+    },
+    /// Replies to the call whose message the actor last took from the queue.
+    Reply {
+        queue: u16,
+        value: Num,
+    },
     /// A key store's operations: insert (if absent), look up, set (insert or replace),
     /// remove.
     Keys {
@@ -445,6 +461,9 @@ impl Step {
             }
             | Step::Take {
                 timeout: Some(t), ..
+            }
+            | Step::Call {
+                timeout: Some(t), ..
             } => inner(&t.steps),
             _ => {}
         }
@@ -456,7 +475,8 @@ impl Step {
             Step::Acquire { timeout, .. }
             | Step::Request { timeout, .. }
             | Step::Send { timeout, .. }
-            | Step::Take { timeout, .. } => {
+            | Step::Take { timeout, .. }
+            | Step::Call { timeout, .. } => {
                 timeout.as_ref().filter(|t| t.key != "give_up_after_ms")
             }
             _ => None,

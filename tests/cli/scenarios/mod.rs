@@ -11,6 +11,7 @@ use coordsim_model::{Cell, RunContext};
 use proptest::prelude::*;
 
 mod acks;
+mod calls;
 mod estimates;
 mod flow;
 mod idempotency;

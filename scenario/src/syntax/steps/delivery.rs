@@ -24,7 +24,61 @@ pub(super) fn delivery(
     let value = get(entries, action).expect("an action");
     let here = at(&path, action);
     Ok(match action {
-        "put" => put(reader, before, &path, v, value, here)?,
+        "put" => put(
+            reader,
+            before,
+            &path,
+            v,
+            value,
+            here,
+            &["put", "value", "fields"],
+        )?,
+        "call" => {
+            let Step::Put {
+                queue,
+                value,
+                fields,
+            } = put(
+                reader,
+                before,
+                &path,
+                v,
+                value,
+                here,
+                &["call", "value", "fields", "timeout_ms", "on_timeout"],
+            )?
+            else {
+                unreachable!("a put")
+            };
+            let timeout = on_timeout(reader, before, &path, entries, depth, false, nested)?;
+            // `reply` is known from here on.
+            let last = before.read.len() - 1;
+            before.read[last] = true;
+            Step::Call {
+                queue,
+                value,
+                fields,
+                timeout,
+            }
+        }
+        "reply" => {
+            let entries = table(&path, v, "a reply step", &["reply", "value"])?;
+            let queue = reader.resource_named(here.clone(), value, "queue")?;
+            if !before.read[slot(reader, "queue", queue)] {
+                return fail(
+                    here,
+                    format!(
+                        "the actor takes nothing from `{}` before this step: a reply answers the call whose message it last took",
+                        text_of(value)
+                    ),
+                );
+            }
+            let value = match get(entries, "value") {
+                Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
+                None => Num::Lit(0.0),
+            };
+            Step::Reply { queue, value }
+        }
         "take" => {
             let entries = table(
                 &path,
@@ -101,7 +155,8 @@ fn slot(reader: &Reader<'_>, kind: &str, index: u16) -> usize {
     unreachable!("a resource of its kind")
 }
 
-/// A put: its value and fields, each an expression of the step's names.
+/// A put (or a call's put): its value and fields, each an expression of the step's names;
+/// `keys` are the step's keys.
 fn put(
     reader: &Reader<'_>,
     before: &Before,
@@ -109,9 +164,15 @@ fn put(
     v: &Value,
     value: &Value,
     here: Path,
+    keys: &[&str],
 ) -> Result<Step, ComposeError> {
     let path = path.clone();
-    let entries = table(&path, v, "a put step", &["put", "value", "fields"])?;
+    let what = if keys[0] == "call" {
+        "a call step"
+    } else {
+        "a put step"
+    };
+    let entries = table(&path, v, what, keys)?;
     let queue = reader.resource_named(here, value, "queue")?;
     let value = match get(entries, "value") {
         Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,

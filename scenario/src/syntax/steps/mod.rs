@@ -44,6 +44,8 @@ const ACTIONS: &[&str] = &[
     "stop",
     "end",
     "parallel",
+    "call",
+    "reply",
 ];
 
 /// The actions a `parallel`'s branch may not hold: they end or restart the actor's
@@ -70,7 +72,8 @@ pub(crate) fn read_steps(
     let mut start = Outcomes::of(&["none"]);
     loop {
         let mut before = Before {
-            read: vec![false; reader.registers.len() + reader.resources.len()],
+            // The registers, the resources, and last whether a call was made (`reply`).
+            read: vec![false; reader.registers.len() + reader.resources.len() + 1],
             may_hold: Vec::new(),
             holds: Vec::new(),
             in_tx: false,
@@ -221,7 +224,16 @@ fn step(
     }
     if matches!(
         action,
-        "put" | "take" | "ack" | "insert" | "lookup" | "set" | "remove" | "transaction"
+        "put"
+            | "take"
+            | "ack"
+            | "insert"
+            | "lookup"
+            | "set"
+            | "remove"
+            | "transaction"
+            | "call"
+            | "reply"
     ) {
         return delivery(reader, before, path, v, action, depth, nested);
     }
@@ -273,25 +285,7 @@ fn step(
                 Step::Renew(lock)
             }
         }
-        "request" => {
-            let entries = table(
-                &path,
-                v,
-                "a request step",
-                &["request", "instance", "timeout_ms", "on_timeout"],
-            )?;
-            let server = pick(reader, before, here, value, "server")?;
-            let instance = match get(entries, "instance") {
-                Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
-                None => Num::Lit(0.0),
-            };
-            let timeout = on_timeout(reader, before, &path, entries, depth, true, nested)?;
-            Step::Request {
-                server,
-                instance,
-                timeout,
-            }
-        }
+        "request" => request(reader, before, path, v, depth)?,
         "send" => {
             let entries = table(
                 &path,
@@ -325,6 +319,34 @@ fn step(
                 restart_after_ms,
             }
         }
+    })
+}
+
+/// `{ request = "S", instance = …, timeout_ms = …, on_timeout = … }`.
+fn request(
+    reader: &Reader<'_>,
+    before: &mut Before,
+    path: Path,
+    v: &Value,
+    depth: usize,
+) -> Result<Step, ComposeError> {
+    let entries = table(
+        &path,
+        v,
+        "a request step",
+        &["request", "instance", "timeout_ms", "on_timeout"],
+    )?;
+    let value = get(entries, "request").expect("an action");
+    let server = pick(reader, before, at(&path, "request"), value, "server")?;
+    let instance = match get(entries, "instance") {
+        Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
+        None => Num::Lit(0.0),
+    };
+    let timeout = on_timeout(reader, before, &path, entries, depth, true, nested)?;
+    Ok(Step::Request {
+        server,
+        instance,
+        timeout,
     })
 }
 
