@@ -188,6 +188,8 @@ pub struct RunContext {
     limits: Limits,
     lanes: bool,
     distributions: bool,
+    /// Every sample in a distribution, not at most `MAX_DISTRIBUTION_POINTS`.
+    all_samples: bool,
     entities: bool,
     stats: Stats,
     percentile: Percentile,
@@ -207,6 +209,7 @@ impl RunContext {
             limits,
             lanes: false,
             distributions: false,
+            all_samples: false,
             entities: true,
             stats: Stats::Exact,
             percentile: Percentile::NearestRank,
@@ -294,6 +297,11 @@ impl RunContext {
         self.stats
     }
 
+    /// How percentiles are read (a config's `percentile`).
+    pub fn percentile(&self) -> Percentile {
+        self.percentile
+    }
+
     /// The same run, reading percentiles by `method` (a config's `percentile = "linear"`).
     pub fn with_percentile(mut self, method: Percentile) -> RunContext {
         self.percentile = method;
@@ -339,6 +347,24 @@ impl RunContext {
     /// Whether to fill [`Output::distributions`].
     pub fn wants_distributions(&self) -> bool {
         self.distributions
+    }
+
+    /// The same run, asking for every exact sample in each distribution (a percentile
+    /// derived from them is then the model's own), not at most [`MAX_DISTRIBUTION_POINTS`]
+    /// for a chart. Samples a model keeps in a histogram stay that many quantiles of it.
+    pub fn with_all_samples(mut self, all: bool) -> RunContext {
+        self.all_samples = all;
+        self
+    }
+
+    /// How many points a distribution may have: every sample, or at most
+    /// [`MAX_DISTRIBUTION_POINTS`] evenly spaced order statistics.
+    pub fn distribution_points(&self) -> usize {
+        if self.all_samples {
+            usize::MAX
+        } else {
+            MAX_DISTRIBUTION_POINTS
+        }
     }
 
     /// The run's master seed.

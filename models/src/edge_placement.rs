@@ -5,8 +5,7 @@ use sim_core::{Class, EventQueue, Handler, Nanos, Samples, SimError, run};
 
 use coordsim_model::Value;
 use coordsim_model::{
-    ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
-    RunContext, Valid,
+    ChartKind, DefaultChart, Distribution, Model, ModelError, Output, RunContext, Valid,
 };
 use coordsim_model::{
     Cost, Kind, ListItem, Millis, ParamError, field, positive_duration, table_fields,
@@ -293,7 +292,7 @@ impl Model for EdgePlacement {
         run(&mut queue, &mut sim)?;
         let responses = ctx
             .wants_distributions()
-            .then(|| sim.responses.distribution_ms(MAX_DISTRIBUTION_POINTS));
+            .then(|| sim.responses.distribution_ms(ctx.distribution_points()));
         let mut out = sim.output(p, ctx.wants_entities());
         if let Some(samples) = responses {
             out = out.with_distribution(RESPONSE_MS, samples);

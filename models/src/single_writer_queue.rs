@@ -7,8 +7,7 @@ use sim_core::{
 };
 
 use coordsim_model::{
-    ChartKind, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError, Output,
-    RunContext, Valid,
+    ChartKind, DefaultChart, Distribution, Model, ModelError, Output, RunContext, Valid,
 };
 use coordsim_model::{Cost, Millis, NoEntity, ParamError, positive_duration};
 use sim_core::{Stations, Waiting};
@@ -350,7 +349,10 @@ impl Model for SingleWriterQueue {
             )));
         }
         let distributions = if ctx.wants_distributions() {
-            vec![(WAIT_MS, sim.waits.distribution_ms(MAX_DISTRIBUTION_POINTS))]
+            vec![(
+                WAIT_MS,
+                sim.waits.distribution_ms(ctx.distribution_points()),
+            )]
         } else {
             Vec::new()
         };

@@ -129,5 +129,7 @@ pub use engine::{
 };
 pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, stream, unit};
 pub use station::{Stations, Waiting};
-pub use stats::{HDR_DIGITS, Percentile, Samples, Stats, percentile_rank};
+pub use stats::{
+    HDR_DIGITS, Percentile, Samples, Stats, order_statistics, percentile_of, percentile_rank,
+};
 pub use time::{Nanos, bad_duration, ms_to_ns, ns_to_ms};

@@ -13,6 +13,36 @@ pub fn percentile_rank(p: f64, n: usize) -> usize {
     (rank as usize).clamp(1, n.max(1))
 }
 
+/// The `p`-th percentile of `sorted` (ascending) by `method`, as [`Samples::percentile_ms`]
+/// reads it; `None` when there are none.
+pub fn percentile_of(sorted: &[f64], p: f64, method: Percentile) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    Some(match method {
+        Percentile::NearestRank => sorted[percentile_rank(p, n) - 1],
+        Percentile::Linear => {
+            let h = (n - 1) as f64 * (p / 100.0).clamp(0.0, 1.0);
+            let lo = (h.floor() as usize).min(n - 1);
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+        }
+    })
+}
+
+/// At most `max_points` of `sorted` (ascending): all of them, or evenly spaced order
+/// statistics (quantiles (k + ½) / `max_points`), as [`Samples::distribution_ms`] picks.
+pub fn order_statistics(sorted: &[f64], max_points: usize) -> Vec<f64> {
+    let n = sorted.len();
+    if n <= max_points {
+        return sorted.to_vec();
+    }
+    (0..max_points)
+        .map(|k| sorted[(((k as f64 + 0.5) / max_points as f64 * n as f64) as usize).min(n - 1)])
+        .collect()
+}
+
 /// Durations recorded during a run (say, every request's wait), in nanoseconds.
 ///
 /// Reserve the expected count up front ([`Samples::with_capacity`]) and recording never
@@ -101,6 +131,9 @@ impl Store {
         sorted
     }
 }
+
+/// Most quantiles a histogram's distribution gives ([`Samples::distribution_ms`]).
+const HIST_POINTS: usize = 100_000;
 
 /// How a percentile is read from the samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -288,6 +321,9 @@ impl Samples {
             return Vec::new();
         }
         if let Some(h) = &self.hist {
+            // A histogram's quantiles are no exact samples: as many as a chart draws, and
+            // never more than the samples.
+            let max_points = max_points.min(HIST_POINTS).min(n);
             return (0..max_points)
                 .map(|k| {
                     let q = (k as f64 + 0.5) / max_points as f64;

@@ -6,8 +6,17 @@
 //! expr = "100 * server.wasted_ms / server.busy_ms"
 //! ```
 //!
+//! ```toml
+//! [[metric]]
+//! name = "p9995"
+//! percentile = 99.95
+//! of = "DISTRIBUTION"         # one the model names (`coordsim models NAME`)
+//! ```
+//!
 //! A derived metric is computed after every run, from that run's metrics and its point's
-//! parameters (and the derived metrics declared before it), and becomes a metric like the
+//! parameters (and the derived metrics declared before it), or as a percentile of one of
+//! the model's per-request distributions (every sample of it: the run is asked for them,
+//! and they are dropped after unless a chart wants them), and becomes a metric like the
 //! model's own: a column of `results.csv` after them, with its statistics in `summary.csv`,
 //! usable in claims, tables, charts and `[labels]`. It is the model wrapped: the front end
 //! sees one more metric, so nothing downstream knows the difference. A value that is not a
@@ -41,41 +50,93 @@ enum Input {
     Metric(usize),
 }
 
+/// How one derived metric is computed.
+enum Derivation {
+    /// An expression of the run's metrics and parameters.
+    Expr(Expr<Input>),
+    /// The `p`-th percentile of the model's distribution `of`, by the config's rule.
+    Percentile { of: &'static str, p: f64 },
+}
+
+impl Derivation {
+    /// Its size as an expression's nodes, for the estimate (a percentile: one).
+    fn nodes(&self) -> usize {
+        match self {
+            Derivation::Expr(e) => e.nodes(),
+            Derivation::Percentile { .. } => 1,
+        }
+    }
+}
+
 /// A model with derived metrics after its own.
 struct Derived {
     inner: Arc<dyn ModelDef>,
     metrics: Vec<ColumnSpec>,
-    exprs: Arc<Vec<Expr<Input>>>,
+    exprs: Arc<Vec<Derivation>>,
 }
 
 /// A prepared run that adds the derived metrics to its output.
 struct DerivedRun {
     inner: Box<dyn PreparedRun>,
     params: Vec<Option<f64>>,
-    exprs: Arc<Vec<Expr<Input>>>,
+    exprs: Arc<Vec<Derivation>>,
 }
 
 impl DerivedRun {
     /// The derived metrics appended to the model's `metrics`, in declaration order (each
-    /// may read those before it).
-    fn derive(&self, metrics: &mut Vec<Cell>) {
-        for e in self.exprs.iter() {
-            let value = e.eval(&|v| match v {
-                Input::Param(i) => self.params.get(i).copied().flatten(),
-                Input::Metric(i) => metrics.get(i).and_then(Cell::as_f64),
-            });
+    /// may read those before it); a percentile reads `distributions`, each sorted here.
+    fn derive(
+        &self,
+        metrics: &mut Vec<Cell>,
+        distributions: &mut [(&'static str, Vec<f64>)],
+        method: sim_core::Percentile,
+    ) {
+        for (_, samples) in distributions.iter_mut() {
+            if !samples.is_sorted_by(|a, b| a <= b) {
+                samples.sort_by(f64::total_cmp);
+            }
+        }
+        for d in self.exprs.iter() {
+            let value = match d {
+                Derivation::Expr(e) => e.eval(&|v| match v {
+                    Input::Param(i) => self.params.get(i).copied().flatten(),
+                    Input::Metric(i) => metrics.get(i).and_then(Cell::as_f64),
+                }),
+                Derivation::Percentile { of, p } => (distributions.iter())
+                    .find(|(n, _)| n == of)
+                    .and_then(|(_, samples)| sim_core::percentile_of(samples, *p, method)),
+            };
             metrics.push(match value {
                 Some(x) if x.is_finite() => Cell::Float(x),
                 _ => Cell::Empty,
             });
         }
     }
+
+    /// Whether a derived metric is a percentile (its run must give every sample).
+    fn wants_samples(&self) -> bool {
+        (self.exprs.iter()).any(|d| matches!(d, Derivation::Percentile { .. }))
+    }
 }
 
 impl PreparedRun for DerivedRun {
     fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
-        let mut out = self.inner.run(ctx)?;
-        self.derive(&mut out.metrics);
+        if !self.wants_samples() {
+            let mut out = self.inner.run(ctx)?;
+            self.derive(&mut out.metrics, &mut [], ctx.percentile());
+            return Ok(out);
+        }
+        let all = ctx.clone().with_distributions(true).with_all_samples(true);
+        let mut out = self.inner.run(&all)?;
+        self.derive(&mut out.metrics, &mut out.distributions, ctx.percentile());
+        if ctx.wants_distributions() {
+            // What a chart draws is what it would be without the percentile.
+            for (_, samples) in &mut out.distributions {
+                *samples = sim_core::order_statistics(samples, ctx.distribution_points());
+            }
+        } else {
+            out.distributions.clear();
+        }
         Ok(out)
     }
 
@@ -84,7 +145,7 @@ impl PreparedRun for DerivedRun {
     fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
         let mut explored = self.inner.explore(ctx, limits)?;
         for o in &mut explored.outcomes {
-            self.derive(&mut o.metrics);
+            self.derive(&mut o.metrics, &mut [], ctx.percentile());
         }
         Ok(explored)
     }
@@ -92,7 +153,7 @@ impl PreparedRun for DerivedRun {
     /// The execution a schedule fixes, with its derived metrics as a run has them.
     fn replay(&self, ctx: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
         let mut out = self.inner.replay(ctx, schedule)?;
-        self.derive(&mut out.metrics);
+        self.derive(&mut out.metrics, &mut out.distributions, ctx.percentile());
         Ok(out)
     }
 
@@ -100,7 +161,7 @@ impl PreparedRun for DerivedRun {
     /// of an expression counted as an event (64 metrics of 1,000 nodes are 64,000 a run).
     fn cost(&self) -> Cost {
         let mut cost = self.inner.cost();
-        let nodes: Vec<usize> = self.exprs.iter().map(Expr::nodes).collect();
+        let nodes: Vec<usize> = self.exprs.iter().map(Derivation::nodes).collect();
         let all = nodes.iter().sum::<usize>() as u64;
         if all > cost.events {
             // The metrics are most of the work: the biggest is where the error points.
@@ -164,7 +225,7 @@ impl Loader<'_> {
         plan: &Plan,
         tables: &Spanned<DeValue<'_>>,
     ) -> Result<Arc<dyn ModelDef>, ConfigError> {
-        const KEYS: &[&str] = &["name", "expr", "meaning"];
+        const KEYS: &[&str] = &["name", "expr", "percentile", "of", "meaning"];
         let inner = Arc::clone(&plan.model);
         let mut metrics: Vec<ColumnSpec> = inner.metrics().to_vec();
         let mut exprs = Vec::new();
@@ -191,14 +252,43 @@ impl Loader<'_> {
                     .find(|(key, _)| key.get_ref() == k)
                     .map(|(_, v)| *v)
             };
-            let (Some(name_v), Some(expr_v)) = (field("name"), field("expr")) else {
+            let Some(name_v) = field("name") else {
                 return Err(self.err(
                     &span,
-                    "a [[metric]] needs `name` and `expr` (an expression over the run's metrics and parameters)",
+                    "a [[metric]] needs `name`, and `expr` (an expression over the run's metrics and parameters) or `percentile` and `of` (a percentile of a distribution)",
                 ));
             };
             let name = self.string(name_v, "name")?;
             self.check_metric_name(plan, &metrics, &name, &name_v.span())?;
+            if let Some(p_v) = field("percentile") {
+                let (of, p) =
+                    self.percentile_metric(&*inner, p_v, field("of"), field("expr"), &span)?;
+                let meaning = match field("meaning") {
+                    Some(v) => self.string(v, "meaning")?,
+                    None => {
+                        format!("the {p}th percentile of {of} (by the config's percentile rule)")
+                    }
+                };
+                metrics.push(ColumnSpec {
+                    name: self.interned(&name, "metric name", &name_v.span())?,
+                    meaning: self.interned(&meaning, "meaning", &span)?,
+                    ty: ColumnType::Float,
+                });
+                exprs.push(Derivation::Percentile { of, p });
+                continue;
+            }
+            let Some(expr_v) = field("expr") else {
+                return Err(self.err(
+                    &span,
+                    "a [[metric]] needs `expr` (an expression over the run's metrics and parameters), or `percentile` and `of` (a percentile of a distribution)",
+                ));
+            };
+            if let Some(of) = field("of") {
+                return Err(self.err(
+                    &of.span(),
+                    "`of` names the distribution of a `percentile`; this [[metric]] has `expr` instead",
+                ));
+            }
             let text = self.string(expr_v, "expr")?;
             let resolve = |n: &str| -> Result<Input, String> {
                 if let Some(i) = metrics.iter().position(|c| c.name == n) {
@@ -241,26 +331,88 @@ impl Loader<'_> {
                 Some(v) => self.string(v, "meaning")?,
                 None => format!("derived: {text}"),
             };
-            let interned = |s: &str, what: &str, at: &crate::source::Span| {
-                coordsim_model::intern(s).ok_or_else(|| {
-                    self.err(
-                        at,
-                        format!("too many distinct names in this process for a {what}"),
-                    )
-                })
-            };
             metrics.push(ColumnSpec {
-                name: interned(&name, "metric name", &name_v.span())?,
-                meaning: interned(&meaning, "meaning", &span)?,
+                name: self.interned(&name, "metric name", &name_v.span())?,
+                meaning: self.interned(&meaning, "meaning", &span)?,
                 ty: ColumnType::Float,
             });
-            exprs.push(parsed);
+            exprs.push(Derivation::Expr(parsed));
         }
         Ok(Arc::new(Derived {
             inner,
             metrics,
             exprs: Arc::new(exprs),
         }))
+    }
+
+    /// A name kept for the process (a column's name and meaning are `&'static str`).
+    fn interned(
+        &self,
+        s: &str,
+        what: &str,
+        at: &crate::source::Span,
+    ) -> Result<&'static str, ConfigError> {
+        coordsim_model::intern(s).ok_or_else(|| {
+            self.err(
+                at,
+                format!("too many distinct names in this process for a {what}"),
+            )
+        })
+    }
+
+    /// `percentile = P, of = "DIST"`: a percentile in (0, 100] of one of the model's
+    /// distributions (by its name), and no `expr` beside it.
+    fn percentile_metric(
+        &self,
+        model: &dyn ModelDef,
+        p_v: &Spanned<DeValue<'_>>,
+        of_v: Option<&Spanned<DeValue<'_>>>,
+        expr_v: Option<&Spanned<DeValue<'_>>>,
+        span: &crate::source::Span,
+    ) -> Result<(&'static str, f64), ConfigError> {
+        if let Some(e) = expr_v {
+            return Err(self.err(
+                &e.span(),
+                "a [[metric]] is an `expr` or a `percentile` of a distribution, not both",
+            ));
+        }
+        let p = self.number(p_v, "percentile")?;
+        if !(p > 0.0 && p <= 100.0) {
+            return Err(self.err(
+                &p_v.span(),
+                format!("`percentile` is in (0, 100] (99.95 for the 99.95th), got {p}"),
+            ));
+        }
+        let names: Vec<&'static str> = model.distributions().iter().map(|d| d.name).collect();
+        let Some(of_v) = of_v else {
+            return Err(self.err(
+                span,
+                format!(
+                    "a `percentile` needs `of`, the distribution it is taken of; this model's: {}",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            ));
+        };
+        let of = self.string(of_v, "of")?;
+        match names.iter().find(|n| **n == of) {
+            Some(n) => Ok((n, p)),
+            None => Err(self.err(
+                &of_v.span(),
+                format!(
+                    "`{of}` is no distribution of this model{}; its distributions: {}",
+                    coordsim_model::suggest::did_you_mean(&of, &names),
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )),
+        }
     }
 
     /// A derived metric's name: a plain name (letters, digits, `_`, `.`), not a column the

@@ -407,3 +407,85 @@ fn a_trace_column_missing_from_a_wide_csv_is_named_in_a_short_line_with_the_near
     // Ten listed of 5,001: 4,991 more.
     assert!(line.ends_with("c8, c9, … and 4,991 more"), "{line}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, .. proptest::prelude::ProptestConfig::default() })]
+
+    /// `[[metric]] percentile = P, of = "DIST"`: any percentile of a model's per-request
+    /// distribution. It is the ⌈P/100 · n⌉-th smallest of the run's samples (sorted here),
+    /// and at P = 99 the model's own p99 column; `percentile = "linear"` interpolates as
+    /// numpy does (computed here), a chart's distribution is unchanged by it.
+    #[test]
+    fn a_percentile_metric_is_the_nearest_rank_of_every_sample(
+        p in 0.01f64..100.0, requests in 1u64..3000, seed in 0u64..50, linear in proptest::bool::ANY,
+    ) {
+        use coordsim_model::RunContext;
+        let rule = if linear { "percentile = \"linear\"\n" } else { "" };
+        let text = format!(
+            "model = \"scenario\"\n{rule}[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 5\nservice = \"exponential\"\n\
+             [[actor]]\nname = \"c\"\nrepeat = {requests}\nevery_ms = 6\narrivals = \"poisson\"\nsteps = [{{ request = \"s\" }}]\n\
+             [[metric]]\nname = \"any\"\npercentile = {p}\nof = \"c.response_ms\"\n\
+             [[metric]]\nname = \"p99_again\"\npercentile = 99\nof = \"c.response_ms\"\n"
+        );
+        let config = crate::harness::library_config(&crate::harness::registry(), "t.toml", &text).unwrap();
+        let columns: Vec<&str> = config.plan.model.metrics().iter().map(|c| c.name).collect();
+        let percentile = if linear { sim_core::Percentile::Linear } else { sim_core::Percentile::NearestRank };
+        let ctx = RunContext::new(seed, config.plan.limits).with_percentile(percentile);
+        let plain = config.plan.plans[0].run(&ctx).unwrap();
+        let cell = |name: &str| plain.metrics[columns.iter().position(|c| *c == name).unwrap()].as_f64().unwrap();
+        proptest::prop_assert!(plain.distributions.is_empty(), "the samples asked for it are not handed on");
+        let charted = config.plan.plans[0].run(&ctx.clone().with_distributions(true)).unwrap();
+        let mut samples = charted.distributions.iter().find(|(n, _)| *n == "c.response_ms").unwrap().1.clone();
+        samples.sort_by(f64::total_cmp);
+        let n = samples.len();
+        proptest::prop_assert_eq!(n as u64, requests);
+        let expected = if linear {
+            let h = (n - 1) as f64 * p / 100.0;
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            samples[lo] + (h - lo as f64) * (samples[hi] - samples[lo])
+        } else {
+            samples[((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1]
+        };
+        proptest::prop_assert!((cell("any") - expected).abs() < 1e-9, "{} vs {}", cell("any"), expected);
+        // Exact under the nearest rank; interpolated, the model works in ns and the metric
+        // in ms (the last bits may differ).
+        proptest::prop_assert!((cell("p99_again") - cell("c.p99_response_ms")).abs() < 1e-9);
+    }
+}
+
+/// A percentile metric's mistakes, at their place: outside (0, 100], no `of`, an `of`
+/// that is no distribution (with the nearest), both `expr` and `percentile`.
+#[test]
+fn a_percentile_metric_says_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "percentile = 0\nof = \"wait_ms\"\n",
+            "`percentile` is in (0, 100]",
+        ),
+        ("percentile = 99\n", "needs `of`"),
+        (
+            "percentile = 99\nof = \"wiat_ms\"\n",
+            "did you mean `wait_ms`",
+        ),
+        (
+            "percentile = 99\nof = \"wait_ms\"\nexpr = \"1\"\n",
+            "not both",
+        ),
+    ];
+    for (i, (tail, needle)) in cases.iter().enumerate() {
+        let bad = write_config(
+            tmp.path(),
+            &format!("p{i}.toml"),
+            &format!("model = \"single_writer_queue\"\n[[metric]]\nname = \"x\"\n{tail}"),
+        );
+        let o = coordsim(&["check", &bad]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+    }
+}

@@ -1,9 +1,7 @@
 //! A run's end: the invariants every run checks, and its metric cells, entity rows, lanes
 //! and distributions.
 
-use coordsim_model::{
-    Cell, Columns, Lanes, MAX_DISTRIBUTION_POINTS, ModelError, RunContext, RunOutput,
-};
+use coordsim_model::{Cell, Columns, Lanes, ModelError, RunContext, RunOutput};
 use sim_core::{Samples, ns_to_ms};
 
 use crate::machine::lock::LockMode;
@@ -121,8 +119,9 @@ impl Sim<'_> {
             let waits = self
                 .servers
                 .iter()
-                .map(|s| s.waits_ref().distribution_ms(MAX_DISTRIBUTION_POINTS));
-            let responses = (0..self.groups.len()).map(|g| self.response_distribution(g));
+                .map(|s| s.waits_ref().distribution_ms(ctx.distribution_points()));
+            let responses = (0..self.groups.len())
+                .map(|g| self.response_distribution(g, ctx.distribution_points()));
             distributions
                 .iter()
                 .copied()
@@ -259,14 +258,12 @@ impl Sim<'_> {
 
     /// Group `g`'s response times as a distribution (an alias's: its server's waits, each
     /// shifted by the fixed service).
-    fn response_distribution(&self, g: usize) -> Vec<f64> {
+    fn response_distribution(&self, g: usize, points: usize) -> Vec<f64> {
         match self.groups[g].alias {
-            None => self.groups[g]
-                .responses
-                .distribution_ms(MAX_DISTRIBUTION_POINTS),
+            None => self.groups[g].responses.distribution_ms(points),
             Some((s, service)) => self.servers[s as usize]
                 .waits_ref()
-                .distribution_ms(MAX_DISTRIBUTION_POINTS)
+                .distribution_ms(points)
                 .into_iter()
                 .map(|w| sim_core::ns_to_ms((w * 1e6).round() as u64 + service))
                 .collect(),
