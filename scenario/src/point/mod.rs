@@ -178,6 +178,8 @@ pub(crate) enum Step {
         starts: Vec<u32>,
         wait: u32,
         withdraw: bool,
+        /// The others are cancelled when one branch's request starts its service.
+        tied: bool,
     },
     /// A branch's steps end here: it came through.
     BranchEnd,

@@ -312,6 +312,7 @@ impl<'a> Flat<'a> {
                 branches,
                 wait,
                 cancel,
+                tied,
             } => {
                 let cancel = ev.choice(cancel, spec::CANCELS, &[at, "cancel"])?;
                 let n = branches.len() as u64;
@@ -330,6 +331,7 @@ impl<'a> Flat<'a> {
                     starts: vec![u32::MAX; branches.len()],
                     wait,
                     withdraw: cancel == "withdraw",
+                    tied: *tied,
                 }
             }
         };

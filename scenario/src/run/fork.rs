@@ -124,6 +124,7 @@ impl<'p> Sim<'p> {
             starts,
             wait,
             withdraw,
+            ..
         } = &pt.groups[p.group as usize].steps[p.step as usize]
         else {
             self.error
@@ -149,6 +150,31 @@ impl<'p> Sim<'p> {
         }
         self.jobs[pu].running = 0;
         self.ready.push_back(parent);
+    }
+
+    /// Branch `kid`'s request started its service at `now`: at a tied `parallel`, every
+    /// other branch still running is cancelled (withdrawn) at once.
+    pub(super) fn started_service(&mut self, kid: u32, now: Nanos) {
+        let parent = self.jobs[kid as usize].parent;
+        let p = &self.jobs[parent as usize];
+        let pt = self.p;
+        let Some(Step::Fork {
+            starts, tied: true, ..
+        }) = pt.groups[p.group as usize].steps.get(p.step as usize)
+        else {
+            return;
+        };
+        let pu = parent as usize;
+        for b in 0..starts.len() {
+            let other = self.tables.kids[pu * self.fan + b];
+            if other != NO_JOB && other != kid {
+                self.tables.kids[pu * self.fan + b] = NO_JOB;
+                let p = &mut self.jobs[pu];
+                p.running -= 1;
+                p.failed += 1;
+                self.cancel(other, true, now);
+            }
+        }
     }
 
     /// Branch `kid` is cancelled at its parent's join.

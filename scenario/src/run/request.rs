@@ -6,7 +6,7 @@ use sim_core::{EventQueue, Nanos, SimError, Waiting};
 use crate::point::{Inst, Pick, Step, Timeout};
 use crate::run::handle::Flow;
 use crate::run::recover::{DELIVERED, REFUSED, SERVED};
-use crate::run::state::{Ev, LOST, NO_SERVER, NONE, Sim, Slot};
+use crate::run::state::{Ev, LOST, NO_JOB, NO_SERVER, NONE, Sim, Slot};
 
 impl<'p> Sim<'p> {
     /// A request: its instance chosen, its deadline set, then queued at the server (or
@@ -350,6 +350,9 @@ impl<'p> Sim<'p> {
             self.jobs[job as usize].in_service = true;
             if self.lanes.is_some() {
                 self.jobs[job as usize].step_started = now;
+            }
+            if self.jobs[job as usize].parent != NO_JOB {
+                self.started_service(job, now);
             }
         }
         self.serve_direct(s, k, arrived, now, q);

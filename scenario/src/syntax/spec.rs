@@ -428,6 +428,9 @@ pub(crate) enum Step {
         /// or `abandon` (as after a timeout: the server does not know, and serves it in
         /// turn). Either way a lock's waiter leaves the lock's queue and a take stops.
         cancel: Choice,
+        /// Tied requests: when one branch's request starts its service, the others are
+        /// cancelled at once (the copies know of each other), not at the join.
+        tied: bool,
     },
 }
 

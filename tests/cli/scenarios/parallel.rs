@@ -307,3 +307,38 @@ fn parallel_mistakes_are_refused_where_they_are_written() {
     assert!(e.contains("can never be the outcome here"), "{e}");
     let _ = run_error;
 }
+
+/// Tied requests: the copies cancel each other when one starts its service. A is busy
+/// 0–10 with `load`'s request; the client at 1 asks A and B (10 ms each, B idle). B starts
+/// at once, so with `tied` A's copy leaves A's queue at 1 (withdrawn, no work wasted). Not
+/// tied, A's copy is still queued when A frees at 10, starts, and is cancelled in service
+/// at 11 when B answers: 10 ms of A's work for nobody. The client takes 10 ms either way.
+#[test]
+fn tied_requests_cancel_the_other_copy_when_one_starts() {
+    let text = |tied: &str| {
+        format!(
+            "model = \"scenario\"\n\
+             [[resource]]\nname = \"A\"\nkind = \"server\"\nservice_ms = 10\n\
+             [[resource]]\nname = \"B\"\nkind = \"server\"\nservice_ms = 10\n\
+             [[actor]]\nname = \"load\"\nsteps = [{{ request = \"A\" }}]\n\
+             [[actor]]\nname = \"client\"\nstart_ms = 1\n\
+             steps = [{{ parallel = [[{{ request = \"A\" }}], [{{ request = \"B\" }}]], wait = \"first\"{tied} }}]\n"
+        )
+    };
+    let tied = run_text(&text(", tied = true"), 0);
+    assert_eq!(num(tied.metric("client.mean_response_ms")), 10.0);
+    assert_eq!(num(tied.metric("A.requests")), 1.0);
+    assert_eq!(num(tied.metric("A.withdrawn")), 1.0);
+    assert_eq!(num(tied.metric("A.wasted_ms")), 0.0);
+    let untied = run_text(&text(""), 0);
+    assert_eq!(num(untied.metric("client.mean_response_ms")), 10.0);
+    assert_eq!(num(untied.metric("A.requests")), 2.0);
+    assert_eq!(num(untied.metric("A.wasted_requests")), 1.0);
+    assert_eq!(num(untied.metric("A.wasted_ms")), 10.0);
+    // Only one tied branch can come through: a wait for more is refused.
+    let e = load_error(&text(", tied = true").replace("wait = \"first\"", "wait = 2"));
+    assert!(
+        e.contains("steps[0].tied") && e.contains("only one can come through"),
+        "{e}"
+    );
+}

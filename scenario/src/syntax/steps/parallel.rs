@@ -4,7 +4,7 @@
 use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
-use crate::syntax::read::{Path, Reader, at, fail, get, idx, table};
+use crate::syntax::read::{Path, Reader, at, boolean, fail, get, idx, table};
 use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Num, Scope, Step};
 
 /// A `parallel` step. Each branch is read from the state before it, holding nothing of its
@@ -31,7 +31,12 @@ pub(super) fn parallel(
             ),
         );
     }
-    let entries = table(&path, v, "a parallel step", &["parallel", "wait", "cancel"])?;
+    let entries = table(
+        &path,
+        v,
+        "a parallel step",
+        &["parallel", "wait", "cancel", "tied"],
+    )?;
     let here = at(&path, "parallel");
     let shape = format!(
         "`parallel` is a list of 1 to {MAX_BRANCHES} branches, each a list of steps: [[{{ request = \"A\" }}], [{{ delay_ms = 10 }}, {{ request = \"B\" }}]]"
@@ -90,6 +95,13 @@ pub(super) fn parallel(
         }
     };
     let cancel = reader.opt_choice(&path, entries, "cancel", CANCELS, "withdraw")?;
+    let tied = boolean(at(&path, "tied"), get(entries, "tied"))?;
+    if tied && wait != Num::Lit(1.0) {
+        return fail(
+            at(&path, "tied"),
+            "tied branches cancel each other when one's request starts its service, so only one can come through: give `wait = \"first\"`",
+        );
+    }
     let joined = joined.expect("at least one branch");
     before.learn(&joined);
     for (i, r) in joined.read.iter().enumerate() {
@@ -109,5 +121,6 @@ pub(super) fn parallel(
         branches,
         wait,
         cancel,
+        tied,
     })
 }
