@@ -203,7 +203,7 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             name: "cancelled",
             label: "branch cancelled at a join",
             label_tr: "birleşmede iptal edilen dal",
-            rgb: (120, 120, 120),
+            rgb: (120, 60, 0),
             shape: MarkShape::Tick,
         },
     ],

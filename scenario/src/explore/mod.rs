@@ -25,7 +25,7 @@ use coordsim_model::{
     Exploration, ExploreLimits, ModelError, ParamError, RunContext, RunOutput, Schedule,
 };
 
-use crate::point::{Pace, Point, Step, Tie};
+use crate::point::{Pace, Point, Tie};
 use crate::syntax::metrics::Metric;
 
 /// Explores `p`: every execution, the distinct outcomes by the cells of `fill`.
@@ -70,17 +70,6 @@ fn refuse_draws(p: &Point) -> Result<(), ParamError> {
                 &format!("actor[{gi}].arrivals"),
                 format!(
                     "`{}` draws its arrival gaps at random: an exploration branches on choices, not on draws from a continuum; give `arrivals = \"schedule\"` (or `every_ms` with no `every_cv`) to explore",
-                    g.name
-                ),
-            ));
-        }
-    }
-    for g in &p.groups {
-        if let Some(f) = g.steps.iter().position(|s| matches!(s, Step::Fork { .. })) {
-            return Err(ParamError::new(
-                &format!("{}.parallel", g.paths[f]),
-                format!(
-                    "`{}` runs branches at once (`parallel`): an exploration does not branch on their orders yet; explore the branches one at a time, or run the config instead",
                     g.name
                 ),
             ));

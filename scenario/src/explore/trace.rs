@@ -447,6 +447,13 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
             said(format!("{op} on {name}"), format!("{name} deposunda {op}"))
         }
         Step::TxBegin => said("begins a transaction", "bir işlem başlatır"),
+        Step::BranchEnd => {
+            let b = before.jobs[j].branch;
+            said(
+                format!("ends branch {b} of its parallel"),
+                format!("paralelinin {b}. dalını bitirir"),
+            )
+        }
         _ => said("goes on", "devam eder"),
     }
 }

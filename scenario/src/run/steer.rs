@@ -74,10 +74,13 @@ impl Sim<'_> {
             hash_f64(a.elapsed_ms, &mut h);
         }
         (&self.servers, &self.groups, &self.jobs, &self.free).hash(&mut h);
-        for x in self.tables.reads.iter().chain(&self.tables.stored) {
+        for x in (self.tables.reads.iter())
+            .chain(&self.tables.stored)
+            .chain(&self.tables.replies)
+        {
             hash_f64(*x, &mut h);
         }
-        (&self.tables.tokens, &self.tables.taken).hash(&mut h);
+        (&self.tables.tokens, &self.tables.taken, &self.tables.kids).hash(&mut h);
         (&self.regs, &self.locks, &self.queues, &self.keys).hash(&mut h);
         for l in &self.links {
             l.counts().hash(&mut h);
