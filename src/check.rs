@@ -3,6 +3,7 @@
 use coordsim_model::Value;
 
 use crate::config::{Claim, Config, Expect, Stat, Test, Var, matches_filter};
+use crate::format::Numbers;
 use std::collections::HashMap;
 
 use crate::results::{ColumnId, ColumnSource, Results, Row, Table, number};
@@ -29,6 +30,8 @@ pub struct Verdict {
     pub at: String,
     /// The 1-based line of the config where the claim is written.
     pub config_line: usize,
+    /// The numbers behind `actual` and `expected`, for a page to write in its locale.
+    pub numbers: Numbers,
 }
 
 /// One matched row's values: what the claim reads and what it expects there.
@@ -302,6 +305,7 @@ fn probability_over_executions(
     };
     let pass = excess <= 0.0;
     let show = |x: Option<f64>| x.map_or("empty".to_string(), crate::export::explore::rounded);
+    let expected_value = expected;
     let expected = match want {
         Expect::Expr(text, _) => format!("{text} = {}", show(expected)),
         _ => show(expected),
@@ -331,6 +335,14 @@ fn probability_over_executions(
         metric: what,
         at: row,
         config_line: config.source.line_col(claim.span.start).0,
+        numbers: Numbers {
+            actual,
+            expected: expected_value,
+            tolerance: Some(PROBABILITY_TOLERANCE),
+            ci: None,
+            level: None,
+            relation: "probability",
+        },
     };
     (verdict, first)
 }
@@ -427,6 +439,31 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
     if let (false, Some(reason)) = (pass, worst.reason) {
         line.push_str(&format!(": {reason}"));
     }
+    let numbers = Numbers {
+        actual: worst.text.is_none().then_some(worst.actual).flatten(),
+        expected: worst.expected,
+        tolerance: match claim.test {
+            Test::Tolerance(t) => Some(t),
+            Test::AtMost(t) | Test::AtLeast(t) if t > 1e-9 => Some(t),
+            _ => None,
+        },
+        ci: match claim.test {
+            Test::Band(lo, hi) => Some((lo, hi)),
+            _ => worst.ci,
+        },
+        level: match claim.test {
+            Test::WithinCi(c) => Some(c),
+            _ => None,
+        },
+        relation: match (&claim.expect, claim.over, claim.test) {
+            (Expect::Text(_), _, _) | (_, Some(_), _) => "",
+            (_, None, Test::Tolerance(_)) => "expect",
+            (_, None, Test::Band(..)) => "band",
+            (_, None, Test::AtMost(_)) => "at_most",
+            (_, None, Test::AtLeast(_)) => "at_least",
+            (_, None, Test::WithinCi(_)) => "within_ci",
+        },
+    };
     Verdict {
         pass,
         line,
@@ -437,6 +474,7 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         metric: what,
         at: worst.row,
         config_line: config.source.line_col(claim.span.start).0,
+        numbers,
     }
 }
 

@@ -74,9 +74,60 @@ pub fn value_cell(value: &Value) -> Cell {
     }
 }
 
+/// A verdict's numbers, for writing in a reader's locale at the claim's own precision.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Numbers {
+    /// The value the run gave (none for a text claim or an empty cell).
+    pub actual: Option<f64>,
+    /// The expectation there.
+    pub expected: Option<f64>,
+    /// The claim's tolerance or slack (none: exact, a band or an interval).
+    pub tolerance: Option<f64>,
+    /// The interval a `within_ci` claim tested against (the mean's), or a band's bounds
+    /// on actual / expected.
+    pub ci: Option<(f64, f64)>,
+    /// A `within_ci` claim's confidence (0.99).
+    pub level: Option<f64>,
+    /// How it compares: `"expect"`, `"at_most"`, `"at_least"`, `"band"`, `"within_ci"`,
+    /// `"probability"`; empty when the page should show the check line's words.
+    pub relation: &'static str,
+}
+
+/// `x` at the precision a tolerance implies, in `locale`: as many decimals as the
+/// tolerance has (± 0.05: 2; trailing zeros dropped; at most 6), else rounded for reading.
+pub fn at_tolerance(x: f64, tolerance: Option<f64>, locale: Locale) -> String {
+    let plain = match tolerance {
+        Some(t) if t > 1e-9 && t.is_finite() => {
+            let decimals = (-t.log10()).ceil().clamp(0.0, 6.0) as usize;
+            let s = format!("{x:.decimals$}");
+            let s = if s.contains('.') {
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            } else {
+                s
+            };
+            if s == "-0" { "0".to_string() } else { s }
+        }
+        _ => reading(x),
+    };
+    locale.number(&plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A claim's number at its tolerance's precision: ± 0.05 keeps 2 decimals (166.666… →
+    /// 166,67), ± 0.5 one, an exact claim (± 1e-9) the reading rule; grouped and marked by
+    /// the locale.
+    #[test]
+    fn numbers_at_a_tolerance() {
+        assert_eq!(at_tolerance(166.666_666_666_666_66, Some(0.05), Locale::Tr), "166,67");
+        assert_eq!(at_tolerance(166.666_666_666_666_66, Some(0.5), Locale::En), "166.7");
+        assert_eq!(at_tolerance(206.5, Some(1e-9), Locale::Tr), "206,5");
+        assert_eq!(at_tolerance(1234.5678, Some(0.01), Locale::Tr), "1.234,57");
+        assert_eq!(at_tolerance(4.0, Some(0.05), Locale::En), "4");
+        assert_eq!(at_tolerance(-0.001, Some(0.1), Locale::En), "0");
+    }
 
     #[test]
     fn the_reading_rule() {

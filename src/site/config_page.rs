@@ -7,10 +7,12 @@ use std::path::PathBuf;
 use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Plain};
+use super::words::say;
 use crate::check::Verdict;
 use crate::config::Config;
 use crate::export::Run;
 use crate::lesson::eval::Loaded;
+use crate::locale::Locale;
 
 /// Most rows of the table a page shows (`table.md` and the CSV files hold them all).
 pub const MAX_TABLE_ROWS: usize = 2000;
@@ -134,12 +136,14 @@ fn render(
         Depth::Site,
         &format!("{} — {}", config.title, config.source.name),
         h,
+        config.locale,
     )
 }
 
 /// The config's file, model, seed and size, and links to its data files.
 fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
     let config = &loaded.config;
+    let lc = config.locale;
     h.open("dl", &[("class", "facts")]).newline();
     let fact = |h: &mut Html, term: &str, body: &dyn Fn(&mut Html)| {
         h.el("dt", &[], term);
@@ -147,25 +151,28 @@ fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
         body(h);
         h.close("dd").newline();
     };
-    fact(h, "config", &|h| {
+    fact(h, say(lc, "config"), &|h| {
         h.el("a", &[("href", "#source")], &config.source.name);
     });
-    fact(h, "model", &|h| {
+    fact(h, say(lc, "model"), &|h| {
         h.el("code", &[], config.model.name());
     });
-    fact(h, "runs", &|h| {
-        h.text(&format!(
-            "{} point(s) × {} replication(s); {} row(s) in results.csv; seed {}",
-            config.points,
-            config.replications,
-            loaded.results.results.rows.len(),
-            seed.unwrap_or(config.seed)
-        ));
+    fact(h, say(lc, "runs"), &|h| {
+        h.text(
+            &say(
+                lc,
+                "{points} point(s) × {replications} replication(s); {rows} row(s) in results.csv; seed {seed}",
+            )
+            .replace("{points}", &config.points.to_string())
+            .replace("{replications}", &config.replications.to_string())
+            .replace("{rows}", &loaded.results.results.rows.len().to_string())
+            .replace("{seed}", &seed.unwrap_or(config.seed).to_string()),
+        );
     });
-    fact(h, "locale", &|h| {
+    fact(h, say(lc, "locale"), &|h| {
         h.text(config.locale.name());
     });
-    fact(h, "data", &|h| {
+    fact(h, say(lc, "data"), &|h| {
         let data: Vec<&String> = files
             .iter()
             .filter(|f| f.ends_with(".csv") || f.ends_with(".md"))
@@ -182,20 +189,21 @@ fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
 
 /// Links to the page's sections.
 fn contents(h: &mut Html, config: &Config, explored: bool) {
+    let lc = config.locale;
     h.open("nav", &[("class", "contents")]);
     let mut sections = vec![
-        ("#claims", "Claims"),
-        ("#table", "Table"),
-        ("#charts", "Charts"),
+        ("#claims", say(lc, "Claims")),
+        ("#table", say(lc, "Table")),
+        ("#charts", say(lc, "Charts")),
     ];
     if explored {
-        sections.push(("#executions", "Every execution"));
+        sections.push(("#executions", say(lc, "Every execution")));
     }
-    sections.push(("#parameters", "Parameters"));
+    sections.push(("#parameters", say(lc, "Parameters")));
     if !config.axes.is_empty() {
-        sections.push(("#sweep", "Sweep"));
+        sections.push(("#sweep", say(lc, "Sweep")));
     }
-    sections.push(("#source", "Config text"));
+    sections.push(("#source", say(lc, "Config text")));
     for (k, (href, text)) in sections.into_iter().enumerate() {
         if k > 0 {
             h.text(" · ");
@@ -207,27 +215,35 @@ fn contents(h: &mut Html, config: &Config, explored: bool) {
 
 /// The claims: verdict, what is read, expected, measured, the point, the config line.
 fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
+    let lc = config.locale;
     let passed = verdicts.iter().filter(|v| v.pass).count();
-    h.el("h2", &[("id", "claims")], "Claims").newline();
+    h.el("h2", &[("id", "claims")], say(lc, "Claims")).newline();
     if verdicts.is_empty() {
-        h.el("p", &[], "This config makes no claim.").newline();
+        h.el("p", &[], say(lc, "This config makes no claim."))
+            .newline();
         return;
     }
     h.el(
         "p",
         &[("class", "summary")],
-        &format!(
-            "{passed} of {} claim(s) hold, {} fail.",
-            verdicts.len(),
-            verdicts.len() - passed
-        ),
+        &say(lc, "{passed} of {total} claim(s) hold, {failed} fail.")
+            .replace("{passed}", &passed.to_string())
+            .replace("{total}", &verdicts.len().to_string())
+            .replace("{failed}", &(verdicts.len() - passed).to_string()),
     )
     .newline();
     h.open("div", &[("class", "table-wrap")])
         .open("table", &[("class", "claims")]);
     h.open("thead", &[]).open("tr", &[]);
     for head in [
-        "#", "claim", "verdict", "reads", "where", "expected", "measured", "worst at", "line",
+        "#",
+        say(lc, "claim"),
+        say(lc, "verdict"),
+        say(lc, "reads"),
+        say(lc, "where"),
+        say(lc, "expected"),
+        say(lc, "measured"),
+        say(lc, "line"),
     ] {
         h.el("th", &[], head);
     }
@@ -240,33 +256,117 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
             h.el("a", &[("href", &format!("#{id}"))], &(k + 1).to_string());
         });
         h.el("td", &[("lang", config.locale.name())], &v.claim);
-        h.with("td", &[], |h| badge(h, v.pass, "PASS", "FAIL"));
         h.with("td", &[], |h| {
-            h.el("code", &[], &v.metric);
+            badge(h, v.pass, say(lc, "PASS"), say(lc, "FAIL"));
         });
-        h.el("td", &[], &scope(config, claim));
-        h.el("td", &[], &v.expected);
-        h.el("td", &[("class", "num")], &v.actual);
-        h.el(
-            "td",
-            &[],
-            if v.at.is_empty() {
-                "the one row"
-            } else {
-                &v.at
-            },
-        );
+        h.with("td", &[], |h| {
+            let read = match claim.stat {
+                Some(crate::config::Stat::Mean) => say(lc, "mean of {metric}"),
+                Some(crate::config::Stat::Min) => say(lc, "min of {metric}"),
+                Some(crate::config::Stat::Max) => say(lc, "max of {metric}"),
+                None => "{metric}",
+            };
+            let (before, after) = read.split_once("{metric}").unwrap_or(("", ""));
+            h.text(before).el("code", &[], &claim.metric).text(after);
+        });
+        // Where it is read, and its worst row when that says more (not the one point
+        // its `where` already names).
+        let mut at = scope(config, claim);
+        // The worst row less the point `where` names already.
+        let worst =
+            v.at.strip_prefix(at.as_str())
+                .map_or(v.at.as_str(), |rest| rest.trim_start_matches(", "));
+        if v.at.is_empty() && config.points == 1 && config.replications == 1 {
+            at = say(lc, "the one row").to_string();
+        } else if !worst.is_empty() {
+            at.push_str(&say(lc, " — worst: {row}").replace("{row}", worst));
+        }
+        h.el("td", &[], &in_words(&at, lc));
+        h.el("td", &[], &expected_text(v, claim, lc));
+        h.el("td", &[("class", "num")], &measured_text(v, lc));
         h.with("td", &[("class", "num")], |h| {
             let line = v.config_line.to_string();
             h.el(
                 "a",
                 &[("href", &format!("#L{line}")), ("class", "line-link")],
-                &format!("line {line}"),
+                &say(lc, "line {line}").replace("{line}", &line),
             );
         });
         h.close("tr").newline();
     }
     h.close("tbody").close("table").close("div").newline();
+}
+
+/// What a claim measured, in the page's locale (its text as `check` wrote it otherwise).
+fn measured_text(v: &Verdict, lc: Locale) -> String {
+    match v.numbers.actual {
+        Some(x) if !v.numbers.relation.is_empty() => {
+            crate::format::at_tolerance(x, v.numbers.tolerance, lc)
+        }
+        _ => v.actual.clone(),
+    }
+}
+
+/// What a claim expects, in the page's words and locale: the expression and its value, and
+/// how the measure must compare (± a tolerance, at most, within an interval). A claim over
+/// executions, or of text, keeps the words `check` prints.
+fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Locale) -> String {
+    let n = &v.numbers;
+    let Some(x) = n.expected.filter(|_| !n.relation.is_empty()) else {
+        return v.expected.clone();
+    };
+    let tol = n.tolerance;
+    let mut value = crate::format::at_tolerance(x, tol, lc);
+    if let crate::config::Expect::Expr(text, _) = &claim.expect {
+        value = format!("{text} = {value}");
+    }
+    let num = |y: f64| crate::format::at_tolerance(y, tol, lc);
+    let reading = |y: f64| lc.number(&crate::format::reading(y));
+    match (n.relation, tol, n.ci) {
+        ("expect" | "probability", Some(t), _) if t > 1e-9 => {
+            format!("{value} ± {}", lc.number(&crate::format::reading(t)))
+        }
+        ("at_most", Some(t), _) => say(lc, "at most {value} (slack {slack})")
+            .replace("{value}", &value)
+            .replace("{slack}", &reading(t)),
+        ("at_most", None, _) => say(lc, "at most {value}").replace("{value}", &value),
+        ("at_least", Some(t), _) => say(lc, "at least {value} (slack {slack})")
+            .replace("{value}", &value)
+            .replace("{slack}", &reading(t)),
+        ("at_least", None, _) => say(lc, "at least {value}").replace("{value}", &value),
+        ("band", _, Some((lo, hi))) => say(lc, "{value}, the ratio in [{lo}, {hi}]")
+            .replace("{value}", &value)
+            .replace("{lo}", &reading(lo))
+            .replace("{hi}", &reading(hi)),
+        ("within_ci", _, Some((lo, hi))) => {
+            let level =
+                lc.percent(&lc.number(&crate::format::reading(n.level.unwrap_or(0.95) * 100.0)));
+            say(lc, "{value}, inside the {level} interval [{lo}, {hi}]")
+                .replace("{value}", &value)
+                .replace("{level}", &level)
+                .replace("{lo}", &num(lo))
+                .replace("{hi}", &num(hi))
+        }
+        _ => value,
+    }
+}
+
+/// A row as `check` names it (`rho = 0.8, replication 2`, `(5 replications)`), in the
+/// page's words and locale: each number localized, the replications named.
+fn in_words(row: &str, lc: Locale) -> String {
+    let row = row
+        .replace("replications)", say(lc, "replications)"))
+        .replace("replication ", say(lc, "replication "));
+    row.split(' ')
+        .map(|word| {
+            let (number, tail) = match word.strip_suffix(',') {
+                Some(n) => (n, ","),
+                None => (word, ""),
+            };
+            format!("{}{tail}", lc.number(number))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Which rows a claim is evaluated on: its `where` (or every point) and its entity.
@@ -278,29 +378,31 @@ fn scope(config: &Config, claim: &crate::config::Claim) -> String {
         .map(|(i, v)| format!("{} = {v}", names[*i]))
         .collect();
     if parts.is_empty() {
-        parts.push("every point".into());
+        parts.push(say(config.locale, "every point").into());
     }
     if let Some((e, _)) = &claim.entity {
-        parts.push(format!("entity {e}"));
+        parts.push(say(config.locale, "entity {entity}").replace("{entity}", e));
     }
     parts.join(", ")
 }
 
 /// Every parameter's value (and where the config sets it), then the sweep's axes.
 fn parameters(h: &mut Html, config: &Config) {
+    let lc = config.locale;
     let line_of = |span: &crate::source::Span| config.source.line_col(span.start).0;
     let line_link = |h: &mut Html, line: usize| {
         h.el(
             "a",
             &[("href", &format!("#L{line}")), ("class", "line-link")],
-            &format!("line {line}"),
+            &say(lc, "line {line}").replace("{line}", &line.to_string()),
         );
     };
-    h.el("h2", &[("id", "parameters")], "Parameters").newline();
+    h.el("h2", &[("id", "parameters")], say(lc, "Parameters"))
+        .newline();
     h.open("div", &[("class", "table-wrap")]).open("table", &[]);
     h.open("thead", &[]).open("tr", &[]);
     for head in ["parameter", "value", "set", "meaning"] {
-        h.el("th", &[], head);
+        h.el("th", &[], say(lc, head));
     }
     h.close("tr").close("thead").open("tbody", &[]).newline();
     let params = config.model.params();
@@ -311,19 +413,23 @@ fn parameters(h: &mut Html, config: &Config) {
             h.el("code", &[], key);
         });
         match axis {
-            Some(a) => h.el("td", &[], &format!("swept: {} values", a.values.len())),
+            Some(a) => h.el(
+                "td",
+                &[],
+                &say(lc, "swept: {count} values").replace("{count}", &a.values.len().to_string()),
+            ),
             None => h.el("td", &[], &config.base[i].to_string()),
         };
         h.with("td", &[], |h| match (axis, config.param_span(i)) {
             (Some(a), _) => match a.spans.first() {
                 Some(span) => line_link(h, line_of(span)),
                 None => {
-                    h.text("sweep");
+                    h.text(say(lc, "sweep"));
                 }
             },
             (None, Some(span)) => line_link(h, line_of(span)),
             (None, None) if i < params.len() => {
-                h.text("default");
+                h.text(say(lc, "default"));
             }
             (None, None) => {
                 h.text("[vars]");
@@ -345,7 +451,7 @@ fn parameters(h: &mut Html, config: &Config) {
     if config.axes.is_empty() {
         return;
     }
-    h.el("h3", &[("id", "sweep")], "Sweep").newline();
+    h.el("h3", &[("id", "sweep")], say(lc, "Sweep")).newline();
     h.open("ul", &[("class", "axes")]).newline();
     for axis in &config.axes {
         h.open("li", &[]);
@@ -360,7 +466,7 @@ fn parameters(h: &mut Html, config: &Config) {
                 .text(")");
         }
         let values: Vec<String> = axis.values.iter().map(ToString::to_string).collect();
-        h.text(&format!(": {}", shown_list(&values, 50)));
+        h.text(&format!(": {}", shown_list(&values, 50, lc)));
         if let Some(span) = axis.spans.first() {
             h.text(" — ");
             line_link(h, line_of(span));
@@ -371,7 +477,7 @@ fn parameters(h: &mut Html, config: &Config) {
 }
 
 /// `a, b, c` of the first `most` values, then how many more.
-fn shown_list(values: &[String], most: usize) -> String {
+fn shown_list(values: &[String], most: usize, lc: crate::locale::Locale) -> String {
     let mut text = values
         .iter()
         .take(most)
@@ -379,7 +485,9 @@ fn shown_list(values: &[String], most: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     if values.len() > most {
-        text.push_str(&format!(", … ({} in all)", values.len()));
+        text.push_str(
+            &say(lc, ", … ({count} in all)").replace("{count}", &values.len().to_string()),
+        );
     }
     text
 }
@@ -407,22 +515,24 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
         kept.push_str(line);
         kept.push('\n');
     }
-    h.el("h2", &[("id", "table")], "Table").newline();
+    let lc = config.locale;
+    h.el("h2", &[("id", "table")], say(lc, "Table")).newline();
     h.with("div", &[("lang", config.locale.name())], |h| {
         h.append(markdown::render(&kept, &Plain));
     });
     if rows > MAX_TABLE_ROWS + 2 {
         h.with("p", &[("class", "note")], |h| {
-            h.text(&format!(
-                "The first {MAX_TABLE_ROWS} of {} rows; ",
-                rows - 2
-            ))
+            h.text(
+                &say(lc, "The first {shown} of {total} rows; ")
+                    .replace("{shown}", &MAX_TABLE_ROWS.to_string())
+                    .replace("{total}", &(rows - 2).to_string()),
+            )
             .el(
                 "a",
                 &[("href", &Depth::Site.output(&config.stem, "table.md"))],
                 "table.md",
             )
-            .text(" and the CSV files hold them all.");
+            .text(say(lc, " and the CSV files hold them all."));
         })
         .newline();
     }
@@ -451,9 +561,11 @@ fn charts(h: &mut Html, config: &Config, files: &[String]) {
             .map_or(usize::MAX, |(i, _)| i)
     };
     svgs.sort_by_key(|f| order(f));
-    h.el("h2", &[("id", "charts")], "Charts").newline();
+    let lc = config.locale;
+    h.el("h2", &[("id", "charts")], say(lc, "Charts")).newline();
     if svgs.is_empty() {
-        h.el("p", &[], "This config draws no chart.").newline();
+        h.el("p", &[], say(lc, "This config draws no chart."))
+            .newline();
         return;
     }
     for name in svgs {
@@ -500,14 +612,18 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
             file,
         );
     };
-    h.el("h2", &[("id", "executions")], "Every execution")
+    let lc = config.locale;
+    h.el("h2", &[("id", "executions")], say(lc, "Every execution"))
         .newline();
     h.open("p", &[]);
-    h.text("Every execution of each point, explored (");
+    h.text(say(lc, "Every execution of each point, explored ("));
     link(h, "explore.md");
-    h.text(", every outcome in ");
+    h.text(say(lc, ", every outcome in "));
     link(h, "outcomes.csv");
-    h.text("). Each claim an execution decides, by its shortest one:");
+    h.text(say(
+        lc,
+        "). Each claim an execution decides, by its shortest one:",
+    ));
     h.close("p").newline();
     let traces: Vec<&str> = files
         .iter()
@@ -532,7 +648,7 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
             ],
         );
         h.open("figcaption", &[]);
-        h.text(&format!("claim {n} · "));
+        h.text(&say(lc, "claim {n} · ").replace("{n}", n));
         link(h, &svg);
         for file in [format!("trace-{n}.csv"), format!("schedule-{n}.toml")] {
             if files.contains(&file) {
@@ -594,7 +710,7 @@ fn source(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
             h.el(
                 "a",
                 &[("href", &format!("#claim-{k}")), ("class", "to-claim")],
-                &format!("claim {k}"),
+                &say(config.locale, "claim {n}").replace("{n}", &k.to_string()),
             );
         }
         // Each line is a block of its own: no line end between them.

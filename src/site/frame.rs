@@ -5,9 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::html::{self, Html};
+use super::words::say;
 use crate::check::Verdict;
 use crate::lesson::Session;
 use crate::lesson::eval::{Loaded, Outcome};
+use crate::locale::Locale;
 
 /// The folder under `OUT` that holds the pages (an output folder of its own).
 pub const FOLDER: &str = "site";
@@ -91,14 +93,14 @@ impl Depth {
 
 /// A whole page: head (title, stylesheet, script, a policy that allows nothing from
 /// elsewhere), the site's header, `body`, a footer.
-pub(crate) fn page(depth: Depth, title: &str, body: Html) -> String {
+pub(crate) fn page(depth: Depth, title: &str, body: Html, lc: Locale) -> String {
     let mut h = Html::new();
     h.doctype(if depth == Depth::Index {
         INDEX_HEAD
     } else {
         PAGE_HEAD
     });
-    h.open("html", &[("lang", "en")]).newline();
+    h.open("html", &[("lang", lc.name())]).newline();
     h.open("head", &[]).newline();
     h.void("meta", &[("charset", "utf-8")]).newline();
     h.void(
@@ -136,7 +138,7 @@ pub(crate) fn page(depth: Depth, title: &str, body: Html) -> String {
         h.el(
             "a",
             &[("href", depth.index()), ("class", "home")],
-            "coordsim report",
+            say(lc, "coordsim report"),
         );
     })
     .newline();
@@ -144,9 +146,12 @@ pub(crate) fn page(depth: Depth, title: &str, body: Html) -> String {
     h.append(body);
     h.close("main").newline();
     h.with("footer", &[], |h| {
-        h.text("Written by ")
+        h.text(say(lc, "Written by "))
             .el("code", &[], "coordsim report")
-            .text(": every figure re-run and re-checked; no server, no network.");
+            .text(say(
+                lc,
+                ": every figure re-run and re-checked; no server, no network.",
+            ));
     })
     .newline();
     h.close("body").close("html").newline();

@@ -48,7 +48,12 @@ pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> S
     failures(&mut h, configs, lessons);
     lesson_table(&mut h, lessons);
     config_table(&mut h, configs);
-    page(Depth::Index, "coordsim report", h)
+    page(
+        Depth::Index,
+        "coordsim report",
+        h,
+        crate::locale::Locale::En,
+    )
 }
 
 /// Every failing claim and drifted region, each linked to its place.

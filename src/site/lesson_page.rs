@@ -8,11 +8,13 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use super::config_page::ConfigInfo;
-use super::frame::{Depth, Input, Page, badge, count_line, page, unique_name};
+use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Hooks, INLINE_CLOSE, Image, MAX_INLINE_REGIONS};
+use super::words::say;
 use crate::lesson::eval::{Loaded, Outcome, selected};
 use crate::lesson::parse::{Kind, Lesson, Region};
+use crate::locale::Locale;
 
 /// Most bytes of one image a lesson page copies into the site.
 pub const MAX_IMAGE_BYTES: u64 = 32 << 20;
@@ -110,6 +112,7 @@ pub fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lesson
             configs,
             images: &images,
             used: RefCell::new(std::mem::take(&mut used)),
+            lc: lesson.locale,
         };
         let title = title_of(&lesson.text).unwrap_or_else(|| file.clone());
         let used_configs: Vec<(&str, &str, Option<&ConfigInfo>)> = lesson
@@ -141,7 +144,12 @@ pub fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lesson
         });
         out.pages.push(Page {
             file: page_file,
-            html: page(Depth::Site, &format!("{title} — {file}"), body),
+            html: page(
+                Depth::Site,
+                &format!("{title} — {file}"),
+                body,
+                lesson.locale,
+            ),
         });
     }
     out.images = images
@@ -250,25 +258,34 @@ fn render(
     hooks: &LessonHooks<'_>,
 ) -> Html {
     let mut h = Html::new();
+    let lc = lesson.locale;
     let passed = regions.iter().filter(|r| r.outcome.pass).count();
     let failed = regions.len() - passed;
     h.with("section", &[("class", "lesson-summary")], |h| {
         h.open("p", &[]);
-        badge(h, failed == 0, "ALL MATCH", "DRIFTED");
-        h.text(&format!(
-            " {file}: {} marked region(s) checked — {}.",
-            regions.len(),
-            count_line(passed, failed)
-        ));
+        badge(h, failed == 0, say(lc, "ALL MATCH"), say(lc, "DRIFTED"));
+        h.text(
+            &say(
+                lc,
+                " {file}: {count} marked region(s) checked — {passed} passed, {failed} failed.",
+            )
+            .replace("{file}", file)
+            .replace("{count}", &regions.len().to_string())
+            .replace("{passed}", &passed.to_string())
+            .replace("{failed}", &failed.to_string()),
+        );
         h.close("p").newline();
         h.el(
             "p",
             &[("class", "note")],
-            "Every marked number, table and chart below was re-run and compared with the text at the precision its author wrote. Hover over or focus (Tab) a marked value to see where it comes from.",
+            say(
+                lc,
+                "Every marked number, table and chart below was re-run and compared with the text at the precision its author wrote. Hover over or focus (Tab) a marked value to see where it comes from.",
+            ),
         )
         .newline();
         if failed > 0 {
-            h.el("h2", &[], "Drifted regions").newline();
+            h.el("h2", &[], say(lc, "Drifted regions")).newline();
             h.open("ul", &[("class", "failures")]).newline();
             for (i, r) in regions.iter().enumerate().filter(|(_, r)| !r.outcome.pass) {
                 h.with("li", &[], |h| {
@@ -282,14 +299,15 @@ fn render(
             }
             h.close("ul").newline();
         }
-        uses(h, used);
+        uses(h, used, lc);
     })
     .newline();
     if regions.len() > MAX_INLINE_REGIONS {
         h.el(
             "p",
             &[("class", "note")],
-            &format!("This page marks the first {MAX_INLINE_REGIONS} inline regions."),
+            &say(lc, "This page marks the first {count} inline regions.")
+                .replace("{count}", &MAX_INLINE_REGIONS.to_string()),
         );
     }
     h.with(
@@ -306,8 +324,8 @@ fn render(
 /// The configs the lesson uses, each linked to its page: (name, path as written, page).
 type Uses<'a> = [(&'a str, &'a str, Option<&'a ConfigInfo>)];
 
-fn uses(h: &mut Html, uses: &Uses<'_>) {
-    h.open("p", &[("class", "uses")]).text("Configs: ");
+fn uses(h: &mut Html, uses: &Uses<'_>, lc: Locale) {
+    h.open("p", &[("class", "uses")]).text(say(lc, "Configs: "));
     for (k, (name, path, info)) in uses.iter().enumerate() {
         if k > 0 {
             h.text(", ");
@@ -335,6 +353,8 @@ struct LessonHooks<'a> {
     images: &'a RefCell<Images>,
     /// File names taken in `OUT/site/`.
     used: RefCell<Vec<String>>,
+    /// The lesson's locale: the language of the page's own words.
+    lc: Locale,
 }
 
 impl Hooks for LessonHooks<'_> {
@@ -398,14 +418,14 @@ impl Hooks for LessonHooks<'_> {
         let Some(r) = self.regions.get(i) else { return };
         let (_, _, tip) = ids(r, i);
         if !r.outcome.pass {
-            h.el("sup", &[("class", "cs-flag")], "drift");
+            h.el("sup", &[("class", "cs-flag")], say(self.lc, "drift"));
         }
         h.close("span");
         h.open(
             "span",
             &[("class", "cs-p"), ("role", "tooltip"), ("id", &tip)],
         );
-        provenance(h, r, !in_link);
+        provenance(h, r, !in_link, self.lc);
         h.close("span").close("span");
     }
 
@@ -422,7 +442,12 @@ impl Hooks for LessonHooks<'_> {
             ],
         );
         h.with("span", &[("class", "cs-tag")], |h| {
-            badge(h, r.outcome.pass, "checked", "drifted");
+            badge(
+                h,
+                r.outcome.pass,
+                say(self.lc, "checked"),
+                say(self.lc, "drifted"),
+            );
             h.text(" ").el("code", &[], &r.outcome.name);
         });
     }
@@ -434,7 +459,7 @@ impl Hooks for LessonHooks<'_> {
             "span",
             &[("class", "cs-p"), ("role", "tooltip"), ("id", &tip)],
         );
-        provenance(h, r, true);
+        provenance(h, r, true, self.lc);
         h.close("span").close("div").newline();
     }
 }
@@ -478,12 +503,17 @@ impl Images {
 
 /// Where a region's text comes from and whether it still holds. `links`: whether links
 /// may be written (not inside a link of the lesson's).
-fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool) {
+fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
     let o = r.outcome;
-    row(h, "verdict", &|h| {
-        badge(h, o.pass, "matches the run", "drifted from the run");
+    row(h, say(lc, "verdict"), &|h| {
+        badge(
+            h,
+            o.pass,
+            say(lc, "matches the run"),
+            say(lc, "drifted from the run"),
+        );
     });
-    row(h, "config", &|h| match r.config {
+    row(h, say(lc, "config"), &|h| match r.config {
         Some(c) if links => {
             h.el("a", &[("href", &Depth::Site.site(c.file()))], &c.name);
         }
@@ -494,8 +524,8 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool) {
             h.text(r.use_path);
         }
     });
-    let (what, at) = described(r.region);
-    row(h, "reads", &|h| {
+    let (what, at) = described(r.region, lc);
+    row(h, say(lc, "reads"), &|h| {
         h.el("code", &[], &what);
         if let Some((_, loaded)) = r.run
             && let Kind::Value { column } = &r.region.kind
@@ -504,33 +534,36 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool) {
             h.text(&format!(" ({})", loaded.config.label(column)));
         }
     });
-    row(h, "at", &|h| {
+    row(h, say(lc, "at"), &|h| {
         h.text(if at.is_empty() {
-            "every row it selects (one value)"
+            say(lc, "every row it selects (one value)")
         } else {
             &at
         });
     });
     match &r.region.kind {
         Kind::Value { .. } => {
-            row(h, "run", &|h| {
+            row(h, say(lc, "run"), &|h| {
                 h.el("span", &[("class", "cs-run")], &o.run);
             });
-            row(h, "written", &|h| {
+            row(h, say(lc, "written"), &|h| {
                 h.text(&o.written);
                 if let Some(p) = &o.precision {
-                    h.text(&format!(" (the written digits allow {p})"));
+                    h.text(
+                        &say(lc, " (the written digits allow {precision})")
+                            .replace("{precision}", p),
+                    );
                 }
             });
         }
         Kind::Table => {}
         Kind::Chart { .. } => {
-            row(h, "image", &|h| {
+            row(h, say(lc, "image"), &|h| {
                 h.text(&o.run);
             });
         }
     }
-    checked_by(h, r, links);
+    checked_by(h, r, links, lc);
     if let Some(diff) = &o.diff {
         h.el("span", &[("class", "cs-diff")], diff);
     }
@@ -546,11 +579,13 @@ fn row(h: &mut Html, term: &str, body: &dyn Fn(&mut Html)) {
 }
 
 /// The column (or table, chart) a region reads, and its filters as the lesson writes them.
-fn described(region: &Region) -> (String, String) {
+fn described(region: &Region, lc: Locale) -> (String, String) {
     let what = match &region.kind {
         Kind::Value { column } => format!("{}.{column}", region.config),
-        Kind::Table => format!("table {}", region.config),
-        Kind::Chart { chart } => format!("chart {} {chart}", region.config),
+        Kind::Table => say(lc, "table {config}").replace("{config}", &region.config),
+        Kind::Chart { chart } => say(lc, "chart {config} {chart}")
+            .replace("{config}", &region.config)
+            .replace("{chart}", chart),
     };
     let at: Vec<String> = region
         .args
@@ -566,7 +601,7 @@ fn described(region: &Region) -> (String, String) {
 /// The claims of the config that check the same value at the same points, each with its
 /// config line; for a parameter, the line that sets it; for a table or chart, its place on
 /// the config's page.
-fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool) {
+fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
     let Some((_, loaded)) = r.run else { return };
     let config = &loaded.config;
     let page = r.config.map(|c| Depth::Site.site(c.file()));
@@ -582,18 +617,18 @@ fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool) {
         Kind::Value { column } => column,
         Kind::Table => {
             h.open("span", &[("class", "cs-row")]);
-            h.el("span", &[("class", "cs-k")], "see");
-            link(h, "table", "the config's table");
+            h.el("span", &[("class", "cs-k")], say(lc, "see"));
+            link(h, "table", say(lc, "the config's table"));
             h.close("span");
             return;
         }
         Kind::Chart { chart } => {
             h.open("span", &[("class", "cs-row")]);
-            h.el("span", &[("class", "cs-k")], "see");
+            h.el("span", &[("class", "cs-k")], say(lc, "see"));
             link(
                 h,
                 &format!("chart-{chart}"),
-                "the chart on the config's page",
+                say(lc, "the chart on the config's page"),
             );
             h.close("span");
             return;
@@ -613,8 +648,8 @@ fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool) {
                     .is_some_and(|s| s.points.iter().all(|p| config.matches(*p, &c.filter)))
         })
         .collect();
-    row(h, "checked by", &|h| {
-        checked_by_text(h, config, column, &claims, &link);
+    row(h, say(lc, "checked by"), &|h| {
+        checked_by_text(h, config, column, &claims, &link, lc);
     });
 }
 
@@ -625,6 +660,7 @@ fn checked_by_text(
     column: &str,
     claims: &[(usize, &crate::config::Claim)],
     link: &dyn Fn(&mut Html, &str, &str),
+    lc: Locale,
 ) {
     if let Some(i) = config.key_index(column).filter(|_| claims.is_empty()) {
         let span = config
@@ -636,25 +672,39 @@ fn checked_by_text(
         match span {
             Some(span) => {
                 let line = config.source.line_col(span.start).0;
-                h.text("a parameter, set at ");
-                link(h, &format!("L{line}"), &format!("config line {line}"));
+                h.text(say(lc, "a parameter, set at "));
+                link(
+                    h,
+                    &format!("L{line}"),
+                    &say(lc, "config line {line}").replace("{line}", &line.to_string()),
+                );
             }
             None => {
-                h.text("a parameter at its default (the config does not set it)");
+                h.text(say(
+                    lc,
+                    "a parameter at its default (the config does not set it)",
+                ));
             }
         }
     } else if claims.is_empty() {
-        h.text("this page's check alone: no claim of the config reads this value here");
+        h.text(say(
+            lc,
+            "this page's check alone: no claim of the config reads this value here",
+        ));
     } else {
         for (k, (n, claim)) in claims.iter().enumerate() {
             if k > 0 {
                 h.text("; ");
             }
             let line = config.source.line_col(claim.span.start).0;
-            h.text("claim ");
+            h.text(say(lc, "claim "));
             link(h, &format!("claim-{}", n + 1), &format!("«{}»", claim.name));
-            h.text(" at ");
-            link(h, &format!("L{line}"), &format!("config line {line}"));
+            h.text(say(lc, " at "));
+            link(
+                h,
+                &format!("L{line}"),
+                &say(lc, "config line {line}").replace("{line}", &line.to_string()),
+            );
         }
     }
 }

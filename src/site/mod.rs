@@ -23,6 +23,7 @@ pub mod index;
 pub mod lesson_page;
 
 pub mod markdown;
+mod words;
 
 use std::path::Path;
 

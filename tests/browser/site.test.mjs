@@ -189,8 +189,8 @@ async function provenance(context, out, { screenshot }) {
     'clients=8',
     '206.5',
     '± 0.05',
-    'matches the run',
-    'config line',
+    'koşuyla tutuyor',
+    'yapılandırma satırı',
   ]) {
     if (!text.includes(want)) problem(`${label}: the provenance lacks "${want}": ${text}`);
   }
@@ -209,12 +209,12 @@ async function provenance(context, out, { screenshot }) {
   await page.waitForLoadState('load');
   const claim = page.locator('tr:target');
   const claimText = (await claim.count()) ? await claim.innerText() : '';
-  if (!claimText.includes('206,5') || !claimText.includes('PASS')) {
+  if (!claimText.includes('206,5') || !claimText.includes('GEÇTİ')) {
     problem(`${label}: the claim link does not land on the claim (${page.url()}: ${claimText})`);
   }
   await page.goBack();
   await region.locator('.cs-v').click();
-  await tip.locator('a', { hasText: 'config line' }).first().click();
+  await tip.locator('a', { hasText: 'yapılandırma satırı' }).first().click();
   await page.waitForLoadState('load');
   const line = page.locator('.line:target');
   const lineText = (await line.count()) ? await line.innerText() : '';
@@ -229,6 +229,54 @@ async function provenance(context, out, { screenshot }) {
     await page.screenshot({ path: path.join(shots, 'config.png'), fullPage: true });
   }
   await page.close();
+}
+
+/** The site's own words on a Turkish page are Turkish: a Turkish config's page and a
+ * Turkish lesson's, each searched for the chrome's English words (which an English page
+ * has, checked on one) and for their Turkish. */
+async function language(context, out) {
+  const pages = [
+    {
+      file: 'config-single-writer-queue.html',
+      lang: 'tr',
+      english: ['Claims', 'Parameters', 'Charts', 'Written by', 'claim(s) hold', 'worst at', 'PASS'],
+      turkish: ['İddialar', 'Parametreler', 'Grafikler', 'Yazan:', 'GEÇTİ', 'coordsim raporu'],
+    },
+    {
+      file: 'lesson-003-dayanikli-durum-nesneleri.html',
+      lang: 'tr',
+      english: ['ALL MATCH', 'marked region(s) checked', 'Configs:', 'matches the run', 'checked by'],
+      turkish: ['HEPSİ TUTUYOR', 'işaretli', 'Yapılandırmalar:', 'koşuyla tutuyor', 'denetleyen'],
+    },
+    {
+      file: 'lesson-en--003-single-writer-objects.html',
+      lang: 'en',
+      english: [],
+      turkish: [],
+      wants: ['ALL MATCH', 'marked region(s) checked', 'matches the run'],
+    },
+  ];
+  for (const want of pages) {
+    const file = path.join(out, 'site', want.file);
+    if (!fs.existsSync(file)) {
+      problem(`language: no page ${want.file}`);
+      continue;
+    }
+    const page = await watchedPage(context, () => want.file);
+    await page.goto(pathToFileURL(file).href);
+    const lang = await page.locator('html').getAttribute('lang');
+    if (lang !== want.lang) problem(`${want.file}: <html lang="${lang}">, not ${want.lang}`);
+    // The whole text, the provenances (hidden until focus) included.
+    const text = await page.evaluate(() => document.body.textContent);
+    for (const word of want.english) {
+      if (text.includes(word)) problem(`${want.file}: the Turkish page says "${word}"`);
+    }
+    for (const word of [...want.turkish, ...(want.wants ?? [])]) {
+      if (!text.includes(word)) problem(`${want.file}: the page lacks "${word}"`);
+    }
+    await page.close();
+  }
+  console.log('ok: the site speaks each page\'s language');
 }
 
 /** On a narrow or a middling window, every provenance of lesson 003 shows whole when its
@@ -306,6 +354,7 @@ try {
   await crawl(context, out);
   await index(context, out, last);
   await provenance(context, out, { screenshot: true });
+  await language(context, out);
   await context.close();
   const noScript = await browser.newContext({ javaScriptEnabled: false });
   await provenance(noScript, out, { screenshot: false });
