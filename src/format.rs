@@ -121,8 +121,14 @@ mod tests {
     /// the locale.
     #[test]
     fn numbers_at_a_tolerance() {
-        assert_eq!(at_tolerance(166.666_666_666_666_66, Some(0.05), Locale::Tr), "166,67");
-        assert_eq!(at_tolerance(166.666_666_666_666_66, Some(0.5), Locale::En), "166.7");
+        assert_eq!(
+            at_tolerance(166.666_666_666_666_66, Some(0.05), Locale::Tr),
+            "166,67"
+        );
+        assert_eq!(
+            at_tolerance(166.666_666_666_666_66, Some(0.5), Locale::En),
+            "166.7"
+        );
         assert_eq!(at_tolerance(206.5, Some(1e-9), Locale::Tr), "206,5");
         assert_eq!(at_tolerance(1234.5678, Some(0.01), Locale::Tr), "1.234,57");
         assert_eq!(at_tolerance(4.0, Some(0.05), Locale::En), "4");

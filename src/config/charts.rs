@@ -19,6 +19,7 @@ pub const ENTITY_X: &str = "entity";
 const CHART_KEYS: &[&str] = &[
     "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where", "title", "x_label",
     "y_label", "y_min", "y_max", "log_y", "legend", "width", "height", "scale", "interval",
+    "from_ms", "to_ms",
 ];
 
 /// Smallest and largest chart side, in pixels.
@@ -95,6 +96,8 @@ pub struct Look {
     pub scale: f64,
     /// With replications, draw each point's 95% interval.
     pub interval: bool,
+    /// A timeline's time window, ms (`from_ms`, `to_ms`): what falls in it, clipped to it.
+    pub window: Option<(f64, f64)>,
     /// Draw the legend's box (placed all the same when not): off only in tests that look
     /// at what lies under it. No config key sets it.
     pub legend_box: bool,
@@ -114,6 +117,7 @@ impl Default for Look {
             height: 620,
             scale: 1.0,
             interval: true,
+            window: None,
             legend_box: true,
         }
     }

@@ -85,6 +85,7 @@ impl Loader<'_> {
             }
         }
         look.interval = flag("interval", true)?;
+        look.window = self.window(field)?;
         look.width = side("width", look.width)?;
         look.height = side("height", look.height)?;
         if let Some(v) = field("scale") {
@@ -167,6 +168,35 @@ impl Loader<'_> {
         Ok(x)
     }
 
+    /// A timeline's `from_ms` and `to_ms`: a window of virtual time (either end may be
+    /// left open: from 0, to the run's last event), from ≥ 0 and to above from.
+    fn window<'a, 'i: 'a>(
+        &self,
+        field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
+    ) -> Result<Option<(f64, f64)>, ConfigError> {
+        let (from_v, to_v) = (field("from_ms"), field("to_ms"));
+        if from_v.is_none() && to_v.is_none() {
+            return Ok(None);
+        }
+        let from = from_v.map(|v| self.chart_value(v, "from_ms")).transpose()?;
+        let to = to_v.map(|v| self.chart_value(v, "to_ms")).transpose()?;
+        if let (Some(f), Some(v)) = (from, from_v)
+            && f < 0.0
+        {
+            return Err(self.err(&v.span(), "`from_ms` is a time of the run, at least 0"));
+        }
+        let (from, to) = (from.unwrap_or(0.0), to.unwrap_or(f64::INFINITY));
+        if let Some(v) = to_v
+            && to <= from
+        {
+            return Err(self.err(
+                &v.span(),
+                format!("`to_ms` ({to}) must be after `from_ms` ({from})"),
+            ));
+        }
+        Ok(Some((from, to)))
+    }
+
     /// `log_x` and `log_y` only where the kind draws them: a bar's x is its groups, and a
     /// cdf's, histogram's or timeline's axes are linear, so elsewhere the key would be
     /// ignored. A log y axis has no place for a `mark_y` at or below 0.
@@ -185,6 +215,18 @@ impl Loader<'_> {
                 return Err(self.err(
                     &v.span(),
                     format!("`{k}` is for {kinds}: a {kind} is not drawn on a log scale; drop it"),
+                ));
+            }
+        }
+        for k in ["from_ms", "to_ms"] {
+            if let Some(v) = field(k)
+                && kind != ChartKind::Timeline
+            {
+                return Err(self.err(
+                    &v.span(),
+                    format!(
+                        "`{k}` is a timeline's window; a {kind} has no time axis to cut: drop it"
+                    ),
                 ));
             }
         }

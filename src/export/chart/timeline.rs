@@ -52,9 +52,10 @@ fn marker_of(shape: MarkShape) -> Marker {
 /// Past this many lanes a `best` legend goes beside the plot.
 const MANY_LANES: usize = 12;
 
-/// The smallest width a span is drawn at, as a share of the time axis (about eighteen
-/// pixels of a 1000-pixel chart): a hold of 0 ms is still a bar a reader sees.
-const MIN_SPAN_SHARE: f64 = 0.02;
+/// The smallest width a span is drawn at, as a share of the time axis (about three pixels
+/// of a 1000-pixel chart): spans are drawn to scale, and one too short to see (a hold of
+/// 0 ms) is a tick, never a bar widened to look as if it lasted.
+const MIN_SPAN_SHARE: f64 = 0.003;
 
 /// The time axis over the lanes' times: from a little before the first, so what happens at
 /// the first instant is drawn whole beside the axis line (no tick is labelled below 0), to
@@ -85,6 +86,7 @@ impl Items {
     /// Lane i (top first) is centred at y = n − i − 0.5; a span that never ends runs to
     /// `right`; a zero-length one is `min_width` wide.
     fn new(t: &Timeline, right: f64, min_width: f64) -> Items {
+        let window = t.look.window.map(|(a, b)| (a, b.min(right)));
         let n = t.lanes.len().max(1);
         let y_of = |i: usize| n as f64 - i as f64 - 0.5;
         let heights: Vec<f64> = t
@@ -109,13 +111,18 @@ impl Items {
                             .filter(|sp| sp.kind == kind.name && super::base::drawable(sp.from_ms))
                             .map(move |sp| (y_of(i), sp))
                     })
-                    .map(|(y, sp)| {
+                    .filter_map(|(y, sp)| {
                         let to = sp
                             .to_ms
                             .filter(|v| super::base::drawable(*v))
-                            .unwrap_or(right)
-                            .max(sp.from_ms + min_width);
-                        (sp.from_ms, to, y + heights[k] / 2.0)
+                            .unwrap_or(right);
+                        // Within the window, clipped to it; a span wholly outside is not drawn.
+                        let (from, to) = match window {
+                            Some((a, b)) if to < a || sp.from_ms > b => return None,
+                            Some((a, b)) => (sp.from_ms.max(a), to.min(b)),
+                            None => (sp.from_ms, to),
+                        };
+                        Some((from, to.max(from + min_width), y + heights[k] / 2.0))
                     })
                     .collect();
                 (k, bars)
@@ -136,6 +143,7 @@ impl Items {
                         lane.marks()
                             .iter()
                             .filter(|m| m.kind == kind.name && super::base::drawable(m.at_ms))
+                            .filter(move |m| window.is_none_or(|(a, b)| (a..=b).contains(&m.at_ms)))
                             .map(move |m| (m.at_ms, y_of(i)))
                     })
                     .collect();
@@ -281,7 +289,12 @@ fn axis_of(t: &Timeline) -> std::ops::Range<f64> {
     };
     let last = times().fold(0.0f64, f64::max);
     let first = times().fold(f64::INFINITY, f64::min).min(last);
-    time_axis(first, last)
+    match t.look.window {
+        // The window exactly (an open end: the run's last event, and a little past it).
+        Some((from, to)) if to.is_finite() => from..to,
+        Some((from, _)) => from..time_axis(first.max(from), last.max(from)).end,
+        None => time_axis(first, last),
+    }
 }
 
 /// Draws the lanes.
