@@ -165,11 +165,13 @@ pub enum Text {
     TraceInstantNote,
     /// A trace chart's note when it draws the first steps only (`{shown}`, `{total}`).
     TraceStepsNote,
+    /// A timeline's note when its `focus` kind never happened (`{kind}`).
+    TimelineFocusNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 16] = [
+    pub const ALL: [Text; 17] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -186,6 +188,7 @@ impl Text {
         Text::TraceStepHeader,
         Text::TraceInstantNote,
         Text::TraceStepsNote,
+        Text::TimelineFocusNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -207,6 +210,7 @@ impl Text {
             Text::TraceStepHeader => "trace_step_header",
             Text::TraceInstantNote => "trace_instant_note",
             Text::TraceStepsNote => "trace_steps_note",
+            Text::TimelineFocusNote => "timeline_focus_note",
         }
     }
 
@@ -252,6 +256,10 @@ impl Text {
             Text::TraceStepsNote => (
                 "only the first {shown} of {total} steps drawn",
                 "{total} adımın yalnız ilk {shown} tanesi çizildi",
+            ),
+            Text::TimelineFocusNote => (
+                "no {kind} in this run: all of it drawn",
+                "bu koşuda {kind} yok: tamamı çizildi",
             ),
         };
         match locale {

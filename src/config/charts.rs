@@ -19,7 +19,7 @@ pub const ENTITY_X: &str = "entity";
 const CHART_KEYS: &[&str] = &[
     "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where", "title", "x_label",
     "y_label", "y_min", "y_max", "log_y", "legend", "width", "height", "scale", "interval",
-    "from_ms", "to_ms",
+    "from_ms", "to_ms", "focus", "focus_ms", "lanes",
 ];
 
 /// Smallest and largest chart side, in pixels.
@@ -98,6 +98,12 @@ pub struct Look {
     pub interval: bool,
     /// A timeline's time window, ms (`from_ms`, `to_ms`): what falls in it, clipped to it.
     pub window: Option<(f64, f64)>,
+    /// A timeline's focus: the window centred on the first event of this kind (a mark's,
+    /// or a span's start), this many ms either side (`None`: a twentieth of the run).
+    pub focus: Option<(String, Option<f64>)>,
+    /// A timeline's lanes by name (an entity's, or a group's: `g` keeps `g-0`, `g-1`, …);
+    /// empty: every lane.
+    pub lanes: Vec<String>,
     /// Draw the legend's box (placed all the same when not): off only in tests that look
     /// at what lies under it. No config key sets it.
     pub legend_box: bool,
@@ -118,6 +124,8 @@ impl Default for Look {
             scale: 1.0,
             interval: true,
             window: None,
+            focus: None,
+            lanes: Vec::new(),
             legend_box: true,
         }
     }
@@ -471,6 +479,22 @@ impl Loader<'_> {
                     model.name()
                 ),
             ));
+        }
+        if let (Some((focus, _)), Some(style)) = (&d.look.focus, model.timeline()) {
+            let kinds: Vec<&str> = (style.marks.iter().map(|m| m.name))
+                .chain(style.spans.iter().map(|k| k.name))
+                .collect();
+            if !kinds.contains(&focus.as_str()) {
+                return Err(self.err_at(
+                    plan,
+                    &kind_at,
+                    format!(
+                        "a timeline's `focus` is a kind of event it draws: `{focus}` is none{}; valid: {}",
+                        coordsim_model::suggest::did_you_mean(focus, &kinds),
+                        kinds.join(", ")
+                    ),
+                ));
+            }
         }
         let x = self.chart_x(plan, kind, d.x, &d.at)?;
         let distributions = model.distributions();

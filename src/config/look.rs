@@ -86,6 +86,51 @@ impl Loader<'_> {
         }
         look.interval = flag("interval", true)?;
         look.window = self.window(field)?;
+        look.focus = match field("focus") {
+            Some(v) => {
+                let half = field("focus_ms")
+                    .map(|w| self.chart_value(w, "focus_ms"))
+                    .transpose()?;
+                if let (Some(h), Some(w)) = (half, field("focus_ms"))
+                    && h <= 0.0
+                {
+                    return Err(self.err(&w.span(), "`focus_ms` is a half-width in ms, above 0"));
+                }
+                if look.window.is_some() {
+                    return Err(self.err(
+                        &v.span(),
+                        "give a timeline `focus` (the window found in the run) or `from_ms`/`to_ms` (the window written), not both",
+                    ));
+                }
+                Some((self.string(v, "focus")?, half))
+            }
+            None => {
+                if let Some(w) = field("focus_ms") {
+                    return Err(self.err(
+                        &w.span(),
+                        "`focus_ms` is the half-width of a `focus`; give `focus` too",
+                    ));
+                }
+                None
+            }
+        };
+        if let Some(v) = field("lanes") {
+            let DeValue::Array(items) = v.get_ref() else {
+                return Err(self.err(
+                    &v.span(),
+                    "`lanes` is a list of lane names, e.g. [\"coordinator\", \"participant\"]",
+                ));
+            };
+            if items.is_empty() || items.len() > coordsim_model::MAX_LANES {
+                return Err(self.err(
+                    &v.span(),
+                    format!("`lanes` names 1 to {} lanes", coordsim_model::MAX_LANES),
+                ));
+            }
+            for item in items {
+                look.lanes.push(self.string(item, "lanes")?);
+            }
+        }
         look.width = side("width", look.width)?;
         look.height = side("height", look.height)?;
         if let Some(v) = field("scale") {

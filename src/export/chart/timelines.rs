@@ -39,12 +39,26 @@ pub(super) fn timelines(
         .map(|(point, lanes)| {
             let values = config.point_values(*point);
             let title = point_title(config, spec, &values);
-            let mut lanes = lanes.clone();
+            let (mut lanes, window, focus_note) = selected(spec, lanes);
             for lane in lanes.lanes_mut() {
                 lane.name = config.label(&lane.name).to_string();
             }
             fit_budget(lanes.lanes_mut(), MAX_TIMELINE_ITEMS);
-            let notes = timeline_notes(config, &lanes);
+            let mut notes = timeline_notes(config, &lanes);
+            if let Some(kind) = focus_note {
+                let label = (style.mark(&kind).map(|k| (k.name, k.label, k.label_tr)))
+                    .or_else(|| style.span(&kind).map(|k| (k.name, k.label, k.label_tr)))
+                    .map_or(kind.clone(), |(n, l, t)| {
+                        config.kind_label(n, l, t).to_string()
+                    });
+                notes.push(
+                    config
+                        .text(Text::TimelineFocusNote)
+                        .replace("{kind}", &label),
+                );
+            }
+            let mut look = spec.look.clone();
+            look.window = window;
             let timeline = super::timeline::Timeline {
                 title,
                 lanes: lanes.lanes().to_vec(),
@@ -58,11 +72,95 @@ pub(super) fn timelines(
                     .clone()
                     .unwrap_or_else(|| config.text(Text::VirtualTimeAxis).to_string()),
                 locale: config.locale,
-                look: spec.look.clone(),
+                look,
             };
             (spec.file_name(*point, points), timeline)
         })
         .collect()
+}
+
+/// What a timeline draws of a run's lanes: those its `lanes` name (all, without), cut to
+/// its window — `from_ms`/`to_ms`, or its `focus` centred on the first event of that kind
+/// (a twentieth of the run either side unless `focus_ms` says) — so the budget of items is
+/// spent inside it. The window, and the focus kind when the run has none of it.
+fn selected(
+    spec: &ChartSpec,
+    lanes: &coordsim_model::Lanes,
+) -> (coordsim_model::Lanes, Option<(f64, f64)>, Option<String>) {
+    let wanted = |name: &str| {
+        spec.look.lanes.is_empty()
+            || spec.look.lanes.iter().any(|w| {
+                name == w
+                    || name
+                        .strip_prefix(w.as_str())
+                        .is_some_and(|rest| rest.starts_with('-'))
+            })
+    };
+    let kept: Vec<coordsim_model::Lane> = (lanes.lanes().iter())
+        .filter(|l| wanted(&l.name))
+        .cloned()
+        .collect();
+    let mut missing = None;
+    let window = match &spec.look.focus {
+        None => spec.look.window,
+        Some((kind, half)) => {
+            let at = (kept.iter())
+                .flat_map(|l| {
+                    (l.marks().iter().filter(|m| m.kind == kind).map(|m| m.at_ms)).chain(
+                        (l.spans().iter())
+                            .filter(|s| s.kind == kind)
+                            .map(|s| s.from_ms),
+                    )
+                })
+                .fold(f64::INFINITY, f64::min);
+            if at.is_finite() {
+                let times = || {
+                    kept.iter().flat_map(|l| {
+                        (l.spans().iter())
+                            .flat_map(|s| [Some(s.from_ms), s.to_ms])
+                            .flatten()
+                            .chain(l.marks().iter().map(|m| m.at_ms))
+                    })
+                };
+                let span = times().fold(0.0f64, f64::max) - times().fold(f64::INFINITY, f64::min);
+                let half = half.unwrap_or((span / 20.0).max(0.5));
+                Some(((at - half).max(0.0), at + half))
+            } else {
+                missing = Some(kind.clone());
+                None
+            }
+        }
+    };
+    let total = if spec.look.lanes.is_empty() {
+        lanes.total()
+    } else {
+        kept.len()
+    };
+    let cut: Vec<coordsim_model::Lane> = match window {
+        None => kept,
+        Some((from, to)) => kept.iter().map(|l| clipped(l, from, to)).collect(),
+    };
+    (coordsim_model::Lanes::restore(cut, total), window, missing)
+}
+
+/// Lane `l` cut to [from, to]: its spans that reach into it, clipped, and its marks in it.
+fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_model::Lane {
+    let mut out = coordsim_model::Lane::new(l.name.clone());
+    for s in l.spans() {
+        let end = s.to_ms.unwrap_or(f64::INFINITY);
+        if end < from || s.from_ms > to {
+            continue;
+        }
+        let clipped_end = s
+            .to_ms
+            .map(|e| e.min(to))
+            .or(Some(to).filter(|t| t.is_finite()));
+        out.span(s.kind, s.from_ms.max(from), clipped_end);
+    }
+    for m in l.marks().iter().filter(|m| (from..=to).contains(&m.at_ms)) {
+        out.mark(m.kind, m.at_ms);
+    }
+    out
 }
 
 /// A swept point's settings for a title: `tutma (ms) = 200, koruma: none`, each setting

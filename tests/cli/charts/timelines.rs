@@ -124,9 +124,10 @@ fn the_wrong_order_timeline_shows_its_early_read_and_zero_length_holds_show() {
 fn a_timeline_window_draws_what_falls_in_it_to_scale() {
     let registry = crate::harness::registry();
     let path = root().join("configs/scenarios/scenario-two-phase-commit.toml");
-    let text = String::from_utf8(read(path)).unwrap().replace(
+    let text = String::from_utf8(read(path)).unwrap().replacen(
         "kind = \"timeline\"\n",
         "kind = \"timeline\"\nfrom_ms = 40\nto_ms = 60\n",
+        1,
     );
     assert!(text.contains("from_ms = 40"));
     let config = library_config(&registry, "2pc.toml", &text).unwrap();
@@ -192,4 +193,55 @@ fn a_window_says_what_is_wrong() {
             stderr(&out)
         );
     }
+}
+
+/// A timeline's `focus` finds its window in the run: the crash at 50 ms with 10 ms either
+/// side is the window 40–60, drawn exactly as `from_ms = 40, to_ms = 60` draws it. `lanes`
+/// keeps the lanes named (here the coordinator and the reader, not the participants). A
+/// focus on a kind the run never has draws the whole run and says so.
+#[test]
+fn a_focus_centres_the_window_on_the_first_event_of_its_kind() {
+    let registry = crate::harness::registry();
+    let path = root().join("configs/scenarios/scenario-two-phase-commit.toml");
+    let base = String::from_utf8(read(path)).unwrap();
+    let svg = |keys: &str| {
+        // The first timeline's keys (the second has a focus of its own).
+        let text = base.replacen(
+            "kind = \"timeline\"\n",
+            &format!("kind = \"timeline\"\n{keys}"),
+            1,
+        );
+        let config = library_config(&registry, "2pc.toml", &text).unwrap();
+        chart_svgs(&config)
+            .into_iter()
+            .find(|(n, _, _)| n == "timeline")
+            .unwrap()
+            .1
+    };
+    assert_eq!(
+        svg("focus = \"crashed\"\nfocus_ms = 10\n"),
+        svg("from_ms = 40\nto_ms = 60\n")
+    );
+    let two = svg("lanes = [\"coordinator\", \"reader\"]\n");
+    assert!(
+        two.contains("\ncoordinator\n") && two.contains("\nreader\n"),
+        "{two}"
+    );
+    assert!(!two.contains("participant_a"));
+    // The no-crash point has no crash: its whole run, and a note.
+    let text = base.replace(
+        "where = { crash_at = 4 }\ntitle = \"Koordinatör",
+        "where = { crash_at = -1 }\nfocus = \"crashed\"\ntitle = \"Koordinatör",
+    );
+    assert!(text.contains("focus = \"crashed\""));
+    let config = library_config(&registry, "2pc.toml", &text).unwrap();
+    let none = chart_svgs(&config)
+        .into_iter()
+        .find(|(n, _, _)| n == "timeline")
+        .unwrap()
+        .1;
+    assert!(
+        none.contains("bu koşuda çöktü yok: tamamı çizildi"),
+        "{none}"
+    );
 }
