@@ -698,3 +698,34 @@ fn a_branch_races_other_actors_in_every_order() {
         assert_eq!(got, want, "{reduce:?}, merge {merge}");
     }
 }
+
+/// A crash anywhere in a forking actor: the crash may come at any branch's step, and it
+/// ends the actor's repetition, not the branch alone (the other branch dies with it and the
+/// repetition is its parent's). Two repetitions, one crash at most, a restart: every
+/// execution either completes both (no crash) or completes one and crashes one.
+#[test]
+fn a_crash_in_a_branch_crashes_its_repetition() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"c\"\nkind = \"register\"\n\
+        [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"lease\"\nlease_ms = 5\n\
+        [[actor]]\nname = \"a\"\nrepeat = 2\ncrash_anywhere = { count = 1, restart_after_ms = 1 }\n\
+        steps = [{ parallel = [[{ read = \"c\" }, { write = \"c\", value = \"c + 1\" }], [{ acquire = \"L\" }, { delay_ms = 1 }, { release = \"L\" }]] }]\n\
+        [[actor]]\nname = \"b\"\nsteps = [{ acquire = \"L\" }, { read = \"c\" }, { write = \"c\", value = \"c + 10\" }, { release = \"L\" }]\n";
+    let config = library_config(&registry(), "explore.toml", text).unwrap();
+    let (done, crashed) = (
+        metric_at(&config, "a.completed"),
+        metric_at(&config, "a.crashed"),
+    );
+    let e = explore(text, &limits(Reduction::On, true));
+    assert!(e[0].bounded.is_none(), "exhaustive");
+    let pairs: BTreeSet<(String, String)> = e[0]
+        .outcomes
+        .iter()
+        .map(|o| (o.metrics[done].to_string(), o.metrics[crashed].to_string()))
+        .collect();
+    let want: BTreeSet<(String, String)> = [("2", "0"), ("1", "1")]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(pairs, want);
+}

@@ -39,6 +39,18 @@ impl<'p> Sim<'p> {
         if !dies {
             return Flow::Next;
         }
+        // A branch crashes its whole actor (an exploration's `crash_anywhere` at a branch's
+        // step; a crash step is no branch's): the repetition is its parent's, and the
+        // branch, whose wake-up this was, is done. The other branches die with the actor's
+        // old self at their next wake-up.
+        let parent = self.jobs[job as usize].parent;
+        let job = if parent == NO_JOB {
+            job
+        } else {
+            self.roll_back(job);
+            self.free.push(job);
+            parent
+        };
         self.roll_back(job);
         self.mark(job, "crashed", now);
         let actor = &mut self.actors[a];

@@ -165,6 +165,11 @@ impl<'p> Sim<'p> {
             return;
         };
         let pu = parent as usize;
+        // Only a branch of the fork under way (not one of an old self's, after a crash
+        // whose restart reused the job) ties its siblings.
+        if !(0..starts.len()).any(|b| self.tables.kids[pu * self.fan + b] == kid) {
+            return;
+        }
         for b in 0..starts.len() {
             let other = self.tables.kids[pu * self.fan + b];
             if other != NO_JOB && other != kid {
