@@ -149,6 +149,8 @@ pub enum Text {
     CaptionModel,
     /// The note on a table of means over replications (after the number of replications).
     CaptionReplications,
+    /// The same note when the table shows the means alone (`intervals = false`).
+    CaptionMeans,
     /// A timeline's note when it draws the first lanes only (`{shown}`, `{total}`).
     TimelineLanesNote,
     /// A timeline's note when marks were thinned (`{drawn}`, `{seen}`).
@@ -171,7 +173,7 @@ pub enum Text {
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 17] = [
+    pub const ALL: [Text; 18] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -180,6 +182,7 @@ impl Text {
         Text::CaptionSeed,
         Text::CaptionModel,
         Text::CaptionReplications,
+        Text::CaptionMeans,
         Text::TimelineLanesNote,
         Text::TimelineMarksNote,
         Text::TimelineSpansNote,
@@ -202,6 +205,7 @@ impl Text {
             Text::CaptionSeed => "caption_seed",
             Text::CaptionModel => "caption_model",
             Text::CaptionReplications => "caption_replications",
+            Text::CaptionMeans => "caption_means",
             Text::TimelineLanesNote => "timeline_lanes_note",
             Text::TimelineMarksNote => "timeline_marks_note",
             Text::TimelineSpansNote => "timeline_spans_note",
@@ -228,6 +232,7 @@ impl Text {
                 "replications (mean ± 95% CI half-width)",
                 "tekrar (ortalama ± %95 güven aralığının yarı genişliği)",
             ),
+            Text::CaptionMeans => ("replications (means)", "tekrar (ortalamalar)"),
             Text::TimelineLanesNote => (
                 "only the first {shown} of {total} lanes drawn",
                 "{total} satırın yalnız ilk {shown} tanesi çizildi",

@@ -13,7 +13,7 @@ use crate::source::ConfigError;
 pub const MAX_DIGITS: u64 = 12;
 
 /// How `table.md` looks.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableSpec {
     /// Columns in order; `None`: the swept parameters, then every metric (or, for entity
     /// rows, the swept parameters, `entity` and every entity column).
@@ -24,6 +24,21 @@ pub struct TableSpec {
     pub digits: Option<usize>,
     /// Decimals for named columns, winning over `digits`.
     pub column_digits: Vec<(String, usize)>,
+    /// With replications, each mean with its interval's half-width (`intervals = false`:
+    /// the means alone).
+    pub intervals: bool,
+}
+
+impl Default for TableSpec {
+    fn default() -> TableSpec {
+        TableSpec {
+            columns: None,
+            entity: false,
+            digits: None,
+            column_digits: Vec::new(),
+            intervals: true,
+        }
+    }
 }
 
 impl TableSpec {
@@ -37,7 +52,7 @@ impl TableSpec {
     }
 }
 
-const KEYS: &[&str] = &["columns", "entity", "digits"];
+const KEYS: &[&str] = &["columns", "entity", "digits", "intervals"];
 
 /// The columns a table of run rows (`entity = false`) or entity rows may show.
 pub fn table_columns(plan: &Plan, entity: bool) -> Vec<&str> {
@@ -64,6 +79,12 @@ impl Loader<'_> {
         let fields = self.known_fields(t, "[table]", KEYS)?;
         let field = |k: &str| fields.iter().find(|(key, _)| key.get_ref() == k);
         let mut spec = TableSpec::default();
+        if let Some((_, i)) = field("intervals") {
+            spec.intervals = match i.get_ref() {
+                DeValue::Boolean(b) => *b,
+                _ => return Err(self.err(&i.span(), "`intervals` must be true or false")),
+            };
+        }
         if let Some((_, e)) = field("entity") {
             spec.entity = match e.get_ref() {
                 DeValue::Boolean(b) => *b,

@@ -33,10 +33,12 @@ pub fn render(run: &Run<'_>) -> String {
         escape(config.text(Text::CaptionSeed)),
         run.seed,
         if reps > 1 && !config.table.entity {
-            format!(
-                ", {reps} {}",
-                escape(config.text(Text::CaptionReplications))
-            )
+            let caption = if config.table.intervals {
+                Text::CaptionReplications
+            } else {
+                Text::CaptionMeans
+            };
+            format!(", {reps} {}", escape(config.text(caption)))
         } else {
             String::new()
         }
@@ -245,6 +247,9 @@ impl Cells<'_, '_> {
         let locale = self.view.locale;
         let digits = self.digits(name, mean);
         let mean_text = crate::format::cell(&Cell::Float(mean), digits, locale);
+        if !self.run.config.table.intervals {
+            return mean_text;
+        }
         let half = hi
             .map(|hi| hi - mean)
             .filter(|h| *h > 0.0)

@@ -251,6 +251,45 @@ clients = "istemci"
             assert_eq!(decimals.len(), 2, "{part}");
         }
     }
+    // `intervals = false`: the same means, alone, and a caption that says so.
+    let means = write_config(
+        dir.path(),
+        "means.toml",
+        &String::from_utf8(read(&config))
+            .unwrap()
+            .replace("[table]\n", "[table]\nintervals = false\n"),
+    );
+    let out = coordsim(&[
+        "run",
+        &means,
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let alone = String::from_utf8(read(dir.path().join("means/table.md"))).unwrap();
+    assert!(
+        alone
+            .lines()
+            .next()
+            .unwrap()
+            .contains("3 tekrar (ortalamalar)"),
+        "{alone}"
+    );
+    assert!(!alone.contains('±'), "{alone}");
+    for (with, without) in table.lines().zip(alone.lines()).skip(4).take(2) {
+        let mean_of = |row: &str| {
+            row.split('|')
+                .nth(4)
+                .unwrap()
+                .trim()
+                .split(" ± ")
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(mean_of(with), mean_of(without));
+    }
 }
 
 #[test]
