@@ -50,6 +50,9 @@ pub struct Outcome {
     pub run: String,
     /// The allowed difference, for a number (`± 0.05`).
     pub precision: Option<String>,
+    /// A `ci` region's test: the written value inside the run's interval of the mean, at
+    /// this confidence — (level, lo, hi, runs).
+    pub interval: Option<(f64, f64, f64, usize)>,
     /// A unified diff, for a drifted table.
     pub diff: Option<String>,
     /// What `fill` puts in the region's place (`None`: a chart, whose file is written).
@@ -75,6 +78,9 @@ struct Selection {
     digits: Option<usize>,
     /// `percent`: the value is a fraction, written as a percent (`%8` for 0.08).
     percent: bool,
+    /// `ci` (`ci=0.99`): the written value is a theory's, checked inside the interval of the
+    /// mean over the replications at this confidence (0.95 by default).
+    ci: Option<f64>,
     columns: Option<Vec<String>>,
     entity_table: bool,
 }
@@ -154,6 +160,32 @@ fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, Lesso
                 s.digits = Some(d);
             }
             "percent" if !table && arg.value.is_none() => s.percent = true,
+            "ci" if !table => {
+                let level = match &arg.value {
+                    None => 0.95,
+                    Some(v) => v
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|c| *c > 0.5 && *c < 1.0)
+                        .ok_or_else(|| {
+                            error(
+                                arg.pos,
+                                format!("`ci={v}`: a confidence between 0.5 and 1 (0.95, 0.99)"),
+                            )
+                        })?,
+                };
+                if config.replications < 2 {
+                    return Err(error(
+                        arg.pos,
+                        format!(
+                            "`ci` checks the written value inside the interval of the mean over the replications, and the config runs {}: give it `replications` of 2 or more",
+                            config.replications
+                        ),
+                    ));
+                }
+                s.ci = Some(level);
+                s.stat.get_or_insert(Stat::Mean);
+            }
             "columns" if table => {
                 s.columns = Some(value()?.split(',').map(|c| c.trim().to_string()).collect());
             }
@@ -165,7 +197,7 @@ fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, Lesso
                     valid.extend(if table {
                         ["columns", "entity"].as_slice()
                     } else {
-                        ["stat", "digits", "percent"].as_slice()
+                        ["stat", "digits", "percent", "ci"].as_slice()
                     });
                     return Err(error(
                         arg.pos,
@@ -358,6 +390,7 @@ fn value(
                 written: written_text.to_string(),
                 run: shown.clone(),
                 precision: None,
+                interval: None,
                 diff: None,
                 replacement: Some(if pass {
                     written_text.to_string()
@@ -515,6 +548,22 @@ fn number_outcome(
             ),
         ));
     };
+    if let Some(level) = sel.ci {
+        // A theory's value: `fill` leaves it as written (a run cannot correct a theory).
+        let t = super::interval::interval_test(numbers, sel.percent, (written, decimals), level);
+        return Ok(Outcome {
+            pos: region.at,
+            name,
+            pass: t.pass,
+            written: number.to_string(),
+            run: t.run_text(decimals),
+            precision: Some(t.described(level)),
+            interval: Some((level, t.lo, t.hi, t.runs)),
+            diff: None,
+            replacement: Some(written_text.to_string()),
+            image: None,
+        });
+    }
     // `digits=N` asks for N decimals: a text with other decimals is a drift that `fill`
     // mends, so a file `check` passes is one `fill` leaves alone.
     let pass = within_precision(run, written, decimals) && sel.digits.is_none_or(|d| d == decimals);
@@ -545,6 +594,7 @@ fn number_outcome(
             ),
             _ => format!("± {}", 0.5 * 10f64.powi(-(decimals as i32))),
         }),
+        interval: None,
         diff: None,
         replacement: Some(replacement),
         image: None,
@@ -600,6 +650,7 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
         written: written.to_string(),
         run: rendered.clone(),
         precision: None,
+        interval: None,
         diff,
         replacement: Some(if pass { written.to_string() } else { rendered }),
         image: None,
@@ -686,6 +737,7 @@ fn chart_block(
             Some(_) => format!("{path} differs from the chart the run draws"),
         },
         precision: None,
+        interval: None,
         diff: None,
         replacement: None,
         image: Some((target, bytes)),

@@ -7,6 +7,7 @@
 //! regions from the run; `--lint` lists the numbers no region covers.
 
 pub mod eval;
+mod interval;
 pub mod lint;
 pub mod parse;
 

@@ -548,7 +548,19 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
             });
             row(h, say(lc, "written"), &|h| {
                 h.text(&o.written);
-                if let Some(p) = &o.precision {
+                if let Some((level, lo, hi, runs)) = o.interval {
+                    let n = |x: f64| lc.number(&crate::format::reading(x));
+                    h.text(
+                        &say(
+                            lc,
+                            " (a theory's value: inside the {level} interval [{lo}, {hi}] of the mean of {runs} runs)",
+                        )
+                        .replace("{level}", &lc.percent(&n(level * 100.0)))
+                        .replace("{lo}", &n(lo))
+                        .replace("{hi}", &n(hi))
+                        .replace("{runs}", &runs.to_string()),
+                    );
+                } else if let Some(p) = &o.precision {
                     h.text(
                         &say(lc, " (the written digits allow {precision})")
                             .replace("{precision}", p),

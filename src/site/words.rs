@@ -153,6 +153,10 @@ pub(crate) const TURKISH: &[(&str, &str)] = &[
         " (the written digits allow {precision})",
         " (yazılan basamakların payı {precision})",
     ),
+    (
+        " (a theory's value: inside the {level} interval [{lo}, {hi}] of the mean of {runs} runs)",
+        " (bir kuramın değeri: {runs} koşunun ortalamasının {level} güven aralığı [{lo}, {hi}] içinde)",
+    ),
     ("image", "görüntü"),
     ("see", "bakınız"),
     ("the config's table", "yapılandırmanın tablosu"),

@@ -372,3 +372,54 @@ fn a_fraction_is_checked_as_a_percent() {
         stderr(&out)
     );
 }
+
+/// A `ci` region checks a theory's value against a replicated run: M/D/1 at ρ = 0.5 with
+/// a 5 ms service waits ρS / 2(1 − ρ) = 0.5 · 5 / 1 = 2.5 ms on average (Pollaczek–
+/// Khinchine), inside the 99.9% interval of the mean of 10 runs of 20,000 requests; 3.5 ms
+/// is not. `fill` leaves a theory's value as the author wrote it.
+#[test]
+fn a_ci_region_checks_a_theory_value_inside_the_runs_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(
+        dir.path(),
+        "q.toml",
+        "model = \"single_writer_queue\"\nlocale = \"tr\"\nreplications = 10\n[params]\nclients = 1\nservice_ms = 5\ninterarrival_ms = 10\narrivals = \"poisson\"\nrequests_per_client = 20000\n",
+    );
+    let text = |theory: &str| {
+        format!(
+            "{HEAD}Bekleme <!-- coordsim q.mean_wait_ms ci=0.999 -->{theory} ms<!-- /coordsim -->.\n"
+        )
+    };
+    std::fs::write(dir.path().join("lesson.md"), text("2,5")).unwrap();
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    std::fs::write(dir.path().join("lesson.md"), text("3,5")).unwrap();
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    let printed = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{printed}");
+    assert!(
+        printed.contains("inside the 99.9% interval of the mean of 10 runs"),
+        "{printed}"
+    );
+    lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(read(dir.path().join("lesson.md")), text("3,5").as_bytes());
+    // Without replications there is no interval: refused where it is written.
+    write_config(
+        dir.path(),
+        "q.toml",
+        "model = \"single_writer_queue\"\n[params]\nclients = 1\n",
+    );
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("give it `replications` of 2 or more"),
+        "{}",
+        stderr(&out)
+    );
+}
