@@ -93,6 +93,21 @@ pub struct Numbers {
     pub relation: &'static str,
 }
 
+/// A text's plain numbers (words between spaces, a trailing comma allowed: `rho = 0.8,`,
+/// `± 0.05`) written in `locale`; every other word as it is.
+pub fn numbers_in(text: &str, locale: Locale) -> String {
+    text.split(' ')
+        .map(|word| {
+            let (number, tail) = match word.strip_suffix(',') {
+                Some(n) => (n, ","),
+                None => (word, ""),
+            };
+            format!("{}{tail}", locale.number(number))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `x` at the precision a tolerance implies, in `locale`: as many decimals as the
 /// tolerance has (± 0.05: 2; trailing zeros dropped; at most 6), else rounded for reading.
 pub fn at_tolerance(x: f64, tolerance: Option<f64>, locale: Locale) -> String {

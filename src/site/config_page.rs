@@ -357,16 +357,7 @@ fn in_words(row: &str, lc: Locale) -> String {
     let row = row
         .replace("replications)", say(lc, "replications)"))
         .replace("replication ", say(lc, "replication "));
-    row.split(' ')
-        .map(|word| {
-            let (number, tail) = match word.strip_suffix(',') {
-                Some(n) => (n, ","),
-                None => (word, ""),
-            };
-            format!("{}{tail}", lc.number(number))
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::format::numbers_in(&row, lc)
 }
 
 /// Which rows a claim is evaluated on: its `where` (or every point) and its entity.

@@ -544,7 +544,7 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
     match &r.region.kind {
         Kind::Value { .. } => {
             row(h, say(lc, "run"), &|h| {
-                h.el("span", &[("class", "cs-run")], &o.run);
+                h.el("span", &[("class", "cs-run")], &lc.number(&o.run));
             });
             row(h, say(lc, "written"), &|h| {
                 h.text(&o.written);
@@ -563,7 +563,7 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
                 } else if let Some(p) = &o.precision {
                     h.text(
                         &say(lc, " (the written digits allow {precision})")
-                            .replace("{precision}", p),
+                            .replace("{precision}", &crate::format::numbers_in(p, lc)),
                     );
                 }
             });

@@ -187,8 +187,8 @@ async function provenance(context, out, { screenshot }) {
     'configs/lessons/single-writer-queue.toml',
     'queue.mean_wait_ms',
     'clients=8',
-    '206.5',
-    '± 0.05',
+    '206,5',
+    '± 0,05',
     'koşuyla tutuyor',
     'yapılandırma satırı',
   ]) {
