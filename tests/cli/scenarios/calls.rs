@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::{load_error, num, run_text};
+use super::{load_error, num, run_text, run_within_estimate};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
@@ -29,7 +29,7 @@ proptest! {
              steps = [{{ call = \"rpc\", value = \"i * 1000000 + k\" }}, \
                       {{ if = {{ value = \"reply\", equals = \"3 * (i * 1000000 + k) + 1\" }}, then = [], else = [{{ read = \"bad\" }}, {{ write = \"bad\", value = \"bad + 1\" }}] }}]\n"
         );
-        let run = run_text(&text, seed);
+        let run = run_within_estimate(&text, seed);
         let calls = f64::from(clients) * repeat as f64;
         prop_assert_eq!(num(run.metric("bad.value")), 0.0, "{}", text);
         prop_assert_eq!(num(run.metric("client.completed")), calls);
@@ -55,7 +55,7 @@ proptest! {
              steps = [{{ call = \"rpc\", value = \"100 * k + attempt\", timeout_ms = {timeout}, on_timeout = {{ max_attempts = {attempts} }} }}, \
                       {{ if = {{ value = \"reply\", equals = \"100 * k + attempt\" }}, then = [], else = [{{ read = \"bad\" }}, {{ write = \"bad\", value = \"bad + 1\" }}] }}]\n"
         );
-        let run = run_text(&text, 0);
+        let run = run_within_estimate(&text, 0);
         prop_assert_eq!(num(run.metric("bad.value")), 0.0, "{}", text);
         let (replies, late) = (num(run.metric("rpc.replies")), num(run.metric("rpc.late_replies")));
         prop_assert_eq!(replies + late, num(run.metric("rpc.taken")));
