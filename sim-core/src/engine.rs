@@ -357,6 +357,30 @@ impl<E: Clone> Clone for EventQueue<E> {
             top_taken: self.top_taken,
         }
     }
+
+    /// Into the room `self` already has: an explorer copies a state's queue into a recycled
+    /// one for every transition, with no allocation once it has grown.
+    fn clone_from(&mut self, source: &Self) {
+        let EventQueue {
+            heap,
+            now,
+            seq,
+            limits,
+            executed,
+            progress,
+            stop,
+            ties,
+            class_flip,
+            bad,
+            top_taken,
+        } = source;
+        self.heap.clone_from(heap);
+        (self.now, self.seq, self.limits, self.executed) = (*now, *seq, *limits, *executed);
+        self.progress.clone_from(progress);
+        self.stop.clone_from(stop);
+        (self.ties, self.class_flip, self.top_taken) = (*ties, *class_flip, *top_taken);
+        self.bad.clone_from(bad);
+    }
 }
 
 impl<E: Copy> EventQueue<E> {
@@ -364,21 +388,25 @@ impl<E: Copy> EventQueue<E> {
     /// that time: the events an explorer may choose among. Empty when none is pending.
     /// Costs a pass over every pending event (an explorer's queue is small).
     pub fn due(&self) -> (Nanos, Vec<Due<E>>) {
-        let Some(first) = self.heap.iter().map(|e| e.time).min() else {
-            return (self.now, Vec::new());
-        };
-        let mut due: Vec<Due<E>> = self
-            .heap
-            .iter()
-            .filter(|e| e.time == first)
-            .map(|e| Due {
-                class: (e.order >> SEQ_BITS) as Class,
-                seq: e.order & SEQ_MASK,
-                event: e.event,
-            })
-            .collect();
-        due.sort_unstable_by_key(|d| (d.class, d.seq));
+        let mut due = Vec::new();
+        let first = self.due_into(&mut due);
         (first, due)
+    }
+
+    /// [`EventQueue::due`] into `due` (cleared first), so that an explorer that asks at
+    /// every state reuses one list: the earliest pending time (now, when none is pending).
+    pub fn due_into(&self, due: &mut Vec<Due<E>>) -> Nanos {
+        due.clear();
+        let Some(first) = self.heap.iter().map(|e| e.time).min() else {
+            return self.now;
+        };
+        due.extend(self.heap.iter().filter(|e| e.time == first).map(|e| Due {
+            class: (e.order >> SEQ_BITS) as Class,
+            seq: e.order & SEQ_MASK,
+            event: e.event,
+        }));
+        due.sort_unstable_by_key(|d| (d.class, d.seq));
+        first
     }
 
     /// Every pending event with its time, class and insertion number, in no set order (for

@@ -115,6 +115,7 @@
 //! assert!(!client.timed_out);
 //! ```
 
+mod clone;
 pub mod dist;
 mod engine;
 mod rng;

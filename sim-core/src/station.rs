@@ -17,7 +17,7 @@ pub struct Waiting {
     pub tag: u32,
 }
 
-#[derive(Clone, Hash)]
+#[derive(Hash)]
 struct Station {
     busy: bool,
     /// The request in service (`None` when idle or held by other work).
@@ -33,11 +33,23 @@ struct Station {
 /// instant at which it changed is its length when it next changes at a later instant (nothing
 /// happens to it in between), or at the end of the run. So each change at a new instant first
 /// counts the length the station has kept since its last change.
-#[derive(Clone, Hash)]
+#[derive(Hash)]
 pub struct Stations {
     stations: Vec<Station>,
     max_queue: usize,
 }
+
+crate::clone_in_place!(Stations {
+    stations,
+    max_queue
+});
+
+crate::clone_in_place!(Station {
+    busy,
+    in_service,
+    waiting,
+    changed_at
+});
 
 impl Stations {
     /// Room a station reserves up front at most: a longer queue grows by doubling (a few

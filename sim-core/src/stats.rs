@@ -47,7 +47,7 @@ pub fn order_statistics(sorted: &[f64], max_points: usize) -> Vec<f64> {
 ///
 /// Reserve the expected count up front ([`Samples::with_capacity`]) and recording never
 /// allocates inside the event loop.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Samples {
     /// Every sample (exact statistics).
     values: Store,
@@ -59,16 +59,71 @@ pub struct Samples {
     method: Percentile,
     /// Exact samples kept at most: past this many they move into a histogram (0: no cap).
     cap: u64,
+    /// The multiset hash of the exact samples once computed (0: not known): an explorer
+    /// hashes a run's state at every step, and most steps record nothing, so the sum over
+    /// every sample is taken once per change, not per step. `record` forgets it.
+    spread: Known,
+}
+
+/// A number computed from `&self` and kept, 0 while not known. Atomic (relaxed: a plain
+/// load and store) rather than a `Cell`, so that a run's state can be shared by threads.
+#[derive(Debug, Default)]
+struct Known(std::sync::atomic::AtomicU64);
+
+impl Known {
+    fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn set(&self, x: u64) {
+        self.0.store(x, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for Known {
+    fn clone(&self) -> Self {
+        Known(std::sync::atomic::AtomicU64::new(self.get()))
+    }
 }
 
 /// Exact samples in 4 bytes each while every one fits (below 2^32 ns, 4.29 s: most waits),
 /// widened once to 8 bytes by the first that does not. Half the memory, half the pages a
 /// run touches, for the same values.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 enum Store {
     Narrow(Vec<u32>),
     Wide(Vec<Nanos>),
 }
+
+impl Clone for Store {
+    fn clone(&self) -> Self {
+        match self {
+            Store::Narrow(v) => Store::Narrow(v.clone()),
+            Store::Wide(v) => Store::Wide(v.clone()),
+        }
+    }
+
+    /// Into the room `self` already has when both are as wide: an explorer copies a run's
+    /// state into a recycled one for every transition, and must not allocate each time.
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Store::Narrow(to), Store::Narrow(from)) => to.clone_from(from),
+            (Store::Wide(to), Store::Wide(from)) => to.clone_from(from),
+            (to, from) => *to = from.clone(),
+        }
+    }
+}
+
+crate::clone_in_place!(Samples {
+    values,
+    hist,
+    count,
+    sum,
+    max,
+    method,
+    cap,
+    spread
+});
 
 impl Default for Store {
     fn default() -> Self {
@@ -174,10 +229,14 @@ impl std::hash::Hash for Samples {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         }
-        let spread: u64 = match &self.values {
-            Store::Narrow(v) => v.iter().fold(0, |a, x| a.wrapping_add(mix(u64::from(*x)))),
-            Store::Wide(v) => v.iter().fold(0, |a, x| a.wrapping_add(mix(*x))),
-        };
+        let mut spread = self.spread.get();
+        if spread == 0 {
+            spread = match &self.values {
+                Store::Narrow(v) => v.iter().fold(0, |a, x| a.wrapping_add(mix(u64::from(*x)))),
+                Store::Wide(v) => v.iter().fold(0, |a, x| a.wrapping_add(mix(*x))),
+            };
+            self.spread.set(spread);
+        }
         (self.count, self.sum, self.max, spread, self.hist.is_some()).hash(state);
     }
 }
@@ -227,6 +286,7 @@ impl Samples {
         }
         self.values = Store::default();
         self.hist = Some(Box::new(h));
+        self.spread.set(0);
     }
 
     /// The same samples, read with percentile `method`.
@@ -245,6 +305,7 @@ impl Samples {
             None => self.values.push(value),
             Some(h) => h.saturating_record(value),
         }
+        self.spread.set(0);
         self.count += 1;
         self.sum += u128::from(value);
         self.max = self.max.max(value);

@@ -269,3 +269,43 @@ fn a_deadlock_trace_ends_with_who_waits_for_whom() {
         "{md}"
     );
 }
+
+/// A step the reduction took alone is not said to be a choice among the others: an actor
+/// on a register of its own commutes with the two clients of a lost update, so its read
+/// and write run first, "alone", and the clients' order is the choice (1 of 2 each).
+#[test]
+fn a_step_taken_alone_says_so_in_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"counter\"\nkind = \"register\"\n\
+        [[resource]]\nname = \"mine\"\nkind = \"register\"\n\
+        [[actor]]\nname = \"c\"\ncount = 2\nrepeat = 1\n\
+        steps = [{ read = \"counter\" }, { write = \"counter\", value = \"read + 1\" }]\n\
+        [[actor]]\nname = \"solo\"\ncount = 1\nrepeat = 1\n\
+        steps = [{ read = \"mine\" }, { write = \"mine\", value = \"read + 1\" }]\n\
+        [[claim]]\nname = \"lost\"\nover = \"executions\"\nholds = \"sometimes\"\n\
+        metric = \"counter.value\"\nat_most = 1\n";
+    let path = write_config(dir.path(), "alone.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(dir.path().join("out/alone-explore/trace-1.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 6, "{csv}");
+    // solo's two steps: the last of three free events each time, taken alone.
+    for row in &rows[..2] {
+        assert!(row.contains(",solo,"), "{row}");
+        assert!(
+            row.ends_with("\"3 of 3, alone: it commutes with the others\""),
+            "{row}"
+        );
+    }
+    // The clients' steps are choices, not taken alone.
+    for row in &rows[2..5] {
+        assert!(row.ends_with(",1 of 2"), "{row}");
+    }
+    // With the reduction off, nothing is taken alone.
+    let o = coordsim_in(dir.path(), &["explore", &path, "-q", "--no-reduce"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(dir.path().join("out/alone-explore/trace-1.csv")).unwrap();
+    assert!(!csv.contains("alone"), "{csv}");
+}

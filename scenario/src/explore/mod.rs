@@ -58,7 +58,7 @@ pub(crate) fn replay(
     let ctx = ctx
         .clone()
         .with_lanes(ctx.wants_lanes() && p.actors as usize <= crate::point::MAX_LANES);
-    trace::replay(&point, fill, distributions, &ctx, schedule).map(|(_, out)| out)
+    trace::replay(&point, fill, distributions, &ctx, schedule, &[]).map(|(_, out)| out)
 }
 
 /// A draw from a continuum (a random arrival gap, a random service time) is no choice an

@@ -111,6 +111,10 @@ pub(super) struct Reducer {
     programs: Vec<Vec<Touch>>,
     /// Per group, how many actors it has.
     counts: Vec<u32>,
+    /// Per group and step: whether the step, run by one of the group's actors, commutes
+    /// with everything every other actor's program may do (worked out once, not at each
+    /// state: it depends on the programs alone).
+    commutes: Vec<Vec<bool>>,
 }
 
 impl Reducer {
@@ -126,11 +130,23 @@ impl Reducer {
                 all
             })
             .collect();
-        Reducer {
+        let mut reducer = Reducer {
             reduce,
             programs,
             counts: p.groups.iter().map(|g| g.count).collect(),
-        }
+            commutes: Vec::new(),
+        };
+        reducer.commutes = p
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| {
+                (0..group.steps.len() as u32)
+                    .map(|s| reducer.commute(p, g, &[(g as u16, s)]))
+                    .collect()
+            })
+            .collect();
+        reducer
     }
 
     pub(super) fn on(&self) -> bool {
@@ -165,8 +181,17 @@ impl Reducer {
     /// Whether an event of actor `actor` that ran the shared steps `ran` (group, step) in
     /// one of its branches commutes with everything every other owner may do.
     pub(super) fn independent(&self, sim: &Sim<'_>, actor: u32, ran: &[(u16, u32)]) -> bool {
-        let p = sim.p;
         let own = sim.actors[actor as usize].group as usize;
+        ran.iter()
+            .all(|&(g, s)| match self.commutes.get(g as usize) {
+                Some(steps) if g as usize == own => steps[s as usize],
+                _ => self.commute(sim.p, own, &[(g, s)]),
+            })
+    }
+
+    /// Whether the steps `ran` (group, step), run by an actor of group `own`, commute with
+    /// everything every other actor's program may do.
+    fn commute(&self, p: &Point, own: usize, ran: &[(u16, u32)]) -> bool {
         let mut footprint = Vec::new();
         for &(g, s) in ran {
             touches(&p.groups[g as usize].steps[s as usize], &mut footprint);
@@ -183,7 +208,7 @@ impl Reducer {
             );
             !owned
                 && self.programs.iter().enumerate().all(|(g, program)| {
-                    let others = self.counts[g] - u32::from(g == own);
+                    let others = self.counts[g].saturating_sub(u32::from(g == own));
                     others == 0 || program.iter().all(|&u| !conflict(t, u, self.reduce))
                 })
         })

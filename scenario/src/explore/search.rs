@@ -3,15 +3,16 @@
 //! every transition as an edge) so the executions and the probabilities are counted over
 //! it afterwards, not by enumerating paths.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use coordsim_model::explore::{Outcome, Part, Schedule, Visit};
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
 use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
+use smallvec::SmallVec;
 
 use crate::explore::reduce::Reducer;
-use crate::explore::step::{Choice, Ran, choices, may_crash, run_chosen, start};
+use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
 use crate::run::state::{Ev, Sim};
@@ -48,8 +49,34 @@ struct Branch<'a> {
     ran: Ran,
 }
 
+/// Every way one event ran: most run one way, so one is kept inline.
+type Branches<'a> = SmallVec<[Branch<'a>; 1]>;
+
 /// A state waiting in the frontier: its node, and the run as it stands there.
 type Waiting<'a> = (u32, State<'a>);
+
+/// What one thread's expansions reuse: states done with (expanded, or reached again), to
+/// copy the next ones into, and the list of an expanded state's free events. A state is a
+/// few dozen buffers; copied into one that has them already, it allocates nothing.
+#[derive(Default)]
+struct Spare<'a> {
+    states: Vec<State<'a>>,
+    next: Vec<Due<Ev>>,
+}
+
+impl<'a> Spare<'a> {
+    /// A copy of the run (`sim`, `q`), in a spare state when there is one.
+    fn copy(&mut self, sim: &Sim<'a>, q: &EventQueue<Ev>) -> State<'a> {
+        match self.states.pop() {
+            Some(mut state) => {
+                state.0.clone_from(sim);
+                state.1.clone_from(q);
+                state
+            }
+            None => Box::new((sim.clone(), q.clone())),
+        }
+    }
+}
 
 /// States expanded per thread per chunk: enough that a thread's start is nothing beside
 /// its work, few enough that a chunk's children do not crowd the memory.
@@ -107,7 +134,7 @@ pub(super) struct Search<'a> {
     /// spreads them, where SipHash would hash them again.
     seen: FxHashMap<u64, u32>,
     found: Vec<Found>,
-    by_cells: HashMap<String, u32>,
+    by_cells: FxHashMap<Vec<u8>, u32>,
     transitions: u64,
     ordered: bool,
     bounded: Option<String>,
@@ -118,6 +145,10 @@ pub(super) struct Search<'a> {
     /// While the shared first levels of a split grow: no state merged, and (in shards
     /// other than the first) no end counted, as shard 0 counts the ends there.
     shared: bool,
+    /// States done with, to copy into (handed to the threads for each chunk).
+    spare: Spare<'a>,
+    /// Whether an event of the point may draw ([`Point::may_draw`]).
+    may_draw: bool,
 }
 
 impl<'a> Search<'a> {
@@ -141,7 +172,7 @@ impl<'a> Search<'a> {
             edges: Vec::new(),
             seen: FxHashMap::default(),
             found: Vec::new(),
-            by_cells: HashMap::new(),
+            by_cells: FxHashMap::default(),
             transitions: 0,
             ordered: false,
             bounded: None,
@@ -149,6 +180,8 @@ impl<'a> Search<'a> {
             reduced: 0,
             visits: Vec::new(),
             shared: false,
+            spare: Spare::default(),
+            may_draw: p.may_draw(),
         }
     }
 
@@ -257,62 +290,96 @@ impl<'a> Search<'a> {
     }
 
     /// Every state of `chunk` expanded, in order, on `jobs` threads (each a contiguous
-    /// share of it).
+    /// share of it, and a share of the spare states).
     fn expand_all(
-        &self,
+        &mut self,
         chunk: Vec<Waiting<'a>>,
         jobs: usize,
     ) -> Vec<Result<Expanded<'a>, ModelError>> {
+        let mut spare = std::mem::take(&mut self.spare);
         if jobs == 1 || chunk.len() < 2 {
-            return chunk.into_iter().map(|w| self.expand(w)).collect();
+            let done = chunk
+                .into_iter()
+                .map(|w| self.expand(w, &mut spare))
+                .collect();
+            self.spare = spare;
+            return done;
         }
         let per = chunk.len().div_ceil(jobs);
-        let mut shares: Vec<Vec<Waiting<'a>>> = Vec::with_capacity(jobs);
+        let mut shares: Vec<(Vec<Waiting<'a>>, Spare<'a>)> = Vec::with_capacity(jobs);
         let mut rest = chunk.into_iter();
+        let spare_per = spare.states.len() / jobs;
         loop {
             let share: Vec<Waiting<'a>> = rest.by_ref().take(per).collect();
             if share.is_empty() {
                 break;
             }
-            shares.push(share);
+            let states = spare
+                .states
+                .split_off(spare.states.len().saturating_sub(spare_per));
+            shares.push((
+                share,
+                Spare {
+                    states,
+                    next: Vec::new(),
+                },
+            ));
         }
-        std::thread::scope(|scope| {
+        let this = &*self;
+        let (done, spares): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .into_iter()
-                .map(|share| {
+                .map(|(share, mut spare)| {
                     scope.spawn(move || {
-                        share
+                        let done = share
                             .into_iter()
-                            .map(|w| self.expand(w))
-                            .collect::<Vec<_>>()
+                            .map(|w| this.expand(w, &mut spare))
+                            .collect::<Vec<_>>();
+                        (done, spare)
                     })
                 })
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|h| match h.join() {
+                .map(|h| match h.join() {
                     Ok(done) => done,
-                    Err(_) => vec![Err(ModelError::Invariant(
-                        "an exploration thread panicked".into(),
-                    ))],
+                    Err(_) => (
+                        vec![Err(ModelError::Invariant(
+                            "an exploration thread panicked".into(),
+                        ))],
+                        Spare::default(),
+                    ),
                 })
-                .collect()
-        })
+                .unzip()
+        });
+        for s in spares {
+            spare.states.extend(s.states);
+        }
+        self.spare = spare;
+        done.into_iter().flatten().collect()
     }
 
     /// One state expanded: its end, or every way each of its free events can run (what
-    /// needs no other state: the merging is [`Search::merge`]'s).
-    fn expand(&self, (id, state): Waiting<'a>) -> Result<Expanded<'a>, ModelError> {
-        let (sim, q) = &*state;
-        let next = choices(sim, q);
+    /// needs no other state: the merging is [`Search::merge`]'s). The state is spare
+    /// afterwards.
+    fn expand(
+        &self,
+        (id, state): Waiting<'a>,
+        spare: &mut Spare<'a>,
+    ) -> Result<Expanded<'a>, ModelError> {
+        let mut next = std::mem::take(&mut spare.next);
+        choices_into(&state.0, &state.1, &mut next);
         if next.is_empty() {
-            let (sim, q) = *state;
-            return self.ended(id, sim, &q);
+            spare.next = next;
+            // Its run's output takes the run: this state is not spare.
+            return self.ended(id, state);
         }
+        let (sim, q) = &*state;
         let depth = self.nodes[id as usize].depth + 1;
         let mut transitions = 0;
         // Each pick's branches, once computed (the reduction may compute some first).
-        let mut tried: Vec<Option<Vec<Branch<'a>>>> = (0..next.len()).map(|_| None).collect();
+        let mut tried: SmallVec<[Option<Branches<'a>>; 4]> =
+            (0..next.len()).map(|_| None).collect();
         let mut reduced = false;
         if self.reducer.on() && next.len() > 1 {
             // An event that commutes with everything else at this instant: taken alone
@@ -321,14 +388,14 @@ impl<'a> Search<'a> {
                 if !self.reducer.may_be_alone(sim, due.class, due.event) {
                     continue;
                 }
-                let branches = self.branches(sim, q, due, depth, &mut transitions)?;
+                let branches = self.branches(sim, q, due, depth, &mut transitions, spare)?;
                 let actor = sim.owner(due.event);
                 let alone = branches.iter().all(|b| {
                     b.ran.drawn.iter().all(|d| !d.fault)
                         && self.reducer.independent(sim, actor, &b.ran.touched)
                 });
                 if alone {
-                    tried.iter_mut().for_each(|t| *t = Some(Vec::new()));
+                    tried.iter_mut().for_each(|t| *t = Some(Branches::new()));
                     reduced = true;
                 }
                 tried[pick] = Some(branches);
@@ -337,24 +404,30 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let mut children = Vec::new();
+        let mut children = Vec::with_capacity(next.len());
         let mut crashes = false;
+        // The last event runs in the expanded state itself, not a copy, when it has one way
+        // to run and no crash of it is tried: nothing needs the state after it.
+        let last = next.len() - 1;
+        let in_place = !self.may_draw && tried[last].is_none() && !may_crash(sim, next[last]);
         for (pick, &due) in next.iter().enumerate() {
+            if in_place && pick == last {
+                break;
+            }
             let taken =
                 tried[pick].is_none() || tried[pick].as_ref().is_some_and(|b| !b.is_empty());
             let branches = match tried[pick].take() {
                 Some(b) => b,
-                None => self.branches(sim, q, due, depth, &mut transitions)?,
+                None => self.branches(sim, q, due, depth, &mut transitions, spare)?,
             };
             for b in branches {
                 children.push(self.child(&next, pick, b));
             }
             // The same event as a `crash_anywhere` crash of its actor.
             if taken && may_crash(sim, due) {
-                let mut state = Box::new((sim.clone(), q.clone()));
+                let mut state = spare.copy(sim, q);
                 let (s, q2) = &mut *state;
-                let ran =
-                    run_chosen(s, q2, due, Vec::new(), true).map_err(|e| in_execution(e, depth))?;
+                let ran = run_chosen(s, q2, due, 0, true).map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
                 let mut child = self.child(&next, pick, Branch { state, ran });
                 child.choice.crash = true;
@@ -362,10 +435,24 @@ impl<'a> Search<'a> {
                 crashes = true;
             }
         }
+        let ordered = next.len() > 1 || crashes;
+        if reduced {
+            children.iter_mut().for_each(|c| c.choice.alone = true);
+        }
+        if in_place {
+            let mut state = state;
+            let (s, q) = &mut *state;
+            let ran = run_chosen(s, q, next[last], 0, false).map_err(|e| in_execution(e, depth))?;
+            transitions += 1;
+            children.push(self.child(&next, last, Branch { state, ran }));
+        } else {
+            spare.states.push(state);
+        }
+        spare.next = next;
         Ok(Expanded::Children {
             id,
             // A crash anywhere has no probability, as a free order has none.
-            ordered: next.len() > 1 || crashes,
+            ordered,
             reduced,
             transitions,
             children,
@@ -381,13 +468,14 @@ impl<'a> Search<'a> {
         due: Due<Ev>,
         depth: u32,
         transitions: &mut u64,
-    ) -> Result<Vec<Branch<'a>>, ModelError> {
-        let mut out = Vec::new();
-        let mut scripts: Vec<Vec<bool>> = vec![Vec::new()];
-        while let Some(forced) = scripts.pop() {
-            let mut state = Box::new((sim.clone(), q.clone()));
+        spare: &mut Spare<'a>,
+    ) -> Result<Branches<'a>, ModelError> {
+        let mut out = Branches::new();
+        // Each script: the draws it decides (bit i: draw i "yes") and how many.
+        let mut scripts: SmallVec<[(u64, usize); 4]> = SmallVec::from_elem((0, 0), 1);
+        while let Some((forced, given)) = scripts.pop() {
+            let mut state = spare.copy(sim, q);
             let (s, q2) = &mut *state;
-            let given = forced.len();
             let ran = run_chosen(s, q2, due, forced, false).map_err(|e| in_execution(e, depth))?;
             *transitions += 1;
             let drawn = &ran.drawn;
@@ -398,9 +486,11 @@ impl<'a> Search<'a> {
                 ))));
             }
             for i in given..drawn.len() {
-                let mut other: Vec<bool> = drawn[..i].iter().map(|d| d.taken).collect();
-                other.push(true);
-                scripts.push(other);
+                let before = drawn[..i]
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |bits, (j, d)| bits | u64::from(d.taken) << j);
+                scripts.push((before | 1 << i, i + 1));
             }
             out.push(Branch { state, ran });
         }
@@ -425,6 +515,7 @@ impl<'a> Search<'a> {
                 .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
             drawn: drawn.len() as u8,
             crash: false,
+            alone: false,
         };
         let fingerprint = self
             .limits
@@ -475,6 +566,7 @@ impl<'a> Search<'a> {
                 .and_then(|f| self.seen.get(&f));
             if let Some(&to) = merged {
                 self.edges.push((id, to, c.probability));
+                self.spare.states.push(c.state);
                 continue;
             }
             if self.nodes.len() as u64 >= self.limits.max_states {
@@ -482,6 +574,7 @@ impl<'a> Search<'a> {
                     "bounded: {} states, not exhaustive (`max_states`)",
                     self.nodes.len()
                 ));
+                self.spare.states.push(c.state);
                 continue;
             }
             let to = self.nodes.len() as u32;
@@ -514,12 +607,8 @@ impl<'a> Search<'a> {
     }
 
     /// A state with no event left: the run's end, and the metrics it ends with.
-    fn ended(
-        &self,
-        id: u32,
-        mut sim: Sim<'a>,
-        q: &EventQueue<Ev>,
-    ) -> Result<Expanded<'a>, ModelError> {
+    fn ended(&self, id: u32, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
+        let (mut sim, q) = *state;
         sim.end = q.now();
         sim.settle_direct();
         sim.check(self.ctx.seed())?;
@@ -529,7 +618,7 @@ impl<'a> Search<'a> {
 
     /// A state with no event left, in the graph: its outcome, new or one seen before.
     fn end(&mut self, id: u32, metrics: Vec<Cell>) -> Result<(), ModelError> {
-        let key = format!("{metrics:?}");
+        let key = cells_key(&metrics);
         let outcome = match self.by_cells.get(&key) {
             Some(&o) => o,
             None => {
@@ -607,7 +696,8 @@ impl<'a> Search<'a> {
                 max_faults: self.limits.max_faults,
                 events: self.path(f.first).iter().map(Choice::decision).collect(),
             };
-            let (trace, _) = trace::replay(self.p, self.fill, &[], &self.ctx, &schedule)?;
+            let alone: Vec<bool> = self.path(f.first).iter().map(|c| c.alone).collect();
+            let (trace, _) = trace::replay(self.p, self.fill, &[], &self.ctx, &schedule, &alone)?;
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
@@ -671,6 +761,37 @@ fn path_key(parent: u64, rank: usize) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// An outcome's cells as a key: two outcomes are one when every cell is the same (a float
+/// by its bits, every NaN one NaN).
+fn cells_key(cells: &[Cell]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(9 * cells.len());
+    for cell in cells {
+        match cell {
+            Cell::Count(n) => {
+                key.push(0);
+                key.extend_from_slice(&n.to_le_bytes());
+            }
+            Cell::Float(x) => {
+                key.push(1);
+                let bits = if x.is_nan() {
+                    f64::NAN.to_bits()
+                } else {
+                    x.to_bits()
+                };
+                key.extend_from_slice(&bits.to_le_bytes());
+            }
+            Cell::Flag(b) => key.extend_from_slice(&[2, u8::from(*b)]),
+            Cell::Text(t) => {
+                key.push(3);
+                key.extend_from_slice(&(t.len() as u64).to_le_bytes());
+                key.extend_from_slice(t.as_bytes());
+            }
+            Cell::Empty => key.push(4),
+        }
+    }
+    key
 }
 
 /// An error found along an execution: said with how far in it was.

@@ -4,6 +4,7 @@
 use coordsim_model::explore::Decision;
 use coordsim_model::{ModelError, RunContext};
 use sim_core::{Due, EventQueue, run_due};
+use smallvec::SmallVec;
 
 use crate::point::Point;
 use crate::run::failure;
@@ -20,6 +21,9 @@ pub(super) struct Choice {
     pub drawn: u8,
     /// A `crash_anywhere` crash: the event's actor crashed instead of going on.
     pub crash: bool,
+    /// The reduction took this event alone (it commutes with the other free events): not
+    /// part of a schedule, only of the trace's words.
+    pub alone: bool,
 }
 
 impl Choice {
@@ -37,26 +41,42 @@ impl Choice {
 /// The events that may run next: each owner's first due event, in `(class, seq)` order;
 /// none once the execution is stuck (its polls can never succeed: it ends there).
 pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
+    let mut next = Vec::new();
+    choices_into(sim, q, &mut next);
+    next
+}
+
+/// [`choices`] into `next` (cleared first): the search asks at every state, and reuses
+/// one list.
+pub(super) fn choices_into(sim: &Sim<'_>, q: &EventQueue<Ev>, next: &mut Vec<Due<Ev>>) {
+    next.clear();
     if sim.steer.as_ref().is_some_and(|s| s.stuck) {
-        return Vec::new();
+        return;
     }
-    let (_, due) = q.due();
-    let mut owners: Vec<u32> = Vec::with_capacity(due.len());
-    due.into_iter()
-        .filter(|d| {
-            let owner = sim.owner(d.event);
-            let first = !owners.contains(&owner);
+    q.due_into(next);
+    if next.len() < 2 {
+        return;
+    }
+    // An owner's first due event only: its later ones wait for it (a few events: a scan
+    // of the owners kept so far beats any set).
+    let mut owners: SmallVec<[u32; 8]> = SmallVec::new();
+    let mut kept = 0;
+    for i in 0..next.len() {
+        let owner = sim.owner(next[i].event);
+        if !owners.contains(&owner) {
             owners.push(owner);
-            first
-        })
-        .collect()
+            next[kept] = next[i];
+            kept += 1;
+        }
+    }
+    next.truncate(kept);
 }
 
 /// What running one event did: the draws it made, the shared steps it ran (as group and
 /// step index), and the probability its faults past the budget were "no".
 pub(super) struct Ran {
-    pub drawn: Vec<Draw>,
-    pub touched: Vec<(u16, u32)>,
+    pub drawn: SmallVec<[Draw; 4]>,
+    pub touched: SmallVec<[(u16, u32); 4]>,
     pub beyond: f64,
 }
 
@@ -77,13 +97,13 @@ pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Ev>) -> bool {
         && !a.crashed
 }
 
-/// Runs event `due` with the draws `forced` decided (the rest "no"); with `crash`, its
-/// actor crashes there instead (`crash_anywhere`).
+/// Runs event `due` with the draws `forced` decided (bit i: draw i "yes"; the rest "no");
+/// with `crash`, its actor crashes there instead (`crash_anywhere`).
 pub(super) fn run_chosen(
     sim: &mut Sim<'_>,
     q: &mut EventQueue<Ev>,
     due: Due<Ev>,
-    forced: Vec<bool>,
+    forced: u64,
     crash: bool,
 ) -> Result<Ran, ModelError> {
     if let Some(steer) = &mut sim.steer {
@@ -99,13 +119,13 @@ pub(super) fn run_chosen(
     failure(sim, ran)?;
     Ok(match sim.steer.as_mut() {
         Some(s) => Ran {
-            drawn: std::mem::take(&mut s.drawn),
-            touched: std::mem::take(&mut s.touched),
+            drawn: SmallVec::from_slice(&s.drawn),
+            touched: SmallVec::from_slice(&s.touched),
             beyond: s.beyond,
         },
         None => Ran {
-            drawn: Vec::new(),
-            touched: Vec::new(),
+            drawn: SmallVec::new(),
+            touched: SmallVec::new(),
             beyond: 1.0,
         },
     })

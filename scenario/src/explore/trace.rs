@@ -14,15 +14,17 @@ use crate::syntax::metrics::Metric;
 
 /// Runs the execution `schedule` fixes from the start: each event described, and the
 /// run's output (with the per-request samples `distributions` names, and the timeline
-/// lanes when `ctx` asks for them). A schedule that does not fit the point (another
-/// number of free events at some instant, other draws, events left at its end) is an
-/// error saying where.
+/// lanes when `ctx` asks for them). `alone[n]` says that the explorer took event n alone
+/// (the reduction: it commutes with the other free events), for its words. A schedule that
+/// does not fit the point (another number of free events at some instant, other draws,
+/// events left at its end) is an error saying where.
 pub(super) fn replay(
     p: &Point,
     fill: &[Metric],
     distributions: &[&'static str],
     ctx: &RunContext,
     schedule: &Schedule,
+    alone: &[bool],
 ) -> Result<(Vec<TraceStep>, RunOutput), ModelError> {
     let (mut sim, mut q) = start(p, ctx, schedule.max_faults)?;
     let mut steps = Vec::with_capacity(schedule.events.len());
@@ -52,7 +54,7 @@ pub(super) fn replay(
                 "that event cannot be a crash (`crash_anywhere`)".into(),
             ));
         }
-        let drawn = run_chosen(&mut sim, &mut q, due, d.draws.clone(), d.crash)?.drawn;
+        let drawn = run_chosen(&mut sim, &mut q, due, bits(&d.draws), d.crash)?.drawn;
         let taken: Vec<bool> = drawn.iter().map(|x| x.taken).collect();
         if taken != d.draws {
             return Err(misfit(format!(
@@ -74,7 +76,7 @@ pub(super) fn replay(
                 "burada çöker (crash_anywhere)",
             );
         }
-        let choice = choice_words(d, &drawn);
+        let choice = choice_words(d, &drawn, alone.get(n).copied().unwrap_or(false));
         steps.push(TraceStep {
             time_ms: ns_to_ms(q.now()),
             actor,
@@ -169,9 +171,22 @@ fn comma(x: f64) -> String {
 }
 
 /// The choice in words: `2 of 3` when several events were free, and each draw decided.
-fn choice_words(c: &Decision, drawn: &[Draw]) -> Said {
+fn choice_words(c: &Decision, drawn: &[Draw], alone: bool) -> Said {
     let (mut en, mut tr) = (Vec::new(), Vec::new());
-    if c.of > 1 {
+    if c.of > 1 && alone {
+        // Not a choice among the others: the reduction ran this one alone, since every
+        // order of it among them reaches the same states.
+        en.push(format!(
+            "{} of {}, alone: it commutes with the others",
+            c.pick + 1,
+            c.of
+        ));
+        tr.push(format!(
+            "{} / {}, tek başına: ötekilerle sırası fark etmez",
+            c.pick + 1,
+            c.of
+        ));
+    } else if c.of > 1 {
         en.push(format!("{} of {}", c.pick + 1, c.of));
         tr.push(format!("{} / {}", c.pick + 1, c.of));
     }
@@ -456,4 +471,15 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
         }
         _ => said("goes on", "devam eder"),
     }
+}
+
+/// A schedule's draws as the bits a run takes them in (bit i: draw i "yes"). Past 64 they
+/// are dropped: no event decides more (the explorer refuses one), so such a schedule's
+/// event is told apart as a misfit when its draws are compared.
+fn bits(draws: &[bool]) -> u64 {
+    draws
+        .iter()
+        .take(64)
+        .enumerate()
+        .fold(0, |bits, (i, &yes)| bits | u64::from(yes) << i)
 }

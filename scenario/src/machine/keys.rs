@@ -32,7 +32,7 @@ pub(crate) enum Found {
 /// start, ids inserted in order: a book's, a message's) live in a plain array from `base`;
 /// the others in a hash map. The total of the numbers is kept as they change, so the run
 /// never walks the map (whose order is not the keys').
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct KeyStore {
     /// A range it started with that no step has changed yet: `count` keys from `from`,
     /// each holding `value`, answered by arithmetic. The first change lays it out in the
@@ -49,6 +49,20 @@ pub(crate) struct KeyStore {
     pub removed: u64,
     pub updated: u64,
 }
+
+sim_core::clone_in_place!(KeyStore {
+    range,
+    base,
+    values,
+    present,
+    map,
+    size,
+    total,
+    inserted,
+    duplicates,
+    removed,
+    updated
+});
 
 impl std::hash::Hash for KeyUndo {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {

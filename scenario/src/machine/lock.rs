@@ -50,7 +50,7 @@ pub type Token = u64;
 /// // Held 12 ns by A and 9 ns by B.
 /// assert_eq!(lock.held_ns(), 21);
 /// ```
-#[derive(Debug, Clone, Hash)]
+#[derive(Debug, Hash)]
 pub struct Lock<W> {
     mode: LockMode,
     lease_ns: Nanos,
@@ -71,6 +71,10 @@ pub struct Lock<W> {
     gave_up_wait_ns: Nanos,
     next_token: Token,
 }
+
+sim_core::clone_in_place!(Lock<W> {
+    mode, lease_ns, record, holders, max_holders, waiters, acquisitions, failed, gave_up, waits, last_release, held_ns, gave_up_wait_ns, next_token
+});
 
 impl<W> Lock<W> {
     /// A free lock of `mode` (a lease of `lease_ns` for [`LockMode::Lease`]), or with

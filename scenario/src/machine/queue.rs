@@ -65,7 +65,6 @@ struct Msg {
 const _: () = assert!(std::mem::size_of::<Msg>() == 24);
 
 /// One queue during a run.
-#[derive(Clone)]
 pub(crate) struct Queue {
     /// Numbers per message: its value, then its fields.
     width: usize,
@@ -101,6 +100,33 @@ pub(crate) struct Queue {
     pub replies: u64,
     pub late_replies: u64,
 }
+
+sim_core::clone_in_place!(Queue {
+    width,
+    data,
+    msgs,
+    visible,
+    waiters,
+    hidden,
+    timer,
+    capacity,
+    visibility,
+    held,
+    next_id,
+    next_rank,
+    put,
+    refused,
+    taken,
+    redelivered,
+    acked,
+    returned,
+    lost,
+    duplicated,
+    max_len,
+    callers,
+    replies,
+    late_replies
+});
 
 /// No caller: a message a plain put made.
 pub(crate) const NO_CALLER: (u32, u32) = (u32::MAX, 0);

@@ -46,7 +46,7 @@ pub enum Landing {
 /// assert_eq!(r.land(6, 0.0, 1.0, None, true), Landing::Conflict);
 /// assert_eq!((r.value(), r.rejected_writes()), (1.0, 1));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct Register {
     value: f64,
     /// The value when the instant of the last landing began.

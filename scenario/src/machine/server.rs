@@ -7,7 +7,6 @@ use sim_core::{Dist, Nanos, Samples, Stations, Stream, Waiting, ms_to_ns};
 const NEVER: Nanos = Nanos::MAX;
 
 /// One server's instances and statistics during a run.
-#[derive(Clone)]
 pub(crate) struct Server {
     stations: Stations,
     service_ns: Nanos,
@@ -32,6 +31,27 @@ pub(crate) struct Server {
     down: bool,
     refused: u64,
 }
+
+sim_core::clone_in_place!(Server {
+    stations,
+    service_ns,
+    dist,
+    rngs,
+    busy,
+    waits,
+    requests,
+    arrivals,
+    departures,
+    first_arrival,
+    last_departure,
+    timed_out,
+    wasted,
+    wasted_ns,
+    cancelled,
+    withdrawn,
+    down,
+    refused
+});
 
 impl std::hash::Hash for Server {
     /// Its state and counts (not its service streams: an explorer refuses drawn services).

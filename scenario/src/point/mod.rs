@@ -397,6 +397,28 @@ impl Point {
     pub(crate) fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
         eval_run(num, &self.params, &Vars::actor(i))
     }
+
+    /// Whether any event may make a random decision (a `chance`, a crash by probability,
+    /// a link's loss or duplication): when none may, an explorer knows that every event
+    /// runs one way only before it runs it.
+    pub(crate) fn may_draw(&self) -> bool {
+        self.link_loss
+            .iter()
+            .chain(&self.link_dup)
+            .any(|p| *p > 0.0)
+            || self.groups.iter().flat_map(|g| &g.steps).any(|s| {
+                matches!(
+                    s,
+                    Step::Branch {
+                        cond: Cond::Chance(..),
+                        ..
+                    } | Step::Crash {
+                        rule: CrashRule::Probability(..),
+                        ..
+                    }
+                )
+            })
+    }
 }
 
 /// What a number computed in a run may name besides the parameters.

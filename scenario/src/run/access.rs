@@ -43,7 +43,7 @@ impl<'p> Sim<'p> {
         let r = reg as usize;
         let d = self.p.regs[r].write_ns;
         if self.tx.job == Some(job) {
-            self.tx.undo.push(Undo::Reg(reg, self.regs[r].clone()));
+            self.tx.undo.push(Undo::Reg(reg, self.regs[r]));
         }
         if d > 0 {
             self.span(job, "writing", now, Some(now + d));

@@ -26,7 +26,7 @@ impl<'p> Sim<'p> {
         j.joined = 0;
         j.failed = 0;
         j.winner = 0;
-        let parent = j.clone();
+        let parent = *j;
         for (b, &start) in starts.iter().enumerate() {
             let kid = self.alloc(Job {
                 parent: job,
@@ -46,7 +46,7 @@ impl<'p> Sim<'p> {
                 running: 0,
                 slot: u32::MAX,
                 calling: u16::MAX,
-                ..parent.clone()
+                ..parent
             });
             self.copy_rows(job, kid, false);
             self.tables.kids[job as usize * self.fan + b] = kid;

@@ -107,7 +107,7 @@ pub(crate) struct Slot {
 /// No job: a branch's parent when it is none, a branch's place once it has ended.
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
-#[derive(Clone, Hash)]
+#[derive(Clone, Copy, Hash)]
 pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
@@ -165,7 +165,7 @@ pub(crate) struct Job {
 // A branch in flight is a job: docs/scenarios.md states this bound on its size.
 const _: () = assert!(std::mem::size_of::<Job>() <= 112);
 
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub(crate) struct Actor {
     pub group: u16,
     pub index: u32,
@@ -198,7 +198,7 @@ pub(crate) struct Actor {
     pub incarnation: u32,
 }
 
-#[derive(Clone, Hash)]
+#[derive(Hash)]
 pub(crate) struct GroupState {
     pub responses: Samples,
     /// When every repetition of the group is one request, without a timeout, to a server
@@ -215,6 +215,18 @@ pub(crate) struct GroupState {
     pub restarts: u64,
 }
 
+sim_core::clone_in_place!(GroupState {
+    responses,
+    alias,
+    started,
+    completed,
+    gave_up,
+    crashed,
+    retries,
+    timeouts,
+    restarts
+});
+
 /// A queue lock's waiter: the job and the generation of its wait (a job that gave up and
 /// waits again is a new waiter).
 pub(crate) type Waiter = (u32, u32);
@@ -222,7 +234,6 @@ pub(crate) type Waiter = (u32, u32);
 /// One run's state. Its fields are laid out in this order (`repr(C)`), the ones every
 /// event of a direct group touches first, so that they share the first cache lines.
 #[repr(C)]
-#[derive(Clone)]
 pub(crate) struct Sim<'p> {
     pub p: &'p Point,
     /// The instant of the event being handled (`now` in expressions).
@@ -281,9 +292,13 @@ pub(crate) struct Sim<'p> {
     pub calls: bool,
 }
 
+sim_core::clone_in_place!(Sim<'p> {
+    p, now, actors, servers, direct, groups, ready, error, other, entities, jobs, free, tables, regs, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, tx, scratch, steer, fan, calls
+});
+
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
 /// jobs × locks, …), so a job's row is a slice and no job allocates.
-#[derive(Default, Clone)]
+#[derive(Default)]
 pub(crate) struct JobTables {
     /// What it last read of each register (NaN: not read).
     pub reads: Vec<f64>,
@@ -299,17 +314,27 @@ pub(crate) struct JobTables {
     pub replies: Vec<f64>,
 }
 
+sim_core::clone_in_place!(JobTables {
+    reads,
+    tokens,
+    taken,
+    stored,
+    kids,
+    replies
+});
+
 /// Groups served directly. A direct group's repetitions are each one request, with no
 /// timeout, at a fixed instance of a server only it asks, in an open loop, and no timeline
 /// is drawn: its requests need no job (the actor tags its request, and the departure ends
 /// its repetition).
-#[derive(Clone)]
 pub(crate) struct Direct {
     /// Per group, when it is direct: its server and instance.
     pub groups: Vec<Option<(u16, u32)>>,
     /// Per server, its direct group.
     pub servers: Vec<Option<u16>>,
 }
+
+sim_core::clone_in_place!(Direct { groups, servers });
 
 /// The poll attempts under way.
 #[derive(Default, Clone, Hash)]
@@ -323,7 +348,7 @@ pub(crate) struct Polls {
 
 /// The transaction under way: whose, what undoes its effects so far, and what it will do
 /// when it ends.
-#[derive(Default, Clone)]
+#[derive(Default)]
 pub(crate) struct Transaction {
     /// The job inside it.
     pub job: Option<u32>,
@@ -332,6 +357,13 @@ pub(crate) struct Transaction {
     pub deferred: Vec<Deferred>,
     pub numbers: Vec<f64>,
 }
+
+sim_core::clone_in_place!(Transaction {
+    job,
+    undo,
+    deferred,
+    numbers
+});
 
 /// What undoes one effect of a transaction.
 #[derive(Clone)]
@@ -644,11 +676,12 @@ pub(crate) struct Draw {
 }
 
 /// What an explorer decides for a run, one event at a time.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Steer {
-    /// This event's decisions, in the order it makes them: the first `forced.len()` as
-    /// given, the rest "no" (no fault, the `chance` not taken).
-    pub forced: Vec<bool>,
+    /// This event's decisions, in the order it makes them: decision i is "yes" when bit i
+    /// is set, "no" (no fault, the `chance` not taken) when it is not, so the decisions
+    /// past those an explorer gives are "no". A word, not a list: no allocation per event.
+    pub forced: u64,
     /// What this event decided (the explorer branches on each decision past `forced`).
     pub drawn: Vec<Draw>,
     /// Faults (losses, duplicates, crashes by probability) along this execution so far.
@@ -677,6 +710,20 @@ pub(crate) struct Steer {
     pub stuck: bool,
 }
 
+sim_core::clone_in_place!(Steer {
+    forced,
+    drawn,
+    faults,
+    max_faults,
+    fresh,
+    acted,
+    touched,
+    beyond,
+    crash_now,
+    crashed_anywhere,
+    stuck
+});
+
 impl Steer {
     /// Decides a draw of probability `p`: a certain one is no choice; a fault past the
     /// budget is "no".
@@ -693,7 +740,10 @@ impl Steer {
             self.beyond *= 1.0 - p;
             return false;
         }
-        let taken = self.forced.get(self.drawn.len()).copied().unwrap_or(false);
+        let taken = self
+            .forced
+            .checked_shr(self.drawn.len() as u32)
+            .is_some_and(|bits| bits & 1 == 1);
         self.drawn.push(Draw { p, taken, fault });
         if taken && fault {
             self.faults += 1;

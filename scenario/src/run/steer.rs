@@ -8,8 +8,8 @@ use std::hash::Hash;
 use sim_core::EventQueue;
 
 use crate::machine::hash_f64;
+use crate::run::state::{Actor, Ev, Job, Sim, Undo};
 pub(crate) use crate::run::state::{Draw, Steer};
-use crate::run::state::{Ev, Sim, Undo};
 
 impl Sim<'_> {
     /// Whether a draw of probability `p` comes out "yes": decided by the explorer when one
@@ -47,33 +47,37 @@ impl Sim<'_> {
     pub(crate) fn fingerprint(&self, q: &EventQueue<Ev>) -> u64 {
         // Every part written as bytes into one buffer, hashed once: xxh3 over a whole
         // buffer runs several times faster than fed a few bytes at a time.
-        BUFFER.with_borrow_mut(|bytes| {
+        BUFFER.with_borrow_mut(|(bytes, pending)| {
             bytes.clear();
             let mut h = Bytes(bytes);
-            self.write_state(q, &mut h);
+            self.write_state(q, pending, &mut h);
             xxhash_rust::xxh3::xxh3_64(h.0)
         })
     }
 
-    /// Everything [`Sim::fingerprint`] covers, written into `h`.
-    fn write_state(&self, q: &EventQueue<Ev>, mut h: &mut Bytes<'_>) {
+    /// Everything [`Sim::fingerprint`] covers, written into `h` (`pending`: a list to sort
+    /// the pending events in, kept between calls).
+    fn write_state(&self, q: &EventQueue<Ev>, pending: &mut Vec<Pending>, mut h: &mut Bytes<'_>) {
         q.now().hash(&mut h);
-        let mut pending: Vec<(u64, u32, u64, Ev)> = q
-            .pending()
-            .map(|(t, d)| (t, self.owner(d.event), d.seq, d.event))
-            .collect();
+        pending.clear();
+        pending.extend(
+            q.pending()
+                .map(|(t, d)| (t, self.owner(d.event), d.seq, d.event)),
+        );
         // An owner's own events keep their order; different owners' are free.
         pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
-        for (t, owner, _, ev) in &pending {
+        for (t, owner, _, ev) in pending.iter() {
             (t, owner, ev).hash(&mut h);
         }
         for a in &self.actors {
-            (a.started, a.completed, a.gave_up, a.retries, a.failed).hash(&mut h);
-            (a.lock_wait, a.server_wait, a.rejected, a.end, a.crashed).hash(&mut h);
-            (a.stopped, a.timeouts, a.restarts, a.incarnation).hash(&mut h);
-            hash_f64(a.elapsed_ms, &mut h);
+            h.words(&actor_words(a));
         }
-        (&self.servers, &self.groups, &self.jobs, &self.free).hash(&mut h);
+        (&self.servers, &self.groups).hash(&mut h);
+        self.jobs.len().hash(&mut h);
+        for j in &self.jobs {
+            h.words(&job_words(j));
+        }
+        self.free.hash(&mut h);
         for x in (self.tables.reads.iter())
             .chain(&self.tables.stored)
             .chain(&self.tables.replies)
@@ -124,18 +128,172 @@ impl Sim<'_> {
     }
 }
 
+/// What of actor `a` a state's fingerprint covers, packed in words: written at once, not
+/// as a few dozen small writes. Its constants (group, index, first start, streams) are the
+/// point's, the same in every state, and left out.
+fn actor_words(a: &Actor) -> [u64; 13] {
+    let Actor {
+        group: _,
+        index: _,
+        start: _,
+        started,
+        completed,
+        gave_up,
+        retries,
+        failed,
+        lock_wait,
+        server_wait,
+        rejected,
+        end,
+        crashed,
+        stopped,
+        elapsed_ms,
+        rng: _,
+        crash_rng: _,
+        jitter_rng: _,
+        chance_rng: _,
+        timeouts,
+        restarts,
+        incarnation,
+    } = *a;
+    let flags = u64::from(crashed)
+        | u64::from(stopped) << 1
+        | u64::from(lock_wait.is_some()) << 2
+        | u64::from(server_wait.is_some()) << 3
+        | u64::from(end.is_some()) << 4;
+    [
+        started,
+        completed,
+        gave_up,
+        retries,
+        failed,
+        lock_wait.unwrap_or(0),
+        server_wait.unwrap_or(0),
+        rejected,
+        end.unwrap_or(0),
+        timeouts,
+        restarts,
+        elapsed_ms.to_bits(),
+        u64::from(incarnation) | flags << 32,
+    ]
+}
+
+/// Job `j`, every field, packed in words (as [`actor_words`]).
+fn job_words(j: &Job) -> [u64; 12] {
+    let Job {
+        actor,
+        group,
+        rep,
+        step,
+        started,
+        step_started,
+        retries,
+        wait,
+        waiting,
+        deadline,
+        handed_at,
+        attempt,
+        outcome,
+        serving,
+        taking,
+        incarnation,
+        in_service,
+        polling,
+        parent,
+        branch,
+        cancelled,
+        running,
+        joined,
+        failed,
+        winner,
+        slot,
+        calling,
+    } = *j;
+    let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
+    let quad = |a: u16, b: u16, c: u16, d: u16| {
+        u64::from(a) | u64::from(b) << 16 | u64::from(c) << 32 | u64::from(d) << 48
+    };
+    let bytes = u64::from_le_bytes([
+        outcome,
+        u8::from(in_service),
+        branch,
+        u8::from(cancelled),
+        running,
+        joined,
+        failed,
+        winner,
+    ]);
+    [
+        rep,
+        started,
+        step_started,
+        retries,
+        deadline,
+        handed_at,
+        pair(actor, step),
+        pair(wait, attempt),
+        pair(incarnation, parent),
+        pair(slot, u32::from(group) | u32::from(calling) << 16),
+        quad(waiting, serving, taking, polling),
+        bytes,
+    ]
+}
+
+/// A pending event as a fingerprint orders them: its time, owner, insertion number.
+type Pending = (u64, u32, u64, Ev);
+
 thread_local! {
-    /// The bytes of the state being fingerprinted, kept between calls (no allocation per
-    /// state once it has grown).
-    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The bytes of the state being fingerprinted and its pending events in order, kept
+    /// between calls (no allocation per state once they have grown).
+    static BUFFER: std::cell::RefCell<(Vec<u8>, Vec<Pending>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// A `Hasher` that only collects the bytes it is given, to hash them at once.
 struct Bytes<'b>(&'b mut Vec<u8>);
 
+impl Bytes<'_> {
+    /// `words`, little-endian, in one copy.
+    #[inline]
+    fn words<const N: usize>(&mut self, words: &[u64; N]) {
+        let at = self.0.len();
+        self.0.resize(at + 8 * N, 0);
+        for (to, w) in self.0[at..].chunks_exact_mut(8).zip(words) {
+            to.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+}
+
+/// Each number written whole, inline: a state is a few hundred small writes, and a call
+/// to copy each (a slice of unknown length) was a third of the fingerprint's time.
 impl std::hash::Hasher for Bytes<'_> {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn write_u8(&mut self, x: u8) {
+        self.0.push(x);
+    }
+    #[inline]
+    fn write_u16(&mut self, x: u16) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    #[inline]
+    fn write_u128(&mut self, x: u128) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.0.extend_from_slice(&(x as u64).to_le_bytes());
     }
     fn finish(&self) -> u64 {
         xxhash_rust::xxh3::xxh3_64(self.0)
@@ -151,7 +309,7 @@ mod tests {
     #[test]
     fn decisions_follow_the_forced_prefix_then_say_no() {
         let mut s = Steer {
-            forced: vec![true],
+            forced: 1,
             max_faults: 1,
             ..Steer::default()
         };
