@@ -115,6 +115,7 @@
 //! assert!(!client.timed_out);
 //! ```
 
+#[macro_use]
 mod clone;
 pub mod dist;
 mod engine;

@@ -39,12 +39,12 @@ pub struct Stations {
     max_queue: usize,
 }
 
-crate::clone_in_place!(Stations {
+clone_in_place!(Stations {
     stations,
     max_queue
 });
 
-crate::clone_in_place!(Station {
+clone_in_place!(Station {
     busy,
     in_service,
     waiting,

@@ -47,7 +47,7 @@ pub fn order_statistics(sorted: &[f64], max_points: usize) -> Vec<f64> {
 ///
 /// Reserve the expected count up front ([`Samples::with_capacity`]) and recording never
 /// allocates inside the event loop.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Samples {
     /// Every sample (exact statistics).
     values: Store,
@@ -57,12 +57,50 @@ pub struct Samples {
     sum: u128,
     max: Nanos,
     method: Percentile,
-    /// Exact samples kept at most: past this many they move into a histogram (0: no cap).
+    /// Exact samples kept at most: past this many they move into a histogram (`u64::MAX`:
+    /// no cap, or moved already). One comparison per sample decides it.
     cap: u64,
     /// The multiset hash of the exact samples once computed (0: not known): an explorer
     /// hashes a run's state at every step, and most steps record nothing, so the sum over
     /// every sample is taken once per change, not per step. `record` forgets it.
     spread: Known,
+    /// Where the exact samples are partitioned by the selections so far.
+    selected: Selected,
+}
+
+/// Ranks (0-based) at which the exact samples are partitioned by earlier selections
+/// (every sample before a rank is at most the one at it, every one after at least), in
+/// ascending order. A selection then runs between the two known ranks around its own: a
+/// run's p50, p95, p99 and p99.9, asked in that order, cost about 1.6 passes over the
+/// samples instead of four. Recording a sample forgets them.
+#[derive(Debug, Default, Clone, Copy)]
+struct Selected {
+    ranks: [usize; 8],
+    len: u8,
+}
+
+impl Selected {
+    /// Where to select rank `index` among `n` samples: `Ok(())` when it is known already,
+    /// else the range `lo..hi` around it, and where its rank goes in the list.
+    fn around(&self, index: usize, n: usize) -> Result<(usize, usize, usize), ()> {
+        let ranks = &self.ranks[..usize::from(self.len)];
+        let at = ranks.partition_point(|&r| r < index);
+        if ranks.get(at) == Some(&index) {
+            return Err(());
+        }
+        let lo = if at == 0 { 0 } else { ranks[at - 1] + 1 };
+        Ok((lo, ranks.get(at).copied().unwrap_or(n), at))
+    }
+
+    /// Rank `index` is now partitioned, at place `at` of the list (kept when there is room).
+    fn insert(&mut self, at: usize, index: usize) {
+        let len = usize::from(self.len);
+        if len < self.ranks.len() {
+            self.ranks.copy_within(at..len, at + 1);
+            self.ranks[at] = index;
+            self.len += 1;
+        }
+    }
 }
 
 /// A number computed from `&self` and kept, 0 while not known. Atomic (relaxed: a plain
@@ -71,10 +109,12 @@ pub struct Samples {
 struct Known(std::sync::atomic::AtomicU64);
 
 impl Known {
+    #[inline]
     fn get(&self) -> u64 {
         self.0.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    #[inline]
     fn set(&self, x: u64) {
         self.0.store(x, std::sync::atomic::Ordering::Relaxed);
     }
@@ -114,7 +154,7 @@ impl Clone for Store {
     }
 }
 
-crate::clone_in_place!(Samples {
+clone_in_place!(Samples {
     values,
     hist,
     count,
@@ -122,7 +162,8 @@ crate::clone_in_place!(Samples {
     max,
     method,
     cap,
-    spread
+    spread,
+    selected
 });
 
 impl Default for Store {
@@ -153,27 +194,20 @@ impl Store {
         }
     }
 
-    /// The `index`-th smallest (0-based), and the least of those above it (itself when it is
-    /// the largest); reorders the samples.
-    fn select(&mut self, index: usize) -> (Nanos, Nanos) {
+    /// The `index`-th smallest (0-based), selected among `lo..hi` alone (the samples are
+    /// partitioned at `lo - 1` and at `hi`, see [`Selected`]); reorders them.
+    fn nth(&mut self, lo: usize, hi: usize, index: usize) -> Nanos {
         match self {
-            Store::Narrow(v) => {
-                let (_, x, above) = v.select_nth_unstable(index);
-                let x = Nanos::from(*x);
-                (x, above.iter().min().map_or(x, |b| Nanos::from(*b)))
-            }
-            Store::Wide(v) => {
-                let (_, x, above) = v.select_nth_unstable(index);
-                (*x, above.iter().min().copied().unwrap_or(*x))
-            }
+            Store::Narrow(v) => Nanos::from(*v[lo..hi].select_nth_unstable(index - lo).1),
+            Store::Wide(v) => *v[lo..hi].select_nth_unstable(index - lo).1,
         }
     }
 
-    /// The `index`-th smallest alone.
-    fn nth(&mut self, index: usize) -> Nanos {
+    /// The sample at `index`, in place (the samples are partitioned there).
+    fn at(&self, index: usize) -> Nanos {
         match self {
-            Store::Narrow(v) => Nanos::from(*v.select_nth_unstable(index).1),
-            Store::Wide(v) => *v.select_nth_unstable(index).1,
+            Store::Narrow(v) => Nanos::from(v[index]),
+            Store::Wide(v) => v[index],
         }
     }
 
@@ -241,6 +275,22 @@ impl std::hash::Hash for Samples {
     }
 }
 
+impl Default for Samples {
+    fn default() -> Self {
+        Samples {
+            values: Store::default(),
+            hist: None,
+            count: 0,
+            sum: 0,
+            max: 0,
+            method: Percentile::default(),
+            cap: u64::MAX,
+            spread: Known::default(),
+            selected: Selected::default(),
+        }
+    }
+}
+
 impl Samples {
     /// Empty, with room for `n` samples.
     pub fn with_capacity(n: usize) -> Self {
@@ -270,13 +320,17 @@ impl Samples {
     /// many follow. Room is reserved for `min(n, cap)`.
     pub fn capped(stats: Stats, n: usize, cap: usize) -> Self {
         let mut s = Samples::new(stats, n.min(cap));
-        s.cap = cap as u64;
+        // A histogram from the start, or no cap (0): never moved.
+        if cap > 0 && s.hist.is_none() {
+            s.cap = cap as u64;
+        }
         s
     }
 
     /// Moves the exact samples into a histogram (the cap was passed).
     #[cold]
     fn move_into_histogram(&mut self) {
+        self.cap = u64::MAX;
         let Ok(mut h) = Histogram::<u64>::new_with_bounds(1, 1 << 62, HDR_DIGITS) else {
             return;
         };
@@ -287,6 +341,7 @@ impl Samples {
         self.values = Store::default();
         self.hist = Some(Box::new(h));
         self.spread.set(0);
+        self.selected.len = 0;
     }
 
     /// The same samples, read with percentile `method`.
@@ -298,7 +353,7 @@ impl Samples {
     /// Records one duration.
     #[inline(always)]
     pub fn record(&mut self, value: Nanos) {
-        if self.cap != 0 && self.count == self.cap && self.hist.is_none() {
+        if self.count == self.cap {
             self.move_into_histogram();
         }
         match &mut self.hist {
@@ -306,6 +361,7 @@ impl Samples {
             Some(h) => h.saturating_record(value),
         }
         self.spread.set(0);
+        self.selected.len = 0;
         self.count += 1;
         self.sum += u128::from(value);
         self.max = self.max.max(value);
@@ -354,7 +410,20 @@ impl Samples {
             let value = h.value_at_quantile((rank as f64 - 0.5) / self.count as f64);
             return Some(ns_to_ms(value.min(self.max)));
         }
-        Some(ns_to_ms(self.values.nth(rank - 1)))
+        Some(ns_to_ms(self.rank_value(rank - 1)))
+    }
+
+    /// The `index`-th smallest exact sample (0-based), selected between the ranks known
+    /// around it.
+    fn rank_value(&mut self, index: usize) -> Nanos {
+        match self.selected.around(index, self.count as usize) {
+            Err(()) => self.values.at(index),
+            Ok((lo, hi, at)) => {
+                let x = self.values.nth(lo, hi, index);
+                self.selected.insert(at, index);
+                x
+            }
+        }
     }
 
     /// Linear interpolation at rank `h = (n − 1) p / 100` (0-based): `x[⌊h⌋] + (h − ⌊h⌋) ×
@@ -368,7 +437,13 @@ impl Samples {
         let lo = (h.floor() as usize).min(n - 1);
         let frac = h - lo as f64;
         // Every sample after the selected one is at least as large: the next is their least.
-        let (a, b) = self.values.select(lo);
+        // The next sample above the selected one is the next rank's.
+        let a = self.rank_value(lo);
+        let b = if lo + 1 < n {
+            self.rank_value(lo + 1)
+        } else {
+            a
+        };
         let (a, b) = (a as f64, b as f64);
         (a + frac * (b - a)) / 1e6
     }
@@ -546,6 +621,46 @@ mod tests {
             let mut s = Samples::with_capacity(n);
             values.iter().for_each(|v| s.record(*v));
             prop_assert_eq!(s.percentile_ms(f64::from(p)), Some(expected));
+        }
+
+        /// Percentiles asked one after another, in any order, with samples recorded in
+        /// between, each select between the ranks earlier selections partitioned the
+        /// samples at: every answer, by either rule, is still the one a full sort gives.
+        #[test]
+        fn percentiles_in_any_order_match_a_full_sort(
+            values in proptest::collection::vec(0u64..1_000, 1..300),
+            asks in proptest::collection::vec((0u32..=1000, 0usize..3), 1..40),
+            linear in proptest::bool::ANY,
+        ) {
+            let method = if linear { Percentile::Linear } else { Percentile::NearestRank };
+            let mut s = Samples::with_capacity(4).with_percentile(method);
+            let mut all: Vec<u64> = Vec::new();
+            let mut more = values.iter().copied().cycle();
+            for v in values.iter().take(values.len() / 2 + 1) {
+                s.record(*v);
+                all.push(*v);
+            }
+            for (tenths, recorded) in asks {
+                // Now and then a few more samples: what was known of the order is forgotten.
+                for _ in 0..recorded / 2 {
+                    let v = more.next().unwrap_or(0);
+                    s.record(v);
+                    all.push(v);
+                }
+                let p = f64::from(tenths) / 10.0;
+                let mut sorted = all.clone();
+                sorted.sort_unstable();
+                let n = sorted.len();
+                let want = if linear {
+                    let h = (n - 1) as f64 * (p / 100.0);
+                    let (lo, frac) = (h.floor() as usize, h - h.floor());
+                    let hi = (lo + 1).min(n - 1);
+                    (sorted[lo] as f64 + frac * (sorted[hi] as f64 - sorted[lo] as f64)) / 1e6
+                } else {
+                    ns_to_ms(sorted[percentile_rank(p, n) - 1])
+                };
+                prop_assert_eq!(s.percentile_ms(p), Some(want), "p = {}", p);
+            }
         }
 
         /// Samples kept in 4 bytes widen to 8 at the first one past 2^32 ns, wherever it

@@ -18,6 +18,7 @@
 
 mod reduce;
 mod search;
+mod spare;
 mod step;
 mod trace;
 

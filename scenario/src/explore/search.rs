@@ -12,6 +12,7 @@ use sim_core::{Due, EventQueue, SimError};
 use smallvec::SmallVec;
 
 use crate::explore::reduce::Reducer;
+use crate::explore::spare::{Spare, State, cells_key};
 use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
@@ -39,10 +40,6 @@ struct Node {
 /// A transition: from, to, its probability given its start (the product of its draws').
 type Edge = (u32, u32, f64);
 
-/// A run as it stands at a state, boxed: it moves from a branch to the frontier to a
-/// thread and back, as one pointer (a `Sim` is most of a kilobyte).
-type State<'a> = Box<(Sim<'a>, EventQueue<Ev>)>;
-
 /// One way an event ran: the state it reached and what it did.
 struct Branch<'a> {
     state: State<'a>,
@@ -54,29 +51,6 @@ type Branches<'a> = SmallVec<[Branch<'a>; 1]>;
 
 /// A state waiting in the frontier: its node, and the run as it stands there.
 type Waiting<'a> = (u32, State<'a>);
-
-/// What one thread's expansions reuse: states done with (expanded, or reached again), to
-/// copy the next ones into, and the list of an expanded state's free events. A state is a
-/// few dozen buffers; copied into one that has them already, it allocates nothing.
-#[derive(Default)]
-struct Spare<'a> {
-    states: Vec<State<'a>>,
-    next: Vec<Due<Ev>>,
-}
-
-impl<'a> Spare<'a> {
-    /// A copy of the run (`sim`, `q`), in a spare state when there is one.
-    fn copy(&mut self, sim: &Sim<'a>, q: &EventQueue<Ev>) -> State<'a> {
-        match self.states.pop() {
-            Some(mut state) => {
-                state.0.clone_from(sim);
-                state.1.clone_from(q);
-                state
-            }
-            None => Box::new((sim.clone(), q.clone())),
-        }
-    }
-}
 
 /// States expanded per thread per chunk: enough that a thread's start is nothing beside
 /// its work, few enough that a chunk's children do not crowd the memory.
@@ -761,37 +735,6 @@ fn path_key(parent: u64, rank: usize) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-/// An outcome's cells as a key: two outcomes are one when every cell is the same (a float
-/// by its bits, every NaN one NaN).
-fn cells_key(cells: &[Cell]) -> Vec<u8> {
-    let mut key = Vec::with_capacity(9 * cells.len());
-    for cell in cells {
-        match cell {
-            Cell::Count(n) => {
-                key.push(0);
-                key.extend_from_slice(&n.to_le_bytes());
-            }
-            Cell::Float(x) => {
-                key.push(1);
-                let bits = if x.is_nan() {
-                    f64::NAN.to_bits()
-                } else {
-                    x.to_bits()
-                };
-                key.extend_from_slice(&bits.to_le_bytes());
-            }
-            Cell::Flag(b) => key.extend_from_slice(&[2, u8::from(*b)]),
-            Cell::Text(t) => {
-                key.push(3);
-                key.extend_from_slice(&(t.len() as u64).to_le_bytes());
-                key.extend_from_slice(t.as_bytes());
-            }
-            Cell::Empty => key.push(4),
-        }
-    }
-    key
 }
 
 /// An error found along an execution: said with how far in it was.

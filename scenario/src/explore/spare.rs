@@ -1,0 +1,65 @@
+//! What the search reuses and keys: states done with, copied into instead of allocated,
+//! and an outcome's cells as a key.
+
+use coordsim_model::Cell;
+use sim_core::{Due, EventQueue};
+
+use crate::run::state::{Ev, Sim};
+
+/// A run as it stands at a state, boxed: it moves from a branch to the frontier to a
+/// thread and back, as one pointer (a `Sim` is most of a kilobyte).
+pub(super) type State<'a> = Box<(Sim<'a>, EventQueue<Ev>)>;
+
+/// What one thread's expansions reuse: states done with (expanded, or reached again), to
+/// copy the next ones into, and the list of an expanded state's free events. A state is a
+/// few dozen buffers; copied into one that has them already, it allocates nothing.
+#[derive(Default)]
+pub(super) struct Spare<'a> {
+    pub(super) states: Vec<State<'a>>,
+    pub(super) next: Vec<Due<Ev>>,
+}
+
+impl<'a> Spare<'a> {
+    /// A copy of the run (`sim`, `q`), in a spare state when there is one.
+    pub(super) fn copy(&mut self, sim: &Sim<'a>, q: &EventQueue<Ev>) -> State<'a> {
+        match self.states.pop() {
+            Some(mut state) => {
+                state.0.clone_from(sim);
+                state.1.clone_from(q);
+                state
+            }
+            None => Box::new((sim.clone(), q.clone())),
+        }
+    }
+}
+
+/// An outcome's cells as a key: two outcomes are one when every cell is the same (a float
+/// by its bits, every NaN one NaN).
+pub(super) fn cells_key(cells: &[Cell]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(9 * cells.len());
+    for cell in cells {
+        match cell {
+            Cell::Count(n) => {
+                key.push(0);
+                key.extend_from_slice(&n.to_le_bytes());
+            }
+            Cell::Float(x) => {
+                key.push(1);
+                let bits = if x.is_nan() {
+                    f64::NAN.to_bits()
+                } else {
+                    x.to_bits()
+                };
+                key.extend_from_slice(&bits.to_le_bytes());
+            }
+            Cell::Flag(b) => key.extend_from_slice(&[2, u8::from(*b)]),
+            Cell::Text(t) => {
+                key.push(3);
+                key.extend_from_slice(&(t.len() as u64).to_le_bytes());
+                key.extend_from_slice(t.as_bytes());
+            }
+            Cell::Empty => key.push(4),
+        }
+    }
+    key
+}
