@@ -327,7 +327,7 @@ impl<'a> Search<'a> {
                 .unzip()
         });
         for s in spares {
-            spare.states.extend(s.states);
+            s.states.into_iter().for_each(|state| spare.recycle(state));
         }
         self.spare = spare;
         done.into_iter().flatten().collect()
@@ -420,7 +420,7 @@ impl<'a> Search<'a> {
             transitions += 1;
             children.push(self.child(&next, last, Branch { state, ran }));
         } else {
-            spare.states.push(state);
+            spare.recycle(state);
         }
         spare.next = next;
         Ok(Expanded::Children {
@@ -540,7 +540,7 @@ impl<'a> Search<'a> {
                 .and_then(|f| self.seen.get(&f));
             if let Some(&to) = merged {
                 self.edges.push((id, to, c.probability));
-                self.spare.states.push(c.state);
+                self.spare.recycle(c.state);
                 continue;
             }
             if self.nodes.len() as u64 >= self.limits.max_states {
@@ -548,7 +548,7 @@ impl<'a> Search<'a> {
                     "bounded: {} states, not exhaustive (`max_states`)",
                     self.nodes.len()
                 ));
-                self.spare.states.push(c.state);
+                self.spare.recycle(c.state);
                 continue;
             }
             let to = self.nodes.len() as u32;

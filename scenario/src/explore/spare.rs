@@ -10,6 +10,10 @@ use crate::run::state::{Ev, Sim};
 /// thread and back, as one pointer (a `Sim` is most of a kilobyte).
 pub(super) type State<'a> = Box<(Sim<'a>, EventQueue<Ev>)>;
 
+/// Most spare states kept: a chunk's expansions (2,048 states a thread) each free their
+/// own state and take one per new child.
+const MAX_SPARE: usize = 4096;
+
 /// What one thread's expansions reuse: states done with (expanded, or reached again), to
 /// copy the next ones into, and the list of an expanded state's free events. A state is a
 /// few dozen buffers; copied into one that has them already, it allocates nothing.
@@ -20,6 +24,15 @@ pub(super) struct Spare<'a> {
 }
 
 impl<'a> Spare<'a> {
+    /// State `state` is done with: kept to copy into, unless enough are kept already (a
+    /// spare state is a whole run's state: past what a chunk of expansions uses, keeping
+    /// more would only add to the frontier's memory).
+    pub(super) fn recycle(&mut self, state: State<'a>) {
+        if self.states.len() < MAX_SPARE {
+            self.states.push(state);
+        }
+    }
+
     /// A copy of the run (`sim`, `q`), in a spare state when there is one.
     pub(super) fn copy(&mut self, sim: &Sim<'a>, q: &EventQueue<Ev>) -> State<'a> {
         match self.states.pop() {
