@@ -11,6 +11,7 @@ use super::words::say;
 use crate::check::Verdict;
 use crate::config::Config;
 use crate::export::Run;
+use crate::export::chart::NARROW_SUFFIX;
 use crate::lesson::eval::Loaded;
 use crate::locale::Locale;
 
@@ -39,6 +40,9 @@ pub struct ConfigInfo {
     pub passed: usize,
     /// Every claim's verdict, in the config's order (anchor `claim-N`, N from 1).
     pub verdicts: Vec<Verdict>,
+    /// Its charts' phone renderings, as paths in its output folder
+    /// (`wait.narrow.svg`, `explore/trace-1.narrow.svg`).
+    pub narrow: Vec<String>,
 }
 
 impl ConfigInfo {
@@ -91,6 +95,15 @@ pub fn pages(
             rows: loaded.results.results.rows.len(),
             passed: verdicts.iter().filter(|v| v.pass).count(),
             verdicts,
+            narrow: (files.iter())
+                .filter(|f| f.ends_with(NARROW_SUFFIX))
+                .cloned()
+                .chain(
+                    (explored.iter())
+                        .filter(|f| f.ends_with(NARROW_SUFFIX))
+                        .map(|f| format!("explore/{f}")),
+                )
+                .collect(),
         });
     }
     Ok(out)
@@ -255,7 +268,11 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
         h.with("td", &[("class", "num")], |h| {
             h.el("a", &[("href", &format!("#{id}"))], &(k + 1).to_string());
         });
-        h.el("td", &[("lang", config.locale.name())], &v.claim);
+        h.el(
+            "td",
+            &[("lang", config.locale.name()), ("class", "name")],
+            &v.claim,
+        );
         h.with("td", &[], |h| {
             badge(h, v.pass, say(lc, "PASS"), say(lc, "FAIL"));
         });
@@ -435,7 +452,7 @@ fn parameters(h: &mut Html, config: &Config) {
             },
             |p| p.meaning,
         );
-        h.el("td", &[], meaning);
+        h.el("td", &[("class", "prose")], meaning);
         h.close("tr").newline();
     }
     h.close("tbody").close("table").close("div").newline();
@@ -533,6 +550,7 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
 fn charts(h: &mut Html, config: &Config, files: &[String]) {
     let mut svgs: Vec<&str> = files
         .iter()
+        .filter(|f| !f.ends_with(NARROW_SUFFIX))
         .filter_map(|f| f.strip_suffix(".svg"))
         .collect();
     // In the config's `[[chart]]` order, not the files' names: a file is its chart's
@@ -564,12 +582,14 @@ fn charts(h: &mut Html, config: &Config, files: &[String]) {
         let png = format!("{name}.png");
         h.open("figure", &[("id", &format!("chart-{name}"))])
             .newline();
-        h.void(
-            "img",
-            &[
-                ("src", &Depth::Site.output(&config.stem, &svg)),
-                ("alt", &format!("{}: {name}", config.title)),
-            ],
+        let narrow = format!("{name}{NARROW_SUFFIX}");
+        let narrow = files
+            .contains(&narrow)
+            .then(|| Depth::Site.output(&config.stem, &narrow));
+        h.chart_image(
+            &Depth::Site.output(&config.stem, &svg),
+            narrow.as_deref(),
+            &format!("{}: {name}", config.title),
         );
         h.open("figcaption", &[]);
         h.el("code", &[], name).text(" · ");
@@ -618,25 +638,26 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
     h.close("p").newline();
     let traces: Vec<&str> = files
         .iter()
+        .filter(|f| !f.ends_with(NARROW_SUFFIX))
         .filter_map(|f| f.strip_prefix("trace-")?.strip_suffix(".svg"))
         .collect();
     for n in traces {
         let svg = format!("trace-{n}.svg");
-        // The id a lesson's `chart NAME trace-N` block links to, as any chart's.
-        h.open("figure", &[("id", &format!("chart-trace-{n}"))])
-            .newline();
-        h.void(
-            "img",
-            &[
-                (
-                    "src",
-                    &Depth::Site.output(&config.stem, &format!("explore/{svg}")),
-                ),
-                (
-                    "alt",
-                    &format!("{}: the execution deciding claim {n}", config.title),
-                ),
-            ],
+        // The id a lesson's `chart NAME trace-N` block links to, as any chart's. A step
+        // chart is as wide as its steps: it scrolls in its box rather than shrink.
+        h.open(
+            "figure",
+            &[("id", &format!("chart-trace-{n}")), ("class", "steps")],
+        )
+        .newline();
+        let narrow = format!("trace-{n}{NARROW_SUFFIX}");
+        let narrow = files
+            .contains(&narrow)
+            .then(|| Depth::Site.output(&config.stem, &format!("explore/{narrow}")));
+        h.chart_image(
+            &Depth::Site.output(&config.stem, &format!("explore/{svg}")),
+            narrow.as_deref(),
+            &format!("{}: the execution deciding claim {n}", config.title),
         );
         h.open("figcaption", &[]);
         h.text(&say(lc, "claim {n} · ").replace("{n}", n));

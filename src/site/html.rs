@@ -13,6 +13,11 @@ pub struct Html {
     out: String,
 }
 
+/// The screens a chart's phone rendering is shown on (`picture`'s media query): up to a
+/// small tablet's width, where a chart drawn 1,000 pixels wide would show its text at
+/// under 8 pixels.
+pub const NARROW_SCREEN: &str = "(max-width: 720px)";
+
 /// Attributes: static names, values escaped when written.
 pub type Attrs<'a> = [(&'static str, &'a str)];
 
@@ -47,7 +52,7 @@ impl Html {
         self.out.push('<');
         self.out.push_str(tag);
         for (name, value) in attrs {
-            let value = if matches!(*name, "href" | "src") {
+            let value = if matches!(*name, "href" | "src" | "srcset") {
                 safe_url(value)
             } else {
                 value
@@ -69,6 +74,19 @@ impl Html {
     /// `<tag attrs…>` without a closing tag (`img`, `meta`, `link`, `br`).
     pub fn void(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
         self.open(tag, attrs)
+    }
+
+    /// A chart's image: its phone rendering (`narrow`, when it has one) on screens at most
+    /// [`NARROW_SCREEN`] wide, the chart itself on any other. A chart shrunk to a phone's
+    /// width would have text of 4 pixels; the phone rendering is laid out at that width.
+    pub fn chart_image(&mut self, src: &str, narrow: Option<&str>, alt: &str) -> &mut Html {
+        match narrow {
+            Some(narrow) => self.with("picture", &[], |h| {
+                h.void("source", &[("media", NARROW_SCREEN), ("srcset", narrow)]);
+                h.void("img", &[("src", src), ("alt", alt)]);
+            }),
+            None => self.void("img", &[("src", src), ("alt", alt)]),
+        }
     }
 
     /// `<tag attrs…>text</tag>`.

@@ -12,6 +12,7 @@ use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Hooks, INLINE_CLOSE, Image, MAX_INLINE_REGIONS};
 use super::words::say;
+use crate::export::chart::NARROW_SUFFIX;
 use crate::lesson::eval::{Loaded, Outcome, selected};
 use crate::lesson::parse::{Kind, Lesson, Region};
 use crate::locale::Locale;
@@ -113,6 +114,7 @@ pub fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lesson
             images: &images,
             used: RefCell::new(std::mem::take(&mut used)),
             lc: lesson.locale,
+            chart_block: std::cell::Cell::new(None),
         };
         let title = title_of(&lesson.text).unwrap_or_else(|| file.clone());
         let used_configs: Vec<(&str, &str, Option<&ConfigInfo>)> = lesson
@@ -355,6 +357,28 @@ struct LessonHooks<'a> {
     used: RefCell<Vec<String>>,
     /// The lesson's locale: the language of the page's own words.
     lc: Locale,
+    /// The chart block being written, if any (its region's index).
+    chart_block: std::cell::Cell<Option<usize>>,
+}
+
+impl LessonHooks<'_> {
+    /// The phone rendering of the chart whose block is being written, from the config's
+    /// report (the block's image is that chart, as `lesson check` verifies).
+    fn narrow_chart(&self) -> Option<String> {
+        let r = self.regions.get(self.chart_block.get()?)?;
+        let (Kind::Chart { chart }, Some(config)) = (&r.region.kind, r.config) else {
+            return None;
+        };
+        let file = if chart.starts_with("trace-") {
+            format!("explore/{chart}{NARROW_SUFFIX}")
+        } else {
+            format!("{chart}{NARROW_SUFFIX}")
+        };
+        config
+            .narrow
+            .contains(&file)
+            .then(|| Depth::Site.output(&config.stem, &file))
+    }
 }
 
 impl Hooks for LessonHooks<'_> {
@@ -395,7 +419,7 @@ impl Hooks for LessonHooks<'_> {
         }
         let mut images = self.images.borrow_mut();
         match images.copy(&self.dir.join(src), &mut self.used.borrow_mut()) {
-            Ok(name) => Image::Site(Depth::Site.site(&name)),
+            Ok(name) => Image::Site(Depth::Site.site(&name), self.narrow_chart()),
             Err(why) => Image::Missing(format!("{src}: {why}")),
         }
     }
@@ -431,11 +455,20 @@ impl Hooks for LessonHooks<'_> {
 
     fn open_block(&self, h: &mut Html, i: usize) {
         let Some(r) = self.regions.get(i) else { return };
+        if matches!(r.region.kind, Kind::Chart { .. }) {
+            self.chart_block.set(Some(i));
+        }
         let (class, id, tip) = ids(r, i);
+        // A step chart (`chart NAME trace-N`) is as wide as its steps: it scrolls in its
+        // box rather than shrink.
+        let steps = match &r.region.kind {
+            Kind::Chart { chart } if chart.starts_with("trace-") => " steps",
+            _ => "",
+        };
         h.open(
             "div",
             &[
-                ("class", &format!("cs-b {class}")),
+                ("class", &format!("cs-b {class}{steps}")),
                 ("id", &id),
                 ("tabindex", "0"),
                 ("aria-describedby", &tip),
@@ -453,6 +486,7 @@ impl Hooks for LessonHooks<'_> {
     }
 
     fn close_block(&self, h: &mut Html, i: usize) {
+        self.chart_block.set(None);
         let Some(r) = self.regions.get(i) else { return };
         let (_, _, tip) = ids(r, i);
         h.open(

@@ -14,8 +14,9 @@ use super::html::Html;
 
 /// Where an image of the Markdown is shown from.
 pub enum Image {
-    /// A file of the site (relative URL).
-    Site(String),
+    /// A file of the site (relative URL), and its phone rendering when it is a chart that
+    /// has one.
+    Site(String, Option<String>),
     /// Not shown: why (the alt text and this are written instead).
     Missing(String),
 }
@@ -422,8 +423,8 @@ fn end(h: &mut Html, s: &mut State, tag: TagEnd, hooks: &dyn Hooks) {
 
 fn image(h: &mut Html, hooks: &dyn Hooks, src: &str, alt: &str) {
     match hooks.image(src) {
-        Image::Site(url) => {
-            h.void("img", &[("src", &url), ("alt", alt)]);
+        Image::Site(url, narrow) => {
+            h.chart_image(&url, narrow.as_deref(), alt);
         }
         Image::Missing(why) => {
             h.with("span", &[("class", "missing-image")], |h| {
@@ -443,7 +444,7 @@ mod tests {
             dest.starts_with("http").then(|| dest.to_string())
         }
         fn image(&self, src: &str) -> Image {
-            Image::Site(format!("copy-{src}"))
+            Image::Site(format!("copy-{src}"), None)
         }
         fn open_inline(&self, h: &mut Html, i: usize) {
             h.open("mark", &[("id", &format!("r{i}"))]);

@@ -9,8 +9,12 @@
 // #fragment is an id of the page); every image loads with a non-zero natural size; a
 // lesson's marked number shows its provenance on focus (with JavaScript on and off) and
 // leads to the claim and the config line that check it in two clicks; a config whose title
-// and claim are markup shows them as text. Screenshots of the index, a config page and a
-// lesson page go to $SCREENSHOTS (default target/site-screenshots/).
+// and claim are markup shows them as text; at 375 and 1280 CSS pixels, on every page: no
+// sideways scroll, no visible text under 11 px, no table cut off at the window's edge (it
+// fits or scrolls in its box), and every chart readable (on the phone its rendering's
+// smallest text, scaled as shown, at least 11 px; on the wide screen shown at its size).
+// Screenshots of the index, a config page and a lesson page go to $SCREENSHOTS (default
+// target/site-screenshots/).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), SCREENSHOTS.
 
@@ -148,7 +152,7 @@ async function crawl(context, out) {
   }
   await page.close();
   console.log(`visited ${seen.size} pages: ${links} links, ${images} images`);
-  return seen.size;
+  return [...seen];
 }
 
 /** The index's totals equal what `report` printed; a screenshot of it. */
@@ -302,6 +306,89 @@ async function inView(browser, width, javaScriptEnabled) {
   await context.close();
 }
 
+/** Every page of the site at `width` CSS pixels: the page never scrolls sideways (its
+ * scroll width is the window's); every visible text is at least 11 px; every table fits or
+ * scrolls in a box of its own (no column cut off at the window's edge); and every chart is
+ * readable: at a phone's width its text (`data-smallest-text-px` of the SVG shown, scaled by
+ * how wide it is shown) is at least 11 px, and on a wide screen it is shown at its own size,
+ * never shrunk. */
+async function layout(browser, out, pages, width) {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  let current = '';
+  const page = await watchedPage(context, () => `${current} at ${width} px`);
+  const smallest = new Map();
+  const smallestOf = (src) => {
+    if (!smallest.has(src)) {
+      const text = src.startsWith('file:') ? fs.readFileSync(fileURLToPath(src), 'utf8') : '';
+      const at = text.match(/<svg[^>]*\bwidth="(\d+)"[^>]*\bdata-smallest-text-px="(\d+)"/);
+      smallest.set(src, at ? { width: Number(at[1]), px: Number(at[2]) } : null);
+    }
+    return smallest.get(src);
+  };
+  let charts = 0;
+  let before = problems.length;
+  for (const file of pages) {
+    current = path.relative(out, file);
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+    const found = await page.evaluate(() => {
+      const visible = (e) => {
+        for (let x = e; x; x = x.parentElement) {
+          const st = getComputedStyle(x);
+          if (st.display === 'none' || st.visibility === 'hidden') return false;
+        }
+        return e.getClientRects().length > 0;
+      };
+      const small = [];
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const text = n.textContent.trim();
+        if (!text || !n.parentElement || !visible(n.parentElement)) continue;
+        const size = parseFloat(getComputedStyle(n.parentElement).fontSize);
+        if (size < 11) small.push(`"${text.slice(0, 40)}" at ${size} px`);
+      }
+      const cut = [];
+      for (const t of document.querySelectorAll('table')) {
+        if (!visible(t)) continue;
+        let box = null;
+        for (let x = t.parentElement; x; x = x.parentElement) {
+          const o = getComputedStyle(x).overflowX;
+          if (o === 'auto' || o === 'scroll') { box = x; break; }
+        }
+        const right = t.getBoundingClientRect().right + window.scrollX;
+        if (!box && right > document.documentElement.clientWidth + 0.5) {
+          cut.push(`a table reaches ${Math.round(right)} px`);
+        }
+      }
+      const images = [...document.images].filter(visible).map((i) => ({
+        src: i.currentSrc || i.src,
+        shown: i.getBoundingClientRect().width,
+      }));
+      return { scroll: document.documentElement.scrollWidth, small, cut, images };
+    });
+    if (found.scroll > width) problem(`${current} at ${width} px: the page is ${found.scroll} px wide: it scrolls sideways`);
+    for (const s of found.small.slice(0, 3)) problem(`${current} at ${width} px: text under 11 px: ${s}`);
+    for (const c of found.cut) problem(`${current} at ${width} px: ${c}, past the window, in no box that scrolls`);
+    for (const img of found.images) {
+      const chart = smallestOf(img.src);
+      if (!chart) continue;
+      charts += 1;
+      const scale = img.shown / chart.width;
+      const name = path.basename(fileURLToPath(img.src));
+      if (width < 720 && chart.px * scale < 11) {
+        problem(`${current} at ${width} px: chart ${name} shows its smallest text at ${(chart.px * scale).toFixed(1)} px`);
+      }
+      if (width >= 1000 && scale < 0.999) {
+        problem(`${current} at ${width} px: chart ${name} is shrunk to ${Math.round(100 * scale)}% of its size`);
+      }
+    }
+  }
+  await context.close();
+  if (problems.length === before) {
+    console.log(`ok: ${pages.length} pages at ${width} px: no sideways scroll, text ≥ 11 px, tables whole or scrolling, ${charts} charts readable`);
+  }
+}
+
 /** A config whose title, claim name and label are markup: shown as text, nothing runs. */
 async function markup(browser) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coordsim-markup-'));
@@ -351,7 +438,7 @@ console.log(`report: ${last} (site in ${out})`);
 const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await crawl(context, out);
+  const pages = await crawl(context, out);
   await index(context, out, last);
   await provenance(context, out, { screenshot: true });
   await language(context, out);
@@ -359,6 +446,8 @@ try {
   const noScript = await browser.newContext({ javaScriptEnabled: false });
   await provenance(noScript, out, { screenshot: false });
   await noScript.close();
+  await layout(browser, out, pages, 375);
+  await layout(browser, out, pages, 1280);
   await inView(browser, 390, false);
   await inView(browser, 390, true);
   await inView(browser, 900, false);

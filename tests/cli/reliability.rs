@@ -180,6 +180,7 @@ fn a_config_named_fonts_runs_like_any_other() {
             "fonts/.coordsim-output",
             "fonts/results.csv",
             "fonts/table.md",
+            "fonts/w.narrow.svg",
             "fonts/w.png",
             "fonts/w.svg"
         ]

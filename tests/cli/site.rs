@@ -355,10 +355,12 @@ fn a_lessons_images_are_copied_into_the_site() {
     let copied = c.path("out/site/lessons-img--w.svg");
     assert_eq!(read(&copied), read(c.path("lessons/img/w.svg")));
     let page = c.page("out/site/lesson-c.html");
+    // On a phone's screen the block shows the chart's phone rendering, from the report.
     assert!(
-        page.contains("<img src=\"lessons-img--w.svg\" alt=\"wait\">"),
+        page.contains("<picture><source media=\"(max-width: 720px)\" srcset=\"../a/wait-vs-offered-rate.narrow.svg\"><img src=\"lessons-img--w.svg\" alt=\"wait\"></picture>"),
         "{page}"
     );
+    assert!(c.path("out/a/wait-vs-offered-rate.narrow.svg").is_file());
     assert!(
         page.contains("<div class=\"cs-b pass\" id=\"r1\" tabindex=\"0\""),
         "{page}"
@@ -608,4 +610,56 @@ fn a_config_page_shows_charts_in_the_configs_order() {
         at("zeta") < at("alpha") && at("alpha") < at("alpha-fail"),
         "charts out of order"
     );
+    // Each chart once (its phone rendering is no chart of its own), with that rendering
+    // for narrow screens.
+    for name in ["zeta", "alpha", "alpha-fail"] {
+        assert_eq!(page.matches(&format!("id=\"chart-{name}\"")).count(), 1);
+        assert!(
+            page.contains(&format!(
+                "srcset=\"../q/{name}.narrow.svg\"><img src=\"../q/{name}.svg\""
+            )),
+            "{name}: {page}"
+        );
+    }
+    assert!(!page.contains("chart-zeta.narrow"), "{page}");
+}
+
+/// Every chart has a phone rendering beside it: 340 pixels wide, its smallest text 12
+/// pixels (so at least 11 on a 375-pixel screen, where it is shown at its size), in
+/// portrait; the full chart keeps its size.
+#[test]
+fn every_chart_has_a_phone_rendering_with_text_of_twelve_pixels_or_more() {
+    let c = Course::new();
+    c.config(
+        "q.toml",
+        &format!(
+            "{}\n[[chart]]\nname = \"w\"\nkind = \"line\"\nx = \"clients\"\ny = [\"mean_wait_ms\", \"max_wait_ms\", \"p95_wait_ms\"]\nlegend = \"outside\"\n",
+            QUEUE.replace("TITLE", "A queue whose title is long enough to wrap on a phone")
+        ),
+    );
+    let o = c.report("out", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let attr = |svg: &str, name: &str| -> u32 {
+        let at = svg
+            .find(&format!(" {name}=\""))
+            .unwrap_or_else(|| panic!("{name}"))
+            + name.len()
+            + 3;
+        svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+    };
+    let narrow = String::from_utf8(read(c.path("out/q/w.narrow.svg"))).unwrap();
+    assert_eq!(attr(&narrow, "width"), 340);
+    assert!(
+        attr(&narrow, "height") >= 510,
+        "portrait: at least 1.5 × 340"
+    );
+    assert!(
+        attr(&narrow, "data-smallest-text-px") >= 12,
+        "{}",
+        &narrow[..400]
+    );
+    let full = String::from_utf8(read(c.path("out/q/w.svg"))).unwrap();
+    assert_eq!((attr(&full, "width"), attr(&full, "height")), (1000, 620));
+    // No PNG of the phone rendering: the PNG is the chart at full size, for print.
+    assert!(!c.path("out/q/w.narrow.png").exists());
 }

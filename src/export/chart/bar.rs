@@ -121,7 +121,7 @@ where
         .x_desc(&titles.x.0)
         .y_desc(&titles.y.0)
         .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
-        .label_style((FONT, s.px(17)))
+        .label_style((FONT, s.font(17)))
         .x_labels(2 * n + 1)
         .x_label_formatter(&label_of)
         .y_label_formatter(&y_fmt)

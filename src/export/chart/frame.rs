@@ -75,8 +75,8 @@ where
         root,
         title,
         w.saturating_sub(s.px(48)),
-        s.px(28),
-        s.px(15),
+        s.font(28),
+        s.font(15),
         2,
     );
     let line_h = size as i32 * 5 / 4;
@@ -115,8 +115,8 @@ where
         area,
         &text,
         w.saturating_sub(s.px(48)),
-        s.px(15),
-        s.px(11),
+        s.font(15),
+        s.font(11),
         1,
     );
     let style = (FONT, size).into_font().color(&RGBColor(90, 90, 90)).pos(
@@ -148,7 +148,7 @@ pub fn axis_titles<DB: DrawingBackend>(
 ) -> AxisTitles {
     let (w, h) = area.dim_in_pixel();
     let fit = |text: &str, room: u32| {
-        let (lines, size) = super::layout::fit(area, text, room, s.px(21), s.px(12), 1);
+        let (lines, size) = super::layout::fit(area, text, room, s.font(21), s.font(12), 1);
         (lines.into_iter().next().unwrap_or_default(), size)
     };
     AxisTitles {
@@ -195,7 +195,24 @@ where
     };
     let size = super::layout::legend_size(body, entries, s);
     let outside = |body: &DrawingArea<DB, Shift>| -> DrawResult<(Chart2d<'a, DB>, Option<Rect>)> {
-        let (w, _) = body.dim_in_pixel();
+        let (w, h) = body.dim_in_pixel();
+        if size.0 > w as i32 / 2 || (s.narrow() && size.0 > w as i32 * 2 / 5) {
+            // A narrow chart (a phone's rendering, or a config's small `width`) keeps its
+            // width for the plot: the legend goes under it, centred.
+            let room = size.1 + s.off(12);
+            let (top, _) = body.split_vertically(h as i32 - room);
+            let chart = build(&top, y_for(0.04))?;
+            let (base_x, base_y) = body.get_base_pixel();
+            let y0 = base_y + h as i32 - room + s.off(4);
+            let x0 = base_x + ((w as i32 - size.0) / 2).max(0);
+            let r = Rect {
+                x0,
+                y0,
+                x1: x0 + size.0,
+                y1: y0 + size.1,
+            };
+            return Ok((chart, Some(r)));
+        }
         let (left, _) = body.split_horizontally(w as i32 - size.0 - s.off(12));
         let chart = build(&left, y_for(0.04))?;
         let plot = plot_rect(&chart);
@@ -324,6 +341,22 @@ where
     Ok(Placed {
         legend: legend.filter(|r| r.x1 <= xr.end),
     })
+}
+
+/// How many ticks an x axis gets: `usual` at full size (plotters' own count, or the
+/// kind's), and on a phone's rendering as many as the plot's width has room for, one per
+/// 60 chart pixels (a tick's label is a few digits at 14 pixels).
+pub(super) fn x_ticks<DB: DrawingBackend>(
+    chart: &Chart2d<'_, DB>,
+    s: Scale,
+    usual: usize,
+) -> usize {
+    if !s.narrow() {
+        return usual;
+    }
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    let room = ((xr.end - xr.start).max(0) / s.off(60).max(1)) as usize;
+    room.clamp(2, usual.max(2))
 }
 
 /// A data point in backend pixels on a built plot.

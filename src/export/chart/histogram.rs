@@ -119,12 +119,16 @@ where
     )?;
     let y_axis = chart.y_range();
     let y_fmt = |v: &f64| data.y_text(*v);
-    chart
-        .configure_mesh()
-        .x_desc(&titles.x.0)
+    // plotters' own ticks at full size; as many as fit on a phone's rendering.
+    let x_ticks = s.narrow().then(|| super::frame::x_ticks(&chart, s, 10));
+    let mut mesh = chart.configure_mesh();
+    if let Some(n) = x_ticks {
+        mesh.x_labels(n);
+    }
+    mesh.x_desc(&titles.x.0)
         .y_desc(&titles.y.0)
         .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
-        .label_style((FONT, s.px(17)))
+        .label_style((FONT, s.font(17)))
         .x_label_formatter(&|v| tick(*v, data.locale))
         .y_label_formatter(&y_fmt)
         .y_labels(integer_labels(&y_axis, 11))

@@ -88,19 +88,48 @@ pub fn dashed(i: usize) -> bool {
     (i / PALETTE.len()) % 2 == 1
 }
 
-/// Sizes in chart pixels, multiplied out for a scaled PNG.
+/// Sizes in chart pixels, multiplied out for the backend; fonts by a factor of their own,
+/// never below a floor (a phone's rendering draws smaller text that stays readable).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Scale(pub f64);
+pub struct Scale {
+    /// Backend pixels per chart pixel.
+    pub factor: f64,
+    /// Font sizes' own factor (1: as at full size).
+    pub fonts: f64,
+    /// The smallest font, in backend pixels.
+    pub min_font: u32,
+}
 
 impl Scale {
+    /// A chart at its own size.
+    pub const FULL: Scale = Scale {
+        factor: 1.0,
+        fonts: 1.0,
+        min_font: 1,
+    };
+
     /// `n` chart pixels in backend pixels.
     pub fn px(self, n: u32) -> u32 {
-        ((n as f64) * self.0).round().max(1.0) as u32
+        ((n as f64) * self.factor).round().max(1.0) as u32
     }
 
     /// The same as a signed offset.
     pub fn off(self, n: i32) -> i32 {
-        ((n as f64) * self.0).round() as i32
+        ((n as f64) * self.factor).round() as i32
+    }
+
+    /// A font of `n` chart pixels, in backend pixels.
+    pub fn font(self, n: u32) -> u32 {
+        ((n as f64) * self.factor * self.fonts)
+            .round()
+            .max(f64::from(self.min_font))
+            .max(1.0) as u32
+    }
+
+    /// Whether this is a phone's rendering (fonts smaller than at full size): its axes
+    /// get fewer ticks, as many as the plot's width has room for.
+    pub fn narrow(self) -> bool {
+        self.fonts < 1.0
     }
 }
 
@@ -331,7 +360,7 @@ pub fn legend_size<DB: DrawingBackend>(
     entries: &[Entry],
     s: Scale,
 ) -> (i32, i32) {
-    let font = (FONT, s.px(LEGEND_FONT)).into_text_style(area);
+    let font = (FONT, s.font(LEGEND_FONT)).into_text_style(area);
     let widest = entries
         .iter()
         .map(|e| {
@@ -340,7 +369,7 @@ pub fn legend_size<DB: DrawingBackend>(
         })
         .max()
         .unwrap_or(0) as i32;
-    let line = s.off(LEGEND_FONT as i32 + 9);
+    let line = s.font(LEGEND_FONT) as i32 + s.off(9);
     (
         s.off(14 + 34 + 8) + widest,
         s.off(12) + line * entries.len() as i32,
@@ -412,8 +441,8 @@ where
         [(r.x0, r.y0), (r.x1, r.y1)],
         RGBColor(160, 160, 160).stroke_width(1),
     ))?;
-    let font = (FONT, s.px(LEGEND_FONT)).into_font().color(&BLACK);
-    let line = s.off(LEGEND_FONT as i32 + 9);
+    let font = (FONT, s.font(LEGEND_FONT)).into_font().color(&BLACK);
+    let line = s.font(LEGEND_FONT) as i32 + s.off(9);
     for (k, e) in entries.iter().enumerate() {
         let cy = r.y0 + s.off(6) + line * k as i32 + line / 2;
         let x = r.x0 + s.off(12);

@@ -238,11 +238,22 @@ where
         }
     };
     let y_fmt = |v: &f64| data.y_text(*v);
+    // Whole numbers get a tick each (up to 12); other axes keep plotters' own ticks at
+    // full size, and as many as fit on a phone's rendering.
+    let x_ticks = if data.x_integer && !data.log_x {
+        Some(super::frame::x_ticks(
+            &chart,
+            s,
+            integer_labels(&x_axis, 12),
+        ))
+    } else {
+        s.narrow().then(|| super::frame::x_ticks(&chart, s, 10))
+    };
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(&titles.x.0)
         .y_desc(&titles.y.0)
         .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
-        .label_style((FONT, s.px(17)))
+        .label_style((FONT, s.font(17)))
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(245, 245, 245))
@@ -252,8 +263,8 @@ where
     } else if data.y_integer {
         mesh.y_labels(integer_labels(&y_axis, 11));
     }
-    if data.x_integer && !data.log_x {
-        mesh.x_labels(integer_labels(&x_axis, 12));
+    if let Some(n) = x_ticks {
+        mesh.x_labels(n);
     }
     mesh.draw()?;
     draw_series(root, &mut chart, &axes, &lines, s)?;

@@ -31,6 +31,23 @@ use layout::{Rect, Scale};
 
 use base::{DrawResult, FONT_BYTES};
 
+/// A phone's rendering of a chart: its width in pixels, what a 375-pixel screen's page
+/// has room for beside its margins (so it is shown at its size, not shrunk).
+pub const NARROW_WIDTH: u32 = 340;
+
+/// A phone's rendering's file: `NAME.narrow.svg` beside `NAME.svg` (an SVG only: the PNG
+/// is for print and for pasting, at full size).
+pub const NARROW_SUFFIX: &str = ".narrow.svg";
+
+/// A phone's rendering's sizes: margins as at full size, fonts at 90% (a tick's 17 is 15)
+/// and never below 15, which plotters draws as 12-pixel text: 11 pixels or more on the
+/// screen, in a lesson's box too.
+pub const NARROW: Scale = Scale {
+    factor: 1.0,
+    fonts: 0.9,
+    min_font: 15,
+};
+
 /// Writes one SVG and one PNG per chart.
 pub struct ChartExporter;
 
@@ -204,10 +221,41 @@ impl Prepared {
         let placed = {
             let area = SVGBackend::with_string(&mut svg, (self.look().width, self.look().height))
                 .into_drawing_area();
-            self.draw(&area, Scale(1.0))
+            self.draw(&area, Scale::FULL)
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
         };
         Ok((render::xml_safe(svg), placed))
+    }
+
+    /// The chart laid out again for a phone's screen, as an SVG file: [`NARROW_WIDTH`]
+    /// pixels wide, in portrait (a step chart at its own size), with [`NARROW`]'s fonts, so that shown on a 375-pixel
+    /// screen its smallest text is still 11 pixels (the site picks it on narrow screens;
+    /// see docs/config.md).
+    pub fn narrow_svg(&self) -> anyhow::Result<String> {
+        register_embedded_font()?;
+        let look = self.look();
+        // Portrait, as a phone holds it: the legend goes under the plot, which keeps about
+        // the height it has at full size; a tall chart (a timeline of many lanes) keeps
+        // its proportions. A step chart keeps its size instead, a column per step: it is
+        // read scrolling sideways, and squeezed into a phone's width its boxes would say
+        // nothing but "…".
+        let (width, height) = if matches!(self.what, Drawing::Trace(_)) {
+            (look.width, look.height)
+        } else {
+            let height = f64::from(NARROW_WIDTH) * f64::from(look.height) / f64::from(look.width);
+            (
+                NARROW_WIDTH,
+                height.max(f64::from(NARROW_WIDTH) * 1.5) as u32,
+            )
+        };
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+            self.draw(&area, NARROW)
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
+        }
+        render::self_contained(&render::xml_safe(svg), self.title())
+            .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))
     }
 
     /// The SVG file and the layout it has: [`Prepared::svg_source`] with its text turned
@@ -263,7 +311,12 @@ impl Prepared {
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let (svg, _) = self.svg()?;
         write_atomic(&dir.join(format!("{}.svg", self.name)), svg.as_bytes())?;
-        write_atomic(&dir.join(format!("{}.png", self.name)), &self.png_of(&svg)?)
+        write_atomic(&dir.join(format!("{}.png", self.name)), &self.png_of(&svg)?)?;
+        let narrow = self.narrow_svg()?;
+        write_atomic(
+            &dir.join(format!("{}{NARROW_SUFFIX}", self.name)),
+            narrow.as_bytes(),
+        )
     }
 }
 

@@ -66,6 +66,7 @@ pub(super) fn self_contained(source: &str, title: &str) -> anyhow::Result<String
         outlines: BTreeMap::new(),
     };
     let mut lines = Vec::new();
+    let mut smallest = f64::INFINITY;
     let mut body = String::with_capacity(source.len());
     let mut rest = &source[open + 1..];
     while let Some(i) = rest.find("<text") {
@@ -76,6 +77,7 @@ pub(super) fn self_contained(source: &str, title: &str) -> anyhow::Result<String
         let end = i + len + "</text>".len();
         // Each element laid out alone, in a document of the same size (plotters draws
         // every text at the top level, so its coordinates are the chart's).
+        smallest = smallest.min(font_size(&rest[i..end]).unwrap_or(f64::INFINITY));
         let tree = parse(&format!("{root}>{}</svg>", &rest[i..end]))?;
         glyphs.draw(tree.root(), 1.0, &mut body, &mut lines);
         rest = &rest[end..];
@@ -90,9 +92,23 @@ pub(super) fn self_contained(source: &str, title: &str) -> anyhow::Result<String
     defs.push_str("</defs>");
     let title = escape(title);
     let desc = escape(&lines.join("\n"));
+    // The smallest text drawn, in the chart's pixels: a page showing the chart narrower
+    // than its size knows how small its text then is (the site's browser test asks).
+    let smallest = if smallest.is_finite() {
+        format!(" data-smallest-text-px=\"{}\"", smallest.floor())
+    } else {
+        String::new()
+    };
     Ok(format!(
-        "{root} xmlns:xlink=\"http://www.w3.org/1999/xlink\" role=\"img\" aria-label=\"{title}\">\n<title>{title}</title>\n<desc>{desc}</desc>\n{defs}{body}"
+        "{root} xmlns:xlink=\"http://www.w3.org/1999/xlink\" role=\"img\" aria-label=\"{title}\"{smallest}>\n<title>{title}</title>\n<desc>{desc}</desc>\n{defs}{body}"
     ))
+}
+
+/// A plotters `<text>` element's font size (its `font-size` attribute).
+fn font_size(element: &str) -> Option<f64> {
+    let at = element.find("font-size=\"")? + "font-size=\"".len();
+    let rest = &element[at..];
+    rest[..rest.find('"')?].trim_end_matches("px").parse().ok()
 }
 
 /// Plotters' markup copied, each axis-aligned `<line>` or `<polyline>` and each `<rect>` marked
@@ -441,8 +457,10 @@ zxzx
     #[test]
     fn the_file_keeps_its_text_findable_and_refers_only_to_itself() {
         let file = self_contained(SOURCE, "Şığ <İz> & \"b\"").unwrap();
+        // The smallest text of the four (22.5, 13, 15 and 12 pixels) is 12: a page that
+        // shows the chart at half its size knows its text is then 6 pixels.
         assert!(file.starts_with(
-            "<svg width=\"320\" height=\"160\" viewBox=\"0 0 320 160\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" role=\"img\" aria-label=\"Şığ &lt;İz&gt; &amp; &quot;b&quot;\">\n<title>Şığ &lt;İz&gt; &amp; &quot;b&quot;</title>\n"
+            "<svg width=\"320\" height=\"160\" viewBox=\"0 0 320 160\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" role=\"img\" aria-label=\"Şığ &lt;İz&gt; &amp; &quot;b&quot;\" data-smallest-text-px=\"12\">\n<title>Şığ &lt;İz&gt; &amp; &quot;b&quot;</title>\n"
         ));
         // Every text line in drawing order; the empty one is not a line.
         assert!(

@@ -319,7 +319,7 @@ where
     let name_w = names
         .iter()
         .map(|nm| {
-            body.estimate_text_size(nm, &(FONT, s.px(17)).into_text_style(&body))
+            body.estimate_text_size(nm, &(FONT, s.font(17)).into_text_style(&body))
                 .map_or(0, |(w, _)| w)
         })
         .max()
@@ -364,7 +364,7 @@ where
         .disable_y_mesh()
         .x_desc(&titles.x.0)
         .axis_desc_style((FONT, titles.x.1))
-        .label_style((FONT, s.px(17)))
+        .label_style((FONT, s.font(17)))
         // Room for every tick's number (about 110 pixels for `10,000,000`).
         .x_labels((plot_w / s.px(110)).clamp(3, 12) as usize)
         .x_label_formatter(&|v| {

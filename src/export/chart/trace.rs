@@ -216,9 +216,9 @@ where
     let body = noted(&body, &t.notes, s)?;
     let names = rows(&t.columns);
     let (w, _) = body.dim_in_pixel();
-    let label = |size: u32| (FONT, s.px(size)).into_font().color(&BLACK);
+    let label = |size: u32| (FONT, s.font(size)).into_font().color(&BLACK);
     let width_of = |text: &str, size: u32| {
-        body.estimate_text_size(text, &(FONT, s.px(size)).into_text_style(&body))
+        body.estimate_text_size(text, &(FONT, s.font(size)).into_text_style(&body))
             .map_or(0, |(w, _)| w)
     };
     // The names and the headers share the left column.
@@ -320,10 +320,11 @@ where
         } else {
             action(step, t.locale).to_string()
         };
-        let (mut lines, size) = layout::fit(&body, &action, inner, s.px(13), s.px(11), max_lines);
+        let (mut lines, size) =
+            layout::fit(&body, &action, inner, s.font(13), s.font(11), max_lines);
         let mut sizes = vec![size; lines.len()];
         if !extra.is_empty() {
-            let (more, small) = layout::fit(&body, &extra, inner, s.px(11), s.px(11), 1);
+            let (more, small) = layout::fit(&body, &extra, inner, s.font(11), s.font(11), 1);
             sizes.extend(std::iter::repeat_n(small, more.len()));
             lines.extend(more);
         }
