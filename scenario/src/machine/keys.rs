@@ -8,15 +8,15 @@ use rustc_hash::FxHashMap;
 pub(crate) const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
-pub(crate) fn key_of(x: f64) -> Option<i64> {
+pub(crate) fn key_of(number: f64) -> Option<i64> {
     // A cast and back, not `fract`: a key is computed on every key store's step.
-    let k = x as i64;
-    (k as f64 == x && x.abs() <= KEY_LIMIT).then_some(k)
+    let key = number as i64;
+    (key as f64 == number && number.abs() <= KEY_LIMIT).then_some(key)
 }
 
 /// Why a number is no key.
-pub(crate) fn bad_key(x: f64) -> String {
-    format!("a key is a whole number from -2^53 to 2^53, got {x}")
+pub(crate) fn bad_key(number: f64) -> String {
+    format!("a key is a whole number from -2^53 to 2^53, got {number}")
 }
 
 /// What an operation found or did.
@@ -65,13 +65,13 @@ sim_core::clone_in_place!(KeyStore {
 });
 
 impl std::hash::Hash for KeyUndo {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.key, self.counter).hash(h);
+    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
+        (self.key, self.counter).hash(hasher);
         match self.before {
-            Found::Absent => h.write_u8(0),
-            Found::Held(x) => crate::machine::hash_f64(x, h),
+            Found::Absent => hasher.write_u8(0),
+            Found::Held(value) => crate::machine::hash_f64(value, hasher),
         }
-        crate::machine::hash_f64(self.total, h);
+        crate::machine::hash_f64(self.total, hasher);
     }
 }
 
@@ -87,21 +87,21 @@ pub(crate) struct KeyUndo {
 impl std::hash::Hash for KeyStore {
     /// The keys it holds and its counts; the entries beyond the array in key order (a
     /// map's own order depends on its history).
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
         use crate::machine::hash_f64;
         if let Some((from, count, value)) = self.range {
-            (from, count).hash(h);
-            hash_f64(value, h);
+            (from, count).hash(hasher);
+            hash_f64(value, hasher);
         }
-        self.base.hash(h);
-        for (v, present) in self.values.iter().zip(&self.present) {
-            present.hash(h);
-            hash_f64(if *present { *v } else { 0.0 }, h);
+        self.base.hash(hasher);
+        for (value, present) in self.values.iter().zip(&self.present) {
+            present.hash(hasher);
+            hash_f64(if *present { *value } else { 0.0 }, hasher);
         }
         let mut more: Vec<(i64, u64)> = self.map.iter().map(|(k, v)| (*k, v.to_bits())).collect();
         more.sort_unstable();
-        more.hash(h);
-        hash_f64(self.total, h);
+        more.hash(hasher);
+        hash_f64(self.total, hasher);
         (
             self.size,
             self.inserted,
@@ -109,7 +109,7 @@ impl std::hash::Hash for KeyStore {
             self.removed,
             self.updated,
         )
-            .hash(h);
+            .hash(hasher);
     }
 }
 
@@ -117,32 +117,32 @@ impl KeyStore {
     /// A store holding `initial` (a later pair for a key replaces an earlier one), with room
     /// for `more` keys besides.
     pub(crate) fn new(initial: &[(i64, f64)], more: usize) -> KeyStore {
-        let mut s = KeyStore::default();
-        s.values.reserve(initial.len().saturating_add(more));
-        s.present.reserve(initial.len().saturating_add(more));
-        for &(k, v) in initial {
-            s.store(k, v);
+        let mut store = KeyStore::default();
+        store.values.reserve(initial.len().saturating_add(more));
+        store.present.reserve(initial.len().saturating_add(more));
+        for &(key, value) in initial {
+            store.store(key, value);
         }
-        s
+        store
     }
 
     /// A store holding `count` keys from `from`, each with `value`, laid out only when a
     /// key changes (then with room for `more` besides).
     pub(crate) fn range(from: i64, count: u64, value: f64, more: usize) -> KeyStore {
-        let mut s = KeyStore {
+        let mut store = KeyStore {
             size: count,
             ..KeyStore::default()
         };
         // Added one by one, as storing each key would: the same total to the last bit.
         for _ in 0..count {
-            s.total += value;
+            store.total += value;
         }
         if count > 0 {
-            s.range = Some((from, count, value));
-            s.values.reserve(more);
-            s.present.reserve(more);
+            store.range = Some((from, count, value));
+            store.values.reserve(more);
+            store.present.reserve(more);
         }
-        s
+        store
     }
 
     /// Lays out a range not yet changed in the array, before its first change.
@@ -151,18 +151,18 @@ impl KeyStore {
         if let Some((from, count, value)) = self.range.take() {
             // Nothing else was stored while the range was kept aside.
             debug_assert!(self.values.is_empty() && self.map.is_empty());
-            let n = count as usize;
+            let len = count as usize;
             self.base = from;
-            self.values.extend(std::iter::repeat_n(value, n));
-            self.present.extend(std::iter::repeat_n(true, n));
+            self.values.extend(std::iter::repeat_n(value, len));
+            self.present.extend(std::iter::repeat_n(true, len));
         }
     }
 
     /// The index of `key` in the array, if it is in its run.
     #[inline]
     fn slot(&self, key: i64) -> Option<usize> {
-        let i = key.checked_sub(self.base)?;
-        (i >= 0 && (i as usize) < self.values.len()).then_some(i as usize)
+        let offset = key.checked_sub(self.base)?;
+        (offset >= 0 && (offset as usize) < self.values.len()).then_some(offset as usize)
     }
 
     /// The number stored with `key`, if any.
@@ -199,9 +199,9 @@ impl KeyStore {
             self.size += 1;
         }
         self.total += value;
-        if let Some(i) = self.slot(key) {
-            self.values[i] = value;
-            self.present[i] = true;
+        if let Some(index) = self.slot(key) {
+            self.values[index] = value;
+            self.present[index] = true;
         } else if (self.values.is_empty() || key == self.base + self.values.len() as i64)
             && before == Found::Absent
             && !self.map.contains_key(&key)
@@ -222,9 +222,9 @@ impl KeyStore {
     fn delete(&mut self, key: i64) -> Found {
         self.lay_out();
         let before = match self.slot(key) {
-            Some(i) if self.present[i] => {
-                self.present[i] = false;
-                Found::Held(self.values[i])
+            Some(index) if self.present[index] => {
+                self.present[index] = false;
+                Found::Held(self.values[index])
             }
             Some(_) => Found::Absent,
             None => self.map.remove(&key).map_or(Found::Absent, Found::Held),
@@ -282,18 +282,18 @@ impl KeyStore {
     }
 
     /// Undoes an operation (the last not yet undone).
-    pub(crate) fn restore(&mut self, u: KeyUndo) {
-        match u.before {
+    pub(crate) fn restore(&mut self, undo: KeyUndo) {
+        match undo.before {
             Found::Absent => {
-                self.delete(u.key);
+                self.delete(undo.key);
             }
-            Found::Held(v) => {
-                self.store(u.key, v);
+            Found::Held(value) => {
+                self.store(undo.key, value);
             }
         }
-        self.total = u.total;
-        match u.counter {
-            0 if u.before == Found::Absent => self.inserted -= 1,
+        self.total = undo.total;
+        match undo.counter {
+            0 if undo.before == Found::Absent => self.inserted -= 1,
             0 | 1 => self.duplicates -= 1,
             2 => self.updated -= 1,
             3 => self.removed -= 1,
@@ -319,23 +319,28 @@ mod tests {
     #[test]
     fn an_insert_finds_a_duplicate_and_an_undo_restores_everything() {
         // Keys 4 → 2 and 5 → 3: total 5. Insert 4 again: a duplicate that finds 2.
-        let mut s = KeyStore::new(&[(4, 2.0), (5, 3.0)], 0);
-        assert_eq!(s.insert(4, 9.0).0, Found::Held(2.0));
-        let (found, u1) = s.insert(6, 1.0);
+        let mut store = KeyStore::new(&[(4, 2.0), (5, 3.0)], 0);
+        assert_eq!(store.insert(4, 9.0).0, Found::Held(2.0));
+        let (found, undo_insert) = store.insert(6, 1.0);
         assert_eq!(found, Found::Absent);
-        let u2 = s.set(4, 7.0);
-        let (_, u3) = s.remove(5);
+        let undo_set = store.set(4, 7.0);
+        let (_, undo_remove) = store.remove(5);
         // 6 → 1, 4 → 7: total 8, two keys.
-        assert_eq!((s.total(), s.size()), (8.0, 2));
-        for u in [u3, u2, u1] {
-            s.restore(u);
+        assert_eq!((store.total(), store.size()), (8.0, 2));
+        for undo in [undo_remove, undo_set, undo_insert] {
+            store.restore(undo);
         }
         assert_eq!(
-            (s.total(), s.size(), s.get(4), s.get(5)),
+            (store.total(), store.size(), store.get(4), store.get(5)),
             (5.0, 2, Found::Held(2.0), Found::Held(3.0))
         );
         assert_eq!(
-            (s.inserted, s.duplicates, s.updated, s.removed),
+            (
+                store.inserted,
+                store.duplicates,
+                store.updated,
+                store.removed
+            ),
             (0, 1, 0, 0)
         );
     }
@@ -355,23 +360,23 @@ mod tests {
             let mut stored = KeyStore::new(&pairs, 0);
             let mut kept = KeyStore::range(from, count, value, 0);
             let mut undos = Vec::new();
-            for (op, key, v) in ops {
-                let (a, b) = match op {
-                    0 => (stored.insert(key, v), kept.insert(key, v)),
+            for (op, key, number) in ops {
+                let (from_stored, from_kept) = match op {
+                    0 => (stored.insert(key, number), kept.insert(key, number)),
                     1 => (stored.remove(key), kept.remove(key)),
-                    2 => ((Found::Absent, stored.set(key, v)), (Found::Absent, kept.set(key, v))),
+                    2 => ((Found::Absent, stored.set(key, number)), (Found::Absent, kept.set(key, number))),
                     3 => {
-                        if let Some((ua, ub)) = undos.pop() {
-                            stored.restore(ua);
-                            kept.restore(ub);
+                        if let Some((undo_stored, undo_kept)) = undos.pop() {
+                            stored.restore(undo_stored);
+                            kept.restore(undo_kept);
                         }
                         continue;
                     }
                     _ => ((stored.get(key), stored.undo(key, 9)), (kept.get(key), kept.undo(key, 9))),
                 };
-                proptest::prop_assert_eq!(a.0, b.0);
+                proptest::prop_assert_eq!(from_stored.0, from_kept.0);
                 if op < 3 {
-                    undos.push((a.1, b.1));
+                    undos.push((from_stored.1, from_kept.1));
                 }
                 proptest::prop_assert_eq!(
                     (stored.size(), stored.total().to_bits(), stored.get(key)),
@@ -385,22 +390,25 @@ mod tests {
     fn keys_in_a_run_and_out_of_it_behave_alike() {
         // 10..20 in a run; 5, 25 and 1,000 outside it; then the run grows by appending 20.
         let initial: Vec<(i64, f64)> = (10..20).map(|k| (k, 1.0)).collect();
-        let mut s = KeyStore::new(&initial, 4);
+        let mut store = KeyStore::new(&initial, 4);
         for k in [5, 25, 1000] {
-            assert_eq!(s.insert(k, 2.0).0, Found::Absent);
+            assert_eq!(store.insert(k, 2.0).0, Found::Absent);
         }
-        assert_eq!(s.insert(20, 3.0).0, Found::Absent);
-        assert_eq!(s.insert(15, 9.0).0, Found::Held(1.0));
-        assert_eq!(s.remove(12).0, Found::Held(1.0));
-        assert_eq!(s.remove(12).0, Found::Absent);
-        let (_, undo) = s.insert(12, 4.0);
+        assert_eq!(store.insert(20, 3.0).0, Found::Absent);
+        assert_eq!(store.insert(15, 9.0).0, Found::Held(1.0));
+        assert_eq!(store.remove(12).0, Found::Held(1.0));
+        assert_eq!(store.remove(12).0, Found::Absent);
+        let (_, undo) = store.insert(12, 4.0);
         // Ten keys of 1, 12 now 4 (9 + 4), three of 2 and 20's 3: 22 in 14 keys.
-        assert_eq!((s.size(), s.total()), (14, 22.0));
+        assert_eq!((store.size(), store.total()), (14, 22.0));
         assert_eq!(
-            (s.get(25), s.get(21), s.get(-3)),
+            (store.get(25), store.get(21), store.get(-3)),
             (Found::Held(2.0), Found::Absent, Found::Absent)
         );
-        s.restore(undo);
-        assert_eq!((s.size(), s.total(), s.get(12)), (13, 18.0, Found::Absent));
+        store.restore(undo);
+        assert_eq!(
+            (store.size(), store.total(), store.get(12)),
+            (13, 18.0, Found::Absent)
+        );
     }
 }

@@ -40,13 +40,13 @@ pub type Token = u64;
 /// // A lease of 10 ns: A takes it at 0 and stalls; B's attempt at 10 still fails, at 11 it
 /// // takes the lock over, so both hold it; A's late release leaves B's record.
 /// let mut lock: Lock<()> = Lock::new(LockMode::Lease, 10, false, Samples::with_capacity(2));
-/// let a = lock.take(0, 0);
+/// let token_a = lock.take(0, 0);
 /// assert!(!lock.is_free(10));
 /// assert!(lock.is_free(11));
-/// let b = lock.take(11, 11);
-/// assert_eq!((a, b, lock.max_holders()), (1, 2, 2));
-/// assert!(!lock.release(a, 12), "the record is B's");
-/// assert!(lock.release(b, 20));
+/// let token_b = lock.take(11, 11);
+/// assert_eq!((token_a, token_b, lock.max_holders()), (1, 2, 2));
+/// assert!(!lock.release(token_a, 12), "the record is B's");
+/// assert!(lock.release(token_b, 20));
 /// // Held 12 ns by A and 9 ns by B.
 /// assert_eq!(lock.held_ns(), 21);
 /// ```
@@ -278,74 +278,74 @@ impl<W> Lock<W> {
 mod tests {
     use super::*;
 
-    fn lock(mode: LockMode, stale: bool) -> Lock<u32> {
+    fn new_lock(mode: LockMode, stale: bool) -> Lock<u32> {
         Lock::new(mode, 0, stale, Samples::with_capacity(4))
     }
 
     /// A polled lock: taken, refused while held, free once released.
     #[test]
     fn a_release_frees_the_lock_for_the_next_attempt() {
-        let mut l = lock(LockMode::Poll, false);
-        assert!(l.is_free(0));
-        let t = l.take(0, 0);
-        assert!(!l.is_free(5));
-        l.fail();
-        assert!(l.release(t, 5));
-        assert!(l.is_free(5) && l.released_at(5) && !l.released_at(6));
-        let u = l.take(5, 5);
+        let mut lock = new_lock(LockMode::Poll, false);
+        assert!(lock.is_free(0));
+        let token = lock.take(0, 0);
+        assert!(!lock.is_free(5));
+        lock.fail();
+        assert!(lock.release(token, 5));
+        assert!(lock.is_free(5) && lock.released_at(5) && !lock.released_at(6));
+        let next_token = lock.take(5, 5);
         // Tokens count acquisitions: 1 then 2; held 5 ns, then 3 more.
-        assert_eq!((t, u), (1, 2));
-        assert!(l.release(u, 8));
+        assert_eq!((token, next_token), (1, 2));
+        assert!(lock.release(next_token, 8));
         assert_eq!(
             (
-                l.acquisitions(),
-                l.failed_attempts(),
-                l.held_ns(),
-                l.max_holders()
+                lock.acquisitions(),
+                lock.failed_attempts(),
+                lock.held_ns(),
+                lock.max_holders()
             ),
             (2, 1, 8, 1)
         );
         // Waits 0 and 5: a mean of 2.5 ns, 0.0000025 ms.
-        assert_eq!(l.waits().mean_ms(), Some(2.5e-6));
+        assert_eq!(lock.waits().mean_ms(), Some(2.5e-6));
     }
 
     /// A stale record stays until an operator deletes it, and its wait is counted.
     #[test]
     fn a_stale_record_blocks_until_unlocked() {
-        let mut l = lock(LockMode::Poll, true);
-        assert!(l.has_record() && !l.is_free(1_000));
-        l.unlock(1_000);
-        assert!(l.is_free(1_000) && !l.has_record());
+        let mut lock = new_lock(LockMode::Poll, true);
+        assert!(lock.has_record() && !lock.is_free(1_000));
+        lock.unlock(1_000);
+        assert!(lock.is_free(1_000) && !lock.has_record());
         // No acquisition was released: nothing held.
-        assert_eq!(l.held_ns(), 0);
+        assert_eq!(lock.held_ns(), 0);
     }
 
     /// A queue lock hands itself to waiters in arrival order, and only when free.
     #[test]
     fn a_queue_lock_hands_over_in_order() {
-        let mut l = lock(LockMode::Queue, false);
-        let t = l.take(0, 0);
-        l.enqueue(7);
-        l.enqueue(3);
-        assert_eq!(l.next_waiter(), None, "held: no hand-over");
-        assert!(l.release(t, 4));
-        assert_eq!(l.next_waiter(), Some(7));
-        l.take(4, 4);
-        assert_eq!(l.next_waiter(), None);
+        let mut lock = new_lock(LockMode::Queue, false);
+        let token = lock.take(0, 0);
+        lock.enqueue(7);
+        lock.enqueue(3);
+        assert_eq!(lock.next_waiter(), None, "held: no hand-over");
+        assert!(lock.release(token, 4));
+        assert_eq!(lock.next_waiter(), Some(7));
+        lock.take(4, 4);
+        assert_eq!(lock.next_waiter(), None);
         // A polled lock keeps no queue to hand over from.
-        let mut p = lock(LockMode::Poll, false);
-        p.enqueue(1);
-        assert_eq!(p.next_waiter(), None);
+        let mut polled = new_lock(LockMode::Poll, false);
+        polled.enqueue(1);
+        assert_eq!(polled.next_waiter(), None);
     }
 
     /// A crashed holder never releases: with no lease the lock stays taken for good.
     #[test]
     fn a_crashed_holder_keeps_the_lock() {
-        let mut l = lock(LockMode::Poll, false);
-        let _crashed = l.take(0, 0);
-        assert!(!l.is_free(u64::MAX / 2));
+        let mut lock = new_lock(LockMode::Poll, false);
+        let _crashed = lock.take(0, 0);
+        assert!(!lock.is_free(u64::MAX / 2));
         // A release by a token that never held it changes nothing.
-        assert!(!l.release(99, 10));
-        assert!(l.has_record());
+        assert!(!lock.release(99, 10));
+        assert!(lock.has_record());
     }
 }

@@ -12,6 +12,6 @@ pub(crate) mod server;
 /// (two states equal bit for bit hash alike; `0.0` and `-0.0` differ, which only merges
 /// fewer states).
 #[inline]
-pub(crate) fn hash_f64<H: std::hash::Hasher>(x: f64, h: &mut H) {
-    h.write_u64(x.to_bits());
+pub(crate) fn hash_f64<H: std::hash::Hasher>(value: f64, hasher: &mut H) {
+    hasher.write_u64(value.to_bits());
 }

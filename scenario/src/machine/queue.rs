@@ -51,7 +51,7 @@ enum State {
 
 /// A message: 24 bytes (a run may hold tens of millions).
 #[derive(Debug, Clone, Copy, Hash)]
-struct Msg {
+struct Message {
     hidden_until: Nanos,
     id: u32,
     /// Its place in the queue: the order it first arrived in.
@@ -62,14 +62,14 @@ struct Msg {
     state: State,
 }
 
-const _: () = assert!(std::mem::size_of::<Msg>() == 24);
+const _: () = assert!(std::mem::size_of::<Message>() == 24);
 
 /// One queue during a run.
 pub(crate) struct Queue {
     /// Numbers per message: its value, then its fields.
     width: usize,
     data: Vec<f64>,
-    msgs: Vec<Msg>,
+    messages: Vec<Message>,
     visible: VecDeque<u32>,
     /// Takers waiting for a message, with the generation of their wait.
     pub waiters: VecDeque<(u32, u32)>,
@@ -104,7 +104,7 @@ pub(crate) struct Queue {
 sim_core::clone_in_place!(Queue {
     width,
     data,
-    msgs,
+    messages,
     visible,
     waiters,
     hidden,
@@ -132,19 +132,19 @@ sim_core::clone_in_place!(Queue {
 pub(crate) const NO_CALLER: (u32, u32) = (u32::MAX, 0);
 
 impl std::hash::Hash for Queue {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.data.len().hash(h);
-        for x in &self.data {
-            crate::machine::hash_f64(*x, h);
+    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
+        self.data.len().hash(hasher);
+        for value in &self.data {
+            crate::machine::hash_f64(*value, hasher);
         }
         (
-            &self.msgs,
+            &self.messages,
             &self.visible,
             &self.waiters,
             &self.hidden,
             self.timer,
         )
-            .hash(h);
+            .hash(hasher);
         (
             self.held,
             self.next_id,
@@ -153,7 +153,7 @@ impl std::hash::Hash for Queue {
             self.refused,
             self.taken,
         )
-            .hash(h);
+            .hash(hasher);
         (
             self.redelivered,
             self.acked,
@@ -161,9 +161,9 @@ impl std::hash::Hash for Queue {
             self.lost,
             self.duplicated,
         )
-            .hash(h);
-        self.max_len.hash(h);
-        (&self.callers, self.replies, self.late_replies).hash(h);
+            .hash(hasher);
+        self.max_len.hash(hasher);
+        (&self.callers, self.replies, self.late_replies).hash(hasher);
     }
 }
 
@@ -179,7 +179,7 @@ impl Queue {
         Queue {
             width: 1 + fields,
             data: Vec::with_capacity(room.saturating_mul(1 + fields)),
-            msgs: Vec::with_capacity(room),
+            messages: Vec::with_capacity(room),
             visible: VecDeque::with_capacity(room),
             waiters: VecDeque::new(),
             hidden: VecDeque::new(),
@@ -204,19 +204,19 @@ impl Queue {
         }
     }
 
-    /// Message `m` carries the call of `caller` (a job and the generation of its wait).
-    pub(crate) fn set_caller(&mut self, m: u32, caller: (u32, u32)) {
-        let m = m as usize;
-        if self.callers.len() <= m {
-            self.callers.resize(m + 1, NO_CALLER);
+    /// `message` carries the call of `caller` (a job and the generation of its wait).
+    pub(crate) fn set_caller(&mut self, message: u32, caller: (u32, u32)) {
+        let message = message as usize;
+        if self.callers.len() <= message {
+            self.callers.resize(message + 1, NO_CALLER);
         }
-        self.callers[m] = caller;
+        self.callers[message] = caller;
     }
 
-    /// The call message `m` carries, if any.
-    pub(crate) fn caller(&self, m: u32) -> Option<(u32, u32)> {
+    /// The call `message` carries, if any.
+    pub(crate) fn caller(&self, message: u32) -> Option<(u32, u32)> {
         self.callers
-            .get(m as usize)
+            .get(message as usize)
             .copied()
             .filter(|c| *c != NO_CALLER)
     }
@@ -242,46 +242,46 @@ impl Queue {
         });
         self.held += 1;
         self.data.extend_from_slice(&numbers[..self.width]);
-        self.msgs.push(Msg {
+        self.messages.push(Message {
             id,
             rank: 0,
             deliveries: 0,
             hidden_until: 0,
             state: State::Crossing,
         });
-        (self.msgs.len() - 1) as u32
+        (self.messages.len() - 1) as u32
     }
 
     /// Messages made so far.
     pub(crate) fn made(&self) -> usize {
-        self.msgs.len()
+        self.messages.len()
     }
 
-    /// Message `m`'s id.
-    pub(crate) fn id(&self, m: u32) -> u32 {
-        self.msgs[m as usize].id
+    /// `message`'s id.
+    pub(crate) fn id(&self, message: u32) -> u32 {
+        self.messages[message as usize].id
     }
 
-    /// The message `m`'s numbers (to put a copy of it).
-    pub(crate) fn numbers(&self, m: u32) -> &[f64] {
-        let at = m as usize * self.width;
+    /// `message`'s numbers (to put a copy of it).
+    pub(crate) fn numbers(&self, message: u32) -> &[f64] {
+        let at = message as usize * self.width;
         &self.data[at..at + self.width]
     }
 
-    /// Message `m` was lost on the way.
-    pub(crate) fn lose(&mut self, m: u32) {
-        self.msgs[m as usize].state = State::Lost;
+    /// `message` was lost on the way.
+    pub(crate) fn lose(&mut self, message: u32) {
+        self.messages[message as usize].state = State::Lost;
         self.held -= 1;
         self.lost += 1;
     }
 
-    /// Message `m` arrives: at the back.
-    pub(crate) fn arrive(&mut self, m: u32) {
-        let msg = &mut self.msgs[m as usize];
-        msg.state = State::Visible;
-        msg.rank = self.next_rank;
+    /// `message` arrives: at the back.
+    pub(crate) fn arrive(&mut self, message: u32) {
+        let record = &mut self.messages[message as usize];
+        record.state = State::Visible;
+        record.rank = self.next_rank;
         self.next_rank += 1;
-        self.visible.push_back(m);
+        self.visible.push_back(message);
         self.max_len = self.max_len.max(self.visible.len() as u64);
     }
 
@@ -295,34 +295,34 @@ impl Queue {
     /// also kept in take order, which is the order its visibility runs out in (every take
     /// hides for the same time): one timer, for the first of them, serves them all.
     pub(crate) fn take(&mut self, now: Nanos) -> Option<(u32, u32, Option<Nanos>)> {
-        let m = self.visible.pop_front()?;
-        let msg = &mut self.msgs[m as usize];
-        msg.deliveries += 1;
+        let message = self.visible.pop_front()?;
+        let record = &mut self.messages[message as usize];
+        record.deliveries += 1;
         self.taken += 1;
-        if msg.deliveries > 1 {
+        if record.deliveries > 1 {
             self.redelivered += 1;
         }
         let back = match self.visibility {
-            Some(v) => {
-                msg.state = State::InFlight;
-                msg.hidden_until = now.saturating_add(v);
-                let back = msg.hidden_until;
-                let receipt = msg.deliveries;
-                self.hidden.push_back((m, receipt));
+            Some(visibility) => {
+                record.state = State::InFlight;
+                record.hidden_until = now.saturating_add(visibility);
+                let back = record.hidden_until;
+                let receipt = record.deliveries;
+                self.hidden.push_back((message, receipt));
                 // A timer is set already for an earlier message: it sets the next.
                 if self.timer {
-                    return Some((m, receipt, None));
+                    return Some((message, receipt, None));
                 }
                 self.timer = true;
                 Some(back)
             }
             None => {
-                msg.state = State::Done;
+                record.state = State::Done;
                 self.held -= 1;
                 None
             }
         };
-        Some((m, msg.deliveries, back))
+        Some((message, record.deliveries, back))
     }
 
     /// The queue's timer, set for `now`: every hidden message whose visibility has run out
@@ -330,58 +330,58 @@ impl Queue {
     /// back, and when the timer is due next (`None`: nothing is hidden).
     pub(crate) fn wake(&mut self, now: Nanos) -> (bool, Option<Nanos>) {
         let mut back = false;
-        while let Some(&(m, receipt)) = self.hidden.front() {
-            let msg = self.msgs[m as usize];
-            if msg.state != State::InFlight || msg.deliveries != receipt {
+        while let Some(&(message, receipt)) = self.hidden.front() {
+            let record = self.messages[message as usize];
+            if record.state != State::InFlight || record.deliveries != receipt {
                 // Acknowledged, or back and taken again (a later entry holds it now).
                 self.hidden.pop_front();
                 continue;
             }
-            if msg.hidden_until > now {
-                return (back, Some(msg.hidden_until));
+            if record.hidden_until > now {
+                return (back, Some(record.hidden_until));
             }
             self.hidden.pop_front();
-            back |= self.expire(m, now);
+            back |= self.expire(message, now);
         }
         self.timer = false;
         (back, None)
     }
 
-    /// Message `m`'s visibility runs out at `now`: if it is still unacknowledged, it is
+    /// `message`'s visibility runs out at `now`: if it is still unacknowledged, it is
     /// visible again at its place (true).
-    fn expire(&mut self, m: u32, now: Nanos) -> bool {
-        let msg = self.msgs[m as usize];
-        if msg.state != State::InFlight || msg.hidden_until > now {
+    fn expire(&mut self, message: u32, now: Nanos) -> bool {
+        let record = self.messages[message as usize];
+        if record.state != State::InFlight || record.hidden_until > now {
             return false;
         }
-        self.msgs[m as usize].state = State::Visible;
+        self.messages[message as usize].state = State::Visible;
         self.returned += 1;
         // Usually at the front: it arrived before those that never left.
         match self.visible.front() {
-            Some(&f) if self.msgs[f as usize].rank < msg.rank => {
+            Some(&f) if self.messages[f as usize].rank < record.rank => {
                 let at = self
                     .visible
-                    .partition_point(|x| self.msgs[*x as usize].rank < msg.rank);
-                self.visible.insert(at, m);
+                    .partition_point(|x| self.messages[*x as usize].rank < record.rank);
+                self.visible.insert(at, message);
             }
-            _ => self.visible.push_front(m),
+            _ => self.visible.push_front(message),
         }
         self.max_len = self.max_len.max(self.visible.len() as u64);
         true
     }
 
-    /// Whether take `receipt` of message `m` still holds it (it may be acknowledged).
-    pub(crate) fn can_ack(&self, m: u32, receipt: u32) -> bool {
-        let msg = &self.msgs[m as usize];
-        msg.state == State::InFlight && msg.deliveries == receipt
+    /// Whether take `receipt` of `message` still holds it (it may be acknowledged).
+    pub(crate) fn can_ack(&self, message: u32, receipt: u32) -> bool {
+        let record = &self.messages[message as usize];
+        record.state == State::InFlight && record.deliveries == receipt
     }
 
-    /// Acknowledges take `receipt` of `m`; false when its visibility ran out first.
-    pub(crate) fn ack(&mut self, m: u32, receipt: u32) -> bool {
-        if !self.can_ack(m, receipt) {
+    /// Acknowledges take `receipt` of `message`; false when its visibility ran out first.
+    pub(crate) fn ack(&mut self, message: u32, receipt: u32) -> bool {
+        if !self.can_ack(message, receipt) {
             return false;
         }
-        self.msgs[m as usize].state = State::Done;
+        self.messages[message as usize].state = State::Done;
         self.held -= 1;
         self.acked += 1;
         true
@@ -395,16 +395,16 @@ impl Queue {
     /// A number of what `take` got: 0 the message's value, 1 its id, 2 its delivery count
     /// as that take saw it, 3 + f field f. NaN when the take got nothing.
     pub(crate) fn number(&self, take: Taken, what: u8) -> f64 {
-        let m = take.msg;
-        if m == NO_MSG {
+        let message = take.msg;
+        if message == NO_MSG {
             return f64::NAN;
         }
         match what {
-            1 => f64::from(self.msgs[m as usize].id),
+            1 => f64::from(self.messages[message as usize].id),
             2 => f64::from(take.deliveries),
-            w => {
-                let f = if w == 0 { 0 } else { w as usize - 2 };
-                self.data[m as usize * self.width + f]
+            index => {
+                let offset = if index == 0 { 0 } else { index as usize - 2 };
+                self.data[message as usize * self.width + offset]
             }
         }
     }
@@ -418,40 +418,46 @@ mod tests {
     fn a_message_not_acknowledged_comes_back_at_its_place() {
         // Three messages; the first is taken and not acknowledged: when its visibility
         // (10 ns) runs out it is first again, ahead of the two that never left.
-        let mut q = Queue::new(0, 0, Some(10), 3);
+        let mut queue = Queue::new(0, 0, Some(10), 3);
         for v in [1.0, 2.0, 3.0] {
-            let m = q.put(&[v], None);
-            q.arrive(m);
+            let message = queue.put(&[v], None);
+            queue.arrive(message);
         }
-        let (m, r, back) = q.take(0).unwrap();
+        let (message, receipt, back) = queue.take(0).unwrap();
         let first = Taken {
-            msg: m,
-            deliveries: r,
+            msg: message,
+            deliveries: receipt,
             held: true,
         };
-        assert_eq!((q.number(first, 0), back), (1.0, Some(10)));
-        assert_eq!(q.wake(9), (false, Some(10)), "not before its time");
-        assert_eq!(q.wake(10), (true, None));
-        let (again, r2, _) = q.take(10).unwrap();
+        assert_eq!((queue.number(first, 0), back), (1.0, Some(10)));
+        assert_eq!(queue.wake(9), (false, Some(10)), "not before its time");
+        assert_eq!(queue.wake(10), (true, None));
+        let (again, second_receipt, _) = queue.take(10).unwrap();
         let second = Taken {
             msg: again,
-            deliveries: r2,
+            deliveries: second_receipt,
             held: true,
         };
         assert_eq!(
-            (again, q.number(second, 2)),
-            (m, 2.0),
+            (again, queue.number(second, 2)),
+            (message, 2.0),
             "the same message, twice"
         );
         assert_eq!(
-            q.number(first, 2),
+            queue.number(first, 2),
             1.0,
             "the first take still saw delivery 1"
         );
-        assert!(!q.ack(m, r), "the first take's ack is late");
-        assert!(q.ack(m, r2));
+        assert!(!queue.ack(message, receipt), "the first take's ack is late");
+        assert!(queue.ack(message, second_receipt));
         assert_eq!(
-            (q.taken, q.redelivered, q.acked, q.returned, q.left()),
+            (
+                queue.taken,
+                queue.redelivered,
+                queue.acked,
+                queue.returned,
+                queue.left()
+            ),
             (2, 1, 1, 1, 2)
         );
     }
@@ -459,14 +465,14 @@ mod tests {
     #[test]
     fn a_capacity_counts_what_is_held() {
         // Capacity 2: two held, a third is refused until one is taken for good.
-        let mut q = Queue::new(0, 2, None, 0);
-        assert!(!q.full(0));
-        let a = q.put(&[0.0], None);
-        q.arrive(a);
-        let b = q.put(&[0.0], None);
-        q.arrive(b);
-        assert!(q.full(0));
-        q.take(0);
-        assert!(!q.full(0) && q.full(1));
+        let mut queue = Queue::new(0, 2, None, 0);
+        assert!(!queue.full(0));
+        let first = queue.put(&[0.0], None);
+        queue.arrive(first);
+        let second = queue.put(&[0.0], None);
+        queue.arrive(second);
+        assert!(queue.full(0));
+        queue.take(0);
+        assert!(!queue.full(0) && queue.full(1));
     }
 }

@@ -35,16 +35,16 @@ pub enum Landing {
 /// use coordsim_scenario::{Landing, Register};
 ///
 /// // Two clients read 0 and both write read + 1: the second overwrites the first.
-/// let mut r = Register::new(0.0);
-/// let (a, b) = (r.read(0, false), r.read(0, false));
-/// assert_eq!(r.land(5, a, a + 1.0, None, false), Landing::Applied { lost: false });
-/// assert_eq!(r.land(6, b, b + 1.0, None, false), Landing::Applied { lost: true });
-/// assert_eq!((r.value(), r.writes(), r.lost_updates()), (1.0, 2, 1));
+/// let mut register = Register::new(0.0);
+/// let (first_read, second_read) = (register.read(0, false), register.read(0, false));
+/// assert_eq!(register.land(5, first_read, first_read + 1.0, None, false), Landing::Applied { lost: false });
+/// assert_eq!(register.land(6, second_read, second_read + 1.0, None, false), Landing::Applied { lost: true });
+/// assert_eq!((register.value(), register.writes(), register.lost_updates()), (1.0, 2, 1));
 /// // As a compare-and-set, the second write is refused instead.
-/// let mut r = Register::new(0.0);
-/// r.land(5, 0.0, 1.0, None, true);
-/// assert_eq!(r.land(6, 0.0, 1.0, None, true), Landing::Conflict);
-/// assert_eq!((r.value(), r.rejected_writes()), (1.0, 1));
+/// let mut register = Register::new(0.0);
+/// register.land(5, 0.0, 1.0, None, true);
+/// assert_eq!(register.land(6, 0.0, 1.0, None, true), Landing::Conflict);
+/// assert_eq!((register.value(), register.rejected_writes()), (1.0, 1));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Register {
@@ -59,9 +59,9 @@ pub struct Register {
 }
 
 impl std::hash::Hash for Register {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        crate::machine::hash_f64(self.value, h);
-        crate::machine::hash_f64(self.at_instant_start, h);
+    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
+        crate::machine::hash_f64(self.value, hasher);
+        crate::machine::hash_f64(self.at_instant_start, hasher);
         (
             self.instant,
             self.writes,
@@ -69,7 +69,7 @@ impl std::hash::Hash for Register {
             self.rejected,
             self.accepted,
         )
-            .hash(h);
+            .hash(hasher);
     }
 }
 
@@ -113,9 +113,9 @@ impl Register {
             self.at_instant_start = self.value;
         }
         let stale = !read.is_nan() && self.value != read;
-        if let Some(f) = fence
-            && f.checked
-            && f.token < self.accepted
+        if let Some(fence) = fence
+            && fence.checked
+            && fence.token < self.accepted
         {
             self.rejected += 1;
             return Landing::Fenced;
@@ -127,8 +127,8 @@ impl Register {
         if stale {
             self.lost += 1;
         }
-        if let Some(f) = fence {
-            self.accepted = self.accepted.max(f.token);
+        if let Some(fence) = fence {
+            self.accepted = self.accepted.max(fence.token);
         }
         self.value = new;
         self.writes += 1;
@@ -168,25 +168,25 @@ mod tests {
             (true, Landing::Fenced),
             (false, Landing::Applied { lost: true }),
         ] {
-            let mut r = Register::new(0.0);
-            let (old, new) = (r.read(0, false), r.read(11, false));
+            let mut register = Register::new(0.0);
+            let (old, new) = (register.read(0, false), register.read(11, false));
             let fence = |token| Some(Fence { token, checked });
             assert_eq!(
-                r.land(12, new, 5.0, fence(2), false),
+                register.land(12, new, 5.0, fence(2), false),
                 Landing::Applied { lost: false }
             );
-            assert_eq!(r.land(13, old, 7.0, fence(1), false), expected);
+            assert_eq!(register.land(13, old, 7.0, fence(1), false), expected);
         }
     }
 
     /// `reads_first`: a read at the instant of a landing sees the value from before it.
     #[test]
     fn a_read_as_of_the_instant_start_misses_that_instants_writes() {
-        let mut r = Register::new(3.0);
-        r.land(10, 3.0, 4.0, None, false);
-        assert_eq!(r.read(10, true), 3.0);
-        assert_eq!(r.read(10, false), 4.0);
+        let mut register = Register::new(3.0);
+        register.land(10, 3.0, 4.0, None, false);
+        assert_eq!(register.read(10, true), 3.0);
+        assert_eq!(register.read(10, false), 4.0);
         // A later instant has had no landing: the value itself.
-        assert_eq!(r.read(11, true), 4.0);
+        assert_eq!(register.read(11, true), 4.0);
     }
 }

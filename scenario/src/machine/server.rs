@@ -55,7 +55,7 @@ sim_core::clone_in_place!(Server {
 
 impl std::hash::Hash for Server {
     /// Its state and counts (not its service streams: an explorer refuses drawn services).
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+    fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
         (
             &self.stations,
             &self.busy,
@@ -63,16 +63,16 @@ impl std::hash::Hash for Server {
             self.requests,
             self.arrivals,
         )
-            .hash(h);
+            .hash(hasher);
         (
             self.departures,
             self.first_arrival,
             self.last_departure,
             self.timed_out,
         )
-            .hash(h);
-        (self.wasted, self.wasted_ns, self.down, self.refused).hash(h);
-        (self.cancelled, self.withdrawn).hash(h);
+            .hash(hasher);
+        (self.wasted, self.wasted_ns, self.down, self.refused).hash(hasher);
+        (self.cancelled, self.withdrawn).hash(hasher);
     }
 }
 
@@ -92,7 +92,7 @@ impl Server {
             service_ns,
             rngs: if dist.is_some() {
                 (0..instances)
-                    .map(|k| sim_core::stream(seed, &format!("service/{name}-{k}")))
+                    .map(|instance| sim_core::stream(seed, &format!("service/{name}-{instance}")))
                     .collect()
             } else {
                 Vec::new()
@@ -115,57 +115,66 @@ impl Server {
         }
     }
 
-    /// A request tagged `tag` arrives at instance `k` at `now`: true when the instance is
+    /// A request tagged `tag` arrives at `instance` at `now`: true when the instance is
     /// idle, so its service starts now ([`Server::start`]).
     #[inline(always)]
-    pub(crate) fn arrive(&mut self, k: u32, tag: u32, now: Nanos) -> bool {
+    pub(crate) fn arrive(&mut self, instance: u32, tag: u32, now: Nanos) -> bool {
         self.arrivals += 1;
         self.first_arrival.get_or_insert(now);
         self.stations
-            .arrive(k as usize, Waiting { arrived: now, tag })
+            .arrive(instance as usize, Waiting { arrived: now, tag })
     }
 
-    /// Instance `k` starts serving, at `now`, a request that arrived at `arrived`: its
+    /// `instance` starts serving, at `now`, a request that arrived at `arrived`: its
     /// service time (fixed, or drawn from the instance's stream).
     #[inline(always)]
-    pub(crate) fn start(&mut self, k: u32, arrived: Nanos, now: Nanos) -> Nanos {
+    pub(crate) fn start(&mut self, instance: u32, arrived: Nanos, now: Nanos) -> Nanos {
         let service = match &self.dist {
-            Some(d) => ms_to_ns(d.sample_ms(&mut self.rngs[k as usize])).unwrap_or(NEVER),
+            Some(d) => ms_to_ns(d.sample_ms(&mut self.rngs[instance as usize])).unwrap_or(NEVER),
             None => self.service_ns,
         };
         self.waits.record(now - arrived);
         self.requests += 1;
-        self.busy[k as usize] = self.busy[k as usize].saturating_add(service);
+        self.busy[instance as usize] = self.busy[instance as usize].saturating_add(service);
         service
     }
 
-    /// Instance `k`'s service ends at `now`: the request it served and the next one in its
+    /// `instance`'s service ends at `now`: the request it served and the next one in its
     /// queue, whose service starts now; `None` when the instance was idle (a bug).
     #[inline(always)]
-    pub(crate) fn depart(&mut self, k: u32, now: Nanos) -> Option<(Waiting, Option<Waiting>)> {
+    pub(crate) fn depart(
+        &mut self,
+        instance: u32,
+        now: Nanos,
+    ) -> Option<(Waiting, Option<Waiting>)> {
         self.last_departure = now;
         self.departures += 1;
-        let done = self.stations.in_service(k as usize)?;
+        let done = self.stations.in_service(instance as usize)?;
         if self.down {
-            return self.hold(k, now, done);
+            return self.hold(instance, now, done);
         }
-        Some((done, self.stations.depart(k as usize, now)))
+        Some((done, self.stations.depart(instance as usize, now)))
     }
 
     /// A departure while down.
     #[cold]
-    fn hold(&mut self, k: u32, now: Nanos, done: Waiting) -> Option<(Waiting, Option<Waiting>)> {
+    fn hold(
+        &mut self,
+        instance: u32,
+        now: Nanos,
+        done: Waiting,
+    ) -> Option<(Waiting, Option<Waiting>)> {
         // Down: the service in progress ends; the next waits for the window's end.
-        self.stations.leave(k as usize, now);
+        self.stations.leave(instance as usize, now);
         Some((done, None))
     }
 
     /// It goes down at `now`: no service starts until [`Server::up`].
     pub(crate) fn go_down(&mut self) {
         self.down = true;
-        for k in 0..self.busy.len() {
-            if !self.stations.is_busy(k) {
-                self.stations.occupy(k);
+        for instance in 0..self.busy.len() {
+            if !self.stations.is_busy(instance) {
+                self.stations.occupy(instance);
             }
         }
     }
@@ -176,12 +185,12 @@ impl Server {
     pub(crate) fn up(&mut self, now: Nanos) -> Vec<(u32, Waiting)> {
         self.down = false;
         let mut next = Vec::new();
-        for k in 0..self.busy.len() {
-            if self.stations.is_busy(k)
-                && self.stations.in_service(k).is_none()
-                && let Some(w) = self.stations.depart(k, now)
+        for instance in 0..self.busy.len() {
+            if self.stations.is_busy(instance)
+                && self.stations.in_service(instance).is_none()
+                && let Some(waiting) = self.stations.depart(instance, now)
             {
-                next.push((k as u32, w));
+                next.push((instance as u32, waiting));
             }
         }
         next
@@ -213,11 +222,11 @@ impl Server {
     }
 
     /// A request's branch was cancelled at a join at `now`: counted, and when `withdraw`
-    /// and it still waits at instance `k` (tagged `tag`), it leaves the queue unserved
+    /// and it still waits at `instance` (tagged `tag`), it leaves the queue unserved
     /// (true).
-    pub(crate) fn cancel(&mut self, k: u32, tag: u32, withdraw: bool, now: Nanos) -> bool {
+    pub(crate) fn cancel(&mut self, instance: u32, tag: u32, withdraw: bool, now: Nanos) -> bool {
         self.cancelled += 1;
-        let left = withdraw && self.stations.withdraw(k as usize, tag, now);
+        let left = withdraw && self.stations.withdraw(instance as usize, tag, now);
         self.withdrawn += u64::from(left);
         left
     }
@@ -228,10 +237,10 @@ impl Server {
         (self.cancelled, self.withdrawn)
     }
 
-    /// Counts a service of `ns` finished for a client that had left.
-    pub(crate) fn waste(&mut self, ns: Nanos) {
+    /// Counts a service of `service_ns` finished for a client that had left.
+    pub(crate) fn waste(&mut self, service_ns: Nanos) {
         self.wasted += 1;
-        self.wasted_ns = self.wasted_ns.saturating_add(ns);
+        self.wasted_ns = self.wasted_ns.saturating_add(service_ns);
     }
 
     /// Requests whose client stopped waiting (timed out) before their service ended.
