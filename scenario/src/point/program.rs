@@ -212,14 +212,14 @@ impl<'a> Flat<'a> {
         let step = match s {
             spec::Step::Read(r) => Step::Read(*r),
             spec::Step::Write {
-                reg,
+                register,
                 value,
                 cas,
                 max_retries,
             } => {
                 ev.each_len(value, &format!("{at}.value"), self.count)?;
                 Step::Write {
-                    reg: *reg,
+                    reg: *register,
                     value: ev.per_point(value, &[at, "value"])?,
                     cas: *cas,
                     max_retries: ev.whole(max_retries, &[at, "max_retries"], 1, u32::MAX.into())?,
@@ -304,10 +304,10 @@ impl<'a> Flat<'a> {
             }
             spec::Step::Transaction(steps) => self.transaction(steps, at)?,
             spec::Step::If {
-                cond,
+                condition,
                 then,
                 otherwise,
-            } => return self.branch(cond, then, otherwise, at),
+            } => return self.branch(condition, then, otherwise, at),
             spec::Step::Parallel {
                 branches,
                 wait,
@@ -482,8 +482,10 @@ impl<'a> Flat<'a> {
                 spec::Step::Read(r) if self.point.regs[*r as usize].read_ns > 0 => {
                     slow = Some((*r, "read_ms"));
                 }
-                spec::Step::Write { reg, .. } if self.point.regs[*reg as usize].write_ns > 0 => {
-                    slow = Some((*reg, "write_ms"));
+                spec::Step::Write { register, .. }
+                    if self.point.regs[*register as usize].write_ns > 0 =>
+                {
+                    slow = Some((*register, "write_ms"));
                 }
                 _ => {}
             });

@@ -20,18 +20,18 @@ impl Outcomes {
     pub(crate) fn of(names: &[&str]) -> Outcomes {
         let mut bits = 0;
         for name in names {
-            let i = OUTCOMES
+            let index = OUTCOMES
                 .iter()
                 .position(|o| o == name)
                 .expect("a known outcome");
-            bits |= 1 << i;
+            bits |= 1 << index;
         }
         Outcomes(bits)
     }
 
-    /// Whether outcome `o` (an index in [`OUTCOMES`]) is in the set.
-    pub(crate) fn has(self, o: u8) -> bool {
-        self.0 & (1 << o) != 0
+    /// Whether `outcome` (an index in [`OUTCOMES`]) is in the set.
+    pub(crate) fn has(self, outcome: u8) -> bool {
+        self.0 & (1 << outcome) != 0
     }
 
     /// Either set's outcomes.
@@ -90,10 +90,10 @@ mod tests {
 
     #[test]
     fn a_set_holds_what_it_was_made_of() {
-        let s = Outcomes::of(&["served", "timed_out"]);
-        assert_eq!(s.names(), ["timed_out", "served"], "in OUTCOMES' order");
-        assert!(Outcomes::of(&["served"]).within(s));
-        assert!(!Outcomes::of(&["renewed"]).within(s));
-        assert!(s.or(Outcomes::of(&["none"])).has(0));
+        let set = Outcomes::of(&["served", "timed_out"]);
+        assert_eq!(set.names(), ["timed_out", "served"], "in OUTCOMES' order");
+        assert!(Outcomes::of(&["served"]).within(set));
+        assert!(!Outcomes::of(&["renewed"]).within(set));
+        assert!(set.or(Outcomes::of(&["none"])).has(0));
     }
 }

@@ -140,34 +140,34 @@ impl MetricColumns {
     /// The columns of `spec`: per resource in order, per group, then the overall ones.
     pub(crate) fn of(spec: &Spec) -> Result<MetricColumns, ComposeError> {
         let mut columns = MetricColumns::default();
-        let (mut reg, mut lock, mut server, mut link) = (0u16, 0u16, 0u16, 0u16);
+        let (mut register, mut lock, mut server, mut link) = (0u16, 0u16, 0u16, 0u16);
         let (mut queue, mut keys) = (0u16, 0u16);
-        for r in &spec.resources {
-            let n = &r.name;
-            match r.kind {
+        for resource in &spec.resources {
+            let resource_name = &resource.name;
+            match resource.kind {
                 ResourceKind::Register { .. } => {
-                    columns.register(n, reg)?;
-                    reg += 1;
+                    columns.register(resource_name, register)?;
+                    register += 1;
                 }
                 ResourceKind::Lock { .. } => {
-                    columns.lock(n, lock)?;
+                    columns.lock(resource_name, lock)?;
                     lock += 1;
                 }
                 ResourceKind::Server { .. } => {
-                    columns.server(n, server)?;
+                    columns.server(resource_name, server)?;
                     let (abandoned, cancels) = left_behind(spec, server);
                     if abandoned || cancels {
-                        columns.abandoned(n, server)?;
+                        columns.abandoned(resource_name, server)?;
                     }
                     if cancels {
-                        columns.cancelled(n, server)?;
+                        columns.cancelled(resource_name, server)?;
                     }
-                    if let ResourceKind::Server { down, .. } = &r.kind
+                    if let ResourceKind::Server { down, .. } = &resource.kind
                         && !down.is_empty()
                     {
-                        columns.col(
-                            format!("{n}.refused"),
-                            format!("requests `{n}` refused while down (`when_down = \"fail\"`)"),
+                        columns.column(
+                            format!("{resource_name}.refused"),
+                            format!("requests `{resource_name}` refused while down (`when_down = \"fail\"`)"),
                             Count,
                             Metric::ServerRefused(server),
                         )?;
@@ -175,7 +175,7 @@ impl MetricColumns {
                     server += 1;
                 }
                 ResourceKind::Link { ref loss, .. } => {
-                    columns.link(n, link, !matches!(loss, Num::Lit(0.0)))?;
+                    columns.link(resource_name, link, !matches!(loss, Num::Lit(0.0)))?;
                     link += 1;
                 }
                 ResourceKind::Queue {
@@ -184,12 +184,12 @@ impl MetricColumns {
                     link: ref over,
                     ..
                 } => {
-                    let over = over.map(|k| {
+                    let over = over.map(|link_index| {
                         let link = spec
                             .resources
                             .iter()
                             .filter(|r| matches!(r.kind, ResourceKind::Link { .. }))
-                            .nth(k as usize);
+                            .nth(link_index as usize);
                         match link.map(|r| &r.kind) {
                             Some(ResourceKind::Link {
                                 loss, duplicate, ..
@@ -201,59 +201,59 @@ impl MetricColumns {
                         }
                     });
                     columns.queue(
-                        n,
+                        resource_name,
                         queue,
                         !matches!(capacity, Num::Lit(0.0)),
                         visibility_ms.is_some(),
                         over.unwrap_or((false, false)),
                     )?;
-                    columns.replies(spec, n, queue)?;
+                    columns.replies(spec, resource_name, queue)?;
                     queue += 1;
                 }
                 ResourceKind::Keys { .. } => {
-                    columns.keys(n, keys)?;
+                    columns.keys(resource_name, keys)?;
                     keys += 1;
                 }
             }
         }
-        for (g, group) in spec.groups.iter().enumerate() {
-            columns.group(&group.name, g as u16)?;
-            let n = &group.name;
+        for (index, group) in spec.groups.iter().enumerate() {
+            columns.group(&group.name, index as u16)?;
+            let group_name = &group.name;
             // Any wait with a ceiling: `give_up_after_ms` is a timeout that gives up, and
             // counts here as one whether or not another step has a `timeout_ms`.
-            if group.any(|s| {
-                s.timeout().is_some()
+            if group.any(|step| {
+                step.timeout().is_some()
                     || matches!(
-                        s,
+                        step,
                         Step::Acquire {
                             timeout: Some(_),
                             ..
                         }
                     )
             }) {
-                columns.col(
-                    format!("{n}.timeouts"),
+                columns.column(
+                    format!("{group_name}.timeouts"),
                     format!(
-                        "waits of `{n}` that timed out (a lock, a request, a crossing, a take; a `give_up_after_ms` give-up included)"
+                        "waits of `{group_name}` that timed out (a lock, a request, a crossing, a take; a `give_up_after_ms` give-up included)"
                     ),
                     Count,
-                    Metric::GroupTimeouts(g as u16),
+                    Metric::GroupTimeouts(index as u16),
                 )?;
             }
-            if group.any(|s| {
+            if group.any(|step| {
                 matches!(
-                    s,
+                    step,
                     Step::Crash {
                         restart_after_ms: Some(_),
                         ..
                     }
                 )
             }) {
-                columns.col(
-                    format!("{n}.restarts"),
-                    format!("times actors of `{n}` crashed and restarted"),
+                columns.column(
+                    format!("{group_name}.restarts"),
+                    format!("times actors of `{group_name}` crashed and restarted"),
                     Count,
-                    Metric::GroupRestarts(g as u16),
+                    Metric::GroupRestarts(index as u16),
                 )?;
             }
         }
@@ -261,137 +261,137 @@ impl MetricColumns {
         Ok(columns)
     }
 
-    fn col(
+    fn column(
         &mut self,
-        n: String,
+        column_name: String,
         meaning: String,
         ty: ColumnType,
-        m: Metric,
+        metric: Metric,
     ) -> Result<(), ComposeError> {
         self.specs.push(ColumnSpec {
-            name: name(&n)?,
+            name: name(&column_name)?,
             meaning: name(&meaning)?,
             ty,
         });
-        self.fill.push(m);
+        self.fill.push(metric);
         Ok(())
     }
 
-    /// Register `n`, the `r`-th.
-    fn register(&mut self, n: &str, r: u16) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.value"),
-            format!("the value `{n}` holds at the end"),
+    /// Register `name`, the `index`-th.
+    fn register(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.value"),
+            format!("the value `{name}` holds at the end"),
             Float,
-            Metric::RegValue(r),
+            Metric::RegValue(index),
         )?;
-        self.col(
-            format!("{n}.writes"),
-            format!("writes `{n}` applied"),
+        self.column(
+            format!("{name}.writes"),
+            format!("writes `{name}` applied"),
             Count,
-            Metric::RegWrites(r),
+            Metric::RegWrites(index),
         )?;
-        self.col(
-            format!("{n}.lost_updates"),
+        self.column(
+            format!("{name}.lost_updates"),
             format!(
-                "applied writes of `{n}` that landed on a value other than the one their actor read (each overwrote an update)"
+                "applied writes of `{name}` that landed on a value other than the one their actor read (each overwrote an update)"
             ),
             Count,
-            Metric::RegLost(r),
+            Metric::RegLost(index),
         )?;
-        self.col(
-            format!("{n}.rejected_writes"),
-            format!("writes `{n}` rejected (compare-and-set conflicts, stale fencing tokens)"),
+        self.column(
+            format!("{name}.rejected_writes"),
+            format!("writes `{name}` rejected (compare-and-set conflicts, stale fencing tokens)"),
             Count,
-            Metric::RegRejected(r),
+            Metric::RegRejected(index),
         )?;
         Ok(())
     }
 
-    /// Lock `n`, the `l`-th.
-    fn lock(&mut self, n: &str, l: u16) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.acquisitions"),
-            format!("times `{n}` was taken"),
+    /// Lock `name`, the `index`-th.
+    fn lock(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.acquisitions"),
+            format!("times `{name}` was taken"),
             Count,
-            Metric::LockAcquisitions(l),
+            Metric::LockAcquisitions(index),
         )?;
-        self.col(
-            format!("{n}.failed_attempts"),
-            format!("attempts on `{n}` that found it taken (poll rounds)"),
+        self.column(
+            format!("{name}.failed_attempts"),
+            format!("attempts on `{name}` that found it taken (poll rounds)"),
             Count,
-            Metric::LockFailed(l),
+            Metric::LockFailed(index),
         )?;
-        self.col(
-            format!("{n}.gave_up"),
-            format!("waits for `{n}` given up"),
+        self.column(
+            format!("{name}.gave_up"),
+            format!("waits for `{name}` given up"),
             Count,
-            Metric::LockGaveUp(l),
+            Metric::LockGaveUp(index),
         )?;
-        self.col(
-            format!("{n}.max_holders"),
+        self.column(
+            format!("{name}.max_holders"),
             format!(
-                "most actors holding `{n}` at once (a crashed holder counts; the stale record does not); 1 is mutual exclusion"
+                "most actors holding `{name}` at once (a crashed holder counts; the stale record does not); 1 is mutual exclusion"
             ),
             Count,
-            Metric::LockMaxHolders(l),
+            Metric::LockMaxHolders(index),
         )?;
-        self.col(
-            format!("{n}.left"),
-            format!("1 when a record of `{n}` exists at the end"),
+        self.column(
+            format!("{name}.left"),
+            format!("1 when a record of `{name}` exists at the end"),
             Flag,
-            Metric::LockLeft(l),
+            Metric::LockLeft(index),
         )?;
-        self.col(
-            format!("{n}.mean_wait_ms"),
+        self.column(
+            format!("{name}.mean_wait_ms"),
             format!(
-                "mean wait from an acquire step to taking `{n}` or giving up (empty: never waited for)"
+                "mean wait from an acquire step to taking `{name}` or giving up (empty: never waited for)"
             ),
             Float,
-            Metric::LockMeanWait(l),
+            Metric::LockMeanWait(index),
         )?;
-        self.col(
-            format!("{n}.p95_wait_ms"),
-            format!("95th-percentile wait for `{n}`"),
+        self.column(
+            format!("{name}.p95_wait_ms"),
+            format!("95th-percentile wait for `{name}`"),
             Float,
-            Metric::LockP95Wait(l),
+            Metric::LockP95Wait(index),
         )?;
-        self.col(
-            format!("{n}.max_wait_ms"),
-            format!("longest wait for `{n}`"),
+        self.column(
+            format!("{name}.max_wait_ms"),
+            format!("longest wait for `{name}`"),
             Float,
-            Metric::LockMaxWait(l),
+            Metric::LockMaxWait(index),
         )?;
-        self.col(
-            format!("{n}.total_wait_ms"),
-            format!("all waits for `{n}` added up, acquired or given up"),
+        self.column(
+            format!("{name}.total_wait_ms"),
+            format!("all waits for `{name}` added up, acquired or given up"),
             Float,
-            Metric::LockTotalWait(l),
+            Metric::LockTotalWait(index),
         )?;
-        self.col(
-            format!("{n}.gave_up_wait_ms"),
-            format!("the waits for `{n}` that ended in giving up (or a timeout), added up"),
+        self.column(
+            format!("{name}.gave_up_wait_ms"),
+            format!("the waits for `{name}` that ended in giving up (or a timeout), added up"),
             Float,
-            Metric::LockGaveUpWait(l),
+            Metric::LockGaveUpWait(index),
         )?;
-        self.col(
-            format!("{n}.held_ms"),
+        self.column(
+            format!("{name}.held_ms"),
             format!(
-                "time `{n}` was held, every acquisition from its taking to its release (or to the run's end, when never released)"
+                "time `{name}` was held, every acquisition from its taking to its release (or to the run's end, when never released)"
             ),
             Float,
-            Metric::LockHeld(l),
+            Metric::LockHeld(index),
         )?;
         Ok(())
     }
 
-    /// Server `n`, the `s`-th.
-    fn server(&mut self, n: &str, s: u16) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.requests"),
-            format!("requests `{n}` served"),
+    /// Server `name`, the `index`-th.
+    fn server(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.requests"),
+            format!("requests `{name}` served"),
             Count,
-            Metric::ServerRequests(s),
+            Metric::ServerRequests(index),
         )?;
         for (stat, key, what) in [
             (WaitStat::Mean, "mean", "mean"),
@@ -401,54 +401,53 @@ impl MetricColumns {
             (WaitStat::P999, "p999", "99.9th-percentile"),
             (WaitStat::Max, "max", "longest"),
         ] {
-            self.col(
-                format!("{n}.{key}_wait_ms"),
-                format!("{what} wait in `{n}`'s queue before service"),
+            self.column(
+                format!("{name}.{key}_wait_ms"),
+                format!("{what} wait in `{name}`'s queue before service"),
                 Float,
-                Metric::ServerWait(s, stat),
+                Metric::ServerWait(index, stat),
             )?;
         }
-        self.col(
-            format!("{n}.max_queue_len"),
+        self.column(
+            format!("{name}.max_queue_len"),
             format!(
-                "most requests waiting at one instance of `{n}` at once (after each instant; not the one in service)"
+                "most requests waiting at one instance of `{name}` at once (after each instant; not the one in service)"
             ),
             Count,
-            Metric::ServerMaxQueue(s),
+            Metric::ServerMaxQueue(index),
         )?;
-        self.col(
-            format!("{n}.busy_fraction"),
+        self.column(
+            format!("{name}.busy_fraction"),
             format!(
-                "the busiest instance of `{n}`: busy time / (last departure − first arrival) (0 when that is 0)"
+                "the busiest instance of `{name}`: busy time / (last departure − first arrival) (0 when that is 0)"
             ),
             Float,
-            Metric::ServerBusy(s),
+            Metric::ServerBusy(index),
         )?;
-        self.col(
-            format!("{n}.makespan_ms"),
-            format!("last departure − first arrival at `{n}` (0: nothing arrived)"),
+        self.column(
+            format!("{name}.makespan_ms"),
+            format!("last departure − first arrival at `{name}` (0: nothing arrived)"),
             Float,
-            Metric::ServerMakespan(s),
+            Metric::ServerMakespan(index),
         )?;
         Ok(())
     }
 
-    /// Queue `n`'s replies, when a step calls on it.
-    fn replies(&mut self, spec: &Spec, n: &str, queue: u16) -> Result<(), ComposeError> {
-        let called = spec
-            .groups
-            .iter()
-            .any(|g| g.any(|s| matches!(s, Step::Call { queue: x, .. } if *x == queue)));
+    /// Queue `name`'s replies, when a step calls on it.
+    fn replies(&mut self, spec: &Spec, name: &str, queue: u16) -> Result<(), ComposeError> {
+        let called = spec.groups.iter().any(|group| {
+            group.any(|step| matches!(step, Step::Call { queue: called, .. } if *called == queue))
+        });
         if called {
-            self.col(
-                format!("{n}.replies"),
-                format!("replies to calls on `{n}` that reached a caller still waiting"),
+            self.column(
+                format!("{name}.replies"),
+                format!("replies to calls on `{name}` that reached a caller still waiting"),
                 Count,
                 Metric::QueueReplies(queue),
             )?;
-            self.col(
-                format!("{n}.late_replies"),
-                format!("replies to calls on `{n}` too late: the caller had stopped waiting (a timeout, a cancel, a crash, an earlier reply to a copy) or the link lost the reply"),
+            self.column(
+                format!("{name}.late_replies"),
+                format!("replies to calls on `{name}` too late: the caller had stopped waiting (a timeout, a cancel, a crash, an earlier reply to a copy) or the link lost the reply"),
                 Count,
                 Metric::QueueLateReplies(queue),
             )?;
@@ -456,224 +455,231 @@ impl MetricColumns {
         Ok(())
     }
 
-    /// Server `n`'s requests whose clients may leave.
-    fn abandoned(&mut self, n: &str, s: u16) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.timed_out"),
-            format!("requests to `{n}` whose client stopped waiting (a timeout) before their service ended"),
+    /// Server `name`'s requests whose clients may leave.
+    fn abandoned(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.timed_out"),
+            format!("requests to `{name}` whose client stopped waiting (a timeout) before their service ended"),
             Count,
-            Metric::ServerTimedOut(s),
+            Metric::ServerTimedOut(index),
         )?;
-        self.col(
-            format!("{n}.wasted_requests"),
-            format!("services `{n}` finished for a client that had left"),
+        self.column(
+            format!("{name}.wasted_requests"),
+            format!("services `{name}` finished for a client that had left"),
             Count,
-            Metric::ServerWasted(s),
+            Metric::ServerWasted(index),
         )?;
-        self.col(
-            format!("{n}.wasted_ms"),
-            format!("service time `{n}` spent on requests nobody waited for any more"),
+        self.column(
+            format!("{name}.wasted_ms"),
+            format!("service time `{name}` spent on requests nobody waited for any more"),
             Float,
-            Metric::ServerWastedMs(s),
+            Metric::ServerWastedMs(index),
         )?;
         Ok(())
     }
 
-    /// Server `n`'s requests whose branches a join may cancel.
-    fn cancelled(&mut self, n: &str, s: u16) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.cancelled"),
+    /// Server `name`'s requests whose branches a join may cancel.
+    fn cancelled(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.cancelled"),
             format!(
-                "requests to `{n}` whose branch was cancelled at a join before their service ended"
+                "requests to `{name}` whose branch was cancelled at a join before their service ended"
             ),
             Count,
-            Metric::ServerCancelled(s),
+            Metric::ServerCancelled(index),
         )?;
-        self.col(
-            format!("{n}.withdrawn"),
+        self.column(
+            format!("{name}.withdrawn"),
             format!(
-                "cancelled requests that left `{n}`'s queue unserved (`cancel = \"withdraw\"`)"
+                "cancelled requests that left `{name}`'s queue unserved (`cancel = \"withdraw\"`)"
             ),
             Count,
-            Metric::ServerWithdrawn(s),
+            Metric::ServerWithdrawn(index),
         )?;
         Ok(())
     }
 
-    /// Link `n`, the `k`-th (`lossy`: it may lose a crossing).
-    fn link(&mut self, n: &str, k: u16, lossy: bool) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.crossings"),
-            format!("crossings of `{n}` (each half its round trip)"),
+    /// Link `name`, the `index`-th (`lossy`: it may lose a crossing).
+    fn link(&mut self, name: &str, index: u16, lossy: bool) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.crossings"),
+            format!("crossings of `{name}` (each half its round trip)"),
             Count,
-            Metric::LinkCrossings(k),
+            Metric::LinkCrossings(index),
         )?;
         if lossy {
-            self.col(
-                format!("{n}.lost"),
-                format!("crossings `{n}` lost"),
+            self.column(
+                format!("{name}.lost"),
+                format!("crossings `{name}` lost"),
                 Count,
-                Metric::LinkLost(k),
+                Metric::LinkLost(index),
             )?;
         }
         Ok(())
     }
 
-    /// Queue `n`, the `q`-th: with a capacity, a visibility timeout, a lossy or duplicating
+    /// Queue `name`, the `index`-th: with a capacity, a visibility timeout, a lossy or duplicating
     /// link, the columns those fill.
     fn queue(
         &mut self,
-        n: &str,
-        q: u16,
+        name: &str,
+        index: u16,
         capacity: bool,
         visibility: bool,
-        (lossy, dup): (bool, bool),
+        (lossy, duplicating): (bool, bool),
     ) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.put"),
-            format!("messages put on `{n}` (a copy a link made not counted)"),
+        self.column(
+            format!("{name}.put"),
+            format!("messages put on `{name}` (a copy a link made not counted)"),
             Count,
-            Metric::QueuePut(q),
+            Metric::QueuePut(index),
         )?;
-        self.col(
-            format!("{n}.taken"),
-            format!("takes from `{n}`: deliveries, each again of a message counted"),
+        self.column(
+            format!("{name}.taken"),
+            format!("takes from `{name}`: deliveries, each again of a message counted"),
             Count,
-            Metric::QueueTaken(q),
+            Metric::QueueTaken(index),
         )?;
-        self.col(
-            format!("{n}.redelivered"),
-            format!("takes from `{n}` of a message taken before"),
+        self.column(
+            format!("{name}.redelivered"),
+            format!("takes from `{name}` of a message taken before"),
             Count,
-            Metric::QueueRedelivered(q),
+            Metric::QueueRedelivered(index),
         )?;
         if visibility {
-            self.col(
-                format!("{n}.acked"),
-                format!("messages of `{n}` acknowledged in time"),
+            self.column(
+                format!("{name}.acked"),
+                format!("messages of `{name}` acknowledged in time"),
                 Count,
-                Metric::QueueAcked(q),
+                Metric::QueueAcked(index),
             )?;
-            self.col(
-                format!("{n}.returned"),
+            self.column(
+                format!("{name}.returned"),
                 format!(
-                    "times a message of `{n}` came back, not acknowledged in its visibility timeout"
+                    "times a message of `{name}` came back, not acknowledged in its visibility timeout"
                 ),
                 Count,
-                Metric::QueueReturned(q),
+                Metric::QueueReturned(index),
             )?;
         }
-        self.col(
-            format!("{n}.left"),
-            format!("messages still in `{n}` at the end (visible, or taken and not acknowledged)"),
-            Count,
-            Metric::QueueLeft(q),
-        )?;
-        self.col(
-            format!("{n}.max_len"),
+        self.column(
+            format!("{name}.left"),
             format!(
-                "most visible messages in `{n}` at once (a message handed at once to a waiting taker counts)"
+                "messages still in `{name}` at the end (visible, or taken and not acknowledged)"
             ),
             Count,
-            Metric::QueueMaxLen(q),
+            Metric::QueueLeft(index),
+        )?;
+        self.column(
+            format!("{name}.max_len"),
+            format!(
+                "most visible messages in `{name}` at once (a message handed at once to a waiting taker counts)"
+            ),
+            Count,
+            Metric::QueueMaxLen(index),
         )?;
         if capacity {
-            self.col(
-                format!("{n}.refused"),
-                format!("puts refused because `{n}` was full"),
+            self.column(
+                format!("{name}.refused"),
+                format!("puts refused because `{name}` was full"),
                 Count,
-                Metric::QueueRefused(q),
+                Metric::QueueRefused(index),
             )?;
         }
         if lossy {
-            self.col(
-                format!("{n}.lost"),
-                format!("messages for `{n}` lost on its link"),
+            self.column(
+                format!("{name}.lost"),
+                format!("messages for `{name}` lost on its link"),
                 Count,
-                Metric::QueueLost(q),
+                Metric::QueueLost(index),
             )?;
         }
-        if dup {
-            self.col(
-                format!("{n}.duplicated"),
-                format!("messages for `{n}` its link delivered twice"),
+        if duplicating {
+            self.column(
+                format!("{name}.duplicated"),
+                format!("messages for `{name}` its link delivered twice"),
                 Count,
-                Metric::QueueDuplicated(q),
+                Metric::QueueDuplicated(index),
             )?;
         }
         Ok(())
     }
 
-    /// Key store `n`, the `k`-th.
-    fn keys(&mut self, n: &str, k: u16) -> Result<(), ComposeError> {
-        for (key, what, m) in [
+    /// Key store `name`, the `index`-th.
+    fn keys(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        for (key, what, metric) in [
             (
                 "inserted",
                 "inserts that added a key",
-                Metric::KeysInserted(k),
+                Metric::KeysInserted(index),
             ),
             (
                 "duplicates",
                 "inserts that found the key there (a duplicate)",
-                Metric::KeysDuplicates(k),
+                Metric::KeysDuplicates(index),
             ),
-            ("removed", "keys removed", Metric::KeysRemoved(k)),
+            ("removed", "keys removed", Metric::KeysRemoved(index)),
             (
                 "updated",
                 "sets (a key's number stored; one that adds the key is no insert)",
-                Metric::KeysUpdated(k),
+                Metric::KeysUpdated(index),
             ),
-            ("size", "keys held at the end", Metric::KeysSize(k)),
+            ("size", "keys held at the end", Metric::KeysSize(index)),
         ] {
-            self.col(format!("{n}.{key}"), format!("`{n}`: {what}"), Count, m)?;
+            self.column(
+                format!("{name}.{key}"),
+                format!("`{name}`: {what}"),
+                Count,
+                metric,
+            )?;
         }
-        self.col(
-            format!("{n}.total"),
-            format!("the numbers stored in `{n}` at the end, added up"),
+        self.column(
+            format!("{name}.total"),
+            format!("the numbers stored in `{name}` at the end, added up"),
             Float,
-            Metric::KeysTotal(k),
+            Metric::KeysTotal(index),
         )
     }
 
-    /// Group `n`, the `g`-th.
-    fn group(&mut self, n: &str, g: u16) -> Result<(), ComposeError> {
-        self.col(
-            format!("{n}.actors"),
-            format!("actors in `{n}`"),
+    /// Group `name`, the `index`-th.
+    fn group(&mut self, name: &str, index: u16) -> Result<(), ComposeError> {
+        self.column(
+            format!("{name}.actors"),
+            format!("actors in `{name}`"),
             Count,
-            Metric::GroupActors(g),
+            Metric::GroupActors(index),
         )?;
-        self.col(
-            format!("{n}.started"),
-            format!("repetitions `{n}` started"),
+        self.column(
+            format!("{name}.started"),
+            format!("repetitions `{name}` started"),
             Count,
-            Metric::GroupStarted(g),
+            Metric::GroupStarted(index),
         )?;
-        self.col(
-            format!("{n}.completed"),
-            format!("repetitions `{n}` completed"),
+        self.column(
+            format!("{name}.completed"),
+            format!("repetitions `{name}` completed"),
             Count,
-            Metric::GroupCompleted(g),
+            Metric::GroupCompleted(index),
         )?;
-        self.col(
-            format!("{n}.gave_up"),
-            format!("repetitions `{n}` gave up"),
+        self.column(
+            format!("{name}.gave_up"),
+            format!("repetitions `{name}` gave up"),
             Count,
-            Metric::GroupGaveUp(g),
+            Metric::GroupGaveUp(index),
         )?;
-        self.col(
-            format!("{n}.crashed"),
-            format!("crashes of actors of `{n}` (a crash followed by a restart counts too)"),
+        self.column(
+            format!("{name}.crashed"),
+            format!("crashes of actors of `{name}` (a crash followed by a restart counts too)"),
             Count,
-            Metric::GroupCrashed(g),
+            Metric::GroupCrashed(index),
         )?;
-        self.col(
-            format!("{n}.retries"),
+        self.column(
+            format!("{name}.retries"),
             format!(
-                "repetitions of `{n}` started again: after a rejected compare-and-set, or a timeout's retry"
+                "repetitions of `{name}` started again: after a rejected compare-and-set, or a timeout's retry"
             ),
             Count,
-            Metric::GroupRetries(g),
+            Metric::GroupRetries(index),
         )?;
         for (stat, key, what) in [
             (WaitStat::Mean, "mean", "mean"),
@@ -683,11 +689,11 @@ impl MetricColumns {
             (WaitStat::P999, "p999", "99.9th-percentile"),
             (WaitStat::Max, "max", "longest"),
         ] {
-            self.col(
-                format!("{n}.{key}_response_ms"),
-                format!("{what} time of a completed repetition of `{n}`, start to end"),
+            self.column(
+                format!("{name}.{key}_response_ms"),
+                format!("{what} time of a completed repetition of `{name}`, start to end"),
                 Float,
-                Metric::GroupResponse(g, stat),
+                Metric::GroupResponse(index, stat),
             )?;
         }
         Ok(())
@@ -695,25 +701,25 @@ impl MetricColumns {
 
     /// The columns over all groups.
     fn overall(&mut self) -> Result<(), ComposeError> {
-        self.col(
+        self.column(
             "completed".into(),
             "repetitions completed, all groups".into(),
             Count,
             Metric::Completed,
         )?;
-        self.col(
+        self.column(
             "mean_response_ms".into(),
             "mean time of a completed repetition, all groups".into(),
             Float,
             Metric::MeanResponse,
         )?;
-        self.col(
+        self.column(
             "max_response_ms".into(),
             "longest completed repetition, all groups".into(),
             Float,
             Metric::MaxResponse,
         )?;
-        self.col(
+        self.column(
             "makespan_ms".into(),
             "the last repetition's end (completed or given up) − the earliest start (0: none ended)".into(),
             Float,
@@ -726,24 +732,23 @@ impl MetricColumns {
 /// Whether server `server`'s requests may be left behind by their clients: by a timeout
 /// (`.0`), or by a join that cancels the branch asking (`.1`).
 fn left_behind(spec: &Spec, server: u16) -> (bool, bool) {
-    let asks =
-        |s: &Step| matches!(s, Step::Request { server: pick, .. } if pick.all().contains(&server));
-    let abandoned = spec.groups.iter().any(|g| {
-        g.any(|s| {
+    let asks = |step: &Step| matches!(step, Step::Request { server: pick, .. } if pick.all().contains(&server));
+    let abandoned = spec.groups.iter().any(|group| {
+        group.any(|step| {
             matches!(
-                s,
+                step,
                 Step::Request {
                     timeout: Some(_),
                     ..
                 }
-            ) && asks(s)
+            ) && asks(step)
         })
     });
-    let cancels = spec.groups.iter().any(|g| {
-        g.any(|s| match s {
-            Step::Parallel { branches, .. } => branches.iter().flatten().any(|b| {
+    let cancels = spec.groups.iter().any(|group| {
+        group.any(|step| match step {
+            Step::Parallel { branches, .. } => branches.iter().flatten().any(|branch_step| {
                 let mut found = false;
-                b.visit(&mut |s| found |= asks(s));
+                branch_step.visit(&mut |inner| found |= asks(inner));
                 found
             }),
             _ => false,

@@ -9,15 +9,15 @@ use crate::syntax::spec::{Choice, Num, Param, Scope, TIE_ORDER, TIE_ORDERS, Var}
 pub(crate) type Path = Vec<PathPart>;
 
 pub(crate) fn at(path: &Path, key: &str) -> Path {
-    let mut p = path.clone();
-    p.push(PathPart::Key(key.to_string()));
-    p
+    let mut child = path.clone();
+    child.push(PathPart::Key(key.to_string()));
+    child
 }
 
-pub(crate) fn idx(path: &Path, i: usize) -> Path {
-    let mut p = path.clone();
-    p.push(PathPart::Index(i));
-    p
+pub(crate) fn at_index(path: &Path, index: usize) -> Path {
+    let mut child = path.clone();
+    child.push(PathPart::Index(index));
+    child
 }
 
 pub(crate) fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, ComposeError> {
@@ -72,13 +72,13 @@ pub(crate) fn table<'v>(
             format!("{what} is a table, got {}", value.type_name()),
         );
     };
-    for (k, _) in entries {
-        if !keys.contains(&k.as_str()) {
+    for (key, _) in entries {
+        if !keys.contains(&key.as_str()) {
             return fail(
-                at(path, k),
+                at(path, key),
                 format!(
-                    "unknown key `{k}` of {what}{}; valid: {}",
-                    coordsim_model::suggest::did_you_mean(k, keys),
+                    "unknown key `{key}` of {what}{}; valid: {}",
+                    coordsim_model::suggest::did_you_mean(key, keys),
                     keys.join(", ")
                 ),
             );
@@ -91,8 +91,8 @@ pub(crate) fn get<'v>(entries: &'v [(String, Value)], key: &str) -> Option<&'v V
     entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
-pub(crate) fn string(path: Path, v: &Value, what: &str) -> Result<String, ComposeError> {
-    match v {
+pub(crate) fn string(path: Path, value: &Value, what: &str) -> Result<String, ComposeError> {
+    match value {
         Value::Str(s) => Ok(s.clone()),
         other => fail(
             path,
@@ -101,8 +101,8 @@ pub(crate) fn string(path: Path, v: &Value, what: &str) -> Result<String, Compos
     }
 }
 
-pub(crate) fn boolean(path: Path, v: Option<&Value>) -> Result<bool, ComposeError> {
-    match v {
+pub(crate) fn boolean(path: Path, value: Option<&Value>) -> Result<bool, ComposeError> {
+    match value {
         None => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
         Some(other) => fail(
@@ -137,29 +137,33 @@ impl Reader<'_> {
     pub(crate) fn num(
         &self,
         path: Path,
-        v: &Value,
+        value: &Value,
         scope: Scope,
         read: &[bool],
     ) -> Result<Num, ComposeError> {
-        match v {
+        match value {
             Value::Int(i) => Ok(Num::Lit(*i as f64)),
             Value::Float(x) if x.is_finite() => Ok(Num::Lit(*x)),
             Value::Float(x) => fail(path, format!("expected a finite number, got {x}")),
             Value::Str(text) => {
                 let resolve = |name: &str| self.name(name, scope, read);
                 coordsim_expr::parse(text, &resolve)
-                    .map(|e| Num::Expr(e, text.clone()))
-                    .map_err(|e| {
+                    .map(|error| Num::Expr(error, text.clone()))
+                    .map_err(|error| {
                         ComposeError::new(
                             path,
-                            format!("in \"{text}\" at character {}: {}", e.offset + 1, e.message),
+                            format!(
+                                "in \"{text}\" at character {}: {}",
+                                error.offset + 1,
+                                error.message
+                            ),
                         )
                     })
             }
             Value::List(items) if scope != Scope::Params => items
                 .iter()
                 .enumerate()
-                .map(|(k, item)| self.num(idx(&path, k), item, Scope::Params, read))
+                .map(|(index, item)| self.num(at_index(&path, index), item, Scope::Params, read))
                 .collect::<Result<_, _>>()
                 .map(Num::Each),
             Value::Table(entries) => {
@@ -169,9 +173,9 @@ impl Reader<'_> {
                         "a table number is { by = \"string parameter\", option = number, … }",
                     );
                 };
-                let Some(p) = self
+                let Some(param) = self
                     .param(by)
-                    .filter(|p| self.params[*p].kind == Kind::Text)
+                    .filter(|param| self.params[*param].kind == Kind::Text)
                 else {
                     return fail(
                         at(&path, "by"),
@@ -179,19 +183,22 @@ impl Reader<'_> {
                     );
                 };
                 let mut options = Vec::new();
-                for (k, v) in entries.iter().filter(|(k, _)| k != "by") {
-                    if !matches!(v, Value::Int(_) | Value::Float(_) | Value::Str(_)) {
+                for (option, number) in entries.iter().filter(|(option, _)| option != "by") {
+                    if !matches!(number, Value::Int(_) | Value::Float(_) | Value::Str(_)) {
                         return fail(
-                            at(&path, k),
+                            at(&path, option),
                             format!(
                                 "an option is a number or an expression in quotes, got {}",
-                                v.type_name()
+                                number.type_name()
                             ),
                         );
                     }
-                    options.push((k.clone(), self.num(at(&path, k), v, scope, read)?));
+                    options.push((
+                        option.clone(),
+                        self.num(at(&path, option), number, scope, read)?,
+                    ));
                 }
-                Ok(Num::By(p as u16, options))
+                Ok(Num::By(param as u16, options))
             }
             other => fail(
                 path,
@@ -206,13 +213,13 @@ impl Reader<'_> {
     /// What `name` is in an expression written in `scope`, after the steps whose reads and
     /// takes `read` marks; an error lists what is valid here.
     fn name(&self, name: &str, scope: Scope, read: &[bool]) -> Result<Var, String> {
-        if let Some(i) = self.param(name) {
-            if !matches!(self.params[i].kind, Kind::Float | Kind::Count) {
+        if let Some(param) = self.param(name) {
+            if !matches!(self.params[param].kind, Kind::Float | Kind::Count) {
                 return Err(format!(
                     "`{name}` is not a number parameter; a string parameter chooses a number with {{ by = \"{name}\", … }}"
                 ));
             }
-            return Ok(Var::Param(i as u16));
+            return Ok(Var::Param(param as u16));
         }
         let actor = matches!(scope, Scope::Actor | Scope::Step | Scope::Write);
         let step = matches!(scope, Scope::Step | Scope::Write);
@@ -236,28 +243,29 @@ impl Reader<'_> {
             "read" if scope == Scope::Write => return Ok(Var::Read),
             _ => {}
         }
-        if step && let Some(r) = self.registers.iter().position(|r| r == name) {
-            if !read.get(r).copied().unwrap_or(false) {
+        if step && let Some(register) = self.registers.iter().position(|register| register == name)
+        {
+            if !read.get(register).copied().unwrap_or(false) {
                 return Err(format!(
                     "the actor reads `{name}` in no step before this one"
                 ));
             }
-            return Ok(Var::Reg(r as u16));
+            return Ok(Var::Reg(register as u16));
         }
-        if step && let Some((_, var, res)) = self.vars.iter().find(|v| v.0 == name) {
+        if step && let Some((_, var, resource)) = self.vars.iter().find(|v| v.0 == name) {
             if !read
-                .get(self.registers.len() + res)
+                .get(self.registers.len() + resource)
                 .copied()
                 .unwrap_or(false)
             {
-                let (res_name, what) = &self.resources[*res];
+                let (resource_name, what) = &self.resources[*resource];
                 let how = if *what == "queue" {
                     "a take"
                 } else {
                     "an insert, lookup, set or remove"
                 };
                 return Err(format!(
-                    "`{name}` comes from {how} on `{res_name}`, and the actor has none in a step before this one"
+                    "`{name}` comes from {how} on `{resource_name}`, and the actor has none in a step before this one"
                 ));
             }
             return Ok(*var);
@@ -301,14 +309,19 @@ impl Reader<'_> {
                     .filter(|(_, r)| **r)
                     .map(|(n, _)| n.as_str()),
             );
-            let nr = self.registers.len();
+            let register_count = self.registers.len();
             valid.extend(
                 self.vars
                     .iter()
-                    .filter(|(_, _, res)| read.get(nr + res).copied().unwrap_or(false))
+                    .filter(|(_, _, resource)| {
+                        read.get(register_count + resource)
+                            .copied()
+                            .unwrap_or(false)
+                    })
                     .map(|(n, _, _)| n.as_str()),
             );
-            if read.len() == nr + self.resources.len() + 1 && read.last() == Some(&true) {
+            if read.len() == register_count + self.resources.len() + 1 && read.last() == Some(&true)
+            {
                 valid.push("reply");
             }
         }
@@ -344,14 +357,14 @@ impl Reader<'_> {
     fn choice(
         &self,
         path: Path,
-        v: Option<&Value>,
+        value: Option<&Value>,
         options: &'static [&'static str],
         default: &'static str,
     ) -> Result<Choice, ComposeError> {
-        let Some(v) = v else {
+        let Some(value) = value else {
             return Ok(Choice::Lit(default));
         };
-        let text = string(path.clone(), v, "this option")?;
+        let text = string(path.clone(), value, "this option")?;
         if let Some(o) = options.iter().find(|o| **o == text) {
             return Ok(Choice::Lit(o));
         }
@@ -372,8 +385,8 @@ impl Reader<'_> {
     }
 
     /// The string parameter `v` names (`by = "order"`).
-    pub(crate) fn text_param(&self, path: Path, v: &Value) -> Result<u16, ComposeError> {
-        let name = string(path.clone(), v, "a parameter's name")?;
+    pub(crate) fn text_param(&self, path: Path, value: &Value) -> Result<u16, ComposeError> {
+        let name = string(path.clone(), value, "a parameter's name")?;
         match self.param(&name) {
             Some(p) if self.params[p].kind == Kind::Text => Ok(p as u16),
             _ => fail(
@@ -384,15 +397,17 @@ impl Reader<'_> {
     }
 
     /// The field names of queue `q` (by its number among the queues).
-    pub(crate) fn queue_fields(&self, q: u16) -> Vec<String> {
-        let Some((name, ..)) = self.vars.iter().find(|(_, v, _)| *v == Var::Msg(q, 0)) else {
+    pub(crate) fn queue_fields(&self, queue: u16) -> Vec<String> {
+        let Some((name, ..)) = self.vars.iter().find(|(_, v, _)| *v == Var::Msg(queue, 0)) else {
             return Vec::new();
         };
         let prefix = format!("{name}.");
         self.vars
             .iter()
-            .filter_map(|(n, v, _)| match v {
-                Var::Msg(x, f) if *x == q && *f >= 3 => n.strip_prefix(&prefix).map(String::from),
+            .filter_map(|(field_name, v, _)| match v {
+                Var::Msg(taken_from, what) if *taken_from == queue && *what >= 3 => {
+                    field_name.strip_prefix(&prefix).map(String::from)
+                }
                 _ => None,
             })
             .collect()
@@ -402,11 +417,11 @@ impl Reader<'_> {
     pub(crate) fn resource_named(
         &self,
         path: Path,
-        v: &Value,
+        value: &Value,
         kind: &'static str,
     ) -> Result<u16, ComposeError> {
-        if let Value::Table(t) = v
-            && t.iter().any(|(k, _)| k == "one_of" || k == "by")
+        if let Value::Table(table) = value
+            && table.iter().any(|(k, _)| k == "one_of" || k == "by")
         {
             return fail(
                 path,
@@ -415,16 +430,16 @@ impl Reader<'_> {
                 ),
             );
         }
-        let name = string(path.clone(), v, "a resource name")?;
+        let name = string(path.clone(), value, "a resource name")?;
         match self.resources.iter().position(|(n, _)| *n == name) {
             // Its number among the resources of its kind, which is how steps name it.
-            Some(r) if self.resources[r].1 == kind => Ok(self.resources[..r]
+            Some(index) if self.resources[index].1 == kind => Ok(self.resources[..index]
                 .iter()
                 .filter(|(_, k)| *k == kind)
                 .count() as u16),
-            Some(r) => fail(
+            Some(index) => fail(
                 path,
-                format!("`{name}` is a {}, not a {kind}", self.resources[r].1),
+                format!("`{name}` is a {}, not a {kind}", self.resources[index].1),
             ),
             None => {
                 let valid: Vec<&str> = self
@@ -492,7 +507,7 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
 /// sweep steps), other numbers. A mix of these, a value that is none of them (a list, a
 /// table) and no value at all (a parameter derived at each point) are numbers.
 fn param_kind(values: &[Value]) -> (Kind, Value) {
-    let one = |v: &Value| match v {
+    let kind_of = |value: &Value| match value {
         Value::Str(_) => Kind::Text,
         Value::Bool(_) => Kind::Bool,
         Value::Int(i) if *i >= 0 => Kind::Count,
@@ -501,8 +516,8 @@ fn param_kind(values: &[Value]) -> (Kind, Value) {
     let Some((first, rest)) = values.split_first() else {
         return (Kind::Float, Value::Float(0.0));
     };
-    let kind = one(first);
-    if rest.iter().all(|v| one(v) == kind) {
+    let kind = kind_of(first);
+    if rest.iter().all(|v| kind_of(v) == kind) {
         (kind, first.clone())
     } else {
         (Kind::Float, first.clone())
@@ -528,8 +543,8 @@ pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result
 }
 
 /// A string value's text (a name checked already).
-pub(crate) fn text_of(v: &Value) -> &str {
-    match v {
+pub(crate) fn text_of(value: &Value) -> &str {
+    match value {
         Value::Str(s) => s,
         _ => "",
     }

@@ -3,7 +3,7 @@
 use coordsim_model::{ComposeError, PathPart, Value};
 
 use crate::syntax::read::{
-    Path, Reader, at, boolean, check_new_name, fail, get, idx, string, table,
+    Path, Reader, at, at_index, boolean, check_new_name, fail, get, string, table,
 };
 use crate::syntax::spec::{
     ARRIVALS, Choice, CrashAnywhere, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
@@ -57,26 +57,26 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         unacked: Vec::new(),
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
-    for (r, v) in resource_values.iter().enumerate() {
-        name_resource(&mut reader, &mut taken, idx(&root, r), v)?;
+    for (index, value) in resource_values.iter().enumerate() {
+        name_resource(&mut reader, &mut taken, at_index(&root, index), value)?;
     }
     let mut resources = Vec::new();
-    for (r, v) in resource_values.iter().enumerate() {
-        let (name, kind) = reader.resources[r].clone();
+    for (index, value) in resource_values.iter().enumerate() {
+        let (name, kind) = reader.resources[index].clone();
         let kind = match kind {
-            "register" => register(&reader, idx(&root, r), v)?,
-            "lock" => lock(&reader, idx(&root, r), v)?,
-            "server" => server(&reader, idx(&root, r), v)?,
-            "queue" => queue(&mut reader, r, idx(&root, r), v)?,
-            "keys" => keys(&mut reader, r, idx(&root, r), v)?,
-            _ => link(&reader, idx(&root, r), v)?,
+            "register" => register(&reader, at_index(&root, index), value)?,
+            "lock" => lock(&reader, at_index(&root, index), value)?,
+            "server" => server(&reader, at_index(&root, index), value)?,
+            "queue" => queue(&mut reader, index, at_index(&root, index), value)?,
+            "keys" => keys(&mut reader, index, at_index(&root, index), value)?,
+            _ => link(&reader, at_index(&root, index), value)?,
         };
         resources.push(Resource { name, kind });
     }
     let root = vec![PathPart::Key("actor".into())];
     let mut groups = Vec::new();
-    for (g, v) in actor_values.iter().enumerate() {
-        groups.push(group(&reader, &mut taken, idx(&root, g), v)?);
+    for (index, value) in actor_values.iter().enumerate() {
+        groups.push(group(&reader, &mut taken, at_index(&root, index), value)?);
     }
     Ok(Spec {
         params,
@@ -90,9 +90,9 @@ fn name_resource(
     reader: &mut Reader<'_>,
     taken: &mut Vec<String>,
     path: Path,
-    v: &Value,
+    value: &Value,
 ) -> Result<(), ComposeError> {
-    let entries = match v {
+    let entries = match value {
         Value::Table(e) => e,
         other => {
             return fail(
@@ -139,11 +139,11 @@ fn name_resource(
     Ok(())
 }
 
-fn register(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
-    let p = Scope::Params;
+fn register(reader: &Reader<'_>, path: Path, value: &Value) -> Result<ResourceKind, ComposeError> {
+    let scope = Scope::Params;
     let entries = table(
         &path,
-        v,
+        value,
         "a register",
         &[
             "name",
@@ -155,20 +155,20 @@ fn register(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, 
         ],
     )?;
     Ok(ResourceKind::Register {
-        initial: reader.opt_num(&path, entries, "initial", 0.0, p)?,
-        read_ms: reader.opt_num(&path, entries, "read_ms", 0.0, p)?,
-        write_ms: reader.opt_num(&path, entries, "write_ms", 0.0, p)?,
+        initial: reader.opt_num(&path, entries, "initial", 0.0, scope)?,
+        read_ms: reader.opt_num(&path, entries, "read_ms", 0.0, scope)?,
+        write_ms: reader.opt_num(&path, entries, "write_ms", 0.0, scope)?,
         fenced_by: get(entries, "fenced_by")
-            .map(|v| reader.resource_named(at(&path, "fenced_by"), v, "lock"))
+            .map(|value| reader.resource_named(at(&path, "fenced_by"), value, "lock"))
             .transpose()?,
     })
 }
 
-fn lock(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
-    let p = Scope::Params;
+fn lock(reader: &Reader<'_>, path: Path, value: &Value) -> Result<ResourceKind, ComposeError> {
+    let scope = Scope::Params;
     let entries = table(
         &path,
-        v,
+        value,
         "a lock",
         &[
             "name",
@@ -186,7 +186,14 @@ fn lock(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Comp
         Some(Value::List(items)) if items.len() <= MAX_UNLOCKS => items
             .iter()
             .enumerate()
-            .map(|(i, v)| reader.num(idx(&at(&path, "unlock_at_ms"), i), v, p, &[]))
+            .map(|(index, value)| {
+                reader.num(
+                    at_index(&at(&path, "unlock_at_ms"), index),
+                    value,
+                    scope,
+                    &[],
+                )
+            })
             .collect::<Result<_, _>>()?,
         Some(_) => {
             return fail(
@@ -197,19 +204,19 @@ fn lock(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Comp
     };
     Ok(ResourceKind::Lock {
         mode: reader.opt_choice(&path, entries, "mode", LOCK_MODES, "poll")?,
-        poll_ms: reader.opt_num(&path, entries, "poll_ms", 25.0, p)?,
-        lease_ms: reader.opt_num(&path, entries, "lease_ms", 0.0, p)?,
+        poll_ms: reader.opt_num(&path, entries, "poll_ms", 25.0, scope)?,
+        lease_ms: reader.opt_num(&path, entries, "lease_ms", 0.0, scope)?,
         fencing: boolean(at(&path, "fencing"), get(entries, "fencing"))?,
         stale_at_start: boolean(at(&path, "stale_at_start"), get(entries, "stale_at_start"))?,
         unlock_at_ms,
     })
 }
 
-fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
-    let p = Scope::Params;
+fn server(reader: &Reader<'_>, path: Path, value: &Value) -> Result<ResourceKind, ComposeError> {
+    let scope = Scope::Params;
     let entries = table(
         &path,
-        v,
+        value,
         "a server",
         &[
             "name",
@@ -226,8 +233,8 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
     match get(entries, "down") {
         None => {}
         Some(Value::List(windows)) if windows.len() <= MAX_WINDOWS => {
-            for (w, window) in windows.iter().enumerate() {
-                let here = idx(&at(&path, "down"), w);
+            for (index, window) in windows.iter().enumerate() {
+                let here = at_index(&at(&path, "down"), index);
                 let Value::List(ends) = window else {
                     return fail(here, "a down window is [from_ms, to_ms]");
                 };
@@ -235,8 +242,8 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
                     return fail(here, "a down window is [from_ms, to_ms]: two numbers");
                 };
                 down.push((
-                    reader.num(idx(&here, 0), from, p, &[])?,
-                    reader.num(idx(&here, 1), to, p, &[])?,
+                    reader.num(at_index(&here, 0), from, scope, &[])?,
+                    reader.num(at_index(&here, 1), to, scope, &[])?,
                 ));
             }
         }
@@ -251,19 +258,19 @@ fn server(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Co
         return fail(path, "a server needs `service_ms`, its (mean) service time");
     };
     Ok(ResourceKind::Server {
-        service_ms: reader.num(at(&path, "service_ms"), service, p, &[])?,
+        service_ms: reader.num(at(&path, "service_ms"), service, scope, &[])?,
         service: reader.opt_choice(&path, entries, "service", SERVICE_KINDS, "fixed")?,
-        service_cv: reader.opt_num(&path, entries, "service_cv", 1.0, p)?,
-        instances: reader.opt_num(&path, entries, "instances", 1.0, p)?,
+        service_cv: reader.opt_num(&path, entries, "service_cv", 1.0, scope)?,
+        instances: reader.opt_num(&path, entries, "instances", 1.0, scope)?,
         when_down: reader.opt_choice(&path, entries, "when_down", WHEN_DOWN, "wait")?,
         down,
     })
 }
 
-fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, ComposeError> {
+fn link(reader: &Reader<'_>, path: Path, value: &Value) -> Result<ResourceKind, ComposeError> {
     let entries = table(
         &path,
-        v,
+        value,
         "a link",
         &["name", "kind", "rtt_ms", "loss", "duplicate"],
     )?;
@@ -280,18 +287,18 @@ fn link(reader: &Reader<'_>, path: Path, v: &Value) -> Result<ResourceKind, Comp
     })
 }
 
-/// A queue (resource `r`): its capacity, visibility timeout, message fields and link; the
-/// names a take gives the actor (`Q`, `Q.id`, `Q.deliveries`, `Q.FIELD`).
+/// A queue (the resource at index `resource`): its capacity, visibility timeout, message
+/// fields and link; the names a take gives the actor (`Q`, `Q.id`, `Q.deliveries`, `Q.FIELD`).
 fn queue(
     reader: &mut Reader<'_>,
-    r: usize,
+    resource: usize,
     path: Path,
-    v: &Value,
+    value: &Value,
 ) -> Result<ResourceKind, ComposeError> {
-    let p = Scope::Params;
+    let scope = Scope::Params;
     let entries = table(
         &path,
-        v,
+        value,
         "a queue",
         &[
             "name",
@@ -302,13 +309,13 @@ fn queue(
             "link",
         ],
     )?;
-    let name = reader.resources[r].0.clone();
+    let name = reader.resources[resource].0.clone();
     let mut fields: Vec<String> = Vec::new();
     match get(entries, "fields") {
         None => {}
         Some(Value::List(items)) if items.len() <= MAX_FIELDS => {
-            for (f, item) in items.iter().enumerate() {
-                let here = idx(&at(&path, "fields"), f);
+            for (index, item) in items.iter().enumerate() {
+                let here = at_index(&at(&path, "fields"), index);
                 let field = string(here.clone(), item, "a field's name")?;
                 check_new_name(here.clone(), &field, &[])?;
                 if ["id", "deliveries"].contains(&field.as_str()) || fields.contains(&field) {
@@ -329,80 +336,88 @@ fn queue(
             );
         }
     }
-    let q = reader.resources[..r]
+    let queue_number = reader.resources[..resource]
         .iter()
         .filter(|(_, k)| *k == "queue")
         .count() as u16;
     if get(entries, "visibility_ms").is_none() {
-        reader.unacked.push(q);
+        reader.unacked.push(queue_number);
     }
-    reader.vars.push((name.clone(), Var::Msg(q, 0), r));
-    reader.vars.push((format!("{name}.id"), Var::Msg(q, 1), r));
     reader
         .vars
-        .push((format!("{name}.deliveries"), Var::Msg(q, 2), r));
-    for (f, field) in fields.iter().enumerate() {
-        reader
-            .vars
-            .push((format!("{name}.{field}"), Var::Msg(q, 3 + f as u8), r));
+        .push((name.clone(), Var::Msg(queue_number, 0), resource));
+    reader
+        .vars
+        .push((format!("{name}.id"), Var::Msg(queue_number, 1), resource));
+    reader.vars.push((
+        format!("{name}.deliveries"),
+        Var::Msg(queue_number, 2),
+        resource,
+    ));
+    for (index, field) in fields.iter().enumerate() {
+        reader.vars.push((
+            format!("{name}.{field}"),
+            Var::Msg(queue_number, 3 + index as u8),
+            resource,
+        ));
     }
     Ok(ResourceKind::Queue {
-        capacity: reader.opt_num(&path, entries, "capacity", 0.0, p)?,
+        capacity: reader.opt_num(&path, entries, "capacity", 0.0, scope)?,
         visibility_ms: get(entries, "visibility_ms")
-            .map(|v| reader.num(at(&path, "visibility_ms"), v, p, &[]))
+            .map(|value| reader.num(at(&path, "visibility_ms"), value, scope, &[]))
             .transpose()?,
         fields,
         link: get(entries, "link")
-            .map(|v| reader.resource_named(at(&path, "link"), v, "link"))
+            .map(|value| reader.resource_named(at(&path, "link"), value, "link"))
             .transpose()?,
     })
 }
 
-/// A key store (resource `r`): its keys at the start; its name is the number stored with
-/// the key an actor last used there.
+/// A key store (the resource at index `resource`): its keys at the start; its name is the
+/// number stored with the key an actor last used there.
 fn keys(
     reader: &mut Reader<'_>,
-    r: usize,
+    resource: usize,
     path: Path,
-    v: &Value,
+    value: &Value,
 ) -> Result<ResourceKind, ComposeError> {
-    let p = Scope::Params;
-    let entries = table(&path, v, "a key store", &["name", "kind", "initial"])?;
+    let scope = Scope::Params;
+    let entries = table(&path, value, "a key store", &["name", "kind", "initial"])?;
     let shapes = "`initial` is a list of keys ([1, 2, 3], each stored with 0), of [key, value] pairs ([[4, 2], [5, 3]]), or { from = 1, count = 100, value = 0 }";
     let here = at(&path, "initial");
     let initial = match get(entries, "initial") {
         None => KeysInit::Pairs(Vec::new()),
         Some(Value::List(items)) if items.len() <= MAX_INITIAL_KEYS => {
             let mut pairs = Vec::new();
-            for (k, item) in items.iter().enumerate() {
-                let at_k = idx(&here, k);
+            for (index, item) in items.iter().enumerate() {
+                let item_path = at_index(&here, index);
                 pairs.push(match item {
                     Value::List(pair) => match pair.as_slice() {
                         [key, value] => (
-                            reader.num(idx(&at_k, 0), key, p, &[])?,
-                            reader.num(idx(&at_k, 1), value, p, &[])?,
+                            reader.num(at_index(&item_path, 0), key, scope, &[])?,
+                            reader.num(at_index(&item_path, 1), value, scope, &[])?,
                         ),
-                        _ => return fail(at_k, shapes),
+                        _ => return fail(item_path, shapes),
                     },
-                    other => (reader.num(at_k, other, p, &[])?, Num::Lit(0.0)),
+                    other => (reader.num(item_path, other, scope, &[])?, Num::Lit(0.0)),
                 });
             }
             KeysInit::Pairs(pairs)
         }
         Some(table_value @ Value::Table(_)) => {
-            let t = table(
+            let range = table(
                 &here,
                 table_value,
                 "a range of keys",
                 &["from", "count", "value"],
             )?;
-            let Some(count) = get(t, "count") else {
+            let Some(count) = get(range, "count") else {
                 return fail(here, shapes);
             };
             KeysInit::Range {
-                from: reader.opt_num(&here, t, "from", 0.0, p)?,
-                count: reader.num(at(&here, "count"), count, p, &[])?,
-                value: reader.opt_num(&here, t, "value", 0.0, p)?,
+                from: reader.opt_num(&here, range, "from", 0.0, scope)?,
+                count: reader.num(at(&here, "count"), count, scope, &[])?,
+                value: reader.opt_num(&here, range, "value", 0.0, scope)?,
             }
         }
         Some(_) => {
@@ -412,12 +427,14 @@ fn keys(
             );
         }
     };
-    let k = reader.resources[..r]
+    let store_number = reader.resources[..resource]
         .iter()
         .filter(|(_, kind)| *kind == "keys")
         .count() as u16;
-    let name = reader.resources[r].0.clone();
-    reader.vars.push((name, Var::Stored(k), r));
+    let name = reader.resources[resource].0.clone();
+    reader
+        .vars
+        .push((name, Var::Stored(store_number), resource));
     Ok(ResourceKind::Keys { initial })
 }
 
@@ -426,11 +443,11 @@ fn group(
     reader: &Reader<'_>,
     taken: &mut Vec<String>,
     path: Path,
-    v: &Value,
+    value: &Value,
 ) -> Result<Group, ComposeError> {
     let entries = table(
         &path,
-        v,
+        value,
         "an actor group",
         &[
             "name",
@@ -455,21 +472,28 @@ fn group(
         None => None,
         Some(Value::List(items)) => {
             let mut names: Vec<String> = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                let n = string(idx(&at(&path, "names"), i), item, "an actor's name")?;
-                if n.is_empty() || n.chars().any(char::is_control) || n.len() > 200 {
+            for (index, item) in items.iter().enumerate() {
+                let actor_name = string(
+                    at_index(&at(&path, "names"), index),
+                    item,
+                    "an actor's name",
+                )?;
+                if actor_name.is_empty()
+                    || actor_name.chars().any(char::is_control)
+                    || actor_name.len() > 200
+                {
                     return fail(
-                        idx(&at(&path, "names"), i),
+                        at_index(&at(&path, "names"), index),
                         "an actor's name is 1 to 200 printable characters",
                     );
                 }
-                if names.contains(&n) {
+                if names.contains(&actor_name) {
                     return fail(
-                        idx(&at(&path, "names"), i),
-                        format!("two actors are called `{n}`"),
+                        at_index(&at(&path, "names"), index),
+                        format!("two actors are called `{actor_name}`"),
                     );
                 }
-                names.push(n);
+                names.push(actor_name);
             }
             Some(names)
         }
@@ -527,11 +551,11 @@ fn group(
     let steps = read_steps(reader, &steps_path, step_values)?;
     let crash_anywhere = match get(entries, "crash_anywhere") {
         None => None,
-        Some(v) => {
+        Some(given) => {
             let path = at(&path, "crash_anywhere");
             let keys = table(
                 &path,
-                v,
+                given,
                 "`crash_anywhere` (an exploration's crashes of this group: `{ count = 1, restart_after_ms = 100 }`)",
                 &["count", "restart_after_ms"],
             )?;
@@ -593,11 +617,11 @@ fn take_name(
 }
 
 /// Whether a group's steps, at any depth, name a stream (a `stream` key anywhere).
-fn names_stream(v: &Value) -> bool {
-    match v {
+fn names_stream(value: &Value) -> bool {
+    match value {
         Value::Table(entries) => entries
             .iter()
-            .any(|(k, v)| k == "stream" || names_stream(v)),
+            .any(|(key, inner)| key == "stream" || names_stream(inner)),
         Value::List(items) => items.iter().any(names_stream),
         _ => false,
     }

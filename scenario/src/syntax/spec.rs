@@ -77,8 +77,8 @@ pub(crate) enum Num {
 impl Num {
     /// Whether it depends on `i`, `k` or what was read (so it is computed during the run).
     pub(crate) fn per_actor(&self) -> bool {
-        fn uses(e: &Expr<Var>) -> bool {
-            match e {
+        fn uses(expr: &Expr<Var>) -> bool {
+            match expr {
                 Expr::Num(_) => false,
                 Expr::Var(v) => !matches!(v, Var::Param(_)),
                 Expr::Neg(a) => uses(a),
@@ -341,7 +341,7 @@ pub(crate) enum Step {
     // Registers, locks, servers and links by their number among their kind.
     Read(u16),
     Write {
-        reg: u16,
+        register: u16,
         value: Num,
         cas: bool,
         max_retries: Num,
@@ -413,7 +413,7 @@ pub(crate) enum Step {
         gave_up: bool,
     },
     If {
-        cond: Cond,
+        condition: Cond,
         then: Vec<Step>,
         otherwise: Vec<Step>,
     },
@@ -440,10 +440,10 @@ pub(crate) const CANCELS: &[&str] = &["withdraw", "abandon"];
 pub(crate) const MAX_BRANCHES: usize = 16;
 
 impl Step {
-    /// Calls `f` on this step and every step inside it (branches, timeout steps).
-    pub(crate) fn visit(&self, f: &mut impl FnMut(&Step)) {
-        f(self);
-        let mut inner = |steps: &[Step]| steps.iter().for_each(|s| s.visit(f));
+    /// Calls `visitor` on this step and every step inside it (branches, timeout steps).
+    pub(crate) fn visit(&self, visitor: &mut impl FnMut(&Step)) {
+        visitor(self);
+        let mut inner = |steps: &[Step]| steps.iter().for_each(|s| s.visit(visitor));
         match self {
             Step::If {
                 then, otherwise, ..
@@ -454,20 +454,25 @@ impl Step {
             Step::Transaction(steps) => inner(steps),
             Step::Parallel { branches, .. } => branches.iter().for_each(|b| inner(b)),
             Step::Acquire {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Request {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Send {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Take {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Call {
-                timeout: Some(t), ..
-            } => inner(&t.steps),
+                timeout: Some(timeout),
+                ..
+            } => inner(&timeout.steps),
             _ => {}
         }
     }
@@ -488,11 +493,11 @@ impl Step {
 }
 
 impl Group {
-    /// Whether any of its steps, or a step inside one, is such that `f` holds.
-    pub(crate) fn any(&self, mut f: impl FnMut(&Step) -> bool) -> bool {
+    /// Whether any of its steps, or a step inside one, is such that `predicate` holds.
+    pub(crate) fn any(&self, mut predicate: impl FnMut(&Step) -> bool) -> bool {
         let mut found = false;
-        for s in &self.steps {
-            s.visit(&mut |s| found |= f(s));
+        for step in &self.steps {
+            step.visit(&mut |inner| found |= predicate(inner));
         }
         found
     }

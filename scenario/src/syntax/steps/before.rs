@@ -23,7 +23,7 @@ pub(super) struct Before {
     pub(super) may_hold: Vec<u16>,
     pub(super) holds: Vec<u16>,
     /// Inside a transaction.
-    pub(super) in_tx: bool,
+    pub(super) in_transaction: bool,
     /// Inside a `parallel`'s branch (what ends the repetition, or starts it again, is
     /// refused there).
     pub(super) in_branch: bool,
@@ -42,27 +42,32 @@ pub(super) struct Before {
 
 impl Before {
     /// After one of two branches: what either may have done, what both surely did.
-    pub(super) fn join(a: Before, b: Before) -> Before {
-        let mut may_hold = a.may_hold;
-        for l in b.may_hold {
-            if !may_hold.contains(&l) {
-                may_hold.push(l);
+    pub(super) fn join(first: Before, second: Before) -> Before {
+        let mut may_hold = first.may_hold;
+        for lock in second.may_hold {
+            if !may_hold.contains(&lock) {
+                may_hold.push(lock);
             }
         }
         Before {
-            read: a.read.iter().zip(&b.read).map(|(x, y)| *x || *y).collect(),
+            read: first
+                .read
+                .iter()
+                .zip(&second.read)
+                .map(|(x, y)| *x || *y)
+                .collect(),
             may_hold,
-            holds: a
+            holds: first
                 .holds
                 .into_iter()
-                .filter(|l| b.holds.contains(l))
+                .filter(|lock| second.holds.contains(lock))
                 .collect(),
-            in_tx: a.in_tx,
-            in_branch: a.in_branch,
-            outcomes: a.outcomes.or(b.outcomes),
-            restart: a.restart.or(b.restart),
+            in_transaction: first.in_transaction,
+            in_branch: first.in_branch,
+            outcomes: first.outcomes.or(second.outcomes),
+            restart: first.restart.or(second.restart),
             from_timeout: Outcomes::EMPTY,
-            impossible: a.impossible.or(b.impossible),
+            impossible: first.impossible.or(second.impossible),
         }
     }
 

@@ -3,7 +3,7 @@
 use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
-use crate::syntax::read::{Path, Reader, at, fail, get, idx, string, table};
+use crate::syntax::read::{Path, Reader, at, at_index, fail, get, string, table};
 use crate::syntax::spec::{CMPS, Cond, Crash, OUTCOMES, Scope, Step};
 
 /// `{ if = …, then = [...], else = [...] }`.
@@ -11,27 +11,27 @@ pub(super) fn branch(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
     depth: usize,
     nested: Nested,
 ) -> Result<Step, ComposeError> {
-    let entries = table(&path, v, "an if step", &["if", "then", "else"])?;
+    let entries = table(&path, step_value, "an if step", &["if", "then", "else"])?;
     let here = at(&path, "if");
-    let cond = condition(
+    let condition = condition(
         reader,
         before,
         here.clone(),
         get(entries, "if").expect("an action"),
     )?;
-    if let Cond::Outcome(o) = cond
-        && !before.outcomes.has(o)
+    if let Cond::Outcome(outcome) = condition
+        && !before.outcomes.has(outcome)
         && before.impossible.is_none()
     {
         before.impossible = Some((
             here,
             format!(
                 "`{}` can never be the outcome here, so this `if` never holds: the last step with an outcome before it ends with {}",
-                crate::syntax::spec::OUTCOMES[o as usize],
+                crate::syntax::spec::OUTCOMES[outcome as usize],
                 before.outcomes.names().join(", ")
             ),
         ));
@@ -42,25 +42,25 @@ pub(super) fn branch(
             "an `if` needs `then`, the steps run when the condition holds (and may have `else`)",
         );
     }
-    let mut a = before.clone();
+    let mut then_before = before.clone();
     let then = nested(
         reader,
-        &mut a,
+        &mut then_before,
         at(&path, "then"),
         get(entries, "then"),
         depth,
     )?;
-    let mut b = before.clone();
+    let mut else_before = before.clone();
     let otherwise = nested(
         reader,
-        &mut b,
+        &mut else_before,
         at(&path, "else"),
         get(entries, "else"),
         depth,
     )?;
-    *before = Before::join(a, b);
+    *before = Before::join(then_before, else_before);
     Ok(Step::If {
-        cond,
+        condition,
         then,
         otherwise,
     })
@@ -72,12 +72,12 @@ fn condition(
     reader: &Reader<'_>,
     before: &Before,
     here: Path,
-    v: &Value,
+    value: &Value,
 ) -> Result<Cond, ComposeError> {
-    let outcome = |path: Path, v: &Value| -> Result<Cond, ComposeError> {
-        let name = string(path.clone(), v, "an outcome")?;
-        match OUTCOMES.iter().position(|o| *o == name) {
-            Some(o) => Ok(Cond::Outcome(o as u8)),
+    let outcome = |path: Path, value: &Value| -> Result<Cond, ComposeError> {
+        let name = string(path.clone(), value, "an outcome")?;
+        match OUTCOMES.iter().position(|known| *known == name) {
+            Some(index) => Ok(Cond::Outcome(index as u8)),
             None => fail(
                 path,
                 format!(
@@ -88,21 +88,21 @@ fn condition(
         }
     };
     let shapes = "an `if` is an outcome (\"timed_out\"), { outcome = \"…\" }, { chance = p } or { value = \"expression\", below = n } (or above, at_least, at_most, equals)";
-    let entries = match v {
-        Value::Str(_) => return outcome(here, v),
+    let entries = match value {
+        Value::Str(_) => return outcome(here, value),
         Value::Table(entries) => entries,
         _ => return fail(here, shapes),
     };
     let mut keys = vec!["outcome", "chance", "stream", "value"];
     keys.extend(CMPS.iter().map(|(k, _)| *k));
-    table(&here, v, "a condition", &keys)?;
-    if let Some(o) = get(entries, "outcome") {
+    table(&here, value, "a condition", &keys)?;
+    if let Some(named) = get(entries, "outcome") {
         if entries.len() > 1 {
             return fail(here, shapes);
         }
-        return outcome(at(&here, "outcome"), o);
+        return outcome(at(&here, "outcome"), named);
     }
-    if let Some(p) = get(entries, "chance") {
+    if let Some(probability) = get(entries, "chance") {
         let stream = get(entries, "stream")
             .map(|s| stream_name(at(&here, "stream"), s))
             .transpose()?;
@@ -110,11 +110,11 @@ fn condition(
             return fail(here, shapes);
         }
         return Ok(Cond::Chance(
-            reader.num(at(&here, "chance"), p, Scope::Step, &before.read)?,
+            reader.num(at(&here, "chance"), probability, Scope::Step, &before.read)?,
             stream,
         ));
     }
-    let (Some(value), 2) = (get(entries, "value"), entries.len()) else {
+    let (Some(compared), 2) = (get(entries, "value"), entries.len()) else {
         return fail(here, shapes);
     };
     let (key, cmp) = CMPS
@@ -122,7 +122,7 @@ fn condition(
         .find(|(k, _)| get(entries, k).is_some())
         .expect("a table of two known keys, one of them `value`");
     Ok(Cond::Compare(
-        reader.num(at(&here, "value"), value, Scope::Step, &before.read)?,
+        reader.num(at(&here, "value"), compared, Scope::Step, &before.read)?,
         *cmp,
         reader.num(
             at(&here, key),
@@ -141,31 +141,31 @@ pub(super) fn crash(reader: &Reader<'_>, here: Path, value: &Value) -> Result<Cr
             items
                 .iter()
                 .enumerate()
-                .map(|(i, n)| string(idx(&here, i), n, "an actor's name"))
+                .map(|(i, n)| string(at_index(&here, i), n, "an actor's name"))
                 .collect::<Result<_, _>>()?,
         ),
-        Value::Table(t) => {
+        Value::Table(entries) => {
             table(
                 &here,
                 value,
                 "a crash rule",
                 &["count", "probability", "stream"],
             )?;
-            let stream = get(t, "stream")
+            let stream = get(entries, "stream")
                 .map(|s| stream_name(at(&here, "stream"), s))
                 .transpose()?;
-            if stream.is_some() && get(t, "probability").is_none() {
+            if stream.is_some() && get(entries, "probability").is_none() {
                 return fail(
                     at(&here, "stream"),
                     "`stream` names where a crash `probability` draws from",
                 );
             }
-            match (get(t, "count"), get(t, "probability")) {
-                (Some(c), None) => {
-                    Crash::First(reader.num(at(&here, "count"), c, Scope::Params, &[])?)
+            match (get(entries, "count"), get(entries, "probability")) {
+                (Some(count), None) => {
+                    Crash::First(reader.num(at(&here, "count"), count, Scope::Params, &[])?)
                 }
-                (None, Some(p)) => Crash::Probability(
-                    reader.num(at(&here, "probability"), p, Scope::Params, &[])?,
+                (None, Some(probability)) => Crash::Probability(
+                    reader.num(at(&here, "probability"), probability, Scope::Params, &[])?,
                     stream,
                 ),
                 _ => {
@@ -186,8 +186,8 @@ pub(super) fn crash(reader: &Reader<'_>, here: Path, value: &Value) -> Result<Cr
 }
 
 /// A named random stream: 1 to 200 printable characters.
-fn stream_name(path: Path, v: &Value) -> Result<String, ComposeError> {
-    let name = string(path.clone(), v, "a stream's name")?;
+fn stream_name(path: Path, value: &Value) -> Result<String, ComposeError> {
+    let name = string(path.clone(), value, "a stream's name")?;
     if name.is_empty() || name.len() > 200 || name.chars().any(char::is_control) {
         return fail(path, "a stream's name is 1 to 200 printable characters");
     }

@@ -12,12 +12,12 @@ pub(super) fn delivery(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
     action: &str,
     depth: usize,
     nested: Nested,
 ) -> Result<Step, ComposeError> {
-    let entries = match v {
+    let entries = match step_value {
         Value::Table(e) => e,
         _ => unreachable!("a step is a table"),
     };
@@ -28,7 +28,7 @@ pub(super) fn delivery(
             reader,
             before,
             &path,
-            v,
+            step_value,
             value,
             here,
             &["put", "value", "fields"],
@@ -42,7 +42,7 @@ pub(super) fn delivery(
                 reader,
                 before,
                 &path,
-                v,
+                step_value,
                 value,
                 here,
                 &["call", "value", "fields", "timeout_ms", "on_timeout"],
@@ -62,7 +62,7 @@ pub(super) fn delivery(
             }
         }
         "reply" => {
-            let entries = table(&path, v, "a reply step", &["reply", "value"])?;
+            let entries = table(&path, step_value, "a reply step", &["reply", "value"])?;
             let queue = reader.resource_named(here.clone(), value, "queue")?;
             if !before.read[slot(reader, "queue", queue)] {
                 return fail(
@@ -82,7 +82,7 @@ pub(super) fn delivery(
         "take" => {
             let entries = table(
                 &path,
-                v,
+                step_value,
                 "a take step",
                 &["take", "timeout_ms", "on_timeout"],
             )?;
@@ -92,7 +92,7 @@ pub(super) fn delivery(
             Step::Take { queue, timeout }
         }
         "ack" => {
-            table(&path, v, "an ack step", &["ack"])?;
+            table(&path, step_value, "an ack step", &["ack"])?;
             let queue = reader.resource_named(here.clone(), value, "queue")?;
             if reader.unacked.contains(&queue) {
                 return fail(
@@ -115,7 +115,7 @@ pub(super) fn delivery(
             Step::Ack(queue)
         }
         "transaction" => {
-            if before.in_tx {
+            if before.in_transaction {
                 return fail(here, "a transaction holds no transaction");
             }
             let Value::List(items) = value else {
@@ -124,9 +124,9 @@ pub(super) fn delivery(
                     "`transaction` is a list of steps that land together, e.g. [{ remove = \"shelf\", key = \"i\" }, { put = \"outbox\" }]",
                 );
             };
-            before.in_tx = true;
+            before.in_transaction = true;
             let steps = nested(reader, before, here, Some(value), depth);
-            before.in_tx = false;
+            before.in_transaction = false;
             let steps = steps?;
             if items.is_empty() {
                 return fail(
@@ -136,20 +136,20 @@ pub(super) fn delivery(
             }
             Step::Transaction(steps)
         }
-        op => keys(reader, before, &path, v, value, here, op)?,
+        op => keys(reader, before, &path, step_value, value, here, op)?,
     })
 }
 
 /// A queue's or a key store's place in `Before::read`: after the registers, by resource
 /// index.
 fn slot(reader: &Reader<'_>, kind: &str, index: u16) -> usize {
-    let mut n = 0;
-    for (r, (_, k)) in reader.resources.iter().enumerate() {
-        if *k == kind {
-            if n == index {
-                return reader.registers.len() + r;
+    let mut of_kind = 0;
+    for (resource, (_, resource_kind)) in reader.resources.iter().enumerate() {
+        if *resource_kind == kind {
+            if of_kind == index {
+                return reader.registers.len() + resource;
             }
-            n += 1;
+            of_kind += 1;
         }
     }
     unreachable!("a resource of its kind")
@@ -161,7 +161,7 @@ fn put(
     reader: &Reader<'_>,
     before: &Before,
     path: &Path,
-    v: &Value,
+    step_value: &Value,
     value: &Value,
     here: Path,
     keys: &[&str],
@@ -172,7 +172,7 @@ fn put(
     } else {
         "a put step"
     };
-    let entries = table(&path, v, what, keys)?;
+    let entries = table(&path, step_value, what, keys)?;
     let queue = reader.resource_named(here, value, "queue")?;
     let value = match get(entries, "value") {
         Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
@@ -183,12 +183,12 @@ fn put(
     match get(entries, "fields") {
         None => {}
         Some(Value::Table(given)) => {
-            for (k, x) in given {
-                let Some(f) = names.iter().position(|n| n == k) else {
+            for (field, number) in given {
+                let Some(field_index) = names.iter().position(|name| name == field) else {
                     return fail(
-                        at(&at(&path, "fields"), k),
+                        at(&at(&path, "fields"), field),
                         format!(
-                            "the queue's messages have no field `{k}`; its fields: {}",
+                            "the queue's messages have no field `{field}`; its fields: {}",
                             if names.is_empty() {
                                 "none (declare them with `fields = [...]` on the queue)".to_string()
                             } else {
@@ -197,8 +197,12 @@ fn put(
                         ),
                     );
                 };
-                fields[f] =
-                    reader.num(at(&at(&path, "fields"), k), x, Scope::Step, &before.read)?;
+                fields[field_index] = reader.num(
+                    at(&at(&path, "fields"), field),
+                    number,
+                    Scope::Step,
+                    &before.read,
+                )?;
             }
         }
         Some(other) => {
@@ -223,7 +227,7 @@ fn keys(
     reader: &Reader<'_>,
     before: &mut Before,
     path: &Path,
-    v: &Value,
+    step_value: &Value,
     value: &Value,
     here: Path,
     action: &str,
@@ -240,7 +244,12 @@ fn keys(
         KeyOp::Insert | KeyOp::Set => &[action, "key", "value"],
         _ => &[action, "key"],
     };
-    let entries = table(&path, v, &format!("{} step", article(action)), keys)?;
+    let entries = table(
+        &path,
+        step_value,
+        &format!("{} step", article(action)),
+        keys,
+    )?;
     let store = reader.resource_named(here, value, "keys")?;
     let Some(key) = get(entries, "key") else {
         return fail(path, format!("{} needs `key`, e.g. \"i\"", article(action)));

@@ -6,7 +6,7 @@ use coordsim_expr::Expr;
 use coordsim_model::{ComposeError, Value};
 
 use crate::syntax::flow::{self, Outcomes};
-use crate::syntax::read::{Path, Reader, at, boolean, fail, get, idx, table, text_of};
+use crate::syntax::read::{Path, Reader, at, at_index, boolean, fail, get, table, text_of};
 use crate::syntax::spec::{Num, Pick, Scope, Step, Then, Var};
 
 mod before;
@@ -76,7 +76,7 @@ pub(crate) fn read_steps(
             read: vec![false; reader.registers.len() + reader.resources.len() + 1],
             may_hold: Vec::new(),
             holds: Vec::new(),
-            in_tx: false,
+            in_transaction: false,
             in_branch: false,
             outcomes: start,
             restart: Outcomes::EMPTY,
@@ -102,9 +102,9 @@ fn list(
     depth: usize,
 ) -> Result<Vec<Step>, ComposeError> {
     let mut steps = Vec::new();
-    for (s, v) in values.iter().enumerate() {
+    for (index, step_value) in values.iter().enumerate() {
         before.from_timeout = Outcomes::EMPTY;
-        let step = step(reader, before, idx(path, s), v, depth)?;
+        let step = step(reader, before, at_index(path, index), step_value, depth)?;
         if let Step::Write { cas: true, .. } = step {
             // A conflict starts the attempt again with the outcome it had before the write.
             before.restart = before.restart.or(before.outcomes);
@@ -122,7 +122,7 @@ fn nested(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: Option<&Value>,
+    value: Option<&Value>,
     depth: usize,
 ) -> Result<Vec<Step>, ComposeError> {
     if depth >= MAX_DEPTH {
@@ -131,7 +131,7 @@ fn nested(
             format!("steps nest at most {MAX_DEPTH} deep (an `if` in an `if` …)"),
         );
     }
-    match v {
+    match value {
         None => Ok(Vec::new()),
         Some(Value::List(items)) if items.len() <= crate::syntax::spec::MAX_STEPS => {
             list(reader, before, &path, items, depth + 1)
@@ -171,8 +171,13 @@ fn not_one_action(path: Path, entries: &[(String, Value)], actions: &[&str]) -> 
 
 /// `{ end = true }` (or `"completed"`) and `{ end = "gave_up" }`: the repetition ends
 /// here, counted so.
-fn early_exit(path: &Path, v: &Value, value: &Value, here: Path) -> Result<Step, ComposeError> {
-    table(path, v, "an end step", &["end"])?;
+fn early_exit(
+    path: &Path,
+    step_value: &Value,
+    value: &Value,
+    here: Path,
+) -> Result<Step, ComposeError> {
+    table(path, step_value, "an end step", &["end"])?;
     match value {
         Value::Bool(true) => Ok(Step::Exit { gave_up: false }),
         Value::Str(s) if s == "completed" => Ok(Step::Exit { gave_up: false }),
@@ -188,15 +193,15 @@ fn step(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
     depth: usize,
 ) -> Result<Step, ComposeError> {
-    let Value::Table(entries) = v else {
+    let Value::Table(entries) = step_value else {
         return fail(
             path,
             format!(
                 "a step is a table such as {{ read = \"counter\" }}, got {}",
-                v.type_name()
+                step_value.type_name()
             ),
         );
     };
@@ -210,7 +215,7 @@ fn step(
     };
     let value = get(entries, action).expect("found above");
     let here = at(&path, action);
-    if before.in_tx && !IN_TRANSACTION.contains(&action) {
+    if before.in_transaction && !IN_TRANSACTION.contains(&action) {
         return fail(
             here,
             format!(
@@ -220,7 +225,7 @@ fn step(
         );
     }
     if action == "parallel" || (before.in_branch && NOT_IN_BRANCH.contains(&action)) {
-        return parallel::parallel(reader, before, path, v, action, depth, nested);
+        return parallel::parallel(reader, before, path, step_value, action, depth, nested);
     }
     if matches!(
         action,
@@ -235,35 +240,35 @@ fn step(
             | "call"
             | "reply"
     ) {
-        return delivery(reader, before, path, v, action, depth, nested);
+        return delivery(reader, before, path, step_value, action, depth, nested);
     }
     Ok(match action {
         "read" => {
-            table(&path, v, "a read step", &["read"])?;
-            let reg = reader.resource_named(here, value, "register")? as usize;
-            before.read[reg] = true;
-            Step::Read(reg as u16)
+            table(&path, step_value, "a read step", &["read"])?;
+            let register = reader.resource_named(here, value, "register")? as usize;
+            before.read[register] = true;
+            Step::Read(register as u16)
         }
-        "write" => write(reader, before, path, v)?,
+        "write" => write(reader, before, path, step_value)?,
         "delay_ms" => {
-            table(&path, v, "a delay step", &["delay_ms"])?;
+            table(&path, step_value, "a delay step", &["delay_ms"])?;
             Step::Delay(reader.num(here, value, Scope::Step, &before.read)?)
         }
         "pause_ms" => {
-            table(&path, v, "a pause step", &["pause_ms"])?;
+            table(&path, step_value, "a pause step", &["pause_ms"])?;
             Step::Pause(reader.num(here, value, Scope::Step, &before.read)?)
         }
-        "acquire" => acquire(reader, before, path, v, depth)?,
+        "acquire" => acquire(reader, before, path, step_value, depth)?,
         "release" | "renew" => {
             let what = if action == "release" {
                 "a release step"
             } else {
                 "a renew step"
             };
-            table(&path, v, what, &[action])?;
+            table(&path, step_value, what, &[action])?;
             let lock = pick(reader, before, here.clone(), value, "lock")?;
-            if let Pick::One(l) = lock
-                && !before.may_hold.contains(&l)
+            if let Pick::One(single) = lock
+                && !before.may_hold.contains(&single)
             {
                 return fail(
                     here,
@@ -273,7 +278,7 @@ fn step(
                     ),
                 );
             }
-            if action == "release" && before.in_tx {
+            if action == "release" && before.in_transaction {
                 return fail(here, "a transaction holds no release");
             }
             if action == "release" {
@@ -285,11 +290,11 @@ fn step(
                 Step::Renew(lock)
             }
         }
-        "request" => request(reader, before, path, v, depth)?,
+        "request" => request(reader, before, path, step_value, depth)?,
         "send" => {
             let entries = table(
                 &path,
-                v,
+                step_value,
                 "a send step",
                 &["send", "timeout_ms", "on_timeout"],
             )?;
@@ -297,20 +302,25 @@ fn step(
             let timeout = on_timeout(reader, before, &path, entries, depth, false, nested)?;
             Step::Send { link, timeout }
         }
-        "if" => branch(reader, before, path, v, depth, nested)?,
-        "end" => early_exit(&path, v, value, here)?,
+        "if" => branch(reader, before, path, step_value, depth, nested)?,
+        "end" => early_exit(&path, step_value, value, here)?,
         "stop" => {
-            table(&path, v, "a stop step", &["stop"])?;
+            table(&path, step_value, "a stop step", &["stop"])?;
             if value != &Value::Bool(true) {
                 return fail(here, "a stop step is { stop = true }");
             }
-            if before.in_tx {
+            if before.in_transaction {
                 return fail(here, "a transaction holds no stop (end it first)");
             }
             Step::Stop
         }
         _ => {
-            let entries = table(&path, v, "a crash step", &["crash", "restart_after_ms"])?;
+            let entries = table(
+                &path,
+                step_value,
+                "a crash step",
+                &["crash", "restart_after_ms"],
+            )?;
             let restart_after_ms = get(entries, "restart_after_ms")
                 .map(|r| reader.num(at(&path, "restart_after_ms"), r, Scope::Step, &before.read))
                 .transpose()?;
@@ -327,12 +337,12 @@ fn request(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
     depth: usize,
 ) -> Result<Step, ComposeError> {
     let entries = table(
         &path,
-        v,
+        step_value,
         "a request step",
         &["request", "instance", "timeout_ms", "on_timeout"],
     )?;
@@ -356,14 +366,14 @@ fn pick(
     reader: &Reader<'_>,
     before: &Before,
     path: Path,
-    v: &Value,
+    value: &Value,
     kind: &'static str,
 ) -> Result<Pick, ComposeError> {
-    let Value::Table(entries) = v else {
-        return reader.resource_named(path, v, kind).map(Pick::One);
+    let Value::Table(entries) = value else {
+        return reader.resource_named(path, value, kind).map(Pick::One);
     };
     if let Some(list) = get(entries, "one_of") {
-        table(&path, v, "a choice of resources", &["one_of", "index"])?;
+        table(&path, value, "a choice of resources", &["one_of", "index"])?;
         let Value::List(items) = list else {
             return fail(
                 at(&path, "one_of"),
@@ -379,7 +389,7 @@ fn pick(
         let names = items
             .iter()
             .enumerate()
-            .map(|(k, item)| reader.resource_named(idx(&at(&path, "one_of"), k), item, kind))
+            .map(|(k, item)| reader.resource_named(at_index(&at(&path, "one_of"), k), item, kind))
             .collect::<Result<Vec<_>, _>>()?;
         let Some(index) = get(entries, "index") else {
             return fail(
@@ -400,8 +410,11 @@ fn pick(
     };
     let param = reader.text_param(at(&path, "by"), by)?;
     let mut options = Vec::new();
-    for (k, item) in entries.iter().filter(|(k, _)| k != "by") {
-        options.push((k.clone(), reader.resource_named(at(&path, k), item, kind)?));
+    for (option, item) in entries.iter().filter(|(option, _)| option != "by") {
+        options.push((
+            option.clone(),
+            reader.resource_named(at(&path, option), item, kind)?,
+        ));
     }
     if options.is_empty() {
         return fail(
@@ -416,17 +429,18 @@ fn write(
     reader: &Reader<'_>,
     before: &Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
 ) -> Result<Step, ComposeError> {
     let entries = table(
         &path,
-        v,
+        step_value,
         "a write step",
         &["write", "value", "cas", "max_retries"],
     )?;
     let here = at(&path, "write");
-    let reg = reader.resource_named(here, get(entries, "write").expect("an action"), "register")?
-        as usize;
+    let register =
+        reader.resource_named(here, get(entries, "write").expect("an action"), "register")?
+            as usize;
     let Some(expr) = get(entries, "value") else {
         return fail(
             path,
@@ -435,15 +449,15 @@ fn write(
     };
     // `read` in the value means this register's read: it must have one.
     let value = reader.num(at(&path, "value"), expr, Scope::Write, &before.read)?;
-    if let Num::Expr(e, _) = &value
-        && uses_read(e)
-        && !before.read[reg]
+    if let Num::Expr(parsed, _) = &value
+        && uses_read(parsed)
+        && !before.read[register]
     {
         return fail(
             at(&path, "value"),
             format!(
                 "`read` is what the actor read of `{}`, but it reads it in no step before this one",
-                reader.registers[reg]
+                reader.registers[register]
             ),
         );
     }
@@ -454,20 +468,20 @@ fn write(
             "a branch of a `parallel` holds no compare-and-set write (its conflict restarts the whole repetition); write it after the join",
         );
     }
-    if cas && before.in_tx {
+    if cas && before.in_transaction {
         return fail(
             at(&path, "cas"),
             "a transaction holds no compare-and-set write (its conflict restarts the repetition); check the value with an `if` instead",
         );
     }
-    if cas && !before.read[reg] {
+    if cas && !before.read[register] {
         return fail(
             at(&path, "cas"),
             "a compare-and-set write compares with what the actor read: read the register first",
         );
     }
     Ok(Step::Write {
-        reg: reg as u16,
+        register: register as u16,
         value,
         cas,
         max_retries: reader.opt_num(&path, entries, "max_retries", 1000.0, Scope::Params)?,
@@ -478,20 +492,20 @@ fn acquire(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
     depth: usize,
 ) -> Result<Step, ComposeError> {
     let entries = table(
         &path,
-        v,
+        step_value,
         "an acquire step",
         &["acquire", "give_up_after_ms", "timeout_ms", "on_timeout"],
     )?;
     let here = at(&path, "acquire");
     let value = get(entries, "acquire").expect("an action");
     let lock = pick(reader, before, here.clone(), value, "lock")?;
-    if let Pick::One(l) = lock
-        && before.holds.contains(&l)
+    if let Pick::One(single) = lock
+        && before.holds.contains(&single)
     {
         return fail(
             here,
@@ -503,22 +517,22 @@ fn acquire(
     }
     let timeout = on_timeout(reader, before, &path, entries, depth, false, nested)?;
     let goes_on = matches!(&timeout, Some(t) if t.then == Then::GoOn);
-    for l in lock.all() {
-        if !before.may_hold.contains(&l) {
-            before.may_hold.push(l);
+    for lock_index in lock.all() {
+        if !before.may_hold.contains(&lock_index) {
+            before.may_hold.push(lock_index);
         }
     }
     // After the step it holds the lock, unless a timeout goes on without it or the lock is
     // one of several (then it is not known which).
-    if let (Pick::One(l), false) = (&lock, goes_on) {
-        before.holds.push(*l);
+    if let (Pick::One(single), false) = (&lock, goes_on) {
+        before.holds.push(*single);
     }
     Ok(Step::Acquire { lock, timeout })
 }
 
 /// Whether an expression uses `read`.
-fn uses_read(e: &Expr<Var>) -> bool {
-    match e {
+fn uses_read(expr: &Expr<Var>) -> bool {
+    match expr {
         Expr::Num(_) => false,
         Expr::Var(v) => *v == Var::Read,
         Expr::Neg(a) => uses_read(a),

@@ -4,7 +4,7 @@
 use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
-use crate::syntax::read::{Path, Reader, at, boolean, fail, get, idx, table};
+use crate::syntax::read::{Path, Reader, at, at_index, boolean, fail, get, table};
 use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Num, Scope, Step};
 
 /// A `parallel` step. Each branch is read from the state before it, holding nothing of its
@@ -18,7 +18,7 @@ pub(super) fn parallel(
     reader: &Reader<'_>,
     before: &mut Before,
     path: Path,
-    v: &Value,
+    step_value: &Value,
     action: &str,
     depth: usize,
     nested: Nested,
@@ -33,7 +33,7 @@ pub(super) fn parallel(
     }
     let entries = table(
         &path,
-        v,
+        step_value,
         "a parallel step",
         &["parallel", "wait", "cancel", "tied"],
     )?;
@@ -49,9 +49,9 @@ pub(super) fn parallel(
     }
     let mut branches = Vec::with_capacity(items.len());
     let mut joined: Option<Before> = None;
-    for (b, item) in items.iter().enumerate() {
+    for (branch, item) in items.iter().enumerate() {
         let Value::List(_) = item else {
-            return fail(idx(&here, b), shape);
+            return fail(at_index(&here, branch), shape);
         };
         let mut inside = before.clone();
         inside.in_branch = true;
@@ -60,7 +60,7 @@ pub(super) fn parallel(
         branches.push(nested(
             reader,
             &mut inside,
-            idx(&here, b),
+            at_index(&here, branch),
             Some(item),
             depth,
         )?);
@@ -69,18 +69,18 @@ pub(super) fn parallel(
             Some(j) => Before::join(j, inside),
         });
     }
-    let n = branches.len() as u32;
+    let branch_count = branches.len() as u32;
     let wait = match get(entries, "wait") {
-        None => Num::Lit(f64::from(n)),
-        Some(Value::Str(s)) if s == "all" => Num::Lit(f64::from(n)),
+        None => Num::Lit(f64::from(branch_count)),
+        Some(Value::Str(s)) if s == "all" => Num::Lit(f64::from(branch_count)),
         Some(Value::Str(s)) if s == "first" => Num::Lit(1.0),
-        Some(w @ (Value::Int(_) | Value::Str(_))) => {
-            reader.num(at(&path, "wait"), w, Scope::Params, &[]).map_err(|e| {
+        Some(number @ (Value::Int(_) | Value::Str(_))) => {
+            reader.num(at(&path, "wait"), number, Scope::Params, &[]).map_err(|error| {
                 ComposeError::new(
                     at(&path, "wait"),
                     format!(
-                        "`wait` is \"all\" (every branch), \"first\" (the first to come through), or how many branches, from 1 to {n} (a number or an expression of the parameters): {}",
-                        e.message
+                        "`wait` is \"all\" (every branch), \"first\" (the first to come through), or how many branches, from 1 to {branch_count} (a number or an expression of the parameters): {}",
+                        error.message
                     ),
                 )
             })?
@@ -89,7 +89,7 @@ pub(super) fn parallel(
             return fail(
                 at(&path, "wait"),
                 format!(
-                    "`wait` is \"all\" (every branch), \"first\" (the first to come through), or how many branches, from 1 to {n}"
+                    "`wait` is \"all\" (every branch), \"first\" (the first to come through), or how many branches, from 1 to {branch_count}"
                 ),
             );
         }
@@ -104,17 +104,17 @@ pub(super) fn parallel(
     }
     let joined = joined.expect("at least one branch");
     before.learn(&joined);
-    for (i, r) in joined.read.iter().enumerate() {
-        before.read[i] |= *r;
+    for (index, read) in joined.read.iter().enumerate() {
+        before.read[index] |= *read;
     }
-    for l in joined.may_hold {
-        if !before.may_hold.contains(&l) {
-            before.may_hold.push(l);
+    for lock in joined.may_hold {
+        if !before.may_hold.contains(&lock) {
+            before.may_hold.push(lock);
         }
     }
-    for l in joined.holds {
-        if !before.holds.contains(&l) {
-            before.holds.push(l);
+    for lock in joined.holds {
+        if !before.holds.contains(&lock) {
+            before.holds.push(lock);
         }
     }
     Ok(Step::Parallel {

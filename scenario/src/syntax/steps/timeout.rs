@@ -32,11 +32,11 @@ pub(super) fn on_timeout(
         (Some(t), None) => {
             Some(reader.num(at(path, "timeout_ms"), t, Scope::Step, &before.read)?)
         }
-        (None, Some(g)) => {
+        (None, Some(given)) => {
             return Ok(Some(OnTimeout {
                 after: Some(reader.num(
                     at(path, "give_up_after_ms"),
-                    g,
+                    given,
                     Scope::Step,
                     &before.read,
                 )?),
@@ -56,7 +56,7 @@ pub(super) fn on_timeout(
         }));
     };
     let here = at(path, "on_timeout");
-    let h = table(
+    let handler_table = table(
         &here,
         handler,
         "`on_timeout`",
@@ -71,29 +71,29 @@ pub(super) fn on_timeout(
         reader,
         &mut inside,
         at(&here, "steps"),
-        get(h, "steps"),
+        get(handler_table, "steps"),
         depth,
     )?;
-    let then = match get(h, "then") {
-        None if get(h, "max_attempts").is_some() => "retry",
+    let then = match get(handler_table, "then") {
+        None if get(handler_table, "max_attempts").is_some() => "retry",
         None => "end",
-        Some(t) => {
-            let t = string(at(&here, "then"), t, "`then`")?;
-            match THENS.iter().find(|o| **o == t) {
+        Some(value) => {
+            let then_name = string(at(&here, "then"), value, "`then`")?;
+            match THENS.iter().find(|o| **o == then_name) {
                 Some(o) => o,
                 None => {
                     return fail(
                         at(&here, "then"),
                         format!(
-                            "unknown `then` \"{t}\"; valid: \"retry\" (the repetition again from its first step), \"end\" (it gives up), \"go_on\" (the next step)"
+                            "unknown `then` \"{then_name}\"; valid: \"retry\" (the repetition again from its first step), \"end\" (it gives up), \"go_on\" (the next step)"
                         ),
                     );
                 }
             }
         }
     };
-    let num = |key: &str, default: f64| -> Result<Num, ComposeError> {
-        match get(h, key) {
+    let number = |key: &str, default: f64| -> Result<Num, ComposeError> {
+        match get(handler_table, key) {
             Some(n) => reader.num(at(&here, key), n, Scope::Step, &inside.read),
             None => Ok(Num::Lit(default)),
         }
@@ -105,7 +105,7 @@ pub(super) fn on_timeout(
         );
     }
     let then = if then == "retry" {
-        let Some(max) = get(h, "max_attempts") else {
+        let Some(max) = get(handler_table, "max_attempts") else {
             return fail(
                 here,
                 "a retry needs `max_attempts`, the most attempts of a repetition (every loop is bounded)",
@@ -113,12 +113,12 @@ pub(super) fn on_timeout(
         };
         Then::Retry {
             max_attempts: reader.num(at(&here, "max_attempts"), max, Scope::Params, &[])?,
-            backoff_ms: num("backoff_ms", 0.0)?,
-            jitter_ms: num("jitter_ms", 0.0)?,
+            backoff_ms: number("backoff_ms", 0.0)?,
+            jitter_ms: number("jitter_ms", 0.0)?,
         }
     } else {
         for key in ["max_attempts", "backoff_ms", "jitter_ms"] {
-            if get(h, key).is_some() {
+            if get(handler_table, key).is_some() {
                 return fail(
                     at(&here, key),
                     format!(
