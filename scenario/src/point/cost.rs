@@ -23,65 +23,66 @@ impl Point {
         let mut streams: u64 = 0;
         // The compare-and-set write whose conflicts may cost the most, and those events.
         let mut cas_events: (u64, Option<&str>) = (0, None);
-        for g in &self.groups {
-            let r = u64::from(g.count).saturating_mul(g.repeat);
+        for group in &self.groups {
+            let repetitions = u64::from(group.count).saturating_mul(group.repeat);
             // Each step of each attempt: its event, a landing or a timeout.
-            let per_attempt = 3 * g.steps.len() as u64 + 1;
+            let per_attempt = 3 * group.steps.len() as u64 + 1;
             // A compare-and-set conflict starts the attempt again, at most `max_retries`
             // times a repetition: each a whole attempt's events more.
-            let (conflicts, cas_at) = g
+            let (conflicts, cas_at) = group
                 .steps
                 .iter()
                 .enumerate()
-                .filter_map(|(i, s)| match s {
+                .filter_map(|(index, step)| match step {
                     Step::Write {
                         cas: true,
                         max_retries,
                         ..
-                    } => Some((*max_retries, i)),
+                    } => Some((*max_retries, index)),
                     _ => None,
                 })
                 .max()
                 .unwrap_or((0, 0));
-            let attempts = r
+            let attempts = repetitions
                 .saturating_mul(per_attempt)
-                .saturating_mul(u64::from(g.attempts));
+                .saturating_mul(u64::from(group.attempts));
             let conflict_events = attempts.saturating_mul(conflicts);
             if conflict_events > cas_events.0 {
-                cas_events = (conflict_events, g.paths.get(cas_at).map(String::as_str));
+                cas_events = (conflict_events, group.paths.get(cas_at).map(String::as_str));
             }
             events = events
                 .saturating_add(attempts)
                 .saturating_add(conflict_events);
-            let requests = g
+            let requests = group
                 .steps
                 .iter()
-                .filter(|s| matches!(s, Step::Request { .. }))
+                .filter(|step| matches!(step, Step::Request { .. }))
                 .count() as u64;
-            samples =
-                samples.saturating_add(r.saturating_mul(1 + requests * u64::from(g.attempts)));
+            samples = samples.saturating_add(
+                repetitions.saturating_mul(1 + requests * u64::from(group.attempts)),
+            );
             // A `parallel`'s branches are jobs of their own, beside the repetition's.
-            let in_flight = if matches!(g.pace, Pace::Closed) {
-                u64::from(g.count)
+            let in_flight = if matches!(group.pace, Pace::Closed) {
+                u64::from(group.count)
             } else {
-                r
+                repetitions
             };
-            jobs = jobs.saturating_add(in_flight.saturating_mul(1 + g.fan() as u64));
-            let crashy = g.steps.iter().any(|s| {
+            jobs = jobs.saturating_add(in_flight.saturating_mul(1 + group.fan() as u64));
+            let crashy = group.steps.iter().any(|step| {
                 matches!(
-                    s,
+                    step,
                     Step::Crash {
                         rule: CrashRule::Probability(_, None),
                         ..
                     }
                 )
             });
-            let random = matches!(g.pace, Pace::Random(_));
-            streams += u64::from(g.count)
+            let random = matches!(group.pace, Pace::Random(_));
+            streams += u64::from(group.count)
                 * (u64::from(crashy)
                     + u64::from(random)
-                    + u64::from(g.jitters)
-                    + u64::from(g.chances));
+                    + u64::from(group.jitters)
+                    + u64::from(group.chances));
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
         events = events.saturating_add(self.servers.iter().map(|s| 2 * s.down.len() as u64).sum());
@@ -94,22 +95,27 @@ impl Point {
             .keys
             .iter()
             .enumerate()
-            .filter(|(k, ks)| matches!(ks.initial, InitialKeys::Pairs(_)) || self.changes_keys(*k))
-            .map(|(_, ks)| ks.initial.len())
+            .filter(|(index, store)| {
+                matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(*index)
+            })
+            .map(|(_, store)| store.initial.len())
             .fold(0, u64::saturating_add);
-        for g in &self.groups {
-            let r = u64::from(g.count)
-                .saturating_mul(g.repeat)
-                .saturating_mul(u64::from(g.attempts));
-            for s in &g.steps {
-                match s {
+        for group in &self.groups {
+            let attempts = u64::from(group.count)
+                .saturating_mul(group.repeat)
+                .saturating_mul(u64::from(group.attempts));
+            for step in &group.steps {
+                match step {
                     Step::Put { queue, .. } | Step::Call { queue, .. } => {
                         let width = 1 + self.queues[*queue as usize].fields as u64;
-                        messages = messages.saturating_add(r.saturating_mul(2 * (40 + 8 * width)));
+                        messages =
+                            messages.saturating_add(attempts.saturating_mul(2 * (40 + 8 * width)));
                     }
-                    Step::Keys { .. } => keys = keys.saturating_add(r),
+                    Step::Keys { .. } => keys = keys.saturating_add(attempts),
                     // A take's place in its queue's list of hidden messages, and its waiter.
-                    Step::Take { .. } => messages = messages.saturating_add(r.saturating_mul(16)),
+                    Step::Take { .. } => {
+                        messages = messages.saturating_add(attempts.saturating_mul(16))
+                    }
                     _ => {}
                 }
             }
@@ -120,16 +126,24 @@ impl Point {
             .keys
             .iter()
             .enumerate()
-            .filter(|(k, ks)| matches!(ks.initial, InitialKeys::Pairs(_)) || self.changes_keys(*k))
-            .max_by_key(|(k, ks)| (ks.initial.len(), std::cmp::Reverse(*k)));
+            .filter(|(index, store)| {
+                matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(*index)
+            })
+            .max_by_key(|(index, store)| (store.initial.len(), std::cmp::Reverse(*index)));
         let per_job = 128
             + 8 * (self.regs.len() + self.locks.len() + self.keys.len()) as u64
             + 8 * self.queues.len() as u64;
         let instances: u64 = self
             .servers
             .iter()
-            .map(|s| {
-                u64::from(s.instances) * (96 + if s.dist.is_some() { STREAM_BYTES } else { 0 })
+            .map(|server| {
+                u64::from(server.instances)
+                    * (96
+                        + if server.dist.is_some() {
+                            STREAM_BYTES
+                        } else {
+                            0
+                        })
             })
             .sum();
         let key_bytes = keys.saturating_mul(48);
@@ -143,12 +157,14 @@ impl Point {
             .saturating_add(key_bytes);
         let driven_by = match biggest_store {
             // Key stores hold most of it: the biggest is where to look.
-            Some((_, ks)) if key_bytes.saturating_mul(2) > memory_bytes => {
-                format!("{}.initial", ks.at).into()
+            Some((_, store)) if key_bytes.saturating_mul(2) > memory_bytes => {
+                format!("{}.initial", store.at).into()
             }
             // Conflicts are most of the events: the write whose `max_retries` bounds them.
             _ => match cas_events {
-                (n, Some(at)) if n.saturating_mul(2) > events => at.to_string().into(),
+                (conflict_events, Some(at)) if conflict_events.saturating_mul(2) > events => {
+                    at.to_string().into()
+                }
                 _ => "repeat".into(),
             },
         };
@@ -167,60 +183,60 @@ impl Point {
     fn bytes(&self) -> u64 {
         // A step's numbers may hold an expression tree on the heap: counted generously.
         const STEP_HEAP: usize = 96;
-        let mut n = std::mem::size_of::<Point>() + 8 * self.params.len();
-        for g in &self.groups {
-            n += std::mem::size_of_val(g) + g.name.len() + 64 * g.named.len();
-            n += g
+        let mut bytes = std::mem::size_of::<Point>() + 8 * self.params.len();
+        for group in &self.groups {
+            bytes += std::mem::size_of_val(group) + group.name.len() + 64 * group.named.len();
+            bytes += group
                 .names
                 .as_ref()
-                .map_or(0, |v| v.iter().map(|s| 24 + s.len()).sum());
-            n += g.steps.len() * (std::mem::size_of::<Step>() + STEP_HEAP);
-            n += g.paths.iter().map(|p| 24 + p.len()).sum::<usize>();
+                .map_or(0, |names| names.iter().map(|name| 24 + name.len()).sum());
+            bytes += group.steps.len() * (std::mem::size_of::<Step>() + STEP_HEAP);
+            bytes += group.paths.iter().map(|p| 24 + p.len()).sum::<usize>();
         }
-        for ks in &self.keys {
-            n += 64 + ks.name.len() + ks.at.len();
-            if let InitialKeys::Pairs(pairs) = &ks.initial {
-                n += 16 * pairs.len();
+        for store in &self.keys {
+            bytes += 64 + store.name.len() + store.at.len();
+            if let InitialKeys::Pairs(pairs) = &store.initial {
+                bytes += 16 * pairs.len();
             }
         }
-        n += self
+        bytes += self
             .locks
             .iter()
             .map(|l| 64 + 8 * l.unlock_ns.len())
             .sum::<usize>();
-        n += self
+        bytes += self
             .servers
             .iter()
-            .map(|s| 128 + 16 * s.down.len())
+            .map(|name| 128 + 16 * name.down.len())
             .sum::<usize>();
-        n += 96 * (self.regs.len() + self.queues.len() + self.links.len());
-        n as u64
+        bytes += 96 * (self.regs.len() + self.queues.len() + self.links.len());
+        bytes as u64
     }
 
-    /// Whether a step may change key store `k` (an insert, a set or a remove).
-    fn changes_keys(&self, k: usize) -> bool {
-        self.groups.iter().any(|g| {
-            g.steps.iter().any(|s| {
-                matches!(s, Step::Keys { op, store, .. } if *store as usize == k && *op != KeyOp::Lookup)
+    /// Whether a step may change the key store at `store_index` (an insert, a set or a remove).
+    fn changes_keys(&self, store_index: usize) -> bool {
+        self.groups.iter().any(|group| {
+            group.steps.iter().any(|step| {
+                matches!(step, Step::Keys { op, store, .. } if *store as usize == store_index && *op != KeyOp::Lookup)
             })
         })
     }
 
-    /// The most time one step of actor `i` takes by itself (a delay, a register access, a
-    /// service at its mean, a wait to its timeout, a retry's backoff and jitter at the last
-    /// attempt); 0 when it is known only during the run.
-    fn step_ns(&self, step: &Step, i: u32, attempts: u32) -> u64 {
+    /// The most time one step of the actor at `actor_index` takes by itself (a delay, a register
+    /// access, a service at its mean, a wait to its timeout, a retry's backoff and jitter at the
+    /// last attempt); 0 when it is known only during the run.
+    fn step_ns(&self, step: &Step, actor_index: u32, attempts: u32) -> u64 {
         // A number of the last attempt (a backoff grows with `attempt`), before any repetition.
         let last = |num: &Num| {
             let vars = Vars {
                 attempt: attempts,
-                ..Vars::actor(i)
+                ..Vars::actor(actor_index)
             };
             eval_run(num, &self.params, &vars)
                 .and_then(ms_to_ns)
                 .unwrap_or(0)
         };
-        let timeout = |t: &Option<Timeout>| match t {
+        let timeout = |step_timeout: &Option<Timeout>| match step_timeout {
             Some(Timeout {
                 after: Some(Dur::Fixed(ns)),
                 ..
@@ -233,19 +249,30 @@ impl Point {
         };
         match step {
             // A wait that may run to its timeout, holding what the actor holds.
-            Step::Acquire { timeout: t, .. } => timeout(t),
+            Step::Acquire {
+                timeout: step_timeout,
+                ..
+            } => timeout(step_timeout),
             Step::AfterTimeout(Then::Retry {
                 backoff, jitter, ..
             }) => last(backoff).saturating_add(last(jitter)),
             Step::Delay(Dur::Fixed(ns)) => *ns,
-            Step::Delay(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            Step::Delay(Dur::Actor(num)) => self
+                .at_actor(num, actor_index)
+                .and_then(ms_to_ns)
+                .unwrap_or(0),
             Step::Read(r) => self.regs[*r as usize].read_ns,
             Step::Write { reg, .. } => self.regs[*reg as usize].write_ns,
             Step::Pause(Dur::Fixed(ns)) => *ns,
-            Step::Pause(Dur::Actor(num)) => self.at_actor(num, i).and_then(ms_to_ns).unwrap_or(0),
+            Step::Pause(Dur::Actor(num)) => self
+                .at_actor(num, actor_index)
+                .and_then(ms_to_ns)
+                .unwrap_or(0),
             // Of a choice, the slowest.
             Step::Request {
-                server, timeout: t, ..
+                server,
+                timeout: step_timeout,
+                ..
             } => match server {
                 Pick::One(s) => self.servers[*s as usize].service_ns,
                 Pick::OneOf(items, _) => items
@@ -254,8 +281,11 @@ impl Point {
                     .max()
                     .unwrap_or(0),
             }
-            .max(timeout(t)),
-            Step::Send { link, timeout: t } => timeout(t).max(match link {
+            .max(timeout(step_timeout)),
+            Step::Send {
+                link,
+                timeout: step_timeout,
+            } => timeout(step_timeout).max(match link {
                 Pick::One(k) => self.links[*k as usize],
                 Pick::OneOf(items, _) => items
                     .iter()
@@ -275,19 +305,21 @@ impl Point {
     /// loop's last repetition), over the first 64 actors of each group and its last.
     fn last_start(&self) -> u64 {
         let mut last: u64 = 0;
-        for g in &self.groups {
-            let sampled = (0..g.count.min(64)).chain(g.count.checked_sub(1));
-            for i in sampled {
+        for group in &self.groups {
+            let sampled = (0..group.count.min(64)).chain(group.count.checked_sub(1));
+            for actor_index in sampled {
                 let start = self
-                    .at_actor(&g.start_ms, i)
+                    .at_actor(&group.start_ms, actor_index)
                     .and_then(ms_to_ns)
                     .unwrap_or(0);
-                let reps = g.repeat.saturating_sub(1);
-                let later = match &g.pace {
-                    Pace::Every(every) => every.saturating_mul(reps),
+                let later_repetitions = group.repeat.saturating_sub(1);
+                let later = match &group.pace {
+                    Pace::Every(every) => every.saturating_mul(later_repetitions),
                     Pace::Spread(window) => *window,
                     // Random gaps: their mean times the repetitions, three times over.
-                    Pace::Random(d) => ms_to_ns(3.0 * d.mean_ms() * reps as f64).unwrap_or(0),
+                    Pace::Random(d) => {
+                        ms_to_ns(3.0 * d.mean_ms() * later_repetitions as f64).unwrap_or(0)
+                    }
                     Pace::Closed => 0,
                 };
                 last = last.max(start.saturating_add(later));
@@ -303,35 +335,37 @@ impl Point {
     /// the slowest of those) plus the last operator unlock of a stale record — or its
     /// give-up time when that is sooner.
     fn poll_rounds(&self) -> u64 {
-        let polled = |lock: u16| {
-            let l = &self.locks[lock as usize];
-            (l.mode != LockMode::Queue).then_some(l.poll_ns.max(1))
+        let polled = |lock_index: u16| {
+            let lock = &self.locks[lock_index as usize];
+            (lock.mode != LockMode::Queue).then_some(lock.poll_ns.max(1))
         };
-        let waits = self.groups.iter().any(|g| {
-            g.steps
+        let waits = self.groups.iter().any(|group| {
+            group
+                .steps
                 .iter()
-                .any(|s| s.locks().iter().any(|l| polled(*l).is_some()))
+                .any(|step| step.locks().iter().any(|l| polled(*l).is_some()))
         });
         if !waits {
             return 0;
         }
         let mut busy: u64 = 0;
-        for g in &self.groups {
-            let sampled = g.count.min(64);
+        for group in &self.groups {
+            let sampled = group.count.min(64);
             let slowest = (0..sampled)
-                .map(|i| {
-                    g.steps
+                .map(|actor_index| {
+                    group
+                        .steps
                         .iter()
-                        .map(|s| self.step_ns(s, i, g.attempts))
+                        .map(|s| self.step_ns(s, actor_index, group.attempts))
                         .fold(0u64, u64::saturating_add)
                 })
                 .max()
                 .unwrap_or(0);
             busy = busy.saturating_add(
                 slowest
-                    .saturating_mul(u64::from(g.count))
-                    .saturating_mul(g.repeat)
-                    .saturating_mul(u64::from(g.attempts)),
+                    .saturating_mul(u64::from(group.count))
+                    .saturating_mul(group.repeat)
+                    .saturating_mul(u64::from(group.attempts)),
             );
         }
         let unlocks = self
@@ -353,13 +387,13 @@ impl Point {
             .saturating_add(leases)
             .saturating_add(self.last_start());
         let mut rounds: u64 = 0;
-        for g in &self.groups {
-            for s in &g.steps {
-                let Step::Acquire { timeout, .. } = s else {
+        for group in &self.groups {
+            for step in &group.steps {
+                let Step::Acquire { timeout, .. } = step else {
                     continue;
                 };
                 // Of a choice of locks, the one polled most often.
-                let Some(poll_ns) = s.locks().iter().filter_map(|l| polled(*l)).min() else {
+                let Some(poll_ns) = step.locks().iter().filter_map(|l| polled(*l)).min() else {
                     continue;
                 };
                 let ceiling = busy.saturating_add(unlocks);
@@ -370,11 +404,12 @@ impl Point {
                     }) => ceiling.min(*ns),
                     _ => ceiling,
                 };
-                let per = 1 + wait / poll_ns;
+                let polls = 1 + wait / poll_ns;
                 rounds = rounds.saturating_add(
-                    per.saturating_mul(u64::from(g.count))
-                        .saturating_mul(g.repeat)
-                        .saturating_mul(u64::from(g.attempts)),
+                    polls
+                        .saturating_mul(u64::from(group.count))
+                        .saturating_mul(group.repeat)
+                        .saturating_mul(u64::from(group.attempts)),
                 );
             }
         }

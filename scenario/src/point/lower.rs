@@ -17,7 +17,7 @@ impl Point {
             .iter()
             .map(|v| v.as_f64().unwrap_or(f64::NAN))
             .collect();
-        let ev = Eval {
+        let evaluator = Eval {
             spec,
             values,
             numbers: &numbers,
@@ -38,16 +38,22 @@ impl Point {
             actors: 0,
             lock_names: Vec::new(),
         };
-        for (ri, r) in spec.resources.iter().enumerate() {
-            point.resource(&ev, &format!("resource[{ri}]"), &r.name, &r.kind)?;
+        for (index, resource) in spec.resources.iter().enumerate() {
+            point.resource(
+                &evaluator,
+                &format!("resource[{index}]"),
+                &resource.name,
+                &resource.kind,
+            )?;
         }
         let mut actors: u64 = 0;
         let mut repetitions: u64 = 0;
-        for (gi, g) in spec.groups.iter().enumerate() {
-            let at_g = format!("actor[{gi}]");
-            let at = at_g.as_str();
-            let count = ev.whole(&g.count, &[at, "count"], 0, MAX_ACTORS)?;
-            let repeat = ev.whole(&g.repeat, &[at, "repeat"], 1, MAX_REPETITIONS)?;
+        for (index, group_spec) in spec.groups.iter().enumerate() {
+            let group_path = format!("actor[{index}]");
+            let at = group_path.as_str();
+            let count = evaluator.whole(&group_spec.count, &[at, "count"], 0, MAX_ACTORS)?;
+            let repeat =
+                evaluator.whole(&group_spec.repeat, &[at, "repeat"], 1, MAX_REPETITIONS)?;
             actors += count;
             repetitions = repetitions.saturating_add(count.saturating_mul(repeat));
             if actors > MAX_ACTORS {
@@ -64,7 +70,7 @@ impl Point {
                     format!("a scenario runs at most {MAX_REPETITIONS} repetitions in all"),
                 ));
             }
-            let group = point.group(&ev, gi, g, count, repeat)?;
+            let group = point.group(&evaluator, index, group_spec, count, repeat)?;
             point.groups.push(group);
         }
         // Every actor's start, and any delay computed per actor, must be a duration: checked
@@ -72,17 +78,22 @@ impl Point {
         // error naming the group), and here only the per-point numbers are checked.
         // A server whose requests may time out, or be cancelled at a join, tracks whether
         // each client still waits.
-        for g in &point.groups {
-            let forks = g.steps.iter().any(|s| matches!(s, Step::Fork { .. }));
-            for s in &g.steps {
+        for group in &point.groups {
+            let forks = group
+                .steps
+                .iter()
+                .any(|step| matches!(step, Step::Fork { .. }));
+            for step in &group.steps {
                 if let Step::Request {
-                    server, timeout, ..
-                } = s
+                    server: pick,
+                    timeout,
+                    ..
+                } = step
                     && (timeout.is_some() || forks)
                 {
-                    for (k, sv) in point.servers.iter_mut().enumerate() {
-                        sv.abandons |= server.may_be(k as u16);
-                        sv.special |= sv.abandons;
+                    for (index, server) in point.servers.iter_mut().enumerate() {
+                        server.abandons |= pick.may_be(index as u16);
+                        server.special |= server.abandons;
                     }
                 }
             }
@@ -92,39 +103,45 @@ impl Point {
         Ok(point)
     }
 
-    /// Group `gi` of `count` actors repeating `repeat` times, at this point.
+    /// The group at `index`, of `count` actors repeating `repeat` times, at this point.
     fn group(
         &self,
-        ev: &Eval<'_>,
-        gi: usize,
-        g: &spec::Group,
+        evaluator: &Eval<'_>,
+        index: usize,
+        group: &spec::Group,
         count: u64,
         repeat: u64,
     ) -> Result<Group, ParamError> {
-        let at_g = format!("actor[{gi}]");
-        let at = at_g.as_str();
-        let arrivals = ev.choice(&g.arrivals, spec::ARRIVALS, &[at, "arrivals"])?;
-        let pace = match &g.pace {
+        let group_path = format!("actor[{index}]");
+        let at = group_path.as_str();
+        let arrivals = evaluator.choice(&group.arrivals, spec::ARRIVALS, &[at, "arrivals"])?;
+        let pace = match &group.pace {
             spec::Pace::Closed => Pace::Closed,
-            spec::Pace::Every(e) if arrivals != "schedule" => {
-                let ms = ev.number(e, &[at, "every_ms"])?;
+            spec::Pace::Every(every) if arrivals != "schedule" => {
+                let ms = evaluator.number(every, &[at, "every_ms"])?;
                 let kind = if arrivals == "poisson" {
                     "exponential"
                 } else {
                     arrivals
                 };
-                match ev.dist(kind, ms, &g.every_cv, &[at, "every_ms"], &[at, "every_cv"])? {
+                match evaluator.dist(
+                    kind,
+                    ms,
+                    &group.every_cv,
+                    &[at, "every_ms"],
+                    &[at, "every_cv"],
+                )? {
                     Some(d) => Pace::Random(d),
-                    None => Pace::Every(ev.duration(e, &[at, "every_ms"])?),
+                    None => Pace::Every(evaluator.duration(every, &[at, "every_ms"])?),
                 }
             }
-            spec::Pace::Every(e) => Pace::Every(ev.duration(e, &[at, "every_ms"])?),
-            spec::Pace::Spread(s) => Pace::Spread(ev.duration(s, &[at, "spread_ms"])?),
+            spec::Pace::Every(e) => Pace::Every(evaluator.duration(e, &[at, "every_ms"])?),
+            spec::Pace::Spread(s) => Pace::Spread(evaluator.duration(s, &[at, "spread_ms"])?),
         };
         let mut flat = Flat {
             point: self,
-            ev,
-            g,
+            evaluator,
+            group,
             count,
             steps: Vec::new(),
             paths: Vec::new(),
@@ -136,10 +153,10 @@ impl Point {
             chances: false,
             streams: Vec::new(),
         };
-        flat.list(&g.steps, &format!("{at}.steps"))?;
+        flat.list(&group.steps, &format!("{at}.steps"))?;
         flat.handlers()?;
-        ev.each_len(&g.start_ms, &format!("{at}.start_ms"), count)?;
-        if let Some(names) = &g.names
+        evaluator.each_len(&group.start_ms, &format!("{at}.start_ms"), count)?;
+        if let Some(names) = &group.names
             && names.len() as u64 != count
         {
             return Err(ParamError::new(
@@ -148,10 +165,10 @@ impl Point {
             ));
         }
         Ok(Group {
-            name: g.name.clone(),
+            name: group.name.clone(),
             count: count as u32,
-            names: g.names.clone(),
-            start_ms: ev.per_point(&g.start_ms, &[at, "start_ms"])?,
+            names: group.names.clone(),
+            start_ms: evaluator.per_point(&group.start_ms, &[at, "start_ms"])?,
             repeat,
             pace,
             steps: flat.steps,
@@ -160,23 +177,25 @@ impl Point {
             jitters: flat.jitters,
             chances: flat.chances,
             named: flat.streams,
-            crash_anywhere: g
+            crash_anywhere: group
                 .crash_anywhere
                 .as_ref()
-                .map(|c| -> Result<(u32, Option<super::Dur>), ParamError> {
-                    let count = ev.whole(
-                        &c.count,
-                        &[at, "crash_anywhere", "count"],
-                        1,
-                        spec::MAX_CRASHES_ANYWHERE,
-                    )? as u32;
-                    let restart = c
-                        .restart_after_ms
-                        .as_ref()
-                        .map(|r| ev.dur(r, &[at, "crash_anywhere", "restart_after_ms"]))
-                        .transpose()?;
-                    Ok((count, restart))
-                })
+                .map(
+                    |crash_anywhere| -> Result<(u32, Option<super::Dur>), ParamError> {
+                        let count = evaluator.whole(
+                            &crash_anywhere.count,
+                            &[at, "crash_anywhere", "count"],
+                            1,
+                            spec::MAX_CRASHES_ANYWHERE,
+                        )? as u32;
+                        let restart = crash_anywhere
+                            .restart_after_ms
+                            .as_ref()
+                            .map(|r| evaluator.dur(r, &[at, "crash_anywhere", "restart_after_ms"]))
+                            .transpose()?;
+                        Ok((count, restart))
+                    },
+                )
                 .transpose()?,
         })
     }

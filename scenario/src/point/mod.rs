@@ -189,11 +189,11 @@ pub(crate) enum Step {
 }
 
 impl Pick {
-    /// Whether it may name resource `r`.
-    pub(crate) fn may_be(&self, r: u16) -> bool {
+    /// Whether it may name `resource`.
+    pub(crate) fn may_be(&self, resource: u16) -> bool {
         match self {
-            Pick::One(x) => *x == r,
-            Pick::OneOf(items, _) => items.contains(&r),
+            Pick::One(only) => *only == resource,
+            Pick::OneOf(items, _) => items.contains(&resource),
         }
     }
 }
@@ -226,9 +226,9 @@ impl Step {
                 lock: Pick::One(l), ..
             } => std::slice::from_ref(l),
             Step::Acquire {
-                lock: Pick::OneOf(ls, _),
+                lock: Pick::OneOf(locks, _),
                 ..
-            } => ls,
+            } => locks,
             _ => &[],
         }
     }
@@ -271,7 +271,7 @@ impl Group {
     /// The most branches of any of its `parallel` steps (0: none).
     pub(crate) fn fan(&self) -> usize {
         (self.steps.iter())
-            .map(|s| match s {
+            .map(|step| match step {
                 Step::Fork { starts, .. } => starts.len(),
                 _ => 0,
             })
@@ -279,11 +279,12 @@ impl Group {
             .unwrap_or(0)
     }
 
-    /// Actor `i`'s name: from `names`, the group's name when it is alone, else `group-i`.
-    pub(crate) fn actor_name(&self, i: u32) -> String {
+    /// The name of the actor at `index`: from `names`, the group's name when it is alone, else
+    /// `group-i`.
+    pub(crate) fn actor_name(&self, index: u32) -> String {
         match &self.names {
-            Some(names) => names[i as usize].clone(),
-            None => default_name(&self.name, u64::from(self.count), i),
+            Some(names) => names[index as usize].clone(),
+            None => default_name(&self.name, u64::from(self.count), index),
         }
     }
 }
@@ -392,10 +393,10 @@ pub(crate) struct Point {
 }
 
 impl Point {
-    /// A per-actor number at actor `i` (a start, a delay, an instance), before any
+    /// A per-actor number at the actor at `index` (a start, a delay, an instance), before any
     /// repetition: `k` is 0 and `attempt` 1.
-    pub(crate) fn at_actor(&self, num: &Num, i: u32) -> Option<f64> {
-        eval_run(num, &self.params, &Vars::actor(i))
+    pub(crate) fn at_actor(&self, num: &Num, index: u32) -> Option<f64> {
+        eval_run(num, &self.params, &Vars::actor(index))
     }
 
     /// Whether any event may make a random decision (a `chance`, a crash by probability,
@@ -406,9 +407,9 @@ impl Point {
             .iter()
             .chain(&self.link_dup)
             .any(|p| *p > 0.0)
-            || self.groups.iter().flat_map(|g| &g.steps).any(|s| {
+            || self.groups.iter().flat_map(|g| &g.steps).any(|step| {
                 matches!(
-                    s,
+                    step,
                     Step::Branch {
                         cond: Cond::Chance(..),
                         ..
@@ -448,10 +449,10 @@ pub(crate) struct Vars<'a> {
 }
 
 impl Vars<'_> {
-    /// Actor `i` before it runs.
-    pub(crate) fn actor(i: u32) -> Vars<'static> {
+    /// The actor at `index` before it runs.
+    pub(crate) fn actor(index: u32) -> Vars<'static> {
         Vars {
-            i,
+            i: index,
             k: 0,
             attempt: 1,
             now_ms: f64::NAN,
@@ -467,13 +468,13 @@ impl Vars<'_> {
     }
 }
 
-/// Actor `i`'s name when the config gives none: the group's name when it is alone, else
-/// `group-i`.
-fn default_name(group: &str, count: u64, i: u32) -> String {
+/// The name of the actor at `index` when the config gives none: the group's name when it is alone,
+/// else `group-i`.
+fn default_name(group: &str, count: u64, index: u32) -> String {
     if count == 1 {
         group.to_string()
     } else {
-        format!("{group}-{i}")
+        format!("{group}-{index}")
     }
 }
 
@@ -485,8 +486,8 @@ pub(crate) fn is_default_name(group: &str, count: u64, who: &str) -> bool {
     }
     who.strip_prefix(group)
         .and_then(|rest| rest.strip_prefix('-'))
-        .and_then(|digits| digits.parse::<u64>().ok().map(|i| (i, digits)))
-        .is_some_and(|(i, digits)| i < count && i.to_string() == digits)
+        .and_then(|digits| digits.parse::<u64>().ok().map(|number| (number, digits)))
+        .is_some_and(|(number, digits)| number < count && number.to_string() == digits)
 }
 
 /// A number computed in a run, from the parameters and `vars`.
@@ -497,7 +498,7 @@ pub(crate) fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64
         Num::Each(items) => items
             .get(vars.i as usize)
             .and_then(|n| eval_run(n, params, vars)),
-        Num::Expr(e, _) => e.eval(&|v| match v {
+        Num::Expr(expr, _) => expr.eval(&|var| match var {
             Var::Param(p) => params.get(p as usize).copied(),
             Var::Index => Some(f64::from(vars.i)),
             Var::Rep => Some(vars.k as f64),
@@ -505,11 +506,11 @@ pub(crate) fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64
             Var::Now => Some(vars.now_ms),
             Var::Read => Some(vars.read),
             Var::Reg(r) => vars.regs.get(r as usize).copied(),
-            Var::Msg(q, what) => Some(match vars.taken.get(q as usize) {
-                Some(&take) => vars.queues[q as usize].number(take, what),
+            Var::Msg(queue, what) => Some(match vars.taken.get(queue as usize) {
+                Some(&take) => vars.queues[queue as usize].number(take, what),
                 None => f64::NAN,
             }),
-            Var::Stored(k) => vars.stored.get(k as usize).copied(),
+            Var::Stored(store) => vars.stored.get(store as usize).copied(),
             Var::Winner => Some(f64::from(vars.winner)),
             Var::Joined => Some(f64::from(vars.joined)),
             Var::Reply => Some(vars.reply),

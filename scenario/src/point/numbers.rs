@@ -23,9 +23,9 @@ pub(super) struct Eval<'a> {
 impl Eval<'_> {
     pub(super) fn number(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
         let key = path_key(path);
-        let x = match num {
-            Num::Lit(x) => *x,
-            Num::Expr(e, text) => {
+        let value = match num {
+            Num::Lit(value) => *value,
+            Num::Expr(expr, text) => {
                 if num.per_actor() {
                     return Err(ParamError::new(
                         &key,
@@ -34,7 +34,7 @@ impl Eval<'_> {
                         ),
                     ));
                 }
-                e.eval(&|v| match v {
+                expr.eval(&|var| match var {
                     Var::Param(p) => self.numbers.get(p as usize).copied(),
                     _ => None,
                 })
@@ -51,13 +51,13 @@ impl Eval<'_> {
                 return self.number(chosen, &at);
             }
         };
-        if !x.is_finite() {
+        if !value.is_finite() {
             return Err(ParamError::new(
                 &key,
-                format!("is not a finite number here ({x})"),
+                format!("is not a finite number here ({value})"),
             ));
         }
-        Ok(x)
+        Ok(value)
     }
 
     /// The option of a `{ by = … }` table this point's value chooses, with its path
@@ -67,20 +67,20 @@ impl Eval<'_> {
         num: &'n Num,
         path: &[&'n str],
     ) -> Result<(&'n Num, Vec<&'n str>), ParamError> {
-        let Num::By(p, options) = num else {
+        let Num::By(param, options) = num else {
             return Ok((num, path.to_vec()));
         };
         let key = path_key(path);
-        let Some(Value::Str(s)) = self.values.get(*p as usize) else {
+        let Some(Value::Str(given)) = self.values.get(*param as usize) else {
             return Err(ParamError::new(
                 &key,
                 "its `by` parameter has no string value here",
             ));
         };
-        match options.iter().find(|(o, _)| o == s) {
-            Some((o, chosen)) => {
+        match options.iter().find(|(o, _)| o == given) {
+            Some((option, chosen)) => {
                 let mut at = path.to_vec();
-                at.push(o);
+                at.push(option);
                 Ok((chosen, at))
             }
             None => {
@@ -88,8 +88,8 @@ impl Eval<'_> {
                 Err(ParamError::new(
                     &key,
                     format!(
-                        "`{}` = \"{s}\" has no number here; it gives: {}",
-                        self.spec.params[*p as usize].name,
+                        "`{}` = \"{given}\" has no number here; it gives: {}",
+                        self.spec.params[*param as usize].name,
                         valid.join(", ")
                     ),
                 ))
@@ -98,14 +98,14 @@ impl Eval<'_> {
     }
 
     pub(super) fn probability(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
-        let p = self.number(num, path)?;
-        if !(0.0..=1.0).contains(&p) {
+        let probability = self.number(num, path)?;
+        if !(0.0..=1.0).contains(&probability) {
             return Err(ParamError::new(
                 &path_key(path),
-                format!("a probability is in [0, 1], got {p}"),
+                format!("a probability is in [0, 1], got {probability}"),
             ));
         }
-        Ok(p)
+        Ok(probability)
     }
 
     pub(super) fn duration(&self, num: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
@@ -197,37 +197,39 @@ impl Eval<'_> {
         min: u64,
         max: u64,
     ) -> Result<u64, ParamError> {
-        let x = self.number(num, path)?;
-        if x.fract() != 0.0 || x < min as f64 || x > max as f64 {
+        let value = self.number(num, path)?;
+        if value.fract() != 0.0 || value < min as f64 || value > max as f64 {
             return Err(ParamError::new(
                 &path_key(path),
-                format!("must be a whole number from {min} to {max}, got {x}"),
+                format!("must be a whole number from {min} to {max}, got {value}"),
             ));
         }
-        Ok(x as u64)
+        Ok(value as u64)
     }
 
     pub(super) fn choice(
         &self,
-        c: &Choice,
+        choice: &Choice,
         options: &[&'static str],
         path: &[&str],
     ) -> Result<&'static str, ParamError> {
-        match c {
+        match choice {
             Choice::Lit(o) => Ok(o),
-            Choice::Param(p) => match self.values.get(*p as usize) {
-                Some(Value::Str(s)) => {
-                    options.iter().find(|o| **o == s).copied().ok_or_else(|| {
+            Choice::Param(param) => match self.values.get(*param as usize) {
+                Some(Value::Str(given)) => options
+                    .iter()
+                    .find(|o| **o == given)
+                    .copied()
+                    .ok_or_else(|| {
                         ParamError::new(
                             &path_key(path),
                             format!(
-                                "`{}` = \"{s}\" is not an option here; valid: {}",
-                                self.spec.params[*p as usize].name,
+                                "`{}` = \"{given}\" is not an option here; valid: {}",
+                                self.spec.params[*param as usize].name,
                                 options.join(", ")
                             ),
                         )
-                    })
-                }
+                    }),
                 _ => Err(ParamError::new(
                     &path_key(path),
                     "its parameter has no string value here",

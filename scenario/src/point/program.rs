@@ -15,8 +15,8 @@ use crate::syntax::spec::{self, Crash, Num, OnTimeout, ResourceKind};
 /// steps after the repetition's end, each ending in what follows it.
 pub(super) struct Flat<'a> {
     pub(super) point: &'a Point,
-    pub(super) ev: &'a Eval<'a>,
-    pub(super) g: &'a spec::Group,
+    pub(super) evaluator: &'a Eval<'a>,
+    pub(super) group: &'a spec::Group,
     pub(super) count: u64,
     pub(super) steps: Vec<Step>,
     /// Where each of `steps` is written.
@@ -43,8 +43,8 @@ impl<'a> Flat<'a> {
     }
 
     pub(super) fn list(&mut self, steps: &'a [spec::Step], at: &str) -> Result<(), ParamError> {
-        for (si, s) in steps.iter().enumerate() {
-            self.step(s, &format!("{at}[{si}]"))?;
+        for (index, step) in steps.iter().enumerate() {
+            self.step(step, &format!("{at}[{index}]"))?;
         }
         Ok(())
     }
@@ -60,53 +60,57 @@ impl<'a> Flat<'a> {
         self.push(Step::End, &at);
         while !self.handlers.is_empty() || !self.forks.is_empty() {
             if self.handlers.is_empty() {
-                let (f, branches, at) = self.forks.remove(0);
-                for (b, steps) in branches.iter().enumerate() {
+                let (fork, branches, at) = self.forks.remove(0);
+                for (branch, steps) in branches.iter().enumerate() {
                     let start = self.steps.len() as u32;
-                    let here = format!("{at}.parallel[{b}]");
+                    let here = format!("{at}.parallel[{branch}]");
                     self.list(steps, &here)?;
                     self.push(Step::BranchEnd, &here);
-                    if let Step::Fork { starts, .. } = &mut self.steps[f] {
-                        starts[b] = start;
+                    if let Step::Fork { starts, .. } = &mut self.steps[fork] {
+                        starts[branch] = start;
                     }
                 }
                 self.check_len(&at)?;
                 continue;
             }
-            let (b, t, at) = self.handlers.remove(0);
+            let (blocking, on_timeout, at) = self.handlers.remove(0);
             let start = self.steps.len() as u32;
-            match &mut self.steps[b] {
+            match &mut self.steps[blocking] {
                 Step::Acquire { timeout, .. }
                 | Step::Request { timeout, .. }
                 | Step::Send { timeout, .. }
                 | Step::Take { timeout, .. }
                 | Step::Call { timeout, .. } => {
-                    if let Some(t) = timeout {
-                        t.handler = start;
+                    if let Some(timeout) = timeout {
+                        timeout.handler = start;
                     }
                 }
                 _ => unreachable!("a timeout belongs to a blocking step"),
             }
-            self.list(&t.steps, &format!("{at}.on_timeout.steps"))?;
-            let then = match &t.then {
+            self.list(&on_timeout.steps, &format!("{at}.on_timeout.steps"))?;
+            let then = match &on_timeout.then {
                 spec::Then::End => Then::End,
-                spec::Then::GoOn => Then::GoOn(b as u32 + 1),
+                spec::Then::GoOn => Then::GoOn(blocking as u32 + 1),
                 spec::Then::Retry {
                     max_attempts,
                     backoff_ms,
                     jitter_ms,
                 } => {
                     let here = format!("{at}.on_timeout");
-                    let max =
-                        self.ev
-                            .whole(max_attempts, &[&here, "max_attempts"], 1, MAX_ATTEMPTS)?
-                            as u32;
+                    let max = self.evaluator.whole(
+                        max_attempts,
+                        &[&here, "max_attempts"],
+                        1,
+                        MAX_ATTEMPTS,
+                    )? as u32;
                     self.attempts = self.attempts.max(max);
-                    let jitter = self.ev.per_point(jitter_ms, &[&here, "jitter_ms"])?;
+                    let jitter = self.evaluator.per_point(jitter_ms, &[&here, "jitter_ms"])?;
                     self.jitters |= !matches!(jitter, Num::Lit(0.0));
                     Then::Retry {
                         max_attempts: max,
-                        backoff: self.ev.per_point(backoff_ms, &[&here, "backoff_ms"])?,
+                        backoff: self
+                            .evaluator
+                            .per_point(backoff_ms, &[&here, "backoff_ms"])?,
                         jitter,
                     }
                 }
@@ -116,44 +120,44 @@ impl<'a> Flat<'a> {
         Ok(())
     }
 
-    pub(super) fn pick(&self, p: &spec::Pick, at: &str, key: &str) -> Result<Pick, ParamError> {
-        Ok(match p {
+    pub(super) fn pick(&self, pick: &spec::Pick, at: &str, key: &str) -> Result<Pick, ParamError> {
+        Ok(match pick {
             spec::Pick::One(r) => Pick::One(*r),
             spec::Pick::OneOf(items, index) => {
-                let index = self.ev.per_point(index, &[at, key, "index"])?;
-                if let Num::Lit(x) = index {
-                    let k = x as usize;
-                    if !(x >= 0.0 && x.fract() == 0.0 && k < items.len()) {
+                let index = self.evaluator.per_point(index, &[at, key, "index"])?;
+                if let Num::Lit(value) = index {
+                    let position = value as usize;
+                    if !(value >= 0.0 && value.fract() == 0.0 && position < items.len()) {
                         return Err(ParamError::new(
                             &path_key(&[at, key, "index"]),
                             format!(
-                                "the index is {x}; `one_of` has {} (index 0 to {})",
+                                "the index is {value}; `one_of` has {} (index 0 to {})",
                                 items.len(),
                                 items.len() - 1
                             ),
                         ));
                     }
-                    Pick::One(items[k])
+                    Pick::One(items[position])
                 } else {
                     Pick::OneOf(items.clone(), index)
                 }
             }
             spec::Pick::By(param, options) => {
-                let Some(Value::Str(v)) = self.ev.values.get(*param as usize) else {
+                let Some(Value::Str(given)) = self.evaluator.values.get(*param as usize) else {
                     return Err(ParamError::new(
                         &path_key(&[at, key, "by"]),
                         "its `by` parameter has no string value here",
                     ));
                 };
-                match options.iter().find(|(o, _)| o == v) {
+                match options.iter().find(|(o, _)| o == given) {
                     Some((_, r)) => Pick::One(*r),
                     None => {
                         let valid: Vec<&str> = options.iter().map(|(o, _)| o.as_str()).collect();
                         return Err(ParamError::new(
                             &path_key(&[at, key]),
                             format!(
-                                "`{}` = \"{v}\" names no resource here; it gives: {}",
-                                self.ev.spec.params[*param as usize].name,
+                                "`{}` = \"{given}\" names no resource here; it gives: {}",
+                                self.evaluator.spec.params[*param as usize].name,
                                 valid.join(", ")
                             ),
                         ));
@@ -167,13 +171,13 @@ impl<'a> Flat<'a> {
     /// server refuses it.
     pub(super) fn can_time_out(
         &self,
-        t: &Option<OnTimeout>,
+        on_timeout: &Option<OnTimeout>,
         at: &str,
         what: &str,
         refuses: bool,
     ) -> Result<(), ParamError> {
-        match t {
-            Some(t) if t.after.is_none() && !refuses => Err(ParamError::new(
+        match on_timeout {
+            Some(on_timeout) if on_timeout.after.is_none() && !refuses => Err(ParamError::new(
                 &path_key(&[at, "on_timeout"]),
                 format!(
                     "an `on_timeout` with no `timeout_ms`: this {what} never times out, so its steps never run; give `timeout_ms`"
@@ -185,21 +189,23 @@ impl<'a> Flat<'a> {
 
     pub(super) fn timeout(
         &mut self,
-        t: &'a Option<OnTimeout>,
+        on_timeout: &'a Option<OnTimeout>,
         at: &str,
     ) -> Result<Option<Timeout>, ParamError> {
-        let Some(t) = t else {
+        let Some(on_timeout) = on_timeout else {
             return Ok(None);
         };
-        let key = t.key;
-        let after = match &t.after {
-            Some(a) => {
-                self.ev.each_len(a, &format!("{at}.{key}"), self.count)?;
-                Some(self.ev.dur(a, &[at, key])?)
+        let key = on_timeout.key;
+        let after = match &on_timeout.after {
+            Some(after) => {
+                self.evaluator
+                    .each_len(after, &format!("{at}.{key}"), self.count)?;
+                Some(self.evaluator.dur(after, &[at, key])?)
             }
             None => None,
         };
-        self.handlers.push((self.steps.len(), t, at.to_string()));
+        self.handlers
+            .push((self.steps.len(), on_timeout, at.to_string()));
         Ok(Some(Timeout {
             after,
             handler: u32::MAX,
@@ -207,9 +213,9 @@ impl<'a> Flat<'a> {
     }
 
     /// A step of the group at this point; `at` is its path.
-    pub(super) fn step(&mut self, s: &'a spec::Step, at: &str) -> Result<(), ParamError> {
-        let ev = self.ev;
-        let step = match s {
+    pub(super) fn step(&mut self, spec_step: &'a spec::Step, at: &str) -> Result<(), ParamError> {
+        let evaluator = self.evaluator;
+        let step = match spec_step {
             spec::Step::Read(r) => Step::Read(*r),
             spec::Step::Write {
                 register,
@@ -217,21 +223,26 @@ impl<'a> Flat<'a> {
                 cas,
                 max_retries,
             } => {
-                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                evaluator.each_len(value, &format!("{at}.value"), self.count)?;
                 Step::Write {
                     reg: *register,
-                    value: ev.per_point(value, &[at, "value"])?,
+                    value: evaluator.per_point(value, &[at, "value"])?,
                     cas: *cas,
-                    max_retries: ev.whole(max_retries, &[at, "max_retries"], 1, u32::MAX.into())?,
+                    max_retries: evaluator.whole(
+                        max_retries,
+                        &[at, "max_retries"],
+                        1,
+                        u32::MAX.into(),
+                    )?,
                 }
             }
-            spec::Step::Delay(d) => {
-                ev.each_len(d, &format!("{at}.delay_ms"), self.count)?;
-                Step::Delay(ev.dur(d, &[at, "delay_ms"])?)
+            spec::Step::Delay(delay) => {
+                evaluator.each_len(delay, &format!("{at}.delay_ms"), self.count)?;
+                Step::Delay(evaluator.dur(delay, &[at, "delay_ms"])?)
             }
-            spec::Step::Pause(d) => {
-                ev.each_len(d, &format!("{at}.pause_ms"), self.count)?;
-                Step::Pause(ev.dur(d, &[at, "pause_ms"])?)
+            spec::Step::Pause(pause) => {
+                evaluator.each_len(pause, &format!("{at}.pause_ms"), self.count)?;
+                Step::Pause(evaluator.dur(pause, &[at, "pause_ms"])?)
             }
             spec::Step::Acquire { lock, timeout } => self.acquire(lock, timeout, at)?,
             spec::Step::Release(lock) => Step::Release(self.pick(lock, at, "release")?),
@@ -251,9 +262,12 @@ impl<'a> Flat<'a> {
                 rule,
                 restart_after_ms,
             } => {
-                let rule = match (crash_rule(ev, at, self.g, self.count, rule)?, rule) {
-                    (CrashRule::Probability(p, _), Crash::Probability(_, Some(name))) => {
-                        CrashRule::Probability(p, Some(self.named_stream(name)))
+                let rule = match (
+                    crash_rule(evaluator, at, self.group, self.count, rule)?,
+                    rule,
+                ) {
+                    (CrashRule::Probability(probability, _), Crash::Probability(_, Some(name))) => {
+                        CrashRule::Probability(probability, Some(self.named_stream(name)))
                     }
                     (r, _) => r,
                 };
@@ -261,7 +275,7 @@ impl<'a> Flat<'a> {
                     rule,
                     restart: restart_after_ms
                         .as_ref()
-                        .map(|r| ev.dur(r, &[at, "restart_after_ms"]))
+                        .map(|r| evaluator.dur(r, &[at, "restart_after_ms"]))
                         .transpose()?,
                 }
             }
@@ -279,7 +293,7 @@ impl<'a> Flat<'a> {
                 }
             }
             spec::Step::Ack(q) => Step::Ack(*q),
-            spec::Step::Call { .. } | spec::Step::Reply { .. } => self.call(s, at)?,
+            spec::Step::Call { .. } | spec::Step::Reply { .. } => self.call(spec_step, at)?,
             spec::Step::Stop => Step::Stop,
             spec::Step::Exit { gave_up } => Step::Exit { gave_up: *gave_up },
             spec::Step::Keys {
@@ -288,18 +302,18 @@ impl<'a> Flat<'a> {
                 key,
                 value,
             } => {
-                ev.each_len(key, &format!("{at}.key"), self.count)?;
-                let key = ev.per_point(key, &[at, "key"])?;
-                if let Num::Lit(x) = key
-                    && key_of(x).is_none()
+                evaluator.each_len(key, &format!("{at}.key"), self.count)?;
+                let key = evaluator.per_point(key, &[at, "key"])?;
+                if let Num::Lit(number) = key
+                    && key_of(number).is_none()
                 {
-                    return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(x)));
+                    return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(number)));
                 }
                 Step::Keys {
                     op: *op,
                     store: *store,
                     key,
-                    value: ev.per_point(value, &[at, "value"])?,
+                    value: evaluator.per_point(value, &[at, "value"])?,
                 }
             }
             spec::Step::Transaction(steps) => self.transaction(steps, at)?,
@@ -314,16 +328,16 @@ impl<'a> Flat<'a> {
                 cancel,
                 tied,
             } => {
-                let cancel = ev.choice(cancel, spec::CANCELS, &[at, "cancel"])?;
-                let n = branches.len() as u64;
-                let wait = ev
-                    .whole(wait, &[at, "wait"], 1, n)
-                    .map_err(|mut e| {
-                        e.message = format!(
-                            "`wait` is how many of the {n} branches must come through (\"first\": 1, \"all\": {n}): {}",
-                            e.message
+                let cancel = evaluator.choice(cancel, spec::CANCELS, &[at, "cancel"])?;
+                let branch_count = branches.len() as u64;
+                let wait = evaluator
+                    .whole(wait, &[at, "wait"], 1, branch_count)
+                    .map_err(|mut error| {
+                        error.message = format!(
+                            "`wait` is how many of the {branch_count} branches must come through (\"first\": 1, \"all\": {branch_count}): {}",
+                            error.message
                         );
-                        e
+                        error
                     })? as u32;
                 self.forks
                     .push((self.steps.len(), branches, at.to_string()));
@@ -340,9 +354,9 @@ impl<'a> Flat<'a> {
     }
 
     /// A call (its put and its timeout) or a reply, at this point.
-    fn call(&mut self, s: &'a spec::Step, at: &str) -> Result<Step, ParamError> {
-        let ev = self.ev;
-        Ok(match s {
+    fn call(&mut self, spec_step: &'a spec::Step, at: &str) -> Result<Step, ParamError> {
+        let evaluator = self.evaluator;
+        Ok(match spec_step {
             spec::Step::Call {
                 queue,
                 value,
@@ -362,10 +376,10 @@ impl<'a> Flat<'a> {
                 }
             }
             spec::Step::Reply { queue, value } => {
-                ev.each_len(value, &format!("{at}.value"), self.count)?;
+                evaluator.each_len(value, &format!("{at}.value"), self.count)?;
                 Step::Reply {
                     queue: *queue,
-                    value: ev.per_point(value, &[at, "value"])?,
+                    value: evaluator.per_point(value, &[at, "value"])?,
                 }
             }
             _ => unreachable!("a call or a reply"),
@@ -374,17 +388,17 @@ impl<'a> Flat<'a> {
 
     /// A put (or a call's): its value and fields at this point.
     fn put(&self, queue: u16, value: &Num, fields: &[Num], at: &str) -> Result<Step, ParamError> {
-        let ev = self.ev;
-        ev.each_len(value, &format!("{at}.value"), self.count)?;
-        for f in fields {
-            ev.each_len(f, &format!("{at}.fields"), self.count)?;
+        let evaluator = self.evaluator;
+        evaluator.each_len(value, &format!("{at}.value"), self.count)?;
+        for field in fields {
+            evaluator.each_len(field, &format!("{at}.fields"), self.count)?;
         }
         Ok(Step::Put {
             queue,
-            value: ev.per_point(value, &[at, "value"])?,
+            value: evaluator.per_point(value, &[at, "value"])?,
             fields: fields
                 .iter()
-                .map(|f| ev.per_point(f, &[at, "fields"]))
+                .map(|f| evaluator.per_point(f, &[at, "fields"]))
                 .collect::<Result<_, _>>()?,
         })
     }
@@ -400,18 +414,18 @@ impl<'a> Flat<'a> {
         let lock = self.pick(lock, at, "acquire")?;
         // A stale record nobody removes, waited for with no ceiling: the run could
         // only end at its limits. Said here, where it is written.
-        if let Pick::One(l) = lock {
-            let lp = &self.point.locks[l as usize];
+        if let Pick::One(lock_index) = lock {
+            let point_lock = &self.point.locks[lock_index as usize];
             if timeout.as_ref().is_none_or(|t| t.after.is_none())
-                && lp.stale
-                && lp.unlock_ns.is_empty()
-                && lp.mode != LockMode::Lease
+                && point_lock.stale
+                && point_lock.unlock_ns.is_empty()
+                && point_lock.mode != LockMode::Lease
             {
                 return Err(ParamError::new(
                     &path_key(&[at, "acquire"]),
                     format!(
                         "`{}` starts with a stale record that nothing removes (no unlock_at_ms, not a lease), and this acquire never gives up: it can never finish; add give_up_after_ms",
-                        self.point.lock_names[l as usize]
+                        self.point.lock_names[lock_index as usize]
                     ),
                 ));
             }
@@ -424,14 +438,14 @@ impl<'a> Flat<'a> {
     /// A renew, of a lease only.
     fn renew(&mut self, lock: &spec::Pick, at: &str) -> Result<Step, ParamError> {
         let lock = self.pick(lock, at, "renew")?;
-        if let Pick::One(l) = lock
-            && self.point.locks[l as usize].mode != LockMode::Lease
+        if let Pick::One(lock_index) = lock
+            && self.point.locks[lock_index as usize].mode != LockMode::Lease
         {
             return Err(ParamError::new(
                 &path_key(&[at, "renew"]),
                 format!(
                     "`renew` keeps a lease fresh, and `{}` is not a lease (mode = \"lease\" with lease_ms): a queue or polled lock is held until released",
-                    self.point.lock_names[l as usize]
+                    self.point.lock_names[lock_index as usize]
                 ),
             ));
         }
@@ -446,16 +460,21 @@ impl<'a> Flat<'a> {
         timeout: &'a Option<OnTimeout>,
         at: &str,
     ) -> Result<Step, ParamError> {
-        let ev = self.ev;
-        ev.each_len(instance, &format!("{at}.instance"), self.count)?;
+        let evaluator = self.evaluator;
+        evaluator.each_len(instance, &format!("{at}.instance"), self.count)?;
         let server = self.pick(server, at, "request")?;
         // An instance the same for every actor, at one server, is reduced once, here.
         let instance = match server {
-            Pick::One(s) if !instance.per_actor() => {
-                let k = ev.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
-                Inst::Fixed((k % u64::from(self.point.servers[s as usize].instances)) as u32)
+            Pick::One(server_index) if !instance.per_actor() => {
+                let instance_number =
+                    evaluator.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
+                Inst::Fixed(
+                    (instance_number
+                        % u64::from(self.point.servers[server_index as usize].instances))
+                        as u32,
+                )
             }
-            _ => Inst::Actor(ev.per_point(instance, &[at, "instance"])?),
+            _ => Inst::Actor(evaluator.per_point(instance, &[at, "instance"])?),
         };
         // A refusal by a server that fails fast runs `on_timeout` too.
         let refuses = match &server {
@@ -476,11 +495,11 @@ impl<'a> Flat<'a> {
     /// A transaction: its steps between a begin and an end (they take no time).
     fn transaction(&mut self, steps: &'a [spec::Step], at: &str) -> Result<Step, ParamError> {
         // Its steps take no time: a register it reads or writes must say so.
-        for (si, inner) in steps.iter().enumerate() {
+        for (index, inner) in steps.iter().enumerate() {
             let mut slow = None;
-            inner.visit(&mut |s| match s {
-                spec::Step::Read(r) if self.point.regs[*r as usize].read_ns > 0 => {
-                    slow = Some((*r, "read_ms"));
+            inner.visit(&mut |step| match step {
+                spec::Step::Read(register) if self.point.regs[*register as usize].read_ns > 0 => {
+                    slow = Some((*register, "read_ms"));
                 }
                 spec::Step::Write { register, .. }
                     if self.point.regs[*register as usize].write_ns > 0 =>
@@ -489,18 +508,21 @@ impl<'a> Flat<'a> {
                 }
                 _ => {}
             });
-            if let Some((r, key)) = slow {
+            if let Some((register, key)) = slow {
                 return Err(ParamError::new(
-                    &format!("{at}.transaction[{si}]"),
+                    &format!("{at}.transaction[{index}]"),
                     format!(
                         "a transaction's steps land at one instant, but register `{}` has {key} > 0 here; give it {key} = 0 (or put a delay before the transaction)",
-                        self.ev
+                        self.evaluator
                             .spec
                             .resources
                             .iter()
-                            .filter(|r| matches!(r.kind, ResourceKind::Register { .. }))
-                            .nth(r as usize)
-                            .map_or("?", |r| r.name.as_str())
+                            .filter(|resource| matches!(
+                                resource.kind,
+                                ResourceKind::Register { .. }
+                            ))
+                            .nth(register as usize)
+                            .map_or("?", |resource| resource.name.as_str())
                     ),
                 ));
             }
@@ -513,37 +535,37 @@ impl<'a> Flat<'a> {
     /// An `if`: a branch to its `else` steps, its `then` steps, and a jump over the `else`.
     fn branch(
         &mut self,
-        cond: &spec::Cond,
+        condition: &spec::Cond,
         then: &'a [spec::Step],
         otherwise: &'a [spec::Step],
         at: &str,
     ) -> Result<(), ParamError> {
-        let ev = self.ev;
-        let cond = match cond {
+        let evaluator = self.evaluator;
+        let condition = match condition {
             spec::Cond::Outcome(o) => Cond::Outcome(*o),
-            spec::Cond::Chance(p, stream) => {
-                let p = ev.per_point(p, &[at, "if", "chance"])?;
-                if let Num::Lit(x) = p
-                    && !(0.0..=1.0).contains(&x)
+            spec::Cond::Chance(probability, stream) => {
+                let probability = evaluator.per_point(probability, &[at, "if", "chance"])?;
+                if let Num::Lit(value) = probability
+                    && !(0.0..=1.0).contains(&value)
                 {
                     return Err(ParamError::new(
                         &path_key(&[at, "if", "chance"]),
-                        format!("a probability is in [0, 1], got {x}"),
+                        format!("a probability is in [0, 1], got {value}"),
                     ));
                 }
                 self.chances |= stream.is_none();
-                Cond::Chance(p, stream.as_ref().map(|n| self.named_stream(n)))
+                Cond::Chance(probability, stream.as_ref().map(|n| self.named_stream(n)))
             }
-            spec::Cond::Compare(a, cmp, b) => Cond::Compare(
-                ev.per_point(a, &[at, "if", "value"])?,
+            spec::Cond::Compare(compared, cmp, bound) => Cond::Compare(
+                evaluator.per_point(compared, &[at, "if", "value"])?,
                 *cmp,
-                ev.per_point(b, &[at, "if"])?,
+                evaluator.per_point(bound, &[at, "if"])?,
             ),
         };
-        let b = self.steps.len();
+        let branch_index = self.steps.len();
         self.push(
             Step::Branch {
-                cond,
+                cond: condition,
                 otherwise: u32::MAX,
             },
             at,
@@ -554,8 +576,11 @@ impl<'a> Flat<'a> {
             self.push(Step::Jump(u32::MAX), at);
         }
         let else_at = self.steps.len() as u32;
-        if let Step::Branch { otherwise: o, .. } = &mut self.steps[b] {
-            *o = else_at;
+        if let Step::Branch {
+            otherwise: target, ..
+        } = &mut self.steps[branch_index]
+        {
+            *target = else_at;
         }
         self.list(otherwise, &format!("{at}.else"))?;
         if !otherwise.is_empty() {
@@ -592,44 +617,45 @@ impl<'a> Flat<'a> {
 
 /// Who a crash step kills, at this point.
 fn crash_rule(
-    ev: &Eval<'_>,
+    evaluator: &Eval<'_>,
     at: &str,
-    g: &spec::Group,
+    group: &spec::Group,
     count: u64,
-    c: &Crash,
+    crash: &Crash,
 ) -> Result<CrashRule, ParamError> {
-    let n = g.name.as_str();
-    Ok(match c {
+    let group_name = group.name.as_str();
+    Ok(match crash {
         Crash::All => CrashRule::All,
         Crash::Names(names) => {
             for who in names {
-                let known = match &g.names {
+                let known = match &group.names {
                     Some(list) => list.contains(who),
-                    None => is_default_name(n, count, who),
+                    None => is_default_name(group_name, count, who),
                 };
                 if !known {
                     return Err(ParamError::new(
                         &path_key(&[at, "crash"]),
-                        format!("no actor of `{n}` is called `{who}`"),
+                        format!("no actor of `{group_name}` is called `{who}`"),
                     ));
                 }
             }
             CrashRule::Names(names.clone())
         }
-        Crash::First(c) => {
-            let first = ev.whole(c, &[at, "crash", "count"], 0, MAX_ACTORS)?;
+        Crash::First(first) => {
+            let first = evaluator.whole(first, &[at, "crash", "count"], 0, MAX_ACTORS)?;
             if first > count {
                 return Err(ParamError::new(
                     &path_key(&[at, "crash", "count"]),
                     format!(
-                        "the first {first} actors of `{n}` crash, but it has {count}: `count` is at most {count} (`crash = \"all\"` for every one)"
+                        "the first {first} actors of `{group_name}` crash, but it has {count}: `count` is at most {count} (`crash = \"all\"` for every one)"
                     ),
                 ));
             }
             CrashRule::First(first)
         }
-        Crash::Probability(p, _) => {
-            CrashRule::Probability(ev.probability(p, &[at, "crash", "probability"])?, None)
-        }
+        Crash::Probability(p, _) => CrashRule::Probability(
+            evaluator.probability(p, &[at, "crash", "probability"])?,
+            None,
+        ),
     })
 }

@@ -12,10 +12,10 @@ use crate::point::{
 use crate::syntax::spec::{self, KeysInit, MAX_KEYS, Num, ResourceKind};
 
 impl Point {
-    /// Resource `r` at this point, added to its kind's list.
+    /// A resource at this point, added to its kind's list.
     pub(super) fn resource(
         &mut self,
-        ev: &Eval<'_>,
+        evaluator: &Eval<'_>,
         at: &str,
         name: &str,
         kind: &ResourceKind,
@@ -28,24 +28,24 @@ impl Point {
                 fenced_by,
             } => self.regs.push(Register {
                 name: name.to_string(),
-                initial: ev.number(initial, &[at, "initial"])?,
-                read_ns: ev.duration(read_ms, &[at, "read_ms"])?,
-                write_ns: ev.duration(write_ms, &[at, "write_ms"])?,
+                initial: evaluator.number(initial, &[at, "initial"])?,
+                read_ns: evaluator.duration(read_ms, &[at, "read_ms"])?,
+                write_ns: evaluator.duration(write_ms, &[at, "write_ms"])?,
                 fence: *fenced_by,
             }),
-            ResourceKind::Lock { .. } => self.lock(ev, at, name, kind)?,
-            ResourceKind::Server { .. } => self.server(ev, at, name, kind)?,
+            ResourceKind::Lock { .. } => self.lock(evaluator, at, name, kind)?,
+            ResourceKind::Server { .. } => self.server(evaluator, at, name, kind)?,
             ResourceKind::Link {
                 rtt_ms,
                 loss,
                 duplicate,
             } => {
-                let rtt = ev.duration(rtt_ms, &[at, "rtt_ms"])?;
-                let loss = ev.probability(loss, &[at, "loss"])?;
-                let dup = ev.probability(duplicate, &[at, "duplicate"])?;
+                let rtt = evaluator.duration(rtt_ms, &[at, "rtt_ms"])?;
+                let loss = evaluator.probability(loss, &[at, "loss"])?;
+                let duplicate = evaluator.probability(duplicate, &[at, "duplicate"])?;
                 self.links.push(rtt / 2);
                 self.link_loss.push(loss);
-                self.link_dup.push(dup);
+                self.link_dup.push(duplicate);
                 self.link_names.push(name.to_string());
             }
             ResourceKind::Queue {
@@ -56,18 +56,18 @@ impl Point {
             } => {
                 let visibility = visibility_ms
                     .as_ref()
-                    .map(|v| ev.duration(v, &[at, "visibility_ms"]))
+                    .map(|v| evaluator.duration(v, &[at, "visibility_ms"]))
                     .transpose()?;
                 self.queues.push(Queue {
                     name: name.to_string(),
                     field_names: fields.clone(),
-                    capacity: ev.whole(capacity, &[at, "capacity"], 0, u32::MAX.into())?,
+                    capacity: evaluator.whole(capacity, &[at, "capacity"], 0, u32::MAX.into())?,
                     visibility,
                     fields: fields.len(),
                     link: *link,
                 });
             }
-            ResourceKind::Keys { initial } => self.keys_store(ev, at, name, initial)?,
+            ResourceKind::Keys { initial } => self.keys_store(evaluator, at, name, initial)?,
         }
         Ok(())
     }
@@ -75,7 +75,7 @@ impl Point {
     /// A lock: its mode, poll and lease, its operator unlocks.
     fn lock(
         &mut self,
-        ev: &Eval<'_>,
+        evaluator: &Eval<'_>,
         at: &str,
         name: &str,
         kind: &ResourceKind,
@@ -91,12 +91,12 @@ impl Point {
         else {
             unreachable!("a lock")
         };
-        let mode = match ev.choice(mode, spec::LOCK_MODES, &[at, "mode"])? {
+        let mode = match evaluator.choice(mode, spec::LOCK_MODES, &[at, "mode"])? {
             "poll" => LockMode::Poll,
             "queue" => LockMode::Queue,
             _ => LockMode::Lease,
         };
-        let poll_ns = ev.duration(poll_ms, &[at, "poll_ms"])?;
+        let poll_ns = evaluator.duration(poll_ms, &[at, "poll_ms"])?;
         if mode != LockMode::Queue && poll_ns == 0 {
             return Err(ParamError::new(
                 &path_key(&[at, "poll_ms"]),
@@ -104,14 +104,14 @@ impl Point {
             ));
         }
         let mut unlock_ns = Vec::new();
-        for u in unlock_at_ms {
-            unlock_ns.push(ev.duration(u, &[at, "unlock_at_ms"])?);
+        for time in unlock_at_ms {
+            unlock_ns.push(evaluator.duration(time, &[at, "unlock_at_ms"])?);
         }
         self.lock_names.push(name.to_string());
         self.locks.push(Lock {
             mode,
             poll_ns,
-            lease_ns: ev.duration(lease_ms, &[at, "lease_ms"])?,
+            lease_ns: evaluator.duration(lease_ms, &[at, "lease_ms"])?,
             fencing: *fencing,
             stale: *stale_at_start,
             unlock_ns,
@@ -122,7 +122,7 @@ impl Point {
     /// A server: its service, instances and down windows.
     fn server(
         &mut self,
-        ev: &Eval<'_>,
+        evaluator: &Eval<'_>,
         at: &str,
         name: &str,
         kind: &ResourceKind,
@@ -140,38 +140,38 @@ impl Point {
         };
         let mut windows: Vec<(Nanos, Nanos)> = Vec::new();
         for (from, to) in down {
-            let f = ev.duration(from, &[at, "down"])?;
-            let t = ev.duration(to, &[at, "down"])?;
-            if t <= f || windows.last().is_some_and(|(_, end)| f < *end) {
+            let from_ns = evaluator.duration(from, &[at, "down"])?;
+            let to_ns = evaluator.duration(to, &[at, "down"])?;
+            if to_ns <= from_ns || windows.last().is_some_and(|(_, end)| from_ns < *end) {
                 return Err(ParamError::new(
                     &path_key(&[at, "down"]),
                     format!(
                         "down windows are [from_ms, to_ms] with from < to, in order and not overlapping; got [{}, {}]",
-                        sim_core::ns_to_ms(f),
-                        sim_core::ns_to_ms(t)
+                        sim_core::ns_to_ms(from_ns),
+                        sim_core::ns_to_ms(to_ns)
                     ),
                 ));
             }
-            windows.push((f, t));
+            windows.push((from_ns, to_ns));
         }
-        let fail_fast = ev.choice(when_down, spec::WHEN_DOWN, &[at, "when_down"])? == "fail";
+        let fail_fast = evaluator.choice(when_down, spec::WHEN_DOWN, &[at, "when_down"])? == "fail";
         if fail_fast && windows.is_empty() {
             return Err(ParamError::new(
                 &path_key(&[at, "when_down"]),
                 "`when_down = \"fail\"` with no `down` windows: the server is never down, so nothing is ever refused; give `down = [[from_ms, to_ms], …]`",
             ));
         }
-        let kind = ev.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
-        let ms = ev.number(service_ms, &[at, "service_ms"])?;
-        let service_ns = ev.duration(service_ms, &[at, "service_ms"])?;
-        let dist = ev.dist(
+        let kind = evaluator.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
+        let ms = evaluator.number(service_ms, &[at, "service_ms"])?;
+        let service_ns = evaluator.duration(service_ms, &[at, "service_ms"])?;
+        let dist = evaluator.dist(
             kind,
             ms,
             service_cv,
             &[at, "service_ms"],
             &[at, "service_cv"],
         )?;
-        let instances = ev.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
+        let instances = evaluator.whole(instances, &[at, "instances"], 1, MAX_INSTANCES)? as u32;
         self.servers.push(Server {
             name: name.to_string(),
             at: at.to_string(),
@@ -189,30 +189,33 @@ impl Point {
     /// A key store and the keys it starts with (a range stays a range).
     fn keys_store(
         &mut self,
-        ev: &Eval<'_>,
+        evaluator: &Eval<'_>,
         at: &str,
         name: &str,
         initial: &KeysInit,
     ) -> Result<(), ParamError> {
         let key = |num: &Num, path: &[&str]| -> Result<i64, ParamError> {
-            let x = ev.number(num, path)?;
-            key_of(x).ok_or_else(|| ParamError::new(&path_key(path), bad_key(x)))
+            let number = evaluator.number(num, path)?;
+            key_of(number).ok_or_else(|| ParamError::new(&path_key(path), bad_key(number)))
         };
         let initial = match initial {
             KeysInit::Pairs(list) => {
                 let mut pairs = Vec::with_capacity(list.len());
-                for (k, v) in list {
-                    pairs.push((key(k, &[at, "initial"])?, ev.number(v, &[at, "initial"])?));
+                for (given_key, given_value) in list {
+                    pairs.push((
+                        key(given_key, &[at, "initial"])?,
+                        evaluator.number(given_value, &[at, "initial"])?,
+                    ));
                 }
                 // A key store holds a key once: a second value for it is a slip.
                 let mut keys: Vec<i64> = pairs.iter().map(|(k, _)| *k).collect();
                 keys.sort_unstable();
-                if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+                if let Some(pair) = keys.windows(2).find(|pair| pair[0] == pair[1]) {
                     return Err(ParamError::new(
                         &path_key(&[at, "initial"]),
                         format!(
                             "key {} is given twice: a key store holds each key once",
-                            w[0]
+                            pair[0]
                         ),
                     ));
                 }
@@ -220,19 +223,15 @@ impl Point {
             }
             KeysInit::Range { from, count, value } => {
                 let from = key(from, &[at, "initial", "from"])?;
-                let n = ev.whole(count, &[at, "initial", "count"], 0, MAX_KEYS)?;
-                let v = ev.number(value, &[at, "initial", "value"])?;
-                if key_of(from as f64 + n as f64).is_none() {
+                let count = evaluator.whole(count, &[at, "initial", "count"], 0, MAX_KEYS)?;
+                let value = evaluator.number(value, &[at, "initial", "value"])?;
+                if key_of(from as f64 + count as f64).is_none() {
                     return Err(ParamError::new(
                         &path_key(&[at, "initial", "count"]),
-                        bad_key(from as f64 + n as f64),
+                        bad_key(from as f64 + count as f64),
                     ));
                 }
-                InitialKeys::Range {
-                    from,
-                    count: n,
-                    value: v,
-                }
+                InitialKeys::Range { from, count, value }
             }
         };
         self.keys.push(Keys {
