@@ -29,60 +29,60 @@ use coordsim_model::{
 use crate::point::{Pace, Point, Tie};
 use crate::syntax::metrics::Metric;
 
-/// Explores `p`: every execution, the distinct outcomes by the cells of `fill`.
+/// Explores `point`: every execution, the distinct outcomes by the cells of `fill`.
 pub(crate) fn explore(
-    p: &Point,
+    point: &Point,
     fill: &[Metric],
     ctx: &RunContext,
     limits: &ExploreLimits,
 ) -> Result<Exploration, ModelError> {
-    refuse_draws(p)?;
+    refuse_draws(point)?;
     // Reads see what has landed: the tie rules are orders an exploration takes among all.
-    let mut point = p.clone();
+    let mut point = point.clone();
     point.tie = Tie::Fifo;
     search::Search::new(&point, fill, ctx, limits).run()
 }
 
-/// Runs the one execution `schedule` fixes at `p` (an exploration's), with every output a
+/// Runs the one execution `schedule` fixes at `point` (an exploration's), with every output a
 /// run has.
 pub(crate) fn replay(
-    p: &Point,
+    point: &Point,
     fill: &[Metric],
     distributions: &[&'static str],
     ctx: &RunContext,
     schedule: &Schedule,
 ) -> Result<RunOutput, ModelError> {
-    refuse_draws(p)?;
-    let mut point = p.clone();
+    refuse_draws(point)?;
+    let mut point = point.clone();
     point.tie = Tie::Fifo;
     // A timeline draws at most `MAX_LANES` actors: a larger point replays without one.
     let ctx = ctx
         .clone()
-        .with_lanes(ctx.wants_lanes() && p.actors as usize <= crate::point::MAX_LANES);
+        .with_lanes(ctx.wants_lanes() && point.actors as usize <= crate::point::MAX_LANES);
     trace::replay(&point, fill, distributions, &ctx, schedule, &[]).map(|(_, out)| out)
 }
 
 /// A draw from a continuum (a random arrival gap, a random service time) is no choice an
 /// exploration can branch on: refused, at its key.
-fn refuse_draws(p: &Point) -> Result<(), ParamError> {
-    for (gi, g) in p.groups.iter().enumerate() {
-        if g.count > 0 && matches!(g.pace, Pace::Random(_)) {
+fn refuse_draws(point: &Point) -> Result<(), ParamError> {
+    for (index, group) in point.groups.iter().enumerate() {
+        if group.count > 0 && matches!(group.pace, Pace::Random(_)) {
             return Err(ParamError::new(
-                &format!("actor[{gi}].arrivals"),
+                &format!("actor[{index}].arrivals"),
                 format!(
                     "`{}` draws its arrival gaps at random: an exploration branches on choices, not on draws from a continuum; give `arrivals = \"schedule\"` (or `every_ms` with no `every_cv`) to explore",
-                    g.name
+                    group.name
                 ),
             ));
         }
     }
-    for s in &p.servers {
-        if s.dist.is_some() {
+    for server in &point.servers {
+        if server.dist.is_some() {
             return Err(ParamError::new(
-                &format!("{}.service", s.at),
+                &format!("{}.service", server.at),
                 format!(
                     "`{}` draws its service times at random: an exploration branches on choices, not on draws from a continuum; give `service = \"fixed\"` to explore",
-                    s.name
+                    server.name
                 ),
             ));
         }

@@ -49,22 +49,22 @@ pub(super) struct Touch {
 }
 
 /// Whether two touches do not commute.
-fn conflict(a: Touch, b: Touch, reduce: Reduction) -> bool {
-    if a.resource == Resource::Everything || b.resource == Resource::Everything {
+fn conflict(first: Touch, second: Touch, reduce: Reduction) -> bool {
+    if first.resource == Resource::Everything || second.resource == Resource::Everything {
         return true;
     }
-    if reduce == Reduction::PlantedBug && matches!(a.resource, Resource::Register(_)) {
+    if reduce == Reduction::PlantedBug && matches!(first.resource, Resource::Register(_)) {
         return false;
     }
-    a.resource == b.resource && (a.writes || b.writes)
+    first.resource == second.resource && (first.writes || second.writes)
 }
 
 /// What step `step` may touch (every resource a `one_of` may name).
 pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
     let mut add = |resource, writes| {
-        let t = Touch { resource, writes };
-        if !out.contains(&t) {
-            out.push(t);
+        let touch = Touch { resource, writes };
+        if !out.contains(&touch) {
+            out.push(touch);
         }
     };
     let picks = |pick: &Pick| -> Vec<u16> {
@@ -77,18 +77,18 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
         Step::Read(r) => add(Resource::Register(*r), false),
         Step::Write { reg, .. } => add(Resource::Register(*reg), true),
         Step::Acquire { lock, .. } | Step::Release(lock) | Step::Renew(lock) => {
-            for l in picks(lock) {
-                add(Resource::Lock(l), true);
+            for lock_index in picks(lock) {
+                add(Resource::Lock(lock_index), true);
             }
         }
         Step::Request { server, .. } => {
-            for s in picks(server) {
-                add(Resource::Server(s), true);
+            for server_index in picks(server) {
+                add(Resource::Server(server_index), true);
             }
         }
         Step::Send { link, .. } => {
-            for k in picks(link) {
-                add(Resource::Link(k), true);
+            for link_index in picks(link) {
+                add(Resource::Link(link_index), true);
             }
         }
         Step::Put { queue, .. }
@@ -118,14 +118,14 @@ pub(super) struct Reducer {
 }
 
 impl Reducer {
-    pub(super) fn new(p: &Point, reduce: Reduction) -> Reducer {
-        let programs = p
+    pub(super) fn new(point: &Point, reduce: Reduction) -> Reducer {
+        let programs = point
             .groups
             .iter()
-            .map(|g| {
+            .map(|group| {
                 let mut all = Vec::new();
-                for s in &g.steps {
-                    touches(s, &mut all);
+                for step in &group.steps {
+                    touches(step, &mut all);
                 }
                 all
             })
@@ -133,16 +133,16 @@ impl Reducer {
         let mut reducer = Reducer {
             reduce,
             programs,
-            counts: p.groups.iter().map(|g| g.count).collect(),
+            counts: point.groups.iter().map(|g| g.count).collect(),
             commutes: Vec::new(),
         };
-        reducer.commutes = p
+        reducer.commutes = point
             .groups
             .iter()
             .enumerate()
-            .map(|(g, group)| {
+            .map(|(group_index, group)| {
                 (0..group.steps.len() as u32)
-                    .map(|s| reducer.commute(p, g, &[(g as u16, s)]))
+                    .map(|step| reducer.commute(point, group_index, &[(group_index as u16, step)]))
                     .collect()
             })
             .collect();
@@ -153,16 +153,16 @@ impl Reducer {
         self.reduce != Reduction::Off
     }
 
-    /// Whether event `ev` (of class `class`) may be taken alone, before its footprint is
+    /// Whether `event` (of class `class`) may be taken alone, before its footprint is
     /// known: an actor's start or resumption (not a wait's end, not a write's landing,
     /// whose touch no step records), of a class nothing scheduled meanwhile can precede,
     /// its actor with no other job alive, no transaction open.
-    pub(super) fn may_be_alone(&self, sim: &Sim<'_>, class: u32, ev: Ev) -> bool {
-        let actor = sim.owner(ev);
+    pub(super) fn may_be_alone(&self, sim: &Sim<'_>, class: u32, event: Ev) -> bool {
+        let actor = sim.owner(event);
         if actor as usize >= sim.actors.len() || class > sim.other || sim.tx.job.is_some() {
             return false;
         }
-        if !matches!(ev, Ev::Start { .. } | Ev::Resume { .. }) {
+        if !matches!(event, Ev::Start { .. } | Ev::Resume { .. }) {
             return false;
         }
         // A group that may crash anywhere shares its crash budget with every order.
@@ -183,23 +183,26 @@ impl Reducer {
     pub(super) fn independent(&self, sim: &Sim<'_>, actor: u32, ran: &[(u16, u32)]) -> bool {
         let own = sim.actors[actor as usize].group as usize;
         ran.iter()
-            .all(|&(g, s)| match self.commutes.get(g as usize) {
-                Some(steps) if g as usize == own => steps[s as usize],
-                _ => self.commute(sim.p, own, &[(g, s)]),
+            .all(|&(group, step)| match self.commutes.get(group as usize) {
+                Some(steps) if group as usize == own => steps[step as usize],
+                _ => self.commute(sim.p, own, &[(group, step)]),
             })
     }
 
     /// Whether the steps `ran` (group, step), run by an actor of group `own`, commute with
     /// everything every other actor's program may do.
-    fn commute(&self, p: &Point, own: usize, ran: &[(u16, u32)]) -> bool {
+    fn commute(&self, point: &Point, own: usize, ran: &[(u16, u32)]) -> bool {
         let mut footprint = Vec::new();
-        for &(g, s) in ran {
-            touches(&p.groups[g as usize].steps[s as usize], &mut footprint);
+        for &(group, step) in ran {
+            touches(
+                &point.groups[group as usize].steps[step as usize],
+                &mut footprint,
+            );
         }
-        footprint.iter().all(|&t| {
+        footprint.iter().all(|&touch| {
             // A server, a lock, a link's queue have events of their own.
             let owned = matches!(
-                t.resource,
+                touch.resource,
                 Resource::Lock(_)
                     | Resource::Server(_)
                     | Resource::Link(_)
@@ -207,9 +210,12 @@ impl Reducer {
                     | Resource::Everything
             );
             !owned
-                && self.programs.iter().enumerate().all(|(g, program)| {
-                    let others = self.counts[g].saturating_sub(u32::from(g == own));
-                    others == 0 || program.iter().all(|&u| !conflict(t, u, self.reduce))
+                && self.programs.iter().enumerate().all(|(group, program)| {
+                    let others = self.counts[group].saturating_sub(u32::from(group == own));
+                    others == 0
+                        || program
+                            .iter()
+                            .all(|&other| !conflict(touch, other, self.reduce))
                 })
         })
     }

@@ -95,7 +95,7 @@ struct Found {
 }
 
 pub(super) struct Search<'a> {
-    p: &'a Point,
+    point: &'a Point,
     fill: &'a [Metric],
     /// What the runs of the states see (no stop flags: `outer` has them).
     ctx: RunContext,
@@ -127,13 +127,13 @@ pub(super) struct Search<'a> {
 
 impl<'a> Search<'a> {
     pub(super) fn new(
-        p: &'a Point,
+        point: &'a Point,
         fill: &'a [Metric],
         ctx: &RunContext,
         limits: &ExploreLimits,
     ) -> Search<'a> {
         Search {
-            p,
+            point,
             fill,
             ctx: ctx
                 .clone()
@@ -150,18 +150,18 @@ impl<'a> Search<'a> {
             transitions: 0,
             ordered: false,
             bounded: None,
-            reducer: Reducer::new(p, limits.reduce),
+            reducer: Reducer::new(point, limits.reduce),
             reduced: 0,
             visits: Vec::new(),
             shared: false,
             spare: Spare::default(),
-            may_draw: p.may_draw(),
+            may_draw: point.may_draw(),
         }
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
-        let (sim, q) = start(self.p, &self.ctx, self.limits.max_faults)?;
-        let fingerprint = sim.fingerprint(&q);
+        let (sim, queue) = start(self.point, &self.ctx, self.limits.max_faults)?;
+        let fingerprint = sim.fingerprint(&queue);
         if self.limits.merge_states {
             self.seen.insert(fingerprint, 0);
         }
@@ -172,13 +172,13 @@ impl<'a> Search<'a> {
             rank: 0,
             outcome: GOES_ON,
         });
-        let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([(0u32, Box::new((sim, q)))]);
-        if let Some((k, n)) = self.limits.shard {
+        let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([(0u32, Box::new((sim, queue)))]);
+        if let Some((shard, shards)) = self.limits.shard {
             self.visits.push(Visit {
                 key: fingerprint,
                 ..Visit::default()
             });
-            self.share(&mut frontier, k, n)?;
+            self.share(&mut frontier, shard, shards)?;
         }
         while !frontier.is_empty() {
             let chunk = self.chunk(&mut frontier);
@@ -221,19 +221,19 @@ impl<'a> Search<'a> {
         Ok(true)
     }
 
-    /// A split's start, the same in every shard: the first levels grown as a tree until
-    /// one holds `SHARE_PER_SHARD` states per shard, then that level dealt round robin,
-    /// shard `k` keeping its own in `frontier`. Every execution passes through one state
-    /// of the level (or ends before it, counted by shard 0 alone), so the shards' counts
-    /// add up to the whole's.
+    /// A split's start, the same in every shard: the first levels grown as a tree until one holds
+    /// `SHARE_PER_SHARD` states per shard, then that level dealt round robin, shard `shard` (of
+    /// `shards`) keeping its own in `frontier`. Every execution passes through one state of the
+    /// level (or ends before it, counted by shard 0 alone), so the shards' counts add up to the
+    /// whole's.
     fn share(
         &mut self,
         frontier: &mut VecDeque<Waiting<'a>>,
-        k: u32,
-        n: u32,
+        shard: u32,
+        shards: u32,
     ) -> Result<(), ModelError> {
         self.shared = true;
-        let want = SHARE_PER_SHARD.saturating_mul(n as usize);
+        let want = SHARE_PER_SHARD.saturating_mul(shards as usize);
         let mut depth = 0;
         while !frontier.is_empty() && frontier.len() < want && depth < MAX_SHARED_DEPTH {
             // One whole level expanded: its children are the next.
@@ -252,12 +252,13 @@ impl<'a> Search<'a> {
         }
         self.shared = false;
         let level = std::mem::take(frontier);
-        for (i, w) in level.into_iter().enumerate() {
-            if i % n as usize == k as usize {
+        for (index, waiting) in level.into_iter().enumerate() {
+            if index % shards as usize == shard as usize {
                 if self.limits.merge_states {
-                    self.seen.insert(self.visits[w.0 as usize].key, w.0);
+                    self.seen
+                        .insert(self.visits[waiting.0 as usize].key, waiting.0);
                 }
-                frontier.push_back(w);
+                frontier.push_back(waiting);
             }
         }
         Ok(())
@@ -279,12 +280,12 @@ impl<'a> Search<'a> {
             self.spare = spare;
             return done;
         }
-        let per = chunk.len().div_ceil(jobs);
+        let per_share = chunk.len().div_ceil(jobs);
         let mut shares: Vec<(Vec<Waiting<'a>>, Spare<'a>)> = Vec::with_capacity(jobs);
         let mut rest = chunk.into_iter();
         let spare_per = spare.states.len() / jobs;
         loop {
-            let share: Vec<Waiting<'a>> = rest.by_ref().take(per).collect();
+            let share: Vec<Waiting<'a>> = rest.by_ref().take(per_share).collect();
             if share.is_empty() {
                 break;
             }
@@ -315,7 +316,7 @@ impl<'a> Search<'a> {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| match h.join() {
+                .map(|handle| match handle.join() {
                     Ok(done) => done,
                     Err(_) => (
                         vec![Err(ModelError::Invariant(
@@ -326,8 +327,8 @@ impl<'a> Search<'a> {
                 })
                 .unzip()
         });
-        for s in spares {
-            s.states.into_iter().for_each(|state| spare.recycle(state));
+        for returned in spares {
+            returned.states.into_iter().for_each(|state| spare.recycle(state));
         }
         self.spare = spare;
         done.into_iter().flatten().collect()
@@ -348,7 +349,7 @@ impl<'a> Search<'a> {
             // Its run's output takes the run: this state is not spare.
             return self.ended(id, state);
         }
-        let (sim, q) = &*state;
+        let (sim, queue) = &*state;
         let depth = self.nodes[id as usize].depth + 1;
         let mut transitions = 0;
         // Each pick's branches, once computed (the reduction may compute some first).
@@ -362,11 +363,11 @@ impl<'a> Search<'a> {
                 if !self.reducer.may_be_alone(sim, due.class, due.event) {
                     continue;
                 }
-                let branches = self.branches(sim, q, due, depth, &mut transitions, spare)?;
+                let branches = self.branches(sim, queue, due, depth, &mut transitions, spare)?;
                 let actor = sim.owner(due.event);
-                let alone = branches.iter().all(|b| {
-                    b.ran.drawn.iter().all(|d| !d.fault)
-                        && self.reducer.independent(sim, actor, &b.ran.touched)
+                let alone = branches.iter().all(|branch| {
+                    branch.ran.drawn.iter().all(|d| !d.fault)
+                        && self.reducer.independent(sim, actor, &branch.ran.touched)
                 });
                 if alone {
                     tried.iter_mut().for_each(|t| *t = Some(Branches::new()));
@@ -392,16 +393,17 @@ impl<'a> Search<'a> {
                 tried[pick].is_none() || tried[pick].as_ref().is_some_and(|b| !b.is_empty());
             let branches = match tried[pick].take() {
                 Some(b) => b,
-                None => self.branches(sim, q, due, depth, &mut transitions, spare)?,
+                None => self.branches(sim, queue, due, depth, &mut transitions, spare)?,
             };
-            for b in branches {
-                children.push(self.child(&next, pick, b));
+            for branch in branches {
+                children.push(self.child(&next, pick, branch));
             }
             // The same event as a `crash_anywhere` crash of its actor.
             if taken && may_crash(sim, due) {
-                let mut state = spare.copy(sim, q);
-                let (s, q2) = &mut *state;
-                let ran = run_chosen(s, q2, due, 0, true).map_err(|e| in_execution(e, depth))?;
+                let mut state = spare.copy(sim, queue);
+                let (copy_sim, copy_queue) = &mut *state;
+                let ran = run_chosen(copy_sim, copy_queue, due, 0, true)
+                    .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
                 let mut child = self.child(&next, pick, Branch { state, ran });
                 child.choice.crash = true;
@@ -415,8 +417,9 @@ impl<'a> Search<'a> {
         }
         if in_place {
             let mut state = state;
-            let (s, q) = &mut *state;
-            let ran = run_chosen(s, q, next[last], 0, false).map_err(|e| in_execution(e, depth))?;
+            let (sim, queue) = &mut *state;
+            let ran =
+                run_chosen(sim, queue, next[last], 0, false).map_err(|e| in_execution(e, depth))?;
             transitions += 1;
             children.push(self.child(&next, last, Branch { state, ran }));
         } else {
@@ -433,12 +436,12 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// Every way event `due` can run from state (`sim`, `q`): one branch per decision of
+    /// Every way event `due` can run from state (`sim`, `queue`): one branch per decision of
     /// its draws (each draw past those given may go the other way).
     fn branches(
         &self,
         sim: &Sim<'a>,
-        q: &EventQueue<Ev>,
+        queue: &EventQueue<Ev>,
         due: Due<Ev>,
         depth: u32,
         transitions: &mut u64,
@@ -448,9 +451,10 @@ impl<'a> Search<'a> {
         // Each script: the draws it decides (bit i: draw i "yes") and how many.
         let mut scripts: SmallVec<[(u64, usize); 4]> = SmallVec::from_elem((0, 0), 1);
         while let Some((forced, given)) = scripts.pop() {
-            let mut state = spare.copy(sim, q);
-            let (s, q2) = &mut *state;
-            let ran = run_chosen(s, q2, due, forced, false).map_err(|e| in_execution(e, depth))?;
+            let mut state = spare.copy(sim, queue);
+            let (copy_sim, copy_queue) = &mut *state;
+            let ran = run_chosen(copy_sim, copy_queue, due, forced, false)
+                .map_err(|e| in_execution(e, depth))?;
             *transitions += 1;
             let drawn = &ran.drawn;
             if drawn.len() > MAX_DRAWS {
@@ -459,27 +463,27 @@ impl<'a> Search<'a> {
                     drawn.len()
                 ))));
             }
-            for i in given..drawn.len() {
-                let before = drawn[..i]
+            for index in given..drawn.len() {
+                let before = drawn[..index]
                     .iter()
                     .enumerate()
                     .fold(0u64, |bits, (j, d)| bits | u64::from(d.taken) << j);
-                scripts.push((before | 1 << i, i + 1));
+                scripts.push((before | 1 << index, index + 1));
             }
             out.push(Branch { state, ran });
         }
         Ok(out)
     }
 
-    /// Branch `b` (of the event `pick` of `next`) as a transition: its choice, its
+    /// `branch` (of the event `pick` of `next`) as a transition: its choice, its
     /// probability and the fingerprint of the state it reaches.
-    fn child(&self, next: &[Due<Ev>], pick: usize, b: Branch<'a>) -> Child<'a> {
-        let drawn = &b.ran.drawn;
+    fn child(&self, next: &[Due<Ev>], pick: usize, branch: Branch<'a>) -> Child<'a> {
+        let drawn = &branch.ran.drawn;
         let probability: f64 = drawn
             .iter()
             .map(|d| if d.taken { d.p } else { 1.0 - d.p })
             .product::<f64>()
-            * b.ran.beyond;
+            * branch.ran.beyond;
         let choice = Choice {
             pick: pick as u16,
             of: next.len() as u16,
@@ -494,12 +498,12 @@ impl<'a> Search<'a> {
         let fingerprint = self
             .limits
             .merge_states
-            .then(|| b.state.0.fingerprint(&b.state.1));
+            .then(|| branch.state.0.fingerprint(&branch.state.1));
         Child {
             choice,
             probability,
             fingerprint,
-            state: b.state,
+            state: branch.state,
         }
     }
 
@@ -533,14 +537,14 @@ impl<'a> Search<'a> {
             visit.transitions = u32::try_from(transitions).unwrap_or(u32::MAX);
             visit.reduced = reduced;
         }
-        for (rank, c) in children.into_iter().enumerate() {
-            let merged = c
+        for (rank, child) in children.into_iter().enumerate() {
+            let merged = child
                 .fingerprint
                 .filter(|_| !self.shared)
                 .and_then(|f| self.seen.get(&f));
             if let Some(&to) = merged {
-                self.edges.push((id, to, c.probability));
-                self.spare.recycle(c.state);
+                self.edges.push((id, to, child.probability));
+                self.spare.recycle(child.state);
                 continue;
             }
             if self.nodes.len() as u64 >= self.limits.max_states {
@@ -548,7 +552,7 @@ impl<'a> Search<'a> {
                     "bounded: {} states, not exhaustive (`max_states`)",
                     self.nodes.len()
                 ));
-                self.spare.recycle(c.state);
+                self.spare.recycle(child.state);
                 continue;
             }
             let to = self.nodes.len() as u32;
@@ -556,13 +560,13 @@ impl<'a> Search<'a> {
             self.nodes.push(Node {
                 parent: id,
                 depth,
-                choice: c.choice,
+                choice: child.choice,
                 rank: rank as u32,
                 outcome: GOES_ON,
             });
             if self.limits.shard.is_some() {
                 // Merging off, a state is the execution that reaches it: keyed by its path.
-                let key = c
+                let key = child
                     .fingerprint
                     .unwrap_or_else(|| path_key(self.visits[id as usize].key, rank));
                 self.visits.push(Visit {
@@ -571,19 +575,19 @@ impl<'a> Search<'a> {
                     ..Visit::default()
                 });
             }
-            if let Some(f) = c.fingerprint.filter(|_| !self.shared) {
-                self.seen.insert(f, to);
+            if let Some(fingerprint) = child.fingerprint.filter(|_| !self.shared) {
+                self.seen.insert(fingerprint, to);
             }
-            self.edges.push((id, to, c.probability));
-            frontier.push_back((to, c.state));
+            self.edges.push((id, to, child.probability));
+            frontier.push_back((to, child.state));
         }
         Ok(())
     }
 
     /// A state with no event left: the run's end, and the metrics it ends with.
     fn ended(&self, id: u32, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
-        let (mut sim, q) = *state;
-        sim.end = q.now();
+        let (mut sim, queue) = *state;
+        sim.end = queue.now();
         sim.settle_direct();
         sim.check(self.ctx.seed())?;
         let metrics = sim.output(self.fill, &[], &self.ctx).metrics;
@@ -603,10 +607,10 @@ impl<'a> Search<'a> {
                     ));
                     return Ok(());
                 }
-                let o = self.found.len() as u32;
+                let new_outcome = self.found.len() as u32;
                 self.found.push(Found { metrics, first: id });
-                self.by_cells.insert(key, o);
-                o
+                self.by_cells.insert(key, new_outcome);
+                new_outcome
             }
         };
         self.nodes[id as usize].outcome = outcome;
@@ -616,33 +620,33 @@ impl<'a> Search<'a> {
     /// The executions and probabilities counted over the graph, in topological order; each
     /// outcome's shortest execution replayed.
     fn finish(self) -> Result<Exploration, ModelError> {
-        let n = self.nodes.len();
-        let mut indegree = vec![0u32; n];
-        let mut out: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-        for &(from, to, p) in &self.edges {
+        let node_count = self.nodes.len();
+        let mut indegree = vec![0u32; node_count];
+        let mut out: Vec<Vec<(u32, f64)>> = vec![Vec::new(); node_count];
+        for &(from, to, probability) in &self.edges {
             indegree[to as usize] += 1;
-            out[from as usize].push((to, p));
+            out[from as usize].push((to, probability));
         }
-        let mut paths = vec![0u128; n];
-        let mut chance = vec![0.0f64; n];
+        let mut paths = vec![0u128; node_count];
+        let mut chance = vec![0.0f64; node_count];
         paths[0] = 1;
         chance[0] = 1.0;
         let mut ready = vec![0u32];
         let mut done = 0usize;
-        while let Some(u) = ready.pop() {
+        while let Some(node) = ready.pop() {
             done += 1;
-            for &(v, p) in &out[u as usize] {
-                let v = v as usize;
-                paths[v] = paths[v].saturating_add(paths[u as usize]);
-                chance[v] += chance[u as usize] * p;
-                indegree[v] -= 1;
-                if indegree[v] == 0 {
-                    ready.push(v as u32);
+            for &(next, probability) in &out[node as usize] {
+                let next = next as usize;
+                paths[next] = paths[next].saturating_add(paths[node as usize]);
+                chance[next] += chance[node as usize] * probability;
+                indegree[next] -= 1;
+                if indegree[next] == 0 {
+                    ready.push(next as u32);
                 }
             }
         }
         let mut bounded = self.bounded.clone();
-        if done < n {
+        if done < node_count {
             bounded.get_or_insert(
                 "bounded: an execution can come back to a state it was in (a cycle), so the executions cannot all be counted"
                     .to_string(),
@@ -650,34 +654,39 @@ impl<'a> Search<'a> {
         }
         let mut executions = 0u128;
         let mut by_outcome = vec![(0u128, 0.0f64); self.found.len()];
-        for (i, node) in self.nodes.iter().enumerate() {
+        for (index, node) in self.nodes.iter().enumerate() {
             if node.outcome != GOES_ON {
-                let o = &mut by_outcome[node.outcome as usize];
-                o.0 = o.0.saturating_add(paths[i]);
-                o.1 += chance[i];
-                executions = executions.saturating_add(paths[i]);
+                let tally = &mut by_outcome[node.outcome as usize];
+                tally.0 = tally.0.saturating_add(paths[index]);
+                tally.1 += chance[index];
+                executions = executions.saturating_add(paths[index]);
             }
         }
         let longest = self
             .nodes
             .iter()
-            .map(|n| u64::from(n.depth))
+            .map(|node| u64::from(node.depth))
             .max()
             .unwrap_or(0);
         let mut outcomes = Vec::with_capacity(self.found.len());
-        for (o, f) in self.found.iter().enumerate() {
+        for (index, found) in self.found.iter().enumerate() {
             let schedule = Schedule {
                 max_faults: self.limits.max_faults,
-                events: self.path(f.first).iter().map(Choice::decision).collect(),
+                events: self
+                    .path(found.first)
+                    .iter()
+                    .map(Choice::decision)
+                    .collect(),
             };
-            let alone: Vec<bool> = self.path(f.first).iter().map(|c| c.alone).collect();
-            let (trace, _) = trace::replay(self.p, self.fill, &[], &self.ctx, &schedule, &alone)?;
+            let alone: Vec<bool> = self.path(found.first).iter().map(|c| c.alone).collect();
+            let (trace, _) =
+                trace::replay(self.point, self.fill, &[], &self.ctx, &schedule, &alone)?;
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
-                metrics: f.metrics.clone(),
-                executions: by_outcome[o].0,
-                probability: known.then_some(by_outcome[o].1),
+                metrics: found.metrics.clone(),
+                executions: by_outcome[index].0,
+                probability: known.then_some(by_outcome[index].1),
                 trace,
                 schedule,
             });
@@ -689,7 +698,7 @@ impl<'a> Search<'a> {
             max_outcomes: self.limits.max_outcomes,
         });
         Ok(Exploration {
-            states: n as u64,
+            states: node_count as u64,
             transitions: self.transitions,
             executions,
             bounded,
@@ -731,21 +740,22 @@ impl<'a> Search<'a> {
 /// when states are not merged (a tree: each execution's states are its own).
 fn path_key(parent: u64, rank: usize) -> u64 {
     // SplitMix64's finaliser over the parent's key and the rank.
-    let mut z = parent ^ (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    let mut mixed = parent ^ (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    mixed ^ (mixed >> 31)
 }
 
 /// An error found along an execution: said with how far in it was.
-fn in_execution(e: ModelError, events: u32) -> ModelError {
+fn in_execution(error: ModelError, events: u32) -> ModelError {
     let along = format!("(in an explored execution, at its event {events})");
-    match e {
-        ModelError::Param(p) => {
-            ModelError::Param(ParamError::new(&p.key, format!("{} {along}", p.message)))
-        }
-        ModelError::Sim(SimError::Model(m)) => {
-            ModelError::Sim(SimError::Model(format!("{m} {along}")))
+    match error {
+        ModelError::Param(param_error) => ModelError::Param(ParamError::new(
+            &param_error.key,
+            format!("{} {along}", param_error.message),
+        )),
+        ModelError::Sim(SimError::Model(message)) => {
+            ModelError::Sim(SimError::Model(format!("{message} {along}")))
         }
         other => other,
     }

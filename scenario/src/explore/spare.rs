@@ -33,15 +33,15 @@ impl<'a> Spare<'a> {
         }
     }
 
-    /// A copy of the run (`sim`, `q`), in a spare state when there is one.
-    pub(super) fn copy(&mut self, sim: &Sim<'a>, q: &EventQueue<Ev>) -> State<'a> {
+    /// A copy of the run (`sim`, `queue`), in a spare state when there is one.
+    pub(super) fn copy(&mut self, sim: &Sim<'a>, queue: &EventQueue<Ev>) -> State<'a> {
         match self.states.pop() {
             Some(mut state) => {
                 state.0.clone_from(sim);
-                state.1.clone_from(q);
+                state.1.clone_from(queue);
                 state
             }
-            None => Box::new((sim.clone(), q.clone())),
+            None => Box::new((sim.clone(), queue.clone())),
         }
     }
 }
@@ -52,24 +52,24 @@ pub(super) fn cells_key(cells: &[Cell]) -> Vec<u8> {
     let mut key = Vec::with_capacity(9 * cells.len());
     for cell in cells {
         match cell {
-            Cell::Count(n) => {
+            Cell::Count(count) => {
                 key.push(0);
-                key.extend_from_slice(&n.to_le_bytes());
+                key.extend_from_slice(&count.to_le_bytes());
             }
-            Cell::Float(x) => {
+            Cell::Float(value) => {
                 key.push(1);
-                let bits = if x.is_nan() {
+                let bits = if value.is_nan() {
                     f64::NAN.to_bits()
                 } else {
-                    x.to_bits()
+                    value.to_bits()
                 };
                 key.extend_from_slice(&bits.to_le_bytes());
             }
             Cell::Flag(b) => key.extend_from_slice(&[2, u8::from(*b)]),
-            Cell::Text(t) => {
+            Cell::Text(text) => {
                 key.push(3);
-                key.extend_from_slice(&(t.len() as u64).to_le_bytes());
-                key.extend_from_slice(t.as_bytes());
+                key.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                key.extend_from_slice(text.as_bytes());
             }
             Cell::Empty => key.push(4),
         }

@@ -40,20 +40,20 @@ impl Choice {
 
 /// The events that may run next: each owner's first due event, in `(class, seq)` order;
 /// none once the execution is stuck (its polls can never succeed: it ends there).
-pub(super) fn choices(sim: &Sim<'_>, q: &EventQueue<Ev>) -> Vec<Due<Ev>> {
+pub(super) fn choices(sim: &Sim<'_>, queue: &EventQueue<Ev>) -> Vec<Due<Ev>> {
     let mut next = Vec::new();
-    choices_into(sim, q, &mut next);
+    choices_into(sim, queue, &mut next);
     next
 }
 
 /// [`choices`] into `next` (cleared first): the search asks at every state, and reuses
 /// one list.
-pub(super) fn choices_into(sim: &Sim<'_>, q: &EventQueue<Ev>, next: &mut Vec<Due<Ev>>) {
+pub(super) fn choices_into(sim: &Sim<'_>, queue: &EventQueue<Ev>, next: &mut Vec<Due<Ev>>) {
     next.clear();
     if sim.steer.as_ref().is_some_and(|s| s.stuck) {
         return;
     }
-    q.due_into(next);
+    queue.due_into(next);
     if next.len() < 2 {
         return;
     }
@@ -61,11 +61,11 @@ pub(super) fn choices_into(sim: &Sim<'_>, q: &EventQueue<Ev>, next: &mut Vec<Due
     // of the owners kept so far beats any set).
     let mut owners: SmallVec<[u32; 8]> = SmallVec::new();
     let mut kept = 0;
-    for i in 0..next.len() {
-        let owner = sim.owner(next[i].event);
+    for index in 0..next.len() {
+        let owner = sim.owner(next[index].event);
         if !owners.contains(&owner) {
             owners.push(owner);
-            next[kept] = next[i];
+            next[kept] = next[index];
             kept += 1;
         }
     }
@@ -86,22 +86,22 @@ pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Ev>) -> bool {
     let Ev::Resume { job } = due.event else {
         return false;
     };
-    let j = &sim.jobs[job as usize];
-    let a = &sim.actors[j.actor as usize];
+    let job_state = &sim.jobs[job as usize];
+    let actor = &sim.actors[job_state.actor as usize];
     let spent = sim.steer.as_ref().map_or(u32::MAX, |s| s.crashed_anywhere);
-    sim.p.groups[j.group as usize]
+    sim.p.groups[job_state.group as usize]
         .crash_anywhere
         .as_ref()
         .is_some_and(|(count, _)| spent < *count)
-        && j.incarnation == a.incarnation
-        && !a.crashed
+        && job_state.incarnation == actor.incarnation
+        && !actor.crashed
 }
 
 /// Runs event `due` with the draws `forced` decided (bit i: draw i "yes"; the rest "no");
 /// with `crash`, its actor crashes there instead (`crash_anywhere`).
 pub(super) fn run_chosen(
     sim: &mut Sim<'_>,
-    q: &mut EventQueue<Ev>,
+    queue: &mut EventQueue<Ev>,
     due: Due<Ev>,
     forced: u64,
     crash: bool,
@@ -115,13 +115,13 @@ pub(super) fn run_chosen(
         steer.touched.clear();
         steer.beyond = 1.0;
     }
-    let ran = run_due(q, sim, due.class, due.seq).map(|_| ());
+    let ran = run_due(queue, sim, due.class, due.seq).map(|_| ());
     failure(sim, ran)?;
     Ok(match sim.steer.as_mut() {
-        Some(s) => Ran {
-            drawn: SmallVec::from_slice(&s.drawn),
-            touched: SmallVec::from_slice(&s.touched),
-            beyond: s.beyond,
+        Some(steer) => Ran {
+            drawn: SmallVec::from_slice(&steer.drawn),
+            touched: SmallVec::from_slice(&steer.touched),
+            beyond: steer.beyond,
         },
         None => Ran {
             drawn: SmallVec::new(),
@@ -133,12 +133,12 @@ pub(super) fn run_chosen(
 
 /// The start: every actor's first start scheduled.
 pub(super) fn start<'a>(
-    p: &'a Point,
+    point: &'a Point,
     ctx: &RunContext,
     max_faults: u32,
 ) -> Result<(Sim<'a>, EventQueue<Ev>), ModelError> {
-    let mut sim = Sim::steered(p, ctx, max_faults)?;
-    let mut q = ctx.queue(p.actors as usize + 16);
-    sim.schedule_starts(&mut q);
-    Ok((sim, q))
+    let mut sim = Sim::steered(point, ctx, max_faults)?;
+    let mut queue = ctx.queue(point.actors as usize + 16);
+    sim.schedule_starts(&mut queue);
+    Ok((sim, queue))
 }

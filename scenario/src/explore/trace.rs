@@ -19,66 +19,73 @@ use crate::syntax::metrics::Metric;
 /// does not fit the point (another number of free events at some instant, other draws,
 /// events left at its end) is an error saying where.
 pub(super) fn replay(
-    p: &Point,
+    point: &Point,
     fill: &[Metric],
     distributions: &[&'static str],
     ctx: &RunContext,
     schedule: &Schedule,
     alone: &[bool],
 ) -> Result<(Vec<TraceStep>, RunOutput), ModelError> {
-    let (mut sim, mut q) = start(p, ctx, schedule.max_faults)?;
+    let (mut sim, mut queue) = start(point, ctx, schedule.max_faults)?;
     let mut steps = Vec::with_capacity(schedule.events.len());
-    for (n, d) in schedule.events.iter().enumerate() {
-        let next = choices(&sim, &q);
+    for (index, decision) in schedule.events.iter().enumerate() {
+        let next = choices(&sim, &queue);
         let misfit = |what: String| {
             ModelError::Param(ParamError::new(
                 "schedule",
                 format!(
                     "the schedule does not fit this point: at its event {} (`{}`), {what}; it was written for another config or point",
-                    n + 1,
-                    d.text()
+                    index + 1,
+                    decision.text()
                 ),
             ))
         };
-        if next.len() != d.of as usize {
+        if next.len() != decision.of as usize {
             return Err(misfit(format!(
                 "{} events are free, not {}",
                 next.len(),
-                d.of
+                decision.of
             )));
         }
-        let due = next[d.pick as usize];
+        let due = next[decision.pick as usize];
         let before = sim.clone();
-        if d.crash && !may_crash(&sim, due) {
+        if decision.crash && !may_crash(&sim, due) {
             return Err(misfit(
                 "that event cannot be a crash (`crash_anywhere`)".into(),
             ));
         }
-        let drawn = run_chosen(&mut sim, &mut q, due, bits(&d.draws), d.crash)?.drawn;
+        let drawn = run_chosen(
+            &mut sim,
+            &mut queue,
+            due,
+            bits(&decision.draws),
+            decision.crash,
+        )?
+        .drawn;
         let taken: Vec<bool> = drawn.iter().map(|x| x.taken).collect();
-        if taken != d.draws {
+        if taken != decision.draws {
             return Err(misfit(format!(
                 "the event decided {} draws ({}), not {}",
                 taken.len(),
                 Decision {
                     draws: taken.clone(),
-                    ..d.clone()
+                    ..decision.clone()
                 }
                 .text(),
-                d.draws.len()
+                decision.draws.len()
             )));
         }
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
-        let (actor, mut action) = describe(p, &before, &sim, due.event, acted);
-        if d.crash {
+        let (actor, mut action) = describe(point, &before, &sim, due.event, acted);
+        if decision.crash {
             action = said(
                 "crashes here (crash_anywhere)",
                 "burada çöker (crash_anywhere)",
             );
         }
-        let choice = choice_words(d, &drawn, alone.get(n).copied().unwrap_or(false));
+        let choice = choice_words(decision, &drawn, alone.get(index).copied().unwrap_or(false));
         steps.push(TraceStep {
-            time_ms: ns_to_ms(q.now()),
+            time_ms: ns_to_ms(queue.now()),
             actor,
             action: action.en,
             choice: choice.en,
@@ -86,7 +93,7 @@ pub(super) fn replay(
             choice_tr: choice.tr,
         });
     }
-    let left = choices(&sim, &q).len();
+    let left = choices(&sim, &queue).len();
     if left > 0 {
         return Err(ModelError::Param(ParamError::new(
             "schedule",
@@ -96,8 +103,8 @@ pub(super) fn replay(
             ),
         )));
     }
-    steps.extend(stuck_end(p, &sim, ns_to_ms(q.now())));
-    sim.end = q.now();
+    steps.extend(stuck_end(point, &sim, ns_to_ms(queue.now())));
+    sim.end = queue.now();
     sim.settle_direct();
     sim.check(ctx.seed())?;
     Ok((steps, sim.output(fill, distributions, ctx)))
@@ -105,23 +112,23 @@ pub(super) fn replay(
 
 /// A row per actor still waiting when no event is left (a deadlock, a take nothing can
 /// answer): what it waits for and who holds it. No event: its choice is empty.
-fn stuck_end(p: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
+fn stuck_end(point: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
     sim.waiting_at_end()
         .into_iter()
         .map(|(job, awaited)| {
-            let a = &sim.actors[sim.jobs[job as usize].actor as usize];
+            let actor = &sim.actors[sim.jobs[job as usize].actor as usize];
             let said = match awaited {
-                Awaited::Lock(l, polls) => {
-                    let lock = &p.lock_names[l as usize];
+                Awaited::Lock(lock_index, polls) => {
+                    let lock = &point.lock_names[lock_index as usize];
                     let (en, tr) = if polls {
                         ("polls", "yoklar")
                     } else {
                         ("waits for", "bekler")
                     };
-                    match sim.holder_name(l as usize) {
-                        Some(h) => said(
-                            format!("stuck: {en} {lock}, held by {h}"),
-                            format!("takılı kalır: {lock} kilidini {tr}, {h} tutuyor"),
+                    match sim.holder_name(lock_index as usize) {
+                        Some(holder) => said(
+                            format!("stuck: {en} {lock}, held by {holder}"),
+                            format!("takılı kalır: {lock} kilidini {tr}, {holder} tutuyor"),
                         ),
                         None => said(
                             format!("stuck: {en} {lock}"),
@@ -130,7 +137,7 @@ fn stuck_end(p: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
                     }
                 }
                 Awaited::Take(queue) => {
-                    let name = &p.queues[queue as usize].name;
+                    let name = &point.queues[queue as usize].name;
                     said(
                         format!("stuck: waits to take from {name}, where nothing more comes"),
                         format!(
@@ -141,7 +148,7 @@ fn stuck_end(p: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
             };
             TraceStep {
                 time_ms,
-                actor: p.groups[a.group as usize].actor_name(a.index),
+                actor: point.groups[actor.group as usize].actor_name(actor.index),
                 action: said.en,
                 choice: String::new(),
                 action_tr: said.tr,
@@ -166,86 +173,87 @@ fn said(en: impl Into<String>, tr: impl Into<String>) -> Said {
 }
 
 /// A probability as a Turkish reader writes it (`0,2`).
-fn comma(x: f64) -> String {
-    x.to_string().replace('.', ",")
+fn comma(probability: f64) -> String {
+    probability.to_string().replace('.', ",")
 }
 
 /// The choice in words: `2 of 3` when several events were free, and each draw decided.
-fn choice_words(c: &Decision, drawn: &[Draw], alone: bool) -> Said {
+fn choice_words(decision: &Decision, drawn: &[Draw], alone: bool) -> Said {
     let (mut en, mut tr) = (Vec::new(), Vec::new());
-    if c.of > 1 && alone {
+    if decision.of > 1 && alone {
         // Not a choice among the others: the reduction ran this one alone, since every
         // order of it among them reaches the same states.
         en.push(format!(
             "{} of {}, alone: it commutes with the others",
-            c.pick + 1,
-            c.of
+            decision.pick + 1,
+            decision.of
         ));
         tr.push(format!(
             "{} / {}, tek başına: ötekilerle sırası fark etmez",
-            c.pick + 1,
-            c.of
+            decision.pick + 1,
+            decision.of
         ));
-    } else if c.of > 1 {
-        en.push(format!("{} of {}", c.pick + 1, c.of));
-        tr.push(format!("{} / {}", c.pick + 1, c.of));
+    } else if decision.of > 1 {
+        en.push(format!("{} of {}", decision.pick + 1, decision.of));
+        tr.push(format!("{} / {}", decision.pick + 1, decision.of));
     }
-    if c.crash {
+    if decision.crash {
         en.push("crash".to_string());
         tr.push("çökme".to_string());
     }
-    for d in drawn {
-        let (what, ne) = match (d.fault, d.taken) {
+    for draw in drawn {
+        let (what, what_tr) = match (draw.fault, draw.taken) {
             (true, true) => ("fault", "hata"),
             (true, false) => ("no fault", "hata yok"),
             (false, true) => ("chance: yes", "şans: evet"),
             (false, false) => ("chance: no", "şans: hayır"),
         };
-        en.push(format!("{what} (p = {})", d.p));
-        tr.push(format!("{ne} (p = {})", comma(d.p)));
+        en.push(format!("{what} (p = {})", draw.p));
+        tr.push(format!("{what_tr} (p = {})", comma(draw.p)));
     }
     said(en.join("; "), tr.join("; "))
 }
 
 /// Whose the event is and what it did.
 fn describe(
-    p: &Point,
+    point: &Point,
     before: &Sim<'_>,
     after: &Sim<'_>,
-    ev: Ev,
+    event: Ev,
     acted: Option<(u32, u32)>,
 ) -> (String, Said) {
     let actor_of = |job: u32| {
-        let a = &after.actors[after.jobs[job as usize].actor as usize];
-        p.groups[a.group as usize].actor_name(a.index)
+        let actor = &after.actors[after.jobs[job as usize].actor as usize];
+        point.groups[actor.group as usize].actor_name(actor.index)
     };
     if let Some((job, at)) = acted {
-        let g = after.jobs[job as usize].group as usize;
-        let step = &p.groups[g].steps[at as usize];
-        return (actor_of(job), step_done(p, before, after, job, step));
+        let group = after.jobs[job as usize].group as usize;
+        let step = &point.groups[group].steps[at as usize];
+        return (actor_of(job), step_done(point, before, after, job, step));
     }
-    let lock = |l: u16| p.lock_names[l as usize].clone();
-    match ev {
+    let lock = |l: u16| point.lock_names[l as usize].clone();
+    match event {
         Ev::Start { actor } => {
-            let a = &after.actors[actor as usize];
-            let n = a.started.saturating_sub(1);
+            let actor = &after.actors[actor as usize];
+            let repetition = actor.started.saturating_sub(1);
             (
-                p.groups[a.group as usize].actor_name(a.index),
+                point.groups[actor.group as usize].actor_name(actor.index),
                 said(
-                    format!("starts repetition {n}"),
-                    format!("{n}. tekrarını başlatır"),
+                    format!("starts repetition {repetition}"),
+                    format!("{repetition}. tekrarını başlatır"),
                 ),
             )
         }
         Ev::Resume { job } => (actor_of(job), said("goes on", "devam eder")),
         Ev::Land { job } => {
-            let j = &before.jobs[job as usize];
-            let step = &p.groups[j.group as usize].steps[j.step as usize];
-            (actor_of(job), step_done(p, before, after, job, step))
+            let job_state = &before.jobs[job as usize];
+            let step = &point.groups[job_state.group as usize].steps[job_state.step as usize];
+            (actor_of(job), step_done(point, before, after, job, step))
         }
         Ev::Retry { job } => {
-            let j = &before.jobs[job as usize];
-            let what = match &p.groups[j.group as usize].steps[j.step as usize] {
+            let job_state = &before.jobs[job as usize];
+            let what = match &point.groups[job_state.group as usize].steps[job_state.step as usize]
+            {
                 Step::Acquire { lock: pick, .. } => {
                     let (en, tr) = took(before, after, job);
                     let name = named(lock, pick);
@@ -263,31 +271,31 @@ fn describe(
             said("its wait times out", "beklemesi zaman aşımına uğrar"),
         ),
         Ev::Depart { server, .. } => (
-            p.servers[server as usize].name.clone(),
+            point.servers[server as usize].name.clone(),
             said("finishes a request", "bir isteği bitirir"),
         ),
         Ev::Unlock { lock } => (
-            p.lock_names[lock as usize].clone(),
+            point.lock_names[lock as usize].clone(),
             said(
                 "an operator deletes its record",
                 "bir operatör kaydını siler",
             ),
         ),
         Ev::Down { server } => (
-            p.servers[server as usize].name.clone(),
+            point.servers[server as usize].name.clone(),
             said("goes down", "kapanır"),
         ),
         Ev::Up { server } => (
-            p.servers[server as usize].name.clone(),
+            point.servers[server as usize].name.clone(),
             said("comes back up", "yeniden açılır"),
         ),
         Ev::Arrive { queue, .. } => (
-            p.queues[queue as usize].name.clone(),
+            point.queues[queue as usize].name.clone(),
             said("a message arrives", "bir ileti gelir"),
         ),
         Ev::Visible { queue } => {
-            let q = queue as usize;
-            let what = if after.queues[q].returned > before.queues[q].returned {
+            let queue = queue as usize;
+            let what = if after.queues[queue].returned > before.queues[queue].returned {
                 said(
                     "a message's visibility runs out: it is visible again",
                     "bir iletinin görünmezlik süresi doldu: yeniden görünür",
@@ -299,7 +307,7 @@ fn describe(
                     "bir görünmezlik süresi doldu: geri dönen ileti yok",
                 )
             };
-            (p.queues[q].name.clone(), what)
+            (point.queues[queue].name.clone(), what)
         }
     }
 }
@@ -308,9 +316,9 @@ fn describe(
 fn named(names: impl Fn(u16) -> String, pick: &Pick) -> Said {
     match pick {
         Pick::One(r) => said(names(*r), names(*r)),
-        Pick::OneOf(rs, _) => said(
-            format!("one of {} ({}…)", rs.len(), names(rs[0])),
-            format!("{} taneden biri ({}…)", rs.len(), names(rs[0])),
+        Pick::OneOf(items, _) => said(
+            format!("one of {} ({}…)", items.len(), names(items[0])),
+            format!("{} taneden biri ({}…)", items.len(), names(items[0])),
         ),
     }
 }
@@ -318,12 +326,12 @@ fn named(names: impl Fn(u16) -> String, pick: &Pick) -> Said {
 /// Whether `job` took a lock between `before` and `after`: `takes it`, or `waits` (and
 /// in Turkish).
 fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> (&'static str, &'static str) {
-    let (j, nl) = (job as usize, after.locks.len());
+    let (job_index, lock_count) = (job as usize, after.locks.len());
     // A job started by this event has no row before it.
-    let held = |s: &Sim<'_>| {
-        s.tables
+    let held = |sim: &Sim<'_>| {
+        sim.tables
             .tokens
-            .get(j * nl..(j + 1) * nl)
+            .get(job_index * lock_count..(job_index + 1) * lock_count)
             .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
     };
     if held(after) > held(before) {
@@ -334,37 +342,39 @@ fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> (&'static str, &'static 
 }
 
 /// What `job`'s shared `step` did, read off the state before and after it.
-fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> Said {
-    let j = job as usize;
-    let lock = |l: u16| p.lock_names[l as usize].clone();
+fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> Said {
+    let job_index = job as usize;
+    let lock = |l: u16| point.lock_names[l as usize].clone();
     match step {
-        Step::Read(r) => {
-            let nr = after.regs.len();
-            let value = after.tables.reads[j * nr + *r as usize];
-            let name = &p.regs[*r as usize].name;
+        Step::Read(register) => {
+            let register_count = after.regs.len();
+            let value = after.tables.reads[job_index * register_count + *register as usize];
+            let name = &point.regs[*register as usize].name;
             said(
                 format!("reads {name}: {value}"),
                 format!("{name} okur: {}", comma(value)),
             )
         }
         Step::Write { reg, .. } => {
-            let r = *reg as usize;
-            let name = &p.regs[r].name;
-            if after.regs[r].writes() + after.regs[r].rejected_writes()
-                == before.regs[r].writes() + before.regs[r].rejected_writes()
+            let register = *reg as usize;
+            let name = &point.regs[register].name;
+            if after.regs[register].writes() + after.regs[register].rejected_writes()
+                == before.regs[register].writes() + before.regs[register].rejected_writes()
             {
                 return said(
                     format!("writes {name} (lands later)"),
                     format!("{name} yazar (sonra yerleşir)"),
                 );
             }
-            let value = after.regs[r].value();
-            if after.regs[r].lost_updates() > before.regs[r].lost_updates() {
+            let value = after.regs[register].value();
+            if after.regs[register].lost_updates() > before.regs[register].lost_updates() {
                 said(
                     format!("writes {name} = {value}: a lost update"),
                     format!("{name} = {} yazar: kaybolan güncelleme", comma(value)),
                 )
-            } else if after.regs[r].rejected_writes() > before.regs[r].rejected_writes() {
+            } else if after.regs[register].rejected_writes()
+                > before.regs[register].rejected_writes()
+            {
                 said(
                     format!("writes {name}: refused"),
                     format!("{name} yazar: reddedildi"),
@@ -399,22 +409,23 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
             )
         }
         Step::Request { server, .. } => {
-            let name = named(|s| p.servers[s as usize].name.clone(), server);
+            let name = named(|s| point.servers[s as usize].name.clone(), server);
             said(
                 format!("requests {}", name.en),
                 format!("{} sunucusuna istek gönderir", name.tr),
             )
         }
         Step::Send { link, .. } => {
-            let name = named(|k| p.link_names[k as usize].clone(), link);
+            let name = named(|k| point.link_names[k as usize].clone(), link);
             said(
                 format!("sends over {}", name.en),
                 format!("{} bağlantısından gönderir", name.tr),
             )
         }
         Step::Crash { .. } => {
-            let a = after.jobs[j].actor as usize;
-            if after.actors[a].incarnation > before.actors[a].incarnation || after.actors[a].crashed
+            let actor = after.jobs[job_index].actor as usize;
+            if after.actors[actor].incarnation > before.actors[actor].incarnation
+                || after.actors[actor].crashed
             {
                 said("crashes", "çöker")
             } else {
@@ -422,51 +433,54 @@ fn step_done(p: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step
             }
         }
         Step::Put { queue, .. } => {
-            let name = &p.queues[*queue as usize].name;
+            let name = &point.queues[*queue as usize].name;
             said(
                 format!("puts a message on {name}"),
                 format!("{name} kuyruğuna ileti koyar"),
             )
         }
         Step::Take { queue, .. } => {
-            let name = &p.queues[*queue as usize].name;
+            let name = &point.queues[*queue as usize].name;
             said(
                 format!("takes from {name}"),
                 format!("{name} kuyruğundan alır"),
             )
         }
         Step::Call { queue, .. } => {
-            let name = &p.queues[*queue as usize].name;
+            let name = &point.queues[*queue as usize].name;
             said(
                 format!("calls through {name} and waits for the reply"),
                 format!("{name} üzerinden çağırır, yanıtı bekler"),
             )
         }
         Step::Reply { queue, .. } => {
-            let name = &p.queues[*queue as usize].name;
+            let name = &point.queues[*queue as usize].name;
             said(
                 format!("replies to the call it took from {name}"),
                 format!("{name} kuyruğundan aldığı çağrıyı yanıtlar"),
             )
         }
         Step::Ack(queue) => {
-            let name = &p.queues[*queue as usize].name;
+            let name = &point.queues[*queue as usize].name;
             said(
                 format!("acknowledges on {name}"),
                 format!("{name} kuyruğunda onaylar"),
             )
         }
         Step::Keys { op, store, .. } => {
-            let name = &p.keys[*store as usize].name;
-            let op = format!("{op:?}").to_lowercase();
-            said(format!("{op} on {name}"), format!("{name} deposunda {op}"))
+            let name = &point.keys[*store as usize].name;
+            let operation = format!("{op:?}").to_lowercase();
+            said(
+                format!("{operation} on {name}"),
+                format!("{name} deposunda {operation}"),
+            )
         }
         Step::TxBegin => said("begins a transaction", "bir işlem başlatır"),
         Step::BranchEnd => {
-            let b = before.jobs[j].branch;
+            let branch = before.jobs[job_index].branch;
             said(
-                format!("ends branch {b} of its parallel"),
-                format!("paralelinin {b}. dalını bitirir"),
+                format!("ends branch {branch} of its parallel"),
+                format!("paralelinin {branch}. dalını bitirir"),
             )
         }
         _ => said("goes on", "devam eder"),
