@@ -230,39 +230,39 @@ impl ScenarioDef {
         } = MetricColumns::of(&spec)?;
         let mut params = Vec::new();
         let mut defaults = Vec::new();
-        for p in &spec.params {
-            let meaning = if p.name == spec::TIE_ORDER {
+        for param in &spec.params {
+            let meaning = if param.name == spec::TIE_ORDER {
                 "how events at one instant are ordered: `fifo` (as scheduled), `program_order`, `reads_first`, `writes_first` (a tie-rule parameter; see docs/scenarios.md)".to_string()
             } else {
-                format!("a parameter of this scenario ({})", p.kind.short())
+                format!("a parameter of this scenario ({})", param.kind.short())
             };
             params.push(ParamSpec {
-                key: name(&p.name)?,
-                kind: p.kind,
+                key: name(&param.name)?,
+                kind: param.kind,
                 meaning: name(&meaning)?,
                 // Unused: `ModelDef::defaults` gives the config's values.
                 default: || Value::Float(0.0),
             });
-            defaults.push(p.default.clone());
+            defaults.push(param.default.clone());
         }
         let mut distributions = Vec::new();
-        for r in &spec.resources {
-            if !matches!(r.kind, ResourceKind::Server { .. }) {
+        for resource in &spec.resources {
+            if !matches!(resource.kind, ResourceKind::Server { .. }) {
                 continue;
             }
-            let n = &r.name;
+            let server_name = &resource.name;
             distributions.push(Distribution {
-                name: name(&format!("{n}.wait_ms"))?,
-                meaning: name(&format!("each request's wait in `{n}`'s queue"))?,
+                name: name(&format!("{server_name}.wait_ms"))?,
+                meaning: name(&format!("each request's wait in `{server_name}`'s queue"))?,
             });
         }
         // After the servers', in group order: `Sim::output` gives them in this order.
-        for g in &spec.groups {
-            let n = &g.name;
+        for group in &spec.groups {
+            let group_name = &group.name;
             distributions.push(Distribution {
-                name: name(&format!("{n}.response_ms"))?,
+                name: name(&format!("{group_name}.response_ms"))?,
                 meaning: name(&format!(
-                    "each completed repetition's time of `{n}`, start to end"
+                    "each completed repetition's time of `{group_name}`, start to end"
                 ))?,
             });
         }
@@ -358,12 +358,15 @@ mod tests {
             on_lane.clone().count() >= 12,
             "every kind on the lane is checked"
         );
-        for m in on_lane {
-            let name = m.name;
-            for s in TIMELINE.spans {
-                let d = |a: u8, b: u8| (f64::from(a) - f64::from(b)).powi(2);
-                let dist = (d(m.rgb.0, s.rgb.0) + d(m.rgb.1, s.rgb.1) + d(m.rgb.2, s.rgb.2)).sqrt();
-                assert!(dist >= 60.0, "{name} on {}: {dist}", s.name);
+        for mark in on_lane {
+            let name = mark.name;
+            for span in TIMELINE.spans {
+                let squared_gap = |a: u8, b: u8| (f64::from(a) - f64::from(b)).powi(2);
+                let distance = (squared_gap(mark.rgb.0, span.rgb.0)
+                    + squared_gap(mark.rgb.1, span.rgb.1)
+                    + squared_gap(mark.rgb.2, span.rgb.2))
+                .sqrt();
+                assert!(distance >= 60.0, "{name} on {}: {distance}", span.name);
             }
         }
     }
@@ -396,10 +399,15 @@ mod tests {
         for name in fixed {
             let mut with = input.clone();
             with.params = vec![ConfigParam::new(name, vec![Value::Int(1)])];
-            let Err(e) = ScenarioDef::new(&with) else {
+            let Err(error) = ScenarioDef::new(&with) else {
                 panic!("a parameter called `{name}` was accepted");
             };
-            assert_eq!(e.path_text(), format!("params.{name}"), "{}", e.message);
+            assert_eq!(
+                error.path_text(),
+                format!("params.{name}"),
+                "{}",
+                error.message
+            );
         }
     }
 }
