@@ -325,17 +325,27 @@ struct Prepared {
 }
 
 impl PreparedRun for Prepared {
-    fn run(&self, ctx: &RunContext) -> Result<RunOutput, ModelError> {
-        run::run(&self.point, &self.fill, &self.distributions, ctx)
+    fn run(&self, context: &RunContext) -> Result<RunOutput, ModelError> {
+        run::run(&self.point, &self.fill, &self.distributions, context)
     }
     fn cost(&self) -> Cost {
         self.point.cost()
     }
-    fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
-        crate::explore::explore(&self.point, &self.fill, ctx, limits)
+    fn explore(
+        &self,
+        context: &RunContext,
+        limits: &ExploreLimits,
+    ) -> Result<Exploration, ModelError> {
+        crate::explore::explore(&self.point, &self.fill, context, limits)
     }
-    fn replay(&self, ctx: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
-        crate::explore::replay(&self.point, &self.fill, &self.distributions, ctx, schedule)
+    fn replay(&self, context: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
+        crate::explore::replay(
+            &self.point,
+            &self.fill,
+            &self.distributions,
+            context,
+            schedule,
+        )
     }
 }
 

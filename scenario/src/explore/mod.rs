@@ -33,14 +33,14 @@ use crate::syntax::metrics::Metric;
 pub(crate) fn explore(
     point: &Point,
     fill: &[Metric],
-    ctx: &RunContext,
+    context: &RunContext,
     limits: &ExploreLimits,
 ) -> Result<Exploration, ModelError> {
     refuse_draws(point)?;
     // Reads see what has landed: the tie rules are orders an exploration takes among all.
     let mut point = point.clone();
     point.tie = Tie::Fifo;
-    search::Search::new(&point, fill, ctx, limits).run()
+    search::Search::new(&point, fill, context, limits).run()
 }
 
 /// Runs the one execution `schedule` fixes at `point` (an exploration's), with every output a
@@ -49,17 +49,17 @@ pub(crate) fn replay(
     point: &Point,
     fill: &[Metric],
     distributions: &[&'static str],
-    ctx: &RunContext,
+    context: &RunContext,
     schedule: &Schedule,
 ) -> Result<RunOutput, ModelError> {
     refuse_draws(point)?;
     let mut point = point.clone();
     point.tie = Tie::Fifo;
     // A timeline draws at most `MAX_LANES` actors: a larger point replays without one.
-    let ctx = ctx
+    let context = context
         .clone()
-        .with_lanes(ctx.wants_lanes() && point.actors as usize <= crate::point::MAX_LANES);
-    trace::replay(&point, fill, distributions, &ctx, schedule, &[]).map(|(_, out)| out)
+        .with_lanes(context.wants_lanes() && point.actors as usize <= crate::point::MAX_LANES);
+    trace::replay(&point, fill, distributions, &context, schedule, &[]).map(|(_, out)| out)
 }
 
 /// A draw from a continuum (a random arrival gap, a random service time) is no choice an

@@ -98,7 +98,7 @@ pub(super) struct Search<'a> {
     point: &'a Point,
     fill: &'a [Metric],
     /// What the runs of the states see (no stop flags: `outer` has them).
-    ctx: RunContext,
+    context: RunContext,
     /// The context as given: its stop flags, its progress counter, its time bound.
     outer: RunContext,
     limits: ExploreLimits,
@@ -129,18 +129,18 @@ impl<'a> Search<'a> {
     pub(super) fn new(
         point: &'a Point,
         fill: &'a [Metric],
-        ctx: &RunContext,
+        context: &RunContext,
         limits: &ExploreLimits,
     ) -> Search<'a> {
         Search {
             point,
             fill,
-            ctx: ctx
+            context: context
                 .clone()
                 .with_lanes(false)
                 .with_distributions(false)
                 .without_stop(),
-            outer: ctx.clone(),
+            outer: context.clone(),
             limits: *limits,
             nodes: Vec::new(),
             edges: Vec::new(),
@@ -160,7 +160,7 @@ impl<'a> Search<'a> {
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
-        let (sim, queue) = start(self.point, &self.ctx, self.limits.max_faults)?;
+        let (sim, queue) = start(self.point, &self.context, self.limits.max_faults)?;
         let fingerprint = sim.fingerprint(&queue);
         if self.limits.merge_states {
             self.seen.insert(fingerprint, 0);
@@ -589,8 +589,8 @@ impl<'a> Search<'a> {
         let (mut sim, queue) = *state;
         sim.end = queue.now();
         sim.settle_direct();
-        sim.check(self.ctx.seed())?;
-        let metrics = sim.output(self.fill, &[], &self.ctx).metrics;
+        sim.check(self.context.seed())?;
+        let metrics = sim.output(self.fill, &[], &self.context).metrics;
         Ok(Expanded::Ended { id, metrics })
     }
 
@@ -680,7 +680,7 @@ impl<'a> Search<'a> {
             };
             let alone: Vec<bool> = self.path(found.first).iter().map(|c| c.alone).collect();
             let (trace, _) =
-                trace::replay(self.point, self.fill, &[], &self.ctx, &schedule, &alone)?;
+                trace::replay(self.point, self.fill, &[], &self.context, &schedule, &alone)?;
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {

@@ -134,11 +134,11 @@ pub(super) fn run_chosen(
 /// The start: every actor's first start scheduled.
 pub(super) fn start<'a>(
     point: &'a Point,
-    ctx: &RunContext,
+    context: &RunContext,
     max_faults: u32,
 ) -> Result<(Sim<'a>, EventQueue<Ev>), ModelError> {
-    let mut sim = Sim::steered(point, ctx, max_faults)?;
-    let mut queue = ctx.queue(point.actors as usize + 16);
+    let mut sim = Sim::steered(point, context, max_faults)?;
+    let mut queue = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut queue);
     Ok((sim, queue))
 }

@@ -14,7 +14,7 @@ use crate::syntax::metrics::Metric;
 
 /// Runs the execution `schedule` fixes from the start: each event described, and the
 /// run's output (with the per-request samples `distributions` names, and the timeline
-/// lanes when `ctx` asks for them). `alone[n]` says that the explorer took event n alone
+/// lanes when `context` asks for them). `alone[n]` says that the explorer took event n alone
 /// (the reduction: it commutes with the other free events), for its words. A schedule that
 /// does not fit the point (another number of free events at some instant, other draws,
 /// events left at its end) is an error saying where.
@@ -22,11 +22,11 @@ pub(super) fn replay(
     point: &Point,
     fill: &[Metric],
     distributions: &[&'static str],
-    ctx: &RunContext,
+    context: &RunContext,
     schedule: &Schedule,
     alone: &[bool],
 ) -> Result<(Vec<TraceStep>, RunOutput), ModelError> {
-    let (mut sim, mut queue) = start(point, ctx, schedule.max_faults)?;
+    let (mut sim, mut queue) = start(point, context, schedule.max_faults)?;
     let mut steps = Vec::with_capacity(schedule.events.len());
     for (index, decision) in schedule.events.iter().enumerate() {
         let next = choices(&sim, &queue);
@@ -106,8 +106,8 @@ pub(super) fn replay(
     steps.extend(stuck_end(point, &sim, ns_to_ms(queue.now())));
     sim.end = queue.now();
     sim.settle_direct();
-    sim.check(ctx.seed())?;
-    Ok((steps, sim.output(fill, distributions, ctx)))
+    sim.check(context.seed())?;
+    Ok((steps, sim.output(fill, distributions, context)))
 }
 
 /// A row per actor still waiting when no event is left (a deadlock, a take nothing can

@@ -8,12 +8,12 @@ pub(crate) struct Link {
     half_rtt: Nanos,
     loss: f64,
     /// Draws which crossings are lost (`loss/NAME`), when some may be.
-    loss_rng: Option<Stream>,
+    loss_stream: Option<Stream>,
     crossings: u64,
     lost: u64,
     duplicate: f64,
     /// Draws which messages put across it arrive twice (`duplicate/NAME`).
-    duplicate_rng: Option<Stream>,
+    duplicate_stream: Option<Stream>,
 }
 
 impl Link {
@@ -24,18 +24,18 @@ impl Link {
         Link {
             half_rtt,
             loss,
-            loss_rng: (loss > 0.0).then(|| sim_core::stream(seed, &format!("loss/{name}"))),
+            loss_stream: (loss > 0.0).then(|| sim_core::stream(seed, &format!("loss/{name}"))),
             crossings: 0,
             lost: 0,
             duplicate,
-            duplicate_rng: (duplicate > 0.0)
+            duplicate_stream: (duplicate > 0.0)
                 .then(|| sim_core::stream(seed, &format!("duplicate/{name}"))),
         }
     }
 
     /// Whether a message put across it arrives twice.
     pub(crate) fn duplicates(&mut self) -> bool {
-        match &mut self.duplicate_rng {
+        match &mut self.duplicate_stream {
             Some(rng) => chance(rng, self.duplicate),
             None => false,
         }
@@ -45,7 +45,7 @@ impl Link {
     #[inline]
     pub(crate) fn cross(&mut self) -> (Nanos, bool) {
         self.crossings += 1;
-        let lost = match &mut self.loss_rng {
+        let lost = match &mut self.loss_stream {
             Some(rng) => chance(rng, self.loss),
             None => false,
         };

@@ -11,8 +11,8 @@ pub(crate) struct Server {
     stations: Stations,
     service_ns: Nanos,
     /// The service distribution (`None`: fixed, `service_ns` each) and each instance's stream.
-    dist: Option<Dist>,
-    rngs: Vec<Stream>,
+    distribution: Option<Dist>,
+    streams: Vec<Stream>,
     busy: Vec<Nanos>,
     waits: Samples,
     requests: u64,
@@ -35,8 +35,8 @@ pub(crate) struct Server {
 sim_core::clone_in_place!(Server {
     stations,
     service_ns,
-    dist,
-    rngs,
+    distribution,
+    streams,
     busy,
     waits,
     requests,
@@ -78,26 +78,26 @@ impl std::hash::Hash for Server {
 
 impl Server {
     /// Server `name` of `instances` at the start of a run with `seed`, serving in
-    /// `service_ns`, or in draws of `dist` from stream `service/NAME-K` for instance K.
+    /// `service_ns`, or in draws of `distribution` from stream `service/NAME-K` for instance K.
     pub(crate) fn new(
         name: &str,
         instances: u32,
         service_ns: Nanos,
-        dist: Option<Dist>,
+        distribution: Option<Dist>,
         seed: u64,
         waits: Samples,
     ) -> Server {
         Server {
             stations: Stations::new(instances as usize, 64),
             service_ns,
-            rngs: if dist.is_some() {
+            streams: if distribution.is_some() {
                 (0..instances)
                     .map(|instance| sim_core::stream(seed, &format!("service/{name}-{instance}")))
                     .collect()
             } else {
                 Vec::new()
             },
-            dist,
+            distribution,
             busy: vec![0; instances as usize],
             waits,
             requests: 0,
@@ -129,8 +129,8 @@ impl Server {
     /// service time (fixed, or drawn from the instance's stream).
     #[inline(always)]
     pub(crate) fn start(&mut self, instance: u32, arrived: Nanos, now: Nanos) -> Nanos {
-        let service = match &self.dist {
-            Some(d) => ms_to_ns(d.sample_ms(&mut self.rngs[instance as usize])).unwrap_or(NEVER),
+        let service = match &self.distribution {
+            Some(d) => ms_to_ns(d.sample_ms(&mut self.streams[instance as usize])).unwrap_or(NEVER),
             None => self.service_ns,
         };
         self.waits.record(now - arrived);

@@ -227,12 +227,12 @@ impl Point {
     /// last attempt); 0 when it is known only during the run.
     fn step_ns(&self, step: &Step, actor_index: u32, attempts: u32) -> u64 {
         // A number of the last attempt (a backoff grows with `attempt`), before any repetition.
-        let last = |num: &Num| {
+        let last = |number: &Num| {
             let vars = Vars {
                 attempt: attempts,
                 ..Vars::actor(actor_index)
             };
-            eval_run(num, &self.params, &vars)
+            eval_run(number, &self.params, &vars)
                 .and_then(ms_to_ns)
                 .unwrap_or(0)
         };
@@ -242,9 +242,9 @@ impl Point {
                 ..
             }) => *ns,
             Some(Timeout {
-                after: Some(Dur::Actor(num)),
+                after: Some(Dur::Actor(number)),
                 ..
-            }) => last(num),
+            }) => last(number),
             _ => 0,
         };
         match step {
@@ -257,15 +257,15 @@ impl Point {
                 backoff, jitter, ..
             }) => last(backoff).saturating_add(last(jitter)),
             Step::Delay(Dur::Fixed(ns)) => *ns,
-            Step::Delay(Dur::Actor(num)) => self
-                .at_actor(num, actor_index)
+            Step::Delay(Dur::Actor(number)) => self
+                .at_actor(number, actor_index)
                 .and_then(ms_to_ns)
                 .unwrap_or(0),
             Step::Read(r) => self.regs[*r as usize].read_ns,
             Step::Write { reg, .. } => self.regs[*reg as usize].write_ns,
             Step::Pause(Dur::Fixed(ns)) => *ns,
-            Step::Pause(Dur::Actor(num)) => self
-                .at_actor(num, actor_index)
+            Step::Pause(Dur::Actor(number)) => self
+                .at_actor(number, actor_index)
                 .and_then(ms_to_ns)
                 .unwrap_or(0),
             // Of a choice, the slowest.

@@ -395,8 +395,8 @@ pub(crate) struct Point {
 impl Point {
     /// A per-actor number at the actor at `index` (a start, a delay, an instance), before any
     /// repetition: `k` is 0 and `attempt` 1.
-    pub(crate) fn at_actor(&self, num: &Num, index: u32) -> Option<f64> {
-        eval_run(num, &self.params, &Vars::actor(index))
+    pub(crate) fn at_actor(&self, number: &Num, index: u32) -> Option<f64> {
+        eval_run(number, &self.params, &Vars::actor(index))
     }
 
     /// Whether any event may make a random decision (a `chance`, a crash by probability,
@@ -491,8 +491,8 @@ pub(crate) fn is_default_name(group: &str, count: u64, who: &str) -> bool {
 }
 
 /// A number computed in a run, from the parameters and `vars`.
-pub(crate) fn eval_run(num: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
-    match num {
+pub(crate) fn eval_run(number: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
+    match number {
         Num::Lit(x) => Some(*x),
         Num::By(..) => None,
         Num::Each(items) => items

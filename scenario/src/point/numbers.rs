@@ -21,12 +21,12 @@ pub(super) struct Eval<'a> {
 }
 
 impl Eval<'_> {
-    pub(super) fn number(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
+    pub(super) fn number(&self, number: &Num, path: &[&str]) -> Result<f64, ParamError> {
         let key = path_key(path);
-        let value = match num {
+        let value = match number {
             Num::Lit(value) => *value,
             Num::Expr(expr, text) => {
-                if num.per_actor() {
+                if number.per_actor() {
                     return Err(ParamError::new(
                         &key,
                         format!(
@@ -47,7 +47,7 @@ impl Eval<'_> {
                 ));
             }
             Num::By(..) => {
-                let (chosen, at) = self.chosen(num, path)?;
+                let (chosen, at) = self.chosen(number, path)?;
                 return self.number(chosen, &at);
             }
         };
@@ -64,11 +64,11 @@ impl Eval<'_> {
     /// (`….delay_ms.slow`); any other number as it is.
     fn chosen<'n>(
         &self,
-        num: &'n Num,
+        number: &'n Num,
         path: &[&'n str],
     ) -> Result<(&'n Num, Vec<&'n str>), ParamError> {
-        let Num::By(param, options) = num else {
-            return Ok((num, path.to_vec()));
+        let Num::By(param, options) = number else {
+            return Ok((number, path.to_vec()));
         };
         let key = path_key(path);
         let Some(Value::Str(given)) = self.values.get(*param as usize) else {
@@ -97,8 +97,8 @@ impl Eval<'_> {
         }
     }
 
-    pub(super) fn probability(&self, num: &Num, path: &[&str]) -> Result<f64, ParamError> {
-        let probability = self.number(num, path)?;
+    pub(super) fn probability(&self, number: &Num, path: &[&str]) -> Result<f64, ParamError> {
+        let probability = self.number(number, path)?;
         if !(0.0..=1.0).contains(&probability) {
             return Err(ParamError::new(
                 &path_key(path),
@@ -108,30 +108,30 @@ impl Eval<'_> {
         Ok(probability)
     }
 
-    pub(super) fn duration(&self, num: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
-        let ms = self.number(num, path)?;
+    pub(super) fn duration(&self, number: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
+        let ms = self.number(number, path)?;
         ms_to_ns(ms).ok_or_else(|| ParamError::new(&path_key(path), sim_core::bad_duration(ms)))
     }
 
     /// A number the run computes: computed here once when it does not depend on the actor
     /// or the run (a `{ by = … }` table included, which only a point can resolve).
-    pub(super) fn per_point(&self, num: &Num, path: &[&str]) -> Result<Num, ParamError> {
-        if let Num::Each(items) = num {
+    pub(super) fn per_point(&self, number: &Num, path: &[&str]) -> Result<Num, ParamError> {
+        if let Num::Each(items) = number {
             return items
                 .iter()
                 .map(|n| self.per_point(n, path))
                 .collect::<Result<_, _>>()
                 .map(Num::Each);
         }
-        if let Num::By(..) = num {
+        if let Num::By(..) = number {
             // The option this point's value chooses, as any number of its place.
-            let (chosen, at) = self.chosen(num, path)?;
+            let (chosen, at) = self.chosen(number, path)?;
             return self.per_point(chosen, &at);
         }
-        if num.per_actor() {
-            return Ok(num.clone());
+        if number.per_actor() {
+            return Ok(number.clone());
         }
-        self.number(num, path).map(Num::Lit)
+        self.number(number, path).map(Num::Lit)
     }
 
     /// A distribution of `kind` with mean `mean_ms` and the cv `cv` (used by all but
@@ -165,9 +165,9 @@ impl Eval<'_> {
     }
 
     /// A per-actor list has one number for each of the group's `count` actors.
-    pub(super) fn each_len(&self, num: &Num, key: &str, count: u64) -> Result<(), ParamError> {
+    pub(super) fn each_len(&self, number: &Num, key: &str, count: u64) -> Result<(), ParamError> {
         // A group with no actors at this point (its `count` chosen by a parameter) uses none.
-        if let Some(len) = num.each_len()
+        if let Some(len) = number.each_len()
             && len as u64 != count
             && count > 0
         {
@@ -179,25 +179,25 @@ impl Eval<'_> {
         Ok(())
     }
 
-    pub(super) fn dur(&self, num: &Num, path: &[&str]) -> Result<Dur, ParamError> {
-        if let Num::By(..) = num {
-            let (chosen, at) = self.chosen(num, path)?;
+    pub(super) fn dur(&self, number: &Num, path: &[&str]) -> Result<Dur, ParamError> {
+        if let Num::By(..) = number {
+            let (chosen, at) = self.chosen(number, path)?;
             return self.dur(chosen, &at);
         }
-        if num.per_actor() {
-            return self.per_point(num, path).map(Dur::Actor);
+        if number.per_actor() {
+            return self.per_point(number, path).map(Dur::Actor);
         }
-        self.duration(num, path).map(Dur::Fixed)
+        self.duration(number, path).map(Dur::Fixed)
     }
 
     pub(super) fn whole(
         &self,
-        num: &Num,
+        number: &Num,
         path: &[&str],
         min: u64,
         max: u64,
     ) -> Result<u64, ParamError> {
-        let value = self.number(num, path)?;
+        let value = self.number(number, path)?;
         if value.fract() != 0.0 || value < min as f64 || value > max as f64 {
             return Err(ParamError::new(
                 &path_key(path),

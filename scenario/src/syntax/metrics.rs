@@ -265,13 +265,13 @@ impl MetricColumns {
         &mut self,
         column_name: String,
         meaning: String,
-        ty: ColumnType,
+        column_type: ColumnType,
         metric: Metric,
     ) -> Result<(), ComposeError> {
         self.specs.push(ColumnSpec {
             name: name(&column_name)?,
             meaning: name(&meaning)?,
-            ty,
+            ty: column_type,
         });
         self.fill.push(metric);
         Ok(())
