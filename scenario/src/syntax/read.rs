@@ -384,7 +384,7 @@ impl Reader<'_> {
         }
     }
 
-    /// The string parameter `v` names (`by = "order"`).
+    /// The string parameter `value` names (`by = "order"`).
     pub(crate) fn text_param(&self, path: Path, value: &Value) -> Result<u16, ComposeError> {
         let name = string(path.clone(), value, "a parameter's name")?;
         match self.param(&name) {
@@ -396,7 +396,7 @@ impl Reader<'_> {
         }
     }
 
-    /// The field names of queue `q` (by its number among the queues).
+    /// The field names of `queue` (by its number among the queues).
     pub(crate) fn queue_fields(&self, queue: u16) -> Vec<String> {
         let Some((name, ..)) = self.vars.iter().find(|(_, v, _)| *v == Var::Msg(queue, 0)) else {
             return Vec::new();
@@ -413,7 +413,7 @@ impl Reader<'_> {
             .collect()
     }
 
-    /// The resource of `kind` called by the string `v`: its number among that kind's.
+    /// The resource of `kind` called by the string `value`: its number among that kind's.
     pub(crate) fn resource_named(
         &self,
         path: Path,
