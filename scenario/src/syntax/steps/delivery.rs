@@ -233,14 +233,14 @@ fn keys(
     action: &str,
 ) -> Result<Step, ComposeError> {
     let path = path.clone();
-    let op = action;
-    let op = match op {
+    let operation = action;
+    let operation = match operation {
         "insert" => KeyOp::Insert,
         "lookup" => KeyOp::Lookup,
         "set" => KeyOp::Set,
         _ => KeyOp::Remove,
     };
-    let keys: &[&str] = match op {
+    let keys: &[&str] = match operation {
         KeyOp::Insert | KeyOp::Set => &[action, "key", "value"],
         _ => &[action, "key"],
     };
@@ -257,14 +257,14 @@ fn keys(
     let key = reader.num(at(&path, "key"), key, Scope::Step, &before.read)?;
     let value = match get(entries, "value") {
         Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
-        None if op == KeyOp::Set => {
+        None if operation == KeyOp::Set => {
             return fail(path, "a set needs `value`, the number stored with the key");
         }
         None => Num::Lit(0.0),
     };
     before.read[slot(reader, "keys", store)] = true;
     Ok(Step::Keys {
-        op,
+        op: operation,
         store,
         key,
         value,
