@@ -328,7 +328,10 @@ impl<'a> Search<'a> {
                 .unzip()
         });
         for returned in spares {
-            returned.states.into_iter().for_each(|state| spare.recycle(state));
+            returned
+                .states
+                .into_iter()
+                .for_each(|state| spare.recycle(state));
         }
         self.spare = spare;
         done.into_iter().flatten().collect()

@@ -87,39 +87,7 @@ impl Point {
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
         events = events.saturating_add(self.servers.iter().map(|s| 2 * s.down.len() as u64).sum());
         events = events.saturating_add(self.poll_rounds());
-        // Every message a put may make (a copy a link makes included), and every key a store
-        // starts with or an insert or set may add.
-        let mut messages: u64 = 0;
-        // A range nobody changes is never laid out; any other store holds what it starts with.
-        let mut keys: u64 = self
-            .keys
-            .iter()
-            .enumerate()
-            .filter(|(index, store)| {
-                matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(*index)
-            })
-            .map(|(_, store)| store.initial.len())
-            .fold(0, u64::saturating_add);
-        for group in &self.groups {
-            let attempts = u64::from(group.count)
-                .saturating_mul(group.repeat)
-                .saturating_mul(u64::from(group.attempts));
-            for step in &group.steps {
-                match step {
-                    Step::Put { queue, .. } | Step::Call { queue, .. } => {
-                        let width = 1 + self.queues[*queue as usize].fields as u64;
-                        messages =
-                            messages.saturating_add(attempts.saturating_mul(2 * (40 + 8 * width)));
-                    }
-                    Step::Keys { .. } => keys = keys.saturating_add(attempts),
-                    // A take's place in its queue's list of hidden messages, and its waiter.
-                    Step::Take { .. } => {
-                        messages = messages.saturating_add(attempts.saturating_mul(16))
-                    }
-                    _ => {}
-                }
-            }
-        }
+        let (messages, keys) = self.messages_and_keys();
         // Where the memory mostly goes, for the error: the key stores' initial keys, or
         // everything the repetitions make.
         let biggest_store = self
@@ -175,6 +143,43 @@ impl Point {
             driven_by,
             point_bytes: self.bytes(),
         }
+    }
+
+    /// Bytes of every message a put may make (a copy a link makes included), and every key
+    /// a store starts with or an insert or set may add.
+    fn messages_and_keys(&self) -> (u64, u64) {
+        let mut messages: u64 = 0;
+        // A range nobody changes is never laid out; any other store holds what it starts with.
+        let mut keys: u64 = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(index, store)| {
+                matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(*index)
+            })
+            .map(|(_, store)| store.initial.len())
+            .fold(0, u64::saturating_add);
+        for group in &self.groups {
+            let attempts = u64::from(group.count)
+                .saturating_mul(group.repeat)
+                .saturating_mul(u64::from(group.attempts));
+            for step in &group.steps {
+                match step {
+                    Step::Put { queue, .. } | Step::Call { queue, .. } => {
+                        let width = 1 + self.queues[*queue as usize].fields as u64;
+                        messages =
+                            messages.saturating_add(attempts.saturating_mul(2 * (40 + 8 * width)));
+                    }
+                    Step::Keys { .. } => keys = keys.saturating_add(attempts),
+                    // A take's place in its queue's list of hidden messages, and its waiter.
+                    Step::Take { .. } => {
+                        messages = messages.saturating_add(attempts.saturating_mul(16))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (messages, keys)
     }
 
     /// Bytes this prepared point holds until the config is done: its program (a compiled
