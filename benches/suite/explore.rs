@@ -38,10 +38,18 @@ pub(crate) fn explore_once(k: usize, n: u64) {
 
 pub(crate) fn explore_jobs() {
     // (clients, increments, repetitions timed: the larger one takes seconds)
-    for (k, n, reps, jobs) in [(2, 10, 3, 1), (2, 10, 3, 2), (3, 4, 1, 1), (3, 4, 1, 2)] {
+    for (k, n, reps, jobs) in [
+        (2, 10, 3, 1),
+        (2, 10, 3, 2),
+        (3, 4, 1, 1),
+        (3, 4, 1, 2),
+        (3, 5, 1, 1),
+        (3, 5, 1, 2),
+    ] {
         let config = lost_update(k, n);
         let limits = ExploreLimits {
-            max_states: 5_000_000,
+            // 3 × 5 has about 7.1M states (2.6 GB).
+            max_states: 10_000_000,
             jobs,
             ..ExploreLimits::default()
         };
