@@ -510,6 +510,8 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     check_index(&args.out.join("README.md"))?;
     let stems: Vec<String> = configs.iter().map(|c| c.stem.clone()).collect();
     crate::site::check_place(&args.out, &stems)?;
+    // The course's words for the site: read (and refused when wrong) before anything runs.
+    let words = crate::site::locales::Locales::read_warning(&args.locales)?;
     // Every config's folder is refused before anything runs, not when its turn comes.
     for stem in &stems {
         if let export::folder::Existing::Foreign(why) =
@@ -636,6 +638,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             lessons_dir: &args.lessons,
             lessons_skipped,
             seed: options.seed,
+            words: &words,
         },
         &mut batch,
     )?;

@@ -5,11 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::html::{self, Html};
-use super::words::say;
+use super::words::{Words, say};
 use crate::check::Verdict;
 use crate::lesson::Session;
 use crate::lesson::eval::{Loaded, Outcome};
-use crate::locale::Locale;
 
 /// The folder under `OUT` that holds the pages (an output folder of its own).
 pub const FOLDER: &str = "site";
@@ -43,6 +42,8 @@ pub struct Input<'a> {
     pub lessons_skipped: Option<&'a str>,
     /// `--seed`, when it replaced each config's seed.
     pub seed: Option<u64>,
+    /// The course's own words (`locales/`), for the pages of each locale.
+    pub words: &'a super::locales::Locales,
 }
 
 /// A page of the site under construction: where it goes and what it says.
@@ -93,14 +94,14 @@ impl Depth {
 
 /// A whole page: head (title, stylesheet, script, a policy that allows nothing from
 /// elsewhere), the site's header, `body`, a footer.
-pub(crate) fn page(depth: Depth, title: &str, body: Html, lc: Locale) -> String {
+pub(crate) fn page(depth: Depth, title: &str, body: Html, lc: Words<'_>) -> String {
     let mut h = Html::new();
     h.doctype(if depth == Depth::Index {
         INDEX_HEAD
     } else {
         PAGE_HEAD
     });
-    h.open("html", &[("lang", lc.name())]).newline();
+    h.open("html", &[("lang", lc.language())]).newline();
     h.open("head", &[]).newline();
     h.void("meta", &[("charset", "utf-8")]).newline();
     h.void(

@@ -52,7 +52,7 @@ pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> S
         Depth::Index,
         "coordsim report",
         h,
-        crate::locale::Locale::En,
+        super::words::Words::built_in(crate::locale::Locale::En),
     )
 }
 
