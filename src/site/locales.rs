@@ -1,8 +1,9 @@
 //! A course's own words for the site: `locales/en.toml` and `locales/tr.toml` (the folder
 //! `report --locales DIR` names), each replacing, key by key, the words of the pages in its
-//! locale ([`super::words::WORDS`] lists the keys). A file may also put those pages in
-//! another language (`language = "de"` in `en.toml`: German words, English numbers); then
-//! every key is expected, and one it leaves out is English, named in a warning.
+//! locale (docs/config.md, "The site's words", lists the keys). A file may also put those
+//! pages in another language (`language = "de"` in `en.toml`: German words, English
+//! numbers); then every key is expected, and one it leaves out is English, named in a
+//! warning.
 //!
 //! ```toml
 //! language = "de"            # optional: the words' language, not the locale's
