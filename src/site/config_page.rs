@@ -523,7 +523,8 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>, lc: Words<'_>) {
     }
     h.el("h2", &[("id", "table")], say(lc, "Table")).newline();
     h.with("div", &[("lang", config.locale.name())], |h| {
-        h.append(markdown::render(&kept, &Plain));
+        let plain = Plain(say(lc, "an image in a table is not shown"));
+        h.append(markdown::render(&kept, &plain));
     });
     if rows > MAX_TABLE_ROWS + 2 {
         h.with("p", &[("class", "note")], |h| {
@@ -652,7 +653,10 @@ fn executions(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
         h.chart_image(
             &Depth::Site.output(&config.stem, &format!("explore/{svg}")),
             narrow.as_deref(),
-            &format!("{}: the execution deciding claim {n}", config.title),
+            // The number first: a title may hold `{n}`.
+            &say(lc, "{title}: the execution deciding claim {n}")
+                .replace("{n}", n)
+                .replace("{title}", &config.title),
         );
         h.open("figcaption", &[]);
         h.text(&say(lc, "claim {n} · ").replace("{n}", n));

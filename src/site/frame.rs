@@ -38,8 +38,9 @@ pub struct Input<'a> {
     pub lessons: Option<(&'a Session, &'a [LessonOutcomes])>,
     /// The lessons' folder (`lessons/`): the images a lesson page shows are copied from it.
     pub lessons_dir: &'a Path,
-    /// Why the lessons were not checked, when the folder exists but they were not.
-    pub lessons_skipped: Option<&'a str>,
+    /// Whether the lessons' folder exists but its lessons were not checked (`--seed`
+    /// replaced the seeds their figures come from); the index says so.
+    pub lessons_skipped: bool,
     /// `--seed`, when it replaced each config's seed.
     pub seed: Option<u64>,
     /// The course's own words (`locales/`), for the pages of each locale.
@@ -166,11 +167,6 @@ pub(crate) fn badge(h: &mut Html, pass: bool, pass_word: &str, fail_word: &str) 
     } else {
         h.el("span", &[("class", "badge fail")], fail_word);
     }
-}
-
-/// `n passed, m failed` as the terminal's last line says it.
-pub(crate) fn count_line(passed: usize, failed: usize) -> String {
-    format!("{passed} passed, {failed} failed")
 }
 
 /// A file name in `OUT/site/`: `prefix`, `base` made a plain name (at most 120 bytes,

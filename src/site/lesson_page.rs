@@ -412,12 +412,16 @@ impl Hooks for LessonHooks<'_> {
 
     fn image(&self, src: &str) -> Image {
         if src.contains(':') {
-            return Image::Missing(format!(
-                "{src}: the site shows only the lesson's own image files, never one from the network"
-            ));
+            return Image::Missing(
+                say(
+                    self.lc,
+                    "{src}: the site shows only the lesson's own image files, never one from the network",
+                )
+                .replace("{src}", src),
+            );
         }
         let mut images = self.images.borrow_mut();
-        match images.copy(&self.dir.join(src), &mut self.used.borrow_mut()) {
+        match images.copy(&self.dir.join(src), &mut self.used.borrow_mut(), self.lc) {
             Ok(name) => Image::Site(Depth::Site.site(&name), self.narrow_chart()),
             Err(why) => Image::Missing(format!("{src}: {why}")),
         }
@@ -507,26 +511,40 @@ fn ids(r: &RegionView<'_>, i: usize) -> (&'static str, String, String) {
 }
 
 impl Images {
-    /// Copies the image at `path` into the site once; its file name there, or why not.
-    fn copy(&mut self, path: &Path, used: &mut Vec<String>) -> Result<String, String> {
-        let canonical = std::fs::canonicalize(path).map_err(|_| "no such file".to_string())?;
+    /// Copies the image at `path` into the site once; its file name there, or why not (in
+    /// the page's words).
+    fn copy(
+        &mut self,
+        path: &Path,
+        used: &mut Vec<String>,
+        lc: Words<'_>,
+    ) -> Result<String, String> {
+        let canonical =
+            std::fs::canonicalize(path).map_err(|_| say(lc, "no such file").to_string())?;
         if let Some((_, name, _)) = self.copied.iter().find(|(p, _, _)| *p == canonical) {
             return Ok(name.clone());
         }
         let Some(root) = &self.root else {
-            return Err("the lessons' folder cannot be read".into());
+            return Err(say(lc, "the lessons' folder cannot be read").into());
         };
         let Ok(rel) = canonical.strip_prefix(root) else {
-            return Err("outside the lessons' folder, so not copied into the site".into());
+            return Err(say(
+                lc,
+                "outside the lessons' folder, so not copied into the site",
+            )
+            .into());
         };
         let ext = canonical
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .filter(|e| IMAGE_EXTENSIONS.contains(&e.as_str()))
-            .ok_or_else(|| format!("not an image ({})", IMAGE_EXTENSIONS.join(", ")))?;
+            .ok_or_else(|| {
+                say(lc, "not an image ({extensions})")
+                    .replace("{extensions}", &IMAGE_EXTENSIONS.join(", "))
+            })?;
         let bytes = crate::input::read_capped(&canonical, MAX_IMAGE_BYTES)
-            .map_err(|e| format!("cannot be read: {e}"))?;
+            .map_err(|e| say(lc, "cannot be read: {error}").replace("{error}", &e))?;
         let base = rel.with_extension("").to_string_lossy().replace('/', "--");
         let name = unique_name("lessons-", &base, &format!(".{ext}"), used);
         self.copied.push((canonical, name.clone(), bytes));

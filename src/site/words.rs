@@ -1,10 +1,11 @@
 //! The site's own words in a page's language: a config's page in its config's locale, a
-//! lesson's page in its lesson's (the index, which lists pages of every language, stays
-//! English). Each phrase is written in English where the page is built (`say(lc, "Claims")`)
-//! and found here, with its key and its Turkish; `{name}` placeholders are filled by the
-//! caller. A course may replace any of them by key in a locale file of its own
-//! ([`super::locales`]). A test reads every page module and fails on a phrase with no
-//! Turkish, so a new English word cannot reach a Turkish page unnoticed.
+//! lesson's page in its lesson's (the index, which lists pages of every language, in the
+//! English locale's). Each phrase is written in English where the page is built
+//! (`say(lc, "Claims")`) and found here, with its key and its Turkish; `{name}` placeholders
+//! are filled by the caller. A course may replace any of them by key in a locale file of its
+//! own ([`super::locales`]). A test reads every page module and fails on a phrase with no
+//! Turkish, so a new English word cannot reach a Turkish page unnoticed; `say` itself stops
+//! a test build on a phrase that has no key.
 
 use crate::locale::Locale;
 
@@ -31,6 +32,7 @@ pub(crate) struct Words<'a> {
 
 impl Words<'_> {
     /// The built-in words of `locale`, nothing of a course's.
+    #[cfg(test)]
     pub(crate) fn built_in(locale: Locale) -> Words<'static> {
         Words {
             locale,
@@ -49,8 +51,12 @@ impl Words<'_> {
 
 /// `en` in the page's words: the course's word for its key when its locale file gives one;
 /// else, in a file of another language, the English; else the locale's built-in word.
+///
+/// Every phrase a page says is one of [`WORDS`]: a build with debug assertions (the tests')
+/// stops on one that is not, wherever its text came from.
 pub(crate) fn say<'a>(words: Words<'a>, en: &'static str) -> &'a str {
     let Some(i) = WORDS.iter().position(|(_, e, _)| *e == en) else {
+        debug_assert!(false, "the site says {en:?}, which has no key in WORDS");
         return en;
     };
     if let Some(course) = words.course {
@@ -287,6 +293,75 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "chart {config} {chart}",
         "grafik {config} {chart}",
     ),
+    // A lesson's image the page does not show: why, after its alt text.
+    (
+        "image_from_network",
+        "{src}: the site shows only the lesson's own image files, never one from the network",
+        "{src}: site yalnız dersin kendi görüntü dosyalarını gösterir, ağdan hiçbirini göstermez",
+    ),
+    ("image_no_file", "no such file", "böyle bir dosya yok"),
+    (
+        "image_folder_unreadable",
+        "the lessons' folder cannot be read",
+        "derslerin klasörü okunamıyor",
+    ),
+    (
+        "image_outside",
+        "outside the lessons' folder, so not copied into the site",
+        "derslerin klasörünün dışında, bu yüzden siteye kopyalanmadı",
+    ),
+    (
+        "image_not_an_image",
+        "not an image ({extensions})",
+        "bir görüntü değil ({extensions})",
+    ),
+    (
+        "image_unreadable",
+        "cannot be read: {error}",
+        "okunamıyor: {error}",
+    ),
+    (
+        "image_in_table",
+        "an image in a table is not shown",
+        "tablodaki bir görüntü gösterilmez",
+    ),
+    // An explored execution's step chart, for a reader who cannot see it.
+    (
+        "trace_alt",
+        "{title}: the execution deciding claim {n}",
+        "{title}: iddia {n} için belirleyici yürütme",
+    ),
+    // The index (the English locale's words: it lists pages of every language).
+    ("all_pass", "ALL PASS", "HEPSİ GEÇTİ"),
+    ("failures_badge", "FAILURES", "HATALAR"),
+    (
+        "totals_line",
+        "{passed} passed, {failed} failed",
+        "{passed} geçti, {failed} kaldı",
+    ),
+    (
+        "index_summary",
+        "Claims: {claims_passed} of {claims} hold, in {configs} config(s). Lesson regions: {regions_passed} of {regions} match the run, in {lessons} lesson(s).",
+        "İddialar: {claims} iddianın {claims_passed} tanesi tutuyor, {configs} yapılandırmada. Ders bölgeleri: {regions} bölgenin {regions_passed} tanesi koşuyla tutuyor, {lessons} derste.",
+    ),
+    (
+        "lessons_not_checked",
+        "The lessons were not checked: --seed replaces the seeds their figures come from.",
+        "Dersler denetlenmedi: --seed, sayılarının geldiği tohumların yerini alıyor.",
+    ),
+    ("heading_failures", "Failures", "Hatalar"),
+    (
+        "heading_configs",
+        "Configs ({count})",
+        "Yapılandırmalar ({count})",
+    ),
+    ("heading_lessons", "Lessons ({count})", "Dersler ({count})"),
+    ("column_title", "title", "başlık"),
+    ("column_rows", "rows", "satırlar"),
+    ("column_claims_passed", "claims passed", "tutan iddialar"),
+    ("column_failed", "failed", "tutmayan"),
+    ("column_lesson", "lesson", "ders"),
+    ("column_regions_passed", "regions passed", "tutan bölgeler"),
 ];
 
 #[cfg(test)]
@@ -319,6 +394,7 @@ mod tests {
             include_str!("frame.rs"),
             include_str!("config_page.rs"),
             include_str!("lesson_page.rs"),
+            include_str!("index.rs"),
         ];
         let mut seen = 0;
         for source in sources {
@@ -334,6 +410,12 @@ mod tests {
             seen >= 40,
             "the pages say their words through `say`: {seen}"
         );
+    }
+
+    #[test]
+    #[should_panic(expected = "has no key in WORDS")]
+    fn a_phrase_with_no_key_stops_a_test_build() {
+        say(Words::built_in(Locale::En), "a phrase nobody keyed");
     }
 
     #[test]

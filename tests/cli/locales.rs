@@ -108,8 +108,10 @@ fn a_locale_file_in_another_language_is_english_where_it_is_silent_and_says_so()
     assert_eq!(warnings.len(), 1, "{}", stderr(&o));
     assert!(
         warnings[0].starts_with(&format!(
-            "warning: {}: 88 of 90 words not given (language = \"de\"), shown in English: site_name, footer_written_by, ",
-            at(&file, text, "words")
+            "warning: {}: {} of {} words not given (language = \"de\"), shown in English: site_name, footer_written_by, ",
+            at(&file, text, "words"),
+            keys().len() - 2,
+            keys().len()
         )),
         "{}",
         warnings[0]
@@ -179,4 +181,197 @@ fn a_wrong_locale_file_is_an_error_at_its_place_before_anything_runs() {
         // Refused before any config ran: no output at all.
         assert!(!dir.path().join("out").exists(), "{text}");
     }
+}
+
+/// Every key of the site's words with its English, from docs/config.md's table (a unit test
+/// holds that table equal to the site's own list).
+fn keys() -> Vec<(String, String)> {
+    let docs = String::from_utf8(read(root().join("docs/config.md"))).unwrap();
+    let start = docs
+        .find("| site word key |")
+        .expect("docs list the site's words");
+    docs[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|row| {
+            let cells: Vec<String> = (row.trim_matches('|').split(" | "))
+                .map(|c| c.trim().trim_matches('`').replace("\\|", "|"))
+                .collect();
+            (cells[0].clone(), cells[1].clone())
+        })
+        .collect()
+}
+
+/// A page's text as a reader gets it (entities decoded), less its comments, what `<code>`
+/// quotes verbatim (a command, a file's name) and the index's failures, which quote
+/// `check`'s lines (English on every page, as `check` prints them).
+fn words_of(html: &str) -> String {
+    let mut text = html.to_string();
+    for (open, close) in [
+        ("<!--", "-->"),
+        ("<code>", "</code>"),
+        ("<ul class=\"failures\">", "</ul>"),
+    ] {
+        while let Some(start) = text.find(open) {
+            let end = text[start..].find(close).unwrap() + start + close.len();
+            text.replace_range(start..end, " ");
+        }
+    }
+    (text
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<"))
+    .replace("&gt;", ">")
+    .replace("&amp;", "&")
+}
+
+/// The built-in English a page must not show when its words are all given elsewhere: each
+/// phrase's text between its placeholders, where it is two words or more (a single word such
+/// as `run` could be a config's own), and each badge.
+fn built_in_english() -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, english) in keys() {
+        let badge =
+            !english.is_empty() && english.bytes().all(|b| b.is_ascii_uppercase() || b == b' ');
+        if badge {
+            out.push(format!(">{english}<"));
+            continue;
+        }
+        for fragment in english
+            .split('{')
+            .map(|f| f.split_once('}').map_or(f, |(_, rest)| rest))
+        {
+            let fragment = fragment.trim_matches(|c: char| !c.is_alphanumeric());
+            if fragment.split_whitespace().count() >= 2 {
+                out.push(fragment.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_them_all() {
+    let dir = course();
+    // An explored config in each language (its step chart's alt text), and a lesson in each
+    // whose value drifts and whose images are not shown (one missing, one from the network).
+    let explore =
+        std::fs::read_to_string(root().join("configs/explore/explore-lost-update.toml")).unwrap();
+    for lang in ["en", "tr"] {
+        std::fs::write(
+            dir.path().join(format!("configs/explore-{lang}.toml")),
+            explore.replace("locale = \"tr\"", &format!("locale = \"{lang}\"")),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("lessons")).unwrap();
+        std::fs::write(
+            dir.path().join(format!("lessons/{lang}.md")),
+            format!(
+                "<!-- coordsim use q = \"../configs/{lang}.toml\" -->\n<!-- coordsim locale = \"{lang}\" -->\n# L\n\nLost <!-- coordsim q.lost_updates -->3<!-- /coordsim -->.\n\n![a](img/none.svg) ![b](https://example.org/b.png)\n"
+            ),
+        )
+        .unwrap();
+    }
+    // The course's English words: every key, each word its key and the phrase's placeholders.
+    let mut file = String::from("[words]\n");
+    for (key, english) in keys() {
+        let holes: String = (english.split('{').skip(1))
+            .filter_map(|p| p.split_once('}').map(|(n, _)| format!(" {{{n}}}")))
+            .collect();
+        file.push_str(&format!("{key} = \"<{key}>{holes}\"\n"));
+    }
+    write_locale(dir.path(), "en.toml", &file);
+    let o = report(dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    // No page shows a built-in English phrase: the English ones are the course's words, the
+    // Turkish ones the built-in Turkish.
+    let index = String::from_utf8(read(dir.path().join("out/index.html"))).unwrap();
+    let pages = [
+        ("index", index),
+        ("config-en", page(dir.path(), "config-en.html")),
+        (
+            "config-explore-en",
+            page(dir.path(), "config-explore-en.html"),
+        ),
+        ("lesson-en", page(dir.path(), "lesson-en.html")),
+        ("config-tr", page(dir.path(), "config-tr.html")),
+        (
+            "config-explore-tr",
+            page(dir.path(), "config-explore-tr.html"),
+        ),
+        ("lesson-tr", page(dir.path(), "lesson-tr.html")),
+    ];
+    let english = built_in_english();
+    assert!(english.len() > 60, "{english:?}");
+    for (name, html) in &pages {
+        let mut text = words_of(html);
+        if name.contains("explore") {
+            // A claim over executions says what it expects and where in `check`'s words
+            // (`sometimes: at most 3`, `outcome 1 of 4 (24 executions)`), as docs/config.md
+            // says: its claims' table is not the site's words alone.
+            let start = text.find("<table class=\"claims\">").unwrap();
+            let end = text[start..].find("</table>").unwrap() + start;
+            text.replace_range(start..end, " ");
+        }
+        for phrase in &english {
+            assert!(
+                !text.contains(phrase.as_str()),
+                "{name}: {phrase:?} in {text}"
+            );
+        }
+    }
+    // The course's words are where the site's were: the frame, the index, the badges, a
+    // step chart's alt text, why an image is not shown.
+    let text = |name: &str| words_of(&pages.iter().find(|(n, _)| *n == name).unwrap().1);
+    for (name, words) in [
+        (
+            "index",
+            &[
+                "<site_name>",
+                "<failures_badge>",
+                "<heading_configs> 4",
+                "<totals_line>",
+                "<column_claims_passed>",
+                "<pass>",
+            ][..],
+        ),
+        (
+            "config-explore-en",
+            &[
+                "<trace_alt> Kaybolan güncelleme, her yürütmede 2",
+                "<footer_promise>",
+                "<heading_executions>",
+            ][..],
+        ),
+        (
+            "lesson-en",
+            &[
+                "<drifted_badge>",
+                "<image_no_file>",
+                "<image_from_network> https://example.org/b.png",
+            ][..],
+        ),
+    ] {
+        for word in words {
+            assert!(
+                text(name).contains(word),
+                "{name}: {word} in {}",
+                text(name)
+            );
+        }
+    }
+    // The Turkish pages in the built-in Turkish, the same places.
+    assert!(text("config-explore-tr").contains(": iddia 2 için belirleyici yürütme"));
+    assert!(text("lesson-tr").contains("böyle bir dosya yok"));
+    assert!(text("lesson-tr").contains("site yalnız dersin kendi görüntü dosyalarını gösterir"));
+    // With `--seed` the index says the lessons were not checked, in the course's words.
+    let o = coordsim_in(
+        dir.path(),
+        &["report", "--out", "seeded", "--quiet", "--seed", "7"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let index = String::from_utf8(read(dir.path().join("seeded/index.html"))).unwrap();
+    assert!(index.contains("&lt;lessons_not_checked&gt;"), "{index}");
 }
