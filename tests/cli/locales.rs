@@ -161,6 +161,12 @@ fn a_wrong_locale_file_is_an_error_at_its_place_before_anything_runs() {
             "`language` is a language tag (`de`, `pt-BR`), not `de DE`",
         ),
         (
+            "tr.toml",
+            "words = 3\n",
+            "3",
+            "`words` must be a table: `[words]`, then `key = \"word\"` lines",
+        ),
+        (
             "tk.toml",
             "[words]\n",
             "[words]",
@@ -374,4 +380,138 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let index = String::from_utf8(read(dir.path().join("seeded/index.html"))).unwrap();
     assert!(index.contains("&lt;lessons_not_checked&gt;"), "{index}");
+}
+
+/// One mutation of a locale file: a span deleted, a token inserted, or a line repeated.
+fn mutate(text: &str, rng: &mut crate::fuzz::Mix) -> String {
+    const TOKENS: &[&str] = &[
+        "\"",
+        "'",
+        "[",
+        "]",
+        "{",
+        "}",
+        "=",
+        "\n",
+        ",",
+        ".",
+        "\\",
+        "\"\"\"",
+        "{passed}",
+        "{x}",
+        "{{",
+        "1",
+        "1e308",
+        "true",
+        "[]",
+        "{}",
+        "[words]\n",
+        "[[words]]\n",
+        "[words.x]\n",
+        "language = \"de\"\n",
+        "language = \"\"\n",
+        "language = 1\n",
+        "words = 1\n",
+        "x = 1\n",
+        "é",
+        "\u{0}",
+        "\u{1b}[31m",
+        "\u{feff}",
+        "\r\n",
+    ];
+    let chars: Vec<char> = text.chars().collect();
+    let at = rng.below(chars.len() + 1);
+    let lines: Vec<&str> = text.lines().collect();
+    let k = rng.below(lines.len());
+    // Half keep the syntax (a line left out, a word replaced), so many files reach the
+    // checks of keys and placeholders; the rest break it somewhere.
+    match rng.below(6) {
+        3 => {
+            let kept = (lines.iter().enumerate()).filter(|(j, _)| *j != k);
+            kept.map(|(_, l)| format!("{l}\n")).collect()
+        }
+        4 | 5 => {
+            let word = [
+                "\"x\"",
+                "\"\"",
+                "\"{passed}\"",
+                "\"é {n} {row}\"",
+                "'{value}'",
+                "\"\"\"a\nb\"\"\"",
+            ];
+            let word = word[rng.below(word.len())];
+            let changed = (lines.iter().enumerate()).map(|(j, l)| match l.split_once(" = ") {
+                Some((key, _)) if j == k => format!("{key} = {word}\n"),
+                _ => format!("{l}\n"),
+            });
+            changed.collect()
+        }
+        0 => {
+            let end = (at + 1 + rng.below(20)).min(chars.len());
+            chars[..at].iter().chain(&chars[end..]).collect()
+        }
+        1 => {
+            let mut out: String = chars[..at].iter().collect();
+            out.push_str(TOKENS[rng.below(TOKENS.len())]);
+            out.extend(&chars[at..]);
+            out
+        }
+        _ => format!("{}\n{}", lines[..=k].join("\n"), lines[k..].join("\n")),
+    }
+}
+
+#[test]
+fn mutated_locale_files_never_panic_and_each_error_names_its_place() {
+    // A whole file, and a short one in another language: every mutation of either is read
+    // or refused at FILE:LINE:COL, in this process.
+    let mut full = String::from("[words]\n");
+    for (key, english) in keys() {
+        full.push_str(&format!("{key} = {english:?}\n"));
+    }
+    let short = "language = \"de\"\n[words]\nheading_claims = \"Behauptungen\"\nclaims_summary = \"{passed} von {total}, {failed} nicht\"\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tr.toml");
+    let file = path.display().to_string();
+    let mut rng = crate::fuzz::Mix(7);
+    let (mut read, mut refused) = (0, 0);
+    for i in 0..1500 {
+        let mut text = [full.as_str(), short][i % 2].to_string();
+        for _ in 0..1 + rng.below(2) {
+            text = mutate(&text, &mut rng);
+        }
+        std::fs::write(&path, &text).unwrap();
+        let got = std::panic::catch_unwind(|| coordsim::site::locales::Locales::read(dir.path()));
+        match got {
+            Err(_) => panic!("input {i} panicked:\n{text}"),
+            Ok(Ok(_)) => read += 1,
+            Ok(Err(e)) => {
+                refused += 1;
+                let e = e.to_string();
+                let place = e.strip_prefix(&format!("{file}:")).unwrap_or_else(|| {
+                    panic!("input {i}: {e:?} does not start at its file\n{text}")
+                });
+                let mut parts = place.splitn(3, ':');
+                let (line, col) = (parts.next().unwrap(), parts.next().unwrap());
+                assert!(
+                    line.parse::<usize>().is_ok_and(|l| l >= 1)
+                        && col.parse::<usize>().is_ok_and(|c| c >= 1)
+                        && parts.next().is_some_and(|m| m.len() > 2),
+                    "input {i}: {e:?}\n{text}"
+                );
+            }
+        }
+    }
+    eprintln!("locale fuzz: {read} read, {refused} refused, no panic");
+    // Both fates are common, or the mutations test only one path.
+    assert!(
+        read > 100 && refused > 100,
+        "{read} read, {refused} refused"
+    );
+    // A file that is not UTF-8 is refused at its start.
+    std::fs::write(&path, b"[words]\npass = \"\xff\"\n").unwrap();
+    let e = coordsim::site::locales::Locales::read(dir.path()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{file}:1:1: a locale file is UTF-8 text")
+    );
 }
