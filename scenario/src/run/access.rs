@@ -20,9 +20,9 @@ impl<'p> Sim<'p> {
         q: &mut EventQueue<Ev>,
     ) -> Flow {
         let j = job as usize;
-        let as_of_start = self.p.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
-        self.tables.reads[j * self.regs.len() + r] = self.regs[r].read(now, as_of_start);
-        let d = self.p.regs[r].read_ns;
+        let as_of_start = self.point.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
+        self.tables.reads[j * self.registers.len() + r] = self.registers[r].read(now, as_of_start);
+        let d = self.point.registers[r].read_ns;
         if d > 0 {
             self.span(job, "reading", now, Some(now + d));
             q.schedule_in(d, self.other, Ev::Resume { job });
@@ -41,9 +41,11 @@ impl<'p> Sim<'p> {
         q: &mut EventQueue<Ev>,
     ) -> Flow {
         let r = reg as usize;
-        let d = self.p.regs[r].write_ns;
-        if self.tx.job == Some(job) {
-            self.tx.undo.push(Undo::Reg(reg, self.regs[r]));
+        let d = self.point.registers[r].write_ns;
+        if self.transaction.job == Some(job) {
+            self.transaction
+                .undo
+                .push(Undo::Register(reg, self.registers[r]));
         }
         if d > 0 {
             self.span(job, "writing", now, Some(now + d));
@@ -82,7 +84,7 @@ impl<'p> Sim<'p> {
 
     /// The class of a write landing, by `tie_order`.
     pub(super) fn landing_class(&self, job: u32) -> Class {
-        match self.p.tie {
+        match self.point.tie {
             Tie::Fifo => self.other,
             Tie::WritesFirst => 0,
             Tie::ReadsFirst => self.other + 1,
@@ -91,7 +93,7 @@ impl<'p> Sim<'p> {
                 // the first of its next repetition in a closed loop).
                 let j = &self.jobs[job as usize];
                 let a = &self.actors[j.actor as usize];
-                let group = &self.p.groups[a.group as usize];
+                let group = &self.point.groups[a.group as usize];
                 let next = j.step as usize + 1;
                 let reads_next = match group.steps.get(next) {
                     Some(s) => matches!(s, Step::Read(_)),
@@ -113,9 +115,9 @@ impl<'p> Sim<'p> {
         let now = q.now();
         let j = job as usize;
         let a = self.jobs[j].actor as usize;
-        let p = self.p;
+        let p = self.point;
         let Step::Write {
-            reg,
+            register,
             value,
             cas,
             max_retries,
@@ -125,20 +127,20 @@ impl<'p> Sim<'p> {
                 .get_or_insert_with(|| "internal: a landing at a step that is not a write".into());
             return Flow::Wait;
         };
-        let r = *reg as usize;
-        let nr = self.regs.len();
+        let r = *register as usize;
+        let nr = self.registers.len();
         let read = self.tables.reads[j * nr + r];
         let new = eval_run(value, &p.params, &self.vars(job, read)).unwrap_or(f64::NAN);
         if !new.is_finite() {
-            let what = format!("a write's value into `{}`", p.regs[r].name);
+            let what = format!("a write's value into `{}`", p.registers[r].name);
             self.not_finite(job, &what, new);
             return Flow::Wait;
         }
-        let fence = p.regs[r].fence.map(|l| Fence {
+        let fence = p.registers[r].fence.map(|l| Fence {
             token: self.tables.tokens[j * self.locks.len() + l as usize],
             checked: p.locks[l as usize].fencing,
         });
-        match self.regs[r].land(now, read, new, fence, *cas) {
+        match self.registers[r].land(now, read, new, fence, *cas) {
             Landing::Applied { .. } => {
                 self.jobs[j].outcome = APPLIED;
                 Flow::Next
@@ -172,7 +174,7 @@ impl<'p> Sim<'p> {
             // The actor goes on with its next repetition as after any landing: at once,
             // or after the instant's early writes (`writes_first`, `program_order`).
             if self.end_rep(job, Outcome::GaveUp, now) {
-                match self.p.tie {
+                match self.point.tie {
                     Tie::Fifo | Tie::ReadsFirst => return true,
                     Tie::WritesFirst | Tie::ProgramOrder => {
                         self.jobs[j].step = u32::MAX;

@@ -34,13 +34,17 @@ impl<'p> Sim<'p> {
         let (actors, streams, group_streams) = actors(p, seed)?;
         let servers = servers(p, ctx, seed);
         Ok(Sim {
-            p,
+            point: p,
             other: 1 + p.actors,
             jobs: Vec::with_capacity(n.min(1 << 16)),
-            free: Vec::new(),
+            free_jobs: Vec::new(),
             tables: JobTables::default(),
             actors,
-            regs: p.regs.iter().map(|r| Register::new(r.initial)).collect(),
+            registers: p
+                .registers
+                .iter()
+                .map(|r| Register::new(r.initial))
+                .collect(),
             locks: p
                 .locks
                 .iter()
@@ -52,7 +56,13 @@ impl<'p> Sim<'p> {
                 .iter()
                 .enumerate()
                 .map(|(k, half)| {
-                    Link::new(*half, p.link_loss[k], p.link_dup[k], seed, &p.link_names[k])
+                    Link::new(
+                        *half,
+                        p.link_loss[k],
+                        p.link_duplicate[k],
+                        seed,
+                        &p.link_names[k],
+                    )
                 })
                 .collect(),
             groups: group_states(p, ctx),
@@ -81,7 +91,7 @@ impl<'p> Sim<'p> {
             wait_stats: Vec::new(),
             queues: queues(p),
             keys: key_stores(p),
-            tx: Transaction::default(),
+            transaction: Transaction::default(),
             scratch: Vec::new(),
             steer: None,
             fan: p.groups.iter().map(Group::fan).max().unwrap_or(0),
@@ -139,7 +149,7 @@ fn servers(p: &Point, ctx: &RunContext, seed: u64) -> Vec<Server> {
                 &sv.name,
                 sv.instances,
                 sv.service_ns,
-                sv.dist.clone(),
+                sv.distribution.clone(),
                 seed,
                 waits,
             )
@@ -269,7 +279,7 @@ fn sole_request(p: &Point, g: &Group) -> Option<(u16, u32, usize)> {
 fn alias(p: &Point, g: &Group) -> Option<(u16, Nanos)> {
     let (s, _, askers) = sole_request(p, g)?;
     let sv = &p.servers[s as usize];
-    (sv.dist.is_none() && !sv.abandons && askers == 1).then_some((s, sv.service_ns))
+    (sv.distribution.is_none() && !sv.abandons && askers == 1).then_some((s, sv.service_ns))
 }
 
 /// A group's server and instance when it is direct (see [`Direct`]).
@@ -352,10 +362,10 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
                 crashed: false,
                 stopped: false,
                 elapsed_ms: 0.0,
-                rng,
-                crash_rng,
-                jitter_rng,
-                chance_rng,
+                arrival_stream: rng,
+                crash_stream: crash_rng,
+                jitter_stream: jitter_rng,
+                chance_stream: chance_rng,
                 timeouts: 0,
                 restarts: 0,
                 incarnation: 0,

@@ -17,7 +17,7 @@ impl<'p> Sim<'p> {
         now: Nanos,
         q: &mut EventQueue<Ev>,
     ) -> Flow {
-        let p = self.p;
+        let p = self.point;
         let a = self.jobs[job as usize].actor as usize;
         let group = self.jobs[job as usize].group as usize;
         let actor = &mut self.actors[a];
@@ -30,7 +30,7 @@ impl<'p> Sim<'p> {
             }
             CrashRule::Probability(pr, named) => {
                 let rng = match named {
-                    None => actor.crash_rng as usize,
+                    None => actor.crash_stream as usize,
                     Some(s) => self.group_streams[group][*s as usize] as usize,
                 };
                 self.decide(*pr, true, |sim| chance(&mut sim.streams[rng], *pr))
@@ -48,7 +48,7 @@ impl<'p> Sim<'p> {
             job
         } else {
             self.roll_back(job);
-            self.free.push(job);
+            self.free_jobs.push(job);
             parent
         };
         self.roll_back(job);
@@ -66,7 +66,7 @@ impl<'p> Sim<'p> {
                 self.actors[a].crashed = true;
                 self.actors[a].end = Some(now);
                 // It holds what it held: a crashed holder's lock stays taken.
-                self.free.push(job);
+                self.free_jobs.push(job);
             }
         }
         Flow::Wait
@@ -163,12 +163,12 @@ impl<'p> Sim<'p> {
             }
         }
         let actor = &mut self.actors[a];
-        let group = &self.p.groups[g];
+        let group = &self.point.groups[g];
         if matches!(group.pace, Pace::Closed) && actor.started < group.repeat && !actor.stopped {
             actor.started += 1;
             self.groups[g].started += 1;
             let j = &mut self.jobs[job as usize];
-            j.rep += 1;
+            j.repetition += 1;
             j.step = 0;
             j.started = now;
             j.retries = 0;
@@ -176,14 +176,14 @@ impl<'p> Sim<'p> {
             j.outcome = 0;
             // What it read was the last repetition's: a write of this one overwrites no
             // update it saw unless it reads again (a blind write is no lost update).
-            let nr = self.regs.len();
+            let nr = self.registers.len();
             if nr > 0 {
                 let ju = job as usize;
                 self.tables.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
             }
             return true;
         }
-        self.free.push(job);
+        self.free_jobs.push(job);
         false
     }
 }

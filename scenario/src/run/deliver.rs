@@ -6,7 +6,7 @@ use sim_core::EventQueue;
 
 use crate::machine::keys::Found;
 use crate::machine::keys::{bad_key, key_of};
-use crate::machine::queue::{NO_MSG, Taken};
+use crate::machine::queue::{NO_MESSAGE, Taken};
 use crate::point::Timeout;
 use crate::run::handle::Flow;
 use crate::run::recover::{
@@ -35,7 +35,7 @@ impl Sim<'_> {
         }
         let qu = queue as usize;
         if let Some(n) = numbers.iter().position(|x| !x.is_finite()) {
-            let qp = &self.p.queues[qu];
+            let qp = &self.point.queues[qu];
             let what = match n {
                 0 => format!("a put's value on `{}`", qp.name),
                 f => format!("a put's field `{}` on `{}`", qp.field_names[f - 1], qp.name),
@@ -44,11 +44,11 @@ impl Sim<'_> {
             self.scratch = numbers;
             return false;
         }
-        let outcome = if self.tx.job == Some(job) {
+        let outcome = if self.transaction.job == Some(job) {
             // The transaction's earlier puts on this queue take room, and its earlier acks
             // of it free some: they land first, in order.
             let (mut puts, mut acks) = (0u64, 0u64);
-            for d in &self.tx.deferred {
+            for d in &self.transaction.deferred {
                 match d {
                     Deferred::Put { queue: x, .. } if *x == queue => puts += 1,
                     Deferred::Ack { queue: x, .. } if *x == queue => acks += 1,
@@ -57,12 +57,12 @@ impl Sim<'_> {
             }
             if self.queues[qu].full_after(puts, acks) {
                 // Counted when the transaction lands, like everything in it.
-                self.tx.deferred.push(Deferred::Refused { queue });
+                self.transaction.deferred.push(Deferred::Refused { queue });
                 FULL
             } else {
-                let at = self.tx.numbers.len() as u32;
-                self.tx.numbers.extend_from_slice(&numbers);
-                self.tx.deferred.push(Deferred::Put { queue, at });
+                let at = self.transaction.numbers.len() as u32;
+                self.transaction.numbers.extend_from_slice(&numbers);
+                self.transaction.deferred.push(Deferred::Put { queue, at });
                 PUT
             }
         } else if self.put_now(queue, &numbers, q) {
@@ -134,8 +134,8 @@ impl Sim<'_> {
         let now = q.now();
         let qu = queue as usize;
         let take = self.tables.taken[job as usize * self.queues.len() + qu];
-        let Some((caller, wait)) = (take.msg != NO_MSG)
-            .then(|| self.queues[qu].caller(take.msg))
+        let Some((caller, wait)) = (take.message != NO_MESSAGE)
+            .then(|| self.queues[qu].caller(take.message))
             .flatten()
         else {
             self.jobs[job as usize].outcome = NOT_HELD;
@@ -143,7 +143,7 @@ impl Sim<'_> {
         };
         let v = self.eval(job, value);
         if !v.is_finite() {
-            let what = format!("a reply's value on `{}`", self.p.queues[qu].name);
+            let what = format!("a reply's value on `{}`", self.point.queues[qu].name);
             self.not_finite(job, &what, v);
             return false;
         }
@@ -153,7 +153,7 @@ impl Sim<'_> {
             && !c.cancelled
             && c.incarnation == self.actors[c.actor as usize].incarnation;
         let deadline = c.deadline;
-        let back = match (waits, self.p.queues[qu].link) {
+        let back = match (waits, self.point.queues[qu].link) {
             (false, _) => None,
             (true, None) => Some(0),
             (true, Some(k)) => match self.cross_link(k as usize) {
@@ -204,7 +204,7 @@ impl Sim<'_> {
             return false;
         }
         let m = self.queues[qu].put(numbers, None);
-        match self.p.queues[qu].link {
+        match self.point.queues[qu].link {
             None => {
                 self.queues[qu].arrive(m);
                 self.feed(qu, q);
@@ -245,7 +245,7 @@ impl Sim<'_> {
                 self.other,
                 Ev::Arrive {
                     queue: qu as u16,
-                    msg: m,
+                    message: m,
                 },
             );
         }
@@ -283,7 +283,7 @@ impl Sim<'_> {
         };
         let nq = self.queues.len();
         self.tables.taken[job as usize * nq + qu] = Taken {
-            msg,
+            message: msg,
             deliveries,
             held: true,
         };
@@ -350,7 +350,7 @@ impl Sim<'_> {
         let qu = queue as usize;
         let slot = job as usize * self.queues.len() + qu;
         let Taken {
-            msg: m,
+            message: m,
             deliveries: receipt,
             held,
         } = self.tables.taken[slot];
@@ -358,12 +358,12 @@ impl Sim<'_> {
             self.jobs[job as usize].outcome = NOT_HELD;
             return;
         }
-        let ok = if self.tx.job == Some(job) {
+        let ok = if self.transaction.job == Some(job) {
             let ok = self.queues[qu].can_ack(m, receipt);
-            self.tx.deferred.push(if ok {
+            self.transaction.deferred.push(if ok {
                 Deferred::Ack {
                     queue,
-                    msg: m,
+                    message: m,
                     receipt,
                 }
             } else {
@@ -377,7 +377,7 @@ impl Sim<'_> {
         self.tables.taken[slot].held = false;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
         // Inside a transaction, marked when it lands.
-        if self.tx.job != Some(job) {
+        if self.transaction.job != Some(job) {
             self.mark(job, if ok { "acked" } else { "expired" }, self.now);
         }
     }
@@ -397,7 +397,7 @@ impl Sim<'_> {
             self.error.get_or_insert(format!(
                 "actor {} of `{}`: {}",
                 a.index,
-                self.p.groups[a.group as usize].name,
+                self.point.groups[a.group as usize].name,
                 bad_key(x)
             ));
             return false;
@@ -416,7 +416,7 @@ impl Sim<'_> {
             KeyOp::Insert => {
                 let v = self.eval(job, value);
                 if !v.is_finite() {
-                    let what = format!("an insert's value into `{}`", self.p.keys[s].name);
+                    let what = format!("an insert's value into `{}`", self.point.keys[s].name);
                     self.not_finite(job, &what, v);
                     return false;
                 }
@@ -429,7 +429,7 @@ impl Sim<'_> {
             KeyOp::Set => {
                 let v = self.eval(job, value);
                 if !v.is_finite() {
-                    let what = format!("a set's value into `{}`", self.p.keys[s].name);
+                    let what = format!("a set's value into `{}`", self.point.keys[s].name);
                     self.not_finite(job, &what, v);
                     return false;
                 }
@@ -443,14 +443,14 @@ impl Sim<'_> {
         };
         let total = self.keys[s].total();
         if !total.is_finite() {
-            let what = format!("the total of `{}` after this step", self.p.keys[s].name);
+            let what = format!("the total of `{}` after this step", self.point.keys[s].name);
             self.not_finite(job, &what, total);
             return false;
         }
         if let Some(u) = undo
-            && self.tx.job == Some(job)
+            && self.transaction.job == Some(job)
         {
-            self.tx.undo.push(Undo::Key(store, u));
+            self.transaction.undo.push(Undo::Key(store, u));
         }
         let nk = self.keys.len();
         self.tables.stored[job as usize * nk + s] = stored;
@@ -471,44 +471,44 @@ impl Sim<'_> {
         self.error.get_or_insert(format!(
             "actor {} of `{}` at {} ms: {what} is {x}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
             a.index,
-            self.p.groups[a.group as usize].name,
+            self.point.groups[a.group as usize].name,
             sim_core::ns_to_ms(self.now),
         ));
     }
 
     /// A transaction begins: its effects are undone if its actor crashes before its end.
     pub(crate) fn begin(&mut self, job: u32) {
-        if self.tx.job.is_some() {
+        if self.transaction.job.is_some() {
             self.error
                 .get_or_insert_with(|| "internal: a transaction inside a transaction".into());
         }
-        self.tx.job = Some(job);
-        self.tx.undo.clear();
-        self.tx.deferred.clear();
-        self.tx.numbers.clear();
+        self.transaction.job = Some(job);
+        self.transaction.undo.clear();
+        self.transaction.deferred.clear();
+        self.transaction.numbers.clear();
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
     pub(crate) fn commit(&mut self, q: &mut EventQueue<Ev>) {
-        let job = self.tx.job.take();
-        self.tx.undo.clear();
-        let deferred = std::mem::take(&mut self.tx.deferred);
-        let numbers = std::mem::take(&mut self.tx.numbers);
+        let job = self.transaction.job.take();
+        self.transaction.undo.clear();
+        let deferred = std::mem::take(&mut self.transaction.deferred);
+        let numbers = std::mem::take(&mut self.transaction.numbers);
         for d in &deferred {
             match *d {
                 Deferred::Put { queue, at } => {
-                    let w = 1 + self.p.queues[queue as usize].fields;
+                    let w = 1 + self.point.queues[queue as usize].fields;
                     let at = at as usize;
                     // Room was counted when the put ran.
                     self.put_now(queue, &numbers[at..at + w], q);
                 }
                 Deferred::Ack {
                     queue,
-                    msg,
+                    message,
                     receipt,
                 } => {
                     // Held when it ran, at this instant: it lands now, and is marked.
-                    if self.queues[queue as usize].ack(msg, receipt)
+                    if self.queues[queue as usize].ack(message, receipt)
                         && let Some(job) = job
                     {
                         self.mark(job, "acked", q.now());
@@ -527,24 +527,24 @@ impl Sim<'_> {
                 }
             }
         }
-        self.tx.deferred = deferred;
-        self.tx.deferred.clear();
-        self.tx.numbers = numbers;
+        self.transaction.deferred = deferred;
+        self.transaction.deferred.clear();
+        self.transaction.numbers = numbers;
     }
 
     /// `job` crashed: if inside a transaction, nothing of it lands.
     pub(crate) fn roll_back(&mut self, job: u32) {
-        if self.tx.job != Some(job) {
+        if self.transaction.job != Some(job) {
             return;
         }
-        self.tx.job = None;
-        while let Some(u) = self.tx.undo.pop() {
+        self.transaction.job = None;
+        while let Some(u) = self.transaction.undo.pop() {
             match u {
-                Undo::Reg(r, saved) => self.regs[r as usize] = saved,
+                Undo::Register(r, saved) => self.registers[r as usize] = saved,
                 Undo::Key(s, u) => self.keys[s as usize].restore(u),
             }
         }
-        self.tx.deferred.clear();
-        self.tx.numbers.clear();
+        self.transaction.deferred.clear();
+        self.transaction.numbers.clear();
     }
 }

@@ -61,7 +61,7 @@ impl<'p> Sim<'p> {
     fn copy_rows(&mut self, from: u32, to: u32, only_known: bool) {
         let (f, t) = (from as usize, to as usize);
         let t_ = &mut self.tables;
-        let n = self.regs.len();
+        let n = self.registers.len();
         for r in 0..n {
             let x = t_.reads[f * n + r];
             if !only_known || !x.is_nan() {
@@ -108,8 +108,8 @@ impl<'p> Sim<'p> {
             self.copy_rows(kid, parent, true);
         }
         self.tables.kids[pu * self.fan + usize::from(b) - 1] = NO_JOB;
-        self.free.push(kid);
-        let pt = self.p;
+        self.free_jobs.push(kid);
+        let pt = self.point;
         let p = &mut self.jobs[pu];
         p.running -= 1;
         if ok {
@@ -157,7 +157,7 @@ impl<'p> Sim<'p> {
     pub(super) fn started_service(&mut self, kid: u32, now: Nanos) {
         let parent = self.jobs[kid as usize].parent;
         let p = &self.jobs[parent as usize];
-        let pt = self.p;
+        let pt = self.point;
         let Some(Step::Fork {
             starts, tied: true, ..
         }) = pt.groups[p.group as usize].steps.get(p.step as usize)
@@ -239,7 +239,7 @@ impl<'p> Sim<'p> {
             false
         };
         if gone {
-            self.free.push(kid);
+            self.free_jobs.push(kid);
         }
     }
 }

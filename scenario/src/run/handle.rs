@@ -97,7 +97,7 @@ impl<'p> Sim<'p> {
                         steer.crash_now = false;
                         steer.crashed_anywhere += 1;
                         let g = self.jobs[job as usize].group as usize;
-                        let restart = self.p.groups[g]
+                        let restart = self.point.groups[g]
                             .crash_anywhere
                             .as_ref()
                             .and_then(|(_, r)| r.clone());
@@ -112,7 +112,7 @@ impl<'p> Sim<'p> {
             }
             Ev::Land { job } => match self.land(job, q) {
                 Flow::Next => {
-                    match self.p.tie {
+                    match self.point.tie {
                         // The actor goes on at once, in this event.
                         Tie::Fifo | Tie::ReadsFirst => {
                             self.jobs[job as usize].step += 1;
@@ -130,12 +130,12 @@ impl<'p> Sim<'p> {
             Ev::Retry { job } => {
                 self.polls.pending -= 1;
                 self.jobs[job as usize].polling = u16::MAX;
-                let p = self.p;
+                let p = self.point;
                 let j = &self.jobs[job as usize];
                 if j.cancelled || j.incarnation != self.actors[j.actor as usize].incarnation {
                     // Its actor crashed while it polled (or its branch was cancelled): it
                     // goes no further, and this was its one wake-up, so the job is free.
-                    self.free.push(job);
+                    self.free_jobs.push(job);
                     return;
                 }
                 if let Step::Acquire { lock, .. } =
@@ -153,8 +153,8 @@ impl<'p> Sim<'p> {
                 self.locks[l].unlock(now);
                 self.hand_over(l, now);
             }
-            Ev::Arrive { queue, msg } => {
-                self.queues[queue as usize].arrive(msg);
+            Ev::Arrive { queue, message } => {
+                self.queues[queue as usize].arrive(message);
                 self.feed(queue as usize, q);
             }
             Ev::Visible { queue } => {
@@ -194,7 +194,7 @@ impl<'p> Sim<'p> {
             j.serving = NO_SERVER;
             j.wait = j.wait.wrapping_add(1);
             j.deadline = NONE;
-            self.free.push(job);
+            self.free_jobs.push(job);
             return;
         }
         if j.waiting != u16::MAX {
@@ -257,13 +257,13 @@ impl<'p> Sim<'p> {
     #[inline(always)]
     pub(super) fn proceed(&mut self, job: u32, q: &mut EventQueue<Ev>) {
         let j = &self.jobs[job as usize];
-        let steps = &self.p.groups[j.group as usize].steps;
+        let steps = &self.point.groups[j.group as usize].steps;
         match steps.get(j.step as usize) {
             None if !self.closed[j.group as usize] => {
                 // An open loop's repetition is done: its job goes back to the pool.
                 let now = q.now();
                 self.completed_at(job, now);
-                self.free.push(job);
+                self.free_jobs.push(job);
             }
             Some(Step::Request {
                 server: Pick::One(server),
@@ -302,7 +302,7 @@ impl<'p> Sim<'p> {
             // Its actor crashed while this repetition waited (an open loop's repetitions
             // overlap): it dies with it, holding what it holds; or it is a branch cancelled
             // at its join. Its one wake-up is this, so the job is free again.
-            self.free.push(job);
+            self.free_jobs.push(job);
             return;
         }
         // Under an explorer: whether this job has already made a shared action in this
@@ -313,13 +313,13 @@ impl<'p> Sim<'p> {
         };
         loop {
             let j = job as usize;
-            let p = self.p;
+            let p = self.point;
             let steps = &p.groups[self.jobs[j].group as usize].steps;
             let flow = match steps.get(self.jobs[j].step as usize) {
                 None => self.end_now(job, Outcome::Completed, now),
                 Some(step) if self.steer.is_some() && step.is_shared() => {
                     // A transaction's steps run together, in the event of its start.
-                    if self.tx.job != Some(job) {
+                    if self.transaction.job != Some(job) {
                         if acted {
                             // It yields: the same step, in an event of its own at this
                             // instant.
@@ -351,7 +351,7 @@ impl<'p> Sim<'p> {
     fn step(&mut self, job: u32, step: &'p Step, now: Nanos, q: &mut EventQueue<Ev>) -> Flow {
         match step {
             Step::Read(r) => self.read_step(job, *r as usize, now, q),
-            Step::Write { reg, .. } => self.write_step(job, *reg, now, q),
+            Step::Write { register, .. } => self.write_step(job, *register, now, q),
             Step::Delay(d) => self.delay_step(job, d, "working", now, q),
             Step::Pause(d) => self.delay_step(job, d, "paused", now, q),
             Step::Acquire { lock, timeout } => self.acquire_step(job, lock, timeout, now, q),
@@ -400,7 +400,10 @@ impl<'p> Sim<'p> {
                 self.actors[a].stopped = true;
                 self.end_now(job, Outcome::Completed, now)
             }
-            Step::Branch { cond, otherwise } => self.branch_step(job, cond, *otherwise),
+            Step::Branch {
+                condition,
+                otherwise,
+            } => self.branch_step(job, condition, *otherwise),
             Step::Jump(to) => {
                 self.jobs[job as usize].step = *to;
                 Flow::Here

@@ -28,7 +28,7 @@ impl<'p> Sim<'p> {
         if token != 0 && self.locks[l].is_holder(token) && self.locks[l].mode() != LockMode::Lease {
             // It would wait for itself, for good: say so instead.
             let (who, group) = self.who_and_group(job);
-            let lock = &self.p.lock_names[l];
+            let lock = &self.point.lock_names[l];
             self.error.get_or_insert(format!(
                 "actor {who} of `{group}` acquires `{lock}` at {} ms, which it holds already (taken in an earlier repetition or attempt and never released): release it in the steps of the timeout that ended that attempt (`on_timeout = {{ steps = [{{ release = \"{lock}\" }}], … }}`), or before the repetition ends",
                 sim_core::ns_to_ms(now),
@@ -59,7 +59,7 @@ impl<'p> Sim<'p> {
             let (who, group) = self.who_and_group(job);
             self.error.get_or_insert(format!(
                 "actor {who} of `{group}` releases `{}` at {} ms, which it does not hold (not taken in this repetition, or its acquire timed out and went on): release only a lock the repetition took",
-                self.p.lock_names[l],
+                self.point.lock_names[l],
                 sim_core::ns_to_ms(now),
             ));
             return Flow::Wait;
@@ -85,7 +85,7 @@ impl<'p> Sim<'p> {
     /// The job's actor's index and its group's name, for a message.
     pub(super) fn who_and_group(&self, job: u32) -> (u32, &'p str) {
         let actor = &self.actors[self.jobs[job as usize].actor as usize];
-        (actor.index, &self.p.groups[actor.group as usize].name)
+        (actor.index, &self.point.groups[actor.group as usize].name)
     }
 
     /// One attempt on `lock`; true when taken.
@@ -117,7 +117,7 @@ impl<'p> Sim<'p> {
             self.span(job, "waiting", requested, Some(now));
             self.timed_out(job, q);
         } else {
-            q.schedule_in(self.p.locks[l].poll_ns, self.other, Ev::Retry { job });
+            q.schedule_in(self.point.locks[l].poll_ns, self.other, Ev::Retry { job });
             self.jobs[j].polling = l as u16;
             self.polls.pending += 1;
             // Jobs readied in this event (a queue lock handed over) still run: not stuck.

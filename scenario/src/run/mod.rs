@@ -33,7 +33,7 @@ pub(crate) fn failure(sim: &mut Sim<'_>, ran: Result<(), SimError>) -> Result<()
     let Some(e) = failed else {
         return Ok(());
     };
-    let p = sim.p;
+    let p = sim.point;
     let written = (sim.error_at).and_then(|(g, s)| p.groups.get(g as usize)?.paths.get(s as usize));
     Err(match written {
         Some(path) => ModelError::Param(ParamError::new(path, e)),

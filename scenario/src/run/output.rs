@@ -18,17 +18,17 @@ impl Sim<'_> {
             if let Some((arrivals, served, departures)) = st.unconserved() {
                 return Err(ModelError::Invariant(format!(
                     "conservation at seed {seed}: server `{}` had {arrivals} arrivals, served {served} and saw {departures} leave",
-                    self.p.servers[s].name
+                    self.point.servers[s].name
                 )));
             }
         }
         // Mutual exclusion, where the lock is meant to exclude: no lease, no operator unlock.
-        for (l, lp) in self.p.locks.iter().enumerate() {
+        for (l, lp) in self.point.locks.iter().enumerate() {
             let holders = self.locks[l].max_holders();
             if lp.mode != LockMode::Lease && lp.unlock_ns.is_empty() && holders > 1 {
                 return Err(ModelError::Invariant(format!(
                     "mutual exclusion at seed {seed}: {holders} actors held `{}` at once",
-                    self.p.lock_names[l]
+                    self.point.lock_names[l]
                 )));
             }
         }
@@ -44,7 +44,7 @@ impl Sim<'_> {
         ctx: &RunContext,
     ) -> RunOutput {
         let metrics = fill.iter().map(|m| self.cell(*m)).collect();
-        let p = self.p;
+        let p = self.point;
         let mut entities = Vec::new();
         if ctx.wants_entities() {
             // An actor's waits are totals, 0 when it never waited; empty only when its group
@@ -96,7 +96,7 @@ impl Sim<'_> {
         // A lock wait still on at the end (a deadlock), or a take no message came for, is
         // drawn on past it.
         if self.lanes.is_some() {
-            let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+            let free: std::collections::HashSet<u32> = self.free_jobs.iter().copied().collect();
             for job in 0..self.jobs.len() as u32 {
                 let j = &self.jobs[job as usize];
                 if (j.waiting != u16::MAX || j.taking != u16::MAX) && !free.contains(&job) {
@@ -142,10 +142,10 @@ impl Sim<'_> {
     fn cell(&mut self, m: Metric) -> Cell {
         let or_empty = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Float);
         match m {
-            Metric::RegValue(r) => Cell::Float(self.regs[r as usize].value()),
-            Metric::RegWrites(r) => Cell::Count(self.regs[r as usize].writes()),
-            Metric::RegLost(r) => Cell::Count(self.regs[r as usize].lost_updates()),
-            Metric::RegRejected(r) => Cell::Count(self.regs[r as usize].rejected_writes()),
+            Metric::RegValue(r) => Cell::Float(self.registers[r as usize].value()),
+            Metric::RegWrites(r) => Cell::Count(self.registers[r as usize].writes()),
+            Metric::RegLost(r) => Cell::Count(self.registers[r as usize].lost_updates()),
+            Metric::RegRejected(r) => Cell::Count(self.registers[r as usize].rejected_writes()),
             Metric::LockAcquisitions(l) => Cell::Count(self.locks[l as usize].acquisitions()),
             Metric::LockFailed(l) => Cell::Count(self.locks[l as usize].failed_attempts()),
             Metric::LockGaveUp(l) => Cell::Count(self.locks[l as usize].gave_up()),
@@ -200,7 +200,7 @@ impl Sim<'_> {
             Metric::ServerWithdrawn(s) => Cell::Count(self.servers[s as usize].cancelled().1),
             Metric::GroupTimeouts(g) => Cell::Count(self.groups[g as usize].timeouts),
             Metric::GroupRestarts(g) => Cell::Count(self.groups[g as usize].restarts),
-            Metric::GroupActors(g) => Cell::Count(u64::from(self.p.groups[g as usize].count)),
+            Metric::GroupActors(g) => Cell::Count(u64::from(self.point.groups[g as usize].count)),
             Metric::GroupStarted(g) => Cell::Count(self.groups[g as usize].started),
             Metric::GroupCompleted(g) => Cell::Count(self.groups[g as usize].completed),
             Metric::GroupGaveUp(g) => Cell::Count(self.groups[g as usize].gave_up),

@@ -54,7 +54,7 @@ impl Sim<'_> {
                 self.error.get_or_insert(format!(
                     "actor {} of `{}`: a `one_of` index is {x}, not a whole number from 0 to {}",
                     a.index,
-                    self.p.groups[a.group as usize].name,
+                    self.point.groups[a.group as usize].name,
                     items.len() - 1
                 ));
                 None
@@ -85,7 +85,7 @@ impl Sim<'_> {
         j.outcome = TIMED_OUT;
         j.deadline = NONE;
         let (a, g) = (j.actor as usize, j.group as usize);
-        let steps = &self.p.groups[g].steps;
+        let steps = &self.point.groups[g].steps;
         let handler = match &steps[j.step as usize] {
             Step::Acquire {
                 timeout: Some(t), ..
@@ -144,12 +144,12 @@ impl Sim<'_> {
             let actor = &self.actors[a];
             self.error.get_or_insert(format!(
                 "actor {} of `{}`: a retry's `jitter_ms` is {spread}: a jitter is a draw from a continuum, which an exploration cannot branch on (give `jitter_ms = 0` to explore)",
-                actor.index, self.p.groups[actor.group as usize].name,
+                actor.index, self.point.groups[actor.group as usize].name,
             ));
             return;
         }
         let drawn = if spread != 0.0 {
-            let rng = self.actors[a].jitter_rng as usize;
+            let rng = self.actors[a].jitter_stream as usize;
             unit(&mut self.streams[rng]) * spread
         } else {
             0.0
@@ -159,7 +159,7 @@ impl Sim<'_> {
             self.error.get_or_insert(format!(
                 "actor {} of `{}`: a retry's backoff and jitter come to {} ms, not a duration (attempt {})",
                 actor.index,
-                self.p.groups[actor.group as usize].name,
+                self.point.groups[actor.group as usize].name,
                 b + drawn,
                 j.attempt
             ));
@@ -191,7 +191,7 @@ impl Sim<'_> {
                     let actor = &self.actors[a];
                     self.error.get_or_insert(format!(
                         "actor {} of `{}`: an `if`'s `chance` comes to {p}, not a probability in [0, 1]",
-                        actor.index, self.p.groups[actor.group as usize].name,
+                        actor.index, self.point.groups[actor.group as usize].name,
                     ));
                     return false;
                 }
@@ -200,7 +200,7 @@ impl Sim<'_> {
                         self.group_streams[self.jobs[job as usize].group as usize][*s as usize]
                             as usize
                     }
-                    None => self.actors[a].chance_rng as usize,
+                    None => self.actors[a].chance_stream as usize,
                 };
                 self.decide(p, false, |sim| sim_core::chance(&mut sim.streams[rng], p))
             }
@@ -229,7 +229,7 @@ impl Sim<'_> {
                 return;
             }
         };
-        let (nr, nl) = (self.regs.len(), self.locks.len());
+        let (nr, nl) = (self.registers.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());
         let ju = job as usize;
         self.tables.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
@@ -247,13 +247,13 @@ impl Sim<'_> {
         if d > 0 {
             self.span(job, "down", now, Some(now + d));
         }
-        let group = &self.p.groups[g];
+        let group = &self.point.groups[g];
         let actor = &mut self.actors[a];
         if matches!(group.pace, Pace::Closed) && actor.started < group.repeat {
             actor.started += 1;
             self.groups[g].started += 1;
             let j = &mut self.jobs[ju];
-            j.rep += 1;
+            j.repetition += 1;
             j.step = u32::MAX;
             j.started = now + d;
             j.retries = 0;
@@ -261,7 +261,7 @@ impl Sim<'_> {
             j.outcome = 0;
             q.schedule_in(d, self.other, Ev::Resume { job });
         } else {
-            self.free.push(job);
+            self.free_jobs.push(job);
         }
     }
 }

@@ -36,7 +36,7 @@ impl<'p> Sim<'p> {
                     ));
                     return Flow::Wait;
                 }
-                (x as u64 % u64::from(self.p.servers[s].instances)) as u32
+                (x as u64 % u64::from(self.point.servers[s].instances)) as u32
             }
         };
         if let Some(t) = timeout {
@@ -113,7 +113,7 @@ impl<'p> Sim<'p> {
                 .get_or_insert_with(|| "internal: a departure from an idle server".into());
             return;
         };
-        let abandons = self.p.servers[s].abandons;
+        let abandons = self.point.servers[s].abandons;
         if let Some(next) = next {
             self.start_next(s, instance, next, now, q);
         }
@@ -222,7 +222,7 @@ impl<'p> Sim<'p> {
     ) {
         self.serve(s, k, next.tag, next.arrived, now, q);
         let waited = now - next.arrived;
-        let job = if self.p.servers[s].abandons {
+        let job = if self.point.servers[s].abandons {
             self.still_waiting(next.tag, s)
         } else {
             Some(next.tag)
@@ -250,7 +250,7 @@ impl<'p> Sim<'p> {
         let j = &mut self.jobs[job as usize];
         j.outcome = REFUSED;
         j.deadline = NONE;
-        let steps = &self.p.groups[j.group as usize].steps;
+        let steps = &self.point.groups[j.group as usize].steps;
         j.step = match &steps[j.step as usize] {
             Step::Request {
                 timeout: Some(t), ..
@@ -272,7 +272,7 @@ impl<'p> Sim<'p> {
     #[inline(always)]
     pub(super) fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) -> bool {
         let now = q.now();
-        let sp = &self.p.servers[s];
+        let sp = &self.point.servers[s];
         let tag = if sp.special {
             if sp.fail_fast && self.servers[s].is_down() {
                 self.refused(job, s, q);
@@ -330,7 +330,7 @@ impl<'p> Sim<'p> {
         now: Nanos,
         q: &mut EventQueue<Ev>,
     ) {
-        let job = if self.p.servers[s].abandons {
+        let job = if self.point.servers[s].abandons {
             self.slots[job as usize].started = now;
             self.still_waiting(job, s)
         } else {

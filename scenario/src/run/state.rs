@@ -71,7 +71,7 @@ pub(crate) enum Ev {
     /// A message put across a link arrives at its queue.
     Arrive {
         queue: u16,
-        msg: u32,
+        message: u32,
     },
     /// A queue's timer: the visibility of the first message it hides runs out.
     Visible {
@@ -112,7 +112,7 @@ pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
     pub group: u16,
-    pub rep: u64,
+    pub repetition: u64,
     pub step: u32,
     pub started: Nanos,
     pub step_started: Nanos,
@@ -185,11 +185,11 @@ pub(crate) struct Actor {
     pub elapsed_ms: f64,
     /// Its arrival and crash streams in `Sim::streams` (`NO_STREAM`: none): a stream is a few
     /// hundred bytes, so only actors that draw have one.
-    pub rng: u32,
-    pub crash_rng: u32,
+    pub arrival_stream: u32,
+    pub crash_stream: u32,
     /// Its jitter (`jitter/NAME-i`) and chance (`chance/NAME-i`) streams.
-    pub jitter_rng: u32,
-    pub chance_rng: u32,
+    pub jitter_stream: u32,
+    pub chance_stream: u32,
     /// Its waits that timed out.
     pub timeouts: u64,
     /// Times it crashed and restarted.
@@ -235,7 +235,7 @@ pub(crate) type Waiter = (u32, u32);
 /// event of a direct group touches first, so that they share the first cache lines.
 #[repr(C)]
 pub(crate) struct Sim<'p> {
-    pub p: &'p Point,
+    pub point: &'p Point,
     /// The instant of the event being handled (`now` in expressions).
     pub now: Nanos,
     pub actors: Vec<Actor>,
@@ -249,10 +249,10 @@ pub(crate) struct Sim<'p> {
     /// Whether entity rows are wanted (per-actor waits are kept only then).
     pub entities: bool,
     pub jobs: Vec<Job>,
-    pub free: Vec<u32>,
+    pub free_jobs: Vec<u32>,
     /// What each job knows of the resources, a row per job.
     pub tables: JobTables,
-    pub regs: Vec<Register>,
+    pub registers: Vec<Register>,
     pub locks: Vec<Lock<Waiter>>,
     pub links: Vec<Link>,
     pub last_end: Option<Nanos>,
@@ -281,7 +281,7 @@ pub(crate) struct Sim<'p> {
     pub queues: Vec<Queue>,
     pub keys: Vec<KeyStore>,
     /// The transaction under way, if any.
-    pub tx: Transaction,
+    pub transaction: Transaction,
     /// A message's numbers as a put computes them.
     pub scratch: Vec<f64>,
     /// Set when an explorer runs it: the choices it makes (`run::steer`).
@@ -293,7 +293,7 @@ pub(crate) struct Sim<'p> {
 }
 
 sim_core::clone_in_place!(Sim<'p> {
-    p, now, actors, servers, direct, groups, ready, error, other, entities, jobs, free, tables, regs, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, tx, scratch, steer, fan, calls
+    point, now, actors, servers, direct, groups, ready, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls
 });
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
@@ -368,27 +368,22 @@ sim_core::clone_in_place!(Transaction {
 /// What undoes one effect of a transaction.
 #[derive(Clone)]
 pub(crate) enum Undo {
-    Reg(u16, Register),
+    Register(u16, Register),
     Key(u16, KeyUndo),
 }
 
 /// What a transaction does when it ends.
 #[derive(Debug, Clone, Copy, Hash)]
 pub(crate) enum Deferred {
-    /// A put of the numbers at this offset of `tx_numbers`.
-    Put {
-        queue: u16,
-        at: u32,
-    },
+    /// A put of the numbers at this offset of `Transaction::numbers`.
+    Put { queue: u16, at: u32 },
     Ack {
         queue: u16,
-        msg: u32,
+        message: u32,
         receipt: u32,
     },
     /// A put a full queue refused.
-    Refused {
-        queue: u16,
-    },
+    Refused { queue: u16 },
     /// An ack too late (the message came back first): nothing lands, but it is drawn.
     Late,
 }
@@ -398,8 +393,8 @@ impl<'p> Sim<'p> {
     /// equal times a start runs before anything the run schedules, and starts run in actor
     /// order: their classes), then the operator unlocks.
     pub(crate) fn schedule_starts(&mut self, queue: &mut EventQueue<Ev>) {
-        for a in 0..self.p.actors {
-            let group = &self.p.groups[self.actors[a as usize].group as usize];
+        for a in 0..self.point.actors {
+            let group = &self.point.groups[self.actors[a as usize].group as usize];
             if group.count == 0 {
                 continue;
             }
@@ -407,14 +402,14 @@ impl<'p> Sim<'p> {
                 queue.schedule_at(at, 1 + a, Ev::Start { actor: a });
             }
         }
-        for (l, lock) in self.p.locks.iter().enumerate() {
+        for (l, lock) in self.point.locks.iter().enumerate() {
             for &at in &lock.unlock_ns {
                 queue.schedule_at(at, self.other, Ev::Unlock { lock: l as u16 });
             }
         }
         // A window's edges run first at their instants (class 0, scheduled first): a service
         // that ends as the server goes down has ended; one due as it comes up starts then.
-        for (s, server) in self.p.servers.iter().enumerate() {
+        for (s, server) in self.point.servers.iter().enumerate() {
             for &(from, to) in &server.down {
                 let server = s as u16;
                 queue.schedule_at(from, 0, Ev::Down { server });
@@ -428,7 +423,7 @@ impl<'p> Sim<'p> {
     #[inline(always)]
     pub(crate) fn next_start(&mut self, a: u32) -> Option<Nanos> {
         let actor = &mut self.actors[a as usize];
-        let group = &self.p.groups[actor.group as usize];
+        let group = &self.point.groups[actor.group as usize];
         if actor.started >= group.repeat || actor.crashed || actor.stopped {
             return None;
         }
@@ -445,7 +440,7 @@ impl<'p> Sim<'p> {
                     .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
             }
             Pace::Random(gaps) => {
-                let rng = &mut self.streams[actor.rng as usize];
+                let rng = &mut self.streams[actor.arrival_stream as usize];
                 actor.elapsed_ms += gaps.sample_ms(rng);
                 actor
                     .start
@@ -463,7 +458,7 @@ impl<'p> Sim<'p> {
         let job = Job {
             actor,
             group: a.group,
-            rep,
+            repetition: rep,
             step: 0,
             started: now,
             step_started: now,
@@ -495,9 +490,9 @@ impl<'p> Sim<'p> {
     /// A job for `job`, its rows of the tables blank: a free one, or a new one.
     #[inline(always)]
     pub(crate) fn alloc(&mut self, job: Job) -> u32 {
-        let (nr, nl) = (self.regs.len(), self.locks.len());
+        let (nr, nl) = (self.registers.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());
-        if let Some(j) = self.free.pop() {
+        if let Some(j) = self.free_jobs.pop() {
             let wait = self.jobs[j as usize].wait;
             self.jobs[j as usize] = Job {
                 wait: wait.wrapping_add(1),
@@ -566,7 +561,7 @@ impl<'p> Sim<'p> {
                     format!(
                         "actor {} of `{}`: a duration computed per actor {}",
                         a.index,
-                        self.p.groups[a.group as usize].name,
+                        self.point.groups[a.group as usize].name,
                         sim_core::bad_duration(ms)
                     )
                 })
@@ -581,7 +576,7 @@ impl<'p> Sim<'p> {
             Num::Lit(x) => *x,
             // Read straight off the run's state: no table of names built per number.
             Num::Expr(e, _) => e.eval(&|v| Some(self.var(job, v))).unwrap_or(f64::NAN),
-            _ => eval_run(num, &self.p.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN),
+            _ => eval_run(num, &self.point.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN),
         }
     }
 
@@ -592,13 +587,18 @@ impl<'p> Sim<'p> {
         let ju = job as usize;
         let j = &self.jobs[ju];
         match v {
-            Var::Param(p) => self.p.params.get(p as usize).copied().unwrap_or(f64::NAN),
+            Var::Param(p) => self
+                .point
+                .params
+                .get(p as usize)
+                .copied()
+                .unwrap_or(f64::NAN),
             Var::Index => f64::from(self.actors[j.actor as usize].index),
-            Var::Rep => j.rep as f64,
+            Var::Rep => j.repetition as f64,
             Var::Attempt => f64::from(j.attempt),
             Var::Now => sim_core::ns_to_ms(self.now),
             Var::Read => f64::NAN,
-            Var::Reg(r) => self.tables.reads[ju * self.regs.len() + r as usize],
+            Var::Reg(r) => self.tables.reads[ju * self.registers.len() + r as usize],
             Var::Msg(q, what) => {
                 let take = self.tables.taken[ju * self.queues.len() + q as usize];
                 self.queues[q as usize].number(take, what)
@@ -614,14 +614,14 @@ impl<'p> Sim<'p> {
     pub(crate) fn vars(&self, job: u32, read: f64) -> Vars<'_> {
         let j = &self.jobs[job as usize];
         let ju = job as usize;
-        let (nr, nq, nk) = (self.regs.len(), self.queues.len(), self.keys.len());
+        let (nr, nq, nk) = (self.registers.len(), self.queues.len(), self.keys.len());
         Vars {
-            i: self.actors[j.actor as usize].index,
-            k: j.rep,
+            index: self.actors[j.actor as usize].index,
+            repetition: j.repetition,
             attempt: j.attempt,
             now_ms: sim_core::ns_to_ms(self.now),
             read,
-            regs: &self.tables.reads[ju * nr..(ju + 1) * nr],
+            reads: &self.tables.reads[ju * nr..(ju + 1) * nr],
             taken: &self.tables.taken[ju * nq..(ju + 1) * nq],
             queues: &self.queues,
             stored: &self.tables.stored[ju * nk..(ju + 1) * nk],
@@ -670,7 +670,7 @@ impl<'p> Sim<'p> {
 /// One decision an event made: its probability, what was decided, whether it was a fault.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Draw {
-    pub p: f64,
+    pub probability: f64,
     pub taken: bool,
     pub fault: bool,
 }
@@ -744,7 +744,11 @@ impl Steer {
             .forced
             .checked_shr(self.drawn.len() as u32)
             .is_some_and(|bits| bits & 1 == 1);
-        self.drawn.push(Draw { p, taken, fault });
+        self.drawn.push(Draw {
+            probability: p,
+            taken,
+            fault,
+        });
         if taken && fault {
             self.faults += 1;
         }

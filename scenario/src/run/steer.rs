@@ -77,7 +77,7 @@ impl Sim<'_> {
         for j in &self.jobs {
             h.words(&job_words(j));
         }
-        self.free.hash(&mut h);
+        self.free_jobs.hash(&mut h);
         for x in (self.tables.reads.iter())
             .chain(&self.tables.stored)
             .chain(&self.tables.replies)
@@ -85,21 +85,21 @@ impl Sim<'_> {
             hash_f64(*x, &mut h);
         }
         (&self.tables.tokens, &self.tables.taken, &self.tables.kids).hash(&mut h);
-        (&self.regs, &self.locks, &self.queues, &self.keys).hash(&mut h);
+        (&self.registers, &self.locks, &self.queues, &self.keys).hash(&mut h);
         for l in &self.links {
             l.counts().hash(&mut h);
         }
         (self.last_end, &self.polls, &self.last_taker, &self.slots).hash(&mut h);
         (&self.free_slots, &self.error).hash(&mut h);
-        self.tx.job.hash(&mut h);
-        for u in &self.tx.undo {
+        self.transaction.job.hash(&mut h);
+        for u in &self.transaction.undo {
             match u {
-                Undo::Reg(r, reg) => (0u8, r, reg).hash(&mut h),
+                Undo::Register(r, register) => (0u8, r, register).hash(&mut h),
                 Undo::Key(k, undo) => (1u8, k, undo).hash(&mut h),
             }
         }
-        self.tx.deferred.hash(&mut h);
-        for x in &self.tx.numbers {
+        self.transaction.deferred.hash(&mut h);
+        for x in &self.transaction.numbers {
             hash_f64(*x, &mut h);
         }
         if let Some(s) = &self.steer {
@@ -148,10 +148,10 @@ fn actor_words(a: &Actor) -> [u64; 13] {
         crashed,
         stopped,
         elapsed_ms,
-        rng: _,
-        crash_rng: _,
-        jitter_rng: _,
-        chance_rng: _,
+        arrival_stream: _,
+        crash_stream: _,
+        jitter_stream: _,
+        chance_stream: _,
         timeouts,
         restarts,
         incarnation,
@@ -183,7 +183,7 @@ fn job_words(j: &Job) -> [u64; 12] {
     let Job {
         actor,
         group,
-        rep,
+        repetition,
         step,
         started,
         step_started,
@@ -224,7 +224,7 @@ fn job_words(j: &Job) -> [u64; 12] {
         winner,
     ]);
     [
-        rep,
+        repetition,
         started,
         step_started,
         retries,
@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(
             s.drawn[1],
             Draw {
-                p: 0.25,
+                probability: 0.25,
                 taken: false,
                 fault: false
             }

@@ -66,7 +66,7 @@ impl Sim<'_> {
                     let actor = &self.actors[a as usize];
                     format!(
                         "`{}`",
-                        self.p.groups[actor.group as usize].actor_name(actor.index)
+                        self.point.groups[actor.group as usize].actor_name(actor.index)
                     )
                 })
                 .collect();
@@ -75,7 +75,7 @@ impl Sim<'_> {
             }
             lines.push(format!(
                 "`{}` is held by {}, and polled by {}",
-                self.p.lock_names[l],
+                self.point.lock_names[l],
                 self.holder(l),
                 names.join(", ")
             ));
@@ -90,13 +90,16 @@ impl Sim<'_> {
     /// The job's actor by name ("`clients-2`").
     fn who(&self, job: u32) -> String {
         let a = &self.actors[self.jobs[job as usize].actor as usize];
-        format!("`{}`", self.p.groups[a.group as usize].actor_name(a.index))
+        format!(
+            "`{}`",
+            self.point.groups[a.group as usize].actor_name(a.index)
+        )
     }
 
     /// The jobs still waiting when no event is left (an explored execution that ends
     /// stuck, a deadlock): each with what it waits for, in job order.
     pub(crate) fn waiting_at_end(&self) -> Vec<(u32, Awaited)> {
-        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        let free: std::collections::HashSet<u32> = self.free_jobs.iter().copied().collect();
         let mut waiting = Vec::new();
         for (job, j) in self.jobs.iter().enumerate() {
             let job = job as u32;
@@ -127,7 +130,7 @@ impl Sim<'_> {
             None => self.last_taker[l].0,
         };
         let a = self.actors.get(actor as usize)?;
-        Some(self.p.groups[a.group as usize].actor_name(a.index))
+        Some(self.point.groups[a.group as usize].actor_name(a.index))
     }
 
     /// Who holds lock `l`'s record, and why it can never release it.
@@ -146,7 +149,7 @@ impl Sim<'_> {
             let Some(actor) = self.actors.get(a as usize) else {
                 return "an actor that can no longer release it".into();
             };
-            let name = self.p.groups[actor.group as usize].actor_name(actor.index);
+            let name = self.point.groups[actor.group as usize].actor_name(actor.index);
             return if actor.crashed {
                 format!("`{name}`, which crashed holding it")
             } else if actor.incarnation != incarnation {
@@ -160,18 +163,21 @@ impl Sim<'_> {
         let why = if actor.crashed || j.incarnation != actor.incarnation {
             "which crashed holding it".to_string()
         } else if j.polling != u16::MAX {
-            format!("which polls `{}`", self.p.lock_names[j.polling as usize])
+            format!(
+                "which polls `{}`",
+                self.point.lock_names[j.polling as usize]
+            )
         } else if j.waiting != u16::MAX {
             format!(
                 "which waits in `{}`'s queue",
-                self.p.lock_names[j.waiting as usize]
+                self.point.lock_names[j.waiting as usize]
             )
         } else if j.taking != u16::MAX {
             format!(
                 "which waits to take from `{}`, where nothing more can arrive",
-                self.p.queues[j.taking as usize].name
+                self.point.queues[j.taking as usize].name
             )
-        } else if self.free.contains(&(job as u32)) {
+        } else if self.free_jobs.contains(&(job as u32)) {
             "which ended without releasing it".to_string()
         } else {
             "which waits for good".to_string()
