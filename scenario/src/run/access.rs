@@ -17,7 +17,7 @@ impl<'p> Sim<'p> {
         job: u32,
         r: usize,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         let j = job as usize;
         let as_of_start = self.point.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
@@ -25,7 +25,7 @@ impl<'p> Sim<'p> {
         let d = self.point.registers[r].read_ns;
         if d > 0 {
             self.span(job, "reading", now, Some(now + d));
-            q.schedule_in(d, self.other, Ev::Resume { job });
+            events.schedule_in(d, self.other, Ev::Resume { job });
             return Flow::Wait;
         }
         Flow::Next
@@ -38,7 +38,7 @@ impl<'p> Sim<'p> {
         job: u32,
         reg: u16,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         let r = reg as usize;
         let d = self.point.registers[r].write_ns;
@@ -50,10 +50,10 @@ impl<'p> Sim<'p> {
         if d > 0 {
             self.span(job, "writing", now, Some(now + d));
             let class = self.landing_class(job);
-            q.schedule_in(d, class, Ev::Land { job });
+            events.schedule_in(d, class, Ev::Land { job });
             return Flow::Wait;
         }
-        self.land(job, q)
+        self.land(job, events)
     }
 
     /// A delay or a pause (drawn as `kind`). It always yields, even of 0 ms: the actor goes
@@ -66,14 +66,14 @@ impl<'p> Sim<'p> {
         d: &Dur,
         kind: &'static str,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         match self.dur(d, job) {
             Ok(d) => {
                 if d > 0 {
                     self.span(job, kind, now, Some(now + d));
                 }
-                q.schedule_in(d, self.other, Ev::Resume { job });
+                events.schedule_in(d, self.other, Ev::Resume { job });
             }
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -111,8 +111,8 @@ impl<'p> Sim<'p> {
     /// Lands the job's write: whether the job goes on past it, goes on at once from the
     /// step it was moved to (a compare-and-set conflict gave up, and its closed loop starts
     /// the next repetition in this event), or waits.
-    pub(super) fn land(&mut self, job: u32, q: &mut EventQueue<Ev>) -> Flow {
-        let now = q.now();
+    pub(super) fn land(&mut self, job: u32, events: &mut EventQueue<Ev>) -> Flow {
+        let now = events.now();
         let j = job as usize;
         let a = self.jobs[j].actor as usize;
         let p = self.point;
@@ -153,7 +153,7 @@ impl<'p> Sim<'p> {
             }
             Landing::Conflict => {
                 self.actors[a].rejected += 1;
-                if self.conflict(job, *max_retries, q) {
+                if self.conflict(job, *max_retries, events) {
                     Flow::Here
                 } else {
                     Flow::Wait
@@ -165,8 +165,13 @@ impl<'p> Sim<'p> {
     /// A compare-and-set write was rejected: the repetition starts again from its first
     /// step, as a new event, or gives up after `max_retries` rejections. True when the job
     /// goes on at once, in this event, with its next repetition (its caller runs it).
-    pub(super) fn conflict(&mut self, job: u32, max_retries: u64, q: &mut EventQueue<Ev>) -> bool {
-        let now = q.now();
+    pub(super) fn conflict(
+        &mut self,
+        job: u32,
+        max_retries: u64,
+        events: &mut EventQueue<Ev>,
+    ) -> bool {
+        let now = events.now();
         let j = job as usize;
         let jb = &mut self.jobs[j];
         jb.retries += 1;
@@ -178,7 +183,7 @@ impl<'p> Sim<'p> {
                     Tie::Fifo | Tie::ReadsFirst => return true,
                     Tie::WritesFirst | Tie::ProgramOrder => {
                         self.jobs[j].step = u32::MAX;
-                        q.schedule_in(0, self.other, Ev::Resume { job });
+                        events.schedule_in(0, self.other, Ev::Resume { job });
                     }
                 }
             }
@@ -189,7 +194,7 @@ impl<'p> Sim<'p> {
             self.groups[g].retries += 1;
             // The same repetition again, from its first step, as a new event.
             self.jobs[j].step = u32::MAX;
-            q.schedule_in(0, self.other, Ev::Resume { job });
+            events.schedule_in(0, self.other, Ev::Resume { job });
         }
         false
     }

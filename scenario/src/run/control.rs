@@ -15,7 +15,7 @@ impl<'p> Sim<'p> {
         rule: &CrashRule,
         restart: &Option<Dur>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         let p = self.point;
         let a = self.jobs[job as usize].actor as usize;
@@ -60,7 +60,7 @@ impl<'p> Sim<'p> {
         let more = actor.started < p.groups[group].repeat;
         match restart {
             // A restart only when the actor has a repetition left to run.
-            Some(d) if more => self.restart(job, d, q),
+            Some(d) if more => self.restart(job, d, events),
             _ => {
                 // Down for good: its row ends here (not the makespan).
                 self.actors[a].crashed = true;
@@ -93,7 +93,7 @@ impl<'p> Sim<'p> {
         job: u32,
         then: &Then,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         match then {
             Then::GoOn(to) => {
@@ -105,7 +105,7 @@ impl<'p> Sim<'p> {
                 backoff,
                 jitter,
             } if self.jobs[job as usize].attempt < *max_attempts => {
-                self.retry(job, backoff, jitter, q);
+                self.retry(job, backoff, jitter, events);
                 Flow::Wait
             }
             _ => self.end_now(job, Outcome::GaveUp, now),

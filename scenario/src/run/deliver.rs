@@ -25,7 +25,7 @@ impl Sim<'_> {
         queue: u16,
         value: &Num,
         fields: &[Num],
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> bool {
         let mut numbers = std::mem::take(&mut self.scratch);
         numbers.clear();
@@ -65,10 +65,10 @@ impl Sim<'_> {
                 self.transaction.deferred.push(Deferred::Put { queue, at });
                 PUT
             }
-        } else if self.put_now(queue, &numbers, q) {
+        } else if self.put_now(queue, &numbers, events) {
             PUT
         } else {
-            self.mark(job, "full", q.now());
+            self.mark(job, "full", events.now());
             FULL
         };
         self.scratch = numbers;
@@ -86,12 +86,12 @@ impl Sim<'_> {
         value: &Num,
         fields: &[Num],
         timeout: &Option<Timeout>,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let now = q.now();
+        let now = events.now();
         let qu = queue as usize;
         let made = self.queues[qu].made();
-        if !self.put_step(job, queue, value, fields, q) {
+        if !self.put_step(job, queue, value, fields, events) {
             return Flow::Wait;
         }
         if self.jobs[job as usize].outcome == FULL {
@@ -115,7 +115,7 @@ impl Sim<'_> {
             self.queues[qu].set_caller(m as u32, caller);
         }
         if deadline != NONE {
-            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+            events.schedule_at(deadline, self.other, Ev::Timeout { job });
         }
         Flow::Wait
     }
@@ -129,9 +129,9 @@ impl Sim<'_> {
         job: u32,
         queue: u16,
         value: &Num,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> bool {
-        let now = q.now();
+        let now = events.now();
         let qu = queue as usize;
         let take = self.tables.taken[job as usize * self.queues.len() + qu];
         let Some((caller, wait)) = (take.message != NO_MESSAGE)
@@ -179,7 +179,7 @@ impl Sim<'_> {
         self.tables.replies[caller as usize] = v;
         self.span(caller, "waiting", from, Some(now + d));
         if d > 0 {
-            q.schedule_in(d, self.other, Ev::Resume { job: caller });
+            events.schedule_in(d, self.other, Ev::Resume { job: caller });
         } else {
             self.ready.push_back(caller);
         }
@@ -187,7 +187,7 @@ impl Sim<'_> {
     }
 
     /// Puts a message with these numbers on `queue` now; false when it is full.
-    fn put_now(&mut self, queue: u16, numbers: &[f64], q: &mut EventQueue<Ev>) -> bool {
+    fn put_now(&mut self, queue: u16, numbers: &[f64], events: &mut EventQueue<Ev>) -> bool {
         let qu = queue as usize;
         if self.queues[qu].full(0) {
             self.queues[qu].refused += 1;
@@ -207,11 +207,11 @@ impl Sim<'_> {
         match self.point.queues[qu].link {
             None => {
                 self.queues[qu].arrive(m);
-                self.feed(qu, q);
+                self.feed(qu, events);
             }
             Some(k) => {
                 let k = k as usize;
-                self.cross(qu, k, m, q);
+                self.cross(qu, k, m, events);
                 // A copy is a put of its own: a full queue refuses it (and counts it), so a
                 // capacity holds copies included. Drawn whether or not there is room.
                 let dup = self.links[k].chances().1;
@@ -227,7 +227,7 @@ impl Sim<'_> {
                     let id = self.queues[qu].id(m);
                     let m2 = self.queues[qu].put(&copy[..width], Some(id));
                     self.queues[qu].duplicated += 1;
-                    self.cross(qu, k, m2, q);
+                    self.cross(qu, k, m2, events);
                 }
             }
         }
@@ -235,12 +235,12 @@ impl Sim<'_> {
     }
 
     /// Message `m` of queue `qu` crosses link `k`: it arrives after the crossing, or is lost.
-    fn cross(&mut self, qu: usize, k: usize, m: u32, q: &mut EventQueue<Ev>) {
+    fn cross(&mut self, qu: usize, k: usize, m: u32, events: &mut EventQueue<Ev>) {
         let (d, lost) = self.cross_link(k);
         if lost {
             self.queues[qu].lose(m);
         } else {
-            q.schedule_in(
+            events.schedule_in(
                 d,
                 self.other,
                 Ev::Arrive {
@@ -252,8 +252,8 @@ impl Sim<'_> {
     }
 
     /// A message arrived at queue `qu`, or came back: it goes to the longest waiting taker.
-    pub(crate) fn feed(&mut self, qu: usize, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(crate) fn feed(&mut self, qu: usize, events: &mut EventQueue<Ev>) {
+        let now = events.now();
         while self.queues[qu].has_visible() {
             let Some((job, wait)) = self.queues[qu].waiters.pop_front() else {
                 return;
@@ -271,14 +271,14 @@ impl Sim<'_> {
             if now > from {
                 self.span(job, "waiting", from, Some(now));
             }
-            self.take_now(job, qu, q);
+            self.take_now(job, qu, events);
             self.ready.push_back(job);
         }
     }
 
     /// `job` takes the first visible message of queue `qu` (there is one).
-    fn take_now(&mut self, job: u32, qu: usize, q: &mut EventQueue<Ev>) {
-        let Some((msg, deliveries, back)) = self.queues[qu].take(q.now()) else {
+    fn take_now(&mut self, job: u32, qu: usize, events: &mut EventQueue<Ev>) {
+        let Some((msg, deliveries, back)) = self.queues[qu].take(events.now()) else {
             return;
         };
         let nq = self.queues.len();
@@ -288,9 +288,9 @@ impl Sim<'_> {
             held: true,
         };
         self.jobs[job as usize].outcome = TAKEN;
-        self.mark(job, "taken", q.now());
+        self.mark(job, "taken", events.now());
         if let Some(at) = back {
-            q.schedule_at(at, self.other, Ev::Visible { queue: qu as u16 });
+            events.schedule_at(at, self.other, Ev::Visible { queue: qu as u16 });
         }
     }
 
@@ -300,9 +300,9 @@ impl Sim<'_> {
         job: u32,
         queue: u16,
         timeout: &Option<Timeout>,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> bool {
-        let now = q.now();
+        let now = events.now();
         let qu = queue as usize;
         self.jobs[job as usize].step_started = now;
         // Until it gets a message, the take has none: its names are unset (NaN), not the
@@ -319,7 +319,7 @@ impl Sim<'_> {
             self.queues[qu].waiters.pop_front();
         }
         if self.queues[qu].has_visible() && self.queues[qu].waiters.is_empty() {
-            self.take_now(job, qu, q);
+            self.take_now(job, qu, events);
             return true;
         }
         let deadline = match timeout {
@@ -336,7 +336,7 @@ impl Sim<'_> {
         let wait = jb.wait;
         self.queues[qu].waiters.push_back((job, wait));
         if deadline != NONE {
-            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+            events.schedule_at(deadline, self.other, Ev::Timeout { job });
         }
         false
     }
@@ -489,7 +489,7 @@ impl Sim<'_> {
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
-    pub(crate) fn commit(&mut self, q: &mut EventQueue<Ev>) {
+    pub(crate) fn commit(&mut self, events: &mut EventQueue<Ev>) {
         let job = self.transaction.job.take();
         self.transaction.undo.clear();
         let deferred = std::mem::take(&mut self.transaction.deferred);
@@ -500,7 +500,7 @@ impl Sim<'_> {
                     let w = 1 + self.point.queues[queue as usize].fields;
                     let at = at as usize;
                     // Room was counted when the put ran.
-                    self.put_now(queue, &numbers[at..at + w], q);
+                    self.put_now(queue, &numbers[at..at + w], events);
                 }
                 Deferred::Ack {
                     queue,
@@ -511,18 +511,18 @@ impl Sim<'_> {
                     if self.queues[queue as usize].ack(message, receipt)
                         && let Some(job) = job
                     {
-                        self.mark(job, "acked", q.now());
+                        self.mark(job, "acked", events.now());
                     }
                 }
                 Deferred::Refused { queue } => {
                     self.queues[queue as usize].refused += 1;
                     if let Some(job) = job {
-                        self.mark(job, "full", q.now());
+                        self.mark(job, "full", events.now());
                     }
                 }
                 Deferred::Late => {
                     if let Some(job) = job {
-                        self.mark(job, "expired", q.now());
+                        self.mark(job, "expired", events.now());
                     }
                 }
             }

@@ -18,7 +18,7 @@ impl<'p> Sim<'p> {
         lock: &Pick,
         timeout: &Option<Timeout>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         let j = job as usize;
         let Some(l) = self.pick(job, lock, self.locks.len()) else {
@@ -44,7 +44,7 @@ impl<'p> Sim<'p> {
             None => NONE,
         };
         self.jobs[j].deadline = deadline;
-        Flow::next_if(self.attempt(job, l, q))
+        Flow::next_if(self.attempt(job, l, events))
     }
 
     /// A release of a lock the repetition holds.
@@ -89,8 +89,8 @@ impl<'p> Sim<'p> {
     }
 
     /// One attempt on `lock`; true when taken.
-    pub(super) fn attempt(&mut self, job: u32, l: usize, q: &mut EventQueue<Ev>) -> bool {
-        let now = q.now();
+    pub(super) fn attempt(&mut self, job: u32, l: usize, events: &mut EventQueue<Ev>) -> bool {
+        let now = events.now();
         if self.locks[l].is_free(now) {
             self.acquire(job, l, now);
             return true;
@@ -105,7 +105,7 @@ impl<'p> Sim<'p> {
             jb.waiting = l as u16;
             self.locks[l].enqueue((job, jb.wait));
             if deadline != NONE {
-                q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Ev::Timeout { job });
             }
             return false;
         }
@@ -115,13 +115,13 @@ impl<'p> Sim<'p> {
         if deadline != NONE && now > deadline {
             self.gave_up_wait(job, l, now - requested);
             self.span(job, "waiting", requested, Some(now));
-            self.timed_out(job, q);
+            self.timed_out(job, events);
         } else {
-            q.schedule_in(self.point.locks[l].poll_ns, self.other, Ev::Retry { job });
+            events.schedule_in(self.point.locks[l].poll_ns, self.other, Ev::Retry { job });
             self.jobs[j].polling = l as u16;
             self.polls.pending += 1;
             // Jobs readied in this event (a queue lock handed over) still run: not stuck.
-            if q.len() == self.polls.pending
+            if events.len() == self.polls.pending
                 && self.ready.is_empty()
                 && now >= self.polls.unstuck_until
             {

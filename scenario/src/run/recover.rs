@@ -79,8 +79,8 @@ impl Sim<'_> {
 
     /// `job`'s wait at its current step timed out: its outcome says so, and it goes on with
     /// the timeout's steps.
-    pub(crate) fn timed_out(&mut self, job: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(crate) fn timed_out(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+        let now = events.now();
         let j = &mut self.jobs[job as usize];
         j.outcome = TIMED_OUT;
         j.deadline = NONE;
@@ -129,13 +129,19 @@ impl Sim<'_> {
         if !gives_up {
             self.mark(job, "timeout", now);
         }
-        self.go(job, q);
+        self.go(job, events);
     }
 
     /// The repetition starts again from its first step, after a backoff and a jitter drawn
     /// from the actor's stream `jitter/NAME-i`.
-    pub(crate) fn retry(&mut self, job: u32, backoff: &Num, jitter: &Num, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(crate) fn retry(
+        &mut self,
+        job: u32,
+        backoff: &Num,
+        jitter: &Num,
+        events: &mut EventQueue<Ev>,
+    ) {
+        let now = events.now();
         let b = self.eval(job, backoff);
         let spread = self.eval(job, jitter);
         let j = &self.jobs[job as usize];
@@ -175,7 +181,7 @@ impl Sim<'_> {
             self.span(job, "backoff", now, Some(now + wait));
         }
         self.mark(job, "retry", now + wait);
-        q.schedule_in(wait, self.other, Ev::Resume { job });
+        events.schedule_in(wait, self.other, Ev::Resume { job });
     }
 
     /// Whether an `if`'s condition holds for `job` now.
@@ -220,8 +226,8 @@ impl Sim<'_> {
     /// The actor crashed and restarts after `d`: it forgets what it read and the locks it
     /// held (they stay taken, by its old self), its repetition is lost, and its next one
     /// starts at the restart (a closed loop; an open loop's starts come on schedule).
-    pub(crate) fn restart(&mut self, job: u32, d: &Dur, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(crate) fn restart(&mut self, job: u32, d: &Dur, events: &mut EventQueue<Ev>) {
+        let now = events.now();
         let d = match self.dur(d, job) {
             Ok(d) => d,
             Err(e) => {
@@ -259,7 +265,7 @@ impl Sim<'_> {
             j.retries = 0;
             j.attempt = 1;
             j.outcome = 0;
-            q.schedule_in(d, self.other, Ev::Resume { job });
+            events.schedule_in(d, self.other, Ev::Resume { job });
         } else {
             self.free_jobs.push(job);
         }

@@ -19,7 +19,7 @@ impl<'p> Sim<'p> {
         instance: &Inst,
         timeout: &Option<Timeout>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         let j = job as usize;
         let Some(s) = self.pick(job, server, self.servers.len()) else {
@@ -46,10 +46,10 @@ impl<'p> Sim<'p> {
             };
             self.jobs[j].deadline = deadline;
             if deadline != NONE {
-                q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Ev::Timeout { job });
             }
         }
-        if self.request(job, s, k, q) {
+        if self.request(job, s, k, events) {
             // Refused at once: its step is set, and it goes on here.
             return Flow::Here;
         }
@@ -64,7 +64,7 @@ impl<'p> Sim<'p> {
         link: &Pick,
         timeout: &Option<Timeout>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         let j = job as usize;
         let Some(k) = self.pick(job, link, self.links.len()) else {
@@ -86,7 +86,7 @@ impl<'p> Sim<'p> {
             jb.deadline = deadline;
             if deadline != NONE {
                 self.span(job, "crossing", now, Some(deadline));
-                q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Ev::Timeout { job });
             } else {
                 self.span(job, "crossing", now, None);
             }
@@ -98,7 +98,7 @@ impl<'p> Sim<'p> {
         self.jobs[j].outcome = DELIVERED;
         if d > 0 {
             self.span(job, "crossing", now, Some(now + d));
-            q.schedule_in(d, 1 + self.jobs[j].actor, Ev::Resume { job });
+            events.schedule_in(d, 1 + self.jobs[j].actor, Ev::Resume { job });
             return Flow::Wait;
         }
         Flow::Next
@@ -106,8 +106,8 @@ impl<'p> Sim<'p> {
 
     /// A service completes: the next request starts, the served one goes on.
     #[inline(never)]
-    pub(super) fn depart(&mut self, s: usize, instance: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(super) fn depart(&mut self, s: usize, instance: u32, events: &mut EventQueue<Ev>) {
+        let now = events.now();
         let Some((done, next)) = self.servers[s].depart(instance, now) else {
             self.error
                 .get_or_insert_with(|| "internal: a departure from an idle server".into());
@@ -115,7 +115,7 @@ impl<'p> Sim<'p> {
         };
         let abandons = self.point.servers[s].abandons;
         if let Some(next) = next {
-            self.start_next(s, instance, next, now, q);
+            self.start_next(s, instance, next, now, events);
         }
         let job = if abandons {
             let slot = self.slots[done.tag as usize];
@@ -151,14 +151,20 @@ impl<'p> Sim<'p> {
         // Its timeout is no more: a timer still due for it finds nothing to end.
         j.deadline = NONE;
         j.step += 1;
-        self.proceed(job, q);
+        self.proceed(job, events);
     }
 
     /// A start of a direct group's actor (see `Sim::direct`): its request arrives, tagged
     /// with the actor itself, with no job, and its next start is scheduled.
     #[inline(always)]
-    pub(super) fn start_direct(&mut self, actor: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(super) fn start_direct(
+        &mut self,
+        actor: u32,
+        s: usize,
+        k: u32,
+        events: &mut EventQueue<Ev>,
+    ) {
+        let now = events.now();
         // Its group's counts and the run's last end are added up after the run
         // (`Sim::settle_direct`): one count per request, not three.
         self.actors[actor as usize].started += 1;
@@ -166,10 +172,10 @@ impl<'p> Sim<'p> {
         // place at the top of the heap, and one that is soon sinks less far than the next
         // start. The two differ in class, so their order changes no tie.
         if self.servers[s].arrive(k, actor, now) {
-            self.serve_direct(s, k, now, now, q);
+            self.serve_direct(s, k, now, now, events);
         }
         if let Some(at) = self.next_start(actor) {
-            q.schedule_at(at, 1 + actor, Ev::Start { actor });
+            events.schedule_at(at, 1 + actor, Ev::Start { actor });
         }
     }
 
@@ -181,16 +187,16 @@ impl<'p> Sim<'p> {
         s: usize,
         k: u32,
         g: usize,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Result<(), SimError> {
-        let now = q.now();
+        let now = events.now();
         let Some((done, next)) = self.servers[s].depart(k, now) else {
             return Err(SimError::Model(
                 "internal: a departure from an idle server".into(),
             ));
         };
         if let Some(next) = next {
-            self.serve_direct(s, k, next.arrived, now, q);
+            self.serve_direct(s, k, next.arrived, now, events);
             if self.entities {
                 let actor = &mut self.actors[next.tag as usize];
                 actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - next.arrived));
@@ -218,9 +224,9 @@ impl<'p> Sim<'p> {
         k: u32,
         next: Waiting,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) {
-        self.serve(s, k, next.tag, next.arrived, now, q);
+        self.serve(s, k, next.tag, next.arrived, now, events);
         let waited = now - next.arrived;
         let job = if self.point.servers[s].abandons {
             self.still_waiting(next.tag, s)
@@ -244,9 +250,9 @@ impl<'p> Sim<'p> {
     /// caller goes on from there in its own loop: a closed loop refused every repetition
     /// runs them by iteration, never by recursion (10^6 refusals at one instant are 10^6
     /// turns of `steps_of`'s loop, not 10^6 frames).
-    pub(super) fn refused(&mut self, job: u32, s: usize, q: &mut EventQueue<Ev>) {
+    pub(super) fn refused(&mut self, job: u32, s: usize, events: &mut EventQueue<Ev>) {
         self.servers[s].refuse();
-        self.mark(job, "refused", q.now());
+        self.mark(job, "refused", events.now());
         let j = &mut self.jobs[job as usize];
         j.outcome = REFUSED;
         j.deadline = NONE;
@@ -270,12 +276,18 @@ impl<'p> Sim<'p> {
     /// when the job goes on at once from the step it was moved to (refused by a server
     /// that is down and fails fast): its caller runs it.
     #[inline(always)]
-    pub(super) fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) -> bool {
-        let now = q.now();
+    pub(super) fn request(
+        &mut self,
+        job: u32,
+        s: usize,
+        k: u32,
+        events: &mut EventQueue<Ev>,
+    ) -> bool {
+        let now = events.now();
         let sp = &self.point.servers[s];
         let tag = if sp.special {
             if sp.fail_fast && self.servers[s].is_down() {
-                self.refused(job, s, q);
+                self.refused(job, s, events);
                 return true;
             }
             if sp.abandons {
@@ -287,7 +299,7 @@ impl<'p> Sim<'p> {
             job
         };
         if self.servers[s].arrive(k, tag, now) {
-            self.serve(s, k, tag, now, now, q);
+            self.serve(s, k, tag, now, now, events);
         }
         false
     }
@@ -328,7 +340,7 @@ impl<'p> Sim<'p> {
         job: u32,
         arrived: Nanos,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) {
         let job = if self.point.servers[s].abandons {
             self.slots[job as usize].started = now;
@@ -355,7 +367,7 @@ impl<'p> Sim<'p> {
                 self.started_service(job, now);
             }
         }
-        self.serve_direct(s, k, arrived, now, q);
+        self.serve_direct(s, k, arrived, now, events);
     }
 
     /// Starts serving a request at instance `k` of server `s`: its service drawn and its
@@ -367,10 +379,10 @@ impl<'p> Sim<'p> {
         k: u32,
         arrived: Nanos,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) {
         let service = self.servers[s].start(k, arrived, now);
-        q.schedule_in(
+        events.schedule_in(
             service,
             0,
             Ev::Depart {

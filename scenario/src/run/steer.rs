@@ -44,30 +44,36 @@ impl Sim<'_> {
     /// reports, the pending events included (by time, class and what they are: not by
     /// their insertion numbers, which differ between orders that reach the same state).
     /// The timeline and the random streams are left out: an explored run draws neither.
-    pub(crate) fn fingerprint(&self, q: &EventQueue<Ev>) -> u64 {
+    pub(crate) fn fingerprint(&self, events: &EventQueue<Ev>) -> u64 {
         // Every part written as bytes into one buffer, hashed once: xxh3 over a whole
         // buffer runs several times faster than fed a few bytes at a time.
         BUFFER.with_borrow_mut(|(bytes, pending)| {
             bytes.clear();
             let mut h = Bytes(bytes);
-            self.write_state(q, pending, &mut h);
+            self.write_state(events, pending, &mut h);
             xxhash_rust::xxh3::xxh3_64(h.0)
         })
     }
 
     /// Everything [`Sim::fingerprint`] covers, written into `h` (`pending`: a list to sort
     /// the pending events in, kept between calls).
-    fn write_state(&self, q: &EventQueue<Ev>, pending: &mut Vec<Pending>, mut h: &mut Bytes<'_>) {
-        q.now().hash(&mut h);
+    fn write_state(
+        &self,
+        events: &EventQueue<Ev>,
+        pending: &mut Vec<Pending>,
+        mut h: &mut Bytes<'_>,
+    ) {
+        events.now().hash(&mut h);
         pending.clear();
         pending.extend(
-            q.pending()
+            events
+                .pending()
                 .map(|(t, d)| (t, self.owner(d.event), d.seq, d.event)),
         );
         // An owner's own events keep their order; different owners' are free.
         pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
-        for (t, owner, _, ev) in pending.iter() {
-            (t, owner, ev).hash(&mut h);
+        for (t, owner, _, event) in pending.iter() {
+            (t, owner, event).hash(&mut h);
         }
         for a in &self.actors {
             h.words(&actor_words(a));
@@ -110,11 +116,11 @@ impl Sim<'_> {
     /// Who an event belongs to: an actor (its starts and its jobs' events), a server, a
     /// lock or a queue. An owner's events at one instant run in the order the run gives
     /// them; an explorer orders different owners' every way.
-    pub(crate) fn owner(&self, ev: Ev) -> u32 {
+    pub(crate) fn owner(&self, event: Ev) -> u32 {
         let actors = self.actors.len() as u32;
         let servers = actors + self.servers.len() as u32;
         let locks = servers + self.locks.len() as u32;
-        match ev {
+        match event {
             Ev::Start { actor } => actor,
             Ev::Resume { job } | Ev::Land { job } | Ev::Retry { job } | Ev::Timeout { job } => {
                 self.jobs[job as usize].actor
