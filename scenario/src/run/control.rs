@@ -121,7 +121,7 @@ impl<'p> Sim<'p> {
             self.branch_end(job, outcome == Outcome::Completed, now);
             return Flow::Wait;
         }
-        if self.end_rep(job, outcome, now) {
+        if self.end_repetition(job, outcome, now) {
             Flow::Here
         } else {
             Flow::Wait
@@ -149,7 +149,7 @@ impl<'p> Sim<'p> {
 
     /// Ends the job's repetition; true when the same job goes on with the next one (a closed
     /// loop), from step 0.
-    pub(crate) fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
+    pub(crate) fn end_repetition(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
         let j = &self.jobs[job as usize];
         let (a, g) = (j.actor as usize, j.group as usize);
         match outcome {

@@ -67,7 +67,7 @@ impl Sim<'_> {
     pub(crate) fn deadline(&mut self, job: u32, t: &Timeout, now: Nanos) -> Option<Nanos> {
         match &t.after {
             None => Some(NONE),
-            Some(d) => match self.dur(d, job) {
+            Some(d) => match self.duration(d, job) {
                 Ok(d) => Some(now.saturating_add(d)),
                 Err(e) => {
                     self.error.get_or_insert(e);
@@ -228,7 +228,7 @@ impl Sim<'_> {
     /// starts at the restart (a closed loop; an open loop's starts come on schedule).
     pub(crate) fn restart(&mut self, job: u32, d: &Dur, events: &mut EventQueue<Ev>) {
         let now = events.now();
-        let d = match self.dur(d, job) {
+        let d = match self.duration(d, job) {
             Ok(d) => d,
             Err(e) => {
                 self.error.get_or_insert(e);

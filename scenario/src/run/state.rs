@@ -551,7 +551,7 @@ impl<'p> Sim<'p> {
         }
     }
 
-    pub(crate) fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
+    pub(crate) fn duration(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
         match d {
             Dur::Fixed(ns) => Ok(*ns),
             Dur::Actor(num) => {
