@@ -214,12 +214,12 @@ fn queues(point: &Point) -> Vec<Queue> {
     point.queues
         .iter()
         .enumerate()
-        .map(|(k, q)| {
+        .map(|(index, queue)| {
             let puts = room(
                 point,
-                |s| matches!(s, Step::Put { queue, .. } | Step::Call { queue, .. } if *queue as usize == k),
+                |step| matches!(step, Step::Put { queue, .. } | Step::Call { queue, .. } if *queue as usize == index),
             );
-            Queue::new(q.fields, q.capacity, q.visibility, puts)
+            Queue::new(queue.fields, queue.capacity, queue.visibility, puts)
         })
         .collect()
 }

@@ -55,9 +55,9 @@ impl<'p> Sim<'p> {
         Flow::Wait
     }
 
-    /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with `only_known`,
-    /// only what `from` knows (a branch that came through tells its parent what it found,
-    /// and leaves alone what it never looked at).
+    /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with
+    /// `only_known`, only what `from` knows (a branch that came through tells its parent what
+    /// it found, and leaves alone what it never looked at).
     fn copy_rows(&mut self, from: u32, to: u32, only_known: bool) {
         let (from, to) = (from as usize, to as usize);
         let tables = &mut self.tables;
