@@ -392,56 +392,57 @@ impl<'p> Sim<'p> {
     /// Schedules what the run starts with: every actor's first start, in actor order (at
     /// equal times a start runs before anything the run schedules, and starts run in actor
     /// order: their classes), then the operator unlocks.
-    pub(crate) fn schedule_starts(&mut self, queue: &mut EventQueue<Ev>) {
-        for a in 0..self.point.actors {
-            let group = &self.point.groups[self.actors[a as usize].group as usize];
+    pub(crate) fn schedule_starts(&mut self, events: &mut EventQueue<Ev>) {
+        for actor in 0..self.point.actors {
+            let group = &self.point.groups[self.actors[actor as usize].group as usize];
             if group.count == 0 {
                 continue;
             }
-            if let Some(at) = self.next_start(a) {
-                queue.schedule_at(at, 1 + a, Ev::Start { actor: a });
+            if let Some(at) = self.next_start(actor) {
+                events.schedule_at(at, 1 + actor, Ev::Start { actor });
             }
         }
-        for (l, lock) in self.point.locks.iter().enumerate() {
+        for (index, lock) in self.point.locks.iter().enumerate() {
             for &at in &lock.unlock_ns {
-                queue.schedule_at(at, self.other, Ev::Unlock { lock: l as u16 });
+                events.schedule_at(at, self.other, Ev::Unlock { lock: index as u16 });
             }
         }
         // A window's edges run first at their instants (class 0, scheduled first): a service
         // that ends as the server goes down has ended; one due as it comes up starts then.
-        for (s, server) in self.point.servers.iter().enumerate() {
+        for (index, server) in self.point.servers.iter().enumerate() {
             for &(from, to) in &server.down {
-                let server = s as u16;
-                queue.schedule_at(from, 0, Ev::Down { server });
-                queue.schedule_at(to, 0, Ev::Up { server });
+                let server = index as u16;
+                events.schedule_at(from, 0, Ev::Down { server });
+                events.schedule_at(to, 0, Ev::Up { server });
             }
         }
     }
 
-    /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
-    /// started them all (or a closed loop, after its first: the loop starts the rest).
+    /// When the next repetition of the actor at `actor_index` starts (its `started`-th), or
+    /// `None` when it has started them all (or a closed loop, after its first: the loop
+    /// starts the rest).
     #[inline(always)]
-    pub(crate) fn next_start(&mut self, a: u32) -> Option<Nanos> {
-        let actor = &mut self.actors[a as usize];
+    pub(crate) fn next_start(&mut self, actor_index: u32) -> Option<Nanos> {
+        let actor = &mut self.actors[actor_index as usize];
         let group = &self.point.groups[actor.group as usize];
         if actor.started >= group.repeat || actor.crashed || actor.stopped {
             return None;
         }
-        let k = actor.started;
+        let repetition = actor.started;
         Some(match &group.pace {
-            Pace::Closed if k > 0 => return None,
+            Pace::Closed if repetition > 0 => return None,
             Pace::Closed => actor.start,
-            Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
+            Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(repetition)),
             Pace::Spread(window) => {
-                let exact = u128::from(k) * u128::from(*window);
-                let r = u128::from(group.repeat);
+                let exact = u128::from(repetition) * u128::from(*window);
+                let repeat = u128::from(group.repeat);
                 actor
                     .start
-                    .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
+                    .saturating_add(((2 * exact + repeat) / (2 * repeat)) as Nanos)
             }
             Pace::Random(gaps) => {
-                let rng = &mut self.streams[actor.arrival_stream as usize];
-                actor.elapsed_ms += gaps.sample_ms(rng);
+                let stream = &mut self.streams[actor.arrival_stream as usize];
+                actor.elapsed_ms += gaps.sample_ms(stream);
                 actor
                     .start
                     .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
@@ -451,14 +452,14 @@ impl<'p> Sim<'p> {
 
     #[inline(always)]
     pub(crate) fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
-        let a = &mut self.actors[actor as usize];
-        let rep = a.started;
-        a.started += 1;
-        self.groups[a.group as usize].started += 1;
+        let actor_state = &mut self.actors[actor as usize];
+        let repetition = actor_state.started;
+        actor_state.started += 1;
+        self.groups[actor_state.group as usize].started += 1;
         let job = Job {
             actor,
-            group: a.group,
-            repetition: rep,
+            group: actor_state.group,
+            repetition,
             step: 0,
             started: now,
             step_started: now,
@@ -471,7 +472,7 @@ impl<'p> Sim<'p> {
             outcome: 0,
             serving: NO_SERVER,
             taking: u16::MAX,
-            incarnation: a.incarnation,
+            incarnation: actor_state.incarnation,
             in_service: false,
             polling: u16::MAX,
             parent: NO_JOB,
@@ -490,40 +491,48 @@ impl<'p> Sim<'p> {
     /// A job for `job`, its rows of the tables blank: a free one, or a new one.
     #[inline(always)]
     pub(crate) fn alloc(&mut self, job: Job) -> u32 {
-        let (nr, nl) = (self.registers.len(), self.locks.len());
-        let (nq, nk) = (self.queues.len(), self.keys.len());
-        if let Some(j) = self.free_jobs.pop() {
-            let wait = self.jobs[j as usize].wait;
-            self.jobs[j as usize] = Job {
+        let (register_count, lock_count) = (self.registers.len(), self.locks.len());
+        let (queue_count, store_count) = (self.queues.len(), self.keys.len());
+        if let Some(reused) = self.free_jobs.pop() {
+            let wait = self.jobs[reused as usize].wait;
+            self.jobs[reused as usize] = Job {
                 wait: wait.wrapping_add(1),
                 ..job
             };
-            let j = j as usize;
+            let reused = reused as usize;
             // Skipped when empty: a fill of nothing is still a call to memset, per job.
-            if nr > 0 {
-                self.tables.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
+            if register_count > 0 {
+                self.tables.reads[reused * register_count..(reused + 1) * register_count]
+                    .fill(f64::NAN);
             }
-            if nl > 0 {
-                self.tables.tokens[j * nl..(j + 1) * nl].fill(0);
+            if lock_count > 0 {
+                self.tables.tokens[reused * lock_count..(reused + 1) * lock_count].fill(0);
             }
-            if nq > 0 {
-                self.tables.taken[j * nq..(j + 1) * nq].fill(Taken::NONE);
+            if queue_count > 0 {
+                self.tables.taken[reused * queue_count..(reused + 1) * queue_count]
+                    .fill(Taken::NONE);
             }
-            if nk > 0 {
-                self.tables.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
+            if store_count > 0 {
+                self.tables.stored[reused * store_count..(reused + 1) * store_count].fill(f64::NAN);
             }
             if self.calls {
-                self.tables.replies[j] = f64::NAN;
+                self.tables.replies[reused] = f64::NAN;
             }
-            j as u32
+            reused as u32
         } else {
             self.jobs.push(job);
-            self.tables.reads.extend(std::iter::repeat_n(f64::NAN, nr));
-            self.tables.tokens.extend(std::iter::repeat_n(0, nl));
+            self.tables
+                .reads
+                .extend(std::iter::repeat_n(f64::NAN, register_count));
+            self.tables
+                .tokens
+                .extend(std::iter::repeat_n(0, lock_count));
             self.tables
                 .taken
-                .extend(std::iter::repeat_n(Taken::NONE, nq));
-            self.tables.stored.extend(std::iter::repeat_n(f64::NAN, nk));
+                .extend(std::iter::repeat_n(Taken::NONE, queue_count));
+            self.tables
+                .stored
+                .extend(std::iter::repeat_n(f64::NAN, store_count));
             let fan = self.fan;
             self.tables.kids.extend(std::iter::repeat_n(NO_JOB, fan));
             if self.calls {
@@ -539,29 +548,29 @@ impl<'p> Sim<'p> {
         if self.direct.groups.iter().all(Option::is_none) {
             return;
         }
-        for a in &self.actors {
-            let g = a.group as usize;
-            if self.direct.groups[g].is_some() {
-                self.groups[g].started += a.started;
-                self.groups[g].completed += a.completed;
-                if a.end > self.last_end {
-                    self.last_end = a.end;
+        for actor in &self.actors {
+            let group = actor.group as usize;
+            if self.direct.groups[group].is_some() {
+                self.groups[group].started += actor.started;
+                self.groups[group].completed += actor.completed;
+                if actor.end > self.last_end {
+                    self.last_end = actor.end;
                 }
             }
         }
     }
 
-    pub(crate) fn duration(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
-        match d {
+    pub(crate) fn duration(&self, duration: &Dur, job: u32) -> Result<Nanos, String> {
+        match duration {
             Dur::Fixed(ns) => Ok(*ns),
-            Dur::Actor(num) => {
-                let ms = self.eval(job, num);
+            Dur::Actor(number) => {
+                let ms = self.eval(job, number);
                 ms_to_ns(ms).ok_or_else(|| {
-                    let a = &self.actors[self.jobs[job as usize].actor as usize];
+                    let actor = &self.actors[self.jobs[job as usize].actor as usize];
                     format!(
                         "actor {} of `{}`: a duration computed per actor {}",
-                        a.index,
-                        self.point.groups[a.group as usize].name,
+                        actor.index,
+                        self.point.groups[actor.group as usize].name,
                         sim_core::bad_duration(ms)
                     )
                 })
@@ -571,62 +580,69 @@ impl<'p> Sim<'p> {
 
     /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
     /// (NaN when it is not a number).
-    pub(crate) fn eval(&self, job: u32, num: &Num) -> f64 {
-        match num {
+    pub(crate) fn eval(&self, job: u32, number: &Num) -> f64 {
+        match number {
             Num::Lit(x) => *x,
             // Read straight off the run's state: no table of names built per number.
-            Num::Expr(e, _) => e.eval(&|v| Some(self.var(job, v))).unwrap_or(f64::NAN),
-            _ => eval_run(num, &self.point.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN),
+            Num::Expr(expression, _) => expression
+                .eval(&|v| Some(self.var(job, v)))
+                .unwrap_or(f64::NAN),
+            _ => {
+                eval_run(number, &self.point.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN)
+            }
         }
     }
 
-    /// What name `v` is for `job` now (`read` is not a number here: a write's value is
+    /// What `variable` is for `job` now (`read` is not a number here: a write's value is
     /// computed with its own).
     #[inline]
-    fn var(&self, job: u32, v: Var) -> f64 {
-        let ju = job as usize;
-        let j = &self.jobs[ju];
-        match v {
-            Var::Param(p) => self
+    fn var(&self, job: u32, variable: Var) -> f64 {
+        let job_index = job as usize;
+        let job_state = &self.jobs[job_index];
+        match variable {
+            Var::Param(param) => self
                 .point
                 .params
-                .get(p as usize)
+                .get(param as usize)
                 .copied()
                 .unwrap_or(f64::NAN),
-            Var::Index => f64::from(self.actors[j.actor as usize].index),
-            Var::Rep => j.repetition as f64,
-            Var::Attempt => f64::from(j.attempt),
+            Var::Index => f64::from(self.actors[job_state.actor as usize].index),
+            Var::Rep => job_state.repetition as f64,
+            Var::Attempt => f64::from(job_state.attempt),
             Var::Now => sim_core::ns_to_ms(self.now),
             Var::Read => f64::NAN,
-            Var::Reg(r) => self.tables.reads[ju * self.registers.len() + r as usize],
-            Var::Msg(q, what) => {
-                let take = self.tables.taken[ju * self.queues.len() + q as usize];
-                self.queues[q as usize].number(take, what)
+            Var::Reg(register) => {
+                self.tables.reads[job_index * self.registers.len() + register as usize]
             }
-            Var::Stored(k) => self.tables.stored[ju * self.keys.len() + k as usize],
-            Var::Winner => f64::from(j.winner),
-            Var::Joined => f64::from(j.joined),
+            Var::Msg(queue, what) => {
+                let take = self.tables.taken[job_index * self.queues.len() + queue as usize];
+                self.queues[queue as usize].number(take, what)
+            }
+            Var::Stored(store) => self.tables.stored[job_index * self.keys.len() + store as usize],
+            Var::Winner => f64::from(job_state.winner),
+            Var::Joined => f64::from(job_state.joined),
             Var::Reply => self.reply_of(job),
         }
     }
 
     /// What a number computed for `job` now may name besides the parameters.
     pub(crate) fn vars(&self, job: u32, read: f64) -> Vars<'_> {
-        let j = &self.jobs[job as usize];
-        let ju = job as usize;
-        let (nr, nq, nk) = (self.registers.len(), self.queues.len(), self.keys.len());
+        let job_state = &self.jobs[job as usize];
+        let job_index = job as usize;
+        let (register_count, queue_count, store_count) =
+            (self.registers.len(), self.queues.len(), self.keys.len());
         Vars {
-            index: self.actors[j.actor as usize].index,
-            repetition: j.repetition,
-            attempt: j.attempt,
+            index: self.actors[job_state.actor as usize].index,
+            repetition: job_state.repetition,
+            attempt: job_state.attempt,
             now_ms: sim_core::ns_to_ms(self.now),
             read,
-            reads: &self.tables.reads[ju * nr..(ju + 1) * nr],
-            taken: &self.tables.taken[ju * nq..(ju + 1) * nq],
+            reads: &self.tables.reads[job_index * register_count..(job_index + 1) * register_count],
+            taken: &self.tables.taken[job_index * queue_count..(job_index + 1) * queue_count],
             queues: &self.queues,
-            stored: &self.tables.stored[ju * nk..(ju + 1) * nk],
-            winner: j.winner,
-            joined: j.joined,
+            stored: &self.tables.stored[job_index * store_count..(job_index + 1) * store_count],
+            winner: job_state.winner,
+            joined: job_state.joined,
             reply: self.reply_of(job),
         }
     }
@@ -642,11 +658,11 @@ impl<'p> Sim<'p> {
 
     pub(crate) fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
         if let Some(lanes) = &mut self.lanes {
-            let nl = self.locks.len();
-            let j = job as usize;
+            let lock_count = self.locks.len();
+            let job_index = job as usize;
             // A wait while it holds a lock (a deadlock's picture) is drawn as such.
             let kind = if kind == "waiting"
-                && self.tables.tokens[j * nl..(j + 1) * nl]
+                && self.tables.tokens[job_index * lock_count..(job_index + 1) * lock_count]
                     .iter()
                     .any(|t| *t != 0)
             {
@@ -654,15 +670,15 @@ impl<'p> Sim<'p> {
             } else {
                 kind
             };
-            let a = self.jobs[job as usize].actor as usize;
-            lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
+            let actor = self.jobs[job as usize].actor as usize;
+            lanes[actor].span(kind, ns_to_ms(from), to.map(ns_to_ms));
         }
     }
 
     pub(crate) fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
         if let Some(lanes) = &mut self.lanes {
-            let a = self.jobs[job as usize].actor as usize;
-            lanes[a].mark(kind, ns_to_ms(at));
+            let actor = self.jobs[job as usize].actor as usize;
+            lanes[actor].mark(kind, ns_to_ms(at));
         }
     }
 }
@@ -725,19 +741,19 @@ sim_core::clone_in_place!(Steer {
 });
 
 impl Steer {
-    /// Decides a draw of probability `p`: a certain one is no choice; a fault past the
-    /// budget is "no".
-    pub(crate) fn decide(&mut self, p: f64, fault: bool) -> bool {
-        if p <= 0.0 {
+    /// Decides a draw of `probability`: a certain one is no choice; a fault past the budget
+    /// is "no".
+    pub(crate) fn decide(&mut self, probability: f64, fault: bool) -> bool {
+        if probability <= 0.0 {
             return false;
         }
-        if p >= 1.0 {
+        if probability >= 1.0 {
             return true;
         }
         if fault && self.faults >= self.max_faults {
             // Not a branch, but its probability counts: an outcome's probability is that of
             // its executions within the budget.
-            self.beyond *= 1.0 - p;
+            self.beyond *= 1.0 - probability;
             return false;
         }
         let taken = self
@@ -745,7 +761,7 @@ impl Steer {
             .checked_shr(self.drawn.len() as u32)
             .is_some_and(|bits| bits & 1 == 1);
         self.drawn.push(Draw {
-            probability: p,
+            probability,
             taken,
             fault,
         });
