@@ -137,20 +137,20 @@ impl<'p> Sim<'p> {
         };
         if self.entities {
             // Served at once: a request with no wait still counts as one.
-            let a = self.jobs[job as usize].actor as usize;
-            let actor = &mut self.actors[a];
+            let actor_index = self.jobs[job as usize].actor as usize;
+            let actor = &mut self.actors[actor_index];
             actor.server_wait.get_or_insert(0);
         }
         if self.lanes.is_some() {
             let from = self.jobs[job as usize].step_started;
             self.span(job, "served", from, Some(now));
         }
-        let j = &mut self.jobs[job as usize];
-        j.in_service = false;
-        j.outcome = SERVED;
+        let job_state = &mut self.jobs[job as usize];
+        job_state.in_service = false;
+        job_state.outcome = SERVED;
         // Its timeout is no more: a timer still due for it finds nothing to end.
-        j.deadline = NONE;
-        j.step += 1;
+        job_state.deadline = NONE;
+        job_state.step += 1;
         self.proceed(job, events);
     }
 
