@@ -248,6 +248,8 @@ impl<'p> Sim<'p> {
         }
     }
 
+    /// Runs the jobs readied in this event, in order, each from the step after the one it
+    /// stands at (the step it waited in).
     fn drain(&mut self, events: &mut EventQueue<Ev>) {
         while let Some(job) = self.ready.pop_front() {
             self.jobs[job as usize].step += 1;

@@ -306,6 +306,7 @@ impl Sim<'_> {
     }
 }
 
+/// `stat` of `samples`, in ms (`None`: no sample).
 fn stat_value(samples: &mut Samples, stat: WaitStat) -> Option<f64> {
     match stat {
         WaitStat::Mean => samples.mean_ms(),

@@ -230,9 +230,9 @@ impl Sim<'_> {
         }
     }
 
-    /// The actor crashed and restarts after `restart_after`: it forgets what it read and the locks it
-    /// held (they stay taken, by its old self), its repetition is lost, and its next one
-    /// starts at the restart (a closed loop; an open loop's starts come on schedule).
+    /// The actor crashed and restarts after `restart_after`: it forgets what it read and the
+    /// locks it held (they stay taken, by its old self), its repetition is lost, and its next
+    /// one starts at the restart (a closed loop; an open loop's starts come on schedule).
     pub(crate) fn restart(&mut self, job: u32, restart_after: &Dur, events: &mut EventQueue<Ev>) {
         let now = events.now();
         let restart_after = match self.duration(restart_after, job) {

@@ -23,6 +23,7 @@ use crate::syntax::spec::{Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub(crate) const NONE: Nanos = Nanos::MAX;
+/// No stream: an actor that never draws has none (`Actor::arrival_stream` and the others).
 pub(crate) const NO_STREAM: u32 = u32::MAX;
 
 /// A group's response times kept exactly, at most: past a million, its percentiles come from
@@ -30,53 +31,31 @@ pub(crate) const NO_STREAM: u32 = u32::MAX;
 /// set per request, its waits, and not two.
 pub(crate) const MAX_EXACT_RESPONSES: usize = 1_000_000;
 
+/// A run's event, naming its job or resource by number: a stale one is told by its job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Ev {
     /// An actor's next repetition starts (its first, or an open loop's next).
-    Start {
-        actor: u32,
-    },
+    Start { actor: u32 },
     /// The job's current step is over: go on.
-    Resume {
-        job: u32,
-    },
+    Resume { job: u32 },
     /// The job's write lands.
-    Land {
-        job: u32,
-    },
+    Land { job: u32 },
     /// A polled lock: try again.
-    Retry {
-        job: u32,
-    },
+    Retry { job: u32 },
     /// A wait's ceiling: a queued lock's, a request's, a lost crossing's.
-    Timeout {
-        job: u32,
-    },
+    Timeout { job: u32 },
     /// A service completes.
-    Depart {
-        server: u16,
-        instance: u32,
-    },
+    Depart { server: u16, instance: u32 },
     /// An operator deletes a lock's record.
-    Unlock {
-        lock: u16,
-    },
-    /// A server goes down, or comes back up.
-    Down {
-        server: u16,
-    },
-    Up {
-        server: u16,
-    },
+    Unlock { lock: u16 },
+    /// A server goes down: a request then waits, or is refused (`when_down = "fail"`).
+    Down { server: u16 },
+    /// A server comes back up: the requests queued while it was down start.
+    Up { server: u16 },
     /// A message put across a link arrives at its queue.
-    Arrive {
-        queue: u16,
-        message: u32,
-    },
+    Arrive { queue: u16, message: u32 },
     /// A queue's timer: the visibility of the first message it hides runs out.
-    Visible {
-        queue: u16,
-    },
+    Visible { queue: u16 },
 }
 
 // The queue moves events around: keep one as small as the built-in models' (8 bytes).
@@ -107,21 +86,27 @@ pub(crate) struct Slot {
 /// No job: a branch's parent when it is none, a branch's place once it has ended.
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
+/// A repetition under way, or a branch of a `parallel` (reused once free: see `Ev`).
 #[derive(Clone, Copy, Hash)]
 pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
     pub group: u16,
+    /// Which repetition of its actor it runs, from 0 (`k` in expressions).
     pub repetition: u64,
+    /// Its step in the program. `Resume` and the ready queue step past the step it waits in,
+    /// so one sent to a step stands one before it (`u32::MAX` before step 0).
     pub step: u32,
     pub started: Nanos,
+    /// When its current wait started: the wait's span and a given-up wait's length run from it.
     pub step_started: Nanos,
+    /// The compare-and-set conflicts of this repetition, held to the write's `max_retries`.
     pub retries: u64,
     /// Counts this job's queued waits: a timeout or queue entry of an older wait is stale.
     pub wait: u32,
     /// The lock it waits for in a queue (`u16::MAX`: none).
     pub waiting: u16,
-    /// When its queued wait gives up (`NONE`: never). A timeout event counts only at this
+    /// When its current wait gives up (`NONE`: never). A timeout event counts only at this
     /// instant: one left from an earlier wait fires at another (or at the same, which is
     /// the same give-up), so the event needs no generation and stays 8 bytes.
     pub deadline: Nanos,
@@ -144,9 +129,9 @@ pub(crate) struct Job {
     pub in_service: bool,
     /// The polled lock its next attempt is scheduled on (`u16::MAX`: none).
     pub polling: u16,
-    /// The job whose `parallel` this job is a branch of (`NO_JOB`: none), and which branch
-    /// (from 1).
+    /// The job whose `parallel` this job is a branch of (`NO_JOB`: none).
     pub parent: u32,
+    /// Which branch it is (from 1; 0: none): its place in its parent's row of kids.
     pub branch: u8,
     /// Cancelled at its parent's join: it goes no further, and is free at its next wake-up.
     pub cancelled: bool,
@@ -168,26 +153,32 @@ const _: () = assert!(std::mem::size_of::<Job>() <= 112);
 #[derive(Clone, Copy)]
 pub(crate) struct Actor {
     pub group: u16,
+    /// Its index in its group (`i` in expressions).
     pub index: u32,
     pub start: Nanos,
+    /// Its repetitions started: the next start is computed from it, up to the group's `repeat`.
     pub started: u64,
+    /// Its repetitions completed and given up (a direct group's counts: `Sim::settle_direct`).
     pub completed: u64,
     pub gave_up: u64,
+    /// Its retries (conflicts and timeouts' retries) and its polls that found a lock taken.
     pub retries: u64,
     pub failed: u64,
+    /// Its total wait for locks (`None`: it never waited for one).
     pub lock_wait: Option<Nanos>,
+    /// Its total wait at servers, kept only when entity rows are wanted (`Sim::entities`).
     pub server_wait: Option<Nanos>,
     pub rejected: u64,
     pub end: Option<Nanos>,
+    /// Crashed for good, or stopped (a stop step): it starts no more repetitions.
     pub crashed: bool,
-    /// It stopped (a stop step): it starts no more repetitions.
     pub stopped: bool,
+    /// Its random gaps summed in ms: a start is `start` plus the sum, so no rounding adds up.
     pub elapsed_ms: f64,
-    /// Its arrival and crash streams in `Sim::streams` (`NO_STREAM`: none): a stream is a few
-    /// hundred bytes, so only actors that draw have one.
+    /// Its arrival stream in `Sim::streams` (`NO_STREAM`: none; a stream is a few hundred bytes).
     pub arrival_stream: u32,
+    /// Its crash, jitter and chance streams (`crash/NAME-i`, `jitter/…`, `chance/…`), likewise.
     pub crash_stream: u32,
-    /// Its jitter (`jitter/NAME-i`) and chance (`chance/NAME-i`) streams.
     pub jitter_stream: u32,
     pub chance_stream: u32,
     /// Its waits that timed out.
@@ -206,6 +197,7 @@ pub(crate) struct GroupState {
     /// then the request's wait plus the service, so the waits the server keeps give the
     /// responses, and none is recorded twice.
     pub alias: Option<(u16, Nanos)>,
+    /// Its counts (a direct group's started and completed are added after the run).
     pub started: u64,
     pub completed: u64,
     pub gave_up: u64,
@@ -238,16 +230,20 @@ pub(crate) struct Sim<'p> {
     pub point: &'p Point,
     /// The instant of the event being handled (`now` in expressions).
     pub now: Nanos,
+    /// Every actor, in group order: an actor's starts have the class `1 + index`.
     pub actors: Vec<Actor>,
     pub servers: Vec<Server>,
     /// The groups served directly (no job per request).
     pub direct: Direct,
     pub groups: Vec<GroupState>,
+    /// Jobs readied in this event, run after it by the handler's loop: no step recurses.
     pub ready: VecDeque<u32>,
     pub error: Option<String>,
+    /// The class of events scheduled as they come: past every start class (the module's order).
     pub other: Class,
     /// Whether entity rows are wanted (per-actor waits are kept only then).
     pub entities: bool,
+    /// Every job made so far, reused once free: a warm run allocates none per repetition.
     pub jobs: Vec<Job>,
     pub free_jobs: Vec<u32>,
     /// What each job knows of the resources, a row per job.
@@ -257,7 +253,7 @@ pub(crate) struct Sim<'p> {
     pub links: Vec<Link>,
     pub last_end: Option<Nanos>,
     pub lanes: Option<Vec<Lane>>,
-    /// The random streams of actors that draw (arrivals, crashes).
+    /// Every random stream: the drawing actors' (arrivals, crashes, jitter, chances), the groups'.
     pub streams: Vec<Stream>,
     /// Per group, the streams its steps name, in `streams`.
     pub group_streams: Vec<Vec<u32>>,
@@ -282,7 +278,7 @@ pub(crate) struct Sim<'p> {
     pub keys: Vec<KeyStore>,
     /// The transaction under way, if any.
     pub transaction: Transaction,
-    /// A message's numbers as a put computes them.
+    /// A message's numbers as a put computes them, kept between puts: no put allocates.
     pub scratch: Vec<f64>,
     /// Set when an explorer runs it: the choices it makes (`run::steer`).
     pub steer: Option<Box<Steer>>,
@@ -352,6 +348,7 @@ pub(crate) struct Polls {
 pub(crate) struct Transaction {
     /// The job inside it.
     pub job: Option<u32>,
+    /// What undoes its writes and key store steps so far, last first, if its actor crashes.
     pub undo: Vec<Undo>,
     /// Its puts (their numbers at `numbers`), acks and refusals, in the order they ran.
     pub deferred: Vec<Deferred>,
@@ -418,9 +415,8 @@ impl<'p> Sim<'p> {
         }
     }
 
-    /// When the next repetition of the actor at `actor_index` starts (its `started`-th), or
-    /// `None` when it has started them all (or a closed loop, after its first: the loop
-    /// starts the rest).
+    /// When the next repetition of actor `actor_index` starts (its `started`-th), or `None`:
+    /// all started (or a closed loop, after its first: the loop starts the rest).
     #[inline(always)]
     pub(crate) fn next_start(&mut self, actor_index: u32) -> Option<Nanos> {
         let actor = &mut self.actors[actor_index as usize];
@@ -450,6 +446,7 @@ impl<'p> Sim<'p> {
         })
     }
 
+    /// A job for `actor`'s next repetition at `now`: the repetition counts as started here.
     #[inline(always)]
     pub(crate) fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
         let actor_state = &mut self.actors[actor as usize];
@@ -560,6 +557,7 @@ impl<'p> Sim<'p> {
         }
     }
 
+    /// `duration` for `job` now; one that comes to no duration is the run's error, said here.
     pub(crate) fn duration(&self, duration: &Dur, job: u32) -> Result<Nanos, String> {
         match duration {
             Dur::Fixed(ns) => Ok(*ns),
@@ -656,6 +654,7 @@ impl<'p> Sim<'p> {
             .unwrap_or(f64::NAN)
     }
 
+    /// Draws `kind` on `job`'s actor's lane from `from` to `to` (`None`: past the end), if drawn.
     pub(crate) fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
         if let Some(lanes) = &mut self.lanes {
             let lock_count = self.locks.len();
@@ -675,6 +674,7 @@ impl<'p> Sim<'p> {
         }
     }
 
+    /// Draws a mark of `kind` on the lane of `job`'s actor at `at`, when a timeline is drawn.
     pub(crate) fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
         if let Some(lanes) = &mut self.lanes {
             let actor = self.jobs[job as usize].actor as usize;
@@ -686,8 +686,10 @@ impl<'p> Sim<'p> {
 /// One decision an event made: its probability, what was decided, whether it was a fault.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Draw {
+    /// The chance of "yes": an execution's probability multiplies it (or 1 − it) in.
     pub probability: f64,
     pub taken: bool,
+    /// Whether "yes" is a fault (a loss, a duplicate, a crash): faults count against the budget.
     pub fault: bool,
 }
 
