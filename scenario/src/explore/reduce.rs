@@ -98,7 +98,9 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
         | Step::Reply { queue, .. } => {
             add(Resource::Queue(*queue), true);
         }
-        Step::Keys { op, store, .. } => add(Resource::Keys(*store), *op != KeyOp::Lookup),
+        Step::Keys {
+            operation, store, ..
+        } => add(Resource::Keys(*store), *operation != KeyOp::Lookup),
         other if other.is_shared() => add(Resource::Everything, true),
         _ => {}
     }

@@ -469,9 +469,11 @@ fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &
                 format!("{name} kuyruğunda onaylar"),
             )
         }
-        Step::Keys { op, store, .. } => {
+        Step::Keys {
+            operation, store, ..
+        } => {
             let name = &point.keys[*store as usize].name;
-            let operation = format!("{op:?}").to_lowercase();
+            let operation = format!("{operation:?}").to_lowercase();
             said(
                 format!("{operation} on {name}"),
                 format!("{name} deposunda {operation}"),

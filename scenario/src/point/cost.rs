@@ -222,7 +222,7 @@ impl Point {
     fn changes_keys(&self, store_index: usize) -> bool {
         self.groups.iter().any(|group| {
             group.steps.iter().any(|step| {
-                matches!(step, Step::Keys { op, store, .. } if *store as usize == store_index && *op != KeyOp::Lookup)
+                matches!(step, Step::Keys { operation, store, .. } if *store as usize == store_index && *operation != KeyOp::Lookup)
             })
         })
     }

@@ -152,7 +152,7 @@ pub(crate) enum Step {
         value: Num,
     },
     Keys {
-        op: crate::syntax::spec::KeyOp,
+        operation: crate::syntax::spec::KeyOp,
         store: u16,
         key: Num,
         value: Num,

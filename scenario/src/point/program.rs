@@ -297,7 +297,7 @@ impl<'a> Flat<'a> {
             spec::Step::Stop => Step::Stop,
             spec::Step::Exit { gave_up } => Step::Exit { gave_up: *gave_up },
             spec::Step::Keys {
-                op,
+                operation,
                 store,
                 key,
                 value,
@@ -310,7 +310,7 @@ impl<'a> Flat<'a> {
                     return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(number)));
                 }
                 Step::Keys {
-                    op: *op,
+                    operation: *operation,
                     store: *store,
                     key,
                     value: evaluator.per_point(value, &[at, "value"])?,

@@ -233,7 +233,7 @@ fn key_stores(point: &Point) -> Vec<KeyStore> {
         .enumerate()
         .map(|(index, keys)| {
             let adds = room(point, |step| {
-                matches!(step, Step::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == index)
+                matches!(step, Step::Keys { operation: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == index)
             });
             match &keys.initial {
                 InitialKeys::Pairs(pairs) => KeyStore::new(pairs, adds),

@@ -409,7 +409,7 @@ impl Sim<'_> {
     pub(crate) fn keys_step(
         &mut self,
         job: u32,
-        op: KeyOp,
+        operation: KeyOp,
         store: u16,
         key: &Num,
         value: &Num,
@@ -430,7 +430,7 @@ impl Sim<'_> {
             Found::Absent => f64::NAN,
             Found::Held(number) => number,
         };
-        let (outcome, stored, undo) = match op {
+        let (outcome, stored, undo) = match operation {
             KeyOp::Lookup => {
                 let found = self.keys[store_index].get(key);
                 let outcome = if found == Found::Absent {

@@ -394,11 +394,11 @@ impl<'p> Sim<'p> {
                 Flow::next_if(self.reply_step(job, *queue, value, events))
             }
             Step::Keys {
-                op,
+                operation,
                 store,
                 key,
                 value,
-            } => Flow::next_if(self.keys_step(job, *op, *store, key, value)),
+            } => Flow::next_if(self.keys_step(job, *operation, *store, key, value)),
             Step::TxBegin => {
                 self.begin(job);
                 Flow::Next
