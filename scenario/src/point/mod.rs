@@ -379,7 +379,8 @@ pub(crate) struct Point {
     pub registers: Vec<Register>,
     pub locks: Vec<Lock>,
     pub servers: Vec<Server>,
-    /// Each link's crossing (half its round trip), loss probability and name.
+    /// Each link's crossing (half its round trip), loss and duplication probabilities and
+    /// name.
     pub links: Vec<Nanos>,
     pub link_loss: Vec<f64>,
     pub link_duplicate: Vec<f64>,

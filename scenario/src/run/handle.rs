@@ -2,7 +2,9 @@
 //! a write landing later, a lock taken, a queue, a link), and the event that ends the block
 //! lets it go on. Each step kind's work is in the file of its family: `access` (registers,
 //! delays), `locks`, `request` (servers, links), `deliver` (queues, key stores,
-//! transactions), `control` (crashes, branches, timeouts' ends, repetitions' ends).
+//! transactions), `fork` (`parallel` and its join), `control` (crashes, branches, timeouts'
+//! ends, repetitions' ends); `recover` has what they share on failing (timeouts, retries,
+//! restarts, a resource picked during the run).
 
 use sim_core::{EventQueue, Handler, Nanos, SimError};
 
@@ -297,7 +299,7 @@ impl<'p> Sim<'p> {
     }
 
     /// `go`'s work: the steps, until one blocks or the repetition ends. Each step kind's
-    /// work is a function of its family (`access`, `locks`, `request`, `deliver`,
+    /// work is a function of its family (`access`, `locks`, `request`, `deliver`, `fork`,
     /// `control`) that says what the job does next ([`Flow`]); this loop only moves the
     /// program counter. Steps that finish at once go on here, by iteration.
     fn steps_of(&mut self, job: u32, events: &mut EventQueue<Ev>) {
