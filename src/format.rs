@@ -151,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn the_reading_rule() {
+    fn a_reading_rounds_by_magnitude_and_keeps_whole_numbers_whole() {
         // 206.5 stays; 1000/6 = 166.67 → 1 decimal from 100: 166.7; 1.2051 → 2 decimals:
         // 1.21; 0.012345 → 3 significant digits: 0.0123; whole numbers as they are.
         assert_eq!(reading(206.5), "206.5");

@@ -299,7 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn reading_numbers_back() {
+    fn a_locale_reads_back_its_own_number_format_only() {
         assert_eq!(Locale::Tr.parse_number("206,5"), Some((206.5, 1)));
         assert_eq!(Locale::Tr.parse_number("12.345,25"), Some((12345.25, 2)));
         assert_eq!(Locale::En.parse_number("12,345.25"), Some((12345.25, 2)));

@@ -249,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn shards_parse() {
+    fn a_shard_is_a_part_of_a_count_or_auto() {
         assert_eq!(parse_shard("1/4"), Ok(Shard::Part(1, 4)));
         assert_eq!(parse_shard("auto"), Ok(Shard::Auto));
         assert!(parse_shard("4/4").is_err());

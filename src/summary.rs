@@ -330,7 +330,7 @@ mod tests {
     }
 
     #[test]
-    fn describe_by_hand() {
+    fn a_sample_has_its_mean_sd_and_t_interval_and_one_value_has_no_spread() {
         // 2, 4, 6: mean 4, sd sqrt(((−2)² + 0 + 2²) / 2) = 2, half width t(2) × 2 / sqrt(3).
         let stats = describe(&[2.0, 4.0, 6.0]).unwrap();
         assert_eq!(stats.mean, 4.0);

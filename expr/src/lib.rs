@@ -486,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn precedence_and_parentheses() {
+    fn products_bind_tighter_than_sums_and_operators_associate_left() {
         assert_eq!(eval("1 + 2 * 3"), Some(7.0));
         assert_eq!(eval("(1 + 2) * 3"), Some(9.0));
         assert_eq!(eval("8 - 4 - 2"), Some(2.0)); // left-associative
@@ -496,7 +496,7 @@ mod tests {
     }
 
     #[test]
-    fn powers_and_functions() {
+    fn powers_are_right_associative_and_functions_check_their_arguments() {
         assert_eq!(eval("2 ^ 10"), Some(1024.0));
         assert_eq!(eval("2 ^ 3 ^ 2"), Some(512.0)); // right-associative: 2^9
         assert_eq!(eval("-2 ^ 2"), Some(-4.0)); // the sign binds looser

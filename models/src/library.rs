@@ -373,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn the_three_calls() {
+    fn each_call_succeeds_or_fails_with_its_own_error() {
         let mut w = World::new(&lesson_books(), &lesson_members());
         assert_eq!(w.mark_loaned(1), Ok(()));
         assert_eq!(w.mark_loaned(1), Err(CallError::NotOnShelf));

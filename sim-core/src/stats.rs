@@ -601,7 +601,7 @@ mod tests {
     }
 
     #[test]
-    fn mean_and_max() {
+    fn mean_and_max_come_from_the_samples_and_none_from_no_samples() {
         let s = ms(&[0, 3, 3, 6, 9, 6]);
         assert_eq!(s.mean_ms(), Some(4.5)); // 27 / 6
         assert_eq!(s.max_ms(), Some(9.0));

@@ -77,7 +77,7 @@ fn refuse_draws(point: &Point) -> Result<(), ParamError> {
         }
     }
     for server in &point.servers {
-        if server.dist.is_some() {
+        if server.distribution.is_some() {
             return Err(ParamError::new(
                 &format!("{}.service", server.at),
                 format!(

@@ -74,8 +74,8 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
         }
     };
     match step {
-        Step::Read(r) => add(Resource::Register(*r), false),
-        Step::Write { reg, .. } => add(Resource::Register(*reg), true),
+        Step::Read(register) => add(Resource::Register(*register), false),
+        Step::Write { register, .. } => add(Resource::Register(*register), true),
         Step::Acquire { lock, .. } | Step::Release(lock) | Step::Renew(lock) => {
             for lock_index in picks(lock) {
                 add(Resource::Lock(lock_index), true);
@@ -98,7 +98,9 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
         | Step::Reply { queue, .. } => {
             add(Resource::Queue(*queue), true);
         }
-        Step::Keys { op, store, .. } => add(Resource::Keys(*store), *op != KeyOp::Lookup),
+        Step::Keys {
+            operation, store, ..
+        } => add(Resource::Keys(*store), *operation != KeyOp::Lookup),
         other if other.is_shared() => add(Resource::Everything, true),
         _ => {}
     }
@@ -159,21 +161,22 @@ impl Reducer {
     /// its actor with no other job alive, no transaction open.
     pub(super) fn may_be_alone(&self, sim: &Sim<'_>, class: u32, event: Ev) -> bool {
         let actor = sim.owner(event);
-        if actor as usize >= sim.actors.len() || class > sim.other || sim.tx.job.is_some() {
+        if actor as usize >= sim.actors.len() || class > sim.other || sim.transaction.job.is_some()
+        {
             return false;
         }
         if !matches!(event, Ev::Start { .. } | Ev::Resume { .. }) {
             return false;
         }
         // A group that may crash anywhere shares its crash budget with every order.
-        if sim.p.groups[sim.actors[actor as usize].group as usize]
+        if sim.point.groups[sim.actors[actor as usize].group as usize]
             .crash_anywhere
             .is_some()
         {
             return false;
         }
         let alive = (0..sim.jobs.len() as u32)
-            .filter(|&j| sim.jobs[j as usize].actor == actor && !sim.free.contains(&j))
+            .filter(|&j| sim.jobs[j as usize].actor == actor && !sim.free_jobs.contains(&j))
             .count();
         alive <= 1
     }
@@ -185,7 +188,7 @@ impl Reducer {
         ran.iter()
             .all(|&(group, step)| match self.commutes.get(group as usize) {
                 Some(steps) if group as usize == own => steps[step as usize],
-                _ => self.commute(sim.p, own, &[(group, step)]),
+                _ => self.commute(sim.point, own, &[(group, step)]),
             })
     }
 

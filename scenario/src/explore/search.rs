@@ -484,7 +484,13 @@ impl<'a> Search<'a> {
         let drawn = &branch.ran.drawn;
         let probability: f64 = drawn
             .iter()
-            .map(|d| if d.taken { d.p } else { 1.0 - d.p })
+            .map(|d| {
+                if d.taken {
+                    d.probability
+                } else {
+                    1.0 - d.probability
+                }
+            })
             .product::<f64>()
             * branch.ran.beyond;
         let choice = Choice {

@@ -89,7 +89,7 @@ pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Ev>) -> bool {
     let job_state = &sim.jobs[job as usize];
     let actor = &sim.actors[job_state.actor as usize];
     let spent = sim.steer.as_ref().map_or(u32::MAX, |s| s.crashed_anywhere);
-    sim.p.groups[job_state.group as usize]
+    sim.point.groups[job_state.group as usize]
         .crash_anywhere
         .as_ref()
         .is_some_and(|(count, _)| spent < *count)

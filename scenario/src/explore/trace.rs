@@ -208,8 +208,8 @@ fn choice_words(decision: &Decision, drawn: &[Draw], alone: bool) -> Said {
             (false, true) => ("chance: yes", "şans: evet"),
             (false, false) => ("chance: no", "şans: hayır"),
         };
-        en.push(format!("{what} (p = {})", draw.p));
-        tr.push(format!("{what_tr} (p = {})", comma(draw.p)));
+        en.push(format!("{what} (p = {})", draw.probability));
+        tr.push(format!("{what_tr} (p = {})", comma(draw.probability)));
     }
     said(en.join("; "), tr.join("; "))
 }
@@ -347,33 +347,35 @@ fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &
     let lock = |l: u16| point.lock_names[l as usize].clone();
     match step {
         Step::Read(register) => {
-            let register_count = after.regs.len();
+            let register_count = after.registers.len();
             let value = after.tables.reads[job_index * register_count + *register as usize];
-            let name = &point.regs[*register as usize].name;
+            let name = &point.registers[*register as usize].name;
             said(
                 format!("reads {name}: {value}"),
                 format!("{name} okur: {}", comma(value)),
             )
         }
-        Step::Write { reg, .. } => {
-            let register = *reg as usize;
-            let name = &point.regs[register].name;
-            if after.regs[register].writes() + after.regs[register].rejected_writes()
-                == before.regs[register].writes() + before.regs[register].rejected_writes()
+        Step::Write { register, .. } => {
+            let register = *register as usize;
+            let name = &point.registers[register].name;
+            if after.registers[register].writes() + after.registers[register].rejected_writes()
+                == before.registers[register].writes()
+                    + before.registers[register].rejected_writes()
             {
                 return said(
                     format!("writes {name} (lands later)"),
                     format!("{name} yazar (sonra yerleşir)"),
                 );
             }
-            let value = after.regs[register].value();
-            if after.regs[register].lost_updates() > before.regs[register].lost_updates() {
+            let value = after.registers[register].value();
+            if after.registers[register].lost_updates() > before.registers[register].lost_updates()
+            {
                 said(
                     format!("writes {name} = {value}: a lost update"),
                     format!("{name} = {} yazar: kaybolan güncelleme", comma(value)),
                 )
-            } else if after.regs[register].rejected_writes()
-                > before.regs[register].rejected_writes()
+            } else if after.registers[register].rejected_writes()
+                > before.registers[register].rejected_writes()
             {
                 said(
                     format!("writes {name}: refused"),
@@ -467,9 +469,11 @@ fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &
                 format!("{name} kuyruğunda onaylar"),
             )
         }
-        Step::Keys { op, store, .. } => {
+        Step::Keys {
+            operation, store, ..
+        } => {
             let name = &point.keys[*store as usize].name;
-            let operation = format!("{op:?}").to_lowercase();
+            let operation = format!("{operation:?}").to_lowercase();
             said(
                 format!("{operation} on {name}"),
                 format!("{name} deposunda {operation}"),

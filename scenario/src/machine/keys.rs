@@ -354,14 +354,14 @@ mod tests {
             from in -5i64..5,
             count in 0u64..40,
             value in -3.0f64..3.0,
-            ops in proptest::collection::vec((0u8..5, -10i64..50, -4.0f64..4.0), 0..60),
+            operations in proptest::collection::vec((0u8..5, -10i64..50, -4.0f64..4.0), 0..60),
         ) {
             let pairs: Vec<(i64, f64)> = (0..count as i64).map(|i| (from + i, value)).collect();
             let mut stored = KeyStore::new(&pairs, 0);
             let mut kept = KeyStore::range(from, count, value, 0);
             let mut undos = Vec::new();
-            for (op, key, number) in ops {
-                let (from_stored, from_kept) = match op {
+            for (operation, key, number) in operations {
+                let (from_stored, from_kept) = match operation {
                     0 => (stored.insert(key, number), kept.insert(key, number)),
                     1 => (stored.remove(key), kept.remove(key)),
                     2 => ((Found::Absent, stored.set(key, number)), (Found::Absent, kept.set(key, number))),
@@ -375,7 +375,7 @@ mod tests {
                     _ => ((stored.get(key), stored.undo(key, 9)), (kept.get(key), kept.undo(key, 9))),
                 };
                 proptest::prop_assert_eq!(from_stored.0, from_kept.0);
-                if op < 3 {
+                if operation < 3 {
                     undos.push((from_stored.1, from_kept.1));
                 }
                 proptest::prop_assert_eq!(

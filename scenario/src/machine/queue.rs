@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use sim_core::Nanos;
 
 /// No message: an actor that has taken none from a queue.
-pub(crate) const NO_MSG: u32 = u32::MAX;
+pub(crate) const NO_MESSAGE: u32 = u32::MAX;
 
 /// What one take returned, as its actor keeps it. The names a take binds (`Q`, `Q.id`,
 /// `Q.deliveries`, `Q.FIELD`) read this snapshot, not the message's live state: a message
@@ -15,8 +15,8 @@ pub(crate) const NO_MSG: u32 = u32::MAX;
 /// the first taker's `Q.deliveries` stays the count its own take saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Taken {
-    /// The message (`NO_MSG`: the take got nothing, or the path took none).
-    pub msg: u32,
+    /// The message (`NO_MESSAGE`: the take got nothing, or the path took none).
+    pub message: u32,
     /// Its delivery count when this take got it: also the take's receipt, which an ack
     /// must match (a later take of the same message has a higher one).
     pub deliveries: u32,
@@ -28,7 +28,7 @@ pub(crate) struct Taken {
 impl Taken {
     /// Nothing taken.
     pub(crate) const NONE: Taken = Taken {
-        msg: NO_MSG,
+        message: NO_MESSAGE,
         deliveries: 0,
         held: false,
     };
@@ -395,8 +395,8 @@ impl Queue {
     /// A number of what `take` got: 0 the message's value, 1 its id, 2 its delivery count
     /// as that take saw it, 3 + f field f. NaN when the take got nothing.
     pub(crate) fn number(&self, take: Taken, what: u8) -> f64 {
-        let message = take.msg;
-        if message == NO_MSG {
+        let message = take.message;
+        if message == NO_MESSAGE {
             return f64::NAN;
         }
         match what {
@@ -425,7 +425,7 @@ mod tests {
         }
         let (message, receipt, back) = queue.take(0).unwrap();
         let first = Taken {
-            msg: message,
+            message,
             deliveries: receipt,
             held: true,
         };
@@ -434,7 +434,7 @@ mod tests {
         assert_eq!(queue.wake(10), (true, None));
         let (again, second_receipt, _) = queue.take(10).unwrap();
         let second = Taken {
-            msg: again,
+            message: again,
             deliveries: second_receipt,
             held: true,
         };

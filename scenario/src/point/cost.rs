@@ -99,7 +99,7 @@ impl Point {
             })
             .max_by_key(|(index, store)| (store.initial.len(), std::cmp::Reverse(*index)));
         let per_job = 128
-            + 8 * (self.regs.len() + self.locks.len() + self.keys.len()) as u64
+            + 8 * (self.registers.len() + self.locks.len() + self.keys.len()) as u64
             + 8 * self.queues.len() as u64;
         let instances: u64 = self
             .servers
@@ -107,7 +107,7 @@ impl Point {
             .map(|server| {
                 u64::from(server.instances)
                     * (96
-                        + if server.dist.is_some() {
+                        + if server.distribution.is_some() {
                             STREAM_BYTES
                         } else {
                             0
@@ -214,7 +214,7 @@ impl Point {
             .iter()
             .map(|name| 128 + 16 * name.down.len())
             .sum::<usize>();
-        bytes += 96 * (self.regs.len() + self.queues.len() + self.links.len());
+        bytes += 96 * (self.registers.len() + self.queues.len() + self.links.len());
         bytes as u64
     }
 
@@ -222,7 +222,7 @@ impl Point {
     fn changes_keys(&self, store_index: usize) -> bool {
         self.groups.iter().any(|group| {
             group.steps.iter().any(|step| {
-                matches!(step, Step::Keys { op, store, .. } if *store as usize == store_index && *op != KeyOp::Lookup)
+                matches!(step, Step::Keys { operation, store, .. } if *store as usize == store_index && *operation != KeyOp::Lookup)
             })
         })
     }
@@ -266,8 +266,8 @@ impl Point {
                 .at_actor(number, actor_index)
                 .and_then(ms_to_ns)
                 .unwrap_or(0),
-            Step::Read(r) => self.regs[*r as usize].read_ns,
-            Step::Write { reg, .. } => self.regs[*reg as usize].write_ns,
+            Step::Read(register) => self.registers[*register as usize].read_ns,
+            Step::Write { register, .. } => self.registers[*register as usize].write_ns,
             Step::Pause(Dur::Fixed(ns)) => *ns,
             Step::Pause(Dur::Actor(number)) => self
                 .at_actor(number, actor_index)

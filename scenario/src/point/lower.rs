@@ -25,12 +25,12 @@ impl Point {
         let mut point = Point {
             tie,
             params: Vec::new(),
-            regs: Vec::new(),
+            registers: Vec::new(),
             locks: Vec::new(),
             servers: Vec::new(),
             links: Vec::new(),
             link_loss: Vec::new(),
-            link_dup: Vec::new(),
+            link_duplicate: Vec::new(),
             link_names: Vec::new(),
             queues: Vec::new(),
             keys: Vec::new(),
@@ -124,7 +124,7 @@ impl Point {
                 } else {
                     arrivals
                 };
-                match evaluator.dist(
+                match evaluator.distribution(
                     kind,
                     ms,
                     &group.every_cv,

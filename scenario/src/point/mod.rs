@@ -103,7 +103,7 @@ pub(crate) enum Cond {
 pub(crate) enum Step {
     Read(u16),
     Write {
-        reg: u16,
+        register: u16,
         value: Num,
         cas: bool,
         max_retries: u64,
@@ -152,7 +152,7 @@ pub(crate) enum Step {
         value: Num,
     },
     Keys {
-        op: crate::syntax::spec::KeyOp,
+        operation: crate::syntax::spec::KeyOp,
         store: u16,
         key: Num,
         value: Num,
@@ -167,7 +167,7 @@ pub(crate) enum Step {
     },
     /// When the condition fails, go on at `otherwise`.
     Branch {
-        cond: Cond,
+        condition: Cond,
         otherwise: u32,
     },
     Jump(u32),
@@ -359,7 +359,7 @@ pub(crate) struct Server {
     pub at: String,
     pub service_ns: Nanos,
     /// The service distribution (`None`: fixed, `service_ns` each).
-    pub dist: Option<sim_core::Dist>,
+    pub distribution: Option<sim_core::Dist>,
     pub instances: u32,
     /// Whether a request to it may time out: its clients may leave before their service.
     pub abandons: bool,
@@ -376,13 +376,14 @@ pub(crate) struct Point {
     pub tie: Tie,
     /// Numeric parameter values (NaN for strings), for expressions computed in the run.
     pub params: Vec<f64>,
-    pub regs: Vec<Register>,
+    pub registers: Vec<Register>,
     pub locks: Vec<Lock>,
     pub servers: Vec<Server>,
-    /// Each link's crossing (half its round trip), loss probability and name.
+    /// Each link's crossing (half its round trip), loss and duplication probabilities and
+    /// name.
     pub links: Vec<Nanos>,
     pub link_loss: Vec<f64>,
-    pub link_dup: Vec<f64>,
+    pub link_duplicate: Vec<f64>,
     pub link_names: Vec<String>,
     pub queues: Vec<Queue>,
     pub keys: Vec<Keys>,
@@ -405,13 +406,13 @@ impl Point {
     pub(crate) fn may_draw(&self) -> bool {
         self.link_loss
             .iter()
-            .chain(&self.link_dup)
+            .chain(&self.link_duplicate)
             .any(|p| *p > 0.0)
             || self.groups.iter().flat_map(|g| &g.steps).any(|step| {
                 matches!(
                     step,
                     Step::Branch {
-                        cond: Cond::Chance(..),
+                        condition: Cond::Chance(..),
                         ..
                     } | Step::Crash {
                         rule: CrashRule::Probability(..),
@@ -424,10 +425,10 @@ impl Point {
 
 /// What a number computed in a run may name besides the parameters.
 pub(crate) struct Vars<'a> {
-    /// `i`.
-    pub i: u32,
-    /// `k`.
-    pub k: u64,
+    /// `i`: the actor's index in its group.
+    pub index: u32,
+    /// `k`: the repetition, from 0.
+    pub repetition: u64,
     /// `attempt`.
     pub attempt: u32,
     /// `now`, ms (NaN before the run).
@@ -435,7 +436,7 @@ pub(crate) struct Vars<'a> {
     /// `read`.
     pub read: f64,
     /// What the actor read of each register (NaN: nothing).
-    pub regs: &'a [f64],
+    pub reads: &'a [f64],
     /// What it last took from each queue, and the queues.
     pub taken: &'a [crate::machine::queue::Taken],
     pub queues: &'a [crate::machine::queue::Queue],
@@ -452,12 +453,12 @@ impl Vars<'_> {
     /// The actor at `index` before it runs.
     pub(crate) fn actor(index: u32) -> Vars<'static> {
         Vars {
-            i: index,
-            k: 0,
+            index,
+            repetition: 0,
             attempt: 1,
             now_ms: f64::NAN,
             read: f64::NAN,
-            regs: &[],
+            reads: &[],
             taken: &[],
             queues: &[],
             stored: &[],
@@ -496,16 +497,16 @@ pub(crate) fn eval_run(number: &Num, params: &[f64], vars: &Vars<'_>) -> Option<
         Num::Lit(x) => Some(*x),
         Num::By(..) => None,
         Num::Each(items) => items
-            .get(vars.i as usize)
+            .get(vars.index as usize)
             .and_then(|n| eval_run(n, params, vars)),
         Num::Expr(expr, _) => expr.eval(&|var| match var {
             Var::Param(p) => params.get(p as usize).copied(),
-            Var::Index => Some(f64::from(vars.i)),
-            Var::Rep => Some(vars.k as f64),
+            Var::Index => Some(f64::from(vars.index)),
+            Var::Rep => Some(vars.repetition as f64),
             Var::Attempt => Some(f64::from(vars.attempt)),
             Var::Now => Some(vars.now_ms),
             Var::Read => Some(vars.read),
-            Var::Reg(r) => vars.regs.get(r as usize).copied(),
+            Var::Reg(register) => vars.reads.get(register as usize).copied(),
             Var::Msg(queue, what) => Some(match vars.taken.get(queue as usize) {
                 Some(&take) => vars.queues[queue as usize].number(take, what),
                 None => f64::NAN,

@@ -136,7 +136,7 @@ impl Eval<'_> {
 
     /// A distribution of `kind` with mean `mean_ms` and the cv `cv` (used by all but
     /// `fixed` and `exponential`); `None` for `fixed`.
-    pub(super) fn dist(
+    pub(super) fn distribution(
         &self,
         kind: &str,
         mean_ms: f64,

@@ -225,7 +225,7 @@ impl<'a> Flat<'a> {
             } => {
                 evaluator.each_len(value, &format!("{at}.value"), self.count)?;
                 Step::Write {
-                    reg: *register,
+                    register: *register,
                     value: evaluator.per_point(value, &[at, "value"])?,
                     cas: *cas,
                     max_retries: evaluator.whole(
@@ -297,7 +297,7 @@ impl<'a> Flat<'a> {
             spec::Step::Stop => Step::Stop,
             spec::Step::Exit { gave_up } => Step::Exit { gave_up: *gave_up },
             spec::Step::Keys {
-                op,
+                operation,
                 store,
                 key,
                 value,
@@ -310,7 +310,7 @@ impl<'a> Flat<'a> {
                     return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(number)));
                 }
                 Step::Keys {
-                    op: *op,
+                    operation: *operation,
                     store: *store,
                     key,
                     value: evaluator.per_point(value, &[at, "value"])?,
@@ -498,11 +498,13 @@ impl<'a> Flat<'a> {
         for (index, inner) in steps.iter().enumerate() {
             let mut slow = None;
             inner.visit(&mut |step| match step {
-                spec::Step::Read(register) if self.point.regs[*register as usize].read_ns > 0 => {
+                spec::Step::Read(register)
+                    if self.point.registers[*register as usize].read_ns > 0 =>
+                {
                     slow = Some((*register, "read_ms"));
                 }
                 spec::Step::Write { register, .. }
-                    if self.point.regs[*register as usize].write_ns > 0 =>
+                    if self.point.registers[*register as usize].write_ns > 0 =>
                 {
                     slow = Some((*register, "write_ms"));
                 }
@@ -565,7 +567,7 @@ impl<'a> Flat<'a> {
         let branch_index = self.steps.len();
         self.push(
             Step::Branch {
-                cond: condition,
+                condition,
                 otherwise: u32::MAX,
             },
             at,

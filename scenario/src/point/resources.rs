@@ -26,7 +26,7 @@ impl Point {
                 read_ms,
                 write_ms,
                 fenced_by,
-            } => self.regs.push(Register {
+            } => self.registers.push(Register {
                 name: name.to_string(),
                 initial: evaluator.number(initial, &[at, "initial"])?,
                 read_ns: evaluator.duration(read_ms, &[at, "read_ms"])?,
@@ -45,7 +45,7 @@ impl Point {
                 let duplicate = evaluator.probability(duplicate, &[at, "duplicate"])?;
                 self.links.push(rtt / 2);
                 self.link_loss.push(loss);
-                self.link_dup.push(duplicate);
+                self.link_duplicate.push(duplicate);
                 self.link_names.push(name.to_string());
             }
             ResourceKind::Queue {
@@ -164,7 +164,7 @@ impl Point {
         let kind = evaluator.choice(service, spec::SERVICE_KINDS, &[at, "service"])?;
         let ms = evaluator.number(service_ms, &[at, "service_ms"])?;
         let service_ns = evaluator.duration(service_ms, &[at, "service_ms"])?;
-        let dist = evaluator.dist(
+        let distribution = evaluator.distribution(
             kind,
             ms,
             service_cv,
@@ -176,7 +176,7 @@ impl Point {
             name: name.to_string(),
             at: at.to_string(),
             service_ns,
-            dist,
+            distribution,
             instances,
             abandons: false,
             special: !windows.is_empty(),

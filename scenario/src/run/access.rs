@@ -10,48 +10,52 @@ use crate::run::recover::{APPLIED, REJECTED};
 use crate::run::state::{Ev, Outcome, Sim, Undo};
 
 impl<'p> Sim<'p> {
-    /// A read of register `r`: its snapshot now, then `read_ms` before the next step.
+    /// A read of `register`: its snapshot now, then `read_ms` before the next step.
     #[inline]
     pub(super) fn read_step(
         &mut self,
         job: u32,
-        r: usize,
+        register: usize,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let j = job as usize;
-        let as_of_start = self.p.tie == Tie::ReadsFirst && self.jobs[j].handed_at != now;
-        self.tables.reads[j * self.regs.len() + r] = self.regs[r].read(now, as_of_start);
-        let d = self.p.regs[r].read_ns;
-        if d > 0 {
-            self.span(job, "reading", now, Some(now + d));
-            q.schedule_in(d, self.other, Ev::Resume { job });
+        let job_index = job as usize;
+        let as_of_start =
+            self.point.tie == Tie::ReadsFirst && self.jobs[job_index].handed_at != now;
+        self.tables.reads[job_index * self.registers.len() + register] =
+            self.registers[register].read(now, as_of_start);
+        let duration = self.point.registers[register].read_ns;
+        if duration > 0 {
+            self.span(job, "reading", now, Some(now + duration));
+            events.schedule_in(duration, self.other, Ev::Resume { job });
             return Flow::Wait;
         }
         Flow::Next
     }
 
-    /// A write into register `reg`: it lands after `write_ms` (or now).
+    /// A write into `register`: it lands after `write_ms` (or now).
     #[inline]
     pub(super) fn write_step(
         &mut self,
         job: u32,
-        reg: u16,
+        register: u16,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let r = reg as usize;
-        let d = self.p.regs[r].write_ns;
-        if self.tx.job == Some(job) {
-            self.tx.undo.push(Undo::Reg(reg, self.regs[r]));
+        let register_index = register as usize;
+        let duration = self.point.registers[register_index].write_ns;
+        if self.transaction.job == Some(job) {
+            self.transaction
+                .undo
+                .push(Undo::Register(register, self.registers[register_index]));
         }
-        if d > 0 {
-            self.span(job, "writing", now, Some(now + d));
+        if duration > 0 {
+            self.span(job, "writing", now, Some(now + duration));
             let class = self.landing_class(job);
-            q.schedule_in(d, class, Ev::Land { job });
+            events.schedule_in(duration, class, Ev::Land { job });
             return Flow::Wait;
         }
-        self.land(job, q)
+        self.land(job, events)
     }
 
     /// A delay or a pause (drawn as `kind`). It always yields, even of 0 ms: the actor goes
@@ -61,20 +65,20 @@ impl<'p> Sim<'p> {
     pub(super) fn delay_step(
         &mut self,
         job: u32,
-        d: &Dur,
+        duration: &Dur,
         kind: &'static str,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        match self.dur(d, job) {
-            Ok(d) => {
-                if d > 0 {
-                    self.span(job, kind, now, Some(now + d));
+        match self.duration(duration, job) {
+            Ok(duration) => {
+                if duration > 0 {
+                    self.span(job, kind, now, Some(now + duration));
                 }
-                q.schedule_in(d, self.other, Ev::Resume { job });
+                events.schedule_in(duration, self.other, Ev::Resume { job });
             }
-            Err(e) => {
-                self.error.get_or_insert(e);
+            Err(message) => {
+                self.error.get_or_insert(message);
             }
         }
         Flow::Wait
@@ -82,22 +86,22 @@ impl<'p> Sim<'p> {
 
     /// The class of a write landing, by `tie_order`.
     pub(super) fn landing_class(&self, job: u32) -> Class {
-        match self.p.tie {
+        match self.point.tie {
             Tie::Fifo => self.other,
             Tie::WritesFirst => 0,
             Tie::ReadsFirst => self.other + 1,
             Tie::ProgramOrder => {
                 // Early when the actor reads again at the same instant (its next step, or
                 // the first of its next repetition in a closed loop).
-                let j = &self.jobs[job as usize];
-                let a = &self.actors[j.actor as usize];
-                let group = &self.p.groups[a.group as usize];
-                let next = j.step as usize + 1;
+                let job_state = &self.jobs[job as usize];
+                let actor = &self.actors[job_state.actor as usize];
+                let group = &self.point.groups[actor.group as usize];
+                let next = job_state.step as usize + 1;
                 let reads_next = match group.steps.get(next) {
-                    Some(s) => matches!(s, Step::Read(_)),
+                    Some(step) => matches!(step, Step::Read(_)),
                     None => {
                         matches!(group.pace, Pace::Closed)
-                            && a.started < group.repeat
+                            && actor.started < group.repeat
                             && matches!(group.steps[0], Step::Read(_))
                     }
                 };
@@ -109,49 +113,53 @@ impl<'p> Sim<'p> {
     /// Lands the job's write: whether the job goes on past it, goes on at once from the
     /// step it was moved to (a compare-and-set conflict gave up, and its closed loop starts
     /// the next repetition in this event), or waits.
-    pub(super) fn land(&mut self, job: u32, q: &mut EventQueue<Ev>) -> Flow {
-        let now = q.now();
-        let j = job as usize;
-        let a = self.jobs[j].actor as usize;
-        let p = self.p;
+    pub(super) fn land(&mut self, job: u32, events: &mut EventQueue<Ev>) -> Flow {
+        let now = events.now();
+        let job_index = job as usize;
+        let actor = self.jobs[job_index].actor as usize;
+        let point = self.point;
         let Step::Write {
-            reg,
+            register,
             value,
             cas,
             max_retries,
-        } = &p.groups[self.jobs[j].group as usize].steps[self.jobs[j].step as usize]
+        } = &point.groups[self.jobs[job_index].group as usize].steps
+            [self.jobs[job_index].step as usize]
         else {
             self.error
                 .get_or_insert_with(|| "internal: a landing at a step that is not a write".into());
             return Flow::Wait;
         };
-        let r = *reg as usize;
-        let nr = self.regs.len();
-        let read = self.tables.reads[j * nr + r];
-        let new = eval_run(value, &p.params, &self.vars(job, read)).unwrap_or(f64::NAN);
+        let register_index = *register as usize;
+        let register_count = self.registers.len();
+        let read = self.tables.reads[job_index * register_count + register_index];
+        let new = eval_run(value, &point.params, &self.vars(job, read)).unwrap_or(f64::NAN);
         if !new.is_finite() {
-            let what = format!("a write's value into `{}`", p.regs[r].name);
+            let what = format!(
+                "a write's value into `{}`",
+                point.registers[register_index].name
+            );
             self.not_finite(job, &what, new);
             return Flow::Wait;
         }
-        let fence = p.regs[r].fence.map(|l| Fence {
-            token: self.tables.tokens[j * self.locks.len() + l as usize],
-            checked: p.locks[l as usize].fencing,
+        let fence = point.registers[register_index].fence.map(|lock| Fence {
+            token: self.tables.tokens[job_index * self.locks.len() + lock as usize],
+            checked: point.locks[lock as usize].fencing,
         });
-        match self.regs[r].land(now, read, new, fence, *cas) {
+        match self.registers[register_index].land(now, read, new, fence, *cas) {
             Landing::Applied { .. } => {
-                self.jobs[j].outcome = APPLIED;
+                self.jobs[job_index].outcome = APPLIED;
                 Flow::Next
             }
             Landing::Fenced => {
-                self.jobs[j].outcome = REJECTED;
-                self.actors[a].rejected += 1;
+                self.jobs[job_index].outcome = REJECTED;
+                self.actors[actor].rejected += 1;
                 self.mark(job, "rejected", now);
                 Flow::Next
             }
             Landing::Conflict => {
-                self.actors[a].rejected += 1;
-                if self.conflict(job, *max_retries, q) {
+                self.actors[actor].rejected += 1;
+                if self.conflict(job, *max_retries, events) {
                     Flow::Here
                 } else {
                     Flow::Wait
@@ -163,31 +171,36 @@ impl<'p> Sim<'p> {
     /// A compare-and-set write was rejected: the repetition starts again from its first
     /// step, as a new event, or gives up after `max_retries` rejections. True when the job
     /// goes on at once, in this event, with its next repetition (its caller runs it).
-    pub(super) fn conflict(&mut self, job: u32, max_retries: u64, q: &mut EventQueue<Ev>) -> bool {
-        let now = q.now();
-        let j = job as usize;
-        let jb = &mut self.jobs[j];
-        jb.retries += 1;
-        if jb.retries >= max_retries {
+    pub(super) fn conflict(
+        &mut self,
+        job: u32,
+        max_retries: u64,
+        events: &mut EventQueue<Ev>,
+    ) -> bool {
+        let now = events.now();
+        let job_index = job as usize;
+        let job_state = &mut self.jobs[job_index];
+        job_state.retries += 1;
+        if job_state.retries >= max_retries {
             // The actor goes on with its next repetition as after any landing: at once,
             // or after the instant's early writes (`writes_first`, `program_order`).
-            if self.end_rep(job, Outcome::GaveUp, now) {
-                match self.p.tie {
+            if self.end_repetition(job, Outcome::GaveUp, now) {
+                match self.point.tie {
                     Tie::Fifo | Tie::ReadsFirst => return true,
                     Tie::WritesFirst | Tie::ProgramOrder => {
-                        self.jobs[j].step = u32::MAX;
-                        q.schedule_in(0, self.other, Ev::Resume { job });
+                        self.jobs[job_index].step = u32::MAX;
+                        events.schedule_in(0, self.other, Ev::Resume { job });
                     }
                 }
             }
         } else {
-            let a = self.jobs[j].actor as usize;
-            self.actors[a].retries += 1;
-            let g = self.actors[a].group as usize;
-            self.groups[g].retries += 1;
+            let actor = self.jobs[job_index].actor as usize;
+            self.actors[actor].retries += 1;
+            let group = self.actors[actor].group as usize;
+            self.groups[group].retries += 1;
             // The same repetition again, from its first step, as a new event.
-            self.jobs[j].step = u32::MAX;
-            q.schedule_in(0, self.other, Ev::Resume { job });
+            self.jobs[job_index].step = u32::MAX;
+            events.schedule_in(0, self.other, Ev::Resume { job });
         }
         false
     }

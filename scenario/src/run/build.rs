@@ -19,87 +19,98 @@ use crate::run::state::{
 use crate::syntax::spec::KeyOp;
 
 impl<'p> Sim<'p> {
-    /// The state at the start of a run of `p`.
-    pub(crate) fn new(p: &'p Point, ctx: &RunContext) -> Result<Sim<'p>, ModelError> {
-        let seed = ctx.seed();
-        let n = p.actors as usize;
-        if ctx.wants_lanes() && n > MAX_LANES {
+    /// The state at the start of a run of `point`.
+    pub(crate) fn new(point: &'p Point, context: &RunContext) -> Result<Sim<'p>, ModelError> {
+        let seed = context.seed();
+        let actor_count = point.actors as usize;
+        if context.wants_lanes() && actor_count > MAX_LANES {
             return Err(ModelError::Param(ParamError::new(
                 "actor",
                 format!(
-                    "a timeline draws one lane per actor, at most {MAX_LANES}; this point has {n} actors (chart its metrics instead, or draw a smaller point)"
+                    "a timeline draws one lane per actor, at most {MAX_LANES}; this point has {actor_count} actors (chart its metrics instead, or draw a smaller point)"
                 ),
             )));
         }
-        let (actors, streams, group_streams) = actors(p, seed)?;
-        let servers = servers(p, ctx, seed);
+        let (actors, streams, group_streams) = actors(point, seed)?;
+        let servers = servers(point, context, seed);
         Ok(Sim {
-            p,
-            other: 1 + p.actors,
-            jobs: Vec::with_capacity(n.min(1 << 16)),
-            free: Vec::new(),
+            point,
+            other: 1 + point.actors,
+            jobs: Vec::with_capacity(actor_count.min(1 << 16)),
+            free_jobs: Vec::new(),
             tables: JobTables::default(),
             actors,
-            regs: p.regs.iter().map(|r| Register::new(r.initial)).collect(),
-            locks: p
+            registers: point
+                .registers
+                .iter()
+                .map(|r| Register::new(r.initial))
+                .collect(),
+            locks: point
                 .locks
                 .iter()
-                .map(|l| Lock::new(l.mode, l.lease_ns, l.stale, ctx.samples(0)))
+                .map(|l| Lock::new(l.mode, l.lease_ns, l.stale, context.samples(0)))
                 .collect(),
             servers,
-            links: p
+            links: point
                 .links
                 .iter()
                 .enumerate()
-                .map(|(k, half)| {
-                    Link::new(*half, p.link_loss[k], p.link_dup[k], seed, &p.link_names[k])
+                .map(|(link, half)| {
+                    Link::new(
+                        *half,
+                        point.link_loss[link],
+                        point.link_duplicate[link],
+                        seed,
+                        &point.link_names[link],
+                    )
                 })
                 .collect(),
-            groups: group_states(p, ctx),
+            groups: group_states(point, context),
             ready: VecDeque::new(),
             last_end: None,
-            lanes: ctx
+            lanes: context
                 .wants_lanes()
-                .then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
-            entities: ctx.wants_entities(),
+                .then(|| (0..actor_count).map(|_| Lane::new(String::new())).collect()),
+            entities: context.wants_entities(),
             streams,
             group_streams,
-            closed: p
+            closed: point
                 .groups
                 .iter()
                 .map(|g| matches!(g.pace, Pace::Closed))
                 .collect(),
-            direct: direct_service(p, ctx.wants_lanes()),
+            direct: direct_service(point, context.wants_lanes()),
             error: None,
             error_at: None,
             end: 0,
             polls: Polls::default(),
-            last_taker: vec![(u32::MAX, 0); p.locks.len()],
+            last_taker: vec![(u32::MAX, 0); point.locks.len()],
             now: 0,
             slots: Vec::new(),
             free_slots: Vec::new(),
             wait_stats: Vec::new(),
-            queues: queues(p),
-            keys: key_stores(p),
-            tx: Transaction::default(),
+            queues: queues(point),
+            keys: key_stores(point),
+            transaction: Transaction::default(),
             scratch: Vec::new(),
             steer: None,
-            fan: p.groups.iter().map(Group::fan).max().unwrap_or(0),
-            calls: (p.groups.iter().flat_map(|g| &g.steps)).any(|s| matches!(s, Step::Call { .. })),
+            fan: point.groups.iter().map(Group::fan).max().unwrap_or(0),
+            calls: (point.groups.iter().flat_map(|g| &g.steps))
+                .any(|s| matches!(s, Step::Call { .. })),
         })
     }
 }
 
 impl<'p> Sim<'p> {
-    /// The state at the start of a run of `p` that an explorer steers: no group served
+    /// The state at the start of a run of `point` that an explorer steers: no group served
     /// directly (every request is a job's shared step), at most `max_faults` faults.
     pub(crate) fn steered(
-        p: &'p Point,
-        ctx: &RunContext,
+        point: &'p Point,
+        context: &RunContext,
         max_faults: u32,
     ) -> Result<Sim<'p>, ModelError> {
-        let mut sim = Sim::new(p, ctx)?;
-        sim.direct = direct_service(p, true);
+        let mut sim = Sim::new(point, context)?;
+        sim.direct = direct_service(point, true);
         sim.steer = Some(Box::new(crate::run::steer::Steer {
             max_faults,
             beyond: 1.0,
@@ -110,36 +121,38 @@ impl<'p> Sim<'p> {
 }
 
 /// Each server, with room for the waits of every request that may reach it.
-fn servers(p: &Point, ctx: &RunContext, seed: u64) -> Vec<Server> {
-    let reps_of = |g: &Group| u64::from(g.count).saturating_mul(g.repeat);
-    p.servers
+fn servers(point: &Point, context: &RunContext, seed: u64) -> Vec<Server> {
+    let repetitions_of = |group: &Group| u64::from(group.count).saturating_mul(group.repeat);
+    point
+        .servers
         .iter()
         .enumerate()
-        .map(|(s, sv)| {
-            let requests: u64 = p
+        .map(|(server_index, point_server)| {
+            let requests: u64 = point
                 .groups
                 .iter()
-                .map(|g| {
-                    let here = g.steps.iter().filter(|st| match st {
-                        Step::Request { server, .. } => server.may_be(s as u16),
+                .map(|group| {
+                    let here = group.steps.iter().filter(|step| match step {
+                        Step::Request { server, .. } => server.may_be(server_index as u16),
                         _ => false,
                     });
-                    reps_of(g) * here.count() as u64
+                    repetitions_of(group) * here.count() as u64
                 })
                 .sum();
             let attempts = requests.saturating_mul(
-                p.groups
+                point
+                    .groups
                     .iter()
-                    .map(|g| u64::from(g.attempts))
+                    .map(|group| u64::from(group.attempts))
                     .max()
                     .unwrap_or(1),
             );
-            let waits = ctx.samples(attempts.min(1 << 27) as usize);
+            let waits = context.samples(attempts.min(1 << 27) as usize);
             Server::new(
-                &sv.name,
-                sv.instances,
-                sv.service_ns,
-                sv.dist.clone(),
+                &point_server.name,
+                point_server.instances,
+                point_server.service_ns,
+                point_server.distribution.clone(),
                 seed,
                 waits,
             )
@@ -148,20 +161,21 @@ fn servers(p: &Point, ctx: &RunContext, seed: u64) -> Vec<Server> {
 }
 
 /// Each group's counts, and room for its responses (none when its group is an alias).
-fn group_states(p: &Point, ctx: &RunContext) -> Vec<GroupState> {
-    let reps_of = |g: &Group| u64::from(g.count).saturating_mul(g.repeat);
-    p.groups
+fn group_states(point: &Point, context: &RunContext) -> Vec<GroupState> {
+    let repetitions_of = |group: &Group| u64::from(group.count).saturating_mul(group.repeat);
+    point
+        .groups
         .iter()
-        .map(|g| GroupState {
-            responses: ctx.samples_capped(
-                if alias(p, g).is_some() {
+        .map(|group| GroupState {
+            responses: context.samples_capped(
+                if alias(point, group).is_some() {
                     0
                 } else {
-                    reps_of(g).min(1 << 27) as usize
+                    repetitions_of(group).min(1 << 27) as usize
                 },
                 MAX_EXACT_RESPONSES,
             ),
-            alias: alias(p, g),
+            alias: alias(point, group),
             started: 0,
             completed: 0,
             gave_up: 0,
@@ -174,14 +188,21 @@ fn group_states(p: &Point, ctx: &RunContext) -> Vec<GroupState> {
 }
 
 /// Which groups are served directly, and each server's direct group.
-fn direct_service(p: &Point, lanes: bool) -> Direct {
+fn direct_service(point: &Point, lanes: bool) -> Direct {
     Direct {
-        groups: p.groups.iter().map(|g| direct(p, g, lanes)).collect(),
-        servers: (0..p.servers.len())
-            .map(|s| {
-                p.groups
+        groups: point
+            .groups
+            .iter()
+            .map(|g| direct(point, g, lanes))
+            .collect(),
+        servers: (0..point.servers.len())
+            .map(|server| {
+                point
+                    .groups
                     .iter()
-                    .position(|g| direct(p, g, lanes).is_some_and(|(d, _)| d as usize == s))
+                    .position(|g| {
+                        direct(point, g, lanes).is_some_and(|(d, _)| d as usize == server)
+                    })
                     .map(|g| g as u16)
             })
             .collect(),
@@ -189,32 +210,32 @@ fn direct_service(p: &Point, lanes: bool) -> Direct {
 }
 
 /// Each queue, with room for the messages its puts may make.
-fn queues(p: &Point) -> Vec<Queue> {
-    p.queues
+fn queues(point: &Point) -> Vec<Queue> {
+    point.queues
         .iter()
         .enumerate()
-        .map(|(k, q)| {
+        .map(|(index, queue)| {
             let puts = room(
-                p,
-                |s| matches!(s, Step::Put { queue, .. } | Step::Call { queue, .. } if *queue as usize == k),
+                point,
+                |step| matches!(step, Step::Put { queue, .. } | Step::Call { queue, .. } if *queue as usize == index),
             );
-            Queue::new(q.fields, q.capacity, q.visibility, puts)
+            Queue::new(queue.fields, queue.capacity, queue.visibility, puts)
         })
         .collect()
 }
 
 /// Each key store as it starts (a range kept aside), with room for the keys its steps
 /// may add.
-fn key_stores(p: &Point) -> Vec<KeyStore> {
-    p
+fn key_stores(point: &Point) -> Vec<KeyStore> {
+    point
         .keys
         .iter()
         .enumerate()
-        .map(|(k, ks)| {
-            let adds = room(p, |s| {
-                matches!(s, Step::Keys { op: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == k)
+        .map(|(index, keys)| {
+            let adds = room(point, |step| {
+                matches!(step, Step::Keys { operation: KeyOp::Insert | KeyOp::Set, store, .. } if *store as usize == index)
             });
-            match &ks.initial {
+            match &keys.initial {
                 InitialKeys::Pairs(pairs) => KeyStore::new(pairs, adds),
                 InitialKeys::Range { from, count, value } => {
                     KeyStore::range(*from, *count, *value, adds)
@@ -227,56 +248,58 @@ fn key_stores(p: &Point) -> Vec<KeyStore> {
 /// Room to make up front for what the steps `counted` may add (messages put, keys inserted),
 /// at most one per such step of every attempt of every repetition, and at most 2^24: a
 /// store or queue that grows past that grows as it goes.
-fn room(p: &Point, counted: impl Fn(&Step) -> bool) -> usize {
-    let mut n: u64 = 0;
-    for g in &p.groups {
-        let steps = g.steps.iter().filter(|s| counted(s)).count() as u64;
-        let reps = u64::from(g.count)
-            .saturating_mul(g.repeat)
-            .saturating_mul(u64::from(g.attempts));
-        n = n.saturating_add(reps.saturating_mul(steps));
+fn room(point: &Point, counted: impl Fn(&Step) -> bool) -> usize {
+    let mut total: u64 = 0;
+    for group in &point.groups {
+        let steps = group.steps.iter().filter(|step| counted(step)).count() as u64;
+        let repetitions = u64::from(group.count)
+            .saturating_mul(group.repeat)
+            .saturating_mul(u64::from(group.attempts));
+        total = total.saturating_add(repetitions.saturating_mul(steps));
     }
-    n.min(1 << 24) as usize
+    total.min(1 << 24) as usize
 }
 
 /// A group's server, instance and the number of groups that may ask that server, when each
 /// of the group's repetitions is one request at a fixed instance that no timeout ends.
-fn sole_request(p: &Point, g: &Group) -> Option<(u16, u32, usize)> {
+fn sole_request(point: &Point, group: &Group) -> Option<(u16, u32, usize)> {
     let [
         Step::Request {
-            server: crate::point::Pick::One(s),
-            instance: crate::point::Inst::Fixed(k),
+            server: crate::point::Pick::One(server),
+            instance: crate::point::Inst::Fixed(instance),
             timeout: None,
         },
-    ] = g.steps.as_slice()
+    ] = group.steps.as_slice()
     else {
         return None;
     };
-    let askers = p
+    let askers = point
         .groups
         .iter()
-        .filter(|h| {
-            h.steps
-                .iter()
-                .any(|st| matches!(st, Step::Request { server, .. } if server.may_be(*s)))
+        .filter(|other| {
+            other.steps.iter().any(
+                |step| matches!(step, Step::Request { server: asked, .. } if asked.may_be(*server)),
+            )
         })
         .count();
-    Some((*s, *k, askers))
+    Some((*server, *instance, askers))
 }
 
 /// A group's server when each of its repetitions is one request there that no timeout ends,
 /// the server's service is fixed and no other group asks it (see [`GroupState::alias`]).
-fn alias(p: &Point, g: &Group) -> Option<(u16, Nanos)> {
-    let (s, _, askers) = sole_request(p, g)?;
-    let sv = &p.servers[s as usize];
-    (sv.dist.is_none() && !sv.abandons && askers == 1).then_some((s, sv.service_ns))
+fn alias(point: &Point, group: &Group) -> Option<(u16, Nanos)> {
+    let (server, _, askers) = sole_request(point, group)?;
+    let point_server = &point.servers[server as usize];
+    (point_server.distribution.is_none() && !point_server.abandons && askers == 1)
+        .then_some((server, point_server.service_ns))
 }
 
 /// A group's server and instance when it is direct (see [`Direct`]).
-fn direct(p: &Point, g: &Group, lanes: bool) -> Option<(u16, u32)> {
-    let (s, k, askers) = sole_request(p, g)?;
-    let open = !matches!(g.pace, Pace::Closed);
-    (askers == 1 && open && !lanes && !p.servers[s as usize].special).then_some((s, k))
+fn direct(point: &Point, group: &Group, lanes: bool) -> Option<(u16, u32)> {
+    let (server, instance, askers) = sole_request(point, group)?;
+    let open = !matches!(group.pace, Pace::Closed);
+    (askers == 1 && open && !lanes && !point.servers[server as usize].special)
+        .then_some((server, instance))
 }
 
 /// Every actor, the random streams, and each group's named crash stream.
@@ -285,15 +308,15 @@ type Actors = (Vec<Actor>, Vec<Stream>, Vec<Vec<u32>>);
 /// Every actor at its start, with the random streams of those that draw (arrivals and
 /// crashes, by group and index: `arrivals/client-3`, whatever the actors are called, so
 /// naming them changes no draw).
-fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
-    let mut actors = Vec::with_capacity(p.actors as usize);
+fn actors(point: &Point, seed: u64) -> Result<Actors, ModelError> {
+    let mut actors = Vec::with_capacity(point.actors as usize);
     let mut streams = Vec::new();
     let mut group_streams = Vec::new();
-    for (g, group) in p.groups.iter().enumerate() {
+    for (group_index, group) in point.groups.iter().enumerate() {
         let random = matches!(group.pace, Pace::Random(_));
-        let crashy = group.steps.iter().any(|s| {
+        let crashy = group.steps.iter().any(|step| {
             matches!(
-                s,
+                step,
                 Step::Crash {
                     rule: CrashRule::Probability(_, None),
                     ..
@@ -312,16 +335,19 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
         group_streams.push(named);
         let chances = group.chances;
         let draws = random || crashy || group.jitters || chances;
-        for i in 0..group.count {
-            let start_ms = p.at_actor(&group.start_ms, i).unwrap_or(f64::NAN);
+        for index in 0..group.count {
+            let start_ms = point.at_actor(&group.start_ms, index).unwrap_or(f64::NAN);
             let Some(start) = ms_to_ns(start_ms) else {
                 return Err(ModelError::Param(ParamError::new(
-                    &format!("actor[{g}].start_ms"),
-                    format!("actor {i}: start_ms {}", sim_core::bad_duration(start_ms)),
+                    &format!("actor[{group_index}].start_ms"),
+                    format!(
+                        "actor {index}: start_ms {}",
+                        sim_core::bad_duration(start_ms)
+                    ),
                 )));
             };
             let name = if draws {
-                format!("{}-{i}", group.name)
+                format!("{}-{index}", group.name)
             } else {
                 String::new()
             };
@@ -332,13 +358,13 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
                 streams.push(sim_core::stream(seed, &format!("{source}/{name}")));
                 (streams.len() - 1) as u32
             };
-            let rng = stream(random, "arrivals");
-            let crash_rng = stream(crashy, "crash");
-            let jitter_rng = stream(group.jitters, "jitter");
-            let chance_rng = stream(chances, "chance");
+            let arrival_stream = stream(random, "arrivals");
+            let crash_stream = stream(crashy, "crash");
+            let jitter_stream = stream(group.jitters, "jitter");
+            let chance_stream = stream(chances, "chance");
             actors.push(Actor {
-                group: g as u16,
-                index: i,
+                group: group_index as u16,
+                index,
                 start,
                 started: 0,
                 completed: 0,
@@ -352,10 +378,10 @@ fn actors(p: &Point, seed: u64) -> Result<Actors, ModelError> {
                 crashed: false,
                 stopped: false,
                 elapsed_ms: 0.0,
-                rng,
-                crash_rng,
-                jitter_rng,
-                chance_rng,
+                arrival_stream,
+                crash_stream,
+                jitter_stream,
+                chance_stream,
                 timeouts: 0,
                 restarts: 0,
                 incarnation: 0,

@@ -15,25 +15,27 @@ impl<'p> Sim<'p> {
         rule: &CrashRule,
         restart: &Option<Dur>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let p = self.p;
-        let a = self.jobs[job as usize].actor as usize;
+        let point = self.point;
+        let actor_index = self.jobs[job as usize].actor as usize;
         let group = self.jobs[job as usize].group as usize;
-        let actor = &mut self.actors[a];
+        let actor = &mut self.actors[actor_index];
         let dies = match rule {
             CrashRule::All => true,
-            CrashRule::First(n) => u64::from(actor.index) < *n,
+            CrashRule::First(first) => u64::from(actor.index) < *first,
             CrashRule::Names(names) => {
-                let name = p.groups[group].actor_name(actor.index);
+                let name = point.groups[group].actor_name(actor.index);
                 names.contains(&name)
             }
-            CrashRule::Probability(pr, named) => {
-                let rng = match named {
-                    None => actor.crash_rng as usize,
-                    Some(s) => self.group_streams[group][*s as usize] as usize,
+            CrashRule::Probability(probability, named) => {
+                let stream = match named {
+                    None => actor.crash_stream as usize,
+                    Some(named) => self.group_streams[group][*named as usize] as usize,
                 };
-                self.decide(*pr, true, |sim| chance(&mut sim.streams[rng], *pr))
+                self.decide(*probability, true, |sim| {
+                    chance(&mut sim.streams[stream], *probability)
+                })
             }
         };
         if !dies {
@@ -48,25 +50,25 @@ impl<'p> Sim<'p> {
             job
         } else {
             self.roll_back(job);
-            self.free.push(job);
+            self.free_jobs.push(job);
             parent
         };
         self.roll_back(job);
         self.mark(job, "crashed", now);
-        let actor = &mut self.actors[a];
+        let actor = &mut self.actors[actor_index];
         // Every repetition of its old self still under way ends too.
         actor.incarnation = actor.incarnation.wrapping_add(1);
         self.groups[group].crashed += 1;
-        let more = actor.started < p.groups[group].repeat;
+        let more = actor.started < point.groups[group].repeat;
         match restart {
             // A restart only when the actor has a repetition left to run.
-            Some(d) if more => self.restart(job, d, q),
+            Some(restart_after) if more => self.restart(job, restart_after, events),
             _ => {
                 // Down for good: its row ends here (not the makespan).
-                self.actors[a].crashed = true;
-                self.actors[a].end = Some(now);
+                self.actors[actor_index].crashed = true;
+                self.actors[actor_index].end = Some(now);
                 // It holds what it held: a crashed holder's lock stays taken.
-                self.free.push(job);
+                self.free_jobs.push(job);
             }
         }
         Flow::Wait
@@ -74,8 +76,8 @@ impl<'p> Sim<'p> {
 
     /// An `if`: on to its `then` steps (the next), or to `otherwise`.
     #[inline]
-    pub(super) fn branch_step(&mut self, job: u32, cond: &Cond, otherwise: u32) -> Flow {
-        let holds = self.holds(job, cond);
+    pub(super) fn branch_step(&mut self, job: u32, condition: &Cond, otherwise: u32) -> Flow {
+        let holds = self.holds(job, condition);
         if self.error.is_some() {
             // A condition that could not be told (a chance out of range).
             return Flow::Wait;
@@ -93,7 +95,7 @@ impl<'p> Sim<'p> {
         job: u32,
         then: &Then,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
         match then {
             Then::GoOn(to) => {
@@ -105,7 +107,7 @@ impl<'p> Sim<'p> {
                 backoff,
                 jitter,
             } if self.jobs[job as usize].attempt < *max_attempts => {
-                self.retry(job, backoff, jitter, q);
+                self.retry(job, backoff, jitter, events);
                 Flow::Wait
             }
             _ => self.end_now(job, Outcome::GaveUp, now),
@@ -121,7 +123,7 @@ impl<'p> Sim<'p> {
             self.branch_end(job, outcome == Outcome::Completed, now);
             return Flow::Wait;
         }
-        if self.end_rep(job, outcome, now) {
+        if self.end_repetition(job, outcome, now) {
             Flow::Here
         } else {
             Flow::Wait
@@ -131,15 +133,15 @@ impl<'p> Sim<'p> {
     /// Counts the job's repetition as completed at `now`.
     #[inline(always)]
     pub(super) fn completed_at(&mut self, job: u32, now: Nanos) {
-        let j = &self.jobs[job as usize];
-        let (a, g) = (j.actor as usize, j.group as usize);
-        let took = now - j.started;
-        let actor = &mut self.actors[a];
+        let job_state = &self.jobs[job as usize];
+        let (actor_index, group_index) = (job_state.actor as usize, job_state.group as usize);
+        let took = now - job_state.started;
+        let actor = &mut self.actors[actor_index];
         actor.completed += 1;
         // Events run in time order: `now` is the latest end so far.
         actor.end = Some(now);
         self.last_end = Some(now);
-        let group = &mut self.groups[g];
+        let group = &mut self.groups[group_index];
         group.completed += 1;
         if group.alias.is_none() {
             group.responses.record(took);
@@ -149,41 +151,42 @@ impl<'p> Sim<'p> {
 
     /// Ends the job's repetition; true when the same job goes on with the next one (a closed
     /// loop), from step 0.
-    pub(crate) fn end_rep(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
-        let j = &self.jobs[job as usize];
-        let (a, g) = (j.actor as usize, j.group as usize);
+    pub(crate) fn end_repetition(&mut self, job: u32, outcome: Outcome, now: Nanos) -> bool {
+        let job_state = &self.jobs[job as usize];
+        let (actor_index, group_index) = (job_state.actor as usize, job_state.group as usize);
         match outcome {
             Outcome::Completed => self.completed_at(job, now),
             Outcome::GaveUp => {
-                self.actors[a].gave_up += 1;
-                self.actors[a].end = Some(now);
+                self.actors[actor_index].gave_up += 1;
+                self.actors[actor_index].end = Some(now);
                 self.last_end = Some(now);
-                self.groups[g].gave_up += 1;
+                self.groups[group_index].gave_up += 1;
                 self.mark(job, "gave_up", now);
             }
         }
-        let actor = &mut self.actors[a];
-        let group = &self.p.groups[g];
+        let actor = &mut self.actors[actor_index];
+        let group = &self.point.groups[group_index];
         if matches!(group.pace, Pace::Closed) && actor.started < group.repeat && !actor.stopped {
             actor.started += 1;
-            self.groups[g].started += 1;
-            let j = &mut self.jobs[job as usize];
-            j.rep += 1;
-            j.step = 0;
-            j.started = now;
-            j.retries = 0;
-            j.attempt = 1;
-            j.outcome = 0;
+            self.groups[group_index].started += 1;
+            let job_state = &mut self.jobs[job as usize];
+            job_state.repetition += 1;
+            job_state.step = 0;
+            job_state.started = now;
+            job_state.retries = 0;
+            job_state.attempt = 1;
+            job_state.outcome = 0;
             // What it read was the last repetition's: a write of this one overwrites no
             // update it saw unless it reads again (a blind write is no lost update).
-            let nr = self.regs.len();
-            if nr > 0 {
-                let ju = job as usize;
-                self.tables.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
+            let register_count = self.registers.len();
+            if register_count > 0 {
+                let job_index = job as usize;
+                self.tables.reads[job_index * register_count..(job_index + 1) * register_count]
+                    .fill(f64::NAN);
             }
             return true;
         }
-        self.free.push(job);
+        self.free_jobs.push(job);
         false
     }
 }

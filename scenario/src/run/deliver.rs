@@ -6,7 +6,7 @@ use sim_core::EventQueue;
 
 use crate::machine::keys::Found;
 use crate::machine::keys::{bad_key, key_of};
-use crate::machine::queue::{NO_MSG, Taken};
+use crate::machine::queue::{NO_MESSAGE, Taken};
 use crate::point::Timeout;
 use crate::run::handle::Flow;
 use crate::run::recover::{
@@ -25,50 +25,54 @@ impl Sim<'_> {
         queue: u16,
         value: &Num,
         fields: &[Num],
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> bool {
         let mut numbers = std::mem::take(&mut self.scratch);
         numbers.clear();
         numbers.push(self.eval(job, value));
-        for f in fields {
-            numbers.push(self.eval(job, f));
+        for field in fields {
+            numbers.push(self.eval(job, field));
         }
-        let qu = queue as usize;
-        if let Some(n) = numbers.iter().position(|x| !x.is_finite()) {
-            let qp = &self.p.queues[qu];
-            let what = match n {
-                0 => format!("a put's value on `{}`", qp.name),
-                f => format!("a put's field `{}` on `{}`", qp.field_names[f - 1], qp.name),
+        let queue_index = queue as usize;
+        if let Some(index) = numbers.iter().position(|x| !x.is_finite()) {
+            let point_queue = &self.point.queues[queue_index];
+            let what = match index {
+                0 => format!("a put's value on `{}`", point_queue.name),
+                field => format!(
+                    "a put's field `{}` on `{}`",
+                    point_queue.field_names[field - 1],
+                    point_queue.name
+                ),
             };
-            self.not_finite(job, &what, numbers[n]);
+            self.not_finite(job, &what, numbers[index]);
             self.scratch = numbers;
             return false;
         }
-        let outcome = if self.tx.job == Some(job) {
+        let outcome = if self.transaction.job == Some(job) {
             // The transaction's earlier puts on this queue take room, and its earlier acks
             // of it free some: they land first, in order.
             let (mut puts, mut acks) = (0u64, 0u64);
-            for d in &self.tx.deferred {
-                match d {
-                    Deferred::Put { queue: x, .. } if *x == queue => puts += 1,
-                    Deferred::Ack { queue: x, .. } if *x == queue => acks += 1,
+            for deferred in &self.transaction.deferred {
+                match deferred {
+                    Deferred::Put { queue: other, .. } if *other == queue => puts += 1,
+                    Deferred::Ack { queue: other, .. } if *other == queue => acks += 1,
                     _ => {}
                 }
             }
-            if self.queues[qu].full_after(puts, acks) {
+            if self.queues[queue_index].full_after(puts, acks) {
                 // Counted when the transaction lands, like everything in it.
-                self.tx.deferred.push(Deferred::Refused { queue });
+                self.transaction.deferred.push(Deferred::Refused { queue });
                 FULL
             } else {
-                let at = self.tx.numbers.len() as u32;
-                self.tx.numbers.extend_from_slice(&numbers);
-                self.tx.deferred.push(Deferred::Put { queue, at });
+                let at = self.transaction.numbers.len() as u32;
+                self.transaction.numbers.extend_from_slice(&numbers);
+                self.transaction.deferred.push(Deferred::Put { queue, at });
                 PUT
             }
-        } else if self.put_now(queue, &numbers, q) {
+        } else if self.put_now(queue, &numbers, events) {
             PUT
         } else {
-            self.mark(job, "full", q.now());
+            self.mark(job, "full", events.now());
             FULL
         };
         self.scratch = numbers;
@@ -86,36 +90,36 @@ impl Sim<'_> {
         value: &Num,
         fields: &[Num],
         timeout: &Option<Timeout>,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let now = q.now();
-        let qu = queue as usize;
-        let made = self.queues[qu].made();
-        if !self.put_step(job, queue, value, fields, q) {
+        let now = events.now();
+        let queue_index = queue as usize;
+        let made = self.queues[queue_index].made();
+        if !self.put_step(job, queue, value, fields, events) {
             return Flow::Wait;
         }
         if self.jobs[job as usize].outcome == FULL {
             return Flow::Next;
         }
         let deadline = match timeout {
-            Some(t) => match self.deadline(job, t, now) {
-                Some(d) => d,
+            Some(timeout) => match self.deadline(job, timeout, now) {
+                Some(deadline) => deadline,
                 None => return Flow::Wait,
             },
             None => NONE,
         };
-        let jb = &mut self.jobs[job as usize];
-        jb.wait = jb.wait.wrapping_add(1);
-        jb.calling = queue;
-        jb.deadline = deadline;
-        jb.step_started = now;
-        let caller = (job, jb.wait);
+        let job_state = &mut self.jobs[job as usize];
+        job_state.wait = job_state.wait.wrapping_add(1);
+        job_state.calling = queue;
+        job_state.deadline = deadline;
+        job_state.step_started = now;
+        let caller = (job, job_state.wait);
         // The message and any copy its link made: a reply to either answers the call.
-        for m in made..self.queues[qu].made() {
-            self.queues[qu].set_caller(m as u32, caller);
+        for message in made..self.queues[queue_index].made() {
+            self.queues[queue_index].set_caller(message as u32, caller);
         }
         if deadline != NONE {
-            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+            events.schedule_at(deadline, self.other, Ev::Timeout { job });
         }
         Flow::Wait
     }
@@ -129,57 +133,60 @@ impl Sim<'_> {
         job: u32,
         queue: u16,
         value: &Num,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> bool {
-        let now = q.now();
-        let qu = queue as usize;
-        let take = self.tables.taken[job as usize * self.queues.len() + qu];
-        let Some((caller, wait)) = (take.msg != NO_MSG)
-            .then(|| self.queues[qu].caller(take.msg))
+        let now = events.now();
+        let queue_index = queue as usize;
+        let take = self.tables.taken[job as usize * self.queues.len() + queue_index];
+        let Some((caller, wait)) = (take.message != NO_MESSAGE)
+            .then(|| self.queues[queue_index].caller(take.message))
             .flatten()
         else {
             self.jobs[job as usize].outcome = NOT_HELD;
             return true;
         };
-        let v = self.eval(job, value);
-        if !v.is_finite() {
-            let what = format!("a reply's value on `{}`", self.p.queues[qu].name);
-            self.not_finite(job, &what, v);
+        let reply = self.eval(job, value);
+        if !reply.is_finite() {
+            let what = format!(
+                "a reply's value on `{}`",
+                self.point.queues[queue_index].name
+            );
+            self.not_finite(job, &what, reply);
             return false;
         }
-        let c = &self.jobs[caller as usize];
-        let waits = c.wait == wait
-            && c.calling == queue
-            && !c.cancelled
-            && c.incarnation == self.actors[c.actor as usize].incarnation;
-        let deadline = c.deadline;
-        let back = match (waits, self.p.queues[qu].link) {
+        let caller_state = &self.jobs[caller as usize];
+        let waits = caller_state.wait == wait
+            && caller_state.calling == queue
+            && !caller_state.cancelled
+            && caller_state.incarnation == self.actors[caller_state.actor as usize].incarnation;
+        let deadline = caller_state.deadline;
+        let back = match (waits, self.point.queues[queue_index].link) {
             (false, _) => None,
             (true, None) => Some(0),
-            (true, Some(k)) => match self.cross_link(k as usize) {
+            (true, Some(link)) => match self.cross_link(link as usize) {
                 (_, true) => None,
-                (d, false) if now.saturating_add(d) > deadline => None,
-                (d, false) => Some(d),
+                (delay, false) if now.saturating_add(delay) > deadline => None,
+                (delay, false) => Some(delay),
             },
         };
-        let Some(d) = back else {
-            self.queues[qu].late_replies += 1;
+        let Some(delay) = back else {
+            self.queues[queue_index].late_replies += 1;
             self.jobs[job as usize].outcome = EXPIRED;
             return true;
         };
-        self.queues[qu].replies += 1;
+        self.queues[queue_index].replies += 1;
         self.jobs[job as usize].outcome = REPLIED;
-        let c = &mut self.jobs[caller as usize];
-        let from = c.step_started;
-        c.calling = u16::MAX;
-        c.deadline = NONE;
-        c.outcome = REPLIED;
+        let caller_state = &mut self.jobs[caller as usize];
+        let from = caller_state.step_started;
+        caller_state.calling = u16::MAX;
+        caller_state.deadline = NONE;
+        caller_state.outcome = REPLIED;
         // A reply to a copy of its message finds it waiting no more.
-        c.wait = c.wait.wrapping_add(1);
-        self.tables.replies[caller as usize] = v;
-        self.span(caller, "waiting", from, Some(now + d));
-        if d > 0 {
-            q.schedule_in(d, self.other, Ev::Resume { job: caller });
+        caller_state.wait = caller_state.wait.wrapping_add(1);
+        self.tables.replies[caller as usize] = reply;
+        self.span(caller, "waiting", from, Some(now + delay));
+        if delay > 0 {
+            events.schedule_in(delay, self.other, Ev::Resume { job: caller });
         } else {
             self.ready.push_back(caller);
         }
@@ -187,13 +194,13 @@ impl Sim<'_> {
     }
 
     /// Puts a message with these numbers on `queue` now; false when it is full.
-    fn put_now(&mut self, queue: u16, numbers: &[f64], q: &mut EventQueue<Ev>) -> bool {
-        let qu = queue as usize;
-        if self.queues[qu].full(0) {
-            self.queues[qu].refused += 1;
+    fn put_now(&mut self, queue: u16, numbers: &[f64], events: &mut EventQueue<Ev>) -> bool {
+        let queue_index = queue as usize;
+        if self.queues[queue_index].full(0) {
+            self.queues[queue_index].refused += 1;
             return false;
         }
-        if self.queues[qu].made() >= crate::machine::queue::MAX_MESSAGES {
+        if self.queues[queue_index].made() >= crate::machine::queue::MAX_MESSAGES {
             // Far past any memory limit: the estimate refuses such a run before it starts.
             self.error.get_or_insert_with(|| {
                 format!(
@@ -203,94 +210,109 @@ impl Sim<'_> {
             });
             return false;
         }
-        let m = self.queues[qu].put(numbers, None);
-        match self.p.queues[qu].link {
+        let message = self.queues[queue_index].put(numbers, None);
+        match self.point.queues[queue_index].link {
             None => {
-                self.queues[qu].arrive(m);
-                self.feed(qu, q);
+                self.queues[queue_index].arrive(message);
+                self.feed(queue_index, events);
             }
-            Some(k) => {
-                let k = k as usize;
-                self.cross(qu, k, m, q);
+            Some(link) => {
+                let link = link as usize;
+                self.cross(queue_index, link, message, events);
                 // A copy is a put of its own: a full queue refuses it (and counts it), so a
                 // capacity holds copies included. Drawn whether or not there is room.
-                let dup = self.links[k].chances().1;
-                let copies = self.decide(dup, true, |sim| sim.links[k].duplicates());
-                if copies && self.queues[qu].full(0) {
-                    self.queues[qu].refused += 1;
+                let duplicate_chance = self.links[link].chances().1;
+                let copies =
+                    self.decide(duplicate_chance, true, |sim| sim.links[link].duplicates());
+                if copies && self.queues[queue_index].full(0) {
+                    self.queues[queue_index].refused += 1;
                 } else if copies {
                     // On the stack: a message has at most 1 + MAX_FIELDS numbers.
                     let mut copy = [0.0; 1 + crate::syntax::spec::MAX_FIELDS];
-                    let numbers = self.queues[qu].numbers(m);
+                    let numbers = self.queues[queue_index].numbers(message);
                     copy[..numbers.len()].copy_from_slice(numbers);
                     let width = numbers.len();
-                    let id = self.queues[qu].id(m);
-                    let m2 = self.queues[qu].put(&copy[..width], Some(id));
-                    self.queues[qu].duplicated += 1;
-                    self.cross(qu, k, m2, q);
+                    let id = self.queues[queue_index].id(message);
+                    let copy_message = self.queues[queue_index].put(&copy[..width], Some(id));
+                    self.queues[queue_index].duplicated += 1;
+                    self.cross(queue_index, link, copy_message, events);
                 }
             }
         }
         true
     }
 
-    /// Message `m` of queue `qu` crosses link `k`: it arrives after the crossing, or is lost.
-    fn cross(&mut self, qu: usize, k: usize, m: u32, q: &mut EventQueue<Ev>) {
-        let (d, lost) = self.cross_link(k);
+    /// `message` of the queue at `queue_index` crosses `link`: it arrives after the crossing,
+    /// or is lost.
+    fn cross(
+        &mut self,
+        queue_index: usize,
+        link: usize,
+        message: u32,
+        events: &mut EventQueue<Ev>,
+    ) {
+        let (delay, lost) = self.cross_link(link);
         if lost {
-            self.queues[qu].lose(m);
+            self.queues[queue_index].lose(message);
         } else {
-            q.schedule_in(
-                d,
+            events.schedule_in(
+                delay,
                 self.other,
                 Ev::Arrive {
-                    queue: qu as u16,
-                    msg: m,
+                    queue: queue_index as u16,
+                    message,
                 },
             );
         }
     }
 
-    /// A message arrived at queue `qu`, or came back: it goes to the longest waiting taker.
-    pub(crate) fn feed(&mut self, qu: usize, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        while self.queues[qu].has_visible() {
-            let Some((job, wait)) = self.queues[qu].waiters.pop_front() else {
+    /// A message arrived at the queue at `queue_index`, or came back: it goes to the longest
+    /// waiting taker.
+    pub(crate) fn feed(&mut self, queue_index: usize, events: &mut EventQueue<Ev>) {
+        let now = events.now();
+        while self.queues[queue_index].has_visible() {
+            let Some((job, wait)) = self.queues[queue_index].waiters.pop_front() else {
                 return;
             };
-            let j = &self.jobs[job as usize];
+            let job_state = &self.jobs[job as usize];
             // A wait that ended, or one of an actor that crashed since: no one to give it to.
-            let dead = j.incarnation != self.actors[j.actor as usize].incarnation;
-            if j.wait != wait || j.taking as usize != qu || dead {
+            let dead = job_state.incarnation != self.actors[job_state.actor as usize].incarnation;
+            if job_state.wait != wait || job_state.taking as usize != queue_index || dead {
                 continue;
             }
-            let from = j.step_started;
-            let jb = &mut self.jobs[job as usize];
-            jb.taking = u16::MAX;
-            jb.deadline = NONE;
+            let from = job_state.step_started;
+            let job_state = &mut self.jobs[job as usize];
+            job_state.taking = u16::MAX;
+            job_state.deadline = NONE;
             if now > from {
                 self.span(job, "waiting", from, Some(now));
             }
-            self.take_now(job, qu, q);
+            self.take_now(job, queue_index, events);
             self.ready.push_back(job);
         }
     }
 
-    /// `job` takes the first visible message of queue `qu` (there is one).
-    fn take_now(&mut self, job: u32, qu: usize, q: &mut EventQueue<Ev>) {
-        let Some((msg, deliveries, back)) = self.queues[qu].take(q.now()) else {
+    /// `job` takes the first visible message of the queue at `queue_index` (there is one).
+    fn take_now(&mut self, job: u32, queue_index: usize, events: &mut EventQueue<Ev>) {
+        let Some((message, deliveries, back)) = self.queues[queue_index].take(events.now()) else {
             return;
         };
-        let nq = self.queues.len();
-        self.tables.taken[job as usize * nq + qu] = Taken {
-            msg,
+        let queue_count = self.queues.len();
+        self.tables.taken[job as usize * queue_count + queue_index] = Taken {
+            message,
             deliveries,
             held: true,
         };
         self.jobs[job as usize].outcome = TAKEN;
-        self.mark(job, "taken", q.now());
+        self.mark(job, "taken", events.now());
         if let Some(at) = back {
-            q.schedule_at(at, self.other, Ev::Visible { queue: qu as u16 });
+            events.schedule_at(
+                at,
+                self.other,
+                Ev::Visible {
+                    queue: queue_index as u16,
+                },
+            );
         }
     }
 
@@ -300,43 +322,44 @@ impl Sim<'_> {
         job: u32,
         queue: u16,
         timeout: &Option<Timeout>,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> bool {
-        let now = q.now();
-        let qu = queue as usize;
+        let now = events.now();
+        let queue_index = queue as usize;
         self.jobs[job as usize].step_started = now;
         // Until it gets a message, the take has none: its names are unset (NaN), not the
         // last message's, and there is nothing to acknowledge.
-        let nq = self.queues.len();
-        self.tables.taken[job as usize * nq + qu] = Taken::NONE;
+        let queue_count = self.queues.len();
+        self.tables.taken[job as usize * queue_count + queue_index] = Taken::NONE;
         // Waiters that stopped waiting (a timeout) are no one to queue behind.
-        while let Some(&(w, wait)) = self.queues[qu].waiters.front() {
-            let j = &self.jobs[w as usize];
-            let dead = j.incarnation != self.actors[j.actor as usize].incarnation;
-            if j.wait == wait && j.taking as usize == qu && !dead {
+        while let Some(&(waiter, wait)) = self.queues[queue_index].waiters.front() {
+            let waiter_state = &self.jobs[waiter as usize];
+            let dead =
+                waiter_state.incarnation != self.actors[waiter_state.actor as usize].incarnation;
+            if waiter_state.wait == wait && waiter_state.taking as usize == queue_index && !dead {
                 break;
             }
-            self.queues[qu].waiters.pop_front();
+            self.queues[queue_index].waiters.pop_front();
         }
-        if self.queues[qu].has_visible() && self.queues[qu].waiters.is_empty() {
-            self.take_now(job, qu, q);
+        if self.queues[queue_index].has_visible() && self.queues[queue_index].waiters.is_empty() {
+            self.take_now(job, queue_index, events);
             return true;
         }
         let deadline = match timeout {
-            Some(t) => match self.deadline(job, t, now) {
-                Some(d) => d,
+            Some(timeout) => match self.deadline(job, timeout, now) {
+                Some(deadline) => deadline,
                 None => return false,
             },
             None => NONE,
         };
-        let jb = &mut self.jobs[job as usize];
-        jb.wait = jb.wait.wrapping_add(1);
-        jb.taking = queue;
-        jb.deadline = deadline;
-        let wait = jb.wait;
-        self.queues[qu].waiters.push_back((job, wait));
+        let job_state = &mut self.jobs[job as usize];
+        job_state.wait = job_state.wait.wrapping_add(1);
+        job_state.taking = queue;
+        job_state.deadline = deadline;
+        let wait = job_state.wait;
+        self.queues[queue_index].waiters.push_back((job, wait));
         if deadline != NONE {
-            q.schedule_at(deadline, self.other, Ev::Timeout { job });
+            events.schedule_at(deadline, self.other, Ev::Timeout { job });
         }
         false
     }
@@ -347,10 +370,10 @@ impl Sim<'_> {
     /// its take got nothing, or its message acknowledged already): the same inside a
     /// transaction and out of one.
     pub(crate) fn ack_step(&mut self, job: u32, queue: u16) {
-        let qu = queue as usize;
-        let slot = job as usize * self.queues.len() + qu;
+        let queue_index = queue as usize;
+        let slot = job as usize * self.queues.len() + queue_index;
         let Taken {
-            msg: m,
+            message,
             deliveries: receipt,
             held,
         } = self.tables.taken[slot];
@@ -358,12 +381,12 @@ impl Sim<'_> {
             self.jobs[job as usize].outcome = NOT_HELD;
             return;
         }
-        let ok = if self.tx.job == Some(job) {
-            let ok = self.queues[qu].can_ack(m, receipt);
-            self.tx.deferred.push(if ok {
+        let ok = if self.transaction.job == Some(job) {
+            let ok = self.queues[queue_index].can_ack(message, receipt);
+            self.transaction.deferred.push(if ok {
                 Deferred::Ack {
                     queue,
-                    msg: m,
+                    message,
                     receipt,
                 }
             } else {
@@ -371,13 +394,13 @@ impl Sim<'_> {
             });
             ok
         } else {
-            self.queues[qu].ack(m, receipt)
+            self.queues[queue_index].ack(message, receipt)
         };
         // Acknowledged, or too late: the take holds it no more (its names stay).
         self.tables.taken[slot].held = false;
         self.jobs[job as usize].outcome = if ok { ACKED } else { EXPIRED };
         // Inside a transaction, marked when it lands.
-        if self.tx.job != Some(job) {
+        if self.transaction.job != Some(job) {
             self.mark(job, if ok { "acked" } else { "expired" }, self.now);
         }
     }
@@ -386,165 +409,181 @@ impl Sim<'_> {
     pub(crate) fn keys_step(
         &mut self,
         job: u32,
-        op: KeyOp,
+        operation: KeyOp,
         store: u16,
         key: &Num,
         value: &Num,
     ) -> bool {
-        let x = self.eval(job, key);
-        let Some(key) = key_of(x) else {
-            let a = &self.actors[self.jobs[job as usize].actor as usize];
+        let number = self.eval(job, key);
+        let Some(key) = key_of(number) else {
+            let actor = &self.actors[self.jobs[job as usize].actor as usize];
             self.error.get_or_insert(format!(
                 "actor {} of `{}`: {}",
-                a.index,
-                self.p.groups[a.group as usize].name,
-                bad_key(x)
+                actor.index,
+                self.point.groups[actor.group as usize].name,
+                bad_key(number)
             ));
             return false;
         };
-        let s = store as usize;
-        let held = |f: Found| match f {
+        let store_index = store as usize;
+        let held = |found: Found| match found {
             Found::Absent => f64::NAN,
-            Found::Held(v) => v,
+            Found::Held(number) => number,
         };
-        let (outcome, stored, undo) = match op {
+        let (outcome, stored, undo) = match operation {
             KeyOp::Lookup => {
-                let f = self.keys[s].get(key);
-                let o = if f == Found::Absent { MISSING } else { FOUND };
-                (o, held(f), None)
+                let found = self.keys[store_index].get(key);
+                let outcome = if found == Found::Absent {
+                    MISSING
+                } else {
+                    FOUND
+                };
+                (outcome, held(found), None)
             }
             KeyOp::Insert => {
-                let v = self.eval(job, value);
-                if !v.is_finite() {
-                    let what = format!("an insert's value into `{}`", self.p.keys[s].name);
-                    self.not_finite(job, &what, v);
+                let number = self.eval(job, value);
+                if !number.is_finite() {
+                    let what = format!(
+                        "an insert's value into `{}`",
+                        self.point.keys[store_index].name
+                    );
+                    self.not_finite(job, &what, number);
                     return false;
                 }
-                let (f, u) = self.keys[s].insert(key, v);
-                match f {
-                    Found::Absent => (INSERTED, v, Some(u)),
-                    f => (DUPLICATE, held(f), Some(u)),
+                let (found, undo) = self.keys[store_index].insert(key, number);
+                match found {
+                    Found::Absent => (INSERTED, number, Some(undo)),
+                    found => (DUPLICATE, held(found), Some(undo)),
                 }
             }
             KeyOp::Set => {
-                let v = self.eval(job, value);
-                if !v.is_finite() {
-                    let what = format!("a set's value into `{}`", self.p.keys[s].name);
-                    self.not_finite(job, &what, v);
+                let number = self.eval(job, value);
+                if !number.is_finite() {
+                    let what =
+                        format!("a set's value into `{}`", self.point.keys[store_index].name);
+                    self.not_finite(job, &what, number);
                     return false;
                 }
-                (SET, v, Some(self.keys[s].set(key, v)))
+                (SET, number, Some(self.keys[store_index].set(key, number)))
             }
             KeyOp::Remove => {
-                let (f, u) = self.keys[s].remove(key);
-                let o = if f == Found::Absent { MISSING } else { REMOVED };
-                (o, held(f), Some(u))
+                let (found, undo) = self.keys[store_index].remove(key);
+                let outcome = if found == Found::Absent {
+                    MISSING
+                } else {
+                    REMOVED
+                };
+                (outcome, held(found), Some(undo))
             }
         };
-        let total = self.keys[s].total();
+        let total = self.keys[store_index].total();
         if !total.is_finite() {
-            let what = format!("the total of `{}` after this step", self.p.keys[s].name);
+            let what = format!(
+                "the total of `{}` after this step",
+                self.point.keys[store_index].name
+            );
             self.not_finite(job, &what, total);
             return false;
         }
-        if let Some(u) = undo
-            && self.tx.job == Some(job)
+        if let Some(undo) = undo
+            && self.transaction.job == Some(job)
         {
-            self.tx.undo.push(Undo::Key(store, u));
+            self.transaction.undo.push(Undo::Key(store, undo));
         }
-        let nk = self.keys.len();
-        self.tables.stored[job as usize * nk + s] = stored;
+        let store_count = self.keys.len();
+        self.tables.stored[job as usize * store_count + store_index] = stored;
         self.jobs[job as usize].outcome = outcome;
         true
     }
 
-    /// Stops the run: `job`'s step would store `x` (NaN or infinite) as `what`, which then
-    /// stays not a number for good (a key store's total, a message's value).
-    pub(crate) fn not_finite(&mut self, job: u32, what: &str, x: f64) {
-        let j = &self.jobs[job as usize];
+    /// Stops the run: `job`'s step would store `number` (NaN or infinite) as `what`, which
+    /// then stays not a number for good (a key store's total, a message's value).
+    pub(crate) fn not_finite(&mut self, job: u32, what: &str, number: f64) {
+        let job_state = &self.jobs[job as usize];
         if self.error.is_none() {
             // Where the step is written, even when it fails as an event of its own (a
             // write landing after `write_ms`).
-            self.error_at.get_or_insert((j.group, j.step));
+            self.error_at
+                .get_or_insert((job_state.group, job_state.step));
         }
-        let a = &self.actors[j.actor as usize];
+        let actor = &self.actors[job_state.actor as usize];
         self.error.get_or_insert(format!(
-            "actor {} of `{}` at {} ms: {what} is {x}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
-            a.index,
-            self.p.groups[a.group as usize].name,
+            "actor {} of `{}` at {} ms: {what} is {number}, not a finite number (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)",
+            actor.index,
+            self.point.groups[actor.group as usize].name,
             sim_core::ns_to_ms(self.now),
         ));
     }
 
     /// A transaction begins: its effects are undone if its actor crashes before its end.
     pub(crate) fn begin(&mut self, job: u32) {
-        if self.tx.job.is_some() {
+        if self.transaction.job.is_some() {
             self.error
                 .get_or_insert_with(|| "internal: a transaction inside a transaction".into());
         }
-        self.tx.job = Some(job);
-        self.tx.undo.clear();
-        self.tx.deferred.clear();
-        self.tx.numbers.clear();
+        self.transaction.job = Some(job);
+        self.transaction.undo.clear();
+        self.transaction.deferred.clear();
+        self.transaction.numbers.clear();
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
-    pub(crate) fn commit(&mut self, q: &mut EventQueue<Ev>) {
-        let job = self.tx.job.take();
-        self.tx.undo.clear();
-        let deferred = std::mem::take(&mut self.tx.deferred);
-        let numbers = std::mem::take(&mut self.tx.numbers);
-        for d in &deferred {
-            match *d {
+    pub(crate) fn commit(&mut self, events: &mut EventQueue<Ev>) {
+        let job = self.transaction.job.take();
+        self.transaction.undo.clear();
+        let deferred = std::mem::take(&mut self.transaction.deferred);
+        let numbers = std::mem::take(&mut self.transaction.numbers);
+        for entry in &deferred {
+            match *entry {
                 Deferred::Put { queue, at } => {
-                    let w = 1 + self.p.queues[queue as usize].fields;
+                    let width = 1 + self.point.queues[queue as usize].fields;
                     let at = at as usize;
                     // Room was counted when the put ran.
-                    self.put_now(queue, &numbers[at..at + w], q);
+                    self.put_now(queue, &numbers[at..at + width], events);
                 }
                 Deferred::Ack {
                     queue,
-                    msg,
+                    message,
                     receipt,
                 } => {
                     // Held when it ran, at this instant: it lands now, and is marked.
-                    if self.queues[queue as usize].ack(msg, receipt)
+                    if self.queues[queue as usize].ack(message, receipt)
                         && let Some(job) = job
                     {
-                        self.mark(job, "acked", q.now());
+                        self.mark(job, "acked", events.now());
                     }
                 }
                 Deferred::Refused { queue } => {
                     self.queues[queue as usize].refused += 1;
                     if let Some(job) = job {
-                        self.mark(job, "full", q.now());
+                        self.mark(job, "full", events.now());
                     }
                 }
                 Deferred::Late => {
                     if let Some(job) = job {
-                        self.mark(job, "expired", q.now());
+                        self.mark(job, "expired", events.now());
                     }
                 }
             }
         }
-        self.tx.deferred = deferred;
-        self.tx.deferred.clear();
-        self.tx.numbers = numbers;
+        self.transaction.deferred = deferred;
+        self.transaction.deferred.clear();
+        self.transaction.numbers = numbers;
     }
 
     /// `job` crashed: if inside a transaction, nothing of it lands.
     pub(crate) fn roll_back(&mut self, job: u32) {
-        if self.tx.job != Some(job) {
+        if self.transaction.job != Some(job) {
             return;
         }
-        self.tx.job = None;
-        while let Some(u) = self.tx.undo.pop() {
-            match u {
-                Undo::Reg(r, saved) => self.regs[r as usize] = saved,
-                Undo::Key(s, u) => self.keys[s as usize].restore(u),
+        self.transaction.job = None;
+        while let Some(undo) = self.transaction.undo.pop() {
+            match undo {
+                Undo::Register(register, saved) => self.registers[register as usize] = saved,
+                Undo::Key(store, undo) => self.keys[store as usize].restore(undo),
             }
         }
-        self.tx.deferred.clear();
-        self.tx.numbers.clear();
+        self.transaction.deferred.clear();
+        self.transaction.numbers.clear();
     }
 }

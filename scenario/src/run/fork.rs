@@ -21,16 +21,16 @@ impl<'p> Sim<'p> {
     /// A `parallel` step: its branches start, in order, after what is ready already; the
     /// job waits for the join.
     pub(super) fn fork_step(&mut self, job: u32, starts: &[u32], now: Nanos) -> Flow {
-        let j = &mut self.jobs[job as usize];
-        j.running = starts.len() as u8;
-        j.joined = 0;
-        j.failed = 0;
-        j.winner = 0;
-        let parent = *j;
-        for (b, &start) in starts.iter().enumerate() {
+        let job_state = &mut self.jobs[job as usize];
+        job_state.running = starts.len() as u8;
+        job_state.joined = 0;
+        job_state.failed = 0;
+        job_state.winner = 0;
+        let parent = *job_state;
+        for (branch_index, &start) in starts.iter().enumerate() {
             let kid = self.alloc(Job {
                 parent: job,
-                branch: b as u8 + 1,
+                branch: branch_index as u8 + 1,
                 // Run from the ready queue, which steps past where a job stands first.
                 step: start - 1,
                 step_started: now,
@@ -49,43 +49,43 @@ impl<'p> Sim<'p> {
                 ..parent
             });
             self.copy_rows(job, kid, false);
-            self.tables.kids[job as usize * self.fan + b] = kid;
+            self.tables.kids[job as usize * self.fan + branch_index] = kid;
             self.ready.push_back(kid);
         }
         Flow::Wait
     }
 
-    /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with `only_known`,
-    /// only what `from` knows (a branch that came through tells its parent what it found,
-    /// and leaves alone what it never looked at).
+    /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with
+    /// `only_known`, only what `from` knows (a branch that came through tells its parent what
+    /// it found, and leaves alone what it never looked at).
     fn copy_rows(&mut self, from: u32, to: u32, only_known: bool) {
-        let (f, t) = (from as usize, to as usize);
-        let t_ = &mut self.tables;
-        let n = self.regs.len();
-        for r in 0..n {
-            let x = t_.reads[f * n + r];
-            if !only_known || !x.is_nan() {
-                t_.reads[t * n + r] = x;
+        let (from, to) = (from as usize, to as usize);
+        let tables = &mut self.tables;
+        let register_count = self.registers.len();
+        for register in 0..register_count {
+            let read = tables.reads[from * register_count + register];
+            if !only_known || !read.is_nan() {
+                tables.reads[to * register_count + register] = read;
             }
         }
-        let n = self.queues.len();
-        for r in 0..n {
-            let x = t_.taken[f * n + r];
-            if !only_known || x != Taken::NONE {
-                t_.taken[t * n + r] = x;
+        let queue_count = self.queues.len();
+        for queue in 0..queue_count {
+            let taken = tables.taken[from * queue_count + queue];
+            if !only_known || taken != Taken::NONE {
+                tables.taken[to * queue_count + queue] = taken;
             }
         }
-        let n = self.keys.len();
-        for r in 0..n {
-            let x = t_.stored[f * n + r];
-            if !only_known || !x.is_nan() {
-                t_.stored[t * n + r] = x;
+        let store_count = self.keys.len();
+        for store in 0..store_count {
+            let stored = tables.stored[from * store_count + store];
+            if !only_known || !stored.is_nan() {
+                tables.stored[to * store_count + store] = stored;
             }
         }
         if self.calls {
-            let x = t_.replies[f];
-            if !only_known || !x.is_nan() {
-                t_.replies[t] = x;
+            let reply = tables.replies[from];
+            if !only_known || !reply.is_nan() {
+                tables.replies[to] = reply;
             }
         }
     }
@@ -94,61 +94,61 @@ impl<'p> Sim<'p> {
     /// now (or be out of reach): then the branches still running are cancelled and the
     /// parent goes on, in this event.
     pub(super) fn branch_end(&mut self, kid: u32, ok: bool, now: Nanos) {
-        let k = &self.jobs[kid as usize];
-        let (parent, b) = (k.parent, k.branch);
-        let nl = self.locks.len();
-        let (pu, ku) = (parent as usize, kid as usize);
-        for l in 0..nl {
-            let token = std::mem::take(&mut self.tables.tokens[ku * nl + l]);
+        let kid_state = &self.jobs[kid as usize];
+        let (parent, branch) = (kid_state.parent, kid_state.branch);
+        let lock_count = self.locks.len();
+        let (parent_index, kid_index) = (parent as usize, kid as usize);
+        for lock in 0..lock_count {
+            let token = std::mem::take(&mut self.tables.tokens[kid_index * lock_count + lock]);
             if token != 0 {
-                self.tables.tokens[pu * nl + l] = token;
+                self.tables.tokens[parent_index * lock_count + lock] = token;
             }
         }
         if ok {
             self.copy_rows(kid, parent, true);
         }
-        self.tables.kids[pu * self.fan + usize::from(b) - 1] = NO_JOB;
-        self.free.push(kid);
-        let pt = self.p;
-        let p = &mut self.jobs[pu];
-        p.running -= 1;
+        self.tables.kids[parent_index * self.fan + usize::from(branch) - 1] = NO_JOB;
+        self.free_jobs.push(kid);
+        let point = self.point;
+        let parent_state = &mut self.jobs[parent_index];
+        parent_state.running -= 1;
         if ok {
-            p.joined += 1;
-            if p.winner == 0 {
-                p.winner = b;
+            parent_state.joined += 1;
+            if parent_state.winner == 0 {
+                parent_state.winner = branch;
             }
         } else {
-            p.failed += 1;
+            parent_state.failed += 1;
         }
         let Step::Fork {
             starts,
             wait,
             withdraw,
             ..
-        } = &pt.groups[p.group as usize].steps[p.step as usize]
+        } = &point.groups[parent_state.group as usize].steps[parent_state.step as usize]
         else {
             self.error
                 .get_or_insert_with(|| "internal: a branch of a job at no parallel".into());
             return;
         };
-        let n = starts.len() as u32;
-        let outcome = if u32::from(p.joined) >= *wait {
+        let branches = starts.len() as u32;
+        let outcome = if u32::from(parent_state.joined) >= *wait {
             JOINED
-        } else if n - u32::from(p.failed) < *wait {
+        } else if branches - u32::from(parent_state.failed) < *wait {
             FAILED
         } else {
             return;
         };
-        p.outcome = outcome;
+        parent_state.outcome = outcome;
         let withdraw = *withdraw;
-        for b in 0..n as usize {
-            let kid = self.tables.kids[pu * self.fan + b];
+        for other in 0..branches as usize {
+            let kid = self.tables.kids[parent_index * self.fan + other];
             if kid != NO_JOB {
-                self.tables.kids[pu * self.fan + b] = NO_JOB;
+                self.tables.kids[parent_index * self.fan + other] = NO_JOB;
                 self.cancel(kid, withdraw, now);
             }
         }
-        self.jobs[pu].running = 0;
+        self.jobs[parent_index].running = 0;
         self.ready.push_back(parent);
     }
 
@@ -156,27 +156,29 @@ impl<'p> Sim<'p> {
     /// other branch still running is cancelled (withdrawn) at once.
     pub(super) fn started_service(&mut self, kid: u32, now: Nanos) {
         let parent = self.jobs[kid as usize].parent;
-        let p = &self.jobs[parent as usize];
-        let pt = self.p;
+        let parent_state = &self.jobs[parent as usize];
+        let point = self.point;
         let Some(Step::Fork {
             starts, tied: true, ..
-        }) = pt.groups[p.group as usize].steps.get(p.step as usize)
+        }) = point.groups[parent_state.group as usize]
+            .steps
+            .get(parent_state.step as usize)
         else {
             return;
         };
-        let pu = parent as usize;
+        let parent_index = parent as usize;
         // Only a branch of the fork under way (not one of an old self's, after a crash
         // whose restart reused the job) ties its siblings.
-        if !(0..starts.len()).any(|b| self.tables.kids[pu * self.fan + b] == kid) {
+        if !(0..starts.len()).any(|b| self.tables.kids[parent_index * self.fan + b] == kid) {
             return;
         }
-        for b in 0..starts.len() {
-            let other = self.tables.kids[pu * self.fan + b];
+        for branch in 0..starts.len() {
+            let other = self.tables.kids[parent_index * self.fan + branch];
             if other != NO_JOB && other != kid {
-                self.tables.kids[pu * self.fan + b] = NO_JOB;
-                let p = &mut self.jobs[pu];
-                p.running -= 1;
-                p.failed += 1;
+                self.tables.kids[parent_index * self.fan + branch] = NO_JOB;
+                let parent_state = &mut self.jobs[parent_index];
+                parent_state.running -= 1;
+                parent_state.failed += 1;
                 self.cancel(other, true, now);
             }
         }
@@ -184,50 +186,50 @@ impl<'p> Sim<'p> {
 
     /// Branch `kid` is cancelled at its parent's join.
     fn cancel(&mut self, kid: u32, withdraw: bool, now: Nanos) {
-        let nl = self.locks.len();
-        for l in 0..nl {
-            if self.tables.tokens[kid as usize * nl + l] != 0 {
-                self.release(kid, l, now);
+        let lock_count = self.locks.len();
+        for lock in 0..lock_count {
+            if self.tables.tokens[kid as usize * lock_count + lock] != 0 {
+                self.release(kid, lock, now);
             }
         }
         self.mark(kid, "cancelled", now);
-        let j = &mut self.jobs[kid as usize];
-        j.cancelled = true;
+        let job_state = &mut self.jobs[kid as usize];
+        job_state.cancelled = true;
         // A timer still due for it finds nothing to end.
-        j.deadline = NONE;
-        let from = j.step_started;
-        let gone = if j.waiting != u16::MAX {
+        job_state.deadline = NONE;
+        let from = job_state.step_started;
+        let gone = if job_state.waiting != u16::MAX {
             // Its entry in the lock's queue is stale from now on.
-            j.waiting = u16::MAX;
-            j.wait = j.wait.wrapping_add(1);
+            job_state.waiting = u16::MAX;
+            job_state.wait = job_state.wait.wrapping_add(1);
             self.span(kid, "waiting", from, Some(now));
             true
-        } else if j.taking != u16::MAX {
-            j.taking = u16::MAX;
-            j.wait = j.wait.wrapping_add(1);
+        } else if job_state.taking != u16::MAX {
+            job_state.taking = u16::MAX;
+            job_state.wait = job_state.wait.wrapping_add(1);
             if now > from {
                 self.span(kid, "waiting", from, Some(now));
             }
             true
-        } else if j.calling != u16::MAX {
+        } else if job_state.calling != u16::MAX {
             // A reply that comes now finds nobody waiting.
-            j.calling = u16::MAX;
-            j.wait = j.wait.wrapping_add(1);
+            job_state.calling = u16::MAX;
+            job_state.wait = job_state.wait.wrapping_add(1);
             self.span(kid, "waiting", from, Some(now));
             true
-        } else if j.serving == LOST {
-            j.serving = NO_SERVER;
+        } else if job_state.serving == LOST {
+            job_state.serving = NO_SERVER;
             true
-        } else if j.serving != NO_SERVER {
-            let s = j.serving as usize;
-            j.serving = NO_SERVER;
+        } else if job_state.serving != NO_SERVER {
+            let server = job_state.serving as usize;
+            job_state.serving = NO_SERVER;
             // The request left behind no longer reaches this job.
-            j.wait = j.wait.wrapping_add(1);
-            let queued = !j.in_service;
-            j.in_service = false;
-            let tag = j.slot;
+            job_state.wait = job_state.wait.wrapping_add(1);
+            let queued = !job_state.in_service;
+            job_state.in_service = false;
+            let tag = job_state.slot;
             let instance = self.slots[tag as usize].instance;
-            if self.servers[s].cancel(instance, tag, withdraw && queued, now) {
+            if self.servers[server].cancel(instance, tag, withdraw && queued, now) {
                 self.free_slots.push(tag);
             }
             let kind = if queued { "waiting" } else { "served" };
@@ -239,7 +241,7 @@ impl<'p> Sim<'p> {
             false
         };
         if gone {
-            self.free.push(kid);
+            self.free_jobs.push(kid);
         }
     }
 }

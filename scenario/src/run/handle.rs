@@ -2,7 +2,9 @@
 //! a write landing later, a lock taken, a queue, a link), and the event that ends the block
 //! lets it go on. Each step kind's work is in the file of its family: `access` (registers,
 //! delays), `locks`, `request` (servers, links), `deliver` (queues, key stores,
-//! transactions), `control` (crashes, branches, timeouts' ends, repetitions' ends).
+//! transactions), `fork` (`parallel` and its join), `control` (crashes, branches, timeouts'
+//! ends, repetitions' ends); `recover` has what they share on failing (timeouts, retries,
+//! restarts, a resource picked during the run).
 
 use sim_core::{EventQueue, Handler, Nanos, SimError};
 
@@ -33,37 +35,39 @@ impl Handler<Ev> for Sim<'_> {
     // Inlined into the engine's loop, as a built-in model's handler is: the hot events'
     // paths are short, and a call per event saved and restored a dozen registers.
     #[inline(always)]
-    fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        self.now = q.now();
-        match ev {
+    fn handle(&mut self, event: Ev, events: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        self.now = events.now();
+        match event {
             Ev::Start { actor } => {
-                let a = &self.actors[actor as usize];
-                if let Some((s, k)) = self.direct.groups[a.group as usize] {
+                let actor_state = &self.actors[actor as usize];
+                if let Some((server, instance)) = self.direct.groups[actor_state.group as usize] {
                     // A direct group's one step is its request: its actors never crash, and
                     // nothing it does readies a job or sets an error, so the checks below
                     // are not needed.
-                    self.start_direct(actor, s as usize, k, q);
+                    self.start_direct(actor, server as usize, instance, events);
                     return Ok(());
                 }
                 // An open loop's next start, scheduled before its actor crashed or stopped:
                 // no more.
-                if !a.crashed && !a.stopped {
-                    self.start_job(actor, q);
+                if !actor_state.crashed && !actor_state.stopped {
+                    self.start_job(actor, events);
                 }
             }
             Ev::Depart { server, instance } => match self.direct.servers[server as usize] {
                 // As for a direct start: only its own internal error can come of it.
-                Some(g) => return self.depart_direct(server as usize, instance, g as usize, q),
-                None => self.depart(server as usize, instance, q),
+                Some(group) => {
+                    return self.depart_direct(server as usize, instance, group as usize, events);
+                }
+                None => self.depart(server as usize, instance, events),
             },
-            other => self.rare(other, q),
+            other => self.rare(other, events),
         }
         if !self.ready.is_empty() {
-            self.drain(q);
+            self.drain(events);
         }
         match &self.error {
             None => Ok(()),
-            Some(e) => Err(SimError::Model(e.clone())),
+            Some(message) => Err(SimError::Model(message.clone())),
         }
     }
 }
@@ -71,24 +75,24 @@ impl Handler<Ev> for Sim<'_> {
 impl<'p> Sim<'p> {
     /// An actor's next repetition as a job: its steps from the first.
     #[inline(never)]
-    fn start_job(&mut self, actor: u32, q: &mut EventQueue<Ev>) {
-        let job = self.spawn(actor, q.now());
+    fn start_job(&mut self, actor: u32, events: &mut EventQueue<Ev>) {
+        let job = self.spawn(actor, events.now());
         if let Some(at) = self.next_start(actor) {
-            q.schedule_at(at, 1 + actor, Ev::Start { actor });
+            events.schedule_at(at, 1 + actor, Ev::Start { actor });
         }
         if let Some(steer) = &mut self.steer {
             // Explored: every shared step goes through the loop that yields between them.
             steer.fresh = Some(job);
-            return self.go(job, q);
+            return self.go(job, events);
         }
-        self.proceed(job, q);
+        self.proceed(job, events);
     }
 
     /// Every other event (kept out of the handler's hot path).
     #[inline(never)]
-    fn rare(&mut self, ev: Ev, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        match ev {
+    fn rare(&mut self, event: Ev, events: &mut EventQueue<Ev>) {
+        let now = events.now();
+        match event {
             Ev::Resume { job } => {
                 if let Some(steer) = &mut self.steer {
                     if steer.crash_now {
@@ -96,81 +100,83 @@ impl<'p> Sim<'p> {
                         // boundary, as a `crash` step there would make it.
                         steer.crash_now = false;
                         steer.crashed_anywhere += 1;
-                        let g = self.jobs[job as usize].group as usize;
-                        let restart = self.p.groups[g]
+                        let group = self.jobs[job as usize].group as usize;
+                        let restart = self.point.groups[group]
                             .crash_anywhere
                             .as_ref()
                             .and_then(|(_, r)| r.clone());
-                        self.crash_step(job, &CrashRule::All, &restart, now, q);
+                        self.crash_step(job, &CrashRule::All, &restart, now, events);
                         return;
                     }
                     steer.fresh = Some(job);
                 }
-                let j = &mut self.jobs[job as usize];
-                j.step = j.step.wrapping_add(1);
-                self.go(job, q);
+                let job_state = &mut self.jobs[job as usize];
+                job_state.step = job_state.step.wrapping_add(1);
+                self.go(job, events);
             }
-            Ev::Land { job } => match self.land(job, q) {
+            Ev::Land { job } => match self.land(job, events) {
                 Flow::Next => {
-                    match self.p.tie {
+                    match self.point.tie {
                         // The actor goes on at once, in this event.
                         Tie::Fifo | Tie::ReadsFirst => {
                             self.jobs[job as usize].step += 1;
-                            self.go(job, q);
+                            self.go(job, events);
                         }
                         // It goes on after the instant's early writes have landed.
                         Tie::WritesFirst | Tie::ProgramOrder => {
-                            q.schedule_in(0, self.other, Ev::Resume { job })
+                            events.schedule_in(0, self.other, Ev::Resume { job })
                         }
                     }
                 }
-                Flow::Here => self.go(job, q),
+                Flow::Here => self.go(job, events),
                 Flow::Wait => {}
             },
             Ev::Retry { job } => {
                 self.polls.pending -= 1;
                 self.jobs[job as usize].polling = u16::MAX;
-                let p = self.p;
-                let j = &self.jobs[job as usize];
-                if j.cancelled || j.incarnation != self.actors[j.actor as usize].incarnation {
+                let point = self.point;
+                let job_state = &self.jobs[job as usize];
+                if job_state.cancelled
+                    || job_state.incarnation != self.actors[job_state.actor as usize].incarnation
+                {
                     // Its actor crashed while it polled (or its branch was cancelled): it
                     // goes no further, and this was its one wake-up, so the job is free.
-                    self.free.push(job);
+                    self.free_jobs.push(job);
                     return;
                 }
                 if let Step::Acquire { lock, .. } =
-                    &p.groups[j.group as usize].steps[j.step as usize]
-                    && let Some(l) = self.pick(job, lock, self.locks.len())
-                    && self.attempt(job, l, q)
+                    &point.groups[job_state.group as usize].steps[job_state.step as usize]
+                    && let Some(lock) = self.pick(job, lock, self.locks.len())
+                    && self.attempt(job, lock, events)
                 {
                     self.jobs[job as usize].step += 1;
-                    self.go(job, q);
+                    self.go(job, events);
                 }
             }
-            Ev::Timeout { job } => self.timeout_event(job, now, q),
+            Ev::Timeout { job } => self.timeout_event(job, now, events),
             Ev::Unlock { lock } => {
-                let l = lock as usize;
-                self.locks[l].unlock(now);
-                self.hand_over(l, now);
+                let lock = lock as usize;
+                self.locks[lock].unlock(now);
+                self.hand_over(lock, now);
             }
-            Ev::Arrive { queue, msg } => {
-                self.queues[queue as usize].arrive(msg);
-                self.feed(queue as usize, q);
+            Ev::Arrive { queue, message } => {
+                self.queues[queue as usize].arrive(message);
+                self.feed(queue as usize, events);
             }
             Ev::Visible { queue } => {
                 let (back, next) = self.queues[queue as usize].wake(now);
                 if let Some(at) = next {
-                    q.schedule_at(at, self.other, Ev::Visible { queue });
+                    events.schedule_at(at, self.other, Ev::Visible { queue });
                 }
                 if back {
-                    self.feed(queue as usize, q);
+                    self.feed(queue as usize, events);
                 }
             }
             Ev::Down { server } => self.servers[server as usize].go_down(),
             Ev::Up { server } => {
-                let s = server as usize;
-                for (k, next) in self.servers[s].up(now) {
-                    self.start_next(s, k, next, now, q);
+                let server = server as usize;
+                for (instance, next) in self.servers[server].up(now) {
+                    self.start_next(server, instance, next, now, events);
                 }
             }
             Ev::Start { .. } | Ev::Depart { .. } => unreachable!("handled by the handler"),
@@ -179,75 +185,77 @@ impl<'p> Sim<'p> {
 
     /// A wait's ceiling came (`Ev::Timeout`): at its job's deadline, the wait it ends
     /// (a queued lock's, a take's, a call's, a lost crossing's, a request's) is given up.
-    fn timeout_event(&mut self, job: u32, now: Nanos, q: &mut EventQueue<Ev>) {
-        let j = &mut self.jobs[job as usize];
-        if j.deadline != now {
+    fn timeout_event(&mut self, job: u32, now: Nanos, events: &mut EventQueue<Ev>) {
+        let job_state = &mut self.jobs[job as usize];
+        if job_state.deadline != now {
             return;
         }
-        if j.incarnation != self.actors[j.actor as usize].incarnation {
+        if job_state.incarnation != self.actors[job_state.actor as usize].incarnation {
             // Its actor crashed while it waited (an open loop's repetitions overlap):
             // it went no further, and its wait ends uncounted. No other event
             // reaches it (its wait is spent), so the job is free again.
-            j.waiting = u16::MAX;
-            j.taking = u16::MAX;
-            j.calling = u16::MAX;
-            j.serving = NO_SERVER;
-            j.wait = j.wait.wrapping_add(1);
-            j.deadline = NONE;
-            self.free.push(job);
+            job_state.waiting = u16::MAX;
+            job_state.taking = u16::MAX;
+            job_state.calling = u16::MAX;
+            job_state.serving = NO_SERVER;
+            job_state.wait = job_state.wait.wrapping_add(1);
+            job_state.deadline = NONE;
+            self.free_jobs.push(job);
             return;
         }
-        if j.waiting != u16::MAX {
-            let l = j.waiting as usize;
-            j.waiting = u16::MAX;
-            let from = j.step_started;
-            self.gave_up_wait(job, l, now - from);
+        if job_state.waiting != u16::MAX {
+            let lock = job_state.waiting as usize;
+            job_state.waiting = u16::MAX;
+            let from = job_state.step_started;
+            self.gave_up_wait(job, lock, now - from);
             self.span(job, "waiting", from, Some(now));
-            self.timed_out(job, q);
-        } else if j.taking != u16::MAX {
+            self.timed_out(job, events);
+        } else if job_state.taking != u16::MAX {
             // The queue's waiter entry is left behind: `feed` skips it.
-            j.taking = u16::MAX;
-            let from = j.step_started;
+            job_state.taking = u16::MAX;
+            let from = job_state.step_started;
             if now > from {
                 self.span(job, "waiting", from, Some(now));
             }
-            self.timed_out(job, q);
-        } else if j.calling != u16::MAX {
+            self.timed_out(job, events);
+        } else if job_state.calling != u16::MAX {
             // No reply in time: one that comes later finds nobody waiting.
-            j.calling = u16::MAX;
-            j.wait = j.wait.wrapping_add(1);
-            let from = j.step_started;
+            job_state.calling = u16::MAX;
+            job_state.wait = job_state.wait.wrapping_add(1);
+            let from = job_state.step_started;
             self.span(job, "waiting", from, Some(now));
-            self.timed_out(job, q);
-        } else if j.serving == LOST {
-            j.serving = NO_SERVER;
-            self.timed_out(job, q);
-        } else if j.serving != NO_SERVER {
-            let s = j.serving as usize;
-            j.serving = NO_SERVER;
+            self.timed_out(job, events);
+        } else if job_state.serving == LOST {
+            job_state.serving = NO_SERVER;
+            self.timed_out(job, events);
+        } else if job_state.serving != NO_SERVER {
+            let server = job_state.serving as usize;
+            job_state.serving = NO_SERVER;
             // A new wait: the request left behind no longer reaches this job.
-            j.wait = j.wait.wrapping_add(1);
-            let from = j.step_started;
+            job_state.wait = job_state.wait.wrapping_add(1);
+            let from = job_state.step_started;
             // Given up in service or still queued.
-            let queued = !j.in_service;
+            let queued = !job_state.in_service;
             let kind = if queued { "waiting" } else { "served" };
-            j.in_service = false;
+            job_state.in_service = false;
             if queued && self.entities {
                 // It leaves while queued: its wait so far is a wait still, as a
                 // given-up lock wait is.
-                let actor = &mut self.actors[j.actor as usize];
+                let actor = &mut self.actors[job_state.actor as usize];
                 actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
             }
-            self.servers[s].time_out();
+            self.servers[server].time_out();
             self.span(job, kind, from, Some(now));
-            self.timed_out(job, q);
+            self.timed_out(job, events);
         }
     }
 
-    fn drain(&mut self, q: &mut EventQueue<Ev>) {
+    /// Runs the jobs readied in this event, in order, each from the step after the one it
+    /// stands at (the step it waited in).
+    fn drain(&mut self, events: &mut EventQueue<Ev>) {
         while let Some(job) = self.ready.pop_front() {
             self.jobs[job as usize].step += 1;
-            self.go(job, q);
+            self.go(job, events);
         }
     }
 
@@ -255,54 +263,56 @@ impl<'p> Sim<'p> {
     /// instance, the end of the steps) here, inlined into the handler; the rest in
     /// [`Sim::go`].
     #[inline(always)]
-    pub(super) fn proceed(&mut self, job: u32, q: &mut EventQueue<Ev>) {
-        let j = &self.jobs[job as usize];
-        let steps = &self.p.groups[j.group as usize].steps;
-        match steps.get(j.step as usize) {
-            None if !self.closed[j.group as usize] => {
+    pub(super) fn proceed(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+        let job_state = &self.jobs[job as usize];
+        let steps = &self.point.groups[job_state.group as usize].steps;
+        match steps.get(job_state.step as usize) {
+            None if !self.closed[job_state.group as usize] => {
                 // An open loop's repetition is done: its job goes back to the pool.
-                let now = q.now();
+                let now = events.now();
                 self.completed_at(job, now);
-                self.free.push(job);
+                self.free_jobs.push(job);
             }
             Some(Step::Request {
                 server: Pick::One(server),
-                instance: Inst::Fixed(k),
+                instance: Inst::Fixed(instance),
                 timeout: None,
             }) => {
-                let (s, k) = (*server as usize, *k);
-                if self.request(job, s, k, q) {
-                    self.go(job, q);
+                let (server, instance) = (*server as usize, *instance);
+                if self.request(job, server, instance, events) {
+                    self.go(job, events);
                 }
             }
-            _ => self.go(job, q),
+            _ => self.go(job, events),
         }
     }
 
     /// Runs `job` from its current step until it blocks or ends.
     #[inline(never)]
-    pub(crate) fn go(&mut self, job: u32, q: &mut EventQueue<Ev>) {
-        self.steps_of(job, q);
+    pub(crate) fn go(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+        self.steps_of(job, events);
         if self.error.is_some() && self.error_at.is_none() {
             // The step that failed has not moved on: it is where the mistake is written.
-            let j = &self.jobs[job as usize];
-            self.error_at = Some((j.group, j.step));
+            let job_state = &self.jobs[job as usize];
+            self.error_at = Some((job_state.group, job_state.step));
         }
     }
 
     /// `go`'s work: the steps, until one blocks or the repetition ends. Each step kind's
-    /// work is a function of its family (`access`, `locks`, `request`, `deliver`,
+    /// work is a function of its family (`access`, `locks`, `request`, `deliver`, `fork`,
     /// `control`) that says what the job does next ([`Flow`]); this loop only moves the
     /// program counter. Steps that finish at once go on here, by iteration.
-    fn steps_of(&mut self, job: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        let ju = job as usize;
-        let jb = &self.jobs[ju];
-        if jb.cancelled || jb.incarnation != self.actors[jb.actor as usize].incarnation {
+    fn steps_of(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+        let now = events.now();
+        let job_index = job as usize;
+        let job_state = &self.jobs[job_index];
+        if job_state.cancelled
+            || job_state.incarnation != self.actors[job_state.actor as usize].incarnation
+        {
             // Its actor crashed while this repetition waited (an open loop's repetitions
             // overlap): it dies with it, holding what it holds; or it is a branch cancelled
             // at its join. Its one wake-up is this, so the job is free again.
-            self.free.push(job);
+            self.free_jobs.push(job);
             return;
         }
         // Under an explorer: whether this job has already made a shared action in this
@@ -312,34 +322,34 @@ impl<'p> Sim<'p> {
             Some(steer) => steer.fresh.take() != Some(job),
         };
         loop {
-            let j = job as usize;
-            let p = self.p;
-            let steps = &p.groups[self.jobs[j].group as usize].steps;
-            let flow = match steps.get(self.jobs[j].step as usize) {
+            let job_index = job as usize;
+            let point = self.point;
+            let steps = &point.groups[self.jobs[job_index].group as usize].steps;
+            let flow = match steps.get(self.jobs[job_index].step as usize) {
                 None => self.end_now(job, Outcome::Completed, now),
                 Some(step) if self.steer.is_some() && step.is_shared() => {
                     // A transaction's steps run together, in the event of its start.
-                    if self.tx.job != Some(job) {
+                    if self.transaction.job != Some(job) {
                         if acted {
                             // It yields: the same step, in an event of its own at this
                             // instant.
-                            self.jobs[j].step = self.jobs[j].step.wrapping_sub(1);
-                            q.schedule_in(0, self.other, Ev::Resume { job });
+                            self.jobs[job_index].step = self.jobs[job_index].step.wrapping_sub(1);
+                            events.schedule_in(0, self.other, Ev::Resume { job });
                             return;
                         }
                         acted = true;
                     }
                     if let Some(steer) = &mut self.steer {
-                        let at = (self.jobs[j].group, self.jobs[j].step);
+                        let at = (self.jobs[job_index].group, self.jobs[job_index].step);
                         steer.acted.get_or_insert((job, at.1));
                         steer.touched.push(at);
                     }
-                    self.step(job, step, now, q)
+                    self.step(job, step, now, events)
                 }
-                Some(step) => self.step(job, step, now, q),
+                Some(step) => self.step(job, step, now, events),
             };
             match flow {
-                Flow::Next => self.jobs[j].step += 1,
+                Flow::Next => self.jobs[job_index].step += 1,
                 Flow::Here => {}
                 Flow::Wait => return,
             }
@@ -348,28 +358,30 @@ impl<'p> Sim<'p> {
 
     /// Runs one step for `job` at `now`.
     #[inline(always)]
-    fn step(&mut self, job: u32, step: &'p Step, now: Nanos, q: &mut EventQueue<Ev>) -> Flow {
+    fn step(&mut self, job: u32, step: &'p Step, now: Nanos, events: &mut EventQueue<Ev>) -> Flow {
         match step {
-            Step::Read(r) => self.read_step(job, *r as usize, now, q),
-            Step::Write { reg, .. } => self.write_step(job, *reg, now, q),
-            Step::Delay(d) => self.delay_step(job, d, "working", now, q),
-            Step::Pause(d) => self.delay_step(job, d, "paused", now, q),
-            Step::Acquire { lock, timeout } => self.acquire_step(job, lock, timeout, now, q),
+            Step::Read(register) => self.read_step(job, *register as usize, now, events),
+            Step::Write { register, .. } => self.write_step(job, *register, now, events),
+            Step::Delay(duration) => self.delay_step(job, duration, "working", now, events),
+            Step::Pause(duration) => self.delay_step(job, duration, "paused", now, events),
+            Step::Acquire { lock, timeout } => self.acquire_step(job, lock, timeout, now, events),
             Step::Release(lock) => self.release_step(job, lock, now),
             Step::Renew(lock) => self.renew_step(job, lock, now),
             Step::Request {
                 server,
                 instance,
                 timeout,
-            } => self.request_step(job, server, instance, timeout, now, q),
-            Step::Send { link, timeout } => self.send_step(job, link, timeout, now, q),
-            Step::Crash { rule, restart } => self.crash_step(job, rule, restart, now, q),
+            } => self.request_step(job, server, instance, timeout, now, events),
+            Step::Send { link, timeout } => self.send_step(job, link, timeout, now, events),
+            Step::Crash { rule, restart } => self.crash_step(job, rule, restart, now, events),
             Step::Put {
                 queue,
                 value,
                 fields,
-            } => Flow::next_if(self.put_step(job, *queue, value, fields, q)),
-            Step::Take { queue, timeout } => Flow::next_if(self.take_step(job, *queue, timeout, q)),
+            } => Flow::next_if(self.put_step(job, *queue, value, fields, events)),
+            Step::Take { queue, timeout } => {
+                Flow::next_if(self.take_step(job, *queue, timeout, events))
+            }
             Step::Ack(queue) => {
                 self.ack_step(job, *queue);
                 Flow::Next
@@ -379,28 +391,33 @@ impl<'p> Sim<'p> {
                 value,
                 fields,
                 timeout,
-            } => self.call_step(job, *queue, value, fields, timeout, q),
-            Step::Reply { queue, value } => Flow::next_if(self.reply_step(job, *queue, value, q)),
+            } => self.call_step(job, *queue, value, fields, timeout, events),
+            Step::Reply { queue, value } => {
+                Flow::next_if(self.reply_step(job, *queue, value, events))
+            }
             Step::Keys {
-                op,
+                operation,
                 store,
                 key,
                 value,
-            } => Flow::next_if(self.keys_step(job, *op, *store, key, value)),
+            } => Flow::next_if(self.keys_step(job, *operation, *store, key, value)),
             Step::TxBegin => {
                 self.begin(job);
                 Flow::Next
             }
             Step::TxEnd => {
-                self.commit(q);
+                self.commit(events);
                 Flow::Next
             }
             Step::Stop => {
-                let a = self.jobs[job as usize].actor as usize;
-                self.actors[a].stopped = true;
+                let actor = self.jobs[job as usize].actor as usize;
+                self.actors[actor].stopped = true;
                 self.end_now(job, Outcome::Completed, now)
             }
-            Step::Branch { cond, otherwise } => self.branch_step(job, cond, *otherwise),
+            Step::Branch {
+                condition,
+                otherwise,
+            } => self.branch_step(job, condition, *otherwise),
             Step::Jump(to) => {
                 self.jobs[job as usize].step = *to;
                 Flow::Here
@@ -408,7 +425,7 @@ impl<'p> Sim<'p> {
             Step::End => self.end_now(job, Outcome::Completed, now),
             Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, now),
             Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, now),
-            Step::AfterTimeout(then) => self.after_timeout_step(job, then, now, q),
+            Step::AfterTimeout(then) => self.after_timeout_step(job, then, now, events),
             Step::Fork { starts, .. } => self.fork_step(job, starts, now),
             Step::BranchEnd => {
                 self.branch_end(job, true, now);

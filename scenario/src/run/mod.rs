@@ -27,34 +27,35 @@ use crate::syntax::metrics::Metric;
 pub(crate) fn failure(sim: &mut Sim<'_>, ran: Result<(), SimError>) -> Result<(), ModelError> {
     let failed = match ran {
         Err(SimError::Model(_)) => sim.error.take(),
-        Err(e) => return Err(e.into()),
+        Err(message) => return Err(message.into()),
         Ok(()) => sim.error.take(),
     };
-    let Some(e) = failed else {
+    let Some(message) = failed else {
         return Ok(());
     };
-    let p = sim.p;
-    let written = (sim.error_at).and_then(|(g, s)| p.groups.get(g as usize)?.paths.get(s as usize));
+    let point = sim.point;
+    let written = (sim.error_at)
+        .and_then(|(group, step)| point.groups.get(group as usize)?.paths.get(step as usize));
     Err(match written {
-        Some(path) => ModelError::Param(ParamError::new(path, e)),
-        None => ModelError::Sim(SimError::Model(e)),
+        Some(path) => ModelError::Param(ParamError::new(path, message)),
+        None => ModelError::Sim(SimError::Model(message)),
     })
 }
 
-/// Runs `p` once: a cell for each of `fill`, and the distributions named `distributions`.
+/// Runs `point` once: a cell for each of `fill`, and the distributions named `distributions`.
 pub(crate) fn run(
-    p: &Point,
+    point: &Point,
     fill: &[Metric],
     distributions: &[&'static str],
-    ctx: &RunContext,
+    context: &RunContext,
 ) -> Result<RunOutput, ModelError> {
-    let mut sim = Sim::new(p, ctx)?;
-    let mut queue = ctx.queue(p.actors as usize + 16);
-    sim.schedule_starts(&mut queue);
-    let ran = run_queue(&mut queue, &mut sim).map(|_| ());
+    let mut sim = Sim::new(point, context)?;
+    let mut events = context.queue(point.actors as usize + 16);
+    sim.schedule_starts(&mut events);
+    let ran = run_queue(&mut events, &mut sim).map(|_| ());
     failure(&mut sim, ran)?;
-    sim.end = queue.now();
+    sim.end = events.now();
     sim.settle_direct();
-    sim.check(ctx.seed())?;
-    Ok(sim.output(fill, distributions, ctx))
+    sim.check(context.seed())?;
+    Ok(sim.output(fill, distributions, context))
 }

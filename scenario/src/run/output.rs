@@ -14,21 +14,22 @@ impl Sim<'_> {
     pub(crate) fn check(&self, seed: u64) -> Result<(), ModelError> {
         // Every request that arrived at a server was served and left it, once (counted where
         // each happens: arrival, service start, departure).
-        for (s, st) in self.servers.iter().enumerate() {
-            if let Some((arrivals, served, departures)) = st.unconserved() {
+        for (index, server) in self.servers.iter().enumerate() {
+            if let Some((arrivals, served, departures)) = server.unconserved() {
                 return Err(ModelError::Invariant(format!(
                     "conservation at seed {seed}: server `{}` had {arrivals} arrivals, served {served} and saw {departures} leave",
-                    self.p.servers[s].name
+                    self.point.servers[index].name
                 )));
             }
         }
         // Mutual exclusion, where the lock is meant to exclude: no lease, no operator unlock.
-        for (l, lp) in self.p.locks.iter().enumerate() {
-            let holders = self.locks[l].max_holders();
-            if lp.mode != LockMode::Lease && lp.unlock_ns.is_empty() && holders > 1 {
+        for (index, point_lock) in self.point.locks.iter().enumerate() {
+            let holders = self.locks[index].max_holders();
+            if point_lock.mode != LockMode::Lease && point_lock.unlock_ns.is_empty() && holders > 1
+            {
                 return Err(ModelError::Invariant(format!(
                     "mutual exclusion at seed {seed}: {holders} actors held `{}` at once",
-                    self.p.lock_names[l]
+                    self.point.lock_names[index]
                 )));
             }
         }
@@ -36,92 +37,94 @@ impl Sim<'_> {
     }
 
     /// The run's output: a cell for each of `fill`, the entity rows, lanes and
-    /// distributions (named `distributions`, one per server) that `ctx` asks for.
+    /// distributions (named `distributions`, one per server) that `context` asks for.
     pub(crate) fn output(
         mut self,
         fill: &[Metric],
         distributions: &[&'static str],
-        ctx: &RunContext,
+        context: &RunContext,
     ) -> RunOutput {
         let metrics = fill.iter().map(|m| self.cell(*m)).collect();
-        let p = self.p;
+        let point = self.point;
         let mut entities = Vec::new();
-        if ctx.wants_entities() {
+        if context.wants_entities() {
             // An actor's waits are totals, 0 when it never waited; empty only when its group
             // has no step of that kind (not a lock, or a server, it could wait for).
-            let has = |g: &Group, f: fn(&Step) -> bool| g.steps.iter().any(f);
-            let kinds: Vec<(bool, bool)> = p
+            let has = |group: &Group, f: fn(&Step) -> bool| group.steps.iter().any(f);
+            let kinds: Vec<(bool, bool)> = point
                 .groups
                 .iter()
-                .map(|g| {
+                .map(|group| {
                     (
-                        has(g, |s| matches!(s, Step::Acquire { .. })),
-                        has(g, |s| matches!(s, Step::Request { .. })),
+                        has(group, |s| matches!(s, Step::Acquire { .. })),
+                        has(group, |s| matches!(s, Step::Request { .. })),
                     )
                 })
                 .collect();
-            for a in &self.actors {
-                let group = &p.groups[a.group as usize];
-                let (locks, servers) = kinds[a.group as usize];
-                let outcome = if a.crashed {
+            for actor in &self.actors {
+                let group = &point.groups[actor.group as usize];
+                let (locks, servers) = kinds[actor.group as usize];
+                let outcome = if actor.crashed {
                     "crashed"
-                } else if a.gave_up > 0 {
+                } else if actor.gave_up > 0 {
                     "gave_up"
-                } else if a.restarts > 0 && a.completed < group.repeat {
+                } else if actor.restarts > 0 && actor.completed < group.repeat {
                     "restarted"
-                } else if a.stopped && a.completed == a.started {
+                } else if actor.stopped && actor.completed == actor.started {
                     "stopped"
-                } else if a.completed == a.started && a.started == group.repeat {
+                } else if actor.completed == actor.started && actor.started == group.repeat {
                     "completed"
                 } else {
                     "unfinished"
                 };
                 let row = ActorRow {
                     group: group.name.clone(),
-                    start_ms: ns_to_ms(a.start),
-                    end_ms: a.end.map(ns_to_ms),
+                    start_ms: ns_to_ms(actor.start),
+                    end_ms: actor.end.map(ns_to_ms),
                     outcome: outcome.to_string(),
-                    repetitions: a.started,
-                    completed: a.completed,
-                    gave_up: a.gave_up,
-                    failed_attempts: a.failed,
-                    lock_wait_ms: locks.then(|| ns_to_ms(a.lock_wait.unwrap_or(0))),
-                    server_wait_ms: servers.then(|| ns_to_ms(a.server_wait.unwrap_or(0))),
-                    rejected_writes: a.rejected,
-                    retries: a.retries,
+                    repetitions: actor.started,
+                    completed: actor.completed,
+                    gave_up: actor.gave_up,
+                    failed_attempts: actor.failed,
+                    lock_wait_ms: locks.then(|| ns_to_ms(actor.lock_wait.unwrap_or(0))),
+                    server_wait_ms: servers.then(|| ns_to_ms(actor.server_wait.unwrap_or(0))),
+                    rejected_writes: actor.rejected,
+                    retries: actor.retries,
                 };
-                entities.push((group.actor_name(a.index), row.cells()));
+                entities.push((group.actor_name(actor.index), row.cells()));
             }
         }
         // A lock wait still on at the end (a deadlock), or a take no message came for, is
         // drawn on past it.
         if self.lanes.is_some() {
-            let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+            let free: std::collections::HashSet<u32> = self.free_jobs.iter().copied().collect();
             for job in 0..self.jobs.len() as u32 {
-                let j = &self.jobs[job as usize];
-                if (j.waiting != u16::MAX || j.taking != u16::MAX) && !free.contains(&job) {
-                    let from = j.step_started;
+                let job_state = &self.jobs[job as usize];
+                if (job_state.waiting != u16::MAX || job_state.taking != u16::MAX)
+                    && !free.contains(&job)
+                {
+                    let from = job_state.step_started;
                     self.span(job, "waiting", from, None);
                 }
             }
         }
         let lanes = match self.lanes.take() {
             Some(mut lanes) => {
-                for (lane, a) in lanes.iter_mut().zip(&self.actors) {
-                    lane.name = p.groups[a.group as usize].actor_name(a.index);
+                for (lane, actor) in lanes.iter_mut().zip(&self.actors) {
+                    lane.name = point.groups[actor.group as usize].actor_name(actor.index);
                 }
                 Lanes::from(lanes)
             }
             None => Lanes::new(),
         };
-        let distributions = if ctx.wants_distributions() {
+        let distributions = if context.wants_distributions() {
             // The servers' waits, then the groups' responses (as `ScenarioDef` names them).
             let waits = self
                 .servers
                 .iter()
-                .map(|s| s.waits_ref().distribution_ms(ctx.distribution_points()));
+                .map(|s| s.waits_ref().distribution_ms(context.distribution_points()));
             let responses = (0..self.groups.len())
-                .map(|g| self.response_distribution(g, ctx.distribution_points()));
+                .map(|group| self.response_distribution(group, context.distribution_points()));
             distributions
                 .iter()
                 .copied()
@@ -138,14 +141,14 @@ impl Sim<'_> {
         }
     }
 
-    /// The cell of metric `m`.
-    fn cell(&mut self, m: Metric) -> Cell {
+    /// The cell of `metric`.
+    fn cell(&mut self, metric: Metric) -> Cell {
         let or_empty = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Float);
-        match m {
-            Metric::RegValue(r) => Cell::Float(self.regs[r as usize].value()),
-            Metric::RegWrites(r) => Cell::Count(self.regs[r as usize].writes()),
-            Metric::RegLost(r) => Cell::Count(self.regs[r as usize].lost_updates()),
-            Metric::RegRejected(r) => Cell::Count(self.regs[r as usize].rejected_writes()),
+        match metric {
+            Metric::RegValue(r) => Cell::Float(self.registers[r as usize].value()),
+            Metric::RegWrites(r) => Cell::Count(self.registers[r as usize].writes()),
+            Metric::RegLost(r) => Cell::Count(self.registers[r as usize].lost_updates()),
+            Metric::RegRejected(r) => Cell::Count(self.registers[r as usize].rejected_writes()),
             Metric::LockAcquisitions(l) => Cell::Count(self.locks[l as usize].acquisitions()),
             Metric::LockFailed(l) => Cell::Count(self.locks[l as usize].failed_attempts()),
             Metric::LockGaveUp(l) => Cell::Count(self.locks[l as usize].gave_up()),
@@ -200,7 +203,7 @@ impl Sim<'_> {
             Metric::ServerWithdrawn(s) => Cell::Count(self.servers[s as usize].cancelled().1),
             Metric::GroupTimeouts(g) => Cell::Count(self.groups[g as usize].timeouts),
             Metric::GroupRestarts(g) => Cell::Count(self.groups[g as usize].restarts),
-            Metric::GroupActors(g) => Cell::Count(u64::from(self.p.groups[g as usize].count)),
+            Metric::GroupActors(g) => Cell::Count(u64::from(self.point.groups[g as usize].count)),
             Metric::GroupStarted(g) => Cell::Count(self.groups[g as usize].started),
             Metric::GroupCompleted(g) => Cell::Count(self.groups[g as usize].completed),
             Metric::GroupGaveUp(g) => Cell::Count(self.groups[g as usize].gave_up),
@@ -210,16 +213,16 @@ impl Sim<'_> {
             // All groups' repetitions: from the groups' samples, not kept twice.
             Metric::Completed => Cell::Count(self.groups.iter().map(|g| g.completed).sum()),
             Metric::MeanResponse => {
-                let (mut n, mut sum) = (0u128, 0u128);
-                for g in 0..self.groups.len() {
-                    let (count, total) = self.response_sum(g);
-                    n += count;
+                let (mut responses, mut sum) = (0u128, 0u128);
+                for group in 0..self.groups.len() {
+                    let (count, total) = self.response_sum(group);
+                    responses += count;
                     sum += total;
                 }
-                if n == 0 {
+                if responses == 0 {
                     Cell::Empty
                 } else {
-                    Cell::Float(sum as f64 / (n as f64 * 1_000_000.0))
+                    Cell::Float(sum as f64 / (responses as f64 * 1_000_000.0))
                 }
             }
             Metric::MaxResponse => or_empty(
@@ -238,30 +241,30 @@ impl Sim<'_> {
 }
 
 impl Sim<'_> {
-    /// A statistic of group `g`'s response times: its own samples, or (an alias) its
+    /// A statistic of the response times of `group`: its own samples, or (an alias) its
     /// server's waits plus the fixed service — the same numbers, each shifted alike, so
     /// every percentile shifts too.
-    fn response(&mut self, g: usize, stat: WaitStat) -> Option<f64> {
-        match self.groups[g].alias {
-            None => stat_value(&mut self.groups[g].responses, stat),
+    fn response(&mut self, group: usize, stat: WaitStat) -> Option<f64> {
+        match self.groups[group].alias {
+            None => stat_value(&mut self.groups[group].responses, stat),
             Some(_) if stat == WaitStat::Mean => {
-                let (n, sum) = self.response_sum(g);
-                (n > 0).then(|| sum as f64 / (n as f64 * 1_000_000.0))
+                let (count, sum) = self.response_sum(group);
+                (count > 0).then(|| sum as f64 / (count as f64 * 1_000_000.0))
             }
             // A wait in ms is a whole number of ns over 10^6: back to its ns exactly, then
             // shifted, then to ms as any sample is.
-            Some((s, service)) => self
-                .server_wait(s as usize, stat)
+            Some((server, service)) => self
+                .server_wait(server as usize, stat)
                 .map(|w| sim_core::ns_to_ms((w * 1e6).round() as u64 + service)),
         }
     }
 
-    /// Group `g`'s response times as a distribution (an alias's: its server's waits, each
+    /// The response times of `group` as a distribution (an alias's: its server's waits, each
     /// shifted by the fixed service).
-    fn response_distribution(&self, g: usize, points: usize) -> Vec<f64> {
-        match self.groups[g].alias {
-            None => self.groups[g].responses.distribution_ms(points),
-            Some((s, service)) => self.servers[s as usize]
+    fn response_distribution(&self, group: usize, points: usize) -> Vec<f64> {
+        match self.groups[group].alias {
+            None => self.groups[group].responses.distribution_ms(points),
+            Some((server, service)) => self.servers[server as usize]
                 .waits_ref()
                 .distribution_ms(points)
                 .into_iter()
@@ -270,39 +273,40 @@ impl Sim<'_> {
         }
     }
 
-    /// A statistic of server `s`'s waits, each computed once (a percentile of ten million
+    /// A statistic of the waits at `server`, each computed once (a percentile of ten million
     /// waits is a selection over all of them; a one-request group's responses read the
     /// same ones).
-    fn server_wait(&mut self, s: usize, stat: WaitStat) -> Option<f64> {
+    fn server_wait(&mut self, server: usize, stat: WaitStat) -> Option<f64> {
         let slot = stat as usize;
-        if self.wait_stats.len() <= s {
+        if self.wait_stats.len() <= server {
             self.wait_stats
                 .resize(self.servers.len(), [None; WAIT_STATS]);
         }
-        if let Some(v) = self.wait_stats[s][slot] {
-            return v;
+        if let Some(value) = self.wait_stats[server][slot] {
+            return value;
         }
-        let v = stat_value(self.servers[s].waits(), stat);
-        self.wait_stats[s][slot] = Some(v);
-        v
+        let value = stat_value(self.servers[server].waits(), stat);
+        self.wait_stats[server][slot] = Some(value);
+        value
     }
 
-    /// Group `g`'s completed repetitions and the sum of their response times (ns).
-    fn response_sum(&self, g: usize) -> (u128, u128) {
-        match self.groups[g].alias {
+    /// The completed repetitions of `group` and the sum of their response times (ns).
+    fn response_sum(&self, group: usize) -> (u128, u128) {
+        match self.groups[group].alias {
             None => {
-                let r = &self.groups[g].responses;
-                (r.count() as u128, r.sum_ns())
+                let responses = &self.groups[group].responses;
+                (responses.count() as u128, responses.sum_ns())
             }
-            Some((s, service)) => {
-                let w = self.servers[s as usize].waits_ref();
-                let n = w.count() as u128;
-                (n, w.sum_ns() + n * u128::from(service))
+            Some((server, service)) => {
+                let waits = self.servers[server as usize].waits_ref();
+                let count = waits.count() as u128;
+                (count, waits.sum_ns() + count * u128::from(service))
             }
         }
     }
 }
 
+/// `stat` of `samples`, in ms (`None`: no sample).
 fn stat_value(samples: &mut Samples, stat: WaitStat) -> Option<f64> {
     match stat {
         WaitStat::Mean => samples.mean_ms(),

@@ -38,23 +38,23 @@ pub(crate) const SET: u8 = APPLIED;
 const _: () = assert!(OUTCOMES.len() == 24);
 
 impl Sim<'_> {
-    /// The resource `pick` names for `job` now, among `n` of its kind; `None` (with the
+    /// The resource `pick` names for `job` now, among `count` of its kind; `None` (with the
     /// run's error) when an index is out of range.
-    pub(crate) fn pick(&mut self, job: u32, pick: &Pick, n: usize) -> Option<usize> {
+    pub(crate) fn pick(&mut self, job: u32, pick: &Pick, count: usize) -> Option<usize> {
         match pick {
-            Pick::One(r) => Some(*r as usize),
+            Pick::One(resource) => Some(*resource as usize),
             Pick::OneOf(items, index) => {
-                let x = self.eval(job, index);
-                if x >= 0.0 && x.fract() == 0.0 && (x as usize) < items.len() {
-                    let r = items[x as usize] as usize;
-                    debug_assert!(r < n);
-                    return Some(r);
+                let chosen = self.eval(job, index);
+                if chosen >= 0.0 && chosen.fract() == 0.0 && (chosen as usize) < items.len() {
+                    let resource = items[chosen as usize] as usize;
+                    debug_assert!(resource < count);
+                    return Some(resource);
                 }
-                let a = &self.actors[self.jobs[job as usize].actor as usize];
+                let actor = &self.actors[self.jobs[job as usize].actor as usize];
                 self.error.get_or_insert(format!(
-                    "actor {} of `{}`: a `one_of` index is {x}, not a whole number from 0 to {}",
-                    a.index,
-                    self.p.groups[a.group as usize].name,
+                    "actor {} of `{}`: a `one_of` index is {chosen}, not a whole number from 0 to {}",
+                    actor.index,
+                    self.point.groups[actor.group as usize].name,
                     items.len() - 1
                 ));
                 None
@@ -64,13 +64,13 @@ impl Sim<'_> {
 
     /// When a wait that starts at `now` times out (`NONE`: never); `None` with the run's
     /// error when its duration is not one.
-    pub(crate) fn deadline(&mut self, job: u32, t: &Timeout, now: Nanos) -> Option<Nanos> {
-        match &t.after {
+    pub(crate) fn deadline(&mut self, job: u32, timeout: &Timeout, now: Nanos) -> Option<Nanos> {
+        match &timeout.after {
             None => Some(NONE),
-            Some(d) => match self.dur(d, job) {
-                Ok(d) => Some(now.saturating_add(d)),
-                Err(e) => {
-                    self.error.get_or_insert(e);
+            Some(duration) => match self.duration(duration, job) {
+                Ok(duration) => Some(now.saturating_add(duration)),
+                Err(message) => {
+                    self.error.get_or_insert(message);
                     None
                 }
             },
@@ -79,38 +79,43 @@ impl Sim<'_> {
 
     /// `job`'s wait at its current step timed out: its outcome says so, and it goes on with
     /// the timeout's steps.
-    pub(crate) fn timed_out(&mut self, job: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        let j = &mut self.jobs[job as usize];
-        j.outcome = TIMED_OUT;
-        j.deadline = NONE;
-        let (a, g) = (j.actor as usize, j.group as usize);
-        let steps = &self.p.groups[g].steps;
-        let handler = match &steps[j.step as usize] {
+    pub(crate) fn timed_out(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+        let now = events.now();
+        let job_state = &mut self.jobs[job as usize];
+        job_state.outcome = TIMED_OUT;
+        job_state.deadline = NONE;
+        let (actor, group) = (job_state.actor as usize, job_state.group as usize);
+        let steps = &self.point.groups[group].steps;
+        let handler = match &steps[job_state.step as usize] {
             Step::Acquire {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Request {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Send {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Take {
-                timeout: Some(t), ..
+                timeout: Some(timeout),
+                ..
             }
             | Step::Call {
-                timeout: Some(t), ..
-            } => t.handler,
+                timeout: Some(timeout),
+                ..
+            } => timeout.handler,
             _ => {
                 self.error
                     .get_or_insert_with(|| "internal: a timeout at a step without one".into());
                 return;
             }
         };
-        j.step = handler;
-        self.actors[a].timeouts += 1;
-        self.groups[g].timeouts += 1;
+        job_state.step = handler;
+        self.actors[actor].timeouts += 1;
+        self.groups[group].timeouts += 1;
         // A timeout that gives up at once (`give_up_after_ms`, `then = "end"`, the last
         // attempt of a retry) is marked as the give-up alone, drawn at the same instant: one
         // mark would hide the other.
@@ -129,139 +134,149 @@ impl Sim<'_> {
         if !gives_up {
             self.mark(job, "timeout", now);
         }
-        self.go(job, q);
+        self.go(job, events);
     }
 
     /// The repetition starts again from its first step, after a backoff and a jitter drawn
     /// from the actor's stream `jitter/NAME-i`.
-    pub(crate) fn retry(&mut self, job: u32, backoff: &Num, jitter: &Num, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        let b = self.eval(job, backoff);
+    pub(crate) fn retry(
+        &mut self,
+        job: u32,
+        backoff: &Num,
+        jitter: &Num,
+        events: &mut EventQueue<Ev>,
+    ) {
+        let now = events.now();
+        let backoff_ms = self.eval(job, backoff);
         let spread = self.eval(job, jitter);
-        let j = &self.jobs[job as usize];
-        let a = j.actor as usize;
+        let job_state = &self.jobs[job as usize];
+        let actor_index = job_state.actor as usize;
         if spread != 0.0 && self.steer.is_some() {
-            let actor = &self.actors[a];
+            let actor = &self.actors[actor_index];
             self.error.get_or_insert(format!(
                 "actor {} of `{}`: a retry's `jitter_ms` is {spread}: a jitter is a draw from a continuum, which an exploration cannot branch on (give `jitter_ms = 0` to explore)",
-                actor.index, self.p.groups[actor.group as usize].name,
+                actor.index, self.point.groups[actor.group as usize].name,
             ));
             return;
         }
         let drawn = if spread != 0.0 {
-            let rng = self.actors[a].jitter_rng as usize;
-            unit(&mut self.streams[rng]) * spread
+            let stream = self.actors[actor_index].jitter_stream as usize;
+            unit(&mut self.streams[stream]) * spread
         } else {
             0.0
         };
-        let Some(wait) = ms_to_ns(b + drawn) else {
-            let actor = &self.actors[a];
+        let Some(wait) = ms_to_ns(backoff_ms + drawn) else {
+            let actor = &self.actors[actor_index];
             self.error.get_or_insert(format!(
                 "actor {} of `{}`: a retry's backoff and jitter come to {} ms, not a duration (attempt {})",
                 actor.index,
-                self.p.groups[actor.group as usize].name,
-                b + drawn,
-                j.attempt
+                self.point.groups[actor.group as usize].name,
+                backoff_ms + drawn,
+                job_state.attempt
             ));
             return;
         };
-        let j = &mut self.jobs[job as usize];
-        j.attempt += 1;
-        j.step = u32::MAX;
-        let g = j.group as usize;
-        self.actors[a].retries += 1;
-        self.groups[g].retries += 1;
+        let job_state = &mut self.jobs[job as usize];
+        job_state.attempt += 1;
+        job_state.step = u32::MAX;
+        let group = job_state.group as usize;
+        self.actors[actor_index].retries += 1;
+        self.groups[group].retries += 1;
         if wait > 0 {
             self.span(job, "backoff", now, Some(now + wait));
         }
         self.mark(job, "retry", now + wait);
-        q.schedule_in(wait, self.other, Ev::Resume { job });
+        events.schedule_in(wait, self.other, Ev::Resume { job });
     }
 
     /// Whether an `if`'s condition holds for `job` now.
-    pub(crate) fn holds(&mut self, job: u32, cond: &Cond) -> bool {
-        match cond {
-            Cond::Outcome(o) => self.jobs[job as usize].outcome == *o,
-            Cond::Chance(p, named) => {
-                let p = self.eval(job, p);
-                let a = self.jobs[job as usize].actor as usize;
-                if !(0.0..=1.0).contains(&p) {
+    pub(crate) fn holds(&mut self, job: u32, condition: &Cond) -> bool {
+        match condition {
+            Cond::Outcome(outcome) => self.jobs[job as usize].outcome == *outcome,
+            Cond::Chance(probability, named) => {
+                let probability = self.eval(job, probability);
+                let actor_index = self.jobs[job as usize].actor as usize;
+                if !(0.0..=1.0).contains(&probability) {
                     // An expression may leave [0, 1] at some k or parameter: say so, rather
                     // than take every branch one way.
-                    let actor = &self.actors[a];
+                    let actor = &self.actors[actor_index];
                     self.error.get_or_insert(format!(
-                        "actor {} of `{}`: an `if`'s `chance` comes to {p}, not a probability in [0, 1]",
-                        actor.index, self.p.groups[actor.group as usize].name,
+                        "actor {} of `{}`: an `if`'s `chance` comes to {probability}, not a probability in [0, 1]",
+                        actor.index, self.point.groups[actor.group as usize].name,
                     ));
                     return false;
                 }
-                let rng = match named {
-                    Some(s) => {
-                        self.group_streams[self.jobs[job as usize].group as usize][*s as usize]
+                let stream = match named {
+                    Some(named) => {
+                        self.group_streams[self.jobs[job as usize].group as usize][*named as usize]
                             as usize
                     }
-                    None => self.actors[a].chance_rng as usize,
+                    None => self.actors[actor_index].chance_stream as usize,
                 };
-                self.decide(p, false, |sim| sim_core::chance(&mut sim.streams[rng], p))
+                self.decide(probability, false, |sim| {
+                    sim_core::chance(&mut sim.streams[stream], probability)
+                })
             }
-            Cond::Compare(x, cmp, y) => {
-                let (x, y) = (self.eval(job, x), self.eval(job, y));
-                match cmp {
-                    Cmp::Above => x > y,
-                    Cmp::Below => x < y,
-                    Cmp::AtLeast => x >= y,
-                    Cmp::AtMost => x <= y,
-                    Cmp::Equals => x == y,
+            Cond::Compare(left, comparison, right) => {
+                let (left, right) = (self.eval(job, left), self.eval(job, right));
+                match comparison {
+                    Cmp::Above => left > right,
+                    Cmp::Below => left < right,
+                    Cmp::AtLeast => left >= right,
+                    Cmp::AtMost => left <= right,
+                    Cmp::Equals => left == right,
                 }
             }
         }
     }
 
-    /// The actor crashed and restarts after `d`: it forgets what it read and the locks it
-    /// held (they stay taken, by its old self), its repetition is lost, and its next one
-    /// starts at the restart (a closed loop; an open loop's starts come on schedule).
-    pub(crate) fn restart(&mut self, job: u32, d: &Dur, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        let d = match self.dur(d, job) {
-            Ok(d) => d,
-            Err(e) => {
-                self.error.get_or_insert(e);
+    /// The actor crashed and restarts after `restart_after`: it forgets what it read and the
+    /// locks it held (they stay taken, by its old self), its repetition is lost, and its next
+    /// one starts at the restart (a closed loop; an open loop's starts come on schedule).
+    pub(crate) fn restart(&mut self, job: u32, restart_after: &Dur, events: &mut EventQueue<Ev>) {
+        let now = events.now();
+        let restart_after = match self.duration(restart_after, job) {
+            Ok(restart_after) => restart_after,
+            Err(message) => {
+                self.error.get_or_insert(message);
                 return;
             }
         };
-        let (nr, nl) = (self.regs.len(), self.locks.len());
-        let (nq, nk) = (self.queues.len(), self.keys.len());
-        let ju = job as usize;
-        self.tables.reads[ju * nr..(ju + 1) * nr].fill(f64::NAN);
-        self.tables.tokens[ju * nl..(ju + 1) * nl].fill(0);
+        let (register_count, lock_count) = (self.registers.len(), self.locks.len());
+        let (queue_count, store_count) = (self.queues.len(), self.keys.len());
+        let job_index = job as usize;
+        self.tables.reads[job_index * register_count..(job_index + 1) * register_count]
+            .fill(f64::NAN);
+        self.tables.tokens[job_index * lock_count..(job_index + 1) * lock_count].fill(0);
         // What it took it forgets: unacknowledged, it comes back in its time.
-        self.tables.taken[ju * nq..(ju + 1) * nq].fill(crate::machine::queue::Taken::NONE);
-        self.tables.stored[ju * nk..(ju + 1) * nk].fill(f64::NAN);
-        let j = &self.jobs[ju];
-        let (a, g) = (j.actor as usize, j.group as usize);
+        self.tables.taken[job_index * queue_count..(job_index + 1) * queue_count]
+            .fill(crate::machine::queue::Taken::NONE);
+        self.tables.stored[job_index * store_count..(job_index + 1) * store_count].fill(f64::NAN);
+        let job_state = &self.jobs[job_index];
+        let (actor_index, group_index) = (job_state.actor as usize, job_state.group as usize);
         // The restarted job is the actor's new self.
-        self.jobs[ju].incarnation = self.actors[a].incarnation;
-        self.actors[a].restarts += 1;
-        self.groups[g].restarts += 1;
-        self.mark(job, "restarted", now + d);
-        if d > 0 {
-            self.span(job, "down", now, Some(now + d));
+        self.jobs[job_index].incarnation = self.actors[actor_index].incarnation;
+        self.actors[actor_index].restarts += 1;
+        self.groups[group_index].restarts += 1;
+        self.mark(job, "restarted", now + restart_after);
+        if restart_after > 0 {
+            self.span(job, "down", now, Some(now + restart_after));
         }
-        let group = &self.p.groups[g];
-        let actor = &mut self.actors[a];
+        let group = &self.point.groups[group_index];
+        let actor = &mut self.actors[actor_index];
         if matches!(group.pace, Pace::Closed) && actor.started < group.repeat {
             actor.started += 1;
-            self.groups[g].started += 1;
-            let j = &mut self.jobs[ju];
-            j.rep += 1;
-            j.step = u32::MAX;
-            j.started = now + d;
-            j.retries = 0;
-            j.attempt = 1;
-            j.outcome = 0;
-            q.schedule_in(d, self.other, Ev::Resume { job });
+            self.groups[group_index].started += 1;
+            let job_state = &mut self.jobs[job_index];
+            job_state.repetition += 1;
+            job_state.step = u32::MAX;
+            job_state.started = now + restart_after;
+            job_state.retries = 0;
+            job_state.attempt = 1;
+            job_state.outcome = 0;
+            events.schedule_in(restart_after, self.other, Ev::Resume { job });
         } else {
-            self.free.push(job);
+            self.free_jobs.push(job);
         }
     }
 }

@@ -19,37 +19,37 @@ impl<'p> Sim<'p> {
         instance: &Inst,
         timeout: &Option<Timeout>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let j = job as usize;
-        let Some(s) = self.pick(job, server, self.servers.len()) else {
+        let job_index = job as usize;
+        let Some(server) = self.pick(job, server, self.servers.len()) else {
             return Flow::Wait;
         };
-        let k = match instance {
-            Inst::Fixed(k) => *k,
-            Inst::Actor(num) => {
-                let x = self.eval(job, num);
-                if !(x >= 0.0 && x.fract() == 0.0 && x < 4e18) {
-                    let index = self.actors[self.jobs[j].actor as usize].index;
+        let instance = match instance {
+            Inst::Fixed(instance) => *instance,
+            Inst::Actor(number) => {
+                let chosen = self.eval(job, number);
+                if !(chosen >= 0.0 && chosen.fract() == 0.0 && chosen < 4e18) {
+                    let index = self.actors[self.jobs[job_index].actor as usize].index;
                     self.error.get_or_insert(format!(
-                        "actor {index}: a request's instance is {x}, not a whole number ≥ 0"
+                        "actor {index}: a request's instance is {chosen}, not a whole number ≥ 0"
                     ));
                     return Flow::Wait;
                 }
-                (x as u64 % u64::from(self.p.servers[s].instances)) as u32
+                (chosen as u64 % u64::from(self.point.servers[server].instances)) as u32
             }
         };
-        if let Some(t) = timeout {
-            self.jobs[j].step_started = now;
-            let Some(deadline) = self.deadline(job, t, now) else {
+        if let Some(timeout) = timeout {
+            self.jobs[job_index].step_started = now;
+            let Some(deadline) = self.deadline(job, timeout, now) else {
                 return Flow::Wait;
             };
-            self.jobs[j].deadline = deadline;
+            self.jobs[job_index].deadline = deadline;
             if deadline != NONE {
-                q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Ev::Timeout { job });
             }
         }
-        if self.request(job, s, k, q) {
+        if self.request(job, server, instance, events) {
             // Refused at once: its step is set, and it goes on here.
             return Flow::Here;
         }
@@ -64,29 +64,29 @@ impl<'p> Sim<'p> {
         link: &Pick,
         timeout: &Option<Timeout>,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) -> Flow {
-        let j = job as usize;
-        let Some(k) = self.pick(job, link, self.links.len()) else {
+        let job_index = job as usize;
+        let Some(link) = self.pick(job, link, self.links.len()) else {
             return Flow::Wait;
         };
-        let (d, lost) = self.cross_link(k);
+        let (delay, lost) = self.cross_link(link);
         let deadline = match timeout {
-            Some(t) => match self.deadline(job, t, now) {
-                Some(d) => d,
+            Some(timeout) => match self.deadline(job, timeout, now) {
+                Some(deadline) => deadline,
                 None => return Flow::Wait,
             },
             None => NONE,
         };
         // Lost, or slower than its timeout: only the timeout ends the wait (none: the actor
         // waits for good).
-        if lost || deadline < now.saturating_add(d) {
-            let jb = &mut self.jobs[j];
-            jb.serving = LOST;
-            jb.deadline = deadline;
+        if lost || deadline < now.saturating_add(delay) {
+            let job_state = &mut self.jobs[job_index];
+            job_state.serving = LOST;
+            job_state.deadline = deadline;
             if deadline != NONE {
                 self.span(job, "crossing", now, Some(deadline));
-                q.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Ev::Timeout { job });
             } else {
                 self.span(job, "crossing", now, None);
             }
@@ -95,10 +95,10 @@ impl<'p> Sim<'p> {
             }
             return Flow::Wait;
         }
-        self.jobs[j].outcome = DELIVERED;
-        if d > 0 {
-            self.span(job, "crossing", now, Some(now + d));
-            q.schedule_in(d, 1 + self.jobs[j].actor, Ev::Resume { job });
+        self.jobs[job_index].outcome = DELIVERED;
+        if delay > 0 {
+            self.span(job, "crossing", now, Some(now + delay));
+            events.schedule_in(delay, 1 + self.jobs[job_index].actor, Ev::Resume { job });
             return Flow::Wait;
         }
         Flow::Next
@@ -106,20 +106,20 @@ impl<'p> Sim<'p> {
 
     /// A service completes: the next request starts, the served one goes on.
     #[inline(never)]
-    pub(super) fn depart(&mut self, s: usize, instance: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
-        let Some((done, next)) = self.servers[s].depart(instance, now) else {
+    pub(super) fn depart(&mut self, server: usize, instance: u32, events: &mut EventQueue<Ev>) {
+        let now = events.now();
+        let Some((done, next)) = self.servers[server].depart(instance, now) else {
             self.error
                 .get_or_insert_with(|| "internal: a departure from an idle server".into());
             return;
         };
-        let abandons = self.p.servers[s].abandons;
+        let abandons = self.point.servers[server].abandons;
         if let Some(next) = next {
-            self.start_next(s, instance, next, now, q);
+            self.start_next(server, instance, next, now, events);
         }
         let job = if abandons {
             let slot = self.slots[done.tag as usize];
-            let waiting = self.still_waiting(done.tag, s);
+            let waiting = self.still_waiting(done.tag, server);
             self.free_slots.push(done.tag);
             match waiting {
                 Some(job) => {
@@ -128,7 +128,7 @@ impl<'p> Sim<'p> {
                 }
                 // Its client left: work nobody waits for.
                 None => {
-                    self.servers[s].waste(now - slot.started);
+                    self.servers[server].waste(now - slot.started);
                     return;
                 }
             }
@@ -137,39 +137,45 @@ impl<'p> Sim<'p> {
         };
         if self.entities {
             // Served at once: a request with no wait still counts as one.
-            let a = self.jobs[job as usize].actor as usize;
-            let actor = &mut self.actors[a];
+            let actor_index = self.jobs[job as usize].actor as usize;
+            let actor = &mut self.actors[actor_index];
             actor.server_wait.get_or_insert(0);
         }
         if self.lanes.is_some() {
             let from = self.jobs[job as usize].step_started;
             self.span(job, "served", from, Some(now));
         }
-        let j = &mut self.jobs[job as usize];
-        j.in_service = false;
-        j.outcome = SERVED;
+        let job_state = &mut self.jobs[job as usize];
+        job_state.in_service = false;
+        job_state.outcome = SERVED;
         // Its timeout is no more: a timer still due for it finds nothing to end.
-        j.deadline = NONE;
-        j.step += 1;
-        self.proceed(job, q);
+        job_state.deadline = NONE;
+        job_state.step += 1;
+        self.proceed(job, events);
     }
 
     /// A start of a direct group's actor (see `Sim::direct`): its request arrives, tagged
     /// with the actor itself, with no job, and its next start is scheduled.
     #[inline(always)]
-    pub(super) fn start_direct(&mut self, actor: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) {
-        let now = q.now();
+    pub(super) fn start_direct(
+        &mut self,
+        actor: u32,
+        server: usize,
+        instance: u32,
+        events: &mut EventQueue<Ev>,
+    ) {
+        let now = events.now();
         // Its group's counts and the run's last end are added up after the run
         // (`Sim::settle_direct`): one count per request, not three.
         self.actors[actor as usize].started += 1;
         // The departure first: the first event a handler schedules takes the handled one's
         // place at the top of the heap, and one that is soon sinks less far than the next
         // start. The two differ in class, so their order changes no tie.
-        if self.servers[s].arrive(k, actor, now) {
-            self.serve_direct(s, k, now, now, q);
+        if self.servers[server].arrive(instance, actor, now) {
+            self.serve_direct(server, instance, now, now, events);
         }
         if let Some(at) = self.next_start(actor) {
-            q.schedule_at(at, 1 + actor, Ev::Start { actor });
+            events.schedule_at(at, 1 + actor, Ev::Start { actor });
         }
     }
 
@@ -178,19 +184,19 @@ impl<'p> Sim<'p> {
     #[inline(always)]
     pub(super) fn depart_direct(
         &mut self,
-        s: usize,
-        k: u32,
-        g: usize,
-        q: &mut EventQueue<Ev>,
+        server: usize,
+        instance: u32,
+        group_index: usize,
+        events: &mut EventQueue<Ev>,
     ) -> Result<(), SimError> {
-        let now = q.now();
-        let Some((done, next)) = self.servers[s].depart(k, now) else {
+        let now = events.now();
+        let Some((done, next)) = self.servers[server].depart(instance, now) else {
             return Err(SimError::Model(
                 "internal: a departure from an idle server".into(),
             ));
         };
         if let Some(next) = next {
-            self.serve_direct(s, k, next.arrived, now, q);
+            self.serve_direct(server, instance, next.arrived, now, events);
             if self.entities {
                 let actor = &mut self.actors[next.tag as usize];
                 actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - next.arrived));
@@ -202,35 +208,35 @@ impl<'p> Sim<'p> {
         }
         actor.completed += 1;
         actor.end = Some(now);
-        let group = &mut self.groups[g];
+        let group = &mut self.groups[group_index];
         if group.alias.is_none() {
             group.responses.record(now - done.arrived);
         }
         Ok(())
     }
 
-    /// Instance `k` of server `s` starts serving `next` at `now`, which waited since its
+    /// `instance` of `server` starts serving `next` at `now`, which waited since its
     /// arrival.
     #[inline(always)]
     pub(super) fn start_next(
         &mut self,
-        s: usize,
-        k: u32,
+        server: usize,
+        instance: u32,
         next: Waiting,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) {
-        self.serve(s, k, next.tag, next.arrived, now, q);
+        self.serve(server, instance, next.tag, next.arrived, now, events);
         let waited = now - next.arrived;
-        let job = if self.p.servers[s].abandons {
-            self.still_waiting(next.tag, s)
+        let job = if self.point.servers[server].abandons {
+            self.still_waiting(next.tag, server)
         } else {
             Some(next.tag)
         };
         if let Some(job) = job {
             if self.entities {
-                let a = self.jobs[job as usize].actor as usize;
-                let actor = &mut self.actors[a];
+                let actor_index = self.jobs[job as usize].actor as usize;
+                let actor = &mut self.actors[actor_index];
                 actor.server_wait = Some(actor.server_wait.unwrap_or(0) + waited);
             }
             if waited > 0 {
@@ -239,75 +245,82 @@ impl<'p> Sim<'p> {
         }
     }
 
-    /// `job`'s request to server `s` is refused (it is down and fails fast): its outcome
+    /// `job`'s request to `server` is refused (it is down and fails fast): its outcome
     /// says so, and its step is set to its timeout's steps, or else to its next step. The
     /// caller goes on from there in its own loop: a closed loop refused every repetition
     /// runs them by iteration, never by recursion (10^6 refusals at one instant are 10^6
     /// turns of `steps_of`'s loop, not 10^6 frames).
-    pub(super) fn refused(&mut self, job: u32, s: usize, q: &mut EventQueue<Ev>) {
-        self.servers[s].refuse();
-        self.mark(job, "refused", q.now());
-        let j = &mut self.jobs[job as usize];
-        j.outcome = REFUSED;
-        j.deadline = NONE;
-        let steps = &self.p.groups[j.group as usize].steps;
-        j.step = match &steps[j.step as usize] {
+    pub(super) fn refused(&mut self, job: u32, server: usize, events: &mut EventQueue<Ev>) {
+        self.servers[server].refuse();
+        self.mark(job, "refused", events.now());
+        let job_state = &mut self.jobs[job as usize];
+        job_state.outcome = REFUSED;
+        job_state.deadline = NONE;
+        let steps = &self.point.groups[job_state.group as usize].steps;
+        job_state.step = match &steps[job_state.step as usize] {
             Step::Request {
-                timeout: Some(t), ..
-            } => t.handler,
-            _ => j.step + 1,
+                timeout: Some(timeout),
+                ..
+            } => timeout.handler,
+            _ => job_state.step + 1,
         };
     }
 
-    /// The job whose request fills slot `tag` at server `s`, if it still waits for it.
-    pub(super) fn still_waiting(&self, tag: u32, s: usize) -> Option<u32> {
+    /// The job whose request fills slot `tag` at `server`, if it still waits for it.
+    pub(super) fn still_waiting(&self, tag: u32, server: usize) -> Option<u32> {
         let slot = self.slots[tag as usize];
-        let j = &self.jobs[slot.job as usize];
-        (j.wait == slot.wait && j.serving as usize == s).then_some(slot.job)
+        let job_state = &self.jobs[slot.job as usize];
+        (job_state.wait == slot.wait && job_state.serving as usize == server).then_some(slot.job)
     }
 
-    /// Queues `job` at instance `k` of server `s` (served at once when it is idle). True
+    /// Queues `job` at `instance` of `server` (served at once when it is idle). True
     /// when the job goes on at once from the step it was moved to (refused by a server
     /// that is down and fails fast): its caller runs it.
     #[inline(always)]
-    pub(super) fn request(&mut self, job: u32, s: usize, k: u32, q: &mut EventQueue<Ev>) -> bool {
-        let now = q.now();
-        let sp = &self.p.servers[s];
-        let tag = if sp.special {
-            if sp.fail_fast && self.servers[s].is_down() {
-                self.refused(job, s, q);
+    pub(super) fn request(
+        &mut self,
+        job: u32,
+        server: usize,
+        instance: u32,
+        events: &mut EventQueue<Ev>,
+    ) -> bool {
+        let now = events.now();
+        let point_server = &self.point.servers[server];
+        let tag = if point_server.special {
+            if point_server.fail_fast && self.servers[server].is_down() {
+                self.refused(job, server, events);
                 return true;
             }
-            if sp.abandons {
-                self.slot(job, s, k)
+            if point_server.abandons {
+                self.slot(job, server, instance)
             } else {
                 job
             }
         } else {
             job
         };
-        if self.servers[s].arrive(k, tag, now) {
-            self.serve(s, k, tag, now, now, q);
+        if self.servers[server].arrive(instance, tag, now) {
+            self.serve(server, instance, tag, now, now, events);
         }
         false
     }
 
-    /// A slot for `job`'s request at instance `k` of `s`, a server whose clients may
+    /// A slot for `job`'s request at `instance` of `server`, a server whose clients may
     /// leave: a new wait.
-    pub(super) fn slot(&mut self, job: u32, s: usize, k: u32) -> u32 {
-        let j = &mut self.jobs[job as usize];
-        j.wait = j.wait.wrapping_add(1);
-        j.serving = s as u16;
+    pub(super) fn slot(&mut self, job: u32, server: usize, instance: u32) -> u32 {
+        let job_state = &mut self.jobs[job as usize];
+        job_state.wait = job_state.wait.wrapping_add(1);
+        job_state.serving = server as u16;
         let slot = Slot {
             job,
-            wait: j.wait,
+            wait: job_state.wait,
             started: NONE,
-            instance: k,
+            instance,
         };
         let tag = match self.free_slots.pop() {
-            Some(t) => {
-                self.slots[t as usize] = slot;
-                t
+            Some(free) => {
+                self.slots[free as usize] = slot;
+                free
             }
             None => {
                 self.slots.push(slot);
@@ -318,21 +331,21 @@ impl<'p> Sim<'p> {
         tag
     }
 
-    /// Starts serving a request at instance `k` of server `s` (arrived at `arrived`); `job`
+    /// Starts serving a request at `instance` of `server` (arrived at `arrived`); `job`
     /// is its tag (a slot, at a server whose clients may leave).
     #[inline(always)]
     pub(super) fn serve(
         &mut self,
-        s: usize,
-        k: u32,
+        server: usize,
+        instance: u32,
         job: u32,
         arrived: Nanos,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) {
-        let job = if self.p.servers[s].abandons {
+        let job = if self.point.servers[server].abandons {
             self.slots[job as usize].started = now;
-            self.still_waiting(job, s)
+            self.still_waiting(job, server)
         } else {
             Some(job)
         };
@@ -341,8 +354,8 @@ impl<'p> Sim<'p> {
         {
             // A request whose service starts has a wait (0 when served at once), even if its
             // client gives up before the service ends.
-            let a = self.jobs[job as usize].actor as usize;
-            self.actors[a].server_wait.get_or_insert(0);
+            let actor = self.jobs[job as usize].actor as usize;
+            self.actors[actor].server_wait.get_or_insert(0);
         }
         if let Some(job) = job {
             // Its service starts now: a timeout from here leaves no queueing behind, and a
@@ -355,27 +368,27 @@ impl<'p> Sim<'p> {
                 self.started_service(job, now);
             }
         }
-        self.serve_direct(s, k, arrived, now, q);
+        self.serve_direct(server, instance, arrived, now, events);
     }
 
-    /// Starts serving a request at instance `k` of server `s`: its service drawn and its
+    /// Starts serving a request at `instance` of `server`: its service drawn and its
     /// departure scheduled (a direct group's request, its tag the actor, needs no more).
     #[inline(always)]
     pub(super) fn serve_direct(
         &mut self,
-        s: usize,
-        k: u32,
+        server: usize,
+        instance: u32,
         arrived: Nanos,
         now: Nanos,
-        q: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Ev>,
     ) {
-        let service = self.servers[s].start(k, arrived, now);
-        q.schedule_in(
+        let service = self.servers[server].start(instance, arrived, now);
+        events.schedule_in(
             service,
             0,
             Ev::Depart {
-                server: s as u16,
-                instance: k,
+                server: server as u16,
+                instance,
             },
         );
     }

@@ -23,6 +23,7 @@ use crate::syntax::spec::{Num, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub(crate) const NONE: Nanos = Nanos::MAX;
+/// No stream: an actor that never draws has none (`Actor::arrival_stream` and the others).
 pub(crate) const NO_STREAM: u32 = u32::MAX;
 
 /// A group's response times kept exactly, at most: past a million, its percentiles come from
@@ -30,53 +31,31 @@ pub(crate) const NO_STREAM: u32 = u32::MAX;
 /// set per request, its waits, and not two.
 pub(crate) const MAX_EXACT_RESPONSES: usize = 1_000_000;
 
+/// A run's event, naming its job or resource by number: a stale one is told by its job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Ev {
     /// An actor's next repetition starts (its first, or an open loop's next).
-    Start {
-        actor: u32,
-    },
+    Start { actor: u32 },
     /// The job's current step is over: go on.
-    Resume {
-        job: u32,
-    },
+    Resume { job: u32 },
     /// The job's write lands.
-    Land {
-        job: u32,
-    },
+    Land { job: u32 },
     /// A polled lock: try again.
-    Retry {
-        job: u32,
-    },
+    Retry { job: u32 },
     /// A wait's ceiling: a queued lock's, a request's, a lost crossing's.
-    Timeout {
-        job: u32,
-    },
+    Timeout { job: u32 },
     /// A service completes.
-    Depart {
-        server: u16,
-        instance: u32,
-    },
+    Depart { server: u16, instance: u32 },
     /// An operator deletes a lock's record.
-    Unlock {
-        lock: u16,
-    },
-    /// A server goes down, or comes back up.
-    Down {
-        server: u16,
-    },
-    Up {
-        server: u16,
-    },
+    Unlock { lock: u16 },
+    /// A server goes down: a request then waits, or is refused (`when_down = "fail"`).
+    Down { server: u16 },
+    /// A server comes back up: the requests queued while it was down start.
+    Up { server: u16 },
     /// A message put across a link arrives at its queue.
-    Arrive {
-        queue: u16,
-        msg: u32,
-    },
+    Arrive { queue: u16, message: u32 },
     /// A queue's timer: the visibility of the first message it hides runs out.
-    Visible {
-        queue: u16,
-    },
+    Visible { queue: u16 },
 }
 
 // The queue moves events around: keep one as small as the built-in models' (8 bytes).
@@ -107,21 +86,27 @@ pub(crate) struct Slot {
 /// No job: a branch's parent when it is none, a branch's place once it has ended.
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
+/// A repetition under way, or a branch of a `parallel` (reused once free: see `Ev`).
 #[derive(Clone, Copy, Hash)]
 pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
     pub group: u16,
-    pub rep: u64,
+    /// Which repetition of its actor it runs, from 0 (`k` in expressions).
+    pub repetition: u64,
+    /// Its step in the program. `Resume` and the ready queue step past the step it waits in,
+    /// so one sent to a step stands one before it (`u32::MAX` before step 0).
     pub step: u32,
     pub started: Nanos,
+    /// When its current wait started: the wait's span and a given-up wait's length run from it.
     pub step_started: Nanos,
+    /// The compare-and-set conflicts of this repetition, held to the write's `max_retries`.
     pub retries: u64,
     /// Counts this job's queued waits: a timeout or queue entry of an older wait is stale.
     pub wait: u32,
     /// The lock it waits for in a queue (`u16::MAX`: none).
     pub waiting: u16,
-    /// When its queued wait gives up (`NONE`: never). A timeout event counts only at this
+    /// When its current wait gives up (`NONE`: never). A timeout event counts only at this
     /// instant: one left from an earlier wait fires at another (or at the same, which is
     /// the same give-up), so the event needs no generation and stays 8 bytes.
     pub deadline: Nanos,
@@ -144,9 +129,9 @@ pub(crate) struct Job {
     pub in_service: bool,
     /// The polled lock its next attempt is scheduled on (`u16::MAX`: none).
     pub polling: u16,
-    /// The job whose `parallel` this job is a branch of (`NO_JOB`: none), and which branch
-    /// (from 1).
+    /// The job whose `parallel` this job is a branch of (`NO_JOB`: none).
     pub parent: u32,
+    /// Which branch it is (from 1; 0: none): its place in its parent's row of kids.
     pub branch: u8,
     /// Cancelled at its parent's join: it goes no further, and is free at its next wake-up.
     pub cancelled: bool,
@@ -168,28 +153,34 @@ const _: () = assert!(std::mem::size_of::<Job>() <= 112);
 #[derive(Clone, Copy)]
 pub(crate) struct Actor {
     pub group: u16,
+    /// Its index in its group (`i` in expressions).
     pub index: u32,
     pub start: Nanos,
+    /// Its repetitions started: the next start is computed from it, up to the group's `repeat`.
     pub started: u64,
+    /// Its repetitions completed and given up (a direct group's counts: `Sim::settle_direct`).
     pub completed: u64,
     pub gave_up: u64,
+    /// Its retries (conflicts and timeouts' retries) and its polls that found a lock taken.
     pub retries: u64,
     pub failed: u64,
+    /// Its total wait for locks (`None`: it never waited for one).
     pub lock_wait: Option<Nanos>,
+    /// Its total wait at servers, kept only when entity rows are wanted (`Sim::entities`).
     pub server_wait: Option<Nanos>,
     pub rejected: u64,
     pub end: Option<Nanos>,
+    /// Crashed for good, or stopped (a stop step): it starts no more repetitions.
     pub crashed: bool,
-    /// It stopped (a stop step): it starts no more repetitions.
     pub stopped: bool,
+    /// Its random gaps summed in ms: a start is `start` plus the sum, so no rounding adds up.
     pub elapsed_ms: f64,
-    /// Its arrival and crash streams in `Sim::streams` (`NO_STREAM`: none): a stream is a few
-    /// hundred bytes, so only actors that draw have one.
-    pub rng: u32,
-    pub crash_rng: u32,
-    /// Its jitter (`jitter/NAME-i`) and chance (`chance/NAME-i`) streams.
-    pub jitter_rng: u32,
-    pub chance_rng: u32,
+    /// Its arrival stream in `Sim::streams` (`NO_STREAM`: none; a stream is a few hundred bytes).
+    pub arrival_stream: u32,
+    /// Its crash, jitter and chance streams (`crash/NAME-i`, `jitter/…`, `chance/…`), likewise.
+    pub crash_stream: u32,
+    pub jitter_stream: u32,
+    pub chance_stream: u32,
     /// Its waits that timed out.
     pub timeouts: u64,
     /// Times it crashed and restarted.
@@ -206,6 +197,7 @@ pub(crate) struct GroupState {
     /// then the request's wait plus the service, so the waits the server keeps give the
     /// responses, and none is recorded twice.
     pub alias: Option<(u16, Nanos)>,
+    /// Its counts (a direct group's started and completed are added after the run).
     pub started: u64,
     pub completed: u64,
     pub gave_up: u64,
@@ -235,29 +227,33 @@ pub(crate) type Waiter = (u32, u32);
 /// event of a direct group touches first, so that they share the first cache lines.
 #[repr(C)]
 pub(crate) struct Sim<'p> {
-    pub p: &'p Point,
+    pub point: &'p Point,
     /// The instant of the event being handled (`now` in expressions).
     pub now: Nanos,
+    /// Every actor, in group order: an actor's starts have the class `1 + index`.
     pub actors: Vec<Actor>,
     pub servers: Vec<Server>,
     /// The groups served directly (no job per request).
     pub direct: Direct,
     pub groups: Vec<GroupState>,
+    /// Jobs readied in this event, run after it by the handler's loop: no step recurses.
     pub ready: VecDeque<u32>,
     pub error: Option<String>,
+    /// The class of events scheduled as they come: past every start class (the module's order).
     pub other: Class,
     /// Whether entity rows are wanted (per-actor waits are kept only then).
     pub entities: bool,
+    /// Every job made so far, reused once free: a warm run allocates none per repetition.
     pub jobs: Vec<Job>,
-    pub free: Vec<u32>,
+    pub free_jobs: Vec<u32>,
     /// What each job knows of the resources, a row per job.
     pub tables: JobTables,
-    pub regs: Vec<Register>,
+    pub registers: Vec<Register>,
     pub locks: Vec<Lock<Waiter>>,
     pub links: Vec<Link>,
     pub last_end: Option<Nanos>,
     pub lanes: Option<Vec<Lane>>,
-    /// The random streams of actors that draw (arrivals, crashes).
+    /// Every random stream: the drawing actors' (arrivals, crashes, jitter, chances), the groups'.
     pub streams: Vec<Stream>,
     /// Per group, the streams its steps name, in `streams`.
     pub group_streams: Vec<Vec<u32>>,
@@ -281,8 +277,8 @@ pub(crate) struct Sim<'p> {
     pub queues: Vec<Queue>,
     pub keys: Vec<KeyStore>,
     /// The transaction under way, if any.
-    pub tx: Transaction,
-    /// A message's numbers as a put computes them.
+    pub transaction: Transaction,
+    /// A message's numbers as a put computes them, kept between puts: no put allocates.
     pub scratch: Vec<f64>,
     /// Set when an explorer runs it: the choices it makes (`run::steer`).
     pub steer: Option<Box<Steer>>,
@@ -293,7 +289,7 @@ pub(crate) struct Sim<'p> {
 }
 
 sim_core::clone_in_place!(Sim<'p> {
-    p, now, actors, servers, direct, groups, ready, error, other, entities, jobs, free, tables, regs, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, tx, scratch, steer, fan, calls
+    point, now, actors, servers, direct, groups, ready, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls
 });
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,
@@ -352,6 +348,7 @@ pub(crate) struct Polls {
 pub(crate) struct Transaction {
     /// The job inside it.
     pub job: Option<u32>,
+    /// What undoes its writes and key store steps so far, last first, if its actor crashes.
     pub undo: Vec<Undo>,
     /// Its puts (their numbers at `numbers`), acks and refusals, in the order they ran.
     pub deferred: Vec<Deferred>,
@@ -368,27 +365,22 @@ sim_core::clone_in_place!(Transaction {
 /// What undoes one effect of a transaction.
 #[derive(Clone)]
 pub(crate) enum Undo {
-    Reg(u16, Register),
+    Register(u16, Register),
     Key(u16, KeyUndo),
 }
 
 /// What a transaction does when it ends.
 #[derive(Debug, Clone, Copy, Hash)]
 pub(crate) enum Deferred {
-    /// A put of the numbers at this offset of `tx_numbers`.
-    Put {
-        queue: u16,
-        at: u32,
-    },
+    /// A put of the numbers at this offset of `Transaction::numbers`.
+    Put { queue: u16, at: u32 },
     Ack {
         queue: u16,
-        msg: u32,
+        message: u32,
         receipt: u32,
     },
     /// A put a full queue refused.
-    Refused {
-        queue: u16,
-    },
+    Refused { queue: u16 },
     /// An ack too late (the message came back first): nothing lands, but it is drawn.
     Late,
 }
@@ -397,56 +389,56 @@ impl<'p> Sim<'p> {
     /// Schedules what the run starts with: every actor's first start, in actor order (at
     /// equal times a start runs before anything the run schedules, and starts run in actor
     /// order: their classes), then the operator unlocks.
-    pub(crate) fn schedule_starts(&mut self, queue: &mut EventQueue<Ev>) {
-        for a in 0..self.p.actors {
-            let group = &self.p.groups[self.actors[a as usize].group as usize];
+    pub(crate) fn schedule_starts(&mut self, events: &mut EventQueue<Ev>) {
+        for actor in 0..self.point.actors {
+            let group = &self.point.groups[self.actors[actor as usize].group as usize];
             if group.count == 0 {
                 continue;
             }
-            if let Some(at) = self.next_start(a) {
-                queue.schedule_at(at, 1 + a, Ev::Start { actor: a });
+            if let Some(at) = self.next_start(actor) {
+                events.schedule_at(at, 1 + actor, Ev::Start { actor });
             }
         }
-        for (l, lock) in self.p.locks.iter().enumerate() {
+        for (index, lock) in self.point.locks.iter().enumerate() {
             for &at in &lock.unlock_ns {
-                queue.schedule_at(at, self.other, Ev::Unlock { lock: l as u16 });
+                events.schedule_at(at, self.other, Ev::Unlock { lock: index as u16 });
             }
         }
         // A window's edges run first at their instants (class 0, scheduled first): a service
         // that ends as the server goes down has ended; one due as it comes up starts then.
-        for (s, server) in self.p.servers.iter().enumerate() {
+        for (index, server) in self.point.servers.iter().enumerate() {
             for &(from, to) in &server.down {
-                let server = s as u16;
-                queue.schedule_at(from, 0, Ev::Down { server });
-                queue.schedule_at(to, 0, Ev::Up { server });
+                let server = index as u16;
+                events.schedule_at(from, 0, Ev::Down { server });
+                events.schedule_at(to, 0, Ev::Up { server });
             }
         }
     }
 
-    /// When actor `a`'s next repetition starts (its `started`-th), or `None` when it has
-    /// started them all (or a closed loop, after its first: the loop starts the rest).
+    /// When the next repetition of actor `actor_index` starts (its `started`-th), or `None`:
+    /// all started (or a closed loop, after its first: the loop starts the rest).
     #[inline(always)]
-    pub(crate) fn next_start(&mut self, a: u32) -> Option<Nanos> {
-        let actor = &mut self.actors[a as usize];
-        let group = &self.p.groups[actor.group as usize];
+    pub(crate) fn next_start(&mut self, actor_index: u32) -> Option<Nanos> {
+        let actor = &mut self.actors[actor_index as usize];
+        let group = &self.point.groups[actor.group as usize];
         if actor.started >= group.repeat || actor.crashed || actor.stopped {
             return None;
         }
-        let k = actor.started;
+        let repetition = actor.started;
         Some(match &group.pace {
-            Pace::Closed if k > 0 => return None,
+            Pace::Closed if repetition > 0 => return None,
             Pace::Closed => actor.start,
-            Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(k)),
+            Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(repetition)),
             Pace::Spread(window) => {
-                let exact = u128::from(k) * u128::from(*window);
-                let r = u128::from(group.repeat);
+                let exact = u128::from(repetition) * u128::from(*window);
+                let repeat = u128::from(group.repeat);
                 actor
                     .start
-                    .saturating_add(((2 * exact + r) / (2 * r)) as Nanos)
+                    .saturating_add(((2 * exact + repeat) / (2 * repeat)) as Nanos)
             }
             Pace::Random(gaps) => {
-                let rng = &mut self.streams[actor.rng as usize];
-                actor.elapsed_ms += gaps.sample_ms(rng);
+                let stream = &mut self.streams[actor.arrival_stream as usize];
+                actor.elapsed_ms += gaps.sample_ms(stream);
                 actor
                     .start
                     .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
@@ -454,16 +446,17 @@ impl<'p> Sim<'p> {
         })
     }
 
+    /// A job for `actor`'s next repetition at `now`: the repetition counts as started here.
     #[inline(always)]
     pub(crate) fn spawn(&mut self, actor: u32, now: Nanos) -> u32 {
-        let a = &mut self.actors[actor as usize];
-        let rep = a.started;
-        a.started += 1;
-        self.groups[a.group as usize].started += 1;
+        let actor_state = &mut self.actors[actor as usize];
+        let repetition = actor_state.started;
+        actor_state.started += 1;
+        self.groups[actor_state.group as usize].started += 1;
         let job = Job {
             actor,
-            group: a.group,
-            rep,
+            group: actor_state.group,
+            repetition,
             step: 0,
             started: now,
             step_started: now,
@@ -476,7 +469,7 @@ impl<'p> Sim<'p> {
             outcome: 0,
             serving: NO_SERVER,
             taking: u16::MAX,
-            incarnation: a.incarnation,
+            incarnation: actor_state.incarnation,
             in_service: false,
             polling: u16::MAX,
             parent: NO_JOB,
@@ -495,40 +488,48 @@ impl<'p> Sim<'p> {
     /// A job for `job`, its rows of the tables blank: a free one, or a new one.
     #[inline(always)]
     pub(crate) fn alloc(&mut self, job: Job) -> u32 {
-        let (nr, nl) = (self.regs.len(), self.locks.len());
-        let (nq, nk) = (self.queues.len(), self.keys.len());
-        if let Some(j) = self.free.pop() {
-            let wait = self.jobs[j as usize].wait;
-            self.jobs[j as usize] = Job {
+        let (register_count, lock_count) = (self.registers.len(), self.locks.len());
+        let (queue_count, store_count) = (self.queues.len(), self.keys.len());
+        if let Some(reused) = self.free_jobs.pop() {
+            let wait = self.jobs[reused as usize].wait;
+            self.jobs[reused as usize] = Job {
                 wait: wait.wrapping_add(1),
                 ..job
             };
-            let j = j as usize;
+            let reused = reused as usize;
             // Skipped when empty: a fill of nothing is still a call to memset, per job.
-            if nr > 0 {
-                self.tables.reads[j * nr..(j + 1) * nr].fill(f64::NAN);
+            if register_count > 0 {
+                self.tables.reads[reused * register_count..(reused + 1) * register_count]
+                    .fill(f64::NAN);
             }
-            if nl > 0 {
-                self.tables.tokens[j * nl..(j + 1) * nl].fill(0);
+            if lock_count > 0 {
+                self.tables.tokens[reused * lock_count..(reused + 1) * lock_count].fill(0);
             }
-            if nq > 0 {
-                self.tables.taken[j * nq..(j + 1) * nq].fill(Taken::NONE);
+            if queue_count > 0 {
+                self.tables.taken[reused * queue_count..(reused + 1) * queue_count]
+                    .fill(Taken::NONE);
             }
-            if nk > 0 {
-                self.tables.stored[j * nk..(j + 1) * nk].fill(f64::NAN);
+            if store_count > 0 {
+                self.tables.stored[reused * store_count..(reused + 1) * store_count].fill(f64::NAN);
             }
             if self.calls {
-                self.tables.replies[j] = f64::NAN;
+                self.tables.replies[reused] = f64::NAN;
             }
-            j as u32
+            reused as u32
         } else {
             self.jobs.push(job);
-            self.tables.reads.extend(std::iter::repeat_n(f64::NAN, nr));
-            self.tables.tokens.extend(std::iter::repeat_n(0, nl));
+            self.tables
+                .reads
+                .extend(std::iter::repeat_n(f64::NAN, register_count));
+            self.tables
+                .tokens
+                .extend(std::iter::repeat_n(0, lock_count));
             self.tables
                 .taken
-                .extend(std::iter::repeat_n(Taken::NONE, nq));
-            self.tables.stored.extend(std::iter::repeat_n(f64::NAN, nk));
+                .extend(std::iter::repeat_n(Taken::NONE, queue_count));
+            self.tables
+                .stored
+                .extend(std::iter::repeat_n(f64::NAN, store_count));
             let fan = self.fan;
             self.tables.kids.extend(std::iter::repeat_n(NO_JOB, fan));
             if self.calls {
@@ -544,29 +545,30 @@ impl<'p> Sim<'p> {
         if self.direct.groups.iter().all(Option::is_none) {
             return;
         }
-        for a in &self.actors {
-            let g = a.group as usize;
-            if self.direct.groups[g].is_some() {
-                self.groups[g].started += a.started;
-                self.groups[g].completed += a.completed;
-                if a.end > self.last_end {
-                    self.last_end = a.end;
+        for actor in &self.actors {
+            let group = actor.group as usize;
+            if self.direct.groups[group].is_some() {
+                self.groups[group].started += actor.started;
+                self.groups[group].completed += actor.completed;
+                if actor.end > self.last_end {
+                    self.last_end = actor.end;
                 }
             }
         }
     }
 
-    pub(crate) fn dur(&self, d: &Dur, job: u32) -> Result<Nanos, String> {
-        match d {
+    /// `duration` for `job` now; one that comes to no duration is the run's error, said here.
+    pub(crate) fn duration(&self, duration: &Dur, job: u32) -> Result<Nanos, String> {
+        match duration {
             Dur::Fixed(ns) => Ok(*ns),
-            Dur::Actor(num) => {
-                let ms = self.eval(job, num);
+            Dur::Actor(number) => {
+                let ms = self.eval(job, number);
                 ms_to_ns(ms).ok_or_else(|| {
-                    let a = &self.actors[self.jobs[job as usize].actor as usize];
+                    let actor = &self.actors[self.jobs[job as usize].actor as usize];
                     format!(
                         "actor {} of `{}`: a duration computed per actor {}",
-                        a.index,
-                        self.p.groups[a.group as usize].name,
+                        actor.index,
+                        self.point.groups[actor.group as usize].name,
                         sim_core::bad_duration(ms)
                     )
                 })
@@ -576,57 +578,69 @@ impl<'p> Sim<'p> {
 
     /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
     /// (NaN when it is not a number).
-    pub(crate) fn eval(&self, job: u32, num: &Num) -> f64 {
-        match num {
+    pub(crate) fn eval(&self, job: u32, number: &Num) -> f64 {
+        match number {
             Num::Lit(x) => *x,
             // Read straight off the run's state: no table of names built per number.
-            Num::Expr(e, _) => e.eval(&|v| Some(self.var(job, v))).unwrap_or(f64::NAN),
-            _ => eval_run(num, &self.p.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN),
+            Num::Expr(expression, _) => expression
+                .eval(&|v| Some(self.var(job, v)))
+                .unwrap_or(f64::NAN),
+            _ => {
+                eval_run(number, &self.point.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN)
+            }
         }
     }
 
-    /// What name `v` is for `job` now (`read` is not a number here: a write's value is
+    /// What `variable` is for `job` now (`read` is not a number here: a write's value is
     /// computed with its own).
     #[inline]
-    fn var(&self, job: u32, v: Var) -> f64 {
-        let ju = job as usize;
-        let j = &self.jobs[ju];
-        match v {
-            Var::Param(p) => self.p.params.get(p as usize).copied().unwrap_or(f64::NAN),
-            Var::Index => f64::from(self.actors[j.actor as usize].index),
-            Var::Rep => j.rep as f64,
-            Var::Attempt => f64::from(j.attempt),
+    fn var(&self, job: u32, variable: Var) -> f64 {
+        let job_index = job as usize;
+        let job_state = &self.jobs[job_index];
+        match variable {
+            Var::Param(param) => self
+                .point
+                .params
+                .get(param as usize)
+                .copied()
+                .unwrap_or(f64::NAN),
+            Var::Index => f64::from(self.actors[job_state.actor as usize].index),
+            Var::Rep => job_state.repetition as f64,
+            Var::Attempt => f64::from(job_state.attempt),
             Var::Now => sim_core::ns_to_ms(self.now),
             Var::Read => f64::NAN,
-            Var::Reg(r) => self.tables.reads[ju * self.regs.len() + r as usize],
-            Var::Msg(q, what) => {
-                let take = self.tables.taken[ju * self.queues.len() + q as usize];
-                self.queues[q as usize].number(take, what)
+            Var::Reg(register) => {
+                self.tables.reads[job_index * self.registers.len() + register as usize]
             }
-            Var::Stored(k) => self.tables.stored[ju * self.keys.len() + k as usize],
-            Var::Winner => f64::from(j.winner),
-            Var::Joined => f64::from(j.joined),
+            Var::Msg(queue, what) => {
+                let take = self.tables.taken[job_index * self.queues.len() + queue as usize];
+                self.queues[queue as usize].number(take, what)
+            }
+            Var::Stored(store) => self.tables.stored[job_index * self.keys.len() + store as usize],
+            Var::Winner => f64::from(job_state.winner),
+            Var::Joined => f64::from(job_state.joined),
             Var::Reply => self.reply_of(job),
         }
     }
 
     /// What a number computed for `job` now may name besides the parameters.
     pub(crate) fn vars(&self, job: u32, read: f64) -> Vars<'_> {
-        let j = &self.jobs[job as usize];
-        let ju = job as usize;
-        let (nr, nq, nk) = (self.regs.len(), self.queues.len(), self.keys.len());
+        let job_state = &self.jobs[job as usize];
+        let job_index = job as usize;
+        let (register_count, queue_count, store_count) =
+            (self.registers.len(), self.queues.len(), self.keys.len());
         Vars {
-            i: self.actors[j.actor as usize].index,
-            k: j.rep,
-            attempt: j.attempt,
+            index: self.actors[job_state.actor as usize].index,
+            repetition: job_state.repetition,
+            attempt: job_state.attempt,
             now_ms: sim_core::ns_to_ms(self.now),
             read,
-            regs: &self.tables.reads[ju * nr..(ju + 1) * nr],
-            taken: &self.tables.taken[ju * nq..(ju + 1) * nq],
+            reads: &self.tables.reads[job_index * register_count..(job_index + 1) * register_count],
+            taken: &self.tables.taken[job_index * queue_count..(job_index + 1) * queue_count],
             queues: &self.queues,
-            stored: &self.tables.stored[ju * nk..(ju + 1) * nk],
-            winner: j.winner,
-            joined: j.joined,
+            stored: &self.tables.stored[job_index * store_count..(job_index + 1) * store_count],
+            winner: job_state.winner,
+            joined: job_state.joined,
             reply: self.reply_of(job),
         }
     }
@@ -640,13 +654,14 @@ impl<'p> Sim<'p> {
             .unwrap_or(f64::NAN)
     }
 
+    /// Draws `kind` on `job`'s actor's lane from `from` to `to` (`None`: past the end), if drawn.
     pub(crate) fn span(&mut self, job: u32, kind: &'static str, from: Nanos, to: Option<Nanos>) {
         if let Some(lanes) = &mut self.lanes {
-            let nl = self.locks.len();
-            let j = job as usize;
+            let lock_count = self.locks.len();
+            let job_index = job as usize;
             // A wait while it holds a lock (a deadlock's picture) is drawn as such.
             let kind = if kind == "waiting"
-                && self.tables.tokens[j * nl..(j + 1) * nl]
+                && self.tables.tokens[job_index * lock_count..(job_index + 1) * lock_count]
                     .iter()
                     .any(|t| *t != 0)
             {
@@ -654,15 +669,16 @@ impl<'p> Sim<'p> {
             } else {
                 kind
             };
-            let a = self.jobs[job as usize].actor as usize;
-            lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
+            let actor = self.jobs[job as usize].actor as usize;
+            lanes[actor].span(kind, ns_to_ms(from), to.map(ns_to_ms));
         }
     }
 
+    /// Draws a mark of `kind` on the lane of `job`'s actor at `at`, when a timeline is drawn.
     pub(crate) fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
         if let Some(lanes) = &mut self.lanes {
-            let a = self.jobs[job as usize].actor as usize;
-            lanes[a].mark(kind, ns_to_ms(at));
+            let actor = self.jobs[job as usize].actor as usize;
+            lanes[actor].mark(kind, ns_to_ms(at));
         }
     }
 }
@@ -670,8 +686,10 @@ impl<'p> Sim<'p> {
 /// One decision an event made: its probability, what was decided, whether it was a fault.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Draw {
-    pub p: f64,
+    /// The chance of "yes": an execution's probability multiplies it (or 1 − it) in.
+    pub probability: f64,
     pub taken: bool,
+    /// Whether "yes" is a fault (a loss, a duplicate, a crash): faults count against the budget.
     pub fault: bool,
 }
 
@@ -725,26 +743,30 @@ sim_core::clone_in_place!(Steer {
 });
 
 impl Steer {
-    /// Decides a draw of probability `p`: a certain one is no choice; a fault past the
-    /// budget is "no".
-    pub(crate) fn decide(&mut self, p: f64, fault: bool) -> bool {
-        if p <= 0.0 {
+    /// Decides a draw of `probability`: a certain one is no choice; a fault past the budget
+    /// is "no".
+    pub(crate) fn decide(&mut self, probability: f64, fault: bool) -> bool {
+        if probability <= 0.0 {
             return false;
         }
-        if p >= 1.0 {
+        if probability >= 1.0 {
             return true;
         }
         if fault && self.faults >= self.max_faults {
             // Not a branch, but its probability counts: an outcome's probability is that of
             // its executions within the budget.
-            self.beyond *= 1.0 - p;
+            self.beyond *= 1.0 - probability;
             return false;
         }
         let taken = self
             .forced
             .checked_shr(self.drawn.len() as u32)
             .is_some_and(|bits| bits & 1 == 1);
-        self.drawn.push(Draw { p, taken, fault });
+        self.drawn.push(Draw {
+            probability,
+            taken,
+            fault,
+        });
         if taken && fault {
             self.faults += 1;
         }

@@ -12,30 +12,30 @@ use crate::run::state::{Actor, Ev, Job, Sim, Undo};
 pub(crate) use crate::run::state::{Draw, Steer};
 
 impl Sim<'_> {
-    /// Whether a draw of probability `p` comes out "yes": decided by the explorer when one
+    /// Whether a draw of `probability` comes out "yes": decided by the explorer when one
     /// steers the run, else drawn by `draw`.
     #[inline]
     pub(crate) fn decide(
         &mut self,
-        p: f64,
+        probability: f64,
         fault: bool,
         draw: impl FnOnce(&mut Self) -> bool,
     ) -> bool {
         match &mut self.steer {
-            Some(steer) => steer.decide(p, fault),
+            Some(steer) => steer.decide(probability, fault),
             None => draw(self),
         }
     }
 
-    /// A crossing of link `k`: how long it takes and whether it is lost (decided by the
+    /// A crossing of `link`: how long it takes and whether it is lost (decided by the
     /// explorer when one steers the run).
     #[inline]
-    pub(crate) fn cross_link(&mut self, k: usize) -> (sim_core::Nanos, bool) {
+    pub(crate) fn cross_link(&mut self, link: usize) -> (sim_core::Nanos, bool) {
         match &mut self.steer {
-            None => self.links[k].cross(),
+            None => self.links[link].cross(),
             Some(steer) => {
-                let lost = steer.decide(self.links[k].chances().0, true);
-                (self.links[k].cross_decided(lost), lost)
+                let lost = steer.decide(self.links[link].chances().0, true);
+                (self.links[link].cross_decided(lost), lost)
             }
         }
     }
@@ -44,77 +44,83 @@ impl Sim<'_> {
     /// reports, the pending events included (by time, class and what they are: not by
     /// their insertion numbers, which differ between orders that reach the same state).
     /// The timeline and the random streams are left out: an explored run draws neither.
-    pub(crate) fn fingerprint(&self, q: &EventQueue<Ev>) -> u64 {
+    pub(crate) fn fingerprint(&self, events: &EventQueue<Ev>) -> u64 {
         // Every part written as bytes into one buffer, hashed once: xxh3 over a whole
         // buffer runs several times faster than fed a few bytes at a time.
         BUFFER.with_borrow_mut(|(bytes, pending)| {
             bytes.clear();
-            let mut h = Bytes(bytes);
-            self.write_state(q, pending, &mut h);
-            xxhash_rust::xxh3::xxh3_64(h.0)
+            let mut hasher = Bytes(bytes);
+            self.write_state(events, pending, &mut hasher);
+            xxhash_rust::xxh3::xxh3_64(hasher.0)
         })
     }
 
-    /// Everything [`Sim::fingerprint`] covers, written into `h` (`pending`: a list to sort
+    /// Everything [`Sim::fingerprint`] covers, written into `hasher` (`pending`: a list to sort
     /// the pending events in, kept between calls).
-    fn write_state(&self, q: &EventQueue<Ev>, pending: &mut Vec<Pending>, mut h: &mut Bytes<'_>) {
-        q.now().hash(&mut h);
+    fn write_state(
+        &self,
+        events: &EventQueue<Ev>,
+        pending: &mut Vec<Pending>,
+        mut hasher: &mut Bytes<'_>,
+    ) {
+        events.now().hash(&mut hasher);
         pending.clear();
         pending.extend(
-            q.pending()
-                .map(|(t, d)| (t, self.owner(d.event), d.seq, d.event)),
+            events
+                .pending()
+                .map(|(time, due)| (time, self.owner(due.event), due.seq, due.event)),
         );
         // An owner's own events keep their order; different owners' are free.
         pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
-        for (t, owner, _, ev) in pending.iter() {
-            (t, owner, ev).hash(&mut h);
+        for (time, owner, _, event) in pending.iter() {
+            (time, owner, event).hash(&mut hasher);
         }
-        for a in &self.actors {
-            h.words(&actor_words(a));
+        for actor in &self.actors {
+            hasher.words(&actor_words(actor));
         }
-        (&self.servers, &self.groups).hash(&mut h);
-        self.jobs.len().hash(&mut h);
-        for j in &self.jobs {
-            h.words(&job_words(j));
+        (&self.servers, &self.groups).hash(&mut hasher);
+        self.jobs.len().hash(&mut hasher);
+        for job in &self.jobs {
+            hasher.words(&job_words(job));
         }
-        self.free.hash(&mut h);
-        for x in (self.tables.reads.iter())
+        self.free_jobs.hash(&mut hasher);
+        for number in (self.tables.reads.iter())
             .chain(&self.tables.stored)
             .chain(&self.tables.replies)
         {
-            hash_f64(*x, &mut h);
+            hash_f64(*number, &mut hasher);
         }
-        (&self.tables.tokens, &self.tables.taken, &self.tables.kids).hash(&mut h);
-        (&self.regs, &self.locks, &self.queues, &self.keys).hash(&mut h);
-        for l in &self.links {
-            l.counts().hash(&mut h);
+        (&self.tables.tokens, &self.tables.taken, &self.tables.kids).hash(&mut hasher);
+        (&self.registers, &self.locks, &self.queues, &self.keys).hash(&mut hasher);
+        for link in &self.links {
+            link.counts().hash(&mut hasher);
         }
-        (self.last_end, &self.polls, &self.last_taker, &self.slots).hash(&mut h);
-        (&self.free_slots, &self.error).hash(&mut h);
-        self.tx.job.hash(&mut h);
-        for u in &self.tx.undo {
-            match u {
-                Undo::Reg(r, reg) => (0u8, r, reg).hash(&mut h),
-                Undo::Key(k, undo) => (1u8, k, undo).hash(&mut h),
+        (self.last_end, &self.polls, &self.last_taker, &self.slots).hash(&mut hasher);
+        (&self.free_slots, &self.error).hash(&mut hasher);
+        self.transaction.job.hash(&mut hasher);
+        for undo in &self.transaction.undo {
+            match undo {
+                Undo::Register(index, register) => (0u8, index, register).hash(&mut hasher),
+                Undo::Key(store, undo) => (1u8, store, undo).hash(&mut hasher),
             }
         }
-        self.tx.deferred.hash(&mut h);
-        for x in &self.tx.numbers {
-            hash_f64(*x, &mut h);
+        self.transaction.deferred.hash(&mut hasher);
+        for number in &self.transaction.numbers {
+            hash_f64(*number, &mut hasher);
         }
-        if let Some(s) = &self.steer {
-            (s.faults, s.crashed_anywhere, s.stuck).hash(&mut h);
+        if let Some(steer) = &self.steer {
+            (steer.faults, steer.crashed_anywhere, steer.stuck).hash(&mut hasher);
         }
     }
 
     /// Who an event belongs to: an actor (its starts and its jobs' events), a server, a
     /// lock or a queue. An owner's events at one instant run in the order the run gives
     /// them; an explorer orders different owners' every way.
-    pub(crate) fn owner(&self, ev: Ev) -> u32 {
+    pub(crate) fn owner(&self, event: Ev) -> u32 {
         let actors = self.actors.len() as u32;
         let servers = actors + self.servers.len() as u32;
         let locks = servers + self.locks.len() as u32;
-        match ev {
+        match event {
             Ev::Start { actor } => actor,
             Ev::Resume { job } | Ev::Land { job } | Ev::Retry { job } | Ev::Timeout { job } => {
                 self.jobs[job as usize].actor
@@ -128,10 +134,10 @@ impl Sim<'_> {
     }
 }
 
-/// What of actor `a` a state's fingerprint covers, packed in words: written at once, not
+/// What of `actor` a state's fingerprint covers, packed in words: written at once, not
 /// as a few dozen small writes. Its constants (group, index, first start, streams) are the
 /// point's, the same in every state, and left out.
-fn actor_words(a: &Actor) -> [u64; 13] {
+fn actor_words(actor: &Actor) -> [u64; 13] {
     let Actor {
         group: _,
         index: _,
@@ -148,14 +154,14 @@ fn actor_words(a: &Actor) -> [u64; 13] {
         crashed,
         stopped,
         elapsed_ms,
-        rng: _,
-        crash_rng: _,
-        jitter_rng: _,
-        chance_rng: _,
+        arrival_stream: _,
+        crash_stream: _,
+        jitter_stream: _,
+        chance_stream: _,
         timeouts,
         restarts,
         incarnation,
-    } = *a;
+    } = *actor;
     let flags = u64::from(crashed)
         | u64::from(stopped) << 1
         | u64::from(lock_wait.is_some()) << 2
@@ -178,12 +184,12 @@ fn actor_words(a: &Actor) -> [u64; 13] {
     ]
 }
 
-/// Job `j`, every field, packed in words (as [`actor_words`]).
-fn job_words(j: &Job) -> [u64; 12] {
+/// `job`, every field, packed in words (as [`actor_words`]).
+fn job_words(job: &Job) -> [u64; 12] {
     let Job {
         actor,
         group,
-        rep,
+        repetition,
         step,
         started,
         step_started,
@@ -208,10 +214,13 @@ fn job_words(j: &Job) -> [u64; 12] {
         winner,
         slot,
         calling,
-    } = *j;
+    } = *job;
     let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
-    let quad = |a: u16, b: u16, c: u16, d: u16| {
-        u64::from(a) | u64::from(b) << 16 | u64::from(c) << 32 | u64::from(d) << 48
+    let quad = |first: u16, second: u16, third: u16, fourth: u16| {
+        u64::from(first)
+            | u64::from(second) << 16
+            | u64::from(third) << 32
+            | u64::from(fourth) << 48
     };
     let bytes = u64::from_le_bytes([
         outcome,
@@ -224,7 +233,7 @@ fn job_words(j: &Job) -> [u64; 12] {
         winner,
     ]);
     [
-        rep,
+        repetition,
         started,
         step_started,
         retries,
@@ -258,8 +267,8 @@ impl Bytes<'_> {
     fn words<const N: usize>(&mut self, words: &[u64; N]) {
         let at = self.0.len();
         self.0.resize(at + 8 * N, 0);
-        for (to, w) in self.0[at..].chunks_exact_mut(8).zip(words) {
-            to.copy_from_slice(&w.to_le_bytes());
+        for (to, word) in self.0[at..].chunks_exact_mut(8).zip(words) {
+            to.copy_from_slice(&word.to_le_bytes());
         }
     }
 }
@@ -308,25 +317,25 @@ mod tests {
     /// and makes no choice of a certain draw or of a fault past its budget.
     #[test]
     fn decisions_follow_the_forced_prefix_then_say_no() {
-        let mut s = Steer {
+        let mut steer = Steer {
             forced: 1,
             max_faults: 1,
             ..Steer::default()
         };
-        assert!(s.decide(0.5, true));
-        assert_eq!(s.faults, 1);
+        assert!(steer.decide(0.5, true));
+        assert_eq!(steer.faults, 1);
         // The budget is spent: no choice, no record.
-        assert!(!s.decide(0.5, true));
-        assert_eq!(s.drawn.len(), 1);
+        assert!(!steer.decide(0.5, true));
+        assert_eq!(steer.drawn.len(), 1);
         // Not a fault: still a choice, "no" past the forced prefix.
-        assert!(!s.decide(0.25, false));
-        assert!(s.decide(1.0, false));
-        assert!(!s.decide(0.0, false));
-        assert_eq!(s.drawn.len(), 2);
+        assert!(!steer.decide(0.25, false));
+        assert!(steer.decide(1.0, false));
+        assert!(!steer.decide(0.0, false));
+        assert_eq!(steer.drawn.len(), 2);
         assert_eq!(
-            s.drawn[1],
+            steer.drawn[1],
             Draw {
-                p: 0.25,
+                probability: 0.25,
                 taken: false,
                 fault: false
             }

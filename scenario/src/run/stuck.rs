@@ -23,18 +23,18 @@ impl Sim<'_> {
     /// Called when every event left is a poll: stops the run with an error when none of
     /// them can ever succeed, or notes until when that is sure not to be so.
     pub(crate) fn check_stuck(&mut self, now: Nanos) {
-        let nl = self.locks.len();
+        let lock_count = self.locks.len();
         // The earliest instant a poll might succeed or a poller give up.
         let mut next = NONE;
-        let mut polled = vec![Vec::new(); nl];
-        for (job, j) in self.jobs.iter().enumerate() {
-            if j.polling == u16::MAX {
+        let mut polled = vec![Vec::new(); lock_count];
+        for (job, job_state) in self.jobs.iter().enumerate() {
+            if job_state.polling == u16::MAX {
                 continue;
             }
-            let l = j.polling as usize;
-            polled[l].push(job as u32);
-            next = next.min(j.deadline);
-            if let Some(at) = self.locks[l].free_by_itself(now) {
+            let lock = job_state.polling as usize;
+            polled[lock].push(job as u32);
+            next = next.min(job_state.deadline);
+            if let Some(at) = self.locks[lock].free_by_itself(now) {
                 next = next.min(at);
             }
         }
@@ -48,25 +48,25 @@ impl Sim<'_> {
             return;
         }
         let mut lines = Vec::new();
-        for (l, pollers) in polled.iter().enumerate() {
+        for (lock, pollers) in polled.iter().enumerate() {
             if pollers.is_empty() {
                 continue;
             }
             // An open loop's overlapping repetitions poll as one actor: named once.
             let mut actors: Vec<u32> = pollers
                 .iter()
-                .map(|&j| self.jobs[j as usize].actor)
+                .map(|&job| self.jobs[job as usize].actor)
                 .collect();
             actors.sort_unstable();
             actors.dedup();
             let mut names: Vec<String> = actors
                 .iter()
                 .take(NAMED)
-                .map(|&a| {
-                    let actor = &self.actors[a as usize];
+                .map(|&actor_index| {
+                    let actor = &self.actors[actor_index as usize];
                     format!(
                         "`{}`",
-                        self.p.groups[actor.group as usize].actor_name(actor.index)
+                        self.point.groups[actor.group as usize].actor_name(actor.index)
                     )
                 })
                 .collect();
@@ -75,8 +75,8 @@ impl Sim<'_> {
             }
             lines.push(format!(
                 "`{}` is held by {}, and polled by {}",
-                self.p.lock_names[l],
-                self.holder(l),
+                self.point.lock_names[lock],
+                self.holder(lock),
                 names.join(", ")
             ));
         }
@@ -89,26 +89,29 @@ impl Sim<'_> {
 
     /// The job's actor by name ("`clients-2`").
     fn who(&self, job: u32) -> String {
-        let a = &self.actors[self.jobs[job as usize].actor as usize];
-        format!("`{}`", self.p.groups[a.group as usize].actor_name(a.index))
+        let actor = &self.actors[self.jobs[job as usize].actor as usize];
+        format!(
+            "`{}`",
+            self.point.groups[actor.group as usize].actor_name(actor.index)
+        )
     }
 
     /// The jobs still waiting when no event is left (an explored execution that ends
     /// stuck, a deadlock): each with what it waits for, in job order.
     pub(crate) fn waiting_at_end(&self) -> Vec<(u32, Awaited)> {
-        let free: std::collections::HashSet<u32> = self.free.iter().copied().collect();
+        let free: std::collections::HashSet<u32> = self.free_jobs.iter().copied().collect();
         let mut waiting = Vec::new();
-        for (job, j) in self.jobs.iter().enumerate() {
+        for (job, job_state) in self.jobs.iter().enumerate() {
             let job = job as u32;
             if free.contains(&job) {
                 continue;
             }
-            let awaited = if j.waiting != u16::MAX {
-                Awaited::Lock(j.waiting, false)
-            } else if j.polling != u16::MAX {
-                Awaited::Lock(j.polling, true)
-            } else if j.taking != u16::MAX {
-                Awaited::Take(j.taking)
+            let awaited = if job_state.waiting != u16::MAX {
+                Awaited::Lock(job_state.waiting, false)
+            } else if job_state.polling != u16::MAX {
+                Awaited::Lock(job_state.polling, true)
+            } else if job_state.taking != u16::MAX {
+                Awaited::Take(job_state.taking)
             } else {
                 continue;
             };
@@ -117,36 +120,39 @@ impl Sim<'_> {
         waiting
     }
 
-    /// The name of the actor whose record lock `l` holds (`None`: no record, or one left
+    /// The name of the actor whose record `lock` holds (`None`: no record, or one left
     /// at the start).
-    pub(crate) fn holder_name(&self, l: usize) -> Option<String> {
-        let nl = self.locks.len();
-        let token = self.locks[l].record_token().filter(|&t| t != 0)?;
-        let actor = match (0..self.jobs.len()).find(|&j| self.tables.tokens[j * nl + l] == token) {
+    pub(crate) fn holder_name(&self, lock: usize) -> Option<String> {
+        let lock_count = self.locks.len();
+        let token = self.locks[lock].record_token().filter(|&t| t != 0)?;
+        let actor = match (0..self.jobs.len())
+            .find(|&j| self.tables.tokens[j * lock_count + lock] == token)
+        {
             Some(job) => self.jobs[job].actor,
-            None => self.last_taker[l].0,
+            None => self.last_taker[lock].0,
         };
-        let a = self.actors.get(actor as usize)?;
-        Some(self.p.groups[a.group as usize].actor_name(a.index))
+        let actor = self.actors.get(actor as usize)?;
+        Some(self.point.groups[actor.group as usize].actor_name(actor.index))
     }
 
-    /// Who holds lock `l`'s record, and why it can never release it.
-    fn holder(&self, l: usize) -> String {
-        let nl = self.locks.len();
-        let Some(token) = self.locks[l].record_token() else {
+    /// Who holds the record of `lock`, and why it can never release it.
+    fn holder(&self, lock: usize) -> String {
+        let lock_count = self.locks.len();
+        let Some(token) = self.locks[lock].record_token() else {
             return "no one".into();
         };
         if token == 0 {
             return "a stale record left at the start".into();
         }
-        let Some(job) = (0..self.jobs.len()).find(|&j| self.tables.tokens[j * nl + l] == token)
+        let Some(job) =
+            (0..self.jobs.len()).find(|&job| self.tables.tokens[job * lock_count + lock] == token)
         else {
             // No job holds it any more: its taker crashed, or ended holding it.
-            let (a, incarnation) = self.last_taker[l];
-            let Some(actor) = self.actors.get(a as usize) else {
+            let (taker, incarnation) = self.last_taker[lock];
+            let Some(actor) = self.actors.get(taker as usize) else {
                 return "an actor that can no longer release it".into();
             };
-            let name = self.p.groups[actor.group as usize].actor_name(actor.index);
+            let name = self.point.groups[actor.group as usize].actor_name(actor.index);
             return if actor.crashed {
                 format!("`{name}`, which crashed holding it")
             } else if actor.incarnation != incarnation {
@@ -155,23 +161,26 @@ impl Sim<'_> {
                 format!("`{name}`, which ended a repetition holding it")
             };
         };
-        let j = &self.jobs[job];
-        let actor = &self.actors[j.actor as usize];
-        let why = if actor.crashed || j.incarnation != actor.incarnation {
+        let job_state = &self.jobs[job];
+        let actor = &self.actors[job_state.actor as usize];
+        let why = if actor.crashed || job_state.incarnation != actor.incarnation {
             "which crashed holding it".to_string()
-        } else if j.polling != u16::MAX {
-            format!("which polls `{}`", self.p.lock_names[j.polling as usize])
-        } else if j.waiting != u16::MAX {
+        } else if job_state.polling != u16::MAX {
+            format!(
+                "which polls `{}`",
+                self.point.lock_names[job_state.polling as usize]
+            )
+        } else if job_state.waiting != u16::MAX {
             format!(
                 "which waits in `{}`'s queue",
-                self.p.lock_names[j.waiting as usize]
+                self.point.lock_names[job_state.waiting as usize]
             )
-        } else if j.taking != u16::MAX {
+        } else if job_state.taking != u16::MAX {
             format!(
                 "which waits to take from `{}`, where nothing more can arrive",
-                self.p.queues[j.taking as usize].name
+                self.point.queues[job_state.taking as usize].name
             )
-        } else if self.free.contains(&(job as u32)) {
+        } else if self.free_jobs.contains(&(job as u32)) {
             "which ended without releasing it".to_string()
         } else {
             "which waits for good".to_string()

@@ -74,7 +74,7 @@ pub(crate) fn after(step: &Step) -> Option<Outcomes> {
         Step::Reply { .. } => &["replied", "expired", "not_held"],
         Step::Put { .. } => &["put", "full"],
         Step::Ack(_) => &["acked", "expired", "not_held"],
-        Step::Keys { op, .. } => match op {
+        Step::Keys { operation, .. } => match operation {
             KeyOp::Insert => &["inserted", "duplicate"],
             KeyOp::Lookup => &["found", "missing"],
             KeyOp::Set => &["applied"],

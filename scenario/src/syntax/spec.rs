@@ -398,7 +398,7 @@ pub(crate) enum Step {
     /// A key store's operations: insert (if absent), look up, set (insert or replace),
     /// remove.
     Keys {
-        op: KeyOp,
+        operation: KeyOp,
         store: u16,
         key: Num,
         value: Num,

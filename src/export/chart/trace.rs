@@ -150,8 +150,9 @@ fn action(step: &TraceStep, locale: Locale) -> &str {
 }
 
 impl TraceChart {
-    /// A trace chart of `steps` (the columns of the first [`MAX_TRACE_STEPS`] drawn, and
-    /// `steps_note` filled when some are left out), sized to hold them.
+    /// A trace chart of `steps` (the columns of the first [`MAX_TRACE_STEPS`] drawn, and a
+    /// note put first in `notes`, from the third of `labels`, when some are left out), sized
+    /// to hold them.
     pub fn new(
         title: String,
         steps: &[TraceStep],

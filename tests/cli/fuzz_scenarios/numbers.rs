@@ -5,7 +5,7 @@ use super::generator::Gen;
 use super::world::{Ctx, Group, Scope, World};
 
 impl Gen {
-    /// An expression's atom in `scope`, never negative when `nonneg`.
+    /// An expression's atom in `scope`: a literal, or a name in scope (most behind `abs`).
     pub(super) fn atom(&mut self, w: &World, ctx: Option<&Ctx>, scope: Scope) -> String {
         let mut atoms: Vec<String> = ["0", "1", "2", "3", "5", "10", "0.5", "1.5"]
             .iter()

@@ -136,7 +136,7 @@ pub(super) fn delivery(
             }
             Step::Transaction(steps)
         }
-        op => keys(reader, before, &path, step_value, value, here, op)?,
+        operation => keys(reader, before, &path, step_value, value, here, operation)?,
     })
 }
 
@@ -264,7 +264,7 @@ fn keys(
     };
     before.read[slot(reader, "keys", store)] = true;
     Ok(Step::Keys {
-        op: operation,
+        operation,
         store,
         key,
         value,
