@@ -169,11 +169,20 @@ pub enum Text {
     TraceStepsNote,
     /// A timeline's note when its `focus` kind never happened (`{kind}`).
     TimelineFocusNote,
+    /// A timeline's note when a level's neighbouring steps were merged (`{drawn}`, `{seen}`).
+    TimelineLevelsNote,
+    /// A timeline's note when an actor had more repetitions under way than sub-rows
+    /// (`{lane}`, `{rows}`, `{count}`).
+    TimelineRowsNote,
+    /// A timeline's note when a lane is drawn with its density strip.
+    TimelineDensityNote,
+    /// The legend entry of a lock lane's merged steps of several holders.
+    TimelineSeveralHolders,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 18] = [
+    pub const ALL: [Text; 22] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -192,6 +201,10 @@ impl Text {
         Text::TraceInstantNote,
         Text::TraceStepsNote,
         Text::TimelineFocusNote,
+        Text::TimelineLevelsNote,
+        Text::TimelineRowsNote,
+        Text::TimelineDensityNote,
+        Text::TimelineSeveralHolders,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -215,6 +228,10 @@ impl Text {
             Text::TraceInstantNote => "trace_instant_note",
             Text::TraceStepsNote => "trace_steps_note",
             Text::TimelineFocusNote => "timeline_focus_note",
+            Text::TimelineLevelsNote => "timeline_levels_note",
+            Text::TimelineRowsNote => "timeline_rows_note",
+            Text::TimelineDensityNote => "timeline_density_note",
+            Text::TimelineSeveralHolders => "timeline_several_holders",
         }
     }
 
@@ -265,6 +282,22 @@ impl Text {
             Text::TimelineFocusNote => (
                 "no {kind} in this run: all of it drawn",
                 "bu koşuda {kind} yok: tamamı çizildi",
+            ),
+            Text::TimelineLevelsNote => (
+                "neighbouring level steps merged: {seen} changes drawn as {drawn}, each shaded over the range it went through",
+                "komşu düzey adımları birleştirildi: {seen} değişim {drawn} adım olarak çizildi, her biri geçtiği aralık boyunca gölgeli",
+            ),
+            Text::TimelineRowsNote => (
+                "{lane}: more than {rows} repetitions at once ({count} without a row): the line counts those under way",
+                "{lane}: aynı anda {rows} tekrardan çok ({count} tanesi satırsız): çizgi sürenleri sayar",
+            ),
+            Text::TimelineDensityNote => (
+                "the grey strip under a thinned lane counts what it had in each pixel column (darker: more)",
+                "seyreltilmiş satırın altındaki gri şerit her piksel sütunundaki olay sayısını gösterir (koyu: çok)",
+            ),
+            Text::TimelineSeveralHolders => (
+                "several holders (merged)",
+                "birden çok tutan (birleştirildi)",
             ),
         };
         match locale {

@@ -17,9 +17,32 @@ use coordsim_expr::{self as expr, Expr};
 pub const ENTITY_X: &str = "entity";
 
 const CHART_KEYS: &[&str] = &[
-    "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where", "title", "x_label",
-    "y_label", "y_min", "y_max", "log_y", "legend", "width", "height", "scale", "interval",
-    "from_ms", "to_ms", "focus", "focus_ms", "lanes",
+    "name",
+    "x",
+    "y",
+    "y_expr",
+    "kind",
+    "mark_x",
+    "mark_y",
+    "log_x",
+    "where",
+    "title",
+    "x_label",
+    "y_label",
+    "y_min",
+    "y_max",
+    "log_y",
+    "legend",
+    "width",
+    "height",
+    "scale",
+    "interval",
+    "from_ms",
+    "to_ms",
+    "focus",
+    "focus_ms",
+    "lanes",
+    "resources",
 ];
 
 /// Smallest and largest chart side, in pixels.
@@ -104,6 +127,9 @@ pub struct Look {
     /// A timeline's lanes by name (an entity's, or a group's: `g` keeps `g-0`, `g-1`, …);
     /// empty: every lane.
     pub lanes: Vec<String>,
+    /// A timeline's resource lanes, by resource name, drawn above the actors' in this
+    /// order (empty: none).
+    pub resources: Vec<String>,
     /// Draw the legend's box (placed all the same when not): off only in tests that look
     /// at what lies under it. No config key sets it.
     pub legend_box: bool,
@@ -126,6 +152,7 @@ impl Default for Look {
             window: None,
             focus: None,
             lanes: Vec::new(),
+            resources: Vec::new(),
             legend_box: true,
         }
     }
@@ -250,6 +277,8 @@ struct Draft {
     look: Look,
     /// Where `title` is written (its placeholders are checked against the plan).
     title_at: Option<Span>,
+    /// Where each of `resources` is written (checked against the model's resources).
+    resources_at: Vec<Span>,
 }
 
 impl Loader<'_> {
@@ -427,9 +456,11 @@ impl Loader<'_> {
             Some(w) => self.filter(plan, w)?,
             None => Vec::new(),
         };
-        let look = self.look(&|k| field(k))?;
+        let mut look = self.look(&|k| field(k))?;
         self.log_keys(kind.0, &|k| field(k), &look, mark_y)?;
+        let resources_at = self.resources(kind.0, field("resources"), &mut look)?;
         Ok(Draft {
+            resources_at,
             title_at: field("title").map(|v| v.span()),
             at: At::Span(span),
             name,
@@ -480,6 +511,7 @@ impl Loader<'_> {
                 ),
             ));
         }
+        self.check_resources(plan, &d.look.resources, &d.resources_at)?;
         if let (Some((focus, _)), Some(style)) = (&d.look.focus, model.timeline()) {
             let kinds: Vec<&str> = (style.marks.iter().map(|m| m.name))
                 .chain(style.spans.iter().map(|k| k.name))
@@ -715,5 +747,6 @@ fn default_draft(chart: &DefaultChart) -> Draft {
         filter: Vec::new(),
         look: Look::default(),
         title_at: None,
+        resources_at: Vec::new(),
     }
 }

@@ -81,4 +81,5 @@ pub(super) const TIMELINE: TimelineStyle = TimelineStyle {
             shape: MarkShape::Cross,
         },
     ],
+    levels: &[],
 };

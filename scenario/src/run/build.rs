@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use coordsim_model::{Lane, ModelError, ParamError, RunContext};
+use coordsim_model::{ModelError, ParamError, RunContext};
 use sim_core::{Nanos, Stream, ms_to_ns};
 
 use crate::machine::keys::KeyStore;
@@ -58,9 +58,12 @@ impl<'p> Sim<'p> {
             groups: group_states(p, ctx),
             ready: VecDeque::new(),
             last_end: None,
-            lanes: ctx
-                .wants_lanes()
-                .then(|| (0..n).map(|_| Lane::new(String::new())).collect()),
+            lanes: ctx.wants_lanes().then(|| {
+                Box::new(crate::run::lanes::Recorder::new(
+                    p,
+                    ctx.wants_resource_lanes(),
+                ))
+            }),
             entities: ctx.wants_entities(),
             streams,
             group_streams,

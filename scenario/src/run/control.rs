@@ -48,7 +48,7 @@ impl<'p> Sim<'p> {
             job
         } else {
             self.roll_back(job);
-            self.free.push(job);
+            self.free_job(job);
             parent
         };
         self.roll_back(job);
@@ -66,7 +66,7 @@ impl<'p> Sim<'p> {
                 self.actors[a].crashed = true;
                 self.actors[a].end = Some(now);
                 // It holds what it held: a crashed holder's lock stays taken.
-                self.free.push(job);
+                self.free_job(job);
             }
         }
         Flow::Wait
@@ -183,7 +183,7 @@ impl<'p> Sim<'p> {
             }
             return true;
         }
-        self.free.push(job);
+        self.free_job(job);
         false
     }
 }

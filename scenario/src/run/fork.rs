@@ -108,7 +108,7 @@ impl<'p> Sim<'p> {
             self.copy_rows(kid, parent, true);
         }
         self.tables.kids[pu * self.fan + usize::from(b) - 1] = NO_JOB;
-        self.free.push(kid);
+        self.free_job(kid);
         let pt = self.p;
         let p = &mut self.jobs[pu];
         p.running -= 1;
@@ -239,7 +239,7 @@ impl<'p> Sim<'p> {
             false
         };
         if gone {
-            self.free.push(kid);
+            self.free_job(kid);
         }
     }
 }

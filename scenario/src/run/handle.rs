@@ -135,7 +135,7 @@ impl<'p> Sim<'p> {
                 if j.cancelled || j.incarnation != self.actors[j.actor as usize].incarnation {
                     // Its actor crashed while it polled (or its branch was cancelled): it
                     // goes no further, and this was its one wake-up, so the job is free.
-                    self.free.push(job);
+                    self.free_job(job);
                     return;
                 }
                 if let Step::Acquire { lock, .. } =
@@ -194,7 +194,7 @@ impl<'p> Sim<'p> {
             j.serving = NO_SERVER;
             j.wait = j.wait.wrapping_add(1);
             j.deadline = NONE;
-            self.free.push(job);
+            self.free_job(job);
             return;
         }
         if j.waiting != u16::MAX {
@@ -263,7 +263,7 @@ impl<'p> Sim<'p> {
                 // An open loop's repetition is done: its job goes back to the pool.
                 let now = q.now();
                 self.completed_at(job, now);
-                self.free.push(job);
+                self.free_job(job);
             }
             Some(Step::Request {
                 server: Pick::One(server),
@@ -302,7 +302,7 @@ impl<'p> Sim<'p> {
             // Its actor crashed while this repetition waited (an open loop's repetitions
             // overlap): it dies with it, holding what it holds; or it is a branch cancelled
             // at its join. Its one wake-up is this, so the job is free again.
-            self.free.push(job);
+            self.free_job(job);
             return;
         }
         // Under an explorer: whether this job has already made a shared action in this

@@ -7,6 +7,7 @@ pub(crate) mod control;
 pub(crate) mod deliver;
 mod fork;
 pub(crate) mod handle;
+pub(crate) mod lanes;
 pub(crate) mod locks;
 pub(crate) mod output;
 pub(crate) mod recover;
@@ -51,7 +52,13 @@ pub(crate) fn run(
     let mut sim = Sim::new(p, ctx)?;
     let mut queue = ctx.queue(p.actors as usize + 16);
     sim.schedule_starts(&mut queue);
-    let ran = run_queue(&mut queue, &mut sim).map(|_| ());
+    let ran = if sim.lanes.as_ref().is_some_and(|l| l.resources.is_some()) {
+        // The resources as the run starts, then after every event.
+        sim.sample_resources();
+        run_queue(&mut queue, &mut lanes::Recorded(&mut sim)).map(|_| ())
+    } else {
+        run_queue(&mut queue, &mut sim).map(|_| ())
+    };
     failure(&mut sim, ran)?;
     sim.end = queue.now();
     sim.settle_direct();

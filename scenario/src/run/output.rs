@@ -106,11 +106,11 @@ impl Sim<'_> {
             }
         }
         let lanes = match self.lanes.take() {
-            Some(mut lanes) => {
-                for (lane, a) in lanes.iter_mut().zip(&self.actors) {
-                    lane.name = p.groups[a.group as usize].actor_name(a.index);
-                }
-                Lanes::from(lanes)
+            Some(rec) => {
+                let names: Vec<String> = (self.actors.iter())
+                    .map(|a| p.groups[a.group as usize].actor_name(a.index))
+                    .collect();
+                rec.finish(names.clone(), &names, self.end)
             }
             None => Lanes::new(),
         };

@@ -261,7 +261,7 @@ impl Sim<'_> {
             j.outcome = 0;
             q.schedule_in(d, self.other, Ev::Resume { job });
         } else {
-            self.free.push(job);
+            self.free_job(job);
         }
     }
 }

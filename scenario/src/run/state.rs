@@ -8,7 +8,6 @@
 
 use std::collections::VecDeque;
 
-use coordsim_model::Lane;
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
 use crate::machine::keys::{KeyStore, KeyUndo};
@@ -256,7 +255,8 @@ pub(crate) struct Sim<'p> {
     pub locks: Vec<Lock<Waiter>>,
     pub links: Vec<Link>,
     pub last_end: Option<Nanos>,
-    pub lanes: Option<Vec<Lane>>,
+    /// The timeline being recorded (`None`: no chart draws one, and nothing is recorded).
+    pub lanes: Option<Box<crate::run::lanes::Recorder>>,
     /// The random streams of actors that draw (arrivals, crashes).
     pub streams: Vec<Stream>,
     /// Per group, the streams its steps name, in `streams`.
@@ -495,6 +495,25 @@ impl<'p> Sim<'p> {
     /// A job for `job`, its rows of the tables blank: a free one, or a new one.
     #[inline(always)]
     pub(crate) fn alloc(&mut self, job: Job) -> u32 {
+        let actor = job.actor;
+        let j = self.alloc_job(job);
+        if let Some(rec) = &mut self.lanes {
+            rec.start(j, actor, self.now);
+        }
+        j
+    }
+
+    /// A job that is done goes back to the pool (its sub-row on the timeline is free).
+    #[inline(always)]
+    pub(crate) fn free_job(&mut self, job: u32) {
+        if let Some(rec) = &mut self.lanes {
+            rec.end(job, self.jobs[job as usize].actor, self.now);
+        }
+        self.free.push(job);
+    }
+
+    #[inline(always)]
+    fn alloc_job(&mut self, job: Job) -> u32 {
         let (nr, nl) = (self.regs.len(), self.locks.len());
         let (nq, nk) = (self.queues.len(), self.keys.len());
         if let Some(j) = self.free.pop() {
@@ -655,14 +674,18 @@ impl<'p> Sim<'p> {
                 kind
             };
             let a = self.jobs[job as usize].actor as usize;
-            lanes[a].span(kind, ns_to_ms(from), to.map(ns_to_ms));
+            if let Some(row) = lanes.row(job) {
+                lanes.actors[a].span_in_row(kind, row, ns_to_ms(from), to.map(ns_to_ms));
+            }
         }
     }
 
     pub(crate) fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
         if let Some(lanes) = &mut self.lanes {
             let a = self.jobs[job as usize].actor as usize;
-            lanes[a].mark(kind, ns_to_ms(at));
+            if let Some(row) = lanes.row(job) {
+                lanes.actors[a].mark_in_row(kind, row, ns_to_ms(at));
+            }
         }
     }
 }

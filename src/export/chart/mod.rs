@@ -9,6 +9,7 @@ mod data;
 mod frame;
 mod histogram;
 pub mod layout;
+mod levels;
 mod line;
 mod render;
 mod samples;

@@ -32,6 +32,9 @@ pub(super) fn timelines(
         .iter()
         .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
         .collect();
+    let levels: Vec<String> = (style.levels.iter())
+        .map(|k| config.kind_label(k.name, k.label, k.label_tr).to_string())
+        .collect();
     run.results
         .lanes
         .iter()
@@ -39,12 +42,23 @@ pub(super) fn timelines(
         .map(|(point, lanes)| {
             let values = config.point_values(*point);
             let title = point_title(config, spec, &values);
-            let (mut lanes, window, focus_note) = selected(spec, lanes);
-            for lane in lanes.lanes_mut() {
+            let (lanes, window, focus_note) = selected(spec, lanes);
+            // The resources' lanes on top, then the actors'.
+            let mut drawn: Vec<coordsim_model::Lane> = (lanes.resources().iter())
+                .chain(lanes.lanes())
+                .cloned()
+                .collect();
+            for lane in &mut drawn {
                 lane.name = config.label(&lane.name).to_string();
+                if !lane.categories().is_empty() {
+                    let names = (lane.categories().iter())
+                        .map(|c| config.label(c).to_string())
+                        .collect();
+                    lane.set_categories(names);
+                }
             }
-            fit_budget(lanes.lanes_mut(), MAX_TIMELINE_ITEMS);
-            let mut notes = timeline_notes(config, &lanes);
+            fit_budget(&mut drawn, MAX_TIMELINE_ITEMS);
+            let mut notes = timeline_notes(config, &drawn, lanes.total(), lanes.lanes().len());
             if let Some(kind) = focus_note {
                 let label = (style.mark(&kind).map(|k| (k.name, k.label, k.label_tr)))
                     .or_else(|| style.span(&kind).map(|k| (k.name, k.label, k.label_tr)))
@@ -61,11 +75,14 @@ pub(super) fn timelines(
             look.window = window;
             let timeline = super::timeline::Timeline {
                 title,
-                lanes: lanes.lanes().to_vec(),
+                resource_lanes: lanes.resources().len(),
+                lanes: drawn,
                 notes,
                 style,
                 span_labels: spans.clone(),
                 mark_labels: marks.clone(),
+                level_labels: levels.clone(),
+                several_label: config.text(Text::TimelineSeveralHolders).to_string(),
                 x_label: spec
                     .look
                     .x_label
@@ -140,11 +157,22 @@ fn selected(
         None => kept,
         Some((from, to)) => kept.iter().map(|l| clipped(l, from, to)).collect(),
     };
-    (coordsim_model::Lanes::restore(cut, total), window, missing)
+    let mut out = coordsim_model::Lanes::restore(cut, total);
+    // The resources' lanes the chart names, in its order (a run records all or none).
+    for name in &spec.look.resources {
+        if let Some(l) = lanes.resources().iter().find(|l| &l.name == name) {
+            out.push_resource(match window {
+                None => l.clone(),
+                Some((from, to)) => clipped(l, from, to),
+            });
+        }
+    }
+    (out, window, missing)
 }
 
-/// Lane `l` cut to [from, to]: its spans that reach into it, clipped, and its marks in it.
-fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_model::Lane {
+/// Lane `l` cut to [from, to]: its spans that reach into it, clipped, its marks in it, and
+/// its level from the step in force at `from` (moved to `from`) to the last before `to`.
+pub(super) fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_model::Lane {
     let mut out = coordsim_model::Lane::new(l.name.clone());
     for s in l.spans() {
         let end = s.to_ms.unwrap_or(f64::INFINITY);
@@ -155,12 +183,33 @@ fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_model::Lane
             .to_ms
             .map(|e| e.min(to))
             .or(Some(to).filter(|t| t.is_finite()));
-        out.span(s.kind, s.from_ms.max(from), clipped_end);
+        out.span_in_row(s.kind, s.row, s.from_ms.max(from), clipped_end);
     }
     for m in l.marks().iter().filter(|m| (from..=to).contains(&m.at_ms)) {
-        out.mark(m.kind, m.at_ms);
+        out.mark_in_row(m.kind, m.row, m.at_ms);
     }
-    out
+    let (name, mut parts) = out.into_parts();
+    let first = l
+        .levels()
+        .iter()
+        .rposition(|p| p.at_ms <= from)
+        .unwrap_or(0);
+    parts.levels = (l.levels().iter().skip(first))
+        .filter(|p| p.at_ms <= to)
+        .map(|p| coordsim_model::LevelPoint {
+            at_ms: p.at_ms.max(from),
+            ..*p
+        })
+        .collect();
+    if let Some(t) = (l.thinning().iter()).find(|t| t.item == coordsim_model::Item::Level) {
+        parts.thinning.push(coordsim_model::Thinning {
+            seen: (parts.levels.len() as u64).saturating_mul(t.stride),
+            ..*t
+        });
+    }
+    parts.categories = l.categories().to_vec();
+    parts.overflow = l.overflow();
+    coordsim_model::Lane::from_parts(name, parts)
 }
 
 /// A swept point's settings for a title: `tutma (ms) = 200, koruma: none`, each setting
@@ -205,15 +254,8 @@ pub(super) fn fit_budget(lanes: &mut [coordsim_model::Lane], budget: usize) {
     let counts: Vec<Vec<usize>> = lanes
         .iter()
         .map(|l| {
-            l.thinning()
-                .iter()
-                .map(|t| {
-                    if t.span {
-                        l.spans().iter().filter(|s| s.kind == t.kind).count()
-                    } else {
-                        l.marks().iter().filter(|m| m.kind == t.kind).count()
-                    }
-                })
+            (l.thinning().iter())
+                .map(|t| l.kept(t.kind, t.item))
                 .collect()
         })
         .collect();
@@ -242,38 +284,65 @@ pub(super) fn fit_budget(lanes: &mut [coordsim_model::Lane], budget: usize) {
 }
 
 /// What a timeline says it did not draw as given, in the config's locale: lanes past the
-/// cap, thinned marks, merged spans.
-fn timeline_notes(config: &crate::config::Config, lanes: &coordsim_model::Lanes) -> Vec<String> {
+/// cap (`total` the run had, `shown` kept), thinned marks, merged spans and level steps,
+/// repetitions past an actor's sub-rows, and the density strip of a thinned lane.
+fn timeline_notes(
+    config: &crate::config::Config,
+    kept: &[coordsim_model::Lane],
+    total: usize,
+    shown: usize,
+) -> Vec<String> {
     let n = |x: u64| config.locale.number(&x.to_string());
     let mut notes = Vec::new();
-    let kept = lanes.lanes();
-    if lanes.total() > kept.len() {
+    if total > shown {
         notes.push(
             config
                 .text(Text::TimelineLanesNote)
-                .replace("{shown}", &n(kept.len() as u64))
-                .replace("{total}", &n(lanes.total() as u64)),
+                .replace("{shown}", &n(shown as u64))
+                .replace("{total}", &n(total as u64)),
         );
     }
-    let marks_seen: u64 = kept.iter().map(|l| l.marks_seen()).sum();
-    let marks_drawn: u64 = kept.iter().map(|l| l.marks().len() as u64).sum();
-    if marks_drawn < marks_seen {
+    let count = |seen: fn(&coordsim_model::Lane) -> u64,
+                 drawn: fn(&coordsim_model::Lane) -> usize| {
+        let seen: u64 = kept.iter().map(seen).sum();
+        let drawn: u64 = kept.iter().map(|l| drawn(l) as u64).sum();
+        (drawn, seen)
+    };
+    let thinned = [
+        (
+            Text::TimelineMarksNote,
+            count(|l| l.marks_seen(), |l| l.marks().len()),
+        ),
+        (
+            Text::TimelineSpansNote,
+            count(|l| l.spans_seen(), |l| l.spans().len()),
+        ),
+        (
+            Text::TimelineLevelsNote,
+            count(|l| l.levels_seen(), |l| l.levels().len()),
+        ),
+    ];
+    for (text, (drawn, seen)) in thinned {
+        if drawn < seen {
+            notes.push(
+                config
+                    .text(text)
+                    .replace("{drawn}", &n(drawn))
+                    .replace("{seen}", &n(seen)),
+            );
+        }
+    }
+    for lane in kept.iter().filter(|l| l.overflow() > 0) {
         notes.push(
             config
-                .text(Text::TimelineMarksNote)
-                .replace("{drawn}", &n(marks_drawn))
-                .replace("{seen}", &n(marks_seen)),
+                .text(Text::TimelineRowsNote)
+                .replace("{lane}", &lane.name)
+                .replace("{rows}", &n(u64::from(coordsim_model::MAX_SUB_ROWS)))
+                .replace("{count}", &n(lane.overflow())),
         );
     }
-    let spans_seen: u64 = kept.iter().map(|l| l.spans_seen()).sum();
-    let spans_drawn: u64 = kept.iter().map(|l| l.spans().len() as u64).sum();
-    if spans_drawn < spans_seen {
-        notes.push(
-            config
-                .text(Text::TimelineSpansNote)
-                .replace("{drawn}", &n(spans_drawn))
-                .replace("{seen}", &n(spans_seen)),
-        );
+    if kept.iter().any(super::levels::dense) {
+        notes.push(config.text(Text::TimelineDensityNote).to_string());
     }
     notes
 }
