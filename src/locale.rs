@@ -178,11 +178,14 @@ pub enum Text {
     TimelineDensityNote,
     /// The legend entry of a lock lane's merged steps of several holders.
     TimelineSeveralHolders,
+    /// A timeline's note when its lanes draw their first items and a density band
+    /// (`{count}`).
+    TimelineFirstItemsNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 22] = [
+    pub const ALL: [Text; 23] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -205,6 +208,7 @@ impl Text {
         Text::TimelineRowsNote,
         Text::TimelineDensityNote,
         Text::TimelineSeveralHolders,
+        Text::TimelineFirstItemsNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -232,6 +236,7 @@ impl Text {
             Text::TimelineRowsNote => "timeline_rows_note",
             Text::TimelineDensityNote => "timeline_density_note",
             Text::TimelineSeveralHolders => "timeline_several_holders",
+            Text::TimelineFirstItemsNote => "timeline_first_items_note",
         }
     }
 
@@ -294,6 +299,10 @@ impl Text {
             Text::TimelineDensityNote => (
                 "the grey strip under a thinned lane counts what it had in each pixel column (darker: more)",
                 "seyreltilmiş satırın altındaki gri şerit her piksel sütunundaki olay sayısını gösterir (koyu: çok)",
+            ),
+            Text::TimelineFirstItemsNote => (
+                "each lane: its first {count} items drawn, then a grey band counting the rest per pixel column (darker: more)",
+                "her satır: ilk {count} öğesi çizildi, sonrası gri bantta piksel sütunu başına sayıldı (koyu: çok)",
             ),
             Text::TimelineSeveralHolders => (
                 "several holders (merged)",

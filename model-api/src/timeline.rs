@@ -12,14 +12,17 @@
 //! them; a repetition that finds them all taken is only counted ([`Lane::overflow`]).
 //!
 //! Every lane is bounded however long the run: it keeps at most [`MAX_LANE_ITEMS`] spans and
-//! as many marks of each kind, and as many points of its level. Past that, marks of a kind are
+//! as many marks of each kind, and as many points of its level. The first [`FIRST_KEPT`] of
+//! each kind are kept as given; past the cap, the later marks of a kind are
 //! thinned evenly (every second one dropped, then every fourth, …), spans of a kind are merged
 //! with their neighbours of the same kind and sub-row, and neighbouring level points are merged
 //! into one that keeps the range the level went through ([`LevelPoint::low`], `high`), so a
 //! lane's memory never grows with the run while its picture keeps its shape: a chart is about
 //! a thousand pixels wide, and four hundred ticks across it already read as a solid row.
 //! [`Lanes`] keeps at most [`MAX_LANES`] lanes and counts the rest. What was thinned or left
-//! out stays counted ([`Lane::thinning`], [`Lanes::total`]), so the chart can say so.
+//! out stays counted ([`Lane::thinning`], [`Lanes::total`]), so the chart can say so, and
+//! each kept span or mark counts the items it stands for ([`LaneSpan::count`]), so a
+//! density drawn from them adds up to what the model gave.
 
 /// Most lanes a run hands over: the first ones, in the model's order (the rest are only
 /// counted). Five hundred lanes already fill a chart's height at a pixel or two each; a
@@ -33,6 +36,12 @@ pub const MAX_RESOURCE_LANES: usize = 64;
 /// Most spans, and most marks, of one kind that one lane keeps: 400 × 24 bytes ≈ 10 KB a
 /// kind, so the 500 lanes of a run with a few kinds each stay within tens of megabytes.
 pub const MAX_LANE_ITEMS: usize = 400;
+
+/// The first items of each kind a lane keeps as given, never thinned nor merged: a chart's
+/// `first_items` draws at most this many of a lane exactly, and the start of a long run is
+/// drawn as it happened. A quarter of [`MAX_LANE_ITEMS`], so the rest of a run still has
+/// three hundred to be thinned into.
+pub const FIRST_KEPT: usize = 100;
 
 /// Most sub-rows one lane splits into for repetitions that overlap: eight rows of a lane a
 /// few dozen pixels high are a few pixels each, the least a bar can be read at.
@@ -273,24 +282,28 @@ impl Lane {
         let row = row.min(MAX_SUB_ROWS - 1);
         let c = self.counter(kind, Item::Span);
         let t = &mut self.thinning[c];
-        let starts_group = t.seen.is_multiple_of(t.stride);
+        let starts_group = tail_index(t.seen).is_none_or(|i| i.is_multiple_of(t.stride));
         t.seen = t.seen.saturating_add(1);
         let span = LaneSpan {
             kind,
             row,
             from_ms,
             to_ms,
+            count: 1,
         };
         if !starts_group
-            && let Some(last) =
-                (self.spans.iter_mut().rev()).find(|s| s.kind == kind && s.row == row)
+            && let Some(at) = (self
+                .spans
+                .iter()
+                .rposition(|s| s.kind == kind && s.row == row))
+            && self.spans[..at].iter().filter(|s| s.kind == kind).count() >= FIRST_KEPT
         {
-            last.absorb(&span);
+            self.spans[at].absorb(&span);
             return;
         }
         self.spans.push(span);
         if self.kept(kind, Item::Span) > MAX_LANE_ITEMS {
-            self.halve(c);
+            self.halve(c, FIRST_KEPT);
         }
     }
 
@@ -323,23 +336,31 @@ impl Lane {
         let mut k = 0u64;
         while k < count {
             let t = &mut self.thinning[c];
-            // The next mark kept is the next whose index among the kind's is a multiple of
-            // the stride.
-            let skip = (t.stride - t.seen % t.stride) % t.stride;
+            // The next mark kept is the next whose index among the kind's past the first
+            // kept is a multiple of the stride; those skipped count on the last one kept.
+            let skip = tail_index(t.seen).map_or(0, |i| (t.stride - i % t.stride) % t.stride);
+            let skipped = skip.min(count - k);
+            t.seen = t.seen.saturating_add(skipped);
+            if skipped > 0
+                && let Some(last) = self.marks.iter_mut().rev().find(|m| m.kind == kind)
+            {
+                last.count = last.count.saturating_add(skipped);
+            }
             if skip >= count - k {
-                t.seen = t.seen.saturating_add(count - k);
                 return;
             }
-            t.seen = t.seen.saturating_add(skip + 1);
+            let t = &mut self.thinning[c];
+            t.seen = t.seen.saturating_add(1);
             k += skip;
             self.marks.push(LaneMark {
                 kind,
                 row,
                 at_ms: first_ms + step_ms * k as f64,
+                count: 1,
             });
             k += 1;
             if self.kept(kind, Item::Mark) > MAX_LANE_ITEMS {
-                self.halve(c);
+                self.halve(c, FIRST_KEPT);
             }
         }
     }
@@ -384,35 +405,43 @@ impl Lane {
             _ => {
                 self.levels.push(LevelPoint::at(at_ms, value));
                 if self.levels.len() > MAX_LANE_ITEMS {
-                    self.halve(c);
+                    self.halve(c, 0);
                 }
             }
         }
     }
 
     /// Keeps at most `max` items of every kind (at least 1), thinning and merging as adding
-    /// past [`MAX_LANE_ITEMS`] does: a chart with many lanes draws fewer items on each.
+    /// past [`MAX_LANE_ITEMS`] does, the first [`FIRST_KEPT`] (at most half of `max`) kept
+    /// as given: a chart with many lanes draws fewer items on each.
     pub fn thin_to(&mut self, max: usize) {
         let max = max.max(1);
+        let first = FIRST_KEPT.min(max / 2);
         for c in 0..self.thinning.len() {
             let Thinning { kind, item, .. } = self.thinning[c];
             while self.kept(kind, item) > max {
-                self.halve(c);
+                self.halve(c, first);
             }
         }
     }
 
-    /// Halves the kept items of kind `c`: every second mark dropped, every two neighbouring
-    /// spans of one sub-row merged into one, every two level points merged; the stride
-    /// doubles.
-    fn halve(&mut self, c: usize) {
+    /// Halves the kept items of kind `c` past its first `first`: every second mark dropped
+    /// (its count added to the one before), every two neighbouring spans of one sub-row
+    /// merged into one, every two level points merged; the stride doubles.
+    fn halve(&mut self, c: usize, first: usize) {
         let Thinning { kind, item, .. } = self.thinning[c];
         match item {
             Item::Span => {
                 let mut out: Vec<LaneSpan> = Vec::with_capacity(self.spans.len());
                 let mut open = [None::<usize>; MAX_SUB_ROWS as usize];
+                let mut index = 0usize;
                 for s in self.spans.drain(..) {
                     if s.kind != kind {
+                        out.push(s);
+                        continue;
+                    }
+                    index += 1;
+                    if index <= first {
                         out.push(s);
                         continue;
                     }
@@ -427,14 +456,25 @@ impl Lane {
                 self.spans = out;
             }
             Item::Mark => {
-                let mut index = 0usize;
-                self.marks.retain(|m| {
+                let mut out: Vec<LaneMark> = Vec::with_capacity(self.marks.len());
+                let (mut index, mut kept) = (0usize, None::<usize>);
+                for m in self.marks.drain(..) {
                     if m.kind != kind {
-                        return true;
+                        out.push(m);
+                        continue;
                     }
                     index += 1;
-                    index % 2 == 1
-                });
+                    match kept {
+                        Some(i) if index > first && (index - first) % 2 == 0 => {
+                            out[i].count = out[i].count.saturating_add(m.count);
+                        }
+                        _ => {
+                            out.push(m);
+                            kept = (index > first).then_some(out.len() - 1);
+                        }
+                    }
+                }
+                self.marks = out;
             }
             Item::Level => {
                 let merged = self
@@ -454,6 +494,12 @@ impl Lane {
         let t = &mut self.thinning[c];
         t.stride = t.stride.saturating_mul(2);
     }
+}
+
+/// The index of the item given after `seen` of its kind among those past the first
+/// [`FIRST_KEPT`] (`None`: it is one of those, kept as given).
+fn tail_index(seen: u64) -> Option<u64> {
+    seen.checked_sub(FIRST_KEPT as u64)
 }
 
 /// The lanes of one run: at most [`MAX_LANES`] actors' lanes, the first ones, and how many
@@ -560,6 +606,8 @@ pub struct LaneSpan {
     pub from_ms: f64,
     /// End; `None` when it runs on past the last event (a lock a crashed holder never frees).
     pub to_ms: Option<f64>,
+    /// The spans the model gave that it stands for (1; more when merged).
+    pub count: u64,
 }
 
 impl LaneSpan {
@@ -570,6 +618,7 @@ impl LaneSpan {
             (Some(a), Some(b)) => Some(a.max(b)),
             _ => None,
         };
+        self.count = self.count.saturating_add(other.count);
     }
 }
 
@@ -582,6 +631,9 @@ pub struct LaneMark {
     pub row: u8,
     /// When, in virtual milliseconds.
     pub at_ms: f64,
+    /// The marks the model gave that it stands for (1; more when the ones after it up to
+    /// the next kept were thinned out).
+    pub count: u64,
 }
 
 /// A step of a lane's level: from `at_ms` on (to the next point's instant, or past the end
@@ -718,18 +770,27 @@ mod tests {
 
     #[test]
     fn a_million_marks_keep_at_most_the_cap_evenly_spaced() {
-        // A mark every 1 ms for 1,000,000 ms: halving from 401 kept marks leaves 201 at
-        // stride 2, …; the stride doubles until 1,000,000 / stride ≤ 400, i.e. stride 4096
-        // (1,000,000 / 2048 = 488 > 400; / 4096 = 244.1 → 245 kept: indices 0, 4096, …).
+        // A mark every 1 ms for 1,000,000 ms: the first 100 kept as given (0 … 99), the
+        // other 999,900 thinned: halving whenever 301 of them are kept, the stride doubles
+        // until 999,900 / stride ≤ 300, i.e. stride 4096 (/ 2048 = 488.2 > 300;
+        // / 4096 = 244.1 → 245 kept: at 100, 100 + 4096, …). Each stands for 4096 marks
+        // but the last, for the 999,900 − 244 · 4096 = 476 left: a million in all.
         let mut lane = Lane::new("a");
         lane.mark_series("attempt", 0.0, 1.0, 1_000_000);
         let t = lane.thinning()[0];
         assert_eq!((t.seen, t.stride), (1_000_000, 4096));
-        assert_eq!(lane.marks().len(), 245);
+        assert_eq!(lane.marks().len(), 100 + 245);
         assert!(lane.marks().len() <= MAX_LANE_ITEMS);
         for (i, m) in lane.marks().iter().enumerate() {
-            assert_eq!(m.at_ms, (i * 4096) as f64);
+            let (at, count) = match i.checked_sub(FIRST_KEPT) {
+                None => (i, 1),
+                Some(244) => (100 + 244 * 4096, 476),
+                Some(j) => (100 + j * 4096, 4096),
+            };
+            assert_eq!((m.at_ms, m.count), (at as f64, count), "mark {i}");
         }
+        let total: u64 = lane.marks().iter().map(|m| m.count).sum();
+        assert_eq!(total, 1_000_000);
         // One by one gives the same marks as the series.
         let mut one = Lane::new("a");
         for k in 0..1_000_000 {
@@ -756,18 +817,23 @@ mod tests {
 
     #[test]
     fn spans_past_the_cap_merge_into_neighbours_covering_the_same_time() {
-        // 1,000 busy spans [2k, 2k + 1): 1,000 / 4 = 250 ≤ 400 kept at stride 4, each
-        // covering four: [8j, 8j + 7).
+        // 1,000 busy spans [2k, 2k + 1): the first 100 kept as given, the other 900 merged
+        // four by four (900 / 2 = 450 > 300; 900 / 4 = 225): 100 + 225 kept at stride 4, the
+        // first merged one covering k = 100 … 103, [200, 207), and standing for 4.
         let mut lane = Lane::new("a");
         for k in 0..1000 {
             lane.span("busy", 2.0 * k as f64, Some(2.0 * k as f64 + 1.0));
         }
-        assert_eq!(lane.spans().len(), 250);
+        assert_eq!(lane.spans().len(), 325);
         assert_eq!(lane.thinning()[0].stride, 4);
-        assert_eq!(lane.spans()[1].from_ms, 8.0);
-        assert_eq!(lane.spans()[1].to_ms, Some(15.0));
+        assert_eq!(lane.spans()[99].from_ms, 198.0);
+        assert_eq!(lane.spans()[99].count, 1);
+        assert_eq!(lane.spans()[100].from_ms, 200.0);
+        assert_eq!(lane.spans()[100].to_ms, Some(207.0));
+        assert_eq!(lane.spans()[100].count, 4);
         assert_eq!(lane.spans().last().unwrap().to_ms, Some(1999.0));
         assert_eq!(lane.spans_seen(), 1000);
+        assert_eq!(lane.spans().iter().map(|s| s.count).sum::<u64>(), 1000);
         // An open span stays open when merged.
         let mut lane = Lane::new("b");
         for k in 0..=MAX_LANE_ITEMS {
@@ -779,13 +845,16 @@ mod tests {
 
     #[test]
     fn thin_to_halves_until_each_kind_fits() {
-        // 100 marks thinned to at most 30: halved to 50, then 25 (stride 4).
+        // 100 marks thinned to at most 30: the first 15 (half of 30) kept as given, the other
+        // 85 halved to 43 (58 kept), 22 (37), 11 (26 ≤ 30): stride 8, 100 marks counted.
         let mut lane = Lane::new("a");
         lane.mark_series("attempt", 0.0, 1.0, 100);
         lane.thin_to(30);
-        assert_eq!(lane.marks().len(), 25);
-        assert_eq!(lane.thinning()[0].stride, 4);
+        assert_eq!(lane.marks().len(), 26);
+        assert_eq!(lane.thinning()[0].stride, 8);
         assert!(lane.thinned());
+        assert_eq!(lane.marks().iter().map(|m| m.count).sum::<u64>(), 100);
+        assert!(lane.marks()[..15].iter().all(|m| m.count == 1));
     }
 
     #[test]

@@ -43,6 +43,7 @@ const CHART_KEYS: &[&str] = &[
     "focus_ms",
     "lanes",
     "resources",
+    "first_items",
 ];
 
 /// Smallest and largest chart side, in pixels.
@@ -130,6 +131,9 @@ pub struct Look {
     /// A timeline's resource lanes, by resource name, drawn above the actors' in this
     /// order (empty: none).
     pub resources: Vec<String>,
+    /// A timeline's items drawn on each actor's lane, its first ones in time (the rest of
+    /// the lane is a density band): `None`, every item kept.
+    pub first_items: Option<usize>,
     /// Draw the legend's box (placed all the same when not): off only in tests that look
     /// at what lies under it. No config key sets it.
     pub legend_box: bool,
@@ -153,6 +157,7 @@ impl Default for Look {
             focus: None,
             lanes: Vec::new(),
             resources: Vec::new(),
+            first_items: None,
             legend_box: true,
         }
     }
@@ -459,6 +464,7 @@ impl Loader<'_> {
         let mut look = self.look(&|k| field(k))?;
         self.log_keys(kind.0, &|k| field(k), &look, mark_y)?;
         let resources_at = self.resources(kind.0, field("resources"), &mut look)?;
+        look.first_items = self.first_items(kind.0, field("first_items"))?;
         Ok(Draft {
             resources_at,
             title_at: field("title").map(|v| v.span()),

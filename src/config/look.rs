@@ -329,6 +329,40 @@ impl Loader<'_> {
         Ok(spans)
     }
 
+    /// A timeline's `first_items`: how many items each actor's lane draws, its first in
+    /// time, 1 to [`coordsim_model::FIRST_KEPT`] (a lane keeps that many as they came).
+    pub(super) fn first_items(
+        &self,
+        kind: ChartKind,
+        value: Option<&Spanned<DeValue<'_>>>,
+    ) -> Result<Option<usize>, ConfigError> {
+        let Some(v) = value else {
+            return Ok(None);
+        };
+        if kind != ChartKind::Timeline {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "`first_items` is a timeline's: a {kind} has no lanes to draw them on; drop it"
+                ),
+            ));
+        }
+        let most = coordsim_model::FIRST_KEPT;
+        let wrong = || {
+            self.err(
+                &v.span(),
+                format!(
+                    "`first_items` is how many items each lane draws before its density band: a whole number from 1 to {most}"
+                ),
+            )
+        };
+        let n = self.count(v, "first_items").map_err(|_| wrong())?;
+        if n == 0 || n > most as u64 {
+            return Err(wrong());
+        }
+        Ok(Some(n as usize))
+    }
+
     /// Each of a timeline's `resources` is one the model can draw a lane of.
     pub(super) fn check_resources(
         &self,

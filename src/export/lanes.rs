@@ -27,7 +27,8 @@ struct LaneRow {
     from_ms: f64,
     /// Span end (empty for marks and open spans).
     to_ms: Option<f64>,
-    /// `count`: items of the kind given; `lanes`: lanes the run had.
+    /// `count`: items of the kind given; `lanes`: lanes the run had; a `span` or `mark`:
+    /// the items it stands for (empty: 1).
     seen: Option<u64>,
     /// `count`: one kept per this many (`from_ms` says of what: 1 spans, 0 marks, 2 a
     /// level).
@@ -82,6 +83,7 @@ pub fn to_csv(lanes: &[(usize, Lanes)]) -> anyhow::Result<Vec<u8>> {
                 let r = (s.row > 0).then_some(s.row);
                 writer.serialize(LaneRow {
                     row: r,
+                    seen: (s.count > 1).then_some(s.count),
                     ..row("span", s.kind, s.from_ms, s.to_ms)
                 })?;
             }
@@ -89,6 +91,7 @@ pub fn to_csv(lanes: &[(usize, Lanes)]) -> anyhow::Result<Vec<u8>> {
                 let r = (m.row > 0).then_some(m.row);
                 writer.serialize(LaneRow {
                     row: r,
+                    seen: (m.count > 1).then_some(m.count),
                     ..row("mark", m.kind, m.at_ms, None)
                 })?;
             }
@@ -238,11 +241,13 @@ fn read_item(
             row: sub_row,
             from_ms: row.from_ms,
             to_ms: row.to_ms,
+            count: row.seen.unwrap_or(1).max(1),
         }),
         "mark" => parts.marks.push(LaneMark {
             kind: mark_kind(&row.kind)?,
             row: sub_row,
             at_ms: row.from_ms,
+            count: row.seen.unwrap_or(1).max(1),
         }),
         "level" => {
             level_kind(&row.kind)?;

@@ -190,12 +190,12 @@ where
         let (a, b) = (px(chart, (*from, y1)), px(chart, (*to, y0)));
         let area = chart.plotting_area();
         let width = area
-            .estimate_text_size(name, &(FONT, s.px(13)).into_text_style(area))
+            .estimate_text_size(name, &(FONT, s.font(13)).into_text_style(area))
             .map_or(u32::MAX, |(w, _)| w);
         if (b.0 - a.0) as i64 > i64::from(width) + i64::from(s.px(8)) {
             let area = chart.plotting_area().strip_coord_spec();
             let (ox, oy) = area.get_base_pixel();
-            let text = (FONT, s.px(13))
+            let text = (FONT, s.font(13))
                 .into_text_style(&area)
                 .color(&WHITE)
                 .pos(Pos::new(HPos::Left, VPos::Center));
@@ -267,7 +267,7 @@ where
         let at = px(chart, (*from, y(high)));
         let area = chart.plotting_area().strip_coord_spec();
         let (ox, oy) = area.get_base_pixel();
-        let text = (FONT, s.px(13))
+        let text = (FONT, s.font(13))
             .into_text_style(&area)
             .color(&color)
             .pos(Pos::new(HPos::Left, VPos::Bottom));
@@ -291,9 +291,51 @@ fn format_value(v: f64) -> String {
     }
 }
 
-/// Draws the density strip under each thinned lane: its spans and marks, each standing for
-/// as many as its kind's stride, counted per bucket of [`DENSITY_PX`] pixel columns and
-/// shaded from light (few) to dark (the busiest bucket of the lane).
+/// Items as (start, end, how many each stands for) counted into `buckets` equal columns of
+/// [left, right): a mark (or a span of no length) all in its column, a longer span spread
+/// over the columns it covers in proportion to the time it spends in each. What lies
+/// outside [left, right) counts nowhere.
+pub(super) fn buckets(
+    items: impl Iterator<Item = (f64, f64, u64)>,
+    (left, right): (f64, f64),
+    buckets: usize,
+) -> Vec<f64> {
+    let mut counts = vec![0.0f64; buckets.max(1)];
+    let width = (right - left) / counts.len() as f64;
+    if !(width > 0.0) {
+        return counts;
+    }
+    let column = |at: f64| ((at - left) / width).floor();
+    for (from, to, count) in items {
+        let (a, b) = (from.max(left), to.min(right));
+        if b < a || from >= right {
+            continue;
+        }
+        let count = count as f64;
+        if b - a <= 0.0 {
+            let c = column(a);
+            if c >= 0.0 && (c as usize) < counts.len() {
+                counts[c as usize] += count;
+            }
+            continue;
+        }
+        let (first, last) = (
+            column(a) as usize,
+            (column(b) as usize).min(counts.len() - 1),
+        );
+        for (c, slot) in counts.iter_mut().enumerate().take(last + 1).skip(first) {
+            let (x0, x1) = (left + c as f64 * width, left + (c + 1) as f64 * width);
+            *slot += count * (b.min(x1) - a.max(x0)).max(0.0) / (b - a);
+        }
+    }
+    counts
+}
+
+/// Draws each lane's density: a lane drawn as its first items has a band over the rest of
+/// its height from its first item not drawn on, counting the items past them; a thinned lane
+/// a strip under it counting all of its items (each kept one standing for those it counts).
+/// Both per bucket of [`DENSITY_PX`] pixel columns, shaded from light (few) to dark (the
+/// busiest bucket of the lane).
 pub(super) fn density<DB: DrawingBackend>(
     chart: &mut super::base::Chart2d<'_, DB>,
     t: &Timeline,
@@ -305,43 +347,37 @@ where
 {
     let n = t.lanes.len().max(1);
     let (plot_w, _) = chart.plotting_area().dim_in_pixel();
-    let buckets = (plot_w / s.px(DENSITY_PX)).max(1) as usize;
-    let width = (right - left) / buckets as f64;
-    for (i, lane) in t.lanes.iter().enumerate().filter(|(_, l)| dense(l)) {
-        let stride = |kind: &str, item: Item| {
-            (lane.thinning().iter())
-                .find(|th| th.kind == kind && th.item == item)
-                .map_or(1, |th| th.stride)
-        };
-        let mut counts = vec![0u64; buckets];
-        let mut add = |at: f64, weight: u64| {
-            let b = ((at - left) / width).floor();
-            if b >= 0.0 && (b as usize) < buckets {
-                counts[b as usize] += weight;
+    let count = (plot_w / s.px(DENSITY_PX)).max(1) as usize;
+    let width = (right - left) / count as f64;
+    for (i, lane) in t.lanes.iter().enumerate() {
+        let band = t.bands.get(i).and_then(Option::as_ref);
+        let counts = match band {
+            Some(band) => buckets(band.items.iter().copied(), (left, right), count),
+            None if dense(lane) => {
+                let spans = (lane.spans().iter())
+                    .map(|sp| (sp.from_ms, sp.to_ms.unwrap_or(sp.from_ms), sp.count));
+                let marks = (lane.marks().iter()).map(|m| (m.at_ms, m.at_ms, m.count));
+                buckets(spans.chain(marks), (left, right), count)
             }
+            None => continue,
         };
-        for m in lane.marks() {
-            add(m.at_ms, stride(m.kind, Item::Mark));
-        }
-        for sp in lane.spans() {
-            add(sp.from_ms, stride(sp.kind, Item::Span));
-        }
-        let most = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+        let most = counts.iter().copied().fold(0.0, f64::max).max(1.0);
         let bottom = n as f64 - i as f64 - 1.0;
-        chart.draw_series(
-            counts
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(b, c)| {
-                    let shade = 0.15 + 0.85 * (*c as f64 / most);
-                    let x = left + b as f64 * width;
-                    Rectangle::new(
-                        [(x, bottom + 0.1), (x + width, bottom + 0.02)],
-                        RGBColor(60, 60, 60).mix(shade).filled(),
-                    )
-                }),
-        )?;
+        let (y0, y1) = match band {
+            Some(_) => (bottom + 0.1, bottom + 0.9),
+            None => (bottom + 0.02, bottom + 0.1),
+        };
+        let start = band.map_or(left, |b| b.from_ms);
+        chart.draw_series((counts.iter().enumerate()).filter(|(_, c)| **c > 0.0).map(
+            |(b, c)| {
+                let shade = 0.15 + 0.85 * (c / most);
+                let x = (left + b as f64 * width).max(start);
+                Rectangle::new(
+                    [(x, y1), ((left + (b + 1) as f64 * width).max(x), y0)],
+                    RGBColor(60, 60, 60).mix(shade).filled(),
+                )
+            },
+        ))?;
     }
     Ok(())
 }
@@ -365,4 +401,26 @@ where
         RGBColor(120, 120, 120).stroke_width(s.px(1)),
     )))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn buckets_count_every_item_inside_once() {
+        // Four columns of 10 ms over [0, 40): a mark of 3 at 5 (column 0), a span of 2
+        // items over [15, 35) (a quarter in column 1, half in 2, a quarter in 3), a mark at
+        // 40 and a span from 50 (outside: counted nowhere). 3 + 2 = 5 in all.
+        let counts = super::buckets(
+            [
+                (5.0, 5.0, 3),
+                (15.0, 35.0, 2),
+                (40.0, 40.0, 9),
+                (50.0, 60.0, 7),
+            ]
+            .into_iter(),
+            (0.0, 40.0),
+            4,
+        );
+        assert_eq!(counts, [3.0, 0.5, 1.0, 0.5]);
+    }
 }

@@ -21,6 +21,9 @@ pub struct Timeline {
     pub lanes: Vec<Lane>,
     /// How many of `lanes` are resources' (a rule under them parts them from the actors').
     pub resource_lanes: usize,
+    /// Per lane, the items past its first ones (a chart's `first_items`), drawn as a
+    /// density band instead.
+    pub bands: Vec<Option<Band>>,
     /// The model's kinds.
     pub style: TimelineStyle,
     /// The legend text of each span kind (the style's order), in the config's locale.
@@ -72,6 +75,15 @@ pub(super) fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
     let left = first - span * 0.03;
     let right = (last + span * 0.08).max(first + span);
     left..right
+}
+
+/// The items of a lane past its first ones, counted per pixel column from `from_ms` on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Where the band starts: the first item not drawn.
+    pub from_ms: f64,
+    /// Each item as (start, end, items it stands for); a mark starts and ends at once.
+    pub items: Vec<(f64, f64, u64)>,
 }
 
 /// Bars of one span kind: (kind index, bars as (from, to, top, height)).

@@ -57,8 +57,29 @@ pub(super) fn timelines(
                     lane.set_categories(names);
                 }
             }
+            let mut bands = vec![None; drawn.len()];
+            let resources = lanes.resources().len();
+            if let Some(n) = spec.look.first_items {
+                // Each actor's lane its first n items (fewer, when that many on every lane
+                // would pass the budget), the rest counted in its band.
+                let actors = (drawn.len() - resources).max(1);
+                let n = n.min(MAX_TIMELINE_ITEMS / actors).max(1);
+                for (lane, band) in drawn.iter_mut().zip(&mut bands).skip(resources) {
+                    *band = split_first(lane, n);
+                }
+            }
             fit_budget(&mut drawn, MAX_TIMELINE_ITEMS);
-            let mut notes = timeline_notes(config, &drawn, lanes.total(), lanes.lanes().len());
+            let mut notes =
+                timeline_notes(config, &drawn, &bands, (lanes.total(), lanes.lanes().len()));
+            if let Some(n) = spec.look.first_items
+                && bands.iter().any(Option::is_some)
+            {
+                notes.push(
+                    config
+                        .text(Text::TimelineFirstItemsNote)
+                        .replace("{count}", &config.locale.number(&n.to_string())),
+                );
+            }
             if let Some(kind) = focus_note {
                 let label = (style.mark(&kind).map(|k| (k.name, k.label, k.label_tr)))
                     .or_else(|| style.span(&kind).map(|k| (k.name, k.label, k.label_tr)))
@@ -75,8 +96,9 @@ pub(super) fn timelines(
             look.window = window;
             let timeline = super::timeline::Timeline {
                 title,
-                resource_lanes: lanes.resources().len(),
+                resource_lanes: resources,
                 lanes: drawn,
+                bands,
                 notes,
                 style,
                 span_labels: spans.clone(),
@@ -172,8 +194,15 @@ fn selected(
 
 /// Lane `l` cut to [from, to]: its spans that reach into it, clipped, its marks in it, and
 /// its level from the step in force at `from` (moved to `from`) to the last before `to`.
+/// Each item keeps its count, and each kind's count is of the items in the window (a kind
+/// with none there has no count, and no legend entry).
 pub(super) fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_model::Lane {
-    let mut out = coordsim_model::Lane::new(l.name.clone());
+    use coordsim_model::{Item, LaneParts, LevelPoint, Thinning};
+    let mut parts = LaneParts {
+        categories: l.categories().to_vec(),
+        overflow: l.overflow(),
+        ..LaneParts::default()
+    };
     for s in l.spans() {
         let end = s.to_ms.unwrap_or(f64::INFINITY);
         if end < from || s.from_ms > to {
@@ -183,12 +212,16 @@ pub(super) fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_
             .to_ms
             .map(|e| e.min(to))
             .or(Some(to).filter(|t| t.is_finite()));
-        out.span_in_row(s.kind, s.row, s.from_ms.max(from), clipped_end);
+        parts.spans.push(coordsim_model::LaneSpan {
+            from_ms: s.from_ms.max(from),
+            to_ms: clipped_end,
+            ..*s
+        });
     }
-    for m in l.marks().iter().filter(|m| (from..=to).contains(&m.at_ms)) {
-        out.mark_in_row(m.kind, m.row, m.at_ms);
-    }
-    let (name, mut parts) = out.into_parts();
+    parts.marks = (l.marks().iter())
+        .filter(|m| (from..=to).contains(&m.at_ms))
+        .copied()
+        .collect();
     let first = l
         .levels()
         .iter()
@@ -196,20 +229,80 @@ pub(super) fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_
         .unwrap_or(0);
     parts.levels = (l.levels().iter().skip(first))
         .filter(|p| p.at_ms <= to)
-        .map(|p| coordsim_model::LevelPoint {
+        .map(|p| LevelPoint {
             at_ms: p.at_ms.max(from),
             ..*p
         })
         .collect();
-    if let Some(t) = (l.thinning().iter()).find(|t| t.item == coordsim_model::Item::Level) {
-        parts.thinning.push(coordsim_model::Thinning {
-            seen: (parts.levels.len() as u64).saturating_mul(t.stride),
-            ..*t
-        });
+    for t in l.thinning() {
+        let seen: u64 = match t.item {
+            Item::Span => (parts.spans.iter().filter(|s| s.kind == t.kind))
+                .map(|s| s.count)
+                .sum(),
+            Item::Mark => (parts.marks.iter().filter(|m| m.kind == t.kind))
+                .map(|m| m.count)
+                .sum(),
+            Item::Level => (parts.levels.len() as u64).saturating_mul(t.stride),
+        };
+        if seen > 0 {
+            parts.thinning.push(Thinning { seen, ..*t });
+        }
     }
-    parts.categories = l.categories().to_vec();
-    parts.overflow = l.overflow();
-    coordsim_model::Lane::from_parts(name, parts)
+    coordsim_model::Lane::from_parts(l.name.clone(), parts)
+}
+
+/// A lane's items past its first `n` in time (spans by their start, marks by their instant;
+/// a span before a mark at one instant), taken off it: the band they are counted in instead,
+/// from the first of them (`None`: the lane has no more than `n`).
+pub(super) fn split_first(
+    lane: &mut coordsim_model::Lane,
+    n: usize,
+) -> Option<super::timeline::Band> {
+    let mut order: Vec<(f64, usize)> = (lane.spans().iter().enumerate())
+        .map(|(i, s)| (s.from_ms, i))
+        .chain(
+            lane.marks()
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.at_ms, lane.spans().len() + i)),
+        )
+        .collect();
+    if order.len() <= n {
+        return None;
+    }
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let spans = lane.spans().len();
+    let mut drawn = vec![false; order.len()];
+    for (_, i) in &order[..n] {
+        drawn[*i] = true;
+    }
+    let name = lane.name.clone();
+    let (_, mut parts) = std::mem::replace(lane, coordsim_model::Lane::new("")).into_parts();
+    let mut band = super::timeline::Band {
+        from_ms: order[n].0,
+        items: Vec::new(),
+    };
+    let mut kept_spans = Vec::new();
+    for (i, s) in parts.spans.drain(..).enumerate() {
+        if drawn[i] {
+            kept_spans.push(s);
+        } else {
+            band.items
+                .push((s.from_ms, s.to_ms.unwrap_or(s.from_ms), s.count));
+        }
+    }
+    let mut kept_marks = Vec::new();
+    for (i, m) in parts.marks.drain(..).enumerate() {
+        if drawn[spans + i] {
+            kept_marks.push(m);
+        } else {
+            band.items.push((m.at_ms, m.at_ms, m.count));
+        }
+    }
+    parts.spans = kept_spans;
+    parts.marks = kept_marks;
+    *lane = coordsim_model::Lane::from_parts(name, parts);
+    Some(band)
 }
 
 /// A swept point's settings for a title: `tutma (ms) = 200, koruma: none`, each setting
@@ -288,10 +381,15 @@ pub(super) fn fit_budget(lanes: &mut [coordsim_model::Lane], budget: usize) {
 /// repetitions past an actor's sub-rows, and the density strip of a thinned lane.
 fn timeline_notes(
     config: &crate::config::Config,
-    kept: &[coordsim_model::Lane],
-    total: usize,
-    shown: usize,
+    lanes: &[coordsim_model::Lane],
+    bands: &[Option<super::timeline::Band>],
+    (total, shown): (usize, usize),
 ) -> Vec<String> {
+    // A lane drawn as its first items and a band says so in a note of its own.
+    let kept: Vec<&coordsim_model::Lane> = (lanes.iter().zip(bands))
+        .filter(|(_, b)| b.is_none())
+        .map(|(l, _)| l)
+        .collect();
     let n = |x: u64| config.locale.number(&x.to_string());
     let mut notes = Vec::new();
     if total > shown {
@@ -304,7 +402,7 @@ fn timeline_notes(
     }
     let count = |seen: fn(&coordsim_model::Lane) -> u64,
                  drawn: fn(&coordsim_model::Lane) -> usize| {
-        let seen: u64 = kept.iter().map(seen).sum();
+        let seen: u64 = kept.iter().map(|l| seen(l)).sum();
         let drawn: u64 = kept.iter().map(|l| drawn(l) as u64).sum();
         (drawn, seen)
     };
@@ -332,7 +430,7 @@ fn timeline_notes(
             );
         }
     }
-    for lane in kept.iter().filter(|l| l.overflow() > 0) {
+    for lane in lanes.iter().filter(|l| l.overflow() > 0) {
         notes.push(
             config
                 .text(Text::TimelineRowsNote)
@@ -341,7 +439,7 @@ fn timeline_notes(
                 .replace("{count}", &n(lane.overflow())),
         );
     }
-    if kept.iter().any(super::levels::dense) {
+    if kept.iter().any(|l| super::levels::dense(l)) {
         notes.push(config.text(Text::TimelineDensityNote).to_string());
     }
     notes
