@@ -172,7 +172,7 @@ pub enum Text {
     /// A timeline's note when a level's neighbouring steps were merged (`{drawn}`, `{seen}`).
     TimelineLevelsNote,
     /// A timeline's note when an actor had more repetitions under way than sub-rows
-    /// (`{lane}`, `{rows}`, `{count}`).
+    /// (`{rows}`, `{count}`: repetitions drawn in no row, over every lane).
     TimelineRowsNote,
     /// A timeline's note when a lane is drawn with its density strip.
     TimelineDensityNote,
@@ -289,12 +289,12 @@ impl Text {
                 "bu koşuda {kind} yok: tamamı çizildi",
             ),
             Text::TimelineLevelsNote => (
-                "neighbouring level steps merged: {seen} changes drawn as {drawn}, each shaded over the range it went through",
-                "komşu düzey adımları birleştirildi: {seen} değişim {drawn} adım olarak çizildi, her biri geçtiği aralık boyunca gölgeli",
+                "level steps merged: {seen} drawn as {drawn}, each shaded over its range",
+                "düzey adımları birleştirildi: {seen} adım {drawn} olarak çizildi, aralığı gölgeli",
             ),
             Text::TimelineRowsNote => (
-                "{lane}: more than {rows} repetitions at once ({count} without a row): the line counts those under way",
-                "{lane}: aynı anda {rows} tekrardan çok ({count} tanesi satırsız): çizgi sürenleri sayar",
+                "{count} repetitions found all {rows} rows of their lane taken: a black line counts those under way",
+                "{count} tekrar satırının {rows} alt satırını dolu buldu: siyah çizgi sürenleri sayar",
             ),
             Text::TimelineDensityNote => (
                 "the grey strip under a thinned lane counts what it had in each pixel column (darker: more)",

@@ -192,7 +192,8 @@ where
         let width = area
             .estimate_text_size(name, &(FONT, s.font(13)).into_text_style(area))
             .map_or(u32::MAX, |(w, _)| w);
-        if (b.0 - a.0) as i64 > i64::from(width) + i64::from(s.px(8)) {
+        let fits_height = (b.1 - a.1).abs() as i64 >= i64::from(s.font(13)) + 2;
+        if fits_height && (b.0 - a.0) as i64 > i64::from(width) + i64::from(s.px(8)) {
             let area = chart.plotting_area().strip_coord_spec();
             let (ox, oy) = area.get_base_pixel();
             let text = (FONT, s.font(13))
@@ -259,24 +260,56 @@ where
         path,
         color.stroke_width(s.px(2)),
     )))?;
-    // The highest value, written just above its first step at it.
-    if let Some((from, _, _)) = steps
-        .iter()
-        .find(|(_, _, p)| p.high == high || p.value == high)
-    {
-        let at = px(chart, (*from, y(high)));
-        let area = chart.plotting_area().strip_coord_spec();
-        let (ox, oy) = area.get_base_pixel();
-        let text = (FONT, s.font(13))
-            .into_text_style(&area)
-            .color(&color)
-            .pos(Pos::new(HPos::Left, VPos::Bottom));
-        area.draw_text(
-            &t.locale.number(&super::layout::clean(&format_value(high))),
-            &text,
-            (at.0 + s.off(3) - ox, at.1 - s.off(1) - oy),
-        )?;
+    // Each step's value just above it where it is wide enough to hold it (a few steps: a
+    // register's writes), and the highest, above its first step at it, in any case.
+    let label = |v: f64| t.locale.number(&super::layout::clean(&format_value(v)));
+    let font = s.font(13);
+    let mut written_high = false;
+    if steps.len() <= MAX_STEP_LABELS {
+        for (from, to, p) in steps.iter().filter(|(_, _, p)| !p.is_range()) {
+            let text = label(p.value);
+            let area = chart.plotting_area();
+            let w = area
+                .estimate_text_size(&text, &(FONT, font).into_text_style(area))
+                .map_or(u32::MAX, |(w, _)| w);
+            let (a, b) = (px(chart, (*from, 0.0)), px(chart, (*to, 0.0)));
+            if finite(p.value) && (b.0 - a.0) as i64 > i64::from(w) + i64::from(s.px(6)) {
+                value_text(chart, &text, px(chart, (*from, y(p.value))), color, s)?;
+                written_high |= p.value == high;
+            }
+        }
     }
+    if !written_high
+        && let Some((from, _, _)) = steps
+            .iter()
+            .find(|(_, _, p)| p.high == high || p.value == high)
+    {
+        value_text(chart, &label(high), px(chart, (*from, y(high))), color, s)?;
+    }
+    Ok(())
+}
+
+/// Most steps a level may draw for each to have its value written over it.
+const MAX_STEP_LABELS: usize = 40;
+
+/// A level's value written just above and right of the pixel `at`.
+fn value_text<DB: DrawingBackend>(
+    chart: &mut super::base::Chart2d<'_, DB>,
+    text: &str,
+    at: (i32, i32),
+    color: RGBColor,
+    s: Scale,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let area = chart.plotting_area().strip_coord_spec();
+    let (ox, oy) = area.get_base_pixel();
+    let style = (FONT, s.font(13))
+        .into_text_style(&area)
+        .color(&color)
+        .pos(Pos::new(HPos::Left, VPos::Bottom));
+    area.draw_text(text, &style, (at.0 + s.off(3) - ox, at.1 - s.off(1) - oy))?;
     Ok(())
 }
 

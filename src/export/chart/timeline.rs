@@ -420,8 +420,9 @@ where
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
     super::levels::density(&mut chart, t, (left, right), s)?;
-    super::levels::draw(&mut chart, t, right, s)?;
     items.draw(&mut chart, t, mark_px, s)?;
+    // A level over the spans: a queue's line stays readable across its server's down window.
+    super::levels::draw(&mut chart, t, right, s)?;
     super::levels::separator(&mut chart, t, (left, right), s)?;
     super::frame::finish(root, &chart, legend, &entries, &look, s)
 }

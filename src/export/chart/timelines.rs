@@ -430,17 +430,76 @@ fn timeline_notes(
             );
         }
     }
-    for lane in lanes.iter().filter(|l| l.overflow() > 0) {
+    let overflow: u64 = lanes.iter().map(|l| l.overflow()).sum();
+    if overflow > 0 {
         notes.push(
             config
                 .text(Text::TimelineRowsNote)
-                .replace("{lane}", &lane.name)
                 .replace("{rows}", &n(u64::from(coordsim_model::MAX_SUB_ROWS)))
-                .replace("{count}", &n(lane.overflow())),
+                .replace("{count}", &n(overflow)),
         );
     }
     if kept.iter().any(|l| super::levels::dense(l)) {
         notes.push(config.text(Text::TimelineDensityNote).to_string());
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use coordsim_model::Lane;
+
+    /// A lane of a long run: a span [2k, 2k + 1) and a mark at 2k + 1 for k < 1000, thinned
+    /// past the first 100 of each kind, and a level stepping at each even ms.
+    fn long_lane() -> Lane {
+        let mut lane = Lane::new("a");
+        for k in 0..1000 {
+            let at = 2.0 * f64::from(k);
+            lane.span("busy", at, Some(at + 1.0));
+            lane.mark("done", at + 1.0);
+            lane.level("queue", at, f64::from(k % 7));
+        }
+        lane
+    }
+
+    #[test]
+    fn a_window_keeps_only_what_falls_in_it() {
+        let (from, to) = (301.5, 700.25);
+        let cut = super::clipped(&long_lane(), from, to);
+        assert!(!cut.spans().is_empty() && !cut.marks().is_empty());
+        for s in cut.spans() {
+            assert!(from <= s.from_ms && s.to_ms.unwrap() <= to, "{s:?}");
+        }
+        for m in cut.marks() {
+            assert!((from..=to).contains(&m.at_ms), "{m:?}");
+        }
+        for p in cut.levels() {
+            assert!((from..=to).contains(&p.at_ms), "{p:?}");
+        }
+        // The level in force at `from` (set at 300) starts the window.
+        assert_eq!(cut.levels()[0].at_ms, from);
+    }
+
+    #[test]
+    fn first_items_draws_the_first_in_time_and_counts_every_other_in_its_band() {
+        // 2,000 items given (1,000 spans and 1,000 marks); 30 drawn: the spans and marks of
+        // k = 0 … 14, in time order; the band counts the other 1,970 from k = 15 (30 ms) on.
+        let mut lane = long_lane();
+        let band = super::split_first(&mut lane, 30).unwrap();
+        assert_eq!(lane.spans().len() + lane.marks().len(), 30);
+        assert!(lane.spans().iter().all(|s| s.to_ms.unwrap() <= 30.0));
+        assert!(lane.marks().iter().all(|m| m.at_ms < 30.0));
+        assert_eq!(band.from_ms, 30.0);
+        let counted: u64 = band.items.iter().map(|i| i.2).sum();
+        assert_eq!(counted + 30, 2000);
+        // Counted into a chart's columns, the band adds up to the same.
+        let columns =
+            crate::export::chart::levels::buckets(band.items.iter().copied(), (0.0, 2000.0), 250);
+        let total: f64 = columns.iter().sum();
+        assert!((total - 1970.0).abs() < 1e-6, "{total}");
+        // A lane with no more than that many is drawn whole.
+        let mut short = Lane::new("b");
+        short.mark("done", 1.0);
+        assert!(super::split_first(&mut short, 30).is_none());
+    }
 }
