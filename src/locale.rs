@@ -293,8 +293,8 @@ impl Text {
                 "düzey adımları birleştirildi: {seen} adım {drawn} olarak çizildi, aralığı gölgeli",
             ),
             Text::TimelineRowsNote => (
-                "{count} repetitions found all {rows} rows of their lane taken: a black line counts those under way",
-                "{count} tekrar satırının {rows} alt satırını dolu buldu: siyah çizgi sürenleri sayar",
+                "{count} repetitions past {rows} rows at once: the black line counts those under way",
+                "aynı anda {rows} satırı aşan {count} tekrar: siyah çizgi sürenleri sayar",
             ),
             Text::TimelineDensityNote => (
                 "the grey strip under a thinned lane counts what it had in each pixel column (darker: more)",
