@@ -1,14 +1,13 @@
 //! A run's timeline, recorded only when a chart draws one (`Sim::lanes` is `None`
 //! otherwise, and none of this runs): each actor's lane, the sub-row each repetition under
 //! way takes on it, and, when a chart names `resources`, a lane per resource read off the
-//! machines after every event (a run records them through [`Recorded`], so a run without
-//! them pays nothing per event).
+//! machines after every event (a run records them through `resources::Recorded`, so a run
+//! without them pays nothing per event).
 
 use coordsim_model::{Lane, Lanes, MAX_SUB_ROWS};
-use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms};
+use sim_core::{Nanos, ns_to_ms};
 
 use crate::point::{Pace, Point};
-use crate::run::state::{Ev, Sim};
 
 /// A server's down window on its lane.
 pub(crate) const SERVER_DOWN: &str = "server_down";
@@ -51,14 +50,14 @@ pub(crate) struct Recorder {
 /// under way.
 #[derive(Clone)]
 pub(crate) struct Resources {
-    servers: Vec<Lane>,
-    down_since: Vec<Option<Nanos>>,
-    locks: Vec<Lane>,
+    pub(super) servers: Vec<Lane>,
+    pub(super) down_since: Vec<Option<Nanos>>,
+    pub(super) locks: Vec<Lane>,
     /// When each lock's record, a lease's, lapses (no event marks that instant).
-    lapse: Vec<Option<Nanos>>,
-    queues: Vec<Lane>,
-    regs: Vec<Lane>,
-    keys: Vec<Lane>,
+    pub(super) lapse: Vec<Option<Nanos>>,
+    pub(super) queues: Vec<Lane>,
+    pub(super) regs: Vec<Lane>,
+    pub(super) keys: Vec<Lane>,
 }
 
 impl Recorder {
@@ -180,72 +179,5 @@ impl Recorder {
             }
         }
         out
-    }
-}
-
-impl Sim<'_> {
-    /// Reads every resource's state after an event at `now` onto its lane (a level that did
-    /// not change adds nothing).
-    pub(crate) fn sample_resources(&mut self) {
-        let Some(rec) = self.lanes.as_deref_mut() else {
-            return;
-        };
-        let Some(r) = rec.resources.as_mut() else {
-            return;
-        };
-        let now = self.now;
-        let at = ns_to_ms(now);
-        for (s, server) in self.servers.iter().enumerate() {
-            let lane = &mut r.servers[s];
-            match (server.is_down(), r.down_since[s]) {
-                (true, None) => r.down_since[s] = Some(now),
-                (false, Some(from)) => {
-                    lane.span(SERVER_DOWN, ns_to_ms(from), Some(at));
-                    r.down_since[s] = None;
-                }
-                _ => {}
-            }
-            lane.level(QUEUE_LENGTH, at, server.waiting() as f64);
-        }
-        for (l, lock) in self.locks.iter().enumerate() {
-            let lane = &mut r.locks[l];
-            // A lease that lapsed since the last event: free from its lapse.
-            if let Some(t) = r.lapse[l].filter(|t| *t <= now) {
-                lane.level(HOLDER, ns_to_ms(t), f64::NAN);
-            }
-            r.lapse[l] = None;
-            let holder = match lock.record_until() {
-                None => f64::NAN,
-                Some((_, _, Some(lapse))) if lapse <= now => f64::NAN,
-                Some((_, _, lapse)) => {
-                    r.lapse[l] = lapse;
-                    match self.last_taker[l].0 {
-                        u32::MAX => -1.0,
-                        a => f64::from(a),
-                    }
-                }
-            };
-            lane.level(HOLDER, at, holder);
-        }
-        for (q, queue) in self.queues.iter().enumerate() {
-            r.queues[q].level(QUEUE_DEPTH, at, queue.visible_len() as f64);
-        }
-        for (k, reg) in self.regs.iter().enumerate() {
-            r.regs[k].level(REGISTER_VALUE, at, reg.value());
-        }
-        for (k, keys) in self.keys.iter().enumerate() {
-            r.keys[k].level(KEYS_HELD, at, keys.size() as f64);
-        }
-    }
-}
-
-/// A run that records its resources' lanes: every event handled, then the resources read.
-pub(crate) struct Recorded<'s, 'p>(pub &'s mut Sim<'p>);
-
-impl Handler<Ev> for Recorded<'_, '_> {
-    fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let handled = self.0.handle(ev, q);
-        self.0.sample_resources();
-        handled
     }
 }

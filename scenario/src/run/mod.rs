@@ -12,6 +12,7 @@ pub(crate) mod locks;
 pub(crate) mod output;
 pub(crate) mod recover;
 pub(crate) mod request;
+mod resources;
 pub(crate) mod state;
 pub(crate) mod steer;
 pub(crate) mod stuck;
@@ -55,7 +56,7 @@ pub(crate) fn run(
     let ran = if sim.lanes.as_ref().is_some_and(|l| l.resources.is_some()) {
         // The resources as the run starts, then after every event.
         sim.sample_resources();
-        run_queue(&mut queue, &mut lanes::Recorded(&mut sim)).map(|_| ())
+        run_queue(&mut queue, &mut resources::Recorded(&mut sim)).map(|_| ())
     } else {
         run_queue(&mut queue, &mut sim).map(|_| ())
     };

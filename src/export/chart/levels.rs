@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::base::{DrawResult, FONT};
 use super::frame::px;
 use super::layout::{Entry, Obstacles, Rect, Scale, Swatch};
-use super::timeline::Timeline;
+use super::timeline_data::Timeline;
 
 /// Colours of a lock's holders, by actor in turn: four slate tones, none a span kind's
 /// colour (a holder's bar is not read as working or waiting); the name inside tells them

@@ -1,7 +1,7 @@
 //! Timeline charts: one lane per actor over virtual time, drawn from the lanes a model emits
 //! and styled by the span and mark kinds it declares. Nothing here knows any model.
 
-use coordsim_model::{Lane, MarkShape, TimelineStyle};
+use coordsim_model::{Lane, MarkShape};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -9,41 +9,8 @@ use super::base::{DrawResult, FONT};
 use super::frame::{axis_titles, compose, px, tick, titled};
 use super::layout::Placed;
 use super::layout::{self, Entry, Marker, Obstacles, Rect, Scale, Swatch};
-use crate::config::charts::{LegendPlace, Look};
-use crate::locale::Locale;
-
-/// What a timeline draws.
-#[derive(Debug, Clone)]
-pub struct Timeline {
-    /// Title.
-    pub title: String,
-    /// Lanes, top to bottom (names already labelled): the resources' first.
-    pub lanes: Vec<Lane>,
-    /// How many of `lanes` are resources' (a rule under them parts them from the actors').
-    pub resource_lanes: usize,
-    /// Per lane, the items past its first ones (a chart's `first_items`), drawn as a
-    /// density band instead.
-    pub bands: Vec<Option<Band>>,
-    /// The model's kinds.
-    pub style: TimelineStyle,
-    /// The legend text of each span kind (the style's order), in the config's locale.
-    pub span_labels: Vec<String>,
-    /// The legend text of each mark kind.
-    pub mark_labels: Vec<String>,
-    /// The legend text of each level kind.
-    pub level_labels: Vec<String>,
-    /// The legend text of a lock lane's merged steps of several holders.
-    pub several_label: String,
-    /// What was not drawn as given (lanes past the cap, thinned marks, merged spans), in
-    /// the config's locale: legend lines of their own.
-    pub notes: Vec<String>,
-    /// The x axis title.
-    pub x_label: String,
-    /// How numbers are written.
-    pub locale: Locale,
-    /// Size and legend place.
-    pub look: Look,
-}
+use super::timeline_data::Timeline;
+use crate::config::charts::LegendPlace;
 
 fn rgb((r, g, b): (u8, u8, u8)) -> RGBColor {
     RGBColor(r, g, b)
@@ -75,15 +42,6 @@ pub(super) fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
     let left = first - span * 0.03;
     let right = (last + span * 0.08).max(first + span);
     left..right
-}
-
-/// The items of a lane past its first ones, counted per pixel column from `from_ms` on.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Band {
-    /// Where the band starts: the first item not drawn.
-    pub from_ms: f64,
-    /// Each item as (start, end, items it stands for); a mark starts and ends at once.
-    pub items: Vec<(f64, f64, u64)>,
 }
 
 /// Bars of one span kind: (kind index, bars as (from, to, top, height)).

@@ -17,7 +17,7 @@ pub(super) fn timelines(
     run: &Run<'_>,
     spec: &ChartSpec,
     points: &crate::config::charts::TimelinePoints,
-) -> Vec<(String, super::timeline::Timeline)> {
+) -> Vec<(String, super::timeline_data::Timeline)> {
     let config = run.config;
     let Some(style) = config.model.timeline() else {
         return Vec::new();
@@ -94,7 +94,7 @@ pub(super) fn timelines(
             }
             let mut look = spec.look.clone();
             look.window = window;
-            let timeline = super::timeline::Timeline {
+            let timeline = super::timeline_data::Timeline {
                 title,
                 resource_lanes: resources,
                 lanes: drawn,
@@ -257,7 +257,7 @@ pub(super) fn clipped(l: &coordsim_model::Lane, from: f64, to: f64) -> coordsim_
 pub(super) fn split_first(
     lane: &mut coordsim_model::Lane,
     n: usize,
-) -> Option<super::timeline::Band> {
+) -> Option<super::timeline_data::Band> {
     let mut order: Vec<(f64, usize)> = (lane.spans().iter().enumerate())
         .map(|(i, s)| (s.from_ms, i))
         .chain(
@@ -278,7 +278,7 @@ pub(super) fn split_first(
     }
     let name = lane.name.clone();
     let (_, mut parts) = std::mem::replace(lane, coordsim_model::Lane::new("")).into_parts();
-    let mut band = super::timeline::Band {
+    let mut band = super::timeline_data::Band {
         from_ms: order[n].0,
         items: Vec::new(),
     };
@@ -382,7 +382,7 @@ pub(super) fn fit_budget(lanes: &mut [coordsim_model::Lane], budget: usize) {
 fn timeline_notes(
     config: &crate::config::Config,
     lanes: &[coordsim_model::Lane],
-    bands: &[Option<super::timeline::Band>],
+    bands: &[Option<super::timeline_data::Band>],
     (total, shown): (usize, usize),
 ) -> Vec<String> {
     // A lane drawn as its first items and a band says so in a note of its own.
