@@ -31,7 +31,8 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Run every config under configs/, write reports/ and check all claims.
     Report(ReportArgs),
-    /// Join the outputs of `run --shard` into one, as an unsharded run would write it.
+    /// Join the outputs of `run --shard` or `explore --shard` into one, as an unsharded run
+    /// would write it.
     Merge(MergeArgs),
     /// List the models, or show one model's parameters and metrics.
     Models(ModelsArgs),

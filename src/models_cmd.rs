@@ -217,7 +217,10 @@ pub fn starter_config(model: &dyn ModelDef) -> String {
     let _ = writeln!(out, "# name = \"my-chart\"");
     let _ = writeln!(out, "# x = \"{first}\"");
     let _ = writeln!(out, "# y = [\"{metric}\"]");
-    let _ = writeln!(out, "# kind = \"line\"      # line | bar | cdf");
+    let _ = writeln!(
+        out,
+        "# kind = \"line\"      # line | bar | cdf | histogram | runs_cdf | timeline"
+    );
     let _ = writeln!(out, "\n# Column labels for tables and charts:");
     let _ = writeln!(out, "# [labels]");
     let _ = writeln!(out, "# {metric} = \"…\"");

@@ -11,23 +11,45 @@ use coordsim_model::ExploreLimits;
 
 use crate::measure::{measure, mib, timed};
 
-pub(crate) fn explore_jobs() {
+/// The lost update of `k` clients of `n` increments each, as a scenario config.
+fn lost_update(k: usize, n: u64) -> Config {
     let registry = coordsim_models::registry().with_composer(coordsim_scenario::Scenario);
+    let text = format!(
+        "model = \"scenario\"\n[[resource]]\nname = \"counter\"\nkind = \"register\"\n[[actor]]\nname = \"c\"\ncount = {k}\nrepeat = {n}\nsteps = [{{ read = \"counter\" }}, {{ write = \"counter\", value = \"read + 1\" }}]\n"
+    );
+    Config::parse(
+        Source {
+            name: "lost-update.toml".into(),
+            text,
+        },
+        &registry,
+    )
+    .expect("the lost-update scenario parses")
+}
+
+/// One exploration of the `k` × `n` lost update on one thread, for a profiler.
+pub(crate) fn explore_once(k: usize, n: u64) {
+    let config = lost_update(k, n);
+    let explored =
+        coordsim::explore::explore_config(&config, config.seed, &ExploreLimits::default())
+            .expect("explores");
+    println!("{} states", explored[0].states);
+}
+
+pub(crate) fn explore_jobs() {
     // (clients, increments, repetitions timed: the larger one takes seconds)
-    for (k, n, reps, jobs) in [(2, 10, 3, 1), (2, 10, 3, 2), (3, 4, 1, 1), (3, 4, 1, 2)] {
-        let text = format!(
-            "model = \"scenario\"\n[[resource]]\nname = \"counter\"\nkind = \"register\"\n[[actor]]\nname = \"c\"\ncount = {k}\nrepeat = {n}\nsteps = [{{ read = \"counter\" }}, {{ write = \"counter\", value = \"read + 1\" }}]\n"
-        );
-        let config = Config::parse(
-            Source {
-                name: "lost-update.toml".into(),
-                text,
-            },
-            &registry,
-        )
-        .expect("the lost-update scenario parses");
+    for (k, n, reps, jobs) in [
+        (2, 10, 3, 1),
+        (2, 10, 3, 2),
+        (3, 4, 1, 1),
+        (3, 4, 1, 2),
+        (3, 5, 1, 1),
+        (3, 5, 1, 2),
+    ] {
+        let config = lost_update(k, n);
         let limits = ExploreLimits {
-            max_states: 5_000_000,
+            // 3 × 5 has about 7.1M states (2.6 GB).
+            max_states: 10_000_000,
             jobs,
             ..ExploreLimits::default()
         };

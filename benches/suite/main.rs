@@ -563,7 +563,36 @@ fn sweep_jobs() {
     );
 }
 
+/// One run of one side of a scenario pair, for a profiler (`SUITE_PROFILE=scenario-fixed`,
+/// `built-in-fixed`, `scenario-poisson`, `built-in-poisson`, or `explore` for the 2 × 10
+/// lost update's exploration on one thread; with
+/// `SUITE_REQUESTS_PER_CLIENT` to size it): `valgrind --tool=callgrind` or `perf stat` then
+/// counts that side alone, where the paired sections interleave both.
+fn profile_one(side: &str) {
+    let poisson = side.ends_with("poisson");
+    let p = queue_params(poisson);
+    match side {
+        "scenario-fixed" | "scenario-poisson" => {
+            let (scenario, _) = queue_scenario(&p, poisson);
+            let ctx = RunContext::new(0, Limits::default()).with_entities(false);
+            scenario.run(&ctx).expect("the scenario runs");
+        }
+        "built-in-fixed" | "built-in-poisson" => {
+            run(&single_writer_queue::SingleWriterQueue, p, 0);
+        }
+        "explore" => explore::explore_once(2, 10),
+        other => panic!(
+            "SUITE_PROFILE = {other:?}: expected scenario-fixed, built-in-fixed, \
+             scenario-poisson, built-in-poisson or explore"
+        ),
+    }
+}
+
 fn main() {
+    if let Ok(side) = std::env::var("SUITE_PROFILE") {
+        profile_one(&side);
+        return;
+    }
     // `cargo bench -p coordsim-bench -- queue scaling` runs only the sections named.
     let only: Vec<String> = std::env::args()
         .skip(1)

@@ -34,7 +34,7 @@ pub trait PreparedRun: Send + Sync {
         let _ = (ctx, limits);
         Err(ModelError::Param(ParamError::new(
             "model",
-            "only a scenario (`model = \"scenario\"`) can be explored: every built-in model has a scenario form in configs/scenarios/".to_string(),
+            "only a scenario (`model = \"scenario\"`) can be explored: configs/scenarios/ holds a scenario form of every built-in model but scenario_fit (e.g. scenario-single-writer-queue.toml)".to_string(),
         )))
     }
     /// Runs the one execution `schedule` fixes (an exploration's [`Schedule`]), with every

@@ -50,4 +50,17 @@ count = "clients"
 start_ms = "3 * i"
 repeat = 50
 steps = [{ read = "counter" }, { delay_ms = 1 }, { write = "counter", value = "read + 1" }]
+
+# Claims `coordsim check` verifies, each derived by hand.
+# Every repetition writes once: clients × 50 writes.
+[[claim]]
+name = "every repetition writes once"
+metric = "counter.writes"
+expect = "clients * 50"
+
+# Nobody waits at a register: each repetition takes its read, its work and its write.
+[[claim]]
+name = "a repetition takes 20 + 1 + 64 ms"
+metric = "client.mean_response_ms"
+expect = 85
 "#;

@@ -74,6 +74,14 @@ pub fn write(
                 rounded(1.0 - within)
             )?;
         }
+        if differ.len() < metrics.len() {
+            let what = if e.outcomes.len() == 1 {
+                "One outcome: every execution ends with the same metrics"
+            } else {
+                "The columns are the metrics that differ between outcomes"
+            };
+            writeln!(md, "{what} (`outcomes.csv` has every metric).\n")?;
+        }
         let mut cols = vec!["outcome", "executions"];
         if probability {
             cols.push("probability");
