@@ -60,6 +60,8 @@ pub struct Lane {
     marks: Vec<LaneMark>,
     levels: Vec<LevelPoint>,
     thinning: Vec<Thinning>,
+    /// How many items of each of `thinning`'s kinds are kept (so adding one counts none).
+    kept: Vec<usize>,
     categories: Vec<String>,
     overflow: u64,
 }
@@ -132,15 +134,20 @@ impl Lane {
 
     /// A lane as stored, every part of it.
     pub fn from_parts(name: impl Into<String>, parts: LaneParts) -> Lane {
-        Lane {
+        let mut lane = Lane {
             name: name.into(),
             spans: parts.spans,
             marks: parts.marks,
             levels: parts.levels,
             thinning: parts.thinning,
+            kept: Vec::new(),
             categories: parts.categories,
             overflow: parts.overflow,
-        }
+        };
+        lane.kept = (lane.thinning.iter())
+            .map(|t| lane.kept(t.kind, t.item))
+            .collect();
+        lane
     }
 
     /// Its name and every part of it (to move a level from one lane to another, say).
@@ -255,6 +262,7 @@ impl Lane {
                     seen: 0,
                     stride: 1,
                 });
+                self.kept.push(0);
                 self.thinning.len() - 1
             }
         }
@@ -291,18 +299,19 @@ impl Lane {
             to_ms,
             count: 1,
         };
+        // The kind's last span of the row takes it in, unless that one is among the first
+        // kept as given (counted from the end: the last of a row is near it).
         if !starts_group
-            && let Some(at) = (self
-                .spans
-                .iter()
-                .rposition(|s| s.kind == kind && s.row == row))
-            && self.spans[..at].iter().filter(|s| s.kind == kind).count() >= FIRST_KEPT
+            && let Some(at) = (self.spans.iter()).rposition(|s| s.kind == kind && s.row == row)
+            && self.kept[c] - (self.spans[at..].iter().filter(|s| s.kind == kind).count())
+                >= FIRST_KEPT
         {
             self.spans[at].absorb(&span);
             return;
         }
         self.spans.push(span);
-        if self.kept(kind, Item::Span) > MAX_LANE_ITEMS {
+        self.kept[c] += 1;
+        if self.kept[c] > MAX_LANE_ITEMS {
             self.halve(c, FIRST_KEPT);
         }
     }
@@ -358,8 +367,9 @@ impl Lane {
                 at_ms: first_ms + step_ms * k as f64,
                 count: 1,
             });
+            self.kept[c] += 1;
             k += 1;
-            if self.kept(kind, Item::Mark) > MAX_LANE_ITEMS {
+            if self.kept[c] > MAX_LANE_ITEMS {
                 self.halve(c, FIRST_KEPT);
             }
         }
@@ -392,6 +402,7 @@ impl Lane {
             *last = LevelPoint::at(at_ms, value);
             if n >= 2 && same(self.levels[n - 2].value, value) {
                 self.levels.pop();
+                self.kept[c] = self.levels.len();
                 let t = &mut self.thinning[c];
                 t.seen = t.seen.saturating_sub(1);
             }
@@ -404,6 +415,7 @@ impl Lane {
             Some(last) if !starts_group => last.absorb(&LevelPoint::at(at_ms, value)),
             _ => {
                 self.levels.push(LevelPoint::at(at_ms, value));
+                self.kept[c] = self.levels.len();
                 if self.levels.len() > MAX_LANE_ITEMS {
                     self.halve(c, 0);
                 }
@@ -418,8 +430,7 @@ impl Lane {
         let max = max.max(1);
         let first = FIRST_KEPT.min(max / 2);
         for c in 0..self.thinning.len() {
-            let Thinning { kind, item, .. } = self.thinning[c];
-            while self.kept(kind, item) > max {
+            while self.kept[c] > max {
                 self.halve(c, first);
             }
         }
@@ -491,6 +502,7 @@ impl Lane {
                 self.levels = merged;
             }
         }
+        self.kept[c] = self.kept(kind, item);
         let t = &mut self.thinning[c];
         t.stride = t.stride.saturating_mul(2);
     }
