@@ -476,7 +476,7 @@ impl Lane {
                     }
                     index += 1;
                     match kept {
-                        Some(i) if index > first && (index - first) % 2 == 0 => {
+                        Some(i) if index > first && (index - first).is_multiple_of(2) => {
                             out[i].count = out[i].count.saturating_add(m.count);
                         }
                         _ => {

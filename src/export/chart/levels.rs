@@ -335,7 +335,7 @@ pub(super) fn buckets(
 ) -> Vec<f64> {
     let mut counts = vec![0.0f64; buckets.max(1)];
     let width = (right - left) / counts.len() as f64;
-    if !(width > 0.0) {
+    if width.is_nan() || width <= 0.0 {
         return counts;
     }
     let column = |at: f64| ((at - left) / width).floor();
