@@ -283,7 +283,7 @@ fn read_item(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use coordsim_model::{MarkKind, MarkShape, SpanKind};
+    use coordsim_model::{LevelKind, MarkKind, MarkShape, SpanKind};
 
     const STYLE: TimelineStyle = TimelineStyle {
         spans: &[SpanKind {
@@ -300,8 +300,42 @@ mod tests {
             rgb: (0, 0, 0),
             shape: MarkShape::Tick,
         }],
-        levels: &[],
+        levels: &[LevelKind {
+            name: "holder",
+            label: "held by",
+            label_tr: "tutan",
+            rgb: (0, 0, 0),
+            categorical: true,
+        }],
     };
+
+    #[test]
+    fn resource_lanes_levels_and_rows_read_back_as_they_were() {
+        // An actor's spans in sub-rows with a repetition past them; a lock's lane whose
+        // holder is 1, then none (NaN, an empty cell), then 0, its holders named. A level's
+        // NaN is never equal to itself, so the file is what is compared: written, read and
+        // written again, the same bytes.
+        let mut actor = Lane::new("client");
+        actor.span_in_row("busy", 0, 0.0, Some(5.0));
+        actor.span_in_row("busy", 1, 1.0, Some(4.0));
+        actor.mark_in_row("tick", 1, 4.0);
+        actor.add_overflow();
+        let mut lock = Lane::new("row");
+        lock.level("holder", 0.0, 1.0);
+        lock.level("holder", 3.0, f64::NAN);
+        lock.level("holder", 4.0, 0.0);
+        lock.set_categories(vec!["a".into(), "b".into()]);
+        let mut lanes: Lanes = vec![actor].into();
+        lanes.push_resource(lock);
+        let bytes = to_csv(&[(0, lanes)]).unwrap();
+        let back = from_csv(&bytes, &STYLE).unwrap();
+        assert_eq!(to_csv(&back).unwrap(), bytes);
+        let (actor, lock) = (&back[0].1.lanes()[0], &back[0].1.resources()[0]);
+        assert_eq!((actor.rows(), actor.overflow()), (2, 1));
+        assert_eq!(lock.categories(), ["a", "b"]);
+        let values: Vec<f64> = lock.levels().iter().map(|p| p.value).collect();
+        assert!(values[0] == 1.0 && values[1].is_nan() && values[2] == 0.0);
+    }
 
     #[test]
     fn thinned_lanes_and_their_counts_read_back_as_they_were() {
