@@ -199,6 +199,9 @@ pub struct ReportArgs {
     /// Where the lessons are (every *.md below it is checked, when the folder exists).
     #[arg(long, default_value = "lessons", value_name = "DIR")]
     pub lessons: PathBuf,
+    /// The course's own words for the site (`en.toml`, `tr.toml`; when the folder exists).
+    #[arg(long, default_value = "locales", value_name = "DIR")]
+    pub locales: PathBuf,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

@@ -510,6 +510,8 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     check_index(&args.out.join("README.md"))?;
     let stems: Vec<String> = configs.iter().map(|c| c.stem.clone()).collect();
     crate::site::check_place(&args.out, &stems)?;
+    // The course's words for the site: read (and refused when wrong) before anything runs.
+    let words = crate::site::locales::Locales::read_warning(&args.locales)?;
     // Every config's folder is refused before anything runs, not when its turn comes.
     for stem in &stems {
         if let export::folder::Existing::Foreign(why) =
@@ -592,12 +594,8 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     // Every lesson under lessons/, checked against the same runs.
     let mut regions = Vec::new();
     let mut session = None;
-    let mut lessons_skipped = None;
-    if args.lessons.is_dir() && options.seed.is_some() {
-        lessons_skipped = Some(
-            "The lessons were not checked: --seed replaces the seeds their figures come from.",
-        );
-    }
+    // The index says why, in its own words.
+    let lessons_skipped = args.lessons.is_dir() && options.seed.is_some();
     if args.lessons.is_dir() && options.seed.is_none() {
         let files: Vec<String> = find_files(&args.lessons, "md")?
             .iter()
@@ -636,6 +634,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             lessons_dir: &args.lessons,
             lessons_skipped,
             seed: options.seed,
+            words: &words,
         },
         &mut batch,
     )?;

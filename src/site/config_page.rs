@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Plain};
-use super::words::say;
+use super::words::{Words, say};
 use crate::check::Verdict;
 use crate::config::Config;
 use crate::export::Run;
@@ -83,7 +83,8 @@ pub fn pages(
         } else {
             Vec::new()
         };
-        let html = render(loaded, &verdicts, (&files, &explored), input.seed);
+        let lc = input.words.words(config.locale);
+        let html = render(loaded, &verdicts, (&files, &explored), input.seed, lc);
         out.push(ConfigInfo {
             page: Page { file, html },
             canonical: canonical.clone(),
@@ -130,33 +131,33 @@ fn render(
     verdicts: &[Verdict],
     (files, explored): (&[String], &[String]),
     seed: Option<u64>,
+    lc: Words<'_>,
 ) -> String {
     let config = &loaded.config;
     let lang = config.locale.name();
     let mut h = Html::new();
     h.el("h1", &[("lang", lang)], &config.title).newline();
-    facts(&mut h, loaded, files, seed);
-    contents(&mut h, config, !explored.is_empty());
-    claims(&mut h, config, verdicts);
-    table(&mut h, loaded, seed);
-    charts(&mut h, config, files);
+    facts(&mut h, loaded, files, seed, lc);
+    contents(&mut h, config, !explored.is_empty(), lc);
+    claims(&mut h, config, verdicts, lc);
+    table(&mut h, loaded, seed, lc);
+    charts(&mut h, config, files, lc);
     if !explored.is_empty() {
-        executions(&mut h, config, explored);
+        executions(&mut h, config, explored, lc);
     }
-    parameters(&mut h, config);
-    source(&mut h, config, verdicts);
+    parameters(&mut h, config, lc);
+    source(&mut h, config, verdicts, lc);
     page(
         Depth::Site,
         &format!("{} — {}", config.title, config.source.name),
         h,
-        config.locale,
+        lc,
     )
 }
 
 /// The config's file, model, seed and size, and links to its data files.
-fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
+fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>, lc: Words<'_>) {
     let config = &loaded.config;
-    let lc = config.locale;
     h.open("dl", &[("class", "facts")]).newline();
     let fact = |h: &mut Html, term: &str, body: &dyn Fn(&mut Html)| {
         h.el("dt", &[], term);
@@ -201,8 +202,7 @@ fn facts(h: &mut Html, loaded: &Loaded, files: &[String], seed: Option<u64>) {
 }
 
 /// Links to the page's sections.
-fn contents(h: &mut Html, config: &Config, explored: bool) {
-    let lc = config.locale;
+fn contents(h: &mut Html, config: &Config, explored: bool, lc: Words<'_>) {
     h.open("nav", &[("class", "contents")]);
     let mut sections = vec![
         ("#claims", say(lc, "Claims")),
@@ -227,8 +227,7 @@ fn contents(h: &mut Html, config: &Config, explored: bool) {
 }
 
 /// The claims: verdict, what is read, expected, measured, the point, the config line.
-fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
-    let lc = config.locale;
+fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict], lc: Words<'_>) {
     let passed = verdicts.iter().filter(|v| v.pass).count();
     h.el("h2", &[("id", "claims")], say(lc, "Claims")).newline();
     if verdicts.is_empty() {
@@ -288,7 +287,7 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
         });
         // Where it is read, and its worst row when that says more (not the one point
         // its `where` already names).
-        let mut at = scope(config, claim);
+        let mut at = scope(config, claim, lc);
         // The worst row less the point `where` names already.
         let worst =
             v.at.strip_prefix(at.as_str())
@@ -300,7 +299,7 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
         }
         h.el("td", &[], &in_words(&at, lc));
         h.el("td", &[], &expected_text(v, claim, lc));
-        h.el("td", &[("class", "num")], &measured_text(v, lc));
+        h.el("td", &[("class", "num")], &measured_text(v, lc.locale));
         h.with("td", &[("class", "num")], |h| {
             let line = v.config_line.to_string();
             h.el(
@@ -327,21 +326,21 @@ fn measured_text(v: &Verdict, lc: Locale) -> String {
 /// What a claim expects, in the page's words and locale: the expression and its value, and
 /// how the measure must compare (± a tolerance, at most, within an interval). A claim over
 /// executions, or of text, keeps the words `check` prints.
-fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Locale) -> String {
+fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
     let n = &v.numbers;
     let Some(x) = n.expected.filter(|_| !n.relation.is_empty()) else {
         return v.expected.clone();
     };
     let tol = n.tolerance;
-    let mut value = crate::format::at_tolerance(x, tol, lc);
+    let mut value = crate::format::at_tolerance(x, tol, lc.locale);
     if let crate::config::Expect::Expr(text, _) = &claim.expect {
         value = format!("{text} = {value}");
     }
-    let num = |y: f64| crate::format::at_tolerance(y, tol, lc);
-    let reading = |y: f64| lc.number(&crate::format::reading(y));
+    let num = |y: f64| crate::format::at_tolerance(y, tol, lc.locale);
+    let reading = |y: f64| lc.locale.number(&crate::format::reading(y));
     match (n.relation, tol, n.ci) {
         ("expect" | "probability", Some(t), _) if t > 1e-9 => {
-            format!("{value} ± {}", lc.number(&crate::format::reading(t)))
+            format!("{value} ± {}", lc.locale.number(&crate::format::reading(t)))
         }
         ("at_most", Some(t), _) => say(lc, "at most {value} (slack {slack})")
             .replace("{value}", &value)
@@ -356,8 +355,8 @@ fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Locale) -> Strin
             .replace("{lo}", &reading(lo))
             .replace("{hi}", &reading(hi)),
         ("within_ci", _, Some((lo, hi))) => {
-            let level =
-                lc.percent(&lc.number(&crate::format::reading(n.level.unwrap_or(0.95) * 100.0)));
+            let level = crate::format::reading(n.level.unwrap_or(0.95) * 100.0);
+            let level = lc.locale.percent(&lc.locale.number(&level));
             say(lc, "{value}, inside the {level} interval [{lo}, {hi}]")
                 .replace("{value}", &value)
                 .replace("{level}", &level)
@@ -370,15 +369,15 @@ fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Locale) -> Strin
 
 /// A row as `check` names it (`rho = 0.8, replication 2`, `(5 replications)`), in the
 /// page's words and locale: each number localized, the replications named.
-fn in_words(row: &str, lc: Locale) -> String {
+fn in_words(row: &str, lc: Words<'_>) -> String {
     let row = row
         .replace("replications)", say(lc, "replications)"))
         .replace("replication ", say(lc, "replication "));
-    crate::format::numbers_in(&row, lc)
+    crate::format::numbers_in(&row, lc.locale)
 }
 
 /// Which rows a claim is evaluated on: its `where` (or every point) and its entity.
-fn scope(config: &Config, claim: &crate::config::Claim) -> String {
+fn scope(config: &Config, claim: &crate::config::Claim, lc: Words<'_>) -> String {
     let names = config.key_names();
     let mut parts: Vec<String> = claim
         .filter
@@ -386,17 +385,16 @@ fn scope(config: &Config, claim: &crate::config::Claim) -> String {
         .map(|(i, v)| format!("{} = {v}", names[*i]))
         .collect();
     if parts.is_empty() {
-        parts.push(say(config.locale, "every point").into());
+        parts.push(say(lc, "every point").into());
     }
     if let Some((e, _)) = &claim.entity {
-        parts.push(say(config.locale, "entity {entity}").replace("{entity}", e));
+        parts.push(say(lc, "entity {entity}").replace("{entity}", e));
     }
     parts.join(", ")
 }
 
 /// Every parameter's value (and where the config sets it), then the sweep's axes.
-fn parameters(h: &mut Html, config: &Config) {
-    let lc = config.locale;
+fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
     let line_of = |span: &crate::source::Span| config.source.line_col(span.start).0;
     let line_link = |h: &mut Html, line: usize| {
         h.el(
@@ -485,7 +483,7 @@ fn parameters(h: &mut Html, config: &Config) {
 }
 
 /// `a, b, c` of the first `most` values, then how many more.
-fn shown_list(values: &[String], most: usize, lc: crate::locale::Locale) -> String {
+fn shown_list(values: &[String], most: usize, lc: Words<'_>) -> String {
     let mut text = values
         .iter()
         .take(most)
@@ -501,7 +499,7 @@ fn shown_list(values: &[String], most: usize, lc: crate::locale::Locale) -> Stri
 }
 
 /// The table `table.md` holds, in the config's locale (its first [`MAX_TABLE_ROWS`] rows).
-fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
+fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>, lc: Words<'_>) {
     let config = &loaded.config;
     let run = Run {
         config,
@@ -523,10 +521,10 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
         kept.push_str(line);
         kept.push('\n');
     }
-    let lc = config.locale;
     h.el("h2", &[("id", "table")], say(lc, "Table")).newline();
     h.with("div", &[("lang", config.locale.name())], |h| {
-        h.append(markdown::render(&kept, &Plain));
+        let plain = Plain(say(lc, "an image in a table is not shown"));
+        h.append(markdown::render(&kept, &plain));
     });
     if rows > MAX_TABLE_ROWS + 2 {
         h.with("p", &[("class", "note")], |h| {
@@ -547,7 +545,7 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>) {
 }
 
 /// Every chart the run drew (its SVG inline, links to the SVG and the PNG).
-fn charts(h: &mut Html, config: &Config, files: &[String]) {
+fn charts(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
     let mut svgs: Vec<&str> = files
         .iter()
         .filter(|f| !f.ends_with(NARROW_SUFFIX))
@@ -570,7 +568,6 @@ fn charts(h: &mut Html, config: &Config, files: &[String]) {
             .map_or(usize::MAX, |(i, _)| i)
     };
     svgs.sort_by_key(|f| order(f));
-    let lc = config.locale;
     h.el("h2", &[("id", "charts")], say(lc, "Charts")).newline();
     if svgs.is_empty() {
         h.el("p", &[], say(lc, "This config draws no chart."))
@@ -612,7 +609,7 @@ fn charts(h: &mut Html, config: &Config, files: &[String]) {
 
 /// What the exploration found (`explore/`): the execution that decides each claim over
 /// executions, as its step chart, with its step table and the schedule that runs it again.
-fn executions(h: &mut Html, config: &Config, files: &[String]) {
+fn executions(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
     let link = |h: &mut Html, file: &str| {
         h.el(
             "a",
@@ -623,7 +620,6 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
             file,
         );
     };
-    let lc = config.locale;
     h.el("h2", &[("id", "executions")], say(lc, "Every execution"))
         .newline();
     h.open("p", &[]);
@@ -657,7 +653,10 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
         h.chart_image(
             &Depth::Site.output(&config.stem, &format!("explore/{svg}")),
             narrow.as_deref(),
-            &format!("{}: the execution deciding claim {n}", config.title),
+            // The number first: a title may hold `{n}`.
+            &say(lc, "{title}: the execution deciding claim {n}")
+                .replace("{n}", n)
+                .replace("{title}", &config.title),
         );
         h.open("figcaption", &[]);
         h.text(&say(lc, "claim {n} · ").replace("{n}", n));
@@ -683,7 +682,7 @@ fn executions(h: &mut Html, config: &Config, files: &[String]) {
 
 /// The config's own text, one anchor per line (`#L12`); a claim's lines marked with its
 /// verdict, its first line linking back to the claim.
-fn source(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
+fn source(h: &mut Html, config: &Config, verdicts: &[Verdict], lc: Words<'_>) {
     let text = &config.source.text;
     // (first line, last line, claim number, pass) of each claim.
     let spans: Vec<(usize, usize, usize, bool)> = config
@@ -722,7 +721,7 @@ fn source(h: &mut Html, config: &Config, verdicts: &[Verdict]) {
             h.el(
                 "a",
                 &[("href", &format!("#claim-{k}")), ("class", "to-claim")],
-                &say(config.locale, "claim {n}").replace("{n}", &k.to_string()),
+                &say(lc, "claim {n}").replace("{n}", &k.to_string()),
             );
         }
         // Each line is a block of its own: no line end between them.

@@ -5,11 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::html::{self, Html};
-use super::words::say;
+use super::words::{Words, say};
 use crate::check::Verdict;
 use crate::lesson::Session;
 use crate::lesson::eval::{Loaded, Outcome};
-use crate::locale::Locale;
 
 /// The folder under `OUT` that holds the pages (an output folder of its own).
 pub const FOLDER: &str = "site";
@@ -39,10 +38,13 @@ pub struct Input<'a> {
     pub lessons: Option<(&'a Session, &'a [LessonOutcomes])>,
     /// The lessons' folder (`lessons/`): the images a lesson page shows are copied from it.
     pub lessons_dir: &'a Path,
-    /// Why the lessons were not checked, when the folder exists but they were not.
-    pub lessons_skipped: Option<&'a str>,
+    /// Whether the lessons' folder exists but its lessons were not checked (`--seed`
+    /// replaced the seeds their figures come from); the index says so.
+    pub lessons_skipped: bool,
     /// `--seed`, when it replaced each config's seed.
     pub seed: Option<u64>,
+    /// The course's own words (`locales/`), for the pages of each locale.
+    pub words: &'a super::locales::Locales,
 }
 
 /// A page of the site under construction: where it goes and what it says.
@@ -93,14 +95,14 @@ impl Depth {
 
 /// A whole page: head (title, stylesheet, script, a policy that allows nothing from
 /// elsewhere), the site's header, `body`, a footer.
-pub(crate) fn page(depth: Depth, title: &str, body: Html, lc: Locale) -> String {
+pub(crate) fn page(depth: Depth, title: &str, body: Html, lc: Words<'_>) -> String {
     let mut h = Html::new();
     h.doctype(if depth == Depth::Index {
         INDEX_HEAD
     } else {
         PAGE_HEAD
     });
-    h.open("html", &[("lang", lc.name())]).newline();
+    h.open("html", &[("lang", lc.language())]).newline();
     h.open("head", &[]).newline();
     h.void("meta", &[("charset", "utf-8")]).newline();
     h.void(
@@ -165,11 +167,6 @@ pub(crate) fn badge(h: &mut Html, pass: bool, pass_word: &str, fail_word: &str) 
     } else {
         h.el("span", &[("class", "badge fail")], fail_word);
     }
-}
-
-/// `n passed, m failed` as the terminal's last line says it.
-pub(crate) fn count_line(passed: usize, failed: usize) -> String {
-    format!("{passed} passed, {failed} failed")
 }
 
 /// A file name in `OUT/site/`: `prefix`, `base` made a plain name (at most 120 bytes,

@@ -1,10 +1,14 @@
 //! The index: the totals `report` prints, every failure, then every config and lesson with
-//! its model, rows, claims and regions (failures first), each linked to its page.
+//! its model, rows, claims and regions (failures first), each linked to its page. Its words
+//! are the English locale's (a course's `locales/en.toml` among them): it lists pages of
+//! every language.
 
 use super::config_page::ConfigInfo;
-use super::frame::{Depth, Input, badge, count_line, page};
+use super::frame::{Depth, Input, badge, page};
 use super::html::Html;
 use super::lesson_page::Lessons;
+use super::words::{Words, say};
+use crate::locale::Locale;
 
 /// The index page.
 pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> String {
@@ -14,11 +18,12 @@ pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> S
     let regions_passed: usize = lessons.info.iter().map(|l| l.passed).sum();
     let passed = claims_passed + regions_passed;
     let failed = claims + regions - passed;
+    let lc = input.words.words(Locale::En);
     let mut h = Html::new();
-    h.el("h1", &[], "coordsim report").newline();
+    h.el("h1", &[], say(lc, "coordsim report")).newline();
     h.with("section", &[("class", "totals")], |h| {
         h.open("p", &[]);
-        badge(h, failed == 0, "ALL PASS", "FAILURES");
+        badge(h, failed == 0, say(lc, "ALL PASS"), say(lc, "FAILURES"));
         h.text(" ");
         h.el(
             "strong",
@@ -27,43 +32,50 @@ pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> S
                 ("data-passed", &passed.to_string()),
                 ("data-failed", &failed.to_string()),
             ],
-            &count_line(passed, failed),
+            &say(lc, "{passed} passed, {failed} failed")
+                .replace("{passed}", &passed.to_string())
+                .replace("{failed}", &failed.to_string()),
         );
         h.close("p").newline();
         h.el(
             "p",
             &[],
-            &format!(
-                "Claims: {claims_passed} of {claims} hold, in {} config(s). Lesson regions: {regions_passed} of {regions} match the run, in {} lesson(s).",
-                configs.len(),
-                lessons.info.len()
-            ),
+            &say(
+                lc,
+                "Claims: {claims_passed} of {claims} hold, in {configs} config(s). Lesson regions: {regions_passed} of {regions} match the run, in {lessons} lesson(s).",
+            )
+            .replace("{claims_passed}", &claims_passed.to_string())
+            .replace("{claims}", &claims.to_string())
+            .replace("{configs}", &configs.len().to_string())
+            .replace("{regions_passed}", &regions_passed.to_string())
+            .replace("{regions}", &regions.to_string())
+            .replace("{lessons}", &lessons.info.len().to_string()),
         )
         .newline();
-        if let Some(why) = input.lessons_skipped {
+        if input.lessons_skipped {
+            let why = say(
+                lc,
+                "The lessons were not checked: --seed replaces the seeds their figures come from.",
+            );
             h.el("p", &[("class", "note")], why).newline();
         }
     })
     .newline();
-    failures(&mut h, configs, lessons);
-    lesson_table(&mut h, lessons);
-    config_table(&mut h, configs);
-    page(
-        Depth::Index,
-        "coordsim report",
-        h,
-        crate::locale::Locale::En,
-    )
+    failures(&mut h, configs, lessons, lc);
+    lesson_table(&mut h, lessons, lc);
+    config_table(&mut h, configs, lc);
+    page(Depth::Index, say(lc, "coordsim report"), h, lc)
 }
 
 /// Every failing claim and drifted region, each linked to its place.
-fn failures(h: &mut Html, configs: &[ConfigInfo], lessons: &Lessons) {
+fn failures(h: &mut Html, configs: &[ConfigInfo], lessons: &Lessons, lc: Words<'_>) {
     let any =
         configs.iter().any(|c| c.failed() > 0) || lessons.info.iter().any(|l| l.passed < l.total);
     if !any {
         return;
     }
-    h.el("h2", &[("id", "failures")], "Failures").newline();
+    h.el("h2", &[("id", "failures")], say(lc, "Failures"))
+        .newline();
     h.open("ul", &[("class", "failures")]).newline();
     for c in configs {
         for (k, v) in c.verdicts.iter().enumerate().filter(|(_, v)| !v.pass) {
@@ -104,13 +116,13 @@ fn head_row(h: &mut Html, heads: &[&str]) {
 }
 
 /// Every config, those with a failed claim first (path order otherwise).
-fn config_table(h: &mut Html, configs: &[ConfigInfo]) {
+fn config_table(h: &mut Html, configs: &[ConfigInfo], lc: Words<'_>) {
     let mut order: Vec<&ConfigInfo> = configs.iter().collect();
     order.sort_by_key(|c| c.failed() == 0);
     h.el(
         "h2",
         &[("id", "configs")],
-        &format!("Configs ({})", configs.len()),
+        &say(lc, "Configs ({count})").replace("{count}", &configs.len().to_string()),
     )
     .newline();
     h.open("div", &[("class", "table-wrap")])
@@ -118,14 +130,14 @@ fn config_table(h: &mut Html, configs: &[ConfigInfo]) {
     head_row(
         h,
         &[
-            "config",
-            "title",
-            "model",
-            "rows",
-            "claims passed",
-            "failed",
-            "verdict",
-            "data",
+            say(lc, "config"),
+            say(lc, "title"),
+            say(lc, "model"),
+            say(lc, "rows"),
+            say(lc, "claims passed"),
+            say(lc, "failed"),
+            say(lc, "verdict"),
+            say(lc, "data"),
         ],
     );
     for c in order {
@@ -141,7 +153,9 @@ fn config_table(h: &mut Html, configs: &[ConfigInfo]) {
         h.el("td", &[("class", "num")], &c.rows.to_string());
         h.el("td", &[("class", "num")], &c.passed.to_string());
         h.el("td", &[("class", "num")], &c.failed().to_string());
-        h.with("td", &[], |h| badge(h, c.failed() == 0, "PASS", "FAIL"));
+        h.with("td", &[], |h| {
+            badge(h, c.failed() == 0, say(lc, "PASS"), say(lc, "FAIL"));
+        });
         h.with("td", &[], |h| {
             h.el(
                 "a",
@@ -161,7 +175,7 @@ fn config_table(h: &mut Html, configs: &[ConfigInfo]) {
 }
 
 /// Every lesson, those with a drifted region first.
-fn lesson_table(h: &mut Html, lessons: &Lessons) {
+fn lesson_table(h: &mut Html, lessons: &Lessons, lc: Words<'_>) {
     if lessons.info.is_empty() {
         return;
     }
@@ -170,14 +184,20 @@ fn lesson_table(h: &mut Html, lessons: &Lessons) {
     h.el(
         "h2",
         &[("id", "lessons")],
-        &format!("Lessons ({})", lessons.info.len()),
+        &say(lc, "Lessons ({count})").replace("{count}", &lessons.info.len().to_string()),
     )
     .newline();
     h.open("div", &[("class", "table-wrap")])
         .open("table", &[("class", "index")]);
     head_row(
         h,
-        &["lesson", "title", "regions passed", "drifted", "verdict"],
+        &[
+            say(lc, "lesson"),
+            say(lc, "title"),
+            say(lc, "regions passed"),
+            say(lc, "drifted"),
+            say(lc, "verdict"),
+        ],
     );
     for l in order {
         let pass = l.passed == l.total;
@@ -188,7 +208,9 @@ fn lesson_table(h: &mut Html, lessons: &Lessons) {
         h.el("td", &[("lang", &l.locale)], &l.title);
         h.el("td", &[("class", "num")], &l.passed.to_string());
         h.el("td", &[("class", "num")], &(l.total - l.passed).to_string());
-        h.with("td", &[], |h| badge(h, pass, "PASS", "FAIL"));
+        h.with("td", &[], |h| {
+            badge(h, pass, say(lc, "PASS"), say(lc, "FAIL"))
+        });
         h.close("tr").newline();
     }
     h.close("tbody").close("table").close("div").newline();

@@ -11,11 +11,10 @@ use super::config_page::ConfigInfo;
 use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Hooks, INLINE_CLOSE, Image, MAX_INLINE_REGIONS};
-use super::words::say;
+use super::words::{Words, say};
 use crate::export::chart::NARROW_SUFFIX;
 use crate::lesson::eval::{Loaded, Outcome, selected};
 use crate::lesson::parse::{Kind, Lesson, Region};
-use crate::locale::Locale;
 
 /// Most bytes of one image a lesson page copies into the site.
 pub const MAX_IMAGE_BYTES: u64 = 32 << 20;
@@ -113,7 +112,7 @@ pub fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lesson
             configs,
             images: &images,
             used: RefCell::new(std::mem::take(&mut used)),
-            lc: lesson.locale,
+            lc: input.words.words(lesson.locale),
             chart_block: std::cell::Cell::new(None),
         };
         let title = title_of(&lesson.text).unwrap_or_else(|| file.clone());
@@ -150,7 +149,7 @@ pub fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lesson
                 Depth::Site,
                 &format!("{title} — {file}"),
                 body,
-                lesson.locale,
+                input.words.words(lesson.locale),
             ),
         });
     }
@@ -260,7 +259,7 @@ fn render(
     hooks: &LessonHooks<'_>,
 ) -> Html {
     let mut h = Html::new();
-    let lc = lesson.locale;
+    let lc = hooks.lc;
     let passed = regions.iter().filter(|r| r.outcome.pass).count();
     let failed = regions.len() - passed;
     h.with("section", &[("class", "lesson-summary")], |h| {
@@ -326,7 +325,7 @@ fn render(
 /// The configs the lesson uses, each linked to its page: (name, path as written, page).
 type Uses<'a> = [(&'a str, &'a str, Option<&'a ConfigInfo>)];
 
-fn uses(h: &mut Html, uses: &Uses<'_>, lc: Locale) {
+fn uses(h: &mut Html, uses: &Uses<'_>, lc: Words<'_>) {
     h.open("p", &[("class", "uses")]).text(say(lc, "Configs: "));
     for (k, (name, path, info)) in uses.iter().enumerate() {
         if k > 0 {
@@ -356,7 +355,7 @@ struct LessonHooks<'a> {
     /// File names taken in `OUT/site/`.
     used: RefCell<Vec<String>>,
     /// The lesson's locale: the language of the page's own words.
-    lc: Locale,
+    lc: Words<'a>,
     /// The chart block being written, if any (its region's index).
     chart_block: std::cell::Cell<Option<usize>>,
 }
@@ -413,12 +412,16 @@ impl Hooks for LessonHooks<'_> {
 
     fn image(&self, src: &str) -> Image {
         if src.contains(':') {
-            return Image::Missing(format!(
-                "{src}: the site shows only the lesson's own image files, never one from the network"
-            ));
+            return Image::Missing(
+                say(
+                    self.lc,
+                    "{src}: the site shows only the lesson's own image files, never one from the network",
+                )
+                .replace("{src}", src),
+            );
         }
         let mut images = self.images.borrow_mut();
-        match images.copy(&self.dir.join(src), &mut self.used.borrow_mut()) {
+        match images.copy(&self.dir.join(src), &mut self.used.borrow_mut(), self.lc) {
             Ok(name) => Image::Site(Depth::Site.site(&name), self.narrow_chart()),
             Err(why) => Image::Missing(format!("{src}: {why}")),
         }
@@ -508,26 +511,40 @@ fn ids(r: &RegionView<'_>, i: usize) -> (&'static str, String, String) {
 }
 
 impl Images {
-    /// Copies the image at `path` into the site once; its file name there, or why not.
-    fn copy(&mut self, path: &Path, used: &mut Vec<String>) -> Result<String, String> {
-        let canonical = std::fs::canonicalize(path).map_err(|_| "no such file".to_string())?;
+    /// Copies the image at `path` into the site once; its file name there, or why not (in
+    /// the page's words).
+    fn copy(
+        &mut self,
+        path: &Path,
+        used: &mut Vec<String>,
+        lc: Words<'_>,
+    ) -> Result<String, String> {
+        let canonical =
+            std::fs::canonicalize(path).map_err(|_| say(lc, "no such file").to_string())?;
         if let Some((_, name, _)) = self.copied.iter().find(|(p, _, _)| *p == canonical) {
             return Ok(name.clone());
         }
         let Some(root) = &self.root else {
-            return Err("the lessons' folder cannot be read".into());
+            return Err(say(lc, "the lessons' folder cannot be read").into());
         };
         let Ok(rel) = canonical.strip_prefix(root) else {
-            return Err("outside the lessons' folder, so not copied into the site".into());
+            return Err(say(
+                lc,
+                "outside the lessons' folder, so not copied into the site",
+            )
+            .into());
         };
         let ext = canonical
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .filter(|e| IMAGE_EXTENSIONS.contains(&e.as_str()))
-            .ok_or_else(|| format!("not an image ({})", IMAGE_EXTENSIONS.join(", ")))?;
+            .ok_or_else(|| {
+                say(lc, "not an image ({extensions})")
+                    .replace("{extensions}", &IMAGE_EXTENSIONS.join(", "))
+            })?;
         let bytes = crate::input::read_capped(&canonical, MAX_IMAGE_BYTES)
-            .map_err(|e| format!("cannot be read: {e}"))?;
+            .map_err(|e| say(lc, "cannot be read: {error}").replace("{error}", &e))?;
         let base = rel.with_extension("").to_string_lossy().replace('/', "--");
         let name = unique_name("lessons-", &base, &format!(".{ext}"), used);
         self.copied.push((canonical, name.clone(), bytes));
@@ -537,7 +554,7 @@ impl Images {
 
 /// Where a region's text comes from and whether it still holds. `links`: whether links
 /// may be written (not inside a link of the lesson's).
-fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
+fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     let o = r.outcome;
     row(h, say(lc, "verdict"), &|h| {
         badge(
@@ -578,18 +595,18 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
     match &r.region.kind {
         Kind::Value { .. } => {
             row(h, say(lc, "run"), &|h| {
-                h.el("span", &[("class", "cs-run")], &lc.number(&o.run));
+                h.el("span", &[("class", "cs-run")], &lc.locale.number(&o.run));
             });
             row(h, say(lc, "written"), &|h| {
                 h.text(&o.written);
                 if let Some((level, lo, hi, runs)) = o.interval {
-                    let n = |x: f64| lc.number(&crate::format::reading(x));
+                    let n = |x: f64| lc.locale.number(&crate::format::reading(x));
                     h.text(
                         &say(
                             lc,
                             " (a theory's value: inside the {level} interval [{lo}, {hi}] of the mean of {runs} runs)",
                         )
-                        .replace("{level}", &lc.percent(&n(level * 100.0)))
+                        .replace("{level}", &lc.locale.percent(&n(level * 100.0)))
                         .replace("{lo}", &n(lo))
                         .replace("{hi}", &n(hi))
                         .replace("{runs}", &runs.to_string()),
@@ -597,7 +614,7 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
                 } else if let Some(p) = &o.precision {
                     h.text(
                         &say(lc, " (the written digits allow {precision})")
-                            .replace("{precision}", &crate::format::numbers_in(p, lc)),
+                            .replace("{precision}", &crate::format::numbers_in(p, lc.locale)),
                     );
                 }
             });
@@ -625,7 +642,7 @@ fn row(h: &mut Html, term: &str, body: &dyn Fn(&mut Html)) {
 }
 
 /// The column (or table, chart) a region reads, and its filters as the lesson writes them.
-fn described(region: &Region, lc: Locale) -> (String, String) {
+fn described(region: &Region, lc: Words<'_>) -> (String, String) {
     let what = match &region.kind {
         Kind::Value { column } => format!("{}.{column}", region.config),
         Kind::Table => say(lc, "table {config}").replace("{config}", &region.config),
@@ -647,7 +664,7 @@ fn described(region: &Region, lc: Locale) -> (String, String) {
 /// The claims of the config that check the same value at the same points, each with its
 /// config line; for a parameter, the line that sets it; for a table or chart, its place on
 /// the config's page.
-fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Locale) {
+fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     let Some((_, loaded)) = r.run else { return };
     let config = &loaded.config;
     let page = r.config.map(|c| Depth::Site.site(c.file()));
@@ -706,7 +723,7 @@ fn checked_by_text(
     column: &str,
     claims: &[(usize, &crate::config::Claim)],
     link: &dyn Fn(&mut Html, &str, &str),
-    lc: Locale,
+    lc: Words<'_>,
 ) {
     if let Some(i) = config.key_index(column).filter(|_| claims.is_empty()) {
         let span = config

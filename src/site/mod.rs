@@ -22,6 +22,8 @@ pub mod index;
 
 pub mod lesson_page;
 
+pub mod locales;
+
 pub mod markdown;
 mod words;
 

@@ -1,184 +1,367 @@
 //! The site's own words in a page's language: a config's page in its config's locale, a
-//! lesson's page in its lesson's (the index, which lists pages of every language, stays
-//! English). Each phrase is written in English where the page is built (`say(lc, "Claims")`)
-//! and found here for Turkish; `{name}` placeholders are filled by the caller. A test reads
-//! every page module and fails on a phrase with no Turkish, so a new English word cannot
-//! reach a Turkish page unnoticed.
+//! lesson's page in its lesson's (the index, which lists pages of every language, in the
+//! English locale's). Each phrase is written in English where the page is built
+//! (`say(lc, "Claims")`) and found here, with its key and its Turkish; `{name}` placeholders
+//! are filled by the caller. A course may replace any of them by key in a locale file of its
+//! own ([`super::locales`]). A test reads every page module and fails on a phrase with no
+//! Turkish, so a new English word cannot reach a Turkish page unnoticed; `say` itself stops
+//! a test build on a phrase that has no key.
 
 use crate::locale::Locale;
 
-/// `en` in `locale`: itself in English, its Turkish from [`TURKISH`] in Turkish.
-pub(crate) fn say(locale: Locale, en: &'static str) -> &'static str {
-    match locale {
-        Locale::En => en,
-        Locale::Tr => TURKISH
-            .iter()
-            .find(|(e, _)| *e == en)
-            .map_or(en, |(_, tr)| tr),
+/// A course's words for the pages of one locale, as its locale file gives them
+/// ([`super::locales`] reads the file).
+#[derive(Debug, Default)]
+pub(crate) struct CourseWords {
+    /// The words' own language (`<html lang>`), when not the locale's: then a word the file
+    /// leaves out is English.
+    pub(crate) language: Option<String>,
+    /// The course's word for each of [`WORDS`], by index, when it gives one.
+    pub(crate) given: Vec<Option<String>>,
+}
+
+/// The words a page is written in: its locale's, and the course's own for that locale where
+/// it gives them. Cheap to copy: every page function takes one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Words<'a> {
+    /// The page's locale: its numbers, and the built-in words it falls back on.
+    pub(crate) locale: Locale,
+    /// The course's locale file for it, when there is one.
+    pub(crate) course: Option<&'a CourseWords>,
+}
+
+impl Words<'_> {
+    /// The built-in words of `locale`, nothing of a course's.
+    #[cfg(test)]
+    pub(crate) fn built_in(locale: Locale) -> Words<'static> {
+        Words {
+            locale,
+            course: None,
+        }
+    }
+
+    /// The language the page's words are in (`<html lang>`): the course's own when its file
+    /// says so (`language = "de"`), else the locale's.
+    pub(crate) fn language(&self) -> &str {
+        self.course
+            .and_then(|c| c.language.as_deref())
+            .unwrap_or(self.locale.name())
     }
 }
 
-/// Every phrase of the config and lesson pages and their frame, with its Turkish.
-pub(crate) const TURKISH: &[(&str, &str)] = &[
+/// `en` in the page's words: the course's word for its key when its locale file gives one;
+/// else, in a file of another language, the English; else the locale's built-in word.
+///
+/// Every phrase a page says is one of [`WORDS`]: a build with debug assertions (the tests')
+/// stops on one that is not, wherever its text came from.
+pub(crate) fn say<'a>(words: Words<'a>, en: &'static str) -> &'a str {
+    let Some(i) = WORDS.iter().position(|(_, e, _)| *e == en) else {
+        debug_assert!(false, "the site says {en:?}, which has no key in WORDS");
+        return en;
+    };
+    if let Some(course) = words.course {
+        if let Some(Some(word)) = course.given.get(i) {
+            return word;
+        }
+        if course.language.is_some() {
+            return en;
+        }
+    }
+    match words.locale {
+        Locale::En => en,
+        Locale::Tr => WORDS[i].2,
+    }
+}
+
+/// The placeholders of a phrase (`{passed}`, `{total}`), sorted: what a course's word for
+/// it must keep.
+pub(crate) fn placeholders(text: &str) -> Vec<String> {
+    let mut holes: Vec<String> = text
+        .split('{')
+        .skip(1)
+        .filter_map(|p| p.split_once('}').map(|(n, _)| n.to_string()))
+        .collect();
+    holes.sort();
+    holes
+}
+
+/// Every phrase of the config and lesson pages and their frame: its key (what a course's
+/// locale file names it by), its English and its Turkish.
+pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     // The frame.
-    ("coordsim report", "coordsim raporu"),
-    ("Written by ", "Yazan: "),
+    ("site_name", "coordsim report", "coordsim raporu"),
+    ("footer_written_by", "Written by ", "Yazan: "),
     (
+        "footer_promise",
         ": every figure re-run and re-checked; no server, no network.",
         ": her sayı yeniden koşulup denetlendi; sunucu yok, ağ yok.",
     ),
     // A config's page.
-    ("config", "dosya"),
-    ("model", "model"),
-    ("runs", "koşular"),
-    ("locale", "dil"),
-    ("data", "veri"),
+    ("fact_config", "config", "dosya"),
+    ("fact_model", "model", "model"),
+    ("fact_runs", "runs", "koşular"),
+    ("fact_locale", "locale", "dil"),
+    ("fact_data", "data", "veri"),
     (
+        "runs_summary",
         "{points} point(s) × {replications} replication(s); {rows} row(s) in results.csv; seed {seed}",
         "{points} nokta × {replications} tekrar; results.csv'de {rows} satır; tohum {seed}",
     ),
-    ("Claims", "İddialar"),
-    ("Table", "Tablo"),
-    ("Charts", "Grafikler"),
-    ("Every execution", "Her yürütme"),
-    ("Parameters", "Parametreler"),
-    ("Sweep", "Tarama"),
-    ("Config text", "Yapılandırma metni"),
+    ("heading_claims", "Claims", "İddialar"),
+    ("heading_table", "Table", "Tablo"),
+    ("heading_charts", "Charts", "Grafikler"),
+    ("heading_executions", "Every execution", "Her yürütme"),
+    ("heading_parameters", "Parameters", "Parametreler"),
+    ("heading_sweep", "Sweep", "Tarama"),
+    ("heading_config_text", "Config text", "Yapılandırma metni"),
     (
+        "no_claims",
         "This config makes no claim.",
         "Bu yapılandırma hiçbir iddiada bulunmaz.",
     ),
     (
+        "claims_summary",
         "{passed} of {total} claim(s) hold, {failed} fail.",
         "{total} iddianın {passed} tanesi tutuyor, {failed} tanesi tutmuyor.",
     ),
-    ("claim", "iddia"),
-    ("verdict", "sonuç"),
-    ("reads", "okuduğu"),
-    ("where", "nerede"),
-    ("expected", "beklenen"),
-    ("measured", "ölçülen"),
-    ("line", "satır"),
-    ("PASS", "GEÇTİ"),
-    ("FAIL", "KALDI"),
-    ("the one row", "tek satır"),
-    (" — worst: {row}", " — en kötü: {row}"),
-    ("replications)", "tekrar)"),
-    ("replication ", "tekrar "),
-    ("mean of {metric}", "{metric} ortalaması"),
-    ("min of {metric}", "{metric} en küçüğü"),
-    ("max of {metric}", "{metric} en büyüğü"),
+    ("column_claim", "claim", "iddia"),
+    ("column_verdict", "verdict", "sonuç"),
+    ("column_reads", "reads", "okuduğu"),
+    ("column_where", "where", "nerede"),
+    ("column_expected", "expected", "beklenen"),
+    ("column_measured", "measured", "ölçülen"),
+    ("column_line", "line", "satır"),
+    ("pass", "PASS", "GEÇTİ"),
+    ("fail", "FAIL", "KALDI"),
+    ("the_one_row", "the one row", "tek satır"),
+    ("worst_row", " — worst: {row}", " — en kötü: {row}"),
+    ("replications_close", "replications)", "tekrar)"),
+    ("replication", "replication ", "tekrar "),
+    ("mean_of", "mean of {metric}", "{metric} ortalaması"),
+    ("min_of", "min of {metric}", "{metric} en küçüğü"),
+    ("max_of", "max of {metric}", "{metric} en büyüğü"),
     (
+        "at_most_slack",
         "at most {value} (slack {slack})",
         "en çok {value} (pay {slack})",
     ),
-    ("at most {value}", "en çok {value}"),
+    ("at_most", "at most {value}", "en çok {value}"),
     (
+        "at_least_slack",
         "at least {value} (slack {slack})",
         "en az {value} (pay {slack})",
     ),
-    ("at least {value}", "en az {value}"),
+    ("at_least", "at least {value}", "en az {value}"),
     (
+        "ratio_within",
         "{value}, the ratio in [{lo}, {hi}]",
         "{value}, oran [{lo}, {hi}] içinde",
     ),
     (
+        "inside_interval",
         "{value}, inside the {level} interval [{lo}, {hi}]",
         "{value}, {level} güven aralığı [{lo}, {hi}] içinde",
     ),
-    ("line {line}", "satır {line}"),
-    ("every point", "her nokta"),
-    ("entity {entity}", "varlık {entity}"),
-    ("parameter", "parametre"),
-    ("value", "değer"),
-    ("set", "nerede"),
-    ("meaning", "anlamı"),
-    ("swept: {count} values", "taranır: {count} değer"),
-    ("sweep", "tarama"),
-    ("default", "varsayılan"),
-    (", … ({count} in all)", ", … (toplam {count})"),
+    ("line_number", "line {line}", "satır {line}"),
+    ("every_point", "every point", "her nokta"),
+    ("entity_named", "entity {entity}", "varlık {entity}"),
+    ("column_parameter", "parameter", "parametre"),
+    ("column_value", "value", "değer"),
+    ("column_set", "set", "nerede"),
+    ("column_meaning", "meaning", "anlamı"),
     (
+        "swept_values",
+        "swept: {count} values",
+        "taranır: {count} değer",
+    ),
+    ("set_by_sweep", "sweep", "tarama"),
+    ("set_by_default", "default", "varsayılan"),
+    (
+        "more_values",
+        ", … ({count} in all)",
+        ", … (toplam {count})",
+    ),
+    (
+        "first_rows",
         "The first {shown} of {total} rows; ",
         "{total} satırın ilk {shown} tanesi; ",
     ),
     (
+        "csv_holds_all",
         " and the CSV files hold them all.",
         " ve CSV dosyaları hepsini tutar.",
     ),
     (
+        "no_charts",
         "This config draws no chart.",
         "Bu yapılandırma grafik çizmez.",
     ),
     (
+        "executions_intro",
         "Every execution of each point, explored (",
         "Her noktanın her yürütmesi, tarandı (",
     ),
-    (", every outcome in ", ", her sonuç "),
+    ("executions_outcomes", ", every outcome in ", ", her sonuç "),
     (
+        "executions_claims",
         "). Each claim an execution decides, by its shortest one:",
         " dosyasında). Bir yürütmenin belirlediği her iddia, en kısasıyla:",
     ),
-    ("claim {n} · ", "iddia {n} · "),
-    ("claim {n}", "iddia {n}"),
+    ("trace_caption", "claim {n} · ", "iddia {n} · "),
+    ("claim_link", "claim {n}", "iddia {n}"),
     // A lesson's page.
-    ("ALL MATCH", "HEPSİ TUTUYOR"),
-    ("DRIFTED", "KAYDI"),
+    ("all_match", "ALL MATCH", "HEPSİ TUTUYOR"),
+    ("drifted_badge", "DRIFTED", "KAYDI"),
     (
+        "lesson_summary",
         " {file}: {count} marked region(s) checked — {passed} passed, {failed} failed.",
         " {file}: işaretli {count} bölge denetlendi — {passed} tuttu, {failed} kaydı.",
     ),
     (
+        "lesson_help",
         "Every marked number, table and chart below was re-run and compared with the text at the precision its author wrote. Hover over or focus (Tab) a marked value to see where it comes from.",
         "Aşağıda işaretli her sayı, tablo ve grafik yeniden koşuldu ve metinle, yazarının yazdığı duyarlıkta karşılaştırıldı. İşaretli bir değerin nereden geldiğini görmek için üzerine gelin ya da (Tab ile) odaklayın.",
     ),
-    ("Drifted regions", "Kayan bölgeler"),
+    ("heading_drifted", "Drifted regions", "Kayan bölgeler"),
     (
+        "marks_first",
         "This page marks the first {count} inline regions.",
         "Bu sayfa ilk {count} satır içi bölgeyi işaretler.",
     ),
-    ("Configs: ", "Yapılandırmalar: "),
-    ("checked", "denetlendi"),
-    ("drift", "kaydı"),
-    ("drifted", "kaydı"),
-    ("matches the run", "koşuyla tutuyor"),
-    ("drifted from the run", "koşudan kaydı"),
-    ("at", "nokta"),
+    ("lesson_configs", "Configs: ", "Yapılandırmalar: "),
+    ("block_checked", "checked", "denetlendi"),
+    ("drift_flag", "drift", "kaydı"),
+    ("block_drifted", "drifted", "kaydı"),
+    ("matches_run", "matches the run", "koşuyla tutuyor"),
+    ("drifted_from_run", "drifted from the run", "koşudan kaydı"),
+    ("term_at", "at", "nokta"),
     (
+        "every_row_selected",
         "every row it selects (one value)",
         "seçtiği her satır (tek değer)",
     ),
-    ("run", "koşu"),
-    ("written", "yazılan"),
+    ("term_run", "run", "koşu"),
+    ("term_written", "written", "yazılan"),
     (
+        "written_precision",
         " (the written digits allow {precision})",
         " (yazılan basamakların payı {precision})",
     ),
     (
+        "theory_interval",
         " (a theory's value: inside the {level} interval [{lo}, {hi}] of the mean of {runs} runs)",
         " (bir kuramın değeri: {runs} koşunun ortalamasının {level} güven aralığı [{lo}, {hi}] içinde)",
     ),
-    ("image", "görüntü"),
-    ("see", "bakınız"),
-    ("the config's table", "yapılandırmanın tablosu"),
+    ("term_image", "image", "görüntü"),
+    ("term_see", "see", "bakınız"),
     (
+        "configs_table",
+        "the config's table",
+        "yapılandırmanın tablosu",
+    ),
+    (
+        "configs_chart",
         "the chart on the config's page",
         "yapılandırma sayfasındaki grafik",
     ),
-    ("checked by", "denetleyen"),
-    ("a parameter, set at ", "bir parametre, ayarlandığı yer: "),
-    ("config line {line}", "yapılandırma satırı {line}"),
+    ("term_checked_by", "checked by", "denetleyen"),
     (
+        "parameter_set_at",
+        "a parameter, set at ",
+        "bir parametre, ayarlandığı yer: ",
+    ),
+    (
+        "config_line",
+        "config line {line}",
+        "yapılandırma satırı {line}",
+    ),
+    (
+        "parameter_default",
         "a parameter at its default (the config does not set it)",
         "varsayılan değerinde bir parametre (yapılandırma ayarlamıyor)",
     ),
     (
+        "page_check_alone",
         "this page's check alone: no claim of the config reads this value here",
         "yalnız bu sayfanın denetimi: yapılandırmanın hiçbir iddiası bu değeri burada okumuyor",
     ),
-    ("claim ", "iddia "),
-    (" at ", ", "),
-    ("table {config}", "tablo {config}"),
-    ("chart {config} {chart}", "grafik {config} {chart}"),
+    ("claim_named", "claim ", "iddia "),
+    ("claim_at", " at ", ", "),
+    ("table_named", "table {config}", "tablo {config}"),
+    (
+        "chart_named",
+        "chart {config} {chart}",
+        "grafik {config} {chart}",
+    ),
+    // A lesson's image the page does not show: why, after its alt text.
+    (
+        "image_from_network",
+        "{src}: the site shows only the lesson's own image files, never one from the network",
+        "{src}: site yalnız dersin kendi görüntü dosyalarını gösterir, ağdan hiçbirini göstermez",
+    ),
+    ("image_no_file", "no such file", "böyle bir dosya yok"),
+    (
+        "image_folder_unreadable",
+        "the lessons' folder cannot be read",
+        "derslerin klasörü okunamıyor",
+    ),
+    (
+        "image_outside",
+        "outside the lessons' folder, so not copied into the site",
+        "derslerin klasörünün dışında, bu yüzden siteye kopyalanmadı",
+    ),
+    (
+        "image_not_an_image",
+        "not an image ({extensions})",
+        "bir görüntü değil ({extensions})",
+    ),
+    (
+        "image_unreadable",
+        "cannot be read: {error}",
+        "okunamıyor: {error}",
+    ),
+    (
+        "image_in_table",
+        "an image in a table is not shown",
+        "tablodaki bir görüntü gösterilmez",
+    ),
+    // An explored execution's step chart, for a reader who cannot see it.
+    (
+        "trace_alt",
+        "{title}: the execution deciding claim {n}",
+        "{title}: iddia {n} için belirleyici yürütme",
+    ),
+    // The index (the English locale's words: it lists pages of every language).
+    ("all_pass", "ALL PASS", "HEPSİ GEÇTİ"),
+    ("failures_badge", "FAILURES", "HATALAR"),
+    (
+        "totals_line",
+        "{passed} passed, {failed} failed",
+        "{passed} geçti, {failed} kaldı",
+    ),
+    (
+        "index_summary",
+        "Claims: {claims_passed} of {claims} hold, in {configs} config(s). Lesson regions: {regions_passed} of {regions} match the run, in {lessons} lesson(s).",
+        "İddialar: {claims} iddianın {claims_passed} tanesi tutuyor, {configs} yapılandırmada. Ders bölgeleri: {regions} bölgenin {regions_passed} tanesi koşuyla tutuyor, {lessons} derste.",
+    ),
+    (
+        "lessons_not_checked",
+        "The lessons were not checked: --seed replaces the seeds their figures come from.",
+        "Dersler denetlenmedi: --seed, sayılarının geldiği tohumların yerini alıyor.",
+    ),
+    ("heading_failures", "Failures", "Hatalar"),
+    (
+        "heading_configs",
+        "Configs ({count})",
+        "Yapılandırmalar ({count})",
+    ),
+    ("heading_lessons", "Lessons ({count})", "Dersler ({count})"),
+    ("column_title", "title", "başlık"),
+    ("column_rows", "rows", "satırlar"),
+    ("column_claims_passed", "claims passed", "tutan iddialar"),
+    ("column_failed", "failed", "tutmayan"),
+    ("column_lesson", "lesson", "ders"),
+    ("column_regions_passed", "regions passed", "tutan bölgeler"),
 ];
 
 #[cfg(test)]
@@ -211,14 +394,15 @@ mod tests {
             include_str!("frame.rs"),
             include_str!("config_page.rs"),
             include_str!("lesson_page.rs"),
+            include_str!("index.rs"),
         ];
         let mut seen = 0;
         for source in sources {
             for phrase in phrases(source) {
                 seen += 1;
                 assert!(
-                    TURKISH.iter().any(|(en, _)| *en == phrase),
-                    "no Turkish for {phrase:?}: add it to TURKISH"
+                    WORDS.iter().any(|(_, en, _)| *en == phrase),
+                    "no key and Turkish for {phrase:?}: add it to WORDS"
                 );
             }
         }
@@ -229,21 +413,56 @@ mod tests {
     }
 
     #[test]
-    fn each_phrase_is_given_once_with_its_placeholders() {
-        for (i, (en, tr)) in TURKISH.iter().enumerate() {
-            assert!(TURKISH[..i].iter().all(|(e, _)| e != en), "{en:?} twice");
-            let holes = |s: &str| {
-                let mut h: Vec<String> = s
-                    .split('{')
-                    .skip(1)
-                    .filter_map(|p| p.split_once('}').map(|(n, _)| n.to_string()))
-                    .collect();
-                h.sort();
-                h
-            };
-            assert_eq!(holes(en), holes(tr), "{en:?}: its placeholders");
-            assert_eq!(say(Locale::Tr, en), *tr);
-            assert_eq!(say(Locale::En, en), *en);
+    #[should_panic(expected = "has no key in WORDS")]
+    fn a_phrase_with_no_key_stops_a_test_build() {
+        say(Words::built_in(Locale::En), "a phrase nobody keyed");
+    }
+
+    #[test]
+    fn each_phrase_and_key_is_given_once_with_its_placeholders() {
+        let tr = Words::built_in(Locale::Tr);
+        let en = Words::built_in(Locale::En);
+        for (i, (key, english, turkish)) in WORDS.iter().enumerate() {
+            assert!(
+                WORDS[..i].iter().all(|(_, e, _)| e != english),
+                "{english:?} twice"
+            );
+            assert!(WORDS[..i].iter().all(|(k, _, _)| k != key), "{key:?} twice");
+            assert!(
+                !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{key:?}: a key is lowercase words joined by `_`"
+            );
+            assert_eq!(
+                placeholders(english),
+                placeholders(turkish),
+                "{english:?}: its placeholders"
+            );
+            assert_eq!(say(tr, english), *turkish);
+            assert_eq!(say(en, english), *english);
+        }
+    }
+
+    #[test]
+    fn docs_list_every_key_with_its_english_and_turkish() {
+        // docs/config.md's table of site words, row by row as WORDS holds them: a course
+        // author reads the keys there.
+        let docs = include_str!("../../docs/config.md");
+        let start = docs
+            .find("| site word key |")
+            .expect("docs/config.md lists the site words");
+        let rows: Vec<&str> = docs[start..]
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert_eq!(rows.len(), WORDS.len(), "one row per key");
+        for (row, (key, english, turkish)) in rows.iter().zip(WORDS) {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+            let unquote = |c: &str| c.trim_matches('`').replace("\\|", "|");
+            assert_eq!(cells.len(), 3, "{row}");
+            assert_eq!(unquote(cells[0]), *key, "{row}");
+            assert_eq!(unquote(cells[1]), english.trim(), "{row}");
+            assert_eq!(unquote(cells[2]), turkish.trim(), "{row}");
         }
     }
 }

@@ -13,6 +13,7 @@ mod explore_shards;
 mod fuzz;
 mod fuzz_scenarios;
 mod lessons;
+mod locales;
 mod log_axes;
 mod models;
 mod outputs;
