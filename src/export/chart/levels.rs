@@ -190,13 +190,13 @@ where
         let (a, b) = (px(chart, (*from, y1)), px(chart, (*to, y0)));
         let area = chart.plotting_area();
         let width = area
-            .estimate_text_size(name, &(FONT, s.font(13)).into_text_style(area))
+            .estimate_text_size(name, &(FONT, s.font(15)).into_text_style(area))
             .map_or(u32::MAX, |(w, _)| w);
-        let fits_height = (b.1 - a.1).abs() as i64 >= i64::from(s.font(13)) + 2;
+        let fits_height = (b.1 - a.1).abs() as i64 >= i64::from(s.font(15)) + 2;
         if fits_height && (b.0 - a.0) as i64 > i64::from(width) + i64::from(s.px(8)) {
             let area = chart.plotting_area().strip_coord_spec();
             let (ox, oy) = area.get_base_pixel();
-            let text = (FONT, s.font(13))
+            let text = (FONT, s.font(15))
                 .into_text_style(&area)
                 .color(&WHITE)
                 .pos(Pos::new(HPos::Left, VPos::Center));

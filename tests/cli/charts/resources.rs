@@ -297,17 +297,66 @@ fn resource_keys_say_what_is_wrong() {
             stderr(&out)
         );
     }
-    // A model with no resources says so.
+    // The lock queue has one resource lane, its lock: a misspelt one names it.
     let config = write_config(
         dir.path(),
         "lq.toml",
-        "model = \"lock_queue\"\n[[chart]]\nname = \"c\"\nkind = \"timeline\"\nresources = [\"lock\"]\n",
+        "model = \"lock_queue\"\n[[chart]]\nname = \"c\"\nkind = \"timeline\"\nresources = [\"locks\"]\n",
     );
     let out = coordsim(&["check", &config]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("lock_queue draws no resource lanes: drop `resources`"),
+        stderr(&out)
+            .contains("`locks` is no resource with a lane (did you mean `lock`?); valid: lock"),
         "{}",
         stderr(&out)
     );
+}
+
+/// The built-in lock queue draws its lock too. Three appliers of 100 ms behind a queue lock
+/// hold it in turn, each from its start plus its acquire delay to its end (entity rows); a
+/// lock left by a crashed holder at 0 is held by no applier (drawn unnamed) until the
+/// operator deletes it at 150 ms; the poll of that instant (every 25 ms from 0: 150 is the
+/// seventh) runs after the unlock, scheduled first, and takes it: the instant ends held by
+/// `a`, one step, until its 10 ms hold ends at 160.
+#[test]
+fn the_lock_queues_lock_lane_follows_its_appliers() {
+    let text = "model = \"lock_queue\"\n[params]\nappliers = 3\nlock = \"queue\"\nhold_ms = 100\n[[chart]]\nname = \"timeline\"\nkind = \"timeline\"\nresources = [\"lock\"]\n";
+    let (_, results, lanes) = lanes_of(text);
+    let lock = resource(&lanes, "lock");
+    let points = lock.levels();
+    let held: Vec<(String, f64, f64)> = (points.iter().enumerate())
+        .filter(|(_, p)| !p.value.is_nan())
+        .map(|(k, p)| {
+            let to = points[k + 1].at_ms;
+            (lock.categories()[p.value as usize].clone(), p.at_ms, to)
+        })
+        .collect();
+    let entities = results.entities.unwrap();
+    let col = |name: &str| entities.column(name).unwrap();
+    let expected: Vec<(String, f64, f64)> = (entities.rows.iter())
+        .map(|r| {
+            let num = |c: &str| coordsim::results::number(&r[col(c)]).unwrap();
+            let name = match &r[col("entity")] {
+                coordsim_model::Cell::Text(t) => t.clone(),
+                other => panic!("{other:?}"),
+            };
+            (
+                name,
+                num("start_ms") + num("acquire_delay_ms"),
+                num("end_ms"),
+            )
+        })
+        .collect();
+    assert_eq!(held, expected);
+    assert_eq!(
+        held.iter().map(|h| (h.1, h.2)).collect::<Vec<_>>(),
+        [(0.0, 100.0), (100.0, 200.0), (200.0, 300.0)]
+    );
+    let stale = "model = \"lock_queue\"\n[params]\nappliers = 1\nstale_lock_at_start = true\nunlock_at_ms = [150]\nhold_ms = 10\n[[chart]]\nname = \"timeline\"\nkind = \"timeline\"\nresources = [\"lock\"]\n";
+    let (_, _, lanes) = lanes_of(stale);
+    let steps = steps(resource(&lanes, "lock"));
+    assert_eq!(steps.len(), 3, "{steps:?}");
+    assert_eq!(steps[0..2], [(0.0, -1.0), (150.0, 0.0)]);
+    assert!(steps[2].0 == 160.0 && steps[2].1.is_nan());
 }
