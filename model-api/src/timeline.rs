@@ -252,7 +252,7 @@ impl Lane {
         match self
             .thinning
             .iter()
-            .position(|t| t.kind == kind && t.item == item)
+            .position(|t| t.item == item && same(t.kind, kind))
         {
             Some(i) => i,
             None => {
@@ -271,8 +271,8 @@ impl Lane {
     /// Items of `kind` kept.
     pub fn kept(&self, kind: &str, item: Item) -> usize {
         match item {
-            Item::Span => self.spans.iter().filter(|s| s.kind == kind).count(),
-            Item::Mark => self.marks.iter().filter(|m| m.kind == kind).count(),
+            Item::Span => self.spans.iter().filter(|s| same(s.kind, kind)).count(),
+            Item::Mark => self.marks.iter().filter(|m| same(m.kind, kind)).count(),
             Item::Level => self.levels.len(),
         }
     }
@@ -302,8 +302,12 @@ impl Lane {
         // The kind's last span of the row takes it in, unless that one is among the first
         // kept as given (counted from the end: the last of a row is near it).
         if !starts_group
-            && let Some(at) = (self.spans.iter()).rposition(|s| s.kind == kind && s.row == row)
-            && self.kept[c] - (self.spans[at..].iter().filter(|s| s.kind == kind).count())
+            && let Some(at) = (self.spans.iter()).rposition(|s| s.row == row && same(s.kind, kind))
+            && self.kept[c]
+                - (self.spans[at..]
+                    .iter()
+                    .filter(|s| same(s.kind, kind))
+                    .count())
                 >= FIRST_KEPT
         {
             self.spans[at].absorb(&span);
@@ -351,7 +355,7 @@ impl Lane {
             let skipped = skip.min(count - k);
             t.seen = t.seen.saturating_add(skipped);
             if skipped > 0
-                && let Some(last) = self.marks.iter_mut().rev().find(|m| m.kind == kind)
+                && let Some(last) = self.marks.iter_mut().rev().find(|m| same(m.kind, kind))
             {
                 last.count = last.count.saturating_add(skipped);
             }
@@ -381,7 +385,7 @@ impl Lane {
     /// level is what the instant ends with). Past [`MAX_LANE_ITEMS`] points, neighbouring
     /// points merge: the first's instant, the last's value, the range of both.
     pub fn level(&mut self, kind: &'static str, at_ms: f64, value: f64) {
-        if self.level_kind().is_some_and(|k| k != kind) {
+        if self.level_kind().is_some_and(|k| !same(k, kind)) {
             return;
         }
         let c = self.counter(kind, Item::Level);
@@ -447,7 +451,7 @@ impl Lane {
                 let mut open = [None::<usize>; MAX_SUB_ROWS as usize];
                 let mut index = 0usize;
                 for s in self.spans.drain(..) {
-                    if s.kind != kind {
+                    if !same(s.kind, kind) {
                         out.push(s);
                         continue;
                     }
@@ -470,7 +474,7 @@ impl Lane {
                 let mut out: Vec<LaneMark> = Vec::with_capacity(self.marks.len());
                 let (mut index, mut kept) = (0usize, None::<usize>);
                 for m in self.marks.drain(..) {
-                    if m.kind != kind {
+                    if !same(m.kind, kind) {
                         out.push(m);
                         continue;
                     }
@@ -506,6 +510,13 @@ impl Lane {
         let t = &mut self.thinning[c];
         t.stride = t.stride.saturating_mul(2);
     }
+}
+
+/// Whether two kind names are one: the same static name at once (a model's kinds are
+/// constants), else by their text (a kind read back from a file is the style's own).
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 /// The index of the item given after `seen` of its kind among those past the first
