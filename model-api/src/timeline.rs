@@ -87,7 +87,8 @@ pub struct Thinning {
     pub item: Item,
     /// Items of this kind the model gave the lane.
     pub seen: u64,
-    /// One item kept per this many given (1: all kept).
+    /// One item kept per this many given past the first [`FIRST_KEPT`], which are all kept
+    /// (1: all kept).
     pub stride: u64,
 }
 
@@ -278,7 +279,8 @@ impl Lane {
     }
 
     /// Adds a span of `kind` from `from_ms` to `to_ms` (`None`: on past the end of the chart).
-    /// Past [`MAX_LANE_ITEMS`] spans of the kind, it is merged into the kind's last one.
+    /// Past [`MAX_LANE_ITEMS`] spans of the kind, it may be merged into the kind's last one
+    /// (never into one of the first [`FIRST_KEPT`]).
     pub fn span(&mut self, kind: &'static str, from_ms: f64, to_ms: Option<f64>) {
         self.span_in_row(kind, 0, from_ms, to_ms);
     }
@@ -321,7 +323,7 @@ impl Lane {
     }
 
     /// Adds a mark of `kind` at `at_ms`. Past [`MAX_LANE_ITEMS`] marks of the kind, the kind
-    /// is thinned evenly.
+    /// is thinned evenly after its first [`FIRST_KEPT`].
     pub fn mark(&mut self, kind: &'static str, at_ms: f64) {
         self.mark_series(kind, at_ms, 0.0, 1);
     }
