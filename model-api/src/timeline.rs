@@ -33,8 +33,9 @@ pub const MAX_LANES: usize = 500;
 /// a few dozen servers, locks, queues and registers is already more than a chart can hold.
 pub const MAX_RESOURCE_LANES: usize = 64;
 
-/// Most spans, and most marks, of one kind that one lane keeps: 400 × 24 bytes ≈ 10 KB a
-/// kind, so the 500 lanes of a run with a few kinds each stay within tens of megabytes.
+/// Most spans, and most marks, of one kind that one lane keeps: 400 × at most 56 bytes ≈
+/// 22 KB a kind, so the 500 lanes of a run with a few kinds each stay within tens of
+/// megabytes.
 pub const MAX_LANE_ITEMS: usize = 400;
 
 /// The first items of each kind a lane keeps as given, never thinned nor merged: a chart's
@@ -822,6 +823,13 @@ mod tests {
             one.mark("attempt", k as f64);
         }
         assert_eq!(one, lane);
+    }
+
+    #[test]
+    fn items_are_as_small_as_the_docs_say() {
+        // MAX_LANE_ITEMS' doc: at most 56 bytes a span or mark.
+        assert!(std::mem::size_of::<LaneSpan>() <= 56);
+        assert!(std::mem::size_of::<LaneMark>() <= 56);
     }
 
     #[test]
