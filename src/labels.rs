@@ -95,6 +95,7 @@ pub fn check_value_labels(config: &Config, results: &Results) -> Result<(), Conf
                         .iter()
                         .map(|k| k.name)
                         .chain(style.marks.iter().map(|k| k.name))
+                        .chain(style.levels.iter().map(|k| k.name))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),

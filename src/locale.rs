@@ -169,11 +169,23 @@ pub enum Text {
     TraceStepsNote,
     /// A timeline's note when its `focus` kind never happened (`{kind}`).
     TimelineFocusNote,
+    /// A timeline's note when a level's neighbouring steps were merged (`{drawn}`, `{seen}`).
+    TimelineLevelsNote,
+    /// A timeline's note when an actor had more repetitions under way than sub-rows
+    /// (`{rows}`, `{count}`: repetitions drawn in no row, over every lane).
+    TimelineRowsNote,
+    /// A timeline's note when a lane is drawn with its density strip.
+    TimelineDensityNote,
+    /// The legend entry of a lock lane's merged steps of several holders.
+    TimelineSeveralHolders,
+    /// A timeline's note when its lanes draw their first items and a density band
+    /// (`{count}`).
+    TimelineFirstItemsNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 18] = [
+    pub const ALL: [Text; 23] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -192,6 +204,11 @@ impl Text {
         Text::TraceInstantNote,
         Text::TraceStepsNote,
         Text::TimelineFocusNote,
+        Text::TimelineLevelsNote,
+        Text::TimelineRowsNote,
+        Text::TimelineDensityNote,
+        Text::TimelineSeveralHolders,
+        Text::TimelineFirstItemsNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -215,6 +232,11 @@ impl Text {
             Text::TraceInstantNote => "trace_instant_note",
             Text::TraceStepsNote => "trace_steps_note",
             Text::TimelineFocusNote => "timeline_focus_note",
+            Text::TimelineLevelsNote => "timeline_levels_note",
+            Text::TimelineRowsNote => "timeline_rows_note",
+            Text::TimelineDensityNote => "timeline_density_note",
+            Text::TimelineSeveralHolders => "timeline_several_holders",
+            Text::TimelineFirstItemsNote => "timeline_first_items_note",
         }
     }
 
@@ -265,6 +287,26 @@ impl Text {
             Text::TimelineFocusNote => (
                 "no {kind} in this run: all of it drawn",
                 "bu koşuda {kind} yok: tamamı çizildi",
+            ),
+            Text::TimelineLevelsNote => (
+                "level steps merged: {seen} drawn as {drawn}, each shaded over its range",
+                "düzey adımları birleştirildi: {seen} adım {drawn} olarak çizildi, aralığı gölgeli",
+            ),
+            Text::TimelineRowsNote => (
+                "{count} repetitions past {rows} rows at once: the black line counts those under way",
+                "aynı anda {rows} satırı aşan {count} tekrar: siyah çizgi sürenleri sayar",
+            ),
+            Text::TimelineDensityNote => (
+                "the grey strip under a thinned lane counts what it had in each pixel column (darker: more)",
+                "seyreltilmiş satırın altındaki gri şerit her piksel sütunundaki olay sayısını gösterir (koyu: çok)",
+            ),
+            Text::TimelineFirstItemsNote => (
+                "each lane: its first {count} items drawn, then a grey band counting the rest per pixel column (darker: more)",
+                "her satır: ilk {count} öğesi çizildi, sonrası gri bantta piksel sütunu başına sayıldı (koyu: çok)",
+            ),
+            Text::TimelineSeveralHolders => (
+                "several holders (merged)",
+                "birden çok tutan (birleştirildi)",
             ),
         };
         match locale {

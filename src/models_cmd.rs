@@ -311,6 +311,9 @@ pub fn reference<'a>(models: impl Iterator<Item = &'a dyn ModelDef>) -> String {
             for k in style.marks {
                 let _ = writeln!(out, "- mark `{}`: {} ({})", k.name, k.label, k.label_tr);
             }
+            for k in style.levels {
+                let _ = writeln!(out, "- level `{}`: {} ({})", k.name, k.label, k.label_tr);
+            }
         }
     }
     out

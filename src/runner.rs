@@ -123,6 +123,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
                             let cancel = sweep.start(i);
                             let ctx = RunContext::new(run_seed, config.limits)
                                 .with_lanes(replication == 0 && lane_points[point])
+                                .with_resource_lanes(config.draws_resource_lanes())
                                 .with_distributions(
                                     wants_distributions && config.draws_distribution_at(point),
                                 )
@@ -194,6 +195,7 @@ pub fn run_schedule(
     let mut collector = Collector::new(config, 1, lane_points);
     let ctx = RunContext::new(run_seed, config.limits)
         .with_lanes(true)
+        .with_resource_lanes(config.draws_resource_lanes())
         .with_distributions(config.draws_distributions())
         .with_entities(config.entities)
         .with_stats(config.stats)

@@ -69,6 +69,10 @@ pub trait ModelDef: Send + Sync {
     fn charts(&self) -> Vec<DefaultChart>;
     /// The kinds of the timeline lanes it emits, if any.
     fn timeline(&self) -> Option<TimelineStyle>;
+    /// The resources that can have a timeline lane of their own (a chart's `resources`).
+    fn resources(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Its tie-rule parameters.
     fn tie_rules(&self) -> &'static [&'static str];
     /// The per-request samples it can give charts.
@@ -137,6 +141,9 @@ impl<M: Model> ModelDef for Registered<M> {
     }
     fn timeline(&self) -> Option<TimelineStyle> {
         self.0.timeline()
+    }
+    fn resources(&self) -> Vec<String> {
+        self.0.resources()
     }
     fn tie_rules(&self) -> &'static [&'static str] {
         self.0.tie_rules()

@@ -50,7 +50,8 @@ pub use model::{
 };
 pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{
-    Lane, LaneMark, LaneSpan, Lanes, MAX_LANE_ITEMS, MAX_LANES, MarkKind, MarkShape, SpanKind,
-    Thinning, TimelineStyle,
+    FIRST_KEPT, Item, Lane, LaneMark, LaneParts, LaneSpan, Lanes, LevelKind, LevelPoint,
+    MAX_CATEGORIES, MAX_LANE_ITEMS, MAX_LANES, MAX_RESOURCE_LANES, MAX_SUB_ROWS, MarkKind,
+    MarkShape, SpanKind, Thinning, TimelineStyle,
 };
 pub use value::Value;

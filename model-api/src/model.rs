@@ -85,6 +85,12 @@ pub trait Model: Send + Sync + 'static {
     fn timeline(&self) -> Option<TimelineStyle> {
         None
     }
+    /// The resources that can have a lane of their own on a timeline (a chart's
+    /// `resources` names them), filled in [`Lanes::resources`] when
+    /// [`RunContext::wants_resource_lanes`].
+    fn resources(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The per-request samples a run can hand to charts (`kind = "cdf"` or `"histogram"`
     /// with `y` one of these names), filled in [`Output::distributions`] when
     /// [`RunContext::wants_distributions`].
@@ -187,6 +193,7 @@ pub struct RunContext {
     seed: u64,
     limits: Limits,
     lanes: bool,
+    resource_lanes: bool,
     distributions: bool,
     /// Every sample in a distribution, not at most `MAX_DISTRIBUTION_POINTS`.
     all_samples: bool,
@@ -208,6 +215,7 @@ impl RunContext {
             seed,
             limits,
             lanes: false,
+            resource_lanes: false,
             distributions: false,
             all_samples: false,
             entities: true,
@@ -380,6 +388,19 @@ impl RunContext {
     /// Whether to fill [`Output::lanes`]; a model may skip building them otherwise.
     pub fn wants_lanes(&self) -> bool {
         self.lanes
+    }
+
+    /// The same run, asking also for its resources' lanes (a timeline names `resources`),
+    /// when it asks for lanes at all.
+    pub fn with_resource_lanes(mut self, resources: bool) -> RunContext {
+        self.resource_lanes = resources;
+        self
+    }
+
+    /// Whether to add the resources' lanes ([`Lanes::resources`]) to the actors': only when
+    /// lanes are wanted and a chart draws some.
+    pub fn wants_resource_lanes(&self) -> bool {
+        self.lanes && self.resource_lanes
     }
 
     /// The random stream of a named source (`"service/instance-0"`), independent of every

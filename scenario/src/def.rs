@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use coordsim_model::{
     ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, Exploration,
-    ExploreLimits, MarkKind, MarkShape, ModelDef, ModelError, ParamError, ParamSpec, PreparedRun,
-    RunContext, RunOutput, Schedule, SpanKind, TimelineStyle, Value,
+    ExploreLimits, LevelKind, MarkKind, MarkShape, ModelDef, ModelError, ParamError, ParamSpec,
+    PreparedRun, RunContext, RunOutput, Schedule, SpanKind, TimelineStyle, Value,
 };
 
 use crate::point::Point;
 use crate::run;
+use crate::run::lanes;
 use crate::syntax::metrics::{ActorRow, Metric, MetricColumns, name};
 use crate::syntax::spec::{self, ResourceKind, Spec};
 use crate::syntax::{read, sections};
@@ -89,6 +90,58 @@ const TIMELINE: TimelineStyle = TimelineStyle {
             label_tr: "çöktü, yeniden başlıyor",
             rgb: (60, 60, 60),
             thin: true,
+        },
+        // A resource's lane: a server's down window, light behind its queue's line.
+        SpanKind {
+            name: lanes::SERVER_DOWN,
+            label: "server down",
+            label_tr: "sunucu kapalı",
+            rgb: (200, 200, 200),
+            thin: false,
+        },
+    ],
+    levels: &[
+        LevelKind {
+            name: lanes::QUEUE_LENGTH,
+            label: "requests waiting at the server",
+            label_tr: "sunucuda bekleyen istek",
+            rgb: (0, 90, 160),
+            categorical: false,
+        },
+        LevelKind {
+            name: lanes::HOLDER,
+            label: "lock held by",
+            label_tr: "kilidi tutan",
+            rgb: (0, 0, 0),
+            categorical: true,
+        },
+        LevelKind {
+            name: lanes::QUEUE_DEPTH,
+            label: "messages waiting in the queue",
+            label_tr: "kuyrukta bekleyen ileti",
+            rgb: (0, 120, 90),
+            categorical: false,
+        },
+        LevelKind {
+            name: lanes::REGISTER_VALUE,
+            label: "register value",
+            label_tr: "yazmacın değeri",
+            rgb: (140, 50, 140),
+            categorical: false,
+        },
+        LevelKind {
+            name: lanes::KEYS_HELD,
+            label: "keys held",
+            label_tr: "tutulan anahtar",
+            rgb: (90, 90, 90),
+            categorical: false,
+        },
+        LevelKind {
+            name: lanes::IN_FLIGHT,
+            label: "repetitions under way (more than 8 at once)",
+            label_tr: "süren tekrar (aynı anda 8'den çok)",
+            rgb: (0, 0, 0),
+            categorical: false,
         },
     ],
     // Marks sit on the spans: each in a colour that stands out on those it falls on.
@@ -301,6 +354,22 @@ impl ModelDef for ScenarioDef {
     }
     fn timeline(&self) -> Option<TimelineStyle> {
         Some(TIMELINE)
+    }
+    /// Every resource but a link (whose crossings are drawn on the actors' lanes), in the
+    /// order a run hands their lanes over: servers, locks, queues, registers, key stores.
+    fn resources(&self) -> Vec<String> {
+        let of = |keep: fn(&ResourceKind) -> bool| {
+            (self.spec.resources.iter())
+                .filter(move |r| keep(&r.kind))
+                .map(|r| r.name.clone())
+        };
+        of(|k| matches!(k, ResourceKind::Server { .. }))
+            .chain(of(|k| matches!(k, ResourceKind::Lock { .. })))
+            .chain(of(|k| matches!(k, ResourceKind::Queue { .. })))
+            .chain(of(|k| matches!(k, ResourceKind::Register { .. })))
+            .chain(of(|k| matches!(k, ResourceKind::Keys { .. })))
+            .take(coordsim_model::MAX_RESOURCE_LANES)
+            .collect()
     }
     fn tie_rules(&self) -> &'static [&'static str] {
         &[spec::TIE_ORDER]

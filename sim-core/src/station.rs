@@ -160,6 +160,11 @@ impl Stations {
         self.stations[s].in_service
     }
 
+    /// Requests waiting now, over every station (those in service not counted).
+    pub fn waiting(&self) -> usize {
+        self.stations.iter().map(|s| s.waiting.len()).sum()
+    }
+
     /// Ends the run: the longest queue seen at the end of any instant.
     pub fn max_queue_len(&mut self) -> usize {
         let last = self

@@ -17,9 +17,33 @@ use coordsim_expr::{self as expr, Expr};
 pub const ENTITY_X: &str = "entity";
 
 const CHART_KEYS: &[&str] = &[
-    "name", "x", "y", "y_expr", "kind", "mark_x", "mark_y", "log_x", "where", "title", "x_label",
-    "y_label", "y_min", "y_max", "log_y", "legend", "width", "height", "scale", "interval",
-    "from_ms", "to_ms", "focus", "focus_ms", "lanes",
+    "name",
+    "x",
+    "y",
+    "y_expr",
+    "kind",
+    "mark_x",
+    "mark_y",
+    "log_x",
+    "where",
+    "title",
+    "x_label",
+    "y_label",
+    "y_min",
+    "y_max",
+    "log_y",
+    "legend",
+    "width",
+    "height",
+    "scale",
+    "interval",
+    "from_ms",
+    "to_ms",
+    "focus",
+    "focus_ms",
+    "lanes",
+    "resources",
+    "first_items",
 ];
 
 /// Smallest and largest chart side, in pixels.
@@ -104,6 +128,12 @@ pub struct Look {
     /// A timeline's lanes by name (an entity's, or a group's: `g` keeps `g-0`, `g-1`, …);
     /// empty: every lane.
     pub lanes: Vec<String>,
+    /// A timeline's resource lanes, by resource name, drawn above the actors' in this
+    /// order (empty: none).
+    pub resources: Vec<String>,
+    /// A timeline's items drawn on each actor's lane, its first ones in time (the rest of
+    /// the lane is a density band): `None`, every item kept.
+    pub first_items: Option<usize>,
     /// Draw the legend's box (placed all the same when not): off only in tests that look
     /// at what lies under it. No config key sets it.
     pub legend_box: bool,
@@ -126,6 +156,8 @@ impl Default for Look {
             window: None,
             focus: None,
             lanes: Vec::new(),
+            resources: Vec::new(),
+            first_items: None,
             legend_box: true,
         }
     }
@@ -250,6 +282,8 @@ struct Draft {
     look: Look,
     /// Where `title` is written (its placeholders are checked against the plan).
     title_at: Option<Span>,
+    /// Where each of `resources` is written (checked against the model's resources).
+    resources_at: Vec<Span>,
 }
 
 impl Loader<'_> {
@@ -427,9 +461,12 @@ impl Loader<'_> {
             Some(w) => self.filter(plan, w)?,
             None => Vec::new(),
         };
-        let look = self.look(&|k| field(k))?;
+        let mut look = self.look(&|k| field(k))?;
         self.log_keys(kind.0, &|k| field(k), &look, mark_y)?;
+        let resources_at = self.resources(kind.0, field("resources"), &mut look)?;
+        look.first_items = self.first_items(kind.0, field("first_items"))?;
         Ok(Draft {
+            resources_at,
             title_at: field("title").map(|v| v.span()),
             at: At::Span(span),
             name,
@@ -480,6 +517,7 @@ impl Loader<'_> {
                 ),
             ));
         }
+        self.check_resources(plan, &d.look.resources, &d.resources_at)?;
         if let (Some((focus, _)), Some(style)) = (&d.look.focus, model.timeline()) {
             let kinds: Vec<&str> = (style.marks.iter().map(|m| m.name))
                 .chain(style.spans.iter().map(|k| k.name))
@@ -715,5 +753,6 @@ fn default_draft(chart: &DefaultChart) -> Draft {
         filter: Vec::new(),
         look: Look::default(),
         title_at: None,
+        resources_at: Vec::new(),
     }
 }

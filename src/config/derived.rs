@@ -203,6 +203,9 @@ impl ModelDef for Derived {
     fn timeline(&self) -> Option<TimelineStyle> {
         self.inner.timeline()
     }
+    fn resources(&self) -> Vec<String> {
+        self.inner.resources()
+    }
     fn tie_rules(&self) -> &'static [&'static str] {
         self.inner.tie_rules()
     }

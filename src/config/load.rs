@@ -190,6 +190,12 @@ impl Config {
         self.charts.iter().any(|c| c.kind == ChartKind::Timeline)
     }
 
+    /// Whether a timeline of this config draws resource lanes (only then do its runs
+    /// record them).
+    pub fn draws_resource_lanes(&self) -> bool {
+        (self.charts.iter()).any(|c| c.kind == ChartKind::Timeline && !c.look.resources.is_empty())
+    }
+
     /// Whether a chart of this config draws a per-request distribution (its runs keep
     /// their samples).
     pub fn draws_distributions(&self) -> bool {

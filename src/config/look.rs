@@ -285,4 +285,114 @@ impl Loader<'_> {
         }
         Ok(())
     }
+
+    /// A timeline's `resources`: a list of resource names, each once; where each is written.
+    pub(super) fn resources(
+        &self,
+        kind: ChartKind,
+        value: Option<&Spanned<DeValue<'_>>>,
+        look: &mut Look,
+    ) -> Result<Vec<std::ops::Range<usize>>, ConfigError> {
+        let Some(v) = value else {
+            return Ok(Vec::new());
+        };
+        if kind != ChartKind::Timeline {
+            return Err(self.err(
+                &v.span(),
+                format!("`resources` are a timeline's lanes; a {kind} has none: drop it"),
+            ));
+        }
+        let DeValue::Array(items) = v.get_ref() else {
+            return Err(self.err(
+                &v.span(),
+                "`resources` is a list of resource names, e.g. [\"db\", \"row_lock\"]",
+            ));
+        };
+        if items.is_empty() || items.len() > coordsim_model::MAX_RESOURCE_LANES {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "`resources` names 1 to {} resources",
+                    coordsim_model::MAX_RESOURCE_LANES
+                ),
+            ));
+        }
+        let mut spans = Vec::with_capacity(items.len());
+        for item in items {
+            let name = self.string(item, "resources")?;
+            if look.resources.contains(&name) {
+                return Err(self.err(&item.span(), format!("`resources` names `{name}` twice")));
+            }
+            look.resources.push(name);
+            spans.push(item.span());
+        }
+        Ok(spans)
+    }
+
+    /// A timeline's `first_items`: how many items each actor's lane draws, its first in
+    /// time, 1 to [`coordsim_model::FIRST_KEPT`] (a lane keeps that many as they came).
+    pub(super) fn first_items(
+        &self,
+        kind: ChartKind,
+        value: Option<&Spanned<DeValue<'_>>>,
+    ) -> Result<Option<usize>, ConfigError> {
+        let Some(v) = value else {
+            return Ok(None);
+        };
+        if kind != ChartKind::Timeline {
+            return Err(self.err(
+                &v.span(),
+                format!(
+                    "`first_items` is a timeline's: a {kind} has no lanes to draw them on; drop it"
+                ),
+            ));
+        }
+        let most = coordsim_model::FIRST_KEPT;
+        let wrong = || {
+            self.err(
+                &v.span(),
+                format!(
+                    "`first_items` is how many items each lane draws before its density band: a whole number from 1 to {most}"
+                ),
+            )
+        };
+        let n = self.count(v, "first_items").map_err(|_| wrong())?;
+        if n == 0 || n > most as u64 {
+            return Err(wrong());
+        }
+        Ok(Some(n as usize))
+    }
+
+    /// Each of a timeline's `resources` is one the model can draw a lane of.
+    pub(super) fn check_resources(
+        &self,
+        plan: &super::Plan,
+        names: &[String],
+        spans: &[std::ops::Range<usize>],
+    ) -> Result<(), ConfigError> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let known = plan.model.resources();
+        let valid: Vec<&str> = known.iter().map(String::as_str).collect();
+        for (name, at) in names.iter().zip(spans) {
+            if valid.contains(&name.as_str()) {
+                continue;
+            }
+            let message = if valid.is_empty() {
+                format!(
+                    "{} draws no resource lanes: drop `resources`",
+                    plan.model.name()
+                )
+            } else {
+                format!(
+                    "`{name}` is no resource with a lane{}; valid: {}",
+                    coordsim_model::suggest::did_you_mean(name, &valid),
+                    valid.join(", ")
+                )
+            };
+            return Err(self.err(at, message));
+        }
+        Ok(())
+    }
 }

@@ -114,8 +114,9 @@ fn is_known_word(plan: &Plan, name: &str) -> bool {
     Text::from_key(name).is_some()
         || m.distributions().iter().any(|d| d.name == name)
         || (matches!(name, "true" | "false") && m.params().iter().any(|p| p.kind == Kind::Bool))
-        || m.timeline()
-            .is_some_and(|t| t.span(name).is_some() || t.mark(name).is_some())
+        || m.timeline().is_some_and(|t| {
+            t.span(name).is_some() || t.mark(name).is_some() || t.level(name).is_some()
+        })
         || m.params()
             .iter()
             .any(|p| matches!(p.kind, Kind::Choice(options) if options.contains(&name)))

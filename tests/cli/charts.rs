@@ -6,6 +6,7 @@ use crate::harness::*;
 
 mod extremes;
 mod pixels;
+mod resources;
 mod text;
 mod timelines;
 

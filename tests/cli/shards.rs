@@ -128,30 +128,40 @@ fn a_tampered_shard_is_refused_with_exit_2() {
     );
 }
 
+/// A timeline drawn from shards' lanes is the unsharded one, byte for byte: the lock queue's
+/// sweep, and the retry storm's, whose timeline draws its server's queue (a resource lane:
+/// its level and the run's rows and counts go through `shard-lanes.csv`).
 #[test]
 fn shards_of_a_timeline_config_merge_into_the_unsharded_outputs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let config = root().join("configs/lock-queue-vs-poll.toml");
-    let config = config.to_str().unwrap();
-    let whole = tmp.path().join("whole");
-    let o = coordsim(&["run", config, "--out", whole.to_str().unwrap(), "-q"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let shards = shard_dirs(tmp.path(), config, "lock-queue-vs-poll", 3);
-    let merged = tmp.path().join("merged");
-    let o = merge_into(&merged, &shards);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let whole = whole.join("lock-queue-vs-poll");
-    let files = list_files(&whole);
-    // Timelines are drawn from the lanes the shards kept; entity rows and charts all match.
-    assert!(
-        files.iter().any(|f| f.starts_with("timeline-")),
-        "{files:?}"
-    );
-    for file in files {
-        assert!(
-            read(whole.join(&file)) == read(merged.join(&file)),
-            "{file} differs after merge"
-        );
+    for (config, stem, shards) in [
+        ("configs/lock-queue-vs-poll.toml", "lock-queue-vs-poll", 3),
+        (
+            "configs/scenarios/scenario-retry-storm.toml",
+            "scenario-retry-storm",
+            2,
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let config = root().join(config);
+        let config = config.to_str().unwrap();
+        let whole = tmp.path().join("whole");
+        let o = coordsim(&["run", config, "--out", whole.to_str().unwrap(), "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let shards = shard_dirs(tmp.path(), config, stem, shards);
+        let merged = tmp.path().join("merged");
+        let o = merge_into(&merged, &shards);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let whole = whole.join(stem);
+        let files = list_files(&whole);
+        // Timelines are drawn from the lanes the shards kept; entity rows and charts all
+        // match.
+        assert!(files.iter().any(|f| f.starts_with("timeline")), "{files:?}");
+        for file in files {
+            assert!(
+                read(whole.join(&file)) == read(merged.join(&file)),
+                "{stem}: {file} differs after merge"
+            );
+        }
     }
 }
 

@@ -209,6 +209,11 @@ impl Model for LockQueue {
         Some(TIMELINE)
     }
 
+    /// The lock (the first record's, with `state = "local"`): its holder over time.
+    fn resources(&self) -> Vec<String> {
+        vec![LOCK_LANE.to_string()]
+    }
+
     fn cost(&self, p: &Params) -> Cost {
         let n = p.appliers;
         // Every applier waits at most for all the others' holds (and the latest start), or
@@ -313,7 +318,7 @@ impl Model for LockQueue {
         ctx: &RunContext,
     ) -> Result<Output<Metrics, ApplierRow>, ModelError> {
         let n = p.appliers as usize;
-        let mut sim = Sim::new(p);
+        let mut sim = Sim::new(p, ctx.wants_resource_lanes());
         let mut queue = ctx.queue(2 * n + p.unlock_at_ms.len() + 1);
         // Starts first, in list order: at equal times a start runs before anything scheduled
         // later, including the operator's unlocks (scheduled next) and any event of the run.
@@ -435,10 +440,13 @@ struct Sim {
     next_token: u64,
     waiters: Vec<VecDeque<u32>>,
     last_event: Option<Nanos>,
+    /// The first record's lock over time, when a timeline draws it (`resources = ["lock"]`):
+    /// its holder by applier, -1 the stale record, NaN none.
+    holder: Option<Lane>,
 }
 
 impl Sim {
-    fn new(p: &Params) -> Self {
+    fn new(p: &Params, holder: bool) -> Self {
         let crash: HashSet<&str> = p.crash.iter().map(String::as_str).collect();
         let n = p.appliers as usize;
         let local = p.state == State::Local;
@@ -493,6 +501,22 @@ impl Sim {
             next_token: 1,
             waiters: vec![VecDeque::new(); files],
             last_event: None,
+            holder: holder.then(|| {
+                let mut lane = Lane::new(LOCK_LANE);
+                if p.stale_lock_at_start {
+                    lane.level(HOLDER, 0.0, -1.0);
+                }
+                lane
+            }),
+        }
+    }
+
+    /// The first record's lock changed hands at `now` (`None`: free).
+    fn held(&mut self, f: usize, now: Nanos, by: Option<u32>) {
+        if f == 0
+            && let Some(lane) = &mut self.holder
+        {
+            lane.level(HOLDER, ns_to_ms(now), by.map_or(f64::NAN, f64::from));
         }
     }
 
@@ -558,6 +582,7 @@ impl Sim {
             token,
             since: now,
         });
+        self.held(f, now, Some(a));
         self.holders[f].push(a);
         self.max_holders = self.max_holders.max(self.holders[f].len());
         let ap = &mut self.appliers[a as usize];
@@ -603,6 +628,7 @@ impl Sim {
             .is_some_and(|l| l.owner == Some(a) && l.token == self.appliers[a as usize].token)
         {
             self.locks[f] = None;
+            self.held(f, queue.now(), None);
             self.hand_over(f, queue);
         }
     }
@@ -660,6 +686,9 @@ impl Handler<Event> for Sim {
             }
             Event::Unlock => {
                 for f in 0..self.locks.len() {
+                    if self.locks[f].is_some() {
+                        self.held(f, now, None);
+                    }
                     self.locks[f] = None;
                     self.hand_over(f, queue);
                 }
@@ -671,7 +700,7 @@ impl Handler<Event> for Sim {
 
 mod output;
 mod timeline;
-use timeline::TIMELINE;
+use timeline::{HOLDER, LOCK_LANE, TIMELINE};
 
 #[cfg(test)]
 mod tests {

@@ -116,6 +116,10 @@ impl Sim {
                 timeline.push(self.lane(p.name(i), &self.appliers[i]));
             }
         }
+        if let Some(mut lock) = self.holder {
+            lock.set_categories((0..n).map(|i| p.name(i)).collect());
+            timeline.push_resource(lock);
+        }
         Output {
             metrics,
             entities,

@@ -1,6 +1,6 @@
 //! The lock queue's timeline: the kinds its lanes name, and how each is drawn.
 
-use coordsim_model::{MarkKind, MarkShape, SpanKind, TimelineStyle};
+use coordsim_model::{LevelKind, MarkKind, MarkShape, SpanKind, TimelineStyle};
 
 // Timeline kinds: the lanes name them, TIMELINE styles them.
 pub(super) const WAIT: &str = "wait";
@@ -12,6 +12,9 @@ pub(super) const ATTEMPT: &str = "attempt";
 pub(super) const WRITE: &str = "write";
 pub(super) const FAILED: &str = "failed";
 pub(super) const READ_EARLY: &str = "read_early";
+/// The lock's own lane (a chart's `resources = ["lock"]`) and its level: who holds it.
+pub(super) const LOCK_LANE: &str = "lock";
+pub(super) const HOLDER: &str = "holder";
 
 pub(super) const TIMELINE: TimelineStyle = TimelineStyle {
     spans: &[
@@ -81,4 +84,11 @@ pub(super) const TIMELINE: TimelineStyle = TimelineStyle {
             shape: MarkShape::Cross,
         },
     ],
+    levels: &[LevelKind {
+        name: HOLDER,
+        label: "lock held by",
+        label_tr: "kilidi tutan",
+        rgb: (0, 0, 0),
+        categorical: true,
+    }],
 };

@@ -128,6 +128,17 @@ impl<W> Lock<W> {
         }
     }
 
+    /// Its record's token and since when, if it has one; and, a lease, when the record
+    /// lapses (the first instant an attempt takes it over): a timeline draws the holder
+    /// until then.
+    pub fn record_until(&self) -> Option<(Token, Nanos, Option<Nanos>)> {
+        let lapse = |since: Nanos| {
+            (self.mode == LockMode::Lease)
+                .then(|| since.saturating_add(self.lease_ns).saturating_add(1))
+        };
+        self.record.map(|(t, since)| (t, since, lapse(since)))
+    }
+
     /// The token of its record (the holder an attempt finds), if it has one.
     pub fn record_token(&self) -> Option<Token> {
         self.record.map(|(t, _)| t)

@@ -387,6 +387,11 @@ impl Queue {
         true
     }
 
+    /// Messages waiting to be taken now (visible): a timeline's queue depth.
+    pub(crate) fn visible_len(&self) -> u64 {
+        self.visible.len() as u64
+    }
+
     /// Messages not gone at the end: visible, in flight or crossing.
     pub(crate) fn left(&self) -> u64 {
         self.held

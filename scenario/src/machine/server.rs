@@ -263,6 +263,11 @@ impl Server {
         &self.waits
     }
 
+    /// Requests waiting now, at every instance (a timeline's queue length).
+    pub(crate) fn waiting(&self) -> usize {
+        self.stations.waiting()
+    }
+
     /// Most requests waiting at one instance at once.
     pub(crate) fn max_queue_len(&mut self) -> usize {
         self.stations.max_queue_len()

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use coordsim_model::{Lane, ModelError, ParamError, RunContext};
+use coordsim_model::{ModelError, ParamError, RunContext};
 use sim_core::{Nanos, Stream, ms_to_ns};
 
 use crate::machine::keys::KeyStore;
@@ -68,9 +68,12 @@ impl<'p> Sim<'p> {
             groups: group_states(point, context),
             ready: VecDeque::new(),
             last_end: None,
-            lanes: context
-                .wants_lanes()
-                .then(|| (0..actor_count).map(|_| Lane::new(String::new())).collect()),
+            lanes: context.wants_lanes().then(|| {
+                Box::new(crate::run::lanes::Recorder::new(
+                    point,
+                    context.wants_resource_lanes(),
+                ))
+            }),
             entities: context.wants_entities(),
             streams,
             group_streams,

@@ -50,7 +50,7 @@ impl<'p> Sim<'p> {
             job
         } else {
             self.roll_back(job);
-            self.free_jobs.push(job);
+            self.free_job(job);
             parent
         };
         self.roll_back(job);
@@ -68,7 +68,7 @@ impl<'p> Sim<'p> {
                 self.actors[actor_index].crashed = true;
                 self.actors[actor_index].end = Some(now);
                 // It holds what it held: a crashed holder's lock stays taken.
-                self.free_jobs.push(job);
+                self.free_job(job);
             }
         }
         Flow::Wait
@@ -186,7 +186,7 @@ impl<'p> Sim<'p> {
             }
             return true;
         }
-        self.free_jobs.push(job);
+        self.free_job(job);
         false
     }
 }

@@ -108,7 +108,7 @@ impl<'p> Sim<'p> {
             self.copy_rows(kid, parent, true);
         }
         self.tables.kids[parent_index * self.fan + usize::from(branch) - 1] = NO_JOB;
-        self.free_jobs.push(kid);
+        self.free_job(kid);
         let point = self.point;
         let parent_state = &mut self.jobs[parent_index];
         parent_state.running -= 1;
@@ -241,7 +241,7 @@ impl<'p> Sim<'p> {
             false
         };
         if gone {
-            self.free_jobs.push(kid);
+            self.free_job(kid);
         }
     }
 }

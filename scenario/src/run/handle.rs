@@ -141,7 +141,7 @@ impl<'p> Sim<'p> {
                 {
                     // Its actor crashed while it polled (or its branch was cancelled): it
                     // goes no further, and this was its one wake-up, so the job is free.
-                    self.free_jobs.push(job);
+                    self.free_job(job);
                     return;
                 }
                 if let Step::Acquire { lock, .. } =
@@ -200,7 +200,7 @@ impl<'p> Sim<'p> {
             job_state.serving = NO_SERVER;
             job_state.wait = job_state.wait.wrapping_add(1);
             job_state.deadline = NONE;
-            self.free_jobs.push(job);
+            self.free_job(job);
             return;
         }
         if job_state.waiting != u16::MAX {
@@ -271,7 +271,7 @@ impl<'p> Sim<'p> {
                 // An open loop's repetition is done: its job goes back to the pool.
                 let now = events.now();
                 self.completed_at(job, now);
-                self.free_jobs.push(job);
+                self.free_job(job);
             }
             Some(Step::Request {
                 server: Pick::One(server),
@@ -312,7 +312,7 @@ impl<'p> Sim<'p> {
             // Its actor crashed while this repetition waited (an open loop's repetitions
             // overlap): it dies with it, holding what it holds; or it is a branch cancelled
             // at its join. Its one wake-up is this, so the job is free again.
-            self.free_jobs.push(job);
+            self.free_job(job);
             return;
         }
         // Under an explorer: whether this job has already made a shared action in this

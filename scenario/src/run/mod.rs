@@ -7,10 +7,12 @@ pub(crate) mod control;
 pub(crate) mod deliver;
 mod fork;
 pub(crate) mod handle;
+pub(crate) mod lanes;
 pub(crate) mod locks;
 pub(crate) mod output;
 pub(crate) mod recover;
 pub(crate) mod request;
+mod resources;
 pub(crate) mod state;
 pub(crate) mod steer;
 pub(crate) mod stuck;
@@ -52,7 +54,13 @@ pub(crate) fn run(
     let mut sim = Sim::new(point, context)?;
     let mut events = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut events);
-    let ran = run_queue(&mut events, &mut sim).map(|_| ());
+    let ran = if sim.lanes.as_ref().is_some_and(|l| l.resources.is_some()) {
+        // The resources as the run starts, then after every event.
+        sim.sample_resources();
+        run_queue(&mut events, &mut resources::Recorded(&mut sim)).map(|_| ())
+    } else {
+        run_queue(&mut events, &mut sim).map(|_| ())
+    };
     failure(&mut sim, ran)?;
     sim.end = events.now();
     sim.settle_direct();

@@ -109,11 +109,11 @@ impl Sim<'_> {
             }
         }
         let lanes = match self.lanes.take() {
-            Some(mut lanes) => {
-                for (lane, actor) in lanes.iter_mut().zip(&self.actors) {
-                    lane.name = point.groups[actor.group as usize].actor_name(actor.index);
-                }
-                Lanes::from(lanes)
+            Some(recorder) => {
+                let names: Vec<String> = (self.actors.iter())
+                    .map(|actor| point.groups[actor.group as usize].actor_name(actor.index))
+                    .collect();
+                recorder.finish(names.clone(), &names, self.end)
             }
             None => Lanes::new(),
         };

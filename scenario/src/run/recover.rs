@@ -276,7 +276,7 @@ impl Sim<'_> {
             job_state.outcome = 0;
             events.schedule_in(restart_after, self.other, Ev::Resume { job });
         } else {
-            self.free_jobs.push(job);
+            self.free_job(job);
         }
     }
 }

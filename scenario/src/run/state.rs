@@ -8,7 +8,6 @@
 
 use std::collections::VecDeque;
 
-use coordsim_model::Lane;
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
 use crate::machine::keys::{KeyStore, KeyUndo};
@@ -252,7 +251,8 @@ pub(crate) struct Sim<'p> {
     pub locks: Vec<Lock<Waiter>>,
     pub links: Vec<Link>,
     pub last_end: Option<Nanos>,
-    pub lanes: Option<Vec<Lane>>,
+    /// The timeline being recorded (`None`: no chart draws one, and nothing is recorded).
+    pub lanes: Option<Box<crate::run::lanes::Recorder>>,
     /// Every random stream: the drawing actors' (arrivals, crashes, jitter, chances), the groups'.
     pub streams: Vec<Stream>,
     /// Per group, the streams its steps name, in `streams`.
@@ -488,6 +488,26 @@ impl<'p> Sim<'p> {
     /// A job for `job`, its rows of the tables blank: a free one, or a new one.
     #[inline(always)]
     pub(crate) fn alloc(&mut self, job: Job) -> u32 {
+        let actor = job.actor;
+        let index = self.alloc_job(job);
+        if let Some(recorder) = &mut self.lanes {
+            recorder.start(index, actor, self.now);
+        }
+        index
+    }
+
+    /// A job that is done goes back to the pool (its sub-row on the timeline is free).
+    #[inline(always)]
+    pub(crate) fn free_job(&mut self, job: u32) {
+        if let Some(recorder) = &mut self.lanes {
+            recorder.end(job, self.jobs[job as usize].actor, self.now);
+        }
+        self.free_jobs.push(job);
+    }
+
+    /// A job for `job` from the pool or a new one, its rows of the tables blank.
+    #[inline(always)]
+    fn alloc_job(&mut self, job: Job) -> u32 {
         let (register_count, lock_count) = (self.registers.len(), self.locks.len());
         let (queue_count, store_count) = (self.queues.len(), self.keys.len());
         if let Some(reused) = self.free_jobs.pop() {
@@ -670,7 +690,9 @@ impl<'p> Sim<'p> {
                 kind
             };
             let actor = self.jobs[job as usize].actor as usize;
-            lanes[actor].span(kind, ns_to_ms(from), to.map(ns_to_ms));
+            if let Some(row) = lanes.row(job) {
+                lanes.actors[actor].span_in_row(kind, row, ns_to_ms(from), to.map(ns_to_ms));
+            }
         }
     }
 
@@ -678,7 +700,9 @@ impl<'p> Sim<'p> {
     pub(crate) fn mark(&mut self, job: u32, kind: &'static str, at: Nanos) {
         if let Some(lanes) = &mut self.lanes {
             let actor = self.jobs[job as usize].actor as usize;
-            lanes[actor].mark(kind, ns_to_ms(at));
+            if let Some(row) = lanes.row(job) {
+                lanes.actors[actor].mark_in_row(kind, row, ns_to_ms(at));
+            }
         }
     }
 }

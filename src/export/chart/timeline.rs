@@ -1,7 +1,7 @@
 //! Timeline charts: one lane per actor over virtual time, drawn from the lanes a model emits
 //! and styled by the span and mark kinds it declares. Nothing here knows any model.
 
-use coordsim_model::{Lane, MarkShape, TimelineStyle};
+use coordsim_model::{Lane, MarkShape};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -9,32 +9,8 @@ use super::base::{DrawResult, FONT};
 use super::frame::{axis_titles, compose, px, tick, titled};
 use super::layout::Placed;
 use super::layout::{self, Entry, Marker, Obstacles, Rect, Scale, Swatch};
-use crate::config::charts::{LegendPlace, Look};
-use crate::locale::Locale;
-
-/// What a timeline draws.
-#[derive(Debug, Clone)]
-pub struct Timeline {
-    /// Title.
-    pub title: String,
-    /// Lanes, top to bottom (names already labelled).
-    pub lanes: Vec<Lane>,
-    /// The model's kinds.
-    pub style: TimelineStyle,
-    /// The legend text of each span kind (the style's order), in the config's locale.
-    pub span_labels: Vec<String>,
-    /// The legend text of each mark kind.
-    pub mark_labels: Vec<String>,
-    /// What was not drawn as given (lanes past the cap, thinned marks, merged spans), in
-    /// the config's locale: legend lines of their own.
-    pub notes: Vec<String>,
-    /// The x axis title.
-    pub x_label: String,
-    /// How numbers are written.
-    pub locale: Locale,
-    /// Size and legend place.
-    pub look: Look,
-}
+use super::timeline_data::Timeline;
+use crate::config::charts::LegendPlace;
 
 fn rgb((r, g, b): (u8, u8, u8)) -> RGBColor {
     RGBColor(r, g, b)
@@ -68,18 +44,26 @@ pub(super) fn time_axis(first: f64, last: f64) -> std::ops::Range<f64> {
     left..right
 }
 
-/// Bars of one span kind: (kind index, bars as (from, to, top)).
-type Bars = Vec<(usize, Vec<(f64, f64, f64)>)>;
-/// Marks of one mark kind: (kind index, points as (at, lane centre)).
-type Marks = Vec<(usize, Vec<(f64, f64)>)>;
+/// Bars of one span kind: (kind index, bars as (from, to, top, height)).
+type Bars = Vec<(usize, Vec<(f64, f64, f64, f64)>)>;
+/// Marks of one mark kind: (kind index, points as (at, row centre, lift of a mark drawn
+/// above the row)).
+type Marks = Vec<(usize, Vec<(f64, f64, f64)>)>;
 
 /// What a timeline draws, placed on its axes: every kind's bars and marks (in the model's
-/// legend order; a kind no lane uses has none, and no legend entry), and each span kind's
-/// bar height.
+/// legend order; a kind no lane uses has none, and no legend entry).
 struct Items {
     spans: Bars,
     marks: Marks,
-    heights: Vec<f64>,
+}
+
+/// The centre of sub-row `row` of `rows` on the lane centred at `y`, and the share of the
+/// lane's height each row has: rows split the lane's middle 0.8 from the top down (one row:
+/// the lane's centre, its full height).
+pub(super) fn row_centre(y: f64, row: u8, rows: u8) -> (f64, f64) {
+    let rows = f64::from(rows.max(1));
+    let share = 1.0 / rows;
+    (y + 0.4 - (f64::from(row) + 0.5) * 0.8 * share, share)
 }
 
 impl Items {
@@ -89,6 +73,7 @@ impl Items {
         let window = t.look.window.map(|(a, b)| (a, b.min(right)));
         let n = t.lanes.len().max(1);
         let y_of = |i: usize| n as f64 - i as f64 - 0.5;
+        let rows: Vec<u8> = t.lanes.iter().map(Lane::rows).collect();
         let heights: Vec<f64> = t
             .style
             .spans
@@ -106,12 +91,13 @@ impl Items {
                     .iter()
                     .enumerate()
                     .flat_map(|(i, lane)| {
+                        let rows = &rows;
                         lane.spans()
                             .iter()
                             .filter(|sp| sp.kind == kind.name && super::base::drawable(sp.from_ms))
-                            .map(move |sp| (y_of(i), sp))
+                            .map(move |sp| (row_centre(y_of(i), sp.row, rows[i]), sp))
                     })
-                    .filter_map(|(y, sp)| {
+                    .filter_map(|((y, share), sp)| {
                         let to = sp
                             .to_ms
                             .filter(|v| super::base::drawable(*v))
@@ -122,7 +108,13 @@ impl Items {
                             Some((a, b)) => (sp.from_ms.max(a), to.min(b)),
                             None => (sp.from_ms, to),
                         };
-                        Some((from, to.max(from + min_width), y + heights[k] / 2.0))
+                        // One row: the kind's own height; several: a share of the lane's.
+                        let h = if share >= 1.0 {
+                            heights[k]
+                        } else {
+                            0.8 * share * heights[k] / 0.55
+                        };
+                        Some((from, to.max(from + min_width), y + h / 2.0, h))
                     })
                     .collect();
                 (k, bars)
@@ -140,22 +132,22 @@ impl Items {
                     .iter()
                     .enumerate()
                     .flat_map(|(i, lane)| {
+                        let rows = &rows;
                         lane.marks()
                             .iter()
                             .filter(|m| m.kind == kind.name && super::base::drawable(m.at_ms))
                             .filter(move |m| window.is_none_or(|(a, b)| (a..=b).contains(&m.at_ms)))
-                            .map(move |m| (m.at_ms, y_of(i)))
+                            .map(move |m| {
+                                let (y, share) = row_centre(y_of(i), m.row, rows[i]);
+                                (m.at_ms, y, 0.42 * share)
+                            })
                     })
                     .collect();
                 (k, at)
             })
             .filter(|(_, a): &(usize, Vec<_>)| !a.is_empty())
             .collect();
-        Items {
-            spans,
-            marks,
-            heights,
-        }
+        Items { spans, marks }
     }
 
     /// One legend entry per kind drawn.
@@ -175,6 +167,7 @@ impl Items {
                 }
             })
             .collect();
+        entries.extend(super::levels::entries(t));
         entries.extend(self.marks.iter().map(|(k, _)| {
             let kind = &t.style.marks[*k];
             Entry {
@@ -189,14 +182,17 @@ impl Items {
     }
 
     /// Where the bars and marks are in pixels, for the legend to avoid.
-    fn obstacles<DB: DrawingBackend>(&self, chart: &super::base::Chart2d<'_, DB>) -> Obstacles {
+    fn obstacles<DB: DrawingBackend>(
+        &self,
+        chart: &super::base::Chart2d<'_, DB>,
+        t: &Timeline,
+        right: f64,
+    ) -> Obstacles {
         let mut o = Obstacles::default();
-        for (k, bars) in &self.spans {
-            for (from, to, top) in bars {
-                let (a, b) = (
-                    px(chart, (*from, *top)),
-                    px(chart, (*to, top - self.heights[*k])),
-                );
+        super::levels::obstacles(chart, t, right, &mut o);
+        for (_, bars) in &self.spans {
+            for (from, to, top, h) in bars {
+                let (a, b) = (px(chart, (*from, *top)), px(chart, (*to, top - h)));
                 o.rects.push(Rect {
                     x0: a.0.min(b.0),
                     y0: a.1.min(b.1),
@@ -207,8 +203,8 @@ impl Items {
         }
         for (_, at) in &self.marks {
             o.points
-                .extend(at.iter().map(|p| px(chart, (p.0, p.1 + 0.42))));
-            o.points.extend(at.iter().map(|p| px(chart, *p)));
+                .extend(at.iter().map(|p| px(chart, (p.0, p.1 + p.2))));
+            o.points.extend(at.iter().map(|p| px(chart, (p.0, p.1))));
         }
         o
     }
@@ -226,8 +222,7 @@ impl Items {
     {
         for (k, bars) in &self.spans {
             let color = rgb(t.style.spans[*k].rgb);
-            let h = self.heights[*k];
-            chart.draw_series(bars.iter().map(|(from, to, top)| {
+            chart.draw_series(bars.iter().map(|(from, to, top, h)| {
                 Rectangle::new([(*from, *top), (*to, top - h)], color.filled())
             }))?;
         }
@@ -236,20 +231,21 @@ impl Items {
             let color = rgb(kind.rgb);
             match kind.shape {
                 MarkShape::Tick => {
-                    chart.draw_series(at.iter().map(|(x, y)| {
+                    chart.draw_series(at.iter().map(|(x, y, lift)| {
+                        let half = lift * 0.22 / 0.42;
                         PathElement::new(
-                            vec![(*x, y - 0.22), (*x, y + 0.22)],
+                            vec![(*x, y - half), (*x, y + half)],
                             color.stroke_width(s.px(2)),
                         )
                     }))?;
                 }
                 MarkShape::Triangle => {
-                    chart.draw_series(at.iter().map(|(x, y)| {
-                        TriangleMarker::new((*x, y + 0.42), mark_px, color.filled())
+                    chart.draw_series(at.iter().map(|(x, y, lift)| {
+                        TriangleMarker::new((*x, y + lift), mark_px, color.filled())
                     }))?;
                 }
                 MarkShape::Cross => {
-                    chart.draw_series(at.iter().map(|(x, y)| {
+                    chart.draw_series(at.iter().map(|(x, y, _)| {
                         Cross::new((*x, *y), mark_px, color.stroke_width(s.px(3)))
                     }))?;
                 }
@@ -257,7 +253,7 @@ impl Items {
                     let area = chart.plotting_area().strip_coord_spec();
                     let (ox, oy) = area.get_base_pixel();
                     for p in at {
-                        let (x, y) = px(chart, *p);
+                        let (x, y) = px(chart, (p.0, p.1));
                         layout::draw_marker(
                             &area,
                             Marker::Diamond,
@@ -284,6 +280,7 @@ fn axis_of(t: &Timeline) -> std::ops::Range<f64> {
                     .flat_map(|s| [Some(s.from_ms), s.to_ms])
                     .flatten()
                     .chain(l.marks().iter().map(|m| m.at_ms))
+                    .chain(l.levels().iter().map(|p| p.at_ms))
             })
             .filter(|v| super::base::drawable(*v))
     };
@@ -337,7 +334,7 @@ where
         s,
         left..right,
         &|headroom| 0.0..n as f64 + 0.3 + (n as f64 + 0.3) * headroom,
-        &|chart| items.obstacles(chart),
+        &|chart| items.obstacles(chart, t, right),
         (s.px(64), (name_w + s.px(24)).clamp(s.px(60), s.px(320))),
     )?;
     // Lane i (top first) is centred at y = n − i − 0.5. With more lanes than names fit
@@ -380,6 +377,10 @@ where
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225))
         .draw()?;
+    super::levels::density(&mut chart, t, (left, right), s)?;
     items.draw(&mut chart, t, mark_px, s)?;
+    // A level over the spans: a queue's line stays readable across its server's down window.
+    super::levels::draw(&mut chart, t, right, s)?;
+    super::levels::separator(&mut chart, t, (left, right), s)?;
     super::frame::finish(root, &chart, legend, &entries, &look, s)
 }

@@ -133,7 +133,7 @@ fn a_label_for_no_kind_lists_every_timeline_kind() {
     let config = write_config(tmp.path(), "l.toml", text);
     let o = coordsim(&["check", &config]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let kinds = "its timeline kinds: waiting, served, reading, writing, working, crossing, holding_waiting, paused, backoff, down, attempt, done, gave_up, crashed, rejected, timeout, retry, lost, refused, lease_lost, restarted";
+    let kinds = "its timeline kinds: waiting, served, reading, writing, working, crossing, holding_waiting, paused, backoff, down, server_down, attempt, done, gave_up, crashed, rejected, timeout, retry, lost, refused, lease_lost, restarted";
     assert!(
         stderr(&o).contains("l.toml:6:1:") && stderr(&o).contains(kinds),
         "{}",
