@@ -32,6 +32,50 @@ pub struct Verdict {
     pub config_line: usize,
     /// The numbers behind `actual` and `expected`, for a page to write in its locale.
     pub numbers: Numbers,
+    /// A claim over executions: its worst row in parts (`at` says it in `check`'s words),
+    /// for a page to word in its locale; none for a claim over rows or a point's
+    /// probability (its row is the point alone).
+    pub executions: Option<ExecutionRow>,
+}
+
+/// The row of a claim over executions' worst evaluation, in parts: the point, and which
+/// of its executions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutionRow {
+    /// The point, by its swept parameters' values (`guard = "none"`; empty without a
+    /// sweep).
+    pub point: String,
+    /// Which of the point's executions.
+    pub executions: Executions,
+    /// The point's exploration stopped at a bound: not every execution was seen (`check`
+    /// says which bound, after `;`).
+    pub bounded: bool,
+}
+
+/// Which executions a claim over executions' worst evaluation is about.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Executions {
+    /// Outcome `k` (from 1) of the point's `of` distinct outcomes, which `executions`
+    /// executions end in.
+    Outcome {
+        /// The outcome, from 1.
+        k: usize,
+        /// The point's distinct outcomes.
+        of: usize,
+        /// The executions that end in it.
+        executions: u128,
+    },
+    /// The least or greatest value (`stat`) over every one of `executions` executions.
+    Stat {
+        /// `min` or `max`.
+        stat: Stat,
+        /// The point's executions.
+        executions: u128,
+    },
+    /// None: the search stopped at a bound, and finding no counterexample proves nothing.
+    Bounded,
+    /// No point was explored.
+    NoPoint,
 }
 
 /// One matched row's values: what the claim reads and what it expects there.
@@ -56,6 +100,8 @@ struct Eval {
     /// Why it cannot pass, when that is not the numbers (an empty cell, a division by zero).
     reason: Option<&'static str>,
     row: String,
+    /// Over executions: `row` in parts.
+    executions: Option<ExecutionRow>,
 }
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
@@ -113,14 +159,21 @@ pub fn over_executions(
             continue;
         }
         let bounded = exploration.bounded.as_deref();
-        let row = |what: String| {
+        // The row in `check`'s words, and in parts.
+        let row = |what: String, executions: Executions| {
             let at = describe(config, point, None);
             let tail = bounded.map_or(String::new(), |b| format!("; {b}"));
-            if at.is_empty() {
+            let text = if at.is_empty() {
                 format!("{what}{tail}")
             } else {
                 format!("{at}, {what}{tail}")
-            }
+            };
+            let parts = ExecutionRow {
+                point: at,
+                executions,
+                bounded: bounded.is_some(),
+            };
+            (text, parts)
         };
         let samples: Vec<Sample> = exploration
             .outcomes
@@ -147,7 +200,13 @@ pub fn over_executions(
             });
             let expected = samples.first().and_then(|s| s.expected);
             let what = format!("{} of {} executions", stat.name(), exploration.executions);
-            let mut e = judge(claim, actual, None, expected, None, row(what));
+            let executions = Executions::Stat {
+                stat,
+                executions: exploration.executions,
+            };
+            let (text, parts) = row(what, executions);
+            let mut e = judge(claim, actual, None, expected, None, text);
+            e.executions = Some(parts);
             if bounded.is_some() && e.excess <= 0.0 {
                 // A bound found no counterexample, which proves nothing.
                 e.excess = f64::INFINITY;
@@ -164,7 +223,14 @@ pub fn over_executions(
                 exploration.outcomes.len(),
                 o.executions
             );
-            let mut e = judge(claim, s.actual, None, s.expected, None, row(what));
+            let executions = Executions::Outcome {
+                k: k + 1,
+                of: exploration.outcomes.len(),
+                executions: o.executions,
+            };
+            let (text, parts) = row(what, executions);
+            let mut e = judge(claim, s.actual, None, s.expected, None, text);
+            e.executions = Some(parts);
             e.excess = match holds {
                 Holds::Always | Holds::Sometimes => e.excess,
                 // Never: an outcome that meets the test is the failure.
@@ -175,7 +241,9 @@ pub fn over_executions(
         }
         if bounded.is_some() && holds != Holds::Sometimes {
             // No counterexample in a bounded search is no proof.
-            let mut e = judge(claim, None, None, None, None, row("bounded".into()));
+            let (text, parts) = row("bounded".into(), Executions::Bounded);
+            let mut e = judge(claim, None, None, None, None, text);
+            e.executions = Some(parts);
             e.excess = f64::INFINITY;
             e.reason = Some("the exploration was bounded: not every execution was seen");
             evals.push((e, None));
@@ -190,16 +258,24 @@ pub fn over_executions(
             .into_iter()
             .max_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
     };
-    let (worst, decides) = pick.unwrap_or_else(|| {
-        let mut e = judge(claim, None, None, None, None, "no point explored".into());
-        e.reason = Some("no point matched");
-        (e, None)
-    });
+    let (worst, decides) = pick.unwrap_or_else(|| (no_point(claim), None));
     let shown = match (holds, worst.excess <= 0.0) {
         (Holds::Always, false) | (Holds::Sometimes, true) | (Holds::Never, false) => decides,
         _ => None,
     };
     (verdict(config, claim, worst), shown)
+}
+
+/// The evaluation of a claim over executions that matched no explored point.
+fn no_point(claim: &Claim) -> Eval {
+    let mut e = judge(claim, None, None, None, None, "no point explored".into());
+    e.reason = Some("no point matched");
+    e.executions = Some(ExecutionRow {
+        point: String::new(),
+        executions: Executions::NoPoint,
+        bounded: false,
+    });
+    e
 }
 
 /// A claim's `probability`: at each matched point, the sum of the probabilities of the
@@ -299,9 +375,7 @@ fn probability_over_executions(
         test,
     }) = worst
     else {
-        let mut e = judge(claim, None, None, None, None, "no point explored".into());
-        e.reason = Some("no point matched");
-        return (verdict(config, claim, e), None);
+        return (verdict(config, claim, no_point(claim)), None);
     };
     let pass = excess <= 0.0;
     let show = |x: Option<f64>| x.map_or("empty".to_string(), crate::export::explore::rounded);
@@ -343,6 +417,7 @@ fn probability_over_executions(
             level: None,
             relation: "probability",
         },
+        executions: None,
     };
     (verdict, first)
 }
@@ -475,6 +550,7 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         at: worst.row,
         config_line: config.source.line_col(claim.span.start).0,
         numbers,
+        executions: worst.executions,
     }
 }
 
@@ -584,6 +660,7 @@ fn judge(
         excess,
         reason,
         row,
+        executions: None,
     }
 }
 

@@ -13,7 +13,6 @@ use crate::config::Config;
 use crate::export::Run;
 use crate::export::chart::NARROW_SUFFIX;
 use crate::lesson::eval::Loaded;
-use crate::locale::Locale;
 
 /// Most rows of the table a page shows (`table.md` and the CSV files hold them all).
 pub const MAX_TABLE_ROWS: usize = 2000;
@@ -285,21 +284,9 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict], lc: Words<'_>) {
             let (before, after) = read.split_once("{metric}").unwrap_or(("", ""));
             h.text(before).el("code", &[], &claim.metric).text(after);
         });
-        // Where it is read, and its worst row when that says more (not the one point
-        // its `where` already names).
-        let mut at = scope(config, claim, lc);
-        // The worst row less the point `where` names already.
-        let worst =
-            v.at.strip_prefix(at.as_str())
-                .map_or(v.at.as_str(), |rest| rest.trim_start_matches(", "));
-        if v.at.is_empty() && config.points == 1 && config.replications == 1 {
-            at = say(lc, "the one row").to_string();
-        } else if !worst.is_empty() {
-            at.push_str(&say(lc, " — worst: {row}").replace("{row}", worst));
-        }
-        h.el("td", &[], &in_words(&at, lc));
+        h.el("td", &[], &where_text(v, config, claim, lc));
         h.el("td", &[], &expected_text(v, claim, lc));
-        h.el("td", &[("class", "num")], &measured_text(v, lc.locale));
+        h.el("td", &[("class", "num")], &measured_text(v, claim, lc));
         h.with("td", &[("class", "num")], |h| {
             let line = v.config_line.to_string();
             h.el(
@@ -313,27 +300,97 @@ fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict], lc: Words<'_>) {
     h.close("tbody").close("table").close("div").newline();
 }
 
-/// What a claim measured, in the page's locale (its text as `check` wrote it otherwise).
-fn measured_text(v: &Verdict, lc: Locale) -> String {
-    match v.numbers.actual {
-        Some(x) if !v.numbers.relation.is_empty() => {
-            crate::format::at_tolerance(x, v.numbers.tolerance, lc)
+/// Where a claim is read, and its worst row when that says more (not the one point its
+/// `where` already names), in the page's words and locale; a claim over executions' row
+/// names the executions (`outcome 1 of 4 (24 executions)`).
+fn where_text(v: &Verdict, config: &Config, claim: &crate::config::Claim, lc: Words<'_>) -> String {
+    if v.at.is_empty() && config.points == 1 && config.replications == 1 {
+        return say(lc, "the one row").to_string();
+    }
+    let at = scope(config, claim, lc);
+    let point = v
+        .executions
+        .as_ref()
+        .map_or(v.at.as_str(), |e| e.point.as_str());
+    // The worst row less the point `where` names already.
+    let worst = point
+        .strip_prefix(at.as_str())
+        .map_or(point, |rest| rest.trim_start_matches(", "));
+    let mut worst = in_words(worst, lc);
+    if let Some(e) = &v.executions {
+        let which = executions_text(e, lc);
+        if !worst.is_empty() && !which.is_empty() {
+            worst.push_str(", ");
         }
-        _ => v.actual.clone(),
+        worst.push_str(&which);
+    }
+    let mut text = in_words(&at, lc);
+    if !worst.is_empty() {
+        text.push_str(&say(lc, " — worst: {row}").replace("{row}", &worst));
+    }
+    text
+}
+
+/// Which executions of its point a claim over executions' worst row is about, in the
+/// page's words and locale, and whether the search saw them all.
+fn executions_text(e: &crate::check::ExecutionRow, lc: Words<'_>) -> String {
+    use crate::check::Executions;
+    let count = |n: u128| lc.locale.number(&n.to_string());
+    let bounded = say(
+        lc,
+        "bounded: not every execution was seen (explore.md says where the search stopped)",
+    );
+    let which = match e.executions {
+        Executions::Outcome { k, of, executions } => {
+            say(lc, "outcome {k} of {of} ({executions} executions)")
+                .replace("{k}", &count(k as u128))
+                .replace("{of}", &count(of as u128))
+                .replace("{executions}", &count(executions))
+        }
+        Executions::Stat { stat, executions } => {
+            // Over executions a statistic is `min` or `max` (a config allows no mean).
+            let phrase = match stat {
+                crate::config::Stat::Max => say(lc, "max of {executions} executions"),
+                _ => say(lc, "min of {executions} executions"),
+            };
+            phrase.replace("{executions}", &count(executions))
+        }
+        Executions::Bounded => return bounded.to_string(),
+        Executions::NoPoint => say(lc, "no point explored").to_string(),
+    };
+    if e.bounded {
+        format!("{which}; {bounded}")
+    } else {
+        which
+    }
+}
+
+/// What a claim measured, in the page's locale: a number at the claim's precision, a text
+/// claim's text as it is.
+fn measured_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
+    match (&claim.expect, v.numbers.actual) {
+        (crate::config::Expect::Text(_), _) => v.actual.clone(),
+        (_, Some(x)) => crate::format::at_tolerance(x, v.numbers.tolerance, lc.locale),
+        (_, None) => say(lc, "empty").to_string(),
     }
 }
 
 /// What a claim expects, in the page's words and locale: the expression and its value, and
 /// how the measure must compare (± a tolerance, at most, within an interval). A claim over
-/// executions, or of text, keeps the words `check` prints.
+/// executions, of text, or whose expectation is empty says it in parts, as `check` does
+/// ([`expected_in_parts`]).
 fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
     let n = &v.numbers;
     let Some(x) = n.expected.filter(|_| !n.relation.is_empty()) else {
-        return v.expected.clone();
+        return expected_in_parts(v, claim, lc);
     };
     let tol = n.tolerance;
     let mut value = crate::format::at_tolerance(x, tol, lc.locale);
-    if let crate::config::Expect::Expr(text, _) = &claim.expect {
+    // A probability is shown alone: the claim's `expect` is its test's, not the
+    // probability's.
+    if let (crate::config::Expect::Expr(text, _), false) =
+        (&claim.expect, n.relation == "probability")
+    {
         value = format!("{text} = {value}");
     }
     let num = |y: f64| crate::format::at_tolerance(y, tol, lc.locale);
@@ -365,6 +422,87 @@ fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> St
         }
         _ => value,
     }
+}
+
+/// What a claim expects as `check` says it, in the page's words and locale: how a claim
+/// over executions holds (`sometimes: at most 3`), the expectation (its expression, a
+/// text claim's text, or empty) and its test (`, ± 1e-9`, `, exact text`).
+fn expected_in_parts(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
+    use crate::config::{Expect, Holds, Test};
+    let n = &v.numbers;
+    let locale = lc.locale;
+    // An author's number (a tolerance, a band's bound) as written; a tiny one as `1e-9`.
+    let written = |t: f64| {
+        if t != 0.0 && t.abs() < 1e-3 {
+            format!("{t:e}").replace('.', &locale.decimal_mark().to_string())
+        } else {
+            locale.number(&t.to_string())
+        }
+    };
+    let num = |x: Option<f64>| {
+        x.map_or_else(
+            || say(lc, "empty").to_string(),
+            |x| crate::format::at_tolerance(x, n.tolerance, locale),
+        )
+    };
+    let with_expr = |expect: &Expect, value: String| match expect {
+        Expect::Expr(text, _) => format!("{text} = {value}"),
+        _ => value,
+    };
+    if let (Some(want), "probability") = (&claim.probability, n.relation) {
+        // A point's probability, with no value to show (a bound, or executions in a free
+        // order).
+        let value = with_expr(want, num(n.expected));
+        let tolerance = written(n.tolerance.unwrap_or(0.0));
+        return format!(
+            "{}, ± {tolerance}",
+            say(lc, "expected {value}").replace("{value}", &value)
+        );
+    }
+    let value = match &claim.expect {
+        Expect::Text(text) => format!("{text:?}"),
+        expect => with_expr(expect, num(n.expected)),
+    };
+    let relation = match claim.test {
+        Test::AtMost(_) => say(lc, "at most {value}").to_string(),
+        Test::AtLeast(_) => say(lc, "at least {value}").to_string(),
+        Test::WithinCi(c) => {
+            let level = locale.percent(&locale.number(&crate::format::reading(c * 100.0)));
+            let bound = |y: f64| crate::format::at_tolerance(y, n.tolerance, locale);
+            match n.ci {
+                Some((lo, hi)) => say(lc, "expected {value} inside the {level} CI [{lo}, {hi}]")
+                    .replace("{level}", &level)
+                    .replace("{lo}", &bound(lo))
+                    .replace("{hi}", &bound(hi)),
+                None => {
+                    say(lc, "expected {value} inside the {level} CI").replace("{level}", &level)
+                }
+            }
+        }
+        _ => say(lc, "expected {value}").to_string(),
+    };
+    // The value last: an author's text may hold a `{placeholder}` of its own.
+    let relation = relation.replace("{value}", &value);
+    let test = match (&claim.expect, claim.test) {
+        (Expect::Text(_), _) => say(lc, ", exact text").to_string(),
+        (_, Test::Tolerance(t)) => format!(", ± {}", written(t)),
+        (_, Test::Band(lo, hi)) => say(lc, ", ratio in [{lo}, {hi}]")
+            .replace("{lo}", &written(lo))
+            .replace("{hi}", &written(hi)),
+        (_, Test::AtMost(t) | Test::AtLeast(t)) if t > 1e-9 => {
+            say(lc, ", slack {slack}").replace("{slack}", &written(t))
+        }
+        _ => String::new(),
+    };
+    let said = format!("{relation}{test}");
+    // Over executions, how the test must hold; a statistic over them is one figure.
+    let holds = match (claim.over, claim.stat) {
+        (Some(Holds::Always), None) => say(lc, "always: {test}"),
+        (Some(Holds::Sometimes), None) => say(lc, "sometimes: {test}"),
+        (Some(Holds::Never), None) => say(lc, "never: {test}"),
+        _ => return said,
+    };
+    holds.replace("{test}", &said)
 }
 
 /// A row as `check` names it (`rho = 0.8, replication 2`, `(5 replications)`), in the
