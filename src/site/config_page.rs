@@ -884,3 +884,61 @@ fn claim_end(text: &str, first: usize) -> usize {
     }
     end
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{ExecutionRow, Executions};
+    use crate::locale::Locale;
+
+    /// Which executions a worst row is about, in each locale's words and numbers: an
+    /// outcome, a statistic over every execution, a bound reached, no point.
+    #[test]
+    fn the_executions_of_a_worst_row_in_each_locale() {
+        let row = |executions, bounded| ExecutionRow {
+            point: "guard = \"none\"".into(),
+            executions,
+            bounded,
+        };
+        let outcome = Executions::Outcome {
+            k: 1,
+            of: 4,
+            executions: 12_000,
+        };
+        let max = Executions::Stat {
+            stat: crate::config::Stat::Max,
+            executions: 70,
+        };
+        let cases = [
+            (
+                row(outcome, false),
+                "outcome 1 of 4 (12,000 executions)",
+                "4 sonucun 1. sonucu (12.000 yürütme)",
+            ),
+            (
+                row(max, false),
+                "max of 70 executions",
+                "70 yürütmenin en büyüğü",
+            ),
+            (
+                row(outcome, true),
+                "outcome 1 of 4 (12,000 executions); bounded: not every execution was seen (explore.md says where the search stopped)",
+                "4 sonucun 1. sonucu (12.000 yürütme); sınırlı: her yürütme görülmedi (aramanın nerede durduğunu explore.md söyler)",
+            ),
+            (
+                row(Executions::Bounded, true),
+                "bounded: not every execution was seen (explore.md says where the search stopped)",
+                "sınırlı: her yürütme görülmedi (aramanın nerede durduğunu explore.md söyler)",
+            ),
+            (
+                row(Executions::NoPoint, false),
+                "no point explored",
+                "hiçbir nokta taranmadı",
+            ),
+        ];
+        for (row, en, tr) in cases {
+            assert_eq!(executions_text(&row, Words::built_in(Locale::En)), en);
+            assert_eq!(executions_text(&row, Words::built_in(Locale::Tr)), tr);
+        }
+    }
+}
