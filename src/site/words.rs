@@ -446,6 +446,7 @@ mod tests {
         let sources = [
             include_str!("frame.rs"),
             include_str!("config_page.rs"),
+            include_str!("claims_table.rs"),
             include_str!("lesson_page.rs"),
             include_str!("index.rs"),
         ];

@@ -329,8 +329,9 @@ fn built_in_english() -> Vec<String> {
     out
 }
 
-#[test]
-fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_them_all() {
+/// [`course`], with an explored config in each language and a config of a text claim in
+/// each, a lesson in each, and an English locale file giving every key.
+fn every_word_course() -> tempfile::TempDir {
     let dir = course();
     // An explored config in each language (its step chart's alt text; its claims hold
     // always, sometimes and never, and are a min and a max over the executions), a config
@@ -373,6 +374,56 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
         file.push_str(&format!("{key} = \"<{key}>{holes}\"\n"));
     }
     write_locale(dir.path(), "en.toml", &file);
+    dir
+}
+
+/// No page shows a built-in English phrase, nor one filled in, and no Turkish claims table
+/// an English word of the site's.
+fn assert_no_built_in_english(pages: &[(&str, String)]) {
+    let english = built_in_english();
+    assert!(english.len() > 60, "{english:?}");
+    let phrases = built_in_phrases();
+    assert!(
+        phrases.contains(&"outcome {k} of {of} ({executions} executions)".to_string()),
+        "{phrases:?}"
+    );
+    // The English words of every phrase, for a Turkish claims table, less those Turkish
+    // shares (`model`).
+    let turkish: Vec<String> = (site_words().iter())
+        .flat_map(|(_, _, tr)| words(tr))
+        .collect();
+    let english_words: Vec<String> = (keys().iter())
+        .flat_map(|(_, e)| words(e))
+        .filter(|w| w.len() >= 3 && !turkish.contains(w))
+        .collect();
+    for (name, html) in pages {
+        let text = words_of(html);
+        for phrase in &english {
+            assert!(
+                !text.contains(phrase.as_str()),
+                "{name}: {phrase:?} in {text}"
+            );
+        }
+        for phrase in &phrases {
+            assert!(!shows(&text, phrase), "{name}: {phrase:?} in {text}");
+        }
+        if name.ends_with("-tr") && text.contains("<table class=\"claims\">") {
+            // A Turkish claims table has no English word of the site's at all (`expected
+            // 1`, `sometimes: …`), each claim's name aside.
+            let table = claims_table(&text);
+            for word in words(&table) {
+                assert!(
+                    !english_words.contains(&word),
+                    "{name}: English {word:?} in its claims table: {table}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_them_all() {
+    let dir = every_word_course();
     let o = report(dir.path());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
@@ -396,45 +447,7 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
         ("config-text-tr", page(dir.path(), "config-text-tr.html")),
         ("lesson-tr", page(dir.path(), "lesson-tr.html")),
     ];
-    let english = built_in_english();
-    assert!(english.len() > 60, "{english:?}");
-    let phrases = built_in_phrases();
-    assert!(
-        phrases.contains(&"outcome {k} of {of} ({executions} executions)".to_string()),
-        "{phrases:?}"
-    );
-    // The English words of every phrase, for a Turkish claims table, less those Turkish
-    // shares (`model`).
-    let turkish: Vec<String> = (site_words().iter())
-        .flat_map(|(_, _, tr)| words(tr))
-        .collect();
-    let english_words: Vec<String> = (keys().iter())
-        .flat_map(|(_, e)| words(e))
-        .filter(|w| w.len() >= 3 && !turkish.contains(w))
-        .collect();
-    for (name, html) in &pages {
-        let text = words_of(html);
-        for phrase in &english {
-            assert!(
-                !text.contains(phrase.as_str()),
-                "{name}: {phrase:?} in {text}"
-            );
-        }
-        for phrase in &phrases {
-            assert!(!shows(&text, phrase), "{name}: {phrase:?} in {text}");
-        }
-        if name.ends_with("-tr") && text.contains("<table class=\"claims\">") {
-            // A Turkish claims table has no English word of the site's at all (`expected
-            // 1`, `sometimes: …`), each claim's name aside.
-            let table = claims_table(&text);
-            for word in words(&table) {
-                assert!(
-                    !english_words.contains(&word),
-                    "{name}: English {word:?} in its claims table: {table}"
-                );
-            }
-        }
-    }
+    assert_no_built_in_english(&pages);
     // The course's words are where the site's were: the frame, the index, the badges, a
     // step chart's alt text, why an image is not shown.
     let text = |name: &str| words_of(&pages.iter().find(|(n, _)| *n == name).unwrap().1);
