@@ -4,9 +4,14 @@ use coordsim_model::Value;
 
 use crate::config::{Claim, Config, Expect, Stat, Test, Var, matches_filter};
 use crate::format::Numbers;
-use std::collections::HashMap;
 
-use crate::results::{ColumnId, ColumnSource, Results, Row, Table, number};
+use crate::results::{ColumnId, ColumnSource, Results, number};
+
+mod entity_index;
+mod executions;
+
+use entity_index::{EntityIndex, missing_entity};
+pub use executions::{ExecutionRow, Executions};
 
 /// One claim's verdict: its worst evaluation.
 #[derive(Debug, Clone)]
@@ -32,6 +37,10 @@ pub struct Verdict {
     pub config_line: usize,
     /// The numbers behind `actual` and `expected`, for a page to write in its locale.
     pub numbers: Numbers,
+    /// A claim over executions: its worst row in parts (`at` says it in `check`'s words),
+    /// for a page to word in its locale; none for a claim over rows or a point's
+    /// probability (its row is the point alone).
+    pub executions: Option<ExecutionRow>,
 }
 
 /// One matched row's values: what the claim reads and what it expects there.
@@ -56,6 +65,8 @@ struct Eval {
     /// Why it cannot pass, when that is not the numbers (an empty cell, a division by zero).
     reason: Option<&'static str>,
     row: String,
+    /// Over executions: `row` in parts.
+    executions: Option<ExecutionRow>,
 }
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
@@ -113,14 +124,21 @@ pub fn over_executions(
             continue;
         }
         let bounded = exploration.bounded.as_deref();
-        let row = |what: String| {
+        // The row in `check`'s words, and in parts.
+        let row = |what: String, executions: Executions| {
             let at = describe(config, point, None);
             let tail = bounded.map_or(String::new(), |b| format!("; {b}"));
-            if at.is_empty() {
+            let text = if at.is_empty() {
                 format!("{what}{tail}")
             } else {
                 format!("{at}, {what}{tail}")
-            }
+            };
+            let parts = ExecutionRow {
+                point: at,
+                executions,
+                bounded: bounded.is_some(),
+            };
+            (text, parts)
         };
         let samples: Vec<Sample> = exploration
             .outcomes
@@ -147,7 +165,13 @@ pub fn over_executions(
             });
             let expected = samples.first().and_then(|s| s.expected);
             let what = format!("{} of {} executions", stat.name(), exploration.executions);
-            let mut e = judge(claim, actual, None, expected, None, row(what));
+            let executions = Executions::Stat {
+                stat,
+                executions: exploration.executions,
+            };
+            let (text, parts) = row(what, executions);
+            let mut e = judge(claim, actual, None, expected, None, text);
+            e.executions = Some(parts);
             if bounded.is_some() && e.excess <= 0.0 {
                 // A bound found no counterexample, which proves nothing.
                 e.excess = f64::INFINITY;
@@ -164,7 +188,14 @@ pub fn over_executions(
                 exploration.outcomes.len(),
                 o.executions
             );
-            let mut e = judge(claim, s.actual, None, s.expected, None, row(what));
+            let executions = Executions::Outcome {
+                k: k + 1,
+                of: exploration.outcomes.len(),
+                executions: o.executions,
+            };
+            let (text, parts) = row(what, executions);
+            let mut e = judge(claim, s.actual, None, s.expected, None, text);
+            e.executions = Some(parts);
             e.excess = match holds {
                 Holds::Always | Holds::Sometimes => e.excess,
                 // Never: an outcome that meets the test is the failure.
@@ -175,7 +206,9 @@ pub fn over_executions(
         }
         if bounded.is_some() && holds != Holds::Sometimes {
             // No counterexample in a bounded search is no proof.
-            let mut e = judge(claim, None, None, None, None, row("bounded".into()));
+            let (text, parts) = row("bounded".into(), Executions::Bounded);
+            let mut e = judge(claim, None, None, None, None, text);
+            e.executions = Some(parts);
             e.excess = f64::INFINITY;
             e.reason = Some("the exploration was bounded: not every execution was seen");
             evals.push((e, None));
@@ -190,16 +223,24 @@ pub fn over_executions(
             .into_iter()
             .max_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
     };
-    let (worst, decides) = pick.unwrap_or_else(|| {
-        let mut e = judge(claim, None, None, None, None, "no point explored".into());
-        e.reason = Some("no point matched");
-        (e, None)
-    });
+    let (worst, decides) = pick.unwrap_or_else(|| (no_point(claim), None));
     let shown = match (holds, worst.excess <= 0.0) {
         (Holds::Always, false) | (Holds::Sometimes, true) | (Holds::Never, false) => decides,
         _ => None,
     };
     (verdict(config, claim, worst), shown)
+}
+
+/// The evaluation of a claim over executions that matched no explored point.
+fn no_point(claim: &Claim) -> Eval {
+    let mut e = judge(claim, None, None, None, None, "no point explored".into());
+    e.reason = Some("no point matched");
+    e.executions = Some(ExecutionRow {
+        point: String::new(),
+        executions: Executions::NoPoint,
+        bounded: false,
+    });
+    e
 }
 
 /// A claim's `probability`: at each matched point, the sum of the probabilities of the
@@ -299,9 +340,7 @@ fn probability_over_executions(
         test,
     }) = worst
     else {
-        let mut e = judge(claim, None, None, None, None, "no point explored".into());
-        e.reason = Some("no point matched");
-        return (verdict(config, claim, e), None);
+        return (verdict(config, claim, no_point(claim)), None);
     };
     let pass = excess <= 0.0;
     let show = |x: Option<f64>| x.map_or("empty".to_string(), crate::export::explore::rounded);
@@ -343,6 +382,7 @@ fn probability_over_executions(
             level: None,
             relation: "probability",
         },
+        executions: None,
     };
     (verdict, first)
 }
@@ -475,6 +515,7 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         at: worst.row,
         config_line: config.source.line_col(claim.span.start).0,
         numbers,
+        executions: worst.executions,
     }
 }
 
@@ -584,6 +625,7 @@ fn judge(
         excess,
         reason,
         row,
+        executions: None,
     }
 }
 
@@ -661,87 +703,6 @@ fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Res
     Ok(evals)
 }
 
-/// One entity's rows, by run (point, replication), found in one pass over the entity rows:
-/// an entity claim reads its entity once per run, and a scan of every entity row per run
-/// cost runs × rows (266 s for 100,000 points).
-pub(crate) struct EntityIndex<'r> {
-    table: &'r Table,
-    rows: HashMap<(usize, u64), &'r Row>,
-}
-
-impl<'r> EntityIndex<'r> {
-    /// The rows of entity `name` (the first of a run, should a run name it twice), or an
-    /// error at the claim's `entity` when the run kept no entity rows.
-    fn new(
-        config: &Config,
-        results: &'r Results,
-        name: &str,
-        span: &crate::source::Span,
-    ) -> anyhow::Result<EntityIndex<'r>> {
-        let Some(table) = results.entities.as_ref() else {
-            return Err(config
-                .source
-                .error(span, "this run kept no entity rows")
-                .into());
-        };
-        Ok(EntityIndex::of(table, name))
-    }
-
-    fn of(table: &'r Table, name: &str) -> EntityIndex<'r> {
-        let mut rows = HashMap::new();
-        if let Some(id) = table.schema.id(ColumnSource::Entity) {
-            for row in table.rows.iter().filter(|r| is_named(&r[id], name)) {
-                rows.entry((table.point(row), table.replication(row)))
-                    .or_insert(row);
-            }
-        }
-        EntityIndex { table, rows }
-    }
-
-    /// The entity's row in the run (point, replication).
-    fn get(&self, point: usize, replication: u64) -> Option<&'r Row> {
-        self.rows.get(&(point, replication)).copied()
-    }
-}
-
-/// Whether an entity cell holds `name` (text compared in place, without a copy per row).
-fn is_named(cell: &coordsim_model::Cell, name: &str) -> bool {
-    match cell {
-        coordsim_model::Cell::Text(t) => t == name,
-        other => other.to_string() == name,
-    }
-}
-
-/// The error for an entity claim whose entity the run (point, replication) does not have:
-/// the nearest names and the first few of the run's entities, however many it has.
-fn missing_entity(
-    config: &Config,
-    entities: &Table,
-    point: usize,
-    replication: u64,
-    name: &str,
-    span: &crate::source::Span,
-) -> anyhow::Error {
-    let name_id = entities.schema.id(ColumnSource::Entity);
-    let names: Vec<String> = entities
-        .rows
-        .iter()
-        .filter(|e| entities.point(e) == point && entities.replication(e) == replication)
-        .filter_map(|e| name_id.map(|id| e[id].to_string()))
-        .collect();
-    config
-        .source
-        .error(
-            span,
-            format!(
-                "no entity `{name}`{} at point {point}; entities: {}",
-                crate::suggest::did_you_mean(name, &names),
-                crate::suggest::listed(&names)
-            ),
-        )
-        .into()
-}
-
 /// What a claim reads and expects at one row.
 #[allow(clippy::too_many_arguments)]
 fn sample(
@@ -794,71 +755,6 @@ impl Verdict {
             actual: self.actual.clone(),
             message: self.line.clone(),
             diff: None,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::results::{Column, Schema};
-    use coordsim_model::{Cell, ColumnType};
-    use proptest::prelude::*;
-
-    fn entity_table(rows: &[(u64, u64, usize)]) -> Table {
-        let column = |name: &str, source, ty| Column {
-            name: name.into(),
-            source,
-            ty,
-        };
-        Table {
-            schema: Schema::new(vec![
-                column("point", ColumnSource::Point, ColumnType::Count),
-                column("replication", ColumnSource::Replication, ColumnType::Count),
-                column("entity", ColumnSource::Entity, ColumnType::Text),
-            ]),
-            rows: rows
-                .iter()
-                .map(|&(p, r, n)| {
-                    Row::new(vec![
-                        Cell::Count(p),
-                        Cell::Count(r),
-                        Cell::Text(format!("e{n}")),
-                    ])
-                })
-                .collect(),
-        }
-    }
-
-    proptest! {
-        /// The index finds what a scan of every row finds: the first row of the entity in
-        /// that run, or none (rows in any order, names repeated within a run).
-        #[test]
-        fn the_entity_index_finds_what_a_scan_finds(
-            rows in prop::collection::vec((0u64..5, 0u64..3, 0usize..4), 0..60)
-        ) {
-            let table = entity_table(&rows);
-            let id = table.schema.id(ColumnSource::Entity).unwrap();
-            for n in 0..5 {
-                let name = format!("e{n}");
-                let index = EntityIndex::of(&table, &name);
-                for point in 0..6 {
-                    for replication in 0..4 {
-                        let scan = table.rows.iter().find(|r| {
-                            table.point(r) == point
-                                && table.replication(r) == replication
-                                && r[id].to_string() == name
-                        });
-                        let found = index.get(point, replication);
-                        let same = match (scan, found) {
-                            (Some(a), Some(b)) => std::ptr::eq(a, b),
-                            (None, None) => true,
-                            _ => false,
-                        };
-                        prop_assert!(same, "point {point}, replication {replication}, {name}");
-                    }
-                }
-            }
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::frame::{Depth, Input, Page, badge, page, unique_name};
+use super::frame::{Depth, Input, Page, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Plain};
 use super::words::{Words, say};
@@ -13,7 +13,6 @@ use crate::config::Config;
 use crate::export::Run;
 use crate::export::chart::NARROW_SUFFIX;
 use crate::lesson::eval::Loaded;
-use crate::locale::Locale;
 
 /// Most rows of the table a page shows (`table.md` and the CSV files hold them all).
 pub const MAX_TABLE_ROWS: usize = 2000;
@@ -139,7 +138,7 @@ fn render(
     h.el("h1", &[("lang", lang)], &config.title).newline();
     facts(&mut h, loaded, files, seed, lc);
     contents(&mut h, config, !explored.is_empty(), lc);
-    claims(&mut h, config, verdicts, lc);
+    super::claims_table::claims(&mut h, config, verdicts, lc);
     table(&mut h, loaded, seed, lc);
     charts(&mut h, config, files, lc);
     if !explored.is_empty() {
@@ -224,173 +223,6 @@ fn contents(h: &mut Html, config: &Config, explored: bool, lc: Words<'_>) {
         h.el("a", &[("href", href)], text);
     }
     h.close("nav").newline();
-}
-
-/// The claims: verdict, what is read, expected, measured, the point, the config line.
-fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict], lc: Words<'_>) {
-    let passed = verdicts.iter().filter(|v| v.pass).count();
-    h.el("h2", &[("id", "claims")], say(lc, "Claims")).newline();
-    if verdicts.is_empty() {
-        h.el("p", &[], say(lc, "This config makes no claim."))
-            .newline();
-        return;
-    }
-    h.el(
-        "p",
-        &[("class", "summary")],
-        &say(lc, "{passed} of {total} claim(s) hold, {failed} fail.")
-            .replace("{passed}", &passed.to_string())
-            .replace("{total}", &verdicts.len().to_string())
-            .replace("{failed}", &(verdicts.len() - passed).to_string()),
-    )
-    .newline();
-    h.open("div", &[("class", "table-wrap")])
-        .open("table", &[("class", "claims")]);
-    h.open("thead", &[]).open("tr", &[]);
-    for head in [
-        "#",
-        say(lc, "claim"),
-        say(lc, "verdict"),
-        say(lc, "reads"),
-        say(lc, "where"),
-        say(lc, "expected"),
-        say(lc, "measured"),
-        say(lc, "line"),
-    ] {
-        h.el("th", &[], head);
-    }
-    h.close("tr").close("thead").open("tbody", &[]).newline();
-    for (k, (v, claim)) in verdicts.iter().zip(&config.claims).enumerate() {
-        let id = format!("claim-{}", k + 1);
-        let class = if v.pass { "pass" } else { "fail" };
-        h.open("tr", &[("id", &id), ("class", class)]);
-        h.with("td", &[("class", "num")], |h| {
-            h.el("a", &[("href", &format!("#{id}"))], &(k + 1).to_string());
-        });
-        h.el(
-            "td",
-            &[("lang", config.locale.name()), ("class", "name")],
-            &v.claim,
-        );
-        h.with("td", &[], |h| {
-            badge(h, v.pass, say(lc, "PASS"), say(lc, "FAIL"));
-        });
-        h.with("td", &[], |h| {
-            let read = match claim.stat {
-                Some(crate::config::Stat::Mean) => say(lc, "mean of {metric}"),
-                Some(crate::config::Stat::Min) => say(lc, "min of {metric}"),
-                Some(crate::config::Stat::Max) => say(lc, "max of {metric}"),
-                None => "{metric}",
-            };
-            let (before, after) = read.split_once("{metric}").unwrap_or(("", ""));
-            h.text(before).el("code", &[], &claim.metric).text(after);
-        });
-        // Where it is read, and its worst row when that says more (not the one point
-        // its `where` already names).
-        let mut at = scope(config, claim, lc);
-        // The worst row less the point `where` names already.
-        let worst =
-            v.at.strip_prefix(at.as_str())
-                .map_or(v.at.as_str(), |rest| rest.trim_start_matches(", "));
-        if v.at.is_empty() && config.points == 1 && config.replications == 1 {
-            at = say(lc, "the one row").to_string();
-        } else if !worst.is_empty() {
-            at.push_str(&say(lc, " — worst: {row}").replace("{row}", worst));
-        }
-        h.el("td", &[], &in_words(&at, lc));
-        h.el("td", &[], &expected_text(v, claim, lc));
-        h.el("td", &[("class", "num")], &measured_text(v, lc.locale));
-        h.with("td", &[("class", "num")], |h| {
-            let line = v.config_line.to_string();
-            h.el(
-                "a",
-                &[("href", &format!("#L{line}")), ("class", "line-link")],
-                &say(lc, "line {line}").replace("{line}", &line),
-            );
-        });
-        h.close("tr").newline();
-    }
-    h.close("tbody").close("table").close("div").newline();
-}
-
-/// What a claim measured, in the page's locale (its text as `check` wrote it otherwise).
-fn measured_text(v: &Verdict, lc: Locale) -> String {
-    match v.numbers.actual {
-        Some(x) if !v.numbers.relation.is_empty() => {
-            crate::format::at_tolerance(x, v.numbers.tolerance, lc)
-        }
-        _ => v.actual.clone(),
-    }
-}
-
-/// What a claim expects, in the page's words and locale: the expression and its value, and
-/// how the measure must compare (± a tolerance, at most, within an interval). A claim over
-/// executions, or of text, keeps the words `check` prints.
-fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
-    let n = &v.numbers;
-    let Some(x) = n.expected.filter(|_| !n.relation.is_empty()) else {
-        return v.expected.clone();
-    };
-    let tol = n.tolerance;
-    let mut value = crate::format::at_tolerance(x, tol, lc.locale);
-    if let crate::config::Expect::Expr(text, _) = &claim.expect {
-        value = format!("{text} = {value}");
-    }
-    let num = |y: f64| crate::format::at_tolerance(y, tol, lc.locale);
-    let reading = |y: f64| lc.locale.number(&crate::format::reading(y));
-    match (n.relation, tol, n.ci) {
-        ("expect" | "probability", Some(t), _) if t > 1e-9 => {
-            format!("{value} ± {}", lc.locale.number(&crate::format::reading(t)))
-        }
-        ("at_most", Some(t), _) => say(lc, "at most {value} (slack {slack})")
-            .replace("{value}", &value)
-            .replace("{slack}", &reading(t)),
-        ("at_most", None, _) => say(lc, "at most {value}").replace("{value}", &value),
-        ("at_least", Some(t), _) => say(lc, "at least {value} (slack {slack})")
-            .replace("{value}", &value)
-            .replace("{slack}", &reading(t)),
-        ("at_least", None, _) => say(lc, "at least {value}").replace("{value}", &value),
-        ("band", _, Some((lo, hi))) => say(lc, "{value}, the ratio in [{lo}, {hi}]")
-            .replace("{value}", &value)
-            .replace("{lo}", &reading(lo))
-            .replace("{hi}", &reading(hi)),
-        ("within_ci", _, Some((lo, hi))) => {
-            let level = crate::format::reading(n.level.unwrap_or(0.95) * 100.0);
-            let level = lc.locale.percent(&lc.locale.number(&level));
-            say(lc, "{value}, inside the {level} interval [{lo}, {hi}]")
-                .replace("{value}", &value)
-                .replace("{level}", &level)
-                .replace("{lo}", &num(lo))
-                .replace("{hi}", &num(hi))
-        }
-        _ => value,
-    }
-}
-
-/// A row as `check` names it (`rho = 0.8, replication 2`, `(5 replications)`), in the
-/// page's words and locale: each number localized, the replications named.
-fn in_words(row: &str, lc: Words<'_>) -> String {
-    let row = row
-        .replace("replications)", say(lc, "replications)"))
-        .replace("replication ", say(lc, "replication "));
-    crate::format::numbers_in(&row, lc.locale)
-}
-
-/// Which rows a claim is evaluated on: its `where` (or every point) and its entity.
-fn scope(config: &Config, claim: &crate::config::Claim, lc: Words<'_>) -> String {
-    let names = config.key_names();
-    let mut parts: Vec<String> = claim
-        .filter
-        .iter()
-        .map(|(i, v)| format!("{} = {v}", names[*i]))
-        .collect();
-    if parts.is_empty() {
-        parts.push(say(lc, "every point").into());
-    }
-    if let Some((e, _)) = &claim.entity {
-        parts.push(say(lc, "entity {entity}").replace("{entity}", e));
-    }
-    parts.join(", ")
 }
 
 /// Every parameter's value (and where the config sets it), then the sweep's axes.

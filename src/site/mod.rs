@@ -13,6 +13,7 @@
 //! into the report's [`Batch`], swapped in with the config folders whose charts the pages
 //! show, as one unit. Every byte depends only on the runs, the configs and the lessons.
 
+mod claims_table;
 pub mod config_page;
 mod frame;
 

@@ -162,6 +162,59 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "{value}, inside the {level} interval [{lo}, {hi}]",
         "{value}, {level} güven aralığı [{lo}, {hi}] içinde",
     ),
+    // What a claim over executions, of text, or with an empty expectation expects, in
+    // parts as `check` says it, and its worst row's executions.
+    ("holds_always", "always: {test}", "her yürütmede: {test}"),
+    (
+        "holds_sometimes",
+        "sometimes: {test}",
+        "bazı yürütmelerde: {test}",
+    ),
+    ("holds_never", "never: {test}", "hiçbir yürütmede: {test}"),
+    ("expected_value", "expected {value}", "{value}"),
+    (
+        "expected_inside_ci",
+        "expected {value} inside the {level} CI [{lo}, {hi}]",
+        "{value}, {level} güven aralığı [{lo}, {hi}] içinde",
+    ),
+    (
+        "expected_inside_level",
+        "expected {value} inside the {level} CI",
+        "{value}, {level} güven aralığı içinde",
+    ),
+    ("test_exact_text", ", exact text", ", tam metin"),
+    (
+        "test_ratio_in",
+        ", ratio in [{lo}, {hi}]",
+        ", oran [{lo}, {hi}] içinde",
+    ),
+    ("test_slack", ", slack {slack}", ", pay {slack}"),
+    ("empty_value", "empty", "boş"),
+    (
+        "outcome_of",
+        "outcome {k} of {of} ({executions} executions)",
+        "{of} sonucun {k}. sonucu ({executions} yürütme)",
+    ),
+    (
+        "min_of_executions",
+        "min of {executions} executions",
+        "{executions} yürütmenin en küçüğü",
+    ),
+    (
+        "max_of_executions",
+        "max of {executions} executions",
+        "{executions} yürütmenin en büyüğü",
+    ),
+    (
+        "executions_bounded",
+        "bounded: not every execution was seen (explore.md says where the search stopped)",
+        "sınırlı: her yürütme görülmedi (aramanın nerede durduğunu explore.md söyler)",
+    ),
+    (
+        "no_point_explored",
+        "no point explored",
+        "hiçbir nokta taranmadı",
+    ),
     ("line_number", "line {line}", "satır {line}"),
     ("every_point", "every point", "her nokta"),
     ("entity_named", "entity {entity}", "varlık {entity}"),
@@ -393,6 +446,7 @@ mod tests {
         let sources = [
             include_str!("frame.rs"),
             include_str!("config_page.rs"),
+            include_str!("claims_table.rs"),
             include_str!("lesson_page.rs"),
             include_str!("index.rs"),
         ];

@@ -235,9 +235,10 @@ async function provenance(context, out, { screenshot }) {
   await page.close();
 }
 
-/** The site's own words on a Turkish page are Turkish: a Turkish config's page and a
- * Turkish lesson's, each searched for the chrome's English words (which an English page
- * has, checked on one) and for their Turkish. */
+/** The site's own words on a Turkish page are Turkish: a Turkish config's page (one with
+ * claims over executions, one with a text claim) and a Turkish lesson's, each searched for
+ * the chrome's English words (which an English page has, checked on one) and for their
+ * Turkish. */
 async function language(context, out) {
   const pages = [
     {
@@ -245,6 +246,19 @@ async function language(context, out) {
       lang: 'tr',
       english: ['Claims', 'Parameters', 'Charts', 'Written by', 'claim(s) hold', 'worst at', 'PASS'],
       turkish: ['İddialar', 'Parametreler', 'Grafikler', 'Yazan:', 'GEÇTİ', 'coordsim raporu'],
+    },
+    {
+      // A claim over executions and a text claim: how they hold, which executions, the test.
+      file: 'config-explore-lost-update.html',
+      lang: 'tr',
+      english: ['sometimes:', 'always:', 'outcome 1 of', '(24 executions)', 'min of 70', 'expected'],
+      turkish: ['bazı yürütmelerde:', 'her yürütmede:', '4 sonucun 1. sonucu (24 yürütme)', '70 yürütmenin en küçüğü'],
+    },
+    {
+      file: 'config-idempotency-key.html',
+      lang: 'tr',
+      english: ['exact text'],
+      turkish: ['"rejected", tam metin'],
     },
     {
       file: 'lesson-003-dayanikli-durum-nesneleri.html',

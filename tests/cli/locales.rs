@@ -192,6 +192,11 @@ fn a_wrong_locale_file_is_an_error_at_its_place_before_anything_runs() {
 /// Every key of the site's words with its English, from docs/config.md's table (a unit test
 /// holds that table equal to the site's own list).
 fn keys() -> Vec<(String, String)> {
+    site_words().into_iter().map(|(k, en, _)| (k, en)).collect()
+}
+
+/// Every key of the site's words with its English and its Turkish, from docs/config.md.
+fn site_words() -> Vec<(String, String, String)> {
     let docs = String::from_utf8(read(root().join("docs/config.md"))).unwrap();
     let start = docs
         .find("| site word key |")
@@ -204,7 +209,7 @@ fn keys() -> Vec<(String, String)> {
             let cells: Vec<String> = (row.trim_matches('|').split(" | "))
                 .map(|c| c.trim().trim_matches('`').replace("\\|", "|"))
                 .collect();
-            (cells[0].clone(), cells[1].clone())
+            (cells[0].clone(), cells[1].clone(), cells[2].clone())
         })
         .collect()
 }
@@ -232,6 +237,73 @@ fn words_of(html: &str) -> String {
     .replace("&amp;", "&")
 }
 
+/// Whether `text` shows `phrase` with its placeholders filled (`outcome {k} of {of}` as
+/// `outcome 1 of 4`): its text between them in order, each placeholder some text of one
+/// cell (no tag, no line end).
+fn shows(text: &str, phrase: &str) -> bool {
+    fn from(text: &str, parts: &[&str]) -> bool {
+        let Some((part, rest)) = parts.split_first() else {
+            return true;
+        };
+        // The text a placeholder stands for, then the next part.
+        let filled = text.find(['<', '>', '\n']).unwrap_or(text.len());
+        (1..=filled.min(200))
+            .filter(|&i| text.is_char_boundary(i) && text[i..].starts_with(part))
+            .any(|i| from(&text[i + part.len()..], rest))
+    }
+    let parts: Vec<&str> = phrase
+        .split('{')
+        .map(|f| f.split_once('}').map_or(f, |(_, rest)| rest))
+        .filter(|f| !f.is_empty())
+        .collect();
+    let Some((first, rest)) = parts.split_first() else {
+        return false;
+    };
+    text.match_indices(first)
+        .any(|(i, _)| from(&text[i + first.len()..], rest))
+}
+
+/// The words of a phrase (its text less placeholders, numbers and signs).
+fn words(phrase: &str) -> Vec<String> {
+    let text: String = phrase
+        .split('{')
+        .map(|f| f.split_once('}').map_or(f, |(_, rest)| rest))
+        .collect::<Vec<_>>()
+        .join(" ");
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every phrase with a placeholder and two words or more (`outcome {k} of {of} ({executions}
+/// executions)`): a page that shows one filled in writes English the keys did not give.
+fn built_in_phrases() -> Vec<String> {
+    keys()
+        .into_iter()
+        .map(|(_, english)| english.trim().to_string())
+        .filter(|e| e.contains('{') && words(e).len() >= 2)
+        .collect()
+}
+
+/// The claims table of a page (`<table class="claims">…</table>`), less each claim's name
+/// (the config's own words).
+fn claims_table(text: &str) -> String {
+    let start = text.find("<table class=\"claims\">").unwrap();
+    let end = text[start..].find("</table>").unwrap() + start;
+    let mut table = text[start..end].to_string();
+    while let Some(at) = table.find("class=\"name\">") {
+        let close = table[at..].find("</td>").unwrap() + at;
+        table.replace_range(at..close, ">");
+    }
+    // Its text alone, a cell's end a space.
+    while let Some(at) = table.find('<') {
+        let close = table[at..].find('>').unwrap() + at;
+        table.replace_range(at..=close, " ");
+    }
+    table
+}
+
 /// The built-in English a page must not show when its words are all given elsewhere: each
 /// phrase's text between its placeholders, where it is two words or more (a single word such
 /// as `run` could be a config's own), and each badge.
@@ -257,17 +329,31 @@ fn built_in_english() -> Vec<String> {
     out
 }
 
-#[test]
-fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_them_all() {
+/// [`course`], with an explored config in each language and a config of a text claim in
+/// each, a lesson in each, and an English locale file giving every key.
+fn every_word_course() -> tempfile::TempDir {
     let dir = course();
-    // An explored config in each language (its step chart's alt text), and a lesson in each
-    // whose value drifts and whose images are not shown (one missing, one from the network).
-    let explore =
+    // An explored config in each language (its step chart's alt text; its claims hold
+    // always, sometimes and never, and are a min and a max over the executions), a config
+    // of a text claim in each, and a lesson in each whose value drifts and whose images are
+    // not shown (one missing, one from the network).
+    let mut explore =
         std::fs::read_to_string(root().join("configs/explore/explore-lost-update.toml")).unwrap();
+    explore.push_str(
+        "[[claim]]\nname = \"en çok 4\"\nwhere = { guard = \"none\" }\nover = \"executions\"\nmetric = \"counter.value\"\nstat = \"max\"\nexpect = 4\n\n[[claim]]\nname = \"hiç 5 olmaz\"\nwhere = { guard = \"none\" }\nover = \"executions\"\nholds = \"never\"\nmetric = \"counter.value\"\nat_least = 5\n",
+    );
+    let text_claim =
+        std::fs::read_to_string(root().join("configs/lessons/idempotency-key.toml")).unwrap();
     for lang in ["en", "tr"] {
+        let locale = |text: &str| text.replace("locale = \"tr\"", &format!("locale = \"{lang}\""));
         std::fs::write(
             dir.path().join(format!("configs/explore-{lang}.toml")),
-            explore.replace("locale = \"tr\"", &format!("locale = \"{lang}\"")),
+            locale(&explore),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join(format!("configs/text-{lang}.toml")),
+            locale(&text_claim),
         )
         .unwrap();
         std::fs::create_dir_all(dir.path().join("lessons")).unwrap();
@@ -288,6 +374,56 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
         file.push_str(&format!("{key} = \"<{key}>{holes}\"\n"));
     }
     write_locale(dir.path(), "en.toml", &file);
+    dir
+}
+
+/// No page shows a built-in English phrase, nor one filled in, and no Turkish claims table
+/// an English word of the site's.
+fn assert_no_built_in_english(pages: &[(&str, String)]) {
+    let english = built_in_english();
+    assert!(english.len() > 60, "{english:?}");
+    let phrases = built_in_phrases();
+    assert!(
+        phrases.contains(&"outcome {k} of {of} ({executions} executions)".to_string()),
+        "{phrases:?}"
+    );
+    // The English words of every phrase, for a Turkish claims table, less those Turkish
+    // shares (`model`).
+    let turkish: Vec<String> = (site_words().iter())
+        .flat_map(|(_, _, tr)| words(tr))
+        .collect();
+    let english_words: Vec<String> = (keys().iter())
+        .flat_map(|(_, e)| words(e))
+        .filter(|w| w.len() >= 3 && !turkish.contains(w))
+        .collect();
+    for (name, html) in pages {
+        let text = words_of(html);
+        for phrase in &english {
+            assert!(
+                !text.contains(phrase.as_str()),
+                "{name}: {phrase:?} in {text}"
+            );
+        }
+        for phrase in &phrases {
+            assert!(!shows(&text, phrase), "{name}: {phrase:?} in {text}");
+        }
+        if name.ends_with("-tr") && text.contains("<table class=\"claims\">") {
+            // A Turkish claims table has no English word of the site's at all (`expected
+            // 1`, `sometimes: …`), each claim's name aside.
+            let table = claims_table(&text);
+            for word in words(&table) {
+                assert!(
+                    !english_words.contains(&word),
+                    "{name}: English {word:?} in its claims table: {table}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_them_all() {
+    let dir = every_word_course();
     let o = report(dir.path());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
@@ -301,33 +437,17 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
             "config-explore-en",
             page(dir.path(), "config-explore-en.html"),
         ),
+        ("config-text-en", page(dir.path(), "config-text-en.html")),
         ("lesson-en", page(dir.path(), "lesson-en.html")),
         ("config-tr", page(dir.path(), "config-tr.html")),
         (
             "config-explore-tr",
             page(dir.path(), "config-explore-tr.html"),
         ),
+        ("config-text-tr", page(dir.path(), "config-text-tr.html")),
         ("lesson-tr", page(dir.path(), "lesson-tr.html")),
     ];
-    let english = built_in_english();
-    assert!(english.len() > 60, "{english:?}");
-    for (name, html) in &pages {
-        let mut text = words_of(html);
-        if name.contains("explore") {
-            // A claim over executions says what it expects and where in `check`'s words
-            // (`sometimes: at most 3`, `outcome 1 of 4 (24 executions)`), as docs/config.md
-            // says: its claims' table is not the site's words alone.
-            let start = text.find("<table class=\"claims\">").unwrap();
-            let end = text[start..].find("</table>").unwrap() + start;
-            text.replace_range(start..end, " ");
-        }
-        for phrase in &english {
-            assert!(
-                !text.contains(phrase.as_str()),
-                "{name}: {phrase:?} in {text}"
-            );
-        }
-    }
+    assert_no_built_in_english(&pages);
     // The course's words are where the site's were: the frame, the index, the badges, a
     // step chart's alt text, why an image is not shown.
     let text = |name: &str| words_of(&pages.iter().find(|(n, _)| *n == name).unwrap().1);
@@ -337,7 +457,7 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
             &[
                 "<site_name>",
                 "<failures_badge>",
-                "<heading_configs> 4",
+                "<heading_configs> 6",
                 "<totals_line>",
                 "<column_claims_passed>",
                 "<pass>",
@@ -350,6 +470,22 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
                 "<footer_promise>",
                 "<heading_executions>",
             ][..],
+        ),
+        (
+            // A claim over executions, each part in the course's words.
+            "config-explore-en",
+            &[
+                "<min_of_executions> 70",
+                "<max_of_executions> 70",
+                "<holds_sometimes> <at_most> clients * increments - 1 = 3",
+                "<outcome_of> 1 4 24",
+                "<holds_always> <expected_value> clients * increments = 4, ± 1e-9",
+                "<holds_never> <at_least> 5",
+            ][..],
+        ),
+        (
+            "config-text-en",
+            &["<expected_value> \"rejected\"<test_exact_text>"][..],
         ),
         (
             "lesson-en",
@@ -370,6 +506,15 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
     }
     // The Turkish pages in the built-in Turkish, the same places.
     assert!(text("config-explore-tr").contains(": iddia 2 için belirleyici yürütme"));
+    for words in [
+        "guard = \"none\" — en kötü: 70 yürütmenin en küçüğü</td><td>2, ± 1e-9</td>",
+        "— en kötü: 4 sonucun 1. sonucu (24 yürütme)</td><td>bazı yürütmelerde: en çok clients * increments - 1 = 3</td>",
+        "<td>her yürütmede: clients * increments = 4, ± 1e-9</td>",
+        "<td>hiçbir yürütmede: en az 5</td>",
+    ] {
+        assert!(text("config-explore-tr").contains(words), "{words}");
+    }
+    assert!(text("config-text-tr").contains("<td>\"rejected\", tam metin</td>"));
     assert!(text("lesson-tr").contains("böyle bir dosya yok"));
     assert!(text("lesson-tr").contains("site yalnız dersin kendi görüntü dosyalarını gösterir"));
     // With `--seed` the index says the lessons were not checked, in the course's words.
