@@ -61,30 +61,30 @@ pub(crate) struct Resources {
 }
 
 impl Recorder {
-    /// Empty lanes for `p`'s actors, and for its resources when `resources`.
-    pub(crate) fn new(p: &Point, resources: bool) -> Recorder {
-        let n = p.actors as usize;
-        let mut overlaps = Vec::with_capacity(n);
-        for g in &p.groups {
-            let open = !matches!(g.pace, Pace::Closed) || g.fan() > 0;
-            overlaps.extend(std::iter::repeat_n(open, g.count as usize));
+    /// Empty lanes for `point`'s actors, and for its resources when `resources`.
+    pub(crate) fn new(point: &Point, resources: bool) -> Recorder {
+        let actor_count = point.actors as usize;
+        let mut overlaps = Vec::with_capacity(actor_count);
+        for group in &point.groups {
+            let open = !matches!(group.pace, Pace::Closed) || group.fan() > 0;
+            overlaps.extend(std::iter::repeat_n(open, group.count as usize));
         }
         let lanes = |names: Vec<&String>| names.into_iter().map(Lane::new).collect::<Vec<_>>();
         Recorder {
-            actors: (0..n).map(|_| Lane::new(String::new())).collect(),
+            actors: (0..actor_count).map(|_| Lane::new(String::new())).collect(),
             rows: Vec::new(),
-            taken: vec![0; n],
-            under_way: vec![0; n],
-            in_flight: (0..n).map(|_| Lane::new(String::new())).collect(),
+            taken: vec![0; actor_count],
+            under_way: vec![0; actor_count],
+            in_flight: (0..actor_count).map(|_| Lane::new(String::new())).collect(),
             overlaps,
             resources: resources.then(|| Resources {
-                servers: lanes(p.servers.iter().map(|s| &s.name).collect()),
-                down_since: vec![None; p.servers.len()],
-                locks: lanes(p.lock_names.iter().collect()),
-                lapse: vec![None; p.locks.len()],
-                queues: lanes(p.queues.iter().map(|q| &q.name).collect()),
-                registers: lanes(p.registers.iter().map(|r| &r.name).collect()),
-                keys: lanes(p.keys.iter().map(|k| &k.name).collect()),
+                servers: lanes(point.servers.iter().map(|s| &s.name).collect()),
+                down_since: vec![None; point.servers.len()],
+                locks: lanes(point.lock_names.iter().collect()),
+                lapse: vec![None; point.locks.len()],
+                queues: lanes(point.queues.iter().map(|q| &q.name).collect()),
+                registers: lanes(point.registers.iter().map(|r| &r.name).collect()),
+                keys: lanes(point.keys.iter().map(|k| &k.name).collect()),
             }),
         }
     }
@@ -92,37 +92,37 @@ impl Recorder {
     /// Job `job` starts a repetition (or a branch) of `actor` at `now`: it takes the lowest
     /// free sub-row, or none when all [`MAX_SUB_ROWS`] are taken (the lane counts it).
     pub(crate) fn start(&mut self, job: u32, actor: u32, now: Nanos) {
-        let (j, a) = (job as usize, actor as usize);
-        if self.rows.len() <= j {
-            self.rows.resize(j + 1, NO_ROW);
+        let (job, actor) = (job as usize, actor as usize);
+        if self.rows.len() <= job {
+            self.rows.resize(job + 1, NO_ROW);
         }
-        let free = (!self.taken[a]).trailing_zeros() as u8;
-        self.rows[j] = if free < MAX_SUB_ROWS {
-            self.taken[a] |= 1 << free;
+        let free = (!self.taken[actor]).trailing_zeros() as u8;
+        self.rows[job] = if free < MAX_SUB_ROWS {
+            self.taken[actor] |= 1 << free;
             free
         } else {
-            self.actors[a].add_overflow();
+            self.actors[actor].add_overflow();
             NO_ROW
         };
-        self.under_way[a] += 1;
-        if self.overlaps[a] {
-            self.in_flight[a].level(IN_FLIGHT, ns_to_ms(now), f64::from(self.under_way[a]));
+        self.under_way[actor] += 1;
+        if self.overlaps[actor] {
+            self.in_flight[actor].level(IN_FLIGHT, ns_to_ms(now), f64::from(self.under_way[actor]));
         }
     }
 
     /// Job `job` of `actor` is done at `now`: its sub-row is free again.
     pub(crate) fn end(&mut self, job: u32, actor: u32, now: Nanos) {
-        let (j, a) = (job as usize, actor as usize);
-        let Some(row) = self.rows.get_mut(j) else {
+        let (job, actor) = (job as usize, actor as usize);
+        let Some(row) = self.rows.get_mut(job) else {
             return;
         };
         if *row < MAX_SUB_ROWS {
-            self.taken[a] &= !(1 << *row);
+            self.taken[actor] &= !(1 << *row);
         }
         *row = NO_ROW;
-        self.under_way[a] = self.under_way[a].saturating_sub(1);
-        if self.overlaps[a] {
-            self.in_flight[a].level(IN_FLIGHT, ns_to_ms(now), f64::from(self.under_way[a]));
+        self.under_way[actor] = self.under_way[actor].saturating_sub(1);
+        if self.overlaps[actor] {
+            self.in_flight[actor].level(IN_FLIGHT, ns_to_ms(now), f64::from(self.under_way[actor]));
         }
     }
 
@@ -154,26 +154,26 @@ impl Recorder {
                 Lane::from_parts(name, parts)
             })
             .collect();
-        if let Some(r) = self.resources.take() {
+        if let Some(resources) = self.resources.take() {
             let end_ms = ns_to_ms(end);
-            let mut servers = r.servers;
-            for (lane, since) in servers.iter_mut().zip(&r.down_since) {
+            let mut servers = resources.servers;
+            for (lane, since) in servers.iter_mut().zip(&resources.down_since) {
                 if let Some(from) = since {
                     lane.span(SERVER_DOWN, ns_to_ms(*from), Some(end_ms));
                 }
             }
-            let mut locks = r.locks;
-            for (lane, lapse) in locks.iter_mut().zip(&r.lapse) {
-                if let Some(t) = lapse.filter(|t| *t <= end) {
-                    lane.level(HOLDER, ns_to_ms(t), f64::NAN);
+            let mut locks = resources.locks;
+            for (lane, lapse) in locks.iter_mut().zip(&resources.lapse) {
+                if let Some(lapsed) = lapse.filter(|lapsed| *lapsed <= end) {
+                    lane.level(HOLDER, ns_to_ms(lapsed), f64::NAN);
                 }
                 lane.set_categories(holders.to_vec());
             }
             for lane in (servers.into_iter())
                 .chain(locks)
-                .chain(r.queues)
-                .chain(r.registers)
-                .chain(r.keys)
+                .chain(resources.queues)
+                .chain(resources.registers)
+                .chain(resources.keys)
             {
                 out.push_resource(lane);
             }

@@ -12,54 +12,54 @@ impl Sim<'_> {
     /// Reads every resource's state after an event at `now` onto its lane (a level that did
     /// not change adds nothing).
     pub(crate) fn sample_resources(&mut self) {
-        let Some(rec) = self.lanes.as_deref_mut() else {
+        let Some(recorder) = self.lanes.as_deref_mut() else {
             return;
         };
-        let Some(r) = rec.resources.as_mut() else {
+        let Some(lanes) = recorder.resources.as_mut() else {
             return;
         };
         let now = self.now;
         let at = ns_to_ms(now);
-        for (s, server) in self.servers.iter().enumerate() {
-            let lane = &mut r.servers[s];
-            match (server.is_down(), r.down_since[s]) {
-                (true, None) => r.down_since[s] = Some(now),
+        for (index, server) in self.servers.iter().enumerate() {
+            let lane = &mut lanes.servers[index];
+            match (server.is_down(), lanes.down_since[index]) {
+                (true, None) => lanes.down_since[index] = Some(now),
                 (false, Some(from)) => {
                     lane.span(SERVER_DOWN, ns_to_ms(from), Some(at));
-                    r.down_since[s] = None;
+                    lanes.down_since[index] = None;
                 }
                 _ => {}
             }
             lane.level(QUEUE_LENGTH, at, server.waiting() as f64);
         }
-        for (l, lock) in self.locks.iter().enumerate() {
-            let lane = &mut r.locks[l];
+        for (index, lock) in self.locks.iter().enumerate() {
+            let lane = &mut lanes.locks[index];
             // A lease that lapsed since the last event: free from its lapse.
-            if let Some(t) = r.lapse[l].filter(|t| *t <= now) {
-                lane.level(HOLDER, ns_to_ms(t), f64::NAN);
+            if let Some(lapsed) = lanes.lapse[index].filter(|lapsed| *lapsed <= now) {
+                lane.level(HOLDER, ns_to_ms(lapsed), f64::NAN);
             }
-            r.lapse[l] = None;
+            lanes.lapse[index] = None;
             let holder = match lock.record_until() {
                 None => f64::NAN,
                 Some((_, _, Some(lapse))) if lapse <= now => f64::NAN,
                 Some((_, _, lapse)) => {
-                    r.lapse[l] = lapse;
-                    match self.last_taker[l].0 {
+                    lanes.lapse[index] = lapse;
+                    match self.last_taker[index].0 {
                         u32::MAX => -1.0,
-                        a => f64::from(a),
+                        actor => f64::from(actor),
                     }
                 }
             };
             lane.level(HOLDER, at, holder);
         }
-        for (q, queue) in self.queues.iter().enumerate() {
-            r.queues[q].level(QUEUE_DEPTH, at, queue.visible_len() as f64);
+        for (index, queue) in self.queues.iter().enumerate() {
+            lanes.queues[index].level(QUEUE_DEPTH, at, queue.visible_len() as f64);
         }
-        for (k, reg) in self.registers.iter().enumerate() {
-            r.registers[k].level(REGISTER_VALUE, at, reg.value());
+        for (index, register) in self.registers.iter().enumerate() {
+            lanes.registers[index].level(REGISTER_VALUE, at, register.value());
         }
-        for (k, keys) in self.keys.iter().enumerate() {
-            r.keys[k].level(KEYS_HELD, at, keys.size() as f64);
+        for (index, keys) in self.keys.iter().enumerate() {
+            lanes.keys[index].level(KEYS_HELD, at, keys.size() as f64);
         }
     }
 }
@@ -68,8 +68,8 @@ impl Sim<'_> {
 pub(crate) struct Recorded<'s, 'p>(pub &'s mut Sim<'p>);
 
 impl Handler<Ev> for Recorded<'_, '_> {
-    fn handle(&mut self, ev: Ev, q: &mut EventQueue<Ev>) -> Result<(), SimError> {
-        let handled = self.0.handle(ev, q);
+    fn handle(&mut self, event: Ev, events: &mut EventQueue<Ev>) -> Result<(), SimError> {
+        let handled = self.0.handle(event, events);
         self.0.sample_resources();
         handled
     }
