@@ -498,8 +498,15 @@ impl ChartData {
             .clone()
             .unwrap_or_else(|| y_labels(config, spec));
         let whole = |name: &str| crate::results::whole_numbers(config, sel.source, name);
+        // Whole numbers by type (a count), or numbers that were whole at every point drawn
+        // (a count worked out by a [[metric]] expression, `2 - x.value`): a chart of counts
+        // gets no tick between 1 and 2 either way.
+        let drawn_whole = series.iter().all(|s| {
+            s.intervals.is_empty()
+                && (s.points.iter()).all(|p| p.1.is_finite() && p.1.fract() == 0.0)
+        });
         let y_integer = !spec.y.is_empty()
-            && spec.y.iter().all(|y| whole(y))
+            && (spec.y.iter().all(|y| whole(y)) || drawn_whole)
             && spec.y_expr.is_empty()
             && spec.mark_y.is_none_or(|m| m.fract() == 0.0);
         let categories = sel.categories;

@@ -107,3 +107,48 @@ fn a_control_character_in_a_label_is_drawn_as_a_space_not_an_error() {
     assert!(svg.contains("\npo isson\n"), "{}", &svg[..600]);
     assert!(read(out.join("bell/c.png")).starts_with(b"\x89PNG"));
 }
+
+#[test]
+fn a_metric_whole_at_every_point_gets_whole_ticks_and_a_fraction_does_not() {
+    // `twice` = 2 × the writes: 2 and 4 at reps = 1 and 2, whole numbers though a
+    // [[metric]] is a float column, so its axis has no tick between two integers; `third`
+    // = writes / 3 (1/3 and 2/3) keeps its fractional ticks.
+    let registry = crate::harness::registry();
+    let text = "model = \"scenario\"\n[sweep]\nreps = [1, 2]\n\
+        [[resource]]\nname = \"x\"\nkind = \"register\"\n\
+        [[actor]]\nname = \"a\"\nrepeat = \"reps\"\nsteps = [{ write = \"x\", value = 1 }]\n\
+        [[metric]]\nname = \"twice\"\nexpr = \"2 * x.writes\"\n\
+        [[metric]]\nname = \"third\"\nexpr = \"x.writes / 3\"\n\
+        [[chart]]\nname = \"twice\"\nkind = \"bar\"\nx = \"reps\"\ny = [\"twice\"]\n\
+        [[chart]]\nname = \"third\"\nkind = \"bar\"\nx = \"reps\"\ny = [\"third\"]\n";
+    let config = library_config(&registry, "whole.toml", text).unwrap();
+    let lines = |name: &str| -> Vec<String> {
+        let (_, svg, _) = chart_svgs(&config)
+            .into_iter()
+            .find(|(file, _, _)| file.starts_with(name) && !file.contains("narrow"))
+            .unwrap();
+        // Every text drawn, as the SVG source has it before its glyphs are drawn.
+        svg.split("<text")
+            .skip(1)
+            .map(|text| {
+                let text = &text[text.find('>').unwrap() + 1..];
+                text[..text.find("</text>").unwrap()].trim().to_string()
+            })
+            .collect()
+    };
+    let twice = lines("twice");
+    assert!(twice.contains(&"4".to_string()), "{twice:?}");
+    assert!(
+        !twice
+            .iter()
+            .any(|l| l.contains('.') && l.parse::<f64>().is_ok()),
+        "a fractional tick on a whole-valued metric: {twice:?}"
+    );
+    let third = lines("third");
+    assert!(
+        third
+            .iter()
+            .any(|l| l.contains('.') && l.parse::<f64>().is_ok()),
+        "no fractional tick for a fraction: {third:?}"
+    );
+}
