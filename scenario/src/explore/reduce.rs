@@ -24,7 +24,7 @@
 use coordsim_model::Reduction;
 
 use crate::point::{Pick, Point, Step};
-use crate::run::state::{Ev, Sim};
+use crate::run::state::{Event, Sim};
 use crate::syntax::spec::KeyOp;
 
 /// A resource, as the reduction tells them apart.
@@ -159,13 +159,13 @@ impl Reducer {
     /// known: an actor's start or resumption (not a wait's end, not a write's landing,
     /// whose touch no step records), of a class nothing scheduled meanwhile can precede,
     /// its actor with no other job alive, no transaction open.
-    pub(super) fn may_be_alone(&self, sim: &Sim<'_>, class: u32, event: Ev) -> bool {
+    pub(super) fn may_be_alone(&self, sim: &Sim<'_>, class: u32, event: Event) -> bool {
         let actor = sim.owner(event);
         if actor as usize >= sim.actors.len() || class > sim.other || sim.transaction.job.is_some()
         {
             return false;
         }
-        if !matches!(event, Ev::Start { .. } | Ev::Resume { .. }) {
+        if !matches!(event, Event::Start { .. } | Event::Resume { .. }) {
             return false;
         }
         // A group that may crash anywhere shares its crash budget with every order.

@@ -16,7 +16,7 @@ use crate::explore::spare::{Spare, State, cells_key};
 use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
-use crate::run::state::{Ev, Sim};
+use crate::run::state::{Event, Sim};
 use crate::syntax::metrics::Metric;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
@@ -444,8 +444,8 @@ impl<'a> Search<'a> {
     fn branches(
         &self,
         sim: &Sim<'a>,
-        queue: &EventQueue<Ev>,
-        due: Due<Ev>,
+        queue: &EventQueue<Event>,
+        due: Due<Event>,
         depth: u32,
         transitions: &mut u64,
         spare: &mut Spare<'a>,
@@ -480,7 +480,7 @@ impl<'a> Search<'a> {
 
     /// `branch` (of the event `pick` of `next`) as a transition: its choice, its
     /// probability and the fingerprint of the state it reaches.
-    fn child(&self, next: &[Due<Ev>], pick: usize, branch: Branch<'a>) -> Child<'a> {
+    fn child(&self, next: &[Due<Event>], pick: usize, branch: Branch<'a>) -> Child<'a> {
         let drawn = &branch.ran.drawn;
         let probability: f64 = drawn
             .iter()

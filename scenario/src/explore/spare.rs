@@ -4,11 +4,11 @@
 use coordsim_model::Cell;
 use sim_core::{Due, EventQueue};
 
-use crate::run::state::{Ev, Sim};
+use crate::run::state::{Event, Sim};
 
 /// A run as it stands at a state, boxed: it moves from a branch to the frontier to a
 /// thread and back, as one pointer (a `Sim` is most of a kilobyte).
-pub(super) type State<'a> = Box<(Sim<'a>, EventQueue<Ev>)>;
+pub(super) type State<'a> = Box<(Sim<'a>, EventQueue<Event>)>;
 
 /// Most spare states kept: a chunk's expansions (2,048 states a thread) each free their
 /// own state and take one per new child.
@@ -20,7 +20,7 @@ const MAX_SPARE: usize = 4096;
 #[derive(Default)]
 pub(super) struct Spare<'a> {
     pub(super) states: Vec<State<'a>>,
-    pub(super) next: Vec<Due<Ev>>,
+    pub(super) next: Vec<Due<Event>>,
 }
 
 impl<'a> Spare<'a> {
@@ -34,7 +34,7 @@ impl<'a> Spare<'a> {
     }
 
     /// A copy of the run (`sim`, `queue`), in a spare state when there is one.
-    pub(super) fn copy(&mut self, sim: &Sim<'a>, queue: &EventQueue<Ev>) -> State<'a> {
+    pub(super) fn copy(&mut self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> State<'a> {
         match self.states.pop() {
             Some(mut state) => {
                 state.0.clone_from(sim);

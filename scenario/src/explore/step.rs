@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use crate::point::Point;
 use crate::run::failure;
-use crate::run::state::{Ev, Sim};
+use crate::run::state::{Event, Sim};
 use crate::run::steer::Draw;
 
 /// The choice a transition takes: which of the free events ran (`pick` of `of`), and what
@@ -40,7 +40,7 @@ impl Choice {
 
 /// The events that may run next: each owner's first due event, in `(class, seq)` order;
 /// none once the execution is stuck (its polls can never succeed: it ends there).
-pub(super) fn choices(sim: &Sim<'_>, queue: &EventQueue<Ev>) -> Vec<Due<Ev>> {
+pub(super) fn choices(sim: &Sim<'_>, queue: &EventQueue<Event>) -> Vec<Due<Event>> {
     let mut next = Vec::new();
     choices_into(sim, queue, &mut next);
     next
@@ -48,7 +48,7 @@ pub(super) fn choices(sim: &Sim<'_>, queue: &EventQueue<Ev>) -> Vec<Due<Ev>> {
 
 /// [`choices`] into `next` (cleared first): the search asks at every state, and reuses
 /// one list.
-pub(super) fn choices_into(sim: &Sim<'_>, queue: &EventQueue<Ev>, next: &mut Vec<Due<Ev>>) {
+pub(super) fn choices_into(sim: &Sim<'_>, queue: &EventQueue<Event>, next: &mut Vec<Due<Event>>) {
     next.clear();
     if sim.steer.as_ref().is_some_and(|s| s.stuck) {
         return;
@@ -82,8 +82,8 @@ pub(super) struct Ran {
 
 /// Whether event `due` may be a `crash_anywhere` crash: an actor's going on (a step
 /// boundary), its job alive, its group's crashes not all spent along this execution.
-pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Ev>) -> bool {
-    let Ev::Resume { job } = due.event else {
+pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Event>) -> bool {
+    let Event::Resume { job } = due.event else {
         return false;
     };
     let job_state = &sim.jobs[job as usize];
@@ -101,8 +101,8 @@ pub(super) fn may_crash(sim: &Sim<'_>, due: Due<Ev>) -> bool {
 /// with `crash`, its actor crashes there instead (`crash_anywhere`).
 pub(super) fn run_chosen(
     sim: &mut Sim<'_>,
-    queue: &mut EventQueue<Ev>,
-    due: Due<Ev>,
+    queue: &mut EventQueue<Event>,
+    due: Due<Event>,
     forced: u64,
     crash: bool,
 ) -> Result<Ran, ModelError> {
@@ -136,7 +136,7 @@ pub(super) fn start<'a>(
     point: &'a Point,
     context: &RunContext,
     max_faults: u32,
-) -> Result<(Sim<'a>, EventQueue<Ev>), ModelError> {
+) -> Result<(Sim<'a>, EventQueue<Event>), ModelError> {
     let mut sim = Sim::steered(point, context, max_faults)?;
     let mut queue = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut queue);

@@ -7,7 +7,7 @@ use sim_core::ns_to_ms;
 
 use crate::explore::step::{choices, may_crash, run_chosen, start};
 use crate::point::{Pick, Point, Step};
-use crate::run::state::{Ev, Sim};
+use crate::run::state::{Event, Sim};
 use crate::run::steer::Draw;
 use crate::run::stuck::Awaited;
 use crate::syntax::metrics::Metric;
@@ -219,7 +219,7 @@ fn describe(
     point: &Point,
     before: &Sim<'_>,
     after: &Sim<'_>,
-    event: Ev,
+    event: Event,
     acted: Option<(u32, u32)>,
 ) -> (String, Said) {
     let actor_of = |job: u32| {
@@ -233,7 +233,7 @@ fn describe(
     }
     let lock = |l: u16| point.lock_names[l as usize].clone();
     match event {
-        Ev::Start { actor } => {
+        Event::Start { actor } => {
             let actor = &after.actors[actor as usize];
             let repetition = actor.started.saturating_sub(1);
             (
@@ -244,13 +244,13 @@ fn describe(
                 ),
             )
         }
-        Ev::Resume { job } => (actor_of(job), said("goes on", "devam eder")),
-        Ev::Land { job } => {
+        Event::Resume { job } => (actor_of(job), said("goes on", "devam eder")),
+        Event::Land { job } => {
             let job_state = &before.jobs[job as usize];
             let step = &point.groups[job_state.group as usize].steps[job_state.step as usize];
             (actor_of(job), step_done(point, before, after, job, step))
         }
-        Ev::Retry { job } => {
+        Event::Retry { job } => {
             let job_state = &before.jobs[job as usize];
             let what = match &point.groups[job_state.group as usize].steps[job_state.step as usize]
             {
@@ -266,34 +266,34 @@ fn describe(
             };
             (actor_of(job), what)
         }
-        Ev::Timeout { job } => (
+        Event::Timeout { job } => (
             actor_of(job),
             said("its wait times out", "beklemesi zaman aşımına uğrar"),
         ),
-        Ev::Depart { server, .. } => (
+        Event::Depart { server, .. } => (
             point.servers[server as usize].name.clone(),
             said("finishes a request", "bir isteği bitirir"),
         ),
-        Ev::Unlock { lock } => (
+        Event::Unlock { lock } => (
             point.lock_names[lock as usize].clone(),
             said(
                 "an operator deletes its record",
                 "bir operatör kaydını siler",
             ),
         ),
-        Ev::Down { server } => (
+        Event::Down { server } => (
             point.servers[server as usize].name.clone(),
             said("goes down", "kapanır"),
         ),
-        Ev::Up { server } => (
+        Event::Up { server } => (
             point.servers[server as usize].name.clone(),
             said("comes back up", "yeniden açılır"),
         ),
-        Ev::Arrive { queue, .. } => (
+        Event::Arrive { queue, .. } => (
             point.queues[queue as usize].name.clone(),
             said("a message arrives", "bir ileti gelir"),
         ),
-        Ev::Visible { queue } => {
+        Event::Visible { queue } => {
             let queue = queue as usize;
             let what = if after.queues[queue].returned > before.queues[queue].returned {
                 said(

@@ -5,10 +5,11 @@ use coordsim_model::Cost;
 use sim_core::ms_to_ns;
 
 use crate::point::{
-    CrashRule, Dur, InitialKeys, LockMode, Pace, Pick, Point, Step, Then, Timeout, Vars, eval_run,
+    CrashRule, Duration, InitialKeys, LockMode, Pace, Pick, Point, Step, Then, Timeout, Vars,
+    eval_run,
 };
 use crate::syntax::spec::KeyOp;
-use crate::syntax::spec::Num;
+use crate::syntax::spec::Number;
 
 /// A random stream's size, for the memory estimate.
 const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
@@ -232,7 +233,7 @@ impl Point {
     /// last attempt); 0 when it is known only during the run.
     fn step_ns(&self, step: &Step, actor_index: u32, attempts: u32) -> u64 {
         // A number of the last attempt (a backoff grows with `attempt`), before any repetition.
-        let last = |number: &Num| {
+        let last = |number: &Number| {
             let vars = Vars {
                 attempt: attempts,
                 ..Vars::actor(actor_index)
@@ -243,11 +244,11 @@ impl Point {
         };
         let timeout = |step_timeout: &Option<Timeout>| match step_timeout {
             Some(Timeout {
-                after: Some(Dur::Fixed(ns)),
+                after: Some(Duration::Fixed(ns)),
                 ..
             }) => *ns,
             Some(Timeout {
-                after: Some(Dur::Actor(number)),
+                after: Some(Duration::Actor(number)),
                 ..
             }) => last(number),
             _ => 0,
@@ -261,15 +262,15 @@ impl Point {
             Step::AfterTimeout(Then::Retry {
                 backoff, jitter, ..
             }) => last(backoff).saturating_add(last(jitter)),
-            Step::Delay(Dur::Fixed(ns)) => *ns,
-            Step::Delay(Dur::Actor(number)) => self
+            Step::Delay(Duration::Fixed(ns)) => *ns,
+            Step::Delay(Duration::Actor(number)) => self
                 .at_actor(number, actor_index)
                 .and_then(ms_to_ns)
                 .unwrap_or(0),
             Step::Read(register) => self.registers[*register as usize].read_ns,
             Step::Write { register, .. } => self.registers[*register as usize].write_ns,
-            Step::Pause(Dur::Fixed(ns)) => *ns,
-            Step::Pause(Dur::Actor(number)) => self
+            Step::Pause(Duration::Fixed(ns)) => *ns,
+            Step::Pause(Duration::Actor(number)) => self
                 .at_actor(number, actor_index)
                 .and_then(ms_to_ns)
                 .unwrap_or(0),
@@ -299,7 +300,7 @@ impl Point {
                     .unwrap_or(0),
             }),
             Step::Crash {
-                restart: Some(Dur::Fixed(ns)),
+                restart: Some(Duration::Fixed(ns)),
                 ..
             } => *ns,
             _ => 0,
@@ -404,7 +405,7 @@ impl Point {
                 let ceiling = busy.saturating_add(unlocks);
                 let wait = match timeout {
                     Some(Timeout {
-                        after: Some(Dur::Fixed(ns)),
+                        after: Some(Duration::Fixed(ns)),
                         ..
                     }) => ceiling.min(*ns),
                     _ => ceiling,

@@ -2,7 +2,7 @@
 //! fixes (a `{ by = … }` table, an expression over the parameters) and checks it where it
 //! is written; an error names the field (`actor[0].steps[2].delay_ms`).
 
-use crate::point::numbers::{Eval, path_key};
+use crate::point::numbers::{Evaluator, path_key};
 use crate::point::program::Flat;
 use crate::point::{Group, MAX_ACTORS, MAX_REPETITIONS, Pace, Point, Step, Tie};
 use crate::syntax::spec::{self, Spec};
@@ -17,7 +17,7 @@ impl Point {
             .iter()
             .map(|v| v.as_f64().unwrap_or(f64::NAN))
             .collect();
-        let evaluator = Eval {
+        let evaluator = Evaluator {
             spec,
             values,
             numbers: &numbers,
@@ -106,7 +106,7 @@ impl Point {
     /// The group at `index`, of `count` actors repeating `repeat` times, at this point.
     fn group(
         &self,
-        evaluator: &Eval<'_>,
+        evaluator: &Evaluator<'_>,
         index: usize,
         group: &spec::Group,
         count: u64,
@@ -181,7 +181,7 @@ impl Point {
                 .crash_anywhere
                 .as_ref()
                 .map(
-                    |crash_anywhere| -> Result<(u32, Option<super::Dur>), ParamError> {
+                    |crash_anywhere| -> Result<(u32, Option<super::Duration>), ParamError> {
                         let count = evaluator.whole(
                             &crash_anywhere.count,
                             &[at, "crash_anywhere", "count"],

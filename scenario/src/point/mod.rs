@@ -12,7 +12,7 @@ mod resources;
 use sim_core::Nanos;
 
 pub(crate) use crate::machine::lock::LockMode;
-use crate::syntax::spec::{Cmp, Num, Var};
+use crate::syntax::spec::{Cmp, Number, Var};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
 pub const MAX_ACTORS: u64 = 1_000_000;
@@ -39,16 +39,16 @@ pub(crate) enum Tie {
 /// A server instance: the same for every actor (reduced modulo the instances), or computed
 /// from `i` when the step starts.
 #[derive(Debug, Clone)]
-pub(crate) enum Inst {
+pub(crate) enum Instance {
     Fixed(u32),
-    Actor(Num),
+    Actor(Number),
 }
 
 /// A duration: the same for every actor, or computed from `i` when a step starts.
 #[derive(Debug, Clone)]
-pub(crate) enum Dur {
+pub(crate) enum Duration {
     Fixed(Nanos),
-    Actor(Num),
+    Actor(Number),
 }
 
 #[derive(Debug, Clone)]
@@ -64,14 +64,14 @@ pub(crate) enum CrashRule {
 #[derive(Debug, Clone)]
 pub(crate) enum Pick {
     One(u16),
-    OneOf(Vec<u16>, Num),
+    OneOf(Vec<u16>, Number),
 }
 
 /// A blocking step's timeout: how long it waits (`None`: no timer; the handler runs only
 /// when the step is refused) and where its handler's steps start in the program.
 #[derive(Debug, Clone)]
 pub(crate) struct Timeout {
-    pub after: Option<Dur>,
+    pub after: Option<Duration>,
     pub handler: u32,
 }
 
@@ -83,18 +83,18 @@ pub(crate) enum Then {
     GoOn(u32),
     Retry {
         max_attempts: u32,
-        backoff: Num,
-        jitter: Num,
+        backoff: Number,
+        jitter: Number,
     },
 }
 
 /// An `if`'s condition at this point.
 #[derive(Debug, Clone)]
-pub(crate) enum Cond {
+pub(crate) enum Condition {
     Outcome(u8),
     /// From the group's named stream of this number, when the config names one.
-    Chance(Num, Option<u16>),
-    Compare(Num, Cmp, Num),
+    Chance(Number, Option<u16>),
+    Compare(Number, Cmp, Number),
 }
 
 /// One step of a group's program: the config's steps in order, an `if` as a branch and a
@@ -104,12 +104,12 @@ pub(crate) enum Step {
     Read(u16),
     Write {
         register: u16,
-        value: Num,
+        value: Number,
         cas: bool,
         max_retries: u64,
     },
-    Delay(Dur),
-    Pause(Dur),
+    Delay(Duration),
+    Pause(Duration),
     Acquire {
         lock: Pick,
         timeout: Option<Timeout>,
@@ -118,7 +118,7 @@ pub(crate) enum Step {
     Renew(Pick),
     Request {
         server: Pick,
-        instance: Inst,
+        instance: Instance,
         timeout: Option<Timeout>,
     },
     Send {
@@ -127,12 +127,12 @@ pub(crate) enum Step {
     },
     Crash {
         rule: CrashRule,
-        restart: Option<Dur>,
+        restart: Option<Duration>,
     },
     Put {
         queue: u16,
-        value: Num,
-        fields: Vec<Num>,
+        value: Number,
+        fields: Vec<Number>,
     },
     Take {
         queue: u16,
@@ -142,20 +142,20 @@ pub(crate) enum Step {
     /// A put whose message carries its caller, and a wait for the reply to it.
     Call {
         queue: u16,
-        value: Num,
-        fields: Vec<Num>,
+        value: Number,
+        fields: Vec<Number>,
         timeout: Option<Timeout>,
     },
     /// A reply to the caller of the message last taken from the queue.
     Reply {
         queue: u16,
-        value: Num,
+        value: Number,
     },
     Keys {
         operation: crate::syntax::spec::KeyOp,
         store: u16,
-        key: Num,
-        value: Num,
+        key: Number,
+        value: Number,
     },
     /// A transaction's steps follow, up to its `TxEnd`: their effects land there.
     TxBegin,
@@ -167,7 +167,7 @@ pub(crate) enum Step {
     },
     /// When the condition fails, go on at `otherwise`.
     Branch {
-        condition: Cond,
+        condition: Condition,
         otherwise: u32,
     },
     Jump(u32),
@@ -248,7 +248,7 @@ pub(crate) struct Group {
     pub name: String,
     pub count: u32,
     pub names: Option<Vec<String>>,
-    pub start_ms: Num,
+    pub start_ms: Number,
     pub repeat: u64,
     pub pace: Pace,
     pub steps: Vec<Step>,
@@ -264,7 +264,7 @@ pub(crate) struct Group {
     pub named: Vec<String>,
     /// `crash_anywhere`: the crashes an exploration may inject at any of its actors'
     /// steps (at most this many along an execution), and when a crashed actor restarts.
-    pub crash_anywhere: Option<(u32, Option<Dur>)>,
+    pub crash_anywhere: Option<(u32, Option<Duration>)>,
 }
 
 impl Group {
@@ -396,7 +396,7 @@ pub(crate) struct Point {
 impl Point {
     /// A per-actor number at the actor at `index` (a start, a delay, an instance), before any
     /// repetition: `k` is 0 and `attempt` 1.
-    pub(crate) fn at_actor(&self, number: &Num, index: u32) -> Option<f64> {
+    pub(crate) fn at_actor(&self, number: &Number, index: u32) -> Option<f64> {
         eval_run(number, &self.params, &Vars::actor(index))
     }
 
@@ -412,7 +412,7 @@ impl Point {
                 matches!(
                     step,
                     Step::Branch {
-                        condition: Cond::Chance(..),
+                        condition: Condition::Chance(..),
                         ..
                     } | Step::Crash {
                         rule: CrashRule::Probability(..),
@@ -492,14 +492,14 @@ pub(crate) fn is_default_name(group: &str, count: u64, who: &str) -> bool {
 }
 
 /// A number computed in a run, from the parameters and `vars`.
-pub(crate) fn eval_run(number: &Num, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
+pub(crate) fn eval_run(number: &Number, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
     match number {
-        Num::Lit(x) => Some(*x),
-        Num::By(..) => None,
-        Num::Each(items) => items
+        Number::Lit(x) => Some(*x),
+        Number::By(..) => None,
+        Number::Each(items) => items
             .get(vars.index as usize)
             .and_then(|n| eval_run(n, params, vars)),
-        Num::Expr(expr, _) => expr.eval(&|var| match var {
+        Number::Expr(expr, _) => expr.eval(&|var| match var {
             Var::Param(p) => params.get(p as usize).copied(),
             Var::Index => Some(f64::from(vars.index)),
             Var::Rep => Some(vars.repetition as f64),

@@ -5,8 +5,8 @@
 use coordsim_model::{ParamError, Value};
 use sim_core::{Nanos, ms_to_ns};
 
-use crate::point::Dur;
-use crate::syntax::spec::{Choice, Num, Spec, Var};
+use crate::point::Duration;
+use crate::syntax::spec::{Choice, Number, Spec, Var};
 
 /// A field's path as an error names it (`actor[0].steps[2].delay_ms`).
 pub(super) fn path_key(path: &[&str]) -> String {
@@ -14,18 +14,18 @@ pub(super) fn path_key(path: &[&str]) -> String {
 }
 
 /// Computes a spec's numbers at one point: its parameter values, typed and as numbers.
-pub(super) struct Eval<'a> {
+pub(super) struct Evaluator<'a> {
     pub(super) spec: &'a Spec,
     pub(super) values: &'a [Value],
     pub(super) numbers: &'a [f64],
 }
 
-impl Eval<'_> {
-    pub(super) fn number(&self, number: &Num, path: &[&str]) -> Result<f64, ParamError> {
+impl Evaluator<'_> {
+    pub(super) fn number(&self, number: &Number, path: &[&str]) -> Result<f64, ParamError> {
         let key = path_key(path);
         let value = match number {
-            Num::Lit(value) => *value,
-            Num::Expr(expr, text) => {
+            Number::Lit(value) => *value,
+            Number::Expr(expr, text) => {
                 if number.per_actor() {
                     return Err(ParamError::new(
                         &key,
@@ -40,13 +40,13 @@ impl Eval<'_> {
                 })
                 .unwrap_or(f64::NAN)
             }
-            Num::Each(_) => {
+            Number::Each(_) => {
                 return Err(ParamError::new(
                     &key,
                     "a list gives one number per actor; only a start, a delay, an instance, a give-up time or a written value may be one",
                 ));
             }
-            Num::By(..) => {
+            Number::By(..) => {
                 let (chosen, at) = self.chosen(number, path)?;
                 return self.number(chosen, &at);
             }
@@ -64,10 +64,10 @@ impl Eval<'_> {
     /// (`….delay_ms.slow`); any other number as it is.
     fn chosen<'n>(
         &self,
-        number: &'n Num,
+        number: &'n Number,
         path: &[&'n str],
-    ) -> Result<(&'n Num, Vec<&'n str>), ParamError> {
-        let Num::By(param, options) = number else {
+    ) -> Result<(&'n Number, Vec<&'n str>), ParamError> {
+        let Number::By(param, options) = number else {
             return Ok((number, path.to_vec()));
         };
         let key = path_key(path);
@@ -97,7 +97,7 @@ impl Eval<'_> {
         }
     }
 
-    pub(super) fn probability(&self, number: &Num, path: &[&str]) -> Result<f64, ParamError> {
+    pub(super) fn probability(&self, number: &Number, path: &[&str]) -> Result<f64, ParamError> {
         let probability = self.number(number, path)?;
         if !(0.0..=1.0).contains(&probability) {
             return Err(ParamError::new(
@@ -108,22 +108,22 @@ impl Eval<'_> {
         Ok(probability)
     }
 
-    pub(super) fn duration(&self, number: &Num, path: &[&str]) -> Result<Nanos, ParamError> {
+    pub(super) fn duration(&self, number: &Number, path: &[&str]) -> Result<Nanos, ParamError> {
         let ms = self.number(number, path)?;
         ms_to_ns(ms).ok_or_else(|| ParamError::new(&path_key(path), sim_core::bad_duration(ms)))
     }
 
     /// A number the run computes: computed here once when it does not depend on the actor
     /// or the run (a `{ by = … }` table included, which only a point can resolve).
-    pub(super) fn per_point(&self, number: &Num, path: &[&str]) -> Result<Num, ParamError> {
-        if let Num::Each(items) = number {
+    pub(super) fn per_point(&self, number: &Number, path: &[&str]) -> Result<Number, ParamError> {
+        if let Number::Each(items) = number {
             return items
                 .iter()
                 .map(|n| self.per_point(n, path))
                 .collect::<Result<_, _>>()
-                .map(Num::Each);
+                .map(Number::Each);
         }
-        if let Num::By(..) = number {
+        if let Number::By(..) = number {
             // The option this point's value chooses, as any number of its place.
             let (chosen, at) = self.chosen(number, path)?;
             return self.per_point(chosen, &at);
@@ -131,7 +131,7 @@ impl Eval<'_> {
         if number.per_actor() {
             return Ok(number.clone());
         }
-        self.number(number, path).map(Num::Lit)
+        self.number(number, path).map(Number::Lit)
     }
 
     /// A distribution of `kind` with mean `mean_ms` and the cv `cv` (used by all but
@@ -140,7 +140,7 @@ impl Eval<'_> {
         &self,
         kind: &str,
         mean_ms: f64,
-        cv: &Num,
+        cv: &Number,
         mean_path: &[&str],
         cv_path: &[&str],
     ) -> Result<Option<sim_core::Dist>, ParamError> {
@@ -165,7 +165,12 @@ impl Eval<'_> {
     }
 
     /// A per-actor list has one number for each of the group's `count` actors.
-    pub(super) fn each_len(&self, number: &Num, key: &str, count: u64) -> Result<(), ParamError> {
+    pub(super) fn each_len(
+        &self,
+        number: &Number,
+        key: &str,
+        count: u64,
+    ) -> Result<(), ParamError> {
         // A group with no actors at this point (its `count` chosen by a parameter) uses none.
         if let Some(len) = number.each_len()
             && len as u64 != count
@@ -179,20 +184,20 @@ impl Eval<'_> {
         Ok(())
     }
 
-    pub(super) fn dur(&self, number: &Num, path: &[&str]) -> Result<Dur, ParamError> {
-        if let Num::By(..) = number {
+    pub(super) fn dur(&self, number: &Number, path: &[&str]) -> Result<Duration, ParamError> {
+        if let Number::By(..) = number {
             let (chosen, at) = self.chosen(number, path)?;
             return self.dur(chosen, &at);
         }
         if number.per_actor() {
-            return self.per_point(number, path).map(Dur::Actor);
+            return self.per_point(number, path).map(Duration::Actor);
         }
-        self.duration(number, path).map(Dur::Fixed)
+        self.duration(number, path).map(Duration::Fixed)
     }
 
     pub(super) fn whole(
         &self,
-        number: &Num,
+        number: &Number,
         path: &[&str],
         min: u64,
         max: u64,

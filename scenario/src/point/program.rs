@@ -4,18 +4,18 @@
 use coordsim_model::{ParamError, Value};
 
 use crate::machine::keys::{bad_key, key_of};
-use crate::point::numbers::{Eval, path_key};
+use crate::point::numbers::{Evaluator, path_key};
 use crate::point::{
-    Cond, CrashRule, Inst, LockMode, MAX_ACTORS, MAX_ATTEMPTS, MAX_PROGRAM, Pick, Point, Step,
-    Then, Timeout, is_default_name,
+    Condition, CrashRule, Instance, LockMode, MAX_ACTORS, MAX_ATTEMPTS, MAX_PROGRAM, Pick, Point,
+    Step, Then, Timeout, is_default_name,
 };
-use crate::syntax::spec::{self, Crash, Num, OnTimeout, ResourceKind};
+use crate::syntax::spec::{self, Crash, Number, OnTimeout, ResourceKind};
 
 /// A group's steps flattened into its program: an `if` as a branch and a jump, a timeout's
 /// steps after the repetition's end, each ending in what follows it.
 pub(super) struct Flat<'a> {
     pub(super) point: &'a Point,
-    pub(super) evaluator: &'a Eval<'a>,
+    pub(super) evaluator: &'a Evaluator<'a>,
     pub(super) group: &'a spec::Group,
     pub(super) count: u64,
     pub(super) steps: Vec<Step>,
@@ -105,7 +105,7 @@ impl<'a> Flat<'a> {
                     )? as u32;
                     self.attempts = self.attempts.max(max);
                     let jitter = self.evaluator.per_point(jitter_ms, &[&here, "jitter_ms"])?;
-                    self.jitters |= !matches!(jitter, Num::Lit(0.0));
+                    self.jitters |= !matches!(jitter, Number::Lit(0.0));
                     Then::Retry {
                         max_attempts: max,
                         backoff: self
@@ -125,7 +125,7 @@ impl<'a> Flat<'a> {
             spec::Pick::One(r) => Pick::One(*r),
             spec::Pick::OneOf(items, index) => {
                 let index = self.evaluator.per_point(index, &[at, key, "index"])?;
-                if let Num::Lit(value) = index {
+                if let Number::Lit(value) = index {
                     let position = value as usize;
                     if !(value >= 0.0 && value.fract() == 0.0 && position < items.len()) {
                         return Err(ParamError::new(
@@ -304,7 +304,7 @@ impl<'a> Flat<'a> {
             } => {
                 evaluator.each_len(key, &format!("{at}.key"), self.count)?;
                 let key = evaluator.per_point(key, &[at, "key"])?;
-                if let Num::Lit(number) = key
+                if let Number::Lit(number) = key
                     && key_of(number).is_none()
                 {
                     return Err(ParamError::new(&path_key(&[at, "key"]), bad_key(number)));
@@ -387,7 +387,13 @@ impl<'a> Flat<'a> {
     }
 
     /// A put (or a call's): its value and fields at this point.
-    fn put(&self, queue: u16, value: &Num, fields: &[Num], at: &str) -> Result<Step, ParamError> {
+    fn put(
+        &self,
+        queue: u16,
+        value: &Number,
+        fields: &[Number],
+        at: &str,
+    ) -> Result<Step, ParamError> {
         let evaluator = self.evaluator;
         evaluator.each_len(value, &format!("{at}.value"), self.count)?;
         for field in fields {
@@ -456,7 +462,7 @@ impl<'a> Flat<'a> {
     fn request(
         &mut self,
         server: &spec::Pick,
-        instance: &Num,
+        instance: &Number,
         timeout: &'a Option<OnTimeout>,
         at: &str,
     ) -> Result<Step, ParamError> {
@@ -468,13 +474,13 @@ impl<'a> Flat<'a> {
             Pick::One(server_index) if !instance.per_actor() => {
                 let instance_number =
                     evaluator.whole(instance, &[at, "instance"], 0, u64::MAX >> 11)?;
-                Inst::Fixed(
+                Instance::Fixed(
                     (instance_number
                         % u64::from(self.point.servers[server_index as usize].instances))
                         as u32,
                 )
             }
-            _ => Inst::Actor(evaluator.per_point(instance, &[at, "instance"])?),
+            _ => Instance::Actor(evaluator.per_point(instance, &[at, "instance"])?),
         };
         // A refusal by a server that fails fast runs `on_timeout` too.
         let refuses = match &server {
@@ -537,17 +543,17 @@ impl<'a> Flat<'a> {
     /// An `if`: a branch to its `else` steps, its `then` steps, and a jump over the `else`.
     fn branch(
         &mut self,
-        condition: &spec::Cond,
+        condition: &spec::Condition,
         then: &'a [spec::Step],
         otherwise: &'a [spec::Step],
         at: &str,
     ) -> Result<(), ParamError> {
         let evaluator = self.evaluator;
         let condition = match condition {
-            spec::Cond::Outcome(o) => Cond::Outcome(*o),
-            spec::Cond::Chance(probability, stream) => {
+            spec::Condition::Outcome(o) => Condition::Outcome(*o),
+            spec::Condition::Chance(probability, stream) => {
                 let probability = evaluator.per_point(probability, &[at, "if", "chance"])?;
-                if let Num::Lit(value) = probability
+                if let Number::Lit(value) = probability
                     && !(0.0..=1.0).contains(&value)
                 {
                     return Err(ParamError::new(
@@ -556,9 +562,9 @@ impl<'a> Flat<'a> {
                     ));
                 }
                 self.chances |= stream.is_none();
-                Cond::Chance(probability, stream.as_ref().map(|n| self.named_stream(n)))
+                Condition::Chance(probability, stream.as_ref().map(|n| self.named_stream(n)))
             }
-            spec::Cond::Compare(compared, cmp, bound) => Cond::Compare(
+            spec::Condition::Compare(compared, cmp, bound) => Condition::Compare(
                 evaluator.per_point(compared, &[at, "if", "value"])?,
                 *cmp,
                 evaluator.per_point(bound, &[at, "if"])?,
@@ -619,7 +625,7 @@ impl<'a> Flat<'a> {
 
 /// Who a crash step kills, at this point.
 fn crash_rule(
-    evaluator: &Eval<'_>,
+    evaluator: &Evaluator<'_>,
     at: &str,
     group: &spec::Group,
     count: u64,

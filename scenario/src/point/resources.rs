@@ -5,17 +5,17 @@ use coordsim_model::ParamError;
 use sim_core::Nanos;
 
 use crate::machine::keys::{bad_key, key_of};
-use crate::point::numbers::{Eval, path_key};
+use crate::point::numbers::{Evaluator, path_key};
 use crate::point::{
     InitialKeys, Keys, Lock, LockMode, MAX_INSTANCES, Point, Queue, Register, Server,
 };
-use crate::syntax::spec::{self, KeysInit, MAX_KEYS, Num, ResourceKind};
+use crate::syntax::spec::{self, KeysInit, MAX_KEYS, Number, ResourceKind};
 
 impl Point {
     /// A resource at this point, added to its kind's list.
     pub(super) fn resource(
         &mut self,
-        evaluator: &Eval<'_>,
+        evaluator: &Evaluator<'_>,
         at: &str,
         name: &str,
         kind: &ResourceKind,
@@ -75,7 +75,7 @@ impl Point {
     /// A lock: its mode, poll and lease, its operator unlocks.
     fn lock(
         &mut self,
-        evaluator: &Eval<'_>,
+        evaluator: &Evaluator<'_>,
         at: &str,
         name: &str,
         kind: &ResourceKind,
@@ -122,7 +122,7 @@ impl Point {
     /// A server: its service, instances and down windows.
     fn server(
         &mut self,
-        evaluator: &Eval<'_>,
+        evaluator: &Evaluator<'_>,
         at: &str,
         name: &str,
         kind: &ResourceKind,
@@ -189,12 +189,12 @@ impl Point {
     /// A key store and the keys it starts with (a range stays a range).
     fn keys_store(
         &mut self,
-        evaluator: &Eval<'_>,
+        evaluator: &Evaluator<'_>,
         at: &str,
         name: &str,
         initial: &KeysInit,
     ) -> Result<(), ParamError> {
-        let key = |num: &Num, path: &[&str]| -> Result<i64, ParamError> {
+        let key = |num: &Number, path: &[&str]| -> Result<i64, ParamError> {
             let number = evaluator.number(num, path)?;
             key_of(number).ok_or_else(|| ParamError::new(&path_key(path), bad_key(number)))
         };

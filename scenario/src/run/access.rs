@@ -4,10 +4,10 @@
 use sim_core::{Class, EventQueue, Nanos};
 
 use crate::machine::register::{Fence, Landing};
-use crate::point::{Dur, Pace, Step, Tie, eval_run};
+use crate::point::{Duration, Pace, Step, Tie, eval_run};
 use crate::run::handle::Flow;
 use crate::run::recover::{APPLIED, REJECTED};
-use crate::run::state::{Ev, Outcome, Sim, Undo};
+use crate::run::state::{Event, Outcome, Sim, Undo};
 
 impl<'p> Sim<'p> {
     /// A read of `register`: its snapshot now, then `read_ms` before the next step.
@@ -17,7 +17,7 @@ impl<'p> Sim<'p> {
         job: u32,
         register: usize,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let job_index = job as usize;
         let as_of_start =
@@ -27,7 +27,7 @@ impl<'p> Sim<'p> {
         let duration = self.point.registers[register].read_ns;
         if duration > 0 {
             self.span(job, "reading", now, Some(now + duration));
-            events.schedule_in(duration, self.other, Ev::Resume { job });
+            events.schedule_in(duration, self.other, Event::Resume { job });
             return Flow::Wait;
         }
         Flow::Next
@@ -40,7 +40,7 @@ impl<'p> Sim<'p> {
         job: u32,
         register: u16,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let register_index = register as usize;
         let duration = self.point.registers[register_index].write_ns;
@@ -52,7 +52,7 @@ impl<'p> Sim<'p> {
         if duration > 0 {
             self.span(job, "writing", now, Some(now + duration));
             let class = self.landing_class(job);
-            events.schedule_in(duration, class, Ev::Land { job });
+            events.schedule_in(duration, class, Event::Land { job });
             return Flow::Wait;
         }
         self.land(job, events)
@@ -65,17 +65,17 @@ impl<'p> Sim<'p> {
     pub(super) fn delay_step(
         &mut self,
         job: u32,
-        duration: &Dur,
+        duration: &Duration,
         kind: &'static str,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         match self.duration(duration, job) {
             Ok(duration) => {
                 if duration > 0 {
                     self.span(job, kind, now, Some(now + duration));
                 }
-                events.schedule_in(duration, self.other, Ev::Resume { job });
+                events.schedule_in(duration, self.other, Event::Resume { job });
             }
             Err(message) => {
                 self.error.get_or_insert(message);
@@ -113,7 +113,7 @@ impl<'p> Sim<'p> {
     /// Lands the job's write: whether the job goes on past it, goes on at once from the
     /// step it was moved to (a compare-and-set conflict gave up, and its closed loop starts
     /// the next repetition in this event), or waits.
-    pub(super) fn land(&mut self, job: u32, events: &mut EventQueue<Ev>) -> Flow {
+    pub(super) fn land(&mut self, job: u32, events: &mut EventQueue<Event>) -> Flow {
         let now = events.now();
         let job_index = job as usize;
         let actor = self.jobs[job_index].actor as usize;
@@ -175,7 +175,7 @@ impl<'p> Sim<'p> {
         &mut self,
         job: u32,
         max_retries: u64,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> bool {
         let now = events.now();
         let job_index = job as usize;
@@ -189,7 +189,7 @@ impl<'p> Sim<'p> {
                     Tie::Fifo | Tie::ReadsFirst => return true,
                     Tie::WritesFirst | Tie::ProgramOrder => {
                         self.jobs[job_index].step = u32::MAX;
-                        events.schedule_in(0, self.other, Ev::Resume { job });
+                        events.schedule_in(0, self.other, Event::Resume { job });
                     }
                 }
             }
@@ -200,7 +200,7 @@ impl<'p> Sim<'p> {
             self.groups[group].retries += 1;
             // The same repetition again, from its first step, as a new event.
             self.jobs[job_index].step = u32::MAX;
-            events.schedule_in(0, self.other, Ev::Resume { job });
+            events.schedule_in(0, self.other, Event::Resume { job });
         }
         false
     }

@@ -269,7 +269,7 @@ fn sole_request(point: &Point, group: &Group) -> Option<(u16, u32, usize)> {
     let [
         Step::Request {
             server: crate::point::Pick::One(server),
-            instance: crate::point::Inst::Fixed(instance),
+            instance: crate::point::Instance::Fixed(instance),
             timeout: None,
         },
     ] = group.steps.as_slice()

@@ -2,9 +2,9 @@
 
 use sim_core::{EventQueue, Nanos, chance};
 
-use crate::point::{Cond, CrashRule, Dur, Pace, Then};
+use crate::point::{Condition, CrashRule, Duration, Pace, Then};
 use crate::run::handle::Flow;
-use crate::run::state::{Ev, NO_JOB, Outcome, Sim};
+use crate::run::state::{Event, NO_JOB, Outcome, Sim};
 
 impl<'p> Sim<'p> {
     /// A crash step: whether the actor dies by its rule; a dead actor's repetition is rolled
@@ -13,9 +13,9 @@ impl<'p> Sim<'p> {
         &mut self,
         job: u32,
         rule: &CrashRule,
-        restart: &Option<Dur>,
+        restart: &Option<Duration>,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let point = self.point;
         let actor_index = self.jobs[job as usize].actor as usize;
@@ -76,7 +76,7 @@ impl<'p> Sim<'p> {
 
     /// An `if`: on to its `then` steps (the next), or to `otherwise`.
     #[inline]
-    pub(super) fn branch_step(&mut self, job: u32, condition: &Cond, otherwise: u32) -> Flow {
+    pub(super) fn branch_step(&mut self, job: u32, condition: &Condition, otherwise: u32) -> Flow {
         let holds = self.holds(job, condition);
         if self.error.is_some() {
             // A condition that could not be told (a chance out of range).
@@ -95,7 +95,7 @@ impl<'p> Sim<'p> {
         job: u32,
         then: &Then,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         match then {
             Then::GoOn(to) => {

@@ -13,8 +13,8 @@ use crate::run::recover::{
     ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, REPLIED,
     SET, TAKEN,
 };
-use crate::run::state::{Deferred, Ev, NONE, Sim, Undo};
-use crate::syntax::spec::{KeyOp, Num};
+use crate::run::state::{Deferred, Event, NONE, Sim, Undo};
+use crate::syntax::spec::{KeyOp, Number};
 
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
@@ -23,9 +23,9 @@ impl Sim<'_> {
         &mut self,
         job: u32,
         queue: u16,
-        value: &Num,
-        fields: &[Num],
-        events: &mut EventQueue<Ev>,
+        value: &Number,
+        fields: &[Number],
+        events: &mut EventQueue<Event>,
     ) -> bool {
         let mut numbers = std::mem::take(&mut self.scratch);
         numbers.clear();
@@ -87,10 +87,10 @@ impl Sim<'_> {
         &mut self,
         job: u32,
         queue: u16,
-        value: &Num,
-        fields: &[Num],
+        value: &Number,
+        fields: &[Number],
         timeout: &Option<Timeout>,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let now = events.now();
         let queue_index = queue as usize;
@@ -119,7 +119,7 @@ impl Sim<'_> {
             self.queues[queue_index].set_caller(message as u32, caller);
         }
         if deadline != NONE {
-            events.schedule_at(deadline, self.other, Ev::Timeout { job });
+            events.schedule_at(deadline, self.other, Event::Timeout { job });
         }
         Flow::Wait
     }
@@ -132,8 +132,8 @@ impl Sim<'_> {
         &mut self,
         job: u32,
         queue: u16,
-        value: &Num,
-        events: &mut EventQueue<Ev>,
+        value: &Number,
+        events: &mut EventQueue<Event>,
     ) -> bool {
         let now = events.now();
         let queue_index = queue as usize;
@@ -186,7 +186,7 @@ impl Sim<'_> {
         self.tables.replies[caller as usize] = reply;
         self.span(caller, "waiting", from, Some(now + delay));
         if delay > 0 {
-            events.schedule_in(delay, self.other, Ev::Resume { job: caller });
+            events.schedule_in(delay, self.other, Event::Resume { job: caller });
         } else {
             self.ready.push_back(caller);
         }
@@ -194,7 +194,7 @@ impl Sim<'_> {
     }
 
     /// Puts a message with these numbers on `queue` now; false when it is full.
-    fn put_now(&mut self, queue: u16, numbers: &[f64], events: &mut EventQueue<Ev>) -> bool {
+    fn put_now(&mut self, queue: u16, numbers: &[f64], events: &mut EventQueue<Event>) -> bool {
         let queue_index = queue as usize;
         if self.queues[queue_index].full(0) {
             self.queues[queue_index].refused += 1;
@@ -249,7 +249,7 @@ impl Sim<'_> {
         queue_index: usize,
         link: usize,
         message: u32,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) {
         let (delay, lost) = self.cross_link(link);
         if lost {
@@ -258,7 +258,7 @@ impl Sim<'_> {
             events.schedule_in(
                 delay,
                 self.other,
-                Ev::Arrive {
+                Event::Arrive {
                     queue: queue_index as u16,
                     message,
                 },
@@ -268,7 +268,7 @@ impl Sim<'_> {
 
     /// A message arrived at the queue at `queue_index`, or came back: it goes to the longest
     /// waiting taker.
-    pub(crate) fn feed(&mut self, queue_index: usize, events: &mut EventQueue<Ev>) {
+    pub(crate) fn feed(&mut self, queue_index: usize, events: &mut EventQueue<Event>) {
         let now = events.now();
         while self.queues[queue_index].has_visible() {
             let Some((job, wait)) = self.queues[queue_index].waiters.pop_front() else {
@@ -293,7 +293,7 @@ impl Sim<'_> {
     }
 
     /// `job` takes the first visible message of the queue at `queue_index` (there is one).
-    fn take_now(&mut self, job: u32, queue_index: usize, events: &mut EventQueue<Ev>) {
+    fn take_now(&mut self, job: u32, queue_index: usize, events: &mut EventQueue<Event>) {
         let Some((message, deliveries, back)) = self.queues[queue_index].take(events.now()) else {
             return;
         };
@@ -309,7 +309,7 @@ impl Sim<'_> {
             events.schedule_at(
                 at,
                 self.other,
-                Ev::Visible {
+                Event::Visible {
                     queue: queue_index as u16,
                 },
             );
@@ -322,7 +322,7 @@ impl Sim<'_> {
         job: u32,
         queue: u16,
         timeout: &Option<Timeout>,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> bool {
         let now = events.now();
         let queue_index = queue as usize;
@@ -359,7 +359,7 @@ impl Sim<'_> {
         let wait = job_state.wait;
         self.queues[queue_index].waiters.push_back((job, wait));
         if deadline != NONE {
-            events.schedule_at(deadline, self.other, Ev::Timeout { job });
+            events.schedule_at(deadline, self.other, Event::Timeout { job });
         }
         false
     }
@@ -411,8 +411,8 @@ impl Sim<'_> {
         job: u32,
         operation: KeyOp,
         store: u16,
-        key: &Num,
-        value: &Num,
+        key: &Number,
+        value: &Number,
     ) -> bool {
         let number = self.eval(job, key);
         let Some(key) = key_of(number) else {
@@ -528,7 +528,7 @@ impl Sim<'_> {
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
-    pub(crate) fn commit(&mut self, events: &mut EventQueue<Ev>) {
+    pub(crate) fn commit(&mut self, events: &mut EventQueue<Event>) {
         let job = self.transaction.job.take();
         self.transaction.undo.clear();
         let deferred = std::mem::take(&mut self.transaction.deferred);

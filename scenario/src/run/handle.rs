@@ -8,8 +8,8 @@
 
 use sim_core::{EventQueue, Handler, Nanos, SimError};
 
-use crate::point::{CrashRule, Inst, Pick, Step, Tie};
-use crate::run::state::{Ev, LOST, NO_SERVER, NONE, Outcome, Sim};
+use crate::point::{CrashRule, Instance, Pick, Step, Tie};
+use crate::run::state::{Event, LOST, NO_SERVER, NONE, Outcome, Sim};
 
 /// What a step leaves its job to do: the interpreter loop's one decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,14 +31,14 @@ impl Flow {
     }
 }
 
-impl Handler<Ev> for Sim<'_> {
+impl Handler<Event> for Sim<'_> {
     // Inlined into the engine's loop, as a built-in model's handler is: the hot events'
     // paths are short, and a call per event saved and restored a dozen registers.
     #[inline(always)]
-    fn handle(&mut self, event: Ev, events: &mut EventQueue<Ev>) -> Result<(), SimError> {
+    fn handle(&mut self, event: Event, events: &mut EventQueue<Event>) -> Result<(), SimError> {
         self.now = events.now();
         match event {
-            Ev::Start { actor } => {
+            Event::Start { actor } => {
                 let actor_state = &self.actors[actor as usize];
                 if let Some((server, instance)) = self.direct.groups[actor_state.group as usize] {
                     // A direct group's one step is its request: its actors never crash, and
@@ -53,7 +53,7 @@ impl Handler<Ev> for Sim<'_> {
                     self.start_job(actor, events);
                 }
             }
-            Ev::Depart { server, instance } => match self.direct.servers[server as usize] {
+            Event::Depart { server, instance } => match self.direct.servers[server as usize] {
                 // As for a direct start: only its own internal error can come of it.
                 Some(group) => {
                     return self.depart_direct(server as usize, instance, group as usize, events);
@@ -75,10 +75,10 @@ impl Handler<Ev> for Sim<'_> {
 impl<'p> Sim<'p> {
     /// An actor's next repetition as a job: its steps from the first.
     #[inline(never)]
-    fn start_job(&mut self, actor: u32, events: &mut EventQueue<Ev>) {
+    fn start_job(&mut self, actor: u32, events: &mut EventQueue<Event>) {
         let job = self.spawn(actor, events.now());
         if let Some(at) = self.next_start(actor) {
-            events.schedule_at(at, 1 + actor, Ev::Start { actor });
+            events.schedule_at(at, 1 + actor, Event::Start { actor });
         }
         if let Some(steer) = &mut self.steer {
             // Explored: every shared step goes through the loop that yields between them.
@@ -90,10 +90,10 @@ impl<'p> Sim<'p> {
 
     /// Every other event (kept out of the handler's hot path).
     #[inline(never)]
-    fn rare(&mut self, event: Ev, events: &mut EventQueue<Ev>) {
+    fn rare(&mut self, event: Event, events: &mut EventQueue<Event>) {
         let now = events.now();
         match event {
-            Ev::Resume { job } => {
+            Event::Resume { job } => {
                 if let Some(steer) = &mut self.steer {
                     if steer.crash_now {
                         // An exploration's `crash_anywhere`: the actor dies at this step
@@ -114,7 +114,7 @@ impl<'p> Sim<'p> {
                 job_state.step = job_state.step.wrapping_add(1);
                 self.go(job, events);
             }
-            Ev::Land { job } => match self.land(job, events) {
+            Event::Land { job } => match self.land(job, events) {
                 Flow::Next => {
                     match self.point.tie {
                         // The actor goes on at once, in this event.
@@ -124,14 +124,14 @@ impl<'p> Sim<'p> {
                         }
                         // It goes on after the instant's early writes have landed.
                         Tie::WritesFirst | Tie::ProgramOrder => {
-                            events.schedule_in(0, self.other, Ev::Resume { job })
+                            events.schedule_in(0, self.other, Event::Resume { job })
                         }
                     }
                 }
                 Flow::Here => self.go(job, events),
                 Flow::Wait => {}
             },
-            Ev::Retry { job } => {
+            Event::Retry { job } => {
                 self.polls.pending -= 1;
                 self.jobs[job as usize].polling = u16::MAX;
                 let point = self.point;
@@ -153,39 +153,39 @@ impl<'p> Sim<'p> {
                     self.go(job, events);
                 }
             }
-            Ev::Timeout { job } => self.timeout_event(job, now, events),
-            Ev::Unlock { lock } => {
+            Event::Timeout { job } => self.timeout_event(job, now, events),
+            Event::Unlock { lock } => {
                 let lock = lock as usize;
                 self.locks[lock].unlock(now);
                 self.hand_over(lock, now);
             }
-            Ev::Arrive { queue, message } => {
+            Event::Arrive { queue, message } => {
                 self.queues[queue as usize].arrive(message);
                 self.feed(queue as usize, events);
             }
-            Ev::Visible { queue } => {
+            Event::Visible { queue } => {
                 let (back, next) = self.queues[queue as usize].wake(now);
                 if let Some(at) = next {
-                    events.schedule_at(at, self.other, Ev::Visible { queue });
+                    events.schedule_at(at, self.other, Event::Visible { queue });
                 }
                 if back {
                     self.feed(queue as usize, events);
                 }
             }
-            Ev::Down { server } => self.servers[server as usize].go_down(),
-            Ev::Up { server } => {
+            Event::Down { server } => self.servers[server as usize].go_down(),
+            Event::Up { server } => {
                 let server = server as usize;
                 for (instance, next) in self.servers[server].up(now) {
                     self.start_next(server, instance, next, now, events);
                 }
             }
-            Ev::Start { .. } | Ev::Depart { .. } => unreachable!("handled by the handler"),
+            Event::Start { .. } | Event::Depart { .. } => unreachable!("handled by the handler"),
         }
     }
 
-    /// A wait's ceiling came (`Ev::Timeout`): at its job's deadline, the wait it ends
+    /// A wait's ceiling came (`Event::Timeout`): at its job's deadline, the wait it ends
     /// (a queued lock's, a take's, a call's, a lost crossing's, a request's) is given up.
-    fn timeout_event(&mut self, job: u32, now: Nanos, events: &mut EventQueue<Ev>) {
+    fn timeout_event(&mut self, job: u32, now: Nanos, events: &mut EventQueue<Event>) {
         let job_state = &mut self.jobs[job as usize];
         if job_state.deadline != now {
             return;
@@ -252,7 +252,7 @@ impl<'p> Sim<'p> {
 
     /// Runs the jobs readied in this event, in order, each from the step after the one it
     /// stands at (the step it waited in).
-    fn drain(&mut self, events: &mut EventQueue<Ev>) {
+    fn drain(&mut self, events: &mut EventQueue<Event>) {
         while let Some(job) = self.ready.pop_front() {
             self.jobs[job as usize].step += 1;
             self.go(job, events);
@@ -263,7 +263,7 @@ impl<'p> Sim<'p> {
     /// instance, the end of the steps) here, inlined into the handler; the rest in
     /// [`Sim::go`].
     #[inline(always)]
-    pub(super) fn proceed(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+    pub(super) fn proceed(&mut self, job: u32, events: &mut EventQueue<Event>) {
         let job_state = &self.jobs[job as usize];
         let steps = &self.point.groups[job_state.group as usize].steps;
         match steps.get(job_state.step as usize) {
@@ -275,7 +275,7 @@ impl<'p> Sim<'p> {
             }
             Some(Step::Request {
                 server: Pick::One(server),
-                instance: Inst::Fixed(instance),
+                instance: Instance::Fixed(instance),
                 timeout: None,
             }) => {
                 let (server, instance) = (*server as usize, *instance);
@@ -289,7 +289,7 @@ impl<'p> Sim<'p> {
 
     /// Runs `job` from its current step until it blocks or ends.
     #[inline(never)]
-    pub(crate) fn go(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+    pub(crate) fn go(&mut self, job: u32, events: &mut EventQueue<Event>) {
         self.steps_of(job, events);
         if self.error.is_some() && self.error_at.is_none() {
             // The step that failed has not moved on: it is where the mistake is written.
@@ -302,7 +302,7 @@ impl<'p> Sim<'p> {
     /// work is a function of its family (`access`, `locks`, `request`, `deliver`, `fork`,
     /// `control`) that says what the job does next ([`Flow`]); this loop only moves the
     /// program counter. Steps that finish at once go on here, by iteration.
-    fn steps_of(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+    fn steps_of(&mut self, job: u32, events: &mut EventQueue<Event>) {
         let now = events.now();
         let job_index = job as usize;
         let job_state = &self.jobs[job_index];
@@ -334,7 +334,7 @@ impl<'p> Sim<'p> {
                             // It yields: the same step, in an event of its own at this
                             // instant.
                             self.jobs[job_index].step = self.jobs[job_index].step.wrapping_sub(1);
-                            events.schedule_in(0, self.other, Ev::Resume { job });
+                            events.schedule_in(0, self.other, Event::Resume { job });
                             return;
                         }
                         acted = true;
@@ -358,7 +358,13 @@ impl<'p> Sim<'p> {
 
     /// Runs one step for `job` at `now`.
     #[inline(always)]
-    fn step(&mut self, job: u32, step: &'p Step, now: Nanos, events: &mut EventQueue<Ev>) -> Flow {
+    fn step(
+        &mut self,
+        job: u32,
+        step: &'p Step,
+        now: Nanos,
+        events: &mut EventQueue<Event>,
+    ) -> Flow {
         match step {
             Step::Read(register) => self.read_step(job, *register as usize, now, events),
             Step::Write { register, .. } => self.write_step(job, *register, now, events),

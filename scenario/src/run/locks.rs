@@ -7,7 +7,7 @@ use crate::machine::lock::LockMode;
 use crate::point::{Pick, Timeout};
 use crate::run::handle::Flow;
 use crate::run::recover::{ACQUIRED, LOST_LEASE, RENEWED};
-use crate::run::state::{Ev, NONE, Sim};
+use crate::run::state::{Event, NONE, Sim};
 
 impl<'p> Sim<'p> {
     /// An acquire: an attempt now, the give-up deadline computed once, as the wait starts
@@ -18,7 +18,7 @@ impl<'p> Sim<'p> {
         lock: &Pick,
         timeout: &Option<Timeout>,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let job_index = job as usize;
         let Some(lock) = self.pick(job, lock, self.locks.len()) else {
@@ -92,7 +92,12 @@ impl<'p> Sim<'p> {
     }
 
     /// One attempt on `lock`; true when taken.
-    pub(super) fn attempt(&mut self, job: u32, lock: usize, events: &mut EventQueue<Ev>) -> bool {
+    pub(super) fn attempt(
+        &mut self,
+        job: u32,
+        lock: usize,
+        events: &mut EventQueue<Event>,
+    ) -> bool {
         let now = events.now();
         if self.locks[lock].is_free(now) {
             self.acquire(job, lock, now);
@@ -108,7 +113,7 @@ impl<'p> Sim<'p> {
             job_state.waiting = lock as u16;
             self.locks[lock].enqueue((job, job_state.wait));
             if deadline != NONE {
-                events.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Event::Timeout { job });
             }
             return false;
         }
@@ -123,7 +128,7 @@ impl<'p> Sim<'p> {
             events.schedule_in(
                 self.point.locks[lock].poll_ns,
                 self.other,
-                Ev::Retry { job },
+                Event::Retry { job },
             );
             self.jobs[job_index].polling = lock as u16;
             self.polls.pending += 1;

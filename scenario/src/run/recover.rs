@@ -4,9 +4,9 @@
 
 use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
 
-use crate::point::{Cond, Dur, Pace, Pick, Step, Timeout};
-use crate::run::state::{Ev, NONE, Sim};
-use crate::syntax::spec::{Cmp, Num, OUTCOMES};
+use crate::point::{Condition, Duration, Pace, Pick, Step, Timeout};
+use crate::run::state::{Event, NONE, Sim};
+use crate::syntax::spec::{Cmp, Number, OUTCOMES};
 
 /// The outcomes a step may end with, by their index in [`OUTCOMES`].
 pub(crate) const ACQUIRED: u8 = 1;
@@ -79,7 +79,7 @@ impl Sim<'_> {
 
     /// `job`'s wait at its current step timed out: its outcome says so, and it goes on with
     /// the timeout's steps.
-    pub(crate) fn timed_out(&mut self, job: u32, events: &mut EventQueue<Ev>) {
+    pub(crate) fn timed_out(&mut self, job: u32, events: &mut EventQueue<Event>) {
         let now = events.now();
         let job_state = &mut self.jobs[job as usize];
         job_state.outcome = TIMED_OUT;
@@ -142,9 +142,9 @@ impl Sim<'_> {
     pub(crate) fn retry(
         &mut self,
         job: u32,
-        backoff: &Num,
-        jitter: &Num,
-        events: &mut EventQueue<Ev>,
+        backoff: &Number,
+        jitter: &Number,
+        events: &mut EventQueue<Event>,
     ) {
         let now = events.now();
         let backoff_ms = self.eval(job, backoff);
@@ -186,14 +186,14 @@ impl Sim<'_> {
             self.span(job, "backoff", now, Some(now + wait));
         }
         self.mark(job, "retry", now + wait);
-        events.schedule_in(wait, self.other, Ev::Resume { job });
+        events.schedule_in(wait, self.other, Event::Resume { job });
     }
 
     /// Whether an `if`'s condition holds for `job` now.
-    pub(crate) fn holds(&mut self, job: u32, condition: &Cond) -> bool {
+    pub(crate) fn holds(&mut self, job: u32, condition: &Condition) -> bool {
         match condition {
-            Cond::Outcome(outcome) => self.jobs[job as usize].outcome == *outcome,
-            Cond::Chance(probability, named) => {
+            Condition::Outcome(outcome) => self.jobs[job as usize].outcome == *outcome,
+            Condition::Chance(probability, named) => {
                 let probability = self.eval(job, probability);
                 let actor_index = self.jobs[job as usize].actor as usize;
                 if !(0.0..=1.0).contains(&probability) {
@@ -217,7 +217,7 @@ impl Sim<'_> {
                     sim_core::chance(&mut sim.streams[stream], probability)
                 })
             }
-            Cond::Compare(left, comparison, right) => {
+            Condition::Compare(left, comparison, right) => {
                 let (left, right) = (self.eval(job, left), self.eval(job, right));
                 match comparison {
                     Cmp::Above => left > right,
@@ -233,7 +233,12 @@ impl Sim<'_> {
     /// The actor crashed and restarts after `restart_after`: it forgets what it read and the
     /// locks it held (they stay taken, by its old self), its repetition is lost, and its next
     /// one starts at the restart (a closed loop; an open loop's starts come on schedule).
-    pub(crate) fn restart(&mut self, job: u32, restart_after: &Dur, events: &mut EventQueue<Ev>) {
+    pub(crate) fn restart(
+        &mut self,
+        job: u32,
+        restart_after: &Duration,
+        events: &mut EventQueue<Event>,
+    ) {
         let now = events.now();
         let restart_after = match self.duration(restart_after, job) {
             Ok(restart_after) => restart_after,
@@ -274,7 +279,7 @@ impl Sim<'_> {
             job_state.retries = 0;
             job_state.attempt = 1;
             job_state.outcome = 0;
-            events.schedule_in(restart_after, self.other, Ev::Resume { job });
+            events.schedule_in(restart_after, self.other, Event::Resume { job });
         } else {
             self.free_job(job);
         }

@@ -3,10 +3,10 @@
 
 use sim_core::{EventQueue, Nanos, SimError, Waiting};
 
-use crate::point::{Inst, Pick, Step, Timeout};
+use crate::point::{Instance, Pick, Step, Timeout};
 use crate::run::handle::Flow;
 use crate::run::recover::{DELIVERED, REFUSED, SERVED};
-use crate::run::state::{Ev, LOST, NO_JOB, NO_SERVER, NONE, Sim, Slot};
+use crate::run::state::{Event, LOST, NO_JOB, NO_SERVER, NONE, Sim, Slot};
 
 impl<'p> Sim<'p> {
     /// A request: its instance chosen, its deadline set, then queued at the server (or
@@ -16,18 +16,18 @@ impl<'p> Sim<'p> {
         &mut self,
         job: u32,
         server: &Pick,
-        instance: &Inst,
+        instance: &Instance,
         timeout: &Option<Timeout>,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let job_index = job as usize;
         let Some(server) = self.pick(job, server, self.servers.len()) else {
             return Flow::Wait;
         };
         let instance = match instance {
-            Inst::Fixed(instance) => *instance,
-            Inst::Actor(number) => {
+            Instance::Fixed(instance) => *instance,
+            Instance::Actor(number) => {
                 let chosen = self.eval(job, number);
                 if !(chosen >= 0.0 && chosen.fract() == 0.0 && chosen < 4e18) {
                     let index = self.actors[self.jobs[job_index].actor as usize].index;
@@ -46,7 +46,7 @@ impl<'p> Sim<'p> {
             };
             self.jobs[job_index].deadline = deadline;
             if deadline != NONE {
-                events.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Event::Timeout { job });
             }
         }
         if self.request(job, server, instance, events) {
@@ -64,7 +64,7 @@ impl<'p> Sim<'p> {
         link: &Pick,
         timeout: &Option<Timeout>,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Flow {
         let job_index = job as usize;
         let Some(link) = self.pick(job, link, self.links.len()) else {
@@ -86,7 +86,7 @@ impl<'p> Sim<'p> {
             job_state.deadline = deadline;
             if deadline != NONE {
                 self.span(job, "crossing", now, Some(deadline));
-                events.schedule_at(deadline, self.other, Ev::Timeout { job });
+                events.schedule_at(deadline, self.other, Event::Timeout { job });
             } else {
                 self.span(job, "crossing", now, None);
             }
@@ -98,7 +98,7 @@ impl<'p> Sim<'p> {
         self.jobs[job_index].outcome = DELIVERED;
         if delay > 0 {
             self.span(job, "crossing", now, Some(now + delay));
-            events.schedule_in(delay, 1 + self.jobs[job_index].actor, Ev::Resume { job });
+            events.schedule_in(delay, 1 + self.jobs[job_index].actor, Event::Resume { job });
             return Flow::Wait;
         }
         Flow::Next
@@ -106,7 +106,7 @@ impl<'p> Sim<'p> {
 
     /// A service completes: the next request starts, the served one goes on.
     #[inline(never)]
-    pub(super) fn depart(&mut self, server: usize, instance: u32, events: &mut EventQueue<Ev>) {
+    pub(super) fn depart(&mut self, server: usize, instance: u32, events: &mut EventQueue<Event>) {
         let now = events.now();
         let Some((done, next)) = self.servers[server].depart(instance, now) else {
             self.error
@@ -162,7 +162,7 @@ impl<'p> Sim<'p> {
         actor: u32,
         server: usize,
         instance: u32,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) {
         let now = events.now();
         // Its group's counts and the run's last end are added up after the run
@@ -175,7 +175,7 @@ impl<'p> Sim<'p> {
             self.serve_direct(server, instance, now, now, events);
         }
         if let Some(at) = self.next_start(actor) {
-            events.schedule_at(at, 1 + actor, Ev::Start { actor });
+            events.schedule_at(at, 1 + actor, Event::Start { actor });
         }
     }
 
@@ -187,7 +187,7 @@ impl<'p> Sim<'p> {
         server: usize,
         instance: u32,
         group_index: usize,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> Result<(), SimError> {
         let now = events.now();
         let Some((done, next)) = self.servers[server].depart(instance, now) else {
@@ -224,7 +224,7 @@ impl<'p> Sim<'p> {
         instance: u32,
         next: Waiting,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) {
         self.serve(server, instance, next.tag, next.arrived, now, events);
         let waited = now - next.arrived;
@@ -250,7 +250,7 @@ impl<'p> Sim<'p> {
     /// caller goes on from there in its own loop: a closed loop refused every repetition
     /// runs them by iteration, never by recursion (10^6 refusals at one instant are 10^6
     /// turns of `steps_of`'s loop, not 10^6 frames).
-    pub(super) fn refused(&mut self, job: u32, server: usize, events: &mut EventQueue<Ev>) {
+    pub(super) fn refused(&mut self, job: u32, server: usize, events: &mut EventQueue<Event>) {
         self.servers[server].refuse();
         self.mark(job, "refused", events.now());
         let job_state = &mut self.jobs[job as usize];
@@ -282,7 +282,7 @@ impl<'p> Sim<'p> {
         job: u32,
         server: usize,
         instance: u32,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) -> bool {
         let now = events.now();
         let point_server = &self.point.servers[server];
@@ -341,7 +341,7 @@ impl<'p> Sim<'p> {
         job: u32,
         arrived: Nanos,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) {
         let job = if self.point.servers[server].abandons {
             self.slots[job as usize].started = now;
@@ -380,13 +380,13 @@ impl<'p> Sim<'p> {
         instance: u32,
         arrived: Nanos,
         now: Nanos,
-        events: &mut EventQueue<Ev>,
+        events: &mut EventQueue<Event>,
     ) {
         let service = self.servers[server].start(instance, arrived, now);
         events.schedule_in(
             service,
             0,
-            Ev::Depart {
+            Event::Depart {
                 server: server as u16,
                 instance,
             },

@@ -6,7 +6,7 @@ use sim_core::{EventQueue, Handler, SimError, ns_to_ms};
 use crate::run::lanes::{
     HOLDER, KEYS_HELD, QUEUE_DEPTH, QUEUE_LENGTH, REGISTER_VALUE, SERVER_DOWN,
 };
-use crate::run::state::{Ev, Sim};
+use crate::run::state::{Event, Sim};
 
 impl Sim<'_> {
     /// Reads every resource's state after an event at `now` onto its lane (a level that did
@@ -67,8 +67,8 @@ impl Sim<'_> {
 /// A run that records its resources' lanes: every event handled, then the resources read.
 pub(crate) struct Recorded<'s, 'p>(pub &'s mut Sim<'p>);
 
-impl Handler<Ev> for Recorded<'_, '_> {
-    fn handle(&mut self, event: Ev, events: &mut EventQueue<Ev>) -> Result<(), SimError> {
+impl Handler<Event> for Recorded<'_, '_> {
+    fn handle(&mut self, event: Event, events: &mut EventQueue<Event>) -> Result<(), SimError> {
         let handled = self.0.handle(event, events);
         self.0.sample_resources();
         handled

@@ -16,9 +16,9 @@ use crate::machine::lock::{Lock, Token};
 use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
-use crate::point::{Dur, Pace, Point, Vars, eval_run};
+use crate::point::{Duration, Pace, Point, Vars, eval_run};
 use crate::syntax::metrics::WAIT_STATS;
-use crate::syntax::spec::{Num, Var};
+use crate::syntax::spec::{Number, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub(crate) const NONE: Nanos = Nanos::MAX;
@@ -32,7 +32,7 @@ pub(crate) const MAX_EXACT_RESPONSES: usize = 1_000_000;
 
 /// A run's event, naming its job or resource by number: a stale one is told by its job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Ev {
+pub(crate) enum Event {
     /// An actor's next repetition starts (its first, or an open loop's next).
     Start { actor: u32 },
     /// The job's current step is over: go on.
@@ -58,7 +58,7 @@ pub(crate) enum Ev {
 }
 
 // The queue moves events around: keep one as small as the built-in models' (8 bytes).
-const _: () = assert!(std::mem::size_of::<Ev>() == 8);
+const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -85,7 +85,7 @@ pub(crate) struct Slot {
 /// No job: a branch's parent when it is none, a branch's place once it has ended.
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
-/// A repetition under way, or a branch of a `parallel` (reused once free: see `Ev`).
+/// A repetition under way, or a branch of a `parallel` (reused once free: see `Event`).
 #[derive(Clone, Copy, Hash)]
 pub(crate) struct Job {
     pub actor: u32,
@@ -389,19 +389,19 @@ impl<'p> Sim<'p> {
     /// Schedules what the run starts with: every actor's first start, in actor order (at
     /// equal times a start runs before anything the run schedules, and starts run in actor
     /// order: their classes), then the operator unlocks.
-    pub(crate) fn schedule_starts(&mut self, events: &mut EventQueue<Ev>) {
+    pub(crate) fn schedule_starts(&mut self, events: &mut EventQueue<Event>) {
         for actor in 0..self.point.actors {
             let group = &self.point.groups[self.actors[actor as usize].group as usize];
             if group.count == 0 {
                 continue;
             }
             if let Some(at) = self.next_start(actor) {
-                events.schedule_at(at, 1 + actor, Ev::Start { actor });
+                events.schedule_at(at, 1 + actor, Event::Start { actor });
             }
         }
         for (index, lock) in self.point.locks.iter().enumerate() {
             for &at in &lock.unlock_ns {
-                events.schedule_at(at, self.other, Ev::Unlock { lock: index as u16 });
+                events.schedule_at(at, self.other, Event::Unlock { lock: index as u16 });
             }
         }
         // A window's edges run first at their instants (class 0, scheduled first): a service
@@ -409,8 +409,8 @@ impl<'p> Sim<'p> {
         for (index, server) in self.point.servers.iter().enumerate() {
             for &(from, to) in &server.down {
                 let server = index as u16;
-                events.schedule_at(from, 0, Ev::Down { server });
-                events.schedule_at(to, 0, Ev::Up { server });
+                events.schedule_at(from, 0, Event::Down { server });
+                events.schedule_at(to, 0, Event::Up { server });
             }
         }
     }
@@ -578,10 +578,10 @@ impl<'p> Sim<'p> {
     }
 
     /// `duration` for `job` now; one that comes to no duration is the run's error, said here.
-    pub(crate) fn duration(&self, duration: &Dur, job: u32) -> Result<Nanos, String> {
+    pub(crate) fn duration(&self, duration: &Duration, job: u32) -> Result<Nanos, String> {
         match duration {
-            Dur::Fixed(ns) => Ok(*ns),
-            Dur::Actor(number) => {
+            Duration::Fixed(ns) => Ok(*ns),
+            Duration::Actor(number) => {
                 let ms = self.eval(job, number);
                 ms_to_ns(ms).ok_or_else(|| {
                     let actor = &self.actors[self.jobs[job as usize].actor as usize];
@@ -598,11 +598,11 @@ impl<'p> Sim<'p> {
 
     /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
     /// (NaN when it is not a number).
-    pub(crate) fn eval(&self, job: u32, number: &Num) -> f64 {
+    pub(crate) fn eval(&self, job: u32, number: &Number) -> f64 {
         match number {
-            Num::Lit(x) => *x,
+            Number::Lit(x) => *x,
             // Read straight off the run's state: no table of names built per number.
-            Num::Expr(expression, _) => expression
+            Number::Expr(expression, _) => expression
                 .eval(&|v| Some(self.var(job, v)))
                 .unwrap_or(f64::NAN),
             _ => {

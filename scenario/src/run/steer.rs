@@ -8,7 +8,7 @@ use std::hash::Hash;
 use sim_core::EventQueue;
 
 use crate::machine::hash_f64;
-use crate::run::state::{Actor, Ev, Job, Sim, Undo};
+use crate::run::state::{Actor, Event, Job, Sim, Undo};
 pub(crate) use crate::run::state::{Draw, Steer};
 
 impl Sim<'_> {
@@ -44,7 +44,7 @@ impl Sim<'_> {
     /// reports, the pending events included (by time, class and what they are: not by
     /// their insertion numbers, which differ between orders that reach the same state).
     /// The timeline and the random streams are left out: an explored run draws neither.
-    pub(crate) fn fingerprint(&self, events: &EventQueue<Ev>) -> u64 {
+    pub(crate) fn fingerprint(&self, events: &EventQueue<Event>) -> u64 {
         // Every part written as bytes into one buffer, hashed once: xxh3 over a whole
         // buffer runs several times faster than fed a few bytes at a time.
         BUFFER.with_borrow_mut(|(bytes, pending)| {
@@ -59,7 +59,7 @@ impl Sim<'_> {
     /// the pending events in, kept between calls).
     fn write_state(
         &self,
-        events: &EventQueue<Ev>,
+        events: &EventQueue<Event>,
         pending: &mut Vec<Pending>,
         mut hasher: &mut Bytes<'_>,
     ) {
@@ -116,20 +116,21 @@ impl Sim<'_> {
     /// Who an event belongs to: an actor (its starts and its jobs' events), a server, a
     /// lock or a queue. An owner's events at one instant run in the order the run gives
     /// them; an explorer orders different owners' every way.
-    pub(crate) fn owner(&self, event: Ev) -> u32 {
+    pub(crate) fn owner(&self, event: Event) -> u32 {
         let actors = self.actors.len() as u32;
         let servers = actors + self.servers.len() as u32;
         let locks = servers + self.locks.len() as u32;
         match event {
-            Ev::Start { actor } => actor,
-            Ev::Resume { job } | Ev::Land { job } | Ev::Retry { job } | Ev::Timeout { job } => {
-                self.jobs[job as usize].actor
-            }
-            Ev::Depart { server, .. } | Ev::Down { server } | Ev::Up { server } => {
+            Event::Start { actor } => actor,
+            Event::Resume { job }
+            | Event::Land { job }
+            | Event::Retry { job }
+            | Event::Timeout { job } => self.jobs[job as usize].actor,
+            Event::Depart { server, .. } | Event::Down { server } | Event::Up { server } => {
                 actors + u32::from(server)
             }
-            Ev::Unlock { lock } => servers + u32::from(lock),
-            Ev::Arrive { queue, .. } | Ev::Visible { queue } => locks + u32::from(queue),
+            Event::Unlock { lock } => servers + u32::from(lock),
+            Event::Arrive { queue, .. } | Event::Visible { queue } => locks + u32::from(queue),
         }
     }
 }
@@ -249,7 +250,7 @@ fn job_words(job: &Job) -> [u64; 12] {
 }
 
 /// A pending event as a fingerprint orders them: its time, owner, insertion number.
-type Pending = (u64, u32, u64, Ev);
+type Pending = (u64, u32, u64, Event);
 
 thread_local! {
     /// The bytes of the state being fingerprinted and its pending events in order, kept

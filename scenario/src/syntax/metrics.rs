@@ -4,7 +4,7 @@
 
 use coordsim_model::{ColumnSpec, ColumnType, ComposeError, PathPart, columns, intern};
 
-use crate::syntax::spec::{Num, ResourceKind, Spec, Step};
+use crate::syntax::spec::{Number, ResourceKind, Spec, Step};
 
 use ColumnType::{Count, Flag, Float};
 
@@ -175,7 +175,7 @@ impl MetricColumns {
                     server += 1;
                 }
                 ResourceKind::Link { ref loss, .. } => {
-                    columns.link(resource_name, link, !matches!(loss, Num::Lit(0.0)))?;
+                    columns.link(resource_name, link, !matches!(loss, Number::Lit(0.0)))?;
                     link += 1;
                 }
                 ResourceKind::Queue {
@@ -194,8 +194,8 @@ impl MetricColumns {
                             Some(ResourceKind::Link {
                                 loss, duplicate, ..
                             }) => (
-                                !matches!(loss, Num::Lit(0.0)),
-                                !matches!(duplicate, Num::Lit(0.0)),
+                                !matches!(loss, Number::Lit(0.0)),
+                                !matches!(duplicate, Number::Lit(0.0)),
                             ),
                             _ => (false, false),
                         }
@@ -203,7 +203,7 @@ impl MetricColumns {
                     columns.queue(
                         resource_name,
                         queue,
-                        !matches!(capacity, Num::Lit(0.0)),
+                        !matches!(capacity, Number::Lit(0.0)),
                         visibility_ms.is_some(),
                         over.unwrap_or((false, false)),
                     )?;

@@ -4,7 +4,7 @@
 
 use coordsim_model::{ComposeError, ConfigParam, Kind, PathPart, Value};
 
-use crate::syntax::spec::{Choice, Num, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
+use crate::syntax::spec::{Choice, Number, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
 
 pub(crate) type Path = Vec<PathPart>;
 
@@ -140,15 +140,15 @@ impl Reader<'_> {
         value: &Value,
         scope: Scope,
         read: &[bool],
-    ) -> Result<Num, ComposeError> {
+    ) -> Result<Number, ComposeError> {
         match value {
-            Value::Int(i) => Ok(Num::Lit(*i as f64)),
-            Value::Float(x) if x.is_finite() => Ok(Num::Lit(*x)),
+            Value::Int(i) => Ok(Number::Lit(*i as f64)),
+            Value::Float(x) if x.is_finite() => Ok(Number::Lit(*x)),
             Value::Float(x) => fail(path, format!("expected a finite number, got {x}")),
             Value::Str(text) => {
                 let resolve = |name: &str| self.name(name, scope, read);
                 coordsim_expr::parse(text, &resolve)
-                    .map(|error| Num::Expr(error, text.clone()))
+                    .map(|error| Number::Expr(error, text.clone()))
                     .map_err(|error| {
                         ComposeError::new(
                             path,
@@ -165,7 +165,7 @@ impl Reader<'_> {
                 .enumerate()
                 .map(|(index, item)| self.num(at_index(&path, index), item, Scope::Params, read))
                 .collect::<Result<_, _>>()
-                .map(Num::Each),
+                .map(Number::Each),
             Value::Table(entries) => {
                 let Some(Value::Str(by)) = get(entries, "by") else {
                     return fail(
@@ -198,7 +198,7 @@ impl Reader<'_> {
                         self.num(at(&path, option), number, scope, read)?,
                     ));
                 }
-                Ok(Num::By(param as u16, options))
+                Ok(Number::By(param as u16, options))
             }
             other => fail(
                 path,
@@ -335,10 +335,10 @@ impl Reader<'_> {
         key: &str,
         default: f64,
         scope: Scope,
-    ) -> Result<Num, ComposeError> {
+    ) -> Result<Number, ComposeError> {
         match get(entries, key) {
             Some(v) => self.num(at(path, key), v, scope, &[]),
-            None => Ok(Num::Lit(default)),
+            None => Ok(Number::Lit(default)),
         }
     }
 

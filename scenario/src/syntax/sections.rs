@@ -7,7 +7,7 @@ use crate::syntax::read::{
 };
 use crate::syntax::spec::{
     ARRIVALS, Choice, CrashAnywhere, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
-    MAX_INITIAL_KEYS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Num, Pace, Param,
+    MAX_INITIAL_KEYS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Number, Pace, Param,
     Resource, ResourceKind, SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
 };
 use crate::syntax::steps::read_steps;
@@ -399,7 +399,7 @@ fn keys(
                         ),
                         _ => return fail(item_path, shapes),
                     },
-                    other => (reader.num(item_path, other, scope, &[])?, Num::Lit(0.0)),
+                    other => (reader.num(item_path, other, scope, &[])?, Number::Lit(0.0)),
                 });
             }
             KeysInit::Pairs(pairs)
@@ -509,8 +509,8 @@ fn group(
             return fail(at(&path, "count"), "give `count` or `names`, not both");
         }
         (Some(v), None) => reader.num(at(&path, "count"), v, Scope::Params, &[])?,
-        (None, Some(n)) => Num::Lit(n.len() as f64),
-        (None, None) => Num::Lit(1.0),
+        (None, Some(n)) => Number::Lit(n.len() as f64),
+        (None, None) => Number::Lit(1.0),
     };
     let pace = match (get(entries, "every_ms"), get(entries, "spread_ms")) {
         (Some(_), Some(_)) => {

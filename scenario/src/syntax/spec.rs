@@ -62,19 +62,19 @@ pub(crate) enum Scope {
 
 /// A number a config gives: a literal, an expression, or a table chosen by a string parameter.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Num {
+pub(crate) enum Number {
     /// A literal.
     Lit(f64),
     /// An expression (the text kept for messages).
     Expr(Expr<Var>, String),
     /// `{ by = "placement", busiest_edge = 4, region = "2 * rtt_ms" }`: by a string
     /// parameter's value; each option a number or an expression.
-    By(u16, Vec<(String, Num)>),
+    By(u16, Vec<(String, Number)>),
     /// `[0, 2000]`: one per actor of the group, in order (where `i` may be used).
-    Each(Vec<Num>),
+    Each(Vec<Number>),
 }
 
-impl Num {
+impl Number {
     /// Whether it depends on `i`, `k` or what was read (so it is computed during the run).
     pub(crate) fn per_actor(&self) -> bool {
         fn uses(expr: &Expr<Var>) -> bool {
@@ -87,18 +87,18 @@ impl Num {
             }
         }
         match self {
-            Num::Expr(e, _) => uses(e),
-            Num::Each(_) => true,
+            Number::Expr(e, _) => uses(e),
+            Number::Each(_) => true,
             // Some option is: which one a point chooses is known only at the point.
-            Num::By(_, options) => options.iter().any(|(_, n)| n.per_actor()),
-            Num::Lit(_) => false,
+            Number::By(_, options) => options.iter().any(|(_, n)| n.per_actor()),
+            Number::Lit(_) => false,
         }
     }
 
     /// The length of a per-actor list, if it is one.
     pub(crate) fn each_len(&self) -> Option<usize> {
         match self {
-            Num::Each(items) => Some(items.len()),
+            Number::Each(items) => Some(items.len()),
             _ => None,
         }
     }
@@ -130,42 +130,42 @@ pub(crate) struct Resource {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ResourceKind {
     Register {
-        initial: Num,
-        read_ms: Num,
-        write_ms: Num,
+        initial: Number,
+        read_ms: Number,
+        write_ms: Number,
         fenced_by: Option<u16>,
     },
     Lock {
         mode: Choice,
-        poll_ms: Num,
-        lease_ms: Num,
+        poll_ms: Number,
+        lease_ms: Number,
         fencing: bool,
         stale_at_start: bool,
-        unlock_at_ms: Vec<Num>,
+        unlock_at_ms: Vec<Number>,
     },
     Server {
-        service_ms: Num,
+        service_ms: Number,
         service: Choice,
-        service_cv: Num,
-        instances: Num,
+        service_cv: Number,
+        instances: Number,
         /// Windows `[from_ms, to_ms]` when it is down.
-        down: Vec<(Num, Num)>,
+        down: Vec<(Number, Number)>,
         /// While down: `wait` (requests queue) or `fail` (refused at once).
         when_down: Choice,
     },
     Link {
-        rtt_ms: Num,
-        loss: Num,
+        rtt_ms: Number,
+        loss: Number,
         /// A message put across it arrives twice with this probability.
-        duplicate: Num,
+        duplicate: Number,
     },
     /// A FIFO queue of messages (a topic with one subscription).
     Queue {
         /// Most messages it holds (0: no limit).
-        capacity: Num,
+        capacity: Number,
         /// How long a taken message stays hidden before it comes back (`None`: a take
         /// removes it, and there is nothing to acknowledge).
-        visibility_ms: Option<Num>,
+        visibility_ms: Option<Number>,
         /// The names of the numbers a message carries besides its value.
         fields: Vec<String>,
         /// The link a message crosses from its putter to the queue.
@@ -182,9 +182,13 @@ pub(crate) enum ResourceKind {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum KeysInit {
     /// These keys with these values.
-    Pairs(Vec<(Num, Num)>),
+    Pairs(Vec<(Number, Number)>),
     /// `count` keys from `from`, each with `value`.
-    Range { from: Num, count: Num, value: Num },
+    Range {
+        from: Number,
+        count: Number,
+        value: Number,
+    },
 }
 
 /// Most keys an `initial` list gives (a range has no such limit: `{ from, count }`).
@@ -207,10 +211,10 @@ pub(crate) const ARRIVALS: &[&str] = &["schedule", "poisson", "uniform", "lognor
 pub(crate) enum Crash {
     All,
     Names(Vec<String>),
-    First(Num),
+    First(Number),
     /// Each time with this probability, from the actor's stream `crash/GROUP-i`, or from
     /// the stream named (`stream = "…"`, one for the whole group).
-    Probability(Num, Option<String>),
+    Probability(Number, Option<String>),
 }
 
 /// A resource a step names: one, one chosen by a string parameter, or one of a list chosen
@@ -222,7 +226,7 @@ pub(crate) enum Pick {
     /// `{ by = "order", same = "A", opposite = "B" }`: by a string parameter's value.
     By(u16, Vec<(String, u16)>),
     /// `{ one_of = ["A", "B"], index = "i" }`: the list's item at the expression's value.
-    OneOf(Vec<u16>, Num),
+    OneOf(Vec<u16>, Number),
 }
 
 impl Pick {
@@ -241,7 +245,7 @@ impl Pick {
 pub(crate) struct OnTimeout {
     /// How long the step waits (`None`: as long as it takes; the steps run only when the
     /// step is refused: a server down that fails fast).
-    pub after: Option<Num>,
+    pub after: Option<Number>,
     /// The key it was written with (`timeout_ms`, `give_up_after_ms`), for messages.
     pub key: &'static str,
     /// Steps run first (release what is held).
@@ -261,9 +265,9 @@ pub(crate) enum Then {
     /// drawn in [0, `jitter_ms`), while its attempts are fewer than `max_attempts`; then it
     /// gives up.
     Retry {
-        max_attempts: Num,
-        backoff_ms: Num,
-        jitter_ms: Num,
+        max_attempts: Number,
+        backoff_ms: Number,
+        jitter_ms: Number,
     },
 }
 
@@ -326,14 +330,14 @@ pub(crate) const CMPS: &[(&str, Cmp)] = &[
 
 /// An `if`'s condition.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Cond {
+pub(crate) enum Condition {
     /// The outcome of the actor's last step that has one (its index in [`OUTCOMES`]).
     Outcome(u8),
     /// True with this probability, drawn from the actor's stream `chance/GROUP-i`, or from
     /// the stream named (`stream = "…"`, one for the whole group).
-    Chance(Num, Option<String>),
+    Chance(Number, Option<String>),
     /// A number compared with another.
-    Compare(Num, Cmp, Num),
+    Compare(Number, Cmp, Number),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -342,13 +346,13 @@ pub(crate) enum Step {
     Read(u16),
     Write {
         register: u16,
-        value: Num,
+        value: Number,
         cas: bool,
-        max_retries: Num,
+        max_retries: Number,
     },
-    Delay(Num),
+    Delay(Number),
     /// A stop-the-world pause: like a delay, drawn as a pause (a lease held runs out).
-    Pause(Num),
+    Pause(Number),
     Acquire {
         lock: Pick,
         timeout: Option<OnTimeout>,
@@ -358,7 +362,7 @@ pub(crate) enum Step {
     Renew(Pick),
     Request {
         server: Pick,
-        instance: Num,
+        instance: Number,
         timeout: Option<OnTimeout>,
     },
     Send {
@@ -367,13 +371,13 @@ pub(crate) enum Step {
     },
     Crash {
         rule: Crash,
-        restart_after_ms: Option<Num>,
+        restart_after_ms: Option<Number>,
     },
     /// Puts a message on a queue: its value and fields (in the queue's order).
     Put {
         queue: u16,
-        value: Num,
-        fields: Vec<Num>,
+        value: Number,
+        fields: Vec<Number>,
     },
     /// Takes the queue's first visible message, waiting for one.
     Take {
@@ -386,22 +390,22 @@ pub(crate) enum Step {
     /// `reply` step of the actor that takes it).
     Call {
         queue: u16,
-        value: Num,
-        fields: Vec<Num>,
+        value: Number,
+        fields: Vec<Number>,
         timeout: Option<OnTimeout>,
     },
     /// Replies to the call whose message the actor last took from the queue.
     Reply {
         queue: u16,
-        value: Num,
+        value: Number,
     },
     /// A key store's operations: insert (if absent), look up, set (insert or replace),
     /// remove.
     Keys {
         operation: KeyOp,
         store: u16,
-        key: Num,
-        value: Num,
+        key: Number,
+        value: Number,
     },
     /// Steps whose effects land together at one instant, or not at all.
     Transaction(Vec<Step>),
@@ -413,7 +417,7 @@ pub(crate) enum Step {
         gave_up: bool,
     },
     If {
-        condition: Cond,
+        condition: Condition,
         then: Vec<Step>,
         otherwise: Vec<Step>,
     },
@@ -422,7 +426,7 @@ pub(crate) enum Step {
     Parallel {
         branches: Vec<Vec<Step>>,
         /// How many must come through (1: the first; `branches.len()`: all), at each point.
-        wait: Num,
+        wait: Number,
         /// What a cancelled branch's request does, one of [`CANCELS`]: `withdraw` (still
         /// queued, it leaves the server's queue; in service, it runs to its end, wasted)
         /// or `abandon` (as after a timeout: the server does not know, and serves it in
@@ -509,21 +513,21 @@ pub(crate) enum Pace {
     /// Each repetition starts when the one before ends (closed loop).
     Closed,
     /// Repetition `k` starts at start + k × every_ms, whatever the others do (open loop).
-    Every(Num),
+    Every(Number),
     /// The repetitions spread evenly over this window: `k` at start + k × spread / repeat.
-    Spread(Num),
+    Spread(Number),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Group {
     pub name: String,
-    pub count: Num,
+    pub count: Number,
     pub names: Option<Vec<String>>,
-    pub start_ms: Num,
-    pub repeat: Num,
+    pub start_ms: Number,
+    pub repeat: Number,
     pub pace: Pace,
     pub arrivals: Choice,
-    pub every_cv: Num,
+    pub every_cv: Number,
     pub steps: Vec<Step>,
     /// `crash_anywhere`: an exploration may crash an actor of the group at any step.
     pub crash_anywhere: Option<CrashAnywhere>,
@@ -534,9 +538,9 @@ pub(crate) struct Group {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct CrashAnywhere {
     /// Most such crashes along one execution (1 by default).
-    pub count: Num,
+    pub count: Number,
     /// When the crashed actor comes back, as a crash step's `restart_after_ms`.
-    pub restart_after_ms: Option<Num>,
+    pub restart_after_ms: Option<Number>,
 }
 
 /// Most crashes `crash_anywhere` may inject along one execution.

@@ -4,7 +4,7 @@ use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
 use crate::syntax::read::{Path, Reader, at, at_index, fail, get, string, table};
-use crate::syntax::spec::{CMPS, Cond, Crash, OUTCOMES, Scope, Step};
+use crate::syntax::spec::{CMPS, Condition, Crash, OUTCOMES, Scope, Step};
 
 /// `{ if = …, then = [...], else = [...] }`.
 pub(super) fn branch(
@@ -23,7 +23,7 @@ pub(super) fn branch(
         here.clone(),
         get(entries, "if").expect("an action"),
     )?;
-    if let Cond::Outcome(outcome) = condition
+    if let Condition::Outcome(outcome) = condition
         && !before.outcomes.has(outcome)
         && before.impossible.is_none()
     {
@@ -73,11 +73,11 @@ fn condition(
     before: &Before,
     here: Path,
     value: &Value,
-) -> Result<Cond, ComposeError> {
-    let outcome = |path: Path, value: &Value| -> Result<Cond, ComposeError> {
+) -> Result<Condition, ComposeError> {
+    let outcome = |path: Path, value: &Value| -> Result<Condition, ComposeError> {
         let name = string(path.clone(), value, "an outcome")?;
         match OUTCOMES.iter().position(|known| *known == name) {
-            Some(index) => Ok(Cond::Outcome(index as u8)),
+            Some(index) => Ok(Condition::Outcome(index as u8)),
             None => fail(
                 path,
                 format!(
@@ -109,7 +109,7 @@ fn condition(
         if entries.len() > 1 + usize::from(stream.is_some()) {
             return fail(here, shapes);
         }
-        return Ok(Cond::Chance(
+        return Ok(Condition::Chance(
             reader.num(at(&here, "chance"), probability, Scope::Step, &before.read)?,
             stream,
         ));
@@ -121,7 +121,7 @@ fn condition(
         .iter()
         .find(|(k, _)| get(entries, k).is_some())
         .expect("a table of two known keys, one of them `value`");
-    Ok(Cond::Compare(
+    Ok(Condition::Compare(
         reader.num(at(&here, "value"), compared, Scope::Step, &before.read)?,
         *cmp,
         reader.num(

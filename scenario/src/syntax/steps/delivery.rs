@@ -5,7 +5,7 @@ use coordsim_model::{ComposeError, Value};
 use super::before::{Before, Nested};
 use super::timeout::on_timeout;
 use crate::syntax::read::{Path, Reader, at, fail, get, table, text_of};
-use crate::syntax::spec::{KeyOp, Num, Scope, Step};
+use crate::syntax::spec::{KeyOp, Number, Scope, Step};
 
 /// A step on a queue or a key store, or a transaction.
 pub(super) fn delivery(
@@ -75,7 +75,7 @@ pub(super) fn delivery(
             }
             let value = match get(entries, "value") {
                 Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
-                None => Num::Lit(0.0),
+                None => Number::Lit(0.0),
             };
             Step::Reply { queue, value }
         }
@@ -176,10 +176,10 @@ fn put(
     let queue = reader.resource_named(here, value, "queue")?;
     let value = match get(entries, "value") {
         Some(x) => reader.num(at(&path, "value"), x, Scope::Step, &before.read)?,
-        None => Num::Lit(0.0),
+        None => Number::Lit(0.0),
     };
     let names = reader.queue_fields(queue);
-    let mut fields = vec![Num::Lit(0.0); names.len()];
+    let mut fields = vec![Number::Lit(0.0); names.len()];
     match get(entries, "fields") {
         None => {}
         Some(Value::Table(given)) => {
@@ -260,7 +260,7 @@ fn keys(
         None if operation == KeyOp::Set => {
             return fail(path, "a set needs `value`, the number stored with the key");
         }
-        None => Num::Lit(0.0),
+        None => Number::Lit(0.0),
     };
     before.read[slot(reader, "keys", store)] = true;
     Ok(Step::Keys {

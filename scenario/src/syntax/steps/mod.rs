@@ -7,7 +7,7 @@ use coordsim_model::{ComposeError, Value};
 
 use crate::syntax::flow::{self, Outcomes};
 use crate::syntax::read::{Path, Reader, at, at_index, boolean, fail, get, table, text_of};
-use crate::syntax::spec::{Num, Pick, Scope, Step, Then, Var};
+use crate::syntax::spec::{Number, Pick, Scope, Step, Then, Var};
 
 mod before;
 mod control;
@@ -350,7 +350,7 @@ fn request(
     let server = pick(reader, before, at(&path, "request"), value, "server")?;
     let instance = match get(entries, "instance") {
         Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
-        None => Num::Lit(0.0),
+        None => Number::Lit(0.0),
     };
     let timeout = on_timeout(reader, before, &path, entries, depth, true, nested)?;
     Ok(Step::Request {
@@ -449,7 +449,7 @@ fn write(
     };
     // `read` in the value means this register's read: it must have one.
     let value = reader.num(at(&path, "value"), expr, Scope::Write, &before.read)?;
-    if let Num::Expr(parsed, _) = &value
+    if let Number::Expr(parsed, _) = &value
         && uses_read(parsed)
         && !before.read[register]
     {

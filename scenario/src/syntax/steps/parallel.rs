@@ -5,7 +5,7 @@ use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
 use crate::syntax::read::{Path, Reader, at, at_index, boolean, fail, get, table};
-use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Num, Scope, Step};
+use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Number, Scope, Step};
 
 /// A `parallel` step. Each branch is read from the state before it, holding nothing of its
 /// own yet (a lock the actor holds is the actor's, not a branch's to release); after the
@@ -71,9 +71,9 @@ pub(super) fn parallel(
     }
     let branch_count = branches.len() as u32;
     let wait = match get(entries, "wait") {
-        None => Num::Lit(f64::from(branch_count)),
-        Some(Value::Str(s)) if s == "all" => Num::Lit(f64::from(branch_count)),
-        Some(Value::Str(s)) if s == "first" => Num::Lit(1.0),
+        None => Number::Lit(f64::from(branch_count)),
+        Some(Value::Str(s)) if s == "all" => Number::Lit(f64::from(branch_count)),
+        Some(Value::Str(s)) if s == "first" => Number::Lit(1.0),
         Some(number @ (Value::Int(_) | Value::Str(_))) => {
             reader.num(at(&path, "wait"), number, Scope::Params, &[]).map_err(|error| {
                 ComposeError::new(
@@ -96,7 +96,7 @@ pub(super) fn parallel(
     };
     let cancel = reader.opt_choice(&path, entries, "cancel", CANCELS, "withdraw")?;
     let tied = boolean(at(&path, "tied"), get(entries, "tied"))?;
-    if tied && wait != Num::Lit(1.0) {
+    if tied && wait != Number::Lit(1.0) {
         return fail(
             at(&path, "tied"),
             "tied branches cancel each other when one's request starts its service, so only one can come through: give `wait = \"first\"`",

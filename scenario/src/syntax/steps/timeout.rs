@@ -5,7 +5,7 @@ use coordsim_model::{ComposeError, Value};
 use super::before::{Before, Nested};
 use crate::syntax::flow::Outcomes;
 use crate::syntax::read::{Path, Reader, at, fail, get, string, table};
-use crate::syntax::spec::{Num, OnTimeout, Scope, THENS, Then};
+use crate::syntax::spec::{Number, OnTimeout, Scope, THENS, Then};
 
 /// A blocking step's `timeout_ms` and `on_timeout` (and an acquire's `give_up_after_ms`,
 /// which is a timeout that ends the repetition).
@@ -92,10 +92,10 @@ pub(super) fn on_timeout(
             }
         }
     };
-    let number = |key: &str, default: f64| -> Result<Num, ComposeError> {
+    let number = |key: &str, default: f64| -> Result<Number, ComposeError> {
         match get(handler_table, key) {
             Some(n) => reader.num(at(&here, key), n, Scope::Step, &inside.read),
-            None => Ok(Num::Lit(default)),
+            None => Ok(Number::Lit(default)),
         }
     };
     if then == "retry" && before.in_branch {
