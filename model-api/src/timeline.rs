@@ -12,8 +12,9 @@
 //! them; a repetition that finds them all taken is only counted ([`Lane::overflow`]).
 //!
 //! Every lane is bounded however long the run: it keeps at most [`MAX_LANE_ITEMS`] spans and
-//! as many marks of each kind, and as many points of its level. The first [`FIRST_KEPT`] of
-//! each kind are kept as given; past the cap, the later marks of a kind are
+//! as many marks of each kind, and as many points of its level. The first [`FIRST_KEPT`]
+//! spans and marks of each kind are kept as given (a level's points are merged from its
+//! first on: a level is a shape, not a list of events); past the cap, the later marks of a kind are
 //! thinned evenly (every second one dropped, then every fourth, …), spans of a kind are merged
 //! with their neighbours of the same kind and sub-row, and neighbouring level points are merged
 //! into one that keeps the range the level went through ([`LevelPoint::low`], `high`), so a
@@ -89,7 +90,7 @@ pub struct Thinning {
     /// Items of this kind the model gave the lane.
     pub seen: u64,
     /// One item kept per this many given past the first [`FIRST_KEPT`], which are all kept
-    /// (1: all kept).
+    /// (1: all kept); a level's points are merged from the first, this many into one.
     pub stride: u64,
 }
 
@@ -432,13 +433,19 @@ impl Lane {
 
     /// Keeps at most `max` items of every kind (at least 1), thinning and merging as adding
     /// past [`MAX_LANE_ITEMS`] does, the first [`FIRST_KEPT`] (at most half of `max`) kept
-    /// as given: a chart with many lanes draws fewer items on each.
+    /// as given: a chart with many lanes draws fewer items on each. Spans merge only within
+    /// their sub-row, so a kind spread over more sub-rows than `max` leaves room for keeps
+    /// one span a sub-row past its first: halving stops when it merges nothing more.
     pub fn thin_to(&mut self, max: usize) {
         let max = max.max(1);
         let first = FIRST_KEPT.min(max / 2);
         for c in 0..self.thinning.len() {
             while self.kept[c] > max {
+                let before = self.kept[c];
                 self.halve(c, first);
+                if self.kept[c] >= before {
+                    break;
+                }
             }
         }
     }
@@ -902,5 +909,27 @@ mod tests {
         built.push(Lane::new("a"));
         built.skip(9);
         assert_eq!((built.lanes().len(), built.total()), (1, 10));
+    }
+
+    #[test]
+    fn thinning_spans_spread_over_more_rows_than_it_keeps_ends() {
+        // 10 spans in sub-rows k mod 8: thin_to(4) keeps the first 2 as given, and the other
+        // 8 lie in 8 different rows, one each, so nothing merges: it ends with all 10 kept
+        // (it used to halve forever, never getting under 4).
+        let mut lane = Lane::new("a".to_string());
+        for k in 0..10u8 {
+            let from = f64::from(k) * 10.0;
+            lane.span_in_row("busy", k % 8, from, Some(from + 5.0));
+        }
+        lane.thin_to(4);
+        assert_eq!(lane.spans().len(), 10);
+        // Two rows only: past the first 2, the 8 spans of rows 0 and 1 merge to one a row.
+        let mut lane = Lane::new("b".to_string());
+        for k in 0..10u8 {
+            let from = f64::from(k) * 10.0;
+            lane.span_in_row("busy", k % 2, from, Some(from + 5.0));
+        }
+        lane.thin_to(1);
+        assert_eq!(lane.spans().len(), 2);
     }
 }
