@@ -508,7 +508,10 @@ impl ChartData {
         let y_integer = !spec.y.is_empty()
             && (spec.y.iter().all(|y| whole(y)) || drawn_whole)
             && spec.y_expr.is_empty()
-            && spec.mark_y.is_none_or(|m| m.fract() == 0.0);
+            && spec.mark_y.is_none_or(|m| m.fract() == 0.0)
+            // An axis the author cut to less than one unit keeps its fractional ticks (with
+            // whole ones only it would have one label or none).
+            && (spec.look.y_max).is_none_or(|top| top - spec.look.y_min.unwrap_or(0.0) >= 1.0);
         let categories = sel.categories;
         ChartData {
             title: chart_title(config, spec),

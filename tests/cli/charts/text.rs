@@ -151,4 +151,22 @@ fn a_metric_whole_at_every_point_gets_whole_ticks_and_a_fraction_does_not() {
             .any(|l| l.contains('.') && l.parse::<f64>().is_ok()),
         "no fractional tick for a fraction: {third:?}"
     );
+    // A count on an axis the author cut to 0.5 … 1: whole ticks alone would be one label
+    // (1), so it keeps its fractional ones.
+    let cut = format!(
+        "{text}[[chart]]\nname = \"cut\"\nkind = \"bar\"\nx = \"reps\"\ny = [\"x.writes\"]\ny_min = 0.5\ny_max = 1\n"
+    );
+    let config = library_config(&registry, "cut.toml", &cut).unwrap();
+    let (_, svg, _) = chart_svgs(&config)
+        .into_iter()
+        .find(|(file, _, _)| file.starts_with("cut") && !file.contains("narrow"))
+        .unwrap();
+    assert!(
+        svg.split("<text").skip(1).any(|text| {
+            let text = &text[text.find('>').unwrap() + 1..];
+            let text = text[..text.find("</text>").unwrap()].trim();
+            text.contains('.') && text.parse::<f64>().is_ok()
+        }),
+        "an axis cut under one unit lost its fractional ticks"
+    );
 }
