@@ -209,7 +209,7 @@ fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> St
 
 /// What a claim expects as `check` says it, in the page's words and locale: how a claim
 /// over executions holds (`sometimes: at most 3`), the expectation (its expression, a
-/// text claim's text, or empty) and its test (`, ± 1e-9`, `, exact text`).
+/// text claim's text, or empty) and its test (`, ± 0.5`, `, exact text`; the default exact one unsaid).
 fn expected_in_parts(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
     use crate::config::{Expect, Holds, Test};
     let n = &v.numbers;
@@ -268,7 +268,8 @@ fn expected_in_parts(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -
     let relation = relation.replace("{value}", &value);
     let test = match (&claim.expect, claim.test) {
         (Expect::Text(_), _) => say(lc, ", exact text").to_string(),
-        (_, Test::Tolerance(t)) => format!(", ± {}", written(t)),
+        // The default exact test (± 1e-9) goes unsaid, as on every other claim's row.
+        (_, Test::Tolerance(t)) if t > 1e-9 => format!(", ± {}", written(t)),
         (_, Test::Band(lo, hi)) => say(lc, ", ratio in [{lo}, {hi}]")
             .replace("{lo}", &written(lo))
             .replace("{hi}", &written(hi)),

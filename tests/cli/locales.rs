@@ -479,7 +479,7 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
                 "<max_of_executions> 70",
                 "<holds_sometimes> <at_most> clients * increments - 1 = 3",
                 "<outcome_of> 1 4 24",
-                "<holds_always> <expected_value> clients * increments = 4, ± 1e-9",
+                "<holds_always> <expected_value> clients * increments = 4",
                 "<holds_never> <at_least> 5",
             ][..],
         ),
@@ -507,9 +507,9 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
     // The Turkish pages in the built-in Turkish, the same places.
     assert!(text("config-explore-tr").contains(": iddia 2 için belirleyici yürütme"));
     for words in [
-        "guard = \"none\" — en kötü: 70 yürütmenin en küçüğü</td><td>2, ± 1e-9</td>",
+        "guard = \"none\" — en kötü: 70 yürütmenin en küçüğü</td><td>2</td>",
         "— en kötü: 4 sonucun 1. sonucu (24 yürütme)</td><td>bazı yürütmelerde: en çok clients * increments - 1 = 3</td>",
-        "<td>her yürütmede: clients * increments = 4, ± 1e-9</td>",
+        "<td>her yürütmede: clients * increments = 4</td>",
         "<td>hiçbir yürütmede: en az 5</td>",
     ] {
         assert!(text("config-explore-tr").contains(words), "{words}");
