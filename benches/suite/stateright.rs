@@ -2,7 +2,8 @@
 //! against: k clients, each n times reading the counter (one atomic step) and writing back
 //! what it read + 1 (another). A state is the counter and each client's increments left and
 //! value read; nothing else (no statistics), so its states are fewer than coordsim's, which
-//! carry what an outcome reports (the lost updates so far, each client's counts and times).
+//! carry each client's counts and times and a write between its issue and its landing (a
+//! register's counts, the lost updates so far, ride on coordsim's transitions instead).
 
 use stateright::{Checker, Model, Property};
 

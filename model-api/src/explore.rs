@@ -122,7 +122,8 @@ pub struct Schedule {
 /// The choice one event of a schedule took.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Decision {
-    /// Which of the free events ran, from 0, in the engine's `(class, seq)` order.
+    /// Which of the free events ran, from 0, in `(class, owner)` order (not by insertion
+    /// number, which two executions reaching one state may differ in).
     pub pick: u32,
     /// How many events were free.
     pub of: u32,

@@ -478,7 +478,9 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
                 "<min_of_executions> 70",
                 "<max_of_executions> 70",
                 "<holds_sometimes> <at_most> clients * increments - 1 = 3",
-                "<outcome_of> 1 4 24",
+                // Outcome 1 of 4: the counter at 2 with one lost update, 8 of the 70
+                // executions (the page's outcome table: 8 + 32 + 24 + 6 = 70).
+                "<outcome_of> 1 4 8",
                 "<holds_always> <expected_value> clients * increments = 4",
                 "<holds_never> <at_least> 5",
             ][..],
@@ -508,7 +510,7 @@ fn every_word_the_site_writes_is_a_key_turkish_built_in_and_a_course_file_words_
     assert!(text("config-explore-tr").contains(": iddia 2 için belirleyici yürütme"));
     for words in [
         "guard = \"none\" — en kötü: 70 yürütmenin en küçüğü</td><td>2</td>",
-        "— en kötü: 4 sonucun 1. sonucu (24 yürütme)</td><td>bazı yürütmelerde: en çok clients * increments - 1 = 3</td>",
+        "— en kötü: 4 sonucun 1. sonucu (8 yürütme)</td><td>bazı yürütmelerde: en çok clients * increments - 1 = 3</td>",
         "<td>her yürütmede: clients * increments = 4</td>",
         "<td>hiçbir yürütmede: en az 5</td>",
     ] {

@@ -11,11 +11,14 @@
 //! happen when they happen; only what is truly undetermined is a choice.
 //!
 //! How: a breadth-first search over the run's states (`search`), two executions that
-//! reach the same state (by fingerprint) explored on from it once; the executions and
-//! each outcome's probability counted over the state graph afterwards; each distinct
+//! reach the same state (by fingerprint) explored on from it once; a count that decides
+//! nothing the run does next (a register's lost updates) carried on the transitions, not
+//! in the state; the executions, each state's counts and each outcome's probability
+//! counted over the state graph afterwards (`count`); each distinct
 //! outcome's shortest execution replayed with its timeline and described step by step
 //! (`trace`).
 
+mod count;
 mod reduce;
 mod search;
 mod spare;

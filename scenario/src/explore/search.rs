@@ -1,7 +1,9 @@
-//! The search: breadth first over the run's states, so the first execution that reaches
-//! an outcome is one of its shortest; the state graph kept (each state's first parent, and
-//! every transition as an edge) so the executions and the probabilities are counted over
-//! it afterwards, not by enumerating paths.
+//! The search: breadth first over the run's states, every transition kept as an edge with
+//! the counts it adds ([`Sim::counts`]: a register's lost updates, say, which decide
+//! nothing the run does next and so tell no states apart). Afterwards, over that graph:
+//! each state's reachable counts, breadth first again, so the first execution that reaches
+//! an outcome is one of its shortest; and the executions and probabilities, counted in
+//! topological order, not by enumerating paths.
 
 use std::collections::VecDeque;
 
@@ -11,34 +13,18 @@ use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
 use smallvec::SmallVec;
 
+use crate::explore::count::{CountTable, Counted, Edge, Entry, Graph, NONE, count};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{Spare, State, cells_key};
 use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
 use crate::explore::trace;
 use crate::point::Point;
 use crate::run::state::{Event, Sim};
+use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
 const MAX_DRAWS: usize = 64;
-
-/// No outcome: a state the run goes on from.
-const GOES_ON: u32 = u32::MAX;
-
-/// A state as the search first reached it.
-#[derive(Debug, Clone, Copy)]
-struct Node {
-    parent: u32,
-    depth: u32,
-    choice: Choice,
-    /// Which of its first parent's transitions reached it (from 0, in merge order).
-    rank: u32,
-    /// The outcome it ends with, when no event is left (`GOES_ON`: none).
-    outcome: u32,
-}
-
-/// A transition: from, to, its probability given its start (the product of its draws').
-type Edge = (u32, u32, f64);
 
 /// One way an event ran: the state it reached and what it did.
 struct Branch<'a> {
@@ -66,8 +52,8 @@ const MAX_SHARED_DEPTH: u32 = 64;
 
 /// What expanding one state gave, for the merge.
 enum Expanded<'a> {
-    /// No event was left: the metrics the execution ends with.
-    Ended { id: u32, metrics: Vec<Cell> },
+    /// No event was left: how the execution ends.
+    Ended { id: u32, end: End<'a> },
     /// Its transitions, in pick and branch order.
     Children {
         id: u32,
@@ -80,18 +66,31 @@ enum Expanded<'a> {
     },
 }
 
+/// How an execution ends, kept until the counting is done.
+enum End<'a> {
+    /// Its metrics: the point has no counts, so every execution that ends here ends so.
+    Metrics(Vec<Cell>),
+    /// The run as it ends: its metrics are taken with each count it is reached with.
+    Run(State<'a>),
+}
+
 /// One transition out of an expanded state, ready to merge.
 struct Child<'a> {
     choice: Choice,
     probability: f64,
+    /// The counts it added.
+    delta: Counts,
     fingerprint: Option<u64>,
     state: State<'a>,
 }
 
-/// One distinct outcome: its cells and its first (shortest) end state.
+/// One distinct outcome: its cells, its first (shortest) end entry, its executions and
+/// probability.
 struct Found {
     metrics: Vec<Cell>,
     first: u32,
+    executions: u128,
+    chance: f64,
 }
 
 pub(super) struct Search<'a> {
@@ -102,13 +101,18 @@ pub(super) struct Search<'a> {
     /// The context as given: its stop flags, its progress counter, its time bound.
     outer: RunContext,
     limits: ExploreLimits,
-    nodes: Vec<Node>,
+    /// Each state's depth as the search first reached it.
+    depths: Vec<u32>,
     edges: Vec<Edge>,
+    /// What transitions add to the counts, each distinct once (index 0: nothing).
+    deltas: CountTable,
+    /// The start's counts.
+    start_counts: Counts,
+    /// The states with no event left, each with its run as it ends.
+    ends: Vec<(u32, End<'a>)>,
     /// Each fingerprint's state. The keys are xxh3 hashes already: Fx's one multiply
     /// spreads them, where SipHash would hash them again.
     seen: FxHashMap<u64, u32>,
-    found: Vec<Found>,
-    by_cells: FxHashMap<Vec<u8>, u32>,
     transitions: u64,
     ordered: bool,
     bounded: Option<String>,
@@ -142,11 +146,12 @@ impl<'a> Search<'a> {
                 .without_stop(),
             outer: context.clone(),
             limits: *limits,
-            nodes: Vec::new(),
+            depths: Vec::new(),
             edges: Vec::new(),
+            deltas: CountTable::default(),
+            start_counts: Counts::new(),
+            ends: Vec::new(),
             seen: FxHashMap::default(),
-            found: Vec::new(),
-            by_cells: FxHashMap::default(),
             transitions: 0,
             ordered: false,
             bounded: None,
@@ -165,13 +170,9 @@ impl<'a> Search<'a> {
         if self.limits.merge_states {
             self.seen.insert(fingerprint, 0);
         }
-        self.nodes.push(Node {
-            parent: 0,
-            depth: 0,
-            choice: Choice::default(),
-            rank: 0,
-            outcome: GOES_ON,
-        });
+        self.start_counts = sim.counts();
+        self.deltas.intern(&vec![0; self.start_counts.len()]);
+        self.depths.push(0);
         let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([(0u32, Box::new((sim, queue)))]);
         if let Some((shard, shards)) = self.limits.shard {
             self.visits.push(Visit {
@@ -207,14 +208,14 @@ impl<'a> Search<'a> {
         for expanded in self.expand_all(chunk, jobs) {
             self.merge(expanded?, frontier)?;
         }
-        self.outer.report_states(self.nodes.len() as u64);
+        self.outer.report_states(self.depths.len() as u64);
         if self.outer.stopped() {
             return Err(ModelError::Sim(SimError::Stopped));
         }
         if !frontier.is_empty() && self.outer.enough() {
             self.bounded.get_or_insert(format!(
                 "bounded: {} states, not exhaustive (stopped at the time limit, `--max-seconds`)",
-                self.nodes.len()
+                self.depths.len()
             ));
             return Ok(false);
         }
@@ -353,7 +354,8 @@ impl<'a> Search<'a> {
             return self.ended(id, state);
         }
         let (sim, queue) = &*state;
-        let depth = self.nodes[id as usize].depth + 1;
+        let depth = self.depths[id as usize] + 1;
+        let before = sim.counts();
         let mut transitions = 0;
         // Each pick's branches, once computed (the reduction may compute some first).
         let mut tried: SmallVec<[Option<Branches<'a>>; 4]> =
@@ -399,7 +401,7 @@ impl<'a> Search<'a> {
                 None => self.branches(sim, queue, due, depth, &mut transitions, spare)?,
             };
             for branch in branches {
-                children.push(self.child(&next, pick, branch));
+                children.push(self.child(&next, pick, &before, branch));
             }
             // The same event as a `crash_anywhere` crash of its actor.
             if taken && may_crash(sim, due) {
@@ -408,7 +410,7 @@ impl<'a> Search<'a> {
                 let ran = run_chosen(copy_sim, copy_queue, due, 0, true)
                     .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
-                let mut child = self.child(&next, pick, Branch { state, ran });
+                let mut child = self.child(&next, pick, &before, Branch { state, ran });
                 child.choice.crash = true;
                 children.push(child);
                 crashes = true;
@@ -424,7 +426,7 @@ impl<'a> Search<'a> {
             let ran =
                 run_chosen(sim, queue, next[last], 0, false).map_err(|e| in_execution(e, depth))?;
             transitions += 1;
-            children.push(self.child(&next, last, Branch { state, ran }));
+            children.push(self.child(&next, last, &before, Branch { state, ran }));
         } else {
             spare.recycle(state);
         }
@@ -478,9 +480,16 @@ impl<'a> Search<'a> {
         Ok(out)
     }
 
-    /// `branch` (of the event `pick` of `next`) as a transition: its choice, its
-    /// probability and the fingerprint of the state it reaches.
-    fn child(&self, next: &[Due<Event>], pick: usize, branch: Branch<'a>) -> Child<'a> {
+    /// `branch` (of the event `pick` of `next`, from a state with counts `before`) as a
+    /// transition: its choice, its probability, the counts it added and the fingerprint of
+    /// the state it reaches.
+    fn child(
+        &self,
+        next: &[Due<Event>],
+        pick: usize,
+        before: &[u64],
+        branch: Branch<'a>,
+    ) -> Child<'a> {
         let drawn = &branch.ran.drawn;
         let probability: f64 = drawn
             .iter()
@@ -508,9 +517,18 @@ impl<'a> Search<'a> {
             .limits
             .merge_states
             .then(|| branch.state.0.fingerprint(&branch.state.1));
+        let delta = branch
+            .state
+            .0
+            .counts()
+            .iter()
+            .zip(before)
+            .map(|(after, before)| after.wrapping_sub(*before))
+            .collect();
         Child {
             choice,
             probability,
+            delta,
             fingerprint,
             state: branch.state,
         }
@@ -528,7 +546,10 @@ impl<'a> Search<'a> {
             Expanded::Ended { .. } if self.shared && self.limits.shard.is_some_and(|s| s.0 > 0) => {
                 return Ok(());
             }
-            Expanded::Ended { id, metrics } => return self.end(id, metrics),
+            Expanded::Ended { id, end } => {
+                self.ends.push((id, end));
+                return Ok(());
+            }
             Expanded::Children {
                 id,
                 ordered,
@@ -551,28 +572,35 @@ impl<'a> Search<'a> {
                 .fingerprint
                 .filter(|_| !self.shared)
                 .and_then(|f| self.seen.get(&f));
+            let delta = if child.delta.iter().all(|d| *d == 0) {
+                0
+            } else {
+                self.deltas.intern(&child.delta)
+            };
+            let edge = |to: u32| Edge {
+                from: id,
+                to,
+                probability: child.probability,
+                delta,
+                rank: rank as u32,
+                choice: child.choice,
+            };
             if let Some(&to) = merged {
-                self.edges.push((id, to, child.probability));
+                self.edges.push(edge(to));
                 self.spare.recycle(child.state);
                 continue;
             }
-            if self.nodes.len() as u64 >= self.limits.max_states {
+            if self.depths.len() as u64 >= self.limits.max_states {
                 self.bounded.get_or_insert(format!(
                     "bounded: {} states, not exhaustive (`max_states`)",
-                    self.nodes.len()
+                    self.depths.len()
                 ));
                 self.spare.recycle(child.state);
                 continue;
             }
-            let to = self.nodes.len() as u32;
-            let depth = self.nodes[id as usize].depth + 1;
-            self.nodes.push(Node {
-                parent: id,
-                depth,
-                choice: child.choice,
-                rank: rank as u32,
-                outcome: GOES_ON,
-            });
+            let to = self.depths.len() as u32;
+            let depth = self.depths[id as usize] + 1;
+            self.depths.push(depth);
             if self.limits.shard.is_some() {
                 // Merging off, a state is the execution that reaches it: keyed by its path.
                 let key = child
@@ -587,123 +615,139 @@ impl<'a> Search<'a> {
             if let Some(fingerprint) = child.fingerprint.filter(|_| !self.shared) {
                 self.seen.insert(fingerprint, to);
             }
-            self.edges.push((id, to, child.probability));
+            self.edges.push(edge(to));
             frontier.push_back((to, child.state));
         }
         Ok(())
     }
 
-    /// A state with no event left: the run's end, and the metrics it ends with.
+    /// A state with no event left: the run's end, settled and checked; its metrics taken
+    /// now when the point has no counts, else in [`Search::finish`] with each count an
+    /// execution reaches it with.
     fn ended(&self, id: u32, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
-        let (mut sim, queue) = *state;
+        let mut state = state;
+        let (sim, queue) = &mut *state;
         sim.end = queue.now();
         sim.settle_direct();
         sim.check(self.context.seed())?;
-        let metrics = sim.output(self.fill, &[], &self.context).metrics;
-        Ok(Expanded::Ended { id, metrics })
-    }
-
-    /// A state with no event left, in the graph: its outcome, new or one seen before.
-    fn end(&mut self, id: u32, metrics: Vec<Cell>) -> Result<(), ModelError> {
-        let key = cells_key(&metrics);
-        let outcome = match self.by_cells.get(&key) {
-            Some(&o) => o,
-            None => {
-                if self.found.len() >= self.limits.max_outcomes {
-                    self.bounded.get_or_insert(format!(
-                        "bounded: more than {} distinct outcomes, not exhaustive (`max_outcomes`)",
-                        self.limits.max_outcomes
-                    ));
-                    return Ok(());
-                }
-                let new_outcome = self.found.len() as u32;
-                self.found.push(Found { metrics, first: id });
-                self.by_cells.insert(key, new_outcome);
-                new_outcome
-            }
+        // Without counts, the metrics now (on the expanding thread), not the whole run kept.
+        let end = if self.start_counts.is_empty() {
+            let (sim, _) = *state;
+            End::Metrics(sim.output(self.fill, &[], &self.context).metrics)
+        } else {
+            End::Run(state)
         };
-        self.nodes[id as usize].outcome = outcome;
-        Ok(())
+        Ok(Expanded::Ended { id, end })
     }
 
-    /// The executions and probabilities counted over the graph, in topological order; each
-    /// outcome's shortest execution replayed.
-    fn finish(self) -> Result<Exploration, ModelError> {
-        let node_count = self.nodes.len();
-        let mut indegree = vec![0u32; node_count];
-        let mut out: Vec<Vec<(u32, f64)>> = vec![Vec::new(); node_count];
-        for &(from, to, probability) in &self.edges {
-            indegree[to as usize] += 1;
-            out[from as usize].push((to, probability));
-        }
-        let mut paths = vec![0u128; node_count];
-        let mut chance = vec![0.0f64; node_count];
-        paths[0] = 1;
-        chance[0] = 1.0;
-        let mut ready = vec![0u32];
-        let mut done = 0usize;
-        while let Some(node) = ready.pop() {
-            done += 1;
-            for &(next, probability) in &out[node as usize] {
-                let next = next as usize;
-                paths[next] = paths[next].saturating_add(paths[node as usize]);
-                chance[next] += chance[node as usize] * probability;
-                indegree[next] -= 1;
-                if indegree[next] == 0 {
-                    ready.push(next as u32);
-                }
-            }
-        }
+    /// The executions and probabilities counted over the graph ([`count`]); the outcomes
+    /// taken at each end entry, each outcome's shortest execution replayed.
+    fn finish(mut self) -> Result<Exploration, ModelError> {
+        let node_count = self.depths.len();
+        let Counted {
+            entries,
+            counts,
+            cut,
+            cycle,
+        } = count(&Graph {
+            states: node_count,
+            edges: &self.edges,
+            deltas: &self.deltas,
+            start: &self.start_counts,
+            max_entries: self.limits.max_states,
+        });
         let mut bounded = self.bounded.clone();
-        if done < node_count {
+        if cut {
+            bounded.get_or_insert(format!(
+                "bounded: {} states with their counts, not exhaustive (`max_states`)",
+                entries.len()
+            ));
+        }
+        if cycle {
             bounded.get_or_insert(
                 "bounded: an execution can come back to a state it was in (a cycle), so the executions cannot all be counted"
                     .to_string(),
             );
         }
-        let mut executions = 0u128;
-        let mut by_outcome = vec![(0u128, 0.0f64); self.found.len()];
-        for (index, node) in self.nodes.iter().enumerate() {
-            if node.outcome != GOES_ON {
-                let tally = &mut by_outcome[node.outcome as usize];
-                tally.0 = tally.0.saturating_add(paths[index]);
-                tally.1 += chance[index];
-                executions = executions.saturating_add(paths[index]);
-            }
+        // The outcomes, in the order the entries were reached (breadth first: fewest
+        // events first).
+        let mut end_of = vec![NONE; node_count];
+        for (index, (id, _)) in self.ends.iter().enumerate() {
+            end_of[*id as usize] = index as u32;
         }
-        let longest = self
-            .nodes
+        let mut found: Vec<Found> = Vec::new();
+        let mut by_cells: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
+        let mut executions = 0u128;
+        for (index, entry) in entries.iter().enumerate() {
+            let end = end_of[entry.node as usize];
+            if end == NONE {
+                continue;
+            }
+            let metrics = match &self.ends[end as usize].1 {
+                End::Metrics(metrics) => metrics.clone(),
+                End::Run(state) => {
+                    let mut sim = state.0.clone();
+                    sim.set_counts(&counts.all[entry.counts as usize]);
+                    sim.output(self.fill, &[], &self.context).metrics
+                }
+            };
+            let key = cells_key(&metrics);
+            let outcome = match by_cells.get(&key) {
+                Some(&outcome) => outcome,
+                None => {
+                    if found.len() >= self.limits.max_outcomes {
+                        bounded.get_or_insert(format!(
+                            "bounded: more than {} distinct outcomes, not exhaustive (`max_outcomes`)",
+                            self.limits.max_outcomes
+                        ));
+                        continue;
+                    }
+                    by_cells.insert(key, found.len() as u32);
+                    found.push(Found {
+                        metrics,
+                        first: index as u32,
+                        executions: 0,
+                        chance: 0.0,
+                    });
+                    (found.len() - 1) as u32
+                }
+            };
+            let tally = &mut found[outcome as usize];
+            tally.executions = tally.executions.saturating_add(entry.paths);
+            tally.chance += entry.chance;
+            executions = executions.saturating_add(entry.paths);
+        }
+        let longest = entries
             .iter()
-            .map(|node| u64::from(node.depth))
+            .map(|e| u64::from(e.depth))
             .max()
             .unwrap_or(0);
-        let mut outcomes = Vec::with_capacity(self.found.len());
-        for (index, found) in self.found.iter().enumerate() {
+        let mut outcomes = Vec::with_capacity(found.len());
+        let mut ranks = Vec::with_capacity(found.len());
+        for found in &found {
+            let path = self.path(&entries, found.first);
             let schedule = Schedule {
                 max_faults: self.limits.max_faults,
-                events: self
-                    .path(found.first)
-                    .iter()
-                    .map(Choice::decision)
-                    .collect(),
+                events: path.iter().map(|e| e.choice.decision()).collect(),
             };
-            let alone: Vec<bool> = self.path(found.first).iter().map(|c| c.alone).collect();
+            let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
             let (trace, _) =
                 trace::replay(self.point, self.fill, &[], &self.context, &schedule, &alone)?;
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
                 metrics: found.metrics.clone(),
-                executions: by_outcome[index].0,
-                probability: known.then_some(by_outcome[index].1),
+                executions: found.executions,
+                probability: known.then_some(found.chance),
                 trace,
                 schedule,
             });
+            ranks.push(path.iter().map(|e| e.rank).collect());
         }
         let part = self.limits.shard.map(|shard| Part {
             shard,
-            ranks: self.found.iter().map(|f| self.ranks(f.first)).collect(),
-            visits: self.visits.clone(),
+            ranks,
+            visits: std::mem::take(&mut self.visits),
             max_outcomes: self.limits.max_outcomes,
         });
         Ok(Exploration {
@@ -719,26 +763,13 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// The ranks of the transitions from the start to state `id`, along first parents:
-    /// the order key of the execution that first reached it.
-    fn ranks(&self, mut id: u32) -> Vec<u32> {
-        let mut ranks = Vec::with_capacity(self.nodes[id as usize].depth as usize);
-        while id != 0 {
-            let node = &self.nodes[id as usize];
-            ranks.push(node.rank);
-            id = node.parent;
-        }
-        ranks.reverse();
-        ranks
-    }
-
-    /// The choices from the start to state `id`, along first parents.
-    fn path(&self, mut id: u32) -> Vec<Choice> {
-        let mut path = Vec::with_capacity(self.nodes[id as usize].depth as usize);
-        while id != 0 {
-            let node = &self.nodes[id as usize];
-            path.push(node.choice);
-            id = node.parent;
+    /// The edges from the start to entry `at`, along its first (shortest) execution.
+    fn path(&self, entries: &[Entry], mut at: u32) -> Vec<Edge> {
+        let mut path = Vec::with_capacity(entries[at as usize].depth as usize);
+        while entries[at as usize].pred != NONE {
+            let entry = &entries[at as usize];
+            path.push(self.edges[entry.edge as usize]);
+            at = entry.pred;
         }
         path.reverse();
         path

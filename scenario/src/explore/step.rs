@@ -38,8 +38,10 @@ impl Choice {
     }
 }
 
-/// The events that may run next: each owner's first due event, in `(class, seq)` order;
-/// none once the execution is stuck (its polls can never succeed: it ends there).
+/// The events that may run next: each owner's first due event, in `(class, owner)` order
+/// (not by insertion number: two executions that reach one state may have scheduled its
+/// events in other orders, and a choice must name the same event along either); none once
+/// the execution is stuck (its polls can never succeed: it ends there).
 pub(super) fn choices(sim: &Sim<'_>, queue: &EventQueue<Event>) -> Vec<Due<Event>> {
     let mut next = Vec::new();
     choices_into(sim, queue, &mut next);
@@ -70,6 +72,7 @@ pub(super) fn choices_into(sim: &Sim<'_>, queue: &EventQueue<Event>, next: &mut 
         }
     }
     next.truncate(kept);
+    next.sort_unstable_by_key(|due| (due.class, sim.owner(due.event)));
 }
 
 /// What running one event did: the draws it made, the shared steps it ran (as group and

@@ -58,18 +58,15 @@ pub struct Register {
     accepted: Token,
 }
 
+/// What decides what the register does next: its value, the instant's start value and the
+/// highest token it accepted. Its counts ([`Register::counts`]) are left out: they only add
+/// up (by what the value and the writes decide, never by the counts so far), and an
+/// explorer carries them on its transitions instead of telling states apart by them.
 impl std::hash::Hash for Register {
     fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
         crate::machine::hash_f64(self.value, hasher);
         crate::machine::hash_f64(self.at_instant_start, hasher);
-        (
-            self.instant,
-            self.writes,
-            self.lost,
-            self.rejected,
-            self.accepted,
-        )
-            .hash(hasher);
+        (self.instant, self.accepted).hash(hasher);
     }
 }
 
@@ -153,6 +150,18 @@ impl Register {
     /// Writes refused (compare-and-set conflicts, stale fencing tokens).
     pub fn rejected_writes(&self) -> u64 {
         self.rejected
+    }
+
+    /// Its counts: writes applied, lost updates, writes refused. What the register does
+    /// next never depends on them.
+    pub fn counts(&self) -> [u64; 3] {
+        [self.writes, self.lost, self.rejected]
+    }
+
+    /// Its counts set to `counts` (as [`Register::counts`] gives them): an explorer's end
+    /// state reached along another execution, with that execution's counts.
+    pub fn set_counts(&mut self, counts: [u64; 3]) {
+        [self.writes, self.lost, self.rejected] = counts;
     }
 }
 

@@ -11,6 +11,9 @@ use crate::machine::hash_f64;
 use crate::run::state::{Actor, Event, Job, Sim, Undo};
 pub(crate) use crate::run::state::{Draw, Steer};
 
+/// A state's counts ([`Sim::counts`]), or what one transition added to them.
+pub(crate) type Counts = smallvec::SmallVec<[u64; 6]>;
+
 impl Sim<'_> {
     /// Whether a draw of `probability` comes out "yes": decided by the explorer when one
     /// steers the run, else drawn by `draw`.
@@ -41,7 +44,8 @@ impl Sim<'_> {
     }
 
     /// The state's fingerprint: everything that decides what the run does next and what it
-    /// reports, the pending events included (by time, class and what they are: not by
+    /// reports but the counts an explorer carries on its transitions ([`Sim::counts`]), the
+    /// pending events included (by time, class and what they are: not by
     /// their insertion numbers, which differ between orders that reach the same state).
     /// The timeline and the random streams are left out: an explored run draws neither.
     pub(crate) fn fingerprint(&self, events: &EventQueue<Event>) -> u64 {
@@ -110,6 +114,22 @@ impl Sim<'_> {
         }
         if let Some(steer) = &self.steer {
             (steer.faults, steer.crashed_anywhere, steer.stuck).hash(&mut hasher);
+        }
+    }
+
+    /// The counts an explorer carries on its transitions instead of in its states: each
+    /// register's writes, lost updates and refused writes (three a register, in order).
+    /// What a run does next never depends on them, and each event adds to them what the
+    /// state it runs in decides; so two executions that reach one state with different
+    /// counts go on alike, and their outcomes differ only by what they brought.
+    pub(crate) fn counts(&self) -> Counts {
+        self.registers.iter().flat_map(|r| r.counts()).collect()
+    }
+
+    /// The counts set to `counts` (as [`Sim::counts`] gives them).
+    pub(crate) fn set_counts(&mut self, counts: &[u64]) {
+        for (register, count) in self.registers.iter_mut().zip(counts.chunks_exact(3)) {
+            register.set_counts([count[0], count[1], count[2]]);
         }
     }
 
