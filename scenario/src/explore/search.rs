@@ -717,11 +717,9 @@ impl<'a> Search<'a> {
             tally.chance += entry.chance;
             executions = executions.saturating_add(entry.paths);
         }
-        let longest = entries
-            .iter()
-            .map(|e| u64::from(e.depth))
-            .max()
-            .unwrap_or(0);
+        // The deepest state as the search first reached it (a split's merge takes the same
+        // over its shards' states).
+        let longest = self.depths.iter().copied().max().map_or(0, u64::from);
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {

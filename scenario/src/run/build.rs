@@ -119,6 +119,7 @@ impl<'p> Sim<'p> {
             beyond: 1.0,
             ..Default::default()
         }));
+        sim.reserve_actor_slots();
         Ok(sim)
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod control;
 pub(crate) mod deliver;
 mod fork;
 pub(crate) mod handle;
+mod jobs;
 pub(crate) mod lanes;
 pub(crate) mod locks;
 pub(crate) mod output;

@@ -86,7 +86,7 @@ pub(crate) struct Slot {
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
 /// A repetition under way, or a branch of a `parallel` (reused once free: see `Event`).
-#[derive(Clone, Copy, Hash)]
+#[derive(Clone, Copy, Hash, Default)]
 pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
@@ -483,80 +483,6 @@ impl<'p> Sim<'p> {
             calling: u16::MAX,
         };
         self.alloc(job)
-    }
-
-    /// A job for `job`, its rows of the tables blank: a free one, or a new one.
-    #[inline(always)]
-    pub(crate) fn alloc(&mut self, job: Job) -> u32 {
-        let actor = job.actor;
-        let index = self.alloc_job(job);
-        if let Some(recorder) = &mut self.lanes {
-            recorder.start(index, actor, self.now);
-        }
-        index
-    }
-
-    /// A job that is done goes back to the pool (its sub-row on the timeline is free).
-    #[inline(always)]
-    pub(crate) fn free_job(&mut self, job: u32) {
-        if let Some(recorder) = &mut self.lanes {
-            recorder.end(job, self.jobs[job as usize].actor, self.now);
-        }
-        self.free_jobs.push(job);
-    }
-
-    /// A job for `job` from the pool or a new one, its rows of the tables blank.
-    #[inline(always)]
-    fn alloc_job(&mut self, job: Job) -> u32 {
-        let (register_count, lock_count) = (self.registers.len(), self.locks.len());
-        let (queue_count, store_count) = (self.queues.len(), self.keys.len());
-        if let Some(reused) = self.free_jobs.pop() {
-            let wait = self.jobs[reused as usize].wait;
-            self.jobs[reused as usize] = Job {
-                wait: wait.wrapping_add(1),
-                ..job
-            };
-            let reused = reused as usize;
-            // Skipped when empty: a fill of nothing is still a call to memset, per job.
-            if register_count > 0 {
-                self.tables.reads[reused * register_count..(reused + 1) * register_count]
-                    .fill(f64::NAN);
-            }
-            if lock_count > 0 {
-                self.tables.tokens[reused * lock_count..(reused + 1) * lock_count].fill(0);
-            }
-            if queue_count > 0 {
-                self.tables.taken[reused * queue_count..(reused + 1) * queue_count]
-                    .fill(Taken::NONE);
-            }
-            if store_count > 0 {
-                self.tables.stored[reused * store_count..(reused + 1) * store_count].fill(f64::NAN);
-            }
-            if self.calls {
-                self.tables.replies[reused] = f64::NAN;
-            }
-            reused as u32
-        } else {
-            self.jobs.push(job);
-            self.tables
-                .reads
-                .extend(std::iter::repeat_n(f64::NAN, register_count));
-            self.tables
-                .tokens
-                .extend(std::iter::repeat_n(0, lock_count));
-            self.tables
-                .taken
-                .extend(std::iter::repeat_n(Taken::NONE, queue_count));
-            self.tables
-                .stored
-                .extend(std::iter::repeat_n(f64::NAN, store_count));
-            let fan = self.fan;
-            self.tables.kids.extend(std::iter::repeat_n(NO_JOB, fan));
-            if self.calls {
-                self.tables.replies.push(f64::NAN);
-            }
-            (self.jobs.len() - 1) as u32
-        }
     }
 
     /// After the run: a direct group's repetitions started and completed, and the run's

@@ -87,7 +87,11 @@ impl Sim<'_> {
         for job in &self.jobs {
             hasher.words(&job_words(job));
         }
-        self.free_jobs.hash(&mut hasher);
+        // The free slots as a set: which one a job takes next depends on the set alone
+        // (`own_or_lowest`), not on the order they were freed in.
+        let mut free: smallvec::SmallVec<[u32; 16]> = self.free_jobs.iter().copied().collect();
+        free.sort_unstable();
+        free.hash(&mut hasher);
         for number in (self.tables.reads.iter())
             .chain(&self.tables.stored)
             .chain(&self.tables.replies)
