@@ -9,6 +9,7 @@ mod fork;
 pub(crate) mod handle;
 pub(crate) mod lanes;
 pub(crate) mod locks;
+mod numbers;
 pub(crate) mod output;
 pub(crate) mod recover;
 pub(crate) mod request;

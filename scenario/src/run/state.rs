@@ -16,9 +16,8 @@ use crate::machine::lock::{Lock, Token};
 use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
-use crate::point::{Duration, Pace, Point, Vars, eval_run};
+use crate::point::{Duration, Pace, Point, Vars};
 use crate::syntax::metrics::WAIT_STATS;
-use crate::syntax::spec::{Number, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub(crate) const NONE: Nanos = Nanos::MAX;
@@ -596,53 +595,6 @@ impl<'p> Sim<'p> {
         }
     }
 
-    /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
-    /// (NaN when it is not a number).
-    pub(crate) fn eval(&self, job: u32, number: &Number) -> f64 {
-        match number {
-            Number::Lit(x) => *x,
-            // Read straight off the run's state: no table of names built per number.
-            Number::Expr(expression, _) => expression
-                .eval(&|v| Some(self.var(job, v)))
-                .unwrap_or(f64::NAN),
-            _ => {
-                eval_run(number, &self.point.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN)
-            }
-        }
-    }
-
-    /// What `variable` is for `job` now (`read` is not a number here: a write's value is
-    /// computed with its own).
-    #[inline]
-    fn var(&self, job: u32, variable: Var) -> f64 {
-        let job_index = job as usize;
-        let job_state = &self.jobs[job_index];
-        match variable {
-            Var::Param(param) => self
-                .point
-                .params
-                .get(param as usize)
-                .copied()
-                .unwrap_or(f64::NAN),
-            Var::Index => f64::from(self.actors[job_state.actor as usize].index),
-            Var::Rep => job_state.repetition as f64,
-            Var::Attempt => f64::from(job_state.attempt),
-            Var::Now => sim_core::ns_to_ms(self.now),
-            Var::Read => f64::NAN,
-            Var::Reg(register) => {
-                self.tables.reads[job_index * self.registers.len() + register as usize]
-            }
-            Var::Msg(queue, what) => {
-                let take = self.tables.taken[job_index * self.queues.len() + queue as usize];
-                self.queues[queue as usize].number(take, what)
-            }
-            Var::Stored(store) => self.tables.stored[job_index * self.keys.len() + store as usize],
-            Var::Winner => f64::from(job_state.winner),
-            Var::Joined => f64::from(job_state.joined),
-            Var::Reply => self.reply_of(job),
-        }
-    }
-
     /// What a number computed for `job` now may name besides the parameters.
     pub(crate) fn vars(&self, job: u32, read: f64) -> Vars<'_> {
         let job_state = &self.jobs[job as usize];
@@ -666,7 +618,7 @@ impl<'p> Sim<'p> {
     }
 
     /// What `job`'s last call got back (NaN: nothing yet).
-    fn reply_of(&self, job: u32) -> f64 {
+    pub(super) fn reply_of(&self, job: u32) -> f64 {
         self.tables
             .replies
             .get(job as usize)
