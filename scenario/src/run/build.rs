@@ -206,7 +206,7 @@ fn direct_service(point: &Point, lanes: bool) -> Direct {
                     .position(|g| {
                         direct(point, g, lanes).is_some_and(|(d, _)| d as usize == server)
                     })
-                    .map(|g| g as u16)
+                    .map(|g| (g as u16, alias(point, &point.groups[g]).is_none()))
             })
             .collect(),
     }

@@ -55,8 +55,14 @@ impl Handler<Event> for Sim<'_> {
             }
             Event::Depart { server, instance } => match self.direct.servers[server as usize] {
                 // As for a direct start: only its own internal error can come of it.
-                Some(group) => {
-                    return self.depart_direct(server as usize, instance, group as usize, events);
+                Some((group, records)) => {
+                    return self.depart_direct(
+                        server as usize,
+                        instance,
+                        group as usize,
+                        records,
+                        events,
+                    );
                 }
                 None => self.depart(server as usize, instance, events),
             },
