@@ -553,15 +553,18 @@ impl Sim<'_> {
     pub(crate) fn commit(&mut self, events: &mut EventQueue<Event>) {
         let job = self.transaction.job.take();
         self.transaction.undo.clear();
-        let deferred = std::mem::take(&mut self.transaction.deferred);
-        let numbers = std::mem::take(&mut self.transaction.numbers);
-        for entry in &deferred {
-            match *entry {
+        // By index, each entry copied out: what lands may read the run's state, and the
+        // lists keep their room for the next transaction.
+        for index in 0..self.transaction.deferred.len() {
+            match self.transaction.deferred[index] {
                 Deferred::Put { queue, at } => {
                     let width = 1 + self.point.queues[queue as usize].fields;
                     let at = at as usize;
+                    // On the stack: a message has at most 1 + MAX_FIELDS numbers.
+                    let mut numbers = [0.0; 1 + crate::syntax::spec::MAX_FIELDS];
+                    numbers[..width].copy_from_slice(&self.transaction.numbers[at..at + width]);
                     // Room was counted when the put ran.
-                    self.put_now(queue, &numbers[at..at + width], events);
+                    self.put_now(queue, &numbers[..width], events);
                 }
                 Deferred::Ack {
                     queue,
@@ -588,9 +591,9 @@ impl Sim<'_> {
                 }
             }
         }
-        self.transaction.deferred = deferred;
+        // Its numbers stay until the next transaction begins (an explorer's state hashes
+        // them as they are).
         self.transaction.deferred.clear();
-        self.transaction.numbers = numbers;
     }
 
     /// `job` crashed: if inside a transaction, nothing of it lands.
