@@ -564,9 +564,10 @@ fn sweep_jobs() {
 }
 
 /// One run of one side of a scenario pair, for a profiler (`SUITE_PROFILE=scenario-fixed`,
-/// `built-in-fixed`, `scenario-poisson`, `built-in-poisson`, or `explore` for the 2 × 10
-/// lost update's exploration on one thread; with
-/// `SUITE_REQUESTS_PER_CLIENT` to size it): `valgrind --tool=callgrind` or `perf stat` then
+/// `built-in-fixed`, `scenario-poisson`, `built-in-poisson`, `scenario-outbox`,
+/// `built-in-outbox` (1% relay crashes), or `explore` for the 2 × 10 lost update's
+/// exploration on one thread; with `SUITE_REQUESTS_PER_CLIENT` to size it: requests per
+/// client of the queue, loans of the outbox): `valgrind --tool=callgrind` or `perf stat` then
 /// counts that side alone, where the paired sections interleave both.
 fn profile_one(side: &str) {
     let poisson = side.ends_with("poisson");
@@ -580,10 +581,18 @@ fn profile_one(side: &str) {
         "built-in-fixed" | "built-in-poisson" => {
             run(&single_writer_queue::SingleWriterQueue, p, 0);
         }
+        "scenario-outbox" => {
+            let (scenario, _) = outbox_scenario(per_client(), 0.01);
+            let ctx = RunContext::new(0, Limits::default()).with_entities(false);
+            scenario.run(&ctx).expect("the scenario runs");
+        }
+        "built-in-outbox" => {
+            run(&outbox::Outbox, outbox_params(per_client(), 0.01), 0);
+        }
         "explore" => explore::explore_once(2, 10),
         other => panic!(
             "SUITE_PROFILE = {other:?}: expected scenario-fixed, built-in-fixed, \
-             scenario-poisson, built-in-poisson or explore"
+             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox or explore"
         ),
     }
 }

@@ -130,6 +130,20 @@ pub enum Op {
     Pow,
 }
 
+impl Op {
+    /// `a op b`, as an expression computes it.
+    #[inline]
+    pub fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            Op::Add => a + b,
+            Op::Sub => a - b,
+            Op::Mul => a * b,
+            Op::Div => a / b,
+            Op::Pow => a.powf(b),
+        }
+    }
+}
+
 /// Why an expression did not parse: the message and the character offset in the expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExprError {
@@ -166,13 +180,7 @@ impl<V: Copy> Expr<V> {
             Expr::Neg(e) => -e.eval(get)?,
             Expr::Bin(op, a, b) => {
                 let (a, b) = (a.eval(get)?, b.eval(get)?);
-                match op {
-                    Op::Add => a + b,
-                    Op::Sub => a - b,
-                    Op::Mul => a * b,
-                    Op::Div => a / b,
-                    Op::Pow => a.powf(b),
-                }
+                op.apply(a, b)
             }
             Expr::Call(f, args) => {
                 let mut values = Vec::with_capacity(args.len());

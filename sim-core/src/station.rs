@@ -125,6 +125,18 @@ impl Stations {
         next
     }
 
+    /// [`Stations::depart`], with the request that was in service: `None` when `s` served
+    /// none (a caller's bug).
+    #[inline]
+    pub fn depart_served(&mut self, s: usize, now: Nanos) -> Option<(Waiting, Option<Waiting>)> {
+        let station = self.change(s, now);
+        let done = station.in_service?;
+        let next = station.waiting.pop_front();
+        station.busy = next.is_some();
+        station.in_service = next;
+        Some((done, next))
+    }
+
     /// The request in service at `s` leaves at `now`, and the station stays held by other
     /// work ([`Stations::occupy`]: it is down, say) with no request in service: its queue
     /// waits until [`Stations::depart`] frees it.

@@ -334,9 +334,25 @@ impl Samples {
         let Ok(mut h) = Histogram::<u64>::new_with_bounds(1, 1 << 62, HDR_DIGITS) else {
             return;
         };
+        // Equal samples in a row are recorded at once (n records of a value are one record
+        // of it n times): a million waits of 0 cost one record, not a million.
+        let mut run = (0, 0);
+        let mut add = |x: u64| {
+            if run.1 > 0 && run.0 == x {
+                run.1 += 1;
+            } else {
+                if run.1 > 0 {
+                    h.saturating_record_n(run.0, run.1);
+                }
+                run = (x, 1);
+            }
+        };
         match &self.values {
-            Store::Narrow(v) => v.iter().for_each(|x| h.saturating_record(u64::from(*x))),
-            Store::Wide(v) => v.iter().for_each(|x| h.saturating_record(*x)),
+            Store::Narrow(v) => v.iter().for_each(|x| add(u64::from(*x))),
+            Store::Wide(v) => v.iter().for_each(|x| add(*x)),
+        }
+        if run.1 > 0 {
+            h.saturating_record_n(run.0, run.1);
         }
         self.values = Store::default();
         self.hist = Some(Box::new(h));

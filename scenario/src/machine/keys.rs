@@ -146,8 +146,17 @@ impl KeyStore {
     }
 
     /// Lays out a range not yet changed in the array, before its first change.
-    #[cold]
+    #[inline(always)]
     fn lay_out(&mut self) {
+        if self.range.is_some() {
+            self.lay_out_range();
+        }
+    }
+
+    /// [`KeyStore::lay_out`]'s work, once a run.
+    #[cold]
+    #[inline(never)]
+    fn lay_out_range(&mut self) {
         if let Some((from, count, value)) = self.range.take() {
             // Nothing else was stored while the range was kept aside.
             debug_assert!(self.values.is_empty() && self.map.is_empty());
@@ -191,8 +200,17 @@ impl KeyStore {
 
     /// Stores `value` with `key`: what was there.
     fn store(&mut self, key: i64, value: f64) -> Found {
-        self.lay_out();
         let before = self.get(key);
+        self.store_over(key, value, before);
+        before
+    }
+
+    /// Stores `value` with `key`, which holds `before` (as [`KeyStore::get`] says): one
+    /// look for the key per operation, not one per part of it.
+    #[inline]
+    fn store_over(&mut self, key: i64, value: f64, before: Found) {
+        // What the range held, it holds laid out: `before` stays what `get` says.
+        self.lay_out();
         if let Found::Held(old) = before {
             self.total -= old;
         } else {
@@ -204,9 +222,8 @@ impl KeyStore {
             self.present[index] = true;
         } else if (self.values.is_empty() || key == self.base + self.values.len() as i64)
             && before == Found::Absent
-            && !self.map.contains_key(&key)
         {
-            // The run goes on (or begins) with this key.
+            // The run goes on (or begins) with this key (absent: in no map either).
             if self.values.is_empty() {
                 self.base = key;
             }
@@ -215,33 +232,39 @@ impl KeyStore {
         } else {
             self.map.insert(key, value);
         }
-        before
     }
 
     /// Removes `key`: what it held.
     fn delete(&mut self, key: i64) -> Found {
-        self.lay_out();
-        let before = match self.slot(key) {
-            Some(index) if self.present[index] => {
-                self.present[index] = false;
-                Found::Held(self.values[index])
-            }
-            Some(_) => Found::Absent,
-            None => self.map.remove(&key).map_or(Found::Absent, Found::Held),
-        };
-        if let Found::Held(old) = before {
-            self.total -= old;
-            self.size -= 1;
-        }
+        let before = self.get(key);
+        self.delete_over(key, before);
         before
     }
 
+    /// Removes `key`, which holds `before` (as [`KeyStore::get`] says).
+    #[inline]
+    fn delete_over(&mut self, key: i64, before: Found) {
+        self.lay_out();
+        if let Found::Held(old) = before {
+            match self.slot(key) {
+                Some(index) => self.present[index] = false,
+                None => {
+                    self.map.remove(&key);
+                }
+            }
+            self.total -= old;
+            self.size -= 1;
+        }
+    }
+
     /// Inserts `key` with `value` unless present: what was there before.
+    #[inline]
     pub(crate) fn insert(&mut self, key: i64, value: f64) -> (Found, KeyUndo) {
-        let undo = self.undo(key, 0);
-        match self.get(key) {
+        let before = self.get(key);
+        let undo = self.undo(key, before, 0);
+        match before {
             Found::Absent => {
-                self.store(key, value);
+                self.store_over(key, value, before);
                 self.inserted += 1;
                 (Found::Absent, undo)
             }
@@ -253,17 +276,22 @@ impl KeyStore {
     }
 
     /// Stores `value` with `key`, present or not.
+    #[inline]
     pub(crate) fn set(&mut self, key: i64, value: f64) -> KeyUndo {
-        let undo = self.undo(key, 2);
-        self.store(key, value);
+        let before = self.get(key);
+        let undo = self.undo(key, before, 2);
+        self.store_over(key, value, before);
         self.updated += 1;
         undo
     }
 
     /// Removes `key`: what it held.
+    #[inline]
     pub(crate) fn remove(&mut self, key: i64) -> (Found, KeyUndo) {
-        let undo = self.undo(key, 3);
-        match self.delete(key) {
+        let before = self.get(key);
+        let undo = self.undo(key, before, 3);
+        self.delete_over(key, before);
+        match before {
             Found::Absent => (Found::Absent, KeyUndo { counter: 4, ..undo }),
             held => {
                 self.removed += 1;
@@ -272,10 +300,12 @@ impl KeyStore {
         }
     }
 
-    fn undo(&self, key: i64, counter: u8) -> KeyUndo {
+    /// What undoes an operation of kind `counter` on `key`, which holds `before`.
+    #[inline(always)]
+    fn undo(&self, key: i64, before: Found, counter: u8) -> KeyUndo {
         KeyUndo {
             key,
-            before: self.get(key),
+            before,
             total: self.total,
             counter,
         }
@@ -372,7 +402,7 @@ mod tests {
                         }
                         continue;
                     }
-                    _ => ((stored.get(key), stored.undo(key, 9)), (kept.get(key), kept.undo(key, 9))),
+                    _ => ((stored.get(key), stored.undo(key, stored.get(key), 9)), (kept.get(key), kept.undo(key, kept.get(key), 9))),
                 };
                 proptest::prop_assert_eq!(from_stored.0, from_kept.0);
                 if operation < 3 {

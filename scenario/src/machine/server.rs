@@ -156,6 +156,24 @@ impl Server {
         Some((done, self.stations.depart(instance as usize, now)))
     }
 
+    /// [`Server::depart`] at a server that is never down (no window of `down`): the
+    /// request served and the next, both from one look at the instance.
+    #[inline(always)]
+    pub(crate) fn depart_up(
+        &mut self,
+        instance: u32,
+        now: Nanos,
+    ) -> Option<(Waiting, Option<Waiting>)> {
+        self.last_departure = now;
+        self.departures += 1;
+        self.stations.depart_served(instance as usize, now)
+    }
+
+    /// The last departure's instant (0 before any).
+    pub(crate) fn last_departure(&self) -> Nanos {
+        self.last_departure
+    }
+
     /// A departure while down.
     #[cold]
     fn hold(

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use coordsim_model::{ModelError, ParamError, RunContext};
-use sim_core::{Nanos, Stream, ms_to_ns};
+use sim_core::{Nanos, Samples, Stats, Stream, ms_to_ns};
 
 use crate::machine::keys::KeyStore;
 use crate::machine::link::Link;
@@ -65,7 +65,7 @@ impl<'p> Sim<'p> {
                     )
                 })
                 .collect(),
-            groups: group_states(point, context),
+            groups: group_states(point, context, context.wants_lanes()),
             ready: VecDeque::new(),
             last_end: None,
             lanes: context.wants_lanes().then(|| {
@@ -114,6 +114,7 @@ impl<'p> Sim<'p> {
     ) -> Result<Sim<'p>, ModelError> {
         let mut sim = Sim::new(point, context)?;
         sim.direct = direct_service(point, true);
+        sim.groups = group_states(point, context, true);
         sim.steer = Some(Box::new(crate::run::steer::Steer {
             max_faults,
             beyond: 1.0,
@@ -164,29 +165,38 @@ fn servers(point: &Point, context: &RunContext, seed: u64) -> Vec<Server> {
         .collect()
 }
 
-/// Each group's counts, and room for its responses (none when its group is an alias).
-fn group_states(point: &Point, context: &RunContext) -> Vec<GroupState> {
+/// Each group's counts, and room for its responses (none when its group is an alias). A
+/// direct group (as `lanes` decides) completes every repetition of a run that ends without
+/// error: one of more than `MAX_EXACT_RESPONSES` keeps its responses in the histogram they
+/// would move into, from the start (the same statistics, without the exact ones' memory).
+fn group_states(point: &Point, context: &RunContext, lanes: bool) -> Vec<GroupState> {
     let repetitions_of = |group: &Group| u64::from(group.count).saturating_mul(group.repeat);
     point
         .groups
         .iter()
-        .map(|group| GroupState {
-            responses: context.samples_capped(
-                if alias(point, group).is_some() {
-                    0
-                } else {
-                    repetitions_of(group).min(1 << 27) as usize
-                },
-                MAX_EXACT_RESPONSES,
-            ),
-            alias: alias(point, group),
-            started: 0,
-            completed: 0,
-            gave_up: 0,
-            crashed: 0,
-            retries: 0,
-            timeouts: 0,
-            restarts: 0,
+        .map(|group| {
+            let alias = alias(point, group);
+            let repetitions = repetitions_of(group);
+            let responses = if alias.is_some() {
+                context.samples_capped(0, MAX_EXACT_RESPONSES)
+            } else if direct(point, group, lanes).is_some()
+                && repetitions > MAX_EXACT_RESPONSES as u64
+            {
+                Samples::new(Stats::Hdr, 0).with_percentile(context.percentile())
+            } else {
+                context.samples_capped(repetitions.min(1 << 27) as usize, MAX_EXACT_RESPONSES)
+            };
+            GroupState {
+                responses,
+                alias,
+                started: 0,
+                completed: 0,
+                gave_up: 0,
+                crashed: 0,
+                retries: 0,
+                timeouts: 0,
+                restarts: 0,
+            }
         })
         .collect()
 }
@@ -207,7 +217,7 @@ fn direct_service(point: &Point, lanes: bool) -> Direct {
                     .position(|g| {
                         direct(point, g, lanes).is_some_and(|(d, _)| d as usize == server)
                     })
-                    .map(|g| g as u16)
+                    .map(|g| (g as u16, alias(point, &point.groups[g]).is_none()))
             })
             .collect(),
     }

@@ -416,23 +416,34 @@ impl Sim<'_> {
     ) -> bool {
         let number = self.eval(job, key);
         let Some(key) = key_of(number) else {
-            let actor = &self.actors[self.jobs[job as usize].actor as usize];
-            self.error.get_or_insert(format!(
-                "actor {} of `{}`: {}",
-                actor.index,
-                self.point.groups[actor.group as usize].name,
-                bad_key(number)
-            ));
+            self.no_key(job, number);
             return false;
         };
         let store_index = store as usize;
+        // The number an insert or a set stores, computed after the key (as it is written).
+        let number = match operation {
+            KeyOp::Insert | KeyOp::Set => {
+                let number = self.eval(job, value);
+                if !number.is_finite() {
+                    let what = match operation {
+                        KeyOp::Insert => "an insert's value into",
+                        _ => "a set's value into",
+                    };
+                    self.not_finite_in(job, what, store_index, number);
+                    return false;
+                }
+                number
+            }
+            KeyOp::Lookup | KeyOp::Remove => f64::NAN,
+        };
         let held = |found: Found| match found {
             Found::Absent => f64::NAN,
             Found::Held(number) => number,
         };
+        let keys = &mut self.keys[store_index];
         let (outcome, stored, undo) = match operation {
             KeyOp::Lookup => {
-                let found = self.keys[store_index].get(key);
+                let found = keys.get(key);
                 let outcome = if found == Found::Absent {
                     MISSING
                 } else {
@@ -441,33 +452,15 @@ impl Sim<'_> {
                 (outcome, held(found), None)
             }
             KeyOp::Insert => {
-                let number = self.eval(job, value);
-                if !number.is_finite() {
-                    let what = format!(
-                        "an insert's value into `{}`",
-                        self.point.keys[store_index].name
-                    );
-                    self.not_finite(job, &what, number);
-                    return false;
-                }
-                let (found, undo) = self.keys[store_index].insert(key, number);
+                let (found, undo) = keys.insert(key, number);
                 match found {
                     Found::Absent => (INSERTED, number, Some(undo)),
                     found => (DUPLICATE, held(found), Some(undo)),
                 }
             }
-            KeyOp::Set => {
-                let number = self.eval(job, value);
-                if !number.is_finite() {
-                    let what =
-                        format!("a set's value into `{}`", self.point.keys[store_index].name);
-                    self.not_finite(job, &what, number);
-                    return false;
-                }
-                (SET, number, Some(self.keys[store_index].set(key, number)))
-            }
+            KeyOp::Set => (SET, number, Some(keys.set(key, number))),
             KeyOp::Remove => {
-                let (found, undo) = self.keys[store_index].remove(key);
+                let (found, undo) = keys.remove(key);
                 let outcome = if found == Found::Absent {
                     MISSING
                 } else {
@@ -476,13 +469,9 @@ impl Sim<'_> {
                 (outcome, held(found), Some(undo))
             }
         };
-        let total = self.keys[store_index].total();
+        let total = keys.total();
         if !total.is_finite() {
-            let what = format!(
-                "the total of `{}` after this step",
-                self.point.keys[store_index].name
-            );
-            self.not_finite(job, &what, total);
+            self.not_finite_total(job, store_index, total);
             return false;
         }
         if let Some(undo) = undo
@@ -494,6 +483,39 @@ impl Sim<'_> {
         self.tables.stored[job as usize * store_count + store_index] = stored;
         self.jobs[job as usize].outcome = outcome;
         true
+    }
+
+    /// Stops the run: `number` is no key.
+    #[cold]
+    #[inline(never)]
+    fn no_key(&mut self, job: u32, number: f64) {
+        let actor = &self.actors[self.jobs[job as usize].actor as usize];
+        self.error.get_or_insert(format!(
+            "actor {} of `{}`: {}",
+            actor.index,
+            self.point.groups[actor.group as usize].name,
+            bad_key(number)
+        ));
+    }
+
+    /// Stops the run: `job`'s step would store `number` into the store at `store_index`
+    /// (`what` it is: "an insert's value into").
+    #[cold]
+    #[inline(never)]
+    fn not_finite_in(&mut self, job: u32, what: &str, store_index: usize, number: f64) {
+        let what = format!("{what} `{}`", self.point.keys[store_index].name);
+        self.not_finite(job, &what, number);
+    }
+
+    /// Stops the run: the total of the store at `store_index` came to `total`.
+    #[cold]
+    #[inline(never)]
+    fn not_finite_total(&mut self, job: u32, store_index: usize, total: f64) {
+        let what = format!(
+            "the total of `{}` after this step",
+            self.point.keys[store_index].name
+        );
+        self.not_finite(job, &what, total);
     }
 
     /// Stops the run: `job`'s step would store `number` (NaN or infinite) as `what`, which
@@ -531,15 +553,18 @@ impl Sim<'_> {
     pub(crate) fn commit(&mut self, events: &mut EventQueue<Event>) {
         let job = self.transaction.job.take();
         self.transaction.undo.clear();
-        let deferred = std::mem::take(&mut self.transaction.deferred);
-        let numbers = std::mem::take(&mut self.transaction.numbers);
-        for entry in &deferred {
-            match *entry {
+        // By index, each entry copied out: what lands may read the run's state, and the
+        // lists keep their room for the next transaction.
+        for index in 0..self.transaction.deferred.len() {
+            match self.transaction.deferred[index] {
                 Deferred::Put { queue, at } => {
                     let width = 1 + self.point.queues[queue as usize].fields;
                     let at = at as usize;
+                    // On the stack: a message has at most 1 + MAX_FIELDS numbers.
+                    let mut numbers = [0.0; 1 + crate::syntax::spec::MAX_FIELDS];
+                    numbers[..width].copy_from_slice(&self.transaction.numbers[at..at + width]);
                     // Room was counted when the put ran.
-                    self.put_now(queue, &numbers[at..at + width], events);
+                    self.put_now(queue, &numbers[..width], events);
                 }
                 Deferred::Ack {
                     queue,
@@ -566,9 +591,9 @@ impl Sim<'_> {
                 }
             }
         }
-        self.transaction.deferred = deferred;
+        // Its numbers stay until the next transaction begins (an explorer's state hashes
+        // them as they are).
         self.transaction.deferred.clear();
-        self.transaction.numbers = numbers;
     }
 
     /// `job` crashed: if inside a transaction, nothing of it lands.

@@ -8,7 +8,7 @@
 
 use sim_core::{EventQueue, Handler, Nanos, SimError};
 
-use crate::point::{CrashRule, Instance, Pick, Step, Tie};
+use crate::point::{Condition, CrashRule, Instance, Pick, Step, Tie};
 use crate::run::state::{Event, LOST, NO_SERVER, NONE, Outcome, Sim};
 
 /// What a step leaves its job to do: the interpreter loop's one decision.
@@ -55,8 +55,14 @@ impl Handler<Event> for Sim<'_> {
             }
             Event::Depart { server, instance } => match self.direct.servers[server as usize] {
                 // As for a direct start: only its own internal error can come of it.
-                Some(group) => {
-                    return self.depart_direct(server as usize, instance, group as usize, events);
+                Some((group, records)) => {
+                    return self.depart_direct(
+                        server as usize,
+                        instance,
+                        group as usize,
+                        records,
+                        events,
+                    );
                 }
                 None => self.depart(server as usize, instance, events),
             },
@@ -321,10 +327,10 @@ impl<'p> Sim<'p> {
             None => false,
             Some(steer) => steer.fresh.take() != Some(job),
         };
+        // A job keeps its group (and so its steps) for good.
+        let point = self.point;
+        let steps = &point.groups[self.jobs[job_index].group as usize].steps;
         loop {
-            let job_index = job as usize;
-            let point = self.point;
-            let steps = &point.groups[self.jobs[job_index].group as usize].steps;
             let flow = match steps.get(self.jobs[job_index].step as usize) {
                 None => self.end_now(job, Outcome::Completed, now),
                 Some(step) if self.steer.is_some() && step.is_shared() => {
@@ -419,6 +425,20 @@ impl<'p> Sim<'p> {
                 let actor = self.jobs[job as usize].actor as usize;
                 self.actors[actor].stopped = true;
                 self.end_now(job, Outcome::Completed, now)
+            }
+            // The commonest condition, an outcome, told here (as `branch_step` tells it).
+            Step::Branch {
+                condition: Condition::Outcome(outcome),
+                otherwise,
+            } => {
+                if self.error.is_some() {
+                    Flow::Wait
+                } else if self.jobs[job as usize].outcome == *outcome {
+                    Flow::Next
+                } else {
+                    self.jobs[job as usize].step = *otherwise;
+                    Flow::Here
+                }
             }
             Step::Branch {
                 condition,

@@ -10,6 +10,7 @@ pub(crate) mod handle;
 mod jobs;
 pub(crate) mod lanes;
 pub(crate) mod locks;
+mod numbers;
 pub(crate) mod output;
 pub(crate) mod recover;
 pub(crate) mod request;

@@ -6,7 +6,7 @@ use sim_core::{EventQueue, Nanos, SimError, Waiting};
 use crate::point::{Instance, Pick, Step, Timeout};
 use crate::run::handle::Flow;
 use crate::run::recover::{DELIVERED, REFUSED, SERVED};
-use crate::run::state::{Event, LOST, NO_JOB, NO_SERVER, NONE, Sim, Slot};
+use crate::run::state::{Event, LOST, NO_JOB, NO_SERVER, NONE, Sim, Slot, paced_start};
 
 impl<'p> Sim<'p> {
     /// A request: its instance chosen, its deadline set, then queued at the server (or
@@ -167,14 +167,25 @@ impl<'p> Sim<'p> {
         let now = events.now();
         // Its group's counts and the run's last end are added up after the run
         // (`Sim::settle_direct`): one count per request, not three.
-        self.actors[actor as usize].started += 1;
+        let Sim {
+            actors,
+            servers,
+            point,
+            streams,
+            ..
+        } = self;
+        let actor_state = &mut actors[actor as usize];
+        actor_state.started += 1;
         // The departure first: the first event a handler schedules takes the handled one's
         // place at the top of the heap, and one that is soon sinks less far than the next
         // start. The two differ in class, so their order changes no tie.
-        if self.servers[server].arrive(instance, actor, now) {
-            self.serve_direct(server, instance, now, now, events);
+        let server_state = &mut servers[server];
+        if server_state.arrive(instance, actor, now) {
+            let service = server_state.start(instance, now, now);
+            Self::schedule_departure(server, instance, service, events);
         }
-        if let Some(at) = self.next_start(actor) {
+        let group = &point.groups[actor_state.group as usize];
+        if let Some(at) = paced_start(actor_state, group, streams) {
             events.schedule_at(at, 1 + actor, Event::Start { actor });
         }
     }
@@ -187,32 +198,46 @@ impl<'p> Sim<'p> {
         server: usize,
         instance: u32,
         group_index: usize,
+        records: bool,
         events: &mut EventQueue<Event>,
     ) -> Result<(), SimError> {
         let now = events.now();
-        let Some((done, next)) = self.servers[server].depart(instance, now) else {
+        let server_state = &mut self.servers[server];
+        // A direct group's server is never down (it has no windows).
+        let Some((done, next)) = server_state.depart_up(instance, now) else {
             return Err(SimError::Model(
                 "internal: a departure from an idle server".into(),
             ));
         };
         if let Some(next) = next {
-            self.serve_direct(server, instance, next.arrived, now, events);
-            if self.entities {
-                let actor = &mut self.actors[next.tag as usize];
-                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - next.arrived));
-            }
+            let service = server_state.start(instance, next.arrived, now);
+            Self::schedule_departure(server, instance, service, events);
         }
-        let actor = &mut self.actors[done.tag as usize];
         if self.entities {
-            actor.server_wait.get_or_insert(0);
+            self.direct_rows(done.tag, next, now);
         }
-        actor.completed += 1;
-        actor.end = Some(now);
-        let group = &mut self.groups[group_index];
-        if group.alias.is_none() {
-            group.responses.record(now - done.arrived);
+        // Its group's completions and the run's last end come from the starts and the
+        // server after the run (`Sim::settle_direct`).
+        if records {
+            self.groups[group_index]
+                .responses
+                .record(now - done.arrived);
         }
         Ok(())
+    }
+
+    /// The entity rows' part of a direct departure at `now`: `done`'s actor completed (served
+    /// at once, its wait is 0 if it had none), and `next`, if any, waited until now.
+    #[inline(never)]
+    fn direct_rows(&mut self, done: u32, next: Option<Waiting>, now: Nanos) {
+        if let Some(next) = next {
+            let actor = &mut self.actors[next.tag as usize];
+            actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - next.arrived));
+        }
+        let actor = &mut self.actors[done as usize];
+        actor.server_wait.get_or_insert(0);
+        actor.completed += 1;
+        actor.end = Some(now);
     }
 
     /// `instance` of `server` starts serving `next` at `now`, which waited since its
@@ -383,6 +408,17 @@ impl<'p> Sim<'p> {
         events: &mut EventQueue<Event>,
     ) {
         let service = self.servers[server].start(instance, arrived, now);
+        Self::schedule_departure(server, instance, service, events);
+    }
+
+    /// The departure from `instance` of `server` of the request whose `service` starts now.
+    #[inline(always)]
+    fn schedule_departure(
+        server: usize,
+        instance: u32,
+        service: Nanos,
+        events: &mut EventQueue<Event>,
+    ) {
         events.schedule_in(
             service,
             0,

@@ -16,9 +16,8 @@ use crate::machine::lock::{Lock, Token};
 use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
-use crate::point::{Duration, Pace, Point, Vars, eval_run};
+use crate::point::{Duration, Group, Pace, Point, Vars};
 use crate::syntax::metrics::WAIT_STATS;
-use crate::syntax::spec::{Number, Var};
 
 /// No time: a job's deadline or hand-over instant that is not set.
 pub(crate) const NONE: Nanos = Nanos::MAX;
@@ -326,8 +325,9 @@ sim_core::clone_in_place!(JobTables {
 pub(crate) struct Direct {
     /// Per group, when it is direct: its server and instance.
     pub groups: Vec<Option<(u16, u32)>>,
-    /// Per server, its direct group.
-    pub servers: Vec<Option<u16>>,
+    /// Per server, its direct group, and whether that group records its responses (it is
+    /// no alias: `GroupState::alias`).
+    pub servers: Vec<Option<(u16, bool)>>,
 }
 
 sim_core::clone_in_place!(Direct { groups, servers });
@@ -420,30 +420,14 @@ impl<'p> Sim<'p> {
     #[inline(always)]
     pub(crate) fn next_start(&mut self, actor_index: u32) -> Option<Nanos> {
         let actor = &mut self.actors[actor_index as usize];
-        let group = &self.point.groups[actor.group as usize];
-        if actor.started >= group.repeat || actor.crashed || actor.stopped {
+        if actor.crashed || actor.stopped {
             return None;
         }
-        let repetition = actor.started;
-        Some(match &group.pace {
-            Pace::Closed if repetition > 0 => return None,
-            Pace::Closed => actor.start,
-            Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(repetition)),
-            Pace::Spread(window) => {
-                let exact = u128::from(repetition) * u128::from(*window);
-                let repeat = u128::from(group.repeat);
-                actor
-                    .start
-                    .saturating_add(((2 * exact + repeat) / (2 * repeat)) as Nanos)
-            }
-            Pace::Random(gaps) => {
-                let stream = &mut self.streams[actor.arrival_stream as usize];
-                actor.elapsed_ms += gaps.sample_ms(stream);
-                actor
-                    .start
-                    .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
-            }
-        })
+        paced_start(
+            actor,
+            &self.point.groups[actor.group as usize],
+            &mut self.streams,
+        )
     }
 
     /// A job for `actor`'s next repetition at `now`: the repetition counts as started here.
@@ -485,8 +469,10 @@ impl<'p> Sim<'p> {
         self.alloc(job)
     }
 
-    /// After the run: a direct group's repetitions started and completed, and the run's
-    /// last end, from its actors' own counts (the direct path keeps only those).
+    /// After a run that ended without error: a direct group's repetitions started and
+    /// completed, and the run's last end. The direct path counts only its actors' starts:
+    /// each start is a request that departed by the end (conservation, checked after), so
+    /// as many completed, the last at its server's last departure (no other group asks it).
     pub(crate) fn settle_direct(&mut self) {
         if self.direct.groups.iter().all(Option::is_none) {
             return;
@@ -495,9 +481,16 @@ impl<'p> Sim<'p> {
             let group = actor.group as usize;
             if self.direct.groups[group].is_some() {
                 self.groups[group].started += actor.started;
-                self.groups[group].completed += actor.completed;
-                if actor.end > self.last_end {
-                    self.last_end = actor.end;
+                self.groups[group].completed += actor.started;
+            }
+        }
+        for (group, direct) in self.direct.groups.iter().enumerate() {
+            if let Some((server, _)) = direct
+                && self.groups[group].completed > 0
+            {
+                let end = self.servers[*server as usize].last_departure();
+                if Some(end) > self.last_end {
+                    self.last_end = Some(end);
                 }
             }
         }
@@ -519,53 +512,6 @@ impl<'p> Sim<'p> {
                     )
                 })
             }
-        }
-    }
-
-    /// A number computed for `job` now: its actor's `i`, its `k` and `attempt`, what it read
-    /// (NaN when it is not a number).
-    pub(crate) fn eval(&self, job: u32, number: &Number) -> f64 {
-        match number {
-            Number::Lit(x) => *x,
-            // Read straight off the run's state: no table of names built per number.
-            Number::Expr(expression, _) => expression
-                .eval(&|v| Some(self.var(job, v)))
-                .unwrap_or(f64::NAN),
-            _ => {
-                eval_run(number, &self.point.params, &self.vars(job, f64::NAN)).unwrap_or(f64::NAN)
-            }
-        }
-    }
-
-    /// What `variable` is for `job` now (`read` is not a number here: a write's value is
-    /// computed with its own).
-    #[inline]
-    fn var(&self, job: u32, variable: Var) -> f64 {
-        let job_index = job as usize;
-        let job_state = &self.jobs[job_index];
-        match variable {
-            Var::Param(param) => self
-                .point
-                .params
-                .get(param as usize)
-                .copied()
-                .unwrap_or(f64::NAN),
-            Var::Index => f64::from(self.actors[job_state.actor as usize].index),
-            Var::Rep => job_state.repetition as f64,
-            Var::Attempt => f64::from(job_state.attempt),
-            Var::Now => sim_core::ns_to_ms(self.now),
-            Var::Read => f64::NAN,
-            Var::Reg(register) => {
-                self.tables.reads[job_index * self.registers.len() + register as usize]
-            }
-            Var::Msg(queue, what) => {
-                let take = self.tables.taken[job_index * self.queues.len() + queue as usize];
-                self.queues[queue as usize].number(take, what)
-            }
-            Var::Stored(store) => self.tables.stored[job_index * self.keys.len() + store as usize],
-            Var::Winner => f64::from(job_state.winner),
-            Var::Joined => f64::from(job_state.joined),
-            Var::Reply => self.reply_of(job),
         }
     }
 
@@ -592,7 +538,7 @@ impl<'p> Sim<'p> {
     }
 
     /// What `job`'s last call got back (NaN: nothing yet).
-    fn reply_of(&self, job: u32) -> f64 {
+    pub(super) fn reply_of(&self, job: u32) -> f64 {
         self.tables
             .replies
             .get(job as usize)
@@ -631,6 +577,40 @@ impl<'p> Sim<'p> {
             }
         }
     }
+}
+
+/// When `actor`'s next repetition (its `started`-th) starts by its group's pace, or `None`:
+/// all started (or a closed loop, after its first: the loop starts the rest). Random gaps
+/// draw from `streams`.
+#[inline(always)]
+pub(crate) fn paced_start(
+    actor: &mut Actor,
+    group: &Group,
+    streams: &mut [Stream],
+) -> Option<Nanos> {
+    if actor.started >= group.repeat {
+        return None;
+    }
+    let repetition = actor.started;
+    Some(match &group.pace {
+        Pace::Closed if repetition > 0 => return None,
+        Pace::Closed => actor.start,
+        Pace::Every(every) => actor.start.saturating_add(every.saturating_mul(repetition)),
+        Pace::Spread(window) => {
+            let exact = u128::from(repetition) * u128::from(*window);
+            let repeat = u128::from(group.repeat);
+            actor
+                .start
+                .saturating_add(((2 * exact + repeat) / (2 * repeat)) as Nanos)
+        }
+        Pace::Random(gaps) => {
+            let stream = &mut streams[actor.arrival_stream as usize];
+            actor.elapsed_ms += gaps.sample_ms(stream);
+            actor
+                .start
+                .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
+        }
+    })
 }
 
 /// One decision an event made: its probability, what was decided, whether it was a fault.
