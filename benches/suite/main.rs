@@ -590,9 +590,11 @@ fn profile_one(side: &str) {
             run(&outbox::Outbox, outbox_params(per_client(), 0.01), 0);
         }
         "explore" => explore::explore_once(2, 10),
+        "explore-3x5" => explore::explore_once(3, 5),
         other => panic!(
             "SUITE_PROFILE = {other:?}: expected scenario-fixed, built-in-fixed, \
-             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox or explore"
+             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox, explore \
+             or explore-3x5"
         ),
     }
 }
