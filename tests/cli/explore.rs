@@ -729,3 +729,28 @@ fn a_crash_in_a_branch_crashes_its_repetition() {
         .collect();
     assert_eq!(pairs, want);
 }
+
+/// A read that is its job's last step says the value it read, though the job ends in the
+/// same event (an explored run blanks a finished job's reads, and a new repetition its
+/// own): one writer of 1 and one reader, so the reader reads 0 or 1 — never nothing.
+#[test]
+fn a_last_step_read_says_its_value_in_the_trace() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+                [[actor]]\nname = \"w\"\nsteps = [{ write = \"r\", value = \"1\" }]\n\
+                [[actor]]\nname = \"reader\"\nrepeat = 2\nsteps = [{ read = \"r\" }]\n";
+    let e = &explore(text, &limits(Reduction::On, true))[0];
+    let reads: BTreeSet<String> = e
+        .outcomes
+        .iter()
+        .flat_map(|o| o.trace.iter())
+        .filter(|step| step.actor == "reader")
+        .map(|step| step.action.clone())
+        .collect();
+    assert!(!reads.is_empty());
+    for action in &reads {
+        assert!(
+            action == "reads r: 0" || action == "reads r: 1",
+            "{action} in {reads:?}"
+        );
+    }
+}

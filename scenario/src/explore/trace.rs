@@ -348,7 +348,14 @@ fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &
     match step {
         Step::Read(register) => {
             let register_count = after.registers.len();
-            let value = after.tables.reads[job_index * register_count + *register as usize];
+            let row = after.tables.reads[job_index * register_count + *register as usize];
+            // A read that ended its repetition (or its job) was blanked with it: it read
+            // the value the register held as the event began (no write lands within it).
+            let value = if row.is_nan() {
+                before.registers[*register as usize].value()
+            } else {
+                row
+            };
             let name = &point.registers[*register as usize].name;
             said(
                 format!("reads {name}: {value}"),
