@@ -341,27 +341,35 @@ fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> (&'static str, &'static 
     }
 }
 
+/// What `job`'s read of `register` got, read off the state after it.
+fn read_done(
+    point: &Point,
+    before: &Sim<'_>,
+    after: &Sim<'_>,
+    job: usize,
+    register: usize,
+) -> Said {
+    let row = after.tables.reads[job * after.registers.len() + register];
+    // A read that ended its repetition (or its job) was blanked with it: it read the value
+    // the register held as the event began (no write lands within it).
+    let value = if row.is_nan() {
+        before.registers[register].value()
+    } else {
+        row
+    };
+    let name = &point.registers[register].name;
+    said(
+        format!("reads {name}: {value}"),
+        format!("{name} okur: {}", comma(value)),
+    )
+}
+
 /// What `job`'s shared `step` did, read off the state before and after it.
 fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> Said {
     let job_index = job as usize;
     let lock = |l: u16| point.lock_names[l as usize].clone();
     match step {
-        Step::Read(register) => {
-            let register_count = after.registers.len();
-            let row = after.tables.reads[job_index * register_count + *register as usize];
-            // A read that ended its repetition (or its job) was blanked with it: it read
-            // the value the register held as the event began (no write lands within it).
-            let value = if row.is_nan() {
-                before.registers[*register as usize].value()
-            } else {
-                row
-            };
-            let name = &point.registers[*register as usize].name;
-            said(
-                format!("reads {name}: {value}"),
-                format!("{name} okur: {}", comma(value)),
-            )
-        }
+        Step::Read(register) => read_done(point, before, after, job_index, *register as usize),
         Step::Write { register, .. } => {
             let register = *register as usize;
             let name = &point.registers[register].name;

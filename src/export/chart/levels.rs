@@ -261,30 +261,44 @@ where
         color.stroke_width(s.px(2)),
     )))?;
     // Each step's value just above it where it is wide enough to hold it (a few steps: a
-    // register's writes), and the highest, above its first step at it, in any case.
+    // register's writes), and the highest, above its first step at it, in any case: a
+    // step's value that would run into the highest's (written past its narrow step) is left
+    // out.
     let label = |v: f64| t.locale.number(&super::layout::clean(&format_value(v)));
     let font = s.font(13);
+    let width = |chart: &super::base::Chart2d<'_, DB>, text: &str| {
+        let area = chart.plotting_area();
+        area.estimate_text_size(text, &(FONT, font).into_text_style(area))
+            .map_or(u32::MAX, |(w, _)| w)
+    };
+    let gap = i64::from(s.px(6));
+    let first_high = steps
+        .iter()
+        .find(|(_, _, p)| p.high == high || p.value == high)
+        .map(|(from, _, _)| *from);
+    // Where the highest's label runs, in pixels.
+    let high_span = first_high.map(|from| {
+        let start = i64::from(px(chart, (from, 0.0)).0);
+        (from, start, start + i64::from(width(chart, &label(high))))
+    });
     let mut written_high = false;
     if steps.len() <= MAX_STEP_LABELS {
         for (from, to, p) in steps.iter().filter(|(_, _, p)| !p.is_range()) {
             let text = label(p.value);
-            let area = chart.plotting_area();
-            let w = area
-                .estimate_text_size(&text, &(FONT, font).into_text_style(area))
-                .map_or(u32::MAX, |(w, _)| w);
+            let w = i64::from(width(chart, &text));
             let (a, b) = (px(chart, (*from, 0.0)), px(chart, (*to, 0.0)));
-            if finite(p.value) && (b.0 - a.0) as i64 > i64::from(w) + i64::from(s.px(6)) {
+            let (start, end) = (i64::from(a.0), i64::from(a.0) + w);
+            let runs_into_high = high_span.is_some_and(|(high_from, high_start, high_end)| {
+                high_from != *from && start < high_end + gap && end + gap > high_start
+            });
+            if finite(p.value) && i64::from(b.0 - a.0) > w + gap && !runs_into_high {
                 value_text(chart, &text, px(chart, (*from, y(p.value))), color, s)?;
                 written_high |= p.value == high;
             }
         }
     }
-    if !written_high
-        && let Some((from, _, _)) = steps
-            .iter()
-            .find(|(_, _, p)| p.high == high || p.value == high)
-    {
-        value_text(chart, &label(high), px(chart, (*from, y(high))), color, s)?;
+    if !written_high && let Some(from) = first_high {
+        value_text(chart, &label(high), px(chart, (from, y(high))), color, s)?;
     }
     Ok(())
 }

@@ -245,3 +245,62 @@ fn a_focus_centres_the_window_on_the_first_event_of_its_kind() {
         "{none}"
     );
 }
+
+/// A level's values written over its steps never run into each other: in the retry
+/// storm the server's queue peaks at 20 on a step too narrow for its label, which is
+/// written all the same (the highest always is) and runs past the step; the next step's
+/// 19 is left out rather than drawn against it. Each label's extent is its digits' advance
+/// at its font size; at least 3 px lie between one and the next.
+#[test]
+fn a_levels_values_never_run_into_each_other() {
+    let registry = crate::harness::registry();
+    let path = root().join("configs/scenarios/scenario-retry-storm.toml");
+    let text = String::from_utf8(read(path)).unwrap();
+    let config = library_config(&registry, "storm.toml", &text).unwrap();
+    let svg = chart_svgs(&config)
+        .into_iter()
+        .find(|(n, _, _)| n == "timeline")
+        .unwrap()
+        .1;
+    // Every text that is a whole number (the level's values; the axis's ticks are at the
+    // bottom, below every lane), with its x, baseline y and font size.
+    let attr = |tag: &str, name: &str| -> Option<f64> {
+        tag.split(&format!(" {name}=\""))
+            .nth(1)?
+            .split('"')
+            .next()?
+            .trim_end_matches("px")
+            .parse()
+            .ok()
+    };
+    let mut labels: Vec<(f64, f64, f64, String)> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|text| {
+            let close = text.find('>')?;
+            let (tag, rest) = (&text[..close], &text[close + 1..]);
+            let body = rest[..rest.find("</text>")?].trim().to_string();
+            let size = attr(tag, "font-size")?;
+            (!body.is_empty() && body.chars().all(|c| c.is_ascii_digit())).then_some((
+                attr(tag, "x")?,
+                attr(tag, "y")?,
+                size,
+                body,
+            ))
+        })
+        .collect();
+    let top = labels.iter().map(|l| l.1).fold(f64::INFINITY, f64::min);
+    labels.retain(|l| l.1 < top + 40.0);
+    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(labels.iter().any(|l| l.3 == "20"), "{labels:?}");
+    for pair in labels.windows(2) {
+        // A DejaVu Sans digit advances 1303/2048 em; at least 3 px between two labels.
+        let end = pair[0].0 + 1303.0 / 2048.0 * pair[0].2 * pair[0].3.len() as f64;
+        assert!(
+            end + 3.0 <= pair[1].0,
+            "{} runs into {}: {labels:?}",
+            pair[0].3,
+            pair[1].3
+        );
+    }
+}
