@@ -122,7 +122,6 @@ fn the_wrong_order_timeline_shows_its_early_read_and_zero_length_holds_show() {
 /// is drawn; the restart at 150 and the give-ups from 200 are not, nor in the legend.
 #[test]
 fn a_timeline_window_draws_what_falls_in_it_to_scale() {
-    let registry = crate::harness::registry();
     let path = root().join("configs/scenarios/scenario-two-phase-commit.toml");
     let text = String::from_utf8(read(path)).unwrap().replacen(
         "kind = \"timeline\"\n",
@@ -130,12 +129,7 @@ fn a_timeline_window_draws_what_falls_in_it_to_scale() {
         1,
     );
     assert!(text.contains("from_ms = 40"));
-    let config = library_config(&registry, "2pc.toml", &text).unwrap();
-    let svg = chart_svgs(&config)
-        .into_iter()
-        .find(|(n, _, _)| n == "timeline")
-        .unwrap()
-        .1;
+    let svg = timeline_svg(&text);
     let mut widths: Vec<f64> = svg
         .match_indices("fill=\"#009E73\"")
         .filter_map(|(i, _)| {
@@ -253,15 +247,9 @@ fn a_focus_centres_the_window_on_the_first_event_of_its_kind() {
 /// at its font size; at least 3 px lie between one and the next.
 #[test]
 fn a_levels_values_never_run_into_each_other() {
-    let registry = crate::harness::registry();
     let path = root().join("configs/scenarios/scenario-retry-storm.toml");
     let text = String::from_utf8(read(path)).unwrap();
-    let config = library_config(&registry, "storm.toml", &text).unwrap();
-    let svg = chart_svgs(&config)
-        .into_iter()
-        .find(|(n, _, _)| n == "timeline")
-        .unwrap()
-        .1;
+    let svg = timeline_svg(&text);
     // Every text that is a whole number (the level's values; the axis's ticks are at the
     // bottom, below every lane), with its x, baseline y and font size.
     let attr = |tag: &str, name: &str| -> Option<f64> {
@@ -303,4 +291,14 @@ fn a_levels_values_never_run_into_each_other() {
             pair[1].3
         );
     }
+}
+
+/// The SVG source (texts as texts) of the chart `timeline` of the config `text`.
+fn timeline_svg(text: &str) -> String {
+    let config = library_config(&crate::harness::registry(), "timeline.toml", text).unwrap();
+    chart_svgs(&config)
+        .into_iter()
+        .find(|(n, _, _)| n == "timeline")
+        .unwrap()
+        .1
 }
