@@ -8,7 +8,13 @@
 //! at = { guard = "none" }          # its swept settings, checked when it is run
 //! max_faults = 1                   # the fault budget it was explored under
 //! events = ["1/2", "2/2", "1/1 y"] # each event: K-th of N free ones, its draws y / n
+//! order = "owner"                  # how the free events are numbered (below)
 //! ```
+//!
+//! `order = "owner"`: the free events of an instant are numbered by event class, then by
+//! owner (actors in the config's order, then servers, locks and queues). Schedules written
+//! before this order (without `order`) numbered them by insertion and are refused: explore
+//! the config again.
 
 use std::fmt::Write as _;
 
@@ -103,11 +109,15 @@ pub fn text(config: &Config, point: usize, schedule: &Schedule, about: &str) -> 
         let _ = writeln!(out, "  {},", items.join(", "));
     }
     out.push_str("]\n");
+    let _ = writeln!(out, "order = {}", quoted(ORDER));
     out
 }
 
+/// How a schedule numbers an instant's free events: by class, then by owner.
+const ORDER: &str = "owner";
+
 /// The keys of a schedule file.
-const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events"];
+const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events", "order"];
 
 /// Reads the schedule file `path` for `config`: an error names the file, the line and the
 /// key when it is malformed or was written for another config or point.
@@ -160,6 +170,29 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
             _ => Err(source.error(&v.span(), format!("`{k}` is a whole number"))),
         }
     };
+    match doc.get("order").map(|v| (v.get_ref(), v.span())) {
+        Some((DeValue::String(s), _)) if s.as_ref() == ORDER => {}
+        Some((_, span)) => {
+            return Err(source
+                .error(
+                    &span,
+                    format!(
+                        "`order`: a schedule numbers free events by owner: `order = \"{ORDER}\"`"
+                    ),
+                )
+                .into());
+        }
+        None => {
+            return Err(source
+                .error(
+                    &(0..0),
+                    format!(
+                        "a schedule without `order` was written before free events were numbered by owner (`order = \"{ORDER}\"`): explore the config again to write it anew"
+                    ),
+                )
+                .into());
+        }
+    }
     let stem = get("config")?;
     match stem.get_ref() {
         DeValue::String(s) if s.as_ref() == config.stem => {}

@@ -1,9 +1,9 @@
 //! The lost update written for Stateright 0.31, the model checker the explorer is measured
 //! against: k clients, each n times reading the counter (one atomic step) and writing back
 //! what it read + 1 (another). A state is the counter and each client's increments left and
-//! value read; nothing else (no statistics), so its states are fewer than coordsim's, which
-//! carry each client's counts and times and a write between its issue and its landing (a
-//! register's counts, the lost updates so far, ride on coordsim's transitions instead).
+//! value read; nothing else (no statistics). coordsim's states come to the same number: a
+//! register's counts (the lost updates so far) ride on its transitions, and its jobs are
+//! numbered by actor, so what is left of a state is what Stateright's holds.
 
 use stateright::{Checker, Model, Property};
 

@@ -284,14 +284,13 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         .flat_map(|e| e.part.iter().flat_map(|p| p.visits.iter().copied()))
         .collect();
     visits.sort_unstable_by_key(|v| v.key);
-    let (mut states, mut transitions, mut reduced, mut longest) = (0u64, 0u64, 0u64, 0u64);
+    let (mut states, mut transitions, mut reduced) = (0u64, 0u64, 0u64);
     for same in visits.chunk_by(|a, b| a.key == b.key) {
         states += 1;
         // A state's expansion is the same wherever it ran; a shard that only reached it
         // says 0.
         transitions += u64::from(same.iter().map(|v| v.transitions).max().unwrap_or(0));
         reduced += u64::from(same.iter().any(|v| v.reduced));
-        longest = longest.max(u64::from(same.iter().map(|v| v.depth).min().unwrap_or(0)));
     }
     // Each distinct outcome: its best order key, the outcome, its probability so far.
     let mut by_cells: Vec<(Vec<u32>, Outcome, Option<f64>)> = Vec::new();
@@ -336,6 +335,8 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
             "bounded: more than {max_outcomes} distinct outcomes, not exhaustive (`max_outcomes`)"
         ));
     }
+    // Every execution lies within one shard's part: the longest is the longest of a part's.
+    let longest = parts.iter().map(|e| e.longest).max().unwrap_or(0);
     let ordered = parts.iter().any(|e| e.ordered);
     let known = !ordered && bounded.is_none();
     Ok(Exploration {

@@ -95,7 +95,7 @@ fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
     );
     assert_eq!(events[3], "\"1/1\"", "one action is left at the end");
     let good = format!(
-        "config = \"inc\"\npoint = 0\nat = {{}}\nmax_faults = 1\nevents = [{}]\n",
+        "config = \"inc\"\npoint = 0\nat = {{}}\nmax_faults = 1\nevents = [{}]\norder = \"owner\"\n",
         events.join(", ")
     );
     let o = coordsim_in(
@@ -122,6 +122,13 @@ fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
     let err = refused(&bad);
     assert!(
         err.contains("bad.toml:5:") && err.contains("1 to 1"),
+        "{err}"
+    );
+    // One written before free events were numbered by owner: refused, with what to do.
+    let old = write("old.toml", &good.replace("order = \"owner\"\n", ""));
+    let err = refused(&old);
+    assert!(
+        err.contains("without `order`") && err.contains("explore the config again"),
         "{err}"
     );
     let point = write("point.toml", &good.replace("point = 0", "point = 3"));

@@ -91,6 +91,8 @@ pub(super) struct Counted {
     pub cut: bool,
     /// A state can be reached again from itself: the executions are not all counted.
     pub cycle: bool,
+    /// The most events along one execution (of those the topological order reached).
+    pub longest: u64,
 }
 
 /// Each state's edges (their indices, in order) and where each state's begin.
@@ -127,6 +129,15 @@ impl Adjacency {
 /// entry of a state has all its executions once every edge into the state was taken).
 pub(super) fn count(graph: &Graph<'_>) -> Counted {
     let adjacency = Adjacency::of(graph);
+    let (order, longest) = topological(graph, &adjacency);
+    let cycle = order.len() < graph.states;
+    // A cycle that adds to the counts would make entries without end: with one, they are
+    // walked only so far (the verdict is bounded already).
+    let max_entries = if cycle {
+        graph.max_entries.min(4 * graph.states as u64 + 1)
+    } else {
+        graph.max_entries
+    };
     let mut sums = Sums {
         counts: CountTable::default(),
         memo: FxHashMap::default(),
@@ -154,7 +165,7 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
             if target != NONE {
                 continue;
             }
-            if entries.len() as u64 >= graph.max_entries {
+            if entries.len() as u64 >= max_entries {
                 cut = true;
                 continue;
             }
@@ -173,20 +184,7 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
         }
         at += 1;
     }
-    let mut indegree = vec![0u32; graph.states];
-    for edge in graph.edges {
-        indegree[edge.to as usize] += 1;
-    }
-    // Every state is reached from the start: the start is the one state nothing leads
-    // to, unless a cycle comes back to it (then nothing is counted, and the cycle said).
-    let mut ready = if indegree[0] == 0 {
-        vec![0u32]
-    } else {
-        Vec::new()
-    };
-    let mut done = 0usize;
-    while let Some(node) = ready.pop() {
-        done += 1;
+    for &node in &order {
         let mut at = first[node as usize];
         while at != NONE {
             let entry = entries[at as usize];
@@ -201,20 +199,49 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
             }
             at = entry.next;
         }
+    }
+    Counted {
+        entries,
+        counts: sums.counts,
+        cut,
+        cycle,
+        longest,
+    }
+}
+
+/// The states in topological order (Kahn's: a state once every edge into it was taken),
+/// and the most edges along any path from the start. States on a cycle are left out.
+fn topological(graph: &Graph<'_>, adjacency: &Adjacency) -> (Vec<u32>, u64) {
+    let mut indegree = vec![0u32; graph.states];
+    for edge in graph.edges {
+        indegree[edge.to as usize] += 1;
+    }
+    let mut deepest = vec![0u64; graph.states];
+    // Every state is reached from the start: the start is the one state nothing leads
+    // to, unless a cycle comes back to it (then nothing is ordered, and the cycle said).
+    let mut ready = if indegree[0] == 0 {
+        vec![0u32]
+    } else {
+        Vec::new()
+    };
+    let mut order = Vec::with_capacity(graph.states);
+    while let Some(node) = ready.pop() {
+        order.push(node);
         for &edge_index in adjacency.of_state(node) {
             let next = graph.edges[edge_index as usize].to as usize;
+            deepest[next] = deepest[next].max(deepest[node as usize] + 1);
             indegree[next] -= 1;
             if indegree[next] == 0 {
                 ready.push(next as u32);
             }
         }
     }
-    Counted {
-        entries,
-        counts: sums.counts,
-        cut,
-        cycle: done < graph.states,
-    }
+    let longest = order
+        .iter()
+        .map(|&n| deepest[n as usize])
+        .max()
+        .unwrap_or(0);
+    (order, longest)
 }
 
 /// The entry of state `node` with counts `counts` (`NONE`: none yet).

@@ -7,21 +7,22 @@
 
 use std::collections::VecDeque;
 
-use coordsim_model::explore::{Outcome, Part, Schedule, Visit};
+use coordsim_model::explore::Visit;
 use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
 use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
 use smallvec::SmallVec;
 
-use crate::explore::count::{CountTable, Counted, Edge, Entry, Graph, NONE, count};
+use crate::explore::count::{CountTable, Edge};
 use crate::explore::reduce::Reducer;
-use crate::explore::spare::{Spare, State, cells_key};
+use crate::explore::spare::{Spare, State};
 use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
-use crate::explore::trace;
 use crate::point::Point;
 use crate::run::state::{Event, Sim};
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
+
+mod outcomes;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
 const MAX_DRAWS: usize = 64;
@@ -68,7 +69,7 @@ enum Expanded<'a> {
 
 /// How an execution ends, kept until the counting is done.
 enum End<'a> {
-    /// Its metrics: the point has no counts, so every execution that ends here ends so.
+    /// Its metrics: no metric reports a count, so every execution that ends here ends so.
     Metrics(Vec<Cell>),
     /// The run as it ends: its metrics are taken with each count it is reached with.
     Run(State<'a>),
@@ -127,6 +128,8 @@ pub(super) struct Search<'a> {
     spare: Spare<'a>,
     /// Whether an event of the point may draw ([`Point::may_draw`]).
     may_draw: bool,
+    /// Whether a metric of `fill` reports a register's counts ([`Sim::counts`]).
+    reports_counts: bool,
 }
 
 impl<'a> Search<'a> {
@@ -161,6 +164,12 @@ impl<'a> Search<'a> {
             shared: false,
             spare: Spare::default(),
             may_draw: point.may_draw(),
+            reports_counts: fill.iter().any(|metric| {
+                matches!(
+                    metric,
+                    Metric::RegWrites(_) | Metric::RegLost(_) | Metric::RegRejected(_)
+                )
+            }),
         }
     }
 
@@ -622,7 +631,7 @@ impl<'a> Search<'a> {
     }
 
     /// A state with no event left: the run's end, settled and checked; its metrics taken
-    /// now when the point has no counts, else in [`Search::finish`] with each count an
+    /// now when no metric reports a count, else in [`Search::finish`] with each count an
     /// execution reaches it with.
     fn ended(&self, id: u32, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
         let mut state = state;
@@ -630,147 +639,15 @@ impl<'a> Search<'a> {
         sim.end = queue.now();
         sim.settle_direct();
         sim.check(self.context.seed())?;
-        // Without counts, the metrics now (on the expanding thread), not the whole run kept.
-        let end = if self.start_counts.is_empty() {
+        // When no metric reports a count, the metrics now (on the expanding thread): every
+        // count an execution brings here ends alike, and the whole run need not be kept.
+        let end = if !self.reports_counts {
             let (sim, _) = *state;
             End::Metrics(sim.output(self.fill, &[], &self.context).metrics)
         } else {
             End::Run(state)
         };
         Ok(Expanded::Ended { id, end })
-    }
-
-    /// The executions and probabilities counted over the graph ([`count`]); the outcomes
-    /// taken at each end entry, each outcome's shortest execution replayed.
-    fn finish(mut self) -> Result<Exploration, ModelError> {
-        let node_count = self.depths.len();
-        let Counted {
-            entries,
-            counts,
-            cut,
-            cycle,
-        } = count(&Graph {
-            states: node_count,
-            edges: &self.edges,
-            deltas: &self.deltas,
-            start: &self.start_counts,
-            max_entries: self.limits.max_states,
-        });
-        let mut bounded = self.bounded.clone();
-        if cut {
-            bounded.get_or_insert(format!(
-                "bounded: {} states with their counts, not exhaustive (`max_states`)",
-                entries.len()
-            ));
-        }
-        if cycle {
-            bounded.get_or_insert(
-                "bounded: an execution can come back to a state it was in (a cycle), so the executions cannot all be counted"
-                    .to_string(),
-            );
-        }
-        // The outcomes, in the order the entries were reached (breadth first: fewest
-        // events first).
-        let mut end_of = vec![NONE; node_count];
-        for (index, (id, _)) in self.ends.iter().enumerate() {
-            end_of[*id as usize] = index as u32;
-        }
-        let mut found: Vec<Found> = Vec::new();
-        let mut by_cells: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
-        let mut executions = 0u128;
-        for (index, entry) in entries.iter().enumerate() {
-            let end = end_of[entry.node as usize];
-            if end == NONE {
-                continue;
-            }
-            let metrics = match &self.ends[end as usize].1 {
-                End::Metrics(metrics) => metrics.clone(),
-                End::Run(state) => {
-                    let mut sim = state.0.clone();
-                    sim.set_counts(&counts.all[entry.counts as usize]);
-                    sim.output(self.fill, &[], &self.context).metrics
-                }
-            };
-            let key = cells_key(&metrics);
-            let outcome = match by_cells.get(&key) {
-                Some(&outcome) => outcome,
-                None => {
-                    if found.len() >= self.limits.max_outcomes {
-                        bounded.get_or_insert(format!(
-                            "bounded: more than {} distinct outcomes, not exhaustive (`max_outcomes`)",
-                            self.limits.max_outcomes
-                        ));
-                        continue;
-                    }
-                    by_cells.insert(key, found.len() as u32);
-                    found.push(Found {
-                        metrics,
-                        first: index as u32,
-                        executions: 0,
-                        chance: 0.0,
-                    });
-                    (found.len() - 1) as u32
-                }
-            };
-            let tally = &mut found[outcome as usize];
-            tally.executions = tally.executions.saturating_add(entry.paths);
-            tally.chance += entry.chance;
-            executions = executions.saturating_add(entry.paths);
-        }
-        // The deepest state as the search first reached it (a split's merge takes the same
-        // over its shards' states).
-        let longest = self.depths.iter().copied().max().map_or(0, u64::from);
-        let mut outcomes = Vec::with_capacity(found.len());
-        let mut ranks = Vec::with_capacity(found.len());
-        for found in &found {
-            let path = self.path(&entries, found.first);
-            let schedule = Schedule {
-                max_faults: self.limits.max_faults,
-                events: path.iter().map(|e| e.choice.decision()).collect(),
-            };
-            let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
-            let (trace, _) =
-                trace::replay(self.point, self.fill, &[], &self.context, &schedule, &alone)?;
-            // A shard's part keeps its share of the probability for the merge to judge.
-            let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
-            outcomes.push(Outcome {
-                metrics: found.metrics.clone(),
-                executions: found.executions,
-                probability: known.then_some(found.chance),
-                trace,
-                schedule,
-            });
-            ranks.push(path.iter().map(|e| e.rank).collect());
-        }
-        let part = self.limits.shard.map(|shard| Part {
-            shard,
-            ranks,
-            visits: std::mem::take(&mut self.visits),
-            max_outcomes: self.limits.max_outcomes,
-        });
-        Ok(Exploration {
-            states: node_count as u64,
-            transitions: self.transitions,
-            executions,
-            bounded,
-            ordered: self.ordered,
-            longest,
-            reduced: self.reduced,
-            outcomes,
-            part,
-        })
-    }
-
-    /// The edges from the start to entry `at`, along its first (shortest) execution.
-    fn path(&self, entries: &[Entry], mut at: u32) -> Vec<Edge> {
-        let mut path = Vec::with_capacity(entries[at as usize].depth as usize);
-        while entries[at as usize].pred != NONE {
-            let entry = &entries[at as usize];
-            path.push(self.edges[entry.edge as usize]);
-            at = entry.pred;
-        }
-        path.reverse();
-        path
     }
 }
 

@@ -36,10 +36,8 @@ impl Sim<'_> {
     /// and ended the actors' jobs in other orders number them alike.
     pub(crate) fn reserve_actor_slots(&mut self) {
         for actor in 0..self.actors.len() as u32 {
-            self.alloc_job(Job {
-                actor,
-                ..Job::default()
-            });
+            let group = self.actors[actor as usize].group;
+            self.alloc_job(Job::idle(actor, group));
         }
         self.free_jobs = (0..self.actors.len() as u32).collect();
     }

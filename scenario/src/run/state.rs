@@ -85,7 +85,7 @@ pub(crate) struct Slot {
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
 /// A repetition under way, or a branch of a `parallel` (reused once free: see `Event`).
-#[derive(Clone, Copy, Hash, Default)]
+#[derive(Clone, Copy, Hash)]
 pub(crate) struct Job {
     pub actor: u32,
     /// Its actor's group (read on every step: one load fewer than through the actor).
@@ -143,6 +143,43 @@ pub(crate) struct Job {
     pub slot: u32,
     /// The queue whose reply it waits for, after a call (`u16::MAX`: none).
     pub calling: u16,
+}
+
+impl Job {
+    /// A job of `actor` (of `group`) waiting on nothing, serving nothing, at its first step:
+    /// what a repetition starts from, and an explored run's free slot before its first.
+    #[inline(always)]
+    pub(crate) fn idle(actor: u32, group: u16) -> Job {
+        Job {
+            actor,
+            group,
+            repetition: 0,
+            step: 0,
+            started: 0,
+            step_started: 0,
+            retries: 0,
+            wait: 0,
+            waiting: u16::MAX,
+            handed_at: NONE,
+            deadline: NONE,
+            attempt: 1,
+            outcome: 0,
+            serving: NO_SERVER,
+            taking: u16::MAX,
+            incarnation: 0,
+            in_service: false,
+            polling: u16::MAX,
+            parent: NO_JOB,
+            branch: 0,
+            cancelled: false,
+            running: 0,
+            joined: 0,
+            failed: 0,
+            winner: 0,
+            slot: u32::MAX,
+            calling: u16::MAX,
+        }
+    }
 }
 
 // A branch in flight is a job: docs/scenarios.md states this bound on its size.
@@ -438,33 +475,11 @@ impl<'p> Sim<'p> {
         actor_state.started += 1;
         self.groups[actor_state.group as usize].started += 1;
         let job = Job {
-            actor,
-            group: actor_state.group,
             repetition,
-            step: 0,
             started: now,
             step_started: now,
-            retries: 0,
-            wait: 0,
-            waiting: u16::MAX,
-            handed_at: NONE,
-            deadline: NONE,
-            attempt: 1,
-            outcome: 0,
-            serving: NO_SERVER,
-            taking: u16::MAX,
             incarnation: actor_state.incarnation,
-            in_service: false,
-            polling: u16::MAX,
-            parent: NO_JOB,
-            branch: 0,
-            cancelled: false,
-            running: 0,
-            joined: 0,
-            failed: 0,
-            winner: 0,
-            slot: u32::MAX,
-            calling: u16::MAX,
+            ..Job::idle(actor, actor_state.group)
         };
         self.alloc(job)
     }

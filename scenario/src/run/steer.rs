@@ -72,12 +72,14 @@ impl Sim<'_> {
         pending.extend(
             events
                 .pending()
-                .map(|(time, due)| (time, self.owner(due.event), due.seq, due.event)),
+                .map(|(time, due)| (time, self.owner(due.event), due.seq, due.class, due.event)),
         );
-        // An owner's own events keep their order; different owners' are free.
+        // An owner's own events keep their order; different owners' are free. The class
+        // decides which of an owner's events is first and where it stands among the free
+        // ones: hashed with the event.
         pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
-        for (time, owner, _, event) in pending.iter() {
-            (time, owner, event).hash(&mut hasher);
+        for (time, owner, _, class, event) in pending.iter() {
+            (time, owner, class, event).hash(&mut hasher);
         }
         for actor in &self.actors {
             hasher.words(&actor_words(actor));
@@ -273,8 +275,9 @@ fn job_words(job: &Job) -> [u64; 12] {
     ]
 }
 
-/// A pending event as a fingerprint orders them: its time, owner, insertion number.
-type Pending = (u64, u32, u64, Event);
+/// A pending event as a fingerprint orders them: its time, owner, insertion number, and
+/// its class.
+type Pending = (u64, u32, u64, sim_core::Class, Event);
 
 thread_local! {
     /// The bytes of the state being fingerprinted and its pending events in order, kept
