@@ -11,8 +11,9 @@ use crate::machine::hash_f64;
 use crate::run::state::{Actor, Event, Job, Sim, Undo};
 pub(crate) use crate::run::state::{Draw, Steer};
 
-/// A state's counts ([`Sim::counts`]), or what one transition added to them.
-pub(crate) type Counts = smallvec::SmallVec<[u64; 6]>;
+/// A state's counts ([`Sim::counts`]), or what one transition added to them: inline up to
+/// four registers (an explorer takes them at every transition; more allocate).
+pub(crate) type Counts = smallvec::SmallVec<[u64; 12]>;
 
 impl Sim<'_> {
     /// Whether a draw of `probability` comes out "yes": decided by the explorer when one
