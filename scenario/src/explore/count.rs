@@ -155,21 +155,29 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
         chance: 1.0,
     }];
     first[0] = 0;
+    // Each entry's transitions' ends, in its state's edge order from `reached[entry]`: found
+    // once here, read again by the counting (4 bytes a transition of an entry).
+    let mut targets: Vec<u32> = Vec::new();
+    let mut reached: Vec<usize> = Vec::new();
     let mut cut = false;
     let mut at = 0;
     while at < entries.len() {
         let entry = entries[at];
+        reached.push(targets.len());
         for &edge_index in adjacency.of_state(entry.node) {
             let edge = graph.edges[edge_index as usize];
             let (to_counts, target) = across(&mut sums, &entries, &first, entry.counts, &edge);
             if target != NONE {
+                targets.push(target);
                 continue;
             }
             if entries.len() as u64 >= max_entries {
                 cut = true;
+                targets.push(NONE);
                 continue;
             }
             let new_entry = entries.len() as u32;
+            targets.push(new_entry);
             entries.push(Entry {
                 node: edge.to,
                 counts: to_counts,
@@ -188,9 +196,9 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
         let mut at = first[node as usize];
         while at != NONE {
             let entry = entries[at as usize];
-            for &edge_index in adjacency.of_state(node) {
+            let from = reached[at as usize];
+            for (&edge_index, &target) in adjacency.of_state(node).iter().zip(&targets[from..]) {
                 let edge = graph.edges[edge_index as usize];
-                let (_, target) = across(&mut sums, &entries, &first, entry.counts, &edge);
                 if target != NONE {
                     let target = &mut entries[target as usize];
                     target.paths = target.paths.saturating_add(entry.paths);

@@ -37,7 +37,7 @@ impl<'a> Spare<'a> {
     pub(super) fn copy(&mut self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> State<'a> {
         match self.states.pop() {
             Some(mut state) => {
-                state.0.clone_from(sim);
+                state.0.copy_explored_from(sim);
                 state.1.clone_from(queue);
                 state
             }

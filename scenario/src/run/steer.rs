@@ -50,13 +50,14 @@ impl Sim<'_> {
     /// their insertion numbers, which differ between orders that reach the same state).
     /// The timeline and the random streams are left out: an explored run draws neither.
     pub(crate) fn fingerprint(&self, events: &EventQueue<Event>) -> u64 {
-        // Every part written as bytes into one buffer, hashed once: xxh3 over a whole
+        // Every part written as words into one buffer, hashed once: xxh3 over a whole
         // buffer runs several times faster than fed a few bytes at a time.
-        BUFFER.with_borrow_mut(|(bytes, pending)| {
-            bytes.clear();
-            let mut hasher = Bytes(bytes);
+        BUFFER.with_borrow_mut(|(words, pending)| {
+            words.clear();
+            words.reserve(WORDS_RESERVED);
+            let mut hasher = Words(words);
             self.write_state(events, pending, &mut hasher);
-            xxhash_rust::xxh3::xxh3_64(hasher.0)
+            std::hash::Hasher::finish(&hasher)
         })
     }
 
@@ -66,7 +67,7 @@ impl Sim<'_> {
         &self,
         events: &EventQueue<Event>,
         pending: &mut Vec<Pending>,
-        mut hasher: &mut Bytes<'_>,
+        mut hasher: &mut Words<'_>,
     ) {
         events.now().hash(&mut hasher);
         pending.clear();
@@ -122,6 +123,95 @@ impl Sim<'_> {
         if let Some(steer) = &self.steer {
             (steer.faults, steer.crashed_anywhere, steer.stuck).hash(&mut hasher);
         }
+    }
+
+    /// `source`'s state copied into this one, both runs of one exploration (states made by
+    /// copying one start): what an explored run never changes is left as it is, its buffers
+    /// untouched. That is the point and what `Sim::new` derived from it (the direct groups,
+    /// each group's streams and loop), the random streams (an explored run draws none: its
+    /// draws are decided), the timeline (none is recorded), a put's scratch numbers, and
+    /// what the steer keeps for one event only (each event starts it afresh). A field added
+    /// to `Sim` and not named here is a compile error.
+    pub(crate) fn copy_explored_from(&mut self, source: &Self) {
+        let Sim {
+            point,
+            now,
+            actors,
+            servers,
+            direct: _,
+            groups,
+            ready,
+            error,
+            other,
+            entities,
+            jobs,
+            free_jobs,
+            tables,
+            registers,
+            locks,
+            links,
+            last_end,
+            lanes: _,
+            streams: _,
+            group_streams: _,
+            closed: _,
+            wait_stats,
+            error_at,
+            end,
+            polls,
+            last_taker,
+            slots,
+            free_slots,
+            queues,
+            keys,
+            transaction,
+            scratch: _,
+            steer,
+            fan,
+            calls,
+        } = source;
+        debug_assert!(
+            std::ptr::eq(self.point, *point),
+            "states of one exploration"
+        );
+        debug_assert!(self.lanes.is_none() && source.lanes.is_none());
+        debug_assert!(self.closed == source.closed && self.streams.len() == source.streams.len());
+        self.now = *now;
+        self.actors.clone_from(actors);
+        self.servers.clone_from(servers);
+        self.groups.clone_from(groups);
+        self.ready.clone_from(ready);
+        self.error.clone_from(error);
+        self.other = *other;
+        self.entities = *entities;
+        self.jobs.clone_from(jobs);
+        self.free_jobs.clone_from(free_jobs);
+        self.tables.clone_from(tables);
+        self.registers.clone_from(registers);
+        self.locks.clone_from(locks);
+        self.links.clone_from(links);
+        self.last_end = *last_end;
+        self.wait_stats.clone_from(wait_stats);
+        self.error_at = *error_at;
+        self.end = *end;
+        self.polls.clone_from(polls);
+        self.last_taker.clone_from(last_taker);
+        self.slots.clone_from(slots);
+        self.free_slots.clone_from(free_slots);
+        self.queues.clone_from(queues);
+        self.keys.clone_from(keys);
+        self.transaction.clone_from(transaction);
+        match (&mut self.steer, steer) {
+            (Some(to), Some(from)) => {
+                to.faults = from.faults;
+                to.max_faults = from.max_faults;
+                to.crashed_anywhere = from.crashed_anywhere;
+                to.stuck = from.stuck;
+            }
+            (to, from) => to.clone_from(from),
+        }
+        self.fan = *fan;
+        self.calls = *calls;
     }
 
     /// The counts an explorer carries on its transitions instead of in its states: each
@@ -280,61 +370,73 @@ fn job_words(job: &Job) -> [u64; 12] {
 /// its class.
 type Pending = (u64, u32, u64, sim_core::Class, Event);
 
+/// Words a fingerprint's buffer starts with room for: most states write fewer, so the
+/// buffer grows at most a few times in a whole exploration.
+const WORDS_RESERVED: usize = 512;
+
 thread_local! {
-    /// The bytes of the state being fingerprinted and its pending events in order, kept
+    /// The words of the state being fingerprinted and its pending events in order, kept
     /// between calls (no allocation per state once they have grown).
-    static BUFFER: std::cell::RefCell<(Vec<u8>, Vec<Pending>)> =
+    static BUFFER: std::cell::RefCell<(Vec<u64>, Vec<Pending>)> =
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// A `Hasher` that only collects the bytes it is given, to hash them at once.
-struct Bytes<'b>(&'b mut Vec<u8>);
+/// A `Hasher` that only collects what it is given, each number as a whole word (a byte or
+/// a half word widened), to hash at once: a write is one store, where packing bytes cost
+/// a copy of a slice of unknown length each.
+struct Words<'b>(&'b mut Vec<u64>);
 
-impl Bytes<'_> {
-    /// `words`, little-endian, in one copy.
+impl Words<'_> {
+    /// `words`, in one copy.
     #[inline]
     fn words<const N: usize>(&mut self, words: &[u64; N]) {
-        let at = self.0.len();
-        self.0.resize(at + 8 * N, 0);
-        for (to, word) in self.0[at..].chunks_exact_mut(8).zip(words) {
-            to.copy_from_slice(&word.to_le_bytes());
-        }
+        self.0.extend_from_slice(words);
     }
 }
 
-/// Each number written whole, inline: a state is a few hundred small writes, and a call
-/// to copy each (a slice of unknown length) was a third of the fingerprint's time.
-impl std::hash::Hasher for Bytes<'_> {
+impl std::hash::Hasher for Words<'_> {
+    /// Bytes eight to a word, the last word padded with zeros (a slice's hash writes its
+    /// length first, so the padding tells no two slices apart wrongly).
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        self.0.extend_from_slice(bytes);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in chunks.by_ref() {
+            self.0
+                .push(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.0.push(u64::from_le_bytes(last));
+        }
     }
     #[inline]
     fn write_u8(&mut self, x: u8) {
-        self.0.push(x);
+        self.0.push(u64::from(x));
     }
     #[inline]
     fn write_u16(&mut self, x: u16) {
-        self.0.extend_from_slice(&x.to_le_bytes());
+        self.0.push(u64::from(x));
     }
     #[inline]
     fn write_u32(&mut self, x: u32) {
-        self.0.extend_from_slice(&x.to_le_bytes());
+        self.0.push(u64::from(x));
     }
     #[inline]
     fn write_u64(&mut self, x: u64) {
-        self.0.extend_from_slice(&x.to_le_bytes());
+        self.0.push(x);
     }
     #[inline]
     fn write_u128(&mut self, x: u128) {
-        self.0.extend_from_slice(&x.to_le_bytes());
+        self.0.extend_from_slice(&[x as u64, (x >> 64) as u64]);
     }
     #[inline]
     fn write_usize(&mut self, x: usize) {
-        self.0.extend_from_slice(&(x as u64).to_le_bytes());
+        self.0.push(x as u64);
     }
     fn finish(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(self.0)
+        xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(self.0))
     }
 }
 
