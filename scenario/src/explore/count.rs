@@ -158,7 +158,7 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
     // Each entry's transitions' ends, in its state's edge order from `reached[entry]`: found
     // once here, read again by the counting (4 bytes a transition of an entry).
     let mut targets: Vec<u32> = Vec::new();
-    let mut reached: Vec<usize> = Vec::new();
+    let mut reached: Vec<usize> = Vec::with_capacity(graph.states);
     let mut cut = false;
     let mut at = 0;
     while at < entries.len() {

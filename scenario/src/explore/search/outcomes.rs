@@ -14,6 +14,9 @@ impl Search<'_> {
     /// The executions and probabilities counted over the graph ([`count`]); the outcomes
     /// taken at each end entry, each outcome's shortest execution replayed.
     pub(super) fn finish(mut self) -> Result<Exploration, ModelError> {
+        // Done with: their memory goes back before the counting takes its own.
+        self.seen = FxHashMap::default();
+        self.spare = Default::default();
         let node_count = self.depths.len();
         let Counted {
             entries,
