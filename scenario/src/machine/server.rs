@@ -30,6 +30,10 @@ pub(crate) struct Server {
     /// Down now (a window of `down`), and the requests it refused while down.
     down: bool,
     refused: u64,
+    /// The response times of the one group it serves directly, when that group keeps its
+    /// own ([`Server::record_responses`]): each is known as its service starts (the
+    /// departure is then fixed), so it is recorded there, beside the wait.
+    responses: Option<Samples>,
 }
 
 sim_core::clone_in_place!(Server {
@@ -50,11 +54,13 @@ sim_core::clone_in_place!(Server {
     cancelled,
     withdrawn,
     down,
-    refused
+    refused,
+    responses
 });
 
 impl std::hash::Hash for Server {
-    /// Its state and counts (not its service streams: an explorer refuses drawn services).
+    /// Its state and counts (not its service streams: an explorer refuses drawn services;
+    /// nor a direct group's responses: an explored run serves no group directly).
     fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
         (
             &self.stations,
@@ -112,7 +118,19 @@ impl Server {
             withdrawn: 0,
             down: false,
             refused: 0,
+            responses: None,
         }
+    }
+
+    /// Records, from now on, the response time of every request it serves into
+    /// `responses` (a direct group's: the group it serves is its only client).
+    pub(crate) fn record_responses(&mut self, responses: Samples) {
+        self.responses = Some(responses);
+    }
+
+    /// The responses recorded since [`Server::record_responses`], and no more recording.
+    pub(crate) fn take_responses(&mut self) -> Option<Samples> {
+        self.responses.take()
     }
 
     /// A request tagged `tag` arrives at `instance` at `now`: true when the instance is
@@ -134,6 +152,10 @@ impl Server {
             None => self.service_ns,
         };
         self.waits.record(now - arrived);
+        if let Some(responses) = &mut self.responses {
+            // Its departure is scheduled `service` from now (saturating, as the queue does).
+            responses.record(now.saturating_add(service) - arrived);
+        }
         self.requests += 1;
         self.busy[instance as usize] = self.busy[instance as usize].saturating_add(service);
         service

@@ -33,7 +33,7 @@ impl<'p> Sim<'p> {
         }
         let (actors, streams, group_streams) = actors(point, seed)?;
         let servers = servers(point, context, seed);
-        Ok(Sim {
+        let mut sim = Sim {
             point,
             other: 1 + point.actors,
             jobs: Vec::with_capacity(actor_count.min(1 << 16)),
@@ -100,7 +100,22 @@ impl<'p> Sim<'p> {
             fan: point.groups.iter().map(Group::fan).max().unwrap_or(0),
             calls: (point.groups.iter().flat_map(|g| &g.steps))
                 .any(|s| matches!(s, Step::Call { .. })),
-        })
+        };
+        sim.hand_responses();
+        Ok(sim)
+    }
+
+    /// A direct group that keeps its own responses (no alias) has its server record them
+    /// during the run, as each service starts: `Sim::settle_direct` takes them back.
+    fn hand_responses(&mut self) {
+        for (group, direct) in self.direct.groups.iter().enumerate() {
+            if let Some((server, _)) = direct
+                && self.groups[group].alias.is_none()
+            {
+                let responses = std::mem::take(&mut self.groups[group].responses);
+                self.servers[*server as usize].record_responses(responses);
+            }
+        }
     }
 }
 
@@ -115,6 +130,9 @@ impl<'p> Sim<'p> {
         let mut sim = Sim::new(point, context)?;
         sim.direct = direct_service(point, true);
         sim.groups = group_states(point, context, true);
+        for server in &mut sim.servers {
+            server.take_responses();
+        }
         sim.steer = Some(Box::new(crate::run::steer::Steer {
             max_faults,
             beyond: 1.0,
@@ -214,10 +232,7 @@ fn direct_service(point: &Point, lanes: bool) -> Direct {
                 point
                     .groups
                     .iter()
-                    .position(|g| {
-                        direct(point, g, lanes).is_some_and(|(d, _)| d as usize == server)
-                    })
-                    .map(|g| (g as u16, alias(point, &point.groups[g]).is_none()))
+                    .any(|g| direct(point, g, lanes).is_some_and(|(d, _)| d as usize == server))
             })
             .collect(),
     }

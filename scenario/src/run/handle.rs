@@ -53,19 +53,13 @@ impl Handler<Event> for Sim<'_> {
                     self.start_job(actor, events);
                 }
             }
-            Event::Depart { server, instance } => match self.direct.servers[server as usize] {
-                // As for a direct start: only its own internal error can come of it.
-                Some((group, records)) => {
-                    return self.depart_direct(
-                        server as usize,
-                        instance,
-                        group as usize,
-                        records,
-                        events,
-                    );
+            Event::Depart { server, instance } => {
+                if self.direct.servers[server as usize] {
+                    // As for a direct start: only its own internal error can come of it.
+                    return self.depart_direct(server as usize, instance, events);
                 }
-                None => self.depart(server as usize, instance, events),
-            },
+                self.depart(server as usize, instance, events);
+            }
             other => self.rare(other, events),
         }
         if !self.ready.is_empty() {

@@ -197,8 +197,6 @@ impl<'p> Sim<'p> {
         &mut self,
         server: usize,
         instance: u32,
-        group_index: usize,
-        records: bool,
         events: &mut EventQueue<Event>,
     ) -> Result<(), SimError> {
         let now = events.now();
@@ -217,12 +215,8 @@ impl<'p> Sim<'p> {
             self.direct_rows(done.tag, next, now);
         }
         // Its group's completions and the run's last end come from the starts and the
-        // server after the run (`Sim::settle_direct`).
-        if records {
-            self.groups[group_index]
-                .responses
-                .record(now - done.arrived);
-        }
+        // server after the run (`Sim::settle_direct`), its response was recorded as its
+        // service started (`Server::start`).
         Ok(())
     }
 

@@ -362,9 +362,9 @@ sim_core::clone_in_place!(JobTables {
 pub(crate) struct Direct {
     /// Per group, when it is direct: its server and instance.
     pub groups: Vec<Option<(u16, u32)>>,
-    /// Per server, its direct group, and whether that group records its responses (it is
-    /// no alias: `GroupState::alias`).
-    pub servers: Vec<Option<(u16, bool)>>,
+    /// Per server, whether it serves a direct group (which then keeps its responses in the
+    /// server during the run, unless it is an alias: `GroupState::alias`).
+    pub servers: Vec<bool>,
 }
 
 sim_core::clone_in_place!(Direct { groups, servers });
@@ -500,10 +500,15 @@ impl<'p> Sim<'p> {
             }
         }
         for (group, direct) in self.direct.groups.iter().enumerate() {
-            if let Some((server, _)) = direct
-                && self.groups[group].completed > 0
-            {
-                let end = self.servers[*server as usize].last_departure();
+            let Some((server, _)) = direct else {
+                continue;
+            };
+            let server = &mut self.servers[*server as usize];
+            if let Some(responses) = server.take_responses() {
+                self.groups[group].responses = responses;
+            }
+            if self.groups[group].completed > 0 {
+                let end = server.last_departure();
                 if Some(end) > self.last_end {
                     self.last_end = Some(end);
                 }
