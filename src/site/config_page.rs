@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::frame::{Depth, Input, Page, page, unique_name};
 use super::html::Html;
 use super::markdown::{self, Plain};
+use super::meanings;
 use super::words::{Words, say};
 use crate::check::Verdict;
 use crate::config::Config;
@@ -225,6 +226,23 @@ fn contents(h: &mut Html, config: &Config, explored: bool, lc: Words<'_>) {
     h.close("nav").newline();
 }
 
+/// `text` with its `backquoted` spans as code, as a model writes a value or a key in the
+/// meaning it declares (`` `poll`, `none` or `lease` ``); an unpaired backquote stays text.
+fn code_spans(h: &mut Html, text: &str) {
+    let parts: Vec<&str> = text.split('`').collect();
+    let paired = parts.len() % 2 == 1;
+    for (index, part) in parts.iter().enumerate() {
+        if index % 2 == 1 && (paired || index + 1 < parts.len()) {
+            h.el("code", &[], part);
+        } else {
+            if index % 2 == 1 {
+                h.text("`");
+            }
+            h.text(part);
+        }
+    }
+}
+
 /// Every parameter's value (and where the config sets it), then the sweep's axes.
 fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
     let line_of = |span: &crate::source::Span| config.source.line_col(span.start).0;
@@ -278,11 +296,11 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
                 config
                     .vars
                     .get(i - params.len())
-                    .map_or("", |(_, d)| d.as_str())
+                    .map_or_else(String::new, |(_, d)| d.clone())
             },
-            |p| p.meaning,
+            |p| meanings::meaning(config.model.name(), p, lc),
         );
-        h.el("td", &[("class", "prose")], meaning);
+        h.with("td", &[("class", "prose")], |h| code_spans(h, &meaning));
         h.close("tr").newline();
     }
     h.close("tbody").close("table").close("div").newline();
@@ -577,4 +595,26 @@ fn claim_end(text: &str, first: usize) -> usize {
         }
     }
     end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(text: &str) -> String {
+        let mut h = Html::new();
+        code_spans(&mut h, text);
+        h.finish()
+    }
+
+    /// Paired backquotes are code, escaped like any text; an unpaired one stays a backquote.
+    #[test]
+    fn backquoted_spans_are_code() {
+        assert_eq!(
+            spans("`poll` or `a<b`"),
+            "<code>poll</code> or <code>a&lt;b</code>"
+        );
+        assert_eq!(spans("no code"), "no code");
+        assert_eq!(spans("`x` and ` alone"), "<code>x</code> and ` alone");
+    }
 }

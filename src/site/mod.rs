@@ -26,6 +26,7 @@ pub mod lesson_page;
 pub mod locales;
 
 pub mod markdown;
+mod meanings;
 mod words;
 
 use std::path::Path;

@@ -93,6 +93,48 @@ fn a_course_locale_file_replaces_the_site_words_of_its_pages_and_no_others() {
     assert!(!en.contains("Savlar") && !en.contains("OLDU"));
 }
 
+/// A Turkish config page says what each parameter means in Turkish: a built-in model's and
+/// a scenario's own; the English page keeps the model's English.
+#[test]
+fn a_turkish_config_page_says_what_its_parameters_mean_in_turkish() {
+    let dir = course();
+    let explore =
+        std::fs::read_to_string(root().join("configs/explore/explore-lost-update.toml")).unwrap();
+    std::fs::write(dir.path().join("configs/explore-tr.toml"), &explore).unwrap();
+    report(dir.path());
+    // The meaning cell of parameter `key` on a page: the cell after the row's other three.
+    let meaning_of = |html: &str, key: &str| -> String {
+        let row = html
+            .split("<tr>")
+            .find(|row| row.starts_with(&format!("<td><code>{key}</code></td>")))
+            .unwrap_or_else(|| panic!("no row for `{key}` in {html}"));
+        let cell = row.rsplit("<td class=\"prose\">").next().unwrap();
+        cell.split("</td>").next().unwrap().to_string()
+    };
+    let tr = page(dir.path(), "config-tr.html");
+    let en = page(dir.path(), "config-en.html");
+    assert_eq!(meaning_of(&tr, "clients"), "istemci sayısı");
+    assert_eq!(meaning_of(&en, "clients"), "number of clients");
+    assert!(
+        meaning_of(&tr, "service_ms").starts_with("istek başına hizmet süresi"),
+        "{tr}"
+    );
+    let scenario = page(dir.path(), "config-explore-tr.html");
+    // `clients = 2` and `increments = 2` are integers; the sweep's `guard` is a string.
+    assert_eq!(
+        meaning_of(&scenario, "clients"),
+        "bu senaryonun bir parametresi (tam sayı)"
+    );
+    assert_eq!(
+        meaning_of(&scenario, "guard"),
+        "bu senaryonun bir parametresi (metin)"
+    );
+    assert!(
+        meaning_of(&scenario, "tie_order").starts_with("bir andaki olayların sırası"),
+        "{scenario}"
+    );
+}
+
 #[test]
 fn a_locale_file_in_another_language_is_english_where_it_is_silent_and_says_so() {
     let dir = course();
