@@ -565,10 +565,15 @@ fn judge_all(config: &Config, claim: &Claim, samples: Vec<Sample>) -> Vec<Eval> 
             .and_then(|v| crate::summary::interval(v, confidence));
         let mut row = describe(config, group[0].point, None);
         let n = group.len();
-        row = if row.is_empty() {
-            format!("{n} replications")
+        let replications = if n == 1 {
+            "1 replication".to_string()
         } else {
-            format!("{row} ({n} replications)")
+            format!("{n} replications")
+        };
+        row = if row.is_empty() {
+            replications
+        } else {
+            format!("{row} ({replications})")
         };
         evals.push(judge(claim, actual, None, expected, ci, row));
     }

@@ -5,6 +5,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::read::Loader;
 use super::{Plan, Var};
+use crate::locale::Locale;
 use crate::source::{ConfigError, Span};
 use coordsim_expr::{self as expr, Expr};
 
@@ -94,6 +95,15 @@ impl Stat {
             Stat::Mean => "mean",
             Stat::Min => "min",
             Stat::Max => "max",
+        }
+    }
+
+    /// Its name in a Turkish claim's default name.
+    pub fn turkish(self) -> &'static str {
+        match self {
+            Stat::Mean => "ortalama",
+            Stat::Min => "en küçük",
+            Stat::Max => "en büyük",
         }
     }
 }
@@ -602,6 +612,21 @@ impl Loader<'_> {
                             super::plan::MAX_LABEL_CHARS
                         ),
                     ));
+                }
+                n
+            }
+            None if plan.locale == Locale::Tr => {
+                // `lost_updates (ortalama), guard = none iken`: the metric first, as a
+                // Turkish phrase needs no suffix on a name written as code.
+                let mut n = metric.clone();
+                if let Some((e, _)) = &entity {
+                    n = format!("{e}.{n}");
+                }
+                if let Some(stat) = stat {
+                    n = format!("{n} ({})", stat.turkish());
+                }
+                if !filter_text.is_empty() {
+                    n = format!("{n}, {} iken", filter_text.join(", "));
                 }
                 n
             }

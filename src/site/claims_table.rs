@@ -292,9 +292,20 @@ fn expected_in_parts(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -
 /// A row as `check` names it (`rho = 0.8, replication 2`, `(5 replications)`), in the
 /// page's words and locale: each number localized, the replications named.
 fn in_words(row: &str, lc: Words<'_>) -> String {
-    let row = row
-        .replace("replications)", say(lc, "replications)"))
-        .replace("replication ", say(lc, "replication "));
+    // A row of replications alone (`3 replications`, `1 replication`: one point) has no
+    // parenthesis to end it.
+    let alone = row
+        .strip_suffix(" replications")
+        .or_else(|| row.strip_suffix(" replication"))
+        .filter(|count| !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()));
+    let row = match alone {
+        Some("1") => say(lc, "1 replication").to_string(),
+        Some(count) => say(lc, "{count} replications").replace("{count}", count),
+        None => row
+            .replace("replications)", say(lc, "replications)"))
+            .replace("replication)", say(lc, "replication)"))
+            .replace("replication ", say(lc, "replication ")),
+    };
     crate::format::numbers_in(&row, lc.locale)
 }
 
@@ -320,6 +331,22 @@ mod tests {
     use super::*;
     use crate::check::{ExecutionRow, Executions};
     use crate::locale::Locale;
+
+    /// A worst row's replications in each locale: after a point, alone, one or many.
+    #[test]
+    fn a_rows_replications_in_each_locale() {
+        let cases = [
+            ("clients = 4 (5 replications)", "clients = 4 (5 tekrar)"),
+            ("clients = 4 (1 replication)", "clients = 4 (1 tekrar)"),
+            ("3 replications", "3 tekrar"),
+            ("1 replication", "1 tekrar"),
+            ("rho = 0.8, replication 2", "rho = 0,8, tekrar 2"),
+        ];
+        for (english, turkish) in cases {
+            assert_eq!(in_words(english, Words::built_in(Locale::En)), english);
+            assert_eq!(in_words(english, Words::built_in(Locale::Tr)), turkish);
+        }
+    }
 
     /// Which executions a worst row is about, in each locale's words and numbers: an
     /// outcome, a statistic over every execution, a bound reached, no point.

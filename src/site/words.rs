@@ -136,6 +136,13 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("the_one_row", "the one row", "tek satır"),
     ("worst_row", " — worst: {row}", " — en kötü: {row}"),
     ("replications_close", "replications)", "tekrar)"),
+    ("replication_close", "replication)", "tekrar)"),
+    (
+        "replications_alone",
+        "{count} replications",
+        "{count} tekrar",
+    ),
+    ("replication_alone", "1 replication", "1 tekrar"),
     ("replication", "replication ", "tekrar "),
     ("mean_of", "mean of {metric}", "{metric} ortalaması"),
     ("min_of", "min of {metric}", "{metric} en küçüğü"),

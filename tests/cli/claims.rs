@@ -11,6 +11,46 @@ fn the_lesson_queue_table_is_reproduced_and_checked() {
     insta::assert_snapshot!("lesson_queue_check", text);
 }
 
+/// A claim without a `name` is named from what it reads and where, in its config's locale:
+/// `mean of x where a = 1` in English, `x (ortalama), a = 1 iken` in Turkish.
+#[test]
+fn an_unnamed_claim_is_named_in_its_configs_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let claims = "[sweep]\nclients = [4, 6]\n[[claim]]\nmetric = \"mean_wait_ms\"\nstat = \"mean\"\nwhere = { clients = 4 }\nexpect = 4.5\n[[claim]]\nmetric = \"max_wait_ms\"\nstat = \"max\"\nat_least = 0\n[[claim]]\nmetric = \"lost_updates\"\nexpect = 0\n";
+    let names = |locale: &str| -> Vec<String> {
+        let path = write_config(
+            tmp.path(),
+            &format!("{locale}.toml"),
+            &format!("model = \"single_writer_queue\"\nlocale = \"{locale}\"\n{claims}"),
+        );
+        let out = coordsim(&["check", &path]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        // `PASS FILE: NAME: what was found`.
+        let prefix = format!("PASS {path}: ");
+        text.lines()
+            .filter_map(|l| l.strip_prefix(prefix.as_str()))
+            .map(|l| l.split(": ").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names("en"),
+        [
+            "mean of mean_wait_ms where clients = 4",
+            "max of max_wait_ms",
+            "lost_updates"
+        ]
+    );
+    assert_eq!(
+        names("tr"),
+        [
+            "mean_wait_ms (ortalama), clients = 4 iken",
+            "max_wait_ms (en büyük)",
+            "lost_updates"
+        ]
+    );
+}
+
 #[test]
 fn a_failing_claim_exits_1_and_shows_its_worst_row() {
     let tmp = tempfile::tempdir().unwrap();
