@@ -586,11 +586,12 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
         }
     });
     row(h, say(lc, "at"), &|h| {
-        h.text(if at.is_empty() {
-            say(lc, "every row it selects (one value)")
+        // The region's own arguments, as the lesson writes them: code, like what it reads.
+        if at.is_empty() {
+            h.text(say(lc, "every row it selects (one value)"));
         } else {
-            &at
-        });
+            h.el("code", &[], &at);
+        }
     });
     match &r.region.kind {
         Kind::Value { .. } => {
