@@ -241,14 +241,19 @@ impl Prepared {
         // its proportions. A step chart keeps its size instead, a column per step: it is
         // read scrolling sideways, and squeezed into a phone's width its boxes would say
         // nothing but "…".
-        let (width, height) = if matches!(self.what, Drawing::Trace(_)) {
-            (look.width, look.height)
-        } else {
-            let height = f64::from(NARROW_WIDTH) * f64::from(look.height) / f64::from(look.width);
-            (
-                NARROW_WIDTH,
-                height.max(f64::from(NARROW_WIDTH) * 1.5) as u32,
-            )
+        let (width, height) = match &self.what {
+            Drawing::Trace(_) => (look.width, look.height),
+            what => {
+                let height =
+                    f64::from(NARROW_WIDTH) * f64::from(look.height) / f64::from(look.width);
+                let height = height.max(f64::from(NARROW_WIDTH) * 1.5) as u32;
+                // A timeline's lanes keep their room above the legend under them.
+                let height = match what {
+                    Drawing::Timeline(t) => height.max(timeline::narrow_height(t, NARROW)),
+                    _ => height,
+                };
+                (NARROW_WIDTH, height)
+            }
         };
         let mut svg = String::new();
         {

@@ -294,6 +294,27 @@ fn axis_of(t: &Timeline) -> std::ops::Range<f64> {
     }
 }
 
+/// Pixels a sub-row of a lane keeps on a phone's rendering: a bar and its marks, apart
+/// from the next row's.
+const NARROW_ROW_PX: u32 = 40;
+
+/// Pixels a phone's rendering of a timeline spends beside its lanes and its legend: the
+/// title (two lines at most there), the time axis and its title, the margins.
+const NARROW_FRAME_PX: u32 = 240;
+
+/// The height a phone's rendering of `t` needs: its lanes' rows at [`NARROW_ROW_PX`] each
+/// and its legend, which goes under the plot there, each entry a line of the legend's font
+/// (a phone is read scrolling down: a timeline of many lanes or kinds grows, not squeezes).
+pub(super) fn narrow_height(t: &Timeline, s: Scale) -> u32 {
+    let axis = axis_of(t);
+    let items = Items::new(t, axis.end, (axis.end - axis.start) * MIN_SPAN_SHARE);
+    let entries = items.legend(t).len() as u32;
+    let rows: u32 = t.lanes.iter().map(|lane| u32::from(lane.rows())).sum();
+    let offset = |n: i32| u32::try_from(s.off(n)).unwrap_or(0);
+    let legend_line = s.font(layout::LEGEND_FONT) + offset(9);
+    NARROW_FRAME_PX + rows.max(1) * NARROW_ROW_PX + entries * legend_line + offset(24)
+}
+
 /// Draws the lanes.
 pub(super) fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,

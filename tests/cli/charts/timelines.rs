@@ -302,3 +302,33 @@ fn timeline_svg(text: &str) -> String {
         .unwrap()
         .1
 }
+
+/// A timeline on a phone grows downwards instead of squeezing its lanes: two appliers' keep
+/// the narrow layout's least height (510 pixels), six appliers' lanes (one row each) keep
+/// 40 pixels each beside the title, the time axis and the legend (at least 240 more).
+#[test]
+fn a_narrow_timeline_grows_with_its_lanes() {
+    let narrow_height = |appliers: u32| -> u32 {
+        let config = library_config(
+            &crate::harness::registry(),
+            "timeline.toml",
+            &format!(
+                "model = \"lock_queue\"\n[params]\nappliers = {appliers}\nlock = \"queue\"\nhold_ms = 10\n"
+            ),
+        )
+        .unwrap();
+        let timeline = super::prepared(&config)
+            .into_iter()
+            .find(|chart| chart.name == "timeline")
+            .unwrap();
+        let svg = timeline.narrow_svg().unwrap();
+        let height = svg.split("height=\"").nth(1).unwrap();
+        height[..height.find('"').unwrap()].parse().unwrap()
+    };
+    let (two, six) = (narrow_height(2), narrow_height(6));
+    assert_eq!(two, 510);
+    assert!(
+        six > two && six >= 6 * 40 + 240,
+        "two lanes {two} px, six {six} px"
+    );
+}
