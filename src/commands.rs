@@ -461,6 +461,7 @@ fn write_traces(
         let file = crate::schedule::ScheduleFile {
             point,
             schedule: explored[point].outcomes[k].schedule.clone(),
+            written: None,
         };
         let trace = dir.join(format!("trace-{}", n + 1));
         // An untimed execution (every step at one instant) has no timeline to draw: its

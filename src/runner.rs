@@ -202,6 +202,12 @@ pub fn run_schedule(
         .with_percentile(config.percentile)
         .with_stop(stop_flag());
     let out = config.plans[file.point].replay(&ctx, &file.schedule);
+    // A schedule that does not fit: said at the event of its file where it stops fitting.
+    if let Err(ModelError::Param(error)) = &out
+        && let Some(at) = file.error_at(&error.key, &error.message)
+    {
+        return Err(at.into());
+    }
     collector.fold(file.point, 0, run_seed, out)?;
     let Collector {
         results,

@@ -36,6 +36,34 @@ pub struct ScheduleFile {
     pub point: usize,
     /// The choices, event by event.
     pub schedule: Schedule,
+    /// Where its events are written, when it was read from a file: a run it does not fit
+    /// is an error at the event where it stops fitting.
+    pub written: Option<Written>,
+}
+
+/// A schedule file's text and where in it its `events` array and each event are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    source: Source,
+    events: Span,
+    each: Vec<Span>,
+}
+
+impl ScheduleFile {
+    /// `message`, said about the schedule's `key` (`schedule.events[3]`: its fourth event;
+    /// `schedule.events`: the array, for a run that goes on past its end) at that place of
+    /// its file; `None` when it was not read from a file or names no such place.
+    pub fn error_at(&self, key: &str, message: &str) -> Option<ConfigError> {
+        let written = self.written.as_ref()?;
+        let rest = key.strip_prefix("schedule.events")?;
+        let span = if rest.is_empty() {
+            &written.events
+        } else {
+            let index: usize = rest.strip_prefix('[')?.strip_suffix(']')?.parse().ok()?;
+            written.each.get(index)?
+        };
+        Some(written.source.error(span, message))
+    }
 }
 
 /// The point's swept settings as the file states them (`guard = "none"`), in axis order.
@@ -237,13 +265,23 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
             )
             .into());
     }
-    let events = events(&source, get("events")?)?;
+    let events_value = get("events")?;
+    let events = events(&source, events_value)?;
+    let DeValue::Array(items) = events_value.get_ref() else {
+        unreachable!("`events` was read as an array")
+    };
+    let written = Written {
+        events: events_value.span(),
+        each: items.iter().map(|e| e.span()).collect(),
+        source: source.clone(),
+    };
     Ok(ScheduleFile {
         point,
         schedule: Schedule {
             max_faults: max_faults as u32,
             events,
         },
+        written: Some(written),
     })
 }
 

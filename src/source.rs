@@ -7,7 +7,7 @@ use std::ops::Range;
 pub type Span = Range<usize>;
 
 /// A config file as given on the command line.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     /// The path as the user wrote it (errors repeat it verbatim).
     pub name: String,

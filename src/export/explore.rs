@@ -57,6 +57,14 @@ pub fn write(
             e.longest,
             e.bounded.as_deref().unwrap_or("exhaustive"),
         )?;
+        if e.outcomes.is_empty() {
+            // Bounded before any execution ended: no outcome to list, no probability.
+            writeln!(
+                md,
+                "No execution ended within the bound: no outcome to list.\n"
+            )?;
+            continue;
+        }
         // The metrics that differ between outcomes: what the exploration tells apart.
         let differ: Vec<usize> = (0..metrics.len())
             .filter(|&i| {

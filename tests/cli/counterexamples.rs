@@ -109,15 +109,22 @@ fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
         err.contains("other.toml:1:10") && err.contains("lock-order"),
         "{err}"
     );
+    // Said at the schedule's own event (line 5 is `events = ["1/2", …]`: the first event
+    // at column 11) and, for one that ends early, at its `events` array (column 10).
     let misfit = write("misfit.toml", &good.replacen("/2\"", "/3\"", 1));
     let err = refused(&misfit);
     assert!(
-        err.contains("event 1") && err.contains("2 events are free, not 3"),
+        err.contains("misfit.toml:5:11:")
+            && err.contains("event 1")
+            && err.contains("2 events are free, not 3"),
         "{err}"
     );
     let short = write("short.toml", &good.replace(", \"1/1\"]", "]"));
     let err = refused(&short);
-    assert!(err.contains("ends after 3 events"), "{err}");
+    assert!(
+        err.contains("short.toml:5:10:") && err.contains("ends after 3 events"),
+        "{err}"
+    );
     let bad = write("bad.toml", &good.replace("\"1/1\"", "\"2/1\""));
     let err = refused(&bad);
     assert!(

@@ -367,6 +367,51 @@ steps = [{ read = "counter" }]
     assert!(err.contains("schedule"), "{err}");
 }
 
+/// A retry's jitter written as a number is refused before any state is explored, at its
+/// key (line 8, at the value), even where no execution would reach it
+/// before a bound; and a bounded exploration that ended no execution lists no outcome and
+/// no probability.
+#[test]
+fn a_jitter_is_refused_at_its_key_and_an_empty_bound_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "server"
+kind = "server"
+service_ms = 50
+[[actor]]
+name = "c"
+steps = [{ request = "server", timeout_ms = 10, on_timeout = { then = "retry", max_attempts = 3, backoff_ms = 5, jitter_ms = 20 } }]
+"#;
+    let path = write_config(dir.path(), "jitter.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    // At the value, as every key's error is.
+    let column = text.lines().nth(7).unwrap().find("jitter_ms = ").unwrap() + 13;
+    assert!(
+        err.contains(&format!("jitter.toml:8:{column}:")) && err.contains("jitter_ms = 0"),
+        "{err}"
+    );
+    // No jitter: explored, but bounded at 2 states before the run's one execution ends.
+    let calm = write_config(
+        dir.path(),
+        "calm.toml",
+        &text.replace("jitter_ms = 20", "jitter_ms = 0"),
+    );
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &calm, "--max-states", "2", "--out", "out"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.path().join("out/calm-explore/explore.md")).unwrap();
+    assert!(md.contains("No execution ended within the bound"), "{md}");
+    assert!(
+        !md.contains("probabilities") && !md.contains("| outcome |"),
+        "{md}"
+    );
+}
+
 /// One operation of a generated actor's repetition.
 #[derive(Debug, Clone)]
 enum Op {

@@ -158,6 +158,17 @@ fn a_locale_file_in_another_language_is_english_where_it_is_silent_and_says_so()
         "{}",
         warnings[0]
     );
+    // docs/config.md's example file gives one word: its warning counts the rest.
+    let guide = std::fs::read_to_string(root().join("docs/config.md")).unwrap();
+    let counted = format!(
+        "{} of {} words not given (language = \"de\")",
+        keys().len() - 1,
+        keys().len()
+    );
+    assert!(
+        guide.contains(&counted),
+        "docs/config.md should say {counted:?}"
+    );
     let en = page(dir.path(), "config-en.html");
     assert!(en.contains("<html lang=\"de\">"), "{en}");
     assert!(en.contains(">Behauptungen</h2>") && en.contains(">Parameter</h2>"));

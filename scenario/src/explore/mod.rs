@@ -29,8 +29,9 @@ use coordsim_model::{
     Exploration, ExploreLimits, ModelError, ParamError, RunContext, RunOutput, Schedule,
 };
 
-use crate::point::{Pace, Point, Tie};
+use crate::point::{Pace, Point, Step, Then, Tie};
 use crate::syntax::metrics::Metric;
+use crate::syntax::spec::Number;
 
 /// Explores `point`: every execution, the distinct outcomes by the cells of `fill`.
 pub(crate) fn explore(
@@ -77,6 +78,26 @@ fn refuse_draws(point: &Point) -> Result<(), ParamError> {
                     group.name
                 ),
             ));
+        }
+    }
+    for group in point.groups.iter().filter(|group| group.count > 0) {
+        // A jitter written as a number is refused here, before any state; one an expression
+        // computes (from `attempt`, say) when a retry draws it.
+        for (step, path) in group.steps.iter().zip(&group.paths) {
+            if let Step::AfterTimeout(Then::Retry {
+                jitter: Number::Lit(spread),
+                ..
+            }) = step
+                && *spread != 0.0
+            {
+                return Err(ParamError::new(
+                    &format!("{path}.jitter_ms"),
+                    format!(
+                        "`{}` retries after a jitter drawn at random (up to {spread} ms): an exploration branches on choices, not on draws from a continuum; give `jitter_ms = 0` to explore",
+                        group.name
+                    ),
+                ));
+            }
         }
     }
     for server in &point.servers {

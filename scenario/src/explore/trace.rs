@@ -32,7 +32,7 @@ pub(super) fn replay(
         let next = choices(&sim, &queue);
         let misfit = |what: String| {
             ModelError::Param(ParamError::new(
-                "schedule",
+                &format!("schedule.events[{index}]"),
                 format!(
                     "the schedule does not fit this point: at its event {} (`{}`), {what}; it was written for another config or point",
                     index + 1,
@@ -96,7 +96,7 @@ pub(super) fn replay(
     let left = choices(&sim, &queue).len();
     if left > 0 {
         return Err(ModelError::Param(ParamError::new(
-            "schedule",
+            "schedule.events",
             format!(
                 "the schedule does not fit this point: it ends after {} events, but the run goes on ({left} free then); it was written for another config or point",
                 schedule.events.len()
