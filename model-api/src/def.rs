@@ -75,6 +75,12 @@ pub trait ModelDef: Send + Sync {
     }
     /// Its tie-rule parameters.
     fn tie_rules(&self) -> &'static [&'static str];
+    /// What parameter `key` means in `language` (`"tr"`), when the model says
+    /// ([`Model::param_meaning`]); `None`: its declared English meaning.
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        let _ = (key, language);
+        None
+    }
     /// The per-request samples it can give charts.
     fn distributions(&self) -> &[Distribution];
     /// Types and validates values given in [`ModelDef::params`] order, once.
@@ -147,6 +153,9 @@ impl<M: Model> ModelDef for Registered<M> {
     }
     fn tie_rules(&self) -> &'static [&'static str] {
         self.0.tie_rules()
+    }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        self.0.param_meaning(key, language)
     }
     fn distributions(&self) -> &'static [Distribution] {
         self.0.distributions()

@@ -109,6 +109,12 @@ pub trait Model: Send + Sync + 'static {
     fn tie_rules(&self) -> &'static [&'static str] {
         &[]
     }
+    /// What parameter `key` means in `language` (`"tr"`), for a config page in that
+    /// language; `None`: its declared English meaning is shown.
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        let _ = (key, language);
+        None
+    }
     /// Rejects impossible parameters, naming the key and what would be valid.
     fn validate(&self, params: &Self::Params) -> Result<(), ParamError>;
     /// Runs the simulation once.

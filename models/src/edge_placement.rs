@@ -193,6 +193,9 @@ impl Model for EdgePlacement {
     fn name(&self) -> &'static str {
         "edge_placement"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "edges reach one coordinated object whose placement sets their round trips; queueing adds to them (lesson 003)"
     }

@@ -119,6 +119,9 @@ impl Model for Idempotency {
     fn name(&self) -> &'static str {
         "idempotency"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "the same request run again: which writes are idempotent, and unique constraints, derived counters, idempotency keys and deduplicating consumers (lesson 002)"
     }

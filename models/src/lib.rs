@@ -10,6 +10,7 @@
 extern crate coordsim_model;
 
 mod library;
+mod turkish;
 
 /// Lesson 003: where a coordinated object stands sets each edge's round trip.
 pub mod edge_placement;

@@ -145,6 +145,9 @@ impl Model for Outbox {
     fn name(&self) -> &'static str {
         "outbox"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "state change and message in one transaction, a relay that may die before marking: at-least-once delivery and its duplicates (lessons 004, 002)"
     }

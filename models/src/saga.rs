@@ -95,6 +95,9 @@ impl Model for Saga {
     fn name(&self) -> &'static str {
         "saga"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "a loan across two services without a shared transaction: orphaned loans, compensation, and compensations that fail (lesson 004)"
     }

@@ -189,6 +189,9 @@ impl Model for ScenarioFit {
     fn name(&self) -> &'static str {
         "scenario_fit"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "which coordination jobs fit a single-writer object: per-instance rate against capacity, long jobs, and a check run (lesson 003)"
     }

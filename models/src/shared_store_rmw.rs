@@ -100,6 +100,9 @@ impl Model for SharedStoreRmw {
     fn name(&self) -> &'static str {
         "shared_store_rmw"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "clients increment a shared value by read → compute → write; without a guard, stale snapshots lose updates (lesson 003)"
     }

@@ -202,6 +202,9 @@ impl Model for SingleWriterQueue {
     fn name(&self) -> &'static str {
         "single_writer_queue"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "one instance owns a key and serves its requests FIFO, one at a time: no lost updates, but queueing (lesson 003)"
     }

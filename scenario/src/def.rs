@@ -374,6 +374,24 @@ impl ModelDef for ScenarioDef {
     fn tie_rules(&self) -> &'static [&'static str] {
         &[spec::TIE_ORDER]
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        if language != "tr" {
+            return None;
+        }
+        if key == spec::TIE_ORDER {
+            return Some(
+                "bir andaki olayların sırası: `fifo` (planlandıkları sırayla), `program_order`, `reads_first`, `writes_first` (bir eşitlik kuralı parametresi; bkz. docs/scenarios.md)",
+            );
+        }
+        let param = self.params.iter().find(|p| p.key == key)?;
+        Some(match param.kind.short() {
+            "integer" => "bu senaryonun bir parametresi (tam sayı)",
+            "number" => "bu senaryonun bir parametresi (sayı)",
+            "boolean" => "bu senaryonun bir parametresi (doğru/yanlış)",
+            "string" => "bu senaryonun bir parametresi (metin)",
+            _ => "bu senaryonun bir parametresi",
+        })
+    }
     fn distributions(&self) -> &[Distribution] {
         &self.distributions
     }

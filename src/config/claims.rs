@@ -616,7 +616,7 @@ impl Loader<'_> {
                 n
             }
             None if plan.locale == Locale::Tr => {
-                // `lost_updates (ortalama), guard = none iken`: the metric first, as a
+                // `x (ortalama), a = 1 iken`: the metric first, as a
                 // Turkish phrase needs no suffix on a name written as code.
                 let mut n = metric.clone();
                 if let Some((e, _)) = &entity {

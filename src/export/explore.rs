@@ -44,7 +44,7 @@ pub fn write(
         }
         writeln!(
             md,
-            "{} states, {} transitions, {} executions{}, {} distinct outcomes, the longest {} events: {}.\n",
+            "{} states, {} transitions, {} executions{}, {} distinct outcome{}, the longest {} events: {}.\n",
             e.states,
             e.transitions,
             e.executions,
@@ -54,6 +54,7 @@ pub fn write(
                 ""
             },
             e.outcomes.len(),
+            if e.outcomes.len() == 1 { "" } else { "s" },
             e.longest,
             e.bounded.as_deref().unwrap_or("exhaustive"),
         )?;

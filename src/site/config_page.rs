@@ -298,7 +298,7 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
                     .get(i - params.len())
                     .map_or_else(String::new, |(_, d)| d.clone())
             },
-            |p| meanings::meaning(config.model.name(), p, lc),
+            |p| meanings::meaning(config.model.as_ref(), p, lc),
         );
         h.with("td", &[("class", "prose")], |h| code_spans(h, &meaning));
         h.close("tr").newline();

@@ -133,6 +133,15 @@ fn a_turkish_config_page_says_what_its_parameters_mean_in_turkish() {
         meaning_of(&scenario, "tie_order").starts_with("bir andaki olayların sırası"),
         "{scenario}"
     );
+    // A course that puts its Turkish pages in another language: the declared English.
+    write_locale(
+        dir.path(),
+        "tr.toml",
+        "language = \"de\"\n[words]\nheading_claims = \"Behauptungen\"\n",
+    );
+    report(dir.path());
+    let german = page(dir.path(), "config-tr.html");
+    assert_eq!(meaning_of(&german, "clients"), "number of clients");
 }
 
 #[test]

@@ -178,6 +178,9 @@ impl Model for LockQueue {
     fn name(&self) -> &'static str {
         "lock_queue"
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        crate::turkish::param_meaning(self.name(), key, language)
+    }
     fn summary(&self) -> &'static str {
         "N appliers change one state record: lost writes without a lock, a polled lock queue, stale locks, leases and fencing, local vs remote state (lesson 000)"
     }
