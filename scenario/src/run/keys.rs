@@ -1,6 +1,7 @@
 //! A key store's steps: a lookup, an insert, a set and a remove, each a function of its
 //! own, so the step the interpreter matched runs straight through (no second `match` on
-//! the operation); what they share is inlined into each.
+//! the operation); what they share is inlined into each, and each into the interpreter's
+//! loop (a call per step saved and restored half a dozen registers).
 
 use crate::machine::keys::{Found, KeyUndo, bad_key, key_of};
 use crate::point::Operand;
@@ -37,7 +38,7 @@ impl Sim<'_> {
         }
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn lookup_step(&mut self, job: u32, store: u16, key: &Operand) -> bool {
         let Some(key) = self.key_now(job, key) else {
             return false;
@@ -52,7 +53,7 @@ impl Sim<'_> {
         self.keys_done(job, store_index, held(found), outcome, None)
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn insert_step(&mut self, job: u32, store: u16, key: &Operand, value: &Operand) -> bool {
         let store_index = store as usize;
         let Some((key, number)) =
@@ -68,7 +69,7 @@ impl Sim<'_> {
         self.keys_done(job, store_index, stored, outcome, Some(undo))
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn set_step(&mut self, job: u32, store: u16, key: &Operand, value: &Operand) -> bool {
         let store_index = store as usize;
         let Some((key, number)) =
@@ -80,7 +81,7 @@ impl Sim<'_> {
         self.keys_done(job, store_index, number, SET, Some(undo))
     }
 
-    #[inline(never)]
+    #[inline(always)]
     fn remove_step(&mut self, job: u32, store: u16, key: &Operand) -> bool {
         let Some(key) = self.key_now(job, key) else {
             return false;
