@@ -101,11 +101,8 @@ pub(crate) enum Condition {
 }
 
 /// One step of a group's program: the config's steps in order, an `if` as a branch and a
-/// jump, and after an `End` the timeout handlers, each ending in what follows it. Tagged by
-/// a byte of its own: the interpreter's `match` on every step reads it straight, where a
-/// tag packed into a field's spare values took a subtraction and a compare to decode.
+/// jump, and after an `End` the timeout handlers, each ending in what follows it.
 #[derive(Debug, Clone)]
-#[repr(u8)]
 pub(crate) enum Step {
     Read(u16),
     Write {
