@@ -9,9 +9,14 @@ pub(crate) const KEY_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// A number as a key, if it is a whole number no larger than [`KEY_LIMIT`].
 pub(crate) fn key_of(number: f64) -> Option<i64> {
-    // A cast and back, not `fract`: a key is computed on every key store's step.
+    // A cast and back, not `fract`: a key is computed on every key store's step. The
+    // size first: NaN and the infinities fail it, and the cast of what passes it is exact.
+    let small = number.abs() <= KEY_LIMIT;
+    if !small {
+        return None;
+    }
     let key = number as i64;
-    (key as f64 == number && number.abs() <= KEY_LIMIT).then_some(key)
+    (key as f64 == number).then_some(key)
 }
 
 /// Why a number is no key.

@@ -399,7 +399,7 @@ impl Queue {
 
     /// A number of what `take` got: 0 the message's value, 1 its id, 2 its delivery count
     /// as that take saw it, 3 + f field f. NaN when the take got nothing.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn number(&self, take: Taken, what: u8) -> f64 {
         let message = take.message;
         if message == NO_MESSAGE {

@@ -6,6 +6,7 @@
 pub(crate) mod cost;
 pub(crate) mod lower;
 mod numbers;
+mod operand;
 mod program;
 mod resources;
 
@@ -13,6 +14,7 @@ use sim_core::Nanos;
 
 pub(crate) use crate::machine::lock::LockMode;
 use crate::syntax::spec::{Cmp, Number, Var};
+pub(crate) use operand::{Leaf, Operand};
 
 /// Most actors of one run, over all groups (each has its own event class for its starts).
 pub const MAX_ACTORS: u64 = 1_000_000;
@@ -88,13 +90,14 @@ pub(crate) enum Then {
     },
 }
 
-/// An `if`'s condition at this point.
+/// An `if`'s condition at this point (tagged by a byte, as [`Step`] is).
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub(crate) enum Condition {
     Outcome(u8),
     /// From the group's named stream of this number, when the config names one.
     Chance(Number, Option<u16>),
-    Compare(Number, Cmp, Number),
+    Compare(Operand, Cmp, Operand),
 }
 
 /// One step of a group's program: the config's steps in order, an `if` as a branch and a
@@ -131,8 +134,8 @@ pub(crate) enum Step {
     },
     Put {
         queue: u16,
-        value: Number,
-        fields: Vec<Number>,
+        value: Operand,
+        fields: Vec<Operand>,
     },
     Take {
         queue: u16,
@@ -142,20 +145,20 @@ pub(crate) enum Step {
     /// A put whose message carries its caller, and a wait for the reply to it.
     Call {
         queue: u16,
-        value: Number,
-        fields: Vec<Number>,
+        value: Operand,
+        fields: Vec<Operand>,
         timeout: Option<Timeout>,
     },
     /// A reply to the caller of the message last taken from the queue.
     Reply {
         queue: u16,
-        value: Number,
+        value: Operand,
     },
     Keys {
         operation: crate::syntax::spec::KeyOp,
         store: u16,
-        key: Number,
-        value: Number,
+        key: Operand,
+        value: Operand,
     },
     /// A transaction's steps follow, up to its `TxEnd`: their effects land there.
     TxBegin,

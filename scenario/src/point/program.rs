@@ -6,8 +6,8 @@ use coordsim_model::{ParamError, Value};
 use crate::machine::keys::{bad_key, key_of};
 use crate::point::numbers::{Evaluator, path_key};
 use crate::point::{
-    Condition, CrashRule, Instance, LockMode, MAX_ACTORS, MAX_ATTEMPTS, MAX_PROGRAM, Pick, Point,
-    Step, Then, Timeout, is_default_name,
+    Condition, CrashRule, Instance, LockMode, MAX_ACTORS, MAX_ATTEMPTS, MAX_PROGRAM, Operand, Pick,
+    Point, Step, Then, Timeout, is_default_name,
 };
 use crate::syntax::spec::{self, Crash, Number, OnTimeout, ResourceKind};
 
@@ -118,6 +118,16 @@ impl<'a> Flat<'a> {
             self.push(Step::AfterTimeout(then), &format!("{at}.on_timeout"));
         }
         Ok(())
+    }
+
+    /// A step's number at this point, lowered for the run ([`Operand`]).
+    fn operand(&self, number: &Number, path: &[&str]) -> Result<Operand, ParamError> {
+        Ok(self.lowered(self.evaluator.per_point(number, path)?))
+    }
+
+    /// A number computed at this point as far as it can be, lowered for the run.
+    fn lowered(&self, number: Number) -> Operand {
+        Operand::lower(number, self.evaluator.numbers)
     }
 
     pub(super) fn pick(&self, pick: &spec::Pick, at: &str, key: &str) -> Result<Pick, ParamError> {
@@ -312,8 +322,8 @@ impl<'a> Flat<'a> {
                 Step::Keys {
                     operation: *operation,
                     store: *store,
-                    key,
-                    value: evaluator.per_point(value, &[at, "value"])?,
+                    key: self.lowered(key),
+                    value: self.operand(value, &[at, "value"])?,
                 }
             }
             spec::Step::Transaction(steps) => self.transaction(steps, at)?,
@@ -379,7 +389,7 @@ impl<'a> Flat<'a> {
                 evaluator.each_len(value, &format!("{at}.value"), self.count)?;
                 Step::Reply {
                     queue: *queue,
-                    value: evaluator.per_point(value, &[at, "value"])?,
+                    value: self.operand(value, &[at, "value"])?,
                 }
             }
             _ => unreachable!("a call or a reply"),
@@ -401,10 +411,10 @@ impl<'a> Flat<'a> {
         }
         Ok(Step::Put {
             queue,
-            value: evaluator.per_point(value, &[at, "value"])?,
+            value: self.operand(value, &[at, "value"])?,
             fields: fields
                 .iter()
-                .map(|f| evaluator.per_point(f, &[at, "fields"]))
+                .map(|f| self.operand(f, &[at, "fields"]))
                 .collect::<Result<_, _>>()?,
         })
     }
@@ -565,9 +575,9 @@ impl<'a> Flat<'a> {
                 Condition::Chance(probability, stream.as_ref().map(|n| self.named_stream(n)))
             }
             spec::Condition::Compare(compared, cmp, bound) => Condition::Compare(
-                evaluator.per_point(compared, &[at, "if", "value"])?,
+                self.operand(compared, &[at, "if", "value"])?,
                 *cmp,
-                evaluator.per_point(bound, &[at, "if"])?,
+                self.operand(bound, &[at, "if"])?,
             ),
         };
         let branch_index = self.steps.len();

@@ -74,8 +74,9 @@ impl<'p> Sim<'p> {
         Flow::Wait
     }
 
-    /// An `if`: on to its `then` steps (the next), or to `otherwise`.
-    #[inline]
+    /// An `if`: on to its `then` steps (the next), or to `otherwise`. Inlined into the
+    /// interpreter's loop, as the steps of `deliver` are.
+    #[inline(always)]
     pub(super) fn branch_step(&mut self, job: u32, condition: &Condition, otherwise: u32) -> Flow {
         let holds = self.holds(job, condition);
         if self.error.is_some() {

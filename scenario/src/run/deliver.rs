@@ -1,37 +1,34 @@
 //! Delivering: a put (across the queue's link, if it has one), a take that waits for a
 //! message, an acknowledgement, a key store's operations, and a transaction whose effects
-//! land together when it ends or, when its actor crashes inside it, not at all.
+//! land together when it ends or, when its actor crashes inside it, not at all. The steps
+//! an outbox runs on every message (a put, a take, an ack, a transaction's end) are inlined
+//! into the interpreter's loop: a call per step saved and restored half a dozen registers.
 
 use sim_core::EventQueue;
 
-use crate::machine::keys::Found;
-use crate::machine::keys::{bad_key, key_of};
 use crate::machine::queue::{NO_MESSAGE, Taken};
-use crate::point::Timeout;
+use crate::point::{Operand, Timeout};
 use crate::run::handle::Flow;
-use crate::run::recover::{
-    ACKED, DUPLICATE, EXPIRED, FOUND, FULL, INSERTED, MISSING, NOT_HELD, PUT, REMOVED, REPLIED,
-    SET, TAKEN,
-};
+use crate::run::recover::{ACKED, EXPIRED, FULL, NOT_HELD, PUT, REPLIED, TAKEN};
 use crate::run::state::{Deferred, Event, NONE, Sim, Undo};
-use crate::syntax::spec::{KeyOp, Number};
 
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
     /// the transaction ends. False when a number is not a number (the run stops).
+    #[inline(always)]
     pub(crate) fn put_step(
         &mut self,
         job: u32,
         queue: u16,
-        value: &Number,
-        fields: &[Number],
+        value: &Operand,
+        fields: &[Operand],
         events: &mut EventQueue<Event>,
     ) -> bool {
         let mut numbers = std::mem::take(&mut self.scratch);
         numbers.clear();
-        numbers.push(self.eval(job, value));
+        numbers.push(self.operand(job, value));
         for field in fields {
-            numbers.push(self.eval(job, field));
+            numbers.push(self.operand(job, field));
         }
         let queue_index = queue as usize;
         if let Some(index) = numbers.iter().position(|x| !x.is_finite()) {
@@ -87,8 +84,8 @@ impl Sim<'_> {
         &mut self,
         job: u32,
         queue: u16,
-        value: &Number,
-        fields: &[Number],
+        value: &Operand,
+        fields: &[Operand],
         timeout: &Option<Timeout>,
         events: &mut EventQueue<Event>,
     ) -> Flow {
@@ -132,7 +129,7 @@ impl Sim<'_> {
         &mut self,
         job: u32,
         queue: u16,
-        value: &Number,
+        value: &Operand,
         events: &mut EventQueue<Event>,
     ) -> bool {
         let now = events.now();
@@ -145,7 +142,7 @@ impl Sim<'_> {
             self.jobs[job as usize].outcome = NOT_HELD;
             return true;
         };
-        let reply = self.eval(job, value);
+        let reply = self.operand(job, value);
         if !reply.is_finite() {
             let what = format!(
                 "a reply's value on `{}`",
@@ -317,6 +314,7 @@ impl Sim<'_> {
     }
 
     /// A take step: true when a message was taken at once (the actor goes on).
+    #[inline(always)]
     pub(crate) fn take_step(
         &mut self,
         job: u32,
@@ -369,6 +367,7 @@ impl Sim<'_> {
     /// `expired` (the message came back first) or `not_held` (nothing taken on this path,
     /// its take got nothing, or its message acknowledged already): the same inside a
     /// transaction and out of one.
+    #[inline(always)]
     pub(crate) fn ack_step(&mut self, job: u32, queue: u16) {
         let queue_index = queue as usize;
         let slot = job as usize * self.queues.len() + queue_index;
@@ -405,119 +404,6 @@ impl Sim<'_> {
         }
     }
 
-    /// A key store's step; false when the key is no key (the run stops with an error).
-    pub(crate) fn keys_step(
-        &mut self,
-        job: u32,
-        operation: KeyOp,
-        store: u16,
-        key: &Number,
-        value: &Number,
-    ) -> bool {
-        let number = self.eval(job, key);
-        let Some(key) = key_of(number) else {
-            self.no_key(job, number);
-            return false;
-        };
-        let store_index = store as usize;
-        // The number an insert or a set stores, computed after the key (as it is written).
-        let number = match operation {
-            KeyOp::Insert | KeyOp::Set => {
-                let number = self.eval(job, value);
-                if !number.is_finite() {
-                    let what = match operation {
-                        KeyOp::Insert => "an insert's value into",
-                        _ => "a set's value into",
-                    };
-                    self.not_finite_in(job, what, store_index, number);
-                    return false;
-                }
-                number
-            }
-            KeyOp::Lookup | KeyOp::Remove => f64::NAN,
-        };
-        let held = |found: Found| match found {
-            Found::Absent => f64::NAN,
-            Found::Held(number) => number,
-        };
-        let keys = &mut self.keys[store_index];
-        let (outcome, stored, undo) = match operation {
-            KeyOp::Lookup => {
-                let found = keys.get(key);
-                let outcome = if found == Found::Absent {
-                    MISSING
-                } else {
-                    FOUND
-                };
-                (outcome, held(found), None)
-            }
-            KeyOp::Insert => {
-                let (found, undo) = keys.insert(key, number);
-                match found {
-                    Found::Absent => (INSERTED, number, Some(undo)),
-                    found => (DUPLICATE, held(found), Some(undo)),
-                }
-            }
-            KeyOp::Set => (SET, number, Some(keys.set(key, number))),
-            KeyOp::Remove => {
-                let (found, undo) = keys.remove(key);
-                let outcome = if found == Found::Absent {
-                    MISSING
-                } else {
-                    REMOVED
-                };
-                (outcome, held(found), Some(undo))
-            }
-        };
-        let total = keys.total();
-        if !total.is_finite() {
-            self.not_finite_total(job, store_index, total);
-            return false;
-        }
-        if let Some(undo) = undo
-            && self.transaction.job == Some(job)
-        {
-            self.transaction.undo.push(Undo::Key(store, undo));
-        }
-        let store_count = self.keys.len();
-        self.tables.stored[job as usize * store_count + store_index] = stored;
-        self.jobs[job as usize].outcome = outcome;
-        true
-    }
-
-    /// Stops the run: `number` is no key.
-    #[cold]
-    #[inline(never)]
-    fn no_key(&mut self, job: u32, number: f64) {
-        let actor = &self.actors[self.jobs[job as usize].actor as usize];
-        self.error.get_or_insert(format!(
-            "actor {} of `{}`: {}",
-            actor.index,
-            self.point.groups[actor.group as usize].name,
-            bad_key(number)
-        ));
-    }
-
-    /// Stops the run: `job`'s step would store `number` into the store at `store_index`
-    /// (`what` it is: "an insert's value into").
-    #[cold]
-    #[inline(never)]
-    fn not_finite_in(&mut self, job: u32, what: &str, store_index: usize, number: f64) {
-        let what = format!("{what} `{}`", self.point.keys[store_index].name);
-        self.not_finite(job, &what, number);
-    }
-
-    /// Stops the run: the total of the store at `store_index` came to `total`.
-    #[cold]
-    #[inline(never)]
-    fn not_finite_total(&mut self, job: u32, store_index: usize, total: f64) {
-        let what = format!(
-            "the total of `{}` after this step",
-            self.point.keys[store_index].name
-        );
-        self.not_finite(job, &what, total);
-    }
-
     /// Stops the run: `job`'s step would store `number` (NaN or infinite) as `what`, which
     /// then stays not a number for good (a key store's total, a message's value).
     pub(crate) fn not_finite(&mut self, job: u32, what: &str, number: f64) {
@@ -550,6 +436,7 @@ impl Sim<'_> {
     }
 
     /// The transaction ends: its puts and acks land now, with its other effects.
+    #[inline(always)]
     pub(crate) fn commit(&mut self, events: &mut EventQueue<Event>) {
         let job = self.transaction.job.take();
         self.transaction.undo.clear();

@@ -321,13 +321,15 @@ impl<'p> Sim<'p> {
             None => false,
             Some(steer) => steer.fresh.take() != Some(job),
         };
-        // A job keeps its group (and so its steps) for good.
+        // A job keeps its group (and so its steps) for good; a run is explored or not for
+        // good (read once here, not on every step).
         let point = self.point;
         let steps = &point.groups[self.jobs[job_index].group as usize].steps;
+        let explored = self.steer.is_some();
         loop {
             let flow = match steps.get(self.jobs[job_index].step as usize) {
                 None => self.end_now(job, Outcome::Completed, now),
-                Some(step) if self.steer.is_some() && step.is_shared() => {
+                Some(step) if explored && step.is_shared() => {
                     // A transaction's steps run together, in the event of its start.
                     if self.transaction.job != Some(job) {
                         if acted {

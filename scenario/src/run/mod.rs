@@ -8,6 +8,7 @@ pub(crate) mod deliver;
 mod fork;
 pub(crate) mod handle;
 mod jobs;
+mod keys;
 pub(crate) mod lanes;
 pub(crate) mod locks;
 mod numbers;

@@ -3,7 +3,7 @@
 
 use coordsim_expr::Expr;
 
-use crate::point::eval_run;
+use crate::point::{Leaf, Operand, eval_run};
 use crate::run::state::Sim;
 use crate::syntax::spec::{Number, Var};
 
@@ -17,6 +17,30 @@ impl Sim<'_> {
             Number::Lit(x) => *x,
             Number::Expr(Expr::Var(variable), _) => self.var(job, *variable),
             _ => self.eval_more(job, number),
+        }
+    }
+
+    /// A step's number lowered at its point ([`Operand`]) for `job` now: what
+    /// [`Sim::eval`] gives for it, without walking an expression.
+    #[inline(always)]
+    pub(crate) fn operand(&self, job: u32, operand: &Operand) -> f64 {
+        match operand {
+            Operand::Lit(x) => *x,
+            Operand::Var(variable) => self.var(job, *variable),
+            Operand::Bin(operation, left, right) => {
+                let left = self.leaf_of(job, *left);
+                operation.apply(left, self.leaf_of(job, *right))
+            }
+            Operand::More(number) => self.eval_more(job, number),
+        }
+    }
+
+    /// One side of an [`Operand::Bin`] for `job` now.
+    #[inline(always)]
+    fn leaf_of(&self, job: u32, leaf: Leaf) -> f64 {
+        match leaf {
+            Leaf::Lit(x) => x,
+            Leaf::Var(variable) => self.var(job, variable),
         }
     }
 

@@ -218,7 +218,7 @@ impl Sim<'_> {
                 })
             }
             Condition::Compare(left, comparison, right) => {
-                let (left, right) = (self.eval(job, left), self.eval(job, right));
+                let (left, right) = (self.operand(job, left), self.operand(job, right));
                 match comparison {
                     Cmp::Above => left > right,
                     Cmp::Below => left < right,
