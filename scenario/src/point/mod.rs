@@ -101,8 +101,13 @@ pub(crate) enum Condition {
 }
 
 /// One step of a group's program: the config's steps in order, an `if` as a branch and a
-/// jump, and after an `End` the timeout handlers, each ending in what follows it.
+/// jump, and after an `End` the timeout handlers, each ending in what follows it. Tagged by
+/// a byte of its own: the interpreter's `match` on every step reads it straight, where a
+/// tag packed into a field's spare values took a subtraction and a compare to decode (92 M
+/// of the outbox scenario's 2,809 M instructions a million loans; the step grows from 200
+/// bytes to 208).
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub(crate) enum Step {
     Read(u16),
     Write {
