@@ -76,11 +76,9 @@ pub trait ModelDef: Send + Sync {
     /// Its tie-rule parameters.
     fn tie_rules(&self) -> &'static [&'static str];
     /// What parameter `key` means in `language` (`"tr"`), when the model says
-    /// ([`Model::param_meaning`]); `None`: its declared English meaning.
-    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
-        let _ = (key, language);
-        None
-    }
+    /// ([`Model::param_meaning`]); `None`: its declared English meaning. No default: a
+    /// model that wraps another passes it on.
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str>;
     /// The per-request samples it can give charts.
     fn distributions(&self) -> &[Distribution];
     /// Types and validates values given in [`ModelDef::params`] order, once.

@@ -209,6 +209,9 @@ impl ModelDef for Derived {
     fn tie_rules(&self) -> &'static [&'static str] {
         self.inner.tie_rules()
     }
+    fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str> {
+        self.inner.param_meaning(key, language)
+    }
     fn distributions(&self) -> &[Distribution] {
         self.inner.distributions()
     }

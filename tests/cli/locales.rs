@@ -101,6 +101,13 @@ fn a_turkish_config_page_says_what_its_parameters_mean_in_turkish() {
     let explore =
         std::fs::read_to_string(root().join("configs/explore/explore-lost-update.toml")).unwrap();
     std::fs::write(dir.path().join("configs/explore-tr.toml"), &explore).unwrap();
+    // A metric of the config's own wraps the model: its meanings pass through.
+    let queue = std::fs::read_to_string(dir.path().join("configs/tr.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("configs/metric-tr.toml"),
+        format!("{queue}[[metric]]\nname = \"twice\"\nexpr = \"2 * requests\"\n"),
+    )
+    .unwrap();
     report(dir.path());
     // The meaning cell of parameter `key` on a page: the cell after the row's other three.
     let meaning_of = |html: &str, key: &str| -> String {
@@ -114,6 +121,8 @@ fn a_turkish_config_page_says_what_its_parameters_mean_in_turkish() {
     let tr = page(dir.path(), "config-tr.html");
     let en = page(dir.path(), "config-en.html");
     assert_eq!(meaning_of(&tr, "clients"), "istemci sayısı");
+    let with_metric = page(dir.path(), "config-metric-tr.html");
+    assert_eq!(meaning_of(&with_metric, "clients"), "istemci sayısı");
     assert_eq!(meaning_of(&en, "clients"), "number of clients");
     assert!(
         meaning_of(&tr, "service_ms").starts_with("istek başına hizmet süresi"),
