@@ -9,6 +9,7 @@ mod config;
 mod counterexamples;
 mod docs;
 mod explore;
+mod explore_refusals;
 mod explore_shards;
 mod fuzz;
 mod fuzz_scenarios;

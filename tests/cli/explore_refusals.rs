@@ -1,0 +1,95 @@
+//! What an exploration refuses or cannot finish: draws from a continuum refused at their
+//! key before anything is explored, and a bound that proves nothing and says so.
+
+use super::explore::increments;
+use crate::harness::{coordsim_in, stderr, stdout, write_config};
+
+#[test]
+fn a_bounded_exploration_says_so_and_proves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = increments(2, 2, false);
+    text.push_str(
+        r#"[[claim]]
+over = "executions"
+metric = "counter.value"
+at_least = 1
+"#,
+    );
+    let path = write_config(dir.path(), "bounded.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--max-states", "10"]);
+    let out = stdout(&o);
+    assert!(out.contains("bounded: 10 states, not exhaustive"), "{out}");
+    assert!(out.contains("FAIL"), "{out}");
+    assert!(!o.status.success());
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// Random arrival gaps are no choice to branch on: refused at their key.
+#[test]
+fn random_arrivals_are_refused_at_their_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "counter"
+kind = "register"
+[[actor]]
+name = "c"
+count = 2
+arrivals = "poisson"
+every_ms = 10
+repeat = 2
+steps = [{ read = "counter" }]
+"#;
+    let path = write_config(dir.path(), "random.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("actor[0].arrivals"), "{err}");
+    assert!(err.contains("schedule"), "{err}");
+}
+
+/// A retry's jitter written as a number is refused before any state is explored, at its
+/// key (line 8, at the value), even where no execution would reach it
+/// before a bound; and a bounded exploration that ended no execution lists no outcome and
+/// no probability.
+#[test]
+fn a_jitter_is_refused_at_its_key_and_an_empty_bound_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "server"
+kind = "server"
+service_ms = 50
+[[actor]]
+name = "c"
+steps = [{ request = "server", timeout_ms = 10, on_timeout = { then = "retry", max_attempts = 3, backoff_ms = 5, jitter_ms = 20 } }]
+"#;
+    let path = write_config(dir.path(), "jitter.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    // At the value, as every key's error is.
+    let column = text.lines().nth(7).unwrap().find("jitter_ms = ").unwrap() + 13;
+    assert!(
+        err.contains(&format!("jitter.toml:8:{column}:")) && err.contains("jitter_ms = 0"),
+        "{err}"
+    );
+    // No jitter: explored, but bounded at 2 states before the run's one execution ends.
+    let calm = write_config(
+        dir.path(),
+        "calm.toml",
+        &text.replace("jitter_ms = 20", "jitter_ms = 0"),
+    );
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &calm, "--max-states", "2", "--out", "out"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.path().join("out/calm-explore/explore.md")).unwrap();
+    assert!(md.contains("No execution ended within the bound"), "{md}");
+    assert!(
+        !md.contains("probabilities") && !md.contains("| outcome |"),
+        "{md}"
+    );
+}
