@@ -175,7 +175,11 @@ impl Sim<'_> {
             "states of one exploration"
         );
         debug_assert!(self.lanes.is_none() && source.lanes.is_none());
-        debug_assert!(self.closed == source.closed && self.streams.len() == source.streams.len());
+        debug_assert!(
+            self.closed == source.closed
+                && self.group_streams == source.group_streams
+                && self.streams.len() == source.streams.len()
+        );
         self.now = *now;
         self.actors.clone_from(actors);
         self.servers.clone_from(servers);
