@@ -31,11 +31,16 @@ pub const SHARD_VISITS: &str = "shard-visits.bin";
 /// Bytes of one visit record in `shard-visits.bin`.
 const VISIT_BYTES: usize = 8 + 4 + 4 + 1;
 
+/// How states are keyed across shards (the fingerprint's words): one more whenever they
+/// change, so that shards explored by builds that key states differently are not merged
+/// as if their shared states were one (their totals would count them twice).
+const STATE_KEYS: u32 = 2;
+
 /// The bounds a split explores under, as `shard.txt` records them: every shard of one
-/// split must have explored under the same.
+/// split must have explored under the same, and keyed its states alike.
 pub fn bounds_line(limits: &ExploreLimits) -> String {
     format!(
-        "max_states={} max_faults={} merge={} reduce={} max_outcomes={}",
+        "state_keys={STATE_KEYS} max_states={} max_faults={} merge={} reduce={} max_outcomes={}",
         limits.max_states,
         limits.max_faults,
         limits.merge_states,

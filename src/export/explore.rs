@@ -44,10 +44,11 @@ pub fn write(
         }
         writeln!(
             md,
-            "{} states, {} transitions, {} executions{}, {} distinct outcome{}, the longest {} events: {}.\n",
+            "{} states, {} transitions, {} execution{}{}, {} distinct outcome{}, the longest {} event{}: {}.\n",
             e.states,
             e.transitions,
             e.executions,
+            if e.executions == 1 { "" } else { "s" },
             if e.reduced > 0 {
                 " (one order of the events that commute)"
             } else {
@@ -56,6 +57,7 @@ pub fn write(
             e.outcomes.len(),
             if e.outcomes.len() == 1 { "" } else { "s" },
             e.longest,
+            if e.longest == 1 { "" } else { "s" },
             e.bounded.as_deref().unwrap_or("exhaustive"),
         )?;
         if e.outcomes.is_empty() {

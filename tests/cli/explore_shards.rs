@@ -155,7 +155,8 @@ fn explore_shards_merge_into_the_folder_explore_writes() {
 }
 
 /// What `merge` refuses of exploration shards: one missing, one explored under other
-/// bounds, a run's shard among them, and a visits file changed after it was written.
+/// bounds (or keyed by another build's fingerprints), a run's shard among them, and a
+/// visits file changed after it was written.
 #[test]
 fn merge_refuses_what_is_not_one_split_of_one_exploration() {
     let dir = tempfile::tempdir().unwrap();
@@ -180,6 +181,16 @@ fn merge_refuses_what_is_not_one_split_of_one_exploration() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("shard 1/2 missing"), "{}", stderr(&o));
     let o = merge(&[&a, &other]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("different bounds"), "{}", stderr(&o));
+    // A shard from a build that keyed states otherwise (its `shard.txt` without this
+    // build's `state_keys`): its shared states would not be one with ours.
+    let older = shard(1, "d", &[]);
+    let info = dir.path().join(&older).join("shard.txt");
+    let text = std::fs::read_to_string(&info).unwrap();
+    assert!(text.contains("state_keys=2 "), "{text}");
+    std::fs::write(&info, text.replace("state_keys=2 ", "")).unwrap();
+    let o = merge(&[&a, &older]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("different bounds"), "{}", stderr(&o));
     let run = coordsim_in(

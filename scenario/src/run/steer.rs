@@ -394,7 +394,14 @@ impl Words<'_> {
     /// `words`, in one copy.
     #[inline]
     fn words<const N: usize>(&mut self, words: &[u64; N]) {
-        self.0.extend_from_slice(words);
+        self.0.extend(words.iter().map(|word| word.to_le()));
+    }
+
+    /// One word, little-endian in memory whatever the machine (no-op on most): shards of
+    /// one exploration may run on different machines and must key a state alike.
+    #[inline]
+    fn push(&mut self, word: u64) {
+        self.0.push(word.to_le());
     }
 }
 
@@ -405,39 +412,39 @@ impl std::hash::Hasher for Words<'_> {
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for chunk in chunks.by_ref() {
-            self.0
-                .push(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+            self.push(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
             let mut last = [0u8; 8];
             last[..rest.len()].copy_from_slice(rest);
-            self.0.push(u64::from_le_bytes(last));
+            self.push(u64::from_le_bytes(last));
         }
     }
     #[inline]
     fn write_u8(&mut self, x: u8) {
-        self.0.push(u64::from(x));
+        self.push(u64::from(x));
     }
     #[inline]
     fn write_u16(&mut self, x: u16) {
-        self.0.push(u64::from(x));
+        self.push(u64::from(x));
     }
     #[inline]
     fn write_u32(&mut self, x: u32) {
-        self.0.push(u64::from(x));
+        self.push(u64::from(x));
     }
     #[inline]
     fn write_u64(&mut self, x: u64) {
-        self.0.push(x);
+        self.push(x);
     }
     #[inline]
     fn write_u128(&mut self, x: u128) {
-        self.0.extend_from_slice(&[x as u64, (x >> 64) as u64]);
+        self.push(x as u64);
+        self.push((x >> 64) as u64);
     }
     #[inline]
     fn write_usize(&mut self, x: usize) {
-        self.0.push(x as u64);
+        self.push(x as u64);
     }
     fn finish(&self) -> u64 {
         xxhash_rust::xxh3::xxh3_64(bytemuck::cast_slice(self.0))

@@ -302,9 +302,14 @@ const NARROW_ROW_PX: u32 = 40;
 /// title (two lines at most there), the time axis and its title, the margins.
 const NARROW_FRAME_PX: u32 = 240;
 
+/// Most pixels a phone's rendering of a timeline grows to (a chart's largest side): past
+/// about a hundred lane rows, they share it.
+const NARROW_MAX_PX: u32 = 4000;
+
 /// The height a phone's rendering of `t` needs: its lanes' rows at [`NARROW_ROW_PX`] each
 /// and its legend, which goes under the plot there, each entry a line of the legend's font
-/// (a phone is read scrolling down: a timeline of many lanes or kinds grows, not squeezes).
+/// (a phone is read scrolling down: a timeline of many lanes or kinds grows, not squeezes),
+/// at most [`NARROW_MAX_PX`].
 pub(super) fn narrow_height(t: &Timeline, s: Scale) -> u32 {
     let axis = axis_of(t);
     let items = Items::new(t, axis.end, (axis.end - axis.start) * MIN_SPAN_SHARE);
@@ -312,7 +317,8 @@ pub(super) fn narrow_height(t: &Timeline, s: Scale) -> u32 {
     let rows: u32 = t.lanes.iter().map(|lane| u32::from(lane.rows())).sum();
     let offset = |n: i32| u32::try_from(s.off(n)).unwrap_or(0);
     let legend_line = s.font(layout::LEGEND_FONT) + offset(9);
-    NARROW_FRAME_PX + rows.max(1) * NARROW_ROW_PX + entries * legend_line + offset(24)
+    (NARROW_FRAME_PX + rows.max(1) * NARROW_ROW_PX + entries * legend_line + offset(24))
+        .min(NARROW_MAX_PX)
 }
 
 /// Draws the lanes.

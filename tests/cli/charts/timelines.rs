@@ -305,7 +305,8 @@ fn timeline_svg(text: &str) -> String {
 
 /// A timeline on a phone grows downwards instead of squeezing its lanes: two appliers' keep
 /// the narrow layout's least height (510 pixels), six appliers' lanes (one row each) keep
-/// 40 pixels each beside the title, the time axis and the legend (at least 240 more).
+/// 40 pixels each beside the title, the time axis and the legend (at least 240 more); 500
+/// lanes stop at 4,000 pixels.
 #[test]
 fn a_narrow_timeline_grows_with_its_lanes() {
     let narrow_height = |appliers: u32| -> u32 {
@@ -331,4 +332,6 @@ fn a_narrow_timeline_grows_with_its_lanes() {
         six > two && six >= 6 * 40 + 240,
         "two lanes {two} px, six {six} px"
     );
+    // 500 lanes (the most drawn) would ask for 20,000: a chart's largest side bounds it.
+    assert_eq!(narrow_height(500), 4000);
 }
