@@ -26,7 +26,12 @@ pub fn write(
     decided: &[(String, Option<(usize, usize)>)],
 ) -> anyhow::Result<String> {
     let metrics = config.model.metrics();
-    let mut md = format!("# {} — every execution\n\n", config.title);
+    let say = Say(config.locale);
+    let mut md = format!(
+        "# {}\n\n",
+        say.pick("{title} — every execution", "{title} — her yürütme")
+            .replace("{title}", &config.title)
+    );
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["point".to_string(), "outcome".into(), "executions".into()];
     header.push("probability".into());
@@ -42,29 +47,16 @@ pub fn write(
         if !named.is_empty() {
             writeln!(md, "## {}\n", named.join(", "))?;
         }
-        writeln!(
-            md,
-            "{} states, {} transitions, {} execution{}{}, {} distinct outcome{}, the longest {} event{}: {}.\n",
-            e.states,
-            e.transitions,
-            e.executions,
-            if e.executions == 1 { "" } else { "s" },
-            if e.reduced > 0 {
-                " (one order of the events that commute)"
-            } else {
-                ""
-            },
-            e.outcomes.len(),
-            if e.outcomes.len() == 1 { "" } else { "s" },
-            e.longest,
-            if e.longest == 1 { "" } else { "s" },
-            e.bounded.as_deref().unwrap_or("exhaustive"),
-        )?;
+        writeln!(md, "{}\n", say.summary(e))?;
         if e.outcomes.is_empty() {
             // Bounded before any execution ended: no outcome to list, no probability.
             writeln!(
                 md,
-                "No execution ended within the bound: no outcome to list.\n"
+                "{}\n",
+                say.pick(
+                    "No execution ended within the bound: no outcome to list.",
+                    "Sınır içinde hiçbir yürütme bitmedi: listelenecek sonuç yok."
+                )
             )?;
             continue;
         }
@@ -81,31 +73,46 @@ pub fn write(
         if probability && within < 1.0 - 1e-12 {
             writeln!(
                 md,
-                "The probabilities are those of the executions within the fault budget (`--max-faults`); more faults than it allows: {}.\n",
-                rounded(1.0 - within)
+                "{}\n",
+                say.pick(
+                    "The probabilities are those of the executions within the fault budget (`--max-faults`); more faults than it allows: {p}.",
+                    "Olasılıklar, hata bütçesi (`--max-faults`) içindeki yürütmelerinkidir; bütçeyi aşan hataların olasılığı: {p}."
+                )
+                .replace("{p}", &config.locale.number(&rounded(1.0 - within)))
             )?;
         }
         if differ.len() < metrics.len() {
             let what = if e.outcomes.len() == 1 {
-                "One outcome: every execution ends with the same metrics"
+                say.pick(
+                    "One outcome: every execution ends with the same metrics (`outcomes.csv` has every metric).",
+                    "Tek sonuç: her yürütme aynı ölçümlerle biter (`outcomes.csv` her ölçümü içerir).",
+                )
             } else {
-                "The columns are the metrics that differ between outcomes"
+                say.pick(
+                    "The columns are the metrics that differ between outcomes (`outcomes.csv` has every metric).",
+                    "Sütunlar, sonuçlar arasında farklı olan ölçümlerdir (`outcomes.csv` her ölçümü içerir).",
+                )
             };
-            writeln!(md, "{what} (`outcomes.csv` has every metric).\n")?;
+            writeln!(md, "{what}\n")?;
         }
-        let mut cols = vec!["outcome", "executions"];
+        let mut cols = vec![
+            say.pick("outcome", "sonuç"),
+            say.pick("executions", "yürütme"),
+        ];
         if probability {
-            cols.push("probability");
+            cols.push(say.pick("probability", "olasılık"));
         }
         cols.extend(differ.iter().map(|&i| metrics[i].name));
         writeln!(md, "| {} |", cols.join(" | "))?;
         writeln!(md, "|{}", " --- |".repeat(cols.len()))?;
         for (k, o) in e.outcomes.iter().enumerate() {
-            let mut cells = vec![(k + 1).to_string(), o.executions.to_string()];
+            // The page's numbers in its locale (`0,16`, `1.301` in Turkish); the CSV's not.
+            let number = |text: String| config.locale.number(&text);
+            let mut cells = vec![(k + 1).to_string(), number(o.executions.to_string())];
             if probability {
-                cells.push(o.probability.map_or(String::new(), rounded));
+                cells.push(o.probability.map_or(String::new(), |p| number(rounded(p))));
             }
-            cells.extend(differ.iter().map(|&i| o.metrics[i].to_string()));
+            cells.extend(differ.iter().map(|&i| number(o.metrics[i].to_string())));
             writeln!(md, "| {} |", cells.join(" | "))?;
             let mut record = vec![
                 point.to_string(),
@@ -120,47 +127,71 @@ pub fn write(
     }
     write_atomic(&dir.join("outcomes.csv"), &csv.into_inner()?)?;
     for (n, (claim, decides)) in decided.iter().enumerate() {
-        let Some((point, k)) = *decides else {
-            continue;
-        };
-        let outcome = &explored[point].outcomes[k];
-        let trace = &outcome.trace;
-        writeln!(
-            md,
-            "## {claim}: outcome {} (its shortest execution, {} events)\n",
-            k + 1,
-            outcome.schedule.events.len()
-        )?;
-        // The steps in their order; a timeline too when time passes along them.
-        let chart = trace_chart(config, n + 1, claim, trace);
-        chart.write(dir)?;
-        writeln!(md, "![{claim}](trace-{}.svg)\n", n + 1)?;
-        let timed = trace.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
-        if timed && dir.join(format!("trace-{}/timeline.svg", n + 1)).exists() {
-            writeln!(md, "![{claim}](trace-{}/timeline.svg)\n", n + 1)?;
+        if let Some((point, k)) = *decides {
+            deciding(&mut md, dir, config, explored, (n, claim), (point, k))?;
         }
-        md.push_str(&trace_table(trace, config.locale));
-        md.push('\n');
-        write_atomic(
-            &dir.join(format!("trace-{}.csv", n + 1)),
-            &trace_csv(trace)?,
-        )?;
-        let file = format!("schedule-{}.toml", n + 1);
-        let about = format!(
-            "The execution that decides the claim \"{claim}\" of {} (outcome {} of point {point}, its shortest)",
-            config.source.name,
-            k + 1
-        );
-        let text = crate::schedule::text(config, point, &outcome.schedule, &about);
-        write_atomic(&dir.join(&file), text.as_bytes())?;
-        writeln!(
-            md,
-            "Its choices: [{file}]({file}); run it again, with every output a run has: `coordsim run {} --schedule DIR/{file}` (DIR: this folder).\n",
-            config.source.name,
-        )?;
     }
     write_atomic(&dir.join("explore.md"), md.as_bytes())?;
     Ok(md)
+}
+
+/// Claim `n`'s (from 0) deciding execution, outcome `k` of `point`: its section of
+/// `explore.md` (its step chart, its steps, how to run it again), and its files: the
+/// chart, `trace-N.csv` and `schedule-N.toml`.
+fn deciding(
+    md: &mut String,
+    dir: &Path,
+    config: &Config,
+    explored: &[Exploration],
+    (n, claim): (usize, &str),
+    (point, k): (usize, usize),
+) -> anyhow::Result<()> {
+    let say = Say(config.locale);
+    let outcome = &explored[point].outcomes[k];
+    let trace = &outcome.trace;
+    writeln!(
+        md,
+        "## {claim}: {}\n",
+        say.pick(
+            "outcome {k} (its shortest execution, {n} events)",
+            "{k}. sonuç (en kısa yürütmesi, {n} olay)"
+        )
+        .replace("{k}", &(k + 1).to_string())
+        .replace("{n}", &outcome.schedule.events.len().to_string())
+    )?;
+    // The steps in their order; a timeline too when time passes along them.
+    let chart = trace_chart(config, n + 1, claim, trace);
+    chart.write(dir)?;
+    writeln!(md, "![{claim}](trace-{}.svg)\n", n + 1)?;
+    let timed = trace.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
+    if timed && dir.join(format!("trace-{}/timeline.svg", n + 1)).exists() {
+        writeln!(md, "![{claim}](trace-{}/timeline.svg)\n", n + 1)?;
+    }
+    md.push_str(&trace_table(trace, config.locale));
+    md.push('\n');
+    write_atomic(
+        &dir.join(format!("trace-{}.csv", n + 1)),
+        &trace_csv(trace)?,
+    )?;
+    let file = format!("schedule-{}.toml", n + 1);
+    let about = format!(
+        "The execution that decides the claim \"{claim}\" of {} (outcome {} of point {point}, its shortest)",
+        config.source.name,
+        k + 1
+    );
+    let text = crate::schedule::text(config, point, &outcome.schedule, &about);
+    write_atomic(&dir.join(&file), text.as_bytes())?;
+    writeln!(
+        md,
+        "{}\n",
+        say.pick(
+            "Its choices: [{file}]({file}); run it again, with every output a run has: `coordsim run {config} --schedule DIR/{file}` (DIR: this folder).",
+            "Seçimleri: [{file}]({file}); bir koşunun her çıktısıyla yeniden koşturmak için: `coordsim run {config} --schedule DIR/{file}` (DIR: bu klasör)."
+        )
+        .replace("{file}", &file)
+        .replace("{config}", &config.source.name)
+    )?;
+    Ok(())
 }
 
 /// The trace chart of claim `n` (from 1), named `claim`, deciding execution `steps`, as
@@ -196,9 +227,10 @@ pub fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) 
 
 /// A trace as a Markdown table.
 fn trace_table(trace: &[TraceStep], locale: crate::locale::Locale) -> String {
-    let mut md = String::from(
+    let mut md = String::from(Say(locale).pick(
         "| step | time_ms | actor | action | choice |\n| --- | --- | --- | --- | --- |\n",
-    );
+        "| adım | time_ms | aktör | ne yaptı | seçim |\n| --- | --- | --- | --- | --- |\n",
+    ));
     for (i, s) in trace.iter().enumerate() {
         let _ = writeln!(
             md,
@@ -242,4 +274,56 @@ pub fn rounded(p: f64) -> String {
     let s = format!("{p:.12}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()
+}
+
+/// `explore.md`'s own sentences in the config's locale, as its steps' words are (the
+/// trace's): English or Turkish. A bound's verdict is said as the exploration gives it.
+#[derive(Clone, Copy)]
+struct Say(crate::locale::Locale);
+
+impl Say {
+    fn pick<'a>(self, english: &'a str, turkish: &'a str) -> &'a str {
+        match self.0 {
+            crate::locale::Locale::En => english,
+            crate::locale::Locale::Tr => turkish,
+        }
+    }
+
+    /// What one point's exploration visited and found, in a line.
+    fn summary(self, e: &Exploration) -> String {
+        let verdict = e
+            .bounded
+            .as_deref()
+            .unwrap_or(self.pick("exhaustive", "eksiksiz"));
+        let reduced = if e.reduced > 0 {
+            self.pick(
+                " (one order of the events that commute)",
+                " (yer değiştirebilen olayların tek bir sırası)",
+            )
+        } else {
+            ""
+        };
+        let outcomes = e.outcomes.len();
+        let plural = |one: bool| if one { "" } else { "s" };
+        let number = |n: String| self.0.number(&n);
+        let (states, transitions) = (
+            number(e.states.to_string()),
+            number(e.transitions.to_string()),
+        );
+        let (executions, longest) = (
+            number(e.executions.to_string()),
+            number(e.longest.to_string()),
+        );
+        match self.0 {
+            crate::locale::Locale::En => format!(
+                "{states} states, {transitions} transitions, {executions} execution{}{reduced}, {outcomes} distinct outcome{}, the longest {longest} event{}: {verdict}.",
+                plural(e.executions == 1),
+                plural(outcomes == 1),
+                plural(e.longest == 1),
+            ),
+            crate::locale::Locale::Tr => format!(
+                "{states} durum, {transitions} geçiş, {executions} yürütme{reduced}, {outcomes} ayrı sonuç, en uzunu {longest} olay: {verdict}.",
+            ),
+        }
+    }
 }

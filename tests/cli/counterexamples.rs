@@ -32,8 +32,23 @@ fn a_counterexample_runs_again_from_its_schedule() {
     let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
     assert!(md.contains("![") && md.contains("trace-2.svg"), "{md}");
     assert!(md.contains("--schedule"), "{md}");
-    // A Turkish config's steps in Turkish; the CSV keeps the English words for scripts.
+    // A Turkish config's explore.md in Turkish, its steps too; the CSV keeps the English
+    // words for scripts.
     assert!(md.contains("counter okur: 0"), "{md}");
+    for turkish in [
+        "— her yürütme",
+        "57 durum, 82 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
+        "| sonuç | yürütme |",
+        "1. sonuç (en kısa yürütmesi, 8 olay)",
+        "| adım | time_ms | aktör | ne yaptı | seçim |",
+        "Seçimleri: [schedule-2.toml]",
+    ] {
+        assert!(md.contains(turkish), "{turkish:?} in {md}");
+    }
+    assert!(
+        !md.contains("distinct outcome") && !md.contains("Its choices"),
+        "{md}"
+    );
     let csv = std::fs::read_to_string(out.join("trace-2.csv")).unwrap();
     assert!(csv.contains("reads counter: 0"), "{csv}");
     let svg = std::fs::read_to_string(out.join("trace-2.svg")).unwrap();
@@ -277,7 +292,7 @@ fn a_deadlock_trace_ends_with_who_waits_for_whom() {
         "{csv}"
     );
     let md = std::fs::read_to_string(out.join("explore.md")).unwrap();
-    assert!(md.contains("its shortest execution, 4 events"), "{md}");
+    assert!(md.contains("en kısa yürütmesi, 4 olay"), "{md}");
     assert!(
         md.contains("takılı kalır: B kilidini bekler, right tutuyor"),
         "{md}"
