@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use coordsim_model::{
     ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, Exploration,
-    ExploreLimits, LevelKind, MarkKind, MarkShape, ModelDef, ModelError, ParamError, ParamSpec,
-    PreparedRun, RunContext, RunOutput, Schedule, SpanKind, TimelineStyle, Value,
+    ExploreLimits, Kind, LevelKind, MarkKind, MarkShape, ModelDef, ModelError, ParamError,
+    ParamSpec, PreparedRun, RunContext, RunOutput, Schedule, SpanKind, TimelineStyle, Value,
 };
 
 use crate::point::Point;
@@ -285,7 +285,7 @@ impl ScenarioDef {
         let mut defaults = Vec::new();
         for param in &spec.params {
             let meaning = if param.name == spec::TIE_ORDER {
-                "how events at one instant are ordered: `fifo` (as scheduled), `program_order`, `reads_first`, `writes_first` (a tie-rule parameter; see docs/scenarios.md)".to_string()
+                TIE_ORDER_MEANING.0.to_string()
             } else {
                 format!("a parameter of this scenario ({})", param.kind.short())
             };
@@ -329,6 +329,12 @@ impl ScenarioDef {
         })
     }
 }
+
+/// What the tie rule `tie_order` means, in English and in Turkish.
+const TIE_ORDER_MEANING: (&str, &str) = (
+    "how events at one instant are ordered: `fifo` (as scheduled), `program_order`, `reads_first`, `writes_first` (a tie-rule parameter; see docs/scenarios.md)",
+    "bir andaki olayların sırası: `fifo` (planlandıkları sırayla), `program_order`, `reads_first`, `writes_first` (bir eşitlik kuralı parametresi; bkz. docs/scenarios.md)",
+);
 
 impl ModelDef for ScenarioDef {
     fn name(&self) -> &'static str {
@@ -379,17 +385,15 @@ impl ModelDef for ScenarioDef {
             return None;
         }
         if key == spec::TIE_ORDER {
-            return Some(
-                "bir andaki olayların sırası: `fifo` (planlandıkları sırayla), `program_order`, `reads_first`, `writes_first` (bir eşitlik kuralı parametresi; bkz. docs/scenarios.md)",
-            );
+            return Some(TIE_ORDER_MEANING.1);
         }
+        // A scenario's parameters are typed by their values (docs/scenarios.md): these kinds.
         let param = self.params.iter().find(|p| p.key == key)?;
-        Some(match param.kind.short() {
-            "integer" => "bu senaryonun bir parametresi (tam sayı)",
-            "number" => "bu senaryonun bir parametresi (sayı)",
-            "boolean" => "bu senaryonun bir parametresi (doğru/yanlış)",
-            "string" => "bu senaryonun bir parametresi (metin)",
-            _ => "bu senaryonun bir parametresi",
+        Some(match param.kind {
+            Kind::Count => "bu senaryonun bir parametresi (tam sayı)",
+            Kind::Float => "bu senaryonun bir parametresi (sayı)",
+            Kind::Bool => "bu senaryonun bir parametresi (doğru/yanlış)",
+            _ => "bu senaryonun bir parametresi (metin)",
         })
     }
     fn distributions(&self) -> &[Distribution] {
