@@ -123,16 +123,23 @@ pub fn over_executions(
         if !matches_filter(&params, &claim.filter) {
             continue;
         }
-        let bounded = exploration.bounded.as_deref();
+        let bounded = exploration.bounded;
         // The row in `check`'s words, and in parts.
         let row = |what: String, executions: Executions| {
             let at = describe(config, point, None);
-            let tail = bounded.map_or(String::new(), |b| format!("; {b}"));
-            let text = if at.is_empty() {
-                format!("{what}{tail}")
-            } else {
-                format!("{at}, {what}{tail}")
-            };
+            // The point, what was found there, and the bound after a semicolon (after a
+            // comma when the row is the bound's alone).
+            let mut text = [at.as_str(), what.as_str()]
+                .into_iter()
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if let Some(bound) = bounded {
+                if !text.is_empty() {
+                    text.push_str(if what.is_empty() { ", " } else { "; " });
+                }
+                text.push_str(&bound.to_string());
+            }
             let parts = ExecutionRow {
                 point: at,
                 executions,
@@ -143,19 +150,11 @@ pub fn over_executions(
         let samples: Vec<Sample> = exploration
             .outcomes
             .iter()
-            .map(|o| {
-                let metric = |i: usize| o.metrics.get(i).and_then(number);
-                sample(
-                    claim,
-                    &params,
-                    &metric,
-                    &|_| None,
-                    &|_| String::new(),
-                    point,
-                    0,
-                )
-            })
+            .map(|o| outcome_sample(claim, &params, point, Some(o)))
             .collect();
+        // What is expected where no outcome gives a metric (a bound reached before any
+        // execution ended): an expectation over the parameters alone still has its value.
+        let expected_alone = || outcome_sample(claim, &params, point, None).expected;
         if let Some(stat) = claim.stat {
             // No outcome (a bound reached before any execution ended): no value at all.
             let values: Option<Vec<f64>> = samples.iter().map(|s| s.actual).collect();
@@ -163,7 +162,10 @@ pub fn over_executions(
                 Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 _ => v.iter().copied().fold(f64::INFINITY, f64::min),
             });
-            let expected = samples.first().and_then(|s| s.expected);
+            let expected = match samples.first() {
+                Some(first) => first.expected,
+                None => expected_alone(),
+            };
             let what = format!("{} of {} executions", stat.name(), exploration.executions);
             let executions = Executions::Stat {
                 stat,
@@ -204,10 +206,12 @@ pub fn over_executions(
             };
             evals.push((e, Some((point, k))));
         }
-        if bounded.is_some() && holds != Holds::Sometimes {
-            // No counterexample in a bounded search is no proof.
-            let (text, parts) = row("bounded".into(), Executions::Bounded);
-            let mut e = judge(claim, None, None, None, None, text);
+        if bounded.is_some() {
+            // No counterexample in a bounded search is no proof; and a `sometimes` with
+            // no witness among the executions seen is not disproved either, but fails
+            // (its outcomes, if any, come first: this row is never the best of them).
+            let (text, parts) = row(String::new(), Executions::Bounded);
+            let mut e = judge(claim, None, None, expected_alone(), None, text);
             e.executions = Some(parts);
             e.excess = f64::INFINITY;
             e.reason = Some("the exploration was bounded: not every execution was seen");
@@ -229,6 +233,26 @@ pub fn over_executions(
         _ => None,
     };
     (verdict(config, claim, worst), shown)
+}
+
+/// A claim's sample of one explored outcome at `point` (`None`: of no outcome, every
+/// metric empty).
+fn outcome_sample(
+    claim: &Claim,
+    params: &[Value],
+    point: usize,
+    outcome: Option<&coordsim_model::explore::Outcome>,
+) -> Sample {
+    let metric = |i: usize| outcome.and_then(|o| o.metrics.get(i)).and_then(number);
+    sample(
+        claim,
+        params,
+        &metric,
+        &|_| None,
+        &|_| String::new(),
+        point,
+        0,
+    )
 }
 
 /// The evaluation of a claim over executions that matched no explored point.
@@ -284,16 +308,7 @@ fn probability_over_executions(
         let mut first = None;
         let mut actual = Some(0.0);
         for (k, o) in e.outcomes.iter().enumerate() {
-            let metric = |i: usize| o.metrics.get(i).and_then(number);
-            let s = sample(
-                claim,
-                &params,
-                &metric,
-                &|_| None,
-                &|_| String::new(),
-                point,
-                0,
-            );
+            let s = outcome_sample(claim, &params, point, Some(o));
             let shown = s.expected.map_or("empty".into(), |x| x.to_string());
             test = match claim.test {
                 Test::AtMost(_) => format!("{} ≤ {shown}", claim.metric),

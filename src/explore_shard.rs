@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use coordsim_model::explore::{Decision, Outcome, Part, TraceStep, Visit};
-use coordsim_model::{Cell, Exploration, ExploreLimits, Reduction, Registry, Schedule};
+use coordsim_model::{
+    Bound, Cell, Exploration, ExploreLimits, Reached, Reduction, Registry, Schedule,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
@@ -64,7 +66,7 @@ struct PointPart {
     transitions: u64,
     /// A `u128`, as text.
     executions: String,
-    bounded: Option<String>,
+    bounded: Option<BoundPart>,
     ordered: bool,
     longest: u64,
     reduced: u64,
@@ -83,6 +85,40 @@ struct OutcomePart {
     /// Each event's choice in [`Decision::text`]'s form.
     schedule: Vec<String>,
     trace: Vec<StepPart>,
+}
+
+/// A bound a shard reached ([`Reached`]), as its part file keeps it; the shard it was
+/// is the part's own.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum BoundPart {
+    Time(u64),
+    States(u64),
+    Counts(u64),
+    Outcomes(u64),
+    Cycle,
+}
+
+impl BoundPart {
+    fn of(bound: &Bound) -> BoundPart {
+        match bound.reached {
+            Reached::Time { states } => BoundPart::Time(states),
+            Reached::States { states } => BoundPart::States(states),
+            Reached::Counts { states } => BoundPart::Counts(states),
+            Reached::Outcomes { max } => BoundPart::Outcomes(max),
+            Reached::Cycle => BoundPart::Cycle,
+        }
+    }
+
+    fn bound(&self) -> Bound {
+        Bound::new(match *self {
+            BoundPart::Time(states) => Reached::Time { states },
+            BoundPart::States(states) => Reached::States { states },
+            BoundPart::Counts(states) => Reached::Counts { states },
+            BoundPart::Outcomes(max) => Reached::Outcomes { max },
+            BoundPart::Cycle => Reached::Cycle,
+        })
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -153,7 +189,7 @@ fn point_part(e: &Exploration, part: &Part) -> PointPart {
         states: e.states,
         transitions: e.transitions,
         executions: e.executions.to_string(),
-        bounded: e.bounded.clone(),
+        bounded: e.bounded.as_ref().map(BoundPart::of),
         ordered: e.ordered,
         longest: e.longest,
         reduced: e.reduced,
@@ -344,7 +380,7 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
         states: point.states,
         transitions: point.transitions,
         executions: point.executions.parse()?,
-        bounded: point.bounded,
+        bounded: point.bounded.as_ref().map(BoundPart::bound),
         ordered: point.ordered,
         longest: point.longest,
         reduced: point.reduced,

@@ -565,8 +565,9 @@ fn sweep_jobs() {
 
 /// One run of one side of a scenario pair, for a profiler (`SUITE_PROFILE=scenario-fixed`,
 /// `built-in-fixed`, `scenario-poisson`, `built-in-poisson`, `scenario-outbox`,
-/// `built-in-outbox` (1% relay crashes), or `explore` for the 2 × 10 lost update's
-/// exploration on one thread; with `SUITE_REQUESTS_PER_CLIENT` to size it: requests per
+/// `built-in-outbox` (1% relay crashes), `explore` for the 2 × 10 lost update's
+/// exploration on one thread (`explore-3x5`: 3 × 5), or `stateright` / `stateright-3x5`
+/// for Stateright's of the same model; with `SUITE_REQUESTS_PER_CLIENT` to size it: requests per
 /// client of the queue, loans of the outbox): `valgrind --tool=callgrind` or `perf stat` then
 /// counts that side alone, where the paired sections interleave both.
 fn profile_one(side: &str) {
@@ -591,10 +592,22 @@ fn profile_one(side: &str) {
         }
         "explore" => explore::explore_once(2, 10),
         "explore-3x5" => explore::explore_once(3, 5),
+        "stateright" | "stateright-3x5" => {
+            let (clients, increments) = if side == "stateright" {
+                (2, 10)
+            } else {
+                (3, 5)
+            };
+            let model = stateright::LostUpdate {
+                clients,
+                increments,
+            };
+            println!("{} states", stateright::explore(model, 1));
+        }
         other => panic!(
             "SUITE_PROFILE = {other:?}: expected scenario-fixed, built-in-fixed, \
-             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox, explore \
-             or explore-3x5"
+             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox, explore, \
+             explore-3x5, stateright or stateright-3x5"
         ),
     }
 }

@@ -61,6 +61,85 @@ impl Default for ExploreLimits {
     }
 }
 
+/// Why an exploration is not exhaustive: the bound it reached, and in a merged split the
+/// shard that reached it. Kept as what happened, not as a sentence, so that the front end
+/// says it in a config's language; `Display` says it in English
+/// (`bounded: 12 states, not exhaustive (`max_states`)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    /// What was reached.
+    pub reached: Reached,
+    /// `Some((k, n))`: shard `k` (from 0) of a split into `n` reached it.
+    pub shard: Option<(u32, u32)>,
+}
+
+/// The bound an exploration reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reached {
+    /// The time limit (`--max-seconds`) ended the search.
+    Time {
+        /// The distinct states visited by then.
+        states: u64,
+    },
+    /// `max_states` distinct states were visited.
+    States {
+        /// The states visited: `max_states`.
+        states: u64,
+    },
+    /// The counting over the graph took `max_states` states with their counts.
+    Counts {
+        /// The states with their counts taken.
+        states: u64,
+    },
+    /// More than `max_outcomes` distinct outcomes.
+    Outcomes {
+        /// `max_outcomes`.
+        max: u64,
+    },
+    /// An execution can come back to a state it was in: its executions cannot all be
+    /// counted.
+    Cycle,
+}
+
+impl Bound {
+    /// `reached`, by one search (not a shard's).
+    pub fn new(reached: Reached) -> Bound {
+        Bound {
+            reached,
+            shard: None,
+        }
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some((shard, shards)) = self.shard {
+            write!(f, "shard {shard}/{shards}: ")?;
+        }
+        match self.reached {
+            Reached::Time { states } => write!(
+                f,
+                "bounded: {states} states, not exhaustive (stopped at the time limit, `--max-seconds`)"
+            ),
+            Reached::States { states } => {
+                write!(f, "bounded: {states} states, not exhaustive (`max_states`)")
+            }
+            Reached::Counts { states } => write!(
+                f,
+                "bounded: {states} states with their counts, not exhaustive (`max_states`)"
+            ),
+            Reached::Outcomes { max } => write!(
+                f,
+                "bounded: more than {max} distinct outcomes, not exhaustive (`max_outcomes`)"
+            ),
+            Reached::Cycle => write!(
+                f,
+                "bounded: an execution can come back to a state it was in (a cycle), so the executions cannot all be counted"
+            ),
+        }
+    }
+}
+
 /// What an exploration found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exploration {
@@ -71,7 +150,7 @@ pub struct Exploration {
     /// Complete executions (paths from the start to an end), saturating at `u128::MAX`.
     pub executions: u128,
     /// `None` when every execution was explored; else why not (a bound reached).
-    pub bounded: Option<String>,
+    pub bounded: Option<Bound>,
     /// Whether some choice had no probability: an instant that left several owners'
     /// events in a free order, or a `crash_anywhere` crash. Then executions differ by more
     /// than draws, and outcomes have no probability.
@@ -301,7 +380,10 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
             continue;
         };
         if let (None, Some(b)) = (&bounded, &e.bounded) {
-            bounded = Some(format!("shard {}/{n}: {b}", part.shard.0));
+            bounded = Some(Bound {
+                shard: Some(part.shard),
+                ..*b
+            });
         }
         for (o, rank) in e.outcomes.iter().zip(&part.ranks) {
             let key = format!("{:?}", o.metrics);
@@ -331,9 +413,9 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         .unwrap_or(usize::MAX);
     if by_cells.len() > max_outcomes {
         by_cells.truncate(max_outcomes);
-        bounded.get_or_insert(format!(
-            "bounded: more than {max_outcomes} distinct outcomes, not exhaustive (`max_outcomes`)"
-        ));
+        bounded.get_or_insert(Bound::new(Reached::Outcomes {
+            max: max_outcomes as u64,
+        }));
     }
     // Every execution lies within one shard's part: the longest is the longest of a part's.
     let longest = parts.iter().map(|e| e.longest).max().unwrap_or(0);

@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use coordsim_model::Exploration;
 use coordsim_model::explore::TraceStep;
+use coordsim_model::{Bound, Exploration, Reached};
 
 use crate::config::Config;
 use crate::export::chart::{Drawing, Prepared, TraceChart, tick};
@@ -27,11 +27,7 @@ pub fn write(
 ) -> anyhow::Result<String> {
     let metrics = config.model.metrics();
     let say = Say(config.locale);
-    let mut md = format!(
-        "# {}\n\n",
-        say.pick("{title} — every execution", "{title} — her yürütme")
-            .replace("{title}", &config.title)
-    );
+    let mut md = format!("# {}\n\n", say.heading(&config.title));
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["point".to_string(), "outcome".into(), "executions".into()];
     header.push("probability".into());
@@ -289,12 +285,59 @@ impl Say {
         }
     }
 
+    /// The page's heading: the config's title, and that the page is about every execution
+    /// unless the title says so already (`… her yürütmede` stays as it is written).
+    fn heading(self, title: &str) -> String {
+        let every = self.pick("every execution", "her yürütme");
+        if title.to_lowercase().contains(every) {
+            title.to_string()
+        } else {
+            format!("{title} — {every}")
+        }
+    }
+
+    /// Why the exploration is not exhaustive: English as the exploration says it, Turkish
+    /// with its numbers as Turkish writes them.
+    fn bound(self, bound: &Bound) -> String {
+        if self.0 == crate::locale::Locale::En {
+            return bound.to_string();
+        }
+        let number = |n: u64| self.0.number(&n.to_string());
+        let shard = bound
+            .shard
+            .map_or(String::new(), |(k, n)| format!("parça {k}/{n}: "));
+        let reached = match bound.reached {
+            Reached::Time { states } => format!(
+                "sınırlı: {} durum, eksiksiz değil (süre sınırında durdu, `--max-seconds`)",
+                number(states)
+            ),
+            Reached::States { states } => {
+                format!(
+                    "sınırlı: {} durum, eksiksiz değil (`max_states`)",
+                    number(states)
+                )
+            }
+            Reached::Counts { states } => format!(
+                "sınırlı: sayılarıyla {} durum, eksiksiz değil (`max_states`)",
+                number(states)
+            ),
+            Reached::Outcomes { max } => format!(
+                "sınırlı: {} ayrı sonuçtan fazlası, eksiksiz değil (`max_outcomes`)",
+                number(max)
+            ),
+            Reached::Cycle => "sınırlı: bir yürütme bulunduğu bir duruma dönebiliyor (bir döngü), \
+                 bu yüzden yürütmelerin hepsi sayılamaz"
+                .to_string(),
+        };
+        shard + &reached
+    }
+
     /// What one point's exploration visited and found, in a line.
     fn summary(self, e: &Exploration) -> String {
-        let verdict = e
-            .bounded
-            .as_deref()
-            .unwrap_or(self.pick("exhaustive", "eksiksiz"));
+        let verdict = e.bounded.as_ref().map_or_else(
+            || self.pick("exhaustive", "eksiksiz").to_string(),
+            |bound| self.bound(bound),
+        );
         let reduced = if e.reduced > 0 {
             self.pick(
                 " (one order of the events that commute)",
@@ -324,6 +367,72 @@ impl Say {
             crate::locale::Locale::Tr => format!(
                 "{states} durum, {transitions} geçiş, {executions} yürütme{reduced}, {outcomes} ayrı sonuç, en uzunu {longest} olay: {verdict}.",
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Say;
+    use crate::locale::Locale;
+    use coordsim_model::{Bound, Reached};
+
+    /// A title that says it covers every execution is the heading as written; any other
+    /// gets the words appended, in the config's language.
+    #[test]
+    fn a_heading_says_every_execution_once() {
+        let (en, tr) = (Say(Locale::En), Say(Locale::Tr));
+        assert_eq!(en.heading("Lost update"), "Lost update — every execution");
+        assert_eq!(
+            en.heading("Every execution of the lost update"),
+            "Every execution of the lost update"
+        );
+        assert_eq!(
+            tr.heading("Kaybolan güncelleme"),
+            "Kaybolan güncelleme — her yürütme"
+        );
+        assert_eq!(
+            tr.heading("Kaybolan güncelleme, her yürütmede"),
+            "Kaybolan güncelleme, her yürütmede"
+        );
+    }
+
+    /// A bound is said in English as the exploration words it, and in Turkish with the
+    /// numbers as Turkish writes them and the shard that reached it.
+    #[test]
+    fn a_bound_is_said_in_the_configs_language() {
+        let (en, tr) = (Say(Locale::En), Say(Locale::Tr));
+        let states = Bound::new(Reached::States { states: 2_000_000 });
+        assert_eq!(
+            en.bound(&states),
+            "bounded: 2000000 states, not exhaustive (`max_states`)"
+        );
+        assert_eq!(
+            tr.bound(&states),
+            "sınırlı: 2.000.000 durum, eksiksiz değil (`max_states`)"
+        );
+        let outcomes = Bound {
+            reached: Reached::Outcomes { max: 1000 },
+            shard: Some((1, 4)),
+        };
+        assert_eq!(
+            en.bound(&outcomes),
+            "shard 1/4: bounded: more than 1000 distinct outcomes, not exhaustive (`max_outcomes`)"
+        );
+        assert_eq!(
+            tr.bound(&outcomes),
+            "parça 1/4: sınırlı: 1.000 ayrı sonuçtan fazlası, eksiksiz değil (`max_outcomes`)"
+        );
+        for reached in [
+            Reached::Time { states: 5 },
+            Reached::Counts { states: 5 },
+            Reached::Cycle,
+        ] {
+            let said = tr.bound(&Bound::new(reached));
+            assert!(
+                said.starts_with("sınırlı: ") && !said.contains("bounded"),
+                "{said}"
+            );
         }
     }
 }

@@ -35,8 +35,12 @@ fn a_counterexample_runs_again_from_its_schedule() {
     // A Turkish config's explore.md in Turkish, its steps too; the CSV keeps the English
     // words for scripts.
     assert!(md.contains("counter okur: 0"), "{md}");
+    // Its title says "every execution" already: no second one appended.
+    assert!(
+        md.starts_with("# Kaybolan güncelleme, her yürütmede\n"),
+        "{md}"
+    );
     for turkish in [
-        "— her yürütme",
         "57 durum, 82 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
         "| sonuç | yürütme |",
         "1. sonuç (en kısa yürütmesi, 8 olay)",

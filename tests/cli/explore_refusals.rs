@@ -23,6 +23,26 @@ at_least = 1
     assert!(!o.status.success());
     let o = coordsim_in(dir.path(), &["explore", &path]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    // A Turkish config's explore.md says the bound in Turkish.
+    let turkish = write_config(
+        dir.path(),
+        "sinirli.toml",
+        &format!("locale = \"tr\"\n{text}"),
+    );
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &turkish, "--max-states", "10", "--out", "out"],
+    );
+    assert!(!o.status.success());
+    let md = std::fs::read_to_string(dir.path().join("out/sinirli-explore/explore.md")).unwrap();
+    assert!(
+        md.contains("sınırlı: 10 durum, eksiksiz değil (`max_states`)"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("bounded") && !md.contains("not exhaustive"),
+        "{md}"
+    );
 }
 
 /// Random arrival gaps are no choice to branch on: refused at their key.
@@ -92,4 +112,40 @@ steps = [{ request = "server", timeout_ms = 10, on_timeout = { then = "retry", m
         !md.contains("probabilities") && !md.contains("| outcome |"),
         "{md}"
     );
+}
+
+/// A bound reached before any execution ended proves and disproves nothing: each claim
+/// fails at its own point with what it expected (an expectation over the parameters has
+/// its value without an outcome), a `sometimes` included (no point lacks: both were
+/// explored), and the bound said once.
+#[test]
+fn claims_over_a_bound_with_no_execution_say_what_they_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::root().join("configs/explore/explore-lost-update.toml");
+    let o = coordsim_in(
+        dir.path(),
+        &[
+            "explore",
+            &config.to_string_lossy(),
+            "--max-states",
+            "30",
+            "--out",
+            "out",
+        ],
+    );
+    assert!(!o.status.success());
+    let out = stdout(&o);
+    // clients = 2, increments = 2: at most 2·2 − 1 = 3 for a lost update, 4 with the lock.
+    for expected in [
+        "(expected 2, ± 1e-9) at guard = \"none\", min of 0 executions; bounded: 30 states",
+        "(sometimes: at most clients * increments - 1 = 3) at guard = \"none\", bounded: 30 states",
+        "(always: expected clients * increments = 4, ± 1e-9) at guard = \"lock\", bounded: 30 states",
+    ] {
+        assert!(out.contains(expected), "{expected:?} in {out}");
+    }
+    assert!(
+        !out.contains("no point") && !out.contains("bounded; bounded"),
+        "{out}"
+    );
+    assert!(out.contains("0 passed, 3 failed"), "{out}");
 }

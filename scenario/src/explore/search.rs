@@ -8,7 +8,9 @@
 use std::collections::VecDeque;
 
 use coordsim_model::explore::Visit;
-use coordsim_model::{Cell, Exploration, ExploreLimits, ModelError, ParamError, RunContext};
+use coordsim_model::{
+    Bound, Cell, Exploration, ExploreLimits, ModelError, ParamError, Reached, RunContext,
+};
 use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
 use smallvec::SmallVec;
@@ -116,7 +118,7 @@ pub(super) struct Search<'a> {
     seen: FxHashMap<u64, u32>,
     transitions: u64,
     ordered: bool,
-    bounded: Option<String>,
+    bounded: Option<Bound>,
     reducer: Reducer,
     reduced: u64,
     /// A split's bookkeeping (`limits.shard`): each node's visit, by node.
@@ -222,10 +224,9 @@ impl<'a> Search<'a> {
             return Err(ModelError::Sim(SimError::Stopped));
         }
         if !frontier.is_empty() && self.outer.enough() {
-            self.bounded.get_or_insert(format!(
-                "bounded: {} states, not exhaustive (stopped at the time limit, `--max-seconds`)",
-                self.depths.len()
-            ));
+            self.bounded.get_or_insert(Bound::new(Reached::Time {
+                states: self.depths.len() as u64,
+            }));
             return Ok(false);
         }
         Ok(true)
@@ -600,10 +601,9 @@ impl<'a> Search<'a> {
                 continue;
             }
             if self.depths.len() as u64 >= self.limits.max_states {
-                self.bounded.get_or_insert(format!(
-                    "bounded: {} states, not exhaustive (`max_states`)",
-                    self.depths.len()
-                ));
+                self.bounded.get_or_insert(Bound::new(Reached::States {
+                    states: self.depths.len() as u64,
+                }));
                 self.spare.recycle(child.state);
                 continue;
             }

@@ -2,7 +2,7 @@
 //! its counts, and each outcome's first (shortest) execution replayed as its trace.
 
 use coordsim_model::explore::{Outcome, Part, Schedule};
-use coordsim_model::{Exploration, ModelError};
+use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
 use super::{End, Found, Search};
@@ -31,18 +31,14 @@ impl Search<'_> {
             start: &self.start_counts,
             max_entries: self.limits.max_states,
         });
-        let mut bounded = self.bounded.clone();
+        let mut bounded = self.bounded;
         if cut {
-            bounded.get_or_insert(format!(
-                "bounded: {} states with their counts, not exhaustive (`max_states`)",
-                entries.len()
-            ));
+            bounded.get_or_insert(Bound::new(Reached::Counts {
+                states: entries.len() as u64,
+            }));
         }
         if cycle {
-            bounded.get_or_insert(
-                "bounded: an execution can come back to a state it was in (a cycle), so the executions cannot all be counted"
-                    .to_string(),
-            );
+            bounded.get_or_insert(Bound::new(Reached::Cycle));
         }
         // The outcomes, in the order the entries were reached (breadth first: fewest
         // events first).
@@ -71,10 +67,9 @@ impl Search<'_> {
                 Some(&outcome) => outcome,
                 None => {
                     if found.len() >= self.limits.max_outcomes {
-                        bounded.get_or_insert(format!(
-                            "bounded: more than {} distinct outcomes, not exhaustive (`max_outcomes`)",
-                            self.limits.max_outcomes
-                        ));
+                        bounded.get_or_insert(Bound::new(Reached::Outcomes {
+                            max: self.limits.max_outcomes as u64,
+                        }));
                         continue;
                     }
                     by_cells.insert(key, found.len() as u32);
