@@ -122,6 +122,11 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         return run_schedule(args.out.as_deref(), args.quiet, configs, file, &options);
     }
     let out = args.out.unwrap_or_else(|| PathBuf::from("reports"));
+    if let Some(split) = shard {
+        for config in &configs {
+            crate::merge::refuse_another_shard(&out.join(&config.stem), split)?;
+        }
+    }
     let mut stdout = crate::print::stdout();
     for config in &configs {
         let staging = Staging::begin(&out, &config.stem)?;
@@ -355,6 +360,12 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         shard: shard.map(|(k, n)| (k as u32, n as u32)),
         ..Default::default()
     };
+    if let Some(split) = shard {
+        for config in &configs {
+            let dir = args.out.join(format!("{}-explore", config.stem));
+            crate::merge::refuse_another_shard(&dir, split)?;
+        }
+    }
     let mut stdout = crate::print::stdout();
     let mut verdicts = Vec::new();
     for config in &mut configs {

@@ -83,6 +83,26 @@ pub fn write_shard(
     write_info(dir, config, (k, n), seed, None, &shard_files(config))
 }
 
+/// Refuses to write shard `K/N` into `dir` when `dir` holds another shard's output: the
+/// two would share one folder, the later replacing the earlier, and a merge would then
+/// miss a shard it was never told was gone. (The same shard written again replaces its
+/// own, as a run's folder is replaced.)
+pub(crate) fn refuse_another_shard(dir: &Path, (k, n): (usize, usize)) -> anyhow::Result<()> {
+    let Ok(text) = std::fs::read_to_string(dir.join(SHARD_INFO)) else {
+        return Ok(());
+    };
+    let held = text.lines().next().and_then(|line| line.split_once('/'));
+    if let Some((held_k, held_n)) = held
+        && (held_k.trim(), held_n.trim()) != (k.to_string().as_str(), n.to_string().as_str())
+    {
+        bail!(
+            "{} holds shard {held_k}/{held_n}'s output; shard {k}/{n} would replace it: give each shard its own --out (e.g. `--out parts/{k}`)",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 /// Writes `shard.txt` into `dir`: `K/N`, the seed, the config's name, the exploration's
 /// bounds (`explore …`, for a shard of an exploration) and the digest of each of `files`
 /// (written already).

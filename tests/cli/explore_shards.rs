@@ -177,6 +177,19 @@ fn merge_refuses_what_is_not_one_split_of_one_exploration() {
         coordsim_in(dir.path(), &args)
     };
     let (a, b) = (shard(0, "a", &[]), shard(1, "b", &[]));
+    // Shard 1 sent where shard 0 is: refused before it explores, shard 0 kept.
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &config, "--out", "a", "-q", "--shard", "1/2"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("lu-explore holds shard 0/2's output; shard 1/2 would replace it"),
+        "{}",
+        stderr(&o)
+    );
+    let kept = std::fs::read_to_string(dir.path().join(&a).join("shard.txt")).unwrap();
+    assert!(kept.starts_with("0/2\n"), "{kept}");
     let other = shard(1, "c", &["--max-faults", "0"]);
     let o = merge(&[&a]);
     assert_eq!(o.status.code(), Some(2));

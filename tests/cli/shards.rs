@@ -28,6 +28,14 @@ fn shards_merge_into_the_unsharded_outputs() {
         ]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
+    // A shard sent into another's folder is refused, and the other kept.
+    let o = coordsim(&["run", &config, "--out", &out("s0"), "--shard", "1/3", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("holds shard 0/3's output; shard 1/3 would replace it"),
+        "{}",
+        stderr(&o)
+    );
     let shards: Vec<String> = (0..3).map(|k| out(&format!("s{k}/random"))).collect();
     let merged = out("merged");
     let mut args = vec!["merge", merged.as_str()];
