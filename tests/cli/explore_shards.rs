@@ -190,6 +190,14 @@ fn merge_refuses_what_is_not_one_split_of_one_exploration() {
     );
     let kept = std::fs::read_to_string(dir.path().join(&a).join("shard.txt")).unwrap();
     assert!(kept.starts_with("0/2\n"), "{kept}");
+    // The same shard again replaces its own; quiet, it says nothing (a shard checks no
+    // claim: no "0 passed").
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &config, "--out", "a", "-q", "--shard", "0/2"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(crate::harness::stdout(&o), "");
     let other = shard(1, "c", &["--max-faults", "0"]);
     let o = merge(&[&a]);
     assert_eq!(o.status.code(), Some(2));
