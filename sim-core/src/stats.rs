@@ -243,10 +243,18 @@ fn select<T: Copy + Ord>(v: &mut [T], k: usize) -> T {
     let mut sample: Vec<T> = (0..BRACKET_SAMPLE)
         .map(|i| v[i * step + step / 2])
         .collect();
-    sample.sort_unstable();
     let at = (k as u128 * BRACKET_SAMPLE as u128 / n as u128) as usize;
-    let low = sample[at.saturating_sub(BRACKET_SPREAD)];
-    let high = sample[(at + BRACKET_SPREAD).min(BRACKET_SAMPLE - 1)];
+    // The bracket's ends, two order statistics of the sample: each by a selection, with no
+    // sort of the whole sample.
+    let (low_at, high_at) = (
+        at.saturating_sub(BRACKET_SPREAD),
+        (at + BRACKET_SPREAD).min(BRACKET_SAMPLE - 1),
+    );
+    let (_, &mut low, rest) = sample.select_nth_unstable(low_at);
+    let high = match high_at - low_at {
+        0 => low,
+        d => *rest.select_nth_unstable(d - 1).1,
+    };
     let below = partition(v, |x| x < low);
     if k < below {
         return *v[..below].select_nth_unstable(k).1;
