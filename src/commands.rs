@@ -423,6 +423,7 @@ fn merge_exploration(
     args: crate::merge::MergeArgs,
     registry: &Registry,
 ) -> anyhow::Result<ExitCode> {
+    crate::merge::refuse_out_among_shards(&args.out, &args.shards)?;
     let (mut config, explored) = crate::explore_shard::read_merged(&args.shards, registry)?;
     let (parent, name) = crate::merge::out_parts(&args.out)?;
     let staging = Staging::begin(&parent, &name)?;

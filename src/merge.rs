@@ -369,8 +369,40 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
 }
 
+/// Refuses an `OUT` that is one of the shard folders, inside one or around one: the
+/// merged outputs replace `OUT` whole, so the shard would be lost (a glob that picks up
+/// the output folder makes this an easy slip).
+pub(crate) fn refuse_out_among_shards(out: &Path, shards: &[PathBuf]) -> anyhow::Result<()> {
+    // Symbolic links and `..` resolved where the folder exists; else the path made absolute.
+    let resolved = |path: &Path| {
+        path.canonicalize()
+            .or_else(|_| std::path::absolute(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    let out_path = resolved(out);
+    for shard in shards {
+        let shard_path = resolved(shard);
+        let how = if out_path == shard_path {
+            "is"
+        } else if out_path.starts_with(&shard_path) {
+            "lies inside"
+        } else if shard_path.starts_with(&out_path) {
+            "holds"
+        } else {
+            continue;
+        };
+        bail!(
+            "OUT {} {how} the shard folder {}: merging there would replace the shard; give merge a folder of its own (e.g. merged/)",
+            out.display(),
+            shard.display()
+        );
+    }
+    Ok(())
+}
+
 /// `coordsim merge OUT SHARD_DIR...`.
 pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
+    refuse_out_among_shards(&args.out, &args.shards)?;
     let (shards, text) = read_shards(&args.shards)?;
     if shards[0].explore.is_some() {
         bail!("the shards are of an exploration: `coordsim merge` joins them as one");

@@ -342,3 +342,72 @@ fn a_step_taken_alone_says_so_in_the_trace() {
     let csv = std::fs::read_to_string(dir.path().join("out/alone-explore/trace-1.csv")).unwrap();
     assert!(!csv.contains("alone"), "{csv}");
 }
+
+/// A trace names each draw by what it decides, and tells a timer that ends a wait from
+/// one whose wait was already over. A put crosses a link that loses or duplicates each
+/// message with p = 0.5; the consumer takes twice, each take waiting at most 50 ms.
+/// Two messages taken (`sometimes`) needs the put not lost and duplicated; its first
+/// take, set at 1 ms, got the message at 5 ms, so its timer at 51 ms finds its wait over.
+/// No message taken (the `never` broken) needs the put lost: that take's wait truly times
+/// out at 51 ms.
+#[test]
+fn a_trace_names_its_draws_and_its_stale_timers() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "net"
+kind = "link"
+rtt_ms = 10
+loss = 0.5
+duplicate = 0.5
+[[resource]]
+name = "q"
+kind = "queue"
+link = "net"
+visibility_ms = 100
+[[actor]]
+name = "p"
+steps = [{ put = "q", value = 7 }]
+[[actor]]
+name = "c"
+start_ms = 1
+repeat = 2
+steps = [{ take = "q", timeout_ms = 50, on_timeout = { then = "end" } }, { ack = "q" }]
+[[claim]]
+over = "executions"
+metric = "q.taken"
+holds = "sometimes"
+expect = 2
+[[claim]]
+over = "executions"
+metric = "q.taken"
+holds = "never"
+expect = 0
+"#;
+    let path = write_config(dir.path(), "draws.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--out", "out", "-q"]);
+    assert!(!o.status.success(), "the `never` fails: {}", stdout(&o));
+    let trace = |n: u32| {
+        std::fs::read_to_string(dir.path().join(format!("out/draws-explore/trace-{n}.csv")))
+            .unwrap()
+    };
+    let witness = trace(1);
+    assert!(
+        witness.contains("puts a message on q,not lost (p = 0.5); duplicated (p = 0.5)"),
+        "{witness}"
+    );
+    assert!(
+        witness.contains(",51,c,the timer of a wait already over runs out: nothing happens,"),
+        "{witness}"
+    );
+    assert!(!witness.contains("times out"), "{witness}");
+    let counterexample = trace(2);
+    assert!(
+        counterexample.contains("puts a message on q,lost (p = 0.5)"),
+        "{counterexample}"
+    );
+    assert!(
+        counterexample.contains(",51,c,its wait times out,"),
+        "{counterexample}"
+    );
+}

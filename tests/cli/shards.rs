@@ -520,3 +520,35 @@ fn many_missing_shards_are_counted_not_all_listed() {
         "{err}"
     );
 }
+
+/// `merge` refuses an OUT that is one of its shard folders or holds one (a glob that
+/// caught the output folder): the merged outputs would replace the shard. The shards are
+/// left whole, and merge into a folder of their own afterwards.
+#[test]
+fn merge_refuses_an_out_among_its_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let at = |d: &str| tmp.path().join(d).to_string_lossy().into_owned();
+    for k in 0..2 {
+        let split = format!("{k}/2");
+        let out = at(&format!("p/{k}"));
+        let o = coordsim(&["run", &config, "--out", &out, "--shard", &split, "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let (first, second) = (at("p/0/random"), at("p/1/random"));
+    for (out, how) in [(first.clone(), "is"), (at("p"), "holds")] {
+        let o = coordsim(&["merge", &out, &first, &second]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains(&format!("{how} the shard folder")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(
+        tmp.path().join("p/0/random/shard.txt").is_file(),
+        "the shard kept"
+    );
+    let o = coordsim(&["merge", &at("merged"), &first, &second]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

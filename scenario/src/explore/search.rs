@@ -381,7 +381,7 @@ impl<'a> Search<'a> {
                 let branches = self.branches(sim, queue, due, depth, &mut transitions, spare)?;
                 let actor = sim.owner(due.event);
                 let alone = branches.iter().all(|branch| {
-                    branch.ran.drawn.iter().all(|d| !d.fault)
+                    branch.ran.drawn.iter().all(|d| !d.fault())
                         && self.reducer.independent(sim, actor, &branch.ran.touched)
                 });
                 if alone {

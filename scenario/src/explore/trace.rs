@@ -8,7 +8,7 @@ use sim_core::ns_to_ms;
 use crate::explore::step::{choices, may_crash, run_chosen, start};
 use crate::point::{Pick, Point, Step};
 use crate::run::state::{Event, Sim};
-use crate::run::steer::Draw;
+use crate::run::steer::{Draw, DrawKind};
 use crate::run::stuck::Awaited;
 use crate::syntax::metrics::Metric;
 
@@ -202,11 +202,15 @@ fn choice_words(decision: &Decision, drawn: &[Draw], alone: bool) -> Said {
         tr.push("çökme".to_string());
     }
     for draw in drawn {
-        let (what, what_tr) = match (draw.fault, draw.taken) {
-            (true, true) => ("fault", "hata"),
-            (true, false) => ("no fault", "hata yok"),
-            (false, true) => ("chance: yes", "şans: evet"),
-            (false, false) => ("chance: no", "şans: hayır"),
+        let (what, what_tr) = match (draw.kind, draw.taken) {
+            (DrawKind::Loss, true) => ("lost", "kaybolur"),
+            (DrawKind::Loss, false) => ("not lost", "kaybolmaz"),
+            (DrawKind::Duplicate, true) => ("duplicated", "çoğaltılır"),
+            (DrawKind::Duplicate, false) => ("not duplicated", "çoğaltılmaz"),
+            (DrawKind::Crash, true) => ("crashes", "çöker"),
+            (DrawKind::Crash, false) => ("does not crash", "çökmez"),
+            (DrawKind::Chance, true) => ("chance: yes", "şans: evet"),
+            (DrawKind::Chance, false) => ("chance: no", "şans: hayır"),
         };
         en.push(format!("{what} (p = {})", draw.probability));
         tr.push(format!("{what_tr} (p = {})", comma(draw.probability)));
@@ -266,10 +270,20 @@ fn describe(
             };
             (actor_of(job), what)
         }
-        Event::Timeout { job } => (
-            actor_of(job),
-            said("its wait times out", "beklemesi zaman aşımına uğrar"),
-        ),
+        Event::Timeout { job } => {
+            // A timer counts only when the wait it was set for is still on: one left from
+            // a wait that ended (its take or reply came, it crashed) runs out doing nothing.
+            let actor = after.jobs[job as usize].actor as usize;
+            let what = if after.actors[actor].timeouts > before.actors[actor].timeouts {
+                said("its wait times out", "beklemesi zaman aşımına uğrar")
+            } else {
+                said(
+                    "the timer of a wait already over runs out: nothing happens",
+                    "bitmiş bir beklemenin süresi doldu: bir şey olmaz",
+                )
+            };
+            (actor_of(job), what)
+        }
         Event::Depart { server, .. } => (
             point.servers[server as usize].name.clone(),
             said("finishes a request", "bir isteği bitirir"),

@@ -4,7 +4,7 @@ use sim_core::{EventQueue, Nanos, chance};
 
 use crate::point::{Condition, CrashRule, Duration, Pace, Then};
 use crate::run::handle::Flow;
-use crate::run::state::{Event, NO_JOB, Outcome, Sim};
+use crate::run::state::{DrawKind, Event, NO_JOB, Outcome, Sim};
 
 impl<'p> Sim<'p> {
     /// A crash step: whether the actor dies by its rule; a dead actor's repetition is rolled
@@ -33,7 +33,7 @@ impl<'p> Sim<'p> {
                     None => actor.crash_stream as usize,
                     Some(named) => self.group_streams[group][*named as usize] as usize,
                 };
-                self.decide(*probability, true, |sim| {
+                self.decide(*probability, DrawKind::Crash, |sim| {
                     chance(&mut sim.streams[stream], *probability)
                 })
             }

@@ -10,7 +10,7 @@ use crate::machine::queue::{NO_MESSAGE, Taken};
 use crate::point::{Operand, Timeout};
 use crate::run::handle::Flow;
 use crate::run::recover::{ACKED, EXPIRED, FULL, NOT_HELD, PUT, REPLIED, TAKEN};
-use crate::run::state::{Deferred, Event, NONE, Sim, Undo};
+use crate::run::state::{Deferred, DrawKind, Event, NONE, Sim, Undo};
 
 impl Sim<'_> {
     /// A put step: the message's numbers computed now; inside a transaction it is put when
@@ -219,8 +219,9 @@ impl Sim<'_> {
                 // A copy is a put of its own: a full queue refuses it (and counts it), so a
                 // capacity holds copies included. Drawn whether or not there is room.
                 let duplicate_chance = self.links[link].chances().1;
-                let copies =
-                    self.decide(duplicate_chance, true, |sim| sim.links[link].duplicates());
+                let copies = self.decide(duplicate_chance, DrawKind::Duplicate, |sim| {
+                    sim.links[link].duplicates()
+                });
                 if copies && self.queues[queue_index].full(0) {
                     self.queues[queue_index].refused += 1;
                 } else if copies {

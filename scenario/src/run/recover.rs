@@ -5,7 +5,7 @@
 use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
 
 use crate::point::{Condition, Duration, Pace, Pick, Step, Timeout};
-use crate::run::state::{Event, NONE, Sim};
+use crate::run::state::{DrawKind, Event, NONE, Sim};
 use crate::syntax::spec::{Cmp, Number, OUTCOMES};
 
 /// The outcomes a step may end with, by their index in [`OUTCOMES`].
@@ -213,7 +213,7 @@ impl Sim<'_> {
                     }
                     None => self.actors[actor_index].chance_stream as usize,
                 };
-                self.decide(probability, false, |sim| {
+                self.decide(probability, DrawKind::Chance, |sim| {
                     sim_core::chance(&mut sim.streams[stream], probability)
                 })
             }

@@ -633,14 +633,40 @@ pub(crate) fn paced_start(
     })
 }
 
-/// One decision an event made: its probability, what was decided, whether it was a fault.
+/// One decision an event made: its probability, what was decided, and what it decides.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Draw {
     /// The chance of "yes": an execution's probability multiplies it (or 1 − it) in.
     pub probability: f64,
     pub taken: bool,
-    /// Whether "yes" is a fault (a loss, a duplicate, a crash): faults count against the budget.
-    pub fault: bool,
+    pub kind: DrawKind,
+}
+
+impl Draw {
+    /// Whether "yes" is a fault (a loss, a duplicate, a crash): faults count against the
+    /// budget.
+    pub(crate) fn fault(&self) -> bool {
+        self.kind.is_fault()
+    }
+}
+
+/// What a draw decides: a trace says which (`lost`, `duplicated`), not only "a fault".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DrawKind {
+    /// Whether a link's crossing is lost.
+    Loss,
+    /// Whether a link delivers a second copy.
+    Duplicate,
+    /// Whether an actor crashes (`crash = { probability }`).
+    Crash,
+    /// A `chance` condition: no fault either way.
+    Chance,
+}
+
+impl DrawKind {
+    pub(crate) fn is_fault(self) -> bool {
+        self != DrawKind::Chance
+    }
 }
 
 /// What an explorer decides for a run, one event at a time.
@@ -695,7 +721,8 @@ sim_core::clone_in_place!(Steer {
 impl Steer {
     /// Decides a draw of `probability`: a certain one is no choice; a fault past the budget
     /// is "no".
-    pub(crate) fn decide(&mut self, probability: f64, fault: bool) -> bool {
+    pub(crate) fn decide(&mut self, probability: f64, kind: DrawKind) -> bool {
+        let fault = kind.is_fault();
         if probability <= 0.0 {
             return false;
         }
@@ -715,7 +742,7 @@ impl Steer {
         self.drawn.push(Draw {
             probability,
             taken,
-            fault,
+            kind,
         });
         if taken && fault {
             self.faults += 1;

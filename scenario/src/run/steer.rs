@@ -9,7 +9,7 @@ use sim_core::EventQueue;
 
 use crate::machine::hash_f64;
 use crate::run::state::{Actor, Event, Job, Sim, Undo};
-pub(crate) use crate::run::state::{Draw, Steer};
+pub(crate) use crate::run::state::{Draw, DrawKind, Steer};
 
 /// A state's counts ([`Sim::counts`]), or what one transition added to them: inline up to
 /// four registers (an explorer takes them at every transition; more allocate).
@@ -22,11 +22,11 @@ impl Sim<'_> {
     pub(crate) fn decide(
         &mut self,
         probability: f64,
-        fault: bool,
+        kind: DrawKind,
         draw: impl FnOnce(&mut Self) -> bool,
     ) -> bool {
         match &mut self.steer {
-            Some(steer) => steer.decide(probability, fault),
+            Some(steer) => steer.decide(probability, kind),
             None => draw(self),
         }
     }
@@ -38,7 +38,7 @@ impl Sim<'_> {
         match &mut self.steer {
             None => self.links[link].cross(),
             Some(steer) => {
-                let lost = steer.decide(self.links[link].chances().0, true);
+                let lost = steer.decide(self.links[link].chances().0, DrawKind::Loss);
                 (self.links[link].cross_decided(lost), lost)
             }
         }
@@ -464,22 +464,22 @@ mod tests {
             max_faults: 1,
             ..Steer::default()
         };
-        assert!(steer.decide(0.5, true));
+        assert!(steer.decide(0.5, DrawKind::Loss));
         assert_eq!(steer.faults, 1);
         // The budget is spent: no choice, no record.
-        assert!(!steer.decide(0.5, true));
+        assert!(!steer.decide(0.5, DrawKind::Loss));
         assert_eq!(steer.drawn.len(), 1);
         // Not a fault: still a choice, "no" past the forced prefix.
-        assert!(!steer.decide(0.25, false));
-        assert!(steer.decide(1.0, false));
-        assert!(!steer.decide(0.0, false));
+        assert!(!steer.decide(0.25, DrawKind::Chance));
+        assert!(steer.decide(1.0, DrawKind::Chance));
+        assert!(!steer.decide(0.0, DrawKind::Chance));
         assert_eq!(steer.drawn.len(), 2);
         assert_eq!(
             steer.drawn[1],
             Draw {
                 probability: 0.25,
                 taken: false,
-                fault: false
+                kind: DrawKind::Chance
             }
         );
     }
