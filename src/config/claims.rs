@@ -186,6 +186,13 @@ impl Loader<'_> {
         let test = self.claim_test(plan, &fields, relation, &expect, stat)?;
         let name = self.claim_name(plan, &fields, &target, stat, &filter)?;
         let over = self.claim_over(&fields, stat, test)?;
+        if let (Some(_), Some((_, at))) = (over, &target.entity) {
+            // An explored execution ends with the run's metrics: no entity rows are kept.
+            return Err(self.err(
+                at,
+                "`entity` goes with claims over runs: a claim over executions reads each execution's run metrics (an exploration keeps no entity rows); claim a run metric, or drop `over`",
+            ));
+        }
         let probability = self.claim_probability(plan, &fields, over, stat)?;
         Ok(Claim {
             over,

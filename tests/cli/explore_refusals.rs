@@ -149,3 +149,41 @@ fn claims_over_a_bound_with_no_execution_say_what_they_expected() {
     );
     assert!(out.contains("0 passed, 3 failed"), "{out}");
 }
+
+/// A claim over executions on an entity row is refused at its `entity` key: an explored
+/// execution ends with the run's metrics and keeps no entity rows, so it could never pass.
+#[test]
+fn an_entity_claim_over_executions_is_refused_at_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "counter"
+kind = "register"
+[[actor]]
+name = "c"
+count = 2
+steps = [{ read = "counter" }, { write = "counter", value = "read + 1" }]
+[[claim]]
+over = "executions"
+entity = "c-0"
+metric = "completed"
+expect = 1
+"#;
+    let path = write_config(dir.path(), "entity.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    // Line 11, `entity = "c-0"`: the value starts at column 10.
+    let err = stderr(&o);
+    assert!(
+        err.contains("entity.toml:11:10: `entity` goes with claims over runs"),
+        "{err}"
+    );
+    // Over runs, the same claim holds: c-0 completes its one repetition.
+    let runs = write_config(
+        dir.path(),
+        "runs.toml",
+        &text.replace("over = \"executions\"\n", ""),
+    );
+    let o = coordsim_in(dir.path(), &["check", &runs]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
