@@ -166,7 +166,11 @@ pub fn over_executions(
                 Some(first) => first.expected,
                 None => expected_alone(),
             };
-            let what = format!("{} of {} executions", stat.name(), exploration.executions);
+            let what = format!(
+                "{} of {}",
+                stat.name(),
+                executions_of(exploration.executions)
+            );
             let executions = Executions::Stat {
                 stat,
                 executions: exploration.executions,
@@ -185,10 +189,10 @@ pub fn over_executions(
         for (k, s) in samples.into_iter().enumerate() {
             let o = &exploration.outcomes[k];
             let what = format!(
-                "outcome {} of {} ({} executions)",
+                "outcome {} of {} ({})",
                 k + 1,
                 exploration.outcomes.len(),
-                o.executions
+                executions_of(o.executions)
             );
             let executions = Executions::Outcome {
                 k: k + 1,
@@ -233,6 +237,15 @@ pub fn over_executions(
         _ => None,
     };
     (verdict(config, claim, worst), shown)
+}
+
+/// `n executions`, or `1 execution`.
+fn executions_of(n: u128) -> String {
+    if n == 1 {
+        "1 execution".into()
+    } else {
+        format!("{n} executions")
+    }
 }
 
 /// A claim's sample of one explored outcome at `point` (`None`: of no outcome, every

@@ -119,18 +119,23 @@ impl std::fmt::Display for Bound {
         match self.reached {
             Reached::Time { states } => write!(
                 f,
-                "bounded: {states} states, not exhaustive (stopped at the time limit, `--max-seconds`)"
+                "bounded: {} states, not exhaustive (stopped at the time limit, `--max-seconds`)",
+                grouped(states)
             ),
-            Reached::States { states } => {
-                write!(f, "bounded: {states} states, not exhaustive (`max_states`)")
-            }
+            Reached::States { states } => write!(
+                f,
+                "bounded: {} states, not exhaustive (`max_states`)",
+                grouped(states)
+            ),
             Reached::Counts { states } => write!(
                 f,
-                "bounded: {states} states with their counts, not exhaustive (`max_states`)"
+                "bounded: {} states with their counts, not exhaustive (`max_states`)",
+                grouped(states)
             ),
             Reached::Outcomes { max } => write!(
                 f,
-                "bounded: more than {max} distinct outcomes, not exhaustive (`max_outcomes`)"
+                "bounded: more than {} distinct outcomes, not exhaustive (`max_outcomes`)",
+                grouped(max)
             ),
             Reached::Cycle => write!(
                 f,
@@ -138,6 +143,19 @@ impl std::fmt::Display for Bound {
             ),
         }
     }
+}
+
+/// `n` with its thousands apart, as the front end writes English counts (`2,000,000`).
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// What an exploration found.

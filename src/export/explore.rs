@@ -148,10 +148,13 @@ fn deciding(
     writeln!(
         md,
         "## {claim}: {}\n",
-        say.pick(
-            "outcome {k} (its shortest execution, {n} events)",
-            "{k}. sonuç (en kısa yürütmesi, {n} olay)"
-        )
+        match (say.0, outcome.schedule.events.len()) {
+            (crate::locale::Locale::En, 1) => "outcome {k} (its shortest execution, 1 event)",
+            _ => say.pick(
+                "outcome {k} (its shortest execution, {n} events)",
+                "{k}. sonuç (en kısa yürütmesi, {n} olay)",
+            ),
+        }
         .replace("{k}", &(k + 1).to_string())
         .replace("{n}", &outcome.schedule.events.len().to_string())
     )?;
@@ -357,15 +360,28 @@ impl Say {
             number(e.executions.to_string()),
             number(e.longest.to_string()),
         );
+        // The longest execution's events, when some execution ended.
+        let ended = e.executions > 0;
         match self.0 {
             crate::locale::Locale::En => format!(
-                "{states} states, {transitions} transitions, {executions} execution{}{reduced}, {outcomes} distinct outcome{}, the longest {longest} event{}: {verdict}.",
+                "{states} state{}, {transitions} transition{}, {executions} execution{}{reduced}, {outcomes} distinct outcome{}{}: {verdict}.",
+                plural(e.states == 1),
+                plural(e.transitions == 1),
                 plural(e.executions == 1),
                 plural(outcomes == 1),
-                plural(e.longest == 1),
+                if ended {
+                    format!(", the longest {longest} event{}", plural(e.longest == 1))
+                } else {
+                    String::new()
+                },
             ),
             crate::locale::Locale::Tr => format!(
-                "{states} durum, {transitions} geçiş, {executions} yürütme{reduced}, {outcomes} ayrı sonuç, en uzunu {longest} olay: {verdict}.",
+                "{states} durum, {transitions} geçiş, {executions} yürütme{reduced}, {outcomes} ayrı sonuç{}: {verdict}.",
+                if ended {
+                    format!(", en uzunu {longest} olay")
+                } else {
+                    String::new()
+                },
             ),
         }
     }
@@ -375,7 +391,7 @@ impl Say {
 mod tests {
     use super::Say;
     use crate::locale::Locale;
-    use coordsim_model::{Bound, Reached};
+    use coordsim_model::{Bound, Exploration, Reached};
 
     /// A title that says it covers every execution is the heading as written; any other
     /// gets the words appended, in the config's language.
@@ -405,7 +421,7 @@ mod tests {
         let states = Bound::new(Reached::States { states: 2_000_000 });
         assert_eq!(
             en.bound(&states),
-            "bounded: 2000000 states, not exhaustive (`max_states`)"
+            "bounded: 2,000,000 states, not exhaustive (`max_states`)"
         );
         assert_eq!(
             tr.bound(&states),
@@ -417,7 +433,7 @@ mod tests {
         };
         assert_eq!(
             en.bound(&outcomes),
-            "shard 1/4: bounded: more than 1000 distinct outcomes, not exhaustive (`max_outcomes`)"
+            "shard 1/4: bounded: more than 1,000 distinct outcomes, not exhaustive (`max_outcomes`)"
         );
         assert_eq!(
             tr.bound(&outcomes),
@@ -434,5 +450,35 @@ mod tests {
                 "{said}"
             );
         }
+    }
+
+    /// A summary's counts agree with their nouns, and one that no execution ended has no
+    /// longest execution to name.
+    #[test]
+    fn a_summary_says_one_and_many() {
+        let exploration = |states, transitions, executions: u128, longest| Exploration {
+            states,
+            transitions,
+            executions,
+            bounded: None,
+            ordered: false,
+            longest,
+            reduced: 0,
+            outcomes: Vec::new(),
+            part: None,
+        };
+        let en = Say(Locale::En);
+        assert_eq!(
+            en.summary(&exploration(1, 1, 1, 1)),
+            "1 state, 1 transition, 1 execution, 0 distinct outcomes, the longest 1 event: exhaustive."
+        );
+        assert_eq!(
+            en.summary(&exploration(2_000, 3, 0, 5)),
+            "2,000 states, 3 transitions, 0 executions, 0 distinct outcomes: exhaustive."
+        );
+        assert_eq!(
+            Say(Locale::Tr).summary(&exploration(2_000, 3, 0, 5)),
+            "2.000 durum, 3 geçiş, 0 yürütme, 0 ayrı sonuç: eksiksiz."
+        );
     }
 }

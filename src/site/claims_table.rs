@@ -125,15 +125,22 @@ fn executions_text(e: &crate::check::ExecutionRow, lc: Words<'_>) -> String {
     );
     let which = match e.executions {
         Executions::Outcome { k, of, executions } => {
-            say(lc, "outcome {k} of {of} ({executions} executions)")
+            let phrase = if executions == 1 {
+                "outcome {k} of {of} (1 execution)"
+            } else {
+                "outcome {k} of {of} ({executions} executions)"
+            };
+            say(lc, phrase)
                 .replace("{k}", &count(k as u128))
                 .replace("{of}", &count(of as u128))
                 .replace("{executions}", &count(executions))
         }
         Executions::Stat { stat, executions } => {
             // Over executions a statistic is `min` or `max` (a config allows no mean).
-            let phrase = match stat {
-                crate::config::Stat::Max => say(lc, "max of {executions} executions"),
+            let phrase = match (stat, executions) {
+                (crate::config::Stat::Max, 1) => say(lc, "max of 1 execution"),
+                (crate::config::Stat::Max, _) => say(lc, "max of {executions} executions"),
+                (_, 1) => say(lc, "min of 1 execution"),
                 _ => say(lc, "min of {executions} executions"),
             };
             phrase.replace("{executions}", &count(executions))
@@ -391,6 +398,30 @@ mod tests {
                 row(Executions::NoPoint, false),
                 "no point explored",
                 "hiçbir nokta taranmadı",
+            ),
+            // One execution: the noun agrees.
+            (
+                row(
+                    Executions::Outcome {
+                        k: 2,
+                        of: 2,
+                        executions: 1,
+                    },
+                    false,
+                ),
+                "outcome 2 of 2 (1 execution)",
+                "2 sonucun 2. sonucu (1 yürütme)",
+            ),
+            (
+                row(
+                    Executions::Stat {
+                        stat: crate::config::Stat::Min,
+                        executions: 1,
+                    },
+                    false,
+                ),
+                "min of 1 execution",
+                "1 yürütmenin en küçüğü",
             ),
         ];
         for (row, en, tr) in cases {

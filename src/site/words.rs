@@ -203,15 +203,22 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "{of} sonucun {k}. sonucu ({executions} yürütme)",
     ),
     (
+        "outcome_of_one",
+        "outcome {k} of {of} (1 execution)",
+        "{of} sonucun {k}. sonucu (1 yürütme)",
+    ),
+    (
         "min_of_executions",
         "min of {executions} executions",
         "{executions} yürütmenin en küçüğü",
     ),
+    ("min_of_one", "min of 1 execution", "1 yürütmenin en küçüğü"),
     (
         "max_of_executions",
         "max of {executions} executions",
         "{executions} yürütmenin en büyüğü",
     ),
+    ("max_of_one", "max of 1 execution", "1 yürütmenin en büyüğü"),
     (
         "executions_bounded",
         "bounded: not every execution was seen (explore.md says where the search stopped)",
