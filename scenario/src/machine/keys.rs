@@ -72,9 +72,13 @@ sim_core::clone_in_place!(KeyStore {
 impl std::hash::Hash for KeyUndo {
     fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
         (self.key, self.counter).hash(hasher);
+        // Tagged: a key held at 0.0 (bits 0) is not a key absent.
         match self.before {
             Found::Absent => hasher.write_u8(0),
-            Found::Held(value) => crate::machine::hash_f64(value, hasher),
+            Found::Held(value) => {
+                hasher.write_u8(1);
+                crate::machine::hash_f64(value, hasher);
+            }
         }
         crate::machine::hash_f64(self.total, hasher);
     }
@@ -94,11 +98,15 @@ impl std::hash::Hash for KeyStore {
     /// map's own order depends on its history).
     fn hash<H: std::hash::Hasher>(&self, hasher: &mut H) {
         use crate::machine::hash_f64;
+        // Whether there is a range, and how many array entries, written first: no two
+        // stores' words run together alike.
+        self.range.is_some().hash(hasher);
         if let Some((from, count, value)) = self.range {
             (from, count).hash(hasher);
             hash_f64(value, hasher);
         }
         self.base.hash(hasher);
+        self.values.len().hash(hasher);
         for (value, present) in self.values.iter().zip(&self.present) {
             present.hash(hasher);
             hash_f64(if *present { *value } else { 0.0 }, hasher);
@@ -350,6 +358,54 @@ impl KeyStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every write widened to a word, as an explorer's fingerprint writes them.
+    #[derive(Default)]
+    struct Widened(Vec<u64>);
+
+    impl std::hash::Hasher for Widened {
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.extend(bytes.iter().map(|b| u64::from(*b)));
+        }
+        fn write_u8(&mut self, x: u8) {
+            self.0.push(u64::from(x));
+        }
+        fn write_u64(&mut self, x: u64) {
+            self.0.push(x);
+        }
+        fn finish(&self) -> u64 {
+            0
+        }
+    }
+
+    fn words(value: &impl std::hash::Hash) -> Vec<u64> {
+        let mut hasher = Widened::default();
+        value.hash(&mut hasher);
+        hasher.0
+    }
+
+    /// An undo that brings back a key held at 0 is not one that removes the key: their
+    /// words differ, so two transactions that differ only there are two states.
+    #[test]
+    fn an_undo_of_a_key_held_at_zero_is_not_one_of_an_absent_key() {
+        let mut store = KeyStore::new(&[], 2);
+        let absent = store.set(7, 1.0);
+        let mut store = KeyStore::new(&[(7, 0.0)], 2);
+        let held = store.set(7, 1.0);
+        assert_eq!(
+            (absent.before, held.before),
+            (Found::Absent, Found::Held(0.0))
+        );
+        assert_ne!(words(&absent), words(&held));
+    }
+
+    /// A store's words say whether it keeps a range and how many array entries follow.
+    #[test]
+    fn a_stores_words_are_prefixed_by_their_shape() {
+        let ranged = KeyStore::range(0, 2, 0.0, 0);
+        let plain = KeyStore::new(&[(0, 0.0), (1, 0.0)], 0);
+        assert_ne!(words(&ranged), words(&plain));
+    }
 
     #[test]
     fn an_insert_finds_a_duplicate_and_an_undo_restores_everything() {

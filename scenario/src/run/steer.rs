@@ -80,6 +80,10 @@ impl Sim<'_> {
         // decides which of an owner's events is first and where it stands among the free
         // ones: hashed with the event.
         pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
+        // Every list of varying length is written with its length first, so that no two
+        // states' words run together alike (the words decide the state, and a hash of
+        // them merges states).
+        pending.len().hash(&mut hasher);
         for (time, owner, _, class, event) in pending.iter() {
             (time, owner, class, event).hash(&mut hasher);
         }
@@ -110,6 +114,7 @@ impl Sim<'_> {
         (self.last_end, &self.polls, &self.last_taker, &self.slots).hash(&mut hasher);
         (&self.free_slots, &self.error).hash(&mut hasher);
         self.transaction.job.hash(&mut hasher);
+        self.transaction.undo.len().hash(&mut hasher);
         for undo in &self.transaction.undo {
             match undo {
                 Undo::Register(index, register) => (0u8, index, register).hash(&mut hasher),
@@ -117,6 +122,7 @@ impl Sim<'_> {
             }
         }
         self.transaction.deferred.hash(&mut hasher);
+        self.transaction.numbers.len().hash(&mut hasher);
         for number in &self.transaction.numbers {
             hash_f64(*number, &mut hasher);
         }
