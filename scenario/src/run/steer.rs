@@ -412,10 +412,11 @@ impl Words<'_> {
 }
 
 impl std::hash::Hasher for Words<'_> {
-    /// Bytes eight to a word, the last word padded with zeros (a slice's hash writes its
-    /// length first, so the padding tells no two slices apart wrongly).
+    /// Their count, then the bytes eight to a word, the last word padded with zeros: the
+    /// count tells `"a"` from `"a\0"`, which pad alike (a `str` writes no length of its own).
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
+        self.push(bytes.len() as u64);
         let mut chunks = bytes.chunks_exact(8);
         for chunk in chunks.by_ref() {
             self.push(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
