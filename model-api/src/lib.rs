@@ -45,8 +45,8 @@ pub use declare::{
 pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use explore::{Bound, Exploration, ExploreLimits, Reached, Reduction, Schedule, merge_parts};
 pub use model::{
-    ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
-    Output, RunContext, Valid, run_once,
+    ChartKind, Cost, DefaultChart, Distribution, Driver, MAX_DISTRIBUTION_POINTS, Model,
+    ModelError, Output, RunContext, Valid, run_once,
 };
 pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{

@@ -218,6 +218,7 @@ impl<'a> Flat<'a> {
             .push((self.steps.len(), on_timeout, at.to_string()));
         Ok(Some(Timeout {
             after,
+            gives_up: key == "give_up_after_ms",
             handler: u32::MAX,
         }))
     }

@@ -109,6 +109,7 @@ impl Point {
         }
         self.lock_names.push(name.to_string());
         self.locks.push(Lock {
+            at: at.to_string(),
             mode,
             poll_ns,
             lease_ns: evaluator.duration(lease_ms, &[at, "lease_ms"])?,
