@@ -54,4 +54,4 @@ pub use timeline::{
     MAX_CATEGORIES, MAX_LANE_ITEMS, MAX_LANES, MAX_RESOURCE_LANES, MAX_SUB_ROWS, MarkKind,
     MarkShape, SpanKind, Thinning, TimelineStyle,
 };
-pub use value::Value;
+pub use value::{Value, number_text};

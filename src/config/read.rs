@@ -178,7 +178,8 @@ pub(super) fn de_type(v: &DeValue<'_>) -> &'static str {
 
 pub(super) fn shown(v: &Value) -> String {
     match v {
-        Value::Int(_) | Value::Float(_) => v.to_string(),
+        Value::Int(_) => v.to_string(),
+        Value::Float(x) => coordsim_model::number_text(*x),
         other => other.type_name().to_string(),
     }
 }

@@ -541,7 +541,7 @@ impl Loader<'_> {
                 _ => {
                     let ms = self.number(value, "max_virtual_time_ms")?;
                     limits.max_time = sim_core::ms_to_ns(ms).filter(|ns| *ns > 0).ok_or_else(|| {
-                        self.err(&value.span(), format!("`max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got {ms}"))
+                        self.err(&value.span(), format!("`max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got {}", coordsim_model::number_text(ms)))
                     })?;
                 }
             }

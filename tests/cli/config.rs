@@ -277,6 +277,20 @@ fn misleading_errors_say_what_is_wrong_where() {
             "model = \"single_writer_queue\"\n[params]\nservice_ms = 1e300\n",
             "3:14: `service_ms`: must be at most 18446744073709 ms",
         ),
+        (
+            // A huge number in exponent form, as written, not 301 digits.
+            "model = \"single_writer_queue\"\n[limits]\nmax_virtual_time_ms = 1e300\n",
+            "3:23: `max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got 1e300\n",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ insert = \"ks\", key = 1e300, value = 1 }]\n",
+            "7:33: `actor[0].steps[0].key`: a key is a whole number from -2^53 to 2^53, got 1e300\n",
+        ),
+        (
+            // A tiny one too: 1e-7 actors is no whole number.
+            "model = \"scenario\"\n[[actor]]\nname = \"a\"\ncount = 1e-7\nsteps = [{ delay_ms = 1 }]\n",
+            "4:9: `actor[0].count`: must be a whole number from 0 to 1000000, got 1e-7\n",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let config = write_config(tmp.path(), &format!("e{i}.toml"), text);

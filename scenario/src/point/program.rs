@@ -569,7 +569,10 @@ impl<'a> Flat<'a> {
                 {
                     return Err(ParamError::new(
                         &path_key(&[at, "if", "chance"]),
-                        format!("a probability is in [0, 1], got {value}"),
+                        format!(
+                            "a probability is in [0, 1], got {}",
+                            coordsim_model::number_text(value)
+                        ),
                     ));
                 }
                 self.chances |= stream.is_none();

@@ -153,7 +153,8 @@ impl Reader<'_> {
                         ComposeError::new(
                             path,
                             format!(
-                                "in \"{text}\" at character {}: {}",
+                                "in \"{}\" at character {}: {}",
+                                coordsim_expr::excerpt(text, error.offset),
                                 error.offset + 1,
                                 error.message
                             ),

@@ -315,3 +315,32 @@ fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
         "{e}"
     );
 }
+
+/// An expression of any size is echoed in at most 80 characters, around where it is wrong:
+/// 100,000 opening parentheses nest past 64 at character 66, and 200,000 `1+` pass 1,000
+/// terms at character 1001: each shown from 40 characters before, cut with `…` both sides.
+#[test]
+fn a_huge_expression_is_echoed_in_a_line_around_its_mistake() {
+    let head = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = \"";
+    let nested = format!(
+        "{head}{}1{}\" }}]\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert_eq!(
+        super::load_error(&nested),
+        format!(
+            "t.toml:4:23: actor[0].steps[0].delay_ms: in \"…{}…\" at character 66: the expression nests more than 64 levels deep",
+            "(".repeat(80)
+        )
+    );
+    let long = format!("{head}{}1\" }}]\n", "1+".repeat(200_000));
+    // Character 1001 (index 1000) is a `1`: the window is indices 960 … 1039.
+    assert_eq!(
+        super::load_error(&long),
+        format!(
+            "t.toml:4:23: actor[0].steps[0].delay_ms: in \"…{}\" at character 1001: the expression has more than 1000 terms and operators",
+            "1+".repeat(40) + "…"
+        )
+    );
+}
