@@ -192,13 +192,7 @@ impl Loader<'_> {
             None => 0,
         };
         let replications = match get("replications") {
-            Some(v) => {
-                let n = self.count(v, "replications")?;
-                if n == 0 {
-                    return Err(self.err(&v.span(), "`replications` must be at least 1"));
-                }
-                n
-            }
+            Some(v) => self.at_least(v, "replications", 1)?,
             None => 1,
         };
         let (limits, max_memory_mb) = match get("limits") {
@@ -527,16 +521,10 @@ impl Loader<'_> {
         for (key, value) in self.known_fields(t, "[limits]", KEYS)? {
             match key.get_ref().as_ref() {
                 "max_memory_mb" => {
-                    memory = self.count(value, "max_memory_mb")?;
-                    if memory == 0 {
-                        return Err(self.err(&value.span(), "`max_memory_mb` must be at least 1"));
-                    }
+                    memory = self.at_least(value, "max_memory_mb", 1)?;
                 }
                 "max_events" => {
-                    limits.max_events = self.count(value, "max_events")?;
-                    if limits.max_events == 0 {
-                        return Err(self.err(&value.span(), "`max_events` must be at least 1"));
-                    }
+                    limits.max_events = self.at_least(value, "max_events", 1)?;
                 }
                 _ => {
                     let ms = self.number(value, "max_virtual_time_ms")?;

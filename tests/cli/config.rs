@@ -503,3 +503,43 @@ fn a_percentile_metric_says_what_is_wrong() {
         );
     }
 }
+
+/// A count that must be at least 1 says so, with what was given, whether it is 0, negative
+/// or no integer: one range for every wrong value.
+#[test]
+fn replications_and_limits_state_one_valid_range_for_any_wrong_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "replications = 0\n",
+            "2:16: `replications` must be an integer ≥ 1, got 0",
+        ),
+        (
+            "replications = -1\n",
+            "2:16: `replications` must be an integer ≥ 1, got -1",
+        ),
+        (
+            "replications = 2.5\n",
+            "2:16: `replications` must be an integer ≥ 1, got a float",
+        ),
+        (
+            "[limits]\nmax_events = 0\n",
+            "3:14: `max_events` must be an integer ≥ 1, got 0",
+        ),
+        (
+            "[limits]\nmax_events = -1\n",
+            "3:14: `max_events` must be an integer ≥ 1, got -1",
+        ),
+        (
+            "[limits]\nmax_memory_mb = -5\n",
+            "3:17: `max_memory_mb` must be an integer ≥ 1, got -5",
+        ),
+    ];
+    for (i, (table, want)) in cases.iter().enumerate() {
+        let text = format!("model = \"single_writer_queue\"\n{table}");
+        let config = write_config(tmp.path(), &format!("r{i}.toml"), &text);
+        let o = coordsim(&["check", &config]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(stderr(&o), format!("error: {config}:{want}\n"));
+    }
+}
