@@ -280,9 +280,11 @@ impl Loader<'_> {
                     .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if taken || !valid_name {
+                    let hint = coordsim_model::suggest::ascii_spelling(&name)
+                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
                     return Err(self.err(
                         &key.span(),
-                        format!("a var needs a name of its own (letters, digits, `_`), not a parameter, column or `{name}`"),
+                        format!("a var needs a name of its own (ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`), not a parameter, column or `{name}`{hint}"),
                     ));
                 }
                 let description = self.string(value, "a var's description")?;

@@ -24,6 +24,20 @@ pub(crate) fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, Compo
     Err(ComposeError::new(path, message))
 }
 
+/// What a name of a scenario may be, for the errors that refuse one.
+const NAME_RULE: &str = "ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`";
+
+/// ` (did you mean `sayac`?)` for a name written with Turkish letters whose ASCII spelling
+/// would do; else nothing.
+fn ascii_hint(name: &str) -> String {
+    match coordsim_model::suggest::ascii_spelling(name) {
+        Some(spelled) if valid_name(&spelled) && !RESERVED_NAMES.contains(&spelled.as_str()) => {
+            format!(" (did you mean `{spelled}`?)")
+        }
+        _ => String::new(),
+    }
+}
+
 fn valid_name(name: &str) -> bool {
     name.chars()
         .next()
@@ -489,7 +503,8 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined` or `reply`), got `{name}`"
+                    "a scenario parameter's name is {NAME_RULE} (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined` or `reply`), got `{name}`{}",
+                    ascii_hint(name)
                 ),
             );
         }
@@ -530,7 +545,8 @@ pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result
         return fail(
             path,
             format!(
-                "a name here is letters, digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now` or `tie_order` (metrics are named `{name}.…`); got `{name}`"
+                "a name here is {NAME_RULE}, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply` or `tie_order` (metrics are named `{name}.…`); got `{name}`{}",
+                ascii_hint(name)
             ),
         );
     }

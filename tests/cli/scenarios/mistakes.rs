@@ -344,3 +344,21 @@ fn a_huge_expression_is_echoed_in_a_line_around_its_mistake() {
         )
     );
 }
+
+/// A name with Turkish letters is refused saying names are ASCII, with its ASCII spelling;
+/// a parameter's too.
+#[test]
+fn a_name_with_turkish_letters_gets_its_ascii_spelling() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"sayaç\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nsteps = [{ read = \"sayaç\" }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:3:8: resource[0].name: a name here is ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply` or `tie_order` (metrics are named `sayaç.…`); got `sayaç` (did you mean `sayac`?)"
+    );
+    let param = "model = \"scenario\"\n[params]\n\"İşlem_süresi\" = 5\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n";
+    let e = super::load_error(param);
+    assert!(
+        e.starts_with("t.toml:3:18: params.İşlem_süresi: a scenario parameter's name is ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`")
+            && e.ends_with("got `İşlem_süresi` (did you mean `Islem_suresi`?)"),
+        "{e}"
+    );
+}
