@@ -388,7 +388,8 @@ impl Reader<'_> {
             _ => fail(
                 path,
                 format!(
-                    "unknown option \"{text}\"; valid: {} (or a string parameter's name)",
+                    "unknown option \"{text}\"{}; valid: {} (or a string parameter's name)",
+                    coordsim_model::suggest::did_you_mean(&text, options),
                     options
                         .iter()
                         .map(|o| format!("\"{o}\""))

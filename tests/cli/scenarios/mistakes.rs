@@ -362,3 +362,19 @@ fn a_name_with_turkish_letters_gets_its_ascii_spelling() {
         "{e}"
     );
 }
+
+/// A misspelled resource kind, or option, gets the nearest valid one, as a misspelled key
+/// does.
+#[test]
+fn a_misspelled_kind_or_option_gets_the_nearest() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"servr\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:4:8: resource[0].kind: unknown kind \"servr\" (did you mean `server`?); valid: \"register\", \"lock\", \"server\", \"link\", \"queue\", \"keys\""
+    );
+    let mode = text.replace("kind = \"servr\"", "kind = \"lock\"\nmode = \"polll\"");
+    assert_eq!(
+        super::load_error(&mode),
+        "t.toml:5:8: resource[0].mode: unknown option \"polll\" (did you mean `poll`?); valid: \"poll\", \"queue\", \"lease\" (or a string parameter's name)"
+    );
+}
