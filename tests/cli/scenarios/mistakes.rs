@@ -378,3 +378,15 @@ fn a_misspelled_kind_or_option_gets_the_nearest() {
         "t.toml:5:8: resource[0].mode: unknown option \"polll\" (did you mean `poll`?); valid: \"poll\", \"queue\", \"lease\" (or a string parameter's name)"
     );
 }
+
+/// A key that is NaN (a missed lookup's value) stops the run saying when, like every other
+/// run-time error, and how to guard against it.
+#[test]
+fn a_nan_key_is_reported_at_its_instant() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 7 }, { lookup = \"ks\", key = 5 }, { insert = \"ks\", key = \"ks\", value = 1 }]\n";
+    let e = run_error(text);
+    assert!(
+        e.ends_with("actor 0 of `a` at 7 ms: a key is a whole number from -2^53 to 2^53, got NaN (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)"),
+        "{e}"
+    );
+}
