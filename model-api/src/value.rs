@@ -63,9 +63,10 @@ impl Value {
 }
 
 /// A number for an error message: as written for everyday sizes, in exponent form when
-/// very large or tiny (`1e300`, not 301 digits; `1e-9`, not a row of zeros).
+/// very large or tiny (`1e300`, not 301 digits; `1e-9`, not a row of zeros). Whole numbers
+/// up to 2^53 (a key, about 9.0e15) keep their digits.
 pub fn number_text(x: f64) -> String {
-    if x.is_finite() && x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
+    if x.is_finite() && x != 0.0 && !(1e-6..1e16).contains(&x.abs()) {
         format!("{x:e}")
     } else {
         x.to_string()

@@ -390,3 +390,16 @@ fn a_nan_key_is_reported_at_its_instant() {
         "{e}"
     );
 }
+
+/// A range of initial keys past 2^53 is refused at the range, in exact whole numbers: from
+/// 2^53 − 2 = 9007199254740990, ten keys end at 9007199254740999, and only three
+/// (… 990, 991, 992) are keys; a range ending at 2^53 itself is fine.
+#[test]
+fn a_range_of_keys_past_2_to_the_53_is_refused_in_exact_numbers() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = { from = 9007199254740990, count = 10, value = 0 }\n[[actor]]\nname = \"a\"\nsteps = [{ lookup = \"ks\", key = 1 }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:5:11: `resource[0].initial`: the range's last key, 9007199254740990 + 10 − 1 = 9007199254740999, is past 2^53 = 9007199254740992 (a key is a whole number from -2^53 to 2^53, where every whole number is exact): from 9007199254740990, at most 3 keys"
+    );
+    run_text(&text.replace("count = 10", "count = 3"), 0);
+}
