@@ -159,6 +159,32 @@ impl fmt::Display for ExprError {
     }
 }
 
+/// Most characters of an expression an error echoes.
+pub const EXCERPT_CHARS: usize = 80;
+
+/// `text` for an error message: whole when short, else the [`EXCERPT_CHARS`] characters
+/// around character `at` (where the error is), cut with `…`, so an input of any size is
+/// echoed in a line of readable length.
+pub fn excerpt(text: &str, at: usize) -> String {
+    let len = text.chars().count();
+    if len <= EXCERPT_CHARS {
+        return text.to_string();
+    }
+    let start = at
+        .saturating_sub(EXCERPT_CHARS / 2)
+        .min(len - EXCERPT_CHARS);
+    let end = start + EXCERPT_CHARS;
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(text.chars().skip(start).take(EXCERPT_CHARS));
+    if end < len {
+        out.push('…');
+    }
+    out
+}
+
 impl<V> Expr<V> {
     /// How many numbers, names, operators and calls it has: the work of one evaluation.
     pub fn nodes(&self) -> usize {
@@ -607,6 +633,22 @@ mod tests {
             }
         })
         .unwrap_err()
+    }
+
+    #[test]
+    fn a_long_expression_is_echoed_around_its_error() {
+        assert_eq!(excerpt("1 + x", 4), "1 + x");
+        let long = format!("{}y{}", "1+".repeat(100), "+1".repeat(100));
+        // The 80 characters from 40 before the `y` (at 200): 160 … 239.
+        let shown = excerpt(&long, 200);
+        assert_eq!(
+            shown,
+            format!("…{}y{}…", "1+".repeat(20), "+1".repeat(19) + "+")
+        );
+        assert_eq!(shown.chars().count(), EXCERPT_CHARS + 2);
+        // Near either end, the window stays whole and is cut on one side.
+        assert_eq!(excerpt(&long, 0), format!("{}…", "1+".repeat(40)));
+        assert_eq!(excerpt(&long, 400), format!("…{}", "+1".repeat(40)));
     }
 
     #[test]

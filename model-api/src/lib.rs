@@ -45,8 +45,8 @@ pub use declare::{
 pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use explore::{Bound, Exploration, ExploreLimits, Reached, Reduction, Schedule, merge_parts};
 pub use model::{
-    ChartKind, Cost, DefaultChart, Distribution, MAX_DISTRIBUTION_POINTS, Model, ModelError,
-    Output, RunContext, Valid, run_once,
+    ChartKind, Cost, DefaultChart, Distribution, Driver, MAX_DISTRIBUTION_POINTS, Model,
+    ModelError, Output, RunContext, Valid, run_once,
 };
 pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{
@@ -54,4 +54,4 @@ pub use timeline::{
     MAX_CATEGORIES, MAX_LANE_ITEMS, MAX_LANES, MAX_RESOURCE_LANES, MAX_SUB_ROWS, MarkKind,
     MarkShape, SpanKind, Thinning, TimelineStyle,
 };
-pub use value::Value;
+pub use value::{Value, number_text};

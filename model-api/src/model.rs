@@ -138,10 +138,24 @@ pub struct Cost {
     /// The parameter that drives it, for the message (`requests_per_client`), or a composed
     /// model's field (`resource[2].initial`), where its error points.
     pub driven_by: std::borrow::Cow<'static, str>,
+    /// A composed model's own account of what drives the events, where it knows better
+    /// than `driven_by` (a field and why: many actors, a `parallel`'s branches, polls).
+    pub events_by: Option<Driver>,
+    /// Likewise for the memory, which another field may drive.
+    pub memory_by: Option<Driver>,
     /// Bytes the prepared point itself holds from the config's start to its end (its
     /// program and tables, not a run's state): the front end adds them up over every point
     /// and holds the sum to the memory limit too.
     pub point_bytes: u64,
+}
+
+/// Where a cost error points and why, for a model whose fields drive its cost.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Driver {
+    /// The field (`actor[0].repeat`, `actor[0].steps[0].give_up_after_ms`, `actor[1]`).
+    pub key: String,
+    /// How it drives the estimate, for the message (`1000000 actors × 10 repetitions`).
+    pub why: String,
 }
 
 /// A set of per-request samples a model can give (each request's wait, say).

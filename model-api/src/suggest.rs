@@ -54,9 +54,40 @@ pub fn did_you_mean<'a, S: AsRef<str> + 'a>(
     }
 }
 
+/// `name` spelled in ASCII, for a name that must be ASCII but was written with Turkish
+/// letters (`sayaç` → `sayac`, `İşlem` → `Islem`); `None` when no letter changes.
+pub fn ascii_spelling(name: &str) -> Option<String> {
+    let spelled: String = name
+        .chars()
+        .map(|c| match c {
+            'ç' => 'c',
+            'Ç' => 'C',
+            'ğ' => 'g',
+            'Ğ' => 'G',
+            'ı' => 'i',
+            'İ' => 'I',
+            'ö' => 'o',
+            'Ö' => 'O',
+            'ş' => 's',
+            'Ş' => 'S',
+            'ü' => 'u',
+            'Ü' => 'U',
+            c => c,
+        })
+        .collect();
+    (spelled != name).then_some(spelled)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turkish_letters_are_spelled_in_ascii() {
+        assert_eq!(ascii_spelling("sayaç").as_deref(), Some("sayac"));
+        assert_eq!(ascii_spelling("İşlem_ğüöı").as_deref(), Some("Islem_guoi"));
+        assert_eq!(ascii_spelling("counter"), None);
+    }
 
     #[test]
     fn the_nearest_names_are_offered_and_far_ones_never() {

@@ -62,6 +62,17 @@ impl Value {
     }
 }
 
+/// A number for an error message: as written for everyday sizes, in exponent form when
+/// very large or tiny (`1e300`, not 301 digits; `1e-9`, not a row of zeros). Whole numbers
+/// up to 2^53 (a key, about 9.0e15) keep their digits.
+pub fn number_text(x: f64) -> String {
+    if x.is_finite() && x != 0.0 && !(1e-6..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
 /// Formats as a TOML literal (`4`, `6.5`, `"poisson"`, `[1, 2]`), which is also how a swept
 /// parameter appears in the CSV, except that strings are written bare there.
 impl fmt::Display for Value {

@@ -231,6 +231,7 @@ impl Model for EdgePlacement {
             entity_rows: p.edges.len() as u64,
             driven_by: "edges".into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

@@ -150,6 +150,7 @@ impl Model for Idempotency {
             entity_rows: calls,
             driven_by: "repeats".into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

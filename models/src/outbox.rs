@@ -185,6 +185,7 @@ impl Model for Outbox {
             })
             .into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

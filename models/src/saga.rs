@@ -128,6 +128,7 @@ impl Model for Saga {
             })
             .into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

@@ -150,6 +150,7 @@ impl Model for SharedStoreRmw {
             entity_rows: 0,
             driven_by: "increments_per_client".into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

@@ -304,6 +304,7 @@ impl Model for SingleWriterQueue {
             entity_rows: 0,
             driven_by: "requests_per_client".into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

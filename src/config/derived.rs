@@ -172,6 +172,7 @@ impl PreparedRun for DerivedRun {
                 },
             );
             cost.driven_by = format!("metric[{i}].expr").into();
+            cost.events_by = None;
         }
         cost.events = cost.events.saturating_add(all);
         cost

@@ -10,7 +10,7 @@ use crate::source::{ConfigError, Span};
 
 impl Plan {
     /// A run whose estimate passes the limits is refused before anything runs, at the
-    /// parameter that drives it.
+    /// parameter that drives it (a composed model's field, with why, when it says).
     pub(super) fn check_cost(
         &self,
         index: usize,
@@ -21,22 +21,31 @@ impl Plan {
         } else {
             &cost.driven_by
         };
+        fn at<'a>(driver: &'a Option<coordsim_model::Driver>, key: &'a str) -> (&'a str, String) {
+            match driver {
+                Some(d) if !d.why.is_empty() => (d.key.as_str(), format!(" ({})", d.why)),
+                Some(d) => (d.key.as_str(), String::new()),
+                None => (key, String::new()),
+            }
+        }
         if cost.events > self.limits.max_events {
+            let (key, why) = at(&cost.events_by, key);
             return Err(self.param_error(
                 key,
                 index,
                 &format!(
-                    "a run would take about {} events, more than max_events = {} in [limits]; change it, or raise max_events",
+                    "a run would take about {} events{why}, more than max_events = {} in [limits]; change it, or raise max_events",
                     cost.events, self.limits.max_events
                 ),
             ));
         }
         if cost.memory_bytes > self.max_memory_bytes {
+            let (key, why) = at(&cost.memory_by, key);
             return Err(self.param_error(
                 key,
                 index,
                 &format!(
-                    "a run would hold about {} MiB, more than max_memory_mb = {} in [limits]; change it, or raise max_memory_mb",
+                    "a run would hold about {} MiB{why}, more than max_memory_mb = {} in [limits]; change it, or raise max_memory_mb",
                     cost.memory_bytes >> 20,
                     self.max_memory_bytes >> 20
                 ),

@@ -85,8 +85,20 @@ impl Loader<'_> {
     }
 
     pub(super) fn count(&self, v: &Spanned<DeValue<'_>>, key: &str) -> Result<u64, ConfigError> {
+        self.at_least(v, key, 0)
+    }
+
+    /// A whole number of at least `min`; one message for any value out of range (0, -1 or
+    /// 2.5 all hear the same valid range).
+    pub(super) fn at_least(
+        &self,
+        v: &Spanned<DeValue<'_>>,
+        key: &str,
+        min: u64,
+    ) -> Result<u64, ConfigError> {
         if let DeValue::Integer(i) = v.get_ref()
             && let Ok(n) = u64::from_str_radix(i.as_str(), i.radix())
+            && n >= min
         {
             return Ok(n);
         }
@@ -96,7 +108,7 @@ impl Loader<'_> {
         };
         Err(self.err(
             &v.span(),
-            format!("`{key}` must be an integer ≥ 0, got {got}"),
+            format!("`{key}` must be an integer ≥ {min}, got {got}"),
         ))
     }
 
@@ -178,7 +190,8 @@ pub(super) fn de_type(v: &DeValue<'_>) -> &'static str {
 
 pub(super) fn shown(v: &Value) -> String {
     match v {
-        Value::Int(_) | Value::Float(_) => v.to_string(),
+        Value::Int(_) => v.to_string(),
+        Value::Float(x) => coordsim_model::number_text(*x),
         other => other.type_name().to_string(),
     }
 }

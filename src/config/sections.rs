@@ -192,13 +192,7 @@ impl Loader<'_> {
             None => 0,
         };
         let replications = match get("replications") {
-            Some(v) => {
-                let n = self.count(v, "replications")?;
-                if n == 0 {
-                    return Err(self.err(&v.span(), "`replications` must be at least 1"));
-                }
-                n
-            }
+            Some(v) => self.at_least(v, "replications", 1)?,
             None => 1,
         };
         let (limits, max_memory_mb) = match get("limits") {
@@ -286,9 +280,11 @@ impl Loader<'_> {
                     .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if taken || !valid_name {
+                    let hint = coordsim_model::suggest::ascii_spelling(&name)
+                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
                     return Err(self.err(
                         &key.span(),
-                        format!("a var needs a name of its own (letters, digits, `_`), not a parameter, column or `{name}`"),
+                        format!("a var needs a name of its own (ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`), not a parameter, column or `{name}`{hint}"),
                     ));
                 }
                 let description = self.string(value, "a var's description")?;
@@ -527,21 +523,15 @@ impl Loader<'_> {
         for (key, value) in self.known_fields(t, "[limits]", KEYS)? {
             match key.get_ref().as_ref() {
                 "max_memory_mb" => {
-                    memory = self.count(value, "max_memory_mb")?;
-                    if memory == 0 {
-                        return Err(self.err(&value.span(), "`max_memory_mb` must be at least 1"));
-                    }
+                    memory = self.at_least(value, "max_memory_mb", 1)?;
                 }
                 "max_events" => {
-                    limits.max_events = self.count(value, "max_events")?;
-                    if limits.max_events == 0 {
-                        return Err(self.err(&value.span(), "`max_events` must be at least 1"));
-                    }
+                    limits.max_events = self.at_least(value, "max_events", 1)?;
                 }
                 _ => {
                     let ms = self.number(value, "max_virtual_time_ms")?;
                     limits.max_time = sim_core::ms_to_ns(ms).filter(|ns| *ns > 0).ok_or_else(|| {
-                        self.err(&value.span(), format!("`max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got {ms}"))
+                        self.err(&value.span(), format!("`max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got {}", coordsim_model::number_text(ms)))
                     })?;
                 }
             }

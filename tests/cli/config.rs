@@ -277,6 +277,20 @@ fn misleading_errors_say_what_is_wrong_where() {
             "model = \"single_writer_queue\"\n[params]\nservice_ms = 1e300\n",
             "3:14: `service_ms`: must be at most 18446744073709 ms",
         ),
+        (
+            // A huge number in exponent form, as written, not 301 digits.
+            "model = \"single_writer_queue\"\n[limits]\nmax_virtual_time_ms = 1e300\n",
+            "3:23: `max_virtual_time_ms` must be above 0 and at most about 584 years (1.8e13 ms), got 1e300\n",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ insert = \"ks\", key = 1e300, value = 1 }]\n",
+            "7:33: `actor[0].steps[0].key`: a key is a whole number from -2^53 to 2^53, got 1e300\n",
+        ),
+        (
+            // A tiny one too: 1e-7 actors is no whole number.
+            "model = \"scenario\"\n[[actor]]\nname = \"a\"\ncount = 1e-7\nsteps = [{ delay_ms = 1 }]\n",
+            "4:9: `actor[0].count`: must be a whole number from 0 to 1000000, got 1e-7\n",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let config = write_config(tmp.path(), &format!("e{i}.toml"), text);
@@ -487,5 +501,45 @@ fn a_percentile_metric_says_what_is_wrong() {
             "`{needle}` not in {}",
             stderr(&o)
         );
+    }
+}
+
+/// A count that must be at least 1 says so, with what was given, whether it is 0, negative
+/// or no integer: one range for every wrong value.
+#[test]
+fn replications_and_limits_state_one_valid_range_for_any_wrong_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "replications = 0\n",
+            "2:16: `replications` must be an integer ≥ 1, got 0",
+        ),
+        (
+            "replications = -1\n",
+            "2:16: `replications` must be an integer ≥ 1, got -1",
+        ),
+        (
+            "replications = 2.5\n",
+            "2:16: `replications` must be an integer ≥ 1, got a float",
+        ),
+        (
+            "[limits]\nmax_events = 0\n",
+            "3:14: `max_events` must be an integer ≥ 1, got 0",
+        ),
+        (
+            "[limits]\nmax_events = -1\n",
+            "3:14: `max_events` must be an integer ≥ 1, got -1",
+        ),
+        (
+            "[limits]\nmax_memory_mb = -5\n",
+            "3:17: `max_memory_mb` must be an integer ≥ 1, got -5",
+        ),
+    ];
+    for (i, (table, want)) in cases.iter().enumerate() {
+        let text = format!("model = \"single_writer_queue\"\n{table}");
+        let config = write_config(tmp.path(), &format!("r{i}.toml"), &text);
+        let o = coordsim(&["check", &config]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(stderr(&o), format!("error: {config}:{want}\n"));
     }
 }

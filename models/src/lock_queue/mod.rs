@@ -251,6 +251,7 @@ impl Model for LockQueue {
             })
             .into(),
             point_bytes: 0,
+            ..Cost::default()
         }
     }
 

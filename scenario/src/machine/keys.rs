@@ -21,7 +21,10 @@ pub(crate) fn key_of(number: f64) -> Option<i64> {
 
 /// Why a number is no key.
 pub(crate) fn bad_key(number: f64) -> String {
-    format!("a key is a whole number from -2^53 to 2^53, got {number}")
+    format!(
+        "a key is a whole number from -2^53 to 2^53, got {}",
+        coordsim_model::number_text(number)
+    )
 }
 
 /// What an operation found or did.

@@ -1,30 +1,35 @@
 //! A run's cost, estimated from its point before anything runs: events, memory and the
 //! entity rows it keeps (a polled lock's failed attempts included).
 
-use coordsim_model::Cost;
+use coordsim_model::{Cost, Driver};
 use sim_core::ms_to_ns;
 
+use crate::point::blame::Share;
 use crate::point::{
-    CrashRule, Duration, InitialKeys, LockMode, Pace, Pick, Point, Step, Then, Timeout, Vars,
-    eval_run,
+    CrashRule, Duration, Group, InitialKeys, LockMode, Pace, Pick, Point, Step, Then, Timeout,
+    Vars, eval_run,
 };
 use crate::syntax::spec::KeyOp;
 use crate::syntax::spec::Number;
 
 /// A random stream's size, for the memory estimate.
 const STREAM_BYTES: u64 = std::mem::size_of::<sim_core::Stream>() as u64;
+/// A key a store holds, for the memory estimate.
+const KEY_BYTES: u64 = 48;
 
 impl Point {
-    /// The estimate of one run: events, memory and entity rows, driven by `repeat`.
+    /// The estimate of one run: events, memory and entity rows, and what drives the events
+    /// and the memory (the biggest share of each: a group, a compare-and-set's conflicts, an
+    /// acquire's polls, a key store's initial keys).
     pub(crate) fn cost(&self) -> Cost {
         let mut events: u64 = 0;
-        let mut samples: u64 = 0;
-        // Jobs in flight at most: an open loop's repetitions may all be queued at once.
-        let mut jobs: u64 = 0;
-        let mut streams: u64 = 0;
-        // The compare-and-set write whose conflicts may cost the most, and those events.
-        let mut cas_events: (u64, Option<&str>) = (0, None);
-        for group in &self.groups {
+        let mut events_by = Share::default();
+        let mut memory_by = Share::default();
+        let per_job = 128
+            + 8 * (self.registers.len() + self.locks.len() + self.keys.len()) as u64
+            + 8 * self.queues.len() as u64;
+        let mut memory_bytes = u64::from(self.actors).saturating_mul(160);
+        for (index, group) in self.groups.iter().enumerate() {
             let repetitions = u64::from(group.count).saturating_mul(group.repeat);
             // Each step of each attempt: its event, a landing or a timeout.
             let per_attempt = 3 * group.steps.len() as u64 + 1;
@@ -48,60 +53,40 @@ impl Point {
                 .saturating_mul(per_attempt)
                 .saturating_mul(u64::from(group.attempts));
             let conflict_events = attempts.saturating_mul(conflicts);
-            if conflict_events > cas_events.0 {
-                cas_events = (conflict_events, group.paths.get(cas_at).map(String::as_str));
+            events_by.offer(attempts, || self.group_events(index, group, per_attempt));
+            if let Some(at) = group.paths.get(cas_at).filter(|_| conflicts > 0) {
+                events_by.offer(conflict_events, || Driver {
+                    key: format!("{at}.max_retries"),
+                    why: format!(
+                        "each compare-and-set conflict starts the attempt again, up to {conflicts} times a repetition"
+                    ),
+                });
             }
             events = events
                 .saturating_add(attempts)
                 .saturating_add(conflict_events);
-            let requests = group
-                .steps
-                .iter()
-                .filter(|step| matches!(step, Step::Request { .. }))
-                .count() as u64;
-            samples = samples.saturating_add(
-                repetitions.saturating_mul(1 + requests * u64::from(group.attempts)),
-            );
-            // A `parallel`'s branches are jobs of their own, beside the repetition's.
-            let in_flight = if matches!(group.pace, Pace::Closed) {
-                u64::from(group.count)
-            } else {
-                repetitions
-            };
-            jobs = jobs.saturating_add(in_flight.saturating_mul(1 + group.fan() as u64));
-            let crashy = group.steps.iter().any(|step| {
-                matches!(
-                    step,
-                    Step::Crash {
-                        rule: CrashRule::Probability(_, None),
-                        ..
-                    }
-                )
-            });
-            let random = matches!(group.pace, Pace::Random(_));
-            streams += u64::from(group.count)
-                * (u64::from(crashy)
-                    + u64::from(random)
-                    + u64::from(group.jitters)
-                    + u64::from(group.chances));
+            let group_bytes = self.group_bytes(group, per_job);
+            memory_by.offer(group_bytes, || self.group_memory(index, group));
+            memory_bytes = memory_bytes.saturating_add(group_bytes);
         }
         events = events.saturating_add(self.locks.iter().map(|l| l.unlock_ns.len() as u64).sum());
         events = events.saturating_add(self.servers.iter().map(|s| 2 * s.down.len() as u64).sum());
-        events = events.saturating_add(self.poll_rounds());
-        let (messages, keys) = self.messages_and_keys();
-        // Where the memory mostly goes, for the error: the key stores' initial keys, or
-        // everything the repetitions make.
-        let biggest_store = self
-            .keys
-            .iter()
-            .enumerate()
-            .filter(|(index, store)| {
-                matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(*index)
-            })
-            .max_by_key(|(index, store)| (store.initial.len(), std::cmp::Reverse(*index)));
-        let per_job = 128
-            + 8 * (self.registers.len() + self.locks.len() + self.keys.len()) as u64
-            + 8 * self.queues.len() as u64;
+        let (rounds, polls) = self.poll_rounds();
+        if let (step_rounds, Some(polls)) = polls.take() {
+            events_by.offer(step_rounds, || polls);
+        }
+        events = events.saturating_add(rounds);
+        // A range nobody changes is never laid out; any other store holds what it starts with.
+        for (index, store) in self.keys.iter().enumerate() {
+            if matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(index) {
+                let bytes = store.initial.len().saturating_mul(KEY_BYTES);
+                memory_by.offer(bytes, || Driver {
+                    key: format!("{}.initial", store.at),
+                    why: format!("{} keys at the start", store.initial.len()),
+                });
+                memory_bytes = memory_bytes.saturating_add(bytes);
+            }
+        }
         let instances: u64 = self
             .servers
             .iter()
@@ -115,72 +100,79 @@ impl Point {
                         })
             })
             .sum();
-        let key_bytes = keys.saturating_mul(48);
-        let memory_bytes = u64::from(self.actors)
-            .saturating_mul(160)
-            .saturating_add(streams.saturating_mul(STREAM_BYTES))
-            .saturating_add(samples.saturating_mul(8))
-            .saturating_add(jobs.saturating_mul(per_job))
-            .saturating_add(instances)
-            .saturating_add(messages)
-            .saturating_add(key_bytes);
-        let driven_by = match biggest_store {
-            // Key stores hold most of it: the biggest is where to look.
-            Some((_, store)) if key_bytes.saturating_mul(2) > memory_bytes => {
-                format!("{}.initial", store.at).into()
-            }
-            // Conflicts are most of the events: the write whose `max_retries` bounds them.
-            _ => match cas_events {
-                (conflict_events, Some(at)) if conflict_events.saturating_mul(2) > events => {
-                    at.to_string().into()
-                }
-                _ => "repeat".into(),
-            },
-        };
+        memory_bytes = memory_bytes.saturating_add(instances);
+        let (_, events_by) = events_by.take();
+        let (_, memory_by) = memory_by.take();
         Cost {
             events,
             memory_bytes,
             entity_rows: u64::from(self.actors),
-            driven_by,
+            driven_by: events_by
+                .as_ref()
+                .map_or("actor".into(), |d| d.key.clone().into()),
+            events_by,
+            memory_by,
             point_bytes: self.bytes(),
         }
     }
 
-    /// Bytes of every message a put may make (a copy a link makes included), and every key
-    /// a store starts with or an insert or set may add.
-    fn messages_and_keys(&self) -> (u64, u64) {
-        let mut messages: u64 = 0;
-        // A range nobody changes is never laid out; any other store holds what it starts with.
-        let mut keys: u64 = self
-            .keys
+    /// Bytes group `group` holds at most: its samples, its jobs in flight (a `parallel`'s
+    /// branches are jobs of their own, and an open loop's repetitions may all be queued at
+    /// once), its random streams, every message a put may make (a copy a link makes
+    /// included) and every key an insert or set may add.
+    fn group_bytes(&self, group: &Group, per_job: u64) -> u64 {
+        let repetitions = u64::from(group.count).saturating_mul(group.repeat);
+        let attempts = repetitions.saturating_mul(u64::from(group.attempts));
+        let requests = group
+            .steps
             .iter()
-            .enumerate()
-            .filter(|(index, store)| {
-                matches!(store.initial, InitialKeys::Pairs(_)) || self.changes_keys(*index)
-            })
-            .map(|(_, store)| store.initial.len())
-            .fold(0, u64::saturating_add);
-        for group in &self.groups {
-            let attempts = u64::from(group.count)
-                .saturating_mul(group.repeat)
-                .saturating_mul(u64::from(group.attempts));
-            for step in &group.steps {
-                match step {
-                    Step::Put { queue, .. } | Step::Call { queue, .. } => {
-                        let width = 1 + self.queues[*queue as usize].fields as u64;
-                        messages =
-                            messages.saturating_add(attempts.saturating_mul(2 * (40 + 8 * width)));
-                    }
-                    Step::Keys { .. } => keys = keys.saturating_add(attempts),
-                    // A take's place in its queue's list of hidden messages, and its waiter.
-                    Step::Take { .. } => {
-                        messages = messages.saturating_add(attempts.saturating_mul(16))
-                    }
-                    _ => {}
+            .filter(|step| matches!(step, Step::Request { .. }))
+            .count() as u64;
+        let samples = repetitions.saturating_mul(1 + requests * u64::from(group.attempts));
+        let in_flight = if matches!(group.pace, Pace::Closed) {
+            u64::from(group.count)
+        } else {
+            repetitions
+        };
+        let jobs = in_flight.saturating_mul(1 + group.fan() as u64);
+        let crashy = group.steps.iter().any(|step| {
+            matches!(
+                step,
+                Step::Crash {
+                    rule: CrashRule::Probability(_, None),
+                    ..
                 }
+            )
+        });
+        let random = matches!(group.pace, Pace::Random(_));
+        let streams = u64::from(group.count)
+            * (u64::from(crashy)
+                + u64::from(random)
+                + u64::from(group.jitters)
+                + u64::from(group.chances));
+        let mut messages: u64 = 0;
+        let mut keys: u64 = 0;
+        for step in &group.steps {
+            match step {
+                Step::Put { queue, .. } | Step::Call { queue, .. } => {
+                    let width = 1 + self.queues[*queue as usize].fields as u64;
+                    messages =
+                        messages.saturating_add(attempts.saturating_mul(2 * (40 + 8 * width)));
+                }
+                Step::Keys { .. } => keys = keys.saturating_add(attempts),
+                // A take's place in its queue's list of hidden messages, and its waiter.
+                Step::Take { .. } => {
+                    messages = messages.saturating_add(attempts.saturating_mul(16))
+                }
+                _ => {}
             }
         }
-        (messages, keys)
+        samples
+            .saturating_mul(8)
+            .saturating_add(jobs.saturating_mul(per_job))
+            .saturating_add(streams.saturating_mul(STREAM_BYTES))
+            .saturating_add(messages)
+            .saturating_add(keys.saturating_mul(KEY_BYTES))
     }
 
     /// Bytes this prepared point holds until the config is done: its program (a compiled
@@ -339,8 +331,8 @@ impl Point {
     /// lock can stay taken — every actor's steps one after another (delays, register
     /// accesses, services at their mean; actors past the first 64 of a group counted like
     /// the slowest of those) plus the last operator unlock of a stale record — or its
-    /// give-up time when that is sooner.
-    fn poll_rounds(&self) -> u64 {
+    /// give-up time when that is sooner. With them, the acquire that polls most, and why.
+    fn poll_rounds(&self) -> (u64, Share) {
         let polled = |lock_index: u16| {
             let lock = &self.locks[lock_index as usize];
             (lock.mode != LockMode::Queue).then_some(lock.poll_ns.max(1))
@@ -352,7 +344,7 @@ impl Point {
                 .any(|step| step.locks().iter().any(|l| polled(*l).is_some()))
         });
         if !waits {
-            return 0;
+            return (0, Share::default());
         }
         let mut busy: u64 = 0;
         for group in &self.groups {
@@ -393,32 +385,44 @@ impl Point {
             .saturating_add(leases)
             .saturating_add(self.last_start());
         let mut rounds: u64 = 0;
+        let mut most = Share::default();
         for group in &self.groups {
-            for step in &group.steps {
+            for (step, path) in group.steps.iter().zip(&group.paths) {
                 let Step::Acquire { timeout, .. } = step else {
                     continue;
                 };
                 // Of a choice of locks, the one polled most often.
-                let Some(poll_ns) = step.locks().iter().filter_map(|l| polled(*l)).min() else {
+                let Some((poll_ns, lock)) = (step.locks().iter())
+                    .filter_map(|l| polled(*l).map(|poll_ns| (poll_ns, *l)))
+                    .min()
+                else {
                     continue;
                 };
                 let ceiling = busy.saturating_add(unlocks);
-                let wait = match timeout {
+                let (wait, given_up) = match timeout {
                     Some(Timeout {
                         after: Some(Duration::Fixed(ns)),
+                        gives_up,
                         ..
-                    }) => ceiling.min(*ns),
-                    _ => ceiling,
+                    }) if *ns <= ceiling => {
+                        let key = if *gives_up {
+                            "give_up_after_ms"
+                        } else {
+                            "timeout_ms"
+                        };
+                        (*ns, Some(key))
+                    }
+                    _ => (ceiling, None),
                 };
                 let polls = 1 + wait / poll_ns;
-                rounds = rounds.saturating_add(
-                    polls
-                        .saturating_mul(u64::from(group.count))
-                        .saturating_mul(group.repeat)
-                        .saturating_mul(u64::from(group.attempts)),
-                );
+                let step_rounds = polls
+                    .saturating_mul(u64::from(group.count))
+                    .saturating_mul(group.repeat)
+                    .saturating_mul(u64::from(group.attempts));
+                most.offer(step_rounds, || self.poll_driver(path, lock, given_up, wait));
+                rounds = rounds.saturating_add(step_rounds);
             }
         }
-        rounds
+        (rounds, most)
     }
 }

@@ -3,6 +3,7 @@
 //! estimated (`cost`); what is left is computed per actor or per repetition during the run
 //! ([`eval_run`]).
 
+mod blame;
 pub(crate) mod cost;
 pub(crate) mod lower;
 mod numbers;
@@ -74,6 +75,9 @@ pub(crate) enum Pick {
 #[derive(Debug, Clone)]
 pub(crate) struct Timeout {
     pub after: Option<Duration>,
+    /// Whether `after` is an acquire's `give_up_after_ms` (else `timeout_ms`), for an
+    /// estimate's error (a flag: a step's size counts in a sweep's memory).
+    pub gives_up: bool,
     pub handler: u32,
 }
 
@@ -352,6 +356,8 @@ pub(crate) struct Register {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Lock {
+    /// Where it is written (`resource[1]`), for an estimate's error.
+    pub at: String,
     pub mode: LockMode,
     pub poll_ns: Nanos,
     pub lease_ns: Nanos,

@@ -2,7 +2,7 @@
 //! `{ by = … }` choices, durations, probabilities and distributions, each checked where it
 //! is written.
 
-use coordsim_model::{ParamError, Value};
+use coordsim_model::{ParamError, Value, number_text};
 use sim_core::{Nanos, ms_to_ns};
 
 use crate::point::Duration;
@@ -102,7 +102,10 @@ impl Evaluator<'_> {
         if !(0.0..=1.0).contains(&probability) {
             return Err(ParamError::new(
                 &path_key(path),
-                format!("a probability is in [0, 1], got {probability}"),
+                format!(
+                    "a probability is in [0, 1], got {}",
+                    number_text(probability)
+                ),
             ));
         }
         Ok(probability)
@@ -155,7 +158,10 @@ impl Evaluator<'_> {
         if ms_to_ns(mean_ms).is_none_or(|ns| ns == 0) {
             return Err(ParamError::new(
                 &path_key(mean_path),
-                format!("a random duration needs a mean above 0 ms, got {mean_ms}"),
+                format!(
+                    "a random duration needs a mean above 0 ms, got {}",
+                    number_text(mean_ms)
+                ),
             ));
         }
         let cv = self.number(cv, cv_path)?;
@@ -206,7 +212,10 @@ impl Evaluator<'_> {
         if value.fract() != 0.0 || value < min as f64 || value > max as f64 {
             return Err(ParamError::new(
                 &path_key(path),
-                format!("must be a whole number from {min} to {max}, got {value}"),
+                format!(
+                    "must be a whole number from {min} to {max}, got {}",
+                    number_text(value)
+                ),
             ));
         }
         Ok(value as u64)

@@ -218,6 +218,7 @@ impl<'a> Flat<'a> {
             .push((self.steps.len(), on_timeout, at.to_string()));
         Ok(Some(Timeout {
             after,
+            gives_up: key == "give_up_after_ms",
             handler: u32::MAX,
         }))
     }
@@ -568,7 +569,10 @@ impl<'a> Flat<'a> {
                 {
                     return Err(ParamError::new(
                         &path_key(&[at, "if", "chance"]),
-                        format!("a probability is in [0, 1], got {value}"),
+                        format!(
+                            "a probability is in [0, 1], got {}",
+                            coordsim_model::number_text(value)
+                        ),
                     ));
                 }
                 self.chances |= stream.is_none();

@@ -4,7 +4,7 @@
 use coordsim_model::ParamError;
 use sim_core::Nanos;
 
-use crate::machine::keys::{bad_key, key_of};
+use crate::machine::keys::{KEY_LIMIT, bad_key, key_of};
 use crate::point::numbers::{Evaluator, path_key};
 use crate::point::{
     InitialKeys, Keys, Lock, LockMode, MAX_INSTANCES, Point, Queue, Register, Server,
@@ -109,6 +109,7 @@ impl Point {
         }
         self.lock_names.push(name.to_string());
         self.locks.push(Lock {
+            at: at.to_string(),
             mode,
             poll_ns,
             lease_ns: evaluator.duration(lease_ms, &[at, "lease_ms"])?,
@@ -225,10 +226,16 @@ impl Point {
                 let from = key(from, &[at, "initial", "from"])?;
                 let count = evaluator.whole(count, &[at, "initial", "count"], 0, MAX_KEYS)?;
                 let value = evaluator.number(value, &[at, "initial", "value"])?;
-                if key_of(from as f64 + count as f64).is_none() {
+                // In whole numbers, not doubles: near 2^53 a double rounds the very keys.
+                let last = i128::from(from) + i128::from(count) - 1;
+                let limit = KEY_LIMIT as i128;
+                if count > 0 && last > limit {
                     return Err(ParamError::new(
-                        &path_key(&[at, "initial", "count"]),
-                        bad_key(from as f64 + count as f64),
+                        &path_key(&[at, "initial"]),
+                        format!(
+                            "the range's last key, {from} + {count} − 1 = {last}, is past 2^53 = {limit} (a key is a whole number from -2^53 to 2^53, where every whole number is exact): from {from}, at most {} keys",
+                            limit - i128::from(from) + 1
+                        ),
                     ));
                 }
                 InitialKeys::Range { from, count, value }

@@ -158,15 +158,22 @@ impl Sim<'_> {
         true
     }
 
-    /// Stops the run: `number` is no key.
+    /// Stops the run: `number` is no key. Said at the instant, as every run-time error is;
+    /// a NaN, most likely a lookup's missed value, with how to guard against it.
     #[cold]
     #[inline(never)]
     fn no_key(&mut self, job: u32, number: f64) {
         let actor = &self.actors[self.jobs[job as usize].actor as usize];
+        let guard = if number.is_nan() {
+            " (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)"
+        } else {
+            ""
+        };
         self.error.get_or_insert(format!(
-            "actor {} of `{}`: {}",
+            "actor {} of `{}` at {} ms: {}{guard}",
             actor.index,
             self.point.groups[actor.group as usize].name,
+            sim_core::ns_to_ms(self.now),
             bad_key(number)
         ));
     }

@@ -24,6 +24,20 @@ pub(crate) fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, Compo
     Err(ComposeError::new(path, message))
 }
 
+/// What a name of a scenario may be, for the errors that refuse one.
+const NAME_RULE: &str = "ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`";
+
+/// ` (did you mean `sayac`?)` for a name written with Turkish letters whose ASCII spelling
+/// would do; else nothing.
+fn ascii_hint(name: &str) -> String {
+    match coordsim_model::suggest::ascii_spelling(name) {
+        Some(spelled) if valid_name(&spelled) && !RESERVED_NAMES.contains(&spelled.as_str()) => {
+            format!(" (did you mean `{spelled}`?)")
+        }
+        _ => String::new(),
+    }
+}
+
 fn valid_name(name: &str) -> bool {
     name.chars()
         .next()
@@ -153,7 +167,8 @@ impl Reader<'_> {
                         ComposeError::new(
                             path,
                             format!(
-                                "in \"{text}\" at character {}: {}",
+                                "in \"{}\" at character {}: {}",
+                                coordsim_expr::excerpt(text, error.offset),
                                 error.offset + 1,
                                 error.message
                             ),
@@ -373,7 +388,8 @@ impl Reader<'_> {
             _ => fail(
                 path,
                 format!(
-                    "unknown option \"{text}\"; valid: {} (or a string parameter's name)",
+                    "unknown option \"{text}\"{}; valid: {} (or a string parameter's name)",
+                    coordsim_model::suggest::did_you_mean(&text, options),
                     options
                         .iter()
                         .map(|o| format!("\"{o}\""))
@@ -488,7 +504,8 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is letters, digits and `_` (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined` or `reply`), got `{name}`"
+                    "a scenario parameter's name is {NAME_RULE} (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined` or `reply`), got `{name}`{}",
+                    ascii_hint(name)
                 ),
             );
         }
@@ -529,7 +546,8 @@ pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result
         return fail(
             path,
             format!(
-                "a name here is letters, digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now` or `tie_order` (metrics are named `{name}.…`); got `{name}`"
+                "a name here is {NAME_RULE}, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply` or `tie_order` (metrics are named `{name}.…`); got `{name}`{}",
+                ascii_hint(name)
             ),
         );
     }

@@ -120,7 +120,11 @@ fn name_resource(
             return fail(
                 at(&path, "kind"),
                 format!(
-                    "unknown kind \"{other}\"; valid: \"register\", \"lock\", \"server\", \"link\", \"queue\", \"keys\""
+                    "unknown kind \"{other}\"{}; valid: \"register\", \"lock\", \"server\", \"link\", \"queue\", \"keys\"",
+                    coordsim_model::suggest::did_you_mean(
+                        other,
+                        &["register", "lock", "server", "link", "queue", "keys"]
+                    )
                 ),
             );
         }

@@ -111,3 +111,128 @@ steps = [{ delay_ms = 1 }]
         .to_string();
     assert!(err.contains("the run is stuck at 1000026 ms"), "{err}");
 }
+
+/// A run refused for its estimate is refused at the key that drives it, with why: a
+/// give-up time that keeps a poll going, a short `poll_ms`, an open loop's `repeat`, an
+/// actor's `count`, a `parallel` with many steps, a compare-and-set's `max_retries`; and at
+/// the actor when its numbers drive it together.
+#[test]
+fn a_refused_estimate_points_at_the_key_that_drives_it() {
+    let past_events =
+        "more than max_events = 1000000000 in [limits]; change it, or raise max_events";
+    let refused = |text: &str, at: &str, why: &str, limit: &str| {
+        let e = super::load_error(text);
+        assert!(e.starts_with(at), "{e}\nexpected at {at}");
+        assert!(
+            e.ends_with(&format!(" ({why}), {limit}")),
+            "{e}\nexpected ({why})"
+        );
+    };
+    // A stale record nothing removes, polled every 25 ms (the default) for 10^12 ms.
+    refused(
+        r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+stale_at_start = true
+[[actor]]
+name = "a"
+steps = [{ acquire = "L", give_up_after_ms = 1e12 }, { release = "L" }]
+"#,
+        "t.toml:8:46: `actor[0].steps[0].give_up_after_ms`: a run would take about ",
+        "a waiter polls lock `L` every 25 ms for up to 1e12 ms",
+        past_events,
+    );
+    // A poll every nanosecond while the other of two actors holds it for 100 s: 200 s.
+    refused(
+        r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+poll_ms = 0.000001
+[[actor]]
+name = "a"
+count = 2
+steps = [{ acquire = "L" }, { delay_ms = 100000 }, { release = "L" }]
+"#,
+        "t.toml:5:11: `resource[0].poll_ms`: a run would take about ",
+        "a waiter polls lock `L` every 0.000001 ms for up to 200000 ms, while others may hold it",
+        past_events,
+    );
+    // Every repetition of an open loop in flight at once: the memory, at line 8.
+    refused(
+        r#"model = "scenario"
+[[resource]]
+name = "x"
+kind = "register"
+[[actor]]
+name = "a"
+every_ms = 0
+repeat = 100000000
+steps = [{ read = "x" }]
+"#,
+        "t.toml:8:10: `actor[0].repeat`: a run would hold about ",
+        "1 actor × 100000000 repetitions, which an open loop may hold in flight all at once",
+        "more than max_memory_mb = 4096 in [limits]; change it, or raise max_memory_mb",
+    );
+    // Sixteen branches of one request each: 16 · 2 steps of 3 events in the branches, the
+    // fork and the join outside, 3 · 34 + 1 = 103 events a repetition.
+    let branches = vec![r#"[{ request = "s" }]"#; 16].join(", ");
+    let fan = format!(
+        r#"model = "scenario"
+[[resource]]
+name = "s"
+kind = "server"
+service_ms = 1
+[[actor]]
+name = "c"
+count = 1000000
+repeat = 10
+steps = [{{ parallel = [{branches}], wait = "first" }}]
+"#
+    );
+    let why = |actors: &str| {
+        format!(
+            "{actors} × 103 events each, 96 of them in the 16 branches of the `parallel` at `actor[0].steps[0]`"
+        )
+    };
+    // A million actors stand out (10 repetitions and 103 / 7 ≈ 15 times the steps are less).
+    refused(
+        &fan,
+        "t.toml:8:9: `actor[0].count`: a run would take about 1030000000 events",
+        &why("1000000 actors × 10 repetitions"),
+        past_events,
+    );
+    // 10,000 × 1,000 × 15: none stands out, so the actor, at its header.
+    let together = fan
+        .replace("count = 1000000", "count = 10000")
+        .replace("repeat = 10\n", "repeat = 1000\n");
+    refused(
+        &together,
+        "t.toml:6:1: `actor[0]`: a run would take about 1030000000 events",
+        &why("10000 actors × 1000 repetitions"),
+        past_events,
+    );
+    // The branches alone: 2 actors × 1 repetition, the `parallel` at its place.
+    let alone = fan.replace("count = 1000000\nrepeat = 10\n", "count = 2\n")
+        + "[limits]\nmax_events = 100\n";
+    let e = super::load_error(&alone);
+    assert!(
+        e.starts_with("t.toml:9:10: `actor[0].steps[0]`: a run would take about 206 events (2 actors × 1 repetition × 103 events each, 96 of them in the 16 branches"),
+        "{e}"
+    );
+    // Every attempt conflicts: up to a billion retries.
+    refused(
+        r#"model = "scenario"
+[[resource]]
+name = "x"
+kind = "register"
+[[actor]]
+name = "a"
+steps = [{ read = "x" }, { write = "x", value = "read + 1", cas = true, max_retries = 1000000000 }]
+"#,
+        "t.toml:7:87: `actor[0].steps[1].max_retries`: a run would take about ",
+        "each compare-and-set conflict starts the attempt again, up to 1000000000 times a repetition",
+        past_events,
+    );
+}

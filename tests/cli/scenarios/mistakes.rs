@@ -315,3 +315,91 @@ fn a_store_or_a_queue_refuses_a_number_that_is_not_one() {
         "{e}"
     );
 }
+
+/// An expression of any size is echoed in at most 80 characters, around where it is wrong:
+/// 100,000 opening parentheses nest past 64 at character 66, and 200,000 `1+` pass 1,000
+/// terms at character 1001: each shown from 40 characters before, cut with `…` both sides.
+#[test]
+fn a_huge_expression_is_echoed_in_a_line_around_its_mistake() {
+    let head = "model = \"scenario\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = \"";
+    let nested = format!(
+        "{head}{}1{}\" }}]\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    assert_eq!(
+        super::load_error(&nested),
+        format!(
+            "t.toml:4:23: actor[0].steps[0].delay_ms: in \"…{}…\" at character 66: the expression nests more than 64 levels deep",
+            "(".repeat(80)
+        )
+    );
+    let long = format!("{head}{}1\" }}]\n", "1+".repeat(200_000));
+    // Character 1001 (index 1000) is a `1`: the window is indices 960 … 1039.
+    assert_eq!(
+        super::load_error(&long),
+        format!(
+            "t.toml:4:23: actor[0].steps[0].delay_ms: in \"…{}\" at character 1001: the expression has more than 1000 terms and operators",
+            "1+".repeat(40) + "…"
+        )
+    );
+}
+
+/// A name with Turkish letters is refused saying names are ASCII, with its ASCII spelling;
+/// a parameter's too.
+#[test]
+fn a_name_with_turkish_letters_gets_its_ascii_spelling() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"sayaç\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nsteps = [{ read = \"sayaç\" }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:3:8: resource[0].name: a name here is ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply` or `tie_order` (metrics are named `sayaç.…`); got `sayaç` (did you mean `sayac`?)"
+    );
+    let param = "model = \"scenario\"\n[params]\n\"İşlem_süresi\" = 5\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n";
+    let e = super::load_error(param);
+    assert!(
+        e.starts_with("t.toml:3:18: params.İşlem_süresi: a scenario parameter's name is ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`")
+            && e.ends_with("got `İşlem_süresi` (did you mean `Islem_suresi`?)"),
+        "{e}"
+    );
+}
+
+/// A misspelled resource kind, or option, gets the nearest valid one, as a misspelled key
+/// does.
+#[test]
+fn a_misspelled_kind_or_option_gets_the_nearest() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"servr\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:4:8: resource[0].kind: unknown kind \"servr\" (did you mean `server`?); valid: \"register\", \"lock\", \"server\", \"link\", \"queue\", \"keys\""
+    );
+    let mode = text.replace("kind = \"servr\"", "kind = \"lock\"\nmode = \"polll\"");
+    assert_eq!(
+        super::load_error(&mode),
+        "t.toml:5:8: resource[0].mode: unknown option \"polll\" (did you mean `poll`?); valid: \"poll\", \"queue\", \"lease\" (or a string parameter's name)"
+    );
+}
+
+/// A key that is NaN (a missed lookup's value) stops the run saying when, like every other
+/// run-time error, and how to guard against it.
+#[test]
+fn a_nan_key_is_reported_at_its_instant() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 7 }, { lookup = \"ks\", key = 5 }, { insert = \"ks\", key = \"ks\", value = 1 }]\n";
+    let e = run_error(text);
+    assert!(
+        e.ends_with("actor 0 of `a` at 7 ms: a key is a whole number from -2^53 to 2^53, got NaN (a lookup that found no key, a take that got nothing and a name this path never set are not numbers: check `if = \"found\"` or `if = \"taken\"` first)"),
+        "{e}"
+    );
+}
+
+/// A range of initial keys past 2^53 is refused at the range, in exact whole numbers: from
+/// 2^53 − 2 = 9007199254740990, ten keys end at 9007199254740999, and only three
+/// (… 990, 991, 992) are keys; a range ending at 2^53 itself is fine.
+#[test]
+fn a_range_of_keys_past_2_to_the_53_is_refused_in_exact_numbers() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\ninitial = { from = 9007199254740990, count = 10, value = 0 }\n[[actor]]\nname = \"a\"\nsteps = [{ lookup = \"ks\", key = 1 }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:5:11: `resource[0].initial`: the range's last key, 9007199254740990 + 10 − 1 = 9007199254740999, is past 2^53 = 9007199254740992 (a key is a whole number from -2^53 to 2^53, where every whole number is exact): from 9007199254740990, at most 3 keys"
+    );
+    run_text(&text.replace("count = 10", "count = 3"), 0);
+}

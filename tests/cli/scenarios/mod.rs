@@ -516,7 +516,13 @@ fn poll_rounds_count_in_the_estimate_before_anything_runs() {
     let Err(e) = crate::harness::library_config(&crate::harness::registry(), "t.toml", text) else {
         panic!("refused up front");
     };
-    assert!(e.message.contains("events, more than max_events"), "{e}");
+    // At the poll, which polls a waiter for as long as the 99 others may hold the lock,
+    // 99 × 250 ms (counted as all 100: 25,000 ms).
+    assert!(
+        e.message.starts_with("`resource[0].poll_ms`: a run would take about ")
+            && e.message.contains(" events (a waiter polls lock `L` every 0.001 ms for up to 25000 ms, while others may hold it), more than max_events"),
+        "{e}"
+    );
     // With a give-up after 1 ms the waits are short: 100 × 1,001 attempts at most.
     let capped = text.replace(
         "{ acquire = \"L\" }",
