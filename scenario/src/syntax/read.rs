@@ -142,6 +142,9 @@ pub(crate) struct Reader<'s> {
     pub unacked: Vec<u16>,
 }
 
+/// The largest whole number a double holds exactly with all below it: 2^53.
+const EXACT_WHOLE: u64 = 1 << 53;
+
 impl Reader<'_> {
     fn param(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name == name)
@@ -156,6 +159,14 @@ impl Reader<'_> {
         read: &[bool],
     ) -> Result<Number, ComposeError> {
         match value {
+            // Past 2^53 a double rounds a whole number: `2^53 + 1` would be read as 2^53.
+            Value::Int(i) if i.unsigned_abs() > EXACT_WHOLE => fail(
+                path,
+                format!(
+                    "{i} is past 2^53 = {EXACT_WHOLE} in size, where a number stops being exact (it would be read as {}); write a smaller one",
+                    *i as f64
+                ),
+            ),
             Value::Int(i) => Ok(Number::Lit(*i as f64)),
             Value::Float(x) if x.is_finite() => Ok(Number::Lit(*x)),
             Value::Float(x) => fail(path, format!("expected a finite number, got {x}")),

@@ -403,3 +403,16 @@ fn a_range_of_keys_past_2_to_the_53_is_refused_in_exact_numbers() {
     );
     run_text(&text.replace("count = 10", "count = 3"), 0);
 }
+
+/// A whole number written past 2^53 is refused where it is written: a double would round
+/// 2^53 + 1 = 9007199254740993 to 2^53 = 9007199254740992 and a key past the range would
+/// pass as the range's end. 2^53 itself is exact, and a key.
+#[test]
+fn a_whole_number_past_2_to_the_53_is_refused_where_it_is_written() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ insert = \"ks\", key = 9007199254740993, value = 1 }]\n";
+    assert_eq!(
+        super::load_error(text),
+        "t.toml:7:33: actor[0].steps[0].key: 9007199254740993 is past 2^53 = 9007199254740992 in size, where a number stops being exact (it would be read as 9007199254740992); write a smaller one"
+    );
+    run_text(&text.replace("9007199254740993", "9007199254740992"), 0);
+}
