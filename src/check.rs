@@ -180,7 +180,7 @@ pub fn over_executions(
             e.executions = Some(parts);
             if bounded.is_some() && e.excess <= 0.0 {
                 // A bound found no counterexample, which proves nothing.
-                e.excess = f64::INFINITY;
+                e.excess = BOUNDED_EXCESS;
                 e.reason = Some("the exploration was bounded: not every execution was seen");
             }
             evals.push((e, None));
@@ -212,12 +212,12 @@ pub fn over_executions(
         }
         if bounded.is_some() {
             // No counterexample in a bounded search is no proof; and a `sometimes` with
-            // no witness among the executions seen is not disproved either, but fails
-            // (its outcomes, if any, come first: this row is never the best of them).
+            // no witness among the executions seen is not disproved either, but fails.
+            // A counterexample the search did find (or a witness) still decides.
             let (text, parts) = row(String::new(), Executions::Bounded);
             let mut e = judge(claim, None, None, expected_alone(), None, text);
             e.executions = Some(parts);
-            e.excess = f64::INFINITY;
+            e.excess = BOUNDED_EXCESS;
             e.reason = Some("the exploration was bounded: not every execution was seen");
             evals.push((e, None));
         }
@@ -238,6 +238,11 @@ pub fn over_executions(
     };
     (verdict(config, claim, worst), shown)
 }
+
+/// How much a bound fails a claim by: it fails (a bound proves nothing), but by less than
+/// any outcome that truly fails, so that a counterexample found before the bound, at this
+/// point or another, is the one shown; and a witness of a `sometimes` still passes.
+const BOUNDED_EXCESS: f64 = f64::MIN_POSITIVE;
 
 /// `n executions`, or `1 execution`.
 fn executions_of(n: u128) -> String {

@@ -83,20 +83,30 @@ pub fn write_shard(
     write_info(dir, config, (k, n), seed, None, &shard_files(config))
 }
 
-/// Refuses to write shard `K/N` into `dir` when `dir` holds another shard's output: the
-/// two would share one folder, the later replacing the earlier, and a merge would then
-/// miss a shard it was never told was gone. (The same shard written again replaces its
-/// own, as a run's folder is replaced.)
+/// Refuses to write shard `K/N` into `dir` when `dir` holds another shard of the same
+/// split (the same N): the two would share one folder, the later replacing the earlier,
+/// and the merge would then lack a shard. The same shard written again replaces its own,
+/// and a part of another split (another N: a re-split) is replaced, as a run's folder is.
 pub(crate) fn refuse_another_shard(dir: &Path, (k, n): (usize, usize)) -> anyhow::Result<()> {
     let Ok(text) = std::fs::read_to_string(dir.join(SHARD_INFO)) else {
         return Ok(());
     };
-    let held = text.lines().next().and_then(|line| line.split_once('/'));
+    let held = text
+        .lines()
+        .next()
+        .and_then(|line| line.split_once('/'))
+        .and_then(|(k, n)| {
+            Some((
+                k.trim().parse::<usize>().ok()?,
+                n.trim().parse::<usize>().ok()?,
+            ))
+        });
     if let Some((held_k, held_n)) = held
-        && (held_k.trim(), held_n.trim()) != (k.to_string().as_str(), n.to_string().as_str())
+        && held_n == n
+        && held_k != k
     {
         bail!(
-            "{} holds shard {held_k}/{held_n}'s output; shard {k}/{n} would replace it: give each shard its own --out (e.g. `--out parts/{k}`)",
+            "{} holds shard {held_k}/{held_n}'s output; shard {k}/{n} would replace it: give each shard of a split its own --out (e.g. `--out parts/{k}` beside `parts/{held_k}`)",
             dir.display()
         );
     }
@@ -373,31 +383,50 @@ pub struct MergeArgs {
 /// merged outputs replace `OUT` whole, so the shard would be lost (a glob that picks up
 /// the output folder makes this an easy slip).
 pub(crate) fn refuse_out_among_shards(out: &Path, shards: &[PathBuf]) -> anyhow::Result<()> {
-    // Symbolic links and `..` resolved where the folder exists; else the path made absolute.
-    let resolved = |path: &Path| {
-        path.canonicalize()
-            .or_else(|_| std::path::absolute(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
     let out_path = resolved(out);
     for shard in shards {
         let shard_path = resolved(shard);
-        let how = if out_path == shard_path {
-            "is"
+        let (how, harm) = if out_path == shard_path {
+            ("is", "replace the shard")
         } else if out_path.starts_with(&shard_path) {
-            "lies inside"
+            ("lies inside", "write into the shard")
         } else if shard_path.starts_with(&out_path) {
-            "holds"
+            ("holds", "replace the shard")
         } else {
             continue;
         };
         bail!(
-            "OUT {} {how} the shard folder {}: merging there would replace the shard; give merge a folder of its own (e.g. merged/)",
+            "OUT {} {how} the shard folder {}: merging there would {harm}; give merge a folder of its own (e.g. merged/)",
             out.display(),
             shard.display()
         );
     }
     Ok(())
+}
+
+/// `path` as the file system would reach it, whether or not it exists yet: made absolute,
+/// its `.` and `..` taken word by word, and its longest existing part's links resolved (an
+/// OUT to be made, under a link to a shard, is still found inside the shard).
+fn resolved(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut plain = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                plain.pop();
+            }
+            other => plain.push(other),
+        }
+    }
+    for base in plain.ancestors() {
+        if let Ok(real) = base.canonicalize() {
+            let rest = plain.strip_prefix(base).unwrap_or(Path::new(""));
+            return real.join(rest);
+        }
+    }
+    plain
 }
 
 /// `coordsim merge OUT SHARD_DIR...`.

@@ -413,10 +413,23 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
                     .iter()
                     .filter(|c| **c != '_')
                     .collect();
-                text.parse().map(Expr::Num).map_err(|_| ExprError {
+                let number: f64 = text.parse().map_err(|_| ExprError {
                     message: format!("`{text}` is not a number"),
                     offset: start,
-                })
+                })?;
+                // A whole number a double cannot hold (past 2^53, between its steps) would be
+                // read as another, silently: refused where it is written.
+                if let Ok(whole) = text.parse::<u128>()
+                    && number as u128 != whole
+                {
+                    return Err(ExprError {
+                        message: format!(
+                            "`{text}` is past 2^53 = 9007199254740992 in size, where not every whole number is exact (it would be read as {number}); write a smaller one"
+                        ),
+                        offset: start,
+                    });
+                }
+                Ok(Expr::Num(number))
             }
             Some(c) if c.is_alphabetic() || c == '_' => {
                 let start = self.pos;

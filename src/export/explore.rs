@@ -360,8 +360,11 @@ impl Say {
             number(e.executions.to_string()),
             number(e.longest.to_string()),
         );
-        // The longest execution's events, when some execution ended.
-        let ended = e.executions > 0;
+        // The longest execution's events, when some execution ended, or when a cycle
+        // left them uncounted (its longest is then the deepest state's).
+        let ended = e.executions > 0
+            || e.bounded
+                .is_some_and(|bound| matches!(bound.reached, Reached::Cycle));
         match self.0 {
             crate::locale::Locale::En => format!(
                 "{states} state{}, {transitions} transition{}, {executions} execution{}{reduced}, {outcomes} distinct outcome{}{}: {verdict}.",

@@ -187,3 +187,44 @@ expect = 1
     let o = coordsim_in(dir.path(), &["check", &runs]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
+
+/// A counterexample a bounded search found still decides its claim: the bound fails an
+/// `always` that saw none, but never hides one it saw. Two clients of two increments
+/// without a lock can end at 2 (configs/explore/explore-lost-update.toml derives it), so
+/// "always 4" fails with such an outcome, and its trace is written, within 56 states.
+#[test]
+fn a_bound_does_not_hide_a_counterexample_it_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::root().join("configs/explore/explore-lost-update.toml");
+    let mut text = std::fs::read_to_string(config).unwrap();
+    text.push_str(
+        r#"
+[[claim]]
+name = "always 4"
+where = { guard = "none" }
+over = "executions"
+holds = "always"
+metric = "counter.value"
+expect = 4
+"#,
+    );
+    let path = write_config(dir.path(), "lu.toml", &text);
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &path, "--max-states", "56", "--out", "out", "-q"],
+    );
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.contains("always 4"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.starts_with("FAIL") && line.contains("counter.value = 2 (always: expected 4"),
+        "{line}"
+    );
+    assert!(line.contains("outcome 1 of"), "{line}");
+    assert!(
+        dir.path().join("out/lu-explore/trace-4.csv").is_file(),
+        "the counterexample's trace"
+    );
+}

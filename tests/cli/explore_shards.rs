@@ -198,6 +198,15 @@ fn merge_refuses_what_is_not_one_split_of_one_exploration() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(crate::harness::stdout(&o), "");
+    // A shard of another split (a re-split into 3) replaces the old split's part.
+    let e = shard(0, "e", &[]);
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &config, "--out", "e", "-q", "--shard", "1/3"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let replaced = std::fs::read_to_string(dir.path().join(&e).join("shard.txt")).unwrap();
+    assert!(replaced.starts_with("1/3\n"), "{replaced}");
     let other = shard(1, "c", &["--max-faults", "0"]);
     let o = merge(&[&a]);
     assert_eq!(o.status.code(), Some(2));

@@ -536,7 +536,15 @@ fn merge_refuses_an_out_among_its_shards() {
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
     let (first, second) = (at("p/0/random"), at("p/1/random"));
-    for (out, how) in [(first.clone(), "is"), (at("p"), "holds")] {
+    // A link to the shards' folder, and an OUT to be made inside a shard through it.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(tmp.path().join("p"), tmp.path().join("link")).unwrap();
+    let mut cases = vec![(first.clone(), "is"), (at("p"), "holds")];
+    if cfg!(unix) {
+        cases.push((at("link/0/random/m"), "lies inside"));
+        cases.push((at("nothere/../p/1/random/m"), "lies inside"));
+    }
+    for (out, how) in cases {
         let o = coordsim(&["merge", &out, &first, &second]);
         assert_eq!(o.status.code(), Some(2));
         assert!(

@@ -376,6 +376,9 @@ mod tests {
         fn write_u64(&mut self, x: u64) {
             self.0.push(x);
         }
+        fn write_usize(&mut self, x: usize) {
+            self.0.push(x as u64);
+        }
         fn finish(&self) -> u64 {
             0
         }
@@ -402,12 +405,16 @@ mod tests {
         assert_ne!(words(&absent), words(&held));
     }
 
-    /// A store's words say whether it keeps a range and how many array entries follow.
+    /// A store's words say first whether it keeps a range, and how many array entries
+    /// follow its base: stores written one after another cannot run together alike.
     #[test]
     fn a_stores_words_are_prefixed_by_their_shape() {
-        let ranged = KeyStore::range(0, 2, 0.0, 0);
-        let plain = KeyStore::new(&[(0, 0.0), (1, 0.0)], 0);
-        assert_ne!(words(&ranged), words(&plain));
+        let ranged = words(&KeyStore::range(0, 2, 0.0, 0));
+        assert_eq!(ranged[0], 1, "a range: {ranged:?}");
+        // No range; the base; two entries, each whether it is held and its value.
+        let plain = words(&KeyStore::new(&[(0, 0.0), (1, 0.0)], 0));
+        assert_eq!((plain[0], plain[2]), (0, 2), "{plain:?}");
+        assert_eq!(plain[3..7], [1, 0, 1, 0], "{plain:?}");
     }
 
     #[test]

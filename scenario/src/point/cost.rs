@@ -58,7 +58,7 @@ impl Point {
                 events_by.offer(conflict_events, || Driver {
                     key: format!("{at}.max_retries"),
                     why: format!(
-                        "each compare-and-set conflict starts the attempt again, up to {conflicts} times a repetition"
+                        "each compare-and-set conflict starts the attempt again, up to `max_retries` = {conflicts} times a repetition (1000 when not written)"
                     ),
                 });
             }
@@ -87,20 +87,20 @@ impl Point {
                 memory_bytes = memory_bytes.saturating_add(bytes);
             }
         }
-        let instances: u64 = self
-            .servers
-            .iter()
-            .map(|server| {
-                u64::from(server.instances)
-                    * (96
-                        + if server.distribution.is_some() {
-                            STREAM_BYTES
-                        } else {
-                            0
-                        })
-            })
-            .sum();
-        memory_bytes = memory_bytes.saturating_add(instances);
+        for server in &self.servers {
+            let each = 96
+                + if server.distribution.is_some() {
+                    STREAM_BYTES
+                } else {
+                    0
+                };
+            let bytes = u64::from(server.instances) * each;
+            memory_by.offer(bytes, || Driver {
+                key: format!("{}.instances", server.at),
+                why: format!("{} instances of `{}`", server.instances, server.name),
+            });
+            memory_bytes = memory_bytes.saturating_add(bytes);
+        }
         let (_, events_by) = events_by.take();
         let (_, memory_by) = memory_by.take();
         Cost {

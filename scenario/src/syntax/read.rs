@@ -159,11 +159,12 @@ impl Reader<'_> {
         read: &[bool],
     ) -> Result<Number, ComposeError> {
         match value {
-            // Past 2^53 a double rounds a whole number: `2^53 + 1` would be read as 2^53.
-            Value::Int(i) if i.unsigned_abs() > EXACT_WHOLE => fail(
+            // Past 2^53 a double holds only some whole numbers: `2^53 + 1` would be read as
+            // 2^53, silently. One it holds (10^16, 2^60) is read as written.
+            Value::Int(i) if (*i as f64) as i128 != i128::from(*i) => fail(
                 path,
                 format!(
-                    "{i} is past 2^53 = {EXACT_WHOLE} in size, where a number stops being exact (it would be read as {}); write a smaller one",
+                    "{i} is past 2^53 = {EXACT_WHOLE} in size, where not every whole number is exact (it would be read as {}); write a smaller one",
                     *i as f64
                 ),
             ),

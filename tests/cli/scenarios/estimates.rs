@@ -232,7 +232,32 @@ name = "a"
 steps = [{ read = "x" }, { write = "x", value = "read + 1", cas = true, max_retries = 1000000000 }]
 "#,
         "t.toml:7:87: `actor[0].steps[1].max_retries`: a run would take about ",
-        "each compare-and-set conflict starts the attempt again, up to 1000000000 times a repetition",
+        "each compare-and-set conflict starts the attempt again, up to `max_retries` = 1000000000 times a repetition (1000 when not written)",
         past_events,
+    );
+}
+
+/// A server's instances drive a run's memory when they are what it holds: 100,000
+/// instances at 96 bytes each (no random service) are about 9.2 MiB, past an 8 MiB limit,
+/// where one actor's one request is nothing; the error is at `instances`, not the actor.
+#[test]
+fn a_servers_instances_take_the_blame_for_their_memory() {
+    let e = super::load_error(
+        r#"model = "scenario"
+[limits]
+max_memory_mb = 8
+[[resource]]
+name = "s"
+kind = "server"
+service_ms = 1
+instances = 100000
+[[actor]]
+name = "a"
+steps = [{ request = "s" }]
+"#,
+    );
+    assert!(
+        e.starts_with("t.toml:8:13: `resource[0].instances`: a run would hold about 9 MiB (100000 instances of `s`)"),
+        "{e}"
     );
 }

@@ -412,7 +412,20 @@ fn a_whole_number_past_2_to_the_53_is_refused_where_it_is_written() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"ks\"\nkind = \"keys\"\n[[actor]]\nname = \"a\"\nsteps = [{ insert = \"ks\", key = 9007199254740993, value = 1 }]\n";
     assert_eq!(
         super::load_error(text),
-        "t.toml:7:33: actor[0].steps[0].key: 9007199254740993 is past 2^53 = 9007199254740992 in size, where a number stops being exact (it would be read as 9007199254740992); write a smaller one"
+        "t.toml:7:33: actor[0].steps[0].key: 9007199254740993 is past 2^53 = 9007199254740992 in size, where not every whole number is exact (it would be read as 9007199254740992); write a smaller one"
     );
     run_text(&text.replace("9007199254740993", "9007199254740992"), 0);
+    // The same in an expression; a whole number a double holds (2^54) is read as written,
+    // and refused as a key only because it is past the keys' range.
+    let quoted = text.replace("key = 9007199254740993", "key = \"9007199254740993 + 0\"");
+    let e = super::load_error(&quoted);
+    assert!(
+        e.contains("`9007199254740993` is past 2^53 = 9007199254740992 in size"),
+        "{e}"
+    );
+    let exact = super::load_error(&text.replace("9007199254740993", "18014398509481984"));
+    assert!(
+        exact.contains("a key is a whole number from -2^53 to 2^53, got 1.8014398509481984e16"),
+        "{exact}"
+    );
 }
