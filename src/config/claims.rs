@@ -550,6 +550,15 @@ impl Loader<'_> {
                 Test::Band(bounds.0, bounds.1)
             }
             (None, Some(w)) => {
+                let over_executions = field("over")
+                    .is_some_and(|v| matches!(v.get_ref().as_str(), Some("executions")));
+                if over_executions {
+                    // Else the advice below leads to `stat = "mean"`, which is refused there.
+                    return Err(self.err(
+                        &w.span(),
+                        "`within_ci` is for claims over runs (an interval around the replications' mean); over executions every value is exact: drop it (`probability` states an exact probability)",
+                    ));
+                }
                 if stat != Some(Stat::Mean) || relation != "expect" {
                     return Err(self.err(
                         &w.span(),

@@ -11,6 +11,7 @@ use coordsim_model::{Bound, Exploration, Reached};
 
 use crate::config::Config;
 use crate::export::chart::{Drawing, Prepared, TraceChart, tick};
+use crate::export::markdown::escape;
 use crate::export::write_atomic;
 use crate::locale::Text;
 
@@ -35,10 +36,21 @@ pub fn write(
     csv.write_record(&header)?;
     for (point, e) in explored.iter().enumerate() {
         let at = config.point_values(point);
+        // The swept values as the config's table names them: its `[labels]`, its locale.
         let named: Vec<String> = config
             .axes
             .iter()
-            .map(|a| format!("{} = {}", config.key_names()[a.param], at[a.param]))
+            .map(|a| {
+                let key = config.key_names()[a.param];
+                let value = match &at[a.param] {
+                    coordsim_model::Value::Str(s) if config.has_label(s) => config.label(s).into(),
+                    coordsim_model::Value::Str(_) => at[a.param].to_string(),
+                    other => {
+                        crate::format::cell(&crate::format::value_cell(other), None, config.locale)
+                    }
+                };
+                escape(&format!("{} = {value}", config.label(key)))
+            })
             .collect();
         if !named.is_empty() {
             writeln!(md, "## {}\n", named.join(", "))?;
@@ -98,7 +110,11 @@ pub fn write(
         if probability {
             cols.push(say.pick("probability", "olasılık"));
         }
-        cols.extend(differ.iter().map(|&i| metrics[i].name));
+        let labelled: Vec<String> = differ
+            .iter()
+            .map(|&i| escape(config.label(metrics[i].name)))
+            .collect();
+        cols.extend(labelled.iter().map(String::as_str));
         writeln!(md, "| {} |", cols.join(" | "))?;
         writeln!(md, "|{}", " --- |".repeat(cols.len()))?;
         for (k, o) in e.outcomes.iter().enumerate() {
@@ -108,7 +124,11 @@ pub fn write(
             if probability {
                 cells.push(o.probability.map_or(String::new(), |p| number(rounded(p))));
             }
-            cells.extend(differ.iter().map(|&i| number(o.metrics[i].to_string())));
+            // Rounded for reading, text by its label, as `table.md` writes them.
+            cells.extend(differ.iter().map(|&i| match &o.metrics[i] {
+                coordsim_model::Cell::Text(t) => escape(config.label(t)),
+                cell => crate::format::cell(cell, None, config.locale),
+            }));
             writeln!(md, "| {} |", cells.join(" | "))?;
             let mut record = vec![
                 point.to_string(),
@@ -228,14 +248,14 @@ pub fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) 
 fn trace_table(trace: &[TraceStep], locale: crate::locale::Locale) -> String {
     let mut md = String::from(Say(locale).pick(
         "| step | time_ms | actor | action | choice |\n| --- | --- | --- | --- | --- |\n",
-        "| adım | time_ms | aktör | ne yaptı | seçim |\n| --- | --- | --- | --- | --- |\n",
+        "| adım | zaman (ms) | aktör | ne yaptı | seçim |\n| --- | --- | --- | --- | --- |\n",
     ));
     for (i, s) in trace.iter().enumerate() {
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} |",
             i + 1,
-            s.time_ms,
+            locale.number(&s.time_ms.to_string()),
             s.actor,
             if locale == crate::locale::Locale::Tr {
                 &s.action_tr

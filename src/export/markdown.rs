@@ -348,7 +348,7 @@ enum Col {
 /// Text for `table.md` (a cell, a label, the title): `|` escaped, HTML's `&`, `<` and `>`
 /// written as entities (a label is text, never markup a Markdown renderer would pass
 /// through), control characters (escape codes on a terminal) replaced by spaces.
-fn escape(cell: &str) -> String {
+pub(crate) fn escape(cell: &str) -> String {
     let clean = crate::export::chart::layout::clean(cell);
     let mut out = String::with_capacity(clean.len());
     for c in clean.chars() {

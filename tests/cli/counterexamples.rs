@@ -44,7 +44,7 @@ fn a_counterexample_runs_again_from_its_schedule() {
         "57 durum, 82 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
         "| sonuç | yürütme |",
         "1. sonuç (en kısa yürütmesi, 8 olay)",
-        "| adım | time_ms | aktör | ne yaptı | seçim |",
+        "| adım | zaman (ms) | aktör | ne yaptı | seçim |",
         "Seçimleri: [schedule-2.toml]",
     ] {
         assert!(md.contains(turkish), "{turkish:?} in {md}");
@@ -410,4 +410,45 @@ expect = 0
         counterexample.contains(",51,c,its wait times out,"),
         "{counterexample}"
     );
+}
+
+/// A Turkish explore.md names the swept values and the metrics as the config's table does
+/// (its `[labels]`), and writes numbers rounded for reading with a decimal comma: two
+/// clients of one increment each end at 1 (a lost update) or 2, so a third of it is 1/3
+/// or 2/3, written 0,333 and 0,667 (three figures, as `table.md` rounds for reading), not
+/// 0,3333333333333333.
+#[test]
+fn a_turkish_explore_md_uses_the_configs_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+locale = "tr"
+[sweep]
+guard = ["none"]
+[[resource]]
+name = "counter"
+kind = "register"
+[[actor]]
+name = "c"
+count = 2
+steps = [{ read = "counter" }, { write = "counter", value = "read + 1" }, { delay_ms = { by = "guard", none = 1 } }]
+[[actor]]
+name = "d"
+start_ms = 1
+steps = [{ read = "counter" }]
+[[metric]]
+name = "third"
+expr = "counter.value / 3"
+[labels]
+guard = "koruma"
+none = "korumasız"
+"counter.value" = "sayaç"
+"#;
+    let path = write_config(dir.path(), "etiket.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.path().join("out/etiket-explore/explore.md")).unwrap();
+    assert!(md.contains("## koruma = korumasız\n"), "{md}");
+    assert!(md.contains("| sayaç |"), "{md}");
+    assert!(!md.contains("counter.value"), "{md}");
+    assert!(md.contains("| 0,333 |") && md.contains("| 0,667 |"), "{md}");
 }

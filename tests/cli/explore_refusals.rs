@@ -228,3 +228,28 @@ expect = 4
         "the counterexample's trace"
     );
 }
+
+/// `within_ci` over executions is refused for what it is (an interval of replications,
+/// where every explored value is exact), not sent to `stat = "mean"`, which over
+/// executions is refused in turn.
+#[test]
+fn within_ci_over_executions_says_why_it_does_not_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = increments(2, 2, false);
+    text.push_str(
+        r#"[[claim]]
+over = "executions"
+metric = "counter.value"
+expect = 4
+within_ci = true
+"#,
+    );
+    let path = write_config(dir.path(), "ci.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`within_ci` is for claims over runs") && !err.contains("goes with `stat"),
+        "{err}"
+    );
+}
