@@ -452,3 +452,46 @@ none = "korumasız"
     assert!(!md.contains("counter.value"), "{md}");
     assert!(md.contains("| 0,333 |") && md.contains("| 0,667 |"), "{md}");
 }
+
+/// A transaction's steps run in the event of its start: its trace row says each of them,
+/// so that its effects (here the ledger's set) are in the trace, in both languages.
+#[test]
+fn a_trace_row_says_every_step_of_a_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"model = "scenario"
+[[resource]]
+name = "ledger"
+kind = "keys"
+initial = [[1, 0]]
+[[actor]]
+name = "w"
+steps = [{ transaction = [{ lookup = "ledger", key = 1 }, { set = "ledger", key = 1, value = "ledger + 1" }] }]
+[[claim]]
+over = "executions"
+holds = "sometimes"
+metric = "ledger.total"
+expect = 1
+"#;
+    let path = write_config(dir.path(), "tx.toml", text);
+    let o = coordsim_in(dir.path(), &["explore", &path, "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let trace = std::fs::read_to_string(dir.path().join("out/tx-explore/trace-1.csv")).unwrap();
+    assert!(
+        trace.contains("begins a transaction; then looks up in ledger, sets in ledger"),
+        "{trace}"
+    );
+    let turkish = write_config(
+        dir.path(),
+        "tx-tr.toml",
+        &format!("locale = \"tr\"\n{text}"),
+    );
+    let o = coordsim_in(dir.path(), &["explore", &turkish, "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(dir.path().join("out/tx-tr-explore/explore.md")).unwrap();
+    assert!(
+        md.contains(
+            "bir işlem başlatır; ardından ledger deposunda arar, ledger deposunda değiştirir"
+        ),
+        "{md}"
+    );
+}

@@ -11,6 +11,7 @@ use crate::run::state::{Event, Sim};
 use crate::run::steer::{Draw, DrawKind};
 use crate::run::stuck::Awaited;
 use crate::syntax::metrics::Metric;
+use crate::syntax::spec::KeyOp;
 
 /// Runs the execution `schedule` fixes from the start: each event described, and the
 /// run's output (with the per-request samples `distributions` names, and the timeline
@@ -77,6 +78,11 @@ pub(super) fn replay(
         }
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
         let (actor, mut action) = describe(point, &before, &sim, due.event, acted);
+        if let (Some((job, _)), Some(steer)) = (acted, sim.steer.as_ref()) {
+            // A transaction's steps run in the event of its start: say each, so that its
+            // effects (a duplicate's set, say) are in the trace.
+            then_also(&mut action, point, &before, &sim, job, &steer.touched);
+        }
         if decision.crash {
             action = said(
                 "crashes here (crash_anywhere)",
@@ -326,6 +332,42 @@ fn describe(
     }
 }
 
+/// The shared steps an event ran after its first (`touched`, the first among them),
+/// appended to `action`: `begins a transaction; then insert on seen, set on ledger`. A
+/// read or write among them is said without its value, which the event's end state may no
+/// longer hold.
+fn then_also(
+    action: &mut Said,
+    point: &Point,
+    before: &Sim<'_>,
+    after: &Sim<'_>,
+    job: u32,
+    touched: &[(u16, u32)],
+) {
+    if touched.len() < 2 {
+        return;
+    }
+    let (mut en, mut tr) = (Vec::new(), Vec::new());
+    for &(group, at) in &touched[1..] {
+        let step = &point.groups[group as usize].steps[at as usize];
+        let said = match step {
+            Step::Read(register) => {
+                let name = &point.registers[*register as usize].name;
+                said(format!("reads {name}"), format!("{name} okur"))
+            }
+            Step::Write { register, .. } => {
+                let name = &point.registers[*register as usize].name;
+                said(format!("writes {name}"), format!("{name} yazar"))
+            }
+            other => step_done(point, before, after, job, other),
+        };
+        en.push(said.en);
+        tr.push(said.tr);
+    }
+    action.en = format!("{}; then {}", action.en, en.join(", "));
+    action.tr = format!("{}; ardından {}", action.tr, tr.join(", "));
+}
+
 /// A resource a step names, by its name (the first of a list, and how many).
 fn named(names: impl Fn(u16) -> String, pick: &Pick) -> Said {
     match pick {
@@ -500,14 +542,7 @@ fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &
         }
         Step::Keys {
             operation, store, ..
-        } => {
-            let name = &point.keys[*store as usize].name;
-            let operation = format!("{operation:?}").to_lowercase();
-            said(
-                format!("{operation} on {name}"),
-                format!("{name} deposunda {operation}"),
-            )
-        }
+        } => keys_done(&point.keys[*store as usize].name, *operation),
         Step::TxBegin => said("begins a transaction", "bir işlem başlatır"),
         Step::BranchEnd => {
             let branch = before.jobs[job_index].branch;
@@ -517,6 +552,28 @@ fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &
             )
         }
         _ => said("goes on", "devam eder"),
+    }
+}
+
+/// A key store's step in words.
+fn keys_done(name: &str, operation: KeyOp) -> Said {
+    match operation {
+        KeyOp::Insert => said(
+            format!("inserts into {name}"),
+            format!("{name} deposuna ekler"),
+        ),
+        KeyOp::Lookup => said(
+            format!("looks up in {name}"),
+            format!("{name} deposunda arar"),
+        ),
+        KeyOp::Set => said(
+            format!("sets in {name}"),
+            format!("{name} deposunda değiştirir"),
+        ),
+        KeyOp::Remove => said(
+            format!("removes from {name}"),
+            format!("{name} deposundan siler"),
+        ),
     }
 }
 

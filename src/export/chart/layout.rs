@@ -569,7 +569,12 @@ pub fn fit<DB: DrawingBackend>(
         let fits = lines.len() <= max_lines && lines.iter().all(|l| measure(l, size) <= width);
         if fits || size <= min {
             let mut lines = lines;
+            let cut = lines.len() > max_lines.max(1);
             lines.truncate(max_lines.max(1));
+            if cut && let Some(last) = lines.last_mut() {
+                // Lines left out: the last one kept says so, as a line cut short does.
+                last.push('…');
+            }
             for line in &mut lines {
                 while measure(line, size) > width && line.chars().count() > 1 {
                     line.pop();
