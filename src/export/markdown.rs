@@ -237,6 +237,11 @@ impl Cells<'_, '_> {
             Cell::Text(t) => self.run.config.label(t).to_string(),
             Cell::Empty => String::new(),
             Cell::Count(_) | Cell::Flag(_) => crate::format::cell(cell, None, locale),
+            // A parameter's value names its point: shown as the config writes it, never
+            // rounded (by `digits` or for reading), so distinct points keep distinct labels.
+            Cell::Float(x) if x.is_finite() && self.run.config.key_index(name).is_some() => {
+                locale.number(&x.to_string())
+            }
             _ => crate::format::cell(cell, self.digits(name, number(cell).unwrap_or(0.5)), locale),
         }
     }
