@@ -255,10 +255,13 @@ impl Cells<'_, '_> {
         if !self.run.config.table.intervals {
             return mean_text;
         }
+        // A whole mean of a count keeps no decimals, but its half-width is no count: it
+        // takes the decimals `digits` asks for.
+        let half_digits = digits.or_else(|| self.run.config.table.digits_of(name));
         let half = hi
             .map(|hi| hi - mean)
             .filter(|h| *h > 0.0)
-            .map(|h| crate::format::cell(&Cell::Float(h), digits, locale));
+            .map(|h| crate::format::cell(&Cell::Float(h), half_digits, locale));
         match half {
             Some(h) if !h.trim_start_matches(['0', ',', '.']).is_empty() => {
                 format!("{mean_text} ± {h}")

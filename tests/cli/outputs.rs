@@ -448,3 +448,20 @@ fn digits_never_rounds_a_swept_parameter_so_each_point_keeps_its_own_label() {
     // As the sweep writes them, not "10.2" three times.
     assert_eq!(shown, ["10.15", "10.2", "10.25"]);
 }
+
+#[test]
+fn digits_sets_the_decimals_of_a_counts_half_width_while_the_count_stays_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = digits_one_rows(dir.path());
+    let mut seen = 0;
+    for row in &rows {
+        // max_queue_len: a count, its mean whole, its half-width at one decimal.
+        if let Some((mean, half)) = row[2].split_once(" ± ") {
+            assert!(mean.parse::<u64>().is_ok(), "{row:?}");
+            let (_, decimals) = half.split_once('.').expect("one decimal");
+            assert_eq!(decimals.len(), 1, "{row:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no count varied across replications: {rows:?}");
+}
