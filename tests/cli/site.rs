@@ -743,3 +743,29 @@ fn a_claims_probability_says_it_is_the_probability_of_the_test_in_each_locale() 
     );
     assert_eq!(tr[6], "extra_effects = 1 olasılığı: 0,21", "{tr:?}");
 }
+
+#[test]
+fn a_config_pages_parameters_and_sweep_write_numbers_in_its_locale() {
+    let c = Course::new();
+    let swept = ONE_MESSAGE.replace(
+        "crash_probability = 0.3\n[sweep]\n",
+        "[sweep]\ncrash_probability = [0, 0.25, 0.5]\n",
+    );
+    for (name, text) in [("fixed", ONE_MESSAGE), ("swept", &swept)] {
+        for locale in ["en", "tr"] {
+            c.config(
+                &format!("{name}-{locale}.toml"),
+                &text.replace("LOCALE", locale),
+            );
+        }
+    }
+    c.report("out", &[]);
+    let fixed = "<td><code>crash_probability</code></td><td>";
+    let sweep = "<li><code>crash_probability</code>: ";
+    for (locale, value, values) in [("en", "0.3", "0, 0.25, 0.5"), ("tr", "0,3", "0; 0,25; 0,5")] {
+        let page = c.page(&format!("out/site/config-fixed-{locale}.html"));
+        assert!(page.contains(&format!("{fixed}{value}</td>")), "{page}");
+        let page = c.page(&format!("out/site/config-swept-{locale}.html"));
+        assert!(page.contains(&format!("{sweep}{values} — ")), "{page}");
+    }
+}
