@@ -237,6 +237,11 @@ impl Cells<'_, '_> {
             Cell::Text(t) => self.run.config.label(t).to_string(),
             Cell::Empty => String::new(),
             Cell::Count(_) | Cell::Flag(_) => crate::format::cell(cell, None, locale),
+            // A parameter's value names its point: shown as the config writes it, never
+            // rounded (by `digits` or for reading), so distinct points keep distinct labels.
+            Cell::Float(x) if x.is_finite() && self.run.config.key_index(name).is_some() => {
+                locale.number(&x.to_string())
+            }
             _ => crate::format::cell(cell, self.digits(name, number(cell).unwrap_or(0.5)), locale),
         }
     }
@@ -250,10 +255,13 @@ impl Cells<'_, '_> {
         if !self.run.config.table.intervals {
             return mean_text;
         }
+        // A whole mean of a count keeps no decimals, but its half-width is no count: it
+        // takes the decimals `digits` asks for.
+        let half_digits = digits.or_else(|| self.run.config.table.digits_of(name));
         let half = hi
             .map(|hi| hi - mean)
             .filter(|h| *h > 0.0)
-            .map(|h| crate::format::cell(&Cell::Float(h), digits, locale));
+            .map(|h| crate::format::cell(&Cell::Float(h), half_digits, locale));
         match half {
             Some(h) if !h.trim_start_matches(['0', ',', '.']).is_empty() => {
                 format!("{mean_text} ± {h}")

@@ -158,11 +158,42 @@ fn executions_text(e: &crate::check::ExecutionRow, lc: Words<'_>) -> String {
 /// What a claim measured, in the page's locale: a number at the claim's precision, a text
 /// claim's text as it is.
 fn measured_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> String {
-    match (&claim.expect, v.numbers.actual) {
-        (crate::config::Expect::Text(_), _) => v.actual.clone(),
+    let value = match (&claim.expect, v.numbers.actual) {
+        (crate::config::Expect::Text(_), _) => return v.actual.clone(),
         (_, Some(x)) => crate::format::at_tolerance(x, v.numbers.tolerance, lc.locale),
         (_, None) => say(lc, "empty").to_string(),
+    };
+    probability_of(v, claim, lc, value)
+}
+
+/// `value` as the probability of a claim's test when the claim is a point's probability
+/// (`probability that extra_effects = 1: 0.21`), else as it is: alone it would read as
+/// the metric's value.
+fn probability_of(
+    v: &Verdict,
+    claim: &crate::config::Claim,
+    lc: Words<'_>,
+    value: String,
+) -> String {
+    use crate::config::{Expect, Test};
+    if claim.probability.is_none() || v.numbers.relation != "probability" {
+        return value;
     }
+    let op = match claim.test {
+        Test::AtMost(_) => "≤",
+        Test::AtLeast(_) => "≥",
+        _ => "=",
+    };
+    let want = match &claim.expect {
+        Expect::Number(x) => lc.locale.number(&x.to_string()),
+        Expect::Expr(text, _) => text.clone(),
+        Expect::Text(text) => format!("{text:?}"),
+    };
+    let test = format!("{} {op} {want}", claim.metric);
+    // The value last: an author's expression may hold a `{placeholder}` of its own.
+    say(lc, "probability that {test}: {value}")
+        .replace("{test}", &test)
+        .replace("{value}", &value)
 }
 
 /// What a claim expects, in the page's words and locale: the expression and its value, and
@@ -176,16 +207,18 @@ fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> St
     };
     let tol = n.tolerance;
     let mut value = crate::format::at_tolerance(x, tol, lc.locale);
-    // A probability is shown alone: the claim's `expect` is its test's, not the
-    // probability's.
-    if let (crate::config::Expect::Expr(text, _), false) =
-        (&claim.expect, n.relation == "probability")
-    {
+    // A probability is of the claim's test (its `expect` is the test's), with the
+    // probability's own expression.
+    let expression = match &claim.probability {
+        Some(want) if n.relation == "probability" => want,
+        _ => &claim.expect,
+    };
+    if let crate::config::Expect::Expr(text, _) = expression {
         value = format!("{text} = {value}");
     }
     let num = |y: f64| crate::format::at_tolerance(y, tol, lc.locale);
     let reading = |y: f64| lc.locale.number(&crate::format::reading(y));
-    match (n.relation, tol, n.ci) {
+    let said = match (n.relation, tol, n.ci) {
         ("expect" | "probability", Some(t), _) if t > 1e-9 => {
             format!("{value} ± {}", lc.locale.number(&crate::format::reading(t)))
         }
@@ -211,7 +244,8 @@ fn expected_text(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -> St
                 .replace("{hi}", &num(hi))
         }
         _ => value,
-    }
+    };
+    probability_of(v, claim, lc, said)
 }
 
 /// What a claim expects as `check` says it, in the page's words and locale: how a claim
@@ -244,10 +278,11 @@ fn expected_in_parts(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -
         // order).
         let value = with_expr(want, num(n.expected));
         let tolerance = written(n.tolerance.unwrap_or(0.0));
-        return format!(
+        let said = format!(
             "{}, ± {tolerance}",
             say(lc, "expected {value}").replace("{value}", &value)
         );
+        return probability_of(v, claim, lc, said);
     }
     let value = match &claim.expect {
         Expect::Text(text) => format!("{text:?}"),

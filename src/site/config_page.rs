@@ -274,7 +274,7 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
                 &[],
                 &say(lc, "swept: {count} values").replace("{count}", &a.values.len().to_string()),
             ),
-            None => h.el("td", &[], &config.base[i].to_string()),
+            None => h.el("td", &[], &value_text(&config.base[i], lc)),
         };
         h.with("td", &[], |h| match (axis, config.param_span(i)) {
             (Some(a), _) => match a.spans.first() {
@@ -321,7 +321,7 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
                 )
                 .text(")");
         }
-        let values: Vec<String> = axis.values.iter().map(ToString::to_string).collect();
+        let values: Vec<String> = axis.values.iter().map(|v| value_text(v, lc)).collect();
         h.text(&format!(": {}", shown_list(&values, 50, lc)));
         if let Some(span) = axis.spans.first() {
             h.text(" — ");
@@ -332,14 +332,27 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
     h.close("ul").newline();
 }
 
-/// `a, b, c` of the first `most` values, then how many more.
+/// A parameter's value as the config writes it, a number with the page's decimal mark
+/// (`0,3` on a Turkish page, as its table writes it).
+fn value_text(value: &coordsim_model::Value, lc: Words<'_>) -> String {
+    match value {
+        coordsim_model::Value::Float(x) if x.is_finite() => x
+            .to_string()
+            .replace('.', &lc.locale.decimal_mark().to_string()),
+        other => other.to_string(),
+    }
+}
+
+/// `a, b, c` of the first `most` values, then how many more; `a; b; c` where a value's
+/// own comma (a decimal comma) would blur them (`0; 0,25; 0,5`).
 fn shown_list(values: &[String], most: usize, lc: Words<'_>) -> String {
-    let mut text = values
-        .iter()
-        .take(most)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
+    let shown = &values[..values.len().min(most)];
+    let separator = if shown.iter().any(|v| v.contains(',')) {
+        "; "
+    } else {
+        ", "
+    };
+    let mut text = shown.join(separator);
     if values.len() > most {
         text.push_str(
             &say(lc, ", … ({count} in all)").replace("{count}", &values.len().to_string()),

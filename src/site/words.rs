@@ -180,6 +180,11 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("holds_never", "never: {test}", "hiçbir yürütmede: {test}"),
     ("expected_value", "expected {value}", "{value}"),
     (
+        "probability_of_test",
+        "probability that {test}: {value}",
+        "{test} olasılığı: {value}",
+    ),
+    (
         "expected_inside_ci",
         "expected {value} inside the {level} CI [{lo}, {hi}]",
         "{value}, {level} güven aralığı [{lo}, {hi}] içinde",

@@ -405,3 +405,63 @@ fn table_md_writes_labels_and_titles_as_text_never_html() {
     );
     assert!(!table.contains('<') && !table.contains('>'), "{table}");
 }
+
+/// `table.md` of a sweep over `interarrival_ms = [10.15, 10.2, 10.25]` with `digits = 1` and
+/// two replications: each row's cells.
+fn digits_one_rows(dir: &std::path::Path) -> Vec<Vec<String>> {
+    let config = write_config(
+        dir,
+        "d.toml",
+        r#"model = "single_writer_queue"
+replications = 2
+[params]
+clients = 2
+requests_per_client = 50
+arrivals = "poisson"
+[sweep]
+interarrival_ms = [10.15, 10.2, 10.25]
+[table]
+columns = ["interarrival_ms", "requests", "max_queue_len"]
+digits = 1
+"#,
+    );
+    let out = coordsim(&["run", &config, "--out", dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = String::from_utf8(read(dir.join("d/table.md"))).unwrap();
+    table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.contains("interarrival_ms"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn digits_never_rounds_a_swept_parameter_so_each_point_keeps_its_own_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = digits_one_rows(dir.path());
+    let shown: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    // As the sweep writes them, not "10.2" three times.
+    assert_eq!(shown, ["10.15", "10.2", "10.25"]);
+}
+
+#[test]
+fn digits_sets_the_decimals_of_a_counts_half_width_while_the_count_stays_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = digits_one_rows(dir.path());
+    let mut seen = 0;
+    for row in &rows {
+        // max_queue_len: a count, its mean whole, its half-width at one decimal.
+        if let Some((mean, half)) = row[2].split_once(" ± ") {
+            assert!(mean.parse::<u64>().is_ok(), "{row:?}");
+            let (_, decimals) = half.split_once('.').expect("one decimal");
+            assert_eq!(decimals.len(), 1, "{row:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no count varied across replications: {rows:?}");
+}

@@ -663,3 +663,109 @@ fn every_chart_has_a_phone_rendering_with_text_of_twelve_pixels_or_more() {
     // No PNG of the phone rendering: the PNG is the chart at full size, for print.
     assert!(!c.path("out/q/w.narrow.png").exists());
 }
+
+/// One message, one worker that may crash (probability 0.3) after its effect and before its
+/// ack: a plain consumer applies it twice with probability 0.3 × (1 − 0.3) = 0.21.
+const ONE_MESSAGE: &str = r#"model = "scenario"
+title = "One message"
+locale = "LOCALE"
+[params]
+crash_probability = 0.3
+[sweep]
+consumer = ["plain", "dedup"]
+[[resource]]
+name = "jobs"
+kind = "queue"
+visibility_ms = 20
+[[resource]]
+name = "ledger"
+kind = "keys"
+initial = [[1, 0]]
+[[actor]]
+name = "producer"
+steps = [{ put = "jobs", value = "k" }]
+[[actor]]
+name = "worker"
+start_ms = 1
+repeat = 3
+steps = [
+  { take = "jobs", timeout_ms = 100, on_timeout = { steps = [{ stop = true }] } },
+  { lookup = "ledger", key = 1 },
+  { set = "ledger", key = 1, value = "ledger + 1" },
+  { crash = { probability = "crash_probability" }, restart_after_ms = 5 },
+  { ack = "jobs" },
+]
+[[metric]]
+name = "extra_effects"
+expr = "ledger.total - 1"
+[[claim]]
+name = "twice with probability p (1 - p)"
+where = { consumer = "plain" }
+over = "executions"
+metric = "extra_effects"
+expect = 1
+probability = "crash_probability * (1 - crash_probability)"
+"#;
+
+/// The cells of the first claim's row of `page`, after its name.
+fn claim_cells(page: &str) -> Vec<String> {
+    let row = &page[page.find("<tr id=\"claim-1\"").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    row.split("<td")
+        .skip(1)
+        .map(|c| {
+            let c = &c[c.find('>').unwrap() + 1..];
+            c[..c.find("</td>").unwrap()].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_claims_probability_says_it_is_the_probability_of_the_test_in_each_locale() {
+    let c = Course::new();
+    c.config("en.toml", &ONE_MESSAGE.replace("LOCALE", "en"));
+    c.config("tr.toml", &ONE_MESSAGE.replace("LOCALE", "tr"));
+    c.report("out", &[]);
+    let expr = "crash_probability * (1 - crash_probability)";
+    // # | claim | verdict | reads | where | expected | measured | line
+    let en = claim_cells(&c.page("out/site/config-en.html"));
+    assert_eq!(
+        en[5],
+        format!("probability that extra_effects = 1: {expr} = 0.21"),
+        "{en:?}"
+    );
+    assert_eq!(en[6], "probability that extra_effects = 1: 0.21", "{en:?}");
+    let tr = claim_cells(&c.page("out/site/config-tr.html"));
+    assert_eq!(
+        tr[5],
+        format!("extra_effects = 1 olasılığı: {expr} = 0,21"),
+        "{tr:?}"
+    );
+    assert_eq!(tr[6], "extra_effects = 1 olasılığı: 0,21", "{tr:?}");
+}
+
+#[test]
+fn a_config_pages_parameters_and_sweep_write_numbers_in_its_locale() {
+    let c = Course::new();
+    let swept = ONE_MESSAGE.replace(
+        "crash_probability = 0.3\n[sweep]\n",
+        "[sweep]\ncrash_probability = [0, 0.25, 0.5]\n",
+    );
+    for (name, text) in [("fixed", ONE_MESSAGE), ("swept", &swept)] {
+        for locale in ["en", "tr"] {
+            c.config(
+                &format!("{name}-{locale}.toml"),
+                &text.replace("LOCALE", locale),
+            );
+        }
+    }
+    c.report("out", &[]);
+    let fixed = "<td><code>crash_probability</code></td><td>";
+    let sweep = "<li><code>crash_probability</code>: ";
+    for (locale, value, values) in [("en", "0.3", "0, 0.25, 0.5"), ("tr", "0,3", "0; 0,25; 0,5")] {
+        let page = c.page(&format!("out/site/config-fixed-{locale}.html"));
+        assert!(page.contains(&format!("{fixed}{value}</td>")), "{page}");
+        let page = c.page(&format!("out/site/config-swept-{locale}.html"));
+        assert!(page.contains(&format!("{sweep}{values} — ")), "{page}");
+    }
+}
