@@ -186,6 +186,30 @@ fn markers_in_code_fences_are_ignored() {
 }
 
 #[test]
+fn markers_in_inline_code_are_shown_not_read() {
+    // In code: a one-backtick span with an unknown column, a two-backtick span holding a
+    // backtick; after a lone backtick no run closes, the marker is read.
+    let text = format!(
+        "{HEAD}Şöyle: `<!-- coordsim q.nope -->42<!-- /coordsim -->` ve ``a ` <!-- coordsim q.requests clients=1 -->99<!-- /coordsim --> ``.\nTek ` sonra <!-- coordsim q.requests clients=1 -->11<!-- /coordsim -->.\n"
+    );
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out).lines().last(), Some("0 passed, 1 failed"));
+    let out = lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let filled = String::from_utf8(read(dir.path().join("lesson.md"))).unwrap();
+    // Only the region outside code is written; the code keeps 42 and 99.
+    assert_eq!(filled, text.replace("-->11<!--", "-->10<!--"));
+}
+
+#[test]
 fn bad_lessons_get_positioned_errors() {
     let cases = [
         (
