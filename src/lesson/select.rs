@@ -53,6 +53,8 @@ fn value_of(text: &str) -> Value {
 
 pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, LessonError> {
     let mut s = Selection::default();
+    // The argument of each parameter filter, in `s.params`' order.
+    let mut filters: Vec<&Arg> = Vec::new();
     for arg in args {
         let value = || {
             arg.value.clone().ok_or_else(|| {
@@ -136,7 +138,10 @@ pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selec
                 s.columns = Some(value()?.split(',').map(|c| c.trim().to_string()).collect());
             }
             key => match config.key_index(key) {
-                Some(i) => s.params.push((i, value_of(&value()?))),
+                Some(i) => {
+                    s.params.push((i, value_of(&value()?)));
+                    filters.push(arg);
+                }
                 None => {
                     let mut valid: Vec<&str> = config.key_names();
                     valid.extend(["entity", "replication"]);
@@ -158,12 +163,73 @@ pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selec
         }
     }
     if !s.params.is_empty() && !(0..config.points).any(|p| config.matches(p, &s.params)) {
-        return Err(error(
-            args[0].pos,
-            "the filters match no point of the config's sweep",
-        ));
+        return Err(no_point(config, &s.params, &filters));
     }
     Ok(s)
+}
+
+/// The values parameter `i` takes over the sweep: the first ten of its axis, or its one
+/// value (not swept).
+fn values_of(config: &Config, i: usize) -> String {
+    match config.axes.iter().find(|a| a.param == i) {
+        Some(axis) => {
+            let mut shown: Vec<String> = axis
+                .values
+                .iter()
+                .take(10)
+                .map(ToString::to_string)
+                .collect();
+            if axis.values.len() > 10 {
+                shown.push("…".into());
+            }
+            shown.join(", ")
+        }
+        None => format!("{} (not swept)", config.base[i]),
+    }
+}
+
+/// Filters that match no point: the first whose value no point has, with its parameter's
+/// values (and, for `0,5`, that a filter writes a dot); else all of them, which match
+/// apart but not together.
+fn no_point(config: &Config, params: &[(usize, Value)], filters: &[&Arg]) -> LessonError {
+    let names = config.key_names();
+    let alone = params
+        .iter()
+        .zip(filters)
+        .find(|(f, _)| !(0..config.points).any(|p| config.matches(p, std::slice::from_ref(*f))));
+    if let Some(((i, _), arg)) = alone {
+        let written = arg.value.as_deref().unwrap_or("");
+        let dot = written.replace(',', ".");
+        let comma = written.contains(',') && dot.parse::<f64>().is_ok();
+        return error(
+            arg.pos,
+            format!(
+                "`{}={written}` matches no point: {}the sweep has {} = {}",
+                arg.key,
+                if comma {
+                    format!(
+                        "a filter writes its number with a dot in every locale (`{}={dot}`); ",
+                        arg.key
+                    )
+                } else {
+                    String::new()
+                },
+                names[*i],
+                values_of(config, *i)
+            ),
+        );
+    }
+    let has: Vec<String> = params
+        .iter()
+        .map(|(i, _)| format!("{} = {}", names[*i], values_of(config, *i)))
+        .collect();
+    error(
+        filters[0].pos,
+        format!(
+            "the filters match no point of the config's sweep together; the sweep has {}",
+            has.join("; ")
+        ),
+    )
 }
 
 /// What a region selects, for the report site: the points its parameter filters keep and

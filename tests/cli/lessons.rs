@@ -447,3 +447,31 @@ fn a_ci_region_checks_a_theory_value_inside_the_runs_interval() {
         stderr(&out)
     );
 }
+
+/// The one error line `lesson check` prints for `text` (a lesson over `q`), exit 2.
+fn refusal(text: &str) -> String {
+    let dir = lesson_dir("6", text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{}{err}", stdout(&out));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err.trim_end().to_string()
+}
+
+#[test]
+fn a_filter_that_matches_no_point_is_named_with_its_values() {
+    // "<!-- coordsim q.requests " is 25 characters: the first filter at column 26; with
+    // "service_ms=6 " (13) before it, the second at column 39.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.requests service_ms=6 clients=3 -->10<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:39: `clients=3` matches no point: the sweep has clients = 1, 2"
+    );
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.requests clients=1 service_ms=6,0 -->10<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:36: `service_ms=6,0` matches no point: a filter writes its number with a dot in every locale (`service_ms=6.0`); the sweep has service_ms = 6 (not swept)"
+    );
+}
