@@ -249,13 +249,14 @@ fn value_cells(
         return Err(error(
             region.marker,
             format!(
-                "unknown {} `{column}` of {}; valid: {}",
+                "unknown {} `{column}` of {}{}; valid: {}",
                 if on_entities {
                     "entity column"
                 } else {
                     "metric or parameter"
                 },
                 config.model.name(),
+                crate::suggest::did_you_mean(column, &valid),
                 valid.join(", ")
             ),
         ));
@@ -419,6 +420,7 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
     };
     let points = sel.points(config);
     let run = l.run();
+    unknown_column(&run, &view, region)?;
     let rendered = markdown::table(&run, &view, &|t, r| sel.keeps(config, &points, t, r))
         .map_err(|m| error(region.marker, m))?;
     if rendered.lines().count() <= 2 {
@@ -448,6 +450,35 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
         replacement: Some(if pass { written.to_string() } else { rendered }),
         image: None,
     })
+}
+
+/// A table's column that is no column of its rows and no parameter, refused with the
+/// nearest name first (the table itself would list the valid ones only).
+fn unknown_column(run: &Run<'_>, view: &TableView, region: &Region) -> Result<(), LessonError> {
+    let source = match (view.entity, &run.results.entities) {
+        (true, Some(entities)) => entities,
+        _ => &run.results.results,
+    };
+    let known = |c: &String| source.schema.find(c).is_some() || run.config.key_index(c).is_some();
+    let Some(c) = view.columns.iter().flatten().find(|c| !known(c)) else {
+        return Ok(());
+    };
+    let valid = markdown::default_columns(run, view.entity);
+    let mut near: Vec<&str> = valid.iter().map(String::as_str).collect();
+    near.extend(run.config.key_names());
+    Err(error(
+        region.marker,
+        format!(
+            "`{c}` is not a column of {} or a parameter{}; valid: {}",
+            if view.entity {
+                "entities.csv"
+            } else {
+                "results.csv"
+            },
+            crate::suggest::did_you_mean(c, &near),
+            valid.join(", ")
+        ),
+    ))
 }
 
 fn chart_block(

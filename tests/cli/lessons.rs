@@ -475,3 +475,21 @@ fn a_filter_that_matches_no_point_is_named_with_its_values() {
         "error: lesson.md:3:36: `service_ms=6,0` matches no point: a filter writes its number with a dot in every locale (`service_ms=6.0`); the sweep has service_ms = 6 (not swept)"
     );
 }
+
+#[test]
+fn a_misspelled_column_names_the_nearest_first() {
+    let err = refusal(&format!(
+        "{HEAD}<!-- coordsim q.requets clients=1 -->10<!-- /coordsim -->\n"
+    ));
+    assert!(
+        err.starts_with("error: lesson.md:3:1: unknown metric or parameter `requets` of single_writer_queue (did you mean `requests`?); valid: requests, counter_final, "),
+        "{err}"
+    );
+    let err = refusal(&format!(
+        "{HEAD}<!-- coordsim table q columns=clients,requets -->\n| a |\n<!-- /coordsim -->\n"
+    ));
+    assert!(
+        err.starts_with("error: lesson.md:3:1: `requets` is not a column of results.csv or a parameter (did you mean `requests`?); valid: clients, "),
+        "{err}"
+    );
+}
