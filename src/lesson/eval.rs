@@ -526,13 +526,21 @@ fn chart_block(
     }
     let Some(prepared) = charts.iter().find(|c| c.name == chart) else {
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
+        const TRACE: &str = "`trace-N`, the execution deciding its claim N over executions";
         return Err(error(
             region.marker,
-            format!(
-                "`{}` draws no chart `{chart}`; its charts: {} (and `trace-N`, the execution deciding its claim N over executions)",
-                region.config,
-                names.join(", ")
-            ),
+            if names.is_empty() {
+                format!(
+                    "`{}` draws no chart `{chart}`: it has no charts, only {TRACE}",
+                    region.config
+                )
+            } else {
+                format!(
+                    "`{}` draws no chart `{chart}`; its charts: {} (and {TRACE})",
+                    region.config,
+                    names.join(", ")
+                )
+            },
         ));
     };
     let target = file.parent().unwrap_or(Path::new(".")).join(path);
@@ -582,6 +590,21 @@ fn trace_chart(
         return Ok(None);
     };
     let config = &l.config;
+    let count = config.claims.len();
+    if n == 0 || n > count {
+        return Err(error(
+            region.marker,
+            format!(
+                "`{chart}`: `{}` has no claim {n} ({}; claims count from 1)",
+                region.config,
+                match count {
+                    0 => "it has no claims".to_string(),
+                    1 => "it has 1 claim".to_string(),
+                    _ => format!("it has {count}"),
+                }
+            ),
+        ));
+    }
     let claim = n.checked_sub(1).and_then(|i| config.claims.get(i));
     let Some((claim, holds)) = claim.and_then(|c| c.over.map(|h| (c, h))) else {
         return Err(error(

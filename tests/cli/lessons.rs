@@ -493,3 +493,34 @@ fn a_misspelled_column_names_the_nearest_first() {
         "{err}"
     );
 }
+
+#[test]
+fn a_chart_block_says_what_the_config_has() {
+    // `q` has no claims; a scenario with no `[[chart]]` draws none.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim chart q trace-5 -->\n![x](x.svg)\n<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:1: `trace-5`: `q` has no claim 5 (it has no claims; claims count from 1)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = read(root().join("configs/explore/explore-lost-update.toml"));
+    std::fs::write(dir.path().join("lost.toml"), config).unwrap();
+    let chart = |name: &str| {
+        let text = format!(
+            "<!-- coordsim use lost = \"lost.toml\" -->\n<!-- coordsim chart lost {name} -->\n![x](x.svg)\n<!-- /coordsim -->\n"
+        );
+        std::fs::write(dir.path().join("lesson.md"), text).unwrap();
+        let out = lesson(dir.path(), &["check", "lesson.md"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+        stderr(&out).trim_end().to_string()
+    };
+    assert_eq!(
+        chart("timeline"),
+        "error: lesson.md:2:1: `lost` draws no chart `timeline`: it has no charts, only `trace-N`, the execution deciding its claim N over executions"
+    );
+    assert_eq!(
+        chart("trace-4"),
+        "error: lesson.md:2:1: `trace-4`: `lost` has no claim 4 (it has 3; claims count from 1)"
+    );
+}
