@@ -329,6 +329,28 @@ fn number_outcome(
             ),
         ));
     };
+    // The percent sign stands where the locale puts it: `%8` in Turkish, `8%` in English.
+    let misplaced = match locale {
+        Locale::Tr => suffix.trim_start().starts_with('%'),
+        Locale::En => prefix.trim_end().ends_with('%'),
+    };
+    if misplaced {
+        let (before, after) = match locale {
+            Locale::Tr => ("a Turkish lesson", "before the number"),
+            Locale::En => ("an English lesson", "after the number"),
+        };
+        let expected = match locale {
+            Locale::Tr => format!("%{number}"),
+            Locale::En => format!("{number}%"),
+        };
+        return Err(error(
+            region.at,
+            format!(
+                "`{}`: {before} writes the percent sign {after}: `{expected}`",
+                written_text.trim()
+            ),
+        ));
+    }
     let Some((written, decimals)) = locale.parse_number(number) else {
         return Err(error(
             region.at,

@@ -524,3 +524,20 @@ fn a_chart_block_says_what_the_config_has() {
         "error: lesson.md:2:1: `trace-4`: `lost` has no claim 4 (it has 3; claims count from 1)"
     );
 }
+
+#[test]
+fn a_percent_sign_stands_where_the_locale_puts_it() {
+    // "<!-- coordsim q.utilization clients=2 percent -->" is 14 + 14 + 10 + 8 + 3 = 49
+    // characters: the text at column 50.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.utilization clients=2 percent -->9%<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:50: `9%`: a Turkish lesson writes the percent sign before the number: `%9`"
+    );
+    let english = "<!-- coordsim use q = \"q.toml\" -->\n<!-- coordsim q.utilization clients=2 percent -->%9<!-- /coordsim -->\n";
+    assert_eq!(
+        refusal(english),
+        "error: lesson.md:2:50: `%9`: an English lesson writes the percent sign after the number: `9%`"
+    );
+}
