@@ -83,7 +83,7 @@ pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selec
                 }
                 s.replication = Some(r);
             }
-            "stat" => {
+            "stat" if !table => {
                 let v = value()?;
                 s.stat = Some(match v.as_str() {
                     "mean" => Stat::Mean,
@@ -143,20 +143,27 @@ pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selec
                     filters.push(arg);
                 }
                 None => {
+                    const VALUE_ONLY: [&str; 4] = ["stat", "digits", "percent", "ci"];
                     let mut valid: Vec<&str> = config.key_names();
                     valid.extend(["entity", "replication"]);
                     valid.extend(if table {
-                        ["columns", "entity"].as_slice()
+                        ["columns"].as_slice()
                     } else {
-                        ["stat", "digits", "percent", "ci"].as_slice()
+                        VALUE_ONLY.as_slice()
                     });
+                    let what = if table && VALUE_ONLY.contains(&key) {
+                        format!(
+                            "`{key}` reads an inline value; a table block shows every row it selects"
+                        )
+                    } else {
+                        format!(
+                            "unknown filter `{key}`{}",
+                            crate::suggest::did_you_mean(key, &valid)
+                        )
+                    };
                     return Err(error(
                         arg.pos,
-                        format!(
-                            "unknown filter `{key}`{}; valid: {}",
-                            crate::suggest::did_you_mean(key, &valid),
-                            valid.join(", ")
-                        ),
+                        format!("{what}; valid: {}", valid.join(", ")),
                     ));
                 }
             },

@@ -541,3 +541,26 @@ fn a_percent_sign_stands_where_the_locale_puts_it() {
         "error: lesson.md:2:50: `%9`: an English lesson writes the percent sign after the number: `9%`"
     );
 }
+
+#[test]
+fn a_table_block_refuses_the_options_of_a_value() {
+    const VALID: &str = "clients, requests_per_client, interarrival_ms, client_offset_ms, service_ms, arrivals, service, instances, service_cv, service_trace, interarrival_cv, arrival_trace, warmup_ms, entity, replication, columns";
+    // "<!-- coordsim table q columns=clients " is 14 + 8 + 16 = 38 characters: column 39.
+    let table = |option: &str| {
+        format!(
+            "{HEAD}<!-- coordsim table q columns=clients {option} -->\n| a |\n<!-- /coordsim -->\n"
+        )
+    };
+    assert_eq!(
+        refusal(&table("stat=mean")),
+        format!(
+            "error: lesson.md:3:39: `stat` reads an inline value; a table block shows every row it selects; valid: {VALID}"
+        )
+    );
+    assert_eq!(
+        refusal(&table("klients=1")),
+        format!(
+            "error: lesson.md:3:39: unknown filter `klients` (did you mean `clients`?); valid: {VALID}"
+        )
+    );
+}
