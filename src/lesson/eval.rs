@@ -2,9 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use coordsim_model::{Cell, Value};
+use coordsim_model::Cell;
 
-use super::parse::{Arg, Kind, Lesson, LessonError, Pos, Region};
+use super::parse::{Kind, Lesson, LessonError, Pos, Region};
+pub use super::select::{Selected, selected};
+use super::select::{Selection, Stat, select};
 use crate::config::Config;
 use crate::export::Run;
 use crate::export::markdown::{self, TableView};
@@ -65,215 +67,6 @@ fn error(pos: Pos, message: impl Into<String>) -> LessonError {
     LessonError {
         pos,
         message: message.into(),
-    }
-}
-
-/// Filters and options of a region, checked against its config.
-#[derive(Default)]
-struct Selection {
-    params: Vec<(usize, Value)>,
-    entity: Option<String>,
-    replication: Option<u64>,
-    stat: Option<Stat>,
-    digits: Option<usize>,
-    /// `percent`: the value is a fraction, written as a percent (`%8` for 0.08).
-    percent: bool,
-    /// `ci` (`ci=0.99`): the written value is a theory's, checked inside the interval of the
-    /// mean over the replications at this confidence (0.95 by default).
-    ci: Option<f64>,
-    columns: Option<Vec<String>>,
-    entity_table: bool,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Stat {
-    Mean,
-    Min,
-    Max,
-}
-
-/// A filter value as a parameter value: numbers compare numerically, the rest as text.
-fn value_of(text: &str) -> Value {
-    if let Ok(i) = text.parse::<i64>() {
-        Value::Int(i)
-    } else if let Ok(x) = text.parse::<f64>() {
-        Value::Float(x)
-    } else if text == "true" || text == "false" {
-        Value::Bool(text == "true")
-    } else {
-        Value::Str(text.to_string())
-    }
-}
-
-fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selection, LessonError> {
-    let mut s = Selection::default();
-    for arg in args {
-        let value = || {
-            arg.value.clone().ok_or_else(|| {
-                error(
-                    arg.pos,
-                    format!("`{}` needs a value: `{}=…`", arg.key, arg.key),
-                )
-            })
-        };
-        match arg.key.as_str() {
-            "entity" if table && arg.value.is_none() => s.entity_table = true,
-            "entity" => s.entity = Some(value()?),
-            "replication" => {
-                let v = value()?;
-                let r: u64 = v.parse().map_err(|_| {
-                    error(arg.pos, format!("`replication={v}` is not a whole number"))
-                })?;
-                if r >= config.replications {
-                    return Err(error(
-                        arg.pos,
-                        format!(
-                            "`replication={r}`: the config runs replications 0 to {}",
-                            config.replications - 1
-                        ),
-                    ));
-                }
-                s.replication = Some(r);
-            }
-            "stat" => {
-                let v = value()?;
-                s.stat = Some(match v.as_str() {
-                    "mean" => Stat::Mean,
-                    "min" => Stat::Min,
-                    "max" => Stat::Max,
-                    _ => {
-                        return Err(error(
-                            arg.pos,
-                            format!("unknown `stat={v}`; valid: mean, min, max"),
-                        ));
-                    }
-                });
-            }
-            "digits" if !table => {
-                let v = value()?;
-                let d: usize = v.parse().ok().filter(|d| *d <= 12).ok_or_else(|| {
-                    error(
-                        arg.pos,
-                        format!("`digits={v}`: a number of decimals, 0 to 12"),
-                    )
-                })?;
-                s.digits = Some(d);
-            }
-            "percent" if !table && arg.value.is_none() => s.percent = true,
-            "ci" if !table => {
-                let level = match &arg.value {
-                    None => 0.95,
-                    Some(v) => v
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|c| *c > 0.5 && *c < 1.0)
-                        .ok_or_else(|| {
-                            error(
-                                arg.pos,
-                                format!("`ci={v}`: a confidence between 0.5 and 1 (0.95, 0.99)"),
-                            )
-                        })?,
-                };
-                if config.replications < 2 {
-                    return Err(error(
-                        arg.pos,
-                        format!(
-                            "`ci` checks the written value inside the interval of the mean over the replications, and the config runs {}: give it `replications` of 2 or more",
-                            config.replications
-                        ),
-                    ));
-                }
-                s.ci = Some(level);
-                s.stat.get_or_insert(Stat::Mean);
-            }
-            "columns" if table => {
-                s.columns = Some(value()?.split(',').map(|c| c.trim().to_string()).collect());
-            }
-            key => match config.key_index(key) {
-                Some(i) => s.params.push((i, value_of(&value()?))),
-                None => {
-                    let mut valid: Vec<&str> = config.key_names();
-                    valid.extend(["entity", "replication"]);
-                    valid.extend(if table {
-                        ["columns", "entity"].as_slice()
-                    } else {
-                        ["stat", "digits", "percent", "ci"].as_slice()
-                    });
-                    return Err(error(
-                        arg.pos,
-                        format!(
-                            "unknown filter `{key}`{}; valid: {}",
-                            crate::suggest::did_you_mean(key, &valid),
-                            valid.join(", ")
-                        ),
-                    ));
-                }
-            },
-        }
-    }
-    if !s.params.is_empty() && !(0..config.points).any(|p| config.matches(p, &s.params)) {
-        return Err(error(
-            args[0].pos,
-            "the filters match no point of the config's sweep",
-        ));
-    }
-    Ok(s)
-}
-
-/// What a region selects, for the report site: the points its parameter filters keep and
-/// the entity it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selected {
-    /// The sweep points kept, in order.
-    pub points: Vec<usize>,
-    /// `entity=E`.
-    pub entity: Option<String>,
-}
-
-/// What `region` selects of `config` (`None` when its filters do not read, which `check`
-/// reports as an error before).
-pub fn selected(config: &Config, region: &Region) -> Option<Selected> {
-    let sel = select(config, &region.args, matches!(region.kind, Kind::Table)).ok()?;
-    let points = sel
-        .points(config)
-        .iter()
-        .enumerate()
-        .filter(|(_, kept)| **kept)
-        .map(|(p, _)| p)
-        .collect();
-    Some(Selected {
-        points,
-        entity: sel.entity,
-    })
-}
-
-impl Selection {
-    /// Whether a row of `table` (results or entity rows) is selected.
-    fn keeps(&self, config: &Config, points: &[bool], table: &Table, row: &Row) -> bool {
-        let point = table.point(row);
-        if !points.get(point).copied().unwrap_or(false) {
-            return false;
-        }
-        if self
-            .replication
-            .is_some_and(|r| table.replication(row) != r)
-        {
-            return false;
-        }
-        // An entity by its name or by its label.
-        if let Some(e) = &self.entity {
-            let name = table.column("entity").map(|c| &row[c]);
-            if !matches!(name, Some(Cell::Text(t)) if t == e || config.label(t) == e) {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn points(&self, config: &Config) -> Vec<bool> {
-        (0..config.points)
-            .map(|p| config.matches(p, &self.params))
-            .collect()
     }
 }
 
@@ -456,13 +249,14 @@ fn value_cells(
         return Err(error(
             region.marker,
             format!(
-                "unknown {} `{column}` of {}; valid: {}",
+                "unknown {} `{column}` of {}{}; valid: {}",
                 if on_entities {
                     "entity column"
                 } else {
                     "metric or parameter"
                 },
                 config.model.name(),
+                crate::suggest::did_you_mean(column, &valid),
                 valid.join(", ")
             ),
         ));
@@ -535,6 +329,28 @@ fn number_outcome(
             ),
         ));
     };
+    // The percent sign stands where the locale puts it: `%8` in Turkish, `8%` in English.
+    let misplaced = match locale {
+        Locale::Tr => suffix.trim_start().starts_with('%'),
+        Locale::En => prefix.trim_end().ends_with('%'),
+    };
+    if misplaced {
+        let (before, after) = match locale {
+            Locale::Tr => ("a Turkish lesson", "before the number"),
+            Locale::En => ("an English lesson", "after the number"),
+        };
+        let expected = match locale {
+            Locale::Tr => format!("%{number}"),
+            Locale::En => format!("{number}%"),
+        };
+        return Err(error(
+            region.at,
+            format!(
+                "`{}`: {before} writes the percent sign {after}: `{expected}`",
+                written_text.trim()
+            ),
+        ));
+    }
     let Some((written, decimals)) = locale.parse_number(number) else {
         return Err(error(
             region.at,
@@ -626,6 +442,7 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
     };
     let points = sel.points(config);
     let run = l.run();
+    unknown_column(&run, &view, region)?;
     let rendered = markdown::table(&run, &view, &|t, r| sel.keeps(config, &points, t, r))
         .map_err(|m| error(region.marker, m))?;
     if rendered.lines().count() <= 2 {
@@ -655,6 +472,35 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
         replacement: Some(if pass { written.to_string() } else { rendered }),
         image: None,
     })
+}
+
+/// A table's column that is no column of its rows and no parameter, refused with the
+/// nearest name first (the table itself would list the valid ones only).
+fn unknown_column(run: &Run<'_>, view: &TableView, region: &Region) -> Result<(), LessonError> {
+    let source = match (view.entity, &run.results.entities) {
+        (true, Some(entities)) => entities,
+        _ => &run.results.results,
+    };
+    let known = |c: &String| source.schema.find(c).is_some() || run.config.key_index(c).is_some();
+    let Some(c) = view.columns.iter().flatten().find(|c| !known(c)) else {
+        return Ok(());
+    };
+    let valid = markdown::default_columns(run, view.entity);
+    let mut near: Vec<&str> = valid.iter().map(String::as_str).collect();
+    near.extend(run.config.key_names());
+    Err(error(
+        region.marker,
+        format!(
+            "`{c}` is not a column of {} or a parameter{}; valid: {}",
+            if view.entity {
+                "entities.csv"
+            } else {
+                "results.csv"
+            },
+            crate::suggest::did_you_mean(c, &near),
+            valid.join(", ")
+        ),
+    ))
 }
 
 fn chart_block(
@@ -702,13 +548,21 @@ fn chart_block(
     }
     let Some(prepared) = charts.iter().find(|c| c.name == chart) else {
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
+        const TRACE: &str = "`trace-N`, the execution deciding its claim N over executions";
         return Err(error(
             region.marker,
-            format!(
-                "`{}` draws no chart `{chart}`; its charts: {} (and `trace-N`, the execution deciding its claim N over executions)",
-                region.config,
-                names.join(", ")
-            ),
+            if names.is_empty() {
+                format!(
+                    "`{}` draws no chart `{chart}`: it has no charts, only {TRACE}",
+                    region.config
+                )
+            } else {
+                format!(
+                    "`{}` draws no chart `{chart}`; its charts: {} (and {TRACE})",
+                    region.config,
+                    names.join(", ")
+                )
+            },
         ));
     };
     let target = file.parent().unwrap_or(Path::new(".")).join(path);
@@ -758,6 +612,21 @@ fn trace_chart(
         return Ok(None);
     };
     let config = &l.config;
+    let count = config.claims.len();
+    if n == 0 || n > count {
+        return Err(error(
+            region.marker,
+            format!(
+                "`{chart}`: `{}` has no claim {n} ({}; claims count from 1)",
+                region.config,
+                match count {
+                    0 => "it has no claims".to_string(),
+                    1 => "it has 1 claim".to_string(),
+                    _ => format!("it has {count}"),
+                }
+            ),
+        ));
+    }
     let claim = n.checked_sub(1).and_then(|i| config.claims.get(i));
     let Some((claim, holds)) = claim.and_then(|c| c.over.map(|h| (c, h))) else {
         return Err(error(

@@ -34,20 +34,9 @@ fn unmarked_skips(text: &str) -> Vec<std::ops::Range<usize>> {
             .find('\n')
             .map_or(text.len(), |j| line_start + j);
         let line = &text[line_start..line_end];
-        // Inline code: a run of backticks to the same run.
-        let mut k = 0;
-        while let Some(i) = line[k..].find('`') {
-            let start = k + i;
-            let ticks = line[start..].chars().take_while(|c| *c == '`').count();
-            let fence = "`".repeat(ticks);
-            match line[start + ticks..].find(&fence) {
-                Some(j) => {
-                    let end = start + ticks + j + ticks;
-                    skips.push(line_start + start..line_start + end);
-                    k = end;
-                }
-                None => break,
-            }
+        // Inline code, as the parser reads it.
+        for span in super::parse::code_spans(line) {
+            skips.push(line_start + span.start..line_start + span.end);
         }
         // Link and image targets.
         let mut k = 0;

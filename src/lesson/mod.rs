@@ -10,6 +10,7 @@ pub mod eval;
 mod interval;
 pub mod lint;
 pub mod parse;
+mod select;
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -1,9 +1,9 @@
 //! Reading a lesson: its declarations and marked regions, with their positions.
 //!
 //! Markers are HTML comments, `<!-- coordsim … -->` … `<!-- /coordsim -->`, outside fenced
-//! code blocks (a lesson may show the syntax in a fence). An inline region opens and closes
-//! on one line; a table or chart block opens on a line of its own and closes on a later line
-//! of its own.
+//! code blocks and inline code (a lesson may show the syntax in code). An inline region opens
+//! and closes on one line; a table or chart block opens on a line of its own and closes on a
+//! later line of its own.
 
 use crate::locale::Locale;
 
@@ -188,6 +188,49 @@ fn split_args(body: &str, base: usize, lines: &Lines<'_>) -> Result<Vec<Arg>, Le
     Ok(args)
 }
 
+/// The byte ranges of a line's inline code spans, by CommonMark's rule: a run of N backticks
+/// opens a span that the next run of exactly N backticks closes; a run no such run follows is
+/// plain text (the scan goes on after it). An HTML comment that starts first is no code.
+pub(super) fn code_spans(line: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = line.as_bytes();
+    let run = |at: usize| bytes[at..].iter().take_while(|b| **b == b'`').count();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(b"<!--") {
+            i = line[i..].find("-->").map_or(line.len(), |j| i + j + 3);
+            continue;
+        }
+        if bytes[i] != b'`' {
+            i += 1;
+            continue;
+        }
+        let n = run(i);
+        let mut j = i + n;
+        let mut close = None;
+        while j < bytes.len() {
+            if bytes[j] == b'`' {
+                let m = run(j);
+                if m == n {
+                    close = Some(j + m);
+                    break;
+                }
+                j += m;
+            } else {
+                j += 1;
+            }
+        }
+        match close {
+            Some(end) => {
+                spans.push(i..end);
+                i = end;
+            }
+            None => i += n,
+        }
+    }
+    spans
+}
+
 /// Reads a lesson's markers.
 pub fn parse(text: &str) -> Result<Lesson, LessonError> {
     let mut p = Parser {
@@ -260,9 +303,15 @@ fn at(pos: Pos, message: impl Into<String>) -> LessonError {
 impl Parser<'_> {
     /// The markers on one line (`line_start` its offset, `next` the next line's).
     fn markers(&mut self, line: &str, line_start: usize, next: usize) -> Result<(), LessonError> {
+        let code = code_spans(line);
         let mut search = 0;
         while let Some(found) = line[search..].find("<!--") {
             let start = search + found;
+            // A marker inside inline code is shown, not read (as in a fence).
+            if let Some(span) = code.iter().find(|c| c.contains(&start)) {
+                search = span.end;
+                continue;
+            }
             let Some(len) = line[start..].find("-->") else {
                 break;
             };
@@ -592,6 +641,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn markers_in_inline_code_are_shown_not_read() {
+        // A span of two backticks holds a single one; a lone backtick no run closes is text,
+        // so the marker after it is read.
+        let text = "<!-- coordsim use s = \"a.toml\" -->\nLike `<!-- coordsim s.nope -->42<!-- /coordsim -->` or ``a ` <!-- coordsim s.x -->1<!-- /coordsim --> ``.\nA ` then <!-- coordsim s.y -->7<!-- /coordsim -->.\n";
+        let l = parse(text).unwrap();
+        assert_eq!(l.regions.len(), 1, "{:?}", l.regions);
+        assert_eq!(l.regions[0].kind, Kind::Value { column: "y".into() });
+        assert_eq!(&l.text[l.regions[0].content.clone()], "7");
+        // "ab `c` d ``e`f`` g `h": spans at bytes 3..6 and 9..16; the last run is unclosed.
+        assert_eq!(code_spans("ab `c` d ``e`f`` g `h"), vec![3..6, 9..16]);
+        // A run closes only on a run of its own length: ``` `x`` ``` is no span.
+        assert_eq!(code_spans("`x``"), Vec::<std::ops::Range<usize>>::new());
     }
 
     #[test]

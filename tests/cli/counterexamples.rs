@@ -213,7 +213,7 @@ fn a_lesson_embeds_the_counterexample_of_a_claim() {
         ("trace-1", "no single execution decides claim 1"),
         (
             "trace-9",
-            "claim 9 of `lost` is not a claim over executions",
+            "`trace-9`: `lost` has no claim 9 (it has 3; claims count from 1)",
         ),
     ] {
         lesson(chart);

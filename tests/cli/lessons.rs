@@ -186,6 +186,30 @@ fn markers_in_code_fences_are_ignored() {
 }
 
 #[test]
+fn markers_in_inline_code_are_shown_not_read() {
+    // In code: a one-backtick span with an unknown column, a two-backtick span holding a
+    // backtick; after a lone backtick no run closes, the marker is read.
+    let text = format!(
+        "{HEAD}Şöyle: `<!-- coordsim q.nope -->42<!-- /coordsim -->` ve ``a ` <!-- coordsim q.requests clients=1 -->99<!-- /coordsim --> ``.\nTek ` sonra <!-- coordsim q.requests clients=1 -->11<!-- /coordsim -->.\n"
+    );
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out).lines().last(), Some("0 passed, 1 failed"));
+    let out = lesson(dir.path(), &["fill", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let filled = String::from_utf8(read(dir.path().join("lesson.md"))).unwrap();
+    // Only the region outside code is written; the code keeps 42 and 99.
+    assert_eq!(filled, text.replace("-->11<!--", "-->10<!--"));
+}
+
+#[test]
 fn bad_lessons_get_positioned_errors() {
     let cases = [
         (
@@ -421,5 +445,122 @@ fn a_ci_region_checks_a_theory_value_inside_the_runs_interval() {
         stderr(&out).contains("give it `replications` of 2 or more"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// The one error line `lesson check` prints for `text` (a lesson over `q`), exit 2.
+fn refusal(text: &str) -> String {
+    let dir = lesson_dir("6", text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{}{err}", stdout(&out));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err.trim_end().to_string()
+}
+
+#[test]
+fn a_filter_that_matches_no_point_is_named_with_its_values() {
+    // "<!-- coordsim q.requests " is 25 characters: the first filter at column 26; with
+    // "service_ms=6 " (13) before it, the second at column 39.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.requests service_ms=6 clients=3 -->10<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:39: `clients=3` matches no point: the sweep has clients = 1, 2"
+    );
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.requests clients=1 service_ms=6,0 -->10<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:36: `service_ms=6,0` matches no point: a filter writes its number with a dot in every locale (`service_ms=6.0`); the sweep has service_ms = 6 (not swept)"
+    );
+}
+
+#[test]
+fn a_misspelled_column_names_the_nearest_first() {
+    let err = refusal(&format!(
+        "{HEAD}<!-- coordsim q.requets clients=1 -->10<!-- /coordsim -->\n"
+    ));
+    assert!(
+        err.starts_with("error: lesson.md:3:1: unknown metric or parameter `requets` of single_writer_queue (did you mean `requests`?); valid: requests, counter_final, "),
+        "{err}"
+    );
+    let err = refusal(&format!(
+        "{HEAD}<!-- coordsim table q columns=clients,requets -->\n| a |\n<!-- /coordsim -->\n"
+    ));
+    assert!(
+        err.starts_with("error: lesson.md:3:1: `requets` is not a column of results.csv or a parameter (did you mean `requests`?); valid: clients, "),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_chart_block_says_what_the_config_has() {
+    // `q` has no claims; a scenario with no `[[chart]]` draws none.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim chart q trace-5 -->\n![x](x.svg)\n<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:1: `trace-5`: `q` has no claim 5 (it has no claims; claims count from 1)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = read(root().join("configs/explore/explore-lost-update.toml"));
+    std::fs::write(dir.path().join("lost.toml"), config).unwrap();
+    let chart = |name: &str| {
+        let text = format!(
+            "<!-- coordsim use lost = \"lost.toml\" -->\n<!-- coordsim chart lost {name} -->\n![x](x.svg)\n<!-- /coordsim -->\n"
+        );
+        std::fs::write(dir.path().join("lesson.md"), text).unwrap();
+        let out = lesson(dir.path(), &["check", "lesson.md"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+        stderr(&out).trim_end().to_string()
+    };
+    assert_eq!(
+        chart("timeline"),
+        "error: lesson.md:2:1: `lost` draws no chart `timeline`: it has no charts, only `trace-N`, the execution deciding its claim N over executions"
+    );
+    assert_eq!(
+        chart("trace-4"),
+        "error: lesson.md:2:1: `trace-4`: `lost` has no claim 4 (it has 3; claims count from 1)"
+    );
+}
+
+#[test]
+fn a_percent_sign_stands_where_the_locale_puts_it() {
+    // "<!-- coordsim q.utilization clients=2 percent -->" is 14 + 14 + 10 + 8 + 3 = 49
+    // characters: the text at column 50.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.utilization clients=2 percent -->9%<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:50: `9%`: a Turkish lesson writes the percent sign before the number: `%9`"
+    );
+    let english = "<!-- coordsim use q = \"q.toml\" -->\n<!-- coordsim q.utilization clients=2 percent -->%9<!-- /coordsim -->\n";
+    assert_eq!(
+        refusal(english),
+        "error: lesson.md:2:50: `%9`: an English lesson writes the percent sign after the number: `9%`"
+    );
+}
+
+#[test]
+fn a_table_block_refuses_the_options_of_a_value() {
+    const VALID: &str = "clients, requests_per_client, interarrival_ms, client_offset_ms, service_ms, arrivals, service, instances, service_cv, service_trace, interarrival_cv, arrival_trace, warmup_ms, entity, replication, columns";
+    // "<!-- coordsim table q columns=clients " is 14 + 8 + 16 = 38 characters: column 39.
+    let table = |option: &str| {
+        format!(
+            "{HEAD}<!-- coordsim table q columns=clients {option} -->\n| a |\n<!-- /coordsim -->\n"
+        )
+    };
+    assert_eq!(
+        refusal(&table("stat=mean")),
+        format!(
+            "error: lesson.md:3:39: `stat` reads an inline value; a table block shows every row it selects; valid: {VALID}"
+        )
+    );
+    assert_eq!(
+        refusal(&table("klients=1")),
+        format!(
+            "error: lesson.md:3:39: unknown filter `klients` (did you mean `clients`?); valid: {VALID}"
+        )
     );
 }
