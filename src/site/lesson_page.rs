@@ -588,7 +588,11 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     row(h, say(lc, "at"), &|h| {
         // The region's own arguments, as the lesson writes them: code, like what it reads.
         if at.is_empty() {
-            h.text(say(lc, "every row it selects (one value)"));
+            // A value reads one number off every row; a table or a chart shows them all.
+            h.text(match r.region.kind {
+                Kind::Value { .. } => say(lc, "every row it selects (one value)"),
+                _ => say(lc, "every row it selects"),
+            });
         } else {
             h.el("code", &[], &at);
         }

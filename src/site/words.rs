@@ -312,6 +312,11 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "every row it selects (one value)",
         "seçtiği her satır (tek değer)",
     ),
+    (
+        "every_row_shown",
+        "every row it selects",
+        "seçtiği her satır",
+    ),
     ("term_run", "run", "koşu"),
     ("term_written", "written", "yazılan"),
     (

@@ -769,3 +769,20 @@ fn a_config_pages_parameters_and_sweep_write_numbers_in_its_locale() {
         assert!(page.contains(&format!("{sweep}{values} — ")), "{page}");
     }
 }
+
+/// A table block with no filters shows every row it selects: its provenance says so,
+/// without the "(one value)" a value region's has.
+#[test]
+fn a_table_blocks_provenance_says_every_row_not_one_value() {
+    let c = course();
+    c.lesson(
+        "t.md",
+        "<!-- coordsim use a = \"../configs/a.toml\" -->\n# Rows\n\n<!-- coordsim table a -->\n<!-- /coordsim -->\n",
+    );
+    let o = coordsim_in(c.path("").as_path(), &["lesson", "fill", "lessons/t.md"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    c.report("out", &[]);
+    let page = c.page("out/site/lesson-t.html");
+    assert!(page.contains("every row it selects"), "{page}");
+    assert!(!page.contains("(one value)"), "{page}");
+}
