@@ -83,6 +83,14 @@ pub fn check_value_labels(config: &Config, results: &Results) -> Result<(), Conf
             }
         }
     }
+    // A timeline's lanes and their levels' categories are named by the run too: a
+    // resource's lane (`jobs`) is labelled as an actor's is.
+    for (_, lanes) in &results.lanes {
+        for lane in lanes.resources().iter().chain(lanes.lanes()) {
+            seen.insert(lane.name.clone());
+            seen.extend(lane.categories().iter().cloned());
+        }
+    }
     match config.value_labels.iter().find(|(k, _)| !seen.contains(k)) {
         None => Ok(()),
         Some((key, span)) => {

@@ -360,3 +360,16 @@ fn the_lock_queues_lock_lane_follows_its_appliers() {
     assert_eq!(steps[0..2], [(0.0, -1.0), (150.0, 0.0)]);
     assert!(steps[2].0 == 160.0 && steps[2].1.is_nan());
 }
+
+/// A resource's lane takes its `[labels]` name as an actor's lane does: `db = "veritabanı"`
+/// is accepted (it names a lane the run draws) and the timeline shows it.
+#[test]
+fn a_resource_lane_takes_its_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{}\n[labels]\ndb = \"veritabanı\"\n", server_config(""));
+    let path = write_config(dir.path(), "r.toml", &text);
+    let o = coordsim_in(dir.path(), &["run", &path, "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(dir.path().join("out/r/timeline.svg")).unwrap();
+    assert!(svg.contains("veritabanı"), "the lane's label");
+}
