@@ -88,26 +88,16 @@ pub fn write_shard(
 /// and the merge would then lack a shard. The same shard written again replaces its own,
 /// and a part of another split (another N: a re-split) is replaced, as a run's folder is.
 pub(crate) fn refuse_another_shard(dir: &Path, (k, n): (usize, usize)) -> anyhow::Result<()> {
-    let Ok(text) = std::fs::read_to_string(dir.join(SHARD_INFO)) else {
+    // Not a shard's folder (or none yet): nothing of a split to keep.
+    let Ok(held) = read_info(dir) else {
         return Ok(());
     };
-    let held = text
-        .lines()
-        .next()
-        .and_then(|line| line.split_once('/'))
-        .and_then(|(k, n)| {
-            Some((
-                k.trim().parse::<usize>().ok()?,
-                n.trim().parse::<usize>().ok()?,
-            ))
-        });
-    if let Some((held_k, held_n)) = held
-        && held_n == n
-        && held_k != k
-    {
+    if held.n == n && held.k != k {
         bail!(
-            "{} holds shard {held_k}/{held_n}'s output; shard {k}/{n} would replace it: give each shard of a split its own --out (e.g. `--out parts/{k}` beside `parts/{held_k}`)",
-            dir.display()
+            "{} holds shard {}/{n}'s output; shard {k}/{n} would replace it: give each shard of a split its own --out (e.g. `--out parts/{k}` beside `parts/{}`)",
+            dir.display(),
+            held.k,
+            held.k
         );
     }
     Ok(())

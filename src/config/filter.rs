@@ -74,7 +74,7 @@ impl Loader<'_> {
 
 /// The values parameter `i` takes over the sweep, for an error: the first ten of its
 /// axis, or its one value (not swept).
-fn values_of(plan: &Plan, i: usize) -> String {
+pub(crate) fn values_of(plan: &Plan, i: usize) -> String {
     match plan.axes.iter().find(|a| a.param == i) {
         Some(axis) => {
             let mut shown: Vec<String> = axis

@@ -16,6 +16,7 @@ pub mod claims;
 mod compose;
 mod derived;
 mod filter;
+pub(crate) use filter::values_of;
 mod load;
 mod look;
 mod names;

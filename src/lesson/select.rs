@@ -175,26 +175,6 @@ pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selec
     Ok(s)
 }
 
-/// The values parameter `i` takes over the sweep: the first ten of its axis, or its one
-/// value (not swept).
-fn values_of(config: &Config, i: usize) -> String {
-    match config.axes.iter().find(|a| a.param == i) {
-        Some(axis) => {
-            let mut shown: Vec<String> = axis
-                .values
-                .iter()
-                .take(10)
-                .map(ToString::to_string)
-                .collect();
-            if axis.values.len() > 10 {
-                shown.push("…".into());
-            }
-            shown.join(", ")
-        }
-        None => format!("{} (not swept)", config.base[i]),
-    }
-}
-
 /// Filters that match no point: the first whose value no point has, with its parameter's
 /// values (and, for `0,5`, that a filter writes a dot); else all of them, which match
 /// apart but not together.
@@ -222,13 +202,13 @@ fn no_point(config: &Config, params: &[(usize, Value)], filters: &[&Arg]) -> Les
                     String::new()
                 },
                 names[*i],
-                values_of(config, *i)
+                crate::config::values_of(config, *i)
             ),
         );
     }
     let has: Vec<String> = params
         .iter()
-        .map(|(i, _)| format!("{} = {}", names[*i], values_of(config, *i)))
+        .map(|(i, _)| format!("{} = {}", names[*i], crate::config::values_of(config, *i)))
         .collect();
     error(
         filters[0].pos,
