@@ -67,6 +67,7 @@ impl<'p> Sim<'p> {
                 .collect(),
             groups: group_states(point, context, context.wants_lanes()),
             ready: VecDeque::new(),
+            joined: None,
             last_end: None,
             lanes: context.wants_lanes().then(|| {
                 Box::new(crate::run::lanes::Recorder::new(

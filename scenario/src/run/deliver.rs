@@ -4,7 +4,7 @@
 //! an outbox runs on every message (a put, a take, an ack, a transaction's end) are inlined
 //! into the interpreter's loop: a call per step saved and restored half a dozen registers.
 
-use sim_core::EventQueue;
+use sim_core::{EventQueue, Nanos};
 
 use crate::machine::queue::{NO_MESSAGE, Taken};
 use crate::point::{Operand, Timeout};
@@ -157,21 +157,17 @@ impl Sim<'_> {
             && !caller_state.cancelled
             && caller_state.incarnation == self.actors[caller_state.actor as usize].incarnation;
         let deadline = caller_state.deadline;
-        let back = match (waits, self.point.queues[queue_index].link) {
-            (false, _) => None,
-            (true, None) => Some(0),
-            (true, Some(link)) => match self.cross_link(link as usize) {
-                (_, true) => None,
-                (delay, false) if now.saturating_add(delay) > deadline => None,
-                (delay, false) => Some(delay),
-            },
+        // The reply crosses the link back whether or not its caller still waits: the
+        // replier cannot know (a reply to a caller gone is traffic too, and may be lost).
+        let (delay, lost) = match self.point.queues[queue_index].link {
+            None => (0, false),
+            Some(link) => self.cross_link(link as usize),
         };
-        let Some(delay) = back else {
+        if !waits || lost || now.saturating_add(delay) > deadline {
             self.queues[queue_index].late_replies += 1;
             self.jobs[job as usize].outcome = EXPIRED;
             return true;
-        };
-        self.queues[queue_index].replies += 1;
+        }
         self.jobs[job as usize].outcome = REPLIED;
         let caller_state = &mut self.jobs[caller as usize];
         let from = caller_state.step_started;
@@ -181,13 +177,34 @@ impl Sim<'_> {
         // A reply to a copy of its message finds it waiting no more.
         caller_state.wait = caller_state.wait.wrapping_add(1);
         self.tables.replies[caller as usize] = reply;
-        self.span(caller, "waiting", from, Some(now + delay));
         if delay > 0 {
+            // Counted when it lands: the caller may be cancelled at a join, or crash, as
+            // it crosses (`Sim::reply_lands`).
+            caller_state.answering = queue;
             events.schedule_in(delay, self.other, Event::Resume { job: caller });
         } else {
+            self.queues[queue_index].replies += 1;
+            self.span(caller, "waiting", from, Some(now));
             self.ready.push_back(caller);
         }
         true
+    }
+
+    /// The reply crossing back to `job` from `queue` lands now: a reply when the job still
+    /// waits for it, a late one when it was cancelled at a join or its actor crashed while
+    /// the reply crossed.
+    pub(crate) fn reply_lands(&mut self, job: u32, queue: u16, now: Nanos) {
+        let job_state = &mut self.jobs[job as usize];
+        job_state.answering = u16::MAX;
+        let waits = !job_state.cancelled
+            && job_state.incarnation == self.actors[job_state.actor as usize].incarnation;
+        let from = job_state.step_started;
+        if waits {
+            self.queues[queue as usize].replies += 1;
+            self.span(job, "waiting", from, Some(now));
+        } else {
+            self.queues[queue as usize].late_replies += 1;
+        }
     }
 
     /// Puts a message with these numbers on `queue` now; false when it is full.

@@ -9,30 +9,44 @@
 //! request is queued: one in service runs to its end, wasted), and goes no further: it is
 //! freed at its next wake-up, or at once when its wait was the queue it left.
 
-use sim_core::Nanos;
+use sim_core::{EventQueue, Nanos};
+use smallvec::SmallVec;
 
 use crate::machine::queue::Taken;
 use crate::point::Step;
 use crate::run::handle::Flow;
 use crate::run::recover::{FAILED, JOINED};
-use crate::run::state::{Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
+use crate::run::state::{Event, Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
+use crate::syntax::spec::MAX_BRANCHES;
 
 impl<'p> Sim<'p> {
-    /// A `parallel` step: its branches start, in order, after what is ready already; the
-    /// job waits for the join.
-    pub(super) fn fork_step(&mut self, job: u32, starts: &[u32], now: Nanos) -> Flow {
+    /// A `parallel` step: its branches start at once, in order, each running its steps in
+    /// this event until one blocks it (as the actor's steps would, written in line); the
+    /// job goes on at once when they all came through already (`Flow::Next`), else waits
+    /// for its join. `acted`: under an explorer, whether the actor's one shared action of
+    /// this event is made (after the fork, it is).
+    pub(super) fn fork_step(
+        &mut self,
+        job: u32,
+        starts: &[u32],
+        acted: &mut bool,
+        events: &mut EventQueue<Event>,
+    ) -> Flow {
+        let now = events.now();
         let job_state = &mut self.jobs[job as usize];
         job_state.running = starts.len() as u8;
         job_state.joined = 0;
         job_state.failed = 0;
         job_state.winner = 0;
         let parent = *job_state;
+        // Every branch is made before any runs: one that ends at once may meet the join
+        // and cancel the others, which must be in the row of kids by then.
+        let mut kids: SmallVec<[u32; MAX_BRANCHES]> = SmallVec::new();
         for (branch_index, &start) in starts.iter().enumerate() {
             let kid = self.alloc(Job {
                 parent: job,
                 branch: branch_index as u8 + 1,
-                // Run from the ready queue, which steps past where a job stands first.
-                step: start - 1,
+                step: start,
                 step_started: now,
                 wait: 0,
                 waiting: u16::MAX,
@@ -46,13 +60,36 @@ impl<'p> Sim<'p> {
                 running: 0,
                 slot: u32::MAX,
                 calling: u16::MAX,
+                answering: u16::MAX,
                 ..parent
             });
             self.copy_rows(job, kid, false);
             self.tables.kids[job as usize * self.fan + branch_index] = kid;
-            self.ready.push_back(kid);
+            kids.push(kid);
         }
-        Flow::Wait
+        if self.steer.is_some() {
+            // Explored, each branch's first shared step waits for an event of its own at
+            // this instant (and so does the job's next one, should the join be met at
+            // once): the explorer takes every order of them among other actors' events,
+            // the run's (at once, in order) among them.
+            *acted = true;
+        }
+        for kid in kids {
+            if self.jobs[kid as usize].cancelled {
+                // The join was met before its turn: it never starts.
+                self.free_job(kid);
+                continue;
+            }
+            *acted = self.steps_until_blocked(kid, *acted, events);
+            if self.error.is_some() {
+                return Flow::Wait;
+            }
+        }
+        match self.joined.take() {
+            // Met while the branches started: the job goes on in its own loop.
+            Some(_) => Flow::Next,
+            None => Flow::Wait,
+        }
     }
 
     /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with
@@ -92,7 +129,7 @@ impl<'p> Sim<'p> {
 
     /// Branch `kid` ended: it came through (`ok`) or failed. Its parent's join may be met
     /// now (or be out of reach): then the branches still running are cancelled and the
-    /// parent goes on, in this event.
+    /// parent goes on, in this event, as soon as this branch's steps stop (`Sim::joined`).
     pub(super) fn branch_end(&mut self, kid: u32, ok: bool, now: Nanos) {
         let kid_state = &self.jobs[kid as usize];
         let (parent, branch) = (kid_state.parent, kid_state.branch);
@@ -149,7 +186,7 @@ impl<'p> Sim<'p> {
             }
         }
         self.jobs[parent_index].running = 0;
-        self.ready.push_back(parent);
+        self.joined = Some(parent);
     }
 
     /// Branch `kid`'s request started its service at `now`: at a tied `parallel`, every
@@ -199,9 +236,12 @@ impl<'p> Sim<'p> {
         job_state.deadline = NONE;
         let from = job_state.step_started;
         let gone = if job_state.waiting != u16::MAX {
-            // Its entry in the lock's queue is stale from now on.
+            // Its entry in the lock's queue is stale from now on. A wait given up, as one a
+            // timeout ends: counted in the lock's waits and its actor's.
+            let lock = job_state.waiting as usize;
             job_state.waiting = u16::MAX;
             job_state.wait = job_state.wait.wrapping_add(1);
+            self.gave_up_wait(kid, lock, now - from);
             self.span(kid, "waiting", from, Some(now));
             true
         } else if job_state.taking != u16::MAX {
@@ -227,6 +267,13 @@ impl<'p> Sim<'p> {
             job_state.wait = job_state.wait.wrapping_add(1);
             let queued = !job_state.in_service;
             job_state.in_service = false;
+            if queued && self.entities {
+                // It leaves while queued: its queueing so far is a wait still, as a
+                // timed-out request's is.
+                let actor = &mut self.actors[job_state.actor as usize];
+                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
+            }
+            let job_state = &self.jobs[kid as usize];
             let tag = job_state.slot;
             let instance = self.slots[tag as usize].instance;
             if self.servers[server].cancel(instance, tag, withdraw && queued, now) {
@@ -236,6 +283,10 @@ impl<'p> Sim<'p> {
             self.span(kid, kind, from, Some(now));
             true
         } else {
+            if job_state.answering != u16::MAX {
+                // Its reply is crossing back: counted late when it lands.
+                self.span(kid, "waiting", from, Some(now));
+            }
             // Its wake-up is an event already due (a delay's end, a write's landing, a
             // crossing, a poll) or its turn in the ready queue: it is freed then.
             false

@@ -94,6 +94,10 @@ impl<'p> Sim<'p> {
         let now = events.now();
         match event {
             Event::Resume { job } => {
+                let answering = self.jobs[job as usize].answering;
+                if answering != u16::MAX {
+                    self.reply_lands(job, answering, now);
+                }
                 if let Some(steer) = &mut self.steer {
                     if steer.crash_now {
                         // An exploration's `crash_anywhere`: the actor dies at this step
@@ -290,19 +294,53 @@ impl<'p> Sim<'p> {
     /// Runs `job` from its current step until it blocks or ends.
     #[inline(never)]
     pub(crate) fn go(&mut self, job: u32, events: &mut EventQueue<Event>) {
-        self.steps_of(job, events);
+        // Under an explorer: whether this job's actor has made its shared action in this
+        // event already (only the job the event is for may make one without yielding).
+        let acted = match &mut self.steer {
+            None => false,
+            Some(steer) => steer.fresh.take() != Some(job),
+        };
+        let mut job = job;
+        let mut acted = acted;
+        loop {
+            acted = self.steps_until_blocked(job, acted, events);
+            // A branch whose end met its join: the job of the `parallel` goes on from the
+            // step after it, here, with what is left of the event's shared action.
+            match self.joined.take() {
+                Some(parent) if self.error.is_none() => {
+                    self.jobs[parent as usize].step += 1;
+                    job = parent;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// [`Sim::steps_of`], and the run's error placed at the step that set it; whether the
+    /// job's actor has made its shared action in this event, as [`Sim::steps_of`] says.
+    pub(super) fn steps_until_blocked(
+        &mut self,
+        job: u32,
+        acted: bool,
+        events: &mut EventQueue<Event>,
+    ) -> bool {
+        let acted = self.steps_of(job, acted, events);
         if self.error.is_some() && self.error_at.is_none() {
             // The step that failed has not moved on: it is where the mistake is written.
             let job_state = &self.jobs[job as usize];
             self.error_at = Some((job_state.group, job_state.step));
         }
+        acted
     }
 
     /// `go`'s work: the steps, until one blocks or the repetition ends. Each step kind's
     /// work is a function of its family (`access`, `locks`, `request`, `deliver`, `fork`,
     /// `control`) that says what the job does next ([`Flow`]); this loop only moves the
-    /// program counter. Steps that finish at once go on here, by iteration.
-    fn steps_of(&mut self, job: u32, events: &mut EventQueue<Event>) {
+    /// program counter. Steps that finish at once go on here, by iteration. `acted`: under
+    /// an explorer, whether the actor has made its one shared action of this event already
+    /// (its next one then yields: the same step, in an event of its own at this instant);
+    /// returned as it stands when the job stops.
+    fn steps_of(&mut self, job: u32, acted: bool, events: &mut EventQueue<Event>) -> bool {
         let now = events.now();
         let job_index = job as usize;
         let job_state = &self.jobs[job_index];
@@ -313,14 +351,9 @@ impl<'p> Sim<'p> {
             // overlap): it dies with it, holding what it holds; or it is a branch cancelled
             // at its join. Its one wake-up is this, so the job is free again.
             self.free_job(job);
-            return;
+            return acted;
         }
-        // Under an explorer: whether this job has already made a shared action in this
-        // event (its next one then waits for a choice of its own).
-        let mut acted = match &mut self.steer {
-            None => false,
-            Some(steer) => steer.fresh.take() != Some(job),
-        };
+        let mut acted = acted;
         // A job keeps its group (and so its steps) for good; a run is explored or not for
         // good (read once here, not on every step).
         let point = self.point;
@@ -337,7 +370,7 @@ impl<'p> Sim<'p> {
                             // instant.
                             self.jobs[job_index].step = self.jobs[job_index].step.wrapping_sub(1);
                             events.schedule_in(0, self.other, Event::Resume { job });
-                            return;
+                            return acted;
                         }
                         acted = true;
                     }
@@ -346,14 +379,14 @@ impl<'p> Sim<'p> {
                         steer.acted.get_or_insert((job, at.1));
                         steer.touched.push(at);
                     }
-                    self.step(job, step, now, events)
+                    self.step(job, step, now, events, &mut acted)
                 }
-                Some(step) => self.step(job, step, now, events),
+                Some(step) => self.step(job, step, now, events, &mut acted),
             };
             match flow {
                 Flow::Next => self.jobs[job_index].step += 1,
                 Flow::Here => {}
-                Flow::Wait => return,
+                Flow::Wait => return acted,
             }
         }
     }
@@ -366,6 +399,7 @@ impl<'p> Sim<'p> {
         step: &'p Step,
         now: Nanos,
         events: &mut EventQueue<Event>,
+        acted: &mut bool,
     ) -> Flow {
         match step {
             Step::Read(register) => self.read_step(job, *register as usize, now, events),
@@ -448,7 +482,7 @@ impl<'p> Sim<'p> {
             Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, now),
             Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, now),
             Step::AfterTimeout(then) => self.after_timeout_step(job, then, now, events),
-            Step::Fork { starts, .. } => self.fork_step(job, starts, now),
+            Step::Fork { starts, .. } => self.fork_step(job, starts, acted, events),
             Step::BranchEnd => {
                 self.branch_end(job, true, now);
                 Flow::Wait

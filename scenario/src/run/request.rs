@@ -39,8 +39,9 @@ impl<'p> Sim<'p> {
                 (chosen as u64 % u64::from(self.point.servers[server].instances)) as u32
             }
         };
+        // Its wait starts here: a timeout, or a cancel at a join, counts its queueing from it.
+        self.jobs[job_index].step_started = now;
         if let Some(timeout) = timeout {
-            self.jobs[job_index].step_started = now;
             let Some(deadline) = self.deadline(job, timeout, now) else {
                 return Flow::Wait;
             };

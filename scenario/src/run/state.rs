@@ -143,6 +143,9 @@ pub(crate) struct Job {
     pub slot: u32,
     /// The queue whose reply it waits for, after a call (`u16::MAX`: none).
     pub calling: u16,
+    /// The queue whose reply to it is crossing back (`u16::MAX`: none): counted in
+    /// `Q.replies` when it lands with the job still waiting, else in `Q.late_replies`.
+    pub answering: u16,
 }
 
 impl Job {
@@ -178,6 +181,7 @@ impl Job {
             winner: 0,
             slot: u32::MAX,
             calling: u16::MAX,
+            answering: u16::MAX,
         }
     }
 }
@@ -273,6 +277,10 @@ pub(crate) struct Sim<'p> {
     pub groups: Vec<GroupState>,
     /// Jobs readied in this event, run after it by the handler's loop: no step recurses.
     pub ready: VecDeque<u32>,
+    /// A job whose `parallel` was joined by the branch running now: it goes on from the
+    /// step after its `parallel` as soon as that branch's steps stop, in this event (as
+    /// the steps after a branch written in line would). Always `None` between events.
+    pub joined: Option<u32>,
     pub error: Option<String>,
     /// The class of events scheduled as they come: past every start class (the module's order).
     pub other: Class,
@@ -325,7 +333,7 @@ pub(crate) struct Sim<'p> {
 }
 
 sim_core::clone_in_place!(Sim<'p> {
-    point, now, actors, servers, direct, groups, ready, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls
+    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls
 });
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,

@@ -147,6 +147,7 @@ impl Sim<'_> {
             direct: _,
             groups,
             ready,
+            joined,
             error,
             other,
             entities,
@@ -181,6 +182,8 @@ impl Sim<'_> {
             "states of one exploration"
         );
         debug_assert!(self.lanes.is_none() && source.lanes.is_none());
+        // Set and taken within one event: never part of a state between events.
+        debug_assert!(joined.is_none() && self.joined.is_none());
         debug_assert!(
             self.closed == source.closed
                 && self.group_streams == source.group_streams
@@ -313,7 +316,7 @@ fn actor_words(actor: &Actor) -> [u64; 13] {
 }
 
 /// `job`, every field, packed in words (as [`actor_words`]).
-fn job_words(job: &Job) -> [u64; 12] {
+fn job_words(job: &Job) -> [u64; 13] {
     let Job {
         actor,
         group,
@@ -342,6 +345,7 @@ fn job_words(job: &Job) -> [u64; 12] {
         winner,
         slot,
         calling,
+        answering,
     } = *job;
     let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
     let quad = |first: u16, second: u16, third: u16, fourth: u16| {
@@ -373,6 +377,7 @@ fn job_words(job: &Job) -> [u64; 12] {
         pair(slot, u32::from(group) | u32::from(calling) << 16),
         quad(waiting, serving, taking, polling),
         bytes,
+        u64::from(answering),
     ]
 }
 

@@ -133,3 +133,81 @@ fn call_mistakes_are_refused_where_they_are_written() {
     ));
     assert!(e.contains("timeout_ms"), "{e}");
 }
+
+/// A hedged call across a link (1 ms each way): both messages arrive at 1. qb's replica
+/// answers at 1 + 2.5 = 3.5, landing at 4.5: the join is met and branch qa cancelled then.
+/// qa's replica answers at 1 + 3 = 4, while its caller still waits, so the reply leaves
+/// (its replier sees `replied`), but it lands at 5, after the cancel: late. Replies and
+/// late replies are counted as they land; every reply crosses, so the link carries 2 calls
+/// and 2 replies.
+#[test]
+fn a_reply_landing_after_its_caller_was_cancelled_is_late() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 2\n\
+        [[resource]]\nname = \"qa\"\nkind = \"queue\"\nlink = \"net\"\n\
+        [[resource]]\nname = \"qb\"\nkind = \"queue\"\nlink = \"net\"\n\
+        [[actor]]\nname = \"srv_qa\"\nsteps = [{ take = \"qa\" }, { delay_ms = 3 }, { reply = \"qa\", value = 1 }]\n\
+        [[actor]]\nname = \"srv_qb\"\nsteps = [{ take = \"qb\" }, { delay_ms = 2.5 }, { reply = \"qb\", value = 2 }]\n\
+        [[actor]]\nname = \"cl\"\nsteps = [{ parallel = [[{ call = \"qa\", value = 7 }], [{ call = \"qb\", value = 7 }]], wait = \"first\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("qa.replies")), 0.0);
+    assert_eq!(num(run.metric("qa.late_replies")), 1.0);
+    assert_eq!(num(run.metric("qb.replies")), 1.0);
+    assert_eq!(num(run.metric("qb.late_replies")), 0.0);
+    assert_eq!(num(run.metric("net.crossings")), 4.0);
+    assert_eq!(num(run.metric("cl.mean_response_ms")), 4.5);
+}
+
+/// A reply already late when it is sent still crosses the link: the caller's 3 ms timeout
+/// ends its wait at 3, the replica (the message arrived at 1) answers at 1 + 5 = 6 to
+/// nobody. The link carries the call and that reply: 2 crossings.
+#[test]
+fn a_reply_late_when_sent_still_crosses_the_link() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 2\n\
+        [[resource]]\nname = \"rpc\"\nkind = \"queue\"\nlink = \"net\"\n\
+        [[actor]]\nname = \"srv\"\nsteps = [{ take = \"rpc\" }, { delay_ms = 5 }, { reply = \"rpc\", value = 1 }]\n\
+        [[actor]]\nname = \"cl\"\nsteps = [{ call = \"rpc\", value = 7, timeout_ms = 3 }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("net.crossings")), 2.0);
+    assert_eq!(num(run.metric("rpc.late_replies")), 1.0);
+    assert_eq!(num(run.metric("rpc.replies")), 0.0);
+    assert_eq!(num(run.metric("cl.gave_up")), 1.0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+    /// Hedged calls under load across a link: each repetition asks `qa`, and `qb` after
+    /// `hedge` ms, and takes the first reply. Exactly one reply reaches each repetition (a
+    /// join is met by one landing; a later one finds its branch cancelled), so replies =
+    /// completed repetitions = calls made, never more; every reply is counted once,
+    /// replied or late (replies + late = takes); and the link carries each call and each
+    /// reply once (it neither loses nor duplicates).
+    #[test]
+    fn hedged_calls_get_one_reply_each(
+        clients in 1u32..5, repeat in 1u64..20, every in 1u64..8, hedge in 0u64..6,
+        service_a in 1u64..8, service_b in 1u64..8, rtt in 1u64..6, seed in 0u64..50,
+    ) {
+        let text = format!(
+            "model = \"scenario\"\n\
+             [[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = {rtt}\n\
+             [[resource]]\nname = \"qa\"\nkind = \"queue\"\nlink = \"net\"\n\
+             [[resource]]\nname = \"qb\"\nkind = \"queue\"\nlink = \"net\"\n\
+             [[actor]]\nname = \"ra\"\nrepeat = 100000\nsteps = [{{ take = \"qa\" }}, {{ delay_ms = {service_a} }}, {{ reply = \"qa\", value = 1 }}]\n\
+             [[actor]]\nname = \"rb\"\nrepeat = 100000\nsteps = [{{ take = \"qb\" }}, {{ delay_ms = {service_b} }}, {{ reply = \"qb\", value = 2 }}]\n\
+             [[actor]]\nname = \"client\"\ncount = {clients}\nrepeat = {repeat}\nevery_ms = {every}\narrivals = \"poisson\"\n\
+             steps = [{{ parallel = [[{{ call = \"qa\" }}], [{{ delay_ms = {hedge} }}, {{ call = \"qb\" }}]], wait = \"first\" }}]\n"
+        );
+        let run = run_within_estimate(&text, seed);
+        let calls = f64::from(clients) * repeat as f64;
+        let replies = num(run.metric("qa.replies")) + num(run.metric("qb.replies"));
+        let late = num(run.metric("qa.late_replies")) + num(run.metric("qb.late_replies"));
+        let taken = num(run.metric("qa.taken")) + num(run.metric("qb.taken"));
+        let put = num(run.metric("qa.put")) + num(run.metric("qb.put"));
+        prop_assert_eq!(num(run.metric("client.completed")), calls, "{}", text);
+        prop_assert_eq!(replies, calls, "{}", text);
+        prop_assert_eq!(replies + late, taken, "{}", text);
+        prop_assert_eq!(num(run.metric("net.crossings")), put + taken, "{}", text);
+    }
+}

@@ -36,6 +36,88 @@ fn responses(text: &str, seed: u64, name: &str) -> Vec<f64> {
         .1
 }
 
+/// A few steps that stand alone (a lock taken is given back in the same block; a wait
+/// that may never end has a timeout): whole milliseconds, so instants coincide, and one
+/// server that most blocks ask, so that who goes first at an instant shows in the waits.
+fn block() -> impl Strategy<Value = String> {
+    // What a lock block holds the lock for: nothing that gives up holding it.
+    let held = prop_oneof![
+        Just("{ request = \"S\" }".to_string()),
+        (0u64..4).prop_map(|d| format!("{{ delay_ms = {d} }}")),
+    ];
+    prop_oneof![
+        held.clone(),
+        (1u64..12).prop_map(|t| format!("{{ request = \"S\", timeout_ms = {t} }}")),
+        held.prop_map(|inner| format!("{{ acquire = \"L\" }}, {inner}, {{ release = \"L\" }}")),
+        Just("{ put = \"Q\" }".to_string()),
+        (1u64..12).prop_map(|t| format!("{{ take = \"Q\", timeout_ms = {t} }}")),
+        Just("{ read = \"R\" }, { write = \"R\", value = \"read + 1\" }".to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// A `parallel` of one branch is its steps written in line at every instant, not only
+    /// on average: whole-millisecond starts, holds and services make other actors' events
+    /// fall due at the very instants the branch starts and ends (a lock handed over, a
+    /// message handed to a waiting taker, a server freed), and every metric and every
+    /// actor's row must come out the same. A branch's give-up is the repetition's after
+    /// the join (`if = "failed"` then `end = "gave_up"`), as a give-up in line is.
+    #[test]
+    fn a_parallel_of_one_branch_is_its_steps_at_every_instant(
+        actors in proptest::collection::vec(
+            (0u64..4, 1u32..3, 1u64..4, proptest::collection::vec(block(), 1..5)), 2..4),
+        cut in (0usize..5, 1usize..5), subject in 0usize..3, service in 1u64..6,
+    ) {
+        let head = format!(
+            "model = \"scenario\"\n\
+             [[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = {service}\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+             [[resource]]\nname = \"R\"\nkind = \"register\"\n"
+        );
+        let subject = subject % actors.len();
+        let (mut inline, mut forked) = (head.clone(), head);
+        for (a, (start, count, repeat, blocks)) in actors.iter().enumerate() {
+            let group = format!(
+                "[[actor]]\nname = \"g{a}\"\ncount = {count}\nrepeat = {repeat}\nstart_ms = {start}\n"
+            );
+            let steps: Vec<&str> = blocks.iter().map(String::as_str).collect();
+            inline += &format!("{group}steps = [{}]\n", steps.join(", "));
+            let from = cut.0.min(steps.len() - 1);
+            let to = (from + cut.1).min(steps.len());
+            let wrapped = if a == subject {
+                let mut all: Vec<String> = steps[..from].iter().map(|s| s.to_string()).collect();
+                all.push(format!("{{ parallel = [[{}]] }}", steps[from..to].join(", ")));
+                all.push("{ if = \"failed\", then = [{ end = \"gave_up\" }] }".into());
+                all.extend(steps[to..].iter().map(|s| s.to_string()));
+                all.join(", ")
+            } else {
+                steps.join(", ")
+            };
+            forked += &format!("{group}steps = [{wrapped}]\n");
+        }
+        let (a, b) = (run_text(&inline, 0), run_text(&forked, 0));
+        for (name, cell) in &b.metrics {
+            match a.metrics.iter().find(|(n, _)| n == name) {
+                Some((_, same)) => prop_assert_eq!(same.to_string(), cell.to_string(), "{}\n{}", name, forked),
+                // What only a `parallel` declares: with one branch nothing is ever cut.
+                None => prop_assert!(
+                    matches!(cell.to_string().as_str(), "0" | ""),
+                    "{} = {}\n{}", name, cell, forked
+                ),
+            }
+        }
+        prop_assert_eq!(a.entities.len(), b.entities.len());
+        for ((entity, row), (_, other)) in a.entities.iter().zip(&b.entities) {
+            for ((column, cell), (_, same)) in row.iter().zip(other) {
+                prop_assert_eq!(cell.to_string(), same.to_string(), "{}.{}\n{}", entity, column, forked);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
@@ -342,4 +424,46 @@ fn tied_requests_cancel_the_other_copy_when_one_starts() {
         e.contains("steps[0].tied") && e.contains("only one can come through"),
         "{e}"
     );
+}
+
+/// A lock wait that a join cancels is a wait given up, as a timeout's is. `h` holds queue
+/// lock L from 0 to 8; `x` (start 1) asks for L in one branch and waits 3 ms in the other,
+/// which wins at 4: its lock wait (1 → 4) is cancelled. `y` (start 2) gets L at 8 (a wait of
+/// 6). Three waits: h's 0, x's 3, y's 6: L.total_wait_ms 9, L.mean_wait_ms 3, one given up
+/// after 3 ms; x's own lock_wait_ms 3.
+#[test]
+fn a_lock_wait_cancelled_at_a_join_is_counted_as_given_up() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"h\"\nsteps = [{ acquire = \"L\" }, { delay_ms = 8 }, { release = \"L\" }]\n\
+        [[actor]]\nname = \"x\"\nstart_ms = 1\nsteps = [{ parallel = [[{ acquire = \"L\" }, { release = \"L\" }], [{ delay_ms = 3 }]], wait = \"first\" }]\n\
+        [[actor]]\nname = \"y\"\nstart_ms = 2\nsteps = [{ acquire = \"L\" }, { delay_ms = 1 }, { release = \"L\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("L.total_wait_ms")), 9.0);
+    assert_eq!(num(run.metric("L.mean_wait_ms")), 3.0);
+    assert_eq!(num(run.metric("L.gave_up")), 1.0);
+    assert_eq!(num(run.metric("L.gave_up_wait_ms")), 3.0);
+    assert_eq!(num(run.metric("L.acquisitions")), 2.0);
+    assert_eq!(num(run.entity("x", "lock_wait_ms")), 3.0);
+    assert_eq!(num(run.entity("y", "lock_wait_ms")), 6.0);
+}
+
+/// A queued request that a join withdraws counts its queueing in its actor's
+/// `server_wait_ms`, as a timed-out one does. S serves in 5, T in 12. c-0 (start 0) is served
+/// by S at once (0 → 5) and asks T at 2 (served 2 → 14, its branch cancelled at 5). c-1
+/// (start 1) waits for S 1 → 5 (4 ms) and is served 5 → 10; its T copy, asked at 3, waits
+/// behind c-0's until the join at 10 withdraws it (7 ms). c-1's server_wait_ms: 4 + 7 = 11;
+/// c-0's: 0 (both of its requests started at once).
+#[test]
+fn a_request_withdrawn_at_a_join_counts_its_queueing() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 5\n\
+        [[resource]]\nname = \"T\"\nkind = \"server\"\nservice_ms = 12\n\
+        [[actor]]\nname = \"c\"\ncount = 2\nstart_ms = [0, 1]\n\
+        steps = [{ parallel = [[{ request = \"S\" }], [{ delay_ms = 2 }, { request = \"T\" }]], wait = \"first\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.entity("c-1", "server_wait_ms")), 11.0);
+    assert_eq!(num(run.entity("c-0", "server_wait_ms")), 0.0);
+    assert_eq!(num(run.metric("T.withdrawn")), 1.0);
+    assert_eq!(num(run.metric("T.wasted_requests")), 1.0);
 }
