@@ -39,6 +39,19 @@ fn config(form: Form) -> String {
     )
 }
 
+/// One run of one form, for a profiler (`SUITE_PROFILE=hedge-plain`, `hedge-timer`,
+/// `hedge-hedged`): 1M repetitions, as the suite runs them.
+pub(crate) fn profile_once(form: &str) {
+    let form = match form {
+        "hedge-plain" => Form::Plain,
+        "hedge-timer" => Form::Timer,
+        _ => Form::Hedged,
+    };
+    let (plan, _) = scenario_plan("profiled.toml", config(form));
+    let ctx = RunContext::new(0, Limits::default()).with_entities(false);
+    plan.run(&ctx).expect("the run");
+}
+
 pub(crate) fn hedge_jobs() {
     let (plain, _) = scenario_plan("plain.toml", config(Form::Plain));
     let (timer, _) = scenario_plan("timer.toml", config(Form::Timer));

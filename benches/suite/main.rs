@@ -565,7 +565,8 @@ fn sweep_jobs() {
 
 /// One run of one side of a scenario pair, for a profiler (`SUITE_PROFILE=scenario-fixed`,
 /// `built-in-fixed`, `scenario-poisson`, `built-in-poisson`, `scenario-outbox`,
-/// `built-in-outbox` (1% relay crashes), `explore` for the 2 × 10 lost update's
+/// `built-in-outbox` (1% relay crashes), `hedge-plain`, `hedge-timer`, `hedge-hedged` (the
+/// hedge section's three forms), `explore` for the 2 × 10 lost update's
 /// exploration on one thread (`explore-3x5`: 3 × 5), or `stateright` / `stateright-3x5`
 /// for Stateright's of the same model; with `SUITE_REQUESTS_PER_CLIENT` to size it: requests per
 /// client of the queue, loans of the outbox): `valgrind --tool=callgrind` or `perf stat` then
@@ -590,6 +591,7 @@ fn profile_one(side: &str) {
         "built-in-outbox" => {
             run(&outbox::Outbox, outbox_params(per_client(), 0.01), 0);
         }
+        "hedge-plain" | "hedge-timer" | "hedge-hedged" => hedge::profile_once(side),
         "explore" => explore::explore_once(2, 10),
         "explore-3x5" => explore::explore_once(3, 5),
         "stateright" | "stateright-3x5" => {
@@ -606,8 +608,9 @@ fn profile_one(side: &str) {
         }
         other => panic!(
             "SUITE_PROFILE = {other:?}: expected scenario-fixed, built-in-fixed, \
-             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox, explore, \
-             explore-3x5, stateright or stateright-3x5"
+             scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox, \
+             hedge-plain, hedge-timer, hedge-hedged, explore, explore-3x5, stateright or \
+             stateright-3x5"
         ),
     }
 }
