@@ -119,6 +119,18 @@ pub(crate) struct Param {
     pub name: String,
     pub kind: Kind,
     pub default: Value,
+    /// Every value the config gives it (its `[params]` value, or its sweep's): empty when
+    /// they are known only at each point (a derived parameter, a sweep refused later).
+    pub values: Vec<Value>,
+}
+
+impl Param {
+    /// Whether it may be the string `text` at some point of the sweep (when its values are
+    /// not known, it may).
+    pub(crate) fn may_be(&self, text: &str) -> bool {
+        self.values.is_empty()
+            || (self.values.iter()).any(|value| matches!(value, Value::Str(s) if s == text))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
