@@ -212,17 +212,21 @@ steps = [{ acquire = "P" }, { delay_ms = 10 }, { release = "P" }]
     assert_eq!(num(run.entity("p-0", "failed_attempts")), 0.0);
 }
 
-/// An acquire or a take served at once arms no timer: its `timeout_ms` is never due. A wait
-/// that did wait armed one, which still fires at its deadline after the wait ended, and is
-/// the run's last event. The lock L is never released, so `L.held_ms` runs to the run's
-/// last event and shows which timers were armed.
+/// An acquire, a take or a send served at once arms no timer: its `timeout_ms` is never
+/// due. A wait that did wait armed one, which still fires at its deadline after the wait
+/// ended, and is the run's last event; so does a request's, even refused at once. The lock
+/// L is never released, so `L.held_ms` runs to the run's last event and shows which timers
+/// were armed.
 ///
-/// At once: `p` puts at 0; `c` at 1 takes the free L and the waiting message, and ends
-/// holding L. No timer: the last event is c's at 1, L held 1 → 1 = 0 ms (with a timer it
-/// would be 1000 or 500 ms). Waited: `h` holds L from 0 to 10 and `p` puts at 20; `c` asks
-/// at 1 (its timer due at 1 + 1000 = 1001), is handed L at 10 and waits for a message from
-/// 10 (due at 10 + 500 = 510), takes it at 20 and ends. Both timers fire, finding nothing:
-/// the last event is at 1001, and L was held 0 → 10 by h and 10 → 1001 by c: 1001 ms.
+/// At once: `p` puts at 0; `c` at 1 takes the free L and the waiting message, sends across
+/// a 2 ms round trip (delivered at 2) and ends holding L. No timer: the last event is the
+/// delivery at 2, L held 1 → 2 = 1 ms (with a timer it would be 1000, 500 or 300 ms more).
+/// Waited: `h` holds L from 0 to 10 and `p` puts at 20; `c` asks at 1 (its timer due at
+/// 1 + 1000 = 1001), is handed L at 10 and waits for a message from 10 (due at 10 + 500 =
+/// 510), takes it at 20, is delivered at 21 and ends (response 20 ms). Both timers fire,
+/// finding nothing: the last event is at 1001, and L was held 0 → 10 by h and 10 → 1001 by
+/// c: 1001 ms. Refused: `c` takes L at 0 and asks S, down and failing fast: refused at
+/// once, its `timeout_ms` alone gives up; the timer armed at 0 fires at 1000: L held 1000.
 #[test]
 fn a_wait_served_at_once_arms_no_timer() {
     let at_once = r#"model = "scenario"
@@ -233,19 +237,23 @@ mode = "queue"
 [[resource]]
 name = "q"
 kind = "queue"
+[[resource]]
+name = "n"
+kind = "link"
+rtt_ms = 2
 [[actor]]
 name = "p"
 steps = [{ put = "q" }]
 [[actor]]
 name = "c"
 start_ms = 1
-steps = [{ acquire = "L", timeout_ms = 1000 }, { take = "q", timeout_ms = 500 }]
+steps = [{ acquire = "L", timeout_ms = 1000 }, { take = "q", timeout_ms = 500 }, { send = "n", timeout_ms = 300 }]
 "#;
     let run = run_text(at_once, 0);
     assert_eq!(num(run.metric("c.completed")), 1.0);
     assert_eq!(num(run.metric("c.timeouts")), 0.0);
     assert_eq!(num(run.metric("L.left")), 1.0);
-    assert_eq!(num(run.metric("L.held_ms")), 0.0);
+    assert_eq!(num(run.metric("L.held_ms")), 1.0);
     let waited = at_once
         .replace(
             "[[actor]]\nname = \"p\"\n",
@@ -254,6 +262,24 @@ steps = [{ acquire = "L", timeout_ms = 1000 }, { take = "q", timeout_ms = 500 }]
     let run = run_text(&waited, 0);
     assert_eq!(num(run.metric("c.completed")), 1.0);
     assert_eq!(num(run.metric("c.timeouts")), 0.0);
-    assert_eq!(num(run.metric("c.max_response_ms")), 19.0);
+    assert_eq!(num(run.metric("c.max_response_ms")), 20.0);
     assert_eq!(num(run.metric("L.held_ms")), 1001.0);
+    let refused = r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+[[resource]]
+name = "S"
+kind = "server"
+service_ms = 5
+down = [[0, 100]]
+when_down = "fail"
+[[actor]]
+name = "c"
+steps = [{ acquire = "L" }, { request = "S", timeout_ms = 1000 }]
+"#;
+    let run = run_text(refused, 0);
+    assert_eq!(num(run.metric("S.refused")), 1.0);
+    assert_eq!(num(run.metric("c.gave_up")), 1.0);
+    assert_eq!(num(run.metric("L.held_ms")), 1000.0);
 }
