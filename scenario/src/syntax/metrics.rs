@@ -220,17 +220,9 @@ impl MetricColumns {
             columns.group(&group.name, index as u16)?;
             let group_name = &group.name;
             // Any wait with a ceiling: `give_up_after_ms` is a timeout that gives up, and
-            // counts here as one whether or not another step has a `timeout_ms`.
-            if group.any(|step| {
-                step.timeout().is_some()
-                    || matches!(
-                        step,
-                        Step::Acquire {
-                            timeout: Some(_),
-                            ..
-                        }
-                    )
-            }) {
+            // counts here as one whether or not another step has a `timeout_ms`. An
+            // `on_timeout` alone runs on a refusal, which is no timeout.
+            if group.any(|step| step.ceiling().is_some()) {
                 columns.column(
                     format!("{group_name}.timeouts"),
                     format!(
@@ -733,15 +725,11 @@ impl MetricColumns {
 /// (`.0`), or by a join that cancels the branch asking (`.1`).
 fn left_behind(spec: &Spec, server: u16) -> (bool, bool) {
     let asks = |step: &Step| matches!(step, Step::Request { server: pick, .. } if pick.all().contains(&server));
+    // Only a request that may time out can leave the server: an `on_timeout` alone runs
+    // on a refusal, a request that never reached the queue.
     let abandoned = spec.groups.iter().any(|group| {
         group.any(|step| {
-            matches!(
-                step,
-                Step::Request {
-                    timeout: Some(_),
-                    ..
-                }
-            ) && asks(step)
+            matches!(step, Step::Request { .. }) && step.ceiling().is_some() && asks(step)
         })
     });
     let cancels = spec.groups.iter().any(|group| {

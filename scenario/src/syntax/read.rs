@@ -4,6 +4,7 @@
 
 use coordsim_model::{ComposeError, ConfigParam, Kind, PathPart, Value};
 
+use crate::syntax::flow::Refusals;
 use crate::syntax::spec::{Choice, Number, Param, Scope, TIE_ORDER, TIE_ORDERS, Var};
 
 pub(crate) type Path = Vec<PathPart>;
@@ -140,6 +141,8 @@ pub(crate) struct Reader<'s> {
     /// The queues (by their number among the queues) with no `visibility_ms`: a take
     /// removes the message, so nothing is left to acknowledge.
     pub unacked: Vec<u16>,
+    /// What the resources may refuse (read with them, before any step).
+    pub refusals: Refusals,
 }
 
 /// The largest whole number a double holds exactly with all below it: 2^53.
@@ -499,6 +502,7 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
         name: TIE_ORDER.to_string(),
         kind: Kind::Choice(TIE_ORDERS),
         default: Value::Str("fifo".into()),
+        values: Vec::new(),
     }];
     for ConfigParam { name, values } in given {
         if name == TIE_ORDER {
@@ -526,6 +530,7 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             name: name.clone(),
             kind,
             default,
+            values: values.clone(),
         });
     }
     Ok(params)

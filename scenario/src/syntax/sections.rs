@@ -2,6 +2,7 @@
 
 use coordsim_model::{ComposeError, PathPart, Value};
 
+use crate::syntax::flow::Refusals;
 use crate::syntax::read::{
     Path, Reader, at, at_index, boolean, check_new_name, fail, get, string, table,
 };
@@ -55,6 +56,7 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         registers: Vec::new(),
         vars: Vec::new(),
         unacked: Vec::new(),
+        refusals: Refusals::default(),
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     for (index, value) in resource_values.iter().enumerate() {
@@ -73,6 +75,7 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         };
         resources.push(Resource { name, kind });
     }
+    reader.refusals = Refusals::of(&resources, &params);
     let root = vec![PathPart::Key("actor".into())];
     let mut groups = Vec::new();
     for (index, value) in actor_values.iter().enumerate() {

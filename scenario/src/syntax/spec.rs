@@ -119,6 +119,18 @@ pub(crate) struct Param {
     pub name: String,
     pub kind: Kind,
     pub default: Value,
+    /// Every value the config gives it (its `[params]` value, or its sweep's): empty when
+    /// they are known only at each point (a derived parameter, a sweep refused later).
+    pub values: Vec<Value>,
+}
+
+impl Param {
+    /// Whether it may be the string `text` at some point of the sweep (when its values are
+    /// not known, it may).
+    pub(crate) fn may_be(&self, text: &str) -> bool {
+        self.values.is_empty()
+            || (self.values.iter()).any(|value| matches!(value, Value::Str(s) if s == text))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -481,16 +493,16 @@ impl Step {
         }
     }
 
-    /// Its timeout written as `timeout_ms` or `on_timeout` (not `give_up_after_ms`).
-    pub(crate) fn timeout(&self) -> Option<&OnTimeout> {
+    /// How long the wait may last before it times out (`timeout_ms`, `give_up_after_ms`):
+    /// `None` for a step that never times out (not a wait, no ceiling, or an `on_timeout`
+    /// alone, which runs only on a refusal).
+    pub(crate) fn ceiling(&self) -> Option<&Number> {
         match self {
             Step::Acquire { timeout, .. }
             | Step::Request { timeout, .. }
             | Step::Send { timeout, .. }
             | Step::Take { timeout, .. }
-            | Step::Call { timeout, .. } => {
-                timeout.as_ref().filter(|t| t.key != "give_up_after_ms")
-            }
+            | Step::Call { timeout, .. } => timeout.as_ref().and_then(|t| t.after.as_ref()),
             _ => None,
         }
     }

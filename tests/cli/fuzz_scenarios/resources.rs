@@ -67,7 +67,8 @@ impl Gen {
             if mode == Mode::Lease {
                 out.push_str(&format!("lease_ms = {}\n", self.int(5, 200)));
             }
-            if self.chance(0.3) {
+            let fencing = self.chance(0.3);
+            if fencing {
                 out.push_str("fencing = true\n");
             }
             let stale = self.chance(0.15);
@@ -95,7 +96,11 @@ impl Gen {
                 format!("{name}.held_ms"),
                 format!("{name}.mean_wait_ms"),
             ]);
-            w.locks.push(Lock { name, mode });
+            w.locks.push(Lock {
+                name,
+                mode,
+                fencing,
+            });
         }
         out
     }
@@ -119,15 +124,19 @@ impl Gen {
                     out.push_str(&format!("{key} = {v}\n"));
                 }
             }
+            let mut rejects = false;
             if !w.locks.is_empty() && self.chance(0.3) {
-                out.push_str(&format!(
-                    "fenced_by = \"{}\"\n",
-                    w.locks[self.below(w.locks.len())].name
-                ));
+                let lock = &w.locks[self.below(w.locks.len())];
+                rejects = lock.fencing;
+                out.push_str(&format!("fenced_by = \"{}\"\n", lock.name));
             }
             w.metrics
                 .extend([format!("{name}.value"), format!("{name}.writes")]);
-            w.registers.push(Register { name, instant });
+            w.registers.push(Register {
+                name,
+                instant,
+                rejects,
+            });
         }
         out
     }
@@ -234,8 +243,11 @@ impl Gen {
                     self.setting(w, 100, Scope::Params)
                 ));
             }
+            let mut bounded = false;
             if self.chance(0.25) {
-                out.push_str(&format!("capacity = {}\n", self.int(0, 5)));
+                let capacity = self.int(0, 5);
+                bounded = capacity > 0;
+                out.push_str(&format!("capacity = {capacity}\n"));
             }
             let fields: Vec<String> = if q == 0 && self.edge == Some(Extreme::Fields) {
                 (0..self.int(8, 9)).map(|f| format!("f{f}")).collect()
@@ -256,7 +268,12 @@ impl Gen {
                 format!("{name}.taken"),
                 format!("{name}.left"),
             ]);
-            w.queues.push(Queue { name, acks, fields });
+            w.queues.push(Queue {
+                name,
+                acks,
+                fields,
+                bounded,
+            });
         }
         out
     }

@@ -179,7 +179,11 @@ impl Gen {
         }
         s.push_str(" }");
         steps.push(s);
-        ctx.last = vec!["applied", "rejected"];
+        ctx.last = if w.registers[r].rejects {
+            vec!["applied", "rejected"]
+        } else {
+            vec!["applied"]
+        };
     }
 
     /// A `delay_ms` or a `pause_ms` (`key`).
@@ -243,7 +247,11 @@ impl Gen {
         }
         s.push_str(" }");
         steps.push(s);
-        ctx.last = vec!["put", "full"];
+        ctx.last = if q.bounded {
+            vec!["put", "full"]
+        } else {
+            vec!["put"]
+        };
     }
 
     /// A take from a queue, with what a timeout does.
@@ -346,9 +354,12 @@ impl Gen {
 
     /// An `if` on an outcome, a comparison or a chance, with its branches.
     fn branch(&mut self, w: &World, g: &Group, ctx: &mut Ctx, steps: &mut Vec<String>) {
+        // An outcome `if`'s `then` sees only its outcome, its `else` every other.
+        let mut on: Option<&'static str> = None;
         let cond = match self.below(8) {
             0..=2 if !ctx.last.is_empty() => {
                 let o = *self.pick(&ctx.last);
+                on = Some(o);
                 if self.chance(0.3) {
                     format!("{{ outcome = \"{o}\" }}")
                 } else {
@@ -373,10 +384,18 @@ impl Gen {
                 }
             }
         };
-        let arm = |g2: &mut Gen, ctx: &mut Ctx, n: usize| {
+        let (then_last, else_last) = match on {
+            Some(o) => (
+                vec![o],
+                ctx.last.iter().copied().filter(|x| *x != o).collect(),
+            ),
+            None => (ctx.last.clone(), ctx.last.clone()),
+        };
+        let arm = |g2: &mut Gen, ctx: &mut Ctx, n: usize, last: &[&'static str]| {
             let mut inner = ctx.clone();
             inner.depth += 1;
             inner.base = inner.held.len();
+            inner.last = last.to_vec();
             let list = g2.list(w, g, &mut inner, n, false);
             ctx.budget = inner.budget;
             (list, inner)
@@ -386,10 +405,10 @@ impl Gen {
             return;
         }
         let n = self.int(1, 3);
-        let (then, a) = arm(self, ctx, n);
+        let (then, a) = arm(self, ctx, n, &then_last);
         let (otherwise, b) = if self.chance(0.5) {
             let n = self.int(1, 2);
-            let (list, inner) = arm(self, ctx, n);
+            let (list, inner) = arm(self, ctx, n, &else_last);
             (Some(list), Some(inner))
         } else {
             (None, None)
@@ -404,7 +423,7 @@ impl Gen {
         let from_else = match b {
             Some(b) if b.ended => Vec::new(),
             Some(b) => b.last,
-            None => ctx.last.clone(),
+            None => else_last,
         };
         ctx.last = union(&from_then, &from_else);
     }

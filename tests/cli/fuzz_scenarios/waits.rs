@@ -49,7 +49,14 @@ impl Gen {
                 "{{ if = \"acquired\", then = [{}] }}",
                 then.join(", ")
             ));
-            ctx.last = union(&ctx.last, &inner.last);
+            // Past the `if`: what its `then` left, or any outcome but `acquired`.
+            let others: Vec<&'static str> = ctx
+                .last
+                .iter()
+                .copied()
+                .filter(|o| *o != "acquired")
+                .collect();
+            ctx.last = union(&others, &inner.last);
         } else {
             ctx.held.push(Held { spec, locks });
         }
@@ -81,6 +88,8 @@ impl Gen {
             let mut inner = ctx.clone();
             inner.depth += 1;
             inner.base = inner.held.len();
+            // The `else` of `if = "lost"`: the lease was renewed.
+            inner.last = vec!["renewed"];
             let work = self.list(w, g, &mut inner, 2, false);
             ctx.budget = inner.budget;
             ctx.held.remove(j);
@@ -90,7 +99,7 @@ impl Gen {
                 "{{ if = \"lost\", then = [{{ release = {spec} }}], else = [{}] }}",
                 then.join(", ")
             ));
-            ctx.last = union(&["renewed", "lost"], &inner.last);
+            ctx.last = union(&["lost"], &inner.last);
         }
     }
 
@@ -110,6 +119,12 @@ impl Gen {
         } else {
             format!("\"{}\"", server.name)
         };
+        // A choice may name every server: any that fails fast may refuse it.
+        let may_refuse = if target.starts_with('{') {
+            w.servers.iter().any(|s| s.fails)
+        } else {
+            fails
+        };
         let fails = fails && !target.starts_with('{');
         let mut s = format!("{{ request = {target}");
         if self.chance(0.3) {
@@ -118,7 +133,7 @@ impl Gen {
                 self.pick(&["0", "1", "\"i\"", "\"k\"", "\"i + k\""])
             ));
         }
-        let (opts, after, _) = self.wait(w, g, ctx, Wait::Request { fails });
+        let (opts, after, _) = self.wait(w, g, ctx, Wait::Request { fails, may_refuse });
         s.push_str(&opts);
         s.push_str(" }");
         steps.push(s);
@@ -153,7 +168,14 @@ impl Gen {
             Wait::Send => vec!["delivered"],
             Wait::Take => vec!["taken"],
         };
-        let fails = matches!(wait, Wait::Request { fails: true });
+        let fails = matches!(wait, Wait::Request { fails: true, .. });
+        let may_refuse = matches!(
+            wait,
+            Wait::Request {
+                may_refuse: true,
+                ..
+            }
+        );
         // With a lock held, a timeout mostly releases it (a give-up that keeps it makes the
         // next repetition's acquire an error).
         let roll = match self.below(20) {
@@ -162,7 +184,7 @@ impl Gen {
         };
         if roll < 7 || ctx.budget == 0 {
             let mut after = normal;
-            if let Wait::Request { .. } = wait {
+            if may_refuse {
                 after.push("refused");
             }
             return (String::new(), after, false);
@@ -193,11 +215,16 @@ impl Gen {
             }
         }
         inner.base = inner.held.len();
-        inner.last = if fails && wait != Wait::Take {
-            vec!["timed_out", "refused"]
-        } else {
-            vec!["timed_out"]
-        };
+        // A request to a server that fails fast may leave out `timeout_ms`: its steps then
+        // run only on a refusal.
+        let timeout_given = !(fails && self.chance(0.3));
+        inner.last = Vec::new();
+        if timeout_given {
+            inner.last.push("timed_out");
+        }
+        if may_refuse {
+            inner.last.push("refused");
+        }
         if ctx.depth < 3 && self.chance(0.5) {
             let n = self.int(1, 2);
             body.extend(self.list(w, g, &mut inner, n, false));
@@ -253,10 +280,10 @@ impl Gen {
                 }
             }
         }
-        let timeout_key = if fails && self.chance(0.3) {
-            String::new()
-        } else {
+        let timeout_key = if timeout_given {
             format!(", timeout_ms = {timeout}")
+        } else {
+            String::new()
         };
         let after = if then == Then::GoOn && !inner.ended {
             union(&normal, &inner.last)

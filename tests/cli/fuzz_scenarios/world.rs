@@ -13,11 +13,15 @@ pub(super) struct Register {
     pub(super) name: String,
     /// `read_ms` and `write_ms` both 0: usable in a transaction.
     pub(super) instant: bool,
+    /// Fenced by a lock with `fencing`: a write may be `rejected`.
+    pub(super) rejects: bool,
 }
 
 pub(super) struct Lock {
     pub(super) name: String,
     pub(super) mode: Mode,
+    /// `fencing = true`: a register it fences may reject a write.
+    pub(super) fencing: bool,
 }
 
 pub(super) struct Server {
@@ -31,6 +35,8 @@ pub(super) struct Queue {
     /// Has a `visibility_ms`: an `ack` is allowed.
     pub(super) acks: bool,
     pub(super) fields: Vec<String>,
+    /// A `capacity` above 0: a put may be `full`.
+    pub(super) bounded: bool,
 }
 
 /// The resources and parameters of one config, as the steps may use them.
@@ -79,8 +85,8 @@ pub(super) struct Ctx {
     pub(super) read: Vec<usize>,
     pub(super) taken: Vec<usize>,
     pub(super) stored: Vec<usize>,
-    /// Outcomes the last step that has one may have here (a subset of what the loader's
-    /// flow check allows).
+    /// Outcomes the last step that has one may have here (what the loader's flow check
+    /// allows, or fewer: an `if` picks one of them).
     pub(super) last: Vec<&'static str>,
     pub(super) in_tx: bool,
     pub(super) depth: usize,
@@ -142,7 +148,12 @@ pub(super) enum Then {
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Wait {
     Acquire,
-    Request { fails: bool },
+    /// `fails`: the one server it names fails fast (an `on_timeout` alone is allowed);
+    /// `may_refuse`: some server it may name does (an `if` may see `refused`).
+    Request {
+        fails: bool,
+        may_refuse: bool,
+    },
     Send,
     Take,
 }

@@ -172,3 +172,114 @@ fn a_release_of_a_lock_not_held_is_named() {
     assert_eq!(num(run.metric("w.completed")), 2.0);
     assert_eq!(num(run.metric("A.left")) + num(run.metric("B.left")), 0.0);
 }
+
+/// A queue lock's acquire that finds it taken joins its queue: a wait, not a failed attempt
+/// (as the built-in `lock_queue`'s queue mode counts no rounds); only a polled lock's (or a
+/// lease's) tries fail. Three actors ask the queue lock Q at 0, each holding it 10 ms: `q-0`
+/// takes it, `q-1` and `q-2` are handed it at 10 and 20 — no failed attempt, waits 0, 10, 20
+/// (mean 10). Two ask the polled P (every 4 ms) at 0: `p-1` fails at 0, 4 and 8 and takes
+/// it at 12, after `p-0`'s release at 10 — 3 failed attempts, waits 0 and 12 (mean 6).
+#[test]
+fn a_queue_locks_acquire_that_finds_it_taken_is_no_failed_attempt() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "Q"
+kind = "lock"
+mode = "queue"
+[[resource]]
+name = "P"
+kind = "lock"
+poll_ms = 4
+[[actor]]
+name = "q"
+count = 3
+steps = [{ acquire = "Q" }, { delay_ms = 10 }, { release = "Q" }]
+[[actor]]
+name = "p"
+count = 2
+steps = [{ acquire = "P" }, { delay_ms = 10 }, { release = "P" }]
+"#;
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("Q.failed_attempts")), 0.0);
+    assert_eq!(num(run.metric("Q.acquisitions")), 3.0);
+    assert_eq!(num(run.metric("Q.mean_wait_ms")), 10.0);
+    for actor in ["q-0", "q-1", "q-2"] {
+        assert_eq!(num(run.entity(actor, "failed_attempts")), 0.0, "{actor}");
+    }
+    assert_eq!(num(run.metric("P.failed_attempts")), 3.0);
+    assert_eq!(num(run.metric("P.mean_wait_ms")), 6.0);
+    assert_eq!(num(run.entity("p-1", "failed_attempts")), 3.0);
+    assert_eq!(num(run.entity("p-0", "failed_attempts")), 0.0);
+}
+
+/// An acquire, a take or a send served at once arms no timer: its `timeout_ms` is never
+/// due. A wait that did wait armed one, which still fires at its deadline after the wait
+/// ended, and is the run's last event; so does a request's, even refused at once. The lock
+/// L is never released, so `L.held_ms` runs to the run's last event and shows which timers
+/// were armed.
+///
+/// At once: `p` puts at 0; `c` at 1 takes the free L and the waiting message, sends across
+/// a 2 ms round trip (delivered at 2) and ends holding L. No timer: the last event is the
+/// delivery at 2, L held 1 → 2 = 1 ms (with a timer it would be 1000, 500 or 300 ms more).
+/// Waited: `h` holds L from 0 to 10 and `p` puts at 20; `c` asks at 1 (its timer due at
+/// 1 + 1000 = 1001), is handed L at 10 and waits for a message from 10 (due at 10 + 500 =
+/// 510), takes it at 20, is delivered at 21 and ends (response 20 ms). Both timers fire,
+/// finding nothing: the last event is at 1001, and L was held 0 → 10 by h and 10 → 1001 by
+/// c: 1001 ms. Refused: `c` takes L at 0 and asks S, down and failing fast: refused at
+/// once, its `timeout_ms` alone gives up; the timer armed at 0 fires at 1000: L held 1000.
+#[test]
+fn a_wait_served_at_once_arms_no_timer() {
+    let at_once = r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+mode = "queue"
+[[resource]]
+name = "q"
+kind = "queue"
+[[resource]]
+name = "n"
+kind = "link"
+rtt_ms = 2
+[[actor]]
+name = "p"
+steps = [{ put = "q" }]
+[[actor]]
+name = "c"
+start_ms = 1
+steps = [{ acquire = "L", timeout_ms = 1000 }, { take = "q", timeout_ms = 500 }, { send = "n", timeout_ms = 300 }]
+"#;
+    let run = run_text(at_once, 0);
+    assert_eq!(num(run.metric("c.completed")), 1.0);
+    assert_eq!(num(run.metric("c.timeouts")), 0.0);
+    assert_eq!(num(run.metric("L.left")), 1.0);
+    assert_eq!(num(run.metric("L.held_ms")), 1.0);
+    let waited = at_once
+        .replace(
+            "[[actor]]\nname = \"p\"\n",
+            "[[actor]]\nname = \"h\"\nsteps = [{ acquire = \"L\" }, { delay_ms = 10 }, { release = \"L\" }]\n[[actor]]\nname = \"p\"\nstart_ms = 20\n",
+        );
+    let run = run_text(&waited, 0);
+    assert_eq!(num(run.metric("c.completed")), 1.0);
+    assert_eq!(num(run.metric("c.timeouts")), 0.0);
+    assert_eq!(num(run.metric("c.max_response_ms")), 20.0);
+    assert_eq!(num(run.metric("L.held_ms")), 1001.0);
+    let refused = r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+[[resource]]
+name = "S"
+kind = "server"
+service_ms = 5
+down = [[0, 100]]
+when_down = "fail"
+[[actor]]
+name = "c"
+steps = [{ acquire = "L" }, { request = "S", timeout_ms = 1000 }]
+"#;
+    let run = run_text(refused, 0);
+    assert_eq!(num(run.metric("S.refused")), 1.0);
+    assert_eq!(num(run.metric("c.gave_up")), 1.0);
+    assert_eq!(num(run.metric("L.held_ms")), 1000.0);
+}

@@ -234,7 +234,7 @@ fn what_can_never_happen_is_refused_where_it_is_written() {
 }
 
 /// Each config is refused by `check` (exit 2) with its needle (position and message).
-fn refused_at(cases: &[(&str, &str)]) {
+pub(super) fn refused_at(cases: &[(&str, &str)]) {
     use crate::harness::{coordsim, stderr, write_config};
     let tmp = tempfile::tempdir().unwrap();
     for (i, (text, needle)) in cases.iter().enumerate() {

@@ -321,9 +321,11 @@ fn a_cancelled_take_stops_waiting() {
 
 /// Too many branches fail: the join fails (outcome `failed`) as soon as the rest cannot
 /// make `wait`, cancelling them. Three branches at servers of 10, 20 and 30 ms; the 20 ms
-/// one times out at 15. Waiting for 2: 10 and 30 come through, the join ends at 30.
-/// Waiting for 3: at 15 only two can still come through, so it fails then and the 30 ms
-/// request is cancelled in service (wasted); the `if` on `failed` gives up.
+/// one times out at 15 (the 30 ms one's timeout, 100 ms, never fires: it is there so that
+/// two branches may fail, and a join waiting for 2 may too). Waiting for 2: 10 and 30 come
+/// through, the join ends at 30. Waiting for 3: at 15 only two can still come through, so
+/// it fails then and the 30 ms request is cancelled in service (wasted); the `if` on
+/// `failed` gives up.
 #[test]
 fn a_join_fails_once_too_many_branches_have_failed() {
     let text = |need: u32| {
@@ -333,7 +335,7 @@ fn a_join_fails_once_too_many_branches_have_failed() {
              [[resource]]\nname = \"B\"\nkind = \"server\"\nservice_ms = 20\n\
              [[resource]]\nname = \"C\"\nkind = \"server\"\nservice_ms = 30\n\
              [[actor]]\nname = \"c\"\n\
-             steps = [{{ parallel = [[{{ request = \"C\" }}], [{{ request = \"A\" }}], [{{ request = \"B\", timeout_ms = 15 }}]], wait = {need} }}, \
+             steps = [{{ parallel = [[{{ request = \"C\", timeout_ms = 100 }}], [{{ request = \"A\" }}], [{{ request = \"B\", timeout_ms = 15 }}]], wait = {need} }}, \
                       {{ if = \"failed\", then = [{{ end = \"gave_up\" }}] }}, {{ delay_ms = \"winner + 10 * joined\" }}]\n"
         )
     };

@@ -270,3 +270,40 @@ proptest! {
         }
     }
 }
+
+/// A put refused as full inside a transaction counts in `Q.refused` when the transaction
+/// lands, like everything in it: one whose actor crashes in it counts nothing. `fill` puts
+/// the one message Q holds at 0. At 1, `t`'s transaction puts (`full`), inserts key 1 on
+/// it, and crashes: nothing lands. At 2, `u`'s does the same without the crash and lands:
+/// its refusal and its key 2 (value 2). By hand: Q.refused 1, Q.put 1, the store holds key
+/// 2 alone (total 2), t crashed once.
+#[test]
+fn a_full_put_in_a_transaction_that_crashes_is_not_counted() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "Q"
+kind = "queue"
+capacity = 1
+[[resource]]
+name = "ks"
+kind = "keys"
+[[actor]]
+name = "fill"
+steps = [{ put = "Q" }]
+[[actor]]
+name = "t"
+start_ms = 1
+steps = [{ transaction = [{ put = "Q" }, { if = "full", then = [{ insert = "ks", key = 1, value = 1 }] }, { crash = "all" }] }]
+[[actor]]
+name = "u"
+start_ms = 2
+steps = [{ transaction = [{ put = "Q" }, { if = "full", then = [{ insert = "ks", key = 2, value = 2 }] }] }]
+"#;
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("Q.refused")), 1.0);
+    assert_eq!(num(run.metric("Q.put")), 1.0);
+    assert_eq!(num(run.metric("ks.total")), 2.0);
+    assert_eq!(num(run.metric("ks.size")), 1.0);
+    assert_eq!(num(run.metric("t.crashed")), 1.0);
+    assert_eq!(num(run.metric("u.completed")), 1.0);
+}

@@ -153,3 +153,59 @@ proptest::proptest! {
         proptest::prop_assert_eq!(p999, (nearest_rank(&responses, 99.9) - service) as f64);
     }
 }
+
+/// An `on_timeout` with no `timeout_ms`, at a server that fails fast, runs only on a
+/// refusal, and a refused request never reaches the queue: nothing can time out or be
+/// wasted, so `S.timed_out`, `S.wasted_requests`, `S.wasted_ms` and `c.timeouts` are not
+/// written (they would always be 0). Three clients ask at 0, 60 and 120; S (5 ms) is down
+/// from 0 to 100 and fails fast: the first two are refused (the `if` inserts their keys,
+/// total 2), the third is served. With `timeout_ms = 3` the columns are written: the third
+/// leaves at 123, and S serves it to 125 for nobody — one timeout, one wasted request of
+/// 5 ms.
+#[test]
+fn an_on_timeout_alone_writes_no_timeout_columns() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "S"
+kind = "server"
+service_ms = 5
+down = [[0, 100]]
+when_down = "fail"
+[[resource]]
+name = "flag"
+kind = "keys"
+[[actor]]
+name = "c"
+count = 3
+start_ms = "60 * i"
+steps = [
+  { request = "S", on_timeout = { then = "go_on" } },
+  { if = "refused", then = [{ insert = "flag", key = "i", value = 1 }] },
+]
+"#;
+    let columns = [
+        "S.timed_out",
+        "S.wasted_requests",
+        "S.wasted_ms",
+        "c.timeouts",
+    ];
+    let run = run_text(text, 0);
+    for column in columns {
+        assert!(
+            run.metrics.iter().all(|(name, _)| name != column),
+            "{column} is written"
+        );
+    }
+    assert_eq!(num(run.metric("S.refused")), 2.0);
+    assert_eq!(num(run.metric("S.requests")), 1.0);
+    assert_eq!(num(run.metric("flag.total")), 2.0);
+    assert_eq!(num(run.metric("c.completed")), 3.0);
+    let timed = text.replace("{ request = \"S\",", "{ request = \"S\", timeout_ms = 3,");
+    let run = run_text(&timed, 0);
+    assert_eq!(num(run.metric("S.refused")), 2.0);
+    assert_eq!(num(run.metric("S.timed_out")), 1.0);
+    assert_eq!(num(run.metric("S.wasted_requests")), 1.0);
+    assert_eq!(num(run.metric("S.wasted_ms")), 5.0);
+    assert_eq!(num(run.metric("c.timeouts")), 1.0);
+    assert_eq!(num(run.metric("flag.total")), 2.0);
+}

@@ -3,6 +3,7 @@
 use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
+use crate::syntax::flow::{self, Outcomes};
 use crate::syntax::read::{Path, Reader, at, at_index, fail, get, string, table};
 use crate::syntax::spec::{CMPS, Condition, Crash, OUTCOMES, Scope, Step};
 
@@ -27,13 +28,19 @@ pub(super) fn branch(
         && !before.outcomes.has(outcome)
         && before.impossible.is_none()
     {
+        let name = OUTCOMES[outcome as usize];
+        let why = if before.outcomes == Outcomes::EMPTY {
+            "no path reaches it: it is in the `else` of an `if` on the only outcome there can be, which always holds".to_string()
+        } else {
+            format!(
+                "the last step with an outcome before it ends with {}{}",
+                before.outcomes.names().join(", "),
+                flow::only_where(name)
+            )
+        };
         before.impossible = Some((
             here,
-            format!(
-                "`{}` can never be the outcome here, so this `if` never holds: the last step with an outcome before it ends with {}",
-                crate::syntax::spec::OUTCOMES[outcome as usize],
-                before.outcomes.names().join(", ")
-            ),
+            format!("`{name}` can never be the outcome here, so this `if` never holds: {why}"),
         ));
     }
     if get(entries, "then").is_none() {
@@ -43,6 +50,13 @@ pub(super) fn branch(
         );
     }
     let mut then_before = before.clone();
+    let mut else_before = before.clone();
+    // On its branches, an outcome `if` tells which outcome the last step left: its own on
+    // `then`, any other on `else`.
+    if let Condition::Outcome(outcome) = condition {
+        then_before.outcomes = before.outcomes.and(Outcomes::one(outcome));
+        else_before.outcomes = before.outcomes.without(Outcomes::one(outcome));
+    }
     let then = nested(
         reader,
         &mut then_before,
@@ -50,7 +64,6 @@ pub(super) fn branch(
         get(entries, "then"),
         depth,
     )?;
-    let mut else_before = before.clone();
     let otherwise = nested(
         reader,
         &mut else_before,

@@ -109,7 +109,7 @@ fn list(
             // A conflict starts the attempt again with the outcome it had before the write.
             before.restart = before.restart.or(before.outcomes);
         }
-        if let Some(normal) = flow::after(&step) {
+        if let Some(normal) = flow::after(&step, &reader.refusals, reader.params) {
             before.outcomes = normal.or(before.from_timeout);
         }
         steps.push(step);
@@ -352,7 +352,9 @@ fn request(
         Some(n) => reader.num(at(&path, "instance"), n, Scope::Step, &before.read)?,
         None => Number::Lit(0.0),
     };
-    let timeout = on_timeout(reader, before, &path, entries, depth, true, nested)?;
+    // A refusal by a server that fails fast runs the timeout's steps too.
+    let refused = reader.refusals.server(&server, reader.params);
+    let timeout = on_timeout(reader, before, &path, entries, depth, refused, nested)?;
     Ok(Step::Request {
         server,
         instance,

@@ -10,9 +10,11 @@ use crate::syntax::spec::{Number, OnTimeout, Scope, THENS, Then};
 /// A blocking step's `timeout_ms` and `on_timeout` (and an acquire's `give_up_after_ms`,
 /// which is a timeout that ends the repetition).
 ///
-/// Its steps start with the outcome `timed_out` (or `refused`, for a request: `refused`
-/// says whether the step can be refused); what they leave goes on to the next step with
-/// `go_on` (`before.from_timeout`), or starts the attempt again with `retry`.
+/// Its steps start with the outcome `timed_out` when it has a `timeout_ms`, and `refused`
+/// when the step may be refused (`refused`: a request to a server that may fail fast);
+/// what they leave goes on to the next step with `go_on` (`before.from_timeout`), or starts
+/// the attempt again with `retry`. Steps that neither can bring never run: each point
+/// refuses such an `on_timeout` (with no `timeout_ms`), so no `if` in them is judged here.
 pub(super) fn on_timeout(
     reader: &Reader<'_>,
     before: &mut Before,
@@ -63,10 +65,14 @@ pub(super) fn on_timeout(
         &["steps", "then", "max_attempts", "backoff_ms", "jitter_ms"],
     )?;
     let mut inside = before.clone();
-    inside.outcomes = Outcomes::of(&["timed_out"]);
+    inside.outcomes = Outcomes::EMPTY;
+    if after.is_some() {
+        inside.outcomes = Outcomes::of(&["timed_out"]);
+    }
     if refused {
         inside.outcomes = inside.outcomes.or(Outcomes::of(&["refused"]));
     }
+    let never_runs = inside.outcomes == Outcomes::EMPTY;
     let steps = nested(
         reader,
         &mut inside,
@@ -129,6 +135,9 @@ pub(super) fn on_timeout(
         }
         if then == "end" { Then::End } else { Then::GoOn }
     };
+    if never_runs {
+        inside.impossible = None;
+    }
     before.learn(&inside);
     match then {
         Then::GoOn => before.from_timeout = inside.outcomes,
