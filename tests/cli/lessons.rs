@@ -564,3 +564,39 @@ fn a_table_block_refuses_the_options_of_a_value() {
         )
     );
 }
+
+/// The lint's own advice, followed to the letter, silences it: a Turkish decimal
+/// (`0,99`) is one number in `allow`, not `0` and `99`; a comma after a number still
+/// separates a list (`2024, 3`).
+#[test]
+fn the_lints_advice_allows_a_turkish_decimal() {
+    let body = "Oran 0,99 ve 2024 yılı, 3. bölüm: <!-- coordsim q.service_ms clients=1 -->6 ms<!-- /coordsim -->.\n";
+    let dir = lesson_dir("6", &format!("{HEAD}{body}"));
+    let lint = |dir: &std::path::Path| stdout(&lesson(dir, &["check", "--lint", "lesson.md"]));
+    let said = lint(dir.path());
+    assert_eq!(said.lines().last(), Some("3 unchecked number(s)"), "{said}");
+    // The advice for 0,99, exactly as the lint gives it.
+    let advice = said
+        .lines()
+        .find(|l| l.contains("`0,99`"))
+        .and_then(|l| l.split("allow it with ").nth(1))
+        .and_then(|a| a.strip_suffix(')'))
+        .expect("advice for 0,99")
+        .to_string();
+    assert_eq!(advice, "<!-- coordsim allow 0,99 -->");
+    std::fs::write(
+        dir.path().join("lesson.md"),
+        format!("{HEAD}{advice}\n<!-- coordsim allow 2024, 3 -->\n{body}"),
+    )
+    .unwrap();
+    let said = lint(dir.path());
+    assert_eq!(said.lines().last(), Some("0 unchecked number(s)"), "{said}");
+    // `0` and `99` alone are not what the prose says: allowing them leaves 0,99 unchecked.
+    std::fs::write(
+        dir.path().join("lesson.md"),
+        format!("{HEAD}<!-- coordsim allow 0 99 2024 3 -->\n{body}"),
+    )
+    .unwrap();
+    let said = lint(dir.path());
+    assert!(said.contains("`0,99` is in no region"), "{said}");
+}
