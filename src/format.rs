@@ -9,20 +9,36 @@ use crate::locale::Locale;
 /// it is; else 1 decimal from 100 up, 2 from 1 up, 3 significant digits below 1; trailing
 /// zeros dropped.
 pub fn reading(x: f64) -> String {
+    match reading_decimals(x) {
+        None => x.to_string(),
+        Some(decimals) => decimals_trimmed(x, decimals),
+    }
+}
+
+/// The decimals [`reading`] rounds `x` to (`None`: a whole or non-finite number, as it is).
+pub fn reading_decimals(x: f64) -> Option<usize> {
     if x.fract() == 0.0 || !x.is_finite() {
-        return x.to_string();
+        return None;
     }
     let a = x.abs();
-    let decimals = if a >= 100.0 {
+    Some(if a >= 100.0 {
         1
     } else if a >= 1.0 {
         2
     } else {
         // 3 significant digits below 1: 0.0123 → 4 decimals.
         (2 - a.log10().floor() as i32).clamp(3, 12) as usize
-    };
+    })
+}
+
+/// `x` at `decimals` decimals, plain, trailing zeros dropped (no `-0`).
+pub fn decimals_trimmed(x: f64, decimals: usize) -> String {
     let s = format!("{x:.decimals$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
