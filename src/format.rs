@@ -42,6 +42,33 @@ pub fn decimals_trimmed(x: f64, decimals: usize) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
+/// `x` plain at the reading rule's decimals plus `extra` (`None`: every digit, the shortest
+/// text that reads back exactly).
+pub fn reading_plus(x: f64, extra: Option<usize>) -> String {
+    match (extra, reading_decimals(x)) {
+        (None, _) | (_, None) => x.to_string(),
+        (Some(extra), Some(d)) => decimals_trimmed(x, d + extra),
+    }
+}
+
+/// The fewest decimals past the reading rule at which `verdict` on the figures as written
+/// (rounded, then read back) is what it is on the exact ones; `None` when only every digit
+/// does. A comparison's figures written so never hide why it holds or fails (4.5000001
+/// against 4.5 ± 1e-9 keeps its seventh decimal).
+pub fn digits_to_show(
+    figures: &[Option<f64>],
+    verdict: &dyn Fn(&[Option<f64>]) -> Option<bool>,
+) -> Option<usize> {
+    let exact = verdict(figures);
+    (0..=17).find(|&extra| {
+        let written: Vec<Option<f64>> = figures
+            .iter()
+            .map(|x| x.map(|x| reading_plus(x, Some(extra)).parse().unwrap_or(x)))
+            .collect();
+        verdict(&written) == exact
+    })
+}
+
 /// `x` rounded for reading and written in `locale` (decimal mark, grouping).
 pub fn number(x: f64, locale: Locale) -> String {
     locale.number(&reading(x))

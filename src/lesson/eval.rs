@@ -61,6 +61,8 @@ pub struct Outcome {
     pub replacement: Option<String>,
     /// A chart: the image file and the bytes the run renders.
     pub image: Option<(PathBuf, Vec<u8>)>,
+    /// The lesson's locale, which `written`, `run` and `precision` are in.
+    pub locale: Locale,
 }
 
 fn error(pos: Pos, message: impl Into<String>) -> LessonError {
@@ -191,6 +193,7 @@ fn value(
                     shown
                 }),
                 image: None,
+                locale: lesson.locale,
             })
         }
     }
@@ -372,12 +375,13 @@ fn number_outcome(
             name,
             pass: t.pass,
             written: number.to_string(),
-            run: t.run_text(decimals),
-            precision: Some(t.described(level)),
+            run: t.run_text(decimals, locale),
+            precision: Some(t.described(level, written, locale)),
             interval: Some((level, t.lo, t.hi, t.runs)),
             diff: None,
             replacement: Some(written_text.to_string()),
             image: None,
+            locale: lesson.locale,
         });
     }
     // `digits=N` asks for N decimals: a text with other decimals is a drift that `fill`
@@ -397,23 +401,24 @@ fn number_outcome(
         name,
         pass,
         written: number.to_string(),
-        // Three digits past the written ones: enough to see the drift, no float noise.
-        run: {
-            let d = decimals + 3;
-            let t = format!("{run:.d$}");
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        },
-        precision: Some(match sel.digits {
-            Some(d) if d != decimals => format!(
-                "± {}, but digits={d} asks for {d} decimals",
-                0.5 * 10f64.powi(-(decimals as i32))
-            ),
-            _ => format!("± {}", 0.5 * 10f64.powi(-(decimals as i32))),
+        // Three digits past the written ones: enough to see the drift, no float noise; in
+        // the lesson's locale, as what is written.
+        run: locale.number(&crate::format::decimals_trimmed(run, decimals + 3)),
+        precision: Some({
+            let half = locale.number(&(0.5 * 10f64.powi(-(decimals as i32))).to_string());
+            match sel.digits {
+                Some(d) if d != decimals => {
+                    let list = locale.list_mark();
+                    format!("± {half}{list} but digits={d} asks for {d} decimals")
+                }
+                _ => format!("± {half}"),
+            }
         }),
         interval: None,
         diff: None,
         replacement: Some(replacement),
         image: None,
+        locale: lesson.locale,
     })
 }
 
@@ -471,6 +476,7 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
         diff,
         replacement: Some(if pass { written.to_string() } else { rendered }),
         image: None,
+        locale: lesson.locale,
     })
 }
 
@@ -595,6 +601,7 @@ fn chart_block(
         diff: None,
         replacement: None,
         image: Some((target, bytes)),
+        locale: lesson.locale,
     })
 }
 

@@ -209,9 +209,11 @@ pub fn failure_line(file: &str, o: &Outcome) -> String {
     if o.image.is_some() {
         return format!("{at}: {}: {}", o.name, o.run);
     }
+    // One locale per line: where a comma marks decimals, a `;` parts the figures.
+    let list = o.locale.list_mark();
     match &o.precision {
         Some(p) => format!(
-            "{at}: {}: written {}, run {} (the written digits allow {p})",
+            "{at}: {}: written {}{list} run {} (the written digits allow {p})",
             o.name, o.written, o.run
         ),
         None => format!(

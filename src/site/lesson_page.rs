@@ -600,7 +600,8 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     match &r.region.kind {
         Kind::Value { .. } => {
             row(h, say(lc, "run"), &|h| {
-                h.el("span", &[("class", "cs-run")], &lc.locale.number(&o.run));
+                // In the lesson's locale already, as what is written.
+                h.el("span", &[("class", "cs-run")], &o.run);
             });
             row(h, say(lc, "written"), &|h| {
                 h.text(&o.written);
@@ -619,7 +620,7 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
                 } else if let Some(p) = &o.precision {
                     h.text(
                         &say(lc, " (the written digits allow {precision})")
-                            .replace("{precision}", &crate::format::numbers_in(p, lc.locale)),
+                            .replace("{precision}", p),
                     );
                 }
             });

@@ -60,7 +60,8 @@ fn a_drifted_value_fails_at_its_place_and_fill_puts_it_back() {
     // " istek/sn, hizmet " (18) + the second marker (40) = 131 characters before "7 ms".
     assert_eq!(
         printed.lines().next().unwrap(),
-        "lesson.md:3:132: q.service_ms clients=2: written 7, run 6 (the written digits allow ± 0.5)"
+        // One locale per line: Turkish figures, `;` between them.
+        "lesson.md:3:132: q.service_ms clients=2: written 7; run 6 (the written digits allow ± 0,5)"
     );
     assert_eq!(printed.lines().last(), Some("1 passed, 1 failed"));
     let out = lesson(dir.path(), &["fill", "lesson.md"]);
@@ -94,7 +95,7 @@ fn the_written_digits_set_the_precision_end_to_end() {
     let out = lesson(fail.path(), &["check", "lesson.md"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stdout(&out).contains("written 206,5, run 206.56"),
+        stdout(&out).contains("written 206,5; run 206,56"),
         "{}",
         stdout(&out)
     );
@@ -129,12 +130,13 @@ fn units_and_percent_signs_are_checked_and_filled_in_both_locales() {
         std::fs::write(dir.path().join("lesson.md"), text(drifted)).unwrap();
         let out = lesson(dir.path(), &["check", "lesson.md"]);
         assert_eq!(out.status.code(), Some(1), "{locale}");
+        // The run's figure in the lesson's locale, as the written one.
         let number = drifted.trim_matches('%');
-        assert!(
-            stdout(&out).contains(&format!("written {number}, run 88.75")),
-            "{}",
-            stdout(&out)
-        );
+        let line = match locale {
+            "tr" => format!("written {number}; run 88,75 (the written digits allow ± 0,05)"),
+            _ => format!("written {number}, run 88.75 (the written digits allow ± 0.05)"),
+        };
+        assert!(stdout(&out).contains(&line), "{}", stdout(&out));
         lesson(dir.path(), &["fill", "lesson.md"]);
         assert_eq!(
             read(dir.path().join("lesson.md")),
@@ -377,7 +379,7 @@ fn a_fraction_is_checked_as_a_percent() {
         stderr(&out)
     );
     assert!(
-        stdout(&out).contains("written 9, run 8"),
+        stdout(&out).contains("written 9; run 8 "),
         "{}",
         stdout(&out)
     );
@@ -428,7 +430,7 @@ fn a_ci_region_checks_a_theory_value_inside_the_runs_interval() {
     let printed = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{printed}");
     assert!(
-        printed.contains("inside the 99.9% interval of the mean of 10 runs"),
+        printed.contains("inside the %99,9 interval of the mean of 10 runs"),
         "{printed}"
     );
     lesson(dir.path(), &["fill", "lesson.md"]);
