@@ -580,9 +580,9 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
         h.el("code", &[], &what);
         if let Some((_, loaded)) = r.run
             && let Kind::Value { column } = &r.region.kind
-            && loaded.config.has_label(column)
+            && loaded.config_in(lc.locale).has_label(column)
         {
-            h.text(&format!(" ({})", loaded.config.label(column)));
+            h.text(&format!(" ({})", loaded.config_in(lc.locale).label(column)));
         }
     });
     row(h, say(lc, "at"), &|h| {
@@ -672,7 +672,8 @@ fn described(region: &Region, lc: Words<'_>) -> (String, String) {
 /// the config's page.
 fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     let Some((_, loaded)) = r.run else { return };
-    let config = &loaded.config;
+    // The claims' names in the lesson's words, when the config speaks its locale.
+    let config = loaded.config_in(lc.locale);
     let page = r.config.map(|c| Depth::Site.site(c.file()));
     let link = |h: &mut Html, anchor: &str, text: &str| match (&page, links) {
         (Some(p), true) => {
