@@ -195,14 +195,27 @@ pub(super) fn claim_line(
         Some(t) => format!("{t:?}"),
         None => w.figure(figures.actual),
     };
+    let said = format!("{what} = {actual} ({relation}{test})");
+    framed(config, claim, &said, row, reason, pass)
+}
+
+/// `PASS FILE: NAME: what was found at ROW`, and with a failure its reason.
+fn framed(
+    config: &Config,
+    claim: &Claim,
+    said: &str,
+    row: &str,
+    reason: Option<&str>,
+    pass: bool,
+) -> String {
     let mut line = format!(
-        "{} {}: {}: {what} = {actual} ({relation}{test})",
+        "{} {}: {}: {said}",
         if pass { "PASS" } else { "FAIL" },
         config.source.name,
         claim.name,
     );
     if !row.is_empty() {
-        line.push_str(&format!(" at {}", localized(row, locale)));
+        line.push_str(&format!(" at {}", localized(row, config.locale)));
     }
     if let (false, Some(reason)) = (pass, reason) {
         line.push_str(&format!(": {reason}"));
@@ -230,22 +243,13 @@ pub(super) fn probability_line(
         Some(text) => format!("{text} = {}", w.figure(figures.expected)),
         None => w.figure(figures.expected),
     };
-    let mut line = format!(
-        "{} {}: {}: probability that {test} = {} (expected {expected}{} ± {})",
-        if pass { "PASS" } else { "FAIL" },
-        config.source.name,
-        claim.name,
+    let said = format!(
+        "probability that {test} = {} (expected {expected}{} ± {})",
         w.figure(figures.actual),
         locale.list_mark(),
         written(tolerance, locale),
     );
-    if !row.is_empty() {
-        line.push_str(&format!(" at {}", localized(row, locale)));
-    }
-    if let (false, Some(reason)) = (pass, reason) {
-        line.push_str(&format!(": {reason}"));
-    }
-    line
+    framed(config, claim, &said, row, reason, pass)
 }
 
 /// What a claim's verdict says for JUnit and JSON: the value (a text claim's text quoted),
@@ -352,26 +356,32 @@ mod tests {
 
     #[test]
     fn a_rows_figures_take_the_locale_and_a_turkish_list_takes_semicolons() {
-        assert_eq!(
-            localized("gap = 6.666666666666667, replication 1", Locale::Tr),
-            "gap = 6,666666666666667; replication 1"
-        );
-        assert_eq!(
-            localized("rho = 0.5 (10 replications)", Locale::Tr),
-            "rho = 0,5 (10 replications)"
-        );
-        assert_eq!(
-            localized("clients = 8, outcome 1 of 4 (12345 executions)", Locale::En),
-            "clients = 8, outcome 1 of 4 (12,345 executions)"
-        );
-        assert_eq!(
-            localized("form = \"a, b\", clients = 2", Locale::Tr),
-            "form = \"a, b\"; clients = 2"
-        );
-        assert_eq!(localized("p = [0.5, 1.5]", Locale::Tr), "p = [0,5; 1,5]");
-        assert_eq!(
-            localized("form = assign, x", Locale::Tr),
-            "form = assign; x"
-        );
+        for (row, locale, said) in [
+            (
+                "gap = 6.666666666666667, replication 1",
+                Locale::Tr,
+                "gap = 6,666666666666667; replication 1",
+            ),
+            (
+                "rho = 0.5 (10 replications)",
+                Locale::Tr,
+                "rho = 0,5 (10 replications)",
+            ),
+            (
+                "clients = 8, outcome 1 of 4 (12345 executions)",
+                Locale::En,
+                "clients = 8, outcome 1 of 4 (12,345 executions)",
+            ),
+            // A quoted text stays as it is, commas and all.
+            (
+                "form = \"a, b\", clients = 2",
+                Locale::Tr,
+                "form = \"a, b\"; clients = 2",
+            ),
+            ("p = [0.5, 1.5]", Locale::Tr, "p = [0,5; 1,5]"),
+            ("form = assign, x", Locale::Tr, "form = assign; x"),
+        ] {
+            assert_eq!(localized(row, locale), said);
+        }
     }
 }

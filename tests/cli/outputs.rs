@@ -213,14 +213,7 @@ poisson = "Poisson"
 clients = "istemci"
 "#,
     );
-    let out = coordsim(&[
-        "run",
-        &config,
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_quietly(dir.path(), &config);
     let table = String::from_utf8(read(dir.path().join("tab/table.md"))).unwrap();
     let lines: Vec<&str> = table.lines().collect();
     // The caption in Turkish, with the seed.
@@ -490,14 +483,7 @@ columns = ["clients", "max_queue_len"]
 digits = 3
 "#,
     );
-    let out = coordsim(&[
-        "run",
-        &config,
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_quietly(dir.path(), &config);
     let csv = String::from_utf8(read(dir.path().join("m/results.csv"))).unwrap();
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -525,4 +511,10 @@ digits = 3
     );
     // A multiple of 0.2: one decimal at most.
     assert!(frac.len() <= 1, "{row}");
+}
+
+/// `run CONFIG --out DIR --quiet`, which must succeed.
+fn run_quietly(dir: &std::path::Path, config: &str) {
+    let out = coordsim(&["run", config, "--out", dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
