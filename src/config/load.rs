@@ -136,6 +136,14 @@ impl Config {
         };
         check_kept_memory(&plan, &charts).map_err(|m| loader.err(&plan.model_span, m))?;
         plan.speaks = loader.spoken_locales()?;
+        // Read in its own locale, a config is checked in each other it speaks too: a
+        // placeholder of an English chart title is checked where the config loads, not
+        // when a lesson first reads it in English.
+        if reading.is_none() {
+            for &other in &plan.speaks[1..] {
+                Config::parse_in(source.clone(), registry, Some(other))?;
+            }
+        }
         Ok(Config {
             plan,
             claims,
