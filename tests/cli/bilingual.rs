@@ -26,14 +26,17 @@ x = "clients"
 y = ["lost_updates"]
 title = { tr = "Kayıplar", en = "Lost updates" }
 mark_y = { value = 1, label = { tr = "sınır", en = "limit" } }
+y_expr = { zero = "0" }
 [labels]
 service_ms = "S (ms)"
 [labels.tr]
 clients = "istemci"
 lost_updates = "kayıp"
+zero = "sıfır"
 [labels.en]
 clients = "clients"
 lost_updates = "lost"
+zero = "none"
 "#;
 
 fn config(text: &str) -> Result<coordsim::config::Config, String> {
@@ -206,11 +209,12 @@ fn a_lessons_locale_picks_the_words_of_the_tables_and_charts_it_shows() {
     let svg = |f: &str| text(&format!("img/{f}.svg"));
     let (q_en, q_tr) = (svg("en-q"), svg("tr-q"));
     // A chart's words are paths; its <desc> lists them, a line each.
-    for word in ["Lost updates", "\nlimit", "\nclients\n"] {
+    // The y_expr line `zero` is labelled per locale too.
+    for word in ["Lost updates", "\nlimit", "\nclients\n", "\nnone"] {
         assert!(q_en.contains(word), "{word} in the English chart");
         assert!(!q_tr.contains(word), "{word} in the Turkish chart");
     }
-    for word in ["Kayıplar", "\nsınır", "\nistemci\n"] {
+    for word in ["Kayıplar", "\nsınır", "\nistemci\n", "\nsıfır"] {
         assert!(q_tr.contains(word), "{word} in the Turkish chart");
         assert!(!q_en.contains(word), "{word} in the English chart");
     }
