@@ -9,6 +9,7 @@ use crate::results::{ColumnId, ColumnSource, Results, number};
 
 mod entity_index;
 mod executions;
+mod line;
 
 use entity_index::{EntityIndex, missing_entity};
 pub use executions::{ExecutionRow, Executions};
@@ -304,8 +305,9 @@ fn probability_over_executions(
         reason: Option<&'static str>,
         /// The first (shortest) outcome that meets the test.
         first: Option<(usize, usize)>,
-        /// The test, in words (`x = 1`).
+        /// The test, in words (`x = 1`), and as the line says it (in the locale).
         test: String,
+        test_line: String,
     }
     let mut worst: Option<Judged> = None;
     for (point, e) in explored.iter().enumerate() {
@@ -323,16 +325,25 @@ fn probability_over_executions(
         };
         // Said from the outcomes' expectation; with none (a bound hit first), from the claim.
         let mut test = format!("{} meets its test", claim.metric);
+        let mut test_line = test.clone();
         let mut first = None;
         let mut actual = Some(0.0);
         for (k, o) in e.outcomes.iter().enumerate() {
             let s = outcome_sample(claim, &params, point, Some(o));
-            let shown = s.expected.map_or("empty".into(), |x| x.to_string());
-            test = match claim.test {
-                Test::AtMost(_) => format!("{} ≤ {shown}", claim.metric),
-                Test::AtLeast(_) => format!("{} ≥ {shown}", claim.metric),
-                _ => format!("{} = {shown}", claim.metric),
+            let op = match claim.test {
+                Test::AtMost(_) => "≤",
+                Test::AtLeast(_) => "≥",
+                _ => "=",
             };
+            let shown = |n: &dyn Fn(&str) -> String| {
+                s.expected.map_or("empty".into(), |x| n(&x.to_string()))
+            };
+            test = format!("{} {op} {}", claim.metric, shown(&|x| x.to_string()));
+            test_line = format!(
+                "{} {op} {}",
+                claim.metric,
+                shown(&|x| config.locale.number(x))
+            );
             if judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0 {
                 first = first.or(Some((point, k)));
                 actual = actual.zip(o.probability).map(|(a, p)| a + p);
@@ -360,6 +371,7 @@ fn probability_over_executions(
                 reason,
                 first,
                 test,
+                test_line,
             });
         }
     }
@@ -371,6 +383,7 @@ fn probability_over_executions(
         reason,
         first,
         test,
+        test_line,
     }) = worst
     else {
         return (verdict(config, claim, no_point(claim)), None);
@@ -384,19 +397,24 @@ fn probability_over_executions(
     };
     let what = format!("probability that {test}");
     let relation = format!("expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
-    let mut line = format!(
-        "{} {}: {}: {what} = {} ({relation})",
-        if pass { "PASS" } else { "FAIL" },
-        config.source.name,
-        claim.name,
-        show(actual),
+    let line = line::probability_line(
+        config,
+        claim,
+        &test_line,
+        match want {
+            Expect::Expr(text, _) => Some(text.as_str()),
+            _ => None,
+        },
+        line::Figures {
+            actual,
+            expected: expected_value,
+            ci: None,
+        },
+        PROBABILITY_TOLERANCE,
+        &row,
+        reason,
+        pass,
     );
-    if !row.is_empty() {
-        line.push_str(&format!(" at {row}"));
-    }
-    if let (false, Some(reason)) = (pass, reason) {
-        line.push_str(&format!(": {reason}"));
-    }
     let verdict = Verdict {
         pass,
         line,
@@ -452,66 +470,24 @@ pub fn claim_values(
         .collect()
 }
 
-/// The line `check` prints for a claim's worst evaluation.
+/// The verdict on a claim's worst evaluation, and the line `check` prints for it.
 fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
     let pass = worst.excess <= 0.0;
-    let show = |x: Option<f64>| x.map_or("empty".to_string(), |v| v.to_string());
-    let expected = match &claim.expect {
-        Expect::Number(_) => show(worst.expected),
-        Expect::Expr(text, _) => format!("{} = {}", text, show(worst.expected)),
-        Expect::Text(text) => format!("{text:?}"),
+    let figures = line::Figures {
+        actual: worst.actual,
+        expected: worst.expected,
+        ci: worst.ci,
     };
-    let relation = match claim.test {
-        Test::AtMost(_) => format!("at most {expected}"),
-        Test::AtLeast(_) => format!("at least {expected}"),
-        Test::WithinCi(c) => {
-            let level = format!("{}%", crate::format::reading(c * 100.0));
-            match worst.ci {
-                Some((lo, hi)) => format!("expected {expected} inside the {level} CI [{lo}, {hi}]"),
-                None => format!("expected {expected} inside the {level} CI"),
-            }
-        }
-        _ => format!("expected {expected}"),
-    };
-    // Over executions, how the test must hold (`never: at least 1`).
-    let relation = match (claim.over, claim.stat) {
-        (Some(holds), None) => format!("{}: {relation}", holds.name()),
-        _ => relation,
-    };
-    let small = |t: f64| {
-        if t != 0.0 && t < 1e-3 {
-            format!("{t:e}")
-        } else {
-            t.to_string()
-        }
-    };
-    let test = match (&claim.expect, claim.test) {
-        (Expect::Text(_), _) => ", exact text".to_string(),
-        (_, Test::Tolerance(t)) => format!(", ± {}", small(t)),
-        (_, Test::Band(lo, hi)) => format!(", ratio in [{lo}, {hi}]"),
-        (_, Test::AtMost(t) | Test::AtLeast(t)) if t > 1e-9 => format!(", slack {}", small(t)),
-        _ => String::new(),
-    };
-    let what = match claim.stat {
-        Some(stat) => format!("{} of {}", stat.name(), claim.metric),
-        None => claim.metric.clone(),
-    };
-    let actual = match &worst.text {
-        Some(t) => format!("{t:?}"),
-        None => show(worst.actual),
-    };
-    let mut line = format!(
-        "{} {}: {}: {what} = {actual} ({relation}{test})",
-        if pass { "PASS" } else { "FAIL" },
-        config.source.name,
-        claim.name,
+    let said = line::said(claim, figures, worst.text.as_deref());
+    let line = line::claim_line(
+        config,
+        claim,
+        figures,
+        worst.text.as_deref(),
+        &worst.row,
+        worst.reason,
+        pass,
     );
-    if !worst.row.is_empty() {
-        line.push_str(&format!(" at {}", worst.row));
-    }
-    if let (false, Some(reason)) = (pass, worst.reason) {
-        line.push_str(&format!(": {reason}"));
-    }
     let numbers = Numbers {
         actual: worst.text.is_none().then_some(worst.actual).flatten(),
         expected: worst.expected,
@@ -542,9 +518,9 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         line,
         config: config.source.name.clone(),
         claim: claim.name.clone(),
-        actual,
-        expected: format!("{relation}{test}"),
-        metric: what,
+        actual: said.actual,
+        expected: said.expected,
+        metric: said.metric,
         at: worst.row,
         config_line: config.source.line_col(claim.span.start).0,
         numbers,

@@ -202,6 +202,10 @@ pub struct ReportArgs {
     /// The course's own words for the site (`en.toml`, `tr.toml`; when the folder exists).
     #[arg(long, default_value = "locales", value_name = "DIR")]
     pub locales: PathBuf,
+    /// The locale of the site's index: its words, and each config's title in it when the
+    /// config speaks it; every config and lesson page keeps its own locale.
+    #[arg(long, default_value = "en", value_name = "LOCALE", value_parser = ["en", "tr"])]
+    pub index_locale: String,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

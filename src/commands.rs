@@ -604,6 +604,7 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
                 results,
                 summary,
                 explored,
+                views: Vec::new(),
             },
         ));
     }
@@ -652,6 +653,8 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             lessons_skipped,
             seed: options.seed,
             words: &words,
+            index_locale: crate::locale::Locale::parse(&args.index_locale)
+                .expect("clap admits en and tr"),
         },
         &mut batch,
     )?;

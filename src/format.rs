@@ -9,21 +9,64 @@ use crate::locale::Locale;
 /// it is; else 1 decimal from 100 up, 2 from 1 up, 3 significant digits below 1; trailing
 /// zeros dropped.
 pub fn reading(x: f64) -> String {
+    match reading_decimals(x) {
+        None => x.to_string(),
+        Some(decimals) => decimals_trimmed(x, decimals),
+    }
+}
+
+/// The decimals [`reading`] rounds `x` to (`None`: a whole or non-finite number, as it is).
+pub fn reading_decimals(x: f64) -> Option<usize> {
     if x.fract() == 0.0 || !x.is_finite() {
-        return x.to_string();
+        return None;
     }
     let a = x.abs();
-    let decimals = if a >= 100.0 {
+    Some(if a >= 100.0 {
         1
     } else if a >= 1.0 {
         2
     } else {
         // 3 significant digits below 1: 0.0123 → 4 decimals.
         (2 - a.log10().floor() as i32).clamp(3, 12) as usize
-    };
+    })
+}
+
+/// `x` at `decimals` decimals, plain, trailing zeros dropped (no `-0`).
+pub fn decimals_trimmed(x: f64, decimals: usize) -> String {
     let s = format!("{x:.decimals$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
     if s == "-0" { "0".into() } else { s.to_string() }
+}
+
+/// `x` plain at the reading rule's decimals plus `extra` (`None`: every digit, the shortest
+/// text that reads back exactly).
+pub fn reading_plus(x: f64, extra: Option<usize>) -> String {
+    match (extra, reading_decimals(x)) {
+        (None, _) | (_, None) => x.to_string(),
+        (Some(extra), Some(d)) => decimals_trimmed(x, d + extra),
+    }
+}
+
+/// The fewest decimals past the reading rule at which `verdict` on the figures as written
+/// (rounded, then read back) is what it is on the exact ones; `None` when only every digit
+/// does. A comparison's figures written so never hide why it holds or fails (4.5000001
+/// against 4.5 ± 1e-9 keeps its seventh decimal).
+pub fn digits_to_show(
+    figures: &[Option<f64>],
+    verdict: &dyn Fn(&[Option<f64>]) -> Option<bool>,
+) -> Option<usize> {
+    let exact = verdict(figures);
+    (0..=17).find(|&extra| {
+        let written: Vec<Option<f64>> = figures
+            .iter()
+            .map(|x| x.map(|x| reading_plus(x, Some(extra)).parse().unwrap_or(x)))
+            .collect();
+        verdict(&written) == exact
+    })
 }
 
 /// `x` rounded for reading and written in `locale` (decimal mark, grouping).

@@ -91,6 +91,11 @@ pub fn check_value_labels(config: &Config, results: &Results) -> Result<(), Conf
             seen.extend(lane.categories().iter().cloned());
         }
     }
+    // A chart's reference lines are named in the config (`y_expr`'s keys): their legends
+    // are labelled as a column's are, a two-language config's per locale.
+    for chart in &config.charts {
+        seen.extend(chart.y_expr.iter().map(|(name, _)| name.clone()));
+    }
     match config.value_labels.iter().find(|(k, _)| !seen.contains(k)) {
         None => Ok(()),
         Some((key, span)) => {
@@ -112,7 +117,7 @@ pub fn check_value_labels(config: &Config, results: &Results) -> Result<(), Conf
             Err(config.source.error(
                 span,
                 format!(
-                    "`{key}` in [labels] is not a column, parameter value, timeline kind, entity or text value of this run; label one of those, or a built-in word: {}{kinds}",
+                    "`{key}` in [labels] is not a column, parameter value, timeline kind, entity, text value of this run or `y_expr` line of a chart; label one of those, or a built-in word: {}{kinds}",
                     crate::locale::Text::ALL.map(|t| t.key()).join(", ")
                 ),
             ))

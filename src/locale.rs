@@ -55,6 +55,15 @@ impl Locale {
         }
     }
 
+    /// What parts figures in a list (`written 7, run 6`): a comma, or where the comma is
+    /// the decimal mark a semicolon (`written 7,5; run 6,5`).
+    pub fn list_mark(self) -> char {
+        match self {
+            Locale::En => ',',
+            Locale::Tr => ';',
+        }
+    }
+
     /// A number written the machine way (`-12345.678`, as Rust or a CSV cell prints it) in
     /// this locale; anything that is not such a number (a word, `inf`) comes back as it is.
     pub fn number(self, plain: &str) -> String {

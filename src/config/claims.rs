@@ -618,19 +618,7 @@ impl Loader<'_> {
             .map(|(i, v)| format!("{} = {v}", plan.key_names()[*i]))
             .collect();
         Ok(match field("name") {
-            Some(v) => {
-                let n = self.string(v, "name")?;
-                if n.chars().count() > super::plan::MAX_LABEL_CHARS {
-                    return Err(self.err(
-                        &v.span(),
-                        format!(
-                            "a claim's `name` has at most {} characters",
-                            super::plan::MAX_LABEL_CHARS
-                        ),
-                    ));
-                }
-                n
-            }
+            Some(v) => self.text(v, "name")?,
             None if plan.locale == Locale::Tr => {
                 // `x (ortalama), a = 1 iken`: the metric first, as a
                 // Turkish phrase needs no suffix on a name written as code.

@@ -12,6 +12,7 @@ use super::nesting::{MAX_NESTING, too_deep};
 use super::plan::Plan;
 use super::read::Loader;
 use super::table::TableSpec;
+use crate::locale::Locale;
 use crate::source::{ConfigError, Source};
 
 /// A loaded, checked config: its plan, then its claims and charts.
@@ -74,6 +75,15 @@ impl Config {
 
     /// Parses and checks a config's text against the models of `registry`.
     pub fn parse(source: Source, registry: &Registry) -> Result<Config, ConfigError> {
+        Config::parse_in(source, registry, None)
+    }
+
+    /// [`Config::parse`], its texts and labels read in `reading` (`None`: its own locale).
+    pub(super) fn parse_in(
+        source: Source,
+        registry: &Registry,
+        reading: Option<Locale>,
+    ) -> Result<Config, ConfigError> {
         if let Some(at) = too_deep(&source.text) {
             return Err(source.error(
                 &(at..at),
@@ -89,7 +99,12 @@ impl Config {
             }
         };
         let doc = doc.get_ref();
-        let loader = Loader { src: &source };
+        let loader = Loader {
+            src: &source,
+            locales: std::cell::Cell::new(Default::default()),
+            reading,
+            spoken: Default::default(),
+        };
         // A composed model's sections (`[[resource]]`, `[[actor]]`) are top-level keys too;
         // the plan refuses them under any other model.
         let mut top: Vec<&str> = TOP_KEYS.to_vec();
@@ -101,7 +116,7 @@ impl Config {
                 return Err(loader.unknown_key(key, "the config", &top));
             }
         }
-        let plan = loader.plan(doc, &source, registry)?;
+        let mut plan = loader.plan(doc, &source, registry)?;
         let get = |k: &str| doc.iter().find(|(key, _)| key.get_ref() == k);
         let claims = match get("claim") {
             Some((_, claims)) => loader
@@ -120,6 +135,15 @@ impl Config {
             None => TableSpec::default(),
         };
         check_kept_memory(&plan, &charts).map_err(|m| loader.err(&plan.model_span, m))?;
+        plan.speaks = loader.spoken_locales()?;
+        // Read in its own locale, a config is checked in each other it speaks too: a
+        // placeholder of an English chart title is checked where the config loads, not
+        // when a lesson first reads it in English.
+        if reading.is_none() {
+            for &other in &plan.speaks[1..] {
+                Config::parse_in(source.clone(), registry, Some(other))?;
+            }
+        }
         Ok(Config {
             plan,
             claims,
@@ -207,5 +231,35 @@ impl Config {
         self.charts
             .iter()
             .any(|c| c.distribution && self.matches(point, &c.filter))
+    }
+}
+
+/// One config, several languages (`config/localized.rs` reads them).
+impl Config {
+    /// Whether the config has words of its own for `locale`: its `locale`, or one its
+    /// per-locale texts and labels give. A lesson in that locale shows its tables and charts
+    /// in it ([`Config::in_locale`]).
+    pub fn speaks(&self, locale: Locale) -> bool {
+        self.plan.speaks.contains(&locale)
+    }
+
+    /// This config read again in `locale`: its texts and labels in that locale's words,
+    /// numbers and built-in words in that locale; the same model, points and runs (its
+    /// results are this config's).
+    pub fn in_locale(
+        &self,
+        locale: Locale,
+        registry: &coordsim_model::Registry,
+    ) -> Result<Config, ConfigError> {
+        Config::parse_in(self.source.clone(), registry, Some(locale))
+    }
+
+    /// Its title in `locale`: the one its `title` gives there, else its own.
+    pub fn title_in(&self, locale: Locale) -> &str {
+        self.plan
+            .titles
+            .iter()
+            .find(|(l, _)| *l == locale)
+            .map_or(self.title.as_str(), |(_, t)| t.as_str())
     }
 }

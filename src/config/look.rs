@@ -16,20 +16,7 @@ impl Loader<'_> {
         field: &dyn Fn(&str) -> Option<&'a Spanned<DeValue<'i>>>,
     ) -> Result<Look, ConfigError> {
         let mut look = Look::default();
-        let text = |k: &str| -> Result<Option<String>, ConfigError> {
-            let Some(v) = field(k) else { return Ok(None) };
-            let s = self.string(v, k)?;
-            if s.chars().count() > super::plan::MAX_LABEL_CHARS {
-                return Err(self.err(
-                    &v.span(),
-                    format!(
-                        "`{k}` has at most {} characters",
-                        super::plan::MAX_LABEL_CHARS
-                    ),
-                ));
-            }
-            Ok(Some(s))
-        };
+        let text = |k: &str| field(k).map(|v| self.text(v, k)).transpose();
         let flag = |k: &str, default: bool| -> Result<bool, ConfigError> {
             match field(k) {
                 None => Ok(default),
@@ -173,7 +160,7 @@ impl Loader<'_> {
         for (key, item) in self.table(v, "mark_y")?.iter() {
             match key.get_ref().as_ref() {
                 "value" => value = Some(self.chart_value(item, "mark_y.value")?),
-                "label" => label = Some(self.string(item, "mark_y.label")?),
+                "label" => label = Some(self.text(item, "mark_y.label")?),
                 other => {
                     return Err(self.err(
                         &key.span(),

@@ -18,6 +18,7 @@ mod derived;
 mod filter;
 pub(crate) use filter::values_of;
 mod load;
+mod localized;
 mod look;
 mod names;
 mod nesting;

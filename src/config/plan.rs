@@ -38,8 +38,13 @@ pub struct Plan {
     pub model: Arc<dyn ModelDef>,
     /// Each point's parameters, typed and validated once (by point index).
     pub plans: Vec<Box<dyn PreparedRun>>,
-    /// Title for charts and tables.
+    /// Title for charts and tables, in the locale the config is read in.
     pub title: String,
+    /// `title` per locale, when the config gives it so (`{ tr = "…", en = "…" }`).
+    pub titles: Vec<(Locale, String)>,
+    /// The locales it has words for: its own `locale` first, then every one its texts and
+    /// `[labels.X]` name.
+    pub speaks: Vec<Locale>,
     /// Master seed.
     pub seed: u64,
     /// Runs per point.
@@ -55,7 +60,8 @@ pub struct Plan {
     /// Labels of values only a run can show (an entity's name, a text cell), with where they
     /// are written: each must match something once the config has run.
     pub value_labels: Vec<(String, Span)>,
-    /// How numbers and built-in words are written for readers (`locale`).
+    /// How numbers and built-in words are written for readers: `locale`, or the locale a
+    /// lesson reads the config in ([`super::Config::in_locale`]).
     pub locale: Locale,
     /// Number of sweep points.
     pub points: usize,

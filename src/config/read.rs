@@ -4,6 +4,7 @@ use coordsim_model::Value;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use crate::locale::Locale;
 use crate::source::{ConfigError, Source, Span};
 
 /// A `(key, value)` entry of a TOML table, both with their spans.
@@ -16,6 +17,24 @@ pub(super) type Entry<'a> = (
 pub(super) struct Loader<'s> {
     /// The file.
     pub(super) src: &'s Source,
+    /// The locale its texts are read in, and its own (`locale`): the same unless a lesson
+    /// reads it in another ([`super::Config::in_locale`]).
+    pub(super) locales: std::cell::Cell<(Locale, Locale)>,
+    /// The locale a lesson asks it to be read in (`None`: its own).
+    pub(super) reading: Option<Locale>,
+    /// Its per-locale texts and labels so far, checked once it is read whole.
+    pub(super) spoken: Spoken,
+}
+
+/// What a config's per-locale texts said while it was read: checked once it is whole.
+#[derive(Debug, Default)]
+pub(super) struct Spoken {
+    /// Every `{ tr = "…", en = "…" }` text: where, its key, the locales it gives.
+    pub(super) texts: std::cell::RefCell<Vec<(Span, String, Vec<Locale>)>>,
+    /// Every `[labels.X]` key: where, the key, the locale.
+    pub(super) labels: std::cell::RefCell<Vec<(Span, String, Locale)>>,
+    /// Every `[labels]` key (a label in every locale).
+    pub(super) plain: std::cell::RefCell<Vec<String>>,
 }
 
 impl Loader<'_> {

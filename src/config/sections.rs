@@ -10,7 +10,7 @@ use sim_core::{Limits, Stats};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::plan::{Axis, DEFAULT_MAX_MEMORY_MB, MAX_LABEL_CHARS, MAX_RUNS, MAX_TRACE_BYTES, Plan};
+use super::plan::{Axis, DEFAULT_MAX_MEMORY_MB, MAX_RUNS, MAX_TRACE_BYTES, Plan};
 use super::read::Loader;
 use super::var::Var;
 use crate::locale::{LOCALES, Locale};
@@ -21,6 +21,8 @@ use coordsim_expr::Expr;
 /// The settings of a run besides its parameters.
 struct Settings {
     title: String,
+    /// `title` per locale, when it is given so.
+    titles: Vec<(Locale, String)>,
     locale: Locale,
     seed: u64,
     replications: u64,
@@ -78,6 +80,8 @@ impl Loader<'_> {
             model,
             plans: Vec::with_capacity(points),
             title: settings.title,
+            titles: settings.titles,
+            speaks: Vec::new(),
             seed: settings.seed,
             replications: settings.replications,
             base: params.base,
@@ -162,20 +166,7 @@ impl Loader<'_> {
                 .find(|(key, _)| key.get_ref() == k)
                 .map(|(_, v)| v)
         };
-        let title = match get("title") {
-            Some(v) => {
-                let t = self.string(v, "title")?;
-                if t.chars().count() > MAX_LABEL_CHARS {
-                    return Err(self.err(
-                        &v.span(),
-                        format!("`title` has at most {MAX_LABEL_CHARS} characters"),
-                    ));
-                }
-                t
-            }
-            None => stem.to_string(),
-        };
-        let locale = match get("locale") {
+        let own = match get("locale") {
             Some(v) => {
                 let name = self.string(v, "locale")?;
                 Locale::parse(&name).ok_or_else(|| {
@@ -186,6 +177,13 @@ impl Loader<'_> {
                 })?
             }
             None => Locale::En,
+        };
+        // Every text from here on is read in this locale.
+        let locale = self.reading.unwrap_or(own);
+        self.locales.set((locale, own));
+        let (title, titles) = match get("title") {
+            Some(v) => self.texts(v, "title")?,
+            None => (stem.to_string(), Vec::new()),
         };
         let seed = match get("seed") {
             Some(v) => self.count(v, "seed")?,
@@ -208,6 +206,7 @@ impl Loader<'_> {
         };
         Ok(Settings {
             title,
+            titles,
             locale,
             seed,
             replications,

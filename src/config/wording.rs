@@ -2,7 +2,7 @@
 //! knows) and the built-in words in the config's locale.
 
 use coordsim_model::{Kind, Value};
-use toml::de::DeTable;
+use toml::de::{DeTable, DeValue};
 
 use super::plan::{FIXED_COLUMNS, MAX_LABEL_CHARS, Plan};
 use super::read::Loader;
@@ -70,8 +70,10 @@ impl Plan {
 }
 
 impl Loader<'_> {
-    /// `[labels]`: texts for columns, category values, timeline kinds and built-in words. A
-    /// key the config does not know is kept to check against what the run shows.
+    /// `[labels]`: texts for columns, category values, timeline kinds and built-in words,
+    /// in every locale; `[labels.tr]`, `[labels.en]`: in that locale, over `[labels]`. The
+    /// plan keeps those of the locale it is read in. A key the config does not know is
+    /// kept to check against what the run shows.
     pub(super) fn read_labels(
         &self,
         doc: &DeTable<'_>,
@@ -80,22 +82,54 @@ impl Loader<'_> {
         let Some((_, labels)) = doc.iter().find(|(key, _)| key.get_ref() == "labels") else {
             return Ok(());
         };
+        let mut own: Vec<(String, String)> = Vec::new();
         for (key, value) in self.table(labels, "labels")?.iter() {
             let name = key.get_ref().to_string();
-            let text = self.string(value, "a label")?;
-            if text.chars().count() > MAX_LABEL_CHARS {
-                return Err(self.err(
-                    &value.span(),
-                    format!("a label has at most {MAX_LABEL_CHARS} characters"),
-                ));
+            let DeValue::Table(per_locale) = value.get_ref() else {
+                let text = self.label_text(value)?;
+                self.note_label(key.span(), &name, None);
+                self.keep_label(plan, &name, key.span());
+                plan.labels.push((name, text));
+                continue;
+            };
+            let locale = self.locale_key(&name, &key.span(), "labels")?;
+            for (key, value) in per_locale.iter() {
+                let name = key.get_ref().to_string();
+                let text = self.label_text(value)?;
+                self.note_label(key.span(), &name, Some(locale));
+                self.keep_label(plan, &name, key.span());
+                if locale == plan.locale {
+                    own.push((name, text));
+                }
             }
-            if !is_column(plan, &name) && !is_known_word(plan, &name) {
-                // An entity's name or a text cell: known once the config has run.
-                plan.value_labels.push((name.clone(), key.span()));
-            }
-            plan.labels.push((name, text));
         }
+        // The reading locale's own labels win: looked up first.
+        own.append(&mut plan.labels);
+        plan.labels = own;
         Ok(())
+    }
+
+    /// A label's text.
+    fn label_text(&self, value: &toml::Spanned<DeValue<'_>>) -> Result<String, ConfigError> {
+        let text = self.string(value, "a label")?;
+        if text.chars().count() > MAX_LABEL_CHARS {
+            return Err(self.err(
+                &value.span(),
+                format!("a label has at most {MAX_LABEL_CHARS} characters"),
+            ));
+        }
+        Ok(text)
+    }
+
+    /// Keeps a key the config does not know (an entity's name or a text cell, known once
+    /// the config has run) to check against the run, once.
+    fn keep_label(&self, plan: &mut Plan, name: &str, at: crate::source::Span) {
+        if !is_column(plan, name)
+            && !is_known_word(plan, name)
+            && !plan.value_labels.iter().any(|(k, _)| k == name)
+        {
+            plan.value_labels.push((name.to_string(), at));
+        }
     }
 }
 

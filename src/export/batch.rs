@@ -325,7 +325,16 @@ mod tests {
         // A journal killed while it was written: removed.
         let half = out.path().join(format!(".{JOURNAL}{tag}.{tag}.partial"));
         std::fs::write(&half, "coordsim sw").unwrap();
-        drop(Batch::begin(out.path()).unwrap());
+        let (batch, warnings) = crate::export::folder::caught(|| Batch::begin(out.path()).unwrap());
+        drop(batch);
+        // Each journal that is not one is named, and left.
+        let left = |t: &str| {
+            format!(
+                "left {} alone: it has the name of a coordsim swap journal but is not one",
+                out.path().join(format!("{JOURNAL}{t}")).display()
+            )
+        };
+        assert_eq!(warnings, [left(tag), left("fedcba9876543210")]);
         assert_eq!(snapshot(out.path()), old);
         assert!(!half.exists());
         assert_eq!(

@@ -363,12 +363,10 @@ pub(super) fn recover(out: &Path, stem: &str) -> anyhow::Result<()> {
             }
         } || is_empty_real_dir(&path);
         if !ours {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "warning: left {} alone: it has the name of a coordsim staging folder but is not one",
+            warn(format!(
+                "left {} alone: it has the name of a coordsim staging folder but is not one",
                 path.display()
-            );
+            ));
             continue;
         }
         match kind {
@@ -527,12 +525,10 @@ pub(super) fn swap(
         }
         if exists(&target) {
             // Only when something new appeared there since the swap began.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "warning: left {} alone and dropped the report's new one: it appeared while the report was put in place",
+            warn(format!(
+                "left {} alone and dropped the report's new one: it appeared while the report was put in place",
                 target.display()
-            );
+            ));
             continue;
         }
         if !step(steps) {
@@ -585,12 +581,10 @@ pub(super) fn recover_swaps(out: &Path) -> anyhow::Result<()> {
     journals.sort();
     for (tag, path) in journals {
         let Some(entries) = read_journal(&path) else {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "warning: left {} alone: it has the name of a coordsim swap journal but is not one",
+            warn(format!(
+                "left {} alone: it has the name of a coordsim swap journal but is not one",
                 path.display()
-            );
+            ));
             continue;
         };
         let mut steps = usize::MAX;
@@ -636,6 +630,35 @@ pub(super) fn write_journal(out: &Path, tag: &str, entries: &[Entry]) -> anyhow:
         journal.push_str(&format!("{} {}\n", e.kind.word(), e.name));
     }
     super::write_atomic(&out.join(format!("{JOURNAL}{tag}")), journal.as_bytes())
+}
+
+/// Says `warning: MESSAGE` on stderr (a closed stderr stops the message, not the run); in a
+/// unit test inside [`caught`], hands it to the test instead, which asserts it.
+fn warn(message: String) {
+    #[cfg(test)]
+    {
+        let held = CAUGHT.with(|c| c.borrow_mut().as_mut().map(|w| w.push(message.clone())));
+        if held.is_some() {
+            return;
+        }
+    }
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "warning: {message}");
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The warnings [`caught`] is collecting on this thread (each test has its own).
+    static CAUGHT: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, and returns what it gave with the warnings it said (none reach stderr).
+#[cfg(test)]
+pub(super) fn caught<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    CAUGHT.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    let out = f();
+    let warnings = CAUGHT.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    (out, warnings)
 }
 
 #[cfg(test)]
@@ -815,7 +838,14 @@ mod tests {
         )
         .unwrap();
         std::fs::write(other.join("notes.txt"), "mine").unwrap();
-        let s = Staging::begin(out.path(), "c").unwrap();
+        let (s, warnings) = caught(|| Staging::begin(out.path(), "c").unwrap());
+        assert_eq!(
+            warnings,
+            [format!(
+                "left {} alone: it has the name of a coordsim staging folder but is not one",
+                other.display()
+            )]
+        );
         assert!(!partial.exists());
         assert!(other.join("notes.txt").exists());
         drop(s);
@@ -839,7 +869,20 @@ mod tests {
             .join(format!(".x.{}.partial", "fedcba9876543210"));
         std::fs::create_dir(&theirs).unwrap();
         std::fs::write(theirs.join("data"), "keep").unwrap();
-        output(out.path(), "x", &["results.csv"]);
+        let ((), mut warnings) = caught(|| output(out.path(), "x", &["results.csv"]));
+        warnings.sort();
+        let left = |p: &Path| {
+            format!(
+                "left {} alone: it has the name of a coordsim staging folder but is not one",
+                p.display()
+            )
+        };
+        let mut want = [
+            left(&theirs),
+            left(&out.path().join(format!(".x.{TAG}.old"))),
+        ];
+        want.sort();
+        assert_eq!(warnings, want);
         assert!(keep.join("results.csv").exists());
         assert_eq!(
             std::fs::read_to_string(victim.join("data")).unwrap(),

@@ -251,7 +251,16 @@ impl Cells<'_, '_> {
     fn mean_and_half(&self, name: &str, mean: f64, hi: Option<f64>) -> String {
         let locale = self.view.locale;
         let digits = self.digits(name, mean);
-        let mean_text = crate::format::cell(&Cell::Float(mean), digits, locale);
+        let config = self.run.config;
+        let mean_text = match digits {
+            // A mean of counts is no count: it keeps its fraction, to `digits` decimals at
+            // most and without padding zeros (`2.361,4`, not `2.361,400`, whose three
+            // zeros read as a group of thousands).
+            Some(d) if crate::results::whole_numbers(config, self.source, name) => {
+                locale.number(&crate::format::decimals_trimmed(mean, d))
+            }
+            _ => crate::format::cell(&Cell::Float(mean), digits, locale),
+        };
         if !self.run.config.table.intervals {
             return mean_text;
         }

@@ -24,12 +24,40 @@ pub struct Loaded {
     /// Its exploration, once a trace chart asked for it: every trace block of the config
     /// reads the one exploration (an error kept as its text).
     pub explored: std::sync::OnceLock<Result<Vec<coordsim_model::Exploration>, String>>,
+    /// The config read in each other locale it speaks that a lesson using it is in
+    /// ([`Config::in_locale`]): the same runs, another language's words.
+    pub views: Vec<Config>,
 }
 
 impl Loaded {
-    fn run(&self) -> Run<'_> {
+    /// The config as a lesson in `locale` shows it: read in that locale when it speaks it,
+    /// else as it is (its own words and locale).
+    pub fn config_in(&self, locale: Locale) -> &Config {
+        (self.views.iter())
+            .find(|c| c.locale == locale)
+            .unwrap_or(&self.config)
+    }
+
+    /// Reads the config in `locale` for a lesson, once, when it speaks it and is not in it
+    /// already.
+    pub fn add_view(
+        &mut self,
+        locale: Locale,
+        registry: &coordsim_model::Registry,
+    ) -> Result<(), crate::source::ConfigError> {
+        if self.config.locale != locale
+            && self.config.speaks(locale)
+            && !self.views.iter().any(|c| c.locale == locale)
+        {
+            self.views.push(self.config.in_locale(locale, registry)?);
+        }
+        Ok(())
+    }
+
+    /// Its run, as a lesson in `locale` shows it.
+    fn run_in(&self, locale: Locale) -> Run<'_> {
         Run {
-            config: &self.config,
+            config: self.config_in(locale),
             results: &self.results,
             summary: self.summary.as_ref(),
             seed: self.config.seed,
@@ -61,6 +89,8 @@ pub struct Outcome {
     pub replacement: Option<String>,
     /// A chart: the image file and the bytes the run renders.
     pub image: Option<(PathBuf, Vec<u8>)>,
+    /// The lesson's locale, which `written`, `run` and `precision` are in.
+    pub locale: Locale,
 }
 
 fn error(pos: Pos, message: impl Into<String>) -> LessonError {
@@ -149,9 +179,11 @@ fn value(
     column: &str,
     l: &Loaded,
 ) -> Result<Outcome, LessonError> {
-    let config = &l.config;
+    // In the lesson's words when the config speaks its locale: an entity or a text value
+    // reads by its label there.
+    let config = l.config_in(lesson.locale);
     let sel = select(config, &region.args, false)?;
-    let cells = value_cells(region, column, l, &sel)?;
+    let cells = value_cells(region, column, l, config, &sel)?;
     // A value the same at every selected row (a fixed parameter of a swept config, a
     // figure every point shares) needs no statistic.
     let one_value = cells.iter().all(|c| c.to_string() == cells[0].to_string());
@@ -191,6 +223,7 @@ fn value(
                     shown
                 }),
                 image: None,
+                locale: lesson.locale,
             })
         }
     }
@@ -202,9 +235,9 @@ fn value_cells(
     region: &Region,
     column: &str,
     l: &Loaded,
+    config: &Config,
     sel: &Selection,
 ) -> Result<Vec<Cell>, LessonError> {
-    let config = &l.config;
     let on_entities = sel.entity.is_some();
     let source = if on_entities {
         l.results.entities.as_ref().ok_or_else(|| {
@@ -372,12 +405,13 @@ fn number_outcome(
             name,
             pass: t.pass,
             written: number.to_string(),
-            run: t.run_text(decimals),
-            precision: Some(t.described(level)),
+            run: t.run_text(decimals, locale),
+            precision: Some(t.described(level, written, locale)),
             interval: Some((level, t.lo, t.hi, t.runs)),
             diff: None,
             replacement: Some(written_text.to_string()),
             image: None,
+            locale: lesson.locale,
         });
     }
     // `digits=N` asks for N decimals: a text with other decimals is a drift that `fill`
@@ -397,23 +431,24 @@ fn number_outcome(
         name,
         pass,
         written: number.to_string(),
-        // Three digits past the written ones: enough to see the drift, no float noise.
-        run: {
-            let d = decimals + 3;
-            let t = format!("{run:.d$}");
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        },
-        precision: Some(match sel.digits {
-            Some(d) if d != decimals => format!(
-                "± {}, but digits={d} asks for {d} decimals",
-                0.5 * 10f64.powi(-(decimals as i32))
-            ),
-            _ => format!("± {}", 0.5 * 10f64.powi(-(decimals as i32))),
+        // Three digits past the written ones: enough to see the drift, no float noise; in
+        // the lesson's locale, as what is written.
+        run: locale.number(&crate::format::decimals_trimmed(run, decimals + 3)),
+        precision: Some({
+            let half = locale.number(&(0.5 * 10f64.powi(-(decimals as i32))).to_string());
+            match sel.digits {
+                Some(d) if d != decimals => {
+                    let list = locale.list_mark();
+                    format!("± {half}{list} but digits={d} asks for {d} decimals")
+                }
+                _ => format!("± {half}"),
+            }
         }),
         interval: None,
         diff: None,
         replacement: Some(replacement),
         image: None,
+        locale: lesson.locale,
     })
 }
 
@@ -427,7 +462,7 @@ fn normalized(text: &str) -> String {
 }
 
 fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, LessonError> {
-    let config = &l.config;
+    let config = l.config_in(lesson.locale);
     let sel = select(config, &region.args, true)?;
     if sel.entity_table && l.results.entities.is_none() {
         return Err(error(
@@ -441,7 +476,7 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
         locale: lesson.locale,
     };
     let points = sel.points(config);
-    let run = l.run();
+    let run = l.run_in(lesson.locale);
     unknown_column(&run, &view, region)?;
     let rendered = markdown::table(&run, &view, &|t, r| sel.keeps(config, &points, t, r))
         .map_err(|m| error(region.marker, m))?;
@@ -471,6 +506,7 @@ fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, Lesson
         diff,
         replacement: Some(if pass { written.to_string() } else { rendered }),
         image: None,
+        locale: lesson.locale,
     })
 }
 
@@ -537,12 +573,12 @@ fn chart_block(
             format!("`{path}`: the image is an .svg or a .png"),
         ));
     }
-    let run = l.run();
+    let run = l.run_in(lesson.locale);
     let mut charts = crate::export::chart::prepare(&run)
         .map_err(|e| error(region.marker, e.to_string()))?
         .files;
     if !charts.iter().any(|c| c.name == chart)
-        && let Some(trace) = trace_chart(region, chart, l)?
+        && let Some(trace) = trace_chart(region, chart, l, lesson.locale)?
     {
         charts.push(trace);
     }
@@ -595,6 +631,7 @@ fn chart_block(
         diff: None,
         replacement: None,
         image: Some((target, bytes)),
+        locale: lesson.locale,
     })
 }
 
@@ -604,6 +641,7 @@ fn trace_chart(
     region: &Region,
     chart: &str,
     l: &Loaded,
+    locale: Locale,
 ) -> Result<Option<crate::export::chart::Prepared>, LessonError> {
     let Some(n) = chart
         .strip_prefix("trace-")
@@ -655,10 +693,12 @@ fn trace_chart(
         ));
     };
     let steps = &explored[point].outcomes[k].trace;
+    // Drawn in the lesson's words when the config speaks its locale.
+    let shown = l.config_in(locale);
     Ok(Some(crate::export::explore::trace_chart(
-        config,
+        shown,
         n,
-        &claim.name,
+        &shown.claims[n - 1].name,
         steps,
     )))
 }

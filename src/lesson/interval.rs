@@ -1,6 +1,8 @@
 //! A `ci` region's test: a theory's value checked inside a replicated run's interval of the
 //! mean.
 
+use crate::locale::Locale;
+
 /// What a `ci` region found: whether the written value holds, and the interval it was
 /// held to.
 pub(super) struct IntervalTest {
@@ -16,22 +18,29 @@ pub(super) struct IntervalTest {
 }
 
 impl IntervalTest {
-    /// The mean as a region's `run` shows it: three digits past the written ones.
-    pub(super) fn run_text(&self, decimals: usize) -> String {
-        let d = decimals + 3;
-        let m = format!("{:.d$}", self.mean);
-        m.trim_end_matches('0').trim_end_matches('.').to_string()
+    /// The mean as a region's `run` shows it: three digits past the written ones, in the
+    /// lesson's locale.
+    pub(super) fn run_text(&self, decimals: usize, locale: Locale) -> String {
+        locale.number(&crate::format::decimals_trimmed(self.mean, decimals + 3))
     }
 
-    /// The test, as `lesson check` says it.
-    pub(super) fn described(&self, level: f64) -> String {
+    /// The test, as `lesson check` says it, in the lesson's locale: the interval's bounds
+    /// rounded for reading, with the digits that show whether `written` lies in it.
+    pub(super) fn described(&self, level: f64, written: f64, locale: Locale) -> String {
+        let slack = self.slack;
+        let extra = crate::format::digits_to_show(&[Some(self.lo), Some(self.hi)], &|b| {
+            let (lo, hi) = (b[0]?, b[1]?);
+            Some(written + slack >= lo && written - slack <= hi)
+        });
+        let bound = |x: f64| locale.number(&crate::format::reading_plus(x, extra));
+        let list = locale.list_mark();
         format!(
-            "± {}, inside the {}% interval of the mean of {} runs [{}, {}]",
-            self.slack,
-            crate::format::reading(level * 100.0),
+            "± {}{list} inside the {} interval of the mean of {} runs [{}{list} {}]",
+            locale.number(&slack.to_string()),
+            locale.percent(&crate::format::number(level * 100.0, locale)),
             self.runs,
-            crate::format::reading(self.lo),
-            crate::format::reading(self.hi)
+            bound(self.lo),
+            bound(self.hi)
         )
     }
 }

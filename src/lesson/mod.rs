@@ -124,6 +124,7 @@ impl Session {
                             results,
                             summary,
                             explored: std::sync::OnceLock::new(),
+                            views: Vec::new(),
                         },
                     ))
                 })
@@ -154,6 +155,18 @@ impl Session {
                     .collect()
             })
             .collect();
+        // A config a lesson of another locale uses, read in that lesson's words when it
+        // speaks them (its tables and charts shown in that locale).
+        for ((file, lesson), uses) in session.lessons.iter().zip(&session.uses) {
+            for u in &lesson.uses {
+                if let Some(&i) = uses.get(&u.name) {
+                    session.runs[i]
+                        .1
+                        .add_view(lesson.locale, registry)
+                        .map_err(|e| anyhow::anyhow!("{e} (read for {file})"))?;
+                }
+            }
+        }
         Ok(session)
     }
 
@@ -209,9 +222,11 @@ pub fn failure_line(file: &str, o: &Outcome) -> String {
     if o.image.is_some() {
         return format!("{at}: {}: {}", o.name, o.run);
     }
+    // One locale per line: where a comma marks decimals, a `;` parts the figures.
+    let list = o.locale.list_mark();
     match &o.precision {
         Some(p) => format!(
-            "{at}: {}: written {}, run {} (the written digits allow {p})",
+            "{at}: {}: written {}{list} run {} (the written digits allow {p})",
             o.name, o.written, o.run
         ),
         None => format!(

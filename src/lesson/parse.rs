@@ -354,9 +354,12 @@ impl Parser<'_> {
             match word {
                 "use" => self.use_decl(pos, after)?,
                 "locale" => self.locale_decl(pos, after)?,
+                // Numbers part at spaces: a comma inside one is its decimal (or group) mark
+                // (`0,99` in Turkish), one after it a list's (`2024, 3`).
                 "allow" => self.lesson.allowed.extend(
                     after
-                        .split([' ', ','])
+                        .split_whitespace()
+                        .map(|s| s.trim_end_matches(','))
                         .filter(|s| !s.is_empty())
                         .map(String::from),
                 ),

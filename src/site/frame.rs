@@ -45,6 +45,8 @@ pub struct Input<'a> {
     pub seed: Option<u64>,
     /// The course's own words (`locales/`), for the pages of each locale.
     pub words: &'a super::locales::Locales,
+    /// The index's locale (`report --index-locale`).
+    pub index_locale: crate::locale::Locale,
 }
 
 /// A page of the site under construction: where it goes and what it says.

@@ -1,14 +1,14 @@
 //! The index: the totals `report` prints, every failure, then every config and lesson with
 //! its model, rows, claims and regions (failures first), each linked to its page. Its words
-//! are the English locale's (a course's `locales/en.toml` among them): it lists pages of
-//! every language.
+//! are those of its own locale (`report --index-locale`, English by default; a course's
+//! `locales/LOCALE.toml` among them), whatever the locales of the pages it lists; a config
+//! that speaks the index's locale is listed by its title in it.
 
 use super::config_page::ConfigInfo;
 use super::frame::{Depth, Input, badge, page};
 use super::html::Html;
 use super::lesson_page::Lessons;
 use super::words::{Words, say};
-use crate::locale::Locale;
 
 /// The index page.
 pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> String {
@@ -18,7 +18,7 @@ pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> S
     let regions_passed: usize = lessons.info.iter().map(|l| l.passed).sum();
     let passed = claims_passed + regions_passed;
     let failed = claims + regions - passed;
-    let lc = input.words.words(Locale::En);
+    let lc = input.words.words(input.index_locale);
     let mut h = Html::new();
     h.el("h1", &[], say(lc, "coordsim report")).newline();
     h.with("section", &[("class", "totals")], |h| {
@@ -63,7 +63,7 @@ pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> S
     .newline();
     failures(&mut h, configs, lessons, lc);
     lesson_table(&mut h, lessons, lc);
-    config_table(&mut h, configs, lc);
+    config_table(&mut h, input, configs, lc);
     page(Depth::Index, say(lc, "coordsim report"), h, lc)
 }
 
@@ -116,7 +116,7 @@ fn head_row(h: &mut Html, heads: &[&str]) {
 }
 
 /// Every config, those with a failed claim first (path order otherwise).
-fn config_table(h: &mut Html, configs: &[ConfigInfo], lc: Words<'_>) {
+fn config_table(h: &mut Html, input: &Input<'_>, configs: &[ConfigInfo], lc: Words<'_>) {
     let mut order: Vec<&ConfigInfo> = configs.iter().collect();
     order.sort_by_key(|c| c.failed() == 0);
     h.el(
@@ -146,7 +146,19 @@ fn config_table(h: &mut Html, configs: &[ConfigInfo], lc: Words<'_>) {
         h.with("td", &[], |h| {
             h.el("a", &[("href", &Depth::Index.site(c.file()))], &c.name);
         });
-        h.el("td", &[("lang", &c.locale)], &c.title);
+        // Its title in the index's locale when it speaks it, else its own.
+        let config = (input.runs.iter())
+            .find(|(p, _)| *p == c.canonical)
+            .map(|(_, l)| &l.config)
+            .filter(|config| config.speaks(lc.locale));
+        match config {
+            Some(config) => h.el(
+                "td",
+                &[("lang", lc.locale.name())],
+                config.title_in(lc.locale),
+            ),
+            None => h.el("td", &[("lang", &c.locale)], &c.title),
+        };
         h.with("td", &[], |h| {
             h.el("code", &[], &c.model);
         });

@@ -580,9 +580,9 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
         h.el("code", &[], &what);
         if let Some((_, loaded)) = r.run
             && let Kind::Value { column } = &r.region.kind
-            && loaded.config.has_label(column)
+            && loaded.config_in(lc.locale).has_label(column)
         {
-            h.text(&format!(" ({})", loaded.config.label(column)));
+            h.text(&format!(" ({})", loaded.config_in(lc.locale).label(column)));
         }
     });
     row(h, say(lc, "at"), &|h| {
@@ -600,7 +600,8 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     match &r.region.kind {
         Kind::Value { .. } => {
             row(h, say(lc, "run"), &|h| {
-                h.el("span", &[("class", "cs-run")], &lc.locale.number(&o.run));
+                // In the lesson's locale already, as what is written.
+                h.el("span", &[("class", "cs-run")], &o.run);
             });
             row(h, say(lc, "written"), &|h| {
                 h.text(&o.written);
@@ -619,7 +620,7 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
                 } else if let Some(p) = &o.precision {
                     h.text(
                         &say(lc, " (the written digits allow {precision})")
-                            .replace("{precision}", &crate::format::numbers_in(p, lc.locale)),
+                            .replace("{precision}", p),
                     );
                 }
             });
@@ -671,7 +672,8 @@ fn described(region: &Region, lc: Words<'_>) -> (String, String) {
 /// the config's page.
 fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     let Some((_, loaded)) = r.run else { return };
-    let config = &loaded.config;
+    // The claims' names in the lesson's words, when the config speaks its locale.
+    let config = loaded.config_in(lc.locale);
     let page = r.config.map(|c| Depth::Site.site(c.file()));
     let link = |h: &mut Html, anchor: &str, text: &str| match (&page, links) {
         (Some(p), true) => {

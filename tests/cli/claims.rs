@@ -321,3 +321,34 @@ expect = 1
     // Ten listed, 100,000 − 10 = 99,990 more.
     assert!(line.ends_with("w-8, w-9, … and 99,990 more"), "{line}");
 }
+
+/// A `check` line is in its config's locale and rounded for reading, but a failure keeps
+/// the digits that show why: capacity 1000 / 6 = 166.666… against 166.67 (exact up to
+/// 1e-9) reads `166,667` against `166,67`, where the reading rule alone (one decimal from
+/// 100) would write `166,7` for both; a passing one within ± 0.05 reads `166,7`. (Every
+/// row is equally far off; the line names the last.)
+#[test]
+fn a_check_line_is_in_its_locale_and_shows_why_it_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write_config(
+        tmp.path(),
+        "q.toml",
+        "model = \"single_writer_queue\"\nlocale = \"tr\"\n[params]\nservice_ms = 6\n[sweep]\nclients = [1, 2]\n[[claim]]\nname = \"tavan\"\nmetric = \"capacity_per_s\"\nexpect = 166.67\n[[claim]]\nname = \"tavan yaklaşık\"\nmetric = \"capacity_per_s\"\nexpect = 166.7\ntolerance = 0.05\n",
+    );
+    let out = coordsim(&["check", &path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "FAIL {path}: tavan: capacity_per_s = 166,667 (expected 166,67; ± 1e-9) at clients = 2"
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "PASS {path}: tavan yaklaşık: capacity_per_s = 166,7 (expected 166,7; ± 0,05) at clients = 2"
+        )
+    );
+}

@@ -172,11 +172,12 @@ fn the_format_check_catches_a_mis_formatted_model_file() {
     );
 }
 
-/// The totals the README states (`470 passed, 0 failed`) are the committed report's, as
-/// its index records them (`data-passed`, `data-failed`): a figure in the README cannot go
-/// stale while the report moves on.
+/// The README says `report` ends with `N passed, 0 failed`: the committed report does (its
+/// index records the totals in `data-passed`, `data-failed`). No figure for N is written in
+/// the README: a course that adds a config or a lesson changes N, and a pinned figure would
+/// turn its first new config's test red.
 #[test]
-fn the_readmes_totals_are_the_reports() {
+fn the_readme_says_the_report_passes_and_pins_no_total() {
     let readme = String::from_utf8(read(root().join("README.md"))).unwrap();
     let index = String::from_utf8(read(root().join("reports/index.html"))).unwrap();
     let attribute = |name: &str| -> u64 {
@@ -184,21 +185,20 @@ fn the_readmes_totals_are_the_reports() {
         index[at..].split('"').next().unwrap().parse().unwrap()
     };
     let (passed, failed) = (attribute("data-passed"), attribute("data-failed"));
-    // Every "`N passed, M failed`" with digits in it: the stated totals.
-    let stated: Vec<(u64, u64)> = readme
+    assert!(
+        readme.contains("`N passed, 0 failed`"),
+        "the README says what the report ends with"
+    );
+    assert_eq!(failed, 0, "the committed report fails {failed} of {passed}");
+    assert!(passed > 0, "the committed report checks something");
+    // Every "`N passed, M failed`" with digits in it would be a pinned total.
+    let pinned: Vec<&str> = readme
         .split('`')
-        .filter_map(|span| {
-            let (p, rest) = span.split_once(" passed, ")?;
-            let f = rest.strip_suffix(" failed")?;
-            Some((p.trim().parse().ok()?, f.trim().parse().ok()?))
+        .filter(|span| {
+            span.split_once(" passed, ").is_some_and(|(p, rest)| {
+                p.trim().parse::<u64>().is_ok() && rest.ends_with(" failed")
+            })
         })
         .collect();
-    assert!(!stated.is_empty(), "the README states the report's totals");
-    for s in stated {
-        assert_eq!(
-            s,
-            (passed, failed),
-            "README totals against reports/index.html"
-        );
-    }
+    assert!(pinned.is_empty(), "the README pins a total: {pinned:?}");
 }

@@ -136,10 +136,11 @@ fn claims_over_a_bound_with_no_execution_say_what_they_expected() {
     assert!(!o.status.success());
     let out = stdout(&o);
     // clients = 2, increments = 2: at most 2·2 − 1 = 3 for a lost update, 4 with the lock.
+    // A Turkish config's lines part their figures with `;` (a comma marks its decimals).
     for expected in [
-        "(expected 2, ± 1e-9) at guard = \"none\", min of 0 executions; bounded: 30 states",
-        "(sometimes: at most clients * increments - 1 = 3) at guard = \"none\", bounded: 30 states",
-        "(always: expected clients * increments = 4, ± 1e-9) at guard = \"lock\", bounded: 30 states",
+        "(expected 2; ± 1e-9) at guard = \"none\"; min of 0 executions; bounded: 30 states",
+        "(sometimes: at most clients * increments - 1 = 3) at guard = \"none\"; bounded: 30 states",
+        "(always: expected clients * increments = 4; ± 1e-9) at guard = \"lock\"; bounded: 30 states",
     ] {
         assert!(out.contains(expected), "{expected:?} in {out}");
     }

@@ -60,7 +60,8 @@ fn a_drifted_value_fails_at_its_place_and_fill_puts_it_back() {
     // " istek/sn, hizmet " (18) + the second marker (40) = 131 characters before "7 ms".
     assert_eq!(
         printed.lines().next().unwrap(),
-        "lesson.md:3:132: q.service_ms clients=2: written 7, run 6 (the written digits allow ± 0.5)"
+        // One locale per line: Turkish figures, `;` between them.
+        "lesson.md:3:132: q.service_ms clients=2: written 7; run 6 (the written digits allow ± 0,5)"
     );
     assert_eq!(printed.lines().last(), Some("1 passed, 1 failed"));
     let out = lesson(dir.path(), &["fill", "lesson.md"]);
@@ -94,7 +95,7 @@ fn the_written_digits_set_the_precision_end_to_end() {
     let out = lesson(fail.path(), &["check", "lesson.md"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stdout(&out).contains("written 206,5, run 206.56"),
+        stdout(&out).contains("written 206,5; run 206,56"),
         "{}",
         stdout(&out)
     );
@@ -129,12 +130,13 @@ fn units_and_percent_signs_are_checked_and_filled_in_both_locales() {
         std::fs::write(dir.path().join("lesson.md"), text(drifted)).unwrap();
         let out = lesson(dir.path(), &["check", "lesson.md"]);
         assert_eq!(out.status.code(), Some(1), "{locale}");
+        // The run's figure in the lesson's locale, as the written one.
         let number = drifted.trim_matches('%');
-        assert!(
-            stdout(&out).contains(&format!("written {number}, run 88.75")),
-            "{}",
-            stdout(&out)
-        );
+        let line = match locale {
+            "tr" => format!("written {number}; run 88,75 (the written digits allow ± 0,05)"),
+            _ => format!("written {number}, run 88.75 (the written digits allow ± 0.05)"),
+        };
+        assert!(stdout(&out).contains(&line), "{}", stdout(&out));
         lesson(dir.path(), &["fill", "lesson.md"]);
         assert_eq!(
             read(dir.path().join("lesson.md")),
@@ -377,7 +379,7 @@ fn a_fraction_is_checked_as_a_percent() {
         stderr(&out)
     );
     assert!(
-        stdout(&out).contains("written 9, run 8"),
+        stdout(&out).contains("written 9; run 8 "),
         "{}",
         stdout(&out)
     );
@@ -428,7 +430,7 @@ fn a_ci_region_checks_a_theory_value_inside_the_runs_interval() {
     let printed = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{printed}");
     assert!(
-        printed.contains("inside the 99.9% interval of the mean of 10 runs"),
+        printed.contains("inside the %99,9 interval of the mean of 10 runs"),
         "{printed}"
     );
     lesson(dir.path(), &["fill", "lesson.md"]);
@@ -563,4 +565,40 @@ fn a_table_block_refuses_the_options_of_a_value() {
             "error: lesson.md:3:39: unknown filter `klients` (did you mean `clients`?); valid: {VALID}"
         )
     );
+}
+
+/// The lint's own advice, followed to the letter, silences it: a Turkish decimal
+/// (`0,99`) is one number in `allow`, not `0` and `99`; a comma after a number still
+/// separates a list (`2024, 3`).
+#[test]
+fn the_lints_advice_allows_a_turkish_decimal() {
+    let body = "Oran 0,99 ve 2024 yılı, 3. bölüm: <!-- coordsim q.service_ms clients=1 -->6 ms<!-- /coordsim -->.\n";
+    let dir = lesson_dir("6", &format!("{HEAD}{body}"));
+    let lint = |dir: &std::path::Path| stdout(&lesson(dir, &["check", "--lint", "lesson.md"]));
+    let said = lint(dir.path());
+    assert_eq!(said.lines().last(), Some("3 unchecked number(s)"), "{said}");
+    // The advice for 0,99, exactly as the lint gives it.
+    let advice = said
+        .lines()
+        .find(|l| l.contains("`0,99`"))
+        .and_then(|l| l.split("allow it with ").nth(1))
+        .and_then(|a| a.strip_suffix(')'))
+        .expect("advice for 0,99")
+        .to_string();
+    assert_eq!(advice, "<!-- coordsim allow 0,99 -->");
+    std::fs::write(
+        dir.path().join("lesson.md"),
+        format!("{HEAD}{advice}\n<!-- coordsim allow 2024, 3 -->\n{body}"),
+    )
+    .unwrap();
+    let said = lint(dir.path());
+    assert_eq!(said.lines().last(), Some("0 unchecked number(s)"), "{said}");
+    // `0` and `99` alone are not what the prose says: allowing them leaves 0,99 unchecked.
+    std::fs::write(
+        dir.path().join("lesson.md"),
+        format!("{HEAD}<!-- coordsim allow 0 99 2024 3 -->\n{body}"),
+    )
+    .unwrap();
+    let said = lint(dir.path());
+    assert!(said.contains("`0,99` is in no region"), "{said}");
 }

@@ -733,3 +733,34 @@ fn mutated_locale_files_never_panic_and_each_error_names_its_place() {
         format!("{file}:1:1: a locale file is UTF-8 text")
     );
 }
+
+/// `report --index-locale tr`: the index in Turkish (the built-in words, the course having
+/// no `tr.toml`), no English phrase of the site's on it, while the English pages keep the
+/// course's `en.toml` words: the index's locale is its own.
+#[test]
+fn a_turkish_index_shows_no_english_and_leaves_the_english_pages_alone() {
+    let dir = every_word_course();
+    let o = coordsim_in(
+        dir.path(),
+        &["report", "--out", "out", "--quiet", "--index-locale", "tr"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let index = String::from_utf8(read(dir.path().join("out/index.html"))).unwrap();
+    assert_no_built_in_english(&[("index-tr", index.clone())]);
+    let text = words_of(&index);
+    for word in [
+        "coordsim raporu",
+        "HATALAR",
+        "Yapılandırmalar (6)",
+        "tutan iddialar",
+    ] {
+        assert!(text.contains(word), "{word} in {text}");
+    }
+    assert!(!text.contains("<site_name>"), "{text}");
+    for word in ["<drifted_badge>", "<image_no_file>"] {
+        assert!(
+            words_of(&page(dir.path(), "lesson-en.html")).contains(word),
+            "{word}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod bilingual;
 mod charts;
 mod claims;
 mod config;

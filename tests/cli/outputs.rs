@@ -213,14 +213,7 @@ poisson = "Poisson"
 clients = "istemci"
 "#,
     );
-    let out = coordsim(&[
-        "run",
-        &config,
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    run_quietly(dir.path(), &config);
     let table = String::from_utf8(read(dir.path().join("tab/table.md"))).unwrap();
     let lines: Vec<&str> = table.lines().collect();
     // The caption in Turkish, with the seed.
@@ -464,4 +457,64 @@ fn digits_sets_the_decimals_of_a_counts_half_width_while_the_count_stays_whole()
         }
     }
     assert!(seen > 0, "no count varied across replications: {rows:?}");
+}
+
+/// A mean of counts keeps its fraction at `digits` decimals at most, without padding
+/// zeros: with `digits = 3`, 5 replications' mean of `max_queue_len` (a multiple of 0.2)
+/// reads `2.361,4` in Turkish, never `2.361,400` (three zeros after the comma read as a
+/// thousands group). The expected mean comes from results.csv, not from the table.
+#[test]
+fn a_mean_of_counts_keeps_its_fraction_without_padding_zeros() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "m.toml",
+        r#"model = "single_writer_queue"
+locale = "tr"
+replications = 5
+[params]
+clients = 4
+requests_per_client = 300
+interarrival_ms = 10
+service_ms = 6
+arrivals = "poisson"
+[table]
+columns = ["clients", "max_queue_len"]
+digits = 3
+"#,
+    );
+    run_quietly(dir.path(), &config);
+    let csv = String::from_utf8(read(dir.path().join("m/results.csv"))).unwrap();
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = head.iter().position(|c| *c == "max_queue_len").unwrap();
+    let values: Vec<u64> = lines
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(values.len(), 5);
+    let mean = values.iter().sum::<u64>() as f64 / 5.0;
+    assert!(
+        mean.fract() != 0.0,
+        "a whole mean tests nothing here: {values:?}"
+    );
+    let table = String::from_utf8(read(dir.path().join("m/table.md"))).unwrap();
+    let row = table.lines().last().unwrap();
+    let cell = row.trim_matches('|').split('|').nth(1).unwrap().trim();
+    let written = cell.split(" ± ").next().unwrap();
+    // Written in Turkish: `.` groups thousands, `,` marks the decimals, none padded.
+    let (int, frac) = written.split_once(',').unwrap_or((written, ""));
+    assert!(!frac.ends_with('0') && frac.len() <= 3, "{row}");
+    let read_back: f64 = format!("{}.{frac}", int.replace('.', "")).parse().unwrap();
+    assert!(
+        (read_back - mean).abs() < 1e-9,
+        "{written} against a mean of {mean}: {row}"
+    );
+    // A multiple of 0.2: one decimal at most.
+    assert!(frac.len() <= 1, "{row}");
+}
+
+/// `run CONFIG --out DIR --quiet`, which must succeed.
+fn run_quietly(dir: &std::path::Path, config: &str) {
+    let out = coordsim(&["run", config, "--out", dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
