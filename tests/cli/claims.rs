@@ -321,3 +321,42 @@ expect = 1
     // Ten listed, 100,000 − 10 = 99,990 more.
     assert!(line.ends_with("w-8, w-9, … and 99,990 more"), "{line}");
 }
+
+/// `sum`, `floor` and `ceil` in a claim's expectation, checked against a run whose figures
+/// are known by hand: a closed loop of `n` repetitions, the k-th (from 0) a delay of k + 1 ms,
+/// ends at 1 + 2 + … + n = n(n + 1)/2 ms; `n` = ⌊n/2⌋ + ⌈n/2⌉ for any whole n.
+#[test]
+fn claims_add_up_with_sum_and_round_with_floor_and_ceil() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = |expect: &str| {
+        format!(
+            r#"model = "scenario"
+[sweep]
+n = [1, 2, 5, 8]
+[[actor]]
+name = "client"
+repeat = "n"
+steps = [{{ delay_ms = "k + 1" }}]
+[[claim]]
+name = "triangle"
+metric = "makespan_ms"
+expect = "{expect}"
+[[claim]]
+name = "halves"
+metric = "client.completed"
+expect = "floor(n / 2) + ceil(n / 2)"
+"#
+        )
+    };
+    let right = write_config(tmp.path(), "right.toml", &config("sum(j, 1, n, j)"));
+    let out = coordsim(&["check", &right]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    assert!(text.ends_with("2 passed, 0 failed\n"), "{text}");
+    // One term short (to n − 1): wrong at every point, the worst at n = 8 (36 − 28 = 8).
+    let wrong = write_config(tmp.path(), "wrong.toml", &config("sum(j, 1, n - 1, j)"));
+    let out = coordsim(&["check", &wrong]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    assert!(text.contains("n = 8"), "{text}");
+}

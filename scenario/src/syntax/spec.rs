@@ -78,13 +78,7 @@ impl Number {
     /// Whether it depends on `i`, `k` or what was read (so it is computed during the run).
     pub(crate) fn per_actor(&self) -> bool {
         fn uses(expr: &Expr<Var>) -> bool {
-            match expr {
-                Expr::Num(_) => false,
-                Expr::Var(v) => !matches!(v, Var::Param(_)),
-                Expr::Neg(a) => uses(a),
-                Expr::Bin(_, a, b) => uses(a) || uses(b),
-                Expr::Call(_, args) => args.iter().any(uses),
-            }
+            expr.any_var(&|v| !matches!(v, Var::Param(_)))
         }
         match self {
             Number::Expr(e, _) => uses(e),
