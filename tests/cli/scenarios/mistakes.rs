@@ -46,7 +46,7 @@ fn a_bad_timeout_retry_branch_or_choice_key_is_refused_at_its_place() {
         ),
         (
             "steps = [{ if = \"served\" }]",
-            "16:10: an `if` needs `then`",
+            "16:10: an `if` needs `then` (the steps run when the condition holds), `else` (the steps run when it does not), or both",
         ),
         (
             "steps = [{ if = { chance = 0.5 }, then = [{ release = \"L\" }] }]",
