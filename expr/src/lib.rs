@@ -335,6 +335,16 @@ pub fn parse<V>(
     text: &str,
     resolve: &impl Fn(&str) -> Result<V, String>,
 ) -> Result<Expr<V>, ExprError> {
+    parse_names(text, &|name: &str| resolve(name).map(Expr::Var))
+}
+
+/// [`parse`], with `resolve` giving what each name stands for: a variable (`Expr::Var`),
+/// or a number known as the expression is read (`Expr::Num`: which copy of a repeated
+/// branch the expression is written in).
+pub fn parse_names<V>(
+    text: &str,
+    resolve: &impl Fn(&str) -> Result<Expr<V>, String>,
+) -> Result<Expr<V>, ExprError> {
     let chars: Vec<char> = text.chars().collect();
     let mut p = Parser {
         chars: &chars,
@@ -362,7 +372,7 @@ struct Parser<'a, R> {
     resolve: &'a R,
 }
 
-impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
+impl<V, R: Fn(&str) -> Result<Expr<V>, String>> Parser<'_, R> {
     fn error(&self, message: String) -> ExprError {
         ExprError {
             message,
@@ -551,12 +561,10 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
                 if let Some(level) = self.indices.iter().rposition(|n| *n == name) {
                     return Ok(Expr::Index(level));
                 }
-                (self.resolve)(&name)
-                    .map(Expr::Var)
-                    .map_err(|message| ExprError {
-                        message,
-                        offset: start,
-                    })
+                (self.resolve)(&name).map_err(|message| ExprError {
+                    message,
+                    offset: start,
+                })
             }
             Some(c) => Err(self.error(format!(
                 "unexpected `{c}`; expected a number, a name or `(`"
@@ -566,7 +574,7 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
     }
 }
 
-impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
+impl<V, R: Fn(&str) -> Result<Expr<V>, String>> Parser<'_, R> {
     /// `name(args…)`, the parenthesis next.
     fn call(&mut self, name: &str, start: usize) -> Result<Expr<V>, ExprError> {
         if name == "sum" {
@@ -607,8 +615,7 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
     /// term reads (hiding a variable of that name there); `from` and `to` read only what
     /// is around the sum.
     fn indexed_sum(&mut self, start: usize) -> Result<Expr<V>, ExprError> {
-        const FORM: &str =
-            "`sum` takes an index's name, its first and last whole values and the term to add up: `sum(j, 1, n, 1 / j)`";
+        const FORM: &str = "`sum` takes an index's name, its first and last whole values and the term to add up: `sum(j, 1, n, 1 / j)`";
         let form = |offset| ExprError {
             message: FORM.to_string(),
             offset,
@@ -792,7 +799,11 @@ mod tests {
         assert!(eval("sum(j, 1, 1e7, j)").unwrap().is_nan());
         // 1,000 × 1,000 terms is the whole budget; one more is past it.
         assert_eq!(eval("sum(a, 1, 1000, sum(b, 1, 999, 0))"), Some(0.0));
-        assert!(eval("sum(a, 1, 1000, sum(b, 1, 1000, 0))").unwrap().is_nan());
+        assert!(
+            eval("sum(a, 1, 1000, sum(b, 1, 1000, 0))")
+                .unwrap()
+                .is_nan()
+        );
         // An empty variable in the term empties the sum.
         assert_eq!(eval("sum(j, 1, 3, empty)"), None);
     }
@@ -808,12 +819,13 @@ mod tests {
             "`max` is a function; name the sum's index otherwise"
         );
         // The index is the term's alone: the ends cannot read it, nor what follows the sum.
-        assert_eq!(
-            parse_err("sum(j, j, 2, j)").message,
-            "unknown name `j`"
-        );
+        assert_eq!(parse_err("sum(j, j, 2, j)").message, "unknown name `j`");
         assert_eq!(parse_err("sum(j, 1, 2, j) + j").message, "unknown name `j`");
-        assert!(parse_err("sums(1)").message.contains("floor, ceil, min, max, sum,"));
+        assert!(
+            parse_err("sums(1)")
+                .message
+                .contains("floor, ceil, min, max, sum,")
+        );
     }
 
     #[test]
@@ -838,6 +850,19 @@ mod tests {
         // A dot before a digit is not part of a name: `x.5` is `x` then a stray `.5`.
         assert!(parse("x.5", &|_: &str| Ok(())).is_err());
         assert_eq!(names("a.b + c._d"), ["a.b", "c._d"]);
+    }
+
+    #[test]
+    fn a_name_may_stand_for_a_number_known_as_it_is_read() {
+        // `c` is 3 where this expression is written: folded in, not a variable.
+        let e: Expr<u8> = parse_names("2 * c + x", &|n: &str| match n {
+            "c" => Ok(Expr::Num(3.0)),
+            _ => Ok(Expr::Var(0)),
+        })
+        .unwrap();
+        assert_eq!(e.eval(&|_| Some(10.0)), Some(16.0));
+        assert!(!e.any_var(&|_| false));
+        assert!(e.any_var(&|v| *v == 0));
     }
 
     fn parse_err(text: &str) -> ExprError {

@@ -418,7 +418,12 @@ pub(crate) enum Step {
     /// Branches that start at one instant, each a job of its own, and a join: the actor
     /// goes on once `wait` of them came through (or too many failed), the rest cancelled.
     Parallel {
+        /// The branches as written; for `copies`, one per copy up to [`MAX_BRANCHES`],
+        /// each read with its own `copy`.
         branches: Vec<Vec<Step>>,
+        /// `parallel = { copies = …, steps = [...] }`: how many of `branches` start, at
+        /// each point (`None`: every one).
+        copies: Option<Number>,
         /// How many must come through (1: the first; `branches.len()`: all), at each point.
         wait: Number,
         /// What a cancelled branch's request does, one of [`CANCELS`]: `withdraw` (still
