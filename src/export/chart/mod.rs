@@ -5,6 +5,7 @@
 mod bar;
 mod base;
 mod cdf;
+mod curve;
 mod data;
 mod frame;
 mod histogram;
