@@ -388,7 +388,11 @@ impl Loader<'_> {
                     let valid: Vec<&str> = ChartKind::ALL.iter().map(|k| k.name()).collect();
                     return Err(self.err(
                         &v.span(),
-                        format!("unknown chart kind `{k}`; valid: {}", valid.join(", ")),
+                        format!(
+                            "unknown chart kind `{k}`{}; valid: {}",
+                            crate::suggest::did_you_mean(&k, &valid),
+                            valid.join(", ")
+                        ),
                     ));
                 };
                 (kind, at(v))
@@ -669,7 +673,7 @@ impl Loader<'_> {
                     if valid.is_empty() {
                         format!("{} gives no per-request samples to draw a {kind} of; `runs_cdf` draws a metric over runs", model.name())
                     } else {
-                        format!("`{name}` is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", model.name(), valid.join(", "))
+                        format!("`{name}`{} is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", crate::suggest::did_you_mean(&name, &valid), model.name(), valid.join(", "))
                     },
                 ));
             }

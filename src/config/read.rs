@@ -32,8 +32,9 @@ impl Loader<'_> {
         self.err(
             &key.span(),
             format!(
-                "unknown key `{}` in {what}; valid keys: {}",
+                "unknown key `{}`{} in {what}; valid keys: {}",
                 key.get_ref(),
+                crate::suggest::did_you_mean(key.get_ref(), valid),
                 valid.join(", ")
             ),
         )

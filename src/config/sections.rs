@@ -147,7 +147,11 @@ impl Loader<'_> {
             (None, None) => {
                 return Err(self.err(
                     &model_value.span(),
-                    format!("unknown model `{model_name}`; models: {}", names.join(", ")),
+                    format!(
+                        "unknown model `{model_name}`{}; models: {}",
+                        crate::suggest::did_you_mean(&model_name, &names),
+                        names.join(", ")
+                    ),
                 ));
             }
         };
@@ -404,7 +408,8 @@ impl Loader<'_> {
                         .map(|i| names[i].as_str())
                         .collect();
                     Err(format!(
-                        "unknown name `{name}`; valid: {}",
+                        "unknown name `{name}`{}; valid: {}",
+                        crate::suggest::did_you_mean(name, &valid),
                         valid.join(", ")
                     ))
                 }

@@ -639,3 +639,81 @@ fn replications_and_limits_state_one_valid_range_for_any_wrong_value() {
         assert_eq!(stderr(&o), format!("error: {config}:{want}\n"));
     }
 }
+
+/// A misspelled name in a config names the nearest valid one first, wherever it is refused:
+/// a section, a key of a section, a filter, a metric, a column, a chart kind, a model, a
+/// name in a derived parameter, a `[labels]` key (known once the run is made).
+#[test]
+fn a_misspelled_name_in_a_config_names_the_nearest_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = "model = \"single_writer_queue\"\n[sweep]\nclients = [1, 2]\n";
+    let cases = [
+        (
+            "[sweeps]\nservice_ms = [6]\n",
+            "unknown key `sweeps` (did you mean `sweep`?) in the config",
+        ),
+        (
+            "[params]\nservce_ms = 6\n",
+            "unknown key `servce_ms` (did you mean `service_ms`?)",
+        ),
+        (
+            "[[claim]]\nmetirc = \"mean_wait_ms\"\nexpect = 1\n",
+            "unknown key `metirc` (did you mean `metric`?)",
+        ),
+        (
+            "[[claim]]\nmetric = \"mean_wiat_ms\"\nexpect = 1\n",
+            "unknown metric `mean_wiat_ms` (did you mean `mean_wait_ms`?)",
+        ),
+        (
+            "[[claim]]\nmetric = \"mean_wait_ms\"\nwhere = { clents = 1 }\nexpect = 1\n",
+            "unknown key `clents` (did you mean `clients`?)",
+        ),
+        (
+            "[[chart]]\nname = \"c\"\nx = \"clients\"\ny = [\"p95_wiat_ms\"]\n",
+            "`p95_wiat_ms` (did you mean `p95_wait_ms`?)",
+        ),
+        (
+            "[[chart]]\nname = \"c\"\nkind = \"lne\"\nx = \"clients\"\ny = [\"p95_wait_ms\"]\n",
+            "unknown chart kind `lne` (did you mean `line`?)",
+        ),
+        (
+            "[table]\ncolumns = [\"clients\", \"mean_wiat_ms\"]\n",
+            "`mean_wiat_ms` (did you mean `mean_wait_ms`?) is not a column",
+        ),
+        (
+            "[params]\ninterarrival_ms = { expr = \"servce_ms * 2\" }\n",
+            "unknown name `servce_ms` (did you mean `service_ms`?)",
+        ),
+    ];
+    for (i, (tail, needle)) in cases.iter().enumerate() {
+        let path = write_config(tmp.path(), &format!("n{i}.toml"), &format!("{head}{tail}"));
+        let o = coordsim(&["check", &path]);
+        assert_eq!(o.status.code(), Some(2), "{tail}{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+    }
+    let path = write_config(tmp.path(), "model.toml", "model = \"single_writer_queu\"\n");
+    let o = coordsim(&["check", &path]);
+    assert!(
+        stderr(&o)
+            .contains("unknown model `single_writer_queu` (did you mean `single_writer_queue`?)"),
+        "{}",
+        stderr(&o)
+    );
+    // A label for no name of the run: the nearest of its names (the parameter `clients`).
+    let path = write_config(
+        tmp.path(),
+        "label.toml",
+        &format!("{head}[labels]\nclints = \"istemciler\"\n"),
+    );
+    let o = coordsim(&["check", &path]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`clints` (did you mean `clients`?) in [labels] is not a column"),
+        "{}",
+        stderr(&o)
+    );
+}
