@@ -339,15 +339,8 @@ impl Loader<'_> {
                         }
                     }
                 };
-                expr::parse(text, &resolve).map_err(|e| {
-                    let at = at.span().start
-                        + 1
-                        + text
-                            .char_indices()
-                            .nth(e.offset)
-                            .map_or(text.len(), |(b, _)| b);
-                    self.err(&(at..at), format!("in `{key}`: {}", e.message))
-                })
+                expr::parse(text, &resolve)
+                    .map_err(|e| self.expr_error(at.span().start, text, &e, key))
             };
             let (derivation, default_meaning) = if let Some(p_v) = field("percentile") {
                 if let Some(v) = field("share_above") {

@@ -416,15 +416,7 @@ impl Loader<'_> {
             };
             match coordsim_expr::parse(text, &resolve) {
                 Ok(e) => derived.push((*param, e)),
-                Err(e) => {
-                    let at = span.start
-                        + 1
-                        + text
-                            .char_indices()
-                            .nth(e.offset)
-                            .map_or(text.len(), |(b, _)| b);
-                    return Err(self.err(&(at..at), format!("in `expr`: {}", e.message)));
-                }
+                Err(e) => return Err(self.expr_error(span.start, text, &e, "expr")),
             }
         }
         Ok(derived)

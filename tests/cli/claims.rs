@@ -348,15 +348,12 @@ expect = "floor(n / 2) + ceil(n / 2)"
 "#
         )
     };
-    let right = write_config(tmp.path(), "right.toml", &config("sum(j, 1, n, j)"));
-    let out = coordsim(&["check", &right]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    let (code, text) = check_config(tmp.path(), "right.toml", &config("sum(j, 1, n, j)"));
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.ends_with("2 passed, 0 failed\n"), "{text}");
     // One term short (to n − 1): wrong at every point, the worst at n = 8 (36 − 28 = 8).
-    let wrong = write_config(tmp.path(), "wrong.toml", &config("sum(j, 1, n - 1, j)"));
-    let out = coordsim(&["check", &wrong]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    let wrong = config("sum(j, 1, n - 1, j)");
+    let (code, text) = check_config(tmp.path(), "wrong.toml", &wrong);
+    assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("n = 8"), "{text}");
 }

@@ -534,21 +534,13 @@ expect = "{expect}"
 "#
         )
     };
-    let right = write_config(
-        tmp.path(),
-        "right.toml",
-        &config("(8 - floor(deadline_ms)) / 8"),
-    );
-    let o = coordsim(&["check", &right]);
-    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let right = config("(8 - floor(deadline_ms)) / 8");
+    let (code, text) = check_config(tmp.path(), "right.toml", &right);
+    assert_eq!(code, Some(0), "{text}");
     // At or above instead of above: one more at each whole threshold, so a claim of it fails.
-    let wrong = write_config(
-        tmp.path(),
-        "wrong.toml",
-        &config("(9 - ceil(deadline_ms)) / 8"),
-    );
-    let o = coordsim(&["check", &wrong]);
-    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let wrong = config("(9 - ceil(deadline_ms)) / 8");
+    let (code, text) = check_config(tmp.path(), "wrong.toml", &wrong);
+    assert_eq!(code, Some(1), "{text}");
 }
 
 /// A percentile or share metric's mistakes, at their place: outside (0, 100], no `of`, an

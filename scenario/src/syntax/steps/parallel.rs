@@ -8,6 +8,9 @@ use super::before::{Before, Nested};
 use crate::syntax::read::{Path, Reader, at, at_index, boolean, fail, get, table};
 use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Number, Scope, Step};
 
+/// A branch as written: its steps, their path, and which copy it is (of copies of one).
+type Written<'v> = (&'v Value, Path, Option<u8>);
+
 /// A `parallel` step. Each branch is read from the state before it, holding nothing of its
 /// own yet (a lock the actor holds is the actor's, not a branch's to release); after the
 /// join the actor may hold what any branch took, and holds surely only what every branch
@@ -44,26 +47,25 @@ pub(super) fn parallel(
     );
     // Each branch as written, with its path; copies of one are read once per copy (up to
     // the most a parallel has), each knowing its `copy`, and the point keeps `copies`.
-    let (written, copies): (Vec<(&Value, Path, Option<u8>)>, Option<Number>) =
-        match get(entries, "parallel") {
-            Some(Value::List(items)) if !items.is_empty() && items.len() <= MAX_BRANCHES => (
-                (items.iter().enumerate())
-                    .map(|(branch, item)| (item, at_index(&here, branch), None))
+    let (written, copies): (Vec<Written<'_>>, Option<Number>) = match get(entries, "parallel") {
+        Some(Value::List(items)) if !items.is_empty() && items.len() <= MAX_BRANCHES => (
+            (items.iter().enumerate())
+                .map(|(branch, item)| (item, at_index(&here, branch), None))
+                .collect(),
+            None,
+        ),
+        Some(Value::Table(copied)) => {
+            let (steps, copies) = copied_branch(reader, &here, copied)?;
+            let at_steps = at(&here, "steps");
+            (
+                (0..MAX_BRANCHES as u8)
+                    .map(|copy| (steps, at_steps.clone(), Some(copy)))
                     .collect(),
-                None,
-            ),
-            Some(Value::Table(copied)) => {
-                let (steps, copies) = copied_branch(reader, &here, copied)?;
-                let at_steps = at(&here, "steps");
-                (
-                    (0..MAX_BRANCHES as u8)
-                        .map(|copy| (steps, at_steps.clone(), Some(copy)))
-                        .collect(),
-                    Some(copies),
-                )
-            }
-            _ => return fail(here, shape),
-        };
+                Some(copies),
+            )
+        }
+        _ => return fail(here, shape),
+    };
     let mut branches = Vec::with_capacity(written.len());
     let mut joined: Option<Before> = None;
     for (item, branch_path, copy) in written {
