@@ -17,7 +17,7 @@
 //! [[metric]]
 //! name = "late_share"
 //! share_above = "deadline_ms" # an expression of the parameters and metrics
-//! of = "client.response_ms"
+//! of = "DISTRIBUTION"
 //! ```
 //!
 //! A derived metric is computed after every run, from that run's metrics and its point's
