@@ -100,25 +100,35 @@ pub fn check_value_labels(config: &Config, results: &Results) -> Result<(), Conf
         None => Ok(()),
         Some((key, span)) => {
             // The model's timeline kinds, when it draws timelines: labelled by their names.
-            let kinds = match config.plan.model.timeline() {
-                Some(style) => format!(
-                    "; its timeline kinds: {}",
-                    style
-                        .spans
-                        .iter()
-                        .map(|k| k.name)
-                        .chain(style.marks.iter().map(|k| k.name))
-                        .chain(style.levels.iter().map(|k| k.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => String::new(),
+            let kind_names: Vec<&str> = match config.plan.model.timeline() {
+                Some(style) => (style.spans.iter().map(|k| k.name))
+                    .chain(style.marks.iter().map(|k| k.name))
+                    .chain(style.levels.iter().map(|k| k.name))
+                    .collect(),
+                None => Vec::new(),
             };
+            let kinds = if kind_names.is_empty() {
+                String::new()
+            } else {
+                format!("; its timeline kinds: {}", kind_names.join(", "))
+            };
+            // The nearest of every name a label may be for: what the run shows, the
+            // columns, the parameters, the timeline kinds, the built-in words.
+            let model = &config.plan.model;
+            let words = crate::locale::Text::ALL.map(|t| t.key());
+            let mut names: Vec<&str> = seen.iter().map(String::as_str).collect();
+            names.sort_unstable();
+            names.extend(model.metrics().iter().map(|c| c.name));
+            names.extend(model.entity_columns().iter().map(|c| c.name));
+            names.extend(config.key_names());
+            names.extend(kind_names.iter().copied());
+            names.extend(words.iter().copied());
             Err(config.source.error(
                 span,
                 format!(
-                    "`{key}` in [labels] is not a column, parameter value, timeline kind, entity, text value of this run or `y_expr` line of a chart; label one of those, or a built-in word: {}{kinds}",
-                    crate::locale::Text::ALL.map(|t| t.key()).join(", ")
+                    "`{key}`{} in [labels] is not a column, parameter value, timeline kind, entity, text value of this run or `y_expr` line of a chart; label one of those, or a built-in word: {}{kinds}",
+                    crate::suggest::did_you_mean(key, &names),
+                    words.join(", ")
                 ),
             ))
         }

@@ -1,6 +1,7 @@
 //! coordsim's expressions (claims, reference lines, derived parameters): numbers,
-//! `+ - * / ^`, parentheses, names, and the functions `sqrt`, `abs`, `ln`, `exp`, `min` and
-//! `max` and the queueing-theory ones, e.g. `"6 * x_ms"`, `"sqrt(n) * max(a, b)"`. Names are
+//! `+ - * / ^`, parentheses, names, the functions `sqrt`, `abs`, `ln`, `exp`, `floor`,
+//! `ceil`, `min` and `max`, the queueing-theory ones, and the sum over a whole index
+//! `sum(j, 1, n, 1 / j)`, e.g. `"6 * x_ms"`, `"sqrt(n) * max(a, b)"`. Names are
 //! resolved once, at parse time, to a variable type of the caller's; nesting (64 levels) and
 //! size (1,000 terms) are bounded, so no input can exhaust the stack. A crate of its own so
 //! models can use it too.
@@ -20,6 +21,12 @@ pub enum Expr<V> {
     Bin(Op, Box<Expr<V>>, Box<Expr<V>>),
     /// A function of its arguments.
     Call(Func, Vec<Expr<V>>),
+    /// `sum(j, from, to, term)`: `[from, to, term]`, the term added up for each whole `j`
+    /// from `from` to `to`.
+    Sum(Box<[Expr<V>; 3]>),
+    /// The index of an enclosing `sum`, by how deep that sum is among the sums around it
+    /// (0: the outermost).
+    Index(usize),
 }
 
 /// A function.
@@ -33,6 +40,10 @@ pub enum Func {
     Ln,
     /// `exp(x)`
     Exp,
+    /// `floor(x)`, the largest whole number at most x
+    Floor,
+    /// `ceil(x)`, the smallest whole number at least x
+    Ceil,
     /// `min(a, b, …)`
     Min,
     /// `max(a, b, …)`
@@ -87,6 +98,8 @@ impl Func {
             "abs" => (Func::Abs, false),
             "ln" => (Func::Ln, false),
             "exp" => (Func::Exp, false),
+            "floor" => (Func::Floor, false),
+            "ceil" => (Func::Ceil, false),
             "min" => (Func::Min, true),
             "max" => (Func::Max, true),
             "mm1_wait" => (Func::Mm1Wait, false),
@@ -101,7 +114,7 @@ impl Func {
     /// How many arguments a fixed-arity function takes (0: any number, at least one).
     fn arity(self) -> usize {
         match self {
-            Func::Sqrt | Func::Abs | Func::Ln | Func::Exp => 1,
+            Func::Sqrt | Func::Abs | Func::Ln | Func::Exp | Func::Floor | Func::Ceil => 1,
             Func::Mm1Wait | Func::Md1Wait | Func::ErlangC => 2,
             Func::Mg1Wait | Func::MmcWait => 3,
             Func::Min | Func::Max => 0,
@@ -114,6 +127,12 @@ pub const MAX_DEPTH: usize = 64;
 /// Most numbers, names and operators an expression may have (its tree is evaluated, and
 /// dropped, recursively: bounded size, bounded stack).
 pub const MAX_NODES: usize = 1000;
+/// Most terms the `sum`s of one evaluation add up, all together (nested sums multiply):
+/// past it the value is not a number, so no expression can run for long.
+pub const MAX_SUM_TERMS: u64 = 1_000_000;
+
+/// Every function's name, as an error lists them.
+const FUNCTIONS: &str = "sqrt, abs, ln, exp, floor, ceil, min, max, sum, mm1_wait, md1_wait, mg1_wait, erlang_c, mmc_wait";
 
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,35 +208,69 @@ impl<V> Expr<V> {
     /// How many numbers, names, operators and calls it has: the work of one evaluation.
     pub fn nodes(&self) -> usize {
         1 + match self {
-            Expr::Num(_) | Expr::Var(_) => 0,
+            Expr::Num(_) | Expr::Var(_) | Expr::Index(_) => 0,
             Expr::Neg(e) => e.nodes(),
             Expr::Bin(_, a, b) => a.nodes() + b.nodes(),
             Expr::Call(_, args) => args.iter().map(Expr::nodes).sum(),
+            Expr::Sum(parts) => parts.iter().map(Expr::nodes).sum(),
         }
     }
+
+    /// Whether some variable it names satisfies `test`.
+    pub fn any_var(&self, test: &impl Fn(&V) -> bool) -> bool {
+        match self {
+            Expr::Num(_) | Expr::Index(_) => false,
+            Expr::Var(v) => test(v),
+            Expr::Neg(e) => e.any_var(test),
+            Expr::Bin(_, a, b) => a.any_var(test) || b.any_var(test),
+            Expr::Call(_, args) => args.iter().any(|a| a.any_var(test)),
+            Expr::Sum(parts) => parts.iter().any(|a| a.any_var(test)),
+        }
+    }
+}
+
+/// The values of the `sum` indices in scope during an evaluation (outermost first), and how
+/// many terms its sums have added so far.
+#[derive(Default)]
+struct Indices {
+    values: Vec<f64>,
+    terms: u64,
 }
 
 impl<V: Copy> Expr<V> {
     /// Evaluates with `get` giving each variable's value (`None`: empty, the result is `None`).
     pub fn eval(&self, get: &impl Fn(V) -> Option<f64>) -> Option<f64> {
+        // No index is in scope yet: an empty list, which allocates only in a `sum`.
+        self.eval_in(get, &mut Indices::default())
+    }
+
+    fn eval_in(&self, get: &impl Fn(V) -> Option<f64>, indices: &mut Indices) -> Option<f64> {
         Some(match self {
             Expr::Num(x) => *x,
             Expr::Var(v) => get(*v)?,
-            Expr::Neg(e) => -e.eval(get)?,
+            Expr::Index(level) => indices.values.get(*level).copied().unwrap_or(f64::NAN),
+            Expr::Neg(e) => -e.eval_in(get, indices)?,
             Expr::Bin(op, a, b) => {
-                let (a, b) = (a.eval(get)?, b.eval(get)?);
+                let (a, b) = (a.eval_in(get, indices)?, b.eval_in(get, indices)?);
                 op.apply(a, b)
+            }
+            Expr::Sum(parts) => {
+                let [from, to, term] = &**parts;
+                let (from, to) = (from.eval_in(get, indices)?, to.eval_in(get, indices)?);
+                sum(from, to, indices, |indices| term.eval_in(get, indices))?
             }
             Expr::Call(f, args) => {
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
-                    values.push(a.eval(get)?);
+                    values.push(a.eval_in(get, indices)?);
                 }
                 match f {
                     Func::Sqrt => values[0].sqrt(),
                     Func::Abs => values[0].abs(),
                     Func::Ln => values[0].ln(),
                     Func::Exp => values[0].exp(),
+                    Func::Floor => values[0].floor(),
+                    Func::Ceil => values[0].ceil(),
                     Func::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
                     Func::Max => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                     // Queueing theory: a load of 1 or more has no steady state (infinite).
@@ -239,10 +292,58 @@ impl<V: Copy> Expr<V> {
     }
 }
 
+/// `term` added up for each whole index from `from` to `to` (0 when `to < from`); not a
+/// number when an end is not a whole number or the evaluation's terms would pass
+/// [`MAX_SUM_TERMS`]; `None` when a term is empty.
+fn sum(
+    from: f64,
+    to: f64,
+    indices: &mut Indices,
+    term: impl Fn(&mut Indices) -> Option<f64>,
+) -> Option<f64> {
+    if !(from.fract() == 0.0 && to.fract() == 0.0) {
+        return Some(f64::NAN);
+    }
+    if to < from {
+        return Some(0.0);
+    }
+    let count = to - from + 1.0;
+    if count > (MAX_SUM_TERMS - indices.terms) as f64 {
+        indices.terms = MAX_SUM_TERMS;
+        return Some(f64::NAN);
+    }
+    indices.terms += count as u64;
+    indices.values.push(from);
+    let level = indices.values.len() - 1;
+    let mut total = Some(0.0);
+    for k in 0..count as u64 {
+        indices.values[level] = from + k as f64;
+        match (total, term(indices)) {
+            (Some(t), Some(x)) => total = Some(t + x),
+            _ => {
+                total = None;
+                break;
+            }
+        }
+    }
+    indices.values.pop();
+    total
+}
+
 /// Parses `text`, resolving each name with `resolve` (an `Err` names what is valid).
 pub fn parse<V>(
     text: &str,
     resolve: &impl Fn(&str) -> Result<V, String>,
+) -> Result<Expr<V>, ExprError> {
+    parse_names(text, &|name: &str| resolve(name).map(Expr::Var))
+}
+
+/// [`parse`], with `resolve` giving what each name stands for: a variable (`Expr::Var`),
+/// or a number known as the expression is read (`Expr::Num`: which copy of a repeated
+/// branch the expression is written in).
+pub fn parse_names<V>(
+    text: &str,
+    resolve: &impl Fn(&str) -> Result<Expr<V>, String>,
 ) -> Result<Expr<V>, ExprError> {
     let chars: Vec<char> = text.chars().collect();
     let mut p = Parser {
@@ -250,6 +351,7 @@ pub fn parse<V>(
         pos: 0,
         depth: 0,
         nodes: 0,
+        indices: Vec::new(),
         resolve,
     };
     let expr = p.sum()?;
@@ -265,10 +367,12 @@ struct Parser<'a, R> {
     pos: usize,
     depth: usize,
     nodes: usize,
+    /// The names of the `sum` indices in scope, outermost first.
+    indices: Vec<String>,
     resolve: &'a R,
 }
 
-impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
+impl<V, R: Fn(&str) -> Result<Expr<V>, String>> Parser<'_, R> {
     fn error(&self, message: String) -> ExprError {
         ExprError {
             message,
@@ -453,12 +557,14 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
                 if self.peek() == Some('(') {
                     return self.call(&name, start);
                 }
-                (self.resolve)(&name)
-                    .map(Expr::Var)
-                    .map_err(|message| ExprError {
-                        message,
-                        offset: start,
-                    })
+                // A `sum`'s index hides a variable of its name within the sum's term.
+                if let Some(level) = self.indices.iter().rposition(|n| *n == name) {
+                    return Ok(Expr::Index(level));
+                }
+                (self.resolve)(&name).map_err(|message| ExprError {
+                    message,
+                    offset: start,
+                })
             }
             Some(c) => Err(self.error(format!(
                 "unexpected `{c}`; expected a number, a name or `(`"
@@ -468,14 +574,15 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
     }
 }
 
-impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
+impl<V, R: Fn(&str) -> Result<Expr<V>, String>> Parser<'_, R> {
     /// `name(args…)`, the parenthesis next.
     fn call(&mut self, name: &str, start: usize) -> Result<Expr<V>, ExprError> {
+        if name == "sum" {
+            return self.indexed_sum(start);
+        }
         let Some((func, many)) = Func::named(name) else {
             return Err(ExprError {
-                message: format!(
-                    "unknown function `{name}`; functions: sqrt, abs, ln, exp, min, max, mm1_wait, md1_wait, mg1_wait, erlang_c, mmc_wait"
-                ),
+                message: format!("unknown function `{name}`; functions: {FUNCTIONS}"),
                 offset: start,
             });
         };
@@ -502,6 +609,54 @@ impl<V, R: Fn(&str) -> Result<V, String>> Parser<'_, R> {
             });
         }
         Ok(Expr::Call(func, args))
+    }
+
+    /// `sum(j, from, to, term)`, after its name: `j` a name of the sum's own, which the
+    /// term reads (hiding a variable of that name there); `from` and `to` read only what
+    /// is around the sum.
+    fn indexed_sum(&mut self, start: usize) -> Result<Expr<V>, ExprError> {
+        const FORM: &str = "`sum` takes an index's name, its first and last whole values and the term to add up: `sum(j, 1, n, 1 / j)`";
+        let form = |offset| ExprError {
+            message: FORM.to_string(),
+            offset,
+        };
+        self.pos += 1; // (
+        self.deeper()?;
+        self.node()?;
+        self.skip_space();
+        let index_at = self.pos;
+        while (self.chars.get(self.pos)).is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+            self.pos += 1;
+        }
+        let index: String = self.chars[index_at..self.pos].iter().collect();
+        if !index.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            return Err(form(index_at));
+        }
+        if Func::named(&index).is_some() || index == "sum" {
+            return Err(ExprError {
+                message: format!("`{index}` is a function; name the sum's index otherwise"),
+                offset: index_at,
+            });
+        }
+        let mut parts = Vec::with_capacity(3);
+        for part in 0..3 {
+            if self.peek() != Some(',') {
+                return Err(form(self.pos));
+            }
+            self.pos += 1;
+            if part == 2 {
+                self.indices.push(index.clone());
+            }
+            parts.push(self.sum()?);
+        }
+        self.indices.pop();
+        self.depth -= 1;
+        if self.peek() != Some(')') {
+            return Err(form(self.pos));
+        }
+        self.pos += 1;
+        let parts: [Expr<V>; 3] = parts.try_into().map_err(|_| form(start))?;
+        Ok(Expr::Sum(Box::new(parts)))
     }
 }
 
@@ -614,6 +769,66 @@ mod tests {
     }
 
     #[test]
+    fn floor_and_ceil_round_to_whole_numbers() {
+        assert_eq!(eval("floor(2.7) + ceil(2.1)"), Some(5.0));
+        assert_eq!(eval("floor(-2.5)"), Some(-3.0));
+        // The nearest rank of the p99 of 250 samples: ⌈0.99 × 250⌉ = ⌈247.5⌉ = 248.
+        assert_eq!(eval("ceil(0.99 * 250)"), Some(248.0));
+        assert_eq!(
+            parse_err("floor(1, 2)").message,
+            "`floor` takes one argument, got 2"
+        );
+    }
+
+    #[test]
+    fn a_sum_adds_its_term_over_a_whole_index() {
+        // 1 + 2 + … + 10 = 55; H_4 = 1 + 1/2 + 1/3 + 1/4 = 25/12.
+        assert_eq!(eval("sum(j, 1, 10, j)"), Some(55.0));
+        assert!((eval("sum(j, 1, 4, 1 / j)").unwrap() - 25.0 / 12.0).abs() < 1e-15);
+        // The mean of the 2nd smallest of 5 exponentials of mean 10 (scatter-gather, k = 2):
+        // 10 × (1/5 + 1/4) = 4.5.
+        assert!((eval("10 * sum(j, 5 - 2 + 1, 5, 1 / j)").unwrap() - 4.5).abs() < 1e-12);
+        // The ends read the names around the sum; the index hides a variable of its name.
+        assert_eq!(eval("sum(j, 1, x_ms / 10, 2)"), Some(10.0));
+        assert_eq!(eval("sum(x_ms, 1, 3, x_ms) + x_ms"), Some(6.0 + 50.0));
+        // Nested: Σ_{a=1..3} Σ_{b=1..a} b = 1 + 3 + 6 = 10.
+        assert_eq!(eval("sum(a, 1, 3, sum(b, 1, a, b))"), Some(10.0));
+        // No terms: 0. An end that is not whole, or too many terms, is not a number.
+        assert_eq!(eval("sum(j, 3, 2, j)"), Some(0.0));
+        assert!(eval("sum(j, 1, 2.5, j)").unwrap().is_nan());
+        assert!(eval("sum(j, 1, 1e7, j)").unwrap().is_nan());
+        // 1,000 × 1,000 terms is the whole budget; one more is past it.
+        assert_eq!(eval("sum(a, 1, 1000, sum(b, 1, 999, 0))"), Some(0.0));
+        assert!(
+            eval("sum(a, 1, 1000, sum(b, 1, 1000, 0))")
+                .unwrap()
+                .is_nan()
+        );
+        // An empty variable in the term empties the sum.
+        assert_eq!(eval("sum(j, 1, 3, empty)"), None);
+    }
+
+    #[test]
+    fn a_sum_written_otherwise_says_its_form() {
+        let form = "`sum` takes an index's name, its first and last whole values and the term to add up: `sum(j, 1, n, 1 / j)`";
+        assert_eq!(parse_err("sum(1, 2)").message, form);
+        assert_eq!(parse_err("sum(j, 1, 2)").message, form);
+        assert_eq!(parse_err("sum(j, 1, 2, j, 4)").message, form);
+        assert_eq!(
+            parse_err("sum(max, 1, 2, 3)").message,
+            "`max` is a function; name the sum's index otherwise"
+        );
+        // The index is the term's alone: the ends cannot read it, nor what follows the sum.
+        assert_eq!(parse_err("sum(j, j, 2, j)").message, "unknown name `j`");
+        assert_eq!(parse_err("sum(j, 1, 2, j) + j").message, "unknown name `j`");
+        assert!(
+            parse_err("sums(1)")
+                .message
+                .contains("floor, ceil, min, max, sum,")
+        );
+    }
+
+    #[test]
     fn names_are_variables() {
         // N(N−1)/2 × step for N = 4: 6 × 50 = 300.
         assert_eq!(eval("4 * (4 - 1) / 2 * x_ms"), Some(300.0));
@@ -635,6 +850,19 @@ mod tests {
         // A dot before a digit is not part of a name: `x.5` is `x` then a stray `.5`.
         assert!(parse("x.5", &|_: &str| Ok(())).is_err());
         assert_eq!(names("a.b + c._d"), ["a.b", "c._d"]);
+    }
+
+    #[test]
+    fn a_name_may_stand_for_a_number_known_as_it_is_read() {
+        // `c` is 3 where this expression is written: folded in, not a variable.
+        let e: Expr<u8> = parse_names("2 * c + x", &|n: &str| match n {
+            "c" => Ok(Expr::Num(3.0)),
+            _ => Ok(Expr::Var(0)),
+        })
+        .unwrap();
+        assert_eq!(e.eval(&|_| Some(10.0)), Some(16.0));
+        assert!(!e.any_var(&|_| false));
+        assert!(e.any_var(&|v| *v == 0));
     }
 
     fn parse_err(text: &str) -> ExprError {

@@ -388,7 +388,11 @@ impl Loader<'_> {
                     let valid: Vec<&str> = ChartKind::ALL.iter().map(|k| k.name()).collect();
                     return Err(self.err(
                         &v.span(),
-                        format!("unknown chart kind `{k}`; valid: {}", valid.join(", ")),
+                        format!(
+                            "unknown chart kind `{k}`{}; valid: {}",
+                            crate::suggest::did_you_mean(&k, &valid),
+                            valid.join(", ")
+                        ),
                     ));
                 };
                 (kind, at(v))
@@ -439,13 +443,7 @@ impl Loader<'_> {
                 match expr::parse(text, &resolve) {
                     Ok(e) => y_expr.push((label.get_ref().to_string(), e)),
                     Err(e) => {
-                        let at = text_value.span().start
-                            + 1
-                            + text
-                                .char_indices()
-                                .nth(e.offset)
-                                .map_or(text.len(), |(b, _)| b);
-                        return Err(self.err(&(at..at), format!("in `y_expr`: {}", e.message)));
+                        return Err(self.expr_error(text_value.span().start, text, &e, "y_expr"));
                     }
                 }
             }
@@ -669,7 +667,7 @@ impl Loader<'_> {
                     if valid.is_empty() {
                         format!("{} gives no per-request samples to draw a {kind} of; `runs_cdf` draws a metric over runs", model.name())
                     } else {
-                        format!("`{name}` is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", model.name(), valid.join(", "))
+                        format!("`{name}`{} is not a distribution of {}; valid: {} (a metric over runs is a `runs_cdf`)", crate::suggest::did_you_mean(name, &valid), model.name(), valid.join(", "))
                     },
                 ));
             }

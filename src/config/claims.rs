@@ -237,15 +237,7 @@ impl Loader<'_> {
                 };
                 match expr::parse(text, &params_only) {
                     Ok(e) => Expect::Expr(text.to_string(), e),
-                    Err(e) => {
-                        let at = v.span().start
-                            + 1
-                            + text
-                                .char_indices()
-                                .nth(e.offset)
-                                .map_or(text.len(), |(b, _)| b);
-                        return Err(self.err(&(at..at), format!("in `probability`: {}", e.message)));
-                    }
+                    Err(e) => return Err(self.expr_error(v.span().start, text, &e, "probability")),
                 }
             }
             _ => {
@@ -426,14 +418,7 @@ impl Loader<'_> {
                 match parsed {
                     Ok(e) => Expect::Expr(text.to_string(), e),
                     Err(e) => {
-                        // Point at the character inside the string (after the opening quote).
-                        let at = expect_value.span().start
-                            + 1
-                            + text
-                                .char_indices()
-                                .nth(e.offset)
-                                .map_or(text.len(), |(b, _)| b);
-                        return Err(self.err(&(at..at), format!("in `{relation}`: {}", e.message)));
+                        return Err(self.expr_error(expect_value.span().start, text, &e, relation));
                     }
                 }
             }

@@ -13,9 +13,17 @@
 //! of = "DISTRIBUTION"         # one the model names (`coordsim models NAME`)
 //! ```
 //!
+//! ```toml
+//! [[metric]]
+//! name = "late_share"
+//! share_above = "deadline_ms" # an expression of the parameters and metrics
+//! of = "DISTRIBUTION"
+//! ```
+//!
 //! A derived metric is computed after every run, from that run's metrics and its point's
 //! parameters (and the derived metrics declared before it), or as a percentile of one of
-//! the model's per-request distributions (every sample of it: the run is asked for them,
+//! the model's per-request distributions, or the share of its samples above a threshold
+//! (every sample of it: the run is asked for them,
 //! and they are dropped after unless a chart wants them), and becomes a metric like the
 //! model's own: a column of `results.csv` after them, with its statistics in `summary.csv`,
 //! usable in claims, tables, charts and `[labels]`. It is the model wrapped: the front end
@@ -38,6 +46,9 @@ use super::var::Var;
 use crate::source::ConfigError;
 use coordsim_expr::{self as expr, Expr};
 
+/// The error of a [[metric]] that is two kinds at once.
+const ONE_KIND: &str = "a [[metric]] is one of an `expr`, a `percentile` of a distribution or a `share_above` of one, not two";
+
 /// Most derived metrics a config declares.
 pub(super) const MAX_DERIVED: usize = 64;
 
@@ -56,14 +67,22 @@ enum Derivation {
     Expr(Expr<Input>),
     /// The `p`-th percentile of the model's distribution `of`, by the config's rule.
     Percentile { of: &'static str, p: f64 },
+    /// The share (0 to 1) of the samples of the model's distribution `of` greater than
+    /// `above` (an expression of the parameters and metrics).
+    ShareAbove {
+        of: &'static str,
+        above: Expr<Input>,
+    },
 }
 
 impl Derivation {
-    /// Its size as an expression's nodes, for the estimate (a percentile: one).
+    /// Its size as an expression's nodes, for the estimate (a percentile, or a share's
+    /// search of the sorted samples: one).
     fn nodes(&self) -> usize {
         match self {
             Derivation::Expr(e) => e.nodes(),
             Derivation::Percentile { .. } => 1,
+            Derivation::ShareAbove { above, .. } => above.nodes() + 1,
         }
     }
 }
@@ -97,14 +116,30 @@ impl DerivedRun {
             }
         }
         for d in self.exprs.iter() {
+            let input = |v| match v {
+                Input::Param(i) => self.params.get(i).copied().flatten(),
+                Input::Metric(i) => metrics.get(i).and_then(Cell::as_f64),
+            };
+            let samples_of = |of: &str| {
+                (distributions.iter())
+                    .find(|(n, _)| *n == of)
+                    .map(|(_, s)| s)
+            };
             let value = match d {
-                Derivation::Expr(e) => e.eval(&|v| match v {
-                    Input::Param(i) => self.params.get(i).copied().flatten(),
-                    Input::Metric(i) => metrics.get(i).and_then(Cell::as_f64),
-                }),
-                Derivation::Percentile { of, p } => (distributions.iter())
-                    .find(|(n, _)| n == of)
-                    .and_then(|(_, samples)| sim_core::percentile_of(samples, *p, method)),
+                Derivation::Expr(e) => e.eval(&input),
+                Derivation::Percentile { of, p } => {
+                    samples_of(of).and_then(|samples| sim_core::percentile_of(samples, *p, method))
+                }
+                Derivation::ShareAbove { of, above } => {
+                    match (samples_of(of), above.eval(&input)) {
+                        (Some(samples), Some(x)) if !samples.is_empty() && !x.is_nan() => {
+                            // Sorted: those above x are the ones past the last at most x.
+                            let at_most = samples.partition_point(|v| *v <= x);
+                            Some((samples.len() - at_most) as f64 / samples.len() as f64)
+                        }
+                        _ => None,
+                    }
+                }
             };
             metrics.push(match value {
                 Some(x) if x.is_finite() => Cell::Float(x),
@@ -113,9 +148,14 @@ impl DerivedRun {
         }
     }
 
-    /// Whether a derived metric is a percentile (its run must give every sample).
+    /// Whether a derived metric reads a distribution (its run must give every sample).
     fn wants_samples(&self) -> bool {
-        (self.exprs.iter()).any(|d| matches!(d, Derivation::Percentile { .. }))
+        (self.exprs.iter()).any(|d| {
+            matches!(
+                d,
+                Derivation::Percentile { .. } | Derivation::ShareAbove { .. }
+            )
+        })
     }
 }
 
@@ -232,7 +272,7 @@ impl Loader<'_> {
         plan: &Plan,
         tables: &Spanned<DeValue<'_>>,
     ) -> Result<Arc<dyn ModelDef>, ConfigError> {
-        const KEYS: &[&str] = &["name", "expr", "percentile", "of", "meaning"];
+        const KEYS: &[&str] = &["name", "expr", "percentile", "share_above", "of", "meaning"];
         let inner = Arc::clone(&plan.model);
         let mut metrics: Vec<ColumnSpec> = inner.metrics().to_vec();
         let mut exprs = Vec::new();
@@ -267,83 +307,99 @@ impl Loader<'_> {
             };
             let name = self.string(name_v, "name")?;
             self.check_metric_name(plan, &metrics, &name, &name_v.span())?;
-            if let Some(p_v) = field("percentile") {
-                let (of, p) =
-                    self.percentile_metric(&*inner, p_v, field("of"), field("expr"), &span)?;
-                let meaning = match field("meaning") {
-                    Some(v) => self.string(v, "meaning")?,
-                    None => {
-                        format!("the {p}th percentile of {of} (by the config's percentile rule)")
+            // An expression of the run's metrics (those declared before) and parameters.
+            let parse = |text: &str, at: &Spanned<DeValue<'_>>, key: &str| {
+                let resolve = |n: &str| -> Result<Input, String> {
+                    if let Some(i) = metrics.iter().position(|c| c.name == n) {
+                        return if metrics[i].numeric() {
+                            Ok(Input::Metric(i))
+                        } else {
+                            Err(format!("`{n}` is not numeric"))
+                        };
+                    }
+                    let var = plan.resolve(n, false, true).map_err(|e| {
+                        if n == name {
+                            format!("`{n}` is this [[metric]] itself: it reads other metrics")
+                        } else if declared.iter().any(|d| d == n) {
+                            format!(
+                                "`{n}` is a [[metric]] declared further down: a derived metric reads only those declared before it (move `{n}`'s table above this one)"
+                            )
+                        } else {
+                            e
+                        }
+                    })?;
+                    match var {
+                        Var::Param(i) if i < inner.params().len() => Ok(Input::Param(i)),
+                        Var::Param(_) => Err(format!(
+                            "`{n}` is a [vars] variable; a derived metric reads the model's parameters (derive one from `{n}` in [params]) and metrics"
+                        )),
+                        Var::Metric(i) => Ok(Input::Metric(i)),
+                        Var::Entity(_) | Var::X => {
+                            Err(format!("`{n}` is not a metric or parameter"))
+                        }
                     }
                 };
-                metrics.push(ColumnSpec {
-                    name: self.interned(&name, "metric name", &name_v.span())?,
-                    meaning: self.interned(&meaning, "meaning", &span)?,
-                    ty: ColumnType::Float,
-                });
-                exprs.push(Derivation::Percentile { of, p });
-                continue;
-            }
-            let Some(expr_v) = field("expr") else {
-                return Err(self.err(
-                    &span,
-                    "a [[metric]] needs `expr` (an expression over the run's metrics and parameters), or `percentile` and `of` (a percentile of a distribution)",
-                ));
+                expr::parse(text, &resolve)
+                    .map_err(|e| self.expr_error(at.span().start, text, &e, key))
             };
-            if let Some(of) = field("of") {
-                return Err(self.err(
-                    &of.span(),
-                    "`of` names the distribution of a `percentile`; this [[metric]] has `expr` instead",
-                ));
-            }
-            let text = self.string(expr_v, "expr")?;
-            let resolve = |n: &str| -> Result<Input, String> {
-                if let Some(i) = metrics.iter().position(|c| c.name == n) {
-                    return if metrics[i].numeric() {
-                        Ok(Input::Metric(i))
-                    } else {
-                        Err(format!("`{n}` is not numeric"))
-                    };
+            let (derivation, default_meaning) = if let Some(p_v) = field("percentile") {
+                if let Some(v) = field("share_above") {
+                    return Err(self.err(&v.span(), ONE_KIND));
                 }
-                let var = plan.resolve(n, false, true).map_err(|e| {
-                    if n == name {
-                        format!("`{n}` is this [[metric]] itself: it reads other metrics")
-                    } else if declared.iter().any(|d| d == n) {
-                        format!(
-                            "`{n}` is a [[metric]] declared further down: a derived metric reads only those declared before it (move `{n}`'s table above this one)"
-                        )
-                    } else {
-                        e
+                let (of, p) =
+                    self.percentile_metric(&*inner, p_v, field("of"), field("expr"), &span)?;
+                (
+                    Derivation::Percentile { of, p },
+                    format!("the {p}th percentile of {of} (by the config's percentile rule)"),
+                )
+            } else if let Some(above_v) = field("share_above") {
+                if let Some(e) = field("expr") {
+                    return Err(self.err(&e.span(), ONE_KIND));
+                }
+                // A number, or an expression (a parameter: `"deadline_ms"`).
+                let (text, above) = match above_v.get_ref() {
+                    DeValue::String(text) => {
+                        (text.to_string(), parse(text, above_v, "share_above")?)
                     }
-                })?;
-                match var {
-                    Var::Param(i) if i < inner.params().len() => Ok(Input::Param(i)),
-                    Var::Param(_) => Err(format!(
-                        "`{n}` is a [vars] variable; a derived metric reads the model's parameters (derive one from `{n}` in [params]) and metrics"
-                    )),
-                    Var::Metric(i) => Ok(Input::Metric(i)),
-                    Var::Entity(_) | Var::X => Err(format!("`{n}` is not a metric or parameter")),
+                    _ => {
+                        let x = self.number(above_v, "share_above")?;
+                        (coordsim_model::number_text(x), Expr::Num(x))
+                    }
+                };
+                let of = self.distribution(&*inner, field("of"), &span, "a `share_above`")?;
+                (
+                    Derivation::ShareAbove { of, above },
+                    format!("the share of {of} above {text} (0 to 1)"),
+                )
+            } else {
+                let Some(expr_v) = field("expr") else {
+                    return Err(self.err(
+                        &span,
+                        "a [[metric]] needs `expr` (an expression over the run's metrics and parameters), `percentile` and `of` (a percentile of a distribution), or `share_above` and `of` (the share of a distribution's samples above a value)",
+                    ));
+                };
+                if let Some(of) = field("of") {
+                    return Err(self.err(
+                        &of.span(),
+                        "`of` names the distribution of a `percentile` or a `share_above`; this [[metric]] has `expr` instead",
+                    ));
                 }
+                let text = self.string(expr_v, "expr")?;
+                (
+                    Derivation::Expr(parse(&text, expr_v, "expr")?),
+                    format!("derived: {text}"),
+                )
             };
-            let parsed = expr::parse(&text, &resolve).map_err(|e| {
-                let at = expr_v.span().start
-                    + 1
-                    + text
-                        .char_indices()
-                        .nth(e.offset)
-                        .map_or(text.len(), |(b, _)| b);
-                self.err(&(at..at), format!("in `expr`: {}", e.message))
-            })?;
             let meaning = match field("meaning") {
                 Some(v) => self.string(v, "meaning")?,
-                None => format!("derived: {text}"),
+                None => default_meaning,
             };
             metrics.push(ColumnSpec {
                 name: self.interned(&name, "metric name", &name_v.span())?,
                 meaning: self.interned(&meaning, "meaning", &span)?,
                 ty: ColumnType::Float,
             });
-            exprs.push(Derivation::Expr(parsed));
+            exprs.push(derivation);
         }
         Ok(Arc::new(Derived {
             inner,
@@ -378,10 +434,7 @@ impl Loader<'_> {
         span: &crate::source::Span,
     ) -> Result<(&'static str, f64), ConfigError> {
         if let Some(e) = expr_v {
-            return Err(self.err(
-                &e.span(),
-                "a [[metric]] is an `expr` or a `percentile` of a distribution, not both",
-            ));
+            return Err(self.err(&e.span(), ONE_KIND));
         }
         let p = self.number(p_v, "percentile")?;
         if !(p > 0.0 && p <= 100.0) {
@@ -390,33 +443,40 @@ impl Loader<'_> {
                 format!("`percentile` is in (0, 100] (99.95 for the 99.95th), got {p}"),
             ));
         }
+        Ok((self.distribution(model, of_v, span, "a `percentile`")?, p))
+    }
+
+    /// `of = "DIST"`: one of the model's distributions, by its name, which `what` (a
+    /// percentile, a share) is taken of.
+    fn distribution(
+        &self,
+        model: &dyn ModelDef,
+        of_v: Option<&Spanned<DeValue<'_>>>,
+        span: &crate::source::Span,
+        what: &str,
+    ) -> Result<&'static str, ConfigError> {
         let names: Vec<&'static str> = model.distributions().iter().map(|d| d.name).collect();
+        let listed = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        };
         let Some(of_v) = of_v else {
             return Err(self.err(
                 span,
                 format!(
-                    "a `percentile` needs `of`, the distribution it is taken of; this model's: {}",
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
+                    "{what} needs `of`, the distribution it is taken of; this model's: {listed}"
                 ),
             ));
         };
         let of = self.string(of_v, "of")?;
         match names.iter().find(|n| **n == of) {
-            Some(n) => Ok((n, p)),
+            Some(n) => Ok(n),
             None => Err(self.err(
                 &of_v.span(),
                 format!(
-                    "`{of}` is no distribution of this model{}; its distributions: {}",
+                    "`{of}` is no distribution of this model{}; its distributions: {listed}",
                     coordsim_model::suggest::did_you_mean(&of, &names),
-                    if names.is_empty() {
-                        "none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
                 ),
             )),
         }

@@ -83,8 +83,9 @@ impl Plan {
             valid.extend(self.vars.iter().map(|(v, _)| v.as_str()));
         }
         Err(format!(
-            "unknown {} `{name}` for {}; valid: {}",
+            "unknown {} `{name}`{} for {}; valid: {}",
             if params { "name" } else { "metric" },
+            crate::suggest::did_you_mean(name, &valid),
             model.name(),
             valid.join(", ")
         ))

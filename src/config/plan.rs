@@ -133,9 +133,19 @@ impl Plan {
 
     /// Every parameter's value at point `index`.
     pub fn point_values(&self, index: usize) -> Vec<Value> {
+        self.values_with(index, None)
+    }
+
+    /// [`Plan::point_values`], with parameter `set.0` given the value `set.1` (one the sweep
+    /// need not have: a reference curve between two points) before the derived parameters
+    /// are derived.
+    pub fn values_with(&self, index: usize, set: Option<(usize, Value)>) -> Vec<Value> {
         let mut values = self.base.clone();
         for (axis, coord) in self.axes.iter().zip(self.coordinates(index)) {
             values[axis.param] = axis.values[coord].clone();
+        }
+        if let Some((param, value)) = set {
+            values[param] = value;
         }
         // Derived parameters, in declared order, from the vars and parameters set so far.
         for (param, expr) in &self.derived {

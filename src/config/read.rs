@@ -42,6 +42,23 @@ impl Loader<'_> {
         self.src.error(span, message)
     }
 
+    /// An expression's error at its character inside the string written at `string_start`
+    /// (after the opening quote), under its key: ``in `expr`: unknown name …``.
+    pub(super) fn expr_error(
+        &self,
+        string_start: usize,
+        text: &str,
+        e: &coordsim_expr::ExprError,
+        key: &str,
+    ) -> ConfigError {
+        let at = string_start
+            + 1
+            + (text.char_indices())
+                .nth(e.offset)
+                .map_or(text.len(), |(b, _)| b);
+        self.err(&(at..at), format!("in `{key}`: {}", e.message))
+    }
+
     pub(super) fn unknown_key(
         &self,
         key: &Spanned<std::borrow::Cow<'_, str>>,
@@ -51,8 +68,9 @@ impl Loader<'_> {
         self.err(
             &key.span(),
             format!(
-                "unknown key `{}` in {what}; valid keys: {}",
+                "unknown key `{}`{} in {what}; valid keys: {}",
                 key.get_ref(),
+                crate::suggest::did_you_mean(key.get_ref(), valid),
                 valid.join(", ")
             ),
         )

@@ -151,7 +151,11 @@ impl Loader<'_> {
             (None, None) => {
                 return Err(self.err(
                     &model_value.span(),
-                    format!("unknown model `{model_name}`; models: {}", names.join(", ")),
+                    format!(
+                        "unknown model `{model_name}`{}; models: {}",
+                        crate::suggest::did_you_mean(&model_name, &names),
+                        names.join(", ")
+                    ),
                 ));
             }
         };
@@ -403,22 +407,15 @@ impl Loader<'_> {
                         .map(|i| names[i].as_str())
                         .collect();
                     Err(format!(
-                        "unknown name `{name}`; valid: {}",
+                        "unknown name `{name}`{}; valid: {}",
+                        crate::suggest::did_you_mean(name, &valid),
                         valid.join(", ")
                     ))
                 }
             };
             match coordsim_expr::parse(text, &resolve) {
                 Ok(e) => derived.push((*param, e)),
-                Err(e) => {
-                    let at = span.start
-                        + 1
-                        + text
-                            .char_indices()
-                            .nth(e.offset)
-                            .map_or(text.len(), |(b, _)| b);
-                    return Err(self.err(&(at..at), format!("in `expr`: {}", e.message)));
-                }
+                Err(e) => return Err(self.expr_error(span.start, text, &e, "expr")),
             }
         }
         Ok(derived)

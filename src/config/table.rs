@@ -112,7 +112,8 @@ impl Loader<'_> {
                 Err(self.err(
                     &v.span(),
                     format!(
-                        "`{name}` is not a column of the {} table; valid: {}",
+                        "`{name}`{} is not a column of the {} table; valid: {}",
+                        crate::suggest::did_you_mean(&name, &valid),
                         if spec.entity { "entity" } else { "results" },
                         valid.join(", ")
                     ),
@@ -156,7 +157,8 @@ impl Loader<'_> {
                             return Err(self.err(
                                 &key.span(),
                                 format!(
-                                    "`{name}` in `digits` is not a column of this table; valid: default, {}",
+                                    "`{name}`{} in `digits` is not a column of this table; valid: default, {}",
+                                    crate::suggest::did_you_mean(&name, &valid),
                                     valid.join(", ")
                                 ),
                             ));

@@ -584,17 +584,27 @@ fn chart_block(
     }
     let Some(prepared) = charts.iter().find(|c| c.name == chart) else {
         let names: Vec<&str> = charts.iter().map(|c| c.name.as_str()).collect();
+        // The nearest of its charts, and of the trace charts of its claims over executions
+        // (`trase-2`: `trace-2`).
+        let traces: Vec<String> = (l.config.claims.iter().enumerate())
+            .filter(|(_, c)| c.over.is_some())
+            .map(|(i, _)| format!("trace-{}", i + 1))
+            .collect();
+        let candidates: Vec<&str> = (names.iter().copied())
+            .chain(traces.iter().map(String::as_str))
+            .collect();
+        let near = crate::suggest::did_you_mean(chart, &candidates);
         const TRACE: &str = "`trace-N`, the execution deciding its claim N over executions";
         return Err(error(
             region.marker,
             if names.is_empty() {
                 format!(
-                    "`{}` draws no chart `{chart}`: it has no charts, only {TRACE}",
+                    "`{}` draws no chart `{chart}`{near}: it has no charts, only {TRACE}",
                     region.config
                 )
             } else {
                 format!(
-                    "`{}` draws no chart `{chart}`; its charts: {} (and {TRACE})",
+                    "`{}` draws no chart `{chart}`{near}; its charts: {} (and {TRACE})",
                     region.config,
                     names.join(", ")
                 )

@@ -565,8 +565,9 @@ impl Parser<'_> {
                 return Err(at(
                     r.marker,
                     format!(
-                        "unknown config `{}`; declared: {} (declare it with `<!-- coordsim use {} = \"PATH\" -->`)",
+                        "unknown config `{}`{}; declared: {} (declare it with `<!-- coordsim use {} = \"PATH\" -->`)",
                         r.config,
+                        crate::suggest::did_you_mean(&r.config, &names),
                         if names.is_empty() {
                             "none".to_string()
                         } else {

@@ -352,3 +352,39 @@ fn a_check_line_is_in_its_locale_and_shows_why_it_failed() {
         )
     );
 }
+
+/// `sum`, `floor` and `ceil` in a claim's expectation, checked against a run whose figures
+/// are known by hand: a closed loop of `n` repetitions, the k-th (from 0) a delay of k + 1 ms,
+/// ends at 1 + 2 + … + n = n(n + 1)/2 ms; `n` = ⌊n/2⌋ + ⌈n/2⌉ for any whole n.
+#[test]
+fn claims_add_up_with_sum_and_round_with_floor_and_ceil() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = |expect: &str| {
+        format!(
+            r#"model = "scenario"
+[sweep]
+n = [1, 2, 5, 8]
+[[actor]]
+name = "client"
+repeat = "n"
+steps = [{{ delay_ms = "k + 1" }}]
+[[claim]]
+name = "triangle"
+metric = "makespan_ms"
+expect = "{expect}"
+[[claim]]
+name = "halves"
+metric = "client.completed"
+expect = "floor(n / 2) + ceil(n / 2)"
+"#
+        )
+    };
+    let (code, text) = check_config(tmp.path(), "right.toml", &config("sum(j, 1, n, j)"));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.ends_with("2 passed, 0 failed\n"), "{text}");
+    // One term short (to n − 1): wrong at every point, the worst at n = 8 (36 − 28 = 8).
+    let wrong = config("sum(j, 1, n - 1, j)");
+    let (code, text) = check_config(tmp.path(), "wrong.toml", &wrong);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("n = 8"), "{text}");
+}

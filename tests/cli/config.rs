@@ -468,8 +468,83 @@ proptest::proptest! {
     }
 }
 
-/// A percentile metric's mistakes, at their place: outside (0, 100], no `of`, an `of`
-/// that is no distribution (with the nearest), both `expr` and `percentile`.
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, .. proptest::prelude::ProptestConfig::default() })]
+
+    /// `[[metric]] share_above = X, of = "DIST"`: the share of the run's samples above X
+    /// (counted here from every sample), X an expression of the parameters and metrics. At
+    /// the nearest-rank p99, at most 1% are above it (the ⌈0.99·n⌉-th smallest leaves
+    /// n − ⌈0.99·n⌉ ≤ 0.01·n above); at the longest, none; below 0, all.
+    #[test]
+    fn a_share_metric_counts_the_samples_above_its_threshold(
+        limit in 0.0f64..40.0, requests in 1u64..3000, seed in 0u64..50,
+    ) {
+        use coordsim_model::RunContext;
+        let text = format!(
+            "model = \"scenario\"\n[params]\nlimit_ms = {limit}\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 5\nservice = \"exponential\"\n\
+             [[actor]]\nname = \"c\"\nrepeat = {requests}\nevery_ms = 6\narrivals = \"poisson\"\nsteps = [{{ request = \"s\" }}]\n\
+             [[metric]]\nname = \"late\"\nshare_above = \"limit_ms\"\nof = \"c.response_ms\"\n\
+             [[metric]]\nname = \"late_p99\"\nshare_above = \"c.p99_response_ms\"\nof = \"c.response_ms\"\n\
+             [[metric]]\nname = \"late_max\"\nshare_above = \"c.max_response_ms\"\nof = \"c.response_ms\"\n\
+             [[metric]]\nname = \"all\"\nshare_above = -1\nof = \"c.response_ms\"\n"
+        );
+        let config = crate::harness::library_config(&crate::harness::registry(), "t.toml", &text).unwrap();
+        let columns: Vec<&str> = config.plan.model.metrics().iter().map(|c| c.name).collect();
+        let ctx = RunContext::new(seed, config.plan.limits);
+        let plain = config.plan.plans[0].run(&ctx).unwrap();
+        let cell = |name: &str| plain.metrics[columns.iter().position(|c| *c == name).unwrap()].as_f64().unwrap();
+        let charted = config.plan.plans[0].run(&ctx.clone().with_distributions(true)).unwrap();
+        let samples = &charted.distributions.iter().find(|(n, _)| *n == "c.response_ms").unwrap().1;
+        proptest::prop_assert_eq!(samples.len() as u64, requests);
+        let above = samples.iter().filter(|v| **v > limit).count() as f64;
+        proptest::prop_assert_eq!(cell("late"), above / samples.len() as f64);
+        proptest::prop_assert!(cell("late_p99") <= 0.01, "{}", cell("late_p99"));
+        proptest::prop_assert_eq!(cell("late_max"), 0.0);
+        proptest::prop_assert_eq!(cell("all"), 1.0);
+    }
+}
+
+/// A tail by hand, with the threshold swept: a closed loop of 8 repetitions, the k-th
+/// (from 0) a delay of k ms and a 1 ms service, so responses of 1, 2, … 8 ms; those above
+/// d are the whole numbers in (d, 8], 8 − ⌊d⌋ of them for d in [0, 8]. A claim checks the
+/// share at every point (3 of 8 above 5 ms, 1 of 8 above 7.5, none above 8).
+#[test]
+fn a_share_metric_of_a_swept_threshold_is_checked_by_claims() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = |expect: &str| {
+        format!(
+            r#"model = "scenario"
+[sweep]
+deadline_ms = [0, 5, 7.5, 8]
+[[resource]]
+name = "s"
+kind = "server"
+service_ms = 1
+[[actor]]
+name = "c"
+repeat = 8
+steps = [{{ delay_ms = "k" }}, {{ request = "s" }}]
+[[metric]]
+name = "late_share"
+share_above = "deadline_ms"
+of = "c.response_ms"
+[[claim]]
+metric = "late_share"
+expect = "{expect}"
+"#
+        )
+    };
+    let right = config("(8 - floor(deadline_ms)) / 8");
+    let (code, text) = check_config(tmp.path(), "right.toml", &right);
+    assert_eq!(code, Some(0), "{text}");
+    // At or above instead of above: one more at each whole threshold, so a claim of it fails.
+    let wrong = config("(9 - ceil(deadline_ms)) / 8");
+    let (code, text) = check_config(tmp.path(), "wrong.toml", &wrong);
+    assert_eq!(code, Some(1), "{text}");
+}
+
+/// A percentile or share metric's mistakes, at their place: outside (0, 100], no `of`, an
+/// `of` that is no distribution (with the nearest), two kinds at once, an unknown name.
 #[test]
 fn a_percentile_metric_says_what_is_wrong() {
     let tmp = tempfile::tempdir().unwrap();
@@ -485,7 +560,20 @@ fn a_percentile_metric_says_what_is_wrong() {
         ),
         (
             "percentile = 99\nof = \"wait_ms\"\nexpr = \"1\"\n",
-            "not both",
+            "not two",
+        ),
+        (
+            "share_above = 10\nof = \"wait_ms\"\nexpr = \"1\"\n",
+            "not two",
+        ),
+        ("share_above = 10\n", "a `share_above` needs `of`"),
+        (
+            "share_above = \"servce_ms\"\nof = \"wait_ms\"\n",
+            "in `share_above`: unknown",
+        ),
+        (
+            "share_above = \"10\"\nof = \"wait_m\"\n",
+            "did you mean `wait_ms`",
         ),
     ];
     for (i, (tail, needle)) in cases.iter().enumerate() {
@@ -542,4 +630,82 @@ fn replications_and_limits_state_one_valid_range_for_any_wrong_value() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert_eq!(stderr(&o), format!("error: {config}:{want}\n"));
     }
+}
+
+/// A misspelled name in a config names the nearest valid one first, wherever it is refused:
+/// a section, a key of a section, a filter, a metric, a column, a chart kind, a model, a
+/// name in a derived parameter, a `[labels]` key (known once the run is made).
+#[test]
+fn a_misspelled_name_in_a_config_names_the_nearest_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = "model = \"single_writer_queue\"\n[sweep]\nclients = [1, 2]\n";
+    let cases = [
+        (
+            "[sweeps]\nservice_ms = [6]\n",
+            "unknown key `sweeps` (did you mean `sweep`?) in the config",
+        ),
+        (
+            "[params]\nservce_ms = 6\n",
+            "unknown key `servce_ms` (did you mean `service_ms`?)",
+        ),
+        (
+            "[[claim]]\nmetirc = \"mean_wait_ms\"\nexpect = 1\n",
+            "unknown key `metirc` (did you mean `metric`?)",
+        ),
+        (
+            "[[claim]]\nmetric = \"mean_wiat_ms\"\nexpect = 1\n",
+            "unknown metric `mean_wiat_ms` (did you mean `mean_wait_ms`?)",
+        ),
+        (
+            "[[claim]]\nmetric = \"mean_wait_ms\"\nwhere = { clents = 1 }\nexpect = 1\n",
+            "unknown key `clents` (did you mean `clients`?)",
+        ),
+        (
+            "[[chart]]\nname = \"c\"\nx = \"clients\"\ny = [\"p95_wiat_ms\"]\n",
+            "`p95_wiat_ms` (did you mean `p95_wait_ms`?)",
+        ),
+        (
+            "[[chart]]\nname = \"c\"\nkind = \"lne\"\nx = \"clients\"\ny = [\"p95_wait_ms\"]\n",
+            "unknown chart kind `lne` (did you mean `line`?)",
+        ),
+        (
+            "[table]\ncolumns = [\"clients\", \"mean_wiat_ms\"]\n",
+            "`mean_wiat_ms` (did you mean `mean_wait_ms`?) is not a column",
+        ),
+        (
+            "[params]\ninterarrival_ms = { expr = \"servce_ms * 2\" }\n",
+            "unknown name `servce_ms` (did you mean `service_ms`?)",
+        ),
+    ];
+    for (i, (tail, needle)) in cases.iter().enumerate() {
+        let path = write_config(tmp.path(), &format!("n{i}.toml"), &format!("{head}{tail}"));
+        let o = coordsim(&["check", &path]);
+        assert_eq!(o.status.code(), Some(2), "{tail}{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle),
+            "`{needle}` not in {}",
+            stderr(&o)
+        );
+    }
+    let path = write_config(tmp.path(), "model.toml", "model = \"single_writer_queu\"\n");
+    let o = coordsim(&["check", &path]);
+    assert!(
+        stderr(&o)
+            .contains("unknown model `single_writer_queu` (did you mean `single_writer_queue`?)"),
+        "{}",
+        stderr(&o)
+    );
+    // A label for no name of the run: the nearest of its names (the parameter `clients`).
+    let path = write_config(
+        tmp.path(),
+        "label.toml",
+        &format!("{head}[labels]\nclints = \"istemciler\"\n"),
+    );
+    let o = coordsim(&["check", &path]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`clints` (did you mean `clients`?) in [labels] is not a column"),
+        "{}",
+        stderr(&o)
+    );
 }

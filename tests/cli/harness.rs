@@ -34,6 +34,16 @@ pub(crate) fn write_config(dir: &Path, name: &str, text: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// `coordsim check` of `text` written as `dir/name`: its exit code, and what it printed
+/// (its output, then its errors).
+pub(crate) fn check_config(dir: &Path, name: &str, text: &str) -> (Option<i32>, String) {
+    let out = coordsim(&["check", &write_config(dir, name, text)]);
+    (
+        out.status.code(),
+        format!("{}{}", stdout(&out), stderr(&out)),
+    )
+}
+
 pub(crate) fn read(path: impl AsRef<Path>) -> Vec<u8> {
     let path = path.as_ref();
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -525,6 +525,26 @@ fn a_chart_block_says_what_the_config_has() {
         chart("trace-4"),
         "error: lesson.md:2:1: `trace-4`: `lost` has no claim 4 (it has 3; claims count from 1)"
     );
+    // A misspelled trace names the nearest of its claims' traces first.
+    assert!(
+        chart("trace_2").starts_with(
+            "error: lesson.md:2:1: `lost` draws no chart `trace_2` (did you mean `trace-2`?)"
+        ),
+        "{}",
+        chart("trace_2")
+    );
+}
+
+/// A region over a config the lesson did not declare names the nearest declared one.
+#[test]
+fn a_misspelled_config_name_names_the_nearest_declared_one() {
+    let err = refusal(&format!(
+        "{HEAD}<!-- coordsim qq.requests clients=1 -->10<!-- /coordsim -->\n"
+    ));
+    assert!(
+        err.contains("unknown config `qq` (did you mean `q`?); declared: q"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -228,3 +228,71 @@ fn a_mark_y_line_has_its_own_label() {
         "{e}"
     );
 }
+
+/// A line chart's `y_expr` over a swept parameter is drawn as a curve between the sweep's
+/// first and last x, not a polyline through its points: at 200 even steps (geometric on a
+/// log x axis) and at the sweep's own points, and only at whole numbers for a whole-number
+/// parameter. One that reads a metric stays at the sweep's points; the measured line keeps
+/// its markers there.
+#[test]
+fn a_reference_line_over_a_parameter_is_a_curve_between_the_sweeps_ends() {
+    let text = "model = \"scenario\"\n[sweep]\nn = [1, 4, 8]\nd = [1.0, 2.0, 4.0]\n\
+        [[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 1\n\
+        [[actor]]\nname = \"c\"\nrepeat = \"n\"\nsteps = [{ delay_ms = \"d\" }, { request = \"s\" }]\n\
+        [[chart]]\nname = \"harmonic\"\nx = \"n\"\ny = [\"c.completed\"]\nwhere = { d = 1.0 }\ny_expr = { \"H\" = \"sum(j, 1, n, 1 / j)\" }\n\
+        [[chart]]\nname = \"square\"\nx = \"d\"\ny = [\"c.mean_response_ms\"]\nwhere = { n = 1 }\ny_expr = { \"sq\" = \"d ^ 2\", \"measured\" = \"c.completed * d\" }\n\
+        [[chart]]\nname = \"log\"\nx = \"d\"\ny = [\"c.mean_response_ms\"]\nwhere = { n = 1 }\nlog_x = true\ny_expr = { \"sq\" = \"d ^ 2\" }\n";
+    let config = library_config(&registry(), "c.toml", text).unwrap();
+    let results = library_run(&config);
+    let run = coordsim::export::Run {
+        config: &config,
+        results: &results,
+        summary: None,
+        seed: config.seed,
+    };
+    let data = |name: &str| {
+        let spec = config.charts.iter().find(|c| c.name == name).unwrap();
+        coordsim::export::chart::ChartData::new(&run, spec)
+    };
+    let series = |data: &coordsim::export::chart::ChartData, label: &str| {
+        data.series
+            .iter()
+            .find(|s| s.label == label)
+            .unwrap_or_else(|| panic!("no series {label}"))
+            .clone()
+    };
+    // n = 1 … 8, every whole n: H_n = 1, 1.5, 1.83, … (H_5 = 137/60, between two points).
+    let harmonic = data("harmonic");
+    let h = series(&harmonic, "H");
+    assert!(h.reference);
+    let xs: Vec<f64> = h.points.iter().map(|p| p.0).collect();
+    assert_eq!(xs, (1..=8).map(f64::from).collect::<Vec<_>>());
+    assert!(
+        (h.points[4].1 - 137.0 / 60.0).abs() < 1e-12,
+        "{:?}",
+        h.points
+    );
+    assert_eq!(series(&harmonic, "c.completed").points.len(), 3);
+    // d from 1 to 4 (a number, not a count): 201 even steps, and the sweep's 2 (not one of
+    // them: 1 + 3k/200 = 2 at k = 66.7), each y = d².
+    let square = data("square");
+    let sq = series(&square, "sq");
+    assert_eq!(sq.points.first().unwrap().0, 1.0);
+    assert_eq!(sq.points.last().unwrap().0, 4.0);
+    assert!(sq.points.iter().any(|p| p.0 == 2.0));
+    assert!(sq.points.len() >= 201, "{}", sq.points.len());
+    assert!(sq.points.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(sq.points.iter().all(|(x, y)| (y - x * x).abs() < 1e-9));
+    // A metric is known only where a run was made.
+    assert_eq!(series(&square, "measured").points.len(), 3);
+    assert_eq!(series(&square, "c.mean_response_ms").points.len(), 3);
+    // On a log x axis the steps are even in log d: 4^(1/200) apart, the sweep's 2 aside.
+    let log = series(&data("log"), "sq");
+    let ratio = 4f64.powf(1.0 / 200.0);
+    let steps = log
+        .points
+        .windows(2)
+        .filter(|w| (w[1].0 / w[0].0 - ratio).abs() < 1e-9)
+        .count();
+    assert!(steps >= 198, "{steps} of {}", log.points.len());
+}

@@ -26,8 +26,8 @@ pub(super) struct Flat<'a> {
     /// Timeouts whose steps are still to be placed: the blocking step's index, its path.
     pub(super) handlers: Vec<(usize, &'a OnTimeout, String)>,
     /// `parallel` steps whose branches are still to be placed: the fork's index, the
-    /// branches, its path.
-    pub(super) forks: Vec<(usize, &'a [Vec<spec::Step>], String)>,
+    /// branches, its path, and whether they are copies of one (written at `steps`).
+    pub(super) forks: Vec<(usize, &'a [Vec<spec::Step>], String, bool)>,
     pub(super) attempts: u32,
     pub(super) jitters: bool,
     pub(super) chances: bool,
@@ -60,10 +60,14 @@ impl<'a> Flat<'a> {
         self.push(Step::End, &at);
         while !self.handlers.is_empty() || !self.forks.is_empty() {
             if self.handlers.is_empty() {
-                let (fork, branches, at) = self.forks.remove(0);
+                let (fork, branches, at, copies) = self.forks.remove(0);
                 for (branch, steps) in branches.iter().enumerate() {
                     let start = self.steps.len() as u32;
-                    let here = format!("{at}.parallel[{branch}]");
+                    let here = if copies {
+                        format!("{at}.parallel.steps")
+                    } else {
+                        format!("{at}.parallel[{branch}]")
+                    };
                     self.list(steps, &here)?;
                     self.push(Step::BranchEnd, &here);
                     if let Step::Fork { starts, .. } = &mut self.steps[fork] {
@@ -333,35 +337,57 @@ impl<'a> Flat<'a> {
                 then,
                 otherwise,
             } => return self.branch(condition, then, otherwise, at),
-            spec::Step::Parallel {
-                branches,
-                wait,
-                cancel,
-                tied,
-            } => {
-                let cancel = evaluator.choice(cancel, spec::CANCELS, &[at, "cancel"])?;
-                let branch_count = branches.len() as u64;
-                let wait = evaluator
-                    .whole(wait, &[at, "wait"], 1, branch_count)
-                    .map_err(|mut error| {
-                        error.message = format!(
-                            "`wait` is how many of the {branch_count} branches must come through (\"first\": 1, \"all\": {branch_count}): {}",
-                            error.message
-                        );
-                        error
-                    })? as u32;
-                self.forks
-                    .push((self.steps.len(), branches, at.to_string()));
-                Step::Fork {
-                    starts: vec![u32::MAX; branches.len()],
-                    wait,
-                    withdraw: cancel == "withdraw",
-                    tied: *tied,
-                }
-            }
+            spec::Step::Parallel { .. } => self.fork(spec_step, at)?,
         };
         self.push(step, at);
         self.check_len(at)
+    }
+
+    /// A `parallel`'s fork at this point: its branches placed later, after the program's
+    /// end; of copies of one branch, as many as the point says.
+    fn fork(&mut self, spec_step: &'a spec::Step, at: &str) -> Result<Step, ParamError> {
+        let evaluator = self.evaluator;
+        let spec::Step::Parallel {
+            branches,
+            copies,
+            wait,
+            cancel,
+            tied,
+        } = spec_step
+        else {
+            unreachable!("a parallel")
+        };
+        let branches = match copies {
+            Some(copies) => {
+                let count = evaluator.whole(
+                    copies,
+                    &[at, "parallel", "copies"],
+                    1,
+                    branches.len() as u64,
+                )?;
+                &branches[..count as usize]
+            }
+            None => &branches[..],
+        };
+        let cancel = evaluator.choice(cancel, spec::CANCELS, &[at, "cancel"])?;
+        let branch_count = branches.len() as u64;
+        let wait = evaluator
+            .whole(wait, &[at, "wait"], 1, branch_count)
+            .map_err(|mut error| {
+                error.message = format!(
+                    "`wait` is how many of the {branch_count} branches must come through (\"first\": 1, \"all\": {branch_count}): {}",
+                    error.message
+                );
+                error
+            })? as u32;
+        self.forks
+            .push((self.steps.len(), branches, at.to_string(), copies.is_some()));
+        Ok(Step::Fork {
+            starts: vec![u32::MAX; branches.len()],
+            wait,
+            withdraw: cancel == "withdraw",
+            tied: *tied,
+        })
     }
 
     /// A call (its put and its timeout) or a reply, at this point.

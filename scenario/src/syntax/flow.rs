@@ -83,7 +83,7 @@ impl Outcomes {
 /// say "fail" at some point), which queues may refuse a message as full (a `capacity`), and
 /// which registers may reject a write (`fenced_by` a lock with `fencing`). Each by its
 /// number among its kind's.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Refusals {
     servers: Vec<bool>,
     queues: Vec<bool>,

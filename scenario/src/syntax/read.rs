@@ -47,7 +47,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 const RESERVED_NAMES: &[&str] = &[
-    "i", "k", "read", "attempt", "now", "winner", "joined", "reply", TIE_ORDER,
+    "i", "k", "read", "attempt", "now", "winner", "joined", "reply", "copy", TIE_ORDER,
 ];
 
 /// Columns of every scenario (its overall metrics and its entity columns) and of the output
@@ -128,6 +128,7 @@ pub(crate) fn boolean(path: Path, value: Option<&Value>) -> Result<bool, Compose
 }
 
 /// What names resolve to while the sections are read.
+#[derive(Clone)]
 pub(crate) struct Reader<'s> {
     /// The scenario's parameters.
     pub params: &'s [Param],
@@ -143,6 +144,8 @@ pub(crate) struct Reader<'s> {
     pub unacked: Vec<u16>,
     /// What the resources may refuse (read with them, before any step).
     pub refusals: Refusals,
+    /// Inside a copy of a `parallel`'s `copies`, which one (from 0): the name `copy`.
+    pub copy: Option<u8>,
 }
 
 /// The largest whole number a double holds exactly with all below it: 2^53.
@@ -175,8 +178,15 @@ impl Reader<'_> {
             Value::Float(x) if x.is_finite() => Ok(Number::Lit(*x)),
             Value::Float(x) => fail(path, format!("expected a finite number, got {x}")),
             Value::Str(text) => {
-                let resolve = |name: &str| self.name(name, scope, read);
-                coordsim_expr::parse(text, &resolve)
+                // In a copy of a `parallel`'s branch, `copy` is that copy's number: each copy
+                // is read with its own.
+                let resolve = |name: &str| match self.copy {
+                    Some(copy) if name == "copy" && scope != Scope::Params => {
+                        Ok(coordsim_expr::Expr::Num(f64::from(copy)))
+                    }
+                    _ => self.name(name, scope, read).map(coordsim_expr::Expr::Var),
+                };
+                coordsim_expr::parse_names(text, &resolve)
                     .map(|error| Number::Expr(error, text.clone()))
                     .map_err(|error| {
                         ComposeError::new(
@@ -300,6 +310,11 @@ impl Reader<'_> {
             }
             return Ok(*var);
         }
+        if name == "copy" && step {
+            return Err(
+                "`copy` is which copy of a branch a step is in, inside `parallel = { copies = …, steps = [...] }` only".into(),
+            );
+        }
         let valid = self.names_here(scope, read);
         Err(format!(
             "unknown name `{name}`{}; valid here: {} (a parameter is set in [params] or [sweep])",
@@ -327,6 +342,9 @@ impl Reader<'_> {
         }
         if step {
             valid.extend(["k", "attempt", "now", "winner", "joined"]);
+            if self.copy.is_some() {
+                valid.push("copy");
+            }
         }
         if scope == Scope::Write {
             valid.push("read");
@@ -520,7 +538,7 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
-                    "a scenario parameter's name is {NAME_RULE} (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined` or `reply`), got `{name}`{}",
+                    "a scenario parameter's name is {NAME_RULE} (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined`, `reply` or `copy`), got `{name}`{}",
                     ascii_hint(name)
                 ),
             );
@@ -563,7 +581,7 @@ pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result
         return fail(
             path,
             format!(
-                "a name here is {NAME_RULE}, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply` or `tie_order` (metrics are named `{name}.…`); got `{name}`{}",
+                "a name here is {NAME_RULE}, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply`, `copy` or `tie_order` (metrics are named `{name}.…`); got `{name}`{}",
                 ascii_hint(name)
             ),
         );

@@ -57,6 +57,7 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         vars: Vec::new(),
         unacked: Vec::new(),
         refusals: Refusals::default(),
+        copy: None,
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     for (index, value) in resource_values.iter().enumerate() {

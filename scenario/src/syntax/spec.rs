@@ -78,13 +78,7 @@ impl Number {
     /// Whether it depends on `i`, `k` or what was read (so it is computed during the run).
     pub(crate) fn per_actor(&self) -> bool {
         fn uses(expr: &Expr<Var>) -> bool {
-            match expr {
-                Expr::Num(_) => false,
-                Expr::Var(v) => !matches!(v, Var::Param(_)),
-                Expr::Neg(a) => uses(a),
-                Expr::Bin(_, a, b) => uses(a) || uses(b),
-                Expr::Call(_, args) => args.iter().any(uses),
-            }
+            expr.any_var(&|v| !matches!(v, Var::Param(_)))
         }
         match self {
             Number::Expr(e, _) => uses(e),
@@ -436,7 +430,12 @@ pub(crate) enum Step {
     /// Branches that start at one instant, each a job of its own, and a join: the actor
     /// goes on once `wait` of them came through (or too many failed), the rest cancelled.
     Parallel {
+        /// The branches as written; for `copies`, one per copy up to [`MAX_BRANCHES`],
+        /// each read with its own `copy`.
         branches: Vec<Vec<Step>>,
+        /// `parallel = { copies = …, steps = [...] }`: how many of `branches` start, at
+        /// each point (`None`: every one).
+        copies: Option<Number>,
         /// How many must come through (1: the first; `branches.len()`: all), at each point.
         wait: Number,
         /// What a cancelled branch's request does, one of [`CANCELS`]: `withdraw` (still

@@ -103,16 +103,22 @@ where
         (s.px(64), s.px(96)),
     )?;
     // plotters' own ticks at full size; as many as fit on a phone's rendering.
-    let x_ticks = s.narrow().then(|| super::frame::x_ticks(&chart, s, 10));
+    let x_text = |v: f64| tick(v, data.locale);
+    let x_ticks = s
+        .narrow()
+        .then(|| super::frame::x_ticks(&chart, s, 10, false, &x_text));
     let mut mesh = chart.configure_mesh();
-    if let Some(n) = x_ticks {
-        mesh.x_labels(n);
+    if let Some(ticks) = &x_ticks {
+        mesh.x_labels(ticks.ask);
     }
     mesh.x_desc(&titles.x.0)
         .y_desc(&titles.y.0)
         .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
         .label_style((FONT, s.font(17)))
-        .x_label_formatter(&|v| tick(*v, data.locale))
+        .x_label_formatter(&|v| match &x_ticks {
+            Some(ticks) => ticks.label(*v, x_text),
+            None => x_text(*v),
+        })
         .y_label_formatter(&|v| tick(*v, data.locale))
         .light_line_style(RGBColor(245, 245, 245))
         .bold_line_style(RGBColor(225, 225, 225))

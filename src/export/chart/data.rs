@@ -334,8 +334,10 @@ fn reference_series(
 ) -> Vec<Series> {
     let mut out = Vec::new();
     for (label, expr) in &spec.y_expr {
-        // (the group's coordinates on the grouping axes, its points).
-        type Line = (Vec<usize>, Vec<(f64, f64)>);
+        let over = super::curve::curve_param(config, spec, expr);
+        // (the group's coordinates on the grouping axes, its points, a point of it and the
+        // range of its x).
+        type Line = (Vec<usize>, Vec<(f64, f64)>, usize, (f64, f64));
         let mut groups: Vec<Line> = Vec::new();
         // One reference point per group and x: the first row's.
         let mut seen: std::collections::HashSet<(usize, u64)> = std::collections::HashSet::new();
@@ -356,30 +358,42 @@ fn reference_series(
                     .and_then(|id| number(&row[id])),
                 crate::config::Var::Entity(_) | crate::config::Var::X => None,
             };
-            if let (Some(x), Some(y)) = (sel.xs[i], expr.eval(&get)) {
-                let key = sel.key(i);
-                let g = match groups.iter().position(|(k, _)| *k == key) {
-                    Some(g) => g,
-                    None => {
-                        groups.push((key, Vec::new()));
-                        groups.len() - 1
-                    }
-                };
-                if drawable(x) && drawable(y) && seen.insert((g, x_bits(x))) {
-                    groups[g].1.push((x, y));
+            let Some(x) = sel.xs[i].filter(|x| drawable(*x)) else {
+                continue;
+            };
+            let key = sel.key(i);
+            let g = match groups.iter().position(|(k, ..)| *k == key) {
+                Some(g) => g,
+                None => {
+                    groups.push((key, Vec::new(), point, (x, x)));
+                    groups.len() - 1
                 }
+            };
+            let range = &mut groups[g].3;
+            *range = (range.0.min(x), range.1.max(x));
+            if let Some(y) = expr.eval(&get)
+                && drawable(y)
+                && seen.insert((g, x_bits(x)))
+            {
+                groups[g].1.push((x, y));
             }
         }
-        for (_, points) in &mut groups {
+        for (_, points, point, range) in &mut groups {
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some(over) = over {
+                let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+                *points = super::curve::curve(config, expr, over, *point, *range, &xs, spec.log_x);
+            }
         }
+        // A group where the expression has no value draws nothing, not an empty line.
+        groups.retain(|(_, points, ..)| !points.is_empty());
         // An expression that does not depend on the grouping parameters draws the same line
         // for every group: one line, without a group in its name.
         if groups.windows(2).all(|w| w[0].1 == w[1].1) {
             groups.truncate(1);
         }
         let several = groups.len() > 1;
-        for (key, points) in groups {
+        for (key, points, ..) in groups {
             let mut name = config.label(label).to_string();
             if several {
                 name = format!(

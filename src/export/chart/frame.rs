@@ -343,20 +343,105 @@ where
     })
 }
 
-/// How many ticks an x axis gets: `usual` at full size (plotters' own count, or the
-/// kind's), and on a phone's rendering as many as the plot's width has room for, one per
-/// 60 chart pixels (a tick's label is a few digits at 14 pixels).
+/// An x axis's ticks: how many key points plotters is asked for, and which of them get
+/// their label (the rest keep their tick and grid line).
+pub(super) struct XTicks {
+    /// The key points plotters is asked for (`x_labels`).
+    pub(super) ask: usize,
+    /// The values whose labels are written; `None`: every key point's.
+    labelled: Option<Vec<f64>>,
+}
+
+impl XTicks {
+    /// The label at `v`: `text`'s, or nothing where the ticks are thinned.
+    pub(super) fn label(&self, v: f64, text: impl Fn(f64) -> String) -> String {
+        match &self.labelled {
+            Some(values)
+                if !values
+                    .iter()
+                    .any(|l| (l - v).abs() <= 1e-9 * v.abs().max(1.0)) =>
+            {
+                String::new()
+            }
+            _ => text(v),
+        }
+    }
+}
+
+/// The ticks of the x axis of `chart`: as many labels as fit the plot's width, up to
+/// `usual` — each label's characters at 0.6 of the font, and a gap of 1.2 fonts between
+/// labels — and never fewer than two; on an axis of whole numbers (`whole`) only whole
+/// values get a label. Plotters steps its ticks by 1, 2 or 5 times a power of ten, so the
+/// count asked for can leave a single tick (1 … 8 asked for 3: only 5): the count is
+/// raised until two or more come, and where those do not fit, every second (third …) is
+/// labelled, at multiples of the wider step (2, 4, 6, 8 become 4 and 8). `text` is how a
+/// label is written.
 pub(super) fn x_ticks<DB: DrawingBackend>(
     chart: &Chart2d<'_, DB>,
     s: Scale,
     usual: usize,
-) -> usize {
-    if !s.narrow() {
-        return usual;
-    }
+    whole: bool,
+    text: &dyn Fn(f64) -> String,
+) -> XTicks {
+    use plotters::coord::ranged1d::Ranged;
+    use plotters::coord::types::RangedCoordf64;
     let (xr, _) = chart.plotting_area().get_pixel_range();
-    let room = ((xr.end - xr.start).max(0) / s.off(60).max(1)) as usize;
-    room.clamp(2, usual.max(2))
+    let width = f64::from((xr.end - xr.start).max(1));
+    let font = f64::from(s.font(17));
+    let axis = RangedCoordf64::from(chart.x_range());
+    let labelled = |ask: usize| -> Vec<f64> {
+        (axis.key_points(ask).into_iter())
+            .filter(|v| !whole || (v - v.round()).abs() <= 1e-9 * v.abs().max(1.0))
+            .collect()
+    };
+    // How many labels as wide as the widest of `values` fit side by side.
+    let room = |values: &[f64]| -> usize {
+        let chars = (values.iter())
+            .map(|v| text(*v).chars().count())
+            .max()
+            .unwrap_or(1);
+        (width / ((chars as f64 * 0.6 + 1.2) * font)) as usize
+    };
+    for ask in (2..=usual.max(2)).rev() {
+        let values = labelled(ask);
+        if values.len() >= 2 && values.len() <= room(&values) {
+            return XTicks {
+                ask,
+                labelled: None,
+            };
+        }
+    }
+    // Not even two fit: the fewest ticks that are two or more, every j-th labelled.
+    let Some((ask, values)) = (2..=64)
+        .map(|ask| (ask, labelled(ask)))
+        .find(|(_, values)| values.len() >= 2)
+    else {
+        return XTicks {
+            ask: usual,
+            labelled: None,
+        };
+    };
+    let fit = room(&values).max(2);
+    if values.len() <= fit {
+        return XTicks {
+            ask,
+            labelled: None,
+        };
+    }
+    let every = values.len().div_ceil(fit);
+    let step = values[1] - values[0];
+    let multiples: Vec<f64> = (values.iter().copied())
+        .filter(|v| ((v / step).round() as i64).rem_euclid(every as i64) == 0)
+        .collect();
+    let labelled = if multiples.len() >= 2 {
+        multiples
+    } else {
+        values.iter().copied().step_by(every).collect()
+    };
+    XTicks {
+        ask,
+        labelled: Some(labelled),
+    }
 }
 
 /// A data point in backend pixels on a built plot.

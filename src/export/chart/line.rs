@@ -228,27 +228,36 @@ where
         (s.px(64), s.px(96)),
     )?;
     let y_axis = chart.y_range();
-    let x_fmt = |v: &f64| {
+    let x_text = |v: f64| {
         if data.log_x {
-            tick(10f64.powf(*v), data.locale)
-        } else if data.x_integer && (v - v.round()).abs() > 1e-9 {
+            tick(10f64.powf(v), data.locale)
+        } else {
+            tick(v, data.locale)
+        }
+    };
+    // Whole numbers get a tick each (up to 12) where their labels fit, never fewer than
+    // two; other axes keep plotters' own ticks at full size, and as many as fit on a
+    // phone's rendering.
+    let whole = data.x_integer && !data.log_x;
+    let x_ticks = (whole || s.narrow()).then(|| {
+        let usual = if whole {
+            integer_labels(&x_axis, 12)
+        } else {
+            10
+        };
+        super::frame::x_ticks(&chart, s, usual, whole, &x_text)
+    });
+    let x_fmt = |v: &f64| {
+        if whole && (v - v.round()).abs() > 1e-9 {
             String::new()
         } else {
-            tick(*v, data.locale)
+            match &x_ticks {
+                Some(ticks) => ticks.label(*v, x_text),
+                None => x_text(*v),
+            }
         }
     };
     let y_fmt = |v: &f64| data.y_text(*v);
-    // Whole numbers get a tick each (up to 12); other axes keep plotters' own ticks at
-    // full size, and as many as fit on a phone's rendering.
-    let x_ticks = if data.x_integer && !data.log_x {
-        Some(super::frame::x_ticks(
-            &chart,
-            s,
-            integer_labels(&x_axis, 12),
-        ))
-    } else {
-        s.narrow().then(|| super::frame::x_ticks(&chart, s, 10))
-    };
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(&titles.x.0)
         .y_desc(&titles.y.0)
@@ -263,8 +272,8 @@ where
     } else if data.y_integer {
         mesh.y_labels(integer_labels(&y_axis, 11));
     }
-    if let Some(n) = x_ticks {
-        mesh.x_labels(n);
+    if let Some(ticks) = &x_ticks {
+        mesh.x_labels(ticks.ask);
     }
     mesh.draw()?;
     draw_series(root, &mut chart, &axes, &lines, s)?;

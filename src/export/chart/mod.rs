@@ -5,6 +5,7 @@
 mod bar;
 mod base;
 mod cdf;
+mod curve;
 mod data;
 mod frame;
 mod histogram;
@@ -234,6 +235,14 @@ impl Prepared {
     /// screen its smallest text is still 11 pixels (the site picks it on narrow screens;
     /// see docs/config.md).
     pub fn narrow_svg(&self) -> anyhow::Result<String> {
+        let svg = self.narrow_svg_source()?;
+        render::self_contained(&svg, self.title())
+            .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))
+    }
+
+    /// [`Prepared::narrow_svg`] with its text still as `<text>`, as
+    /// [`Prepared::svg_source`] is: what the file is made from, and what tests read.
+    pub fn narrow_svg_source(&self) -> anyhow::Result<String> {
         register_embedded_font()?;
         let look = self.look();
         // Portrait, as a phone holds it: the legend goes under the plot, which keeps about
@@ -261,8 +270,7 @@ impl Prepared {
             self.draw(&area, NARROW)
                 .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
         }
-        render::self_contained(&render::xml_safe(svg), self.title())
-            .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))
+        Ok(render::xml_safe(svg))
     }
 
     /// The SVG file and the layout it has: [`Prepared::svg_source`] with its text turned

@@ -170,3 +170,84 @@ fn a_metric_whole_at_every_point_gets_whole_ticks_and_a_fraction_does_not() {
         "an axis cut under one unit lost its fractional ticks"
     );
 }
+
+/// The x axis's tick labels of an SVG source, left to right: the numbers written on the
+/// lowest row of numbers (the y axis's are each on a row of their own, above it).
+fn x_tick_labels(svg: &str) -> Vec<String> {
+    let attr = |tag: &str, name: &str| -> Option<f64> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[at..].split('"').next()?.parse().ok()
+    };
+    let mut numbers: Vec<(f64, f64, String)> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|text| {
+            let (tag, rest) = text.split_once('>')?;
+            let label = rest[..rest.find("</text>")?].trim().to_string();
+            label.replace(',', "").parse::<f64>().ok()?;
+            Some((attr(tag, "y")?, attr(tag, "x")?, label))
+        })
+        .collect();
+    let lowest = numbers.iter().map(|n| n.0).fold(f64::MIN, f64::max);
+    numbers.retain(|n| (n.0 - lowest).abs() < 1.0);
+    numbers.sort_by(|a, b| a.1.total_cmp(&b.1));
+    numbers.into_iter().map(|n| n.2).collect()
+}
+
+/// A sweep of whole numbers gets several whole ticks on its x axis in every chart kind
+/// and width, at full size and on a phone: n = 1 … 8 on a phone's line chart used to get
+/// one (5), since plotters, asked for 3, steps by 5.
+#[test]
+fn a_whole_x_gets_several_whole_ticks_at_every_width() {
+    let registry = crate::harness::registry();
+    let mut wrong = Vec::new();
+    for sweep in [
+        "[1, 2, 3, 4, 5, 6, 7, 8]",
+        "[1, 2, 3, 4, 5, 6, 7, 8, 9]",
+        "[2, 3]",
+        "{ from = 0, to = 1000, step = 50 }",
+        "{ from = 1000, to = 100000, step = 3000 }",
+    ] {
+        for width in [1000, 400, 260] {
+            let text = format!(
+                "model = \"scenario\"\n[sweep]\nn = {sweep}\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 1\n\
+                 [[actor]]\nname = \"c\"\nsteps = [{{ delay_ms = \"n\" }}, {{ request = \"s\" }}]\n\
+                 [[chart]]\nname = \"line\"\nx = \"n\"\ny = [\"c.mean_response_ms\"]\nwidth = {width}\n\
+                 [[chart]]\nname = \"bar\"\nkind = \"bar\"\nx = \"n\"\ny = [\"c.mean_response_ms\"]\nwidth = {width}\n"
+            );
+            let config = library_config(&registry, "whole.toml", &text).unwrap();
+            for chart in super::prepared(&config) {
+                let (full, _) = chart.svg_source().unwrap();
+                let narrow = chart.narrow_svg_source().unwrap();
+                for (size, svg) in [("full", full), ("narrow", narrow)] {
+                    let labels = x_tick_labels(&svg);
+                    let whole = labels
+                        .iter()
+                        .all(|l| l.replace(',', "").parse::<u64>().is_ok());
+                    if labels.len() < 2 || !whole {
+                        wrong.push(format!(
+                            "{sweep}, {}, {width}, {size}: {labels:?}",
+                            chart.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A phone's cdf and histogram get at least two x labels too.
+#[test]
+fn a_phones_cdf_and_histogram_get_two_x_ticks_or_more() {
+    let registry = crate::harness::registry();
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"s\"\nkind = \"server\"\nservice_ms = 10\nservice = \"exponential\"\n\
+        [[actor]]\nname = \"c\"\nrepeat = 500\nsteps = [{ request = \"s\" }]\n\
+        [[chart]]\nname = \"cdf\"\nkind = \"cdf\"\ny = [\"c.response_ms\"]\nwidth = 260\n\
+        [[chart]]\nname = \"histogram\"\nkind = \"histogram\"\ny = [\"c.response_ms\"]\nwidth = 260\n";
+    let config = library_config(&registry, "tail.toml", text).unwrap();
+    for chart in super::prepared(&config) {
+        let labels = x_tick_labels(&chart.narrow_svg_source().unwrap());
+        assert!(labels.len() >= 2, "{}: {labels:?}", chart.name);
+    }
+}

@@ -46,7 +46,7 @@ fn a_bad_timeout_retry_branch_or_choice_key_is_refused_at_its_place() {
         ),
         (
             "steps = [{ if = \"served\" }]",
-            "16:10: an `if` needs `then`",
+            "16:10: an `if` needs `then` (the steps run when the condition holds), `else` (the steps run when it does not), or both",
         ),
         (
             "steps = [{ if = { chance = 0.5 }, then = [{ release = \"L\" }] }]",
@@ -352,7 +352,7 @@ fn a_name_with_turkish_letters_gets_its_ascii_spelling() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"sayaç\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nsteps = [{ read = \"sayaç\" }]\n";
     assert_eq!(
         super::load_error(text),
-        "t.toml:3:8: resource[0].name: a name here is ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply` or `tie_order` (metrics are named `sayaç.…`); got `sayaç` (did you mean `sayac`?)"
+        "t.toml:3:8: resource[0].name: a name here is ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply`, `copy` or `tie_order` (metrics are named `sayaç.…`); got `sayaç` (did you mean `sayac`?)"
     );
     let param = "model = \"scenario\"\n[params]\n\"İşlem_süresi\" = 5\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n";
     let e = super::load_error(param);

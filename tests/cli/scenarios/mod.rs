@@ -27,6 +27,7 @@ mod repetitions;
 mod retries;
 mod saga;
 mod servers;
+mod shorthands;
 mod streams;
 mod stuck;
 mod takes;

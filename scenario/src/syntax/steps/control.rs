@@ -7,7 +7,7 @@ use crate::syntax::flow::{self, Outcomes};
 use crate::syntax::read::{Path, Reader, at, at_index, fail, get, string, table};
 use crate::syntax::spec::{CMPS, Condition, Crash, OUTCOMES, Scope, Step};
 
-/// `{ if = …, then = [...], else = [...] }`.
+/// `{ if = …, then = [...], else = [...] }`, either branch left out when empty.
 pub(super) fn branch(
     reader: &Reader<'_>,
     before: &mut Before,
@@ -43,10 +43,12 @@ pub(super) fn branch(
             format!("`{name}` can never be the outcome here, so this `if` never holds: {why}"),
         ));
     }
-    if get(entries, "then").is_none() {
+    // Either branch may be left out: `else` alone runs steps only when the condition does
+    // not hold (`{ if = "found", else = [...] }` is "if not found").
+    if get(entries, "then").is_none() && get(entries, "else").is_none() {
         return fail(
             path,
-            "an `if` needs `then`, the steps run when the condition holds (and may have `else`)",
+            "an `if` needs `then` (the steps run when the condition holds), `else` (the steps run when it does not), or both",
         );
     }
     let mut then_before = before.clone();

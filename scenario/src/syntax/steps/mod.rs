@@ -534,11 +534,5 @@ fn acquire(
 
 /// Whether an expression uses `read`.
 fn uses_read(expr: &Expr<Var>) -> bool {
-    match expr {
-        Expr::Num(_) => false,
-        Expr::Var(v) => *v == Var::Read,
-        Expr::Neg(a) => uses_read(a),
-        Expr::Bin(_, a, b) => uses_read(a) || uses_read(b),
-        Expr::Call(_, args) => args.iter().any(uses_read),
-    }
+    expr.any_var(&|v| *v == Var::Read)
 }

@@ -1,11 +1,15 @@
 //! `{ parallel = [[…], […]], wait = "first" }`: branches that start at one instant, and the
-//! join that waits for all of them, the first, or any k.
+//! join that waits for all of them, the first, or any k. `parallel = { copies = "n", steps =
+//! [...] }` is `n` copies of one branch, `n` known at each point.
 
 use coordsim_model::{ComposeError, Value};
 
 use super::before::{Before, Nested};
 use crate::syntax::read::{Path, Reader, at, at_index, boolean, fail, get, table};
 use crate::syntax::spec::{CANCELS, MAX_BRANCHES, Number, Scope, Step};
+
+/// A branch as written: its steps, their path, and which copy it is (of copies of one).
+type Written<'v> = (&'v Value, Path, Option<u8>);
 
 /// A `parallel` step. Each branch is read from the state before it, holding nothing of its
 /// own yet (a lock the actor holds is the actor's, not a branch's to release); after the
@@ -39,40 +43,64 @@ pub(super) fn parallel(
     )?;
     let here = at(&path, "parallel");
     let shape = format!(
-        "`parallel` is a list of 1 to {MAX_BRANCHES} branches, each a list of steps: [[{{ request = \"A\" }}], [{{ delay_ms = 10 }}, {{ request = \"B\" }}]]"
+        "`parallel` is a list of 1 to {MAX_BRANCHES} branches, each a list of steps: [[{{ request = \"A\" }}], [{{ delay_ms = 10 }}, {{ request = \"B\" }}]], or copies of one branch: {{ copies = \"n\", steps = [{{ request = \"A\" }}] }}"
     );
-    let Some(Value::List(items)) = get(entries, "parallel") else {
-        return fail(here, shape);
+    // Each branch as written, with its path; copies of one are read once per copy (up to
+    // the most a parallel has), each knowing its `copy`, and the point keeps `copies`.
+    let (written, copies): (Vec<Written<'_>>, Option<Number>) = match get(entries, "parallel") {
+        Some(Value::List(items)) if !items.is_empty() && items.len() <= MAX_BRANCHES => (
+            (items.iter().enumerate())
+                .map(|(branch, item)| (item, at_index(&here, branch), None))
+                .collect(),
+            None,
+        ),
+        Some(Value::Table(copied)) => {
+            let (steps, copies) = copied_branch(reader, &here, copied)?;
+            let at_steps = at(&here, "steps");
+            (
+                (0..MAX_BRANCHES as u8)
+                    .map(|copy| (steps, at_steps.clone(), Some(copy)))
+                    .collect(),
+                Some(copies),
+            )
+        }
+        _ => return fail(here, shape),
     };
-    if items.is_empty() || items.len() > MAX_BRANCHES {
-        return fail(here, shape);
-    }
-    let mut branches = Vec::with_capacity(items.len());
+    let mut branches = Vec::with_capacity(written.len());
     let mut joined: Option<Before> = None;
-    for (branch, item) in items.iter().enumerate() {
+    for (item, branch_path, copy) in written {
         let Value::List(_) = item else {
-            return fail(at_index(&here, branch), shape);
+            return fail(branch_path, shape);
         };
         let mut inside = before.clone();
         inside.in_branch = true;
         inside.may_hold.clear();
         inside.holds.clear();
-        branches.push(nested(
-            reader,
-            &mut inside,
-            at_index(&here, branch),
-            Some(item),
-            depth,
-        )?);
+        let copy_reader;
+        let reader = match copy {
+            Some(copy) => {
+                copy_reader = Reader {
+                    copy: Some(copy),
+                    ..reader.clone()
+                };
+                &copy_reader
+            }
+            None => reader,
+        };
+        branches.push(nested(reader, &mut inside, branch_path, Some(item), depth)?);
         joined = Some(match joined {
             None => inside,
             Some(j) => Before::join(j, inside),
         });
     }
     let branch_count = branches.len() as u32;
+    // "all" of copies is as many as there are at the point.
+    let all = copies
+        .clone()
+        .unwrap_or(Number::Lit(f64::from(branch_count)));
     let wait = match get(entries, "wait") {
-        None => Number::Lit(f64::from(branch_count)),
-        Some(Value::Str(s)) if s == "all" => Number::Lit(f64::from(branch_count)),
+        None => all,
+        Some(Value::Str(s)) if s == "all" => all,
         Some(Value::Str(s)) if s == "first" => Number::Lit(1.0),
         Some(number @ (Value::Int(_) | Value::Str(_))) => {
             reader.num(at(&path, "wait"), number, Scope::Params, &[]).map_err(|error| {
@@ -119,8 +147,47 @@ pub(super) fn parallel(
     }
     Ok(Step::Parallel {
         branches,
+        copies,
         wait,
         cancel,
         tied,
     })
+}
+
+/// `parallel = { copies = "n", steps = [...] }`: the branch's steps, and how many copies of
+/// it start (a number or an expression of the parameters, 1 to [`MAX_BRANCHES`] at each
+/// point).
+fn copied_branch<'v>(
+    reader: &Reader<'_>,
+    here: &Path,
+    entries: &'v [(String, Value)],
+) -> Result<(&'v Value, Number), ComposeError> {
+    let form = "copies of one branch are { copies = \"n\", steps = [...] }: how many (a number or an expression of the parameters) and the steps each copy runs, where `copy` is which copy it is (from 0)";
+    for (key, _) in entries {
+        if key != "copies" && key != "steps" {
+            return fail(
+                at(here, key),
+                format!(
+                    "unknown key `{key}` of `parallel`{}; {form}",
+                    coordsim_model::suggest::did_you_mean(key, &["copies", "steps"])
+                ),
+            );
+        }
+    }
+    let (Some(copies), Some(steps)) = (get(entries, "copies"), get(entries, "steps")) else {
+        return fail(here.clone(), form);
+    };
+    let copies = reader.num(at(here, "copies"), copies, Scope::Params, &[])?;
+    if let Number::Lit(count) = copies
+        && !(count.fract() == 0.0 && (1.0..=MAX_BRANCHES as f64).contains(&count))
+    {
+        return fail(
+            at(here, "copies"),
+            format!(
+                "`copies` is a whole number from 1 to {MAX_BRANCHES}, got {}",
+                coordsim_model::number_text(count)
+            ),
+        );
+    }
+    Ok((steps, copies))
 }
