@@ -23,3 +23,4 @@ mod scenarios;
 mod shards;
 mod site;
 mod structure;
+mod traces;
