@@ -198,8 +198,9 @@ fn run_schedule(
 }
 
 /// Runs the execution `schedule` fixes as a run of its point and writes its outputs into
-/// `dir`: the rows, the entities, the table and (when `timeline`) the point's timeline
-/// (the config's other charts are of a sweep; one execution draws none of them).
+/// `dir`: the rows, the entities, the table and (when `timeline`) the point's timeline, as
+/// the config's `[[chart]]` of kind timeline draws it (the config's other charts are of a
+/// sweep; one execution draws none of them).
 pub(crate) fn write_schedule_run(
     config: &mut Config,
     schedule: &crate::schedule::ScheduleFile,
@@ -207,8 +208,14 @@ pub(crate) fn write_schedule_run(
     dir: &Path,
     timeline: bool,
 ) -> anyhow::Result<export::Written> {
-    let drawn =
-        timeline.then(|| crate::config::ChartSpec::timeline_at(config, schedule.point, "timeline"));
+    let drawn = timeline.then(|| {
+        crate::config::ChartSpec::schedule_timeline(
+            config,
+            &config.charts,
+            schedule.point,
+            "timeline",
+        )
+    });
     let charts = std::mem::replace(&mut config.charts, drawn.into_iter().collect());
     let replications = std::mem::replace(&mut config.plan.replications, 1);
     let written = runner::run_schedule(config, options, schedule).and_then(|results| {

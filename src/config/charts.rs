@@ -208,29 +208,53 @@ pub struct TimelinePoints {
 }
 
 impl ChartSpec {
-    /// A timeline of `point` alone, named `name` (the one a schedule's run draws).
-    pub fn timeline_at(plan: &Plan, point: usize, name: &str) -> ChartSpec {
+    /// The timeline a schedule's run draws at `point`, named `name`, as the config's runs
+    /// draw theirs: its first `kind = "timeline"` chart whose `where` keeps the point, as it
+    /// is (lanes, resource lanes, window, focus, title) but at that point alone; else the
+    /// lanes and resource lanes of its first timeline, with the default title (that chart's
+    /// title and window are another point's); else every lane.
+    pub fn schedule_timeline(
+        plan: &Plan,
+        charts: &[ChartSpec],
+        point: usize,
+        name: &str,
+    ) -> ChartSpec {
         let values = plan.point_values(point);
-        ChartSpec {
-            name: name.to_string(),
-            x: String::new(),
-            y: Vec::new(),
-            kind: ChartKind::Timeline,
-            mark_x: None,
-            mark_y: None,
-            mark_y_label: None,
-            y_expr: Vec::new(),
-            log_x: false,
-            filter: plan
-                .axes
-                .iter()
-                .map(|a| (a.param, values[a.param].clone()))
-                .collect(),
-            look: Look::default(),
-            distribution: false,
-            at: None,
-            title: Vec::new(),
-        }
+        let here: Vec<(usize, Value)> = plan
+            .axes
+            .iter()
+            .map(|a| (a.param, values[a.param].clone()))
+            .collect();
+        let timelines = || charts.iter().filter(|c| c.kind == ChartKind::Timeline);
+        let mut chart = match timelines().find(|c| plan.matches(point, &c.filter)) {
+            Some(chart) => chart.clone(),
+            None => {
+                let mut look = Look::default();
+                if let Some(first) = timelines().next() {
+                    look.lanes.clone_from(&first.look.lanes);
+                    look.resources.clone_from(&first.look.resources);
+                }
+                ChartSpec {
+                    name: String::new(),
+                    x: String::new(),
+                    y: Vec::new(),
+                    kind: ChartKind::Timeline,
+                    mark_x: None,
+                    mark_y: None,
+                    mark_y_label: None,
+                    y_expr: Vec::new(),
+                    log_x: false,
+                    filter: Vec::new(),
+                    look,
+                    distribution: false,
+                    at: None,
+                    title: Vec::new(),
+                }
+            }
+        };
+        chart.name = name.to_string();
+        chart.filter = here;
+        chart
     }
 
     /// A timeline's points: the first [`MAX_TIMELINE_FILES`] of those its `where` keeps.

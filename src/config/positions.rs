@@ -2,7 +2,7 @@
 //! `model` line; a composed model's field at its place; a cost past the limits.
 
 use coordsim_model::Value;
-use toml::de::DeTable;
+use toml::de::{DeTable, DeValue};
 
 use super::compose::path_span;
 use super::plan::Plan;
@@ -83,6 +83,26 @@ impl Plan {
         }
         let doc = DeTable::parse(&self.source.text).ok()?;
         path_span(doc.get_ref(), &path)
+    }
+
+    /// The expression of derived parameter `index` as `[params]` writes it (`s / rho` of
+    /// `{ expr = "s / rho" }`); `None` for one not derived.
+    pub fn derived_text(&self, index: usize) -> Option<String> {
+        if !self.derived.iter().any(|(d, _)| *d == index) {
+            return None;
+        }
+        let key = self.model.params().get(index)?.key;
+        let doc = DeTable::parse(&self.source.text).ok()?;
+        let DeValue::Table(params) = doc.get_ref().get("params")?.get_ref() else {
+            return None;
+        };
+        let DeValue::Table(derived) = params.get(key)?.get_ref() else {
+            return None;
+        };
+        match derived.get("expr")?.get_ref() {
+            DeValue::String(text) => Some(text.to_string()),
+            _ => None,
+        }
     }
 
     /// An error pointing at this config's `model` line (for errors with no better place).

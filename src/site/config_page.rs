@@ -274,7 +274,10 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
                 &[],
                 &say(lc, "swept: {count} values").replace("{count}", &a.values.len().to_string()),
             ),
-            None => h.el("td", &[], &value_text(&config.base[i], lc)),
+            None => match config.derived_text(i) {
+                Some(expr) => derived_cell(h, config, i, &expr, lc),
+                None => h.el("td", &[], &value_text(&config.base[i], lc)),
+            },
         };
         h.with("td", &[], |h| match (axis, config.param_span(i)) {
             (Some(a), _) => match a.spans.first() {
@@ -330,6 +333,37 @@ fn parameters(h: &mut Html, config: &Config, lc: Words<'_>) {
         h.close("li").newline();
     }
     h.close("ul").newline();
+}
+
+/// A derived parameter's cell: its expression and the value each point used, in the
+/// table's order (`s / rho; at the points in order: 20, 12, 8.57`), or its one value when
+/// every point used the same (`p * q = 0.15`). Its default is never shown: no point used
+/// it.
+fn derived_cell<'h>(
+    h: &'h mut Html,
+    config: &Config,
+    param: usize,
+    expr: &str,
+    lc: Words<'_>,
+) -> &'h mut Html {
+    let mut values: Vec<String> = (0..config.points)
+        .map(|point| match &config.point_values(point)[param] {
+            coordsim_model::Value::Float(x) => crate::format::number(*x, lc.locale),
+            other => value_text(other, lc),
+        })
+        .collect();
+    h.with("td", &[("class", "derived")], |h| {
+        h.el("code", &[], expr);
+        if values.windows(2).all(|w| w[0] == w[1]) {
+            values.truncate(1);
+            h.text(&format!(" = {}", values.join("")));
+        } else {
+            h.text(
+                &say(lc, "; at the points in order: {values}")
+                    .replace("{values}", &shown_list(&values, 50, lc)),
+            );
+        }
+    })
 }
 
 /// A parameter's value as the config writes it, a number with the page's decimal mark

@@ -247,6 +247,11 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "taranır: {count} değer",
     ),
     ("set_by_sweep", "sweep", "tarama"),
+    (
+        "derived_values",
+        "; at the points in order: {values}",
+        "; noktalarda sırasıyla: {values}",
+    ),
     ("set_by_default", "default", "varsayılan"),
     (
         "more_values",

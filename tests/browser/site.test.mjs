@@ -12,7 +12,9 @@
 // and claim are markup shows them as text; at 375 and 1280 CSS pixels, on every page: no
 // sideways scroll, no visible text under 11 px, no table cut off at the window's edge (it
 // fits or scrolls in its box), and every chart readable (on the phone its rendering's
-// smallest text, scaled as shown, at least 11 px; on the wide screen shown at its size).
+// smallest text, scaled as shown, at least 11 px; on the wide screen shown at its size, and
+// a step chart that fits the page's column shown whole, not cut to the text's column, as a
+// lesson's 6-step chart checks at 1280 px).
 // Screenshots of the index, a config page and a lesson page go to $SCREENSHOTS (default
 // target/site-screenshots/).
 //
@@ -374,11 +376,26 @@ async function layout(browser, out, pages, width) {
           cut.push(`a table reaches ${Math.round(right)} px`);
         }
       }
-      const images = [...document.images].filter(visible).map((i) => ({
-        src: i.currentSrc || i.src,
-        shown: i.getBoundingClientRect().width,
-      }));
-      return { scroll: document.documentElement.scrollWidth, small, cut, images };
+      // The page's column: what a chart may take past a lesson's text.
+      const main = document.querySelector('main');
+      const style = main && getComputedStyle(main);
+      const column = main
+        ? main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+        : document.documentElement.clientWidth;
+      const images = [...document.images].filter(visible).map((i) => {
+        let box = null;
+        for (let x = i.parentElement; x; x = x.parentElement) {
+          const o = getComputedStyle(x).overflowX;
+          if (o === 'auto' || o === 'scroll') { box = x; break; }
+        }
+        return {
+          src: i.currentSrc || i.src,
+          shown: i.getBoundingClientRect().width,
+          // The width a box that scrolls shows of it, when it is in one.
+          seen: box ? box.clientWidth : null,
+        };
+      });
+      return { scroll: document.documentElement.scrollWidth, small, cut, images, column };
     });
     if (found.scroll > width) problem(`${current} at ${width} px: the page is ${found.scroll} px wide: it scrolls sideways`);
     for (const s of found.small.slice(0, 3)) problem(`${current} at ${width} px: text under 11 px: ${s}`);
@@ -394,6 +411,11 @@ async function layout(browser, out, pages, width) {
       }
       if (width >= 1000 && scale < 0.999) {
         problem(`${current} at ${width} px: chart ${name} is shrunk to ${Math.round(100 * scale)}% of its size`);
+      }
+      // A chart in a box that scrolls (a step chart) is cut only when the page's column
+      // has no room for it: one that fits is shown whole, as a line chart is.
+      if (width >= 1000 && img.seen !== null && img.seen < img.shown - 0.5 && img.shown <= found.column) {
+        problem(`${current} at ${width} px: chart ${name} (${Math.round(img.shown)} px) is cut to ${img.seen} px and scrolls, though the page's column has ${Math.round(found.column)} px`);
       }
     }
   }
@@ -445,6 +467,90 @@ async function markup(browser) {
   await context.close();
 }
 
+/** A lesson with a 6-step chart (an explored execution, about 990 px wide): at 1280 px its
+ * box extends past the text's column, as a line chart does, and shows every step; at 375 px
+ * the page does not scroll sideways (the box does). */
+async function stepsInLesson(browser) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coordsim-steps-'));
+  fs.mkdirSync(path.join(dir, 'configs'));
+  fs.mkdirSync(path.join(dir, 'lessons', 'img'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'configs', 'cta.toml'),
+    [
+      'model = "scenario"',
+      'title = "Check then act"',
+      '[[resource]]',
+      'name = "names"',
+      'kind = "keys"',
+      '[[resource]]',
+      'name = "accounts"',
+      'kind = "keys"',
+      '[[actor]]',
+      'name = "svc"',
+      'names = ["A", "B"]',
+      'steps = [{ lookup = "names", key = 7 }, { if = "found", then = [{ end = "gave_up" }] },',
+      '  { set = "names", key = 7, value = 1 }, { insert = "accounts", key = "i" }]',
+      '[[claim]]',
+      'name = "two accounts"',
+      'over = "executions"',
+      'holds = "sometimes"',
+      'metric = "accounts.size"',
+      'expect = 2',
+      '',
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'lessons', 's.md'),
+    [
+      '<!-- coordsim use cta = "../configs/cta.toml" -->',
+      '# Steps',
+      '',
+      'Both look before either sets:',
+      '',
+      '<!-- coordsim chart cta trace-1 -->',
+      '![the shortest execution](img/steps.svg)',
+      '<!-- /coordsim -->',
+      '',
+    ].join('\n'),
+  );
+  const fill = spawnSync(binary, ['lesson', 'fill', 'lessons/s.md'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(fill.status, 0, `lesson fill: ${fill.stderr}`);
+  const { out } = report(['--configs', path.join(dir, 'configs'), '--lessons', path.join(dir, 'lessons')]);
+  const before = problems.length;
+  for (const width of [1280, 375]) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await watchedPage(context, () => `the step chart at ${width} px`);
+    await page.goto(pathToFileURL(path.join(out, 'site', 'lesson-s.html')).href, { waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+    const found = await page.evaluate(() => {
+      const box = document.querySelector('.cs-b.steps');
+      const img = box && box.querySelector('img');
+      return box && img && {
+        seen: box.clientWidth,
+        shown: img.getBoundingClientRect().width,
+        right: box.getBoundingClientRect().right,
+        scroll: document.documentElement.scrollWidth,
+      };
+    });
+    if (!found) {
+      problem(`the step chart at ${width} px: no step chart block in the lesson`);
+    } else {
+      if (width >= 1000 && (found.shown < 900 || found.seen < found.shown - 0.5)) {
+        problem(`the step chart at ${width} px: ${Math.round(found.shown)} px of chart shown in ${found.seen} px: its last steps are hidden`);
+      }
+      if (found.scroll > width || found.right > width) {
+        problem(`the step chart at ${width} px: the page is ${found.scroll} px wide, the box reaches ${Math.round(found.right)} px`);
+      }
+    }
+    await page.locator('.cs-b.steps').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, `lesson-steps-${width}.png`) });
+    await context.close();
+  }
+  if (problems.length === before) {
+    console.log('ok: a 6-step chart in a lesson shows every step at 1280 px and keeps the page at 375 px');
+  }
+}
+
 fs.mkdirSync(shots, { recursive: true });
 const current = report([]);
 const { out, last } = current;
@@ -467,6 +573,7 @@ try {
   await inView(browser, 900, false);
   await inView(browser, 900, true);
   await markup(browser);
+  await stepsInLesson(browser);
 } finally {
   await browser.close();
 }

@@ -454,7 +454,9 @@ none = "korumasız"
 }
 
 /// A transaction's steps run in the event of its start: its trace row says each of them,
-/// so that its effects (here the ledger's set) are in the trace, in both languages.
+/// so that its effects (here the ledger's set) are in the trace, in both languages, each
+/// key step with its key and what it met: key 1 starts at 0, so the lookup finds 0 and the
+/// set stores `ledger + 1` = 0 + 1 = 1 over the 0.
 #[test]
 fn a_trace_row_says_every_step_of_a_transaction() {
     let dir = tempfile::tempdir().unwrap();
@@ -477,7 +479,9 @@ expect = 1
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let trace = std::fs::read_to_string(dir.path().join("out/tx-explore/trace-1.csv")).unwrap();
     assert!(
-        trace.contains("begins a transaction; then looks up in ledger, sets in ledger"),
+        trace.contains(
+            "begins a transaction; then looks up ledger[1]: found 0, sets ledger[1] = 1 (was 0)"
+        ),
         "{trace}"
     );
     let turkish = write_config(
@@ -490,7 +494,7 @@ expect = 1
     let md = std::fs::read_to_string(dir.path().join("out/tx-tr-explore/explore.md")).unwrap();
     assert!(
         md.contains(
-            "bir işlem başlatır; ardından ledger deposunda arar, ledger deposunda değiştirir"
+            "bir işlem başlatır; ardından ledger[1] arar: 0 bulundu, ledger[1] = 1 yazar (önceki: 0)"
         ),
         "{md}"
     );

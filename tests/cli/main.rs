@@ -23,4 +23,6 @@ mod reliability;
 mod scenarios;
 mod shards;
 mod site;
+mod site_params;
 mod structure;
+mod traces;

@@ -24,6 +24,7 @@ mod search;
 mod spare;
 mod step;
 mod trace;
+mod words;
 
 use coordsim_model::{
     Exploration, ExploreLimits, ModelError, ParamError, RunContext, RunOutput, Schedule,

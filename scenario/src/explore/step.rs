@@ -116,6 +116,7 @@ pub(super) fn run_chosen(
         steer.fresh = None;
         steer.acted = None;
         steer.touched.clear();
+        steer.told.clear();
         steer.beyond = 1.0;
     }
     let ran = run_due(queue, sim, due.class, due.seq).map(|_| ());

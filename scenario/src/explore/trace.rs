@@ -6,12 +6,14 @@ use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
 use sim_core::ns_to_ms;
 
 use crate::explore::step::{choices, may_crash, run_chosen, start};
-use crate::point::{Pick, Point, Step};
+use crate::explore::words::{
+    KeySteps, Said, Seen, chance_words, choice_words, comma, describe, said, then_also,
+};
+use crate::point::Point;
 use crate::run::state::{Event, Sim};
-use crate::run::steer::{Draw, DrawKind};
+use crate::run::steer::{Draw, DrawKind, Told};
 use crate::run::stuck::Awaited;
 use crate::syntax::metrics::Metric;
-use crate::syntax::spec::KeyOp;
 
 /// Runs the execution `schedule` fixes from the start: each event described, and the
 /// run's output (with the per-request samples `distributions` names, and the timeline
@@ -28,7 +30,18 @@ pub(super) fn replay(
     alone: &[bool],
 ) -> Result<(Vec<TraceStep>, RunOutput), ModelError> {
     let (mut sim, mut queue) = start(point, context, schedule.max_faults)?;
+    if let Some(steer) = &mut sim.steer {
+        steer.tell = true;
+    }
+    // Resource lanes, when a timeline draws some: read as the run starts and after every
+    // event, as a run records them.
+    let resources = sim.lanes.as_ref().is_some_and(|l| l.resources.is_some());
+    if resources {
+        sim.sample_resources();
+    }
     let mut steps = Vec::with_capacity(schedule.events.len());
+    // What each actor has seen of each key so far (a set on a stale lookup is a lost update).
+    let mut seen: Vec<Seen> = Vec::new();
     for (index, decision) in schedule.events.iter().enumerate() {
         let next = choices(&sim, &queue);
         let misfit = |what: String| {
@@ -63,6 +76,9 @@ pub(super) fn replay(
             decision.crash,
         )?
         .drawn;
+        if resources {
+            sim.sample_resources();
+        }
         let taken: Vec<bool> = drawn.iter().map(|x| x.taken).collect();
         if taken != decision.draws {
             return Err(misfit(format!(
@@ -76,12 +92,24 @@ pub(super) fn replay(
                 decision.draws.len()
             )));
         }
+        let told = sim
+            .steer
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.told))
+            .unwrap_or_default();
+        let mut keys = KeySteps::new(&told, &mut seen);
         let acted = sim.steer.as_ref().and_then(|s| s.acted);
-        let (actor, mut action) = describe(point, &before, &sim, due.event, acted);
+        let (actor, mut action) = describe(point, (&before, &sim), due.event, acted, &mut keys);
         if let (Some((job, _)), Some(steer)) = (acted, sim.steer.as_ref()) {
             // A transaction's steps run in the event of its start: say each, so that its
             // effects (a duplicate's set, say) are in the trace.
-            then_also(&mut action, point, &before, &sim, job, &steer.touched);
+            then_also(
+                &mut action,
+                point,
+                (&before, &sim),
+                job,
+                (&steer.touched, &mut keys),
+            );
         }
         if decision.crash {
             action = said(
@@ -89,15 +117,18 @@ pub(super) fn replay(
                 "burada çöker (crash_anywhere)",
             );
         }
-        let choice = choice_words(decision, &drawn, alone.get(index).copied().unwrap_or(false));
-        steps.push(TraceStep {
-            time_ms: ns_to_ms(queue.now()),
-            actor,
-            action: action.en,
-            choice: choice.en,
-            action_tr: action.tr,
-            choice_tr: choice.tr,
-        });
+        let chances = Chances::of(&drawn, &told, acted.is_some());
+        let alone = alone.get(index).copied().unwrap_or(false);
+        let choice = choice_words(decision, &chances.own, alone);
+        // An event that only resumed its actor, which then drew or paused: those rows say it.
+        let quiet = acted.is_none() && !decision.crash && matches!(due.event, Event::Resume { .. });
+        steps.extend(event_rows(
+            (point, &sim),
+            ns_to_ms(queue.now()),
+            (&actor, action, choice),
+            (&chances, &told),
+            quiet,
+        ));
     }
     let left = choices(&sim, &queue).len();
     if left > 0 {
@@ -122,7 +153,6 @@ fn stuck_end(point: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
     sim.waiting_at_end()
         .into_iter()
         .map(|(job, awaited)| {
-            let actor = &sim.actors[sim.jobs[job as usize].actor as usize];
             let said = match awaited {
                 Awaited::Lock(lock_index, polls) => {
                     let lock = &point.lock_names[lock_index as usize];
@@ -154,7 +184,7 @@ fn stuck_end(point: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
             };
             TraceStep {
                 time_ms,
-                actor: point.groups[actor.group as usize].actor_name(actor.index),
+                actor: actor_name(point, sim, job),
                 action: said.en,
                 choice: String::new(),
                 action_tr: said.tr,
@@ -164,417 +194,113 @@ fn stuck_end(point: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
         .collect()
 }
 
-/// A step's words in English and in Turkish (the two locales a config names), as the
-/// timeline's kinds have them.
-struct Said {
-    en: String,
-    tr: String,
+/// The draws of an event by the row that says them: a `chance` drawn before its first
+/// shared step (a row before the event's), one drawn after it (the row of the pause it
+/// chose, or a row after), and the event's own draws (a loss, a crash: its own row).
+struct Chances {
+    before: Vec<Draw>,
+    own: Vec<Draw>,
+    after: Vec<Draw>,
 }
 
-fn said(en: impl Into<String>, tr: impl Into<String>) -> Said {
-    Said {
-        en: en.into(),
-        tr: tr.into(),
-    }
-}
-
-/// A probability as a Turkish reader writes it (`0,2`).
-fn comma(probability: f64) -> String {
-    probability.to_string().replace('.', ",")
-}
-
-/// The choice in words: `2 of 3` when several events were free, and each draw decided.
-fn choice_words(decision: &Decision, drawn: &[Draw], alone: bool) -> Said {
-    let (mut en, mut tr) = (Vec::new(), Vec::new());
-    if decision.of > 1 && alone {
-        // Not a choice among the others: the reduction ran this one alone, since every
-        // order of it among them reaches the same states.
-        en.push(format!(
-            "{} of {}, alone: it commutes with the others",
-            decision.pick + 1,
-            decision.of
-        ));
-        tr.push(format!(
-            "{} / {}, tek başına: ötekilerle sırası fark etmez",
-            decision.pick + 1,
-            decision.of
-        ));
-    } else if decision.of > 1 {
-        en.push(format!("{} of {}", decision.pick + 1, decision.of));
-        tr.push(format!("{} / {}", decision.pick + 1, decision.of));
-    }
-    if decision.crash {
-        en.push("crash".to_string());
-        tr.push("çökme".to_string());
-    }
-    for draw in drawn {
-        let (what, what_tr) = match (draw.kind, draw.taken) {
-            (DrawKind::Loss, true) => ("lost", "kaybolur"),
-            (DrawKind::Loss, false) => ("not lost", "kaybolmaz"),
-            (DrawKind::Duplicate, true) => ("duplicated", "çoğaltılır"),
-            (DrawKind::Duplicate, false) => ("not duplicated", "çoğaltılmaz"),
-            (DrawKind::Crash, true) => ("crashes", "çöker"),
-            (DrawKind::Crash, false) => ("does not crash", "çökmez"),
-            (DrawKind::Chance, true) => ("chance: yes", "şans: evet"),
-            (DrawKind::Chance, false) => ("chance: no", "şans: hayır"),
+impl Chances {
+    /// `drawn` split by when `told` says each was drawn; `acted`: the event ran a shared
+    /// step (with none, every chance follows what the event did).
+    fn of(drawn: &[Draw], told: &[Told], acted: bool) -> Chances {
+        let mut chances = Chances {
+            before: Vec::new(),
+            own: Vec::new(),
+            after: Vec::new(),
         };
-        en.push(format!("{what} (p = {})", draw.probability));
-        tr.push(format!("{what_tr} (p = {})", comma(draw.probability)));
+        for (index, draw) in drawn.iter().enumerate() {
+            let shared = told.iter().find_map(|t| match *t {
+                Told::Draw { index: i, shared } if i as usize == index => Some(shared),
+                _ => None,
+            });
+            match (draw.kind, shared) {
+                (DrawKind::Chance, Some(0)) if acted => chances.before.push(*draw),
+                (DrawKind::Chance, Some(_)) => chances.after.push(*draw),
+                _ => chances.own.push(*draw),
+            }
+        }
+        chances
     }
-    said(en.join("; "), tr.join("; "))
 }
 
-/// Whose the event is and what it did.
-fn describe(
-    point: &Point,
-    before: &Sim<'_>,
-    after: &Sim<'_>,
-    event: Event,
-    acted: Option<(u32, u32)>,
-) -> (String, Said) {
-    let actor_of = |job: u32| {
-        let actor = &after.actors[after.jobs[job as usize].actor as usize];
-        point.groups[actor.group as usize].actor_name(actor.index)
+/// The rows of one event at `time_ms`: a chance drawn before its first shared step, the
+/// event's own row (its actor, what it did, its choice), then each pause it began and the
+/// chances drawn after that step (on the first pause's row, else a row of their own). A
+/// `quiet` event (an actor going on, no shared step) followed by such a row is said by
+/// them alone, its choice on the first.
+fn event_rows(
+    (point, sim): (&Point, &Sim<'_>),
+    time_ms: f64,
+    (actor, action, choice): (&str, Said, Said),
+    (chances, told): (&Chances, &[Told]),
+    quiet: bool,
+) -> Vec<TraceStep> {
+    let row = |actor: &str, action: Said, choice: Said| TraceStep {
+        time_ms,
+        actor: actor.to_string(),
+        action: action.en,
+        choice: choice.en,
+        action_tr: action.tr,
+        choice_tr: choice.tr,
     };
-    if let Some((job, at)) = acted {
-        let group = after.jobs[job as usize].group as usize;
-        let step = &point.groups[group].steps[at as usize];
-        return (actor_of(job), step_done(point, before, after, job, step));
+    let mut rows = Vec::new();
+    if !chances.before.is_empty() {
+        rows.push(row(actor, by_chance(), chance_words(&chances.before)));
     }
-    let lock = |l: u16| point.lock_names[l as usize].clone();
-    match event {
-        Event::Start { actor } => {
-            let actor = &after.actors[actor as usize];
-            let repetition = actor.started.saturating_sub(1);
-            (
-                point.groups[actor.group as usize].actor_name(actor.index),
+    let mut follow = Vec::new();
+    // A pause the event began is a step of its own, with the chance that chose it.
+    let mut after = Some(chance_words(&chances.after)).filter(|c| !c.en.is_empty());
+    for told in told {
+        if let Told::Pause { job, ns } = *told {
+            let ms = ns_to_ms(ns);
+            follow.push((
+                actor_name(point, sim, job),
                 said(
-                    format!("starts repetition {repetition}"),
-                    format!("{repetition}. tekrarını başlatır"),
+                    format!("pauses {ms} ms"),
+                    format!("{} ms duraklar", comma(ms)),
                 ),
-            )
+                after.take().unwrap_or_else(|| said("", "")),
+            ));
         }
-        Event::Resume { job } => (actor_of(job), said("goes on", "devam eder")),
-        Event::Land { job } => {
-            let job_state = &before.jobs[job as usize];
-            let step = &point.groups[job_state.group as usize].steps[job_state.step as usize];
-            (actor_of(job), step_done(point, before, after, job, step))
-        }
-        Event::Retry { job } => {
-            let job_state = &before.jobs[job as usize];
-            let what = match &point.groups[job_state.group as usize].steps[job_state.step as usize]
-            {
-                Step::Acquire { lock: pick, .. } => {
-                    let (en, tr) = took(before, after, job);
-                    let name = named(lock, pick);
-                    said(
-                        format!("tries {} again: {en}", name.en),
-                        format!("{} kilidini yeniden dener: {tr}", name.tr),
-                    )
-                }
-                _ => said("tries its lock again", "kilidini yeniden dener"),
+    }
+    if let Some(after) = after {
+        follow.push((actor.to_string(), by_chance(), after));
+    }
+    match follow.first_mut() {
+        Some((_, _, first)) if quiet => {
+            let join = |a: String, b: &str| {
+                [a, b.to_string()]
+                    .into_iter()
+                    .filter(|x| !x.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
             };
-            (actor_of(job), what)
+            first.en = join(choice.en, &first.en);
+            first.tr = join(choice.tr, &first.tr);
         }
-        Event::Timeout { job } => {
-            // A timer counts only when the wait it was set for is still on: one left from
-            // a wait that ended (its take or reply came, it crashed) runs out doing nothing.
-            let actor = after.jobs[job as usize].actor as usize;
-            let what = if after.actors[actor].timeouts > before.actors[actor].timeouts {
-                said("its wait times out", "beklemesi zaman aşımına uğrar")
-            } else {
-                said(
-                    "the timer of a wait already over runs out: nothing happens",
-                    "bitmiş bir beklemenin süresi doldu: bir şey olmaz",
-                )
-            };
-            (actor_of(job), what)
-        }
-        Event::Depart { server, .. } => (
-            point.servers[server as usize].name.clone(),
-            said("finishes a request", "bir isteği bitirir"),
-        ),
-        Event::Unlock { lock } => (
-            point.lock_names[lock as usize].clone(),
-            said(
-                "an operator deletes its record",
-                "bir operatör kaydını siler",
-            ),
-        ),
-        Event::Down { server } => (
-            point.servers[server as usize].name.clone(),
-            said("goes down", "kapanır"),
-        ),
-        Event::Up { server } => (
-            point.servers[server as usize].name.clone(),
-            said("comes back up", "yeniden açılır"),
-        ),
-        Event::Arrive { queue, .. } => (
-            point.queues[queue as usize].name.clone(),
-            said("a message arrives", "bir ileti gelir"),
-        ),
-        Event::Visible { queue } => {
-            let queue = queue as usize;
-            let what = if after.queues[queue].returned > before.queues[queue].returned {
-                said(
-                    "a message's visibility runs out: it is visible again",
-                    "bir iletinin görünmezlik süresi doldu: yeniden görünür",
-                )
-            } else {
-                // The timer of a message acknowledged since: nothing comes back.
-                said(
-                    "a visibility timer runs out: nothing to return",
-                    "bir görünmezlik süresi doldu: geri dönen ileti yok",
-                )
-            };
-            (point.queues[queue].name.clone(), what)
-        }
+        _ => rows.push(row(actor, action, choice)),
     }
+    rows.extend(
+        follow
+            .into_iter()
+            .map(|(who, what, choice)| row(&who, what, choice)),
+    );
+    rows
 }
 
-/// The shared steps an event ran after its first (`touched`, the first among them),
-/// appended to `action`: `begins a transaction; then insert on seen, set on ledger`. A
-/// read or write among them is said without its value, which the event's end state may no
-/// longer hold.
-fn then_also(
-    action: &mut Said,
-    point: &Point,
-    before: &Sim<'_>,
-    after: &Sim<'_>,
-    job: u32,
-    touched: &[(u16, u32)],
-) {
-    if touched.len() < 2 {
-        return;
-    }
-    let (mut en, mut tr) = (Vec::new(), Vec::new());
-    for &(group, at) in &touched[1..] {
-        let step = &point.groups[group as usize].steps[at as usize];
-        let said = match step {
-            Step::Read(register) => {
-                let name = &point.registers[*register as usize].name;
-                said(format!("reads {name}"), format!("{name} okur"))
-            }
-            Step::Write { register, .. } => {
-                let name = &point.registers[*register as usize].name;
-                said(format!("writes {name}"), format!("{name} yazar"))
-            }
-            other => step_done(point, before, after, job, other),
-        };
-        en.push(said.en);
-        tr.push(said.tr);
-    }
-    action.en = format!("{}; then {}", action.en, en.join(", "));
-    action.tr = format!("{}; ardından {}", action.tr, tr.join(", "));
+/// A row's words for a `chance` that chose no pause: the draw itself is its second line.
+fn by_chance() -> Said {
+    said("decides by chance", "şansa göre seçer")
 }
 
-/// A resource a step names, by its name (the first of a list, and how many).
-fn named(names: impl Fn(u16) -> String, pick: &Pick) -> Said {
-    match pick {
-        Pick::One(r) => said(names(*r), names(*r)),
-        Pick::OneOf(items, _) => said(
-            format!("one of {} ({}…)", items.len(), names(items[0])),
-            format!("{} taneden biri ({}…)", items.len(), names(items[0])),
-        ),
-    }
-}
-
-/// Whether `job` took a lock between `before` and `after`: `takes it`, or `waits` (and
-/// in Turkish).
-fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> (&'static str, &'static str) {
-    let (job_index, lock_count) = (job as usize, after.locks.len());
-    // A job started by this event has no row before it.
-    let held = |sim: &Sim<'_>| {
-        sim.tables
-            .tokens
-            .get(job_index * lock_count..(job_index + 1) * lock_count)
-            .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
-    };
-    if held(after) > held(before) {
-        ("takes it", "alır")
-    } else {
-        ("waits", "bekler")
-    }
-}
-
-/// What `job`'s read of `register` got, read off the state after it.
-fn read_done(
-    point: &Point,
-    before: &Sim<'_>,
-    after: &Sim<'_>,
-    job: usize,
-    register: usize,
-) -> Said {
-    let row = after.tables.reads[job * after.registers.len() + register];
-    // A read that ended its repetition (or its job) was blanked with it: it read the value
-    // the register held as the event began (no write lands within it).
-    let value = if row.is_nan() {
-        before.registers[register].value()
-    } else {
-        row
-    };
-    let name = &point.registers[register].name;
-    said(
-        format!("reads {name}: {value}"),
-        format!("{name} okur: {}", comma(value)),
-    )
-}
-
-/// What `job`'s shared `step` did, read off the state before and after it.
-fn step_done(point: &Point, before: &Sim<'_>, after: &Sim<'_>, job: u32, step: &Step) -> Said {
-    let job_index = job as usize;
-    let lock = |l: u16| point.lock_names[l as usize].clone();
-    match step {
-        Step::Read(register) => read_done(point, before, after, job_index, *register as usize),
-        Step::Write { register, .. } => {
-            let register = *register as usize;
-            let name = &point.registers[register].name;
-            if after.registers[register].writes() + after.registers[register].rejected_writes()
-                == before.registers[register].writes()
-                    + before.registers[register].rejected_writes()
-            {
-                return said(
-                    format!("writes {name} (lands later)"),
-                    format!("{name} yazar (sonra yerleşir)"),
-                );
-            }
-            let value = after.registers[register].value();
-            if after.registers[register].lost_updates() > before.registers[register].lost_updates()
-            {
-                said(
-                    format!("writes {name} = {value}: a lost update"),
-                    format!("{name} = {} yazar: kaybolan güncelleme", comma(value)),
-                )
-            } else if after.registers[register].rejected_writes()
-                > before.registers[register].rejected_writes()
-            {
-                said(
-                    format!("writes {name}: refused"),
-                    format!("{name} yazar: reddedildi"),
-                )
-            } else {
-                said(
-                    format!("writes {name} = {value}"),
-                    format!("{name} = {} yazar", comma(value)),
-                )
-            }
-        }
-        Step::Acquire { lock: pick, .. } => {
-            let (en, tr) = took(before, after, job);
-            let name = named(lock, pick);
-            said(
-                format!("acquires {}: {en}", name.en),
-                format!("{} kilidini ister: {tr}", name.tr),
-            )
-        }
-        Step::Release(pick) => {
-            let name = named(lock, pick);
-            said(
-                format!("releases {}", name.en),
-                format!("{} kilidini bırakır", name.tr),
-            )
-        }
-        Step::Renew(pick) => {
-            let name = named(lock, pick);
-            said(
-                format!("renews {}", name.en),
-                format!("{} kirasını yeniler", name.tr),
-            )
-        }
-        Step::Request { server, .. } => {
-            let name = named(|s| point.servers[s as usize].name.clone(), server);
-            said(
-                format!("requests {}", name.en),
-                format!("{} sunucusuna istek gönderir", name.tr),
-            )
-        }
-        Step::Send { link, .. } => {
-            let name = named(|k| point.link_names[k as usize].clone(), link);
-            said(
-                format!("sends over {}", name.en),
-                format!("{} bağlantısından gönderir", name.tr),
-            )
-        }
-        Step::Crash { .. } => {
-            let actor = after.jobs[job_index].actor as usize;
-            if after.actors[actor].incarnation > before.actors[actor].incarnation
-                || after.actors[actor].crashed
-            {
-                said("crashes", "çöker")
-            } else {
-                said("does not crash", "çökmez")
-            }
-        }
-        Step::Put { queue, .. } => {
-            let name = &point.queues[*queue as usize].name;
-            said(
-                format!("puts a message on {name}"),
-                format!("{name} kuyruğuna ileti koyar"),
-            )
-        }
-        Step::Take { queue, .. } => {
-            let name = &point.queues[*queue as usize].name;
-            said(
-                format!("takes from {name}"),
-                format!("{name} kuyruğundan alır"),
-            )
-        }
-        Step::Call { queue, .. } => {
-            let name = &point.queues[*queue as usize].name;
-            said(
-                format!("calls through {name} and waits for the reply"),
-                format!("{name} üzerinden çağırır, yanıtı bekler"),
-            )
-        }
-        Step::Reply { queue, .. } => {
-            let name = &point.queues[*queue as usize].name;
-            said(
-                format!("replies to the call it took from {name}"),
-                format!("{name} kuyruğundan aldığı çağrıyı yanıtlar"),
-            )
-        }
-        Step::Ack(queue) => {
-            let name = &point.queues[*queue as usize].name;
-            said(
-                format!("acknowledges on {name}"),
-                format!("{name} kuyruğunda onaylar"),
-            )
-        }
-        Step::Keys {
-            operation, store, ..
-        } => keys_done(&point.keys[*store as usize].name, *operation),
-        Step::TxBegin => said("begins a transaction", "bir işlem başlatır"),
-        Step::BranchEnd => {
-            let branch = before.jobs[job_index].branch;
-            said(
-                format!("ends branch {branch} of its parallel"),
-                format!("paralelinin {branch}. dalını bitirir"),
-            )
-        }
-        _ => said("goes on", "devam eder"),
-    }
-}
-
-/// A key store's step in words.
-fn keys_done(name: &str, operation: KeyOp) -> Said {
-    match operation {
-        KeyOp::Insert => said(
-            format!("inserts into {name}"),
-            format!("{name} deposuna ekler"),
-        ),
-        KeyOp::Lookup => said(
-            format!("looks up in {name}"),
-            format!("{name} deposunda arar"),
-        ),
-        KeyOp::Set => said(
-            format!("sets in {name}"),
-            format!("{name} deposunda değiştirir"),
-        ),
-        KeyOp::Remove => said(
-            format!("removes from {name}"),
-            format!("{name} deposundan siler"),
-        ),
-    }
+/// The name of `job`'s actor.
+fn actor_name(point: &Point, sim: &Sim<'_>, job: u32) -> String {
+    let actor = &sim.actors[sim.jobs[job as usize].actor as usize];
+    point.groups[actor.group as usize].actor_name(actor.index)
 }
 
 /// A schedule's draws as the bits a run takes them in (bit i: draw i "yes"). Past 64 they

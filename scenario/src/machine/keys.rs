@@ -96,6 +96,13 @@ pub(crate) struct KeyUndo {
     counter: u8,
 }
 
+impl KeyUndo {
+    /// What the key held before the operation.
+    pub(crate) fn before(&self) -> Found {
+        self.before
+    }
+}
+
 impl std::hash::Hash for KeyStore {
     /// The keys it holds and its counts; the entries beyond the array in key order (a
     /// map's own order depends on its history).

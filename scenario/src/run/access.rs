@@ -7,7 +7,7 @@ use crate::machine::register::{Fence, Landing};
 use crate::point::{Duration, Pace, Step, Tie, eval_run};
 use crate::run::handle::Flow;
 use crate::run::recover::{APPLIED, REJECTED};
-use crate::run::state::{Event, Outcome, Sim, Undo};
+use crate::run::state::{Event, Outcome, Sim, Told, Undo};
 
 impl<'p> Sim<'p> {
     /// A read of `register`: its snapshot now, then `read_ms` before the next step.
@@ -74,6 +74,13 @@ impl<'p> Sim<'p> {
             Ok(duration) => {
                 if duration > 0 {
                     self.span(job, kind, now, Some(now + duration));
+                }
+                // A trace names a pause as a step of its own (a delay is the work between).
+                if let Some(steer) = &mut self.steer
+                    && steer.tell
+                    && kind == "paused"
+                {
+                    steer.told.push(Told::Pause { job, ns: duration });
                 }
                 events.schedule_in(duration, self.other, Event::Resume { job });
             }

@@ -6,7 +6,7 @@
 use crate::machine::keys::{Found, KeyUndo, bad_key, key_of};
 use crate::point::Operand;
 use crate::run::recover::{DUPLICATE, FOUND, INSERTED, MISSING, REMOVED, SET};
-use crate::run::state::{Sim, Undo};
+use crate::run::state::{Sim, Told, Undo};
 use crate::syntax::spec::KeyOp;
 
 /// What a key store's step leaves in its name: the number found, or NaN for none.
@@ -50,6 +50,7 @@ impl Sim<'_> {
         } else {
             FOUND
         };
+        self.tell_key(job, store, key, found, f64::NAN, outcome);
         self.keys_done(job, store_index, held(found), outcome, None)
     }
 
@@ -66,6 +67,7 @@ impl Sim<'_> {
             Found::Absent => (INSERTED, number),
             found => (DUPLICATE, held(found)),
         };
+        self.tell_key(job, store, key, found, number, outcome);
         self.keys_done(job, store_index, stored, outcome, Some(undo))
     }
 
@@ -78,6 +80,7 @@ impl Sim<'_> {
             return false;
         };
         let undo = self.keys[store_index].set(key, number);
+        self.tell_key(job, store, key, undo.before(), number, SET);
         self.keys_done(job, store_index, number, SET, Some(undo))
     }
 
@@ -93,7 +96,36 @@ impl Sim<'_> {
         } else {
             REMOVED
         };
+        self.tell_key(job, store, key, found, f64::NAN, outcome);
         self.keys_done(job, store_index, held(found), outcome, Some(undo))
+    }
+
+    /// Tells a trace what a key store's step met (`before`: what the key held), when one is
+    /// told ([`crate::run::state::Told`]).
+    #[inline(always)]
+    fn tell_key(
+        &mut self,
+        job: u32,
+        store: u16,
+        key: i64,
+        before: Found,
+        number: f64,
+        outcome: u8,
+    ) {
+        if let Some(steer) = &mut self.steer
+            && steer.tell
+        {
+            let job_state = &self.jobs[job as usize];
+            steer.told.push(Told::Key {
+                actor: job_state.actor,
+                repetition: job_state.repetition,
+                store,
+                key,
+                before,
+                number,
+                outcome,
+            });
+        }
     }
 
     /// The key a step names, computed now; `None` when it is no key (the run stops).

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
 
-use crate::machine::keys::{KeyStore, KeyUndo};
+use crate::machine::keys::{Found, KeyStore, KeyUndo};
 use crate::machine::link::Link;
 use crate::machine::lock::{Lock, Token};
 use crate::machine::queue::{Queue, Taken};
@@ -710,6 +710,35 @@ pub(crate) struct Steer {
     /// succeed): a run would stop with an error, an exploration ends the execution here,
     /// its pollers unfinished, as an outcome like any other.
     pub stuck: bool,
+    /// A trace is told what each event did ([`Steer::told`]); an explorer's search is not
+    /// (nothing is recorded then).
+    pub tell: bool,
+    /// What this event did that its end state no longer shows, in order, when `tell` is on.
+    pub told: Vec<Told>,
+}
+
+/// What an event did, told to a trace as it happens: what a key store's step met, when a
+/// draw was made among the event's shared steps, a pause begun. The state after the event
+/// may no longer hold them (a later step of the event overwrote the job's names, or its
+/// repetition ended).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Told {
+    /// A step of `actor`'s `repetition` on key store `store` with `key`: what the key held
+    /// before it, the number the step stores (NaN: it stores none) and its outcome (an
+    /// index of `spec::OUTCOMES`).
+    Key {
+        actor: u32,
+        repetition: u64,
+        store: u16,
+        key: i64,
+        before: Found,
+        number: f64,
+        outcome: u8,
+    },
+    /// Draw `index` of the event's `drawn`, made after `shared` of its shared steps began.
+    Draw { index: u16, shared: u16 },
+    /// `job` began a pause of `ns` nanoseconds.
+    Pause { job: u32, ns: Nanos },
 }
 
 sim_core::clone_in_place!(Steer {
@@ -723,7 +752,9 @@ sim_core::clone_in_place!(Steer {
     beyond,
     crash_now,
     crashed_anywhere,
-    stuck
+    stuck,
+    tell,
+    told
 });
 
 impl Steer {
@@ -747,6 +778,12 @@ impl Steer {
             .forced
             .checked_shr(self.drawn.len() as u32)
             .is_some_and(|bits| bits & 1 == 1);
+        if self.tell {
+            self.told.push(Told::Draw {
+                index: self.drawn.len() as u16,
+                shared: self.touched.len() as u16,
+            });
+        }
         self.drawn.push(Draw {
             probability,
             taken,

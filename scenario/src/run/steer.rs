@@ -9,7 +9,7 @@ use sim_core::EventQueue;
 
 use crate::machine::hash_f64;
 use crate::run::state::{Actor, Event, Job, Sim, Undo};
-pub(crate) use crate::run::state::{Draw, DrawKind, Steer};
+pub(crate) use crate::run::state::{Draw, DrawKind, Steer, Told};
 
 /// A state's counts ([`Sim::counts`]), or what one transition added to them: inline up to
 /// four registers (an explorer takes them at every transition; more allocate).

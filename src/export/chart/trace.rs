@@ -94,8 +94,8 @@ impl Kind {
     fn of(action: &str) -> Kind {
         let first = action.split_whitespace().next().unwrap_or("");
         match first {
-            "reads" => Kind::Read,
-            "writes" => Kind::Write,
+            "reads" | "looks" => Kind::Read,
+            "writes" | "inserts" | "sets" | "removes" => Kind::Write,
             "acquires" | "releases" | "renews" | "tries" => Kind::Lock,
             "requests" | "sends" | "puts" | "takes" | "acknowledges" | "a" | "finishes" => {
                 Kind::Message
@@ -116,12 +116,14 @@ impl Kind {
     }
 }
 
-/// Whether a step is where something went wrong: a lost update, a refused write, a crash,
-/// a fault drawn. Drawn in red.
+/// Whether a step is where something went wrong: a lost update (a key's set over what its
+/// lookup did not see too), a refused write or insert (a key's `duplicate`), a crash, a
+/// fault drawn. Drawn in red.
 fn alarm(step: &TraceStep) -> bool {
     let a = &step.action;
     a.contains("lost update")
         || a.contains("refused")
+        || a.contains(": duplicate")
         || a == "crashes"
         || a.starts_with("crashes here")
         || step.choice.split("; ").any(|c| c.starts_with("fault ("))
