@@ -267,7 +267,7 @@ fn circles(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<String>> {
 }
 
 /// Every crate's sources (the front end, the libraries, the benchmark suite).
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
     "src",
     "sim-core/src",
     "model-api/src",
@@ -275,6 +275,7 @@ const CRATES: [&str; 7] = [
     "scenario/src",
     "expr/src",
     "benches/suite",
+    "tests/cli",
 ];
 
 #[test]

@@ -8,7 +8,7 @@ use std::hash::Hash;
 use sim_core::EventQueue;
 
 use crate::machine::hash_f64;
-use crate::run::state::{Actor, Event, Job, Sim, Undo};
+use crate::run::state::{Actor, Event, Job, JobTables, Sim, Transaction, Undo};
 pub(crate) use crate::run::state::{Draw, DrawKind, Steer, Told};
 
 /// A state's counts ([`Sim::counts`]), or what one transition added to them: inline up to
@@ -69,6 +69,55 @@ impl Sim<'_> {
         pending: &mut Vec<Pending>,
         mut hasher: &mut Words<'_>,
     ) {
+        // Every field named: one added to `Sim` (or to its tables, its transaction, its
+        // steer) and not decided here, covered or left out with a reason, fails to compile.
+        let Sim {
+            // The point is every state's: the same for all of one exploration.
+            point: _,
+            // The clock is the queue's (hashed below).
+            now: _,
+            actors,
+            servers,
+            // What the point decided before the run, the same in every state.
+            direct: _,
+            groups,
+            // Empty between events: set and drained within one.
+            ready: _,
+            joined: _,
+            error,
+            other: _,
+            entities: _,
+            jobs,
+            free_jobs,
+            tables,
+            registers,
+            locks,
+            links,
+            last_end,
+            // No timeline is recorded and no stream drawn from under an explorer; the
+            // group streams, the loops and the fan-out are the point's.
+            lanes: _,
+            streams: _,
+            group_streams: _,
+            closed: _,
+            // Computed for the output only, after the run.
+            wait_stats: _,
+            // Set with `error` (covered), where the step that set it is written.
+            error_at: _,
+            end: _,
+            polls,
+            last_taker,
+            slots,
+            free_slots,
+            queues,
+            keys,
+            transaction,
+            // A put's scratch numbers, rewritten before each use.
+            scratch: _,
+            steer,
+            fan: _,
+            calls: _,
+        } = self;
         events.now().hash(&mut hasher);
         pending.clear();
         pending.extend(
@@ -87,47 +136,75 @@ impl Sim<'_> {
         for (time, owner, _, class, event) in pending.iter() {
             (time, owner, class, event).hash(&mut hasher);
         }
-        for actor in &self.actors {
+        for actor in actors {
             hasher.words(&actor_words(actor));
         }
-        (&self.servers, &self.groups).hash(&mut hasher);
-        self.jobs.len().hash(&mut hasher);
-        for job in &self.jobs {
+        (servers, groups).hash(&mut hasher);
+        jobs.len().hash(&mut hasher);
+        for job in jobs {
             hasher.words(&job_words(job));
         }
         // The free slots as a set: which one a job takes next depends on the set alone
         // (`own_or_lowest`), not on the order they were freed in.
-        let mut free: smallvec::SmallVec<[u32; 16]> = self.free_jobs.iter().copied().collect();
+        let mut free: smallvec::SmallVec<[u32; 16]> = free_jobs.iter().copied().collect();
         free.sort_unstable();
         free.hash(&mut hasher);
-        for number in (self.tables.reads.iter())
-            .chain(&self.tables.stored)
-            .chain(&self.tables.replies)
-        {
+        let JobTables {
+            reads,
+            tokens,
+            taken,
+            stored,
+            kids,
+            replies,
+        } = tables;
+        for number in reads.iter().chain(stored).chain(replies) {
             hash_f64(*number, &mut hasher);
         }
-        (&self.tables.tokens, &self.tables.taken, &self.tables.kids).hash(&mut hasher);
-        (&self.registers, &self.locks, &self.queues, &self.keys).hash(&mut hasher);
-        for link in &self.links {
+        (tokens, taken, kids).hash(&mut hasher);
+        (registers, locks, queues, keys).hash(&mut hasher);
+        for link in links {
             link.counts().hash(&mut hasher);
         }
-        (self.last_end, &self.polls, &self.last_taker, &self.slots).hash(&mut hasher);
-        (&self.free_slots, &self.error).hash(&mut hasher);
-        self.transaction.job.hash(&mut hasher);
-        self.transaction.undo.len().hash(&mut hasher);
-        for undo in &self.transaction.undo {
+        (last_end, polls, last_taker, slots).hash(&mut hasher);
+        (free_slots, error).hash(&mut hasher);
+        let Transaction {
+            job,
+            undo,
+            deferred,
+            numbers,
+        } = transaction;
+        job.hash(&mut hasher);
+        undo.len().hash(&mut hasher);
+        for undo in undo {
             match undo {
                 Undo::Register(index, register) => (0u8, index, register).hash(&mut hasher),
                 Undo::Key(store, undo) => (1u8, store, undo).hash(&mut hasher),
             }
         }
-        self.transaction.deferred.hash(&mut hasher);
-        self.transaction.numbers.len().hash(&mut hasher);
-        for number in &self.transaction.numbers {
+        deferred.hash(&mut hasher);
+        numbers.len().hash(&mut hasher);
+        for number in numbers {
             hash_f64(*number, &mut hasher);
         }
-        if let Some(steer) = &self.steer {
-            (steer.faults, steer.crashed_anywhere, steer.stuck).hash(&mut hasher);
+        if let Some(steer) = steer {
+            let Steer {
+                // What one event decides, made and told: each event starts them afresh.
+                forced: _,
+                drawn: _,
+                fresh: _,
+                acted: _,
+                touched: _,
+                beyond: _,
+                crash_now: _,
+                tell: _,
+                told: _,
+                // The exploration's bound, the same in every state.
+                max_faults: _,
+                faults,
+                crashed_anywhere,
+                stuck,
+            } = &**steer;
+            (faults, crashed_anywhere, stuck).hash(&mut hasher);
         }
     }
 

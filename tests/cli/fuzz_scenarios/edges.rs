@@ -1,56 +1,8 @@
 //! Edge cases: numbers at their extremes, and the language's limits (docs/scenarios.md,
-//! "Limits") met or passed by one.
+//! "Limits") met or passed by one (which edge a case has is drawn with the case, in
+//! `generator`).
 
-use super::generator::Gen;
-use crate::fuzz::Mix;
-
-/// A limit of the language (docs/scenarios.md, "Limits") met, or passed by one.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub(super) enum Extreme {
-    /// Numbers only: no limit.
-    Numbers,
-    /// Branches nested 7 to 10 deep (8 is the limit).
-    Nesting,
-    /// A list of 250 to 260 steps (256 is the limit).
-    LongList,
-    /// 62 to 66 resources (64 is the limit).
-    Resources,
-    /// A key range of about 10,000,000 keys (the limit), changed by a set.
-    KeyRange,
-    /// About 10,000 unlock times on one lock (the limit).
-    Unlocks,
-    /// 8 or 9 fields a message (8 is the limit).
-    Fields,
-    /// 1,000 actors in one group, or 100,000 server instances (or one more).
-    Crowd,
-    /// `max_attempts` of 1,000 or 1,001.
-    Attempts,
-    /// A group named like an automatic stream's prefix, naming a stream.
-    StreamName,
-    /// 63 to 66 groups (64 is the limit).
-    Groups,
-}
-
-/// A case's edge, drawn first from its random numbers: about one case in eight has one.
-pub(super) fn draw_edge(rng: &mut Mix) -> Option<Extreme> {
-    (rng.below(100) < 12).then(|| {
-        [
-            Extreme::Numbers,
-            Extreme::Numbers,
-            Extreme::Numbers,
-            Extreme::Nesting,
-            Extreme::LongList,
-            Extreme::Resources,
-            Extreme::KeyRange,
-            Extreme::Unlocks,
-            Extreme::Fields,
-            Extreme::Crowd,
-            Extreme::Attempts,
-            Extreme::StreamName,
-            Extreme::Groups,
-        ][rng.below(13)]
-    })
-}
+use super::generator::{Extreme, Gen};
 
 impl Gen {
     /// A number at an edge: 0, tiny, huge, past 2^32 or 2^53, negative, not finite.

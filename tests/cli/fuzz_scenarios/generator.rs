@@ -2,7 +2,6 @@
 //! head, parameters and sweep, its groups, and its metrics, claims and chart); the
 //! resources, groups and steps are written by the files named for them.
 
-use super::edges::{Extreme, draw_edge};
 use super::world::World;
 use crate::fuzz::Mix;
 
@@ -172,4 +171,52 @@ impl Gen {
         }
         out
     }
+}
+
+/// A limit of the language (docs/scenarios.md, "Limits") met, or passed by one.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub(super) enum Extreme {
+    /// Numbers only: no limit.
+    Numbers,
+    /// Branches nested 7 to 10 deep (8 is the limit).
+    Nesting,
+    /// A list of 250 to 260 steps (256 is the limit).
+    LongList,
+    /// 62 to 66 resources (64 is the limit).
+    Resources,
+    /// A key range of about 10,000,000 keys (the limit), changed by a set.
+    KeyRange,
+    /// About 10,000 unlock times on one lock (the limit).
+    Unlocks,
+    /// 8 or 9 fields a message (8 is the limit).
+    Fields,
+    /// 1,000 actors in one group, or 100,000 server instances (or one more).
+    Crowd,
+    /// `max_attempts` of 1,000 or 1,001.
+    Attempts,
+    /// A group named like an automatic stream's prefix, naming a stream.
+    StreamName,
+    /// 63 to 66 groups (64 is the limit).
+    Groups,
+}
+
+/// A case's edge, drawn first from its random numbers: about one case in eight has one.
+pub(super) fn draw_edge(rng: &mut Mix) -> Option<Extreme> {
+    (rng.below(100) < 12).then(|| {
+        [
+            Extreme::Numbers,
+            Extreme::Numbers,
+            Extreme::Numbers,
+            Extreme::Nesting,
+            Extreme::LongList,
+            Extreme::Resources,
+            Extreme::KeyRange,
+            Extreme::Unlocks,
+            Extreme::Fields,
+            Extreme::Crowd,
+            Extreme::Attempts,
+            Extreme::StreamName,
+            Extreme::Groups,
+        ][rng.below(13)]
+    })
 }

@@ -1,7 +1,7 @@
 //! The actor groups: a group's name, its actors, when they start and how often they
 //! repeat, and its steps (a burst group's all instant).
 
-use super::edges::Extreme;
+use super::generator::Extreme;
 use super::generator::Gen;
 use super::world::{Ctx, Group, Scope, World};
 

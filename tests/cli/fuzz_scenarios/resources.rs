@@ -1,7 +1,7 @@
 //! The resources, by kind: locks, registers, servers, links, queues and key sets, each
 //! written into the config and recorded in the world for the steps that use it.
 
-use super::edges::Extreme;
+use super::generator::Extreme;
 use super::generator::Gen;
 use super::world::{Lock, Mode, Queue, Register, Scope, Server, World};
 

@@ -2,7 +2,7 @@
 //! give-up, a timeout, and an `on_timeout` with its steps and what comes after them; with
 //! them a lock's release and a lease's renewal.
 
-use super::edges::Extreme;
+use super::generator::Extreme;
 use super::generator::Gen;
 use super::world::{Ctx, Group, Held, Mode, Then, Wait, World, union};
 
