@@ -649,7 +649,7 @@ fn judge(
                 Test::AtMost(t) => (a - e - t, None),
                 Test::AtLeast(t) => (e - a - t, None),
                 Test::WithinCi(_) => match ci {
-                    Some((lo, hi)) => ((lo - e).max(e - hi), None),
+                    Some((lo, hi)) => (ci_excess(e, lo, hi), None),
                     None => fail("an interval needs two replications with values"),
                 },
             },
@@ -664,6 +664,29 @@ fn judge(
         reason,
         row,
         executions: None,
+    }
+}
+
+/// How far the expectation `e` is from leaving the interval `[lo, hi]`, in half-widths
+/// from its middle: −1 at the middle, 0 at an end, above 0 outside. So the point shown is
+/// the one closest to failing (or the worst fail) whatever each point's scale: in
+/// absolute units a point of small values, its expectation in the middle of a narrow
+/// interval, would stand for the claim over one whose expectation grazes an end.
+/// Inside or not is `lo ≤ e ≤ hi` exactly (no rounding of the middle moves an end).
+fn ci_excess(e: f64, lo: f64, hi: f64) -> f64 {
+    let (middle, half) = ((lo + hi) / 2.0, (hi - lo) / 2.0);
+    let off = (e - middle).abs();
+    let relative = if half > 0.0 {
+        off / half - 1.0
+    } else {
+        // An interval of no width (every replication gave one value): on both ends at
+        // once, or farther outside than any finite number of half-widths.
+        if off == 0.0 { 0.0 } else { f64::MAX }
+    };
+    if (lo..=hi).contains(&e) {
+        relative.min(0.0)
+    } else {
+        relative.max(f64::MIN_POSITIVE)
     }
 }
 
