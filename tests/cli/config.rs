@@ -543,3 +543,30 @@ fn replications_and_limits_state_one_valid_range_for_any_wrong_value() {
         assert_eq!(stderr(&o), format!("error: {config}:{want}\n"));
     }
 }
+
+/// The derived metrics of every run count together, up front, against `max_events`: a
+/// million runs of a 799-node and a 999-node expression are 1,798 events each (far below
+/// a run's limit) but about 1.8 × 10^9 in all, minutes of work; refused at the larger
+/// expression before anything runs. A thousand runs of them (1.8 × 10^6) are not.
+#[test]
+fn the_derived_metrics_of_all_runs_are_held_to_max_events() {
+    let registry = crate::harness::registry();
+    // `lost_writes + …` 400 times: 400 names and 399 operators, 799 nodes; 499 ones and
+    // `lost_writes`: 500 terms and 499 operators, 999.
+    let long = vec!["lost_writes"; 400].join(" + ");
+    let longer = vec!["1"; 499].join(" + ");
+    let text = |points: u32, replications: u32| {
+        format!(
+            "model = \"lock_queue\"\nentities = false\nreplications = {replications}\n[sweep]\nhold_ms = {{ from = 1, to = {points}, step = 1 }}\n[[metric]]\nname = \"a\"\nexpr = \"{long}\"\n[[metric]]\nname = \"b\"\nexpr = \"{longer} + lost_writes\"\n"
+        )
+    };
+    let e = library_config(&registry, "d.toml", &text(1000, 1000)).unwrap_err();
+    // 1,000 points × 1,000 replications: (799 + 999) × 10^6 = 1.798 × 10^9 > 10^9.
+    assert!(
+        e.to_string().starts_with(
+            "d.toml:11:8: the [[metric]]s of all 1000000 runs would take about 1798000000 events (1798 a run, a number, name or operator an event; this one 999), more than max_events = 1000000000 in [limits]"
+        ),
+        "{e}"
+    );
+    assert!(library_config(&registry, "d.toml", &text(10, 100)).is_ok());
+}
