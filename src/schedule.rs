@@ -296,7 +296,24 @@ fn check_settings(
     let DeValue::Table(written) = at.get_ref() else {
         return Err(source.error(&at.span(), "`at` is a table of the point's settings"));
     };
-    for (key, value) in settings(config, point) {
+    let settings = settings(config, point);
+    // A setting the point no longer has (its parameter unswept or gone): written for
+    // another sweep, as surely as a value that differs.
+    if let Some((key, _)) =
+        (written.iter()).find(|(k, _)| !settings.iter().any(|(s, _)| s == k.get_ref().as_ref()))
+    {
+        let swept: Vec<&str> = settings.iter().map(|(k, _)| k.as_str()).collect();
+        return Err(source.error(
+            &key.span(),
+            format!(
+                "`at`: {} sweeps no `{}` (its swept settings: {}): the sweep changed since the schedule was written; explore the config again",
+                config.source.name,
+                key.get_ref(),
+                if swept.is_empty() { "none".to_string() } else { swept.join(", ") }
+            ),
+        ));
+    }
+    for (key, value) in settings {
         let given = written.get(key.as_str()).and_then(|v| match v.get_ref() {
             DeValue::String(s) => Some(s.to_string()),
             _ => None,

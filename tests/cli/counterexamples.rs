@@ -163,6 +163,18 @@ fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
         err.contains("point.toml:2:9") && err.contains("points 0 to 0"),
         "{err}"
     );
+    // A setting the point no longer has (a swept parameter since removed): refused at it
+    // (line 3 is `at = { guard = "none" }`, the key at column 8).
+    let unswept = write(
+        "unswept.toml",
+        &good.replace("at = {}", "at = { guard = \"none\" }"),
+    );
+    let err = refused(&unswept);
+    assert!(
+        err.contains("unswept.toml:3:8: `at`:")
+            && err.contains("sweeps no `guard` (its swept settings: none)"),
+        "{err}"
+    );
 }
 
 /// A lesson's chart block embeds a counterexample: `chart NAME trace-N` is the step chart
