@@ -286,7 +286,8 @@ fn read_parts(shard: &ShardInfo, config: &Config) -> anyhow::Result<Vec<Explorat
     // row short of them (or long) is damage the digests cannot see when they were redone.
     let metrics = config.model.metrics().len();
     for (p, point) in file.points.iter().enumerate() {
-        if let Some((k, o)) = (point.outcomes.iter().enumerate()).find(|(_, o)| o.metrics.len() != metrics)
+        if let Some((k, o)) =
+            (point.outcomes.iter().enumerate()).find(|(_, o)| o.metrics.len() != metrics)
         {
             bail!(
                 "{}: point {p}, outcome {}: {} metrics, but the config has {metrics}: the shard is damaged or not of this config; run it again",

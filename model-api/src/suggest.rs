@@ -89,7 +89,9 @@ pub fn ascii_hint(name: &str, free: impl Fn(&str) -> bool) -> String {
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && spelled.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && spelled
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && free(&spelled) =>
         {
             format!(" (did you mean `{spelled}`?)")

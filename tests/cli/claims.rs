@@ -344,7 +344,10 @@ fn a_passing_within_ci_claim_shows_the_point_closest_to_failing() {
         let waits: Vec<f64> = table
             .rows
             .iter()
-            .filter(|r| config.point_values(table.point(r))[config.key_index("rho").unwrap()].as_f64() == Some(rho))
+            .filter(|r| {
+                config.point_values(table.point(r))[config.key_index("rho").unwrap()].as_f64()
+                    == Some(rho)
+            })
             .map(|r| r[wait].as_f64().unwrap())
             .collect();
         assert_eq!(waits.len(), 20);
@@ -361,7 +364,9 @@ fn a_passing_within_ci_claim_shows_the_point_closest_to_failing() {
     // The two measures part ways on this seed, so the test tells them apart.
     assert_ne!(closest.0, nearest_in_ms.0, "{rows:?}");
     assert!(
-        verdict.line.ends_with(&format!("at rho = {} (20 replications)", closest.0)),
+        verdict
+            .line
+            .ends_with(&format!("at rho = {} (20 replications)", closest.0)),
         "{}\n{rows:?}",
         verdict.line
     );

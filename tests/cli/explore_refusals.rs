@@ -267,7 +267,15 @@ fn a_bound_counts_no_transition_to_a_child_it_cut() {
             ..super::explore::limits(Reduction::Off, false)
         };
         let e = &super::explore::explore(&text, &tree)[0];
-        assert_eq!(e.transitions, e.states - 1, "max_states {max_states}: {e:?}");
-        assert_eq!(e.bounded.is_some(), max_states < 1_000, "max_states {max_states}");
+        assert_eq!(
+            e.transitions,
+            e.states - 1,
+            "max_states {max_states}: {e:?}"
+        );
+        assert_eq!(
+            e.bounded.is_some(),
+            max_states < 1_000,
+            "max_states {max_states}"
+        );
     }
 }

@@ -297,10 +297,22 @@ fn merge_refuses_an_explore_shard_whose_outcome_lacks_metrics() {
     let shards: Vec<String> = (0..2)
         .map(|k| {
             let (out, split) = (format!("p{k}"), format!("{k}/2"));
-            let args = ["explore", config.as_str(), "--out", &out, "-q", "--shard", &split];
+            let args = [
+                "explore",
+                config.as_str(),
+                "--out",
+                &out,
+                "-q",
+                "--shard",
+                &split,
+            ];
             let o = coordsim_in(dir.path(), &args);
             assert!(o.status.success(), "{}", stderr(&o));
-            dir.path().join(out).join("lu-explore").to_string_lossy().into_owned()
+            dir.path()
+                .join(out)
+                .join("lu-explore")
+                .to_string_lossy()
+                .into_owned()
         })
         .collect();
     let part = dir.path().join(&shards[0]).join("shard-explore.json");

@@ -68,7 +68,13 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         })
         .collect();
     for (index, value) in resource_values.iter().enumerate() {
-        name_resource(&mut reader, &mut taken, &written, at_index(&root, index), value)?;
+        name_resource(
+            &mut reader,
+            &mut taken,
+            &written,
+            at_index(&root, index),
+            value,
+        )?;
     }
     let mut resources = Vec::new();
     for (index, value) in resource_values.iter().enumerate() {
@@ -86,7 +92,13 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
     let root = vec![PathPart::Key("actor".into())];
     let mut groups = Vec::new();
     for (index, value) in actor_values.iter().enumerate() {
-        groups.push(group(&reader, &mut taken, &written, at_index(&root, index), value)?);
+        groups.push(group(
+            &reader,
+            &mut taken,
+            &written,
+            at_index(&root, index),
+            value,
+        )?);
     }
     Ok(Spec {
         params,
