@@ -397,6 +397,7 @@ fn probability_over_executions(
     if let (false, Some(reason)) = (pass, reason) {
         line.push_str(&format!(": {reason}"));
     }
+    let line = crate::format::one_line(&line);
     let verdict = Verdict {
         pass,
         line,
@@ -512,6 +513,8 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
     if let (false, Some(reason)) = (pass, worst.reason) {
         line.push_str(&format!(": {reason}"));
     }
+    // One verdict, one line, whatever a swept value or the config's path holds.
+    let line = crate::format::one_line(&line);
     let numbers = Numbers {
         actual: worst.text.is_none().then_some(worst.actual).flatten(),
         expected: worst.expected,

@@ -111,17 +111,22 @@ fn key(k: &str) -> String {
 }
 
 /// The file's text: a header saying what it is (`about`) and how to run it, then the keys.
+/// What the header quotes (a claim's name, the config's path) is kept on its comment's
+/// line, control characters escaped: a line break in it would end the comment, and the
+/// rest would be read as TOML, so the schedule would not run back.
 pub fn text(config: &Config, point: usize, schedule: &Schedule, about: &str) -> String {
+    use crate::format::one_line;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# {about}: {} events, one choice each (the K-th of N free events; its draws y / n).",
+        "# {}: {} events, one choice each (the K-th of N free events; its draws y / n).",
+        one_line(about),
         schedule.events.len()
     );
     let _ = writeln!(
         out,
         "# Run it, with every output a run has (FILE: this file's path):\n#   coordsim run {} --schedule FILE",
-        config.source.name
+        one_line(&config.source.name)
     );
     let _ = writeln!(out, "config = {}", quoted(&config.stem));
     let _ = writeln!(out, "point = {point}");

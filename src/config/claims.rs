@@ -620,6 +620,19 @@ impl Loader<'_> {
         Ok(match field("name") {
             Some(v) => {
                 let n = self.string(v, "name")?;
+                // A name is one line: `check` prints it on one, a schedule's header quotes
+                // it in a comment, explore.md in a heading.
+                if let Some((i, c)) = n.chars().enumerate().find(|(_, c)| c.is_control()) {
+                    return Err(self.err(
+                        &v.span(),
+                        format!(
+                            "a claim's `name` is one line of text: character {} is a control character (U+{:04X}{}); write it without",
+                            i + 1,
+                            c as u32,
+                            if c == '\n' || c == '\r' { ", a line break" } else { "" }
+                        ),
+                    ));
+                }
                 if n.chars().count() > super::plan::MAX_LABEL_CHARS {
                     return Err(self.err(
                         &v.span(),
