@@ -26,8 +26,20 @@ use toml::de::{DeTable, DeValue};
 use crate::config::Config;
 use crate::source::{ConfigError, Source, Span};
 
-/// Most bytes a schedule file may have (ten million events of a few bytes each).
-const MAX_SCHEDULE_BYTES: u64 = 256 << 20;
+mod scan;
+
+use scan::{Array, Fault, Place};
+
+/// Bytes of the longest event as coordsim writes it: `"65535/65535 crash "` and 64 draws
+/// (at most 65,535 free events, one crash, 64 draws an event), quoted, with its share of
+/// the separators and line breaks (8 events a line): 86.25, rounded up.
+const LONGEST_EVENT_BYTES: u64 = 87;
+
+/// Most bytes a schedule file may have: [`MAX_SCHEDULE_EVENTS`] of the longest events and
+/// the header, about 830 MiB. The file is read as a stream, so what it costs in memory is
+/// its events' choices, not its bytes; this bounds the time spent reading.
+const MAX_SCHEDULE_BYTES: u64 =
+    MAX_SCHEDULE_EVENTS as u64 * LONGEST_EVENT_BYTES + scan::MAX_HEADER_BYTES as u64;
 
 /// A schedule read back: the point it runs at and its choices.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,12 +53,12 @@ pub struct ScheduleFile {
     pub written: Option<Written>,
 }
 
-/// A schedule file's text and where in it its `events` array and each event are.
+/// A schedule file's path and where in it its `events` array is (an event's place is
+/// found again by reading the file, on the way to an error).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
-    source: Source,
-    events: Span,
-    each: Vec<Span>,
+    path: String,
+    events: Array,
 }
 
 impl ScheduleFile {
@@ -56,13 +68,61 @@ impl ScheduleFile {
     pub fn error_at(&self, key: &str, message: &str) -> Option<ConfigError> {
         let written = self.written.as_ref()?;
         let rest = key.strip_prefix("schedule.events")?;
-        let span = if rest.is_empty() {
-            &written.events
+        let place = if rest.is_empty() {
+            written.events.open
         } else {
             let index: usize = rest.strip_prefix('[')?.strip_suffix(']')?.parse().ok()?;
-            written.each.get(index)?
+            let file = crate::input::open_regular(std::path::Path::new(&written.path)).ok()?;
+            let mut found = None;
+            // Stops at the event: an error that carries its place.
+            let walked = scan::read_events(&file, written.events.open, &mut |i, place, _| {
+                if i == index {
+                    found = Some(place);
+                    return Err(Fault::At(place, String::new()));
+                }
+                Ok(())
+            });
+            drop(walked);
+            found?
         };
-        Some(written.source.error(span, message))
+        Some(scan::error_at(&written.path, place, message))
+    }
+}
+
+/// Where the header's text (the file with `events` emptied) stands in the file: its places
+/// before the array's `]` are the file's; those from it on are further down by the lines
+/// the array's events took (and along, on the `]`'s own line).
+struct Header<'a> {
+    path: &'a str,
+    text: Source,
+    events: Option<Array>,
+}
+
+impl Header<'_> {
+    /// `message` at `span` of the header, said at its place in the file.
+    fn error(&self, span: &Span, message: impl Into<String>) -> ConfigError {
+        let (mut line, mut col) = self.text.line_col(span.start);
+        if let Some(a) = self.events.filter(|a| span.start >= a.close_in_header) {
+            let (close_line, close_col) = self.text.line_col(a.close_in_header);
+            if line == close_line {
+                col = col + a.close.col - close_col;
+            }
+            line += a.close.line - close_line;
+        }
+        let place = Place {
+            offset: span.start as u64,
+            line,
+            col,
+        };
+        scan::error_at(self.path, place, message)
+    }
+}
+
+/// A walk's fault as the error `load` gives: a place of the file, or why it cannot be read.
+fn fault_error(path: &str, fault: Fault) -> anyhow::Error {
+    match fault {
+        Fault::At(place, message) => scan::error_at(path, place, message).into(),
+        Fault::Io(e) => anyhow::anyhow!("schedule {path}: cannot read it: {e}"),
     }
 }
 
@@ -153,15 +213,27 @@ const ORDER: &str = "owner";
 const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events", "order"];
 
 /// Reads the schedule file `path` for `config`: an error names the file, the line and the
-/// key when it is malformed or was written for another config or point.
+/// key when it is malformed or was written for another config or point. Read as a stream:
+/// past [`MAX_SCHEDULE_EVENTS`] it is refused at the first event too many, having kept none.
 pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
-    let text = crate::input::read_text_capped(std::path::Path::new(path), MAX_SCHEDULE_BYTES)
+    let file = crate::input::open_regular(std::path::Path::new(path))
         .map_err(|e| anyhow::anyhow!("schedule {path}: {e}"))?;
-    let source = Source {
-        name: path.to_string(),
-        text,
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if bytes > MAX_SCHEDULE_BYTES {
+        anyhow::bail!(
+            "schedule {path}: {bytes} bytes, more than the {MAX_SCHEDULE_BYTES} a schedule may have ({MAX_SCHEDULE_EVENTS} events of the longest form, {LONGEST_EVENT_BYTES} bytes each, and its header)"
+        );
+    }
+    let survey = scan::survey(&file, MAX_SCHEDULE_EVENTS).map_err(|f| fault_error(path, f))?;
+    let source = Header {
+        path,
+        text: Source {
+            name: path.to_string(),
+            text: survey.header,
+        },
+        events: survey.events,
     };
-    let doc = DeTable::parse(&source.text).map_err(|e| {
+    let doc = DeTable::parse(&source.text.text).map_err(|e| {
         source.error(
             &e.span().unwrap_or(0..0),
             format!("invalid TOML: {}", e.message().trim()),
@@ -271,29 +343,43 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
             .into());
     }
     let events_value = get("events")?;
-    let events = events(&source, events_value)?;
-    let DeValue::Array(items) = events_value.get_ref() else {
-        unreachable!("`events` was read as an array")
+    // The survey found the array at the top level; anything else there is not a list.
+    let (Some(array), DeValue::Array(_)) = (source.events, events_value.get_ref()) else {
+        return Err(source
+            .error(
+                &events_value.span(),
+                "`events` is an array of choices (`\"1/2\"`)",
+            )
+            .into());
     };
-    let written = Written {
-        events: events_value.span(),
-        each: items.iter().map(|e| e.span()).collect(),
-        source: source.clone(),
-    };
+    let mut events = Vec::with_capacity(array.count);
+    scan::read_events(&file, array.open, &mut |_, place, text| {
+        let decision =
+            Decision::parse(text).map_err(|m| Fault::At(place, format!("`events`: {m}")))?;
+        events.push(decision);
+        Ok(())
+    })
+    .map_err(|f| fault_error(path, f))?;
+    if events.len() != array.count {
+        anyhow::bail!("schedule {path} changed while it was read: read it again");
+    }
     Ok(ScheduleFile {
         point,
         schedule: Schedule {
             max_faults: max_faults as u32,
             events,
         },
-        written: Some(written),
+        written: Some(Written {
+            path: path.to_string(),
+            events: array,
+        }),
     })
 }
 
 /// The point's swept settings as `at` states them: a schedule for a point whose sweep
 /// changed is refused.
 fn check_settings(
-    source: &Source,
+    source: &Header<'_>,
     config: &Config,
     point: usize,
     at: &Spanned<DeValue<'_>>,
@@ -338,33 +424,5 @@ fn check_settings(
     Ok(())
 }
 
-/// Each event's choice, read from `events`.
-fn events(source: &Source, events: &Spanned<DeValue<'_>>) -> Result<Vec<Decision>, ConfigError> {
-    let DeValue::Array(items) = events.get_ref() else {
-        return Err(source.error(
-            &events.span(),
-            "`events` is an array of choices (`\"1/2\"`)",
-        ));
-    };
-    if items.len() > MAX_SCHEDULE_EVENTS {
-        return Err(source.error(
-            &events.span(),
-            format!(
-                "`events`: {} events; a schedule holds at most {MAX_SCHEDULE_EVENTS}",
-                items.len()
-            ),
-        ));
-    }
-    items
-        .iter()
-        .map(|e| match e.get_ref() {
-            DeValue::String(s) => {
-                Decision::parse(s).map_err(|m| source.error(&e.span(), format!("`events`: {m}")))
-            }
-            _ => Err(source.error(
-                &e.span(),
-                "`events`: each event's choice is a string (`\"1/2\"`)",
-            )),
-        })
-        .collect()
-}
+#[cfg(test)]
+mod tests;
