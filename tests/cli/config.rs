@@ -570,3 +570,27 @@ fn the_derived_metrics_of_all_runs_are_held_to_max_events() {
     );
     assert!(library_config(&registry, "d.toml", &text(10, 100)).is_ok());
 }
+
+/// At most 64 `[[chart]]` tables, as `[[metric]]`s: the 65th is refused at itself, before
+/// anything runs (10,000 charts of a 2-point sweep wrote 666 MB); 64 load.
+#[test]
+fn at_most_64_charts() {
+    let registry = crate::harness::registry();
+    let config = |charts: usize| {
+        let mut text = String::from("model = \"lock_queue\"\n[sweep]\nhold_ms = [1, 2]\n");
+        for i in 0..charts {
+            text.push_str(&format!(
+                "[[chart]]\nname = \"c{i}\"\nkind = \"line\"\nx = \"hold_ms\"\ny = [\"lost_writes\"]\n"
+            ));
+        }
+        text
+    };
+    assert!(library_config(&registry, "c.toml", &config(64)).is_ok());
+    let e = library_config(&registry, "c.toml", &config(65)).unwrap_err();
+    // Three lines before the charts, five lines each: the 65th starts at line 3 + 64·5 + 1.
+    assert!(
+        e.to_string().starts_with(&format!("c.toml:{}:", 3 + 64 * 5 + 1))
+            && e.to_string().contains("at most 64 [[chart]] tables"),
+        "{e}"
+    );
+}
