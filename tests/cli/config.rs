@@ -589,7 +589,8 @@ fn at_most_64_charts() {
     let e = library_config(&registry, "c.toml", &config(65)).unwrap_err();
     // Three lines before the charts, five lines each: the 65th starts at line 3 + 64·5 + 1.
     assert!(
-        e.to_string().starts_with(&format!("c.toml:{}:", 3 + 64 * 5 + 1))
+        e.to_string()
+            .starts_with(&format!("c.toml:{}:", 3 + 64 * 5 + 1))
             && e.to_string().contains("at most 64 [[chart]] tables"),
         "{e}"
     );
