@@ -287,6 +287,7 @@ pub(super) fn lock(out: &Path) -> anyhow::Result<File> {
         Err(std::fs::TryLockError::Error(_)) => {}
     }
     recover_swaps(out)?;
+    super::in_place::recover(out)?;
     Ok(lock)
 }
 
@@ -299,7 +300,10 @@ pub(super) fn begin_folder(out: &Path, stem: &str, tmp: &Path, by: Writer) -> an
         bail!("{why}");
     }
     std::fs::create_dir(tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    super::write_atomic(&tmp.join(MARKER), marker_text(&[], by).as_bytes())
+    // A full disk fails the marker: no empty staging folder left behind.
+    super::write_atomic(&tmp.join(MARKER), marker_text(&[], by).as_bytes()).inspect_err(|_| {
+        let _ = std::fs::remove_dir(tmp);
+    })
 }
 
 /// Rewrites the marker of the folder built at `tmp` to list every file in it.
