@@ -491,7 +491,7 @@ pub(super) fn is_tag(tag: &str) -> bool {
 }
 
 /// Spends one of `steps` (one change to the folder); `false` once they are all spent.
-fn step(steps: &mut usize) -> bool {
+pub(super) fn step(steps: &mut usize) -> bool {
     if *steps == 0 {
         return false;
     }
@@ -640,6 +640,33 @@ pub(super) fn write_journal(out: &Path, tag: &str, entries: &[Entry]) -> anyhow:
         journal.push_str(&format!("{} {}\n", e.kind.word(), e.name));
     }
     super::write_atomic(&out.join(format!("{JOURNAL}{tag}")), journal.as_bytes())
+}
+
+/// Every file under `dir` with its bytes (by its path below `dir`); the hidden entries of
+/// `dir` itself (staging folders, journals, the marker) only with `hidden` (tests of a swap).
+#[cfg(test)]
+pub(super) fn files_under(dir: &Path, hidden: bool) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if d == dir && rel.starts_with('.') && !hidden {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use anyhow::{Context, bail};
 
 use super::folder::{
     Existing, MARKER, Writer, exists, inspect, is_file, is_real_dir, is_tag, lock, read_marker,
-    seal,
+    seal, step,
 };
 
 /// The journal's name before its tag.
@@ -173,13 +173,6 @@ fn read_journal(path: &Path) -> Option<(Vec<String>, Vec<String>)> {
     Some((old, new))
 }
 
-/// Spends one of `steps` (a change to the folder); `false` once they are all spent.
-fn step(steps: &mut usize) -> bool {
-    let left = *steps > 0;
-    *steps = steps.saturating_sub(1);
-    left
-}
-
 /// The swap `tag` of `out`: every old entry set aside, every new one in, then what was set
 /// aside, the build and the journal removed. Each step looks first, so a swap stopped
 /// anywhere and run again from its journal ends as one run through would; `steps` stops it
@@ -300,24 +293,7 @@ mod tests {
 
     /// Every file under `dir` with its bytes, hidden entries of `dir` itself included.
     fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-        let mut files = BTreeMap::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap() {
-                let path = entry.unwrap().path();
-                let rel = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                if path.is_dir() {
-                    stack.push(path);
-                } else {
-                    files.insert(rel, std::fs::read(&path).unwrap());
-                }
-            }
-        }
-        files
+        super::super::folder::files_under(dir, true)
     }
 
     /// Generation `g` of a merged folder: `a.csv` and `trace-1/` always, `only-g.csv` of

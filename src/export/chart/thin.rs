@@ -25,13 +25,21 @@ pub(super) fn first_series(
     }
     series.truncate(MAX_SERIES);
     groups.retain(|(_, i)| *i < MAX_SERIES);
-    let n = |x: usize| config.locale.number(&x.to_string());
-    Some(
-        config
-            .text(Text::SeriesNote)
-            .replace("{shown}", &n(MAX_SERIES))
-            .replace("{total}", &n(total)),
-    )
+    Some(note(
+        config,
+        Text::SeriesNote,
+        [("{shown}", MAX_SERIES), ("{total}", total)],
+    ))
+}
+
+/// The note `text` in the config's words, its two numbers written as the locale writes
+/// them.
+fn note(config: &Config, text: Text, numbers: [(&str, usize); 2]) -> String {
+    numbers
+        .iter()
+        .fold(config.text(text).to_string(), |note, (key, n)| {
+            note.replace(key, &config.locale.number(&n.to_string()))
+        })
 }
 
 /// Thins the lines of a chart past [`MAX_LINE_POINTS`] points in all, each to its share:
@@ -53,13 +61,11 @@ pub(super) fn thin_lines(config: &Config, series: &mut [Series]) -> Option<Strin
         }
     }
     let drawn: usize = series.iter().map(|s| s.points.len()).sum();
-    let n = |x: usize| config.locale.number(&x.to_string());
-    Some(
-        config
-            .text(Text::LinePointsNote)
-            .replace("{drawn}", &n(drawn))
-            .replace("{seen}", &n(seen)),
-    )
+    Some(note(
+        config,
+        Text::LinePointsNote,
+        [("{drawn}", drawn), ("{seen}", seen)],
+    ))
 }
 
 /// `points` (in x order) thinned to at most `share` + 2: `share / 2` stretches of
