@@ -9,9 +9,11 @@ use crate::results::{ColumnId, ColumnSource, Results, number};
 
 mod entity_index;
 mod executions;
+mod judge;
 
 use entity_index::{EntityIndex, missing_entity};
 pub use executions::{ExecutionRow, Executions};
+use judge::{Eval, judge};
 
 /// One claim's verdict: its worst evaluation.
 #[derive(Debug, Clone)]
@@ -51,22 +53,6 @@ struct Sample {
     /// The cell, for a text claim.
     text: Option<String>,
     expected: Option<f64>,
-}
-
-/// One evaluation of a claim: on a row, or on a point's replications (`stat`).
-struct Eval {
-    actual: Option<f64>,
-    text: Option<String>,
-    expected: Option<f64>,
-    /// The 95% interval of the mean (`within_ci`).
-    ci: Option<(f64, f64)>,
-    /// How far outside the test it is (≤ 0 inside); larger is worse.
-    excess: f64,
-    /// Why it cannot pass, when that is not the numbers (an empty cell, a division by zero).
-    reason: Option<&'static str>,
-    row: String,
-    /// Over executions: `row` in parts.
-    executions: Option<ExecutionRow>,
 }
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
@@ -614,83 +600,6 @@ fn judge_all(config: &Config, claim: &Claim, samples: Vec<Sample>) -> Vec<Eval> 
         evals.push(judge(claim, actual, None, expected, ci, row));
     }
     evals
-}
-
-/// One evaluation: how far the value is outside the claim's test.
-fn judge(
-    claim: &Claim,
-    actual: Option<f64>,
-    text: Option<String>,
-    expected: Option<f64>,
-    ci: Option<(f64, f64)>,
-    row: String,
-) -> Eval {
-    let fail = |reason: &'static str| (f64::INFINITY, Some(reason));
-    let (excess, reason) = if let Expect::Text(want) = &claim.expect {
-        if text.as_deref() == Some(want.as_str()) {
-            (0.0, None)
-        } else {
-            (f64::INFINITY, None)
-        }
-    } else {
-        match (actual, expected) {
-            (None, _) => fail("the cell is empty"),
-            (_, None) => fail("the expectation reads an empty cell"),
-            (_, Some(e)) if !e.is_finite() => {
-                fail("the expected value is not finite (a division by zero?)")
-            }
-            (Some(a), _) if !a.is_finite() => fail("the value is not finite"),
-            (Some(a), Some(e)) => match claim.test {
-                Test::Tolerance(t) => ((a - e).abs() - t, None),
-                Test::Band(_, _) if e == 0.0 => {
-                    fail("a band compares actual / expected, and the expected value is 0")
-                }
-                Test::Band(lo, hi) => {
-                    let ratio = a / e;
-                    ((lo - ratio).max(ratio - hi), None)
-                }
-                Test::AtMost(t) => (a - e - t, None),
-                Test::AtLeast(t) => (e - a - t, None),
-                Test::WithinCi(_) => match ci {
-                    Some((lo, hi)) => (ci_excess(e, lo, hi), None),
-                    None => fail("an interval needs two replications with values"),
-                },
-            },
-        }
-    };
-    Eval {
-        actual,
-        text,
-        expected,
-        ci,
-        excess,
-        reason,
-        row,
-        executions: None,
-    }
-}
-
-/// How far the expectation `e` is from leaving the interval `[lo, hi]`, in half-widths
-/// from its middle: −1 at the middle, 0 at an end, above 0 outside. So the point shown is
-/// the one closest to failing (or the worst fail) whatever each point's scale: in
-/// absolute units a point of small values, its expectation in the middle of a narrow
-/// interval, would stand for the claim over one whose expectation grazes an end.
-/// Inside or not is `lo ≤ e ≤ hi` exactly (no rounding of the middle moves an end).
-fn ci_excess(e: f64, lo: f64, hi: f64) -> f64 {
-    let (middle, half) = ((lo + hi) / 2.0, (hi - lo) / 2.0);
-    let off = (e - middle).abs();
-    let relative = if half > 0.0 {
-        off / half - 1.0
-    } else {
-        // An interval of no width (every replication gave one value): on both ends at
-        // once, or farther outside than any finite number of half-widths.
-        if off == 0.0 { 0.0 } else { f64::MAX }
-    };
-    if (lo..=hi).contains(&e) {
-        relative.min(0.0)
-    } else {
-        relative.max(f64::MIN_POSITIVE)
-    }
 }
 
 fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Result<Vec<Sample>> {

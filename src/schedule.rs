@@ -254,95 +254,10 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
                 .into());
         }
     }
-    let get = |k: &str| -> Result<&Spanned<DeValue<'_>>, ConfigError> {
-        doc.get(k).ok_or_else(|| {
-            source.error(
-                &(0..0),
-                format!(
-                    "a schedule has `{k}` (as `coordsim explore` writes it); this one has none"
-                ),
-            )
-        })
-    };
-    let integer = |k: &str| -> Result<(i64, Span), ConfigError> {
-        let v = get(k)?;
-        match v.get_ref() {
-            DeValue::Integer(i) => i
-                .as_str()
-                .parse::<i64>()
-                .map(|n| (n, v.span()))
-                .map_err(|_| source.error(&v.span(), format!("`{k}` is a whole number"))),
-            _ => Err(source.error(&v.span(), format!("`{k}` is a whole number"))),
-        }
-    };
-    match doc.get("order").map(|v| (v.get_ref(), v.span())) {
-        Some((DeValue::String(s), _)) if s.as_ref() == ORDER => {}
-        Some((_, span)) => {
-            return Err(source
-                .error(
-                    &span,
-                    format!(
-                        "`order`: a schedule numbers free events by owner: `order = \"{ORDER}\"`"
-                    ),
-                )
-                .into());
-        }
-        None => {
-            return Err(source
-                .error(
-                    &(0..0),
-                    format!(
-                        "a schedule without `order` was written before free events were numbered by owner (`order = \"{ORDER}\"`): explore the config again to write it anew"
-                    ),
-                )
-                .into());
-        }
-    }
-    let stem = get("config")?;
-    match stem.get_ref() {
-        DeValue::String(s) if s.as_ref() == config.stem => {}
-        DeValue::String(s) => {
-            return Err(source
-                .error(
-                    &stem.span(),
-                    format!(
-                        "`config`: the schedule was written for `{s}`, not for {} (stem `{}`)",
-                        config.source.name, config.stem
-                    ),
-                )
-                .into());
-        }
-        _ => {
-            return Err(source
-                .error(&stem.span(), "`config` is the config's stem, a string")
-                .into());
-        }
-    }
-    let (point, at) = integer("point")?;
-    if point < 0 || point as u64 >= config.points as u64 {
-        return Err(source
-            .error(
-                &at,
-                format!(
-                    "`point`: {point} is no point of {}: it has points 0 to {}",
-                    config.source.name,
-                    config.points - 1
-                ),
-            )
-            .into());
-    }
-    let point = point as usize;
-    check_settings(&source, config, point, get("at")?)?;
-    let (max_faults, at) = integer("max_faults")?;
-    if !(0..=64).contains(&max_faults) {
-        return Err(source
-            .error(
-                &at,
-                format!("`max_faults`: {max_faults} is not a fault budget (0 to 64)"),
-            )
-            .into());
-    }
-    let events_value = get("events")?;
+    let (point, max_faults) = header(&source, doc, config)?;
+    let events_value = doc
+        .get("events")
+        .ok_or_else(|| missing(&source, "events"))?;
     // The survey found the array at the top level; anything else there is not a list.
     let (Some(array), DeValue::Array(_)) = (source.events, events_value.get_ref()) else {
         return Err(source
@@ -365,15 +280,97 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
     }
     Ok(ScheduleFile {
         point,
-        schedule: Schedule {
-            max_faults: max_faults as u32,
-            events,
-        },
+        schedule: Schedule { max_faults, events },
         written: Some(Written {
             path: path.to_string(),
             events: array,
         }),
     })
+}
+
+/// The error of a schedule without `key`.
+fn missing(source: &Header<'_>, key: &str) -> ConfigError {
+    source.error(
+        &(0..0),
+        format!("a schedule has `{key}` (as `coordsim explore` writes it); this one has none"),
+    )
+}
+
+/// The header's keys checked against `config`: written for it, with free events numbered
+/// by owner, at one of its points with that point's settings; its point and fault budget.
+fn header(
+    source: &Header<'_>,
+    doc: &DeTable<'_>,
+    config: &Config,
+) -> Result<(usize, u32), ConfigError> {
+    let get = |k: &str| doc.get(k).ok_or_else(|| missing(source, k));
+    let integer = |k: &str| -> Result<(i64, Span), ConfigError> {
+        let v = get(k)?;
+        match v.get_ref() {
+            DeValue::Integer(i) => i
+                .as_str()
+                .parse::<i64>()
+                .map(|n| (n, v.span()))
+                .map_err(|_| source.error(&v.span(), format!("`{k}` is a whole number"))),
+            _ => Err(source.error(&v.span(), format!("`{k}` is a whole number"))),
+        }
+    };
+    match doc.get("order").map(|v| (v.get_ref(), v.span())) {
+        Some((DeValue::String(s), _)) if s.as_ref() == ORDER => {}
+        Some((_, span)) => {
+            return Err(source.error(
+                &span,
+                format!("`order`: a schedule numbers free events by owner: `order = \"{ORDER}\"`"),
+            ));
+        }
+        None => {
+            return Err(source
+                .error(
+                    &(0..0),
+                    format!(
+                        "a schedule without `order` was written before free events were numbered by owner (`order = \"{ORDER}\"`): explore the config again to write it anew"
+                    ),
+                )
+                );
+        }
+    }
+    let stem = get("config")?;
+    match stem.get_ref() {
+        DeValue::String(s) if s.as_ref() == config.stem => {}
+        DeValue::String(s) => {
+            return Err(source.error(
+                &stem.span(),
+                format!(
+                    "`config`: the schedule was written for `{s}`, not for {} (stem `{}`)",
+                    config.source.name, config.stem
+                ),
+            ));
+        }
+        _ => {
+            return Err(source.error(&stem.span(), "`config` is the config's stem, a string"));
+        }
+    }
+    let (point, at) = integer("point")?;
+    if point < 0 || point as u64 >= config.points as u64 {
+        return Err(source.error(
+            &at,
+            format!(
+                "`point`: {point} is no point of {}: it has points 0 to {}",
+                config.source.name,
+                config.points - 1
+            ),
+        ));
+    }
+    let point = point as usize;
+    check_settings(source, config, point, get("at")?)?;
+    let (max_faults, at) = integer("max_faults")?;
+    if !(0..=64).contains(&max_faults) {
+        return Err(source.error(
+            &at,
+            format!("`max_faults`: {max_faults} is not a fault budget (0 to 64)"),
+        ));
+    }
+    Ok((point, max_faults as u32))
 }
 
 /// The point's swept settings as `at` states them: a schedule for a point whose sweep

@@ -7,21 +7,30 @@
 
 use std::collections::HashSet;
 
-use super::charts::ChartSpec;
 use super::plan::Plan;
-use coordsim_model::ChartKind;
+use coordsim_model::{ChartKind, Value};
 
 /// Most series (lines, sets of bars, curves) a chart draws: a legend of more is none a
 /// reader can use, and each costs its share of the file (a bar chart of 10,000 points each
 /// its own series failed to render after the whole run; at 5,000 it wrote 28 MB).
 pub const MAX_SERIES: usize = 100;
 
+/// A chart as this count sees it: its kind, whether it draws a distribution's samples,
+/// its x, how many y and its `where`.
+pub(super) struct Drawn<'c> {
+    pub(super) kind: ChartKind,
+    pub(super) distribution: bool,
+    pub(super) x: &'c str,
+    pub(super) ys: usize,
+    pub(super) filter: &'c [(usize, Value)],
+}
+
 /// Why `spec` would draw more than [`MAX_SERIES`] series, when the sweep alone says so.
-pub(super) fn too_many_series(plan: &Plan, spec: &ChartSpec) -> Option<String> {
+pub(super) fn too_many_series(plan: &Plan, spec: &Drawn<'_>) -> Option<String> {
     let matched: Vec<usize> = (0..plan.points)
-        .filter(|p| plan.matches(*p, &spec.filter))
+        .filter(|p| plan.matches(*p, spec.filter))
         .collect();
-    let ys = spec.y.len();
+    let ys = spec.ys;
     let at_most = "a chart draws at most 100 (a legend of more is none a reader can use, and each costs its share of the file)";
     if spec.distribution {
         let curves = matched.len() * ys;
@@ -37,7 +46,7 @@ pub(super) fn too_many_series(plan: &Plan, spec: &ChartSpec) -> Option<String> {
         return None;
     }
     // A parameter as x: the other swept axes split the points into series.
-    let x = plan.key_index(&spec.x)?;
+    let x = plan.key_index(spec.x)?;
     let others: Vec<usize> = (plan.axes.iter().enumerate())
         .filter(|(_, a)| a.param != x)
         .map(|(i, _)| i)

@@ -327,13 +327,6 @@ impl Loader<'_> {
             })
             .collect::<Result<_, _>>()?;
         self.distinct_names(plan, &specs, &At::Span(key.clone()))?;
-        for spec in &specs {
-            if let (Some(at), Some(why)) =
-                (&spec.at, super::chart_series::too_many_series(plan, spec))
-            {
-                return Err(self.err(at, format!("chart `{}`: {why}", spec.name)));
-            }
-        }
         Ok(specs)
     }
 

@@ -287,7 +287,6 @@ pub(super) fn lock(out: &Path) -> anyhow::Result<File> {
         Err(std::fs::TryLockError::Error(_)) => {}
     }
     recover_swaps(out)?;
-    super::in_place::recover(out)?;
     Ok(lock)
 }
 
@@ -576,14 +575,8 @@ pub(super) fn recover_swaps(out: &Path) -> anyhow::Result<()> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if let Some(tag) = name.strip_prefix(JOURNAL).filter(|t| is_tag(t)) {
             journals.push((tag.to_string(), entry.path()));
-        } else if name
-            .strip_prefix(&format!(".{JOURNAL}"))
-            .and_then(|r| r.strip_suffix(".partial"))
-            .is_some_and(|r| r.split('.').all(is_tag))
-            && is_file(&entry.path())
-        {
-            // A journal killed while it was written: its swap never started.
-            let _ = std::fs::remove_file(entry.path());
+        } else {
+            remove_half_journal(&entry.path(), &name, JOURNAL);
         }
     }
     journals.sort();
@@ -606,6 +599,19 @@ pub(super) fn recover_swaps(out: &Path) -> anyhow::Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Removes the entry `name` at `path` when it is the temporary file of a journal named
+/// `journal` and a tag (`.JOURNALTAG.TAG.partial`, a regular file) that a kill left
+/// half-written: its swap never started.
+pub(super) fn remove_half_journal(path: &Path, name: &str, journal: &str) {
+    let half = name
+        .strip_prefix(&format!(".{journal}"))
+        .and_then(|r| r.strip_suffix(".partial"))
+        .is_some_and(|r| r.split('.').all(is_tag));
+    if half && is_file(path) {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// The entries of the journal at `path`, or `None` when it is not one of coordsim's (a

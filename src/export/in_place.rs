@@ -8,9 +8,8 @@
 //! and the marker) and the new ones; then each old entry is moved into
 //! `OUT/.merge.TAG.old/`, each new one out of the build into `OUT`, what was set aside is
 //! removed, and the journal last. Every step looks before it moves, so a swap killed
-//! anywhere is completed, from its journal, by the next coordsim to write into `OUT` (any
-//! command, once it holds the folder's lock): `OUT` is then the old folder or the new one,
-//! never a mix.
+//! anywhere is completed, from its journal, by the next `merge` into `OUT` (once it holds
+//! the folder's lock): `OUT` is then the old folder or the new one, never a mix.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -54,6 +53,7 @@ impl InPlace {
     pub fn begin(out: &Path) -> anyhow::Result<InPlace> {
         let made = !exists(out);
         let lock = lock(out)?;
+        recover(out)?;
         let tag = super::random_tag();
         let building = InPlace {
             out: out.to_path_buf(),
@@ -233,12 +233,13 @@ fn swap(
 /// Completes every swap a killed `merge` left in `out` (its lock held), then removes the
 /// builds a killed merge left without a journal (they never replaced anything). What only
 /// has the name of one is left alone, with a warning.
-pub(super) fn recover(out: &Path) -> anyhow::Result<()> {
+fn recover(out: &Path) -> anyhow::Result<()> {
     let mut journaled = Vec::new();
     let mut leftovers = Vec::new();
     for entry in std::fs::read_dir(out).with_context(|| format!("cannot read {}", out.display()))? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
+        super::folder::remove_half_journal(&entry.path(), &name, JOURNAL);
         if let Some(tag) = name.strip_prefix(JOURNAL).filter(|t| is_tag(t)) {
             journaled.push((tag.to_string(), entry.path()));
         } else if let Some(tag) = name
@@ -362,6 +363,11 @@ mod tests {
         let mut building = generation(&out, "new");
         building.committed = true; // as a kill: nothing removed
         drop(building);
+        // Killed while its journal was written, too: its temporary file goes as well.
+        let half = out.join(format!(
+            ".{JOURNAL}0123456789abcdef.fedcba9876543210.partial"
+        ));
+        std::fs::write(&half, "coordsim mer").unwrap();
         drop(InPlace::begin(&out).unwrap());
         assert_eq!(snapshot(&out), old);
     }

@@ -493,7 +493,10 @@ impl ChartData {
         }
         clip_to_y_range(&mut series, &spec.look);
         if spec.kind == ChartKind::Line {
-            notes.extend(super::thin::thin_lines(config, &mut series));
+            let lines = (series.iter_mut())
+                .map(|s| (&mut s.points, &mut s.intervals))
+                .collect();
+            notes.extend(super::thin::thin_lines(config, lines));
         }
         if left_out > 0 {
             let n = config.locale.number(&left_out.to_string());

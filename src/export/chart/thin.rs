@@ -4,9 +4,11 @@
 //! such lines passed the renderer's million nodes after the whole run). Each says so in a
 //! note under the title, in the config's locale.
 
-use super::data::Series;
 use crate::config::{Config, MAX_SERIES};
 use crate::locale::Text;
+
+/// A line's points and its interval bars, to thin together.
+pub(super) type Line<'s> = (&'s mut Vec<(f64, f64)>, &'s mut Vec<(f64, f64, f64)>);
 
 /// Points a line chart draws in all, as a timeline draws at most 20,000 spans and marks
 /// (a few megabytes of SVG).
@@ -14,9 +16,9 @@ pub(super) const MAX_LINE_POINTS: usize = 20_000;
 
 /// Keeps the first [`MAX_SERIES`] of `series` (and of `groups`, each data series' group and
 /// place); gives the note that says so, when it cut.
-pub(super) fn first_series(
+pub(super) fn first_series<S>(
     config: &Config,
-    series: &mut Vec<Series>,
+    series: &mut Vec<S>,
     groups: &mut Vec<(Vec<usize>, usize)>,
 ) -> Option<String> {
     let total = series.len();
@@ -45,22 +47,23 @@ fn note(config: &Config, text: Text, numbers: [(&str, usize); 2]) -> String {
 /// Thins the lines of a chart past [`MAX_LINE_POINTS`] points in all, each to its share:
 /// each stretch of consecutive points keeps its lowest and its highest (so no peak or dip
 /// is lost, as a pixel column would show them), every line its first and last point, and
-/// an interval bar stays where its point does. Gives the note, when it thinned.
-pub(super) fn thin_lines(config: &Config, series: &mut [Series]) -> Option<String> {
-    let seen: usize = series.iter().map(|s| s.points.len()).sum();
+/// an interval bar stays where its point does. `lines`: each line's points and its
+/// interval bars (x, low, high). Gives the note, when it thinned.
+pub(super) fn thin_lines(config: &Config, mut lines: Vec<Line<'_>>) -> Option<String> {
+    let seen: usize = lines.iter().map(|(points, _)| points.len()).sum();
     if seen <= MAX_LINE_POINTS {
         return None;
     }
-    let share = (MAX_LINE_POINTS / series.len().max(1)).max(4);
-    for s in series.iter_mut() {
-        if s.points.len() > share {
-            s.points = thinned(&s.points, share);
+    let share = (MAX_LINE_POINTS / lines.len().max(1)).max(4);
+    for (points, intervals) in lines.iter_mut() {
+        if points.len() > share {
+            **points = thinned(points, share);
             let kept: std::collections::HashSet<u64> =
-                s.points.iter().map(|p| p.0.to_bits()).collect();
-            s.intervals.retain(|i| kept.contains(&i.0.to_bits()));
+                points.iter().map(|p| p.0.to_bits()).collect();
+            intervals.retain(|i| kept.contains(&i.0.to_bits()));
         }
     }
-    let drawn: usize = series.iter().map(|s| s.points.len()).sum();
+    let drawn: usize = lines.iter().map(|(points, _)| points.len()).sum();
     Some(note(
         config,
         Text::LinePointsNote,
