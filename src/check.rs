@@ -10,9 +10,11 @@ use crate::results::{ColumnId, ColumnSource, Results, number};
 mod entity_index;
 mod executions;
 mod line;
+mod judge;
 
 use entity_index::{EntityIndex, missing_entity};
 pub use executions::{ExecutionRow, Executions};
+use judge::{Eval, judge};
 
 /// One claim's verdict: its worst evaluation.
 #[derive(Debug, Clone)]
@@ -52,22 +54,6 @@ struct Sample {
     /// The cell, for a text claim.
     text: Option<String>,
     expected: Option<f64>,
-}
-
-/// One evaluation of a claim: on a row, or on a point's replications (`stat`).
-struct Eval {
-    actual: Option<f64>,
-    text: Option<String>,
-    expected: Option<f64>,
-    /// The 95% interval of the mean (`within_ci`).
-    ci: Option<(f64, f64)>,
-    /// How far outside the test it is (≤ 0 inside); larger is worse.
-    excess: f64,
-    /// Why it cannot pass, when that is not the numbers (an empty cell, a division by zero).
-    reason: Option<&'static str>,
-    row: String,
-    /// Over executions: `row` in parts.
-    executions: Option<ExecutionRow>,
 }
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
@@ -415,6 +401,8 @@ fn probability_over_executions(
         reason,
         pass,
     );
+    // One verdict, one line, whatever a swept value or the config's path holds.
+    let line = crate::format::one_line(&line);
     let verdict = Verdict {
         pass,
         line,
@@ -488,6 +476,8 @@ fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         worst.reason,
         pass,
     );
+    // One verdict, one line, whatever a swept value or the config's path holds.
+    let line = crate::format::one_line(&line);
     let numbers = Numbers {
         actual: worst.text.is_none().then_some(worst.actual).flatten(),
         expected: worst.expected,
@@ -587,60 +577,6 @@ fn judge_all(config: &Config, claim: &Claim, samples: Vec<Sample>) -> Vec<Eval> 
         evals.push(judge(claim, actual, None, expected, ci, row));
     }
     evals
-}
-
-/// One evaluation: how far the value is outside the claim's test.
-fn judge(
-    claim: &Claim,
-    actual: Option<f64>,
-    text: Option<String>,
-    expected: Option<f64>,
-    ci: Option<(f64, f64)>,
-    row: String,
-) -> Eval {
-    let fail = |reason: &'static str| (f64::INFINITY, Some(reason));
-    let (excess, reason) = if let Expect::Text(want) = &claim.expect {
-        if text.as_deref() == Some(want.as_str()) {
-            (0.0, None)
-        } else {
-            (f64::INFINITY, None)
-        }
-    } else {
-        match (actual, expected) {
-            (None, _) => fail("the cell is empty"),
-            (_, None) => fail("the expectation reads an empty cell"),
-            (_, Some(e)) if !e.is_finite() => {
-                fail("the expected value is not finite (a division by zero?)")
-            }
-            (Some(a), _) if !a.is_finite() => fail("the value is not finite"),
-            (Some(a), Some(e)) => match claim.test {
-                Test::Tolerance(t) => ((a - e).abs() - t, None),
-                Test::Band(_, _) if e == 0.0 => {
-                    fail("a band compares actual / expected, and the expected value is 0")
-                }
-                Test::Band(lo, hi) => {
-                    let ratio = a / e;
-                    ((lo - ratio).max(ratio - hi), None)
-                }
-                Test::AtMost(t) => (a - e - t, None),
-                Test::AtLeast(t) => (e - a - t, None),
-                Test::WithinCi(_) => match ci {
-                    Some((lo, hi)) => ((lo - e).max(e - hi), None),
-                    None => fail("an interval needs two replications with values"),
-                },
-            },
-        }
-    };
-    Eval {
-        actual,
-        text,
-        expected,
-        ci,
-        excess,
-        reason,
-        row,
-        executions: None,
-    }
 }
 
 fn evaluations(config: &Config, results: &Results, claim: &Claim) -> anyhow::Result<Vec<Sample>> {

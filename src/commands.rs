@@ -432,9 +432,8 @@ fn merge_exploration(
 ) -> anyhow::Result<ExitCode> {
     crate::merge::refuse_out_among_shards(&args.out, &args.shards)?;
     let (mut config, explored) = crate::explore_shard::read_merged(&args.shards, registry)?;
-    let (parent, name) = crate::merge::out_parts(&args.out)?;
-    let staging = Staging::begin(&parent, &name)?;
-    let (verdicts, text) = write_exploration(&mut config, &explored, staging.path())?;
+    let staging = crate::export::in_place::InPlace::begin(&args.out)?;
+    let (verdicts, text) = write_exploration(&mut config, &explored, &staging.path())?;
     let dir = staging.commit()?;
     note_written(&dir);
     writeln!(crate::print::stdout(), "{text}\nwrote {}\n", dir.display())?;

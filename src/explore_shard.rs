@@ -282,6 +282,21 @@ fn read_parts(shard: &ShardInfo, config: &Config) -> anyhow::Result<Vec<Explorat
             config.points
         );
     }
+    // Every outcome ends with one cell per metric of the config (its derived ones too): a
+    // row short of them (or long) is damage the digests cannot see when they were redone.
+    let metrics = config.model.metrics().len();
+    for (p, point) in file.points.iter().enumerate() {
+        if let Some((k, o)) =
+            (point.outcomes.iter().enumerate()).find(|(_, o)| o.metrics.len() != metrics)
+        {
+            bail!(
+                "{}: point {p}, outcome {}: {} metrics, but the config has {metrics}: the shard is damaged or not of this config; run it again",
+                path.display(),
+                k + 1,
+                o.metrics.len()
+            );
+        }
+    }
     let mut rest = visits.as_slice();
     let mut parts = Vec::with_capacity(file.points.len());
     for point in file.points {

@@ -69,6 +69,24 @@ pub fn digits_to_show(
     })
 }
 
+/// `text` kept on one line: each control character (a line break, a tab, a terminal's
+/// escape) written as its escape (`\n`, `\t`, `\u{1b}`), so that a line printed or a
+/// comment written from it ends where it should and says what was there.
+pub fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 /// `x` rounded for reading and written in `locale` (decimal mark, grouping).
 pub fn number(x: f64, locale: Locale) -> String {
     locale.number(&reading(x))
@@ -173,6 +191,15 @@ pub fn at_tolerance(x: f64, tolerance: Option<f64>, locale: Locale) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_onto_one_line() {
+        assert_eq!(
+            one_line("lost\npoint = 7\tx\u{1b}[31m"),
+            "lost\\npoint = 7\\tx\\u{1b}[31m"
+        );
+        assert_eq!(one_line("kayıp güncelleme"), "kayıp güncelleme");
+    }
 
     /// A claim's number at its tolerance's precision: ± 0.05 keeps 2 decimals (166.666… →
     /// 166,67), ± 0.5 one, an exact claim (± 1e-9) the reading rule; grouped and marked by

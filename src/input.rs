@@ -12,6 +12,24 @@ use std::path::Path;
 /// path): not found, not a regular file, or more than `cap` bytes.
 pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     let shown = path.display();
+    let file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!(
+            "{shown} has more than {cap} bytes, the limit for this kind of file"
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The regular file at `path`, opened for reading, or what is wrong with it (a sentence
+/// naming the path): not found, or not a regular file (checked before it is opened, and
+/// again on the open file).
+pub fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    let shown = path.display();
     let not_regular = || {
         format!(
             "{shown} is not a regular file (a folder, a device or a pipe): coordsim reads its inputs from ordinary files"
@@ -26,16 +44,7 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(not_regular());
     }
-    let mut bytes = Vec::new();
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if bytes.len() as u64 > cap {
-        return Err(format!(
-            "{shown} has more than {cap} bytes, the limit for this kind of file"
-        ));
-    }
-    Ok(bytes)
+    Ok(file)
 }
 
 /// [`read_capped`], as UTF-8 text.

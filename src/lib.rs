@@ -56,6 +56,15 @@ use coordsim_model::Registry;
 /// exit 0 on success, 1 when a claim fails, 2 on bad input or when stdout could not be
 /// written (a closed pipe aside: see [`print`](mod@crate::print)).
 pub fn main_with(registry: Registry) -> ExitCode {
+    // Before any thread starts (they take this mask): a write past the file size limit
+    // (`ulimit -f`) fails with an error naming the file, its staging folder removed,
+    // instead of SIGXFSZ ending the process with no word and the folder left behind.
+    #[cfg(unix)]
+    {
+        let mut xfsz = nix::sys::signal::SigSet::empty();
+        xfsz.add(nix::sys::signal::Signal::SIGXFSZ);
+        let _ = xfsz.thread_block();
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),

@@ -168,6 +168,11 @@ pub enum Text {
     TimelineSpansNote,
     /// A bar chart's note when it draws the first bar groups only (`{shown}`, `{total}`).
     BarGroupsNote,
+    /// A line or bar chart's note when it draws the first series only (`{shown}`,
+    /// `{total}`).
+    SeriesNote,
+    /// A line chart's note when its lines were thinned (`{drawn}`, `{seen}`).
+    LinePointsNote,
     /// A chart's note when a log axis left points out (`{count}`).
     LogNote,
     /// The header of a trace chart's step numbers.
@@ -194,7 +199,7 @@ pub enum Text {
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 23] = [
+    pub const ALL: [Text; 25] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -208,6 +213,8 @@ impl Text {
         Text::TimelineMarksNote,
         Text::TimelineSpansNote,
         Text::BarGroupsNote,
+        Text::SeriesNote,
+        Text::LinePointsNote,
         Text::LogNote,
         Text::TraceStepHeader,
         Text::TraceInstantNote,
@@ -236,6 +243,8 @@ impl Text {
             Text::TimelineMarksNote => "timeline_marks_note",
             Text::TimelineSpansNote => "timeline_spans_note",
             Text::BarGroupsNote => "bar_groups_note",
+            Text::SeriesNote => "series_note",
+            Text::LinePointsNote => "line_points_note",
             Text::LogNote => "log_note",
             Text::TraceStepHeader => "trace_step_header",
             Text::TraceInstantNote => "trace_instant_note",
@@ -279,6 +288,14 @@ impl Text {
             Text::BarGroupsNote => (
                 "only the first {shown} of {total} bar groups drawn",
                 "{total} çubuk grubunun yalnız ilk {shown} tanesi çizildi",
+            ),
+            Text::SeriesNote => (
+                "only the first {shown} of {total} series drawn",
+                "{total} serinin yalnız ilk {shown} tanesi çizildi",
+            ),
+            Text::LinePointsNote => (
+                "lines thinned: {drawn} of {seen} points drawn, each stretch's lowest and highest kept",
+                "çizgiler seyreltildi: {seen} noktanın {drawn} tanesi çizildi, her aralığın en düşüğü ve en yükseği korundu",
             ),
             Text::LogNote => (
                 "{count} points at or below 0 left out: a log axis cannot show them",

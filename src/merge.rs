@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::export::csv::from_csv;
-use crate::export::folder::Staging;
+use crate::export::in_place::InPlace;
 use crate::export::{self, write_atomic};
 use crate::results::Pooled;
 use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
@@ -518,29 +518,12 @@ pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             config.runs()
         );
     }
-    let (parent, name) = out_parts(&args.out)?;
-    let staging = Staging::begin(&parent, &name)?;
+    let staging = InPlace::begin(&args.out)?;
     crate::labels::check_value_labels(&config, &results)?;
     crate::labels::print_warnings(&config);
-    export::write_all(&config, &results, seed, staging.path())?;
+    export::write_all(&config, &results, seed, &staging.path())?;
     staging.commit()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// `OUT` of `merge` as the folder it is in and its name: it is replaced whole, like a
-/// run's folder.
-pub(crate) fn out_parts(out: &Path) -> anyhow::Result<(PathBuf, String)> {
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| {
-            anyhow::anyhow!("{}: name the merged folder, e.g. merged/", out.display())
-        })?;
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    Ok((parent, name))
 }
 
 /// A shard's rows, each lead cell checked against the config (point in range and of this

@@ -26,8 +26,20 @@ use toml::de::{DeTable, DeValue};
 use crate::config::Config;
 use crate::source::{ConfigError, Source, Span};
 
-/// Most bytes a schedule file may have (ten million events of a few bytes each).
-const MAX_SCHEDULE_BYTES: u64 = 256 << 20;
+mod scan;
+
+use scan::{Array, Fault, Place};
+
+/// Bytes of the longest event as coordsim writes it: `"65535/65535 crash "` and 64 draws
+/// (at most 65,535 free events, one crash, 64 draws an event), quoted, with its share of
+/// the separators and line breaks (8 events a line): 86.25, rounded up.
+const LONGEST_EVENT_BYTES: u64 = 87;
+
+/// Most bytes a schedule file may have: [`MAX_SCHEDULE_EVENTS`] of the longest events and
+/// the header, about 830 MiB. The file is read as a stream, so what it costs in memory is
+/// its events' choices, not its bytes; this bounds the time spent reading.
+const MAX_SCHEDULE_BYTES: u64 =
+    MAX_SCHEDULE_EVENTS as u64 * LONGEST_EVENT_BYTES + scan::MAX_HEADER_BYTES as u64;
 
 /// A schedule read back: the point it runs at and its choices.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,12 +53,12 @@ pub struct ScheduleFile {
     pub written: Option<Written>,
 }
 
-/// A schedule file's text and where in it its `events` array and each event are.
+/// A schedule file's path and where in it its `events` array is (an event's place is
+/// found again by reading the file, on the way to an error).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
-    source: Source,
-    events: Span,
-    each: Vec<Span>,
+    path: String,
+    events: Array,
 }
 
 impl ScheduleFile {
@@ -56,13 +68,61 @@ impl ScheduleFile {
     pub fn error_at(&self, key: &str, message: &str) -> Option<ConfigError> {
         let written = self.written.as_ref()?;
         let rest = key.strip_prefix("schedule.events")?;
-        let span = if rest.is_empty() {
-            &written.events
+        let place = if rest.is_empty() {
+            written.events.open
         } else {
             let index: usize = rest.strip_prefix('[')?.strip_suffix(']')?.parse().ok()?;
-            written.each.get(index)?
+            let file = crate::input::open_regular(std::path::Path::new(&written.path)).ok()?;
+            let mut found = None;
+            // Stops at the event: an error that carries its place.
+            let walked = scan::read_events(&file, written.events.open, &mut |i, place, _| {
+                if i == index {
+                    found = Some(place);
+                    return Err(Fault::At(place, String::new()));
+                }
+                Ok(())
+            });
+            drop(walked);
+            found?
         };
-        Some(written.source.error(span, message))
+        Some(scan::error_at(&written.path, place, message))
+    }
+}
+
+/// Where the header's text (the file with `events` emptied) stands in the file: its places
+/// before the array's `]` are the file's; those from it on are further down by the lines
+/// the array's events took (and along, on the `]`'s own line).
+struct Header<'a> {
+    path: &'a str,
+    text: Source,
+    events: Option<Array>,
+}
+
+impl Header<'_> {
+    /// `message` at `span` of the header, said at its place in the file.
+    fn error(&self, span: &Span, message: impl Into<String>) -> ConfigError {
+        let (mut line, mut col) = self.text.line_col(span.start);
+        if let Some(a) = self.events.filter(|a| span.start >= a.close_in_header) {
+            let (close_line, close_col) = self.text.line_col(a.close_in_header);
+            if line == close_line {
+                col = col + a.close.col - close_col;
+            }
+            line += a.close.line - close_line;
+        }
+        let place = Place {
+            offset: span.start as u64,
+            line,
+            col,
+        };
+        scan::error_at(self.path, place, message)
+    }
+}
+
+/// A walk's fault as the error `load` gives: a place of the file, or why it cannot be read.
+fn fault_error(path: &str, fault: Fault) -> anyhow::Error {
+    match fault {
+        Fault::At(place, message) => scan::error_at(path, place, message).into(),
+        Fault::Io(e) => anyhow::anyhow!("schedule {path}: cannot read it: {e}"),
     }
 }
 
@@ -111,17 +171,22 @@ fn key(k: &str) -> String {
 }
 
 /// The file's text: a header saying what it is (`about`) and how to run it, then the keys.
+/// What the header quotes (a claim's name, the config's path) is kept on its comment's
+/// line, control characters escaped: a line break in it would end the comment, and the
+/// rest would be read as TOML, so the schedule would not run back.
 pub fn text(config: &Config, point: usize, schedule: &Schedule, about: &str) -> String {
+    use crate::format::one_line;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# {about}: {} events, one choice each (the K-th of N free events; its draws y / n).",
+        "# {}: {} events, one choice each (the K-th of N free events; its draws y / n).",
+        one_line(about),
         schedule.events.len()
     );
     let _ = writeln!(
         out,
         "# Run it, with every output a run has (FILE: this file's path):\n#   coordsim run {} --schedule FILE",
-        config.source.name
+        one_line(&config.source.name)
     );
     let _ = writeln!(out, "config = {}", quoted(&config.stem));
     let _ = writeln!(out, "point = {point}");
@@ -148,15 +213,27 @@ const ORDER: &str = "owner";
 const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events", "order"];
 
 /// Reads the schedule file `path` for `config`: an error names the file, the line and the
-/// key when it is malformed or was written for another config or point.
+/// key when it is malformed or was written for another config or point. Read as a stream:
+/// past [`MAX_SCHEDULE_EVENTS`] it is refused at the first event too many, having kept none.
 pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
-    let text = crate::input::read_text_capped(std::path::Path::new(path), MAX_SCHEDULE_BYTES)
+    let file = crate::input::open_regular(std::path::Path::new(path))
         .map_err(|e| anyhow::anyhow!("schedule {path}: {e}"))?;
-    let source = Source {
-        name: path.to_string(),
-        text,
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if bytes > MAX_SCHEDULE_BYTES {
+        anyhow::bail!(
+            "schedule {path}: {bytes} bytes, more than the {MAX_SCHEDULE_BYTES} a schedule may have ({MAX_SCHEDULE_EVENTS} events of the longest form, {LONGEST_EVENT_BYTES} bytes each, and its header)"
+        );
+    }
+    let survey = scan::survey(&file, MAX_SCHEDULE_EVENTS).map_err(|f| fault_error(path, f))?;
+    let source = Header {
+        path,
+        text: Source {
+            name: path.to_string(),
+            text: survey.header,
+        },
+        events: survey.events,
     };
-    let doc = DeTable::parse(&source.text).map_err(|e| {
+    let doc = DeTable::parse(&source.text.text).map_err(|e| {
         source.error(
             &e.span().unwrap_or(0..0),
             format!("invalid TOML: {}", e.message().trim()),
@@ -177,16 +254,56 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
                 .into());
         }
     }
-    let get = |k: &str| -> Result<&Spanned<DeValue<'_>>, ConfigError> {
-        doc.get(k).ok_or_else(|| {
-            source.error(
-                &(0..0),
-                format!(
-                    "a schedule has `{k}` (as `coordsim explore` writes it); this one has none"
-                ),
+    let (point, max_faults) = header(&source, doc, config)?;
+    let events_value = doc
+        .get("events")
+        .ok_or_else(|| missing(&source, "events"))?;
+    // The survey found the array at the top level; anything else there is not a list.
+    let (Some(array), DeValue::Array(_)) = (source.events, events_value.get_ref()) else {
+        return Err(source
+            .error(
+                &events_value.span(),
+                "`events` is an array of choices (`\"1/2\"`)",
             )
-        })
+            .into());
     };
+    let mut events = Vec::with_capacity(array.count);
+    scan::read_events(&file, array.open, &mut |_, place, text| {
+        let decision =
+            Decision::parse(text).map_err(|m| Fault::At(place, format!("`events`: {m}")))?;
+        events.push(decision);
+        Ok(())
+    })
+    .map_err(|f| fault_error(path, f))?;
+    if events.len() != array.count {
+        anyhow::bail!("schedule {path} changed while it was read: read it again");
+    }
+    Ok(ScheduleFile {
+        point,
+        schedule: Schedule { max_faults, events },
+        written: Some(Written {
+            path: path.to_string(),
+            events: array,
+        }),
+    })
+}
+
+/// The error of a schedule without `key`.
+fn missing(source: &Header<'_>, key: &str) -> ConfigError {
+    source.error(
+        &(0..0),
+        format!("a schedule has `{key}` (as `coordsim explore` writes it); this one has none"),
+    )
+}
+
+/// The header's keys checked against `config`: written for it, with free events numbered
+/// by owner, at one of its points with that point's settings; its point and fault budget.
+fn header(
+    source: &Header<'_>,
+    doc: &DeTable<'_>,
+    config: &Config,
+) -> Result<(usize, u32), ConfigError> {
+    let get = |k: &str| doc.get(k).ok_or_else(|| missing(source, k));
     let integer = |k: &str| -> Result<(i64, Span), ConfigError> {
         let v = get(k)?;
         match v.get_ref() {
@@ -201,14 +318,10 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
     match doc.get("order").map(|v| (v.get_ref(), v.span())) {
         Some((DeValue::String(s), _)) if s.as_ref() == ORDER => {}
         Some((_, span)) => {
-            return Err(source
-                .error(
-                    &span,
-                    format!(
-                        "`order`: a schedule numbers free events by owner: `order = \"{ORDER}\"`"
-                    ),
-                )
-                .into());
+            return Err(source.error(
+                &span,
+                format!("`order`: a schedule numbers free events by owner: `order = \"{ORDER}\"`"),
+            ));
         }
         None => {
             return Err(source
@@ -218,77 +331,52 @@ pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
                         "a schedule without `order` was written before free events were numbered by owner (`order = \"{ORDER}\"`): explore the config again to write it anew"
                     ),
                 )
-                .into());
+                );
         }
     }
     let stem = get("config")?;
     match stem.get_ref() {
         DeValue::String(s) if s.as_ref() == config.stem => {}
         DeValue::String(s) => {
-            return Err(source
-                .error(
-                    &stem.span(),
-                    format!(
-                        "`config`: the schedule was written for `{s}`, not for {} (stem `{}`)",
-                        config.source.name, config.stem
-                    ),
-                )
-                .into());
+            return Err(source.error(
+                &stem.span(),
+                format!(
+                    "`config`: the schedule was written for `{s}`, not for {} (stem `{}`)",
+                    config.source.name, config.stem
+                ),
+            ));
         }
         _ => {
-            return Err(source
-                .error(&stem.span(), "`config` is the config's stem, a string")
-                .into());
+            return Err(source.error(&stem.span(), "`config` is the config's stem, a string"));
         }
     }
     let (point, at) = integer("point")?;
     if point < 0 || point as u64 >= config.points as u64 {
-        return Err(source
-            .error(
-                &at,
-                format!(
-                    "`point`: {point} is no point of {}: it has points 0 to {}",
-                    config.source.name,
-                    config.points - 1
-                ),
-            )
-            .into());
+        return Err(source.error(
+            &at,
+            format!(
+                "`point`: {point} is no point of {}: it has points 0 to {}",
+                config.source.name,
+                config.points - 1
+            ),
+        ));
     }
     let point = point as usize;
-    check_settings(&source, config, point, get("at")?)?;
+    check_settings(source, config, point, get("at")?)?;
     let (max_faults, at) = integer("max_faults")?;
     if !(0..=64).contains(&max_faults) {
-        return Err(source
-            .error(
-                &at,
-                format!("`max_faults`: {max_faults} is not a fault budget (0 to 64)"),
-            )
-            .into());
+        return Err(source.error(
+            &at,
+            format!("`max_faults`: {max_faults} is not a fault budget (0 to 64)"),
+        ));
     }
-    let events_value = get("events")?;
-    let events = events(&source, events_value)?;
-    let DeValue::Array(items) = events_value.get_ref() else {
-        unreachable!("`events` was read as an array")
-    };
-    let written = Written {
-        events: events_value.span(),
-        each: items.iter().map(|e| e.span()).collect(),
-        source: source.clone(),
-    };
-    Ok(ScheduleFile {
-        point,
-        schedule: Schedule {
-            max_faults: max_faults as u32,
-            events,
-        },
-        written: Some(written),
-    })
+    Ok((point, max_faults as u32))
 }
 
 /// The point's swept settings as `at` states them: a schedule for a point whose sweep
 /// changed is refused.
 fn check_settings(
-    source: &Source,
+    source: &Header<'_>,
     config: &Config,
     point: usize,
     at: &Spanned<DeValue<'_>>,
@@ -296,7 +384,24 @@ fn check_settings(
     let DeValue::Table(written) = at.get_ref() else {
         return Err(source.error(&at.span(), "`at` is a table of the point's settings"));
     };
-    for (key, value) in settings(config, point) {
+    let settings = settings(config, point);
+    // A setting the point no longer has (its parameter unswept or gone): written for
+    // another sweep, as surely as a value that differs.
+    if let Some((key, _)) =
+        (written.iter()).find(|(k, _)| !settings.iter().any(|(s, _)| s == k.get_ref().as_ref()))
+    {
+        let swept: Vec<&str> = settings.iter().map(|(k, _)| k.as_str()).collect();
+        return Err(source.error(
+            &key.span(),
+            format!(
+                "`at`: {} sweeps no `{}` (its swept settings: {}): the sweep changed since the schedule was written; explore the config again",
+                config.source.name,
+                key.get_ref(),
+                if swept.is_empty() { "none".to_string() } else { swept.join(", ") }
+            ),
+        ));
+    }
+    for (key, value) in settings {
         let given = written.get(key.as_str()).and_then(|v| match v.get_ref() {
             DeValue::String(s) => Some(s.to_string()),
             _ => None,
@@ -316,33 +421,5 @@ fn check_settings(
     Ok(())
 }
 
-/// Each event's choice, read from `events`.
-fn events(source: &Source, events: &Spanned<DeValue<'_>>) -> Result<Vec<Decision>, ConfigError> {
-    let DeValue::Array(items) = events.get_ref() else {
-        return Err(source.error(
-            &events.span(),
-            "`events` is an array of choices (`\"1/2\"`)",
-        ));
-    };
-    if items.len() > MAX_SCHEDULE_EVENTS {
-        return Err(source.error(
-            &events.span(),
-            format!(
-                "`events`: {} events; a schedule holds at most {MAX_SCHEDULE_EVENTS}",
-                items.len()
-            ),
-        ));
-    }
-    items
-        .iter()
-        .map(|e| match e.get_ref() {
-            DeValue::String(s) => {
-                Decision::parse(s).map_err(|m| source.error(&e.span(), format!("`events`: {m}")))
-            }
-            _ => Err(source.error(
-                &e.span(),
-                "`events`: each event's choice is a string (`\"1/2\"`)",
-            )),
-        })
-        .collect()
-}
+#[cfg(test)]
+mod tests;

@@ -20,7 +20,8 @@ impl Source {
     pub fn error(&self, span: &Span, message: impl Into<String>) -> ConfigError {
         let (line, col) = self.line_col(span.start);
         ConfigError {
-            location: format!("{}:{line}:{col}", self.name),
+            // The path on the error's line, whatever its name holds.
+            location: format!("{}:{line}:{col}", crate::format::one_line(&self.name)),
             message: message.into(),
         }
     }

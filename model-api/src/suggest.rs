@@ -78,9 +78,41 @@ pub fn ascii_spelling(name: &str) -> Option<String> {
     (spelled != name).then_some(spelled)
 }
 
+/// ` (did you mean `sayac`?)` for a name written with Turkish letters, when its ASCII
+/// spelling is a name (ASCII letters, digits and `_`, not starting with a digit) and `free`
+/// says nothing else has it (a suggestion must not lead to "`sayac` is taken"); else
+/// nothing.
+pub fn ascii_hint(name: &str, free: impl Fn(&str) -> bool) -> String {
+    match ascii_spelling(name) {
+        Some(spelled)
+            if spelled
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && spelled
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && free(&spelled) =>
+        {
+            format!(" (did you mean `{spelled}`?)")
+        }
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ascii_spelling_is_offered_only_when_it_is_a_free_name() {
+        assert_eq!(ascii_hint("sayaç", |_| true), " (did you mean `sayac`?)");
+        assert_eq!(ascii_hint("sayaç", |n| n != "sayac"), "");
+        // Not a name even in ASCII: a space, a leading digit.
+        assert_eq!(ascii_hint("iş yükü", |_| true), "");
+        assert_eq!(ascii_hint("1ş", |_| true), "");
+        assert_eq!(ascii_hint("counter", |_| true), "");
+    }
 
     #[test]
     fn turkish_letters_are_spelled_in_ascii() {

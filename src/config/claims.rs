@@ -603,7 +603,25 @@ impl Loader<'_> {
             .map(|(i, v)| format!("{} = {v}", plan.key_names()[*i]))
             .collect();
         Ok(match field("name") {
-            Some(v) => self.text(v, "name")?,
+            Some(v) => {
+                let (name, per_locale) = self.texts(v, "name")?;
+                // A name is one line: `check` prints it on one, a schedule's header quotes
+                // it in a comment, explore.md in a heading.
+                for text in std::iter::once(&name).chain(per_locale.iter().map(|(_, t)| t)) {
+                    if let Some((i, c)) = text.chars().enumerate().find(|(_, c)| c.is_control()) {
+                        return Err(self.err(
+                            &v.span(),
+                            format!(
+                                "a claim's `name` is one line of text: character {} is a control character (U+{:04X}{}); write it without",
+                                i + 1,
+                                c as u32,
+                                if c == '\n' || c == '\r' { ", a line break" } else { "" }
+                            ),
+                        ));
+                    }
+                }
+                name
+            }
             None if plan.locale == Locale::Tr => {
                 // `x (ortalama), a = 1 iken`: the metric first, as a
                 // Turkish phrase needs no suffix on a name written as code.

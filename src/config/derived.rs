@@ -291,6 +291,8 @@ impl Loader<'_> {
                 self.string(v, "name").ok()
             })
             .collect();
+        // The largest expression's nodes and where it is written.
+        let mut largest: (usize, crate::source::Span) = (0, tables.span());
         for (t, span) in items {
             let fields = self.known_fields(t, "[[metric]]", KEYS)?;
             let field = |k: &str| {
@@ -399,13 +401,47 @@ impl Loader<'_> {
                 meaning: self.interned(&meaning, "meaning", &span)?,
                 ty: ColumnType::Float,
             });
+            if derivation.nodes() > largest.0 {
+                let at = ["expr", "share_above", "percentile"]
+                    .iter()
+                    .find_map(|k| field(k))
+                    .map_or(span.clone(), |v| v.span());
+                largest = (derivation.nodes(), at);
+            }
             exprs.push(derivation);
         }
+        self.check_derived_work(plan, &exprs, largest)?;
         Ok(Arc::new(Derived {
             inner,
             metrics,
             exprs: Arc::new(exprs),
         }))
+    }
+
+    /// The derived metrics evaluated at the end of every run of the config, a node of an
+    /// expression an event, held to `max_events` as a whole: each run's share is small (64
+    /// metrics of 1,000 nodes are 64,000), but a million runs make 6.4 × 10^10, minutes of
+    /// work no model's estimate counts. Refused at the largest expression.
+    fn check_derived_work(
+        &self,
+        plan: &Plan,
+        exprs: &[Derivation],
+        (largest, at): (usize, crate::source::Span),
+    ) -> Result<(), ConfigError> {
+        let per_run: u64 = exprs.iter().map(|d| d.nodes() as u64).sum();
+        let work = per_run.saturating_mul(plan.runs());
+        // One run past the limit alone is said by the run's own estimate, with the point.
+        if work <= plan.limits.max_events || per_run > plan.limits.max_events {
+            return Ok(());
+        }
+        Err(self.err(
+            &at,
+            format!(
+                "the [[metric]]s of all {} runs would take about {work} events ({per_run} a run, a number, name or operator an event; this one {largest}), more than max_events = {} in [limits], which holds a config's derived metrics over all its runs; fewer runs, shorter expressions, or raise max_events",
+                plan.runs(),
+                plan.limits.max_events
+            ),
+        ))
     }
 
     /// A name kept for the process (a column's name and meaning are `&'static str`).

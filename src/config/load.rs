@@ -135,6 +135,23 @@ impl Config {
             None => TableSpec::default(),
         };
         check_kept_memory(&plan, &charts).map_err(|m| loader.err(&plan.model_span, m))?;
+        // A `[[chart]]` of more series than a chart draws, when the sweep alone says so (a
+        // model's default chart draws its first ones instead).
+        for spec in &charts {
+            let drawn = super::chart_series::Drawn {
+                kind: spec.kind,
+                distribution: spec.distribution,
+                x: &spec.x,
+                ys: spec.y.len(),
+                filter: &spec.filter,
+            };
+            if let (Some(at), Some(why)) = (
+                &spec.at,
+                super::chart_series::too_many_series(&plan, &drawn),
+            ) {
+                return Err(loader.err(at, format!("chart `{}`: {why}", spec.name)));
+            }
+        }
         plan.speaks = loader.spoken_locales()?;
         // Read in its own locale, a config is checked in each other it speaks too: a
         // placeholder of an English chart title is checked where the config loads, not

@@ -11,6 +11,7 @@
 //! value) and what would be valid. Nothing here panics on any input.
 
 mod axes;
+mod chart_series;
 pub mod charts;
 pub mod claims;
 mod compose;
@@ -31,6 +32,7 @@ mod titles;
 mod var;
 mod wording;
 
+pub use chart_series::MAX_SERIES;
 pub use charts::{ChartSpec, ENTITY_X};
 pub use claims::{Claim, Expect, Holds, Stat, Test};
 pub use coordsim_model::ChartKind;

@@ -270,21 +270,28 @@ impl Loader<'_> {
         };
         let specs = model.params();
         let mut vars: Vec<(String, String, Span)> = Vec::new();
+        // A parameter's, a column's or a reserved name.
+        let is_taken = |n: &str| {
+            specs.iter().any(|s| s.key == n)
+                || model.metrics().iter().any(|c| c.name == n)
+                || model.entity_columns().iter().any(|c| c.name == n)
+                || coordsim_model::RESERVED_COLUMNS.contains(&n)
+        };
         if let Some(table) = get("vars") {
-            for (key, value) in self.table(table, "vars")?.iter() {
+            let table = self.table(table, "vars")?;
+            for (key, value) in table.iter() {
                 let name = key.get_ref().to_string();
-                let taken = specs.iter().any(|s| s.key == name)
-                    || model.metrics().iter().any(|c| c.name == name)
-                    || model.entity_columns().iter().any(|c| c.name == name)
-                    || coordsim_model::RESERVED_COLUMNS.contains(&name.as_str());
+                let taken = is_taken(&name);
                 let valid_name = name
                     .chars()
                     .next()
                     .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if taken || !valid_name {
-                    let hint = coordsim_model::suggest::ascii_spelling(&name)
-                        .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+                    // Only a name that is free: no parameter, column or other var has it.
+                    let hint = coordsim_model::suggest::ascii_hint(&name, |s| {
+                        !is_taken(s) && !table.iter().any(|(k, _)| k.get_ref() == s)
+                    });
                     return Err(self.err(
                         &key.span(),
                         format!("a var needs a name of its own (ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`), not a parameter, column or `{name}`{hint}"),

@@ -179,27 +179,7 @@ mod tests {
     /// Every file under `dir` (entries of `dir` whose name starts with `.` left out) with
     /// its bytes.
     fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-        let mut files = BTreeMap::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap() {
-                let path = entry.unwrap().path();
-                let rel = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                if d == dir && rel.starts_with('.') {
-                    continue;
-                }
-                if path.is_dir() {
-                    stack.push(path);
-                } else {
-                    files.insert(rel, std::fs::read(&path).unwrap());
-                }
-            }
-        }
-        files
+        super::super::folder::files_under(dir, false)
     }
 
     fn hidden_entries(dir: &Path) -> Vec<String> {

@@ -165,9 +165,11 @@ fn deciding(
     let say = Say(config.locale);
     let outcome = &explored[point].outcomes[k];
     let trace = &outcome.trace;
+    // The claim's name as a heading's text: one line, nothing Markdown would read.
+    let named = escape(claim);
     writeln!(
         md,
-        "## {claim}: {}\n",
+        "## {named}: {}\n",
         match (say.0, outcome.schedule.events.len()) {
             (crate::locale::Locale::En, 1) => "outcome {k} (its shortest execution, 1 event)",
             _ => say.pick(
@@ -181,10 +183,10 @@ fn deciding(
     // The steps in their order; a timeline too when time passes along them.
     let chart = trace_chart(config, n + 1, claim, trace);
     chart.write(dir)?;
-    writeln!(md, "![{claim}](trace-{}.svg)\n", n + 1)?;
+    writeln!(md, "![{named}](trace-{}.svg)\n", n + 1)?;
     let timed = trace.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
     if timed && dir.join(format!("trace-{}/timeline.svg", n + 1)).exists() {
-        writeln!(md, "![{claim}](trace-{}/timeline.svg)\n", n + 1)?;
+        writeln!(md, "![{named}](trace-{}/timeline.svg)\n", n + 1)?;
     }
     md.push_str(&trace_table(trace, config.locale));
     md.push('\n');

@@ -299,7 +299,10 @@ pub(super) fn begin_folder(out: &Path, stem: &str, tmp: &Path, by: Writer) -> an
         bail!("{why}");
     }
     std::fs::create_dir(tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    super::write_atomic(&tmp.join(MARKER), marker_text(&[], by).as_bytes())
+    // A full disk fails the marker: no empty staging folder left behind.
+    super::write_atomic(&tmp.join(MARKER), marker_text(&[], by).as_bytes()).inspect_err(|_| {
+        let _ = std::fs::remove_dir(tmp);
+    })
 }
 
 /// Rewrites the marker of the folder built at `tmp` to list every file in it.
@@ -485,7 +488,7 @@ pub(super) fn is_tag(tag: &str) -> bool {
 }
 
 /// Spends one of `steps` (one change to the folder); `false` once they are all spent.
-fn step(steps: &mut usize) -> bool {
+pub(super) fn step(steps: &mut usize) -> bool {
     if *steps == 0 {
         return false;
     }
@@ -568,14 +571,8 @@ pub(super) fn recover_swaps(out: &Path) -> anyhow::Result<()> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if let Some(tag) = name.strip_prefix(JOURNAL).filter(|t| is_tag(t)) {
             journals.push((tag.to_string(), entry.path()));
-        } else if name
-            .strip_prefix(&format!(".{JOURNAL}"))
-            .and_then(|r| r.strip_suffix(".partial"))
-            .is_some_and(|r| r.split('.').all(is_tag))
-            && is_file(&entry.path())
-        {
-            // A journal killed while it was written: its swap never started.
-            let _ = std::fs::remove_file(entry.path());
+        } else {
+            remove_half_journal(&entry.path(), &name, JOURNAL);
         }
     }
     journals.sort();
@@ -596,6 +593,19 @@ pub(super) fn recover_swaps(out: &Path) -> anyhow::Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Removes the entry `name` at `path` when it is the temporary file of a journal named
+/// `journal` and a tag (`.JOURNALTAG.TAG.partial`, a regular file) that a kill left
+/// half-written: its swap never started.
+pub(super) fn remove_half_journal(path: &Path, name: &str, journal: &str) {
+    let half = name
+        .strip_prefix(&format!(".{journal}"))
+        .and_then(|r| r.strip_suffix(".partial"))
+        .is_some_and(|r| r.split('.').all(is_tag));
+    if half && is_file(path) {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// The entries of the journal at `path`, or `None` when it is not one of coordsim's (a
@@ -659,6 +669,33 @@ pub(super) fn caught<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
     let out = f();
     let warnings = CAUGHT.with(|c| c.borrow_mut().take()).unwrap_or_default();
     (out, warnings)
+}
+
+/// Every file under `dir` with its bytes (by its path below `dir`); the hidden entries of
+/// `dir` itself (staging folders, journals, the marker) only with `hidden` (tests of a swap).
+#[cfg(test)]
+pub(super) fn files_under(dir: &Path, hidden: bool) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if d == dir && rel.starts_with('.') && !hidden {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
 }
 
 #[cfg(test)]

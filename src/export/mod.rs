@@ -5,6 +5,7 @@ pub mod chart;
 pub mod csv;
 pub mod explore;
 pub mod folder;
+pub mod in_place;
 pub mod lanes;
 pub mod markdown;
 mod run;

@@ -388,3 +388,53 @@ expect = "floor(n / 2) + ceil(n / 2)"
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("n = 8"), "{text}");
 }
+
+/// A passing `within_ci` claim shows the point closest to failing: where the expectation
+/// lies the most half-widths from the middle of its interval, whatever each point's scale.
+/// (Measured in ms, the point of the smallest waits, its expectation well inside a narrow
+/// interval, stood for the claim instead.)
+#[test]
+fn a_passing_within_ci_claim_shows_the_point_closest_to_failing() {
+    let registry = crate::harness::registry();
+    let text = String::from_utf8(read(root().join("configs/md1-rho-sweep.toml"))).unwrap();
+    let config = library_config(&registry, "md1.toml", &text).unwrap();
+    let results = library_run(&config);
+    let verdict = &coordsim::check::evaluate(&config, &results).unwrap()[0];
+    assert!(verdict.pass, "{}", verdict.line);
+    // By hand, per ρ: the mean and sample sd of the 20 replications' mean waits, the
+    // Student t interval mean ± t(0.975, 19 df) · sd / √20 with t = 2.093024, and
+    // Pollaczek–Khinchine's ρ·S / (2(1 − ρ)) with S = 6 ms.
+    let table = &results.results;
+    let wait = table.column("mean_wait_ms").unwrap();
+    let mut rows: Vec<(f64, f64, f64)> = Vec::new(); // (ρ, half-widths off the middle, ms to the nearer end)
+    for rho in [0.3, 0.5, 0.7] {
+        let waits: Vec<f64> = table
+            .rows
+            .iter()
+            .filter(|r| {
+                config.point_values(table.point(r))[config.key_index("rho").unwrap()].as_f64()
+                    == Some(rho)
+            })
+            .map(|r| r[wait].as_f64().unwrap())
+            .collect();
+        assert_eq!(waits.len(), 20);
+        let n = waits.len() as f64;
+        let mean = waits.iter().sum::<f64>() / n;
+        let sd = (waits.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let half = 2.093024 * sd / n.sqrt();
+        let expected = rho * 6.0 / (2.0 * (1.0 - rho));
+        let off = (expected - mean).abs();
+        rows.push((rho, off / half, half - off));
+    }
+    let closest = rows.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    let nearest_in_ms = rows.iter().min_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+    // The two measures part ways on this seed, so the test tells them apart.
+    assert_ne!(closest.0, nearest_in_ms.0, "{rows:?}");
+    assert!(
+        verdict
+            .line
+            .ends_with(&format!("at rho = {} (20 replications)", closest.0)),
+        "{}\n{rows:?}",
+        verdict.line
+    );
+}

@@ -707,5 +707,55 @@ fn a_misspelled_name_in_a_config_names_the_nearest_first() {
         stderr(&o).contains("`clints` (did you mean `clients`?) in [labels] is not a column"),
         "{}",
         stderr(&o)
+
+/// The derived metrics of every run count together, up front, against `max_events`: a
+/// million runs of a 799-node and a 999-node expression are 1,798 events each (far below
+/// a run's limit) but about 1.8 × 10^9 in all, minutes of work; refused at the larger
+/// expression before anything runs. A thousand runs of them (1.8 × 10^6) are not.
+#[test]
+fn the_derived_metrics_of_all_runs_are_held_to_max_events() {
+    let registry = crate::harness::registry();
+    // `lost_writes + …` 400 times: 400 names and 399 operators, 799 nodes; 499 ones and
+    // `lost_writes`: 500 terms and 499 operators, 999.
+    let long = vec!["lost_writes"; 400].join(" + ");
+    let longer = vec!["1"; 499].join(" + ");
+    let text = |points: u32, replications: u32| {
+        format!(
+            "model = \"lock_queue\"\nentities = false\nreplications = {replications}\n[sweep]\nhold_ms = {{ from = 1, to = {points}, step = 1 }}\n[[metric]]\nname = \"a\"\nexpr = \"{long}\"\n[[metric]]\nname = \"b\"\nexpr = \"{longer} + lost_writes\"\n"
+        )
+    };
+    let e = library_config(&registry, "d.toml", &text(1000, 1000)).unwrap_err();
+    // 1,000 points × 1,000 replications: (799 + 999) × 10^6 = 1.798 × 10^9 > 10^9.
+    assert!(
+        e.to_string().starts_with(
+            "d.toml:11:8: the [[metric]]s of all 1000000 runs would take about 1798000000 events (1798 a run, a number, name or operator an event; this one 999), more than max_events = 1000000000 in [limits]"
+        ),
+        "{e}"
+    );
+    assert!(library_config(&registry, "d.toml", &text(10, 100)).is_ok());
+}
+
+/// At most 64 `[[chart]]` tables, as `[[metric]]`s: the 65th is refused at itself, before
+/// anything runs (10,000 charts of a 2-point sweep wrote 666 MB); 64 load.
+#[test]
+fn at_most_64_charts() {
+    let registry = crate::harness::registry();
+    let config = |charts: usize| {
+        let mut text = String::from("model = \"lock_queue\"\n[sweep]\nhold_ms = [1, 2]\n");
+        for i in 0..charts {
+            text.push_str(&format!(
+                "[[chart]]\nname = \"c{i}\"\nkind = \"line\"\nx = \"hold_ms\"\ny = [\"lost_writes\"]\n"
+            ));
+        }
+        text
+    };
+    assert!(library_config(&registry, "c.toml", &config(64)).is_ok());
+    let e = library_config(&registry, "c.toml", &config(65)).unwrap_err();
+    // Three lines before the charts, five lines each: the 65th starts at line 3 + 64·5 + 1.
+    assert!(
+        e.to_string()
+            .starts_with(&format!("c.toml:{}:", 3 + 64 * 5 + 1))
+            && e.to_string().contains("at most 64 [[chart]] tables"),
+        "{e}"
     );
 }

@@ -163,6 +163,18 @@ fn a_schedule_that_does_not_fit_is_refused_where_it_differs() {
         err.contains("point.toml:2:9") && err.contains("points 0 to 0"),
         "{err}"
     );
+    // A setting the point no longer has (a swept parameter since removed): refused at it
+    // (line 3 is `at = { guard = "none" }`, the key at column 8).
+    let unswept = write(
+        "unswept.toml",
+        &good.replace("at = {}", "at = { guard = \"none\" }"),
+    );
+    let err = refused(&unswept);
+    assert!(
+        err.contains("unswept.toml:3:8: `at`:")
+            && err.contains("sweeps no `guard` (its swept settings: none)"),
+        "{err}"
+    );
 }
 
 /// A lesson's chart block embeds a counterexample: `chart NAME trace-N` is the step chart
@@ -498,4 +510,62 @@ expect = 1
         ),
         "{md}"
     );
+}
+
+/// A text that holds a line break never breaks what coordsim writes on one line: a claim
+/// `name` with one is refused at the name (it is quoted in a schedule's header comment,
+/// printed as `check`'s line, and made a heading); a config path and a swept value with
+/// one are escaped (`\n`), so the schedule written runs back and each verdict is one line.
+#[test]
+fn a_line_break_in_a_name_a_path_or_a_value_never_splits_a_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let claim = "[[claim]]\nname = \"lost\\npoint = 7\"\nover = \"executions\"\nholds = \"sometimes\"\nmetric = \"counter.value\"\nexpect = 1\n";
+    let text = format!("{}{claim}", increments(2, 1, false));
+    let named = write_config(dir.path(), "named.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &named, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    // Line 15 of the config is the claim's `name`.
+    assert!(
+        stderr(&o).contains("named.toml:15:8: a claim's `name` is one line of text: character 5 is a control character (U+000A, a line break)"),
+        "{}",
+        stderr(&o)
+    );
+    // The same claim, named on one line, in a folder whose name has a line break, over a
+    // swept text parameter whose value has one.
+    let folder = dir.path().join("a\nb");
+    std::fs::create_dir(&folder).unwrap();
+    let text = format!(
+        "{}[sweep]\nmode = [\"x\\ny\"]\n{}",
+        increments(2, 1, false),
+        claim.replace("lost\\npoint = 7", "lost")
+    );
+    let config = write_config(&folder, "lu.toml", &text);
+    let o = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+    assert!(
+        lines[0].starts_with("PASS ")
+            && lines[0].contains("a\\nb/lu.toml: lost:")
+            && lines[0].contains("mode = \"x\\ny\""),
+        "{lines:?}"
+    );
+    let schedule = dir.path().join("o/lu-explore/schedule-1.toml");
+    let written = std::fs::read_to_string(&schedule).unwrap();
+    assert!(
+        written.lines().take(3).all(|l| l.starts_with('#')),
+        "{written}"
+    );
+    let o = coordsim_in(
+        dir.path(),
+        &[
+            "run",
+            &config,
+            "--schedule",
+            &schedule.to_string_lossy(),
+            "--out",
+            "r",
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
 }

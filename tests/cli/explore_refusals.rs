@@ -254,3 +254,29 @@ within_ci = true
         "{err}"
     );
 }
+
+/// A bound counts the transitions the search took, not those to the children it cut: a
+/// tree (`--no-merge`) of N states has N − 1 transitions, each state but the first reached
+/// by one, bounded or not.
+#[test]
+fn a_bound_counts_no_transition_to_a_child_it_cut() {
+    use coordsim_model::{ExploreLimits, Reduction};
+    let text = increments(2, 2, false);
+    for max_states in [1, 2, 10, 40, 1_000] {
+        let tree = ExploreLimits {
+            max_states,
+            ..super::explore::limits(Reduction::Off, false)
+        };
+        let e = &super::explore::explore(&text, &tree)[0];
+        assert_eq!(
+            e.transitions,
+            e.states - 1,
+            "max_states {max_states}: {e:?}"
+        );
+        assert_eq!(
+            e.bounded.is_some(),
+            max_states < 1_000,
+            "max_states {max_states}"
+        );
+    }
+}

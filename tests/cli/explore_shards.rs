@@ -285,3 +285,65 @@ fn each_shard_explores_states_of_its_own() {
     let merged = merge_parts(&parts).unwrap();
     assert_eq!(merged.executions, 34_650);
 }
+
+/// A shard whose outcome rows were cut short of the config's metrics, its SHA-256 redone
+/// (a forgery, or damage written back with a fresh digest): refused naming the file, the
+/// point and the outcome, exit 2, never a panic.
+#[test]
+fn merge_refuses_an_explore_shard_whose_outcome_lacks_metrics() {
+    use sha2::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::write_config(dir.path(), "lu.toml", &increments(2, 1, false));
+    let shards: Vec<String> = (0..2)
+        .map(|k| {
+            let (out, split) = (format!("p{k}"), format!("{k}/2"));
+            let args = [
+                "explore",
+                config.as_str(),
+                "--out",
+                &out,
+                "-q",
+                "--shard",
+                &split,
+            ];
+            let o = coordsim_in(dir.path(), &args);
+            assert!(o.status.success(), "{}", stderr(&o));
+            dir.path()
+                .join(out)
+                .join("lu-explore")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let part = dir.path().join(&shards[0]).join("shard-explore.json");
+    let mut json: serde_json::Value = serde_json::from_slice(&read(&part)).unwrap();
+    let metrics = json["points"][0]["outcomes"][0]["metrics"]
+        .as_array_mut()
+        .unwrap();
+    let full = metrics.len();
+    metrics.truncate(full - 2);
+    let bytes = serde_json::to_vec(&json).unwrap();
+    std::fs::write(&part, &bytes).unwrap();
+    let digest: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let info = dir.path().join(&shards[0]).join("shard.txt");
+    let text: String = std::fs::read_to_string(&info)
+        .unwrap()
+        .lines()
+        .map(|l| match l.strip_suffix(" shard-explore.json") {
+            Some(_) => format!("sha256 {digest} shard-explore.json\n"),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&info, text).unwrap();
+    let o = crate::harness::merge_into(&dir.path().join("m"), &shards);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let want = format!(
+        "shard-explore.json: point 0, outcome 1: {} metrics, but the config has {full}",
+        full - 2
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(!dir.path().join("m").exists(), "nothing written");
+}

@@ -560,3 +560,65 @@ fn merge_refuses_an_out_among_its_shards() {
     let o = coordsim(&["merge", &at("merged"), &first, &second]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// `merge OUT` writes nothing outside `OUT`: it builds the merged folder inside `OUT` and
+/// swaps it in there, so a hidden folder beside `OUT` with the name of its staging (here
+/// left by someone else) is never touched (it was removed as `OUT`'s leftover). A write
+/// past `ulimit -f` is an error naming the file, exit 2, with nothing left (it was
+/// SIGXFSZ: killed without a word, the staging folder left beside `OUT`); a merge again
+/// into the same `OUT` replaces it whole.
+#[test]
+fn merge_writes_inside_out_alone_and_a_file_size_limit_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), "random.toml", RANDOM_SWEEP);
+    let shards = two_shards(tmp.path(), "parts", &config, "random");
+    let parent = tmp.path().join("merged");
+    std::fs::create_dir(&parent).unwrap();
+    let beside = parent.join(".m.0123456789abcdef.partial");
+    std::fs::create_dir(&beside).unwrap();
+    std::fs::write(
+        beside.join(".coordsim-output"),
+        "coordsim output folder: written whole by coordsim and replaced whole by its next run.\n",
+    )
+    .unwrap();
+    let out = parent.join("m");
+    for _ in 0..2 {
+        let o = merge_into(&out, &shards);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    assert!(beside.join(".coordsim-output").is_file(), "left alone");
+    let mut names: Vec<String> = std::fs::read_dir(&parent)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".m.0123456789abcdef.partial", "m"]);
+    let hidden: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert_eq!(hidden, [".coordsim-output"]);
+    // 4 KiB a file at most: results.csv is past it.
+    let limited = tmp.path().join("limited");
+    let mut args = vec![
+        "-c".to_string(),
+        "ulimit -f 4 && exec \"$0\" \"$@\"".to_string(),
+        env!("CARGO_BIN_EXE_coordsim").to_string(),
+        "merge".to_string(),
+        limited.join("m").to_string_lossy().into_owned(),
+    ];
+    args.extend(shards.iter().cloned());
+    let o = Command::new("sh").args(&args).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("error: cannot write ") && stderr(&o).contains("File too large"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_dir(&limited).unwrap().count(),
+        0,
+        "nothing left"
+    );
+}

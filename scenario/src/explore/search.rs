@@ -569,14 +569,12 @@ impl<'a> Search<'a> {
             } => {
                 self.ordered |= ordered;
                 self.reduced += u64::from(reduced);
-                self.transitions += transitions;
                 (id, children, transitions, reduced)
             }
         };
-        if let Some(visit) = self.visits.get_mut(id as usize) {
-            visit.transitions = u32::try_from(transitions).unwrap_or(u32::MAX);
-            visit.reduced = reduced;
-        }
+        // A child the state bound cuts is no transition of the graph (with merging off, a
+        // tree of N states has N − 1 transitions, bounded or not).
+        let mut cut = 0u64;
         for (rank, child) in children.into_iter().enumerate() {
             let merged = child
                 .fingerprint
@@ -605,6 +603,7 @@ impl<'a> Search<'a> {
                     states: self.depths.len() as u64,
                 }));
                 self.spare.recycle(child.state);
+                cut += 1;
                 continue;
             }
             let to = self.depths.len() as u32;
@@ -626,6 +625,12 @@ impl<'a> Search<'a> {
             }
             self.edges.push(edge(to));
             frontier.push_back((to, child.state));
+        }
+        let transitions = transitions.saturating_sub(cut);
+        self.transitions += transitions;
+        if let Some(visit) = self.visits.get_mut(id as usize) {
+            visit.transitions = u32::try_from(transitions).unwrap_or(u32::MAX);
+            visit.reduced = reduced;
         }
         Ok(())
     }

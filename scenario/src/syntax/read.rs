@@ -29,14 +29,12 @@ pub(crate) fn fail<T>(path: Path, message: impl Into<String>) -> Result<T, Compo
 const NAME_RULE: &str = "ASCII letters (a–z, A–Z), digits and `_`, starting with a letter or `_`";
 
 /// ` (did you mean `sayac`?)` for a name written with Turkish letters whose ASCII spelling
-/// would do; else nothing.
-fn ascii_hint(name: &str) -> String {
-    match coordsim_model::suggest::ascii_spelling(name) {
-        Some(spelled) if valid_name(&spelled) && !RESERVED_NAMES.contains(&spelled.as_str()) => {
-            format!(" (did you mean `{spelled}`?)")
-        }
-        _ => String::new(),
-    }
+/// would do: not reserved, and not among `taken` (names the config already has, or
+/// writes elsewhere); else nothing.
+fn ascii_hint(name: &str, taken: &[&str]) -> String {
+    coordsim_model::suggest::ascii_hint(name, |spelled| {
+        !RESERVED_NAMES.contains(&spelled) && !taken.contains(&spelled)
+    })
 }
 
 fn valid_name(name: &str) -> bool {
@@ -535,11 +533,15 @@ pub(crate) fn read_params(given: &[ConfigParam]) -> Result<Vec<Param>, ComposeEr
             );
         }
         if !valid_name(name) || RESERVED_NAMES.contains(&name.as_str()) {
+            // Free: no column every scenario writes, no other parameter's name.
+            let taken: Vec<&str> = (TAKEN_COLUMNS.iter().copied())
+                .chain(given.iter().map(|p| p.name.as_str()))
+                .collect();
             return fail(
                 vec![PathPart::Key("params".into()), PathPart::Key(name.clone())],
                 format!(
                     "a scenario parameter's name is {NAME_RULE} (not `i`, `k`, `attempt`, `now`, `read`, `winner`, `joined`, `reply` or `copy`), got `{name}`{}",
-                    ascii_hint(name)
+                    ascii_hint(name, &taken)
                 ),
             );
         }
@@ -576,13 +578,23 @@ fn param_kind(values: &[Value]) -> (Kind, Value) {
     }
 }
 
-pub(crate) fn check_new_name(path: Path, name: &str, taken: &[String]) -> Result<(), ComposeError> {
+/// `written`: every name of its kind the config writes, before or after this one (a
+/// suggestion for this one must be none of them either).
+pub(crate) fn check_new_name(
+    path: Path,
+    name: &str,
+    taken: &[String],
+    written: &[&str],
+) -> Result<(), ComposeError> {
     if !valid_name(name) || RESERVED_NAMES.contains(&name) {
+        let taken: Vec<&str> = (taken.iter().map(String::as_str))
+            .chain(written.iter().copied())
+            .collect();
         return fail(
             path,
             format!(
                 "a name here is {NAME_RULE}, and not `i`, `k`, `read`, `attempt`, `now`, `winner`, `joined`, `reply`, `copy` or `tie_order` (metrics are named `{name}.…`); got `{name}`{}",
-                ascii_hint(name)
+                ascii_hint(name, &taken)
             ),
         );
     }

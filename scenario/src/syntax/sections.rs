@@ -60,8 +60,24 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         copy: None,
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+    // Every resource's and group's name as written, for a suggestion to be none of them.
+    let written: Vec<&str> = (resource_values.iter().chain(actor_values))
+        .filter_map(|v| match v {
+            Value::Table(entries) => match get(entries, "name") {
+                Some(Value::Str(name)) => Some(name.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
     for (index, value) in resource_values.iter().enumerate() {
-        name_resource(&mut reader, &mut taken, at_index(&root, index), value)?;
+        name_resource(
+            &mut reader,
+            &mut taken,
+            &written,
+            at_index(&root, index),
+            value,
+        )?;
     }
     let mut resources = Vec::new();
     for (index, value) in resource_values.iter().enumerate() {
@@ -80,7 +96,13 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
     let root = vec![PathPart::Key("actor".into())];
     let mut groups = Vec::new();
     for (index, value) in actor_values.iter().enumerate() {
-        groups.push(group(&reader, &mut taken, at_index(&root, index), value)?);
+        groups.push(group(
+            &reader,
+            &mut taken,
+            &written,
+            at_index(&root, index),
+            value,
+        )?);
     }
     Ok(Spec {
         params,
@@ -93,6 +115,7 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
 fn name_resource(
     reader: &mut Reader<'_>,
     taken: &mut Vec<String>,
+    written: &[&str],
     path: Path,
     value: &Value,
 ) -> Result<(), ComposeError> {
@@ -139,7 +162,7 @@ fn name_resource(
             );
         }
     };
-    take_name(&path, &name, entries, taken)?;
+    take_name(&path, &name, entries, taken, written)?;
     if kind == "register" {
         reader.registers.push(name.clone());
     }
@@ -322,10 +345,18 @@ fn queue(
     match get(entries, "fields") {
         None => {}
         Some(Value::List(items)) if items.len() <= MAX_FIELDS => {
+            // A field's suggestion is none of the queue's fields, `id` nor `deliveries`.
+            let written: Vec<&str> = (items.iter())
+                .filter_map(|item| match item {
+                    Value::Str(name) => Some(name.as_str()),
+                    _ => None,
+                })
+                .chain(["id", "deliveries"])
+                .collect();
             for (index, item) in items.iter().enumerate() {
                 let here = at_index(&at(&path, "fields"), index);
                 let field = string(here.clone(), item, "a field's name")?;
-                check_new_name(here.clone(), &field, &[])?;
+                check_new_name(here.clone(), &field, &[], &written)?;
                 if ["id", "deliveries"].contains(&field.as_str()) || fields.contains(&field) {
                     return fail(
                         here,
@@ -450,6 +481,7 @@ fn keys(
 fn group(
     reader: &Reader<'_>,
     taken: &mut Vec<String>,
+    written: &[&str],
     path: Path,
     value: &Value,
 ) -> Result<Group, ComposeError> {
@@ -475,7 +507,7 @@ fn group(
         Some(v) => string(at(&path, "name"), v, "`name`")?,
         None => return fail(path, "an actor group needs a `name`"),
     };
-    take_name(&path, &name, entries, taken)?;
+    take_name(&path, &name, entries, taken, written)?;
     let names = match get(entries, "names") {
         None => None,
         Some(Value::List(items)) => {
@@ -603,14 +635,16 @@ const STREAM_SOURCES: &[&str] = &[
 ];
 
 /// Takes `name` for a resource or a group written at `path`: new, valid, and not one whose
-/// named streams would be keyed like an automatic stream.
+/// named streams would be keyed like an automatic stream. `written`: every resource's and
+/// group's name in the config.
 fn take_name(
     path: &Path,
     name: &str,
     entries: &[(String, Value)],
     taken: &mut Vec<String>,
+    written: &[&str],
 ) -> Result<(), ComposeError> {
-    check_new_name(at(path, "name"), name, taken)?;
+    check_new_name(at(path, "name"), name, taken, written)?;
     if STREAM_SOURCES.contains(&name) && get(entries, "steps").is_some_and(names_stream) {
         return fail(
             at(path, "name"),

@@ -493,12 +493,25 @@ impl ChartData {
         }
         let config = run.config;
         let sel = Selected::new(run, spec);
-        let (mut series, data_groups, samples, left_out) = data_series(config, spec, &sel);
+        let (mut series, mut data_groups, samples, left_out) = data_series(config, spec, &sel);
+        let mut notes = Vec::new();
+        notes.extend(super::thin::first_series(
+            config,
+            &mut series,
+            &mut data_groups,
+        ));
         if spec.x != crate::config::ENTITY_X {
-            series.extend(reference_series(config, spec, &sel, &data_groups));
+            let mut references = reference_series(config, spec, &sel, &data_groups);
+            references.truncate(crate::config::MAX_SERIES);
+            series.extend(references);
         }
         clip_to_y_range(&mut series, &spec.look);
-        let mut notes = Vec::new();
+        if spec.kind == ChartKind::Line {
+            let lines = (series.iter_mut())
+                .map(|s| (&mut s.points, &mut s.intervals))
+                .collect();
+            notes.extend(super::thin::thin_lines(config, lines));
+        }
         if left_out > 0 {
             let n = config.locale.number(&left_out.to_string());
             notes.push(config.text(Text::LogNote).replace("{count}", &n));

@@ -14,6 +14,7 @@ mod levels;
 mod line;
 mod render;
 mod samples;
+mod thin;
 mod timeline;
 mod timeline_data;
 mod timelines;

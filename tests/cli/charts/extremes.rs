@@ -194,3 +194,68 @@ fn an_empty_default_chart_is_left_out_and_named_in_the_summary() {
         stdout(&out)
     );
 }
+
+/// A chart of more series than a reader can tell apart is refused at its `[[chart]]` before
+/// anything runs, when the sweep alone says so (x a parameter: 10,000 values of `hold_ms`,
+/// which x = `appliers` does not tell apart, × 2 y = 20,000 bars a group; it failed after
+/// the whole run with the renderer's words). With a metric as x the run decides the
+/// series: the first 100 are drawn, and the chart says so. A line of more points than a
+/// chart draws is thinned, its extremes kept, and says so.
+#[test]
+fn a_chart_of_too_many_series_is_refused_or_cut_and_long_lines_are_thinned() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = |x: &str, kind: &str, points: u32, ys: &str| {
+        format!(
+            "model = \"lock_queue\"\nentities = false\n[sweep]\nhold_ms = {{ from = 1, to = {points}, step = 1 }}\n[[chart]]\nname = \"c\"\nkind = \"{kind}\"\nx = \"{x}\"\ny = [{ys}]\n"
+        )
+    };
+    let two = "\"lost_writes\", \"wait_total_ms\"";
+    let e = library_config(
+        &registry(),
+        "c.toml",
+        &chart("appliers", "bar", 10_000, two),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("c.toml:5:1: chart `c`: a bar chart of 20000 series, one per y (2) and per value of hold_ms (10000), which x = appliers does not tell apart; a chart draws at most 100"),
+        "{e}"
+    );
+    // 50 values × 2 y: 100, drawn.
+    assert!(library_config(&registry(), "c.toml", &chart("appliers", "bar", 50, two)).is_ok());
+    // x = a metric (`lost_writes`, 0 at every point): 20,000 series found by the run, the
+    // first 100 drawn.
+    let config = write_config(
+        dir.path(),
+        "m.toml",
+        &chart("lost_writes", "line", 10_000, two),
+    );
+    let out = coordsim_in(dir.path(), &["run", &config, "--out", "out", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(dir.path().join("out/m/c.svg")).unwrap();
+    assert!(
+        svg.contains("only the first 100 of 20,000 series drawn"),
+        "the note"
+    );
+    // 5,000 points × 6 lines = 30,000, past the 20,000 a chart draws: each line thinned
+    // to its share of 3,333, kept in stretches of two (the lowest and the highest of each
+    // of 1,666) plus its ends: at most 3,334 a line.
+    let six = "\"lost_writes\", \"wait_total_ms\", \"rounds_total\", \"makespan_ms\", \"items_created\", \"gave_up\"";
+    let config = write_config(dir.path(), "t.toml", &chart("hold_ms", "line", 5_000, six));
+    let out = coordsim_in(dir.path(), &["run", &config, "--out", "out", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(dir.path().join("out/t/c.svg")).unwrap();
+    let note = svg
+        .find("lines thinned: ")
+        .map(|i| &svg[i..i + 60])
+        .unwrap_or("");
+    assert!(note.contains(" of 30,000 points drawn"), "{note}");
+    let drawn: usize = note["lines thinned: ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(drawn <= 6 * 3_334 && drawn > 6 * 1_666, "{drawn}");
+}

@@ -429,3 +429,50 @@ fn a_whole_number_past_2_to_the_53_is_refused_where_it_is_written() {
         "{exact}"
     );
 }
+
+/// The ASCII spelling is offered only when it is free: a name the config gives another
+/// resource or group (before or after), another parameter, another field of the queue or
+/// var, or one of the model's own names is no suggestion (following it would be refused
+/// as taken).
+#[test]
+fn an_ascii_spelling_that_is_taken_is_not_suggested() {
+    let cases = [
+        // A later resource is called `sayac` already; a group `sayac` likewise.
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"sayaç\"\nkind = \"register\"\n[[resource]]\nname = \"sayac\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\nsteps = [{ read = \"sayac\" }]\n",
+            "got `sayaç`",
+        ),
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"sayaç\"\nkind = \"register\"\n[[actor]]\nname = \"sayac\"\nsteps = [{ delay_ms = 1 }]\n",
+            "got `sayaç`",
+        ),
+        // A parameter of the ASCII name is given too.
+        (
+            "model = \"scenario\"\n[params]\n\"süre\" = 5\nsure = 6\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n",
+            "got `süre`",
+        ),
+        // A queue's other field.
+        (
+            "model = \"scenario\"\n[[resource]]\nname = \"q\"\nkind = \"queue\"\nfields = [\"üye\", \"uye\"]\n[[actor]]\nname = \"a\"\nsteps = [{ delay_ms = 1 }]\n",
+            "got `üye`",
+        ),
+        // A var whose ASCII spelling is a parameter of the model (`items` of lock_queue),
+        // or another var.
+        (
+            "model = \"lock_queue\"\n[vars]\n\"ıtems\" = \"x\"\n[sweep]\n\"ıtems\" = [1, 2]\n",
+            "`ıtems`",
+        ),
+        (
+            "model = \"lock_queue\"\n[vars]\n\"yük\" = \"x\"\nyuk = \"y\"\n[sweep]\n\"yük\" = [1, 2]\nyuk = [1]\n",
+            "`yük`",
+        ),
+    ];
+    for (text, names) in cases {
+        let e = super::load_error(text);
+        assert!(e.contains(names) && !e.contains("did you mean"), "{e}");
+    }
+    // Free, it is still offered.
+    let free = "model = \"lock_queue\"\n[vars]\n\"yük\" = \"x\"\n[sweep]\n\"yük\" = [1, 2]\n";
+    let e = super::load_error(free);
+    assert!(e.ends_with("(did you mean `yuk`?)"), "{e}");
+}
