@@ -707,6 +707,8 @@ fn a_misspelled_name_in_a_config_names_the_nearest_first() {
         stderr(&o).contains("`clints` (did you mean `clients`?) in [labels] is not a column"),
         "{}",
         stderr(&o)
+    );
+}
 
 /// The derived metrics of every run count together, up front, against `max_events`: a
 /// million runs of a 799-node and a 999-node expression are 1,798 events each (far below
