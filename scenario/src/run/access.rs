@@ -7,7 +7,7 @@ use crate::machine::register::{Fence, Landing};
 use crate::point::{Duration, Pace, Step, Tie, eval_run};
 use crate::run::handle::Flow;
 use crate::run::recover::{APPLIED, REJECTED};
-use crate::run::state::{Event, Outcome, Sim, Undo};
+use crate::run::state::{Event, NO_JOB, Outcome, Sim, Undo};
 
 impl<'p> Sim<'p> {
     /// A read of `register`: its snapshot now, then `read_ms` before the next step.
@@ -75,7 +75,20 @@ impl<'p> Sim<'p> {
                 if duration > 0 {
                     self.span(job, kind, now, Some(now + duration));
                 }
-                events.schedule_in(duration, self.other, Event::Resume { job });
+                let resume = Event::Resume { job };
+                if self.jobs[job as usize].parent != NO_JOB
+                    && self.steer.is_none()
+                    && self.lanes.is_none()
+                {
+                    // A branch's delay, which a cancel at its join may cut short: its end
+                    // can be taken out of the queue then, and the branch freed at once
+                    // (`Sim::cancel`). Not explored (an explorer's states hold every
+                    // pending event) nor drawn (a lane ends at the branch's last event).
+                    let timer = events.schedule_cancellable_in(duration, self.other, resume);
+                    self.jobs[job as usize].timer = timer;
+                } else {
+                    events.schedule_in(duration, self.other, resume);
+                }
             }
             Err(message) => {
                 self.error.get_or_insert(message);
