@@ -70,9 +70,14 @@ impl<'p> Sim<'p> {
         now: Nanos,
         events: &mut EventQueue<Event>,
     ) -> Flow {
-        match self.duration(duration, job) {
+        // A fixed duration told here: a branch's hedging delay is one, at every fork.
+        let duration = match duration {
+            Duration::Fixed(ns) => Ok(*ns),
+            computed => self.duration(computed, job),
+        };
+        match duration {
             Ok(duration) => {
-                if duration > 0 {
+                if duration > 0 && self.lanes.is_some() {
                     self.span(job, kind, now, Some(now + duration));
                 }
                 let resume = Event::Resume { job };

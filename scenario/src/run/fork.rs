@@ -73,13 +73,13 @@ impl<'p> Sim<'p> {
             // the run's (at once, in order) among them.
             *acted = true;
         }
-        for &kid in &kids[..starts.len()] {
+        for (&kid, &start) in kids.iter().zip(starts) {
             if self.jobs[kid as usize].cancelled {
                 // The join was met before its turn: it never starts.
                 self.free_job(kid);
                 continue;
             }
-            *acted = self.steps_until_blocked(kid, *acted, events);
+            self.start_branch(kid, start, acted, events);
             if self.error.is_some() {
                 return Flow::Wait;
             }
@@ -88,6 +88,41 @@ impl<'p> Sim<'p> {
             // Met while the branches started: the job goes on in its own loop.
             Some(_) => Flow::Next,
             None => Flow::Wait,
+        }
+    }
+
+    /// Branch `kid` starts at its step `start` and runs its steps until one blocks it. The
+    /// first steps of a hedge's two branches, a request and a delay, are run here, without
+    /// a turn of the step loop when they wait (explored, a request is a shared step: it
+    /// goes through the loop).
+    fn start_branch(
+        &mut self,
+        kid: u32,
+        start: u32,
+        acted: &mut bool,
+        events: &mut EventQueue<Event>,
+    ) {
+        let now = events.now();
+        let point = self.point;
+        let steps = &point.groups[self.jobs[kid as usize].group as usize].steps;
+        let flow = match steps.get(start as usize) {
+            Some(Step::Delay(duration)) => self.delay_step(kid, duration, "working", now, events),
+            Some(Step::Request {
+                server,
+                instance,
+                timeout,
+            }) if self.steer.is_none() => {
+                self.request_step(kid, server, instance, timeout, now, events)
+            }
+            _ => Flow::Here,
+        };
+        if self.error.is_some() {
+            // Placed as `steps_until_blocked` places it: at the step that set it.
+            let kid_state = &self.jobs[kid as usize];
+            self.error_at
+                .get_or_insert((kid_state.group, kid_state.step));
+        } else if flow != Flow::Wait {
+            *acted = self.steps_until_blocked(kid, *acted, events);
         }
     }
 
