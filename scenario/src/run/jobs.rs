@@ -42,9 +42,13 @@ impl Sim<'_> {
         self.free_jobs = (0..self.actors.len() as u32).collect();
     }
 
-    /// Job `job`'s rows of the tables, blank.
+    /// Job `job`'s rows of the tables, blank (none to blank, at once, when jobs have no
+    /// rows and there is no lock).
     #[inline(always)]
     fn blank_rows(&mut self, job: usize) {
+        if !self.job_rows && self.locks.is_empty() {
+            return;
+        }
         let (register_count, lock_count) = (self.registers.len(), self.locks.len());
         let (queue_count, store_count) = (self.queues.len(), self.keys.len());
         // Skipped when empty: a fill of nothing is still a call to memset, per job.
