@@ -6,6 +6,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
+use crate::cancel::{Cancellable, Ticket};
 use crate::time::Nanos;
 
 /// A model-chosen rank that orders events at the same instant (lower runs first).
@@ -220,6 +221,16 @@ pub struct EventQueue<E> {
     /// schedule one event; that event takes the slot and sinks to its place (one sift-down),
     /// instead of a pop and a push. The order events run in does not change: keys are unique.
     top_taken: bool,
+    /// The events scheduled to be cancellable, in a heap of their own: the next event is
+    /// the least of both heaps' first.
+    cancellable: Cancellable<E>,
+    /// The latest due time of the events cancelled so far (0: none).
+    cancelled_until: Nanos,
+    /// From this instant on, the loop looks past the main heap's first (`next_slow`): the
+    /// instant after the time limit, or the first cancellable event's time when sooner. So
+    /// the one check the loop made before there were cancellable events, against the time
+    /// limit, covers them too: a model that never cancels pays nothing per event.
+    slow_from: Nanos,
 }
 
 impl<E> EventQueue<E> {
@@ -238,7 +249,17 @@ impl<E> EventQueue<E> {
             class_flip: 0,
             bad: None,
             top_taken: false,
+            cancellable: Cancellable::default(),
+            cancelled_until: 0,
+            slow_from: limits.max_time.saturating_add(1),
         }
+    }
+
+    /// [`EventQueue::slow_from`] anew, after the cancellable heap's first changed.
+    #[inline(always)]
+    fn cancellable_changed(&mut self) {
+        let first = self.cancellable.first_time().unwrap_or(Nanos::MAX);
+        self.slow_from = self.limits.max_time.saturating_add(1).min(first);
     }
 
     /// Adds the events this queue runs to `counter`, every [`PROGRESS_EVERY`] events: a
@@ -273,7 +294,7 @@ impl<E> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len() - usize::from(self.top_taken)
+        self.heap.len() - usize::from(self.top_taken) + self.cancellable.len()
     }
 
     /// True when no event is pending.
@@ -287,6 +308,22 @@ impl<E> EventQueue<E> {
     /// ([`SimError::ClassTooLarge`]) before its next event.
     #[inline]
     pub fn schedule_at(&mut self, time: Nanos, class: Class, event: E) {
+        let entry = self.entry(time, class, event);
+        if self.top_taken {
+            // Replacing the taken top: the new entry sinks to its place when `top` drops.
+            if let Some(mut top) = self.heap.peek_mut() {
+                *top = entry;
+            }
+            self.top_taken = false;
+        } else {
+            self.heap.push(entry);
+        }
+    }
+
+    /// The entry of `event` scheduled now at `time` in `class` (the next insertion number
+    /// taken); a time in the past or a class too large noted as the run's error.
+    #[inline(always)]
+    fn entry(&mut self, time: Nanos, class: Class, event: E) -> Entry<E> {
         if (class > MAX_CLASS || time < self.now) && self.bad.is_none() {
             self.bad = Some(if class > MAX_CLASS {
                 SimError::ClassTooLarge {
@@ -303,19 +340,10 @@ impl<E> EventQueue<E> {
         let class = (u64::from(class) ^ self.class_flip) & u64::from(MAX_CLASS);
         let order = (class << SEQ_BITS) | self.ties.rank(self.seq & SEQ_MASK);
         self.seq += 1;
-        let entry = Entry {
+        Entry {
             time: time.max(self.now),
             order,
             event,
-        };
-        if self.top_taken {
-            // Replacing the taken top: the new entry sinks to its place when `top` drops.
-            if let Some(mut top) = self.heap.peek_mut() {
-                *top = entry;
-            }
-            self.top_taken = false;
-        } else {
-            self.heap.push(entry);
         }
     }
 
@@ -355,6 +383,9 @@ impl<E: Clone> Clone for EventQueue<E> {
             class_flip: self.class_flip,
             bad: self.bad.clone(),
             top_taken: self.top_taken,
+            cancellable: self.cancellable.clone(),
+            cancelled_until: self.cancelled_until,
+            slow_from: self.slow_from,
         }
     }
 
@@ -373,6 +404,9 @@ impl<E: Clone> Clone for EventQueue<E> {
             class_flip,
             bad,
             top_taken,
+            cancellable,
+            cancelled_until,
+            slow_from,
         } = source;
         self.heap.clone_from(heap);
         (self.now, self.seq, self.limits, self.executed) = (*now, *seq, *limits, *executed);
@@ -380,6 +414,8 @@ impl<E: Clone> Clone for EventQueue<E> {
         self.stop.clone_from(stop);
         (self.ties, self.class_flip, self.top_taken) = (*ties, *class_flip, *top_taken);
         self.bad.clone_from(bad);
+        self.cancellable.clone_from(cancellable);
+        (self.cancelled_until, self.slow_from) = (*cancelled_until, *slow_from);
     }
 }
 
@@ -397,31 +433,73 @@ impl<E: Copy> EventQueue<E> {
     /// every state reuses one list: the earliest pending time (now, when none is pending).
     pub fn due_into(&self, due: &mut Vec<Due<E>>) -> Nanos {
         due.clear();
-        let Some(first) = self.heap.iter().map(|e| e.time).min() else {
+        let Some(first) = self.pending().map(|(time, _)| time).min() else {
             return self.now;
         };
-        due.extend(self.heap.iter().filter(|e| e.time == first).map(|e| Due {
-            class: (e.order >> SEQ_BITS) as Class,
-            seq: e.order & SEQ_MASK,
-            event: e.event,
-        }));
+        due.extend(
+            self.pending()
+                .filter(|(time, _)| *time == first)
+                .map(|(_, due)| due),
+        );
         due.sort_unstable_by_key(|d| (d.class, d.seq));
         first
     }
 
     /// Every pending event with its time, class and insertion number, in no set order (for
-    /// an explorer's fingerprint of a state).
+    /// an explorer's fingerprint of a state): cancellable ones included.
     pub fn pending(&self) -> impl Iterator<Item = (Nanos, Due<E>)> + '_ {
-        self.heap.iter().map(|e| {
-            (
-                e.time,
-                Due {
-                    class: (e.order >> SEQ_BITS) as Class,
-                    seq: e.order & SEQ_MASK,
-                    event: e.event,
-                },
-            )
-        })
+        let due = |time: Nanos, order: u64, event: E| {
+            let (class, seq) = ((order >> SEQ_BITS) as Class, order & SEQ_MASK);
+            (time, Due { class, seq, event })
+        };
+        let main = self.heap.iter().map(move |e| due(e.time, e.order, e.event));
+        main.chain(self.cancellable.iter().map(move |(t, o, e)| due(t, o, e)))
+    }
+
+    /// Schedules `event` at `time` as [`EventQueue::schedule_at`] does (the same order
+    /// among all events, the same checks), and returns a ticket that can cancel it before
+    /// it runs ([`EventQueue::cancel`]). Meant for an event a model expects to cancel
+    /// often (a timer it may no longer need): it costs a little more to schedule and to run
+    /// than one that cannot be cancelled.
+    #[inline]
+    pub fn schedule_cancellable_at(&mut self, time: Nanos, class: Class, event: E) -> Ticket {
+        let Entry { time, order, event } = self.entry(time, class, event);
+        let ticket = self.cancellable.push(time, order, event);
+        if time < self.slow_from {
+            self.slow_from = time;
+        }
+        ticket
+    }
+
+    /// [`EventQueue::schedule_cancellable_at`] after `delay` from now (saturating).
+    #[inline]
+    pub fn schedule_cancellable_in(&mut self, delay: Nanos, class: Class, event: E) -> Ticket {
+        self.schedule_cancellable_at(self.now.saturating_add(delay), class, event)
+    }
+
+    /// Cancels `ticket`'s event: true when it was pending (it will never run), false when
+    /// it ran or was cancelled already. It is taken out of the queue, so it is neither run
+    /// nor counted among the events run, and its due time counts in
+    /// [`EventQueue::cancelled_until`]. One due past the time limit stays pending (and its
+    /// ticket valid): the run stops when it comes due ([`SimError::TimeLimit`]), as it would
+    /// have had it not been cancelled, and it never runs either way.
+    #[inline]
+    pub fn cancel(&mut self, ticket: Ticket) -> bool {
+        let Some(time) = self.cancellable.cancel(ticket, self.limits.max_time) else {
+            return false;
+        };
+        if time <= self.limits.max_time {
+            self.cancelled_until = self.cancelled_until.max(time);
+            self.cancellable_changed();
+        }
+        true
+    }
+
+    /// The latest due time of an event cancelled so far (0 when none was): with the time
+    /// of the last event run, when a run would have ended had every cancelled event run and
+    /// done nothing.
+    pub fn cancelled_until(&self) -> Nanos {
+        self.cancelled_until
     }
 
     /// Events run so far.
@@ -469,6 +547,9 @@ fn stop_reason<E>(queue: &EventQueue<E>, next_time: Nanos, events: u64) -> SimEr
 }
 
 /// Runs the next event: `Ok(false)` when none is pending (or the next is after `until`).
+/// The main heap's first, as long as it comes before [`EventQueue::slow_from`] and no
+/// other limit is near; else [`next_slow`] finds the next. The handler is called from one
+/// place, whichever heap the event comes from, so that it is inlined here.
 #[inline(always)]
 fn step_inner<E: Copy, H: Handler<E>>(
     queue: &mut EventQueue<E>,
@@ -476,20 +557,88 @@ fn step_inner<E: Copy, H: Handler<E>>(
     events: &mut u64,
     until: Nanos,
 ) -> Result<bool, SimError> {
-    let Some(next) = queue.heap.peek() else {
-        return Ok(false);
+    let (time, event) = match queue.heap.peek() {
+        Some(next)
+            if next.time < queue.slow_from
+                && *events != queue.limits.max_events
+                && queue.bad.is_none() =>
+        {
+            if next.time > until {
+                return Ok(false);
+            }
+            // Take the next event but leave its entry at the top for the first event the
+            // handler schedules (see `top_taken`).
+            queue.top_taken = true;
+            (next.time, next.event)
+        }
+        _ => match next_slow(queue, *events, until)? {
+            Some(next) => next,
+            None => return Ok(false),
+        },
     };
-    let (time, event) = (next.time, next.event);
-    if time > until {
-        return Ok(false);
-    }
-    if time > queue.limits.max_time || *events == queue.limits.max_events || queue.bad.is_some() {
-        return Err(stop_reason(queue, time, *events));
-    }
-    // Take the next event but leave its entry at the top for the first event the
-    // handler schedules (see `top_taken`).
     queue.now = time;
-    queue.top_taken = true;
+    count(queue, events)?;
+    let handled = handler.handle(event, queue);
+    if queue.top_taken {
+        queue.top_taken = false;
+        queue.heap.pop();
+    }
+    handled?;
+    Ok(true)
+}
+
+/// The next event to run, of either heap, when the main heap's first is at or past
+/// [`EventQueue::slow_from`] (or a limit is near, or the main heap is empty): `None` when
+/// none is pending or the next is after `until`, an error when a limit stops the run
+/// before it. The main heap's first is left at the top, taken (`top_taken`); the
+/// cancellable heap's is taken out.
+#[cold]
+#[inline(never)]
+fn next_slow<E: Copy>(
+    queue: &mut EventQueue<E>,
+    events: u64,
+    until: Nanos,
+) -> Result<Option<(Nanos, E)>, SimError> {
+    let main = queue
+        .heap
+        .peek()
+        .map(|next| (next.key(), next.time, next.event));
+    let cancellable = match (queue.cancellable.first_key(), main) {
+        (Some(first), Some((key, ..))) => first < key,
+        (first, _) => first.is_some(),
+    };
+    let (time, event) = if cancellable {
+        match queue.cancellable.first() {
+            Some(first) => first,
+            None => return Ok(None),
+        }
+    } else {
+        match main {
+            Some((_, time, event)) => (time, event),
+            None => return Ok(None),
+        }
+    };
+    if time > until {
+        return Ok(None);
+    }
+    if time > queue.limits.max_time || events == queue.limits.max_events || queue.bad.is_some() {
+        return Err(stop_reason(queue, time, events));
+    }
+    if cancellable {
+        // Taken out of its heap before it runs: the handler's first event is pushed as
+        // any other.
+        queue.cancellable.pop();
+        queue.cancellable_changed();
+    } else {
+        queue.top_taken = true;
+    }
+    Ok(Some((time, event)))
+}
+
+/// Counts one more event run, and every [`PROGRESS_EVERY`] adds to the progress counter and
+/// looks at the stop flags.
+#[inline(always)]
+fn count<E>(queue: &EventQueue<E>, events: &mut u64) -> Result<(), SimError> {
     *events += 1;
     if events.is_multiple_of(PROGRESS_EVERY) {
         if let Some(counter) = &queue.progress {
@@ -499,13 +648,7 @@ fn step_inner<E: Copy, H: Handler<E>>(
             return Err(SimError::Stopped);
         }
     }
-    let handled = handler.handle(event, queue);
-    if queue.top_taken {
-        queue.top_taken = false;
-        queue.heap.pop();
-    }
-    handled?;
-    Ok(true)
+    Ok(())
 }
 
 /// Runs events in order until the queue is empty or a limit is hit.
@@ -566,7 +709,7 @@ pub fn run_due<E: Copy, H: Handler<E>>(
     seq: u64,
 ) -> Result<bool, SimError> {
     let order = (u64::from(class) << SEQ_BITS) | seq;
-    let Some(time) = queue.heap.iter().map(|e| e.time).min() else {
+    let Some(time) = queue.pending().map(|(time, _)| time).min() else {
         return Ok(false);
     };
     if time > queue.limits.max_time || queue.executed == queue.limits.max_events {
@@ -585,10 +728,12 @@ pub fn run_due<E: Copy, H: Handler<E>>(
             true
         }
     });
+    let event = event.or_else(|| queue.cancellable.take(time, order));
+    queue.cancellable_changed();
     let Some(event) = event else {
         return Ok(false);
     };
-    debug_assert_eq!(queue.heap.len() + 1, before);
+    debug_assert!(queue.heap.len() + 1 == before || queue.heap.len() == before);
     queue.now = time;
     queue.executed += 1;
     handler.handle(event, queue)?;
@@ -871,6 +1016,236 @@ mod tests {
             let mut h = Scripted { follow_ups: follow_ups.clone(), next_id: initial.len(), ran: Vec::new() };
             run(&mut q, &mut h).unwrap();
             proptest::prop_assert_eq!(h.ran, reference(&initial, &follow_ups));
+            proptest::prop_assert!(q.is_empty());
+        }
+    }
+
+    #[test]
+    fn cancellable_events_run_in_the_one_order_and_a_cancelled_one_never_runs() {
+        let mut q = EventQueue::with_capacity(8, Limits::default());
+        q.schedule_at(5, 1, "plain-5");
+        // Same time and class, scheduled after: after it, whichever heap it sits in.
+        let at_5 = q.schedule_cancellable_at(5, 1, "timer-5");
+        // A lower class runs first at 5, though scheduled last of the three.
+        q.schedule_at(5, 0, "class0-5");
+        let doomed = q.schedule_cancellable_at(7, 0, "doomed-7");
+        q.schedule_at(9, 0, "plain-9");
+        let at_8 = q.schedule_cancellable_at(8, 0, "timer-8");
+        assert_eq!(q.len(), 6);
+        assert!(q.cancel(doomed));
+        assert!(!q.cancel(doomed), "a ticket cancels once");
+        assert!(!q.cancel(Ticket::NONE));
+        assert_eq!((q.len(), q.cancelled_until()), (5, 7));
+        assert_eq!(
+            run_all(&mut q),
+            [
+                (5, "class0-5"),
+                (5, "plain-5"),
+                (5, "timer-5"),
+                (8, "timer-8"),
+                (9, "plain-9")
+            ]
+        );
+        assert!(!q.cancel(at_5) && !q.cancel(at_8), "they ran");
+        assert_eq!((q.executed(), q.cancelled_until()), (5, 7));
+    }
+
+    #[test]
+    fn a_handler_cancels_a_timeout_its_answer_made_useless() {
+        struct Client {
+            timeout: Ticket,
+            seen: Vec<(Nanos, &'static str)>,
+        }
+        impl Handler<&'static str> for Client {
+            fn handle(
+                &mut self,
+                event: &'static str,
+                q: &mut EventQueue<&'static str>,
+            ) -> Result<(), SimError> {
+                self.seen.push((q.now(), event));
+                match event {
+                    "ask" => {
+                        q.schedule_in(3, 0, "answer");
+                        self.timeout = q.schedule_cancellable_in(10, 0, "timeout");
+                    }
+                    "answer" => assert!(q.cancel(self.timeout)),
+                    _ => {}
+                }
+                Ok(())
+            }
+        }
+        let mut q = EventQueue::with_capacity(2, Limits::default());
+        q.schedule_at(0, 0, "ask");
+        let mut client = Client {
+            timeout: Ticket::NONE,
+            seen: Vec::new(),
+        };
+        let summary = run(&mut q, &mut client).unwrap();
+        // The timeout (due at 0 + 10) never runs: the run ends with the answer at 3, and
+        // would have ended at 10 had the timeout run and done nothing.
+        assert_eq!(client.seen, [(0, "ask"), (3, "answer")]);
+        assert_eq!(
+            summary,
+            RunSummary {
+                events: 2,
+                end_time: 3
+            }
+        );
+        assert_eq!(q.cancelled_until(), 10);
+    }
+
+    #[test]
+    fn a_cancelled_event_past_the_time_limit_still_stops_the_run() {
+        let limits = Limits {
+            max_events: 100,
+            max_time: 100,
+        };
+        let mut q = EventQueue::with_capacity(2, limits);
+        q.schedule_at(50, 0, "before");
+        let late = q.schedule_cancellable_at(150, 0, "late");
+        // It will never run, but stays: the run stops when it comes due, as it would have.
+        assert!(q.cancel(late));
+        assert!(q.cancel(late), "still pending: its ticket still answers");
+        assert_eq!((q.len(), q.cancelled_until()), (2, 0));
+        let mut rec = Recorder { seen: Vec::new() };
+        assert_eq!(
+            run(&mut q, &mut rec),
+            Err(SimError::TimeLimit {
+                limit_ms: crate::ns_to_ms(100),
+                at_ms: crate::ns_to_ms(150)
+            })
+        );
+        assert_eq!(rec.seen, [(50, "before")]);
+    }
+
+    #[test]
+    fn an_explorer_sees_copies_and_runs_cancellable_events_as_any_other() {
+        let mut q = EventQueue::with_capacity(4, Limits::default());
+        q.schedule_at(5, 1, "plain");
+        let timer = q.schedule_cancellable_at(5, 0, "timer");
+        q.schedule_cancellable_at(6, 0, "later");
+        let (first, due) = q.due();
+        // Due at 5: the timer (class 0, insertion 1) before the plain one (class 1, 0).
+        let names: Vec<_> = due.iter().map(|d| (d.class, d.seq, d.event)).collect();
+        assert_eq!(first, 5);
+        assert_eq!(names, [(0, 1, "timer"), (1, 0, "plain")]);
+        assert_eq!(q.pending().count(), 3);
+        // A copy is a state of its own: cancelling in it leaves the original as it was.
+        let mut copy = q.clone();
+        assert!(copy.cancel(timer));
+        assert_eq!((copy.len(), q.len()), (2, 3));
+        let mut rec = Recorder { seen: Vec::new() };
+        // The plain one first, by choice; then the timer; then the rest in order.
+        assert_eq!(run_due(&mut q, &mut rec, 1, 0), Ok(true));
+        assert_eq!(run_due(&mut q, &mut rec, 0, 1), Ok(true));
+        assert!(!q.cancel(timer), "it ran");
+        run(&mut q, &mut rec).unwrap();
+        assert_eq!(rec.seen, [(5, "plain"), (5, "timer"), (6, "later")]);
+        copy.clone_from(&q);
+        assert!(copy.is_empty());
+    }
+
+    /// Each event, when handled, cancels the event its entry in `cancels` names (if that
+    /// one was scheduled cancellable), then schedules its follow-ups: (delay, class,
+    /// cancellable).
+    struct Cancelling {
+        follow_ups: Vec<Vec<(Nanos, Class, bool)>>,
+        cancels: Vec<usize>,
+        tickets: Vec<Option<Ticket>>,
+        ran: Vec<(Nanos, usize)>,
+        answers: Vec<bool>,
+    }
+
+    impl Handler<usize> for Cancelling {
+        fn handle(&mut self, id: usize, q: &mut EventQueue<usize>) -> Result<(), SimError> {
+            self.ran.push((q.now(), id));
+            if let Some(&target) = self.cancels.get(id)
+                && let Some(Some(ticket)) = self.tickets.get(target)
+            {
+                self.answers.push(q.cancel(*ticket));
+            }
+            for &(delay, class, cancellable) in self.follow_ups.get(id).into_iter().flatten() {
+                let id = self.tickets.len();
+                self.tickets.push(if cancellable {
+                    Some(q.schedule_cancellable_in(delay, class, id))
+                } else {
+                    q.schedule_in(delay, class, id);
+                    None
+                });
+            }
+            Ok(())
+        }
+    }
+
+    /// What [`Cancelling`] does, on a plain list: the events run, each cancel's answer, and
+    /// when the run ends counting the cancelled events' due times.
+    fn cancelling_reference(
+        initial: &[(Nanos, Class, bool)],
+        follow_ups: &[Vec<(Nanos, Class, bool)>],
+        cancels: &[usize],
+    ) -> (Vec<(Nanos, usize)>, Vec<bool>, Nanos) {
+        let mut pending: Vec<(Nanos, Class, usize)> = Vec::new();
+        let mut cancellable = Vec::new();
+        for (id, &(t, c, may)) in initial.iter().enumerate() {
+            pending.push((t, c, id));
+            cancellable.push(may);
+        }
+        let (mut ran, mut answers, mut end) = (Vec::new(), Vec::new(), 0);
+        while let Some(pos) = (0..pending.len()).min_by_key(|&i| pending[i]) {
+            let (t, _, id) = pending.remove(pos);
+            ran.push((t, id));
+            end = end.max(t);
+            if let Some(&target) = cancels.get(id)
+                && cancellable.get(target) == Some(&true)
+            {
+                let at = pending.iter().position(|e| e.2 == target);
+                answers.push(at.is_some());
+                if let Some(at) = at {
+                    end = end.max(pending.remove(at).0);
+                }
+            }
+            for &(delay, class, may) in follow_ups.get(id).into_iter().flatten() {
+                pending.push((t + delay, class, cancellable.len()));
+                cancellable.push(may);
+            }
+        }
+        (ran, answers, end)
+    }
+
+    proptest::proptest! {
+        /// Cancellable events among others, some cancelled as the run goes: what runs, in
+        /// what order, each cancel's answer and the end counting the cancelled are those of
+        /// a plain list.
+        #[test]
+        fn cancelling_keeps_the_order_of_what_remains(
+            initial in proptest::collection::vec((0u64..20, 0u32..3, proptest::bool::ANY), 1..8),
+            follow_ups in proptest::collection::vec(
+                proptest::collection::vec((0u64..10, 0u32..3, proptest::bool::ANY), 0..3), 0..40),
+            cancels in proptest::collection::vec(0usize..60, 0..60),
+        ) {
+            let mut q = EventQueue::with_capacity(4, Limits::default());
+            let mut tickets = Vec::new();
+            for (id, &(t, c, may)) in initial.iter().enumerate() {
+                tickets.push(if may {
+                    Some(q.schedule_cancellable_at(t, c, id))
+                } else {
+                    q.schedule_at(t, c, id);
+                    None
+                });
+            }
+            let mut h = Cancelling {
+                follow_ups: follow_ups.clone(),
+                cancels: cancels.clone(),
+                tickets,
+                ran: Vec::new(),
+                answers: Vec::new(),
+            };
+            let summary = run(&mut q, &mut h).unwrap();
+            let (ran, answers, end) = cancelling_reference(&initial, &follow_ups, &cancels);
+            proptest::prop_assert_eq!(&h.ran, &ran);
+            proptest::prop_assert_eq!(h.answers, answers);
+            proptest::prop_assert_eq!(summary.events, ran.len() as u64);
+            proptest::prop_assert_eq!(summary.end_time.max(q.cancelled_until()), end);
             proptest::prop_assert!(q.is_empty());
         }
     }

@@ -82,9 +82,18 @@
 //! assert!((mean - 2.5).abs() < 0.1, "mean wait {mean} ms");
 //! ```
 //!
-//! **Cancelling an event**: the queue has no cancel; the idiom is a generation number. An
-//! event carries the generation of what it is about, and a handler that finds the generation
-//! moved on ignores it. A timeout, cancelled when its request completes first:
+//! **Cancelling an event**: an event scheduled with [`EventQueue::schedule_cancellable_at`]
+//! comes with a [`Ticket`], and [`EventQueue::cancel`] takes it out of the queue before it
+//! runs (it runs in the same `(time, class, seq)` order as any other until then). It costs
+//! a little more than a plain event, in a heap of its own; a model that never cancels pays
+//! nothing per event. A cancelled event is not run nor counted; the latest due time of
+//! those cancelled is kept ([`EventQueue::cancelled_until`]), for a model whose end is its
+//! last event, "a timer that finds nothing left to do included".
+//!
+//! For an event seldom cancelled, the idiom without the queue's help is a generation
+//! number: an event carries the generation of what it is about, and a handler that finds
+//! the generation moved on ignores it. A timeout, cancelled when its request completes
+//! first:
 //!
 //! ```
 //! use sim_core::*;
@@ -115,6 +124,7 @@
 //! assert!(!client.timed_out);
 //! ```
 
+mod cancel;
 #[macro_use]
 mod clone;
 pub mod dist;
@@ -124,6 +134,7 @@ pub mod station;
 mod stats;
 mod time;
 
+pub use cancel::Ticket;
 pub use dist::{Dist, DistKind};
 pub use engine::{
     Class, Due, EventQueue, Handler, Limits, MAX_CLASS, PROGRESS_EVERY, RunSummary, SimError, Ties,

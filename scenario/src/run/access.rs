@@ -7,7 +7,7 @@ use crate::machine::register::{Fence, Landing};
 use crate::point::{Duration, Pace, Step, Tie, eval_run};
 use crate::run::handle::Flow;
 use crate::run::recover::{APPLIED, REJECTED};
-use crate::run::state::{Event, Outcome, Sim, Told, Undo};
+use crate::run::state::{Event, NO_JOB, Outcome, Sim, Told, Undo};
 
 impl<'p> Sim<'p> {
     /// A read of `register`: its snapshot now, then `read_ms` before the next step.
@@ -70,9 +70,14 @@ impl<'p> Sim<'p> {
         now: Nanos,
         events: &mut EventQueue<Event>,
     ) -> Flow {
-        match self.duration(duration, job) {
+        // A fixed duration told here: a branch's hedging delay is one, at every fork.
+        let duration = match duration {
+            Duration::Fixed(ns) => Ok(*ns),
+            computed => self.duration(computed, job),
+        };
+        match duration {
             Ok(duration) => {
-                if duration > 0 {
+                if duration > 0 && self.lanes.is_some() {
                     self.span(job, kind, now, Some(now + duration));
                 }
                 // A trace names a pause as a step of its own (a delay is the work between).
@@ -82,7 +87,20 @@ impl<'p> Sim<'p> {
                 {
                     steer.told.push(Told::Pause { job, ns: duration });
                 }
-                events.schedule_in(duration, self.other, Event::Resume { job });
+                let resume = Event::Resume { job };
+                if self.jobs[job as usize].parent != NO_JOB
+                    && self.steer.is_none()
+                    && self.lanes.is_none()
+                {
+                    // A branch's delay, which a cancel at its join may cut short: its end
+                    // can be taken out of the queue then, and the branch freed at once
+                    // (`Sim::cancel`). Not explored (an explorer's states hold every
+                    // pending event) nor drawn (a lane ends at the branch's last event).
+                    let timer = events.schedule_cancellable_in(duration, self.other, resume);
+                    self.jobs[job as usize].timer = timer;
+                } else {
+                    events.schedule_in(duration, self.other, resume);
+                }
             }
             Err(message) => {
                 self.error.get_or_insert(message);

@@ -101,7 +101,12 @@ impl<'p> Sim<'p> {
             fan: point.groups.iter().map(Group::fan).max().unwrap_or(0),
             calls: (point.groups.iter().flat_map(|g| &g.steps))
                 .any(|s| matches!(s, Step::Call { .. })),
+            job_rows: false,
+            tied: (point.groups.iter().flat_map(|g| &g.steps))
+                .any(|s| matches!(s, Step::Fork { tied: true, .. })),
         };
+        sim.job_rows = !(sim.registers.is_empty() && sim.queues.is_empty() && sim.keys.is_empty())
+            || sim.calls;
         sim.hand_responses();
         Ok(sim)
     }

@@ -95,7 +95,6 @@ impl<'p> Sim<'p> {
         &mut self,
         job: u32,
         then: &Then,
-        now: Nanos,
         events: &mut EventQueue<Event>,
     ) -> Flow {
         match then {
@@ -111,20 +110,25 @@ impl<'p> Sim<'p> {
                 self.retry(job, backoff, jitter, events);
                 Flow::Wait
             }
-            _ => self.end_now(job, Outcome::GaveUp, now),
+            _ => self.end_now(job, Outcome::GaveUp, events),
         }
     }
 
     /// Ends the repetition: a closed loop's next one goes on here, from step 0.
     #[inline]
-    pub(super) fn end_now(&mut self, job: u32, outcome: Outcome, now: Nanos) -> Flow {
+    pub(super) fn end_now(
+        &mut self,
+        job: u32,
+        outcome: Outcome,
+        events: &mut EventQueue<Event>,
+    ) -> Flow {
         if self.jobs[job as usize].parent != NO_JOB {
             // A branch's end (an `end` step, a timeout that gives up): the branch ends,
             // not the repetition.
-            self.branch_end(job, outcome == Outcome::Completed, now);
+            self.branch_end(job, outcome == Outcome::Completed, events);
             return Flow::Wait;
         }
-        if self.end_repetition(job, outcome, now) {
+        if self.end_repetition(job, outcome, events.now()) {
             Flow::Here
         } else {
             Flow::Wait

@@ -7,10 +7,10 @@
 //! the job's to read after the join. A cancelled branch gives back its locks, leaves any
 //! queue it waits in (a server's only with `cancel = "withdraw"`, and only while its
 //! request is queued: one in service runs to its end, wasted), and goes no further: it is
-//! freed at its next wake-up, or at once when its wait was the queue it left.
+//! freed at its next wake-up, or at once when its wait was the queue it left or a delay
+//! whose end the event queue could take out (a run not explored, with no timeline).
 
-use sim_core::{EventQueue, Nanos};
-use smallvec::SmallVec;
+use sim_core::{EventQueue, Ticket};
 
 use crate::machine::queue::Taken;
 use crate::point::Step;
@@ -38,34 +38,33 @@ impl<'p> Sim<'p> {
         job_state.joined = 0;
         job_state.failed = 0;
         job_state.winner = 0;
-        let parent = *job_state;
+        // What a branch has of its parent: its repetition, and nothing it waits for.
+        let kid = Job {
+            parent: job,
+            step_started: now,
+            ..Job::idle(job_state.actor, job_state.group)
+        };
+        let kid = Job {
+            repetition: job_state.repetition,
+            started: job_state.started,
+            retries: job_state.retries,
+            attempt: job_state.attempt,
+            outcome: job_state.outcome,
+            incarnation: job_state.incarnation,
+            ..kid
+        };
         // Every branch is made before any runs: one that ends at once may meet the join
         // and cancel the others, which must be in the row of kids by then.
-        let mut kids: SmallVec<[u32; MAX_BRANCHES]> = SmallVec::new();
+        let mut kids = [NO_JOB; MAX_BRANCHES];
         for (branch_index, &start) in starts.iter().enumerate() {
-            let kid = self.alloc(Job {
-                parent: job,
+            let made = self.alloc(Job {
                 branch: branch_index as u8 + 1,
                 step: start,
-                step_started: now,
-                wait: 0,
-                waiting: u16::MAX,
-                handed_at: NONE,
-                deadline: NONE,
-                serving: NO_SERVER,
-                taking: u16::MAX,
-                in_service: false,
-                polling: u16::MAX,
-                cancelled: false,
-                running: 0,
-                slot: u32::MAX,
-                calling: u16::MAX,
-                answering: u16::MAX,
-                ..parent
+                ..kid
             });
-            self.copy_rows(job, kid, false);
-            self.tables.kids[job as usize * self.fan + branch_index] = kid;
-            kids.push(kid);
+            self.copy_rows(job, made, false);
+            self.tables.kids[job as usize * self.fan + branch_index] = made;
+            kids[branch_index] = made;
         }
         if self.steer.is_some() {
             // Explored, each branch's first shared step waits for an event of its own at
@@ -74,13 +73,13 @@ impl<'p> Sim<'p> {
             // the run's (at once, in order) among them.
             *acted = true;
         }
-        for kid in kids {
+        for (&kid, &start) in kids.iter().zip(starts) {
             if self.jobs[kid as usize].cancelled {
                 // The join was met before its turn: it never starts.
                 self.free_job(kid);
                 continue;
             }
-            *acted = self.steps_until_blocked(kid, *acted, events);
+            self.start_branch(kid, start, acted, events);
             if self.error.is_some() {
                 return Flow::Wait;
             }
@@ -92,10 +91,54 @@ impl<'p> Sim<'p> {
         }
     }
 
+    /// Branch `kid` starts at its step `start` and runs its steps until one blocks it. The
+    /// first steps of a hedge's two branches, a request and a delay, are run here, without
+    /// a turn of the step loop when they wait (explored, a request is a shared step: it
+    /// goes through the loop).
+    fn start_branch(
+        &mut self,
+        kid: u32,
+        start: u32,
+        acted: &mut bool,
+        events: &mut EventQueue<Event>,
+    ) {
+        let now = events.now();
+        let point = self.point;
+        let steps = &point.groups[self.jobs[kid as usize].group as usize].steps;
+        let flow = match steps.get(start as usize) {
+            Some(Step::Delay(duration)) => self.delay_step(kid, duration, "working", now, events),
+            Some(Step::Request {
+                server,
+                instance,
+                timeout,
+            }) if self.steer.is_none() => {
+                self.request_step(kid, server, instance, timeout, now, events)
+            }
+            _ => Flow::Here,
+        };
+        if self.error.is_some() {
+            // Placed as `steps_until_blocked` places it: at the step that set it.
+            let kid_state = &self.jobs[kid as usize];
+            self.error_at
+                .get_or_insert((kid_state.group, kid_state.step));
+        } else if flow != Flow::Wait {
+            *acted = self.steps_until_blocked(kid, *acted, events);
+        }
+    }
+
     /// Copies what job `from` read, took, looked up and got back into `to`'s rows; with
     /// `only_known`, only what `from` knows (a branch that came through tells its parent what
-    /// it found, and leaves alone what it never looked at).
+    /// it found, and leaves alone what it never looked at). Nothing, at once, when a job
+    /// has no rows.
+    #[inline(always)]
     fn copy_rows(&mut self, from: u32, to: u32, only_known: bool) {
+        if self.job_rows {
+            self.copy_some_rows(from, to, only_known);
+        }
+    }
+
+    /// [`Sim::copy_rows`]'s work, when there are rows.
+    fn copy_some_rows(&mut self, from: u32, to: u32, only_known: bool) {
         let (from, to) = (from as usize, to as usize);
         let tables = &mut self.tables;
         let register_count = self.registers.len();
@@ -130,7 +173,7 @@ impl<'p> Sim<'p> {
     /// Branch `kid` ended: it came through (`ok`) or failed. Its parent's join may be met
     /// now (or be out of reach): then the branches still running are cancelled and the
     /// parent goes on, in this event, as soon as this branch's steps stop (`Sim::joined`).
-    pub(super) fn branch_end(&mut self, kid: u32, ok: bool, now: Nanos) {
+    pub(super) fn branch_end(&mut self, kid: u32, ok: bool, events: &mut EventQueue<Event>) {
         let kid_state = &self.jobs[kid as usize];
         let (parent, branch) = (kid_state.parent, kid_state.branch);
         let lock_count = self.locks.len();
@@ -182,16 +225,41 @@ impl<'p> Sim<'p> {
             let kid = self.tables.kids[parent_index * self.fan + other];
             if kid != NO_JOB {
                 self.tables.kids[parent_index * self.fan + other] = NO_JOB;
-                self.cancel(kid, withdraw, now);
+                self.cancel(kid, withdraw, events);
             }
         }
         self.jobs[parent_index].running = 0;
         self.joined = Some(parent);
     }
 
+    /// Branch `kid`, woken at its end (not explored), comes through, and the job of its
+    /// `parallel` goes on at once if that met the join: what [`Sim::go`] does, without a
+    /// turn of the interpreter's loop for the one step.
+    pub(super) fn came_through(&mut self, kid: u32, events: &mut EventQueue<Event>) {
+        let kid_state = &self.jobs[kid as usize];
+        if kid_state.cancelled
+            || kid_state.incarnation != self.actors[kid_state.actor as usize].incarnation
+        {
+            // Not a branch that goes on: the loop frees it.
+            return self.go(kid, events);
+        }
+        self.branch_end(kid, true, events);
+        let joined = self.joined.take();
+        if self.error.is_some() {
+            let kid_state = &self.jobs[kid as usize];
+            self.error_at
+                .get_or_insert((kid_state.group, kid_state.step));
+            return;
+        }
+        if let Some(parent) = joined {
+            self.jobs[parent as usize].step += 1;
+            self.go(parent, events);
+        }
+    }
+
     /// Branch `kid`'s request started its service at `now`: at a tied `parallel`, every
     /// other branch still running is cancelled (withdrawn) at once.
-    pub(super) fn started_service(&mut self, kid: u32, now: Nanos) {
+    pub(super) fn started_service(&mut self, kid: u32, events: &mut EventQueue<Event>) {
         let parent = self.jobs[kid as usize].parent;
         let parent_state = &self.jobs[parent as usize];
         let point = self.point;
@@ -216,13 +284,14 @@ impl<'p> Sim<'p> {
                 let parent_state = &mut self.jobs[parent_index];
                 parent_state.running -= 1;
                 parent_state.failed += 1;
-                self.cancel(other, true, now);
+                self.cancel(other, true, events);
             }
         }
     }
 
     /// Branch `kid` is cancelled at its parent's join.
-    fn cancel(&mut self, kid: u32, withdraw: bool, now: Nanos) {
+    fn cancel(&mut self, kid: u32, withdraw: bool, events: &mut EventQueue<Event>) {
+        let now = events.now();
         let lock_count = self.locks.len();
         for lock in 0..lock_count {
             if self.tables.tokens[kid as usize * lock_count + lock] != 0 {
@@ -282,6 +351,12 @@ impl<'p> Sim<'p> {
             let kind = if queued { "waiting" } else { "served" };
             self.span(kid, kind, from, Some(now));
             true
+        } else if job_state.timer != Ticket::NONE && job_state.answering == u16::MAX {
+            // In a delay whose end the queue can take out (`Sim::delay_step`): taken out,
+            // the branch is done at once. The run still ends no earlier than that end
+            // would have come (`EventQueue::cancelled_until`).
+            let timer = std::mem::replace(&mut job_state.timer, Ticket::NONE);
+            events.cancel(timer)
         } else {
             if job_state.answering != u16::MAX {
                 // Its reply is crossing back: counted late when it lands.

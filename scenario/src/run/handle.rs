@@ -6,7 +6,7 @@
 //! ends, repetitions' ends); `recover` has what they share on failing (timeouts, retries,
 //! restarts, a resource picked during the run).
 
-use sim_core::{EventQueue, Handler, Nanos, SimError};
+use sim_core::{EventQueue, Handler, Nanos, SimError, Ticket};
 
 use crate::point::{Condition, CrashRule, Instance, Pick, Step, Tie};
 use crate::run::state::{Event, LOST, NO_SERVER, NONE, Outcome, Sim};
@@ -94,9 +94,17 @@ impl<'p> Sim<'p> {
         let now = events.now();
         match event {
             Event::Resume { job } => {
+                // A delay's end that was cancellable is no more.
+                self.jobs[job as usize].timer = Ticket::NONE;
                 let answering = self.jobs[job as usize].answering;
                 if answering != u16::MAX {
                     self.reply_lands(job, answering, now);
+                }
+                if self.jobs[job as usize].cancelled && self.steer.is_none() {
+                    // A branch cancelled at its join, and this its one wake-up: it is free
+                    // again (what `go` would find, at once).
+                    self.free_job(job);
+                    return;
                 }
                 if let Some(steer) = &mut self.steer {
                     if steer.crash_now {
@@ -287,6 +295,8 @@ impl<'p> Sim<'p> {
                     self.go(job, events);
                 }
             }
+            // A branch whose request was its last step (a hedge's copy): it comes through.
+            Some(Step::BranchEnd) if self.steer.is_none() => self.came_through(job, events),
             _ => self.go(job, events),
         }
     }
@@ -361,7 +371,7 @@ impl<'p> Sim<'p> {
         let explored = self.steer.is_some();
         loop {
             let flow = match steps.get(self.jobs[job_index].step as usize) {
-                None => self.end_now(job, Outcome::Completed, now),
+                None => self.end_now(job, Outcome::Completed, events),
                 Some(step) if explored && step.is_shared() => {
                     // A transaction's steps run together, in the event of its start.
                     if self.transaction.job != Some(job) {
@@ -454,7 +464,7 @@ impl<'p> Sim<'p> {
             Step::Stop => {
                 let actor = self.jobs[job as usize].actor as usize;
                 self.actors[actor].stopped = true;
-                self.end_now(job, Outcome::Completed, now)
+                self.end_now(job, Outcome::Completed, events)
             }
             // The commonest condition, an outcome, told here (as `branch_step` tells it).
             Step::Branch {
@@ -478,13 +488,13 @@ impl<'p> Sim<'p> {
                 self.jobs[job as usize].step = *to;
                 Flow::Here
             }
-            Step::End => self.end_now(job, Outcome::Completed, now),
-            Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, now),
-            Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, now),
-            Step::AfterTimeout(then) => self.after_timeout_step(job, then, now, events),
+            Step::End => self.end_now(job, Outcome::Completed, events),
+            Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, events),
+            Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, events),
+            Step::AfterTimeout(then) => self.after_timeout_step(job, then, events),
             Step::Fork { starts, .. } => self.fork_step(job, starts, acted, events),
             Step::BranchEnd => {
-                self.branch_end(job, true, now);
+                self.branch_end(job, true, events);
                 Flow::Wait
             }
         }

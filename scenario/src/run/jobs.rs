@@ -42,9 +42,13 @@ impl Sim<'_> {
         self.free_jobs = (0..self.actors.len() as u32).collect();
     }
 
-    /// Job `job`'s rows of the tables, blank.
+    /// Job `job`'s rows of the tables, blank (none to blank, at once, when jobs have no
+    /// rows and there is no lock).
     #[inline(always)]
     fn blank_rows(&mut self, job: usize) {
+        if !self.job_rows && self.locks.is_empty() {
+            return;
+        }
         let (register_count, lock_count) = (self.registers.len(), self.locks.len());
         let (queue_count, store_count) = (self.queues.len(), self.keys.len());
         // Skipped when empty: a fill of nothing is still a call to memset, per job.
@@ -77,11 +81,12 @@ impl Sim<'_> {
             self.free_jobs.pop()
         };
         if let Some(reused) = reused {
-            let wait = self.jobs[reused as usize].wait;
-            self.jobs[reused as usize] = Job {
-                wait: wait.wrapping_add(1),
-                ..job
-            };
+            // Copied whole, then its wait moved on (a field-by-field build cost a store a
+            // field).
+            let slot = &mut self.jobs[reused as usize];
+            let wait = slot.wait.wrapping_add(1);
+            *slot = job;
+            slot.wait = wait;
             self.blank_rows(reused as usize);
             reused
         } else {

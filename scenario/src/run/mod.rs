@@ -65,7 +65,9 @@ pub(crate) fn run(
         run_queue(&mut events, &mut sim).map(|_| ())
     };
     failure(&mut sim, ran)?;
-    sim.end = events.now();
+    // The last event's time, or a cancelled one's, had it run and done nothing (a timer
+    // that finds nothing left to do is the last event of a run: docs/scenarios.md).
+    sim.end = events.now().max(events.cancelled_until());
     sim.settle_direct();
     sim.check(context.seed())?;
     Ok(sim.output(fill, distributions, context))

@@ -384,8 +384,8 @@ impl<'p> Sim<'p> {
             if self.lanes.is_some() {
                 self.jobs[job as usize].step_started = now;
             }
-            if self.jobs[job as usize].parent != NO_JOB {
-                self.started_service(job, now);
+            if self.tied && self.jobs[job as usize].parent != NO_JOB {
+                self.started_service(job, events);
             }
         }
         self.serve_direct(server, instance, arrived, now, events);

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use sim_core::{Class, EventQueue, Nanos, Samples, Stream, ms_to_ns, ns_to_ms};
+use sim_core::{Class, EventQueue, Nanos, Samples, Stream, Ticket, ms_to_ns, ns_to_ms};
 
 use crate::machine::keys::{Found, KeyStore, KeyUndo};
 use crate::machine::link::Link;
@@ -146,6 +146,9 @@ pub(crate) struct Job {
     /// The queue whose reply to it is crossing back (`u16::MAX`: none): counted in
     /// `Q.replies` when it lands with the job still waiting, else in `Q.late_replies`.
     pub answering: u16,
+    /// Its delay's end, when it is a branch whose cancel may take that event out (a run
+    /// not explored, with no timeline: `Sim::delay_step`); else `Ticket::NONE`.
+    pub timer: Ticket,
 }
 
 impl Job {
@@ -182,6 +185,7 @@ impl Job {
             slot: u32::MAX,
             calling: u16::MAX,
             answering: u16::MAX,
+            timer: Ticket::NONE,
         }
     }
 }
@@ -330,10 +334,16 @@ pub(crate) struct Sim<'p> {
     pub fan: usize,
     /// Whether any step calls (a job then keeps what its last call got back).
     pub calls: bool,
+    /// Whether a job has rows to copy to a branch and back (a register, a queue, a key
+    /// store, or a call): a fork of a point with none skips the copies.
+    pub job_rows: bool,
+    /// Whether any `parallel` of the point is tied: only then does a branch's service
+    /// start look for its siblings to cancel.
+    pub tied: bool,
 }
 
 sim_core::clone_in_place!(Sim<'p> {
-    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls
+    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls, job_rows, tied
 });
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,

@@ -115,8 +115,11 @@ impl Sim<'_> {
             // A put's scratch numbers, rewritten before each use.
             scratch: _,
             steer,
+            // What the point decided before the run, the same in every state.
             fan: _,
             calls: _,
+            job_rows: _,
+            tied: _,
         } = self;
         events.now().hash(&mut hasher);
         pending.clear();
@@ -211,7 +214,7 @@ impl Sim<'_> {
     /// `source`'s state copied into this one, both runs of one exploration (states made by
     /// copying one start): what an explored run never changes is left as it is, its buffers
     /// untouched. That is the point and what `Sim::new` derived from it (the direct groups,
-    /// each group's streams and loop), the random streams (an explored run draws none: its
+    /// each group's streams and loop, whether a job has rows and a `parallel` is tied), the random streams (an explored run draws none: its
     /// draws are decided), the timeline (none is recorded), a put's scratch numbers, and
     /// what the steer keeps for one event only (each event starts it afresh). A field added
     /// to `Sim` and not named here is a compile error.
@@ -253,6 +256,8 @@ impl Sim<'_> {
             steer,
             fan,
             calls,
+            job_rows: _,
+            tied: _,
         } = source;
         debug_assert!(
             std::ptr::eq(self.point, *point),
@@ -423,6 +428,8 @@ fn job_words(job: &Job) -> [u64; 13] {
         slot,
         calling,
         answering,
+        // Never set in an explored run (it cancels no event).
+        timer: _,
     } = *job;
     let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
     let quad = |first: u16, second: u16, third: u16, fourth: u16| {

@@ -122,6 +122,73 @@ proptest! {
     }
 }
 
+/// Every cell of one run of `text`'s first point, as text (metrics, then each entity's
+/// row), its timeline recorded or not.
+fn every_cell(text: &str, seed: u64, lanes: bool) -> Vec<String> {
+    let config = crate::harness::library_config(&crate::harness::registry(), "t.toml", text)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ctx = RunContext::new(seed, config.plan.limits).with_lanes(lanes);
+    let out = config.plan.plans[0]
+        .run(&ctx)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let rows = out
+        .entities
+        .iter()
+        .flat_map(|(name, cells)| cells.iter().map(move |cell| format!("{name} {cell}")));
+    out.metrics
+        .iter()
+        .map(|cell| cell.to_string())
+        .chain(rows)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// A branch cancelled in a delay is freed at once, its delay's end taken out of the
+    /// queue, unless a timeline is recorded (its lane ends at the branch's last event):
+    /// both ways give the same figures, the run's end included (a lock never released is
+    /// held to the run's last event, a cancelled delay's end counted as one). Random
+    /// hedges of random blocks, with other actors meeting them at whole milliseconds.
+    #[test]
+    fn a_cancelled_delay_taken_out_of_the_queue_changes_no_figure(
+        actors in proptest::collection::vec(
+            (0u64..4, 1u32..3, 1u64..4, proptest::collection::vec(block(), 1..4)), 1..3),
+        first in proptest::collection::vec(block(), 1..3),
+        second in proptest::collection::vec(block(), 0..3),
+        hedge_ms in 0u64..30, last in 0u64..200, wait_first in proptest::bool::ANY,
+        keeps in proptest::bool::ANY, seed in 0u64..100,
+    ) {
+        let mut text = "model = \"scenario\"\n\
+             [[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 3\nservice = \"exponential\"\n\
+             [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+             [[resource]]\nname = \"R\"\nkind = \"register\"\n".to_string();
+        for (a, (start, count, repeat, blocks)) in actors.iter().enumerate() {
+            text += &format!(
+                "[[actor]]\nname = \"g{a}\"\ncount = {count}\nrepeat = {repeat}\nstart_ms = {start}\nsteps = [{}]\n",
+                blocks.join(", ")
+            );
+        }
+        // M may be taken and kept: held until the run's last event, which may be a
+        // cancelled delay's end (`last`).
+        if keeps {
+            text += "[[actor]]\nname = \"keeper\"\nsteps = [{ acquire = \"M\" }]\n";
+        }
+        let wait = if wait_first { "\"first\"" } else { "\"all\"" };
+        let mut hedged = vec![format!("{{ delay_ms = {hedge_ms} }}")];
+        hedged.extend(second.iter().cloned());
+        text += &format!(
+            "[[actor]]\nname = \"h\"\nrepeat = 3\nsteps = [{{ parallel = [[{}], [{}], [{{ delay_ms = {last} }}]], wait = {wait} }}]\n",
+            first.join(", "),
+            hedged.join(", ")
+        );
+        let (drawn, not_drawn) = (every_cell(&text, seed, true), every_cell(&text, seed, false));
+        prop_assert_eq!(drawn, not_drawn, "{}", text);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
@@ -260,6 +327,23 @@ proptest! {
         let rank = (0.99 * n as f64).ceil() as usize;
         prop_assert!((samples[rank - 1] - p99).abs() < 1e-6, "{} vs {}", samples[rank - 1], p99);
     }
+}
+
+/// A lock never released is held to the run's last event, a timer that finds nothing
+/// left to do included: here the cancelled branch's delay's end. `keeper` takes M at 0;
+/// the client's first branch ends at 1, the second, cancelled then, would have woken at
+/// 100, doing nothing: M is held 100 ms, though the last repetition ended at 1.
+#[test]
+fn a_cancelled_delay_still_ends_the_run_when_it_would_have_come() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[actor]]\nname = \"keeper\"\nsteps = [{ acquire = \"M\" }]\n\
+        [[actor]]\nname = \"client\"\n\
+        steps = [{ parallel = [[{ delay_ms = 1 }], [{ delay_ms = 100 }]], wait = \"first\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("client.mean_response_ms")), 1.0);
+    assert_eq!(num(run.metric("makespan_ms")), 1.0);
+    assert_eq!(num(run.metric("M.held_ms")), 100.0);
 }
 
 /// What a cancel gives back. `busy` asks S (10 ms) at 0, then holds L from 10 to 110. The
