@@ -9,8 +9,8 @@ use crate::results::{ColumnId, ColumnSource, Results, number};
 
 mod entity_index;
 mod executions;
-mod line;
 mod judge;
+mod line;
 
 use entity_index::{EntityIndex, missing_entity};
 pub use executions::{ExecutionRow, Executions};

@@ -36,7 +36,7 @@ const VISIT_BYTES: usize = 8 + 4 + 4 + 1;
 /// How states are keyed across shards (the fingerprint's words): one more whenever they
 /// change, so that shards explored by builds that key states differently are not merged
 /// as if their shared states were one (their totals would count them twice).
-const STATE_KEYS: u32 = 3;
+const STATE_KEYS: u32 = 4;
 
 /// The bounds a split explores under, as `shard.txt` records them: every shard of one
 /// split must have explored under the same, and keyed its states alike.

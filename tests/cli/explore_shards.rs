@@ -219,8 +219,8 @@ fn merge_refuses_what_is_not_one_split_of_one_exploration() {
     let older = shard(1, "d", &[]);
     let info = dir.path().join(&older).join("shard.txt");
     let text = std::fs::read_to_string(&info).unwrap();
-    assert!(text.contains("state_keys=3 "), "{text}");
-    std::fs::write(&info, text.replace("state_keys=3 ", "")).unwrap();
+    assert!(text.contains("state_keys=4 "), "{text}");
+    std::fs::write(&info, text.replace("state_keys=4 ", "")).unwrap();
     let o = merge(&[&a, &older]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("different bounds"), "{}", stderr(&o));

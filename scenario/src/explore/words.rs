@@ -140,7 +140,7 @@ pub(super) fn describe(
             };
             (actor_of(job), what)
         }
-        Event::Timeout { job } => {
+        Event::Timeout { job, .. } => {
             // A timer counts only when the wait it was set for is still on: one left from
             // a wait that ended (its take or reply came, it crashed) runs out doing nothing.
             let actor = after.jobs[job as usize].actor as usize;

@@ -116,7 +116,7 @@ impl Sim<'_> {
             self.queues[queue_index].set_caller(message as u32, caller);
         }
         if deadline != NONE {
-            events.schedule_at(deadline, self.other, Event::Timeout { job });
+            self.arm(job, deadline, events);
         }
         Flow::Wait
     }
@@ -375,7 +375,7 @@ impl Sim<'_> {
         let wait = job_state.wait;
         self.queues[queue_index].waiters.push_back((job, wait));
         if deadline != NONE {
-            events.schedule_at(deadline, self.other, Event::Timeout { job });
+            self.arm(job, deadline, events);
         }
         false
     }

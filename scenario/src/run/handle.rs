@@ -165,7 +165,7 @@ impl<'p> Sim<'p> {
                     self.go(job, events);
                 }
             }
-            Event::Timeout { job } => self.timeout_event(job, now, events),
+            Event::Timeout { job, armed } => self.timeout_event(job, armed, now, events),
             Event::Unlock { lock } => {
                 let lock = lock as usize;
                 self.locks[lock].unlock(now);
@@ -197,9 +197,9 @@ impl<'p> Sim<'p> {
 
     /// A wait's ceiling came (`Event::Timeout`): at its job's deadline, the wait it ends
     /// (a queued lock's, a take's, a call's, a lost crossing's, a request's) is given up.
-    fn timeout_event(&mut self, job: u32, now: Nanos, events: &mut EventQueue<Event>) {
+    fn timeout_event(&mut self, job: u32, armed: u16, now: Nanos, events: &mut EventQueue<Event>) {
         let job_state = &mut self.jobs[job as usize];
-        if job_state.deadline != now {
+        if job_state.deadline != now || job_state.armed != armed {
             return;
         }
         if job_state.incarnation != self.actors[job_state.actor as usize].incarnation {

@@ -81,12 +81,14 @@ impl Sim<'_> {
             self.free_jobs.pop()
         };
         if let Some(reused) = reused {
-            // Copied whole, then its wait moved on (a field-by-field build cost a store a
-            // field).
+            // Copied whole, then its wait moved on and its timers' count kept (a
+            // field-by-field build cost a store a field): an event left for the slot's
+            // last job (a timer, a queue's entry) is then stale for the new one.
             let slot = &mut self.jobs[reused as usize];
-            let wait = slot.wait.wrapping_add(1);
+            let (wait, armed) = (slot.wait.wrapping_add(1), slot.armed);
             *slot = job;
             slot.wait = wait;
+            slot.armed = armed;
             self.blank_rows(reused as usize);
             reused
         } else {

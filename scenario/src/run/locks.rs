@@ -113,7 +113,7 @@ impl<'p> Sim<'p> {
             job_state.waiting = lock as u16;
             self.locks[lock].enqueue((job, job_state.wait));
             if deadline != NONE {
-                events.schedule_at(deadline, self.other, Event::Timeout { job });
+                self.arm(job, deadline, events);
             }
             return false;
         }

@@ -4,6 +4,7 @@
 pub(crate) mod access;
 mod build;
 pub(crate) mod control;
+mod decide;
 pub(crate) mod deliver;
 mod fork;
 pub(crate) mod handle;

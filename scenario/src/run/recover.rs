@@ -77,6 +77,15 @@ impl Sim<'_> {
         }
     }
 
+    /// A timer for `job`'s wait at `deadline`: a `Timeout` that counts only while it is
+    /// the job's latest (`Job::armed`).
+    pub(crate) fn arm(&mut self, job: u32, deadline: Nanos, events: &mut EventQueue<Event>) {
+        let job_state = &mut self.jobs[job as usize];
+        job_state.armed = job_state.armed.wrapping_add(1);
+        let armed = job_state.armed;
+        events.schedule_at(deadline, self.other, Event::Timeout { job, armed });
+    }
+
     /// `job`'s wait at its current step timed out: its outcome says so, and it goes on with
     /// the timeout's steps.
     pub(crate) fn timed_out(&mut self, job: u32, events: &mut EventQueue<Event>) {

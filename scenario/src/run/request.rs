@@ -47,7 +47,7 @@ impl<'p> Sim<'p> {
             };
             self.jobs[job_index].deadline = deadline;
             if deadline != NONE {
-                events.schedule_at(deadline, self.other, Event::Timeout { job });
+                self.arm(job, deadline, events);
             }
         }
         if self.request(job, server, instance, events) {
@@ -87,7 +87,7 @@ impl<'p> Sim<'p> {
             job_state.deadline = deadline;
             if deadline != NONE {
                 self.span(job, "crossing", now, Some(deadline));
-                events.schedule_at(deadline, self.other, Event::Timeout { job });
+                self.arm(job, deadline, events);
             } else {
                 self.span(job, "crossing", now, None);
             }

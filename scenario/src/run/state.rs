@@ -10,13 +10,14 @@ use std::collections::VecDeque;
 
 use sim_core::{Class, EventQueue, Nanos, Samples, Stream, Ticket, ms_to_ns, ns_to_ms};
 
-use crate::machine::keys::{Found, KeyStore, KeyUndo};
+use crate::machine::keys::{KeyStore, KeyUndo};
 use crate::machine::link::Link;
 use crate::machine::lock::{Lock, Token};
 use crate::machine::queue::{Queue, Taken};
 use crate::machine::register::Register;
 use crate::machine::server::Server;
 use crate::point::{Duration, Group, Pace, Point, Vars};
+pub(crate) use crate::run::decide::{Draw, DrawKind, Steer, Told};
 use crate::syntax::metrics::WAIT_STATS;
 
 /// No time: a job's deadline or hand-over instant that is not set.
@@ -40,8 +41,11 @@ pub(crate) enum Event {
     Land { job: u32 },
     /// A polled lock: try again.
     Retry { job: u32 },
-    /// A wait's ceiling: a queued lock's, a request's, a lost crossing's.
-    Timeout { job: u32 },
+    /// A wait's ceiling: a queued lock's, a request's, a lost crossing's. `armed`: the
+    /// job's [`Job::armed`] when it was set, so a timer left from a wait that ended does
+    /// nothing even at the instant a later wait of the job times out (that wait's own
+    /// timer gives it up, at its own place among the instant's events).
+    Timeout { job: u32, armed: u16 },
     /// A service completes.
     Depart { server: u16, instance: u32 },
     /// An operator deletes a lock's record.
@@ -146,6 +150,9 @@ pub(crate) struct Job {
     /// The queue whose reply to it is crossing back (`u16::MAX`: none): counted in
     /// `Q.replies` when it lands with the job still waiting, else in `Q.late_replies`.
     pub answering: u16,
+    /// Timers set for its waits so far (wrapping): a `Timeout` carrying another count is
+    /// one left from an earlier wait. Kept when the job is reused.
+    pub armed: u16,
     /// Its delay's end, when it is a branch whose cancel may take that event out (a run
     /// not explored, with no timeline: `Sim::delay_step`); else `Ticket::NONE`.
     pub timer: Ticket,
@@ -185,6 +192,7 @@ impl Job {
             slot: u32::MAX,
             calling: u16::MAX,
             answering: u16::MAX,
+            armed: 0,
             timer: Ticket::NONE,
         }
     }
@@ -649,159 +657,4 @@ pub(crate) fn paced_start(
                 .saturating_add(ms_to_ns(actor.elapsed_ms).unwrap_or(NONE))
         }
     })
-}
-
-/// One decision an event made: its probability, what was decided, and what it decides.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Draw {
-    /// The chance of "yes": an execution's probability multiplies it (or 1 − it) in.
-    pub probability: f64,
-    pub taken: bool,
-    pub kind: DrawKind,
-}
-
-impl Draw {
-    /// Whether "yes" is a fault (a loss, a duplicate, a crash): faults count against the
-    /// budget.
-    pub(crate) fn fault(&self) -> bool {
-        self.kind.is_fault()
-    }
-}
-
-/// What a draw decides: a trace says which (`lost`, `duplicated`), not only "a fault".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DrawKind {
-    /// Whether a link's crossing is lost.
-    Loss,
-    /// Whether a link delivers a second copy.
-    Duplicate,
-    /// Whether an actor crashes (`crash = { probability }`).
-    Crash,
-    /// A `chance` condition: no fault either way.
-    Chance,
-}
-
-impl DrawKind {
-    pub(crate) fn is_fault(self) -> bool {
-        self != DrawKind::Chance
-    }
-}
-
-/// What an explorer decides for a run, one event at a time.
-#[derive(Debug, Default)]
-pub(crate) struct Steer {
-    /// This event's decisions, in the order it makes them: decision i is "yes" when bit i
-    /// is set, "no" (no fault, the `chance` not taken) when it is not, so the decisions
-    /// past those an explorer gives are "no". A word, not a list: no allocation per event.
-    pub forced: u64,
-    /// What this event decided (the explorer branches on each decision past `forced`).
-    pub drawn: Vec<Draw>,
-    /// Faults (losses, duplicates, crashes by probability) along this execution so far.
-    pub faults: u32,
-    /// At most this many along one execution: past it, no fault is a choice any more.
-    pub max_faults: u32,
-    /// The job the event resumes from a yield or a start: its first step runs at once (any
-    /// other job's first shared step after a shared action yields, so each shared action
-    /// is a choice point of its own).
-    pub fresh: Option<u32>,
-    /// The shared step this event ran first: its job and the step's index (a trace
-    /// describes the event by it).
-    pub acted: Option<(u32, u32)>,
-    /// Every shared step this event ran, as (group, step index): what it touched, for the
-    /// explorer's reduction.
-    pub touched: Vec<(u16, u32)>,
-    /// The product of 1 − p over this event's faults decided "no" by the spent budget.
-    pub beyond: f64,
-    /// This event is a `crash_anywhere` crash: its actor crashes instead of going on.
-    pub crash_now: bool,
-    /// The `crash_anywhere` crashes along this execution so far.
-    pub crashed_anywhere: u32,
-    /// The execution can never progress (every event left a poll that can never
-    /// succeed): a run would stop with an error, an exploration ends the execution here,
-    /// its pollers unfinished, as an outcome like any other.
-    pub stuck: bool,
-    /// A trace is told what each event did ([`Steer::told`]); an explorer's search is not
-    /// (nothing is recorded then).
-    pub tell: bool,
-    /// What this event did that its end state no longer shows, in order, when `tell` is on.
-    pub told: Vec<Told>,
-}
-
-/// What an event did, told to a trace as it happens: what a key store's step met, when a
-/// draw was made among the event's shared steps, a pause begun. The state after the event
-/// may no longer hold them (a later step of the event overwrote the job's names, or its
-/// repetition ended).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Told {
-    /// A step of `actor`'s `repetition` on key store `store` with `key`: what the key held
-    /// before it, the number the step stores (NaN: it stores none) and its outcome (an
-    /// index of `spec::OUTCOMES`).
-    Key {
-        actor: u32,
-        repetition: u64,
-        store: u16,
-        key: i64,
-        before: Found,
-        number: f64,
-        outcome: u8,
-    },
-    /// Draw `index` of the event's `drawn`, made after `shared` of its shared steps began.
-    Draw { index: u16, shared: u16 },
-    /// `job` began a pause of `ns` nanoseconds.
-    Pause { job: u32, ns: Nanos },
-}
-
-sim_core::clone_in_place!(Steer {
-    forced,
-    drawn,
-    faults,
-    max_faults,
-    fresh,
-    acted,
-    touched,
-    beyond,
-    crash_now,
-    crashed_anywhere,
-    stuck,
-    tell,
-    told
-});
-
-impl Steer {
-    /// Decides a draw of `probability`: a certain one is no choice; a fault past the budget
-    /// is "no".
-    pub(crate) fn decide(&mut self, probability: f64, kind: DrawKind) -> bool {
-        let fault = kind.is_fault();
-        if probability <= 0.0 {
-            return false;
-        }
-        if probability >= 1.0 {
-            return true;
-        }
-        if fault && self.faults >= self.max_faults {
-            // Not a branch, but its probability counts: an outcome's probability is that of
-            // its executions within the budget.
-            self.beyond *= 1.0 - probability;
-            return false;
-        }
-        let taken = self
-            .forced
-            .checked_shr(self.drawn.len() as u32)
-            .is_some_and(|bits| bits & 1 == 1);
-        if self.tell {
-            self.told.push(Told::Draw {
-                index: self.drawn.len() as u16,
-                shared: self.touched.len() as u16,
-            });
-        }
-        self.drawn.push(Draw {
-            probability,
-            taken,
-            kind,
-        });
-        if taken && fault {
-            self.faults += 1;
-        }
-        taken
-    }
 }

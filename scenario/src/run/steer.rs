@@ -122,23 +122,7 @@ impl Sim<'_> {
             tied: _,
         } = self;
         events.now().hash(&mut hasher);
-        pending.clear();
-        pending.extend(
-            events
-                .pending()
-                .map(|(time, due)| (time, self.owner(due.event), due.seq, due.class, due.event)),
-        );
-        // An owner's own events keep their order; different owners' are free. The class
-        // decides which of an owner's events is first and where it stands among the free
-        // ones: hashed with the event.
-        pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
-        // Every list of varying length is written with its length first, so that no two
-        // states' words run together alike (the words decide the state, and a hash of
-        // them merges states).
-        pending.len().hash(&mut hasher);
-        for (time, owner, _, class, event) in pending.iter() {
-            (time, owner, class, event).hash(&mut hasher);
-        }
+        self.write_pending(events, pending, hasher);
         for actor in actors {
             hasher.words(&actor_words(actor));
         }
@@ -170,25 +154,7 @@ impl Sim<'_> {
         }
         (last_end, polls, last_taker, slots).hash(&mut hasher);
         (free_slots, error).hash(&mut hasher);
-        let Transaction {
-            job,
-            undo,
-            deferred,
-            numbers,
-        } = transaction;
-        job.hash(&mut hasher);
-        undo.len().hash(&mut hasher);
-        for undo in undo {
-            match undo {
-                Undo::Register(index, register) => (0u8, index, register).hash(&mut hasher),
-                Undo::Key(store, undo) => (1u8, store, undo).hash(&mut hasher),
-            }
-        }
-        deferred.hash(&mut hasher);
-        numbers.len().hash(&mut hasher);
-        for number in numbers {
-            hash_f64(*number, &mut hasher);
-        }
+        write_transaction(transaction, hasher);
         if let Some(steer) = steer {
             let Steer {
                 // What one event decides, made and told: each event starts them afresh.
@@ -208,6 +174,43 @@ impl Sim<'_> {
                 stuck,
             } = &**steer;
             (faults, crashed_anywhere, stuck).hash(&mut hasher);
+        }
+    }
+
+    /// The pending events, each owner's in its order (not by insertion numbers, which
+    /// differ between orders that reach one state), into `hasher`.
+    fn write_pending(
+        &self,
+        events: &EventQueue<Event>,
+        pending: &mut Vec<Pending>,
+        mut hasher: &mut Words<'_>,
+    ) {
+        pending.clear();
+        pending.extend(
+            events
+                .pending()
+                .map(|(time, due)| (time, self.owner(due.event), due.seq, due.class, due.event)),
+        );
+        // An owner's own events keep their order; different owners' are free. The class
+        // decides which of an owner's events is first and where it stands among the free
+        // ones: hashed with the event.
+        pending.sort_unstable_by_key(|e| (e.0, e.1, e.2));
+        // Every list of varying length is written with its length first, so that no two
+        // states' words run together alike (the words decide the state, and a hash of
+        // them merges states).
+        pending.len().hash(&mut hasher);
+        for (time, owner, _, class, event) in pending.iter() {
+            // A timer by whether it is its job's latest (1) or one left from a wait that
+            // ended (0), not by its count: two executions that armed timers as often as
+            // each other, or not, go on alike.
+            let event = match *event {
+                Event::Timeout { job, armed } => Event::Timeout {
+                    job,
+                    armed: u16::from(self.jobs[job as usize].armed == armed),
+                },
+                other => other,
+            };
+            (time, owner, class, event).hash(&mut hasher);
         }
     }
 
@@ -337,13 +340,36 @@ impl Sim<'_> {
             Event::Resume { job }
             | Event::Land { job }
             | Event::Retry { job }
-            | Event::Timeout { job } => self.jobs[job as usize].actor,
+            | Event::Timeout { job, .. } => self.jobs[job as usize].actor,
             Event::Depart { server, .. } | Event::Down { server } | Event::Up { server } => {
                 actors + u32::from(server)
             }
             Event::Unlock { lock } => servers + u32::from(lock),
             Event::Arrive { queue, .. } | Event::Visible { queue } => locks + u32::from(queue),
         }
+    }
+}
+
+/// A transaction under way (its job, what undoes it, what it defers), into `hasher`.
+fn write_transaction(transaction: &Transaction, mut hasher: &mut Words<'_>) {
+    let Transaction {
+        job,
+        undo,
+        deferred,
+        numbers,
+    } = transaction;
+    job.hash(&mut hasher);
+    undo.len().hash(&mut hasher);
+    for undo in undo {
+        match undo {
+            Undo::Register(index, register) => (0u8, index, register).hash(&mut hasher),
+            Undo::Key(store, undo) => (1u8, store, undo).hash(&mut hasher),
+        }
+    }
+    deferred.hash(&mut hasher);
+    numbers.len().hash(&mut hasher);
+    for number in numbers {
+        hash_f64(*number, &mut hasher);
     }
 }
 
@@ -430,6 +456,9 @@ fn job_words(job: &Job) -> [u64; 13] {
         answering,
         // Never set in an explored run (it cancels no event).
         timer: _,
+        // A count of its history: what it decides is whether each pending timer is the
+        // job's latest, which the pending events say (`write_state`).
+        armed: _,
     } = *job;
     let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
     let quad = |first: u16, second: u16, third: u16, fourth: u16| {

@@ -103,3 +103,24 @@ steps = [
         prop_assert_eq!(num(run.metric("at_take.total")), num(run.metric("later.total")));
     }
 }
+
+/// A timer left from a wait that ended does nothing, even at the very instant a later wait
+/// of the same actor times out: that wait gives up at its own timer's place among the
+/// instant's events. `a` asks S (served 0 → 2) with a 5 ms timeout, whose timer stays
+/// pending at 5, then waits on Q from 2 with a 3 ms timeout (also due at 5). `b`'s delay,
+/// scheduled at 0, ends at 5 too and puts on Q. At 5, by the order events were scheduled:
+/// the old request timer (at 0) does nothing, `b`'s put (at 0) hands `a` the message, and
+/// `a`'s take timer (at 2) finds its wait over. So `a` completes in 5 ms, nothing left on Q.
+#[test]
+fn a_timer_left_from_an_earlier_wait_gives_up_no_later_one() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"S\"\nkind = \"server\"\nservice_ms = 2\n\
+        [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+        [[actor]]\nname = \"a\"\nsteps = [{ request = \"S\", timeout_ms = 5 }, { take = \"Q\", timeout_ms = 3 }]\n\
+        [[actor]]\nname = \"b\"\nsteps = [{ delay_ms = 5 }, { put = \"Q\" }]\n";
+    let run = run_text(text, 0);
+    assert_eq!(num(run.metric("a.completed")), 1.0);
+    assert_eq!(num(run.metric("a.gave_up")), 0.0);
+    assert_eq!(num(run.metric("a.mean_response_ms")), 5.0);
+    assert_eq!(num(run.metric("Q.left")), 0.0);
+}
