@@ -17,12 +17,8 @@
 //! The simulation engine is `sim-core`; the model API is `coordsim-model`.
 
 pub mod check;
-pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod dashboard;
-pub mod explore;
-pub mod explore_shard;
 pub mod export;
 pub mod format;
 pub mod input;
@@ -31,19 +27,15 @@ pub mod labels;
 pub use coordsim_expr as expr;
 pub mod lesson;
 pub mod locale;
-pub mod merge;
-pub mod models_cmd;
 pub mod print;
 pub mod results;
 pub mod runner;
-pub mod schedule;
 pub mod shard;
 pub mod site;
 pub mod source;
 pub mod suggest;
 pub mod summary;
 pub mod sweep;
-pub mod ties;
 
 use std::process::ExitCode;
 
@@ -65,7 +57,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         xfsz.add(nix::sys::signal::Signal::SIGXFSZ);
         let _ = xfsz.thread_block();
     }
-    let cli = match cli::Cli::try_parse() {
+    let cli = match commands::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };

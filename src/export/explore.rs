@@ -200,7 +200,7 @@ fn deciding(
         config.source.name,
         k + 1
     );
-    let text = crate::schedule::text(config, point, &outcome.schedule, &about);
+    let text = crate::runner::schedule::text(config, point, &outcome.schedule, &about);
     write_atomic(&dir.join(&file), text.as_bytes())?;
     writeln!(
         md,

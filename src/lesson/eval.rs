@@ -688,8 +688,9 @@ fn trace_chart(
     let explored = l
         .explored
         .get_or_init(|| {
-            let limits = crate::explore::default_limits();
-            crate::explore::explore_config(config, config.seed, &limits).map_err(|e| e.to_string())
+            let limits = crate::runner::explore::default_limits();
+            crate::runner::explore::explore_config(config, config.seed, &limits)
+                .map_err(|e| e.to_string())
         })
         .as_ref()
         .map_err(|e| error(region.marker, e.clone()))?;

@@ -20,8 +20,8 @@ use anyhow::Context;
 use coordsim_model::Registry;
 use rayon::prelude::*;
 
+use crate::check::dashboard::Case;
 use crate::config::Config;
-use crate::dashboard::Case;
 use crate::runner::{self, RunOptions};
 use eval::{Loaded, Outcome};
 use parse::{Lesson, LessonError};

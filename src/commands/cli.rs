@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::dashboard::Format;
-use crate::merge::MergeArgs;
+use crate::check::dashboard::Format;
 pub use crate::shard::Shard;
+use crate::shard::merge::MergeArgs;
 use crate::shard::parse_shard;
 
 /// Deterministic discrete-event simulation of distributed-systems coordination patterns.

@@ -1,5 +1,8 @@
 //! Running a config: every (point, replication) in parallel, collected in order.
 
+pub mod explore;
+pub mod schedule;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -187,7 +190,7 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
 pub fn run_schedule(
     config: &Config,
     options: &RunOptions,
-    file: &crate::schedule::ScheduleFile,
+    file: &crate::runner::schedule::ScheduleFile,
 ) -> anyhow::Result<Results> {
     let run_seed = sim_core::replication_seed(options.seed_for(config), 0);
     let mut lane_points = vec![false; config.points];

@@ -7,13 +7,15 @@ use crate::format::Numbers;
 
 use crate::results::{ColumnId, ColumnSource, Results, number};
 
+pub mod dashboard;
 mod entity_index;
-mod executions;
+mod execution_row;
 mod judge;
 mod line;
+pub mod ties;
 
 use entity_index::{EntityIndex, missing_entity};
-pub use executions::{ExecutionRow, Executions};
+pub use execution_row::{ExecutionRow, Executions};
 use judge::{Eval, judge};
 
 /// One claim's verdict: its worst evaluation.
@@ -59,9 +61,9 @@ struct Sample {
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
 /// A config with claims over executions is explored first (with the default bounds).
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
-    let explored = if crate::explore::claims_executions(config) {
-        let limits = crate::explore::default_limits();
-        crate::explore::explore_config(config, config.seed, &limits)?
+    let explored = if crate::runner::explore::claims_executions(config) {
+        let limits = crate::runner::explore::default_limits();
+        crate::runner::explore::explore_config(config, config.seed, &limits)?
     } else {
         Vec::new()
     };
@@ -695,8 +697,8 @@ fn sample(
 
 impl Verdict {
     /// This verdict as a test case of `--format junit` and `--format json`.
-    pub fn case(&self) -> crate::dashboard::Case {
-        crate::dashboard::Case {
+    pub fn case(&self) -> crate::check::dashboard::Case {
+        crate::check::dashboard::Case {
             suite: self.config.clone(),
             name: self.claim.clone(),
             pass: self.pass,

@@ -5,6 +5,9 @@
 //! agrees: a task that cannot tell its shard exactly must fail, since a wrong guess gives two
 //! tasks the same points and leaves others unrun, which `merge` only notices afterwards.
 
+pub mod explore;
+pub mod merge;
+
 /// Which points a `run` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shard {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::export::write_atomic;
-use crate::merge::{ShardInfo, read_file, read_info, read_shards, verify};
+use crate::shard::merge::{ShardInfo, read_file, read_info, read_shards, verify};
 use crate::source::Source;
 
 /// Each point's part: counts and outcomes.
@@ -169,18 +169,22 @@ pub fn write(
     }
     let json = serde_json::to_vec(&PartFile { points })?;
     write_atomic(
-        &dir.join(crate::merge::SHARD_CONFIG),
+        &dir.join(crate::shard::merge::SHARD_CONFIG),
         config.source.text.as_bytes(),
     )?;
     write_atomic(&dir.join(SHARD_EXPLORE), &json)?;
     write_atomic(&dir.join(SHARD_VISITS), &visits)?;
-    crate::merge::write_info(
+    crate::shard::merge::write_info(
         dir,
         config,
         (k, n),
         seed,
         Some(&bounds_line(limits)),
-        &[crate::merge::SHARD_CONFIG, SHARD_EXPLORE, SHARD_VISITS],
+        &[
+            crate::shard::merge::SHARD_CONFIG,
+            SHARD_EXPLORE,
+            SHARD_VISITS,
+        ],
     )
 }
 

@@ -1,5 +1,8 @@
 //! The commands: run, check, report, merge, models.
 
+pub mod cli;
+pub mod models;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -7,13 +10,13 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use coordsim_model::Registry;
 
+use crate::check::dashboard::{self, Format};
 use crate::check::{self, Verdict};
-use crate::cli::{
+use crate::commands::cli::{
     CheckArgs, Command, ExploreArgs, LessonCheckArgs, LessonCommand, LessonFillArgs, ReportArgs,
     RunArgs,
 };
 use crate::config::Config;
-use crate::dashboard::{self, Format};
 use crate::export;
 use crate::export::batch::Batch;
 use crate::export::folder::Staging;
@@ -41,11 +44,11 @@ pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCod
         Command::Check(args) => check(args, registry),
         Command::Explore(args) => explore(args, registry),
         Command::Report(args) => report(args, registry),
-        Command::Merge(args) if crate::explore_shard::are_explore_shards(&args.shards) => {
+        Command::Merge(args) if crate::shard::explore::are_explore_shards(&args.shards) => {
             merge_exploration(args, registry)
         }
-        Command::Merge(args) => crate::merge::merge(args, registry),
-        Command::Models(args) => crate::models_cmd::models(args, registry),
+        Command::Merge(args) => crate::shard::merge::merge(args, registry),
+        Command::Models(args) => crate::commands::models::models(args, registry),
         Command::Lesson(LessonCommand::Check(args)) => lesson_check(args, registry),
         Command::Lesson(LessonCommand::Fill(args)) => lesson_fill(args, registry),
     }
@@ -124,7 +127,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let out = args.out.unwrap_or_else(|| PathBuf::from("reports"));
     if let Some(split) = shard {
         for config in &configs {
-            crate::merge::refuse_another_shard(&out.join(&config.stem), split)?;
+            crate::shard::merge::refuse_another_shard(&out.join(&config.stem), split)?;
         }
     }
     let mut stdout = crate::print::stdout();
@@ -135,7 +138,7 @@ fn run(args: RunArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         let (results, _, written) = run_and_write(config, &options, &dir)?;
         if let Some(split) = shard {
             let seed = options.seed_for(config);
-            crate::merge::write_shard(&dir, config, &results, split, seed)?;
+            crate::shard::merge::write_shard(&dir, config, &results, split, seed)?;
         }
         let dir = staging.commit()?;
         note_written(&dir);
@@ -170,7 +173,7 @@ fn run_schedule(
         );
     }
     let mut config = configs.remove(0);
-    let schedule = crate::schedule::load(file, &config)?;
+    let schedule = crate::runner::schedule::load(file, &config)?;
     let name = Path::new(file)
         .file_stem()
         .map_or("schedule".into(), |s| s.to_string_lossy().into_owned());
@@ -203,7 +206,7 @@ fn run_schedule(
 /// sweep; one execution draws none of them).
 pub(crate) fn write_schedule_run(
     config: &mut Config,
-    schedule: &crate::schedule::ScheduleFile,
+    schedule: &crate::runner::schedule::ScheduleFile,
     options: &RunOptions,
     dir: &Path,
     timeline: bool,
@@ -322,7 +325,7 @@ fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     let configs = load_all(&args.configs, registry)?;
     let options = RunOptions::from_flags(args.common.jobs, args.common.seed, true);
     if args.ties {
-        let all_passed = crate::ties::check_ties(&configs, registry, &options)?;
+        let all_passed = crate::check::ties::check_ties(&configs, registry, &options)?;
         return Ok(if all_passed {
             ExitCode::SUCCESS
         } else {
@@ -370,21 +373,22 @@ fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
     if let Some(split) = shard {
         for config in &configs {
             let dir = args.out.join(format!("{}-explore", config.stem));
-            crate::merge::refuse_another_shard(&dir, split)?;
+            crate::shard::merge::refuse_another_shard(&dir, split)?;
         }
     }
     let mut stdout = crate::print::stdout();
     let mut verdicts = Vec::new();
     for config in &mut configs {
-        let watch = crate::explore::Watch {
+        let watch = crate::runner::explore::Watch {
             progress: !args.quiet,
             max_seconds: args.max_seconds,
         };
-        let explored = crate::explore::explore_watched(config, config.seed, &limits, watch)?;
+        let explored =
+            crate::runner::explore::explore_watched(config, config.seed, &limits, watch)?;
         let name = format!("{}-explore", config.stem);
         let staging = Staging::begin(&args.out, &name)?;
         if let Some(split) = shard {
-            crate::explore_shard::write(
+            crate::shard::explore::write(
                 staging.path(),
                 config,
                 &explored,
@@ -427,11 +431,11 @@ const MAX_EXPLORE_SHARDS: usize = 4096;
 /// `merge OUT SHARD_DIR...` of the shards of an exploration: the parts joined, the claims
 /// over executions judged on the whole, and the outputs `explore` writes, into `OUT`.
 fn merge_exploration(
-    args: crate::merge::MergeArgs,
+    args: crate::shard::merge::MergeArgs,
     registry: &Registry,
 ) -> anyhow::Result<ExitCode> {
-    crate::merge::refuse_out_among_shards(&args.out, &args.shards)?;
-    let (mut config, explored) = crate::explore_shard::read_merged(&args.shards, registry)?;
+    crate::shard::merge::refuse_out_among_shards(&args.out, &args.shards)?;
+    let (mut config, explored) = crate::shard::explore::read_merged(&args.shards, registry)?;
     let staging = crate::export::in_place::InPlace::begin(&args.out)?;
     let (verdicts, text) = write_exploration(&mut config, &explored, &staging.path())?;
     let dir = staging.commit()?;
@@ -480,7 +484,7 @@ fn write_traces(
         let Some((point, k)) = *decides else {
             continue;
         };
-        let file = crate::schedule::ScheduleFile {
+        let file = crate::runner::schedule::ScheduleFile {
             point,
             schedule: explored[point].outcomes[k].schedule.clone(),
             written: None,
@@ -554,12 +558,12 @@ fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
         crate::labels::print_warnings(&config);
         let (results, summary, written) = run_and_write(&config, &options, &staged)?;
         let dir = args.out.join(&config.stem);
-        let explored = if crate::explore::claims_executions(&config) {
+        let explored = if crate::runner::explore::claims_executions(&config) {
             let limits = coordsim_model::ExploreLimits {
                 jobs: options.jobs,
                 ..Default::default()
             };
-            crate::explore::explore_config(&config, config.seed, &limits)?
+            crate::runner::explore::explore_config(&config, config.seed, &limits)?
         } else {
             Vec::new()
         };
