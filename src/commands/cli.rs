@@ -6,7 +6,6 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::check::dashboard::Format;
 pub use crate::shard::Shard;
-use crate::shard::merge::MergeArgs;
 use crate::shard::parse_shard;
 
 /// Deterministic discrete-event simulation of distributed-systems coordination patterns.
@@ -215,6 +214,18 @@ pub struct ReportArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: Common,
+}
+
+/// `merge`'s arguments.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Where the merged outputs go (written directly into it).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// The shard output folders (DIR/STEM/ of each `run --shard`, DIR/STEM-explore/ of
+    /// each `explore --shard`).
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    pub shards: Vec<PathBuf>,
 }
 
 /// `models`.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use coordsim_model::{ModelDef, Registry, unit_of};
 
-use crate::commands::cli::ModelsArgs;
+use super::cli::ModelsArgs;
 
 /// Lists models, describes one, or prints its starter config.
 pub fn models(args: ModelsArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
