@@ -6,20 +6,20 @@ use crate::config::Stat;
 /// The row of a claim over executions' worst evaluation, in parts: the point, and which
 /// of its executions.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ExecutionRow {
+pub(crate) struct ExecutionRow {
     /// The point, by its swept parameters' values (`guard = "none"`; empty without a
     /// sweep).
-    pub point: String,
+    pub(crate) point: String,
     /// Which of the point's executions.
-    pub executions: Executions,
+    pub(crate) executions: Executions,
     /// The point's exploration stopped at a bound: not every execution was seen (`check`
     /// says which bound, after `;`).
-    pub bounded: bool,
+    pub(crate) bounded: bool,
 }
 
 /// Which executions a claim over executions' worst evaluation is about.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Executions {
+pub(crate) enum Executions {
     /// Outcome `k` (from 1) of the point's `of` distinct outcomes, which `executions`
     /// executions end in.
     Outcome {

@@ -17,7 +17,7 @@ use super::verdict::{Verdict, describe, verdict};
 /// A claim over every execution of each point it matches: its verdict, and the outcome
 /// that decides it (a failing `always`'s counterexample, a `sometimes`' or a `never`'s
 /// witness) as (point, outcome index).
-pub fn over_executions(
+pub(crate) fn over_executions(
     config: &Config,
     explored: &[coordsim_model::Exploration],
     claim: &Claim,
@@ -214,8 +214,7 @@ fn probability_over_executions(
         reason: Option<&'static str>,
         /// The first (shortest) outcome that meets the test.
         first: Option<(usize, usize)>,
-        /// The test, in words (`x = 1`), and as the line says it (in the locale).
-        test: String,
+        /// The test as the line says it (`x = 1`, in the locale).
         test_line: String,
     }
     let mut worst: Option<Judged> = None;
@@ -233,8 +232,7 @@ fn probability_over_executions(
             Expect::Text(_) => None,
         };
         // Said from the outcomes' expectation; with none (a bound hit first), from the claim.
-        let mut test = format!("{} meets its test", claim.metric);
-        let mut test_line = test.clone();
+        let mut test_line = format!("{} meets its test", claim.metric);
         let mut first = None;
         let mut actual = Some(0.0);
         for (k, o) in e.outcomes.iter().enumerate() {
@@ -247,7 +245,6 @@ fn probability_over_executions(
             let shown = |n: &dyn Fn(&str) -> String| {
                 s.expected.map_or("empty".into(), |x| n(&x.to_string()))
             };
-            test = format!("{} {op} {}", claim.metric, shown(&|x| x.to_string()));
             test_line = format!(
                 "{} {op} {}",
                 claim.metric,
@@ -279,7 +276,6 @@ fn probability_over_executions(
                 row: describe(config, point, None),
                 reason,
                 first,
-                test,
                 test_line,
             });
         }
@@ -291,7 +287,6 @@ fn probability_over_executions(
         row,
         reason,
         first,
-        test,
         test_line,
     }) = worst
     else {
@@ -304,7 +299,6 @@ fn probability_over_executions(
         Expect::Expr(text, _) => format!("{text} = {}", show(expected)),
         _ => show(expected),
     };
-    let what = format!("probability that {test}");
     let relation = format!("expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
     let line = line::probability_line(
         config,
@@ -333,7 +327,6 @@ fn probability_over_executions(
         claim: claim.name.clone(),
         actual: show(actual),
         expected: relation,
-        metric: what,
         at: row,
         config_line: config.source.line_col(claim.span.start).0,
         numbers: Numbers {

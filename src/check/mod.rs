@@ -3,23 +3,23 @@
 //! re-checks them under other orders of simultaneous events, `dashboard` gives them to a
 //! course's CI as JUnit or JSON.
 
-pub mod dashboard;
+pub(crate) mod dashboard;
 mod entity_index;
 mod execution_row;
 mod executions;
 mod judge;
 mod line;
 mod runs;
-pub mod ties;
+pub(crate) mod ties;
 mod verdict;
 
 use crate::config::Config;
 use crate::results::Results;
 
-pub use execution_row::{ExecutionRow, Executions};
-pub use executions::over_executions;
+pub(crate) use execution_row::{ExecutionRow, Executions};
+pub(crate) use executions::over_executions;
 use runs::claim_evals;
-pub use runs::claim_values;
+pub(crate) use runs::claim_values;
 pub use verdict::Verdict;
 use verdict::verdict;
 
@@ -37,7 +37,7 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
 
 /// [`evaluate`] with the config's explorations given (every point's, when it has claims
 /// over executions).
-pub fn evaluate_explored(
+pub(crate) fn evaluate_explored(
     config: &Config,
     results: &Results,
     explored: &[coordsim_model::Exploration],

@@ -32,7 +32,7 @@ pub(super) fn claim_evals(
 
 /// What each claim reads, evaluation by evaluation (row, or point with `stat`): the row it
 /// names and the value (or text) it found. Two runs agree on a claim when these are equal.
-pub fn claim_values(
+pub(crate) fn claim_values(
     config: &Config,
     results: &Results,
 ) -> anyhow::Result<Vec<Vec<(String, String)>>> {

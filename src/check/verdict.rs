@@ -16,31 +16,29 @@ pub struct Verdict {
     /// The line `check` prints.
     pub line: String,
     /// The config, as named on the command line.
-    pub config: String,
+    pub(crate) config: String,
     /// The claim's name.
-    pub claim: String,
+    pub(crate) claim: String,
     /// The value the run gave (its worst evaluation).
-    pub actual: String,
+    pub(crate) actual: String,
     /// What the claim expects there.
-    pub expected: String,
-    /// What it reads: the metric (or entity column), with its statistic (`mean of x`).
-    pub metric: String,
+    pub(crate) expected: String,
     /// The row (point, replication) or point its worst evaluation is about, as
     /// `clients = 8`; empty for a config without a sweep.
-    pub at: String,
+    pub(crate) at: String,
     /// The 1-based line of the config where the claim is written.
-    pub config_line: usize,
+    pub(crate) config_line: usize,
     /// The numbers behind `actual` and `expected`, for a page to write in its locale.
-    pub numbers: Numbers,
+    pub(crate) numbers: Numbers,
     /// A claim over executions: its worst row in parts (`at` says it in `check`'s words),
     /// for a page to word in its locale; none for a claim over rows or a point's
     /// probability (its row is the point alone).
-    pub executions: Option<ExecutionRow>,
+    pub(crate) executions: Option<ExecutionRow>,
 }
 
 impl Verdict {
     /// This verdict as a test case of `--format junit` and `--format json`.
-    pub fn case(&self) -> crate::check::dashboard::Case {
+    pub(crate) fn case(&self) -> crate::check::dashboard::Case {
         crate::check::dashboard::Case {
             suite: self.config.clone(),
             name: self.claim.clone(),
@@ -106,7 +104,6 @@ pub(super) fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         claim: claim.name.clone(),
         actual: said.actual,
         expected: said.expected,
-        metric: said.metric,
         at: worst.row,
         config_line: config.source.line_col(claim.span.start).0,
         numbers,

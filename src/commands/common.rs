@@ -17,7 +17,7 @@ use crate::results::{Results, Table};
 use crate::runner::{self, RunOptions};
 
 /// The output folders this command has put in place so far (for the Ctrl-C message).
-pub fn written() -> Vec<String> {
+pub(crate) fn written() -> Vec<String> {
     WRITTEN.lock().map(|w| w.clone()).unwrap_or_default()
 }
 

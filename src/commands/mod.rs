@@ -1,12 +1,12 @@
 //! The commands: `cli` parses the command line, one file per command does it.
 
 mod check;
-pub mod cli;
+pub(crate) mod cli;
 mod common;
 mod explore;
 mod lesson;
 mod merge;
-pub mod models;
+pub(crate) mod models;
 mod report;
 mod run;
 
@@ -15,10 +15,12 @@ use std::process::ExitCode;
 use coordsim_model::Registry;
 
 use cli::{Command, LessonCommand};
-pub use common::{find_configs, find_files, written};
+pub use common::find_configs;
+pub use common::find_files;
+pub(crate) use common::written;
 
 /// Runs a command; `Err` is bad input (exit 2).
-pub fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCode> {
+pub(crate) fn dispatch(command: Command, registry: &Registry) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => run::run(args, registry),
         Command::Check(args) => check::check(args, registry),

@@ -28,13 +28,13 @@ use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
 use crate::source::Source;
 
 /// The config a shard ran, kept beside its outputs for `merge`.
-pub const SHARD_CONFIG: &str = "shard-config.toml";
+pub(crate) const SHARD_CONFIG: &str = "shard-config.toml";
 /// `K/N`, the seed, the config's name and the digests of the shard's files.
-pub const SHARD_INFO: &str = "shard.txt";
+pub(crate) const SHARD_INFO: &str = "shard.txt";
 /// The timeline lanes of the shard's points (when its config draws a timeline).
-pub const SHARD_LANES: &str = "shard-lanes.csv";
+pub(crate) const SHARD_LANES: &str = "shard-lanes.csv";
 /// The per-request samples a shard's distribution charts draw: `point,name,value_ms`.
-pub const SHARD_DISTRIBUTIONS: &str = "shard-distributions.csv";
+pub(crate) const SHARD_DISTRIBUTIONS: &str = "shard-distributions.csv";
 
 /// The most bytes `merge` reads of one shard file (a shard's CSV of 1,000,000 rows of a
 /// wide model stays well below).
@@ -61,7 +61,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Writes what `merge` needs beside a shard's outputs in `dir` (its outputs already there).
-pub fn write_shard(
+pub(crate) fn write_shard(
     dir: &Path,
     config: &Config,
     results: &Results,
@@ -408,7 +408,7 @@ fn resolved(path: &Path) -> PathBuf {
 
 /// `coordsim merge OUT SHARD_DIR...` of a run's shards: the rows joined and checked, and
 /// the outputs `run` writes, into `out`.
-pub fn merge(out: &Path, shard_dirs: &[PathBuf], registry: &Registry) -> anyhow::Result<()> {
+pub(crate) fn merge(out: &Path, shard_dirs: &[PathBuf], registry: &Registry) -> anyhow::Result<()> {
     refuse_out_among_shards(out, shard_dirs)?;
     let (shards, text) = read_shards(shard_dirs)?;
     if shards[0].explore.is_some() {
