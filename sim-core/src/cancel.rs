@@ -117,15 +117,15 @@ impl<E> Cancellable<E> {
 
 impl<E: Copy> Cancellable<E> {
     /// Adds `event` at `(time, order)`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, time: Nanos, order: u64, event: E) -> Ticket {
         let at = self.heap.len() as u32;
-        let slot = match self.free.pop() {
+        let (slot, generation) = match self.free.pop() {
             Some(slot) => {
                 let s = &mut self.slots[slot as usize];
                 s.event = event;
                 s.at = at;
-                slot
+                (slot, s.generation)
             }
             None => {
                 self.slots.push(Slot {
@@ -133,17 +133,14 @@ impl<E: Copy> Cancellable<E> {
                     generation: 0,
                     at,
                 });
-                (self.slots.len() - 1) as u32
+                ((self.slots.len() - 1) as u32, 0)
             }
         };
         self.heap.push(Entry { time, order, slot });
         if at > 0 {
             self.sift_up(at as usize);
         }
-        Ticket {
-            slot,
-            generation: self.slots[slot as usize].generation,
-        }
+        Ticket { slot, generation }
     }
 
     /// The least pending event and its time.
@@ -163,16 +160,23 @@ impl<E: Copy> Cancellable<E> {
 
     /// The due time of `ticket`'s event, if it is still pending; the event taken out
     /// unless it is due after `latest` (then it stays, and so does the ticket).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn cancel(&mut self, ticket: Ticket, latest: Nanos) -> Option<Nanos> {
-        let slot = self.slots.get(ticket.slot as usize)?;
+        let slot = self.slots.get_mut(ticket.slot as usize)?;
         if slot.generation != ticket.generation || slot.at == FREE {
             return None;
         }
         let at = slot.at as usize;
         let time = self.heap[at].time;
         if time <= latest {
-            self.remove_at(at);
+            // `remove_at`, its slot known.
+            slot.at = FREE;
+            slot.generation = slot.generation.wrapping_add(1);
+            self.free.push(ticket.slot);
+            self.heap.swap_remove(at);
+            if at < self.heap.len() {
+                self.resift(at);
+            }
         }
         Some(time)
     }
@@ -204,6 +208,7 @@ impl<E: Copy> Cancellable<E> {
     }
 
     /// The last entry took the place `at`: it goes up or down to where it belongs.
+    #[inline(never)]
     fn resift(&mut self, at: usize) {
         self.slots[self.heap[at].slot as usize].at = at as u32;
         if at > 0 && self.heap[at].key() < self.heap[(at - 1) / 2].key() {
@@ -214,6 +219,7 @@ impl<E: Copy> Cancellable<E> {
     }
 
     /// Moves the entry at `at` up to its place.
+    #[inline(never)]
     fn sift_up(&mut self, mut at: usize) {
         let moving = self.heap[at];
         let key = moving.key();

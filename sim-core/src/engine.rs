@@ -461,7 +461,7 @@ impl<E: Copy> EventQueue<E> {
     /// it runs ([`EventQueue::cancel`]). Meant for an event a model expects to cancel
     /// often (a timer it may no longer need): it costs a little more to schedule and to run
     /// than one that cannot be cancelled.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_cancellable_at(&mut self, time: Nanos, class: Class, event: E) -> Ticket {
         let Entry { time, order, event } = self.entry(time, class, event);
         let ticket = self.cancellable.push(time, order, event);
@@ -483,7 +483,7 @@ impl<E: Copy> EventQueue<E> {
     /// [`EventQueue::cancelled_until`]. One due past the time limit stays pending (and its
     /// ticket valid): the run stops when it comes due ([`SimError::TimeLimit`]), as it would
     /// have had it not been cancelled, and it never runs either way.
-    #[inline]
+    #[inline(always)]
     pub fn cancel(&mut self, ticket: Ticket) -> bool {
         let Some(time) = self.cancellable.cancel(ticket, self.limits.max_time) else {
             return false;

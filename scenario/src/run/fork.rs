@@ -13,7 +13,7 @@
 use sim_core::{EventQueue, Ticket};
 
 use crate::machine::queue::Taken;
-use crate::point::Step;
+use crate::point::{Duration, Step};
 use crate::run::handle::Flow;
 use crate::run::recover::{FAILED, JOINED};
 use crate::run::state::{Event, Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
@@ -29,6 +29,7 @@ impl<'p> Sim<'p> {
         &mut self,
         job: u32,
         starts: &[u32],
+        (wait, withdraw): (u32, bool),
         acted: &mut bool,
         events: &mut EventQueue<Event>,
     ) -> Flow {
@@ -38,6 +39,9 @@ impl<'p> Sim<'p> {
         job_state.joined = 0;
         job_state.failed = 0;
         job_state.winner = 0;
+        // At most `MAX_BRANCHES`.
+        job_state.need = wait as u8;
+        job_state.withdraw = withdraw;
         // What a branch has of its parent: its repetition, and nothing it waits for.
         let kid = Job {
             parent: job,
@@ -55,15 +59,26 @@ impl<'p> Sim<'p> {
         };
         // Every branch is made before any runs: one that ends at once may meet the join
         // and cancel the others, which must be in the row of kids by then.
+        let row = job as usize * self.fan;
         let mut kids = [NO_JOB; MAX_BRANCHES];
+        // Nothing to blank, copy or draw for a job, and no slot of its actor's to take:
+        // the kids are made from the free jobs at once.
+        let plain =
+            self.steer.is_none() && self.lanes.is_none() && !self.job_rows && self.locks.is_empty();
         for (branch_index, &start) in starts.iter().enumerate() {
-            let made = self.alloc(Job {
+            let kid = Job {
                 branch: branch_index as u8 + 1,
                 step: start,
                 ..kid
-            });
-            self.copy_rows(job, made, false);
-            self.tables.kids[job as usize * self.fan + branch_index] = made;
+            };
+            let made = if plain {
+                self.alloc_plain(kid)
+            } else {
+                let made = self.alloc(kid);
+                self.copy_rows(job, made, false);
+                made
+            };
+            self.tables.kids[row + branch_index] = made;
             kids[branch_index] = made;
         }
         if self.steer.is_some() {
@@ -73,13 +88,15 @@ impl<'p> Sim<'p> {
             // the run's (at once, in order) among them.
             *acted = true;
         }
+        let point = self.point;
+        let steps = &point.groups[self.jobs[job as usize].group as usize].steps;
         for (&kid, &start) in kids.iter().zip(starts) {
             if self.jobs[kid as usize].cancelled {
                 // The join was met before its turn: it never starts.
                 self.free_job(kid);
                 continue;
             }
-            self.start_branch(kid, start, acted, events);
+            self.start_branch(kid, steps.get(start as usize), acted, events);
             if self.error.is_some() {
                 return Flow::Wait;
             }
@@ -91,21 +108,30 @@ impl<'p> Sim<'p> {
         }
     }
 
-    /// Branch `kid` starts at its step `start` and runs its steps until one blocks it. The
-    /// first steps of a hedge's two branches, a request and a delay, are run here, without
-    /// a turn of the step loop when they wait (explored, a request is a shared step: it
-    /// goes through the loop).
+    /// Branch `kid` starts at its first step, `first` (a branch's group is its parent's),
+    /// and runs its steps until one blocks it. The first steps of a hedge's two branches, a
+    /// request and a delay, are run here, without a turn of the step loop when they wait
+    /// (explored, a request is a shared step: it goes through the loop).
+    #[inline(always)]
     fn start_branch(
         &mut self,
         kid: u32,
-        start: u32,
+        first: Option<&'p Step>,
         acted: &mut bool,
         events: &mut EventQueue<Event>,
     ) {
         let now = events.now();
-        let point = self.point;
-        let steps = &point.groups[self.jobs[kid as usize].group as usize].steps;
-        let flow = match steps.get(start as usize) {
+        let flow = match first {
+            Some(Step::Delay(Duration::Fixed(ns)))
+                if self.steer.is_none() && self.lanes.is_none() =>
+            {
+                // What `Sim::delay_step` does for a branch's fixed delay in a run not
+                // explored and not drawn: its end, cancellable, is all.
+                let resume = Event::Resume { job: kid };
+                let timer = events.schedule_cancellable_in(*ns, self.other, resume);
+                self.jobs[kid as usize].timer = timer;
+                Flow::Wait
+            }
             Some(Step::Delay(duration)) => self.delay_step(kid, duration, "working", now, events),
             Some(Step::Request {
                 server,
@@ -174,6 +200,12 @@ impl<'p> Sim<'p> {
     /// now (or be out of reach): then the branches still running are cancelled and the
     /// parent goes on, in this event, as soon as this branch's steps stop (`Sim::joined`).
     pub(super) fn branch_end(&mut self, kid: u32, ok: bool, events: &mut EventQueue<Event>) {
+        self.end_branch(kid, ok, events);
+    }
+
+    /// [`Sim::branch_end`]'s work, inlined into [`Sim::came_through`] (a hedge's every join).
+    #[inline(always)]
+    fn end_branch(&mut self, kid: u32, ok: bool, events: &mut EventQueue<Event>) {
         let kid_state = &self.jobs[kid as usize];
         let (parent, branch) = (kid_state.parent, kid_state.branch);
         let lock_count = self.locks.len();
@@ -187,10 +219,14 @@ impl<'p> Sim<'p> {
         if ok {
             self.copy_rows(kid, parent, true);
         }
-        self.tables.kids[parent_index * self.fan + usize::from(branch) - 1] = NO_JOB;
+        let row = parent_index * self.fan;
+        self.tables.kids[row + usize::from(branch) - 1] = NO_JOB;
         self.free_job(kid);
-        let point = self.point;
         let parent_state = &mut self.jobs[parent_index];
+        debug_assert!(matches!(
+            self.point.groups[parent_state.group as usize].steps[parent_state.step as usize],
+            Step::Fork { .. }
+        ));
         parent_state.running -= 1;
         if ok {
             parent_state.joined += 1;
@@ -200,35 +236,31 @@ impl<'p> Sim<'p> {
         } else {
             parent_state.failed += 1;
         }
-        let Step::Fork {
-            starts,
-            wait,
-            withdraw,
-            ..
-        } = &point.groups[parent_state.group as usize].steps[parent_state.step as usize]
-        else {
-            self.error
-                .get_or_insert_with(|| "internal: a branch of a job at no parallel".into());
-            return;
-        };
-        let branches = starts.len() as u32;
-        let outcome = if u32::from(parent_state.joined) >= *wait {
+        // Every branch is running, came through or failed: the join is out of reach when
+        // those running and those through are fewer than it needs.
+        let (running, need) = (parent_state.running, parent_state.need);
+        parent_state.outcome = if parent_state.joined >= need {
             JOINED
-        } else if branches - u32::from(parent_state.failed) < *wait {
+        } else if running + parent_state.joined < need {
             FAILED
         } else {
             return;
         };
-        parent_state.outcome = outcome;
-        let withdraw = *withdraw;
-        for other in 0..branches as usize {
-            let kid = self.tables.kids[parent_index * self.fan + other];
+        parent_state.running = 0;
+        let withdraw = parent_state.withdraw;
+        // The branches still running, in order: they are the first `running` of the
+        // parallel's row still set (a place past its branches may hold an old self's).
+        let mut left = running;
+        let mut other = row;
+        while left > 0 {
+            debug_assert!(other < row + self.fan);
+            let kid = std::mem::replace(&mut self.tables.kids[other], NO_JOB);
             if kid != NO_JOB {
-                self.tables.kids[parent_index * self.fan + other] = NO_JOB;
                 self.cancel(kid, withdraw, events);
+                left -= 1;
             }
+            other += 1;
         }
-        self.jobs[parent_index].running = 0;
         self.joined = Some(parent);
     }
 
@@ -243,7 +275,7 @@ impl<'p> Sim<'p> {
             // Not a branch that goes on: the loop frees it.
             return self.go(kid, events);
         }
-        self.branch_end(kid, true, events);
+        self.end_branch(kid, true, events);
         let joined = self.joined.take();
         if self.error.is_some() {
             let kid_state = &self.jobs[kid as usize];
@@ -289,8 +321,38 @@ impl<'p> Sim<'p> {
         }
     }
 
-    /// Branch `kid` is cancelled at its parent's join.
+    /// Branch `kid` is cancelled at its parent's join. Inlined for the hedge's common case,
+    /// a branch in a delay whose end the queue can take out (`Sim::delay_step`): it waits
+    /// for nothing else, holds no lock (there is none) and draws no mark (a timer is set
+    /// only when no timeline is drawn). Its end is taken out and the branch done at once;
+    /// the run still ends no earlier than that end would have come
+    /// (`EventQueue::cancelled_until`).
+    #[inline(always)]
     fn cancel(&mut self, kid: u32, withdraw: bool, events: &mut EventQueue<Event>) {
+        let job_state = &mut self.jobs[kid as usize];
+        if job_state.timer != Ticket::NONE && self.locks.is_empty() {
+            debug_assert!(
+                job_state.waiting == u16::MAX
+                    && job_state.taking == u16::MAX
+                    && job_state.calling == u16::MAX
+                    && job_state.serving == NO_SERVER
+                    && job_state.answering == u16::MAX
+                    && self.lanes.is_none()
+            );
+            job_state.cancelled = true;
+            job_state.deadline = NONE;
+            let timer = std::mem::replace(&mut job_state.timer, Ticket::NONE);
+            if events.cancel(timer) {
+                self.free_job(kid);
+            }
+            return;
+        }
+        self.cancel_waiting(kid, withdraw, events);
+    }
+
+    /// [`Sim::cancel`] of a branch in any other wait (or holding locks).
+    #[inline(never)]
+    fn cancel_waiting(&mut self, kid: u32, withdraw: bool, events: &mut EventQueue<Event>) {
         let now = events.now();
         let lock_count = self.locks.len();
         for lock in 0..lock_count {
@@ -352,9 +414,7 @@ impl<'p> Sim<'p> {
             self.span(kid, kind, from, Some(now));
             true
         } else if job_state.timer != Ticket::NONE && job_state.answering == u16::MAX {
-            // In a delay whose end the queue can take out (`Sim::delay_step`): taken out,
-            // the branch is done at once. The run still ends no earlier than that end
-            // would have come (`EventQueue::cancelled_until`).
+            // In a delay whose end the queue can take out, holding a lock: as above.
             let timer = std::mem::replace(&mut job_state.timer, Ticket::NONE);
             events.cancel(timer)
         } else {

@@ -492,7 +492,12 @@ impl<'p> Sim<'p> {
             Step::Exit { gave_up: false } => self.end_now(job, Outcome::Completed, events),
             Step::Exit { gave_up: true } => self.end_now(job, Outcome::GaveUp, events),
             Step::AfterTimeout(then) => self.after_timeout_step(job, then, events),
-            Step::Fork { starts, .. } => self.fork_step(job, starts, acted, events),
+            Step::Fork {
+                starts,
+                wait,
+                withdraw,
+                ..
+            } => self.fork_step(job, starts, (*wait, *withdraw), acted, events),
             Step::BranchEnd => {
                 self.branch_end(job, true, events);
                 Flow::Wait

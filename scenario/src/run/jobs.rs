@@ -17,6 +17,34 @@ impl Sim<'_> {
         index
     }
 
+    /// A job for `job` in a run not explored, with no timeline drawn, where jobs have no
+    /// rows and there is no lock: what [`Sim::alloc`] does, with nothing to blank or draw
+    /// (a `parallel`'s branches, made at every fork).
+    #[inline(always)]
+    pub(crate) fn alloc_plain(&mut self, job: Job) -> u32 {
+        debug_assert!(self.steer.is_none() && self.lanes.is_none());
+        debug_assert!(!self.job_rows && self.locks.is_empty());
+        match self.free_jobs.pop() {
+            Some(reused) => {
+                self.reuse(reused, job);
+                reused
+            }
+            None => self.alloc_job(job),
+        }
+    }
+
+    /// Free job `reused` becomes `job`: copied whole, then its wait moved on and its
+    /// timers' count kept (a field-by-field build cost a store a field): an event left for
+    /// the slot's last job (a timer, a queue's entry) is then stale for the new one.
+    #[inline(always)]
+    fn reuse(&mut self, reused: u32, job: Job) {
+        let slot = &mut self.jobs[reused as usize];
+        let (wait, armed) = (slot.wait.wrapping_add(1), slot.armed);
+        *slot = job;
+        slot.wait = wait;
+        slot.armed = armed;
+    }
+
     /// A job that is done goes back to the pool (its sub-row on the timeline is free). In an
     /// explored run its rows of the tables are blanked at once (what it read is no state
     /// any more: two executions that read differently before it ended meet).
@@ -81,14 +109,7 @@ impl Sim<'_> {
             self.free_jobs.pop()
         };
         if let Some(reused) = reused {
-            // Copied whole, then its wait moved on and its timers' count kept (a
-            // field-by-field build cost a store a field): an event left for the slot's
-            // last job (a timer, a queue's entry) is then stale for the new one.
-            let slot = &mut self.jobs[reused as usize];
-            let (wait, armed) = (slot.wait.wrapping_add(1), slot.armed);
-            *slot = job;
-            slot.wait = wait;
-            slot.armed = armed;
+            self.reuse(reused, job);
             self.blank_rows(reused as usize);
             reused
         } else {

@@ -246,13 +246,9 @@ impl<'p> Sim<'p> {
         now: Nanos,
         events: &mut EventQueue<Event>,
     ) {
-        self.serve(server, instance, next.tag, next.arrived, now, events);
+        let job = self.service_starts(server, next.tag, now);
+        self.serve(server, instance, job, next.arrived, now, events);
         let waited = now - next.arrived;
-        let job = if self.point.servers[server].abandons {
-            self.still_waiting(next.tag, server)
-        } else {
-            Some(next.tag)
-        };
         if let Some(job) = job {
             if self.entities {
                 let actor_index = self.jobs[job as usize].actor as usize;
@@ -320,13 +316,31 @@ impl<'p> Sim<'p> {
             job
         };
         if self.servers[server].arrive(instance, tag, now) {
-            self.serve(server, instance, tag, now, now, events);
+            // Served at once: its client is `job`, which asked just now.
+            if point_server.abandons {
+                self.slots[tag as usize].started = now;
+            }
+            self.serve(server, instance, Some(job), now, now, events);
         }
         false
     }
 
+    /// The request tagged `tag` starts its service at `server` at `now`: the job still
+    /// waiting for it, if any (at a server whose clients may leave, its slot tells; the
+    /// slot notes the start, for the work wasted should its client have left).
+    #[inline(always)]
+    fn service_starts(&mut self, server: usize, tag: u32, now: Nanos) -> Option<u32> {
+        if self.point.servers[server].abandons {
+            self.slots[tag as usize].started = now;
+            self.still_waiting(tag, server)
+        } else {
+            Some(tag)
+        }
+    }
+
     /// A slot for `job`'s request at `instance` of `server`, a server whose clients may
     /// leave: a new wait.
+    #[inline(always)]
     pub(super) fn slot(&mut self, job: u32, server: usize, instance: u32) -> u32 {
         let job_state = &mut self.jobs[job as usize];
         job_state.wait = job_state.wait.wrapping_add(1);
@@ -351,24 +365,18 @@ impl<'p> Sim<'p> {
         tag
     }
 
-    /// Starts serving a request at `instance` of `server` (arrived at `arrived`); `job`
-    /// is its tag (a slot, at a server whose clients may leave).
+    /// Starts serving a request at `instance` of `server` (arrived at `arrived`) for `job`,
+    /// its client if it still waits (`None`: one that left).
     #[inline(always)]
     pub(super) fn serve(
         &mut self,
         server: usize,
         instance: u32,
-        job: u32,
+        job: Option<u32>,
         arrived: Nanos,
         now: Nanos,
         events: &mut EventQueue<Event>,
     ) {
-        let job = if self.point.servers[server].abandons {
-            self.slots[job as usize].started = now;
-            self.still_waiting(job, server)
-        } else {
-            Some(job)
-        };
         if self.entities
             && let Some(job) = job
         {

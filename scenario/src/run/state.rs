@@ -143,6 +143,11 @@ pub(crate) struct Job {
     pub joined: u8,
     pub failed: u8,
     pub winner: u8,
+    /// At its `parallel`: how many branches must come through (the step's `wait`), and
+    /// whether its cancels withdraw queued requests: the step's, kept here so that a
+    /// branch's end need not look the step up.
+    pub need: u8,
+    pub withdraw: bool,
     /// Its request's slot at a server whose clients may leave.
     pub slot: u32,
     /// The queue whose reply it waits for, after a call (`u16::MAX`: none).
@@ -189,6 +194,8 @@ impl Job {
             joined: 0,
             failed: 0,
             winner: 0,
+            need: 0,
+            withdraw: false,
             slot: u32::MAX,
             calling: u16::MAX,
             answering: u16::MAX,

@@ -454,6 +454,9 @@ fn job_words(job: &Job) -> [u64; 13] {
         slot,
         calling,
         answering,
+        // Its `parallel` step's (at which it stands while they are read).
+        need: _,
+        withdraw: _,
         // Never set in an explored run (it cancels no event).
         timer: _,
         // A count of its history: what it decides is whether each pending timer is the
