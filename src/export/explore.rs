@@ -489,6 +489,7 @@ mod tests {
             ordered: false,
             longest,
             reduced: 0,
+            symmetry: Vec::new(),
             outcomes: Vec::new(),
             part: None,
         };
