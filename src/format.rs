@@ -8,7 +8,7 @@ use crate::locale::Locale;
 /// `x` rounded for reading, plain (`.` for the decimal mark, no grouping): a whole number as
 /// it is; else 1 decimal from 100 up, 2 from 1 up, 3 significant digits below 1; trailing
 /// zeros dropped.
-pub fn reading(x: f64) -> String {
+pub(crate) fn reading(x: f64) -> String {
     match reading_decimals(x) {
         None => x.to_string(),
         Some(decimals) => decimals_trimmed(x, decimals),
@@ -16,7 +16,7 @@ pub fn reading(x: f64) -> String {
 }
 
 /// The decimals [`reading`] rounds `x` to (`None`: a whole or non-finite number, as it is).
-pub fn reading_decimals(x: f64) -> Option<usize> {
+pub(crate) fn reading_decimals(x: f64) -> Option<usize> {
     if x.fract() == 0.0 || !x.is_finite() {
         return None;
     }
@@ -32,7 +32,7 @@ pub fn reading_decimals(x: f64) -> Option<usize> {
 }
 
 /// `x` at `decimals` decimals, plain, trailing zeros dropped (no `-0`).
-pub fn decimals_trimmed(x: f64, decimals: usize) -> String {
+pub(crate) fn decimals_trimmed(x: f64, decimals: usize) -> String {
     let s = format!("{x:.decimals$}");
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
@@ -44,7 +44,7 @@ pub fn decimals_trimmed(x: f64, decimals: usize) -> String {
 
 /// `x` plain at the reading rule's decimals plus `extra` (`None`: every digit, the shortest
 /// text that reads back exactly).
-pub fn reading_plus(x: f64, extra: Option<usize>) -> String {
+pub(crate) fn reading_plus(x: f64, extra: Option<usize>) -> String {
     match (extra, reading_decimals(x)) {
         (None, _) | (_, None) => x.to_string(),
         (Some(extra), Some(d)) => decimals_trimmed(x, d + extra),
@@ -55,7 +55,7 @@ pub fn reading_plus(x: f64, extra: Option<usize>) -> String {
 /// (rounded, then read back) is what it is on the exact ones; `None` when only every digit
 /// does. A comparison's figures written so never hide why it holds or fails (4.5000001
 /// against 4.5 ± 1e-9 keeps its seventh decimal).
-pub fn digits_to_show(
+pub(crate) fn digits_to_show(
     figures: &[Option<f64>],
     verdict: &dyn Fn(&[Option<f64>]) -> Option<bool>,
 ) -> Option<usize> {
@@ -72,7 +72,7 @@ pub fn digits_to_show(
 /// `text` kept on one line: each control character (a line break, a tab, a terminal's
 /// escape) written as its escape (`\n`, `\t`, `\u{1b}`), so that a line printed or a
 /// comment written from it ends where it should and says what was there.
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     if !text.chars().any(char::is_control) {
         return text.to_string();
     }
@@ -88,13 +88,13 @@ pub fn one_line(text: &str) -> String {
 }
 
 /// `x` rounded for reading and written in `locale` (decimal mark, grouping).
-pub fn number(x: f64, locale: Locale) -> String {
+pub(crate) fn number(x: f64, locale: Locale) -> String {
     locale.number(&reading(x))
 }
 
 /// A cell for reading, plain: a float rounded ([`reading`]), a count or flag as it is, text
 /// as it is, an empty cell empty.
-pub fn cell_reading(cell: &Cell) -> String {
+pub(crate) fn cell_reading(cell: &Cell) -> String {
     match cell {
         Cell::Float(x) => reading(*x),
         other => other.to_string(),
@@ -103,7 +103,7 @@ pub fn cell_reading(cell: &Cell) -> String {
 
 /// A number cell for readers in `locale`: `digits` decimals when given, else rounded for
 /// reading. Text stays as it is.
-pub fn cell(cell: &Cell, digits: Option<usize>, locale: Locale) -> String {
+pub(crate) fn cell(cell: &Cell, digits: Option<usize>, locale: Locale) -> String {
     let plain = match (digits, cell.as_f64()) {
         (Some(d), Some(x)) if x.is_finite() => {
             let s = format!("{x:.d$}");
@@ -124,7 +124,7 @@ pub fn cell(cell: &Cell, digits: Option<usize>, locale: Locale) -> String {
 
 /// A parameter value as the CSV writes it: strings bare, numbers as numbers, everything else
 /// as in TOML.
-pub fn value_cell(value: &Value) -> Cell {
+pub(crate) fn value_cell(value: &Value) -> Cell {
     match value {
         Value::Str(s) => Cell::Text(s.clone()),
         Value::Int(i) if *i >= 0 => Cell::Count(*i as u64),
@@ -137,26 +137,26 @@ pub fn value_cell(value: &Value) -> Cell {
 
 /// A verdict's numbers, for writing in a reader's locale at the claim's own precision.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Numbers {
+pub(crate) struct Numbers {
     /// The value the run gave (none for a text claim or an empty cell).
-    pub actual: Option<f64>,
+    pub(crate) actual: Option<f64>,
     /// The expectation there.
-    pub expected: Option<f64>,
+    pub(crate) expected: Option<f64>,
     /// The claim's tolerance or slack (none: exact, a band or an interval).
-    pub tolerance: Option<f64>,
+    pub(crate) tolerance: Option<f64>,
     /// The interval a `within_ci` claim tested against (the mean's), or a band's bounds
     /// on actual / expected.
-    pub ci: Option<(f64, f64)>,
+    pub(crate) ci: Option<(f64, f64)>,
     /// A `within_ci` claim's confidence (0.99).
-    pub level: Option<f64>,
+    pub(crate) level: Option<f64>,
     /// How it compares: `"expect"`, `"at_most"`, `"at_least"`, `"band"`, `"within_ci"`,
     /// `"probability"`; empty when the page should show the check line's words.
-    pub relation: &'static str,
+    pub(crate) relation: &'static str,
 }
 
 /// A text's plain numbers (words between spaces, a trailing comma allowed: `rho = 0.8,`,
 /// `± 0.05`) written in `locale`; every other word as it is.
-pub fn numbers_in(text: &str, locale: Locale) -> String {
+pub(crate) fn numbers_in(text: &str, locale: Locale) -> String {
     text.split(' ')
         .map(|word| {
             let (number, tail) = match word.strip_suffix(',') {
@@ -171,7 +171,7 @@ pub fn numbers_in(text: &str, locale: Locale) -> String {
 
 /// `x` at the precision a tolerance implies, in `locale`: as many decimals as the
 /// tolerance has (± 0.05: 2; trailing zeros dropped; at most 6), else rounded for reading.
-pub fn at_tolerance(x: f64, tolerance: Option<f64>, locale: Locale) -> String {
+pub(crate) fn at_tolerance(x: f64, tolerance: Option<f64>, locale: Locale) -> String {
     let plain = match tolerance {
         Some(t) if t > 1e-9 && t.is_finite() => {
             let decimals = (-t.log10()).ceil().clamp(0.0, 6.0) as usize;

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// The bytes of the regular file at `path`, or what is wrong with it (a sentence naming the
 /// path): not found, not a regular file, or more than `cap` bytes.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     let shown = path.display();
     let file = open_regular(path)?;
     let mut bytes = Vec::new();
@@ -28,7 +28,7 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
 /// The regular file at `path`, opened for reading, or what is wrong with it (a sentence
 /// naming the path): not found, or not a regular file (checked before it is opened, and
 /// again on the open file).
-pub fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, String> {
     let shown = path.display();
     let not_regular = || {
         format!(
@@ -48,7 +48,7 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File, String> {
 }
 
 /// [`read_capped`], as UTF-8 text.
-pub fn read_text_capped(path: &Path, cap: u64) -> Result<String, String> {
+pub(crate) fn read_text_capped(path: &Path, cap: u64) -> Result<String, String> {
     let bytes = read_capped(path, cap)?;
     String::from_utf8(bytes).map_err(|e| {
         format!(

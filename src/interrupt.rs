@@ -5,17 +5,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Raised by Ctrl-C: runs stop, and the command says what it wrote.
-pub fn stop_flag() -> Arc<AtomicBool> {
+pub(crate) fn stop_flag() -> Arc<AtomicBool> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     Arc::clone(FLAG.get_or_init(|| Arc::new(AtomicBool::new(false))))
 }
 
 /// Whether Ctrl-C was pressed.
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     stop_flag().load(Ordering::Relaxed)
 }
 
 /// The error of a command stopped by Ctrl-C (exit 130).
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted (Ctrl-C)")]
-pub struct Interrupted;
+pub(crate) struct Interrupted;

@@ -12,7 +12,7 @@ use crate::source::{ConfigError, Span};
 /// setting in a legend or title), each once with where it is written: a swept value at
 /// its place in `[sweep]`, a fixed one at its `[params]` value (a default at `model`).
 /// A value with a `[labels]` entry is not one of them.
-pub fn chart_values(config: &Config) -> Vec<(String, String, Span)> {
+pub(crate) fn chart_values(config: &Config) -> Vec<(String, String, Span)> {
     let mut out: Vec<(String, String, Span)> = Vec::new();
     let mut add = |value: &str, chart: &str, span: Span| {
         if !config.has_label(value) && !out.iter().any(|(v, _, _)| v == value) {
@@ -47,7 +47,7 @@ pub fn chart_values(config: &Config) -> Vec<(String, String, Span)> {
 /// What a run of it should say before it writes: in a Turkish config, every text value
 /// a chart shows unlabelled (an English choice such as `consumer` in a Turkish lesson),
 /// as `FILE:LINE:COL: …` naming the value and the `[labels]` line to add.
-pub fn warnings(config: &Config) -> Vec<String> {
+pub(crate) fn warnings(config: &Config) -> Vec<String> {
     if config.locale != crate::locale::Locale::Tr {
         return Vec::new();
     }
@@ -207,7 +207,7 @@ fn missing_labels(config: &Config, shown: Vec<String>) -> Vec<String> {
 
 /// Prints a config's warnings (`warning: FILE:LINE:COL: …`) on stderr; a closed stderr
 /// stops the messages, not the run.
-pub fn print_warnings(config: &crate::config::Config) {
+pub(crate) fn print_warnings(config: &crate::config::Config) {
     use std::io::Write;
     let mut stderr = std::io::stderr().lock();
     for w in warnings(config) {

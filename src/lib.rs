@@ -15,35 +15,31 @@
 //! ```
 //!
 //! The simulation engine is `sim-core`; the model API is `coordsim-model`.
+//!
+//! Beyond [`main_with`], the public paths are the few the integration tests and the
+//! benchmarks drive directly (load a [`config::Config`], [`runner::run`] it, check it with
+//! [`check::evaluate`], export it); everything else is the crate's own (`pub(crate)`), so
+//! the `unreachable_pub` lint names any `pub` that nothing outside can reach.
 
 pub mod check;
-pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod dashboard;
-pub mod explore;
-pub mod explore_shard;
 pub mod export;
-pub mod format;
-pub mod input;
-pub mod interrupt;
+mod format;
+mod input;
+mod interrupt;
 pub mod labels;
-pub use coordsim_expr as expr;
-pub mod lesson;
+mod lesson;
 pub mod locale;
-pub mod merge;
-pub mod models_cmd;
-pub mod print;
+mod print;
 pub mod results;
 pub mod runner;
-pub mod schedule;
 pub mod shard;
 pub mod site;
 pub mod source;
-pub mod suggest;
+mod suggest;
 pub mod summary;
-pub mod sweep;
-pub mod ties;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -54,7 +50,7 @@ use coordsim_model::Registry;
 
 /// Runs the `coordsim` command line (arguments from the process) over `registry`'s models:
 /// exit 0 on success, 1 when a claim fails, 2 on bad input or when stdout could not be
-/// written (a closed pipe aside: see [`print`](mod@crate::print)).
+/// written (a closed pipe aside: a reader that stops reading, `| head`, is no error).
 pub fn main_with(registry: Registry) -> ExitCode {
     // Before any thread starts (they take this mask): a write past the file size limit
     // (`ulimit -f`) fails with an error naming the file, its staging folder removed,
@@ -65,7 +61,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         xfsz.add(nix::sys::signal::Signal::SIGXFSZ);
         let _ = xfsz.thread_block();
     }
-    let cli = match cli::Cli::try_parse() {
+    let cli = match commands::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };

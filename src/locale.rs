@@ -15,15 +15,15 @@ pub enum Locale {
 }
 
 /// The locale names a config or lesson may give.
-pub const LOCALES: &[&str] = &["en", "tr"];
+pub(crate) const LOCALES: &[&str] = &["en", "tr"];
 
 /// Integer parts with at least this many digits are grouped in threes (`1,234`, `12.345`):
 /// every tick of one axis then reads alike (`5,000` beside `25,000`).
-pub const GROUP_FROM_DIGITS: usize = 4;
+pub(crate) const GROUP_FROM_DIGITS: usize = 4;
 
 impl Locale {
     /// The locale called `name` (`"en"`, `"tr"`).
-    pub fn parse(name: &str) -> Option<Locale> {
+    pub(crate) fn parse(name: &str) -> Option<Locale> {
         match name {
             "en" => Some(Locale::En),
             "tr" => Some(Locale::Tr),
@@ -32,7 +32,7 @@ impl Locale {
     }
 
     /// Its name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Locale::En => "en",
             Locale::Tr => "tr",
@@ -40,7 +40,7 @@ impl Locale {
     }
 
     /// The decimal mark.
-    pub fn decimal_mark(self) -> char {
+    pub(crate) fn decimal_mark(self) -> char {
         match self {
             Locale::En => '.',
             Locale::Tr => ',',
@@ -48,7 +48,7 @@ impl Locale {
     }
 
     /// The thousands separator.
-    pub fn group_mark(self) -> char {
+    pub(crate) fn group_mark(self) -> char {
         match self {
             Locale::En => ',',
             Locale::Tr => '.',
@@ -57,7 +57,7 @@ impl Locale {
 
     /// What parts figures in a list (`written 7, run 6`): a comma, or where the comma is
     /// the decimal mark a semicolon (`written 7,5; run 6,5`).
-    pub fn list_mark(self) -> char {
+    pub(crate) fn list_mark(self) -> char {
         match self {
             Locale::En => ',',
             Locale::Tr => ';',
@@ -66,7 +66,7 @@ impl Locale {
 
     /// A number written the machine way (`-12345.678`, as Rust or a CSV cell prints it) in
     /// this locale; anything that is not such a number (a word, `inf`) comes back as it is.
-    pub fn number(self, plain: &str) -> String {
+    pub(crate) fn number(self, plain: &str) -> String {
         let (sign, rest) = match plain.strip_prefix('-') {
             Some(rest) => ("-", rest),
             None => ("", plain),
@@ -99,7 +99,7 @@ impl Locale {
     }
 
     /// A percentage: `%88,8` in Turkish, `88.8%` in English (`number` already localized).
-    pub fn percent(self, number: &str) -> String {
+    pub(crate) fn percent(self, number: &str) -> String {
         match self {
             Locale::En => format!("{number}%"),
             Locale::Tr => format!("%{number}"),
@@ -109,7 +109,7 @@ impl Locale {
     /// Reads a number written in this locale (`206,5`, `12.345`, `-3`): its value and the
     /// number of decimals written. Group marks are accepted only between groups of three
     /// digits, so `1.5` is not a number in Turkish (it would be `1,5`).
-    pub fn parse_number(self, text: &str) -> Option<(f64, usize)> {
+    pub(crate) fn parse_number(self, text: &str) -> Option<(f64, usize)> {
         let (sign, rest) = match text.strip_prefix(['-', '−']) {
             Some(rest) => (-1.0, rest),
             None => (1.0, text.strip_prefix('+').unwrap_or(text)),
@@ -342,7 +342,7 @@ impl Text {
     }
 
     /// The text whose key is `key`.
-    pub fn from_key(key: &str) -> Option<Text> {
+    pub(crate) fn from_key(key: &str) -> Option<Text> {
         Text::ALL.into_iter().find(|t| t.key() == key)
     }
 }

@@ -31,12 +31,12 @@ static STATE: Mutex<State> = Mutex::new(State {
 });
 
 /// Stdout, locked, whose writes never fail the caller: see the module docs.
-pub struct Stdout {
+pub(crate) struct Stdout {
     inner: io::StdoutLock<'static>,
 }
 
 /// The process's stdout as a [`Stdout`].
-pub fn stdout() -> Stdout {
+pub(crate) fn stdout() -> Stdout {
     Stdout {
         inner: io::stdout().lock(),
     }
@@ -79,7 +79,7 @@ impl Write for Stdout {
 
 /// Flushes stdout and says whether everything printed reached it: `Err` with a sentence for
 /// `error: …` when a write failed for any reason but a closed pipe.
-pub fn finish() -> Result<(), String> {
+pub(crate) fn finish() -> Result<(), String> {
     if !stopped() {
         record(io::stdout().lock().flush());
     }
@@ -94,6 +94,6 @@ pub fn finish() -> Result<(), String> {
 
 /// Writes what clap prints on stdout (`--help`, `--version`), through the
 /// same bookkeeping as [`Stdout`], so [`finish`] reports a failure of it too.
-pub fn clap_output(e: &clap::Error) {
+pub(crate) fn clap_output(e: &clap::Error) {
     record(e.print());
 }

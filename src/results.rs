@@ -1,5 +1,5 @@
 //! Results as typed rows under a schema: every cell is a [`Cell`], every column is found by
-//! what it holds ([`ColumnSource`]) or by name, never by position.
+//! what it holds (`ColumnSource`) or by name, never by position.
 //!
 //! **Column names are unique by construction.** The lead columns (`point`, the swept
 //! parameters in declared order, `replication`, `seed`, and for entity rows `entity`) come
@@ -22,7 +22,7 @@ use crate::format::value_cell;
 
 /// What a column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnSource {
+pub(crate) enum ColumnSource {
     /// The sweep point's index.
     Point,
     /// The value of swept parameter `axis` (an index into `config.axes`).
@@ -48,7 +48,7 @@ pub enum ColumnSource {
 
 /// The statistics `summary.csv` gives of each numeric metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stat {
+pub(crate) enum Stat {
     /// Mean.
     Mean,
     /// Sample standard deviation.
@@ -61,10 +61,10 @@ pub enum Stat {
 
 impl Stat {
     /// In column order.
-    pub const ALL: [Stat; 4] = [Stat::Mean, Stat::Sd, Stat::Ci95Lo, Stat::Ci95Hi];
+    pub(crate) const ALL: [Stat; 4] = [Stat::Mean, Stat::Sd, Stat::Ci95Lo, Stat::Ci95Hi];
 
     /// The column suffix (`M_mean`).
-    pub fn suffix(self) -> &'static str {
+    pub(crate) fn suffix(self) -> &'static str {
         match self {
             Stat::Mean => "mean",
             Stat::Sd => "sd",
@@ -76,13 +76,13 @@ impl Stat {
 
 /// One column of a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
+pub(crate) struct Column {
     /// The header.
-    pub name: String,
+    pub(crate) name: String,
     /// What it holds.
-    pub source: ColumnSource,
+    pub(crate) source: ColumnSource,
     /// How its cells are read back.
-    pub ty: ColumnType,
+    pub(crate) ty: ColumnType,
 }
 
 /// A column's place in its schema's rows.
@@ -91,13 +91,13 @@ pub struct ColumnId(usize);
 
 /// The columns of one output file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Schema {
+pub(crate) struct Schema {
     columns: Vec<Column>,
 }
 
 impl Schema {
     /// A schema of these columns (their names must differ).
-    pub fn new(columns: Vec<Column>) -> Schema {
+    pub(crate) fn new(columns: Vec<Column>) -> Schema {
         Schema { columns }
     }
 
@@ -132,7 +132,7 @@ impl Schema {
 
     /// `results.csv`: lead columns, the metrics, then every parameter `[params]` sets and
     /// `[sweep]` does not (in the order written), so a row read alone says what ran.
-    pub fn results(config: &Config) -> Schema {
+    pub(crate) fn results(config: &Config) -> Schema {
         let metrics = config.model.metrics();
         let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
         let mut columns = Schema::lead(config, &names, false);
@@ -156,7 +156,7 @@ impl Schema {
     }
 
     /// `entities.csv`, or `None` for a model without entity rows.
-    pub fn entities(config: &Config) -> Option<Schema> {
+    pub(crate) fn entities(config: &Config) -> Option<Schema> {
         let specs = config.model.entity_columns();
         if specs.is_empty() {
             return None;
@@ -172,17 +172,17 @@ impl Schema {
     }
 
     /// The columns, in file order.
-    pub fn columns(&self) -> &[Column] {
+    pub(crate) fn columns(&self) -> &[Column] {
         &self.columns
     }
 
     /// The headers, in file order.
-    pub fn names(&self) -> Vec<&str> {
+    pub(crate) fn names(&self) -> Vec<&str> {
         self.columns.iter().map(|c| c.name.as_str()).collect()
     }
 
     /// The column holding `source`.
-    pub fn id(&self, source: ColumnSource) -> Option<ColumnId> {
+    pub(crate) fn id(&self, source: ColumnSource) -> Option<ColumnId> {
         self.columns
             .iter()
             .position(|c| c.source == source)
@@ -190,7 +190,7 @@ impl Schema {
     }
 
     /// The column called `name`.
-    pub fn find(&self, name: &str) -> Option<ColumnId> {
+    pub(crate) fn find(&self, name: &str) -> Option<ColumnId> {
         self.columns
             .iter()
             .position(|c| c.name == name)
@@ -198,14 +198,14 @@ impl Schema {
     }
 
     /// The column at `id`.
-    pub fn column(&self, id: ColumnId) -> &Column {
+    pub(crate) fn column(&self, id: ColumnId) -> &Column {
         &self.columns[id.0]
     }
 }
 
 /// The swept parameters in declared order, then the swept vars: the order of their columns
 /// (the sweep's own order, first key slowest, decides the points).
-pub fn swept_in_column_order(
+pub(crate) fn swept_in_column_order(
     config: &Config,
 ) -> impl Iterator<Item = (usize, &crate::config::Axis)> {
     let n = config.model.params().len();
@@ -228,12 +228,12 @@ pub struct Row(Vec<Cell>);
 
 impl Row {
     /// A row of these cells, in schema order.
-    pub fn new(cells: Vec<Cell>) -> Row {
+    pub(crate) fn new(cells: Vec<Cell>) -> Row {
         Row(cells)
     }
 
     /// The cells, in schema order.
-    pub fn cells(&self) -> &[Cell] {
+    pub(crate) fn cells(&self) -> &[Cell] {
         &self.0
     }
 }
@@ -249,7 +249,7 @@ impl Index<ColumnId> for Row {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {
     /// The columns.
-    pub schema: Schema,
+    pub(crate) schema: Schema,
     /// Rows, each with one cell per column.
     pub rows: Vec<Row>,
 }
@@ -266,7 +266,7 @@ impl Table {
     }
 
     /// The replication of a row.
-    pub fn replication(&self, row: &Row) -> u64 {
+    pub(crate) fn replication(&self, row: &Row) -> u64 {
         self.count(row, ColumnSource::Replication)
     }
 
@@ -293,7 +293,7 @@ pub struct Results {
 }
 
 /// The cells of a row's lead columns (as `schema` has them), for a run of `point`.
-pub fn lead_cells(
+pub(crate) fn lead_cells(
     schema: &Schema,
     config: &Config,
     point: usize,
@@ -321,7 +321,7 @@ pub fn lead_cells(
 
 /// The cells of `schema`'s parameter columns ([`ColumnSource::Param`]) at `point`, in order:
 /// they follow the metrics.
-pub fn param_cells(schema: &Schema, config: &Config, point: usize) -> Vec<Cell> {
+pub(crate) fn param_cells(schema: &Schema, config: &Config, point: usize) -> Vec<Cell> {
     let params: Vec<usize> = schema
         .columns()
         .iter()
@@ -345,7 +345,7 @@ pub fn number(cell: &Cell) -> Option<f64> {
 /// Whether the column (or parameter) `name` holds whole numbers: a count or flag column of
 /// `table`, or a count parameter. Tables keep them without decimals, charts tick them at
 /// whole numbers.
-pub fn whole_numbers(config: &Config, table: &Table, name: &str) -> bool {
+pub(crate) fn whole_numbers(config: &Config, table: &Table, name: &str) -> bool {
     table.column(name).is_some_and(|c| {
         matches!(
             table.schema.column(c).ty,
@@ -358,6 +358,6 @@ pub fn whole_numbers(config: &Config, table: &Table, name: &str) -> bool {
 }
 
 /// One point's samples of one distribution, pooled over its replications.
-pub type Pooled = (usize, &'static str, Vec<f64>);
+pub(crate) type Pooled = (usize, &'static str, Vec<f64>);
 
-pub use crate::config::MAX_POOLED_SAMPLES;
+pub(crate) use crate::config::MAX_POOLED_SAMPLES;

@@ -4,7 +4,7 @@ use std::fmt;
 use std::ops::Range;
 
 /// A byte range in a config file.
-pub type Span = Range<usize>;
+pub(crate) type Span = Range<usize>;
 
 /// A config file as given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct Source {
 
 impl Source {
     /// An error at `span`'s start.
-    pub fn error(&self, span: &Span, message: impl Into<String>) -> ConfigError {
+    pub(crate) fn error(&self, span: &Span, message: impl Into<String>) -> ConfigError {
         let (line, col) = self.line_col(span.start);
         ConfigError {
             // The path on the error's line, whatever its name holds.
@@ -27,7 +27,7 @@ impl Source {
     }
 
     /// 1-based line and column (in characters) of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let before = &self.text[..floor_char_boundary(&self.text, offset)];
         let line = before.matches('\n').count() + 1;

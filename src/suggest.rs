@@ -3,16 +3,16 @@
 //! group of 100,000 actors names 100,000 entities), and an error line of a megabyte helps
 //! nobody.
 
-pub use coordsim_model::suggest::{did_you_mean, nearest};
+pub(crate) use coordsim_model::suggest::did_you_mean;
 
 use crate::locale::Locale;
 
 /// Most names an error lists before it says how many more there are.
-pub const MAX_LISTED: usize = 10;
+pub(crate) const MAX_LISTED: usize = 10;
 
 /// `names` joined with `, `: every one when there are at most [`MAX_LISTED`], else the
 /// first ones and `… and 99,990 more`.
-pub fn listed<S: AsRef<str>>(names: &[S]) -> String {
+pub(crate) fn listed<S: AsRef<str>>(names: &[S]) -> String {
     let shown: Vec<&str> = names.iter().take(MAX_LISTED).map(AsRef::as_ref).collect();
     let mut text = shown.join(", ");
     if names.len() > MAX_LISTED {

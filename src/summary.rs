@@ -44,7 +44,7 @@ const T975: [f64; 30] = [
 
 /// t(0.975, df): the table up to 30, then the Cornish–Fisher expansion around the normal
 /// quantile, which is within 1e-5 of the exact value from df = 30 on.
-pub fn t975(df: u64) -> f64 {
+pub(crate) fn t975(df: u64) -> f64 {
     if df == 0 {
         return f64::NAN;
     }
@@ -137,7 +137,7 @@ fn t_cdf(t: f64, df: f64) -> f64 {
 
 /// The `p` quantile of Student's t with `df` degrees of freedom (0.5 < p < 1), by bisection
 /// on its distribution function: t(0.975, df) for a 95% interval, t(0.9995, df) for 99.9%.
-pub fn t_quantile(p: f64, df: u64) -> f64 {
+pub(crate) fn t_quantile(p: f64, df: u64) -> f64 {
     if df == 0 || !(0.5..1.0).contains(&p) {
         return f64::NAN;
     }
@@ -164,7 +164,7 @@ pub fn t_quantile(p: f64, df: u64) -> f64 {
 }
 
 /// The Student t interval of the mean of `values` at `confidence` (0.95 for 95%).
-pub fn interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
+pub(crate) fn interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
     let d = describe(values)?;
     let sd = d.sd?;
     let n = values.len() as f64;
@@ -181,17 +181,17 @@ pub fn interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
 
 /// Mean, sample standard deviation and 95% interval of some values.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation (n − 1); needs two values.
-    pub sd: Option<f64>,
+    pub(crate) sd: Option<f64>,
     /// Student t 95% interval of the mean; needs two values.
-    pub ci95: Option<(f64, f64)>,
+    pub(crate) ci95: Option<(f64, f64)>,
 }
 
 /// The [`Stats`] of `values` (`None` when there are none).
-pub fn describe(values: &[f64]) -> Option<Stats> {
+pub(crate) fn describe(values: &[f64]) -> Option<Stats> {
     if values.is_empty() {
         return None;
     }

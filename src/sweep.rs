@@ -3,11 +3,11 @@
 use coordsim_model::Value;
 
 /// Most points one config may sweep.
-pub const MAX_POINTS: u64 = 100_000;
+pub(crate) const MAX_POINTS: u64 = 100_000;
 
 /// A range as a config writes it: `{ from, to, step }` or `{ from, to, points, scale }`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Range {
+pub(crate) enum Range {
     /// `from`, `from + step`, … up to `to` (included when reached).
     Step {
         /// First value.
@@ -31,7 +31,7 @@ pub enum Range {
 }
 
 /// Expands a range; `integers` makes the values `Value::Int` (a count parameter's range).
-pub fn expand(range: &Range, integers: bool) -> Result<Vec<Value>, String> {
+pub(crate) fn expand(range: &Range, integers: bool) -> Result<Vec<Value>, String> {
     match *range {
         Range::Step { from, to, step } => {
             if step == 0.0 {
@@ -124,7 +124,7 @@ fn round_to_decimals(x: f64, decimals: usize) -> f64 {
 
 /// `x` rounded to 12 significant digits: log-spaced points come out as `10`, not
 /// `10.000000000000002`, and derived parameters as `20`, not `20.000000000000004`.
-pub fn significant(x: f64) -> f64 {
+pub(crate) fn significant(x: f64) -> f64 {
     format!("{x:.11e}").parse().unwrap_or(x)
 }
 
@@ -137,7 +137,7 @@ fn number(x: f64, integer: bool) -> Value {
 }
 
 /// The number of points of axes of these lengths, or `None` past [`MAX_POINTS`].
-pub fn point_count(lengths: impl IntoIterator<Item = usize>) -> Option<u64> {
+pub(crate) fn point_count(lengths: impl IntoIterator<Item = usize>) -> Option<u64> {
     lengths.into_iter().try_fold(1u64, |total, n| {
         let total = total.checked_mul(n as u64)?;
         (total <= MAX_POINTS).then_some(total)
@@ -145,7 +145,7 @@ pub fn point_count(lengths: impl IntoIterator<Item = usize>) -> Option<u64> {
 }
 
 /// The coordinates of point `index` (one value index per axis), first axis slowest.
-pub fn coordinates(mut index: usize, lengths: &[usize]) -> Vec<usize> {
+pub(crate) fn coordinates(mut index: usize, lengths: &[usize]) -> Vec<usize> {
     let mut coords = vec![0; lengths.len()];
     for (axis, len) in lengths.iter().enumerate().rev() {
         coords[axis] = index % len;

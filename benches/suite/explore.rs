@@ -31,7 +31,7 @@ fn lost_update(k: usize, n: u64) -> Config {
 pub(crate) fn explore_once(k: usize, n: u64) {
     let config = lost_update(k, n);
     let explored =
-        coordsim::explore::explore_config(&config, config.seed, &ExploreLimits::default())
+        coordsim::runner::explore::explore_config(&config, config.seed, &ExploreLimits::default())
             .expect("explores");
     println!("{} states", explored[0].states);
 }
@@ -70,7 +70,8 @@ pub(crate) fn explore_jobs() {
         );
         if jobs == 1 {
             let (m, explored) = measure(reps, || {
-                coordsim::explore::explore_config(&config, config.seed, &limits).expect("explores")
+                coordsim::runner::explore::explore_config(&config, config.seed, &limits)
+                    .expect("explores")
             });
             let e = &explored[0];
             assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
@@ -87,8 +88,9 @@ pub(crate) fn explore_jobs() {
             // Timed with the allocations uncounted: a shared counter would serialize the
             // threads. The memory is the one thread's (the same states, the same graph).
             let (seconds, states) = timed(reps, || {
-                let explored = coordsim::explore::explore_config(&config, config.seed, &limits)
-                    .expect("explores");
+                let explored =
+                    coordsim::runner::explore::explore_config(&config, config.seed, &limits)
+                        .expect("explores");
                 explored[0].states
             });
             println!(

@@ -1,44 +1,343 @@
-//! The worst row of a claim over executions (`over = "executions"`) in parts, for a page
-//! to word in its own language: which point, which of its executions.
+//! Claims over executions (`over = "executions"`): every outcome of each explored point
+//! judged (`always`, `sometimes`, `never`, a `stat` over them, or a `probability`), the one
+//! that decides shown, and a bounded exploration never taken for a proof.
 
-use crate::config::Stat;
+use coordsim_model::Value;
 
-/// The row of a claim over executions' worst evaluation, in parts: the point, and which
-/// of its executions.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExecutionRow {
-    /// The point, by its swept parameters' values (`guard = "none"`; empty without a
-    /// sweep).
-    pub point: String,
-    /// Which of the point's executions.
-    pub executions: Executions,
-    /// The point's exploration stopped at a bound: not every execution was seen (`check`
-    /// says which bound, after `;`).
-    pub bounded: bool,
+use crate::config::{Claim, Config, Expect, Stat, Test, Var, matches_filter};
+use crate::format::Numbers;
+use crate::results::number;
+
+use super::execution_row::{ExecutionRow, Executions};
+use super::judge::{Eval, judge};
+use super::line;
+use super::runs::{Sample, sample};
+use super::verdict::{Verdict, describe, verdict};
+
+/// A claim over every execution of each point it matches: its verdict, and the outcome
+/// that decides it (a failing `always`'s counterexample, a `sometimes`' or a `never`'s
+/// witness) as (point, outcome index).
+pub(crate) fn over_executions(
+    config: &Config,
+    explored: &[coordsim_model::Exploration],
+    claim: &Claim,
+    holds: crate::config::Holds,
+) -> (Verdict, Option<(usize, usize)>) {
+    use crate::config::Holds;
+    if let Some(want) = &claim.probability {
+        return probability_over_executions(config, explored, claim, want);
+    }
+    let mut evals: Vec<(Eval, Option<(usize, usize)>)> = Vec::new();
+    for (point, exploration) in explored.iter().enumerate() {
+        let params = config.point_values(point);
+        if !matches_filter(&params, &claim.filter) {
+            continue;
+        }
+        let bounded = exploration.bounded;
+        // The row in `check`'s words, and in parts.
+        let row = |what: String, executions: Executions| {
+            let at = describe(config, point, None);
+            // The point, what was found there, and the bound after a semicolon (after a
+            // comma when the row is the bound's alone).
+            let mut text = [at.as_str(), what.as_str()]
+                .into_iter()
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if let Some(bound) = bounded {
+                if !text.is_empty() {
+                    text.push_str(if what.is_empty() { ", " } else { "; " });
+                }
+                text.push_str(&bound.to_string());
+            }
+            let parts = ExecutionRow {
+                point: at,
+                executions,
+                bounded: bounded.is_some(),
+            };
+            (text, parts)
+        };
+        let samples: Vec<Sample> = exploration
+            .outcomes
+            .iter()
+            .map(|o| outcome_sample(claim, &params, point, Some(o)))
+            .collect();
+        // What is expected where no outcome gives a metric (a bound reached before any
+        // execution ended): an expectation over the parameters alone still has its value.
+        let expected_alone = || outcome_sample(claim, &params, point, None).expected;
+        if let Some(stat) = claim.stat {
+            // No outcome (a bound reached before any execution ended): no value at all.
+            let values: Option<Vec<f64>> = samples.iter().map(|s| s.actual).collect();
+            let actual = values.filter(|v| !v.is_empty()).map(|v| match stat {
+                Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                _ => v.iter().copied().fold(f64::INFINITY, f64::min),
+            });
+            let expected = match samples.first() {
+                Some(first) => first.expected,
+                None => expected_alone(),
+            };
+            let what = format!(
+                "{} of {}",
+                stat.name(),
+                executions_of(exploration.executions)
+            );
+            let executions = Executions::Stat {
+                stat,
+                executions: exploration.executions,
+            };
+            let (text, parts) = row(what, executions);
+            let mut e = judge(claim, actual, None, expected, None, text);
+            e.executions = Some(parts);
+            if bounded.is_some() && e.excess <= 0.0 {
+                // A bound found no counterexample, which proves nothing.
+                e.excess = BOUNDED_EXCESS;
+                e.reason = Some("the exploration was bounded: not every execution was seen");
+            }
+            evals.push((e, None));
+            continue;
+        }
+        for (k, s) in samples.into_iter().enumerate() {
+            let o = &exploration.outcomes[k];
+            let what = format!(
+                "outcome {} of {} ({})",
+                k + 1,
+                exploration.outcomes.len(),
+                executions_of(o.executions)
+            );
+            let executions = Executions::Outcome {
+                k: k + 1,
+                of: exploration.outcomes.len(),
+                executions: o.executions,
+            };
+            let (text, parts) = row(what, executions);
+            let mut e = judge(claim, s.actual, None, s.expected, None, text);
+            e.executions = Some(parts);
+            e.excess = match holds {
+                Holds::Always | Holds::Sometimes => e.excess,
+                // Never: an outcome that meets the test is the failure.
+                Holds::Never if e.excess <= 0.0 => 1.0,
+                Holds::Never => -1.0,
+            };
+            evals.push((e, Some((point, k))));
+        }
+        if bounded.is_some() {
+            // No counterexample in a bounded search is no proof; and a `sometimes` with
+            // no witness among the executions seen is not disproved either, but fails.
+            // A counterexample the search did find (or a witness) still decides.
+            let (text, parts) = row(String::new(), Executions::Bounded);
+            let mut e = judge(claim, None, None, expected_alone(), None, text);
+            e.executions = Some(parts);
+            e.excess = BOUNDED_EXCESS;
+            e.reason = Some("the exploration was bounded: not every execution was seen");
+            evals.push((e, None));
+        }
+    }
+    let pick = match holds {
+        // Sometimes: the best outcome decides; the others the worst.
+        crate::config::Holds::Sometimes if claim.stat.is_none() => evals
+            .into_iter()
+            .min_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
+        _ => evals
+            .into_iter()
+            .max_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
+    };
+    let (worst, decides) = pick.unwrap_or_else(|| (no_point(claim), None));
+    let shown = match (holds, worst.excess <= 0.0) {
+        (Holds::Always, false) | (Holds::Sometimes, true) | (Holds::Never, false) => decides,
+        _ => None,
+    };
+    (verdict(config, claim, worst), shown)
 }
 
-/// Which executions a claim over executions' worst evaluation is about.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Executions {
-    /// Outcome `k` (from 1) of the point's `of` distinct outcomes, which `executions`
-    /// executions end in.
-    Outcome {
-        /// The outcome, from 1.
-        k: usize,
-        /// The point's distinct outcomes.
-        of: usize,
-        /// The executions that end in it.
-        executions: u128,
-    },
-    /// The least or greatest value (`stat`) over every one of `executions` executions.
-    Stat {
-        /// `min` or `max`.
-        stat: Stat,
-        /// The point's executions.
-        executions: u128,
-    },
-    /// None: the search stopped at a bound, and finding no counterexample proves nothing.
-    Bounded,
-    /// No point was explored.
-    NoPoint,
+/// How much a bound fails a claim by: it fails (a bound proves nothing), but by less than
+/// any outcome that truly fails, so that a counterexample found before the bound, at this
+/// point or another, is the one shown; and a witness of a `sometimes` still passes.
+const BOUNDED_EXCESS: f64 = f64::MIN_POSITIVE;
+
+/// `n executions`, or `1 execution`.
+fn executions_of(n: u128) -> String {
+    if n == 1 {
+        "1 execution".into()
+    } else {
+        format!("{n} executions")
+    }
+}
+
+/// A claim's sample of one explored outcome at `point` (`None`: of no outcome, every
+/// metric empty).
+fn outcome_sample(
+    claim: &Claim,
+    params: &[Value],
+    point: usize,
+    outcome: Option<&coordsim_model::explore::Outcome>,
+) -> Sample {
+    let metric = |i: usize| outcome.and_then(|o| o.metrics.get(i)).and_then(number);
+    sample(
+        claim,
+        params,
+        &metric,
+        &|_| None,
+        &|_| String::new(),
+        point,
+        0,
+    )
+}
+
+/// The evaluation of a claim over executions that matched no explored point.
+fn no_point(claim: &Claim) -> Eval {
+    let mut e = judge(claim, None, None, None, None, "no point explored".into());
+    e.reason = Some("no point matched");
+    e.executions = Some(ExecutionRow {
+        point: String::new(),
+        executions: Executions::NoPoint,
+        bounded: false,
+    });
+    e
+}
+
+/// A claim's `probability`: at each matched point, the sum of the probabilities of the
+/// outcomes that meet its test, against the expected one (± [`PROBABILITY_TOLERANCE`]);
+/// the worst point decides, and its first (shortest) outcome meeting the test is shown.
+fn probability_over_executions(
+    config: &Config,
+    explored: &[coordsim_model::Exploration],
+    claim: &Claim,
+    want: &Expect,
+) -> (Verdict, Option<(usize, usize)>) {
+    use crate::config::claims::PROBABILITY_TOLERANCE;
+    /// One point's sum against its expectation.
+    struct Judged {
+        excess: f64,
+        actual: Option<f64>,
+        expected: Option<f64>,
+        row: String,
+        reason: Option<&'static str>,
+        /// The first (shortest) outcome that meets the test.
+        first: Option<(usize, usize)>,
+        /// The test as the line says it (`x = 1`, in the locale).
+        test_line: String,
+    }
+    let mut worst: Option<Judged> = None;
+    for (point, e) in explored.iter().enumerate() {
+        let params = config.point_values(point);
+        if !matches_filter(&params, &claim.filter) {
+            continue;
+        }
+        let expected = match want {
+            Expect::Number(x) => Some(*x),
+            Expect::Expr(_, ex) => ex.eval(&|v| match v {
+                Var::Param(i) => params[i].as_f64(),
+                _ => None,
+            }),
+            Expect::Text(_) => None,
+        };
+        // Said from the outcomes' expectation; with none (a bound hit first), from the claim.
+        let mut test_line = format!("{} meets its test", claim.metric);
+        let mut first = None;
+        let mut actual = Some(0.0);
+        for (k, o) in e.outcomes.iter().enumerate() {
+            let s = outcome_sample(claim, &params, point, Some(o));
+            let op = match claim.test {
+                Test::AtMost(_) => "≤",
+                Test::AtLeast(_) => "≥",
+                _ => "=",
+            };
+            let shown = |n: &dyn Fn(&str) -> String| {
+                s.expected.map_or("empty".into(), |x| n(&x.to_string()))
+            };
+            test_line = format!(
+                "{} {op} {}",
+                claim.metric,
+                shown(&|x| config.locale.number(x))
+            );
+            if judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0 {
+                first = first.or(Some((point, k)));
+                actual = actual.zip(o.probability).map(|(a, p)| a + p);
+            }
+        }
+        let reason = if e.bounded.is_some() {
+            Some("the exploration was bounded: not every execution's probability is known")
+        } else if e.ordered {
+            Some(
+                "some instant left events in a free order: executions have no probability (give the scenario no tie)",
+            )
+        } else {
+            None
+        };
+        let excess = match (reason, actual, expected) {
+            (None, Some(a), Some(x)) => (a - x).abs() - PROBABILITY_TOLERANCE,
+            _ => f64::INFINITY,
+        };
+        if worst.as_ref().is_none_or(|w| excess > w.excess) {
+            worst = Some(Judged {
+                excess,
+                actual,
+                expected,
+                row: describe(config, point, None),
+                reason,
+                first,
+                test_line,
+            });
+        }
+    }
+    let Some(Judged {
+        excess,
+        actual,
+        expected,
+        row,
+        reason,
+        first,
+        test_line,
+    }) = worst
+    else {
+        return (verdict(config, claim, no_point(claim)), None);
+    };
+    let pass = excess <= 0.0;
+    let show = |x: Option<f64>| x.map_or("empty".to_string(), crate::export::explore::rounded);
+    let expected_value = expected;
+    let expected = match want {
+        Expect::Expr(text, _) => format!("{text} = {}", show(expected)),
+        _ => show(expected),
+    };
+    let relation = format!("expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
+    let line = line::probability_line(
+        config,
+        claim,
+        &test_line,
+        match want {
+            Expect::Expr(text, _) => Some(text.as_str()),
+            _ => None,
+        },
+        line::Figures {
+            actual,
+            expected: expected_value,
+            ci: None,
+        },
+        PROBABILITY_TOLERANCE,
+        &row,
+        reason,
+        pass,
+    );
+    // One verdict, one line, whatever a swept value or the config's path holds.
+    let line = crate::format::one_line(&line);
+    let verdict = Verdict {
+        pass,
+        line,
+        config: config.source.name.clone(),
+        claim: claim.name.clone(),
+        actual: show(actual),
+        expected: relation,
+        at: row,
+        config_line: config.source.line_col(claim.span.start).0,
+        numbers: Numbers {
+            actual,
+            expected: expected_value,
+            tolerance: Some(PROBABILITY_TOLERANCE),
+            ci: None,
+            level: None,
+            relation: "probability",
+        },
+        executions: None,
+    };
+    (verdict, first)
 }

@@ -1,7 +1,7 @@
 //! One evaluation of a claim: how far a value is outside its test (≤ 0 inside), the
 //! number that picks the evaluation a claim's line shows.
 
-use super::executions::ExecutionRow;
+use super::execution_row::ExecutionRow;
 use crate::config::{Claim, Expect, Test};
 
 /// One evaluation of a claim: on a row, or on a point's replications (`stat`).

@@ -11,9 +11,9 @@ use crate::locale::Locale;
 /// The figures a claim's test compares: what the run gave, what was expected, the interval.
 #[derive(Clone, Copy)]
 pub(super) struct Figures {
-    pub actual: Option<f64>,
-    pub expected: Option<f64>,
-    pub ci: Option<(f64, f64)>,
+    pub(crate) actual: Option<f64>,
+    pub(crate) expected: Option<f64>,
+    pub(crate) ci: Option<(f64, f64)>,
 }
 
 /// How a claim's figures are written: decimals past the reading rule's (`Some(0)`: the
@@ -252,13 +252,12 @@ pub(super) fn probability_line(
     framed(config, claim, &said, row, reason, pass)
 }
 
-/// What a claim's verdict says for JUnit and JSON: the value (a text claim's text quoted),
-/// the expectation with its test, and what it reads; every digit, a dot for the decimal
+/// What a claim's verdict says for JUnit and JSON: the value (a text claim's text quoted)
+/// and the expectation with its test; every digit, a dot for the decimal
 /// mark, as programs read them.
 pub(super) struct Said {
-    pub actual: String,
-    pub expected: String,
-    pub metric: String,
+    pub(crate) actual: String,
+    pub(crate) expected: String,
 }
 
 /// [`Said`] for a claim's figures (`text`: a text claim's value).
@@ -306,10 +305,6 @@ pub(super) fn said(claim: &Claim, f: Figures, text: Option<&str>) -> Said {
             None => show(f.actual),
         },
         expected: format!("{relation}{test}"),
-        metric: match claim.stat {
-            Some(stat) => format!("{} of {}", stat.name(), claim.metric),
-            None => claim.metric.clone(),
-        },
     }
 }
 

@@ -13,7 +13,7 @@ use coordsim_model::{ChartKind, Value};
 /// Most series (lines, sets of bars, curves) a chart draws: a legend of more is none a
 /// reader can use, and each costs its share of the file (a bar chart of 10,000 points each
 /// its own series failed to render after the whole run; at 5,000 it wrote 28 MB).
-pub const MAX_SERIES: usize = 100;
+pub(crate) const MAX_SERIES: usize = 100;
 
 /// A chart as this count sees it: its kind, whether it draws a distribution's samples,
 /// its x, how many y and its `where`.

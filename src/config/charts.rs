@@ -8,13 +8,13 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::read::Loader;
-pub use super::titles::{TitlePiece, fill_title};
+pub(crate) use super::titles::{TitlePiece, fill_title};
 use super::{Plan, Var};
 use crate::source::{ConfigError, Span};
 use coordsim_expr::{self as expr, Expr};
 
 /// `x = "entity"`: a chart with one bar (or point) per entity row.
-pub const ENTITY_X: &str = "entity";
+pub(crate) const ENTITY_X: &str = "entity";
 
 const CHART_KEYS: &[&str] = &[
     "name",
@@ -47,24 +47,24 @@ const CHART_KEYS: &[&str] = &[
 ];
 
 /// Smallest and largest chart side, in pixels.
-pub const SIDE_PX: std::ops::RangeInclusive<u64> = 200..=4000;
+pub(crate) const SIDE_PX: std::ops::RangeInclusive<u64> = 200..=4000;
 /// Largest PNG scale (a 4000-pixel chart at scale 4 is 16000 pixels wide: print quality).
-pub const MAX_SCALE: f64 = 4.0;
+pub(crate) const MAX_SCALE: f64 = 4.0;
 
 /// Largest size of a number a chart is given (`mark_y`, `y_min`, `y_max`): a quadrillion.
 /// Whole numbers are exact in f64 up to 9e15, tick labels stay readable, and no lesson's
 /// milliseconds or counts come near it; a value near f64::MAX would leave the axis no room
 /// for ticks.
-pub const MAX_CHART_VALUE: f64 = 1e15;
+pub(crate) const MAX_CHART_VALUE: f64 = 1e15;
 
 /// Most files one timeline chart writes: the first this many points its `where` keeps (one
 /// file each, a few megabytes at most). A sweep of thousands of points would otherwise
 /// write thousands of timelines nobody opens; the run's summary line names the rest.
-pub const MAX_TIMELINE_FILES: usize = 20;
+pub(crate) const MAX_TIMELINE_FILES: usize = 20;
 
 /// Where a chart's legend goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LegendPlace {
+pub(crate) enum LegendPlace {
     /// Inside, where it covers no data (raising the y axis for room if it must; outside when
     /// nothing inside is free).
     #[default]
@@ -101,39 +101,39 @@ pub struct Look {
     /// The chart's title (default: the config's title).
     pub title: Option<String>,
     /// The x axis title (default: the label of x).
-    pub x_label: Option<String>,
+    pub(crate) x_label: Option<String>,
     /// The y axis title (default: the labels of the y metrics).
-    pub y_label: Option<String>,
+    pub(crate) y_label: Option<String>,
     /// Lower end of the y axis.
-    pub y_min: Option<f64>,
+    pub(crate) y_min: Option<f64>,
     /// Upper end of the y axis.
-    pub y_max: Option<f64>,
+    pub(crate) y_max: Option<f64>,
     /// Log-scale y axis.
-    pub log_y: bool,
+    pub(crate) log_y: bool,
     /// Where the legend goes.
-    pub legend: LegendPlace,
+    pub(crate) legend: LegendPlace,
     /// Width in pixels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in pixels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// The PNG's pixels per chart pixel (the SVG scales by itself).
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// With replications, draw each point's 95% interval.
-    pub interval: bool,
+    pub(crate) interval: bool,
     /// A timeline's time window, ms (`from_ms`, `to_ms`): what falls in it, clipped to it.
-    pub window: Option<(f64, f64)>,
+    pub(crate) window: Option<(f64, f64)>,
     /// A timeline's focus: the window centred on the first event of this kind (a mark's,
     /// or a span's start), this many ms either side (`None`: a twentieth of the run).
-    pub focus: Option<(String, Option<f64>)>,
+    pub(crate) focus: Option<(String, Option<f64>)>,
     /// A timeline's lanes by name (an entity's, or a group's: `g` keeps `g-0`, `g-1`, …);
     /// empty: every lane.
-    pub lanes: Vec<String>,
+    pub(crate) lanes: Vec<String>,
     /// A timeline's resource lanes, by resource name, drawn above the actors' in this
     /// order (empty: none).
-    pub resources: Vec<String>,
+    pub(crate) resources: Vec<String>,
     /// A timeline's items drawn on each actor's lane, its first ones in time (the rest of
     /// the lane is a density band): `None`, every item kept.
-    pub first_items: Option<usize>,
+    pub(crate) first_items: Option<usize>,
     /// Draw the legend's box (placed all the same when not): off only in tests that look
     /// at what lies under it. No config key sets it.
     pub legend_box: bool,
@@ -169,33 +169,33 @@ pub struct ChartSpec {
     /// File stem.
     pub name: String,
     /// Column on the x axis (empty for `cdf` and `timeline`).
-    pub x: String,
+    pub(crate) x: String,
     /// Metrics on the y axis.
-    pub y: Vec<String>,
+    pub(crate) y: Vec<String>,
     /// Kind.
-    pub kind: ChartKind,
+    pub(crate) kind: ChartKind,
     /// A metric drawn as a vertical marker at its x value.
-    pub mark_x: Option<String>,
+    pub(crate) mark_x: Option<String>,
     /// A y value drawn as a horizontal line.
-    pub mark_y: Option<f64>,
+    pub(crate) mark_y: Option<f64>,
     /// Its legend (`mark_y = { value = 100, label = "capacity" }`); none: `y = 100`.
     pub mark_y_label: Option<String>,
     /// Reference lines: (legend, expression over the row's parameters and metrics).
-    pub y_expr: Vec<(String, Expr<Var>)>,
+    pub(crate) y_expr: Vec<(String, Expr<Var>)>,
     /// Log-scale x axis.
-    pub log_x: bool,
+    pub(crate) log_x: bool,
     /// `where`: only rows whose parameters match.
-    pub filter: Vec<(usize, Value)>,
+    pub(crate) filter: Vec<(usize, Value)>,
     /// Title, axis titles, ranges, legend, size.
     pub look: Look,
     /// `y` names the model's per-request distributions (a `cdf` or `histogram` of each
     /// point's samples), not metrics.
-    pub distribution: bool,
+    pub(crate) distribution: bool,
     /// Where the `[[chart]]` is written; `None` for a model's default chart (an empty
     /// default chart is left out, an empty chart of the config's is an error here).
-    pub at: Option<Span>,
+    pub(crate) at: Option<Span>,
     /// A custom title as text and placeholders (empty: the default title).
-    pub title: Vec<TitlePiece>,
+    pub(crate) title: Vec<TitlePiece>,
 }
 
 /// Most `[[chart]]` tables a config has, as it has at most 64 `[[metric]]`s: each writes
@@ -204,11 +204,11 @@ const MAX_CHARTS: usize = 64;
 
 /// The points a timeline draws: the first [`MAX_TIMELINE_FILES`] its `where` keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TimelinePoints {
+pub(crate) struct TimelinePoints {
     /// The points drawn, in sweep order.
-    pub drawn: Vec<usize>,
+    pub(crate) drawn: Vec<usize>,
     /// How many points the `where` keeps (drawn or not).
-    pub matched: usize,
+    pub(crate) matched: usize,
 }
 
 impl ChartSpec {
@@ -217,7 +217,7 @@ impl ChartSpec {
     /// is (lanes, resource lanes, window, focus, title) but at that point alone; else the
     /// lanes and resource lanes of its first timeline, with the default title (that chart's
     /// title and window are another point's); else every lane.
-    pub fn schedule_timeline(
+    pub(crate) fn schedule_timeline(
         plan: &Plan,
         charts: &[ChartSpec],
         point: usize,
@@ -262,7 +262,7 @@ impl ChartSpec {
     }
 
     /// A timeline's points: the first [`MAX_TIMELINE_FILES`] of those its `where` keeps.
-    pub fn timeline_points(&self, plan: &Plan) -> TimelinePoints {
+    pub(crate) fn timeline_points(&self, plan: &Plan) -> TimelinePoints {
         let mut drawn = Vec::new();
         let mut matched = 0;
         for p in 0..plan.points {
@@ -278,7 +278,7 @@ impl ChartSpec {
 
     /// The file name of its chart at `point` (a timeline over several points gets one file
     /// per point, `name-p<point>`).
-    pub fn file_name(&self, point: usize, points: &TimelinePoints) -> String {
+    pub(crate) fn file_name(&self, point: usize, points: &TimelinePoints) -> String {
         if points.matched > 1 {
             format!("{}-p{point}", self.name)
         } else {

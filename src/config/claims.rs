@@ -30,7 +30,7 @@ const CLAIM_KEYS: &[&str] = &[
 /// Over what a claim holds, when not over each run's row: over every execution an
 /// exploration finds (`over = "executions"`), as `holds` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Holds {
+pub(crate) enum Holds {
     /// In every execution (`holds = "always"`, the default).
     Always,
     /// In at least one.
@@ -41,7 +41,7 @@ pub enum Holds {
 
 impl Holds {
     /// Its name in configs.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Holds::Always => "always",
             Holds::Sometimes => "sometimes",
@@ -52,7 +52,7 @@ impl Holds {
 
 /// What a claim expects.
 #[derive(Debug, Clone)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// A number.
     Number(f64),
     /// An expression over the row, with its text.
@@ -63,7 +63,7 @@ pub enum Expect {
 
 /// How a claim compares the value with its expectation.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Test {
+pub(crate) enum Test {
     /// `expect`: |actual − expected| ≤ tolerance.
     Tolerance(f64),
     /// `expect` with `band`: actual / expected within [lo, hi].
@@ -79,7 +79,7 @@ pub enum Test {
 
 /// How a claim aggregates the replications of each matched point before comparing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stat {
+pub(crate) enum Stat {
     /// The mean over the replications.
     Mean,
     /// The smallest.
@@ -90,7 +90,7 @@ pub enum Stat {
 
 impl Stat {
     /// Its name in configs.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Stat::Mean => "mean",
             Stat::Min => "min",
@@ -99,7 +99,7 @@ impl Stat {
     }
 
     /// Its name in a Turkish claim's default name.
-    pub fn turkish(self) -> &'static str {
+    pub(crate) fn turkish(self) -> &'static str {
         match self {
             Stat::Mean => "ortalama",
             Stat::Min => "en küçük",
@@ -114,32 +114,32 @@ pub struct Claim {
     /// Its label (default: the metric and filter).
     pub name: String,
     /// `where`: (parameter index, value) pairs the row's parameters must match.
-    pub filter: Vec<(usize, Value)>,
+    pub(crate) filter: Vec<(usize, Value)>,
     /// The metric (or entity column) named.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The column it reads.
-    pub target: Var,
+    pub(crate) target: Var,
     /// The entity, for an entity claim, and where it was written.
-    pub entity: Option<(String, Span)>,
+    pub(crate) entity: Option<(String, Span)>,
     /// The expected value (or bound).
-    pub expect: Expect,
+    pub(crate) expect: Expect,
     /// The comparison.
-    pub test: Test,
+    pub(crate) test: Test,
     /// `stat`: aggregate each point's replications first (else every row is checked).
-    pub stat: Option<Stat>,
+    pub(crate) stat: Option<Stat>,
     /// Where the claim's table is written in the config (its `[[claim]]` body).
-    pub span: Span,
+    pub(crate) span: Span,
     /// `over = "executions"`: checked over every execution an exploration finds, as this
     /// says (`None`: on each run's row).
-    pub over: Option<Holds>,
+    pub(crate) over: Option<Holds>,
     /// `probability`: over executions, the exact probability that an execution meets the
     /// test (a number, or an expression over the parameters).
-    pub probability: Option<Expect>,
+    pub(crate) probability: Option<Expect>,
 }
 
 /// How close an outcome's probability must be to a claim's: the sums are exact but for
 /// floating point.
-pub const PROBABILITY_TOLERANCE: f64 = 1e-9;
+pub(crate) const PROBABILITY_TOLERANCE: f64 = 1e-9;
 
 /// A `[[claim]]`'s fields, looked up by key.
 struct Fields<'f, 'i>(

@@ -25,7 +25,7 @@ pub struct Config {
     /// Charts (the config's or the model's defaults).
     pub charts: Vec<ChartSpec>,
     /// `[table]`: what `table.md` shows.
-    pub table: TableSpec,
+    pub(crate) table: TableSpec,
 }
 
 impl Deref for Config {
@@ -57,11 +57,11 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 /// Most bytes of a config file.
-pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
 impl Config {
     /// Reads and checks the config at `path` (`name` is how the user wrote it).
-    pub fn load(name: &str, registry: &Registry) -> anyhow::Result<Config> {
+    pub(crate) fn load(name: &str, registry: &Registry) -> anyhow::Result<Config> {
         let text = crate::input::read_text_capped(std::path::Path::new(name), MAX_CONFIG_BYTES)
             .map_err(|e| anyhow::anyhow!("config {name}: {e}"))?;
         Ok(Config::parse(
@@ -172,7 +172,7 @@ impl Config {
 
 /// Most samples of one distribution kept per point: whole replications are added, in
 /// order, while they fit (each is an independent run, so the pool stays unbiased).
-pub const MAX_POOLED_SAMPLES: usize = 1_000_000;
+pub(crate) const MAX_POOLED_SAMPLES: usize = 1_000_000;
 
 /// Refuses a config whose kept results would pass `max_memory_mb`: every run's row, the
 /// entity rows, and the samples its distribution charts pool (at most
@@ -227,24 +227,24 @@ fn check_kept_memory(plan: &Plan, charts: &[ChartSpec]) -> Result<(), String> {
 
 impl Config {
     /// Whether a chart of this config is a timeline (its runs record lanes).
-    pub fn draws_timeline(&self) -> bool {
+    pub(crate) fn draws_timeline(&self) -> bool {
         self.charts.iter().any(|c| c.kind == ChartKind::Timeline)
     }
 
     /// Whether a timeline of this config draws resource lanes (only then do its runs
     /// record them).
-    pub fn draws_resource_lanes(&self) -> bool {
+    pub(crate) fn draws_resource_lanes(&self) -> bool {
         (self.charts.iter()).any(|c| c.kind == ChartKind::Timeline && !c.look.resources.is_empty())
     }
 
     /// Whether a chart of this config draws a per-request distribution (its runs keep
     /// their samples).
-    pub fn draws_distributions(&self) -> bool {
+    pub(crate) fn draws_distributions(&self) -> bool {
         self.charts.iter().any(|c| c.distribution)
     }
 
     /// Whether a distribution chart draws point `point` (only those runs keep samples).
-    pub fn draws_distribution_at(&self, point: usize) -> bool {
+    pub(crate) fn draws_distribution_at(&self, point: usize) -> bool {
         self.charts
             .iter()
             .any(|c| c.distribution && self.matches(point, &c.filter))

@@ -1,9 +1,9 @@
 //! Loading a config, in two phases.
 //!
-//! 1. [`plan`]: the [`Plan`] — the model, its parameters, the sweep axes and points (each
+//! 1. `plan`: the [`Plan`] — the model, its parameters, the sweep axes and points (each
 //!    point's parameters typed and validated once), replications, limits and labels. It
 //!    fixes the schema: which columns the output files have.
-//! 2. [`claims`] and [`charts`]: `[[claim]]` and `[[chart]]` tables (and the model's default
+//! 2. `claims` and `charts`: `[[claim]]` and `[[chart]]` tables (and the model's default
 //!    charts, through the same checks) parsed against the plan, so every name they use is a
 //!    column, a parameter or an entity the plan has.
 //!
@@ -12,8 +12,8 @@
 
 mod axes;
 mod chart_series;
-pub mod charts;
-pub mod claims;
+pub(crate) mod charts;
+pub(crate) mod claims;
 mod compose;
 mod derived;
 mod filter;
@@ -23,21 +23,22 @@ mod localized;
 mod look;
 mod names;
 mod nesting;
-pub mod plan;
+pub(crate) mod plan;
 mod positions;
 mod read;
 mod sections;
-pub mod table;
+pub(crate) mod table;
 mod titles;
 mod var;
 mod wording;
 
-pub use chart_series::MAX_SERIES;
-pub use charts::{ChartSpec, ENTITY_X};
-pub use claims::{Claim, Expect, Holds, Stat, Test};
-pub use coordsim_model::ChartKind;
-pub use load::{Config, MAX_CONFIG_BYTES, MAX_POOLED_SAMPLES};
-pub use nesting::MAX_NESTING;
-pub use plan::{Axis, MAX_RUNS, Plan};
-pub use table::TableSpec;
-pub use var::{Var, matches_filter};
+pub(crate) use chart_series::MAX_SERIES;
+pub(crate) use charts::ENTITY_X;
+pub use charts::{ChartSpec, Look};
+pub use claims::Claim;
+pub(crate) use claims::{Expect, Holds, Stat, Test};
+pub(crate) use coordsim_model::ChartKind;
+pub use load::Config;
+pub(crate) use load::MAX_POOLED_SAMPLES;
+pub use plan::{Axis, Plan};
+pub(crate) use var::{Var, matches_filter};

@@ -15,7 +15,7 @@ fn numeric_kind(kind: Kind) -> bool {
 
 impl Plan {
     /// A text column by this name (entity columns first for entity claims), as a variable.
-    pub fn text_column(&self, name: &str, entity: bool) -> Option<Var> {
+    pub(crate) fn text_column(&self, name: &str, entity: bool) -> Option<Var> {
         let model = &*self.model;
         if entity && let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
             return (!model.entity_columns()[i].numeric()).then_some(Var::Entity(i));
@@ -26,7 +26,7 @@ impl Plan {
 
     /// Resolves a name to a numeric column: an entity column (entity claims, winning on a
     /// clash), a metric, or (when `params` is true) a numeric parameter.
-    pub fn resolve(&self, name: &str, entity: bool, params: bool) -> Result<Var, String> {
+    pub(crate) fn resolve(&self, name: &str, entity: bool, params: bool) -> Result<Var, String> {
         let model = &*self.model;
         if entity && let Some(i) = model.entity_columns().iter().position(|c| c.name == name) {
             return if model.entity_columns()[i].numeric() {

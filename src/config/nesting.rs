@@ -2,7 +2,7 @@
 //! recurses on it) sees the text.
 
 /// Deepest nesting of `[` and `{` in a config's values (the TOML parser recurses on it).
-pub const MAX_NESTING: usize = 64;
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// The byte offset where brackets first nest deeper than [`MAX_NESTING`] (outside strings
 /// and comments), in one linear pass before the parser sees the text.

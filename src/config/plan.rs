@@ -16,24 +16,24 @@ use crate::sweep::{self};
 use coordsim_expr::Expr;
 
 /// The memory a config's runs may take by default: 4 GiB.
-pub const DEFAULT_MAX_MEMORY_MB: u64 = 4096;
+pub(crate) const DEFAULT_MAX_MEMORY_MB: u64 = 4096;
 
 /// Most bytes of a trace file.
-pub const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Most runs (points × replications) one config may ask for.
-pub const MAX_RUNS: u64 = 1_000_000;
+pub(crate) const MAX_RUNS: u64 = 1_000_000;
 
 /// Columns every output table has besides parameters and metrics (labels may name them).
-pub const FIXED_COLUMNS: &[&str] = &["point", "replication", "seed", "entity"];
+pub(crate) const FIXED_COLUMNS: &[&str] = &["point", "replication", "seed", "entity"];
 
 /// What runs: the model, every point's parameters, replications and limits, and the labels.
 #[derive(Debug)]
 pub struct Plan {
     /// The file.
-    pub source: Source,
+    pub(crate) source: Source,
     /// The file stem: the output folder's name.
-    pub stem: String,
+    pub(crate) stem: String,
     /// The model it runs.
     pub model: Arc<dyn ModelDef>,
     /// Each point's parameters, typed and validated once (by point index).
@@ -41,67 +41,67 @@ pub struct Plan {
     /// Title for charts and tables, in the locale the config is read in.
     pub title: String,
     /// `title` per locale, when the config gives it so (`{ tr = "…", en = "…" }`).
-    pub titles: Vec<(Locale, String)>,
+    pub(crate) titles: Vec<(Locale, String)>,
     /// The locales it has words for: its own `locale` first, then every one its texts and
     /// `[labels.X]` name.
-    pub speaks: Vec<Locale>,
+    pub(crate) speaks: Vec<Locale>,
     /// Master seed.
     pub seed: u64,
     /// Runs per point.
     pub replications: u64,
     /// Every parameter's value, defaults filled, in the model's order.
-    pub base: Vec<Value>,
+    pub(crate) base: Vec<Value>,
     /// Where each parameter was set in `[params]`.
     pub(super) param_spans: Vec<Option<Span>>,
     /// Swept parameters in declared order.
     pub axes: Vec<Axis>,
     /// `[labels]`: texts for columns, category values, timeline kinds and built-in words.
-    pub labels: Vec<(String, String)>,
+    pub(crate) labels: Vec<(String, String)>,
     /// Labels of values only a run can show (an entity's name, a text cell), with where they
     /// are written: each must match something once the config has run.
-    pub value_labels: Vec<(String, Span)>,
+    pub(crate) value_labels: Vec<(String, Span)>,
     /// How numbers and built-in words are written for readers: `locale`, or the locale a
     /// lesson reads the config in ([`super::Config::in_locale`]).
     pub locale: Locale,
     /// Number of sweep points.
     pub points: usize,
     /// Whether entity rows are kept (`entities = false` drops them: big random sweeps).
-    pub entities: bool,
+    pub(crate) entities: bool,
     /// How runs keep their samples (`stats`: exact, or an HDR histogram).
-    pub stats: Stats,
+    pub(crate) stats: Stats,
     /// How percentiles are read (`percentile`: nearest rank, or linear as numpy does).
     pub percentile: sim_core::Percentile,
     /// Per-run limits on events and virtual time (`[limits]`, default sim-core's).
     pub limits: Limits,
     /// The memory the runs may take at once, and their kept rows in all (`[limits]
     /// max_memory_mb`), in bytes.
-    pub max_memory_bytes: u64,
+    pub(crate) max_memory_bytes: u64,
     /// The largest memory estimate of one run of any point (how many runs fit at once).
-    pub heaviest_run_bytes: u64,
+    pub(crate) heaviest_run_bytes: u64,
     /// The estimated bytes of the entity rows of every run, which stay until the outputs
     /// are written.
-    pub entity_bytes: u64,
+    pub(crate) entity_bytes: u64,
     /// Where `model` is written: errors with no better place point here.
     pub(super) model_span: Span,
     /// `[vars]`: free variables (name, description), swept like parameters and usable in
     /// derived parameters and expressions. Their values follow the model's parameters in
     /// `base` and in every point's values.
-    pub vars: Vec<(String, String)>,
+    pub(crate) vars: Vec<(String, String)>,
     /// Parameters given as `{ expr = "…" }`: (parameter index, expression over the values).
-    pub derived: Vec<(usize, Expr<Var>)>,
+    pub(crate) derived: Vec<(usize, Expr<Var>)>,
 }
 
 /// One swept parameter.
 #[derive(Debug)]
 pub struct Axis {
     /// Index of the parameter in the model's order (a var: after the model's parameters).
-    pub param: usize,
+    pub(crate) param: usize,
     /// Its key.
     pub key: String,
     /// Its values in sweep order.
     pub values: Vec<Value>,
     /// Where each value was written (a range's values all point at the range).
-    pub spans: Vec<Span>,
+    pub(crate) spans: Vec<Span>,
 }
 
 impl Plan {
@@ -111,7 +111,7 @@ impl Plan {
     }
 
     /// Where parameter `i` is set in `[params]`, or (a default) where `model` is.
-    pub fn written_at(&self, i: usize) -> Span {
+    pub(crate) fn written_at(&self, i: usize) -> Span {
         self.param_spans
             .get(i)
             .cloned()
@@ -121,7 +121,7 @@ impl Plan {
 
     /// The parameters `[params]` sets and `[sweep]` does not, in the order written (model
     /// indices).
-    pub fn written_params(&self) -> Vec<usize> {
+    pub(crate) fn written_params(&self) -> Vec<usize> {
         let n = self.model.params().len();
         let mut written: Vec<(usize, usize)> = (0..n)
             .filter(|i| !self.axes.iter().any(|a| a.param == *i))
@@ -139,7 +139,7 @@ impl Plan {
     /// [`Plan::point_values`], with parameter `set.0` given the value `set.1` (one the sweep
     /// need not have: a reference curve between two points) before the derived parameters
     /// are derived.
-    pub fn values_with(&self, index: usize, set: Option<(usize, Value)>) -> Vec<Value> {
+    pub(crate) fn values_with(&self, index: usize, set: Option<(usize, Value)>) -> Vec<Value> {
         let mut values = self.base.clone();
         for (axis, coord) in self.axes.iter().zip(self.coordinates(index)) {
             values[axis.param] = axis.values[coord].clone();
@@ -173,7 +173,7 @@ impl Plan {
     }
 
     /// Where `[params]` sets parameter `index` (`None`: its default, a sweep or a var).
-    pub fn param_span(&self, index: usize) -> Option<&Span> {
+    pub(crate) fn param_span(&self, index: usize) -> Option<&Span> {
         self.param_spans.get(index)?.as_ref()
     }
 
@@ -190,7 +190,7 @@ impl Plan {
     }
 
     /// Whether point `index` matches a `where` filter.
-    pub fn matches(&self, index: usize, filter: &[(usize, Value)]) -> bool {
+    pub(crate) fn matches(&self, index: usize, filter: &[(usize, Value)]) -> bool {
         filter.is_empty() || matches_filter(&self.point_values(index), filter)
     }
 
@@ -202,4 +202,4 @@ impl Plan {
 }
 
 /// Most characters in one label (a title or label is text for a chart, not a document).
-pub const MAX_LABEL_CHARS: usize = 200;
+pub(crate) const MAX_LABEL_CHARS: usize = 200;

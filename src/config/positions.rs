@@ -87,7 +87,7 @@ impl Plan {
 
     /// The expression of derived parameter `index` as `[params]` writes it (`s / rho` of
     /// `{ expr = "s / rho" }`); `None` for one not derived.
-    pub fn derived_text(&self, index: usize) -> Option<String> {
+    pub(crate) fn derived_text(&self, index: usize) -> Option<String> {
         if !self.derived.iter().any(|(d, _)| *d == index) {
             return None;
         }
@@ -106,13 +106,13 @@ impl Plan {
     }
 
     /// An error pointing at this config's `model` line (for errors with no better place).
-    pub fn error_at_model(&self, message: impl Into<String>) -> ConfigError {
+    pub(crate) fn error_at_model(&self, message: impl Into<String>) -> ConfigError {
         self.source.error(&self.model_span, message)
     }
 
     /// An error about parameter `key` at point `index`: at its sweep value when swept, else at
     /// its `[params]` value, else at the `model` line (a default).
-    pub fn param_error(&self, key: &str, index: usize, message: &str) -> ConfigError {
+    pub(crate) fn param_error(&self, key: &str, index: usize, message: &str) -> ConfigError {
         let coords = self.coordinates(index);
         if let Some((axis, coord)) = self.axes.iter().zip(&coords).find(|(a, _)| a.key == key) {
             let shown = axis.values[*coord].to_string();

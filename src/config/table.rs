@@ -10,23 +10,23 @@ use super::read::Loader;
 use crate::source::ConfigError;
 
 /// Most decimals a column may ask for.
-pub const MAX_DIGITS: u64 = 12;
+pub(crate) const MAX_DIGITS: u64 = 12;
 
 /// How `table.md` looks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableSpec {
+pub(crate) struct TableSpec {
     /// Columns in order; `None`: the swept parameters, then every metric (or, for entity
     /// rows, the swept parameters, `entity` and every entity column).
-    pub columns: Option<Vec<String>>,
+    pub(crate) columns: Option<Vec<String>>,
     /// Entity rows (one per applier, edge, scenario…) instead of one row per run.
-    pub entity: bool,
+    pub(crate) entity: bool,
     /// Decimals for every number (`None`: rounded for reading, see `round`).
-    pub digits: Option<usize>,
+    pub(crate) digits: Option<usize>,
     /// Decimals for named columns, winning over `digits`.
-    pub column_digits: Vec<(String, usize)>,
+    pub(crate) column_digits: Vec<(String, usize)>,
     /// With replications, each mean with its interval's half-width (`intervals = false`:
     /// the means alone).
-    pub intervals: bool,
+    pub(crate) intervals: bool,
 }
 
 impl Default for TableSpec {
@@ -43,7 +43,7 @@ impl Default for TableSpec {
 
 impl TableSpec {
     /// The decimals column `name` is written with (`None`: rounded for reading).
-    pub fn digits_of(&self, name: &str) -> Option<usize> {
+    pub(crate) fn digits_of(&self, name: &str) -> Option<usize> {
         self.column_digits
             .iter()
             .find(|(c, _)| c == name)
@@ -55,7 +55,7 @@ impl TableSpec {
 const KEYS: &[&str] = &["columns", "entity", "digits", "intervals"];
 
 /// The columns a table of run rows (`entity = false`) or entity rows may show.
-pub fn table_columns(plan: &Plan, entity: bool) -> Vec<&str> {
+pub(crate) fn table_columns(plan: &Plan, entity: bool) -> Vec<&str> {
     let m = &*plan.model;
     // Every parameter and var (a fixed one shows its value on every row).
     let mut names: Vec<&str> = plan.key_names();

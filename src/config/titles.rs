@@ -11,7 +11,7 @@ use crate::source::{ConfigError, Span};
 /// A chart title's placeholders: `{point}` (a timeline's swept settings) and `{key}` (a
 /// parameter's value); `{{` and `}}` are braces. Returns the pieces in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TitlePiece {
+pub(crate) enum TitlePiece {
     /// Text as written.
     Text(String),
     /// `{point}`.
@@ -21,7 +21,7 @@ pub enum TitlePiece {
 }
 
 /// Fills a title's placeholders at a point.
-pub fn fill_title(
+pub(crate) fn fill_title(
     pieces: &[TitlePiece],
     plan: &Plan,
     values: &[Value],

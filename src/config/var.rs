@@ -4,7 +4,7 @@ use coordsim_model::Value;
 
 /// A variable in a claim or chart expression: a column of the plan's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Var {
+pub(crate) enum Var {
     /// A numeric parameter.
     Param(usize),
     /// A metric column.
@@ -17,7 +17,7 @@ pub enum Var {
 
 /// Whether a point's parameter values match a `where` filter. A list given for a
 /// parameter whose values are not lists is a choice: any of its values matches.
-pub fn matches_filter(values: &[Value], filter: &[(usize, Value)]) -> bool {
+pub(crate) fn matches_filter(values: &[Value], filter: &[(usize, Value)]) -> bool {
     filter.iter().all(|(i, v)| match (v, &values[*i]) {
         (Value::List(any), own) if !matches!(own, Value::List(_)) => {
             any.iter().any(|a| own.matches(a))

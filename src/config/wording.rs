@@ -19,12 +19,12 @@ impl Plan {
     }
 
     /// Whether `[labels]` gives `key` a text.
-    pub fn has_label(&self, key: &str) -> bool {
+    pub(crate) fn has_label(&self, key: &str) -> bool {
         self.labels.iter().any(|(k, _)| k == key)
     }
 
     /// A built-in word in the config's locale, or its `[labels]` override.
-    pub fn text(&self, text: Text) -> &str {
+    pub(crate) fn text(&self, text: Text) -> &str {
         self.labels
             .iter()
             .find(|(k, _)| k == text.key())
@@ -33,7 +33,7 @@ impl Plan {
 
     /// The legend text of a timeline kind: its `[labels]` entry, else the model's own words
     /// in the config's locale.
-    pub fn kind_label<'a>(&'a self, name: &str, en: &'a str, tr: &'a str) -> &'a str {
+    pub(crate) fn kind_label<'a>(&'a self, name: &str, en: &'a str, tr: &'a str) -> &'a str {
         match self.labels.iter().find(|(k, _)| k == name) {
             Some((_, v)) => v,
             None if self.locale == Locale::Tr => tr,
@@ -43,7 +43,7 @@ impl Plan {
 
     /// A parameter's value for readers: a labelled text value by its label, a number in the
     /// locale (`8`, `0,5`), other values as the config writes them.
-    pub fn value_text(&self, value: &Value) -> String {
+    pub(crate) fn value_text(&self, value: &Value) -> String {
         match value {
             Value::Str(t) => self.label(t).to_string(),
             Value::Bool(b) => self.label(if *b { "true" } else { "false" }).to_string(),
@@ -59,7 +59,7 @@ impl Plan {
 
     /// "key label = value" for a swept parameter's value in a title or legend: a text value
     /// reads as its label alone when it has one (`korumasız`), else `key label: value`.
-    pub fn setting_text(&self, key: &str, value: &Value) -> String {
+    pub(crate) fn setting_text(&self, key: &str, value: &Value) -> String {
         match value {
             Value::Str(t) if self.has_label(t) => self.label(t).to_string(),
             Value::Bool(_) => format!("{}: {}", self.label(key), self.value_text(value)),

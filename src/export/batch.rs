@@ -24,7 +24,7 @@ use super::folder::{
 };
 
 /// Entries of one output folder being built, to be swapped in together by [`Batch::commit`].
-pub struct Batch {
+pub(crate) struct Batch {
     out: PathBuf,
     tag: String,
     entries: Vec<Entry>,
@@ -36,7 +36,7 @@ pub struct Batch {
 impl Batch {
     /// Starts a batch into `out`: takes its lock (waiting for any other coordsim writing
     /// into it) and completes a swap a killed report left there.
-    pub fn begin(out: &Path) -> anyhow::Result<Batch> {
+    pub(crate) fn begin(out: &Path) -> anyhow::Result<Batch> {
         let lock = lock(out)?;
         Ok(Batch {
             out: out.to_path_buf(),
@@ -61,7 +61,7 @@ impl Batch {
 
     /// Starts building the folder `out/name` and gives back where its files go. Refuses
     /// when `out/name` is something coordsim may not replace.
-    pub fn folder(&mut self, name: &str) -> anyhow::Result<PathBuf> {
+    pub(crate) fn folder(&mut self, name: &str) -> anyhow::Result<PathBuf> {
         self.add(Kind::Folder, name)?;
         let tmp = swap_path(&self.out, name, &self.tag, "partial");
         begin_folder(&self.out, name, &tmp, Writer::Report)?;
@@ -69,7 +69,7 @@ impl Batch {
     }
 
     /// Where the folder `name` of this batch is being built, if it is.
-    pub fn path_of(&self, name: &str) -> Option<PathBuf> {
+    pub(crate) fn path_of(&self, name: &str) -> Option<PathBuf> {
         self.entries
             .iter()
             .any(|e| e.kind == Kind::Folder && e.name == name)
@@ -78,7 +78,7 @@ impl Batch {
 
     /// Writes `bytes` as the new `out/name` (the caller has made sure any file there is
     /// one coordsim may replace). Leftovers of `name` from a killed run go first.
-    pub fn file(&mut self, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    pub(crate) fn file(&mut self, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
         use std::io::Write;
         self.add(Kind::File, name)?;
         remove_leftover_files(&self.out, name)?;
@@ -96,12 +96,12 @@ impl Batch {
 
     /// Removes the folder `out/name` with the swap, if it is then still one a previous
     /// report wrote and nobody changed.
-    pub fn remove(&mut self, name: &str) -> anyhow::Result<()> {
+    pub(crate) fn remove(&mut self, name: &str) -> anyhow::Result<()> {
         self.add(Kind::Remove, name)
     }
 
     /// Swaps every entry in. After Ctrl-C nothing is swapped: the previous report stays.
-    pub fn commit(self) -> anyhow::Result<()> {
+    pub(crate) fn commit(self) -> anyhow::Result<()> {
         self.commit_unless(&crate::interrupt::stop_flag(), usize::MAX)
     }
 

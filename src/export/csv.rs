@@ -10,7 +10,7 @@ use super::{Exporter, Run, write_atomic};
 use crate::results::{ColumnSource, Row, Schema, Table};
 
 /// Writes the CSV files.
-pub struct CsvExporter;
+pub(crate) struct CsvExporter;
 
 impl Exporter for CsvExporter {
     fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
@@ -45,7 +45,7 @@ pub fn to_csv(table: &Table) -> anyhow::Result<Vec<u8>> {
 /// Reads a CSV written by [`to_csv`] back under `schema`: the header must be the schema's,
 /// column for column, and every cell must read as its column's type. `what` names the file
 /// in errors.
-pub fn from_csv(bytes: &[u8], schema: &Schema, what: &str) -> anyhow::Result<Table> {
+pub(crate) fn from_csv(bytes: &[u8], schema: &Schema, what: &str) -> anyhow::Result<Table> {
     let mut reader = ::csv::ReaderBuilder::new().from_reader(bytes);
     let header: Vec<String> = reader.headers()?.iter().map(String::from).collect();
     let expected = schema.names();

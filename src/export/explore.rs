@@ -20,7 +20,7 @@ use crate::locale::Text;
 /// (`None` when none does, or the claim is over runs), so claim N's files are `trace-N…`.
 /// Nothing written names the folder it is in (a report is the same wherever it is
 /// written): a path in it is relative to it.
-pub fn write(
+pub(crate) fn write(
     dir: &Path,
     config: &Config,
     explored: &[Exploration],
@@ -200,7 +200,7 @@ fn deciding(
         config.source.name,
         k + 1
     );
-    let text = crate::schedule::text(config, point, &outcome.schedule, &about);
+    let text = crate::runner::schedule::text(config, point, &outcome.schedule, &about);
     write_atomic(&dir.join(&file), text.as_bytes())?;
     writeln!(
         md,
@@ -217,7 +217,7 @@ fn deciding(
 
 /// The trace chart of claim `n` (from 1), named `claim`, deciding execution `steps`, as
 /// `config` words it: `trace-N`, its headers and notes in the config's locale.
-pub fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) -> Prepared {
+pub(crate) fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) -> Prepared {
     let (name, title) = (format!("trace-{n}"), format!("{}: {claim}", config.title));
     let mut notes = Vec::new();
     if let Some(first) = steps.first()
@@ -291,7 +291,7 @@ fn trace_csv(trace: &[TraceStep]) -> anyhow::Result<Vec<u8>> {
 }
 
 /// A probability to 12 decimals, trailing zeros dropped (0.16, not 0.16000000000000003).
-pub fn rounded(p: f64) -> String {
+pub(crate) fn rounded(p: f64) -> String {
     let s = format!("{p:.12}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()

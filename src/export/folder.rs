@@ -9,14 +9,14 @@
 //! the process dies), so no lock file is left behind.
 //!
 //! **Only what coordsim can prove it wrote is ever removed or replaced.** Every folder it
-//! builds holds a marker, [`MARKER`], whose text starts with [`MARKER_HEAD`] and lists the
+//! builds holds a marker, [`MARKER`], whose text starts with `MARKER_HEAD` and lists the
 //! files coordsim put there. A folder is replaced (or, by `report`, removed as stale) only
 //! when it is a real folder (not a link) holding that marker and nothing the marker does not
 //! list, or when it is empty; anything else — a user's folder that merely holds a
 //! `results.csv`, an output folder the user added a note to, a planted link — is refused with
 //! a message saying what to move, before anything runs.
 //!
-//! `report` replaces several entries together (see [`super::batch`]); the journal of such a
+//! `report` replaces several entries together (see `export::batch`); the journal of such a
 //! swap, the swap and its completion after a kill live here, below the lock every command
 //! takes: whoever next writes into the folder completes a swap a kill interrupted.
 
@@ -29,18 +29,18 @@ use anyhow::{Context, bail};
 pub const MARKER: &str = ".coordsim-output";
 
 /// The marker's first line: what proves the folder is coordsim's.
-pub const MARKER_HEAD: &str =
+pub(crate) const MARKER_HEAD: &str =
     "coordsim output folder: written whole by coordsim and replaced whole by its next run.";
 
 /// The marker line of a folder `coordsim report` wrote: the report's own record of what it
 /// may remove once the folder's config is gone. Folders `run` and `merge` write lack it, so
 /// a report never removes them.
-pub const BY_REPORT: &str =
+pub(crate) const BY_REPORT: &str =
     "written by `coordsim report`, whose next run removes it when its config is gone.";
 
 /// Who builds an output folder: what its marker says about who may remove it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Writer {
+pub(crate) enum Writer {
     /// `run` or `merge`: replaced by the next run of its config, never removed.
     Run,
     /// `report`: removed by the next report when its config is gone.
@@ -49,7 +49,7 @@ pub enum Writer {
 
 /// Whether `stem` may name an output folder: not empty, not `.` or `..`, no path separator,
 /// no leading dot (hidden names are the staging folders'), no control character.
-pub fn check_stem(stem: &str) -> Result<(), String> {
+pub(crate) fn check_stem(stem: &str) -> Result<(), String> {
     let bad = stem.is_empty()
         || stem.starts_with('.')
         || stem.contains(['/', '\\'])
@@ -65,7 +65,7 @@ pub fn check_stem(stem: &str) -> Result<(), String> {
 
 /// What is at a place an output folder goes.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Existing {
+pub(crate) enum Existing {
     /// Nothing: the folder is new.
     Nothing,
     /// An empty folder, or one coordsim wrote and nobody added to: may be replaced.
@@ -75,7 +75,7 @@ pub enum Existing {
 }
 
 /// What is at `dir` and whether coordsim may replace it.
-pub fn inspect(dir: &Path) -> Existing {
+pub(crate) fn inspect(dir: &Path) -> Existing {
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(m) => m,
         Err(_) => return Existing::Nothing,
@@ -155,7 +155,7 @@ pub(super) fn marker_text(names: &[String], by: Writer) -> String {
 }
 
 /// An output folder being built.
-pub struct Staging {
+pub(crate) struct Staging {
     out: PathBuf,
     stem: String,
     tmp: PathBuf,
@@ -206,7 +206,7 @@ pub(super) fn parse_hidden(name: &str) -> Option<(&str, Hidden)> {
 impl Staging {
     /// Starts building `out/stem` (waiting for any other run writing into `out`). Refuses at
     /// once, before anything runs, when `out/stem` is something coordsim may not replace.
-    pub fn begin(out: &Path, stem: &str) -> anyhow::Result<Staging> {
+    pub(crate) fn begin(out: &Path, stem: &str) -> anyhow::Result<Staging> {
         check_stem(stem).map_err(anyhow::Error::msg)?;
         let lock = lock(out)?;
         let tmp = out.join(hidden(stem, Hidden::Partial));
@@ -221,19 +221,19 @@ impl Staging {
     }
 
     /// Where the files go until [`Staging::commit`].
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.tmp
     }
 
     /// Puts the new folder in the old one's place, its marker listing every file in it.
     /// After Ctrl-C nothing is swapped: the previous folder stays as it was.
-    pub fn commit(self) -> anyhow::Result<PathBuf> {
+    pub(crate) fn commit(self) -> anyhow::Result<PathBuf> {
         self.commit_unless(&crate::interrupt::stop_flag())
     }
 
     /// [`Staging::commit`], unless `stop` is raised (then the build is dropped and the
     /// error is [`crate::interrupt::Interrupted`]).
-    pub fn commit_unless(
+    pub(crate) fn commit_unless(
         mut self,
         stop: &std::sync::atomic::AtomicBool,
     ) -> anyhow::Result<PathBuf> {
@@ -320,13 +320,13 @@ pub(super) fn seal(tmp: &Path, by: Writer) -> anyhow::Result<()> {
 
 /// Whether `dir` is a folder `report` wrote and nobody changed since: its marker says
 /// [`BY_REPORT`] and it holds nothing the marker does not list.
-pub fn written_by_report(dir: &Path) -> bool {
+pub(crate) fn written_by_report(dir: &Path) -> bool {
     read_marker_text(&dir.join(MARKER)).is_some_and(|t| t.lines().any(|l| l == BY_REPORT))
         && inspect(dir) == Existing::Ours
 }
 
 /// Whether `dir` holds a marker of coordsim's (whoever wrote it, changed or not).
-pub fn has_marker(dir: &Path) -> bool {
+pub(crate) fn has_marker(dir: &Path) -> bool {
     read_marker(&dir.join(MARKER)).is_some()
 }
 

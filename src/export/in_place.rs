@@ -37,7 +37,7 @@ fn aside(out: &Path, tag: &str) -> PathBuf {
 }
 
 /// A folder being rebuilt in place.
-pub struct InPlace {
+pub(crate) struct InPlace {
     out: PathBuf,
     tag: String,
     /// `out` did not exist before: removed again, when empty, if nothing is committed.
@@ -50,7 +50,7 @@ impl InPlace {
     /// Starts rebuilding `out` (creating it; waiting for any other coordsim writing into
     /// it, and completing a swap a killed one left). Refuses at once when `out` holds
     /// something coordsim may not replace.
-    pub fn begin(out: &Path) -> anyhow::Result<InPlace> {
+    pub(crate) fn begin(out: &Path) -> anyhow::Result<InPlace> {
         let made = !exists(out);
         let lock = lock(out)?;
         recover(out)?;
@@ -75,13 +75,13 @@ impl InPlace {
     }
 
     /// Where the files go until [`InPlace::commit`].
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         build(&self.out, &self.tag)
     }
 
     /// Puts the new contents in the old ones' place, the marker listing every file. After
     /// Ctrl-C nothing is swapped: the previous folder stays as it was.
-    pub fn commit(self) -> anyhow::Result<PathBuf> {
+    pub(crate) fn commit(self) -> anyhow::Result<PathBuf> {
         let tmp = self.path();
         seal(&tmp, Writer::Run)?;
         if crate::interrupt::stop_requested() {

@@ -46,7 +46,7 @@ fn cell(x: f64) -> Option<f64> {
 }
 
 /// The lanes of each point as CSV bytes.
-pub fn to_csv(lanes: &[(usize, Lanes)]) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn to_csv(lanes: &[(usize, Lanes)]) -> anyhow::Result<Vec<u8>> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
@@ -172,7 +172,7 @@ impl PointLanes {
 }
 
 /// Reads lanes back, every kind checked against the model's `style`.
-pub fn from_csv(bytes: &[u8], style: &TimelineStyle) -> anyhow::Result<Vec<(usize, Lanes)>> {
+pub(crate) fn from_csv(bytes: &[u8], style: &TimelineStyle) -> anyhow::Result<Vec<(usize, Lanes)>> {
     let mut reader = csv::ReaderBuilder::new().from_reader(bytes);
     let mut points: Vec<(usize, PointLanes)> = Vec::new();
     for (i, row) in reader.deserialize::<LaneRow>().enumerate() {

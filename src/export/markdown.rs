@@ -10,7 +10,7 @@ use crate::locale::{Locale, Text};
 use crate::results::{ColumnId, ColumnSource, Row, Table, number};
 
 /// Writes `table.md`.
-pub struct MarkdownExporter;
+pub(crate) struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
     fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
@@ -20,7 +20,7 @@ impl Exporter for MarkdownExporter {
 }
 
 /// `table.md`: a caption naming the model and seed, then the table `[table]` asks for.
-pub fn render(run: &Run<'_>) -> String {
+pub(crate) fn render(run: &Run<'_>) -> String {
     let config = run.config;
     let reps = config.replications;
     let mut out = String::new();
@@ -60,18 +60,18 @@ pub fn render(run: &Run<'_>) -> String {
 
 /// Which table to draw: the rows and columns of `table.md`, or of a lesson's table block.
 #[derive(Debug, Clone)]
-pub struct TableView {
+pub(crate) struct TableView {
     /// Columns in order (`None`: the config's `[table]` columns, else its default ones).
-    pub columns: Option<Vec<String>>,
+    pub(crate) columns: Option<Vec<String>>,
     /// Entity rows instead of run rows.
-    pub entity: bool,
+    pub(crate) entity: bool,
     /// How numbers are written.
-    pub locale: Locale,
+    pub(crate) locale: Locale,
 }
 
 /// The columns a table shows when none are named: the swept parameters that have a column,
 /// then every metric (for entity rows: the swept parameters, `entity`, every entity column).
-pub fn default_columns(run: &Run<'_>, entity: bool) -> Vec<String> {
+pub(crate) fn default_columns(run: &Run<'_>, entity: bool) -> Vec<String> {
     let source = match (entity, &run.results.entities) {
         (true, Some(entities)) => entities,
         _ => &run.results.results,
@@ -97,7 +97,7 @@ pub fn default_columns(run: &Run<'_>, entity: bool) -> Vec<String> {
 /// from): one row per run (with replications, per point: mean ± 95% half-width), or one per
 /// entity row. Text columns are left-aligned, numbers right-aligned; labels name the
 /// columns and the text values. `Err` names a column the rows do not have.
-pub fn table(
+pub(crate) fn table(
     run: &Run<'_>,
     view: &TableView,
     keep: &dyn Fn(&Table, &Row) -> bool,

@@ -1,18 +1,18 @@
 //! Writing a run's outputs: one exporter per file kind behind [`Exporter`].
 
-pub mod batch;
+pub(crate) mod batch;
 pub mod chart;
 pub mod csv;
-pub mod explore;
+pub(crate) mod explore;
 pub mod folder;
-pub mod in_place;
-pub mod lanes;
-pub mod markdown;
+pub(crate) mod in_place;
+pub(crate) mod lanes;
+pub(crate) mod markdown;
 mod run;
 mod write;
 
 pub use run::{Exporter, Run, Written};
-pub use write::{random_tag, temp_path, write_atomic};
+pub(crate) use write::{random_tag, write_atomic};
 
 use std::path::Path;
 
@@ -30,7 +30,7 @@ pub fn all() -> [&'static dyn Exporter; 3] {
 
 /// Writes a run's outputs (CSV, Markdown, charts) into `dir` with every exporter; gives
 /// back the summary (with replications) and what was written.
-pub fn write_all(
+pub(crate) fn write_all(
     config: &Config,
     results: &Results,
     seed: u64,

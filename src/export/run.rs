@@ -21,9 +21,9 @@ pub struct Run<'a> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Written {
     /// Chart files written (each an SVG and a PNG).
-    pub charts: usize,
+    pub(crate) charts: usize,
     /// What it left out, each as `name (why)`.
-    pub left_out: Vec<String>,
+    pub(crate) left_out: Vec<String>,
 }
 
 /// One kind of output file.

@@ -7,7 +7,7 @@ use std::path::Path;
 /// fail, so nothing outside is ever followed or overwritten), then renamed over `path` (a
 /// rename replaces a link at `path` itself, never its target). The temporary file never
 /// survives an error.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
     let tmp = temp_path(path);
     let written = (|| -> std::io::Result<()> {
@@ -29,7 +29,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// A hidden sibling of `path` with an unpredictable name (`.NAME.RANDOM.partial`).
-pub fn temp_path(path: &Path) -> std::path::PathBuf {
+pub(crate) fn temp_path(path: &Path) -> std::path::PathBuf {
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -37,7 +37,7 @@ pub fn temp_path(path: &Path) -> std::path::PathBuf {
 }
 
 /// 64 bits nobody can predict: std's randomly keyed hasher over the process and a counter.
-pub fn random_tag() -> String {
+pub(crate) fn random_tag() -> String {
     use std::hash::BuildHasher;
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use coordsim_model::Cell;
 
 use super::parse::{Kind, Lesson, LessonError, Pos, Region};
-pub use super::select::{Selected, selected};
+pub(crate) use super::select::selected;
 use super::select::{Selection, Stat, select};
 use crate::config::Config;
 use crate::export::Run;
@@ -14,25 +14,25 @@ use crate::locale::Locale;
 use crate::results::{Results, Row, Table};
 
 /// A config and its run, shared by every region that uses it.
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The config.
-    pub config: Config,
+    pub(crate) config: Config,
     /// Its rows.
-    pub results: Results,
+    pub(crate) results: Results,
     /// With replications, per-point statistics.
-    pub summary: Option<Table>,
+    pub(crate) summary: Option<Table>,
     /// Its exploration, once a trace chart asked for it: every trace block of the config
     /// reads the one exploration (an error kept as its text).
-    pub explored: std::sync::OnceLock<Result<Vec<coordsim_model::Exploration>, String>>,
+    pub(crate) explored: std::sync::OnceLock<Result<Vec<coordsim_model::Exploration>, String>>,
     /// The config read in each other locale it speaks that a lesson using it is in
     /// ([`Config::in_locale`]): the same runs, another language's words.
-    pub views: Vec<Config>,
+    pub(crate) views: Vec<Config>,
 }
 
 impl Loaded {
     /// The config as a lesson in `locale` shows it: read in that locale when it speaks it,
     /// else as it is (its own words and locale).
-    pub fn config_in(&self, locale: Locale) -> &Config {
+    pub(crate) fn config_in(&self, locale: Locale) -> &Config {
         (self.views.iter())
             .find(|c| c.locale == locale)
             .unwrap_or(&self.config)
@@ -40,7 +40,7 @@ impl Loaded {
 
     /// Reads the config in `locale` for a lesson, once, when it speaks it and is not in it
     /// already.
-    pub fn add_view(
+    pub(crate) fn add_view(
         &mut self,
         locale: Locale,
         registry: &coordsim_model::Registry,
@@ -67,30 +67,30 @@ impl Loaded {
 
 /// What a region's check found.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Where the region's content starts.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// The region as a test name: `store.ratio_pct form=assign`.
-    pub name: String,
+    pub(crate) name: String,
     /// Whether the text matches the run.
-    pub pass: bool,
+    pub(crate) pass: bool,
     /// The text as written (a table: its lines; a chart: the image path).
-    pub written: String,
+    pub(crate) written: String,
     /// What the run gives, in the same form.
-    pub run: String,
+    pub(crate) run: String,
     /// The allowed difference, for a number (`± 0.05`).
-    pub precision: Option<String>,
+    pub(crate) precision: Option<String>,
     /// A `ci` region's test: the written value inside the run's interval of the mean, at
     /// this confidence — (level, lo, hi, runs).
-    pub interval: Option<(f64, f64, f64, usize)>,
+    pub(crate) interval: Option<(f64, f64, f64, usize)>,
     /// A unified diff, for a drifted table.
-    pub diff: Option<String>,
+    pub(crate) diff: Option<String>,
     /// What `fill` puts in the region's place (`None`: a chart, whose file is written).
-    pub replacement: Option<String>,
+    pub(crate) replacement: Option<String>,
     /// A chart: the image file and the bytes the run renders.
-    pub image: Option<(PathBuf, Vec<u8>)>,
+    pub(crate) image: Option<(PathBuf, Vec<u8>)>,
     /// The lesson's locale, which `written`, `run` and `precision` are in.
-    pub locale: Locale,
+    pub(crate) locale: Locale,
 }
 
 fn error(pos: Pos, message: impl Into<String>) -> LessonError {
@@ -101,7 +101,7 @@ fn error(pos: Pos, message: impl Into<String>) -> LessonError {
 }
 
 /// The number in a region's text: (prefix, the number as written, suffix).
-pub fn split_number(text: &str, locale: Locale) -> Option<(&str, &str, &str)> {
+pub(crate) fn split_number(text: &str, locale: Locale) -> Option<(&str, &str, &str)> {
     let marks = [locale.decimal_mark(), locale.group_mark()];
     let bytes: Vec<(usize, char)> = text.char_indices().collect();
     let start = bytes.iter().position(|(i, c)| {
@@ -124,18 +124,18 @@ pub fn split_number(text: &str, locale: Locale) -> Option<(&str, &str, &str)> {
 /// Whether a run value matches a number written with `decimals` decimals: within half a
 /// unit of the last written digit (`206,5` holds 206.45 … 206.55), with room for the float
 /// error of the run's own arithmetic.
-pub fn within_precision(run: f64, written: f64, decimals: usize) -> bool {
+pub(crate) fn within_precision(run: f64, written: f64, decimals: usize) -> bool {
     let half = 0.5 * 10f64.powi(-(decimals as i32));
     (run - written).abs() <= half + 1e-9 * run.abs().max(1.0)
 }
 
 /// A number for the lesson: `decimals` decimals in the locale (as `table.md` writes it).
-pub fn write_number(x: f64, decimals: usize, locale: Locale) -> String {
+pub(crate) fn write_number(x: f64, decimals: usize, locale: Locale) -> String {
     crate::format::cell(&Cell::Float(x), Some(decimals), locale)
 }
 
 /// Checks every region of `lesson` (`file` as the user named it) against the runs.
-pub fn evaluate<'a>(
+pub(crate) fn evaluate<'a>(
     lesson: &Lesson,
     file: &Path,
     loaded: &dyn Fn(&str) -> Option<&'a Loaded>,
@@ -688,8 +688,9 @@ fn trace_chart(
     let explored = l
         .explored
         .get_or_init(|| {
-            let limits = crate::explore::default_limits();
-            crate::explore::explore_config(config, config.seed, &limits).map_err(|e| e.to_string())
+            let limits = crate::runner::explore::default_limits();
+            crate::runner::explore::explore_config(config, config.seed, &limits)
+                .map_err(|e| e.to_string())
         })
         .as_ref()
         .map_err(|e| error(region.marker, e.clone()))?;

@@ -10,11 +10,11 @@ use super::parse::{Lesson, Pos};
 
 /// An unchecked number.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
+pub(crate) struct Warning {
     /// Where.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// The number as written.
-    pub number: String,
+    pub(crate) number: String,
 }
 
 /// The byte ranges of inline code spans, comments and link targets in `text`.
@@ -53,7 +53,7 @@ fn unmarked_skips(text: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The unchecked numbers of a lesson.
-pub fn lint(lesson: &Lesson) -> Vec<Warning> {
+pub(crate) fn lint(lesson: &Lesson) -> Vec<Warning> {
     let text = &lesson.text;
     let mut skipped = vec![false; text.len() + 1];
     for r in lesson.skipped.iter().chain(&unmarked_skips(text)) {

@@ -6,10 +6,10 @@
 //! marked region with the run, at the precision the author wrote; `fill` rewrites the
 //! regions from the run; `--lint` lists the numbers no region covers.
 
-pub mod eval;
+pub(crate) mod eval;
 mod interval;
-pub mod lint;
-pub mod parse;
+pub(crate) mod lint;
+pub(crate) mod parse;
 mod select;
 
 use std::collections::HashMap;
@@ -20,32 +20,32 @@ use anyhow::Context;
 use coordsim_model::Registry;
 use rayon::prelude::*;
 
+use crate::check::dashboard::Case;
 use crate::config::Config;
-use crate::dashboard::Case;
 use crate::runner::{self, RunOptions};
 use eval::{Loaded, Outcome};
 use parse::{Lesson, LessonError};
 
 /// Most bytes of one lesson file.
-pub const MAX_LESSON_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_LESSON_BYTES: u64 = 8 * 1024 * 1024;
 
 /// A lesson's error as `FILE:LINE:COL: message` (printed after `error: `).
-pub fn positioned(file: &str, e: &LessonError) -> anyhow::Error {
+pub(crate) fn positioned(file: &str, e: &LessonError) -> anyhow::Error {
     anyhow::anyhow!("{file}:{}:{}: {}", e.pos.line, e.pos.col, e.message)
 }
 
 /// Lessons read, their configs loaded and run once each.
-pub struct Session {
+pub(crate) struct Session {
     /// Each file as named, and its lesson.
-    pub lessons: Vec<(String, Lesson)>,
+    pub(crate) lessons: Vec<(String, Lesson)>,
     /// Each config run, by canonical path.
-    pub runs: Vec<(PathBuf, Loaded)>,
+    pub(crate) runs: Vec<(PathBuf, Loaded)>,
     /// For each lesson, its `use` names and the index of their run.
     uses: Vec<HashMap<String, usize>>,
 }
 
 /// Reads one lesson.
-pub fn read(file: &str) -> anyhow::Result<Lesson> {
+pub(crate) fn read(file: &str) -> anyhow::Result<Lesson> {
     let text = crate::input::read_text_capped(Path::new(file), MAX_LESSON_BYTES)
         .map_err(|e| anyhow::anyhow!("lesson {file}: {e}"))?;
     parse::parse(&text).map_err(|e| positioned(file, &e))
@@ -54,7 +54,7 @@ pub fn read(file: &str) -> anyhow::Result<Lesson> {
 impl Session {
     /// Reads the lessons and runs every config they use once; `done` holds runs made
     /// already (by `report`), by canonical path.
-    pub fn open(
+    pub(crate) fn open(
         files: &[String],
         registry: &Registry,
         jobs: usize,
@@ -171,7 +171,7 @@ impl Session {
     }
 
     /// The run that lesson `lesson` (by index) names `name` in its `use` declarations.
-    pub fn run_of(&self, lesson: usize, name: &str) -> Option<&(PathBuf, Loaded)> {
+    pub(crate) fn run_of(&self, lesson: usize, name: &str) -> Option<&(PathBuf, Loaded)> {
         self.uses
             .get(lesson)?
             .get(name)
@@ -179,7 +179,7 @@ impl Session {
     }
 
     /// Every region of every lesson against the runs.
-    pub fn evaluate(&self) -> anyhow::Result<Vec<(String, Vec<Outcome>)>> {
+    pub(crate) fn evaluate(&self) -> anyhow::Result<Vec<(String, Vec<Outcome>)>> {
         self.lessons
             .iter()
             .zip(&self.uses)
@@ -194,7 +194,7 @@ impl Session {
 }
 
 /// The outcomes as dashboard cases.
-pub fn cases(outcomes: &[(String, Vec<Outcome>)]) -> Vec<Case> {
+pub(crate) fn cases(outcomes: &[(String, Vec<Outcome>)]) -> Vec<Case> {
     outcomes
         .iter()
         .flat_map(|(file, list)| {
@@ -214,7 +214,7 @@ pub fn cases(outcomes: &[(String, Vec<Outcome>)]) -> Vec<Case> {
 }
 
 /// The line `lesson check` prints for a region (failing ones only are printed).
-pub fn failure_line(file: &str, o: &Outcome) -> String {
+pub(crate) fn failure_line(file: &str, o: &Outcome) -> String {
     let at = format!("{file}:{}:{}", o.pos.line, o.pos.col);
     if o.diff.is_some() {
         return format!("{at}: {}: the table drifted from the run", o.name);
@@ -240,7 +240,7 @@ pub fn failure_line(file: &str, o: &Outcome) -> String {
 
 /// Prints the failing regions with their diffs, then one line per lesson saying how many of
 /// its regions hold, so the closing count adds up from the lines above it (text format).
-pub fn print_text(
+pub(crate) fn print_text(
     out: &mut impl Write,
     outcomes: &[(String, Vec<Outcome>)],
 ) -> std::io::Result<()> {
@@ -270,7 +270,7 @@ pub fn print_text(
 }
 
 /// Rewrites every region of every lesson from the run; returns the lines to print.
-pub fn fill(session: &Session) -> anyhow::Result<Vec<String>> {
+pub(crate) fn fill(session: &Session) -> anyhow::Result<Vec<String>> {
     let outcomes = session.evaluate()?;
     let mut said = Vec::new();
     for ((file, lesson), (_, list)) in session.lessons.iter().zip(&outcomes) {

@@ -9,38 +9,38 @@ use crate::locale::Locale;
 
 /// A place in a lesson: 1-based line and column (in characters), and the byte offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pos {
+pub(crate) struct Pos {
     /// Line, from 1.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Column in characters, from 1.
-    pub col: usize,
+    pub(crate) col: usize,
     /// Byte offset in the file.
-    pub offset: usize,
+    pub(crate) offset: usize,
 }
 
 /// A lesson's problem: bad input, exit 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LessonError {
+pub(crate) struct LessonError {
     /// Where.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     /// What is wrong, and what would be valid.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// A `KEY=VALUE` filter or option of a marker (a bare word has no value).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Arg {
+pub(crate) struct Arg {
     /// The key.
-    pub key: String,
+    pub(crate) key: String,
     /// The value, quotes removed (`None` for a bare word such as `entity` in a table).
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     /// Where the argument starts.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// What a region shows.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `NAME.COLUMN filters…`: one value in the text.
     Value {
         /// The column (metric, entity column or parameter).
@@ -57,48 +57,48 @@ pub enum Kind {
 
 /// A marked region.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Region {
+pub(crate) struct Region {
     /// What it shows.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// The config's name (a `use` declaration).
-    pub config: String,
+    pub(crate) config: String,
     /// Filters and options.
-    pub args: Vec<Arg>,
+    pub(crate) args: Vec<Arg>,
     /// Where the opening marker starts.
-    pub marker: Pos,
+    pub(crate) marker: Pos,
     /// Where the content starts.
-    pub at: Pos,
+    pub(crate) at: Pos,
     /// The content's byte range in the file (between the markers; for a block, the lines
     /// between the marker lines, with their line ends).
-    pub content: std::ops::Range<usize>,
+    pub(crate) content: std::ops::Range<usize>,
 }
 
 /// A `use NAME = "PATH"` declaration.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Use {
+pub(crate) struct Use {
     /// The name regions use.
-    pub name: String,
+    pub(crate) name: String,
     /// The path as written (relative to the lesson).
-    pub path: String,
+    pub(crate) path: String,
     /// Where it is written.
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// A parsed lesson.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Lesson {
+pub(crate) struct Lesson {
     /// The file's text.
-    pub text: String,
+    pub(crate) text: String,
     /// Its configs.
-    pub uses: Vec<Use>,
+    pub(crate) uses: Vec<Use>,
     /// How its numbers are written.
-    pub locale: Locale,
+    pub(crate) locale: Locale,
     /// Its regions, in file order.
-    pub regions: Vec<Region>,
+    pub(crate) regions: Vec<Region>,
     /// Numbers `--lint` accepts in the prose (`<!-- coordsim allow 2024 3.1 -->`).
-    pub allowed: Vec<String>,
+    pub(crate) allowed: Vec<String>,
     /// Byte ranges `--lint` skips: fenced code, markers, regions.
-    pub skipped: Vec<std::ops::Range<usize>>,
+    pub(crate) skipped: Vec<std::ops::Range<usize>>,
 }
 
 /// The longest marker body read (a marker is a line of options, not a document).
@@ -232,7 +232,7 @@ pub(super) fn code_spans(line: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// Reads a lesson's markers.
-pub fn parse(text: &str) -> Result<Lesson, LessonError> {
+pub(crate) fn parse(text: &str) -> Result<Lesson, LessonError> {
     let mut p = Parser {
         text,
         lines: Lines::new(text),

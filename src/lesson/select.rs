@@ -222,16 +222,16 @@ fn no_point(config: &Config, params: &[(usize, Value)], filters: &[&Arg]) -> Les
 /// What a region selects, for the report site: the points its parameter filters keep and
 /// the entity it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selected {
+pub(crate) struct Selected {
     /// The sweep points kept, in order.
-    pub points: Vec<usize>,
+    pub(crate) points: Vec<usize>,
     /// `entity=E`.
-    pub entity: Option<String>,
+    pub(crate) entity: Option<String>,
 }
 
 /// What `region` selects of `config` (`None` when its filters do not read, which `check`
 /// reports as an error before).
-pub fn selected(config: &Config, region: &Region) -> Option<Selected> {
+pub(crate) fn selected(config: &Config, region: &Region) -> Option<Selected> {
     let sel = select(config, &region.args, matches!(region.kind, Kind::Table)).ok()?;
     let points = sel
         .points(config)

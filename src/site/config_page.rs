@@ -16,49 +16,49 @@ use crate::export::chart::NARROW_SUFFIX;
 use crate::lesson::eval::Loaded;
 
 /// Most rows of the table a page shows (`table.md` and the CSV files hold them all).
-pub const MAX_TABLE_ROWS: usize = 2000;
+pub(crate) const MAX_TABLE_ROWS: usize = 2000;
 
 /// A config's page and what the index and the lesson pages say of it.
-pub struct ConfigInfo {
+pub(crate) struct ConfigInfo {
     /// The page.
     pub(crate) page: Page,
     /// The config's canonical path (how lessons name it).
-    pub canonical: PathBuf,
+    pub(crate) canonical: PathBuf,
     /// As named on the command line (`configs/lessons/foo.toml`).
-    pub name: String,
+    pub(crate) name: String,
     /// Its output folder's name.
-    pub stem: String,
+    pub(crate) stem: String,
     /// Its title.
-    pub title: String,
+    pub(crate) title: String,
     /// Its model.
-    pub model: String,
+    pub(crate) model: String,
     /// Its locale's name (`tr`), the language of its title.
-    pub locale: String,
+    pub(crate) locale: String,
     /// Rows of `results.csv`.
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Claims that hold.
-    pub passed: usize,
+    pub(crate) passed: usize,
     /// Every claim's verdict, in the config's order (anchor `claim-N`, N from 1).
-    pub verdicts: Vec<Verdict>,
+    pub(crate) verdicts: Vec<Verdict>,
     /// Its charts' phone renderings, as paths in its output folder
     /// (`wait.narrow.svg`, `explore/trace-1.narrow.svg`).
-    pub narrow: Vec<String>,
+    pub(crate) narrow: Vec<String>,
 }
 
 impl ConfigInfo {
     /// Its page's file name in `OUT/site/`.
-    pub fn file(&self) -> &str {
+    pub(crate) fn file(&self) -> &str {
         &self.page.file
     }
 
     /// Claims that failed.
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.verdicts.len() - self.passed
     }
 }
 
 /// Every config's page, in path order.
-pub fn pages(
+pub(crate) fn pages(
     input: &Input<'_>,
     batch: &crate::export::batch::Batch,
 ) -> anyhow::Result<Vec<ConfigInfo>> {

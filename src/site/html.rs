@@ -1,7 +1,7 @@
 //! A small HTML builder that escapes by construction.
 //!
 //! Tag and attribute names are `&'static str` (written in this crate, never read from a
-//! config or a lesson); every text and every attribute value goes through [`escape`], and
+//! config or a lesson); every text and every attribute value is escaped as it is written, and
 //! every `href` or `src` through [`safe_url`]. So no user string — a title, a label, a claim's
 //! name, a lesson's Markdown — can open an element or an attribute: it shows as the text it is.
 
@@ -9,26 +9,26 @@ use std::fmt::Write;
 
 /// HTML under construction.
 #[derive(Debug, Default)]
-pub struct Html {
+pub(crate) struct Html {
     out: String,
 }
 
 /// The screens a chart's phone rendering is shown on (`picture`'s media query): up to a
 /// small tablet's width, where a chart drawn 1,000 pixels wide would show its text at
 /// under 8 pixels.
-pub const NARROW_SCREEN: &str = "(max-width: 720px)";
+pub(crate) const NARROW_SCREEN: &str = "(max-width: 720px)";
 
 /// Attributes: static names, values escaped when written.
-pub type Attrs<'a> = [(&'static str, &'a str)];
+pub(crate) type Attrs<'a> = [(&'static str, &'a str)];
 
 impl Html {
     /// An empty fragment.
-    pub fn new() -> Html {
+    pub(crate) fn new() -> Html {
         Html::default()
     }
 
     /// `<!DOCTYPE html>` and a line that says who wrote the file (`head`, a constant).
-    pub fn doctype(&mut self, head: &'static str) -> &mut Html {
+    pub(crate) fn doctype(&mut self, head: &'static str) -> &mut Html {
         self.out.push_str("<!DOCTYPE html>\n");
         self.out.push_str(head);
         self.out.push('\n');
@@ -36,19 +36,19 @@ impl Html {
     }
 
     /// Text, escaped.
-    pub fn text(&mut self, text: &str) -> &mut Html {
+    pub(crate) fn text(&mut self, text: &str) -> &mut Html {
         escape_into(&mut self.out, text);
         self
     }
 
     /// A line break in the source (no meaning in HTML outside `<pre>`).
-    pub fn newline(&mut self) -> &mut Html {
+    pub(crate) fn newline(&mut self) -> &mut Html {
         self.out.push('\n');
         self
     }
 
     /// `<tag attrs…>`.
-    pub fn open(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
+    pub(crate) fn open(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
         self.out.push('<');
         self.out.push_str(tag);
         for (name, value) in attrs {
@@ -66,20 +66,20 @@ impl Html {
     }
 
     /// `</tag>`.
-    pub fn close(&mut self, tag: &'static str) -> &mut Html {
+    pub(crate) fn close(&mut self, tag: &'static str) -> &mut Html {
         let _ = write!(self.out, "</{tag}>");
         self
     }
 
     /// `<tag attrs…>` without a closing tag (`img`, `meta`, `link`, `br`).
-    pub fn void(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
+    pub(crate) fn void(&mut self, tag: &'static str, attrs: &Attrs<'_>) -> &mut Html {
         self.open(tag, attrs)
     }
 
     /// A chart's image: its phone rendering (`narrow`, when it has one) on screens at most
     /// [`NARROW_SCREEN`] wide, the chart itself on any other. A chart shrunk to a phone's
     /// width would have text of 4 pixels; the phone rendering is laid out at that width.
-    pub fn chart_image(&mut self, src: &str, narrow: Option<&str>, alt: &str) -> &mut Html {
+    pub(crate) fn chart_image(&mut self, src: &str, narrow: Option<&str>, alt: &str) -> &mut Html {
         match narrow {
             Some(narrow) => self.with("picture", &[], |h| {
                 h.void("source", &[("media", NARROW_SCREEN), ("srcset", narrow)]);
@@ -90,12 +90,12 @@ impl Html {
     }
 
     /// `<tag attrs…>text</tag>`.
-    pub fn el(&mut self, tag: &'static str, attrs: &Attrs<'_>, text: &str) -> &mut Html {
+    pub(crate) fn el(&mut self, tag: &'static str, attrs: &Attrs<'_>, text: &str) -> &mut Html {
         self.open(tag, attrs).text(text).close(tag)
     }
 
     /// `<tag attrs…>`, what `body` writes, `</tag>`.
-    pub fn with(
+    pub(crate) fn with(
         &mut self,
         tag: &'static str,
         attrs: &Attrs<'_>,
@@ -107,29 +107,18 @@ impl Html {
     }
 
     /// Appends another fragment (built the same way, so already safe).
-    pub fn append(&mut self, other: Html) -> &mut Html {
+    pub(crate) fn append(&mut self, other: Html) -> &mut Html {
         self.out.push_str(&other.out);
         self
     }
 
-    /// Whether nothing was written.
-    pub fn is_empty(&self) -> bool {
-        self.out.is_empty()
-    }
-
     /// The text of the document.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         self.out
     }
 }
 
-/// `text` with `& < > " '` as character references, NUL as U+FFFD.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    escape_into(&mut out, text);
-    out
-}
-
+/// Appends `text` with `& < > " '` as character references, NUL as U+FFFD.
 fn escape_into(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
@@ -147,7 +136,7 @@ fn escape_into(out: &mut String, text: &str) {
 /// A URL an `href` or `src` may hold: relative (no scheme), a fragment, or `http:`,
 /// `https:` or `mailto:`; anything else (`javascript:`, `data:`, `vbscript:`, `file:`) is
 /// replaced by `#`.
-pub fn safe_url(url: &str) -> &str {
+pub(crate) fn safe_url(url: &str) -> &str {
     // Browsers drop these before reading a scheme (`java\tscript:`).
     if url.chars().any(|c| c.is_control()) {
         return "#";
@@ -170,7 +159,7 @@ pub fn safe_url(url: &str) -> &str {
 
 /// One path segment for a URL: every byte but `A-Z a-z 0-9 - . _ ~` percent-encoded, so a
 /// file name with spaces, `#`, `?` or letters beyond ASCII links to that file.
-pub fn url_segment(name: &str) -> String {
+pub(crate) fn url_segment(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for b in name.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

@@ -11,7 +11,7 @@ use super::lesson_page::Lessons;
 use super::words::{Words, say};
 
 /// The index page.
-pub fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> String {
+pub(crate) fn render(input: &Input<'_>, configs: &[ConfigInfo], lessons: &Lessons) -> String {
     let claims: usize = configs.iter().map(|c| c.verdicts.len()).sum();
     let claims_passed: usize = configs.iter().map(|c| c.passed).sum();
     let regions: usize = lessons.info.iter().map(|l| l.total).sum();

@@ -17,38 +17,38 @@ use crate::lesson::eval::{Loaded, Outcome, selected};
 use crate::lesson::parse::{Kind, Lesson, Region};
 
 /// Most bytes of one image a lesson page copies into the site.
-pub const MAX_IMAGE_BYTES: u64 = 32 << 20;
+pub(crate) const MAX_IMAGE_BYTES: u64 = 32 << 20;
 
 /// The image kinds a lesson page copies.
 const IMAGE_EXTENSIONS: &[&str] = &["svg", "png", "jpg", "jpeg", "gif", "webp"];
 
 /// What the index says of a lesson.
-pub struct LessonInfo {
+pub(crate) struct LessonInfo {
     /// Its page's file name in `OUT/site/`.
-    pub file: String,
+    pub(crate) file: String,
     /// The lesson as named (`lessons/003-….md`).
-    pub name: String,
+    pub(crate) name: String,
     /// Its first heading.
-    pub title: String,
+    pub(crate) title: String,
     /// Its locale's name (`tr`), the language of its title.
-    pub locale: String,
+    pub(crate) locale: String,
     /// Regions that match the run.
-    pub passed: usize,
+    pub(crate) passed: usize,
     /// Regions in all.
-    pub total: usize,
+    pub(crate) total: usize,
     /// The drifted regions: (the line `lesson check` prints, the region's anchor).
-    pub failures: Vec<(String, String)>,
+    pub(crate) failures: Vec<(String, String)>,
 }
 
 /// The lesson pages, what the index says of them, and the images they show.
 #[derive(Default)]
-pub struct Lessons {
+pub(crate) struct Lessons {
     /// Every lesson's page.
     pub(crate) pages: Vec<Page>,
     /// What the index says of each.
-    pub info: Vec<LessonInfo>,
+    pub(crate) info: Vec<LessonInfo>,
     /// The images copied into `OUT/site/`: (file name, bytes).
-    pub images: Vec<(String, Vec<u8>)>,
+    pub(crate) images: Vec<(String, Vec<u8>)>,
 }
 
 /// The images the lesson pages show, each copied once.
@@ -60,7 +60,7 @@ struct Images {
 }
 
 /// Every lesson's page, in the order the lessons were checked.
-pub fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lessons> {
+pub(crate) fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result<Lessons> {
     let Some((session, outcomes)) = input.lessons else {
         return Ok(Lessons::default());
     };

@@ -38,11 +38,6 @@ pub struct Locales {
 }
 
 impl Locales {
-    /// No course words: every page in its locale's built-in words.
-    pub fn none() -> Locales {
-        Locales::default()
-    }
-
     /// The words of a page in `locale`.
     pub(crate) fn words(&self, locale: Locale) -> Words<'_> {
         Words {
@@ -57,7 +52,7 @@ impl Locales {
 
     /// [`Locales::read`], its warnings printed on stderr (`warning: FILE:LINE:COL: …`; a
     /// closed stderr stops the messages, not the report).
-    pub fn read_warning(dir: &Path) -> anyhow::Result<Locales> {
+    pub(crate) fn read_warning(dir: &Path) -> anyhow::Result<Locales> {
         use std::io::Write;
         let (locales, warnings) = Locales::read(dir)?;
         let mut stderr = std::io::stderr().lock();

@@ -13,7 +13,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Par
 use super::html::Html;
 
 /// Where an image of the Markdown is shown from.
-pub enum Image {
+pub(crate) enum Image {
     /// A file of the site (relative URL), and its phone rendering when it is a chart that
     /// has one.
     Site(String, Option<String>),
@@ -22,7 +22,7 @@ pub enum Image {
 }
 
 /// What a page's Markdown needs from its page: links, images and marked regions.
-pub trait Hooks {
+pub(crate) trait Hooks {
     /// The URL a link goes to in the site, or `None` to show its text alone.
     fn link(&self, dest: &str) -> Option<String>;
     /// Where an image is shown from.
@@ -40,7 +40,7 @@ pub trait Hooks {
 
 /// A table's Markdown with no links or images of its own: an image is shown as its alt
 /// text and this note (in the page's words).
-pub struct Plain<'a>(pub &'a str);
+pub(crate) struct Plain<'a>(pub &'a str);
 
 impl Hooks for Plain<'_> {
     fn link(&self, _dest: &str) -> Option<String> {
@@ -52,12 +52,12 @@ impl Hooks for Plain<'_> {
 }
 
 /// Most inline regions one page marks: the characters of two private-use planes.
-pub const MAX_INLINE_REGIONS: usize = 2 * PLANE;
+pub(crate) const MAX_INLINE_REGIONS: usize = 2 * PLANE;
 const PLANE: usize = 0xFFFE;
 
 /// The placeholder that opens inline region `i` (`i < MAX_INLINE_REGIONS`): one character,
 /// which no Markdown rule splits.
-pub fn inline_open(i: usize) -> char {
+pub(crate) fn inline_open(i: usize) -> char {
     let code = if i < PLANE {
         0xF0000 + i
     } else {
@@ -67,7 +67,7 @@ pub fn inline_open(i: usize) -> char {
 }
 
 /// The placeholder that closes the open inline region.
-pub const INLINE_CLOSE: char = '\u{E000}';
+pub(crate) const INLINE_CLOSE: char = '\u{E000}';
 
 fn inline_index(c: char) -> Option<usize> {
     let code = c as usize;
@@ -80,17 +80,17 @@ fn inline_index(c: char) -> Option<usize> {
 
 /// Whether `c` is one of the placeholders (a lesson's own such characters are replaced
 /// before its regions are marked).
-pub fn is_placeholder(c: char) -> bool {
+pub(crate) fn is_placeholder(c: char) -> bool {
     c == INLINE_CLOSE || inline_index(c).is_some()
 }
 
 /// The line that opens block region `i` (an HTML comment on a line of its own).
-pub fn block_open(i: usize) -> String {
+pub(crate) fn block_open(i: usize) -> String {
     format!("<!--coordsim-site-open-{i}-->")
 }
 
 /// The line that closes block region `i`.
-pub fn block_close(i: usize) -> String {
+pub(crate) fn block_close(i: usize) -> String {
     format!("<!--coordsim-site-close-{i}-->")
 }
 
@@ -169,7 +169,7 @@ struct State {
 }
 
 /// Renders `markdown` as HTML.
-pub fn render(markdown: &str, hooks: &dyn Hooks) -> Html {
+pub(crate) fn render(markdown: &str, hooks: &dyn Hooks) -> Html {
     let slugs = slugs(markdown);
     let mut h = Html::new();
     let mut s = State::default();

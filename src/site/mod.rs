@@ -7,25 +7,25 @@
 //! every checked region marked, its provenance shown on hover or focus). No server, no
 //! network, no script needed: CSS shows the provenance; `site.js` only adds the Escape key.
 //!
-//! The pages are written with [`html::Html`], which escapes every user string by
+//! The pages are written with `html::Html`, which escapes every user string by
 //! construction. `OUT/site/` is an output folder like a config's (its marker listing its
-//! files); `OUT/index.html` is replaced only when its second line is [`INDEX_HEAD`]. Both go
-//! into the report's [`Batch`], swapped in with the config folders whose charts the pages
+//! files); `OUT/index.html` is replaced only when its second line is `INDEX_HEAD`. Both go
+//! into the report's `Batch`, swapped in with the config folders whose charts the pages
 //! show, as one unit. Every byte depends only on the runs, the configs and the lessons.
 
 mod claims_table;
-pub mod config_page;
+pub(crate) mod config_page;
 mod frame;
 
-pub mod html;
+pub(crate) mod html;
 
-pub mod index;
+pub(crate) mod index;
 
-pub mod lesson_page;
+pub(crate) mod lesson_page;
 
 pub mod locales;
 
-pub mod markdown;
+pub(crate) mod markdown;
 mod meanings;
 mod words;
 
@@ -37,7 +37,7 @@ use crate::export::batch::Batch;
 use crate::export::folder::{Existing, inspect};
 use crate::export::write_atomic;
 
-pub use frame::{FOLDER, INDEX, INDEX_HEAD, Input, LessonOutcomes};
+pub(crate) use frame::{FOLDER, INDEX, INDEX_HEAD, Input};
 
 /// The stylesheet every page links.
 const STYLE: &str = include_str!("style.css");
@@ -48,7 +48,7 @@ const SCRIPT: &str = include_str!("site.js");
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not
 /// write: an `OUT/index.html` of the user's, an `OUT/site/` that is not coordsim's, or a
 /// config whose output folder would be `site`.
-pub fn check_place(out: &Path, stems: &[String]) -> anyhow::Result<()> {
+pub(crate) fn check_place(out: &Path, stems: &[String]) -> anyhow::Result<()> {
     if stems.iter().any(|s| s == FOLDER) {
         bail!(
             "a config named `{FOLDER}.toml` would write its outputs into {}, where the report's site goes: rename the config",
@@ -77,7 +77,7 @@ pub fn check_place(out: &Path, stems: &[String]) -> anyhow::Result<()> {
 
 /// Builds the site in `batch`: `OUT/site/` (every page, the stylesheet, the script and the
 /// lessons' images) and `OUT/index.html`, from the config folders `batch` is building.
-pub fn write(input: &Input<'_>, batch: &mut Batch) -> anyhow::Result<()> {
+pub(crate) fn write(input: &Input<'_>, batch: &mut Batch) -> anyhow::Result<()> {
     let configs = config_page::pages(input, batch)?;
     let lessons = lesson_page::pages(input, &configs)?;
     let dir = batch.folder(FOLDER)?;

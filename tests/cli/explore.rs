@@ -11,7 +11,7 @@ use crate::harness::{coordsim_in, library_config, registry, stderr, stdout, writ
 /// Every point of `text` explored with `limits`.
 pub(crate) fn explore(text: &str, limits: &ExploreLimits) -> Vec<Exploration> {
     let config = library_config(&registry(), "explore.toml", text).expect("config parses");
-    coordsim::explore::explore_config(&config, config.seed, limits).expect("explores")
+    coordsim::runner::explore::explore_config(&config, config.seed, limits).expect("explores")
 }
 
 pub(crate) fn limits(reduce: Reduction, merge: bool) -> ExploreLimits {
@@ -227,7 +227,8 @@ fn probabilities_are_those_within_the_fault_budget() {
     let config = library_config(&registry(), "at-least-once.toml", &text).unwrap();
     let at = metric_at(&config, "duplicate_effects");
     let explored =
-        coordsim::explore::explore_config(&config, 0, &limits(Reduction::On, true)).unwrap();
+        coordsim::runner::explore::explore_config(&config, 0, &limits(Reduction::On, true))
+            .unwrap();
     for (point, e) in explored.iter().enumerate() {
         let mut got: Vec<(String, f64)> = e
             .outcomes
@@ -502,7 +503,8 @@ fn every_run_lies_within_its_explored_range() {
             max_faults: 2,
             ..ExploreLimits::default()
         };
-        let Ok(explored) = coordsim::explore::explore_config(&config, config.seed, &bound) else {
+        let Ok(explored) = coordsim::runner::explore::explore_config(&config, config.seed, &bound)
+        else {
             continue; // refused: a draw from a continuum, or a built-in model's point
         };
         let orders = [

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 
 /// The font family charts use: registered from the embedded file for plotters' text
 /// measurements, and the only font the SVG-to-outlines step knows.
-pub const FONT: &str = "DejaVu Sans";
+pub(crate) const FONT: &str = "DejaVu Sans";
 
 /// DejaVu Sans (Bitstream Vera licence, see assets/fonts): covers Turkish and Greek letters.
 pub(super) static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -16,17 +16,17 @@ pub(super) type DrawResult<T = ()> = Result<T, Box<dyn std::error::Error + Send 
 /// The largest size of a value a chart places (1e300): beyond it, the headroom above the
 /// data and the span of an axis would overflow to infinity, whose ticks plotters cannot
 /// count. Such a value is left out like an infinite one.
-pub const MAX_DRAWN: f64 = 1e300;
+pub(crate) const MAX_DRAWN: f64 = 1e300;
 
 /// Whether a value can be placed on an axis: finite and at most [`MAX_DRAWN`] in size.
-pub fn drawable(v: f64) -> bool {
+pub(crate) fn drawable(v: f64) -> bool {
     v.is_finite() && v.abs() <= MAX_DRAWN
 }
 
 /// An axis range plotters can divide into ticks: finite ends and a finite, positive span
 /// (`0..1` for anything else). Every chart kind's axes pass through here, so no value,
 /// however it was computed, can make the tick search loop forever.
-pub fn sane_axis(r: std::ops::Range<f64>) -> std::ops::Range<f64> {
+pub(crate) fn sane_axis(r: std::ops::Range<f64>) -> std::ops::Range<f64> {
     let (lo, hi) = (r.start, r.end);
     if !(lo.is_finite() && hi.is_finite() && (hi - lo).is_finite() && hi > lo) {
         return 0.0..1.0;
@@ -40,4 +40,4 @@ pub fn sane_axis(r: std::ops::Range<f64>) -> std::ops::Range<f64> {
 }
 
 /// The plotting context every chart kind draws on.
-pub type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+pub(crate) type Chart2d<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;

@@ -28,53 +28,53 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
     /// The 95% interval of each point's mean over replications: (x, low, high); empty with
     /// one replication.
-    pub intervals: Vec<(f64, f64, f64)>,
+    pub(crate) intervals: Vec<(f64, f64, f64)>,
     /// The palette index to draw it in (`None`: its place among the series). A theory line
     /// takes the colour of the data it is theory for.
-    pub color: Option<usize>,
+    pub(crate) color: Option<usize>,
 }
 
 /// What a chart draws, prepared from the rows.
 #[derive(Debug, Clone)]
 pub struct ChartData {
     /// Chart title.
-    pub title: String,
+    pub(crate) title: String,
     /// Kind.
-    pub kind: ChartKind,
+    pub(crate) kind: ChartKind,
     /// x axis label.
-    pub x_label: String,
+    pub(crate) x_label: String,
     /// y axis label.
-    pub y_label: String,
+    pub(crate) y_label: String,
     /// Series.
     pub series: Vec<Series>,
     /// Vertical markers: (x, legend text).
-    pub marks: Vec<(f64, String)>,
+    pub(crate) marks: Vec<(f64, String)>,
     /// A horizontal marker: (y, legend text).
-    pub mark_y: Option<(f64, String)>,
+    pub(crate) mark_y: Option<(f64, String)>,
     /// Log-scale x.
-    pub log_x: bool,
+    pub(crate) log_x: bool,
     /// Raw values per y metric (for `cdf`).
-    pub samples: Vec<(String, Vec<f64>)>,
+    pub(crate) samples: Vec<(String, Vec<f64>)>,
     /// For a categorical x (a string parameter, or the entity): the category of x = i.
-    pub categories: Option<Vec<String>>,
+    pub(crate) categories: Option<Vec<String>>,
     /// Every y metric holds whole numbers: ticks only at integers.
-    pub y_integer: bool,
+    pub(crate) y_integer: bool,
     /// The x values are whole numbers (a count parameter or metric).
-    pub x_integer: bool,
+    pub(crate) x_integer: bool,
     /// How numbers are written.
-    pub locale: Locale,
+    pub(crate) locale: Locale,
     /// The legend text of a 95% interval.
-    pub interval_label: String,
+    pub(crate) interval_label: String,
     /// The chart's look (axis range, legend place, size).
-    pub look: Look,
+    pub(crate) look: Look,
     /// What it does not draw as given (bar groups past the cap), in the config's locale:
     /// legend lines of their own.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Most bar groups a bar chart draws: the first ones (an entity chart of 20,000 appliers
 /// would be 13 MB of SVG and bars thinner than a pixel); the chart says so.
-pub const MAX_BAR_GROUPS: usize = 500;
+pub(crate) const MAX_BAR_GROUPS: usize = 500;
 
 /// How a row gives its x value.
 enum XSource {
@@ -592,7 +592,7 @@ impl ChartData {
 
     /// Why the chart has nothing to draw (`None`: it has): its y columns with no value at any
     /// point it draws, or, when they have values, that none of them can be placed.
-    pub fn empty(&self, spec: &ChartSpec) -> Option<String> {
+    pub(crate) fn empty(&self, spec: &ChartSpec) -> Option<String> {
         let names = |ys: &[&String]| {
             let quoted: Vec<String> = ys.iter().map(|y| format!("`{y}`")).collect();
             let verb = if ys.len() == 1 { "is" } else { "are" };
@@ -665,7 +665,7 @@ impl ChartData {
     }
 
     /// The text under x: the category's name, or the number.
-    pub fn x_text(&self, x: f64) -> String {
+    pub(crate) fn x_text(&self, x: f64) -> String {
         match &self.categories {
             Some(names) => {
                 let i = x.round();
@@ -680,7 +680,7 @@ impl ChartData {
     }
 
     /// A y tick's text: a number in the locale; with whole-number metrics, only whole ticks.
-    pub fn y_text(&self, v: f64) -> String {
+    pub(crate) fn y_text(&self, v: f64) -> String {
         if self.look.log_y {
             // Decades only: 0.1, 1, 10, 100.
             if (v - v.round()).abs() > 1e-6 {
@@ -695,7 +695,7 @@ impl ChartData {
     }
 
     /// Every y value drawn: points, interval ends, the horizontal marker.
-    pub fn y_values(&self) -> impl Iterator<Item = f64> + '_ {
+    pub(crate) fn y_values(&self) -> impl Iterator<Item = f64> + '_ {
         self.series
             .iter()
             .flat_map(|s| {
@@ -709,7 +709,7 @@ impl ChartData {
 
     /// The y axis with `headroom` (a fraction of the span) above the data, honouring the
     /// chart's `y_min` / `y_max` and `log_y` (in log10 units then).
-    pub fn y_axis(&self, headroom: f64) -> std::ops::Range<f64> {
+    pub(crate) fn y_axis(&self, headroom: f64) -> std::ops::Range<f64> {
         axis_range(self.y_values(), &self.look, headroom)
     }
 }

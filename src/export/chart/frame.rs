@@ -18,7 +18,7 @@ pub(super) const CURVE_STEPS: usize = 200;
 
 /// The y axis over `values` for a chart's look: from 0 when every value is ≥ 0 (linear),
 /// `headroom` of the span above, `y_min` / `y_max` when given; in log10 units with `log_y`.
-pub fn axis_range(
+pub(crate) fn axis_range(
     values: impl Iterator<Item = f64>,
     look: &Look,
     headroom: f64,
@@ -43,7 +43,7 @@ pub fn axis_range(
 }
 
 /// A readable axis number in the locale (a power of ten from 1e15 up: `1.8e20`).
-pub fn tick(v: f64, locale: Locale) -> String {
+pub(crate) fn tick(v: f64, locale: Locale) -> String {
     if v.abs() >= 1e15 && v.is_finite() {
         let text = format!("{v:.1e}").replace(".0e", "e");
         return match locale {
@@ -62,7 +62,7 @@ pub fn tick(v: f64, locale: Locale) -> String {
 
 /// The title, wrapped (or shrunk) to the width, drawn on top of `root`; returns the area
 /// under it.
-pub fn titled<DB: DrawingBackend>(
+pub(crate) fn titled<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     s: Scale,
@@ -132,15 +132,15 @@ where
 }
 
 /// Axis titles fitted to the plot: shrunk (then cut) rather than clipped.
-pub struct AxisTitles {
+pub(crate) struct AxisTitles {
     /// x title and its font size.
-    pub x: (String, u32),
+    pub(crate) x: (String, u32),
     /// y title and its font size.
-    pub y: (String, u32),
+    pub(crate) y: (String, u32),
 }
 
 /// Fits the axis titles to an area of this size.
-pub fn axis_titles<DB: DrawingBackend>(
+pub(crate) fn axis_titles<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     x: &str,
     y: &str,
@@ -162,7 +162,7 @@ pub fn axis_titles<DB: DrawingBackend>(
 /// covers no data, else the legend goes outside. `y_for` gives the y range for a headroom;
 /// `obstacles` finds the data in pixels on a built plot (only `best` and the corners ask).
 #[allow(clippy::too_many_arguments)]
-pub fn compose<'a, DB: DrawingBackend>(
+pub(crate) fn compose<'a, DB: DrawingBackend>(
     body: &DrawingArea<DB, Shift>,
     look: &Look,
     entries: &[Entry],
@@ -273,7 +273,7 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 
 /// The y range covering `values`, from 0 when all are ≥ 0, with `headroom` (a fraction of the
 /// span) above, where the legend goes.
-pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Range<f64> {
+pub(crate) fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Range<f64> {
     let Some((lo, hi)) = bounds(values.filter(|v| drawable(*v))) else {
         return 0.0..1.0;
     };
@@ -288,7 +288,7 @@ pub fn y_range(values: impl Iterator<Item = f64>, headroom: f64) -> std::ops::Ra
 
 /// The x range covering `values`, padded a little on both sides, never below 0 when no
 /// value is (a time or a count axis starts at 0, not at −4%).
-pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+pub(crate) fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     let Some((lo, hi)) = bounds(values.filter(|v| drawable(*v))) else {
         return 0.0..1.0;
     };
@@ -310,20 +310,20 @@ pub fn x_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 }
 
 /// Ticks for an axis of whole numbers: at most `max` labels, every one at an integer.
-pub fn integer_labels(range: &std::ops::Range<f64>, max: usize) -> usize {
+pub(crate) fn integer_labels(range: &std::ops::Range<f64>, max: usize) -> usize {
     let span = (range.end - range.start).floor().max(0.0) as usize;
     (span + 1).clamp(2, max)
 }
 
 /// Ticks for a log axis (in log10 units): every half decade, so the decades get labels.
-pub fn log_labels(range: &std::ops::Range<f64>) -> usize {
+pub(crate) fn log_labels(range: &std::ops::Range<f64>) -> usize {
     let span = (range.end - range.start).ceil().max(1.0) as usize;
     (2 * span + 1).clamp(3, 41)
 }
 
 /// The last step of every chart kind: the legend drawn where `compose` put it, and what it
 /// had to avoid (a legend outside the plot is reported as none inside).
-pub fn finish<DB: DrawingBackend>(
+pub(crate) fn finish<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart2d<'_, DB>,
     legend: Option<Rect>,
@@ -445,6 +445,6 @@ pub(super) fn x_ticks<DB: DrawingBackend>(
 }
 
 /// A data point in backend pixels on a built plot.
-pub fn px<DB: DrawingBackend>(chart: &Chart2d<'_, DB>, p: (f64, f64)) -> (i32, i32) {
+pub(crate) fn px<DB: DrawingBackend>(chart: &Chart2d<'_, DB>, p: (f64, f64)) -> (i32, i32) {
     chart.backend_coord(&p)
 }

@@ -21,7 +21,7 @@ pub struct Placed {
 
 /// Colours of the series, in order: Okabe–Ito's colour-blind-safe set without its yellow
 /// (too pale on white), then four of Paul Tol's muted colours: eleven before one repeats.
-pub const PALETTE: [RGBColor; 11] = [
+pub(crate) const PALETTE: [RGBColor; 11] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -36,19 +36,19 @@ pub const PALETTE: [RGBColor; 11] = [
 ];
 
 /// The colour of series `i`.
-pub fn color(i: usize) -> RGBColor {
+pub(crate) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 /// A darker shade of `c`: a theory line drawn over the data it is theory for stays visible.
-pub fn dark(c: RGBColor) -> RGBColor {
+pub(crate) fn dark(c: RGBColor) -> RGBColor {
     let f = |v: u8| (f64::from(v) * 0.5).round() as u8;
     RGBColor(f(c.0), f(c.1), f(c.2))
 }
 
 /// The colour of a series: its own palette place, or, for a theory line that follows some
 /// data, a darker shade of that data's colour.
-pub fn series_color(i: usize, follows: Option<usize>) -> RGBColor {
+pub(crate) fn series_color(i: usize, follows: Option<usize>) -> RGBColor {
     match follows {
         Some(j) => dark(color(j)),
         None => color(i),
@@ -57,7 +57,7 @@ pub fn series_color(i: usize, follows: Option<usize>) -> RGBColor {
 
 /// A point marker's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Marker {
+pub(crate) enum Marker {
     /// A filled circle.
     Circle,
     /// A filled triangle.
@@ -71,7 +71,7 @@ pub enum Marker {
 }
 
 /// The marker of series `i` (a cycle of five, so series of one colour differ in shape).
-pub fn marker(i: usize) -> Marker {
+pub(crate) fn marker(i: usize) -> Marker {
     const MARKERS: [Marker; 5] = [
         Marker::Circle,
         Marker::Triangle,
@@ -84,42 +84,42 @@ pub fn marker(i: usize) -> Marker {
 
 /// Whether series `i`'s line is dashed: the second round of the palette draws dashed lines,
 /// so twenty-two series stay apart by colour and dash.
-pub fn dashed(i: usize) -> bool {
+pub(crate) fn dashed(i: usize) -> bool {
     (i / PALETTE.len()) % 2 == 1
 }
 
 /// Sizes in chart pixels, multiplied out for the backend; fonts by a factor of their own,
 /// never below a floor (a phone's rendering draws smaller text that stays readable).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Scale {
+pub(crate) struct Scale {
     /// Backend pixels per chart pixel.
-    pub factor: f64,
+    pub(crate) factor: f64,
     /// Font sizes' own factor (1: as at full size).
-    pub fonts: f64,
+    pub(crate) fonts: f64,
     /// The smallest font, in backend pixels.
-    pub min_font: u32,
+    pub(crate) min_font: u32,
 }
 
 impl Scale {
     /// A chart at its own size.
-    pub const FULL: Scale = Scale {
+    pub(crate) const FULL: Scale = Scale {
         factor: 1.0,
         fonts: 1.0,
         min_font: 1,
     };
 
     /// `n` chart pixels in backend pixels.
-    pub fn px(self, n: u32) -> u32 {
+    pub(crate) fn px(self, n: u32) -> u32 {
         ((n as f64) * self.factor).round().max(1.0) as u32
     }
 
     /// The same as a signed offset.
-    pub fn off(self, n: i32) -> i32 {
+    pub(crate) fn off(self, n: i32) -> i32 {
         ((n as f64) * self.factor).round() as i32
     }
 
     /// A font of `n` chart pixels, in backend pixels.
-    pub fn font(self, n: u32) -> u32 {
+    pub(crate) fn font(self, n: u32) -> u32 {
         ((n as f64) * self.factor * self.fonts)
             .round()
             .max(f64::from(self.min_font))
@@ -128,7 +128,7 @@ impl Scale {
 
     /// Whether this is a phone's rendering (fonts smaller than at full size): its axes
     /// get fewer ticks, as many as the plot's width has room for.
-    pub fn narrow(self) -> bool {
+    pub(crate) fn narrow(self) -> bool {
         self.fonts < 1.0
     }
 }
@@ -136,7 +136,7 @@ impl Scale {
 /// A thick solid line through backend points: each segment a filled quadrilateral, each
 /// joint a filled disc. Drawn this way, a flat line stays flat to its last pixel in the PNG
 /// too (a plotters stroke of width > 1 sags at the ends), and both backends draw the same.
-pub fn thick_line<DB: DrawingBackend>(
+pub(crate) fn thick_line<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     points: &[(i32, i32)],
     color: RGBColor,
@@ -185,7 +185,7 @@ where
 }
 
 /// Draws a marker of `size` pixels at backend point `at`.
-pub fn draw_marker<DB: DrawingBackend>(
+pub(crate) fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     shape: Marker,
     at: (i32, i32),
@@ -234,7 +234,7 @@ where
 
 /// How a legend entry is drawn.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Swatch {
+pub(crate) enum Swatch {
     /// A line (solid or dashed), with a marker in its middle or not.
     Line {
         /// Colour.
@@ -260,11 +260,11 @@ pub enum Swatch {
 
 /// One legend line.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The text.
-    pub label: String,
+    pub(crate) label: String,
     /// Its swatch.
-    pub swatch: Swatch,
+    pub(crate) swatch: Swatch,
 }
 
 /// A rectangle in backend pixels: left, top, right, bottom.
@@ -282,17 +282,17 @@ pub struct Rect {
 
 impl Rect {
     /// Whether the point lies inside (edges included).
-    pub fn contains(&self, (x, y): (i32, i32)) -> bool {
+    pub(crate) fn contains(&self, (x, y): (i32, i32)) -> bool {
         x >= self.x0 && x <= self.x1 && y >= self.y0 && y <= self.y1
     }
 
     /// Whether the two rectangles overlap.
-    pub fn overlaps(&self, o: &Rect) -> bool {
+    pub(crate) fn overlaps(&self, o: &Rect) -> bool {
         self.x0 <= o.x1 && o.x0 <= self.x1 && self.y0 <= o.y1 && o.y0 <= self.y1
     }
 
     /// Whether the segment from `a` to `b` crosses the rectangle (Liang–Barsky clipping).
-    pub fn meets_segment(&self, a: (f64, f64), b: (f64, f64)) -> bool {
+    pub(crate) fn meets_segment(&self, a: (f64, f64), b: (f64, f64)) -> bool {
         let (dx, dy) = (b.0 - a.0, b.1 - a.1);
         let (mut t0, mut t1) = (0.0f64, 1.0f64);
         for (p, q) in [
@@ -323,18 +323,18 @@ impl Rect {
 
 /// What the legend must not cover, in backend pixels.
 #[derive(Debug, Clone, Default)]
-pub struct Obstacles {
+pub(crate) struct Obstacles {
     /// Points (markers): each a small square around the point.
-    pub points: Vec<(i32, i32)>,
+    pub(crate) points: Vec<(i32, i32)>,
     /// Line segments.
-    pub segments: Vec<((i32, i32), (i32, i32))>,
+    pub(crate) segments: Vec<((i32, i32), (i32, i32))>,
     /// Bars and spans.
-    pub rects: Vec<Rect>,
+    pub(crate) rects: Vec<Rect>,
 }
 
 impl Obstacles {
     /// Whether `r` covers none of them (points count with a margin for their marker).
-    pub fn free(&self, r: &Rect, marker_px: i32) -> bool {
+    pub(crate) fn free(&self, r: &Rect, marker_px: i32) -> bool {
         let pad = Rect {
             x0: r.x0 - marker_px,
             y0: r.y0 - marker_px,
@@ -352,10 +352,10 @@ impl Obstacles {
 }
 
 /// The legend's font size in chart pixels.
-pub const LEGEND_FONT: u32 = 17;
+pub(crate) const LEGEND_FONT: u32 = 17;
 
 /// The size of a legend box of these entries, in backend pixels.
-pub fn legend_size<DB: DrawingBackend>(
+pub(crate) fn legend_size<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[Entry],
     s: Scale,
@@ -378,7 +378,7 @@ pub fn legend_size<DB: DrawingBackend>(
 
 /// Where a legend of `size` goes inside `plot` (backend pixels), or `None` when `place`
 /// asks for a spot that is not free (`best`) — the caller then makes room.
-pub fn place(
+pub(crate) fn place(
     plot: Rect,
     size: (i32, i32),
     place: LegendPlace,
@@ -424,7 +424,7 @@ pub fn place(
 }
 
 /// Draws the legend box at `r` on `area` (backend pixels of the whole image).
-pub fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     r: Rect,
     entries: &[Entry],
@@ -517,7 +517,7 @@ where
 
 /// Text as one line a chart can draw: control characters become spaces (they are invalid
 /// in SVG and would reach a terminal as escape codes).
-pub fn clean(text: &str) -> String {
+pub(crate) fn clean(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
@@ -526,7 +526,7 @@ pub fn clean(text: &str) -> String {
 /// `text` broken at spaces into lines no wider than `width` at font `size`, shrinking the
 /// font (down to `min`) when more than `max_lines` lines would be needed; a word wider than
 /// a line at the smallest size is cut with an ellipsis. Returns the lines and the size.
-pub fn fit<DB: DrawingBackend>(
+pub(crate) fn fit<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     width: u32,

@@ -9,7 +9,7 @@ mod curve;
 mod data;
 mod frame;
 mod histogram;
-pub mod layout;
+pub(crate) mod layout;
 mod levels;
 mod line;
 mod render;
@@ -31,29 +31,29 @@ use super::{Exporter, Run, write_atomic};
 use crate::config::ChartKind;
 use crate::config::charts::Look;
 
-use layout::{Rect, Scale};
+use layout::Scale;
 
 use base::{DrawResult, FONT_BYTES};
 
 /// A phone's rendering of a chart: its width in pixels, what a 375-pixel screen's page
 /// has room for beside its margins (so it is shown at its size, not shrunk).
-pub const NARROW_WIDTH: u32 = 340;
+pub(crate) const NARROW_WIDTH: u32 = 340;
 
 /// A phone's rendering's file: `NAME.narrow.svg` beside `NAME.svg` (an SVG only: the PNG
 /// is for print and for pasting, at full size).
-pub const NARROW_SUFFIX: &str = ".narrow.svg";
+pub(crate) const NARROW_SUFFIX: &str = ".narrow.svg";
 
 /// A phone's rendering's sizes: margins as at full size, fonts at 90% (a tick's 17 is 15)
 /// and never below 15, which plotters draws as 12-pixel text: 11 pixels or more on the
 /// screen, in a lesson's box too.
-pub const NARROW: Scale = Scale {
+pub(crate) const NARROW: Scale = Scale {
     factor: 1.0,
     fonts: 0.9,
     min_font: 15,
 };
 
 /// Writes one SVG and one PNG per chart.
-pub struct ChartExporter;
+pub(crate) struct ChartExporter;
 
 impl Exporter for ChartExporter {
     fn export(&self, run: &Run<'_>, dir: &Path) -> anyhow::Result<super::Written> {
@@ -78,11 +78,11 @@ pub struct Prepared {
     /// File stem.
     pub name: String,
     /// What it draws (with its look: size, scale, legend).
-    pub what: Drawing,
+    pub(crate) what: Drawing,
 }
 
 /// The data of one chart.
-pub enum Drawing {
+pub(crate) enum Drawing {
     /// Lines, bars or a cdf.
     Data(Box<ChartData>),
     /// A timeline.
@@ -96,12 +96,12 @@ pub struct Charts {
     /// The files, in order (a timeline over several points gives one per point).
     pub files: Vec<Prepared>,
     /// What was not drawn, each as `name (why)`, for the run's summary line.
-    pub left_out: Vec<String>,
+    pub(crate) left_out: Vec<String>,
 }
 
 /// Every chart file a run writes, in order. A chart with nothing to draw is never written
 /// as bare axes: a config's own `[[chart]]` is an error naming it and its empty columns; a
-/// model's default chart is left out and named in [`Charts::left_out`], as is any chart
+/// model's default chart is left out and named in `Charts::left_out`, as is any chart
 /// that is empty in one shard of a sweep (`merge` draws the whole and judges it there).
 pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
     let config = run.config;
@@ -167,7 +167,7 @@ pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
 
 impl Prepared {
     /// How it looks (one copy, the drawing's own).
-    pub fn look(&self) -> &Look {
+    pub(crate) fn look(&self) -> &Look {
         match &self.what {
             Drawing::Data(d) => &d.look,
             Drawing::Timeline(t) => &t.look,
@@ -231,8 +231,8 @@ impl Prepared {
         Ok((render::xml_safe(svg), placed))
     }
 
-    /// The chart laid out again for a phone's screen, as an SVG file: [`NARROW_WIDTH`]
-    /// pixels wide, in portrait (a step chart at its own size), with [`NARROW`]'s fonts, so that shown on a 375-pixel
+    /// The chart laid out again for a phone's screen, as an SVG file: `NARROW_WIDTH`
+    /// pixels wide, in portrait (a step chart at its own size), with `NARROW`'s fonts, so that shown on a 375-pixel
     /// screen its smallest text is still 11 pixels (the site picks it on narrow screens;
     /// see docs/config.md).
     pub fn narrow_svg(&self) -> anyhow::Result<String> {
@@ -285,7 +285,7 @@ impl Prepared {
 
     /// The PNG file's bytes: the SVG file rasterized at the chart's `scale` (no file is
     /// opened).
-    pub fn png(&self) -> anyhow::Result<Vec<u8>> {
+    pub(crate) fn png(&self) -> anyhow::Result<Vec<u8>> {
         let (svg, _) = self.svg()?;
         self.png_of(&svg)
     }
@@ -324,7 +324,7 @@ impl Prepared {
 
     /// Writes `name.svg` and `name.png` into `dir`: the PNG rasterized from the SVG bytes
     /// written.
-    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
+    pub(crate) fn write(&self, dir: &Path) -> anyhow::Result<()> {
         let (svg, _) = self.svg()?;
         write_atomic(&dir.join(format!("{}.svg", self.name)), svg.as_bytes())?;
         write_atomic(&dir.join(format!("{}.png", self.name)), &self.png_of(&svg)?)?;
@@ -346,18 +346,15 @@ fn register_embedded_font() -> anyhow::Result<()> {
     result
 }
 
-pub use base::{Chart2d, FONT, MAX_DRAWN, drawable, sane_axis};
-pub use data::{ChartData, MAX_BAR_GROUPS, Series};
-pub use frame::{
-    axis_range, axis_titles, compose, finish, integer_labels, log_labels, px, tick, titled,
-    x_range, y_range,
-};
-pub use layout::Placed;
-pub use timelines::MAX_TIMELINE_ITEMS;
-pub use trace::{MAX_TRACE_STEPS, TraceChart};
+pub(crate) use base::FONT;
+pub use data::{ChartData, Series};
+pub(crate) use frame::tick;
+pub use layout::{Placed, Rect};
+pub(crate) use trace::TraceChart;
 
 #[cfg(test)]
 mod tests {
+    use super::base::{drawable, sane_axis};
     use super::timelines::fit_budget;
     use super::*;
     use crate::locale::Locale;

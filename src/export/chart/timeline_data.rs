@@ -9,42 +9,42 @@ use crate::locale::Locale;
 
 /// What a timeline draws.
 #[derive(Debug, Clone)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     /// Title.
-    pub title: String,
+    pub(crate) title: String,
     /// Lanes, top to bottom (names already labelled): the resources' first.
-    pub lanes: Vec<Lane>,
+    pub(crate) lanes: Vec<Lane>,
     /// How many of `lanes` are resources' (a rule under them parts them from the actors').
-    pub resource_lanes: usize,
+    pub(crate) resource_lanes: usize,
     /// Per lane, the items past its first ones (a chart's `first_items`), drawn as a
     /// density band instead.
-    pub bands: Vec<Option<Band>>,
+    pub(crate) bands: Vec<Option<Band>>,
     /// The model's kinds.
-    pub style: TimelineStyle,
+    pub(crate) style: TimelineStyle,
     /// The legend text of each span kind (the style's order), in the config's locale.
-    pub span_labels: Vec<String>,
+    pub(crate) span_labels: Vec<String>,
     /// The legend text of each mark kind.
-    pub mark_labels: Vec<String>,
+    pub(crate) mark_labels: Vec<String>,
     /// The legend text of each level kind.
-    pub level_labels: Vec<String>,
+    pub(crate) level_labels: Vec<String>,
     /// The legend text of a lock lane's merged steps of several holders.
-    pub several_label: String,
+    pub(crate) several_label: String,
     /// What was not drawn as given (lanes past the cap, thinned marks, merged spans), in
     /// the config's locale: legend lines of their own.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The x axis title.
-    pub x_label: String,
+    pub(crate) x_label: String,
     /// How numbers are written.
-    pub locale: Locale,
+    pub(crate) locale: Locale,
     /// Size and legend place.
-    pub look: Look,
+    pub(crate) look: Look,
 }
 
 /// The items of a lane past its first ones, counted per pixel column from `from_ms` on.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Band {
+pub(crate) struct Band {
     /// Where the band starts: the first item not drawn.
-    pub from_ms: f64,
+    pub(crate) from_ms: f64,
     /// Each item as (start, end, items it stands for); a mark starts and ends at once.
-    pub items: Vec<(f64, f64, u64)>,
+    pub(crate) items: Vec<(f64, f64, u64)>,
 }

@@ -8,7 +8,7 @@ use crate::locale::Text;
 /// Most spans and marks one timeline draws, over all its lanes: about 100 bytes of SVG
 /// each, so a timeline file stays within a few megabytes however long the run. Past it,
 /// every lane's kinds are thinned alike (see [`coordsim_model::Lane::thin_to`]) and the chart says so.
-pub const MAX_TIMELINE_ITEMS: usize = 20_000;
+pub(crate) const MAX_TIMELINE_ITEMS: usize = 20_000;
 
 /// One timeline per point it draws (file `name`, or `name-p<point>` when several points
 /// match), from the lanes of that point's first replication; points without lanes (another

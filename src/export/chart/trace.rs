@@ -16,7 +16,7 @@ use crate::locale::Locale;
 
 /// Most steps one trace chart draws (a column of about 124 pixels each): past them, the
 /// first are drawn and a note says how many were left out.
-pub const MAX_TRACE_STEPS: usize = 48;
+pub(crate) const MAX_TRACE_STEPS: usize = 48;
 
 /// A column's width and a row's height, in chart pixels.
 const COLUMN: u32 = 124;
@@ -24,35 +24,35 @@ const ROW: u32 = 84;
 
 /// What a trace chart draws.
 #[derive(Debug, Clone)]
-pub struct TraceChart {
+pub(crate) struct TraceChart {
     /// Title.
-    pub title: String,
+    pub(crate) title: String,
     /// The columns, in order (at most [`MAX_TRACE_STEPS`]).
-    pub columns: Vec<Column>,
+    pub(crate) columns: Vec<Column>,
     /// What it does not draw, and the instant when every step has the same one.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The header of the step numbers (`step`).
-    pub step_label: String,
+    pub(crate) step_label: String,
     /// The header of the times (`time (ms)`).
-    pub time_label: String,
+    pub(crate) time_label: String,
     /// How numbers are written.
-    pub locale: Locale,
+    pub(crate) locale: Locale,
     /// Its size (set from the number of rows and columns).
-    pub look: Look,
+    pub(crate) look: Look,
 }
 
 /// One column: a step, or a run of the same step repeated by one actor (a poll that keeps
 /// failing), drawn once with `×N`.
 #[derive(Debug, Clone)]
-pub struct Column {
+pub(crate) struct Column {
     /// Its first step's number, from 1.
-    pub first: usize,
+    pub(crate) first: usize,
     /// How many steps it stands for.
-    pub count: usize,
+    pub(crate) count: usize,
     /// The step (its first time).
-    pub step: TraceStep,
+    pub(crate) step: TraceStep,
     /// The time of its last step.
-    pub last_ms: f64,
+    pub(crate) last_ms: f64,
 }
 
 /// The steps as columns: consecutive equal steps of one actor (same action, same choice
@@ -155,7 +155,7 @@ impl TraceChart {
     /// A trace chart of `steps` (the columns of the first [`MAX_TRACE_STEPS`] drawn, and a
     /// note put first in `notes`, from the third of `labels`, when some are left out), sized
     /// to hold them.
-    pub fn new(
+    pub(crate) fn new(
         title: String,
         steps: &[TraceStep],
         labels: (String, String, String),

@@ -1,5 +1,8 @@
 //! Running a config: every (point, replication) in parallel, collected in order.
 
+pub mod explore;
+pub(crate) mod schedule;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -31,7 +34,7 @@ pub struct RunOptions {
 impl RunOptions {
     /// The options a command's flags give, resolved once: `--jobs` (default: the number of
     /// cores) and `--seed`; no shard, the engine's own order of ties.
-    pub fn from_flags(jobs: Option<u64>, seed: Option<u64>, progress: bool) -> RunOptions {
+    pub(crate) fn from_flags(jobs: Option<u64>, seed: Option<u64>, progress: bool) -> RunOptions {
         RunOptions {
             jobs: jobs.map_or_else(
                 || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -45,7 +48,7 @@ impl RunOptions {
     }
 
     /// The master seed `config`'s runs use: `--seed` when given, else the config's own.
-    pub fn seed_for(&self, config: &Config) -> u64 {
+    pub(crate) fn seed_for(&self, config: &Config) -> u64 {
         self.seed.unwrap_or(config.seed)
     }
 }
@@ -184,10 +187,10 @@ pub fn run(config: &Config, options: &RunOptions) -> anyhow::Result<Results> {
 /// trace): a run of its point (replication 0, the seed's first stream, as every run's
 /// first replication) with its timeline lanes, its entities and its samples, giving the
 /// rows and outputs a run has.
-pub fn run_schedule(
+pub(crate) fn run_schedule(
     config: &Config,
     options: &RunOptions,
-    file: &crate::schedule::ScheduleFile,
+    file: &crate::runner::schedule::ScheduleFile,
 ) -> anyhow::Result<Results> {
     let run_seed = sim_core::replication_seed(options.seed_for(config), 0);
     let mut lane_points = vec![false; config.points];

@@ -15,12 +15,12 @@ use crate::runner::run_error;
 
 /// How an exploration is watched from outside: a progress line, and a time limit.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Watch {
+pub(crate) struct Watch {
     /// Show the states visited and the states per second (only drawn on a terminal).
-    pub progress: bool,
+    pub(crate) progress: bool,
     /// End each point's exploration, bounded, after this many seconds: the one bound the
     /// machine's speed decides, so the one that can give another verdict on another run.
-    pub max_seconds: Option<u64>,
+    pub(crate) max_seconds: Option<u64>,
 }
 
 /// Every point of `config` explored under `limits`, with master seed `seed` (an explored
@@ -34,7 +34,7 @@ pub fn explore_config(
 }
 
 /// [`explore_config`], watched: a progress line on stderr, and a time limit per point.
-pub fn explore_watched(
+pub(crate) fn explore_watched(
     config: &Config,
     seed: u64,
     limits: &ExploreLimits,
@@ -109,7 +109,7 @@ fn watching(label: &str, watch: Watch, states: &AtomicU64, enough: &AtomicBool, 
 
 /// The bounds `check`, `report` and the lessons explore with: the defaults, on every core
 /// (the result is the same on any number).
-pub fn default_limits() -> ExploreLimits {
+pub(crate) fn default_limits() -> ExploreLimits {
     ExploreLimits {
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         ..ExploreLimits::default()
@@ -117,6 +117,6 @@ pub fn default_limits() -> ExploreLimits {
 }
 
 /// Whether `config` has a claim over executions (then `check` explores it).
-pub fn claims_executions(config: &Config) -> bool {
+pub(crate) fn claims_executions(config: &Config) -> bool {
     config.claims.iter().any(|c| c.over.is_some())
 }

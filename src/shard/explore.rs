@@ -22,13 +22,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::export::write_atomic;
-use crate::merge::{ShardInfo, read_file, read_info, read_shards, verify};
+use crate::shard::merge::{ShardInfo, read_file, read_info, read_shards, verify};
 use crate::source::Source;
 
 /// Each point's part: counts and outcomes.
-pub const SHARD_EXPLORE: &str = "shard-explore.json";
+pub(crate) const SHARD_EXPLORE: &str = "shard-explore.json";
 /// Each point's visited states.
-pub const SHARD_VISITS: &str = "shard-visits.bin";
+pub(crate) const SHARD_VISITS: &str = "shard-visits.bin";
 
 /// Bytes of one visit record in `shard-visits.bin`.
 const VISIT_BYTES: usize = 8 + 4 + 4 + 1;
@@ -40,7 +40,7 @@ const STATE_KEYS: u32 = 4;
 
 /// The bounds a split explores under, as `shard.txt` records them: every shard of one
 /// split must have explored under the same, and keyed its states alike.
-pub fn bounds_line(limits: &ExploreLimits) -> String {
+pub(crate) fn bounds_line(limits: &ExploreLimits) -> String {
     format!(
         "state_keys={STATE_KEYS} max_states={} max_faults={} merge={} reduce={} max_outcomes={}",
         limits.max_states,
@@ -143,7 +143,7 @@ struct StepPart {
 
 /// Writes the shard files of `explored` (one part per point) into `dir`, then
 /// `shard.txt`.
-pub fn write(
+pub(crate) fn write(
     dir: &Path,
     config: &Config,
     explored: &[Exploration],
@@ -169,18 +169,22 @@ pub fn write(
     }
     let json = serde_json::to_vec(&PartFile { points })?;
     write_atomic(
-        &dir.join(crate::merge::SHARD_CONFIG),
+        &dir.join(crate::shard::merge::SHARD_CONFIG),
         config.source.text.as_bytes(),
     )?;
     write_atomic(&dir.join(SHARD_EXPLORE), &json)?;
     write_atomic(&dir.join(SHARD_VISITS), &visits)?;
-    crate::merge::write_info(
+    crate::shard::merge::write_info(
         dir,
         config,
         (k, n),
         seed,
         Some(&bounds_line(limits)),
-        &[crate::merge::SHARD_CONFIG, SHARD_EXPLORE, SHARD_VISITS],
+        &[
+            crate::shard::merge::SHARD_CONFIG,
+            SHARD_EXPLORE,
+            SHARD_VISITS,
+        ],
     )
 }
 
@@ -235,7 +239,7 @@ fn cell_text(c: &Cell) -> CellText {
 
 /// Whether `dirs` are shards of an exploration (judged by the first: `merge` then checks
 /// that every one is of the same split).
-pub fn are_explore_shards(dirs: &[PathBuf]) -> bool {
+pub(crate) fn are_explore_shards(dirs: &[PathBuf]) -> bool {
     dirs.first()
         .and_then(|d| read_info(d).ok())
         .is_some_and(|info| info.explore.is_some())
@@ -243,7 +247,7 @@ pub fn are_explore_shards(dirs: &[PathBuf]) -> bool {
 
 /// The shards of one exploration read back, checked to be the whole split, and each
 /// point's parts merged: the config and the exploration of each of its points.
-pub fn read_merged(
+pub(crate) fn read_merged(
     dirs: &[PathBuf],
     registry: &Registry,
 ) -> anyhow::Result<(Config, Vec<Exploration>)> {

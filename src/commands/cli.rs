@@ -4,23 +4,22 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::dashboard::Format;
-use crate::merge::MergeArgs;
-pub use crate::shard::Shard;
+use crate::check::dashboard::Format;
+pub(crate) use crate::shard::Shard;
 use crate::shard::parse_shard;
 
 /// Deterministic discrete-event simulation of distributed-systems coordination patterns.
 #[derive(Debug, Parser)]
 #[command(name = "coordsim", version, about, propagate_version = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run configs, print each result table and write its outputs.
     Run(RunArgs),
     /// Run configs and check every claim (exit 1 when one fails).
@@ -43,7 +42,7 @@ pub enum Command {
 
 /// `coordsim lesson …`.
 #[derive(Debug, Subcommand)]
-pub enum LessonCommand {
+pub(crate) enum LessonCommand {
     /// Runs the configs the lessons use and checks every marked region: exit 0 when all
     /// match, 1 when a region drifted, 2 on bad input.
     Check(LessonCheckArgs),
@@ -53,186 +52,198 @@ pub enum LessonCommand {
 
 /// Arguments of `lesson check`.
 #[derive(Debug, Args)]
-pub struct LessonCheckArgs {
+pub(crate) struct LessonCheckArgs {
     /// Lesson files (Markdown).
     #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// List the numbers in the prose that no region covers (warnings, exit 0), instead of
     /// checking.
     #[arg(long)]
-    pub lint: bool,
+    pub(crate) lint: bool,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Threads (default: the number of cores); results never depend on it.
     #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub jobs: Option<u64>,
+    pub(crate) jobs: Option<u64>,
 }
 
 /// Arguments of `lesson fill`.
 #[derive(Debug, Args)]
-pub struct LessonFillArgs {
+pub(crate) struct LessonFillArgs {
     /// Lesson files (Markdown).
     #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Threads (default: the number of cores); results never depend on it.
     #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub jobs: Option<u64>,
+    pub(crate) jobs: Option<u64>,
 }
 
 /// Options shared by the commands that run configs.
 #[derive(Debug, Args)]
-pub struct Common {
+pub(crate) struct Common {
     /// Worker threads (default: the number of cores); results never depend on it.
     #[arg(long, short = 'j', value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub jobs: Option<u64>,
+    pub(crate) jobs: Option<u64>,
     /// Replace each config's seed (replays any row whose `seed` column is this).
     #[arg(long)]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
 }
 
 /// `run`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Config files.
     #[arg(required = true, value_name = "CONFIG")]
-    pub configs: Vec<String>,
+    pub(crate) configs: Vec<String>,
     /// Output directory (default `reports`, with `--schedule` `out`); each config writes into
     /// DIR/STEM/ (STEM: the config's file stem), a schedule into DIR/STEM-SCHEDULE/.
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Print nothing on stdout.
     #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Run the one execution a schedule file fixes (`coordsim explore` writes one per claim
     /// it decides), with its table and timeline; one config only.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["shard", "list_points"])]
-    pub schedule: Option<String>,
+    pub(crate) schedule: Option<String>,
     /// Run only the points whose index ≡ K (mod N), K from 0.
     #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
-    pub shard: Option<Shard>,
+    pub(crate) shard: Option<Shard>,
     /// How many shards there are: needed by `--shard auto` under a Kubernetes Indexed Job or
     /// an AWS Batch array job (whose environment has the index only); elsewhere it must agree
     /// with N.
     #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    pub shard_count: Option<u64>,
+    pub(crate) shard_count: Option<u64>,
     /// Print one line per sweep point (`K/N` for `--shard`, then its parameters) and run
     /// nothing: input for GNU parallel or a workflow engine.
     #[arg(long, conflicts_with = "shard")]
-    pub list_points: bool,
+    pub(crate) list_points: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub common: Common,
+    pub(crate) common: Common,
 }
 
 /// `check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Config files.
     #[arg(required = true, value_name = "CONFIG")]
-    pub configs: Vec<String>,
+    pub(crate) configs: Vec<String>,
     /// Also re-run every claim under the other tie rules and event orders, and name the
     /// claims whose values change (the verdicts stay those of each config's own order).
     #[arg(long)]
-    pub ties: bool,
+    pub(crate) ties: bool,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    pub(crate) format: Format,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub common: Common,
+    pub(crate) common: Common,
 }
 
 /// `explore`.
 #[derive(Debug, Args)]
-pub struct ExploreArgs {
+pub(crate) struct ExploreArgs {
     /// Config files (scenarios).
     #[arg(required = true, value_name = "CONFIG")]
-    pub configs: Vec<String>,
+    pub(crate) configs: Vec<String>,
     /// Output directory; each config writes into DIR/STEM-explore/.
     #[arg(long, default_value = "out", value_name = "DIR")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Most distinct states per point: past them the verdict is bounded, never a proof.
     #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-    pub max_states: u64,
+    pub(crate) max_states: u64,
     /// Most faults (lost or duplicated messages, crashes by probability) along one execution.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
-    pub max_faults: u32,
+    pub(crate) max_faults: u32,
     /// Enumerate every execution as a tree, without merging executions that reach the same
     /// state (slow: to check the merging).
     #[arg(long)]
-    pub no_merge: bool,
+    pub(crate) no_merge: bool,
     /// Take every order of the events at an instant, even of those that commute (slow: to
     /// check the partial-order reduction).
     #[arg(long)]
-    pub no_reduce: bool,
+    pub(crate) no_reduce: bool,
     /// Keep every state apart, even those that differ only by which interchangeable member
     /// of a group is where (slow: to check the symmetry reduction).
     #[arg(long)]
-    pub no_symmetry: bool,
+    pub(crate) no_symmetry: bool,
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// End each point's exploration after this many seconds, bounded (a verdict it then
     /// gives is never a proof; the machine's speed decides where it stops).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=604_800))]
-    pub max_seconds: Option<u64>,
+    pub(crate) max_seconds: Option<u64>,
     /// Threads expanding states at once (default: the number of cores); the result is
     /// the same with any number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
-    pub jobs: Option<u64>,
+    pub(crate) jobs: Option<u64>,
     /// Explore only shard K of N (K from 0): every shard runs the same first events, deals
     /// the states one level holds round robin and explores on from its own; `merge` joins
     /// the shards' folders into the exploration of the whole and checks its claims.
     #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
-    pub shard: Option<Shard>,
+    pub(crate) shard: Option<Shard>,
     /// How many shards there are, for `--shard auto` (as `run --shard-count`).
     #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..=4096))]
-    pub shard_count: Option<u64>,
+    pub(crate) shard_count: Option<u64>,
 }
 
 /// `report`.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Output directory.
     #[arg(long, default_value = "reports", value_name = "DIR")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Where the configs are (every *.toml below it, in path order).
     #[arg(long, default_value = "configs", value_name = "DIR")]
-    pub configs: PathBuf,
+    pub(crate) configs: PathBuf,
     /// Where the lessons are (every *.md below it is checked, when the folder exists).
     #[arg(long, default_value = "lessons", value_name = "DIR")]
-    pub lessons: PathBuf,
+    pub(crate) lessons: PathBuf,
     /// The course's own words for the site (`en.toml`, `tr.toml`; when the folder exists).
     #[arg(long, default_value = "locales", value_name = "DIR")]
-    pub locales: PathBuf,
+    pub(crate) locales: PathBuf,
     /// The locale of the site's index: its words, and each config's title in it when the
     /// config speaks it; every config and lesson page keeps its own locale.
     #[arg(long, default_value = "en", value_name = "LOCALE", value_parser = ["en", "tr"])]
-    pub index_locale: String,
+    pub(crate) index_locale: String,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Print only the claim lines and the count, not the progress of each config.
     #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub common: Common,
+    pub(crate) common: Common,
+}
+
+/// `merge`'s arguments.
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// Where the merged outputs go (written directly into it).
+    #[arg(value_name = "OUT")]
+    pub(crate) out: PathBuf,
+    /// The shard output folders (DIR/STEM/ of each `run --shard`, DIR/STEM-explore/ of
+    /// each `explore --shard`).
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    pub(crate) shards: Vec<PathBuf>,
 }
 
 /// `models`.
 #[derive(Debug, Args)]
-pub struct ModelsArgs {
+pub(crate) struct ModelsArgs {
     /// A model's name: show its parameters and metrics.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Print a commented starter config with every parameter at its default.
     #[arg(long, requires = "model", conflicts_with = "markdown")]
-    pub config: bool,
+    pub(crate) config: bool,
     /// Print the model reference (every model, or the one named) as Markdown, as
     /// docs/models.md holds it.
     #[arg(long)]
-    pub markdown: bool,
+    pub(crate) markdown: bool,
 }
 
 #[cfg(test)]

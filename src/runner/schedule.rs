@@ -43,20 +43,20 @@ const MAX_SCHEDULE_BYTES: u64 =
 
 /// A schedule read back: the point it runs at and its choices.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScheduleFile {
+pub(crate) struct ScheduleFile {
     /// The sweep point.
-    pub point: usize,
+    pub(crate) point: usize,
     /// The choices, event by event.
-    pub schedule: Schedule,
+    pub(crate) schedule: Schedule,
     /// Where its events are written, when it was read from a file: a run it does not fit
     /// is an error at the event where it stops fitting.
-    pub written: Option<Written>,
+    pub(crate) written: Option<Written>,
 }
 
 /// A schedule file's path and where in it its `events` array is (an event's place is
 /// found again by reading the file, on the way to an error).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Written {
+pub(crate) struct Written {
     path: String,
     events: Array,
 }
@@ -65,7 +65,7 @@ impl ScheduleFile {
     /// `message`, said about the schedule's `key` (`schedule.events[3]`: its fourth event;
     /// `schedule.events`: the array, for a run that goes on past its end) at that place of
     /// its file; `None` when it was not read from a file or names no such place.
-    pub fn error_at(&self, key: &str, message: &str) -> Option<ConfigError> {
+    pub(crate) fn error_at(&self, key: &str, message: &str) -> Option<ConfigError> {
         let written = self.written.as_ref()?;
         let rest = key.strip_prefix("schedule.events")?;
         let place = if rest.is_empty() {
@@ -174,7 +174,7 @@ fn key(k: &str) -> String {
 /// What the header quotes (a claim's name, the config's path) is kept on its comment's
 /// line, control characters escaped: a line break in it would end the comment, and the
 /// rest would be read as TOML, so the schedule would not run back.
-pub fn text(config: &Config, point: usize, schedule: &Schedule, about: &str) -> String {
+pub(crate) fn text(config: &Config, point: usize, schedule: &Schedule, about: &str) -> String {
     use crate::format::one_line;
     let mut out = String::new();
     let _ = writeln!(
@@ -215,7 +215,7 @@ const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events", "order"
 /// Reads the schedule file `path` for `config`: an error names the file, the line and the
 /// key when it is malformed or was written for another config or point. Read as a stream:
 /// past [`MAX_SCHEDULE_EVENTS`] it is refused at the first event too many, having kept none.
-pub fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
+pub(crate) fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> {
     let file = crate::input::open_regular(std::path::Path::new(path))
         .map_err(|e| anyhow::anyhow!("schedule {path}: {e}"))?;
     let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);

@@ -14,7 +14,6 @@
 //! rows (typed as a direct run's) and writes the outputs as `run` would.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use coordsim_model::Registry;
@@ -29,13 +28,13 @@ use crate::results::{ColumnSource, Results, Row, Schema, Table, lead_cells};
 use crate::source::Source;
 
 /// The config a shard ran, kept beside its outputs for `merge`.
-pub const SHARD_CONFIG: &str = "shard-config.toml";
+pub(crate) const SHARD_CONFIG: &str = "shard-config.toml";
 /// `K/N`, the seed, the config's name and the digests of the shard's files.
-pub const SHARD_INFO: &str = "shard.txt";
+pub(crate) const SHARD_INFO: &str = "shard.txt";
 /// The timeline lanes of the shard's points (when its config draws a timeline).
-pub const SHARD_LANES: &str = "shard-lanes.csv";
+pub(crate) const SHARD_LANES: &str = "shard-lanes.csv";
 /// The per-request samples a shard's distribution charts draw: `point,name,value_ms`.
-pub const SHARD_DISTRIBUTIONS: &str = "shard-distributions.csv";
+pub(crate) const SHARD_DISTRIBUTIONS: &str = "shard-distributions.csv";
 
 /// The most bytes `merge` reads of one shard file (a shard's CSV of 1,000,000 rows of a
 /// wide model stays well below).
@@ -62,7 +61,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Writes what `merge` needs beside a shard's outputs in `dir` (its outputs already there).
-pub fn write_shard(
+pub(crate) fn write_shard(
     dir: &Path,
     config: &Config,
     results: &Results,
@@ -357,18 +356,6 @@ pub(crate) fn read_shards(dirs: &[PathBuf]) -> anyhow::Result<(Vec<ShardInfo>, S
     Ok((shards, text))
 }
 
-/// `merge`'s arguments.
-#[derive(Debug, clap::Args)]
-pub struct MergeArgs {
-    /// Where the merged outputs go (written directly into it).
-    #[arg(value_name = "OUT")]
-    pub out: PathBuf,
-    /// The shard output folders (DIR/STEM/ of each `run --shard`, DIR/STEM-explore/ of
-    /// each `explore --shard`).
-    #[arg(required = true, value_name = "SHARD_DIR")]
-    pub shards: Vec<PathBuf>,
-}
-
 /// Refuses an `OUT` that is one of the shard folders, inside one or around one: the
 /// merged outputs replace `OUT` whole, so the shard would be lost (a glob that picks up
 /// the output folder makes this an easy slip).
@@ -419,10 +406,11 @@ fn resolved(path: &Path) -> PathBuf {
     plain
 }
 
-/// `coordsim merge OUT SHARD_DIR...`.
-pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
-    refuse_out_among_shards(&args.out, &args.shards)?;
-    let (shards, text) = read_shards(&args.shards)?;
+/// `coordsim merge OUT SHARD_DIR...` of a run's shards: the rows joined and checked, and
+/// the outputs `run` writes, into `out`.
+pub(crate) fn merge(out: &Path, shard_dirs: &[PathBuf], registry: &Registry) -> anyhow::Result<()> {
+    refuse_out_among_shards(out, shard_dirs)?;
+    let (shards, text) = read_shards(shard_dirs)?;
     if shards[0].explore.is_some() {
         bail!("the shards are of an exploration: `coordsim merge` joins them as one");
     }
@@ -518,12 +506,12 @@ pub fn merge(args: MergeArgs, registry: &Registry) -> anyhow::Result<ExitCode> {
             config.runs()
         );
     }
-    let staging = InPlace::begin(&args.out)?;
+    let staging = InPlace::begin(out)?;
     crate::labels::check_value_labels(&config, &results)?;
     crate::labels::print_warnings(&config);
     export::write_all(&config, &results, seed, &staging.path())?;
     staging.commit()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// A shard's rows, each lead cell checked against the config (point in range and of this

@@ -94,7 +94,7 @@ fn with_override(
 
 /// Runs `check --ties` over `configs`; returns whether every claim passed under each
 /// config's own order.
-pub fn check_ties(
+pub(crate) fn check_ties(
     configs: &[Config],
     registry: &Registry,
     options: &RunOptions,

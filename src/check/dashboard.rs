@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// How `check`, `lesson check` and `report` print their verdicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// One line per claim or failing region, then `N passed, M failed`.
     #[default]
     Text,
@@ -19,25 +19,25 @@ pub enum Format {
 
 /// One claim or region.
 #[derive(Debug, Clone, Serialize)]
-pub struct Case {
+pub(crate) struct Case {
     /// The config or lesson it belongs to.
-    pub suite: String,
+    pub(crate) suite: String,
     /// The claim's name, or the region (`store.ratio_pct form=assign`).
-    pub name: String,
+    pub(crate) name: String,
     /// Whether it passed.
-    pub pass: bool,
+    pub(crate) pass: bool,
     /// `FILE:LINE:COL` of a region.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
+    pub(crate) location: Option<String>,
     /// What the lesson wrote, or what the claim expects.
-    pub expected: String,
+    pub(crate) expected: String,
     /// What the run gave.
-    pub actual: String,
+    pub(crate) actual: String,
     /// The line `check` prints, or a region's failure message.
-    pub message: String,
+    pub(crate) message: String,
     /// A drifted table's unified diff.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
+    pub(crate) diff: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -48,7 +48,7 @@ struct Document<'a> {
 }
 
 /// The JSON document.
-pub fn json(cases: &[Case]) -> String {
+pub(crate) fn json(cases: &[Case]) -> String {
     let passed = cases.iter().filter(|c| c.pass).count();
     let doc = Document {
         passed,
@@ -79,7 +79,7 @@ fn xml(text: &str) -> String {
 }
 
 /// The JUnit XML report: suites in the order their first case comes.
-pub fn junit(cases: &[Case]) -> String {
+pub(crate) fn junit(cases: &[Case]) -> String {
     let mut suites: Vec<&str> = Vec::new();
     for c in cases {
         if !suites.contains(&c.suite.as_str()) {

@@ -5,9 +5,12 @@
 //! agrees: a task that cannot tell its shard exactly must fail, since a wrong guess gives two
 //! tasks the same points and leaves others unrun, which `merge` only notices afterwards.
 
+pub(crate) mod explore;
+pub(crate) mod merge;
+
 /// Which points a `run` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shard {
+pub(crate) enum Shard {
     /// The points whose index is K mod N.
     Part(usize, usize),
     /// K and N from the scheduler's environment (a Slurm job array, a Kubernetes Indexed Job,
@@ -42,7 +45,7 @@ impl Shard {
     /// K and N: as given, or read from `env` (see the README's "Scale-out on a cluster").
     /// `count` is `--shard-count`: required where the scheduler does not say N (Kubernetes,
     /// AWS Batch), and elsewhere it must agree with the N the shard has.
-    pub fn resolve(
+    pub(crate) fn resolve(
         self,
         count: Option<u64>,
         env: &dyn Fn(&str) -> Option<String>,
@@ -184,7 +187,7 @@ fn number(env: &dyn Fn(&str) -> Option<String>, name: &str) -> Result<Option<u64
 }
 
 /// `--shard`'s value: `auto` or `K/N`.
-pub fn parse_shard(text: &str) -> Result<Shard, String> {
+pub(crate) fn parse_shard(text: &str) -> Result<Shard, String> {
     if text == "auto" {
         return Ok(Shard::Auto);
     }

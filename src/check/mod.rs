@@ -1,0 +1,59 @@
+//! Claims checked: over a run's rows (`runs`) and over a scenario's executions
+//! (`executions`) apart, each ending in a [`Verdict`] and the line `check` prints; `ties`
+//! re-checks them under other orders of simultaneous events, `dashboard` gives them to a
+//! course's CI as JUnit or JSON.
+
+pub(crate) mod dashboard;
+mod entity_index;
+mod execution_row;
+mod executions;
+mod judge;
+mod line;
+mod runs;
+pub(crate) mod ties;
+mod verdict;
+
+use crate::config::Config;
+use crate::results::Results;
+
+pub(crate) use execution_row::{ExecutionRow, Executions};
+pub(crate) use executions::over_executions;
+use runs::claim_evals;
+pub(crate) use runs::claim_values;
+pub use verdict::Verdict;
+use verdict::verdict;
+
+/// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
+/// A config with claims over executions is explored first (with the default bounds).
+pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
+    let explored = if crate::runner::explore::claims_executions(config) {
+        let limits = crate::runner::explore::default_limits();
+        crate::runner::explore::explore_config(config, config.seed, &limits)?
+    } else {
+        Vec::new()
+    };
+    evaluate_explored(config, results, &explored)
+}
+
+/// [`evaluate`] with the config's explorations given (every point's, when it has claims
+/// over executions).
+pub(crate) fn evaluate_explored(
+    config: &Config,
+    results: &Results,
+    explored: &[coordsim_model::Exploration],
+) -> anyhow::Result<Vec<Verdict>> {
+    let mut verdicts = Vec::new();
+    for claim in &config.claims {
+        if let Some(holds) = claim.over {
+            verdicts.push(over_executions(config, explored, claim, holds).0);
+            continue;
+        }
+        let evals = claim_evals(config, results, claim)?;
+        let worst = evals
+            .into_iter()
+            .max_by(|a, b| a.excess.total_cmp(&b.excess))
+            .expect("a claim's `where` matches at least one point");
+        verdicts.push(verdict(config, claim, worst));
+    }
+    Ok(verdicts)
+}
