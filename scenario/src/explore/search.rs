@@ -185,7 +185,8 @@ impl<'a> Search<'a> {
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
         let (mut sim, mut queue) = start(self.point, &self.context, self.limits.max_faults)?;
         (self.symmetry, self.symmetry_notes) = Symmetry::of(self.point, &sim, &self.limits);
-        self.symmetry.canonicalize(&mut sim, &mut queue, &mut Vec::new());
+        self.symmetry
+            .canonicalize(&mut sim, &mut queue, &mut Vec::new());
         let fingerprint = sim.fingerprint(&queue);
         if self.limits.merge_states {
             self.seen.insert(fingerprint, 0);

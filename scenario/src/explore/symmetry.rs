@@ -45,6 +45,9 @@ impl Symmetry {
     ) -> (Symmetry, Vec<SymmetryNote>) {
         let whole_point = if limits.symmetry == coordsim_model::Symmetry::Off {
             Some(Kept::TurnedOff)
+        } else if limits.shard.is_some() {
+            // Shards meet at states keyed alike across machines: kept plain for now.
+            Some(Kept::Sharded)
         } else {
             blocker(point)
         };
@@ -135,6 +138,32 @@ impl Symmetry {
     }
 }
 
+impl Symmetry {
+    /// The lowest-numbered member of `owner`'s reduced group that is `owner`'s twin in the
+    /// run (`sim`, `queue`): swapping the two leaves the state as it is (its fingerprint).
+    /// A trace rebuilt along kept states takes the twin's event instead, so it names the
+    /// members as a search without symmetry would (`owner` itself when it has none).
+    pub(super) fn lowest_twin(&self, sim: &Sim<'_>, queue: &EventQueue<Event>, owner: u32) -> u32 {
+        let Some(&(first, _)) = (self.groups.iter())
+            .find(|&&(first, members)| (first..first + members).contains(&owner))
+        else {
+            return owner;
+        };
+        let before = sim.fingerprint(queue);
+        let mut swap: Vec<u32> = (0..sim.actors.len() as u32).collect();
+        for twin in first..owner {
+            swap.swap(twin as usize, owner as usize);
+            let (mut swapped, mut swapped_queue) = (sim.clone(), queue.clone());
+            swapped.relabel(&mut swapped_queue, &swap, false);
+            if swapped.fingerprint(&swapped_queue) == before {
+                return twin;
+            }
+            swap.swap(twin as usize, owner as usize);
+        }
+        owner
+    }
+}
+
 /// What of the point keeps every group from being reduced, if anything: an open loop, a
 /// `parallel`, a crash.
 fn blocker(point: &Point) -> Option<Kept> {
@@ -146,7 +175,8 @@ fn blocker(point: &Point) -> Option<Kept> {
         return Some(Kept::Forks);
     }
     if groups().any(|group| {
-        group.crash_anywhere.is_some() || group.steps.iter().any(|s| matches!(s, Step::Crash { .. }))
+        group.crash_anywhere.is_some()
+            || group.steps.iter().any(|s| matches!(s, Step::Crash { .. }))
     }) {
         return Some(Kept::Crashes);
     }

@@ -155,8 +155,7 @@ impl Search<'_> {
     /// from the start, and each choice's event is taken in the run from its owner renamed
     /// back (`real`: each kept name's actor in the run).
     fn decisions_along(&self, path: &[Edge]) -> Result<Vec<Decision>, ModelError> {
-        let (mut kept, mut kept_queue) =
-            start(self.point, &self.context, self.limits.max_faults)?;
+        let (mut kept, mut kept_queue) = start(self.point, &self.context, self.limits.max_faults)?;
         let (mut run, mut run_queue) = start(self.point, &self.context, self.limits.max_faults)?;
         let actors = run.actors.len();
         let mut real: Vec<u32> = (0..actors as u32).collect();
@@ -167,7 +166,10 @@ impl Search<'_> {
                 real[new as usize] = before[old];
             }
         };
-        if self.symmetry.canonicalize(&mut kept, &mut kept_queue, &mut new_of) {
+        if self
+            .symmetry
+            .canonicalize(&mut kept, &mut kept_queue, &mut new_of)
+        {
             renamed(&mut real, &new_of);
         }
         let (mut kept_next, mut run_next) = (Vec::new(), Vec::new());
@@ -181,9 +183,24 @@ impl Search<'_> {
                     depth + 1
                 ))
             };
-            let due = *kept_next.get(usize::from(edge.choice.pick)).ok_or_else(lost)?;
+            let due = *kept_next
+                .get(usize::from(edge.choice.pick))
+                .ok_or_else(lost)?;
             let owner = kept.owner(due.event);
             let owner = real.get(owner as usize).copied().unwrap_or(owner);
+            // A twin of the owner (swapping them changes nothing) with a lower number goes
+            // instead, and the names follow: the trace a search without symmetry finds.
+            let twin = self.symmetry.lowest_twin(&run, &run_queue, owner);
+            if twin != owner {
+                for name in real.iter_mut() {
+                    if *name == owner {
+                        *name = twin;
+                    } else if *name == twin {
+                        *name = owner;
+                    }
+                }
+            }
+            let owner = twin;
             let pick = (run_next.iter())
                 .position(|d| run.owner(d.event) == owner)
                 .filter(|_| run_next.len() == kept_next.len())
@@ -194,7 +211,10 @@ impl Search<'_> {
             let mut decision = edge.choice.decision();
             decision.pick = pick as u32;
             decisions.push(decision);
-            if self.symmetry.canonicalize(&mut kept, &mut kept_queue, &mut new_of) {
+            if self
+                .symmetry
+                .canonicalize(&mut kept, &mut kept_queue, &mut new_of)
+            {
                 renamed(&mut real, &new_of);
             }
         }
