@@ -28,6 +28,60 @@ pub struct ExploreLimits {
     /// `Some((k, n))`: explore only shard `k` of `n` (from 0), for [`merge_parts`] to
     /// join with the others; the result is then a part (see [`Exploration::part`]).
     pub shard: Option<(u32, u32)>,
+    /// Whether the members of an actor group are taken as interchangeable (symmetry).
+    pub symmetry: Symmetry,
+}
+
+/// The symmetry reduction: the members of an actor group (`count = k`) run the same steps
+/// and differ only by their names, so a state and the one with two members' places
+/// swapped go on alike. States are keyed by a canonical order of each such group's
+/// members (and every reference to them); one of each set of such states is explored.
+/// Execution counts and probabilities stay exact: every transition of the kept state is
+/// counted, and the swapped states have as many executions as it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symmetry {
+    /// Every state apart.
+    Off,
+    /// Groups whose members are interchangeable are reduced.
+    On,
+    /// A deliberately wrong canonical order, for tests only: the members are ordered
+    /// without what each read of the registers, so states that differ by it are merged.
+    /// It shows that the tests comparing a reduced exploration with a plain one can fail.
+    PlantedBug,
+}
+
+/// What the symmetry reduction did with one actor group of a point (kept as data, so the
+/// front end says it in a config's language).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymmetryNote {
+    /// The group's name.
+    pub group: String,
+    /// Its members.
+    pub members: u32,
+    /// Why its members were (or were not) taken as interchangeable.
+    pub kept: Kept,
+}
+
+/// Why a group's members were, or were not, taken as interchangeable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// Reduced: its members are interchangeable.
+    Reduced,
+    /// Its steps or its start name `i`, the actor's index: its members differ.
+    UsesIndex,
+    /// Its members start at different times.
+    StartsApart,
+    /// A group of the point runs in an open loop (several repetitions of one actor at
+    /// once): not reduced (yet).
+    OpenLoop,
+    /// A group of the point forks (`parallel`): not reduced (yet).
+    Forks,
+    /// A group of the point may crash: not reduced (yet).
+    Crashes,
+    /// The exploration is a shard of a split: shards key states without symmetry.
+    Sharded,
+    /// `--no-symmetry`.
+    TurnedOff,
 }
 
 /// The partial-order reduction: at a state where one actor's next event is independent
@@ -57,6 +111,7 @@ impl Default for ExploreLimits {
             reduce: Reduction::On,
             jobs: 1,
             shard: None,
+            symmetry: Symmetry::On,
         }
     }
 }
@@ -179,13 +234,33 @@ pub struct Exploration {
     /// partial-order reduction): when not 0, `executions` counts one order of the events
     /// that commute, not each of their orders.
     pub reduced: u64,
-    /// Every distinct outcome, in the order the search first reached it (fewest events
-    /// first).
+    /// Every distinct outcome, fewest events first, then by its cells ([`outcome_order`]).
     pub outcomes: Vec<Outcome>,
+    /// What the symmetry reduction did with each group of two actors or more (none when
+    /// the point has no such group).
+    pub symmetry: Vec<SymmetryNote>,
     /// What a shard's exploration keeps for the merge (`None` unless
     /// [`ExploreLimits::shard`] was given). A part's counts are its own: only
     /// [`merge_parts`] of every shard gives the exploration's.
     pub part: Option<Part>,
+}
+
+/// The order explored outcomes are listed in: by their shortest execution's events, then
+/// by their cells ([`Cell::order`], column by column). It depends on the outcomes alone,
+/// not on the order the search met them in, so a split's merge, a plain search and one
+/// under symmetry list them alike.
+pub fn outcome_order(
+    events: usize,
+    cells: &[Cell],
+    other_events: usize,
+    other_cells: &[Cell],
+) -> std::cmp::Ordering {
+    events.cmp(&other_events).then_with(|| {
+        (cells.iter().zip(other_cells))
+            .map(|(a, b)| a.order(b))
+            .find(|o| o.is_ne())
+            .unwrap_or(cells.len().cmp(&other_cells.len()))
+    })
 }
 
 /// One distinct outcome: the metrics an execution ended with.
@@ -422,7 +497,8 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
             }
         }
     }
-    by_cells.sort_by(|a, b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
+    // Fewest events first, then by the cells (as an exploration of the whole orders them).
+    by_cells.sort_by(|a, b| outcome_order(a.0.len(), &a.1.metrics, b.0.len(), &b.1.metrics));
     let max_outcomes = parts
         .iter()
         .filter_map(|e| e.part.as_ref())
@@ -449,6 +525,11 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         ordered,
         longest,
         reduced,
+        // Shards key their states without symmetry: each part says so alike.
+        symmetry: parts
+            .first()
+            .map(|e| e.symmetry.clone())
+            .unwrap_or_default(),
         outcomes: by_cells
             .into_iter()
             .map(|(_, mut o, chance)| {

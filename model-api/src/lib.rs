@@ -43,7 +43,10 @@ pub use declare::{
     probability, table_fields, unit_of,
 };
 pub use def::{ModelDef, PreparedRun, RunOutput};
-pub use explore::{Bound, Exploration, ExploreLimits, Reached, Reduction, Schedule, merge_parts};
+pub use explore::{
+    Bound, Exploration, ExploreLimits, Kept, Reached, Reduction, Schedule, Symmetry, SymmetryNote,
+    merge_parts,
+};
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, Driver, MAX_DISTRIBUTION_POINTS, Model,
     ModelError, Output, RunContext, Valid, run_once,

@@ -192,6 +192,28 @@ impl<E: Copy> Cancellable<E> {
         (self.heap.iter()).map(|e| (e.time, e.order, self.slots[e.slot as usize].event))
     }
 
+    /// Every pending event and its class rewritten by `relabel` (given the class and the
+    /// event, in place), in the heap's new order; tickets stay valid. `order_of` makes an
+    /// order from a class and the old order's insertion number.
+    pub(crate) fn relabel(
+        &mut self,
+        relabel: &mut impl FnMut(&mut u32, &mut E),
+        class_of: impl Fn(u64) -> u32,
+        order_of: impl Fn(u32, u64) -> u64,
+    ) {
+        for entry in &mut self.heap {
+            let slot = &mut self.slots[entry.slot as usize];
+            let mut class = class_of(entry.order);
+            relabel(&mut class, &mut slot.event);
+            entry.order = order_of(class, entry.order);
+        }
+        // A sorted array is a heap.
+        self.heap.sort_unstable_by_key(Entry::key);
+        for (at, entry) in self.heap.iter().enumerate() {
+            self.slots[entry.slot as usize].at = at as u32;
+        }
+    }
+
     /// Takes the entry at `at` out of the heap and frees its slot: its event.
     #[inline]
     fn remove_at(&mut self, at: usize) -> E {

@@ -353,6 +353,33 @@ impl<E> EventQueue<E> {
     pub fn schedule_in(&mut self, delay: Nanos, class: Class, event: E) {
         self.schedule_at(self.now.saturating_add(delay), class, event);
     }
+
+    /// Every pending event rewritten by `relabel`, given its class and itself to change in
+    /// place; each keeps its time and insertion number, and the queue orders them anew.
+    /// An explorer that renames a state's actors (a symmetry's canonical order) renames
+    /// their events with them: an event's class may follow its owner (a start's class is
+    /// its actor's). Not for the hot path: it rebuilds the queue.
+    pub fn relabel(&mut self, mut relabel: impl FnMut(&mut Class, &mut E))
+    where
+        E: Copy,
+    {
+        debug_assert!(!self.top_taken, "relabelled between events");
+        let flip = self.class_flip;
+        let class_of = |order: u64| ((order >> SEQ_BITS) ^ flip) as Class;
+        let order_of = |class: Class, order: u64| {
+            let class = (u64::from(class) ^ flip) & u64::from(MAX_CLASS);
+            (class << SEQ_BITS) | (order & SEQ_MASK)
+        };
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        for entry in &mut entries {
+            let mut class = class_of(entry.order);
+            relabel(&mut class, &mut entry.event);
+            entry.order = order_of(class, entry.order);
+        }
+        self.heap = BinaryHeap::from(entries);
+        self.cancellable.relabel(&mut relabel, class_of, order_of);
+        self.cancellable_changed();
+    }
 }
 
 /// One pending event, as [`EventQueue::due`] lists it for an explorer.

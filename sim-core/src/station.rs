@@ -160,6 +160,23 @@ impl Stations {
         }
     }
 
+    /// Every request's tag rewritten by `relabel`, those in service and those waiting:
+    /// an explorer that renames a state's clients (a symmetry's canonical order) renames
+    /// their requests with them.
+    pub fn relabel_tags(&mut self, mut relabel: impl FnMut(u32) -> u32) {
+        for station in &mut self.stations {
+            let Station {
+                busy: _,
+                in_service,
+                waiting,
+                changed_at: _,
+            } = station;
+            for request in in_service.iter_mut().chain(waiting.iter_mut()) {
+                request.tag = relabel(request.tag);
+            }
+        }
+    }
+
     /// Whether station `s` is serving a request or held by other work.
     #[inline]
     pub fn is_busy(&self, s: usize) -> bool {

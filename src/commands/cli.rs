@@ -165,6 +165,10 @@ pub(crate) struct ExploreArgs {
     /// check the partial-order reduction).
     #[arg(long)]
     pub(crate) no_reduce: bool,
+    /// Keep every state apart, even those that differ only by which interchangeable member
+    /// of a group is where (slow: to check the symmetry reduction).
+    #[arg(long)]
+    pub(crate) no_symmetry: bool,
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,

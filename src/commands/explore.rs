@@ -46,6 +46,11 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
         },
         jobs: RunOptions::from_flags(args.jobs, None, false).jobs,
         shard: shard.map(|(k, n)| (k as u32, n as u32)),
+        symmetry: if args.no_symmetry {
+            coordsim_model::Symmetry::Off
+        } else {
+            coordsim_model::Symmetry::On
+        },
         ..Default::default()
     };
     if let Some(split) = shard {

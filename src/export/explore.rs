@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use coordsim_model::explore::TraceStep;
-use coordsim_model::{Bound, Exploration, Reached};
+use coordsim_model::{Bound, Exploration, Kept, Reached, SymmetryNote};
 
 use crate::config::Config;
 use crate::export::chart::{Drawing, Prepared, TraceChart, tick};
@@ -56,6 +56,9 @@ pub(crate) fn write(
             writeln!(md, "## {}\n", named.join(", "))?;
         }
         writeln!(md, "{}\n", say.summary(e))?;
+        if let Some(line) = say.symmetry(&e.symmetry) {
+            writeln!(md, "{line}\n")?;
+        }
         if e.outcomes.is_empty() {
             // Bounded before any execution ended: no outcome to list, no probability.
             writeln!(
@@ -357,6 +360,62 @@ impl Say {
         shard + &reached
     }
 
+    /// Which groups the exploration took as interchangeable, and why any other group of
+    /// two or more was not, in a line (none when the point has no such group).
+    fn symmetry(self, notes: &[SymmetryNote]) -> Option<String> {
+        let number = |n: u32| self.0.number(&n.to_string());
+        let said: Vec<String> = notes
+            .iter()
+            .map(|note| {
+                let (group, members) = (escape(&note.group), number(note.members));
+                let why = match note.kept {
+                    Kept::Reduced => {
+                        return self
+                            .pick(
+                                "the {n} members of {g} taken as interchangeable",
+                                "{g} grubunun {n} üyesi birbirinin yerine geçebilir sayıldı",
+                            )
+                            .replace("{n}", &members)
+                            .replace("{g}", &group);
+                    }
+                    Kept::UsesIndex => self.pick(
+                        "its steps or its start use `i`, each member's index",
+                        "adımları ya da başlangıcı üyenin sırası `i`'yi kullanıyor",
+                    ),
+                    Kept::StartsApart => self.pick(
+                        "its members start at different times",
+                        "üyeleri farklı zamanlarda başlıyor",
+                    ),
+                    Kept::OpenLoop => self.pick(
+                        "a group runs in an open loop",
+                        "bir grup açık döngüde çalışıyor",
+                    ),
+                    Kept::Forks => self.pick(
+                        "a group forks with `parallel`",
+                        "bir grup `parallel` ile dallara ayrılıyor",
+                    ),
+                    Kept::Crashes => self.pick("a group may crash", "bir grup çökebiliyor"),
+                    Kept::Sharded => self.pick(
+                        "a shard keeps every state apart",
+                        "bir parça her durumu ayrı tutar",
+                    ),
+                    Kept::TurnedOff => self.pick(
+                        "turned off by `--no-symmetry` or `--no-merge`",
+                        "`--no-symmetry` ya da `--no-merge` ile kapatıldı",
+                    ),
+                };
+                self.pick(
+                    "not used for {g} ({why})",
+                    "{g} grubuna uygulanmadı ({why})",
+                )
+                .replace("{g}", &group)
+                .replace("{why}", why)
+            })
+            .collect();
+        (!said.is_empty())
+            .then(|| format!("{}: {}.", self.pick("Symmetry", "Simetri"), said.join("; ")))
+    }
+
     /// What one point's exploration visited and found, in a line.
     fn summary(self, e: &Exploration) -> String {
         let verdict = e.bounded.as_ref().map_or_else(
@@ -489,6 +548,7 @@ mod tests {
             ordered: false,
             longest,
             reduced: 0,
+            symmetry: Vec::new(),
             outcomes: Vec::new(),
             part: None,
         };
@@ -505,5 +565,31 @@ mod tests {
             Say(Locale::Tr).summary(&exploration(2_000, 3, 0, 5)),
             "2.000 durum, 3 geçiş, 0 yürütme, 0 ayrı sonuç: eksiksiz."
         );
+    }
+
+    /// The symmetry line names each group of two or more: reduced, or why not; a point
+    /// with no such group has no line.
+    #[test]
+    fn the_symmetry_line_says_each_group() {
+        use coordsim_model::{Kept, SymmetryNote};
+        let note = |group: &str, members, kept| SymmetryNote {
+            group: group.into(),
+            members,
+            kept,
+        };
+        let notes = [
+            note("client", 3, Kept::Reduced),
+            note("worker", 2, Kept::UsesIndex),
+        ];
+        assert_eq!(
+            Say(Locale::En).symmetry(&notes).unwrap(),
+            "Symmetry: the 3 members of client taken as interchangeable; not used for worker \
+             (its steps or its start use `i`, each member's index)."
+        );
+        assert_eq!(
+            Say(Locale::Tr).symmetry(&notes[..1]).unwrap(),
+            "Simetri: client grubunun 3 üyesi birbirinin yerine geçebilir sayıldı."
+        );
+        assert_eq!(Say(Locale::En).symmetry(&[]), None);
     }
 }

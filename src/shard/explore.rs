@@ -403,6 +403,8 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
         ordered: point.ordered,
         longest: point.longest,
         reduced: point.reduced,
+        // A shard keys its states without symmetry.
+        symmetry: Vec::new(),
         outcomes,
         part: Some(Part {
             shard: point.shard,

@@ -40,8 +40,12 @@ fn a_counterexample_runs_again_from_its_schedule() {
         md.starts_with("# Kaybolan güncelleme, her yürütmede\n"),
         "{md}"
     );
+    // The two clients are one group (`bare`): a state and its mirror image (the clients swapped)
+    // are kept once, 33 of the 57 states (`--no-symmetry` below), and every one of the
+    // 8!/(4!·4!) = 70 interleavings of their 4 actions each is still counted.
     for turkish in [
-        "57 durum, 82 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
+        "33 durum, 47 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
+        "Simetri: bare grubunun 2 üyesi birbirinin yerine geçebilir sayıldı.",
         "| sonuç | yürütme |",
         "1. sonuç (en kısa yürütmesi, 8 olay)",
         "| adım | zaman (ms) | aktör | ne yaptı | seçim |",
@@ -80,6 +84,23 @@ fn a_counterexample_runs_again_from_its_schedule() {
         .filter(|e| e.trim().starts_with('"'))
         .count();
     assert_eq!(steps.lines().count() - 1, events);
+    // Without symmetry: every state apart, the same executions and outcomes.
+    let o = coordsim_in(
+        dir.path(),
+        &["explore", &path, "-q", "--no-symmetry", "--out", "plain"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::read_to_string(
+        dir.path()
+            .join("plain/explore-lost-update-explore/explore.md"),
+    )
+    .unwrap();
+    for turkish in [
+        "57 durum, 82 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
+        "Simetri: bare grubuna uygulanmadı (`--no-symmetry` ya da `--no-merge` ile kapatıldı).",
+    ] {
+        assert!(md.contains(turkish), "{turkish:?} in {md}");
+    }
 }
 
 /// A schedule that does not fit says where: another config's, a point whose sweep

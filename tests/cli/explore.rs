@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use coordsim_model::{Exploration, ExploreLimits, Reduction};
+use coordsim_model::{Exploration, ExploreLimits, Reduction, Symmetry};
 use proptest::prelude::*;
 
 use crate::harness::{coordsim_in, library_config, registry, stderr, stdout, write_config};
@@ -438,8 +438,23 @@ proptest! {
                 .map(|o| (format!("{:?}", o.metrics), o.schedule.clone()))
                 .collect()
         };
-        prop_assert_eq!(firsts(merged), firsts(tree), "{}", text);
+        let plain = &explore(&text, &ExploreLimits { symmetry: Symmetry::Off, ..limits(Reduction::Off, true) })[0];
+        prop_assert_eq!(firsts(plain), firsts(tree), "{}", text);
+        prop_assert_eq!(plain.longest, tree.longest, "{}", text);
+        // Under symmetry (on by default) a kept state may be a renaming of the one an
+        // execution meets: the same outcomes, counts and longest execution, each outcome
+        // by a first execution as short as the tree's (perhaps with members swapped).
         prop_assert_eq!(merged.longest, tree.longest, "{}", text);
+        let lengths = |e: &Exploration| -> Vec<(String, usize)> {
+            e.outcomes
+                .iter()
+                .map(|o| (format!("{:?}", o.metrics), o.schedule.events.len()))
+                .collect()
+        };
+        prop_assert_eq!(lengths(merged), lengths(tree), "{}", text);
+        for (got, want) in replayed(&text, merged).iter().zip(&merged.outcomes) {
+            prop_assert_eq!(got, &want.metrics, "{}", text);
+        }
         // On two threads: the same exploration, to the last trace.
         let parallel = &explore(&text, &ExploreLimits { jobs: 2, ..limits(Reduction::On, true) })[0];
         prop_assert_eq!(parallel, reduced, "{}", text);

@@ -25,4 +25,5 @@ mod shards;
 mod site;
 mod site_params;
 mod structure;
+mod symmetry;
 mod traces;

@@ -50,6 +50,25 @@ pub enum Cell {
 }
 
 impl Cell {
+    /// An order of cells that depends on what they hold alone (an explored outcome's place
+    /// in its list): counts, floats, flags, texts, then empties, each kind by its value.
+    pub fn order(&self, other: &Cell) -> std::cmp::Ordering {
+        let kind = |cell: &Cell| match cell {
+            Cell::Count(_) => 0,
+            Cell::Float(_) => 1,
+            Cell::Flag(_) => 2,
+            Cell::Text(_) => 3,
+            Cell::Empty => 4,
+        };
+        match (self, other) {
+            (Cell::Count(a), Cell::Count(b)) => a.cmp(b),
+            (Cell::Float(a), Cell::Float(b)) => a.total_cmp(b),
+            (Cell::Flag(a), Cell::Flag(b)) => a.cmp(b),
+            (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
+            (a, b) => kind(a).cmp(&kind(b)),
+        }
+    }
+
     /// The cell as a number: counts, floats and flags (`1` / `0`); `None` for text and empty.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

@@ -23,6 +23,7 @@ mod reduce;
 mod search;
 mod spare;
 mod step;
+mod symmetry;
 mod trace;
 mod words;
 

@@ -19,6 +19,7 @@ use crate::explore::count::{CountTable, Edge};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{Spare, State};
 use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
+use crate::explore::symmetry::Symmetry;
 use crate::point::Point;
 use crate::run::state::{Event, Sim};
 use crate::run::steer::Counts;
@@ -132,6 +133,10 @@ pub(super) struct Search<'a> {
     may_draw: bool,
     /// Whether a metric of `fill` reports a register's counts ([`Sim::counts`]).
     reports_counts: bool,
+    /// The groups whose members are interchangeable, put in a canonical order before a
+    /// state is keyed ([`Symmetry`]), and what it did with each group.
+    symmetry: Symmetry,
+    symmetry_notes: Vec<coordsim_model::SymmetryNote>,
 }
 
 impl<'a> Search<'a> {
@@ -172,11 +177,16 @@ impl<'a> Search<'a> {
                     Metric::RegWrites(_) | Metric::RegLost(_) | Metric::RegRejected(_)
                 )
             }),
+            symmetry: Symmetry::default(),
+            symmetry_notes: Vec::new(),
         }
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
-        let (sim, queue) = start(self.point, &self.context, self.limits.max_faults)?;
+        let (mut sim, mut queue) = start(self.point, &self.context, self.limits.max_faults)?;
+        (self.symmetry, self.symmetry_notes) = Symmetry::of(self.point, &sim, &self.limits);
+        self.symmetry
+            .canonicalize(&mut sim, &mut queue, &mut Vec::new());
         let fingerprint = sim.fingerprint(&queue);
         if self.limits.merge_states {
             self.seen.insert(fingerprint, 0);
@@ -500,6 +510,11 @@ impl<'a> Search<'a> {
         before: &[u64],
         branch: Branch<'a>,
     ) -> Child<'a> {
+        let mut branch = branch;
+        if self.limits.merge_states {
+            let (sim, queue) = &mut *branch.state;
+            MOVED.with_borrow_mut(|new_of| self.symmetry.canonicalize(sim, queue, new_of));
+        }
         let drawn = &branch.ran.drawn;
         let probability: f64 = drawn
             .iter()
@@ -623,6 +638,7 @@ impl<'a> Search<'a> {
             if let Some(fingerprint) = child.fingerprint.filter(|_| !self.shared) {
                 self.seen.insert(fingerprint, to);
             }
+
             self.edges.push(edge(to));
             frontier.push_back((to, child.state));
         }
@@ -664,6 +680,11 @@ fn path_key(parent: u64, rank: usize) -> u64 {
     mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     mixed ^ (mixed >> 31)
+}
+
+thread_local! {
+    /// A canonical order's places, kept between states (no allocation per state).
+    static MOVED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// An error found along an execution: said with how far in it was.

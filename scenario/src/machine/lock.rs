@@ -77,6 +77,30 @@ sim_core::clone_in_place!(Lock<W> {
 });
 
 impl<W> Lock<W> {
+    /// Every waiter rewritten by `relabel`: an explorer's symmetry renames a state's jobs,
+    /// and a waiter names one. Every field named: one added that holds a waiter and is
+    /// left out here fails to compile.
+    pub fn relabel_waiters(&mut self, relabel: impl Fn(&mut W)) {
+        let Lock {
+            waiters,
+            // No waiter in these: the record, the holders' tokens, the counts.
+            mode: _,
+            lease_ns: _,
+            record: _,
+            holders: _,
+            max_holders: _,
+            acquisitions: _,
+            failed: _,
+            gave_up: _,
+            waits: _,
+            last_release: _,
+            held_ns: _,
+            gave_up_wait_ns: _,
+            next_token: _,
+        } = self;
+        waiters.iter_mut().for_each(relabel);
+    }
+
     /// A free lock of `mode` (a lease of `lease_ns` for [`LockMode::Lease`]), or with
     /// `stale` one whose record a crashed holder left at time 0. Waits go into `waits`.
     pub fn new(mode: LockMode, lease_ns: Nanos, stale: bool, waits: Samples) -> Lock<W> {

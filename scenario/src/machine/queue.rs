@@ -168,6 +168,47 @@ impl std::hash::Hash for Queue {
 }
 
 impl Queue {
+    /// Every job it names (a waiting taker, a message's caller) renamed by `relabel`: an
+    /// explorer's symmetry renames a state's jobs. Every field named: one added that holds
+    /// a job and is left out here fails to compile.
+    pub(crate) fn relabel_jobs(&mut self, relabel: impl Fn(u32) -> u32) {
+        let Queue {
+            waiters,
+            callers,
+            // No job in these: messages, their numbers, their order, the counts.
+            width: _,
+            data: _,
+            messages: _,
+            visible: _,
+            hidden: _,
+            timer: _,
+            capacity: _,
+            visibility: _,
+            held: _,
+            next_id: _,
+            next_rank: _,
+            put: _,
+            refused: _,
+            taken: _,
+            redelivered: _,
+            acked: _,
+            returned: _,
+            lost: _,
+            duplicated: _,
+            max_len: _,
+            replies: _,
+            late_replies: _,
+        } = self;
+        for (job, _) in waiters.iter_mut() {
+            *job = relabel(*job);
+        }
+        for (job, _) in callers.iter_mut() {
+            if *job != NO_CALLER.0 {
+                *job = relabel(*job);
+            }
+        }
+    }
+
     /// An empty queue whose messages carry `fields` numbers besides their value, with room
     /// for `room` messages.
     pub(crate) fn new(

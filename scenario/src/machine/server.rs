@@ -83,6 +83,12 @@ impl std::hash::Hash for Server {
 }
 
 impl Server {
+    /// Every request's tag rewritten by `relabel` (a job, or a slot of the run's, as the
+    /// run tags them): an explorer's symmetry renames a state's jobs.
+    pub(crate) fn relabel_tags(&mut self, relabel: impl FnMut(u32) -> u32) {
+        self.stations.relabel_tags(relabel);
+    }
+
     /// Server `name` of `instances` at the start of a run with `seed`, serving in
     /// `service_ns`, or in draws of `distribution` from stream `service/NAME-K` for instance K.
     pub(crate) fn new(

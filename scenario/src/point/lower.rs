@@ -177,6 +177,7 @@ impl Point {
             jitters: flat.jitters,
             chances: flat.chances,
             named: flat.streams,
+            uses_index: group.uses_index,
             crash_anywhere: group
                 .crash_anywhere
                 .as_ref()

@@ -277,6 +277,9 @@ pub(crate) struct Group {
     /// `crash_anywhere`: the crashes an exploration may inject at any of its actors'
     /// steps (at most this many along an execution), and when a crashed actor restarts.
     pub crash_anywhere: Option<(u32, Option<Duration>)>,
+    /// Whether any expression of the group names `i`: its actors are then not
+    /// interchangeable (an exploration's symmetry leaves the group be).
+    pub uses_index: bool,
 }
 
 impl Group {

@@ -15,6 +15,7 @@ pub(crate) mod locks;
 mod numbers;
 pub(crate) mod output;
 pub(crate) mod recover;
+mod relabel;
 pub(crate) mod request;
 mod resources;
 pub(crate) mod state;

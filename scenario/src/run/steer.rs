@@ -376,7 +376,7 @@ fn write_transaction(transaction: &Transaction, mut hasher: &mut Words<'_>) {
 /// What of `actor` a state's fingerprint covers, packed in words: written at once, not
 /// as a few dozen small writes. Its constants (group, index, first start, streams) are the
 /// point's, the same in every state, and left out.
-fn actor_words(actor: &Actor) -> [u64; 13] {
+pub(crate) fn actor_words(actor: &Actor) -> [u64; 13] {
     let Actor {
         group: _,
         index: _,
@@ -424,7 +424,7 @@ fn actor_words(actor: &Actor) -> [u64; 13] {
 }
 
 /// `job`, every field, packed in words (as [`actor_words`]).
-fn job_words(job: &Job) -> [u64; 13] {
+pub(crate) fn job_words(job: &Job) -> [u64; 13] {
     let Job {
         actor,
         group,

@@ -144,6 +144,9 @@ pub(crate) struct Reader<'s> {
     pub refusals: Refusals,
     /// Inside a copy of a `parallel`'s `copies`, which one (from 0): the name `copy`.
     pub copy: Option<u8>,
+    /// Whether an expression read since it was last cleared names `i`, the actor's index:
+    /// a group that does treats its actors apart (an exploration's symmetry leaves it be).
+    pub index_used: std::cell::Cell<bool>,
 }
 
 /// The largest whole number a double holds exactly with all below it: 2^53.
@@ -262,7 +265,10 @@ impl Reader<'_> {
         let actor = matches!(scope, Scope::Actor | Scope::Step | Scope::Write);
         let step = matches!(scope, Scope::Step | Scope::Write);
         match name {
-            "i" if actor => return Ok(Var::Index),
+            "i" if actor => {
+                self.index_used.set(true);
+                return Ok(Var::Index);
+            }
             "k" if step => return Ok(Var::Rep),
             "attempt" if step => return Ok(Var::Attempt),
             "now" if step => return Ok(Var::Now),

@@ -58,6 +58,7 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
         unacked: Vec::new(),
         refusals: Refusals::default(),
         copy: None,
+        index_used: std::cell::Cell::new(false),
     };
     let mut taken: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
     // Every resource's and group's name as written, for a suggestion to be none of them.
@@ -507,6 +508,8 @@ fn group(
         Some(v) => string(at(&path, "name"), v, "`name`")?,
         None => return fail(path, "an actor group needs a `name`"),
     };
+    // Whether anything of the group names `i`, from here to its end.
+    reader.index_used.set(false);
     take_name(&path, &name, entries, taken, written)?;
     let names = match get(entries, "names") {
         None => None,
@@ -607,17 +610,19 @@ fn group(
             })
         }
     };
+    let start_ms = reader.opt_num(&path, entries, "start_ms", 0.0, Scope::Actor)?;
     Ok(Group {
         crash_anywhere,
         name,
         count,
         names,
-        start_ms: reader.opt_num(&path, entries, "start_ms", 0.0, Scope::Actor)?,
+        start_ms,
         repeat: reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
         pace,
         arrivals,
         every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,
         steps,
+        uses_index: reader.index_used.get(),
     })
 }
 

@@ -542,6 +542,9 @@ pub(crate) struct Group {
     pub steps: Vec<Step>,
     /// `crash_anywhere`: an exploration may crash an actor of the group at any step.
     pub crash_anywhere: Option<CrashAnywhere>,
+    /// Whether any expression of the group names `i` (its actors then differ by more than
+    /// their names).
+    pub uses_index: bool,
 }
 
 /// `crash_anywhere = { count, restart_after_ms }`: the crashes an exploration may inject

@@ -1,13 +1,14 @@
 //! The end of a search: the graph counted ([`count`]), each end entry's outcome taken with
 //! its counts, and each outcome's first (shortest) execution replayed as its trace.
 
-use coordsim_model::explore::{Outcome, Part, Schedule};
+use coordsim_model::explore::{Decision, Outcome, Part, Schedule};
 use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
 use super::{End, Found, Search};
 use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, count};
 use crate::explore::spare::cells_key;
+use crate::explore::step::{choices_into, run_chosen, start};
 use crate::explore::trace;
 
 impl Search<'_> {
@@ -95,13 +96,24 @@ impl Search<'_> {
         } else {
             longest
         };
+        // Fewest events first, then by the cells: an order of the outcomes alone, whatever
+        // order the search met them in (under symmetry, in another).
+        found.sort_by(|a, b| {
+            let depth = |f: &Found| entries[f.first as usize].depth as usize;
+            coordsim_model::explore::outcome_order(depth(a), &a.metrics, depth(b), &b.metrics)
+        });
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
             let path = self.path(&entries, found.first);
+            let events = if self.symmetry.on() {
+                self.decisions_along(&path)?
+            } else {
+                path.iter().map(|e| e.choice.decision()).collect()
+            };
             let schedule = Schedule {
                 max_faults: self.limits.max_faults,
-                events: path.iter().map(|e| e.choice.decision()).collect(),
+                events,
             };
             let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
             let (trace, _) =
@@ -131,9 +143,82 @@ impl Search<'_> {
             ordered: self.ordered,
             longest,
             reduced: self.reduced,
+            symmetry: std::mem::take(&mut self.symmetry_notes),
             outcomes,
             part,
         })
+    }
+
+    /// The choices of an execution along `path`, as a run takes them. Under symmetry the
+    /// kept states are renamings of those an execution meets, so `path`'s choices, made in
+    /// the kept states, may name other members: its states are walked again beside a run
+    /// from the start, and each choice's event is taken in the run from its owner renamed
+    /// back (`real`: each kept name's actor in the run).
+    fn decisions_along(&self, path: &[Edge]) -> Result<Vec<Decision>, ModelError> {
+        let (mut kept, mut kept_queue) = start(self.point, &self.context, self.limits.max_faults)?;
+        let (mut run, mut run_queue) = start(self.point, &self.context, self.limits.max_faults)?;
+        let actors = run.actors.len();
+        let mut real: Vec<u32> = (0..actors as u32).collect();
+        let mut new_of = Vec::new();
+        let renamed = |real: &mut Vec<u32>, new_of: &[u32]| {
+            let before = real.clone();
+            for (old, &new) in new_of.iter().enumerate() {
+                real[new as usize] = before[old];
+            }
+        };
+        if self
+            .symmetry
+            .canonicalize(&mut kept, &mut kept_queue, &mut new_of)
+        {
+            renamed(&mut real, &new_of);
+        }
+        let (mut kept_next, mut run_next) = (Vec::new(), Vec::new());
+        let mut decisions = Vec::with_capacity(path.len());
+        for (depth, edge) in path.iter().enumerate() {
+            choices_into(&kept, &kept_queue, &mut kept_next);
+            choices_into(&run, &run_queue, &mut run_next);
+            let lost = || {
+                ModelError::Invariant(format!(
+                    "internal: an explored execution's event {} has no counterpart in its run",
+                    depth + 1
+                ))
+            };
+            let due = *kept_next
+                .get(usize::from(edge.choice.pick))
+                .ok_or_else(lost)?;
+            let owner = kept.owner(due.event);
+            let owner = real.get(owner as usize).copied().unwrap_or(owner);
+            // A twin of the owner (swapping them changes nothing) with a lower number goes
+            // instead, and the names follow: the trace a search without symmetry finds.
+            let twin = self.symmetry.lowest_twin(&run, &run_queue, owner);
+            if twin != owner {
+                for name in real.iter_mut() {
+                    if *name == owner {
+                        *name = twin;
+                    } else if *name == twin {
+                        *name = owner;
+                    }
+                }
+            }
+            let owner = twin;
+            let pick = (run_next.iter())
+                .position(|d| run.owner(d.event) == owner)
+                .filter(|_| run_next.len() == kept_next.len())
+                .ok_or_else(lost)?;
+            let (draws, crash) = (edge.choice.draws, edge.choice.crash);
+            run_chosen(&mut kept, &mut kept_queue, due, draws, crash)?;
+            run_chosen(&mut run, &mut run_queue, run_next[pick], draws, crash)?;
+            let mut decision = edge.choice.decision();
+            decision.pick = pick as u32;
+            decisions.push(decision);
+            if self
+                .symmetry
+                .canonicalize(&mut kept, &mut kept_queue, &mut new_of)
+            {
+                renamed(&mut real, &new_of);
+            }
+        }
+        Ok(decisions)
     }
 
     /// The edges from the start to entry `at`, along its first (shortest) execution.
