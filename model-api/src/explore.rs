@@ -239,10 +239,27 @@ pub struct Exploration {
     /// What the symmetry reduction did with each group of two actors or more (none when
     /// the point has no such group).
     pub symmetry: Vec<SymmetryNote>,
+    /// Whether states were told apart by their 64-bit fingerprints (merging on, or the
+    /// parts of a split): two different states could then share one, with the chance
+    /// [`Exploration::collision_chance`] gives. A `--no-merge` tree compares none.
+    pub keyed: bool,
     /// What a shard's exploration keeps for the merge (`None` unless
     /// [`ExploreLimits::shard`] was given). A part's counts are its own: only
     /// [`merge_parts`] of every shard gives the exploration's.
     pub part: Option<Part>,
+}
+
+impl Exploration {
+    /// The chance that two of the states seen shared a 64-bit fingerprint, so that one was
+    /// taken for the other: about n² / 2^65 for n states (n(n − 1) / 2 pairs, each equal
+    /// with chance 2^-64, as TLC estimates it), at most 1; 0 when no state was keyed.
+    pub fn collision_chance(&self) -> f64 {
+        if !self.keyed {
+            return 0.0;
+        }
+        let n = self.states as f64;
+        (n * n / 2f64.powi(65)).min(1.0)
+    }
 }
 
 /// The order explored outcomes are listed in: by their shortest execution's events, then
@@ -525,6 +542,7 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         ordered,
         longest,
         reduced,
+        keyed: true,
         // Shards key their states without symmetry: each part says so alike.
         symmetry: parts
             .first()

@@ -59,6 +59,9 @@ pub(crate) fn write(
         if let Some(line) = say.symmetry(&e.symmetry) {
             writeln!(md, "{line}\n")?;
         }
+        if e.keyed {
+            writeln!(md, "{}\n", say.collision(e))?;
+        }
         if e.outcomes.is_empty() {
             // Bounded before any execution ended: no outcome to list, no probability.
             writeln!(
@@ -416,6 +419,18 @@ impl Say {
             .then(|| format!("{}: {}.", self.pick("Symmetry", "Simetri"), said.join("; ")))
     }
 
+    /// The chance that two of the states seen shared a fingerprint, in a line (as TLC
+    /// prints it), its number to one digit: `3 × 10⁻¹⁷`.
+    fn collision(self, e: &Exploration) -> String {
+        let states = self.0.number(&e.states.to_string());
+        self.pick(
+            "Fingerprints of 64 bits: the chance that two of the {n} states shared one (and were taken for one) is about {p}.",
+            "64 bitlik parmak izleri: {n} durumdan ikisinin aynı parmak izini paylaşma (tek durum sayılma) olasılığı yaklaşık {p}.",
+        )
+        .replace("{n}", &states)
+        .replace("{p}", &power_of_ten(e.collision_chance()))
+    }
+
     /// What one point's exploration visited and found, in a line.
     fn summary(self, e: &Exploration) -> String {
         let verdict = e.bounded.as_ref().map_or_else(
@@ -469,6 +484,29 @@ impl Say {
             ),
         }
     }
+}
+
+/// A chance to one digit as a power of ten, `3 × 10⁻¹⁷` (`0` and `1` as they are): the
+/// same in every language, no decimal separator in it.
+fn power_of_ten(p: f64) -> String {
+    if p <= 0.0 {
+        return "0".to_string();
+    }
+    if p >= 1.0 {
+        return "1".to_string();
+    }
+    // `{:.0e}` rounds to one digit: `3e-17`, `1e-3`.
+    let text = format!("{p:.0e}");
+    let (digit, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    const SUPERSCRIPT: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let power: String = exponent
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            d => SUPERSCRIPT[d.to_digit(10).unwrap_or(0) as usize],
+        })
+        .collect();
+    format!("{digit} × 10{power}")
 }
 
 #[cfg(test)]
@@ -548,6 +586,7 @@ mod tests {
             ordered: false,
             longest,
             reduced: 0,
+            keyed: true,
             symmetry: Vec::new(),
             outcomes: Vec::new(),
             part: None,
@@ -564,6 +603,39 @@ mod tests {
         assert_eq!(
             Say(Locale::Tr).summary(&exploration(2_000, 3, 0, 5)),
             "2.000 durum, 3 geçiş, 0 yürütme, 0 ayrı sonuç: eksiksiz."
+        );
+    }
+
+    /// The collision chance, n² / 2^65 to one digit: 33 states, 1,089 / 2^65 =
+    /// 2.95 × 10⁻¹⁷ → `3 × 10⁻¹⁷`; 2,000,000 states, 4 × 10^12 / 3.69 × 10^19 =
+    /// 1.08 × 10⁻⁷ → `1 × 10⁻⁷` (docs/explore.md's "about 10^-7"); none keyed: 0.
+    #[test]
+    fn the_collision_chance_is_n_squared_over_two_to_the_65() {
+        let exploration = |states, keyed| Exploration {
+            states,
+            transitions: 0,
+            executions: 0,
+            bounded: None,
+            ordered: false,
+            longest: 0,
+            reduced: 0,
+            keyed,
+            symmetry: Vec::new(),
+            outcomes: Vec::new(),
+            part: None,
+        };
+        assert_eq!(
+            Say(Locale::En).collision(&exploration(33, true)),
+            "Fingerprints of 64 bits: the chance that two of the 33 states shared one (and were taken for one) is about 3 × 10⁻¹⁷."
+        );
+        assert_eq!(
+            Say(Locale::Tr).collision(&exploration(2_000_000, true)),
+            "64 bitlik parmak izleri: 2.000.000 durumdan ikisinin aynı parmak izini paylaşma (tek durum sayılma) olasılığı yaklaşık 1 × 10⁻⁷."
+        );
+        assert_eq!(exploration(2_000_000, false).collision_chance(), 0.0);
+        assert_eq!(
+            super::power_of_ten(exploration(1 << 40, true).collision_chance()),
+            "1"
         );
     }
 

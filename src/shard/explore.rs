@@ -403,6 +403,8 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
         ordered: point.ordered,
         longest: point.longest,
         reduced: point.reduced,
+        // A part's states are keyed for the merge, which tells shared ones apart.
+        keyed: true,
         // A shard keys its states without symmetry.
         symmetry: Vec::new(),
         outcomes,

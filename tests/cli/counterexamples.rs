@@ -95,6 +95,15 @@ fn a_counterexample_runs_again_from_its_schedule() {
             .join("plain/explore-lost-update-explore/explore.md"),
     )
     .unwrap();
+    // The outcomes, their executions and metrics: the same bytes.
+    assert_eq!(
+        std::fs::read(out.join("outcomes.csv")).unwrap(),
+        std::fs::read(
+            dir.path()
+                .join("plain/explore-lost-update-explore/outcomes.csv")
+        )
+        .unwrap()
+    );
     for turkish in [
         "57 durum, 82 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",
         "Simetri: bare grubuna uygulanmadı (`--no-symmetry` ya da `--no-merge` ile kapatıldı).",

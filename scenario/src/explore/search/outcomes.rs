@@ -143,6 +143,7 @@ impl Search<'_> {
             ordered: self.ordered,
             longest,
             reduced: self.reduced,
+            keyed: self.limits.merge_states || self.limits.shard.is_some(),
             symmetry: std::mem::take(&mut self.symmetry_notes),
             outcomes,
             part,
