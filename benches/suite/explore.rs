@@ -7,7 +7,7 @@
 
 use coordsim::config::Config;
 use coordsim::source::Source;
-use coordsim_model::ExploreLimits;
+use coordsim_model::{ExploreLimits, Symmetry};
 
 use crate::measure::{measure, mib, timed};
 
@@ -27,12 +27,16 @@ fn lost_update(k: usize, n: u64) -> Config {
     .expect("the lost-update scenario parses")
 }
 
-/// One exploration of the `k` × `n` lost update on one thread, for a profiler.
+/// One exploration of the `k` × `n` lost update on one thread, for a profiler: without
+/// symmetry, the graph Stateright explores.
 pub(crate) fn explore_once(k: usize, n: u64) {
     let config = lost_update(k, n);
+    let limits = ExploreLimits {
+        symmetry: Symmetry::Off,
+        ..ExploreLimits::default()
+    };
     let explored =
-        coordsim::runner::explore::explore_config(&config, config.seed, &ExploreLimits::default())
-            .expect("explores");
+        coordsim::runner::explore::explore_config(&config, config.seed, &limits).expect("explores");
     println!("{} states", explored[0].states);
 }
 
@@ -52,6 +56,8 @@ pub(crate) fn explore_jobs() {
             // stays for a larger k × n.
             max_states: 10_000_000,
             jobs,
+            // Every state apart: the graph Stateright explores, state for state.
+            symmetry: Symmetry::Off,
             ..ExploreLimits::default()
         };
         // The same model in Stateright, on as many threads.
@@ -101,5 +107,49 @@ pub(crate) fn explore_jobs() {
                 states as f64 / seconds / 1e6,
             );
         }
+    }
+}
+
+/// The lost update with its clients taken as interchangeable (symmetry, on by default):
+/// fewer states for the same executions, on one thread and on two.
+pub(crate) fn explore_symmetry() {
+    for (k, n, jobs) in [(3, 5, 1), (4, 4, 1), (4, 4, 2), (4, 5, 1), (4, 5, 2)] {
+        let config = lost_update(k, n);
+        let limits = ExploreLimits {
+            max_states: 10_000_000,
+            jobs,
+            ..ExploreLimits::default()
+        };
+        let label = format!("explore lost update, symmetry, {k} × {n}, {jobs} thread(s)");
+        if jobs > 1 {
+            // Timed with the allocations uncounted (a shared counter would serialize the
+            // threads): the same states as on one thread.
+            let (seconds, states) = timed(1, || {
+                let explored =
+                    coordsim::runner::explore::explore_config(&config, config.seed, &limits)
+                        .expect("explores");
+                assert!(explored[0].bounded.is_none(), "{k} × {n}");
+                explored[0].states
+            });
+            println!(
+                "{label:<52} {states:>8} states {seconds:>7.3} s  {:>6.3} M states/s",
+                states as f64 / seconds / 1e6,
+            );
+            continue;
+        }
+        let (m, explored) = measure(1, || {
+            coordsim::runner::explore::explore_config(&config, config.seed, &limits)
+                .expect("explores")
+        });
+        let e = &explored[0];
+        assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
+        println!(
+            "{label:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)",
+            e.states,
+            m.seconds,
+            e.states as f64 / m.seconds / 1e6,
+            mib(m.peak_bytes),
+            m.peak_bytes as f64 / e.states as f64,
+        );
     }
 }

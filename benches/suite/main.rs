@@ -668,5 +668,7 @@ fn main() {
     if wants("explore") {
         println!("\n== the explorer: every execution of the lost update (one thread and two)");
         explore::explore_jobs();
+        println!("\n== the explorer with symmetry: the clients taken as interchangeable");
+        explore::explore_symmetry();
     }
 }
