@@ -26,6 +26,11 @@ use crate::point::{Pace, Point, Step};
 use crate::run::state::{Event, Sim};
 use crate::run::steer::{actor_words, job_words};
 
+thread_local! {
+    /// Each actor's key of its pending events, for the state being put in order.
+    static PENDING: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The groups an exploration reduces, and how.
 #[derive(Debug, Default)]
 pub(super) struct Symmetry {
@@ -103,9 +108,22 @@ impl Symmetry {
         if self.groups.is_empty() {
             return false;
         }
+        // What each actor's pending events are, as one key per actor (order aside), in a
+        // buffer of the thread's: nothing allocated per state.
+        PENDING.with_borrow_mut(|pending| self.order(sim, queue, new_of, pending))
+    }
+
+    /// [`Symmetry::canonicalize`] with `pending` to fill.
+    fn order(
+        &self,
+        sim: &mut Sim<'_>,
+        queue: &mut EventQueue<Event>,
+        new_of: &mut Vec<u32>,
+        pending: &mut Vec<u64>,
+    ) -> bool {
         let actors = sim.actors.len();
-        // What each actor's pending events are, as one key per actor (order aside).
-        let mut pending = vec![0u64; actors];
+        pending.clear();
+        pending.resize(actors, 0);
         for (time, due) in queue.pending() {
             let actor = sim.owner(due.event) as usize;
             if actor < actors {

@@ -8,6 +8,7 @@
 //! renaming of jobs is then that of their actors.
 
 use sim_core::EventQueue;
+use smallvec::SmallVec;
 
 use crate::run::state::{Actor, Event, JobTables, NO_JOB, Sim, Transaction};
 
@@ -77,18 +78,17 @@ impl Sim<'_> {
             steer: _,
         } = self;
         debug_assert!(ready.is_empty() && joined.is_none());
-        let old_actors = actors.clone();
-        for (old, actor) in old_actors.iter().enumerate() {
-            let at = map(old as u32) as usize;
-            actors[at] = moved(*actor, &old_actors[at]);
-        }
-        let old_jobs = jobs.clone();
-        for (old, job) in old_jobs.iter().enumerate() {
-            let mut job = *job;
+        // In place, by swaps along the permutation's cycles: nothing allocated per state.
+        permute(new_of, |a, b| {
+            let (x, y) = (actors[a], actors[b]);
+            actors[a] = moved(y, &x);
+            actors[b] = moved(x, &y);
+        });
+        for job in jobs.iter_mut() {
             job.actor = map(job.actor);
             debug_assert!(job.parent == NO_JOB, "no branch in a renamed state");
-            jobs[map(old as u32) as usize] = job;
         }
+        permute(new_of, |a, b| jobs.swap(a, b));
         for job in free_jobs.iter_mut() {
             *job = map(*job);
         }
@@ -203,9 +203,47 @@ fn permute_rows<T: Copy>(rows: &mut [T], new_of: &[u32]) {
         return;
     }
     let width = rows.len() / new_of.len();
-    let old = rows.to_vec();
-    for (m, &n) in new_of.iter().enumerate() {
-        let (from, to) = (m * width, n as usize * width);
-        rows[to..to + width].copy_from_slice(&old[from..from + width]);
+    permute(new_of, |a, b| {
+        for k in 0..width {
+            rows.swap(a * width + k, b * width + k);
+        }
+    });
+}
+
+/// The permutation that moves place `m` to `new_of[m]`, carried out by `swap(a, b)`s
+/// of two places: each swap puts one element where it belongs (an element at `i` is
+/// bound for `to[i]`; swapping it there brings that place's element to `i`).
+fn permute(new_of: &[u32], mut swap: impl FnMut(usize, usize)) {
+    let mut to: SmallVec<[u32; 64]> = SmallVec::from_slice(new_of);
+    for i in 0..to.len() {
+        while to[i] as usize != i {
+            let j = to[i] as usize;
+            swap(i, j);
+            to.swap(i, j);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The swaps put each row where a plain copy puts it: row `m` at `new_of[m]`.
+        #[test]
+        fn swaps_along_cycles_move_each_row_to_its_new_place(
+            new_of in (1usize..12).prop_flat_map(|n| Just((0..n as u32).collect::<Vec<_>>()).prop_shuffle()),
+            width in 1usize..4,
+        ) {
+            let rows: Vec<u32> = (0..(new_of.len() * width) as u32).collect();
+            let mut want = rows.clone();
+            for (m, &n) in new_of.iter().enumerate() {
+                let (from, to) = (m * width, n as usize * width);
+                want[to..to + width].copy_from_slice(&rows[from..from + width]);
+            }
+            let mut got = rows;
+            super::permute_rows(&mut got, &new_of);
+            prop_assert_eq!(got, want);
+        }
     }
 }
