@@ -30,6 +30,10 @@ pub struct ExploreLimits {
     pub shard: Option<(u32, u32)>,
     /// Whether the members of an actor group are taken as interchangeable (symmetry).
     pub symmetry: Symmetry,
+    /// For tests only: fingerprints cut to their low 8 bits, so that different states
+    /// share one. A build with debug assertions keeps each state's words beside its
+    /// fingerprint and stops on two different states merged by one; this shows it does.
+    pub weak_fingerprints: bool,
 }
 
 /// The symmetry reduction: the members of an actor group (`count = k`) run the same steps
@@ -112,6 +116,7 @@ impl Default for ExploreLimits {
             jobs: 1,
             shard: None,
             symmetry: Symmetry::On,
+            weak_fingerprints: false,
         }
     }
 }

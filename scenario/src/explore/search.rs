@@ -117,6 +117,10 @@ pub(super) struct Search<'a> {
     /// Each fingerprint's state. The keys are xxh3 hashes already: Fx's one multiply
     /// spreads them, where SipHash would hash them again.
     seen: FxHashMap<u64, u32>,
+    /// Each kept state's words (a debug build's check that states merged by their
+    /// fingerprint are one state: a collision stops the search).
+    #[cfg(debug_assertions)]
+    words: FxHashMap<u32, Vec<u64>>,
     transitions: u64,
     ordered: bool,
     bounded: Option<Bound>,
@@ -162,6 +166,8 @@ impl<'a> Search<'a> {
             start_counts: Counts::new(),
             ends: Vec::new(),
             seen: FxHashMap::default(),
+            #[cfg(debug_assertions)]
+            words: FxHashMap::default(),
             transitions: 0,
             ordered: false,
             bounded: None,
@@ -187,9 +193,11 @@ impl<'a> Search<'a> {
         (self.symmetry, self.symmetry_notes) = Symmetry::of(self.point, &sim, &self.limits);
         self.symmetry
             .canonicalize(&mut sim, &mut queue, &mut Vec::new());
-        let fingerprint = sim.fingerprint(&queue);
+        let fingerprint = self.key(&sim, &queue);
         if self.limits.merge_states {
             self.seen.insert(fingerprint, 0);
+            #[cfg(debug_assertions)]
+            self.words.insert(0, sim.state_words(&queue));
         }
         self.start_counts = sim.counts();
         self.deltas.intern(&vec![0; self.start_counts.len()]);
@@ -500,6 +508,31 @@ impl<'a> Search<'a> {
         Ok(out)
     }
 
+    /// The state's fingerprint (cut to 8 bits under `weak_fingerprints`, a test's).
+    fn key(&self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> u64 {
+        let fingerprint = sim.fingerprint(queue);
+        if self.limits.weak_fingerprints {
+            fingerprint & 0xff
+        } else {
+            fingerprint
+        }
+    }
+
+    /// A debug build's check that `state`, met by the fingerprint of kept state `to`, is
+    /// that state: two different states sharing a fingerprint stop the search.
+    #[cfg(debug_assertions)]
+    fn same_state(&self, to: u32, state: &State<'a>) -> Result<(), ModelError> {
+        match self.words.get(&to) {
+            Some(words) if *words != state.0.state_words(&state.1) => {
+                Err(ModelError::Invariant(format!(
+                    "internal: two different states share a fingerprint (state {to} and one \
+                     met later): the search merged them"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// `branch` (of the event `pick` of `next`, from a state with counts `before`) as a
     /// transition: its choice, its probability, the counts it added and the fingerprint of
     /// the state it reaches.
@@ -541,7 +574,7 @@ impl<'a> Search<'a> {
         let fingerprint = self
             .limits
             .merge_states
-            .then(|| branch.state.0.fingerprint(&branch.state.1));
+            .then(|| self.key(&branch.state.0, &branch.state.1));
         let delta = branch
             .state
             .0
@@ -609,6 +642,8 @@ impl<'a> Search<'a> {
                 choice: child.choice,
             };
             if let Some(&to) = merged {
+                #[cfg(debug_assertions)]
+                self.same_state(to, &child.state)?;
                 self.edges.push(edge(to));
                 self.spare.recycle(child.state);
                 continue;
@@ -637,6 +672,9 @@ impl<'a> Search<'a> {
             }
             if let Some(fingerprint) = child.fingerprint.filter(|_| !self.shared) {
                 self.seen.insert(fingerprint, to);
+                #[cfg(debug_assertions)]
+                self.words
+                    .insert(to, child.state.0.state_words(&child.state.1));
             }
 
             self.edges.push(edge(to));

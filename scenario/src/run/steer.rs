@@ -61,6 +61,17 @@ impl Sim<'_> {
         })
     }
 
+    /// The words [`Sim::fingerprint`] hashes, whole: what a debug build compares when two
+    /// states meet by their fingerprints.
+    #[cfg(debug_assertions)]
+    pub(crate) fn state_words(&self, events: &EventQueue<Event>) -> Vec<u64> {
+        let mut words = Vec::new();
+        BUFFER.with_borrow_mut(|(_, pending)| {
+            self.write_state(events, pending, &mut Words(&mut words));
+        });
+        words
+    }
+
     /// Everything [`Sim::fingerprint`] covers, written into `hasher` (`pending`: a list to sort
     /// the pending events in, kept between calls).
     fn write_state(
