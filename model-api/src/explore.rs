@@ -71,7 +71,8 @@ pub struct SymmetryNote {
 pub enum Kept {
     /// Reduced: its members are interchangeable.
     Reduced,
-    /// Its steps or its start name `i`, the actor's index: its members differ.
+    /// Its steps or its start name `i`, the actor's index, or give a list of one number
+    /// per member: its members differ.
     UsesIndex,
     /// Its members start at different times.
     StartsApart,

@@ -382,8 +382,8 @@ impl Say {
                             .replace("{g}", &group);
                     }
                     Kept::UsesIndex => self.pick(
-                        "its steps or its start use `i`, each member's index",
-                        "adımları ya da başlangıcı üyenin sırası `i`'yi kullanıyor",
+                        "its steps or its start use `i` or a list of one number per member",
+                        "adımları ya da başlangıcı `i`'yi ya da üye başına bir sayı listesini kullanıyor",
                     ),
                     Kept::StartsApart => self.pick(
                         "its members start at different times",
@@ -656,7 +656,7 @@ mod tests {
         assert_eq!(
             Say(Locale::En).symmetry(&notes).unwrap(),
             "Symmetry: the 3 members of client taken as interchangeable; not used for worker \
-             (its steps or its start use `i`, each member's index)."
+             (its steps or its start use `i` or a list of one number per member)."
         );
         assert_eq!(
             Say(Locale::Tr).symmetry(&notes[..1]).unwrap(),

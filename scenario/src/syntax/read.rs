@@ -201,12 +201,18 @@ impl Reader<'_> {
                         )
                     })
             }
-            Value::List(items) if scope != Scope::Params => items
-                .iter()
-                .enumerate()
-                .map(|(index, item)| self.num(at_index(&path, index), item, Scope::Params, read))
-                .collect::<Result<_, _>>()
-                .map(Number::Each),
+            Value::List(items) if scope != Scope::Params => {
+                // One number per member, by its index: the members differ as by `i`.
+                self.index_used.set(true);
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| {
+                        self.num(at_index(&path, index), item, Scope::Params, read)
+                    })
+                    .collect::<Result<_, _>>()
+                    .map(Number::Each)
+            }
             Value::Table(entries) => {
                 let Some(Value::Str(by)) = get(entries, "by") else {
                     return fail(

@@ -116,8 +116,17 @@ impl Search<'_> {
                 events,
             };
             let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
-            let (trace, _) =
+            let (trace, ran) =
                 trace::replay(self.point, self.fill, &[], &self.context, &schedule, &alone)?;
+            // The schedule written must run to the outcome it stands for: an end that
+            // differs is the explorer's error, never a wrong trace.
+            if cells_key(&ran.metrics) != cells_key(&found.metrics) {
+                return Err(ModelError::Invariant(
+                    "internal: an outcome's schedule, run again, ends with other metrics than \
+                     the outcome found"
+                        .into(),
+                ));
+            }
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
