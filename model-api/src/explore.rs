@@ -30,6 +30,10 @@ pub struct ExploreLimits {
     pub shard: Option<(u32, u32)>,
     /// Whether the members of an actor group are taken as interchangeable (symmetry).
     pub symmetry: Symmetry,
+    /// Most bytes its kept states, its frontier and its graph may take, by an estimate
+    /// from their contents (the same with any `jobs`): past it, no new state is kept and
+    /// the verdict is bounded. `None`: no bound but `max_states`.
+    pub max_memory_bytes: Option<u64>,
 }
 
 /// The symmetry reduction: the members of an actor group (`count = k`) run the same steps
@@ -112,6 +116,7 @@ impl Default for ExploreLimits {
             jobs: 1,
             shard: None,
             symmetry: Symmetry::On,
+            max_memory_bytes: None,
         }
     }
 }
@@ -144,6 +149,11 @@ pub enum Reached {
     /// The counting over the graph took `max_states` states with their counts.
     Counts {
         /// The states with their counts taken.
+        states: u64,
+    },
+    /// The states kept took the memory budget (`max_memory_bytes`): no new state was kept.
+    Memory {
+        /// The distinct states visited by then.
         states: u64,
     },
     /// More than `max_outcomes` distinct outcomes.
@@ -180,6 +190,11 @@ impl std::fmt::Display for Bound {
             Reached::States { states } => write!(
                 f,
                 "bounded: {} states, not exhaustive (`max_states`)",
+                grouped(states)
+            ),
+            Reached::Memory { states } => write!(
+                f,
+                "bounded: {} states, not exhaustive (memory, `--max-memory`)",
                 grouped(states)
             ),
             Reached::Counts { states } => write!(

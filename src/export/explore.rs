@@ -345,6 +345,10 @@ impl Say {
                     number(states)
                 )
             }
+            Reached::Memory { states } => format!(
+                "sınırlı: {} durum, eksiksiz değil (bellek, `--max-memory`)",
+                number(states)
+            ),
             Reached::Counts { states } => format!(
                 "sınırlı: sayılarıyla {} durum, eksiksiz değil (`max_states`)",
                 number(states)
@@ -525,6 +529,7 @@ mod tests {
         );
         for reached in [
             Reached::Time { states: 5 },
+            Reached::Memory { states: 5 },
             Reached::Counts { states: 5 },
             Reached::Cycle,
         ] {
