@@ -34,6 +34,10 @@ pub struct ExploreLimits {
     /// share one. A build with debug assertions keeps each state's words beside its
     /// fingerprint and stops on two different states merged by one; this shows it does.
     pub weak_fingerprints: bool,
+    /// Most bytes its kept states, its frontier and its graph may take, by an estimate
+    /// from their contents (the same with any `jobs`): past it, no new state is kept and
+    /// the verdict is bounded. `None`: no bound but `max_states`.
+    pub max_memory_bytes: Option<u64>,
 }
 
 /// The symmetry reduction: the members of an actor group (`count = k`) run the same steps
@@ -118,6 +122,7 @@ impl Default for ExploreLimits {
             shard: None,
             symmetry: Symmetry::On,
             weak_fingerprints: false,
+            max_memory_bytes: None,
         }
     }
 }
@@ -150,6 +155,11 @@ pub enum Reached {
     /// The counting over the graph took `max_states` states with their counts.
     Counts {
         /// The states with their counts taken.
+        states: u64,
+    },
+    /// The states kept took the memory budget (`max_memory_bytes`): no new state was kept.
+    Memory {
+        /// The distinct states visited by then.
         states: u64,
     },
     /// More than `max_outcomes` distinct outcomes.
@@ -186,6 +196,11 @@ impl std::fmt::Display for Bound {
             Reached::States { states } => write!(
                 f,
                 "bounded: {} states, not exhaustive (`max_states`)",
+                grouped(states)
+            ),
+            Reached::Memory { states } => write!(
+                f,
+                "bounded: {} states, not exhaustive (memory, `--max-memory`)",
                 grouped(states)
             ),
             Reached::Counts { states } => write!(

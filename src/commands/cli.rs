@@ -176,6 +176,12 @@ pub(crate) struct ExploreArgs {
     /// gives is never a proof; the machine's speed decides where it stops).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub(crate) max_seconds: Option<u64>,
+    /// Most memory each point's exploration keeps its states and graph in, in MiB
+    /// (default: the config's `[limits] max_memory_mb`): past it, no new state is kept and
+    /// the verdict is bounded (the same with any `--jobs`: the bytes are estimated from
+    /// the states' contents).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(16..=16_777_216))]
+    pub(crate) max_memory: Option<u64>,
     /// Threads expanding states at once (default: the number of cores); the result is
     /// the same with any number.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]

@@ -51,6 +51,7 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
         } else {
             coordsim_model::Symmetry::On
         },
+        max_memory_bytes: args.max_memory.map(|mb| mb << 20),
         ..Default::default()
     };
     if let Some(split) = shard {

@@ -348,6 +348,10 @@ impl Say {
                     number(states)
                 )
             }
+            Reached::Memory { states } => format!(
+                "sınırlı: {} durum, eksiksiz değil (bellek, `--max-memory`)",
+                number(states)
+            ),
             Reached::Counts { states } => format!(
                 "sınırlı: sayılarıyla {} durum, eksiksiz değil (`max_states`)",
                 number(states)
@@ -563,6 +567,7 @@ mod tests {
         );
         for reached in [
             Reached::Time { states: 5 },
+            Reached::Memory { states: 5 },
             Reached::Counts { states: 5 },
             Reached::Cycle,
         ] {

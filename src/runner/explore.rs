@@ -40,6 +40,11 @@ pub(crate) fn explore_watched(
     limits: &ExploreLimits,
     watch: Watch,
 ) -> anyhow::Result<Vec<Exploration>> {
+    // Each point's exploration within the config's memory, unless told another.
+    let limits = &ExploreLimits {
+        max_memory_bytes: limits.max_memory_bytes.or(Some(config.max_memory_bytes)),
+        ..*limits
+    };
     (0..config.points)
         .map(|point| {
             let states = Arc::new(AtomicU64::new(0));

@@ -95,6 +95,7 @@ enum BoundPart {
     Time(u64),
     States(u64),
     Counts(u64),
+    Memory(u64),
     Outcomes(u64),
     Cycle,
 }
@@ -105,6 +106,7 @@ impl BoundPart {
             Reached::Time { states } => BoundPart::Time(states),
             Reached::States { states } => BoundPart::States(states),
             Reached::Counts { states } => BoundPart::Counts(states),
+            Reached::Memory { states } => BoundPart::Memory(states),
             Reached::Outcomes { max } => BoundPart::Outcomes(max),
             Reached::Cycle => BoundPart::Cycle,
         }
@@ -115,6 +117,7 @@ impl BoundPart {
             BoundPart::Time(states) => Reached::Time { states },
             BoundPart::States(states) => Reached::States { states },
             BoundPart::Counts(states) => Reached::Counts { states },
+            BoundPart::Memory(states) => Reached::Memory { states },
             BoundPart::Outcomes(max) => Reached::Outcomes { max },
             BoundPart::Cycle => Reached::Cycle,
         })

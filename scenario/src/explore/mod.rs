@@ -18,6 +18,7 @@
 //! outcome's shortest execution replayed with its timeline and described step by step
 //! (`trace`).
 
+mod budget;
 mod count;
 mod reduce;
 mod search;

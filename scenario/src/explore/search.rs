@@ -8,23 +8,24 @@
 use std::collections::VecDeque;
 
 use coordsim_model::explore::Visit;
-use coordsim_model::{
-    Bound, Cell, Exploration, ExploreLimits, ModelError, ParamError, Reached, RunContext,
-};
+use coordsim_model::{Bound, Cell, Exploration, ExploreLimits, ModelError, Reached, RunContext};
 use rustc_hash::FxHashMap;
 use sim_core::{Due, EventQueue, SimError};
 use smallvec::SmallVec;
 
+use crate::explore::budget::{Keep, Memory};
 use crate::explore::count::{CountTable, Edge};
 use crate::explore::reduce::Reducer;
-use crate::explore::spare::{Spare, State};
-use crate::explore::step::{Choice, Ran, choices_into, may_crash, run_chosen, start};
+use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
+use crate::explore::step::{Choice, Ran, choices_into, in_execution, may_crash, run_chosen, start};
 use crate::explore::symmetry::Symmetry;
 use crate::point::Point;
 use crate::run::state::{Event, Sim};
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
 
+mod child;
+mod memory;
 mod outcomes;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
@@ -39,12 +40,18 @@ struct Branch<'a> {
 /// Every way one event ran: most run one way, so one is kept inline.
 type Branches<'a> = SmallVec<[Branch<'a>; 1]>;
 
-/// A state waiting in the frontier: its node, and the run as it stands there.
-type Waiting<'a> = (u32, State<'a>);
+/// A state waiting in the frontier: its node, its bytes ([`Sim::state_bytes`]), and the
+/// run as it stands there.
+type Waiting<'a> = (u32, u64, State<'a>);
 
 /// States expanded per thread per chunk: enough that a thread's start is nothing beside
 /// its work, few enough that a chunk's children do not crowd the memory.
 const CHUNK_PER_JOB: usize = 2048;
+
+/// Children made per thread per chunk, by the most one state had so far: a chunk of
+/// states with hundreds of free events each is cut shorter (each child waits for the
+/// merge as its fingerprint, its counts and its choice at least).
+const CHILDREN_PER_JOB: usize = 16 * 1024;
 
 /// States per shard in the level a split deals out: enough that each shard's share of
 /// the work is about even.
@@ -56,8 +63,8 @@ const MAX_SHARED_DEPTH: u32 = 64;
 
 /// What expanding one state gave, for the merge.
 enum Expanded<'a> {
-    /// No event was left: how the execution ends.
-    Ended { id: u32, end: End<'a> },
+    /// No event was left: how the execution ends (`bytes`: the state's).
+    Ended { id: u32, bytes: u64, end: End<'a> },
     /// Its transitions, in pick and branch order.
     Children {
         id: u32,
@@ -67,6 +74,11 @@ enum Expanded<'a> {
         reduced: bool,
         transitions: u64,
         children: Vec<Child<'a>>,
+        /// The expanded state's bytes.
+        bytes: u64,
+        /// The expanded state, kept when a child's state was not (to make it again should
+        /// the merge keep it).
+        parent: Option<State<'a>>,
     },
 }
 
@@ -85,7 +97,10 @@ struct Child<'a> {
     /// The counts it added.
     delta: Counts,
     fingerprint: Option<u64>,
-    state: State<'a>,
+    /// The state it reaches and its bytes: `None` when the thread kept its fingerprint only
+    /// (see [`Keep`]).
+    state: Option<State<'a>>,
+    bytes: u64,
 }
 
 /// One distinct outcome: its cells, its first (shortest) end entry, its executions and
@@ -141,6 +156,10 @@ pub(super) struct Search<'a> {
     /// state is keyed ([`Symmetry`]), and what it did with each group.
     symmetry: Symmetry,
     symmetry_notes: Vec<coordsim_model::SymmetryNote>,
+    /// The bytes it holds and the budget that bounds them.
+    memory: Memory,
+    /// The most transitions out of one state so far (for a chunk's size).
+    widest: usize,
 }
 
 impl<'a> Search<'a> {
@@ -175,7 +194,11 @@ impl<'a> Search<'a> {
             reduced: 0,
             visits: Vec::new(),
             shared: false,
-            spare: Spare::default(),
+            spare: Spare::holding(
+                limits
+                    .max_memory_bytes
+                    .map_or(MAX_SPARE_BYTES, |b| (b / 16).min(MAX_SPARE_BYTES)),
+            ),
             may_draw: point.may_draw(),
             reports_counts: fill.iter().any(|metric| {
                 matches!(
@@ -185,6 +208,8 @@ impl<'a> Search<'a> {
             }),
             symmetry: Symmetry::default(),
             symmetry_notes: Vec::new(),
+            memory: Memory::new(limits.max_memory_bytes),
+            widest: 1,
         }
     }
 
@@ -202,7 +227,10 @@ impl<'a> Search<'a> {
         self.start_counts = sim.counts();
         self.deltas.intern(&vec![0; self.start_counts.len()]);
         self.depths.push(0);
-        let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([(0u32, Box::new((sim, queue)))]);
+        let bytes = sim.state_bytes(&queue);
+        self.memory.held = bytes;
+        let mut frontier: VecDeque<Waiting<'a>> =
+            VecDeque::from([(0u32, bytes, Box::new((sim, queue)))]);
         if let Some((shard, shards)) = self.limits.shard {
             self.visits.push(Visit {
                 key: fingerprint,
@@ -221,7 +249,11 @@ impl<'a> Search<'a> {
 
     /// The next states to expand at once: the front of `frontier`.
     fn chunk(&self, frontier: &mut VecDeque<Waiting<'a>>) -> Vec<Waiting<'a>> {
-        let take = frontier.len().min(CHUNK_PER_JOB * self.limits.jobs.max(1));
+        let jobs = self.limits.jobs.max(1);
+        let take = frontier
+            .len()
+            .min(CHUNK_PER_JOB * jobs)
+            .min((CHILDREN_PER_JOB * jobs / self.widest).max(1));
         frontier.drain(..take).collect()
     }
 
@@ -282,7 +314,9 @@ impl<'a> Search<'a> {
         self.shared = false;
         let level = std::mem::take(frontier);
         for (index, waiting) in level.into_iter().enumerate() {
-            if index % shards as usize == shard as usize {
+            if index % shards as usize != shard as usize {
+                self.memory.held -= waiting.1;
+            } else {
                 if self.limits.merge_states {
                     self.seen
                         .insert(self.visits[waiting.0 as usize].key, waiting.0);
@@ -302,42 +336,34 @@ impl<'a> Search<'a> {
     ) -> Vec<Result<Expanded<'a>, ModelError>> {
         let mut spare = std::mem::take(&mut self.spare);
         if jobs == 1 || chunk.len() < 2 {
+            let mut keep = self.keep(1);
             let done = chunk
                 .into_iter()
-                .map(|w| self.expand(w, &mut spare))
+                .map(|w| self.expand(w, &mut spare, &mut keep))
                 .collect();
             self.spare = spare;
             return done;
         }
         let per_share = chunk.len().div_ceil(jobs);
-        let mut shares: Vec<(Vec<Waiting<'a>>, Spare<'a>)> = Vec::with_capacity(jobs);
+        let shares_made = chunk.len().div_ceil(per_share);
+        let mut shares: Vec<(Vec<Waiting<'a>>, Spare<'a>, Keep)> = Vec::with_capacity(jobs);
         let mut rest = chunk.into_iter();
-        let spare_per = spare.states.len() / jobs;
         loop {
             let share: Vec<Waiting<'a>> = rest.by_ref().take(per_share).collect();
             if share.is_empty() {
                 break;
             }
-            let states = spare
-                .states
-                .split_off(spare.states.len().saturating_sub(spare_per));
-            shares.push((
-                share,
-                Spare {
-                    states,
-                    next: Vec::new(),
-                },
-            ));
+            shares.push((share, spare.share(jobs), self.keep(shares_made)));
         }
         let this = &*self;
         let (done, spares): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .into_iter()
-                .map(|(share, mut spare)| {
+                .map(|(share, mut spare, mut keep)| {
                     scope.spawn(move || {
                         let done = share
                             .into_iter()
-                            .map(|w| this.expand(w, &mut spare))
+                            .map(|w| this.expand(w, &mut spare, &mut keep))
                             .collect::<Vec<_>>();
                         (done, spare)
                     })
@@ -357,10 +383,7 @@ impl<'a> Search<'a> {
                 .unzip()
         });
         for returned in spares {
-            returned
-                .states
-                .into_iter()
-                .for_each(|state| spare.recycle(state));
+            spare.join(returned);
         }
         self.spare = spare;
         done.into_iter().flatten().collect()
@@ -371,22 +394,24 @@ impl<'a> Search<'a> {
     /// afterwards.
     fn expand(
         &self,
-        (id, state): Waiting<'a>,
+        (id, bytes, state): Waiting<'a>,
         spare: &mut Spare<'a>,
+        keep: &mut Keep,
     ) -> Result<Expanded<'a>, ModelError> {
         let mut next = std::mem::take(&mut spare.next);
         choices_into(&state.0, &state.1, &mut next);
         if next.is_empty() {
             spare.next = next;
             // Its run's output takes the run: this state is not spare.
-            return self.ended(id, state);
+            return self.ended(id, bytes, state);
         }
         let (sim, queue) = &*state;
         let depth = self.depths[id as usize] + 1;
         let before = sim.counts();
         let mut transitions = 0;
-        // Each pick's branches, once computed (the reduction may compute some first).
-        let mut tried: SmallVec<[Option<Branches<'a>>; 4]> =
+        // Each pick's children, once made (the reduction may make some first): made as
+        // children at once, so that a state the merge has no use for is not kept whole.
+        let mut tried: SmallVec<[Option<Vec<Child<'a>>>; 4]> =
             (0..next.len()).map(|_| None).collect();
         let mut reduced = false;
         if self.reducer.on() && next.len() > 1 {
@@ -402,11 +427,21 @@ impl<'a> Search<'a> {
                     branch.ran.drawn.iter().all(|d| !d.fault())
                         && self.reducer.independent(sim, actor, &branch.ran.touched)
                 });
+                let made = branches
+                    .into_iter()
+                    .map(|branch| self.child(&next, pick, &before, branch, Some(&mut *keep), spare))
+                    .collect();
                 if alone {
-                    tried.iter_mut().for_each(|t| *t = Some(Branches::new()));
+                    for t in tried.iter_mut() {
+                        let dropped = t.replace(Vec::new()).unwrap_or_default();
+                        dropped
+                            .into_iter()
+                            .filter_map(|child| child.state)
+                            .for_each(|state| spare.recycle(state));
+                    }
                     reduced = true;
                 }
-                tried[pick] = Some(branches);
+                tried[pick] = Some(made);
                 if alone {
                     break;
                 }
@@ -424,12 +459,17 @@ impl<'a> Search<'a> {
             }
             let taken =
                 tried[pick].is_none() || tried[pick].as_ref().is_some_and(|b| !b.is_empty());
-            let branches = match tried[pick].take() {
-                Some(b) => b,
-                None => self.branches(sim, queue, due, depth, &mut transitions, spare)?,
-            };
-            for branch in branches {
-                children.push(self.child(&next, pick, &before, branch));
+            match tried[pick].take() {
+                Some(made) => children.extend(made),
+                None => {
+                    let branches =
+                        self.branches(sim, queue, due, depth, &mut transitions, spare)?;
+                    for branch in branches {
+                        let child =
+                            self.child(&next, pick, &before, branch, Some(&mut *keep), spare);
+                        children.push(child);
+                    }
+                }
             }
             // The same event as a `crash_anywhere` crash of its actor.
             if taken && may_crash(sim, due) {
@@ -438,7 +478,8 @@ impl<'a> Search<'a> {
                 let ran = run_chosen(copy_sim, copy_queue, due, 0, true)
                     .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
-                let mut child = self.child(&next, pick, &before, Branch { state, ran });
+                let branch = Branch { state, ran };
+                let mut child = self.child(&next, pick, &before, branch, Some(&mut *keep), spare);
                 child.choice.crash = true;
                 children.push(child);
                 crashes = true;
@@ -448,15 +489,35 @@ impl<'a> Search<'a> {
         if reduced {
             children.iter_mut().for_each(|c| c.choice.alone = true);
         }
-        if in_place {
+        // A child kept as its fingerprint alone may be made again from this state.
+        let mut dropped = children.iter().any(|c| c.state.is_none());
+        let mut parent = None;
+        if in_place && !dropped {
             let mut state = state;
             let (sim, queue) = &mut *state;
             let ran =
                 run_chosen(sim, queue, next[last], 0, false).map_err(|e| in_execution(e, depth))?;
             transitions += 1;
-            children.push(self.child(&next, last, &before, Branch { state, ran }));
+            // Kept whatever the room: it takes the expanded state's place.
+            let branch = Branch { state, ran };
+            children.push(self.child(&next, last, &before, branch, None, spare));
         } else {
-            spare.recycle(state);
+            if in_place {
+                let mut copy = spare.copy(sim, queue);
+                let (copy_sim, copy_queue) = &mut *copy;
+                let ran = run_chosen(copy_sim, copy_queue, next[last], 0, false)
+                    .map_err(|e| in_execution(e, depth))?;
+                transitions += 1;
+                let branch = Branch { state: copy, ran };
+                let child = self.child(&next, last, &before, branch, Some(&mut *keep), spare);
+                dropped |= child.state.is_none();
+                children.push(child);
+            }
+            if dropped {
+                parent = Some(state);
+            } else {
+                spare.recycle(state);
+            }
         }
         spare.next = next;
         Ok(Expanded::Children {
@@ -466,6 +527,8 @@ impl<'a> Search<'a> {
             reduced,
             transitions,
             children,
+            bytes,
+            parent,
         })
     }
 
@@ -508,90 +571,6 @@ impl<'a> Search<'a> {
         Ok(out)
     }
 
-    /// The state's fingerprint (cut to 8 bits under `weak_fingerprints`, a test's).
-    fn key(&self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> u64 {
-        let fingerprint = sim.fingerprint(queue);
-        if self.limits.weak_fingerprints {
-            fingerprint & 0xff
-        } else {
-            fingerprint
-        }
-    }
-
-    /// A debug build's check that `state`, met by the fingerprint of kept state `to`, is
-    /// that state: two different states sharing a fingerprint stop the search.
-    #[cfg(debug_assertions)]
-    fn same_state(&self, to: u32, state: &State<'a>) -> Result<(), ModelError> {
-        match self.words.get(&to) {
-            Some(words) if *words != state.0.state_words(&state.1) => {
-                Err(ModelError::Invariant(format!(
-                    "internal: two different states share a fingerprint (state {to} and one \
-                     met later): the search merged them"
-                )))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// `branch` (of the event `pick` of `next`, from a state with counts `before`) as a
-    /// transition: its choice, its probability, the counts it added and the fingerprint of
-    /// the state it reaches.
-    fn child(
-        &self,
-        next: &[Due<Event>],
-        pick: usize,
-        before: &[u64],
-        branch: Branch<'a>,
-    ) -> Child<'a> {
-        let mut branch = branch;
-        if self.limits.merge_states {
-            let (sim, queue) = &mut *branch.state;
-            MOVED.with_borrow_mut(|new_of| self.symmetry.canonicalize(sim, queue, new_of));
-        }
-        let drawn = &branch.ran.drawn;
-        let probability: f64 = drawn
-            .iter()
-            .map(|d| {
-                if d.taken {
-                    d.probability
-                } else {
-                    1.0 - d.probability
-                }
-            })
-            .product::<f64>()
-            * branch.ran.beyond;
-        let choice = Choice {
-            pick: pick as u16,
-            of: next.len() as u16,
-            draws: drawn
-                .iter()
-                .enumerate()
-                .fold(0, |bits, (i, d)| bits | u64::from(d.taken) << i),
-            drawn: drawn.len() as u8,
-            crash: false,
-            alone: false,
-        };
-        let fingerprint = self
-            .limits
-            .merge_states
-            .then(|| self.key(&branch.state.0, &branch.state.1));
-        let delta = branch
-            .state
-            .0
-            .counts()
-            .iter()
-            .zip(before)
-            .map(|(after, before)| after.wrapping_sub(*before))
-            .collect();
-        Child {
-            choice,
-            probability,
-            delta,
-            fingerprint,
-            state: branch.state,
-        }
-    }
-
     /// An expanded state taken into the graph, in the order one thread would: each child
     /// an edge to the state it reaches, a new node (at the frontier's back) when it is new.
     fn merge(
@@ -599,12 +578,21 @@ impl<'a> Search<'a> {
         expanded: Expanded<'a>,
         frontier: &mut VecDeque<Waiting<'a>>,
     ) -> Result<(), ModelError> {
-        let (id, children, transitions, reduced) = match expanded {
+        let (id, children, transitions, reduced, parent) = match expanded {
             // In the shared levels of a split, shard 0 alone counts the ends.
-            Expanded::Ended { .. } if self.shared && self.limits.shard.is_some_and(|s| s.0 > 0) => {
+            Expanded::Ended { bytes, .. }
+                if self.shared && self.limits.shard.is_some_and(|s| s.0 > 0) =>
+            {
+                self.memory.held -= bytes;
                 return Ok(());
             }
-            Expanded::Ended { id, end } => {
+            Expanded::Ended { id, bytes, end } => {
+                // The state is gone; what its end keeps stays.
+                self.memory.held -= bytes;
+                self.memory.held += match &end {
+                    End::Metrics(cells) => std::mem::size_of_val(cells.as_slice()) as u64,
+                    End::Run(_) => bytes,
+                };
                 self.ends.push((id, end));
                 return Ok(());
             }
@@ -614,10 +602,14 @@ impl<'a> Search<'a> {
                 reduced,
                 transitions,
                 children,
+                bytes,
+                parent,
             } => {
                 self.ordered |= ordered;
                 self.reduced += u64::from(reduced);
-                (id, children, transitions, reduced)
+                self.memory.held -= bytes;
+                self.widest = self.widest.max(children.len());
+                (id, children, transitions, reduced, parent)
             }
         };
         // A child the state bound cuts is no transition of the graph (with merging off, a
@@ -643,21 +635,31 @@ impl<'a> Search<'a> {
             };
             if let Some(&to) = merged {
                 #[cfg(debug_assertions)]
-                self.same_state(to, &child.state)?;
+                self.check_merge(to, &child, parent.as_ref(), id)?;
                 self.edges.push(edge(to));
-                self.spare.recycle(child.state);
+                if let Some(state) = child.state {
+                    self.spare.recycle(state);
+                }
                 continue;
             }
-            if self.depths.len() as u64 >= self.limits.max_states {
-                self.bounded.get_or_insert(Bound::new(Reached::States {
-                    states: self.depths.len() as u64,
-                }));
-                self.spare.recycle(child.state);
+            if !self.admits(child.bytes) {
+                if let Some(state) = child.state {
+                    self.spare.recycle(state);
+                }
                 cut += 1;
                 continue;
             }
             let to = self.depths.len() as u32;
             let depth = self.depths[id as usize] + 1;
+            let state = match child.state {
+                Some(state) => state,
+                None => {
+                    let parent = parent.as_ref().ok_or_else(|| {
+                        ModelError::Invariant("a child's state was dropped with its parent".into())
+                    })?;
+                    self.rebuild(parent, child.choice, depth)?
+                }
+            };
             self.depths.push(depth);
             if self.limits.shard.is_some() {
                 // Merging off, a state is the execution that reaches it: keyed by its path.
@@ -673,12 +675,14 @@ impl<'a> Search<'a> {
             if let Some(fingerprint) = child.fingerprint.filter(|_| !self.shared) {
                 self.seen.insert(fingerprint, to);
                 #[cfg(debug_assertions)]
-                self.words
-                    .insert(to, child.state.0.state_words(&child.state.1));
+                self.words.insert(to, state.0.state_words(&state.1));
             }
 
             self.edges.push(edge(to));
-            frontier.push_back((to, child.state));
+            frontier.push_back((to, child.bytes, state));
+        }
+        if let Some(parent) = parent {
+            self.spare.recycle(parent);
         }
         let transitions = transitions.saturating_sub(cut);
         self.transitions += transitions;
@@ -692,7 +696,7 @@ impl<'a> Search<'a> {
     /// A state with no event left: the run's end, settled and checked; its metrics taken
     /// now when no metric reports a count, else in [`Search::finish`] with each count an
     /// execution reaches it with.
-    fn ended(&self, id: u32, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
+    fn ended(&self, id: u32, bytes: u64, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
         let mut state = state;
         let (sim, queue) = &mut *state;
         sim.end = queue.now();
@@ -706,7 +710,7 @@ impl<'a> Search<'a> {
         } else {
             End::Run(state)
         };
-        Ok(Expanded::Ended { id, end })
+        Ok(Expanded::Ended { id, bytes, end })
     }
 }
 
@@ -723,19 +727,4 @@ fn path_key(parent: u64, rank: usize) -> u64 {
 thread_local! {
     /// A canonical order's places, kept between states (no allocation per state).
     static MOVED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// An error found along an execution: said with how far in it was.
-fn in_execution(error: ModelError, events: u32) -> ModelError {
-    let along = format!("(in an explored execution, at its event {events})");
-    match error {
-        ModelError::Param(param_error) => ModelError::Param(ParamError::new(
-            &param_error.key,
-            format!("{} {along}", param_error.message),
-        )),
-        ModelError::Sim(SimError::Model(message)) => {
-            ModelError::Sim(SimError::Model(format!("{message} {along}")))
-        }
-        other => other,
-    }
 }

@@ -14,13 +14,27 @@ pub(super) type State<'a> = Box<(Sim<'a>, EventQueue<Event>)>;
 /// own state and take one per new child.
 const MAX_SPARE: usize = 4096;
 
+/// Most bytes of spare states kept (by [`Sim::state_bytes`]) when no memory budget says
+/// less: a state of a thousand actors is hundreds of kilobytes, and 4,096 of them would
+/// take more than the states the search keeps.
+pub(super) const MAX_SPARE_BYTES: u64 = 64 << 20;
+
 /// What one thread's expansions reuse: states done with (expanded, or reached again), to
 /// copy the next ones into, and the list of an expanded state's free events. A state is a
 /// few dozen buffers; copied into one that has them already, it allocates nothing.
-#[derive(Default)]
 pub(super) struct Spare<'a> {
-    pub(super) states: Vec<State<'a>>,
+    /// Each with its bytes.
+    states: Vec<(u64, State<'a>)>,
     pub(super) next: Vec<Due<Event>>,
+    /// The bytes of `states`, and the most they may take.
+    bytes: u64,
+    max_bytes: u64,
+}
+
+impl Default for Spare<'_> {
+    fn default() -> Self {
+        Spare::holding(MAX_SPARE_BYTES)
+    }
 }
 
 impl<'a> Spare<'a> {
@@ -28,15 +42,53 @@ impl<'a> Spare<'a> {
     /// spare state is a whole run's state: past what a chunk of expansions uses, keeping
     /// more would only add to the frontier's memory).
     pub(super) fn recycle(&mut self, state: State<'a>) {
-        if self.states.len() < MAX_SPARE {
-            self.states.push(state);
+        if self.states.len() >= MAX_SPARE {
+            return;
+        }
+        let bytes = state.0.state_bytes(&state.1);
+        if self.bytes + bytes <= self.max_bytes {
+            self.bytes += bytes;
+            self.states.push((bytes, state));
+        }
+    }
+
+    /// No spare state yet, and at most `max_bytes` of them to be kept.
+    pub(super) fn holding(max_bytes: u64) -> Spare<'a> {
+        Spare {
+            states: Vec::new(),
+            next: Vec::new(),
+            bytes: 0,
+            max_bytes,
+        }
+    }
+
+    /// A thread's share of these spare states (one in `shares` of them, and of the bytes
+    /// they may take).
+    pub(super) fn share(&mut self, shares: usize) -> Spare<'a> {
+        let count = self.states.len() / shares.max(1);
+        let states = self.states.split_off(self.states.len() - count);
+        let bytes: u64 = states.iter().map(|(bytes, _)| bytes).sum();
+        self.bytes -= bytes;
+        Spare {
+            states,
+            next: Vec::new(),
+            bytes,
+            max_bytes: self.max_bytes / shares.max(1) as u64,
+        }
+    }
+
+    /// A thread's spare states taken back.
+    pub(super) fn join(&mut self, share: Spare<'a>) {
+        for (_, state) in share.states {
+            self.recycle(state);
         }
     }
 
     /// A copy of the run (`sim`, `queue`), in a spare state when there is one.
     pub(super) fn copy(&mut self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> State<'a> {
         match self.states.pop() {
-            Some(mut state) => {
+            Some((bytes, mut state)) => {
+                self.bytes -= bytes;
                 state.0.copy_explored_from(sim);
                 state.1.clone_from(queue);
                 state

@@ -2,8 +2,8 @@
 //! draws decided, and the start every execution begins from.
 
 use coordsim_model::explore::Decision;
-use coordsim_model::{ModelError, RunContext};
-use sim_core::{Due, EventQueue, run_due};
+use coordsim_model::{ModelError, ParamError, RunContext};
+use sim_core::{Due, EventQueue, SimError, run_due};
 use smallvec::SmallVec;
 
 use crate::point::Point;
@@ -145,4 +145,19 @@ pub(super) fn start<'a>(
     let mut queue = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut queue);
     Ok((sim, queue))
+}
+
+/// An error found along an execution: said with how far in it was.
+pub(super) fn in_execution(error: ModelError, events: u32) -> ModelError {
+    let along = format!("(in an explored execution, at its event {events})");
+    match error {
+        ModelError::Param(param_error) => ModelError::Param(ParamError::new(
+            &param_error.key,
+            format!("{} {along}", param_error.message),
+        )),
+        ModelError::Sim(SimError::Model(message)) => {
+            ModelError::Sim(SimError::Model(format!("{message} {along}")))
+        }
+        other => other,
+    }
 }

@@ -309,6 +309,15 @@ impl<W> Lock<W> {
     }
 }
 
+impl<W> Lock<W> {
+    /// The bytes its holders and waiters take, by their count (an explorer's memory
+    /// estimate: deterministic, unlike the allocator's capacities).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        super::bytes_of::<(Token, Nanos)>(self.holders.len())
+            + super::bytes_of::<W>(self.waiters.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,3 +15,11 @@ pub(crate) mod server;
 pub(crate) fn hash_f64<H: std::hash::Hasher>(value: f64, hasher: &mut H) {
     hasher.write_u64(value.to_bits());
 }
+
+/// The bytes `len` values of `T` take in a list: an explorer's memory estimate counts a
+/// list by its length, not its capacity (which depends on the buffers a state was copied
+/// into, and so on the threads: the estimate must not).
+#[inline]
+pub(crate) fn bytes_of<T>(len: usize) -> u64 {
+    (len as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+}

@@ -457,6 +457,19 @@ impl Queue {
     }
 }
 
+impl Queue {
+    /// The bytes its messages, their numbers and its lists take, by their count (an
+    /// explorer's memory estimate).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        super::bytes_of::<f64>(self.data.len())
+            + super::bytes_of::<Message>(self.messages.len())
+            + super::bytes_of::<u32>(self.visible.len())
+            + super::bytes_of::<(u32, u32)>(
+                self.waiters.len() + self.hidden.len() + self.callers.len(),
+            )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -347,3 +347,17 @@ impl Server {
         ))
     }
 }
+
+impl Server {
+    /// The bytes its instances and its waiting requests take, by their count (an
+    /// explorer's memory estimate).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        super::bytes_of::<Stream>(self.streams.len())
+            + super::bytes_of::<Nanos>(self.busy.len())
+            // An instance's station: a flag, its request in service, its queue, a time.
+            + super::bytes_of::<(Option<Waiting>, std::collections::VecDeque<Waiting>, Nanos)>(
+                self.busy.len(),
+            )
+            + super::bytes_of::<Waiting>(self.stations.waiting())
+    }
+}

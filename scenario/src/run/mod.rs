@@ -18,6 +18,7 @@ pub(crate) mod recover;
 mod relabel;
 pub(crate) mod request;
 mod resources;
+mod size;
 pub(crate) mod state;
 pub(crate) mod steer;
 pub(crate) mod stuck;
