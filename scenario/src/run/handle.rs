@@ -166,6 +166,7 @@ impl<'p> Sim<'p> {
                 }
             }
             Event::Timeout { job, armed } => self.timeout_event(job, armed, now, events),
+            Event::Branch { parent, branch } => self.branch_due(parent, branch, events),
             Event::Unlock { lock } => {
                 let lock = lock as usize;
                 self.locks[lock].unlock(now);
