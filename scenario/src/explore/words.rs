@@ -115,7 +115,11 @@ pub(super) fn describe(
                 ),
             )
         }
-        Event::Resume { job } => (actor_of(job), said("goes on", "devam eder")),
+        // An explored run defers no branch (`DEFERRED`): a deferred one's delay would end
+        // as a branch's `Resume` does.
+        Event::Resume { job } | Event::Branch { parent: job, .. } => {
+            (actor_of(job), said("goes on", "devam eder"))
+        }
         Event::Land { job } => {
             let job_state = &before.jobs[job as usize];
             let step = &point.groups[job_state.group as usize].steps[job_state.step as usize];

@@ -10,13 +10,13 @@
 //! freed at its next wake-up, or at once when its wait was the queue it left or a delay
 //! whose end the event queue could take out (a run not explored, with no timeline).
 
-use sim_core::{EventQueue, Ticket};
+use sim_core::{EventQueue, Nanos, Ticket};
 
 use crate::machine::queue::Taken;
 use crate::point::{Duration, Step};
 use crate::run::handle::Flow;
 use crate::run::recover::{FAILED, JOINED};
-use crate::run::state::{Event, Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
+use crate::run::state::{DEFERRED, Event, Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
 use crate::syntax::spec::MAX_BRANCHES;
 
 impl<'p> Sim<'p> {
@@ -42,39 +42,35 @@ impl<'p> Sim<'p> {
         // At most `MAX_BRANCHES`.
         job_state.need = wait as u8;
         job_state.withdraw = withdraw;
-        // What a branch has of its parent: its repetition, and nothing it waits for.
-        let kid = Job {
-            parent: job,
-            step_started: now,
-            ..Job::idle(job_state.actor, job_state.group)
-        };
-        let kid = Job {
-            repetition: job_state.repetition,
-            started: job_state.started,
-            retries: job_state.retries,
-            attempt: job_state.attempt,
-            outcome: job_state.outcome,
-            incarnation: job_state.incarnation,
-            ..kid
-        };
+        let kid = self.branch_of(job, now);
         // Every branch is made before any runs: one that ends at once may meet the join
         // and cancel the others, which must be in the row of kids by then.
         let row = job as usize * self.fan;
         let mut kids = [NO_JOB; MAX_BRANCHES];
         // Nothing to blank, copy or draw for a job, and no slot of its actor's to take:
-        // the kids are made from the free jobs at once.
+        // the kids are made from the free jobs at once, and one whose first step is a
+        // fixed delay only when that delay ends (`DEFERRED`).
         let plain =
             self.steer.is_none() && self.lanes.is_none() && !self.job_rows && self.locks.is_empty();
+        let point = self.point;
+        let steps = &point.groups[self.jobs[job as usize].group as usize].steps;
         for (branch_index, &start) in starts.iter().enumerate() {
-            let kid = Job {
-                branch: branch_index as u8 + 1,
-                step: start,
-                ..kid
-            };
             let made = if plain {
-                self.alloc_plain(kid)
+                if let Some(Step::Delay(Duration::Fixed(_))) = steps.get(start as usize) {
+                    DEFERRED
+                } else {
+                    self.alloc_plain(Job {
+                        branch: branch_index as u8 + 1,
+                        step: start,
+                        ..kid
+                    })
+                }
             } else {
-                let made = self.alloc(kid);
+                let made = self.alloc(Job {
+                    branch: branch_index as u8 + 1,
+                    step: start,
+                    ..kid
+                });
                 self.copy_rows(job, made, false);
                 made
             };
@@ -88,9 +84,22 @@ impl<'p> Sim<'p> {
             // the run's (at once, in order) among them.
             *acted = true;
         }
-        let point = self.point;
-        let steps = &point.groups[self.jobs[job as usize].group as usize].steps;
-        for (&kid, &start) in kids.iter().zip(starts) {
+        for (branch_index, (&kid, &start)) in kids.iter().zip(starts).enumerate() {
+            if kid == DEFERRED {
+                let place = row + branch_index;
+                // Still in the row unless the join was met before its turn.
+                if let (DEFERRED, Some(Step::Delay(Duration::Fixed(ns)))) =
+                    (self.tables.kids[place], steps.get(start as usize))
+                {
+                    // Its delay's end, scheduled where the branch's own would be.
+                    let parent = job;
+                    let branch = branch_index as u8 + 1;
+                    let due = Event::Branch { parent, branch };
+                    let ticket = events.schedule_cancellable_in(*ns, self.other, due);
+                    self.tables.deferred[place] = ticket;
+                }
+                continue;
+            }
             if self.jobs[kid as usize].cancelled {
                 // The join was met before its turn: it never starts.
                 self.free_job(kid);
@@ -106,6 +115,60 @@ impl<'p> Sim<'p> {
             Some(_) => Flow::Next,
             None => Flow::Wait,
         }
+    }
+
+    /// A branch of job `parent`'s `parallel` made at `now`: what it has of its parent (its
+    /// repetition, and nothing it waits for), its place and first step still to be set.
+    #[inline(always)]
+    fn branch_of(&self, parent: u32, now: Nanos) -> Job {
+        let job_state = &self.jobs[parent as usize];
+        let kid = Job {
+            parent,
+            step_started: now,
+            ..Job::idle(job_state.actor, job_state.group)
+        };
+        Job {
+            repetition: job_state.repetition,
+            started: job_state.started,
+            retries: job_state.retries,
+            attempt: job_state.attempt,
+            outcome: job_state.outcome,
+            incarnation: job_state.incarnation,
+            ..kid
+        }
+    }
+
+    /// The delay that starts a `DEFERRED` branch (`branch`, from 1, of job `parent`'s
+    /// `parallel`) is over: the branch is made as its fork would have made it (the parent
+    /// waits at its fork, unchanged since), and goes on past the delay as its own delay's
+    /// end (`Event::Resume`) would have let it.
+    pub(super) fn branch_due(&mut self, parent: u32, branch: u8, events: &mut EventQueue<Event>) {
+        let now = events.now();
+        let place = parent as usize * self.fan + usize::from(branch) - 1;
+        debug_assert_eq!(self.tables.kids[place], DEFERRED);
+        self.tables.deferred[place] = Ticket::NONE;
+        let point = self.point;
+        let parent_state = &self.jobs[parent as usize];
+        let steps = &point.groups[parent_state.group as usize].steps;
+        let Some(Step::Fork { starts, .. }) = steps.get(parent_state.step as usize) else {
+            self.error
+                .get_or_insert_with(|| "internal: a deferred branch's parent left its fork".into());
+            return;
+        };
+        let start = starts[usize::from(branch) - 1];
+        let Some(Step::Delay(Duration::Fixed(ns))) = steps.get(start as usize) else {
+            self.error
+                .get_or_insert_with(|| "internal: a deferred branch starts with no delay".into());
+            return;
+        };
+        let kid = self.branch_of(parent, now.saturating_sub(*ns));
+        let kid = self.alloc_plain(Job {
+            branch,
+            step: start.wrapping_add(1),
+            ..kid
+        });
+        self.tables.kids[place] = kid;
+        self.go(kid, events);
     }
 
     /// Branch `kid` starts at its first step, `first` (a branch's group is its parent's),
@@ -256,7 +319,7 @@ impl<'p> Sim<'p> {
             debug_assert!(other < row + self.fan);
             let kid = std::mem::replace(&mut self.tables.kids[other], NO_JOB);
             if kid != NO_JOB {
-                self.cancel(kid, withdraw, events);
+                self.cancel_at(other, kid, withdraw, events);
                 left -= 1;
             }
             other += 1;
@@ -312,12 +375,32 @@ impl<'p> Sim<'p> {
         for branch in 0..starts.len() {
             let other = self.tables.kids[parent_index * self.fan + branch];
             if other != NO_JOB && other != kid {
-                self.tables.kids[parent_index * self.fan + branch] = NO_JOB;
+                let place = parent_index * self.fan + branch;
+                self.tables.kids[place] = NO_JOB;
                 let parent_state = &mut self.jobs[parent_index];
                 parent_state.running -= 1;
                 parent_state.failed += 1;
-                self.cancel(other, true, events);
+                self.cancel_at(place, other, true, events);
             }
+        }
+    }
+
+    /// The branch at `place` of a row of kids, `kid` (taken out of the row), is cancelled:
+    /// a `DEFERRED` one's delay is taken out of the queue (none is scheduled yet when the
+    /// join was met before its turn at the fork), and no job was ever made for it.
+    #[inline(always)]
+    fn cancel_at(
+        &mut self,
+        place: usize,
+        kid: u32,
+        withdraw: bool,
+        events: &mut EventQueue<Event>,
+    ) {
+        if kid == DEFERRED {
+            let ticket = std::mem::replace(&mut self.tables.deferred[place], Ticket::NONE);
+            events.cancel(ticket);
+        } else {
+            self.cancel(kid, withdraw, events);
         }
     }
 

@@ -166,6 +166,7 @@ impl<'p> Sim<'p> {
                 }
             }
             Event::Timeout { job, armed } => self.timeout_event(job, armed, now, events),
+            Event::Branch { parent, branch } => self.branch_due(parent, branch, events),
             Event::Unlock { lock } => {
                 let lock = lock as usize;
                 self.locks[lock].unlock(now);
@@ -291,6 +292,9 @@ impl<'p> Sim<'p> {
                 timeout: None,
             }) => {
                 let (server, instance) = (*server as usize, *instance);
+                // Its wait starts here, as `Sim::request_step`'s does: a cancel at a join
+                // counts its queueing from it.
+                self.jobs[job as usize].step_started = events.now();
                 if self.request(job, server, instance, events) {
                     self.go(job, events);
                 }

@@ -2,6 +2,8 @@
 //! gives it back when done. In an explored run each actor has its own slot, taken first,
 //! so that the order the actors started and ended in does not number their jobs.
 
+use sim_core::Ticket;
+
 use crate::machine::queue::Taken;
 use crate::run::state::{Job, NO_JOB, Sim};
 
@@ -128,6 +130,7 @@ impl Sim<'_> {
                 .extend(std::iter::repeat_n(f64::NAN, store_count));
             let fan = self.fan;
             self.tables.kids.extend(std::iter::repeat_n(NO_JOB, fan));
+            (self.tables.deferred).extend(std::iter::repeat_n(Ticket::NONE, fan));
             if self.calls {
                 self.tables.replies.push(f64::NAN);
             }

@@ -48,6 +48,10 @@ pub(crate) enum Event {
     Timeout { job: u32, armed: u16 },
     /// A service completes.
     Depart { server: u16, instance: u32 },
+    /// The fixed delay that starts branch `branch` (from 1) of job `parent`'s `parallel`
+    /// is over: the branch's job, not made at the fork (`DEFERRED`), is made now and goes
+    /// on past the delay.
+    Branch { parent: u32, branch: u8 },
     /// An operator deletes a lock's record.
     Unlock { lock: u16 },
     /// A server goes down: a request then waits, or is refused (`when_down = "fail"`).
@@ -87,6 +91,11 @@ pub(crate) struct Slot {
 
 /// No job: a branch's parent when it is none, a branch's place once it has ended.
 pub(crate) const NO_JOB: u32 = u32::MAX;
+/// A branch's place whose job is not made yet: in a run not explored, drawn or with rows
+/// and locks, a branch whose first step is a fixed delay is made only when that delay
+/// ends (`Event::Branch`, its ticket in `JobTables::deferred`), so that a hedge cancelled
+/// in its delay, the common case, costs no job.
+pub(crate) const DEFERRED: u32 = u32::MAX - 1;
 
 /// A repetition under way, or a branch of a `parallel` (reused once free: see `Event`).
 #[derive(Clone, Copy, Hash)]
@@ -373,8 +382,12 @@ pub(crate) struct JobTables {
     pub taken: Vec<Taken>,
     /// What it last found in each key store (NaN: nothing).
     pub stored: Vec<f64>,
-    /// The branches of its `parallel` under way (`NO_JOB`: ended), `Sim::fan` per job.
+    /// The branches of its `parallel` under way (`NO_JOB`: ended; `DEFERRED`: in its first
+    /// delay, not made yet), `Sim::fan` per job.
     pub kids: Vec<u32>,
+    /// Per place of `kids`: the end of a `DEFERRED` branch's delay (`Ticket::NONE`: none,
+    /// or not scheduled yet).
+    pub deferred: Vec<Ticket>,
     /// What its last call got back (NaN: nothing yet), one per job.
     pub replies: Vec<f64>,
 }
@@ -385,6 +398,7 @@ sim_core::clone_in_place!(JobTables {
     taken,
     stored,
     kids,
+    deferred,
     replies
 });
 

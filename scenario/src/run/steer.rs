@@ -153,6 +153,8 @@ impl Sim<'_> {
             taken,
             stored,
             kids,
+            // An explored run makes every branch at its fork: none is deferred.
+            deferred: _,
             replies,
         } = tables;
         for number in reads.iter().chain(stored).chain(replies) {
@@ -352,6 +354,7 @@ impl Sim<'_> {
             | Event::Land { job }
             | Event::Retry { job }
             | Event::Timeout { job, .. } => self.jobs[job as usize].actor,
+            Event::Branch { parent, .. } => self.jobs[parent as usize].actor,
             Event::Depart { server, .. } | Event::Down { server } | Event::Up { server } => {
                 actors + u32::from(server)
             }

@@ -189,6 +189,118 @@ proptest! {
     }
 }
 
+/// A branch's second request, queued when the join cancels it, waited from its own
+/// arrival. `g` holds A 0–10 ms; `h` starts at 0.5: its first branch is served by C
+/// 0.5–5.5, its second by B 0.5–2.5, whose request at A then queues behind `g` from 2.5
+/// until the join at 5.5 cancels it. `h`'s server wait is 5.5 − 2.5 = 3 ms (the request
+/// that follows a departure once left its wait's start at the branch's first request,
+/// and counted 5).
+#[test]
+fn a_cancelled_second_request_waited_from_its_own_arrival() {
+    let server = |name: &str, ms: u64| {
+        format!("[[resource]]\nname = \"{name}\"\nkind = \"server\"\nservice_ms = {ms}\n")
+    };
+    let text = format!(
+        "model = \"scenario\"\n{}{}{}\
+         [[actor]]\nname = \"g\"\nsteps = [{{ request = \"A\" }}]\n\
+         [[actor]]\nname = \"h\"\nstart_ms = 0.5\n\
+         steps = [{{ parallel = [[{{ request = \"C\" }}], [{{ request = \"B\" }}, {{ request = \"A\" }}]], wait = \"first\" }}]\n",
+        server("A", 10),
+        server("B", 2),
+        server("C", 5)
+    );
+    let run = run_text(&text, 0);
+    let row = &run
+        .entities
+        .iter()
+        .find(|(name, _)| name == "h")
+        .expect("h's row")
+        .1;
+    let wait = row
+        .iter()
+        .find(|(column, _)| column == "server_wait_ms")
+        .expect("a wait");
+    assert_eq!(num(&wait.1), 3.0, "{text}");
+}
+
+/// A block of a plain hedge's branch: a request at one of three servers (perhaps with a
+/// timeout that ends the branch or goes on), or a short delay. Nothing a job keeps rows
+/// for (a register, a queue, a key store, a call) and no lock, so that a fork defers a
+/// branch whose first step is a fixed delay (`DEFERRED` in the interpreter).
+fn plain_block() -> impl Strategy<Value = String> {
+    let server = (0usize..3).prop_map(|s| ["A", "B", "S"][s]);
+    prop_oneof![
+        server
+            .clone()
+            .prop_map(|s| format!("{{ request = \"{s}\" }}")),
+        (server, 1u64..15, proptest::bool::ANY).prop_map(|(s, t, go_on)| {
+            let then = if go_on {
+                ", on_timeout = { then = \"go_on\" }"
+            } else {
+                ""
+            };
+            format!("{{ request = \"{s}\", timeout_ms = {t}{then} }}")
+        }),
+        (0u64..5).prop_map(|d| format!("{{ delay_ms = {d} }}")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+    /// A branch that starts with a fixed delay, in a run that is not explored or drawn and
+    /// keeps no rows or locks, gets its job only when the delay ends (a hedge cancelled in
+    /// its delay then costs none): every cell comes out as when each branch is made at its
+    /// fork, as a drawn timeline makes them, and as a delay written as an expression
+    /// (`"d + 0 * k"`, computed per job) makes them without a timeline. Random hedges of
+    /// two to four branches (`wait` first, all or two; `withdraw` or `abandon`; tied or
+    /// not), other actors meeting them at the same servers at whole milliseconds.
+    #[test]
+    fn a_branch_made_when_its_first_delay_ends_changes_no_figure(
+        actors in proptest::collection::vec(
+            (0u64..4, 1u32..3, 1u64..4, proptest::collection::vec(plain_block(), 1..4)), 0..3),
+        branches in proptest::collection::vec(
+            (proptest::option::of(0u64..30), proptest::collection::vec(plain_block(), 1..3)), 2..5),
+        wait in 0usize..3, withdraw in proptest::bool::ANY, tied in proptest::bool::ANY,
+        clients in 1u32..3, repeat in 1u64..6, seed in 0u64..100,
+    ) {
+        let mut text = "model = \"scenario\"\n".to_string();
+        for (name, instances) in [("A", 2), ("B", 2), ("S", 1)] {
+            text += &format!(
+                "[[resource]]\nname = \"{name}\"\nkind = \"server\"\nservice_ms = 4\nservice = \"exponential\"\ninstances = {instances}\n"
+            );
+        }
+        for (a, (start, count, repeat, blocks)) in actors.iter().enumerate() {
+            text += &format!(
+                "[[actor]]\nname = \"g{a}\"\ncount = {count}\nrepeat = {repeat}\nstart_ms = {start}\nsteps = [{}]\n",
+                blocks.join(", ")
+            );
+        }
+        let (wait, tied) = match wait {
+            0 => ("\"first\"", tied),
+            1 => ("\"all\"", false),
+            _ => ("2", false),
+        };
+        let cancel = if withdraw { "withdraw" } else { "abandon" };
+        let hedged = |delay: &dyn Fn(u64) -> String| {
+            let list: Vec<String> = branches.iter().map(|(first, blocks)| {
+                let steps: Vec<String> = first.iter().map(|&d| delay(d)).chain(blocks.iter().cloned()).collect();
+                format!("[{}]", steps.join(", "))
+            }).collect();
+            format!(
+                "[[actor]]\nname = \"h\"\ncount = {clients}\nrepeat = {repeat}\nstart_ms = \"0.5 * i\"\n\
+                 steps = [{{ parallel = [{}], wait = {wait}, cancel = \"{cancel}\", tied = {tied} }}, {{ delay_ms = 1 }}]\n",
+                list.join(", ")
+            )
+        };
+        let deferred = format!("{text}{}", hedged(&|d| format!("{{ delay_ms = {d} }}")));
+        let computed = format!("{text}{}", hedged(&|d| format!("{{ delay_ms = \"{d} + 0 * k\" }}")));
+        let cells = every_cell(&deferred, seed, false);
+        prop_assert_eq!(&cells, &every_cell(&deferred, seed, true), "{}", deferred);
+        prop_assert_eq!(&cells, &every_cell(&computed, seed, false), "{}", computed);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
 
