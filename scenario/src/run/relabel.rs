@@ -186,6 +186,7 @@ fn relabel_rows(tables: &mut JobTables, new_of: &[u32], keep_reads: bool) {
         stored,
         kids,
         replies,
+        deferred,
     } = tables;
     if !keep_reads {
         permute_rows(reads, new_of);
@@ -195,6 +196,7 @@ fn relabel_rows(tables: &mut JobTables, new_of: &[u32], keep_reads: bool) {
     permute_rows(stored, new_of);
     permute_rows(kids, new_of);
     permute_rows(replies, new_of);
+    permute_rows(deferred, new_of);
 }
 
 /// `rows` (one row per job, of equal width) with row `m` moved to `new_of[m]`.

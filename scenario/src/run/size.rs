@@ -131,6 +131,7 @@ fn tables_bytes(tables: &JobTables) -> u64 {
         stored,
         kids,
         replies,
+        deferred,
     } = tables;
     bytes_of_list(reads)
         + bytes_of_list(tokens)
@@ -138,6 +139,7 @@ fn tables_bytes(tables: &JobTables) -> u64 {
         + bytes_of_list(stored)
         + bytes_of_list(kids)
         + bytes_of_list(replies)
+        + bytes_of_list(deferred)
 }
 
 /// The bytes of a transaction's lists.
