@@ -10,10 +10,10 @@
 //! resource metrics, which no renaming changes). The canonical order need not be perfect:
 //! two states put in different orders are merely both explored.
 //!
-//! When a group is not reduced: its steps or start name `i` (its members differ), its
-//! members start apart, or the point has what the renaming does not follow yet (an open
-//! loop, whose repetitions overlap; a `parallel`, whose branches are jobs of their own; a
-//! crash, whose restart takes a new job). [`Kept`] says which.
+//! When a group is not reduced: its steps or start name `i` or give a list of one number per
+//! member (its members differ), its members start apart, or the point has what the renaming
+//! does not follow yet (an open loop, whose repetitions overlap; a `parallel`, whose branches
+//! are jobs of their own; a crash, whose restart takes a new job). [`Kept`] says which.
 
 use std::hash::{Hash, Hasher};
 
