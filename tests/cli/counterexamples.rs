@@ -40,8 +40,11 @@ fn a_counterexample_runs_again_from_its_schedule() {
         md.starts_with("# Kaybolan güncelleme, her yürütmede\n"),
         "{md}"
     );
-    // The two clients are one group (`bare`): a state and its mirror image (the clients swapped)
-    // are kept once, 33 of the 57 states (`--no-symmetry` below), and every one of the
+    // The two clients are one group (`bare`): a state and its mirror image (the clients
+    // swapped) are kept once. A state is the counter and each client's progress (0 to 4
+    // actions) with the value it holds between a read and its write: 57 such states reach
+    // one another by 82 steps (`--no-symmetry` below); with the two clients' (progress,
+    // value) pairs put in order, 33 remain, leaving by 47 steps. Every one of the
     // 8!/(4!·4!) = 70 interleavings of their 4 actions each is still counted.
     for turkish in [
         "33 durum, 47 geçiş, 70 yürütme, 4 ayrı sonuç, en uzunu 8 olay: eksiksiz.",

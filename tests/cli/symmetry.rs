@@ -30,6 +30,17 @@ fn outcomes(e: &Exploration) -> BTreeMap<String, (u128, Option<String>, usize)> 
         .collect()
 }
 
+/// Point 0 of `text` explored under `bound` with symmetry (as it is by default) and with
+/// every state apart: (with, without).
+fn with_and_without(text: &str, bound: ExploreLimits) -> (Exploration, Exploration) {
+    let with = explore(text, &bound).swap_remove(0);
+    let off = ExploreLimits {
+        symmetry: Symmetry::Off,
+        ..bound
+    };
+    (with, explore(text, &off).swap_remove(0))
+}
+
 /// One step of a member: no `parallel`, no crash, no `i`, no list of one number per
 /// member (a group of such steps is reduced).
 fn step() -> impl Strategy<Value = (String, u32)> {
@@ -111,9 +122,8 @@ proptest! {
     ) {
         let reduction = if reduce { Reduction::On } else { Reduction::Off };
         let bound = ExploreLimits { max_states: 20_000, ..limits(reduction, true) };
-        let plain = &explore(&text, &ExploreLimits { symmetry: Symmetry::Off, ..bound })[0];
+        let (reduced, plain) = &with_and_without(&text, bound);
         prop_assume!(plain.bounded.is_none());
-        let reduced = &explore(&text, &bound)[0];
         prop_assert!(reduced.bounded.is_none(), "{}", text);
         prop_assert_eq!(outcomes(reduced), outcomes(plain), "{}", text);
         prop_assert_eq!(reduced.executions, plain.executions, "{}", text);
@@ -144,14 +154,7 @@ proptest! {
 fn three_clients_are_explored_once_per_arrangement() {
     let text = increments(3, 2, false);
     let bound = limits(Reduction::Off, true);
-    let plain = &explore(
-        &text,
-        &ExploreLimits {
-            symmetry: Symmetry::Off,
-            ..bound
-        },
-    )[0];
-    let reduced = &explore(&text, &bound)[0];
+    let (reduced, plain) = &with_and_without(&text, bound);
     assert_eq!(plain.executions, 34_650);
     assert_eq!(reduced.executions, 34_650);
     assert_eq!(outcomes(reduced), outcomes(plain));
@@ -276,14 +279,7 @@ count = 2
 steps = [{ write = "x", value = [1, 2] }]
 "#;
     let bound = limits(Reduction::On, true);
-    let with = &explore(text, &bound)[0];
-    let without = &explore(
-        text,
-        &ExploreLimits {
-            symmetry: Symmetry::Off,
-            ..bound
-        },
-    )[0];
+    let (with, without) = &with_and_without(text, bound);
     assert_eq!(with.symmetry[0].kept, Kept::UsesIndex);
     assert_eq!(outcomes(with), outcomes(without));
     assert_eq!(with.outcomes.len(), 2);
@@ -393,14 +389,7 @@ steps = [{ take = "Q", timeout_ms = 3 }, { delay_ms = 3 }, { ack = "Q" }]
 "#;
     for text in [calls, servers, lease, down] {
         let bound = limits(Reduction::On, true);
-        let with = &explore(text, &bound)[0];
-        let without = &explore(
-            text,
-            &ExploreLimits {
-                symmetry: Symmetry::Off,
-                ..bound
-            },
-        )[0];
+        let (with, without) = &with_and_without(text, bound);
         assert!(
             with.bounded.is_none() && without.bounded.is_none(),
             "{text}"
