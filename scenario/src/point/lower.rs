@@ -4,7 +4,7 @@
 
 use crate::point::numbers::{Evaluator, path_key};
 use crate::point::program::Flat;
-use crate::point::{Group, MAX_ACTORS, MAX_REPETITIONS, Pace, Point, Step, Tie};
+use crate::point::{Group, MAX_ACTORS, MAX_REPETITIONS, Pace, Pick, Point, Step, Tie};
 use crate::syntax::spec::{self, Spec};
 use coordsim_model::{ParamError, Value};
 
@@ -98,6 +98,7 @@ impl Point {
                 }
             }
         }
+        mark_inline_first_branches(&mut point);
         point.params = numbers;
         point.actors = actors as u32;
         Ok(point)
@@ -223,4 +224,48 @@ fn tie(value: Option<&Value>) -> Result<Tie, ParamError> {
             ));
         }
     })
+}
+
+/// Marks each fork whose first branch needs no job of its own in a plain run
+/// (`Step::Fork::inline_first`): a lone request, with no timeout, at one server that never
+/// goes down (so it is neither refused nor moved to a handler), in a group with no crash
+/// step (so the job at the fork is never rolled back under it), at an untied fork (whose
+/// service start would cancel the others by the branch's job).
+fn mark_inline_first_branches(point: &mut Point) {
+    let servers = &point.servers;
+    for group in &mut point.groups {
+        if (group.steps.iter()).any(|step| matches!(step, Step::Crash { .. })) {
+            continue;
+        }
+        for at in 0..group.steps.len() {
+            let first = match &group.steps[at] {
+                Step::Fork {
+                    starts,
+                    tied: false,
+                    ..
+                } => match starts.first() {
+                    Some(&first) => first as usize,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let lone = match (group.steps.get(first), group.steps.get(first + 1)) {
+                (
+                    Some(Step::Request {
+                        server: Pick::One(server),
+                        timeout: None,
+                        ..
+                    }),
+                    Some(Step::BranchEnd),
+                ) => {
+                    let server = &servers[*server as usize];
+                    server.abandons && server.down.is_empty()
+                }
+                _ => false,
+            };
+            if let Step::Fork { inline_first, .. } = &mut group.steps[at] {
+                *inline_first = lone;
+            }
+        }
+    }
 }

@@ -192,6 +192,11 @@ pub(crate) enum Step {
         withdraw: bool,
         /// The others are cancelled when one branch's request starts its service.
         tied: bool,
+        /// Its first branch is one request at one server that never goes down, with no
+        /// timeout, in a group with no crash step, and the fork is not tied: in a run not
+        /// explored, drawn or with rows and locks, no job is made for that branch (`INLINE`
+        /// in the interpreter): its request waits in the name of the job at the fork.
+        inline_first: bool,
     },
     /// A branch's steps end here: it came through.
     BranchEnd,

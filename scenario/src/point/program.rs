@@ -387,6 +387,8 @@ impl<'a> Flat<'a> {
             wait,
             withdraw: cancel == "withdraw",
             tied: *tied,
+            // Decided once the group's steps and the servers are known (`Point::new`).
+            inline_first: false,
         })
     }
 

@@ -16,7 +16,7 @@ use crate::machine::queue::Taken;
 use crate::point::{Duration, Step};
 use crate::run::handle::Flow;
 use crate::run::recover::{FAILED, JOINED};
-use crate::run::state::{DEFERRED, Event, Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
+use crate::run::state::{DEFERRED, Event, INLINE, Job, LOST, NO_JOB, NO_SERVER, NONE, Sim};
 use crate::syntax::spec::MAX_BRANCHES;
 
 impl<'p> Sim<'p> {
@@ -29,7 +29,7 @@ impl<'p> Sim<'p> {
         &mut self,
         job: u32,
         starts: &[u32],
-        (wait, withdraw): (u32, bool),
+        (wait, withdraw, inline_first): (u32, bool, bool),
         acted: &mut bool,
         events: &mut EventQueue<Event>,
     ) -> Flow {
@@ -42,7 +42,6 @@ impl<'p> Sim<'p> {
         // At most `MAX_BRANCHES`.
         job_state.need = wait as u8;
         job_state.withdraw = withdraw;
-        let kid = self.branch_of(job, now);
         // Every branch is made before any runs: one that ends at once may meet the join
         // and cancel the others, which must be in the row of kids by then.
         let row = job as usize * self.fan;
@@ -54,22 +53,28 @@ impl<'p> Sim<'p> {
             self.steer.is_none() && self.lanes.is_none() && !self.job_rows && self.locks.is_empty();
         let point = self.point;
         let steps = &point.groups[self.jobs[job as usize].group as usize].steps;
+        // A lone request as the first branch waits in this job's name (`INLINE`); only a
+        // job that is no branch itself lends its wait (a cancelled branch's own wait is
+        // given up as a whole, its kids' apart).
+        let inline_first = plain && inline_first && self.jobs[job as usize].parent == NO_JOB;
         for (branch_index, &start) in starts.iter().enumerate() {
             let made = if plain {
-                if let Some(Step::Delay(Duration::Fixed(_))) = steps.get(start as usize) {
+                if branch_index == 0 && inline_first {
+                    INLINE
+                } else if let Some(Step::Delay(Duration::Fixed(_))) = steps.get(start as usize) {
                     DEFERRED
                 } else {
                     self.alloc_plain(Job {
                         branch: branch_index as u8 + 1,
                         step: start,
-                        ..kid
+                        ..self.branch_of(job, now)
                     })
                 }
             } else {
                 let made = self.alloc(Job {
                     branch: branch_index as u8 + 1,
                     step: start,
-                    ..kid
+                    ..self.branch_of(job, now)
                 });
                 self.copy_rows(job, made, false);
                 made
@@ -85,6 +90,16 @@ impl<'p> Sim<'p> {
             *acted = true;
         }
         for (branch_index, (&kid, &start)) in kids.iter().zip(starts).enumerate() {
+            if kid == INLINE {
+                // The first to start: nothing can have met the join before it.
+                self.inline_request(job, steps.get(start as usize), events);
+                if self.error.is_some() {
+                    self.error_at
+                        .get_or_insert((self.jobs[job as usize].group, start));
+                    return Flow::Wait;
+                }
+                continue;
+            }
             if kid == DEFERRED {
                 let place = row + branch_index;
                 // Still in the row unless the join was met before its turn.
@@ -135,6 +150,58 @@ impl<'p> Sim<'p> {
             outcome: job_state.outcome,
             incarnation: job_state.incarnation,
             ..kid
+        }
+    }
+
+    /// The first branch of job `parent`'s fork, a lone request (`INLINE`), asks in the
+    /// parent's name: its slot says which branch it is, so that its departure comes
+    /// through at the join (`Sim::inline_through`) with no job stepped to its end.
+    #[inline(always)]
+    fn inline_request(
+        &mut self,
+        parent: u32,
+        first: Option<&'p Step>,
+        events: &mut EventQueue<Event>,
+    ) {
+        let Some(Step::Request {
+            server,
+            instance,
+            timeout: None,
+        }) = first
+        else {
+            self.error
+                .get_or_insert_with(|| "internal: an inline branch is no lone request".into());
+            return;
+        };
+        let now = events.now();
+        // Never refused (its server never goes down): it waits for its service.
+        let _ = self.request_step(parent, server, instance, &None, now, events);
+        if self.error.is_none() {
+            let tag = self.jobs[parent as usize].slot;
+            self.slots[tag as usize].branch = 1;
+        }
+    }
+
+    /// The request of branch `branch` of job `parent`, made with no job (`INLINE`), was
+    /// served: the branch comes through, and the job goes on at once if that met the join.
+    pub(super) fn inline_through(
+        &mut self,
+        parent: u32,
+        branch: u8,
+        events: &mut EventQueue<Event>,
+    ) {
+        self.jobs[parent as usize].in_service = false;
+        self.branch_done(parent, branch, true, events);
+        let joined = self.joined.take();
+        if self.error.is_some() {
+            let parent_state = &self.jobs[parent as usize];
+            self.error_at
+                .get_or_insert((parent_state.group, parent_state.step));
+            return;
+        }
+        if let Some(parent) = joined {
+            self.jobs[parent as usize].step += 1;
+            self.go(parent, events);
         }
     }
 
@@ -282,9 +349,19 @@ impl<'p> Sim<'p> {
         if ok {
             self.copy_rows(kid, parent, true);
         }
+        self.free_job(kid);
+        self.branch_done(parent, branch, ok, events);
+    }
+
+    /// Branch `branch` of job `parent`'s `parallel` came through (`ok`) or failed, its job
+    /// (if it had one) already done with: the join is met, out of reach or still waited
+    /// for; when it is decided, the branches still running are cancelled
+    /// (`Sim::joined` names the parent).
+    #[inline(always)]
+    fn branch_done(&mut self, parent: u32, branch: u8, ok: bool, events: &mut EventQueue<Event>) {
+        let parent_index = parent as usize;
         let row = parent_index * self.fan;
         self.tables.kids[row + usize::from(branch) - 1] = NO_JOB;
-        self.free_job(kid);
         let parent_state = &mut self.jobs[parent_index];
         debug_assert!(matches!(
             self.point.groups[parent_state.group as usize].steps[parent_state.step as usize],
@@ -399,6 +476,10 @@ impl<'p> Sim<'p> {
         if kid == DEFERRED {
             let ticket = std::mem::replace(&mut self.tables.deferred[place], Ticket::NONE);
             events.cancel(ticket);
+        } else if kid == INLINE {
+            // Its request, in the parent's name, is left as a branch's would be.
+            let parent = (place / self.fan) as u32;
+            self.leave_server(parent, withdraw, events.now());
         } else {
             self.cancel(kid, withdraw, events);
         }
@@ -475,26 +556,7 @@ impl<'p> Sim<'p> {
             job_state.serving = NO_SERVER;
             true
         } else if job_state.serving != NO_SERVER {
-            let server = job_state.serving as usize;
-            job_state.serving = NO_SERVER;
-            // The request left behind no longer reaches this job.
-            job_state.wait = job_state.wait.wrapping_add(1);
-            let queued = !job_state.in_service;
-            job_state.in_service = false;
-            if queued && self.entities {
-                // It leaves while queued: its queueing so far is a wait still, as a
-                // timed-out request's is.
-                let actor = &mut self.actors[job_state.actor as usize];
-                actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
-            }
-            let job_state = &self.jobs[kid as usize];
-            let tag = job_state.slot;
-            let instance = self.slots[tag as usize].instance;
-            if self.servers[server].cancel(instance, tag, withdraw && queued, now) {
-                self.free_slots.push(tag);
-            }
-            let kind = if queued { "waiting" } else { "served" };
-            self.span(kid, kind, from, Some(now));
+            self.leave_server(kid, withdraw, now);
             true
         } else if job_state.timer != Ticket::NONE && job_state.answering == u16::MAX {
             // In a delay whose end the queue can take out, holding a lock: as above.
@@ -512,5 +574,31 @@ impl<'p> Sim<'p> {
         if gone {
             self.free_job(kid);
         }
+    }
+
+    /// Job `job`'s request at a server is left behind at a join (withdrawn from the queue
+    /// with `withdraw` while still queued; once in service it runs to its end, wasted):
+    /// its departure no longer reaches the job.
+    fn leave_server(&mut self, job: u32, withdraw: bool, now: Nanos) {
+        let job_state = &mut self.jobs[job as usize];
+        let server = job_state.serving as usize;
+        let from = job_state.step_started;
+        job_state.serving = NO_SERVER;
+        job_state.wait = job_state.wait.wrapping_add(1);
+        let queued = !job_state.in_service;
+        job_state.in_service = false;
+        if queued && self.entities {
+            // It leaves while queued: its queueing so far is a wait still, as a
+            // timed-out request's is.
+            let actor = &mut self.actors[job_state.actor as usize];
+            actor.server_wait = Some(actor.server_wait.unwrap_or(0) + (now - from));
+        }
+        let tag = self.jobs[job as usize].slot;
+        let instance = self.slots[tag as usize].instance;
+        if self.servers[server].cancel(instance, tag, withdraw && queued, now) {
+            self.free_slots.push(tag);
+        }
+        let kind = if queued { "waiting" } else { "served" };
+        self.span(job, kind, from, Some(now));
     }
 }

@@ -500,8 +500,9 @@ impl<'p> Sim<'p> {
                 starts,
                 wait,
                 withdraw,
+                inline_first,
                 ..
-            } => self.fork_step(job, starts, (*wait, *withdraw), acted, events),
+            } => self.fork_step(job, starts, (*wait, *withdraw, *inline_first), acted, events),
             Step::BranchEnd => {
                 self.branch_end(job, true, events);
                 Flow::Wait

@@ -118,14 +118,14 @@ impl<'p> Sim<'p> {
         if let Some(next) = next {
             self.start_next(server, instance, next, now, events);
         }
-        let job = if abandons {
+        let (job, branch) = if abandons {
             let slot = self.slots[done.tag as usize];
             let waiting = self.still_waiting(done.tag, server);
             self.free_slots.push(done.tag);
             match waiting {
                 Some(job) => {
                     self.jobs[job as usize].serving = NO_SERVER;
-                    job
+                    (job, slot.branch)
                 }
                 // Its client left: work nobody waits for.
                 None => {
@@ -134,7 +134,7 @@ impl<'p> Sim<'p> {
                 }
             }
         } else {
-            done.tag
+            (done.tag, 0)
         };
         if self.entities {
             // Served at once: a request with no wait still counts as one.
@@ -145,6 +145,10 @@ impl<'p> Sim<'p> {
         if self.lanes.is_some() {
             let from = self.jobs[job as usize].step_started;
             self.span(job, "served", from, Some(now));
+        }
+        if branch != 0 {
+            // A branch's request made in its parent's name (`INLINE`): the branch is through.
+            return self.inline_through(job, branch, events);
         }
         let job_state = &mut self.jobs[job as usize];
         job_state.in_service = false;
@@ -350,6 +354,7 @@ impl<'p> Sim<'p> {
             wait: job_state.wait,
             started: NONE,
             instance,
+            branch: 0,
         };
         let tag = match self.free_slots.pop() {
             Some(free) => {

@@ -87,6 +87,9 @@ pub(crate) struct Slot {
     pub started: Nanos,
     /// The instance it waits at (a branch cancelled at a join withdraws it from there).
     pub instance: u32,
+    /// 0: the job's own request; else the branch (from 1) of the job's `parallel` whose
+    /// request this is, made with no job of its own (`INLINE`).
+    pub branch: u8,
 }
 
 /// No job: a branch's parent when it is none, a branch's place once it has ended.
@@ -96,6 +99,12 @@ pub(crate) const NO_JOB: u32 = u32::MAX;
 /// ends (`Event::Branch`, its ticket in `JobTables::deferred`), so that a hedge cancelled
 /// in its delay, the common case, costs no job.
 pub(crate) const DEFERRED: u32 = u32::MAX - 1;
+/// A branch's place whose request waits in its parent's name: in a run not explored, drawn
+/// or with rows and locks, the first branch of a fork marked `inline_first` (a lone request)
+/// is no job. Its request's slot names the parent and the branch; the parent's `serving`,
+/// `wait`, `slot` and `in_service` are the branch's while it waits at its fork. A hedge's
+/// request so costs no job built, stepped to its end and freed.
+pub(crate) const INLINE: u32 = u32::MAX - 2;
 
 /// A repetition under way, or a branch of a `parallel` (reused once free: see `Event`).
 #[derive(Clone, Copy, Hash)]
