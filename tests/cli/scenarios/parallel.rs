@@ -224,7 +224,8 @@ fn a_cancelled_second_request_waited_from_its_own_arrival() {
 }
 
 /// A block of a plain hedge's branch: a request at one of three servers (perhaps with a
-/// timeout that ends the branch or goes on), or a short delay. Nothing a job keeps rows
+/// timeout that ends the branch or goes on, perhaps at an instance computed per job), or a
+/// short delay. Nothing a job keeps rows
 /// for (a register, a queue, a key store, a call) and no lock, so that a fork defers a
 /// branch whose first step is a fixed delay (`DEFERRED` in the interpreter).
 fn plain_block() -> impl Strategy<Value = String> {
@@ -233,6 +234,9 @@ fn plain_block() -> impl Strategy<Value = String> {
         server
             .clone()
             .prop_map(|s| format!("{{ request = \"{s}\" }}")),
+        server
+            .clone()
+            .prop_map(|s| format!("{{ request = \"{s}\", instance = \"k + i\" }}")),
         (server, 1u64..15, proptest::bool::ANY).prop_map(|(s, t, go_on)| {
             let then = if go_on {
                 ", on_timeout = { then = \"go_on\" }"
@@ -254,7 +258,10 @@ proptest! {
     /// fork, as a drawn timeline makes them, and as a delay written as an expression
     /// (`"d + 0 * k"`, computed per job) makes them without a timeline. Random hedges of
     /// two to four branches (`wait` first, all or two; `withdraw` or `abandon`; tied or
-    /// not), other actors meeting them at the same servers at whole milliseconds.
+    /// not), other actors meeting them at the same servers at whole milliseconds. A first
+    /// branch that is a lone request (no timeout, the fork untied) is made in no way at
+    /// all in the plain run: its request waits in the parent's name (`INLINE`), and its
+    /// cells too must be the drawn run's, where it is a job.
     #[test]
     fn a_branch_made_when_its_first_delay_ends_changes_no_figure(
         actors in proptest::collection::vec(
