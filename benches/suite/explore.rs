@@ -9,7 +9,7 @@ use coordsim::config::Config;
 use coordsim::source::Source;
 use coordsim_model::{ExploreLimits, Symmetry};
 
-use crate::measure::{measure, mib, timed};
+use crate::measure::{measure, mib, timed, verdict};
 
 /// The lost update of `k` clients of `n` increments each, as a scenario config.
 fn lost_update(k: usize, n: u64) -> Config {
@@ -111,7 +111,8 @@ pub(crate) fn explore_jobs() {
 }
 
 /// The lost update with its clients taken as interchangeable (symmetry, on by default):
-/// fewer states for the same executions, on one thread and on two.
+/// fewer states for the same executions, on one thread and on two; beside each, Stateright
+/// with its own symmetry reduction on the same model, and coordsim's time against its.
 pub(crate) fn explore_symmetry() {
     for (k, n, jobs) in [(3, 5, 1), (4, 4, 1), (4, 4, 2), (4, 5, 1), (4, 5, 2)] {
         let config = lost_update(k, n);
@@ -121,6 +122,27 @@ pub(crate) fn explore_symmetry() {
             ..ExploreLimits::default()
         };
         let label = format!("explore lost update, symmetry, {k} × {n}, {jobs} thread(s)");
+        // Stateright on the same model with its own symmetry reduction, on as many threads.
+        let model = crate::stateright::LostUpdate {
+            clients: k,
+            increments: n as u32,
+        };
+        let (sr_seconds, sr_states) =
+            timed(1, || crate::stateright::explore_symmetric(model.clone(), jobs));
+        println!(
+            "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s",
+            format!("  Stateright 0.31, symmetry, {jobs} thread(s)"),
+            sr_states,
+            sr_seconds,
+            sr_states as f64 / sr_seconds / 1e6,
+        );
+        let ahead = |seconds: f64| {
+            format!(
+                "{:.2}× Stateright's time (target < 1: {})",
+                seconds / sr_seconds,
+                verdict(seconds < sr_seconds)
+            )
+        };
         if jobs > 1 {
             // Timed with the allocations uncounted (a shared counter would serialize the
             // threads): the same states as on one thread.
@@ -132,8 +154,9 @@ pub(crate) fn explore_symmetry() {
                 explored[0].states
             });
             println!(
-                "{label:<52} {states:>8} states {seconds:>7.3} s  {:>6.3} M states/s",
+                "{label:<52} {states:>8} states {seconds:>7.3} s  {:>6.3} M states/s  {}",
                 states as f64 / seconds / 1e6,
+                ahead(seconds),
             );
             continue;
         }
@@ -144,12 +167,13 @@ pub(crate) fn explore_symmetry() {
         let e = &explored[0];
         assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
         println!(
-            "{label:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)",
+            "{label:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)  {}",
             e.states,
             m.seconds,
             e.states as f64 / m.seconds / 1e6,
             mib(m.peak_bytes),
             m.peak_bytes as f64 / e.states as f64,
+            ahead(m.seconds),
         );
     }
 }

@@ -668,6 +668,8 @@ fn main() {
     if wants("explore") {
         println!("\n== the explorer: every execution of the lost update (one thread and two)");
         explore::explore_jobs();
+    }
+    if wants("explore") || wants("symmetry") {
         println!("\n== the explorer with symmetry: the clients taken as interchangeable");
         explore::explore_symmetry();
     }
