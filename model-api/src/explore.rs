@@ -6,6 +6,9 @@
 
 use crate::declare::Cell;
 
+pub mod schedulers;
+pub use schedulers::Schedulers;
+
 /// What an exploration may do: its bounds and its switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExploreLimits {
@@ -38,6 +41,9 @@ pub struct ExploreLimits {
     /// from their contents (the same with any `jobs`): past it, no new state is kept and
     /// the verdict is bounded. `None`: no bound but `max_states`.
     pub max_memory_bytes: Option<u64>,
+    /// Whether the graph of entries is kept for [`Exploration::schedulers`] (a claim asks
+    /// for the least or greatest probability over every scheduler). Off, nothing is kept.
+    pub keep_schedulers: bool,
 }
 
 /// The symmetry reduction: the members of an actor group (`count = k`) run the same steps
@@ -123,6 +129,7 @@ impl Default for ExploreLimits {
             symmetry: Symmetry::On,
             weak_fingerprints: false,
             max_memory_bytes: None,
+            keep_schedulers: false,
         }
     }
 }
@@ -268,6 +275,11 @@ pub struct Exploration {
     /// [`ExploreLimits::shard`] was given). A part's counts are its own: only
     /// [`merge_parts`] of every shard gives the exploration's.
     pub part: Option<Part>,
+    /// The graph of entries a scheduler chooses in, for the least and greatest
+    /// probability of any set of outcomes ([`Schedulers::extreme`]): kept when
+    /// [`ExploreLimits::keep_schedulers`] asks, the exploration exhaustive (not bounded)
+    /// and not a shard's part; else `None`.
+    pub schedulers: Option<Schedulers>,
 }
 
 impl Exploration {
@@ -577,5 +589,7 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
             })
             .collect(),
         part: None,
+        // A split keeps no graph of entries: its parts' graphs are not joined.
+        schedulers: None,
     })
 }

@@ -4,7 +4,7 @@
 
 use coordsim_model::Value;
 
-use crate::config::{Claim, Config, Expect, Stat, Test, Var, matches_filter};
+use crate::config::{Claim, Config, Expect, Scheduler, Stat, Test, Var, matches_filter};
 use crate::format::Numbers;
 use crate::results::number;
 
@@ -209,6 +209,7 @@ fn probability_over_executions(
     struct Judged {
         excess: f64,
         actual: Option<f64>,
+        ends: Option<(f64, f64)>,
         expected: Option<f64>,
         row: String,
         reason: Option<&'static str>,
@@ -235,6 +236,8 @@ fn probability_over_executions(
         let mut test_line = format!("{} meets its test", claim.metric);
         let mut first = None;
         let mut actual = Some(0.0);
+        // Which outcomes meet the test, for the schedulers' interval.
+        let mut meeting = vec![false; e.outcomes.len()];
         for (k, o) in e.outcomes.iter().enumerate() {
             let s = outcome_sample(claim, &params, point, Some(o));
             let op = match claim.test {
@@ -253,13 +256,27 @@ fn probability_over_executions(
             if judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0 {
                 first = first.or(Some((point, k)));
                 actual = actual.zip(o.probability).map(|(a, p)| a + p);
+                meeting[k] = true;
             }
+        }
+        let ends = claim
+            .scheduler
+            .and_then(|_| scheduler_ends(e, actual, &meeting));
+        if let Some(scheduler) = claim.scheduler {
+            actual = ends.map(|(least, greatest)| match scheduler {
+                Scheduler::Min => least,
+                Scheduler::Max => greatest,
+            });
         }
         let reason = if e.bounded.is_some() {
             Some("the exploration was bounded: not every execution's probability is known")
-        } else if e.ordered {
+        } else if claim.scheduler.is_some() && ends.is_none() {
             Some(
-                "some instant left events in a free order: executions have no probability (give the scenario no tie)",
+                "an exploration split into shards keeps no graph for its schedulers: explore it whole",
+            )
+        } else if e.ordered && claim.scheduler.is_none() {
+            Some(
+                "some instant left events in a free order: executions have no probability (give the claim `scheduler = \"min\"` or `\"max\"`, or the scenario no tie)",
             )
         } else {
             None
@@ -272,6 +289,7 @@ fn probability_over_executions(
             worst = Some(Judged {
                 excess,
                 actual,
+                ends,
                 expected,
                 row: describe(config, point, None),
                 reason,
@@ -283,6 +301,7 @@ fn probability_over_executions(
     let Some(Judged {
         excess,
         actual,
+        ends,
         expected,
         row,
         reason,
@@ -300,6 +319,11 @@ fn probability_over_executions(
         _ => show(expected),
     };
     let relation = format!("expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
+    // Over schedulers, which end (`min over schedulers: expected 0.3, ± 1e-9`).
+    let relation = match claim.scheduler {
+        Some(s) => format!("{} over schedulers: {relation}", s.name()),
+        None => relation,
+    };
     let line = line::probability_line(
         config,
         claim,
@@ -317,6 +341,9 @@ fn probability_over_executions(
         &row,
         reason,
         pass,
+        claim
+            .scheduler
+            .map(|scheduler| super::line::Interval { scheduler, ends }),
     );
     // One verdict, one line, whatever a swept value or the config's path holds.
     let line = crate::format::one_line(&line);
@@ -340,4 +367,24 @@ fn probability_over_executions(
         executions: None,
     };
     (verdict, first)
+}
+
+/// The least and the greatest probability, over every scheduler, that an execution of `e`
+/// ends with an outcome `meeting` marks: where no order is free both are the outcomes'
+/// probability `sum` (one scheduler, no choice); else over the graph the exploration kept.
+/// `None` when it is bounded, or kept no graph (a split's merge).
+fn scheduler_ends(
+    e: &coordsim_model::Exploration,
+    sum: Option<f64>,
+    meeting: &[bool],
+) -> Option<(f64, f64)> {
+    if e.bounded.is_some() {
+        return None;
+    }
+    if !e.ordered {
+        return sum.map(|p| (p, p));
+    }
+    let graph = e.schedulers.as_ref()?;
+    let meets = |k: usize| meeting.get(k).copied().unwrap_or(false);
+    Some((graph.extreme(&meets, true), graph.extreme(&meets, false)))
 }

@@ -5,7 +5,7 @@
 //! rounded figures would not give the verdict the exact ones give: a failure always shows
 //! why it failed (`4,5000001` against `4,5 ± 1e-9`, not `4,5` against `4,5`).
 
-use crate::config::{Claim, Config, Expect, Test};
+use crate::config::{Claim, Config, Expect, Scheduler, Test};
 use crate::locale::Locale;
 
 /// The figures a claim's test compares: what the run gave, what was expected, the interval.
@@ -223,6 +223,14 @@ fn framed(
     line
 }
 
+/// A probability claimed over every scheduler: which end, and both ends when known.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Interval {
+    pub(super) scheduler: Scheduler,
+    /// The least and the greatest probability (`None`: not known, a bound reached).
+    pub(super) ends: Option<(f64, f64)>,
+}
+
 /// The line of a point's probability over executions: the probability of the outcomes
 /// meeting `test` (`x = 1`, in the locale) against the expected one ± `tolerance`.
 #[allow(clippy::too_many_arguments)]
@@ -236,6 +244,7 @@ pub(super) fn probability_line(
     row: &str,
     reason: Option<&str>,
     pass: bool,
+    interval: Option<Interval>,
 ) -> String {
     let locale = config.locale;
     let w = Writing::for_figures(locale, figures, &|f| meets(Test::Tolerance(tolerance), f));
@@ -243,8 +252,24 @@ pub(super) fn probability_line(
         Some(text) => format!("{text} = {}", w.figure(figures.expected)),
         None => w.figure(figures.expected),
     };
+    // Over schedulers: which end is claimed, and the whole interval when known.
+    let (end, whole) = match interval {
+        Some(Interval { scheduler, ends }) => (
+            match scheduler {
+                Scheduler::Min => ", least over schedulers",
+                Scheduler::Max => ", greatest over schedulers",
+            },
+            ends.map_or(String::new(), |(lo, hi)| {
+                format!(
+                    "over schedulers {}; ",
+                    w.pair(w.figure(Some(lo)), w.figure(Some(hi)))
+                )
+            }),
+        ),
+        None => ("", String::new()),
+    };
     let said = format!(
-        "probability that {test} = {} (expected {expected}{} ± {})",
+        "probability that {test}{end} = {} ({whole}expected {expected}{} ± {})",
         w.figure(figures.actual),
         locale.list_mark(),
         written(tolerance, locale),

@@ -25,6 +25,7 @@ const CLAIM_KEYS: &[&str] = &[
     "over",
     "holds",
     "probability",
+    "scheduler",
 ];
 
 /// Over what a claim holds, when not over each run's row: over every execution an
@@ -46,6 +47,28 @@ impl Holds {
             Holds::Always => "always",
             Holds::Sometimes => "sometimes",
             Holds::Never => "never",
+        }
+    }
+}
+
+/// Which end of a probability's interval over every scheduler a claim states
+/// (`scheduler = "min"` or `"max"`): where an instant leaves events in a free order, no
+/// draw decides which runs first, so an outcome's probability is the least or the greatest
+/// over every way of choosing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheduler {
+    /// The least probability any scheduler gives the test.
+    Min,
+    /// The greatest.
+    Max,
+}
+
+impl Scheduler {
+    /// Its name in configs.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Scheduler::Min => "min",
+            Scheduler::Max => "max",
         }
     }
 }
@@ -135,6 +158,9 @@ pub struct Claim {
     /// `probability`: over executions, the exact probability that an execution meets the
     /// test (a number, or an expression over the parameters).
     pub(crate) probability: Option<Expect>,
+    /// `scheduler`: with `probability`, the least or the greatest probability over every
+    /// scheduler (`None`: the probability where no order is free).
+    pub(crate) scheduler: Option<Scheduler>,
 }
 
 /// How close an outcome's probability must be to a claim's: the sums are exact but for
@@ -194,9 +220,11 @@ impl Loader<'_> {
             ));
         }
         let probability = self.claim_probability(plan, &fields, over, stat)?;
+        let scheduler = self.claim_scheduler(&fields, probability.is_some())?;
         Ok(Claim {
             over,
             probability,
+            scheduler,
             name,
             filter,
             metric: target.metric,
@@ -252,6 +280,34 @@ impl Loader<'_> {
             }
         };
         Ok(Some(expect))
+    }
+
+    /// `scheduler`: which end of the probability's interval over every scheduler.
+    fn claim_scheduler(
+        &self,
+        fields: &Fields<'_, '_>,
+        probability: bool,
+    ) -> Result<Option<Scheduler>, ConfigError> {
+        let Some(v) = fields.get("scheduler") else {
+            return Ok(None);
+        };
+        let scheduler = match self.string(v, "scheduler")?.as_str() {
+            "min" => Scheduler::Min,
+            "max" => Scheduler::Max,
+            other => {
+                return Err(self.err(
+                    &v.span(),
+                    format!("`scheduler` is `min` (the least probability any order of the free events gives the test) or `max` (the greatest), not `{other}`"),
+                ));
+            }
+        };
+        if !probability {
+            return Err(self.err(
+                &v.span(),
+                "`scheduler` says which end of a probability's interval a claim states: it goes with `probability` (and `over = \"executions\"`)",
+            ));
+        }
+        Ok(Some(scheduler))
     }
 
     /// `over` and `holds`: a claim over every execution, and how it must hold.

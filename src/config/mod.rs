@@ -36,7 +36,7 @@ pub(crate) use chart_series::MAX_SERIES;
 pub(crate) use charts::ENTITY_X;
 pub use charts::{ChartSpec, Look};
 pub use claims::Claim;
-pub(crate) use claims::{Expect, Holds, Stat, Test};
+pub(crate) use claims::{Expect, Holds, Scheduler, Stat, Test};
 pub(crate) use coordsim_model::ChartKind;
 pub use load::Config;
 pub(crate) use load::MAX_POOLED_SAMPLES;

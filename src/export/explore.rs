@@ -595,6 +595,7 @@ mod tests {
             symmetry: Vec::new(),
             outcomes: Vec::new(),
             part: None,
+            schedulers: None,
         };
         let en = Say(Locale::En);
         assert_eq!(
@@ -628,6 +629,7 @@ mod tests {
             symmetry: Vec::new(),
             outcomes: Vec::new(),
             part: None,
+            schedulers: None,
         };
         assert_eq!(
             Say(Locale::En).collision(&exploration(33, true)),

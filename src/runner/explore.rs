@@ -40,9 +40,12 @@ pub(crate) fn explore_watched(
     limits: &ExploreLimits,
     watch: Watch,
 ) -> anyhow::Result<Vec<Exploration>> {
-    // Each point's exploration within the config's memory, unless told another.
+    // Each point's exploration within the config's memory, unless told another; its graph
+    // of entries kept when a claim asks for a probability over every scheduler.
     let limits = &ExploreLimits {
         max_memory_bytes: limits.max_memory_bytes.or(Some(config.max_memory_bytes)),
+        keep_schedulers: limits.keep_schedulers
+            || config.claims.iter().any(|c| c.scheduler.is_some()),
         ..*limits
     };
     (0..config.points)

@@ -417,6 +417,8 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
             ranks,
             max_outcomes: point.max_outcomes,
         }),
+        // A part keeps no graph of entries.
+        schedulers: None,
     })
 }
 

@@ -13,6 +13,8 @@
 
 use rustc_hash::FxHashMap;
 
+use coordsim_model::explore::Schedulers;
+
 use crate::explore::step::Choice;
 use crate::run::steer::Counts;
 
@@ -93,6 +95,13 @@ pub(super) struct Counted {
     pub cycle: bool,
     /// The most events along one execution (of those the topological order reached).
     pub longest: u64,
+    /// The entries in a topological order (every transition to a later one), the start
+    /// first; without a cycle, every entry.
+    pub topological: Vec<u32>,
+    /// Each entry's transitions' ends (`NONE`: cut), in its state's edge order from
+    /// `reached[entry]`.
+    pub targets: Vec<u32>,
+    pub reached: Vec<usize>,
 }
 
 /// Each state's edges (their indices, in order) and where each state's begin.
@@ -192,9 +201,11 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
         }
         at += 1;
     }
+    let mut topological = Vec::with_capacity(entries.len());
     for &node in &order {
         let mut at = first[node as usize];
         while at != NONE {
+            topological.push(at);
             let entry = entries[at as usize];
             let from = reached[at as usize];
             for (&edge_index, &target) in adjacency.of_state(node).iter().zip(&targets[from..]) {
@@ -214,7 +225,64 @@ pub(super) fn count(graph: &Graph<'_>) -> Counted {
         cut,
         cycle,
         longest,
+        topological,
+        targets,
+        reached,
     }
+}
+
+/// The entries of `counted` (of `graph`, with no cycle and nothing cut) as a scheduler
+/// chooses among their transitions: one action per event taken (its `pick`) or its actor's
+/// crash there, each action's branches its draws' decisions; an end entry's outcome is
+/// `outcome[entry]`. `Err`: the graph is not whole (an internal error: it is asked for only
+/// when nothing was cut).
+pub(super) fn schedulers(
+    graph: &Graph<'_>,
+    counted: &Counted,
+    outcome: &[u32],
+) -> Result<Schedulers, String> {
+    let adjacency = Adjacency::of(graph);
+    let mut place = vec![NONE; counted.entries.len()];
+    for (at, &entry) in counted.topological.iter().enumerate() {
+        place[entry as usize] = at as u32;
+    }
+    let mut schedulers = Schedulers::new();
+    // One entry's transitions, by action: (pick, crash), target, probability.
+    let mut ways: Vec<((u16, bool), u32, f64)> = Vec::new();
+    for &entry in &counted.topological {
+        let Entry { node, .. } = counted.entries[entry as usize];
+        let edges = adjacency.of_state(node);
+        if edges.is_empty() {
+            match outcome[entry as usize] {
+                NONE => return Err(format!("entry {entry} ends with no outcome")),
+                outcome => schedulers.push_end(outcome),
+            }
+            continue;
+        }
+        schedulers.push_entry();
+        ways.clear();
+        let from = counted.reached[entry as usize];
+        for (&edge_index, &target) in edges.iter().zip(&counted.targets[from..]) {
+            let edge = graph.edges[edge_index as usize];
+            let key = (edge.choice.pick, edge.choice.crash);
+            ways.push((
+                key,
+                place.get(target as usize).copied().unwrap_or(NONE),
+                edge.probability,
+            ));
+        }
+        // An action's branches are made one after another; sorted, stably, in case not.
+        ways.sort_by_key(|way| way.0);
+        let mut last = None;
+        for &(key, to, probability) in &ways {
+            if last != Some(key) {
+                schedulers.push_action()?;
+                last = Some(key);
+            }
+            schedulers.push_branch(to, probability)?;
+        }
+    }
+    Ok(schedulers)
 }
 
 /// The states in topological order (Kahn's: a state once every edge into it was taken),

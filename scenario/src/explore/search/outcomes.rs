@@ -19,19 +19,23 @@ impl Search<'_> {
         self.seen = FxHashMap::default();
         self.spare = Default::default();
         let node_count = self.depths.len();
+        let graph = Graph {
+            states: node_count,
+            edges: &self.edges,
+            deltas: &self.deltas,
+            start: &self.start_counts,
+            max_entries: self.limits.max_states,
+        };
+        let counted = count(&graph);
         let Counted {
             entries,
             counts,
             cut,
             cycle,
             longest,
-        } = count(&Graph {
-            states: node_count,
-            edges: &self.edges,
-            deltas: &self.deltas,
-            start: &self.start_counts,
-            max_entries: self.limits.max_states,
-        });
+            ..
+        } = &counted;
+        let (cut, cycle, longest) = (*cut, *cycle, *longest);
         let mut bounded = self.bounded;
         if cut {
             bounded.get_or_insert(Bound::new(Reached::Counts {
@@ -50,6 +54,13 @@ impl Search<'_> {
         let mut found: Vec<Found> = Vec::new();
         let mut by_cells: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         let mut executions = 0u128;
+        // Each end entry's outcome (in the order found), for the schedulers' graph.
+        let keep_schedulers = self.limits.keep_schedulers && self.limits.shard.is_none();
+        let mut outcome_of = if keep_schedulers {
+            vec![NONE; entries.len()]
+        } else {
+            Vec::new()
+        };
         for (index, entry) in entries.iter().enumerate() {
             let end = end_of[entry.node as usize];
             if end == NONE {
@@ -83,6 +94,9 @@ impl Search<'_> {
                     (found.len() - 1) as u32
                 }
             };
+            if keep_schedulers {
+                outcome_of[index] = outcome;
+            }
             let tally = &mut found[outcome as usize];
             tally.executions = tally.executions.saturating_add(entry.paths);
             tally.chance += entry.chance;
@@ -102,6 +116,21 @@ impl Search<'_> {
             let depth = |f: &Found| entries[f.first as usize].depth as usize;
             coordsim_model::explore::outcome_order(depth(a), &a.metrics, depth(b), &b.metrics)
         });
+        let schedulers = if keep_schedulers && bounded.is_none() {
+            // Each outcome by its place in the sorted list (its first entry is its own).
+            let mut sorted = vec![NONE; found.len()];
+            for (place, f) in found.iter().enumerate() {
+                sorted[outcome_of[f.first as usize] as usize] = place as u32;
+            }
+            for outcome in outcome_of.iter_mut().filter(|o| **o != NONE) {
+                *outcome = sorted[*outcome as usize];
+            }
+            let kept = crate::explore::count::schedulers(&graph, &counted, &outcome_of)
+                .map_err(|e| ModelError::Invariant(format!("internal: {e}")))?;
+            Some(kept)
+        } else {
+            None
+        };
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
@@ -156,6 +185,7 @@ impl Search<'_> {
             symmetry: std::mem::take(&mut self.symmetry_notes),
             outcomes,
             part,
+            schedulers,
         })
     }
 

@@ -1,0 +1,251 @@
+//! A free order is a scheduler's choice: the least and the greatest probability of a set of
+//! outcomes over every scheduler.
+//!
+//! Where an instant leaves several events in a free order (or an actor may crash anywhere),
+//! which one runs is chosen by no draw: a *scheduler* chooses, at each point of an
+//! execution, one of the actions the semantics allow there (an event, or its actor's crash),
+//! knowing everything that happened so far; the random draws of the action it chose keep
+//! their probabilities. Each scheduler gives every outcome a probability, so an outcome's
+//! probability is an interval: its least and greatest over every scheduler.
+//!
+//! Both ends are computed over the explored graph of entries (a state with the counts an
+//! execution brings to it), which is acyclic: an end entry is worth 1 when its outcome is in
+//! the set and 0 when not; any other entry is worth the least (the greatest) over its
+//! actions of the sum of each random branch's probability times its target's worth. One
+//! pass from the ends back to the start is exact but for floating point: see
+//! [`Schedulers::extreme`] for the error bound. A scheduler that chooses by the whole
+//! history does no better than one that chooses by the entry alone (the graph is acyclic,
+//! and an entry's future depends on nothing else), so the pass covers every scheduler.
+
+/// The graph of an exploration's entries as a scheduler sees it: each entry's actions, and
+/// each action's random branches. Kept only when asked
+/// ([`ExploreLimits::keep_schedulers`](super::ExploreLimits::keep_schedulers)).
+///
+/// Entries are numbered so that every branch goes to a later entry (a topological order),
+/// the start first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Schedulers {
+    /// Per entry, where its actions begin in `action_branches` (one more than the entries).
+    entry_actions: Vec<u32>,
+    /// Per action, where its branches begin in `to` and `probability` (one more than the
+    /// actions).
+    action_branches: Vec<u32>,
+    /// Each branch's target entry.
+    to: Vec<u32>,
+    /// Each branch's probability given its action.
+    probability: Vec<f64>,
+    /// Per entry, its outcome (an index into [`Exploration::outcomes`](super::Exploration::outcomes)),
+    /// or [`Schedulers::GOES_ON`] for an entry with actions.
+    outcome: Vec<u32>,
+}
+
+impl Schedulers {
+    /// An entry's outcome when it has none: it goes on.
+    pub const GOES_ON: u32 = u32::MAX;
+
+    /// An empty graph, to build entry by entry.
+    pub fn new() -> Schedulers {
+        Schedulers {
+            entry_actions: vec![0],
+            action_branches: vec![0],
+            ..Schedulers::default()
+        }
+    }
+
+    /// The entries so far.
+    pub fn entries(&self) -> usize {
+        self.outcome.len()
+    }
+
+    /// The actions so far.
+    pub fn actions(&self) -> usize {
+        self.action_branches.len() - 1
+    }
+
+    /// Adds an end entry, of outcome `outcome`.
+    pub fn push_end(&mut self, outcome: u32) {
+        self.outcome.push(outcome);
+        self.entry_actions
+            .push(self.entry_actions[self.entries() - 1]);
+    }
+
+    /// Adds an entry that goes on: its actions follow ([`Schedulers::push_action`]).
+    pub fn push_entry(&mut self) {
+        self.outcome.push(Self::GOES_ON);
+        self.entry_actions
+            .push(self.entry_actions[self.entries() - 1]);
+    }
+
+    /// Adds an action to the last entry: its branches follow
+    /// ([`Schedulers::push_branch`]). `Err` when there is no entry, or the last ends.
+    pub fn push_action(&mut self) -> Result<(), String> {
+        match self.outcome.last() {
+            Some(&Self::GOES_ON) => {}
+            Some(_) => return Err("an end entry has no action".into()),
+            None => return Err("an action needs an entry first".into()),
+        }
+        let branches = self.to.len() as u32;
+        self.action_branches.push(branches);
+        if let Some(last) = self.entry_actions.last_mut() {
+            *last += 1;
+        }
+        Ok(())
+    }
+
+    /// Adds a branch to the last action: to entry `to` (later than the last entry) with
+    /// probability `probability` given the action.
+    pub fn push_branch(&mut self, to: u32, probability: f64) -> Result<(), String> {
+        let from = self
+            .entries()
+            .checked_sub(1)
+            .ok_or("a branch needs an entry")?;
+        if self.entry_actions[from] == self.entry_actions[from + 1] {
+            return Err("a branch needs an action of its entry first".into());
+        }
+        if to as usize <= from {
+            return Err(format!(
+                "a branch from entry {from} goes to entry {to}: entries are in topological order"
+            ));
+        }
+        if !(0.0..=1.0).contains(&probability) {
+            return Err(format!(
+                "a branch's probability is {probability}, not in [0, 1]"
+            ));
+        }
+        self.to.push(to);
+        self.probability.push(probability);
+        if let Some(last) = self.action_branches.last_mut() {
+            *last += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether some entry has more than one action: a scheduler chooses somewhere.
+    pub fn chooses(&self) -> bool {
+        self.entry_actions.windows(2).any(|w| w[1] - w[0] > 1)
+    }
+
+    /// The least (`least`) or the greatest probability, over every scheduler, that an
+    /// execution ends with an outcome `in_set` holds for. 0 for an empty graph.
+    ///
+    /// Floating point, with its error bounded: each entry's worth is a sum of at most `b`
+    /// products (`b` the branches of one action) of a probability and a worth, each in
+    /// [0, 1], so each sum adds at most `(b + 1)·2⁻⁵³` of rounding to what its targets
+    /// carry (taking the least or the greatest adds none); along the `n` events of the
+    /// longest execution, the start's worth is within `n·(b + 1)·2⁻⁵³` of the exact value
+    /// of the probabilities as stored (each a product of at most 64 draws' probabilities,
+    /// itself within `65·2⁻⁵³` relative). For a million events and 64 branches: under 10⁻⁸
+    /// in theory, far less in practice; the claims' tolerance is 10⁻⁹.
+    pub fn extreme(&self, in_set: &dyn Fn(usize) -> bool, least: bool) -> f64 {
+        let mut worth = vec![0.0f64; self.entries()];
+        self.worth_into(in_set, least, &mut worth);
+        worth.first().copied().unwrap_or(0.0)
+    }
+
+    /// Each entry's worth (see [`Schedulers::extreme`]) into `worth` (one per entry): the
+    /// least or greatest probability of the set from that entry on.
+    pub fn worth_into(&self, in_set: &dyn Fn(usize) -> bool, least: bool, worth: &mut [f64]) {
+        for entry in (0..self.entries()).rev() {
+            let outcome = self.outcome[entry];
+            if outcome != Self::GOES_ON {
+                worth[entry] = f64::from(u8::from(in_set(outcome as usize)));
+                continue;
+            }
+            let actions =
+                self.entry_actions[entry] as usize..self.entry_actions[entry + 1] as usize;
+            let mut best: Option<f64> = None;
+            for action in actions {
+                let value = self.action_worth(action, worth);
+                best = Some(match best {
+                    None => value,
+                    Some(b) if least => b.min(value),
+                    Some(b) => b.max(value),
+                });
+            }
+            worth[entry] = best.unwrap_or(0.0);
+        }
+    }
+
+    /// Action `action`'s worth: each branch's probability times its target's worth.
+    fn action_worth(&self, action: usize, worth: &[f64]) -> f64 {
+        let branches =
+            self.action_branches[action] as usize..self.action_branches[action + 1] as usize;
+        branches
+            .map(|b| self.probability[b] * worth.get(self.to[b] as usize).copied().unwrap_or(0.0))
+            .sum()
+    }
+
+    /// Bytes it holds, about.
+    pub fn bytes(&self) -> usize {
+        4 * (self.entry_actions.len() + self.action_branches.len() + self.to.len())
+            + 8 * self.probability.len()
+            + 4 * self.outcome.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scheduler's choice between a sure outcome and a coin.
+    ///
+    /// Entry 0 has two actions: `a` goes to entry 1 (outcome 0) for sure; `b` flips a coin
+    /// of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0). P(outcome 1) is 0
+    /// under the scheduler that takes `a`, 0.3 under the one that takes `b`: [0, 0.3].
+    /// P(outcome 0) is 1 − that: [0.7, 1].
+    #[test]
+    fn a_choice_between_a_sure_outcome_and_a_coin() {
+        let mut s = Schedulers::new();
+        s.push_entry();
+        s.push_action().unwrap();
+        s.push_branch(1, 1.0).unwrap();
+        s.push_action().unwrap();
+        s.push_branch(2, 0.3).unwrap();
+        s.push_branch(3, 0.7).unwrap();
+        s.push_end(0);
+        s.push_end(1);
+        s.push_end(0);
+        assert!(s.chooses());
+        let one = |k: usize| k == 1;
+        let zero = |k: usize| k == 0;
+        assert_eq!(s.extreme(&one, true), 0.0);
+        assert_eq!(s.extreme(&one, false), 0.3);
+        assert_eq!(s.extreme(&zero, true), 0.7);
+        assert_eq!(s.extreme(&zero, false), 1.0);
+    }
+
+    /// A choice after a draw sees the draw: a coin of 0.5, then on heads a choice between
+    /// outcome 1 and outcome 0, on tails outcome 0. The greatest P(outcome 1) is 0.5 (choose
+    /// outcome 1 on heads), the least 0.
+    #[test]
+    fn a_choice_after_a_draw() {
+        let mut s = Schedulers::new();
+        s.push_entry(); // 0: the coin
+        s.push_action().unwrap();
+        s.push_branch(1, 0.5).unwrap();
+        s.push_branch(2, 0.5).unwrap();
+        s.push_entry(); // 1: heads, a choice
+        s.push_action().unwrap();
+        s.push_branch(3, 1.0).unwrap();
+        s.push_action().unwrap();
+        s.push_branch(2, 1.0).unwrap();
+        s.push_end(0); // 2
+        s.push_end(1); // 3
+        let one = |k: usize| k == 1;
+        assert_eq!((s.extreme(&one, true), s.extreme(&one, false)), (0.0, 0.5));
+    }
+
+    /// A branch back to an earlier entry, or a branch with no action, is refused.
+    #[test]
+    fn a_graph_out_of_order_is_refused() {
+        let mut s = Schedulers::new();
+        assert!(s.push_action().is_err());
+        s.push_entry();
+        assert!(s.push_branch(1, 1.0).is_err());
+        s.push_action().unwrap();
+        assert!(s.push_branch(0, 1.0).is_err());
+        assert!(s.push_branch(1, 1.5).is_err());
+        s.push_end(0);
+        assert!(s.push_action().is_err());
+    }
+}
