@@ -22,6 +22,7 @@ mod models;
 mod outputs;
 mod reliability;
 mod scenarios;
+mod schedulers;
 mod shards;
 mod site;
 mod site_params;
