@@ -12,12 +12,15 @@ use proptest::prelude::*;
 use crate::explore::explore;
 use crate::harness::{check_config, read, root};
 
+/// An action's branches: (later entry, weight).
+type Action = Vec<(usize, u32)>;
+
 /// A tiny graph of entries: per entry, `None` for an end (with its outcome in `ends`) or
 /// its actions, each a list of (later entry, weight); an action's weights are made its
 /// branches' probabilities by dividing by their sum.
 #[derive(Debug, Clone)]
 struct Tiny {
-    entries: Vec<Option<Vec<Vec<(usize, u32)>>>>,
+    entries: Vec<Option<Vec<Action>>>,
     ends: Vec<usize>,
 }
 

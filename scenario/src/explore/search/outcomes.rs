@@ -134,7 +134,7 @@ impl Search<'_> {
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
-            let path = self.path(&entries, found.first);
+            let path = self.path(entries, found.first);
             let events = if self.symmetry.on() {
                 self.decisions_along(&path)?
             } else {
