@@ -235,7 +235,7 @@ fn probability_over_executions(
         // Said from the outcomes' expectation; with none (a bound hit first), from the claim.
         let mut test_line = format!("{} meets its test", claim.metric);
         let mut first = None;
-        let mut actual = Some(0.0);
+        let mut sum = Some(0.0);
         // Which outcomes meet the test, for the schedulers' interval.
         let mut meeting = vec![false; e.outcomes.len()];
         for (k, o) in e.outcomes.iter().enumerate() {
@@ -255,32 +255,12 @@ fn probability_over_executions(
             );
             if judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0 {
                 first = first.or(Some((point, k)));
-                actual = actual.zip(o.probability).map(|(a, p)| a + p);
+                sum = sum.zip(o.probability).map(|(a, p)| a + p);
                 meeting[k] = true;
             }
         }
-        let ends = claim
-            .scheduler
-            .and_then(|_| scheduler_ends(e, actual, &meeting));
-        if let Some(scheduler) = claim.scheduler {
-            actual = ends.map(|(least, greatest)| match scheduler {
-                Scheduler::Min => least,
-                Scheduler::Max => greatest,
-            });
-        }
-        let reason = if e.bounded.is_some() {
-            Some("the exploration was bounded: not every execution's probability is known")
-        } else if claim.scheduler.is_some() && ends.is_none() {
-            Some(
-                "an exploration split into shards keeps no graph for its schedulers: explore it whole",
-            )
-        } else if e.ordered && claim.scheduler.is_none() {
-            Some(
-                "some instant left events in a free order: executions have no probability (give the claim `scheduler = \"min\"` or `\"max\"`, or the scenario no tie)",
-            )
-        } else {
-            None
-        };
+        let (actual, ends) = claimed_end(e, claim, sum, &meeting);
+        let reason = no_probability(e, claim, ends);
         let excess = match (reason, actual, expected) {
             (None, Some(a), Some(x)) => (a - x).abs() - PROBABILITY_TOLERANCE,
             _ => f64::INFINITY,
@@ -318,12 +298,11 @@ fn probability_over_executions(
         Expect::Expr(text, _) => format!("{text} = {}", show(expected)),
         _ => show(expected),
     };
-    let relation = format!("expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
     // Over schedulers, which end (`min over schedulers: expected 0.3, ± 1e-9`).
-    let relation = match claim.scheduler {
-        Some(s) => format!("{} over schedulers: {relation}", s.name()),
-        None => relation,
-    };
+    let over = claim
+        .scheduler
+        .map_or(String::new(), |s| format!("{} over schedulers: ", s.name()));
+    let relation = format!("{over}expected {expected}, ± {PROBABILITY_TOLERANCE:e}");
     let line = line::probability_line(
         config,
         claim,
@@ -369,6 +348,25 @@ fn probability_over_executions(
     (verdict, first)
 }
 
+/// The probability a claim reads at a point (`sum`: the outcomes' meeting its test, when
+/// known), and with `scheduler` its interval over schedulers: the claimed end of it.
+fn claimed_end(
+    e: &coordsim_model::Exploration,
+    claim: &Claim,
+    sum: Option<f64>,
+    meeting: &[bool],
+) -> (Option<f64>, Option<(f64, f64)>) {
+    let Some(scheduler) = claim.scheduler else {
+        return (sum, None);
+    };
+    let ends = scheduler_ends(e, sum, meeting);
+    let end = ends.map(|(least, greatest)| match scheduler {
+        Scheduler::Min => least,
+        Scheduler::Max => greatest,
+    });
+    (end, ends)
+}
+
 /// The least and the greatest probability, over every scheduler, that an execution of `e`
 /// ends with an outcome `meeting` marks: where no order is free both are the outcomes'
 /// probability `sum` (one scheduler, no choice); else over the graph the exploration kept.
@@ -387,4 +385,24 @@ fn scheduler_ends(
     let graph = e.schedulers.as_ref()?;
     let meets = |k: usize| meeting.get(k).copied().unwrap_or(false);
     Some((graph.extreme(&meets, true), graph.extreme(&meets, false)))
+}
+
+/// Why a point's probability is not known (`None`: it is), `ends` its interval over
+/// schedulers when the claim asks for one.
+fn no_probability(
+    e: &coordsim_model::Exploration,
+    claim: &Claim,
+    ends: Option<(f64, f64)>,
+) -> Option<&'static str> {
+    if e.bounded.is_some() {
+        Some("the exploration was bounded: not every execution's probability is known")
+    } else if claim.scheduler.is_some() && ends.is_none() {
+        Some("an exploration split into shards keeps no graph for its schedulers: explore it whole")
+    } else if e.ordered && claim.scheduler.is_none() {
+        Some(
+            "some instant left events in a free order: executions have no probability (give the claim `scheduler = \"min\"` or `\"max\"`, or the scenario no tie)",
+        )
+    } else {
+        None
+    }
 }

@@ -1,12 +1,12 @@
 //! The end of a search: the graph counted ([`count`]), each end entry's outcome taken with
 //! its counts, and each outcome's first (shortest) execution replayed as its trace.
 
-use coordsim_model::explore::{Decision, Outcome, Part, Schedule};
+use coordsim_model::explore::{Decision, Outcome, Part, Schedule, Schedulers};
 use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
 use super::{End, Found, Search};
-use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, count};
+use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, count, schedulers};
 use crate::explore::spare::cells_key;
 use crate::explore::step::{choices_into, run_chosen, start};
 use crate::explore::trace;
@@ -27,17 +27,9 @@ impl Search<'_> {
             max_entries: self.limits.max_states,
         };
         let counted = count(&graph);
-        let Counted {
-            entries,
-            counts,
-            cut,
-            cycle,
-            longest,
-            ..
-        } = &counted;
-        let (cut, cycle, longest) = (*cut, *cycle, *longest);
+        let (entries, counts, cycle) = (&counted.entries, &counted.counts, counted.cycle);
         let mut bounded = self.bounded;
-        if cut {
+        if counted.cut {
             bounded.get_or_insert(Bound::new(Reached::Counts {
                 states: entries.len() as u64,
             }));
@@ -56,11 +48,7 @@ impl Search<'_> {
         let mut executions = 0u128;
         // Each end entry's outcome (in the order found), for the schedulers' graph.
         let keep_schedulers = self.limits.keep_schedulers && self.limits.shard.is_none();
-        let mut outcome_of = if keep_schedulers {
-            vec![NONE; entries.len()]
-        } else {
-            Vec::new()
-        };
+        let mut outcome_of = vec![NONE; if keep_schedulers { entries.len() } else { 0 }];
         for (index, entry) in entries.iter().enumerate() {
             let end = end_of[entry.node as usize];
             if end == NONE {
@@ -94,8 +82,8 @@ impl Search<'_> {
                     (found.len() - 1) as u32
                 }
             };
-            if keep_schedulers {
-                outcome_of[index] = outcome;
+            if let Some(of) = outcome_of.get_mut(index) {
+                *of = outcome;
             }
             let tally = &mut found[outcome as usize];
             tally.executions = tally.executions.saturating_add(entry.paths);
@@ -106,9 +94,9 @@ impl Search<'_> {
         // first depth.
         let first_deepest = self.depths.iter().copied().max().map_or(0, u64::from);
         let longest = if cycle {
-            longest.max(first_deepest)
+            counted.longest.max(first_deepest)
         } else {
-            longest
+            counted.longest
         };
         // Fewest events first, then by the cells: an order of the outcomes alone, whatever
         // order the search met them in (under symmetry, in another).
@@ -116,21 +104,9 @@ impl Search<'_> {
             let depth = |f: &Found| entries[f.first as usize].depth as usize;
             coordsim_model::explore::outcome_order(depth(a), &a.metrics, depth(b), &b.metrics)
         });
-        let schedulers = if keep_schedulers && bounded.is_none() {
-            // Each outcome by its place in the sorted list (its first entry is its own).
-            let mut sorted = vec![NONE; found.len()];
-            for (place, f) in found.iter().enumerate() {
-                sorted[outcome_of[f.first as usize] as usize] = place as u32;
-            }
-            for outcome in outcome_of.iter_mut().filter(|o| **o != NONE) {
-                *outcome = sorted[*outcome as usize];
-            }
-            let kept = crate::explore::count::schedulers(&graph, &counted, &outcome_of)
-                .map_err(|e| ModelError::Invariant(format!("internal: {e}")))?;
-            Some(kept)
-        } else {
-            None
-        };
+        let schedulers = (keep_schedulers && bounded.is_none())
+            .then(|| schedulers_of(&graph, &counted, outcome_of, &found))
+            .transpose()?;
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
@@ -272,4 +248,24 @@ impl Search<'_> {
         path.reverse();
         path
     }
+}
+
+/// The graph a scheduler chooses in ([`schedulers`]), each end entry with its outcome's
+/// place among the sorted outcomes (`outcome_of`: each entry's in the order found).
+fn schedulers_of(
+    graph: &Graph<'_>,
+    counted: &Counted,
+    mut outcome_of: Vec<u32>,
+    found: &[Found],
+) -> Result<Schedulers, ModelError> {
+    // Each outcome by its place in the sorted list (its first entry is its own).
+    let mut sorted = vec![NONE; found.len()];
+    for (place, f) in found.iter().enumerate() {
+        sorted[outcome_of[f.first as usize] as usize] = place as u32;
+    }
+    for outcome in outcome_of.iter_mut().filter(|o| **o != NONE) {
+        *outcome = sorted[*outcome as usize];
+    }
+    schedulers(graph, counted, &outcome_of)
+        .map_err(|e| ModelError::Invariant(format!("internal: {e}")))
 }
