@@ -127,8 +127,9 @@ pub(crate) fn explore_symmetry() {
             clients: k,
             increments: n as u32,
         };
-        let (sr_seconds, sr_states) =
-            timed(1, || crate::stateright::explore_symmetric(model.clone(), jobs));
+        let (sr_seconds, sr_states) = timed(1, || {
+            crate::stateright::explore_symmetric(model.clone(), jobs)
+        });
         println!(
             "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s",
             format!("  Stateright 0.31, symmetry, {jobs} thread(s)"),

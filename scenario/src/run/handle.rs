@@ -502,7 +502,13 @@ impl<'p> Sim<'p> {
                 withdraw,
                 inline_first,
                 ..
-            } => self.fork_step(job, starts, (*wait, *withdraw, *inline_first), acted, events),
+            } => self.fork_step(
+                job,
+                starts,
+                (*wait, *withdraw, *inline_first),
+                acted,
+                events,
+            ),
             Step::BranchEnd => {
                 self.branch_end(job, true, events);
                 Flow::Wait
