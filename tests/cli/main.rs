@@ -16,6 +16,7 @@ mod explore_shards;
 mod fuzz;
 mod fuzz_scenarios;
 mod lessons;
+mod lessons_explored;
 mod locales;
 mod log_axes;
 mod models;
