@@ -340,6 +340,28 @@ pub(super) fn number_outcome(
             ),
         ));
     };
+    // Every number in a region is checked: one other than the value is refused, never
+    // passed over (it would read as checked on the page).
+    let after_number = prefix.chars().count() + number.chars().count();
+    let loose = (super::lint::loose_numbers(prefix).into_iter())
+        .chain(
+            (super::lint::loose_numbers(suffix).into_iter()).map(|(at, n)| (after_number + at, n)),
+        )
+        .next();
+    if let Some((at, other)) = loose {
+        let byte = written_text.char_indices().nth(at).map_or(0, |(b, _)| b);
+        let pos = Pos {
+            col: region.at.col + at,
+            offset: region.at.offset + byte,
+            ..region.at
+        };
+        return Err(error(
+            pos,
+            format!(
+                "`{other}` is not checked: a value region checks one number (here `{number}`); give `{other}` a region of its own, or write it outside this one"
+            ),
+        ));
+    }
     // The percent sign stands where the locale puts it: `%8` in Turkish, `8%` in English.
     let misplaced = match locale {
         Locale::Tr => suffix.trim_start().starts_with('%'),
