@@ -4,7 +4,7 @@
 
 use sim_core::{Due, EventQueue};
 
-use super::{Branch, Child, MOVED, Search};
+use super::{Branch, Child, Known, MOVED, Rules, Search};
 use crate::explore::budget::Keep;
 use crate::explore::spare::Spare;
 #[cfg(debug_assertions)]
@@ -14,7 +14,7 @@ use crate::run::state::{Event, Sim};
 #[cfg(debug_assertions)]
 use coordsim_model::ModelError;
 
-impl<'a> Search<'a> {
+impl<'a> Rules<'a> {
     /// The state's fingerprint (cut to 8 bits under `weak_fingerprints`, a test's).
     pub(super) fn key(&self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> u64 {
         let fingerprint = sim.fingerprint(queue);
@@ -22,21 +22,6 @@ impl<'a> Search<'a> {
             fingerprint & 0xff
         } else {
             fingerprint
-        }
-    }
-
-    /// A debug build's check that `state`, met by the fingerprint of kept state `to`, is
-    /// that state: two different states sharing a fingerprint stop the search.
-    #[cfg(debug_assertions)]
-    pub(super) fn same_state(&self, to: u32, state: &State<'a>) -> Result<(), ModelError> {
-        match self.words.get(&to) {
-            Some(words) if *words != state.0.state_words(&state.1) => {
-                Err(ModelError::Invariant(format!(
-                    "internal: two different states share a fingerprint (state {to} and one \
-                     met later): the search merged them"
-                )))
-            }
-            _ => Ok(()),
         }
     }
 
@@ -52,6 +37,7 @@ impl<'a> Search<'a> {
         before: &[u64],
         branch: Branch<'a>,
         keep: Option<&mut Keep>,
+        known: Known<'_>,
         spare: &mut Spare<'a>,
     ) -> Child<'a> {
         let mut branch = branch;
@@ -97,13 +83,13 @@ impl<'a> Search<'a> {
         let bytes = branch.state.0.state_bytes(&branch.state.1);
         let kept = keep.is_none_or(|keep| {
             // In the shared levels of a split no state is merged: each is new.
-            let fingerprint = fingerprint.filter(|_| !self.shared);
-            keep.keeps(fingerprint, bytes, &self.seen)
+            let fingerprint = fingerprint.filter(|_| !known.shared);
+            keep.keeps(fingerprint, bytes, known.seen)
         });
         let state = if kept {
             Some(branch.state)
         } else {
-            spare.recycle(branch.state);
+            spare.recycle_sized(branch.state, bytes);
             None
         };
         Child {
@@ -113,6 +99,23 @@ impl<'a> Search<'a> {
             fingerprint,
             state,
             bytes,
+        }
+    }
+}
+
+impl<'a> Search<'a> {
+    /// A debug build's check that `state`, met by the fingerprint of kept state `to`, is
+    /// that state: two different states sharing a fingerprint stop the search.
+    #[cfg(debug_assertions)]
+    pub(super) fn same_state(&self, to: u32, state: &State<'a>) -> Result<(), ModelError> {
+        match self.words.get(&to) {
+            Some(words) if *words != state.0.state_words(&state.1) => {
+                Err(ModelError::Invariant(format!(
+                    "internal: two different states share a fingerprint (state {to} and one \
+                     met later): the search merged them"
+                )))
+            }
+            _ => Ok(()),
         }
     }
 
