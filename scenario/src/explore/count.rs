@@ -22,7 +22,6 @@ pub(super) const NONE: u32 = u32::MAX;
 /// A transition.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Edge {
-    pub from: u32,
     pub to: u32,
     /// Its probability given its start (the product of its draws').
     pub probability: f64,
@@ -210,6 +209,35 @@ impl Walk {
         }
     }
 
+    /// The walk as if it had made at most `limit` entries (it made more): the later ones
+    /// and what was found from them dropped, an edge to one of them cut. Entries are made
+    /// and taken in one order whatever the limit, so this is the walk a lower limit makes.
+    fn truncate(&mut self, limit: usize) {
+        if self.entries.len() <= limit {
+            return;
+        }
+        // A state's entries are chained from its last to its first: the chain begins at
+        // its last one kept.
+        for first in &mut self.first {
+            while *first != NONE && *first as usize >= limit {
+                *first = self.entries[*first as usize].next;
+            }
+        }
+        self.entries.truncate(limit);
+        let taken = self.at.min(limit);
+        if let Some(&end) = self.reached.get(taken) {
+            self.targets.truncate(end);
+        }
+        self.reached.truncate(taken);
+        self.at = taken;
+        for target in &mut self.targets {
+            if *target != NONE && *target as usize >= limit {
+                *target = NONE;
+                self.cut = true;
+            }
+        }
+    }
+
     /// The entry of state `node` with counts `counts` (`NONE`: none yet).
     fn find(&self, node: u32, counts: u32) -> u32 {
         let mut at = self.first.get(node as usize).copied().unwrap_or(NONE);
@@ -233,6 +261,7 @@ impl Walk {
         } else {
             graph.max_entries
         };
+        self.truncate(usize::try_from(max_entries).unwrap_or(usize::MAX));
         self.advance(graph, graph.states, max_entries, true);
         let Walk {
             sums,
@@ -342,33 +371,59 @@ impl Sums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    fn edge(from: u32, to: u32, delta: u32, rank: u32) -> Edge {
-        Edge {
+    /// An edge out of state `from` (kept beside it: a graph's edges are in the order of
+    /// the states they leave).
+    fn edge(from: u32, to: u32, delta: u32, rank: u32) -> (u32, Edge) {
+        (
             from,
-            to,
-            probability: 0.5,
-            delta,
-            rank,
-            choice: Choice::default(),
-        }
+            Edge {
+                to,
+                probability: 0.5,
+                delta,
+                rank,
+                choice: Choice::default(),
+            },
+        )
+    }
+
+    /// Where each of `states` states' edges begin among `edges` (in their states' order).
+    fn starts_of(states: usize, edges: &[(u32, Edge)]) -> Vec<u32> {
+        assert!(edges.is_sorted_by_key(|(from, _)| *from));
+        (0..=states as u32)
+            .map(|node| edges.iter().filter(|(from, _)| *from < node).count() as u32)
+            .collect()
     }
 
     /// `edges` (in the order of the states they leave) over `states` states counted from a
-    /// start with counts `start`.
-    fn counted(states: usize, edges: &[Edge], deltas: &CountTable, start: &[u64]) -> Counted {
-        assert!(edges.is_sorted_by_key(|e| e.from));
-        let starts: Vec<u32> = (0..=states as u32)
-            .map(|node| edges.iter().filter(|e| e.from < node).count() as u32)
-            .collect();
+    /// start with counts `start`, within `max_entries`.
+    fn counted_within(
+        states: usize,
+        edges: &[(u32, Edge)],
+        deltas: &CountTable,
+        start: &[u64],
+        max_entries: u64,
+    ) -> Counted {
+        let starts = starts_of(states, edges);
+        let edges: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
         let graph = Graph {
             states,
-            edges,
+            edges: &edges,
             starts: &starts,
             deltas,
-            max_entries: 100,
+            max_entries,
         };
         count(&graph, start)
+    }
+
+    fn counted(
+        states: usize,
+        edges: &[(u32, Edge)],
+        deltas: &CountTable,
+        start: &[u64],
+    ) -> Counted {
+        counted_within(states, edges, deltas, start, 100)
     }
 
     /// A diamond: the start (0) goes to 1 adding a lost update (delta 1) or to 2 adding
@@ -427,5 +482,111 @@ mod tests {
         let edges = [edge(0, 1, 0, 0), edge(1, 0, 0, 0)];
         let counted = counted(2, &edges, &deltas, &[0]);
         assert!(counted.cycle);
+    }
+
+    /// An entry as the counting found it, its counts by their values (their indices
+    /// depend on the order they were first met in).
+    fn entries_of(counted: &Counted) -> Vec<(u32, Vec<u64>, u32, u32, u32, u128, u64)> {
+        counted
+            .entries
+            .iter()
+            .map(|e| {
+                let counts = counted.counts.all[e.counts as usize].to_vec();
+                (
+                    e.node,
+                    counts,
+                    e.depth,
+                    e.pred,
+                    e.edge,
+                    e.paths,
+                    e.chance.to_bits(),
+                )
+            })
+            .collect()
+    }
+
+    /// A loop that adds a lost update each time round (0 → 1 adding one, 1 → 0): its
+    /// entries would go on without end, so with the cycle found they stop at 4 per state
+    /// and one (2 states: 9 entries), cut. A walk taken on beside the search with the
+    /// higher bound (no cycle known yet: 100 entries) is cut back to the same 9, with the
+    /// same edges cut.
+    #[test]
+    fn a_walk_past_a_cycles_bound_is_cut_back_to_it() {
+        let mut deltas = CountTable::default();
+        deltas.intern(&[0]);
+        deltas.intern(&[1]);
+        let edges = [edge(0, 1, 1, 0), edge(1, 0, 0, 0)];
+        let whole = counted_within(2, &edges, &deltas, &[0], 100);
+        assert!(whole.cycle && whole.cut);
+        assert_eq!(whole.entries.len(), 4 * 2 + 1);
+        let starts = starts_of(2, &edges);
+        let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+        let graph = Graph {
+            states: 2,
+            edges: &plain,
+            starts: &starts,
+            deltas: &deltas,
+            max_entries: 100,
+        };
+        let mut walk = Walk::new(&[0]);
+        walk.advance(&graph, 2, 100, true);
+        assert_eq!(walk.entries.len(), 100);
+        let walked = walk.finish(&graph);
+        assert_eq!(entries_of(&walked), entries_of(&whole));
+        assert_eq!((walked.cut, walked.cycle), (true, true));
+    }
+
+    proptest! {
+        /// A walk taken on as the states' edges become known (a few states at a time, as
+        /// the search merges them; waiting at a lower bound while a cycle may close) counts
+        /// what one walk over the whole graph counts, entry for entry: random graphs of up
+        /// to 12 states, their edges to any state (cycles too), some adding to the counts.
+        #[test]
+        fn a_walk_taken_in_steps_counts_as_one_over_the_whole(
+            states in 1usize..12,
+            raw in proptest::collection::vec((0u32..12, 0u32..12, 0u32..3), 0..30),
+            steps in proptest::collection::vec(1usize..4, 1..12),
+            max_entries in 1u64..60,
+            back in any::<bool>(),
+        ) {
+            let mut deltas = CountTable::default();
+            deltas.intern(&[0, 0]);
+            deltas.intern(&[1, 0]);
+            deltas.intern(&[0, 1]);
+            let mut edges: Vec<(u32, Edge)> = raw
+                .iter()
+                .map(|&(from, to, delta)| edge(from % states as u32, to % states as u32, delta, 0))
+                .collect();
+            edges.sort_by_key(|(from, _)| *from);
+            let whole = counted_within(states, &edges, &deltas, &[0, 0], max_entries);
+            let starts = starts_of(states, &edges);
+            let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+            let graph = Graph {
+                states,
+                edges: &plain,
+                starts: &starts,
+                deltas: &deltas,
+                max_entries,
+            };
+            let mut walk = Walk::new(&[0, 0]);
+            let mut known = 0;
+            for step in steps {
+                known = (known + step).min(states);
+                // The edges known so far: those of the first `known` states.
+                let partial = Graph { starts: &starts[..=known.min(states - 1)], ..graph };
+                let partial = Graph {
+                    edges: &plain[..starts[known] as usize],
+                    ..partial
+                };
+                if back {
+                    walk.advance(&partial, known, max_entries.min(4 * known as u64 + 1), false);
+                } else {
+                    walk.advance(&partial, known, max_entries, true);
+                }
+            }
+            let walked = walk.finish(&graph);
+            prop_assert_eq!(entries_of(&walked), entries_of(&whole));
+            prop_assert_eq!((walked.cut, walked.cycle, walked.longest), (whole.cut, whole.cycle, whole.longest));
+        }
     }
 }

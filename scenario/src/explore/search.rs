@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 use sim_core::SimError;
 use smallvec::SmallVec;
 
-use crate::explore::budget::{Keep, Memory};
+use crate::explore::budget::Memory;
 use crate::explore::count::{CountTable, Edge, Graph, Walk};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
@@ -28,6 +28,7 @@ mod child;
 mod expand;
 mod memory;
 mod outcomes;
+mod threads;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
 const MAX_DRAWS: usize = 64;
@@ -176,6 +177,8 @@ pub(super) struct Search<'a> {
     /// The counting's walk over the entries, taken on beside the search on several threads
     /// ([`Walk`]).
     walk: Walk,
+    /// Whether an edge leads back to a state merged before its own (a cycle may close).
+    back: bool,
     /// What transitions add to the counts, each distinct once (index 0: nothing).
     deltas: CountTable,
     /// The start's counts.
@@ -244,6 +247,7 @@ impl<'a> Search<'a> {
             edges: Vec::new(),
             starts: Vec::new(),
             walk: Walk::new(&[]),
+            back: false,
             deltas: CountTable::default(),
             start_counts: Counts::new(),
             ends: Vec::new(),
@@ -265,14 +269,6 @@ impl<'a> Search<'a> {
             symmetry_notes: Vec::new(),
             memory: Memory::new(limits.max_memory_bytes),
             widest: 1,
-        }
-    }
-
-    /// What a thread may read of the merged states while no merge runs.
-    fn known(&self) -> Known<'_> {
-        Known {
-            seen: Some(&self.seen),
-            shared: self.shared,
         }
     }
 
@@ -360,10 +356,17 @@ impl<'a> Search<'a> {
         {
             return;
         }
-        // The least the bound on entries can be when the search ends ([`Walk::finish`]).
-        let limit = limits
-            .max_states
-            .min(4 * self.depths.len() as u64 + 1);
+        // With no edge back to a state merged before, no cycle so far: the walk makes
+        // entries up to the bound, to be cut back should a cycle lower it
+        // ([`Walk::finish`]). With one, it waits at the least the bound can be.
+        let (limit, whole) = if self.back {
+            (
+                limits.max_states.min(4 * self.depths.len() as u64 + 1),
+                false,
+            )
+        } else {
+            (limits.max_states, true)
+        };
         let graph = Graph {
             states: self.depths.len(),
             edges: &self.edges,
@@ -371,20 +374,7 @@ impl<'a> Search<'a> {
             deltas: &self.deltas,
             max_entries: limits.max_states,
         };
-        self.walk.advance(&graph, self.starts.len(), limit, false);
-    }
-
-    /// The fingerprints merged since the last fold moved into `seen`, which the threads
-    /// read (none reads it now).
-    fn fold_seen(&mut self) -> Result<(), ModelError> {
-        if self.young.is_empty() {
-            return Ok(());
-        }
-        let seen = Arc::get_mut(&mut self.seen).ok_or_else(|| {
-            ModelError::Invariant("internal: the seen states were read while they grew".into())
-        })?;
-        seen.extend(self.young.drain());
-        Ok(())
+        self.walk.advance(&graph, self.starts.len(), limit, whole);
     }
 
     /// A chunk's expansions merged in order, then the stop flags and the time bound read
@@ -411,62 +401,6 @@ impl<'a> Search<'a> {
             return Ok(false);
         }
         Ok(true)
-    }
-
-    /// The search on `jobs` threads, each chunk expanded while this thread merges the
-    /// chunk before: the merge, which must run alone (in the order one thread takes the
-    /// states), costs the expanding threads no time. A chunk is taken from the frontier
-    /// before the chunk ahead of it is merged, so it may be shorter; when the frontier is
-    /// empty the merge goes first. The merge order is the one thread's, so the result never
-    /// depends on `jobs`.
-    fn overlapped(&mut self, frontier: &mut VecDeque<Waiting<'a>>) -> Result<(), ModelError> {
-        let jobs = self.rules.limits.jobs.max(1);
-        // The chunk expanded last, waiting for its merge.
-        let mut pending: Vec<Result<Expanded<'a>, ModelError>> = Vec::new();
-        loop {
-            if frontier.is_empty() {
-                if pending.is_empty() {
-                    return Ok(());
-                }
-                // The next states are the pending chunk's children.
-                let go_on = self.merge_all(std::mem::take(&mut pending), frontier, false)?;
-                self.fold_seen()?;
-                if !go_on {
-                    return Ok(());
-                }
-                continue;
-            }
-            let chunk = self.chunk(frontier);
-            // What the pending chunk keeps whole is not yet held: not room for this one.
-            let in_flight = pending
-                .iter()
-                .flatten()
-                .map(Expanded::kept)
-                .fold((0, 0), |(states, bytes), (s, b)| (states + s, bytes + b));
-            let shares = self.shares(chunk, jobs, in_flight);
-            let rules = Arc::clone(&self.rules);
-            let seen = Arc::clone(&self.seen);
-            let before = std::mem::take(&mut pending);
-            let (expanded, merged) = std::thread::scope(|scope| {
-                let known = Known {
-                    seen: Some(&seen),
-                    shared: false,
-                };
-                let handles = spawn_shares(scope, &rules, shares, known);
-                let merged = self.merge_all(before, frontier, true);
-                (join_shares(handles), merged)
-            });
-            drop(seen);
-            let (done, spares) = expanded;
-            for returned in spares {
-                self.spare.join(returned);
-            }
-            pending = done;
-            self.fold_seen()?;
-            if !merged? {
-                return Ok(());
-            }
-        }
     }
 
     /// A split's start, the same in every shard: the first levels grown as a tree until one holds
@@ -512,57 +446,6 @@ impl<'a> Search<'a> {
             }
         }
         self.fold_seen()
-    }
-
-    /// Every state of `chunk` expanded, in order, on `jobs` threads (each a contiguous
-    /// share of it, and a share of the spare states).
-    fn expand_all(
-        &mut self,
-        chunk: Vec<Waiting<'a>>,
-        jobs: usize,
-    ) -> Vec<Result<Expanded<'a>, ModelError>> {
-        if jobs == 1 || chunk.len() < 2 {
-            let mut spare = std::mem::take(&mut self.spare);
-            let mut keep = self.keep(1, (0, 0));
-            let known = self.known();
-            let done = chunk
-                .into_iter()
-                .map(|w| self.rules.expand(w, &mut spare, &mut keep, known))
-                .collect();
-            self.spare = spare;
-            return done;
-        }
-        let shares = self.shares(chunk, jobs, (0, 0));
-        let (done, spares) = std::thread::scope(|scope| {
-            join_shares(spawn_shares(scope, &self.rules, shares, self.known()))
-        });
-        for returned in spares {
-            self.spare.join(returned);
-        }
-        done
-    }
-
-    /// `chunk` cut into contiguous shares for `jobs` threads, each with a share of the
-    /// spare states and of the room (less `in_flight` bytes not yet held).
-    fn shares(
-        &mut self,
-        chunk: Vec<Waiting<'a>>,
-        jobs: usize,
-        in_flight: (u64, u64),
-    ) -> Vec<Share<'a>> {
-        let per_share = chunk.len().div_ceil(jobs).max(1);
-        let shares_made = chunk.len().div_ceil(per_share);
-        let mut shares = Vec::with_capacity(jobs);
-        let mut rest = chunk.into_iter();
-        loop {
-            let share: Vec<Waiting<'a>> = rest.by_ref().take(per_share).collect();
-            if share.is_empty() {
-                break;
-            }
-            let spare = self.spare.share(jobs);
-            shares.push((share, spare, self.keep(shares_made, in_flight)));
-        }
-        shares
     }
 
     /// An expanded state taken into the graph, in the order one thread would: each child
@@ -627,7 +510,6 @@ impl<'a> Search<'a> {
                 self.deltas.intern(&child.delta)
             };
             let edge = |to: u32| Edge {
-                from: id,
                 to,
                 probability: child.probability,
                 delta,
@@ -635,17 +517,18 @@ impl<'a> Search<'a> {
                 choice: child.choice,
             };
             if let Some(&to) = merged {
+                self.back |= to <= id;
                 #[cfg(debug_assertions)]
                 self.check_merge(to, &child, parent.as_ref(), id)?;
                 self.edges.push(edge(to));
                 if let Some(state) = child.state {
-                    self.spare.recycle_sized(state, child.bytes);
+                    self.spare.recycle(state, child.bytes);
                 }
                 continue;
             }
             if !self.admits(child.bytes) {
                 if let Some(state) = child.state {
-                    self.spare.recycle_sized(state, child.bytes);
+                    self.spare.recycle(state, child.bytes);
                 }
                 cut += 1;
                 continue;
@@ -688,7 +571,7 @@ impl<'a> Search<'a> {
             });
         }
         if let Some(parent) = parent {
-            self.spare.recycle_sized(parent, parent_bytes);
+            self.spare.recycle(parent, parent_bytes);
         }
         let transitions = transitions.saturating_sub(cut);
         self.transitions += transitions;
@@ -713,55 +596,4 @@ fn path_key(parent: u64, rank: usize) -> u64 {
 thread_local! {
     /// A canonical order's places, kept between states (no allocation per state).
     static MOVED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// A thread's share of a chunk: its states, its spare states, its room.
-type Share<'a> = (Vec<Waiting<'a>>, Spare<'a>, Keep);
-
-/// What a chunk's threads give back: each expansion in the chunk's order, and their spare
-/// states.
-type Shared<'a> = (Vec<Result<Expanded<'a>, ModelError>>, Vec<Spare<'a>>);
-
-/// A thread for each share, expanding its states in order.
-fn spawn_shares<'scope, 'env, 'a: 'scope>(
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    rules: &'scope Rules<'a>,
-    shares: Vec<Share<'a>>,
-    known: Known<'scope>,
-) -> Vec<std::thread::ScopedJoinHandle<'scope, (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>)>>
-{
-    shares
-        .into_iter()
-        .map(|(share, mut spare, mut keep)| {
-            scope.spawn(move || {
-                let done = share
-                    .into_iter()
-                    .map(|w| rules.expand(w, &mut spare, &mut keep, known))
-                    .collect::<Vec<_>>();
-                (done, spare)
-            })
-        })
-        .collect()
-}
-
-/// The shares' expansions, in order, and their spare states (a thread that panicked: an
-/// internal error in its place).
-fn join_shares<'a>(
-    handles: Vec<
-        std::thread::ScopedJoinHandle<'_, (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>)>,
-    >,
-) -> Shared<'a> {
-    let (done, spares): (Vec<_>, Vec<_>) = handles
-        .into_iter()
-        .map(|handle| match handle.join() {
-            Ok(done) => done,
-            Err(_) => (
-                vec![Err(ModelError::Invariant(
-                    "an exploration thread panicked".into(),
-                ))],
-                Spare::default(),
-            ),
-        })
-        .unzip();
-    (done.into_iter().flatten().collect(), spares)
 }

@@ -40,19 +40,10 @@ impl Default for Spare<'_> {
 }
 
 impl<'a> Spare<'a> {
-    /// State `state` is done with: kept to copy into, unless enough are kept already (a
-    /// spare state is a whole run's state: past what a chunk of expansions uses, keeping
-    /// more would only add to the frontier's memory).
-    pub(super) fn recycle(&mut self, state: State<'a>) {
-        if self.states.len() >= MAX_SPARE {
-            return;
-        }
-        let bytes = state.0.state_bytes(&state.1);
-        self.recycle_sized(state, bytes);
-    }
-
-    /// [`Spare::recycle`] of a state whose bytes are known.
-    pub(super) fn recycle_sized(&mut self, state: State<'a>, bytes: u64) {
+    /// State `state` (of `bytes`, [`Sim::state_bytes`]) is done with: kept to copy into,
+    /// unless enough are kept already (a spare state is a whole run's state: past what a
+    /// chunk of expansions uses, keeping more would only add to the frontier's memory).
+    pub(super) fn recycle(&mut self, state: State<'a>, bytes: u64) {
         if self.states.len() >= MAX_SPARE {
             return;
         }
@@ -90,7 +81,7 @@ impl<'a> Spare<'a> {
     /// A thread's spare states taken back.
     pub(super) fn join(&mut self, share: Spare<'a>) {
         for (bytes, state) in share.states {
-            self.recycle_sized(state, bytes);
+            self.recycle(state, bytes);
         }
     }
 

@@ -89,7 +89,7 @@ impl<'a> Rules<'a> {
         let state = if kept {
             Some(branch.state)
         } else {
-            spare.recycle_sized(branch.state, bytes);
+            spare.recycle(branch.state, bytes);
             None
         };
         Child {
@@ -136,7 +136,8 @@ impl<'a> Search<'a> {
                 let depth = self.depths[id as usize] + 1;
                 let state = self.rebuild(parent, child.choice, depth)?;
                 let same = self.same_state(to, &state);
-                self.spare.recycle(state);
+                let bytes = state.0.state_bytes(&state.1);
+                self.spare.recycle(state, bytes);
                 same
             }
             (None, None) => Ok(()),

@@ -70,7 +70,7 @@ impl<'a> Rules<'a> {
                         let dropped = t.replace(Vec::new()).unwrap_or_default();
                         for child in dropped {
                             if let Some(state) = child.state {
-                                spare.recycle_sized(state, child.bytes);
+                                spare.recycle(state, child.bytes);
                             }
                         }
                     }
@@ -160,7 +160,7 @@ impl<'a> Rules<'a> {
             if dropped {
                 parent = Some(state);
             } else {
-                spare.recycle_sized(state, bytes);
+                spare.recycle(state, bytes);
             }
         }
         spare.next = next;
