@@ -56,6 +56,12 @@ struct Waiting<'a> {
 /// its work, few enough that a chunk's children do not crowd the memory.
 const CHUNK_PER_JOB: usize = 2048;
 
+/// States expanded per thread per chunk while the merge of the chunk before runs beside
+/// them ([`Search::overlapped`]): fewer, so that a level of the search is several chunks
+/// (the last chunk of a level is merged alone, its children being the next level); the
+/// threads live on between chunks, so a chunk costs little more than its states.
+const OVERLAP_PER_JOB: usize = 256;
+
 /// Children made per thread per chunk, by the most one state had so far: a chunk of
 /// states with hundreds of free events each is cut shorter (each child waits for the
 /// merge as its fingerprint, its counts and its choice at least).
@@ -310,7 +316,7 @@ impl<'a> Search<'a> {
             self.overlapped(&mut frontier)?;
         } else {
             while !frontier.is_empty() {
-                let chunk = self.chunk(&mut frontier);
+                let chunk = self.chunk(&mut frontier, CHUNK_PER_JOB);
                 if !self.step(chunk, &mut frontier)? {
                     break;
                 }
@@ -319,12 +325,13 @@ impl<'a> Search<'a> {
         self.finish()
     }
 
-    /// The next states to expand at once: the front of `frontier`.
-    fn chunk(&self, frontier: &mut VecDeque<Waiting<'a>>) -> Vec<Waiting<'a>> {
+    /// The next states to expand at once: the front of `frontier`, at most `per_job` a
+    /// thread.
+    fn chunk(&self, frontier: &mut VecDeque<Waiting<'a>>, per_job: usize) -> Vec<Waiting<'a>> {
         let jobs = self.rules.limits.jobs.max(1);
         let take = frontier
             .len()
-            .min(CHUNK_PER_JOB * jobs)
+            .min(per_job * jobs)
             .min((CHILDREN_PER_JOB * jobs / self.widest).max(1));
         frontier.drain(..take).collect()
     }
@@ -421,7 +428,7 @@ impl<'a> Search<'a> {
             // One whole level expanded: its children are the next.
             let mut level = std::mem::take(frontier);
             while !level.is_empty() {
-                let chunk = self.chunk(&mut level);
+                let chunk = self.chunk(&mut level, CHUNK_PER_JOB);
                 if !self.step(chunk, frontier)? {
                     // Out of time while the levels grow: the shard explored nothing of
                     // its own, and says it is bounded.

@@ -4,11 +4,13 @@
 //! them, so nothing the search finds depends on their number.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, mpsc};
 
 use coordsim_model::ModelError;
+use rustc_hash::FxHashMap;
 
-use super::{Expanded, Known, Rules, Search, Waiting};
+use super::{Expanded, Known, OVERLAP_PER_JOB, Rules, Search, Waiting};
 use crate::explore::budget::Keep;
 use crate::explore::spare::Spare;
 
@@ -36,15 +38,49 @@ impl<'a> Search<'a> {
 
     /// The search on `jobs` threads, each chunk expanded while this thread merges the
     /// chunk before: the merge, which must run alone (in the order one thread takes the
-    /// states), costs the expanding threads no time. A chunk is taken from the frontier
-    /// before the chunk ahead of it is merged, so it may be shorter; when the frontier is
-    /// empty the merge goes first. The merge order is the one thread's, so the result never
-    /// depends on `jobs`.
+    /// states), and the counting's walk beside it cost the expanding threads no time. A
+    /// chunk is taken from the frontier before the chunk ahead of it is merged, so it may be
+    /// shorter; when the frontier is empty the merge goes first. The threads live as long as
+    /// the search (each keeps its allocator's pages: a thread a chunk would take fresh ones
+    /// each time, which the kernel zeroes). The merge order is the one thread's, so the
+    /// result never depends on `jobs`.
     pub(super) fn overlapped(
         &mut self,
         frontier: &mut VecDeque<Waiting<'a>>,
     ) -> Result<(), ModelError> {
         let jobs = self.rules.limits.jobs.max(1);
+        let rules = Arc::clone(&self.rules);
+        std::thread::scope(|scope| {
+            let (done_sender, done) = mpsc::channel::<(usize, Done<'a>)>();
+            let workers: Vec<mpsc::Sender<Job<'a>>> = (0..jobs)
+                .map(|index| {
+                    let (sender, given) = mpsc::channel::<Job<'a>>();
+                    let done_sender = done_sender.clone();
+                    let rules = &*rules;
+                    scope.spawn(move || {
+                        for job in given {
+                            if done_sender.send((index, expand_share(rules, job))).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                    sender
+                })
+                .collect();
+            drop(done_sender);
+            // Dropping the senders on the way out ends the threads.
+            self.overlap(frontier, &workers, &done)
+        })
+    }
+
+    /// [`Search::overlapped`]'s chunks, given to `workers` and taken back from `done`.
+    fn overlap(
+        &mut self,
+        frontier: &mut VecDeque<Waiting<'a>>,
+        workers: &[mpsc::Sender<Job<'a>>],
+        done: &mpsc::Receiver<(usize, Done<'a>)>,
+    ) -> Result<(), ModelError> {
+        let lost = || ModelError::Invariant("internal: an exploration thread ended".into());
         // The chunk expanded last, waiting for its merge.
         let mut pending: Vec<Result<Expanded<'a>, ModelError>> = Vec::new();
         loop {
@@ -60,32 +96,34 @@ impl<'a> Search<'a> {
                 }
                 continue;
             }
-            let chunk = self.chunk(frontier);
+            let chunk = self.chunk(frontier, OVERLAP_PER_JOB);
             // What the pending chunk keeps whole is not yet held: not room for this one.
             let in_flight = pending
                 .iter()
                 .flatten()
                 .map(Expanded::kept)
                 .fold((0, 0), |(states, bytes), (s, b)| (states + s, bytes + b));
-            let shares = self.shares(chunk, jobs, in_flight);
-            let rules = Arc::clone(&self.rules);
-            let seen = Arc::clone(&self.seen);
-            let before = std::mem::take(&mut pending);
-            let (expanded, merged) = std::thread::scope(|scope| {
-                let known = Known {
-                    seen: Some(&seen),
-                    shared: false,
+            let shares = self.shares(chunk, workers.len(), in_flight);
+            let given = shares.len();
+            for (worker, (share, spare, keep)) in workers.iter().zip(shares) {
+                let seen = Arc::clone(&self.seen);
+                let job = Job {
+                    share,
+                    spare,
+                    keep,
+                    seen,
                 };
-                let handles = spawn_shares(scope, &rules, shares, known);
-                let merged = self.merge_all(before, frontier, true);
-                (join_shares(handles), merged)
-            });
-            drop(seen);
-            let (done, spares) = expanded;
-            for returned in spares {
-                self.spare.join(returned);
+                worker.send(job).map_err(|_| lost())?;
             }
-            pending = done;
+            let merged = self.merge_all(std::mem::take(&mut pending), frontier, true);
+            let mut parts: Vec<Vec<Result<Expanded<'a>, ModelError>>> =
+                (0..given).map(|_| Vec::new()).collect();
+            for _ in 0..given {
+                let (index, (expanded, spare)) = done.recv().map_err(|_| lost())?;
+                self.spare.join(spare);
+                parts[index] = expanded;
+            }
+            pending = parts.into_iter().flatten().collect();
             self.fold_seen()?;
             if !merged? {
                 return Ok(());
@@ -194,4 +232,43 @@ fn join_shares<'a>(
         })
         .unzip();
     (done.into_iter().flatten().collect(), spares)
+}
+
+/// A share of a chunk given to a thread that lives as long as the search, with the seen
+/// states as of the last merge.
+struct Job<'a> {
+    share: Vec<Waiting<'a>>,
+    spare: Spare<'a>,
+    keep: Keep,
+    seen: Arc<FxHashMap<u64, u32>>,
+}
+
+/// A share's expansions, in order, and its spare states.
+type Done<'a> = (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>);
+
+/// A job's states expanded in order (a panic: an internal error in their place). The seen
+/// states are let go before the answer is sent, so that the merge may add to them.
+fn expand_share<'a>(rules: &Rules<'a>, job: Job<'a>) -> Done<'a> {
+    let Job {
+        share,
+        mut spare,
+        mut keep,
+        seen,
+    } = job;
+    let known = Known {
+        seen: Some(&seen),
+        shared: false,
+    };
+    let expanded = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        share
+            .into_iter()
+            .map(|w| rules.expand(w, &mut spare, &mut keep, known))
+            .collect::<Vec<_>>()
+    }))
+    .unwrap_or_else(|_| {
+        vec![Err(ModelError::Invariant(
+            "an exploration thread panicked".into(),
+        ))]
+    });
+    (expanded, spare)
 }
