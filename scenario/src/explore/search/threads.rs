@@ -5,7 +5,8 @@
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, mpsc};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 
 use coordsim_model::ModelError;
 use rustc_hash::FxHashMap;
@@ -36,30 +37,39 @@ impl<'a> Search<'a> {
         Ok(())
     }
 
-    /// The search on `jobs` threads, each chunk expanded while this thread merges the
-    /// chunk before: the merge, which must run alone (in the order one thread takes the
-    /// states), and the counting's walk beside it cost the expanding threads no time. A
-    /// chunk is taken from the frontier before the chunk ahead of it is merged, so it may be
-    /// shorter; when the frontier is empty the merge goes first. The threads live as long as
-    /// the search (each keeps its allocator's pages: a thread a chunk would take fresh ones
-    /// each time, which the kernel zeroes). The merge order is the one thread's, so the
+    /// The search on `jobs` threads: this one and `jobs - 1` that live as long as the
+    /// search (each keeps its allocator's pages: a thread a chunk would take fresh ones each
+    /// time, which the kernel zeroes). Each chunk is cut into pieces the threads take in
+    /// turn; this thread first merges the chunk before (the merge must run alone, in the
+    /// order one thread takes the states) and walks the counting's entries on, then takes
+    /// pieces too, so no thread waits for the merge but at a level's end (the next level is
+    /// the last chunk's children). A chunk is taken from the frontier before the chunk ahead
+    /// of it is merged, so it may be shorter. The merge order is the one thread's, so the
     /// result never depends on `jobs`.
     pub(super) fn overlapped(
         &mut self,
         frontier: &mut VecDeque<Waiting<'a>>,
     ) -> Result<(), ModelError> {
-        let jobs = self.rules.limits.jobs.max(1);
+        let jobs = self.rules.limits.jobs.max(2);
         let rules = Arc::clone(&self.rules);
         std::thread::scope(|scope| {
-            let (done_sender, done) = mpsc::channel::<(usize, Done<'a>)>();
-            let workers: Vec<mpsc::Sender<Job<'a>>> = (0..jobs)
-                .map(|index| {
+            let (done_sender, done) = mpsc::channel::<Spare<'a>>();
+            let workers: Vec<mpsc::Sender<Job<'a>>> = (1..jobs)
+                .map(|_| {
                     let (sender, given) = mpsc::channel::<Job<'a>>();
                     let done_sender = done_sender.clone();
                     let rules = &*rules;
                     scope.spawn(move || {
                         for job in given {
-                            if done_sender.send((index, expand_share(rules, job))).is_err() {
+                            let Job {
+                                work,
+                                mut spare,
+                                mut keep,
+                            } = job;
+                            work.take_pieces(rules, &mut spare, &mut keep);
+                            // The chunk's seen states let go before the answer.
+                            drop(work);
+                            if done_sender.send(spare).is_err() {
                                 return;
                             }
                         }
@@ -73,14 +83,15 @@ impl<'a> Search<'a> {
         })
     }
 
-    /// [`Search::overlapped`]'s chunks, given to `workers` and taken back from `done`.
+    /// [`Search::overlapped`]'s chunks, shared with `workers` and taken back from `done`.
     fn overlap(
         &mut self,
         frontier: &mut VecDeque<Waiting<'a>>,
         workers: &[mpsc::Sender<Job<'a>>],
-        done: &mpsc::Receiver<(usize, Done<'a>)>,
+        done: &mpsc::Receiver<Spare<'a>>,
     ) -> Result<(), ModelError> {
         let lost = || ModelError::Invariant("internal: an exploration thread ended".into());
+        let threads = workers.len() + 1;
         // The chunk expanded last, waiting for its merge.
         let mut pending: Vec<Result<Expanded<'a>, ModelError>> = Vec::new();
         loop {
@@ -103,27 +114,26 @@ impl<'a> Search<'a> {
                 .flatten()
                 .map(Expanded::kept)
                 .fold((0, 0), |(states, bytes), (s, b)| (states + s, bytes + b));
-            let shares = self.shares(chunk, workers.len(), in_flight);
-            let given = shares.len();
-            for (worker, (share, spare, keep)) in workers.iter().zip(shares) {
-                let seen = Arc::clone(&self.seen);
+            let work = Arc::new(Work::of(chunk, Arc::clone(&self.seen)));
+            for worker in workers {
                 let job = Job {
-                    share,
-                    spare,
-                    keep,
-                    seen,
+                    work: Arc::clone(&work),
+                    spare: self.spare.share(threads),
+                    keep: self.keep(threads, in_flight),
                 };
                 worker.send(job).map_err(|_| lost())?;
             }
             let merged = self.merge_all(std::mem::take(&mut pending), frontier, true);
-            let mut parts: Vec<Vec<Result<Expanded<'a>, ModelError>>> =
-                (0..given).map(|_| Vec::new()).collect();
-            for _ in 0..given {
-                let (index, (expanded, spare)) = done.recv().map_err(|_| lost())?;
+            // Then this thread takes what pieces are left.
+            let mut keep = self.keep(threads, in_flight);
+            let mut spare = std::mem::take(&mut self.spare);
+            work.take_pieces(&self.rules, &mut spare, &mut keep);
+            self.spare = spare;
+            for _ in workers {
+                let spare = done.recv().map_err(|_| lost())?;
                 self.spare.join(spare);
-                parts[index] = expanded;
             }
-            pending = parts.into_iter().flatten().collect();
+            pending = Arc::into_inner(work).ok_or_else(lost)?.expanded();
             self.fold_seen()?;
             if !merged? {
                 return Ok(());
@@ -234,41 +244,83 @@ fn join_shares<'a>(
     (done.into_iter().flatten().collect(), spares)
 }
 
-/// A share of a chunk given to a thread that lives as long as the search, with the seen
-/// states as of the last merge.
-struct Job<'a> {
-    share: Vec<Waiting<'a>>,
-    spare: Spare<'a>,
-    keep: Keep,
+/// States expanded per piece of a chunk: a thread takes one at a time.
+const PIECE: usize = 32;
+
+/// A chunk shared by the threads: its pieces, each taken by one thread, and each piece's
+/// expansions once made; with the seen states as of the last merge.
+struct Work<'a> {
+    pieces: Vec<Mutex<Vec<Waiting<'a>>>>,
+    /// The next piece to take.
+    next: AtomicUsize,
+    expanded: Vec<Mutex<Vec<Result<Expanded<'a>, ModelError>>>>,
     seen: Arc<FxHashMap<u64, u32>>,
 }
 
-/// A share's expansions, in order, and its spare states.
-type Done<'a> = (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>);
+impl<'a> Work<'a> {
+    /// `chunk` cut into pieces.
+    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<FxHashMap<u64, u32>>) -> Work<'a> {
+        let mut pieces = Vec::with_capacity(chunk.len().div_ceil(PIECE));
+        let mut rest = chunk.into_iter();
+        loop {
+            let piece: Vec<Waiting<'a>> = rest.by_ref().take(PIECE).collect();
+            if piece.is_empty() {
+                break;
+            }
+            pieces.push(Mutex::new(piece));
+        }
+        let expanded = (0..pieces.len()).map(|_| Mutex::new(Vec::new())).collect();
+        Work {
+            pieces,
+            next: AtomicUsize::new(0),
+            expanded,
+            seen,
+        }
+    }
 
-/// A job's states expanded in order (a panic: an internal error in their place). The seen
-/// states are let go before the answer is sent, so that the merge may add to them.
-fn expand_share<'a>(rules: &Rules<'a>, job: Job<'a>) -> Done<'a> {
-    let Job {
-        share,
-        mut spare,
-        mut keep,
-        seen,
-    } = job;
-    let known = Known {
-        seen: Some(&seen),
-        shared: false,
-    };
-    let expanded = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        share
-            .into_iter()
-            .map(|w| rules.expand(w, &mut spare, &mut keep, known))
-            .collect::<Vec<_>>()
-    }))
-    .unwrap_or_else(|_| {
-        vec![Err(ModelError::Invariant(
-            "an exploration thread panicked".into(),
-        ))]
-    });
-    (expanded, spare)
+    /// Pieces taken and expanded in turn until none is left (a panic: an internal error in
+    /// the piece's place).
+    fn take_pieces(&self, rules: &Rules<'a>, spare: &mut Spare<'a>, keep: &mut Keep) {
+        let known = Known {
+            seen: Some(&self.seen),
+            shared: false,
+        };
+        loop {
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            let (Some(piece), Some(out)) = (self.pieces.get(index), self.expanded.get(index))
+            else {
+                return;
+            };
+            let states = std::mem::take(&mut *piece.lock().unwrap_or_else(|e| e.into_inner()));
+            let expanded = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                states
+                    .into_iter()
+                    .map(|w| rules.expand(w, spare, keep, known))
+                    .collect::<Vec<_>>()
+            }))
+            .unwrap_or_else(|_| {
+                vec![Err(ModelError::Invariant(
+                    "an exploration thread panicked".into(),
+                ))]
+            });
+            *out.lock().unwrap_or_else(|e| e.into_inner()) = expanded;
+        }
+    }
+
+    /// Every piece's expansions, in the chunk's order.
+    fn expanded(self) -> Vec<Result<Expanded<'a>, ModelError>> {
+        let mut all = Vec::new();
+        for out in self.expanded {
+            all.extend(out.into_inner().unwrap_or_else(|e| e.into_inner()));
+        }
+        all
+    }
+}
+
+/// A chunk given to a thread that lives as long as the search, with its spare states and
+/// its room.
+struct Job<'a> {
+    work: Arc<Work<'a>>,
+    spare: Spare<'a>,
+    keep: Keep,
 }
