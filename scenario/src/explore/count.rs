@@ -159,19 +159,27 @@ impl Walk {
         bytes as u64
     }
 
-    /// The entries taken on, breadth first, while their state is among the first `known`
-    /// of `graph` (those whose edges are all merged) and at most `limit` entries are made.
-    /// With `whole` (the search is over) an edge past the limit is cut; without, the walk
-    /// stops before an entry that might make one (the limit may yet grow).
-    pub(super) fn advance(&mut self, graph: &Graph<'_>, known: usize, limit: u64, whole: bool) {
-        while self.at < self.entries.len() {
+    /// Up to `most` entries taken on, breadth first, while their state is among the first
+    /// `known` of `graph` (those whose edges are all merged) and at most `limit` entries
+    /// are made; how many were taken. With `whole` an edge past the limit is cut (the limit
+    /// is final, or cut back to by [`Walk::finish`]); without, the walk stops before an
+    /// entry that might make one (the limit may yet grow).
+    pub(super) fn advance(
+        &mut self,
+        graph: &Graph<'_>,
+        (known, most): (usize, usize),
+        limit: u64,
+        whole: bool,
+    ) -> usize {
+        let begun = self.at;
+        while self.at < self.entries.len() && self.at - begun < most {
             let entry = self.entries[self.at];
             if entry.node as usize >= known {
-                return;
+                break;
             }
             let out = out_of(graph.starts, graph.edges.len(), entry.node);
             if !whole && self.entries.len() as u64 + out.len() as u64 > limit {
-                return;
+                break;
             }
             self.reached.push(self.targets.len());
             for edge_index in out {
@@ -207,6 +215,7 @@ impl Walk {
             }
             self.at += 1;
         }
+        self.at - begun
     }
 
     /// The walk as if it had made at most `limit` entries (it made more): the later ones
@@ -262,7 +271,7 @@ impl Walk {
             graph.max_entries
         };
         self.truncate(usize::try_from(max_entries).unwrap_or(usize::MAX));
-        self.advance(graph, graph.states, max_entries, true);
+        self.advance(graph, (graph.states, usize::MAX), max_entries, true);
         let Walk {
             sums,
             mut first,
@@ -529,7 +538,7 @@ mod tests {
             max_entries: 100,
         };
         let mut walk = Walk::new(&[0]);
-        walk.advance(&graph, 2, 100, true);
+        walk.advance(&graph, (2, usize::MAX), 100, true);
         assert_eq!(walk.entries.len(), 100);
         let walked = walk.finish(&graph);
         assert_eq!(entries_of(&walked), entries_of(&whole));
@@ -548,6 +557,7 @@ mod tests {
             steps in proptest::collection::vec(1usize..4, 1..12),
             max_entries in 1u64..60,
             back in any::<bool>(),
+            most in 1usize..5,
         ) {
             let mut deltas = CountTable::default();
             deltas.intern(&[0, 0]);
@@ -578,11 +588,12 @@ mod tests {
                     edges: &plain[..starts[known] as usize],
                     ..partial
                 };
-                if back {
-                    walk.advance(&partial, known, max_entries.min(4 * known as u64 + 1), false);
+                // A few entries at a time, as a thread walks between chunks.
+                while if back {
+                    walk.advance(&partial, (known, most), max_entries.min(4 * known as u64 + 1), false)
                 } else {
-                    walk.advance(&partial, known, max_entries, true);
-                }
+                    walk.advance(&partial, (known, most), max_entries, true)
+                } > 0 {}
             }
             let walked = walk.finish(&graph);
             prop_assert_eq!(entries_of(&walked), entries_of(&whole));

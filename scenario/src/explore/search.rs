@@ -28,6 +28,7 @@ mod child;
 mod expand;
 mod memory;
 mod outcomes;
+mod side;
 mod threads;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
@@ -347,13 +348,15 @@ impl<'a> Search<'a> {
         let jobs = self.rules.limits.jobs.max(1);
         let done = self.expand_all(chunk, jobs);
         let go_on = self.merge_all(done, frontier, false)?;
+        self.walk_on();
         self.fold_seen()?;
         Ok(go_on)
     }
 
     /// The counting's walk taken on over the states merged so far, on several threads (on
     /// one it waits for the search's end, when its memory takes the seen states'), while
-    /// it takes at most a quarter of the memory bound.
+    /// it takes at most a quarter of the memory bound (a split's shared levels: the rest
+    /// of a search on several threads walks on other threads, [`side`]).
     fn walk_on(&mut self) {
         let limits = &self.rules.limits;
         if limits.jobs < 2
@@ -381,7 +384,8 @@ impl<'a> Search<'a> {
             deltas: &self.deltas,
             max_entries: limits.max_states,
         };
-        self.walk.advance(&graph, self.starts.len(), limit, whole);
+        self.walk
+            .advance(&graph, (self.starts.len(), usize::MAX), limit, whole);
     }
 
     /// A chunk's expansions merged in order, then the stop flags and the time bound read
@@ -396,7 +400,6 @@ impl<'a> Search<'a> {
         for expanded in done {
             self.merge(expanded?, frontier)?;
         }
-        self.walk_on();
         self.outer.report_states(self.depths.len() as u64);
         if self.outer.stopped() {
             return Err(ModelError::Sim(SimError::Stopped));

@@ -5,14 +5,16 @@
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use coordsim_model::ModelError;
 use rustc_hash::FxHashMap;
 
+use super::side::Side;
 use super::{Expanded, Known, OVERLAP_PER_JOB, Rules, Search, Waiting};
 use crate::explore::budget::Keep;
+use crate::explore::count::Walk;
 use crate::explore::spare::Spare;
 
 impl<'a> Search<'a> {
@@ -52,13 +54,18 @@ impl<'a> Search<'a> {
     ) -> Result<(), ModelError> {
         let jobs = self.rules.limits.jobs.max(2);
         let rules = Arc::clone(&self.rules);
-        std::thread::scope(|scope| {
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        let side = Side::new(walk, &self.rules.limits);
+        let mut fed = (0, 0, 0);
+        side.feed(self.feed(&mut fed));
+        let searched = std::thread::scope(|scope| {
             let (done_sender, done) = mpsc::channel::<Spare<'a>>();
             let workers: Vec<mpsc::Sender<Job<'a>>> = (1..jobs)
                 .map(|_| {
                     let (sender, given) = mpsc::channel::<Job<'a>>();
                     let done_sender = done_sender.clone();
                     let rules = &*rules;
+                    let side = &side;
                     scope.spawn(move || {
                         for job in given {
                             let Job {
@@ -67,6 +74,9 @@ impl<'a> Search<'a> {
                                 mut keep,
                             } = job;
                             work.take_pieces(rules, &mut spare, &mut keep);
+                            work.expanding.fetch_sub(1, Ordering::AcqRel);
+                            // The counting walked on while the merge runs.
+                            side.walk_while(|| work.merging.load(Ordering::Acquire));
                             // The chunk's seen states let go before the answer.
                             drop(work);
                             if done_sender.send(spare).is_err() {
@@ -79,8 +89,10 @@ impl<'a> Search<'a> {
                 .collect();
             drop(done_sender);
             // Dropping the senders on the way out ends the threads.
-            self.overlap(frontier, &workers, &done)
-        })
+            self.overlap(frontier, &workers, &done, (&side, &mut fed))
+        });
+        self.walk = side.into_walk();
+        searched
     }
 
     /// [`Search::overlapped`]'s chunks, shared with `workers` and taken back from `done`.
@@ -89,6 +101,7 @@ impl<'a> Search<'a> {
         frontier: &mut VecDeque<Waiting<'a>>,
         workers: &[mpsc::Sender<Job<'a>>],
         done: &mpsc::Receiver<Spare<'a>>,
+        (side, fed): (&Side, &mut (usize, usize, usize)),
     ) -> Result<(), ModelError> {
         let lost = || ModelError::Invariant("internal: an exploration thread ended".into());
         let threads = workers.len() + 1;
@@ -101,6 +114,7 @@ impl<'a> Search<'a> {
                 }
                 // The next states are the pending chunk's children.
                 let go_on = self.merge_all(std::mem::take(&mut pending), frontier, false)?;
+                side.feed(self.feed(fed));
                 self.fold_seen()?;
                 if !go_on {
                     return Ok(());
@@ -114,7 +128,7 @@ impl<'a> Search<'a> {
                 .flatten()
                 .map(Expanded::kept)
                 .fold((0, 0), |(states, bytes), (s, b)| (states + s, bytes + b));
-            let work = Arc::new(Work::of(chunk, Arc::clone(&self.seen)));
+            let work = Arc::new(Work::of(chunk, Arc::clone(&self.seen), workers.len()));
             for worker in workers {
                 let job = Job {
                     work: Arc::clone(&work),
@@ -124,11 +138,15 @@ impl<'a> Search<'a> {
                 worker.send(job).map_err(|_| lost())?;
             }
             let merged = self.merge_all(std::mem::take(&mut pending), frontier, true);
+            side.feed(self.feed(fed));
+            work.merging.store(false, Ordering::Release);
             // Then this thread takes what pieces are left.
             let mut keep = self.keep(threads, in_flight);
             let mut spare = std::mem::take(&mut self.spare);
             work.take_pieces(&self.rules, &mut spare, &mut keep);
             self.spare = spare;
+            // The counting walked on while a thread still expands its last piece.
+            side.walk_while(|| work.expanding.load(Ordering::Acquire) > 0);
             for _ in workers {
                 let spare = done.recv().map_err(|_| lost())?;
                 self.spare.join(spare);
@@ -253,13 +271,18 @@ struct Work<'a> {
     pieces: Vec<Mutex<Vec<Waiting<'a>>>>,
     /// The next piece to take.
     next: AtomicUsize,
+    /// Whether the merge of the chunk before still runs (a thread done with the pieces
+    /// walks the counting on meanwhile).
+    merging: AtomicBool,
+    /// The threads given the chunk that may still expand a piece of it.
+    expanding: AtomicUsize,
     expanded: Vec<Mutex<Vec<Result<Expanded<'a>, ModelError>>>>,
     seen: Arc<FxHashMap<u64, u32>>,
 }
 
 impl<'a> Work<'a> {
-    /// `chunk` cut into pieces.
-    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<FxHashMap<u64, u32>>) -> Work<'a> {
+    /// `chunk` cut into pieces, for `threads` threads (this one's not counted).
+    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<FxHashMap<u64, u32>>, threads: usize) -> Work<'a> {
         let mut pieces = Vec::with_capacity(chunk.len().div_ceil(PIECE));
         let mut rest = chunk.into_iter();
         loop {
@@ -273,6 +296,8 @@ impl<'a> Work<'a> {
         Work {
             pieces,
             next: AtomicUsize::new(0),
+            merging: AtomicBool::new(true),
+            expanding: AtomicUsize::new(threads),
             expanded,
             seen,
         }
