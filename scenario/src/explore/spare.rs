@@ -63,6 +63,11 @@ impl<'a> Spare<'a> {
         }
     }
 
+    /// The most bytes of spare states it keeps.
+    pub(super) fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
     /// A thread's share of these spare states (one in `shares` of them, and of the bytes
     /// they may take).
     pub(super) fn share(&mut self, shares: usize) -> Spare<'a> {

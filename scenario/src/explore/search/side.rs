@@ -83,6 +83,19 @@ impl Side {
         while go_on() && walking.step() > 0 {}
     }
 
+    /// One step of the walk (its feeds taken in first): whether it took an entry (not when
+    /// another thread walks).
+    pub(super) fn walk_step(&self) -> bool {
+        let Ok(mut walking) = self.walking.try_lock() else {
+            return false;
+        };
+        let fed = std::mem::take(&mut *self.fed.lock().unwrap_or_else(|e| e.into_inner()));
+        for feed in fed {
+            walking.take_in(feed);
+        }
+        walking.step() > 0
+    }
+
     /// The walk, once no thread walks (the graph it walked is the search's own).
     pub(super) fn into_walk(self) -> Walk {
         self.walking

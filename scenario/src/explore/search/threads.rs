@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use coordsim_model::ModelError;
@@ -58,38 +58,21 @@ impl<'a> Search<'a> {
         let side = Side::new(walk, &self.rules.limits);
         let mut fed = (0, 0, 0);
         side.feed(self.feed(&mut fed));
+        // Each thread's spare states within its share of what the search's may hold.
+        let spare_bytes = self.spare.max_bytes() / jobs as u64;
         let searched = std::thread::scope(|scope| {
-            let (done_sender, done) = mpsc::channel::<Spare<'a>>();
             let workers: Vec<mpsc::Sender<Job<'a>>> = (1..jobs)
                 .map(|_| {
                     let (sender, given) = mpsc::channel::<Job<'a>>();
-                    let done_sender = done_sender.clone();
                     let rules = &*rules;
                     let side = &side;
-                    scope.spawn(move || {
-                        for job in given {
-                            let Job {
-                                work,
-                                mut spare,
-                                mut keep,
-                            } = job;
-                            work.take_pieces(rules, &mut spare, &mut keep);
-                            work.expanding.fetch_sub(1, Ordering::AcqRel);
-                            // The counting walked on while the merge runs.
-                            side.walk_while(|| work.merging.load(Ordering::Acquire));
-                            // The chunk's seen states let go before the answer.
-                            drop(work);
-                            if done_sender.send(spare).is_err() {
-                                return;
-                            }
-                        }
-                    });
+                    let spare = Spare::holding(spare_bytes);
+                    scope.spawn(move || work_on(rules, side, &given, spare));
                     sender
                 })
                 .collect();
-            drop(done_sender);
             // Dropping the senders on the way out ends the threads.
-            self.overlap(frontier, &workers, &done, (&side, &mut fed))
+            self.overlap(frontier, &workers, (&side, &mut fed))
         });
         self.walk = side.into_walk();
         searched
@@ -100,7 +83,6 @@ impl<'a> Search<'a> {
         &mut self,
         frontier: &mut VecDeque<Waiting<'a>>,
         workers: &[mpsc::Sender<Job<'a>>],
-        done: &mpsc::Receiver<Spare<'a>>,
         (side, fed): (&Side, &mut (usize, usize, usize)),
     ) -> Result<(), ModelError> {
         let lost = || ModelError::Invariant("internal: an exploration thread ended".into());
@@ -128,10 +110,12 @@ impl<'a> Search<'a> {
                 .flatten()
                 .map(Expanded::kept)
                 .fold((0, 0), |(states, bytes), (s, b)| (states + s, bytes + b));
-            let work = Arc::new(Work::of(chunk, Arc::clone(&self.seen), workers.len()));
+            let work = Arc::new(Work::of(chunk, Arc::clone(&self.seen)));
+            let expanding = Arc::new(AtomicUsize::new(workers.len()));
             for worker in workers {
                 let job = Job {
                     work: Arc::clone(&work),
+                    expanding: Arc::clone(&expanding),
                     spare: self.spare.share(threads),
                     keep: self.keep(threads, in_flight),
                 };
@@ -139,17 +123,16 @@ impl<'a> Search<'a> {
             }
             let merged = self.merge_all(std::mem::take(&mut pending), frontier, true);
             side.feed(self.feed(fed));
-            work.merging.store(false, Ordering::Release);
             // Then this thread takes what pieces are left.
             let mut keep = self.keep(threads, in_flight);
             let mut spare = std::mem::take(&mut self.spare);
             work.take_pieces(&self.rules, &mut spare, &mut keep);
             self.spare = spare;
-            // The counting walked on while a thread still expands its last piece.
-            side.walk_while(|| work.expanding.load(Ordering::Acquire) > 0);
-            for _ in workers {
-                let spare = done.recv().map_err(|_| lost())?;
-                self.spare.join(spare);
+            // The counting walked on while a thread still expands its last piece; then
+            // wait for it (a thread lets the chunk go before it says it is done).
+            side.walk_while(|| expanding.load(Ordering::Acquire) > 0);
+            while expanding.load(Ordering::Acquire) > 0 {
+                std::thread::yield_now();
             }
             pending = Arc::into_inner(work).ok_or_else(lost)?.expanded();
             self.fold_seen()?;
@@ -271,18 +254,14 @@ struct Work<'a> {
     pieces: Vec<Mutex<Vec<Waiting<'a>>>>,
     /// The next piece to take.
     next: AtomicUsize,
-    /// Whether the merge of the chunk before still runs (a thread done with the pieces
-    /// walks the counting on meanwhile).
-    merging: AtomicBool,
-    /// The threads given the chunk that may still expand a piece of it.
-    expanding: AtomicUsize,
+
     expanded: Vec<Mutex<Vec<Result<Expanded<'a>, ModelError>>>>,
     seen: Arc<FxHashMap<u64, u32>>,
 }
 
 impl<'a> Work<'a> {
-    /// `chunk` cut into pieces, for `threads` threads (this one's not counted).
-    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<FxHashMap<u64, u32>>, threads: usize) -> Work<'a> {
+    /// `chunk` cut into pieces.
+    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<FxHashMap<u64, u32>>) -> Work<'a> {
         let mut pieces = Vec::with_capacity(chunk.len().div_ceil(PIECE));
         let mut rest = chunk.into_iter();
         loop {
@@ -296,8 +275,7 @@ impl<'a> Work<'a> {
         Work {
             pieces,
             next: AtomicUsize::new(0),
-            merging: AtomicBool::new(true),
-            expanding: AtomicUsize::new(threads),
+
             expanded,
             seen,
         }
@@ -342,10 +320,47 @@ impl<'a> Work<'a> {
     }
 }
 
-/// A chunk given to a thread that lives as long as the search, with its spare states and
-/// its room.
+/// A chunk given to a thread that lives as long as the search, with spare states for it
+/// and its room; and the count of threads not yet done with the chunk.
 struct Job<'a> {
     work: Arc<Work<'a>>,
+    expanding: Arc<AtomicUsize>,
     spare: Spare<'a>,
     keep: Keep,
+}
+
+/// A thread's life: each chunk's pieces taken while there are any, then (the chunk let
+/// go and said done) the counting walked on until the next chunk comes. Its `spare`
+/// states stay its own, topped up by each job's.
+fn work_on<'a>(
+    rules: &Rules<'a>,
+    side: &Side,
+    given: &mpsc::Receiver<Job<'a>>,
+    mut spare: Spare<'a>,
+) {
+    loop {
+        let job = match given.try_recv() {
+            Ok(job) => job,
+            Err(mpsc::TryRecvError::Disconnected) => return,
+            Err(mpsc::TryRecvError::Empty) => {
+                if side.walk_step() {
+                    continue;
+                }
+                match given.recv() {
+                    Ok(job) => job,
+                    Err(_) => return,
+                }
+            }
+        };
+        let Job {
+            work,
+            expanding,
+            spare: more,
+            mut keep,
+        } = job;
+        spare.join(more);
+        work.take_pieces(rules, &mut spare, &mut keep);
+        drop(work);
+        expanding.fetch_sub(1, Ordering::AcqRel);
+    }
 }
