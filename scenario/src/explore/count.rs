@@ -493,9 +493,13 @@ mod tests {
         assert!(counted.cycle);
     }
 
-    /// An entry as the counting found it, its counts by their values (their indices
+    /// An entry's state, counts (by their values), depth, predecessor, edge, executions and
+    /// probability (by its bits).
+    type Seen = (u32, Vec<u64>, u32, u32, u32, u128, u64);
+
+    /// Each entry as the counting found it, its counts by their values (their indices
     /// depend on the order they were first met in).
-    fn entries_of(counted: &Counted) -> Vec<(u32, Vec<u64>, u32, u32, u32, u128, u64)> {
+    fn entries_of(counted: &Counted) -> Vec<Seen> {
         counted
             .entries
             .iter()

@@ -36,8 +36,7 @@ impl<'a> Rules<'a> {
         pick: usize,
         before: &[u64],
         branch: Branch<'a>,
-        keep: Option<&mut Keep>,
-        known: Known<'_>,
+        keep: Option<(&mut Keep, Known<'_>)>,
         spare: &mut Spare<'a>,
     ) -> Child<'a> {
         let mut branch = branch;
@@ -81,7 +80,7 @@ impl<'a> Rules<'a> {
             .map(|(after, before)| after.wrapping_sub(*before))
             .collect();
         let bytes = branch.state.0.state_bytes(&branch.state.1);
-        let kept = keep.is_none_or(|keep| {
+        let kept = keep.is_none_or(|(keep, known)| {
             // In the shared levels of a split no state is merged: each is new.
             let fingerprint = fingerprint.filter(|_| !known.shared);
             keep.keeps(fingerprint, bytes, known.seen)

@@ -62,7 +62,14 @@ impl<'a> Rules<'a> {
                 let made = branches
                     .into_iter()
                     .map(|branch| {
-                        self.child(&next, pick, &before, branch, Some(&mut *keep), known, spare)
+                        self.child(
+                            &next,
+                            pick,
+                            &before,
+                            branch,
+                            Some((&mut *keep, known)),
+                            spare,
+                        )
                     })
                     .collect();
                 if alone {
@@ -105,8 +112,7 @@ impl<'a> Rules<'a> {
                             pick,
                             &before,
                             branch,
-                            Some(&mut *keep),
-                            known,
+                            Some((&mut *keep, known)),
                             spare,
                         );
                         children.push(child);
@@ -121,8 +127,14 @@ impl<'a> Rules<'a> {
                     .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
                 let branch = Branch { state, ran };
-                let mut child =
-                    self.child(&next, pick, &before, branch, Some(&mut *keep), known, spare);
+                let mut child = self.child(
+                    &next,
+                    pick,
+                    &before,
+                    branch,
+                    Some((&mut *keep, known)),
+                    spare,
+                );
                 child.choice.crash = true;
                 children.push(child);
                 crashes = true;
@@ -143,7 +155,7 @@ impl<'a> Rules<'a> {
             transitions += 1;
             // Kept whatever the room: it takes the expanded state's place.
             let branch = Branch { state, ran };
-            children.push(self.child(&next, last, &before, branch, None, known, spare));
+            children.push(self.child(&next, last, &before, branch, None, spare));
         } else {
             if in_place {
                 let mut copy = spare.copy(sim, queue);
@@ -152,8 +164,14 @@ impl<'a> Rules<'a> {
                     .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
                 let branch = Branch { state: copy, ran };
-                let child =
-                    self.child(&next, last, &before, branch, Some(&mut *keep), known, spare);
+                let child = self.child(
+                    &next,
+                    last,
+                    &before,
+                    branch,
+                    Some((&mut *keep, known)),
+                    spare,
+                );
                 dropped |= child.state.is_none();
                 children.push(child);
             }

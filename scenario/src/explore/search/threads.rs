@@ -194,6 +194,9 @@ impl<'a> Search<'a> {
     }
 }
 
+/// A share's expansions, in order, and its spare states.
+type Done<'a> = (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>);
+
 /// A thread's share of a chunk: its states, its spare states, its room.
 type Share<'a> = (Vec<Waiting<'a>>, Spare<'a>, Keep);
 
@@ -207,8 +210,7 @@ fn spawn_shares<'scope, 'env, 'a: 'scope>(
     rules: &'scope Rules<'a>,
     shares: Vec<Share<'a>>,
     known: Known<'scope>,
-) -> Vec<std::thread::ScopedJoinHandle<'scope, (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>)>>
-{
+) -> Vec<std::thread::ScopedJoinHandle<'scope, Done<'a>>> {
     shares
         .into_iter()
         .map(|(share, mut spare, mut keep)| {
@@ -225,11 +227,7 @@ fn spawn_shares<'scope, 'env, 'a: 'scope>(
 
 /// The shares' expansions, in order, and their spare states (a thread that panicked: an
 /// internal error in its place).
-fn join_shares<'a>(
-    handles: Vec<
-        std::thread::ScopedJoinHandle<'_, (Vec<Result<Expanded<'a>, ModelError>>, Spare<'a>)>,
-    >,
-) -> Shared<'a> {
+fn join_shares<'a>(handles: Vec<std::thread::ScopedJoinHandle<'_, Done<'a>>>) -> Shared<'a> {
     let (done, spares): (Vec<_>, Vec<_>) = handles
         .into_iter()
         .map(|handle| match handle.join() {
