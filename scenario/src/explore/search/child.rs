@@ -25,16 +25,15 @@ impl<'a> Rules<'a> {
         }
     }
 
-    /// `branch` (of the event `pick` of `next`, from a state with counts `before`) as a
-    /// transition: its choice, its probability, the counts it added and the fingerprint of
-    /// the state it reaches.
+    /// `branch` (of the event `pick` of the free events `next`, from a state with counts
+    /// `before`) as a transition: its choice, its probability, the counts it added and the
+    /// fingerprint of the state it reaches.
     /// The state is kept whole unless `keep` (a thread's share of the room) says the merge
     /// has no use for it: then it is spare, its fingerprint kept.
     pub(super) fn child(
         &self,
-        next: &[Due<Event>],
+        (next, before): (&[Due<Event>], &[u64]),
         pick: usize,
-        before: &[u64],
         branch: Branch<'a>,
         keep: Option<(&mut Keep, Known<'_>)>,
         spare: &mut Spare<'a>,

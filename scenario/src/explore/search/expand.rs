@@ -40,6 +40,8 @@ impl<'a> Rules<'a> {
         let (sim, queue) = &*state;
         let depth = depth + 1;
         let before = sim.counts();
+        // What each child is taken from: the free events and the counts before it.
+        let from = (next.as_slice(), &before[..]);
         let mut transitions = 0;
         // Each pick's children, once made (the reduction may make some first): made as
         // children at once, so that a state the merge has no use for is not kept whole.
@@ -61,16 +63,7 @@ impl<'a> Rules<'a> {
                 });
                 let made = branches
                     .into_iter()
-                    .map(|branch| {
-                        self.child(
-                            &next,
-                            pick,
-                            &before,
-                            branch,
-                            Some((&mut *keep, known)),
-                            spare,
-                        )
-                    })
+                    .map(|branch| self.child(from, pick, branch, Some((&mut *keep, known)), spare))
                     .collect();
                 if alone {
                     for t in tried.iter_mut() {
@@ -107,14 +100,8 @@ impl<'a> Rules<'a> {
                     let branches =
                         self.branches(sim, queue, due, depth, &mut transitions, spare)?;
                     for branch in branches {
-                        let child = self.child(
-                            &next,
-                            pick,
-                            &before,
-                            branch,
-                            Some((&mut *keep, known)),
-                            spare,
-                        );
+                        let child =
+                            self.child(from, pick, branch, Some((&mut *keep, known)), spare);
                         children.push(child);
                     }
                 }
@@ -127,14 +114,7 @@ impl<'a> Rules<'a> {
                     .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
                 let branch = Branch { state, ran };
-                let mut child = self.child(
-                    &next,
-                    pick,
-                    &before,
-                    branch,
-                    Some((&mut *keep, known)),
-                    spare,
-                );
+                let mut child = self.child(from, pick, branch, Some((&mut *keep, known)), spare);
                 child.choice.crash = true;
                 children.push(child);
                 crashes = true;
@@ -155,7 +135,7 @@ impl<'a> Rules<'a> {
             transitions += 1;
             // Kept whatever the room: it takes the expanded state's place.
             let branch = Branch { state, ran };
-            children.push(self.child(&next, last, &before, branch, None, spare));
+            children.push(self.child(from, last, branch, None, spare));
         } else {
             if in_place {
                 let mut copy = spare.copy(sim, queue);
@@ -164,14 +144,7 @@ impl<'a> Rules<'a> {
                     .map_err(|e| in_execution(e, depth))?;
                 transitions += 1;
                 let branch = Branch { state: copy, ran };
-                let child = self.child(
-                    &next,
-                    last,
-                    &before,
-                    branch,
-                    Some((&mut *keep, known)),
-                    spare,
-                );
+                let child = self.child(from, last, branch, Some((&mut *keep, known)), spare);
                 dropped |= child.state.is_none();
                 children.push(child);
             }
