@@ -15,26 +15,14 @@ impl Search<'_> {
     /// The executions and probabilities counted over the graph ([`Walk::finish`]); the outcomes
     /// taken at each end entry, each outcome's shortest execution replayed.
     pub(super) fn finish(mut self) -> Result<Exploration, ModelError> {
-        // Done with: their memory goes back before the counting takes its own.
-        self.seen = Default::default();
-        self.young = FxHashMap::default();
-        self.spare = Default::default();
         let node_count = self.depths.len();
-        self.starts.resize(node_count + 1, self.edges.len() as u32);
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
         let Counted {
             entries,
             counts,
             cut,
             cycle,
             longest,
-        } = walk.finish(&Graph {
-            states: node_count,
-            edges: &self.edges,
-            starts: &self.starts,
-            deltas: &self.deltas,
-            max_entries: self.rules.limits.max_states,
-        });
+        } = self.counted();
         let mut bounded = self.bounded;
         if cut {
             bounded.get_or_insert(Bound::new(Reached::Counts {
@@ -166,6 +154,25 @@ impl Search<'_> {
             symmetry: std::mem::take(&mut self.symmetry_notes),
             outcomes,
             part,
+        })
+    }
+
+    /// The graph counted: the walk over its entries ended, the executions summed
+    /// ([`Walk::finish`]).
+    fn counted(&mut self) -> Counted {
+        // Done with: their memory goes back before the counting takes its own.
+        self.seen = Default::default();
+        self.young = FxHashMap::default();
+        self.spare = Default::default();
+        let node_count = self.depths.len();
+        self.starts.resize(node_count + 1, self.edges.len() as u32);
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        walk.finish(&Graph {
+            states: node_count,
+            edges: &self.edges,
+            starts: &self.starts,
+            deltas: &self.deltas,
+            max_entries: self.rules.limits.max_states,
         })
     }
 
