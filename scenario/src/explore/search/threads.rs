@@ -61,14 +61,14 @@ impl<'a> Search<'a> {
         // Each thread's spare states within its share of what the search's may hold.
         let spare_bytes = self.spare.max_bytes() / jobs as u64;
         let searched = std::thread::scope(|scope| {
-            let workers: Vec<mpsc::Sender<Job<'a>>> = (1..jobs)
+            let workers: Vec<Worker<'_, 'a>> = (1..jobs)
                 .map(|_| {
                     let (sender, given) = mpsc::channel::<Job<'a>>();
                     let rules = &*rules;
                     let side = &side;
                     let spare = Spare::holding(spare_bytes);
-                    scope.spawn(move || work_on(rules, side, &given, spare));
-                    sender
+                    let thread = scope.spawn(move || work_on(rules, side, &given, spare));
+                    (sender, thread)
                 })
                 .collect();
             // Dropping the senders on the way out ends the threads.
@@ -82,7 +82,7 @@ impl<'a> Search<'a> {
     fn overlap(
         &mut self,
         frontier: &mut VecDeque<Waiting<'a>>,
-        workers: &[mpsc::Sender<Job<'a>>],
+        workers: &[Worker<'_, 'a>],
         (side, fed): (&Side, &mut (usize, usize, usize)),
     ) -> Result<(), ModelError> {
         let lost = || ModelError::Invariant("internal: an exploration thread ended".into());
@@ -112,7 +112,7 @@ impl<'a> Search<'a> {
                 .fold((0, 0), |(states, bytes), (s, b)| (states + s, bytes + b));
             let work = Arc::new(Work::of(chunk, Arc::clone(&self.seen)));
             let expanding = Arc::new(AtomicUsize::new(workers.len()));
-            for worker in workers {
+            for (worker, _) in workers {
                 let job = Job {
                     work: Arc::clone(&work),
                     expanding: Arc::clone(&expanding),
@@ -132,6 +132,10 @@ impl<'a> Search<'a> {
             // wait for it (a thread lets the chunk go before it says it is done).
             side.walk_while(|| expanding.load(Ordering::Acquire) > 0);
             while expanding.load(Ordering::Acquire) > 0 {
+                // A thread that ended (it cannot but by a panic) would never say it is done.
+                if workers.iter().any(|(_, thread)| thread.is_finished()) {
+                    return Err(lost());
+                }
                 std::thread::yield_now();
             }
             pending = Arc::into_inner(work).ok_or_else(lost)?.expanded();
@@ -317,6 +321,12 @@ impl<'a> Work<'a> {
         all
     }
 }
+
+/// A thread that lives as long as the search, and where to give it chunks.
+type Worker<'scope, 'a> = (
+    mpsc::Sender<Job<'a>>,
+    std::thread::ScopedJoinHandle<'scope, ()>,
+);
 
 /// A chunk given to a thread that lives as long as the search, with spare states for it
 /// and its room; and the count of threads not yet done with the chunk.
