@@ -10,6 +10,7 @@ mod config;
 mod counterexamples;
 mod docs;
 mod explore;
+mod explore_jobs;
 mod explore_memory;
 mod explore_refusals;
 mod explore_shards;
