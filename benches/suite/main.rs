@@ -22,7 +22,8 @@
 //!    with exact statistics and with `stats = "hdr"`: coordsim's ratio to the least a
 //!    simulation of the queue can do (informative; no target).
 //!
-//! 7. The explorer (`explore.rs`): states/s and bytes per state on the lost update.
+//! 7. The explorer (`explore.rs`): states/s and bytes per state on the lost update, and two
+//!    threads against one on 3 × 6.
 //!
 //! 8. Hedged requests (`hedge.rs`): 1M `parallel` hedges against 1M plain requests
 //!    (target: within 1.5× the time).
@@ -672,5 +673,7 @@ fn main() {
     if wants("explore") || wants("symmetry") {
         println!("\n== the explorer with symmetry: the clients taken as interchangeable");
         explore::explore_symmetry();
+        println!("\n== the explorer on both cores: two threads against one (median of 3 pairs)");
+        explore::explore_speedup();
     }
 }

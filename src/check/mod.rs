@@ -21,6 +21,11 @@ pub(crate) use executions::over_executions;
 use runs::claim_evals;
 pub(crate) use runs::claim_values;
 pub use verdict::Verdict;
+/// The point `point` of `config` by its swept parameters' values (`clients = 4`; empty
+/// when nothing is swept), as `check` names it.
+pub(crate) fn describe_point(config: &Config, point: usize) -> String {
+    verdict::describe(config, point, None)
+}
 use verdict::verdict;
 
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.

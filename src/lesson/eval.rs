@@ -93,7 +93,7 @@ pub(crate) struct Outcome {
     pub(crate) locale: Locale,
 }
 
-fn error(pos: Pos, message: impl Into<String>) -> LessonError {
+pub(super) fn error(pos: Pos, message: impl Into<String>) -> LessonError {
     LessonError {
         pos,
         message: message.into(),
@@ -134,34 +134,12 @@ pub(crate) fn write_number(x: f64, decimals: usize, locale: Locale) -> String {
     crate::format::cell(&Cell::Float(x), Some(decimals), locale)
 }
 
-/// Checks every region of `lesson` (`file` as the user named it) against the runs.
-pub(crate) fn evaluate<'a>(
-    lesson: &Lesson,
-    file: &Path,
-    loaded: &dyn Fn(&str) -> Option<&'a Loaded>,
-) -> Result<Vec<Outcome>, LessonError> {
-    let mut out = Vec::new();
-    for region in &lesson.regions {
-        let Some(l) = loaded(&region.config) else {
-            return Err(error(
-                region.marker,
-                format!("unknown config `{}`", region.config),
-            ));
-        };
-        out.push(match &region.kind {
-            Kind::Value { column } => value(lesson, region, column, l)?,
-            Kind::Table => table(lesson, region, l)?,
-            Kind::Chart { chart } => chart_block(lesson, file, region, chart, l)?,
-        });
-    }
-    Ok(out)
-}
-
-fn region_name(region: &Region) -> String {
+pub(super) fn region_name(region: &Region) -> String {
     let mut name = match &region.kind {
         Kind::Value { column } => format!("{}.{column}", region.config),
         Kind::Table => format!("table {}", region.config),
         Kind::Chart { chart } => format!("chart {} {chart}", region.config),
+        Kind::Explored { what } => format!("explored {}.{what}", region.config),
     };
     for a in &region.args {
         match &a.value {
@@ -173,7 +151,7 @@ fn region_name(region: &Region) -> String {
     name
 }
 
-fn value(
+pub(super) fn value(
     lesson: &Lesson,
     region: &Region,
     column: &str,
@@ -323,7 +301,7 @@ fn value_cells(
 
 /// A numeric value region: the run's value (a statistic when asked) against the number
 /// written, at the precision its digits give.
-fn number_outcome(
+pub(super) fn number_outcome(
     lesson: &Lesson,
     region: &Region,
     sel: &Selection,
@@ -362,6 +340,28 @@ fn number_outcome(
             ),
         ));
     };
+    // Every number in a region is checked: one other than the value is refused, never
+    // passed over (it would read as checked on the page).
+    let after_number = prefix.chars().count() + number.chars().count();
+    let loose = (super::lint::loose_numbers(prefix).into_iter())
+        .chain(
+            (super::lint::loose_numbers(suffix).into_iter()).map(|(at, n)| (after_number + at, n)),
+        )
+        .next();
+    if let Some((at, other)) = loose {
+        let byte = written_text.char_indices().nth(at).map_or(0, |(b, _)| b);
+        let pos = Pos {
+            col: region.at.col + at,
+            offset: region.at.offset + byte,
+            ..region.at
+        };
+        return Err(error(
+            pos,
+            format!(
+                "`{other}` is not checked: a value region checks one number (here `{number}`); give `{other}` a region of its own, or write it outside this one"
+            ),
+        ));
+    }
     // The percent sign stands where the locale puts it: `%8` in Turkish, `8%` in English.
     let misplaced = match locale {
         Locale::Tr => suffix.trim_start().starts_with('%'),
@@ -461,7 +461,7 @@ fn normalized(text: &str) -> String {
     lines.join("\n")
 }
 
-fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, LessonError> {
+pub(super) fn table(lesson: &Lesson, region: &Region, l: &Loaded) -> Result<Outcome, LessonError> {
     let config = l.config_in(lesson.locale);
     let sel = select(config, &region.args, true)?;
     if sel.entity_table && l.results.entities.is_none() {
@@ -539,7 +539,7 @@ fn unknown_column(run: &Run<'_>, view: &TableView, region: &Region) -> Result<()
     ))
 }
 
-fn chart_block(
+pub(super) fn chart_block(
     lesson: &Lesson,
     file: &Path,
     region: &Region,
@@ -645,6 +645,24 @@ fn chart_block(
     })
 }
 
+/// The config's exploration, made once for every region that reads it (as `report`
+/// explores it).
+pub(super) fn explorations<'l>(
+    region: &Region,
+    l: &'l Loaded,
+) -> Result<&'l [coordsim_model::Exploration], LessonError> {
+    let config = &l.config;
+    l.explored
+        .get_or_init(|| {
+            let limits = crate::runner::explore::default_limits();
+            crate::runner::explore::explore_config(config, config.seed, &limits)
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(|e| error(region.marker, e.clone()))
+}
+
 /// `trace-N`: the trace chart of the execution that decides claim N (over executions) of
 /// the config, explored as `report` explores it; `None` when `chart` is no such name.
 fn trace_chart(
@@ -685,15 +703,7 @@ fn trace_chart(
             ),
         ));
     };
-    let explored = l
-        .explored
-        .get_or_init(|| {
-            let limits = crate::runner::explore::default_limits();
-            crate::runner::explore::explore_config(config, config.seed, &limits)
-                .map_err(|e| e.to_string())
-        })
-        .as_ref()
-        .map_err(|e| error(region.marker, e.clone()))?;
+    let explored = explorations(region, l)?;
     let (_, decides) = crate::check::over_executions(config, explored, claim, holds);
     let Some((point, k)) = decides else {
         return Err(error(

@@ -52,6 +52,44 @@ fn unmarked_skips(text: &str) -> Vec<std::ops::Range<usize>> {
     skips
 }
 
+/// The number starting at `chars[start]` (a digit): where it ends, and whether it is part of
+/// a word. A number is digits with single inner marks (1.234,5); part of a word when a
+/// letter, `_` or `/` touches it (`p95`, `M/M/1`).
+fn number_at(chars: &[(usize, char)], start: usize) -> (usize, bool) {
+    let mut end = start;
+    while end < chars.len()
+        && (chars[end].1.is_ascii_digit()
+            || ((chars[end].1 == '.' || chars[end].1 == ',')
+                && chars.get(end + 1).is_some_and(|n| n.1.is_ascii_digit())))
+    {
+        end += 1;
+    }
+    let before = start.checked_sub(1).map(|k| chars[k].1);
+    let after = chars.get(end).map(|x| x.1);
+    let wordy = |c: Option<char>| c.is_some_and(|c| c.is_alphabetic() || c == '_' || c == '/');
+    (end, wordy(before) || wordy(after))
+}
+
+/// The numbers of `text` that are no part of a word, as (the character they start at, the
+/// number as written): what a value region's text holds besides the one it checks.
+pub(crate) fn loose_numbers(text: &str) -> Vec<(usize, String)> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].1.is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let (end, in_word) = number_at(&chars, i);
+        if !in_word {
+            found.push((i, chars[i..end].iter().map(|x| x.1).collect()));
+        }
+        i = end;
+    }
+    found
+}
+
 /// The unchecked numbers of a lesson.
 pub(crate) fn lint(lesson: &Lesson) -> Vec<Warning> {
     let text = &lesson.text;
@@ -77,22 +115,9 @@ pub(crate) fn lint(lesson: &Lesson) -> Vec<Warning> {
             i += 1;
             continue;
         }
-        // A number: digits with single inner marks (1.234,5); part of a word when a letter,
-        // `_`, `/` or `-`-joined name touches it.
         let start = i;
-        let mut end = i;
-        while end < chars.len()
-            && (chars[end].1.is_ascii_digit()
-                || ((chars[end].1 == '.' || chars[end].1 == ',')
-                    && chars.get(end + 1).is_some_and(|n| n.1.is_ascii_digit())))
-        {
-            end += 1;
-        }
-        let before = start.checked_sub(1).map(|k| chars[k].1);
-        let after = chars.get(end).map(|x| x.1);
-        let wordy = |c: Option<char>| c.is_some_and(|c| c.is_alphabetic() || c == '_' || c == '/');
+        let (end, in_word) = number_at(&chars, start);
         let number: String = chars[start..end].iter().map(|x| x.1).collect();
-        let in_word = wordy(before) || wordy(after);
         if !in_word && !lesson.allowed.contains(&number) {
             warnings.push(Warning {
                 pos: Pos {

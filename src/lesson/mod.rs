@@ -7,6 +7,7 @@
 //! regions from the run; `--lint` lists the numbers no region covers.
 
 pub(crate) mod eval;
+mod explored;
 mod interval;
 pub(crate) mod lint;
 pub(crate) mod parse;
@@ -24,7 +25,7 @@ use crate::check::dashboard::Case;
 use crate::config::Config;
 use crate::runner::{self, RunOptions};
 use eval::{Loaded, Outcome};
-use parse::{Lesson, LessonError};
+use parse::{Kind, Lesson, LessonError};
 
 /// Most bytes of one lesson file.
 pub(crate) const MAX_LESSON_BYTES: u64 = 8 * 1024 * 1024;
@@ -185,8 +186,8 @@ impl Session {
             .zip(&self.uses)
             .map(|((file, lesson), uses)| {
                 let loaded = |name: &str| uses.get(name).map(|i| &self.runs[*i].1);
-                let outcomes = eval::evaluate(lesson, Path::new(file), &loaded)
-                    .map_err(|e| positioned(file, &e))?;
+                let outcomes =
+                    evaluate(lesson, Path::new(file), &loaded).map_err(|e| positioned(file, &e))?;
                 Ok((file.clone(), outcomes))
             })
             .collect()
@@ -325,4 +326,28 @@ fn short(text: &str) -> String {
     } else {
         one.to_string()
     }
+}
+
+/// Checks every region of `lesson` (`file` as the user named it) against the runs.
+pub(crate) fn evaluate<'a>(
+    lesson: &Lesson,
+    file: &Path,
+    loaded: &dyn Fn(&str) -> Option<&'a Loaded>,
+) -> Result<Vec<Outcome>, LessonError> {
+    let mut out = Vec::new();
+    for region in &lesson.regions {
+        let Some(l) = loaded(&region.config) else {
+            return Err(eval::error(
+                region.marker,
+                format!("unknown config `{}`", region.config),
+            ));
+        };
+        out.push(match &region.kind {
+            Kind::Value { column } => eval::value(lesson, region, column, l)?,
+            Kind::Table => eval::table(lesson, region, l)?,
+            Kind::Chart { chart } => eval::chart_block(lesson, file, region, chart, l)?,
+            Kind::Explored { what } => explored::value(lesson, region, what, l)?,
+        });
+    }
+    Ok(out)
 }

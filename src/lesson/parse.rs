@@ -53,7 +53,25 @@ pub(crate) enum Kind {
         /// The chart's name in the config.
         chart: String,
     },
+    /// `explored NAME.WHAT filters…`: one value of the config's exploration in the text
+    /// (an outcome's probability, its executions, how many outcomes; the states…).
+    Explored {
+        /// What is read: one of [`EXPLORED`].
+        what: String,
+    },
 }
+
+/// What an `explored` region may read: of the outcomes its filters select, their summed
+/// probability and executions and their number; of the whole exploration, its states,
+/// transitions and longest execution.
+pub(crate) const EXPLORED: [&str; 6] = [
+    "probability",
+    "executions",
+    "outcomes",
+    "states",
+    "transitions",
+    "longest",
+];
 
 /// A marked region.
 #[derive(Debug, Clone, PartialEq)]
@@ -363,6 +381,11 @@ impl Parser<'_> {
                         .filter(|s| !s.is_empty())
                         .map(String::from),
                 ),
+                "explored" => {
+                    let close =
+                        self.explored(pos, after, after_base, &line[end..], line_start + end)?;
+                    search = end + close;
+                }
                 "table" | "chart" => {
                     if !alone {
                         return Err(at(
@@ -514,12 +537,11 @@ impl Parser<'_> {
         tail: &str,
         tail_at: usize,
     ) -> Result<usize, LessonError> {
-        const CLOSE: &str = "<!-- /coordsim -->";
         let Some((name, column)) = word.split_once('.') else {
             return Err(at(
                 pos,
                 format!(
-                    "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `table NAME …`, `chart NAME CHART`, `allow …`"
+                    "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `explored NAME.WHAT filters…`, `table NAME …`, `chart NAME CHART`, `allow …`"
                 ),
             ));
         };
@@ -527,6 +549,64 @@ impl Parser<'_> {
             return Err(at(pos, format!("`{word}` is not NAME.COLUMN")));
         }
         let args = split_args(after, after_base, &self.lines)?;
+        let kind = Kind::Value {
+            column: column.to_string(),
+        };
+        self.inline_region(pos, name, kind, args, tail, tail_at)
+    }
+
+    /// `explored NAME.WHAT filters…`, closed on the same line (as [`Parser::inline`]).
+    fn explored(
+        &mut self,
+        pos: Pos,
+        after: &str,
+        after_base: usize,
+        tail: &str,
+        tail_at: usize,
+    ) -> Result<usize, LessonError> {
+        let args = split_args(after, after_base, &self.lines)?;
+        let valid = EXPLORED.join(", ");
+        let Some((first, rest)) = args.split_first().filter(|(a, _)| a.value.is_none()) else {
+            return Err(at(
+                pos,
+                format!(
+                    "an explored value is `explored NAME.WHAT filters…`; WHAT is one of {valid}"
+                ),
+            ));
+        };
+        let Some((name, what)) = first.key.split_once('.').filter(|(n, _)| is_name(n)) else {
+            return Err(at(
+                first.pos,
+                format!("`{}` is not NAME.WHAT; WHAT is one of {valid}", first.key),
+            ));
+        };
+        if !EXPLORED.contains(&what) {
+            return Err(at(
+                first.pos,
+                format!(
+                    "unknown explored value `{what}`{}; valid: {valid}",
+                    crate::suggest::did_you_mean(what, &EXPLORED)
+                ),
+            ));
+        }
+        let kind = Kind::Explored {
+            what: what.to_string(),
+        };
+        self.inline_region(pos, name, kind, rest.to_vec(), tail, tail_at)
+    }
+
+    /// An inline region of `kind` on config `name`, whose close is on the rest of its line
+    /// (`tail`, at byte `tail_at`): how far past the marker its close ends.
+    fn inline_region(
+        &mut self,
+        pos: Pos,
+        name: &str,
+        kind: Kind,
+        args: Vec<Arg>,
+        tail: &str,
+        tail_at: usize,
+    ) -> Result<usize, LessonError> {
+        const CLOSE: &str = "<!-- /coordsim -->";
         let Some(close) = tail.find(CLOSE) else {
             return Err(at(
                 pos,
@@ -536,9 +616,7 @@ impl Parser<'_> {
         let content = tail_at..tail_at + close;
         self.lesson.skipped.push(content.clone());
         self.lesson.regions.push(Region {
-            kind: Kind::Value {
-                column: column.to_string(),
-            },
+            kind,
             config: name.to_string(),
             args,
             marker: pos,

@@ -175,6 +175,57 @@ pub(super) fn select(config: &Config, args: &[Arg], table: bool) -> Result<Selec
     Ok(s)
 }
 
+/// An `explored` region's filters: one naming a metric of the config selects the outcomes
+/// whose cell has that value (`counter.value=2`); the rest are a value region's
+/// (parameters, `stat`, `digits`, `percent`). Not `entity`, `replication` or `ci`, which
+/// read the runs: in an exploration every execution is one.
+pub(super) fn select_explored(
+    config: &Config,
+    args: &[Arg],
+) -> Result<(Selection, Vec<(usize, String)>), LessonError> {
+    const OPTIONS: [&str; 3] = ["stat", "digits", "percent"];
+    let metrics = config.model.metrics();
+    let mut cells = Vec::new();
+    let mut rest = Vec::new();
+    for arg in args {
+        let key = arg.key.as_str();
+        if config.key_index(key).is_some() || OPTIONS.contains(&key) {
+            rest.push(arg.clone());
+            continue;
+        }
+        if let Some(metric) = metrics.iter().position(|m| m.name == key) {
+            let Some(value) = &arg.value else {
+                return Err(error(
+                    arg.pos,
+                    format!("`{key}` needs a value: `{key}=…` selects the outcomes with it"),
+                ));
+            };
+            cells.push((metric, value.clone()));
+            continue;
+        }
+        if ["entity", "replication", "ci"].contains(&key) {
+            return Err(error(
+                arg.pos,
+                format!(
+                    "`{key}` reads the runs; an explored value reads the exploration, where every execution counts once: filter by parameters and by outcome cells (`METRIC=VALUE`)"
+                ),
+            ));
+        }
+        let mut valid: Vec<&str> = config.key_names();
+        valid.extend(OPTIONS);
+        valid.extend(metrics.iter().map(|m| m.name));
+        return Err(error(
+            arg.pos,
+            format!(
+                "unknown filter `{key}`{}; valid: a parameter, stat, digits, percent, or a metric (an outcome's cell): {}",
+                crate::suggest::did_you_mean(key, &valid),
+                valid.join(", ")
+            ),
+        ));
+    }
+    Ok((select(config, &rest, false)?, cells))
+}
+
 /// Filters that match no point: the first whose value no point has, with its parameter's
 /// values (and, for `0,5`, that a filter writes a dot); else all of them, which match
 /// apart but not together.

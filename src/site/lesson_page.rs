@@ -217,7 +217,7 @@ fn prepared(lesson: &Lesson) -> String {
     for (i, region) in lesson.regions.iter().enumerate() {
         let content = &text[region.content.clone()];
         match region.kind {
-            Kind::Value { .. } => {
+            Kind::Value { .. } | Kind::Explored { .. } => {
                 clean(&mut out, &text[at..region.marker.offset]);
                 if i < MAX_INLINE_REGIONS {
                     out.push(markdown::inline_open(i));
@@ -556,13 +556,20 @@ impl Images {
 /// may be written (not inside a link of the lesson's).
 fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
     let o = r.outcome;
-    row(h, say(lc, "verdict"), &|h| {
-        badge(
+    row(h, say(lc, "verdict"), &|h| match r.region.kind {
+        // An explored value is held to every execution, not to one run.
+        Kind::Explored { .. } => badge(
+            h,
+            o.pass,
+            say(lc, "matches every execution"),
+            say(lc, "drifted from the executions"),
+        ),
+        _ => badge(
             h,
             o.pass,
             say(lc, "matches the run"),
             say(lc, "drifted from the run"),
-        );
+        ),
     });
     row(h, say(lc, "config"), &|h| match r.config {
         Some(c) if links => {
@@ -590,7 +597,9 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
         if at.is_empty() {
             // A value reads one number off every row; a table or a chart shows them all.
             h.text(match r.region.kind {
-                Kind::Value { .. } => say(lc, "every row it selects (one value)"),
+                Kind::Value { .. } | Kind::Explored { .. } => {
+                    say(lc, "every row it selects (one value)")
+                }
                 _ => say(lc, "every row it selects"),
             });
         } else {
@@ -598,8 +607,13 @@ fn provenance(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
         }
     });
     match &r.region.kind {
-        Kind::Value { .. } => {
-            row(h, say(lc, "run"), &|h| {
+        Kind::Value { .. } | Kind::Explored { .. } => {
+            // An explored value is every execution's, not one run's.
+            let source = match r.region.kind {
+                Kind::Explored { .. } => say(lc, "every execution"),
+                _ => say(lc, "run"),
+            };
+            row(h, source, &|h| {
                 // In the lesson's locale already, as what is written.
                 h.el("span", &[("class", "cs-run")], &o.run);
             });
@@ -655,6 +669,7 @@ fn described(region: &Region, lc: Words<'_>) -> (String, String) {
         Kind::Chart { chart } => say(lc, "chart {config} {chart}")
             .replace("{config}", &region.config)
             .replace("{chart}", chart),
+        Kind::Explored { what } => format!("explored {}.{what}", region.config),
     };
     let at: Vec<String> = region
         .args
@@ -683,26 +698,29 @@ fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
             h.text(text);
         }
     };
+    // A table, a chart or an explored value: where the config's page shows it (an
+    // exploration only when a claim of the config asks for one).
+    let see = |h: &mut Html, anchor: &str, text: &str| {
+        h.open("span", &[("class", "cs-row")]);
+        h.el("span", &[("class", "cs-k")], say(lc, "see"));
+        link(h, anchor, text);
+        h.close("span");
+    };
     let column = match &r.region.kind {
         Kind::Value { column } => column,
-        Kind::Table => {
-            h.open("span", &[("class", "cs-row")]);
-            h.el("span", &[("class", "cs-k")], say(lc, "see"));
-            link(h, "table", say(lc, "the config's table"));
-            h.close("span");
-            return;
-        }
+        Kind::Table => return see(h, "table", say(lc, "the config's table")),
         Kind::Chart { chart } => {
-            h.open("span", &[("class", "cs-row")]);
-            h.el("span", &[("class", "cs-k")], say(lc, "see"));
-            link(
-                h,
-                &format!("chart-{chart}"),
-                say(lc, "the chart on the config's page"),
-            );
-            h.close("span");
-            return;
+            let text = say(lc, "the chart on the config's page");
+            return see(h, &format!("chart-{chart}"), text);
         }
+        Kind::Explored { .. } if config.claims.iter().any(|c| c.over.is_some()) => {
+            return see(
+                h,
+                "executions",
+                say(lc, "every execution on the config's page"),
+            );
+        }
+        Kind::Explored { .. } => return,
     };
     let sel = selected(config, r.region);
     let claims: Vec<(usize, &crate::config::Claim)> = config

@@ -311,6 +311,16 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("block_drifted", "drifted", "kaydı"),
     ("matches_run", "matches the run", "koşuyla tutuyor"),
     ("drifted_from_run", "drifted from the run", "koşudan kaydı"),
+    (
+        "matches_executions",
+        "matches every execution",
+        "her yürütmeyle tutuyor",
+    ),
+    (
+        "drifted_from_executions",
+        "drifted from the executions",
+        "yürütmelerden kaydı",
+    ),
     ("term_at", "at", "nokta"),
     (
         "every_row_selected",
@@ -323,6 +333,12 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "seçtiği her satır",
     ),
     ("term_run", "run", "koşu"),
+    ("term_explored", "every execution", "her yürütme"),
+    (
+        "configs_executions",
+        "every execution on the config's page",
+        "yapılandırma sayfasında her yürütme",
+    ),
     ("term_written", "written", "yazılan"),
     (
         "written_precision",

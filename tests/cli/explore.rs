@@ -455,9 +455,14 @@ proptest! {
         for (got, want) in replayed(&text, merged).iter().zip(&merged.outcomes) {
             prop_assert_eq!(got, &want.metrics, "{}", text);
         }
-        // On two threads: the same exploration, to the last trace.
+        // On two threads: the same exploration, to the last trace, with symmetry and
+        // without.
         let parallel = &explore(&text, &ExploreLimits { jobs: 2, ..limits(Reduction::On, true) })[0];
         prop_assert_eq!(parallel, reduced, "{}", text);
+        let apart = ExploreLimits { symmetry: Symmetry::Off, ..limits(Reduction::On, true) };
+        let one = &explore(&text, &apart)[0];
+        let two = &explore(&text, &ExploreLimits { jobs: 2, ..apart })[0];
+        prop_assert_eq!(two, one, "{}", text);
         // Each outcome's schedule, run as a run, ends with that outcome.
         for (got, want) in replayed(&text, reduced).iter().zip(&reduced.outcomes) {
             prop_assert_eq!(got, &want.metrics, "{}", text);

@@ -622,3 +622,22 @@ fn the_lints_advice_allows_a_turkish_decimal() {
     let said = lint(dir.path());
     assert!(said.contains("`0,99` is in no region"), "{said}");
 }
+
+/// A value region checks one number: another in its text would pass unchecked, so it is
+/// refused where it stands; a number that is part of a name (`p95`) is no number.
+#[test]
+fn a_second_number_in_a_value_region_is_refused_at_its_place() {
+    // "<!-- coordsim q.requests clients=1 -->" is 38 characters: the content at column 39;
+    // "10 (" is 4 more, so `20` at column 43.
+    assert_eq!(
+        refusal(&format!(
+            "{HEAD}<!-- coordsim q.requests clients=1 -->10 (20)<!-- /coordsim -->\n"
+        )),
+        "error: lesson.md:3:43: `20` is not checked: a value region checks one number (here `10`); give `20` a region of its own, or write it outside this one"
+    );
+    let text =
+        format!("{HEAD}<!-- coordsim q.requests clients=1 -->10 istek, p95<!-- /coordsim -->\n");
+    let dir = lesson_dir("6", &text);
+    let out = lesson(dir.path(), &["check", "lesson.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -330,15 +330,48 @@ proptest! {
     /// Every interval is the same whether states are merged, orders reduced and members
     /// taken as interchangeable, or the plain tree of executions walked: the merging joins
     /// only states with the same future, and the reduction and the symmetry keep every
-    /// scheduler's choices that matter.
+    /// scheduler's choices that matter. On two threads the graph kept is the one thread's.
     #[test]
     fn merging_reducing_and_symmetry_keep_the_intervals(text in tiny_scenario()) {
         let full = &explore(&text, &keeping(Reduction::On, true, Symmetry::On))[0];
         let tree = &explore(&text, &keeping(Reduction::Off, false, Symmetry::Off))[0];
         prop_assume!(full.bounded.is_none() && tree.bounded.is_none());
+        let two = ExploreLimits { jobs: 2, ..keeping(Reduction::On, true, Symmetry::On) };
+        prop_assert_eq!(&explore(&text, &two)[0].schedulers, &full.schedulers);
         for value in 0..=6 {
             let (a, b) = (interval(full, 0, f64::from(value)), interval(tree, 0, f64::from(value)));
             prop_assert!((a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12, "counter = {value}: {a:?} vs {b:?}\n{text}");
+        }
+    }
+}
+
+/// The lost update of 3 clients of 4 read-increment-write steps each (as in
+/// explore_jobs.rs: many chunks of states a thread, the counting's walk taken on beside the
+/// search): the graph kept for the schedulers is the same with 1, 2 and 3 threads, with and
+/// without symmetry. No draw and every order free: any outcome is some scheduler's for sure
+/// and, there being several, avoided by another, so every interval is [0, 1].
+#[test]
+fn the_graph_kept_is_the_same_with_any_jobs() {
+    let text = crate::explore_jobs::LOST_UPDATE;
+    for symmetry in [Symmetry::On, Symmetry::Off] {
+        let one = keeping(Reduction::On, true, symmetry);
+        let first = explore(text, &one).remove(0);
+        assert!(first.ordered && first.bounded.is_none() && first.outcomes.len() > 1);
+        let kept = first.schedulers.as_ref().expect("the graph kept");
+        assert!(kept.chooses());
+        for k in 0..first.outcomes.len() {
+            let only = |j: usize| j == k;
+            assert_eq!(
+                (kept.extreme(&only, true), kept.extreme(&only, false)),
+                (0.0, 1.0)
+            );
+        }
+        for jobs in [2, 3] {
+            let e = explore(text, &ExploreLimits { jobs, ..one }).remove(0);
+            assert!(
+                e.schedulers == first.schedulers,
+                "--jobs {jobs} keeps another graph (symmetry {symmetry:?})"
+            );
         }
     }
 }

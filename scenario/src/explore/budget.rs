@@ -66,15 +66,17 @@ impl Keep {
     }
 
     /// Whether a child (with `fingerprint`, `bytes`) is kept whole: `false` when it is
-    /// reached before (`seen`, or earlier in this share) or past the share's room.
+    /// reached before (`seen`, the states merged before the chunk when the thread may read
+    /// them, or earlier in this share) or past the share's room.
     pub(super) fn keeps(
         &mut self,
         fingerprint: Option<u64>,
         bytes: u64,
-        seen: &FxHashMap<u64, u32>,
+        seen: Option<&FxHashMap<u64, u32>>,
     ) -> bool {
         if let Some(fingerprint) = fingerprint
-            && (seen.contains_key(&fingerprint) || !self.met.insert(fingerprint))
+            && (seen.is_some_and(|seen| seen.contains_key(&fingerprint))
+                || !self.met.insert(fingerprint))
         {
             return false;
         }

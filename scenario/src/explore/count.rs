@@ -24,7 +24,6 @@ pub(super) const NONE: u32 = u32::MAX;
 /// A transition.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Edge {
-    pub from: u32,
     pub to: u32,
     /// Its probability given its start (the product of its draws').
     pub probability: f64,
@@ -72,14 +71,15 @@ impl CountTable {
     }
 }
 
-/// An explored graph, as [`count`] reads it.
+/// An explored graph, as [`count`] reads it: its edges in the order of the states they
+/// leave (as the search merges them), each state's from `starts[state]` up to the next's.
 pub(super) struct Graph<'g> {
     pub states: usize,
     pub edges: &'g [Edge],
+    /// Where each state's edges begin (`states + 1` of them: the last is the edges' end).
+    pub starts: &'g [u32],
     /// What the edges add (`Edge::delta` indexes it; 0: nothing).
     pub deltas: &'g CountTable,
-    /// The start's counts.
-    pub start: &'g [u64],
     /// Most entries (`max_states`).
     pub max_entries: u64,
 }
@@ -95,7 +95,14 @@ pub(super) struct Counted {
     pub cycle: bool,
     /// The most events along one execution (of those the topological order reached).
     pub longest: u64,
-    /// The entries in a topological order (every transition to a later one), the start
+    /// The entries as a graph, for [`schedulers`]: kept only when asked of
+    /// [`Walk::finish`].
+    pub links: Option<Links>,
+}
+
+/// How the entries lead to one another, kept for the schedulers' graph ([`schedulers`]).
+pub(super) struct Links {
+    /// The entries in a topological order (every transition to a later one), the start's
     /// first; without a cycle, every entry.
     pub topological: Vec<u32>,
     /// Each entry's transitions' ends (`NONE`: cut), in its state's edge order from
@@ -104,155 +111,258 @@ pub(super) struct Counted {
     pub reached: Vec<usize>,
 }
 
-/// Each state's edges (their indices, in order) and where each state's begin.
-struct Adjacency {
-    out: Vec<u32>,
-    starts: Vec<u32>,
-}
-
-impl Adjacency {
-    fn of(graph: &Graph<'_>) -> Adjacency {
-        let mut starts = vec![0u32; graph.states + 1];
-        for edge in graph.edges {
-            starts[edge.from as usize + 1] += 1;
-        }
-        for index in 0..graph.states {
-            starts[index + 1] += starts[index];
-        }
-        let mut out = vec![0u32; graph.edges.len()];
-        let mut filled = starts.clone();
-        for (index, edge) in graph.edges.iter().enumerate() {
-            out[filled[edge.from as usize] as usize] = index as u32;
-            filled[edge.from as usize] += 1;
-        }
-        Adjacency { out, starts }
-    }
-
-    fn of_state(&self, node: u32) -> &[u32] {
-        &self.out[self.starts[node as usize] as usize..self.starts[node as usize + 1] as usize]
+/// The edges of state `node` (their indices), of a graph whose first `starts.len() - 1`
+/// states have all theirs among `edges` (a state past them: none yet).
+fn out_of(starts: &[u32], edges: usize, node: u32) -> std::ops::Range<usize> {
+    let node = node as usize;
+    match (starts.get(node), starts.get(node + 1)) {
+        (Some(&from), Some(&to)) => from as usize..to as usize,
+        (Some(&from), None) => from as usize..edges,
+        _ => 0..0,
     }
 }
 
-/// Every entry of `graph`, and its executions and their probability: the entries breadth
-/// first from the start, then the counting state by state in topological order (every
-/// entry of a state has all its executions once every edge into the state was taken).
-pub(super) fn count(graph: &Graph<'_>) -> Counted {
-    let adjacency = Adjacency::of(graph);
-    let (order, longest) = topological(graph, &adjacency);
-    let cycle = order.len() < graph.states;
-    // A cycle that adds to the counts would make entries without end: with one, they are
-    // walked only so far (the verdict is bounded already).
-    let max_entries = if cycle {
-        graph.max_entries.min(4 * graph.states as u64 + 1)
-    } else {
-        graph.max_entries
-    };
-    let mut sums = Sums {
-        counts: CountTable::default(),
-        memo: FxHashMap::default(),
-        deltas: graph.deltas,
-    };
-    let mut first = vec![NONE; graph.states];
-    let mut entries = vec![Entry {
-        node: 0,
-        counts: sums.counts.intern(graph.start),
-        depth: 0,
-        pred: NONE,
-        edge: NONE,
-        next: NONE,
-        paths: 1,
-        chance: 1.0,
-    }];
-    first[0] = 0;
-    // Each entry's transitions' ends, in its state's edge order from `reached[entry]`: found
-    // once here, read again by the counting (4 bytes a transition of an entry).
-    let mut targets: Vec<u32> = Vec::new();
-    let mut reached: Vec<usize> = Vec::with_capacity(graph.states);
-    let mut cut = false;
-    let mut at = 0;
-    while at < entries.len() {
-        let entry = entries[at];
-        reached.push(targets.len());
-        for &edge_index in adjacency.of_state(entry.node) {
-            let edge = graph.edges[edge_index as usize];
-            let (to_counts, target) = across(&mut sums, &entries, &first, entry.counts, &edge);
-            if target != NONE {
-                targets.push(target);
-                continue;
-            }
-            if entries.len() as u64 >= max_entries {
-                cut = true;
-                targets.push(NONE);
-                continue;
-            }
-            let new_entry = entries.len() as u32;
-            targets.push(new_entry);
-            entries.push(Entry {
-                node: edge.to,
-                counts: to_counts,
-                depth: entry.depth + 1,
-                pred: at as u32,
-                edge: edge_index,
-                next: first[edge.to as usize],
-                paths: 0,
-                chance: 0.0,
-            });
-            first[edge.to as usize] = new_entry;
+/// The entries found so far, breadth first from the start's: the counting's first part,
+/// which can go on while the search does (a state's entries are taken once every edge out
+/// of it is merged), so that on several threads it costs the search's threads no time.
+pub(super) struct Walk {
+    sums: Sums,
+    /// Each state's last entry (`NONE`: none yet; past the end: none).
+    first: Vec<u32>,
+    entries: Vec<Entry>,
+    /// Each entry's transitions' ends, in its state's edge order from `reached[entry]`: found
+    /// once here, read again by the counting (4 bytes a transition of an entry).
+    targets: Vec<u32>,
+    reached: Vec<usize>,
+    cut: bool,
+    /// The next entry to take.
+    at: usize,
+}
+
+impl Walk {
+    /// The start's entry alone, with counts `start`.
+    pub(super) fn new(start: &[u64]) -> Walk {
+        let mut sums = Sums {
+            counts: CountTable::default(),
+            memo: FxHashMap::default(),
+        };
+        let counts = sums.counts.intern(start);
+        Walk {
+            sums,
+            first: vec![0],
+            entries: vec![Entry {
+                node: 0,
+                counts,
+                depth: 0,
+                pred: NONE,
+                edge: NONE,
+                next: NONE,
+                paths: 1,
+                chance: 1.0,
+            }],
+            targets: Vec::new(),
+            reached: Vec::new(),
+            cut: false,
+            at: 0,
         }
-        at += 1;
     }
-    let mut topological = Vec::with_capacity(entries.len());
-    for &node in &order {
-        let mut at = first[node as usize];
-        while at != NONE {
-            topological.push(at);
-            let entry = entries[at as usize];
-            let from = reached[at as usize];
-            for (&edge_index, &target) in adjacency.of_state(node).iter().zip(&targets[from..]) {
-                let edge = graph.edges[edge_index as usize];
+
+    /// The bytes it holds, by its lists' capacities.
+    pub(super) fn bytes(&self) -> u64 {
+        let bytes = std::mem::size_of::<Entry>() * self.entries.capacity()
+            + std::mem::size_of::<u32>() * (self.targets.capacity() + self.first.capacity())
+            + std::mem::size_of::<usize>() * self.reached.capacity();
+        bytes as u64
+    }
+
+    /// Up to `most` entries taken on, breadth first, while their state is among the first
+    /// `known` of `graph` (those whose edges are all merged) and at most `limit` entries
+    /// are made; how many were taken. With `whole` an edge past the limit is cut (the limit
+    /// is final, or cut back to by [`Walk::finish`]); without, the walk stops before an
+    /// entry that might make one (the limit may yet grow).
+    pub(super) fn advance(
+        &mut self,
+        graph: &Graph<'_>,
+        (known, most): (usize, usize),
+        limit: u64,
+        whole: bool,
+    ) -> usize {
+        let begun = self.at;
+        while self.at < self.entries.len() && self.at - begun < most {
+            let entry = self.entries[self.at];
+            if entry.node as usize >= known {
+                break;
+            }
+            let out = out_of(graph.starts, graph.edges.len(), entry.node);
+            if !whole && self.entries.len() as u64 + out.len() as u64 > limit {
+                break;
+            }
+            self.reached.push(self.targets.len());
+            for edge_index in out {
+                let edge = graph.edges[edge_index];
+                let to_counts = self.sums.add(graph.deltas, entry.counts, edge.delta);
+                let target = self.find(edge.to, to_counts);
                 if target != NONE {
-                    let target = &mut entries[target as usize];
-                    target.paths = target.paths.saturating_add(entry.paths);
-                    target.chance += entry.chance * edge.probability;
+                    self.targets.push(target);
+                    continue;
                 }
+                if self.entries.len() as u64 >= limit {
+                    self.cut = true;
+                    self.targets.push(NONE);
+                    continue;
+                }
+                let new_entry = self.entries.len() as u32;
+                self.targets.push(new_entry);
+                let to = edge.to as usize;
+                if self.first.len() <= to {
+                    self.first.resize(to + 1, NONE);
+                }
+                self.entries.push(Entry {
+                    node: edge.to,
+                    counts: to_counts,
+                    depth: entry.depth + 1,
+                    pred: self.at as u32,
+                    edge: edge_index as u32,
+                    next: self.first[to],
+                    paths: 0,
+                    chance: 0.0,
+                });
+                self.first[to] = new_entry;
             }
-            at = entry.next;
+            self.at += 1;
+        }
+        self.at - begun
+    }
+
+    /// The walk as if it had made at most `limit` entries (it made more): the later ones
+    /// and what was found from them dropped, an edge to one of them cut. Entries are made
+    /// and taken in one order whatever the limit, so this is the walk a lower limit makes.
+    fn truncate(&mut self, limit: usize) {
+        if self.entries.len() <= limit {
+            return;
+        }
+        // A state's entries are chained from its last to its first: the chain begins at
+        // its last one kept.
+        for first in &mut self.first {
+            while *first != NONE && *first as usize >= limit {
+                *first = self.entries[*first as usize].next;
+            }
+        }
+        self.entries.truncate(limit);
+        let taken = self.at.min(limit);
+        if let Some(&end) = self.reached.get(taken) {
+            self.targets.truncate(end);
+        }
+        self.reached.truncate(taken);
+        self.at = taken;
+        for target in &mut self.targets {
+            if *target != NONE && *target as usize >= limit {
+                *target = NONE;
+                self.cut = true;
+            }
         }
     }
-    Counted {
-        entries,
-        counts: sums.counts,
-        cut,
-        cycle,
-        longest,
-        topological,
-        targets,
-        reached,
+
+    /// The entry of state `node` with counts `counts` (`NONE`: none yet).
+    fn find(&self, node: u32, counts: u32) -> u32 {
+        let mut at = self.first.get(node as usize).copied().unwrap_or(NONE);
+        while at != NONE && self.entries[at as usize].counts != counts {
+            at = self.entries[at as usize].next;
+        }
+        at
+    }
+
+    /// The walk ended over the whole `graph` (every entry taken, within `max_entries`, or
+    /// fewer with a cycle), then the executions counted state by state in topological
+    /// order (every entry of a state has all its executions once every edge into the state
+    /// was taken). With `keep_links` the entries' [`Links`] are kept too (else dropped).
+    pub(super) fn finish(mut self, graph: &Graph<'_>, keep_links: bool) -> Counted {
+        let (order, longest) = topological(graph);
+        let cycle = order.len() < graph.states;
+        // A cycle that adds to the counts would make entries without end: with one, they
+        // are walked only so far (the verdict is bounded already).
+        let max_entries = if cycle {
+            graph.max_entries.min(4 * graph.states as u64 + 1)
+        } else {
+            graph.max_entries
+        };
+        self.truncate(usize::try_from(max_entries).unwrap_or(usize::MAX));
+        self.advance(graph, (graph.states, usize::MAX), max_entries, true);
+        let Walk {
+            sums,
+            mut first,
+            mut entries,
+            targets,
+            reached,
+            cut,
+            ..
+        } = self;
+        first.resize(graph.states, NONE);
+        let mut topological = Vec::with_capacity(if keep_links { entries.len() } else { 0 });
+        for &node in &order {
+            let mut at = first[node as usize];
+            while at != NONE {
+                if keep_links {
+                    topological.push(at);
+                }
+                let entry = entries[at as usize];
+                let from = reached[at as usize];
+                let out = out_of(graph.starts, graph.edges.len(), node);
+                for (edge_index, &target) in out.zip(&targets[from..]) {
+                    let edge = graph.edges[edge_index];
+                    if target != NONE {
+                        let target = &mut entries[target as usize];
+                        target.paths = target.paths.saturating_add(entry.paths);
+                        target.chance += entry.chance * edge.probability;
+                    }
+                }
+                at = entry.next;
+            }
+        }
+        Counted {
+            entries,
+            counts: sums.counts,
+            cut,
+            cycle,
+            longest,
+            links: keep_links.then_some(Links {
+                topological,
+                targets,
+                reached,
+            }),
+        }
     }
 }
 
-/// The entries of `counted` (of `graph`, with no cycle and nothing cut) as a scheduler
-/// chooses among their transitions: one action per event taken (its `pick`) or its actor's
-/// crash there, each action's branches its draws' decisions; an end entry's outcome is
-/// `outcome[entry]`. `Err`: the graph is not whole (an internal error: it is asked for only
-/// when nothing was cut).
+/// Every entry of `graph`, and its executions and their probability, from a start with
+/// counts `start`: the entries breadth first from the start's ([`Walk`]), then the counting.
+#[cfg(test)]
+pub(super) fn count(graph: &Graph<'_>, start: &[u64]) -> Counted {
+    Walk::new(start).finish(graph, false)
+}
+
+/// The entries of `counted` (of `graph`, with no cycle and nothing cut, its [`Links`]
+/// kept) as a scheduler chooses among their transitions: one action per event taken (its
+/// `pick`) or its actor's crash there, each action's branches its draws' decisions; an end
+/// entry's outcome is `outcome[entry]`. `Err`: the graph is not whole or its links were not
+/// kept (an internal error: it is asked for only when nothing was cut).
 pub(super) fn schedulers(
     graph: &Graph<'_>,
     counted: &Counted,
     outcome: &[u32],
 ) -> Result<Schedulers, String> {
-    let adjacency = Adjacency::of(graph);
+    let links = (counted.links.as_ref()).ok_or("the entries' links were not kept")?;
     let mut place = vec![NONE; counted.entries.len()];
-    for (at, &entry) in counted.topological.iter().enumerate() {
+    for (at, &entry) in links.topological.iter().enumerate() {
         place[entry as usize] = at as u32;
     }
     let mut schedulers = Schedulers::new();
     // One entry's transitions, by action: (pick, crash), target, probability.
     let mut ways: Vec<((u16, bool), u32, f64)> = Vec::new();
-    for &entry in &counted.topological {
-        let Entry { node, .. } = counted.entries[entry as usize];
-        let edges = adjacency.of_state(node);
-        if edges.is_empty() {
+    for &entry in &links.topological {
+        let node = counted.entries[entry as usize].node;
+        let out = out_of(graph.starts, graph.edges.len(), node);
+        if out.is_empty() {
             match outcome[entry as usize] {
                 NONE => return Err(format!("entry {entry} ends with no outcome")),
                 outcome => schedulers.push_end(outcome),
@@ -261,9 +371,9 @@ pub(super) fn schedulers(
         }
         schedulers.push_entry();
         ways.clear();
-        let from = counted.reached[entry as usize];
-        for (&edge_index, &target) in edges.iter().zip(&counted.targets[from..]) {
-            let edge = graph.edges[edge_index as usize];
+        let from = links.reached[entry as usize];
+        for (edge_index, &target) in out.zip(&links.targets[from..]) {
+            let edge = graph.edges[edge_index];
             let key = (edge.choice.pick, edge.choice.crash);
             ways.push((
                 key,
@@ -287,7 +397,7 @@ pub(super) fn schedulers(
 
 /// The states in topological order (Kahn's: a state once every edge into it was taken),
 /// and the most edges along any path from the start. States on a cycle are left out.
-fn topological(graph: &Graph<'_>, adjacency: &Adjacency) -> (Vec<u32>, u64) {
+fn topological(graph: &Graph<'_>) -> (Vec<u32>, u64) {
     let mut indegree = vec![0u32; graph.states];
     for edge in graph.edges {
         indegree[edge.to as usize] += 1;
@@ -303,8 +413,8 @@ fn topological(graph: &Graph<'_>, adjacency: &Adjacency) -> (Vec<u32>, u64) {
     let mut order = Vec::with_capacity(graph.states);
     while let Some(node) = ready.pop() {
         order.push(node);
-        for &edge_index in adjacency.of_state(node) {
-            let next = graph.edges[edge_index as usize].to as usize;
+        for edge_index in out_of(graph.starts, graph.edges.len(), node) {
+            let next = graph.edges[edge_index].to as usize;
             deepest[next] = deepest[next].max(deepest[node as usize] + 1);
             indegree[next] -= 1;
             if indegree[next] == 0 {
@@ -320,25 +430,15 @@ fn topological(graph: &Graph<'_>, adjacency: &Adjacency) -> (Vec<u32>, u64) {
     (order, longest)
 }
 
-/// The entry of state `node` with counts `counts` (`NONE`: none yet).
-fn find(entries: &[Entry], first: &[u32], node: u32, counts: u32) -> u32 {
-    let mut at = first[node as usize];
-    while at != NONE && entries[at as usize].counts != counts {
-        at = entries[at as usize].next;
-    }
-    at
-}
-
 /// The counts reached so far, and each sum of counts and a transition's delta once taken.
-struct Sums<'g> {
+struct Sums {
     counts: CountTable,
     memo: FxHashMap<(u32, u32), u32>,
-    deltas: &'g CountTable,
 }
 
-impl Sums<'_> {
-    /// Counts `counts` with `delta` added (each sum computed once).
-    fn add(&mut self, counts: u32, delta: u32) -> u32 {
+impl Sums {
+    /// Counts `counts` with `delta` (of `deltas`) added (each sum computed once).
+    fn add(&mut self, deltas: &CountTable, counts: u32, delta: u32) -> u32 {
         if delta == 0 {
             return counts;
         }
@@ -347,7 +447,7 @@ impl Sums<'_> {
         }
         let added: Counts = self.counts.all[counts as usize]
             .iter()
-            .zip(&self.deltas.all[delta as usize])
+            .zip(&deltas.all[delta as usize])
             .map(|(count, delta)| count.wrapping_add(*delta))
             .collect();
         let sum = self.counts.intern(&added);
@@ -356,43 +456,62 @@ impl Sums<'_> {
     }
 }
 
-/// Across `edge` from an entry with counts `counts`: the counts it reaches its end with, and
-/// that entry of the end (`NONE`: none yet).
-fn across(
-    sums: &mut Sums<'_>,
-    entries: &[Entry],
-    first: &[u32],
-    counts: u32,
-    edge: &Edge,
-) -> (u32, u32) {
-    let to_counts = sums.add(counts, edge.delta);
-    (to_counts, find(entries, first, edge.to, to_counts))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    fn edge(from: u32, to: u32, delta: u32, rank: u32) -> Edge {
-        Edge {
+    /// An edge out of state `from` (kept beside it: a graph's edges are in the order of
+    /// the states they leave).
+    fn edge(from: u32, to: u32, delta: u32, rank: u32) -> (u32, Edge) {
+        (
             from,
-            to,
-            probability: 0.5,
-            delta,
-            rank,
-            choice: Choice::default(),
-        }
+            Edge {
+                to,
+                probability: 0.5,
+                delta,
+                rank,
+                choice: Choice::default(),
+            },
+        )
     }
 
-    /// `edges` over `states` states counted from a start with counts `start`.
-    fn counted(states: usize, edges: &[Edge], deltas: &CountTable, start: &[u64]) -> Counted {
-        count(&Graph {
+    /// Where each of `states` states' edges begin among `edges` (in their states' order).
+    fn starts_of(states: usize, edges: &[(u32, Edge)]) -> Vec<u32> {
+        assert!(edges.is_sorted_by_key(|(from, _)| *from));
+        (0..=states as u32)
+            .map(|node| edges.iter().filter(|(from, _)| *from < node).count() as u32)
+            .collect()
+    }
+
+    /// `edges` (in the order of the states they leave) over `states` states counted from a
+    /// start with counts `start`, within `max_entries`.
+    fn counted_within(
+        states: usize,
+        edges: &[(u32, Edge)],
+        deltas: &CountTable,
+        start: &[u64],
+        max_entries: u64,
+    ) -> Counted {
+        let starts = starts_of(states, edges);
+        let edges: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+        let graph = Graph {
             states,
-            edges,
+            edges: &edges,
+            starts: &starts,
             deltas,
-            start,
-            max_entries: 100,
-        })
+            max_entries,
+        };
+        count(&graph, start)
+    }
+
+    fn counted(
+        states: usize,
+        edges: &[(u32, Edge)],
+        deltas: &CountTable,
+        start: &[u64],
+    ) -> Counted {
+        counted_within(states, edges, deltas, start, 100)
     }
 
     /// A diamond: the start (0) goes to 1 adding a lost update (delta 1) or to 2 adding
@@ -451,5 +570,117 @@ mod tests {
         let edges = [edge(0, 1, 0, 0), edge(1, 0, 0, 0)];
         let counted = counted(2, &edges, &deltas, &[0]);
         assert!(counted.cycle);
+    }
+
+    /// An entry's state, counts (by their values), depth, predecessor, edge, executions and
+    /// probability (by its bits).
+    type Seen = (u32, Vec<u64>, u32, u32, u32, u128, u64);
+
+    /// Each entry as the counting found it, its counts by their values (their indices
+    /// depend on the order they were first met in).
+    fn entries_of(counted: &Counted) -> Vec<Seen> {
+        counted
+            .entries
+            .iter()
+            .map(|e| {
+                let counts = counted.counts.all[e.counts as usize].to_vec();
+                (
+                    e.node,
+                    counts,
+                    e.depth,
+                    e.pred,
+                    e.edge,
+                    e.paths,
+                    e.chance.to_bits(),
+                )
+            })
+            .collect()
+    }
+
+    /// A loop that adds a lost update each time round (0 → 1 adding one, 1 → 0): its
+    /// entries would go on without end, so with the cycle found they stop at 4 per state
+    /// and one (2 states: 9 entries), cut. A walk taken on beside the search with the
+    /// higher bound (no cycle known yet: 100 entries) is cut back to the same 9, with the
+    /// same edges cut.
+    #[test]
+    fn a_walk_past_a_cycles_bound_is_cut_back_to_it() {
+        let mut deltas = CountTable::default();
+        deltas.intern(&[0]);
+        deltas.intern(&[1]);
+        let edges = [edge(0, 1, 1, 0), edge(1, 0, 0, 0)];
+        let whole = counted_within(2, &edges, &deltas, &[0], 100);
+        assert!(whole.cycle && whole.cut);
+        assert_eq!(whole.entries.len(), 4 * 2 + 1);
+        let starts = starts_of(2, &edges);
+        let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+        let graph = Graph {
+            states: 2,
+            edges: &plain,
+            starts: &starts,
+            deltas: &deltas,
+            max_entries: 100,
+        };
+        let mut walk = Walk::new(&[0]);
+        walk.advance(&graph, (2, usize::MAX), 100, true);
+        assert_eq!(walk.entries.len(), 100);
+        let walked = walk.finish(&graph, false);
+        assert_eq!(entries_of(&walked), entries_of(&whole));
+        assert_eq!((walked.cut, walked.cycle), (true, true));
+    }
+
+    proptest! {
+        /// A walk taken on as the states' edges become known (a few states at a time, as
+        /// the search merges them; waiting at a lower bound while a cycle may close) counts
+        /// what one walk over the whole graph counts, entry for entry: random graphs of up
+        /// to 12 states, their edges to any state (cycles too), some adding to the counts.
+        #[test]
+        fn a_walk_taken_in_steps_counts_as_one_over_the_whole(
+            states in 1usize..12,
+            raw in proptest::collection::vec((0u32..12, 0u32..12, 0u32..3), 0..30),
+            steps in proptest::collection::vec(1usize..4, 1..12),
+            max_entries in 1u64..60,
+            back in any::<bool>(),
+            most in 1usize..5,
+        ) {
+            let mut deltas = CountTable::default();
+            deltas.intern(&[0, 0]);
+            deltas.intern(&[1, 0]);
+            deltas.intern(&[0, 1]);
+            let mut edges: Vec<(u32, Edge)> = raw
+                .iter()
+                .map(|&(from, to, delta)| edge(from % states as u32, to % states as u32, delta, 0))
+                .collect();
+            edges.sort_by_key(|(from, _)| *from);
+            let whole = counted_within(states, &edges, &deltas, &[0, 0], max_entries);
+            let starts = starts_of(states, &edges);
+            let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+            let graph = Graph {
+                states,
+                edges: &plain,
+                starts: &starts,
+                deltas: &deltas,
+                max_entries,
+            };
+            let mut walk = Walk::new(&[0, 0]);
+            let mut known = 0;
+            for step in steps {
+                known = (known + step).min(states);
+                // The edges known so far: those of the first `known` states.
+                let partial = Graph { starts: &starts[..=known.min(states - 1)], ..graph };
+                let partial = Graph {
+                    edges: &plain[..starts[known] as usize],
+                    ..partial
+                };
+                // A few entries at a time, as a thread walks between chunks.
+                while if back {
+                    walk.advance(&partial, (known, most), max_entries.min(4 * known as u64 + 1), false)
+                } else {
+                    walk.advance(&partial, (known, most), max_entries, true)
+                } > 0 {}
+            }
+            let walked = walk.finish(&graph, false);
+            prop_assert_eq!(entries_of(&walked), entries_of(&whole));
+            prop_assert_eq!((walked.cut, walked.cycle, walked.longest), (whole.cut, whole.cycle, whole.longest));
+        }
     }
 }

@@ -6,27 +6,30 @@
 //! topological order, not by enumerating paths.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use coordsim_model::explore::Visit;
 use coordsim_model::{Bound, Cell, Exploration, ExploreLimits, ModelError, Reached, RunContext};
 use rustc_hash::FxHashMap;
-use sim_core::{Due, EventQueue, SimError};
+use sim_core::SimError;
 use smallvec::SmallVec;
 
-use crate::explore::budget::{Keep, Memory};
-use crate::explore::count::{CountTable, Edge};
+use crate::explore::budget::Memory;
+use crate::explore::count::{CountTable, Edge, Graph, Walk};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
-use crate::explore::step::{Choice, Ran, choices_into, in_execution, may_crash, run_chosen, start};
+use crate::explore::step::{Choice, Ran, start};
 use crate::explore::symmetry::Symmetry;
 use crate::point::Point;
-use crate::run::state::{Event, Sim};
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
 
 mod child;
+mod expand;
 mod memory;
 mod outcomes;
+mod side;
+mod threads;
 
 /// Most draws one event decides: a choice keeps them as the bits of one word.
 const MAX_DRAWS: usize = 64;
@@ -40,13 +43,25 @@ struct Branch<'a> {
 /// Every way one event ran: most run one way, so one is kept inline.
 type Branches<'a> = SmallVec<[Branch<'a>; 1]>;
 
-/// A state waiting in the frontier: its node, its bytes ([`Sim::state_bytes`]), and the
-/// run as it stands there.
-type Waiting<'a> = (u32, u64, State<'a>);
+/// A state waiting in the frontier: its node, its depth, its bytes
+/// ([`Sim::state_bytes`](crate::run::state::Sim::state_bytes)), and the run as it stands
+/// there.
+struct Waiting<'a> {
+    id: u32,
+    depth: u32,
+    bytes: u64,
+    state: State<'a>,
+}
 
 /// States expanded per thread per chunk: enough that a thread's start is nothing beside
 /// its work, few enough that a chunk's children do not crowd the memory.
 const CHUNK_PER_JOB: usize = 2048;
+
+/// States expanded per thread per chunk while the merge of the chunk before runs beside
+/// them ([`Search::overlapped`]): fewer, so that a level of the search is several chunks
+/// (the last chunk of a level is merged alone, its children being the next level); the
+/// threads live on between chunks, so a chunk costs little more than its states.
+const OVERLAP_PER_JOB: usize = 256;
 
 /// Children made per thread per chunk, by the most one state had so far: a chunk of
 /// states with hundreds of free events each is cut shorter (each child waits for the
@@ -82,6 +97,21 @@ enum Expanded<'a> {
     },
 }
 
+impl Expanded<'_> {
+    /// The children it keeps whole, and their bytes.
+    fn kept(&self) -> (u64, u64) {
+        match self {
+            Expanded::Ended { .. } => (0, 0),
+            Expanded::Children { children, .. } => children
+                .iter()
+                .filter(|child| child.state.is_some())
+                .fold((0, 0), |(states, bytes), child| {
+                    (states + 1, bytes + child.bytes)
+                }),
+        }
+    }
+}
+
 /// How an execution ends, kept until the counting is done.
 enum End<'a> {
     /// Its metrics: no metric reports a count, so every execution that ends here ends so.
@@ -112,26 +142,63 @@ struct Found {
     chance: f64,
 }
 
-pub(super) struct Search<'a> {
+/// What expanding a state reads, none of which the merge changes: shared by the threads
+/// that expand a chunk while the merge takes the chunk before.
+struct Rules<'a> {
     point: &'a Point,
     fill: &'a [Metric],
-    /// What the runs of the states see (no stop flags: `outer` has them).
+    /// What the runs of the states see (no stop flags: the search's `outer` has them).
     context: RunContext,
+    limits: ExploreLimits,
+    reducer: Reducer,
+    /// Whether an event of the point may draw ([`Point::may_draw`]).
+    may_draw: bool,
+    /// Whether a metric of `fill` reports a register's counts
+    /// ([`Sim::counts`](crate::run::state::Sim::counts)).
+    reports_counts: bool,
+    /// The groups whose members are interchangeable, put in a canonical order before a
+    /// state is keyed ([`Symmetry`]).
+    symmetry: Symmetry,
+}
+
+/// What a thread expanding states knows of the merged ones, to keep a child whole only
+/// when the merge may keep it ([`Keep`]).
+#[derive(Clone, Copy)]
+struct Known<'s> {
+    /// Each merged state's fingerprint: `None` while the merge runs beside the thread.
+    seen: Option<&'s FxHashMap<u64, u32>>,
+    /// Whether the shared first levels of a split grow (no state is merged there).
+    shared: bool,
+}
+
+pub(super) struct Search<'a> {
+    rules: Arc<Rules<'a>>,
     /// The context as given: its stop flags, its progress counter, its time bound.
     outer: RunContext,
-    limits: ExploreLimits,
     /// Each state's depth as the search first reached it.
     depths: Vec<u32>,
+    /// The transitions, in the order of the states they leave (the merge's).
     edges: Vec<Edge>,
+    /// Where each merged state's edges begin (a state past the last merged has none yet).
+    starts: Vec<u32>,
+    /// The counting's walk over the entries, taken on beside the search on several threads
+    /// ([`Walk`]).
+    walk: Walk,
+    /// Whether an edge leads back to a state merged before its own (a cycle may close).
+    back: bool,
     /// What transitions add to the counts, each distinct once (index 0: nothing).
     deltas: CountTable,
     /// The start's counts.
     start_counts: Counts,
     /// The states with no event left, each with its run as it ends.
     ends: Vec<(u32, End<'a>)>,
-    /// Each fingerprint's state. The keys are xxh3 hashes already: Fx's one multiply
-    /// spreads them, where SipHash would hash them again.
-    seen: FxHashMap<u64, u32>,
+    /// Each fingerprint's state, as of the last chunk's merge: read by the threads that
+    /// expand the next chunk while the merge goes on. The keys are xxh3 hashes already:
+    /// Fx's one multiply spreads them, where SipHash would hash them again.
+    seen: Arc<FxHashMap<u64, u32>>,
+    /// The fingerprints merged since, each state's: folded into `seen` once no thread reads
+    /// it ([`Search::fold_seen`]).
+    young: FxHashMap<u64, u32>,
     /// Each kept state's words (a debug build's check that states merged by their
     /// fingerprint are one state: a collision stops the search).
     #[cfg(debug_assertions)]
@@ -139,7 +206,6 @@ pub(super) struct Search<'a> {
     transitions: u64,
     ordered: bool,
     bounded: Option<Bound>,
-    reducer: Reducer,
     reduced: u64,
     /// A split's bookkeeping (`limits.shard`): each node's visit, by node.
     visits: Vec<Visit>,
@@ -148,13 +214,7 @@ pub(super) struct Search<'a> {
     shared: bool,
     /// States done with, to copy into (handed to the threads for each chunk).
     spare: Spare<'a>,
-    /// Whether an event of the point may draw ([`Point::may_draw`]).
-    may_draw: bool,
-    /// Whether a metric of `fill` reports a register's counts ([`Sim::counts`]).
-    reports_counts: bool,
-    /// The groups whose members are interchangeable, put in a canonical order before a
-    /// state is keyed ([`Symmetry`]), and what it did with each group.
-    symmetry: Symmetry,
+    /// What symmetry did with each group.
     symmetry_notes: Vec<coordsim_model::SymmetryNote>,
     /// The bytes it holds and the budget that bounds them.
     memory: Memory,
@@ -170,27 +230,41 @@ impl<'a> Search<'a> {
         limits: &ExploreLimits,
     ) -> Search<'a> {
         Search {
-            point,
-            fill,
-            context: context
-                .clone()
-                .with_lanes(false)
-                .with_distributions(false)
-                .without_stop(),
+            rules: Arc::new(Rules {
+                point,
+                fill,
+                context: context
+                    .clone()
+                    .with_lanes(false)
+                    .with_distributions(false)
+                    .without_stop(),
+                limits: *limits,
+                reducer: Reducer::new(point, limits.reduce),
+                may_draw: point.may_draw(),
+                reports_counts: fill.iter().any(|metric| {
+                    matches!(
+                        metric,
+                        Metric::RegWrites(_) | Metric::RegLost(_) | Metric::RegRejected(_)
+                    )
+                }),
+                symmetry: Symmetry::default(),
+            }),
             outer: context.clone(),
-            limits: *limits,
             depths: Vec::new(),
             edges: Vec::new(),
+            starts: Vec::new(),
+            walk: Walk::new(&[]),
+            back: false,
             deltas: CountTable::default(),
             start_counts: Counts::new(),
             ends: Vec::new(),
-            seen: FxHashMap::default(),
+            seen: Arc::default(),
+            young: FxHashMap::default(),
             #[cfg(debug_assertions)]
             words: FxHashMap::default(),
             transitions: 0,
             ordered: false,
             bounded: None,
-            reducer: Reducer::new(point, limits.reduce),
             reduced: 0,
             visits: Vec::new(),
             shared: false,
@@ -199,14 +273,6 @@ impl<'a> Search<'a> {
                     .max_memory_bytes
                     .map_or(MAX_SPARE_BYTES, |b| (b / 16).min(MAX_SPARE_BYTES)),
             ),
-            may_draw: point.may_draw(),
-            reports_counts: fill.iter().any(|metric| {
-                matches!(
-                    metric,
-                    Metric::RegWrites(_) | Metric::RegLost(_) | Metric::RegRejected(_)
-                )
-            }),
-            symmetry: Symmetry::default(),
             symmetry_notes: Vec::new(),
             memory: Memory::new(limits.max_memory_bytes),
             widest: 1,
@@ -214,45 +280,59 @@ impl<'a> Search<'a> {
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
-        let (mut sim, mut queue) = start(self.point, &self.context, self.limits.max_faults)?;
-        (self.symmetry, self.symmetry_notes) = Symmetry::of(self.point, &sim, &self.limits);
-        self.symmetry
+        let rules = Arc::get_mut(&mut self.rules).ok_or_else(|| {
+            ModelError::Invariant("internal: the search's rules were shared before it began".into())
+        })?;
+        let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
+        (rules.symmetry, self.symmetry_notes) = Symmetry::of(rules.point, &sim, &rules.limits);
+        rules
+            .symmetry
             .canonicalize(&mut sim, &mut queue, &mut Vec::new());
-        let fingerprint = self.key(&sim, &queue);
-        if self.limits.merge_states {
-            self.seen.insert(fingerprint, 0);
+        let fingerprint = self.rules.key(&sim, &queue);
+        if self.rules.limits.merge_states {
+            self.young.insert(fingerprint, 0);
             #[cfg(debug_assertions)]
             self.words.insert(0, sim.state_words(&queue));
         }
         self.start_counts = sim.counts();
+        self.walk = Walk::new(&self.start_counts);
         self.deltas.intern(&vec![0; self.start_counts.len()]);
         self.depths.push(0);
         let bytes = sim.state_bytes(&queue);
         self.memory.held = bytes;
-        let mut frontier: VecDeque<Waiting<'a>> =
-            VecDeque::from([(0u32, bytes, Box::new((sim, queue)))]);
-        if let Some((shard, shards)) = self.limits.shard {
+        let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([Waiting {
+            id: 0,
+            depth: 0,
+            bytes,
+            state: Box::new((sim, queue)),
+        }]);
+        if let Some((shard, shards)) = self.rules.limits.shard {
             self.visits.push(Visit {
                 key: fingerprint,
                 ..Visit::default()
             });
             self.share(&mut frontier, shard, shards)?;
         }
-        while !frontier.is_empty() {
-            let chunk = self.chunk(&mut frontier);
-            if !self.step(chunk, &mut frontier)? {
-                break;
+        if self.rules.limits.jobs > 1 {
+            self.overlapped(&mut frontier)?;
+        } else {
+            while !frontier.is_empty() {
+                let chunk = self.chunk(&mut frontier, CHUNK_PER_JOB);
+                if !self.step(chunk, &mut frontier)? {
+                    break;
+                }
             }
         }
         self.finish()
     }
 
-    /// The next states to expand at once: the front of `frontier`.
-    fn chunk(&self, frontier: &mut VecDeque<Waiting<'a>>) -> Vec<Waiting<'a>> {
-        let jobs = self.limits.jobs.max(1);
+    /// The next states to expand at once: the front of `frontier`, at most `per_job` a
+    /// thread.
+    fn chunk(&self, frontier: &mut VecDeque<Waiting<'a>>, per_job: usize) -> Vec<Waiting<'a>> {
+        let jobs = self.rules.limits.jobs.max(1);
         let take = frontier
             .len()
-            .min(CHUNK_PER_JOB * jobs)
+            .min(per_job * jobs)
             .min((CHILDREN_PER_JOB * jobs / self.widest).max(1));
         frontier.drain(..take).collect()
     }
@@ -265,15 +345,66 @@ impl<'a> Search<'a> {
         chunk: Vec<Waiting<'a>>,
         frontier: &mut VecDeque<Waiting<'a>>,
     ) -> Result<bool, ModelError> {
-        let jobs = self.limits.jobs.max(1);
-        for expanded in self.expand_all(chunk, jobs) {
+        let jobs = self.rules.limits.jobs.max(1);
+        let done = self.expand_all(chunk, jobs);
+        let go_on = self.merge_all(done, frontier, false)?;
+        self.walk_on();
+        self.fold_seen()?;
+        Ok(go_on)
+    }
+
+    /// The counting's walk taken on over the states merged so far, on several threads (on
+    /// one it waits for the search's end, when its memory takes the seen states'), while
+    /// it takes at most a quarter of the memory bound (a split's shared levels: the rest
+    /// of a search on several threads walks on other threads, [`side`]).
+    fn walk_on(&mut self) {
+        let limits = &self.rules.limits;
+        if limits.jobs < 2
+            || limits
+                .max_memory_bytes
+                .is_some_and(|bytes| self.walk.bytes() > bytes / 4)
+        {
+            return;
+        }
+        // With no edge back to a state merged before, no cycle so far: the walk makes
+        // entries up to the bound, to be cut back should a cycle lower it
+        // ([`Walk::finish`]). With one, it waits at the least the bound can be.
+        let (limit, whole) = if self.back {
+            (
+                limits.max_states.min(4 * self.depths.len() as u64 + 1),
+                false,
+            )
+        } else {
+            (limits.max_states, true)
+        };
+        let graph = Graph {
+            states: self.depths.len(),
+            edges: &self.edges,
+            starts: &self.starts,
+            deltas: &self.deltas,
+            max_entries: limits.max_states,
+        };
+        self.walk
+            .advance(&graph, (self.starts.len(), usize::MAX), limit, whole);
+    }
+
+    /// A chunk's expansions merged in order, then the stop flags and the time bound read
+    /// (`more`: states expanded beyond `frontier` wait for their merge). `false` when the
+    /// time limit ended the search.
+    fn merge_all(
+        &mut self,
+        done: Vec<Result<Expanded<'a>, ModelError>>,
+        frontier: &mut VecDeque<Waiting<'a>>,
+        more: bool,
+    ) -> Result<bool, ModelError> {
+        for expanded in done {
             self.merge(expanded?, frontier)?;
         }
         self.outer.report_states(self.depths.len() as u64);
         if self.outer.stopped() {
             return Err(ModelError::Sim(SimError::Stopped));
         }
-        if !frontier.is_empty() && self.outer.enough() {
+        if (more || !frontier.is_empty()) && self.outer.enough() {
             self.bounded.get_or_insert(Bound::new(Reached::Time {
                 states: self.depths.len() as u64,
             }));
@@ -300,7 +431,7 @@ impl<'a> Search<'a> {
             // One whole level expanded: its children are the next.
             let mut level = std::mem::take(frontier);
             while !level.is_empty() {
-                let chunk = self.chunk(&mut level);
+                let chunk = self.chunk(&mut level, CHUNK_PER_JOB);
                 if !self.step(chunk, frontier)? {
                     // Out of time while the levels grow: the shard explored nothing of
                     // its own, and says it is bounded.
@@ -315,260 +446,16 @@ impl<'a> Search<'a> {
         let level = std::mem::take(frontier);
         for (index, waiting) in level.into_iter().enumerate() {
             if index % shards as usize != shard as usize {
-                self.memory.held -= waiting.1;
+                self.memory.held -= waiting.bytes;
             } else {
-                if self.limits.merge_states {
-                    self.seen
-                        .insert(self.visits[waiting.0 as usize].key, waiting.0);
+                if self.rules.limits.merge_states {
+                    self.young
+                        .insert(self.visits[waiting.id as usize].key, waiting.id);
                 }
                 frontier.push_back(waiting);
             }
         }
-        Ok(())
-    }
-
-    /// Every state of `chunk` expanded, in order, on `jobs` threads (each a contiguous
-    /// share of it, and a share of the spare states).
-    fn expand_all(
-        &mut self,
-        chunk: Vec<Waiting<'a>>,
-        jobs: usize,
-    ) -> Vec<Result<Expanded<'a>, ModelError>> {
-        let mut spare = std::mem::take(&mut self.spare);
-        if jobs == 1 || chunk.len() < 2 {
-            let mut keep = self.keep(1);
-            let done = chunk
-                .into_iter()
-                .map(|w| self.expand(w, &mut spare, &mut keep))
-                .collect();
-            self.spare = spare;
-            return done;
-        }
-        let per_share = chunk.len().div_ceil(jobs);
-        let shares_made = chunk.len().div_ceil(per_share);
-        let mut shares: Vec<(Vec<Waiting<'a>>, Spare<'a>, Keep)> = Vec::with_capacity(jobs);
-        let mut rest = chunk.into_iter();
-        loop {
-            let share: Vec<Waiting<'a>> = rest.by_ref().take(per_share).collect();
-            if share.is_empty() {
-                break;
-            }
-            shares.push((share, spare.share(jobs), self.keep(shares_made)));
-        }
-        let this = &*self;
-        let (done, spares): (Vec<_>, Vec<_>) = std::thread::scope(|scope| {
-            let handles: Vec<_> = shares
-                .into_iter()
-                .map(|(share, mut spare, mut keep)| {
-                    scope.spawn(move || {
-                        let done = share
-                            .into_iter()
-                            .map(|w| this.expand(w, &mut spare, &mut keep))
-                            .collect::<Vec<_>>();
-                        (done, spare)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| match handle.join() {
-                    Ok(done) => done,
-                    Err(_) => (
-                        vec![Err(ModelError::Invariant(
-                            "an exploration thread panicked".into(),
-                        ))],
-                        Spare::default(),
-                    ),
-                })
-                .unzip()
-        });
-        for returned in spares {
-            spare.join(returned);
-        }
-        self.spare = spare;
-        done.into_iter().flatten().collect()
-    }
-
-    /// One state expanded: its end, or every way each of its free events can run (what
-    /// needs no other state: the merging is [`Search::merge`]'s). The state is spare
-    /// afterwards.
-    fn expand(
-        &self,
-        (id, bytes, state): Waiting<'a>,
-        spare: &mut Spare<'a>,
-        keep: &mut Keep,
-    ) -> Result<Expanded<'a>, ModelError> {
-        let mut next = std::mem::take(&mut spare.next);
-        choices_into(&state.0, &state.1, &mut next);
-        if next.is_empty() {
-            spare.next = next;
-            // Its run's output takes the run: this state is not spare.
-            return self.ended(id, bytes, state);
-        }
-        let (sim, queue) = &*state;
-        let depth = self.depths[id as usize] + 1;
-        let before = sim.counts();
-        let mut transitions = 0;
-        // Each pick's children, once made (the reduction may make some first): made as
-        // children at once, so that a state the merge has no use for is not kept whole.
-        let mut tried: SmallVec<[Option<Vec<Child<'a>>>; 4]> =
-            (0..next.len()).map(|_| None).collect();
-        let mut reduced = false;
-        if self.reducer.on() && next.len() > 1 {
-            // An event that commutes with everything else at this instant: taken alone
-            // (`reduce`).
-            for (pick, &due) in next.iter().enumerate() {
-                if !self.reducer.may_be_alone(sim, due.class, due.event) {
-                    continue;
-                }
-                let branches = self.branches(sim, queue, due, depth, &mut transitions, spare)?;
-                let actor = sim.owner(due.event);
-                let alone = branches.iter().all(|branch| {
-                    branch.ran.drawn.iter().all(|d| !d.fault())
-                        && self.reducer.independent(sim, actor, &branch.ran.touched)
-                });
-                let made = branches
-                    .into_iter()
-                    .map(|branch| self.child(&next, pick, &before, branch, Some(&mut *keep), spare))
-                    .collect();
-                if alone {
-                    for t in tried.iter_mut() {
-                        let dropped = t.replace(Vec::new()).unwrap_or_default();
-                        dropped
-                            .into_iter()
-                            .filter_map(|child| child.state)
-                            .for_each(|state| spare.recycle(state));
-                    }
-                    reduced = true;
-                }
-                tried[pick] = Some(made);
-                if alone {
-                    break;
-                }
-            }
-        }
-        let mut children = Vec::with_capacity(next.len());
-        let mut crashes = false;
-        // The last event runs in the expanded state itself, not a copy, when it has one way
-        // to run and no crash of it is tried: nothing needs the state after it.
-        let last = next.len() - 1;
-        let in_place = !self.may_draw && tried[last].is_none() && !may_crash(sim, next[last]);
-        for (pick, &due) in next.iter().enumerate() {
-            if in_place && pick == last {
-                break;
-            }
-            let taken =
-                tried[pick].is_none() || tried[pick].as_ref().is_some_and(|b| !b.is_empty());
-            match tried[pick].take() {
-                Some(made) => children.extend(made),
-                None => {
-                    let branches =
-                        self.branches(sim, queue, due, depth, &mut transitions, spare)?;
-                    for branch in branches {
-                        let child =
-                            self.child(&next, pick, &before, branch, Some(&mut *keep), spare);
-                        children.push(child);
-                    }
-                }
-            }
-            // The same event as a `crash_anywhere` crash of its actor.
-            if taken && may_crash(sim, due) {
-                let mut state = spare.copy(sim, queue);
-                let (copy_sim, copy_queue) = &mut *state;
-                let ran = run_chosen(copy_sim, copy_queue, due, 0, true)
-                    .map_err(|e| in_execution(e, depth))?;
-                transitions += 1;
-                let branch = Branch { state, ran };
-                let mut child = self.child(&next, pick, &before, branch, Some(&mut *keep), spare);
-                child.choice.crash = true;
-                children.push(child);
-                crashes = true;
-            }
-        }
-        let ordered = next.len() > 1 || crashes;
-        if reduced {
-            children.iter_mut().for_each(|c| c.choice.alone = true);
-        }
-        // A child kept as its fingerprint alone may be made again from this state.
-        let mut dropped = children.iter().any(|c| c.state.is_none());
-        let mut parent = None;
-        if in_place && !dropped {
-            let mut state = state;
-            let (sim, queue) = &mut *state;
-            let ran =
-                run_chosen(sim, queue, next[last], 0, false).map_err(|e| in_execution(e, depth))?;
-            transitions += 1;
-            // Kept whatever the room: it takes the expanded state's place.
-            let branch = Branch { state, ran };
-            children.push(self.child(&next, last, &before, branch, None, spare));
-        } else {
-            if in_place {
-                let mut copy = spare.copy(sim, queue);
-                let (copy_sim, copy_queue) = &mut *copy;
-                let ran = run_chosen(copy_sim, copy_queue, next[last], 0, false)
-                    .map_err(|e| in_execution(e, depth))?;
-                transitions += 1;
-                let branch = Branch { state: copy, ran };
-                let child = self.child(&next, last, &before, branch, Some(&mut *keep), spare);
-                dropped |= child.state.is_none();
-                children.push(child);
-            }
-            if dropped {
-                parent = Some(state);
-            } else {
-                spare.recycle(state);
-            }
-        }
-        spare.next = next;
-        Ok(Expanded::Children {
-            id,
-            // A crash anywhere has no probability, as a free order has none.
-            ordered,
-            reduced,
-            transitions,
-            children,
-            bytes,
-            parent,
-        })
-    }
-
-    /// Every way event `due` can run from state (`sim`, `queue`): one branch per decision of
-    /// its draws (each draw past those given may go the other way).
-    fn branches(
-        &self,
-        sim: &Sim<'a>,
-        queue: &EventQueue<Event>,
-        due: Due<Event>,
-        depth: u32,
-        transitions: &mut u64,
-        spare: &mut Spare<'a>,
-    ) -> Result<Branches<'a>, ModelError> {
-        let mut out = Branches::new();
-        // Each script: the draws it decides (bit i: draw i "yes") and how many.
-        let mut scripts: SmallVec<[(u64, usize); 4]> = SmallVec::from_elem((0, 0), 1);
-        while let Some((forced, given)) = scripts.pop() {
-            let mut state = spare.copy(sim, queue);
-            let (copy_sim, copy_queue) = &mut *state;
-            let ran = run_chosen(copy_sim, copy_queue, due, forced, false)
-                .map_err(|e| in_execution(e, depth))?;
-            *transitions += 1;
-            let drawn = &ran.drawn;
-            if drawn.len() > MAX_DRAWS {
-                return Err(ModelError::Sim(SimError::Model(format!(
-                    "one event decided {} random draws; an exploration branches on at most {MAX_DRAWS} per event",
-                    drawn.len()
-                ))));
-            }
-            for index in given..drawn.len() {
-                let before = drawn[..index]
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |bits, (j, d)| bits | u64::from(d.taken) << j);
-                scripts.push((before | 1 << index, index + 1));
-            }
-            out.push(Branch { state, ran });
-        }
-        Ok(out)
+        self.fold_seen()
     }
 
     /// An expanded state taken into the graph, in the order one thread would: each child
@@ -578,10 +465,17 @@ impl<'a> Search<'a> {
         expanded: Expanded<'a>,
         frontier: &mut VecDeque<Waiting<'a>>,
     ) -> Result<(), ModelError> {
-        let (id, children, transitions, reduced, parent) = match expanded {
+        let id = match &expanded {
+            Expanded::Ended { id, .. } | Expanded::Children { id, .. } => *id,
+        };
+        // Its edges begin here (and those of any state before it not merged: none).
+        while self.starts.len() <= id as usize {
+            self.starts.push(self.edges.len() as u32);
+        }
+        let (id, children, transitions, reduced, (parent, parent_bytes)) = match expanded {
             // In the shared levels of a split, shard 0 alone counts the ends.
             Expanded::Ended { bytes, .. }
-                if self.shared && self.limits.shard.is_some_and(|s| s.0 > 0) =>
+                if self.shared && self.rules.limits.shard.is_some_and(|s| s.0 > 0) =>
             {
                 self.memory.held -= bytes;
                 return Ok(());
@@ -609,7 +503,7 @@ impl<'a> Search<'a> {
                 self.reduced += u64::from(reduced);
                 self.memory.held -= bytes;
                 self.widest = self.widest.max(children.len());
-                (id, children, transitions, reduced, parent)
+                (id, children, transitions, reduced, (parent, bytes))
             }
         };
         // A child the state bound cuts is no transition of the graph (with merging off, a
@@ -619,14 +513,13 @@ impl<'a> Search<'a> {
             let merged = child
                 .fingerprint
                 .filter(|_| !self.shared)
-                .and_then(|f| self.seen.get(&f));
+                .and_then(|f| self.young.get(&f).or_else(|| self.seen.get(&f)));
             let delta = if child.delta.iter().all(|d| *d == 0) {
                 0
             } else {
                 self.deltas.intern(&child.delta)
             };
             let edge = |to: u32| Edge {
-                from: id,
                 to,
                 probability: child.probability,
                 delta,
@@ -634,17 +527,18 @@ impl<'a> Search<'a> {
                 choice: child.choice,
             };
             if let Some(&to) = merged {
+                self.back |= to <= id;
                 #[cfg(debug_assertions)]
                 self.check_merge(to, &child, parent.as_ref(), id)?;
                 self.edges.push(edge(to));
                 if let Some(state) = child.state {
-                    self.spare.recycle(state);
+                    self.spare.recycle(state, child.bytes);
                 }
                 continue;
             }
             if !self.admits(child.bytes) {
                 if let Some(state) = child.state {
-                    self.spare.recycle(state);
+                    self.spare.recycle(state, child.bytes);
                 }
                 cut += 1;
                 continue;
@@ -661,7 +555,7 @@ impl<'a> Search<'a> {
                 }
             };
             self.depths.push(depth);
-            if self.limits.shard.is_some() {
+            if self.rules.limits.shard.is_some() {
                 // Merging off, a state is the execution that reaches it: keyed by its path.
                 let key = child
                     .fingerprint
@@ -673,16 +567,21 @@ impl<'a> Search<'a> {
                 });
             }
             if let Some(fingerprint) = child.fingerprint.filter(|_| !self.shared) {
-                self.seen.insert(fingerprint, to);
+                self.young.insert(fingerprint, to);
                 #[cfg(debug_assertions)]
                 self.words.insert(to, state.0.state_words(&state.1));
             }
 
             self.edges.push(edge(to));
-            frontier.push_back((to, child.bytes, state));
+            frontier.push_back(Waiting {
+                id: to,
+                depth,
+                bytes: child.bytes,
+                state,
+            });
         }
         if let Some(parent) = parent {
-            self.spare.recycle(parent);
+            self.spare.recycle(parent, parent_bytes);
         }
         let transitions = transitions.saturating_sub(cut);
         self.transitions += transitions;
@@ -691,26 +590,6 @@ impl<'a> Search<'a> {
             visit.reduced = reduced;
         }
         Ok(())
-    }
-
-    /// A state with no event left: the run's end, settled and checked; its metrics taken
-    /// now when no metric reports a count, else in [`Search::finish`] with each count an
-    /// execution reaches it with.
-    fn ended(&self, id: u32, bytes: u64, state: State<'a>) -> Result<Expanded<'a>, ModelError> {
-        let mut state = state;
-        let (sim, queue) = &mut *state;
-        sim.end = queue.now();
-        sim.settle_direct();
-        sim.check(self.context.seed())?;
-        // When no metric reports a count, the metrics now (on the expanding thread): every
-        // count an execution brings here ends alike, and the whole run need not be kept.
-        let end = if !self.reports_counts {
-            let (sim, _) = *state;
-            End::Metrics(sim.output(self.fill, &[], &self.context).metrics)
-        } else {
-            End::Run(state)
-        };
-        Ok(Expanded::Ended { id, bytes, end })
     }
 }
 

@@ -11,8 +11,10 @@ use crate::run::state::{Event, Sim};
 pub(super) type State<'a> = Box<(Sim<'a>, EventQueue<Event>)>;
 
 /// Most spare states kept: a chunk's expansions (2,048 states a thread) each free their
-/// own state and take one per new child.
-const MAX_SPARE: usize = 4096;
+/// own state and take one per new child; and on several threads the merge gives back the
+/// children it merged into states the threads did not know of yet (up to a chunk's
+/// children: 16,384 a thread), which the next chunk copies into instead of allocating.
+const MAX_SPARE: usize = 32 * 1024;
 
 /// Most bytes of spare states kept (by [`Sim::state_bytes`]) when no memory budget says
 /// less: a state of a thousand actors is hundreds of kilobytes, and 4,096 of them would
@@ -38,14 +40,13 @@ impl Default for Spare<'_> {
 }
 
 impl<'a> Spare<'a> {
-    /// State `state` is done with: kept to copy into, unless enough are kept already (a
-    /// spare state is a whole run's state: past what a chunk of expansions uses, keeping
-    /// more would only add to the frontier's memory).
-    pub(super) fn recycle(&mut self, state: State<'a>) {
+    /// State `state` (of `bytes`, [`Sim::state_bytes`]) is done with: kept to copy into,
+    /// unless enough are kept already (a spare state is a whole run's state: past what a
+    /// chunk of expansions uses, keeping more would only add to the frontier's memory).
+    pub(super) fn recycle(&mut self, state: State<'a>, bytes: u64) {
         if self.states.len() >= MAX_SPARE {
             return;
         }
-        let bytes = state.0.state_bytes(&state.1);
         if self.bytes + bytes <= self.max_bytes {
             self.bytes += bytes;
             self.states.push((bytes, state));
@@ -60,6 +61,11 @@ impl<'a> Spare<'a> {
             bytes: 0,
             max_bytes,
         }
+    }
+
+    /// The most bytes of spare states it keeps.
+    pub(super) fn max_bytes(&self) -> u64 {
+        self.max_bytes
     }
 
     /// A thread's share of these spare states (one in `shares` of them, and of the bytes
@@ -79,8 +85,8 @@ impl<'a> Spare<'a> {
 
     /// A thread's spare states taken back.
     pub(super) fn join(&mut self, share: Spare<'a>) {
-        for (_, state) in share.states {
-            self.recycle(state);
+        for (bytes, state) in share.states {
+            self.recycle(state, bytes);
         }
     }
 

@@ -174,8 +174,13 @@ impl<'p> Sim<'p> {
             return;
         };
         let now = events.now();
-        // Never refused (its server never goes down): it waits for its service.
-        let _ = self.request_step(parent, server, instance, &None, now, events);
+        // Never refused (its server never goes down): it waits for its service, and the
+        // parent's step stays at its fork.
+        let flow = self.request_step(parent, server, instance, &None, now, events);
+        debug_assert!(
+            flow == Flow::Wait,
+            "an inline branch's request went on at once"
+        );
         if self.error.is_none() {
             let tag = self.jobs[parent as usize].slot;
             self.slots[tag as usize].branch = 1;

@@ -102,7 +102,8 @@ pub(crate) const DEFERRED: u32 = u32::MAX - 1;
 /// A branch's place whose request waits in its parent's name: in a run not explored, drawn
 /// or with rows and locks, the first branch of a fork marked `inline_first` (a lone request)
 /// is no job. Its request's slot names the parent and the branch; the parent's `serving`,
-/// `wait`, `slot` and `in_service` are the branch's while it waits at its fork. A hedge's
+/// `wait`, `slot`, `in_service` and `step_started` are the branch's while it waits at its
+/// fork (nothing reads the parent's own there, in such a run). A hedge's
 /// request so costs no job built, stepped to its end and freed.
 pub(crate) const INLINE: u32 = u32::MAX - 2;
 

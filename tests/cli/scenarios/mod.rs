@@ -15,6 +15,7 @@ mod calls;
 mod estimates;
 mod flow;
 mod idempotency;
+mod inline_branches;
 mod instants;
 mod library;
 mod locks;

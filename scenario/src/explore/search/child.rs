@@ -4,7 +4,7 @@
 
 use sim_core::{Due, EventQueue};
 
-use super::{Branch, Child, MOVED, Search};
+use super::{Branch, Child, Known, MOVED, Rules, Search};
 use crate::explore::budget::Keep;
 use crate::explore::spare::Spare;
 #[cfg(debug_assertions)]
@@ -14,7 +14,7 @@ use crate::run::state::{Event, Sim};
 #[cfg(debug_assertions)]
 use coordsim_model::ModelError;
 
-impl<'a> Search<'a> {
+impl<'a> Rules<'a> {
     /// The state's fingerprint (cut to 8 bits under `weak_fingerprints`, a test's).
     pub(super) fn key(&self, sim: &Sim<'a>, queue: &EventQueue<Event>) -> u64 {
         let fingerprint = sim.fingerprint(queue);
@@ -25,33 +25,17 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// A debug build's check that `state`, met by the fingerprint of kept state `to`, is
-    /// that state: two different states sharing a fingerprint stop the search.
-    #[cfg(debug_assertions)]
-    pub(super) fn same_state(&self, to: u32, state: &State<'a>) -> Result<(), ModelError> {
-        match self.words.get(&to) {
-            Some(words) if *words != state.0.state_words(&state.1) => {
-                Err(ModelError::Invariant(format!(
-                    "internal: two different states share a fingerprint (state {to} and one \
-                     met later): the search merged them"
-                )))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// `branch` (of the event `pick` of `next`, from a state with counts `before`) as a
-    /// transition: its choice, its probability, the counts it added and the fingerprint of
-    /// the state it reaches.
+    /// `branch` (of the event `pick` of the free events `next`, from a state with counts
+    /// `before`) as a transition: its choice, its probability, the counts it added and the
+    /// fingerprint of the state it reaches.
     /// The state is kept whole unless `keep` (a thread's share of the room) says the merge
     /// has no use for it: then it is spare, its fingerprint kept.
     pub(super) fn child(
         &self,
-        next: &[Due<Event>],
+        (next, before): (&[Due<Event>], &[u64]),
         pick: usize,
-        before: &[u64],
         branch: Branch<'a>,
-        keep: Option<&mut Keep>,
+        keep: Option<(&mut Keep, Known<'_>)>,
         spare: &mut Spare<'a>,
     ) -> Child<'a> {
         let mut branch = branch;
@@ -95,15 +79,15 @@ impl<'a> Search<'a> {
             .map(|(after, before)| after.wrapping_sub(*before))
             .collect();
         let bytes = branch.state.0.state_bytes(&branch.state.1);
-        let kept = keep.is_none_or(|keep| {
+        let kept = keep.is_none_or(|(keep, known)| {
             // In the shared levels of a split no state is merged: each is new.
-            let fingerprint = fingerprint.filter(|_| !self.shared);
-            keep.keeps(fingerprint, bytes, &self.seen)
+            let fingerprint = fingerprint.filter(|_| !known.shared);
+            keep.keeps(fingerprint, bytes, known.seen)
         });
         let state = if kept {
             Some(branch.state)
         } else {
-            spare.recycle(branch.state);
+            spare.recycle(branch.state, bytes);
             None
         };
         Child {
@@ -113,6 +97,23 @@ impl<'a> Search<'a> {
             fingerprint,
             state,
             bytes,
+        }
+    }
+}
+
+impl<'a> Search<'a> {
+    /// A debug build's check that `state`, met by the fingerprint of kept state `to`, is
+    /// that state: two different states sharing a fingerprint stop the search.
+    #[cfg(debug_assertions)]
+    pub(super) fn same_state(&self, to: u32, state: &State<'a>) -> Result<(), ModelError> {
+        match self.words.get(&to) {
+            Some(words) if *words != state.0.state_words(&state.1) => {
+                Err(ModelError::Invariant(format!(
+                    "internal: two different states share a fingerprint (state {to} and one \
+                     met later): the search merged them"
+                )))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -133,7 +134,8 @@ impl<'a> Search<'a> {
                 let depth = self.depths[id as usize] + 1;
                 let state = self.rebuild(parent, child.choice, depth)?;
                 let same = self.same_state(to, &state);
-                self.spare.recycle(state);
+                let bytes = state.0.state_bytes(&state.1);
+                self.spare.recycle(state, bytes);
                 same
             }
             (None, None) => Ok(()),

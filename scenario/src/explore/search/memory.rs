@@ -17,21 +17,29 @@ impl<'a> Search<'a> {
             + std::mem::size_of::<u32>() * self.depths.capacity()
             + std::mem::size_of::<coordsim_model::explore::Visit>() * self.visits.capacity()
             // A key and its node, and a control byte, a bucket.
-            + (std::mem::size_of::<(u64, u32)>() + 1) * self.seen.capacity();
+            + (std::mem::size_of::<(u64, u32)>() + 1)
+                * table_capacity(self.seen.len() + self.young.len());
         bytes as u64
     }
 
-    /// What each of `shares` threads may keep of the next chunk's children.
-    pub(super) fn keep(&self, shares: usize) -> Keep {
+    /// What each of `shares` threads may keep of the next chunk's children, less what
+    /// `in_flight` (states, bytes: kept by a chunk not merged yet) may take.
+    pub(super) fn keep(
+        &self,
+        shares: usize,
+        (in_flight_states, in_flight_bytes): (u64, u64),
+    ) -> Keep {
         let room_states = self
+            .rules
             .limits
             .max_states
-            .saturating_sub(self.depths.len() as u64);
+            .saturating_sub(self.depths.len() as u64 + in_flight_states);
         let room_bytes = match self.memory.budget {
             _ if self.memory.full => 0,
             None => u64::MAX,
             Some(budget) => {
-                budget.saturating_sub(self.memory.held + self.graph_bytes()) / shares.max(1) as u64
+                budget.saturating_sub(self.memory.held + self.graph_bytes() + in_flight_bytes)
+                    / shares.max(1) as u64
             }
         };
         Keep::new(room_states, room_bytes)
@@ -41,7 +49,7 @@ impl<'a> Search<'a> {
     /// state bound or the memory budget.
     pub(super) fn admits(&mut self, bytes: u64) -> bool {
         let states = self.depths.len() as u64;
-        if states >= self.limits.max_states {
+        if states >= self.rules.limits.max_states {
             self.bounded
                 .get_or_insert(Bound::new(Reached::States { states }));
             return false;
@@ -79,9 +87,32 @@ impl<'a> Search<'a> {
         let (sim, queue) = &mut *state;
         run_chosen(sim, queue, due, choice.draws, choice.crash)
             .map_err(|e| in_execution(e, depth))?;
-        if self.limits.merge_states {
-            super::MOVED.with_borrow_mut(|new_of| self.symmetry.canonicalize(sim, queue, new_of));
+        if self.rules.limits.merge_states {
+            super::MOVED
+                .with_borrow_mut(|new_of| self.rules.symmetry.canonicalize(sim, queue, new_of));
         }
         Ok(state)
     }
+}
+
+/// The capacity of a hash table grown by inserts to hold `len` keys: the least a table of
+/// a power of two buckets (at least 4, each table at most 7/8 full from 8 buckets on) has
+/// for them. The seen states are two tables folded now and then (when depends on the
+/// number of threads): their bytes are taken as the one table's, the same with any.
+fn table_capacity(len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let capacity = |buckets: usize| {
+        if buckets < 8 {
+            buckets - 1
+        } else {
+            buckets / 8 * 7
+        }
+    };
+    let mut buckets = 4;
+    while capacity(buckets) < len {
+        buckets *= 2;
+    }
+    capacity(buckets)
 }

@@ -1,4 +1,4 @@
-//! The end of a search: the graph counted ([`count`]), each end entry's outcome taken with
+//! The end of a search: the graph counted ([`Walk::finish`]), each end entry's outcome taken with
 //! its counts, and each outcome's first (shortest) execution replayed as its trace.
 
 use coordsim_model::explore::{Decision, Outcome, Part, Schedule, Schedulers};
@@ -6,27 +6,20 @@ use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
 use super::{End, Found, Search};
-use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, count, schedulers};
+use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, Walk, schedulers};
 use crate::explore::spare::cells_key;
 use crate::explore::step::{choices_into, run_chosen, start};
 use crate::explore::trace;
 
 impl Search<'_> {
-    /// The executions and probabilities counted over the graph ([`count`]); the outcomes
+    /// The executions and probabilities counted over the graph ([`Walk::finish`]); the outcomes
     /// taken at each end entry, each outcome's shortest execution replayed.
     pub(super) fn finish(mut self) -> Result<Exploration, ModelError> {
-        // Done with: their memory goes back before the counting takes its own.
-        self.seen = FxHashMap::default();
-        self.spare = Default::default();
         let node_count = self.depths.len();
-        let graph = Graph {
-            states: node_count,
-            edges: &self.edges,
-            deltas: &self.deltas,
-            start: &self.start_counts,
-            max_entries: self.limits.max_states,
-        };
-        let counted = count(&graph);
+        // The schedulers' graph is asked for: the walk keeps the entries' links.
+        let keep_schedulers =
+            self.rules.limits.keep_schedulers && self.rules.limits.shard.is_none();
+        let counted = self.counted(keep_schedulers);
         let (entries, counts, cycle) = (&counted.entries, &counted.counts, counted.cycle);
         let mut bounded = self.bounded;
         if counted.cut {
@@ -47,7 +40,6 @@ impl Search<'_> {
         let mut by_cells: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
         let mut executions = 0u128;
         // Each end entry's outcome (in the order found), for the schedulers' graph.
-        let keep_schedulers = self.limits.keep_schedulers && self.limits.shard.is_none();
         let mut outcome_of = vec![NONE; if keep_schedulers { entries.len() } else { 0 }];
         for (index, entry) in entries.iter().enumerate() {
             let end = end_of[entry.node as usize];
@@ -59,16 +51,17 @@ impl Search<'_> {
                 End::Run(state) => {
                     let mut sim = state.0.clone();
                     sim.set_counts(&counts.all[entry.counts as usize]);
-                    sim.output(self.fill, &[], &self.context).metrics
+                    sim.output(self.rules.fill, &[], &self.rules.context)
+                        .metrics
                 }
             };
             let key = cells_key(&metrics);
             let outcome = match by_cells.get(&key) {
                 Some(&outcome) => outcome,
                 None => {
-                    if found.len() >= self.limits.max_outcomes {
+                    if found.len() >= self.rules.limits.max_outcomes {
                         bounded.get_or_insert(Bound::new(Reached::Outcomes {
-                            max: self.limits.max_outcomes as u64,
+                            max: self.rules.limits.max_outcomes as u64,
                         }));
                         continue;
                     }
@@ -105,24 +98,30 @@ impl Search<'_> {
             coordsim_model::explore::outcome_order(depth(a), &a.metrics, depth(b), &b.metrics)
         });
         let schedulers = (keep_schedulers && bounded.is_none())
-            .then(|| schedulers_of(&graph, &counted, outcome_of, &found))
+            .then(|| self.schedulers_of(&counted, outcome_of, &found))
             .transpose()?;
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
             let path = self.path(entries, found.first);
-            let events = if self.symmetry.on() {
+            let events = if self.rules.symmetry.on() {
                 self.decisions_along(&path)?
             } else {
                 path.iter().map(|e| e.choice.decision()).collect()
             };
             let schedule = Schedule {
-                max_faults: self.limits.max_faults,
+                max_faults: self.rules.limits.max_faults,
                 events,
             };
             let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
-            let (trace, ran) =
-                trace::replay(self.point, self.fill, &[], &self.context, &schedule, &alone)?;
+            let (trace, ran) = trace::replay(
+                self.rules.point,
+                self.rules.fill,
+                &[],
+                &self.rules.context,
+                &schedule,
+                &alone,
+            )?;
             // The schedule written must run to the outcome it stands for: an end that
             // differs is the explorer's error, never a wrong trace.
             if cells_key(&ran.metrics) != cells_key(&found.metrics) {
@@ -133,7 +132,7 @@ impl Search<'_> {
                 ));
             }
             // A shard's part keeps its share of the probability for the merge to judge.
-            let known = self.limits.shard.is_some() || (!self.ordered && bounded.is_none());
+            let known = self.rules.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
                 metrics: found.metrics.clone(),
                 executions: found.executions,
@@ -143,11 +142,11 @@ impl Search<'_> {
             });
             ranks.push(path.iter().map(|e| e.rank).collect());
         }
-        let part = self.limits.shard.map(|shard| Part {
+        let part = self.rules.limits.shard.map(|shard| Part {
             shard,
             ranks,
             visits: std::mem::take(&mut self.visits),
-            max_outcomes: self.limits.max_outcomes,
+            max_outcomes: self.rules.limits.max_outcomes,
         });
         Ok(Exploration {
             states: node_count as u64,
@@ -157,12 +156,56 @@ impl Search<'_> {
             ordered: self.ordered,
             longest,
             reduced: self.reduced,
-            keyed: self.limits.merge_states || self.limits.shard.is_some(),
+            keyed: self.rules.limits.merge_states || self.rules.limits.shard.is_some(),
             symmetry: std::mem::take(&mut self.symmetry_notes),
             outcomes,
             part,
             schedulers,
         })
+    }
+
+    /// The graph counted: the walk over its entries ended, the executions summed
+    /// ([`Walk::finish`]), with the entries' links kept if `keep_links`.
+    fn counted(&mut self, keep_links: bool) -> Counted {
+        // Done with: their memory goes back before the counting takes its own.
+        self.seen = Default::default();
+        self.young = FxHashMap::default();
+        self.spare = Default::default();
+        let node_count = self.depths.len();
+        self.starts.resize(node_count + 1, self.edges.len() as u32);
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        walk.finish(&self.graph(), keep_links)
+    }
+
+    /// The explored graph, as the counting reads it (every state's edges merged).
+    fn graph(&self) -> Graph<'_> {
+        Graph {
+            states: self.depths.len(),
+            edges: &self.edges,
+            starts: &self.starts,
+            deltas: &self.deltas,
+            max_entries: self.rules.limits.max_states,
+        }
+    }
+
+    /// The graph a scheduler chooses in ([`schedulers`]), each end entry with its outcome's
+    /// place among the sorted outcomes (`outcome_of`: each entry's in the order found).
+    fn schedulers_of(
+        &self,
+        counted: &Counted,
+        mut outcome_of: Vec<u32>,
+        found: &[Found],
+    ) -> Result<Schedulers, ModelError> {
+        // Each outcome by its place in the sorted list (its first entry is its own).
+        let mut sorted = vec![NONE; found.len()];
+        for (place, f) in found.iter().enumerate() {
+            sorted[outcome_of[f.first as usize] as usize] = place as u32;
+        }
+        for outcome in outcome_of.iter_mut().filter(|o| **o != NONE) {
+            *outcome = sorted[*outcome as usize];
+        }
+        schedulers(&self.graph(), counted, &outcome_of)
+            .map_err(|e| ModelError::Invariant(format!("internal: {e}")))
     }
 
     /// The choices of an execution along `path`, as a run takes them. Under symmetry the
@@ -171,8 +214,16 @@ impl Search<'_> {
     /// from the start, and each choice's event is taken in the run from its owner renamed
     /// back (`real`: each kept name's actor in the run).
     fn decisions_along(&self, path: &[Edge]) -> Result<Vec<Decision>, ModelError> {
-        let (mut kept, mut kept_queue) = start(self.point, &self.context, self.limits.max_faults)?;
-        let (mut run, mut run_queue) = start(self.point, &self.context, self.limits.max_faults)?;
+        let (mut kept, mut kept_queue) = start(
+            self.rules.point,
+            &self.rules.context,
+            self.rules.limits.max_faults,
+        )?;
+        let (mut run, mut run_queue) = start(
+            self.rules.point,
+            &self.rules.context,
+            self.rules.limits.max_faults,
+        )?;
         let actors = run.actors.len();
         let mut real: Vec<u32> = (0..actors as u32).collect();
         let mut new_of = Vec::new();
@@ -183,6 +234,7 @@ impl Search<'_> {
             }
         };
         if self
+            .rules
             .symmetry
             .canonicalize(&mut kept, &mut kept_queue, &mut new_of)
         {
@@ -206,7 +258,7 @@ impl Search<'_> {
             let owner = real.get(owner as usize).copied().unwrap_or(owner);
             // A twin of the owner (swapping them changes nothing) with a lower number goes
             // instead, and the names follow: the trace a search without symmetry finds.
-            let twin = self.symmetry.lowest_twin(&run, &run_queue, owner);
+            let twin = self.rules.symmetry.lowest_twin(&run, &run_queue, owner);
             if twin != owner {
                 for name in real.iter_mut() {
                     if *name == owner {
@@ -228,6 +280,7 @@ impl Search<'_> {
             decision.pick = pick as u32;
             decisions.push(decision);
             if self
+                .rules
                 .symmetry
                 .canonicalize(&mut kept, &mut kept_queue, &mut new_of)
             {
@@ -248,24 +301,4 @@ impl Search<'_> {
         path.reverse();
         path
     }
-}
-
-/// The graph a scheduler chooses in ([`schedulers`]), each end entry with its outcome's
-/// place among the sorted outcomes (`outcome_of`: each entry's in the order found).
-fn schedulers_of(
-    graph: &Graph<'_>,
-    counted: &Counted,
-    mut outcome_of: Vec<u32>,
-    found: &[Found],
-) -> Result<Schedulers, ModelError> {
-    // Each outcome by its place in the sorted list (its first entry is its own).
-    let mut sorted = vec![NONE; found.len()];
-    for (place, f) in found.iter().enumerate() {
-        sorted[outcome_of[f.first as usize] as usize] = place as u32;
-    }
-    for outcome in outcome_of.iter_mut().filter(|o| **o != NONE) {
-        *outcome = sorted[*outcome as usize];
-    }
-    schedulers(graph, counted, &outcome_of)
-        .map_err(|e| ModelError::Invariant(format!("internal: {e}")))
 }
