@@ -190,8 +190,18 @@ fn probability_of(
         Expect::Text(text) => format!("{text:?}"),
     };
     let test = format!("{} {op} {want}", claim.metric);
+    // Over schedulers (a free order): the end the claim states.
+    let phrase = match claim.scheduler {
+        None => "probability that {test}: {value}",
+        Some(crate::config::Scheduler::Min) => {
+            "least probability over schedulers that {test}: {value}"
+        }
+        Some(crate::config::Scheduler::Max) => {
+            "greatest probability over schedulers that {test}: {value}"
+        }
+    };
     // The value last: an author's expression may hold a `{placeholder}` of its own.
-    say(lc, "probability that {test}: {value}")
+    say(lc, phrase)
         .replace("{test}", &test)
         .replace("{value}", &value)
 }

@@ -185,6 +185,16 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "{test} olasılığı: {value}",
     ),
     (
+        "least_probability_of_test",
+        "least probability over schedulers that {test}: {value}",
+        "zamanlayıcılar arasında en düşük {test} olasılığı: {value}",
+    ),
+    (
+        "greatest_probability_of_test",
+        "greatest probability over schedulers that {test}: {value}",
+        "zamanlayıcılar arasında en yüksek {test} olasılığı: {value}",
+    ),
+    (
         "expected_inside_ci",
         "expected {value} inside the {level} CI [{lo}, {hi}]",
         "{value}, {level} güven aralığı [{lo}, {hi}] içinde",

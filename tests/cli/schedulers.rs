@@ -375,3 +375,30 @@ fn the_graph_kept_is_the_same_with_any_jobs() {
         }
     }
 }
+
+/// A claim over schedulers on a Turkish config's page says which end it states, in
+/// Turkish: the least of counter = 1 over schedulers is 0.7 (above, by hand).
+#[test]
+fn a_scheduler_claims_row_says_its_end_in_the_pages_language() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("configs")).unwrap();
+    let text = chance_and_increment("0.3").replacen(
+        "model = \"scenario\"\n",
+        "model = \"scenario\"\nlocale = \"tr\"\n",
+        1,
+    ) + "[[claim]]\nname = \"en az\"\nover = \"executions\"\nmetric = \"counter.value\"\nexpect = 1\nprobability = 0.7\nscheduler = \"min\"\n";
+    std::fs::write(dir.path().join("configs/s.toml"), text).unwrap();
+    let out = crate::harness::coordsim_in(dir.path(), &["report", "--out", "out", "--quiet"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::harness::stderr(&out)
+    );
+    let page = String::from_utf8(read(dir.path().join("out/site/config-s.html"))).unwrap();
+    assert!(
+        page.contains("zamanlayıcılar arasında en düşük counter.value = 1 olasılığı: 0,7"),
+        "{page}"
+    );
+    assert!(!page.contains("over schedulers"), "{page}");
+}
