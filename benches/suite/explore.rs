@@ -179,7 +179,7 @@ pub(crate) fn explore_symmetry() {
     }
 }
 
-/// Two threads against one on the 3 × 6 lost update (issue 49: at least 1.7×), without
+/// Two threads against one on the 3 × 6 lost update (the target: at least 1.7×), without
 /// symmetry (540,512 states) and with it (94,646): one thread and two alternated three
 /// times, so that a drift of the machine's speed hits both alike; the speedup is the
 /// median of the three pairs' ratios, the times the medians. The same states either way.
