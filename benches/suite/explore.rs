@@ -7,7 +7,7 @@
 
 use coordsim::config::Config;
 use coordsim::source::Source;
-use coordsim_model::{ExploreLimits, Symmetry};
+use coordsim_model::{Engine, ExploreLimits, Symmetry};
 
 use crate::measure::{measure, mib, timed, verdict};
 
@@ -49,6 +49,7 @@ pub(crate) fn explore_jobs() {
         (3, 4, 1, 2),
         (3, 5, 1, 1),
         (3, 5, 1, 2),
+        (3, 6, 1, 1),
     ] {
         let config = lost_update(k, n);
         let limits = ExploreLimits {
@@ -75,24 +76,35 @@ pub(crate) fn explore_jobs() {
             sr_states as f64 / sr_seconds / 1e6,
         );
         if jobs == 1 {
-            let (m, explored) = measure(reps, || {
-                coordsim::runner::explore::explore_config(&config, config.seed, &limits)
-                    .expect("explores")
-            });
-            let e = &explored[0];
-            assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
-            println!(
-                "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)",
-                format!("explore lost update, {k} × {n}, 1 thread"),
-                e.states,
-                m.seconds,
-                e.states as f64 / m.seconds / 1e6,
-                mib(m.peak_bytes),
-                m.peak_bytes as f64 / e.states as f64,
-            );
+            // Both back ends on the same graph: the flat one (the default here) and the
+            // interpreter it is checked against.
+            for (engine, name) in [(Engine::Flat, "flat"), (Engine::Interpret, "interpreter")] {
+                let limits = ExploreLimits { engine, ..limits };
+                let (m, explored) = measure(reps, || {
+                    coordsim::runner::explore::explore_config(&config, config.seed, &limits)
+                        .expect("explores")
+                });
+                let e = &explored[0];
+                assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
+                assert_eq!(e.engine, engine);
+                println!(
+                    "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)",
+                    format!("explore lost update, {k} × {n}, 1 thread, {name}"),
+                    e.states,
+                    m.seconds,
+                    e.states as f64 / m.seconds / 1e6,
+                    mib(m.peak_bytes),
+                    m.peak_bytes as f64 / e.states as f64,
+                );
+            }
         } else {
             // Timed with the allocations uncounted: a shared counter would serialize the
             // threads. The memory is the one thread's (the same states, the same graph).
+            // The interpreter's search on several threads (the flat back end runs on one).
+            let limits = ExploreLimits {
+                engine: Engine::Interpret,
+                ..limits
+            };
             let (seconds, states) = timed(reps, || {
                 let explored =
                     coordsim::runner::explore::explore_config(&config, config.seed, &limits)
@@ -101,7 +113,7 @@ pub(crate) fn explore_jobs() {
             });
             println!(
                 "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s",
-                format!("explore lost update, {k} × {n}, {jobs} threads"),
+                format!("explore lost update, {k} × {n}, {jobs} threads, interpreter"),
                 states,
                 seconds,
                 states as f64 / seconds / 1e6,
@@ -191,6 +203,9 @@ pub(crate) fn explore_speedup() {
                 max_states: 10_000_000,
                 jobs,
                 symmetry,
+                // The interpreter's search, which runs on several threads (the flat back
+                // end runs on one).
+                engine: Engine::Interpret,
                 ..ExploreLimits::default()
             };
             let explored = coordsim::runner::explore::explore_config(&config, config.seed, &limits)
@@ -221,7 +236,7 @@ pub(crate) fn explore_speedup() {
         }
         let speedup = ratios[1];
         let label = if symmetry == Symmetry::Off {
-            "explore lost update, 3 × 6, 2 threads against 1"
+            "explore lost update, 3 × 6, 2 threads against 1, interpreter"
         } else {
             "explore lost update, symmetry, 3 × 6, 2 threads against 1"
         };

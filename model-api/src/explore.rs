@@ -44,6 +44,24 @@ pub struct ExploreLimits {
     /// Whether the graph of entries is kept for [`Exploration::schedulers`] (a claim asks
     /// for the least or greatest probability over every scheduler). Off, nothing is kept.
     pub keep_schedulers: bool,
+    /// Which back end steps the states: the run's interpreter, or a flat state compiled
+    /// from the point where the point is one the flat back end covers.
+    pub engine: Engine,
+}
+
+/// The back end that steps an exploration's states. Both explore the same graph, state
+/// for state, and give the same outcomes, executions, probabilities and traces; the flat
+/// one keeps only the words a point can change and steps them directly, so it is several
+/// times faster and smaller, but covers fewer points (its module says which).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The flat back end where it covers the point, else the interpreter.
+    #[default]
+    Auto,
+    /// The run's interpreter, whatever the point (the reference).
+    Interpret,
+    /// The flat back end: a point it does not cover is an error saying why.
+    Flat,
 }
 
 /// The symmetry reduction: the members of an actor group (`count = k`) run the same steps
@@ -130,6 +148,7 @@ impl Default for ExploreLimits {
             weak_fingerprints: false,
             max_memory_bytes: None,
             keep_schedulers: false,
+            engine: Engine::Auto,
         }
     }
 }
@@ -280,6 +299,9 @@ pub struct Exploration {
     /// [`ExploreLimits::keep_schedulers`] asks, the exploration exhaustive (not bounded)
     /// and not a shard's part; else `None`.
     pub schedulers: Option<Schedulers>,
+    /// The back end that stepped the states: [`Engine::Interpret`] or [`Engine::Flat`]
+    /// (never `Auto`). A merged split's is its parts'.
+    pub engine: Engine,
 }
 
 impl Exploration {
@@ -591,5 +613,6 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         part: None,
         // A split keeps no graph of entries: its parts' graphs are not joined.
         schedulers: None,
+        engine: parts.first().map_or(Engine::Interpret, |e| e.engine),
     })
 }

@@ -44,8 +44,8 @@ pub use declare::{
 };
 pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use explore::{
-    Bound, Exploration, ExploreLimits, Kept, Reached, Reduction, Schedule, Symmetry, SymmetryNote,
-    merge_parts,
+    Bound, Engine, Exploration, ExploreLimits, Kept, Reached, Reduction, Schedule, Symmetry,
+    SymmetryNote, merge_parts,
 };
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, Driver, MAX_DISTRIBUTION_POINTS, Model,

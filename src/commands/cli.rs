@@ -169,6 +169,11 @@ pub(crate) struct ExploreArgs {
     /// of a group is where (slow: to check the symmetry reduction).
     #[arg(long)]
     pub(crate) no_symmetry: bool,
+    /// Which back end steps the states: `flat` (a point compiled into a state of only the
+    /// words it can change; an error where it does not cover the point), `interpret` (the
+    /// run's interpreter: the reference), or `auto` (flat where it covers the point).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub(crate) engine: EngineArg,
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,
@@ -260,5 +265,27 @@ mod tests {
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+    }
+}
+
+/// `--engine`: the explorer's back end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum EngineArg {
+    /// The flat back end where it covers the point, else the interpreter.
+    Auto,
+    /// The run's interpreter (the reference).
+    Interpret,
+    /// The flat back end; an error where it does not cover the point.
+    Flat,
+}
+
+impl EngineArg {
+    /// The back end as the explorer takes it.
+    pub(crate) fn engine(self) -> coordsim_model::Engine {
+        match self {
+            EngineArg::Auto => coordsim_model::Engine::Auto,
+            EngineArg::Interpret => coordsim_model::Engine::Interpret,
+            EngineArg::Flat => coordsim_model::Engine::Flat,
+        }
     }
 }

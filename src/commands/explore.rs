@@ -52,6 +52,7 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
             coordsim_model::Symmetry::On
         },
         max_memory_bytes: args.max_memory.map(|mb| mb << 20),
+        engine: args.engine.engine(),
         ..Default::default()
     };
     if let Some(split) = shard {

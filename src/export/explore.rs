@@ -596,6 +596,7 @@ mod tests {
             outcomes: Vec::new(),
             part: None,
             schedulers: None,
+            engine: coordsim_model::Engine::Interpret,
         };
         let en = Say(Locale::En);
         assert_eq!(
@@ -630,6 +631,7 @@ mod tests {
             outcomes: Vec::new(),
             part: None,
             schedulers: None,
+            engine: coordsim_model::Engine::Interpret,
         };
         assert_eq!(
             Say(Locale::En).collision(&exploration(33, true)),

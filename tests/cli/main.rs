@@ -14,6 +14,7 @@ mod explore_jobs;
 mod explore_memory;
 mod explore_refusals;
 mod explore_shards;
+mod flat_engine;
 mod fuzz;
 mod fuzz_scenarios;
 mod lessons;

@@ -20,6 +20,7 @@
 
 mod budget;
 mod count;
+mod flat;
 mod reduce;
 mod search;
 mod spare;

@@ -155,6 +155,12 @@ impl Reducer {
         self.reduce != Reduction::Off
     }
 
+    /// Whether step `step` of group `group`, run by one of its actors, commutes with
+    /// everything every other actor's program may do (the per-step table).
+    pub(super) fn commutes_alone(&self, group: usize, step: u32) -> bool {
+        self.commutes[group][step as usize]
+    }
+
     /// Whether `event` (of class `class`) may be taken alone, before its footprint is
     /// known: an actor's start or resumption (not a wait's end, not a write's landing,
     /// whose touch no step records), of a class nothing scheduled meanwhile can precede,

@@ -9,13 +9,16 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use coordsim_model::explore::Visit;
-use coordsim_model::{Bound, Cell, Exploration, ExploreLimits, ModelError, Reached, RunContext};
+use coordsim_model::{
+    Bound, Cell, Engine, Exploration, ExploreLimits, ModelError, Reached, RunContext,
+};
 use rustc_hash::FxHashMap;
 use sim_core::SimError;
 use smallvec::SmallVec;
 
 use crate::explore::budget::Memory;
 use crate::explore::count::{CountTable, Edge, Graph, Walk};
+use crate::explore::flat::Flat;
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
 use crate::explore::step::{Choice, Ran, start};
@@ -26,6 +29,7 @@ use crate::syntax::metrics::Metric;
 
 mod child;
 mod expand;
+mod flat;
 mod memory;
 mod outcomes;
 mod side;
@@ -220,6 +224,8 @@ pub(super) struct Search<'a> {
     memory: Memory,
     /// The most transitions out of one state so far (for a chunk's size).
     widest: usize,
+    /// Whether the flat back end stepped the states ([`Flat`]).
+    flat: bool,
 }
 
 impl<'a> Search<'a> {
@@ -276,6 +282,7 @@ impl<'a> Search<'a> {
             symmetry_notes: Vec::new(),
             memory: Memory::new(limits.max_memory_bytes),
             widest: 1,
+            flat: false,
         }
     }
 
@@ -300,6 +307,30 @@ impl<'a> Search<'a> {
         self.depths.push(0);
         let bytes = sim.state_bytes(&queue);
         self.memory.held = bytes;
+        if self.rules.limits.engine != Engine::Interpret {
+            match self.flat_of(&sim) {
+                Ok(flat) => {
+                    if self.flat_search(&flat)? {
+                        self.flat = true;
+                        return self.finish();
+                    }
+                    // A step the flat back end leaves to the interpreter: it explores
+                    // from the start.
+                    let limits = ExploreLimits {
+                        engine: Engine::Interpret,
+                        ..self.rules.limits
+                    };
+                    let rules = &self.rules;
+                    return Search::new(rules.point, rules.fill, &self.outer, &limits).run();
+                }
+                Err(why) if self.rules.limits.engine == Engine::Flat => {
+                    return Err(ModelError::Sim(SimError::Model(format!(
+                        "the flat engine does not explore this point: {why}; give `--engine auto` (or `interpret`)"
+                    ))));
+                }
+                Err(_) => {}
+            }
+        }
         let mut frontier: VecDeque<Waiting<'a>> = VecDeque::from([Waiting {
             id: 0,
             depth: 0,
@@ -324,6 +355,23 @@ impl<'a> Search<'a> {
             }
         }
         self.finish()
+    }
+
+    /// The point compiled for the flat back end, or why it is not (the start `sim` gives
+    /// each actor's start).
+    fn flat_of(&self, sim: &crate::run::state::Sim<'a>) -> Result<Flat<'a>, &'static str> {
+        let limits = &self.rules.limits;
+        let flat = Flat::of(self.rules.point, sim, &self.rules.reducer)?;
+        if self.rules.symmetry.on() {
+            return Err("symmetry reduces a group of its actors (give `--no-symmetry`)");
+        }
+        if limits.shard.is_some() {
+            return Err("it is a shard of a split");
+        }
+        if !limits.merge_states {
+            return Err("its states are not merged (a tree)");
+        }
+        Ok(flat)
     }
 
     /// The next states to expand at once: the front of `frontier`, at most `per_job` a

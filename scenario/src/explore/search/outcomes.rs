@@ -161,7 +161,17 @@ impl Search<'_> {
             outcomes,
             part,
             schedulers,
+            engine: self.engine(),
         })
+    }
+
+    /// The back end that stepped the states.
+    fn engine(&self) -> coordsim_model::Engine {
+        if self.flat {
+            coordsim_model::Engine::Flat
+        } else {
+            coordsim_model::Engine::Interpret
+        }
     }
 
     /// The graph counted: the walk over its entries ended, the executions summed

@@ -1,0 +1,239 @@
+//! The flat back end: a point compiled into a state of only the words its scenario can
+//! change, stepped directly, instead of the run's whole state stepped by the interpreter.
+//!
+//! What it covers (so far): actors in closed loops that all start at 0 ms, whose steps
+//! are reads and writes of registers with no read or write time (no compare-and-set, no
+//! fencing), and no other resource. Every event of such a point happens at the same
+//! instant, and each is one actor's next shared step, so a state is
+//!
+//! ```text
+//! [ each register's value | which registers were written | each actor: steps done, what it read of each register ]
+//! ```
+//!
+//! `R + 1 + A·(1 + R)` words for `R` registers and `A` actors (the lost update of three
+//! clients: eight words), where the interpreter keeps most of a kilobyte and fifteen
+//! buffers. A step is a few loads and stores; a state is hashed as its words.
+//!
+//! Why the graph is the interpreter's, state for state (a property test compares the two
+//! on random points): the words are what the interpreter's fingerprint can tell apart at
+//! such a point (its clock, its timers and its counts of completed repetitions follow
+//! from the steps done), an actor's free event is its start until it has run a step and
+//! a resumption after, taken in the interpreter's order (starts by actor, then
+//! resumptions by actor), a repetition's end blanks what the actor read as the
+//! interpreter's does, and the reduction takes the same event alone by the same
+//! per-step table ([`Reducer`]). What the flat back end does not keep (a run's
+//! timeline, its words for a trace, its metrics) is taken from the interpreter: each end
+//! state is the interpreter's run replayed along the first execution that reached it,
+//! and each outcome's trace is replayed and checked as with the interpreter's search.
+
+use crate::explore::reduce::Reducer;
+use crate::point::{Pace, Point, Step, Vars, eval_run};
+use crate::run::state::Sim;
+
+/// Most registers a flat state keeps (their written flags are one word's bits).
+const MAX_REGISTERS: usize = 64;
+
+/// One actor as the flat back end steps it.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    group: u16,
+    /// `i` in its expressions.
+    index: u32,
+    /// Steps a repetition.
+    steps: u32,
+    /// Steps of all its repetitions.
+    total: u64,
+}
+
+/// A point compiled for the flat back end.
+pub(super) struct Flat<'p> {
+    point: &'p Point,
+    registers: usize,
+    members: Vec<Member>,
+    /// Words a state.
+    pub(super) width: usize,
+    /// Per group and step: whether the reduction takes that step alone.
+    alone: Vec<Vec<bool>>,
+    reduce: bool,
+}
+
+/// Why a point is not one the flat back end covers.
+pub(super) type Uncovered = &'static str;
+
+impl<'p> Flat<'p> {
+    /// The point compiled, or why the flat back end does not cover it (`start`: the
+    /// interpreter's start, for each actor's group, index and start time).
+    pub(super) fn of(
+        point: &'p Point,
+        start: &Sim<'_>,
+        reducer: &Reducer,
+    ) -> Result<Self, Uncovered> {
+        if !(point.locks.is_empty()
+            && point.servers.is_empty()
+            && point.links.is_empty()
+            && point.queues.is_empty()
+            && point.keys.is_empty())
+        {
+            return Err("it has a resource other than registers");
+        }
+        if point.registers.len() > MAX_REGISTERS {
+            return Err("it has more than 64 registers");
+        }
+        if point
+            .registers
+            .iter()
+            .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
+        {
+            return Err("a register takes time to read or write, or is fenced");
+        }
+        for group in point.groups.iter().filter(|g| g.count > 0) {
+            if !matches!(group.pace, Pace::Closed) || group.repeat == 0 {
+                return Err("a group does not run a closed loop");
+            }
+            if group.crash_anywhere.is_some() {
+                return Err("a group may crash");
+            }
+            if group.steps.is_empty()
+                || !group.steps.iter().all(|step| match step {
+                    Step::Read(_) => true,
+                    Step::Write { cas, .. } => !cas,
+                    _ => false,
+                })
+            {
+                return Err("a step is other than a read or a plain write");
+            }
+        }
+        let mut members = Vec::with_capacity(start.actors.len());
+        for actor in &start.actors {
+            if actor.start != 0 {
+                return Err("an actor starts after 0 ms");
+            }
+            let group = &point.groups[actor.group as usize];
+            let steps = group.steps.len() as u32;
+            members.push(Member {
+                group: actor.group,
+                index: actor.index,
+                steps,
+                total: u64::from(steps).saturating_mul(group.repeat),
+            });
+        }
+        let registers = point.registers.len();
+        Ok(Flat {
+            point,
+            registers,
+            width: registers + 1 + members.len() * (1 + registers),
+            alone: (0..point.groups.len())
+                .map(|g| {
+                    (0..point.groups[g].steps.len() as u32)
+                        .map(|s| reducer.commutes_alone(g, s))
+                        .collect()
+                })
+                .collect(),
+            reduce: reducer.on(),
+            members,
+        })
+    }
+
+    /// The start: each register at its initial value, written by none; each actor at its
+    /// first step, having read nothing.
+    pub(super) fn start(&self, state: &mut Vec<u64>) {
+        state.clear();
+        state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
+        state.push(0);
+        for _ in &self.members {
+            state.push(0);
+            state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
+        }
+    }
+
+    /// Where actor `actor`'s words begin.
+    fn base(&self, actor: usize) -> usize {
+        self.registers + 1 + actor * (1 + self.registers)
+    }
+
+    /// The free events of `state`, as actors in the interpreter's order (its starts, of
+    /// class `1 + actor`, before its resumptions): into `free`.
+    pub(super) fn free(&self, state: &[u64], free: &mut Vec<u32>) {
+        free.clear();
+        let done = |a: usize| state[self.base(a)];
+        free.extend(
+            (0..self.members.len())
+                .filter(|&a| done(a) == 0 && self.members[a].total > 0)
+                .map(|a| a as u32),
+        );
+        free.extend(
+            (0..self.members.len())
+                .filter(|&a| done(a) > 0 && done(a) < self.members[a].total)
+                .map(|a| a as u32),
+        );
+    }
+
+    /// Whether the reduction takes actor `actor`'s next step alone.
+    pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
+        let member = self.members[actor as usize];
+        let step = state[self.base(actor as usize)] % u64::from(member.steps);
+        self.reduce && self.alone[member.group as usize][step as usize]
+    }
+
+    /// Actor `actor`'s next step run from `from` into `to` (of the same width), what it
+    /// adds to the registers' counts (writes, lost updates, refusals) into `delta` (three
+    /// words a register, zeroed first). `Err` when a write's value is no finite number: the
+    /// interpreter says where.
+    pub(super) fn step(
+        &self,
+        from: &[u64],
+        actor: u32,
+        to: &mut [u64],
+        delta: &mut [u64],
+    ) -> Result<(), ()> {
+        to.copy_from_slice(from);
+        delta.fill(0);
+        let member = self.members[actor as usize];
+        let base = self.base(actor as usize);
+        let done = from[base];
+        let steps = u64::from(member.steps);
+        let (repetition, step) = (done / steps, done % steps);
+        let group = &self.point.groups[member.group as usize];
+        match &group.steps[step as usize] {
+            Step::Read(register) => {
+                let register = *register as usize;
+                to[base + 1 + register] = from[register];
+            }
+            Step::Write {
+                register, value, ..
+            } => {
+                let register = *register as usize;
+                let mut reads = [f64::NAN; MAX_REGISTERS];
+                for (r, read) in reads.iter_mut().enumerate().take(self.registers) {
+                    *read = f64::from_bits(from[base + 1 + r]);
+                }
+                let read = reads[register];
+                let vars = Vars {
+                    repetition,
+                    now_ms: 0.0,
+                    read,
+                    reads: &reads[..self.registers],
+                    ..Vars::actor(member.index)
+                };
+                let new = eval_run(value, &self.point.params, &vars).unwrap_or(f64::NAN);
+                if !new.is_finite() {
+                    return Err(());
+                }
+                let now = f64::from_bits(from[register]);
+                delta[3 * register] = 1;
+                // A write on a value other than the one its writer read: a lost update.
+                delta[3 * register + 1] = u64::from(!read.is_nan() && now != read);
+                to[register] = new.to_bits();
+                to[self.registers] |= 1 << register;
+            }
+            // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
+            _ => return Err(()),
+        }
+        to[base] = done + 1;
+        // A repetition's end: what it read was that repetition's.
+        if (done + 1).is_multiple_of(steps) {
+            to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
+        }
+        Ok(())
+    }
+}

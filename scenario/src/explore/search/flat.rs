@@ -1,0 +1,262 @@
+//! The search over flat states ([`Flat`]): breadth first in the interpreter's order, with
+//! its merges, its edges and its reduction, so that the counting, the outcomes and the
+//! traces after it ([`Search::finish`]) are the same code over the same graph.
+//!
+//! Every state is kept in one array of words (a node's at `node × width`), beside its
+//! first parent and the choice that reached it; the seen set maps a state's 64-bit
+//! fingerprint to its node. A merge compares the two states' words, so two different
+//! states that share a fingerprint stop the search (an internal error), never merge.
+
+use coordsim_model::{Bound, ModelError, Reached};
+use rustc_hash::FxHashMap;
+use sim_core::SimError;
+
+use super::{End, Expanded, Search};
+use crate::explore::count::Edge;
+use crate::explore::flat::Flat;
+use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
+
+/// States expanded between two looks at the stop flags and the time bound.
+const EXPANSIONS_PER_LOOK: usize = 4096;
+
+/// A flat state's 64-bit fingerprint: each word folded in by a 64 × 64 → 128-bit multiply
+/// whose halves are xored (as wyhash and rapidhash do: a difference anywhere in a word,
+/// its high bits too, reaches every bit), then the whole mixed by SplitMix64's finaliser.
+fn fingerprint(words: &[u64]) -> u64 {
+    let fold = |a: u64, b: u64| {
+        let product = u128::from(a) * u128::from(b);
+        (product as u64) ^ ((product >> 64) as u64)
+    };
+    let mut hash = fold(words.len() as u64, 0xA076_1D64_78BD_642F);
+    for &word in words {
+        hash = fold(hash ^ word ^ 0xE703_7ED1_A0B4_28DB, 0x9E37_79B9_7F4A_7C15);
+    }
+    hash = (hash ^ (hash >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    hash = (hash ^ (hash >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    hash ^ (hash >> 31)
+}
+
+impl<'a> Search<'a> {
+    /// The graph explored over `flat`'s states, from node 0 (the start, merged already).
+    /// `Ok(false)` when a step came up that the flat back end leaves to the interpreter (a
+    /// write of no finite value: the interpreter says where): the search then runs again
+    /// with the interpreter, from the start.
+    pub(super) fn flat_search(&mut self, flat: &Flat<'a>) -> Result<bool, ModelError> {
+        let width = flat.width;
+        // The states of the level being expanded (node `level_first` on) and of the next
+        // one: a state is dropped once expanded (its fingerprint stays in the seen set).
+        let mut level: Vec<u64> = Vec::new();
+        flat.start(&mut level);
+        let mut next_level: Vec<u64> = Vec::new();
+        let mut level_first = 0usize;
+        // A debug build keeps every state's words, to compare two states merged by one
+        // fingerprint.
+        #[cfg(debug_assertions)]
+        let mut all: Vec<u64> = level.clone();
+        // Each node's first parent and the choice that reached it (an end's run is
+        // replayed along them).
+        let mut parents: Vec<(u32, u16)> = vec![(u32::MAX, 0)];
+        let mut seen: FxHashMap<u64, u32> = FxHashMap::default();
+        seen.insert(self.flat_key(&level[..width]), 0);
+        // A node's share of the seen set, its parent and its depth, and its words while it
+        // waits: what the memory budget counts for each new state.
+        let state_bytes = (8 * width + 16 + 4 + std::mem::size_of::<(u32, u16)>()) as u64;
+        self.memory.held = state_bytes;
+        let registers = self.start_counts.len() / 3;
+        let mut delta = vec![0u64; 3 * registers];
+        let mut child = vec![0u64; width];
+        let mut free = Vec::new();
+        let mut expanded = 0usize;
+        while expanded < self.depths.len() {
+            let id = expanded as u32;
+            if (id as usize - level_first) * width == level.len() {
+                // The level is done, its states' words held no more: the next one is
+                // expanded from here.
+                self.memory.held -= (8 * level.len()) as u64;
+                level_first = id as usize;
+                std::mem::swap(&mut level, &mut next_level);
+                next_level.clear();
+            }
+            expanded += 1;
+            while self.starts.len() <= id as usize {
+                self.starts.push(self.edges.len() as u32);
+            }
+            let from = (id as usize - level_first) * width;
+            let state = &level[from..from + width];
+            flat.free(state, &mut free);
+            if free.is_empty() {
+                self.flat_end(id, &parents, flat)?;
+                continue;
+            }
+            let of = free.len();
+            self.ordered |= of > 1;
+            // The reduction: the first free event (in the interpreter's order) whose step
+            // commutes with everything else is taken alone; the interpreter tried each
+            // event before it, and counts them as transitions.
+            let alone = if of > 1 {
+                (0..of).find(|&pick| flat.alone(state, free[pick]))
+            } else {
+                None
+            };
+            let (picks, mut transitions) = match alone {
+                Some(pick) => (pick..pick + 1, pick as u64 + 1),
+                None => (0..of, of as u64),
+            };
+            self.reduced += u64::from(alone.is_some());
+            let depth = self.depths[id as usize] + 1;
+            for (rank, pick) in picks.enumerate() {
+                if flat
+                    .step(state, free[pick], &mut child, &mut delta)
+                    .is_err()
+                {
+                    return Ok(false);
+                }
+                let choice = Choice {
+                    pick: pick as u16,
+                    of: of as u16,
+                    alone: alone.is_some(),
+                    ..Choice::default()
+                };
+                let delta = if delta.iter().all(|d| *d == 0) {
+                    0
+                } else {
+                    self.deltas.intern(&delta)
+                };
+                let edge = |to: u32| Edge {
+                    to,
+                    probability: 1.0,
+                    delta,
+                    rank: rank as u32,
+                    choice,
+                };
+                let key = self.flat_key(&child);
+                if let Some(&to) = seen.get(&key) {
+                    #[cfg(debug_assertions)]
+                    {
+                        let at = to as usize * width;
+                        if all[at..at + width] != child[..] {
+                            return Err(ModelError::Invariant(format!(
+                                "internal: two different states share a fingerprint (state \
+                                 {to} and one met later): the search merged them"
+                            )));
+                        }
+                    }
+                    self.back |= to <= id;
+                    self.edges.push(edge(to));
+                    continue;
+                }
+                if !self.admits(state_bytes) {
+                    transitions -= 1;
+                    continue;
+                }
+                let to = self.depths.len() as u32;
+                self.depths.push(depth);
+                parents.push((id, pick as u16));
+                next_level.extend_from_slice(&child);
+                #[cfg(debug_assertions)]
+                all.extend_from_slice(&child);
+                seen.insert(key, to);
+                self.edges.push(edge(to));
+            }
+            self.transitions += transitions;
+            if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {
+                self.outer.report_states(self.depths.len() as u64);
+                if self.outer.stopped() {
+                    return Err(ModelError::Sim(SimError::Stopped));
+                }
+                if expanded < self.depths.len() && self.outer.enough() {
+                    self.bounded.get_or_insert(Bound::new(Reached::Time {
+                        states: self.depths.len() as u64,
+                    }));
+                    break;
+                }
+            }
+        }
+        self.outer.report_states(self.depths.len() as u64);
+        Ok(true)
+    }
+
+    /// A flat state's fingerprint (its low 8 bits only with `weak_fingerprints`).
+    fn flat_key(&self, words: &[u64]) -> u64 {
+        let fingerprint = fingerprint(words);
+        if self.rules.limits.weak_fingerprints {
+            fingerprint & 0xff
+        } else {
+            fingerprint
+        }
+    }
+
+    /// Node `id`, a state with no event left: the interpreter's run replayed along the
+    /// first execution that reached it, ended as the interpreter's search ends one. The
+    /// replay checks the flat back end on the way: each state's free events must be as
+    /// many as the flat state had, and none left at the end.
+    fn flat_end(
+        &mut self,
+        id: u32,
+        parents: &[(u32, u16)],
+        flat: &Flat<'a>,
+    ) -> Result<(), ModelError> {
+        let mut picks = Vec::new();
+        let mut node = id;
+        while node != 0 {
+            let (parent, pick) = parents[node as usize];
+            picks.push(pick);
+            node = parent;
+        }
+        // The free events along the path, each state's made again from the start.
+        let mut words = Vec::new();
+        flat.start(&mut words);
+        let mut after = words.clone();
+        let mut delta = vec![0u64; self.start_counts.len()];
+        let mut free = Vec::new();
+        let mut path = Vec::with_capacity(picks.len());
+        for &pick in picks.iter().rev() {
+            flat.free(&words, &mut free);
+            flat.step(&words, free[usize::from(pick)], &mut after, &mut delta)
+                .map_err(|()| ModelError::Invariant("internal: a flat step failed again".into()))?;
+            path.push(Choice {
+                pick,
+                of: free.len() as u16,
+                ..Choice::default()
+            });
+            std::mem::swap(&mut words, &mut after);
+        }
+        let rules = &self.rules;
+        let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
+        let mut next = Vec::new();
+        let disagree = || {
+            ModelError::Invariant(
+                "internal: the flat back end and the interpreter disagree on a state's free events"
+                    .into(),
+            )
+        };
+        for (events, choice) in path.iter().enumerate() {
+            choices_into(&sim, &queue, &mut next);
+            if next.len() != usize::from(choice.of) {
+                return Err(disagree());
+            }
+            run_chosen(
+                &mut sim,
+                &mut queue,
+                next[usize::from(choice.pick)],
+                0,
+                false,
+            )
+            .map_err(|e| in_execution(e, events as u32 + 1))?;
+        }
+        choices_into(&sim, &queue, &mut next);
+        if !next.is_empty() {
+            return Err(disagree());
+        }
+        let bytes = sim.state_bytes(&queue);
+        let Expanded::Ended { end, .. } = rules.ended(id, bytes, Box::new((sim, queue)))? else {
+            return Err(ModelError::Invariant("internal: an end did not end".into()));
+        };
+        self.memory.held += match &end {
+            End::Metrics(cells) => std::mem::size_of_val(cells.as_slice()) as u64,
+            End::Run(_) => bytes,
+        };
+        self.ends.push((id, end));
+        Ok(())
+    }
+}
