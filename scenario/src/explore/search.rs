@@ -224,8 +224,8 @@ pub(super) struct Search<'a> {
     memory: Memory,
     /// The most transitions out of one state so far (for a chunk's size).
     widest: usize,
-    /// Whether the flat back end stepped the states ([`Flat`]).
-    flat: bool,
+    /// The flat back end, when it stepped the states ([`Flat`]).
+    flat: Option<Flat<'a>>,
 }
 
 impl<'a> Search<'a> {
@@ -282,7 +282,7 @@ impl<'a> Search<'a> {
             symmetry_notes: Vec::new(),
             memory: Memory::new(limits.max_memory_bytes),
             widest: 1,
-            flat: false,
+            flat: None,
         }
     }
 
@@ -311,7 +311,7 @@ impl<'a> Search<'a> {
             match self.flat_of(&sim) {
                 Ok(flat) => {
                     if self.flat_search(&flat)? {
-                        self.flat = true;
+                        self.flat = Some(flat);
                         return self.finish();
                     }
                     // A step the flat back end leaves to the interpreter: it explores
@@ -361,9 +361,10 @@ impl<'a> Search<'a> {
     /// each actor's start).
     fn flat_of(&self, sim: &crate::run::state::Sim<'a>) -> Result<Flat<'a>, &'static str> {
         let limits = &self.rules.limits;
-        let flat = Flat::of(self.rules.point, sim, &self.rules.reducer)?;
-        if self.rules.symmetry.on() {
-            return Err("symmetry reduces a group of its actors (give `--no-symmetry`)");
+        let flat = Flat::of(self.rules.point, sim, &self.rules.reducer)?
+            .with_symmetry(self.rules.symmetry.groups().to_vec());
+        if self.rules.symmetry.planted() {
+            return Err("its symmetry is the tests' planted bug, which only the interpreter has");
         }
         if limits.shard.is_some() {
             return Err("it is a shard of a split");

@@ -92,6 +92,16 @@ impl Symmetry {
         (symmetry, notes)
     }
 
+    /// The reduced groups: each one's first actor and its members.
+    pub(super) fn groups(&self) -> &[(u32, u32)] {
+        &self.groups
+    }
+
+    /// Whether its canonical order is the planted bug's (tests).
+    pub(super) fn planted(&self) -> bool {
+        self.keep_reads
+    }
+
     /// Whether a group is reduced.
     pub(super) fn on(&self) -> bool {
         !self.groups.is_empty()

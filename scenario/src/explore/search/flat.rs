@@ -47,6 +47,8 @@ impl<'a> Search<'a> {
         // one: a state is dropped once expanded (its fingerprint stays in the seen set).
         let mut level: Vec<u64> = Vec::new();
         flat.start(&mut level);
+        let (mut order, mut scratch) = (Vec::new(), Vec::new());
+        flat.canonicalize(&mut level, &mut order, &mut scratch);
         let mut next_level: Vec<u64> = Vec::new();
         let mut level_first = 0usize;
         // A debug build keeps every state's words, to compare two states merged by one
@@ -55,7 +57,7 @@ impl<'a> Search<'a> {
         let mut all: Vec<u64> = level.clone();
         // Each node's first parent and the choice that reached it (an end's run is
         // replayed along them).
-        let mut parents: Vec<(u32, u16)> = vec![(u32::MAX, 0)];
+        let mut parents: Vec<(u32, u16, bool)> = vec![(u32::MAX, 0, false)];
         let mut seen: FxHashMap<u64, u32> = FxHashMap::default();
         seen.insert(self.flat_key(&level[..width]), 0);
         // A node's share of the seen set, its parent and its depth, and its words while it
@@ -111,6 +113,7 @@ impl<'a> Search<'a> {
                 {
                     return Ok(false);
                 }
+                flat.canonicalize(&mut child, &mut order, &mut scratch);
                 let choice = Choice {
                     pick: pick as u16,
                     of: of as u16,
@@ -151,7 +154,7 @@ impl<'a> Search<'a> {
                 }
                 let to = self.depths.len() as u32;
                 self.depths.push(depth);
-                parents.push((id, pick as u16));
+                parents.push((id, pick as u16, alone.is_some()));
                 next_level.extend_from_slice(&child);
                 #[cfg(debug_assertions)]
                 all.extend_from_slice(&child);
@@ -193,34 +196,20 @@ impl<'a> Search<'a> {
     fn flat_end(
         &mut self,
         id: u32,
-        parents: &[(u32, u16)],
+        parents: &[(u32, u16, bool)],
         flat: &Flat<'a>,
     ) -> Result<(), ModelError> {
         let mut picks = Vec::new();
         let mut node = id;
         while node != 0 {
-            let (parent, pick) = parents[node as usize];
-            picks.push(pick);
+            let (parent, pick, alone) = parents[node as usize];
+            picks.push((pick, alone));
             node = parent;
         }
-        // The free events along the path, each state's made again from the start.
-        let mut words = Vec::new();
-        flat.start(&mut words);
-        let mut after = words.clone();
-        let mut delta = vec![0u64; self.start_counts.len()];
-        let mut free = Vec::new();
-        let mut path = Vec::with_capacity(picks.len());
-        for &pick in picks.iter().rev() {
-            flat.free(&words, &mut free);
-            flat.step(&words, free[usize::from(pick)], &mut after, &mut delta)
-                .map_err(|()| ModelError::Invariant("internal: a flat step failed again".into()))?;
-            path.push(Choice {
-                pick,
-                of: free.len() as u16,
-                ..Choice::default()
-            });
-            std::mem::swap(&mut words, &mut after);
-        }
+        picks.reverse();
+        let path = flat.real_choices(&picks).ok_or_else(|| {
+            ModelError::Invariant("internal: a flat execution could not be run again".into())
+        })?;
         let rules = &self.rules;
         let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
         let mut next = Vec::new();

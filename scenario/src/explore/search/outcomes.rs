@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap;
 use super::{End, Found, Search};
 use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, Walk, schedulers};
 use crate::explore::spare::cells_key;
-use crate::explore::step::{choices_into, run_chosen, start};
+use crate::explore::step::{Choice, choices_into, run_chosen, start};
 use crate::explore::trace;
 
 impl Search<'_> {
@@ -104,11 +104,7 @@ impl Search<'_> {
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
             let path = self.path(entries, found.first);
-            let events = if self.rules.symmetry.on() {
-                self.decisions_along(&path)?
-            } else {
-                path.iter().map(|e| e.choice.decision()).collect()
-            };
+            let events = self.decisions_of(&path)?;
             let schedule = Schedule {
                 max_faults: self.rules.limits.max_faults,
                 events,
@@ -165,9 +161,29 @@ impl Search<'_> {
         })
     }
 
+    /// The decisions a schedule of `path` (edges from the start) takes in the real run:
+    /// renamed back along the kept states under symmetry (the flat back end's or the
+    /// interpreter's canonical order), as they are otherwise.
+    fn decisions_of(&self, path: &[Edge]) -> Result<Vec<Decision>, ModelError> {
+        if let Some(flat) = self.flat.as_ref().filter(|f| f.symmetric()) {
+            let picks: Vec<(u16, bool)> = path
+                .iter()
+                .map(|e| (e.choice.pick, e.choice.alone))
+                .collect();
+            let choices = flat.real_choices(&picks).ok_or_else(|| {
+                ModelError::Invariant("internal: a flat execution could not be run again".into())
+            })?;
+            Ok(choices.iter().map(Choice::decision).collect())
+        } else if self.rules.symmetry.on() {
+            self.decisions_along(path)
+        } else {
+            Ok(path.iter().map(|e| e.choice.decision()).collect())
+        }
+    }
+
     /// The back end that stepped the states.
     fn engine(&self) -> coordsim_model::Engine {
-        if self.flat {
+        if self.flat.is_some() {
             coordsim_model::Engine::Flat
         } else {
             coordsim_model::Engine::Interpret
