@@ -23,6 +23,8 @@ pub(crate) mod index;
 
 pub(crate) mod lesson_page;
 
+mod live;
+
 pub mod locales;
 
 pub(crate) mod markdown;

@@ -144,5 +144,22 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
+    let mut placed = super::frame::finish(root, &chart, legend, &entries, &data.look, s)?;
+    // Each bar's top middle, where the pointer finds it.
+    let (x_px, y_px) = chart.plotting_area().get_pixel_range();
+    placed.points = (data.series.iter().enumerate())
+        .map(|(j, se)| {
+            (se.points.iter())
+                .map(|(x, y)| {
+                    let i = xs.iter().position(|v| v == x)? as f64;
+                    let middle = i + 0.1 + (j as f64 + 0.46) * width;
+                    let top = ty(*y);
+                    let at = super::base::drawable(top).then(|| px(&chart, (middle, top)))?;
+                    let y = at.1.clamp(y_px.start, y_px.end - 1);
+                    x_px.contains(&at.0).then_some((at.0, y))
+                })
+                .collect()
+        })
+        .collect();
+    Ok(placed)
 }

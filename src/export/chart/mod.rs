@@ -12,6 +12,7 @@ mod histogram;
 pub(crate) mod layout;
 mod levels;
 mod line;
+mod live;
 mod render;
 mod samples;
 mod thin;
@@ -244,6 +245,11 @@ impl Prepared {
     /// [`Prepared::narrow_svg`] with its text still as `<text>`, as
     /// [`Prepared::svg_source`] is: what the file is made from, and what tests read.
     pub fn narrow_svg_source(&self) -> anyhow::Result<String> {
+        Ok(self.narrow_drawn()?.0)
+    }
+
+    /// The phone rendering's source, the layout it has and its size in pixels.
+    fn narrow_drawn(&self) -> anyhow::Result<(String, Placed, (u32, u32))> {
         register_embedded_font()?;
         let look = self.look();
         // Portrait, as a phone holds it: the legend goes under the plot, which keeps about
@@ -266,12 +272,12 @@ impl Prepared {
             }
         };
         let mut svg = String::new();
-        {
+        let placed = {
             let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
             self.draw(&area, NARROW)
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
-        }
-        Ok(render::xml_safe(svg))
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
+        };
+        Ok((render::xml_safe(svg), placed, (width, height)))
     }
 
     /// The SVG file and the layout it has: [`Prepared::svg_source`] with its text turned
@@ -314,6 +320,7 @@ impl Prepared {
                 x1: scaled(r.x1, true),
                 y1: scaled(r.y1, true),
             }),
+            points: Vec::new(),
         };
         Ok((
             render::rgb(&pixmap),
@@ -350,6 +357,7 @@ pub(crate) use base::FONT;
 pub use data::{ChartData, Series};
 pub(crate) use frame::tick;
 pub use layout::{Placed, Rect};
+pub(crate) use live::{Live, live};
 pub(crate) use trace::TraceChart;
 
 #[cfg(test)]
