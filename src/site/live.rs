@@ -65,7 +65,8 @@ pub(crate) fn points(live: &Live) -> String {
     text(&mut out, &data.y_label);
     out.push_str(",\"ci\":");
     text(&mut out, &data.interval_label);
-    if data.kind == crate::config::ChartKind::Bar {
+    let bar = data.kind == crate::config::ChartKind::Bar;
+    if bar {
         out.push_str(",\"bar\":1");
     }
     if let Some(categories) = &data.categories {
@@ -117,7 +118,9 @@ pub(crate) fn points(live: &Live) -> String {
             at(&mut out, live.full.points.get(i).and_then(|p| *p.get(k)?));
             out.push(',');
             at(&mut out, live.narrow.points.get(i).and_then(|p| *p.get(k)?));
-            if let Some(&(_, lo, hi)) = se.intervals.iter().find(|v| v.0 == x) {
+            // A bar chart draws no interval: it shows none either.
+            let interval = (!bar).then(|| se.intervals.iter().find(|v| v.0 == x));
+            if let Some(&(_, lo, hi)) = interval.flatten() {
                 out.push(',');
                 number(&mut out, lo);
                 out.push(',');
