@@ -170,7 +170,6 @@ document.addEventListener('mouseover', keepInView);
       ring.hidden = false;
       ring.style.left = at.x - ring.offsetWidth / 2 + 'px';
       ring.style.top = at.y - ring.offsetHeight / 2 + 'px';
-      ring.style.borderColor = series[s].c;
       tip.hidden = false;
       // Above the point, kept inside the figure; below it where there is no room above.
       var width = tip.offsetWidth;
@@ -229,9 +228,11 @@ document.addEventListener('mouseover', keepInView);
         pointer(event, 40);
       }
     });
+    // The pointer gone, the keys start again at the first point.
     img.addEventListener('pointerleave', function (event) {
       if (event.pointerType !== 'touch' && document.activeElement !== img) {
         hide();
+        current = null;
       }
     });
 
