@@ -91,7 +91,14 @@ pub(crate) fn pages(
             seed: input.seed.unwrap_or(config.seed),
         };
         let live = crate::export::chart::live(&run)?;
-        let html = render(loaded, &verdicts, (&files, &explored), &live, input.seed, lc);
+        let html = render(
+            loaded,
+            &verdicts,
+            (&files, &explored),
+            &live,
+            input.seed,
+            lc,
+        );
         out.push(ConfigInfo {
             page: Page { file, html },
             canonical: canonical.clone(),

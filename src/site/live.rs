@@ -97,7 +97,10 @@ pub(crate) fn points(live: &Live) -> String {
         out.push_str("{\"l\":");
         text(&mut out, &se.label);
         out.push_str(",\"c\":");
-        text(&mut out, live.colors.get(i).map_or("#000000", String::as_str));
+        text(
+            &mut out,
+            live.colors.get(i).map_or("#000000", String::as_str),
+        );
         if se.reference {
             out.push_str(",\"r\":1");
         }
@@ -153,7 +156,10 @@ pub(crate) fn words(lc: Words<'_>) -> String {
     pair("all", say(lc, "every series"));
     pair("low", say(lc, "low end"));
     pair("high", say(lc, "high end"));
-    pair("keys", say(lc, "the chart's points: the arrow keys move between them"));
+    pair(
+        "keys",
+        say(lc, "the chart's points: the arrow keys move between them"),
+    );
     pair("csv", say(lc, "save its points as CSV"));
     out.push('}');
     out

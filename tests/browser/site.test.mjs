@@ -14,7 +14,9 @@
 // fits or scrolls in its box), and every chart readable (on the phone its rendering's
 // smallest text, scaled as shown, at least 11 px; on the wide screen shown at its size, and
 // a step chart that fits the page's column shown whole, not cut to the text's column, as a
-// lesson's 6-step chart checks at 1280 px).
+// lesson's 6-step chart checks at 1280 px); live charts: a hover, the keys and a tap on a
+// chart's points show the config's results.csv values in the page's numbers, the CSV
+// saved is results.csv's, a picked series keeps the keys.
 // Screenshots of the index, a config page and a lesson page go to $SCREENSHOTS (default
 // target/site-screenshots/).
 //

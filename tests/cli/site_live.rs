@@ -49,7 +49,11 @@ fn raw_points(block: &str) -> Vec<Vec<Vec<f64>>> {
         .map(|rest| {
             rest[..rest.find("]]").unwrap()]
                 .split("],[")
-                .map(|p| p.split(',').map(|v| v.parse().unwrap_or(f64::NAN)).collect())
+                .map(|p| {
+                    p.split(',')
+                        .map(|v| v.parse().unwrap_or(f64::NAN))
+                        .collect()
+                })
                 .collect()
         })
         .collect()
@@ -137,10 +141,16 @@ fn a_config_page_embeds_each_line_and_bar_charts_points_beside_it() {
     assert_eq!(bars["bar"], 1);
     let raw = raw_points(points[1]);
     for (i, capacity) in [(0, 200.0), (1, 1000.0 / 7.0)] {
-        assert!(raw[i].iter().all(|q| q.len() == 6 && q[1] == capacity), "{raw:?}");
+        assert!(
+            raw[i].iter().all(|q| q.len() == 6 && q[1] == capacity),
+            "{raw:?}"
+        );
     }
 
     let plain = String::from_utf8(read(dir.path().join("out/site/config-plain.html"))).unwrap();
-    assert!(!plain.contains("application/json"), "a runs cdf has no points");
+    assert!(
+        !plain.contains("application/json"),
+        "a runs cdf has no points"
+    );
     assert!(!plain.contains("class=\"live\""));
 }
