@@ -4,9 +4,8 @@
 //! The charts are laid out again exactly as their files were (the same data, the same
 //! layout code); their text is not turned into outlines and nothing is rasterized.
 
-use super::{ChartData, Drawing, Prepared};
+use super::data::ChartData;
 use crate::config::ChartKind;
-use crate::export::Run;
 
 /// One rendering of a chart: its size and where each point of each series is drawn.
 pub(crate) struct Rendering {
@@ -30,51 +29,15 @@ pub(crate) struct Live {
     pub(crate) colors: Vec<String>,
 }
 
-/// Every line and bar chart of `run` that has something to draw (the ones its files are).
-pub(crate) fn live(run: &Run<'_>) -> anyhow::Result<Vec<Live>> {
-    let mut out = Vec::new();
-    for spec in &run.config.charts {
-        if spec.distribution || !matches!(spec.kind, ChartKind::Line | ChartKind::Bar) {
-            continue;
-        }
-        let data = ChartData::new(run, spec);
-        if data.empty(spec).is_some() {
-            continue;
-        }
-        let colors = (0..data.series.len())
-            .map(|i| {
-                let c = match spec.kind {
-                    ChartKind::Bar => super::layout::color(i),
-                    _ => super::layout::series_color(i, data.series[i].color),
-                };
-                format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-            })
-            .collect();
-        let prepared = Prepared {
-            name: spec.name.clone(),
-            what: Drawing::Data(Box::new(data)),
-        };
-        let (_, full) = prepared.svg_source()?;
-        let (_, narrow, narrow_size) = prepared.narrow_drawn()?;
-        let look = prepared.look();
-        let full = Rendering {
-            size: (look.width, look.height),
-            points: full.points,
-        };
-        let narrow = Rendering {
-            size: narrow_size,
-            points: narrow.points,
-        };
-        let Drawing::Data(data) = prepared.what else {
-            continue;
-        };
-        out.push(Live {
-            name: spec.name.clone(),
-            data,
-            full,
-            narrow,
-            colors,
-        });
-    }
-    Ok(out)
+/// Each series' colour as the chart draws it, `#rrggbb`.
+pub(super) fn colors(data: &ChartData, kind: ChartKind) -> Vec<String> {
+    (data.series.iter().enumerate())
+        .map(|(i, se)| {
+            let c = match kind {
+                ChartKind::Bar => super::layout::color(i),
+                _ => super::layout::series_color(i, se.color),
+            };
+            format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+        })
+        .collect()
 }

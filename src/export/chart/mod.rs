@@ -166,6 +166,48 @@ pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
     Ok(charts)
 }
 
+/// Every line and bar chart of `run` that has something to draw (the ones its files are),
+/// laid out again as its files were, with where each rendering draws each point.
+pub(crate) fn live(run: &Run<'_>) -> anyhow::Result<Vec<Live>> {
+    let mut out = Vec::new();
+    for spec in &run.config.charts {
+        if spec.distribution || !matches!(spec.kind, ChartKind::Line | ChartKind::Bar) {
+            continue;
+        }
+        let data = ChartData::new(run, spec);
+        if data.empty(spec).is_some() {
+            continue;
+        }
+        let colors = live::colors(&data, spec.kind);
+        let prepared = Prepared {
+            name: spec.name.clone(),
+            what: Drawing::Data(Box::new(data)),
+        };
+        let (_, full) = prepared.svg_source()?;
+        let (_, narrow, narrow_size) = prepared.narrow_drawn()?;
+        let look = prepared.look();
+        let full = live::Rendering {
+            size: (look.width, look.height),
+            points: full.points,
+        };
+        let narrow = live::Rendering {
+            size: narrow_size,
+            points: narrow.points,
+        };
+        let Drawing::Data(data) = prepared.what else {
+            continue;
+        };
+        out.push(Live {
+            name: spec.name.clone(),
+            data,
+            full,
+            narrow,
+            colors,
+        });
+    }
+    Ok(out)
+}
+
 impl Prepared {
     /// How it looks (one copy, the drawing's own).
     pub(crate) fn look(&self) -> &Look {
@@ -357,7 +399,7 @@ pub(crate) use base::FONT;
 pub use data::{ChartData, Series};
 pub(crate) use frame::tick;
 pub use layout::{Placed, Rect};
-pub(crate) use live::{Live, live};
+pub(crate) use live::Live;
 pub(crate) use trace::TraceChart;
 
 #[cfg(test)]
