@@ -250,9 +250,11 @@ document.addEventListener('mouseover', keepInView);
       }
       return null;
     }
-    function along(step) {
+    // The next drawn point `step` away along the series (from `from`, or the current one).
+    function along(step, from) {
       var p = series[current.s].p;
-      for (var k = current.k + step; k >= 0 && k < p.length; k += step) {
+      var start = from === undefined ? current.k + step : from;
+      for (var k = start; k >= 0 && k < p.length; k += step) {
         if (drawn(current.s, k)) {
           return { s: current.s, k: k };
         }
@@ -306,10 +308,10 @@ document.addEventListener('mouseover', keepInView);
           next = across(-1);
           break;
         case 'Home':
-          next = along(-series[current.s].p.length);
+          next = along(1, 0);
           break;
         case 'End':
-          next = along(series[current.s].p.length);
+          next = along(-1, series[current.s].p.length - 1);
           break;
         case 'Escape':
           hide();

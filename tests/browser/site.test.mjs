@@ -636,6 +636,11 @@ async function liveCharts(browser, out) {
         problem(`saga-window: the keys at point ${k + 1} show ${JSON.stringify(shown)}, results.csv has ${JSON.stringify(want)}`);
       }
     }
+    for (const [key, row] of [['Home', rows[0]], ['End', rows[rows.length - 1]]]) {
+      await page.keyboard.press(key);
+      const shown = (await values(page))[0];
+      if (shown !== localized(row.step_ms, 'en')) problem(`saga-window: ${key} shows x = ${shown}, not ${row.step_ms}`);
+    }
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.locator('#chart-window-vs-step .chart-csv').click(),
