@@ -716,8 +716,22 @@ async function liveCharts(browser, out) {
     await page.screenshot({ path: path.join(shots, 'live-chart-series.png') });
     await context.close();
   }
+  // Without JavaScript the figure is its image, the same file, with its SVG and PNG links.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+    const page = await watchedPage(context, () => 'saga-window live chart (JavaScript off)');
+    await page.goto(pathToFileURL(path.join(out, 'site', 'config-saga-window.html')).href);
+    const figure = page.locator('#chart-window-vs-step');
+    const src = await figure.locator('img').getAttribute('src');
+    const added = await figure.locator('.chart-csv, .chart-tip, select').count();
+    const links = await figure.locator('figcaption a').allInnerTexts();
+    if (src !== '../saga-window/window-vs-step.svg' || added > 0 || links.join(' ') !== 'SVG PNG') {
+      problem(`saga-window without JavaScript: image ${src}, ${added} added controls, links ${links}`);
+    }
+    await context.close();
+  }
   if (problems.length === before) {
-    console.log('ok: live charts: hover, keys and tap show results.csv\'s values in the page\'s numbers; CSV saved; one series picked out');
+    console.log('ok: live charts: hover, keys and tap show results.csv\'s values in the page\'s numbers; CSV saved; one series picked out; without script the image alone');
   }
 }
 
