@@ -12,7 +12,7 @@ use super::words::{Words, say};
 use crate::check::Verdict;
 use crate::config::Config;
 use crate::export::Run;
-use crate::export::chart::NARROW_SUFFIX;
+use crate::export::chart::{Live, NARROW_SUFFIX};
 use crate::lesson::eval::Loaded;
 
 /// Most rows of the table a page shows (`table.md` and the CSV files hold them all).
@@ -84,7 +84,21 @@ pub(crate) fn pages(
             Vec::new()
         };
         let lc = input.words.words(config.locale);
-        let html = render(loaded, &verdicts, (&files, &explored), input.seed, lc);
+        let run = Run {
+            config,
+            results: &loaded.results,
+            summary: loaded.summary.as_ref(),
+            seed: input.seed.unwrap_or(config.seed),
+        };
+        let live = crate::export::chart::live(&run)?;
+        let html = render(
+            loaded,
+            &verdicts,
+            (&files, &explored),
+            &live,
+            input.seed,
+            lc,
+        );
         out.push(ConfigInfo {
             page: Page { file, html },
             canonical: canonical.clone(),
@@ -130,6 +144,7 @@ fn render(
     loaded: &Loaded,
     verdicts: &[Verdict],
     (files, explored): (&[String], &[String]),
+    live: &[Live],
     seed: Option<u64>,
     lc: Words<'_>,
 ) -> String {
@@ -141,7 +156,7 @@ fn render(
     contents(&mut h, config, !explored.is_empty(), lc);
     super::claims_table::claims(&mut h, config, verdicts, lc);
     table(&mut h, loaded, seed, lc);
-    charts(&mut h, config, files, lc);
+    charts(&mut h, config, files, live, lc);
     if !explored.is_empty() {
         executions(&mut h, config, explored, lc);
     }
@@ -441,8 +456,9 @@ fn table(h: &mut Html, loaded: &Loaded, seed: Option<u64>, lc: Words<'_>) {
     }
 }
 
-/// Every chart the run drew (its SVG inline, links to the SVG and the PNG).
-fn charts(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
+/// Every chart the run drew (its SVG inline, links to the SVG and the PNG); a line or bar
+/// chart's points beside it for `site.js` ([`super::live`]).
+fn charts(h: &mut Html, config: &Config, files: &[String], live: &[Live], lc: Words<'_>) {
     let mut svgs: Vec<&str> = files
         .iter()
         .filter(|f| !f.ends_with(NARROW_SUFFIX))
@@ -471,11 +487,19 @@ fn charts(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
             .newline();
         return;
     }
+    if svgs.iter().any(|name| live.iter().any(|l| l.name == *name)) {
+        h.json("chart-words", &super::live::words(lc)).newline();
+    }
     for name in svgs {
         let svg = format!("{name}.svg");
         let png = format!("{name}.png");
-        h.open("figure", &[("id", &format!("chart-{name}"))])
-            .newline();
+        let points = live.iter().find(|l| l.name == name);
+        let id = format!("chart-{name}");
+        match points {
+            Some(_) => h.open("figure", &[("id", &id), ("class", "live")]),
+            None => h.open("figure", &[("id", &id)]),
+        }
+        .newline();
         let narrow = format!("{name}{NARROW_SUFFIX}");
         let narrow = files
             .contains(&narrow)
@@ -487,20 +511,21 @@ fn charts(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
         );
         h.open("figcaption", &[]);
         h.el("code", &[], name).text(" · ");
-        h.el(
-            "a",
-            &[("href", &Depth::Site.output(&config.stem, &svg))],
-            "SVG",
-        );
+        // Links that save the file (a browser shows it only when asked to).
+        let save = |h: &mut Html, file: &str, text: &str| {
+            let href = Depth::Site.output(&config.stem, file);
+            h.el("a", &[("href", &href), ("download", file)], text);
+        };
+        save(h, &svg, "SVG");
         if files.contains(&png) {
             h.text(" · ");
-            h.el(
-                "a",
-                &[("href", &Depth::Site.output(&config.stem, &png))],
-                "PNG",
-            );
+            save(h, &png, "PNG");
         }
-        h.close("figcaption").close("figure").newline();
+        h.close("figcaption");
+        if let Some(points) = points {
+            h.json("chart-points", &super::live::points(points));
+        }
+        h.close("figure").newline();
     }
 }
 

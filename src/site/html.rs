@@ -89,6 +89,15 @@ impl Html {
         }
     }
 
+    /// `<script type="application/json" class="…">json</script>`: data for `site.js`, which
+    /// no browser runs. Every `<` is written `\u003c`, which JSON reads back as the same
+    /// character (it can only be inside a string), so no text in it ends the element.
+    pub(crate) fn json(&mut self, class: &str, json: &str) -> &mut Html {
+        self.open("script", &[("type", "application/json"), ("class", class)]);
+        self.out.push_str(&json.replace('<', "\\u003c"));
+        self.close("script")
+    }
+
     /// `<tag attrs…>text</tag>`.
     pub(crate) fn el(&mut self, tag: &'static str, attrs: &Attrs<'_>, text: &str) -> &mut Html {
         self.open(tag, attrs).text(text).close(tag)

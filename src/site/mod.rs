@@ -5,7 +5,9 @@
 //! (its parameters, sweep, table, charts, claims with their verdicts, and its own text with
 //! line numbers, each claim linked to its line) and a page per lesson (its Markdown rendered,
 //! every checked region marked, its provenance shown on hover or focus). No server, no
-//! network, no script needed: CSS shows the provenance; `site.js` only adds the Escape key.
+//! network, no script needed: CSS shows the provenance and a chart is its image; `site.js`
+//! adds the Escape key and the live charts (a point's values on hover, tap or focus, its
+//! chart's points saved as CSV, one series picked out: `live.rs`).
 //!
 //! The pages are written with `html::Html`, which escapes every user string by
 //! construction. `OUT/site/` is an output folder like a config's (its marker listing its
@@ -22,6 +24,8 @@ pub(crate) mod html;
 pub(crate) mod index;
 
 pub(crate) mod lesson_page;
+
+mod live;
 
 pub mod locales;
 
@@ -42,7 +46,7 @@ pub(crate) use frame::{FOLDER, INDEX, INDEX_HEAD, Input};
 /// The stylesheet every page links.
 const STYLE: &str = include_str!("style.css");
 
-/// The only script: progressive touches (Escape closes a provenance).
+/// The only script: progressive touches (Escape closes a provenance; the live charts).
 const SCRIPT: &str = include_str!("site.js");
 
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not

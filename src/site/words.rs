@@ -283,6 +283,21 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "This config draws no chart.",
         "Bu yapılandırma grafik çizmez.",
     ),
+    // What site.js adds to a line or bar chart (src/site/live.rs).
+    ("chart_series", "series", "seri"),
+    ("chart_every_series", "every series", "tüm seriler"),
+    ("chart_low_end", "low end", "alt uç"),
+    ("chart_high_end", "high end", "üst uç"),
+    (
+        "chart_keys",
+        "the chart's points: the arrow keys move between them",
+        "grafiğin noktaları: ok tuşları aralarında gezdirir",
+    ),
+    (
+        "chart_csv",
+        "save its points as CSV",
+        "noktalarını CSV olarak kaydet",
+    ),
     (
         "executions_intro",
         "Every execution of each point, explored (",
@@ -501,6 +516,7 @@ mod tests {
         let sources = [
             include_str!("frame.rs"),
             include_str!("config_page.rs"),
+            include_str!("live.rs"),
             include_str!("claims_table.rs"),
             include_str!("lesson_page.rs"),
             include_str!("index.rs"),

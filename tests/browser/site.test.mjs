@@ -14,7 +14,9 @@
 // fits or scrolls in its box), and every chart readable (on the phone its rendering's
 // smallest text, scaled as shown, at least 11 px; on the wide screen shown at its size, and
 // a step chart that fits the page's column shown whole, not cut to the text's column, as a
-// lesson's 6-step chart checks at 1280 px).
+// lesson's 6-step chart checks at 1280 px); live charts: a hover, the keys and a tap on a
+// chart's points show the config's results.csv values in the page's numbers, the CSV
+// saved is results.csv's, a picked series keeps the keys.
 // Screenshots of the index, a config page and a lesson page go to $SCREENSHOTS (default
 // target/site-screenshots/).
 //
@@ -246,8 +248,9 @@ async function language(context, out) {
     {
       file: 'config-single-writer-queue.html',
       lang: 'tr',
-      english: ['Claims', 'Parameters', 'Charts', 'Written by', 'claim(s) hold', 'worst at', 'PASS'],
-      turkish: ['İddialar', 'Parametreler', 'Grafikler', 'Yazan:', 'GEÇTİ', 'coordsim raporu'],
+      // Its live charts' words (site.js adds them) among them.
+      english: ['Claims', 'Parameters', 'Charts', 'Written by', 'claim(s) hold', 'worst at', 'PASS', 'every series', 'arrow keys'],
+      turkish: ['İddialar', 'Parametreler', 'Grafikler', 'Yazan:', 'GEÇTİ', 'coordsim raporu', 'ok tuşları', 'tüm seriler'],
     },
     {
       // A claim over executions and a text claim: how they hold, which executions, the test.
@@ -451,11 +454,18 @@ async function markup(browser) {
   for (const file of ['index.html', path.join('site', 'config-x.html')]) {
     await page.goto(pathToFileURL(path.join(out, file)).href);
     await page.mouse.move(10, 10);
-    const scripts = await page.evaluate(() => [...document.scripts].map((s) => s.src));
+    // A chart's points are a data block (application/json), which no browser runs.
+    const scripts = await page.evaluate(() =>
+      [...document.scripts].filter((s) => s.type !== 'application/json').map((s) => s.src),
+    );
     if (scripts.length !== 1 || !scripts[0].endsWith('/site.js')) {
       problem(`${file}: scripts other than site.js: ${scripts}`);
     }
   }
+  // The label in markup is in a live chart's points: focusing the chart shows it as text.
+  const live = page.locator('figure.live img').first();
+  if ((await live.count()) === 0) problem('the markup config has no live chart to focus');
+  else await live.focus();
   const h1 = await page.locator('h1').textContent();
   if (h1 !== '<script>alert(1)</script>') problem(`the title shows as "${h1}", not as its text`);
   if ((await page.locator('img[src="x"], b[onmouseover]').count()) > 0) {
@@ -551,6 +561,180 @@ async function stepsInLesson(browser) {
   }
 }
 
+/** A CSV file's rows as objects by its header (the report's CSVs quote nothing here). */
+function readCsv(file) {
+  const [head, ...rows] = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+  const names = head.split(',');
+  return rows.map((r) => Object.fromEntries(r.split(',').map((v, i) => [names[i], v])));
+}
+
+/** A number as the CSV writes it (`1234.5`), as a page in `locale` writes it: `1,234.5` in
+ * English, `1.234,5` in Turkish (an integer part of four digits or more grouped). */
+function localized(text, locale) {
+  const [dec, grp] = locale === 'tr' ? [',', '.'] : ['.', ','];
+  const [, sign, whole, frac] = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  const grouped = whole.length >= 4 ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, grp) : whole;
+  return sign + grouped + (frac === undefined ? '' : dec + frac);
+}
+
+/** The first series' markers of a line chart's SVG file, in x order: its `<circle>`s of
+ * radius 8 (plotters draws the first series' markers 8 pixels wide, the legend's 6). */
+function markers(svgFile) {
+  const text = fs.readFileSync(svgFile, 'utf8');
+  return [...text.matchAll(/<circle cx="(\d+)" cy="(\d+)" r="8"/g)]
+    .map((m) => ({ x: Number(m[1]), y: Number(m[2]) }))
+    .sort((a, b) => a.x - b.x);
+}
+
+/** Live charts (site.js reads each chart's points beside its image): a hover on a point,
+ * found in the chart's own SVG file, shows its x and y as the config's results.csv has
+ * them, in the page's number format; keyboard focus and the arrow keys show the same; a
+ * tap does on a phone's screen, where the tip stays inside the window; the CSV button
+ * saves the points as results.csv has them; the series control keeps the pointer and the
+ * keys on the series picked, whose values are summary.csv's means. */
+async function liveCharts(browser, out) {
+  const before = problems.length;
+  const values = async (page) =>
+    page.locator('figure.live .chart-tip:not([hidden]) .chart-value').allInnerTexts();
+  // Where a point of the SVG file is on the screen, the image as shown.
+  const onScreen = async (img, svgFile, p) => {
+    const box = await img.boundingBox();
+    const width = Number(/<svg[^>]*\bwidth="(\d+)"/.exec(fs.readFileSync(svgFile, 'utf8'))[1]);
+    const scale = box.width / width;
+    return { x: box.x + p.x * scale, y: box.y + p.y * scale, px: { x: p.x * scale, y: p.y * scale } };
+  };
+
+  // English, 1280 px: saga-window, one replication, y = inconsistency_window_ms by step_ms.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await watchedPage(context, () => 'saga-window live chart');
+    await page.goto(pathToFileURL(path.join(out, 'site', 'config-saga-window.html')).href);
+    const rows = readCsv(path.join(out, 'saga-window', 'results.csv'))
+      .sort((a, b) => Number(a.step_ms) - Number(b.step_ms));
+    const svg = path.join(out, 'saga-window', 'window-vs-step.svg');
+    const points = markers(svg);
+    if (points.length !== rows.length) problem(`saga-window: ${points.length} markers for ${rows.length} rows`);
+    const img = page.locator('#chart-window-vs-step img');
+    await img.scrollIntoViewIfNeeded();
+    for (const [k, row] of rows.entries()) {
+      const at = await onScreen(img, svg, points[k]);
+      await page.mouse.move(at.x, at.y);
+      const shown = await values(page);
+      const want = [localized(row.step_ms, 'en'), localized(row.inconsistency_window_ms, 'en')];
+      if (shown.join('|') !== want.join('|')) {
+        problem(`saga-window: hovering point ${k + 1} shows ${JSON.stringify(shown)}, results.csv has ${JSON.stringify(want)}`);
+      }
+    }
+    await page.mouse.move(5, 5);
+    if ((await values(page)).length > 0) problem('saga-window: the values stay shown after the pointer left');
+    await img.focus();
+    for (const [k, row] of rows.entries()) {
+      if (k > 0) await page.keyboard.press('ArrowRight');
+      const shown = await values(page);
+      const want = [localized(row.step_ms, 'en'), localized(row.inconsistency_window_ms, 'en')];
+      if (shown.join('|') !== want.join('|')) {
+        problem(`saga-window: the keys at point ${k + 1} show ${JSON.stringify(shown)}, results.csv has ${JSON.stringify(want)}`);
+      }
+    }
+    for (const [key, row] of [['Home', rows[0]], ['End', rows[rows.length - 1]]]) {
+      await page.keyboard.press(key);
+      const shown = (await values(page))[0];
+      if (shown !== localized(row.step_ms, 'en')) problem(`saga-window: ${key} shows x = ${shown}, not ${row.step_ms}`);
+    }
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('#chart-window-vs-step .chart-csv').click(),
+    ]);
+    const saved = fs.readFileSync(await download.path(), 'utf8').trimEnd().split('\n');
+    const want = rows.map((r) => `${r.step_ms},${saved[1]?.split(',')[1]},${r.inconsistency_window_ms}`);
+    if (download.suggestedFilename() !== 'window-vs-step.csv' || saved.length !== rows.length + 1 ||
+        saved.slice(1).join('\n') !== want.join('\n')) {
+      problem(`saga-window: the saved CSV (${download.suggestedFilename()}) is ${JSON.stringify(saved)}`);
+    }
+    await context.close();
+  }
+
+  // Turkish, 375 px, touch: single-writer-queue's phone rendering; mean_wait_ms by offered rate.
+  {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, hasTouch: true, isMobile: true });
+    const page = await watchedPage(context, () => 'single-writer-queue live chart at 375 px');
+    await page.goto(pathToFileURL(path.join(out, 'site', 'config-single-writer-queue.html')).href);
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+    const rows = readCsv(path.join(out, 'single-writer-queue', 'results.csv'))
+      .sort((a, b) => Number(a.offered_rate_per_s) - Number(b.offered_rate_per_s));
+    const svg = path.join(out, 'single-writer-queue', 'wait-vs-offered-rate.narrow.svg');
+    const points = markers(svg);
+    const img = page.locator('#chart-wait-vs-offered-rate img');
+    await img.scrollIntoViewIfNeeded();
+    if (!(await img.evaluate((i) => i.currentSrc.endsWith('.narrow.svg')))) {
+      problem('single-writer-queue at 375 px: the phone rendering is not the one shown');
+    }
+    for (const [k, row] of rows.entries()) {
+      const at = await onScreen(img, svg, points[k]);
+      await img.tap({ position: at.px });
+      const shown = await values(page);
+      const want = [localized(row.offered_rate_per_s, 'tr'), localized(row.mean_wait_ms, 'tr')];
+      if (shown.join('|') !== want.join('|')) {
+        problem(`single-writer-queue at 375 px: tapping point ${k + 1} shows ${JSON.stringify(shown)}, results.csv has ${JSON.stringify(want)}`);
+      }
+      const tip = await page.locator('#chart-wait-vs-offered-rate .chart-tip').boundingBox();
+      const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (!tip || tip.x < 0 || tip.x + tip.width > 375 || scroll > 375) {
+        problem(`single-writer-queue at 375 px: point ${k + 1}'s values reach past the window (${JSON.stringify(tip)}, page ${scroll} px wide)`);
+      }
+    }
+    const title = await page.locator('#chart-wait-vs-offered-rate .chart-csv').getAttribute('title');
+    if (title !== 'noktalarını CSV olarak kaydet') problem(`single-writer-queue: the CSV button's title is "${title}"`);
+    await page.screenshot({ path: path.join(shots, 'live-chart-375.png') });
+    await context.close();
+  }
+
+  // The series control: mg1-service-variability's wait-vs-rho, one line per service cv.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await watchedPage(context, () => 'mg1-service-variability series control');
+    await page.goto(pathToFileURL(path.join(out, 'site', 'config-mg1-service-variability.html')).href);
+    const figure = page.locator('#chart-wait-vs-rho');
+    const select = figure.locator('select');
+    const option = (await select.locator('option').allInnerTexts())[3];
+    await select.selectOption({ index: 3 });
+    const img = figure.locator('img');
+    await img.focus();
+    const summary = readCsv(path.join(out, 'mg1-service-variability', 'summary.csv'));
+    const cv = option.replace(/^.*= /, '');
+    const first = summary
+      .filter((r) => r.service_cv === cv)
+      .sort((a, b) => Number(a.rho) - Number(b.rho))[0];
+    for (const key of ['ArrowDown', 'ArrowUp']) {
+      const series = await figure.locator('.chart-tip .chart-series').innerText();
+      const shown = await values(page);
+      if (series !== option || shown[1] !== localized(first.mean_wait_ms_mean, 'en')) {
+        problem(`mg1: with "${option}" picked, the chart shows ${series}: ${JSON.stringify(shown)}, not summary.csv's ${first.mean_wait_ms_mean}`);
+      }
+      await page.keyboard.press(key);
+    }
+    await page.screenshot({ path: path.join(shots, 'live-chart-series.png') });
+    await context.close();
+  }
+  // Without JavaScript the figure is its image, the same file, with its SVG and PNG links.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+    const page = await watchedPage(context, () => 'saga-window live chart (JavaScript off)');
+    await page.goto(pathToFileURL(path.join(out, 'site', 'config-saga-window.html')).href);
+    const figure = page.locator('#chart-window-vs-step');
+    const src = await figure.locator('img').getAttribute('src');
+    const added = await figure.locator('.chart-csv, .chart-tip, select').count();
+    const links = await figure.locator('figcaption a').allInnerTexts();
+    if (src !== '../saga-window/window-vs-step.svg' || added > 0 || links.join(' ') !== 'SVG PNG') {
+      problem(`saga-window without JavaScript: image ${src}, ${added} added controls, links ${links}`);
+    }
+    await context.close();
+  }
+  if (problems.length === before) {
+    console.log('ok: live charts: hover, keys and tap show results.csv\'s values in the page\'s numbers; CSV saved; one series picked out; without script the image alone');
+  }
+}
+
 fs.mkdirSync(shots, { recursive: true });
 const current = report([]);
 const { out, last } = current;
@@ -563,6 +747,7 @@ try {
   await provenance(context, out, { screenshot: true });
   await language(context, out);
   await context.close();
+  await liveCharts(browser, out);
   const noScript = await browser.newContext({ javaScriptEnabled: false });
   await provenance(noScript, out, { screenshot: false });
   await noScript.close();

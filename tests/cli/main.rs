@@ -28,6 +28,7 @@ mod scenarios;
 mod schedulers;
 mod shards;
 mod site;
+mod site_live;
 mod site_params;
 mod structure;
 mod symmetry;

@@ -144,5 +144,33 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
+    let mut placed = super::frame::finish(root, &chart, legend, &entries, &data.look, s)?;
+    placed.points = tops(&chart, data, &xs, &ty);
+    Ok(placed)
+}
+
+/// Each bar's top middle, where the pointer finds it (`None`: a bar not drawn), as `draw`
+/// places the bars: group i from i + 0.1, `0.8 / series` per bar.
+fn tops<DB: DrawingBackend>(
+    chart: &super::base::Chart2d<'_, DB>,
+    data: &ChartData,
+    xs: &[f64],
+    ty: &dyn Fn(f64) -> f64,
+) -> Vec<Vec<Option<(i32, i32)>>> {
+    let width = 0.8 / data.series.len().max(1) as f64;
+    let (x_px, y_px) = chart.plotting_area().get_pixel_range();
+    (data.series.iter().enumerate())
+        .map(|(j, se)| {
+            (se.points.iter())
+                .map(|(x, y)| {
+                    let i = xs.iter().position(|v| v == x)? as f64;
+                    let middle = i + 0.1 + (j as f64 + 0.46) * width;
+                    let top = ty(*y);
+                    let at = super::base::drawable(top).then(|| px(chart, (middle, top)))?;
+                    let y = at.1.clamp(y_px.start, y_px.end - 1);
+                    x_px.contains(&at.0).then_some((at.0, y))
+                })
+                .collect()
+        })
+        .collect()
 }

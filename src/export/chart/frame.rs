@@ -340,6 +340,7 @@ where
     let (xr, _) = chart.plotting_area().get_pixel_range();
     Ok(Placed {
         legend: legend.filter(|r| r.x1 <= xr.end),
+        points: Vec::new(),
     })
 }
 

@@ -12,11 +12,15 @@ use plotters::prelude::*;
 use super::base::{DrawResult, FONT};
 use crate::config::charts::LegendPlace;
 
-/// Where a chart's legend went (for tests of the layout).
+/// Where a chart's legend went (for tests of the layout), and where its points are.
 #[derive(Debug, Clone, Default)]
 pub struct Placed {
     /// The legend box inside the plot (`None`: outside, or no legend).
     pub legend: Option<Rect>,
+    /// Where a line or bar chart draws each point of each series, in the SVG's pixels, in
+    /// the order of `Series::points` (a marker's centre, a bar's top middle; `None`: a
+    /// point not drawn). The site's live charts find the point under the pointer with it.
+    pub points: Vec<Vec<Option<(i32, i32)>>>,
 }
 
 /// Colours of the series, in order: Okabe–Ito's colour-blind-safe set without its yellow

@@ -291,5 +291,20 @@ where
     }
     let x_span = chart.x_range();
     draw_mark_y(&mut chart, data, x_span, s)?;
-    super::frame::finish(root, &chart, legend, &entries, &data.look, s)
+    let mut placed = super::frame::finish(root, &chart, legend, &entries, &data.look, s)?;
+    // A point off the plot (past a fixed axis range) is not drawn: nothing to point at.
+    let (x_px, y_px) = chart.plotting_area().get_pixel_range();
+    placed.points = (data.series.iter())
+        .map(|se| {
+            (se.points.iter())
+                .map(|p| {
+                    let p = (axes.tx(p.0), axes.ty(p.1));
+                    let drawn = super::base::drawable(p.0) && super::base::drawable(p.1);
+                    let at = drawn.then(|| px(&chart, p))?;
+                    (x_px.contains(&at.0) && y_px.contains(&at.1)).then_some(at)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(placed)
 }

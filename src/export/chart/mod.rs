@@ -12,6 +12,7 @@ mod histogram;
 pub(crate) mod layout;
 mod levels;
 mod line;
+mod live;
 mod render;
 mod samples;
 mod thin;
@@ -165,6 +166,48 @@ pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
     Ok(charts)
 }
 
+/// Every line and bar chart of `run` that has something to draw (the ones its files are),
+/// laid out again as its files were, with where each rendering draws each point.
+pub(crate) fn live(run: &Run<'_>) -> anyhow::Result<Vec<Live>> {
+    let mut out = Vec::new();
+    for spec in &run.config.charts {
+        if spec.distribution || !matches!(spec.kind, ChartKind::Line | ChartKind::Bar) {
+            continue;
+        }
+        let data = ChartData::new(run, spec);
+        if data.empty(spec).is_some() {
+            continue;
+        }
+        let colors = live::colors(&data, spec.kind);
+        let prepared = Prepared {
+            name: spec.name.clone(),
+            what: Drawing::Data(Box::new(data)),
+        };
+        let (_, full) = prepared.svg_source()?;
+        let (_, narrow, narrow_size) = prepared.narrow_drawn()?;
+        let look = prepared.look();
+        let full = live::Rendering {
+            size: (look.width, look.height),
+            points: full.points,
+        };
+        let narrow = live::Rendering {
+            size: narrow_size,
+            points: narrow.points,
+        };
+        let Drawing::Data(data) = prepared.what else {
+            continue;
+        };
+        out.push(Live {
+            name: spec.name.clone(),
+            data,
+            full,
+            narrow,
+            colors,
+        });
+    }
+    Ok(out)
+}
+
 impl Prepared {
     /// How it looks (one copy, the drawing's own).
     pub(crate) fn look(&self) -> &Look {
@@ -244,6 +287,11 @@ impl Prepared {
     /// [`Prepared::narrow_svg`] with its text still as `<text>`, as
     /// [`Prepared::svg_source`] is: what the file is made from, and what tests read.
     pub fn narrow_svg_source(&self) -> anyhow::Result<String> {
+        Ok(self.narrow_drawn()?.0)
+    }
+
+    /// The phone rendering's source, the layout it has and its size in pixels.
+    fn narrow_drawn(&self) -> anyhow::Result<(String, Placed, (u32, u32))> {
         register_embedded_font()?;
         let look = self.look();
         // Portrait, as a phone holds it: the legend goes under the plot, which keeps about
@@ -266,12 +314,12 @@ impl Prepared {
             }
         };
         let mut svg = String::new();
-        {
+        let placed = {
             let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
             self.draw(&area, NARROW)
-                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?;
-        }
-        Ok(render::xml_safe(svg))
+                .map_err(|e| anyhow::anyhow!("chart {}: {e}", self.name))?
+        };
+        Ok((render::xml_safe(svg), placed, (width, height)))
     }
 
     /// The SVG file and the layout it has: [`Prepared::svg_source`] with its text turned
@@ -314,6 +362,7 @@ impl Prepared {
                 x1: scaled(r.x1, true),
                 y1: scaled(r.y1, true),
             }),
+            points: Vec::new(),
         };
         Ok((
             render::rgb(&pixmap),
@@ -350,6 +399,7 @@ pub(crate) use base::FONT;
 pub use data::{ChartData, Series};
 pub(crate) use frame::tick;
 pub use layout::{Placed, Rect};
+pub(crate) use live::Live;
 pub(crate) use trace::TraceChart;
 
 #[cfg(test)]

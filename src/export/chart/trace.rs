@@ -351,5 +351,5 @@ where
             y += *z as i32 * 5 / 4;
         }
     }
-    Ok(Placed { legend: None })
+    Ok(Placed::default())
 }
