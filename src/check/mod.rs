@@ -12,6 +12,7 @@ mod line;
 mod runs;
 pub(crate) mod ties;
 mod verdict;
+mod weighted;
 
 use crate::config::Config;
 use crate::results::Results;
