@@ -68,7 +68,7 @@ pub(crate) fn over_executions(
         if let Some(stat) = claim.stat {
             let weighted = stat.weighted().then(|| {
                 let values: Vec<Option<f64>> = samples.iter().map(|s| s.actual).collect();
-                super::weighted::weighted(exploration, claim, stat, &values)
+                super::weighted::weighted(exploration, claim.scheduler, stat, &values)
             });
             // No outcome (a bound reached before any execution ended): no value at all.
             let values: Option<Vec<f64>> = samples.iter().map(|s| s.actual).collect();

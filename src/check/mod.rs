@@ -13,6 +13,7 @@ mod runs;
 pub(crate) mod ties;
 mod verdict;
 mod weighted;
+pub(crate) use weighted::weighted;
 
 use crate::config::Config;
 use crate::results::Results;

@@ -7,17 +7,17 @@ use coordsim_model::Exploration;
 use coordsim_model::explore::{Schedulers, least_index};
 
 use crate::config::claims::PROBABILITY_TOLERANCE;
-use crate::config::{Claim, Scheduler, Stat};
+use crate::config::{Scheduler, Stat};
 
 /// A point's weighted statistic: the value the claim reads, its interval over schedulers
 /// (both ends equal where no order is free), or why neither is known.
-pub(super) struct Weighted {
+pub(crate) struct Weighted {
     /// The value claimed: the statistic, or with `scheduler` the end it names.
-    pub(super) actual: Option<f64>,
+    pub(crate) actual: Option<f64>,
     /// The least and the greatest over every scheduler, when the claim names one.
-    pub(super) ends: Option<(f64, f64)>,
+    pub(crate) ends: Option<(f64, f64)>,
     /// Why the value is not known (`None`: it is).
-    pub(super) reason: Option<&'static str>,
+    pub(crate) reason: Option<&'static str>,
 }
 
 impl Weighted {
@@ -30,8 +30,9 @@ impl Weighted {
     }
 }
 
-/// `stat` (a mean or a percentile) of a claim's metric over the executions of `e`, whose
-/// outcome `k` ends with the metric at `values[k]`.
+/// `stat` (a mean or a percentile) of a metric over the executions of `e`, whose outcome
+/// `k` ends with the metric at `values[k]`; with `scheduler`, its interval over schedulers
+/// and the end named.
 ///
 /// Refused (a reason, no value): a bounded exploration (not every execution's probability
 /// is known); a free order without a `scheduler` (executions have no probability); an
@@ -39,9 +40,9 @@ impl Weighted {
 /// is not renormalised over the others); executions past the fault budget carrying some of
 /// the probability (their values are unknown); a split's merge with a `scheduler` (it
 /// keeps no graph).
-pub(super) fn weighted(
+pub(crate) fn weighted(
     e: &Exploration,
-    claim: &Claim,
+    scheduler: Option<Scheduler>,
     stat: Stat,
     values: &[Option<f64>],
 ) -> Weighted {
@@ -50,7 +51,7 @@ pub(super) fn weighted(
             "the exploration was bounded: not every execution's probability is known",
         );
     }
-    if e.ordered && claim.scheduler.is_none() {
+    if e.ordered && scheduler.is_none() {
         return Weighted::unknown(
             "some instant left events in a free order: executions have no probability (give the claim `scheduler = \"min\"` or `\"max\"`, or the scenario no tie)",
         );
@@ -88,13 +89,13 @@ pub(super) fn weighted(
         let x = of_distribution(stat, &values, &probabilities);
         (x, x)
     };
-    let actual = match claim.scheduler {
+    let actual = match scheduler {
         None | Some(Scheduler::Min) => ends.0,
         Some(Scheduler::Max) => ends.1,
     };
     Weighted {
         actual: Some(actual),
-        ends: claim.scheduler.map(|_| ends),
+        ends: scheduler.map(|_| ends),
         reason: None,
     }
 }
