@@ -490,6 +490,18 @@ mod tests {
                 "min of 1 execution",
                 "1 yürütmenin en küçüğü",
             ),
+            // A mean and a percentile weighted by probability.
+            (
+                row(
+                    Executions::Stat {
+                        stat: crate::config::Stat::Mean,
+                        executions: 8,
+                    },
+                    false,
+                ),
+                "mean of 8 execution(s), by probability",
+                "8 yürütmenin olasılıkla ağırlıklı ortalaması",
+            ),
         ];
         for (row, en, tr) in cases {
             assert_eq!(executions_text(&row, Words::built_in(Locale::En)), en);

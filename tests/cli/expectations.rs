@@ -58,7 +58,8 @@ fn line_of(out: &str, name: &str) -> String {
 /// The mean is 9 · 0.04 + 19 · 0.16 + 29 · 0.16 + 39 · 0.64 = 0.36 + 3.04 + 4.64 + 24.96
 /// = 33 (= E[H] − 1 = 0.2 · 10 + 0.8 · 40 − 1). The cumulative shares are 0.04, 0.2, 0.36
 /// and 1: the 4th percentile is 9, the 5th 19, the 20th 19 (reached exactly), the 21st 29,
-/// the median 39. No order is free: there is one scheduler, and both ends are the mean.
+/// the median 39, and so is the 99.9th. No order is free: there is one scheduler, and both
+/// ends are the mean.
 #[test]
 fn a_lock_queues_mean_wait_and_percentiles_summed_by_hand() {
     let dir = tempfile::tempdir().unwrap();
@@ -73,13 +74,23 @@ fn a_lock_queues_mean_wait_and_percentiles_summed_by_hand() {
         claim("p20", m, "p20", 19.0, ""),
         claim("p21", m, "p21", 29.0, ""),
         claim("median", m, "p50", 39.0, ""),
+        claim("p99.9", m, "p99.9", 39.0, ""),
         claim("p36 greatest", m, "p36", 29.0, "scheduler = \"max\""),
         claim("off", m, "mean", 33.01, ""),
     ]
     .concat();
     let (code, out) = check_config(dir.path(), "lq.toml", &text);
     assert_eq!(code, Some(1), "{out}");
-    for name in ["mean", "p4", "p5", "p20", "p21", "median", "p36 greatest"] {
+    for name in [
+        "mean",
+        "p4",
+        "p5",
+        "p20",
+        "p21",
+        "median",
+        "p99.9",
+        "p36 greatest",
+    ] {
         assert!(line_of(&out, name).starts_with("PASS"), "{name}: {out}");
     }
     assert!(
@@ -117,11 +128,11 @@ fn the_exact_mean_wait_lies_inside_the_runs_interval() {
 
 /// Where an order is free, by hand (as in schedulers.rs): `a` increments the counter with
 /// chance 0.3, `b` always does, both at 0 ms. A scheduler that lets `a`'s update be lost
-/// whenever it is made ends the counter at 1 in every execution: mean 1, every percentile
-/// 1. One that loses no update ends it at 2 with 0.3 and at 1 with 0.7: mean 1.3, median 1
-/// (0.7 ≥ 0.5), 80th percentile 2 (0.7 < 0.8). So the mean is in [1, 1.3], the median in
-/// [1, 1] and the 80th percentile in [1, 2]. Without a scheduler the claim fails, saying
-/// how to claim over schedulers.
+/// whenever it is made ends the counter at 1 in every execution: mean 1, and every
+/// percentile is 1. One that loses no update ends it at 2 with 0.3 and at 1 with 0.7: mean
+/// 1.3, median 1 (0.7 ≥ 0.5), 80th percentile 2 (0.7 < 0.8). So the mean is in [1, 1.3],
+/// the median in [1, 1] and the 80th percentile in [1, 2]. Without a scheduler the claim
+/// fails, saying how to claim over schedulers.
 #[test]
 fn the_interval_over_schedulers_by_hand() {
     let dir = tempfile::tempdir().unwrap();
@@ -286,6 +297,11 @@ fn a_weighted_stat_written_wrong_is_refused_where_written() {
         (
             "[[claim]]\nover = \"executions\"\nmetric = \"counter.value\"\nstat = \"p0\"\nexpect = 1\n",
             "a level in (0, 100]",
+        ),
+        // More than three decimals.
+        (
+            "[[claim]]\nover = \"executions\"\nmetric = \"counter.value\"\nstat = \"p99.9999\"\nexpect = 1\n",
+            "unknown `stat` = \"p99.9999\"",
         ),
         (
             "[[claim]]\nover = \"executions\"\nmetric = \"counter.value\"\nstat = \"min\"\nexpect = 1\nscheduler = \"min\"\n",
