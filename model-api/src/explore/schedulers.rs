@@ -244,14 +244,9 @@ pub fn least_index(n: usize, holds: &dyn Fn(usize) -> bool) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// A scheduler's choice between a sure outcome and a coin.
-    ///
-    /// Entry 0 has two actions: `a` goes to entry 1 (outcome 0) for sure; `b` flips a coin
-    /// of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0). P(outcome 1) is 0
-    /// under the scheduler that takes `a`, 0.3 under the one that takes `b`: [0, 0.3].
-    /// P(outcome 0) is 1 − that: [0.7, 1].
-    #[test]
-    fn a_choice_between_a_sure_outcome_and_a_coin() {
+    /// Entry 0 chooses between action `a`, to entry 1 (outcome 0) for sure, and action `b`,
+    /// a coin of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0).
+    fn sure_or_coin() -> Schedulers {
         let mut s = Schedulers::new();
         s.push_entry();
         s.push_action().unwrap();
@@ -262,6 +257,18 @@ mod tests {
         s.push_end(0);
         s.push_end(1);
         s.push_end(0);
+        s
+    }
+
+    /// A scheduler's choice between a sure outcome and a coin.
+    ///
+    /// Entry 0 has two actions: `a` goes to entry 1 (outcome 0) for sure; `b` flips a coin
+    /// of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0). P(outcome 1) is 0
+    /// under the scheduler that takes `a`, 0.3 under the one that takes `b`: [0, 0.3].
+    /// P(outcome 0) is 1 − that: [0.7, 1].
+    #[test]
+    fn a_choice_between_a_sure_outcome_and_a_coin() {
+        let s = sure_or_coin();
         assert!(s.chooses());
         let one = |k: usize| k == 1;
         let zero = |k: usize| k == 0;
@@ -276,16 +283,7 @@ mod tests {
     /// So the least expected value is 10, the greatest 19.
     #[test]
     fn the_expected_value_over_a_choice_between_a_sure_outcome_and_a_coin() {
-        let mut s = Schedulers::new();
-        s.push_entry();
-        s.push_action().unwrap();
-        s.push_branch(1, 1.0).unwrap();
-        s.push_action().unwrap();
-        s.push_branch(2, 0.3).unwrap();
-        s.push_branch(3, 0.7).unwrap();
-        s.push_end(0);
-        s.push_end(1);
-        s.push_end(0);
+        let s = sure_or_coin();
         let value = |k: usize| if k == 1 { 40.0 } else { 10.0 };
         assert_eq!(s.extreme_mean(&value, true), 10.0);
         assert!((s.extreme_mean(&value, false) - 19.0).abs() < 1e-12);
