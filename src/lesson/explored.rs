@@ -181,7 +181,7 @@ fn mean_of(
         [] => {
             return Err(error(
                 region.marker,
-                "`mean` needs the metric it is of: `of=METRIC` (`explored NAME.mean of=L.mean_wait_ms`)",
+                "`mean` needs the metric it is of: `of=METRIC`",
             ));
         }
         [_, second, ..] => return Err(error(second.pos, "give `of` once")),
