@@ -162,7 +162,8 @@ impl Stat {
             Stat::Mean => "ortalama".into(),
             Stat::Min => "en küçük".into(),
             Stat::Max => "en büyük".into(),
-            Stat::Quantile(p) => format!("{}. yüzdelik", p.written()),
+            // A decimal comma, as Turkish writes it (`99,9. yüzdelik`).
+            Stat::Quantile(p) => format!("{}. yüzdelik", p.written().replace('.', ",")),
         }
     }
 

@@ -324,3 +324,22 @@ fn a_weighted_stat_written_wrong_is_refused_where_written() {
         assert!(out.contains(want), "{want}: {out}");
     }
 }
+
+/// A percentile claim with no `name` is named from its metric and level, in a Turkish
+/// config with a decimal comma: the 99.9th percentile of counter.value under the scheduler
+/// losing no update is 2 (0.7 < 0.999 of it ends at 1, by hand above).
+#[test]
+fn a_percentile_claims_default_name_in_turkish() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = chance_and_increment("0.3").replacen(
+        "model = \"scenario\"\n",
+        "model = \"scenario\"\nlocale = \"tr\"\n",
+        1,
+    ) + "[[claim]]\nover = \"executions\"\nmetric = \"counter.value\"\nstat = \"p99.9\"\nscheduler = \"max\"\nexpect = 2\n";
+    let (code, out) = check_config(dir.path(), "tr.toml", &text);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains(": counter.value (99,9. yüzdelik): p99.9 of counter.value, greatest over schedulers = 2 (over schedulers [1; 2];"),
+        "{out}"
+    );
+}
