@@ -7,7 +7,7 @@
 use crate::declare::Cell;
 
 pub mod schedulers;
-pub use schedulers::Schedulers;
+pub use schedulers::{Schedulers, least_index};
 
 /// What an exploration may do: its bounds and its switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -66,20 +66,32 @@ pub(crate) fn over_executions(
         // execution ended): an expectation over the parameters alone still has its value.
         let expected_alone = || outcome_sample(claim, &params, point, None).expected;
         if let Some(stat) = claim.stat {
+            let weighted = stat.weighted().then(|| {
+                let values: Vec<Option<f64>> = samples.iter().map(|s| s.actual).collect();
+                super::weighted::weighted(exploration, claim.scheduler, stat, &values)
+            });
             // No outcome (a bound reached before any execution ended): no value at all.
             let values: Option<Vec<f64>> = samples.iter().map(|s| s.actual).collect();
-            let actual = values.filter(|v| !v.is_empty()).map(|v| match stat {
-                Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                _ => v.iter().copied().fold(f64::INFINITY, f64::min),
-            });
+            let actual = match &weighted {
+                Some(w) => w.actual,
+                None => values.filter(|v| !v.is_empty()).map(|v| match stat {
+                    Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    _ => v.iter().copied().fold(f64::INFINITY, f64::min),
+                }),
+            };
             let expected = match samples.first() {
                 Some(first) => first.expected,
                 None => expected_alone(),
             };
             let what = format!(
-                "{} of {}",
+                "{} of {}{}",
                 stat.name(),
-                executions_of(exploration.executions)
+                executions_of(exploration.executions),
+                if weighted.is_some() {
+                    ", by probability"
+                } else {
+                    ""
+                }
             );
             let executions = Executions::Stat {
                 stat,
@@ -88,6 +100,13 @@ pub(crate) fn over_executions(
             let (text, parts) = row(what, executions);
             let mut e = judge(claim, actual, None, expected, None, text);
             e.executions = Some(parts);
+            if let Some(w) = weighted {
+                e.ends = w.ends;
+                if let Some(reason) = w.reason {
+                    e.excess = f64::INFINITY;
+                    e.reason = Some(reason);
+                }
+            }
             if bounded.is_some() && e.excess <= 0.0 {
                 // A bound found no counterexample, which proves nothing.
                 e.excess = BOUNDED_EXCESS;
@@ -315,6 +334,7 @@ fn probability_over_executions(
             actual,
             expected: expected_value,
             ci: None,
+            ends: None,
         },
         PROBABILITY_TOLERANCE,
         &row,

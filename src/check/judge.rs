@@ -18,6 +18,9 @@ pub(super) struct Eval {
     pub(super) row: String,
     /// Over executions: `row` in parts.
     pub(super) executions: Option<ExecutionRow>,
+    /// A mean or a percentile over executions claimed over schedulers: its least and
+    /// greatest over every scheduler.
+    pub(super) ends: Option<(f64, f64)>,
 }
 
 /// One evaluation: how far the value is outside the claim's test.
@@ -71,6 +74,7 @@ pub(super) fn judge(
         reason,
         row,
         executions: None,
+        ends: None,
     }
 }
 

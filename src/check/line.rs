@@ -14,6 +14,9 @@ pub(super) struct Figures {
     pub(crate) actual: Option<f64>,
     pub(crate) expected: Option<f64>,
     pub(crate) ci: Option<(f64, f64)>,
+    /// A mean or a percentile over executions claimed over schedulers: its least and
+    /// greatest over every scheduler.
+    pub(crate) ends: Option<(f64, f64)>,
 }
 
 /// How a claim's figures are written: decimals past the reading rule's (`Some(0)`: the
@@ -43,6 +46,7 @@ impl Writing {
                 actual: x[0],
                 expected: x[1],
                 ci: x[2].zip(x[3]),
+                ends: None,
             })
         });
         Writing { locale, extra }
@@ -190,6 +194,26 @@ pub(super) fn claim_line(
     let what = match claim.stat {
         Some(stat) => format!("{} of {}", stat.name(), claim.metric),
         None => claim.metric.clone(),
+    };
+    // A mean or a percentile over schedulers: which end, and the whole interval when known
+    // (`mean of x, least over schedulers = 10 (over schedulers [10, 19]; expected 10)`).
+    let (what, relation) = match claim.scheduler.filter(|_| claim.probability.is_none()) {
+        Some(scheduler) => (
+            format!(
+                "{what}, {} over schedulers",
+                match scheduler {
+                    Scheduler::Min => "least",
+                    Scheduler::Max => "greatest",
+                }
+            ),
+            figures.ends.map_or(relation.clone(), |(lo, hi)| {
+                format!(
+                    "over schedulers {}; {relation}",
+                    w.pair(w.figure(Some(lo)), w.figure(Some(hi)))
+                )
+            }),
+        ),
+        None => (what, relation),
     };
     let actual = match text {
         Some(t) => format!("{t:?}"),
@@ -342,6 +366,7 @@ mod tests {
             actual: Some(a),
             expected: Some(e),
             ci: None,
+            ends: None,
         }
     }
 
@@ -369,6 +394,7 @@ mod tests {
             actual: Some(6.1),
             expected: Some(6.0),
             ci: Some((6.0004, 6.2)),
+            ends: None,
         };
         let w = Writing::for_figures(Locale::En, ci, &|f| meets(Test::WithinCi(0.99), f));
         assert_eq!(w.number(6.0004), "6.0004");

@@ -12,6 +12,8 @@ mod line;
 mod runs;
 pub(crate) mod ties;
 mod verdict;
+mod weighted;
+pub(crate) use weighted::weighted;
 
 use crate::config::Config;
 use crate::results::Results;

@@ -76,6 +76,13 @@ fn judge_all(config: &Config, claim: &Claim, samples: Vec<Sample>) -> Vec<Eval> 
             Stat::Mean => v.iter().sum::<f64>() / v.len() as f64,
             Stat::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
             Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            // Refused over runs when a config is read; the nearest rank, were it asked.
+            Stat::Quantile(p) => {
+                let mut sorted = v.clone();
+                sorted.sort_by(f64::total_cmp);
+                let rank = (p.fraction() * sorted.len() as f64).ceil() as usize;
+                sorted[rank.clamp(1, sorted.len()) - 1]
+            }
         });
         // The expectation is averaged too (the same when it depends on parameters only).
         let expected = expecteds.map(|v| v.iter().sum::<f64>() / v.len() as f64);

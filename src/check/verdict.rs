@@ -59,6 +59,7 @@ pub(super) fn verdict(config: &Config, claim: &Claim, worst: Eval) -> Verdict {
         actual: worst.actual,
         expected: worst.expected,
         ci: worst.ci,
+        ends: worst.ends,
     };
     let said = line::said(claim, figures, worst.text.as_deref());
     let line = line::claim_line(

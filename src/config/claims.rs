@@ -100,34 +100,77 @@ pub(crate) enum Test {
     WithinCi(f64),
 }
 
-/// How a claim aggregates the replications of each matched point before comparing.
+/// How a claim aggregates the replications of each matched point before comparing, or
+/// over executions, every execution of a point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stat {
-    /// The mean over the replications.
+    /// The mean over the replications; over executions, the mean weighted by each
+    /// execution's probability.
     Mean,
     /// The smallest.
     Min,
     /// The largest.
     Max,
+    /// `"p99"`, `"p99.9"`: over executions, the least value that executions of at least
+    /// this share of the probability end at or below.
+    Quantile(Percent),
+}
+
+/// A percentile's level, in thousandths of a percent (`p99.9` is 99,900): exact, so that
+/// a stat compares and prints as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Percent(u32);
+
+impl Percent {
+    /// The share of the probability, in (0, 1].
+    pub(crate) fn fraction(self) -> f64 {
+        f64::from(self.0) / 100_000.0
+    }
+
+    /// As written after `p` (`99.9`).
+    pub(crate) fn written(self) -> String {
+        (f64::from(self.0) / 1000.0).to_string()
+    }
+
+    /// `"p99.9"` read: a number in (0, 100] with at most three decimals after `p`.
+    fn parse(text: &str) -> Option<Percent> {
+        let digits = text.strip_prefix('p')?;
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return None;
+        }
+        let level: f64 = digits.parse().ok()?;
+        let thousandths = (level * 1000.0).round();
+        let exact = (thousandths / 1000.0 - level).abs() < 1e-12;
+        (exact && level > 0.0 && level <= 100.0).then_some(Percent(thousandths as u32))
+    }
 }
 
 impl Stat {
-    /// Its name in configs.
-    pub(crate) fn name(self) -> &'static str {
+    /// Its name in configs (`p99.9` as written).
+    pub(crate) fn name(self) -> String {
         match self {
-            Stat::Mean => "mean",
-            Stat::Min => "min",
-            Stat::Max => "max",
+            Stat::Mean => "mean".into(),
+            Stat::Min => "min".into(),
+            Stat::Max => "max".into(),
+            Stat::Quantile(p) => format!("p{}", p.written()),
         }
     }
 
     /// Its name in a Turkish claim's default name.
-    pub(crate) fn turkish(self) -> &'static str {
+    pub(crate) fn turkish(self) -> String {
         match self {
-            Stat::Mean => "ortalama",
-            Stat::Min => "en küçük",
-            Stat::Max => "en büyük",
+            Stat::Mean => "ortalama".into(),
+            Stat::Min => "en küçük".into(),
+            Stat::Max => "en büyük".into(),
+            // A decimal comma, as Turkish writes it (`99,9. yüzdelik`).
+            Stat::Quantile(p) => format!("{}. yüzdelik", p.written().replace('.', ",")),
         }
+    }
+
+    /// Whether it weighs each execution by its probability (a mean, a percentile), not
+    /// the least or greatest over every execution.
+    pub(crate) fn weighted(self) -> bool {
+        matches!(self, Stat::Mean | Stat::Quantile(_))
     }
 }
 
@@ -211,7 +254,7 @@ impl Loader<'_> {
         let stat = self.claim_stat(&fields, text_claim)?;
         let test = self.claim_test(plan, &fields, relation, &expect, stat)?;
         let name = self.claim_name(plan, &fields, &target, stat, &filter)?;
-        let over = self.claim_over(&fields, stat, test)?;
+        let over = self.claim_over(&fields, stat)?;
         if let (Some(_), Some((_, at))) = (over, &target.entity) {
             // An explored execution ends with the run's metrics: no entity rows are kept.
             return Err(self.err(
@@ -220,7 +263,8 @@ impl Loader<'_> {
             ));
         }
         let probability = self.claim_probability(plan, &fields, over, stat)?;
-        let scheduler = self.claim_scheduler(&fields, probability.is_some())?;
+        let weighted = over.is_some() && stat.is_some_and(Stat::weighted);
+        let scheduler = self.claim_scheduler(&fields, probability.is_some() || weighted)?;
         Ok(Claim {
             over,
             probability,
@@ -286,7 +330,7 @@ impl Loader<'_> {
     fn claim_scheduler(
         &self,
         fields: &Fields<'_, '_>,
-        probability: bool,
+        weighted: bool,
     ) -> Result<Option<Scheduler>, ConfigError> {
         let Some(v) = fields.get("scheduler") else {
             return Ok(None);
@@ -297,14 +341,14 @@ impl Loader<'_> {
             other => {
                 return Err(self.err(
                     &v.span(),
-                    format!("`scheduler` is `min` (the least probability any order of the free events gives the test) or `max` (the greatest), not `{other}`"),
+                    format!("`scheduler` is `min` (the least probability, mean or percentile any order of the free events gives) or `max` (the greatest), not `{other}`"),
                 ));
             }
         };
-        if !probability {
+        if !weighted {
             return Err(self.err(
                 &v.span(),
-                "`scheduler` says which end of a probability's interval a claim states: it goes with `probability` (and `over = \"executions\"`)",
+                "`scheduler` says which end of an interval over schedulers a claim states: it goes with `probability`, or `stat = \"mean\"` or a percentile (`\"p99\"`), and `over = \"executions\"`",
             ));
         }
         Ok(Some(scheduler))
@@ -315,7 +359,6 @@ impl Loader<'_> {
         &self,
         fields: &Fields<'_, '_>,
         stat: Option<Stat>,
-        test: Test,
     ) -> Result<Option<Holds>, ConfigError> {
         let holds = match fields.get("holds") {
             None => None,
@@ -336,12 +379,7 @@ impl Loader<'_> {
             Some(v) => match self.string(v, "over")?.as_str() {
                 "runs" => false,
                 "executions" => {
-                    if matches!(stat, Some(Stat::Mean)) || matches!(test, Test::WithinCi(_)) {
-                        return Err(self.err(
-                            &v.span(),
-                            "over executions, `stat` is `min` or `max` (the least or greatest value any execution ends with); a mean or an interval needs probabilities an order does not have",
-                        ));
-                    }
+                    // `within_ci` over executions is refused at its own key.
                     true
                 }
                 other => {
@@ -359,7 +397,7 @@ impl Loader<'_> {
             )),
             (true, Some((_, v))) if stat.is_some() => Err(self.err(
                 &v.span(),
-                "with `stat` the claim is on one figure (the min or max over executions): drop `holds`",
+                "with `stat` the claim is on one figure (the min, max, mean or a percentile over executions): drop `holds`",
             )),
             (true, holds) => Ok(Some(holds.map_or(Holds::Always, |(h, _)| h))),
             (false, None) => Ok(None),
@@ -498,19 +536,30 @@ impl Loader<'_> {
                         "`stat` needs numbers; a text claim compares each row's text",
                     ));
                 }
-                Some(match self.string(v, "stat")?.as_str() {
-                    "mean" => Stat::Mean,
-                    "min" => Stat::Min,
-                    "max" => Stat::Max,
-                    other => {
+                let over_executions = field("over")
+                    .is_some_and(|o| matches!(o.get_ref().as_str(), Some("executions")));
+                let name = self.string(v, "stat")?;
+                let percentile = Percent::parse(&name);
+                match (name.as_str(), percentile) {
+                    ("mean", _) => Some(Stat::Mean),
+                    ("min", _) => Some(Stat::Min),
+                    ("max", _) => Some(Stat::Max),
+                    (_, Some(p)) if over_executions => Some(Stat::Quantile(p)),
+                    (_, Some(_)) => {
+                        return Err(self.err(
+                            &v.span(),
+                            format!("`stat = \"{name}\"` is a percentile over executions, each weighted by its probability: give `over = \"executions\"`; over runs, `stat` is \"mean\", \"min\" or \"max\" (a percentile of a distribution is a [[metric]] with `percentile`)"),
+                        ));
+                    }
+                    (other, None) => {
                         return Err(self.err(
                             &v.span(),
                             format!(
-                                "unknown `stat` = \"{other}\"; valid: \"mean\", \"min\", \"max\""
+                                "unknown `stat` = \"{other}\"; valid: \"mean\", \"min\", \"max\", and over executions a percentile \"pNN\" (\"p50\", \"p99\", \"p99.9\": a level in (0, 100])"
                             ),
                         ));
                     }
-                })
+                }
             }
             None => None,
         })

@@ -1,7 +1,9 @@
 //! `explored NAME.WHAT filters…`: a value of the config's exploration in a lesson's text, as
 //! `coordsim explore` finds it: of the outcomes the filters select (by parameters, and by
 //! their cells: `counter.value=2`), their summed probability or executions, or how many
-//! they are; of the whole exploration, its states, transitions or longest execution.
+//! they are; a metric's mean over every execution, each weighted by its probability
+//! (`mean of=METRIC`); of the whole exploration, its states, transitions or longest
+//! execution.
 
 use coordsim_model::{Cell, Exploration};
 
@@ -18,7 +20,16 @@ pub(super) fn value(
     l: &Loaded,
 ) -> Result<Outcome, LessonError> {
     let config = l.config_in(lesson.locale);
-    let (sel, cells) = select_explored(config, &region.args)?;
+    // `of=METRIC`: the metric a `mean` is of (no filter: it selects no outcome).
+    let (of, args): (Vec<_>, Vec<_>) = region.args.iter().cloned().partition(|a| a.key == "of");
+    let of = mean_of(region, config, what, &of)?;
+    let (sel, cells) = select_explored(config, &args)?;
+    if what == "mean" && !cells.is_empty() {
+        return Err(error(
+            region.marker,
+            "a `mean` is over every execution of the point: filter by parameters, not by an outcome's cell (a mean over some outcomes would be a conditional one)",
+        ));
+    }
     let whole = matches!(what, "states" | "transitions" | "longest");
     if whole && !cells.is_empty() {
         return Err(error(
@@ -40,7 +51,7 @@ pub(super) fn value(
             config,
             point,
             exploration,
-            what,
+            (what, of),
             &cells,
         )?);
     }
@@ -66,7 +77,7 @@ fn point_value(
     config: &Config,
     point: usize,
     exploration: &Exploration,
-    what: &str,
+    (what, of): (&str, Option<usize>),
     cells: &[(usize, String)],
 ) -> Result<f64, LessonError> {
     let at = || {
@@ -101,6 +112,27 @@ fn point_value(
         "longest" => exploration.longest as f64,
         "outcomes" => selected().count() as f64,
         "executions" => selected().map(|o| o.executions as f64).sum(),
+        "mean" => {
+            let metric = of.unwrap_or(0);
+            let values: Vec<Option<f64>> = (exploration.outcomes.iter())
+                .map(|o| o.metrics.get(metric).and_then(Cell::as_f64))
+                .collect();
+            let mean =
+                crate::check::weighted(exploration, None, crate::config::Stat::Mean, &values);
+            match (mean.actual, mean.reason) {
+                (Some(x), None) => x,
+                (_, reason) => {
+                    return Err(error(
+                        region.marker,
+                        format!(
+                            "the mean{} is not known: {}",
+                            at(),
+                            reason.unwrap_or("no execution ended")
+                        ),
+                    ));
+                }
+            }
+        }
         _ => {
             if exploration.ordered {
                 return Err(error(
@@ -125,5 +157,49 @@ fn cell_is(config: &Config, cell: &Cell, value: &str) -> bool {
             (Some(x), Ok(y)) => x == y,
             _ => other.to_string() == value,
         },
+    }
+}
+
+/// The metric a `mean` is of (`of=METRIC`, required with `mean` and refused elsewhere).
+fn mean_of(
+    region: &Region,
+    config: &Config,
+    what: &str,
+    of: &[super::parse::Arg],
+) -> Result<Option<usize>, LessonError> {
+    if what != "mean" {
+        return match of.first() {
+            Some(arg) => Err(error(
+                arg.pos,
+                format!("`of` names the metric of a `mean`, not of `{what}`"),
+            )),
+            None => Ok(None),
+        };
+    }
+    let arg = match of {
+        [arg] => arg,
+        [] => {
+            return Err(error(
+                region.marker,
+                "`mean` needs the metric it is of: `of=METRIC`",
+            ));
+        }
+        [_, second, ..] => return Err(error(second.pos, "give `of` once")),
+    };
+    let metrics = config.model.metrics();
+    let name = arg.value.as_deref().unwrap_or("");
+    match metrics.iter().position(|m| m.name == name) {
+        Some(i) => Ok(Some(i)),
+        None => {
+            let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
+            Err(error(
+                arg.pos,
+                format!(
+                    "`of={name}` names no metric{}; a mean is of one of: {}",
+                    crate::suggest::did_you_mean(name, &names),
+                    names.join(", ")
+                ),
+            ))
+        }
     }
 }

@@ -62,10 +62,12 @@ pub(crate) enum Kind {
 }
 
 /// What an `explored` region may read: of the outcomes its filters select, their summed
-/// probability and executions and their number; of the whole exploration, its states,
+/// probability and executions and their number; a metric's mean over every execution
+/// (`of=METRIC`), weighted by probability; of the whole exploration, its states,
 /// transitions and longest execution.
-pub(crate) const EXPLORED: [&str; 6] = [
+pub(crate) const EXPLORED: [&str; 7] = [
     "probability",
+    "mean",
     "executions",
     "outcomes",
     "states",

@@ -59,10 +59,12 @@ pub(super) fn claims(h: &mut Html, config: &Config, verdicts: &[Verdict], lc: Wo
         });
         h.with("td", &[], |h| {
             let read = match claim.stat {
-                Some(crate::config::Stat::Mean) => say(lc, "mean of {metric}"),
-                Some(crate::config::Stat::Min) => say(lc, "min of {metric}"),
-                Some(crate::config::Stat::Max) => say(lc, "max of {metric}"),
-                None => "{metric}",
+                Some(crate::config::Stat::Mean) => say(lc, "mean of {metric}").to_string(),
+                Some(crate::config::Stat::Min) => say(lc, "min of {metric}").to_string(),
+                Some(crate::config::Stat::Max) => say(lc, "max of {metric}").to_string(),
+                Some(crate::config::Stat::Quantile(p)) => say(lc, "{p}th percentile of {metric}")
+                    .replace("{p}", &lc.locale.number(&p.written())),
+                None => "{metric}".to_string(),
             };
             let (before, after) = read.split_once("{metric}").unwrap_or(("", ""));
             h.text(before).el("code", &[], &claim.metric).text(after);
@@ -136,14 +138,25 @@ fn executions_text(e: &crate::check::ExecutionRow, lc: Words<'_>) -> String {
                 .replace("{executions}", &count(executions))
         }
         Executions::Stat { stat, executions } => {
-            // Over executions a statistic is `min` or `max` (a config allows no mean).
+            use crate::config::Stat;
             let phrase = match (stat, executions) {
-                (crate::config::Stat::Max, 1) => say(lc, "max of 1 execution"),
-                (crate::config::Stat::Max, _) => say(lc, "max of {executions} executions"),
-                (_, 1) => say(lc, "min of 1 execution"),
-                _ => say(lc, "min of {executions} executions"),
+                (Stat::Max, 1) => say(lc, "max of 1 execution"),
+                (Stat::Max, _) => say(lc, "max of {executions} executions"),
+                (Stat::Min, 1) => say(lc, "min of 1 execution"),
+                (Stat::Min, _) => say(lc, "min of {executions} executions"),
+                (Stat::Mean, _) => say(lc, "mean of {executions} execution(s), by probability"),
+                (Stat::Quantile(_), _) => say(
+                    lc,
+                    "{p}th percentile of {executions} execution(s), by probability",
+                ),
             };
-            phrase.replace("{executions}", &count(executions))
+            let p = match stat {
+                Stat::Quantile(p) => lc.locale.number(&p.written()),
+                _ => String::new(),
+            };
+            phrase
+                .replace("{executions}", &count(executions))
+                .replace("{p}", &p)
         }
         Executions::Bounded => return bounded.to_string(),
         Executions::NoPoint => say(lc, "no point explored").to_string(),
@@ -175,7 +188,16 @@ fn probability_of(
     lc: Words<'_>,
     value: String,
 ) -> String {
-    use crate::config::{Expect, Test};
+    use crate::config::{Expect, Scheduler, Test};
+    if claim.probability.is_none() && claim.stat.is_some_and(crate::config::Stat::weighted) {
+        // A mean or a percentile over schedulers: the end the claim states.
+        let phrase = match claim.scheduler {
+            None => return value,
+            Some(Scheduler::Min) => "least over schedulers: {value}",
+            Some(Scheduler::Max) => "greatest over schedulers: {value}",
+        };
+        return say(lc, phrase).replace("{value}", &value);
+    }
     if claim.probability.is_none() || v.numbers.relation != "probability" {
         return value;
     }
@@ -467,6 +489,18 @@ mod tests {
                 ),
                 "min of 1 execution",
                 "1 yürütmenin en küçüğü",
+            ),
+            // A mean and a percentile weighted by probability.
+            (
+                row(
+                    Executions::Stat {
+                        stat: crate::config::Stat::Mean,
+                        executions: 8,
+                    },
+                    false,
+                ),
+                "mean of 8 execution(s), by probability",
+                "8 yürütmenin olasılıkla ağırlıklı ortalaması",
             ),
         ];
         for (row, en, tr) in cases {

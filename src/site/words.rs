@@ -148,6 +148,11 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("min_of", "min of {metric}", "{metric} en küçüğü"),
     ("max_of", "max of {metric}", "{metric} en büyüğü"),
     (
+        "percentile_of",
+        "{p}th percentile of {metric}",
+        "{metric} {p}. yüzdeliği",
+    ),
+    (
         "at_most_slack",
         "at most {value} (slack {slack})",
         "en çok {value} (pay {slack})",
@@ -234,6 +239,26 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "{executions} yürütmenin en büyüğü",
     ),
     ("max_of_one", "max of 1 execution", "1 yürütmenin en büyüğü"),
+    (
+        "least_over_schedulers",
+        "least over schedulers: {value}",
+        "zamanlayıcılar arasında en düşük: {value}",
+    ),
+    (
+        "greatest_over_schedulers",
+        "greatest over schedulers: {value}",
+        "zamanlayıcılar arasında en yüksek: {value}",
+    ),
+    (
+        "mean_of_executions",
+        "mean of {executions} execution(s), by probability",
+        "{executions} yürütmenin olasılıkla ağırlıklı ortalaması",
+    ),
+    (
+        "percentile_of_executions",
+        "{p}th percentile of {executions} execution(s), by probability",
+        "{executions} yürütmenin olasılıkla ağırlıklı {p}. yüzdeliği",
+    ),
     (
         "executions_bounded",
         "bounded: not every execution was seen (explore.md says where the search stopped)",

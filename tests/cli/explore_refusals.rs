@@ -242,7 +242,7 @@ expect = 4
 
 /// `within_ci` over executions is refused for what it is (an interval of replications,
 /// where every explored value is exact), not sent to `stat = "mean"`, which over
-/// executions is refused in turn.
+/// executions is an exact mean with no interval.
 #[test]
 fn within_ci_over_executions_says_why_it_does_not_apply() {
     let dir = tempfile::tempdir().unwrap();

@@ -137,3 +137,64 @@ fn a_bounded_exploration_gives_no_explored_value() {
         "{err}"
     );
 }
+
+/// A coin decides a wait: `w` waits 10 ms with chance 0.3, else 40 ms, then writes 1. By
+/// hand its response time (`w.mean_response_ms`, start to end of its one repetition) is
+/// 10 with probability 0.3 and 40 with 0.7: the mean over every execution is 0.3 · 10 +
+/// 0.7 · 40 = 3 + 28 = 31 (the two executions' plain average, 25, would be wrong). Two
+/// actors at one instant (`free`) leave their order free: no mean without a scheduler.
+const COIN: &str = "model = \"scenario\"\n[sweep]\nfree = [0, 1]\n\
+    [[resource]]\nname = \"x\"\nkind = \"register\"\n\
+    [[actor]]\nname = \"w\"\n\
+    steps = [{ if = { chance = 0.3 }, then = [{ delay_ms = 10 }], else = [{ delay_ms = 40 }] }, { write = \"x\", value = 1 }]\n\
+    [[actor]]\nname = \"v\"\ncount = \"free\"\nsteps = [{ write = \"x\", value = 2 }]\n";
+
+#[test]
+fn an_explored_mean_is_weighted_by_probability() {
+    let dir = tempfile::tempdir().unwrap();
+    write_config(dir.path(), "coin.toml", COIN);
+    let lesson_with = |body: &str| {
+        let text = format!("<!-- coordsim use coin = \"coin.toml\" -->\n{body}\n");
+        std::fs::write(dir.path().join("lesson.md"), text).unwrap();
+        lesson(dir.path(), &["check", "lesson.md"])
+    };
+    let region = |args: &str, written: &str| {
+        format!("x <!-- coordsim explored coin.{args} -->{written}<!-- /coordsim -->")
+    };
+    lesson_with(&region("mean of=w.mean_response_ms free=0", "31"));
+    assert_eq!(passes(dir.path()), "1 passed, 0 failed");
+    let out = lesson_with(&region("mean of=w.mean_response_ms free=0", "25"));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("written 25, run 31"),
+        "{}",
+        stdout(&out)
+    );
+    // Refused at the marker, or at `of`, with the reason.
+    for (args, want) in [
+        (
+            "mean free=0",
+            "`mean` needs the metric it is of: `of=METRIC`",
+        ),
+        (
+            "mean of=w.mean_respons_ms free=0",
+            "did you mean `w.mean_response_ms`?",
+        ),
+        (
+            "executions of=w.mean_response_ms free=0",
+            "`of` names the metric of a `mean`",
+        ),
+        (
+            "mean of=w.mean_response_ms free=0 x.value=1",
+            "filter by parameters, not by an outcome's cell",
+        ),
+        (
+            "mean of=w.mean_response_ms free=1",
+            "the mean at free = 1 is not known: some instant left events in a free order",
+        ),
+    ] {
+        let out = lesson_with(&region(args, "31"));
+        assert_eq!(out.status.code(), Some(2), "{args}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{args}: {}", stderr(&out));
+    }
+}

@@ -19,17 +19,17 @@ type Action = Vec<(usize, u32)>;
 /// its actions, each a list of (later entry, weight); an action's weights are made its
 /// branches' probabilities by dividing by their sum.
 #[derive(Debug, Clone)]
-struct Tiny {
-    entries: Vec<Option<Vec<Action>>>,
-    ends: Vec<usize>,
+pub(crate) struct Tiny {
+    pub(crate) entries: Vec<Option<Vec<Action>>>,
+    pub(crate) ends: Vec<usize>,
 }
 
 impl Tiny {
-    fn probability(action: &[(usize, u32)], weight: u32) -> f64 {
+    pub(crate) fn probability(action: &[(usize, u32)], weight: u32) -> f64 {
         f64::from(weight) / f64::from(action.iter().map(|b| b.1).sum::<u32>())
     }
 
-    fn schedulers(&self) -> Schedulers {
+    pub(crate) fn schedulers(&self) -> Schedulers {
         let mut s = Schedulers::new();
         for (entry, actions) in self.entries.iter().enumerate() {
             match actions {
@@ -77,7 +77,7 @@ impl Tiny {
 
 /// A random tiny graph: 2 to 6 entries, the last an end; each other one an end or 1 to 3
 /// actions of 1 to 2 branches to later entries; 3 outcomes.
-fn tiny() -> impl Strategy<Value = Tiny> {
+pub(crate) fn tiny() -> impl Strategy<Value = Tiny> {
     (2usize..=6).prop_flat_map(|n| {
         let entry = |at: usize, n: usize| {
             let action = prop::collection::vec((at + 1..n, 1u32..=4), 1..=2);
@@ -113,7 +113,7 @@ proptest! {
 }
 
 /// Exploration limits that keep the graph for the schedulers.
-fn keeping(reduce: Reduction, merge: bool, symmetry: Symmetry) -> ExploreLimits {
+pub(crate) fn keeping(reduce: Reduction, merge: bool, symmetry: Symmetry) -> ExploreLimits {
     ExploreLimits {
         reduce,
         merge_states: merge,
@@ -131,7 +131,7 @@ fn interval(e: &Exploration, metric: usize, value: f64) -> (f64, f64) {
 }
 
 /// Two actors at one instant: `a` increments the counter with chance `p`, `b` always does.
-fn chance_and_increment(p: &str) -> String {
+pub(crate) fn chance_and_increment(p: &str) -> String {
     format!(
         r#"model = "scenario"
 [[resource]]

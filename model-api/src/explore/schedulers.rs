@@ -137,18 +137,60 @@ impl Schedulers {
     /// itself within `65·2⁻⁵³` relative). For a million events and 64 branches: under 10⁻⁸
     /// in theory, far less in practice; the claims' tolerance is 10⁻⁹.
     pub fn extreme(&self, in_set: &dyn Fn(usize) -> bool, least: bool) -> f64 {
+        self.extreme_mean(&|k| f64::from(u8::from(in_set(k))), least)
+    }
+
+    /// The least (`least`) or the greatest expected value, over every scheduler, of what
+    /// an execution's outcome is worth (`value_of`, by the outcome's index): the same pass
+    /// as [`Schedulers::extreme`], an end worth its outcome's value instead of 0 or 1. 0
+    /// for an empty graph.
+    ///
+    /// The error bound is [`Schedulers::extreme`]'s times the largest `|value_of|`: each
+    /// entry's worth is a sum of at most `b` products of a probability and a worth, and a
+    /// worth is at most that largest value. Where a fault the budget forbids leaves an
+    /// action's branches short of 1, that share is worth nothing: the result is the
+    /// expected value over the executions explored, not a conditional one.
+    pub fn extreme_mean(&self, value_of: &dyn Fn(usize) -> f64, least: bool) -> f64 {
         let mut worth = vec![0.0f64; self.entries()];
-        self.worth_into(in_set, least, &mut worth);
+        self.worth_into(value_of, least, &mut worth);
         worth.first().copied().unwrap_or(0.0)
     }
 
-    /// Each entry's worth (see [`Schedulers::extreme`]) into `worth` (one per entry): the
-    /// least or greatest probability of the set from that entry on.
-    pub fn worth_into(&self, in_set: &dyn Fn(usize) -> bool, least: bool, worth: &mut [f64]) {
+    /// The least (`least`) or the greatest `p`-quantile over every scheduler of the value
+    /// an execution's outcome ends with (`values[k]` for outcome `k`): for one scheduler σ,
+    /// the least outcome value x with F_σ(x) = P_σ(value ≤ x) ≥ p (the nearest rank), a
+    /// cumulative share within `tolerance` of `p` counting as reaching it. `None` without
+    /// values.
+    ///
+    /// The greatest over σ is the least x with min_σ F_σ(x) ≥ p: there every σ has reached
+    /// p, so no σ's quantile is above x; at the value just below x some σ has not, so that
+    /// σ's quantile is x. Likewise the least is the least x with max_σ F_σ(x) ≥ p. Each end
+    /// of F(x) is [`Schedulers::extreme`] of the set {value ≤ x}, which grows with x: a
+    /// binary search over the distinct values takes about log₂ of their number passes.
+    pub fn extreme_quantile(
+        &self,
+        values: &[f64],
+        p: f64,
+        tolerance: f64,
+        least: bool,
+    ) -> Option<f64> {
+        let mut distinct = values.to_vec();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup();
+        let reaches = |x: f64| {
+            let in_set = |k: usize| values.get(k).is_some_and(|v| *v <= x);
+            self.extreme(&in_set, !least) >= p - tolerance
+        };
+        Some(distinct[least_index(distinct.len(), &|i| reaches(distinct[i]))?])
+    }
+
+    /// Each entry's worth (see [`Schedulers::extreme_mean`]) into `worth` (one per entry):
+    /// the least or greatest expected value of an end's `value_of` from that entry on.
+    pub fn worth_into(&self, value_of: &dyn Fn(usize) -> f64, least: bool, worth: &mut [f64]) {
         for entry in (0..self.entries()).rev() {
             let outcome = self.outcome[entry];
             if outcome != Self::GOES_ON {
-                worth[entry] = f64::from(u8::from(in_set(outcome as usize)));
+                worth[entry] = value_of(outcome as usize);
                 continue;
             }
             let actions =
@@ -183,18 +225,28 @@ impl Schedulers {
     }
 }
 
+/// The least index below `n` that `holds` (which, once it holds, holds for every greater
+/// index) holds for, by binary search; the last when none does. `None` when `n` is 0.
+pub fn least_index(n: usize, holds: &dyn Fn(usize) -> bool) -> Option<usize> {
+    let (mut lo, mut hi) = (0, n.checked_sub(1)?);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if holds(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A scheduler's choice between a sure outcome and a coin.
-    ///
-    /// Entry 0 has two actions: `a` goes to entry 1 (outcome 0) for sure; `b` flips a coin
-    /// of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0). P(outcome 1) is 0
-    /// under the scheduler that takes `a`, 0.3 under the one that takes `b`: [0, 0.3].
-    /// P(outcome 0) is 1 − that: [0.7, 1].
-    #[test]
-    fn a_choice_between_a_sure_outcome_and_a_coin() {
+    /// Entry 0 chooses between action `a`, to entry 1 (outcome 0) for sure, and action `b`,
+    /// a coin of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0).
+    fn sure_or_coin() -> Schedulers {
         let mut s = Schedulers::new();
         s.push_entry();
         s.push_action().unwrap();
@@ -205,6 +257,18 @@ mod tests {
         s.push_end(0);
         s.push_end(1);
         s.push_end(0);
+        s
+    }
+
+    /// A scheduler's choice between a sure outcome and a coin.
+    ///
+    /// Entry 0 has two actions: `a` goes to entry 1 (outcome 0) for sure; `b` flips a coin
+    /// of 0.3 to entry 2 (outcome 1) or 0.7 to entry 3 (outcome 0). P(outcome 1) is 0
+    /// under the scheduler that takes `a`, 0.3 under the one that takes `b`: [0, 0.3].
+    /// P(outcome 0) is 1 − that: [0.7, 1].
+    #[test]
+    fn a_choice_between_a_sure_outcome_and_a_coin() {
+        let s = sure_or_coin();
         assert!(s.chooses());
         let one = |k: usize| k == 1;
         let zero = |k: usize| k == 0;
@@ -212,6 +276,17 @@ mod tests {
         assert_eq!(s.extreme(&one, false), 0.3);
         assert_eq!(s.extreme(&zero, true), 0.7);
         assert_eq!(s.extreme(&zero, false), 1.0);
+    }
+
+    /// The expected value over the same choice: outcome 0 worth 10, outcome 1 worth 40.
+    /// Taking `a` gives 10 for sure; taking `b` gives 0.3 · 40 + 0.7 · 10 = 12 + 7 = 19.
+    /// So the least expected value is 10, the greatest 19.
+    #[test]
+    fn the_expected_value_over_a_choice_between_a_sure_outcome_and_a_coin() {
+        let s = sure_or_coin();
+        let value = |k: usize| if k == 1 { 40.0 } else { 10.0 };
+        assert_eq!(s.extreme_mean(&value, true), 10.0);
+        assert!((s.extreme_mean(&value, false) - 19.0).abs() < 1e-12);
     }
 
     /// A choice after a draw sees the draw: a coin of 0.5, then on heads a choice between
