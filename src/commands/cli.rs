@@ -257,17 +257,6 @@ pub(crate) struct ModelsArgs {
     pub(crate) markdown: bool,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_is_well_formed() {
-        Cli::command().debug_assert();
-    }
-}
-
 /// `--engine`: the explorer's back end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum EngineArg {
@@ -287,5 +276,16 @@ impl EngineArg {
             EngineArg::Interpret => coordsim_model::Engine::Interpret,
             EngineArg::Flat => coordsim_model::Engine::Flat,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
     }
 }

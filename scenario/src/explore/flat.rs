@@ -64,6 +64,14 @@ pub(super) struct Flat<'p> {
 /// Why a point is not one the flat back end covers.
 pub(super) type Uncovered = &'static str;
 
+/// A write's value that is no finite number: the interpreter takes the point over, and
+/// says where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct NotFinite;
+
+/// Most actors a flat point has: a choice names its event by a 16-bit pick.
+const MAX_ACTORS: usize = u16::MAX as usize;
+
 impl<'p> Flat<'p> {
     /// The point compiled, or why the flat back end does not cover it (`start`: the
     /// interpreter's start, for each actor's group, index and start time).
@@ -81,7 +89,12 @@ impl<'p> Flat<'p> {
             return Err("it has a resource other than registers");
         }
         if point.registers.len() > MAX_REGISTERS {
+            // MAX_REGISTERS: the written flags are one word's bits.
             return Err("it has more than 64 registers");
+        }
+        if start.actors.len() > MAX_ACTORS {
+            // MAX_ACTORS: a choice's pick is 16 bits.
+            return Err("it has more than 65,535 actors");
         }
         if point
             .registers
@@ -91,7 +104,7 @@ impl<'p> Flat<'p> {
             return Err("a register takes time to read or write, or is fenced");
         }
         for group in point.groups.iter().filter(|g| g.count > 0) {
-            if !matches!(group.pace, Pace::Closed) || group.repeat == 0 {
+            if !matches!(group.pace, Pace::Closed) {
                 return Err("a group does not run a closed loop");
             }
             if group.crash_anywhere.is_some() {
@@ -218,7 +231,7 @@ impl<'p> Flat<'p> {
     pub(super) fn real_choices(&self, picks: &[(u16, bool)]) -> Option<Vec<Choice>> {
         let mut real = Vec::new();
         self.start(&mut real);
-        let (mut after, mut delta) = (real.clone(), vec![0; 3 * self.registers]);
+        let (mut after, mut delta) = (real.clone(), vec![0; self.counts()]);
         let (mut order, mut free) = (Vec::new(), Vec::new());
         let mut choices = Vec::with_capacity(picks.len());
         let block = 1 + self.registers;
@@ -252,6 +265,12 @@ impl<'p> Flat<'p> {
         Some(choices)
     }
 
+    /// Counts a transition adds to: three a register (writes, lost updates, refusals), as
+    /// the interpreter's [`Sim::counts`] lays them out.
+    pub(super) fn counts(&self) -> usize {
+        3 * self.registers
+    }
+
     /// Where actor `actor`'s words begin.
     fn base(&self, actor: usize) -> usize {
         self.registers + 1 + actor * (1 + self.registers)
@@ -282,16 +301,15 @@ impl<'p> Flat<'p> {
     }
 
     /// Actor `actor`'s next step run from `from` into `to` (of the same width), what it
-    /// adds to the registers' counts (writes, lost updates, refusals) into `delta` (three
-    /// words a register, zeroed first). `Err` when a write's value is no finite number: the
-    /// interpreter says where.
+    /// adds to the registers' counts (writes, lost updates, refusals) into `delta`
+    /// ([`Flat::counts`] words, zeroed first).
     pub(super) fn step(
         &self,
         from: &[u64],
         actor: u32,
         to: &mut [u64],
         delta: &mut [u64],
-    ) -> Result<(), ()> {
+    ) -> Result<(), NotFinite> {
         to.copy_from_slice(from);
         delta.fill(0);
         let member = self.members[actor as usize];
@@ -323,7 +341,7 @@ impl<'p> Flat<'p> {
                 };
                 let new = eval_run(value, &self.point.params, &vars).unwrap_or(f64::NAN);
                 if !new.is_finite() {
-                    return Err(());
+                    return Err(NotFinite);
                 }
                 let now = f64::from_bits(from[register]);
                 delta[3 * register] = 1;
@@ -333,7 +351,7 @@ impl<'p> Flat<'p> {
                 to[self.registers] |= 1 << register;
             }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
-            _ => return Err(()),
+            _ => return Err(NotFinite),
         }
         to[base] = done + 1;
         // A repetition's end: what it read was that repetition's.

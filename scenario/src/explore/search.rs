@@ -18,7 +18,7 @@ use smallvec::SmallVec;
 
 use crate::explore::budget::Memory;
 use crate::explore::count::{CountTable, Edge, Graph, Walk};
-use crate::explore::flat::Flat;
+use crate::explore::flat::{Flat, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
 use crate::explore::step::{Choice, Ran, start};
@@ -359,7 +359,7 @@ impl<'a> Search<'a> {
 
     /// The point compiled for the flat back end, or why it is not (the start `sim` gives
     /// each actor's start).
-    fn flat_of(&self, sim: &crate::run::state::Sim<'a>) -> Result<Flat<'a>, &'static str> {
+    fn flat_of(&self, sim: &crate::run::state::Sim<'a>) -> Result<Flat<'a>, Uncovered> {
         let limits = &self.rules.limits;
         let flat = Flat::of(self.rules.point, sim, &self.rules.reducer)?
             .with_symmetry(self.rules.symmetry.groups().to_vec());

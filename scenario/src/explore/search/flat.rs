@@ -2,18 +2,25 @@
 //! its merges, its edges and its reduction, so that the counting, the outcomes and the
 //! traces after it ([`Search::finish`]) are the same code over the same graph.
 //!
-//! Every state is kept in one array of words (a node's at `node × width`), beside its
-//! first parent and the choice that reached it; the seen set maps a state's 64-bit
-//! fingerprint to its node. A merge compares the two states' words, so two different
-//! states that share a fingerprint stop the search (an internal error), never merge.
+//! A state's words are kept while it waits, level by level (the level being expanded and
+//! the next), and dropped once it is expanded; what stays of it is its 64-bit fingerprint
+//! in the seen set (mapped to its node), its first parent with the choice that reached it,
+//! and its depth. Two states are merged by their fingerprint alone, as the interpreter's
+//! search merges them; a build with debug assertions keeps every state's words and stops
+//! with an internal error when two different states share one.
+//!
+//! The memory budget counts, for each state, its words while it waits, its parent, its
+//! share of the seen set (the table's own capacity, as the interpreter's search counts its
+//! own) and room for an entry of the counting that follows the search (each state is
+//! reached with its counts at least once, in a list that grows by doubling): the flat
+//! states are small, so the graph and the counting are most of what a flat search holds.
 
 use coordsim_model::{Bound, ModelError, Reached};
-use rustc_hash::FxHashMap;
 use sim_core::SimError;
 
 use super::{End, Expanded, Search};
-use crate::explore::count::Edge;
-use crate::explore::flat::Flat;
+use crate::explore::count::{Edge, Entry};
+use crate::explore::flat::{Flat, NotFinite};
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 
 /// States expanded between two looks at the stop flags and the time bound.
@@ -58,14 +65,21 @@ impl<'a> Search<'a> {
         // Each node's first parent and the choice that reached it (an end's run is
         // replayed along them).
         let mut parents: Vec<(u32, u16, bool)> = vec![(u32::MAX, 0, false)];
-        let mut seen: FxHashMap<u64, u32> = FxHashMap::default();
-        seen.insert(self.flat_key(&level[..width]), 0);
-        // A node's share of the seen set, its parent and its depth, and its words while it
-        // waits: what the memory budget counts for each new state.
-        let state_bytes = (8 * width + 16 + 4 + std::mem::size_of::<(u32, u16)>()) as u64;
+        // The seen set: the search's own table, which its memory counts (the interpreter's
+        // start fingerprint, put there before the back end was chosen, taken out).
+        self.young.clear();
+        let start_key = self.flat_key(&level[..width]);
+        self.young.insert(start_key, 0);
+        // A state's words while it waits, its parent and the counting's entry (twice: its
+        // list grows by doubling; with its first and its targets' words): what the memory
+        // budget counts for each new state beside the graph ([`Search::graph_bytes`]: the
+        // edges, the depths and the seen set).
+        let state_bytes = (8 * width
+            + std::mem::size_of::<(u32, u16, bool)>()
+            + 2 * std::mem::size_of::<Entry>()
+            + 8) as u64;
         self.memory.held = state_bytes;
-        let registers = self.start_counts.len() / 3;
-        let mut delta = vec![0u64; 3 * registers];
+        let mut delta = vec![0u64; flat.counts()];
         let mut child = vec![0u64; width];
         let mut free = Vec::new();
         let mut expanded = 0usize;
@@ -74,7 +88,7 @@ impl<'a> Search<'a> {
             if (id as usize - level_first) * width == level.len() {
                 // The level is done, its states' words held no more: the next one is
                 // expanded from here.
-                self.memory.held -= (8 * level.len()) as u64;
+                self.memory.held = self.memory.held.saturating_sub((8 * level.len()) as u64);
                 level_first = id as usize;
                 std::mem::swap(&mut level, &mut next_level);
                 next_level.clear();
@@ -107,10 +121,7 @@ impl<'a> Search<'a> {
             self.reduced += u64::from(alone.is_some());
             let depth = self.depths[id as usize] + 1;
             for (rank, pick) in picks.enumerate() {
-                if flat
-                    .step(state, free[pick], &mut child, &mut delta)
-                    .is_err()
-                {
+                if let Err(NotFinite) = flat.step(state, free[pick], &mut child, &mut delta) {
                     return Ok(false);
                 }
                 flat.canonicalize(&mut child, &mut order, &mut scratch);
@@ -133,7 +144,7 @@ impl<'a> Search<'a> {
                     choice,
                 };
                 let key = self.flat_key(&child);
-                if let Some(&to) = seen.get(&key) {
+                if let Some(&to) = self.young.get(&key) {
                     #[cfg(debug_assertions)]
                     {
                         let at = to as usize * width;
@@ -158,7 +169,7 @@ impl<'a> Search<'a> {
                 next_level.extend_from_slice(&child);
                 #[cfg(debug_assertions)]
                 all.extend_from_slice(&child);
-                seen.insert(key, to);
+                self.young.insert(key, to);
                 self.edges.push(edge(to));
             }
             self.transitions += transitions;
