@@ -33,7 +33,11 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
 fn config() -> impl Strategy<Value = String> {
     let group = (1..=2u32, 1..=2u32, prop::collection::vec(steps(), 1..=2));
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
-        let mut text = String::from("model = \"scenario\"\n");
+        // A lock and a queue no step uses: declared, they change nothing.
+        let mut text = String::from(
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"Q\"\nkind = \"queue\"\n",
+        );
         for r in 0..3 {
             // Every register a step may name exists; some start apart from 0.
             let initial = if r < registers { r } else { 0 };
@@ -72,6 +76,13 @@ fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseError> {
         prop_assert_eq!(i.engine, Engine::Interpret);
         prop_assert_eq!(f.engine, Engine::Flat);
         i.engine = Engine::Flat;
+        if limits.symmetry == Symmetry::On && i.bounded.is_some() {
+            // Cut by a bound: which states are cut depends on the representatives met first
+            // (below).
+            prop_assert_eq!(i.bounded.is_some(), f.bounded.is_some());
+            prop_assert_eq!(i.states, f.states);
+            continue;
+        }
         if limits.symmetry == Symmetry::On {
             let n = i.outcomes.len();
             let sets: Vec<Vec<bool>> = if n <= 8 {
@@ -186,8 +197,8 @@ fn the_flat_engine_counts_the_lost_update_by_hand() {
     assert_eq!(total, 34_650);
 }
 
-/// `--engine flat` on a point it does not cover (a lock) stops with why, naming the other
-/// engines; `auto` explores it with the interpreter.
+/// `--engine flat` on a point it does not cover (a lock taken) stops with why, naming the
+/// other engines; `auto` explores it with the interpreter.
 #[test]
 fn the_flat_engine_says_what_it_does_not_cover() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,7 +216,7 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     let err = stderr(&out);
     assert!(
         err.contains("the flat engine does not explore this point")
-            && err.contains("a resource other than registers")
+            && err.contains("a step is other than a read or a plain write")
             && err.contains("--engine auto"),
         "{err}"
     );
