@@ -391,7 +391,7 @@ fn claimed_end(
 /// ends with an outcome `meeting` marks: where no order is free both are the outcomes'
 /// probability `sum` (one scheduler, no choice); else over the graph the exploration kept.
 /// `None` when it is bounded, or kept no graph (a split's merge).
-fn scheduler_ends(
+pub(crate) fn scheduler_ends(
     e: &coordsim_model::Exploration,
     sum: Option<f64>,
     meeting: &[bool],

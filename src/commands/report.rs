@@ -110,6 +110,7 @@ pub(super) fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<Ex
                 results,
                 summary,
                 explored,
+                explored_schedulers: std::sync::OnceLock::new(),
                 views: Vec::new(),
             },
         ));

@@ -24,6 +24,11 @@ pub(crate) struct Loaded {
     /// Its exploration, once a trace chart asked for it: every trace block of the config
     /// reads the one exploration (an error kept as its text).
     pub(crate) explored: std::sync::OnceLock<Result<Vec<coordsim_model::Exploration>, String>>,
+    /// Its exploration again with the schedulers' graph kept, made only when an `explored`
+    /// region asks for an end over schedulers (`scheduler=min|max`) at a point with a free
+    /// order and [`Loaded::explored`] kept no graph (its config claims no such end).
+    pub(crate) explored_schedulers:
+        std::sync::OnceLock<Result<Vec<coordsim_model::Exploration>, String>>,
     /// The config read in each other locale it speaks that a lesson using it is in
     /// ([`Config::in_locale`]): the same runs, another language's words.
     pub(crate) views: Vec<Config>,
@@ -655,6 +660,35 @@ pub(super) fn explorations<'l>(
     l.explored
         .get_or_init(|| {
             let limits = crate::runner::explore::default_limits();
+            crate::runner::explore::explore_config(config, config.seed, &limits)
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(|e| error(region.marker, e.clone()))
+}
+
+/// The config's exploration with the schedulers' graph at every point with a free order:
+/// [`explorations`] when it kept one there (or has no free order), else the config explored
+/// again keeping it (once, for every region that asks).
+pub(super) fn explorations_with_schedulers<'l>(
+    region: &Region,
+    l: &'l Loaded,
+) -> Result<&'l [coordsim_model::Exploration], LessonError> {
+    let explored = explorations(region, l)?;
+    let missing = |e: &coordsim_model::Exploration| {
+        e.ordered && e.bounded.is_none() && e.schedulers.is_none()
+    };
+    if !explored.iter().any(missing) {
+        return Ok(explored);
+    }
+    let config = &l.config;
+    l.explored_schedulers
+        .get_or_init(|| {
+            let limits = coordsim_model::ExploreLimits {
+                keep_schedulers: true,
+                ..crate::runner::explore::default_limits()
+            };
             crate::runner::explore::explore_config(config, config.seed, &limits)
                 .map_err(|e| e.to_string())
         })

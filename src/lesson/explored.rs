@@ -3,14 +3,17 @@
 //! their cells: `counter.value=2`), their summed probability or executions, or how many
 //! they are; a metric's mean over every execution, each weighted by its probability
 //! (`mean of=METRIC`); of the whole exploration, its states, transitions or longest
-//! execution.
+//! execution. Where an instant leaves events in a free order, a probability or a mean is an
+//! interval over schedulers: `scheduler=min` or `scheduler=max` reads one of its ends.
 
 use coordsim_model::{Cell, Exploration};
 
-use super::eval::{Loaded, Outcome, error, explorations, number_outcome};
-use super::parse::{Lesson, LessonError, Region};
+use super::eval::{
+    Loaded, Outcome, error, explorations, explorations_with_schedulers, number_outcome,
+};
+use super::parse::{Arg, Lesson, LessonError, Region};
 use super::select::select_explored;
-use crate::config::Config;
+use crate::config::{Config, Scheduler};
 
 /// Checks an `explored` region reading `what` (one of `parse::EXPLORED`).
 pub(super) fn value(
@@ -23,6 +26,9 @@ pub(super) fn value(
     // `of=METRIC`: the metric a `mean` is of (no filter: it selects no outcome).
     let (of, args): (Vec<_>, Vec<_>) = region.args.iter().cloned().partition(|a| a.key == "of");
     let of = mean_of(region, config, what, &of)?;
+    // `scheduler=min|max`: an end of the interval over schedulers (no filter either).
+    let (scheduler, args): (Vec<_>, Vec<_>) = args.into_iter().partition(|a| a.key == "scheduler");
+    let scheduler = scheduler_of(what, &scheduler)?;
     let (sel, cells) = select_explored(config, &args)?;
     if what == "mean" && !cells.is_empty() {
         return Err(error(
@@ -39,7 +45,10 @@ pub(super) fn value(
             ),
         ));
     }
-    let explored = explorations(region, l)?;
+    let explored = match scheduler {
+        Some(_) => explorations_with_schedulers(region, l)?,
+        None => explorations(region, l)?,
+    };
     let points = sel.points(config);
     let mut numbers = Vec::new();
     for (point, exploration) in explored.iter().enumerate() {
@@ -51,7 +60,7 @@ pub(super) fn value(
             config,
             point,
             exploration,
-            (what, of),
+            (what, of, scheduler),
             &cells,
         )?);
     }
@@ -77,7 +86,7 @@ fn point_value(
     config: &Config,
     point: usize,
     exploration: &Exploration,
-    (what, of): (&str, Option<usize>),
+    (what, of, scheduler): (&str, Option<usize>, Option<Scheduler>),
     cells: &[(usize, String)],
 ) -> Result<f64, LessonError> {
     let at = || {
@@ -118,7 +127,7 @@ fn point_value(
                 .map(|o| o.metrics.get(metric).and_then(Cell::as_f64))
                 .collect();
             let mean =
-                crate::check::weighted(exploration, None, crate::config::Stat::Mean, &values);
+                crate::check::weighted(exploration, scheduler, crate::config::Stat::Mean, &values);
             match (mean.actual, mean.reason) {
                 (Some(x), None) => x,
                 (_, reason) => {
@@ -134,16 +143,39 @@ fn point_value(
             }
         }
         _ => {
-            if exploration.ordered {
-                return Err(error(
-                    region.marker,
-                    format!(
-                        "the outcomes{} have no probability: an instant leaves several events in a free order, so executions differ by more than draws (docs/explore.md); read `executions` instead",
-                        at()
-                    ),
-                ));
+            let sum = selected().filter_map(|o| o.probability).sum();
+            let Some(scheduler) = scheduler else {
+                if exploration.ordered {
+                    return Err(error(
+                        region.marker,
+                        format!(
+                            "the outcomes{} have no probability: an instant leaves several events in a free order, so executions differ by more than draws (docs/explore.md); read an end of the interval over schedulers (`scheduler=min` or `scheduler=max`), or `executions`",
+                            at()
+                        ),
+                    ));
+                }
+                return Ok(sum);
+            };
+            let meeting: Vec<bool> = (exploration.outcomes.iter())
+                .map(|o| {
+                    cells
+                        .iter()
+                        .all(|(m, v)| cell_is(config, &o.metrics[*m], v))
+                })
+                .collect();
+            match crate::check::scheduler_ends(exploration, Some(sum), &meeting) {
+                Some((least, _)) if scheduler == Scheduler::Min => least,
+                Some((_, greatest)) => greatest,
+                None => {
+                    return Err(error(
+                        region.marker,
+                        format!(
+                            "the exploration{} kept no graph for its schedulers: an end over schedulers is not known",
+                            at()
+                        ),
+                    ));
+                }
             }
-            selected().filter_map(|o| o.probability).sum()
         }
     })
 }
@@ -160,12 +192,41 @@ fn cell_is(config: &Config, cell: &Cell, value: &str) -> bool {
     }
 }
 
+/// The end over schedulers a `probability` or a `mean` reads (`scheduler=min|max`; refused
+/// elsewhere: a count of executions or outcomes is the same under every scheduler).
+fn scheduler_of(what: &str, args: &[Arg]) -> Result<Option<Scheduler>, LessonError> {
+    let arg = match args {
+        [] => return Ok(None),
+        [arg] => arg,
+        [_, second, ..] => return Err(error(second.pos, "give `scheduler` once")),
+    };
+    if !matches!(what, "probability" | "mean") {
+        return Err(error(
+            arg.pos,
+            format!(
+                "`scheduler` reads an end over schedulers of a `probability` or a `mean`; `{what}` is the same under every scheduler"
+            ),
+        ));
+    }
+    match arg.value.as_deref() {
+        Some("min") => Ok(Some(Scheduler::Min)),
+        Some("max") => Ok(Some(Scheduler::Max)),
+        other => Err(error(
+            arg.pos,
+            format!(
+                "`scheduler={}`: valid are `scheduler=min` (the least over every scheduler) and `scheduler=max` (the greatest)",
+                other.unwrap_or("")
+            ),
+        )),
+    }
+}
+
 /// The metric a `mean` is of (`of=METRIC`, required with `mean` and refused elsewhere).
 fn mean_of(
     region: &Region,
     config: &Config,
     what: &str,
-    of: &[super::parse::Arg],
+    of: &[Arg],
 ) -> Result<Option<usize>, LessonError> {
     if what != "mean" {
         return match of.first() {

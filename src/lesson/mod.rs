@@ -125,6 +125,7 @@ impl Session {
                             results,
                             summary,
                             explored: std::sync::OnceLock::new(),
+                            explored_schedulers: std::sync::OnceLock::new(),
                             views: Vec::new(),
                         },
                     ))

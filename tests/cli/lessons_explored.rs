@@ -66,7 +66,7 @@ fn an_explored_probability_with_draws_is_exact() {
 }
 
 /// `lesson check lesson.md` in `dir`, which must pass: its last line (the totals).
-fn passes(dir: &std::path::Path) -> String {
+pub(crate) fn passes(dir: &std::path::Path) -> String {
     let out = lesson(dir, &["check", "lesson.md"]);
     let printed = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{printed}{}", stderr(&out));

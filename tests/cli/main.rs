@@ -20,6 +20,7 @@ mod fuzz;
 mod fuzz_scenarios;
 mod lessons;
 mod lessons_explored;
+mod lessons_schedulers;
 mod locales;
 mod log_axes;
 mod models;
