@@ -3,8 +3,9 @@
 //!
 //! What it covers (so far): actors in closed loops that all start at 0 ms, whose steps
 //! are reads and writes of registers with no read or write time (no compare-and-set, no
-//! fencing); other resources (no server) may be declared, and no step uses them. Every event of such a point happens at the same
-//! instant, and each is one actor's next shared step, so a state is
+//! fencing); other resources (no server) may be declared, and no step uses them. Every
+//! event of such a point happens at the same instant, and each is one actor's next shared
+//! step, so a state is
 //!
 //! ```text
 //! [ each register's value | which registers were written | each actor: steps done, what it read of each register ]
@@ -14,8 +15,8 @@
 //! clients: eight words), where the interpreter keeps most of a kilobyte and fifteen
 //! buffers. A step is a few loads and stores; a state is hashed as its words.
 //!
-//! Why the graph is the interpreter's, state for state (a property test compares the two
-//! on random points): the words are what the interpreter's fingerprint can tell apart at
+//! Why the graph is the interpreter's, state for state without symmetry (a property test
+//! compares the two on random points): the words are what the interpreter's fingerprint can tell apart at
 //! such a point (its clock, its timers and its counts of completed repetitions follow
 //! from the steps done), an actor's free event is its start until it has run a step and
 //! a resumption after, taken in the interpreter's order (starts by actor, then
@@ -25,6 +26,12 @@
 //! timeline, its words for a trace, its metrics) is taken from the interpreter: each end
 //! state is the interpreter's run replayed along the first execution that reached it,
 //! and each outcome's trace is replayed and checked as with the interpreter's search.
+//!
+//! Under symmetry a reduced group's members are put in a canonical order of their words
+//! ([`Flat::canonicalize`]): the states merged are the interpreter's (whose order is by a
+//! hash of each member's words), but another member may stand for them, so an outcome's
+//! trace may be another of its shortest executions ([`Flat::real_choices`] renames it
+//! back along the real run).
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
