@@ -28,7 +28,8 @@ fn lost_update(k: usize, n: u64) -> Config {
 }
 
 /// One exploration of the `k` × `n` lost update on one thread, for a profiler: without
-/// symmetry, the graph Stateright explores.
+/// symmetry, the graph Stateright explores, on the default back end (the flat one, which
+/// covers this point; the interpreter's figures in docs/performance.md came before it).
 pub(crate) fn explore_once(k: usize, n: u64) {
     let config = lost_update(k, n);
     let limits = ExploreLimits {

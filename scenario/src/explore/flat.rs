@@ -185,7 +185,7 @@ impl<'p> Flat<'p> {
     /// there): each interchangeable group's members sorted by their words, members alike
     /// kept in their order (so the lowest-numbered of them comes first); every other actor
     /// in its place.
-    pub(super) fn order(&self, state: &[u64], order: &mut Vec<u32>) {
+    fn order(&self, state: &[u64], order: &mut Vec<u32>) {
         order.clear();
         order.extend(0..self.members.len() as u32);
         let block = 1 + self.registers;
