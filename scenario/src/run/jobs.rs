@@ -1,6 +1,7 @@
 //! The job pool: a repetition (or a `parallel` branch) takes a free job or a new one, and
 //! gives it back when done. In an explored run each actor has its own slot, taken first,
-//! so that the order the actors started and ended in does not number their jobs.
+//! so that the order the actors started and ended in does not number their jobs, and a
+//! slot is only ever taken again by the actor it was made for.
 
 use sim_core::Ticket;
 
@@ -41,6 +42,10 @@ impl Sim<'_> {
     #[inline(always)]
     fn reuse(&mut self, reused: u32, job: Job) {
         let slot = &mut self.jobs[reused as usize];
+        debug_assert!(
+            self.steer.is_none() || slot.actor == job.actor,
+            "an explored run's slot stays its actor's"
+        );
         let (wait, armed) = (slot.wait.wrapping_add(1), slot.armed);
         *slot = job;
         slot.wait = wait;
@@ -106,7 +111,7 @@ impl Sim<'_> {
         let (register_count, lock_count) = (self.registers.len(), self.locks.len());
         let (queue_count, store_count) = (self.queues.len(), self.keys.len());
         let reused = if self.steer.is_some() {
-            own_or_lowest(&mut self.free_jobs, job.actor)
+            own_or_lowest(&mut self.free_jobs, &self.jobs, job.actor)
         } else {
             self.free_jobs.pop()
         };
@@ -140,13 +145,17 @@ impl Sim<'_> {
 }
 
 /// An explored run's free job for `actor`: its own slot when free (slot `actor`, made by
-/// [`Sim::reserve_actor_slots`]), else the lowest free one: a choice that depends on the
-/// set of free slots alone, not on the order they were freed in, so a fingerprint may hash
-/// the set.
-fn own_or_lowest(free: &mut Vec<u32>, actor: u32) -> Option<u32> {
-    let at = free
-        .iter()
-        .position(|&slot| slot == actor)
-        .or_else(|| (0..free.len()).min_by_key(|&index| free[index]))?;
+/// [`Sim::reserve_actor_slots`]), else the lowest free slot that was `actor`'s before (else
+/// none: a new one). A choice that depends on the set of free slots alone, not on the order
+/// they were freed in, so a fingerprint may hash the set. A slot stays the actor's it was
+/// made for: a timer left in it by an ended wait is owned by its slot's actor
+/// (`Sim::owner`), and another actor's job taking the slot would move that timer into its
+/// own order of events by an insertion number no fingerprint hashes.
+fn own_or_lowest(free: &mut Vec<u32>, jobs: &[Job], actor: u32) -> Option<u32> {
+    let at = free.iter().position(|&slot| slot == actor).or_else(|| {
+        (0..free.len())
+            .filter(|&index| jobs[free[index] as usize].actor == actor)
+            .min_by_key(|&index| free[index])
+    })?;
     Some(free.swap_remove(at))
 }
