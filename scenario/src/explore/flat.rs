@@ -2,18 +2,24 @@
 //! change, stepped directly, instead of the run's whole state stepped by the interpreter.
 //!
 //! What it covers (so far): actors in closed loops that all start at 0 ms, whose steps
-//! are reads and writes of registers with no read or write time (no compare-and-set, no
-//! fencing); other resources (no server) may be declared, and no step uses them. Every
-//! event of such a point happens at the same instant, and each is one actor's next shared
-//! step, so a state is
+//! are reads and writes of registers with no read or write time (plain or
+//! compare-and-set, not fenced); other resources (no server) may be declared, and no step
+//! uses them. Every event of such a point happens at the same instant, and each is one
+//! actor's next shared step, so a state is
 //!
 //! ```text
-//! [ each register's value | which registers were written | each actor: steps done, what it read of each register ]
+//! [ each register's value | which registers were written (or refused a write)
+//! | each actor: where it is, what it read of each register
+//!   (and, with a compare-and-set: its conflicts this repetition, its retries, its give-ups) ]
 //! ```
 //!
 //! `R + 1 + A·(1 + R)` words for `R` registers and `A` actors (the lost update of three
-//! clients: eight words), where the interpreter keeps most of a kilobyte and fifteen
-//! buffers. A step is a few loads and stores; a state is hashed as its words.
+//! clients: eight words; three more an actor where a write is a compare-and-set), where
+//! the interpreter keeps most of a kilobyte and fifteen buffers. Where it is: its
+//! repetition times its steps plus its step, with a bit for "has run a step" (a start
+//! and a resumption are not the same event, and a retry goes back to step 0) and one for
+//! "a write of this repetition was applied" (the job's outcome, which the interpreter's
+//! state holds). A step is a few loads and stores; a state is hashed as its words.
 //!
 //! Why the graph is the interpreter's, state for state without symmetry (a property test
 //! compares the two on random points): the words are what the interpreter's fingerprint can tell apart at
@@ -41,6 +47,13 @@ use crate::run::state::Sim;
 /// Most registers a flat state keeps (their written flags are one word's bits).
 const MAX_REGISTERS: usize = 64;
 
+/// An actor's first word, beside its place (repetition × steps + step): it has run a step.
+const STARTED: u64 = 1 << 63;
+/// An actor's first word: a write of its repetition was applied (the job's outcome).
+const APPLIED: u64 = 1 << 62;
+/// An actor's place in its first word.
+const PLACE: u64 = APPLIED - 1;
+
 /// One actor as the flat back end steps it.
 #[derive(Debug, Clone, Copy)]
 struct Member {
@@ -60,6 +73,11 @@ pub(super) struct Flat<'p> {
     members: Vec<Member>,
     /// Words a state.
     pub(super) width: usize,
+    /// Words an actor: its place, its reads and, where a write is a compare-and-set, its
+    /// conflicts this repetition, its retries and its give-ups.
+    block: usize,
+    /// Whether some write is a compare-and-set (an actor's three counts are kept).
+    cas: bool,
     /// Per group and step: whether the reduction takes that step alone.
     alone: Vec<Vec<bool>>,
     reduce: bool,
@@ -107,6 +125,7 @@ impl<'p> Flat<'p> {
         {
             return Err("a register takes time to read or write, or is fenced");
         }
+        let mut cas = false;
         for group in point.groups.iter().filter(|g| g.count > 0) {
             if !matches!(group.pace, Pace::Closed) {
                 return Err("a group does not run a closed loop");
@@ -115,14 +134,14 @@ impl<'p> Flat<'p> {
                 return Err("a group may crash");
             }
             if group.steps.is_empty()
-                || !group.steps.iter().all(|step| match step {
-                    Step::Read(_) => true,
-                    Step::Write { cas, .. } => !cas,
-                    _ => false,
-                })
+                || !group
+                    .steps
+                    .iter()
+                    .all(|step| matches!(step, Step::Read(_) | Step::Write { .. }))
             {
-                return Err("a step is other than a read or a plain write");
+                return Err("a step is other than a read or a write");
             }
+            cas |= (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
         }
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
@@ -131,6 +150,9 @@ impl<'p> Flat<'p> {
             }
             let group = &point.groups[actor.group as usize];
             let steps = group.steps.len() as u32;
+            if u64::from(steps).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
+                return Err("an actor runs more than 2^62 steps");
+            }
             members.push(Member {
                 group: actor.group,
                 index: actor.index,
@@ -139,10 +161,13 @@ impl<'p> Flat<'p> {
             });
         }
         let registers = point.registers.len();
+        let block = 1 + registers + if cas { 3 } else { 0 };
         Ok(Flat {
             point,
             registers,
-            width: registers + 1 + members.len() * (1 + registers),
+            width: registers + 1 + members.len() * block,
+            block,
+            cas,
             alone: (0..point.groups.len())
                 .map(|g| {
                     (0..point.groups[g].steps.len() as u32)
@@ -165,6 +190,7 @@ impl<'p> Flat<'p> {
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
+            state.extend(std::iter::repeat_n(0, self.block - 1 - self.registers));
         }
     }
 
@@ -188,7 +214,7 @@ impl<'p> Flat<'p> {
     fn order(&self, state: &[u64], order: &mut Vec<u32>) {
         order.clear();
         order.extend(0..self.members.len() as u32);
-        let block = 1 + self.registers;
+        let block = self.block;
         for &(first, members) in &self.groups {
             let words = |a: u32| &state[self.base(a as usize)..self.base(a as usize) + block];
             order[first as usize..(first + members) as usize]
@@ -208,7 +234,7 @@ impl<'p> Flat<'p> {
             return;
         }
         self.order(state, order);
-        let block = 1 + self.registers;
+        let block = self.block;
         for &(first, members) in &self.groups {
             let (from, to) = (
                 self.base(first as usize),
@@ -238,7 +264,7 @@ impl<'p> Flat<'p> {
         let (mut after, mut delta) = (real.clone(), vec![0; self.counts()]);
         let (mut order, mut free) = (Vec::new(), Vec::new());
         let mut choices = Vec::with_capacity(picks.len());
-        let block = 1 + self.registers;
+        let block = self.block;
         for &(pick, alone) in picks {
             self.order(&real, &mut order);
             // The canonical state's free events, as places of its actors.
@@ -277,22 +303,22 @@ impl<'p> Flat<'p> {
 
     /// Where actor `actor`'s words begin.
     fn base(&self, actor: usize) -> usize {
-        self.registers + 1 + actor * (1 + self.registers)
+        self.registers + 1 + actor * self.block
     }
 
     /// The free events of `state`, as actors in the interpreter's order (its starts, of
     /// class `1 + actor`, before its resumptions): into `free`.
     pub(super) fn free(&self, state: &[u64], free: &mut Vec<u32>) {
         free.clear();
-        let done = |a: usize| state[self.base(a)];
+        let first = |a: usize| state[self.base(a)];
         free.extend(
             (0..self.members.len())
-                .filter(|&a| done(a) == 0 && self.members[a].total > 0)
+                .filter(|&a| first(a) & STARTED == 0 && self.members[a].total > 0)
                 .map(|a| a as u32),
         );
         free.extend(
             (0..self.members.len())
-                .filter(|&a| done(a) > 0 && done(a) < self.members[a].total)
+                .filter(|&a| first(a) & STARTED != 0 && first(a) & PLACE < self.members[a].total)
                 .map(|a| a as u32),
         );
     }
@@ -300,7 +326,7 @@ impl<'p> Flat<'p> {
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
         let member = self.members[actor as usize];
-        let step = state[self.base(actor as usize)] % u64::from(member.steps);
+        let step = (state[self.base(actor as usize)] & PLACE) % u64::from(member.steps);
         self.reduce && self.alone[member.group as usize][step as usize]
     }
 
@@ -318,17 +344,24 @@ impl<'p> Flat<'p> {
         delta.fill(0);
         let member = self.members[actor as usize];
         let base = self.base(actor as usize);
-        let done = from[base];
+        let place = from[base] & PLACE;
+        let mut applied = from[base] & APPLIED != 0;
         let steps = u64::from(member.steps);
-        let (repetition, step) = (done / steps, done % steps);
+        let (repetition, step) = (place / steps, place % steps);
         let group = &self.point.groups[member.group as usize];
+        // Where the actor goes next: its next step, or (a compare-and-set's conflict) its
+        // repetition's first again or its next repetition's.
+        let mut next = place + 1;
         match &group.steps[step as usize] {
             Step::Read(register) => {
                 let register = *register as usize;
                 to[base + 1 + register] = from[register];
             }
             Step::Write {
-                register, value, ..
+                register,
+                value,
+                cas,
+                max_retries,
             } => {
                 let register = *register as usize;
                 let mut reads = [f64::NAN; MAX_REGISTERS];
@@ -348,20 +381,53 @@ impl<'p> Flat<'p> {
                     return Err(NotFinite);
                 }
                 let now = f64::from_bits(from[register]);
-                delta[3 * register] = 1;
-                // A write on a value other than the one its writer read: a lost update.
-                delta[3 * register + 1] = u64::from(!read.is_nan() && now != read);
-                to[register] = new.to_bits();
+                // A write on a value other than the one its writer read: a lost update, or
+                // a compare-and-set's conflict. Either marks the register as landed on.
+                let stale = !read.is_nan() && now != read;
                 to[self.registers] |= 1 << register;
+                if *cas && stale {
+                    delta[3 * register + 2] = 1;
+                    let counts = base + 1 + self.registers;
+                    to[counts] += 1;
+                    if to[counts] >= *max_retries {
+                        // It gives up: its next repetition, as after any end; after its
+                        // last, its job is freed at the step it gave up at (which the
+                        // interpreter's job keeps): past its steps by that step and one.
+                        to[counts + 2] += 1;
+                        next = (repetition + 1) * steps;
+                        if next == member.total {
+                            next += 1 + step;
+                        }
+                    } else {
+                        // The same repetition again from its first step, what it read kept.
+                        to[counts + 1] += 1;
+                        to[base] =
+                            STARTED | if applied { APPLIED } else { 0 } | (repetition * steps);
+                        return Ok(());
+                    }
+                } else {
+                    delta[3 * register] = 1;
+                    delta[3 * register + 1] = u64::from(stale);
+                    to[register] = new.to_bits();
+                    applied = true;
+                }
             }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
-        to[base] = done + 1;
-        // A repetition's end: what it read was that repetition's.
-        if (done + 1).is_multiple_of(steps) {
+        // A repetition's end: what it read was that repetition's (blanked whether another
+        // follows or the job is freed); a repetition that follows starts with no outcome
+        // and no conflict, where a freed job keeps its last ones, as the interpreter's does.
+        if next >= member.total || next.is_multiple_of(steps) {
             to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
+            if next < member.total {
+                applied = false;
+                if self.cas {
+                    to[base + 1 + self.registers] = 0;
+                }
+            }
         }
+        to[base] = STARTED | if applied { APPLIED } else { 0 } | next;
         Ok(())
     }
 }
