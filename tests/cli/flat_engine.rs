@@ -12,7 +12,8 @@ use crate::harness::{coordsim_in, stderr, write_config};
 
 /// Steps of a random program: a read, a read and a write of what it read, a read and a
 /// compare-and-set of what it read (giving up after 1, 2 or the default 1,000 conflicts),
-/// or a blind write of a value that does not depend on a read.
+/// a blind write of a value that does not depend on a read, or a read and a write under
+/// one queue lock or two.
 fn steps() -> impl Strategy<Value = Vec<String>> {
     let read_value = prop_oneof![Just("read + 1"), Just("read * 2 + 1")];
     let blind_value = prop_oneof![Just("i + 1"), Just("k + 2"), Just("3")];
@@ -21,7 +22,7 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
         Just(", max_retries = 2"),
         Just("")
     ];
-    (0..3usize, 0..4u8, read_value, blind_value, retries).prop_map(
+    (0..3usize, 0..7u8, read_value, blind_value, retries).prop_map(
         |(r, kind, read_value, blind_value, retries)| {
             let read = format!("{{ read = \"r{r}\" }}");
             match kind {
@@ -36,10 +37,32 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
                         "{{ write = \"r{r}\", value = \"{read_value}\", cas = true{retries} }}"
                     ),
                 ],
-                _ => vec![format!("{{ write = \"r{r}\", value = \"{blind_value}\" }}")],
+                3 => vec![format!("{{ write = \"r{r}\", value = \"{blind_value}\" }}")],
+                // An increment under a queue lock; under two, taken in one order or the
+                // other (two actors taking them in opposite orders may deadlock).
+                4 => locked(&["L"], read, r, read_value),
+                5 => locked(&["L", "M"], read, r, read_value),
+                _ => locked(&["M", "L"], read, r, read_value),
             }
         },
     )
+}
+
+/// `locks` acquired in order, a read and a write of register `r`, the locks released in
+/// the opposite order.
+fn locked(locks: &[&str], read: String, r: usize, value: &str) -> Vec<String> {
+    let mut steps: Vec<String> = (locks.iter())
+        .map(|l| format!("{{ acquire = \"{l}\" }}"))
+        .collect();
+    steps.push(read);
+    steps.push(format!("{{ write = \"r{r}\", value = \"{value}\" }}"));
+    steps.extend(
+        locks
+            .iter()
+            .rev()
+            .map(|l| format!("{{ release = \"{l}\" }}")),
+    );
+    steps
 }
 
 /// A random point of the fragment the flat back end covers: up to three registers and
@@ -47,9 +70,10 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
 fn config() -> impl Strategy<Value = String> {
     let group = (1..=2u32, 1..=2u32, prop::collection::vec(steps(), 1..=2));
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
-        // A lock and a queue no step uses: declared, they change nothing.
+        // Two queue locks, and a queue no step uses (declared, it changes nothing).
         let mut text = String::from(
             "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
              [[resource]]\nname = \"Q\"\nkind = \"queue\"\n",
         );
         for r in 0..3 {
@@ -169,6 +193,10 @@ proptest! {
         let reduced = ExploreLimits { reduce: Reduction::On, ..sym };
         let (i, f) = (with(&text, reduced, Engine::Interpret), with(&text, reduced, Engine::Flat));
         for (i, f) in i.iter().zip(&f) {
+            if i.bounded.is_some() || f.bounded.is_some() {
+                // Cut at 20,000 states: which are cut depends on the representatives.
+                continue;
+            }
             let metrics = |e: &Exploration| e.outcomes.iter().map(|o| format!("{:?}", o.metrics)).collect::<std::collections::BTreeSet<_>>();
             prop_assert_eq!(metrics(i), metrics(f));
         }
@@ -237,8 +265,63 @@ fn the_flat_engine_counts_a_compare_and_set_by_hand() {
     assert_eq!(split, [2, 4]);
 }
 
-/// `--engine flat` on a point it does not cover (a lock taken) stops with why, naming the
-/// other engines; `auto` explores it with the interpreter.
+/// An increment of two clients under a queue lock, by hand. The first to acquire (2 ways)
+/// runs acquire, read, write, release; the other's acquire comes before the read, the
+/// write or the release (it queues, and is handed the lock at the release) or after the
+/// release (it takes the free lock): 4 places, then its own three steps in order. 2 × 4 =
+/// 8 executions, every one ending at 2 with no lost update.
+#[test]
+fn the_flat_engine_counts_a_locked_increment_by_hand() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"counter\"\nkind = \"register\"\n\
+                [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+                [[actor]]\nname = \"client\"\ncount = 2\n\
+                steps = [{ acquire = \"L\" }, { read = \"counter\" }, \
+                { write = \"counter\", value = \"read + 1\" }, { release = \"L\" }]\n";
+    let flat = &with(
+        text,
+        ExploreLimits {
+            symmetry: Symmetry::Off,
+            reduce: Reduction::Off,
+            ..ExploreLimits::default()
+        },
+        Engine::Flat,
+    )[0];
+    assert_eq!(flat.engine, Engine::Flat);
+    assert_eq!(flat.executions, 8);
+    assert_eq!(flat.outcomes.len(), 1);
+}
+
+/// A lock acquired again by the holder that never released it is the run's error: the
+/// flat back end hands the point to the interpreter, which stops with the same words
+/// whichever engine was asked for.
+#[test]
+fn a_lock_taken_twice_stops_the_flat_engine_as_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "twice.toml",
+        "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+         [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+         [[actor]]\nname = \"a\"\ncount = 2\nrepeat = 2\n\
+         steps = [{ acquire = \"L\" }, { read = \"r\" }]\n",
+    );
+    let run = |engine: &str| {
+        let out = coordsim_in(
+            dir.path(),
+            &[
+                "explore", &config, "--engine", engine, "--out", engine, "-q",
+            ],
+        );
+        assert!(!out.status.success());
+        stderr(&out)
+    };
+    let flat = run("flat");
+    assert!(flat.contains("which it holds already"), "{flat}");
+    assert_eq!(flat, run("interpret"));
+}
+
+/// `--engine flat` on a point it does not cover (a polled lock taken) stops with why,
+/// naming the other engines; `auto` explores it with the interpreter.
 #[test]
 fn the_flat_engine_says_what_it_does_not_cover() {
     let dir = tempfile::tempdir().unwrap();
@@ -256,7 +339,7 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     let err = stderr(&out);
     assert!(
         err.contains("the flat engine does not explore this point")
-            && err.contains("a step is other than a read or a write")
+            && err.contains("a lock is polled or leased")
             && err.contains("--engine auto"),
         "{err}"
     );

@@ -3,15 +3,24 @@
 //!
 //! What it covers (so far): actors in closed loops that all start at 0 ms, whose steps
 //! are reads and writes of registers with no read or write time (plain or
-//! compare-and-set, not fenced); other resources (no server) may be declared, and no step
-//! uses them. Every event of such a point happens at the same instant, and each is one
-//! actor's next shared step, so a state is
+//! compare-and-set, not fenced) and acquires (no timeout) and releases of queue locks;
+//! other resources (no server) may be declared, and no step uses them. Every event of
+//! such a point happens at the same instant, and each is one actor's next shared step (a
+//! release also hands the lock to the longest waiter, whose next step is then free), so a
+//! state is
 //!
 //! ```text
 //! [ each register's value | which registers were written (or refused a write)
+//! | each lock taken by a step: its holder's token, its next token, whether it was released
 //! | each actor: where it is, what it read of each register
-//!   (and, with a compare-and-set: its conflicts this repetition, its retries, its give-ups) ]
+//!   (with a compare-and-set: its conflicts this repetition, its retries, its give-ups)
+//!   (with a lock: how often it queued, its lock and place in that queue, its flags
+//!    and which locks it took last, its token of each lock) ]
 //! ```
+//!
+//! Every word that names a member sits in that member's block (its place in a queue, its
+//! tokens, whether it took a lock last), so sorting the blocks is the whole canonical
+//! order under symmetry.
 //!
 //! `R + 1 + A·(1 + R)` words for `R` registers and `A` actors (the lost update of three
 //! clients: eight words; three more an actor where a write is a compare-and-set), where
@@ -41,18 +50,33 @@
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
-use crate::point::{Pace, Point, Step, Vars, eval_run};
+use crate::machine::lock::LockMode;
+use crate::point::{Pace, Pick, Point, Step, Vars, eval_run};
 use crate::run::state::Sim;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
 const MAX_REGISTERS: usize = 64;
 
+/// Most locks a flat state keeps (which ones an actor took last are one word's bits).
+const MAX_LOCKS: usize = 32;
+
 /// An actor's first word, beside its place (repetition × steps + step): it has run a step.
 const STARTED: u64 = 1 << 63;
-/// An actor's first word: a write of its repetition was applied (the job's outcome).
-const APPLIED: u64 = 1 << 62;
+/// Where an actor's first word keeps its job's outcome: none, [`APPLIED`], [`ACQUIRED`].
+const OUTCOME_SHIFT: u32 = 61;
+/// The outcome of a write applied.
+const APPLIED: u64 = 1;
+/// The outcome of a lock acquired.
+const ACQUIRED: u64 = 2;
 /// An actor's place in its first word.
-const PLACE: u64 = APPLIED - 1;
+const PLACE: u64 = (1 << OUTCOME_SHIFT) - 1;
+/// An actor's lock flags: it was handed a lock released at this instant (the job's
+/// `handed_at`).
+const HANDED: u64 = 1;
+/// An actor's lock flags: it has acquired a lock (its `lock_wait` is some).
+const WAITED: u64 = 2;
+/// An actor's lock flags: from this bit on, the locks it was the last to take.
+const LAST_TAKER: u32 = 8;
 
 /// One actor as the flat back end steps it.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +102,9 @@ pub(super) struct Flat<'p> {
     block: usize,
     /// Whether some write is a compare-and-set (an actor's three counts are kept).
     cas: bool,
+    /// Locks a step takes or releases (all of them then: each has three words, and each
+    /// actor its lock words and a token for each).
+    locks: usize,
     /// Per group and step: whether the reduction takes that step alone.
     alone: Vec<Vec<bool>>,
     reduce: bool,
@@ -125,7 +152,7 @@ impl<'p> Flat<'p> {
         {
             return Err("a register takes time to read or write, or is fenced");
         }
-        let mut cas = false;
+        let (mut cas, mut locked) = (false, false);
         for group in point.groups.iter().filter(|g| g.count > 0) {
             if !matches!(group.pace, Pace::Closed) {
                 return Err("a group does not run a closed loop");
@@ -134,14 +161,37 @@ impl<'p> Flat<'p> {
                 return Err("a group may crash");
             }
             if group.steps.is_empty()
-                || !group
-                    .steps
-                    .iter()
-                    .all(|step| matches!(step, Step::Read(_) | Step::Write { .. }))
+                || !group.steps.iter().all(|step| {
+                    matches!(
+                        step,
+                        Step::Read(_)
+                            | Step::Write { .. }
+                            | Step::Acquire {
+                                lock: Pick::One(_),
+                                timeout: None,
+                            }
+                            | Step::Release(Pick::One(_))
+                    )
+                })
             {
-                return Err("a step is other than a read or a write");
+                return Err(
+                    "a step is other than a read, a write, or an acquire (with no timeout) or \
+                     release of one named lock",
+                );
             }
             cas |= (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
+            locked |= (group.steps.iter())
+                .any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+        }
+        if locked {
+            if point.locks.len() > MAX_LOCKS {
+                return Err("it takes locks and has more than 32 of them");
+            }
+            if point.locks.iter().any(|lock| {
+                lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty()
+            }) {
+                return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
+            }
         }
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
@@ -161,13 +211,15 @@ impl<'p> Flat<'p> {
             });
         }
         let registers = point.registers.len();
-        let block = 1 + registers + if cas { 3 } else { 0 };
+        let locks = if locked { point.locks.len() } else { 0 };
+        let block = 1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
         Ok(Flat {
             point,
             registers,
-            width: registers + 1 + members.len() * block,
+            width: registers + 1 + 3 * locks + members.len() * block,
             block,
             cas,
+            locks,
             alone: (0..point.groups.len())
                 .map(|g| {
                     (0..point.groups[g].steps.len() as u32)
@@ -187,6 +239,10 @@ impl<'p> Flat<'p> {
         state.clear();
         state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
+        for _ in 0..self.locks {
+            // No record, the first token next, not released at this instant.
+            state.extend([0, 1, 0]);
+        }
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -303,7 +359,7 @@ impl<'p> Flat<'p> {
 
     /// Where actor `actor`'s words begin.
     fn base(&self, actor: usize) -> usize {
-        self.registers + 1 + actor * self.block
+        self.registers + 1 + 3 * self.locks + actor * self.block
     }
 
     /// The free events of `state`, as actors in the interpreter's order (its starts, of
@@ -313,12 +369,18 @@ impl<'p> Flat<'p> {
         let first = |a: usize| state[self.base(a)];
         free.extend(
             (0..self.members.len())
-                .filter(|&a| first(a) & STARTED == 0 && self.members[a].total > 0)
+                .filter(|&a| {
+                    first(a) & STARTED == 0 && self.members[a].total > 0 && !self.waits(state, a)
+                })
                 .map(|a| a as u32),
         );
         free.extend(
             (0..self.members.len())
-                .filter(|&a| first(a) & STARTED != 0 && first(a) & PLACE < self.members[a].total)
+                .filter(|&a| {
+                    first(a) & STARTED != 0
+                        && first(a) & PLACE < self.members[a].total
+                        && !self.waits(state, a)
+                })
                 .map(|a| a as u32),
         );
     }
@@ -330,9 +392,50 @@ impl<'p> Flat<'p> {
         self.reduce && self.alone[member.group as usize][step as usize]
     }
 
+    /// Whether actor `actor` waits for a lock (no event of its own is due).
+    fn waits(&self, state: &[u64], actor: usize) -> bool {
+        self.locks > 0 && state[self.lock_words(actor) + 1] != 0
+    }
+
+    /// Where actor `actor`'s lock words begin: how often it queued for a lock (its job's
+    /// `wait`), which lock it waits for and its place in that queue (`(lock + 1) << 32 |
+    /// place`, from 1; 0: none), its flags ([`HANDED`], [`WAITED`], [`LAST_TAKER`] on), and
+    /// its token of each lock (0: none).
+    fn lock_words(&self, actor: usize) -> usize {
+        self.base(actor) + 1 + self.registers + if self.cas { 3 } else { 0 }
+    }
+
+    /// Where lock `lock`'s words begin: its record's token (0: none), its next token, and
+    /// whether it was released at this instant.
+    fn lock_at(&self, lock: usize) -> usize {
+        self.registers + 1 + 3 * lock
+    }
+
+    /// Actor `actor` takes lock `lock` (free) in `to`, as the interpreter's `acquire` does.
+    fn take(&self, to: &mut [u64], actor: usize, lock: usize) {
+        let at = self.lock_at(lock);
+        let token = to[at + 1];
+        to[at] = token;
+        to[at + 1] = token + 1;
+        let handed = to[at + 2] != 0;
+        for other in 0..self.members.len() {
+            let flags = self.lock_words(other) + 2;
+            to[flags] &= !(1 << (LAST_TAKER + lock as u32));
+        }
+        let words = self.lock_words(actor);
+        to[words + 1] = 0;
+        to[words + 2] = (to[words + 2] & !HANDED)
+            | WAITED
+            | (1 << (LAST_TAKER + lock as u32))
+            | if handed { HANDED } else { 0 };
+        to[words + 3 + lock] = token;
+    }
+
     /// Actor `actor`'s next step run from `from` into `to` (of the same width), what it
     /// adds to the registers' counts (writes, lost updates, refusals) into `delta`
-    /// ([`Flat::counts`] words, zeroed first).
+    /// ([`Flat::counts`] words, zeroed first). `Err` where the interpreter would stop with
+    /// an error (a lock acquired twice, one released unheld) or a value is no finite
+    /// number: the interpreter takes the point over and says so.
     pub(super) fn step(
         &self,
         from: &[u64],
@@ -342,10 +445,11 @@ impl<'p> Flat<'p> {
     ) -> Result<(), NotFinite> {
         to.copy_from_slice(from);
         delta.fill(0);
-        let member = self.members[actor as usize];
-        let base = self.base(actor as usize);
+        let actor = actor as usize;
+        let member = self.members[actor];
+        let base = self.base(actor);
         let place = from[base] & PLACE;
-        let mut applied = from[base] & APPLIED != 0;
+        let mut outcome = (from[base] >> OUTCOME_SHIFT) & 3;
         let steps = u64::from(member.steps);
         let (repetition, step) = (place / steps, place % steps);
         let group = &self.point.groups[member.group as usize];
@@ -401,33 +505,93 @@ impl<'p> Flat<'p> {
                     } else {
                         // The same repetition again from its first step, what it read kept.
                         to[counts + 1] += 1;
-                        to[base] =
-                            STARTED | if applied { APPLIED } else { 0 } | (repetition * steps);
+                        to[base] = STARTED | outcome << OUTCOME_SHIFT | (repetition * steps);
                         return Ok(());
                     }
                 } else {
                     delta[3 * register] = 1;
                     delta[3 * register + 1] = u64::from(stale);
                     to[register] = new.to_bits();
-                    applied = true;
+                    outcome = APPLIED;
+                }
+            }
+            Step::Acquire {
+                lock: Pick::One(lock),
+                ..
+            } => {
+                let (lock, words) = (*lock as usize, self.lock_words(actor));
+                if from[words + 3 + lock] != 0 {
+                    // It holds it already: the interpreter's error.
+                    return Err(NotFinite);
+                }
+                let at = self.lock_at(lock);
+                if from[at] == 0 {
+                    self.take(to, actor, lock);
+                    outcome = ACQUIRED;
+                } else {
+                    // It queues, last, and waits at this step for the lock to be handed.
+                    let queued = (0..self.members.len())
+                        .filter(|&a| from[self.lock_words(a) + 1] >> 32 == lock as u64 + 1)
+                        .count() as u64;
+                    to[words] += 1;
+                    to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
+                    to[base] |= STARTED;
+                    return Ok(());
+                }
+            }
+            Step::Release(Pick::One(lock)) => {
+                let (lock, words) = (*lock as usize, self.lock_words(actor));
+                if from[words + 3 + lock] == 0 {
+                    // It does not hold it: the interpreter's error.
+                    return Err(NotFinite);
+                }
+                to[words + 3 + lock] = 0;
+                let at = self.lock_at(lock);
+                to[at] = 0;
+                to[at + 2] = 1;
+                // The longest waiter takes it and goes on past its acquire.
+                let waiter = (0..self.members.len())
+                    .find(|&a| to[self.lock_words(a) + 1] == (lock as u64 + 1) << 32 | 1);
+                if let Some(waiter) = waiter {
+                    for a in 0..self.members.len() {
+                        let waiting = self.lock_words(a) + 1;
+                        if to[waiting] >> 32 == lock as u64 + 1 {
+                            to[waiting] -= 1;
+                        }
+                    }
+                    self.take(to, waiter, lock);
+                    let first = self.base(waiter);
+                    let place = to[first] & PLACE;
+                    self.go_on(to, waiter, place + 1, ACQUIRED);
                 }
             }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
-        // A repetition's end: what it read was that repetition's (blanked whether another
-        // follows or the job is freed); a repetition that follows starts with no outcome
-        // and no conflict, where a freed job keeps its last ones, as the interpreter's does.
-        if next >= member.total || next.is_multiple_of(steps) {
+        self.go_on(to, actor, next, outcome);
+        Ok(())
+    }
+
+    /// Actor `actor` goes on to place `next` with its job's outcome `outcome`: at a
+    /// repetition's end what it read was that repetition's (blanked whether another follows
+    /// or the job is freed); a repetition that follows starts with no outcome and no
+    /// conflict, where a freed job keeps its last ones and gives back its tokens, as the
+    /// interpreter's does.
+    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, mut outcome: u64) {
+        let member = self.members[actor];
+        let base = self.base(actor);
+        if next >= member.total || next.is_multiple_of(u64::from(member.steps)) {
             to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
             if next < member.total {
-                applied = false;
+                outcome = 0;
                 if self.cas {
                     to[base + 1 + self.registers] = 0;
                 }
+            } else if self.locks > 0 {
+                let tokens = self.lock_words(actor) + 3;
+                to[tokens..tokens + self.locks].fill(0);
             }
         }
-        to[base] = STARTED | if applied { APPLIED } else { 0 } | next;
-        Ok(())
+        to[base] = STARTED | outcome << OUTCOME_SHIFT | next;
     }
 }

@@ -247,6 +247,11 @@ fn member_key(sim: &Sim<'_>, actor: u32, pending: u64) -> u64 {
     if let Some(reply) = tables.replies.get(actor as usize) {
         reply.to_bits().hash(&mut hasher);
     }
+    // Where it stands among each lock's waiters and whether it took the lock last: names
+    // of it that the lock keeps (two members alike but for these go on differently).
+    for (lock, last) in sim.locks.iter().zip(&sim.last_taker) {
+        (lock.waiter_place(|&(job, _)| job == actor), last.0 == actor).hash(&mut hasher);
+    }
     pending.hash(&mut hasher);
     hasher.finish()
 }

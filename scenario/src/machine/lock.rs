@@ -265,6 +265,12 @@ impl<W> Lock<W> {
         self.waiters.pop_front()
     }
 
+    /// Where the first waiter that `is` picks out stands in the queue (0: next), if it
+    /// waits: an explorer's symmetry orders members by it.
+    pub fn waiter_place(&self, is: impl Fn(&W) -> bool) -> Option<usize> {
+        self.waiters.iter().position(is)
+    }
+
     /// Times it was taken.
     pub fn acquisitions(&self) -> u64 {
         self.acquisitions
