@@ -131,8 +131,12 @@ pub(crate) fn over_executions(
             let (text, parts) = row(what, executions);
             let mut e = judge(claim, s.actual, None, s.expected, None, text);
             e.executions = Some(parts);
+            if holds == Holds::Eventually && s.actual.is_none() {
+                // A watch with no instant: its condition held nowhere along the execution.
+                e.reason = Some("the watch's condition never held along this execution");
+            }
             e.excess = match holds {
-                Holds::Always | Holds::Sometimes => e.excess,
+                Holds::Always | Holds::Sometimes | Holds::Eventually => e.excess,
                 // Never: an outcome that meets the test is the failure.
                 Holds::Never if e.excess <= 0.0 => 1.0,
                 Holds::Never => -1.0,
@@ -162,7 +166,9 @@ pub(crate) fn over_executions(
     };
     let (worst, decides) = pick.unwrap_or_else(|| (no_point(claim), None));
     let shown = match (holds, worst.excess <= 0.0) {
-        (Holds::Always, false) | (Holds::Sometimes, true) | (Holds::Never, false) => decides,
+        (Holds::Always | Holds::Eventually, false)
+        | (Holds::Sometimes, true)
+        | (Holds::Never, false) => decides,
         _ => None,
     };
     (verdict(config, claim, worst), shown)

@@ -37,6 +37,8 @@ impl Point {
             groups: Vec::new(),
             actors: 0,
             lock_names: Vec::new(),
+            watches: Vec::new(),
+            watch_counts: false,
         };
         for (index, resource) in spec.resources.iter().enumerate() {
             point.resource(
@@ -99,6 +101,7 @@ impl Point {
             }
         }
         mark_inline_first_branches(&mut point);
+        point.lower_watches(spec, &evaluator)?;
         point.params = numbers;
         point.actors = actors as u32;
         Ok(point)
@@ -267,5 +270,39 @@ fn mark_inline_first_branches(point: &mut Point) {
                 *inline_first = lone;
             }
         }
+    }
+}
+
+impl Point {
+    /// Each `[[watch]]` at this point: its bounds computed.
+    fn lower_watches(&mut self, spec: &Spec, evaluator: &Evaluator<'_>) -> Result<(), ParamError> {
+        use crate::point::{Watch, WatchTest};
+        use crate::syntax::watch::{Condition, Relation};
+        let test = |condition: &Condition, metric, at: &str| -> Result<WatchTest, ParamError> {
+            let key = match condition.relation {
+                Relation::Equal => "expect",
+                Relation::AtLeast => "at_least",
+                Relation::AtMost => "at_most",
+            };
+            Ok(WatchTest {
+                metric,
+                relation: condition.relation,
+                bound: evaluator.number(&condition.bound, &[at, key])?,
+            })
+        };
+        for (index, (watch, (when, then))) in spec.watches.iter().zip(&spec.watched).enumerate() {
+            let at = format!("watch[{index}]");
+            let leads_to = match (&watch.leads_to, then) {
+                (Some(condition), Some(metric)) => {
+                    Some(test(condition, *metric, &format!("{at}.leads_to"))?)
+                }
+                _ => None,
+            };
+            let when = test(&watch.when, *when, &at)?;
+            self.watch_counts |=
+                when.metric.register_count() || leads_to.is_some_and(|t| t.metric.register_count());
+            self.watches.push(Watch { when, leads_to });
+        }
+        Ok(())
     }
 }

@@ -374,10 +374,12 @@ pub(crate) struct Sim<'p> {
     /// Whether any `parallel` of the point is tied: only then does a branch's service
     /// start look for its siblings to cancel.
     pub tied: bool,
+    /// What the run has seen of each `[[watch]]` (`run::watch`).
+    pub watched: Vec<crate::run::watch::Watched>,
 }
 
 sim_core::clone_in_place!(Sim<'p> {
-    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls, job_rows, tied
+    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls, job_rows, tied, watched
 });
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,

@@ -566,6 +566,14 @@ pub(crate) struct Spec {
     pub params: Vec<Param>,
     pub resources: Vec<Resource>,
     pub groups: Vec<Group>,
+    /// The `[[watch]]` tables.
+    pub watches: Vec<crate::syntax::watch::Watch>,
+    /// Each watch's metrics resolved: its condition's and its `leads_to`'s (set once the
+    /// columns are known, [`crate::syntax::metrics::MetricColumns::of`]).
+    pub watched: Vec<(
+        crate::syntax::metrics::Metric,
+        Option<crate::syntax::metrics::Metric>,
+    )>,
 }
 
 /// The tie rule every scenario has, first among its parameters.
