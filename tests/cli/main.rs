@@ -35,3 +35,4 @@ mod site_params;
 mod structure;
 mod symmetry;
 mod traces;
+mod watches;
