@@ -454,3 +454,31 @@ steps = [{ acquire = "L" }, { release = "L" }]
         assert!(line > 7, "{extra}: {out}");
     }
 }
+
+/// A group whose one step is a request is served directly in a run (its counts settled
+/// after the run): a watch reads them as each event leaves them all the same. Requests
+/// every 10 ms from 0, each served 4 ms: the third is done at 20 + 4 = 24 ms.
+#[test]
+fn a_directly_served_group_is_watched_as_it_goes() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "S"
+kind = "server"
+service_ms = 4
+[[actor]]
+name = "client"
+every_ms = 10
+repeat = 5
+steps = [{ request = "S" }]
+[[watch]]
+name = "third_ms"
+metric = "client.completed"
+at_least = 3
+[[claim]]
+metric = "third_ms"
+expect = 24
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = check_config(dir.path(), "direct.toml", text);
+    assert_eq!(code, Some(0), "{out}");
+}
