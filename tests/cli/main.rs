@@ -27,6 +27,7 @@ mod models;
 mod outputs;
 mod reliability;
 mod scenarios;
+mod scheduler_paths;
 mod schedulers;
 mod shards;
 mod site;
