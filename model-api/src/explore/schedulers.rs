@@ -225,7 +225,7 @@ impl Schedulers {
         in_set: &dyn Fn(usize) -> bool,
         least: bool,
         into: &dyn Fn(usize) -> bool,
-    ) -> Option<(Vec<(u32, u32, u32)>, f64)> {
+    ) -> Option<(Vec<Step>, f64)> {
         /// Two worths that differ by less are one (the same sums, added in one order).
         const SAME: f64 = 1e-12;
         let entries = self.entries();
@@ -298,6 +298,10 @@ impl Schedulers {
             + 4 * self.outcome.len()
     }
 }
+
+/// One step of an execution over the schedulers' graph: an entry, its action's place among
+/// the entry's, and the branch's place among the action's.
+pub type Step = (u32, u32, u32);
 
 /// The least index below `n` that `holds` (which, once it holds, holds for every greater
 /// index) holds for, by binary search; the last when none does. `None` when `n` is 0.
