@@ -279,11 +279,13 @@ impl ScenarioDef {
     pub(crate) fn new(input: &ComposeInput) -> Result<ScenarioDef, ComposeError> {
         let params = read::read_params(&input.params)?;
         let mut spec = sections::read(&input.sections, params)?;
+        let mut columns = MetricColumns::of(&spec)?;
+        columns.watches(&spec)?;
         let MetricColumns {
             specs: metrics,
             fill,
             resolved,
-        } = MetricColumns::of(&spec)?;
+        } = columns;
         spec.watched = resolved;
         let mut params = Vec::new();
         let mut defaults = Vec::new();
@@ -411,7 +413,7 @@ impl ModelDef for ScenarioDef {
         &self.watches
     }
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
-        let point = Point::new(&self.spec, values)?;
+        let point = Point::new(&self.spec, &self.fill, values)?;
         Ok(Box::new(Prepared {
             point: Arc::new(point),
             fill: Arc::clone(&self.fill),

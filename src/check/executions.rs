@@ -155,9 +155,21 @@ pub(crate) fn over_executions(
             evals.push((e, None));
         }
     }
+    let (worst, shown) = decide(claim, holds, evals);
+    (verdict(config, claim, worst), shown)
+}
+
+/// The evaluation that decides a claim over executions (the best outcome for a
+/// `sometimes`, else the worst), and the outcome shown for it: a failing `always`'s or
+/// `eventually`'s counterexample, a passing `sometimes`' witness, a failing `never`'s.
+fn decide(
+    claim: &Claim,
+    holds: crate::config::Holds,
+    evals: Vec<(Eval, Option<(usize, usize)>)>,
+) -> (Eval, Option<(usize, usize)>) {
+    use crate::config::Holds;
     let pick = match holds {
-        // Sometimes: the best outcome decides; the others the worst.
-        crate::config::Holds::Sometimes if claim.stat.is_none() => evals
+        Holds::Sometimes if claim.stat.is_none() => evals
             .into_iter()
             .min_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
         _ => evals
@@ -171,7 +183,7 @@ pub(crate) fn over_executions(
         | (Holds::Never, false) => decides,
         _ => None,
     };
-    (verdict(config, claim, worst), shown)
+    (worst, shown)
 }
 
 /// How much a bound fails a claim by: it fails (a bound proves nothing), but by less than

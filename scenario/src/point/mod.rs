@@ -431,7 +431,7 @@ pub(crate) struct Watch {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WatchTest {
     pub metric: crate::syntax::metrics::Metric,
-    pub relation: crate::syntax::watch::Relation,
+    pub relation: crate::syntax::spec::Relation,
     pub bound: f64,
 }
 

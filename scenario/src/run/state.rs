@@ -375,7 +375,19 @@ pub(crate) struct Sim<'p> {
     /// start look for its siblings to cancel.
     pub tied: bool,
     /// What the run has seen of each `[[watch]]` (`run::watch`).
-    pub watched: Vec<crate::run::watch::Watched>,
+    pub watched: Vec<Watched>,
+}
+
+/// What a run has seen of one watch so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Watched {
+    /// The first instant its condition held (a watch without `leads_to`).
+    pub first: Option<Nanos>,
+    /// With `leads_to`: its condition held at an instant not yet followed by one where
+    /// `leads_to` held.
+    pub waiting: bool,
+    /// With `leads_to`: the last instant a wait ended (0: none ever waited).
+    pub answered: Nanos,
 }
 
 sim_core::clone_in_place!(Sim<'p> {

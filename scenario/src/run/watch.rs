@@ -9,18 +9,6 @@ use sim_core::{EventQueue, Handler, Nanos, SimError, ns_to_ms};
 use crate::point::WatchTest;
 use crate::run::state::{Event, Sim};
 
-/// What a run has seen of one watch so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Watched {
-    /// The first instant its condition held (a watch without `leads_to`).
-    pub first: Option<Nanos>,
-    /// With `leads_to`: its condition held at an instant not yet followed by one where
-    /// `leads_to` held.
-    pub waiting: bool,
-    /// With `leads_to`: the last instant a wait ended (0: none ever waited).
-    pub answered: Nanos,
-}
-
 impl Sim<'_> {
     /// Each watch looked at, at `now` (after an event, or before the first).
     pub(crate) fn watch(&mut self, now: Nanos) {

@@ -4,7 +4,6 @@
 
 use coordsim_model::{ColumnSpec, ColumnType, ComposeError, PathPart, columns, intern};
 
-use crate::syntax::read::{at, at_index};
 use crate::syntax::spec::{Number, ResourceKind, Spec, Step};
 
 use ColumnType::{Count, Flag, Float};
@@ -106,36 +105,6 @@ pub(crate) enum Metric {
     Watch(u16),
 }
 
-impl Metric {
-    /// Whether a watch may read it at any instant of a run: a count, a flag or a value the
-    /// run keeps as it goes, not a statistic of samples (a mean, a percentile, a longest
-    /// wait) nor a span to the run's end, which only the end gives.
-    pub(crate) fn watchable(self) -> bool {
-        !matches!(
-            self,
-            Metric::LockMeanWait(_)
-                | Metric::LockP95Wait(_)
-                | Metric::LockMaxWait(_)
-                | Metric::LockHeld(_)
-                | Metric::ServerWait(..)
-                | Metric::ServerBusy(_)
-                | Metric::GroupResponse(..)
-                | Metric::MeanResponse
-                | Metric::MaxResponse
-                | Metric::Watch(_)
-        )
-    }
-
-    /// Whether it is a register's count, which an exploration carries on its transitions,
-    /// not in its states (`Sim::counts`).
-    pub(crate) fn register_count(self) -> bool {
-        matches!(
-            self,
-            Metric::RegWrites(_) | Metric::RegLost(_) | Metric::RegRejected(_)
-        )
-    }
-}
-
 /// How many [`WaitStat`]s there are: a run keeps each server's, once computed.
 pub(crate) const WAIT_STATS: usize = 6;
 
@@ -167,8 +136,9 @@ pub(crate) struct MetricColumns {
     pub specs: Vec<ColumnSpec>,
     /// What fills each column, in the same order.
     pub fill: Vec<Metric>,
-    /// Each `[[watch]]`'s metrics: its condition's and its `leads_to`'s.
-    pub resolved: Vec<(Metric, Option<Metric>)>,
+    /// Each `[[watch]]`'s metrics, as places among the columns: its condition's and its
+    /// `leads_to`'s (`syntax::watch`).
+    pub resolved: Vec<(usize, Option<usize>)>,
 }
 
 impl MetricColumns {
@@ -285,83 +255,10 @@ impl MetricColumns {
             }
         }
         columns.overall()?;
-        columns.watches(spec)?;
         Ok(columns)
     }
 
-    /// Each `[[watch]]`'s column, after every other (its metrics resolved among them).
-    fn watches(&mut self, spec: &Spec) -> Result<(), ComposeError> {
-        let others = self.specs.len();
-        for (index, watch) in spec.watches.iter().enumerate() {
-            let when = self.watched(&watch.when, others)?;
-            let mut then_metric = None;
-            let meaning = match &watch.leads_to {
-                None => format!(
-                    "the first instant `{}` held, ms (empty: it never held)",
-                    watch.when.metric
-                ),
-                Some(then) => {
-                    then_metric = Some(self.watched(then, others)?);
-                    format!(
-                        "the last instant a wait of `{}` for `{}` ended, ms (0: none waited; empty: one still waits at the end)",
-                        watch.when.metric, then.metric
-                    )
-                }
-            };
-            if self.specs[..others].iter().any(|c| c.name == watch.name) {
-                return Err(ComposeError::new(
-                    at(
-                        &at_index(&vec![PathPart::Key("watch".into())], index),
-                        "name",
-                    ),
-                    format!(
-                        "`{}` is a metric of this scenario already: name the watch otherwise (`{}_at_ms`)",
-                        watch.name, watch.name
-                    ),
-                ));
-            }
-            self.resolved.push((when, then_metric));
-            self.column(
-                watch.name.clone(),
-                meaning,
-                Float,
-                Metric::Watch(index as u16),
-            )?;
-        }
-        Ok(())
-    }
-
-    /// The metric a watch's condition reads, among the first `others` columns.
-    pub(crate) fn watched(
-        &self,
-        condition: &crate::syntax::watch::Condition,
-        others: usize,
-    ) -> Result<Metric, ComposeError> {
-        let names: Vec<&str> = self.specs[..others].iter().map(|c| c.name).collect();
-        let Some(at_column) = names.iter().position(|n| *n == condition.metric) else {
-            return Err(ComposeError::new(
-                at(&condition.path, "metric"),
-                format!(
-                    "`{}` is not a metric of this scenario{}; a watch reads one of its counts or values (`completed`, a group's `G.completed`, a lock's `L.left`, …)",
-                    condition.metric,
-                    coordsim_model::suggest::did_you_mean(&condition.metric, &names)
-                ),
-            ));
-        };
-        let metric = self.fill[at_column];
-        if !metric.watchable() {
-            return Err(ComposeError::new(
-                at(&condition.path, "metric"),
-                format!(
-                    "`{}` is a statistic of samples or a span to the run's end, known only at the end: a watch reads a count, a flag or a value at each instant (a lock's `L.acquisitions`, `completed`, a register's `R.value`, …)",
-                    condition.metric
-                ),
-            ));
-        }
-        Ok(metric)
-    }
-
-    fn column(
+    pub(crate) fn column(
         &mut self,
         column_name: String,
         meaning: String,

@@ -5,8 +5,9 @@
 
 use coordsim_model::{ComposeError, PathPart, Value};
 
+use crate::syntax::metrics::{Metric, MetricColumns};
 use crate::syntax::read::{Path, Reader, at, at_index, check_new_name, fail, get, string, table};
-use crate::syntax::spec::{Number, Scope};
+use crate::syntax::spec::{Relation, Scope, Spec, Watch, WatchCondition};
 
 /// Most `[[watch]]` tables of a scenario: each is looked at after every event.
 pub(crate) const MAX_WATCHES: usize = 16;
@@ -16,51 +17,6 @@ const KEYS: &[&str] = &[
     "name", "metric", "expect", "at_least", "at_most", "leads_to",
 ];
 const CONDITION_KEYS: &[&str] = &["metric", "expect", "at_least", "at_most"];
-
-/// How a watch compares a metric with its bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Relation {
-    /// `expect`: equal (within 1e-9, as a claim's default tolerance).
-    Equal,
-    /// `at_least`: ≥.
-    AtLeast,
-    /// `at_most`: ≤.
-    AtMost,
-}
-
-impl Relation {
-    /// Whether `value` meets the relation with `bound`.
-    pub(crate) fn holds(self, value: f64, bound: f64) -> bool {
-        match self {
-            Relation::Equal => (value - bound).abs() <= 1e-9,
-            Relation::AtLeast => value >= bound,
-            Relation::AtMost => value <= bound,
-        }
-    }
-}
-
-/// A condition on one metric at an instant: `metric`, a relation and its bound (a number
-/// or an expression over the parameters).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Condition {
-    /// The metric's column name, as written (resolved against the columns later).
-    pub metric: String,
-    pub relation: Relation,
-    pub bound: Number,
-    /// Where it is written (`watch[0]`, `watch[0].leads_to`), for errors.
-    pub path: Path,
-}
-
-/// One `[[watch]]`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Watch {
-    /// Its metric column's name.
-    pub name: String,
-    /// When it holds.
-    pub when: Condition,
-    /// `leads_to`: what must hold at or after each instant `when` holds.
-    pub leads_to: Option<Condition>,
-}
 
 /// The `[[watch]]` tables, their names new (not a parameter's, a resource's or a group's).
 pub(crate) fn read_watches(
@@ -108,7 +64,7 @@ fn condition(
     reader: &Reader<'_>,
     path: &Path,
     entries: &[(String, Value)],
-) -> Result<Condition, ComposeError> {
+) -> Result<WatchCondition, ComposeError> {
     let Some(metric) = get(entries, "metric") else {
         return fail(
             path.clone(),
@@ -140,10 +96,110 @@ fn condition(
         }
     };
     let bound = reader.num(at(path, key), value, Scope::Params, &[])?;
-    Ok(Condition {
+    Ok(WatchCondition {
         metric,
         relation,
         bound,
         path: path.clone(),
     })
+}
+
+impl Metric {
+    /// Whether a watch may read it at any instant of a run: a count, a flag or a value the
+    /// run keeps as it goes, not a statistic of samples (a mean, a percentile, a longest
+    /// wait) nor a span to the run's end, which only the end gives.
+    pub(crate) fn watchable(self) -> bool {
+        !matches!(
+            self,
+            Metric::LockMeanWait(_)
+                | Metric::LockP95Wait(_)
+                | Metric::LockMaxWait(_)
+                | Metric::LockHeld(_)
+                | Metric::ServerWait(..)
+                | Metric::ServerBusy(_)
+                | Metric::GroupResponse(..)
+                | Metric::MeanResponse
+                | Metric::MaxResponse
+                | Metric::Watch(_)
+        )
+    }
+
+    /// Whether it is a register's count, which an exploration carries on its transitions,
+    /// not in its states (`Sim::counts`).
+    pub(crate) fn register_count(self) -> bool {
+        matches!(
+            self,
+            Metric::RegWrites(_) | Metric::RegLost(_) | Metric::RegRejected(_)
+        )
+    }
+}
+
+impl MetricColumns {
+    /// Each `[[watch]]`'s column, after every other (its metrics resolved among them).
+    pub(crate) fn watches(&mut self, spec: &Spec) -> Result<(), ComposeError> {
+        let others = self.specs.len();
+        for (index, watch) in spec.watches.iter().enumerate() {
+            let when = self.watched(&watch.when, others)?;
+            let mut then_metric = None;
+            let meaning = match &watch.leads_to {
+                None => format!(
+                    "the first instant `{}` held, ms (empty: it never held)",
+                    watch.when.metric
+                ),
+                Some(then) => {
+                    then_metric = Some(self.watched(then, others)?);
+                    format!(
+                        "the last instant a wait of `{}` for `{}` ended, ms (0: none waited; empty: one still waits at the end)",
+                        watch.when.metric, then.metric
+                    )
+                }
+            };
+            if self.specs[..others].iter().any(|c| c.name == watch.name) {
+                return Err(ComposeError::new(
+                    at(
+                        &at_index(&vec![PathPart::Key("watch".into())], index),
+                        "name",
+                    ),
+                    format!(
+                        "`{}` is a metric of this scenario already: name the watch otherwise (`{}_at_ms`)",
+                        watch.name, watch.name
+                    ),
+                ));
+            }
+            self.resolved.push((when, then_metric));
+            self.column(
+                watch.name.clone(),
+                meaning,
+                coordsim_model::ColumnType::Float,
+                Metric::Watch(index as u16),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The metric a watch's condition reads, among the first `others` columns.
+    fn watched(&self, condition: &WatchCondition, others: usize) -> Result<usize, ComposeError> {
+        let names: Vec<&str> = self.specs[..others].iter().map(|c| c.name).collect();
+        let Some(at_column) = names.iter().position(|n| *n == condition.metric) else {
+            return Err(ComposeError::new(
+                at(&condition.path, "metric"),
+                format!(
+                    "`{}` is not a metric of this scenario{}; a watch reads one of its counts or values (`completed`, a group's `G.completed`, a lock's `L.left`, …)",
+                    condition.metric,
+                    coordsim_model::suggest::did_you_mean(&condition.metric, &names)
+                ),
+            ));
+        };
+        let metric = self.fill[at_column];
+        if !metric.watchable() {
+            return Err(ComposeError::new(
+                at(&condition.path, "metric"),
+                format!(
+                    "`{}` is a statistic of samples or a span to the run's end, known only at the end: a watch reads a count, a flag or a value at each instant (a lock's `L.acquisitions`, `completed`, a register's `R.value`, …)",
+                    condition.metric
+                ),
+            ));
+        }
+        Ok(at_column)
+    }
 }
