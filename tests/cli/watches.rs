@@ -482,3 +482,35 @@ expect = 24
     let (code, out) = check_config(dir.path(), "direct.toml", text);
     assert_eq!(code, Some(0), "{out}");
 }
+
+/// "Within 20 ms of the first": a difference of two watches, as a derived metric and as a
+/// claim's expectation, over every execution (the last client is done 30 − 10 = 20 ms
+/// after the first, whatever the order).
+#[test]
+fn a_difference_of_two_watches_over_executions() {
+    let claims = r#"
+[[metric]]
+name = "spread_ms"
+expr = "all_done_ms - first_done_ms"
+[[claim]]
+over = "executions"
+metric = "spread_ms"
+expect = 20
+[[claim]]
+over = "executions"
+metric = "all_done_ms"
+at_most = "first_done_ms + 20"
+[[claim]]
+over = "executions"
+metric = "all_done_ms"
+at_most = "first_done_ms + 19"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = check_config(dir.path(), "spread.toml", &format!("{THREE}{claims}"));
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(out.matches("PASS").count(), 2, "{out}");
+    assert!(
+        out.contains("all_done_ms = 30 (always: at most first_done_ms + 19 = 29)"),
+        "{out}"
+    );
+}
