@@ -81,6 +81,10 @@ pub trait ModelDef: Send + Sync {
     fn param_meaning(&self, key: &str, language: &str) -> Option<&'static str>;
     /// The per-request samples it can give charts.
     fn distributions(&self) -> &[Distribution];
+    /// The metrics that are watches: each the instant a condition held along the run (a
+    /// composed scenario's `[[watch]]`es), which `holds = "eventually"` claims read. No
+    /// default: a model that wraps another passes them on.
+    fn watches(&self) -> &[&'static str];
     /// Types and validates values given in [`ModelDef::params`] order, once.
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError>;
 }
@@ -157,6 +161,9 @@ impl<M: Model> ModelDef for Registered<M> {
     }
     fn distributions(&self) -> &'static [Distribution] {
         self.0.distributions()
+    }
+    fn watches(&self) -> &[&'static str] {
+        &[]
     }
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
         let params = Valid::check(&*self.0, M::Params::from_values(values)?)?;

@@ -18,7 +18,7 @@ impl Composer for Scenario {
         SUMMARY
     }
     fn sections(&self) -> &'static [&'static str] {
-        &["resource", "actor"]
+        &["resource", "actor", "watch"]
     }
     fn guide(&self) -> &'static str {
         "docs/scenarios.md"

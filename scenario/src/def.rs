@@ -270,17 +270,23 @@ pub(crate) struct ScenarioDef {
     metrics: Vec<ColumnSpec>,
     fill: Arc<Vec<Metric>>,
     distributions: Vec<Distribution>,
+    /// The `[[watch]]`es' metric names.
+    watches: Vec<&'static str>,
 }
 
 impl ScenarioDef {
     /// The scenario the config's sections and parameters describe.
     pub(crate) fn new(input: &ComposeInput) -> Result<ScenarioDef, ComposeError> {
         let params = read::read_params(&input.params)?;
-        let spec = sections::read(&input.sections, params)?;
+        let mut spec = sections::read(&input.sections, params)?;
+        let mut columns = MetricColumns::of(&spec)?;
+        columns.watches(&spec)?;
         let MetricColumns {
             specs: metrics,
             fill,
-        } = MetricColumns::of(&spec)?;
+            resolved,
+        } = columns;
+        spec.watched = resolved;
         let mut params = Vec::new();
         let mut defaults = Vec::new();
         for param in &spec.params {
@@ -319,7 +325,11 @@ impl ScenarioDef {
                 ))?,
             });
         }
+        let watches = (spec.watches.iter())
+            .map(|w| name(&w.name))
+            .collect::<Result<_, _>>()?;
         Ok(ScenarioDef {
+            watches,
             spec: Arc::new(spec),
             params,
             defaults,
@@ -399,8 +409,11 @@ impl ModelDef for ScenarioDef {
     fn distributions(&self) -> &[Distribution] {
         &self.distributions
     }
+    fn watches(&self) -> &[&'static str] {
+        &self.watches
+    }
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
-        let point = Point::new(&self.spec, values)?;
+        let point = Point::new(&self.spec, &self.fill, values)?;
         Ok(Box::new(Prepared {
             point: Arc::new(point),
             fill: Arc::clone(&self.fill),

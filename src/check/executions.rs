@@ -131,8 +131,12 @@ pub(crate) fn over_executions(
             let (text, parts) = row(what, executions);
             let mut e = judge(claim, s.actual, None, s.expected, None, text);
             e.executions = Some(parts);
+            if holds == Holds::Eventually && s.actual.is_none() {
+                // A watch with no instant: its condition held nowhere along the execution.
+                e.reason = Some("the watch's condition never held along this execution");
+            }
             e.excess = match holds {
-                Holds::Always | Holds::Sometimes => e.excess,
+                Holds::Always | Holds::Sometimes | Holds::Eventually => e.excess,
                 // Never: an outcome that meets the test is the failure.
                 Holds::Never if e.excess <= 0.0 => 1.0,
                 Holds::Never => -1.0,
@@ -151,9 +155,21 @@ pub(crate) fn over_executions(
             evals.push((e, None));
         }
     }
+    let (worst, shown) = decide(claim, holds, evals);
+    (verdict(config, claim, worst), shown)
+}
+
+/// The evaluation that decides a claim over executions (the best outcome for a
+/// `sometimes`, else the worst), and the outcome shown for it: a failing `always`'s or
+/// `eventually`'s counterexample, a passing `sometimes`' witness, a failing `never`'s.
+fn decide(
+    claim: &Claim,
+    holds: crate::config::Holds,
+    evals: Vec<(Eval, Option<(usize, usize)>)>,
+) -> (Eval, Option<(usize, usize)>) {
+    use crate::config::Holds;
     let pick = match holds {
-        // Sometimes: the best outcome decides; the others the worst.
-        crate::config::Holds::Sometimes if claim.stat.is_none() => evals
+        Holds::Sometimes if claim.stat.is_none() => evals
             .into_iter()
             .min_by(|a, b| a.0.excess.total_cmp(&b.0.excess)),
         _ => evals
@@ -162,10 +178,12 @@ pub(crate) fn over_executions(
     };
     let (worst, decides) = pick.unwrap_or_else(|| (no_point(claim), None));
     let shown = match (holds, worst.excess <= 0.0) {
-        (Holds::Always, false) | (Holds::Sometimes, true) | (Holds::Never, false) => decides,
+        (Holds::Always | Holds::Eventually, false)
+        | (Holds::Sometimes, true)
+        | (Holds::Never, false) => decides,
         _ => None,
     };
-    (verdict(config, claim, worst), shown)
+    (worst, shown)
 }
 
 /// How much a bound fails a claim by: it fails (a bound proves nothing), but by less than

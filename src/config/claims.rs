@@ -38,6 +38,9 @@ pub(crate) enum Holds {
     Sometimes,
     /// In none.
     Never,
+    /// In every execution, a `[[watch]]`'s condition held at some instant (its metric has
+    /// a value at the end), and that instant meets the test if one is given.
+    Eventually,
 }
 
 impl Holds {
@@ -47,6 +50,7 @@ impl Holds {
             Holds::Always => "always",
             Holds::Sometimes => "sometimes",
             Holds::Never => "never",
+            Holds::Eventually => "eventually",
         }
     }
 }
@@ -366,10 +370,11 @@ impl Loader<'_> {
                 "always" => (Holds::Always, v),
                 "sometimes" => (Holds::Sometimes, v),
                 "never" => (Holds::Never, v),
+                "eventually" => (Holds::Eventually, v),
                 other => {
                     return Err(self.err(
                         &v.span(),
-                        format!("`holds` is `always`, `sometimes` or `never`, not `{other}`"),
+                        format!("`holds` is `always`, `sometimes`, `never` or `eventually` (a [[watch]] held in every execution), not `{other}`"),
                     ));
                 }
             }),
@@ -482,8 +487,23 @@ impl Loader<'_> {
                 .into_iter()
                 .filter_map(|k| field(k).map(|v| (k, v)))
                 .collect();
+        let eventually = field("holds").is_some_and(|h| h.get_ref().as_str() == Some("eventually"));
+        if eventually && !plan.model.watches().contains(&metric.as_str()) {
+            let watches = plan.model.watches();
+            let hint = if watches.is_empty() {
+                "this config declares none".to_string()
+            } else {
+                format!("this config's: {}", watches.join(", "))
+            };
+            return Err(self.err(
+                &field("metric").map_or(span.clone(), |m| m.span()),
+                format!("`holds = \"eventually\"` reads a [[watch]] (the instant its condition first held): `{metric}` is not one ({hint}); declare `[[watch]] name = \"…\", metric = \"{metric}\", at_least = …` and claim its name"),
+            ));
+        }
         let (relation, expect_value) = match given.as_slice() {
             [one] => *one,
+            // `eventually` alone: the watch has an instant, any (an instant is ≥ 0 ms).
+            [] if eventually => return Ok(("at_least", Expect::Number(0.0))),
             [] => {
                 return Err(self.err(
                     &span,

@@ -256,6 +256,9 @@ impl ModelDef for Derived {
     fn distributions(&self) -> &[Distribution] {
         self.inner.distributions()
     }
+    fn watches(&self) -> &[&'static str] {
+        self.inner.watches()
+    }
     fn prepare(&self, values: &[Value]) -> Result<Box<dyn PreparedRun>, ParamError> {
         Ok(Box::new(DerivedRun {
             inner: self.inner.prepare(values)?,

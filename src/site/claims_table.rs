@@ -358,6 +358,7 @@ fn expected_in_parts(v: &Verdict, claim: &crate::config::Claim, lc: Words<'_>) -
         (Some(Holds::Always), None) => say(lc, "always: {test}"),
         (Some(Holds::Sometimes), None) => say(lc, "sometimes: {test}"),
         (Some(Holds::Never), None) => say(lc, "never: {test}"),
+        (Some(Holds::Eventually), None) => say(lc, "eventually: {test}"),
         _ => return said,
     };
     holds.replace("{test}", &said)

@@ -183,6 +183,11 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "bazı yürütmelerde: {test}",
     ),
     ("holds_never", "never: {test}", "hiçbir yürütmede: {test}"),
+    (
+        "holds_eventually",
+        "eventually: {test}",
+        "her yürütmede er geç: {test}",
+    ),
     ("expected_value", "expected {value}", "{value}"),
     (
         "probability_of_test",

@@ -208,6 +208,80 @@ impl Schedulers {
         }
     }
 
+    /// The most likely execution under a scheduler that attains the least (`least`) or the
+    /// greatest probability of `in_set` ([`Schedulers::extreme`]), among those ending with
+    /// an outcome `into` holds for: each step as (entry, its action's place among the
+    /// entry's, the branch's place among the action's), and the execution's probability
+    /// (the product of its branches'). `None` when no such execution has a probability
+    /// above 0 under any such scheduler.
+    ///
+    /// A scheduler attains the extreme exactly when it takes, at every entry an execution
+    /// may reach, an action whose worth is the entry's ([`Schedulers::worth_into`]: the
+    /// pass is backward induction); any of several such actions will do. So one pass back
+    /// over the graph gives, per entry, the most likely way to an end `into` holds for
+    /// through such actions alone, and the walk from the start follows it.
+    pub fn extreme_path(
+        &self,
+        in_set: &dyn Fn(usize) -> bool,
+        least: bool,
+        into: &dyn Fn(usize) -> bool,
+    ) -> Option<(Vec<Step>, f64)> {
+        /// Two worths that differ by less are one (the same sums, added in one order).
+        const SAME: f64 = 1e-12;
+        let entries = self.entries();
+        let mut worth = vec![0.0f64; entries];
+        self.worth_into(&|k| f64::from(u8::from(in_set(k))), least, &mut worth);
+        // Per entry: the most likely way's probability, and its (action, branch).
+        let mut likely = vec![0.0f64; entries];
+        let mut way = vec![(u32::MAX, u32::MAX); entries];
+        for entry in (0..entries).rev() {
+            let outcome = self.outcome[entry];
+            if outcome != Self::GOES_ON {
+                likely[entry] = f64::from(u8::from(into(outcome as usize)));
+                continue;
+            }
+            let first = self.entry_actions[entry] as usize;
+            for action in first..self.entry_actions[entry + 1] as usize {
+                if (self.action_worth(action, &worth) - worth[entry]).abs() > SAME {
+                    continue;
+                }
+                let branches = self.action_branches[action] as usize;
+                for branch in branches..self.action_branches[action + 1] as usize {
+                    let p = self.probability[branch] * likely[self.to[branch] as usize];
+                    if p > likely[entry] {
+                        likely[entry] = p;
+                        way[entry] = ((action - first) as u32, (branch - branches) as u32);
+                    }
+                }
+            }
+        }
+        if likely.first().is_none_or(|p| *p <= 0.0) {
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut entry = 0usize;
+        while self.outcome[entry] == Self::GOES_ON {
+            let (action, branch) = way[entry];
+            path.push((entry as u32, action, branch));
+            let at = self.action_branches[self.entry_actions[entry] as usize + action as usize];
+            entry = self.to[(at + branch) as usize] as usize;
+        }
+        Some((path, likely[0]))
+    }
+
+    /// The probability of `branch` (its place among its action's) of action `action` (its
+    /// place among entry `entry`'s), and the entry it goes to.
+    pub fn branch(&self, entry: u32, action: u32, branch: u32) -> (f64, u32) {
+        let at =
+            self.action_branches[(self.entry_actions[entry as usize] + action) as usize] + branch;
+        (self.probability[at as usize], self.to[at as usize])
+    }
+
+    /// Entry `entry`'s outcome ([`Schedulers::GOES_ON`]: none, it goes on).
+    pub fn outcome_of(&self, entry: u32) -> u32 {
+        self.outcome[entry as usize]
+    }
+
     /// Action `action`'s worth: each branch's probability times its target's worth.
     fn action_worth(&self, action: usize, worth: &[f64]) -> f64 {
         let branches =
@@ -224,6 +298,10 @@ impl Schedulers {
             + 4 * self.outcome.len()
     }
 }
+
+/// One step of an execution over the schedulers' graph: an entry, its action's place among
+/// the entry's, and the branch's place among the action's.
+pub type Step = (u32, u32, u32);
 
 /// The least index below `n` that `holds` (which, once it holds, holds for every greater
 /// index) holds for, by binary search; the last when none does. `None` when `n` is 0.

@@ -137,6 +137,9 @@ impl<'p> Flat<'p> {
         if !point.servers.is_empty() {
             return Err("it has a server");
         }
+        if !point.watches.is_empty() {
+            return Err("it has a watch");
+        }
         if point.registers.len() > MAX_REGISTERS {
             // MAX_REGISTERS: the written flags are one word's bits.
             return Err("it has more than 64 registers");

@@ -121,6 +121,13 @@ pub(super) struct Reducer {
 
 impl Reducer {
     pub(super) fn new(point: &Point, reduce: Reduction) -> Reducer {
+        // A watch reads the states between one instant's events, which the reduction
+        // assumes no one sees (it keeps the ends, not the states on the way): off.
+        let reduce = if point.watches.is_empty() {
+            reduce
+        } else {
+            Reduction::Off
+        };
         let programs = point
             .groups
             .iter()

@@ -121,6 +121,9 @@ pub(super) fn run_chosen(
     }
     let ran = run_due(queue, sim, due.class, due.seq).map(|_| ());
     failure(sim, ran)?;
+    if !sim.point.watches.is_empty() {
+        sim.watch(queue.now());
+    }
     Ok(match sim.steer.as_mut() {
         Some(steer) => Ran {
             drawn: SmallVec::from_slice(&steer.drawn),
@@ -144,6 +147,10 @@ pub(super) fn start<'a>(
     let mut sim = Sim::steered(point, context, max_faults)?;
     let mut queue = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut queue);
+    // The start is an instant too, as in a run.
+    if !point.watches.is_empty() {
+        sim.watch(0);
+    }
     Ok((sim, queue))
 }
 

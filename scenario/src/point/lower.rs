@@ -5,13 +5,14 @@
 use crate::point::numbers::{Evaluator, path_key};
 use crate::point::program::Flat;
 use crate::point::{Group, MAX_ACTORS, MAX_REPETITIONS, Pace, Pick, Point, Step, Tie};
+use crate::syntax::metrics::Metric;
 use crate::syntax::spec::{self, Spec};
 use coordsim_model::{ParamError, Value};
 
 impl Point {
     /// The scenario at the point whose parameter values (in [`Spec::params`] order) are
     /// `values`.
-    pub(crate) fn new(spec: &Spec, values: &[Value]) -> Result<Point, ParamError> {
+    pub(crate) fn new(spec: &Spec, fill: &[Metric], values: &[Value]) -> Result<Point, ParamError> {
         let tie = tie(values.first())?;
         let numbers: Vec<f64> = values
             .iter()
@@ -37,6 +38,8 @@ impl Point {
             groups: Vec::new(),
             actors: 0,
             lock_names: Vec::new(),
+            watches: Vec::new(),
+            watch_counts: false,
         };
         for (index, resource) in spec.resources.iter().enumerate() {
             point.resource(
@@ -99,6 +102,7 @@ impl Point {
             }
         }
         mark_inline_first_branches(&mut point);
+        point.lower_watches(spec, fill, &evaluator)?;
         point.params = numbers;
         point.actors = actors as u32;
         Ok(point)
@@ -267,5 +271,45 @@ fn mark_inline_first_branches(point: &mut Point) {
                 *inline_first = lone;
             }
         }
+    }
+}
+
+impl Point {
+    /// Each `[[watch]]` at this point: its bounds computed.
+    fn lower_watches(
+        &mut self,
+        spec: &Spec,
+        fill: &[Metric],
+        evaluator: &Evaluator<'_>,
+    ) -> Result<(), ParamError> {
+        use crate::point::{Watch, WatchTest};
+        use crate::syntax::spec::{Relation, WatchCondition};
+        let test =
+            |condition: &WatchCondition, metric, at: &str| -> Result<WatchTest, ParamError> {
+                let key = match condition.relation {
+                    Relation::Equal => "expect",
+                    Relation::AtLeast => "at_least",
+                    Relation::AtMost => "at_most",
+                };
+                Ok(WatchTest {
+                    metric,
+                    relation: condition.relation,
+                    bound: evaluator.number(&condition.bound, &[at, key])?,
+                })
+            };
+        for (index, (watch, (when, then))) in spec.watches.iter().zip(&spec.watched).enumerate() {
+            let at = format!("watch[{index}]");
+            let leads_to = match (&watch.leads_to, then) {
+                (Some(condition), Some(column)) => {
+                    Some(test(condition, fill[*column], &format!("{at}.leads_to"))?)
+                }
+                _ => None,
+            };
+            let when = test(&watch.when, fill[*when], &at)?;
+            self.watch_counts |=
+                when.metric.register_count() || leads_to.is_some_and(|t| t.metric.register_count());
+            self.watches.push(Watch { when, leads_to });
+        }
+        Ok(())
     }
 }

@@ -413,6 +413,26 @@ pub(crate) struct Point {
     pub actors: u32,
     /// Each lock's name, by its number among the locks (for a run's errors).
     pub lock_names: Vec<String>,
+    /// The `[[watch]]`es, looked at after every event (none: a run pays nothing for them).
+    pub watches: Vec<Watch>,
+    /// Whether a watch reads a register's count: an exploration then keeps the counts in
+    /// its states (a watch's instant depends on them along the way, not only at the end).
+    pub watch_counts: bool,
+}
+
+/// A `[[watch]]` at a point: when it holds and, for a `leads_to`, what answers it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Watch {
+    pub when: WatchTest,
+    pub leads_to: Option<WatchTest>,
+}
+
+/// A condition on a metric at an instant, its bound computed at the point.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WatchTest {
+    pub metric: crate::syntax::metrics::Metric,
+    pub relation: crate::syntax::spec::Relation,
+    pub bound: f64,
 }
 
 impl Point {

@@ -32,6 +32,9 @@ impl<'p> Sim<'p> {
             )));
         }
         let (actors, streams, group_streams) = actors(point, seed)?;
+        // A timeline, or a watch, reads every group's counts as each event leaves them: no
+        // group is served directly (its counts are settled after the run).
+        let per_event = context.wants_lanes() || !point.watches.is_empty();
         let servers = servers(point, context, seed);
         let mut sim = Sim {
             point,
@@ -65,7 +68,7 @@ impl<'p> Sim<'p> {
                     )
                 })
                 .collect(),
-            groups: group_states(point, context, context.wants_lanes()),
+            groups: group_states(point, context, per_event),
             ready: VecDeque::new(),
             joined: None,
             last_end: None,
@@ -83,7 +86,7 @@ impl<'p> Sim<'p> {
                 .iter()
                 .map(|g| matches!(g.pace, Pace::Closed))
                 .collect(),
-            direct: direct_service(point, context.wants_lanes()),
+            direct: direct_service(point, per_event),
             error: None,
             error_at: None,
             end: 0,
@@ -104,6 +107,7 @@ impl<'p> Sim<'p> {
             job_rows: false,
             tied: (point.groups.iter().flat_map(|g| &g.steps))
                 .any(|s| matches!(s, Step::Fork { tied: true, .. })),
+            watched: vec![Default::default(); point.watches.len()],
         };
         sim.job_rows = !(sim.registers.is_empty() && sim.queues.is_empty() && sim.keys.is_empty())
             || sim.calls;

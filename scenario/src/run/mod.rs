@@ -22,6 +22,7 @@ mod size;
 pub(crate) mod state;
 pub(crate) mod steer;
 pub(crate) mod stuck;
+pub(crate) mod watch;
 
 use coordsim_model::{ModelError, ParamError, RunContext, RunOutput};
 use sim_core::{SimError, run as run_queue};
@@ -60,10 +61,16 @@ pub(crate) fn run(
     let mut sim = Sim::new(point, context)?;
     let mut events = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut events);
+    if !point.watches.is_empty() {
+        // The start is an instant too: a condition may hold before any event.
+        sim.watch(0);
+    }
     let ran = if sim.lanes.as_ref().is_some_and(|l| l.resources.is_some()) {
         // The resources as the run starts, then after every event.
         sim.sample_resources();
         run_queue(&mut events, &mut resources::Recorded(&mut sim)).map(|_| ())
+    } else if !point.watches.is_empty() {
+        run_queue(&mut events, &mut watch::Watching(&mut sim)).map(|_| ())
     } else {
         run_queue(&mut events, &mut sim).map(|_| ())
     };

@@ -142,7 +142,7 @@ impl Sim<'_> {
     }
 
     /// The cell of `metric`.
-    fn cell(&mut self, metric: Metric) -> Cell {
+    pub(crate) fn cell(&mut self, metric: Metric) -> Cell {
         let or_empty = |x: Option<f64>| x.map_or(Cell::Empty, Cell::Float);
         match metric {
             Metric::RegValue(r) => Cell::Float(self.registers[r as usize].value()),
@@ -230,6 +230,7 @@ impl Sim<'_> {
                     .filter_map(|g| self.response(g, WaitStat::Max))
                     .reduce(f64::max),
             ),
+            Metric::Watch(index) => self.watch_cell(index as usize),
             Metric::Makespan => {
                 let first_start = self.actors.iter().map(|a| a.start).min().unwrap_or(0);
                 Cell::Float(ns_to_ms(

@@ -57,6 +57,8 @@ impl Sim<'_> {
             calls: _,
             job_rows: _,
             tied: _,
+            // The run's metrics summed over actors: no actor's number in them.
+            watched: _,
             // No actor or job in these: the clock, resources' values and counts, the
             // groups' sums, the end, the error.
             now: _,

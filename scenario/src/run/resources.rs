@@ -71,6 +71,9 @@ impl Handler<Event> for Recorded<'_, '_> {
     fn handle(&mut self, event: Event, events: &mut EventQueue<Event>) -> Result<(), SimError> {
         let handled = self.0.handle(event, events);
         self.0.sample_resources();
+        if !self.0.point.watches.is_empty() {
+            self.0.watch(events.now());
+        }
         handled
     }
 }

@@ -58,6 +58,7 @@ impl Sim<'_> {
             calls: _,
             job_rows: _,
             tied: _,
+            watched,
         } = self;
         let mut lists = Lists::default();
         lists.add(bytes_of_list(actors));
@@ -90,6 +91,7 @@ impl Sim<'_> {
         }
         lists.add(transaction_bytes(transaction));
         lists.add(bytes_of_list(scratch));
+        lists.add(bytes_of_list(watched));
         if let Some(steer) = steer {
             lists.add(std::mem::size_of_val(&**steer) as u64);
             lists.add(bytes_of_list(&steer.drawn));

@@ -374,10 +374,24 @@ pub(crate) struct Sim<'p> {
     /// Whether any `parallel` of the point is tied: only then does a branch's service
     /// start look for its siblings to cancel.
     pub tied: bool,
+    /// What the run has seen of each `[[watch]]` (`run::watch`).
+    pub watched: Vec<Watched>,
+}
+
+/// What a run has seen of one watch so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Watched {
+    /// The first instant its condition held (a watch without `leads_to`).
+    pub first: Option<Nanos>,
+    /// With `leads_to`: its condition held at an instant not yet followed by one where
+    /// `leads_to` held.
+    pub waiting: bool,
+    /// With `leads_to`: the last instant a wait ended (0: none ever waited).
+    pub answered: Nanos,
 }
 
 sim_core::clone_in_place!(Sim<'p> {
-    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls, job_rows, tied
+    point, now, actors, servers, direct, groups, ready, joined, error, other, entities, jobs, free_jobs, tables, registers, locks, links, last_end, lanes, streams, group_streams, closed, wait_stats, error_at, end, polls, last_taker, slots, free_slots, queues, keys, transaction, scratch, steer, fan, calls, job_rows, tied, watched
 });
 
 /// What each job knows of the resources: a row of each table per job (jobs × registers,

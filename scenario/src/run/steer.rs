@@ -131,6 +131,7 @@ impl Sim<'_> {
             calls: _,
             job_rows: _,
             tied: _,
+            watched,
         } = self;
         events.now().hash(&mut hasher);
         self.write_pending(events, pending, hasher);
@@ -162,6 +163,14 @@ impl Sim<'_> {
         }
         (tokens, taken, kids).hash(&mut hasher);
         (registers, locks, queues, keys).hash(&mut hasher);
+        // What a watch has seen decides its cell at the end; and a watch reading a
+        // register's count reads it along the way, so the counts are the state's then.
+        watched.hash(&mut hasher);
+        if self.point.watch_counts {
+            for register in registers {
+                register.counts().hash(&mut hasher);
+            }
+        }
         for link in links {
             link.counts().hash(&mut hasher);
         }
@@ -274,6 +283,7 @@ impl Sim<'_> {
             calls,
             job_rows: _,
             tied: _,
+            watched,
         } = source;
         debug_assert!(
             std::ptr::eq(self.point, *point),
@@ -312,6 +322,7 @@ impl Sim<'_> {
         self.queues.clone_from(queues);
         self.keys.clone_from(keys);
         self.transaction.clone_from(transaction);
+        self.watched.clone_from(watched);
         match (&mut self.steer, steer) {
             (Some(to), Some(from)) => {
                 to.faults = from.faults;

@@ -101,6 +101,8 @@ pub(crate) enum Metric {
     MeanResponse,
     MaxResponse,
     Makespan,
+    /// The `index`-th `[[watch]]`'s instant, ms.
+    Watch(u16),
 }
 
 /// How many [`WaitStat`]s there are: a run keeps each server's, once computed.
@@ -134,6 +136,9 @@ pub(crate) struct MetricColumns {
     pub specs: Vec<ColumnSpec>,
     /// What fills each column, in the same order.
     pub fill: Vec<Metric>,
+    /// Each `[[watch]]`'s metrics, as places among the columns: its condition's and its
+    /// `leads_to`'s (`syntax::watch`).
+    pub resolved: Vec<(usize, Option<usize>)>,
 }
 
 impl MetricColumns {
@@ -253,7 +258,7 @@ impl MetricColumns {
         Ok(columns)
     }
 
-    fn column(
+    pub(crate) fn column(
         &mut self,
         column_name: String,
         meaning: String,

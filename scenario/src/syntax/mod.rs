@@ -7,3 +7,4 @@ pub(crate) mod read;
 pub(crate) mod sections;
 pub(crate) mod spec;
 pub(crate) mod steps;
+pub(crate) mod watch;

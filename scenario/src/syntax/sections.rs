@@ -105,10 +105,13 @@ pub(crate) fn read(sections: &[(String, Value)], params: Vec<Param>) -> Result<S
             value,
         )?);
     }
+    let watches = crate::syntax::watch::read_watches(&reader, section("watch")?, &mut taken)?;
     Ok(Spec {
         params,
         resources,
         groups,
+        watches,
+        watched: Vec::new(),
     })
 }
 

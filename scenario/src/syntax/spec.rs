@@ -560,12 +560,62 @@ pub(crate) struct CrashAnywhere {
 /// Most crashes `crash_anywhere` may inject along one execution.
 pub(crate) const MAX_CRASHES_ANYWHERE: u64 = 16;
 
+/// How a watch compares a metric with its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Relation {
+    /// `expect`: equal (within 1e-9, as a claim's default tolerance).
+    Equal,
+    /// `at_least`: ≥.
+    AtLeast,
+    /// `at_most`: ≤.
+    AtMost,
+}
+
+impl Relation {
+    /// Whether `value` meets the relation with `bound`.
+    pub(crate) fn holds(self, value: f64, bound: f64) -> bool {
+        match self {
+            Relation::Equal => (value - bound).abs() <= 1e-9,
+            Relation::AtLeast => value >= bound,
+            Relation::AtMost => value <= bound,
+        }
+    }
+}
+
+/// A condition on one metric at an instant: `metric`, a relation and its bound (a number
+/// or an expression over the parameters).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WatchCondition {
+    /// The metric's column name, as written (resolved against the columns later).
+    pub metric: String,
+    pub relation: Relation,
+    pub bound: Number,
+    /// Where it is written (`watch[0]`, `watch[0].leads_to`), for errors.
+    pub path: Vec<coordsim_model::PathPart>,
+}
+
+/// One `[[watch]]`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Watch {
+    /// Its metric column's name.
+    pub name: String,
+    /// When it holds.
+    pub when: WatchCondition,
+    /// `leads_to`: what must hold at or after each instant `when` holds.
+    pub leads_to: Option<WatchCondition>,
+}
+
 /// A scenario, read once per config.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Spec {
     pub params: Vec<Param>,
     pub resources: Vec<Resource>,
     pub groups: Vec<Group>,
+    /// The `[[watch]]` tables.
+    pub watches: Vec<Watch>,
+    /// Each watch's metrics resolved, as places among the metric columns: its condition's
+    /// and its `leads_to`'s (set once the columns are known).
+    pub watched: Vec<(usize, Option<usize>)>,
 }
 
 /// The tie rule every scenario has, first among its parameters.
