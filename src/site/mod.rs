@@ -17,6 +17,7 @@
 
 mod claims_table;
 pub(crate) mod config_page;
+mod fragment;
 mod frame;
 
 pub(crate) mod html;
@@ -31,6 +32,8 @@ pub mod locales;
 
 pub(crate) mod markdown;
 mod meanings;
+mod provenance;
+mod regions;
 mod words;
 
 use std::path::Path;
@@ -46,8 +49,14 @@ pub(crate) use frame::{FOLDER, INDEX, INDEX_HEAD, Input};
 /// The stylesheet every page links.
 const STYLE: &str = include_str!("style.css");
 
-/// The only script: progressive touches (Escape closes a provenance; the live charts).
-const SCRIPT: &str = include_str!("site.js");
+/// The only script: progressive touches (Escape closes a provenance; the live charts, whose
+/// script a lesson's fragment holds too, run here with the document as their root).
+const SCRIPT: &str = concat!(
+    include_str!("site.js"),
+    "(function (root) {\n",
+    include_str!("charts.js"),
+    "})(document);\n"
+);
 
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not
 /// write: an `OUT/index.html` of the user's, an `OUT/site/` that is not coordsim's, or a

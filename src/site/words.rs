@@ -510,6 +510,28 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("column_failed", "failed", "tutmayan"),
     ("column_lesson", "lesson", "ders"),
     ("column_regions_passed", "regions passed", "tutan bölgeler"),
+    (
+        "lesson_reader_note",
+        "Every marked number, table and chart comes from a simulation coordsim re-ran for this page. Tap, hover over or focus (Tab) one to see where it comes from.",
+        "İşaretli her sayı, tablo ve grafik, coordsim'in bu sayfa için yeniden koştuğu bir simülasyondan gelir. Nereden geldiğini görmek için birine dokunun, üzerine gelin ya da (Tab ile) odaklayın.",
+    ),
+    (
+        "lesson_author_view",
+        "The author's view: every region's check",
+        "Yazarın görünümü: her bölgenin denetimi",
+    ),
+    (
+        "lesson_reader_view",
+        "The reader's view: no check shown",
+        "Okurun görünümü: denetim gösterilmez",
+    ),
+    (
+        "lesson_fragment",
+        "The lesson as one fragment to paste into a course's page",
+        "Bir ders sayfasına yapıştırılacak tek parça olarak ders",
+    ),
+    ("fragment_size", " ({kb} kB)", " ({kb} kB)"),
+    ("block_source", "source", "kaynak"),
 ];
 
 #[cfg(test)]
