@@ -112,9 +112,9 @@ impl Html {
         self
     }
 
-    /// An SVG chart coordsim drew, written as it is: [`super::fragment::InlineSvg`] holds
+    /// An SVG chart coordsim drew, written as it is: [`super::svg::InlineSvg`] holds
     /// only one whose every element and attribute is on its list.
-    pub(crate) fn inline_svg(&mut self, svg: &super::fragment::InlineSvg) -> &mut Html {
+    pub(crate) fn inline_svg(&mut self, svg: &super::svg::InlineSvg) -> &mut Html {
         self.out.push_str(svg.text());
         self
     }

@@ -11,17 +11,12 @@ use super::config_page::ConfigInfo;
 use super::fragment::{self, CHARTS_SCRIPT, Inliner, Widget};
 use super::frame::{Depth, Input, Page, badge, page, unique_name};
 use super::html::Html;
+use super::images::Images;
 use super::markdown::{self, INLINE_CLOSE, MAX_INLINE_REGIONS};
 use super::provenance::RegionView;
 use super::regions::{LessonFiles, LessonHooks, View};
 use super::words::{Words, say};
 use crate::lesson::parse::{Kind, Lesson};
-
-/// Most bytes of one image a lesson page copies into the site.
-pub(crate) const MAX_IMAGE_BYTES: u64 = 32 << 20;
-
-/// The image kinds a lesson page copies.
-const IMAGE_EXTENSIONS: &[&str] = &["svg", "png", "jpg", "jpeg", "gif", "webp"];
 
 /// What the index says of a lesson.
 pub(crate) struct LessonInfo {
@@ -50,14 +45,6 @@ pub(crate) struct Lessons {
     pub(crate) info: Vec<LessonInfo>,
     /// The images copied into `OUT/site/`: (file name, bytes).
     pub(crate) images: Vec<(String, Vec<u8>)>,
-}
-
-/// The images the lesson pages show, each copied once.
-pub(super) struct Images {
-    /// The lessons' folder, canonical: only images inside it are copied.
-    root: Option<PathBuf>,
-    /// (canonical source, file name in the site, bytes).
-    copied: Vec<(PathBuf, String, Vec<u8>)>,
 }
 
 /// What every view of one lesson is made from.
@@ -104,10 +91,7 @@ pub(crate) fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result
             }
         })
         .collect();
-    let images = RefCell::new(Images {
-        root: std::fs::canonicalize(input.lessons_dir).ok(),
-        copied: Vec::new(),
-    });
+    let images = RefCell::new(Images::new(input.lessons_dir));
     let mut out = Lessons::default();
     for (li, ((file, lesson), (_, list))) in session.lessons.iter().zip(outcomes).enumerate() {
         let regions: Vec<RegionView<'_>> = lesson
@@ -196,12 +180,7 @@ pub(crate) fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result
             html: fragment,
         });
     }
-    out.images = images
-        .into_inner()
-        .copied
-        .into_iter()
-        .map(|(_, name, bytes)| (name, bytes))
-        .collect();
+    out.images = images.into_inner().into_files();
     Ok(out)
 }
 
@@ -454,61 +433,6 @@ fn uses(h: &mut Html, uses: &Uses<'_>, lc: Words<'_>) {
         }
     }
     h.close("p").newline();
-}
-
-impl Images {
-    /// Copies the image at `path` into the site once; its file name there, or why not (in
-    /// the page's words).
-    pub(super) fn copy(
-        &mut self,
-        path: &Path,
-        used: &mut Vec<String>,
-        lc: Words<'_>,
-    ) -> Result<String, String> {
-        let canonical =
-            std::fs::canonicalize(path).map_err(|_| say(lc, "no such file").to_string())?;
-        if let Some((_, name, _)) = self.copied.iter().find(|(p, _, _)| *p == canonical) {
-            return Ok(name.clone());
-        }
-        let (rel, ext, bytes) = self.read(path, lc)?;
-        let base = rel.with_extension("").to_string_lossy().replace('/', "--");
-        let name = unique_name("lessons-", &base, &format!(".{ext}"), used);
-        self.copied.push((canonical, name.clone(), bytes));
-        Ok(name)
-    }
-
-    /// The image at `path`, inside the lessons' folder: its path there, its extension
-    /// (lower case) and its bytes; or why not (in the page's words).
-    pub(super) fn read(
-        &self,
-        path: &Path,
-        lc: Words<'_>,
-    ) -> Result<(PathBuf, String, Vec<u8>), String> {
-        let canonical =
-            std::fs::canonicalize(path).map_err(|_| say(lc, "no such file").to_string())?;
-        let Some(root) = &self.root else {
-            return Err(say(lc, "the lessons' folder cannot be read").into());
-        };
-        let Ok(rel) = canonical.strip_prefix(root) else {
-            return Err(say(
-                lc,
-                "outside the lessons' folder, so not copied into the site",
-            )
-            .into());
-        };
-        let ext = canonical
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .filter(|e| IMAGE_EXTENSIONS.contains(&e.as_str()))
-            .ok_or_else(|| {
-                say(lc, "not an image ({extensions})")
-                    .replace("{extensions}", &IMAGE_EXTENSIONS.join(", "))
-            })?;
-        let bytes = crate::input::read_capped(&canonical, MAX_IMAGE_BYTES)
-            .map_err(|e| say(lc, "cannot be read: {error}").replace("{error}", &e))?;
-        Ok((rel.to_path_buf(), ext, bytes))
-    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,8 @@ pub(crate) mod html;
 
 pub(crate) mod index;
 
+mod images;
+
 pub(crate) mod lesson_page;
 
 mod live;
@@ -34,6 +36,8 @@ pub(crate) mod markdown;
 mod meanings;
 mod provenance;
 mod regions;
+mod slider;
+mod svg;
 mod words;
 
 use std::path::Path;

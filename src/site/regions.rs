@@ -10,7 +10,7 @@ use super::config_page::ConfigInfo;
 use super::fragment::Inliner;
 use super::frame::{Depth, badge};
 use super::html::Html;
-use super::lesson_page::Images;
+use super::images::Images;
 use super::markdown::{Hooks, Image};
 use super::provenance::{RegionView, Shown, provenance};
 use super::words::{Words, say};

@@ -36,4 +36,30 @@ document.addEventListener('focusin', keepInView);
 document.addEventListener('mouseover', keepInView);
 
 
+// The slider of a config's page (src/site/slider.rs): its section shown, a range input per
+// swept parameter; the point whose values they pick shown (its row, timeline and outcomes),
+// the others hidden. Without this script the section stays hidden.
+document.querySelectorAll('section.sweep-slider').forEach(function (section) {
+  var inputs = [].slice.call(section.querySelectorAll('input[type=range]'));
+  var points = [].slice.call(section.querySelectorAll('.slider-point'));
+  function show() {
+    var at = inputs
+      .map(function (input) {
+        var values = JSON.parse(input.dataset.values);
+        input.nextElementSibling.textContent = values[Number(input.value)];
+        input.setAttribute('aria-valuetext', values[Number(input.value)]);
+        return input.value;
+      })
+      .join(',');
+    points.forEach(function (point) {
+      point.hidden = point.dataset.at !== at;
+    });
+  }
+  inputs.forEach(function (input) {
+    input.addEventListener('input', show);
+  });
+  section.hidden = false;
+  show();
+});
+
 // The live charts (charts.js) follow, run with the whole document as their root.

@@ -532,6 +532,26 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ),
     ("fragment_size", " ({kb} kB)", " ({kb} kB)"),
     ("block_source", "source", "kaynak"),
+    (
+        "slider_heading",
+        "One point of the sweep",
+        "Taramanın bir noktası",
+    ),
+    ("slider_row", "Its row of the table", "Tablodaki satırı"),
+    ("slider_timeline", "Its timeline", "Zaman çizelgesi"),
+    (
+        "slider_outcomes",
+        "Its outcomes over every execution",
+        "Her yürütmedeki sonuçları",
+    ),
+    (
+        "slider_first_outcomes",
+        "The first {shown} of {total} outcomes; outcomes.csv holds them all.",
+        "{total} sonucun ilk {shown} tanesi; outcomes.csv hepsini tutar.",
+    ),
+    ("column_outcome", "outcome", "sonuç no."),
+    ("column_executions", "executions", "yürütme"),
+    ("column_probability", "probability", "olasılık"),
 ];
 
 #[cfg(test)]

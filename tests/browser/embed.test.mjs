@@ -192,6 +192,49 @@ async function reader(browser) {
   await context.close();
 }
 
+/** single-writer-queue's slider over `clients`: at each value the row shown is results.csv's
+ * row of that value; without script the section stays hidden. */
+async function slider(browser) {
+  const label = "single-writer-queue's slider";
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
+    const page = await watched(context, label, (u) => u.startsWith('file:'));
+    await page.goto(pathToFileURL(path.join(site, 'config-single-writer-queue.html')).href);
+    const section = page.locator('#slider');
+    if (!javaScriptEnabled) {
+      if (await section.isVisible()) fail(`${label}: shown without JavaScript`);
+      await context.close();
+      continue;
+    }
+    const input = section.locator('input[type=range]');
+    const table = rows('single-writer-queue');
+    if ((await input.count()) !== 1) fail(`${label}: ${await input.count()} sliders, not 1`);
+    await input.focus();
+    await page.keyboard.press('Home');
+    for (let k = 0; k < table.length; k += 1) {
+      if (k > 0) await page.keyboard.press('ArrowRight');
+      const value = await section.locator('output').innerText();
+      const shown = section.locator('.slider-point:visible');
+      if ((await shown.count()) !== 1) {
+        fail(`${label}: ${await shown.count()} points shown at ${value}`);
+        continue;
+      }
+      const cells = await shown.locator('.slider-row table').evaluate((t) => {
+        const head = [...t.querySelectorAll('th')].map((c) => c.textContent.trim());
+        const row = [...t.querySelectorAll('tbody tr')].map((r) => [...r.cells].map((c) => c.textContent.trim()));
+        return { head, row };
+      });
+      const row = table.find((r) => turkish(r.clients) === value);
+      const at = (name) => cells.row[0]?.[cells.head.indexOf(name)];
+      if (!row || cells.row.length !== 1 || at('istemci') !== value || at('ort. bekleme (ms)') !== turkish(row.mean_wait_ms)) {
+        fail(`${label}: at ${value} the row shown is ${JSON.stringify(cells)}; results.csv's: ${JSON.stringify(row)}`);
+      }
+    }
+    console.log(`ok: ${label}: each of ${table.length} values shows results.csv's row; hidden without JavaScript`);
+    await context.close();
+  }
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
@@ -202,6 +245,7 @@ try {
   await alone(browser, 375);
   await together(browser);
   await reader(browser);
+  await slider(browser);
 } finally {
   await browser.close();
   fs.rmSync(out, { recursive: true, force: true });

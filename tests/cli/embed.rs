@@ -238,3 +238,62 @@ fn count_lessons(dir: &Path) -> usize {
         })
         .sum()
 }
+
+/// A sweep of two parameters: the slider has one input per parameter, and each point's
+/// hidden piece says the index of its values (`data-at`) and holds its row of the table,
+/// both as results.csv's row of that point gives them; a config with no sweep has none.
+#[test]
+fn a_config_pages_slider_holds_each_points_row_under_its_values() {
+    let c = Course::new();
+    c.config(
+        "s.toml",
+        "model = \"single_writer_queue\"\ntitle = \"S\"\n[params]\nrequests_per_client = 10\ninterarrival_ms = 1000\n[sweep]\nclients = [1, 2]\nservice_ms = [5, 7]\n",
+    );
+    c.config(
+        "one.toml",
+        "model = \"single_writer_queue\"\ntitle = \"One\"\n",
+    );
+    let o = c.report("out", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = c.page("out/site/config-s.html");
+    let section = &page[page
+        .find("<section class=\"sweep-slider\" id=\"slider\" hidden=\"\">")
+        .unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert_eq!(section.matches("<input type=\"range\"").count(), 2);
+    assert!(
+        section.contains("data-values=\"[&quot;1&quot;,&quot;2&quot;]\""),
+        "{section}"
+    );
+    let csv = c.page("out/s/results.csv");
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let pieces: Vec<&str> = section
+        .split("<div class=\"slider-point\" data-at=\"")
+        .skip(1)
+        .collect();
+    assert_eq!(pieces.len(), 4);
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let point: usize = cells[col("point")].parse().unwrap();
+        let (clients, service) = (cells[col("clients")], cells[col("service_ms")]);
+        // The index of each value in its sweep: clients [1, 2], service_ms [5, 7].
+        let at = format!(
+            "{},{}",
+            ["1", "2"].iter().position(|v| *v == clients).unwrap(),
+            ["5", "7"].iter().position(|v| *v == service).unwrap()
+        );
+        let piece = pieces[point];
+        assert!(
+            piece.starts_with(&format!("{at}\" hidden=\"\">")),
+            "point {point}: {piece}"
+        );
+        let row = &piece[piece.find("<tbody>").unwrap()..];
+        // The table's first columns: the swept parameters.
+        let want = format!("<tr><td class=\"num\">{clients}</td><td class=\"num\">{service}</td>");
+        assert!(row.contains(&want), "point {point}: {row}");
+        assert_eq!(row.matches("<tr>").count(), 1, "point {point}: one row");
+    }
+    assert!(!c.page("out/site/config-one.html").contains("sweep-slider"));
+}
