@@ -55,7 +55,8 @@ pub(crate) fn document(lang: &str, root_id: &str, body: Html, widgets: Vec<Widge
         ],
     )
     .newline();
-    h.inline_code("style", STYLE).newline();
+    h.inline_code("style", &without_blank_lines(STYLE))
+        .newline();
     h.append(body);
     let mut script = String::from(
         "(function (root) {\n  if (!root) {\n    return;\n  }\n  root.classList.add('js');\n",
@@ -69,13 +70,24 @@ pub(crate) fn document(lang: &str, root_id: &str, body: Html, widgets: Vec<Widge
     }
     for s in scripts {
         script.push_str("  (function (root) {\n");
-        script.push_str(s);
+        script.push_str(&without_blank_lines(s));
         script.push_str("\n  })(root);\n");
     }
     script.push_str("})(document.currentScript && document.currentScript.parentNode);\n");
     h.inline_code("script", &script).newline();
     h.close("div").newline();
-    format!("{FRAGMENT_HEAD}\n{}", h.finish())
+    // No blank line: Markdown (mdBook's, a course's) reads raw HTML up to the first blank
+    // line, and would read the rest as Markdown. A blank line of the lesson's own text (in a
+    // code block) keeps its line break as a character reference. The charset, first: a
+    // browser reads it in a file's first 1,024 bytes, and in a page it changes nothing.
+    let text = h.finish().replace("\n\n", "\n&#10;");
+    format!("{FRAGMENT_HEAD}\n<meta charset=\"utf-8\">\n{text}")
+}
+
+/// `code` (a stylesheet or a script) without its empty lines.
+fn without_blank_lines(code: &str) -> String {
+    let lines: Vec<&str> = code.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines.join("\n")
 }
 
 /// The `data:` URL media type of an image file's extension (one a lesson page copies).
@@ -179,6 +191,31 @@ fn drawn(loaded: &Loaded, lc: Words<'_>, chart: &str) -> Option<(String, Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pasted into Markdown (mdBook's parser is this one), the fragment is one HTML block,
+    /// kept whole, whatever blank lines the lesson's code blocks hold.
+    #[test]
+    fn markdown_keeps_a_fragment_whole() {
+        let mut body = Html::new();
+        body.with("pre", &[], |h| {
+            h.el("code", &[], "a\n\n\n    b\n");
+        });
+        let fragment = document("en", "cs-x-lesson", body, Vec::new());
+        assert!(!fragment.lines().any(|l| l.trim().is_empty()), "{fragment}");
+        assert!(fragment.contains("<pre><code>a\n&#10;\n    b\n</code></pre>"));
+        let page = format!("# A course\n\n{fragment}\nAfter *it*.\n");
+        use pulldown_cmark::{Event, Parser, Tag};
+        let events: Vec<Event<'_>> = Parser::new(&page).collect();
+        let raw: String = (events.iter())
+            .filter_map(|e| match e {
+                Event::Html(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(raw, fragment);
+        // What follows it is Markdown again.
+        assert!(events.contains(&Event::Start(Tag::Emphasis)));
+    }
 
     #[test]
     fn the_inline_code_ends_no_element_early() {

@@ -48,11 +48,22 @@ fn self_contained(name: &str, html: &str) -> BTreeSet<String> {
         "<object",
         "<embed",
         "<base",
-        "<meta",
         "<script src",
     ] {
         assert!(!html.contains(tag), "{name}: holds {tag}");
     }
+    // Its charset (for a browser that opens the file itself), nothing else of a head.
+    assert_eq!(html.matches("<meta").count(), 1, "{name}");
+    assert_eq!(
+        html.lines().nth(1),
+        Some("<meta charset=\"utf-8\">"),
+        "{name}"
+    );
+    // Markdown keeps raw HTML up to a blank line: it has none.
+    assert!(
+        !html.lines().any(|l| l.trim().is_empty()),
+        "{name}: a blank line"
+    );
     assert!(!html.contains("url("), "{name}: a stylesheet's url()");
     let mut ids = BTreeSet::new();
     for id in values(html, "id") {
@@ -133,10 +144,11 @@ fn a_lessons_fragment_holds_all_it_shows_and_two_share_no_id() {
         assert!(!one.contains(mark), "the fragment shows {mark}");
     }
     assert!(one.contains("where it comes from"));
-    // One root element of one class, after the line that says what the file is.
+    // One root element of one class, after the line that says what the file is and its
+    // charset.
     assert!(one.starts_with("<!-- coordsim report: a lesson as one self-contained fragment"));
     assert_eq!(
-        one.lines().nth(1),
+        one.lines().nth(2),
         Some("<div class=\"coordsim-lesson\" lang=\"en\" id=\"cs-one-lesson\">")
     );
     assert!(one.trim_end().ends_with("</script>\n</div>"));
