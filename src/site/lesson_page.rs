@@ -2,7 +2,10 @@
 //! out), each region's provenance shown on hover or focus — the config, the column, the
 //! point or statistic, the run's value, the precision the author wrote, pass or drift, and
 //! the claims and config lines that check the same value — and the lesson's images copied
-//! into the site, so `reports/` alone can be published.
+//! into the site, so `reports/` alone can be published. Beside it, the lesson's reader's
+//! view (`lesson-NAME.reader.html`: no check shown, the provenance kept) and its fragment
+//! (`lesson-NAME.embed.html`, [`super::fragment`]): the three views differ only in their
+//! hooks ([`super::regions`]).
 
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};

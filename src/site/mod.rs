@@ -3,11 +3,13 @@
 //! `coordsim report` writes it after the configs and lessons are checked: an index of every
 //! config and lesson (failures first, totals equal to the terminal's), a page per config
 //! (its parameters, sweep, table, charts, claims with their verdicts, and its own text with
-//! line numbers, each claim linked to its line) and a page per lesson (its Markdown rendered,
-//! every checked region marked, its provenance shown on hover or focus). No server, no
-//! network, no script needed: CSS shows the provenance and a chart is its image; `site.js`
-//! adds the Escape key and the live charts (a point's values on hover, tap or focus, its
-//! chart's points saved as CSV, one series picked out: `live.rs`).
+//! line numbers, each claim linked to its line, and a slider over its sweep: `slider.rs`) and
+//! a page per lesson (its Markdown rendered, every checked region marked, its provenance
+//! shown on hover or focus), with its reader's view and its self-contained fragment to paste
+//! into a course's platform (`fragment.rs`). No server, no network, no script needed: CSS
+//! shows the provenance and a chart is its image; `site.js` adds the Escape key, the slider
+//! and the live charts (`charts.js`: a point's values on hover, tap or focus, its chart's
+//! points saved as CSV, one series picked out; `live.rs`).
 //!
 //! The pages are written with `html::Html`, which escapes every user string by
 //! construction. `OUT/site/` is an output folder like a config's (its marker listing its
