@@ -58,9 +58,7 @@ pub(crate) fn document(lang: &str, root_id: &str, body: Html, widgets: Vec<Widge
     h.inline_code("style", &without_blank_lines(STYLE))
         .newline();
     h.append(body);
-    let mut script = String::from(
-        "(function (root) {\n  if (!root) {\n    return;\n  }\n  root.classList.add('js');\n",
-    );
+    let mut script = String::from("(function (root) {\n  if (!root) {\n    return;\n  }\n");
     let mut scripts: Vec<&'static str> = Vec::new();
     for widget in widgets {
         h.append(widget.markup);
