@@ -60,7 +60,7 @@ impl Loaded {
     }
 
     /// Its run, as a lesson in `locale` shows it.
-    fn run_in(&self, locale: Locale) -> Run<'_> {
+    pub(crate) fn run_in(&self, locale: Locale) -> Run<'_> {
         Run {
             config: self.config_in(locale),
             results: &self.results,

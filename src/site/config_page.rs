@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::frame::{Depth, Input, Page, page, unique_name};
+use super::frame::{Depth, Input, Page, page, unique_name, value_text};
 use super::html::Html;
 use super::markdown::{self, Plain};
 use super::meanings;
@@ -91,11 +91,16 @@ pub(crate) fn pages(
             seed: input.seed.unwrap_or(config.seed),
         };
         let live = crate::export::chart::live(&run)?;
+        // Each point's outcomes, for the slider.
+        let outcomes = (!explored.is_empty())
+            .then(|| crate::input::read_capped(&dir.join("explore/outcomes.csv"), 64 << 20).ok())
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok());
         let html = render(
             loaded,
             &verdicts,
             (&files, &explored),
-            &live,
+            (&live, outcomes.as_deref()),
             input.seed,
             lc,
         );
@@ -144,7 +149,7 @@ fn render(
     loaded: &Loaded,
     verdicts: &[Verdict],
     (files, explored): (&[String], &[String]),
-    live: &[Live],
+    (live, outcomes): (&[Live], Option<&str>),
     seed: Option<u64>,
     lc: Words<'_>,
 ) -> String {
@@ -156,6 +161,7 @@ fn render(
     contents(&mut h, config, !explored.is_empty(), lc);
     super::claims_table::claims(&mut h, config, verdicts, lc);
     table(&mut h, loaded, seed, lc);
+    super::slider::slider(&mut h, loaded, (files, explored), seed, outcomes, lc);
     charts(&mut h, config, files, live, lc);
     if !explored.is_empty() {
         executions(&mut h, config, explored, lc);
@@ -379,17 +385,6 @@ fn derived_cell<'h>(
             );
         }
     })
-}
-
-/// A parameter's value as the config writes it, a number with the page's decimal mark
-/// (`0,3` on a Turkish page, as its table writes it).
-fn value_text(value: &coordsim_model::Value, lc: Words<'_>) -> String {
-    match value {
-        coordsim_model::Value::Float(x) if x.is_finite() => x
-            .to_string()
-            .replace('.', &lc.locale.decimal_mark().to_string()),
-        other => other.to_string(),
-    }
 }
 
 /// `a, b, c` of the first `most` values, then how many more; `a; b; c` where a value's

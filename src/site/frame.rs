@@ -198,3 +198,14 @@ pub(crate) fn unique_name(prefix: &str, base: &str, ext: &str, used: &mut Vec<St
     used.push(candidate.clone());
     candidate
 }
+
+/// A parameter's value as the config writes it, a number with the page's decimal mark
+/// (`0,3` on a Turkish page, as its table writes it).
+pub(crate) fn value_text(value: &coordsim_model::Value, lc: Words<'_>) -> String {
+    match value {
+        coordsim_model::Value::Float(x) if x.is_finite() => x
+            .to_string()
+            .replace('.', &lc.locale.decimal_mark().to_string()),
+        other => other.to_string(),
+    }
+}

@@ -98,6 +98,36 @@ impl Html {
         self.close("script")
     }
 
+    /// `<img>` whose source is `bytes` themselves, as a `data:` URL of `mime` (a constant):
+    /// an image a fragment holds, which asks for no file. An SVG shown by `<img>` runs no
+    /// script and loads nothing, whatever it holds.
+    pub(crate) fn data_image(&mut self, mime: &'static str, bytes: &[u8], alt: &str) -> &mut Html {
+        // Not through `open`: `safe_url` refuses `data:` in a link or a source the lesson
+        // writes; this one is built here, of base64's letters alone.
+        let _ = write!(self.out, "<img src=\"data:{mime};base64,");
+        base64_into(&mut self.out, bytes);
+        self.out.push_str("\" alt=\"");
+        escape_into(&mut self.out, alt);
+        self.out.push_str("\">");
+        self
+    }
+
+    /// An SVG chart coordsim drew, written as it is: [`super::svg::InlineSvg`] holds
+    /// only one whose every element and attribute is on its list.
+    pub(crate) fn inline_svg(&mut self, svg: &super::svg::InlineSvg) -> &mut Html {
+        self.out.push_str(svg.text());
+        self
+    }
+
+    /// `<style>` or `<script>` holding `code`, a constant of the binary or built from
+    /// one (never a user's text): a `</` in it would end the element, so it is written `<\/`
+    /// (the same in a script's string; a stylesheet has none).
+    pub(crate) fn inline_code(&mut self, tag: &'static str, code: &str) -> &mut Html {
+        self.open(tag, &[]);
+        self.out.push_str(&code.replace("</", "<\\/"));
+        self.close(tag)
+    }
+
     /// `<tag attrs…>text</tag>`.
     pub(crate) fn el(&mut self, tag: &'static str, attrs: &Attrs<'_>, text: &str) -> &mut Html {
         self.open(tag, attrs).text(text).close(tag)
@@ -138,6 +168,24 @@ fn escape_into(out: &mut String, text: &str) {
             '\'' => out.push_str("&#39;"),
             '\0' => out.push('\u{FFFD}'),
             c => out.push(c),
+        }
+    }
+}
+
+/// Appends `bytes` in base64 (RFC 4648, with padding).
+fn base64_into(out: &mut String, bytes: &[u8]) {
+    const LETTERS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(LETTERS[(n >> (18 - 6 * k) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
         }
     }
 }
@@ -224,6 +272,30 @@ mod tests {
         let mut h = Html::new();
         h.el("a", &[("href", "javascript:alert(1)")], "x");
         assert_eq!(h.finish(), "<a href=\"#\">x</a>");
+    }
+
+    #[test]
+    fn base64_is_rfc_4648s() {
+        // RFC 4648's test vectors (section 10).
+        for (plain, coded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            let mut out = String::new();
+            base64_into(&mut out, plain.as_bytes());
+            assert_eq!(out, coded, "{plain}");
+        }
+        let mut h = Html::new();
+        h.data_image("image/png", &[0xff, 0xfe], "a \"b\"");
+        assert_eq!(
+            h.finish(),
+            "<img src=\"data:image/png;base64,//4=\" alt=\"a &quot;b&quot;\">"
+        );
     }
 
     #[test]

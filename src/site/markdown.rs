@@ -17,12 +17,22 @@ pub(crate) enum Image {
     /// A file of the site (relative URL), and its phone rendering when it is a chart that
     /// has one.
     Site(String, Option<String>),
+    /// Written where it is, as the hook built it (a lesson's fragment: a chart drawn
+    /// inline, or an image held in the page).
+    Inline(Html),
+    /// Held in the page as a `data:` URL: its media type and bytes (a fragment's image).
+    Data(&'static str, Vec<u8>),
     /// Not shown: why (the alt text and this are written instead).
     Missing(String),
 }
 
 /// What a page's Markdown needs from its page: links, images and marked regions.
 pub(crate) trait Hooks {
+    /// The id an element of the page's own (a heading) is written with: `id` itself, or
+    /// with a prefix where several pages' ids share one document.
+    fn id(&self, id: &str) -> String {
+        id.to_string()
+    }
     /// The URL a link goes to in the site, or `None` to show its text alone.
     fn link(&self, dest: &str) -> Option<String>;
     /// Where an image is shown from.
@@ -282,9 +292,9 @@ fn start(h: &mut Html, s: &mut State, tag: Tag<'_>, hooks: &dyn Hooks, slugs: &[
             h.open("p", &[]);
         }
         Tag::Heading { level, .. } => {
-            let id = slugs.get(s.heading).map_or("", String::as_str);
+            let id = hooks.id(slugs.get(s.heading).map_or("", String::as_str));
             s.heading += 1;
-            h.open(heading_tag(level), &[("id", id)]);
+            h.open(heading_tag(level), &[("id", &id)]);
         }
         Tag::BlockQuote(_) => {
             h.open("blockquote", &[]);
@@ -426,6 +436,12 @@ fn image(h: &mut Html, hooks: &dyn Hooks, src: &str, alt: &str) {
     match hooks.image(src) {
         Image::Site(url, narrow) => {
             h.chart_image(&url, narrow.as_deref(), alt);
+        }
+        Image::Inline(markup) => {
+            h.append(markup);
+        }
+        Image::Data(mime, bytes) => {
+            h.data_image(mime, &bytes, alt);
         }
         Image::Missing(why) => {
             h.with("span", &[("class", "missing-image")], |h| {

@@ -3,11 +3,13 @@
 //! `coordsim report` writes it after the configs and lessons are checked: an index of every
 //! config and lesson (failures first, totals equal to the terminal's), a page per config
 //! (its parameters, sweep, table, charts, claims with their verdicts, and its own text with
-//! line numbers, each claim linked to its line) and a page per lesson (its Markdown rendered,
-//! every checked region marked, its provenance shown on hover or focus). No server, no
-//! network, no script needed: CSS shows the provenance and a chart is its image; `site.js`
-//! adds the Escape key and the live charts (a point's values on hover, tap or focus, its
-//! chart's points saved as CSV, one series picked out: `live.rs`).
+//! line numbers, each claim linked to its line, and a slider over its sweep: `slider.rs`) and
+//! a page per lesson (its Markdown rendered, every checked region marked, its provenance
+//! shown on hover or focus), with its reader's view and its self-contained fragment to paste
+//! into a course's platform (`fragment.rs`). No server, no network, no script needed: CSS
+//! shows the provenance and a chart is its image; `site.js` adds the Escape key, the slider
+//! and the live charts (`charts.js`: a point's values on hover, tap or focus, its chart's
+//! points saved as CSV, one series picked out; `live.rs`).
 //!
 //! The pages are written with `html::Html`, which escapes every user string by
 //! construction. `OUT/site/` is an output folder like a config's (its marker listing its
@@ -17,11 +19,14 @@
 
 mod claims_table;
 pub(crate) mod config_page;
+mod fragment;
 mod frame;
 
 pub(crate) mod html;
 
 pub(crate) mod index;
+
+mod images;
 
 pub(crate) mod lesson_page;
 
@@ -31,6 +36,10 @@ pub mod locales;
 
 pub(crate) mod markdown;
 mod meanings;
+mod provenance;
+mod regions;
+mod slider;
+mod svg;
 mod words;
 
 use std::path::Path;
@@ -46,8 +55,14 @@ pub(crate) use frame::{FOLDER, INDEX, INDEX_HEAD, Input};
 /// The stylesheet every page links.
 const STYLE: &str = include_str!("style.css");
 
-/// The only script: progressive touches (Escape closes a provenance; the live charts).
-const SCRIPT: &str = include_str!("site.js");
+/// The only script: progressive touches (Escape closes a provenance; the live charts, whose
+/// script a lesson's fragment holds too, run here with the document as their root).
+const SCRIPT: &str = concat!(
+    include_str!("site.js"),
+    "(function (root) {\n",
+    include_str!("charts.js"),
+    "})(document);\n"
+);
 
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not
 /// write: an `OUT/index.html` of the user's, an `OUT/site/` that is not coordsim's, or a

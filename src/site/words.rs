@@ -515,6 +515,48 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("column_failed", "failed", "tutmayan"),
     ("column_lesson", "lesson", "ders"),
     ("column_regions_passed", "regions passed", "tutan bölgeler"),
+    (
+        "lesson_reader_note",
+        "Every marked number, table and chart comes from a simulation coordsim re-ran for this page. Tap, hover over or focus (Tab) one to see where it comes from.",
+        "İşaretli her sayı, tablo ve grafik, coordsim'in bu sayfa için yeniden koştuğu bir simülasyondan gelir. Nereden geldiğini görmek için birine dokunun, üzerine gelin ya da (Tab ile) odaklayın.",
+    ),
+    (
+        "lesson_author_view",
+        "The author's view: every region's check",
+        "Yazarın görünümü: her bölgenin denetimi",
+    ),
+    (
+        "lesson_reader_view",
+        "The reader's view: no check shown",
+        "Okurun görünümü: denetim gösterilmez",
+    ),
+    (
+        "lesson_fragment",
+        "The lesson as one fragment to paste into a course's page",
+        "Bir ders sayfasına yapıştırılacak tek parça olarak ders",
+    ),
+    ("fragment_size", " ({kb} kB)", " ({kb} kB)"),
+    ("block_source", "source", "kaynak"),
+    (
+        "slider_heading",
+        "One point of the sweep",
+        "Taramanın bir noktası",
+    ),
+    ("slider_row", "Its row of the table", "Tablodaki satırı"),
+    ("slider_timeline", "Its timeline", "Zaman çizelgesi"),
+    (
+        "slider_outcomes",
+        "Its outcomes over every execution",
+        "Her yürütmedeki sonuçları",
+    ),
+    (
+        "slider_first_outcomes",
+        "The first {shown} of {total} outcomes; outcomes.csv holds them all.",
+        "{total} sonucun ilk {shown} tanesi; outcomes.csv hepsini tutar.",
+    ),
+    ("column_outcome", "outcome", "sonuç no."),
+    ("column_executions", "executions", "yürütme"),
+    ("column_probability", "probability", "olasılık"),
 ];
 
 #[cfg(test)]

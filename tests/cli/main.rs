@@ -9,6 +9,7 @@ mod claims;
 mod config;
 mod counterexamples;
 mod docs;
+mod embed;
 mod expectations;
 mod explore;
 mod explore_jobs;

@@ -8,41 +8,41 @@ use crate::harness::*;
 /// A queue whose requests never wait (each client's 1000 ms apart, the second client 500 ms
 /// after the first, each served in 5 ms): capacity 1000 / 5 = 200 per second, mean wait 0
 /// at every point.
-const QUEUE: &str = "model = \"single_writer_queue\"\ntitle = \"TITLE\"\n[params]\nservice_ms = 5\nrequests_per_client = 10\ninterarrival_ms = 1000\nclient_offset_ms = 500\n[sweep]\nclients = [1, 2]\n";
+pub(crate) const QUEUE: &str = "model = \"single_writer_queue\"\ntitle = \"TITLE\"\n[params]\nservice_ms = 5\nrequests_per_client = 10\ninterarrival_ms = 1000\nclient_offset_ms = 500\n[sweep]\nclients = [1, 2]\n";
 
 /// A folder with `configs/` and `lessons/` as `report` reads them.
-struct Course {
-    dir: tempfile::TempDir,
+pub(crate) struct Course {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Course {
-    fn new() -> Course {
+    pub(crate) fn new() -> Course {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("configs")).unwrap();
         std::fs::create_dir_all(dir.path().join("lessons/img")).unwrap();
         Course { dir }
     }
 
-    fn config(&self, name: &str, text: &str) {
+    pub(crate) fn config(&self, name: &str, text: &str) {
         std::fs::write(self.dir.path().join("configs").join(name), text).unwrap();
     }
 
-    fn lesson(&self, name: &str, text: &str) {
+    pub(crate) fn lesson(&self, name: &str, text: &str) {
         std::fs::write(self.dir.path().join("lessons").join(name), text).unwrap();
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
 
     /// `coordsim report --out OUT` (OUT under the course folder), with `extra` arguments.
-    fn report(&self, out: &str, extra: &[&str]) -> std::process::Output {
+    pub(crate) fn report(&self, out: &str, extra: &[&str]) -> std::process::Output {
         let mut args = vec!["report", "--out", out, "--quiet"];
         args.extend_from_slice(extra);
         coordsim_in(self.dir.path(), &args)
     }
 
-    fn page(&self, rel: &str) -> String {
+    pub(crate) fn page(&self, rel: &str) -> String {
         String::from_utf8(read(self.path(rel))).unwrap()
     }
 }
@@ -103,8 +103,8 @@ fn decode(segment: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
-/// Every local `href` and `src` of every page under `out` resolves to a file inside `out`,
-/// and every `#fragment` to an id of its page; gives back how many were checked.
+/// Every local `href` and `src` of every page under `out` (but an image's `data:` URL)
+/// resolves to a file inside `out`, and every `#fragment` to an id of its page; gives back how many were checked.
 pub(crate) fn check_links(out: &Path) -> usize {
     let root = std::fs::canonicalize(out).unwrap();
     let pages: Vec<PathBuf> = list_files(out)
@@ -115,7 +115,10 @@ pub(crate) fn check_links(out: &Path) -> usize {
     let mut checked = 0;
     for page in &pages {
         let html = String::from_utf8(read(page)).unwrap();
-        for url in attrs(&html, "href").into_iter().chain(attrs(&html, "src")) {
+        // A fragment's image is its own bytes (`data:`): no file to resolve.
+        let sources = attrs(&html, "src").into_iter();
+        let sources = sources.filter(|u| !u.starts_with("data:image/"));
+        for url in attrs(&html, "href").into_iter().chain(sources) {
             assert!(
                 !url.contains(':'),
                 "{}: {url} is not a file of the site",
@@ -338,7 +341,9 @@ fn markup_in_titles_labels_claims_and_lessons_shows_as_text() {
         [
             ".coordsim-output",
             "config-x.html",
+            "lesson-l.embed.html",
             "lesson-l.html",
+            "lesson-l.reader.html",
             "site.js",
             "style.css"
         ]
