@@ -44,7 +44,8 @@ pub use declare::{
 };
 pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use explore::{
-    Bound, Engine, Exploration, ExploreLimits, Kept, Reached, Reduction, Schedule, Symmetry,
+    ActorAt, Bound, Engine, Exploration, ExploreLimits, Kept, LockAt, PLAY_MAX_STATES, PlayActor,
+    PlayEdge, PlayError, PlayGraph, PlayLimits, PlayState, Reached, Reduction, Schedule, Symmetry,
     SymmetryNote, merge_parts,
 };
 pub use model::{

@@ -21,6 +21,7 @@
 mod budget;
 mod count;
 mod flat;
+mod play;
 mod reduce;
 mod search;
 mod spare;
@@ -32,6 +33,8 @@ mod words;
 use coordsim_model::{
     Exploration, ExploreLimits, ModelError, ParamError, RunContext, RunOutput, Schedule,
 };
+
+pub(crate) use play::play;
 
 use crate::point::{Pace, Point, Step, Then, Tie};
 use crate::syntax::metrics::Metric;
