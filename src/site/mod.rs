@@ -17,6 +17,7 @@
 
 mod claims_table;
 pub(crate) mod config_page;
+mod explorer;
 mod frame;
 
 pub(crate) mod html;
@@ -46,8 +47,11 @@ pub(crate) use frame::{FOLDER, INDEX, INDEX_HEAD, Input};
 /// The stylesheet every page links.
 const STYLE: &str = include_str!("style.css");
 
-/// The only script: progressive touches (Escape closes a provenance; the live charts).
+/// The script every page loads: progressive touches (Escape closes a provenance; the live
+/// charts).
 const SCRIPT: &str = include_str!("site.js");
+/// The explorer's script: only a page with an explorer loads it.
+const EXPLORER: &str = include_str!("explorer.js");
 
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not
 /// write: an `OUT/index.html` of the user's, an `OUT/site/` that is not coordsim's, or a
@@ -87,6 +91,7 @@ pub(crate) fn write(input: &Input<'_>, batch: &mut Batch) -> anyhow::Result<()> 
     let dir = batch.folder(FOLDER)?;
     write_atomic(&dir.join("style.css"), STYLE.as_bytes())?;
     write_atomic(&dir.join("site.js"), SCRIPT.as_bytes())?;
+    write_atomic(&dir.join("explorer.js"), EXPLORER.as_bytes())?;
     for page in configs.iter().map(|c| &c.page).chain(lessons.pages.iter()) {
         write_atomic(&dir.join(&page.file), page.html.as_bytes())?;
     }

@@ -1,0 +1,126 @@
+//! The explorer on a config's page: each explored point's state graph (`play.json`, see
+//! [`crate::export::play`]) embedded as a JSON block, which `explorer.js` draws as a state
+//! a reader plays on from, one free event at a time. Without script the section stays
+//! hidden and the page is the traces and tables it was; a point past the bound is said in
+//! words (no script needed).
+
+use super::frame::Depth;
+use super::html::Html;
+use super::words::{Words, say};
+
+/// The explorer's section: its heading, a line on what it is, the graph and the words its
+/// script draws with; or, when no point could be drawn, why. `play`: `play.json`'s text.
+pub(crate) fn section(h: &mut Html, play: &str, lc: Words<'_>) {
+    let data: serde_json::Value = match serde_json::from_str(play) {
+        Ok(data) => data,
+        Err(_) => return,
+    };
+    let points = data["points"].as_array().map_or(&[][..], Vec::as_slice);
+    let drawn = points.iter().filter(|p| p.get("refused").is_none()).count();
+    h.el("h2", &[("id", "play")], say(lc, "Play an execution"))
+        .newline();
+    if drawn < points.len() {
+        let why = if points.iter().any(|p| p["refused"] == "cycle") {
+            say(
+                lc,
+                "An execution of a point here can come back to a state it was in: the explorer leaves such a point out; the traces above show its deciding executions.",
+            )
+            .to_string()
+        } else {
+            say(
+                lc,
+                "A point here has more than {max} states: the explorer leaves it out (a page would grow too large); the traces above show its deciding executions.",
+            )
+            .replace("{max}", &lc.locale.number(&data["max"].to_string()))
+        };
+        h.el("p", &[("class", "explorer-refused")], &why).newline();
+    }
+    if drawn == 0 {
+        return;
+    }
+    h.open("div", &[("class", "explorer"), ("hidden", "")])
+        .newline();
+    h.el(
+        "p",
+        &[],
+        say(
+            lc,
+            "Every state an execution can reach is here. Pick the next event with its button; back and forward (or the keys b and f) step along what you did, and the tree keeps every branch you tried.",
+        ),
+    )
+    .newline();
+    h.json("explorer-words", &words(lc)).newline();
+    h.json("explorer-data", play).newline();
+    h.close("div").newline();
+    h.open(
+        "script",
+        &[("src", &Depth::Site.site("explorer.js")), ("defer", "")],
+    )
+    .close("script")
+    .newline();
+}
+
+/// The words `explorer.js` writes with, in the page's language.
+fn words(lc: Words<'_>) -> String {
+    let pairs = [
+        ("lang", lc.locale.name().to_string()),
+        ("dec", lc.locale.decimal_mark().to_string()),
+        ("point", say(lc, "point").to_string()),
+        ("time", say(lc, "time {t} ms").to_string()),
+        ("actors", say(lc, "actors").to_string()),
+        ("resources", say(lc, "resources").to_string()),
+        ("free", say(lc, "free events").to_string()),
+        ("back", say(lc, "back").to_string()),
+        ("forward", say(lc, "forward").to_string()),
+        ("restart", say(lc, "start again").to_string()),
+        ("history", say(lc, "history").to_string()),
+        ("start", say(lc, "start").to_string()),
+        ("outcomes", say(lc, "outcomes").to_string()),
+        ("outcome", say(lc, "outcome {k}").to_string()),
+        ("executions", say(lc, "executions").to_string()),
+        ("probability", say(lc, "probability").to_string()),
+        (
+            "show",
+            say(lc, "show an execution that ends here").to_string(),
+        ),
+        (
+            "claim",
+            say(lc, "claim {n}: step through its execution").to_string(),
+        ),
+        ("guide", say(lc, "next step of claim {n}").to_string()),
+        (
+            "ended",
+            say(lc, "The execution has ended: outcome {k}.").to_string(),
+        ),
+        (
+            "decides",
+            say(lc, "This is the outcome that decides claim {n}.").to_string(),
+        ),
+        ("notStarted", say(lc, "not started").to_string()),
+        (
+            "idle",
+            say(lc, "finished or between repetitions").to_string(),
+        ),
+        ("crashed", say(lc, "crashed or stopped").to_string()),
+        ("waiting", say(lc, "waiting").to_string()),
+        ("held", say(lc, "held by {a}").to_string()),
+        ("unheld", say(lc, "free").to_string()),
+        ("waiters", say(lc, "waiting: {a}").to_string()),
+        ("empty", say(lc, "empty").to_string()),
+        (
+            "noProbability",
+            say(lc, "no probability: a free order").to_string(),
+        ),
+    ];
+    let entries: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}:{}",
+                serde_json::Value::from(*k),
+                serde_json::Value::from(v.as_str())
+            )
+        })
+        .collect();
+    format!("{{{}}}", entries.join(","))
+}
