@@ -11,10 +11,16 @@ use super::words::{Words, say};
 /// The explorer's section: its heading, a line on what it is, the graph and the words its
 /// script draws with; or, when no point could be drawn, why. `play`: `play.json`'s text.
 pub(crate) fn section(h: &mut Html, play: &str, lc: Words<'_>) {
-    let data: serde_json::Value = match serde_json::from_str(play) {
+    let mut data: serde_json::Value = match serde_json::from_str(play) {
         Ok(data) => data,
         Err(_) => return,
     };
+    let turkish = lc.locale == crate::locale::Locale::Tr;
+    if let Some(points) = data["points"].as_array_mut() {
+        points
+            .iter_mut()
+            .for_each(|point| one_language(point, turkish));
+    }
     let points = data["points"].as_array().map_or(&[][..], Vec::as_slice);
     let drawn = points.iter().filter(|p| p.get("refused").is_none()).count();
     h.el("h2", &[("id", "play")], say(lc, "Play an execution"))
@@ -50,7 +56,7 @@ pub(crate) fn section(h: &mut Html, play: &str, lc: Words<'_>) {
     )
     .newline();
     h.json("explorer-words", &words(lc)).newline();
-    h.json("explorer-data", play).newline();
+    h.json("explorer-data", &data.to_string()).newline();
     h.close("div").newline();
     h.open(
         "script",
@@ -123,4 +129,43 @@ fn words(lc: Words<'_>) -> String {
         })
         .collect();
     format!("{{{}}}", entries.join(","))
+}
+
+/// A point's graph with the words of the page's language only: each string only the other
+/// language says (a step's or a row's English on a Turkish page) emptied, so that a page
+/// shows no word of another language even in its data, and weighs less.
+fn one_language(point: &mut serde_json::Value, turkish: bool) {
+    let (keep, drop) = if turkish { (1, 0) } else { (0, 1) };
+    let ids = |value: &serde_json::Value, at: &[usize]| -> Vec<u64> {
+        at.iter().filter_map(|&i| value[i].as_u64()).collect()
+    };
+    let mut dropped = std::collections::BTreeSet::new();
+    let mut kept = std::collections::BTreeSet::new();
+    for actor in point["actors"].as_array().into_iter().flatten() {
+        kept.extend(actor[0].as_u64());
+        for step in actor[1].as_array().into_iter().flatten() {
+            kept.extend(ids(step, &[keep]));
+            dropped.extend(ids(step, &[drop]));
+        }
+    }
+    for row in point["r"].as_array().into_iter().flatten() {
+        kept.extend(ids(row, &[0, 1 + keep, 3 + keep]));
+        dropped.extend(ids(row, &[1 + drop, 3 + drop]));
+    }
+    for resources in point["res"].as_array().into_iter().flatten() {
+        kept.extend(
+            resources
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_u64()),
+        );
+    }
+    if let Some(strings) = point["t"].as_array_mut() {
+        for id in dropped.difference(&kept) {
+            if let Some(text) = strings.get_mut(*id as usize) {
+                *text = serde_json::Value::from("");
+            }
+        }
+    }
 }

@@ -82,7 +82,13 @@ fn two_increments_make_the_states_counted_by_hand() {
     assert_eq!(executions.iter().sum::<u128>(), 6);
     assert_eq!(BTreeSet::from_iter(executions), BTreeSet::from([2, 4]));
     // Every free order, no probability: no event draws.
-    assert!(graph.states.iter().flat_map(|s| &s.edges).all(|e| e.probability.is_none()));
+    assert!(
+        graph
+            .states
+            .iter()
+            .flat_map(|s| &s.edges)
+            .all(|e| e.probability.is_none())
+    );
     // Each client's program in words, the same in every state.
     assert_eq!(graph.actors.len(), 2);
     for actor in &graph.actors {
@@ -130,7 +136,12 @@ fn explore_writes_the_graph_file() {
     );
     let config = write_config(dir.path(), "tiny.toml", &text);
     let out = coordsim_in(dir.path(), &["explore", &config, "--out", "out"]);
-    assert_eq!(out.status.code(), Some(1), "the claim fails: {}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the claim fails: {}",
+        stderr(&out)
+    );
     let json = std::fs::read_to_string(dir.path().join("out/tiny-explore/play.json")).unwrap();
     let data: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     let point = &data["points"][0];
