@@ -99,6 +99,22 @@
     drawOutcomes();
     draw();
   }
+  // The edges of state `at`: the state each reaches, its rows, its probability (null: a
+  // free order). See src/export/play.rs for the packing.
+  function edgesOf(at) {
+    var packed = graph.s[at][2];
+    var edges = [];
+    for (var i = 0; i < packed.length; i += 2) {
+      var row = packed[i + 1];
+      var more = row < 0 ? graph.x[-row - 1] : [[row], null];
+      edges.push([at + packed[i], more[0], more[1]]);
+    }
+    return edges;
+  }
+  function endOf(at) {
+    var k = graph.s[at][3];
+    return k === undefined ? null : k;
+  }
   function go(target) {
     current = target;
     draw();
@@ -111,7 +127,7 @@
       }
     });
     if (!kid) {
-      kid = node(graph.s[current.at][2][edge][0], current, edge);
+      kid = node(edgesOf(current.at)[edge][0], current, edge);
       current.kids.push(kid);
     }
     current.last = kid;
@@ -132,7 +148,7 @@
   function follow(path) {
     current = tree;
     for (var i = 1; i < path.length; i++) {
-      var edges = graph.s[current.at][2];
+      var edges = edgesOf(current.at);
       var edge = -1;
       for (var e = 0; e < edges.length && edge < 0; e++) {
         if (edges[e][0] === path[i]) {
@@ -239,10 +255,10 @@
 
   // The free events as buttons, each worded as the trace says it; or the end's outcome.
   function drawFree(at) {
-    var s = graph.s[at];
+    var edges = edgesOf(at);
     free.textContent = '';
-    if (s[2].length === 0) {
-      var k = s[3];
+    if (edges.length === 0) {
+      var k = endOf(at);
       if (k !== null) {
         free.appendChild(el('p', 'explorer-end', fill(words.ended, 'k', String(k + 1))));
         free.appendChild(outcomeCells(k));
@@ -257,14 +273,14 @@
     free.appendChild(el('h3', null, words.free));
     var list = el('ul', 'explorer-events');
     var next = guide ? guideNext() : -1;
-    s[2].forEach(function (edge, e) {
+    edges.forEach(function (edge, e) {
       var button = el('button', 'explorer-event');
       button.type = 'button';
       button.setAttribute('data-rows', String(edge[1].length));
       edge[1].forEach(function (id) {
         button.appendChild(rowNode(id, 'span'));
       });
-      if (edge[2] === null && s[2].length > 1) {
+      if (edge[2] === null && edges.length > 1) {
         button.title = words.noProbability;
       }
       if (e === next) {
@@ -329,7 +345,7 @@
     if (!on || depth + 1 >= guide.path.length) {
       return -1;
     }
-    var edges = graph.s[current.at][2];
+    var edges = edgesOf(current.at);
     for (var e = 0; e < edges.length; e++) {
       if (edges[e][0] === guide.path[depth + 1]) {
         return e;
@@ -375,7 +391,7 @@
       var button = el('button', 'explorer-step');
       button.type = 'button';
       if (n.parent) {
-        var edge = graph.s[n.parent.at][2][n.edge];
+        var edge = edgesOf(n.parent.at)[n.edge];
         edge[1].forEach(function (id) {
           button.appendChild(rowNode(id, 'span'));
         });

@@ -35,9 +35,14 @@ pub(crate) fn section(h: &mut Html, play: &str, lc: Words<'_>) {
         } else {
             say(
                 lc,
-                "A point here has more than {max} states: the explorer leaves it out (a page would grow too large); the traces above show its deciding executions.",
+                "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
             )
             .replace("{max}", &lc.locale.number(&data["max"].to_string()))
+            .replace(
+                "{kb}",
+                &lc.locale
+                    .number(&(data["bytes"].as_u64().unwrap_or(0) / 1000).to_string()),
+            )
         };
         h.el("p", &[("class", "explorer-refused")], &why).newline();
     }
@@ -167,5 +172,54 @@ fn one_language(point: &mut serde_json::Value, turkish: bool) {
                 *text = serde_json::Value::from("");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locale::Locale;
+
+    fn section_of(play: &str, locale: Locale) -> String {
+        let mut h = Html::new();
+        section(&mut h, play, Words::built_in(locale));
+        h.finish()
+    }
+
+    /// A point past the bound is said in words (no script needed), with both bounds in the
+    /// page's numbers; with no point drawn, no explorer and no script.
+    #[test]
+    fn a_refused_point_is_said_in_the_pages_language() {
+        let play = r#"{"max":50000,"bytes":900000,"claims":[],"metrics":[],"points":[{"refused":"states"}]}"#;
+        let tr = section_of(play, Locale::Tr);
+        assert!(tr.contains("50.000 durumdan fazla"), "{tr}");
+        assert!(tr.contains("900 kB"), "{tr}");
+        assert!(
+            !tr.contains("explorer.js") && !tr.contains("explorer-data"),
+            "{tr}"
+        );
+        let en = section_of(play, Locale::En);
+        assert!(en.contains("more than 50,000 states"), "{en}");
+        let cycle = play.replace("\"states\"", "\"cycle\"");
+        assert!(section_of(&cycle, Locale::En).contains("come back to a state"));
+    }
+
+    /// A Turkish page's data keeps the Turkish words and every name, and drops the English
+    /// ones (the other way round on an English page).
+    #[test]
+    fn the_data_keeps_the_pages_language_only() {
+        let play = r#"{"max":5,"bytes":9,"claims":[],"metrics":[],"points":[{"t":["read c","c oku","a-0","reads c: 0","c okur: 0","1 of 2","1 / 2","c"],"actors":[[2,[[0,1]]]],"res":[[7],[],[],[]],"c":[0],"r":[[2,3,4,5,6]],"x":[],"s":[[0,[0],[]]],"o":[]}]}"#;
+        let tr = section_of(play, Locale::Tr);
+        for kept in ["c oku", "a-0", "c okur: 0", "1 / 2", r#""c""#] {
+            assert!(tr.contains(kept), "{kept}: {tr}");
+        }
+        for dropped in ["read c", "reads c: 0", "1 of 2"] {
+            assert!(!tr.contains(dropped), "{dropped}: {tr}");
+        }
+        let en = section_of(play, Locale::En);
+        assert!(
+            en.contains("reads c: 0") && !en.contains("c okur: 0"),
+            "{en}"
+        );
     }
 }

@@ -523,8 +523,8 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ),
     (
         "explorer_too_large",
-        "A point here has more than {max} states: the explorer leaves it out (a page would grow too large); the traces above show its deciding executions.",
-        "Buradaki bir noktanın {max} durumdan fazlası var: gezgin onu dışarıda bırakır (sayfa çok büyürdü); yukarıdaki izler onun belirleyici yürütmelerini gösterir.",
+        "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
+        "Buradaki bir nokta gezgin için çok büyük ({max} durumdan fazla ya da ötekilerle birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yukarıdaki izler onun belirleyici yürütmelerini gösterir.",
     ),
     (
         "explorer_intro",
