@@ -25,7 +25,7 @@ use crate::explore::step::{choices, in_execution, may_crash, start};
 use crate::explore::trace::tell;
 use crate::explore::words::{Said, Seen, said};
 use crate::point::{Pick, Point, Step, Tie};
-use crate::run::state::{Event, Sim};
+use crate::run::state::{Draw, Event, Sim};
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
 use crate::syntax::spec::KeyOp;
@@ -101,17 +101,7 @@ pub(crate) fn play(
                         scripts.push(more);
                     }
                     let probability = (!told.drawn.is_empty()).then(|| {
-                        told.drawn
-                            .iter()
-                            .map(|d| {
-                                if d.taken {
-                                    d.probability
-                                } else {
-                                    1.0 - d.probability
-                                }
-                            })
-                            .product::<f64>()
-                            * told.beyond
+                        told.drawn.iter().map(Draw::likelihood).product::<f64>() * told.beyond
                     });
                     let key = (sim.fingerprint(&queue), sim.counts());
                     let to = match seen_states.get(&key) {
@@ -269,26 +259,21 @@ fn step_words(point: &Point, step: &Step) -> Said {
             )
         }
         Step::Crash { .. } => said("may crash", "çökebilir"),
-        Step::Put { queue: q, .. } => said(
-            format!("put on {}", queue(*q)),
-            format!("{} kuyruğuna koy", queue(*q)),
-        ),
-        Step::Take { queue: q, .. } => said(
-            format!("take from {}", queue(*q)),
-            format!("{} kuyruğundan al", queue(*q)),
-        ),
-        Step::Ack(q) => said(
-            format!("ack on {}", queue(*q)),
-            format!("{} kuyruğunda onayla", queue(*q)),
-        ),
-        Step::Call { queue: q, .. } => said(
-            format!("call through {}", queue(*q)),
-            format!("{} üzerinden çağır", queue(*q)),
-        ),
-        Step::Reply { queue: q, .. } => said(
-            format!("reply on {}", queue(*q)),
-            format!("{} üzerinden yanıtla", queue(*q)),
-        ),
+        Step::Put { queue: q, .. }
+        | Step::Take { queue: q, .. }
+        | Step::Ack(q)
+        | Step::Call { queue: q, .. }
+        | Step::Reply { queue: q, .. } => {
+            let (en, tr) = match step {
+                Step::Put { .. } => ("put on", "kuyruğuna koy"),
+                Step::Take { .. } => ("take from", "kuyruğundan al"),
+                Step::Ack(_) => ("ack on", "kuyruğunda onayla"),
+                Step::Call { .. } => ("call through", "üzerinden çağır"),
+                _ => ("reply on", "üzerinden yanıtla"),
+            };
+            let name = queue(*q);
+            said(format!("{en} {name}"), format!("{name} {tr}"))
+        }
         Step::Keys {
             operation, store, ..
         } => {
