@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
-use crate::explore::{Exploration, ExploreLimits, PlayError, PlayGraph, PlayLimits, Schedule};
+use crate::explore::{Exploration, ExploreLimits, Schedule};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
+use crate::play::{PlayError, PlayGraph, PlayLimits};
 use crate::timeline::{Lanes, TimelineStyle};
 use crate::value::Value;
 
@@ -47,7 +48,7 @@ pub trait PreparedRun: Send + Sync {
         )))
     }
     /// Every state an execution can reach at this point, each as a reader sees it, for the
-    /// site's explorer ([`crate::explore::play`]). Only a scenario has one.
+    /// site's explorer ([`crate::play`]). Only a scenario has one.
     fn play(&self, ctx: &RunContext, limits: &PlayLimits) -> Result<PlayGraph, PlayError> {
         let _ = (ctx, limits);
         Err(PlayError::Other(

@@ -6,12 +6,7 @@
 
 use crate::declare::Cell;
 
-pub mod play;
 pub mod schedulers;
-pub use play::{
-    ActorAt, LockAt, PLAY_MAX_STATES, PlayActor, PlayEdge, PlayError, PlayGraph, PlayLimits,
-    PlayState,
-};
 pub use schedulers::{Schedulers, least_index};
 
 /// What an exploration may do: its bounds and its switches.

@@ -6,7 +6,7 @@
 //! ```json
 //! {"v":1,"max":50000,"bytes":900000,
 //!  "claims":[{"n":"claim's name","c":1,"p":0,"o":1}],
-//!  "metrics":["lost_updates"],
+//!  "metrics":["counter.value"],
 //!  "points":[{"refused":"states"} | {"refused":"bytes"} | {"refused":"cycle"} | {
 //!    "l":"writers = 2", "t":["client-0","read counter",…],
 //!    "actors":[[name,[[en,tr],…]]], "res":[[registers],[locks],[queues],[stores]],
@@ -34,7 +34,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use coordsim_model::{ActorAt, Exploration, PlayError, PlayGraph, PlayLimits, RunContext};
+use coordsim_model::{
+    ActorAt, Exploration, PlayError, PlayGraph, PlayLimits, PlayState, RunContext,
+};
 
 use crate::config::Config;
 use crate::export::write_atomic;
@@ -176,6 +178,42 @@ fn json(
     Ok(out)
 }
 
+/// A state's view as its cells' numbers in `cells` (the module's order), joined by commas.
+fn view_cells(state: &PlayState, cells: &mut Interned) -> String {
+    let mut view: Vec<usize> = Vec::new();
+    for actor in &state.actors {
+        let code: i64 = match *actor {
+            ActorAt::NotStarted => -1,
+            ActorAt::Idle => -2,
+            ActorAt::Crashed => -3,
+            ActorAt::At(step) => 2 * i64::from(step),
+            ActorAt::Waiting(step) => 2 * i64::from(step) + 1,
+        };
+        view.push(cells.id(code.to_string()));
+    }
+    for value in &state.registers {
+        view.push(cells.id(number(*value)));
+    }
+    for lock in &state.locks {
+        let waiters: Vec<String> = lock.waiters.iter().map(u32::to_string).collect();
+        let holder = lock.holder.map_or(-1, i64::from);
+        view.push(cells.id(format!("[{holder},[{}]]", waiters.join(","))));
+    }
+    for queue in &state.queues {
+        let values: Vec<String> = queue.iter().map(|v| number(*v)).collect();
+        view.push(cells.id(format!("[{}]", values.join(","))));
+    }
+    for store in &state.stores {
+        let pairs: Vec<String> = store
+            .iter()
+            .map(|(k, v)| format!("[{k},{}]", number(*v)))
+            .collect();
+        view.push(cells.id(format!("[{}]", pairs.join(","))));
+    }
+    let view: Vec<String> = view.iter().map(usize::to_string).collect();
+    view.join(",")
+}
+
 /// One point's graph as JSON (the module's `points` entry).
 fn graph_json(
     graph: &PlayGraph,
@@ -219,36 +257,7 @@ fn graph_json(
         .collect();
     let mut states = Vec::with_capacity(graph.states.len());
     for (id, state) in graph.states.iter().enumerate() {
-        let mut view: Vec<usize> = Vec::new();
-        for actor in &state.actors {
-            let code: i64 = match *actor {
-                ActorAt::NotStarted => -1,
-                ActorAt::Idle => -2,
-                ActorAt::Crashed => -3,
-                ActorAt::At(step) => 2 * i64::from(step),
-                ActorAt::Waiting(step) => 2 * i64::from(step) + 1,
-            };
-            view.push(cells.id(code.to_string()));
-        }
-        for value in &state.registers {
-            view.push(cells.id(number(*value)));
-        }
-        for lock in &state.locks {
-            let waiters: Vec<String> = lock.waiters.iter().map(u32::to_string).collect();
-            let holder = lock.holder.map_or(-1, i64::from);
-            view.push(cells.id(format!("[{holder},[{}]]", waiters.join(","))));
-        }
-        for queue in &state.queues {
-            let values: Vec<String> = queue.iter().map(|v| number(*v)).collect();
-            view.push(cells.id(format!("[{}]", values.join(","))));
-        }
-        for store in &state.stores {
-            let pairs: Vec<String> = store
-                .iter()
-                .map(|(k, v)| format!("[{k},{}]", number(*v)))
-                .collect();
-            view.push(cells.id(format!("[{}]", pairs.join(","))));
-        }
+        let view = view_cells(state, &mut cells);
         // Each edge as two numbers: the state it reaches, less this one's number; its row
         // (one row, no probability), or −1 − its entry in `x` (several rows, a probability).
         let mut edges: Vec<String> = Vec::with_capacity(2 * state.edges.len());
@@ -288,11 +297,10 @@ fn graph_json(
                 outcome_of.get(&key)
             })
             .map_or(String::new(), |k| format!(",{k}"));
-        let view: Vec<String> = view.iter().map(usize::to_string).collect();
         states.push(format!(
             "[{},[{}],[{}]{end}]",
             number(state.time_ms),
-            view.join(","),
+            view,
             edges.join(",")
         ));
     }

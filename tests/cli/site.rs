@@ -338,6 +338,7 @@ fn markup_in_titles_labels_claims_and_lessons_shows_as_text() {
         [
             ".coordsim-output",
             "config-x.html",
+            "explorer.js",
             "lesson-l.html",
             "site.js",
             "style.css"

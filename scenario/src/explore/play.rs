@@ -24,7 +24,7 @@ use sim_core::{EventQueue, ns_to_ms};
 use crate::explore::step::{choices, in_execution, may_crash, start};
 use crate::explore::trace::tell;
 use crate::explore::words::{Said, Seen, said};
-use crate::point::{Pick, Point, Step, Tie};
+use crate::point::{Pick, Point, Step};
 use crate::run::state::{Draw, Event, Sim};
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
@@ -34,19 +34,16 @@ use crate::syntax::spec::KeyOp;
 /// actor has seen of each key along the execution that reached it first.
 type Waiting<'a> = (u32, Sim<'a>, EventQueue<Event>, Vec<Seen>);
 
-/// Every state of `point` reachable from its start, each as a reader sees it: refused past
-/// `limits.max_states`, or when an execution can come back to a state (no end to play to).
-pub(crate) fn play(
+/// Every state of `point` (its draws checked and its ties set by the caller) reachable from its
+/// start, each as a reader sees it: refused past `limits.max_states`, or when an execution
+/// can come back to a state (no end to play to).
+pub(super) fn walk(
     point: &Point,
     fill: &[Metric],
     context: &RunContext,
     limits: &PlayLimits,
 ) -> Result<PlayGraph, PlayError> {
     let failed = |e: ModelError| PlayError::Other(e.to_string());
-    super::refuse_draws(point).map_err(|e| failed(e.into()))?;
-    let mut point = point.clone();
-    point.tie = Tie::Fifo;
-    let point = &point;
     let (sim, queue) = start(point, context, limits.max_faults).map_err(failed)?;
     let mut graph = names(point, &sim);
     let mut seen_states: FxHashMap<(u64, Counts), u32> = FxHashMap::default();
