@@ -764,6 +764,7 @@ async function explorer(browser, out) {
     const touch = width === 375;
     const context = await browser.newContext({ viewport: { width, height: 900 }, hasTouch: touch, isMobile: touch });
     const label = `explorer at ${width} px`;
+    const before = problems.length;
     const page = await watchedPage(context, () => label);
     await page.goto(file);
     const press = (locator) => (touch ? locator.tap() : locator.click());
@@ -842,7 +843,7 @@ async function explorer(browser, out) {
     if (overflow.scroll > width || overflow.past > 0) problem(`${label}: ${overflow.past} element(s) pass the window's edge (page ${overflow.scroll} px wide)`);
     await page.locator('.explorer').screenshot({ path: path.join(shots, `explorer-${width}.png`) });
     await context.close();
-    console.log(`ok: ${label}: claim ${claim.c}'s execution played by its buttons (${states.length - 1} events) to outcome ${claim.o + 1} of outcomes.csv; a branch reached outcome ${other}; back restores each state`);
+    if (problems.length === before) console.log(`ok: ${label}: claim ${claim.c}'s execution played by its buttons (${states.length - 1} events) to outcome ${claim.o + 1} of outcomes.csv; a branch reached outcome ${other}; back restores each state`);
   }
 }
 
