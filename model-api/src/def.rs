@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
 use crate::explore::{Exploration, ExploreLimits, Schedule};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
+use crate::play::{PlayError, PlayGraph, PlayLimits};
 use crate::timeline::{Lanes, TimelineStyle};
 use crate::value::Value;
 
@@ -45,6 +46,14 @@ pub trait PreparedRun: Send + Sync {
             "model",
             "only a scenario (`model = \"scenario\"`) runs a schedule: it is one of an exploration's executions".to_string(),
         )))
+    }
+    /// Every state an execution can reach at this point, each as a reader sees it, for the
+    /// site's explorer ([`crate::play`]). Only a scenario has one.
+    fn play(&self, ctx: &RunContext, limits: &PlayLimits) -> Result<PlayGraph, PlayError> {
+        let _ = (ctx, limits);
+        Err(PlayError::Other(
+            "only a scenario (`model = \"scenario\"`) can be played".to_string(),
+        ))
     }
 }
 

@@ -29,6 +29,7 @@ pub mod declare;
 mod def;
 pub mod explore;
 mod model;
+pub mod play;
 mod registry;
 pub mod suggest;
 pub mod timeline;
@@ -50,6 +51,10 @@ pub use explore::{
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, Driver, MAX_DISTRIBUTION_POINTS, Model,
     ModelError, Output, RunContext, Valid, run_once,
+};
+pub use play::{
+    ActorAt, LockAt, PLAY_MAX_STATES, PlayActor, PlayEdge, PlayError, PlayGraph, PlayLimits,
+    PlayState,
 };
 pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use coordsim_model::{
     ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, Exploration,
     ExploreLimits, Kind, LevelKind, MarkKind, MarkShape, ModelDef, ModelError, ParamError,
-    ParamSpec, PreparedRun, RunContext, RunOutput, Schedule, SpanKind, TimelineStyle, Value,
+    ParamSpec, PlayError, PlayGraph, PlayLimits, PreparedRun, RunContext, RunOutput, Schedule,
+    SpanKind, TimelineStyle, Value,
 };
 
 use crate::point::Point;
@@ -441,6 +442,9 @@ impl PreparedRun for Prepared {
         limits: &ExploreLimits,
     ) -> Result<Exploration, ModelError> {
         crate::explore::explore(&self.point, &self.fill, context, limits)
+    }
+    fn play(&self, context: &RunContext, limits: &PlayLimits) -> Result<PlayGraph, PlayError> {
+        crate::explore::play(&self.point, &self.fill, context, limits)
     }
     fn replay(&self, context: &RunContext, schedule: &Schedule) -> Result<RunOutput, ModelError> {
         crate::explore::replay(

@@ -137,6 +137,7 @@ pub(super) fn write_exploration(
     }
     write_traces(config, explored, &decided, dir)?;
     let text = export::explore::write(dir, config, explored, &decided)?;
+    export::play::write(dir, config, explored, &decided)?;
     Ok((verdicts, text))
 }
 

@@ -34,8 +34,8 @@ use std::sync::Arc;
 
 use coordsim_model::{
     Cell, ColumnSpec, ColumnType, Cost, DefaultChart, Distribution, Exploration, ExploreLimits,
-    ModelDef, ModelError, ParamError, ParamSpec, PreparedRun, RunContext, RunOutput, Schedule,
-    TimelineStyle, Value,
+    ModelDef, ModelError, ParamError, ParamSpec, PlayError, PlayGraph, PlayLimits, PreparedRun,
+    RunContext, RunOutput, Schedule, TimelineStyle, Value,
 };
 use toml::Spanned;
 use toml::de::DeValue;
@@ -188,6 +188,15 @@ impl PreparedRun for DerivedRun {
             self.derive(&mut o.metrics, &mut [], ctx.percentile());
         }
         Ok(explored)
+    }
+
+    /// The inner model's state graph, each end with its derived metrics.
+    fn play(&self, ctx: &RunContext, limits: &PlayLimits) -> Result<PlayGraph, PlayError> {
+        let mut graph = self.inner.play(ctx, limits)?;
+        for end in graph.states.iter_mut().filter_map(|s| s.end.as_mut()) {
+            self.derive(end, &mut [], ctx.percentile());
+        }
+        Ok(graph)
     }
 
     /// The execution a schedule fixes, with its derived metrics as a run has them.

@@ -35,22 +35,9 @@ pub(crate) fn write(
     header.extend(metrics.iter().map(|m| m.name.to_string()));
     csv.write_record(&header)?;
     for (point, e) in explored.iter().enumerate() {
-        let at = config.point_values(point);
-        // The swept values as the config's table names them: its `[labels]`, its locale.
-        let named: Vec<String> = config
-            .axes
+        let named: Vec<String> = point_named(config, point)
             .iter()
-            .map(|a| {
-                let key = config.key_names()[a.param];
-                let value = match &at[a.param] {
-                    coordsim_model::Value::Str(s) if config.has_label(s) => config.label(s).into(),
-                    coordsim_model::Value::Str(_) => at[a.param].to_string(),
-                    other => {
-                        crate::format::cell(&crate::format::value_cell(other), None, config.locale)
-                    }
-                };
-                escape(&format!("{} = {value}", config.label(key)))
-            })
+            .map(|n| escape(n))
             .collect();
         if !named.is_empty() {
             writeln!(md, "## {}\n", named.join(", "))?;
@@ -155,6 +142,27 @@ pub(crate) fn write(
     }
     write_atomic(&dir.join("explore.md"), md.as_bytes())?;
     Ok(md)
+}
+
+/// The swept values of `point` as the config's table names them (its `[labels]`, its
+/// locale): `key = value` each, none for a config with no sweep.
+pub(crate) fn point_named(config: &Config, point: usize) -> Vec<String> {
+    let at = config.point_values(point);
+    config
+        .axes
+        .iter()
+        .map(|a| {
+            let key = config.key_names()[a.param];
+            let value = match &at[a.param] {
+                coordsim_model::Value::Str(s) if config.has_label(s) => config.label(s).into(),
+                coordsim_model::Value::Str(_) => at[a.param].to_string(),
+                other => {
+                    crate::format::cell(&crate::format::value_cell(other), None, config.locale)
+                }
+            };
+            format!("{} = {value}", config.label(key))
+        })
+        .collect()
 }
 
 /// Claim `n`'s (from 0) deciding execution, outcome `k` of `point`: its section of

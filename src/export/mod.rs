@@ -8,6 +8,7 @@ pub mod folder;
 pub(crate) mod in_place;
 pub(crate) mod lanes;
 pub(crate) mod markdown;
+pub(crate) mod play;
 mod run;
 mod write;
 

@@ -62,7 +62,11 @@ pub(crate) fn pages(
     input: &Input<'_>,
     batch: &crate::export::batch::Batch,
 ) -> anyhow::Result<Vec<ConfigInfo>> {
-    let mut used = vec!["style.css".to_string(), "site.js".to_string()];
+    let mut used = vec![
+        "style.css".to_string(),
+        "site.js".to_string(),
+        "explorer.js".to_string(),
+    ];
     let mut out = Vec::new();
     for (canonical, loaded) in input.runs {
         let config = &loaded.config;
@@ -83,6 +87,8 @@ pub(crate) fn pages(
         } else {
             Vec::new()
         };
+        // The explorer's graph, when the exploration wrote one.
+        let play = std::fs::read_to_string(dir.join("explore").join("play.json")).ok();
         let lc = input.words.words(config.locale);
         let run = Run {
             config,
@@ -99,7 +105,7 @@ pub(crate) fn pages(
         let html = render(
             loaded,
             &verdicts,
-            (&files, &explored),
+            (&files, &explored, play.as_deref()),
             (&live, outcomes.as_deref()),
             input.seed,
             lc,
@@ -144,11 +150,12 @@ fn output_files(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
     Ok(names)
 }
 
-/// The page; `files` are the output folder's and its `explore/` folder's.
+/// The page; `files` are the output folder's and its `explore/` folder's, `play` the
+/// explorer's graph (`explore/play.json`).
 fn render(
     loaded: &Loaded,
     verdicts: &[Verdict],
-    (files, explored): (&[String], &[String]),
+    (files, explored, play): (&[String], &[String], Option<&str>),
     (live, outcomes): (&[Live], Option<&str>),
     seed: Option<u64>,
     lc: Words<'_>,
@@ -165,6 +172,9 @@ fn render(
     charts(&mut h, config, files, live, lc);
     if !explored.is_empty() {
         executions(&mut h, config, explored, lc);
+        if let Some(play) = play {
+            super::explorer::section(&mut h, play, lc);
+        }
     }
     parameters(&mut h, config, lc);
     source(&mut h, config, verdicts, lc);

@@ -19,6 +19,7 @@
 
 mod claims_table;
 pub(crate) mod config_page;
+mod explorer;
 mod fragment;
 mod frame;
 
@@ -63,6 +64,8 @@ const SCRIPT: &str = concat!(
     include_str!("charts.js"),
     "})(document);\n"
 );
+/// The explorer's script: only a page with an explorer loads it.
+const EXPLORER: &str = include_str!("explorer.js");
 
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not
 /// write: an `OUT/index.html` of the user's, an `OUT/site/` that is not coordsim's, or a
@@ -102,6 +105,7 @@ pub(crate) fn write(input: &Input<'_>, batch: &mut Batch) -> anyhow::Result<()> 
     let dir = batch.folder(FOLDER)?;
     write_atomic(&dir.join("style.css"), STYLE.as_bytes())?;
     write_atomic(&dir.join("site.js"), SCRIPT.as_bytes())?;
+    write_atomic(&dir.join("explorer.js"), EXPLORER.as_bytes())?;
     for page in configs.iter().map(|c| &c.page).chain(lessons.pages.iter()) {
         write_atomic(&dir.join(&page.file), page.html.as_bytes())?;
     }

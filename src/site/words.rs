@@ -557,6 +557,86 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("column_outcome", "outcome", "sonuç no."),
     ("column_executions", "executions", "yürütme"),
     ("column_probability", "probability", "olasılık"),
+    // The explorer on a config's page (src/site/explorer.rs, explorer.js).
+    (
+        "explorer_heading",
+        "Play an execution",
+        "Bir yürütmeyi oyna",
+    ),
+    (
+        "explorer_cycle",
+        "An execution of a point here can come back to a state it was in: the explorer leaves such a point out; the traces above show its deciding executions.",
+        "Buradaki bir noktanın bir yürütmesi bulunduğu bir duruma geri dönebiliyor: gezgin böyle bir noktayı dışarıda bırakır; yukarıdaki izler onun belirleyici yürütmelerini gösterir.",
+    ),
+    (
+        "explorer_too_large",
+        "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
+        "Buradaki bir nokta gezgin için çok büyük ({max} durumdan fazla ya da ötekilerle birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yukarıdaki izler onun belirleyici yürütmelerini gösterir.",
+    ),
+    (
+        "explorer_intro",
+        "Every state an execution can reach is here. Pick the next event with its button; back and forward (or the keys b and f) step along what you did, and the tree keeps every branch you tried.",
+        "Bir yürütmenin varabileceği her durum burada. Sonraki olayı düğmesiyle seçin; geri ve ileri (ya da b ve f tuşları) yaptıklarınız boyunca adım atar, ağaç denediğiniz her dalı saklar.",
+    ),
+    ("explorer_point", "point", "nokta"),
+    ("explorer_time", "time {t} ms", "zaman {t} ms"),
+    ("explorer_actors", "actors", "aktörler"),
+    ("explorer_resources", "resources", "kaynaklar"),
+    ("explorer_free", "free events", "serbest olaylar"),
+    ("explorer_back", "back", "geri"),
+    ("explorer_forward", "forward", "ileri"),
+    ("explorer_restart", "start again", "baştan başla"),
+    ("explorer_history", "history", "geçmiş"),
+    ("explorer_start", "start", "başlangıç"),
+    ("explorer_outcomes", "outcomes", "sonuçlar"),
+    ("explorer_outcome", "outcome {k}", "{k}. sonuç"),
+    ("explorer_executions", "executions", "yürütmeler"),
+    ("explorer_probability", "probability", "olasılık"),
+    (
+        "explorer_show",
+        "show an execution that ends here",
+        "burada biten bir yürütmeyi göster",
+    ),
+    (
+        "explorer_claim",
+        "claim {n}: step through its execution",
+        "{n}. iddia: yürütmesinde adım adım ilerle",
+    ),
+    (
+        "explorer_guide",
+        "next step of claim {n}",
+        "{n}. iddianın sonraki adımı",
+    ),
+    (
+        "explorer_ended",
+        "The execution has ended: outcome {k}.",
+        "Yürütme bitti: {k}. sonuç.",
+    ),
+    (
+        "explorer_decides",
+        "This is the outcome that decides claim {n}.",
+        "Bu, {n}. iddiayı belirleyen sonuçtur.",
+    ),
+    ("explorer_not_started", "not started", "başlamadı"),
+    (
+        "explorer_idle",
+        "finished or between repetitions",
+        "bitti ya da iki tekrar arasında",
+    ),
+    (
+        "explorer_crashed",
+        "crashed or stopped",
+        "çöktü ya da durdu",
+    ),
+    ("explorer_waiting", "waiting", "bekliyor"),
+    ("explorer_held", "held by {a}", "{a} tutuyor"),
+    ("explorer_unheld", "free", "serbest"),
+    ("explorer_waiters", "waiting: {a}", "bekleyenler: {a}"),
+    (
+        "explorer_no_probability",
+        "no probability: a free order",
+        "olasılık yok: serbest bir sıra",
+    ),
 ];
 
 #[cfg(test)]
@@ -592,6 +672,7 @@ mod tests {
             include_str!("claims_table.rs"),
             include_str!("lesson_page.rs"),
             include_str!("index.rs"),
+            include_str!("explorer.rs"),
         ];
         let mut seen = 0;
         for source in sources {

@@ -16,7 +16,10 @@
 // a step chart that fits the page's column shown whole, not cut to the text's column, as a
 // lesson's 6-step chart checks at 1280 px); live charts: a hover, the keys and a tap on a
 // chart's points show the config's results.csv values in the page's numbers, the CSV
-// saved is results.csv's, a picked series keeps the keys.
+// saved is results.csv's, a picked series keeps the keys; the explorer: a claim's deciding
+// execution played by the event buttons from the start ends at the trace's last row and an
+// outcome of outcomes.csv, a branch reaches another, back restores each state, at 1280 px
+// and by taps at 375 px.
 // Screenshots of the index, a config page and a lesson page go to $SCREENSHOTS (default
 // target/site-screenshots/).
 //
@@ -256,8 +259,9 @@ async function language(context, out) {
       // A claim over executions and a text claim: how they hold, which executions, the test.
       file: 'config-explore-lost-update.html',
       lang: 'tr',
-      english: ['sometimes:', 'always:', 'outcome 1 of', '(8 executions)', 'min of 70', 'expected'],
-      turkish: ['bazı yürütmelerde:', 'her yürütmede:', '4 sonucun 1. sonucu (8 yürütme)', '70 yürütmenin en küçüğü'],
+      // Its explorer's words and its data's (explorer.js draws them) among them.
+      english: ['sometimes:', 'always:', 'outcome 1 of', '(8 executions)', 'min of 70', 'expected', 'free events', 'start again', 'reads counter', 'write counter', '1 of 2'],
+      turkish: ['bazı yürütmelerde:', 'her yürütmede:', '4 sonucun 1. sonucu (8 yürütme)', '70 yürütmenin en küçüğü', 'serbest olaylar', 'baştan başla', 'counter okur', 'yaz: counter'],
     },
     {
       file: 'config-idempotency-key.html',
@@ -735,6 +739,114 @@ async function liveCharts(browser, out) {
   }
 }
 
+/** The explorer on explore-lost-update's page (Turkish), from file://: claim 1's deciding
+ * execution played with the event buttons from the start, each button worded as the
+ * trace's row (explore.md's table in the page's language; trace-N.csv for the time, the
+ * actor and the number of rows); the state at the end at the trace CSV's last row's time,
+ * the end an outcome of outcomes.csv with its cells; a branch at an earlier step reaches
+ * another listed outcome; back restores the state exactly; at 375 px by taps, nothing
+ * passes the window's edge. */
+async function explorer(browser, out) {
+  const stem = 'explore-lost-update';
+  const dir = path.join(out, stem, 'explore');
+  const play = JSON.parse(fs.readFileSync(path.join(dir, 'play.json'), 'utf8'));
+  const claim = play.claims[0];
+  const csv = readCsv(path.join(dir, `trace-${claim.c}.csv`));
+  // explore.md's trace tables, in the order of the claims an outcome decides.
+  const tables = fs.readFileSync(path.join(dir, 'explore.md'), 'utf8').split('| adım | zaman (ms) |').slice(1);
+  const words = tables[0].split('\n').slice(2).filter((l) => /^\| \d+ \|/.test(l))
+    .map((l) => l.slice(2, -2).split(' | '))
+    .map(([, , actor, action, choice]) => ({ actor, action, choice: choice.replace(', tek başına: ötekilerle sırası fark etmez', '') }));
+  if (words.length !== csv.length) problem(`explorer: explore.md's trace has ${words.length} rows, trace-${claim.c}.csv ${csv.length}`);
+  const outcomes = readCsv(path.join(dir, 'outcomes.csv')).filter((o) => Number(o.point) === claim.p);
+  const file = pathToFileURL(path.join(out, 'site', `config-${stem}.html`)).href;
+  for (const width of [1280, 375]) {
+    const touch = width === 375;
+    const context = await browser.newContext({ viewport: { width, height: 900 }, hasTouch: touch, isMobile: touch });
+    const label = `explorer at ${width} px`;
+    const before = problems.length;
+    const page = await watchedPage(context, () => label);
+    await page.goto(file);
+    const press = (locator) => (touch ? locator.tap() : locator.click());
+    if (await page.locator('.explorer-point').count() > 0) await page.selectOption('.explorer-point', String(claim.p));
+    const shown = () => page.evaluate(() => {
+      const rows = (b) => [...b.querySelectorAll('.explorer-row')].map((r) => ({
+        actor: r.querySelector('.explorer-actor').textContent,
+        action: r.querySelector('.explorer-action').textContent,
+        choice: r.querySelector('.explorer-choice')?.textContent ?? '',
+      }));
+      return {
+        state: document.querySelector('.explorer-state').innerHTML,
+        free: document.querySelector('.explorer-free').innerHTML,
+        events: [...document.querySelectorAll('.explorer-event')].map(rows),
+      };
+    });
+    const same = (a, b) => a.actor === b.actor && a.action === b.action && a.choice === b.choice;
+    // Claim 1's execution, button by button; the state after each event kept.
+    const states = [await shown()];
+    const picks = [];
+    let at = 0;
+    while (at < words.length) {
+      const now = states[states.length - 1];
+      const k = now.events.findIndex((rows) => rows.every((r, i) => words[at + i] && same(r, words[at + i])));
+      if (k < 0) {
+        problem(`${label}: no button says row ${at + 1} of the trace (${JSON.stringify(words[at])}); free: ${JSON.stringify(now.events)}`);
+        break;
+      }
+      await press(page.locator('.explorer-event').nth(k));
+      picks.push(k);
+      at += now.events[k].length;
+      states.push(await shown());
+    }
+    const last = csv[csv.length - 1];
+    const end = await page.evaluate(() => ({
+      time: document.querySelector('.explorer-time').textContent,
+      end: document.querySelector('.explorer-end')?.textContent ?? '',
+      cells: [...document.querySelectorAll('.explorer-free .explorer-cells li')].map((li) => li.textContent),
+      current: document.querySelector('.explorer-history [aria-current] .explorer-row:last-child')?.textContent ?? '',
+    }));
+    const want = outcomes[claim.o];
+    const wantCells = play.metrics.map((m) => `${m} = ${localized(want[m], 'tr')}`);
+    if (end.time !== `zaman ${localized(last.time_ms, 'tr')} ms`) problem(`${label}: the end shows "${end.time}", the trace's last row is at ${last.time_ms} ms`);
+    if (!end.current.startsWith(last.actor) || !end.current.includes(words[words.length - 1].action)) problem(`${label}: the last step shown is "${end.current}", the trace's last row ${JSON.stringify(last)}`);
+    if (end.end !== `Yürütme bitti: ${claim.o + 1}. sonuç.` || JSON.stringify(end.cells) !== JSON.stringify(wantCells)) {
+      problem(`${label}: the end says "${end.end}" ${JSON.stringify(end.cells)}, outcomes.csv's outcome ${claim.o + 1} is ${JSON.stringify(wantCells)}`);
+    }
+    // Back restores each state exactly, to the start; forward comes back to the end.
+    for (let k = states.length - 2; k >= 0; k--) {
+      await page.keyboard.press('b');
+      const back = await shown();
+      if (back.state !== states[k].state || back.free !== states[k].free) problem(`${label}: back to step ${k} does not show the state it showed`);
+    }
+    for (let k = 1; k < states.length; k++) await page.keyboard.press('f');
+    if ((await shown()).state !== states[states.length - 1].state) problem(`${label}: forward does not come back to the end`);
+    // A branch at an earlier step: another free event there, then the first one each time.
+    let other = null;
+    for (let k = states.length - 2; k >= 0 && other === null; k--) {
+      if (states[k].events.length < 2) continue;
+      await press(page.locator('.explorer-history .explorer-step').nth(k));
+      await press(page.locator('.explorer-event').nth((picks[k] + 1) % states[k].events.length));
+      while (await page.locator('.explorer-event').count() > 0) await press(page.locator('.explorer-event').first());
+      const said = await page.locator('.explorer-end').textContent();
+      const reached = Number(/(\d+)\. sonuç/.exec(said)?.[1]);
+      if (!(reached >= 1 && reached <= outcomes.length)) problem(`${label}: a branch ends at "${said}", not a listed outcome`);
+      if (reached !== claim.o + 1) other = reached;
+    }
+    if (other === null) problem(`${label}: no branch at an earlier step reaches another outcome`);
+    const overflow = await page.evaluate((w) => {
+      const past = [...document.querySelectorAll('.explorer *')].filter((e) => {
+        const box = e.getBoundingClientRect();
+        return box.width > 0 && (box.left < 0 || box.right > w + 0.5);
+      });
+      return { scroll: document.documentElement.scrollWidth, past: past.length };
+    }, width);
+    if (overflow.scroll > width || overflow.past > 0) problem(`${label}: ${overflow.past} element(s) pass the window's edge (page ${overflow.scroll} px wide)`);
+    await page.locator('.explorer').screenshot({ path: path.join(shots, `explorer-${width}.png`) });
+    await context.close();
+    if (problems.length === before) console.log(`ok: ${label}: claim ${claim.c}'s execution played by its buttons (${states.length - 1} events) to outcome ${claim.o + 1} of outcomes.csv; a branch reached outcome ${other}; back restores each state`);
+  }
+}
+
 fs.mkdirSync(shots, { recursive: true });
 const current = report([]);
 const { out, last } = current;
@@ -759,6 +871,7 @@ try {
   await inView(browser, 900, true);
   await markup(browser);
   await stepsInLesson(browser);
+  await explorer(browser, out);
 } finally {
   await browser.close();
 }

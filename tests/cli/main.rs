@@ -26,6 +26,7 @@ mod locales;
 mod log_axes;
 mod models;
 mod outputs;
+mod play;
 mod reliability;
 mod scenarios;
 mod scheduler_paths;

@@ -341,6 +341,7 @@ fn markup_in_titles_labels_claims_and_lessons_shows_as_text() {
         [
             ".coordsim-output",
             "config-x.html",
+            "explorer.js",
             "lesson-l.embed.html",
             "lesson-l.html",
             "lesson-l.reader.html",

@@ -21,6 +21,7 @@
 mod budget;
 mod count;
 mod flat;
+mod play;
 mod reduce;
 mod search;
 mod spare;
@@ -30,7 +31,8 @@ mod trace;
 mod words;
 
 use coordsim_model::{
-    Exploration, ExploreLimits, ModelError, ParamError, RunContext, RunOutput, Schedule,
+    Exploration, ExploreLimits, ModelError, ParamError, PlayError, PlayGraph, PlayLimits,
+    RunContext, RunOutput, Schedule,
 };
 
 use crate::point::{Pace, Point, Step, Then, Tie};
@@ -68,6 +70,20 @@ pub(crate) fn replay(
         .clone()
         .with_lanes(context.wants_lanes() && point.actors as usize <= crate::point::MAX_LANES);
     trace::replay(&point, fill, distributions, &context, schedule, &[]).map(|(_, out)| out)
+}
+
+/// Every state of `point` a reader can play to, for the site's explorer (`play`): its draws
+/// refused as an exploration's, its ties an exploration's.
+pub(crate) fn play(
+    point: &Point,
+    fill: &[Metric],
+    context: &RunContext,
+    limits: &PlayLimits,
+) -> Result<PlayGraph, PlayError> {
+    refuse_draws(point).map_err(|e| PlayError::Other(ModelError::from(e).to_string()))?;
+    let mut point = point.clone();
+    point.tie = Tie::Fifo;
+    play::walk(&point, fill, context, limits)
 }
 
 /// A draw from a continuum (a random arrival gap, a random service time) is no choice an

@@ -62,24 +62,24 @@ pub(super) fn replay(
             )));
         }
         let due = next[decision.pick as usize];
-        let before = sim.clone();
         if decision.crash && !may_crash(&sim, due) {
             return Err(misfit(
                 "that event cannot be a crash (`crash_anywhere`)".into(),
             ));
         }
-        let drawn = run_chosen(
-            &mut sim,
-            &mut queue,
+        let alone = alone.get(index).copied().unwrap_or(false);
+        let told = tell(
+            point,
+            (&mut sim, &mut queue),
+            &mut seen,
             due,
-            bits(&decision.draws),
-            decision.crash,
-        )?
-        .drawn;
+            decision,
+            alone,
+        )?;
         if resources {
             sim.sample_resources();
         }
-        let taken: Vec<bool> = drawn.iter().map(|x| x.taken).collect();
+        let taken: Vec<bool> = told.drawn.iter().map(|x| x.taken).collect();
         if taken != decision.draws {
             return Err(misfit(format!(
                 "the event decided {} draws ({}), not {}",
@@ -92,43 +92,7 @@ pub(super) fn replay(
                 decision.draws.len()
             )));
         }
-        let told = sim
-            .steer
-            .as_mut()
-            .map(|s| std::mem::take(&mut s.told))
-            .unwrap_or_default();
-        let mut keys = KeySteps::new(&told, &mut seen);
-        let acted = sim.steer.as_ref().and_then(|s| s.acted);
-        let (actor, mut action) = describe(point, (&before, &sim), due.event, acted, &mut keys);
-        if let (Some((job, _)), Some(steer)) = (acted, sim.steer.as_ref()) {
-            // A transaction's steps run in the event of its start: say each, so that its
-            // effects (a duplicate's set, say) are in the trace.
-            then_also(
-                &mut action,
-                point,
-                (&before, &sim),
-                job,
-                (&steer.touched, &mut keys),
-            );
-        }
-        if decision.crash {
-            action = said(
-                "crashes here (crash_anywhere)",
-                "burada çöker (crash_anywhere)",
-            );
-        }
-        let chances = Chances::of(&drawn, &told, acted.is_some());
-        let alone = alone.get(index).copied().unwrap_or(false);
-        let choice = choice_words(decision, &chances.own, alone);
-        // An event that only resumed its actor, which then drew or paused: those rows say it.
-        let quiet = acted.is_none() && !decision.crash && matches!(due.event, Event::Resume { .. });
-        steps.extend(event_rows(
-            (point, &sim),
-            ns_to_ms(queue.now()),
-            (&actor, action, choice),
-            (&chances, &told),
-            quiet,
-        ));
+        steps.extend(told.rows);
     }
     let left = choices(&sim, &queue).len();
     if left > 0 {
@@ -145,6 +109,78 @@ pub(super) fn replay(
     sim.settle_direct();
     sim.check(context.seed())?;
     Ok((steps, sim.output(fill, distributions, context)))
+}
+
+/// One event told: its rows, the draws it made (with their chances) and the probability
+/// its faults past the budget were "no".
+pub(super) struct Telling {
+    pub(super) rows: Vec<TraceStep>,
+    pub(super) drawn: Vec<Draw>,
+    pub(super) beyond: f64,
+}
+
+/// Runs event `due` from (`sim`, `queue`) with the draws and crash `decision` gives (its
+/// draws past those it names "no"; its `pick` and `of` only for the words), and says what
+/// it did. `seen`: what each actor has seen of each key so far, carried along the
+/// execution. `alone`: the reduction took the event alone.
+pub(super) fn tell(
+    point: &Point,
+    (sim, queue): (&mut Sim<'_>, &mut sim_core::EventQueue<Event>),
+    seen: &mut Vec<Seen>,
+    due: sim_core::Due<Event>,
+    decision: &Decision,
+    alone: bool,
+) -> Result<Telling, ModelError> {
+    if let Some(steer) = &mut sim.steer {
+        steer.tell = true;
+    }
+    let before = sim.clone();
+    let ran = run_chosen(sim, queue, due, bits(&decision.draws), decision.crash)?;
+    let told = sim
+        .steer
+        .as_mut()
+        .map(|s| std::mem::take(&mut s.told))
+        .unwrap_or_default();
+    let mut keys = KeySteps::new(&told, seen);
+    let acted = sim.steer.as_ref().and_then(|s| s.acted);
+    let (actor, mut action) = describe(point, (&before, sim), due.event, acted, &mut keys);
+    if let (Some((job, _)), Some(steer)) = (acted, sim.steer.as_ref()) {
+        // A transaction's steps run in the event of its start: say each, so that its
+        // effects (a duplicate's set, say) are in the trace.
+        then_also(
+            &mut action,
+            point,
+            (&before, sim),
+            job,
+            (&steer.touched, &mut keys),
+        );
+    }
+    if decision.crash {
+        action = said(
+            "crashes here (crash_anywhere)",
+            "burada çöker (crash_anywhere)",
+        );
+    }
+    let chances = Chances::of(&ran.drawn, &told, acted.is_some());
+    let taken = Decision {
+        draws: ran.drawn.iter().map(|d| d.taken).collect(),
+        ..decision.clone()
+    };
+    let choice = choice_words(&taken, &chances.own, alone);
+    // An event that only resumed its actor, which then drew or paused: those rows say it.
+    let quiet = acted.is_none() && !decision.crash && matches!(due.event, Event::Resume { .. });
+    let rows = event_rows(
+        (point, sim),
+        ns_to_ms(queue.now()),
+        (&actor, action, choice),
+        (&chances, &told),
+        quiet,
+    );
+    Ok(Telling {
+        rows,
+        drawn: ran.drawn.to_vec(),
+        beyond: ran.beyond,
+    })
 }
 
 /// A row per actor still waiting when no event is left (a deadlock, a take nothing can

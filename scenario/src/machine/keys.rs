@@ -359,6 +359,20 @@ impl KeyStore {
         self.size
     }
 
+    /// Every key held and its number, by key (a site explorer draws them).
+    pub(crate) fn pairs(&self) -> Vec<(i64, f64)> {
+        if let Some((from, count, value)) = self.range {
+            return (0..count as i64).map(|i| (from + i, value)).collect();
+        }
+        let laid = (self.values.iter().zip(&self.present).enumerate())
+            .filter(|(_, (_, present))| **present)
+            .map(|(i, (value, _))| (self.base + i as i64, *value));
+        let mut pairs: Vec<(i64, f64)> =
+            laid.chain(self.map.iter().map(|(k, v)| (*k, *v))).collect();
+        pairs.sort_unstable_by_key(|&(key, _)| key);
+        pairs
+    }
+
     /// The numbers stored, added up.
     pub(crate) fn total(&self) -> f64 {
         self.total

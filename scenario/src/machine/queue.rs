@@ -433,6 +433,14 @@ impl Queue {
         self.visible.len() as u64
     }
 
+    /// The values of the messages waiting to be taken now, the next to be taken first (a
+    /// site explorer draws them).
+    pub(crate) fn visible_values(&self) -> impl Iterator<Item = f64> + '_ {
+        self.visible
+            .iter()
+            .map(|&m| self.data[m as usize * self.width])
+    }
+
     /// Messages not gone at the end: visible, in flight or crossing.
     pub(crate) fn left(&self) -> u64 {
         self.held

@@ -21,6 +21,15 @@ impl Draw {
     pub(crate) fn fault(&self) -> bool {
         self.kind.is_fault()
     }
+
+    /// The probability of the way it went: its chance of "yes", or of "no".
+    pub(crate) fn likelihood(&self) -> f64 {
+        if self.taken {
+            self.probability
+        } else {
+            1.0 - self.probability
+        }
+    }
 }
 
 /// What a draw decides: a trace says which (`lost`, `duplicated`), not only "a fault".

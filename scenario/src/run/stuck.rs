@@ -123,16 +123,22 @@ impl Sim<'_> {
     /// The name of the actor whose record `lock` holds (`None`: no record, or one left
     /// at the start).
     pub(crate) fn holder_name(&self, lock: usize) -> Option<String> {
+        let actor = self.actors.get(self.holder_actor(lock)? as usize)?;
+        Some(self.point.groups[actor.group as usize].actor_name(actor.index))
+    }
+
+    /// The index of the actor whose record `lock` holds (`None`: no record, or one left at
+    /// the start).
+    pub(crate) fn holder_actor(&self, lock: usize) -> Option<u32> {
         let lock_count = self.locks.len();
         let token = self.locks[lock].record_token().filter(|&t| t != 0)?;
-        let actor = match (0..self.jobs.len())
-            .find(|&j| self.tables.tokens[j * lock_count + lock] == token)
-        {
-            Some(job) => self.jobs[job].actor,
-            None => self.last_taker[lock].0,
-        };
-        let actor = self.actors.get(actor as usize)?;
-        Some(self.point.groups[actor.group as usize].actor_name(actor.index))
+        Some(
+            match (0..self.jobs.len()).find(|&j| self.tables.tokens[j * lock_count + lock] == token)
+            {
+                Some(job) => self.jobs[job].actor,
+                None => self.last_taker[lock].0,
+            },
+        )
     }
 
     /// Who holds the record of `lock`, and why it can never release it.
