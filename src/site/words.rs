@@ -590,8 +590,6 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("explorer_start", "start", "başlangıç"),
     ("explorer_outcomes", "outcomes", "sonuçlar"),
     ("explorer_outcome", "outcome {k}", "{k}. sonuç"),
-    ("explorer_executions", "executions", "yürütmeler"),
-    ("explorer_probability", "probability", "olasılık"),
     (
         "explorer_show",
         "show an execution that ends here",
