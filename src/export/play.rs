@@ -155,7 +155,14 @@ fn json(
             .with_entities(false)
             .with_stats(config.stats)
             .with_percentile(config.percentile);
-        match config.plans[point].play(&ctx, limits) {
+        // The exploration's fault budget, which its schedules carry: a walk under another
+        // would reach ends that are no outcome of it, or miss some.
+        let limits = PlayLimits {
+            max_faults: (exploration.outcomes.first())
+                .map_or(limits.max_faults, |o| o.schedule.max_faults),
+            ..*limits
+        };
+        match config.plans[point].play(&ctx, &limits) {
             Ok(graph) => {
                 let label = crate::export::explore::point_named(config, point).join(", ");
                 let text = graph_json(&graph, exploration, &differ, &label);

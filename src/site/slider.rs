@@ -101,16 +101,13 @@ pub(crate) fn slider(
     h.close("section").newline();
 }
 
-/// Each axis's index of its value at `point` (the sweep's order).
+/// Each axis's index of its value at `point` (the sweep's order): the point's coordinates,
+/// not a search for its value, which a sweep may list twice.
 fn axis_indices(config: &Config, point: usize) -> Vec<String> {
-    let values = config.point_values(point);
     config
-        .axes
-        .iter()
-        .map(|a| {
-            let at = a.values.iter().position(|v| *v == values[a.param]);
-            at.map_or_else(String::new, |i| i.to_string())
-        })
+        .coordinates(point)
+        .into_iter()
+        .map(|i| i.to_string())
         .collect()
 }
 

@@ -309,3 +309,24 @@ fn a_config_pages_slider_holds_each_points_row_under_its_values() {
     }
     assert!(!c.page("out/site/config-one.html").contains("sweep-slider"));
 }
+
+/// A sweep that lists a value twice still has one slider position per point: each point's
+/// place is its coordinate, not the first place its value appears (which gave two points
+/// the same position and the last none).
+#[test]
+fn a_slider_over_a_value_listed_twice_has_a_position_per_point() {
+    let c = Course::new();
+    c.config(
+        "d.toml",
+        "model = \"single_writer_queue\"\ntitle = \"D\"\n[params]\nrequests_per_client = 10\ninterarrival_ms = 1000\n[sweep]\nclients = [1, 2, 2]\n",
+    );
+    let o = c.report("out", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = c.page("out/site/config-d.html");
+    let at: Vec<&str> = page
+        .split("<div class=\"slider-point\" data-at=\"")
+        .skip(1)
+        .map(|piece| &piece[..piece.find('"').unwrap()])
+        .collect();
+    assert_eq!(at, ["0", "1", "2"]);
+}

@@ -753,3 +753,41 @@ fn a_last_step_read_says_its_value_in_the_trace() {
         "{reads:?}"
     );
 }
+
+/// A chance drawn by a job handed a lock, in its releaser's event, is the handed job's: in
+/// the deadline example each of the three clients draws once (whether its call is slow), so
+/// every trace names each client at most once on a "decides by chance" row (the releaser
+/// was named before, so one client seemed to draw twice and another never).
+#[test]
+fn a_chance_drawn_after_a_hand_over_is_the_handed_actors() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::root()
+        .join("configs/explore/explore-deadline.toml")
+        .to_string_lossy()
+        .into_owned();
+    let out = crate::harness::coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let folder = dir.path().join("o/explore-deadline-explore");
+    let mut traces = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "csv") || !path.to_string_lossy().contains("trace-")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let drawers: Vec<&str> = (text.lines())
+            .filter(|line| line.contains("decides by chance"))
+            .map(|line| line.split(',').nth(2).unwrap())
+            .collect();
+        let distinct: BTreeSet<&str> = drawers.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            drawers.len(),
+            "{}: {drawers:?}",
+            path.display()
+        );
+        traces += usize::from(drawers.len() >= 2);
+    }
+    assert!(traces > 0, "no trace with two draws to check");
+}

@@ -198,3 +198,37 @@ proptest! {
         }
     }
 }
+
+/// `play.json` walks each point under the exploration's own fault budget: with
+/// `--max-faults 2` the at-least-once example has a third outcome per point (two crashes of
+/// the consumer), and the page can play an execution to every outcome the exploration lists
+/// (under a budget of 1 the twice-crashed outcome had no path in the graph).
+#[test]
+fn the_graph_is_walked_under_the_explorations_fault_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::root()
+        .join("configs/explore/explore-at-least-once.toml")
+        .to_string_lossy()
+        .into_owned();
+    let out = coordsim_in(
+        dir.path(),
+        &["explore", &config, "--max-faults", "2", "--out", "o", "-q"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text =
+        std::fs::read_to_string(dir.path().join("o/explore-at-least-once-explore/play.json"))
+            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for point in points {
+        let outcomes = point["o"].as_array().unwrap();
+        assert_eq!(outcomes.len(), 3, "{point}");
+        for outcome in outcomes {
+            assert!(
+                outcome["path"].is_array(),
+                "an outcome with no path: {outcome}"
+            );
+        }
+    }
+}

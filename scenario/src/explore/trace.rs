@@ -237,6 +237,9 @@ struct Chances {
     before: Vec<Draw>,
     own: Vec<Draw>,
     after: Vec<Draw>,
+    /// The job that drew every chance of `after`, when one did (`Told::By`): one handed a
+    /// lock draws in its releaser's event.
+    after_by: Option<u32>,
 }
 
 impl Chances {
@@ -247,7 +250,9 @@ impl Chances {
             before: Vec::new(),
             own: Vec::new(),
             after: Vec::new(),
+            after_by: None,
         };
+        let mut after_by: Vec<Option<u32>> = Vec::new();
         for (index, draw) in drawn.iter().enumerate() {
             let shared = told.iter().find_map(|t| match *t {
                 Told::Draw { index: i, shared } if i as usize == index => Some(shared),
@@ -255,10 +260,20 @@ impl Chances {
             });
             match (draw.kind, shared) {
                 (DrawKind::Chance, Some(0)) if acted => chances.before.push(*draw),
-                (DrawKind::Chance, Some(_)) => chances.after.push(*draw),
+                (DrawKind::Chance, Some(_)) => {
+                    chances.after.push(*draw);
+                    after_by.push(told.iter().find_map(|t| match *t {
+                        Told::By { index: i, job } if i as usize == index => Some(job),
+                        _ => None,
+                    }));
+                }
                 _ => chances.own.push(*draw),
             }
         }
+        chances.after_by = match after_by.first() {
+            Some(&Some(job)) if after_by.iter().all(|&by| by == Some(job)) => Some(job),
+            _ => None,
+        };
         chances
     }
 }
@@ -304,7 +319,11 @@ fn event_rows(
         }
     }
     if let Some(after) = after {
-        follow.push((actor.to_string(), by_chance(), after));
+        let who = match chances.after_by {
+            Some(job) => actor_name(point, sim, job),
+            None => actor.to_string(),
+        };
+        follow.push((who, by_chance(), after));
     }
     match follow.first_mut() {
         Some((_, _, first)) if quiet => {

@@ -113,6 +113,9 @@ pub(crate) enum Told {
     Draw { index: u16, shared: u16 },
     /// `job` began a pause of `ns` nanoseconds.
     Pause { job: u32, ns: Nanos },
+    /// Draw `index` of the event's `drawn` was an `if`'s chance of `job` (a job other than
+    /// the event's own may draw in it: one handed a lock goes on in its releaser's event).
+    By { index: u16, job: u32 },
 }
 
 sim_core::clone_in_place!(Steer {

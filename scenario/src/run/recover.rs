@@ -6,6 +6,7 @@ use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
 
 use crate::point::{Condition, Duration, Pace, Pick, Step, Timeout};
 use crate::run::state::{DrawKind, Event, NONE, Sim};
+use crate::run::steer::Told;
 use crate::syntax::spec::{Cmp, Number, OUTCOMES};
 
 /// The outcomes a step may end with, by their index in [`OUTCOMES`].
@@ -222,9 +223,20 @@ impl Sim<'_> {
                     }
                     None => self.actors[actor_index].chance_stream as usize,
                 };
-                self.decide(probability, DrawKind::Chance, |sim| {
+                let taken = self.decide(probability, DrawKind::Chance, |sim| {
                     sim_core::chance(&mut sim.streams[stream], probability)
-                })
+                });
+                if let Some(steer) = self.steer.as_deref_mut().filter(|s| s.tell)
+                    && let Some(index) = steer.drawn.len().checked_sub(1)
+                    && (0.0..1.0).contains(&probability)
+                    && probability > 0.0
+                {
+                    steer.told.push(Told::By {
+                        index: index as u16,
+                        job,
+                    });
+                }
+                taken
             }
             Condition::Compare(left, comparison, right) => {
                 let (left, right) = (self.operand(job, left), self.operand(job, right));

@@ -613,7 +613,9 @@ pub(crate) fn check_new_name(
     if taken.iter().any(|t| t == name) {
         return fail(
             path,
-            format!("`{name}` is taken (by a parameter, a resource or a group); names must differ"),
+            format!(
+                "`{name}` is taken (by a parameter, a resource, a group or a watch); names must differ"
+            ),
         );
     }
     Ok(())
