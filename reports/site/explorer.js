@@ -267,6 +267,16 @@
             free.appendChild(el('p', null, fill(words.decides, 'n', String(claimNumber(n)))));
           }
         });
+        // Each claim judged outcome by outcome: whether this end meets its test.
+        var truth = ((data.truth || [])[point.index] || [])[k] || [];
+        if (truth.length > 0) {
+          var claims = el('ul', 'explorer-truth');
+          truth.forEach(function (pair) {
+            var text = fill(pair[1] ? words.meets : words.misses, 'n', String(pair[0]));
+            claims.appendChild(el('li', pair[1] ? 'meets' : 'misses', text));
+          });
+          free.appendChild(claims);
+        }
       }
       return;
     }

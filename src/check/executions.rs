@@ -200,6 +200,28 @@ fn executions_of(n: u128) -> String {
     }
 }
 
+/// Whether outcome `outcome` of point `point` meets the test of `claim`, a claim over
+/// executions judged outcome by outcome (`always`, `sometimes`, `never`, `eventually`, or
+/// the event of a `probability`); `None` for another claim (over runs, or a `stat`, which
+/// no single outcome decides) or a point its filter leaves out. What the explorer says at
+/// an execution's end.
+pub(crate) fn outcome_meets(
+    config: &Config,
+    claim: &Claim,
+    point: usize,
+    outcome: &coordsim_model::explore::Outcome,
+) -> Option<bool> {
+    if claim.over.is_none() || claim.stat.is_some() {
+        return None;
+    }
+    let params = config.point_values(point);
+    if !matches_filter(&params, &claim.filter) {
+        return None;
+    }
+    let s = outcome_sample(claim, &params, point, Some(outcome));
+    Some(judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0)
+}
+
 /// A claim's sample of one explored outcome at `point` (`None`: of no outcome, every
 /// metric empty).
 fn outcome_sample(

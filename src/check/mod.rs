@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::results::Results;
 
 pub(crate) use execution_row::{ExecutionRow, Executions};
-pub(crate) use executions::{over_executions, scheduler_ends};
+pub(crate) use executions::{outcome_meets, over_executions, scheduler_ends};
 use runs::claim_evals;
 pub(crate) use runs::claim_values;
 pub use verdict::Verdict;

@@ -139,6 +139,26 @@ fn json(
             );
         }
     }
+    // Each point's outcomes: the claims judged outcome by outcome, and whether this one
+    // meets each's test (claim number, 1 or 0): what the explorer says at an end.
+    out.push_str("],\"truth\":[");
+    let truth: Vec<String> = (explored.iter().enumerate())
+        .map(|(point, exploration)| {
+            let outcomes: Vec<String> = (exploration.outcomes.iter())
+                .map(|outcome| {
+                    let pairs: Vec<String> = (config.claims.iter().enumerate())
+                        .filter_map(|(n, claim)| {
+                            crate::check::outcome_meets(config, claim, point, outcome)
+                                .map(|meets| format!("[{},{}]", n + 1, u8::from(meets)))
+                        })
+                        .collect();
+                    format!("[{}]", pairs.join(","))
+                })
+                .collect();
+            format!("[{}]", outcomes.join(","))
+        })
+        .collect();
+    out.push_str(&truth.join(","));
     out.push_str("],\"metrics\":[");
     let names: Vec<String> = differ
         .iter()

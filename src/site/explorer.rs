@@ -107,6 +107,14 @@ fn words(lc: Words<'_>) -> String {
             "decides",
             say(lc, "This is the outcome that decides claim {n}.").to_string(),
         ),
+        (
+            "meets",
+            say(lc, "claim {n}: this end meets its test").to_string(),
+        ),
+        (
+            "misses",
+            say(lc, "claim {n}: this end does not meet its test").to_string(),
+        ),
         ("notStarted", say(lc, "not started").to_string()),
         (
             "idle",

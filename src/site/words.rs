@@ -615,6 +615,16 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "This is the outcome that decides claim {n}.",
         "Bu, {n}. iddiayı belirleyen sonuçtur.",
     ),
+    (
+        "explorer_meets",
+        "claim {n}: this end meets its test",
+        "{n}. iddia: bu son, sınamasını karşılıyor",
+    ),
+    (
+        "explorer_misses",
+        "claim {n}: this end does not meet its test",
+        "{n}. iddia: bu son, sınamasını karşılamıyor",
+    ),
     ("explorer_not_started", "not started", "başlamadı"),
     (
         "explorer_idle",

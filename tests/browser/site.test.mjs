@@ -812,6 +812,14 @@ async function explorer(browser, out) {
     if (end.end !== `Yürütme bitti: ${claim.o + 1}. sonuç.` || JSON.stringify(end.cells) !== JSON.stringify(wantCells)) {
       problem(`${label}: the end says "${end.end}" ${JSON.stringify(end.cells)}, outcomes.csv's outcome ${claim.o + 1} is ${JSON.stringify(wantCells)}`);
     }
+    // Each claim judged outcome by outcome says whether this end meets its test, as
+    // play.json's truth has it (claim number, 1 or 0).
+    const truth = await page.evaluate(() => [...document.querySelectorAll('.explorer-truth li')].map((li) => li.textContent));
+    const wantTruth = ((play.truth || [])[claim.p] || [])[claim.o] || [];
+    const truthWords = wantTruth.map(([c, m]) => `${c}. iddia: bu son, sınamasını ${m ? 'karşılıyor' : 'karşılamıyor'}`);
+    if (wantTruth.length === 0 || JSON.stringify(truth) !== JSON.stringify(truthWords)) {
+      problem(`${label}: the end says ${JSON.stringify(truth)} of the claims, play.json's truth ${JSON.stringify(wantTruth)}`);
+    }
     // Back restores each state exactly, to the start; forward comes back to the end.
     for (let k = states.length - 2; k >= 0; k--) {
       await page.keyboard.press('b');

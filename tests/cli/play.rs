@@ -153,6 +153,11 @@ fn explore_writes_the_graph_file() {
     let path = point["o"][k]["path"].as_array().unwrap();
     let last = path.last().unwrap().as_u64().unwrap() as usize;
     assert_eq!(point["s"][last][3].as_u64(), Some(k as u64));
+    // What the page says at each end: claim 1 ("no update is lost") is not met where an
+    // update was lost (the deciding outcome k) and met at the other end.
+    let truth = &data["truth"][0];
+    assert_eq!(truth[k], serde_json::json!([[1, 0]]));
+    assert_eq!(truth[1 - k], serde_json::json!([[1, 1]]));
     insta::assert_snapshot!("play_json_two_increments", json);
 }
 
