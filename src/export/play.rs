@@ -171,6 +171,14 @@ fn json(
         if point > 0 {
             out.push(',');
         }
+        // The walk keeps apart every state the exploration merged by symmetry and takes
+        // every order the reduction left out, so it has at least the states of an
+        // exploration that merged them: one past the bound already is refused unwalked
+        // (a walk to the bound costs about a second). A `--no-merge` tree counts more.
+        if exploration.keyed && exploration.states > u64::from(limits.max_states) {
+            out.push_str("{\"refused\":\"states\"}");
+            continue;
+        }
         let ctx = RunContext::new(config.seed, config.limits)
             .with_entities(false)
             .with_stats(config.stats)
