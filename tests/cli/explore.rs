@@ -791,3 +791,36 @@ fn a_chance_drawn_after_a_hand_over_is_the_handed_actors() {
     }
     assert!(traces > 0, "no trace with two draws to check");
 }
+
+/// Two jobs draw in one event: `a` releases the lock and goes on to its chance, and `b`,
+/// handed the lock, goes on to its own. Each chance is a row of its drawer's, `a`'s first
+/// (the releaser goes on before the job it readied), one draw a row.
+#[test]
+fn chances_of_two_jobs_in_one_event_are_a_row_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let chance =
+        "{ if = { chance = 0.5 }, then = [{ delay_ms = 10 }], else = [{ delay_ms = 20 }] }";
+    let config = crate::harness::write_config(
+        dir.path(),
+        "handed.toml",
+        &format!(
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[actor]]\nname = \"a\"\nsteps = [{{ acquire = \"L\" }}, {{ release = \"L\" }}, {chance}]\n\
+             [[actor]]\nname = \"b\"\nsteps = [{{ acquire = \"L\" }}, {chance}, {{ release = \"L\" }}]\n\
+             [[claim]]\nover = \"executions\"\nholds = \"sometimes\"\nmetric = \"L.acquisitions\"\nexpect = 2\n"
+        ),
+    );
+    let out = crate::harness::coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", crate::harness::stderr(&out));
+    let trace = std::fs::read_to_string(dir.path().join("o/handed-explore/trace-1.csv")).unwrap();
+    let chances: Vec<(&str, usize)> = (trace.lines())
+        .filter(|line| line.contains("decides by chance"))
+        .map(|line| {
+            (
+                line.split(',').nth(2).unwrap(),
+                line.matches("chance:").count(),
+            )
+        })
+        .collect();
+    assert_eq!(chances, [("a", 1), ("b", 1)], "{trace}");
+}

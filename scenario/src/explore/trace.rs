@@ -236,10 +236,9 @@ fn stuck_end(point: &Point, sim: &Sim<'_>, time_ms: f64) -> Vec<TraceStep> {
 struct Chances {
     before: Vec<Draw>,
     own: Vec<Draw>,
-    after: Vec<Draw>,
-    /// The job that drew every chance of `after`, when one did (`Told::By`): one handed a
-    /// lock draws in its releaser's event.
-    after_by: Option<u32>,
+    /// By the job that drew them (`Told::By`; `None`: not told), in runs of one drawer: a
+    /// job handed a lock goes on, and draws, in its releaser's event.
+    after: Vec<(Option<u32>, Vec<Draw>)>,
 }
 
 impl Chances {
@@ -250,9 +249,7 @@ impl Chances {
             before: Vec::new(),
             own: Vec::new(),
             after: Vec::new(),
-            after_by: None,
         };
-        let mut after_by: Vec<Option<u32>> = Vec::new();
         for (index, draw) in drawn.iter().enumerate() {
             let shared = told.iter().find_map(|t| match *t {
                 Told::Draw { index: i, shared } if i as usize == index => Some(shared),
@@ -261,19 +258,18 @@ impl Chances {
             match (draw.kind, shared) {
                 (DrawKind::Chance, Some(0)) if acted => chances.before.push(*draw),
                 (DrawKind::Chance, Some(_)) => {
-                    chances.after.push(*draw);
-                    after_by.push(told.iter().find_map(|t| match *t {
+                    let by = told.iter().find_map(|t| match *t {
                         Told::By { index: i, job } if i as usize == index => Some(job),
                         _ => None,
-                    }));
+                    });
+                    match chances.after.last_mut() {
+                        Some((last, draws)) if *last == by => draws.push(*draw),
+                        _ => chances.after.push((by, vec![*draw])),
+                    }
                 }
                 _ => chances.own.push(*draw),
             }
         }
-        chances.after_by = match after_by.first() {
-            Some(&Some(job)) if after_by.iter().all(|&by| by == Some(job)) => Some(job),
-            _ => None,
-        };
         chances
     }
 }
@@ -303,27 +299,31 @@ fn event_rows(
         rows.push(row(actor, by_chance(), chance_words(&chances.before)));
     }
     let mut follow = Vec::new();
-    // A pause the event began is a step of its own, with the chance that chose it.
-    let mut after = Some(chance_words(&chances.after)).filter(|c| !c.en.is_empty());
+    let mut after: Vec<(Option<u32>, Said)> = (chances.after.iter())
+        .map(|(by, draws)| (*by, chance_words(draws)))
+        .collect();
+    // A pause the event began is a step of its own, with the chances its job drew (that
+    // chose it).
     for told in told {
         if let Told::Pause { job, ns } = *told {
             let ms = ns_to_ms(ns);
+            let drew = after
+                .iter()
+                .position(|(by, _)| by.is_none_or(|by| by == job));
             follow.push((
                 actor_name(point, sim, job),
                 said(
                     format!("pauses {ms} ms"),
                     format!("{} ms duraklar", comma(ms)),
                 ),
-                after.take().unwrap_or_else(|| said("", "")),
+                drew.map_or_else(|| said("", ""), |at| after.remove(at).1),
             ));
         }
     }
-    if let Some(after) = after {
-        let who = match chances.after_by {
-            Some(job) => actor_name(point, sim, job),
-            None => actor.to_string(),
-        };
-        follow.push((who, by_chance(), after));
+    // Chances that chose no pause: a row each, of the job that drew them.
+    for (by, words) in after {
+        let who = by.map_or_else(|| actor.to_string(), |job| actor_name(point, sim, job));
+        follow.push((who, by_chance(), words));
     }
     match follow.first_mut() {
         Some((_, _, first)) if quiet => {

@@ -223,16 +223,17 @@ impl Sim<'_> {
                     }
                     None => self.actors[actor_index].chance_stream as usize,
                 };
+                let drawn = self.steer.as_ref().map_or(0, |s| s.drawn.len());
                 let taken = self.decide(probability, DrawKind::Chance, |sim| {
                     sim_core::chance(&mut sim.streams[stream], probability)
                 });
-                if let Some(steer) = self.steer.as_deref_mut().filter(|s| s.tell)
-                    && let Some(index) = steer.drawn.len().checked_sub(1)
-                    && (0.0..1.0).contains(&probability)
-                    && probability > 0.0
+                // A draw it made (a certain chance is none) is told as this job's.
+                if let Some(steer) = self.steer.as_deref_mut()
+                    && steer.tell
+                    && steer.drawn.len() > drawn
                 {
                     steer.told.push(Told::By {
-                        index: index as u16,
+                        index: drawn as u16,
                         job,
                     });
                 }
