@@ -216,6 +216,23 @@ proptest! {
     }
 }
 
+/// The first point of `text` explored by the flat back end with every member apart (and
+/// the reduction as `reduce` says), checked to be the flat back end's: the hand counts'.
+fn flat_alone(text: &str, reduce: Reduction) -> Exploration {
+    let mut explored = with(
+        text,
+        ExploreLimits {
+            symmetry: Symmetry::Off,
+            reduce,
+            ..ExploreLimits::default()
+        },
+        Engine::Flat,
+    );
+    let flat = explored.swap_remove(0);
+    assert_eq!(flat.engine, Engine::Flat);
+    flat
+}
+
 /// The lost update of three clients of two increments, by hand: each client makes 4 steps
 /// (read, write, read, write) in its own order, every step touches the one register (no
 /// reduction), so the executions are the interleavings of three sequences of 4:
@@ -225,15 +242,7 @@ fn the_flat_engine_counts_the_lost_update_by_hand() {
     let text = "model = \"scenario\"\n[[resource]]\nname = \"counter\"\nkind = \"register\"\n\
                 [[actor]]\nname = \"client\"\ncount = 3\nrepeat = 2\n\
                 steps = [{ read = \"counter\" }, { write = \"counter\", value = \"read + 1\" }]\n";
-    let flat = &with(
-        text,
-        ExploreLimits {
-            symmetry: Symmetry::Off,
-            ..ExploreLimits::default()
-        },
-        Engine::Flat,
-    )[0];
-    assert_eq!(flat.engine, Engine::Flat);
+    let flat = flat_alone(text, ExploreLimits::default().reduce);
     assert_eq!(flat.executions, 34_650);
     let total: u128 = flat.outcomes.iter().map(|o| o.executions).sum();
     assert_eq!(total, 34_650);
@@ -250,15 +259,7 @@ fn the_flat_engine_counts_a_compare_and_set_by_hand() {
                 [[actor]]\nname = \"client\"\ncount = 2\n\
                 steps = [{ read = \"counter\" }, \
                 { write = \"counter\", value = \"read + 1\", cas = true }]\n";
-    let flat = &with(
-        text,
-        ExploreLimits {
-            symmetry: Symmetry::Off,
-            ..ExploreLimits::default()
-        },
-        Engine::Flat,
-    )[0];
-    assert_eq!(flat.engine, Engine::Flat);
+    let flat = flat_alone(text, ExploreLimits::default().reduce);
     assert_eq!(flat.executions, 6);
     let mut split: Vec<u128> = flat.outcomes.iter().map(|o| o.executions).collect();
     split.sort_unstable();
@@ -277,16 +278,7 @@ fn the_flat_engine_counts_a_locked_increment_by_hand() {
                 [[actor]]\nname = \"client\"\ncount = 2\n\
                 steps = [{ acquire = \"L\" }, { read = \"counter\" }, \
                 { write = \"counter\", value = \"read + 1\" }, { release = \"L\" }]\n";
-    let flat = &with(
-        text,
-        ExploreLimits {
-            symmetry: Symmetry::Off,
-            reduce: Reduction::Off,
-            ..ExploreLimits::default()
-        },
-        Engine::Flat,
-    )[0];
-    assert_eq!(flat.engine, Engine::Flat);
+    let flat = flat_alone(text, Reduction::Off);
     assert_eq!(flat.executions, 8);
     assert_eq!(flat.outcomes.len(), 1);
 }
