@@ -37,5 +37,6 @@ mod site_live;
 mod site_params;
 mod structure;
 mod symmetry;
+mod trace_drawers;
 mod traces;
 mod watches;
