@@ -173,8 +173,14 @@ proptest! {
     /// of them (the bound cuts the same states in the same order). At most 20,000 states
     /// each, so that the interpreter's debug build keeps the test short.
     #[test]
-    fn the_flat_engine_explores_what_the_interpreter_does(text in config(), bound in 5u64..200) {
+    fn the_flat_engine_explores_what_the_interpreter_does(
+        text in config(),
+        bound in 5u64..200,
+        jobs in 1usize..3,
+    ) {
+        // On two threads the flat search's counting walks on beside it.
         let on = ExploreLimits {
+            jobs,
             keep_schedulers: true,
             max_states: 20_000,
             symmetry: Symmetry::Off,
@@ -370,4 +376,26 @@ fn a_flat_fingerprint_collision_stops_a_debug_build() {
     assert_eq!((flat.states, flat.engine), (904, Engine::Flat));
     let err = run(true, Engine::Flat).unwrap_err().to_string();
     assert!(err.contains("share a fingerprint"), "{err}");
+}
+
+/// On two threads a second thread walks the counting's entries beside the flat search;
+/// where its copy of the graph would take the search past three quarters of the memory
+/// budget, the walk is taken back (the thread ends) and goes on after the search. Either
+/// way the exploration is the one thread's: here under budgets from one that bounds the 3
+/// × 4 lost update early (the walk taken back) to one it fits in whole.
+#[test]
+fn the_flat_search_on_two_threads_is_the_one_threads_under_any_memory_budget() {
+    let text = crate::explore_jobs::LOST_UPDATE;
+    for mib in [1, 2, 4, 64] {
+        let limits = ExploreLimits {
+            symmetry: Symmetry::Off,
+            max_memory_bytes: Some(mib << 20),
+            ..ExploreLimits::default()
+        };
+        let one = with(text, ExploreLimits { jobs: 1, ..limits }, Engine::Flat);
+        let two = with(text, ExploreLimits { jobs: 2, ..limits }, Engine::Flat);
+        assert_eq!(one, two, "under {mib} MiB");
+        // 42,237 states in all (tests/cli/explore_jobs.rs): the small budgets cut them.
+        assert_eq!(one[0].bounded.is_some(), mib < 64, "under {mib} MiB");
+    }
 }

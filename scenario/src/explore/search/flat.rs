@@ -18,8 +18,11 @@
 use coordsim_model::{Bound, ModelError, Reached};
 use sim_core::SimError;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::side::Side;
 use super::{End, Expanded, Search};
-use crate::explore::count::{Edge, Entry};
+use crate::explore::count::{Edge, Entry, Walk};
 use crate::explore::flat::{Flat, NotFinite};
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 
@@ -48,7 +51,49 @@ impl<'a> Search<'a> {
     /// `Ok(false)` when a step came up that the flat back end leaves to the interpreter (a
     /// write of no finite value: the interpreter says where): the search then runs again
     /// with the interpreter, from the start.
+    ///
+    /// On several threads one other thread walks the counting's entries on meanwhile
+    /// ([`Side`], fed every [`EXPANSIONS_PER_LOOK`] expansions): the walk is the same
+    /// whatever it is fed with when, so nothing the search finds depends on the threads.
     pub(super) fn flat_search(&mut self, flat: &Flat<'a>) -> Result<bool, ModelError> {
+        if self.rules.limits.jobs < 2 {
+            return self.flat_levels(flat, &mut None);
+        }
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        let side = Side::new(walk, &self.rules.limits);
+        let searching = AtomicBool::new(true);
+        let searched = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while searching.load(Ordering::Acquire) && !side.abandoned() {
+                    if !side.walk_step() {
+                        // Nothing fed to walk yet: the search feeds more within a few
+                        // thousand expansions.
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                }
+            });
+            let mut beside = Some(&side);
+            let searched = self.flat_levels(flat, &mut beside);
+            searching.store(false, Ordering::Release);
+            searched.map(|searched| (searched, beside.is_some()))
+        });
+        let (searched, walked_beside) = searched?;
+        if walked_beside {
+            self.walk = side.into_walk();
+        }
+        Ok(searched)
+    }
+
+    /// [`Search::flat_search`]'s levels, feeding `side` (if any) what is merged. Where the
+    /// side's copy of the graph would take the memory budget past its bound, the walk is
+    /// taken back from it (and `side` emptied): the walk is the same either way, and the
+    /// bytes the search keeps within the budget are the same with any `--jobs`.
+    fn flat_levels(
+        &mut self,
+        flat: &Flat<'a>,
+        side: &mut Option<&Side>,
+    ) -> Result<bool, ModelError> {
+        let mut fed = (0, 0, 0);
         let width = flat.width;
         // The states of the level being expanded (node `level_first` on) and of the next
         // one: a state is dropped once expanded (its fingerprint stays in the seen set).
@@ -174,6 +219,18 @@ impl<'a> Search<'a> {
             }
             self.transitions += transitions;
             if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {
+                if let Some(beside) = *side {
+                    // A quarter of the budget is left for what the second thread takes
+                    // besides what it counts (its heap, the feeds not taken in yet).
+                    if self.memory.budget.is_some_and(|budget| {
+                        self.memory.held + self.graph_bytes() + beside.bytes() > budget / 4 * 3
+                    }) {
+                        self.walk = beside.abandon();
+                        *side = None;
+                    } else {
+                        beside.feed(self.feed(&mut fed));
+                    }
+                }
                 self.outer.report_states(self.depths.len() as u64);
                 if self.outer.stopped() {
                     return Err(ModelError::Sim(SimError::Stopped));

@@ -4,6 +4,7 @@
 //! grows meanwhile, so it is not read).
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use coordsim_model::ExploreLimits;
 
@@ -18,6 +19,10 @@ const STEP: usize = 2048;
 pub(super) struct Side {
     walking: Mutex<Walking>,
     fed: Mutex<Vec<Feed>>,
+    /// The bytes the walk and its copy of the graph held after its last step.
+    bytes: AtomicU64,
+    /// The walk was taken back before the search's end ([`Side::abandon`]).
+    abandoned: AtomicBool,
 }
 
 /// The walk and the graph it walks.
@@ -59,7 +64,20 @@ impl Side {
                 max_bytes: limits.max_memory_bytes.map(|bytes| bytes / 4),
             }),
             fed: Mutex::new(Vec::new()),
+            bytes: AtomicU64::new(0),
+            abandoned: AtomicBool::new(false),
         }
+    }
+
+    /// Whether the walk was taken back before the search's end: a thread that walks it
+    /// beside the search should end (its allocator's pages go back to the others then).
+    pub(super) fn abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::Acquire)
+    }
+
+    /// The bytes the walk and its copy of the graph held after its last step.
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
     }
 
     /// What the merge added, to be taken in by the next thread that walks.
@@ -93,7 +111,21 @@ impl Side {
         for feed in fed {
             walking.take_in(feed);
         }
-        walking.step() > 0
+        let walked = walking.step() > 0;
+        self.bytes.store(walking.bytes(), Ordering::Relaxed);
+        walked
+    }
+
+    /// The walk taken back before the search ends, its copy of the graph dropped (the
+    /// search's memory budget has no room for it): it walks nothing more.
+    pub(super) fn abandon(&self) -> Walk {
+        self.fed.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let mut walking = self.walking.lock().unwrap_or_else(|e| e.into_inner());
+        walking.edges = Vec::new();
+        walking.starts = Vec::new();
+        walking.deltas = CountTable::default();
+        self.abandoned.store(true, Ordering::Release);
+        std::mem::replace(&mut walking.walk, Walk::new(&[]))
     }
 
     /// The walk, once no thread walks (the graph it walked is the search's own).
@@ -106,6 +138,13 @@ impl Side {
 }
 
 impl Walking {
+    /// The bytes the walk and the graph it walks hold, by their lists' capacities.
+    fn bytes(&self) -> u64 {
+        let graph = std::mem::size_of::<Edge>() * self.edges.capacity()
+            + std::mem::size_of::<u32>() * self.starts.capacity();
+        self.walk.bytes() + graph as u64
+    }
+
     fn take_in(&mut self, feed: Feed) {
         self.edges.extend(feed.edges);
         self.starts.extend(feed.starts);
