@@ -219,18 +219,7 @@ impl<'a> Search<'a> {
             }
             self.transitions += transitions;
             if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {
-                if let Some(beside) = *side {
-                    // A quarter of the budget is left for what the second thread takes
-                    // besides what it counts (its heap, the feeds not taken in yet).
-                    if self.memory.budget.is_some_and(|budget| {
-                        self.memory.held + self.graph_bytes() + beside.bytes() > budget / 4 * 3
-                    }) {
-                        self.walk = beside.abandon();
-                        *side = None;
-                    } else {
-                        beside.feed(self.feed(&mut fed));
-                    }
-                }
+                self.feed_side(side, &mut fed);
                 self.outer.report_states(self.depths.len() as u64);
                 if self.outer.stopped() {
                     return Err(ModelError::Sim(SimError::Stopped));
@@ -245,6 +234,24 @@ impl<'a> Search<'a> {
         }
         self.outer.report_states(self.depths.len() as u64);
         Ok(true)
+    }
+
+    /// What was merged since the last feed fed to `side`, or, where its copy of the graph
+    /// would take the search past three quarters of the memory budget, the walk taken back
+    /// from it (and `side` emptied). A quarter of the budget is left for what the second
+    /// thread takes besides what it counts (its heap, the feeds not taken in yet).
+    fn feed_side(&mut self, side: &mut Option<&Side>, fed: &mut (usize, usize, usize)) {
+        let Some(beside) = *side else {
+            return;
+        };
+        if self.memory.budget.is_some_and(|budget| {
+            self.memory.held + self.graph_bytes() + beside.bytes() > budget / 4 * 3
+        }) {
+            self.walk = beside.abandon();
+            *side = None;
+        } else {
+            beside.feed(self.feed(fed));
+        }
     }
 
     /// A flat state's fingerprint (its low 8 bits only with `weak_fingerprints`).
