@@ -137,6 +137,11 @@ pub(super) struct Walk {
     cut: bool,
     /// The next entry to take.
     at: usize,
+    /// Every transition walked so far went from an entry to one of the next depth and had
+    /// probability 1 (no draw): entries are then made and taken depth by depth, each taken
+    /// only once every transition into it was walked, so its executions are summed as the
+    /// walk goes ([`Walk::finish`] has no topological order to take).
+    leveled: bool,
 }
 
 impl Walk {
@@ -164,6 +169,7 @@ impl Walk {
             reached: Vec::new(),
             cut: false,
             at: 0,
+            leveled: true,
         }
     }
 
@@ -204,6 +210,7 @@ impl Walk {
                 let target = self.find(edge.to, to_counts);
                 if target != NONE {
                     self.targets.push(target);
+                    self.sum_into(target, &entry, edge.probability);
                     continue;
                 }
                 if self.entries.len() as u64 >= limit {
@@ -228,6 +235,7 @@ impl Walk {
                     chance: 0.0,
                 });
                 self.first[to] = new_entry;
+                self.sum_into(new_entry, &entry, edge.probability);
             }
             self.at += 1;
         }
@@ -263,6 +271,25 @@ impl Walk {
         }
     }
 
+    /// `from`'s executions added to entry `target`'s over a transition of `probability`,
+    /// while the walk is leveled (else the walk is leveled no more: [`Walk::finish`] sums
+    /// them in a topological order). A transition of probability 1 carries `from`'s chance
+    /// whole: where no draw is made the chance is the executions' number (an outcome's
+    /// probability is stated only where no order is free, over a single execution), so
+    /// its sums need no order.
+    fn sum_into(&mut self, target: u32, from: &Entry, probability: f64) {
+        if !self.leveled {
+            return;
+        }
+        let target = &mut self.entries[target as usize];
+        if target.depth != from.depth + 1 || probability != 1.0 {
+            self.leveled = false;
+            return;
+        }
+        target.paths = target.paths.saturating_add(from.paths);
+        target.chance += from.chance;
+    }
+
     /// The entry of state `node` with counts `counts` (`NONE`: none yet).
     fn find(&self, node: u32, counts: u32) -> u32 {
         let mut at = self.first.get(node as usize).copied().unwrap_or(NONE);
@@ -277,6 +304,19 @@ impl Walk {
     /// order (every entry of a state has all its executions once every edge into the state
     /// was taken). With `keep_links` the entries' [`Links`] are kept too (else dropped).
     pub(super) fn finish(mut self, graph: &Graph<'_>, keep_links: bool) -> Counted {
+        if self.leveled {
+            self.advance(graph, (graph.states, usize::MAX), graph.max_entries, true);
+            if self.leveled && !self.cut && !keep_links {
+                return self.leveled_counted();
+            }
+        }
+        // Summed in part (until a transition was not leveled), or cut, or the links asked
+        // for (in the states' topological order, which the schedulers' graph is numbered
+        // by): counted again in that order.
+        for entry in &mut self.entries {
+            (entry.paths, entry.chance) = (0, 0.0);
+        }
+        (self.entries[0].paths, self.entries[0].chance) = (1, 1.0);
         let (order, longest) = topological(graph);
         let cycle = order.len() < graph.states;
         // A cycle that adds to the counts would make entries without end: with one, they
@@ -330,6 +370,28 @@ impl Walk {
                 targets,
                 reached,
             }),
+        }
+    }
+}
+
+impl Walk {
+    /// What a leveled walk over the whole graph with nothing cut counted as it went: every
+    /// transition goes one depth on, so no cycle is reachable and the longest execution is
+    /// the deepest entry's.
+    fn leveled_counted(self) -> Counted {
+        let longest = self
+            .entries
+            .iter()
+            .map(|e| u64::from(e.depth))
+            .max()
+            .unwrap_or(0);
+        Counted {
+            entries: self.entries,
+            counts: self.sums.counts,
+            cut: false,
+            cycle: false,
+            longest,
+            links: None,
         }
     }
 }
@@ -629,6 +691,71 @@ mod tests {
     }
 
     proptest! {
+        /// Where every transition goes one depth on with probability 1, the walk sums the
+        /// executions as it goes; it must count what the topological counting does, entry
+        /// for entry (their chance's bits too): random graphs of layers of up to 4 states,
+        /// each state's edges to states of the next layer (or, with `skip`, also two layers
+        /// on, and with `draw` a transition of probability 1/2: no longer leveled), taken
+        /// on in steps as beside a search.
+        #[test]
+        fn a_leveled_walk_counts_as_the_topological_counting(
+            layers in proptest::collection::vec(1u32..5, 1..7),
+            raw in proptest::collection::vec((0u32..40, 0u32..4, 0u32..3), 0..40),
+            skip in any::<bool>(),
+            draw in any::<bool>(),
+            step in 1usize..5,
+        ) {
+            let mut deltas = CountTable::default();
+            deltas.intern(&[0, 0]);
+            deltas.intern(&[1, 0]);
+            deltas.intern(&[0, 1]);
+            // The start alone first, then the layers; state ids in layer order.
+            let mut first = vec![0u32];
+            let mut sizes = vec![1u32];
+            for &size in &layers {
+                first.push(first.last().unwrap() + sizes.last().unwrap());
+                sizes.push(size);
+            }
+            let states = (first.last().unwrap() + sizes.last().unwrap()) as usize;
+            let layer_of = |state: u32| first.iter().rposition(|&f| f <= state).unwrap();
+            let mut edges: Vec<(u32, Edge)> = Vec::new();
+            for (k, &(from, to, delta)) in raw.iter().enumerate() {
+                let from = from % states as u32;
+                let layer = layer_of(from);
+                let on = if skip && k % 5 == 0 { 2 } else { 1 };
+                let Some(&target_first) = first.get(layer + on) else { continue };
+                let to = target_first + to % sizes[layer + on];
+                let mut e = edge(from, to, delta, 0).1;
+                e.probability = if draw && k % 7 == 0 { 0.5 } else { 1.0 };
+                edges.push((from, e));
+            }
+            // Every state reached: the first state of each layer from the last of the one before.
+            for layer in 1..first.len() {
+                let last = first[layer - 1] + sizes[layer - 1] - 1;
+                for s in 0..sizes[layer] {
+                    let mut e = edge(last, first[layer] + s, 0, 0).1;
+                    e.probability = 1.0;
+                    edges.push((last, e));
+                }
+            }
+            edges.sort_by_key(|(from, _)| *from);
+            let starts = starts_of(states, &edges);
+            let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+            let graph = Graph { states, edges: &plain, starts: &starts, deltas: &deltas, max_entries: 10_000 };
+            let mut leveled = Walk::new(&[0, 0]);
+            let mut known = 0;
+            while known < states {
+                known = (known + step).min(states);
+                let partial = Graph { starts: &starts[..=known.min(states - 1)], edges: &plain[..starts[known] as usize], ..graph };
+                while leveled.advance(&partial, (known, 3), 10_000, true) > 0 {}
+            }
+            let mut topological = Walk::new(&[0, 0]);
+            topological.leveled = false;
+            let (a, b) = (leveled.finish(&graph, false), topological.finish(&graph, false));
+            prop_assert_eq!(entries_of(&a), entries_of(&b));
+            prop_assert_eq!((a.cut, a.cycle, a.longest), (b.cut, b.cycle, b.longest));
+        }
+
         /// A walk taken on as the states' edges become known (a few states at a time, as
         /// the search merges them; waiting at a lower bound while a cycle may close) counts
         /// what one walk over the whole graph counts, entry for entry: random graphs of up
