@@ -436,6 +436,7 @@ impl Loader<'_> {
             }
             None => (ChartKind::Line, At::Span(span.clone())),
         };
+        self.exact_cdf_keys(kind.0, &|k| field(k))?;
         let x = match field("x") {
             Some(v) => Some((self.string(v, "x")?, at(v))),
             None => None,
@@ -661,7 +662,11 @@ impl Loader<'_> {
             }
             None if matches!(
                 kind,
-                ChartKind::Cdf | ChartKind::Timeline | ChartKind::Histogram | ChartKind::RunsCdf
+                ChartKind::Cdf
+                    | ChartKind::Timeline
+                    | ChartKind::Histogram
+                    | ChartKind::RunsCdf
+                    | ChartKind::ExactCdf
             ) =>
             {
                 Ok(String::new())
