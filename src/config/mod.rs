@@ -12,6 +12,7 @@
 
 mod axes;
 mod chart_series;
+mod chart_y;
 pub(crate) mod charts;
 pub(crate) mod claims;
 mod compose;
