@@ -195,11 +195,24 @@ pub enum Text {
     /// A timeline's note when its lanes draw their first items and a density band
     /// (`{count}`).
     TimelineFirstItemsNote,
+    /// The y axis of an exact cdf: a probability (explored) or a share of runs.
+    ExactFractionAxis,
+    /// An exact cdf's legend entry of a point's distribution over its executions.
+    ExactLegend,
+    /// The same where an order is free and every scheduler gives one distribution.
+    ExactAlikeLegend,
+    /// The same where schedulers differ: the band from the least to the greatest.
+    ExactBandLegend,
+    /// An exact cdf's legend entry of the runs' empirical distribution (`{runs}`).
+    SimulatedLegend,
+    /// An exact cdf's note when its band was computed at some values only (`{drawn}`,
+    /// `{values}`).
+    ExactBandNote,
 }
 
 impl Text {
     /// Every built-in text.
-    pub const ALL: [Text; 25] = [
+    pub const ALL: [Text; 31] = [
         Text::VirtualTimeAxis,
         Text::RunsFractionAxis,
         Text::SamplesFractionAxis,
@@ -225,6 +238,12 @@ impl Text {
         Text::TimelineDensityNote,
         Text::TimelineSeveralHolders,
         Text::TimelineFirstItemsNote,
+        Text::ExactFractionAxis,
+        Text::ExactLegend,
+        Text::ExactAlikeLegend,
+        Text::ExactBandLegend,
+        Text::SimulatedLegend,
+        Text::ExactBandNote,
     ];
 
     /// The `[labels]` key that overrides it.
@@ -255,6 +274,12 @@ impl Text {
             Text::TimelineDensityNote => "timeline_density_note",
             Text::TimelineSeveralHolders => "timeline_several_holders",
             Text::TimelineFirstItemsNote => "timeline_first_items_note",
+            Text::ExactFractionAxis => "exact_fraction_axis",
+            Text::ExactLegend => "exact_legend",
+            Text::ExactAlikeLegend => "exact_alike_legend",
+            Text::ExactBandLegend => "exact_band_legend",
+            Text::SimulatedLegend => "simulated_legend",
+            Text::ExactBandNote => "exact_band_note",
         }
     }
 
@@ -333,6 +358,21 @@ impl Text {
             Text::TimelineSeveralHolders => (
                 "several holders (merged)",
                 "birden çok tutan (birleştirildi)",
+            ),
+            Text::ExactFractionAxis => ("probability of ≤ x", "≤ x olma olasılığı"),
+            Text::ExactLegend => ("exact (explored)", "kesin (taranmış)"),
+            Text::ExactAlikeLegend => (
+                "exact: every scheduler alike",
+                "kesin: her zamanlayıcıda aynı",
+            ),
+            Text::ExactBandLegend => (
+                "exact: min–max over schedulers",
+                "kesin: zamanlayıcılarda en az–en çok",
+            ),
+            Text::SimulatedLegend => ("simulated ({runs} runs)", "simülasyon ({runs} koşu)"),
+            Text::ExactBandNote => (
+                "band computed at {drawn} of {values} values, held between them",
+                "bant {values} değerin {drawn} tanesinde hesaplandı, aralarında sabit tutuldu",
             ),
         };
         match locale {

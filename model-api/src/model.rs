@@ -519,16 +519,20 @@ pub enum ChartKind {
     Histogram,
     /// The empirical distribution of each y metric over the runs (replications, points).
     RunsCdf,
+    /// A metric's exact distribution over every execution of each point (each weighted by
+    /// its probability; a band over schedulers where an order is free), beside the runs'.
+    ExactCdf,
 }
 
 impl ChartKind {
     /// Every kind, in the order errors list them.
-    pub const ALL: [ChartKind; 6] = [
+    pub const ALL: [ChartKind; 7] = [
         ChartKind::Line,
         ChartKind::Bar,
         ChartKind::Cdf,
         ChartKind::Histogram,
         ChartKind::RunsCdf,
+        ChartKind::ExactCdf,
         ChartKind::Timeline,
     ];
 
@@ -541,6 +545,7 @@ impl ChartKind {
             ChartKind::Timeline => "timeline",
             ChartKind::Histogram => "histogram",
             ChartKind::RunsCdf => "runs_cdf",
+            ChartKind::ExactCdf => "exact_cdf",
         }
     }
 

@@ -3,7 +3,8 @@
 //! alone (x a parameter: every other axis with two values among the points the `where`
 //! keeps splits the lines; a distribution chart: a curve per point and `y`). With a metric
 //! or the entities as x, which axes x tells apart shows only in the run's values: such a
-//! chart draws its first [`MAX_SERIES`] and says so.
+//! chart draws its first [`MAX_SERIES`] and says so. An `exact_cdf` explores each of its
+//! points: it keeps at most [`super::MAX_EXACT_POINTS`].
 
 use std::collections::HashSet;
 
@@ -31,6 +32,13 @@ pub(super) fn too_many_series(plan: &Plan, spec: &Drawn<'_>) -> Option<String> {
         .filter(|p| plan.matches(*p, spec.filter))
         .collect();
     let ys = spec.ys;
+    let most = super::MAX_EXACT_POINTS;
+    if spec.kind == ChartKind::ExactCdf && matched.len() > most {
+        return Some(format!(
+            "an exact_cdf explores every point its `where` keeps and draws at most {most}, not {}: narrow its `where`",
+            matched.len()
+        ));
+    }
     let at_most = "a chart draws at most 100 (a legend of more is none a reader can use, and each costs its share of the file)";
     if spec.distribution {
         let curves = matched.len() * ys;

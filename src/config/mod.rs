@@ -12,10 +12,12 @@
 
 mod axes;
 mod chart_series;
+mod chart_y;
 pub(crate) mod charts;
 pub(crate) mod claims;
 mod compose;
 mod derived;
+mod exact_chart;
 mod filter;
 pub(crate) use filter::values_of;
 mod load;
@@ -38,6 +40,7 @@ pub use charts::{ChartSpec, Look};
 pub use claims::Claim;
 pub(crate) use claims::{Expect, Holds, Scheduler, Stat, Test};
 pub(crate) use coordsim_model::ChartKind;
+pub(crate) use exact_chart::MAX_EXACT_POINTS;
 pub use load::Config;
 pub(crate) use load::MAX_POOLED_SAMPLES;
 pub use plan::{Axis, Plan};

@@ -40,6 +40,34 @@ pub(crate) fn explore_watched(
     limits: &ExploreLimits,
     watch: Watch,
 ) -> anyhow::Result<Vec<Exploration>> {
+    explore_each(config, seed, limits, watch, 0..config.points)
+}
+
+/// The points `points` of `config` explored, in that order, as [`explore_config`] explores
+/// each (a chart explores only the points it draws).
+pub(crate) fn explore_points(
+    config: &Config,
+    seed: u64,
+    limits: &ExploreLimits,
+    points: &[usize],
+) -> anyhow::Result<Vec<Exploration>> {
+    explore_each(
+        config,
+        seed,
+        limits,
+        Watch::default(),
+        points.iter().copied(),
+    )
+}
+
+/// Each of `points` explored under `limits`, watched.
+fn explore_each(
+    config: &Config,
+    seed: u64,
+    limits: &ExploreLimits,
+    watch: Watch,
+    points: impl Iterator<Item = usize>,
+) -> anyhow::Result<Vec<Exploration>> {
     // Each point's exploration within the config's memory, unless told another; its graph
     // of entries kept when a claim asks for a probability over every scheduler.
     let limits = &ExploreLimits {
@@ -48,7 +76,7 @@ pub(crate) fn explore_watched(
             || config.claims.iter().any(|c| c.scheduler.is_some()),
         ..*limits
     };
-    (0..config.points)
+    points
         .map(|point| {
             let states = Arc::new(AtomicU64::new(0));
             let enough = Arc::new(AtomicBool::new(false));

@@ -73,7 +73,9 @@ fn chart_svgs(
 }
 
 /// Every chart file a config draws, ready to render.
-fn prepared(config: &coordsim::config::Config) -> Vec<coordsim::export::chart::Prepared> {
+pub(crate) fn prepared(
+    config: &coordsim::config::Config,
+) -> Vec<coordsim::export::chart::Prepared> {
     let results = library_run(config);
     let summary = (config.replications > 1).then(|| coordsim::summary::summarize(config, &results));
     let run = coordsim::export::Run {

@@ -10,6 +10,7 @@ mod config;
 mod counterexamples;
 mod docs;
 mod embed;
+mod exact_cdf;
 mod expectations;
 mod explore;
 mod explore_jobs;

@@ -6,16 +6,18 @@ use plotters::prelude::*;
 
 use super::base::{DrawResult, FONT};
 use super::data::ChartData;
-use super::frame::{axis_titles, compose, px, tick, titled, x_range};
+use super::frame::{AxisTitles, axis_titles, compose, px, tick, titled, x_range};
 use super::layout::Placed;
-use super::layout::{self, Entry, Obstacles, Scale, Swatch};
+use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
+use crate::config::charts::Look;
+use crate::locale::Locale;
 
 /// Most steps drawn per curve: a million samples draw as 2,000 evenly spaced quantiles
 /// (the curve looks the same; the SVG stays small).
 const MAX_STEPS: usize = 2000;
 
 /// The step points of one sample set's empirical cdf.
-fn steps(values: &[f64]) -> Vec<(f64, f64)> {
+pub(super) fn steps(values: &[f64]) -> Vec<(f64, f64)> {
     let mut sorted: Vec<f64> = values
         .iter()
         .copied()
@@ -91,38 +93,16 @@ where
         }
         o
     };
-    let (mut chart, legend) = compose(
+    let (mut chart, legend) = probability_plot(
         &body,
         &data.look,
         &entries,
         s,
         x_axis,
-        // Probabilities: 0 to 1 always, a little room on top.
-        &|_| 0.0..1.05,
         &obstacles,
-        (s.px(64), s.px(96)),
+        &titles,
+        (data.locale, false),
     )?;
-    // plotters' own ticks at full size; as many as fit on a phone's rendering.
-    let x_text = |v: f64| tick(v, data.locale);
-    let x_ticks = s
-        .narrow()
-        .then(|| super::frame::x_ticks(&chart, s, 10, false, &x_text));
-    let mut mesh = chart.configure_mesh();
-    if let Some(ticks) = &x_ticks {
-        mesh.x_labels(ticks.ask);
-    }
-    mesh.x_desc(&titles.x.0)
-        .y_desc(&titles.y.0)
-        .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
-        .label_style((FONT, s.font(17)))
-        .x_label_formatter(&|v| match &x_ticks {
-            Some(ticks) => ticks.label(*v, x_text),
-            None => x_text(*v),
-        })
-        .y_label_formatter(&|v| tick(*v, data.locale))
-        .light_line_style(RGBColor(245, 245, 245))
-        .bold_line_style(RGBColor(225, 225, 225))
-        .draw()?;
     for (i, c) in curves.into_iter().enumerate() {
         let color = layout::color(i);
         if layout::dashed(i) {
@@ -152,6 +132,95 @@ where
         ))?;
     }
     super::frame::finish(root, &chart, legend, &entries, &data.look, s)
+}
+
+/// How a chart of samples labels its y axis: each tick's text, and how many ticks plotters
+/// is asked for (`None`: as many as it chooses).
+pub(super) struct YTicks<'t> {
+    /// A tick's text.
+    pub(super) text: &'t dyn Fn(&f64) -> String,
+    /// How many ticks to ask for.
+    pub(super) count: Option<usize>,
+}
+
+/// The axes of a chart of samples (a cdf's, a histogram's): plotters' own x ticks at full
+/// size, as many as fit on a phone's rendering; labels only at whole numbers on an x axis
+/// of whole numbers (`whole`).
+pub(super) fn samples_mesh<DB: DrawingBackend>(
+    chart: &mut super::base::Chart2d<'_, DB>,
+    titles: &AxisTitles,
+    (locale, whole): (Locale, bool),
+    y: YTicks<'_>,
+    s: Scale,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    let x_text = |v: f64| {
+        if whole && (v - v.round()).abs() > 1e-9 * v.abs().max(1.0) {
+            String::new()
+        } else {
+            tick(v, locale)
+        }
+    };
+    let x_ticks = s
+        .narrow()
+        .then(|| super::frame::x_ticks(chart, s, 10, whole, &x_text));
+    let mut mesh = chart.configure_mesh();
+    if let Some(ticks) = &x_ticks {
+        mesh.x_labels(ticks.ask);
+    }
+    if let Some(count) = y.count {
+        mesh.y_labels(count);
+    }
+    mesh.x_desc(&titles.x.0)
+        .y_desc(&titles.y.0)
+        .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
+        .label_style((FONT, s.font(17)))
+        .x_label_formatter(&|v| match &x_ticks {
+            Some(ticks) => ticks.label(*v, x_text),
+            None => x_text(*v),
+        })
+        .y_label_formatter(y.text)
+        .light_line_style(RGBColor(245, 245, 245))
+        .bold_line_style(RGBColor(225, 225, 225))
+        .draw()?;
+    Ok(())
+}
+
+/// The plot of a chart of probabilities on `body`: 0 to 1 up the y axis (a little room on
+/// top), its legend placed as [`compose`] places it, its axes drawn ([`samples_mesh`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn probability_plot<'a, DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    look: &Look,
+    entries: &[Entry],
+    s: Scale,
+    x_axis: std::ops::Range<f64>,
+    obstacles: &dyn Fn(&super::base::Chart2d<'a, DB>) -> Obstacles,
+    titles: &AxisTitles,
+    ticks: (Locale, bool),
+) -> DrawResult<(super::base::Chart2d<'a, DB>, Option<Rect>)>
+where
+    DB::ErrorType: 'static,
+{
+    let (mut chart, legend) = compose(
+        body,
+        look,
+        entries,
+        s,
+        x_axis,
+        &|_| 0.0..1.05,
+        obstacles,
+        (s.px(64), s.px(96)),
+    )?;
+    let text = |v: &f64| tick(*v, ticks.0);
+    let y = YTicks {
+        text: &text,
+        count: None,
+    };
+    samples_mesh(&mut chart, titles, ticks, y, s)?;
+    Ok((chart, legend))
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::base::{DrawResult, FONT};
+use super::base::DrawResult;
 use super::data::ChartData;
-use super::frame::{axis_titles, compose, integer_labels, px, tick, titled};
+use super::frame::{axis_titles, compose, integer_labels, px, titled};
 use super::layout::Placed;
 use super::layout::{self, Entry, Obstacles, Rect, Scale, Swatch};
 
@@ -119,28 +119,11 @@ where
     )?;
     let y_axis = chart.y_range();
     let y_fmt = |v: &f64| data.y_text(*v);
-    // plotters' own ticks at full size; as many as fit on a phone's rendering.
-    let x_text = |v: f64| tick(v, data.locale);
-    let x_ticks = s
-        .narrow()
-        .then(|| super::frame::x_ticks(&chart, s, 10, false, &x_text));
-    let mut mesh = chart.configure_mesh();
-    if let Some(ticks) = &x_ticks {
-        mesh.x_labels(ticks.ask);
-    }
-    mesh.x_desc(&titles.x.0)
-        .y_desc(&titles.y.0)
-        .axis_desc_style((FONT, titles.y.1.min(titles.x.1)))
-        .label_style((FONT, s.font(17)))
-        .x_label_formatter(&|v| match &x_ticks {
-            Some(ticks) => ticks.label(*v, x_text),
-            None => x_text(*v),
-        })
-        .y_label_formatter(&y_fmt)
-        .y_labels(integer_labels(&y_axis, 11))
-        .light_line_style(RGBColor(245, 245, 245))
-        .bold_line_style(RGBColor(225, 225, 225))
-        .draw()?;
+    let y = super::cdf::YTicks {
+        text: &y_fmt,
+        count: Some(integer_labels(&y_axis, 11)),
+    };
+    super::cdf::samples_mesh(&mut chart, &titles, (data.locale, false), y, s)?;
     // No sample at all draws no bars (such a chart is refused or left out before it is
     // drawn; this keeps the drawing total all the same).
     for (i, c) in counts.iter().enumerate().filter(|_| !edges.is_empty()) {

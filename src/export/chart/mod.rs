@@ -7,6 +7,8 @@ mod base;
 mod cdf;
 mod curve;
 mod data;
+mod exact;
+mod exact_data;
 mod frame;
 mod histogram;
 pub(crate) mod layout;
@@ -90,6 +92,8 @@ pub(crate) enum Drawing {
     Timeline(Box<timeline_data::Timeline>),
     /// An explored execution, step by step.
     Trace(Box<trace::TraceChart>),
+    /// A metric's exact distribution over executions, beside the runs'.
+    Exact(Box<exact_data::ExactCdf>),
 }
 
 /// Every chart file a run writes, and the charts it leaves out.
@@ -104,6 +108,9 @@ pub struct Charts {
 /// as bare axes: a config's own `[[chart]]` is an error naming it and its empty columns; a
 /// model's default chart is left out and named in `Charts::left_out`, as is any chart
 /// that is empty in one shard of a sweep (`merge` draws the whole and judges it there).
+/// An `exact_cdf` explores its points here; one that cannot be drawn (a bounded
+/// exploration, an empty value) is an error at its `[[chart]]`, and one shard of a sweep
+/// leaves it out for `merge`.
 pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
     let config = run.config;
     // A shard holds some of the points only.
@@ -132,6 +139,29 @@ pub fn prepare(run: &Run<'_>) -> anyhow::Result<Charts> {
                     what: Drawing::Timeline(Box::new(t)),
                 }));
             empty.then(|| "no lanes at any point it draws".to_string())
+        } else if spec.kind == ChartKind::ExactCdf {
+            if partial {
+                // Its runs' curve needs every run of its points: `merge` draws it.
+                charts.left_out.push(format!(
+                    "{} (an exact_cdf in one shard: `merge` draws it from every run)",
+                    spec.name
+                ));
+                continue;
+            }
+            match exact_data::ExactCdf::new(run, spec) {
+                Ok(exact) => {
+                    charts.files.push(Prepared {
+                        name: spec.name.clone(),
+                        what: Drawing::Exact(Box::new(exact)),
+                    });
+                    None
+                }
+                Err(why) => {
+                    let at = spec.at.clone().unwrap_or(0..0);
+                    let message = format!("the exact_cdf `{}` cannot be drawn: {why}", spec.name);
+                    return Err(config.source.error(&at, message).into());
+                }
+            }
         } else {
             let data = ChartData::new(run, spec);
             let empty = data.empty(spec);
@@ -215,6 +245,7 @@ impl Prepared {
             Drawing::Data(d) => &d.look,
             Drawing::Timeline(t) => &t.look,
             Drawing::Trace(t) => &t.look,
+            Drawing::Exact(e) => &e.look,
         }
     }
 
@@ -224,6 +255,7 @@ impl Prepared {
             Drawing::Data(d) => &mut d.look,
             Drawing::Timeline(t) => &mut t.look,
             Drawing::Trace(t) => &mut t.look,
+            Drawing::Exact(e) => &mut e.look,
         }
     }
 
@@ -243,9 +275,11 @@ impl Prepared {
                 ChartKind::Cdf | ChartKind::RunsCdf => cdf::draw(area, data, s)?,
                 ChartKind::Histogram => histogram::draw(area, data, s)?,
                 ChartKind::Timeline => return Err("a timeline is drawn from lanes".into()),
+                ChartKind::ExactCdf => return Err("an exact cdf is drawn from explorations".into()),
             },
             Drawing::Timeline(t) => timeline::draw(area, t, s)?,
             Drawing::Trace(t) => trace::draw(area, t, s)?,
+            Drawing::Exact(e) => exact::draw(area, e, s)?,
         };
         area.present()?;
         Ok(placed)
@@ -257,6 +291,7 @@ impl Prepared {
             Drawing::Data(d) => &d.title,
             Drawing::Timeline(t) => &t.title,
             Drawing::Trace(t) => &t.title,
+            Drawing::Exact(e) => &e.title,
         }
     }
 
@@ -371,9 +406,21 @@ impl Prepared {
         ))
     }
 
+    /// Its data as CSV, for a chart that writes its data beside it (an exact cdf's steps;
+    /// `None` for the other kinds).
+    pub fn data_csv(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        match &self.what {
+            Drawing::Exact(e) => e.csv().map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// Writes `name.svg` and `name.png` into `dir`: the PNG rasterized from the SVG bytes
-    /// written.
+    /// written; and `name.csv` for a chart with its data beside it ([`Prepared::data_csv`]).
     pub(crate) fn write(&self, dir: &Path) -> anyhow::Result<()> {
+        if let Some(csv) = self.data_csv()? {
+            write_atomic(&dir.join(format!("{}.csv", self.name)), &csv)?;
+        }
         let (svg, _) = self.svg()?;
         write_atomic(&dir.join(format!("{}.svg", self.name)), svg.as_bytes())?;
         write_atomic(&dir.join(format!("{}.png", self.name)), &self.png_of(&svg)?)?;
