@@ -43,6 +43,9 @@ pub(crate) struct ConfigInfo {
     /// Its charts' phone renderings, as paths in its output folder
     /// (`wait.narrow.svg`, `explore/trace-1.narrow.svg`).
     pub(crate) narrow: Vec<String>,
+    /// Its explorer's graph (`explore/play.json`), when the exploration wrote one: what a
+    /// lesson's explorer plays.
+    pub(crate) play: Option<String>,
 }
 
 impl ConfigInfo {
@@ -130,6 +133,7 @@ pub(crate) fn pages(
                         .map(|f| format!("explore/{f}")),
                 )
                 .collect(),
+            play,
         });
     }
     Ok(out)

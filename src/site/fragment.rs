@@ -217,7 +217,11 @@ mod tests {
 
     #[test]
     fn the_inline_code_ends_no_element_early() {
-        for (what, text) in [("style", STYLE), ("charts", CHARTS_SCRIPT)] {
+        for (what, text) in [
+            ("style", STYLE),
+            ("charts", CHARTS_SCRIPT),
+            ("explorer", super::super::explorer::SCRIPT),
+        ] {
             assert!(!text.contains("</"), "{what} holds `</`");
         }
         // Every selector of the stylesheet is under the fragment's root (a rule's selectors

@@ -149,6 +149,7 @@ pub(crate) fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result
             lc,
             inline: (view == View::Embed).then_some(&inliner),
             chart_block: Cell::new(None),
+            explorers: Cell::new(0),
         };
         // The fragment first: the author's page says how heavy it is.
         let fragment = fragment_of(&one, &hooks(View::Embed));
@@ -204,6 +205,12 @@ fn fragment_of(one: &Lesson1<'_>, hooks: &LessonHooks<'_>) -> String {
     body.el("p", &[("class", "cs-note")], say(lc, READER_NOTE))
         .newline();
     let mut widgets = Vec::new();
+    if hooks.explorers.get() > 0 {
+        widgets.push(Widget {
+            markup: Html::new(),
+            script: super::explorer::SCRIPT,
+        });
+    }
     if hooks.inline.is_some_and(|i| i.live.get() > 0) {
         let mut words = Html::new();
         words.json("chart-words", &super::live::words(lc)).newline();
@@ -242,6 +249,9 @@ fn render_reader(one: &Lesson1<'_>, hooks: &LessonHooks<'_>) -> Html {
     })
     .newline();
     article(&mut h, one, hooks);
+    if hooks.explorers.get() > 0 {
+        super::explorer::script_tag(&mut h);
+    }
     h
 }
 
@@ -310,6 +320,16 @@ fn prepared(lesson: &Lesson) -> String {
                     out.push(INLINE_CLOSE);
                 }
                 at = region.content.end + CLOSE.len();
+            }
+            // A marker with nothing to close: an empty block (a blank line keeps its two
+            // placeholders two HTML blocks).
+            Kind::Explorer => {
+                clean(&mut out, &text[at..region.marker.offset]);
+                out.push_str(&markdown::block_open(i));
+                out.push_str("\n\n");
+                out.push_str(&markdown::block_close(i));
+                out.push('\n');
+                at = region.content.start;
             }
             Kind::Table | Kind::Chart { .. } => {
                 clean(&mut out, &text[at..region.marker.offset]);
@@ -391,6 +411,9 @@ fn render(one: &Lesson1<'_>, hooks: &LessonHooks<'_>, fragment_bytes: usize) -> 
         );
     }
     article(&mut h, one, hooks);
+    if hooks.explorers.get() > 0 {
+        super::explorer::script_tag(&mut h);
+    }
     h
 }
 

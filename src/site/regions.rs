@@ -60,6 +60,8 @@ pub(super) struct LessonHooks<'a> {
     pub(super) inline: Option<&'a Inliner<'a>>,
     /// The chart block being written, if any (its region's index).
     pub(super) chart_block: Cell<Option<usize>>,
+    /// How many explorers the view holds so far (it then needs the explorer's script).
+    pub(super) explorers: Cell<usize>,
 }
 
 impl LessonHooks<'_> {
@@ -79,6 +81,24 @@ impl LessonHooks<'_> {
             .narrow
             .contains(&file)
             .then(|| Depth::Site.output(&config.stem, &file))
+    }
+
+    /// The explorer of an explorer region, from its config's graph: the point its filters
+    /// pick, as `lesson check` picked it.
+    fn explorer(&self, h: &mut Html, r: &RegionView<'_>) {
+        let (Some((_, loaded)), Some(info)) = (r.run, r.config) else {
+            return;
+        };
+        let config = loaded.config_in(self.lc.locale);
+        let (Ok(point), Some(play)) = (
+            crate::lesson::explorer::point(config, r.region),
+            info.play.as_deref(),
+        ) else {
+            return;
+        };
+        if super::explorer::lesson(h, play, point, self.lc) {
+            self.explorers.set(self.explorers.get() + 1);
+        }
     }
 
     /// A region's class on the author's view (`pass` / `fail`; none on a reader's), its
@@ -226,6 +246,9 @@ impl Hooks for LessonHooks<'_> {
         // box rather than shrink.
         let steps = match &r.region.kind {
             Kind::Chart { chart } if chart.starts_with("trace-") => " steps",
+            // An explorer's provenance opens on its own focus or its tag, not on every
+            // button of the explorer.
+            Kind::Explorer => " cs-x",
             _ => "",
         };
         h.open(
@@ -247,6 +270,9 @@ impl Hooks for LessonHooks<'_> {
                 );
                 h.text(" ").el("code", &[], &r.outcome.name);
             });
+        }
+        if r.region.kind == Kind::Explorer {
+            self.explorer(h, r);
         }
     }
 
