@@ -46,6 +46,9 @@ pub(crate) struct ConfigInfo {
     /// Its explorer's graph (`explore/play.json`), when the exploration wrote one: what a
     /// lesson's explorer plays.
     pub(crate) play: Option<String>,
+    /// The files of its output folder a lesson's chart saves (`wait.png`,
+    /// `explore/trace-1.csv`).
+    pub(crate) files: Vec<String>,
 }
 
 impl ConfigInfo {
@@ -134,6 +137,9 @@ pub(crate) fn pages(
                 )
                 .collect(),
             play,
+            files: (files.iter().cloned())
+                .chain(explored.iter().map(|f| format!("explore/{f}")))
+                .collect(),
         });
     }
     Ok(out)

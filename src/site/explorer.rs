@@ -282,6 +282,16 @@ mod tests {
         assert!(en.contains("more than 50,000 states"), "{en}");
         let cycle = play.replace("\"states\"", "\"cycle\"");
         assert!(section_of(&cycle, Locale::En).contains("come back to a state"));
+        // In a lesson: the point's own note, pointing at the config's page; no explorer.
+        let mut h = Html::new();
+        assert!(!lesson(&mut h, play, 0, Words::built_in(Locale::Tr)));
+        let tr = h.finish();
+        assert!(
+            tr.contains("Bu nokta gezgin için çok büyük (50.000 durumdan fazla")
+                && tr.contains("yapılandırmanın sayfası")
+                && !tr.contains("explorer-data"),
+            "{tr}"
+        );
     }
 
     /// A Turkish page's data keeps the Turkish words and every name, and drops the English

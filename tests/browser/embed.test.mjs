@@ -19,13 +19,17 @@
 //   against the trace CSV and outcomes.csv, back, a branch to another outcome) with no other
 //   request and no console error; pasted twice beside lesson 006's (whose explorer draws),
 //   each explorer plays on its own; the same click test in the Turkish lesson page and its
-//   reader's view at 375 px by taps, nothing past the window's edge.
+//   reader's view at 375 px by taps, nothing past the window's edge;
+// - a chart saved from a config page, a lesson's page and reader's view, and a lesson's
+//   fragment alone: each of SVG, PNG and CSV (a fragment's step chart: SVG and PNG) makes
+//   a download of that type.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -315,6 +319,74 @@ async function explorerOnPhone(browser) {
   }
 }
 
+/** What a saved file is: an SVG, a PNG or a CSV, by its bytes. */
+function kind(bytes) {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  const text = bytes.toString('utf8');
+  if (/^(<\?xml[^>]*>\s*)?<svg[\s>]/.test(text) && text.trimEnd().endsWith('</svg>')) return 'svg';
+  // A header and rows, each of as many fields (a quoted field may hold a comma).
+  const fields = (line) => 1 + line.replace(/"([^"]|"")*"/g, '').split('').filter((c) => c === ',').length;
+  const lines = text.trimEnd().split('\n');
+  if (lines.length > 1 && lines.every((l) => fields(l) === fields(lines[0]))) return 'csv';
+  return 'unknown';
+}
+
+/** Each chart's SVG, PNG and CSV saved from a config page, a lesson's page and reader's
+ * view, and a lesson's fragment alone: each click makes a download of its type. */
+async function saves(browser) {
+  // The site served over HTTP, as a course publishes it: a browser saves a linked file of
+  // the page's own site (its `download` link); from file:// Chromium opens it instead.
+  const types = { html: 'text/html', js: 'text/javascript', css: 'text/css', svg: 'image/svg+xml', png: 'image/png', csv: 'text/csv' };
+  const server = http.createServer((req, res) => {
+    if (req.url === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
+    const file = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file.startsWith(out) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[path.extname(file).slice(1)] ?? 'application/octet-stream' });
+    res.end(fs.readFileSync(file));
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const served = (file) => `http://127.0.0.1:${server.address().port}/site/${file}`;
+  const cases = [
+    { label: 'a config page', url: served('config-single-writer-queue.html'), figure: '#chart-wait-vs-offered-rate' },
+    { label: "lesson 003's page", url: served(`${lesson003}.html`), figure: '.cs-figure.live' },
+    { label: "lesson 003's reader's view", url: served(`${lesson003}.reader.html`), figure: '.cs-figure.live' },
+    { label: "lesson 000's reader's view, a step chart", url: served(`${lesson000}.reader.html`), figure: '.cs-figure[data-name^="trace-"]' },
+    { label: "lesson 003's fragment alone", url: host([`${lesson003}.embed.html`]), figure: '.cs-figure.live' },
+    { label: "lesson 000's fragment alone, a step chart", url: host([`${lesson000}.embed.html`]), figure: '.cs-figure[data-name^="trace-"]' },
+  ];
+  for (const c of cases) {
+    const label = `saving from ${c.label}`;
+    const before = failures.length;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await watched(context, label, (u) => /^(file|blob|http):/.test(u));
+    await page.goto(c.url);
+    const figure = page.locator(c.figure).first();
+    const saved = [];
+    for (const type of c.label.includes('fragment') && c.label.includes('step') ? ['SVG', 'PNG'] : ['SVG', 'PNG', 'CSV']) {
+      const control = figure.locator('a, button', { hasText: new RegExp(`^${type}$`) });
+      if ((await control.count()) !== 1) {
+        fail(`${label}: ${await control.count()} ${type} controls`);
+        continue;
+      }
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), control.click()]);
+      const bytes = fs.readFileSync(await download.path());
+      const got = kind(bytes);
+      const name = download.suggestedFilename();
+      if (got !== type.toLowerCase() || !name.endsWith(`.${type.toLowerCase()}`)) fail(`${label}: ${type} saved ${name}, a file of type ${got} (${bytes.length} bytes)`);
+      saved.push(`${name} (${bytes.length} B)`);
+    }
+    if (failures.length === before) console.log(`ok: ${label}: ${saved.join(', ')}`);
+    await context.close();
+  }
+  server.close();
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
@@ -330,6 +402,7 @@ try {
   await explorerAlone(browser);
   await explorersTogether(browser);
   await explorerOnPhone(browser);
+  await saves(browser);
 } finally {
   await browser.close();
   fs.rmSync(out, { recursive: true, force: true });
