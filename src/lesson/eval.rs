@@ -145,6 +145,7 @@ pub(super) fn region_name(region: &Region) -> String {
         Kind::Table => format!("table {}", region.config),
         Kind::Chart { chart } => format!("chart {} {chart}", region.config),
         Kind::Explored { what } => format!("explored {}.{what}", region.config),
+        Kind::Explorer => format!("explorer {}", region.config),
     };
     for a in &region.args {
         match &a.value {

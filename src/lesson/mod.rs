@@ -8,6 +8,7 @@
 
 pub(crate) mod eval;
 mod explored;
+pub(crate) mod explorer;
 mod interval;
 pub(crate) mod lint;
 pub(crate) mod parse;
@@ -348,6 +349,7 @@ pub(crate) fn evaluate<'a>(
             Kind::Table => eval::table(lesson, region, l)?,
             Kind::Chart { chart } => eval::chart_block(lesson, file, region, chart, l)?,
             Kind::Explored { what } => explored::value(lesson, region, what, l)?,
+            Kind::Explorer => explorer::check(lesson, region, l)?,
         });
     }
     Ok(out)

@@ -3,7 +3,7 @@
 //! Markers are HTML comments, `<!-- coordsim … -->` … `<!-- /coordsim -->`, outside fenced
 //! code blocks and inline code (a lesson may show the syntax in code). An inline region opens
 //! and closes on one line; a table or chart block opens on a line of its own and closes on a
-//! later line of its own.
+//! later line of its own; an explorer's marker is a line of its own with nothing to close.
 
 use crate::locale::Locale;
 
@@ -59,6 +59,9 @@ pub(crate) enum Kind {
         /// What is read: one of [`EXPLORED`].
         what: String,
     },
+    /// `explorer NAME filters…`, a line of its own and no close: the explorer of one
+    /// explored point of the config, played in the lesson (no text of the lesson's own).
+    Explorer,
 }
 
 /// What an `explored` region may read: of the outcomes its filters select, their summed
@@ -388,6 +391,12 @@ impl Parser<'_> {
                         self.explored(pos, after, after_base, &line[end..], line_start + end)?;
                     search = end + close;
                 }
+                "explorer" => {
+                    if !alone {
+                        return Err(at(pos, "an explorer's marker is a line of its own"));
+                    }
+                    self.explorer(pos, after, after_base, next)?;
+                }
                 "table" | "chart" => {
                     if !alone {
                         return Err(at(
@@ -528,6 +537,33 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// `explorer NAME filters…`: a region with no content, at the next line.
+    fn explorer(
+        &mut self,
+        pos: Pos,
+        after: &str,
+        after_base: usize,
+        next: usize,
+    ) -> Result<(), LessonError> {
+        let args = split_args(after, after_base, &self.lines)?;
+        let Some((first, rest)) = args.split_first().filter(|(a, _)| a.value.is_none()) else {
+            return Err(at(
+                pos,
+                "an explorer is `explorer NAME filters…`: the name of a config first, then parameters that pick one explored point",
+            ));
+        };
+        let next = next.min(self.text.len());
+        self.lesson.regions.push(Region {
+            kind: Kind::Explorer,
+            config: first.key.clone(),
+            args: rest.to_vec(),
+            marker: pos,
+            at: pos,
+            content: next..next,
+        });
+        Ok(())
+    }
+
     /// `NAME.COLUMN filters…`, closed on the same line: `tail` is the line after the marker,
     /// starting at byte `tail_at`. Gives how far past the marker the region's close ends.
     fn inline(
@@ -543,7 +579,7 @@ impl Parser<'_> {
             return Err(at(
                 pos,
                 format!(
-                    "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `explored NAME.WHAT filters…`, `table NAME …`, `chart NAME CHART`, `allow …`"
+                    "unknown marker `coordsim {word}`; valid: `use NAME = \"PATH\"`, `locale = \"tr\"`, `NAME.COLUMN filters…`, `explored NAME.WHAT filters…`, `table NAME …`, `chart NAME CHART`, `explorer NAME filters…`, `allow …`"
                 ),
             ));
         };

@@ -43,6 +43,12 @@ pub(crate) struct ConfigInfo {
     /// Its charts' phone renderings, as paths in its output folder
     /// (`wait.narrow.svg`, `explore/trace-1.narrow.svg`).
     pub(crate) narrow: Vec<String>,
+    /// Its explorer's graph (`explore/play.json`), when the exploration wrote one: what a
+    /// lesson's explorer plays.
+    pub(crate) play: Option<String>,
+    /// The files of its output folder a lesson's chart saves (`wait.png`,
+    /// `explore/trace-1.csv`).
+    pub(crate) files: Vec<String>,
 }
 
 impl ConfigInfo {
@@ -129,6 +135,10 @@ pub(crate) fn pages(
                         .filter(|f| f.ends_with(NARROW_SUFFIX))
                         .map(|f| format!("explore/{f}")),
                 )
+                .collect(),
+            play,
+            files: (files.iter().cloned())
+                .chain(explored.iter().map(|f| format!("explore/{f}")))
                 .collect(),
         });
     }

@@ -1,54 +1,132 @@
-//! The explorer on a config's page: each explored point's state graph (`play.json`, see
-//! [`crate::export::play`]) embedded as a JSON block, which `explorer.js` draws as a state
-//! a reader plays on from, one free event at a time. Without script the section stays
-//! hidden and the page is the traces and tables it was; a point past the bound is said in
-//! words (no script needed).
+//! The explorer on a config's page and in a lesson: each explored point's state graph
+//! (`play.json`, see [`crate::export::play`]) embedded as a JSON block, which `explorer.js`
+//! draws as a state a reader plays on from, one free event at a time. Without script the
+//! explorer stays hidden and the page is the traces and tables it was; a point past the
+//! bound is said in words (no script needed). Any number of explorers may share a page:
+//! the script sets up each `.explorer` element under its root on its own.
 
 use super::frame::Depth;
 use super::html::Html;
 use super::words::{Words, say};
 
-/// The explorer's section: its heading, a line on what it is, the graph and the words its
-/// script draws with; or, when no point could be drawn, why. `play`: `play.json`'s text.
+/// The explorer's script, run as the body of `function (root) { … }`: on the site's pages
+/// with the document as root (the file `explorer.js`), in a lesson's fragment with the
+/// fragment's element.
+pub(crate) const SCRIPT: &str = include_str!("explorer.js");
+
+/// The explorer's section on a config's page: its heading, a line on what it is, the graph
+/// and the words its script draws with; or, when no point could be drawn, why. `play`:
+/// `play.json`'s text.
 pub(crate) fn section(h: &mut Html, play: &str, lc: Words<'_>) {
-    let mut data: serde_json::Value = match serde_json::from_str(play) {
-        Ok(data) => data,
-        Err(_) => return,
+    let Some(data) = parsed(play, lc) else {
+        return;
     };
+    let points = data["points"].as_array().map_or(&[][..], Vec::as_slice);
+    let drawn = points.iter().filter(|p| p.get("refused").is_none()).count();
+    h.el("h2", &[("id", "play")], say(lc, "Play an execution"))
+        .newline();
+    if drawn < points.len() {
+        let cycle = points.iter().any(|p| p["refused"] == "cycle");
+        let why = refusal(&data, cycle, false, lc);
+        h.el("p", &[("class", "explorer-refused")], &why).newline();
+    }
+    if drawn == 0 {
+        return;
+    }
+    widget(h, &data, lc);
+    script_tag(h);
+}
+
+/// The explorer of point `point` of `play` in a lesson (the view's script added by the
+/// caller, once per page): its graph alone, or why the point is left out. Whether an
+/// explorer was written (and so needs the script).
+pub(crate) fn lesson(h: &mut Html, play: &str, point: usize, lc: Words<'_>) -> bool {
+    let Some(data) = parsed(play, lc) else {
+        return false;
+    };
+    let Some(graph) = data["points"].get(point) else {
+        return false;
+    };
+    if let Some(why) = graph.get("refused") {
+        let text = refusal(&data, why == "cycle", true, lc);
+        h.el("p", &[("class", "explorer-refused")], &text).newline();
+        return false;
+    }
+    // The one point, as the first of its graph's: its claims and truths moved with it.
+    let claims: Vec<serde_json::Value> = (data["claims"].as_array().into_iter().flatten())
+        .filter(|c| c["p"] == point)
+        .map(|c| {
+            let mut c = c.clone();
+            c["p"] = 0.into();
+            c
+        })
+        .collect();
+    let one = serde_json::json!({
+        "v": data["v"],
+        "max": data["max"],
+        "bytes": data["bytes"],
+        "claims": claims,
+        "truth": [data["truth"].get(point).cloned().unwrap_or_default()],
+        "metrics": data["metrics"],
+        "points": [graph],
+    });
+    widget(h, &one, lc);
+    true
+}
+
+/// `explorer.js` from the site's folder, deferred: once on a page.
+pub(crate) fn script_tag(h: &mut Html) {
+    h.open(
+        "script",
+        &[("src", &Depth::Site.site("explorer.js")), ("defer", "")],
+    )
+    .close("script")
+    .newline();
+}
+
+/// `play.json` read, its words in the page's language only.
+fn parsed(play: &str, lc: Words<'_>) -> Option<serde_json::Value> {
+    let mut data: serde_json::Value = serde_json::from_str(play).ok()?;
     let turkish = lc.locale == crate::locale::Locale::Tr;
     if let Some(points) = data["points"].as_array_mut() {
         points
             .iter_mut()
             .for_each(|point| one_language(point, turkish));
     }
-    let points = data["points"].as_array().map_or(&[][..], Vec::as_slice);
-    let drawn = points.iter().filter(|p| p.get("refused").is_none()).count();
-    h.el("h2", &[("id", "play")], say(lc, "Play an execution"))
-        .newline();
-    if drawn < points.len() {
-        let why = if points.iter().any(|p| p["refused"] == "cycle") {
-            say(
-                lc,
-                "An execution of a point here can come back to a state it was in: the explorer leaves such a point out; the traces above show its deciding executions.",
-            )
-            .to_string()
-        } else {
-            say(
-                lc,
-                "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
-            )
-            .replace("{max}", &lc.locale.number(&data["max"].to_string()))
-            .replace(
-                "{kb}",
-                &lc.locale
-                    .number(&(data["bytes"].as_u64().unwrap_or(0) / 1000).to_string()),
-            )
-        };
-        h.el("p", &[("class", "explorer-refused")], &why).newline();
-    }
-    if drawn == 0 {
-        return;
-    }
+    Some(data)
+}
+
+/// Why a point is left out: it comes back to a state, or it is past a bound. In a lesson
+/// (`lesson`), the config's page is where its deciding executions are.
+fn refusal(data: &serde_json::Value, cycle: bool, lesson: bool, lc: Words<'_>) -> String {
+    let text = match (cycle, lesson) {
+        (true, false) => say(
+            lc,
+            "An execution of a point here can come back to a state it was in: the explorer leaves such a point out; the traces above show its deciding executions.",
+        ),
+        (false, false) => say(
+            lc,
+            "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
+        ),
+        (true, true) => say(
+            lc,
+            "An execution of this point can come back to a state it was in: the explorer cannot play it here; the config's page shows its deciding executions.",
+        ),
+        (false, true) => say(
+            lc,
+            "This point is too large for the explorer (more than {max} states, or a graph past {kb} kB with the config's other points): it is left out so that the page stays light; the config's page shows its deciding executions.",
+        ),
+    };
+    text.replace("{max}", &lc.locale.number(&data["max"].to_string()))
+        .replace(
+            "{kb}",
+            &lc.locale
+                .number(&(data["bytes"].as_u64().unwrap_or(0) / 1000).to_string()),
+        )
+}
+
+/// The explorer's element: hidden until its script draws it, with its words and graph.
+fn widget(h: &mut Html, data: &serde_json::Value, lc: Words<'_>) {
     h.open("div", &[("class", "explorer"), ("hidden", "")])
         .newline();
     h.el(
@@ -63,12 +141,6 @@ pub(crate) fn section(h: &mut Html, play: &str, lc: Words<'_>) {
     h.json("explorer-words", &words(lc)).newline();
     h.json("explorer-data", &data.to_string()).newline();
     h.close("div").newline();
-    h.open(
-        "script",
-        &[("src", &Depth::Site.site("explorer.js")), ("defer", "")],
-    )
-    .close("script")
-    .newline();
 }
 
 /// The words `explorer.js` writes with, in the page's language.
@@ -210,6 +282,16 @@ mod tests {
         assert!(en.contains("more than 50,000 states"), "{en}");
         let cycle = play.replace("\"states\"", "\"cycle\"");
         assert!(section_of(&cycle, Locale::En).contains("come back to a state"));
+        // In a lesson: the point's own note, pointing at the config's page; no explorer.
+        let mut h = Html::new();
+        assert!(!lesson(&mut h, play, 0, Words::built_in(Locale::Tr)));
+        let tr = h.finish();
+        assert!(
+            tr.contains("Bu nokta gezgin için çok büyük (50.000 durumdan fazla")
+                && tr.contains("yapılandırmanın sayfası")
+                && !tr.contains("explorer-data"),
+            "{tr}"
+        );
     }
 
     /// A Turkish page's data keeps the Turkish words and every name, and drops the English

@@ -106,8 +106,11 @@ pub(crate) struct Inliner<'a> {
     /// The lesson's words.
     pub(crate) lc: Words<'a>,
     /// How many of the charts inlined so far are live (the fragment then holds the charts'
-    /// words and script, once).
+    /// words, once).
     pub(crate) live: std::cell::Cell<usize>,
+    /// How many charts are drawn inline so far (the fragment then holds the charts' script,
+    /// which saves each as SVG or PNG).
+    pub(crate) figures: std::cell::Cell<usize>,
 }
 
 impl Inliner<'_> {
@@ -144,6 +147,7 @@ impl Inliner<'_> {
             )
         });
         let points = drawn.and_then(|(_, points)| points);
+        self.figures.set(self.figures.get() + 1);
         let class = match (&points, steps) {
             (Some(_), _) => "cs-figure live",
             (None, true) => "cs-figure steps",
@@ -173,7 +177,11 @@ impl Inliner<'_> {
 
 /// A chart of `loaded` as a lesson in `lc`'s locale shows it: its phone rendering and, for
 /// a line or bar chart, its points' block ([`super::live`]).
-fn drawn(loaded: &Loaded, lc: Words<'_>, chart: &str) -> Option<(String, Option<String>)> {
+pub(super) fn drawn(
+    loaded: &Loaded,
+    lc: Words<'_>,
+    chart: &str,
+) -> Option<(String, Option<String>)> {
     let run = loaded.run_in(lc.locale);
     let charts = crate::export::chart::prepare(&run).ok()?;
     let prepared = charts.files.iter().find(|c| c.name == chart)?;
@@ -217,7 +225,11 @@ mod tests {
 
     #[test]
     fn the_inline_code_ends_no_element_early() {
-        for (what, text) in [("style", STYLE), ("charts", CHARTS_SCRIPT)] {
+        for (what, text) in [
+            ("style", STYLE),
+            ("charts", CHARTS_SCRIPT),
+            ("explorer", super::super::explorer::SCRIPT),
+        ] {
             assert!(!text.contains("</"), "{what} holds `</`");
         }
         // Every selector of the stylesheet is under the fragment's root (a rule's selectors

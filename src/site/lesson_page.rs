@@ -136,6 +136,7 @@ pub(crate) fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result
         let inliner = Inliner {
             lc,
             live: Cell::new(0),
+            figures: Cell::new(0),
         };
         let hooks = |view: View| LessonHooks {
             view,
@@ -149,6 +150,8 @@ pub(crate) fn pages(input: &Input<'_>, configs: &[ConfigInfo]) -> anyhow::Result
             lc,
             inline: (view == View::Embed).then_some(&inliner),
             chart_block: Cell::new(None),
+            explorers: Cell::new(0),
+            live_charts: Cell::new(0),
         };
         // The fragment first: the author's page says how heavy it is.
         let fragment = fragment_of(&one, &hooks(View::Embed));
@@ -204,9 +207,17 @@ fn fragment_of(one: &Lesson1<'_>, hooks: &LessonHooks<'_>) -> String {
     body.el("p", &[("class", "cs-note")], say(lc, READER_NOTE))
         .newline();
     let mut widgets = Vec::new();
-    if hooks.inline.is_some_and(|i| i.live.get() > 0) {
+    if hooks.explorers.get() > 0 {
+        widgets.push(Widget {
+            markup: Html::new(),
+            script: super::explorer::SCRIPT,
+        });
+    }
+    if let Some(inline) = hooks.inline.filter(|i| i.figures.get() > 0) {
         let mut words = Html::new();
-        words.json("chart-words", &super::live::words(lc)).newline();
+        if inline.live.get() > 0 {
+            words.json("chart-words", &super::live::words(lc)).newline();
+        }
         widgets.push(Widget {
             markup: words,
             script: CHARTS_SCRIPT,
@@ -242,7 +253,20 @@ fn render_reader(one: &Lesson1<'_>, hooks: &LessonHooks<'_>) -> Html {
     })
     .newline();
     article(&mut h, one, hooks);
+    page_scripts(&mut h, hooks);
     h
+}
+
+/// What a page's live charts and explorers need beside them: the charts' words (once), the
+/// explorer's script (once).
+fn page_scripts(h: &mut Html, hooks: &LessonHooks<'_>) {
+    if hooks.live_charts.get() > 0 {
+        h.json("chart-words", &super::live::words(hooks.lc))
+            .newline();
+    }
+    if hooks.explorers.get() > 0 {
+        super::explorer::script_tag(h);
+    }
 }
 
 /// The lesson itself, in the hooks' view.
@@ -310,6 +334,16 @@ fn prepared(lesson: &Lesson) -> String {
                     out.push(INLINE_CLOSE);
                 }
                 at = region.content.end + CLOSE.len();
+            }
+            // A marker with nothing to close: an empty block (a blank line keeps its two
+            // placeholders two HTML blocks).
+            Kind::Explorer => {
+                clean(&mut out, &text[at..region.marker.offset]);
+                out.push_str(&markdown::block_open(i));
+                out.push_str("\n\n");
+                out.push_str(&markdown::block_close(i));
+                out.push('\n');
+                at = region.content.start;
             }
             Kind::Table | Kind::Chart { .. } => {
                 clean(&mut out, &text[at..region.marker.offset]);
@@ -391,6 +425,7 @@ fn render(one: &Lesson1<'_>, hooks: &LessonHooks<'_>, fragment_bytes: usize) -> 
         );
     }
     article(&mut h, one, hooks);
+    page_scripts(&mut h, hooks);
     h
 }
 

@@ -17,6 +17,10 @@ pub(crate) enum Image {
     /// A file of the site (relative URL), and its phone rendering when it is a chart that
     /// has one.
     Site(String, Option<String>),
+    /// A file of the site as [`Image::Site`], in the hook's markup: what goes before the
+    /// image, its URL and phone rendering, what goes after (a lesson's chart block: its
+    /// figure, with the links that save it).
+    Figure(Html, String, Option<String>, Html),
     /// Written where it is, as the hook built it (a lesson's fragment: a chart drawn
     /// inline, or an image held in the page).
     Inline(Html),
@@ -436,6 +440,11 @@ fn image(h: &mut Html, hooks: &dyn Hooks, src: &str, alt: &str) {
     match hooks.image(src) {
         Image::Site(url, narrow) => {
             h.chart_image(&url, narrow.as_deref(), alt);
+        }
+        Image::Figure(before, url, narrow, after) => {
+            h.append(before);
+            h.chart_image(&url, narrow.as_deref(), alt);
+            h.append(after);
         }
         Image::Inline(markup) => {
             h.append(markup);

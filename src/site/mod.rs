@@ -64,8 +64,13 @@ const SCRIPT: &str = concat!(
     include_str!("charts.js"),
     "})(document);\n"
 );
-/// The explorer's script: only a page with an explorer loads it.
-const EXPLORER: &str = include_str!("explorer.js");
+/// The explorer's script: only a page with an explorer loads it (a lesson's fragment holds
+/// it inline, with its own element as root).
+const EXPLORER: &str = concat!(
+    "(function (root) {\n",
+    include_str!("explorer.js"),
+    "})(document);\n"
+);
 
 /// Refuses, before anything runs, a report whose site would replace what coordsim did not
 /// write: an `OUT/index.html` of the user's, an `OUT/site/` that is not coordsim's, or a

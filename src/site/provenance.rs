@@ -67,11 +67,13 @@ pub(super) fn provenance(h: &mut Html, r: &RegionView<'_>, shown: Shown, lc: Wor
     row(h, say(lc, "at"), &|h| {
         // The region's own arguments, as the lesson writes them: code, like what it reads.
         if at.is_empty() {
-            // A value reads one number off every row; a table or a chart shows them all.
+            // A value reads one number off every row; a table or a chart shows them all; an
+            // explorer plays the config's first point.
             h.text(match r.region.kind {
                 Kind::Value { .. } | Kind::Explored { .. } => {
                     say(lc, "every row it selects (one value)")
                 }
+                Kind::Explorer => say(lc, "the config's first point"),
                 _ => say(lc, "every row it selects"),
             });
         } else {
@@ -111,7 +113,7 @@ pub(super) fn provenance(h: &mut Html, r: &RegionView<'_>, shown: Shown, lc: Wor
                 }
             });
         }
-        Kind::Table => {}
+        Kind::Table | Kind::Explorer => {}
         Kind::Chart { .. } => {
             row(h, say(lc, "image"), &|h| {
                 h.text(&o.run);
@@ -138,6 +140,8 @@ fn verdict(h: &mut Html, r: &RegionView<'_>, lc: Words<'_>) {
             say(lc, "matches every execution"),
             say(lc, "drifted from the executions"),
         ),
+        // An explorer holds no number: checked is its point explored.
+        Kind::Explorer => badge(h, pass, say(lc, "checked"), say(lc, "drifted")),
         _ => badge(
             h,
             pass,
@@ -165,6 +169,7 @@ fn described(region: &Region, lc: Words<'_>) -> (String, String) {
             .replace("{config}", &region.config)
             .replace("{chart}", chart),
         Kind::Explored { what } => format!("explored {}.{what}", region.config),
+        Kind::Explorer => format!("explorer {}", region.config),
     };
     let at: Vec<String> = region
         .args
@@ -216,6 +221,10 @@ fn checked_by(h: &mut Html, r: &RegionView<'_>, links: bool, lc: Words<'_>) {
             );
         }
         Kind::Explored { .. } => return,
+        Kind::Explorer => {
+            let text = say(lc, "the explorer on the config's page");
+            return see(h, "play", text);
+        }
     };
     let sel = selected(config, r.region);
     let claims: Vec<(usize, &crate::config::Claim)> = config

@@ -60,6 +60,10 @@ pub(super) struct LessonHooks<'a> {
     pub(super) inline: Option<&'a Inliner<'a>>,
     /// The chart block being written, if any (its region's index).
     pub(super) chart_block: Cell<Option<usize>>,
+    /// How many explorers the view holds so far (it then needs the explorer's script).
+    pub(super) explorers: Cell<usize>,
+    /// How many live charts a page of the site holds so far (it then needs their words).
+    pub(super) live_charts: Cell<usize>,
 }
 
 impl LessonHooks<'_> {
@@ -79,6 +83,82 @@ impl LessonHooks<'_> {
             .narrow
             .contains(&file)
             .then(|| Depth::Site.output(&config.stem, &file))
+    }
+
+    /// The explorer of an explorer region, from its config's graph: the point its filters
+    /// pick, as `lesson check` picked it.
+    fn explorer(&self, h: &mut Html, r: &RegionView<'_>) {
+        let (Some((_, loaded)), Some(info)) = (r.run, r.config) else {
+            return;
+        };
+        let config = loaded.config_in(self.lc.locale);
+        let (Ok(point), Some(play)) = (
+            crate::lesson::explorer::point(config, r.region),
+            info.play.as_deref(),
+        ) else {
+            return;
+        };
+        if super::explorer::lesson(h, play, point, self.lc) {
+            self.explorers.set(self.explorers.get() + 1);
+        }
+    }
+
+    /// A chart block's image on a page of the site: its figure, with links that save it as
+    /// SVG (the lesson's own image, at `url`), as PNG and, for a step chart, as its CSV (the
+    /// config's files); a line or bar chart's points for the live values and their CSV.
+    fn site_figure(&self, r: &RegionView<'_>, i: usize, url: &str) -> (Html, Html) {
+        let (mut before, mut h) = (Html::new(), Html::new());
+        let Kind::Chart { chart } = &r.region.kind else {
+            return (before, h);
+        };
+        let points = (r.run)
+            .and_then(|(_, loaded)| super::fragment::drawn(loaded, self.lc, chart))
+            .and_then(|(_, points)| points);
+        let class = if points.is_some() {
+            "cs-figure live"
+        } else {
+            "cs-figure"
+        };
+        let id = format!("chart-r{}", i + 1);
+        before.open(
+            "span",
+            &[("class", class), ("id", &id), ("data-name", chart)],
+        );
+        h.open("span", &[("class", "cs-caption")]);
+        h.el("code", &[], chart);
+        h.text(" · ");
+        let svg = format!("{chart}.svg");
+        h.el("a", &[("href", url), ("download", &svg)], "SVG");
+        let folder = if chart.starts_with("trace-") {
+            "explore/"
+        } else {
+            ""
+        };
+        for (ext, text) in [("png", "PNG"), ("csv", "CSV")] {
+            let file = format!("{folder}{chart}.{ext}");
+            // A line or bar chart's CSV is its points, which the live chart saves.
+            let live_csv = ext == "csv" && points.is_some();
+            let saved = (r.config).filter(|c| !live_csv && c.files.contains(&file));
+            if let Some(config) = saved {
+                h.text(" · ");
+                let download = format!("{chart}.{ext}");
+                h.el(
+                    "a",
+                    &[
+                        ("href", &Depth::Site.output(&config.stem, &file)),
+                        ("download", &download),
+                    ],
+                    text,
+                );
+            }
+        }
+        h.close("span");
+        if let Some(points) = points {
+            h.json("chart-points", &points);
+            self.live_charts.set(self.live_charts.get() + 1);
+        }
+        h.close("span");
+        (before, h)
     }
 
     /// A region's class on the author's view (`pass` / `fail`; none on a reader's), its
@@ -186,7 +266,17 @@ impl Hooks for LessonHooks<'_> {
         }
         let mut images = self.images.borrow_mut();
         match images.copy(&self.dir.join(src), &mut self.used.borrow_mut(), self.lc) {
-            Ok(name) => Image::Site(Depth::Site.site(&name), self.narrow_chart()),
+            Ok(name) => {
+                let url = Depth::Site.site(&name);
+                let chart = self.chart_block.get();
+                match chart.and_then(|i| Some((i, self.regions.get(i)?))) {
+                    Some((i, r)) => {
+                        let (before, after) = self.site_figure(r, i, &url);
+                        Image::Figure(before, url, self.narrow_chart(), after)
+                    }
+                    None => Image::Site(url, None),
+                }
+            }
             Err(why) => Image::Missing(format!("{src}: {why}")),
         }
     }
@@ -226,6 +316,9 @@ impl Hooks for LessonHooks<'_> {
         // box rather than shrink.
         let steps = match &r.region.kind {
             Kind::Chart { chart } if chart.starts_with("trace-") => " steps",
+            // An explorer's provenance opens on its own focus or its tag, not on every
+            // button of the explorer.
+            Kind::Explorer => " cs-x",
             _ => "",
         };
         h.open(
@@ -247,6 +340,9 @@ impl Hooks for LessonHooks<'_> {
                 );
                 h.text(" ").el("code", &[], &r.outcome.name);
             });
+        }
+        if r.region.kind == Kind::Explorer {
+            self.explorer(h, r);
         }
     }
 

@@ -645,6 +645,27 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "no probability: a free order",
         "olasılık yok: serbest bir sıra",
     ),
+    // The explorer in a lesson (`explorer NAME`, src/site/regions.rs).
+    (
+        "lesson_explorer_cycle",
+        "An execution of this point can come back to a state it was in: the explorer cannot play it here; the config's page shows its deciding executions.",
+        "Bu noktanın bir yürütmesi bulunduğu bir duruma geri dönebiliyor: gezgin onu burada oynatamaz; yapılandırmanın sayfası onun belirleyici yürütmelerini gösterir.",
+    ),
+    (
+        "lesson_explorer_too_large",
+        "This point is too large for the explorer (more than {max} states, or a graph past {kb} kB with the config's other points): it is left out so that the page stays light; the config's page shows its deciding executions.",
+        "Bu nokta gezgin için çok büyük ({max} durumdan fazla ya da yapılandırmanın öteki noktalarıyla birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yapılandırmanın sayfası onun belirleyici yürütmelerini gösterir.",
+    ),
+    (
+        "lesson_explorer_point",
+        "the config's first point",
+        "yapılandırmanın ilk noktası",
+    ),
+    (
+        "see_explorer",
+        "the explorer on the config's page",
+        "yapılandırma sayfasındaki gezgin",
+    ),
 ];
 
 #[cfg(test)]

@@ -13,18 +13,29 @@
 // - the reader's view of lesson 003 shows no check (no badge, no "checked" word, no drift
 //   mark) and its provenance on focus, and the author's and reader's pages link each other;
 // - the slider of a config page with a swept parameter shows, at each value, the row of
-//   results.csv whose parameter has that value.
+//   results.csv whose parameter has that value;
+// - lesson 000's fragment, alone in an empty page from file://, shows its charts and a
+//   working explorer (play.mjs's click test: a claim's counterexample by the buttons, its end
+//   against the trace CSV and outcomes.csv, back, a branch to another outcome) with no other
+//   request and no console error; pasted twice beside lesson 006's (whose explorer draws),
+//   each explorer plays on its own; the same click test in the Turkish lesson page and its
+//   reader's view at 375 px by taps, nothing past the window's edge;
+// - a chart saved from a config page, a lesson's page and reader's view, and a lesson's
+//   fragment alone: each of SVG, PNG and CSV (a fragment's step chart: SVG and PNG) makes
+//   a download of that type.
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { chromium } from 'playwright-core';
+import { expected, playClaim } from './play.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -96,6 +107,9 @@ async function pointValues(page, chart, s, k, tap) {
   return { values, small: at.small };
 }
 
+const shots = process.env.SCREENSHOTS ?? path.join(repo, 'target', 'site-screenshots');
+const lesson000 = 'lesson-000-uzak-durum-ve-kilit';
+const lesson006 = 'lesson-006-kesin-ortalama-bekleme';
 const lesson003 = 'lesson-003-dayanikli-durum-nesneleri';
 const lesson004 = 'lesson-004-dagitik-islem';
 
@@ -235,6 +249,144 @@ async function slider(browser) {
   }
 }
 
+/** Lesson 000's explorer (explore-lost-update at guard = "none"), its claim's execution. */
+const lostUpdate = () => expected(path.join(out, 'explore-lost-update', 'explore'));
+
+/** Lesson 000's fragment alone in an empty page: its charts drawn, its explorer played. */
+async function explorerAlone(browser) {
+  const label = "lesson 000's fragment, its explorer";
+  const before = failures.length;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const url = host([`${lesson000}.embed.html`]);
+  const page = await watched(context, label, (u) => u === url);
+  await page.goto(url);
+  const charts = await page.locator('.coordsim-lesson .cs-figure svg.cs-full').evaluateAll((svgs) =>
+    svgs.filter((s) => s.getBoundingClientRect().width > 0).length);
+  if (charts < 1) fail(`${label}: no chart drawn`);
+  const box = page.locator('.coordsim-lesson .explorer');
+  if ((await box.count()) !== 1 || !(await box.isVisible())) fail(`${label}: ${await box.count()} explorer(s), visible: ${await box.first().isVisible()}`);
+  const played = await playClaim(page, box, lostUpdate(), { label, fail, touch: false, width: 1280 });
+  await box.screenshot({ path: path.join(shots, 'lesson-explorer-fragment-1280.png') });
+  if (failures.length === before) console.log(`ok: ${label}: ${charts} chart(s) drawn; the claim's execution played (${played.events} events), a branch reached outcome ${played.other}; no other request`);
+  await context.close();
+}
+
+/** Lesson 000's fragment twice and lesson 006's once: each explorer plays on its own. */
+async function explorersTogether(browser) {
+  const label = 'three fragments with explorers on one page';
+  const before = failures.length;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const url = host([`${lesson000}.embed.html`, `${lesson006}.embed.html`, `${lesson000}.embed.html`]);
+  const page = await watched(context, label, (u) => u === url);
+  await page.goto(url);
+  const boxes = page.locator('.explorer');
+  if ((await boxes.count()) !== 3) fail(`${label}: ${await boxes.count()} explorers, not 3`);
+  const states = () => boxes.evaluateAll((all) => all.map((b) => b.querySelector('.explorer-state')?.innerHTML ?? ''));
+  const start = await states();
+  // The second copy of lesson 000 played: the first copy and lesson 006's stay at their start.
+  const played = await playClaim(page, boxes.nth(2), lostUpdate(), { label, fail, touch: false, width: 1280 });
+  const after = await states();
+  if (after[0] !== start[0] || after[1] !== start[1]) fail(`${label}: playing the third explorer moved another`);
+  // The key b goes to the focused explorer alone.
+  await boxes.nth(0).locator('.explorer-event').first().click();
+  const moved = await states();
+  await page.keyboard.press('b');
+  const back = await states();
+  if (back[0] !== start[0] || back[2] !== moved[2]) fail(`${label}: b went back in another explorer than the focused one`);
+  // Lesson 006's draws: each of the two ways with its probability in its button.
+  const draws = await boxes.nth(1).locator('.explorer-event').allInnerTexts();
+  if (draws.length !== 2 || !draws.every((d) => /0,2|0,8/.test(d))) fail(`${label}: lesson 006's first draws are ${JSON.stringify(draws)}`);
+  if (failures.length === before) console.log(`ok: ${label}: each plays on its own (${played.events} events in the third), keys go to the focused one, lesson 006's draws say their probabilities`);
+  await context.close();
+}
+
+/** The explorer in lesson 000's Turkish page and reader's view at 375 px, by taps. */
+async function explorerOnPhone(browser) {
+  for (const view of [`${lesson000}.html`, `${lesson000}.reader.html`]) {
+    const label = `${view}'s explorer at 375 px`;
+    const before = failures.length;
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, hasTouch: true, isMobile: true });
+    const page = await watched(context, label, (u) => u.startsWith('file:'));
+    await page.goto(pathToFileURL(path.join(site, view)).href);
+    const box = page.locator('.explorer');
+    await box.scrollIntoViewIfNeeded();
+    const played = await playClaim(page, box, lostUpdate(), { label, fail, touch: true, width: 375 });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (wide > 375) fail(`${label}: the page scrolls sideways (${wide} px wide)`);
+    await box.screenshot({ path: path.join(shots, `lesson-explorer-${view.includes('reader') ? 'reader' : 'author'}-375.png`) });
+    if (failures.length === before) console.log(`ok: ${label}: played by taps (${played.events} events), a branch reached outcome ${played.other}; nothing past the edge`);
+    await context.close();
+  }
+}
+
+/** What a saved file is: an SVG, a PNG or a CSV, by its bytes. */
+function kind(bytes) {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  const text = bytes.toString('utf8');
+  if (/^(<\?xml[^>]*>\s*)?<svg[\s>]/.test(text) && text.trimEnd().endsWith('</svg>')) return 'svg';
+  // A header and rows, each of as many fields (a quoted field may hold a comma).
+  const fields = (line) => 1 + line.replace(/"([^"]|"")*"/g, '').split('').filter((c) => c === ',').length;
+  const lines = text.trimEnd().split('\n');
+  if (lines.length > 1 && lines.every((l) => fields(l) === fields(lines[0]))) return 'csv';
+  return 'unknown';
+}
+
+/** Each chart's SVG, PNG and CSV saved from a config page, a lesson's page and reader's
+ * view, and a lesson's fragment alone: each click makes a download of its type. */
+async function saves(browser) {
+  // The site served over HTTP, as a course publishes it: a browser saves a linked file of
+  // the page's own site (its `download` link); from file:// Chromium opens it instead.
+  const types = { html: 'text/html', js: 'text/javascript', css: 'text/css', svg: 'image/svg+xml', png: 'image/png', csv: 'text/csv' };
+  const server = http.createServer((req, res) => {
+    if (req.url === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
+    const file = path.join(out, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file.startsWith(out) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[path.extname(file).slice(1)] ?? 'application/octet-stream' });
+    res.end(fs.readFileSync(file));
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const served = (file) => `http://127.0.0.1:${server.address().port}/site/${file}`;
+  const cases = [
+    { label: 'a config page', url: served('config-single-writer-queue.html'), figure: '#chart-wait-vs-offered-rate' },
+    { label: "lesson 003's page", url: served(`${lesson003}.html`), figure: '.cs-figure.live' },
+    { label: "lesson 003's reader's view", url: served(`${lesson003}.reader.html`), figure: '.cs-figure.live' },
+    { label: "lesson 000's reader's view, a step chart", url: served(`${lesson000}.reader.html`), figure: '.cs-figure[data-name^="trace-"]' },
+    { label: "lesson 003's fragment alone", url: host([`${lesson003}.embed.html`]), figure: '.cs-figure.live' },
+    { label: "lesson 000's fragment alone, a step chart", url: host([`${lesson000}.embed.html`]), figure: '.cs-figure[data-name^="trace-"]' },
+  ];
+  for (const c of cases) {
+    const label = `saving from ${c.label}`;
+    const before = failures.length;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await watched(context, label, (u) => /^(file|blob|http):/.test(u));
+    await page.goto(c.url);
+    const figure = page.locator(c.figure).first();
+    const saved = [];
+    for (const type of c.label.includes('fragment') && c.label.includes('step') ? ['SVG', 'PNG'] : ['SVG', 'PNG', 'CSV']) {
+      const control = figure.locator('a, button', { hasText: new RegExp(`^${type}$`) });
+      if ((await control.count()) !== 1) {
+        fail(`${label}: ${await control.count()} ${type} controls`);
+        continue;
+      }
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), control.click()]);
+      const bytes = fs.readFileSync(await download.path());
+      const got = kind(bytes);
+      const name = download.suggestedFilename();
+      if (got !== type.toLowerCase() || !name.endsWith(`.${type.toLowerCase()}`)) fail(`${label}: ${type} saved ${name}, a file of type ${got} (${bytes.length} bytes)`);
+      saved.push(`${name} (${bytes.length} B)`);
+    }
+    if (failures.length === before) console.log(`ok: ${label}: ${saved.join(', ')}`);
+    await context.close();
+  }
+  server.close();
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
@@ -246,6 +398,11 @@ try {
   await together(browser);
   await reader(browser);
   await slider(browser);
+  fs.mkdirSync(shots, { recursive: true });
+  await explorerAlone(browser);
+  await explorersTogether(browser);
+  await explorerOnPhone(browser);
+  await saves(browser);
 } finally {
   await browser.close();
   fs.rmSync(out, { recursive: true, force: true });

@@ -33,6 +33,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { chromium } from 'playwright-core';
+import { expected, localized, playClaim, readCsv } from './play.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
@@ -565,22 +566,6 @@ async function stepsInLesson(browser) {
   }
 }
 
-/** A CSV file's rows as objects by its header (the report's CSVs quote nothing here). */
-function readCsv(file) {
-  const [head, ...rows] = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
-  const names = head.split(',');
-  return rows.map((r) => Object.fromEntries(r.split(',').map((v, i) => [names[i], v])));
-}
-
-/** A number as the CSV writes it (`1234.5`), as a page in `locale` writes it: `1,234.5` in
- * English, `1.234,5` in Turkish (an integer part of four digits or more grouped). */
-function localized(text, locale) {
-  const [dec, grp] = locale === 'tr' ? [',', '.'] : ['.', ','];
-  const [, sign, whole, frac] = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  const grouped = whole.length >= 4 ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, grp) : whole;
-  return sign + grouped + (frac === undefined ? '' : dec + frac);
-}
-
 /** The first series' markers of a line chart's SVG file, in x order: its `<circle>`s of
  * radius 8 (plotters draws the first series' markers 8 pixels wide, the legend's 6). */
 function markers(svgFile) {
@@ -739,26 +724,13 @@ async function liveCharts(browser, out) {
   }
 }
 
-/** The explorer on explore-lost-update's page (Turkish), from file://: claim 1's deciding
- * execution played with the event buttons from the start, each button worded as the
- * trace's row (explore.md's table in the page's language; trace-N.csv for the time, the
- * actor and the number of rows); the state at the end at the trace CSV's last row's time,
- * the end an outcome of outcomes.csv with its cells; a branch at an earlier step reaches
- * another listed outcome; back restores the state exactly; at 375 px by taps, nothing
- * passes the window's edge. */
+/** The explorer on explore-lost-update's page (Turkish), from file://: the click test of
+ * play.mjs (claim 1's deciding execution by its buttons, its end against the trace CSV and
+ * outcomes.csv, back, a branch to another outcome), at 1280 px by clicks and at 375 px by
+ * taps with nothing past the window's edge. */
 async function explorer(browser, out) {
   const stem = 'explore-lost-update';
-  const dir = path.join(out, stem, 'explore');
-  const play = JSON.parse(fs.readFileSync(path.join(dir, 'play.json'), 'utf8'));
-  const claim = play.claims[0];
-  const csv = readCsv(path.join(dir, `trace-${claim.c}.csv`));
-  // explore.md's trace tables, in the order of the claims an outcome decides.
-  const tables = fs.readFileSync(path.join(dir, 'explore.md'), 'utf8').split('| adım | zaman (ms) |').slice(1);
-  const words = tables[0].split('\n').slice(2).filter((l) => /^\| \d+ \|/.test(l))
-    .map((l) => l.slice(2, -2).split(' | '))
-    .map(([, , actor, action, choice]) => ({ actor, action, choice: choice.replace(', tek başına: ötekilerle sırası fark etmez', '') }));
-  if (words.length !== csv.length) problem(`explorer: explore.md's trace has ${words.length} rows, trace-${claim.c}.csv ${csv.length}`);
-  const outcomes = readCsv(path.join(dir, 'outcomes.csv')).filter((o) => Number(o.point) === claim.p);
+  const want = expected(path.join(out, stem, 'explore'));
   const file = pathToFileURL(path.join(out, 'site', `config-${stem}.html`)).href;
   for (const width of [1280, 375]) {
     const touch = width === 375;
@@ -767,91 +739,11 @@ async function explorer(browser, out) {
     const before = problems.length;
     const page = await watchedPage(context, () => label);
     await page.goto(file);
-    const press = (locator) => (touch ? locator.tap() : locator.click());
-    if (await page.locator('.explorer-point').count() > 0) await page.selectOption('.explorer-point', String(claim.p));
-    const shown = () => page.evaluate(() => {
-      const rows = (b) => [...b.querySelectorAll('.explorer-row')].map((r) => ({
-        actor: r.querySelector('.explorer-actor').textContent,
-        action: r.querySelector('.explorer-action').textContent,
-        choice: r.querySelector('.explorer-choice')?.textContent ?? '',
-      }));
-      return {
-        state: document.querySelector('.explorer-state').innerHTML,
-        free: document.querySelector('.explorer-free').innerHTML,
-        events: [...document.querySelectorAll('.explorer-event')].map(rows),
-      };
-    });
-    const same = (a, b) => a.actor === b.actor && a.action === b.action && a.choice === b.choice;
-    // Claim 1's execution, button by button; the state after each event kept.
-    const states = [await shown()];
-    const picks = [];
-    let at = 0;
-    while (at < words.length) {
-      const now = states[states.length - 1];
-      const k = now.events.findIndex((rows) => rows.every((r, i) => words[at + i] && same(r, words[at + i])));
-      if (k < 0) {
-        problem(`${label}: no button says row ${at + 1} of the trace (${JSON.stringify(words[at])}); free: ${JSON.stringify(now.events)}`);
-        break;
-      }
-      await press(page.locator('.explorer-event').nth(k));
-      picks.push(k);
-      at += now.events[k].length;
-      states.push(await shown());
-    }
-    const last = csv[csv.length - 1];
-    const end = await page.evaluate(() => ({
-      time: document.querySelector('.explorer-time').textContent,
-      end: document.querySelector('.explorer-end')?.textContent ?? '',
-      cells: [...document.querySelectorAll('.explorer-free .explorer-cells li')].map((li) => li.textContent),
-      current: document.querySelector('.explorer-history [aria-current] .explorer-row:last-child')?.textContent ?? '',
-    }));
-    const want = outcomes[claim.o];
-    const wantCells = play.metrics.map((m) => `${m} = ${localized(want[m], 'tr')}`);
-    if (end.time !== `zaman ${localized(last.time_ms, 'tr')} ms`) problem(`${label}: the end shows "${end.time}", the trace's last row is at ${last.time_ms} ms`);
-    if (!end.current.startsWith(last.actor) || !end.current.includes(words[words.length - 1].action)) problem(`${label}: the last step shown is "${end.current}", the trace's last row ${JSON.stringify(last)}`);
-    if (end.end !== `Yürütme bitti: ${claim.o + 1}. sonuç.` || JSON.stringify(end.cells) !== JSON.stringify(wantCells)) {
-      problem(`${label}: the end says "${end.end}" ${JSON.stringify(end.cells)}, outcomes.csv's outcome ${claim.o + 1} is ${JSON.stringify(wantCells)}`);
-    }
-    // Each claim judged outcome by outcome says whether this end meets its test, as
-    // play.json's truth has it (claim number, 1 or 0).
-    const truth = await page.evaluate(() => [...document.querySelectorAll('.explorer-truth li')].map((li) => li.textContent));
-    const wantTruth = ((play.truth || [])[claim.p] || [])[claim.o] || [];
-    const truthWords = wantTruth.map(([c, m]) => `${c}. iddia: bu son, sınamasını ${m ? 'karşılıyor' : 'karşılamıyor'}`);
-    if (wantTruth.length === 0 || JSON.stringify(truth) !== JSON.stringify(truthWords)) {
-      problem(`${label}: the end says ${JSON.stringify(truth)} of the claims, play.json's truth ${JSON.stringify(wantTruth)}`);
-    }
-    // Back restores each state exactly, to the start; forward comes back to the end.
-    for (let k = states.length - 2; k >= 0; k--) {
-      await page.keyboard.press('b');
-      const back = await shown();
-      if (back.state !== states[k].state || back.free !== states[k].free) problem(`${label}: back to step ${k} does not show the state it showed`);
-    }
-    for (let k = 1; k < states.length; k++) await page.keyboard.press('f');
-    if ((await shown()).state !== states[states.length - 1].state) problem(`${label}: forward does not come back to the end`);
-    // A branch at an earlier step: another free event there, then the first one each time.
-    let other = null;
-    for (let k = states.length - 2; k >= 0 && other === null; k--) {
-      if (states[k].events.length < 2) continue;
-      await press(page.locator('.explorer-history .explorer-step').nth(k));
-      await press(page.locator('.explorer-event').nth((picks[k] + 1) % states[k].events.length));
-      while (await page.locator('.explorer-event').count() > 0) await press(page.locator('.explorer-event').first());
-      const said = await page.locator('.explorer-end').textContent();
-      const reached = Number(/(\d+)\. sonuç/.exec(said)?.[1]);
-      if (!(reached >= 1 && reached <= outcomes.length)) problem(`${label}: a branch ends at "${said}", not a listed outcome`);
-      if (reached !== claim.o + 1) other = reached;
-    }
-    if (other === null) problem(`${label}: no branch at an earlier step reaches another outcome`);
-    const overflow = await page.evaluate((w) => {
-      const past = [...document.querySelectorAll('.explorer *')].filter((e) => {
-        const box = e.getBoundingClientRect();
-        return box.width > 0 && (box.left < 0 || box.right > w + 0.5);
-      });
-      return { scroll: document.documentElement.scrollWidth, past: past.length };
-    }, width);
-    if (overflow.scroll > width || overflow.past > 0) problem(`${label}: ${overflow.past} element(s) pass the window's edge (page ${overflow.scroll} px wide)`);
+    if (await page.locator('.explorer-point').count() > 0) await page.selectOption('.explorer-point', String(want.claim.p));
+    const played = await playClaim(page, page.locator('.explorer'), want, { label, fail: problem, touch, width });
     await page.locator('.explorer').screenshot({ path: path.join(shots, `explorer-${width}.png`) });
     await context.close();
-    if (problems.length === before) console.log(`ok: ${label}: claim ${claim.c}'s execution played by its buttons (${states.length - 1} events) to outcome ${claim.o + 1} of outcomes.csv; a branch reached outcome ${other}; back restores each state`);
+    if (problems.length === before) console.log(`ok: ${label}: claim ${want.claim.c}'s execution played by its buttons (${played.events} events) to outcome ${want.claim.o + 1} of outcomes.csv; a branch reached outcome ${played.other}; back restores each state`);
   }
 }
 

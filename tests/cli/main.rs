@@ -20,6 +20,7 @@ mod explore_shards;
 mod flat_engine;
 mod fuzz;
 mod fuzz_scenarios;
+mod lesson_explorer;
 mod lessons;
 mod lessons_explored;
 mod lessons_schedulers;
