@@ -1,14 +1,24 @@
-// coordsim report: the explorer on a config's page (src/site/explorer.rs writes its section,
+(function (root) {
+// coordsim report: the explorer, run as the body of `function (root) { … }` with `root` the
+// element that holds explorers: the document on the site's pages (the file explorer.js), a
+// lesson's fragment in the fragment (src/site/explorer.rs writes each explorer's element,
 // src/export/play.rs its graph). A reader plays an execution one free event at a time from
 // the start, goes back and forward, tries other branches (the history is a tree), steps
 // through a claim's deciding execution, and jumps to an execution that ends at any outcome.
-// Nothing is fetched: the graph is a JSON block in the page, so it works from file://.
-(function () {
-  'use strict';
-  var root = document.querySelector('.explorer');
-  if (!root) {
+// Nothing is fetched: the graph is a JSON block in the page, so it works from file://. Each
+// `.explorer` element is one explorer with its own state, keys and graph; the script
+// leaves no global behind and gives no element an id, so any number share a page.
+var boxes = root.querySelectorAll('.explorer');
+for (var b = 0; b < boxes.length; b++) {
+  setUp(boxes[b]);
+}
+
+function setUp(root) {
+  // Set up once, though the script may run again over the same page.
+  if (root.getAttribute('data-played') !== null) {
     return;
   }
+  root.setAttribute('data-played', '');
   var words = JSON.parse(root.querySelector('.explorer-words').textContent);
   var data = JSON.parse(root.querySelector('.explorer-data').textContent);
   var turkish = words.lang === 'tr';
@@ -22,6 +32,8 @@
     return;
   }
   root.hidden = false;
+  // Focusable (not in the Tab order): a click anywhere in it gives it the keys.
+  root.tabIndex = -1;
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -411,7 +423,11 @@
       if (n === current) {
         button.setAttribute('aria-current', 'step');
       }
-      button.addEventListener('click', function () { go(n); });
+      button.addEventListener('click', function () {
+        go(n);
+        // The tree is drawn again: the step now current takes the focus (and the keys).
+        history.querySelector('[aria-current]').focus();
+      });
       item.appendChild(button);
       if (n.kids.length > 0) {
         var kids = el('ul');
@@ -429,25 +445,30 @@
     drawState(current.at);
     drawFree(current.at);
     drawHistory();
-    backButton.disabled = !current.parent;
-    forwardButton.disabled = !current.last;
+    // A button that is disabled loses the focus: the explorer keeps it (and the keys).
+    [[backButton, !current.parent], [forwardButton, !current.last]].forEach(function (pair) {
+      if (pair[1] && document.activeElement === pair[0]) {
+        root.focus({ preventScroll: true });
+      }
+      pair[0].disabled = pair[1];
+    });
   }
 
-  // b / f (and the arrow keys inside the explorer) go back and forward.
-  document.addEventListener('keydown', function (event) {
+  // b / f (and the arrow keys) go back and forward in the explorer that has the focus.
+  root.addEventListener('keydown', function (event) {
     var target = event.target;
     if (event.altKey || event.ctrlKey || event.metaKey || (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))) {
       return;
     }
-    var inside = root.contains(target);
-    if (event.key === 'b' || (inside && event.key === 'ArrowLeft')) {
+    if (event.key === 'b' || event.key === 'ArrowLeft') {
       back();
       event.preventDefault();
-    } else if (event.key === 'f' || (inside && event.key === 'ArrowRight')) {
+    } else if (event.key === 'f' || event.key === 'ArrowRight') {
       forward();
       event.preventDefault();
     }
   });
 
   choose(0);
-}());
+}
+})(document);

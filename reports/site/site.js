@@ -71,9 +71,74 @@ document.querySelectorAll('section.sweep-slider').forEach(function (section) {
 //
 // A line or bar chart's figure holds its points (a JSON block, see src/site/live.rs): a
 // point under the pointer, a tap or the keyboard's focus shows its values; a CSV button
-// saves the points; on a chart of several series a control picks one out. Without this
+// saves the points; on a chart of several series a control picks one out. A chart drawn
+// inline saves itself as SVG or PNG. Without this
 // script the figure is its image alone. A figure's chart is an image (`img`, a page of the
 // site) or drawn inline (`.cs-svg`, two SVG renderings, one shown: a fragment's).
+// Saves `blob` as `file`: a link made here and clicked (no request is made).
+function download(blob, file) {
+  var link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = file;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(function () { URL.revokeObjectURL(link.href); }, 0);
+}
+
+// A chart drawn inline (a fragment's, which links to no file) saves the rendering shown as
+// SVG, or as PNG drawn from it on a canvas; a page of the site links its files instead.
+function saveButtons(figure) {
+  var box = figure.querySelector('.cs-svg');
+  var caption = figure.querySelector('.cs-caption');
+  if (!box || !caption) {
+    return;
+  }
+  var name = figure.dataset.name || 'chart';
+  function svgText() {
+    var small = box.querySelector('.cs-narrow');
+    var shown = small && small.getBoundingClientRect().width > 0 ? small : box.querySelector('.cs-full');
+    var svg = shown.cloneNode(true);
+    svg.removeAttribute('class');
+    svg.removeAttribute('style');
+    var view = shown.viewBox && shown.viewBox.baseVal;
+    if (view && view.width > 0) {
+      svg.setAttribute('width', String(view.width));
+      svg.setAttribute('height', String(view.height));
+    }
+    return new XMLSerializer().serializeToString(svg);
+  }
+  function button(text, act) {
+    var b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'chart-csv';
+    b.textContent = text;
+    b.addEventListener('click', act);
+    caption.appendChild(document.createTextNode(' · '));
+    caption.appendChild(b);
+  }
+  button('SVG', function () {
+    download(new Blob([svgText()], { type: 'image/svg+xml' }), name + '.svg');
+  });
+  button('PNG', function () {
+    var url = URL.createObjectURL(new Blob([svgText()], { type: 'image/svg+xml' }));
+    var img = new Image();
+    img.onload = function () {
+      var canvas = document.createElement('canvas');
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      var paint = canvas.getContext('2d');
+      paint.fillStyle = '#fff';
+      paint.fillRect(0, 0, canvas.width, canvas.height);
+      paint.drawImage(img, 0, 0);
+      URL.revokeObjectURL(url);
+      canvas.toBlob(function (png) { download(png, name + '.png'); }, 'image/png');
+    };
+    img.src = url;
+  });
+}
+root.querySelectorAll('.cs-figure').forEach(saveButtons);
+
 var wordsBlock = root.querySelector('script.chart-words');
 if (!wordsBlock) {
   return;
@@ -401,14 +466,7 @@ function setUp(figure, chart) {
         rows.push(row.map(function (v) { return csvField(v === null ? '' : v); }).join(','));
       });
     });
-    var file = new Blob([rows.join('\n') + '\n'], { type: 'text/csv' });
-    var link = document.createElement('a');
-    link.href = URL.createObjectURL(file);
-    link.download = name + '.csv';
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
-    setTimeout(function () { URL.revokeObjectURL(link.href); }, 0);
+    download(new Blob([rows.join('\n') + '\n'], { type: 'text/csv' }), name + '.csv');
   });
 
   // One series picked out: the rest of the chart paled, its points marked in its colour
