@@ -7,7 +7,7 @@
 use crate::declare::Cell;
 
 pub mod schedulers;
-pub use schedulers::{Schedulers, least_index};
+pub use schedulers::{AskPaths, ExtremePath, PathAsk, Schedulers, least_index};
 
 /// What an exploration may do: its bounds and its switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -299,6 +299,10 @@ pub struct Exploration {
     /// [`ExploreLimits::keep_schedulers`] asks, the exploration exhaustive (not bounded)
     /// and not a shard's part; else `None`.
     pub schedulers: Option<Schedulers>,
+    /// Each execution asked for over the schedulers' graph
+    /// ([`PreparedRun::explore_showing`](crate::PreparedRun::explore_showing)), in the order
+    /// asked; none when nothing asked, or the graph was not kept.
+    pub paths: Vec<ExtremePath>,
     /// The back end that stepped the states: [`Engine::Interpret`] or [`Engine::Flat`]
     /// (never `Auto`). A merged split's is its parts'.
     pub engine: Engine,
@@ -613,6 +617,7 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         part: None,
         // A split keeps no graph of entries: its parts' graphs are not joined.
         schedulers: None,
+        paths: Vec::new(),
         engine: parts.first().map_or(Engine::Interpret, |e| e.engine),
     })
 }

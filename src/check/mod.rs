@@ -9,6 +9,7 @@ mod execution_row;
 mod executions;
 mod judge;
 mod line;
+mod paths;
 mod runs;
 pub(crate) mod ties;
 mod verdict;
@@ -20,6 +21,7 @@ use crate::results::Results;
 
 pub(crate) use execution_row::{ExecutionRow, Executions};
 pub(crate) use executions::{outcome_meets, over_executions, scheduler_ends};
+pub(crate) use paths::{Shown, asks as path_asks};
 use runs::claim_evals;
 pub(crate) use runs::claim_values;
 pub use verdict::Verdict;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use coordsim_model::explore::Schedulers;
 use coordsim_model::{Exploration, ExploreLimits, RunContext};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -73,7 +74,12 @@ pub(crate) fn explore_watched(
             let explored = std::thread::scope(|scope| {
                 let watcher = (watch.progress || watch.max_seconds.is_some())
                     .then(|| scope.spawn(|| watching(&label, watch, &states, &enough, &done)));
-                let out = config.plans[point].explore(&ctx, limits);
+                // Once the outcomes are known: the execution each claim over schedulers
+                // shows (`check::paths`).
+                let asks = |metrics: &[Vec<coordsim_model::Cell>], graph: &Schedulers| {
+                    crate::check::path_asks(config, point, metrics, graph)
+                };
+                let out = config.plans[point].explore_showing(&ctx, limits, &asks);
                 done.store(true, Ordering::Relaxed);
                 if let Some(w) = watcher {
                     w.thread().unpark();

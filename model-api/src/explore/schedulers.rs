@@ -17,6 +17,9 @@
 //! history does no better than one that chooses by the entry alone (the graph is acyclic,
 //! and an entry's future depends on nothing else), so the pass covers every scheduler.
 
+use super::{Schedule, TraceStep};
+use crate::declare::Cell;
+
 /// The graph of an exploration's entries as a scheduler sees it: each entry's actions, and
 /// each action's random branches. Kept only when asked
 /// ([`ExploreLimits::keep_schedulers`](super::ExploreLimits::keep_schedulers)).
@@ -226,11 +229,25 @@ impl Schedulers {
         least: bool,
         into: &dyn Fn(usize) -> bool,
     ) -> Option<(Vec<Step>, f64)> {
-        /// Two worths that differ by less are one (the same sums, added in one order).
+        self.extreme_path_of(&|k| f64::from(u8::from(in_set(k))), least, into)
+    }
+
+    /// [`Schedulers::extreme_path`] for a scheduler that attains the least (`least`) or the
+    /// greatest expected value of `value_of` ([`Schedulers::extreme_mean`]). Two actions
+    /// whose worths differ by less than 10⁻¹² of the larger magnitude (at least 1) are taken
+    /// as equal: the same sums, added in another order. Of several likeliest executions,
+    /// the one of the first action, then the first branch, in the graph's order.
+    pub fn extreme_path_of(
+        &self,
+        value_of: &dyn Fn(usize) -> f64,
+        least: bool,
+        into: &dyn Fn(usize) -> bool,
+    ) -> Option<(Vec<Step>, f64)> {
+        /// Two worths that differ by less, relative to the larger (at least 1), are one.
         const SAME: f64 = 1e-12;
         let entries = self.entries();
         let mut worth = vec![0.0f64; entries];
-        self.worth_into(&|k| f64::from(u8::from(in_set(k))), least, &mut worth);
+        self.worth_into(value_of, least, &mut worth);
         // Per entry: the most likely way's probability, and its (action, branch).
         let mut likely = vec![0.0f64; entries];
         let mut way = vec![(u32::MAX, u32::MAX); entries];
@@ -242,7 +259,9 @@ impl Schedulers {
             }
             let first = self.entry_actions[entry] as usize;
             for action in first..self.entry_actions[entry + 1] as usize {
-                if (self.action_worth(action, &worth) - worth[entry]).abs() > SAME {
+                let value = self.action_worth(action, &worth);
+                let scale = value.abs().max(worth[entry].abs()).max(1.0);
+                if (value - worth[entry]).abs() > SAME * scale {
                     continue;
                 }
                 let branches = self.action_branches[action] as usize;
@@ -269,12 +288,24 @@ impl Schedulers {
         Some((path, likely[0]))
     }
 
+    /// The place of `branch` (its place among its action's) of action `action` (its place
+    /// among entry `entry`'s) among every branch of the graph, in the order they were
+    /// pushed.
+    pub fn branch_index(&self, entry: u32, action: u32, branch: u32) -> usize {
+        (self.action_branches[(self.entry_actions[entry as usize] + action) as usize] + branch)
+            as usize
+    }
+
     /// The probability of `branch` (its place among its action's) of action `action` (its
     /// place among entry `entry`'s), and the entry it goes to.
     pub fn branch(&self, entry: u32, action: u32, branch: u32) -> (f64, u32) {
-        let at =
-            self.action_branches[(self.entry_actions[entry as usize] + action) as usize] + branch;
-        (self.probability[at as usize], self.to[at as usize])
+        let at = self.branch_index(entry, action, branch);
+        (self.probability[at], self.to[at])
+    }
+
+    /// The branches so far.
+    pub fn branches(&self) -> usize {
+        self.to.len()
     }
 
     /// Entry `entry`'s outcome ([`Schedulers::GOES_ON`]: none, it goes on).
@@ -297,6 +328,44 @@ impl Schedulers {
             + 8 * self.probability.len()
             + 4 * self.outcome.len()
     }
+}
+
+/// What a front end asks to see over an exploration's schedulers once its outcomes are
+/// known: a scheduler that attains the least (`least`) or the greatest expected `worth`
+/// (an outcome's worth by its index; 1 or 0 for a probability), and its most likely
+/// execution among those ending with an outcome `into` marks
+/// ([`Schedulers::extreme_path_of`]). The exploration answers with an [`ExtremePath`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathAsk {
+    /// The front end's own name for what asks (a claim's place), given back with the path.
+    pub tag: u32,
+    /// Each outcome's worth.
+    pub worth: Vec<f64>,
+    /// Whether the scheduler sought attains the least worth (else the greatest).
+    pub least: bool,
+    /// The outcomes the execution may end with.
+    pub into: Vec<bool>,
+}
+
+/// What an exploration calls, once, with each outcome's metrics (in
+/// [`Exploration::outcomes`](super::Exploration::outcomes)' order) and its schedulers'
+/// graph, to learn which executions to show ([`PathAsk`]).
+pub type AskPaths<'a> = dyn Fn(&[Vec<Cell>], &Schedulers) -> Vec<PathAsk> + Sync + 'a;
+
+/// The answer to a [`PathAsk`]: the most likely execution of a scheduler that attains its
+/// extreme, as a trace and as the schedule that replays it (checked to end in `outcome`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtremePath {
+    /// The ask's tag.
+    pub tag: u32,
+    /// The outcome it ends with (an index into the exploration's outcomes).
+    pub outcome: usize,
+    /// Its probability under that scheduler: the product of its draws' probabilities.
+    pub probability: f64,
+    /// The execution, step by step.
+    pub trace: Vec<TraceStep>,
+    /// The choices that make it.
+    pub schedule: Schedule,
 }
 
 /// One step of an execution over the schedulers' graph: an entry, its action's place among
