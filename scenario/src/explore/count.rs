@@ -361,6 +361,10 @@ pub(super) fn schedulers(
         place[entry as usize] = at as u32;
     }
     let mut schedulers = Schedulers::new();
+    if let Some(edge_of) = edge_of.as_deref_mut() {
+        // A branch per transition of an entry: each entry's are among `targets`.
+        edge_of.reserve_exact(links.targets.len());
+    }
     // One entry's transitions, by action: (pick, crash), target, probability, edge.
     let mut ways: Vec<((u16, bool), u32, f64, u32)> = Vec::new();
     for &entry in &links.topological {
