@@ -130,7 +130,7 @@ fn the_sure_outcome_or_the_coin_by_hand() {
 /// The hand-solved scenario of the tests below: `a` increments the counter with chance 0.9
 /// (its draw at its first event), `b` always does, both at 0 ms; claim 1 is the greatest
 /// probability of a lost update (`max`), claim 2 its least (`min`), claim 3 the greatest
-/// mean of the counter.
+/// mean of the counter, claims 4 and 5 its least and greatest median.
 ///
 /// By hand. An update is lost exactly when `a` increments and both reads come before both
 /// writes (then the second write lands on the first's value, not on what its actor read):
@@ -145,6 +145,12 @@ fn the_sure_outcome_or_the_coin_by_hand() {
 ///   p = 0.9, ending with counter.value = 2, lost_updates = 0.
 /// - the greatest mean of counter.value: 0.9 · 2 + 0.1 · 1 = 1.9 (lose nothing); its most
 ///   likely execution is the min one's, p = 0.9, counter.value = 2.
+/// - the median of counter.value (values 1 and 2): a scheduler that loses whenever it can
+///   ends at 1 always (median 1), one that loses nothing at 2 with 0.9 (median 2), so the
+///   medians are [1, 2]. The least is the median of a scheduler with the greatest
+///   P(value ≤ 1), the loser: its most likely execution at 1 is the max one's (p = 0.9).
+///   The greatest is that of a scheduler with the least P(value < 2), the careful one: at
+///   2, the min one's (p = 0.9).
 ///
 /// So the two schedules take the same draw and differ only in their orders: a schedule
 /// that lost the event chosen at a free order would run to the other outcome.
@@ -169,6 +175,20 @@ over = "executions"
 metric = "counter.value"
 stat = "mean"
 expect = 1.9
+scheduler = "max"
+[[claim]]
+name = "least median"
+over = "executions"
+metric = "counter.value"
+stat = "p50"
+expect = 1
+scheduler = "min"
+[[claim]]
+name = "greatest median"
+over = "executions"
+metric = "counter.value"
+stat = "p50"
+expect = 2
 scheduler = "max"
 "#;
 
@@ -207,11 +227,14 @@ fn each_scheduler_claim_gets_its_schedulers_likeliest_execution() {
         let graph = e.schedulers.as_ref().expect("the graph kept");
         let cell = |k: usize, m: usize| e.outcomes[k].metrics[m].as_f64().unwrap();
         let tags: Vec<u32> = e.paths.iter().map(|p| p.tag).collect();
-        assert_eq!(tags, [0, 1, 2]);
+        assert_eq!(tags, [0, 1, 2, 3, 4]);
         let ends: Vec<(f64, f64)> = (e.paths.iter())
             .map(|p| (cell(p.outcome, value), cell(p.outcome, lost)))
             .collect();
-        assert_eq!(ends, [(1.0, 1.0), (2.0, 0.0), (2.0, 0.0)]);
+        assert_eq!(
+            ends,
+            [(1.0, 1.0), (2.0, 0.0), (2.0, 0.0), (1.0, 1.0), (2.0, 0.0)]
+        );
         for path in &e.paths {
             assert!(
                 (path.probability - 0.9).abs() < 1e-12,
@@ -263,6 +286,10 @@ fn explore_writes_the_schedulers_execution_and_it_runs_again() {
         md.contains("## mean: the most likely execution under the scheduler of the greatest mean: probability 0.9 ("),
         "{md}"
     );
+    assert!(
+        md.contains("## least median: the most likely execution under the scheduler of the least p50: probability 0.9 ("),
+        "{md}"
+    );
     // The steps that touch the counter, in order (the draw is a row of its own).
     let touches = |csv: &str| -> Vec<String> {
         let mut reader = csv::Reader::from_reader(csv.as_bytes());
@@ -291,7 +318,13 @@ fn explore_writes_the_schedulers_execution_and_it_runs_again() {
     }
     assert!(read("schedule-1.toml").contains("greatest probability: probability 0.9"));
     // Each schedule run again ends where its claim's scheduler does.
-    for (n, value, lost) in [(1, "1", "1"), (2, "2", "0"), (3, "2", "0")] {
+    for (n, value, lost) in [
+        (1, "1", "1"),
+        (2, "2", "0"),
+        (3, "2", "0"),
+        (4, "1", "1"),
+        (5, "2", "0"),
+    ] {
         let schedule = out.join(format!("schedule-{n}.toml"));
         let o = coordsim_in(
             dir.path(),
