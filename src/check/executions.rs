@@ -11,8 +11,8 @@ use crate::results::number;
 use super::execution_row::{ExecutionRow, Executions};
 use super::judge::{Eval, judge};
 use super::line;
-use super::paths::Shown;
 use super::runs::{Sample, sample};
+use super::shown::Shown;
 use super::verdict::{Verdict, describe, verdict};
 
 /// A claim over every execution of each point it matches: its verdict, and the execution
@@ -118,7 +118,7 @@ pub(crate) fn over_executions(
             // Over schedulers, the claimed end's scheduler's most likely execution.
             let shown = claim
                 .scheduler
-                .and_then(|_| super::paths::shown_path(exploration, point, tag));
+                .and_then(|_| super::shown::shown_path(exploration, point, tag));
             evals.push((e, shown));
             continue;
         }
@@ -273,6 +273,21 @@ fn no_point(claim: &Claim) -> Eval {
     e
 }
 
+/// One point's sum against its expectation.
+struct Judged {
+    excess: f64,
+    actual: Option<f64>,
+    ends: Option<(f64, f64)>,
+    expected: Option<f64>,
+    row: String,
+    reason: Option<&'static str>,
+    /// The execution shown: the first (shortest) outcome that meets the test, or over
+    /// schedulers the claimed end's scheduler's most likely execution.
+    first: Option<Shown>,
+    /// The test as the line says it (`x = 1`, in the locale).
+    test_line: String,
+}
+
 /// A claim's `probability`: at each matched point, the sum of the probabilities of the
 /// outcomes that meet its test, against the expected one (± [`PROBABILITY_TOLERANCE`]);
 /// the worst point decides, and its first (shortest) outcome meeting the test is shown, or
@@ -287,20 +302,6 @@ fn probability_over_executions(
     tag: Option<usize>,
 ) -> (Verdict, Option<Shown>) {
     use crate::config::claims::PROBABILITY_TOLERANCE;
-    /// One point's sum against its expectation.
-    struct Judged {
-        excess: f64,
-        actual: Option<f64>,
-        ends: Option<(f64, f64)>,
-        expected: Option<f64>,
-        row: String,
-        reason: Option<&'static str>,
-        /// The execution shown: the first (shortest) outcome that meets the test, or over
-        /// schedulers the claimed end's scheduler's most likely execution.
-        first: Option<Shown>,
-        /// The test as the line says it (`x = 1`, in the locale).
-        test_line: String,
-    }
     let mut worst: Option<Judged> = None;
     for (point, e) in explored.iter().enumerate() {
         let params = config.point_values(point);
@@ -344,7 +345,7 @@ fn probability_over_executions(
         }
         let (actual, ends) = claimed_end(e, claim, sum, &meeting);
         if claim.scheduler.is_some()
-            && let Some(path) = super::paths::shown_path(e, point, tag)
+            && let Some(path) = super::shown::shown_path(e, point, tag)
         {
             first = Some(path);
         }

@@ -1,6 +1,6 @@
 //! The execution a claim over schedulers shows (`scheduler = "min"` / `"max"`): what the
-//! exploration is asked for once its outcomes are known ([`asks`]), and which execution
-//! decides a claim, an outcome's shortest or a scheduler's most likely ([`Shown`]).
+//! exploration is asked for once its outcomes are known ([`asks`]); `check::shown` finds
+//! the answer among the exploration's.
 //!
 //! The scheduler shown is one that attains the end the claim states (the least or the
 //! greatest probability, mean or percentile over every scheduler): the one its verdict
@@ -9,70 +9,13 @@
 //! (or, when that end is 0 and none does, its most likely execution of all); for a mean,
 //! any outcome; for a percentile q, an outcome whose value is q.
 
-use coordsim_model::explore::{ExtremePath, PathAsk, Schedule, Schedulers, TraceStep};
-use coordsim_model::{Cell, Exploration};
+use coordsim_model::Cell;
+use coordsim_model::explore::{PathAsk, Schedulers};
 
 use crate::config::claims::PROBABILITY_TOLERANCE;
 use crate::config::{Config, Scheduler, Stat, matches_filter};
 
 use super::judge::judge;
-
-/// The execution that decides a claim over executions: outcome `outcome` of point `point`,
-/// by its shortest execution, or, with `path`, by the exploration's [`ExtremePath`] of that
-/// index (a scheduler's most likely execution, which ends in `outcome` too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Shown {
-    /// The point.
-    pub(crate) point: usize,
-    /// The outcome it ends with (an index into the point's outcomes).
-    pub(crate) outcome: usize,
-    /// Its place among the point's [`Exploration::paths`], when a scheduler's.
-    pub(crate) path: Option<usize>,
-}
-
-impl Shown {
-    /// Outcome `outcome` of `point`, by its shortest execution.
-    pub(crate) fn outcome(point: usize, outcome: usize) -> Shown {
-        Shown {
-            point,
-            outcome,
-            path: None,
-        }
-    }
-
-    /// The scheduler's execution this is, if one.
-    pub(crate) fn extreme<'e>(&self, explored: &'e [Exploration]) -> Option<&'e ExtremePath> {
-        self.path.and_then(|i| explored[self.point].paths.get(i))
-    }
-
-    /// Its steps.
-    pub(crate) fn trace<'e>(&self, explored: &'e [Exploration]) -> &'e [TraceStep] {
-        match self.extreme(explored) {
-            Some(path) => &path.trace,
-            None => &explored[self.point].outcomes[self.outcome].trace,
-        }
-    }
-
-    /// The choices that make it.
-    pub(crate) fn schedule<'e>(&self, explored: &'e [Exploration]) -> &'e Schedule {
-        match self.extreme(explored) {
-            Some(path) => &path.schedule,
-            None => &explored[self.point].outcomes[self.outcome].schedule,
-        }
-    }
-}
-
-/// The scheduler's execution exploration `e` (of `point`) found for claim `tag` (its place
-/// among the config's claims), as the execution shown.
-pub(super) fn shown_path(e: &Exploration, point: usize, tag: Option<usize>) -> Option<Shown> {
-    let tag = tag?;
-    let at = e.paths.iter().position(|p| p.tag as usize == tag)?;
-    Some(Shown {
-        point,
-        outcome: e.paths[at].outcome,
-        path: Some(at),
-    })
-}
 
 /// What point `point` of `config` asks its exploration to show, given each outcome's
 /// `metrics` and the schedulers' `graph`: one [`PathAsk`] per claim over schedulers that
@@ -159,4 +102,12 @@ pub(crate) fn asks(
 /// 1 where `set` holds, 0 where not.
 fn indicator(set: &[bool]) -> Vec<f64> {
     set.iter().map(|&b| f64::from(u8::from(b))).collect()
+}
+
+/// [`asks`] for every point of `config`, as the explorer takes it
+/// ([`PointAsks`](crate::runner::explore::PointAsks)).
+pub(crate) fn asks_of(
+    config: &Config,
+) -> impl Fn(usize, &[Vec<Cell>], &Schedulers) -> Vec<PathAsk> + Sync + '_ {
+    move |point, metrics, graph| asks(config, point, metrics, graph)
 }

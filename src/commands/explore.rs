@@ -68,8 +68,13 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
             progress: !args.quiet,
             max_seconds: args.max_seconds,
         };
-        let explored =
-            crate::runner::explore::explore_watched(config, config.seed, &limits, watch)?;
+        let explored = crate::runner::explore::explore_watched(
+            config,
+            config.seed,
+            &limits,
+            watch,
+            Some(&check::asks_of(config)),
+        )?;
         let name = format!("{}-explore", config.stem);
         let staging = Staging::begin(&args.out, &name)?;
         if let Some(split) = shard {

@@ -184,6 +184,7 @@ fn deciding(
     let named = escape(claim);
     let scheduler = scheduler_line(config, n, explored, shown);
     let which = match (say.0, events) {
+        (crate::locale::Locale::En, 1) if scheduler.is_some() => "outcome {k}, 1 event",
         _ if scheduler.is_some() => say.pick("outcome {k}, {n} events", "{k}. sonuç, {n} olay"),
         (crate::locale::Locale::En, 1) => "outcome {k} (its shortest execution, 1 event)",
         _ => say.pick(

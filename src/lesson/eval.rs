@@ -660,8 +660,7 @@ pub(super) fn explorations<'l>(
     l.explored
         .get_or_init(|| {
             let limits = crate::runner::explore::default_limits();
-            crate::runner::explore::explore_config(config, config.seed, &limits)
-                .map_err(|e| e.to_string())
+            crate::check::explore_showing(config, &limits).map_err(|e| e.to_string())
         })
         .as_ref()
         .map(Vec::as_slice)

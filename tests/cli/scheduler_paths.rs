@@ -221,8 +221,7 @@ fn each_scheduler_claim_gets_its_schedulers_likeliest_execution() {
         (Reduction::Off, false, Symmetry::Off),
     ] {
         let limits = crate::schedulers::keeping(reduce, merge, symmetry);
-        let explored =
-            coordsim::runner::explore::explore_config(&config, config.seed, &limits).unwrap();
+        let explored = coordsim::check::explore_showing(&config, &limits).unwrap();
         let e = &explored[0];
         let graph = e.schedulers.as_ref().expect("the graph kept");
         let cell = |k: usize, m: usize| e.outcomes[k].metrics[m].as_f64().unwrap();

@@ -17,9 +17,6 @@
 //! history does no better than one that chooses by the entry alone (the graph is acyclic,
 //! and an entry's future depends on nothing else), so the pass covers every scheduler.
 
-use super::{Schedule, TraceStep};
-use crate::declare::Cell;
-
 /// The graph of an exploration's entries as a scheduler sees it: each entry's actions, and
 /// each action's random branches. Kept only when asked
 /// ([`ExploreLimits::keep_schedulers`](super::ExploreLimits::keep_schedulers)).
@@ -328,44 +325,6 @@ impl Schedulers {
             + 8 * self.probability.len()
             + 4 * self.outcome.len()
     }
-}
-
-/// What a front end asks to see over an exploration's schedulers once its outcomes are
-/// known: a scheduler that attains the least (`least`) or the greatest expected `worth`
-/// (an outcome's worth by its index; 1 or 0 for a probability), and its most likely
-/// execution among those ending with an outcome `into` marks
-/// ([`Schedulers::extreme_path_of`]). The exploration answers with an [`ExtremePath`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct PathAsk {
-    /// The front end's own name for what asks (a claim's place), given back with the path.
-    pub tag: u32,
-    /// Each outcome's worth.
-    pub worth: Vec<f64>,
-    /// Whether the scheduler sought attains the least worth (else the greatest).
-    pub least: bool,
-    /// The outcomes the execution may end with.
-    pub into: Vec<bool>,
-}
-
-/// What an exploration calls, once, with each outcome's metrics (in
-/// [`Exploration::outcomes`](super::Exploration::outcomes)' order) and its schedulers'
-/// graph, to learn which executions to show ([`PathAsk`]).
-pub type AskPaths<'a> = dyn Fn(&[Vec<Cell>], &Schedulers) -> Vec<PathAsk> + Sync + 'a;
-
-/// The answer to a [`PathAsk`]: the most likely execution of a scheduler that attains its
-/// extreme, as a trace and as the schedule that replays it (checked to end in `outcome`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExtremePath {
-    /// The ask's tag.
-    pub tag: u32,
-    /// The outcome it ends with (an index into the exploration's outcomes).
-    pub outcome: usize,
-    /// Its probability under that scheduler: the product of its draws' probabilities.
-    pub probability: f64,
-    /// The execution, step by step.
-    pub trace: Vec<TraceStep>,
-    /// The choices that make it.
-    pub schedule: Schedule,
 }
 
 /// One step of an execution over the schedulers' graph: an entry, its action's place among
