@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::declare::{Cell, ColumnSpec, Columns, ParamError, ParamSet, ParamSpec};
-use crate::explore::{Exploration, ExploreLimits, Schedule};
+use crate::explore::{AskPaths, Exploration, ExploreLimits, Schedule};
 use crate::model::{Cost, DefaultChart, Distribution, Model, ModelError, RunContext, Valid};
 use crate::play::{PlayError, PlayGraph, PlayLimits};
 use crate::timeline::{Lanes, TimelineStyle};
@@ -37,6 +37,19 @@ pub trait PreparedRun: Send + Sync {
             "model",
             "only a scenario (`model = \"scenario\"`) can be explored: configs/scenarios/ holds a scenario form of every built-in model but scenario_fit (e.g. scenario-single-writer-queue.toml)".to_string(),
         )))
+    }
+    /// [`PreparedRun::explore`], and once its outcomes are known, the executions `asks`
+    /// names over its schedulers' graph ([`AskPaths`], kept when
+    /// [`ExploreLimits::keep_schedulers`] asks and nothing bounded the exploration) as
+    /// [`Exploration::paths`]. A model that keeps no graph explores without them.
+    fn explore_showing(
+        &self,
+        ctx: &RunContext,
+        limits: &ExploreLimits,
+        asks: &AskPaths<'_>,
+    ) -> Result<Exploration, ModelError> {
+        let _ = asks;
+        self.explore(ctx, limits)
     }
     /// Runs the one execution `schedule` fixes (an exploration's [`Schedule`]), with every
     /// output a run has. Only a scenario replays one.

@@ -299,6 +299,10 @@ pub struct Exploration {
     /// [`ExploreLimits::keep_schedulers`] asks, the exploration exhaustive (not bounded)
     /// and not a shard's part; else `None`.
     pub schedulers: Option<Schedulers>,
+    /// Each execution asked for over the schedulers' graph
+    /// ([`PreparedRun::explore_showing`](crate::PreparedRun::explore_showing)), in the order
+    /// asked; none when nothing asked, or the graph was not kept.
+    pub paths: Vec<ExtremePath>,
     /// The back end that stepped the states: [`Engine::Interpret`] or [`Engine::Flat`]
     /// (never `Auto`). A merged split's is its parts'.
     pub engine: Engine,
@@ -315,6 +319,44 @@ impl Exploration {
         let n = self.states as f64;
         (n * n / 2f64.powi(65)).min(1.0)
     }
+}
+
+/// What a front end asks to see over an exploration's schedulers once its outcomes are
+/// known: a scheduler that attains the least (`least`) or the greatest expected `worth`
+/// (an outcome's worth by its index; 1 or 0 for a probability), and its most likely
+/// execution among those ending with an outcome `into` marks
+/// ([`Schedulers::extreme_path_of`]). The exploration answers with an [`ExtremePath`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathAsk {
+    /// The front end's own name for what asks (a claim's place), given back with the path.
+    pub tag: u32,
+    /// Each outcome's worth.
+    pub worth: Vec<f64>,
+    /// Whether the scheduler sought attains the least worth (else the greatest).
+    pub least: bool,
+    /// The outcomes the execution may end with.
+    pub into: Vec<bool>,
+}
+
+/// What an exploration calls, once, with each outcome's metrics (in
+/// [`Exploration::outcomes`]' order) and its schedulers'
+/// graph, to learn which executions to show ([`PathAsk`]).
+pub type AskPaths<'a> = dyn Fn(&[Vec<Cell>], &Schedulers) -> Vec<PathAsk> + Sync + 'a;
+
+/// The answer to a [`PathAsk`]: the most likely execution of a scheduler that attains its
+/// extreme, as a trace and as the schedule that replays it (checked to end in `outcome`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtremePath {
+    /// The ask's tag.
+    pub tag: u32,
+    /// The outcome it ends with (an index into the exploration's outcomes).
+    pub outcome: usize,
+    /// Its probability under that scheduler: the product of its draws' probabilities.
+    pub probability: f64,
+    /// The execution, step by step.
+    pub trace: Vec<TraceStep>,
+    /// The choices that make it.
+    pub schedule: Schedule,
 }
 
 /// The order explored outcomes are listed in: by their shortest execution's events, then
@@ -613,6 +655,7 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         part: None,
         // A split keeps no graph of entries: its parts' graphs are not joined.
         schedulers: None,
+        paths: Vec::new(),
         engine: parts.first().map_or(Engine::Interpret, |e| e.engine),
     })
 }

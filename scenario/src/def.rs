@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use coordsim_model::explore::AskPaths;
 use coordsim_model::{
     ColumnSpec, ComposeError, ComposeInput, Cost, DefaultChart, Distribution, Exploration,
     ExploreLimits, Kind, LevelKind, MarkKind, MarkShape, ModelDef, ModelError, ParamError,
@@ -441,7 +442,15 @@ impl PreparedRun for Prepared {
         context: &RunContext,
         limits: &ExploreLimits,
     ) -> Result<Exploration, ModelError> {
-        crate::explore::explore(&self.point, &self.fill, context, limits)
+        crate::explore::explore(&self.point, &self.fill, context, limits, None)
+    }
+    fn explore_showing(
+        &self,
+        context: &RunContext,
+        limits: &ExploreLimits,
+        asks: &AskPaths<'_>,
+    ) -> Result<Exploration, ModelError> {
+        crate::explore::explore(&self.point, &self.fill, context, limits, Some(asks))
     }
     fn play(&self, context: &RunContext, limits: &PlayLimits) -> Result<PlayGraph, PlayError> {
         crate::explore::play(&self.point, &self.fill, context, limits)

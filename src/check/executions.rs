@@ -12,22 +12,25 @@ use super::execution_row::{ExecutionRow, Executions};
 use super::judge::{Eval, judge};
 use super::line;
 use super::runs::{Sample, sample};
+use super::shown::Shown;
 use super::verdict::{Verdict, describe, verdict};
 
-/// A claim over every execution of each point it matches: its verdict, and the outcome
+/// A claim over every execution of each point it matches: its verdict, and the execution
 /// that decides it (a failing `always`'s counterexample, a `sometimes`' or a `never`'s
-/// witness) as (point, outcome index).
+/// witness; over schedulers, the claimed end's scheduler's, [`super::paths`]).
 pub(crate) fn over_executions(
     config: &Config,
     explored: &[coordsim_model::Exploration],
     claim: &Claim,
     holds: crate::config::Holds,
-) -> (Verdict, Option<(usize, usize)>) {
+) -> (Verdict, Option<Shown>) {
     use crate::config::Holds;
+    // The claim's place among the config's: what its scheduler's execution is tagged with.
+    let tag = config.claims.iter().position(|c| std::ptr::eq(c, claim));
     if let Some(want) = &claim.probability {
-        return probability_over_executions(config, explored, claim, want);
+        return probability_over_executions(config, explored, claim, want, tag);
     }
-    let mut evals: Vec<(Eval, Option<(usize, usize)>)> = Vec::new();
+    let mut evals: Vec<(Eval, Option<Shown>)> = Vec::new();
     for (point, exploration) in explored.iter().enumerate() {
         let params = config.point_values(point);
         if !matches_filter(&params, &claim.filter) {
@@ -112,7 +115,11 @@ pub(crate) fn over_executions(
                 e.excess = BOUNDED_EXCESS;
                 e.reason = Some("the exploration was bounded: not every execution was seen");
             }
-            evals.push((e, None));
+            // Over schedulers, the claimed end's scheduler's most likely execution.
+            let shown = claim
+                .scheduler
+                .and_then(|_| super::shown::shown_path(exploration, point, tag));
+            evals.push((e, shown));
             continue;
         }
         for (k, s) in samples.into_iter().enumerate() {
@@ -141,7 +148,7 @@ pub(crate) fn over_executions(
                 Holds::Never if e.excess <= 0.0 => 1.0,
                 Holds::Never => -1.0,
             };
-            evals.push((e, Some((point, k))));
+            evals.push((e, Some(Shown::outcome(point, k))));
         }
         if bounded.is_some() {
             // No counterexample in a bounded search is no proof; and a `sometimes` with
@@ -160,13 +167,14 @@ pub(crate) fn over_executions(
 }
 
 /// The evaluation that decides a claim over executions (the best outcome for a
-/// `sometimes`, else the worst), and the outcome shown for it: a failing `always`'s or
-/// `eventually`'s counterexample, a passing `sometimes`' witness, a failing `never`'s.
+/// `sometimes`, else the worst), and the execution shown for it: a failing `always`'s or
+/// `eventually`'s counterexample, a passing `sometimes`' witness, a failing `never`'s; a
+/// `stat`'s over schedulers, passing or failing (the only one a `stat` is given).
 fn decide(
     claim: &Claim,
     holds: crate::config::Holds,
-    evals: Vec<(Eval, Option<(usize, usize)>)>,
-) -> (Eval, Option<(usize, usize)>) {
+    evals: Vec<(Eval, Option<Shown>)>,
+) -> (Eval, Option<Shown>) {
     use crate::config::Holds;
     let pick = match holds {
         Holds::Sometimes if claim.stat.is_none() => evals
@@ -178,6 +186,7 @@ fn decide(
     };
     let (worst, decides) = pick.unwrap_or_else(|| (no_point(claim), None));
     let shown = match (holds, worst.excess <= 0.0) {
+        _ if claim.stat.is_some() => decides,
         (Holds::Always | Holds::Eventually, false)
         | (Holds::Sometimes, true)
         | (Holds::Never, false) => decides,
@@ -230,7 +239,17 @@ fn outcome_sample(
     point: usize,
     outcome: Option<&coordsim_model::explore::Outcome>,
 ) -> Sample {
-    let metric = |i: usize| outcome.and_then(|o| o.metrics.get(i)).and_then(number);
+    metrics_sample(claim, params, point, outcome.map(|o| o.metrics.as_slice()))
+}
+
+/// A claim's sample of an outcome's metrics at `point` (`None`: every metric empty).
+pub(super) fn metrics_sample(
+    claim: &Claim,
+    params: &[Value],
+    point: usize,
+    metrics: Option<&[coordsim_model::Cell]>,
+) -> Sample {
+    let metric = |i: usize| metrics.and_then(|m| m.get(i)).and_then(number);
     sample(
         claim,
         params,
@@ -254,29 +273,35 @@ fn no_point(claim: &Claim) -> Eval {
     e
 }
 
+/// One point's sum against its expectation.
+struct Judged {
+    excess: f64,
+    actual: Option<f64>,
+    ends: Option<(f64, f64)>,
+    expected: Option<f64>,
+    row: String,
+    reason: Option<&'static str>,
+    /// The execution shown: the first (shortest) outcome that meets the test, or over
+    /// schedulers the claimed end's scheduler's most likely execution.
+    first: Option<Shown>,
+    /// The test as the line says it (`x = 1`, in the locale).
+    test_line: String,
+}
+
 /// A claim's `probability`: at each matched point, the sum of the probabilities of the
 /// outcomes that meet its test, against the expected one (± [`PROBABILITY_TOLERANCE`]);
-/// the worst point decides, and its first (shortest) outcome meeting the test is shown.
+/// the worst point decides, and its first (shortest) outcome meeting the test is shown, or
+/// over schedulers the claimed end's scheduler's most likely execution (`tag`: the
+/// claim's place, which the exploration's [`ExtremePath`](coordsim_model::explore::ExtremePath)
+/// names).
 fn probability_over_executions(
     config: &Config,
     explored: &[coordsim_model::Exploration],
     claim: &Claim,
     want: &Expect,
-) -> (Verdict, Option<(usize, usize)>) {
+    tag: Option<usize>,
+) -> (Verdict, Option<Shown>) {
     use crate::config::claims::PROBABILITY_TOLERANCE;
-    /// One point's sum against its expectation.
-    struct Judged {
-        excess: f64,
-        actual: Option<f64>,
-        ends: Option<(f64, f64)>,
-        expected: Option<f64>,
-        row: String,
-        reason: Option<&'static str>,
-        /// The first (shortest) outcome that meets the test.
-        first: Option<(usize, usize)>,
-        /// The test as the line says it (`x = 1`, in the locale).
-        test_line: String,
-    }
     let mut worst: Option<Judged> = None;
     for (point, e) in explored.iter().enumerate() {
         let params = config.point_values(point);
@@ -313,12 +338,17 @@ fn probability_over_executions(
                 shown(&|x| config.locale.number(x))
             );
             if judge(claim, s.actual, None, s.expected, None, String::new()).excess <= 0.0 {
-                first = first.or(Some((point, k)));
+                first = first.or(Some(Shown::outcome(point, k)));
                 sum = sum.zip(o.probability).map(|(a, p)| a + p);
                 meeting[k] = true;
             }
         }
         let (actual, ends) = claimed_end(e, claim, sum, &meeting);
+        if claim.scheduler.is_some()
+            && let Some(path) = super::shown::shown_path(e, point, tag)
+        {
+            first = Some(path);
+        }
         let reason = no_probability(e, claim, ends);
         let excess = match (reason, actual, expected) {
             (None, Some(a), Some(x)) => (a - x).abs() - PROBABILITY_TOLERANCE,

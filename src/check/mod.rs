@@ -9,7 +9,9 @@ mod execution_row;
 mod executions;
 mod judge;
 mod line;
+mod paths;
 mod runs;
+mod shown;
 pub(crate) mod ties;
 mod verdict;
 mod weighted;
@@ -20,8 +22,10 @@ use crate::results::Results;
 
 pub(crate) use execution_row::{ExecutionRow, Executions};
 pub(crate) use executions::{outcome_meets, over_executions, scheduler_ends};
+pub(crate) use paths::asks_of;
 use runs::claim_evals;
 pub(crate) use runs::claim_values;
+pub(crate) use shown::Shown;
 pub use verdict::Verdict;
 /// The point `point` of `config` by its swept parameters' values (`clients = 4`; empty
 /// when nothing is swept), as `check` names it.
@@ -40,6 +44,24 @@ pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdic
         Vec::new()
     };
     evaluate_explored(config, results, &explored)
+}
+
+/// Every point of `config` explored (with the default bounds but `limits`), each claim over
+/// schedulers' execution found too (its scheduler's most likely,
+/// [`Exploration::paths`](coordsim_model::Exploration::paths)): what `explore`, `report` and
+/// the lessons' trace charts show.
+pub fn explore_showing(
+    config: &Config,
+    limits: &coordsim_model::ExploreLimits,
+) -> anyhow::Result<Vec<coordsim_model::Exploration>> {
+    let asks = asks_of(config);
+    crate::runner::explore::explore_watched(
+        config,
+        config.seed,
+        limits,
+        crate::runner::explore::Watch::default(),
+        Some(&asks),
+    )
 }
 
 /// [`evaluate`] with the config's explorations given (every point's, when it has claims

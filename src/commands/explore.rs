@@ -68,8 +68,13 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
             progress: !args.quiet,
             max_seconds: args.max_seconds,
         };
-        let explored =
-            crate::runner::explore::explore_watched(config, config.seed, &limits, watch)?;
+        let explored = crate::runner::explore::explore_watched(
+            config,
+            config.seed,
+            &limits,
+            watch,
+            Some(&check::asks_of(config)),
+        )?;
         let name = format!("{}-explore", config.stem);
         let staging = Staging::begin(&args.out, &name)?;
         if let Some(split) = shard {
@@ -146,23 +151,23 @@ pub(super) fn write_exploration(
 fn write_traces(
     config: &mut Config,
     explored: &[coordsim_model::Exploration],
-    decided: &[(String, Option<(usize, usize)>)],
+    decided: &[(String, Option<check::Shown>)],
     dir: &Path,
 ) -> anyhow::Result<()> {
     let options = RunOptions::from_flags(Some(1), None, false);
     for (n, (_, decides)) in decided.iter().enumerate() {
-        let Some((point, k)) = *decides else {
+        let Some(shown) = *decides else {
             continue;
         };
         let file = crate::runner::schedule::ScheduleFile {
-            point,
-            schedule: explored[point].outcomes[k].schedule.clone(),
+            point: shown.point,
+            schedule: shown.schedule(explored).clone(),
             written: None,
         };
         let trace = dir.join(format!("trace-{}", n + 1));
         // An untimed execution (every step at one instant) has no timeline to draw: its
         // order is the step chart's.
-        let steps = &explored[point].outcomes[k].trace;
+        let steps = shown.trace(explored);
         let timed = steps.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
         write_schedule_run(config, &file, &options, &trace, timed)?;
     }

@@ -59,7 +59,7 @@ pub(super) fn report(args: ReportArgs, registry: &Registry) -> anyhow::Result<Ex
                 jobs: options.jobs,
                 ..Default::default()
             };
-            crate::runner::explore::explore_config(&config, config.seed, &limits)?
+            crate::check::explore_showing(&config, &limits)?
         } else {
             Vec::new()
         };

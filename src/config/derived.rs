@@ -32,6 +32,7 @@
 
 use std::sync::Arc;
 
+use coordsim_model::explore::{AskPaths, Schedulers};
 use coordsim_model::{
     Cell, ColumnSpec, ColumnType, Cost, DefaultChart, Distribution, Exploration, ExploreLimits,
     ModelDef, ModelError, ParamError, ParamSpec, PlayError, PlayGraph, PlayLimits, PreparedRun,
@@ -184,6 +185,30 @@ impl PreparedRun for DerivedRun {
     /// function of its own, so distinct outcomes stay distinct).
     fn explore(&self, ctx: &RunContext, limits: &ExploreLimits) -> Result<Exploration, ModelError> {
         let mut explored = self.inner.explore(ctx, limits)?;
+        for o in &mut explored.outcomes {
+            self.derive(&mut o.metrics, &mut [], ctx.percentile());
+        }
+        Ok(explored)
+    }
+
+    /// [`DerivedRun::explore`], what it shows asked with each outcome's derived metrics.
+    fn explore_showing(
+        &self,
+        ctx: &RunContext,
+        limits: &ExploreLimits,
+        asks: &AskPaths<'_>,
+    ) -> Result<Exploration, ModelError> {
+        let derived = |metrics: &[Vec<Cell>], graph: &Schedulers| {
+            let metrics: Vec<Vec<Cell>> = (metrics.iter())
+                .map(|m| {
+                    let mut m = m.clone();
+                    self.derive(&mut m, &mut [], ctx.percentile());
+                    m
+                })
+                .collect();
+            asks(&metrics, graph)
+        };
+        let mut explored = self.inner.explore_showing(ctx, limits, &derived)?;
         for o in &mut explored.outcomes {
             self.derive(&mut o.metrics, &mut [], ctx.percentile());
         }

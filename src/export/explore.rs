@@ -24,7 +24,7 @@ pub(crate) fn write(
     dir: &Path,
     config: &Config,
     explored: &[Exploration],
-    decided: &[(String, Option<(usize, usize)>)],
+    decided: &[(String, Option<crate::check::Shown>)],
 ) -> anyhow::Result<String> {
     let metrics = config.model.metrics();
     let say = Say(config.locale);
@@ -136,8 +136,8 @@ pub(crate) fn write(
     }
     write_atomic(&dir.join("outcomes.csv"), &csv.into_inner()?)?;
     for (n, (claim, decides)) in decided.iter().enumerate() {
-        if let Some((point, k)) = *decides {
-            deciding(&mut md, dir, config, explored, (n, claim), (point, k))?;
+        if let Some(shown) = *decides {
+            deciding(&mut md, dir, config, explored, (n, claim), shown)?;
         }
     }
     write_atomic(&dir.join("explore.md"), md.as_bytes())?;
@@ -165,37 +165,41 @@ pub(crate) fn point_named(config: &Config, point: usize) -> Vec<String> {
         .collect()
 }
 
-/// Claim `n`'s (from 0) deciding execution, outcome `k` of `point`: its section of
-/// `explore.md` (its step chart, its steps, how to run it again), and its files: the
-/// chart, `trace-N.csv` and `schedule-N.toml`.
+/// Claim `n`'s (from 0) deciding execution, `shown`: its section of `explore.md` (its step
+/// chart, its steps, how to run it again), and its files: the chart, `trace-N.csv` and
+/// `schedule-N.toml`.
 fn deciding(
     md: &mut String,
     dir: &Path,
     config: &Config,
     explored: &[Exploration],
     (n, claim): (usize, &str),
-    (point, k): (usize, usize),
+    shown: crate::check::Shown,
 ) -> anyhow::Result<()> {
     let say = Say(config.locale);
-    let outcome = &explored[point].outcomes[k];
-    let trace = &outcome.trace;
+    let (point, k) = (shown.point, shown.outcome);
+    let trace = shown.trace(explored);
+    let events = shown.schedule(explored).events.len();
     // The claim's name as a heading's text: one line, nothing Markdown would read.
     let named = escape(claim);
-    writeln!(
-        md,
-        "## {named}: {}\n",
-        match (say.0, outcome.schedule.events.len()) {
-            (crate::locale::Locale::En, 1) => "outcome {k} (its shortest execution, 1 event)",
-            _ => say.pick(
-                "outcome {k} (its shortest execution, {n} events)",
-                "{k}. sonuç (en kısa yürütmesi, {n} olay)",
-            ),
-        }
-        .replace("{k}", &(k + 1).to_string())
-        .replace("{n}", &outcome.schedule.events.len().to_string())
-    )?;
+    let scheduler = scheduler_line(config, n, explored, shown);
+    let which = match (say.0, events) {
+        (crate::locale::Locale::En, 1) if scheduler.is_some() => "outcome {k}, 1 event",
+        _ if scheduler.is_some() => say.pick("outcome {k}, {n} events", "{k}. sonuç, {n} olay"),
+        (crate::locale::Locale::En, 1) => "outcome {k} (its shortest execution, 1 event)",
+        _ => say.pick(
+            "outcome {k} (its shortest execution, {n} events)",
+            "{k}. sonuç (en kısa yürütmesi, {n} olay)",
+        ),
+    }
+    .replace("{k}", &(k + 1).to_string())
+    .replace("{n}", &events.to_string());
+    match &scheduler {
+        Some(line) => writeln!(md, "## {named}: {line} ({which})\n")?,
+        None => writeln!(md, "## {named}: {which}\n")?,
+    }
     // The steps in their order; a timeline too when time passes along them.
-    let chart = trace_chart(config, n + 1, claim, trace);
+    let chart = trace_chart(config, n + 1, claim, trace, scheduler.clone());
     chart.write(dir)?;
     writeln!(md, "![{named}](trace-{}.svg)\n", n + 1)?;
     let timed = trace.windows(2).any(|w| w[0].time_ms != w[1].time_ms);
@@ -209,12 +213,22 @@ fn deciding(
         &trace_csv(trace)?,
     )?;
     let file = format!("schedule-{}.toml", n + 1);
-    let about = format!(
-        "The execution that decides the claim \"{claim}\" of {} (outcome {} of point {point}, its shortest)",
-        config.source.name,
-        k + 1
-    );
-    let text = crate::runner::schedule::text(config, point, &outcome.schedule, &about);
+    let about = match &scheduler {
+        // The file's comments are English whatever the locale, as its keys are.
+        Some(_) => format!(
+            "The execution that decides the claim \"{claim}\" of {}: {} (outcome {} of point {point})",
+            config.source.name,
+            scheduler_said(crate::locale::Locale::En, config, n, explored, shown)
+                .unwrap_or_default(),
+            k + 1
+        ),
+        None => format!(
+            "The execution that decides the claim \"{claim}\" of {} (outcome {} of point {point}, its shortest)",
+            config.source.name,
+            k + 1
+        ),
+    };
+    let text = crate::runner::schedule::text(config, point, shown.schedule(explored), &about);
     write_atomic(&dir.join(&file), text.as_bytes())?;
     writeln!(
         md,
@@ -230,10 +244,17 @@ fn deciding(
 }
 
 /// The trace chart of claim `n` (from 1), named `claim`, deciding execution `steps`, as
-/// `config` words it: `trace-N`, its headers and notes in the config's locale.
-pub(crate) fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[TraceStep]) -> Prepared {
+/// `config` words it: `trace-N`, its headers and notes in the config's locale; a
+/// scheduler's execution says which (`scheduler`: [`scheduler_line`]) as its first note.
+pub(crate) fn trace_chart(
+    config: &Config,
+    n: usize,
+    claim: &str,
+    steps: &[TraceStep],
+    scheduler: Option<String>,
+) -> Prepared {
     let (name, title) = (format!("trace-{n}"), format!("{}: {claim}", config.title));
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = scheduler.into_iter().collect();
     if let Some(first) = steps.first()
         && steps.iter().all(|s| s.time_ms == first.time_ms)
     {
@@ -258,6 +279,54 @@ pub(crate) fn trace_chart(config: &Config, n: usize, claim: &str, steps: &[Trace
             config.locale,
         ))),
     }
+}
+
+/// What a scheduler's execution deciding claim `n` (from 0) of `config` is, in the config's
+/// locale: `the most likely execution under the scheduler of the greatest probability:
+/// probability 0.3` (`mean`, `p99` for a claim on a statistic; `least` for `min`). `None`
+/// for an outcome's shortest execution.
+pub(crate) fn scheduler_line(
+    config: &Config,
+    n: usize,
+    explored: &[Exploration],
+    shown: crate::check::Shown,
+) -> Option<String> {
+    scheduler_said(config.locale, config, n, explored, shown)
+}
+
+/// [`scheduler_line`] in `locale`.
+fn scheduler_said(
+    locale: crate::locale::Locale,
+    config: &Config,
+    n: usize,
+    explored: &[Exploration],
+    shown: crate::check::Shown,
+) -> Option<String> {
+    let path = shown.extreme(explored)?;
+    let claim = config.claims.get(n)?;
+    let say = Say(locale);
+    let least = claim.scheduler == Some(crate::config::Scheduler::Min);
+    let what = match claim.stat.filter(|_| claim.probability.is_none()) {
+        Some(crate::config::Stat::Quantile(p)) => say
+            .pick("p{p}", "{p}. yüzdeliği")
+            .replace("{p}", &locale.number(&p.written())),
+        Some(_) => say.pick("mean", "ortalamayı").to_string(),
+        None => say.pick("probability", "olasılığı").to_string(),
+    };
+    let line = match least {
+        true => say.pick(
+            "the most likely execution under the scheduler of the least {what}: probability {p}",
+            "en düşük {what} veren zamanlayıcıda en olası yürütme: olasılık {p}",
+        ),
+        false => say.pick(
+            "the most likely execution under the scheduler of the greatest {what}: probability {p}",
+            "en yüksek {what} veren zamanlayıcıda en olası yürütme: olasılık {p}",
+        ),
+    };
+    Some(
+        line.replace("{what}", &what)
+            .replace("{p}", &locale.number(&rounded(path.probability))),
+    )
 }
 
 /// A trace as a Markdown table.
@@ -604,6 +673,7 @@ mod tests {
             outcomes: Vec::new(),
             part: None,
             schedulers: None,
+            paths: Vec::new(),
             engine: coordsim_model::Engine::Interpret,
         };
         let en = Say(Locale::En);
@@ -639,6 +709,7 @@ mod tests {
             outcomes: Vec::new(),
             part: None,
             schedulers: None,
+            paths: Vec::new(),
             engine: coordsim_model::Engine::Interpret,
         };
         assert_eq!(

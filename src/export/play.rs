@@ -90,7 +90,7 @@ pub(crate) fn write(
     dir: &Path,
     config: &Config,
     explored: &[Exploration],
-    decided: &[(String, Option<(usize, usize)>)],
+    decided: &[(String, Option<crate::check::Shown>)],
 ) -> anyhow::Result<()> {
     let text = json(
         config,
@@ -106,7 +106,7 @@ pub(crate) fn write(
 fn json(
     config: &Config,
     explored: &[Exploration],
-    decided: &[(String, Option<(usize, usize)>)],
+    decided: &[(String, Option<crate::check::Shown>)],
     (limits, max_bytes): (&PlayLimits, usize),
 ) -> anyhow::Result<String> {
     let metrics = config.model.metrics();
@@ -126,7 +126,7 @@ fn json(
     );
     let mut first = true;
     for (n, (name, decides)) in decided.iter().enumerate() {
-        if let Some((point, outcome)) = decides {
+        if let Some(crate::check::Shown { point, outcome, .. }) = decides {
             if !first {
                 out.push(',');
             }

@@ -661,8 +661,7 @@ pub(super) fn explorations<'l>(
     l.explored
         .get_or_init(|| {
             let limits = crate::runner::explore::default_limits();
-            crate::runner::explore::explore_config(config, config.seed, &limits)
-                .map_err(|e| e.to_string())
+            crate::check::explore_showing(config, &limits).map_err(|e| e.to_string())
         })
         .as_ref()
         .map(Vec::as_slice)
@@ -740,7 +739,7 @@ fn trace_chart(
     };
     let explored = explorations(region, l)?;
     let (_, decides) = crate::check::over_executions(config, explored, claim, holds);
-    let Some((point, k)) = decides else {
+    let Some(shown) = decides else {
         return Err(error(
             region.marker,
             format!(
@@ -748,14 +747,15 @@ fn trace_chart(
             ),
         ));
     };
-    let steps = &explored[point].outcomes[k].trace;
+    let steps = shown.trace(explored);
     // Drawn in the lesson's words when the config speaks its locale.
-    let shown = l.config_in(locale);
+    let shown_in = l.config_in(locale);
     Ok(Some(crate::export::explore::trace_chart(
-        shown,
+        shown_in,
         n,
-        &shown.claims[n - 1].name,
+        &shown_in.claims[n - 1].name,
         steps,
+        crate::export::explore::scheduler_line(shown_in, n - 1, explored, shown),
     )))
 }
 

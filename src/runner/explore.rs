@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use coordsim_model::{Exploration, ExploreLimits, RunContext};
+use coordsim_model::explore::{PathAsk, Schedulers};
+use coordsim_model::{Cell, Exploration, ExploreLimits, RunContext};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::config::Config;
@@ -30,15 +31,22 @@ pub fn explore_config(
     seed: u64,
     limits: &ExploreLimits,
 ) -> anyhow::Result<Vec<Exploration>> {
-    explore_watched(config, seed, limits, Watch::default())
+    explore_watched(config, seed, limits, Watch::default(), None)
 }
 
-/// [`explore_config`], watched: a progress line on stderr, and a time limit per point.
+/// What the front end asks a point's exploration to show over its schedulers' graph once
+/// its outcomes are known, by the point's index ([`AskPaths`](coordsim_model::explore::AskPaths)
+/// with the point): the claims' layer says it (`check::asks_of`).
+pub type PointAsks<'a> = dyn Fn(usize, &[Vec<Cell>], &Schedulers) -> Vec<PathAsk> + Sync + 'a;
+
+/// [`explore_config`], watched: a progress line on stderr, and a time limit per point;
+/// with `asks`, each point shows what it asks ([`Exploration::paths`]).
 pub(crate) fn explore_watched(
     config: &Config,
     seed: u64,
     limits: &ExploreLimits,
     watch: Watch,
+    asks: Option<&PointAsks<'_>>,
 ) -> anyhow::Result<Vec<Exploration>> {
     explore_each(config, seed, limits, watch, 0..config.points)
 }
@@ -101,7 +109,15 @@ fn explore_each(
             let explored = std::thread::scope(|scope| {
                 let watcher = (watch.progress || watch.max_seconds.is_some())
                     .then(|| scope.spawn(|| watching(&label, watch, &states, &enough, &done)));
-                let out = config.plans[point].explore(&ctx, limits);
+                let plan = &config.plans[point];
+                let out = match asks {
+                    Some(asks) => {
+                        let asks =
+                            |metrics: &[Vec<Cell>], graph: &Schedulers| asks(point, metrics, graph);
+                        plan.explore_showing(&ctx, limits, &asks)
+                    }
+                    None => plan.explore(&ctx, limits),
+                };
                 done.store(true, Ordering::Relaxed);
                 if let Some(w) = watcher {
                     w.thread().unpark();

@@ -419,6 +419,7 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
         }),
         // A part keeps no graph of entries.
         schedulers: None,
+        paths: Vec::new(),
         // Shards are explored by the interpreter (the flat back end splits none yet).
         engine: coordsim_model::Engine::Interpret,
     })

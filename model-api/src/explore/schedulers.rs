@@ -226,11 +226,25 @@ impl Schedulers {
         least: bool,
         into: &dyn Fn(usize) -> bool,
     ) -> Option<(Vec<Step>, f64)> {
-        /// Two worths that differ by less are one (the same sums, added in one order).
+        self.extreme_path_of(&|k| f64::from(u8::from(in_set(k))), least, into)
+    }
+
+    /// [`Schedulers::extreme_path`] for a scheduler that attains the least (`least`) or the
+    /// greatest expected value of `value_of` ([`Schedulers::extreme_mean`]). Two actions
+    /// whose worths differ by less than 10⁻¹² of the larger magnitude (at least 1) are taken
+    /// as equal: the same sums, added in another order. Of several likeliest executions,
+    /// the one of the first action, then the first branch, in the graph's order.
+    pub fn extreme_path_of(
+        &self,
+        value_of: &dyn Fn(usize) -> f64,
+        least: bool,
+        into: &dyn Fn(usize) -> bool,
+    ) -> Option<(Vec<Step>, f64)> {
+        /// Two worths that differ by less, relative to the larger (at least 1), are one.
         const SAME: f64 = 1e-12;
         let entries = self.entries();
         let mut worth = vec![0.0f64; entries];
-        self.worth_into(&|k| f64::from(u8::from(in_set(k))), least, &mut worth);
+        self.worth_into(value_of, least, &mut worth);
         // Per entry: the most likely way's probability, and its (action, branch).
         let mut likely = vec![0.0f64; entries];
         let mut way = vec![(u32::MAX, u32::MAX); entries];
@@ -242,7 +256,9 @@ impl Schedulers {
             }
             let first = self.entry_actions[entry] as usize;
             for action in first..self.entry_actions[entry + 1] as usize {
-                if (self.action_worth(action, &worth) - worth[entry]).abs() > SAME {
+                let value = self.action_worth(action, &worth);
+                let scale = value.abs().max(worth[entry].abs()).max(1.0);
+                if (value - worth[entry]).abs() > SAME * scale {
                     continue;
                 }
                 let branches = self.action_branches[action] as usize;
@@ -269,12 +285,24 @@ impl Schedulers {
         Some((path, likely[0]))
     }
 
+    /// The place of `branch` (its place among its action's) of action `action` (its place
+    /// among entry `entry`'s) among every branch of the graph, in the order they were
+    /// pushed.
+    pub fn branch_index(&self, entry: u32, action: u32, branch: u32) -> usize {
+        (self.action_branches[(self.entry_actions[entry as usize] + action) as usize] + branch)
+            as usize
+    }
+
     /// The probability of `branch` (its place among its action's) of action `action` (its
     /// place among entry `entry`'s), and the entry it goes to.
     pub fn branch(&self, entry: u32, action: u32, branch: u32) -> (f64, u32) {
-        let at =
-            self.action_branches[(self.entry_actions[entry as usize] + action) as usize] + branch;
-        (self.probability[at as usize], self.to[at as usize])
+        let at = self.branch_index(entry, action, branch);
+        (self.probability[at], self.to[at])
+    }
+
+    /// The branches so far.
+    pub fn branches(&self) -> usize {
+        self.to.len()
     }
 
     /// Entry `entry`'s outcome ([`Schedulers::GOES_ON`]: none, it goes on).

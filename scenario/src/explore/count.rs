@@ -406,12 +406,16 @@ pub(super) fn count(graph: &Graph<'_>, start: &[u64]) -> Counted {
 /// The entries of `counted` (of `graph`, with no cycle and nothing cut, its [`Links`]
 /// kept) as a scheduler chooses among their transitions: one action per event taken (its
 /// `pick`) or its actor's crash there, each action's branches its draws' decisions; an end
-/// entry's outcome is `outcome[entry]`. `Err`: the graph is not whole or its links were not
-/// kept (an internal error: it is asked for only when nothing was cut).
+/// entry's outcome is `outcome[entry]`. With `edge_of`, each branch's edge (its index in
+/// `graph.edges`) is pushed there, branch by branch: what turns a path over the graph into
+/// the search's transitions, and so into a schedule (4 bytes a branch, only when asked).
+/// `Err`: the graph is not whole or its links were not kept (an internal error: it is
+/// asked for only when nothing was cut).
 pub(super) fn schedulers(
     graph: &Graph<'_>,
     counted: &Counted,
     outcome: &[u32],
+    mut edge_of: Option<&mut Vec<u32>>,
 ) -> Result<Schedulers, String> {
     let links = (counted.links.as_ref()).ok_or("the entries' links were not kept")?;
     let mut place = vec![NONE; counted.entries.len()];
@@ -419,8 +423,12 @@ pub(super) fn schedulers(
         place[entry as usize] = at as u32;
     }
     let mut schedulers = Schedulers::new();
-    // One entry's transitions, by action: (pick, crash), target, probability.
-    let mut ways: Vec<((u16, bool), u32, f64)> = Vec::new();
+    if let Some(edge_of) = edge_of.as_deref_mut() {
+        // A branch per transition of an entry: each entry's are among `targets`.
+        edge_of.reserve_exact(links.targets.len());
+    }
+    // One entry's transitions, by action: (pick, crash), target, probability, edge.
+    let mut ways: Vec<((u16, bool), u32, f64, u32)> = Vec::new();
     for &entry in &links.topological {
         let node = counted.entries[entry as usize].node;
         let out = out_of(graph.starts, graph.edges.len(), node);
@@ -441,17 +449,21 @@ pub(super) fn schedulers(
                 key,
                 place.get(target as usize).copied().unwrap_or(NONE),
                 edge.probability,
+                edge_index as u32,
             ));
         }
         // An action's branches are made one after another; sorted, stably, in case not.
         ways.sort_by_key(|way| way.0);
         let mut last = None;
-        for &(key, to, probability) in &ways {
+        for &(key, to, probability, edge) in &ways {
             if last != Some(key) {
                 schedulers.push_action()?;
                 last = Some(key);
             }
             schedulers.push_branch(to, probability)?;
+            if let Some(edge_of) = edge_of.as_deref_mut() {
+                edge_of.push(edge);
+            }
         }
     }
     Ok(schedulers)

@@ -30,6 +30,7 @@ mod symmetry;
 mod trace;
 mod words;
 
+use coordsim_model::explore::AskPaths;
 use coordsim_model::{
     Exploration, ExploreLimits, ModelError, ParamError, PlayError, PlayGraph, PlayLimits,
     RunContext, RunOutput, Schedule,
@@ -39,18 +40,22 @@ use crate::point::{Pace, Point, Step, Then, Tie};
 use crate::syntax::metrics::Metric;
 use crate::syntax::spec::Number;
 
-/// Explores `point`: every execution, the distinct outcomes by the cells of `fill`.
+/// Explores `point`: every execution, the distinct outcomes by the cells of `fill`; with
+/// `asks`, the executions it names over the schedulers' graph too.
 pub(crate) fn explore(
     point: &Point,
     fill: &[Metric],
     context: &RunContext,
     limits: &ExploreLimits,
+    asks: Option<&AskPaths<'_>>,
 ) -> Result<Exploration, ModelError> {
     refuse_draws(point)?;
     // Reads see what has landed: the tie rules are orders an exploration takes among all.
     let mut point = point.clone();
     point.tie = Tie::Fifo;
-    search::Search::new(&point, fill, context, limits).run()
+    search::Search::new(&point, fill, context, limits)
+        .asking(asks)
+        .run()
 }
 
 /// Runs the one execution `schedule` fixes at `point` (an exploration's), with every output a

@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use coordsim_model::explore::Visit;
+use coordsim_model::explore::{AskPaths, Visit};
 use coordsim_model::{
     Bound, Cell, Engine, Exploration, ExploreLimits, ModelError, Reached, RunContext,
 };
@@ -226,6 +226,9 @@ pub(super) struct Search<'a> {
     widest: usize,
     /// The flat back end, when it stepped the states ([`Flat`]).
     flat: Option<Flat<'a>>,
+    /// The executions to show over the schedulers' graph, asked once the outcomes are
+    /// known ([`AskPaths`]).
+    asks: Option<&'a AskPaths<'a>>,
 }
 
 impl<'a> Search<'a> {
@@ -283,7 +286,14 @@ impl<'a> Search<'a> {
             memory: Memory::new(limits.max_memory_bytes),
             widest: 1,
             flat: None,
+            asks: None,
         }
+    }
+
+    /// The search, asking `asks` which executions to show over the schedulers' graph.
+    pub(super) fn asking(mut self, asks: Option<&'a AskPaths<'a>>) -> Search<'a> {
+        self.asks = asks;
+        self
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
@@ -321,7 +331,9 @@ impl<'a> Search<'a> {
                         ..self.rules.limits
                     };
                     let rules = &self.rules;
-                    return Search::new(rules.point, rules.fill, &self.outer, &limits).run();
+                    return Search::new(rules.point, rules.fill, &self.outer, &limits)
+                        .asking(self.asks)
+                        .run();
                 }
                 Err(why) if self.rules.limits.engine == Engine::Flat => {
                     return Err(ModelError::Sim(SimError::Model(format!(

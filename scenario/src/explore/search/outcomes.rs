@@ -1,7 +1,10 @@
 //! The end of a search: the graph counted ([`Walk::finish`]), each end entry's outcome taken with
 //! its counts, and each outcome's first (shortest) execution replayed as its trace.
 
-use coordsim_model::explore::{Decision, Outcome, Part, Schedule, Schedulers};
+use coordsim_model::Cell;
+use coordsim_model::explore::{
+    AskPaths, Decision, ExtremePath, Outcome, Part, Schedule, Schedulers, TraceStep,
+};
 use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
@@ -97,36 +100,22 @@ impl Search<'_> {
             let depth = |f: &Found| entries[f.first as usize].depth as usize;
             coordsim_model::explore::outcome_order(depth(a), &a.metrics, depth(b), &b.metrics)
         });
+        // Each branch's edge, while the search's edges are at hand: for the executions asked.
+        let mut edge_of = Vec::new();
+        let asked = self.asks.is_some().then_some(&mut edge_of);
         let schedulers = (keep_schedulers && bounded.is_none())
-            .then(|| self.schedulers_of(&counted, outcome_of, &found))
+            .then(|| self.schedulers_of(&counted, outcome_of, &found, asked))
             .transpose()?;
+        let paths = match (self.asks, &schedulers) {
+            (Some(asks), Some(graph)) => self.extreme_paths(asks, graph, &edge_of, &found)?,
+            _ => Vec::new(),
+        };
+        drop(edge_of);
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
             let path = self.path(entries, found.first);
-            let events = self.decisions_of(&path)?;
-            let schedule = Schedule {
-                max_faults: self.rules.limits.max_faults,
-                events,
-            };
-            let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
-            let (trace, ran) = trace::replay(
-                self.rules.point,
-                self.rules.fill,
-                &[],
-                &self.rules.context,
-                &schedule,
-                &alone,
-            )?;
-            // The schedule written must run to the outcome it stands for: an end that
-            // differs is the explorer's error, never a wrong trace.
-            if cells_key(&ran.metrics) != cells_key(&found.metrics) {
-                return Err(ModelError::Invariant(
-                    "internal: an outcome's schedule, run again, ends with other metrics than \
-                     the outcome found"
-                        .into(),
-                ));
-            }
+            let (schedule, trace) = self.replayed(&path, &found.metrics)?;
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.rules.limits.shard.is_some() || (!self.ordered && bounded.is_none());
             outcomes.push(Outcome {
@@ -157,8 +146,92 @@ impl Search<'_> {
             outcomes,
             part,
             schedulers,
+            paths,
             engine: self.engine(),
         })
+    }
+
+    /// The execution along `path` (edges from the start) as the schedule that makes it and
+    /// its trace, replayed and checked to end with `metrics`: a schedule written must run
+    /// to the outcome it stands for, so an end that differs is the explorer's error, never
+    /// a wrong trace.
+    fn replayed(
+        &self,
+        path: &[Edge],
+        metrics: &[Cell],
+    ) -> Result<(Schedule, Vec<TraceStep>), ModelError> {
+        let events = self.decisions_of(path)?;
+        let schedule = Schedule {
+            max_faults: self.rules.limits.max_faults,
+            events,
+        };
+        let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
+        let (trace, ran) = trace::replay(
+            self.rules.point,
+            self.rules.fill,
+            &[],
+            &self.rules.context,
+            &schedule,
+            &alone,
+        )?;
+        if cells_key(&ran.metrics) != cells_key(metrics) {
+            return Err(ModelError::Invariant(
+                "internal: an outcome's schedule, run again, ends with other metrics than \
+                 the outcome found"
+                    .into(),
+            ));
+        }
+        Ok((schedule, trace))
+    }
+
+    /// The executions `asks` names over `graph` (each branch's edge `edge_of[branch]`, the
+    /// outcomes `found` in their sorted order): each ask's extreme scheduler's most likely
+    /// execution ([`Schedulers::extreme_path_of`]), its branches taken back to the search's
+    /// edges and replayed ([`Search::replayed`]). An ask no execution answers (none ends
+    /// where it may) has none.
+    fn extreme_paths(
+        &self,
+        asks: &AskPaths<'_>,
+        graph: &Schedulers,
+        edge_of: &[u32],
+        found: &[Found],
+    ) -> Result<Vec<ExtremePath>, ModelError> {
+        let lost = || {
+            ModelError::Invariant(
+                "internal: a branch of the schedulers' graph has no transition".into(),
+            )
+        };
+        if edge_of.len() != graph.branches() {
+            return Err(lost());
+        }
+        let metrics: Vec<Vec<Cell>> = found.iter().map(|f| f.metrics.clone()).collect();
+        let mut paths = Vec::new();
+        for ask in asks(&metrics, graph) {
+            let worth = |k: usize| ask.worth.get(k).copied().unwrap_or(0.0);
+            let into = |k: usize| ask.into.get(k).copied().unwrap_or(false);
+            let Some((steps, probability)) = graph.extreme_path_of(&worth, ask.least, &into) else {
+                continue;
+            };
+            let mut path = Vec::with_capacity(steps.len());
+            for &(entry, action, branch) in &steps {
+                let edge = edge_of[graph.branch_index(entry, action, branch)];
+                path.push(*self.edges.get(edge as usize).ok_or_else(lost)?);
+            }
+            let end = steps.last().map_or(0, |&(entry, action, branch)| {
+                graph.branch(entry, action, branch).1
+            });
+            let outcome = graph.outcome_of(end) as usize;
+            let metrics = metrics.get(outcome).ok_or_else(lost)?;
+            let (schedule, trace) = self.replayed(&path, metrics)?;
+            paths.push(ExtremePath {
+                tag: ask.tag,
+                outcome,
+                probability,
+                trace,
+                schedule,
+            });
+        }
+        Ok(paths)
     }
 
     /// The decisions a schedule of `path` (edges from the start) takes in the real run:
@@ -221,6 +294,7 @@ impl Search<'_> {
         counted: &Counted,
         mut outcome_of: Vec<u32>,
         found: &[Found],
+        edge_of: Option<&mut Vec<u32>>,
     ) -> Result<Schedulers, ModelError> {
         // Each outcome by its place in the sorted list (its first entry is its own).
         let mut sorted = vec![NONE; found.len()];
@@ -230,7 +304,7 @@ impl Search<'_> {
         for outcome in outcome_of.iter_mut().filter(|o| **o != NONE) {
             *outcome = sorted[*outcome as usize];
         }
-        schedulers(&self.graph(), counted, &outcome_of)
+        schedulers(&self.graph(), counted, &outcome_of, edge_of)
             .map_err(|e| ModelError::Invariant(format!("internal: {e}")))
     }
 
