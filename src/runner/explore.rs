@@ -48,7 +48,7 @@ pub(crate) fn explore_watched(
     watch: Watch,
     asks: Option<&PointAsks<'_>>,
 ) -> anyhow::Result<Vec<Exploration>> {
-    explore_each(config, seed, limits, watch, 0..config.points)
+    explore_each(config, seed, limits, (watch, asks), 0..config.points)
 }
 
 /// The points `points` of `config` explored, in that order, as [`explore_config`] explores
@@ -63,17 +63,17 @@ pub(crate) fn explore_points(
         config,
         seed,
         limits,
-        Watch::default(),
+        (Watch::default(), None),
         points.iter().copied(),
     )
 }
 
-/// Each of `points` explored under `limits`, watched.
+/// Each of `points` explored under `limits`, watched, showing what `asks` asks (if any).
 fn explore_each(
     config: &Config,
     seed: u64,
     limits: &ExploreLimits,
-    watch: Watch,
+    (watch, asks): (Watch, Option<&PointAsks<'_>>),
     points: impl Iterator<Item = usize>,
 ) -> anyhow::Result<Vec<Exploration>> {
     // Each point's exploration within the config's memory, unless told another; its graph
