@@ -5,7 +5,7 @@
 //!
 //! ```json
 //! {"v":1,"max":50000,"bytes":900000,
-//!  "claims":[{"n":"claim's name","c":1,"p":0,"o":1}],
+//!  "claims":[{"n":"claim's name","c":1,"p":0,"o":1,"g":[state,…]}],
 //!  "metrics":["counter.value"],
 //!  "points":[{"refused":"states"} | {"refused":"bytes"} | {"refused":"cycle"} | {
 //!    "l":"writers = 2", "t":["client-0","read counter",…],
@@ -18,7 +18,9 @@
 //! A point past the state bound (`max`), or whose graph would take the config's graphs past
 //! `bytes`, or with a cycle, is refused.
 //! `claims`: each claim over executions that an outcome decides: its number `c` (from 1,
-//! its `trace-N`), its point `p` and outcome `o` (from 0). `l`: the point's swept values. `metrics`: the metrics that differ
+//! its `trace-N`), its point `p` and outcome `o` (from 0), and where a scheduler's most
+//! likely execution decides it (a claim with `scheduler`), `g`: the states that execution
+//! goes through (else the outcome's `path` is the claim's). `l`: the point's swept values. `metrics`: the metrics that differ
 //! between outcomes at some point, as `explore.md` shows them; `m`: an outcome's cells of
 //! those. Names are indices in `t`. A state's cells are, in order, each actor's place (a
 //! number: −1 not started, −2 between repetitions or finished, −3 crashed or stopped, 2s
@@ -120,6 +122,7 @@ fn json(
             })
         })
         .collect();
+    let (points, guides) = points_json(config, explored, decided, &differ, (limits, max_bytes))?;
     let mut out = format!(
         "{{\"v\":1,\"max\":{},\"bytes\":{max_bytes},\"claims\":[",
         limits.max_states
@@ -131,9 +134,13 @@ fn json(
                 out.push(',');
             }
             first = false;
+            // A scheduler's execution is another than the outcome's shortest: its own path.
+            let guide = guides
+                .get(&n)
+                .map_or(String::new(), |g| format!(",\"g\":{g}"));
             let _ = write!(
                 out,
-                "{{\"n\":{},\"c\":{},\"p\":{point},\"o\":{outcome}}}",
+                "{{\"n\":{},\"c\":{},\"p\":{point},\"o\":{outcome}{guide}}}",
                 serde_json::Value::from(name.as_str()),
                 n + 1
             );
@@ -166,6 +173,23 @@ fn json(
         .collect();
     out.push_str(&names.join(","));
     out.push_str("],\"points\":[");
+    out.push_str(&points);
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// Each point's graph as `play.json`'s `points` entries (joined by commas), and the path
+/// of each claim decided by a scheduler's execution (by the claim's index) through its
+/// point's graph.
+fn points_json(
+    config: &Config,
+    explored: &[Exploration],
+    decided: &[(String, Option<crate::check::Shown>)],
+    differ: &[usize],
+    (limits, max_bytes): (&PlayLimits, usize),
+) -> anyhow::Result<(String, HashMap<usize, String>)> {
+    let mut out = String::new();
+    let mut guides = HashMap::new();
     let mut graphs = 0;
     for (point, exploration) in explored.iter().enumerate() {
         if point > 0 {
@@ -193,7 +217,17 @@ fn json(
         match config.plans[point].play(&ctx, &limits) {
             Ok(graph) => {
                 let label = crate::export::explore::point_named(config, point).join(", ");
-                let text = graph_json(&graph, exploration, &differ, &label);
+                let text = graph_json(&graph, exploration, differ, &label);
+                for (n, (_, decides)) in decided.iter().enumerate() {
+                    let Some(shown) = decides.filter(|s| s.point == point && s.path.is_some())
+                    else {
+                        continue;
+                    };
+                    if let Some(path) = graph.path(&shown.schedule(explored).events) {
+                        let path: Vec<String> = path.iter().map(u32::to_string).collect();
+                        guides.insert(n, format!("[{}]", path.join(",")));
+                    }
+                }
                 if graphs + text.len() > max_bytes {
                     out.push_str("{\"refused\":\"bytes\"}");
                 } else {
@@ -209,8 +243,7 @@ fn json(
             ),
         }
     }
-    out.push_str("]}");
-    Ok(out)
+    Ok((out, guides))
 }
 
 /// A state's view as its cells' numbers in `cells` (the module's order), joined by commas.

@@ -566,7 +566,7 @@ fn executions(h: &mut Html, config: &Config, files: &[String], lc: Words<'_>) {
     link(h, "outcomes.csv");
     h.text(say(
         lc,
-        "). Each claim an execution decides, by its shortest one:",
+        "). Each claim an execution decides, by the execution that decides it (the shortest, or a scheduler's most likely):",
     ));
     h.close("p").newline();
     let traces: Vec<&str> = files

@@ -336,8 +336,8 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ("executions_outcomes", ", every outcome in ", ", her sonuç "),
     (
         "executions_claims",
-        "). Each claim an execution decides, by its shortest one:",
-        " dosyasında). Bir yürütmenin belirlediği her iddia, en kısasıyla:",
+        "). Each claim an execution decides, by the execution that decides it (the shortest, or a scheduler's most likely):",
+        " dosyasında). Bir yürütmenin belirlediği her iddia, onu belirleyen yürütmeyle (en kısası ya da bir zamanlayıcının en olası yürütmesi):",
     ),
     ("trace_caption", "claim {n} · ", "iddia {n} · "),
     ("claim_link", "claim {n}", "iddia {n}"),

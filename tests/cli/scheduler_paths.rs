@@ -350,3 +350,39 @@ fn explore_writes_the_schedulers_execution_and_it_runs_again() {
         );
     }
 }
+
+/// The site's explorer steps through a scheduler claim's own execution: `play.json` gives
+/// each such claim the states it goes through (`g`), from the start along the graph's
+/// edges to an end of the claim's outcome, one state an event of its schedule (the worst's
+/// two reads and two writes, the draw an edge's own: 4 events, 5 states).
+#[test]
+fn play_json_gives_a_scheduler_claim_its_executions_states() {
+    use crate::harness::{coordsim_in, stderr, stdout, write_config};
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), "lost.toml", &lost_behind_a_chance());
+    let o = coordsim_in(dir.path(), &["explore", &path, "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = dir.path().join("out/lost-explore");
+    let play: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("play.json")).unwrap()).unwrap();
+    let states = play["points"][0]["s"].as_array().unwrap();
+    let claims = play["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 5);
+    for claim in claims {
+        let g: Vec<u64> = (claim["g"].as_array().expect("a scheduler's path").iter())
+            .map(|s| s.as_u64().unwrap())
+            .collect();
+        assert_eq!(g[0], 0, "{claim}");
+        for pair in g.windows(2) {
+            let edges = states[pair[0] as usize][2].as_array().unwrap();
+            let targets: Vec<i64> = (edges.chunks(2))
+                .map(|e| pair[0] as i64 + e[0].as_i64().unwrap())
+                .collect();
+            assert!(targets.contains(&(pair[1] as i64)), "{claim}: {pair:?}");
+        }
+        let end = &states[*g.last().unwrap() as usize];
+        assert_eq!(end[3], claim["o"], "{claim}");
+    }
+    // The worst's: both reads, both writes.
+    assert_eq!(claims[0]["g"].as_array().unwrap().len(), 5);
+}

@@ -125,12 +125,14 @@ fn legend(data: &ExactCdf) -> Vec<Entry> {
             entries.push(Entry {
                 // One run is not "1 runs" (the English default; a label of the
                 // config's own is left as written).
-                label: named(&if p.runs.len() == 1 {
-                    simulated.replace("{runs} runs", "1 run")
-                } else {
-                    simulated.to_string()
-                }
-                .replace("{runs}", &runs)),
+                label: named(
+                    &if p.runs.len() == 1 {
+                        simulated.replace("{runs} runs", "1 run")
+                    } else {
+                        simulated.to_string()
+                    }
+                    .replace("{runs}", &runs),
+                ),
                 swatch: Swatch::Line {
                     color: runs_color(i, data.points.len()),
                     width: 2,
