@@ -339,14 +339,17 @@ function setUp(root) {
     guides.textContent = '';
     data.claims.forEach(function (claim, n) {
       var o = graph.o[claim.o];
-      if (claim.p !== point.index || !o || !o.path) {
+      // A claim decided by a scheduler's most likely execution has that path (g), else the
+      // outcome's shortest.
+      var path = claim.g || (o && o.path);
+      if (claim.p !== point.index || !path) {
         return;
       }
       var button = el('button', 'explorer-control', fill(words.claim, 'n', String(claimNumber(n))));
       button.type = 'button';
       button.title = claim.n;
       button.addEventListener('click', function () {
-        guide = { path: o.path, n: claimNumber(n) };
+        guide = { path: path, n: claimNumber(n) };
         go(tree);
       });
       guides.appendChild(button);
