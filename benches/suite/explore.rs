@@ -198,15 +198,31 @@ pub(crate) fn explore_symmetry() {
 /// median of the three pairs' ratios, the times the medians. The same states either way.
 pub(crate) fn explore_speedup() {
     let config = lost_update(3, 6);
-    for symmetry in [Symmetry::Off, Symmetry::On] {
+    for (symmetry, engine, label) in [
+        (
+            Symmetry::Off,
+            Engine::Interpret,
+            "explore lost update, 3 × 6, 2 threads against 1, interpreter",
+        ),
+        // The flat back end's search runs on one thread; on two, the counting's walk
+        // goes on beside it.
+        (
+            Symmetry::Off,
+            Engine::Flat,
+            "explore lost update, 3 × 6, 2 threads against 1, flat",
+        ),
+        (
+            Symmetry::On,
+            Engine::Auto,
+            "explore lost update, symmetry, 3 × 6, 2 threads against 1",
+        ),
+    ] {
         let run = |jobs: usize| {
             let limits = ExploreLimits {
                 max_states: 10_000_000,
                 jobs,
                 symmetry,
-                // The interpreter's search, which runs on several threads (the flat back
-                // end runs on one).
-                engine: Engine::Interpret,
+                engine,
                 ..ExploreLimits::default()
             };
             let explored = coordsim::runner::explore::explore_config(&config, config.seed, &limits)
@@ -236,11 +252,6 @@ pub(crate) fn explore_speedup() {
             v.sort_by(f64::total_cmp);
         }
         let speedup = ratios[1];
-        let label = if symmetry == Symmetry::Off {
-            "explore lost update, 3 × 6, 2 threads against 1, interpreter"
-        } else {
-            "explore lost update, symmetry, 3 × 6, 2 threads against 1"
-        };
         println!(
             "{label:<52} {states:>8} states {:>7.3} s against {:.3} s ({:.2} M against {:.2} M states/s): speedup {speedup:.2} (target ≥ 1.7: {})",
             twos[1],

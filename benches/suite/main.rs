@@ -36,6 +36,7 @@ mod hedge;
 mod measure;
 mod plan;
 mod reference;
+mod schedulers;
 mod stateright;
 
 use floor::{floor_jobs, per_client, queue_params};
@@ -675,5 +676,9 @@ fn main() {
         explore::explore_symmetry();
         println!("\n== the explorer on both cores: two threads against one (median of 3 pairs)");
         explore::explore_speedup();
+    }
+    if wants("explore") || wants("schedulers") {
+        println!("\n== the schedulers' answers against the search (median of 3 each)");
+        schedulers::schedulers_jobs();
     }
 }
