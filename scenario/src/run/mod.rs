@@ -4,6 +4,7 @@
 pub(crate) mod access;
 mod build;
 pub(crate) mod control;
+pub(crate) mod cycle;
 mod decide;
 pub(crate) mod deliver;
 mod fork;
@@ -58,6 +59,15 @@ pub(crate) fn run(
     distributions: &[&'static str],
     context: &RunContext,
 ) -> Result<RunOutput, ModelError> {
+    if let Some(index) = point.groups.iter().position(|group| group.forever) {
+        return Err(ModelError::Param(ParamError::new(
+            &format!("actor[{index}].repeat"),
+            format!(
+                "`{}` repeats for ever: a run needs an end, so only `coordsim explore` (and claims over executions) follow a loop without end, round its cycles; give `repeat` a number to run it",
+                point.groups[index].name
+            ),
+        )));
+    }
     let mut sim = Sim::new(point, context)?;
     let mut events = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut events);

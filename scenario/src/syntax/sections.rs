@@ -7,7 +7,7 @@ use crate::syntax::read::{
     Path, Reader, at, at_index, boolean, check_new_name, fail, get, string, table,
 };
 use crate::syntax::spec::{
-    ARRIVALS, Choice, CrashAnywhere, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
+    ARRIVALS, Choice, CrashAnywhere, FOREVER, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
     MAX_INITIAL_KEYS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Number, Pace, Param,
     Resource, ResourceKind, SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
 };
@@ -571,6 +571,14 @@ fn group(
         }
         (None, None) => Pace::Closed,
     };
+    if matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER)
+        && !matches!(pace, Pace::Closed)
+    {
+        return fail(
+            at(&path, "repeat"),
+            "`repeat = \"forever\"` is a closed loop (each repetition starts when the one before ends): give it no `every_ms` or `spread_ms`",
+        );
+    }
     let arrivals = reader.opt_choice(&path, entries, "arrivals", ARRIVALS, "schedule")?;
     if arrivals != Choice::Lit("schedule") && !matches!(pace, Pace::Every(_)) {
         return fail(
@@ -620,7 +628,13 @@ fn group(
         count,
         names,
         start_ms,
-        repeat: reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
+        // `repeat = "forever"`: a loop without end, which only an exploration follows
+        // (round its cycles); its number is 1 for everything that counts repetitions ahead.
+        repeat: match get(entries, "repeat") {
+            Some(Value::Str(word)) if word == FOREVER => Number::Lit(1.0),
+            _ => reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
+        },
+        forever: matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER),
         pace,
         arrivals,
         every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,
