@@ -466,7 +466,7 @@ impl Graph {
         component: &[u32],
         musts: &[(u32, usize)],
     ) -> Option<Vec<(u32, usize)>> {
-        let mut walk = Vec::new();
+        let mut walk: Vec<(u32, usize)> = Vec::new();
         let mut at = entry;
         for &(node, edge) in musts {
             walk.extend(self.within(at, node, component)?);
@@ -474,8 +474,15 @@ impl Graph {
             at = self.edges[node as usize][edge].to;
         }
         for &node in component {
-            walk.extend(self.within(at, node, component)?);
-            at = node;
+            // A state the walk has been through already needs no visit of its own.
+            let visited = node == at
+                || walk
+                    .iter()
+                    .any(|&(from, edge)| from == node || self.edges[from as usize][edge].to == node);
+            if !visited {
+                walk.extend(self.within(at, node, component)?);
+                at = node;
+            }
         }
         if walk.is_empty() || at != entry {
             // Back to the entry; a single state's loop is its transition to itself.

@@ -59,14 +59,15 @@ pub(crate) fn run(
     distributions: &[&'static str],
     context: &RunContext,
 ) -> Result<RunOutput, ModelError> {
-    if let Some(index) = point.groups.iter().position(|group| group.forever) {
-        return Err(ModelError::Param(ParamError::new(
-            &format!("actor[{index}].repeat"),
-            format!(
-                "`{}` repeats for ever: a run needs an end, so only `coordsim explore` (and claims over executions) follow a loop without end, round its cycles; give `repeat` a number to run it",
-                point.groups[index].name
-            ),
-        )));
+    if point.forever() {
+        // A loop without end has no end for a run to reach: its row is empty (every
+        // metric), and only an exploration follows it, round its cycles.
+        return Ok(RunOutput {
+            metrics: vec![coordsim_model::Cell::Empty; fill.len()],
+            entities: Vec::new(),
+            lanes: Default::default(),
+            distributions: distributions.iter().map(|name| (*name, Vec::new())).collect(),
+        });
     }
     let mut sim = Sim::new(point, context)?;
     let mut events = context.queue(point.actors as usize + 16);
