@@ -77,7 +77,12 @@ fn a_polled_lock_s_crashed_holder_is_a_lasso_and_a_lease_is_not() {
     for point in &explored {
         assert!(point.cycles && point.bounded.is_none());
         // Every outcome is a lasso here: w never ends.
-        assert!(point.outcomes.iter().all(|o| o.schedule.cycle_from.is_some()));
+        assert!(
+            point
+                .outcomes
+                .iter()
+                .all(|o| o.schedule.cycle_from.is_some())
+        );
     }
 }
 
@@ -101,9 +106,15 @@ metric = "w_once_ms"
     let dir = tempfile::tempdir().unwrap();
     let (code, out) = check_config(dir.path(), "live.toml", &text);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("FAIL") && out.contains("poll: w_once_ms = empty"), "{out}");
+    assert!(
+        out.contains("FAIL") && out.contains("poll: w_once_ms = empty"),
+        "{out}"
+    );
     assert!(out.contains("the watch's condition never held"), "{out}");
-    assert!(out.contains("PASS") && out.contains("lease: w_once_ms = "), "{out}");
+    assert!(
+        out.contains("PASS") && out.contains("lease: w_once_ms = "),
+        "{out}"
+    );
     // The counterexample: its trace ends with the cycle, its schedule says where it starts.
     let path = write_config(dir.path(), "live.toml", &text);
     let out_dir = dir.path().join("out");
@@ -168,7 +179,10 @@ at_most = 200
     let dir = tempfile::tempdir().unwrap();
     let (code, out) = check_config(dir.path(), "live.toml", &format!("{LIVENESS}{claims}"));
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("claim `eventually` (a watch) or `sometimes`"), "{out}");
+    assert!(
+        out.contains("claim `eventually` (a watch) or `sometimes`"),
+        "{out}"
+    );
     assert!(out.contains("with no bound on the instant"), "{out}");
 }
 
@@ -203,7 +217,12 @@ repeat = "forever"
 steps = [{ read = "r" }]
 "#;
     let path = write_config(dir.path(), "zeno.toml", zeno);
-    let explored = coordsim(&["explore", &path, "--out", &dir.path().join("z").to_string_lossy()]);
+    let explored = coordsim(&[
+        "explore",
+        &path,
+        "--out",
+        &dir.path().join("z").to_string_lossy(),
+    ]);
     assert!(!explored.status.success());
     assert!(
         stderr(&explored).contains("with no time passing") && stderr(&explored).contains("spin"),
@@ -221,7 +240,12 @@ repeat = "forever"
 steps = [{ put = "q", value = 1 }, { delay_ms = 1 }]
 "#;
     let path = write_config(dir.path(), "queued.toml", queued);
-    let explored = coordsim(&["explore", &path, "--out", &dir.path().join("q").to_string_lossy()]);
+    let explored = coordsim(&[
+        "explore",
+        &path,
+        "--out",
+        &dir.path().join("q").to_string_lossy(),
+    ]);
     assert!(!explored.status.success());
     assert!(
         stderr(&explored).contains("a loop without end (`repeat = \"forever\"`) is explored over"),

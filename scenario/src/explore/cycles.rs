@@ -133,6 +133,11 @@ pub(super) fn explore(
     if let Some((key, message)) = refusal(point) {
         return Err(ModelError::Param(ParamError::new(&key, message)));
     }
+    if limits.shard.is_some() {
+        return Err(ModelError::Sim(SimError::Model(
+            "a point with a loop without end is explored whole, round its cycles: explore it without `--shard`".into(),
+        )));
+    }
     let context = context
         .clone()
         .with_lanes(false)
@@ -476,9 +481,9 @@ impl Graph {
         for &node in component {
             // A state the walk has been through already needs no visit of its own.
             let visited = node == at
-                || walk
-                    .iter()
-                    .any(|&(from, edge)| from == node || self.edges[from as usize][edge].to == node);
+                || walk.iter().any(|&(from, edge)| {
+                    from == node || self.edges[from as usize][edge].to == node
+                });
             if !visited {
                 walk.extend(self.within(at, node, component)?);
                 at = node;

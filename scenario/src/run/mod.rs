@@ -66,7 +66,10 @@ pub(crate) fn run(
             metrics: vec![coordsim_model::Cell::Empty; fill.len()],
             entities: Vec::new(),
             lanes: Default::default(),
-            distributions: distributions.iter().map(|name| (*name, Vec::new())).collect(),
+            distributions: distributions
+                .iter()
+                .map(|name| (*name, Vec::new()))
+                .collect(),
         });
     }
     let mut sim = Sim::new(point, context)?;
