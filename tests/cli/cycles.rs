@@ -258,3 +258,36 @@ steps = [{ put = "q", value = 1 }, { delay_ms = 1 }]
     assert_ne!(code, Some(0));
     assert!(out.contains("is a closed loop"), "{out}");
 }
+
+/// A counter incremented for ever never comes back to a state (its value grows), so the
+/// search finds no cycle and stops at its bound, saying so, and claims nothing from it.
+#[test]
+fn a_loop_that_never_repeats_a_state_is_bounded() {
+    let counter = r#"model = "scenario"
+[[resource]]
+name = "r"
+kind = "register"
+[[actor]]
+name = "inc"
+repeat = "forever"
+steps = [{ read = "r" }, { write = "r", value = "read + 1" }, { delay_ms = 1 }]
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_config(dir.path(), "counter.toml", counter);
+    let out = dir.path().join("o");
+    let explored = coordsim(&[
+        "explore",
+        &path,
+        "--max-states",
+        "50",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(explored.status.success(), "{}", stderr(&explored));
+    // One state per increment step: 50 states, the bound.
+    assert!(
+        stdout(&explored).contains("bounded: 50 states"),
+        "{}",
+        stdout(&explored)
+    );
+}

@@ -150,6 +150,8 @@ pub(super) fn explore(
     let mut ends: Vec<(u32, Vec<Cell>)> = Vec::new();
     let mut frontier: VecDeque<(u32, Sim<'_>, EventQueue<Event>)> = VecDeque::new();
     let mut bounded = None;
+    // The bytes the waiting states and the kept keys hold (an estimate, as the search's).
+    let mut held_bytes = 0u64;
     let mut sim = sim;
     seen.insert(sim.cycle_words(&queue), 0);
     held.push(settled(&sim));
@@ -219,6 +221,19 @@ pub(super) fn explore(
                             }));
                             continue;
                         }
+                        // The states waiting and the keys kept, within five eighths of the
+                        // memory budget (as the search's).
+                        let bytes = copy.state_bytes(&copy_queue) + 8 * words.len() as u64;
+                        if limits
+                            .max_memory_bytes
+                            .is_some_and(|budget| held_bytes + bytes > budget / 8 * 5)
+                        {
+                            bounded.get_or_insert(Bound::new(Reached::Memory {
+                                states: seen.len() as u64,
+                            }));
+                            continue;
+                        }
+                        held_bytes += bytes;
                         let to = seen.len() as u32;
                         seen.insert(words, to);
                         held.push(settled(&copy));
