@@ -58,17 +58,11 @@ pub(crate) fn over_executions(
             (text, parts)
         };
         let expected_alone = || outcome_sample(claim, &params, point, None).expected;
-        if exploration.cycles
-            && let Some(reason) = beyond_lassos(claim, holds)
-        {
-            // A loop without end: its executions are infinitely many, each endless one
-            // stood for by a lasso (docs/explore.md, "Loops without end").
+        // A loop without end: infinitely many executions, the endless ones lassos.
+        let beyond = exploration.cycles.then(|| beyond_lassos(claim, holds));
+        if let Some(reason) = beyond.flatten() {
             let (text, parts) = row(String::new(), Executions::Bounded);
-            let mut e = judge(claim, None, None, expected_alone(), None, text);
-            e.executions = Some(parts);
-            e.excess = f64::INFINITY;
-            e.reason = Some(reason);
-            evals.push((e, None));
+            evals.push((refused(claim, text, parts, expected_alone(), reason), None));
             continue;
         }
         let samples: Vec<Sample> = exploration
@@ -197,6 +191,21 @@ fn decide(
         _ => None,
     };
     (worst, shown)
+}
+
+/// The failing evaluation of a claim over a point it cannot be judged at, for `reason`.
+fn refused(
+    claim: &Claim,
+    text: String,
+    parts: ExecutionRow,
+    expected: Option<f64>,
+    reason: &'static str,
+) -> Eval {
+    let mut e = judge(claim, None, None, expected, None, text);
+    e.executions = Some(parts);
+    e.excess = f64::INFINITY;
+    e.reason = Some(reason);
+    e
 }
 
 /// Why `claim` cannot be judged over a point with a loop without end, whose endless

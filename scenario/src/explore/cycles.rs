@@ -143,7 +143,110 @@ pub(super) fn explore(
         .with_lanes(false)
         .with_distributions(false)
         .without_stop();
-    let (sim, queue) = start(point, &context, limits.max_faults)?;
+    let Searched {
+        graph,
+        held,
+        ends,
+        states,
+        bounded,
+    } = search(point, fill, &context, limits)?;
+    refuse_zeno(point, &graph)?;
+    let transitions = graph.edges.iter().map(|e| e.len() as u64).sum();
+    let mut outcomes: Vec<(usize, Vec<Cell>, Schedule)> = Vec::new();
+    // The ends, each distinct one by its shortest execution.
+    let mut by_cells: FxHashMap<String, usize> = FxHashMap::default();
+    for (node, metrics) in ends {
+        let key = format!("{metrics:?}");
+        if by_cells.contains_key(&key) {
+            continue;
+        }
+        by_cells.insert(key, outcomes.len());
+        let path = graph.path_to(node);
+        outcomes.push((
+            path.len(),
+            metrics,
+            graph.schedule(&path, &[], limits.max_faults),
+        ));
+    }
+    // For each watch, a fair cycle on which it never settles: the lasso with the shortest
+    // prefix.
+    for watch in 0..point.watches.len() {
+        let bad: Vec<bool> = held.iter().map(|h| !h[watch]).collect();
+        if let Some((entry, cycle)) = graph.lasso(&bad, true) {
+            let prefix = graph.path_to(entry);
+            let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
+            outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
+        }
+    }
+    // Every other execution without end: one lasso for each set of states it may go round
+    // for ever (fairly), whatever the watches.
+    let everywhere = vec![true; graph.edges.len()];
+    for (entry, cycle) in graph.lassos(&everywhere, true) {
+        let prefix = graph.path_to(entry);
+        let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
+        outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
+    }
+    let mut explored = Vec::with_capacity(outcomes.len());
+    for (_, metrics, schedule) in outcomes {
+        let (steps, ran) = trace::replay(point, fill, &[], &context, &schedule, &[])?;
+        if schedule.cycle_from.is_none() && format!("{:?}", ran.metrics) != format!("{metrics:?}") {
+            return Err(ModelError::Invariant(
+                "internal: an end's schedule, run again, ends with other metrics".into(),
+            ));
+        }
+        if explored.iter().any(|o: &Outcome| o.metrics == ran.metrics) {
+            continue;
+        }
+        explored.push(Outcome {
+            metrics: ran.metrics,
+            executions: 0,
+            probability: None,
+            trace: steps,
+            schedule,
+        });
+    }
+    let longest = explored
+        .iter()
+        .map(|o| o.schedule.events.len() as u64)
+        .max()
+        .unwrap_or(0);
+    Ok(Exploration {
+        states,
+        transitions,
+        executions: 0,
+        bounded,
+        ordered: true,
+        longest,
+        reduced: 0,
+        outcomes: explored,
+        symmetry: Vec::new(),
+        keyed: false,
+        part: None,
+        schedulers: None,
+        engine: Engine::Interpret,
+        cycles: true,
+    })
+}
+
+/// What the search over cycle keys found: the graph, each state's settled watches, the
+/// ends with their metrics, the states and the bound reached, if any.
+struct Searched {
+    graph: Graph,
+    held: Vec<Vec<bool>>,
+    ends: Vec<(u32, Vec<Cell>)>,
+    states: u64,
+    bounded: Option<Bound>,
+}
+
+/// Breadth first over the states of `point` by their cycle keys: every transition an edge
+/// (to a state met before when its key was seen), every end's metrics.
+fn search(
+    point: &Point,
+    fill: &[Metric],
+    context: &RunContext,
+    limits: &ExploreLimits,
+) -> Result<Searched, ModelError> {
+    let (sim, queue) = start(point, context, limits.max_faults)?;
     let mut graph = Graph::default();
     let mut seen: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
     let mut held: Vec<Vec<bool>> = Vec::new();
@@ -169,7 +272,7 @@ pub(super) fn explore(
             let mut sim = sim;
             sim.end = queue.now();
             sim.check(context.seed())?;
-            ends.push((id, sim.output(fill, &[], &context).metrics));
+            ends.push((id, sim.output(fill, &[], context).metrics));
             continue;
         }
         for (pick, &due) in next.iter().enumerate() {
@@ -256,81 +359,12 @@ pub(super) fn explore(
             }
         }
     }
-    refuse_zeno(point, &graph)?;
-    let transitions = graph.edges.iter().map(|e| e.len() as u64).sum();
-    let mut outcomes: Vec<(usize, Vec<Cell>, Schedule)> = Vec::new();
-    // The ends, each distinct one by its shortest execution.
-    let mut by_cells: FxHashMap<String, usize> = FxHashMap::default();
-    for (node, metrics) in ends {
-        let key = format!("{metrics:?}");
-        if by_cells.contains_key(&key) {
-            continue;
-        }
-        by_cells.insert(key, outcomes.len());
-        let path = graph.path_to(node);
-        outcomes.push((
-            path.len(),
-            metrics,
-            graph.schedule(&path, &[], limits.max_faults),
-        ));
-    }
-    // For each watch, a fair cycle on which it never settles: the lasso with the shortest
-    // prefix.
-    for watch in 0..point.watches.len() {
-        let bad: Vec<bool> = held.iter().map(|h| !h[watch]).collect();
-        if let Some((entry, cycle)) = graph.lasso(&bad, true) {
-            let prefix = graph.path_to(entry);
-            let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
-            outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
-        }
-    }
-    // Every other execution without end: one lasso for each set of states it may go round
-    // for ever (fairly), whatever the watches.
-    let everywhere = vec![true; graph.edges.len()];
-    for (entry, cycle) in graph.lassos(&everywhere, true) {
-        let prefix = graph.path_to(entry);
-        let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
-        outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
-    }
-    let mut explored = Vec::with_capacity(outcomes.len());
-    for (_, metrics, schedule) in outcomes {
-        let (steps, ran) = trace::replay(point, fill, &[], &context, &schedule, &[])?;
-        if schedule.cycle_from.is_none() && format!("{:?}", ran.metrics) != format!("{metrics:?}") {
-            return Err(ModelError::Invariant(
-                "internal: an end's schedule, run again, ends with other metrics".into(),
-            ));
-        }
-        if explored.iter().any(|o: &Outcome| o.metrics == ran.metrics) {
-            continue;
-        }
-        explored.push(Outcome {
-            metrics: ran.metrics,
-            executions: 0,
-            probability: None,
-            trace: steps,
-            schedule,
-        });
-    }
-    let longest = explored
-        .iter()
-        .map(|o| o.schedule.events.len() as u64)
-        .max()
-        .unwrap_or(0);
-    Ok(Exploration {
+    Ok(Searched {
+        graph,
+        held,
+        ends,
         states: seen.len() as u64,
-        transitions,
-        executions: 0,
         bounded,
-        ordered: true,
-        longest,
-        reduced: 0,
-        outcomes: explored,
-        symmetry: Vec::new(),
-        keyed: false,
-        part: None,
-        schedulers: None,
-        engine: Engine::Interpret,
-        cycles: true,
     })
 }
 

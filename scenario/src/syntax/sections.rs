@@ -481,6 +481,28 @@ fn keys(
     Ok(ResourceKind::Keys { initial })
 }
 
+/// The group's `repeat`, and whether it is `"forever"`: a loop without end, which only an
+/// exploration follows (round its cycles) and only a closed loop may be; its number is
+/// then 1 for everything that counts repetitions ahead.
+fn repeat(
+    reader: &Reader<'_>,
+    path: &Path,
+    entries: &[(String, Value)],
+    pace: &Pace,
+) -> Result<(Number, bool), ComposeError> {
+    if !matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER) {
+        let repeat = reader.opt_num(path, entries, "repeat", 1.0, Scope::Params)?;
+        return Ok((repeat, false));
+    }
+    if !matches!(pace, Pace::Closed) {
+        return fail(
+            at(path, "repeat"),
+            "`repeat = \"forever\"` is a closed loop (each repetition starts when the one before ends): give it no `every_ms` or `spread_ms`",
+        );
+    }
+    Ok((Number::Lit(1.0), true))
+}
+
 /// An actor group: its name (a new one), its actors, their pace and their steps.
 fn group(
     reader: &Reader<'_>,
@@ -571,14 +593,7 @@ fn group(
         }
         (None, None) => Pace::Closed,
     };
-    if matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER)
-        && !matches!(pace, Pace::Closed)
-    {
-        return fail(
-            at(&path, "repeat"),
-            "`repeat = \"forever\"` is a closed loop (each repetition starts when the one before ends): give it no `every_ms` or `spread_ms`",
-        );
-    }
+    let (repeat, forever) = repeat(reader, &path, entries, &pace)?;
     let arrivals = reader.opt_choice(&path, entries, "arrivals", ARRIVALS, "schedule")?;
     if arrivals != Choice::Lit("schedule") && !matches!(pace, Pace::Every(_)) {
         return fail(
@@ -628,13 +643,8 @@ fn group(
         count,
         names,
         start_ms,
-        // `repeat = "forever"`: a loop without end, which only an exploration follows
-        // (round its cycles); its number is 1 for everything that counts repetitions ahead.
-        repeat: match get(entries, "repeat") {
-            Some(Value::Str(word)) if word == FOREVER => Number::Lit(1.0),
-            _ => reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
-        },
-        forever: matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER),
+        repeat,
+        forever,
         pace,
         arrivals,
         every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,
