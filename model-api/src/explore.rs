@@ -306,6 +306,11 @@ pub struct Exploration {
     /// The back end that stepped the states: [`Engine::Interpret`] or [`Engine::Flat`]
     /// (never `Auto`). A merged split's is its parts'.
     pub engine: Engine,
+    /// Whether the point has a loop without end, explored round its cycles: some
+    /// outcomes are then lassos (an execution without end, [`Schedule::cycle_from`]), and
+    /// `executions` counts nothing (there are infinitely many), nor has an outcome a
+    /// probability.
+    pub cycles: bool,
 }
 
 impl Exploration {
@@ -403,6 +408,9 @@ pub struct Schedule {
     pub max_faults: u32,
     /// Each event's choice, in order.
     pub events: Vec<Decision>,
+    /// A lasso's: the events from this index on are its cycle, taken for ever (after them
+    /// the state is the one before that event, time shifted); `None`: the execution ends.
+    pub cycle_from: Option<u32>,
 }
 
 /// The choice one event of a schedule took.
@@ -640,6 +648,8 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         longest,
         reduced,
         keyed: true,
+        // A point with a loop without end is explored whole, never split.
+        cycles: false,
         // Shards key their states without symmetry: each part says so alike.
         symmetry: parts
             .first()

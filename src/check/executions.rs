@@ -60,6 +60,14 @@ pub(crate) fn over_executions(
             };
             (text, parts)
         };
+        let expected_alone = || outcome_sample(claim, &params, point, None).expected;
+        // A loop without end: infinitely many executions, the endless ones lassos.
+        let beyond = exploration.cycles.then(|| beyond_lassos(claim, holds));
+        if let Some(reason) = beyond.flatten() {
+            let (text, parts) = row(String::new(), Executions::Bounded);
+            evals.push((refused(claim, text, parts, expected_alone(), reason), None));
+            continue;
+        }
         let samples: Vec<Sample> = exploration
             .outcomes
             .iter()
@@ -67,7 +75,6 @@ pub(crate) fn over_executions(
             .collect();
         // What is expected where no outcome gives a metric (a bound reached before any
         // execution ended): an expectation over the parameters alone still has its value.
-        let expected_alone = || outcome_sample(claim, &params, point, None).expected;
         if let Some(stat) = claim.stat {
             let weighted = stat.weighted().then(|| {
                 let values: Vec<Option<f64>> = samples.iter().map(|s| s.actual).collect();
@@ -193,6 +200,48 @@ fn decide(
         _ => None,
     };
     (worst, shown)
+}
+
+/// The failing evaluation of a claim over a point it cannot be judged at, for `reason`.
+fn refused(
+    claim: &Claim,
+    text: String,
+    parts: ExecutionRow,
+    expected: Option<f64>,
+    reason: &'static str,
+) -> Eval {
+    let mut e = judge(claim, None, None, expected, None, text);
+    e.executions = Some(parts);
+    e.excess = f64::INFINITY;
+    e.reason = Some(reason);
+    e
+}
+
+/// Why `claim` cannot be judged over a point with a loop without end, whose endless
+/// executions are stood for by one lasso for each set of states they go round: only
+/// `sometimes` (a lasso or an end is a real execution: a witness) and a plain `eventually`
+/// (every end, and every fair cycle, reaches the watch: the search looked for a cycle that
+/// does not) are; a bound on the instant, `always`, `never`, a `stat` and a `probability`
+/// would need every execution's metrics, and there are infinitely many, with no probability.
+fn beyond_lassos(claim: &Claim, holds: crate::config::Holds) -> Option<&'static str> {
+    use crate::config::Holds;
+    let plain = matches!(claim.test, Test::AtLeast(_))
+        && matches!(claim.expect, Expect::Number(bound) if bound == 0.0);
+    if claim.probability.is_some() || claim.stat.is_some() {
+        return Some(
+            "the point has executions without end (a loop without end): they are infinitely many and have no probability; claim `eventually` or `sometimes`",
+        );
+    }
+    match holds {
+        Holds::Sometimes => None,
+        Holds::Eventually if plain => None,
+        Holds::Eventually => Some(
+            "the point has executions without end (a loop without end): `eventually` is judged there with no bound on the instant",
+        ),
+        Holds::Always | Holds::Never => Some(
+            "the point has executions without end (a loop without end), stood for by lassos whose metrics are one execution's each: claim `eventually` (a watch) or `sometimes`",
+        ),
+    }
 }
 
 /// How much a bound fails a claim by: it fails (a bound proves nothing), but by less than

@@ -661,6 +661,7 @@ mod tests {
     #[test]
     fn a_summary_says_one_and_many() {
         let exploration = |states, transitions, executions: u128, longest| Exploration {
+            cycles: false,
             states,
             transitions,
             executions,
@@ -697,6 +698,7 @@ mod tests {
     #[test]
     fn the_collision_chance_is_n_squared_over_two_to_the_65() {
         let exploration = |states, keyed| Exploration {
+            cycles: false,
             states,
             transitions: 0,
             executions: 0,

@@ -9,6 +9,7 @@
 //! max_faults = 1                   # the fault budget it was explored under
 //! events = ["1/2", "2/2", "1/1 y"] # each event: K-th of N free ones, its draws y / n
 //! order = "owner"                  # how the free events are numbered (below)
+//! cycle_from = 1                   # a lasso's only: its cycle is events 1.. (from 0)
 //! ```
 //!
 //! `order = "owner"`: the free events of an instant are numbered by event class, then by
@@ -203,6 +204,13 @@ pub(crate) fn text(config: &Config, point: usize, schedule: &Schedule, about: &s
     }
     out.push_str("]\n");
     let _ = writeln!(out, "order = {}", quoted(ORDER));
+    if let Some(from) = schedule.cycle_from {
+        let _ = writeln!(
+            out,
+            "# A lasso: the events from number {} on are its cycle, taken for ever.\ncycle_from = {from}",
+            from + 1
+        );
+    }
     out
 }
 
@@ -210,7 +218,15 @@ pub(crate) fn text(config: &Config, point: usize, schedule: &Schedule, about: &s
 const ORDER: &str = "owner";
 
 /// The keys of a schedule file.
-const KEYS: &[&str] = &["config", "point", "at", "max_faults", "events", "order"];
+const KEYS: &[&str] = &[
+    "config",
+    "point",
+    "at",
+    "max_faults",
+    "events",
+    "order",
+    "cycle_from",
+];
 
 /// Reads the schedule file `path` for `config`: an error names the file, the line and the
 /// key when it is malformed or was written for another config or point. Read as a stream:
@@ -278,9 +294,37 @@ pub(crate) fn load(path: &str, config: &Config) -> anyhow::Result<ScheduleFile> 
     if events.len() != array.count {
         anyhow::bail!("schedule {path} changed while it was read: read it again");
     }
+    let cycle_from = match doc.get("cycle_from") {
+        None => None,
+        Some(value) => match value.get_ref() {
+            DeValue::Integer(i) => match i.as_str().parse::<u32>() {
+                Ok(from) if (from as usize) < events.len() => Some(from),
+                _ => {
+                    return Err(source
+                        .error(
+                            &value.span(),
+                            format!(
+                                "`cycle_from` is the index (from 0) of the cycle's first event, below the {} events",
+                                events.len()
+                            ),
+                        )
+                        .into());
+                }
+            },
+            _ => {
+                return Err(source
+                    .error(&value.span(), "`cycle_from` is a whole number")
+                    .into());
+            }
+        },
+    };
     Ok(ScheduleFile {
         point,
-        schedule: Schedule { max_faults, events },
+        schedule: Schedule {
+            max_faults,
+            events,
+            cycle_from,
+        },
         written: Some(Written {
             path: path.to_string(),
             events: array,

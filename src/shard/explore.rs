@@ -395,10 +395,12 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
             schedule: Schedule {
                 max_faults: o.max_faults,
                 events,
+                cycle_from: None,
             },
         });
     }
     Ok(Exploration {
+        cycles: false,
         states: point.states,
         transitions: point.transitions,
         executions: point.executions.parse()?,

@@ -8,6 +8,7 @@ mod charts;
 mod claims;
 mod config;
 mod counterexamples;
+mod cycles;
 mod docs;
 mod embed;
 mod exact_cdf;

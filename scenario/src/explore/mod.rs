@@ -20,6 +20,7 @@
 
 mod budget;
 mod count;
+mod cycles;
 mod flat;
 mod play;
 mod reduce;
@@ -53,6 +54,10 @@ pub(crate) fn explore(
     // Reads see what has landed: the tie rules are orders an exploration takes among all.
     let mut point = point.clone();
     point.tie = Tie::Fifo;
+    if point.forever() {
+        // A loop without end: explored round its cycles, by their cycle keys.
+        return cycles::explore(&point, fill, context, limits);
+    }
     search::Search::new(&point, fill, context, limits)
         .asking(asks)
         .run()

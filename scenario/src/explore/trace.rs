@@ -42,7 +42,12 @@ pub(super) fn replay(
     let mut steps = Vec::with_capacity(schedule.events.len());
     // What each actor has seen of each key so far (a set on a stale lookup is a lost update).
     let mut seen: Vec<Seen> = Vec::new();
+    // A lasso's cycle: the state where it begins, as its cycle key, and its first row.
+    let mut cycle_start: Option<(Vec<u64>, usize)> = None;
     for (index, decision) in schedule.events.iter().enumerate() {
+        if schedule.cycle_from == Some(index as u32) {
+            cycle_start = Some((sim.cycle_words(&queue), steps.len()));
+        }
         let next = choices(&sim, &queue);
         let misfit = |what: String| {
             ModelError::Param(ParamError::new(
@@ -94,6 +99,19 @@ pub(super) fn replay(
         }
         steps.extend(told.rows);
     }
+    if let Some((words, first_row)) = cycle_start {
+        // The cycle run once must come back to where it began, time shifted: else the
+        // lasso is the explorer's error, never a counterexample.
+        if sim.cycle_words(&queue) != words {
+            return Err(ModelError::Invariant(
+                "internal: a lasso's cycle, run once, does not come back to the state it began in"
+                    .into(),
+            ));
+        }
+        steps.push(cycle_row(first_row + 1, steps.len(), ns_to_ms(queue.now())));
+        sim.end = queue.now();
+        return Ok((steps, sim.output(fill, distributions, context)));
+    }
     let left = choices(&sim, &queue).len();
     if left > 0 {
         return Err(ModelError::Param(ParamError::new(
@@ -109,6 +127,19 @@ pub(super) fn replay(
     sim.settle_direct();
     sim.check(context.seed())?;
     Ok((steps, sim.output(fill, distributions, context)))
+}
+
+/// The row that closes a lasso's trace: after step `last` the execution is back where it
+/// was before step `first` (time shifted), and goes round again for ever.
+fn cycle_row(first: usize, last: usize, time_ms: f64) -> TraceStep {
+    TraceStep {
+        time_ms,
+        actor: String::new(),
+        action: format!("the cycle: from step {last} back to step {first}, for ever"),
+        choice: String::new(),
+        action_tr: format!("döngü: {last}. adımdan {first}. adıma, sonsuza dek"),
+        choice_tr: String::new(),
+    }
 }
 
 /// One event told: its rows, the draws it made (with their chances) and the probability

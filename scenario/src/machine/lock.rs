@@ -316,6 +316,54 @@ impl<W> Lock<W> {
 }
 
 impl<W> Lock<W> {
+    /// What decides what it does next, with every instant relative to `now` and its counts
+    /// left out, pushed onto `words` (an explorer's cycle key: two states a time shift
+    /// apart write the same words). No token is written: what a token decides is only
+    /// whether it is the record's ([`Lock::token_state`]), which its holder writes; a
+    /// record's age only as far as a lease tells ages apart (an age past the lease is any
+    /// age past it); a waiter by `waiter`. The holders' list is for the statistics only.
+    pub(crate) fn cycle_words(&self, now: Nanos, words: &mut Vec<u64>, waiter: impl Fn(&W) -> u64) {
+        let Lock {
+            mode,
+            lease_ns,
+            record,
+            waiters,
+            last_release,
+            // Counts, statistics and the tokens' numbering: they only add up.
+            holders: _,
+            next_token: _,
+            max_holders: _,
+            acquisitions: _,
+            failed: _,
+            gave_up: _,
+            waits: _,
+            held_ns: _,
+            gave_up_wait_ns: _,
+        } = self;
+        let age = |since: Nanos| match mode {
+            LockMode::Lease => now.saturating_sub(since).min(lease_ns.saturating_add(1)),
+            _ => 0,
+        };
+        words.push(*mode as u64);
+        match record {
+            None => words.push(0),
+            Some((_, since)) => words.extend([1, age(*since)]),
+        }
+        words.push(waiters.len() as u64);
+        words.extend(waiters.iter().map(waiter));
+        words.push(u64::from(*last_release == Some(now)));
+    }
+
+    /// A held `token` as the cycle key writes it: 0 none, 1 the record's (its holder still
+    /// holds), 2 another (taken over or deleted: it decides nothing more).
+    pub(crate) fn token_state(&self, token: Token) -> u64 {
+        match token {
+            0 => 0,
+            _ if self.is_holder(token) => 1,
+            _ => 2,
+        }
+    }
+
     /// The bytes its holders and waiters take, by their count (an explorer's memory
     /// estimate: deterministic, unlike the allocator's capacities).
     pub(crate) fn heap_bytes(&self) -> u64 {

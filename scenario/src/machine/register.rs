@@ -71,6 +71,23 @@ impl std::hash::Hash for Register {
 }
 
 impl Register {
+    /// What decides what it does next, its counts left out, onto `words`, with the instant
+    /// of its last landing only as whether it is `now` (an explorer's cycle key: two states
+    /// a time shift apart write the same words).
+    pub(crate) fn cycle_words(&self, now: Nanos, words: &mut Vec<u64>) {
+        let this_instant = self.instant == Some(now);
+        words.extend([
+            self.value.to_bits(),
+            u64::from(this_instant),
+            if this_instant {
+                self.at_instant_start.to_bits()
+            } else {
+                0
+            },
+            self.accepted,
+        ]);
+    }
+
     /// A register holding `initial`.
     pub fn new(initial: f64) -> Register {
         Register {

@@ -175,6 +175,7 @@ impl Point {
             names: group.names.clone(),
             start_ms: evaluator.per_point(&group.start_ms, &[at, "start_ms"])?,
             repeat,
+            forever: group.forever,
             pace,
             steps: flat.steps,
             paths: flat.paths,

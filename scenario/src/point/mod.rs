@@ -266,7 +266,10 @@ pub(crate) struct Group {
     pub count: u32,
     pub names: Option<Vec<String>>,
     pub start_ms: Number,
+    /// Its repetitions (1 when `forever`: what counts repetitions ahead counts one).
     pub repeat: u64,
+    /// `repeat = "forever"`: a closed loop without end, which only an exploration follows.
+    pub forever: bool,
     pub pace: Pace,
     pub steps: Vec<Step>,
     /// Where each step is written (`actor[0].steps[2]`, `actor[0].steps[1].then[0]`): a
@@ -288,6 +291,12 @@ pub(crate) struct Group {
 }
 
 impl Group {
+    /// Whether an actor that started `started` repetitions has another to start.
+    #[inline(always)]
+    pub(crate) fn more_after(&self, started: u64) -> bool {
+        self.forever || started < self.repeat
+    }
+
     /// The most branches of any of its `parallel` steps (0: none).
     pub(crate) fn fan(&self) -> usize {
         (self.steps.iter())

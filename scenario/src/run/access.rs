@@ -126,7 +126,7 @@ impl<'p> Sim<'p> {
                     Some(step) => matches!(step, Step::Read(_)),
                     None => {
                         matches!(group.pace, Pace::Closed)
-                            && actor.started < group.repeat
+                            && group.more_after(actor.started)
                             && matches!(group.steps[0], Step::Read(_))
                     }
                 };

@@ -59,7 +59,7 @@ impl<'p> Sim<'p> {
         // Every repetition of its old self still under way ends too.
         actor.incarnation = actor.incarnation.wrapping_add(1);
         self.groups[group].crashed += 1;
-        let more = actor.started < point.groups[group].repeat;
+        let more = point.groups[group].more_after(actor.started);
         match restart {
             // A restart only when the actor has a repetition left to run.
             Some(restart_after) if more => self.restart(job, restart_after, events),
@@ -171,7 +171,7 @@ impl<'p> Sim<'p> {
         }
         let actor = &mut self.actors[actor_index];
         let group = &self.point.groups[group_index];
-        if matches!(group.pace, Pace::Closed) && actor.started < group.repeat && !actor.stopped {
+        if matches!(group.pace, Pace::Closed) && group.more_after(actor.started) && !actor.stopped {
             actor.started += 1;
             self.groups[group_index].started += 1;
             let job_state = &mut self.jobs[job as usize];

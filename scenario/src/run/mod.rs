@@ -4,6 +4,7 @@
 pub(crate) mod access;
 mod build;
 pub(crate) mod control;
+pub(crate) mod cycle;
 mod decide;
 pub(crate) mod deliver;
 mod fork;
@@ -58,6 +59,19 @@ pub(crate) fn run(
     distributions: &[&'static str],
     context: &RunContext,
 ) -> Result<RunOutput, ModelError> {
+    if point.forever() {
+        // A loop without end has no end for a run to reach: its row is empty (every
+        // metric), and only an exploration follows it, round its cycles.
+        return Ok(RunOutput {
+            metrics: vec![coordsim_model::Cell::Empty; fill.len()],
+            entities: Vec::new(),
+            lanes: Default::default(),
+            distributions: distributions
+                .iter()
+                .map(|name| (*name, Vec::new()))
+                .collect(),
+        });
+    }
     let mut sim = Sim::new(point, context)?;
     let mut events = context.queue(point.actors as usize + 16);
     sim.schedule_starts(&mut events);

@@ -291,7 +291,7 @@ impl Sim<'_> {
         }
         let group = &self.point.groups[group_index];
         let actor = &mut self.actors[actor_index];
-        if matches!(group.pace, Pace::Closed) && actor.started < group.repeat {
+        if matches!(group.pace, Pace::Closed) && group.more_after(actor.started) {
             actor.started += 1;
             self.groups[group_index].started += 1;
             let job_state = &mut self.jobs[job_index];

@@ -679,7 +679,7 @@ pub(crate) fn paced_start(
     group: &Group,
     streams: &mut [Stream],
 ) -> Option<Nanos> {
-    if actor.started >= group.repeat {
+    if !group.more_after(actor.started) {
         return None;
     }
     let repetition = actor.started;

@@ -42,6 +42,12 @@ impl Sim<'_> {
             self.polls.unstuck_until = next;
             return;
         }
+        if self.steer.is_some() && self.point.forever() {
+            // A loop without end has no end to be stuck at: the polls go on for ever, and
+            // the explorer finds them as a cycle.
+            self.polls.unstuck_until = NONE;
+            return;
+        }
         if let Some(steer) = &mut self.steer {
             // Explored: an outcome (pollers unfinished), not an error.
             steer.stuck = true;

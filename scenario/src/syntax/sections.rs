@@ -7,7 +7,7 @@ use crate::syntax::read::{
     Path, Reader, at, at_index, boolean, check_new_name, fail, get, string, table,
 };
 use crate::syntax::spec::{
-    ARRIVALS, Choice, CrashAnywhere, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
+    ARRIVALS, Choice, CrashAnywhere, FOREVER, Group, KeysInit, LOCK_MODES, MAX_FIELDS, MAX_GROUPS,
     MAX_INITIAL_KEYS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS, MAX_WINDOWS, Number, Pace, Param,
     Resource, ResourceKind, SERVICE_KINDS, Scope, Spec, Var, WHEN_DOWN,
 };
@@ -481,6 +481,28 @@ fn keys(
     Ok(ResourceKind::Keys { initial })
 }
 
+/// The group's `repeat`, and whether it is `"forever"`: a loop without end, which only an
+/// exploration follows (round its cycles) and only a closed loop may be; its number is
+/// then 1 for everything that counts repetitions ahead.
+fn repeat(
+    reader: &Reader<'_>,
+    path: &Path,
+    entries: &[(String, Value)],
+    pace: &Pace,
+) -> Result<(Number, bool), ComposeError> {
+    if !matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER) {
+        let repeat = reader.opt_num(path, entries, "repeat", 1.0, Scope::Params)?;
+        return Ok((repeat, false));
+    }
+    if !matches!(pace, Pace::Closed) {
+        return fail(
+            at(path, "repeat"),
+            "`repeat = \"forever\"` is a closed loop (each repetition starts when the one before ends): give it no `every_ms` or `spread_ms`",
+        );
+    }
+    Ok((Number::Lit(1.0), true))
+}
+
 /// An actor group: its name (a new one), its actors, their pace and their steps.
 fn group(
     reader: &Reader<'_>,
@@ -571,6 +593,7 @@ fn group(
         }
         (None, None) => Pace::Closed,
     };
+    let (repeat, forever) = repeat(reader, &path, entries, &pace)?;
     let arrivals = reader.opt_choice(&path, entries, "arrivals", ARRIVALS, "schedule")?;
     if arrivals != Choice::Lit("schedule") && !matches!(pace, Pace::Every(_)) {
         return fail(
@@ -620,7 +643,8 @@ fn group(
         count,
         names,
         start_ms,
-        repeat: reader.opt_num(&path, entries, "repeat", 1.0, Scope::Params)?,
+        repeat,
+        forever,
         pace,
         arrivals,
         every_cv: reader.opt_num(&path, entries, "every_cv", 1.0, Scope::Params)?,

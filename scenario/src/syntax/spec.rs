@@ -536,6 +536,8 @@ pub(crate) struct Group {
     pub names: Option<Vec<String>>,
     pub start_ms: Number,
     pub repeat: Number,
+    /// `repeat = "forever"`: the closed loop never ends (an exploration only).
+    pub forever: bool,
     pub pace: Pace,
     pub arrivals: Choice,
     pub every_cv: Number,
@@ -620,4 +622,7 @@ pub(crate) struct Spec {
 
 /// The tie rule every scenario has, first among its parameters.
 pub(crate) const TIE_ORDER: &str = "tie_order";
+
+/// `repeat = "forever"`: a group's closed loop without end.
+pub(crate) const FOREVER: &str = "forever";
 pub(crate) const TIE_ORDERS: &[&str] = &["fifo", "program_order", "reads_first", "writes_first"];

@@ -188,6 +188,7 @@ fn a_written_schedule_reads_back() {
     let schedule = Schedule {
         max_faults: 1,
         events,
+        cycle_from: None,
     };
     let dir = tempfile::tempdir().unwrap();
     let path = write(

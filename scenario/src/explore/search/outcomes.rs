@@ -134,6 +134,7 @@ impl Search<'_> {
             max_outcomes: self.rules.limits.max_outcomes,
         });
         Ok(Exploration {
+            cycles: false,
             states: node_count as u64,
             transitions: self.transitions,
             executions,
@@ -164,6 +165,7 @@ impl Search<'_> {
         let schedule = Schedule {
             max_faults: self.rules.limits.max_faults,
             events,
+            cycle_from: None,
         };
         let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
         let (trace, ran) = trace::replay(

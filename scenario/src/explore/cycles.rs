@@ -1,0 +1,712 @@
+//! The exploration of a point with a loop without end (`repeat = "forever"`): breadth
+//! first over its states by their cycle key ([`Sim::cycle_words`]: every instant relative
+//! to now, counts left out), so that an execution coming back to where it was, time
+//! shifted, closes a cycle. Its outcomes are the executions that end, as ever, and for
+//! each watch a *lasso* where the watch's condition never holds (or a `leads_to` wait stays
+//! open) for ever: a prefix from the start, then a cycle taken for ever, weakly fair (an
+//! actor ready at every state of the cycle runs in it).
+
+use std::collections::VecDeque;
+
+use coordsim_model::explore::Outcome;
+use coordsim_model::{
+    Bound, Cell, Engine, Exploration, ExploreLimits, ModelError, ParamError, Reached, RunContext,
+    Schedule,
+};
+use rustc_hash::FxHashMap;
+use sim_core::{EventQueue, SimError};
+
+use crate::explore::step::{Choice, choices, in_execution, may_crash, run_chosen, start};
+use crate::explore::trace;
+use crate::point::{Point, Step};
+use crate::run::cycle::cycle_watchable;
+use crate::run::state::{Event, Sim};
+use crate::syntax::metrics::Metric;
+
+/// Most draws one event decides (as the search's).
+const MAX_DRAWS: usize = 64;
+
+/// One transition: the state it reaches, the owner whose event ran, how far time moved,
+/// and the choice.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Edge {
+    pub(super) to: u32,
+    pub(super) owner: u32,
+    pub(super) advance: u64,
+    pub(super) choice: Choice,
+}
+
+/// The graph the lassos are looked for in.
+#[derive(Debug, Default)]
+pub(super) struct Graph {
+    /// Each state's transitions.
+    pub(super) edges: Vec<Vec<Edge>>,
+    /// Each state's owners with a free event (ready to run), sorted.
+    pub(super) ready: Vec<Vec<u32>>,
+    /// Each state's first transition into it from the state that first reached it: the
+    /// shortest path from the start (breadth first).
+    pub(super) parent: Vec<Option<(u32, usize)>>,
+}
+
+/// Why a point with a loop without end is not explored round its cycles, at the key that
+/// makes it so; `None`: it is.
+pub(crate) fn refusal(point: &Point) -> Option<(String, String)> {
+    let why = |key: String, what: &str| {
+        Some((
+            key,
+            format!(
+                "a loop without end (`repeat = \"forever\"`) is explored over registers, locks, delays, `if`, `crash` and `end` steps only: {what}"
+            ),
+        ))
+    };
+    if !point.servers.is_empty() || !point.queues.is_empty() || !point.keys.is_empty() {
+        return why(
+            "resource".into(),
+            "this point has a server, a queue or a key store",
+        );
+    }
+    if !point.links.is_empty() {
+        return why("resource".into(), "this point has a link");
+    }
+    for (index, group) in point.groups.iter().enumerate() {
+        if !matches!(group.pace, crate::point::Pace::Closed) {
+            return why(
+                format!("actor[{index}].every_ms"),
+                "an open loop's starts are set in time ahead",
+            );
+        }
+        if group
+            .crash_anywhere
+            .as_ref()
+            .is_some_and(|(_, restart)| restart.is_some())
+        {
+            return why(
+                format!("actor[{index}].crash_anywhere"),
+                "a restart is not followed yet",
+            );
+        }
+        for (step, path) in group.steps.iter().zip(&group.paths) {
+            let refused = match step {
+                Step::Read(_)
+                | Step::Delay(_)
+                | Step::Pause(_)
+                | Step::Release(_)
+                | Step::Renew(_)
+                | Step::Stop
+                | Step::Exit { .. }
+                | Step::Branch { .. }
+                | Step::Jump(_)
+                | Step::End => false,
+                Step::Write { cas, .. } => *cas,
+                Step::Acquire { timeout, .. } => timeout.is_some(),
+                Step::Crash { restart, .. } => restart.is_some(),
+                _ => true,
+            };
+            if refused {
+                return why(
+                    path.clone(),
+                    "this step is not (a request, a message, a key store, a transaction, a `parallel`, a timeout, a compare-and-set or a restart)",
+                );
+            }
+        }
+    }
+    for (index, watch) in point.watches.iter().enumerate() {
+        for test in std::iter::once(watch.when).chain(watch.leads_to) {
+            if !cycle_watchable(test.metric) {
+                return why(
+                    format!("watch[{index}].metric"),
+                    "a watch there reads a count, a register's value or whether a lock is held",
+                );
+            }
+        }
+    }
+    None
+}
+
+/// Explores `point` (which has a loop without end) round its cycles.
+pub(super) fn explore(
+    point: &Point,
+    fill: &[Metric],
+    context: &RunContext,
+    limits: &ExploreLimits,
+) -> Result<Exploration, ModelError> {
+    if let Some((key, message)) = refusal(point) {
+        return Err(ModelError::Param(ParamError::new(&key, message)));
+    }
+    if limits.shard.is_some() {
+        return Err(ModelError::Sim(SimError::Model(
+            "a point with a loop without end is explored whole, round its cycles: explore it without `--shard`".into(),
+        )));
+    }
+    let context = context
+        .clone()
+        .with_lanes(false)
+        .with_distributions(false)
+        .without_stop();
+    let Searched {
+        graph,
+        held,
+        ends,
+        states,
+        bounded,
+    } = search(point, fill, &context, limits)?;
+    refuse_zeno(point, &graph)?;
+    let transitions = graph.edges.iter().map(|e| e.len() as u64).sum();
+    let mut outcomes: Vec<(usize, Vec<Cell>, Schedule)> = Vec::new();
+    // The ends, each distinct one by its shortest execution.
+    let mut by_cells: FxHashMap<String, usize> = FxHashMap::default();
+    for (node, metrics) in ends {
+        let key = format!("{metrics:?}");
+        if by_cells.contains_key(&key) {
+            continue;
+        }
+        by_cells.insert(key, outcomes.len());
+        let path = graph.path_to(node);
+        outcomes.push((
+            path.len(),
+            metrics,
+            graph.schedule(&path, &[], limits.max_faults),
+        ));
+    }
+    // For each watch, a fair cycle on which it never settles: the lasso with the shortest
+    // prefix.
+    for watch in 0..point.watches.len() {
+        let bad: Vec<bool> = held.iter().map(|h| !h[watch]).collect();
+        if let Some((entry, cycle)) = graph.lasso(&bad, true) {
+            let prefix = graph.path_to(entry);
+            let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
+            outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
+        }
+    }
+    // Every other execution without end: one lasso for each set of states it may go round
+    // for ever (fairly), whatever the watches.
+    let everywhere = vec![true; graph.edges.len()];
+    for (entry, cycle) in graph.lassos(&everywhere, true) {
+        let prefix = graph.path_to(entry);
+        let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
+        outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
+    }
+    let mut explored = Vec::with_capacity(outcomes.len());
+    for (_, metrics, schedule) in outcomes {
+        let (steps, ran) = trace::replay(point, fill, &[], &context, &schedule, &[])?;
+        if schedule.cycle_from.is_none() && format!("{:?}", ran.metrics) != format!("{metrics:?}") {
+            return Err(ModelError::Invariant(
+                "internal: an end's schedule, run again, ends with other metrics".into(),
+            ));
+        }
+        if explored.iter().any(|o: &Outcome| o.metrics == ran.metrics) {
+            continue;
+        }
+        explored.push(Outcome {
+            metrics: ran.metrics,
+            executions: 0,
+            probability: None,
+            trace: steps,
+            schedule,
+        });
+    }
+    let longest = explored
+        .iter()
+        .map(|o| o.schedule.events.len() as u64)
+        .max()
+        .unwrap_or(0);
+    Ok(Exploration {
+        states,
+        transitions,
+        executions: 0,
+        bounded,
+        ordered: true,
+        longest,
+        reduced: 0,
+        outcomes: explored,
+        symmetry: Vec::new(),
+        keyed: false,
+        part: None,
+        schedulers: None,
+        engine: Engine::Interpret,
+        cycles: true,
+        paths: Vec::new(),
+    })
+}
+
+/// What the search over cycle keys found: the graph, each state's settled watches, the
+/// ends with their metrics, the states and the bound reached, if any.
+struct Searched {
+    graph: Graph,
+    held: Vec<Vec<bool>>,
+    ends: Vec<(u32, Vec<Cell>)>,
+    states: u64,
+    bounded: Option<Bound>,
+}
+
+/// Breadth first over the states of `point` by their cycle keys: every transition an edge
+/// (to a state met before when its key was seen), every end's metrics.
+fn search(
+    point: &Point,
+    fill: &[Metric],
+    context: &RunContext,
+    limits: &ExploreLimits,
+) -> Result<Searched, ModelError> {
+    let (sim, queue) = start(point, context, limits.max_faults)?;
+    let mut graph = Graph::default();
+    let mut seen: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
+    let mut held: Vec<Vec<bool>> = Vec::new();
+    let mut ends: Vec<(u32, Vec<Cell>)> = Vec::new();
+    let mut frontier: VecDeque<(u32, Sim<'_>, EventQueue<Event>)> = VecDeque::new();
+    let mut bounded = None;
+    // The bytes the waiting states and the kept keys hold (an estimate, as the search's).
+    let mut held_bytes = 0u64;
+    let mut sim = sim;
+    seen.insert(sim.cycle_words(&queue), 0);
+    held.push(settled(&sim));
+    graph.edges.push(Vec::new());
+    graph.ready.push(Vec::new());
+    graph.parent.push(None);
+    frontier.push_back((0, sim, queue));
+    let mut depth = vec![0u32];
+    while let Some((id, sim, queue)) = frontier.pop_front() {
+        let next = choices(&sim, &queue);
+        let mut ready: Vec<u32> = next.iter().map(|due| sim.owner(due.event)).collect();
+        ready.sort_unstable();
+        graph.ready[id as usize] = ready;
+        if next.is_empty() {
+            let mut sim = sim;
+            sim.end = queue.now();
+            sim.check(context.seed())?;
+            ends.push((id, sim.output(fill, &[], context).metrics));
+            continue;
+        }
+        for (pick, &due) in next.iter().enumerate() {
+            // Each decision of the event's draws (as the search's branches), then a crash.
+            let mut ways: Vec<(Sim<'_>, EventQueue<Event>, u64, u8, bool)> = Vec::new();
+            let mut scripts = vec![(0u64, 0usize)];
+            while let Some((forced, given)) = scripts.pop() {
+                let (mut copy, mut copy_queue) = (sim.clone(), queue.clone());
+                let ran = run_chosen(&mut copy, &mut copy_queue, due, forced, false)
+                    .map_err(|e| in_execution(e, depth[id as usize] + 1))?;
+                if ran.drawn.len() > MAX_DRAWS {
+                    return Err(ModelError::Sim(SimError::Model(
+                        "one event decided more than 64 random draws".into(),
+                    )));
+                }
+                let mut bits = 0u64;
+                for (index, draw) in ran.drawn.iter().enumerate() {
+                    bits |= u64::from(draw.taken) << index;
+                }
+                for index in given..ran.drawn.len() {
+                    let before = bits & ((1u64 << index) - 1);
+                    scripts.push((before | 1 << index, index + 1));
+                }
+                ways.push((copy, copy_queue, bits, ran.drawn.len() as u8, false));
+            }
+            if may_crash(&sim, due) {
+                let (mut copy, mut copy_queue) = (sim.clone(), queue.clone());
+                run_chosen(&mut copy, &mut copy_queue, due, 0, true)
+                    .map_err(|e| in_execution(e, depth[id as usize] + 1))?;
+                ways.push((copy, copy_queue, 0, 0, true));
+            }
+            for (mut copy, copy_queue, draws, drawn, crash) in ways {
+                let choice = Choice {
+                    pick: pick as u16,
+                    of: next.len() as u16,
+                    draws,
+                    drawn,
+                    crash,
+                    alone: false,
+                };
+                let advance = copy_queue.now() - queue.now();
+                let words = copy.cycle_words(&copy_queue);
+                let to = match seen.get(&words) {
+                    Some(&to) => to,
+                    None => {
+                        if seen.len() as u64 >= limits.max_states {
+                            bounded.get_or_insert(Bound::new(Reached::States {
+                                states: seen.len() as u64,
+                            }));
+                            continue;
+                        }
+                        // The states waiting and the keys kept, within five eighths of the
+                        // memory budget (as the search's).
+                        let bytes = copy.state_bytes(&copy_queue) + 8 * words.len() as u64;
+                        if limits
+                            .max_memory_bytes
+                            .is_some_and(|budget| held_bytes + bytes > budget / 8 * 5)
+                        {
+                            bounded.get_or_insert(Bound::new(Reached::Memory {
+                                states: seen.len() as u64,
+                            }));
+                            continue;
+                        }
+                        held_bytes += bytes;
+                        let to = seen.len() as u32;
+                        seen.insert(words, to);
+                        held.push(settled(&copy));
+                        graph.edges.push(Vec::new());
+                        graph.ready.push(Vec::new());
+                        graph
+                            .parent
+                            .push(Some((id, graph.edges[id as usize].len())));
+                        depth.push(depth[id as usize] + 1);
+                        frontier.push_back((to, copy, copy_queue));
+                        to
+                    }
+                };
+                graph.edges[id as usize].push(Edge {
+                    to,
+                    owner: sim.owner(due.event),
+                    advance,
+                    choice,
+                });
+            }
+        }
+    }
+    Ok(Searched {
+        graph,
+        held,
+        ends,
+        states: seen.len() as u64,
+        bounded,
+    })
+}
+
+/// Per watch, whether it is settled at this state: its condition has held (a watch
+/// without `leads_to`), or no wait is open (with `leads_to`).
+fn settled(sim: &Sim<'_>) -> Vec<bool> {
+    (sim.point.watches.iter().zip(&sim.watched))
+        .map(|(watch, seen)| match watch.leads_to {
+            None => seen.first.is_some(),
+            Some(_) => !seen.waiting,
+        })
+        .collect()
+}
+
+/// A cycle along which no time passes (infinitely many events at one instant: Zeno) is
+/// refused: a loop must take time. Found as a cycle of transitions that move time by 0.
+fn refuse_zeno(point: &Point, graph: &Graph) -> Result<(), ModelError> {
+    let instant = |node: u32| -> Vec<u32> {
+        graph.edges[node as usize]
+            .iter()
+            .filter(|e| e.advance == 0)
+            .map(|e| e.to)
+            .collect()
+    };
+    for component in components(graph.edges.len(), &instant) {
+        let looped = component.len() > 1
+            || graph.edges[component[0] as usize]
+                .iter()
+                .any(|e| e.advance == 0 && e.to == component[0]);
+        if looped {
+            let names: Vec<&str> = point
+                .groups
+                .iter()
+                .filter(|g| g.forever)
+                .map(|g| g.name.as_str())
+                .collect();
+            return Err(ModelError::Sim(SimError::Model(format!(
+                "an execution goes round a loop without end with no time passing (infinitely many events at one instant): give each repetition of {} a delay (a loop must take time)",
+                names.join(", ")
+            ))));
+        }
+    }
+    Ok(())
+}
+
+impl Graph {
+    /// The transitions from the start to `node` along the breadth-first tree, as (state,
+    /// its transition's index).
+    pub(super) fn path_to(&self, node: u32) -> Vec<(u32, usize)> {
+        let mut path = Vec::new();
+        let mut at = node;
+        while let Some((from, edge)) = self.parent[at as usize] {
+            path.push((from, edge));
+            at = from;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The schedule of `prefix` then `cycle` (a lasso when `cycle` is not empty).
+    fn schedule(
+        &self,
+        prefix: &[(u32, usize)],
+        cycle: &[(u32, usize)],
+        max_faults: u32,
+    ) -> Schedule {
+        let decision =
+            |&(node, edge): &(u32, usize)| self.edges[node as usize][edge].choice.decision();
+        Schedule {
+            max_faults,
+            events: prefix.iter().chain(cycle).map(decision).collect(),
+            cycle_from: (!cycle.is_empty()).then_some(prefix.len() as u32),
+        }
+    }
+
+    /// A cycle among the `bad` states reachable from the start, as its first state and its
+    /// transitions round (from that state back to it), the one whose first state the
+    /// search reached first. With `fair`, only a weakly fair one: every owner ready at
+    /// every state of the cycle runs an event in it. A strongly connected set of bad
+    /// states has such a cycle exactly when each owner ready at all its states runs some
+    /// transition inside it: the cycle through every state and those transitions is then
+    /// fair, and if some owner is ready everywhere and runs nowhere in it, every cycle in
+    /// it passes that owner over.
+    pub(super) fn lasso(&self, bad: &[bool], fair: bool) -> Option<(u32, Vec<(u32, usize)>)> {
+        self.lassos(bad, fair).into_iter().next()
+    }
+
+    /// Every strongly connected set of `bad` states with a (with `fair`, weakly fair)
+    /// cycle, as [`Graph::lasso`] gives one: by its first state, in the order the search
+    /// reached them.
+    pub(super) fn lassos(&self, bad: &[bool], fair: bool) -> Vec<(u32, Vec<(u32, usize)>)> {
+        let inside = |node: u32| -> Vec<u32> {
+            if !bad[node as usize] {
+                return Vec::new();
+            }
+            self.edges[node as usize]
+                .iter()
+                .filter(|e| bad[e.to as usize])
+                .map(|e| e.to)
+                .collect()
+        };
+        let mut found: Vec<(u32, Vec<(u32, usize)>)> = Vec::new();
+        for component in components(self.edges.len(), &inside) {
+            if !bad[component[0] as usize] {
+                continue;
+            }
+            let member = |n: u32| component.contains(&n);
+            let looped = component.len() > 1
+                || self.edges[component[0] as usize]
+                    .iter()
+                    .any(|e| e.to == component[0]);
+            if !looped {
+                continue;
+            }
+            // The owners ready at every state of it, and for each a transition of its own
+            // inside it: the cycle must take one.
+            let mut always: Vec<u32> = self.ready[component[0] as usize].clone();
+            for &node in &component {
+                always.retain(|o| self.ready[node as usize].contains(o));
+            }
+            let mut musts: Vec<(u32, usize)> = Vec::new();
+            let mut unfair = false;
+            for owner in always {
+                let taken = component.iter().find_map(|&node| {
+                    let edges = &self.edges[node as usize];
+                    let edge = edges
+                        .iter()
+                        .position(|e| e.owner == owner && member(e.to))?;
+                    Some((node, edge))
+                });
+                match taken {
+                    Some(step) => musts.push(step),
+                    None => unfair = true,
+                }
+            }
+            if unfair && fair {
+                continue;
+            }
+            let entry = component[0];
+            if let Some(cycle) = self.round(entry, &component, &musts) {
+                found.push((entry, cycle));
+            }
+        }
+        found.sort_by_key(|(entry, _)| *entry);
+        found
+    }
+
+    /// A walk from `entry` through every state of `component`, taking each of `musts`,
+    /// back to `entry`, inside `component`.
+    fn round(
+        &self,
+        entry: u32,
+        component: &[u32],
+        musts: &[(u32, usize)],
+    ) -> Option<Vec<(u32, usize)>> {
+        let mut walk: Vec<(u32, usize)> = Vec::new();
+        let mut at = entry;
+        for &(node, edge) in musts {
+            walk.extend(self.within(at, node, component)?);
+            walk.push((node, edge));
+            at = self.edges[node as usize][edge].to;
+        }
+        for &node in component {
+            // A state the walk has been through already needs no visit of its own.
+            let visited = node == at
+                || walk.iter().any(|&(from, edge)| {
+                    from == node || self.edges[from as usize][edge].to == node
+                });
+            if !visited {
+                walk.extend(self.within(at, node, component)?);
+                at = node;
+            }
+        }
+        if walk.is_empty() || at != entry {
+            // Back to the entry; a single state's loop is its transition to itself.
+            let back = self.within(at, entry, component)?;
+            if back.is_empty() {
+                let edge = self.edges[entry as usize]
+                    .iter()
+                    .position(|e| e.to == entry)?;
+                walk.push((entry, edge));
+            } else {
+                walk.extend(back);
+            }
+        }
+        Some(walk)
+    }
+
+    /// The shortest path from `from` to `to` inside `component` (empty when they are one).
+    fn within(&self, from: u32, to: u32, component: &[u32]) -> Option<Vec<(u32, usize)>> {
+        if from == to {
+            return Some(Vec::new());
+        }
+        let mut came: FxHashMap<u32, (u32, usize)> = FxHashMap::default();
+        let mut queue = VecDeque::from([from]);
+        while let Some(node) = queue.pop_front() {
+            for (index, edge) in self.edges[node as usize].iter().enumerate() {
+                if !component.contains(&edge.to) || edge.to == from || came.contains_key(&edge.to) {
+                    continue;
+                }
+                came.insert(edge.to, (node, index));
+                if edge.to == to {
+                    let mut path = vec![(node, index)];
+                    let mut at = node;
+                    while at != from {
+                        let step = came[&at];
+                        path.push(step);
+                        at = step.0;
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                queue.push_back(edge.to);
+            }
+        }
+        None
+    }
+}
+
+/// The strongly connected components of the graph of `nodes` states whose successors
+/// `next` gives (Tarjan's, without recursion), each sorted.
+pub(super) fn components(nodes: usize, next: &dyn Fn(u32) -> Vec<u32>) -> Vec<Vec<u32>> {
+    const UNSEEN: u32 = u32::MAX;
+    let mut index = vec![UNSEEN; nodes];
+    let mut low = vec![0u32; nodes];
+    let mut on_stack = vec![false; nodes];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut found = Vec::new();
+    let mut counter = 0u32;
+    for root in 0..nodes as u32 {
+        if index[root as usize] != UNSEEN {
+            continue;
+        }
+        let mut calls: Vec<(u32, Vec<u32>, usize)> = vec![(root, next(root), 0)];
+        index[root as usize] = counter;
+        low[root as usize] = counter;
+        counter += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        while let Some((node, succ, at)) = calls.last_mut() {
+            let node = *node;
+            if let Some(&child) = succ.get(*at) {
+                *at += 1;
+                if index[child as usize] == UNSEEN {
+                    index[child as usize] = counter;
+                    low[child as usize] = counter;
+                    counter += 1;
+                    stack.push(child);
+                    on_stack[child as usize] = true;
+                    calls.push((child, next(child), 0));
+                } else if on_stack[child as usize] {
+                    low[node as usize] = low[node as usize].min(index[child as usize]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some((parent, _, _)) = calls.last() {
+                low[*parent as usize] = low[*parent as usize].min(low[node as usize]);
+            }
+            if low[node as usize] == index[node as usize] {
+                let mut component = Vec::new();
+                while let Some(top) = stack.pop() {
+                    on_stack[top as usize] = false;
+                    component.push(top);
+                    if top == node {
+                        break;
+                    }
+                }
+                component.sort_unstable();
+                found.push(component);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hand-built graph: the start 0 goes to 1; 1 and 2 alternate (owner 0 runs 1 → 2,
+    /// owner 0 runs 2 → 1), while owner 1 is ready at both and never runs inside them (its
+    /// event leads to 3, the good state). The cycle 1 → 2 → 1 passes owner 1 over for
+    /// ever: a planted unfair scheduler's lasso, which the fairness check rejects.
+    fn unfair_graph() -> (Graph, Vec<bool>) {
+        let edge = |to, owner| Edge {
+            to,
+            owner,
+            advance: 1,
+            choice: Choice::default(),
+        };
+        let graph = Graph {
+            edges: vec![
+                vec![edge(1, 0)],
+                vec![edge(2, 0), edge(3, 1)],
+                vec![edge(1, 0), edge(3, 1)],
+                vec![],
+            ],
+            ready: vec![vec![0], vec![0, 1], vec![0, 1], vec![]],
+            parent: vec![None, Some((0, 0)), Some((1, 0)), Some((1, 1))],
+        };
+        (graph, vec![true, true, true, false])
+    }
+
+    #[test]
+    fn an_unfair_cycle_is_a_lasso_only_without_the_fairness_check() {
+        let (graph, bad) = unfair_graph();
+        // Without fairness: the cycle 1 → 2 → 1 (entry 1, two transitions).
+        let (entry, cycle) = graph.lasso(&bad, false).expect("the planted unfair lasso");
+        assert_eq!(entry, 1);
+        assert_eq!(cycle, vec![(1, 0), (2, 0)]);
+        // Owner 1 is ready at 1 and at 2 and never runs between them: rejected.
+        assert!(graph.lasso(&bad, true).is_none());
+    }
+
+    #[test]
+    fn a_cycle_that_lets_each_ready_owner_run_is_fair() {
+        let (mut graph, bad) = unfair_graph();
+        // Owner 1's event at 2 now leads back to 1: the cycle 1 → 2 → 1 by owner 1's
+        // transition runs it, so the lasso must take that transition.
+        graph.edges[2][1].to = 1;
+        let (entry, cycle) = graph.lasso(&bad, true).expect("a fair lasso");
+        assert_eq!(entry, 1);
+        assert!(cycle.contains(&(2, 1)), "{cycle:?}");
+        // It is a closed walk from 1 back to 1.
+        assert_eq!(cycle[0].0, 1);
+        let last = cycle[cycle.len() - 1];
+        assert_eq!(graph.edges[last.0 as usize][last.1].to, 1);
+    }
+
+    #[test]
+    fn components_of_a_small_graph() {
+        // 0 → 1 → 2 → 1, 2 → 3: components {0}, {1, 2}, {3}.
+        let next = |n: u32| match n {
+            0 => vec![1],
+            1 => vec![2],
+            2 => vec![1, 3],
+            _ => vec![],
+        };
+        let mut found = components(4, &next);
+        found.sort();
+        assert_eq!(found, vec![vec![0], vec![1, 2], vec![3]]);
+    }
+}
