@@ -162,15 +162,21 @@ pub(crate) fn over_executions(
             // no witness among the executions seen is not disproved either, but fails.
             // A counterexample the search did find (or a witness) still decides.
             let (text, parts) = row(String::new(), Executions::Bounded);
-            let mut e = judge(claim, None, None, expected_alone(), None, text);
-            e.executions = Some(parts);
-            e.excess = BOUNDED_EXCESS;
-            e.reason = Some("the exploration was bounded: not every execution was seen");
-            evals.push((e, None));
+            evals.push((bounded_row(claim, text, parts, expected_alone()), None));
         }
     }
     let (worst, shown) = decide(claim, holds, evals);
     (verdict(config, claim, worst), shown)
+}
+
+/// The row of a bounded exploration: not every execution was seen, so nothing it found
+/// proves the claim.
+fn bounded_row(claim: &Claim, text: String, parts: ExecutionRow, expected: Option<f64>) -> Eval {
+    let mut e = judge(claim, None, None, expected, None, text);
+    e.executions = Some(parts);
+    e.excess = BOUNDED_EXCESS;
+    e.reason = Some("the exploration was bounded: not every execution was seen");
+    e
 }
 
 /// The evaluation that decides a claim over executions (the best outcome for a
