@@ -135,7 +135,7 @@ pub(crate) fn over_executions(
                 "outcome {} of {} ({})",
                 k + 1,
                 exploration.outcomes.len(),
-                executions_of(o.executions)
+                outcome_executions(exploration, o.executions)
             );
             let executions = Executions::Outcome {
                 k: k + 1,
@@ -239,6 +239,8 @@ fn beyond_lassos(claim: &Claim, holds: crate::config::Holds) -> Option<&'static 
         );
     }
     match holds {
+        // A lasso's metric is the value its execution keeps for ever (one that moves round
+        // the cycle is empty: no value to witness).
         Holds::Sometimes => None,
         Holds::Eventually if plain => None,
         Holds::Eventually => Some(
@@ -254,6 +256,15 @@ fn beyond_lassos(claim: &Claim, holds: crate::config::Holds) -> Option<&'static 
 /// any outcome that truly fails, so that a counterexample found before the bound, at this
 /// point or another, is the one shown; and a witness of a `sometimes` still passes.
 const BOUNDED_EXCESS: f64 = f64::MIN_POSITIVE;
+
+/// An outcome's executions in a row's words: counted, or not where a loop has no end.
+fn outcome_executions(exploration: &coordsim_model::Exploration, n: u128) -> String {
+    if exploration.cycles {
+        "executions not counted: a loop without end".to_string()
+    } else {
+        executions_of(n)
+    }
+}
 
 /// `n executions`, or `1 execution`.
 fn executions_of(n: u128) -> String {

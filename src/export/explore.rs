@@ -113,7 +113,13 @@ pub(crate) fn write(
         for (k, o) in e.outcomes.iter().enumerate() {
             // The page's numbers in its locale (`0,16`, `1.301` in Turkish); the CSV's not.
             let number = |text: String| config.locale.number(&text);
-            let mut cells = vec![(k + 1).to_string(), number(o.executions.to_string())];
+            // A loop without end counts no executions: an outcome's cell is empty (not 0).
+            let executions = if e.cycles {
+                String::new()
+            } else {
+                number(o.executions.to_string())
+            };
+            let mut cells = vec![(k + 1).to_string(), executions];
             if probability {
                 cells.push(o.probability.map_or(String::new(), |p| number(rounded(p))));
             }
@@ -126,7 +132,11 @@ pub(crate) fn write(
             let mut record = vec![
                 point.to_string(),
                 (k + 1).to_string(),
-                o.executions.to_string(),
+                if e.cycles {
+                    String::new()
+                } else {
+                    o.executions.to_string()
+                },
             ];
             record.push(o.probability.map_or(String::new(), |p| p.to_string()));
             record.extend(o.metrics.iter().map(|c| c.to_string()));
@@ -537,6 +547,20 @@ impl Say {
             number(e.executions.to_string()),
             number(e.longest.to_string()),
         );
+        // A loop without end: executions without end, infinitely many, not counted.
+        if e.cycles {
+            return match self.0 {
+                crate::locale::Locale::En => format!(
+                    "{states} state{}, {transitions} transition{}, executions not counted (a loop without end){reduced}, {outcomes} distinct outcome{}: {verdict}.",
+                    plural(e.states == 1),
+                    plural(e.transitions == 1),
+                    plural(outcomes == 1),
+                ),
+                crate::locale::Locale::Tr => format!(
+                    "{states} durum, {transitions} geçiş, yürütmeler sayılmadı (sonu olmayan bir döngü){reduced}, {outcomes} ayrı sonuç: {verdict}."
+                ),
+            };
+        }
         // The longest execution's events, when some execution ended, or when a cycle
         // left them uncounted (its longest is then the deepest state's).
         let ended = e.executions > 0

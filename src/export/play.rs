@@ -199,6 +199,12 @@ fn points_json(
         // every order the reduction left out, so it has at least the states of an
         // exploration that merged them: one past the bound already is refused unwalked
         // (a walk to the bound costs about a second). A `--no-merge` tree counts more.
+        // A loop without end: its executions come back round their cycles, which the
+        // walk (by whole states, time and counts in them) would never meet.
+        if exploration.cycles {
+            out.push_str("{\"refused\":\"cycle\"}");
+            continue;
+        }
         if exploration.keyed && exploration.states > u64::from(limits.max_states) {
             out.push_str("{\"refused\":\"states\"}");
             continue;

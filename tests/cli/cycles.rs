@@ -291,3 +291,71 @@ steps = [{ read = "r" }, { write = "r", value = "read + 1" }, { delay_ms = 1 }]
         stdout(&explored)
     );
 }
+
+/// A worker that writes R and waits 10 ms, for ever, from 0 ms.
+fn worker(extra: &str, steps: &str) -> String {
+    format!(
+        "model = \"scenario\"\n[[resource]]\nname = \"R\"\nkind = \"register\"\n\
+         [[actor]]\nname = \"w\"\nrepeat = \"forever\"\n{extra}steps = {steps}\n"
+    )
+}
+
+/// A step reading `now` or `k` tells rounds apart that the cycle key (relative time, no
+/// repetition number) takes for one: by hand, `if now < 50 then R = 1 else R = 2` writes 2
+/// from 50 ms on, yet keyed without the clock the search would close a cycle at 10 ms with
+/// R = 1 for ever (a false counterexample to "R reaches 2"). Refused at the step, as `k`.
+#[test]
+fn a_step_reading_the_clock_or_the_repetition_is_refused_in_a_loop_without_end() {
+    for var in ["now", "k"] {
+        let text = worker(
+            "",
+            &format!(
+                "[{{ if = {{ value = \"{var}\", below = 5 }}, then = [{{ write = \"R\", value = 1 }}], else = [{{ write = \"R\", value = 2 }}] }}, {{ delay_ms = 10 }}]"
+            ),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_config(dir.path(), "clock.toml", &text);
+        let o = coordsim(&[
+            "explore",
+            &path,
+            "--out",
+            &dir.path().join("o").to_string_lossy(),
+        ]);
+        assert!(!o.status.success(), "{var}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("`actor[0].steps[0]`")
+                && stderr(&o).contains("reads `now`, `k` or `attempt`"),
+            "{var}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A count that grows round the cycle has no value its endless execution keeps: the
+/// lasso's cell is empty (the worker completes once a round: after one round 1, after two
+/// 2), so no `sometimes` is witnessed by a round's count; a count that stays (R's value,
+/// 1 every round) is the execution's for ever.
+#[test]
+fn a_lassos_growing_count_is_empty_and_a_settled_one_kept() {
+    let text = worker("", "[{ write = \"R\", value = 1 }, { delay_ms = 10 }]");
+    assert_eq!(cells(&text, 0, "w.completed"), [Cell::Empty]);
+    assert_eq!(cells(&text, 0, "R.value"), [Cell::Float(1.0)]);
+}
+
+/// Ends reached after a cycle: a forever worker that may crash once anywhere ends after 0,
+/// 1, 2, … completions, each an end the cycle key merges (it leaves the counts out), so the
+/// ends listed are not all of them: the exploration says it is bounded (a cycle), not
+/// exhaustive.
+#[test]
+fn ends_after_a_cycle_make_the_exploration_bounded() {
+    let text = worker(
+        "crash_anywhere = { count = 1 }\n",
+        "[{ write = \"R\", value = 1 }, { delay_ms = 10 }]",
+    );
+    let explored = explore(&text, &limits(coordsim_model::Reduction::On, true));
+    let bound = explored[0].bounded.expect("bounded");
+    assert!(
+        matches!(bound.reached, coordsim_model::Reached::Cycle),
+        "{bound:?}"
+    );
+}

@@ -108,6 +108,12 @@ pub(crate) fn refusal(point: &Point) -> Option<(String, String)> {
                     "this step is not (a request, a message, a key store, a transaction, a `parallel`, a timeout, a compare-and-set or a restart)",
                 );
             }
+            if reads_clock(step) {
+                return why(
+                    path.clone(),
+                    "a number of this step reads `now`, `k` or `attempt`, which the cycle key leaves out (two rounds would look alike where they differ)",
+                );
+            }
         }
     }
     for (index, watch) in point.watches.iter().enumerate() {
@@ -121,6 +127,48 @@ pub(crate) fn refusal(point: &Point) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Whether a number of `step` reads the clock (`now`), the repetition (`k`) or the attempt:
+/// what the cycle key leaves out, so that a step reading them would tell rounds apart that
+/// the key takes for one.
+fn reads_clock(step: &Step) -> bool {
+    use crate::point::{Condition, Duration, Leaf, Operand, Pick};
+    use crate::syntax::spec::{Number, Var};
+    fn clock(var: &Var) -> bool {
+        matches!(var, Var::Now | Var::Rep | Var::Attempt)
+    }
+    fn number(n: &Number) -> bool {
+        match n {
+            Number::Lit(_) => false,
+            Number::Expr(e, _) => e.any_var(&clock),
+            Number::Each(items) => items.iter().any(number),
+            Number::By(_, options) => options.iter().any(|(_, n)| number(n)),
+        }
+    }
+    fn operand(o: &Operand) -> bool {
+        let leaf = |l: &Leaf| matches!(l, Leaf::Var(v) if clock(v));
+        match o {
+            Operand::Lit(_) => false,
+            Operand::Var(v) => clock(v),
+            Operand::Bin(_, a, b) => leaf(a) || leaf(b),
+            Operand::More(n) => number(n),
+        }
+    }
+    let duration = |d: &Duration| matches!(d, Duration::Actor(n) if number(n));
+    let pick = |p: &Pick| matches!(p, Pick::OneOf(_, n) if number(n));
+    match step {
+        Step::Write { value, .. } => number(value),
+        Step::Delay(d) | Step::Pause(d) => duration(d),
+        Step::Acquire { lock, .. } => pick(lock),
+        Step::Release(p) | Step::Renew(p) => pick(p),
+        Step::Branch { condition, .. } => match condition {
+            Condition::Outcome(_) => false,
+            Condition::Chance(n, _) => number(n),
+            Condition::Compare(a, _, b) => operand(a) || operand(b),
+        },
+        _ => false,
+    }
 }
 
 /// Explores `point` (which has a loop without end) round its cycles.
@@ -151,8 +199,17 @@ pub(super) fn explore(
         bounded,
     } = search(point, fill, &context, limits)?;
     refuse_zeno(point, &graph)?;
+    // An end reached after a cycle may be reached after any number of rounds, each with
+    // its own counts (a crash after n completions): ends the key merged, so the outcomes
+    // listed are not all of them.
+    let mut bounded = bounded;
+    if ends_after_a_cycle(&graph, &ends) {
+        bounded.get_or_insert(Bound::new(Reached::Cycle));
+    }
     let transitions = graph.edges.iter().map(|e| e.len() as u64).sum();
-    let mut outcomes: Vec<(usize, Vec<Cell>, Schedule)> = Vec::new();
+    // Each outcome: its events, its metrics (an end's), its schedule and, for a lasso, the
+    // schedule that goes round its cycle twice.
+    let mut outcomes: Vec<(usize, Vec<Cell>, Schedule, Option<Schedule>)> = Vec::new();
     // The ends, each distinct one by its shortest execution.
     let mut by_cells: FxHashMap<String, usize> = FxHashMap::default();
     for (node, metrics) in ends {
@@ -166,33 +223,54 @@ pub(super) fn explore(
             path.len(),
             metrics,
             graph.schedule(&path, &[], limits.max_faults),
+            None,
         ));
     }
+    // A lasso's outcome: its schedule (the prefix from the start to `entry`, the cycle
+    // once) and the one that goes round the cycle twice.
+    let lasso = |entry: u32, cycle: &[(u32, usize)]| {
+        let prefix = graph.path_to(entry);
+        let schedule = graph.schedule(&prefix, cycle, limits.max_faults);
+        let twice = graph.schedule(&prefix, &cycle.repeat(2), limits.max_faults);
+        (
+            prefix.len() + cycle.len(),
+            Vec::new(),
+            schedule,
+            Some(twice),
+        )
+    };
     // For each watch, a fair cycle on which it never settles: the lasso with the shortest
     // prefix.
     for watch in 0..point.watches.len() {
         let bad: Vec<bool> = held.iter().map(|h| !h[watch]).collect();
         if let Some((entry, cycle)) = graph.lasso(&bad, true) {
-            let prefix = graph.path_to(entry);
-            let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
-            outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
+            outcomes.push(lasso(entry, &cycle));
         }
     }
     // Every other execution without end: one lasso for each set of states it may go round
     // for ever (fairly), whatever the watches.
     let everywhere = vec![true; graph.edges.len()];
     for (entry, cycle) in graph.lassos(&everywhere, true) {
-        let prefix = graph.path_to(entry);
-        let schedule = graph.schedule(&prefix, &cycle, limits.max_faults);
-        outcomes.push((prefix.len() + cycle.len(), Vec::new(), schedule));
+        outcomes.push(lasso(entry, &cycle));
     }
     let mut explored = Vec::with_capacity(outcomes.len());
-    for (_, metrics, schedule) in outcomes {
-        let (steps, ran) = trace::replay(point, fill, &[], &context, &schedule, &[])?;
+    for (_, metrics, schedule, twice) in outcomes {
+        let (steps, mut ran) = trace::replay(point, fill, &[], &context, &schedule, &[])?;
         if schedule.cycle_from.is_none() && format!("{:?}", ran.metrics) != format!("{metrics:?}") {
             return Err(ModelError::Invariant(
                 "internal: an end's schedule, run again, ends with other metrics".into(),
             ));
+        }
+        if let Some(twice) = twice {
+            // A metric that moves round the cycle (a count that grows, a mean over more
+            // rounds) has no value the execution keeps: empty. One that stays is the
+            // value it keeps for ever.
+            let (_, again) = trace::replay(point, fill, &[], &context, &twice, &[])?;
+            for (cell, later) in ran.metrics.iter_mut().zip(&again.metrics) {
+                if *cell != *later {
+                    *cell = Cell::Empty;
+                }
+            }
         }
         if explored.iter().any(|o: &Outcome| o.metrics == ran.metrics) {
             continue;
@@ -227,6 +305,31 @@ pub(super) fn explore(
         cycles: true,
         paths: Vec::new(),
     })
+}
+
+/// Whether some end of `graph` is reached from a state on a cycle (so after any number of
+/// rounds of it).
+fn ends_after_a_cycle(graph: &Graph, ends: &[(u32, Vec<Cell>)]) -> bool {
+    let next = |node: u32| graph.edges[node as usize].iter().map(|e| e.to).collect();
+    let nodes = graph.edges.len();
+    let mut reached = vec![false; nodes];
+    let mut stack: Vec<u32> = Vec::new();
+    for component in components(nodes, &next) {
+        let cyclic = component.len() > 1
+            || graph.edges[component[0] as usize]
+                .iter()
+                .any(|e| e.to == component[0]);
+        if cyclic {
+            stack.extend(&component);
+        }
+    }
+    while let Some(node) = stack.pop() {
+        if std::mem::replace(&mut reached[node as usize], true) {
+            continue;
+        }
+        stack.extend(graph.edges[node as usize].iter().map(|e| e.to));
+    }
+    ends.iter().any(|(node, _)| reached[*node as usize])
 }
 
 /// What the search over cycle keys found: the graph, each state's settled watches, the

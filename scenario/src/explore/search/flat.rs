@@ -46,6 +46,15 @@ fn fingerprint(words: &[u64]) -> u64 {
     hash ^ (hash >> 31)
 }
 
+/// Clears its flag when dropped: the search beside which a thread walks has ended.
+struct Stop<'f>(&'f AtomicBool);
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
 impl<'a> Search<'a> {
     /// The graph explored over `flat`'s states, from node 0 (the start, merged already).
     /// `Ok(false)` when a step came up that the flat back end leaves to the interpreter (a
@@ -72,9 +81,11 @@ impl<'a> Search<'a> {
                     }
                 }
             });
+            // The walking thread stops when the search ends, even by a panic (else the
+            // scope would wait for it for ever).
+            let _stop = Stop(&searching);
             let mut beside = Some(&side);
             let searched = self.flat_levels(flat, &mut beside);
-            searching.store(false, Ordering::Release);
             searched.map(|searched| (searched, beside.is_some()))
         });
         let (searched, walked_beside) = searched?;
