@@ -491,7 +491,16 @@ fn repeat(
     pace: &Pace,
 ) -> Result<(Number, bool), ComposeError> {
     if !matches!(get(entries, "repeat"), Some(Value::Str(word)) if word == FOREVER) {
-        let repeat = reader.opt_num(path, entries, "repeat", 1.0, Scope::Params)?;
+        let repeat = reader
+            .opt_num(path, entries, "repeat", 1.0, Scope::Params)
+            .map_err(|mut e| {
+                // A word that is not a parameter: the one word `repeat` takes is "forever".
+                if matches!(get(entries, "repeat"), Some(Value::Str(_))) {
+                    e.message
+                        .push_str("; or `\"forever\"`, a closed loop without end (explored only)");
+                }
+                e
+            })?;
         return Ok((repeat, false));
     }
     if !matches!(pace, Pace::Closed) {
