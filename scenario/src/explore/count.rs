@@ -302,7 +302,8 @@ impl Walk {
     /// The walk ended over the whole `graph` (every entry taken, within `max_entries`, or
     /// fewer with a cycle), then the executions counted state by state in topological
     /// order (every entry of a state has all its executions once every edge into the state
-    /// was taken). With `keep_links` the entries' [`Links`] are kept too (else dropped).
+    /// was taken), unless the walk was leveled and nothing was cut: then they were summed as
+    /// it went. With `keep_links` the entries' [`Links`] are kept too (else dropped).
     pub(super) fn finish(mut self, graph: &Graph<'_>, keep_links: bool) -> Counted {
         if self.leveled {
             self.advance(graph, (graph.states, usize::MAX), graph.max_entries, true);
