@@ -280,14 +280,18 @@ pub(super) fn exact_steps(
     if graph.extreme(&|_| true, true) < 1.0 - PROBABILITY_TOLERANCE {
         return Err(past_budget.into());
     }
-    // At most MAX_BAND_VALUES values, evenly spaced by rank, the last always among them.
+    // At most MAX_BAND_VALUES values, evenly spaced by rank, the least and the last always
+    // among them.
     let n = distinct.len();
     let kept = n.min(MAX_BAND_VALUES);
-    let at: Vec<f64> = (1..=kept)
+    let mut at: Vec<f64> = (1..=kept)
         .map(|k| distinct[(k * n).div_ceil(kept) - 1])
         .collect();
+    if at[0] != distinct[0] {
+        at.insert(0, distinct[0]);
+    }
     debug_assert_eq!(at.last(), Some(&last));
-    let steps = at
+    let mut steps: Vec<ExactStep> = at
         .into_iter()
         .map(|x| {
             let in_set = |k: usize| values.get(k).is_some_and(|v| *v <= x);
@@ -298,12 +302,75 @@ pub(super) fn exact_steps(
             }
         })
         .collect();
+    if kept < n {
+        // Held from one value computed to the next, the band must hold every scheduler's
+        // P(metric <= x) for every x between: the least at the value before is at most it,
+        // and the greatest at the next value at least it (both only grow with x).
+        for j in 1..steps.len() {
+            steps[j - 1].greatest = steps[j].greatest;
+        }
+    }
     Ok((steps, n))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Past [`MAX_BAND_VALUES`] values the band is computed at some and held between them:
+    /// it must still hold every scheduler's distribution. By hand: a free choice between A,
+    /// the values 0, 1, …, n − 1 each with probability 1/n, and B, the value n − 1 for sure.
+    /// So the greatest P(value <= x) is A's, (x + 1)/n, and the least is B's, 0 below n − 1;
+    /// at every value, the step that holds there (the last at or below it) must have its
+    /// least at most 0 and its greatest at least (x + 1)/n.
+    #[test]
+    fn a_band_held_between_values_holds_every_schedulers_distribution() {
+        use coordsim_model::explore::Schedulers;
+        let n = 3 * MAX_BAND_VALUES + 7;
+        let mut graph = Schedulers::new();
+        graph.push_entry();
+        graph.push_action().unwrap();
+        for k in 0..n {
+            graph.push_branch(k as u32 + 1, 1.0 / n as f64).unwrap();
+        }
+        graph.push_action().unwrap();
+        graph.push_branch(n as u32, 1.0).unwrap();
+        for k in 0..n {
+            graph.push_end(k as u32);
+        }
+        let e = Exploration {
+            states: n as u64 + 1,
+            transitions: n as u64 + 1,
+            executions: n as u128 + 1,
+            bounded: None,
+            ordered: true,
+            longest: 1,
+            reduced: 0,
+            outcomes: Vec::new(),
+            symmetry: Vec::new(),
+            keyed: true,
+            part: None,
+            schedulers: Some(graph),
+            paths: Vec::new(),
+            engine: coordsim_model::Engine::Interpret,
+            cycles: false,
+        };
+        let values: Vec<Option<f64>> = (0..n).map(|k| Some(k as f64)).collect();
+        let (steps, count) = exact_steps(&e, &values).unwrap();
+        assert_eq!(count, n);
+        assert!(steps.len() <= MAX_BAND_VALUES + 1, "{}", steps.len());
+        for x in 0..n {
+            let step = steps
+                .iter()
+                .rev()
+                .find(|s| s.x <= x as f64)
+                .expect("a step at 0");
+            let greatest = (x + 1) as f64 / n as f64;
+            let least = if x + 1 == n { 1.0 } else { 0.0 };
+            assert!(step.least <= least + 1e-12, "x {x}: {step:?}");
+            assert!(step.greatest >= greatest - 1e-12, "x {x}: {step:?}");
+        }
+    }
 
     #[test]
     fn shares_rise_to_one_and_ties_make_one_value() {
