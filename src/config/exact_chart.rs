@@ -48,7 +48,9 @@ impl Loader<'_> {
         // Its data goes beside it as NAME.csv: never over a run's own tables.
         if let Some(v) = field("name")
             && let DeValue::String(name) = v.get_ref()
-            && RUN_TABLES.contains(&name.as_ref())
+            // Not in another case either: a file system that ignores case would take
+            // `Results.csv` for the run's `results.csv`.
+            && RUN_TABLES.iter().any(|t| t.eq_ignore_ascii_case(name))
         {
             return Err(self.err(
                 &v.span(),

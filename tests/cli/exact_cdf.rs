@@ -268,6 +268,22 @@ fn an_exact_cdf_with_keys_it_does_not_take_is_refused_at_the_key() {
             "{tail}: {err}"
         );
     }
+    // In another case too: `Summary.csv` is `summary.csv` where case is ignored.
+    let err = library_config(
+        &registry(),
+        "k.toml",
+        &format!(
+            "{}y = \"counter.value\"\n",
+            base.replace("name = \"c\"", "name = \"Summary\"")
+        ),
+    )
+    .err()
+    .expect("a chart named Summary is refused")
+    .to_string();
+    assert!(
+        err.contains("k.toml:11:8: an exact_cdf writes its data as NAME.csv"),
+        "{err}"
+    );
     // A sweep of 9 points: refused at the chart, naming the bound.
     let swept = base.replace(
         "[params]\nn = 1\n",
