@@ -221,9 +221,14 @@ impl Outcomes {
         h.close("tr").close("thead").open("tbody", &[]);
         for cells in rows.iter().take(MAX_OUTCOMES) {
             h.open("tr", &[]);
-            for (i, _) in &self.shown {
+            for (i, name) in &self.shown {
                 let cell = cells.get(*i).map_or("", String::as_str);
                 let text = match cell.parse::<f64>() {
+                    // A probability as `explore.md` shows it (to 12 decimals: 0.008, not
+                    // the sum's 0.008000000000000002).
+                    Ok(p) if name == "probability" => {
+                        lc.locale.number(&crate::export::explore::rounded(p))
+                    }
                     Ok(_) => lc.locale.number(cell),
                     Err(_) => cell.to_string(),
                 };

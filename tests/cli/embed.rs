@@ -330,3 +330,27 @@ fn a_slider_over_a_value_listed_twice_has_a_position_per_point() {
         .collect();
     assert_eq!(at, ["0", "1", "2"]);
 }
+
+/// The slider's outcomes show each probability as `explore.md` does, to 12 decimals at
+/// most: lesson 006's tiny lock queue (gap 1) has its first outcome, all three holds short,
+/// at 0.2³ = 0.008 — written `0,008` on its Turkish page, not the float sum's
+/// `0,008000000000000002`.
+#[test]
+fn the_sliders_probabilities_are_rounded_as_explore_md_rounds_them() {
+    let page = std::fs::read_to_string(
+        crate::harness::root().join("reports/site/config-lock-exact-wait.html"),
+    )
+    .unwrap();
+    let at = page.find("slider-outcomes").expect("the slider's outcomes");
+    let table = &page[at..];
+    assert!(
+        table.contains(">0,008<"),
+        "{}",
+        &table[..2000.min(table.len())]
+    );
+    assert!(
+        !table.contains("0,00800000000000000"),
+        "{}",
+        &table[..2000.min(table.len())]
+    );
+}
