@@ -277,8 +277,7 @@ fn an_exact_cdf_with_keys_it_does_not_take_is_refused_at_the_key() {
             base.replace("name = \"c\"", "name = \"Summary\"")
         ),
     )
-    .err()
-    .expect("a chart named Summary is refused")
+    .expect_err("a chart named Summary is refused")
     .to_string();
     assert!(
         err.contains("k.toml:11:8: an exact_cdf writes its data as NAME.csv"),
