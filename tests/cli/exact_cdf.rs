@@ -203,6 +203,11 @@ fn an_exact_cdf_that_cannot_be_drawn_is_refused_at_its_chart() {
             "executions with more faults than the budget (one per execution, as `check` explores) carry some of the probability, and their values are unknown (at consumer: plain)",
         ),
         (
+            "forever",
+            "model = \"scenario\"\n[[resource]]\nname = \"R\"\nkind = \"register\"\n[[actor]]\nname = \"w\"\nrepeat = \"forever\"\nsteps = [{ write = \"R\", value = 1 }, { delay_ms = 10 }]\n".to_string() + chart + "\"R.value\"\n",
+            "it has a loop without end (`repeat = \"forever\"`): its executions are infinitely many and have no probabilities",
+        ),
+        (
             "model",
             "model = \"single_writer_queue\"\n".to_string() + chart + "\"mean_wait_ms\"\n",
             "only a scenario (`model = \"scenario\"`) can be explored",

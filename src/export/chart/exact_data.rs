@@ -231,6 +231,11 @@ pub(super) fn exact_steps(
     e: &Exploration,
     values: &[Option<f64>],
 ) -> Result<(Vec<ExactStep>, usize), String> {
+    if e.cycles {
+        return Err(
+            "it has a loop without end (`repeat = \"forever\"`): its executions are infinitely many and have no probabilities".into(),
+        );
+    }
     if let Some(bound) = e.bounded {
         return Err(format!(
             "not every execution's probability is known ({bound})"
