@@ -39,6 +39,14 @@ pub(crate) enum Executions {
     },
     /// None: the search stopped at a bound, and finding no counterexample proves nothing.
     Bounded,
+    /// Outcome `k` (from 1) of the point's `of`, at a point with a loop without end: its
+    /// executions are infinitely many, not counted.
+    Uncounted {
+        /// The outcome, from 1.
+        k: usize,
+        /// The point's distinct outcomes.
+        of: usize,
+    },
     /// No point was explored.
     NoPoint,
 }

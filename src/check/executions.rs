@@ -130,18 +130,7 @@ pub(crate) fn over_executions(
             continue;
         }
         for (k, s) in samples.into_iter().enumerate() {
-            let o = &exploration.outcomes[k];
-            let what = format!(
-                "outcome {} of {} ({})",
-                k + 1,
-                exploration.outcomes.len(),
-                outcome_executions(exploration, o.executions)
-            );
-            let executions = Executions::Outcome {
-                k: k + 1,
-                of: exploration.outcomes.len(),
-                executions: o.executions,
-            };
+            let (what, executions) = outcome_parts(exploration, k);
             let (text, parts) = row(what, executions);
             let mut e = judge(claim, s.actual, None, s.expected, None, text);
             e.executions = Some(parts);
@@ -257,13 +246,25 @@ fn beyond_lassos(claim: &Claim, holds: crate::config::Holds) -> Option<&'static 
 /// point or another, is the one shown; and a witness of a `sometimes` still passes.
 const BOUNDED_EXCESS: f64 = f64::MIN_POSITIVE;
 
-/// An outcome's executions in a row's words: counted, or not where a loop has no end.
-fn outcome_executions(exploration: &coordsim_model::Exploration, n: u128) -> String {
+/// Outcome `k`'s row (from 0) in `check`'s words and in parts: which of how many, and its
+/// executions, or that they are not counted where a loop has no end.
+fn outcome_parts(exploration: &coordsim_model::Exploration, k: usize) -> (String, Executions) {
+    let of = exploration.outcomes.len();
     if exploration.cycles {
-        "executions not counted: a loop without end".to_string()
-    } else {
-        executions_of(n)
+        let what = format!(
+            "outcome {} of {of} (executions not counted: a loop without end)",
+            k + 1
+        );
+        return (what, Executions::Uncounted { k: k + 1, of });
     }
+    let executions = exploration.outcomes[k].executions;
+    let what = format!("outcome {} of {of} ({})", k + 1, executions_of(executions));
+    let parts = Executions::Outcome {
+        k: k + 1,
+        of,
+        executions,
+    };
+    (what, parts)
 }
 
 /// `n executions`, or `1 execution`.

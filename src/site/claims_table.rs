@@ -137,6 +137,12 @@ fn executions_text(e: &crate::check::ExecutionRow, lc: Words<'_>) -> String {
                 .replace("{of}", &count(of as u128))
                 .replace("{executions}", &count(executions))
         }
+        Executions::Uncounted { k, of } => say(
+            lc,
+            "outcome {k} of {of} (executions not counted: a loop without end)",
+        )
+        .replace("{k}", &count(k as u128))
+        .replace("{of}", &count(of as u128)),
         Executions::Stat { stat, executions } => {
             use crate::config::Stat;
             let phrase = match (stat, executions) {

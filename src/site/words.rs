@@ -233,6 +233,11 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
         "{of} sonucun {k}. sonucu (1 yürütme)",
     ),
     (
+        "outcome_of_uncounted",
+        "outcome {k} of {of} (executions not counted: a loop without end)",
+        "{of} sonucun {k}. sonucu (yürütmeler sayılmadı: sonu olmayan bir döngü)",
+    ),
+    (
         "min_of_executions",
         "min of {executions} executions",
         "{executions} yürütmenin en küçüğü",

@@ -359,3 +359,18 @@ fn ends_after_a_cycle_make_the_exploration_bounded() {
         "{bound:?}"
     );
 }
+
+/// A point with a loop without end counts no executions, and its claims' rows say so on
+/// the page, never "0 executions" (the shipped liveness config's page).
+#[test]
+fn a_loop_without_ends_rows_say_its_executions_are_not_counted() {
+    let page = std::fs::read_to_string(
+        crate::harness::root().join("reports/site/config-explore-liveness.html"),
+    )
+    .unwrap();
+    assert!(
+        page.contains("outcome 1 of 2 (executions not counted: a loop without end)"),
+        "{page}"
+    );
+    assert!(!page.contains("(0 executions)"), "{page}");
+}
