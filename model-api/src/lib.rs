@@ -53,8 +53,8 @@ pub use model::{
     ModelError, Output, RunContext, Valid, run_once,
 };
 pub use play::{
-    ActorAt, LockAt, PLAY_MAX_STATES, PlayActor, PlayEdge, PlayError, PlayGraph, PlayLimits,
-    PlayState,
+    ActorAt, LockAt, PLAY_MAX_MEMORY_BYTES, PLAY_MAX_STATES, PlayActor, PlayEdge, PlayError,
+    PlayGraph, PlayLimits, PlayState,
 };
 pub use registry::{RESERVED_COLUMNS, Registry, RegistryError};
 pub use timeline::{

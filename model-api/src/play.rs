@@ -5,7 +5,7 @@
 //! explorer lets a reader play executions through it.
 //!
 //! Unlike an exploration it keeps every state and every transition, so it is made only for
-//! points small enough (a bound in states, [`PlayLimits`]).
+//! points small enough (a bound in states and one in bytes, [`PlayLimits`]).
 
 use crate::declare::Cell;
 use crate::explore::{Decision, TraceStep};
@@ -17,7 +17,14 @@ pub struct PlayLimits {
     pub max_states: u32,
     /// Most faults along one execution, as the exploration's `max_faults`.
     pub max_faults: u32,
+    /// Most bytes the walk's waiting states may hold at once (each a whole run's state):
+    /// past them, no graph ([`PlayError::TooLarge`]). A point of few states can still have
+    /// large ones (a store of a million keys), which a bound in states alone lets through.
+    pub max_memory_bytes: u64,
 }
+
+/// The walk's memory bound by default: the `max_memory_mb` a config has by default.
+pub const PLAY_MAX_MEMORY_BYTES: u64 = 4096 << 20;
 
 /// The states a site explorer draws at most by default: a page of that many states stays
 /// well under a megabyte.
@@ -28,6 +35,7 @@ impl Default for PlayLimits {
         PlayLimits {
             max_states: PLAY_MAX_STATES,
             max_faults: 1,
+            max_memory_bytes: PLAY_MAX_MEMORY_BYTES,
         }
     }
 }
@@ -35,9 +43,9 @@ impl Default for PlayLimits {
 /// Why a point has no graph to play.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlayError {
-    /// More states than the bound.
+    /// More states than the bound, or waiting states past the bytes' bound.
     TooLarge {
-        /// The bound.
+        /// The bound in states.
         max_states: u32,
     },
     /// An execution comes back to a state it was in: its end cannot be played to.

@@ -98,7 +98,13 @@ pub(crate) fn write(
         config,
         explored,
         decided,
-        (&PlayLimits::default(), MAX_GRAPH_BYTES),
+        (
+            &PlayLimits {
+                max_memory_bytes: config.max_memory_bytes,
+                ..PlayLimits::default()
+            },
+            MAX_GRAPH_BYTES,
+        ),
     )?;
     write_atomic(&dir.join("play.json"), text.as_bytes())?;
     Ok(())
@@ -205,7 +211,11 @@ fn points_json(
             out.push_str("{\"refused\":\"cycle\"}");
             continue;
         }
-        if exploration.keyed && exploration.states > u64::from(limits.max_states) {
+        // An exploration that could not keep its states within the memory budget: the
+        // walk, whose every state is a whole run's, kept apart, could not either.
+        let out_of_memory = (exploration.bounded)
+            .is_some_and(|b| matches!(b.reached, coordsim_model::Reached::Memory { .. }));
+        if out_of_memory || exploration.keyed && exploration.states > u64::from(limits.max_states) {
             out.push_str("{\"refused\":\"states\"}");
             continue;
         }

@@ -106,7 +106,7 @@ fn refusal(data: &serde_json::Value, cycle: bool, lesson: bool, lc: Words<'_>) -
         ),
         (false, false) => say(
             lc,
-            "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
+            "A point here is too large for the explorer (more than {max} states, states past the memory budget, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
         ),
         (true, true) => say(
             lc,
@@ -114,7 +114,7 @@ fn refusal(data: &serde_json::Value, cycle: bool, lesson: bool, lc: Words<'_>) -
         ),
         (false, true) => say(
             lc,
-            "This point is too large for the explorer (more than {max} states, or a graph past {kb} kB with the config's other points): it is left out so that the page stays light; the config's page shows its deciding executions.",
+            "This point is too large for the explorer (more than {max} states, states past the memory budget, or a graph past {kb} kB with the config's other points): it is left out so that the page stays light; the config's page shows its deciding executions.",
         ),
     };
     text.replace("{max}", &lc.locale.number(&data["max"].to_string()))

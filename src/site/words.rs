@@ -575,8 +575,8 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ),
     (
         "explorer_too_large",
-        "A point here is too large for the explorer (more than {max} states, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
-        "Buradaki bir nokta gezgin için çok büyük ({max} durumdan fazla ya da ötekilerle birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yukarıdaki izler onun belirleyici yürütmelerini gösterir.",
+        "A point here is too large for the explorer (more than {max} states, states past the memory budget, or a graph past {kb} kB with the others): it is left out so that the page stays light; the traces above show its deciding executions.",
+        "Buradaki bir nokta gezgin için çok büyük ({max} durumdan fazla, bellek sınırını aşan durumlar ya da ötekilerle birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yukarıdaki izler onun belirleyici yürütmelerini gösterir.",
     ),
     (
         "explorer_intro",
@@ -658,8 +658,8 @@ pub(crate) const WORDS: &[(&str, &str, &str)] = &[
     ),
     (
         "lesson_explorer_too_large",
-        "This point is too large for the explorer (more than {max} states, or a graph past {kb} kB with the config's other points): it is left out so that the page stays light; the config's page shows its deciding executions.",
-        "Bu nokta gezgin için çok büyük ({max} durumdan fazla ya da yapılandırmanın öteki noktalarıyla birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yapılandırmanın sayfası onun belirleyici yürütmelerini gösterir.",
+        "This point is too large for the explorer (more than {max} states, states past the memory budget, or a graph past {kb} kB with the config's other points): it is left out so that the page stays light; the config's page shows its deciding executions.",
+        "Bu nokta gezgin için çok büyük ({max} durumdan fazla, bellek sınırını aşan durumlar ya da yapılandırmanın öteki noktalarıyla birlikte {kb} kB'ı aşan bir çizge): sayfa hafif kalsın diye dışarıda bırakılır; yapılandırmanın sayfası onun belirleyici yürütmelerini gösterir.",
     ),
     (
         "lesson_explorer_point",

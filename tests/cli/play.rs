@@ -114,6 +114,47 @@ fn the_bound_refuses_a_graph_past_it() {
     assert_eq!(at(11), Err(PlayError::TooLarge { max_states: 11 }));
 }
 
+/// The bound in bytes holds where few states are each large (the probe's store of a million
+/// keys made the walk take 23 GB). Two clients each set a key of a store of 100,000 keys
+/// (which lays its range out: a number and a "present" flag a key, at least 9 bytes, so
+/// 0.9 MB a state from then on), then increment a register. The start (the range not laid
+/// out yet) is small; once it is taken, its two children (one for each client to set
+/// first) wait together, each laid out: 1.8 MB, past 1.5 MB, refused. Under 64 MB the whole
+/// walk fits (its widest level: a few states at once).
+#[test]
+fn the_bytes_bound_refuses_a_walk_of_large_states() {
+    let text = r#"model = "scenario"
+[[resource]]
+name = "ks"
+kind = "keys"
+initial = { from = 0, count = 100000, value = 0 }
+[[resource]]
+name = "c"
+kind = "register"
+[[actor]]
+name = "a"
+count = 2
+steps = [{ set = "ks", key = "i", value = "1" }, { read = "c" }, { write = "c", value = "read + 1" }]
+"#;
+    let at = |max_memory_bytes| {
+        play(
+            text,
+            &PlayLimits {
+                max_memory_bytes,
+                ..PlayLimits::default()
+            },
+        )
+    };
+    // (The graph is not printed on a failure: each state lists its 100,000 keys.)
+    let states = at(64 << 20).map(|graph| graph.states.len());
+    assert!(matches!(states, Ok(n) if n > 2), "{states:?}");
+    let refused = at(1_500_000).map(|graph| graph.states.len());
+    let too_large = PlayError::TooLarge {
+        max_states: PlayLimits::default().max_states,
+    };
+    assert_eq!(refused, Err(too_large));
+}
+
 /// A built-in model has no graph: said, not a panic.
 #[test]
 fn a_built_in_model_is_not_played() {

@@ -35,8 +35,10 @@ use crate::syntax::spec::KeyOp;
 type Waiting<'a> = (u32, Sim<'a>, EventQueue<Event>, Vec<Seen>);
 
 /// Every state of `point` (its draws checked and its ties set by the caller) reachable from its
-/// start, each as a reader sees it: refused past `limits.max_states`, or when an execution
-/// can come back to a state (no end to play to).
+/// start, each as a reader sees it: refused past `limits.max_states`, when the states
+/// waiting to be expanded (whole run states: a store of a million keys is megabytes each)
+/// would hold more than `limits.max_memory_bytes`, or when an execution can come back to a
+/// state (no end to play to).
 pub(super) fn walk(
     point: &Point,
     fill: &[Metric],
@@ -50,8 +52,17 @@ pub(super) fn walk(
     seen_states.insert((sim.fingerprint(&queue), sim.counts()), 0);
     graph.states.push(view(&sim, &queue));
     let mut depths = vec![0u32];
+    let too_large = || PlayError::TooLarge {
+        max_states: limits.max_states,
+    };
+    // The bytes the waiting states hold (as the exploration's budget counts a state).
+    let mut waiting = sim.state_bytes(&queue);
+    if waiting > limits.max_memory_bytes {
+        return Err(too_large());
+    }
     let mut frontier: VecDeque<Waiting<'_>> = VecDeque::from([(0, sim, queue, Vec::new())]);
     while let Some((id, sim, queue, seen)) = frontier.pop_front() {
+        waiting -= sim.state_bytes(&queue);
         let depth = depths[id as usize] + 1;
         let next = choices(&sim, &queue);
         if next.is_empty() {
@@ -105,10 +116,9 @@ pub(super) fn walk(
                         Some(&to) => to,
                         None => {
                             let to = graph.states.len() as u32;
-                            if to >= limits.max_states {
-                                return Err(PlayError::TooLarge {
-                                    max_states: limits.max_states,
-                                });
+                            waiting += sim.state_bytes(&queue);
+                            if to >= limits.max_states || waiting > limits.max_memory_bytes {
+                                return Err(too_large());
                             }
                             seen_states.insert(key, to);
                             graph.states.push(view(&sim, &queue));
