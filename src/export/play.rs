@@ -211,11 +211,12 @@ fn points_json(
             out.push_str("{\"refused\":\"cycle\"}");
             continue;
         }
-        // An exploration that could not keep its states within the memory budget: the
-        // walk, whose every state is a whole run's, kept apart, could not either.
-        let out_of_memory = (exploration.bounded)
-            .is_some_and(|b| matches!(b.reached, coordsim_model::Reached::Memory { .. }));
-        if out_of_memory || exploration.keyed && exploration.states > u64::from(limits.max_states) {
+        // An exploration that stopped at a bound (its states, its memory, its time): the
+        // walk, which keeps apart what it merged, would meet at least as many states, each
+        // a whole run's, and ends its table does not have.
+        if exploration.bounded.is_some()
+            || exploration.keyed && exploration.states > u64::from(limits.max_states)
+        {
             out.push_str("{\"refused\":\"states\"}");
             continue;
         }

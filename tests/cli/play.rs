@@ -202,6 +202,26 @@ fn explore_writes_the_graph_file() {
     insta::assert_snapshot!("play_json_two_increments", json);
 }
 
+/// An exploration cut at a bound gets no graph: the walk would meet at least its states and
+/// ends its table lacks. The tiny scenario's exploration has more than 3 states (12 above,
+/// fewer merged), so `--max-states 3` bounds it; without the bound it is walked.
+#[test]
+fn a_bounded_exploration_is_not_walked() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), "tiny.toml", &increments(2, 1, false));
+    let refused = |args: &[&str]| {
+        let mut all = vec!["explore", &config, "--out", "out", "-q"];
+        all.extend_from_slice(args);
+        let out = coordsim_in(dir.path(), &all);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let json = std::fs::read_to_string(dir.path().join("out/tiny-explore/play.json"));
+        let data: serde_json::Value = serde_json::from_str(&json.unwrap()).expect("JSON");
+        data["points"][0]["refused"].as_str().map(str::to_owned)
+    };
+    assert_eq!(refused(&[]), None);
+    assert_eq!(refused(&["--max-states", "3"]).as_deref(), Some("states"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
