@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::side::Side;
 use super::{End, Expanded, Search};
-use crate::explore::count::{Edge, Entry, Walk};
+use crate::explore::count::{Drawn, Edge, Entry, Walk};
 use crate::explore::flat::{Flat, NotFinite};
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 
@@ -68,7 +68,7 @@ impl<'a> Search<'a> {
         if self.rules.limits.jobs < 2 {
             return self.flat_levels(flat, &mut None);
         }
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
         let side = Side::new(walk, &self.rules.limits);
         let searching = AtomicBool::new(true);
         let searched = std::thread::scope(|scope| {
@@ -192,13 +192,7 @@ impl<'a> Search<'a> {
                 } else {
                     self.deltas.intern(&delta)
                 };
-                let edge = |to: u32| Edge {
-                    to,
-                    probability: 1.0,
-                    delta,
-                    rank: rank as u32,
-                    choice,
-                };
+                let edge = |to: u32| Edge::new(to, delta, &choice);
                 let key = self.flat_key(&child);
                 if let Some(&to) = self.young.get(&key) {
                     #[cfg(debug_assertions)]
@@ -212,7 +206,7 @@ impl<'a> Search<'a> {
                         }
                     }
                     self.back |= to <= id;
-                    self.edges.push(edge(to));
+                    self.push_edge(edge(to), Drawn::NONE, rank);
                     continue;
                 }
                 if !self.admits(state_bytes) {
@@ -226,7 +220,7 @@ impl<'a> Search<'a> {
                 #[cfg(debug_assertions)]
                 all.extend_from_slice(&child);
                 self.young.insert(key, to);
-                self.edges.push(edge(to));
+                self.push_edge(edge(to), Drawn::NONE, rank);
             }
             self.transitions += transitions;
             if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {
