@@ -121,10 +121,9 @@ pub(super) struct Edges {
 impl Edges {
     /// `edge` added, with `drawn`.
     pub(super) fn push(&mut self, edge: Edge, drawn: Drawn) {
-        if self.drawn.is_empty() && drawn != Drawn::NONE {
+        if !self.drawn.is_empty() || drawn != Drawn::NONE {
+            // The edges before the first that draws drew nothing.
             self.drawn.resize(self.list.len(), Drawn::NONE);
-        }
-        if !self.drawn.is_empty() {
             self.drawn.push(drawn);
         }
         self.list.push(edge);
@@ -269,11 +268,9 @@ pub(super) struct Walk {
     sums: Sums,
     /// Each state's last entry (`NONE`: none yet; past the end: none).
     first: Vec<u32>,
+    /// The entries made (their transitions' ends are not kept: the counting finds them
+    /// again, by their state and counts, where it needs them).
     entries: Entries,
-    /// Each entry's transitions' ends, in its state's edge order from `reached[entry]`: found
-    /// once here, read again by the counting (4 bytes a transition of an entry).
-    targets: Vec<u32>,
-    reached: Vec<usize>,
     cut: bool,
     /// The next entry to take.
     at: usize,
@@ -298,8 +295,6 @@ impl Walk {
             sums,
             first: vec![0],
             entries: Entries::start(counts, chances),
-            targets: Vec::new(),
-            reached: Vec::new(),
             cut: false,
             at: 0,
             leveled: true,
@@ -308,10 +303,7 @@ impl Walk {
 
     /// The bytes it holds, by its lists' capacities.
     pub(super) fn bytes(&self) -> u64 {
-        let bytes = self.entries.bytes()
-            + std::mem::size_of::<u32>() * (self.targets.capacity() + self.first.capacity())
-            + std::mem::size_of::<usize>() * self.reached.capacity();
-        bytes as u64
+        (self.entries.bytes() + std::mem::size_of::<u32>() * self.first.capacity()) as u64
     }
 
     /// Up to `most` entries taken on, breadth first, while their state is among the first
@@ -338,20 +330,17 @@ impl Walk {
                 break;
             }
             let depth = self.entries.depth(at);
-            self.reached.push(self.targets.len());
             for edge_index in out {
                 let edge = graph.edges[edge_index];
                 let probability = graph.probability(edge_index);
                 let to_counts = self.sums.add(graph.deltas, entry.counts, edge.delta);
                 let target = self.find(edge.to, to_counts);
                 if target != NONE {
-                    self.targets.push(target);
                     self.sum_into(target, (at, depth), probability);
                     continue;
                 }
                 if self.entries.len() as u64 >= limit {
                     self.cut = true;
-                    self.targets.push(NONE);
                     continue;
                 }
                 let to = edge.to as usize;
@@ -360,7 +349,6 @@ impl Walk {
                 }
                 let new_entry =
                     (self.entries).push(edge.to, to_counts, at, self.first[to], depth + 1);
-                self.targets.push(new_entry);
                 self.first[to] = new_entry;
                 self.sum_into(new_entry, (at, depth), probability);
             }
@@ -384,18 +372,10 @@ impl Walk {
             }
         }
         self.entries.truncate(limit);
-        let taken = self.at.min(limit);
-        if let Some(&end) = self.reached.get(taken) {
-            self.targets.truncate(end);
-        }
-        self.reached.truncate(taken);
-        self.at = taken;
-        for target in &mut self.targets {
-            if *target != NONE && *target as usize >= limit {
-                *target = NONE;
-                self.cut = true;
-            }
-        }
+        self.at = self.at.min(limit);
+        // The first entry dropped was made by a transition out of one kept and taken
+        // (made earlier, taken before it): that transition is cut now.
+        self.cut = true;
     }
 
     /// Entry `from`'s (of `depth`) executions added to entry `target`'s over a transition
@@ -453,44 +433,43 @@ impl Walk {
         };
         self.truncate(usize::try_from(max_entries).unwrap_or(usize::MAX));
         self.advance(graph, (graph.states, usize::MAX), max_entries, true);
-        let Walk {
-            sums,
-            mut first,
-            mut entries,
-            targets,
-            reached,
-            cut,
-            ..
-        } = self;
-        first.resize(graph.states, NONE);
-        let mut topological = Vec::with_capacity(if keep_links { entries.len() } else { 0 });
+        self.first.resize(graph.states, NONE);
+        let made = if keep_links { self.entries.len() } else { 0 };
+        let mut links = Links {
+            topological: Vec::with_capacity(made),
+            targets: Vec::new(),
+            reached: vec![0; made],
+        };
         for &node in &order {
-            let mut at = first[node as usize];
+            let mut at = self.first[node as usize];
             while at != NONE {
                 if keep_links {
-                    topological.push(at);
+                    links.topological.push(at);
+                    links.reached[at as usize] = links.targets.len();
                 }
-                let from = reached[at as usize];
-                let out = out_of(graph.starts, graph.edges.len(), node);
-                for (edge_index, &target) in out.zip(&targets[from..]) {
+                let counts = self.entries.get(at).counts;
+                for edge_index in out_of(graph.starts, graph.edges.len(), node) {
+                    // The end the walk found (or cut: none), found again.
+                    let edge = graph.edges[edge_index];
+                    let to_counts = self.sums.add(graph.deltas, counts, edge.delta);
+                    let target = self.find(edge.to, to_counts);
+                    if keep_links {
+                        links.targets.push(target);
+                    }
                     if target != NONE {
-                        entries.add(target, at, graph.probability(edge_index));
+                        (self.entries).add(target, at, graph.probability(edge_index));
                     }
                 }
-                at = entries.get(at).next;
+                at = self.entries.get(at).next;
             }
         }
         Counted {
-            entries,
-            counts: sums.counts,
-            cut,
+            entries: self.entries,
+            counts: self.sums.counts,
+            cut: self.cut,
             cycle,
             longest,
-            links: keep_links.then_some(Links {
-                topological,
-                targets,
-                reached,
-            }),
+            links: keep_links.then_some(links),
         }
     }
 }
@@ -758,6 +737,40 @@ mod tests {
             .collect();
         assert_eq!(counted.path(&graph, ends[0]), vec![0, 2]);
         assert_eq!(counted.path(&graph, ends[1]), vec![1, 3]);
+    }
+
+    /// An edge's draws are kept beside it once one edge draws, the edges before it taken
+    /// as drawing nothing: whether the first edge draws or a later one.
+    #[test]
+    fn the_draws_are_kept_once_an_edge_draws() {
+        let plain = Edge::default();
+        let drew = Drawn {
+            probability: 0.25,
+            draws: 1,
+            drawn: 2,
+        };
+        for first_draws in [true, false] {
+            let mut edges = Edges::default();
+            edges.push(plain, if first_draws { drew } else { Drawn::NONE });
+            edges.push(plain, Drawn::NONE);
+            edges.push(plain, drew);
+            let graph = Graph {
+                states: 1,
+                edges: &edges.list,
+                drawn: &edges.drawn,
+                starts: &[0, 3],
+                deltas: &CountTable::default(),
+                max_entries: 1,
+            };
+            let first = if first_draws { drew } else { Drawn::NONE };
+            assert_eq!(graph.drawn(0), first);
+            assert_eq!(graph.drawn(1), Drawn::NONE);
+            assert_eq!((graph.drawn(2), graph.probability(2)), (drew, 0.25));
+        }
+        // Nothing drew: nothing kept.
+        let mut edges = Edges::default();
+        edges.push(Edge::default(), Drawn::NONE);
+        assert!(edges.drawn.is_empty());
     }
 
     /// The layout the memory budget and docs/explore.md count on: a graph keeps 3–4 edges
