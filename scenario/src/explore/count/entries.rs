@@ -28,7 +28,7 @@ pub(in crate::explore) struct Entry {
 /// The entries in the order they were made (breadth first from the start's).
 #[derive(Debug, Default)]
 pub(in crate::explore) struct Entries {
-    list: Vec<Entry>,
+    list: Paged<Entry>,
     /// The executions of the entries with `u64::MAX` or more (by entry).
     big: FxHashMap<u32, u128>,
     /// Each entry's probability, where it is not its number of executions.
@@ -46,7 +46,7 @@ impl Entries {
             ..Entries::default()
         };
         entries.push(0, counts, NONE, NONE, 0);
-        entries.list[0].paths = 1;
+        entries.list.get_mut(0).paths = 1;
         if let Some(chance) = &mut entries.chance {
             chance[0] = 1.0;
         }
@@ -60,12 +60,12 @@ impl Entries {
 
     /// Entry `at`.
     pub(in crate::explore) fn get(&self, at: u32) -> &Entry {
-        &self.list[at as usize]
+        self.list.get(at as usize)
     }
 
     /// Every entry, in order.
-    pub(in crate::explore) fn iter(&self) -> std::slice::Iter<'_, Entry> {
-        self.list.iter()
+    pub(in crate::explore) fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.list.pages.iter().flatten()
     }
 
     /// A new entry (of `depth`, at least the last one's), with no execution yet: its index.
@@ -89,7 +89,7 @@ impl Entries {
 
     /// The executions that reach entry `at`.
     pub(in crate::explore) fn paths(&self, at: u32) -> u128 {
-        match self.list[at as usize].paths {
+        match self.list.get(at as usize).paths {
             u64::MAX => self.big.get(&at).copied().unwrap_or(u128::from(u64::MAX)),
             paths => u128::from(paths),
         }
@@ -124,9 +124,9 @@ impl Entries {
     pub(super) fn add(&mut self, to: u32, from: u32, probability: f64) {
         let sum = self.paths(to).saturating_add(self.paths(from));
         match u64::try_from(sum) {
-            Ok(paths) if paths < u64::MAX => self.list[to as usize].paths = paths,
+            Ok(paths) if paths < u64::MAX => self.list.get_mut(to as usize).paths = paths,
             _ => {
-                self.list[to as usize].paths = u64::MAX;
+                self.list.get_mut(to as usize).paths = u64::MAX;
                 self.big.insert(to, sum);
             }
         }
@@ -138,11 +138,11 @@ impl Entries {
     /// Every entry's executions back to none but the start's one (its probability 1), each
     /// entry's probability kept apart from now on with `chances`.
     pub(super) fn restart(&mut self, chances: bool) {
-        for entry in &mut self.list {
+        for entry in self.list.pages.iter_mut().flatten() {
             entry.paths = 0;
         }
         self.big.clear();
-        self.list[0].paths = 1;
+        self.list.get_mut(0).paths = 1;
         if chances || self.chance.is_some() {
             let mut chance = vec![0.0; self.list.len()];
             chance[0] = 1.0;
@@ -162,8 +162,100 @@ impl Entries {
 
     /// The bytes it holds, by its lists' capacities (the map's few entries aside).
     pub(super) fn bytes(&self) -> usize {
-        std::mem::size_of::<Entry>() * self.list.capacity()
+        self.list.bytes()
             + std::mem::size_of::<f64>() * self.chance.as_ref().map_or(0, Vec::capacity)
             + std::mem::size_of::<u32>() * self.levels.capacity()
+    }
+}
+
+/// Entries a page holds.
+const PAGE: usize = 1 << 16;
+
+/// A list kept in pages of [`PAGE`] items: it grows a page at a time, never copying what
+/// it holds (a `Vec` that doubles copies every item, and holds both copies meanwhile: at
+/// its peak three times the items' bytes, against at most one page more than them here).
+#[derive(Debug)]
+struct Paged<T> {
+    pages: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Paged<T> {
+    fn default() -> Paged<T> {
+        Paged {
+            pages: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Paged<T> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, item: T) {
+        if self.len % PAGE == 0 && self.pages.len() == self.len / PAGE {
+            // Grown by doubling up to a page (a small exploration takes little).
+            self.pages.push(Vec::new());
+        }
+        self.pages[self.len / PAGE].push(item);
+        self.len += 1;
+    }
+
+    fn get(&self, at: usize) -> &T {
+        &self.pages[at / PAGE][at % PAGE]
+    }
+
+    fn get_mut(&mut self, at: usize) -> &mut T {
+        &mut self.pages[at / PAGE][at % PAGE]
+    }
+
+    fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        self.pages.truncate(len.div_ceil(PAGE));
+        if let Some(last) = self.pages.last_mut() {
+            last.truncate(len - (len - 1) / PAGE * PAGE);
+        }
+        self.len = len;
+    }
+
+    /// The bytes it holds, by its pages' capacities.
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<T>() * self.pages.iter().map(Vec::capacity).sum::<usize>()
+            + std::mem::size_of::<Vec<T>>() * self.pages.capacity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A paged list holds what a `Vec` given the same pushes and truncations holds, across
+    /// pages' ends (a truncation to a page's end, into a page, to nothing).
+    #[test]
+    fn a_paged_list_is_a_list() {
+        let (mut paged, mut plain) = (Paged::default(), Vec::new());
+        let steps = [
+            (PAGE + 7, PAGE),
+            (3 * PAGE, 2 * PAGE + 5),
+            (10, 0),
+            (PAGE + 1, PAGE - 1),
+        ];
+        for (to, back) in steps {
+            while plain.len() < to {
+                paged.push(plain.len() as u32);
+                plain.push(plain.len() as u32);
+            }
+            paged.truncate(back);
+            plain.truncate(back);
+            assert_eq!(paged.len(), plain.len());
+            assert!(paged.pages.iter().flatten().eq(plain.iter()));
+            assert!((0..plain.len()).all(|at| paged.get(at) == &plain[at]));
+            // At most one page more than its items (the last, partly filled).
+            assert!(paged.bytes() <= 4 * (plain.len() + PAGE) + 24 * paged.pages.capacity());
+        }
     }
 }
