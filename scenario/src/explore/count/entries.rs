@@ -195,7 +195,7 @@ impl<T> Paged<T> {
     }
 
     fn push(&mut self, item: T) {
-        if self.len % PAGE == 0 && self.pages.len() == self.len / PAGE {
+        if self.pages.len() * PAGE == self.len {
             // Grown by doubling up to a page (a small exploration takes little).
             self.pages.push(Vec::new());
         }

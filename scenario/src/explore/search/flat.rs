@@ -11,8 +11,8 @@
 //!
 //! The memory budget counts, for each state, its words while it waits, its parent, its
 //! share of the seen set (the table's own capacity, as the interpreter's search counts its
-//! own) and room for an entry of the counting that follows the search (each state is
-//! reached with its counts at least once, in a list that grows by doubling): the flat
+//! own) and room for the entries of the counting that follows the search (each state is
+//! reached with its counts at least once, often more): the flat
 //! states are small, so the graph and the counting are most of what a flat search holds.
 
 use coordsim_model::{Bound, ModelError, Reached};
@@ -126,10 +126,10 @@ impl<'a> Search<'a> {
         self.young.clear();
         let start_key = self.flat_key(&level[..width]);
         self.young.insert(start_key, 0);
-        // A state's words while it waits, its parent and the counting's entry (twice: its
-        // list grows by doubling; with its first and its targets' words): what the memory
-        // budget counts for each new state beside the graph ([`Search::graph_bytes`]: the
-        // edges, the depths and the seen set).
+        // A state's words while it waits, its parent and room for two of the counting's
+        // entries (a state is reached with its counts at least once, often more) and the
+        // word of its first: what the memory budget counts for each new state beside the
+        // graph ([`Search::graph_bytes`]: the edges, the depths and the seen set).
         let state_bytes = (8 * width
             + std::mem::size_of::<(u32, u16, bool)>()
             + 2 * std::mem::size_of::<Entry>()
