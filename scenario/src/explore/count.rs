@@ -18,12 +18,9 @@ use coordsim_model::explore::Schedulers;
 use crate::explore::step::Choice;
 use crate::run::steer::Counts;
 
-/// No entry, or no edge (the start's).
-pub(super) const NONE: u32 = u32::MAX;
-
 mod entries;
 
-pub(super) use entries::{Entries, Entry};
+pub(super) use entries::{Entries, Entry, NONE};
 
 /// A transition: what the counting, the schedulers and the traces read of it, in 12 bytes
 /// (a graph keeps 3–4 of them a state). What only some graphs need is kept beside: its

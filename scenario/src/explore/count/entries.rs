@@ -8,11 +8,12 @@
 
 use rustc_hash::FxHashMap;
 
-use super::NONE;
+/// No entry, or no edge (the start's).
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// A state with the counts an execution reaches it with.
 #[derive(Debug, Clone, Copy)]
-pub(in crate::explore) struct Entry {
+pub(crate) struct Entry {
     pub node: u32,
     /// Its counts: an index into the counting's table of them.
     pub counts: u32,
@@ -27,7 +28,7 @@ pub(in crate::explore) struct Entry {
 
 /// The entries in the order they were made (breadth first from the start's).
 #[derive(Debug, Default)]
-pub(in crate::explore) struct Entries {
+pub(crate) struct Entries {
     list: Paged<Entry>,
     /// The executions of the entries with `u64::MAX` or more (by entry).
     big: FxHashMap<u32, u128>,
@@ -54,17 +55,17 @@ impl Entries {
     }
 
     /// How many there are.
-    pub(in crate::explore) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.list.len()
     }
 
     /// Entry `at`.
-    pub(in crate::explore) fn get(&self, at: u32) -> &Entry {
+    pub(crate) fn get(&self, at: u32) -> &Entry {
         self.list.get(at as usize)
     }
 
     /// Every entry, in order.
-    pub(in crate::explore) fn iter(&self) -> impl Iterator<Item = &Entry> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Entry> {
         self.list.pages.iter().flatten()
     }
 
@@ -88,7 +89,7 @@ impl Entries {
     }
 
     /// The executions that reach entry `at`.
-    pub(in crate::explore) fn paths(&self, at: u32) -> u128 {
+    pub(crate) fn paths(&self, at: u32) -> u128 {
         match self.list.get(at as usize).paths {
             u64::MAX => self.big.get(&at).copied().unwrap_or(u128::from(u64::MAX)),
             paths => u128::from(paths),
@@ -96,7 +97,7 @@ impl Entries {
     }
 
     /// Their probability.
-    pub(in crate::explore) fn chance(&self, at: u32) -> f64 {
+    pub(crate) fn chance(&self, at: u32) -> f64 {
         match &self.chance {
             Some(chance) => chance[at as usize],
             None => self.paths(at) as f64,
@@ -104,7 +105,7 @@ impl Entries {
     }
 
     /// The fewest events that reach entry `at`.
-    pub(in crate::explore) fn depth(&self, at: u32) -> u32 {
+    pub(crate) fn depth(&self, at: u32) -> u32 {
         (self.levels.partition_point(|&first| first <= at) - 1) as u32
     }
 
