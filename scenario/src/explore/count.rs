@@ -18,37 +18,124 @@ use coordsim_model::explore::Schedulers;
 use crate::explore::step::Choice;
 use crate::run::steer::Counts;
 
-/// No entry, or no edge (the start's).
-pub(super) const NONE: u32 = u32::MAX;
+mod entries;
 
-/// A transition.
-#[derive(Debug, Clone, Copy)]
+pub(super) use entries::{Entries, Entry, NONE};
+
+/// A transition: what the counting, the schedulers and the traces read of it, in 12 bytes
+/// (a graph keeps 3–4 of them a state). What only some graphs need is kept beside: its
+/// draws and probability where some transition draws ([`Drawn`]), its place among its
+/// start's transitions in a split's shard. The number of free events it chose among is
+/// its start's, found again when its execution is replayed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Edge {
     pub to: u32,
-    /// Its probability given its start (the product of its draws').
-    pub probability: f64,
     /// The counts it adds: an index into the search's table of them (0: none).
     pub delta: u32,
-    /// Which of its start's transitions it is (from 0, in merge order).
-    pub rank: u32,
-    pub choice: Choice,
+    /// Which of the free events ran (`Choice::pick`).
+    pub pick: u16,
+    /// [`Edge::CRASH`], [`Edge::ALONE`].
+    flags: u16,
 }
 
-/// A state with the counts an execution reaches it with.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Entry {
-    pub node: u32,
-    /// Its counts: an index into [`Counted::counts`].
-    pub counts: u32,
-    /// The fewest events that reach it: along `pred` (an entry) and `edge`.
-    pub depth: u32,
-    pub pred: u32,
-    pub edge: u32,
-    /// The next entry of the same state (`NONE`: the last).
-    next: u32,
-    /// The executions that reach it, and their probability.
-    pub paths: u128,
-    pub chance: f64,
+impl Edge {
+    /// A `crash_anywhere` crash (`Choice::crash`).
+    const CRASH: u16 = 1;
+    /// The reduction took its event alone (`Choice::alone`).
+    const ALONE: u16 = 2;
+
+    /// The transition to `to` adding counts `delta`, taking `choice` (its draws apart).
+    pub(super) fn new(to: u32, delta: u32, choice: &Choice) -> Edge {
+        let flags =
+            if choice.crash { Edge::CRASH } else { 0 } | if choice.alone { Edge::ALONE } else { 0 };
+        Edge {
+            to,
+            delta,
+            pick: choice.pick,
+            flags,
+        }
+    }
+
+    /// Whether it is a `crash_anywhere` crash.
+    pub(super) fn crash(&self) -> bool {
+        self.flags & Edge::CRASH != 0
+    }
+
+    /// Whether the reduction took its event alone.
+    pub(super) fn alone(&self) -> bool {
+        self.flags & Edge::ALONE != 0
+    }
+
+    /// Its choice among `of` free events, its draws `drawn`.
+    pub(super) fn choice(&self, of: u16, drawn: Drawn) -> Choice {
+        Choice {
+            pick: self.pick,
+            of,
+            draws: drawn.draws,
+            drawn: drawn.drawn,
+            crash: self.crash(),
+            alone: self.alone(),
+        }
+    }
+}
+
+/// A transition's draws and its probability, kept beside the edges only once one draws.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Drawn {
+    /// The product of its draws' probabilities.
+    pub probability: f64,
+    /// Bit i: draw i was "yes" (`Choice::draws`).
+    pub draws: u64,
+    pub drawn: u8,
+}
+
+impl Drawn {
+    /// No draw, probability 1.
+    pub(super) const NONE: Drawn = Drawn {
+        probability: 1.0,
+        draws: 0,
+        drawn: 0,
+    };
+
+    /// `choice`'s draws, of `probability`.
+    pub(super) fn of(choice: &Choice, probability: f64) -> Drawn {
+        Drawn {
+            probability,
+            draws: choice.draws,
+            drawn: choice.drawn,
+        }
+    }
+}
+
+/// A graph's edges, and their draws where some edge draws.
+#[derive(Debug, Default)]
+pub(super) struct Edges {
+    pub list: Vec<Edge>,
+    /// Each edge's draws (as long as `list` once an edge drew; empty till then: none drew).
+    pub drawn: Vec<Drawn>,
+}
+
+impl Edges {
+    /// `edge` added, with `drawn`.
+    pub(super) fn push(&mut self, edge: Edge, drawn: Drawn) {
+        if !self.drawn.is_empty() || drawn != Drawn::NONE {
+            // The edges before the first that draws drew nothing.
+            self.drawn.resize(self.list.len(), Drawn::NONE);
+            self.drawn.push(drawn);
+        }
+        self.list.push(edge);
+    }
+
+    /// How many there are.
+    pub(super) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The bytes they hold, by their lists' capacities.
+    pub(super) fn bytes(&self) -> u64 {
+        (std::mem::size_of::<Edge>() * self.list.capacity()
+            + std::mem::size_of::<Drawn>() * self.drawn.capacity()) as u64
+    }
 }
 
 /// Counts interned: each distinct one an index, so an entry or an edge holds a word.
@@ -73,9 +160,12 @@ impl CountTable {
 
 /// An explored graph, as [`count`] reads it: its edges in the order of the states they
 /// leave (as the search merges them), each state's from `starts[state]` up to the next's.
+#[derive(Clone, Copy)]
 pub(super) struct Graph<'g> {
     pub states: usize,
     pub edges: &'g [Edge],
+    /// Each edge's draws, or none (every edge: no draw, probability 1).
+    pub drawn: &'g [Drawn],
     /// Where each state's edges begin (`states + 1` of them: the last is the edges' end).
     pub starts: &'g [u32],
     /// What the edges add (`Edge::delta` indexes it; 0: nothing).
@@ -84,10 +174,41 @@ pub(super) struct Graph<'g> {
     pub max_entries: u64,
 }
 
+impl Graph<'_> {
+    /// Edge `edge`'s draws.
+    pub(super) fn drawn(&self, edge: usize) -> Drawn {
+        self.drawn.get(edge).copied().unwrap_or(Drawn::NONE)
+    }
+
+    /// Its probability given its start.
+    fn probability(&self, edge: usize) -> f64 {
+        self.drawn.get(edge).map_or(1.0, |d| d.probability)
+    }
+
+    /// The edge by which entry `at` of `counted` was first reached (from its `pred`): the
+    /// first edge out of the predecessor's state to `at`'s state whose counts added to
+    /// the predecessor's are `at`'s, as the walk took them (`None`: the start's).
+    pub(super) fn edge_into(&self, counted: &Counted, at: u32) -> Option<usize> {
+        let entry = counted.entries.get(at);
+        let pred = counted.entries.get(entry.pred);
+        let (from, to) = (
+            &counted.counts.all[pred.counts as usize],
+            &counted.counts.all[entry.counts as usize],
+        );
+        out_of(self.starts, self.edges.len(), pred.node).find(|&edge_index| {
+            let edge = self.edges[edge_index];
+            edge.to == entry.node
+                && (from.iter().zip(&self.deltas.all[edge.delta as usize]))
+                    .map(|(count, delta)| count.wrapping_add(*delta))
+                    .eq(to.iter().copied())
+        })
+    }
+}
+
 /// What [`count`] found.
 pub(super) struct Counted {
     /// Breadth first from the start's (index 0).
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     pub counts: CountTable,
     /// Entries past `max_entries` were left out.
     pub cut: bool,
@@ -98,6 +219,21 @@ pub(super) struct Counted {
     /// The entries as a graph, for [`schedulers`]: kept only when asked of
     /// [`Walk::finish`].
     pub links: Option<Links>,
+}
+
+impl Counted {
+    /// The edges from the start to entry `at` (their indices in `graph`), along its first
+    /// (shortest) execution.
+    pub(super) fn path(&self, graph: &Graph<'_>, mut at: u32) -> Vec<u32> {
+        let mut path = Vec::with_capacity(self.entries.depth(at) as usize);
+        while self.entries.get(at).pred != NONE {
+            // Every entry but the start's was made by an edge its walk took.
+            path.extend(graph.edge_into(self, at).map(|e| e as u32));
+            at = self.entries.get(at).pred;
+        }
+        path.reverse();
+        path
+    }
 }
 
 /// How the entries lead to one another, kept for the schedulers' graph ([`schedulers`]).
@@ -129,11 +265,9 @@ pub(super) struct Walk {
     sums: Sums,
     /// Each state's last entry (`NONE`: none yet; past the end: none).
     first: Vec<u32>,
-    entries: Vec<Entry>,
-    /// Each entry's transitions' ends, in its state's edge order from `reached[entry]`: found
-    /// once here, read again by the counting (4 bytes a transition of an entry).
-    targets: Vec<u32>,
-    reached: Vec<usize>,
+    /// The entries made (their transitions' ends are not kept: the counting finds them
+    /// again, by their state and counts, where it needs them).
+    entries: Entries,
     cut: bool,
     /// The next entry to take.
     at: usize,
@@ -145,8 +279,10 @@ pub(super) struct Walk {
 }
 
 impl Walk {
-    /// The start's entry alone, with counts `start`.
-    pub(super) fn new(start: &[u64]) -> Walk {
+    /// The start's entry alone, with counts `start`; each entry's probability kept apart
+    /// with `chances` (else it is its number of executions, unless the graph draws: see
+    /// [`Walk::finish`]).
+    pub(super) fn new(start: &[u64], chances: bool) -> Walk {
         let mut sums = Sums {
             counts: CountTable::default(),
             memo: FxHashMap::default(),
@@ -155,18 +291,7 @@ impl Walk {
         Walk {
             sums,
             first: vec![0],
-            entries: vec![Entry {
-                node: 0,
-                counts,
-                depth: 0,
-                pred: NONE,
-                edge: NONE,
-                next: NONE,
-                paths: 1,
-                chance: 1.0,
-            }],
-            targets: Vec::new(),
-            reached: Vec::new(),
+            entries: Entries::start(counts, chances),
             cut: false,
             at: 0,
             leveled: true,
@@ -175,10 +300,7 @@ impl Walk {
 
     /// The bytes it holds, by its lists' capacities.
     pub(super) fn bytes(&self) -> u64 {
-        let bytes = std::mem::size_of::<Entry>() * self.entries.capacity()
-            + std::mem::size_of::<u32>() * (self.targets.capacity() + self.first.capacity())
-            + std::mem::size_of::<usize>() * self.reached.capacity();
-        bytes as u64
+        (self.entries.bytes() + std::mem::size_of::<u32>() * self.first.capacity()) as u64
     }
 
     /// Up to `most` entries taken on, breadth first, while their state is among the first
@@ -195,7 +317,8 @@ impl Walk {
     ) -> usize {
         let begun = self.at;
         while self.at < self.entries.len() && self.at - begun < most {
-            let entry = self.entries[self.at];
+            let at = self.at as u32;
+            let entry = *self.entries.get(at);
             if entry.node as usize >= known {
                 break;
             }
@@ -203,39 +326,28 @@ impl Walk {
             if !whole && self.entries.len() as u64 + out.len() as u64 > limit {
                 break;
             }
-            self.reached.push(self.targets.len());
+            let depth = self.entries.depth(at);
             for edge_index in out {
                 let edge = graph.edges[edge_index];
+                let probability = graph.probability(edge_index);
                 let to_counts = self.sums.add(graph.deltas, entry.counts, edge.delta);
                 let target = self.find(edge.to, to_counts);
                 if target != NONE {
-                    self.targets.push(target);
-                    self.sum_into(target, &entry, edge.probability);
+                    self.sum_into(target, (at, depth), probability);
                     continue;
                 }
                 if self.entries.len() as u64 >= limit {
                     self.cut = true;
-                    self.targets.push(NONE);
                     continue;
                 }
-                let new_entry = self.entries.len() as u32;
-                self.targets.push(new_entry);
                 let to = edge.to as usize;
                 if self.first.len() <= to {
                     self.first.resize(to + 1, NONE);
                 }
-                self.entries.push(Entry {
-                    node: edge.to,
-                    counts: to_counts,
-                    depth: entry.depth + 1,
-                    pred: self.at as u32,
-                    edge: edge_index as u32,
-                    next: self.first[to],
-                    paths: 0,
-                    chance: 0.0,
-                });
+                let new_entry =
+                    (self.entries).push(edge.to, to_counts, at, self.first[to], depth + 1);
                 self.first[to] = new_entry;
-                self.sum_into(new_entry, &entry, edge.probability);
+                self.sum_into(new_entry, (at, depth), probability);
             }
             self.at += 1;
         }
@@ -253,48 +365,38 @@ impl Walk {
         // its last one kept.
         for first in &mut self.first {
             while *first != NONE && *first as usize >= limit {
-                *first = self.entries[*first as usize].next;
+                *first = self.entries.get(*first).next;
             }
         }
         self.entries.truncate(limit);
-        let taken = self.at.min(limit);
-        if let Some(&end) = self.reached.get(taken) {
-            self.targets.truncate(end);
-        }
-        self.reached.truncate(taken);
-        self.at = taken;
-        for target in &mut self.targets {
-            if *target != NONE && *target as usize >= limit {
-                *target = NONE;
-                self.cut = true;
-            }
-        }
+        self.at = self.at.min(limit);
+        // The first entry dropped was made by a transition out of one kept and taken
+        // (made earlier, taken before it): that transition is cut now.
+        self.cut = true;
     }
 
-    /// `from`'s executions added to entry `target`'s over a transition of `probability`,
-    /// while the walk is leveled (else the walk is leveled no more: [`Walk::finish`] sums
-    /// them in a topological order). A transition of probability 1 carries `from`'s chance
-    /// whole: where no draw is made the chance is the executions' number (an outcome's
-    /// probability is stated only where no order is free, over a single execution), so
-    /// its sums need no order.
-    fn sum_into(&mut self, target: u32, from: &Entry, probability: f64) {
+    /// Entry `from`'s (of `depth`) executions added to entry `target`'s over a transition
+    /// of `probability`, while the walk is leveled (else the walk is leveled no more:
+    /// [`Walk::finish`] sums them in a topological order). A transition of probability 1
+    /// carries `from`'s chance whole: where no draw is made the chance is the executions'
+    /// number (an outcome's probability is stated only where no order is free, over a
+    /// single execution), so its sums need no order.
+    fn sum_into(&mut self, target: u32, (from, depth): (u32, u32), probability: f64) {
         if !self.leveled {
             return;
         }
-        let target = &mut self.entries[target as usize];
-        if target.depth != from.depth + 1 || probability != 1.0 {
+        if !self.entries.of_depth(target, depth + 1) || probability != 1.0 {
             self.leveled = false;
             return;
         }
-        target.paths = target.paths.saturating_add(from.paths);
-        target.chance += from.chance;
+        self.entries.add(target, from, 1.0);
     }
 
     /// The entry of state `node` with counts `counts` (`NONE`: none yet).
     fn find(&self, node: u32, counts: u32) -> u32 {
         let mut at = self.first.get(node as usize).copied().unwrap_or(NONE);
-        while at != NONE && self.entries[at as usize].counts != counts {
-            at = self.entries[at as usize].next;
+        while at != NONE && self.entries.get(at).counts != counts {
+            at = self.entries.get(at).next;
         }
         at
     }
@@ -303,7 +405,9 @@ impl Walk {
     /// fewer with a cycle), then the executions counted state by state in topological
     /// order (every entry of a state has all its executions once every edge into the state
     /// was taken), unless the walk was leveled and nothing was cut: then they were summed as
-    /// it went. With `keep_links` the entries' [`Links`] are kept too (else dropped).
+    /// it went. With `keep_links` the entries' [`Links`] are kept too (else dropped). Each
+    /// entry's probability is counted apart where the walk was asked to or a transition of
+    /// the graph draws; elsewhere it is its number of executions.
     pub(super) fn finish(mut self, graph: &Graph<'_>, keep_links: bool) -> Counted {
         if self.leveled {
             self.advance(graph, (graph.states, usize::MAX), graph.max_entries, true);
@@ -314,10 +418,7 @@ impl Walk {
         // Summed in part (until a transition was not leveled), or cut, or the links asked
         // for (in the states' topological order, which the schedulers' graph is numbered
         // by): counted again in that order.
-        for entry in &mut self.entries {
-            (entry.paths, entry.chance) = (0, 0.0);
-        }
-        (self.entries[0].paths, self.entries[0].chance) = (1, 1.0);
+        self.entries.restart(!graph.drawn.is_empty());
         let (order, longest) = topological(graph);
         let cycle = order.len() < graph.states;
         // A cycle that adds to the counts would make entries without end: with one, they
@@ -329,48 +430,43 @@ impl Walk {
         };
         self.truncate(usize::try_from(max_entries).unwrap_or(usize::MAX));
         self.advance(graph, (graph.states, usize::MAX), max_entries, true);
-        let Walk {
-            sums,
-            mut first,
-            mut entries,
-            targets,
-            reached,
-            cut,
-            ..
-        } = self;
-        first.resize(graph.states, NONE);
-        let mut topological = Vec::with_capacity(if keep_links { entries.len() } else { 0 });
+        self.first.resize(graph.states, NONE);
+        let made = if keep_links { self.entries.len() } else { 0 };
+        let mut links = Links {
+            topological: Vec::with_capacity(made),
+            targets: Vec::new(),
+            reached: vec![0; made],
+        };
         for &node in &order {
-            let mut at = first[node as usize];
+            let mut at = self.first[node as usize];
             while at != NONE {
                 if keep_links {
-                    topological.push(at);
+                    links.topological.push(at);
+                    links.reached[at as usize] = links.targets.len();
                 }
-                let entry = entries[at as usize];
-                let from = reached[at as usize];
-                let out = out_of(graph.starts, graph.edges.len(), node);
-                for (edge_index, &target) in out.zip(&targets[from..]) {
+                let counts = self.entries.get(at).counts;
+                for edge_index in out_of(graph.starts, graph.edges.len(), node) {
+                    // The end the walk found (or cut: none), found again.
                     let edge = graph.edges[edge_index];
+                    let to_counts = self.sums.add(graph.deltas, counts, edge.delta);
+                    let target = self.find(edge.to, to_counts);
+                    if keep_links {
+                        links.targets.push(target);
+                    }
                     if target != NONE {
-                        let target = &mut entries[target as usize];
-                        target.paths = target.paths.saturating_add(entry.paths);
-                        target.chance += entry.chance * edge.probability;
+                        (self.entries).add(target, at, graph.probability(edge_index));
                     }
                 }
-                at = entry.next;
+                at = self.entries.get(at).next;
             }
         }
         Counted {
-            entries,
-            counts: sums.counts,
-            cut,
+            entries: self.entries,
+            counts: self.sums.counts,
+            cut: self.cut,
             cycle,
             longest,
-            links: keep_links.then_some(Links {
-                topological,
-                targets,
-                reached,
-            }),
+            links: keep_links.then_some(links),
         }
     }
 }
@@ -380,12 +476,7 @@ impl Walk {
     /// transition goes one depth on, so no cycle is reachable and the longest execution is
     /// the deepest entry's.
     fn leveled_counted(self) -> Counted {
-        let longest = self
-            .entries
-            .iter()
-            .map(|e| u64::from(e.depth))
-            .max()
-            .unwrap_or(0);
+        let longest = u64::from(self.entries.deepest());
         Counted {
             entries: self.entries,
             counts: self.sums.counts,
@@ -401,7 +492,7 @@ impl Walk {
 /// counts `start`: the entries breadth first from the start's ([`Walk`]), then the counting.
 #[cfg(test)]
 pub(super) fn count(graph: &Graph<'_>, start: &[u64]) -> Counted {
-    Walk::new(start).finish(graph, false)
+    Walk::new(start, false).finish(graph, false)
 }
 
 /// The entries of `counted` (of `graph`, with no cycle and nothing cut, its [`Links`]
@@ -431,7 +522,7 @@ pub(super) fn schedulers(
     // One entry's transitions, by action: (pick, crash), target, probability, edge.
     let mut ways: Vec<((u16, bool), u32, f64, u32)> = Vec::new();
     for &entry in &links.topological {
-        let node = counted.entries[entry as usize].node;
+        let node = counted.entries.get(entry).node;
         let out = out_of(graph.starts, graph.edges.len(), node);
         if out.is_empty() {
             match outcome[entry as usize] {
@@ -445,11 +536,11 @@ pub(super) fn schedulers(
         let from = links.reached[entry as usize];
         for (edge_index, &target) in out.zip(&links.targets[from..]) {
             let edge = graph.edges[edge_index];
-            let key = (edge.choice.pick, edge.choice.crash);
+            let key = (edge.pick, edge.crash());
             ways.push((
                 key,
                 place.get(target as usize).copied().unwrap_or(NONE),
-                edge.probability,
+                graph.probability(edge_index),
                 edge_index as u32,
             ));
         }
@@ -538,41 +629,42 @@ mod tests {
 
     /// An edge out of state `from` (kept beside it: a graph's edges are in the order of
     /// the states they leave).
-    fn edge(from: u32, to: u32, delta: u32, rank: u32) -> (u32, Edge) {
-        (
-            from,
-            Edge {
-                to,
-                probability: 0.5,
-                delta,
-                rank,
-                choice: Choice::default(),
-            },
-        )
+    fn edge(from: u32, to: u32, delta: u32) -> (u32, Edge, Drawn) {
+        let drawn = Drawn {
+            probability: 0.5,
+            ..Drawn::NONE
+        };
+        (from, Edge::new(to, delta, &Choice::default()), drawn)
     }
 
     /// Where each of `states` states' edges begin among `edges` (in their states' order).
-    fn starts_of(states: usize, edges: &[(u32, Edge)]) -> Vec<u32> {
-        assert!(edges.is_sorted_by_key(|(from, _)| *from));
+    fn starts_of(states: usize, edges: &[(u32, Edge, Drawn)]) -> Vec<u32> {
+        assert!(edges.is_sorted_by_key(|(from, ..)| *from));
         (0..=states as u32)
-            .map(|node| edges.iter().filter(|(from, _)| *from < node).count() as u32)
+            .map(|node| edges.iter().filter(|(from, ..)| *from < node).count() as u32)
             .collect()
+    }
+
+    /// The edges of `edges` and their draws, apart.
+    fn split(edges: &[(u32, Edge, Drawn)]) -> (Vec<Edge>, Vec<Drawn>) {
+        edges.iter().map(|&(_, edge, drawn)| (edge, drawn)).unzip()
     }
 
     /// `edges` (in the order of the states they leave) over `states` states counted from a
     /// start with counts `start`, within `max_entries`.
     fn counted_within(
         states: usize,
-        edges: &[(u32, Edge)],
+        edges: &[(u32, Edge, Drawn)],
         deltas: &CountTable,
         start: &[u64],
         max_entries: u64,
     ) -> Counted {
         let starts = starts_of(states, edges);
-        let edges: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+        let (edges, drawn) = split(edges);
         let graph = Graph {
             states,
             edges: &edges,
+            drawn: &drawn,
             starts: &starts,
             deltas,
             max_entries,
@@ -582,11 +674,23 @@ mod tests {
 
     fn counted(
         states: usize,
-        edges: &[(u32, Edge)],
+        edges: &[(u32, Edge, Drawn)],
         deltas: &CountTable,
         start: &[u64],
     ) -> Counted {
         counted_within(states, edges, deltas, start, 100)
+    }
+
+    /// The entries of state `node`: each with its executions, probability and depth.
+    fn ends_of(counted: &Counted, node: u32) -> Vec<(Entry, u128, f64, u32)> {
+        let entries = &counted.entries;
+        (0..entries.len() as u32)
+            .filter(|&at| entries.get(at).node == node)
+            .map(|at| {
+                let e = *entries.get(at);
+                (e, entries.paths(at), entries.chance(at), entries.depth(at))
+            })
+            .collect()
     }
 
     /// A diamond: the start (0) goes to 1 adding a lost update (delta 1) or to 2 adding
@@ -598,25 +702,136 @@ mod tests {
         let mut deltas = CountTable::default();
         assert_eq!(deltas.intern(&[0, 0]), 0);
         assert_eq!(deltas.intern(&[0, 1]), 1);
-        let edges = [
-            edge(0, 1, 1, 0),
-            edge(0, 2, 0, 1),
-            edge(1, 3, 0, 0),
-            edge(2, 3, 0, 0),
-        ];
+        let edges = [edge(0, 1, 1), edge(0, 2, 0), edge(1, 3, 0), edge(2, 3, 0)];
         let counted = counted(4, &edges, &deltas, &[0, 0]);
         assert!(!counted.cut && !counted.cycle);
-        let ends: Vec<&Entry> = counted.entries.iter().filter(|e| e.node == 3).collect();
+        let ends = ends_of(&counted, 3);
         assert_eq!(ends.len(), 2);
         let counts_of = |e: &Entry| counted.counts.all[e.counts as usize].to_vec();
         // Breadth first: the end through 1 (the start's first edge) is found first.
-        assert_eq!(counts_of(ends[0]), vec![0, 1]);
-        assert_eq!(counts_of(ends[1]), vec![0, 0]);
+        assert_eq!(counts_of(&ends[0].0), vec![0, 1]);
+        assert_eq!(counts_of(&ends[1].0), vec![0, 0]);
         for (end, through) in ends.iter().zip([1, 2]) {
             // One execution of two transitions of probability 1/2: 1/4.
-            assert_eq!((end.paths, end.chance, end.depth), (1, 0.25, 2));
-            assert_eq!(counted.entries[end.pred as usize].node, through);
+            assert_eq!((end.1, end.2, end.3), (1, 0.25, 2));
+            assert_eq!(counted.entries.get(end.0.pred).node, through);
         }
+        // Each end's shortest execution, by the edges' indices (in the list above): the
+        // one through 1 takes edges 0 and 2, the one through 2 edges 1 and 3 (an entry
+        // keeps no edge: it is found again from its predecessor and its counts).
+        let (plain, drawn) = split(&edges);
+        let starts = starts_of(4, &edges);
+        let graph = Graph {
+            states: 4,
+            edges: &plain,
+            drawn: &drawn,
+            starts: &starts,
+            deltas: &deltas,
+            max_entries: 100,
+        };
+        let ends: Vec<u32> = (0..counted.entries.len() as u32)
+            .filter(|&at| counted.entries.get(at).node == 3)
+            .collect();
+        assert_eq!(counted.path(&graph, ends[0]), vec![0, 2]);
+        assert_eq!(counted.path(&graph, ends[1]), vec![1, 3]);
+    }
+
+    /// An edge's draws are kept beside it once one edge draws, the edges before it taken
+    /// as drawing nothing: whether the first edge draws or a later one.
+    #[test]
+    fn the_draws_are_kept_once_an_edge_draws() {
+        let plain = Edge::default();
+        let drew = Drawn {
+            probability: 0.25,
+            draws: 1,
+            drawn: 2,
+        };
+        for first_draws in [true, false] {
+            let mut edges = Edges::default();
+            edges.push(plain, if first_draws { drew } else { Drawn::NONE });
+            edges.push(plain, Drawn::NONE);
+            edges.push(plain, drew);
+            let graph = Graph {
+                states: 1,
+                edges: &edges.list,
+                drawn: &edges.drawn,
+                starts: &[0, 3],
+                deltas: &CountTable::default(),
+                max_entries: 1,
+            };
+            let first = if first_draws { drew } else { Drawn::NONE };
+            assert_eq!(graph.drawn(0), first);
+            assert_eq!(graph.drawn(1), Drawn::NONE);
+            assert_eq!((graph.drawn(2), graph.probability(2)), (drew, 0.25));
+        }
+        // Nothing drew: nothing kept.
+        let mut edges = Edges::default();
+        edges.push(Edge::default(), Drawn::NONE);
+        assert!(edges.drawn.is_empty());
+    }
+
+    /// The layout the memory budget and docs/explore.md count on: a graph keeps 3–4 edges
+    /// a state and at least one entry (each more with counts), so at 40 bytes an edge and
+    /// 48 an entry the lost update of 4 clients × 4 increments held about 450 bytes a
+    /// state; an edge keeps no probability, draws or rank (kept beside only where a graph
+    /// needs them), an entry no depth, edge or probability.
+    #[test]
+    fn an_edge_takes_12_bytes_and_an_entry_24() {
+        assert!(std::mem::size_of::<Edge>() <= 12);
+        assert!(std::mem::size_of::<Entry>() <= 24);
+    }
+
+    /// Executions past a word are counted exactly: a chain of `k` diamonds (each state to
+    /// two, both to the next) has 2^k executions, which passes `u64::MAX` at k = 64 and
+    /// saturates at `u128::MAX` past k = 127; with no draw kept apart, the probability
+    /// read is the executions' number (2^70 is exact in a float).
+    #[test]
+    fn executions_past_a_word_are_counted_exactly() {
+        let mut deltas = CountTable::default();
+        deltas.intern(&[0]);
+        for (diamonds, executions) in [
+            (63, 1u128 << 63),
+            (64, 1 << 64),
+            (70, 1 << 70),
+            (130, u128::MAX),
+        ] {
+            // Diamond d: state 2d to 2d + 1 and to 2d + 2 (the next's start), 2d + 1 to it.
+            let mut edges = Vec::new();
+            for d in 0..diamonds {
+                edges.push(edge(2 * d, 2 * d + 1, 0));
+                edges.push(edge(2 * d, 2 * d + 2, 0));
+                edges.push(edge(2 * d + 1, 2 * d + 2, 0));
+            }
+            let states = 2 * diamonds as usize + 1;
+            let counted = counted_within(states, &edges, &deltas, &[0], 10_000);
+            let end = ends_of(&counted, 2 * diamonds);
+            assert_eq!(end.len(), 1);
+            assert_eq!(end[0].1, executions, "{diamonds} diamonds");
+        }
+        let mut edges = Vec::new();
+        for d in 0..70 {
+            for (from, to) in [
+                (2 * d, 2 * d + 1),
+                (2 * d, 2 * d + 2),
+                (2 * d + 1, 2 * d + 2),
+            ] {
+                let (from, edge, _) = edge(from, to, 0);
+                edges.push((from, edge, Drawn::NONE));
+            }
+        }
+        let starts = starts_of(141, &edges);
+        let (plain, _) = split(&edges);
+        let graph = Graph {
+            states: 141,
+            edges: &plain,
+            drawn: &[],
+            starts: &starts,
+            deltas: &deltas,
+            max_entries: 10_000,
+        };
+        let counted = Walk::new(&[0], false).finish(&graph, false);
+        let end = ends_of(&counted, 140);
+        assert_eq!((end[0].1, end[0].2), (1 << 70, 2f64.powi(70)));
     }
 
     /// Two executions that meet with the same counts are one entry with both.
@@ -624,17 +839,12 @@ mod tests {
     fn executions_meeting_with_the_same_counts_add_up() {
         let mut deltas = CountTable::default();
         deltas.intern(&[0]);
-        let edges = [
-            edge(0, 1, 0, 0),
-            edge(0, 2, 0, 1),
-            edge(1, 3, 0, 0),
-            edge(2, 3, 0, 0),
-        ];
+        let edges = [edge(0, 1, 0), edge(0, 2, 0), edge(1, 3, 0), edge(2, 3, 0)];
         let counted = counted(4, &edges, &deltas, &[0]);
-        let ends: Vec<&Entry> = counted.entries.iter().filter(|e| e.node == 3).collect();
+        let ends = ends_of(&counted, 3);
         assert_eq!(ends.len(), 1);
         // Two executions of probability 1/2 · 1/2 each.
-        assert_eq!((ends[0].paths, ends[0].chance), (2, 0.5));
+        assert_eq!((ends[0].1, ends[0].2), (2, 0.5));
     }
 
     /// A state reached again from itself: said, not counted as if it were a tree.
@@ -642,31 +852,30 @@ mod tests {
     fn a_cycle_is_said() {
         let mut deltas = CountTable::default();
         deltas.intern(&[0]);
-        let edges = [edge(0, 1, 0, 0), edge(1, 0, 0, 0)];
+        let edges = [edge(0, 1, 0), edge(1, 0, 0)];
         let counted = counted(2, &edges, &deltas, &[0]);
         assert!(counted.cycle);
     }
 
-    /// An entry's state, counts (by their values), depth, predecessor, edge, executions and
+    /// An entry's state, counts (by their values), depth, predecessor, executions and
     /// probability (by its bits).
-    type Seen = (u32, Vec<u64>, u32, u32, u32, u128, u64);
+    type Seen = (u32, Vec<u64>, u32, u32, u128, u64);
 
     /// Each entry as the counting found it, its counts by their values (their indices
     /// depend on the order they were first met in).
     fn entries_of(counted: &Counted) -> Vec<Seen> {
-        counted
-            .entries
-            .iter()
-            .map(|e| {
+        let entries = &counted.entries;
+        (0..entries.len() as u32)
+            .map(|at| {
+                let e = entries.get(at);
                 let counts = counted.counts.all[e.counts as usize].to_vec();
                 (
                     e.node,
                     counts,
-                    e.depth,
+                    entries.depth(at),
                     e.pred,
-                    e.edge,
-                    e.paths,
-                    e.chance.to_bits(),
+                    entries.paths(at),
+                    entries.chance(at).to_bits(),
                 )
             })
             .collect()
@@ -682,20 +891,21 @@ mod tests {
         let mut deltas = CountTable::default();
         deltas.intern(&[0]);
         deltas.intern(&[1]);
-        let edges = [edge(0, 1, 1, 0), edge(1, 0, 0, 0)];
+        let edges = [edge(0, 1, 1), edge(1, 0, 0)];
         let whole = counted_within(2, &edges, &deltas, &[0], 100);
         assert!(whole.cycle && whole.cut);
         assert_eq!(whole.entries.len(), 4 * 2 + 1);
         let starts = starts_of(2, &edges);
-        let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+        let (plain, drawn) = split(&edges);
         let graph = Graph {
             states: 2,
             edges: &plain,
+            drawn: &drawn,
             starts: &starts,
             deltas: &deltas,
             max_entries: 100,
         };
-        let mut walk = Walk::new(&[0]);
+        let mut walk = Walk::new(&[0], false);
         walk.advance(&graph, (2, usize::MAX), 100, true);
         assert_eq!(walk.entries.len(), 100);
         let walked = walk.finish(&graph, false);
@@ -717,6 +927,7 @@ mod tests {
             skip in any::<bool>(),
             draw in any::<bool>(),
             step in 1usize..5,
+            chances in any::<bool>(),
         ) {
             let mut deltas = CountTable::default();
             deltas.intern(&[0, 0]);
@@ -731,38 +942,43 @@ mod tests {
             }
             let states = (first.last().unwrap() + sizes.last().unwrap()) as usize;
             let layer_of = |state: u32| first.iter().rposition(|&f| f <= state).unwrap();
-            let mut edges: Vec<(u32, Edge)> = Vec::new();
+            let mut edges: Vec<(u32, Edge, Drawn)> = Vec::new();
             for (k, &(from, to, delta)) in raw.iter().enumerate() {
                 let from = from % states as u32;
                 let layer = layer_of(from);
                 let on = if skip && k % 5 == 0 { 2 } else { 1 };
                 let Some(&target_first) = first.get(layer + on) else { continue };
                 let to = target_first + to % sizes[layer + on];
-                let mut e = edge(from, to, delta, 0).1;
-                e.probability = if draw && k % 7 == 0 { 0.5 } else { 1.0 };
-                edges.push((from, e));
+                let mut e = edge(from, to, delta);
+                e.2.probability = if draw && k % 7 == 0 { 0.5 } else { 1.0 };
+                edges.push(e);
             }
             // Every state reached: the first state of each layer from the last of the one before.
             for layer in 1..first.len() {
                 let last = first[layer - 1] + sizes[layer - 1] - 1;
                 for s in 0..sizes[layer] {
-                    let mut e = edge(last, first[layer] + s, 0, 0).1;
-                    e.probability = 1.0;
-                    edges.push((last, e));
+                    let mut e = edge(last, first[layer] + s, 0);
+                    e.2.probability = 1.0;
+                    edges.push(e);
                 }
             }
-            edges.sort_by_key(|(from, _)| *from);
+            edges.sort_by_key(|(from, ..)| *from);
             let starts = starts_of(states, &edges);
-            let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
-            let graph = Graph { states, edges: &plain, starts: &starts, deltas: &deltas, max_entries: 10_000 };
-            let mut leveled = Walk::new(&[0, 0]);
+            let (plain, mut drawn) = split(&edges);
+            // A graph that draws nothing keeps no draws (each entry's probability is then
+            // its executions' number, unless the walk keeps them apart).
+            if !draw {
+                drawn.clear();
+            }
+            let graph = Graph { states, edges: &plain, drawn: &drawn, starts: &starts, deltas: &deltas, max_entries: 10_000 };
+            let mut leveled = Walk::new(&[0, 0], chances);
             let mut known = 0;
             while known < states {
                 known = (known + step).min(states);
                 let partial = Graph { starts: &starts[..=known.min(states - 1)], edges: &plain[..starts[known] as usize], ..graph };
                 while leveled.advance(&partial, (known, 3), 10_000, true) > 0 {}
             }
-            let mut topological = Walk::new(&[0, 0]);
+            let mut topological = Walk::new(&[0, 0], chances);
             topological.leveled = false;
             let (a, b) = (leveled.finish(&graph, false), topological.finish(&graph, false));
             prop_assert_eq!(entries_of(&a), entries_of(&b));
@@ -786,22 +1002,23 @@ mod tests {
             deltas.intern(&[0, 0]);
             deltas.intern(&[1, 0]);
             deltas.intern(&[0, 1]);
-            let mut edges: Vec<(u32, Edge)> = raw
+            let mut edges: Vec<(u32, Edge, Drawn)> = raw
                 .iter()
-                .map(|&(from, to, delta)| edge(from % states as u32, to % states as u32, delta, 0))
+                .map(|&(from, to, delta)| edge(from % states as u32, to % states as u32, delta))
                 .collect();
-            edges.sort_by_key(|(from, _)| *from);
+            edges.sort_by_key(|(from, ..)| *from);
             let whole = counted_within(states, &edges, &deltas, &[0, 0], max_entries);
             let starts = starts_of(states, &edges);
-            let plain: Vec<Edge> = edges.iter().map(|(_, e)| *e).collect();
+            let (plain, drawn) = split(&edges);
             let graph = Graph {
                 states,
                 edges: &plain,
+                drawn: &drawn,
                 starts: &starts,
                 deltas: &deltas,
                 max_entries,
             };
-            let mut walk = Walk::new(&[0, 0]);
+            let mut walk = Walk::new(&[0, 0], false);
             let mut known = 0;
             for step in steps {
                 known = (known + step).min(states);

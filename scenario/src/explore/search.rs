@@ -17,7 +17,7 @@ use sim_core::SimError;
 use smallvec::SmallVec;
 
 use crate::explore::budget::Memory;
-use crate::explore::count::{CountTable, Edge, Graph, Walk};
+use crate::explore::count::{CountTable, Drawn, Edge, Edges, Graph, Walk};
 use crate::explore::flat::{Flat, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
@@ -182,7 +182,11 @@ pub(super) struct Search<'a> {
     /// Each state's depth as the search first reached it.
     depths: Vec<u32>,
     /// The transitions, in the order of the states they leave (the merge's).
-    edges: Vec<Edge>,
+    edges: Edges,
+    /// Each transition's place among its start's (from 0, in merge order, counting those
+    /// a bound cut): kept in a split's shard alone, whose part names its outcomes'
+    /// executions by them.
+    ranks: Vec<u32>,
     /// Where each merged state's edges begin (a state past the last merged has none yet).
     starts: Vec<u32>,
     /// The counting's walk over the entries, taken on beside the search on several threads
@@ -260,9 +264,10 @@ impl<'a> Search<'a> {
             }),
             outer: context.clone(),
             depths: Vec::new(),
-            edges: Vec::new(),
+            edges: Edges::default(),
+            ranks: Vec::new(),
             starts: Vec::new(),
-            walk: Walk::new(&[]),
+            walk: Walk::new(&[], false),
             back: false,
             deltas: CountTable::default(),
             start_counts: Counts::new(),
@@ -312,7 +317,7 @@ impl<'a> Search<'a> {
             self.words.insert(0, sim.state_words(&queue));
         }
         self.start_counts = sim.counts();
-        self.walk = Walk::new(&self.start_counts);
+        self.walk = Walk::new(&self.start_counts, self.chances());
         self.deltas.intern(&vec![0; self.start_counts.len()]);
         self.depths.push(0);
         let bytes = sim.state_bytes(&queue);
@@ -440,7 +445,8 @@ impl<'a> Search<'a> {
         };
         let graph = Graph {
             states: self.depths.len(),
-            edges: &self.edges,
+            edges: &self.edges.list,
+            drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
             max_entries: limits.max_states,
@@ -580,18 +586,13 @@ impl<'a> Search<'a> {
             } else {
                 self.deltas.intern(&child.delta)
             };
-            let edge = |to: u32| Edge {
-                to,
-                probability: child.probability,
-                delta,
-                rank: rank as u32,
-                choice: child.choice,
-            };
+            let edge = |to: u32| Edge::new(to, delta, &child.choice);
+            let drawn = Drawn::of(&child.choice, child.probability);
             if let Some(&to) = merged {
                 self.back |= to <= id;
                 #[cfg(debug_assertions)]
                 self.check_merge(to, &child, parent.as_ref(), id)?;
-                self.edges.push(edge(to));
+                self.push_edge(edge(to), drawn, rank);
                 if let Some(state) = child.state {
                     self.spare.recycle(state, child.bytes);
                 }
@@ -633,7 +634,7 @@ impl<'a> Search<'a> {
                 self.words.insert(to, state.0.state_words(&state.1));
             }
 
-            self.edges.push(edge(to));
+            self.push_edge(edge(to), drawn, rank);
             frontier.push_back(Waiting {
                 id: to,
                 depth,
@@ -651,6 +652,23 @@ impl<'a> Search<'a> {
             visit.reduced = reduced;
         }
         Ok(())
+    }
+}
+
+impl Search<'_> {
+    /// Whether the counting keeps each entry's probability apart from its executions'
+    /// number: where an event may draw (a transition's probability is then not 1), and in
+    /// a split's shard, whose part states its share of each outcome's probability.
+    fn chances(&self) -> bool {
+        self.rules.may_draw || self.rules.limits.shard.is_some()
+    }
+
+    /// Transition `edge` (with `drawn`), the `rank`-th of its start's, added to the graph.
+    fn push_edge(&mut self, edge: Edge, drawn: Drawn, rank: usize) {
+        self.edges.push(edge, drawn);
+        if self.rules.limits.shard.is_some() {
+            self.ranks.push(rank as u32);
+        }
     }
 }
 

@@ -11,8 +11,8 @@
 //!
 //! The memory budget counts, for each state, its words while it waits, its parent, its
 //! share of the seen set (the table's own capacity, as the interpreter's search counts its
-//! own) and room for an entry of the counting that follows the search (each state is
-//! reached with its counts at least once, in a list that grows by doubling): the flat
+//! own) and room for the entries of the counting that follows the search (each state is
+//! reached with its counts at least once, often more): the flat
 //! states are small, so the graph and the counting are most of what a flat search holds.
 
 use coordsim_model::{Bound, ModelError, Reached};
@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::side::Side;
 use super::{End, Expanded, Search};
-use crate::explore::count::{Edge, Entry, Walk};
+use crate::explore::count::{Drawn, Edge, Entry, Walk};
 use crate::explore::flat::{Flat, NotFinite};
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 
@@ -68,7 +68,7 @@ impl<'a> Search<'a> {
         if self.rules.limits.jobs < 2 {
             return self.flat_levels(flat, &mut None);
         }
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
         let side = Side::new(walk, &self.rules.limits);
         let searching = AtomicBool::new(true);
         let searched = std::thread::scope(|scope| {
@@ -126,10 +126,10 @@ impl<'a> Search<'a> {
         self.young.clear();
         let start_key = self.flat_key(&level[..width]);
         self.young.insert(start_key, 0);
-        // A state's words while it waits, its parent and the counting's entry (twice: its
-        // list grows by doubling; with its first and its targets' words): what the memory
-        // budget counts for each new state beside the graph ([`Search::graph_bytes`]: the
-        // edges, the depths and the seen set).
+        // A state's words while it waits, its parent and room for two of the counting's
+        // entries (a state is reached with its counts at least once, often more) and the
+        // word of its first: what the memory budget counts for each new state beside the
+        // graph ([`Search::graph_bytes`]: the edges, the depths and the seen set).
         let state_bytes = (8 * width
             + std::mem::size_of::<(u32, u16, bool)>()
             + 2 * std::mem::size_of::<Entry>()
@@ -192,13 +192,7 @@ impl<'a> Search<'a> {
                 } else {
                     self.deltas.intern(&delta)
                 };
-                let edge = |to: u32| Edge {
-                    to,
-                    probability: 1.0,
-                    delta,
-                    rank: rank as u32,
-                    choice,
-                };
+                let edge = |to: u32| Edge::new(to, delta, &choice);
                 let key = self.flat_key(&child);
                 if let Some(&to) = self.young.get(&key) {
                     #[cfg(debug_assertions)]
@@ -212,7 +206,7 @@ impl<'a> Search<'a> {
                         }
                     }
                     self.back |= to <= id;
-                    self.edges.push(edge(to));
+                    self.push_edge(edge(to), Drawn::NONE, rank);
                     continue;
                 }
                 if !self.admits(state_bytes) {
@@ -226,7 +220,7 @@ impl<'a> Search<'a> {
                 #[cfg(debug_assertions)]
                 all.extend_from_slice(&child);
                 self.young.insert(key, to);
-                self.edges.push(edge(to));
+                self.push_edge(edge(to), Drawn::NONE, rank);
             }
             self.transitions += transitions;
             if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {

@@ -6,20 +6,20 @@ use coordsim_model::{Bound, ModelError, Reached};
 
 use super::{Search, State};
 use crate::explore::budget::Keep;
-use crate::explore::count::Edge;
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen};
 
 impl<'a> Search<'a> {
-    /// The bytes the graph takes: its edges, depths, visits and keys, by their lists'
-    /// capacities (which grow in merge order alone: the same with any number of threads).
+    /// The bytes the graph takes: its edges (their draws and ranks where kept), depths,
+    /// visits and keys, by their lists' capacities (which grow in merge order alone: the
+    /// same with any number of threads).
     pub(super) fn graph_bytes(&self) -> u64 {
-        let bytes = std::mem::size_of::<Edge>() * self.edges.capacity()
-            + std::mem::size_of::<u32>() * self.depths.capacity()
+        let bytes = std::mem::size_of::<u32>()
+            * (self.depths.capacity() + self.ranks.capacity())
             + std::mem::size_of::<coordsim_model::explore::Visit>() * self.visits.capacity()
             // A key and its node, and a control byte, a bucket.
             + (std::mem::size_of::<(u64, u32)>() + 1)
                 * table_capacity(self.seen.len() + self.young.len());
-        bytes as u64
+        self.edges.bytes() + bytes as u64
     }
 
     /// What each of `shares` threads may keep of the next chunk's children, less what

@@ -9,9 +9,9 @@ use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
 use super::{End, Found, Search};
-use crate::explore::count::{Counted, Edge, Entry, Graph, NONE, Walk, schedulers};
+use crate::explore::count::{Counted, Graph, NONE, Walk, schedulers};
 use crate::explore::spare::cells_key;
-use crate::explore::step::{Choice, choices_into, run_chosen, start};
+use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 use crate::explore::trace;
 
 impl Search<'_> {
@@ -45,6 +45,7 @@ impl Search<'_> {
         // Each end entry's outcome (in the order found), for the schedulers' graph.
         let mut outcome_of = vec![NONE; if keep_schedulers { entries.len() } else { 0 }];
         for (index, entry) in entries.iter().enumerate() {
+            let at = index as u32;
             let end = end_of[entry.node as usize];
             if end == NONE {
                 continue;
@@ -82,9 +83,9 @@ impl Search<'_> {
                 *of = outcome;
             }
             let tally = &mut found[outcome as usize];
-            tally.executions = tally.executions.saturating_add(entry.paths);
-            tally.chance += entry.chance;
-            executions = executions.saturating_add(entry.paths);
+            tally.executions = tally.executions.saturating_add(entries.paths(at));
+            tally.chance += entries.chance(at);
+            executions = executions.saturating_add(entries.paths(at));
         }
         // The most events along one execution; with a cycle, at least the deepest state's
         // first depth.
@@ -97,7 +98,7 @@ impl Search<'_> {
         // Fewest events first, then by the cells: an order of the outcomes alone, whatever
         // order the search met them in (under symmetry, in another).
         found.sort_by(|a, b| {
-            let depth = |f: &Found| entries[f.first as usize].depth as usize;
+            let depth = |f: &Found| entries.depth(f.first) as usize;
             coordsim_model::explore::outcome_order(depth(a), &a.metrics, depth(b), &b.metrics)
         });
         // Each branch's edge, while the search's edges are at hand: for the executions asked.
@@ -114,7 +115,7 @@ impl Search<'_> {
         let mut outcomes = Vec::with_capacity(found.len());
         let mut ranks = Vec::with_capacity(found.len());
         for found in &found {
-            let path = self.path(entries, found.first);
+            let path = counted.path(&self.graph(), found.first);
             let (schedule, trace) = self.replayed(&path, &found.metrics)?;
             // A shard's part keeps its share of the probability for the merge to judge.
             let known = self.rules.limits.shard.is_some() || (!self.ordered && bounded.is_none());
@@ -125,7 +126,9 @@ impl Search<'_> {
                 trace,
                 schedule,
             });
-            ranks.push(path.iter().map(|e| e.rank).collect());
+            if self.rules.limits.shard.is_some() {
+                ranks.push(path.iter().map(|&e| self.ranks[e as usize]).collect());
+            }
         }
         let part = self.rules.limits.shard.map(|shard| Part {
             shard,
@@ -152,13 +155,13 @@ impl Search<'_> {
         })
     }
 
-    /// The execution along `path` (edges from the start) as the schedule that makes it and
-    /// its trace, replayed and checked to end with `metrics`: a schedule written must run
-    /// to the outcome it stands for, so an end that differs is the explorer's error, never
-    /// a wrong trace.
+    /// The execution along `path` (edges from the start, by index) as the schedule that
+    /// makes it and its trace, replayed and checked to end with `metrics`: a schedule
+    /// written must run to the outcome it stands for, so an end that differs is the
+    /// explorer's error, never a wrong trace.
     fn replayed(
         &self,
-        path: &[Edge],
+        path: &[u32],
         metrics: &[Cell],
     ) -> Result<(Schedule, Vec<TraceStep>), ModelError> {
         let events = self.decisions_of(path)?;
@@ -167,7 +170,10 @@ impl Search<'_> {
             events,
             cycle_from: None,
         };
-        let alone: Vec<bool> = path.iter().map(|e| e.choice.alone).collect();
+        let alone: Vec<bool> = path
+            .iter()
+            .map(|&e| self.edges.list[e as usize].alone())
+            .collect();
         let (trace, ran) = trace::replay(
             self.rules.point,
             self.rules.fill,
@@ -217,7 +223,10 @@ impl Search<'_> {
             let mut path = Vec::with_capacity(steps.len());
             for &(entry, action, branch) in &steps {
                 let edge = edge_of[graph.branch_index(entry, action, branch)];
-                path.push(*self.edges.get(edge as usize).ok_or_else(lost)?);
+                if edge as usize >= self.edges.len() {
+                    return Err(lost());
+                }
+                path.push(edge);
             }
             let end = steps.last().map_or(0, |&(entry, action, branch)| {
                 graph.branch(entry, action, branch).1
@@ -236,14 +245,15 @@ impl Search<'_> {
         Ok(paths)
     }
 
-    /// The decisions a schedule of `path` (edges from the start) takes in the real run:
-    /// renamed back along the kept states under symmetry (the flat back end's or the
-    /// interpreter's canonical order), as they are otherwise.
-    fn decisions_of(&self, path: &[Edge]) -> Result<Vec<Decision>, ModelError> {
+    /// The decisions a schedule of `path` (edges from the start, by index) takes in the
+    /// real run: renamed back along the kept states under symmetry (the flat back end's or
+    /// the interpreter's canonical order), as they are otherwise.
+    fn decisions_of(&self, path: &[u32]) -> Result<Vec<Decision>, ModelError> {
         if let Some(flat) = self.flat.as_ref().filter(|f| f.symmetric()) {
             let picks: Vec<(u16, bool)> = path
                 .iter()
-                .map(|e| (e.choice.pick, e.choice.alone))
+                .map(|&e| self.edges.list[e as usize])
+                .map(|e| (e.pick, e.alone()))
                 .collect();
             let choices = flat.real_choices(&picks).ok_or_else(|| {
                 ModelError::Invariant("internal: a flat execution could not be run again".into())
@@ -252,8 +262,34 @@ impl Search<'_> {
         } else if self.rules.symmetry.on() {
             self.decisions_along(path)
         } else {
-            Ok(path.iter().map(|e| e.choice.decision()).collect())
+            self.decisions_replayed(path)
         }
+    }
+
+    /// The decisions along `path` where the kept states are the run's own: each its edge's
+    /// choice among the free events of its start, which a run from the start finds again
+    /// (an edge keeps which event it took, not of how many).
+    fn decisions_replayed(&self, path: &[u32]) -> Result<Vec<Decision>, ModelError> {
+        let rules = &self.rules;
+        let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
+        let graph = self.graph();
+        let mut next = Vec::new();
+        let mut decisions = Vec::with_capacity(path.len());
+        for (depth, &edge_index) in path.iter().enumerate() {
+            choices_into(&sim, &queue, &mut next);
+            let edge = graph.edges[edge_index as usize];
+            let choice = edge.choice(next.len() as u16, graph.drawn(edge_index as usize));
+            let due = *next.get(usize::from(edge.pick)).ok_or_else(|| {
+                ModelError::Invariant(format!(
+                    "internal: an explored execution's event {} has no counterpart in its run",
+                    depth + 1
+                ))
+            })?;
+            run_chosen(&mut sim, &mut queue, due, choice.draws, choice.crash)
+                .map_err(|e| in_execution(e, depth as u32 + 1))?;
+            decisions.push(choice.decision());
+        }
+        Ok(decisions)
     }
 
     /// The back end that stepped the states.
@@ -274,7 +310,7 @@ impl Search<'_> {
         self.spare = Default::default();
         let node_count = self.depths.len();
         self.starts.resize(node_count + 1, self.edges.len() as u32);
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
         walk.finish(&self.graph(), keep_links)
     }
 
@@ -282,7 +318,8 @@ impl Search<'_> {
     fn graph(&self) -> Graph<'_> {
         Graph {
             states: self.depths.len(),
-            edges: &self.edges,
+            edges: &self.edges.list,
+            drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
             max_entries: self.rules.limits.max_states,
@@ -315,7 +352,7 @@ impl Search<'_> {
     /// the kept states, may name other members: its states are walked again beside a run
     /// from the start, and each choice's event is taken in the run from its owner renamed
     /// back (`real`: each kept name's actor in the run).
-    fn decisions_along(&self, path: &[Edge]) -> Result<Vec<Decision>, ModelError> {
+    fn decisions_along(&self, path: &[u32]) -> Result<Vec<Decision>, ModelError> {
         let (mut kept, mut kept_queue) = start(
             self.rules.point,
             &self.rules.context,
@@ -344,18 +381,19 @@ impl Search<'_> {
         }
         let (mut kept_next, mut run_next) = (Vec::new(), Vec::new());
         let mut decisions = Vec::with_capacity(path.len());
-        for (depth, edge) in path.iter().enumerate() {
+        let graph = self.graph();
+        for (depth, &edge_index) in path.iter().enumerate() {
             choices_into(&kept, &kept_queue, &mut kept_next);
             choices_into(&run, &run_queue, &mut run_next);
+            let edge = graph.edges[edge_index as usize];
+            let choice = edge.choice(kept_next.len() as u16, graph.drawn(edge_index as usize));
             let lost = || {
                 ModelError::Invariant(format!(
                     "internal: an explored execution's event {} has no counterpart in its run",
                     depth + 1
                 ))
             };
-            let due = *kept_next
-                .get(usize::from(edge.choice.pick))
-                .ok_or_else(lost)?;
+            let due = *kept_next.get(usize::from(edge.pick)).ok_or_else(lost)?;
             let owner = kept.owner(due.event);
             let owner = real.get(owner as usize).copied().unwrap_or(owner);
             // A twin of the owner (swapping them changes nothing) with a lower number goes
@@ -375,10 +413,10 @@ impl Search<'_> {
                 .position(|d| run.owner(d.event) == owner)
                 .filter(|_| run_next.len() == kept_next.len())
                 .ok_or_else(lost)?;
-            let (draws, crash) = (edge.choice.draws, edge.choice.crash);
+            let (draws, crash) = (choice.draws, choice.crash);
             run_chosen(&mut kept, &mut kept_queue, due, draws, crash)?;
             run_chosen(&mut run, &mut run_queue, run_next[pick], draws, crash)?;
-            let mut decision = edge.choice.decision();
+            let mut decision = choice.decision();
             decision.pick = pick as u32;
             decisions.push(decision);
             if self
@@ -390,17 +428,5 @@ impl Search<'_> {
             }
         }
         Ok(decisions)
-    }
-
-    /// The edges from the start to entry `at`, along its first (shortest) execution.
-    fn path(&self, entries: &[Entry], mut at: u32) -> Vec<Edge> {
-        let mut path = Vec::with_capacity(entries[at as usize].depth as usize);
-        while entries[at as usize].pred != NONE {
-            let entry = &entries[at as usize];
-            path.push(self.edges[entry.edge as usize]);
-            at = entry.pred;
-        }
-        path.reverse();
-        path
     }
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use coordsim_model::ExploreLimits;
 
 use super::Search;
-use crate::explore::count::{CountTable, Edge, Graph, Walk};
+use crate::explore::count::{CountTable, Drawn, Edge, Graph, Walk};
 use crate::run::steer::Counts;
 
 /// Entries a thread walks at a time before it looks again whether it should stop.
@@ -29,6 +29,8 @@ pub(super) struct Side {
 struct Walking {
     walk: Walk,
     edges: Vec<Edge>,
+    /// The edges' draws (none: no edge drew so far).
+    drawn: Vec<Drawn>,
     starts: Vec<u32>,
     deltas: CountTable,
     /// The states merged or met so far.
@@ -43,6 +45,8 @@ struct Walking {
 /// What the merge added to the graph since the last feed.
 pub(super) struct Feed {
     edges: Vec<Edge>,
+    /// The new edges' draws (none: no edge drew so far).
+    drawn: Vec<Drawn>,
     starts: Vec<u32>,
     deltas: Vec<Counts>,
     states: usize,
@@ -56,6 +60,7 @@ impl Side {
             walking: Mutex::new(Walking {
                 walk,
                 edges: Vec::new(),
+                drawn: Vec::new(),
                 starts: Vec::new(),
                 deltas: CountTable::default(),
                 states: 0,
@@ -122,10 +127,11 @@ impl Side {
         self.fed.lock().unwrap_or_else(|e| e.into_inner()).clear();
         let mut walking = self.walking.lock().unwrap_or_else(|e| e.into_inner());
         walking.edges = Vec::new();
+        walking.drawn = Vec::new();
         walking.starts = Vec::new();
         walking.deltas = CountTable::default();
         self.abandoned.store(true, Ordering::Release);
-        std::mem::replace(&mut walking.walk, Walk::new(&[]))
+        std::mem::replace(&mut walking.walk, Walk::new(&[], false))
     }
 
     /// The walk, once no thread walks (the graph it walked is the search's own).
@@ -141,11 +147,17 @@ impl Walking {
     /// The bytes the walk and the graph it walks hold, by their lists' capacities.
     fn bytes(&self) -> u64 {
         let graph = std::mem::size_of::<Edge>() * self.edges.capacity()
+            + std::mem::size_of::<Drawn>() * self.drawn.capacity()
             + std::mem::size_of::<u32>() * self.starts.capacity();
         self.walk.bytes() + graph as u64
     }
 
     fn take_in(&mut self, feed: Feed) {
+        if !feed.drawn.is_empty() {
+            // The edges before the first that drew drew nothing.
+            self.drawn.resize(self.edges.len(), Drawn::NONE);
+            self.drawn.extend(feed.drawn);
+        }
         self.edges.extend(feed.edges);
         self.starts.extend(feed.starts);
         for counts in &feed.deltas {
@@ -174,6 +186,7 @@ impl Walking {
         let graph = Graph {
             states: self.states,
             edges: &self.edges,
+            drawn: &self.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
             max_entries: self.max_states,
@@ -188,7 +201,8 @@ impl Search<'_> {
     /// counts' deltas fed so far, moved on).
     pub(super) fn feed(&self, fed: &mut (usize, usize, usize)) -> Feed {
         let feed = Feed {
-            edges: self.edges[fed.0..].to_vec(),
+            edges: self.edges.list[fed.0..].to_vec(),
+            drawn: (self.edges.drawn.get(fed.0..)).map_or(Vec::new(), <[Drawn]>::to_vec),
             starts: self.starts[fed.1..].to_vec(),
             deltas: self.deltas.all[fed.2..].to_vec(),
             states: self.depths.len(),

@@ -54,7 +54,7 @@ impl<'a> Search<'a> {
     ) -> Result<(), ModelError> {
         let jobs = self.rules.limits.jobs.max(2);
         let rules = Arc::clone(&self.rules);
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[]));
+        let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
         let side = Side::new(walk, &self.rules.limits);
         let mut fed = (0, 0, 0);
         side.feed(self.feed(&mut fed));
