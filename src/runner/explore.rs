@@ -105,29 +105,53 @@ fn explore_each(
             } else {
                 config.source.name.clone()
             };
-            let done = AtomicBool::new(false);
-            let explored = std::thread::scope(|scope| {
-                let watcher = (watch.progress || watch.max_seconds.is_some())
-                    .then(|| scope.spawn(|| watching(&label, watch, &states, &enough, &done)));
-                let plan = &config.plans[point];
-                let out = match asks {
-                    Some(asks) => {
-                        let asks =
-                            |metrics: &[Vec<Cell>], graph: &Schedulers| asks(point, metrics, graph);
-                        plan.explore_showing(&ctx, limits, &asks)
-                    }
-                    None => plan.explore(&ctx, limits),
-                };
-                done.store(true, Ordering::Relaxed);
-                if let Some(w) = watcher {
-                    w.thread().unpark();
-                    let _ = w.join();
+            let plan = &config.plans[point];
+            let explored = watched(&label, watch, (&states, &enough), || match asks {
+                Some(asks) => {
+                    let asks =
+                        |metrics: &[Vec<Cell>], graph: &Schedulers| asks(point, metrics, graph);
+                    plan.explore_showing(&ctx, limits, &asks)
                 }
-                out
+                None => plan.explore(&ctx, limits),
             });
             explored.map_err(|e| run_error(config, point, &e))
         })
         .collect()
+}
+
+/// `explore` run beside its watcher (where `watch` asks for one), which ends with it, even
+/// when it panics (the scope would wait for the watcher for ever, and the command hang
+/// instead of failing).
+fn watched<T: Send>(
+    label: &str,
+    watch: Watch,
+    (states, enough): (&AtomicU64, &AtomicBool),
+    explore: impl FnOnce() -> T,
+) -> T {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let watcher = (watch.progress || watch.max_seconds.is_some())
+            .then(|| scope.spawn(|| watching(label, watch, states, enough, &done)));
+        let out = {
+            let _done = Done(&done);
+            explore()
+        };
+        if let Some(w) = watcher {
+            w.thread().unpark();
+            let _ = w.join();
+        }
+        out
+    })
+}
+
+/// Raises its flag when dropped: the exploration the watcher watches has ended, by a
+/// return or a panic.
+struct Done<'f>(&'f AtomicBool);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The watcher of one exploration: every 100 ms it draws the states visited and, past the
@@ -171,4 +195,36 @@ pub(crate) fn default_limits() -> ExploreLimits {
 /// Whether `config` has a claim over executions (then `check` explores it).
 pub(crate) fn claims_executions(config: &Config) -> bool {
     config.claims.iter().any(|c| c.over.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic in the exploration ends its watcher and reaches the caller: before, the
+    /// watcher waited for a flag only a return raised, and the command hung. Run on a thread
+    /// of its own, so that a hang fails the test after 20 s instead of stalling the suite.
+    #[test]
+    fn a_panicking_exploration_ends_its_watcher() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let watch = Watch {
+                progress: false,
+                max_seconds: Some(3600),
+            };
+            let (states, enough) = (AtomicU64::new(0), AtomicBool::new(false));
+            let out = std::panic::catch_unwind(|| {
+                watched("x", watch, (&states, &enough), || -> u8 {
+                    panic!("a planted panic")
+                })
+            });
+            let _ = sender.send(out.is_err());
+        });
+        let panicked = receiver.recv_timeout(Duration::from_secs(20));
+        assert_eq!(
+            panicked,
+            Ok(true),
+            "the watched exploration hung or did not panic"
+        );
+    }
 }
