@@ -48,6 +48,8 @@
 //! trace may be another of its shortest executions ([`Flat::real_choices`] renames it
 //! back along the real run).
 
+mod time;
+
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
 use crate::machine::lock::LockMode;
@@ -88,6 +90,10 @@ struct Member {
     steps: u32,
     /// Steps of all its repetitions.
     total: u64,
+    /// Its repetitions.
+    repeat: u64,
+    /// When its first repetition starts (ns).
+    start: u64,
 }
 
 /// A point compiled for the flat back end.
@@ -111,6 +117,11 @@ pub(super) struct Flat<'p> {
     /// The groups whose members are taken as interchangeable (symmetry): each one's first
     /// actor and its members.
     groups: Vec<(u32, u32)>,
+    /// Whether time moves on (an actor starts after 0 ms, or a step is a delay): the state
+    /// then keeps the clock and the pending timers ([`time`]'s layout).
+    timed: bool,
+    /// Words before the first actor's block.
+    header: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -155,7 +166,7 @@ impl<'p> Flat<'p> {
         {
             return Err("a register takes time to read or write, or is fenced");
         }
-        let (mut cas, mut locked) = (false, false);
+        let (mut cas, mut locked, mut timed) = (false, false, false);
         for group in point.groups.iter().filter(|g| g.count > 0) {
             if !matches!(group.pace, Pace::Closed) {
                 return Err("a group does not run a closed loop");
@@ -174,14 +185,18 @@ impl<'p> Flat<'p> {
                                 timeout: None,
                             }
                             | Step::Release(Pick::One(_))
+                            | Step::Delay(_)
+                            | Step::Pause(_)
                     )
                 })
             {
                 return Err(
-                    "a step is other than a read, a write, or an acquire (with no timeout) or \
-                     release of one named lock",
+                    "a step is other than a read, a write, a delay, or an acquire (with no \
+                     timeout) or release of one named lock",
                 );
             }
+            timed |=
+                (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
             cas |= (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
             locked |= (group.steps.iter())
                 .any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
@@ -196,30 +211,47 @@ impl<'p> Flat<'p> {
                 return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
             }
         }
+        timed |= start.actors.iter().any(|actor| actor.start != 0);
+        if timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
+            return Err(
+                "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
+            );
+        }
+        if timed && locked {
+            return Err("it takes a lock and time moves on (a start after 0 ms, or a delay)");
+        }
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
-            if actor.start != 0 {
-                return Err("an actor starts after 0 ms");
-            }
             let group = &point.groups[actor.group as usize];
             let steps = group.steps.len() as u32;
-            if u64::from(steps).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
-                return Err("an actor runs more than 2^62 steps");
+            // A timed place's stride is one more than the steps (a repetition's end).
+            if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
+                return Err("an actor runs more than 2^61 steps");
             }
             members.push(Member {
                 group: actor.group,
                 index: actor.index,
                 steps,
                 total: u64::from(steps).saturating_mul(group.repeat),
+                repeat: group.repeat,
+                start: actor.start,
             });
         }
         let registers = point.registers.len();
         let locks = if locked { point.locks.len() } else { 0 };
-        let block = 1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
+        let mut block =
+            1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
+        let mut header = registers + 1 + 3 * locks;
+        if timed {
+            block += time::ACTOR_WORDS;
+            header += time::header_words(registers, point.groups.len());
+        }
         Ok(Flat {
             point,
             registers,
-            width: registers + 1 + 3 * locks + members.len() * block,
+            width: header + members.len() * block,
+            header,
+            timed,
             block,
             cas,
             locks,
@@ -239,6 +271,9 @@ impl<'p> Flat<'p> {
     /// The start: each register at its initial value, written by none; each actor at its
     /// first step, having read nothing.
     pub(super) fn start(&self, state: &mut Vec<u64>) {
+        if self.timed {
+            return self.start_timed(state);
+        }
         state.clear();
         state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
@@ -362,12 +397,15 @@ impl<'p> Flat<'p> {
 
     /// Where actor `actor`'s words begin.
     fn base(&self, actor: usize) -> usize {
-        self.registers + 1 + 3 * self.locks + actor * self.block
+        self.header + actor * self.block
     }
 
     /// The free events of `state`, as actors in the interpreter's order (its starts, of
     /// class `1 + actor`, before its resumptions): into `free`.
     pub(super) fn free(&self, state: &[u64], free: &mut Vec<u32>) {
+        if self.timed {
+            return self.free_timed(state, free);
+        }
         free.clear();
         let first = |a: usize| state[self.base(a)];
         free.extend(
@@ -390,6 +428,9 @@ impl<'p> Flat<'p> {
 
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
+        if self.timed {
+            return self.alone_timed(state, actor);
+        }
         let member = self.members[actor as usize];
         let step = (state[self.base(actor as usize)] & PLACE) % u64::from(member.steps);
         self.reduce && self.alone[member.group as usize][step as usize]
@@ -446,6 +487,9 @@ impl<'p> Flat<'p> {
         to: &mut [u64],
         delta: &mut [u64],
     ) -> Result<(), NotFinite> {
+        if self.timed {
+            return self.step_timed(from, actor, to, delta);
+        }
         to.copy_from_slice(from);
         delta.fill(0);
         let actor = actor as usize;
