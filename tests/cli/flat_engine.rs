@@ -107,9 +107,10 @@ fn delay() -> impl Strategy<Value = String> {
     .prop_map(String::from)
 }
 
-/// A random point of the timed fragment: the registers' steps of [`steps`] (no lock) with
-/// delays before, between or after them, and groups that start at 0, 5 or 10 ms (or at
-/// `i * 5`), so that events meet at one instant, or not, as the delays add up.
+/// A random point of the timed fragment: the steps of [`steps`] with delays before,
+/// between or after them (a delay under a lock is a hold, others wait meanwhile), and
+/// groups that start at 0, 5 or 10 ms (or at `i * 5`), so that events meet at one instant,
+/// or not, as the delays add up.
 fn timed_config() -> impl Strategy<Value = String> {
     // An increment whose delay is as long as what it read: when it ends, and so the
     // responses' times, depend on the order of the others' writes.
@@ -119,7 +120,7 @@ fn timed_config() -> impl Strategy<Value = String> {
         "{ write = \"r0\", value = \"read + 1\" }".to_string(),
     ]);
     let register_steps = prop_oneof![
-        3 => steps().prop_filter("no lock", |s| !s.concat().contains("acquire")),
+        3 => steps(),
         1 => read_delay,
     ];
     let timed_steps = (register_steps, prop::option::of(delay()), 0..3usize).prop_map(
@@ -139,7 +140,10 @@ fn timed_config() -> impl Strategy<Value = String> {
         start,
     );
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
-        let mut text = String::from("model = \"scenario\"\n");
+        let mut text = String::from(
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n",
+        );
         for r in 0..3 {
             let initial = if r < registers { r } else { 0 };
             text.push_str(&format!(

@@ -217,9 +217,6 @@ impl<'p> Flat<'p> {
                 "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
             );
         }
-        if timed && locked {
-            return Err("it takes a lock and time moves on (a start after 0 ms, or a delay)");
-        }
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];
@@ -243,8 +240,8 @@ impl<'p> Flat<'p> {
             1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
         let mut header = registers + 1 + 3 * locks;
         if timed {
-            block += time::ACTOR_WORDS;
-            header += time::header_words(registers, point.groups.len());
+            block += time::actor_words(locks);
+            header += time::header_words(registers, point.groups.len(), locks);
         }
         Ok(Flat {
             point,
@@ -461,7 +458,15 @@ impl<'p> Flat<'p> {
         let token = to[at + 1];
         to[at] = token;
         to[at + 1] = token + 1;
-        let handed = to[at + 2] != 0;
+        // Handed a lock released at this instant (at 0 ms: released at all).
+        let handed = if self.timed {
+            to[at + 2] == to[self.clock()] + 1
+        } else {
+            to[at + 2] != 0
+        };
+        if self.timed {
+            self.took_timed(to, actor, lock, handed);
+        }
         for other in 0..self.members.len() {
             let flags = self.lock_words(other) + 2;
             to[flags] &= !(1 << (LAST_TAKER + lock as u32));
@@ -473,6 +478,40 @@ impl<'p> Flat<'p> {
             | (1 << (LAST_TAKER + lock as u32))
             | if handed { HANDED } else { 0 };
         to[words + 3 + lock] = token;
+    }
+
+    /// Actor `actor` queues for lock `lock`, last, and waits at its step for the lock to be
+    /// handed.
+    fn enqueue(&self, to: &mut [u64], actor: usize, lock: usize) {
+        let queued = (0..self.members.len())
+            .filter(|&a| to[self.lock_words(a) + 1] >> 32 == lock as u64 + 1)
+            .count() as u64;
+        let words = self.lock_words(actor);
+        to[words] += 1;
+        to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
+    }
+
+    /// Lock `lock`'s record deleted (its holder's token taken back already) and the lock
+    /// handed to its longest waiter, if any, who takes it: that waiter (its steps past its
+    /// acquire are the caller's to run).
+    fn release(&self, to: &mut [u64], lock: usize) -> Option<usize> {
+        let at = self.lock_at(lock);
+        to[at] = 0;
+        if self.timed {
+            self.released_timed(to, lock);
+        } else {
+            to[at + 2] = 1;
+        }
+        let waiter = (0..self.members.len())
+            .find(|&a| to[self.lock_words(a) + 1] == (lock as u64 + 1) << 32 | 1)?;
+        for a in 0..self.members.len() {
+            let waiting = self.lock_words(a) + 1;
+            if to[waiting] >> 32 == lock as u64 + 1 {
+                to[waiting] -= 1;
+            }
+        }
+        self.take(to, waiter, lock);
+        Some(waiter)
     }
 
     /// Actor `actor`'s next step run from `from` into `to` (of the same width), what it
@@ -571,17 +610,11 @@ impl<'p> Flat<'p> {
                     // It holds it already: the interpreter's error.
                     return Err(NotFinite);
                 }
-                let at = self.lock_at(lock);
-                if from[at] == 0 {
+                if from[self.lock_at(lock)] == 0 {
                     self.take(to, actor, lock);
                     outcome = ACQUIRED;
                 } else {
-                    // It queues, last, and waits at this step for the lock to be handed.
-                    let queued = (0..self.members.len())
-                        .filter(|&a| from[self.lock_words(a) + 1] >> 32 == lock as u64 + 1)
-                        .count() as u64;
-                    to[words] += 1;
-                    to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
+                    self.enqueue(to, actor, lock);
                     to[base] |= STARTED;
                     return Ok(());
                 }
@@ -593,20 +626,8 @@ impl<'p> Flat<'p> {
                     return Err(NotFinite);
                 }
                 to[words + 3 + lock] = 0;
-                let at = self.lock_at(lock);
-                to[at] = 0;
-                to[at + 2] = 1;
                 // The longest waiter takes it and goes on past its acquire.
-                let waiter = (0..self.members.len())
-                    .find(|&a| to[self.lock_words(a) + 1] == (lock as u64 + 1) << 32 | 1);
-                if let Some(waiter) = waiter {
-                    for a in 0..self.members.len() {
-                        let waiting = self.lock_words(a) + 1;
-                        if to[waiting] >> 32 == lock as u64 + 1 {
-                            to[waiting] -= 1;
-                        }
-                    }
-                    self.take(to, waiter, lock);
+                if let Some(waiter) = self.release(to, lock) {
                     let first = self.base(waiter);
                     let place = to[first] & PLACE;
                     self.go_on(to, waiter, place + 1, ACQUIRED);

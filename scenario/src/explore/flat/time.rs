@@ -24,31 +24,65 @@
 use sim_core::{ms_to_ns, ns_to_ms, sample_spread};
 
 use super::{APPLIED, Flat, MAX_REGISTERS, Member, NotFinite, OUTCOME_SHIFT, PLACE, STARTED};
-use crate::point::{Duration, Step, Vars, eval_run};
+use crate::point::{Duration, Pick, Step, Vars, eval_run};
 use crate::syntax::spec::Number;
 
 /// Words an actor's block adds: when its next event is due (less the clock), when its
-/// repetition started, when its last one ended.
-pub(super) const ACTOR_WORDS: usize = 3;
+/// repetition started, when its last one ended; where `locks` are taken, when it was last
+/// handed a lock at its release's instant (+1; 0: not so), its waits for locks added up,
+/// and when its last acquire (or its start) began.
+pub(super) fn actor_words(locks: usize) -> usize {
+    if locks > 0 { 6 } else { 3 }
+}
 
 /// No event is due (the actor has ended).
 const NONE: u64 = u64::MAX;
 
-/// Words the header adds for `registers` registers and `groups` groups: the clock, each
-/// register's instant and value as it began, each group's three words of responses.
-pub(super) fn header_words(registers: usize, groups: usize) -> usize {
-    1 + 2 * registers + 3 * groups
+/// Words the header adds for `registers` registers, `groups` groups and `locks` locks
+/// taken: the clock, each register's instant and value as it began, each group's three
+/// words of responses, each lock's five (since when its holder holds it, 0 when free; the
+/// time it was held, added up; its waits' sum, greatest and multiset word).
+pub(super) fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
+    1 + 2 * registers + 3 * groups + 5 * locks
 }
 
 impl Flat<'_> {
     /// Where the clock is.
-    fn clock(&self) -> usize {
-        self.header - header_words(self.registers, self.point.groups.len())
+    pub(super) fn clock(&self) -> usize {
+        self.header - header_words(self.registers, self.point.groups.len(), self.locks)
     }
 
-    /// Where actor `actor`'s due time is (its repetition's start and its end follow).
+    /// Where lock `lock`'s time words are.
+    fn lock_time(&self, lock: usize) -> usize {
+        self.clock() + 1 + 2 * self.registers + 3 * self.point.groups.len() + 5 * lock
+    }
+
+    /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
+    /// its lock words of time).
     fn due_at(&self, actor: usize) -> usize {
-        self.base(actor) + self.block - ACTOR_WORDS
+        self.base(actor) + self.block - actor_words(self.locks)
+    }
+
+    /// Actor `actor` took lock `lock` now (`handed`: at the instant of its release), its
+    /// words of time as the interpreter's `acquire` sets them: the lock held since now, the
+    /// wait since its acquire began a sample of the lock's and added to the actor's.
+    pub(super) fn took_timed(&self, to: &mut [u64], actor: usize, lock: usize, handed: bool) {
+        let (now, due, at) = (to[self.clock()], self.due_at(actor), self.lock_time(lock));
+        let waited = now - to[due + 5];
+        to[at] = now;
+        to[at + 2] += waited;
+        to[at + 3] = to[at + 3].max(waited);
+        to[at + 4] = to[at + 4].wrapping_add(sample_spread(waited));
+        to[due + 3] = if handed { now + 1 } else { 0 };
+        to[due + 4] += waited;
+    }
+
+    /// Lock `lock` released now: the instant kept, the time it was held added up.
+    pub(super) fn released_timed(&self, to: &mut [u64], lock: usize) {
+        let (now, at) = (to[self.clock()], self.lock_time(lock));
+        to[self.lock_at(lock) + 2] = now + 1;
+        to[at + 1] += now - to[at];
+        to[at] = 0;
     }
 
     /// The start of a timed point: as at 0 ms, with the clock at 0, no register landed on,
@@ -58,16 +92,24 @@ impl Flat<'_> {
         let registers = &self.point.registers;
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
+        for _ in 0..self.locks {
+            // No record, the first token next, never released.
+            state.extend([0, 1, 0]);
+        }
         state.push(0);
         state.extend(std::iter::repeat_n(0, self.registers));
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
-        state.extend(std::iter::repeat_n(0, 3 * self.point.groups.len()));
+        state.extend(std::iter::repeat_n(
+            0,
+            3 * self.point.groups.len() + 5 * self.locks,
+        ));
+        let time_words = actor_words(self.locks);
         for member in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
             state.extend(std::iter::repeat_n(
                 0,
-                self.block - 1 - self.registers - ACTOR_WORDS,
+                self.block - 1 - self.registers - time_words,
             ));
             let due = if member.repeat > 0 {
                 member.start
@@ -75,6 +117,7 @@ impl Flat<'_> {
                 NONE
             };
             state.extend([due, 0, 0]);
+            state.extend(std::iter::repeat_n(0, time_words - 3));
         }
     }
 
@@ -131,7 +174,6 @@ impl Flat<'_> {
         to.copy_from_slice(from);
         delta.fill(0);
         let actor = actor as usize;
-        let member = self.members[actor];
         let (clock, due) = (self.clock(), self.due_at(actor));
         let elapsed = from[due];
         let now = from[clock] + elapsed;
@@ -144,19 +186,45 @@ impl Flat<'_> {
                 }
             }
         }
+        let base = self.base(actor);
+        if from[base] & STARTED == 0 {
+            // Its start: its first repetition's job begins now (and its first step).
+            to[due + 1] = now;
+            if self.locks > 0 {
+                to[due + 5] = now;
+            }
+        }
+        let outcome = (from[base] >> OUTCOME_SHIFT) & 3;
+        let handed = self.run(to, actor, (from[base] & PLACE, outcome, false), delta)?;
+        if let Some(waiter) = handed {
+            // The lock's next holder goes on past its acquire in this event, after the
+            // releaser's steps (it acted already: its next shared step waits).
+            let place = (to[self.base(waiter)] & PLACE) + 1;
+            self.run(to, waiter, (place, super::ACQUIRED, true), delta)?;
+        }
+        Ok(())
+    }
+
+    /// Actor `actor`'s steps run in `to` at the clock's time from `(place, outcome,
+    /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
+    /// lock or its last end. The waiter a release handed its lock to, if any.
+    fn run(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        (place, mut outcome, mut acted): (u64, u64, bool),
+        delta: &mut [u64],
+    ) -> Result<Option<usize>, NotFinite> {
+        let member = self.members[actor];
+        let now = to[self.clock()];
+        let due = self.due_at(actor);
         let (started, end) = (due + 1, due + 2);
         let base = self.base(actor);
         let stride = u64::from(member.steps) + 1;
-        let place = from[base] & PLACE;
         let (mut repetition, mut at) = (place / stride, place % stride);
-        let mut outcome = (from[base] >> OUTCOME_SHIFT) & 3;
-        if from[base] & STARTED == 0 {
-            // Its start: its first repetition's job begins now.
-            to[started] = now;
-        }
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
-        let mut acted = false;
+        let mut handed = None;
         loop {
             if at == u64::from(member.steps) {
                 // The repetition completes: a response of the group's, and its end.
@@ -241,12 +309,42 @@ impl Flat<'_> {
                     outcome = APPLIED;
                     at += 1;
                 }
+                Step::Acquire {
+                    lock: Pick::One(lock),
+                    ..
+                } => {
+                    let (lock, words) = (*lock as usize, self.lock_words(actor));
+                    if to[words + 3 + lock] != 0 {
+                        // It holds it already: the interpreter's error.
+                        return Err(NotFinite);
+                    }
+                    to[due + 5] = now;
+                    if to[self.lock_at(lock)] == 0 {
+                        self.take(to, actor, lock);
+                        outcome = super::ACQUIRED;
+                        at += 1;
+                    } else {
+                        self.enqueue(to, actor, lock);
+                        to[due] = NONE;
+                        break;
+                    }
+                }
+                Step::Release(Pick::One(lock)) => {
+                    let (lock, words) = (*lock as usize, self.lock_words(actor));
+                    if to[words + 3 + lock] == 0 {
+                        // It does not hold it: the interpreter's error.
+                        return Err(NotFinite);
+                    }
+                    to[words + 3 + lock] = 0;
+                    handed = self.release(to, lock);
+                    at += 1;
+                }
                 // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
                 _ => return Err(NotFinite),
             }
         }
         to[base] = STARTED | outcome << OUTCOME_SHIFT | (repetition * stride + at);
-        Ok(())
+        Ok(handed)
     }
 
     /// A repetition of actor `actor` ended at `now` (its end set, what it read blanked):
@@ -264,6 +362,11 @@ impl Flat<'_> {
         to[due + 2] = now;
         to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
         if *repetition + 1 >= member.repeat {
+            // The job is freed: its tokens go back (a lock it holds stays taken).
+            if self.locks > 0 {
+                let tokens = self.lock_words(actor) + 3;
+                to[tokens..tokens + self.locks].fill(0);
+            }
             return false;
         }
         *repetition += 1;
