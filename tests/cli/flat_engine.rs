@@ -234,6 +234,41 @@ fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// [`same`] on `jobs` threads without symmetry: with the reduction on and off, the graph
+/// of entries kept, and under a state bound of `bound` that cuts most of them (the bound
+/// cuts the same states in the same order). At most 20,000 states each, so that the
+/// interpreter's debug build keeps the test short. The limits, for more.
+fn same_without_symmetry(
+    text: &str,
+    jobs: usize,
+    bound: u64,
+) -> Result<ExploreLimits, TestCaseError> {
+    // On two threads the flat search's counting walks on beside it.
+    let on = ExploreLimits {
+        jobs,
+        keep_schedulers: true,
+        max_states: 20_000,
+        symmetry: Symmetry::Off,
+        ..ExploreLimits::default()
+    };
+    same(text, on)?;
+    same(
+        text,
+        ExploreLimits {
+            reduce: Reduction::Off,
+            ..on
+        },
+    )?;
+    same(
+        text,
+        ExploreLimits {
+            max_states: bound,
+            ..on
+        },
+    )?;
+    Ok(on)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -246,17 +281,7 @@ proptest! {
         bound in 5u64..200,
         jobs in 1usize..3,
     ) {
-        // On two threads the flat search's counting walks on beside it.
-        let on = ExploreLimits {
-            jobs,
-            keep_schedulers: true,
-            max_states: 20_000,
-            symmetry: Symmetry::Off,
-            ..ExploreLimits::default()
-        };
-        same(&text, on)?;
-        same(&text, ExploreLimits { reduce: Reduction::Off, ..on })?;
-        same(&text, ExploreLimits { max_states: bound, ..on })?;
+        let on = same_without_symmetry(&text, jobs, bound)?;
         // Symmetry: the groups' members put in the flat back end's canonical order (by
         // their words) where the interpreter puts them in its own (by a hash of theirs).
         // Without the reduction the two graphs are one up to the representatives.
@@ -303,16 +328,7 @@ proptest! {
         bound in 5u64..200,
         jobs in 1usize..3,
     ) {
-        let on = ExploreLimits {
-            jobs,
-            keep_schedulers: true,
-            max_states: 20_000,
-            symmetry: Symmetry::Off,
-            ..ExploreLimits::default()
-        };
-        same(&text, on)?;
-        same(&text, ExploreLimits { reduce: Reduction::Off, ..on })?;
-        same(&text, ExploreLimits { max_states: bound, ..on })?;
+        let on = same_without_symmetry(&text, jobs, bound)?;
         same(&text, ExploreLimits { symmetry: Symmetry::On, reduce: Reduction::Off, ..on })?;
     }
 }

@@ -53,7 +53,7 @@ mod time;
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
 use crate::machine::lock::LockMode;
-use crate::point::{Pace, Pick, Point, Step, Vars, eval_run};
+use crate::point::{Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
@@ -491,6 +491,61 @@ impl<'p> Flat<'p> {
         to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
     }
 
+    /// A write of `new` by an actor that read `read` (NaN: nothing) lands on `register`:
+    /// true when it is a compare-and-set (`cas`) refused (the register changed since the
+    /// read), else applied, a lost update where it changed. Either way the register is
+    /// marked as landed on and `delta` counts it.
+    fn land(
+        &self,
+        to: &mut [u64],
+        delta: &mut [u64],
+        register: usize,
+        (read, new): (f64, f64),
+        cas: bool,
+    ) -> bool {
+        let stale = !read.is_nan() && f64::from_bits(to[register]) != read;
+        to[self.registers] |= 1 << register;
+        if cas && stale {
+            delta[3 * register + 2] = 1;
+            return true;
+        }
+        delta[3 * register] = 1;
+        delta[3 * register + 1] = u64::from(stale);
+        to[register] = new.to_bits();
+        false
+    }
+
+    /// Actor `actor` acquires lock `lock`: true when taken, false when queued. `Err` when
+    /// it holds it already (the interpreter's error, which it says).
+    fn acquire(&self, to: &mut [u64], actor: usize, lock: usize) -> Result<bool, NotFinite> {
+        if to[self.lock_words(actor) + 3 + lock] != 0 {
+            return Err(NotFinite);
+        }
+        if to[self.lock_at(lock)] == 0 {
+            self.take(to, actor, lock);
+            Ok(true)
+        } else {
+            self.enqueue(to, actor, lock);
+            Ok(false)
+        }
+    }
+
+    /// Actor `actor` releases lock `lock`: the waiter it is handed to, if any
+    /// ([`Flat::release`]). `Err` when it does not hold it (the interpreter's error).
+    fn release_held(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        lock: usize,
+    ) -> Result<Option<usize>, NotFinite> {
+        let token = self.lock_words(actor) + 3 + lock;
+        if to[token] == 0 {
+            return Err(NotFinite);
+        }
+        to[token] = 0;
+        Ok(self.release(to, lock))
+    }
+
     /// Lock `lock`'s record deleted (its holder's token taken back already) and the lock
     /// handed to its longest waiter, if any, who takes it: that waiter (its steps past its
     /// acquire are the caller's to run).
@@ -554,29 +609,9 @@ impl<'p> Flat<'p> {
                 max_retries,
             } => {
                 let register = *register as usize;
-                let mut reads = [f64::NAN; MAX_REGISTERS];
-                for (r, read) in reads.iter_mut().enumerate().take(self.registers) {
-                    *read = f64::from_bits(from[base + 1 + r]);
-                }
-                let read = reads[register];
-                let vars = Vars {
-                    repetition,
-                    now_ms: 0.0,
-                    read,
-                    reads: &reads[..self.registers],
-                    ..Vars::actor(member.index)
-                };
-                let new = eval_run(value, &self.point.params, &vars).unwrap_or(f64::NAN);
-                if !new.is_finite() {
-                    return Err(NotFinite);
-                }
-                let now = f64::from_bits(from[register]);
-                // A write on a value other than the one its writer read: a lost update, or
-                // a compare-and-set's conflict. Either marks the register as landed on.
-                let stale = !read.is_nan() && now != read;
-                to[self.registers] |= 1 << register;
-                if *cas && stale {
-                    delta[3 * register + 2] = 1;
+                let written =
+                    self.written(value, (member, repetition, 0), &from[base..], register)?;
+                if self.land(to, delta, register, written, *cas) {
                     let counts = base + 1 + self.registers;
                     to[counts] += 1;
                     if to[counts] >= *max_retries {
@@ -595,9 +630,6 @@ impl<'p> Flat<'p> {
                         return Ok(());
                     }
                 } else {
-                    delta[3 * register] = 1;
-                    delta[3 * register + 1] = u64::from(stale);
-                    to[register] = new.to_bits();
                     outcome = APPLIED;
                 }
             }
@@ -605,29 +637,16 @@ impl<'p> Flat<'p> {
                 lock: Pick::One(lock),
                 ..
             } => {
-                let (lock, words) = (*lock as usize, self.lock_words(actor));
-                if from[words + 3 + lock] != 0 {
-                    // It holds it already: the interpreter's error.
-                    return Err(NotFinite);
-                }
-                if from[self.lock_at(lock)] == 0 {
-                    self.take(to, actor, lock);
+                if self.acquire(to, actor, *lock as usize)? {
                     outcome = ACQUIRED;
                 } else {
-                    self.enqueue(to, actor, lock);
                     to[base] |= STARTED;
                     return Ok(());
                 }
             }
             Step::Release(Pick::One(lock)) => {
-                let (lock, words) = (*lock as usize, self.lock_words(actor));
-                if from[words + 3 + lock] == 0 {
-                    // It does not hold it: the interpreter's error.
-                    return Err(NotFinite);
-                }
-                to[words + 3 + lock] = 0;
                 // The longest waiter takes it and goes on past its acquire.
-                if let Some(waiter) = self.release(to, lock) {
+                if let Some(waiter) = self.release_held(to, actor, *lock as usize)? {
                     let first = self.base(waiter);
                     let place = to[first] & PLACE;
                     self.go_on(to, waiter, place + 1, ACQUIRED);

@@ -267,22 +267,15 @@ impl Flat<'_> {
                     max_retries,
                 } => {
                     let register = *register as usize;
-                    let read = f64::from_bits(to[base + 1 + register]);
-                    let new = self.value(value, member, repetition, now, read, &to[base + 1..]);
-                    if !new.is_finite() {
-                        return Err(NotFinite);
-                    }
+                    let at_write = (member, repetition, now);
+                    let written = self.written(value, at_write, &to[base..], register)?;
                     // The register's instant: its value as the instant began is kept.
                     let instant = self.clock() + 1 + register;
                     if to[instant] != now + 1 {
                         to[instant] = now + 1;
                         to[instant + self.registers] = to[register];
                     }
-                    to[self.registers] |= 1 << register;
-                    let current = f64::from_bits(to[register]);
-                    let stale = !read.is_nan() && current != read;
-                    if *cas && stale {
-                        delta[3 * register + 2] = 1;
+                    if self.land(to, delta, register, written, *cas) {
                         to[conflicts] += 1;
                         if to[conflicts] < *max_retries {
                             // The same repetition again from its first step, as an event
@@ -303,9 +296,6 @@ impl Flat<'_> {
                         to[due] = NONE;
                         break;
                     }
-                    delta[3 * register] = 1;
-                    delta[3 * register + 1] = u64::from(stale);
-                    to[register] = new.to_bits();
                     outcome = APPLIED;
                     at += 1;
                 }
@@ -313,30 +303,18 @@ impl Flat<'_> {
                     lock: Pick::One(lock),
                     ..
                 } => {
-                    let (lock, words) = (*lock as usize, self.lock_words(actor));
-                    if to[words + 3 + lock] != 0 {
-                        // It holds it already: the interpreter's error.
-                        return Err(NotFinite);
-                    }
+                    // Its wait, if any, counts from here.
                     to[due + 5] = now;
-                    if to[self.lock_at(lock)] == 0 {
-                        self.take(to, actor, lock);
+                    if self.acquire(to, actor, *lock as usize)? {
                         outcome = super::ACQUIRED;
                         at += 1;
                     } else {
-                        self.enqueue(to, actor, lock);
                         to[due] = NONE;
                         break;
                     }
                 }
                 Step::Release(Pick::One(lock)) => {
-                    let (lock, words) = (*lock as usize, self.lock_words(actor));
-                    if to[words + 3 + lock] == 0 {
-                        // It does not hold it: the interpreter's error.
-                        return Err(NotFinite);
-                    }
-                    to[words + 3 + lock] = 0;
-                    handed = self.release(to, lock);
+                    handed = self.release_held(to, actor, *lock as usize)?;
                     at += 1;
                 }
                 // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
@@ -375,6 +353,26 @@ impl Flat<'_> {
             to[base + 1 + self.registers] = 0;
         }
         true
+    }
+
+    /// A write of `value` into `register` by `member` in its `repetition` at `now`, whose
+    /// block is `block` (its place word first, then what it read): what it read of the
+    /// register and the value written. `Err` where that is no finite number (the
+    /// interpreter takes the point over and says so).
+    pub(super) fn written(
+        &self,
+        value: &Number,
+        (member, repetition, now): (Member, u64, u64),
+        block: &[u64],
+        register: usize,
+    ) -> Result<(f64, f64), NotFinite> {
+        let read = f64::from_bits(block[1 + register]);
+        let new = self.value(value, member, repetition, now, read, &block[1..]);
+        if new.is_finite() {
+            Ok((read, new))
+        } else {
+            Err(NotFinite)
+        }
     }
 
     /// `number` as the interpreter computes it for `member` at `now` (`read`: what it read
