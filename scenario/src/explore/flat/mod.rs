@@ -80,6 +80,22 @@ const WAITED: u64 = 2;
 /// An actor's lock flags: from this bit on, the locks it was the last to take.
 const LAST_TAKER: u32 = 8;
 
+/// Words an actor's block adds: when its next event is due (less the clock), when its
+/// repetition started, when its last one ended; where `locks` are taken, when it was last
+/// handed a lock at its release's instant (+1; 0: not so), its waits for locks added up,
+/// and when its last acquire (or its start) began.
+fn actor_words(locks: usize) -> usize {
+    if locks > 0 { 6 } else { 3 }
+}
+
+/// Words the header adds for `registers` registers, `groups` groups and `locks` locks
+/// taken: the clock, each register's instant and value as it began, each group's three
+/// words of responses, each lock's five (since when its holder holds it, 0 when free; the
+/// time it was held, added up; its waits' sum, greatest and multiset word).
+fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
+    1 + 2 * registers + 3 * groups + 5 * locks
+}
+
 /// One actor as the flat back end steps it.
 #[derive(Debug, Clone, Copy)]
 struct Member {
@@ -240,8 +256,8 @@ impl<'p> Flat<'p> {
             1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
         let mut header = registers + 1 + 3 * locks;
         if timed {
-            block += time::actor_words(locks);
-            header += time::header_words(registers, point.groups.len(), locks);
+            block += actor_words(locks);
+            header += header_words(registers, point.groups.len(), locks);
         }
         Ok(Flat {
             point,

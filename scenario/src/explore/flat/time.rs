@@ -19,32 +19,21 @@
 //! is not), and an event runs as the interpreter's does: from the actor's place, at most
 //! one shared step, the end of a repetition and the next one's first steps, until a shared
 //! step yields (due now), a delay (due after it) or the last repetition ends. The free
-//! events are those due first, starts (by actor) before resumptions (by actor).
+//! events are those due first, starts (by actor) before resumptions (by actor). Every word
+//! of one actor's time is in its block (its due time too), so sorting the blocks stays the
+//! whole canonical order under symmetry.
 
 use sim_core::{ms_to_ns, ns_to_ms, sample_spread};
 
-use super::{APPLIED, Flat, MAX_REGISTERS, Member, NotFinite, OUTCOME_SHIFT, PLACE, STARTED};
+use super::{
+    APPLIED, Flat, MAX_REGISTERS, Member, NotFinite, OUTCOME_SHIFT, PLACE, STARTED, actor_words,
+    header_words,
+};
 use crate::point::{Duration, Pick, Step, Vars, eval_run};
 use crate::syntax::spec::Number;
 
-/// Words an actor's block adds: when its next event is due (less the clock), when its
-/// repetition started, when its last one ended; where `locks` are taken, when it was last
-/// handed a lock at its release's instant (+1; 0: not so), its waits for locks added up,
-/// and when its last acquire (or its start) began.
-pub(super) fn actor_words(locks: usize) -> usize {
-    if locks > 0 { 6 } else { 3 }
-}
-
 /// No event is due (the actor has ended).
 const NONE: u64 = u64::MAX;
-
-/// Words the header adds for `registers` registers, `groups` groups and `locks` locks
-/// taken: the clock, each register's instant and value as it began, each group's three
-/// words of responses, each lock's five (since when its holder holds it, 0 when free; the
-/// time it was held, added up; its waits' sum, greatest and multiset word).
-pub(super) fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
-    1 + 2 * registers + 3 * groups + 5 * locks
-}
 
 impl Flat<'_> {
     /// Where the clock is.
