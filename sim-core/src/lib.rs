@@ -144,5 +144,6 @@ pub use rng::{Stream, chance, exponential_ms, replication_seed, source_id, strea
 pub use station::{Stations, Waiting};
 pub use stats::{
     HDR_DIGITS, Percentile, Samples, Stats, order_statistics, percentile_of, percentile_rank,
+    sample_spread,
 };
 pub use time::{Nanos, bad_duration, ms_to_ns, ns_to_ms};

@@ -322,15 +322,20 @@ pub const HDR_DIGITS: u8 = 3;
 /// Samples are hashed as a multiset (the count, sum and maximum, and a sum of each value's
 /// own mix), in no order: an explorer's two orders that recorded the same waits reach the
 /// same state.
+/// What one sample adds (wrapping) to the multiset word a [`Samples`] is hashed by: an
+/// explorer that keeps a run's samples as that word alone (its flat back end) adds the
+/// same, so it tells apart the states the run's own hash does.
+pub fn sample_spread(value: u64) -> u64 {
+    // splitmix64's finalizer: each value spread over the word before the sum.
+    let mut z = value.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 impl std::hash::Hash for Samples {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        fn mix(x: u64) -> u64 {
-            // splitmix64's finalizer: each value spread over the word before the sum.
-            let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
+        let mix = sample_spread;
         let mut spread = self.spread.get();
         if spread == 0 {
             spread = match &self.values {

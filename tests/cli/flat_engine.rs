@@ -93,6 +93,74 @@ fn config() -> impl Strategy<Value = String> {
     })
 }
 
+/// A delay, fixed or per member (`i`, the repetition `k`): 0 ms (the same instant, after
+/// what is due), or a few ms that may tie with another actor's.
+fn delay() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("{ delay_ms = 0 }"),
+        Just("{ delay_ms = 5 }"),
+        Just("{ delay_ms = 10 }"),
+        Just("{ pause_ms = 5 }"),
+        Just("{ delay_ms = \"i * 5\" }"),
+        Just("{ delay_ms = \"k * 5 + 5\" }"),
+    ]
+    .prop_map(String::from)
+}
+
+/// A random point of the timed fragment: the steps of [`steps`] with delays before,
+/// between or after them (a delay under a lock is a hold, others wait meanwhile), and
+/// groups that start at 0, 5 or 10 ms (or at `i * 5`), so that events meet at one instant,
+/// or not, as the delays add up.
+fn timed_config() -> impl Strategy<Value = String> {
+    // An increment whose delay is as long as what it read: when it ends, and so the
+    // responses' times, depend on the order of the others' writes.
+    let read_delay = Just(vec![
+        "{ read = \"r0\" }".to_string(),
+        "{ delay_ms = \"r0 * 5\" }".to_string(),
+        "{ write = \"r0\", value = \"read + 1\" }".to_string(),
+    ]);
+    let register_steps = prop_oneof![
+        3 => steps(),
+        1 => read_delay,
+    ];
+    let timed_steps = (register_steps, prop::option::of(delay()), 0..3usize).prop_map(
+        |(mut steps, delay, at)| {
+            if let Some(delay) = delay {
+                let at = at.min(steps.len());
+                steps.insert(at, delay);
+            }
+            steps
+        },
+    );
+    let start = prop_oneof![Just("0"), Just("5"), Just("10"), Just("\"i * 5\"")];
+    let group = (
+        1..=2u32,
+        1..=2u32,
+        prop::collection::vec(timed_steps, 1..=2),
+        start,
+    );
+    (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
+        let mut text = String::from(
+            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+             [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n",
+        );
+        for r in 0..3 {
+            let initial = if r < registers { r } else { 0 };
+            text.push_str(&format!(
+                "[[resource]]\nname = \"r{r}\"\nkind = \"register\"\ninitial = {initial}\n"
+            ));
+        }
+        for (g, (count, repeat, steps, start)) in groups.into_iter().enumerate() {
+            text.push_str(&format!(
+                "[[actor]]\nname = \"g{g}\"\ncount = {count}\nrepeat = {repeat}\n\
+                 start_ms = {start}\nsteps = [{}]\n",
+                steps.concat().join(", ")
+            ));
+        }
+        text
+    })
+}
+
 /// Each point of `text` explored with `limits` by `engine`.
 fn with(text: &str, limits: ExploreLimits, engine: Engine) -> Vec<Exploration> {
     explore(text, &ExploreLimits { engine, ..limits })
@@ -166,6 +234,41 @@ fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// [`same`] on `jobs` threads without symmetry: with the reduction on and off, the graph
+/// of entries kept, and under a state bound of `bound` that cuts most of them (the bound
+/// cuts the same states in the same order). At most 20,000 states each, so that the
+/// interpreter's debug build keeps the test short. The limits, for more.
+fn same_without_symmetry(
+    text: &str,
+    jobs: usize,
+    bound: u64,
+) -> Result<ExploreLimits, TestCaseError> {
+    // On two threads the flat search's counting walks on beside it.
+    let on = ExploreLimits {
+        jobs,
+        keep_schedulers: true,
+        max_states: 20_000,
+        symmetry: Symmetry::Off,
+        ..ExploreLimits::default()
+    };
+    same(text, on)?;
+    same(
+        text,
+        ExploreLimits {
+            reduce: Reduction::Off,
+            ..on
+        },
+    )?;
+    same(
+        text,
+        ExploreLimits {
+            max_states: bound,
+            ..on
+        },
+    )?;
+    Ok(on)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -178,17 +281,7 @@ proptest! {
         bound in 5u64..200,
         jobs in 1usize..3,
     ) {
-        // On two threads the flat search's counting walks on beside it.
-        let on = ExploreLimits {
-            jobs,
-            keep_schedulers: true,
-            max_states: 20_000,
-            symmetry: Symmetry::Off,
-            ..ExploreLimits::default()
-        };
-        same(&text, on)?;
-        same(&text, ExploreLimits { reduce: Reduction::Off, ..on })?;
-        same(&text, ExploreLimits { max_states: bound, ..on })?;
+        let on = same_without_symmetry(&text, jobs, bound)?;
         // Symmetry: the groups' members put in the flat back end's canonical order (by
         // their words) where the interpreter puts them in its own (by a hash of theirs).
         // Without the reduction the two graphs are one up to the representatives.
@@ -219,6 +312,24 @@ proptest! {
                 prop_assert!(whole.outcomes.iter().any(|o| o.metrics == outcome.metrics));
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Time: points whose actors start apart and delay between their steps, explored by
+    /// both back ends (each run with `Engine::Flat` is the flat back end's: `same` checks
+    /// the engine's name, so the test cannot pass by falling back), with the reduction on
+    /// and off, under a state bound, and under symmetry without the reduction.
+    #[test]
+    fn the_flat_engine_keeps_time_as_the_interpreter_does(
+        text in timed_config(),
+        bound in 5u64..200,
+        jobs in 1usize..3,
+    ) {
+        let on = same_without_symmetry(&text, jobs, bound)?;
+        same(&text, ExploreLimits { symmetry: Symmetry::On, reduce: Reduction::Off, ..on })?;
     }
 }
 

@@ -48,10 +48,12 @@
 //! trace may be another of its shortest executions ([`Flat::real_choices`] renames it
 //! back along the real run).
 
+mod time;
+
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
 use crate::machine::lock::LockMode;
-use crate::point::{Pace, Pick, Point, Step, Vars, eval_run};
+use crate::point::{Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
@@ -78,6 +80,22 @@ const WAITED: u64 = 2;
 /// An actor's lock flags: from this bit on, the locks it was the last to take.
 const LAST_TAKER: u32 = 8;
 
+/// Words an actor's block adds: when its next event is due (less the clock), when its
+/// repetition started, when its last one ended; where `locks` are taken, when it was last
+/// handed a lock at its release's instant (+1; 0: not so), its waits for locks added up,
+/// and when its last acquire (or its start) began.
+fn actor_words(locks: usize) -> usize {
+    if locks > 0 { 6 } else { 3 }
+}
+
+/// Words the header adds for `registers` registers, `groups` groups and `locks` locks
+/// taken: the clock, each register's instant and value as it began, each group's three
+/// words of responses, each lock's five (since when its holder holds it, 0 when free; the
+/// time it was held, added up; its waits' sum, greatest and multiset word).
+fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
+    1 + 2 * registers + 3 * groups + 5 * locks
+}
+
 /// One actor as the flat back end steps it.
 #[derive(Debug, Clone, Copy)]
 struct Member {
@@ -88,6 +106,10 @@ struct Member {
     steps: u32,
     /// Steps of all its repetitions.
     total: u64,
+    /// Its repetitions.
+    repeat: u64,
+    /// When its first repetition starts (ns).
+    start: u64,
 }
 
 /// A point compiled for the flat back end.
@@ -111,6 +133,11 @@ pub(super) struct Flat<'p> {
     /// The groups whose members are taken as interchangeable (symmetry): each one's first
     /// actor and its members.
     groups: Vec<(u32, u32)>,
+    /// Whether time moves on (an actor starts after 0 ms, or a step is a delay): the state
+    /// then keeps the clock and the pending timers ([`time`]'s layout).
+    timed: bool,
+    /// Words before the first actor's block.
+    header: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -155,7 +182,7 @@ impl<'p> Flat<'p> {
         {
             return Err("a register takes time to read or write, or is fenced");
         }
-        let (mut cas, mut locked) = (false, false);
+        let (mut cas, mut locked, mut timed) = (false, false, false);
         for group in point.groups.iter().filter(|g| g.count > 0) {
             if !matches!(group.pace, Pace::Closed) {
                 return Err("a group does not run a closed loop");
@@ -174,14 +201,18 @@ impl<'p> Flat<'p> {
                                 timeout: None,
                             }
                             | Step::Release(Pick::One(_))
+                            | Step::Delay(_)
+                            | Step::Pause(_)
                     )
                 })
             {
                 return Err(
-                    "a step is other than a read, a write, or an acquire (with no timeout) or \
-                     release of one named lock",
+                    "a step is other than a read, a write, a delay, or an acquire (with no \
+                     timeout) or release of one named lock",
                 );
             }
+            timed |=
+                (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
             cas |= (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
             locked |= (group.steps.iter())
                 .any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
@@ -196,30 +227,44 @@ impl<'p> Flat<'p> {
                 return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
             }
         }
+        timed |= start.actors.iter().any(|actor| actor.start != 0);
+        if timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
+            return Err(
+                "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
+            );
+        }
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
-            if actor.start != 0 {
-                return Err("an actor starts after 0 ms");
-            }
             let group = &point.groups[actor.group as usize];
             let steps = group.steps.len() as u32;
-            if u64::from(steps).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
-                return Err("an actor runs more than 2^62 steps");
+            // A timed place's stride is one more than the steps (a repetition's end).
+            if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
+                return Err("an actor runs more than 2^61 steps");
             }
             members.push(Member {
                 group: actor.group,
                 index: actor.index,
                 steps,
                 total: u64::from(steps).saturating_mul(group.repeat),
+                repeat: group.repeat,
+                start: actor.start,
             });
         }
         let registers = point.registers.len();
         let locks = if locked { point.locks.len() } else { 0 };
-        let block = 1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
+        let mut block =
+            1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
+        let mut header = registers + 1 + 3 * locks;
+        if timed {
+            block += actor_words(locks);
+            header += header_words(registers, point.groups.len(), locks);
+        }
         Ok(Flat {
             point,
             registers,
-            width: registers + 1 + 3 * locks + members.len() * block,
+            width: header + members.len() * block,
+            header,
+            timed,
             block,
             cas,
             locks,
@@ -239,6 +284,9 @@ impl<'p> Flat<'p> {
     /// The start: each register at its initial value, written by none; each actor at its
     /// first step, having read nothing.
     pub(super) fn start(&self, state: &mut Vec<u64>) {
+        if self.timed {
+            return self.start_timed(state);
+        }
         state.clear();
         state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
@@ -362,12 +410,15 @@ impl<'p> Flat<'p> {
 
     /// Where actor `actor`'s words begin.
     fn base(&self, actor: usize) -> usize {
-        self.registers + 1 + 3 * self.locks + actor * self.block
+        self.header + actor * self.block
     }
 
     /// The free events of `state`, as actors in the interpreter's order (its starts, of
     /// class `1 + actor`, before its resumptions): into `free`.
     pub(super) fn free(&self, state: &[u64], free: &mut Vec<u32>) {
+        if self.timed {
+            return self.free_timed(state, free);
+        }
         free.clear();
         let first = |a: usize| state[self.base(a)];
         free.extend(
@@ -390,6 +441,9 @@ impl<'p> Flat<'p> {
 
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
+        if self.timed {
+            return self.alone_timed(state, actor);
+        }
         let member = self.members[actor as usize];
         let step = (state[self.base(actor as usize)] & PLACE) % u64::from(member.steps);
         self.reduce && self.alone[member.group as usize][step as usize]
@@ -420,7 +474,15 @@ impl<'p> Flat<'p> {
         let token = to[at + 1];
         to[at] = token;
         to[at + 1] = token + 1;
-        let handed = to[at + 2] != 0;
+        // Handed a lock released at this instant (at 0 ms: released at all).
+        let handed = if self.timed {
+            to[at + 2] == to[self.clock()] + 1
+        } else {
+            to[at + 2] != 0
+        };
+        if self.timed {
+            self.took_timed(to, actor, lock, handed);
+        }
         for other in 0..self.members.len() {
             let flags = self.lock_words(other) + 2;
             to[flags] &= !(1 << (LAST_TAKER + lock as u32));
@@ -432,6 +494,95 @@ impl<'p> Flat<'p> {
             | (1 << (LAST_TAKER + lock as u32))
             | if handed { HANDED } else { 0 };
         to[words + 3 + lock] = token;
+    }
+
+    /// Actor `actor` queues for lock `lock`, last, and waits at its step for the lock to be
+    /// handed.
+    fn enqueue(&self, to: &mut [u64], actor: usize, lock: usize) {
+        let queued = (0..self.members.len())
+            .filter(|&a| to[self.lock_words(a) + 1] >> 32 == lock as u64 + 1)
+            .count() as u64;
+        let words = self.lock_words(actor);
+        to[words] += 1;
+        to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
+    }
+
+    /// A write of `new` by an actor that read `read` (NaN: nothing) lands on `register`:
+    /// true when it is a compare-and-set (`cas`) refused (the register changed since the
+    /// read), else applied, a lost update where it changed. Either way the register is
+    /// marked as landed on and `delta` counts it.
+    fn land(
+        &self,
+        to: &mut [u64],
+        delta: &mut [u64],
+        register: usize,
+        (read, new): (f64, f64),
+        cas: bool,
+    ) -> bool {
+        let stale = !read.is_nan() && f64::from_bits(to[register]) != read;
+        to[self.registers] |= 1 << register;
+        if cas && stale {
+            delta[3 * register + 2] = 1;
+            return true;
+        }
+        delta[3 * register] = 1;
+        delta[3 * register + 1] = u64::from(stale);
+        to[register] = new.to_bits();
+        false
+    }
+
+    /// Actor `actor` acquires lock `lock`: true when taken, false when queued. `Err` when
+    /// it holds it already (the interpreter's error, which it says).
+    fn acquire(&self, to: &mut [u64], actor: usize, lock: usize) -> Result<bool, NotFinite> {
+        if to[self.lock_words(actor) + 3 + lock] != 0 {
+            return Err(NotFinite);
+        }
+        if to[self.lock_at(lock)] == 0 {
+            self.take(to, actor, lock);
+            Ok(true)
+        } else {
+            self.enqueue(to, actor, lock);
+            Ok(false)
+        }
+    }
+
+    /// Actor `actor` releases lock `lock`: the waiter it is handed to, if any
+    /// ([`Flat::release`]). `Err` when it does not hold it (the interpreter's error).
+    fn release_held(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        lock: usize,
+    ) -> Result<Option<usize>, NotFinite> {
+        let token = self.lock_words(actor) + 3 + lock;
+        if to[token] == 0 {
+            return Err(NotFinite);
+        }
+        to[token] = 0;
+        Ok(self.release(to, lock))
+    }
+
+    /// Lock `lock`'s record deleted (its holder's token taken back already) and the lock
+    /// handed to its longest waiter, if any, who takes it: that waiter (its steps past its
+    /// acquire are the caller's to run).
+    fn release(&self, to: &mut [u64], lock: usize) -> Option<usize> {
+        let at = self.lock_at(lock);
+        to[at] = 0;
+        if self.timed {
+            self.released_timed(to, lock);
+        } else {
+            to[at + 2] = 1;
+        }
+        let waiter = (0..self.members.len())
+            .find(|&a| to[self.lock_words(a) + 1] == (lock as u64 + 1) << 32 | 1)?;
+        for a in 0..self.members.len() {
+            let waiting = self.lock_words(a) + 1;
+            if to[waiting] >> 32 == lock as u64 + 1 {
+                to[waiting] -= 1;
+            }
+        }
+        self.take(to, waiter, lock);
+        Some(waiter)
     }
 
     /// Actor `actor`'s next step run from `from` into `to` (of the same width), what it
@@ -446,6 +597,9 @@ impl<'p> Flat<'p> {
         to: &mut [u64],
         delta: &mut [u64],
     ) -> Result<(), NotFinite> {
+        if self.timed {
+            return self.step_timed(from, actor, to, delta);
+        }
         to.copy_from_slice(from);
         delta.fill(0);
         let actor = actor as usize;
@@ -471,29 +625,9 @@ impl<'p> Flat<'p> {
                 max_retries,
             } => {
                 let register = *register as usize;
-                let mut reads = [f64::NAN; MAX_REGISTERS];
-                for (r, read) in reads.iter_mut().enumerate().take(self.registers) {
-                    *read = f64::from_bits(from[base + 1 + r]);
-                }
-                let read = reads[register];
-                let vars = Vars {
-                    repetition,
-                    now_ms: 0.0,
-                    read,
-                    reads: &reads[..self.registers],
-                    ..Vars::actor(member.index)
-                };
-                let new = eval_run(value, &self.point.params, &vars).unwrap_or(f64::NAN);
-                if !new.is_finite() {
-                    return Err(NotFinite);
-                }
-                let now = f64::from_bits(from[register]);
-                // A write on a value other than the one its writer read: a lost update, or
-                // a compare-and-set's conflict. Either marks the register as landed on.
-                let stale = !read.is_nan() && now != read;
-                to[self.registers] |= 1 << register;
-                if *cas && stale {
-                    delta[3 * register + 2] = 1;
+                let written =
+                    self.written(value, (member, repetition, 0), &from[base..], register)?;
+                if self.land(to, delta, register, written, *cas) {
                     let counts = base + 1 + self.registers;
                     to[counts] += 1;
                     if to[counts] >= *max_retries {
@@ -512,9 +646,6 @@ impl<'p> Flat<'p> {
                         return Ok(());
                     }
                 } else {
-                    delta[3 * register] = 1;
-                    delta[3 * register + 1] = u64::from(stale);
-                    to[register] = new.to_bits();
                     outcome = APPLIED;
                 }
             }
@@ -522,47 +653,16 @@ impl<'p> Flat<'p> {
                 lock: Pick::One(lock),
                 ..
             } => {
-                let (lock, words) = (*lock as usize, self.lock_words(actor));
-                if from[words + 3 + lock] != 0 {
-                    // It holds it already: the interpreter's error.
-                    return Err(NotFinite);
-                }
-                let at = self.lock_at(lock);
-                if from[at] == 0 {
-                    self.take(to, actor, lock);
+                if self.acquire(to, actor, *lock as usize)? {
                     outcome = ACQUIRED;
                 } else {
-                    // It queues, last, and waits at this step for the lock to be handed.
-                    let queued = (0..self.members.len())
-                        .filter(|&a| from[self.lock_words(a) + 1] >> 32 == lock as u64 + 1)
-                        .count() as u64;
-                    to[words] += 1;
-                    to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
                     to[base] |= STARTED;
                     return Ok(());
                 }
             }
             Step::Release(Pick::One(lock)) => {
-                let (lock, words) = (*lock as usize, self.lock_words(actor));
-                if from[words + 3 + lock] == 0 {
-                    // It does not hold it: the interpreter's error.
-                    return Err(NotFinite);
-                }
-                to[words + 3 + lock] = 0;
-                let at = self.lock_at(lock);
-                to[at] = 0;
-                to[at + 2] = 1;
                 // The longest waiter takes it and goes on past its acquire.
-                let waiter = (0..self.members.len())
-                    .find(|&a| to[self.lock_words(a) + 1] == (lock as u64 + 1) << 32 | 1);
-                if let Some(waiter) = waiter {
-                    for a in 0..self.members.len() {
-                        let waiting = self.lock_words(a) + 1;
-                        if to[waiting] >> 32 == lock as u64 + 1 {
-                            to[waiting] -= 1;
-                        }
-                    }
-                    self.take(to, waiter, lock);
+                if let Some(waiter) = self.release_held(to, actor, *lock as usize)? {
                     let first = self.base(waiter);
                     let place = to[first] & PLACE;
                     self.go_on(to, waiter, place + 1, ACQUIRED);

@@ -1,0 +1,410 @@
+//! Time in a flat state: the clock and each actor's pending timer, for points whose actors
+//! start after 0 ms or whose steps include delays (and pauses).
+//!
+//! Such a point's state adds to the words of one at 0 ms
+//!
+//! ```text
+//! [ the clock (the time of the last event) | each register: the instant of its last
+//!   landing (+1; 0: none), its value as that instant began | each group: the sum, the
+//!   greatest and the multiset word of its responses
+//! | each actor (in its block): when its next event is due, less the clock (none: it has
+//!   ended), when its repetition started, when its last one ended ]
+//! ```
+//!
+//! which are what the interpreter's fingerprint tells apart beside the steps done: its
+//! clock and its pending events' times, a register's instant, a job's start, an actor's
+//! end and a group's samples of responses ([`sim_core::sample_spread`]: the same word its
+//! hash takes). An actor's place counts `steps + 1` a repetition (a delay that ends a
+//! repetition is due before the repetition's end, which its next repetition's first step
+//! is not), and an event runs as the interpreter's does: from the actor's place, at most
+//! one shared step, the end of a repetition and the next one's first steps, until a shared
+//! step yields (due now), a delay (due after it) or the last repetition ends. The free
+//! events are those due first, starts (by actor) before resumptions (by actor). Every word
+//! of one actor's time is in its block (its due time too), so sorting the blocks stays the
+//! whole canonical order under symmetry.
+
+use sim_core::{ms_to_ns, ns_to_ms, sample_spread};
+
+use super::{
+    APPLIED, Flat, MAX_REGISTERS, Member, NotFinite, OUTCOME_SHIFT, PLACE, STARTED, actor_words,
+    header_words,
+};
+use crate::point::{Duration, Pick, Step, Vars, eval_run};
+use crate::syntax::spec::Number;
+
+/// No event is due (the actor has ended).
+const NONE: u64 = u64::MAX;
+
+impl Flat<'_> {
+    /// Where the clock is.
+    pub(super) fn clock(&self) -> usize {
+        self.header - header_words(self.registers, self.point.groups.len(), self.locks)
+    }
+
+    /// Where lock `lock`'s time words are.
+    fn lock_time(&self, lock: usize) -> usize {
+        self.clock() + 1 + 2 * self.registers + 3 * self.point.groups.len() + 5 * lock
+    }
+
+    /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
+    /// its lock words of time).
+    fn due_at(&self, actor: usize) -> usize {
+        self.base(actor) + self.block - actor_words(self.locks)
+    }
+
+    /// Actor `actor` took lock `lock` now (`handed`: at the instant of its release), its
+    /// words of time as the interpreter's `acquire` sets them: the lock held since now, the
+    /// wait since its acquire began a sample of the lock's and added to the actor's.
+    pub(super) fn took_timed(&self, to: &mut [u64], actor: usize, lock: usize, handed: bool) {
+        let (now, due, at) = (to[self.clock()], self.due_at(actor), self.lock_time(lock));
+        let waited = now - to[due + 5];
+        to[at] = now;
+        to[at + 2] += waited;
+        to[at + 3] = to[at + 3].max(waited);
+        to[at + 4] = to[at + 4].wrapping_add(sample_spread(waited));
+        to[due + 3] = if handed { now + 1 } else { 0 };
+        to[due + 4] += waited;
+    }
+
+    /// Lock `lock` released now: the instant kept, the time it was held added up.
+    pub(super) fn released_timed(&self, to: &mut [u64], lock: usize) {
+        let (now, at) = (to[self.clock()], self.lock_time(lock));
+        to[self.lock_at(lock) + 2] = now + 1;
+        to[at + 1] += now - to[at];
+        to[at] = 0;
+    }
+
+    /// The start of a timed point: as at 0 ms, with the clock at 0, no register landed on,
+    /// no response, and each actor's start due at its start time.
+    pub(super) fn start_timed(&self, state: &mut Vec<u64>) {
+        state.clear();
+        let registers = &self.point.registers;
+        state.extend(registers.iter().map(|r| r.initial.to_bits()));
+        state.push(0);
+        for _ in 0..self.locks {
+            // No record, the first token next, never released.
+            state.extend([0, 1, 0]);
+        }
+        state.push(0);
+        state.extend(std::iter::repeat_n(0, self.registers));
+        state.extend(registers.iter().map(|r| r.initial.to_bits()));
+        state.extend(std::iter::repeat_n(
+            0,
+            3 * self.point.groups.len() + 5 * self.locks,
+        ));
+        let time_words = actor_words(self.locks);
+        for member in &self.members {
+            state.push(0);
+            state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
+            state.extend(std::iter::repeat_n(
+                0,
+                self.block - 1 - self.registers - time_words,
+            ));
+            let due = if member.repeat > 0 {
+                member.start
+            } else {
+                NONE
+            };
+            state.extend([due, 0, 0]);
+            state.extend(std::iter::repeat_n(0, time_words - 3));
+        }
+    }
+
+    /// The free events of a timed state: the actors whose events are due first, their
+    /// starts (class `1 + actor`) before their resumptions, each by actor.
+    pub(super) fn free_timed(&self, state: &[u64], free: &mut Vec<u32>) {
+        free.clear();
+        let actors = 0..self.members.len();
+        let Some(first) = actors.clone().map(|a| state[self.due_at(a)]).min() else {
+            return;
+        };
+        if first == NONE {
+            return;
+        }
+        let due_now = |a: &usize| state[self.due_at(*a)] == first;
+        let started = |a: &usize| state[self.base(*a)] & STARTED != 0;
+        free.extend((actors.clone().filter(|a| due_now(a) && !started(a))).map(|a| a as u32));
+        free.extend((actors.filter(|a| due_now(a) && started(a))).map(|a| a as u32));
+    }
+
+    /// Whether the reduction takes actor `actor`'s next event alone: by the table, its
+    /// first shared step's; an event that runs none (a delay's, the last end's) touches
+    /// nothing another could.
+    pub(super) fn alone_timed(&self, state: &[u64], actor: u32) -> bool {
+        if !self.reduce {
+            return false;
+        }
+        let member = self.members[actor as usize];
+        let stride = u64::from(member.steps) + 1;
+        let place = state[self.base(actor as usize)] & PLACE;
+        let (repetition, mut at) = (place / stride, (place % stride) as usize);
+        if at == member.steps as usize {
+            if repetition + 1 >= member.repeat {
+                return true;
+            }
+            at = 0;
+        }
+        let group = member.group as usize;
+        match self.point.groups[group].steps[at] {
+            Step::Delay(_) | Step::Pause(_) => true,
+            _ => self.alone[group][at],
+        }
+    }
+
+    /// Actor `actor`'s next event run from `from` into `to`, as [`Flat::step`] says: the
+    /// clock moved on to it, then its steps from its place.
+    pub(super) fn step_timed(
+        &self,
+        from: &[u64],
+        actor: u32,
+        to: &mut [u64],
+        delta: &mut [u64],
+    ) -> Result<(), NotFinite> {
+        to.copy_from_slice(from);
+        delta.fill(0);
+        let actor = actor as usize;
+        let (clock, due) = (self.clock(), self.due_at(actor));
+        let elapsed = from[due];
+        let now = from[clock] + elapsed;
+        if elapsed > 0 {
+            to[clock] = now;
+            for other in 0..self.members.len() {
+                let at = self.due_at(other);
+                if to[at] != NONE {
+                    to[at] -= elapsed;
+                }
+            }
+        }
+        let base = self.base(actor);
+        if from[base] & STARTED == 0 {
+            // Its start: its first repetition's job begins now (and its first step).
+            to[due + 1] = now;
+            if self.locks > 0 {
+                to[due + 5] = now;
+            }
+        }
+        let outcome = (from[base] >> OUTCOME_SHIFT) & 3;
+        let handed = self.run(to, actor, (from[base] & PLACE, outcome, false), delta)?;
+        if let Some(waiter) = handed {
+            // The lock's next holder goes on past its acquire in this event, after the
+            // releaser's steps (it acted already: its next shared step waits).
+            let place = (to[self.base(waiter)] & PLACE) + 1;
+            self.run(to, waiter, (place, super::ACQUIRED, true), delta)?;
+        }
+        Ok(())
+    }
+
+    /// Actor `actor`'s steps run in `to` at the clock's time from `(place, outcome,
+    /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
+    /// lock or its last end. The waiter a release handed its lock to, if any.
+    fn run(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        (place, mut outcome, mut acted): (u64, u64, bool),
+        delta: &mut [u64],
+    ) -> Result<Option<usize>, NotFinite> {
+        let member = self.members[actor];
+        let now = to[self.clock()];
+        let due = self.due_at(actor);
+        let (started, end) = (due + 1, due + 2);
+        let base = self.base(actor);
+        let stride = u64::from(member.steps) + 1;
+        let (mut repetition, mut at) = (place / stride, place % stride);
+        let steps = &self.point.groups[member.group as usize].steps;
+        let conflicts = base + 1 + self.registers;
+        let mut handed = None;
+        loop {
+            if at == u64::from(member.steps) {
+                // The repetition completes: a response of the group's, and its end.
+                let took = now - to[started];
+                let responses = self.clock() + 1 + 2 * self.registers + 3 * member.group as usize;
+                to[responses] += took;
+                to[responses + 1] = to[responses + 1].max(took);
+                to[responses + 2] = to[responses + 2].wrapping_add(sample_spread(took));
+                if self.next_repetition(to, actor, &mut repetition, now) {
+                    (at, outcome) = (0, 0);
+                    continue;
+                }
+                to[due] = NONE;
+                break;
+            }
+            let step = &steps[at as usize];
+            if let Step::Delay(duration) | Step::Pause(duration) = step {
+                let ns = self.duration(duration, member, repetition, now, &to[base + 1..])?;
+                to[due] = ns;
+                now.checked_add(ns).ok_or(NotFinite)?;
+                at += 1;
+                break;
+            }
+            if acted {
+                // Its next shared step is an event of its own, at this instant.
+                to[due] = 0;
+                break;
+            }
+            acted = true;
+            match step {
+                Step::Read(register) => {
+                    let register = *register as usize;
+                    to[base + 1 + register] = to[register];
+                    at += 1;
+                }
+                Step::Write {
+                    register,
+                    value,
+                    cas,
+                    max_retries,
+                } => {
+                    let register = *register as usize;
+                    let at_write = (member, repetition, now);
+                    let written = self.written(value, at_write, &to[base..], register)?;
+                    // The register's instant: its value as the instant began is kept.
+                    let instant = self.clock() + 1 + register;
+                    if to[instant] != now + 1 {
+                        to[instant] = now + 1;
+                        to[instant + self.registers] = to[register];
+                    }
+                    if self.land(to, delta, register, written, *cas) {
+                        to[conflicts] += 1;
+                        if to[conflicts] < *max_retries {
+                            // The same repetition again from its first step, as an event
+                            // of its own at this instant, what it read kept.
+                            to[conflicts + 1] += 1;
+                            at = 0;
+                            to[due] = 0;
+                            break;
+                        }
+                        // It gives up: the repetition ends, no response; the job stays at
+                        // this step when it was the last.
+                        to[conflicts + 2] += 1;
+                        to[end] = now;
+                        if self.next_repetition(to, actor, &mut repetition, now) {
+                            (at, outcome) = (0, 0);
+                            continue;
+                        }
+                        to[due] = NONE;
+                        break;
+                    }
+                    outcome = APPLIED;
+                    at += 1;
+                }
+                Step::Acquire {
+                    lock: Pick::One(lock),
+                    ..
+                } => {
+                    // Its wait, if any, counts from here.
+                    to[due + 5] = now;
+                    if self.acquire(to, actor, *lock as usize)? {
+                        outcome = super::ACQUIRED;
+                        at += 1;
+                    } else {
+                        to[due] = NONE;
+                        break;
+                    }
+                }
+                Step::Release(Pick::One(lock)) => {
+                    handed = self.release_held(to, actor, *lock as usize)?;
+                    at += 1;
+                }
+                // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
+                _ => return Err(NotFinite),
+            }
+        }
+        to[base] = STARTED | outcome << OUTCOME_SHIFT | (repetition * stride + at);
+        Ok(handed)
+    }
+
+    /// A repetition of actor `actor` ended at `now` (its end set, what it read blanked):
+    /// true when another follows (its start now, no conflict yet), false when the job is
+    /// freed.
+    fn next_repetition(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        repetition: &mut u64,
+        now: u64,
+    ) -> bool {
+        let member = self.members[actor];
+        let (base, due) = (self.base(actor), self.due_at(actor));
+        to[due + 2] = now;
+        to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
+        if *repetition + 1 >= member.repeat {
+            // The job is freed: its tokens go back (a lock it holds stays taken).
+            if self.locks > 0 {
+                let tokens = self.lock_words(actor) + 3;
+                to[tokens..tokens + self.locks].fill(0);
+            }
+            return false;
+        }
+        *repetition += 1;
+        to[due + 1] = now;
+        if self.cas {
+            to[base + 1 + self.registers] = 0;
+        }
+        true
+    }
+
+    /// A write of `value` into `register` by `member` in its `repetition` at `now`, whose
+    /// block is `block` (its place word first, then what it read): what it read of the
+    /// register and the value written. `Err` where that is no finite number (the
+    /// interpreter takes the point over and says so).
+    pub(super) fn written(
+        &self,
+        value: &Number,
+        (member, repetition, now): (Member, u64, u64),
+        block: &[u64],
+        register: usize,
+    ) -> Result<(f64, f64), NotFinite> {
+        let read = f64::from_bits(block[1 + register]);
+        let new = self.value(value, member, repetition, now, read, &block[1..]);
+        if new.is_finite() {
+            Ok((read, new))
+        } else {
+            Err(NotFinite)
+        }
+    }
+
+    /// `number` as the interpreter computes it for `member` at `now` (`read`: what it read
+    /// of the register written; `reads`: from its first read on).
+    fn value(
+        &self,
+        number: &Number,
+        member: Member,
+        repetition: u64,
+        now: u64,
+        read: f64,
+        reads: &[u64],
+    ) -> f64 {
+        let mut values = [f64::NAN; MAX_REGISTERS];
+        for (r, value) in values.iter_mut().enumerate().take(self.registers) {
+            *value = f64::from_bits(reads[r]);
+        }
+        let vars = Vars {
+            repetition,
+            now_ms: ns_to_ms(now),
+            read,
+            reads: &values[..self.registers],
+            ..Vars::actor(member.index)
+        };
+        eval_run(number, &self.point.params, &vars).unwrap_or(f64::NAN)
+    }
+
+    /// A delay's length for `member` at `now`; `Err` where the interpreter stops (no
+    /// duration): it takes the point over and says so.
+    fn duration(
+        &self,
+        duration: &Duration,
+        member: Member,
+        repetition: u64,
+        now: u64,
+        reads: &[u64],
+    ) -> Result<u64, NotFinite> {
+        match duration {
+            Duration::Fixed(ns) => Ok(*ns),
+            Duration::Actor(number) => {
+                let ms = self.value(number, member, repetition, now, f64::NAN, reads);
+                ms_to_ns(ms).ok_or(NotFinite)
+            }
+        }
+    }
+}
