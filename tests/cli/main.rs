@@ -9,6 +9,7 @@ mod claims;
 mod config;
 mod counterexamples;
 mod cycles;
+mod cycles_lease;
 mod docs;
 mod embed;
 mod exact_cdf;

@@ -626,7 +626,10 @@ fn group(
             );
         }
     };
-    let steps = read_steps(reader, &steps_path, step_values)?;
+    // A closed loop's actor goes on from one repetition to the next holding its locks.
+    let goes_round = forever || !matches!(repeat, Number::Lit(times) if times <= 1.0);
+    let carries = matches!(pace, Pace::Closed) && goes_round;
+    let steps = read_steps(reader, &steps_path, step_values, carries)?;
     let crash_anywhere = match get(entries, "crash_anywhere") {
         None => None,
         Some(given) => {
