@@ -9,7 +9,7 @@ mod claims;
 mod config;
 mod counterexamples;
 mod cycles;
-mod cycles_lease;
+mod cycles_cases;
 mod docs;
 mod embed;
 mod exact_cdf;
