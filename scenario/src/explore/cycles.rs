@@ -502,16 +502,42 @@ fn refuse_zeno(point: &Point, graph: &Graph) -> Result<(), ModelError> {
                 .iter()
                 .any(|e| e.advance == 0 && e.to == component[0]);
         if looped {
-            let names: Vec<&str> = point
-                .groups
-                .iter()
-                .filter(|g| g.forever)
-                .map(|g| g.name.as_str())
+            // The groups whose actors run at that instant (owners below the actors' count
+            // are actors, laid out group by group), the loops without end first: the error
+            // points at the first one's `repeat`.
+            let group_of = |owner: u32| {
+                let mut first = 0u32;
+                point.groups.iter().position(|group| {
+                    first += group.count;
+                    owner < first
+                })
+            };
+            let mut groups: Vec<usize> = (component.iter())
+                .flat_map(|&node| &graph.edges[node as usize])
+                .filter(|e| e.advance == 0 && component.contains(&e.to))
+                .filter_map(|e| group_of(e.owner))
                 .collect();
-            return Err(ModelError::Sim(SimError::Model(format!(
-                "an execution goes round a loop without end with no time passing (infinitely many events at one instant): give each repetition of {} a delay (a loop must take time)",
-                names.join(", ")
-            ))));
+            groups.sort_by_key(|&g| (!point.groups[g].forever, g));
+            groups.dedup();
+            let forever: Vec<usize> = (0..point.groups.len())
+                .filter(|&g| point.groups[g].forever)
+                .collect();
+            let named: Vec<usize> = if groups.iter().any(|&g| point.groups[g].forever) {
+                groups.retain(|&g| point.groups[g].forever);
+                groups
+            } else {
+                forever
+            };
+            let names: Vec<&str> = (named.iter())
+                .map(|&g| point.groups[g].name.as_str())
+                .collect();
+            return Err(ModelError::Param(ParamError::new(
+                &format!("actor[{}].repeat", named.first().copied().unwrap_or(0)),
+                format!(
+                    "an execution goes round a loop without end with no time passing (infinitely many events at one instant): give each repetition of {} a delay (a loop must take time)",
+                    names.join(", ")
+                ),
+            )));
         }
     }
     Ok(())
