@@ -27,6 +27,17 @@ use crate::syntax::metrics::Metric;
 /// Most draws one event decides (as the search's).
 const MAX_DRAWS: usize = 64;
 
+/// What each state found keeps to the end besides its key's words and its transitions:
+/// its lists' headers (transitions, ready owners, settled watches, as `Vec`s), its parent
+/// and depth, its key's header and the map's slot for it (a hash table's entry and control
+/// byte, at most half empty).
+const PER_STATE_BYTES: u64 = {
+    let list = std::mem::size_of::<Vec<u32>>() as u64;
+    let parent = std::mem::size_of::<Option<(u32, usize)>>() as u64;
+    let slot = std::mem::size_of::<(Vec<u64>, u32)>() as u64 + 1;
+    3 * list + parent + 4 + 2 * slot
+};
+
 /// One transition: the state it reaches, the owner whose event ran, how far time moved,
 /// and the choice.
 #[derive(Debug, Clone, Copy)]
@@ -374,6 +385,8 @@ fn search(
         let next = choices(&sim, &queue);
         let mut ready: Vec<u32> = next.iter().map(|due| sim.owner(due.event)).collect();
         ready.sort_unstable();
+        // The per-state lists are kept to the end (the lassos are read off them): counted.
+        held_bytes += 4 * ready.len() as u64;
         graph.ready[id as usize] = ready;
         if next.is_empty() {
             let mut sim = sim;
@@ -433,7 +446,10 @@ fn search(
                         }
                         // The states waiting and the keys kept, within five eighths of the
                         // memory budget (as the search's).
-                        let bytes = copy.state_bytes(&copy_queue) + 8 * words.len() as u64;
+                        let bytes = copy.state_bytes(&copy_queue)
+                            + 8 * words.len() as u64
+                            + PER_STATE_BYTES
+                            + point.watches.len() as u64;
                         if limits
                             .max_memory_bytes
                             .is_some_and(|budget| held_bytes + bytes > budget / 8 * 5)
@@ -457,6 +473,7 @@ fn search(
                         to
                     }
                 };
+                held_bytes += std::mem::size_of::<Edge>() as u64;
                 graph.edges[id as usize].push(Edge {
                     to,
                     owner: sim.owner(due.event),
