@@ -10,6 +10,7 @@ mod config;
 mod counterexamples;
 mod cycles;
 mod cycles_cases;
+mod cycles_property;
 mod docs;
 mod embed;
 mod exact_cdf;
