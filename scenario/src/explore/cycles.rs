@@ -16,7 +16,7 @@ use coordsim_model::{
 use rustc_hash::FxHashMap;
 use sim_core::{EventQueue, SimError};
 
-use crate::explore::lasso::components;
+use crate::explore::lasso::{Edge, Graph, components};
 use crate::explore::step::{Choice, choices, in_execution, may_crash, run_chosen, start};
 use crate::explore::trace;
 use crate::point::{Point, Step};
@@ -37,28 +37,6 @@ const PER_STATE_BYTES: u64 = {
     let slot = std::mem::size_of::<(Vec<u64>, u32)>() as u64 + 1;
     3 * list + parent + 4 + 2 * slot
 };
-
-/// One transition: the state it reaches, the owner whose event ran, how far time moved,
-/// and the choice.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Edge {
-    pub(super) to: u32,
-    pub(super) owner: u32,
-    pub(super) advance: u64,
-    pub(super) choice: Choice,
-}
-
-/// The graph the lassos are looked for in.
-#[derive(Debug, Default)]
-pub(super) struct Graph {
-    /// Each state's transitions.
-    pub(super) edges: Vec<Vec<Edge>>,
-    /// Each state's owners with a free event (ready to run), sorted.
-    pub(super) ready: Vec<Vec<u32>>,
-    /// Each state's first transition into it from the state that first reached it: the
-    /// shortest path from the start (breadth first).
-    pub(super) parent: Vec<Option<(u32, usize)>>,
-}
 
 /// Why a point with a loop without end is not explored round its cycles, at the key that
 /// makes it so; `None`: it is.

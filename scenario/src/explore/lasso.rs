@@ -7,7 +7,29 @@ use std::collections::VecDeque;
 use coordsim_model::Schedule;
 use rustc_hash::FxHashMap;
 
-use crate::explore::cycles::Graph;
+use crate::explore::step::Choice;
+
+/// One transition: the state it reaches, the owner whose event ran, how far time moved,
+/// and the choice.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Edge {
+    pub(super) to: u32,
+    pub(super) owner: u32,
+    pub(super) advance: u64,
+    pub(super) choice: Choice,
+}
+
+/// The graph the lassos are looked for in.
+#[derive(Debug, Default)]
+pub(super) struct Graph {
+    /// Each state's transitions.
+    pub(super) edges: Vec<Vec<Edge>>,
+    /// Each state's owners with a free event (ready to run), sorted.
+    pub(super) ready: Vec<Vec<u32>>,
+    /// Each state's first transition into it from the state that first reached it: the
+    /// shortest path from the start (breadth first).
+    pub(super) parent: Vec<Option<(u32, usize)>>,
+}
 
 impl Graph {
     /// The transitions from the start to `node` along the breadth-first tree, as (state,
@@ -261,8 +283,6 @@ pub(super) fn components(nodes: usize, next: &dyn Fn(u32) -> Vec<u32>) -> Vec<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::cycles::Edge;
-    use crate::explore::step::Choice;
 
     /// A hand-built graph: the start 0 goes to 1; 1 and 2 alternate (owner 0 runs 1 → 2,
     /// owner 0 runs 2 → 1), while owner 1 is ready at both and never runs inside them (its
