@@ -130,6 +130,11 @@ metric = "w_once_ms"
         trace.contains("the cycle: from step 6 back to step 6, for ever"),
         "{trace}"
     );
+    // Its chart gives the cycle's first step a column of its own: w's polls at 25 and 35
+    // ms are steps 5 and 6, the second the cycle's, so they are not folded into "5–6 ×2".
+    let chart = std::fs::read_to_string(folder.join("trace-1.svg")).unwrap();
+    assert!(chart.contains("back to step 6"), "{chart}");
+    assert!(!chart.contains("5–6") && !chart.contains("×2"), "{chart}");
     let schedule_path = folder.join("schedule-1.toml");
     let replayed = coordsim(&[
         "run",
@@ -226,6 +231,30 @@ steps = [{ read = "r" }]
     assert!(!explored.status.success());
     assert!(
         stderr(&explored).contains("with no time passing") && stderr(&explored).contains("spin"),
+        "{}",
+        stderr(&explored)
+    );
+    // It points at the group's `repeat` (line 7, `repeat = "forever"`), not at the file.
+    assert!(
+        stderr(&explored).contains("zeno.toml:7:10: `actor[0].repeat`"),
+        "{}",
+        stderr(&explored)
+    );
+    // With a loop that takes time before it, the spinning group (the second) is named.
+    let two = zeno.replace(
+        "[[actor]]\nname = \"spin\"",
+        "[[actor]]\nname = \"tick\"\nrepeat = \"forever\"\nsteps = [{ delay_ms = 5 }]\n[[actor]]\nname = \"spin\"",
+    );
+    let path = write_config(dir.path(), "zeno2.toml", &two);
+    let explored = coordsim(&[
+        "explore",
+        &path,
+        "--out",
+        &dir.path().join("z2").to_string_lossy(),
+    ]);
+    assert!(
+        stderr(&explored).contains("zeno2.toml:11:10: `actor[1].repeat`")
+            && stderr(&explored).contains("give each repetition of spin a delay"),
         "{}",
         stderr(&explored)
     );

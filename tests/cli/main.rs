@@ -9,6 +9,8 @@ mod claims;
 mod config;
 mod counterexamples;
 mod cycles;
+mod cycles_cases;
+mod cycles_property;
 mod docs;
 mod embed;
 mod exact_cdf;

@@ -22,6 +22,7 @@ mod budget;
 mod count;
 mod cycles;
 mod flat;
+mod lasso;
 mod play;
 mod reduce;
 mod search;

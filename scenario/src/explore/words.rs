@@ -250,14 +250,16 @@ fn named(names: impl Fn(u16) -> String, pick: &Pick) -> Said {
 /// in Turkish).
 fn took(before: &Sim<'_>, after: &Sim<'_>, job: u32) -> (&'static str, &'static str) {
     let (job_index, lock_count) = (job as usize, after.locks.len());
-    // A job started by this event has no row before it.
-    let held = |sim: &Sim<'_>| {
-        sim.tables
-            .tokens
-            .get(job_index * lock_count..(job_index + 1) * lock_count)
-            .map_or(0, |row| row.iter().filter(|t| **t != 0).count())
-    };
-    if held(after) > held(before) {
+    // A job started by this event has no row before it. A token new since `before` is a
+    // lock taken (a lease taken again after a lost renewal replaces the stale token).
+    let range = job_index * lock_count..(job_index + 1) * lock_count;
+    let was = before.tables.tokens.get(range.clone()).unwrap_or_default();
+    let is = after.tables.tokens.get(range).unwrap_or_default();
+    if is
+        .iter()
+        .enumerate()
+        .any(|(lock, t)| *t != 0 && was.get(lock) != Some(t))
+    {
         ("takes it", "alır")
     } else {
         ("waits", "bekler")

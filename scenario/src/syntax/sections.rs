@@ -512,6 +512,13 @@ fn repeat(
     Ok((Number::Lit(1.0), true))
 }
 
+/// Whether a group's actor goes on from one repetition to the next holding its locks: a
+/// closed loop that goes round (more than once, or for ever).
+fn keeps(pace: &Pace, repeat: &Number, forever: bool) -> bool {
+    matches!(pace, Pace::Closed)
+        && (forever || !matches!(repeat, Number::Lit(times) if *times <= 1.0))
+}
+
 /// An actor group: its name (a new one), its actors, their pace and their steps.
 fn group(
     reader: &Reader<'_>,
@@ -626,7 +633,8 @@ fn group(
             );
         }
     };
-    let steps = read_steps(reader, &steps_path, step_values)?;
+    let keep = keeps(&pace, &repeat, forever);
+    let steps = read_steps(reader, &steps_path, step_values, keep)?;
     let crash_anywhere = match get(entries, "crash_anywhere") {
         None => None,
         Some(given) => {

@@ -56,13 +56,16 @@ pub(crate) struct Column {
 }
 
 /// The steps as columns: consecutive equal steps of one actor (same action, same choice
-/// words) folded into one.
+/// words) folded into one. A lasso's cycle begins a column of its own, so that the step its
+/// last row names (`back to step 6`) is a column's number, not inside one (`5–6`).
 fn columns(steps: &[TraceStep]) -> Vec<Column> {
+    let cycle_from = cycle_first_step(steps);
     let mut out: Vec<Column> = Vec::new();
     for (i, s) in steps.iter().enumerate() {
         match out.last_mut() {
             Some(c)
-                if c.step.actor == s.actor
+                if Some(i + 1) != cycle_from
+                    && c.step.actor == s.actor
                     && c.step.action == s.action
                     && c.step.choice == s.choice =>
             {
@@ -78,6 +81,15 @@ fn columns(steps: &[TraceStep]) -> Vec<Column> {
         }
     }
     out
+}
+
+/// The number of a lasso's cycle's first step, read off its trace's last row (`the cycle:
+/// from step 8 back to step 6, for ever`, written by the explorer with no actor).
+fn cycle_first_step(steps: &[TraceStep]) -> Option<usize> {
+    let last = steps.last().filter(|s| s.actor.is_empty())?;
+    let rest = last.action.strip_prefix("the cycle: from step ")?;
+    let (_, first) = rest.split_once(" back to step ")?;
+    first.strip_suffix(", for ever")?.parse().ok()
 }
 
 /// What a step is, for its colours: read off the words the explorer wrote.

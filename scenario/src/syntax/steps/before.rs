@@ -22,6 +22,9 @@ pub(super) struct Before {
     pub(super) read: Vec<bool>,
     pub(super) may_hold: Vec<u16>,
     pub(super) holds: Vec<u16>,
+    /// While the locks a closed loop's round starts holding are still being found: a
+    /// release or a renewal of a lock not held is not refused yet (the last reading is).
+    pub(super) finding_held: bool,
     /// Inside a transaction.
     pub(super) in_transaction: bool,
     /// Inside a `parallel`'s branch (what ends the repetition, or starts it again, is
@@ -62,6 +65,7 @@ impl Before {
                 .into_iter()
                 .filter(|lock| second.holds.contains(lock))
                 .collect(),
+            finding_held: first.finding_held,
             in_transaction: first.in_transaction,
             in_branch: first.in_branch,
             outcomes: first.outcomes.or(second.outcomes),

@@ -63,18 +63,25 @@ const MAX_DEPTH: usize = 8;
 /// Reads a group's steps. A repetition starts with the outcome `none`, and an attempt that
 /// starts again (a retry) with what it had then: the steps are read again with those
 /// until the outcomes at the start are all known (a few rounds at most), and only then is
-/// an `if` on an impossible outcome refused.
+/// an `if` on an impossible outcome refused. With `carries` (a closed loop whose actor
+/// goes round more than once), a repetition starts holding what the one before may have
+/// ended holding (the actor keeps its locks from round to round: a lease renewed for ever
+/// begins its round with `renew`), found the same way.
 pub(crate) fn read_steps(
     reader: &Reader<'_>,
     path: &Path,
     values: &[Value],
+    carries: bool,
 ) -> Result<Vec<Step>, ComposeError> {
     let mut start = Outcomes::of(&["none"]);
+    let mut held_at_start: Vec<u16> = Vec::new();
+    let mut finding_held = carries;
     loop {
         let mut before = Before {
             // The registers, the resources, and last whether a call was made (`reply`).
             read: vec![false; reader.registers.len() + reader.resources.len() + 1],
-            may_hold: Vec::new(),
+            may_hold: held_at_start.clone(),
+            finding_held,
             holds: Vec::new(),
             in_transaction: false,
             in_branch: false,
@@ -84,6 +91,18 @@ pub(crate) fn read_steps(
             impossible: None,
         };
         let steps = list(reader, &mut before, path, values, 0)?;
+        if finding_held {
+            // Round after round, what a repetition may end holding, until nothing is new;
+            // then the steps are read once more, refusing what they must.
+            let before_count = held_at_start.len();
+            for lock in before.may_hold {
+                if !held_at_start.contains(&lock) {
+                    held_at_start.push(lock);
+                }
+            }
+            finding_held = held_at_start.len() > before_count;
+            continue;
+        }
         if before.restart.within(start) {
             return match before.impossible {
                 Some((at, message)) => fail(at, message),
@@ -268,6 +287,7 @@ fn step(
             table(&path, step_value, what, &[action])?;
             let lock = pick(reader, before, here.clone(), value, "lock")?;
             if let Pick::One(single) = lock
+                && !before.finding_held
                 && !before.may_hold.contains(&single)
             {
                 return fail(
