@@ -429,6 +429,53 @@ fn a_lock_taken_twice_stops_the_flat_engine_as_the_interpreter() {
     assert_eq!(flat, run("interpret"));
 }
 
+/// A run stops when an event comes due past `max_virtual_time_ms`, and so does an
+/// exploration that expands a state whose next event is past it. Here two clients
+/// increment R, read it again and wait `R * 5` ms: where both increments landed first the
+/// second read is 2 and the wait ends at 10 ms, past the limit of 8. Unbounded, the
+/// interpreter stops at the first such state it expands; under a state bound it stops
+/// only if it expands one before the bound (here between 20 and 30 states). The flat
+/// back end, which keeps time since issue 49, must give the same answer at every bound
+/// (before, it never looked at the limit: it explored on, ending bounded and quiet where
+/// the interpreter stopped, and stopping only on an outcome's replay, at another instant).
+#[test]
+fn the_flat_engine_stops_at_the_virtual_time_limit_as_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "late.toml",
+        "model = \"scenario\"\n[limits]\nmax_virtual_time_ms = 8\n\
+         [[resource]]\nname = \"R\"\nkind = \"register\"\n\
+         [[actor]]\nname = \"c\"\ncount = 2\n\
+         steps = [{ read = \"R\" }, { write = \"R\", value = \"read + 1\" }, \
+         { read = \"R\" }, { delay_ms = \"R * 5\" }]\n",
+    );
+    let run = |engine: &str, bound: &[&str]| {
+        let mut args = vec![
+            "explore",
+            &config,
+            "--no-symmetry",
+            "--engine",
+            engine,
+            "--out",
+            engine,
+            "-q",
+        ];
+        args.extend_from_slice(bound);
+        let out = coordsim_in(dir.path(), &args);
+        (out.status.code(), stderr(&out))
+    };
+    let (code, words) = run("interpret", &[]);
+    assert_eq!(code, Some(2));
+    assert!(
+        words.contains("the run reached virtual time 10 ms, past the limit of 8 ms"),
+        "{words}"
+    );
+    for bound in [&[][..], &["--max-states", "30"], &["--max-states", "10"]] {
+        assert_eq!(run("flat", bound), run("interpret", bound), "{bound:?}");
+    }
+}
+
 /// `--engine flat` on a point it does not cover (a polled lock taken) stops with why,
 /// naming the other engines; `auto` explores it with the interpreter.
 #[test]

@@ -379,7 +379,8 @@ impl<'a> Search<'a> {
     fn flat_of(&self, sim: &crate::run::state::Sim<'a>) -> Result<Flat<'a>, Uncovered> {
         let limits = &self.rules.limits;
         let flat = Flat::of(self.rules.point, sim, &self.rules.reducer)?
-            .with_symmetry(self.rules.symmetry.groups().to_vec());
+            .with_symmetry(self.rules.symmetry.groups().to_vec())
+            .with_max_time(self.rules.context.limits().max_time);
         if self.rules.symmetry.planted() {
             return Err("its symmetry is the tests' planted bug, which only the interpreter has");
         }

@@ -138,13 +138,16 @@ pub(super) struct Flat<'p> {
     timed: bool,
     /// Words before the first actor's block.
     header: usize,
+    /// The latest instant an event may come due (the run's `max_virtual_time_ms`, ns): an
+    /// event past it stops a run, so the interpreter takes the point over and says so.
+    max_time: u64,
 }
 
 /// Why a point is not one the flat back end covers.
 pub(super) type Uncovered = &'static str;
 
-/// A write's value that is no finite number: the interpreter takes the point over, and
-/// says where.
+/// A write's value (or a delay) that is no finite number, or an event due past the run's
+/// time limit: the interpreter takes the point over, and says where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct NotFinite;
 
@@ -278,6 +281,7 @@ impl<'p> Flat<'p> {
             reduce: reducer.on(),
             members,
             groups: Vec::new(),
+            max_time: u64::MAX,
         })
     }
 
@@ -306,6 +310,12 @@ impl<'p> Flat<'p> {
     /// keyed ([`Flat::canonicalize`]).
     pub(super) fn with_symmetry(mut self, groups: Vec<(u32, u32)>) -> Self {
         self.groups = groups;
+        self
+    }
+
+    /// The point with its runs' latest instant for an event (ns).
+    pub(super) fn with_max_time(mut self, max_time: u64) -> Self {
+        self.max_time = max_time;
         self
     }
 

@@ -166,6 +166,11 @@ impl Flat<'_> {
         let (clock, due) = (self.clock(), self.due_at(actor));
         let elapsed = from[due];
         let now = from[clock] + elapsed;
+        if now > self.max_time {
+            // A run stops at an event due past its limit: the interpreter, which takes the
+            // point over, expands this state too and stops there with the run's words.
+            return Err(NotFinite);
+        }
         if elapsed > 0 {
             to[clock] = now;
             for other in 0..self.members.len() {

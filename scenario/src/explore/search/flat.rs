@@ -58,8 +58,8 @@ impl Drop for Stop<'_> {
 impl<'a> Search<'a> {
     /// The graph explored over `flat`'s states, from node 0 (the start, merged already).
     /// `Ok(false)` when a step came up that the flat back end leaves to the interpreter (a
-    /// write of no finite value: the interpreter says where): the search then runs again
-    /// with the interpreter, from the start.
+    /// write of no finite value, an event past the time limit: the interpreter says where):
+    /// the search then runs again with the interpreter, from the start.
     ///
     /// On several threads one other thread walks the counting's entries on meanwhile
     /// ([`Side`], fed every [`EXPANSIONS_PER_LOOK`] expansions): the walk is the same
