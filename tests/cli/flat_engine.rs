@@ -503,6 +503,34 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// `--engine flat` on a point with a loop without end stops saying so (the cycle search
+/// steps the interpreter); before, it ran the cycle search as if asked for `auto`.
+#[test]
+fn the_flat_engine_refuses_a_loop_without_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "forever.toml",
+        "model = \"scenario\"\n[[resource]]\nname = \"R\"\nkind = \"register\"\n\
+         [[actor]]\nname = \"a\"\nrepeat = \"forever\"\n\
+         steps = [{ write = \"R\", value = \"1\" }, { delay_ms = 5 }]\n",
+    );
+    let out = coordsim_in(
+        dir.path(),
+        &["explore", &config, "--engine", "flat", "--out", "o", "-q"],
+    );
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("the flat engine does not explore this point")
+            && err.contains("loops for ever")
+            && err.contains("--engine auto"),
+        "{err}"
+    );
+    let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// The flat back end's merges are checked as the interpreter's are where debug assertions
 /// are on: with fingerprints cut to 8 bits, the 904 states of 3 clients × 2 increments
 /// (every state apart, as the interpreter counts them) cannot all have keys of their own

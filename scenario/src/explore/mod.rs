@@ -56,7 +56,13 @@ pub(crate) fn explore(
     let mut point = point.clone();
     point.tie = Tie::Fifo;
     if point.forever() {
-        // A loop without end: explored round its cycles, by their cycle keys.
+        // A loop without end: explored round its cycles, by their cycle keys (the
+        // interpreter's steps: the flat back end has no cycle search).
+        if limits.engine == coordsim_model::Engine::Flat {
+            return Err(ModelError::Sim(sim_core::SimError::Model(
+                "the flat engine does not explore this point: a group loops for ever (`repeat = \"forever\"`), which the cycle search explores with the interpreter; give `--engine auto` (or `interpret`)".into(),
+            )));
+        }
         return cycles::explore(&point, fill, context, limits);
     }
     search::Search::new(&point, fill, context, limits)
