@@ -281,6 +281,35 @@ steps = [{ put = "q", value = 1 }, { delay_ms = 1 }]
         "{}",
         stderr(&explored)
     );
+    // A fenced register: the token it accepted grows every round, so no state would come
+    // back (before, it was explored to the bound).
+    let fenced = r#"model = "scenario"
+[[resource]]
+name = "L"
+kind = "lock"
+fencing = true
+[[resource]]
+name = "r"
+kind = "register"
+fenced_by = "L"
+[[actor]]
+name = "w"
+repeat = "forever"
+steps = [{ acquire = "L" }, { write = "r", value = 1 }, { release = "L" }, { delay_ms = 5 }]
+"#;
+    let path = write_config(dir.path(), "fenced.toml", fenced);
+    let explored = coordsim(&[
+        "explore",
+        &path,
+        "--out",
+        &dir.path().join("f").to_string_lossy(),
+    ]);
+    assert!(!explored.status.success());
+    assert!(
+        stderr(&explored).contains("register `r` is fenced"),
+        "{}",
+        stderr(&explored)
+    );
     // An open loop cannot repeat for ever.
     let open = LIVENESS.replace("start_ms = 5\n", "start_ms = 5\nevery_ms = 50\n");
     let (code, out) = check_config(dir.path(), "open.toml", &open);

@@ -58,6 +58,17 @@ pub(crate) fn refusal(point: &Point) -> Option<(String, String)> {
     if !point.links.is_empty() {
         return why("resource".into(), "this point has a link");
     }
+    if let Some(register) = point.registers.iter().find(|r| r.fence.is_some()) {
+        // Its accepted token grows with every fenced write: no state would come back, and
+        // the search would only run to its bound.
+        return why(
+            "resource".into(),
+            &format!(
+                "register `{}` is fenced (the token it accepted grows every round)",
+                register.name
+            ),
+        );
+    }
     for (index, group) in point.groups.iter().enumerate() {
         if !matches!(group.pace, crate::point::Pace::Closed) {
             return why(
