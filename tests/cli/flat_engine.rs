@@ -435,9 +435,10 @@ fn a_lock_taken_twice_stops_the_flat_engine_as_the_interpreter() {
 /// second read is 2 and the wait ends at 10 ms, past the limit of 8. Unbounded, the
 /// interpreter stops at the first such state it expands; under a state bound it stops
 /// only if it expands one before the bound (here between 20 and 30 states). The flat
-/// back end, which keeps time since issue 49, must give the same answer at every bound
-/// (before, it never looked at the limit: it explored on, ending bounded and quiet where
-/// the interpreter stopped, and stopping only on an outcome's replay, at another instant).
+/// back end, which keeps time (start times, delays, timed locks), must give the same
+/// answer at every bound (before, it never looked at the limit: it explored on, ending
+/// bounded and quiet where the interpreter stopped, and stopping only on an outcome's
+/// replay, at another instant).
 #[test]
 fn the_flat_engine_stops_at_the_virtual_time_limit_as_the_interpreter() {
     let dir = tempfile::tempdir().unwrap();
