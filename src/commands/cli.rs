@@ -152,7 +152,7 @@ pub(crate) struct ExploreArgs {
     #[arg(long, default_value = "out", value_name = "DIR")]
     pub(crate) out: PathBuf,
     /// Most distinct states per point: past them the verdict is bounded, never a proof.
-    #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     pub(crate) max_states: u64,
     /// Most faults (lost or duplicated messages, crashes by probability) along one execution.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]

@@ -331,6 +331,9 @@ enum Op {
     Locked(u8),
     Insert(u8),
     Lookup(u8),
+    /// A key store's step on a key of the member's own (`key = "i"`), its store's numbers
+    /// whole (or not: `0.5`).
+    OwnKey(u8),
     Maybe(u8),
     /// Two increments at once (a `parallel`: its branches are jobs of their own).
     Both(u8, u8),
@@ -345,7 +348,7 @@ impl Op {
         match self {
             Op::Increment(_) | Op::Maybe(_) => 2,
             Op::Locked(_) | Op::Both(..) => 4,
-            Op::Set(..) | Op::Insert(_) | Op::Lookup(_) | Op::Put | Op::Take => 1,
+            Op::Set(..) | Op::Insert(_) | Op::Lookup(_) | Op::OwnKey(_) | Op::Put | Op::Take => 1,
         }
     }
 
@@ -358,6 +361,10 @@ impl Op {
             Op::Locked(r) => format!(r#"{{ acquire = "L" }}, {}, {{ release = "L" }}"#, inc(*r)),
             Op::Insert(k) => format!(r#"{{ insert = "K", key = "{k}" }}"#),
             Op::Lookup(k) => format!(r#"{{ lookup = "K", key = "{k}" }}"#),
+            Op::OwnKey(0) => r#"{ set = "K", key = "i", value = "1" }"#.to_string(),
+            Op::OwnKey(1) => r#"{ insert = "K", key = "i + 1" }"#.to_string(),
+            Op::OwnKey(2) => r#"{ set = "K", key = "i", value = "0.5" }"#.to_string(),
+            Op::OwnKey(_) => r#"{ lookup = "K", key = "i" }"#.to_string(),
             Op::Maybe(r) => format!(r#"{{ if = {{ chance = 0.5 }}, then = [{}] }}"#, inc(*r)),
             Op::Both(r, s) => format!(r#"{{ parallel = [[{}], [{}]] }}"#, inc(*r), inc(*s)),
             Op::Put => r#"{ put = "Q", value = "1" }"#.to_string(),
@@ -373,6 +380,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0u8..3).prop_map(Op::Locked),
         (0u8..2).prop_map(Op::Insert),
         (0u8..2).prop_map(Op::Lookup),
+        (0u8..4).prop_map(Op::OwnKey),
         (0u8..3).prop_map(Op::Maybe),
         (0u8..3, 0u8..3).prop_map(|(r, s)| Op::Both(r, s)),
         Just(Op::Put),

@@ -11,7 +11,9 @@
 //! taken alone only when nothing of that can change what `e` does or be changed by it:
 //! - `e` touches no resource with events of its own (a server, a lock, a link, a queue),
 //!   and no resource another actor's program touches unless both only read it (two reads
-//!   of a register commute; a read and a write do not);
+//!   of a register commute; a read and a write do not); a key store's step whose key is
+//!   known before the run (a number, or an expression of `i` and the parameters) touches
+//!   that key alone, where the store's numbers add up exactly in any order (below);
 //! - `A` has no other job alive, and `e` is a start or a resumption (not a timeout, a
 //!   retry, a write's landing), so nothing `A` waits on can be handed to it meanwhile;
 //!   `e` is of a class no event scheduled meanwhile for `A` can come before;
@@ -21,21 +23,28 @@
 //! same states, up to the numbering of jobs. Cycles (a state reached again at one
 //! instant) make the search bounded anyway, so no event is postponed for ever unnoticed.
 
+use std::collections::HashMap;
+
 use coordsim_model::Reduction;
 
-use crate::point::{Pick, Point, Step};
+use crate::machine::keys::key_of;
+use crate::point::{InitialKeys, Leaf, Operand, Pick, Point, Step};
 use crate::run::state::{Event, Sim};
-use crate::syntax::spec::KeyOp;
+use crate::syntax::spec::{KeyOp, Number, Var};
 
 /// A resource, as the reduction tells them apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Resource {
     Register(u16),
     Lock(u16),
     Server(u16),
     Link(u16),
     Queue(u16),
+    /// A key store as a whole: a step whose key is known only during the run.
     Keys(u16),
+    /// One key of a key store: a step whose key is known before the run, in a store whose
+    /// total adds up exactly in any order ([`Reducer::new`]).
+    Key(u16, i64),
     /// A step whose reach the reduction does not follow (a crash, a transaction's start):
     /// dependent on everything.
     Everything,
@@ -48,18 +57,8 @@ pub(super) struct Touch {
     pub writes: bool,
 }
 
-/// Whether two touches do not commute.
-fn conflict(first: Touch, second: Touch, reduce: Reduction) -> bool {
-    if first.resource == Resource::Everything || second.resource == Resource::Everything {
-        return true;
-    }
-    if reduce == Reduction::PlantedBug && matches!(first.resource, Resource::Register(_)) {
-        return false;
-    }
-    first.resource == second.resource && (first.writes || second.writes)
-}
-
-/// What step `step` may touch (every resource a `one_of` may name).
+/// What step `step` may touch (every resource a `one_of` may name), a key store as a
+/// whole.
 pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
     let mut add = |resource, writes| {
         let touch = Touch { resource, writes };
@@ -106,17 +105,135 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
     }
 }
 
-/// The reduction's view of a point: what each group's program may touch.
+/// The most members of a group whose key steps are told apart member by member (a table
+/// of a flag per member and step): past it, a key store is touched as a whole.
+const MAX_KEYED_MEMBERS: u32 = 65_536;
+
+/// The largest number stored with a key for which a store's total still adds up exactly
+/// in any order: at most 2^25 keys (the initial range's limit and more) of at most 2^24
+/// each sum to less than 2^53, so every partial sum is a whole number a double holds.
+const EXACT_NUMBER: f64 = 16_777_216.0;
+
+/// What one member touches, step by step (its key steps by key where the key is known
+/// before the run), and in all.
+struct Program {
+    steps: Vec<Vec<Touch>>,
+    /// Each resource it touches once, with whether some touch may change it.
+    all: Vec<Touch>,
+}
+
+/// How many members touch a resource, and how many of them may change it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Users {
+    any: u64,
+    writers: u64,
+}
+
+impl Users {
+    fn add(&mut self, writes: bool, members: u64) {
+        self.any += members;
+        if writes {
+            self.writers += members;
+        }
+    }
+
+    /// Whether a touch (`writes`) conflicts with some member's other than one whose own
+    /// touches of the same are `own` (saturating: a group of no members has a table too,
+    /// never read).
+    fn conflict(self, own: Users, writes: bool) -> bool {
+        let writers = self.writers.saturating_sub(own.writers);
+        writers > 0 || (writes && self.any.saturating_sub(own.any) > 0)
+    }
+}
+
+/// Whether a group's steps commute alone: one table for every member, or one per member
+/// (a group whose key steps name each member's own keys).
+enum Alone {
+    Same(Vec<bool>),
+    PerMember(Vec<Vec<bool>>),
+}
+
+/// The reduction's view of a point: what each member's program may touch.
 pub(super) struct Reducer {
     reduce: Reduction,
-    /// Per group, every touch any of its steps may make.
-    programs: Vec<Vec<Touch>>,
-    /// Per group, how many actors it has.
-    counts: Vec<u32>,
-    /// Per group and step: whether the step, run by one of the group's actors, commutes
-    /// with everything every other actor's program may do (worked out once, not at each
-    /// state: it depends on the programs alone).
-    commutes: Vec<Vec<bool>>,
+    /// Per resource, its users over every actor.
+    users: HashMap<Resource, Users>,
+    /// Per key store, the users of the store or any of its keys (a resource counted once
+    /// for each of its keys a member touches).
+    store_users: Vec<Users>,
+    /// Per key store: whether its steps may be taken key by key.
+    exact: Vec<bool>,
+    /// Per group: whether its key steps are told apart member by member.
+    keyed: Vec<bool>,
+    /// Per group and step (and member, where keyed): whether the step, run by that
+    /// member, commutes with everything every other actor's program may do (worked out
+    /// once, not at each state: it depends on the programs alone).
+    commutes: Vec<Alone>,
+}
+
+/// A key step's key, known before the run for member `i`: a number, or an expression of
+/// `i` and the parameters computed as the run computes it.
+fn static_key(operand: &Operand, i: u32, params: &[f64]) -> Option<i64> {
+    let leaf = |leaf: Leaf| match leaf {
+        Leaf::Lit(x) => Some(x),
+        Leaf::Var(Var::Index) => Some(f64::from(i)),
+        Leaf::Var(_) => None,
+    };
+    let number = match operand {
+        Operand::Lit(x) => Some(*x),
+        Operand::Var(variable) => leaf(Leaf::Var(*variable)),
+        Operand::Bin(operation, left, right) => Some(operation.apply(leaf(*left)?, leaf(*right)?)),
+        Operand::More(number) => static_number(number, i, params),
+    }?;
+    key_of(number)
+}
+
+/// [`static_key`]'s number for an expression or a list per member.
+fn static_number(number: &Number, i: u32, params: &[f64]) -> Option<f64> {
+    match number {
+        Number::Lit(x) => Some(*x),
+        Number::Expr(expression, _) => expression.eval(&|variable| match variable {
+            Var::Index => Some(f64::from(i)),
+            Var::Param(p) => Some(params.get(p as usize).copied().unwrap_or(f64::NAN)),
+            _ => None,
+        }),
+        Number::Each(each) => static_number(each.get(i as usize)?, i, params),
+        Number::By(..) => None,
+    }
+}
+
+/// Whether `x` is a number a store may hold for its total to add up exactly in any order.
+fn exact_number(x: f64) -> bool {
+    x.fract() == 0.0 && x.abs() <= EXACT_NUMBER
+}
+
+/// Per key store, whether its total (its numbers added up, as they change) comes out the
+/// same in any order of its steps: every number it starts with and every number a step
+/// stores in it a small whole number, so that no sum rounds. Elsewhere two orders of
+/// steps on different keys could end with totals a rounding apart: the store is then
+/// touched as a whole.
+fn exact_stores(point: &Point) -> Vec<bool> {
+    let mut exact: Vec<bool> = point
+        .keys
+        .iter()
+        .map(|keys| match &keys.initial {
+            InitialKeys::Pairs(pairs) => pairs.iter().all(|&(_, x)| exact_number(x)),
+            InitialKeys::Range { value, .. } => exact_number(*value),
+        })
+        .collect();
+    for step in point.groups.iter().flat_map(|g| &g.steps) {
+        if let Step::Keys {
+            operation: KeyOp::Insert | KeyOp::Set,
+            store,
+            value,
+            ..
+        } = step
+            && !matches!(value, Operand::Lit(x) if exact_number(*x))
+        {
+            exact[*store as usize] = false;
+        }
+    }
+    exact
 }
 
 impl Reducer {
@@ -128,44 +245,111 @@ impl Reducer {
         } else {
             Reduction::Off
         };
-        let programs = point
+        let exact = exact_stores(point);
+        let keyed = point
             .groups
             .iter()
             .map(|group| {
-                let mut all = Vec::new();
-                for step in &group.steps {
-                    touches(step, &mut all);
-                }
-                all
+                (1..=MAX_KEYED_MEMBERS).contains(&group.count)
+                    && group.steps.iter().any(
+                        |step| matches!(step, Step::Keys { store, .. } if exact[*store as usize]),
+                    )
             })
             .collect();
         let mut reducer = Reducer {
             reduce,
-            programs,
-            counts: point.groups.iter().map(|g| g.count).collect(),
+            users: HashMap::new(),
+            store_users: vec![Users::default(); point.keys.len()],
+            exact,
+            keyed,
             commutes: Vec::new(),
         };
-        reducer.commutes = point
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(group_index, group)| {
-                (0..group.steps.len() as u32)
-                    .map(|step| reducer.commute(point, group_index, &[(group_index as u16, step)]))
-                    .collect()
+        for (g, group) in point.groups.iter().enumerate() {
+            if reducer.keyed[g] {
+                for i in 0..group.count {
+                    reducer.count(&reducer.program(point, g, i), 1);
+                }
+            } else {
+                reducer.count(&reducer.program(point, g, 0), u64::from(group.count));
+            }
+        }
+        reducer.commutes = (0..point.groups.len())
+            .map(|g| {
+                let alone = |i| {
+                    let program = reducer.program(point, g, i);
+                    program
+                        .steps
+                        .iter()
+                        .map(|footprint| reducer.commute(&program, footprint))
+                        .collect()
+                };
+                if reducer.keyed[g] {
+                    Alone::PerMember((0..point.groups[g].count).map(alone).collect())
+                } else {
+                    Alone::Same(alone(0))
+                }
             })
             .collect();
         reducer
+    }
+
+    /// What member `i` of group `g` touches: its key steps by key where the key is known
+    /// before the run and its store adds up exactly (and the group is told apart member by
+    /// member, or every member's key is the same number).
+    fn program(&self, point: &Point, g: usize, i: u32) -> Program {
+        let group = &point.groups[g];
+        let mut all: Vec<Touch> = Vec::new();
+        let steps = group
+            .steps
+            .iter()
+            .map(|step| {
+                let mut footprint = Vec::new();
+                touches(step, &mut footprint);
+                if let Step::Keys { store, key, .. } = step
+                    && self.exact[*store as usize]
+                    && (self.keyed[g] || matches!(key, Operand::Lit(_)))
+                    && let Some(key) = static_key(key, i, &point.params)
+                {
+                    for touch in &mut footprint {
+                        touch.resource = Resource::Key(*store, key);
+                    }
+                }
+                for touch in &footprint {
+                    match all.iter_mut().find(|a| a.resource == touch.resource) {
+                        Some(seen) => seen.writes |= touch.writes,
+                        None => all.push(*touch),
+                    }
+                }
+                footprint
+            })
+            .collect();
+        Program { steps, all }
+    }
+
+    /// `program`'s users counted, for `members` members running it.
+    fn count(&mut self, program: &Program, members: u64) {
+        for touch in &program.all {
+            self.users
+                .entry(touch.resource)
+                .or_default()
+                .add(touch.writes, members);
+            if let Resource::Keys(store) | Resource::Key(store, _) = touch.resource {
+                self.store_users[store as usize].add(touch.writes, members);
+            }
+        }
     }
 
     pub(super) fn on(&self) -> bool {
         self.reduce != Reduction::Off
     }
 
-    /// Whether step `step` of group `group`, run by one of its actors, commutes with
+    /// Whether step `step` of group `group`, run by any of its actors, commutes with
     /// everything every other actor's program may do (the per-step table).
     pub(super) fn commutes_alone(&self, group: usize, step: u32) -> bool {
-        self.commutes[group][step as usize]
+        match &self.commutes[group] {
+            Alone::Same(steps) => steps[step as usize],
+            Alone::PerMember(members) => members.iter().all(|steps| steps[step as usize]),
+        }
     }
 
     /// Whether `event` (of class `class`) may be taken alone, before its footprint is
@@ -197,42 +381,69 @@ impl Reducer {
     /// Whether an event of actor `actor` that ran the shared steps `ran` (group, step) in
     /// one of its branches commutes with everything every other owner may do.
     pub(super) fn independent(&self, sim: &Sim<'_>, actor: u32, ran: &[(u16, u32)]) -> bool {
-        let own = sim.actors[actor as usize].group as usize;
-        ran.iter()
-            .all(|&(group, step)| match self.commutes.get(group as usize) {
-                Some(steps) if group as usize == own => steps[step as usize],
-                _ => self.commute(sim.point, own, &[(group, step)]),
-            })
-    }
-
-    /// Whether the steps `ran` (group, step), run by an actor of group `own`, commute with
-    /// everything every other actor's program may do.
-    fn commute(&self, point: &Point, own: usize, ran: &[(u16, u32)]) -> bool {
-        let mut footprint = Vec::new();
-        for &(group, step) in ran {
+        let member = &sim.actors[actor as usize];
+        let (own, i) = (member.group as usize, member.index);
+        ran.iter().all(|&(group, step)| {
+            if group as usize == own {
+                return match &self.commutes[own] {
+                    Alone::Same(steps) => steps[step as usize],
+                    Alone::PerMember(members) => members[i as usize][step as usize],
+                };
+            }
+            let mut footprint = Vec::new();
             touches(
-                &point.groups[group as usize].steps[step as usize],
+                &sim.point.groups[group as usize].steps[step as usize],
                 &mut footprint,
             );
-        }
-        footprint.iter().all(|&touch| {
-            // A server, a lock, a link's queue have events of their own.
-            let owned = matches!(
-                touch.resource,
-                Resource::Lock(_)
-                    | Resource::Server(_)
-                    | Resource::Link(_)
-                    | Resource::Queue(_)
-                    | Resource::Everything
-            );
-            !owned
-                && self.programs.iter().enumerate().all(|(group, program)| {
-                    let others = self.counts[group].saturating_sub(u32::from(group == own));
-                    others == 0
-                        || program
-                            .iter()
-                            .all(|&other| !conflict(touch, other, self.reduce))
+            self.commute(&self.program(sim.point, own, i), &footprint)
+        })
+    }
+
+    /// Whether the touches `footprint`, made by a member whose whole program is `program`,
+    /// commute with everything every other actor's program may do.
+    fn commute(&self, program: &Program, footprint: &[Touch]) -> bool {
+        let users = |resource| self.users.get(&resource).copied().unwrap_or_default();
+        let own = |resource| {
+            program
+                .all
+                .iter()
+                .find(|touch| touch.resource == resource)
+                .map_or(Users::default(), |touch| {
+                    let mut users = Users::default();
+                    users.add(touch.writes, 1);
+                    users
                 })
+        };
+        // Some other member's step the reduction does not follow: dependent on all.
+        let everything = Resource::Everything;
+        if users(everything).conflict(own(everything), true) {
+            return false;
+        }
+        footprint.iter().all(|touch| match touch.resource {
+            // A server, a lock, a link's queue have events of their own.
+            Resource::Lock(_)
+            | Resource::Server(_)
+            | Resource::Link(_)
+            | Resource::Queue(_)
+            | Resource::Everything => false,
+            Resource::Register(_) if self.reduce == Reduction::PlantedBug => true,
+            Resource::Keys(store) => {
+                let mut mine = Users::default();
+                for touch in &program.all {
+                    if let Resource::Keys(s) | Resource::Key(s, _) = touch.resource
+                        && s == store
+                    {
+                        mine.add(touch.writes, 1);
+                    }
+                }
+                !self.store_users[store as usize].conflict(mine, touch.writes)
+            }
+            Resource::Key(store, _) => {
+                let whole = Resource::Keys(store);
+                !users(touch.resource).conflict(own(touch.resource), touch.writes)
+                    && !users(whole).conflict(own(whole), touch.writes)
+            }
+            resource => !users(resource).conflict(own(resource), touch.writes),
         })
     }
 }
