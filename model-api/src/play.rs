@@ -21,6 +21,13 @@ pub struct PlayLimits {
     /// past them, no graph ([`PlayError::TooLarge`]). A point of few states can still have
     /// large ones (a store of a million keys), which a bound in states alone lets through.
     pub max_memory_bytes: u64,
+    /// Most cells over every state (each state has one a piece: an actor's place, a
+    /// register's value, a lock, a queue, a key store): past them, no graph
+    /// ([`PlayError::TooManyCells`]). The page that draws a graph writes at least a digit
+    /// and a comma a cell, so its bound in bytes bounds them: a point of many actors meets
+    /// it at a few hundred states, long before the bound in states, and the walk stops
+    /// there instead of building children by the million it could never draw.
+    pub max_cells: u64,
 }
 
 /// The walk's memory bound by default: the `max_memory_mb` a config has by default.
@@ -36,6 +43,7 @@ impl Default for PlayLimits {
             max_states: PLAY_MAX_STATES,
             max_faults: 1,
             max_memory_bytes: PLAY_MAX_MEMORY_BYTES,
+            max_cells: u64::MAX,
         }
     }
 }
@@ -47,6 +55,11 @@ pub enum PlayError {
     TooLarge {
         /// The bound in states.
         max_states: u32,
+    },
+    /// More cells than [`PlayLimits::max_cells`]: the graph would not fit its page.
+    TooManyCells {
+        /// The bound in cells.
+        max_cells: u64,
     },
     /// An execution comes back to a state it was in: its end cannot be played to.
     Cycle,

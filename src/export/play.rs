@@ -226,9 +226,14 @@ fn points_json(
             .with_percentile(config.percentile);
         // The exploration's fault budget, which its schedules carry: a walk under another
         // would reach ends that are no outcome of it, or miss some.
+        // A cell takes a digit and a comma at least: what the page has left for graphs
+        // bounds the cells the walk may make.
         let limits = PlayLimits {
             max_faults: (exploration.outcomes.first())
                 .map_or(limits.max_faults, |o| o.schedule.max_faults),
+            max_cells: limits
+                .max_cells
+                .min((max_bytes.saturating_sub(graphs) / 2) as u64),
             ..*limits
         };
         match config.plans[point].play(&ctx, &limits) {
@@ -253,6 +258,7 @@ fn points_json(
                 }
             }
             Err(PlayError::TooLarge { .. }) => out.push_str("{\"refused\":\"states\"}"),
+            Err(PlayError::TooManyCells { .. }) => out.push_str("{\"refused\":\"bytes\"}"),
             Err(PlayError::Cycle) => out.push_str("{\"refused\":\"cycle\"}"),
             Err(PlayError::Other(why)) => anyhow::bail!(
                 "{}: point {point}: the explorer's graph: {why}",

@@ -114,6 +114,39 @@ fn the_bound_refuses_a_graph_past_it() {
     assert_eq!(at(11), Err(PlayError::TooLarge { max_states: 11 }));
 }
 
+/// The bound in cells (a page's bytes: a digit and a comma a cell at least) counts each
+/// state's pieces: the 12 states of two clients' increment, each with a place per client and
+/// a piece per resource, fit in 12 times that many cells, not in one fewer. A point of a
+/// hundred actors meets it at a few thousand states where the walk once built half a million
+/// children of 30 KB to reach the bound in states (38 s for a page it could not draw).
+#[test]
+fn the_cells_bound_refuses_a_graph_past_it() {
+    let text = increments(2, 1, false);
+    let at = |max_cells| {
+        play(
+            &text,
+            &PlayLimits {
+                max_cells,
+                ..PlayLimits::default()
+            },
+        )
+    };
+    let graph = at(u64::MAX).expect("no bound");
+    let cells = (graph.actors.len()
+        + graph.registers.len()
+        + graph.locks.len()
+        + graph.queues.len()
+        + graph.stores.len()) as u64;
+    assert_eq!(graph.states.len(), 12);
+    assert_eq!(at(12 * cells).expect("fits").states.len(), 12);
+    assert_eq!(
+        at(12 * cells - 1),
+        Err(PlayError::TooManyCells {
+            max_cells: 12 * cells - 1
+        })
+    );
+}
+
 /// The bound in bytes holds where few states are each large (the probe's store of a million
 /// keys made the walk take 23 GB). Two clients each set a key of a store of 100,000 keys
 /// (which lays its range out: a number and a "present" flag a key, at least 9 bytes, so

@@ -55,6 +55,19 @@ pub(super) fn walk(
     let too_large = || PlayError::TooLarge {
         max_states: limits.max_states,
     };
+    // Each state's cells: a place an actor, a value a register, a lock, a queue, a store.
+    let cells = (sim.actors.len() + point.registers.len() + point.locks.len())
+        .saturating_add(point.queues.len() + point.keys.len()) as u64;
+    let too_many_cells = |states: usize| {
+        (cells.saturating_mul(states as u64) > limits.max_cells).then_some(
+            PlayError::TooManyCells {
+                max_cells: limits.max_cells,
+            },
+        )
+    };
+    if let Some(refused) = too_many_cells(1) {
+        return Err(refused);
+    }
     // The bytes the waiting states hold (as the exploration's budget counts a state).
     let mut waiting = sim.state_bytes(&queue);
     if waiting > limits.max_memory_bytes {
@@ -119,6 +132,9 @@ pub(super) fn walk(
                             waiting += sim.state_bytes(&queue);
                             if to >= limits.max_states || waiting > limits.max_memory_bytes {
                                 return Err(too_large());
+                            }
+                            if let Some(refused) = too_many_cells(to as usize + 1) {
+                                return Err(refused);
                             }
                             seen_states.insert(key, to);
                             graph.states.push(view(&sim, &queue));
