@@ -170,3 +170,25 @@ fn the_lost_update_spills_the_same_outputs_and_is_bounded_past_the_disk_limit() 
         assert_eq!(names, vec!["lu-explore".to_string()], "{out}");
     }
 }
+
+/// An exploration that ends in an error (an actor acquires a lock it holds) leaves nothing
+/// in the output folder: no staging folder, no spill folder inside it.
+#[test]
+fn an_exploration_that_fails_leaves_no_spill_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "twice.toml",
+        "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+         [[actor]]\nname = \"a\"\ncount = 2\nrepeat = 2\nsteps = [{ acquire = \"L\" }]\n",
+    );
+    let (code, _) = explore(dir.path(), &config, "out", &["--spill-from", "0"]);
+    assert_ne!(code, Some(0));
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+        .map(|read| {
+            read.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+}

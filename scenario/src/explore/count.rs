@@ -970,7 +970,10 @@ mod tests {
         walk.spill_to(&spill_folder(), u64::MAX, 0, 2);
         let spilled = walk.finish(&graph, false);
         assert!(spilled.entries.spilled().0 > 0, "nothing spilled");
-        assert_eq!(spilled.entries.spilled().1, false);
+        assert!(
+            !spilled.entries.spilled().1,
+            "an entry could not be read back"
+        );
         assert_eq!(entries_of(&spilled), entries_of(&whole));
         assert!(spilled.spill_failed.is_none() && !spilled.cut);
         let gone = spill_folder().join("gone");

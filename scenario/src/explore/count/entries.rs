@@ -159,7 +159,7 @@ impl Entries {
 
     /// The bytes of spilled page `page` from `within` on read into `into`; where they
     /// cannot be, entries taken as [`Entry::UNREAD`]'s and the failure kept (for
-    /// [`Entries::unread`]).
+    /// [`Entries::spilled`]).
     fn read_back(&self, page: usize, within: usize, into: &mut [u8]) {
         let read = self.spill.as_ref().and_then(|spill| {
             let offset = *spill.offsets.get(page)?;
