@@ -41,6 +41,14 @@ pub struct ExploreLimits {
     /// from their contents (the same with any `jobs`): past it, no new state is kept and
     /// the verdict is bounded. `None`: no bound but `max_states`.
     pub max_memory_bytes: Option<u64>,
+    /// Most bytes the counting's cold entries may take on disk, in the spill folder the
+    /// run's context gives ([`RunContext::with_spill`](crate::RunContext::with_spill)):
+    /// past it the verdict is the memory bound's ([`Reached::Spill`]). 0: nothing spills.
+    pub max_spill_bytes: u64,
+    /// The bytes of entries kept in memory past which the cold ones spill. `None`: an
+    /// eighth of `max_memory_bytes` (with no budget, nothing spills). Small values also
+    /// make the pages small (tests spill small explorations with 0).
+    pub spill_from_bytes: Option<u64>,
     /// Whether the graph of entries is kept for [`Exploration::schedulers`] (a claim asks
     /// for the least or greatest probability over every scheduler). Off, nothing is kept.
     pub keep_schedulers: bool,
@@ -134,6 +142,9 @@ pub enum Reduction {
     PlantedBug,
 }
 
+/// The disk an exploration's spill may take by default: 64 GiB.
+pub const DEFAULT_MAX_SPILL_BYTES: u64 = 64 << 30;
+
 impl Default for ExploreLimits {
     fn default() -> Self {
         ExploreLimits {
@@ -147,6 +158,8 @@ impl Default for ExploreLimits {
             symmetry: Symmetry::On,
             weak_fingerprints: false,
             max_memory_bytes: None,
+            max_spill_bytes: DEFAULT_MAX_SPILL_BYTES,
+            spill_from_bytes: None,
             keep_schedulers: false,
             engine: Engine::Auto,
         }
@@ -186,6 +199,12 @@ pub enum Reached {
     /// The states kept took the memory budget (`max_memory_bytes`): no new state was kept.
     Memory {
         /// The distinct states visited by then.
+        states: u64,
+    },
+    /// The counting's cold entries could not spill to disk (past `max_spill_bytes`, or the
+    /// spill folder could not be written): the counting stopped there.
+    Spill {
+        /// The states with their counts taken by then.
         states: u64,
     },
     /// More than `max_outcomes` distinct outcomes.
@@ -232,6 +251,11 @@ impl std::fmt::Display for Bound {
             Reached::Counts { states } => write!(
                 f,
                 "bounded: {} states with their counts, not exhaustive (`max_states`)",
+                grouped(states)
+            ),
+            Reached::Spill { states } => write!(
+                f,
+                "bounded: {} states with their counts, not exhaustive (memory: the spill to disk could hold no more, `--max-spill`)",
                 grouped(states)
             ),
             Reached::Outcomes { max } => write!(

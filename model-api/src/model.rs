@@ -225,6 +225,7 @@ pub struct RunContext {
     stop: Vec<Arc<std::sync::atomic::AtomicBool>>,
     states: Option<Arc<AtomicU64>>,
     enough: Option<Arc<std::sync::atomic::AtomicBool>>,
+    spill: Option<Arc<std::path::Path>>,
 }
 
 impl RunContext {
@@ -246,6 +247,7 @@ impl RunContext {
             stop: Vec::new(),
             states: None,
             enough: None,
+            spill: None,
         }
     }
 
@@ -261,6 +263,18 @@ impl RunContext {
     pub fn with_enough(mut self, flag: Arc<std::sync::atomic::AtomicBool>) -> RunContext {
         self.enough = Some(flag);
         self
+    }
+
+    /// The same exploration, free to spill what it is done with into files of `folder`
+    /// (each removed when the exploration ends) once memory is short.
+    pub fn with_spill(mut self, folder: &std::path::Path) -> RunContext {
+        self.spill = Some(Arc::from(folder));
+        self
+    }
+
+    /// The folder an exploration may spill into, if any.
+    pub fn spill_folder(&self) -> Option<&std::path::Path> {
+        self.spill.as_deref()
     }
 
     /// The same run without its stop flags: an exploration checks them itself between

@@ -61,6 +61,7 @@ pub fn explore_showing(
         limits,
         crate::runner::explore::Watch::default(),
         Some(&asks),
+        None,
     )
 }
 

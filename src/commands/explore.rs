@@ -52,6 +52,8 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
             coordsim_model::Symmetry::On
         },
         max_memory_bytes: args.max_memory.map(|mb| mb << 20),
+        max_spill_bytes: args.max_spill << 20,
+        spill_from_bytes: args.spill_from.map(|mb| mb << 20),
         engine: args.engine.engine(),
         ..Default::default()
     };
@@ -68,15 +70,20 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
             progress: !args.quiet,
             max_seconds: args.max_seconds,
         };
+        let name = format!("{}-explore", config.stem);
+        let staging = Staging::begin(&args.out, &name)?;
+        // What the counting is done with may spill inside the staging folder; the folder
+        // goes once explored (on an error too: dropped), before any output is written.
+        let spill = crate::runner::explore::SpillFolder::inside(staging.path())?;
         let explored = crate::runner::explore::explore_watched(
             config,
             config.seed,
             &limits,
             watch,
             Some(&check::asks_of(config)),
+            Some(spill.path()),
         )?;
-        let name = format!("{}-explore", config.stem);
-        let staging = Staging::begin(&args.out, &name)?;
+        drop(spill);
         if let Some(split) = shard {
             crate::shard::explore::write(
                 staging.path(),

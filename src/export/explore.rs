@@ -443,6 +443,10 @@ impl Say {
                 "sınırlı: sayılarıyla {} durum, eksiksiz değil (`max_states`)",
                 number(states)
             ),
+            Reached::Spill { states } => format!(
+                "sınırlı: sayılarıyla {} durum, eksiksiz değil (bellek: diske taşan kısım daha fazlasını alamadı, `--max-spill`)",
+                number(states)
+            ),
             Reached::Outcomes { max } => format!(
                 "sınırlı: {} ayrı sonuçtan fazlası, eksiksiz değil (`max_outcomes`)",
                 number(max)

@@ -31,7 +31,33 @@ pub fn explore_config(
     seed: u64,
     limits: &ExploreLimits,
 ) -> anyhow::Result<Vec<Exploration>> {
-    explore_watched(config, seed, limits, Watch::default(), None)
+    explore_watched(config, seed, limits, Watch::default(), None, None)
+}
+
+/// A folder an exploration spills into (`spill/` inside an output's staging folder): made
+/// empty, and removed with whatever is in it when dropped (after the exploration, on an
+/// error too), so that it is never among the outputs.
+pub(crate) struct SpillFolder(std::path::PathBuf);
+
+impl SpillFolder {
+    /// `spill/` made inside `staging`.
+    pub(crate) fn inside(staging: &std::path::Path) -> anyhow::Result<SpillFolder> {
+        let path = staging.join("spill");
+        std::fs::create_dir(&path)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+        Ok(SpillFolder(path))
+    }
+
+    /// Where it is.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for SpillFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// What the front end asks a point's exploration to show over its schedulers' graph once
@@ -40,15 +66,17 @@ pub fn explore_config(
 pub type PointAsks<'a> = dyn Fn(usize, &[Vec<Cell>], &Schedulers) -> Vec<PathAsk> + Sync + 'a;
 
 /// [`explore_config`], watched: a progress line on stderr, and a time limit per point;
-/// with `asks`, each point shows what it asks ([`Exploration::paths`]).
+/// with `asks`, each point shows what it asks ([`Exploration::paths`]); with `spill`, the
+/// counting's cold entries may spill into that folder once memory is short.
 pub(crate) fn explore_watched(
     config: &Config,
     seed: u64,
     limits: &ExploreLimits,
     watch: Watch,
     asks: Option<&PointAsks<'_>>,
+    spill: Option<&std::path::Path>,
 ) -> anyhow::Result<Vec<Exploration>> {
-    explore_each(config, seed, limits, (watch, asks), 0..config.points)
+    explore_each(config, seed, limits, (watch, asks, spill), 0..config.points)
 }
 
 /// The points `points` of `config` explored, in that order, as [`explore_config`] explores
@@ -63,17 +91,18 @@ pub(crate) fn explore_points(
         config,
         seed,
         limits,
-        (Watch::default(), None),
+        (Watch::default(), None, None),
         points.iter().copied(),
     )
 }
 
-/// Each of `points` explored under `limits`, watched, showing what `asks` asks (if any).
+/// Each of `points` explored under `limits`, watched, showing what `asks` asks (if any),
+/// spilling into `spill` (if given).
 fn explore_each(
     config: &Config,
     seed: u64,
     limits: &ExploreLimits,
-    (watch, asks): (Watch, Option<&PointAsks<'_>>),
+    (watch, asks, spill): (Watch, Option<&PointAsks<'_>>, Option<&std::path::Path>),
     points: impl Iterator<Item = usize>,
 ) -> anyhow::Result<Vec<Exploration>> {
     // Each point's exploration within the config's memory, unless told another; its graph
@@ -88,7 +117,12 @@ fn explore_each(
         .map(|point| {
             let states = Arc::new(AtomicU64::new(0));
             let enough = Arc::new(AtomicBool::new(false));
-            let ctx = RunContext::new(seed, config.limits)
+            let ctx = RunContext::new(seed, config.limits);
+            let ctx = match spill {
+                Some(folder) => ctx.with_spill(folder),
+                None => ctx,
+            };
+            let ctx = ctx
                 .with_entities(false)
                 .with_stats(config.stats)
                 .with_percentile(config.percentile)

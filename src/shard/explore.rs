@@ -96,6 +96,7 @@ enum BoundPart {
     States(u64),
     Counts(u64),
     Memory(u64),
+    Spill(u64),
     Outcomes(u64),
     Cycle,
 }
@@ -107,6 +108,7 @@ impl BoundPart {
             Reached::States { states } => BoundPart::States(states),
             Reached::Counts { states } => BoundPart::Counts(states),
             Reached::Memory { states } => BoundPart::Memory(states),
+            Reached::Spill { states } => BoundPart::Spill(states),
             Reached::Outcomes { max } => BoundPart::Outcomes(max),
             Reached::Cycle => BoundPart::Cycle,
         }
@@ -118,6 +120,7 @@ impl BoundPart {
             BoundPart::States(states) => Reached::States { states },
             BoundPart::Counts(states) => Reached::Counts { states },
             BoundPart::Memory(states) => Reached::Memory { states },
+            BoundPart::Spill(states) => Reached::Spill { states },
             BoundPart::Outcomes(max) => Reached::Outcomes { max },
             BoundPart::Cycle => Reached::Cycle,
         })

@@ -41,6 +41,7 @@ mod shards;
 mod site;
 mod site_live;
 mod site_params;
+mod spill;
 mod structure;
 mod symmetry;
 mod trace_drawers;

@@ -19,8 +19,10 @@ use crate::explore::step::Choice;
 use crate::run::steer::Counts;
 
 mod entries;
+mod spill;
 
-pub(super) use entries::{Entries, Entry, NONE};
+pub(super) use entries::{Entries, Entry, NONE, PAGE_SHIFT};
+pub(super) use spill::SpillError;
 
 /// A transition: what the counting, the schedulers and the traces read of it, in 12 bytes
 /// (a graph keeps 3–4 of them a state). What only some graphs need is kept beside: its
@@ -219,6 +221,8 @@ pub(super) struct Counted {
     /// The entries as a graph, for [`schedulers`]: kept only when asked of
     /// [`Walk::finish`].
     pub links: Option<Links>,
+    /// Why a page of entries could not spill (the walk was cut there), if one could not.
+    pub spill_failed: Option<SpillError>,
 }
 
 impl Counted {
@@ -276,6 +280,11 @@ pub(super) struct Walk {
     /// only once every transition into it was walked, so its executions are summed as the
     /// walk goes ([`Walk::finish`] has no topological order to take).
     leveled: bool,
+    /// The deepest depth whose entries the walk began to take (its cold pages, those
+    /// before it, spilled then).
+    taking: u32,
+    /// A cold page could not spill: the walk made no entry since (cut).
+    spill_failed: Option<SpillError>,
 }
 
 impl Walk {
@@ -295,12 +304,34 @@ impl Walk {
             cut: false,
             at: 0,
             leveled: true,
+            taking: 0,
+            spill_failed: None,
         }
+    }
+
+    /// The entries of the depths the walk is done with go to a spill store in `folder`
+    /// (at most `max_bytes` on disk) in pages of `1 << shift` entries, once those in memory
+    /// take more than `from_bytes`, while the walk is leveled (else the counting takes them
+    /// again in another order: they stay in memory). Where a page cannot spill the walk
+    /// stops there, cut (said by [`Counted::spill_failed`]).
+    pub(super) fn spill_to(
+        &mut self,
+        folder: &std::path::Path,
+        max_bytes: u64,
+        from_bytes: u64,
+        shift: u32,
+    ) {
+        self.entries.spill_to(folder, max_bytes, from_bytes, shift);
     }
 
     /// The bytes it holds, by its lists' capacities.
     pub(super) fn bytes(&self) -> u64 {
         (self.entries.bytes() + std::mem::size_of::<u32>() * self.first.capacity()) as u64
+    }
+
+    /// The bytes of entries it keeps in memory before it spills, if it spills.
+    pub(super) fn spill_share(&self) -> Option<u64> {
+        self.entries.spill_share()
     }
 
     /// Up to `most` entries taken on, breadth first, while their state is among the first
@@ -316,9 +347,10 @@ impl Walk {
         whole: bool,
     ) -> usize {
         let begun = self.at;
-        while self.at < self.entries.len() && self.at - begun < most {
+        while self.at < self.entries.len() && self.at - begun < most && self.spill_failed.is_none()
+        {
             let at = self.at as u32;
-            let entry = *self.entries.get(at);
+            let entry = self.entries.get(at);
             if entry.node as usize >= known {
                 break;
             }
@@ -327,6 +359,16 @@ impl Walk {
                 break;
             }
             let depth = self.entries.depth(at);
+            if depth > self.taking && self.leveled {
+                // A depth begun: the entries before it are read again only by the
+                // outcomes and the traces, and may spill.
+                self.taking = depth;
+                if let Err(failed) = self.entries.spill_cold(at) {
+                    self.spill_failed = Some(failed);
+                    self.cut = true;
+                    break;
+                }
+            }
             for edge_index in out {
                 let edge = graph.edges[edge_index];
                 let probability = graph.probability(edge_index);
@@ -415,6 +457,13 @@ impl Walk {
                 return self.leveled_counted();
             }
         }
+        if self.spill_failed.is_some() {
+            // The walk stopped where the spill could hold no more: what it summed so far
+            // is what there is (counting again would take every entry back in memory).
+            let mut counted = self.leveled_counted();
+            counted.cut = true;
+            return counted;
+        }
         // Summed in part (until a transition was not leveled), or cut, or the links asked
         // for (in the states' topological order, which the schedulers' graph is numbered
         // by): counted again in that order.
@@ -467,6 +516,7 @@ impl Walk {
             cycle,
             longest,
             links: keep_links.then_some(links),
+            spill_failed: None,
         }
     }
 }
@@ -484,6 +534,7 @@ impl Walk {
             cycle: false,
             longest,
             links: None,
+            spill_failed: self.spill_failed,
         }
     }
 }
@@ -687,7 +738,7 @@ mod tests {
         (0..entries.len() as u32)
             .filter(|&at| entries.get(at).node == node)
             .map(|at| {
-                let e = *entries.get(at);
+                let e = entries.get(at);
                 (e, entries.paths(at), entries.chance(at), entries.depth(at))
             })
             .collect()
@@ -881,6 +932,70 @@ mod tests {
             .collect()
     }
 
+    /// A folder for the tests' spill files (each unlinked once open: nothing stays in it).
+    fn spill_folder() -> std::path::PathBuf {
+        let folder = std::env::temp_dir().join(format!("coordsim-walk-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).expect("a temporary folder");
+        folder
+    }
+
+    /// A chain of 20 diamonds, each state's first edge adding a lost update (so entries
+    /// multiply with the counts): counted with its cold pages spilled (pages of 4 entries,
+    /// from the first), every entry is the one counted in memory, and pages were spilled;
+    /// into a folder that is gone, or past a disk limit of one page, the walk stops there,
+    /// cut, saying why (no panic), its entries a prefix of the whole's.
+    #[test]
+    fn a_spilled_walk_counts_as_one_in_memory_or_says_why_it_stopped() {
+        let mut deltas = CountTable::default();
+        deltas.intern(&[0]);
+        deltas.intern(&[1]);
+        let mut edges = Vec::new();
+        for d in 0..20 {
+            edges.push(edge(2 * d, 2 * d + 1, 1));
+            edges.push(edge(2 * d, 2 * d + 2, 0));
+            edges.push(edge(2 * d + 1, 2 * d + 2, 0));
+        }
+        let starts = starts_of(41, &edges);
+        let (plain, _) = split(&edges);
+        let graph = Graph {
+            states: 41,
+            edges: &plain,
+            drawn: &[],
+            starts: &starts,
+            deltas: &deltas,
+            max_entries: 100_000,
+        };
+        let whole = Walk::new(&[0], false).finish(&graph, false);
+        let mut walk = Walk::new(&[0], false);
+        walk.spill_to(&spill_folder(), u64::MAX, 0, 2);
+        let spilled = walk.finish(&graph, false);
+        assert!(spilled.entries.spilled().0 > 0, "nothing spilled");
+        assert!(
+            !spilled.entries.spilled().1,
+            "an entry could not be read back"
+        );
+        assert_eq!(entries_of(&spilled), entries_of(&whole));
+        assert!(spilled.spill_failed.is_none() && !spilled.cut);
+        let gone = spill_folder().join("gone");
+        for (folder, max_bytes, why) in [(gone, u64::MAX, "io"), (spill_folder(), 96, "full")] {
+            let mut walk = Walk::new(&[0], false);
+            walk.spill_to(&folder, max_bytes, 0, 2);
+            let stopped = walk.finish(&graph, false);
+            match (why, &stopped.spill_failed) {
+                ("io", Some(SpillError::Io(message))) => assert!(message.contains("gone")),
+                ("full", Some(SpillError::Full)) => {}
+                (_, failed) => panic!("{why}: {failed:?}"),
+            }
+            assert!(stopped.cut);
+            let (some, all) = (entries_of(&stopped), entries_of(&whole));
+            assert!(some.len() < all.len());
+            // The entries made before it stopped are the whole's (their executions summed
+            // so far aside).
+            let key = |e: &Seen| (e.0, e.1.clone(), e.2, e.3);
+            assert!(some.iter().map(key).eq(all[..some.len()].iter().map(key)));
+        }
+    }
+
     /// A loop that adds a lost update each time round (0 → 1 adding one, 1 → 0): its
     /// entries would go on without end, so with the cycle found they stop at 4 per state
     /// and one (2 states: 9 entries), cut. A walk taken on beside the search with the
@@ -919,7 +1034,7 @@ mod tests {
         /// for entry (their chance's bits too): random graphs of layers of up to 4 states,
         /// each state's edges to states of the next layer (or, with `skip`, also two layers
         /// on, and with `draw` a transition of probability 1/2: no longer leveled), taken
-        /// on in steps as beside a search.
+        /// on in steps as beside a search; with `spill`, its cold pages spilled to disk.
         #[test]
         fn a_leveled_walk_counts_as_the_topological_counting(
             layers in proptest::collection::vec(1u32..5, 1..7),
@@ -928,6 +1043,7 @@ mod tests {
             draw in any::<bool>(),
             step in 1usize..5,
             chances in any::<bool>(),
+            spill in any::<bool>(),
         ) {
             let mut deltas = CountTable::default();
             deltas.intern(&[0, 0]);
@@ -972,6 +1088,10 @@ mod tests {
             }
             let graph = Graph { states, edges: &plain, drawn: &drawn, starts: &starts, deltas: &deltas, max_entries: 10_000 };
             let mut leveled = Walk::new(&[0, 0], chances);
+            if spill {
+                // Pages of 4 entries, spilled from the first: read back by the comparison.
+                leveled.spill_to(&spill_folder(), u64::MAX, 0, 2);
+            }
             let mut known = 0;
             while known < states {
                 known = (known + step).min(states);

@@ -17,7 +17,7 @@ use sim_core::SimError;
 use smallvec::SmallVec;
 
 use crate::explore::budget::Memory;
-use crate::explore::count::{CountTable, Drawn, Edge, Edges, Graph, Walk};
+use crate::explore::count::{CountTable, Drawn, Edge, Edges, Graph, PAGE_SHIFT, Walk};
 use crate::explore::flat::{Flat, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::explore::spare::{MAX_SPARE_BYTES, Spare, State};
@@ -318,6 +318,7 @@ impl<'a> Search<'a> {
         }
         self.start_counts = sim.counts();
         self.walk = Walk::new(&self.start_counts, self.chances());
+        self.spill_walk();
         self.deltas.intern(&vec![0; self.start_counts.len()]);
         self.depths.push(0);
         let bytes = sim.state_bytes(&queue);
@@ -660,6 +661,28 @@ impl Search<'_> {
     /// Whether the counting keeps each entry's probability apart from its executions'
     /// number: where an event may draw (a transition's probability is then not 1), and in
     /// a split's shard, whose part states its share of each outcome's probability.
+    /// The walk's cold entries spill into the outer context's folder (if it gives one, and
+    /// the limits leave room on disk and a share of memory to spill past).
+    fn spill_walk(&mut self) {
+        let limits = &self.rules.limits;
+        let Some(folder) = self.outer.spill_folder() else {
+            return;
+        };
+        let from = limits
+            .spill_from_bytes
+            .or(limits.max_memory_bytes.map(|bytes| bytes / 8));
+        if let Some(from) = from
+            && limits.max_spill_bytes > 0
+        {
+            // Pages of at most a quarter of the share kept in memory (24 bytes an entry),
+            // from 64 entries to the 65,536 of a walk that does not spill.
+            let entries = (from / 96).clamp(64, 1 << PAGE_SHIFT);
+            let shift = 63 - entries.leading_zeros();
+            self.walk
+                .spill_to(folder, limits.max_spill_bytes, from, shift);
+        }
+    }
+
     fn chances(&self) -> bool {
         self.rules.may_draw || self.rules.limits.shard.is_some()
     }

@@ -5,14 +5,25 @@
 //! draw, or a shard's part states its share: elsewhere every transition has probability
 //! 1, so an entry's probability is its number of executions), and where each depth's
 //! entries begin (the entries are made breadth first, so their depths only grow).
+//!
+//! Given a spill store ([`Entries::spill_to`]), the pages of entries the walk is done with
+//! (every entry of a depth before the one it takes: see [`Entries::spill_cold`]) go to
+//! disk once the entries in memory pass their share, and are read back by offset where
+//! the outcomes and the traces ask for them.
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustc_hash::FxHashMap;
+
+use super::spill::{SpillError, SpillFile};
 
 /// No entry, or no edge (the start's).
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// A state with the counts an execution reaches it with.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub node: u32,
     /// Its counts: an index into the counting's table of them.
@@ -36,6 +47,62 @@ pub(crate) struct Entries {
     chance: Option<Vec<f64>>,
     /// Where each depth's entries begin: `levels[d]` is the first entry of depth `d`.
     levels: Vec<u32>,
+    /// Where the cold pages go, once given.
+    spill: Option<Box<Spilled>>,
+}
+
+/// The entries' pages on disk.
+#[derive(Debug)]
+struct Spilled {
+    store: SpillFile,
+    /// Each page's offset in the store, for the pages spilled (the first `offsets.len()`).
+    offsets: Vec<u64>,
+    /// The bytes of entries kept in memory past which the cold pages spill.
+    from_bytes: u64,
+    /// Why a page could not spill (none spills after).
+    failed: Option<SpillError>,
+    /// A page could not be read back (an entry read as the start's meanwhile): an internal
+    /// error, said once the counting is done.
+    unread: AtomicBool,
+}
+
+/// The bytes of an entry on disk.
+const ENTRY_BYTES: usize = 24;
+
+impl Entry {
+    /// Its bytes on disk (little-endian, in its fields' order).
+    fn write(&self, into: &mut Vec<u8>) {
+        for word in [self.node, self.counts, self.pred, self.next] {
+            into.extend_from_slice(&word.to_le_bytes());
+        }
+        into.extend_from_slice(&self.paths.to_le_bytes());
+    }
+
+    /// The entry of bytes `bytes` ([`Entry::write`]'s).
+    fn read(bytes: &[u8]) -> Entry {
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let mut paths = [0u8; 8];
+        paths.copy_from_slice(&bytes[16..24]);
+        Entry {
+            node: word(0),
+            counts: word(4),
+            pred: word(8),
+            next: word(12),
+            paths: u64::from_le_bytes(paths),
+        }
+    }
+
+    /// What an entry that could not be read back is taken as meanwhile: the start's, with
+    /// no execution (every index in it valid; the error is said after).
+    const UNREAD: Entry = Entry {
+        node: 0,
+        counts: 0,
+        pred: NONE,
+        next: NONE,
+        paths: 0,
+    };
 }
 
 impl Entries {
@@ -59,14 +126,133 @@ impl Entries {
         self.list.len()
     }
 
-    /// Entry `at`.
-    pub(crate) fn get(&self, at: u32) -> &Entry {
-        self.list.get(at as usize)
+    /// Entry `at` (read back from disk if its page spilled).
+    pub(crate) fn get(&self, at: u32) -> Entry {
+        match self.list.try_get(at as usize) {
+            Some(entry) => *entry,
+            None => {
+                let mut bytes = [0u8; ENTRY_BYTES];
+                let page = at as usize >> self.list.shift;
+                let within = (at as usize & self.list.mask()) * ENTRY_BYTES;
+                self.read_back(page, within, &mut bytes);
+                Entry::read(&bytes)
+            }
+        }
     }
 
-    /// Every entry, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Entry> {
-        self.list.pages.iter().flatten()
+    /// Every entry, in order (a spilled page read back whole).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Entry> + '_ {
+        (0..self.list.pages.len()).flat_map(move |page| self.page(page).into_owned())
+    }
+
+    /// Page `page`'s entries: in memory, or read back.
+    fn page(&self, page: usize) -> Cow<'_, [Entry]> {
+        let held = &self.list.pages[page];
+        let len = (self.list.len - (page << self.list.shift)).min(1 << self.list.shift);
+        if held.len() == len {
+            return Cow::Borrowed(held);
+        }
+        let mut bytes = vec![0u8; len * ENTRY_BYTES];
+        self.read_back(page, 0, &mut bytes);
+        Cow::Owned(bytes.chunks_exact(ENTRY_BYTES).map(Entry::read).collect())
+    }
+
+    /// The bytes of spilled page `page` from `within` on read into `into`; where they
+    /// cannot be, entries taken as [`Entry::UNREAD`]'s and the failure kept (for
+    /// [`Entries::spilled`]).
+    fn read_back(&self, page: usize, within: usize, into: &mut [u8]) {
+        let read = self.spill.as_ref().and_then(|spill| {
+            let offset = *spill.offsets.get(page)?;
+            let done = spill.store.read(offset + within as u64, into).ok();
+            if done.is_none() {
+                spill.unread.store(true, Ordering::Relaxed);
+            }
+            done
+        });
+        if read.is_none() {
+            let mut unread = Vec::with_capacity(ENTRY_BYTES);
+            Entry::UNREAD.write(&mut unread);
+            for chunk in into.chunks_mut(ENTRY_BYTES) {
+                chunk.copy_from_slice(&unread[..chunk.len()]);
+            }
+        }
+    }
+
+    /// Cold pages go to a store in `folder` (of at most `max_bytes`) once the entries in
+    /// memory take more than `from_bytes`; the pages hold `1 << shift` entries (set before
+    /// the second page is made).
+    pub(super) fn spill_to(&mut self, folder: &Path, max_bytes: u64, from_bytes: u64, shift: u32) {
+        if self.list.pages.len() <= 1 {
+            self.list.shift = shift;
+        }
+        self.spill = Some(Box::new(Spilled {
+            store: SpillFile::new(folder, max_bytes),
+            offsets: Vec::new(),
+            from_bytes,
+            failed: None,
+            unread: AtomicBool::new(false),
+        }));
+    }
+
+    /// The whole pages before entry `below` (every entry the walk is done with) written to
+    /// the spill store, if the entries in memory take more than their share: `Err` (and
+    /// nothing spilled from then on) where one cannot be written.
+    pub(super) fn spill_cold(&mut self, below: u32) -> Result<(), SpillError> {
+        let bytes = self.bytes() as u64;
+        let Some(spill) = self.spill.as_mut() else {
+            return Ok(());
+        };
+        if let Some(failed) = &spill.failed {
+            return Err(failed.clone());
+        }
+        if bytes <= spill.from_bytes {
+            return Ok(());
+        }
+        let cold = below as usize >> self.list.shift;
+        let mut page = Vec::with_capacity(ENTRY_BYTES << self.list.shift);
+        while spill.offsets.len() < cold {
+            let at = spill.offsets.len();
+            page.clear();
+            for entry in &self.list.pages[at] {
+                entry.write(&mut page);
+            }
+            match spill.store.append(&page) {
+                Ok(offset) => {
+                    spill.offsets.push(offset);
+                    self.list.pages[at] = Vec::new();
+                }
+                Err(error) => {
+                    spill.failed = Some(error.clone());
+                    return Err(error);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every spilled page back in memory (the counting takes the entries again in another
+    /// order: the memory bound's as without a spill).
+    fn load_all(&mut self) {
+        let spilled = self.spill.as_ref().map_or(0, |spill| spill.offsets.len());
+        for page in 0..spilled {
+            let entries = self.page(page).into_owned();
+            self.list.pages[page] = entries;
+        }
+        if let Some(spill) = self.spill.as_mut() {
+            spill.offsets.clear();
+        }
+    }
+
+    /// The bytes of entries kept in memory before the cold ones spill (`None`: none spill).
+    pub(super) fn spill_share(&self) -> Option<u64> {
+        self.spill.as_ref().map(|spill| spill.from_bytes)
+    }
+
+    /// The bytes spilled so far, and whether an entry could not be read back.
+    pub(crate) fn spilled(&self) -> (u64, bool) {
+        self.spill.as_ref().map_or((0, false), |spill| {
+            (spill.store.written(), spill.unread.load(Ordering::Relaxed))
+        })
     }
 
     /// A new entry (of `depth`, at least the last one's), with no execution yet: its index.
@@ -90,17 +276,29 @@ impl Entries {
 
     /// The executions that reach entry `at`.
     pub(crate) fn paths(&self, at: u32) -> u128 {
-        match self.list.get(at as usize).paths {
+        self.paths_of(at, &self.get(at))
+    }
+
+    /// The executions that reach entry `at`, read already as `entry` (no second read of a
+    /// spilled page).
+    pub(crate) fn paths_of(&self, at: u32, entry: &Entry) -> u128 {
+        match entry.paths {
             u64::MAX => self.big.get(&at).copied().unwrap_or(u128::from(u64::MAX)),
             paths => u128::from(paths),
         }
     }
 
     /// Their probability.
+    #[cfg(test)]
     pub(crate) fn chance(&self, at: u32) -> f64 {
+        self.chance_of(at, &self.get(at))
+    }
+
+    /// The probability of entry `at`, read already as `entry`.
+    pub(crate) fn chance_of(&self, at: u32, entry: &Entry) -> f64 {
         match &self.chance {
             Some(chance) => chance[at as usize],
-            None => self.paths(at) as f64,
+            None => self.paths_of(at, entry) as f64,
         }
     }
 
@@ -124,6 +322,10 @@ impl Entries {
     /// Entry `from`'s executions added to entry `to`'s over a transition of `probability`.
     pub(super) fn add(&mut self, to: u32, from: u32, probability: f64) {
         let sum = self.paths(to).saturating_add(self.paths(from));
+        if self.list.try_get(to as usize).is_none() {
+            // Never in a leveled walk (it adds to the depth it makes, never spilled).
+            self.load_all();
+        }
         match u64::try_from(sum) {
             Ok(paths) if paths < u64::MAX => self.list.get_mut(to as usize).paths = paths,
             _ => {
@@ -139,6 +341,7 @@ impl Entries {
     /// Every entry's executions back to none but the start's one (its probability 1), each
     /// entry's probability kept apart from now on with `chances`.
     pub(super) fn restart(&mut self, chances: bool) {
+        self.load_all();
         for entry in self.list.pages.iter_mut().flatten() {
             entry.paths = 0;
         }
@@ -153,6 +356,7 @@ impl Entries {
 
     /// The entries from `limit` on dropped.
     pub(super) fn truncate(&mut self, limit: usize) {
+        self.load_all();
         self.list.truncate(limit);
         self.big.retain(|&at, _| (at as usize) < limit);
         if let Some(chance) = &mut self.chance {
@@ -166,19 +370,25 @@ impl Entries {
         self.list.bytes()
             + std::mem::size_of::<f64>() * self.chance.as_ref().map_or(0, Vec::capacity)
             + std::mem::size_of::<u32>() * self.levels.capacity()
+            + self
+                .spill
+                .as_ref()
+                .map_or(0, |spill| 8 * spill.offsets.capacity())
     }
 }
 
-/// Entries a page holds.
-const PAGE: usize = 1 << 16;
+/// Entries a page holds by default: `1 << PAGE_SHIFT`.
+pub(crate) const PAGE_SHIFT: u32 = 16;
 
-/// A list kept in pages of [`PAGE`] items: it grows a page at a time, never copying what
-/// it holds (a `Vec` that doubles copies every item, and holds both copies meanwhile: at
-/// its peak three times the items' bytes, against at most one page more than them here).
+/// A list kept in pages of `1 << shift` items: it grows a page at a time, never copying
+/// what it holds (a `Vec` that doubles copies every item, and holds both copies meanwhile:
+/// at its peak three times the items' bytes, against at most one page more than them
+/// here). A page spilled to disk is left empty.
 #[derive(Debug)]
 struct Paged<T> {
     pages: Vec<Vec<T>>,
     len: usize,
+    shift: u32,
 }
 
 impl<T> Default for Paged<T> {
@@ -186,6 +396,7 @@ impl<T> Default for Paged<T> {
         Paged {
             pages: Vec::new(),
             len: 0,
+            shift: PAGE_SHIFT,
         }
     }
 }
@@ -195,30 +406,44 @@ impl<T> Paged<T> {
         self.len
     }
 
+    /// An index's place within its page.
+    fn mask(&self) -> usize {
+        (1 << self.shift) - 1
+    }
+
     fn push(&mut self, item: T) {
-        if self.pages.len() * PAGE == self.len {
+        if self.pages.len() << self.shift == self.len {
             // Grown by doubling up to a page (a small exploration takes little).
             self.pages.push(Vec::new());
         }
-        self.pages[self.len / PAGE].push(item);
+        self.pages[self.len >> self.shift].push(item);
         self.len += 1;
     }
 
-    fn get(&self, at: usize) -> &T {
-        &self.pages[at / PAGE][at % PAGE]
+    /// Item `at`, unless its page spilled.
+    fn try_get(&self, at: usize) -> Option<&T> {
+        self.pages[at >> self.shift].get(at & self.mask())
     }
 
+    #[cfg(test)]
+    fn get(&self, at: usize) -> &T {
+        &self.pages[at >> self.shift][at & self.mask()]
+    }
+
+    /// Item `at` (its page in memory).
     fn get_mut(&mut self, at: usize) -> &mut T {
-        &mut self.pages[at / PAGE][at % PAGE]
+        let mask = self.mask();
+        &mut self.pages[at >> self.shift][at & mask]
     }
 
     fn truncate(&mut self, len: usize) {
         if len >= self.len {
             return;
         }
-        self.pages.truncate(len.div_ceil(PAGE));
+        let page = 1 << self.shift;
+        self.pages.truncate(len.div_ceil(page));
         if let Some(last) = self.pages.last_mut() {
-            last.truncate(len - (len - 1) / PAGE * PAGE);
+            last.truncate(len - (len - 1) / page * page);
         }
         self.len = len;
     }
@@ -238,6 +463,7 @@ mod tests {
     /// pages' ends (a truncation to a page's end, into a page, to nothing).
     #[test]
     fn a_paged_list_is_a_list() {
+        const PAGE: usize = 1 << PAGE_SHIFT;
         let (mut paged, mut plain) = (Paged::default(), Vec::new());
         let steps = [
             (PAGE + 7, PAGE),

@@ -65,8 +65,10 @@ impl<'a> Search<'a> {
     /// ([`Side`], fed every [`EXPANSIONS_PER_LOOK`] expansions): the walk is the same
     /// whatever it is fed with when, so nothing the search finds depends on the threads.
     pub(super) fn flat_search(&mut self, flat: &Flat<'a>) -> Result<bool, ModelError> {
+        // Read before the walk goes beside: the budget is the same with any `--jobs`.
+        let spill_share = self.walk.spill_share();
         if self.rules.limits.jobs < 2 {
-            return self.flat_levels(flat, &mut None);
+            return self.flat_levels(flat, &mut None, spill_share);
         }
         let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
         let side = Side::new(walk, &self.rules.limits);
@@ -85,7 +87,7 @@ impl<'a> Search<'a> {
             // scope would wait for it for ever).
             let _stop = Stop(&searching);
             let mut beside = Some(&side);
-            let searched = self.flat_levels(flat, &mut beside);
+            let searched = self.flat_levels(flat, &mut beside, spill_share);
             searched.map(|searched| (searched, beside.is_some()))
         });
         let (searched, walked_beside) = searched?;
@@ -95,7 +97,8 @@ impl<'a> Search<'a> {
         Ok(searched)
     }
 
-    /// [`Search::flat_search`]'s levels, feeding `side` (if any) what is merged. Where the
+    /// [`Search::flat_search`]'s levels, feeding `side` (if any) what is merged, the walk
+    /// spilling past `spill_share` bytes of entries (if it spills). Where the
     /// side's copy of the graph would take the memory budget past its bound, the walk is
     /// taken back from it (and `side` emptied): the walk is the same either way, and the
     /// bytes the search keeps within the budget are the same with any `--jobs`.
@@ -103,6 +106,7 @@ impl<'a> Search<'a> {
         &mut self,
         flat: &Flat<'a>,
         side: &mut Option<&Side>,
+        spill_share: Option<u64>,
     ) -> Result<bool, ModelError> {
         let mut fed = (0, 0, 0);
         let width = flat.width;
@@ -130,11 +134,16 @@ impl<'a> Search<'a> {
         // entries (a state is reached with its counts at least once, often more) and the
         // word of its first: what the memory budget counts for each new state beside the
         // graph ([`Search::graph_bytes`]: the edges, the depths and the seen set).
-        let state_bytes = (8 * width
-            + std::mem::size_of::<(u32, u16, bool)>()
-            + 2 * std::mem::size_of::<Entry>()
-            + 8) as u64;
-        self.memory.held = state_bytes;
+        // Where the walk spills the entries it is done with, they take a share of the
+        // budget apart (`spill_from_bytes`) rather than room beside each state.
+        let entries_room = if spill_share.is_some() {
+            0
+        } else {
+            2 * std::mem::size_of::<Entry>()
+        };
+        let state_bytes =
+            (8 * width + std::mem::size_of::<(u32, u16, bool)>() + entries_room + 8) as u64;
+        self.memory.held = state_bytes + spill_share.unwrap_or(0);
         let mut delta = vec![0u64; flat.counts()];
         let mut child = vec![0u64; width];
         let mut free = Vec::new();

@@ -25,6 +25,11 @@ impl Search<'_> {
         let counted = self.counted(keep_schedulers);
         let (entries, counts, cycle) = (&counted.entries, &counted.counts, counted.cycle);
         let mut bounded = self.bounded;
+        if counted.spill_failed.is_some() {
+            bounded.get_or_insert(Bound::new(Reached::Spill {
+                states: entries.len() as u64,
+            }));
+        }
         if counted.cut {
             bounded.get_or_insert(Bound::new(Reached::Counts {
                 states: entries.len() as u64,
@@ -83,9 +88,10 @@ impl Search<'_> {
                 *of = outcome;
             }
             let tally = &mut found[outcome as usize];
-            tally.executions = tally.executions.saturating_add(entries.paths(at));
-            tally.chance += entries.chance(at);
-            executions = executions.saturating_add(entries.paths(at));
+            let paths = entries.paths_of(at, &entry);
+            tally.executions = tally.executions.saturating_add(paths);
+            tally.chance += entries.chance_of(at, &entry);
+            executions = executions.saturating_add(paths);
         }
         // The most events along one execution; with a cycle, at least the deepest state's
         // first depth.
@@ -129,6 +135,11 @@ impl Search<'_> {
             if self.rules.limits.shard.is_some() {
                 ranks.push(path.iter().map(|&e| self.ranks[e as usize]).collect());
             }
+        }
+        if entries.spilled().1 {
+            return Err(ModelError::Invariant(
+                "internal: entries spilled to disk could not be read back".into(),
+            ));
         }
         let part = self.rules.limits.shard.map(|shard| Part {
             shard,
