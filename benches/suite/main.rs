@@ -682,7 +682,7 @@ fn main() {
     }
     if wants("explore") || wants("work-queue") {
         println!(
-            "\n== the explorer on a work queue with a lock: one graph on both sides, then symmetry"
+            "\n== the explorer on a work queue with a lock (one thread): one graph on both sides, then symmetry"
         );
         explore_queue::explore_work_queue();
     }

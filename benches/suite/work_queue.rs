@@ -24,7 +24,7 @@
 //! once every step has run at 0 ms, the clock moves to the timer, which finds every message
 //! acknowledged: one more transition, to a state of its own.
 
-use stateright::{Checker, Model, Property, Representative};
+use stateright::{Model, Property, Representative};
 
 /// `workers` workers of `jobs` messages each; the producer puts `workers × jobs`.
 /// `history`: which of the five words of history above a state keeps (a set of
@@ -328,28 +328,6 @@ impl Representative for State {
             ..self.clone()
         }
     }
-}
-
-/// Stateright's breadth-first search on `threads` threads: the unique states it visited.
-pub(crate) fn explore(model: WorkQueue, threads: usize) -> usize {
-    model
-        .checker()
-        .threads(threads)
-        .spawn_bfs()
-        .join()
-        .unique_state_count()
-}
-
-/// Stateright's depth-first search with its symmetry reduction on `threads` threads: the
-/// unique states it visited.
-pub(crate) fn explore_symmetric(model: WorkQueue, threads: usize) -> usize {
-    model
-        .checker()
-        .threads(threads)
-        .symmetry()
-        .spawn_dfs()
-        .join()
-        .unique_state_count()
 }
 
 /// The model's graph walked breadth first by hand, without Stateright's checker: its states
