@@ -23,7 +23,8 @@
 //!    simulation of the queue can do (informative; no target).
 //!
 //! 7. The explorer (`explore.rs`): states/s and bytes per state on the lost update, and two
-//!    threads against one on 3 × 6.
+//!    threads against one on 3 × 6; and on a work queue with a lock (`explore_queue.rs`),
+//!    against the same model in Stateright (`work_queue.rs`), the graphs asserted equal.
 //!
 //! 8. Hedged requests (`hedge.rs`): 1M `parallel` hedges against 1M plain requests
 //!    (target: within 1.5× the time).
@@ -31,6 +32,7 @@
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
 mod explore;
+mod explore_queue;
 mod floor;
 mod hedge;
 mod measure;
@@ -38,6 +40,7 @@ mod plan;
 mod reference;
 mod schedulers;
 mod stateright;
+mod work_queue;
 
 use floor::{floor_jobs, per_client, queue_params};
 use measure::{Measured, measure, mib, paired, verdict};
@@ -569,8 +572,9 @@ fn sweep_jobs() {
 /// `built-in-fixed`, `scenario-poisson`, `built-in-poisson`, `scenario-outbox`,
 /// `built-in-outbox` (1% relay crashes), `hedge-plain`, `hedge-timer`, `hedge-hedged` (the
 /// hedge section's three forms), `explore` for the 2 × 10 lost update's
-/// exploration on one thread (`explore-3x5`: 3 × 5), or `stateright` / `stateright-3x5`
-/// for Stateright's of the same model; with `SUITE_REQUESTS_PER_CLIENT` to size it: requests per
+/// exploration on one thread (`explore-3x5`: 3 × 5), `stateright` / `stateright-3x5`
+/// for Stateright's of the same model, or `work-queue` to check that coordsim and
+/// Stateright's model of the work queue are one graph at several sizes; with `SUITE_REQUESTS_PER_CLIENT` to size it: requests per
 /// client of the queue, loans of the outbox): `valgrind --tool=callgrind` or `perf stat` then
 /// counts that side alone, where the paired sections interleave both.
 fn profile_one(side: &str) {
@@ -608,11 +612,16 @@ fn profile_one(side: &str) {
             };
             println!("{} states", stateright::explore(model, 1));
         }
+        "work-queue" => {
+            for (workers, jobs) in [(2, 1), (2, 2), (3, 1), (2, 3)] {
+                explore_queue::same_graph(workers, jobs);
+            }
+        }
         other => panic!(
             "SUITE_PROFILE = {other:?}: expected scenario-fixed, built-in-fixed, \
              scenario-poisson, built-in-poisson, scenario-outbox, built-in-outbox, \
-             hedge-plain, hedge-timer, hedge-hedged, explore, explore-3x5, stateright or \
-             stateright-3x5"
+             hedge-plain, hedge-timer, hedge-hedged, explore, explore-3x5, stateright, \
+             stateright-3x5 or work-queue"
         ),
     }
 }
@@ -670,6 +679,12 @@ fn main() {
     if wants("explore") {
         println!("\n== the explorer: every execution of the lost update (one thread and two)");
         explore::explore_jobs();
+    }
+    if wants("explore") || wants("work-queue") {
+        println!(
+            "\n== the explorer on a work queue with a lock (one thread): one graph on both sides, then symmetry"
+        );
+        explore_queue::explore_work_queue();
     }
     if wants("explore") || wants("symmetry") {
         println!("\n== the explorer with symmetry: the clients taken as interchangeable");

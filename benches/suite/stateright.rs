@@ -87,8 +87,14 @@ impl Representative for State {
 
 /// Stateright's depth-first search with its symmetry reduction (`CheckerBuilder::symmetry`,
 /// which 0.31 applies in depth-first search only) on `threads` threads: the unique states
-/// it visited.
-pub(crate) fn explore_symmetric(model: LostUpdate, threads: usize) -> usize {
+/// it visited. Any model whose state has a `Representative` (the lost update here, the work
+/// queue of `work_queue.rs`).
+pub(crate) fn explore_symmetric<M>(model: M, threads: usize) -> usize
+where
+    M: Model + Send + Sync + 'static,
+    M::State: Representative + std::hash::Hash + Send + Sync + Clone + PartialEq + 'static,
+    M::Action: Clone + PartialEq,
+{
     model
         .checker()
         .threads(threads)
@@ -99,7 +105,12 @@ pub(crate) fn explore_symmetric(model: LostUpdate, threads: usize) -> usize {
 }
 
 /// Stateright's breadth-first search on `threads` threads: the unique states it visited.
-pub(crate) fn explore(model: LostUpdate, threads: usize) -> usize {
+pub(crate) fn explore<M>(model: M, threads: usize) -> usize
+where
+    M: Model + Send + Sync + 'static,
+    M::State: std::hash::Hash + Send + Sync + Clone + PartialEq + 'static,
+    M::Action: Clone + PartialEq,
+{
     model
         .checker()
         .threads(threads)
