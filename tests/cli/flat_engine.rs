@@ -565,6 +565,32 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     );
     let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // A queue whose taken messages come back (a visibility timeout) and one whose messages
+    // cross a link: each named, and `auto` explores them with the interpreter.
+    for (name, queue, why) in [
+        ("visible.toml", "visibility_ms = 10", "a visibility timeout"),
+        ("linked.toml", "link = \"net\"", "cross a link"),
+    ] {
+        let config = write_config(
+            dir.path(),
+            name,
+            &format!(
+                "model = \"scenario\"\n[[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 2\n\
+                 [[resource]]\nname = \"Q\"\nkind = \"queue\"\n{queue}\n\
+                 [[actor]]\nname = \"p\"\nsteps = [{{ put = \"Q\" }}]\n\
+                 [[actor]]\nname = \"c\"\nsteps = [{{ take = \"Q\" }}]\n"
+            ),
+        );
+        let out = coordsim_in(
+            dir.path(),
+            &["explore", &config, "--engine", "flat", "--out", "o", "-q"],
+        );
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(why), "{err}");
+        let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
 }
 
 /// `--engine flat` on a point with a loop without end stops saying so (the cycle search

@@ -62,7 +62,6 @@ use crate::explore::step::Choice;
 use crate::machine::lock::LockMode;
 use crate::point::{Pace, Pick, Point, Step};
 use crate::run::state::Sim;
-use names::At;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
 const MAX_REGISTERS: usize = 64;
@@ -114,6 +113,59 @@ fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
     1 + 2 * registers + 3 * groups + 5 * locks
 }
 
+/// Which kinds of step a group's program takes (a compare-and-set, a lock, time, a queue),
+/// or why the flat back end does not cover it.
+fn group_steps(group: &crate::point::Group) -> Result<[bool; 4], Uncovered> {
+    if !matches!(group.pace, Pace::Closed) {
+        return Err("a group does not run a closed loop");
+    }
+    if group.crash_anywhere.is_some() {
+        return Err("a group may crash");
+    }
+    if group.steps.is_empty()
+        || !group.steps.iter().all(|step| {
+            matches!(
+                step,
+                Step::Read(_)
+                    | Step::Write { .. }
+                    | Step::Acquire {
+                        lock: Pick::One(_),
+                        timeout: None,
+                    }
+                    | Step::Release(Pick::One(_))
+                    | Step::Delay(_)
+                    | Step::Pause(_)
+                    | Step::Put { .. }
+                    | Step::Take { timeout: None, .. }
+            )
+        })
+    {
+        return Err(
+            "a step is other than a read, a write, a delay, an acquire (with no \
+             timeout) or release of one named lock, a put, or a take with no timeout",
+        );
+    }
+    let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
+    if puts
+        && group
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Write { cas: true, .. }))
+    {
+        return Err("a group puts and compare-and-sets (a conflict puts again)");
+    }
+    if puts && group.forever {
+        return Err("a group puts and loops for ever (its messages have no bound)");
+    }
+    let queued =
+        (group.steps.iter()).any(|step| matches!(step, Step::Put { .. } | Step::Take { .. }));
+    let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
+    let cas = (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
+    let locked =
+        (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+    Ok([cas, locked, timed, queued])
+}
+
 /// One actor as the flat back end steps it.
 #[derive(Debug, Clone, Copy)]
 struct Member {
@@ -128,6 +180,30 @@ struct Member {
     repeat: u64,
     /// When its first repetition starts (ns).
     start: u64,
+}
+
+/// Where a number is computed: by which actor (and its record), in which repetition, when
+/// (ns), and what it read of the register its step writes (NaN: nothing, or no write).
+#[derive(Debug, Clone, Copy)]
+struct At {
+    actor: usize,
+    member: Member,
+    repetition: u64,
+    now: u64,
+    read: f64,
+}
+
+/// One queue's words in a flat state ([`queue`]'s layout).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    /// Where its words begin.
+    at: usize,
+    /// Numbers a message: its value, then its fields.
+    width: usize,
+    /// Messages it can be put (the slots its words keep).
+    slots: u64,
+    /// Most messages held (0: no limit).
+    capacity: u64,
 }
 
 /// A point compiled for the flat back end.
@@ -155,7 +231,7 @@ pub(super) struct Flat<'p> {
     /// words, its tokens and what it took from each queue.
     waiting: bool,
     /// Each queue's words ([`queue`]'s layout); none where no step puts or takes.
-    queues: Vec<queue::Line>,
+    queues: Vec<Line>,
     /// Words the queues take, after the locks'.
     queue_words: usize,
     /// Whether time moves on (an actor starts after 0 ms, or a step is a delay): the state
@@ -212,54 +288,11 @@ impl<'p> Flat<'p> {
         }
         let (mut cas, mut locked, mut timed, mut queued) = (false, false, false, false);
         for group in point.groups.iter().filter(|g| g.count > 0) {
-            if !matches!(group.pace, Pace::Closed) {
-                return Err("a group does not run a closed loop");
-            }
-            if group.crash_anywhere.is_some() {
-                return Err("a group may crash");
-            }
-            if group.steps.is_empty()
-                || !group.steps.iter().all(|step| {
-                    matches!(
-                        step,
-                        Step::Read(_)
-                            | Step::Write { .. }
-                            | Step::Acquire {
-                                lock: Pick::One(_),
-                                timeout: None,
-                            }
-                            | Step::Release(Pick::One(_))
-                            | Step::Delay(_)
-                            | Step::Pause(_)
-                            | Step::Put { .. }
-                            | Step::Take { timeout: None, .. }
-                    )
-                })
-            {
-                return Err(
-                    "a step is other than a read, a write, a delay, an acquire (with no \
-                     timeout) or release of one named lock, a put, or a take with no timeout",
-                );
-            }
-            let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
-            if puts
-                && group
-                    .steps
-                    .iter()
-                    .any(|s| matches!(s, Step::Write { cas: true, .. }))
-            {
-                return Err("a group puts and compare-and-sets (a conflict puts again)");
-            }
-            if puts && group.forever {
-                return Err("a group puts and loops for ever (its messages have no bound)");
-            }
-            queued |= (group.steps.iter())
-                .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. }));
-            timed |=
-                (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
-            cas |= (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
-            locked |= (group.steps.iter())
-                .any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+            let [g_cas, g_locked, g_timed, g_queued] = group_steps(group)?;
+            cas |= g_cas;
+            locked |= g_locked;
+            timed |= g_timed;
+            queued |= g_queued;
         }
         if locked {
             if point.locks.len() > MAX_LOCKS {
@@ -297,22 +330,16 @@ impl<'p> Flat<'p> {
         let registers = point.registers.len();
         let locks = if locked { point.locks.len() } else { 0 };
         let waiting = locked || queued;
-        let (queues, queue_words) = if queued {
-            let repeats = members.iter().map(|m| (m.group as usize, m.repeat));
-            queue::lines(point, repeats, registers + 1 + 3 * locks)?
-        } else {
-            (Vec::new(), 0)
-        };
-        let mut block = 1
-            + registers
-            + if cas { 3 } else { 0 }
-            + if waiting { 3 + locks + queues.len() } else { 0 };
-        let mut header = registers + 1 + 3 * locks + queue_words;
+        // What each actor last took from each queue: a word of its block.
+        let taken = if queued { point.queues.len() } else { 0 };
+        let mut block =
+            1 + registers + if cas { 3 } else { 0 } + if waiting { 3 + locks + taken } else { 0 };
+        let mut header = registers + 1 + 3 * locks;
         if timed {
             block += actor_words(waiting);
             header += header_words(registers, point.groups.len(), locks);
         }
-        Ok(Flat {
+        Flat {
             point,
             registers,
             width: header + members.len() * block,
@@ -322,8 +349,8 @@ impl<'p> Flat<'p> {
             cas,
             locks,
             waiting,
-            queues,
-            queue_words,
+            queues: Vec::new(),
+            queue_words: 0,
             alone: (0..point.groups.len())
                 .map(|g| {
                     (0..point.groups[g].steps.len() as u32)
@@ -335,7 +362,8 @@ impl<'p> Flat<'p> {
             members,
             groups: Vec::new(),
             max_time: u64::MAX,
-        })
+        }
+        .with_queues(queued)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its

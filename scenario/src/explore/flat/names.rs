@@ -5,20 +5,9 @@
 
 use sim_core::{ms_to_ns, ns_to_ms};
 
-use super::{Flat, Member, NotFinite};
+use super::{At, Flat, NotFinite};
 use crate::point::{Duration, Leaf, Operand, eval_by};
 use crate::syntax::spec::{Number, Var};
-
-/// Where a number is computed: by which actor (and its record), in which repetition, when
-/// (ns), and what it read of the register its step writes (NaN: nothing, or no write).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct At {
-    pub(super) actor: usize,
-    pub(super) member: Member,
-    pub(super) repetition: u64,
-    pub(super) now: u64,
-    pub(super) read: f64,
-}
 
 impl Flat<'_> {
     /// What a name means for the actor `at` in `state`, as the interpreter's run gives it

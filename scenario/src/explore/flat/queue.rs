@@ -25,9 +25,8 @@
 //! in line. A put that finds its queue full (its messages made less those taken, at its
 //! `capacity`) is refused (`full`).
 
-use super::names::At;
-use super::{Flat, MAX_LOCKS, NotFinite};
-use crate::point::{Operand, Point, Step};
+use super::{At, Flat, Line, MAX_LOCKS, NotFinite, Uncovered};
+use crate::point::{Operand, Step};
 
 /// Most words the queues of a flat state take (their messages' numbers): a point that
 /// puts more is left to the interpreter.
@@ -36,63 +35,53 @@ const MAX_QUEUE_WORDS: usize = 1 << 16;
 /// Words a queue's counts take before its messages.
 const COUNTS: usize = 4;
 
-/// One queue's words in a flat state.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Line {
-    /// Where its words begin.
-    at: usize,
-    /// Numbers a message: its value, then its fields.
-    width: usize,
-    /// Messages it can be put (the slots its words keep).
-    slots: u64,
-    /// Most messages held (0: no limit).
-    capacity: u64,
-}
-
-/// The queues of `point` laid out from word `at`, for actors that run `repeats` (each
-/// actor's group and repetitions): each queue's lines, and the words they take. `Err`
-/// where the flat back end leaves a queue to the interpreter.
-pub(super) fn lines(
-    point: &Point,
-    repeats: impl Iterator<Item = (usize, u64)>,
-    mut at: usize,
-) -> Result<(Vec<Line>, usize), &'static str> {
-    if point.queues.iter().any(|q| q.link.is_some()) {
-        return Err("a queue's messages cross a link");
-    }
-    if point.queues.iter().any(|q| q.visibility.is_some()) {
-        return Err("a queue has a visibility timeout (its messages come back)");
-    }
-    let mut slots = vec![0u64; point.queues.len()];
-    for (group, repeat) in repeats {
-        for step in &point.groups[group].steps {
-            if let Step::Put { queue, .. } = step {
-                slots[*queue as usize] = slots[*queue as usize].saturating_add(repeat);
+impl Flat<'_> {
+    /// The point with its queues' words laid out after its locks' (where `queued`: a step
+    /// puts or takes), one slot for each put its actors' programs make. `Err` where the
+    /// flat back end leaves a queue to the interpreter.
+    pub(super) fn with_queues(mut self, queued: bool) -> Result<Self, Uncovered> {
+        if !queued {
+            return Ok(self);
+        }
+        let point = self.point;
+        if point.queues.iter().any(|q| q.link.is_some()) {
+            return Err("a queue's messages cross a link");
+        }
+        if point.queues.iter().any(|q| q.visibility.is_some()) {
+            return Err("a queue has a visibility timeout (its messages come back)");
+        }
+        let mut slots = vec![0u64; point.queues.len()];
+        for member in &self.members {
+            for step in &point.groups[member.group as usize].steps {
+                if let Step::Put { queue, .. } = step {
+                    let slot = &mut slots[*queue as usize];
+                    *slot = slot.saturating_add(member.repeat);
+                }
             }
         }
+        let first = self.registers + 1 + 3 * self.locks;
+        let mut words = 0usize;
+        for (queue, slots) in point.queues.iter().zip(slots) {
+            let width = 1 + queue.fields;
+            self.queues.push(Line {
+                at: first + words,
+                width,
+                slots,
+                capacity: queue.capacity,
+            });
+            words = usize::try_from(slots)
+                .ok()
+                .and_then(|slots| slots.checked_mul(width))
+                .and_then(|numbers| numbers.checked_add(COUNTS + words))
+                .filter(|&words| words <= MAX_QUEUE_WORDS)
+                .ok_or("its queues may hold more than 65,536 numbers")?;
+        }
+        self.queue_words = words;
+        self.header += words;
+        self.width += words;
+        Ok(self)
     }
-    let first = at;
-    let mut lines = Vec::with_capacity(point.queues.len());
-    for (queue, slots) in point.queues.iter().zip(slots) {
-        let width = 1 + queue.fields;
-        lines.push(Line {
-            at,
-            width,
-            slots,
-            capacity: queue.capacity,
-        });
-        let words = usize::try_from(slots)
-            .ok()
-            .and_then(|slots| slots.checked_mul(width))
-            .and_then(|words| words.checked_add(COUNTS + at - first))
-            .filter(|&words| words <= MAX_QUEUE_WORDS)
-            .ok_or("its queues may hold more than 65,536 numbers")?;
-        at = first + words;
-    }
-    Ok((lines, at - first))
-}
 
-impl Flat<'_> {
     /// Where actor `actor`'s word of what it last took from queue `queue` is (the message,
     /// from 1; 0: none).
     pub(super) fn taken_at(&self, actor: usize, queue: usize) -> usize {

@@ -25,10 +25,9 @@
 
 use sim_core::sample_spread;
 
-use super::names::At;
 use super::{
-    ACQUIRED, APPLIED, Flat, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN, actor_words,
-    header_words,
+    ACQUIRED, APPLIED, At, Flat, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
+    actor_words, header_words,
 };
 use crate::point::{Pick, Step};
 
@@ -222,6 +221,14 @@ impl Flat<'_> {
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
         let mut handed = None;
+        // Where a number of its steps is computed.
+        let at_now = |repetition| At {
+            actor,
+            member,
+            repetition,
+            now,
+            read: f64::NAN,
+        };
         loop {
             if at == u64::from(member.steps) {
                 // The repetition completes: a response of the group's, and its end.
@@ -239,14 +246,7 @@ impl Flat<'_> {
             }
             let step = &steps[at as usize];
             if let Step::Delay(duration) | Step::Pause(duration) = step {
-                let at_delay = At {
-                    actor,
-                    member,
-                    repetition,
-                    now,
-                    read: f64::NAN,
-                };
-                let ns = self.duration(duration, at_delay, to)?;
+                let ns = self.duration(duration, at_now(repetition), to)?;
                 to[due] = ns;
                 now.checked_add(ns).ok_or(NotFinite)?;
                 at += 1;
@@ -271,14 +271,7 @@ impl Flat<'_> {
                     max_retries,
                 } => {
                     let register = *register as usize;
-                    let at_write = At {
-                        actor,
-                        member,
-                        repetition,
-                        now,
-                        read: f64::NAN,
-                    };
-                    let written = self.written(value, at_write, to, register)?;
+                    let written = self.written(value, at_now(repetition), to, register)?;
                     // The register's instant: its value as the instant began is kept.
                     let instant = self.clock() + 1 + register;
                     if to[instant] != now + 1 {
@@ -333,13 +326,7 @@ impl Flat<'_> {
                     value,
                     fields,
                 } => {
-                    let at_put = At {
-                        actor,
-                        member,
-                        repetition,
-                        now,
-                        read: f64::NAN,
-                    };
+                    let at_put = at_now(repetition);
                     let waiter;
                     (outcome, waiter) =
                         self.put_message(to, at_put, *queue as usize, (value, fields))?;
