@@ -12,8 +12,9 @@ use crate::harness::{coordsim_in, stderr, write_config};
 
 /// Steps of a random program: a read, a read and a write of what it read, a read and a
 /// compare-and-set of what it read (giving up after 1, 2 or the default 1,000 conflicts),
-/// a blind write of a value that does not depend on a read, or a read and a write under
-/// one queue lock or two.
+/// a blind write of a value that does not depend on a read, a read and a write under
+/// one queue lock or two, a put on queue `Q` or on `C` (a capacity of 1, a field), or a
+/// take from one of them and a write of what it took.
 fn steps() -> impl Strategy<Value = Vec<String>> {
     let read_value = prop_oneof![Just("read + 1"), Just("read * 2 + 1")];
     let blind_value = prop_oneof![Just("i + 1"), Just("k + 2"), Just("3")];
@@ -22,7 +23,7 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
         Just(", max_retries = 2"),
         Just("")
     ];
-    (0..3usize, 0..7u8, read_value, blind_value, retries).prop_map(
+    (0..3usize, 0..11u8, read_value, blind_value, retries).prop_map(
         |(r, kind, read_value, blind_value, retries)| {
             let read = format!("{{ read = \"r{r}\" }}");
             match kind {
@@ -42,7 +43,19 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
                 // other (two actors taking them in opposite orders may deadlock).
                 4 => locked(&["L"], read, r, read_value),
                 5 => locked(&["L", "M"], read, r, read_value),
-                _ => locked(&["M", "L"], read, r, read_value),
+                6 => locked(&["M", "L"], read, r, read_value),
+                7 => vec![format!("{{ put = \"Q\", value = \"{blind_value}\" }}")],
+                8 => vec![
+                    "{ take = \"Q\" }".to_string(),
+                    format!("{{ write = \"r{r}\", value = \"Q * 10 + Q.id\" }}"),
+                ],
+                9 => vec![format!(
+                    "{{ put = \"C\", value = \"{blind_value}\", fields = {{ f = \"i + k\" }} }}"
+                )],
+                _ => vec![
+                    "{ take = \"C\" }".to_string(),
+                    format!("{{ write = \"r{r}\", value = \"C + C.f * 10 + C.deliveries\" }}"),
+                ],
             }
         },
     )
@@ -65,17 +78,28 @@ fn locked(locks: &[&str], read: String, r: usize, value: &str) -> Vec<String> {
     steps
 }
 
+/// Two queue locks, a message queue `Q` and one `C` of capacity 1 whose messages carry a
+/// field `f` (a point whose steps use none of them has them declared: they change nothing).
+const LOCKS_AND_QUEUES: &str = "model = \"scenario\"\n\
+    [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+    [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
+    [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+    [[resource]]\nname = \"C\"\nkind = \"queue\"\ncapacity = 1\nfields = [\"f\"]\n";
+
+/// Whether a group's steps are ones the flat back end takes together: not a put beside
+/// a compare-and-set (whose conflict runs the put again: its messages have no bound).
+fn covered(steps: &[Vec<String>]) -> bool {
+    let has = |what: &str| steps.iter().flatten().any(|s| s.contains(what));
+    !(has("put =") && has("cas = true"))
+}
+
 /// A random point of the fragment the flat back end covers: up to three registers and
 /// two groups of up to two closed-loop actors that read and write them, all at 0 ms.
 fn config() -> impl Strategy<Value = String> {
-    let group = (1..=2u32, 1..=2u32, prop::collection::vec(steps(), 1..=2));
+    let group = (1..=2u32, 1..=2u32, prop::collection::vec(steps(), 1..=2))
+        .prop_filter("a put beside a compare-and-set", |g| covered(&g.2));
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
-        // Two queue locks, and a queue no step uses (declared, it changes nothing).
-        let mut text = String::from(
-            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
-             [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
-             [[resource]]\nname = \"Q\"\nkind = \"queue\"\n",
-        );
+        let mut text = String::from(LOCKS_AND_QUEUES);
         for r in 0..3 {
             // Every register a step may name exists; some start apart from 0.
             let initial = if r < registers { r } else { 0 };
@@ -138,12 +162,10 @@ fn timed_config() -> impl Strategy<Value = String> {
         1..=2u32,
         prop::collection::vec(timed_steps, 1..=2),
         start,
-    );
+    )
+        .prop_filter("a put beside a compare-and-set", |g| covered(&g.2));
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
-        let mut text = String::from(
-            "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
-             [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n",
-        );
+        let mut text = String::from(LOCKS_AND_QUEUES);
         for r in 0..3 {
             let initial = if r < registers { r } else { 0 };
             text.push_str(&format!(
@@ -400,6 +422,47 @@ fn the_flat_engine_counts_a_locked_increment_by_hand() {
     assert_eq!(flat.outcomes.len(), 1);
 }
 
+/// A producer's message and two consumers that take it and write it, by hand, with no
+/// reduction. The consumer that takes first, or first waits in line, gets the message (a
+/// put hands it to the longest waiting taker in the put's event) and writes it after, an
+/// event of its own; the other waits for good. The put first, then one take (2 ways): it
+/// takes at once, and its write and the other's take go in either order, 2 × 2 = 4. A take
+/// first (2 ways), it waits: then the put, and the write and the other's take in either
+/// order (2), or the other's take and then the put (1, the write after it): 2 × 3 = 6. 10
+/// executions, 5 each way (`got` ends `7 + i` of the one that got it).
+#[test]
+fn the_flat_engine_counts_a_put_and_two_takes_by_hand() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+                [[resource]]\nname = \"got\"\nkind = \"register\"\n\
+                [[actor]]\nname = \"producer\"\nsteps = [{ put = \"Q\", value = \"7\" }]\n\
+                [[actor]]\nname = \"consumer\"\ncount = 2\n\
+                steps = [{ take = \"Q\" }, { write = \"got\", value = \"Q + i\" }]\n";
+    let flat = flat_alone(text, Reduction::Off);
+    assert_eq!(flat.executions, 10);
+    let mut split: Vec<u128> = flat.outcomes.iter().map(|o| o.executions).collect();
+    split.sort_unstable();
+    assert_eq!(split, [5, 5]);
+}
+
+/// A queue of capacity 1, a producer of two messages and a consumer of one, by hand, with
+/// no reduction: the consumer's take comes before the producer's two puts, between them,
+/// or after both (3 places). Before: it waits, the first put is handed to it, the second
+/// finds room. Between: it takes the first, the second finds room. After: the second put
+/// finds the queue full (one held, none taken) and is refused. 3 executions, 1 of them
+/// with a refusal.
+#[test]
+fn the_flat_engine_counts_a_full_queue_by_hand() {
+    let text = "model = \"scenario\"\n\
+                [[resource]]\nname = \"C\"\nkind = \"queue\"\ncapacity = 1\n\
+                [[actor]]\nname = \"producer\"\nrepeat = 2\nsteps = [{ put = \"C\", value = \"k\" }]\n\
+                [[actor]]\nname = \"consumer\"\nsteps = [{ take = \"C\" }]\n";
+    let flat = flat_alone(text, Reduction::Off);
+    assert_eq!(flat.executions, 3);
+    let mut split: Vec<u128> = flat.outcomes.iter().map(|o| o.executions).collect();
+    split.sort_unstable();
+    assert_eq!(split, [1, 2]);
+}
+
 /// A lock acquired again by the holder that never released it is the run's error: the
 /// flat back end hands the point to the interpreter, which stops with the same words
 /// whichever engine was asked for.
@@ -502,6 +565,32 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     );
     let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // A queue whose taken messages come back (a visibility timeout) and one whose messages
+    // cross a link: each named, and `auto` explores them with the interpreter.
+    for (name, queue, why) in [
+        ("visible.toml", "visibility_ms = 10", "a visibility timeout"),
+        ("linked.toml", "link = \"net\"", "cross a link"),
+    ] {
+        let config = write_config(
+            dir.path(),
+            name,
+            &format!(
+                "model = \"scenario\"\n[[resource]]\nname = \"net\"\nkind = \"link\"\nrtt_ms = 2\n\
+                 [[resource]]\nname = \"Q\"\nkind = \"queue\"\n{queue}\n\
+                 [[actor]]\nname = \"p\"\nsteps = [{{ put = \"Q\" }}]\n\
+                 [[actor]]\nname = \"c\"\nsteps = [{{ take = \"Q\" }}]\n"
+            ),
+        );
+        let out = coordsim_in(
+            dir.path(),
+            &["explore", &config, "--engine", "flat", "--out", "o", "-q"],
+        );
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(why), "{err}");
+        let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
 }
 
 /// `--engine flat` on a point with a loop without end stops saying so (the cycle search

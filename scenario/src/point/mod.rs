@@ -544,29 +544,39 @@ pub(crate) fn is_default_name(group: &str, count: u64, who: &str) -> bool {
 
 /// A number computed in a run, from the parameters and `vars`.
 pub(crate) fn eval_run(number: &Number, params: &[f64], vars: &Vars<'_>) -> Option<f64> {
+    eval_by(number, vars.index, &|var| match var {
+        Var::Param(p) => params.get(p as usize).copied(),
+        Var::Index => Some(f64::from(vars.index)),
+        Var::Rep => Some(vars.repetition as f64),
+        Var::Attempt => Some(f64::from(vars.attempt)),
+        Var::Now => Some(vars.now_ms),
+        Var::Read => Some(vars.read),
+        Var::Reg(register) => vars.reads.get(register as usize).copied(),
+        Var::Msg(queue, what) => Some(match vars.taken.get(queue as usize) {
+            Some(&take) => vars.queues[queue as usize].number(take, what),
+            None => f64::NAN,
+        }),
+        Var::Stored(store) => vars.stored.get(store as usize).copied(),
+        Var::Winner => Some(f64::from(vars.winner)),
+        Var::Joined => Some(f64::from(vars.joined)),
+        Var::Reply => Some(vars.reply),
+    })
+}
+
+/// A number computed for the actor at `index` (a list per actor names its item), each
+/// name's value given by `var`: the flat back end names what its own state keeps.
+pub(crate) fn eval_by(
+    number: &Number,
+    index: u32,
+    var: &impl Fn(Var) -> Option<f64>,
+) -> Option<f64> {
     match number {
         Number::Lit(x) => Some(*x),
         Number::By(..) => None,
         Number::Each(items) => items
-            .get(vars.index as usize)
-            .and_then(|n| eval_run(n, params, vars)),
-        Number::Expr(expr, _) => expr.eval(&|var| match var {
-            Var::Param(p) => params.get(p as usize).copied(),
-            Var::Index => Some(f64::from(vars.index)),
-            Var::Rep => Some(vars.repetition as f64),
-            Var::Attempt => Some(f64::from(vars.attempt)),
-            Var::Now => Some(vars.now_ms),
-            Var::Read => Some(vars.read),
-            Var::Reg(register) => vars.reads.get(register as usize).copied(),
-            Var::Msg(queue, what) => Some(match vars.taken.get(queue as usize) {
-                Some(&take) => vars.queues[queue as usize].number(take, what),
-                None => f64::NAN,
-            }),
-            Var::Stored(store) => vars.stored.get(store as usize).copied(),
-            Var::Winner => Some(f64::from(vars.winner)),
-            Var::Joined => Some(f64::from(vars.joined)),
-            Var::Reply => Some(vars.reply),
-        }),
+            .get(index as usize)
+            .and_then(|n| eval_by(n, index, var)),
+        Number::Expr(expr, _) => expr.eval(var),
     }
 }
 

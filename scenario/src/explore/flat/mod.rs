@@ -3,19 +3,22 @@
 //!
 //! What it covers (so far): actors in closed loops that all start at 0 ms, whose steps
 //! are reads and writes of registers with no read or write time (plain or
-//! compare-and-set, not fenced) and acquires (no timeout) and releases of queue locks;
-//! other resources (no server) may be declared, and no step uses them. Every event of
-//! such a point happens at the same instant, and each is one actor's next shared step (a
-//! release also hands the lock to the longest waiter, whose next step is then free), so a
-//! state is
+//! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
+//! puts and takes (no timeout) on queues with no link and no visibility timeout
+//! ([`queue`]); other resources (no server) may be declared, and no step uses them. Every
+//! event of such a point happens at the same instant, and each is one actor's next shared
+//! step (a release also hands the lock to the longest waiter, and a put its message to the
+//! longest waiting taker, whose next step is then free), so a state is
 //!
 //! ```text
 //! [ each register's value | which registers were written (or refused a write)
 //! | each lock taken by a step: its holder's token, its next token, whether it was released
+//! | with a put or a take, each queue: its counts and its messages' numbers ([`queue`])
 //! | each actor: where it is, what it read of each register
 //!   (with a compare-and-set: its conflicts this repetition, its retries, its give-ups)
-//!   (with a lock: how often it queued, its lock and place in that queue, its flags
-//!    and which locks it took last, its token of each lock) ]
+//!   (with a lock or a queue: how often it waited, the lock or queue it waits for and its
+//!    place in that line, its flags and which locks it took last, its token of each lock,
+//!    what it last took from each queue) ]
 //! ```
 //!
 //! Every word that names a member sits in that member's block (its place in a queue, its
@@ -26,9 +29,10 @@
 //! clients: eight words; three more an actor where a write is a compare-and-set), where
 //! the interpreter keeps most of a kilobyte and fifteen buffers. Where it is: its
 //! repetition times its steps plus its step, with a bit for "has run a step" (a start
-//! and a resumption are not the same event, and a retry goes back to step 0) and one for
-//! "a write of this repetition was applied" (the job's outcome, which the interpreter's
-//! state holds). A step is a few loads and stores; a state is hashed as its words.
+//! and a resumption are not the same event, and a retry goes back to step 0) and three
+//! for its job's outcome (none, a write applied, a lock acquired, a message taken or put,
+//! a put refused), which the interpreter's state holds. A step is a few loads and stores;
+//! a state is hashed as its words.
 //!
 //! Why the graph is the interpreter's, state for state without symmetry (a property test
 //! compares the two on random points): the words are what the interpreter's fingerprint can tell apart at
@@ -48,6 +52,9 @@
 //! trace may be another of its shortest executions ([`Flat::real_choices`] renames it
 //! back along the real run).
 
+mod lock;
+mod names;
+mod queue;
 mod time;
 
 use crate::explore::reduce::Reducer;
@@ -64,12 +71,21 @@ const MAX_LOCKS: usize = 32;
 
 /// An actor's first word, beside its place (repetition × steps + step): it has run a step.
 const STARTED: u64 = 1 << 63;
-/// Where an actor's first word keeps its job's outcome: none, [`APPLIED`], [`ACQUIRED`].
-const OUTCOME_SHIFT: u32 = 61;
+/// Where an actor's first word keeps its job's outcome (three bits): none, [`APPLIED`],
+/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`].
+const OUTCOME_SHIFT: u32 = 60;
+/// An actor's outcome bits, shifted down.
+const OUTCOME: u64 = 7;
 /// The outcome of a write applied.
 const APPLIED: u64 = 1;
 /// The outcome of a lock acquired.
 const ACQUIRED: u64 = 2;
+/// The outcome of a message taken.
+const TAKEN: u64 = 3;
+/// The outcome of a message put.
+const PUT: u64 = 4;
+/// The outcome of a put a full queue refused.
+const FULL: u64 = 5;
 /// An actor's place in its first word.
 const PLACE: u64 = (1 << OUTCOME_SHIFT) - 1;
 /// An actor's lock flags: it was handed a lock released at this instant (the job's
@@ -81,11 +97,12 @@ const WAITED: u64 = 2;
 const LAST_TAKER: u32 = 8;
 
 /// Words an actor's block adds: when its next event is due (less the clock), when its
-/// repetition started, when its last one ended; where `locks` are taken, when it was last
-/// handed a lock at its release's instant (+1; 0: not so), its waits for locks added up,
-/// and when its last acquire (or its start) began.
-fn actor_words(locks: usize) -> usize {
-    if locks > 0 { 6 } else { 3 }
+/// repetition started, when its last one ended; where it may wait (`waiting`: for a lock
+/// or a message), when it was last handed a lock at its release's instant (+1; 0: not
+/// so), its waits for locks added up, and when its last acquire or take (or its start)
+/// began.
+fn actor_words(waiting: bool) -> usize {
+    if waiting { 6 } else { 3 }
 }
 
 /// Words the header adds for `registers` registers, `groups` groups and `locks` locks
@@ -94,6 +111,59 @@ fn actor_words(locks: usize) -> usize {
 /// time it was held, added up; its waits' sum, greatest and multiset word).
 fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
     1 + 2 * registers + 3 * groups + 5 * locks
+}
+
+/// Which kinds of step a group's program takes (a compare-and-set, a lock, time, a queue),
+/// or why the flat back end does not cover it.
+fn group_steps(group: &crate::point::Group) -> Result<[bool; 4], Uncovered> {
+    if !matches!(group.pace, Pace::Closed) {
+        return Err("a group does not run a closed loop");
+    }
+    if group.crash_anywhere.is_some() {
+        return Err("a group may crash");
+    }
+    if group.steps.is_empty()
+        || !group.steps.iter().all(|step| {
+            matches!(
+                step,
+                Step::Read(_)
+                    | Step::Write { .. }
+                    | Step::Acquire {
+                        lock: Pick::One(_),
+                        timeout: None,
+                    }
+                    | Step::Release(Pick::One(_))
+                    | Step::Delay(_)
+                    | Step::Pause(_)
+                    | Step::Put { .. }
+                    | Step::Take { timeout: None, .. }
+            )
+        })
+    {
+        return Err(
+            "a step is other than a read, a write, a delay, an acquire (with no \
+             timeout) or release of one named lock, a put, or a take with no timeout",
+        );
+    }
+    let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
+    if puts
+        && group
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Write { cas: true, .. }))
+    {
+        return Err("a group puts and compare-and-sets (a conflict puts again)");
+    }
+    if puts && group.forever {
+        return Err("a group puts and loops for ever (its messages have no bound)");
+    }
+    let queued =
+        (group.steps.iter()).any(|step| matches!(step, Step::Put { .. } | Step::Take { .. }));
+    let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
+    let cas = (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
+    let locked =
+        (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+    Ok([cas, locked, timed, queued])
 }
 
 /// One actor as the flat back end steps it.
@@ -110,6 +180,30 @@ struct Member {
     repeat: u64,
     /// When its first repetition starts (ns).
     start: u64,
+}
+
+/// Where a number is computed: by which actor (and its record), in which repetition, when
+/// (ns), and what it read of the register its step writes (NaN: nothing, or no write).
+#[derive(Debug, Clone, Copy)]
+struct At {
+    actor: usize,
+    member: Member,
+    repetition: u64,
+    now: u64,
+    read: f64,
+}
+
+/// One queue's words in a flat state ([`queue`]'s layout).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    /// Where its words begin.
+    at: usize,
+    /// Numbers a message: its value, then its fields.
+    width: usize,
+    /// Messages it can be put (the slots its words keep).
+    slots: u64,
+    /// Most messages held (0: no limit).
+    capacity: u64,
 }
 
 /// A point compiled for the flat back end.
@@ -133,6 +227,13 @@ pub(super) struct Flat<'p> {
     /// The groups whose members are taken as interchangeable (symmetry): each one's first
     /// actor and its members.
     groups: Vec<(u32, u32)>,
+    /// Whether an actor may wait (for a lock, or a message): its block keeps its wait
+    /// words, its tokens and what it took from each queue.
+    waiting: bool,
+    /// Each queue's words ([`queue`]'s layout); none where no step puts or takes.
+    queues: Vec<Line>,
+    /// Words the queues take, after the locks'.
+    queue_words: usize,
     /// Whether time moves on (an actor starts after 0 ms, or a step is a delay): the state
     /// then keeps the clock and the pending timers ([`time`]'s layout).
     timed: bool,
@@ -185,40 +286,13 @@ impl<'p> Flat<'p> {
         {
             return Err("a register takes time to read or write, or is fenced");
         }
-        let (mut cas, mut locked, mut timed) = (false, false, false);
+        let (mut cas, mut locked, mut timed, mut queued) = (false, false, false, false);
         for group in point.groups.iter().filter(|g| g.count > 0) {
-            if !matches!(group.pace, Pace::Closed) {
-                return Err("a group does not run a closed loop");
-            }
-            if group.crash_anywhere.is_some() {
-                return Err("a group may crash");
-            }
-            if group.steps.is_empty()
-                || !group.steps.iter().all(|step| {
-                    matches!(
-                        step,
-                        Step::Read(_)
-                            | Step::Write { .. }
-                            | Step::Acquire {
-                                lock: Pick::One(_),
-                                timeout: None,
-                            }
-                            | Step::Release(Pick::One(_))
-                            | Step::Delay(_)
-                            | Step::Pause(_)
-                    )
-                })
-            {
-                return Err(
-                    "a step is other than a read, a write, a delay, or an acquire (with no \
-                     timeout) or release of one named lock",
-                );
-            }
-            timed |=
-                (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
-            cas |= (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
-            locked |= (group.steps.iter())
-                .any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+            let [g_cas, g_locked, g_timed, g_queued] = group_steps(group)?;
+            cas |= g_cas;
+            locked |= g_locked;
+            timed |= g_timed;
+            queued |= g_queued;
         }
         if locked {
             if point.locks.len() > MAX_LOCKS {
@@ -242,7 +316,7 @@ impl<'p> Flat<'p> {
             let steps = group.steps.len() as u32;
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
-                return Err("an actor runs more than 2^61 steps");
+                return Err("an actor runs more than 2^60 steps");
             }
             members.push(Member {
                 group: actor.group,
@@ -255,14 +329,17 @@ impl<'p> Flat<'p> {
         }
         let registers = point.registers.len();
         let locks = if locked { point.locks.len() } else { 0 };
+        let waiting = locked || queued;
+        // What each actor last took from each queue: a word of its block.
+        let taken = if queued { point.queues.len() } else { 0 };
         let mut block =
-            1 + registers + if cas { 3 } else { 0 } + if locked { 3 + locks } else { 0 };
+            1 + registers + if cas { 3 } else { 0 } + if waiting { 3 + locks + taken } else { 0 };
         let mut header = registers + 1 + 3 * locks;
         if timed {
-            block += actor_words(locks);
+            block += actor_words(waiting);
             header += header_words(registers, point.groups.len(), locks);
         }
-        Ok(Flat {
+        Flat {
             point,
             registers,
             width: header + members.len() * block,
@@ -271,6 +348,9 @@ impl<'p> Flat<'p> {
             block,
             cas,
             locks,
+            waiting,
+            queues: Vec::new(),
+            queue_words: 0,
             alone: (0..point.groups.len())
                 .map(|g| {
                     (0..point.groups[g].steps.len() as u32)
@@ -282,7 +362,8 @@ impl<'p> Flat<'p> {
             members,
             groups: Vec::new(),
             max_time: u64::MAX,
-        })
+        }
+        .with_queues(queued)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its
@@ -298,6 +379,7 @@ impl<'p> Flat<'p> {
             // No record, the first token next, not released at this instant.
             state.extend([0, 1, 0]);
         }
+        self.start_queues(state);
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -461,60 +543,7 @@ impl<'p> Flat<'p> {
 
     /// Whether actor `actor` waits for a lock (no event of its own is due).
     fn waits(&self, state: &[u64], actor: usize) -> bool {
-        self.locks > 0 && state[self.lock_words(actor) + 1] != 0
-    }
-
-    /// Where actor `actor`'s lock words begin: how often it queued for a lock (its job's
-    /// `wait`), which lock it waits for and its place in that queue (`(lock + 1) << 32 |
-    /// place`, from 1; 0: none), its flags ([`HANDED`], [`WAITED`], [`LAST_TAKER`] on), and
-    /// its token of each lock (0: none).
-    fn lock_words(&self, actor: usize) -> usize {
-        self.base(actor) + 1 + self.registers + if self.cas { 3 } else { 0 }
-    }
-
-    /// Where lock `lock`'s words begin: its record's token (0: none), its next token, and
-    /// whether it was released at this instant.
-    fn lock_at(&self, lock: usize) -> usize {
-        self.registers + 1 + 3 * lock
-    }
-
-    /// Actor `actor` takes lock `lock` (free) in `to`, as the interpreter's `acquire` does.
-    fn take(&self, to: &mut [u64], actor: usize, lock: usize) {
-        let at = self.lock_at(lock);
-        let token = to[at + 1];
-        to[at] = token;
-        to[at + 1] = token + 1;
-        // Handed a lock released at this instant (at 0 ms: released at all).
-        let handed = if self.timed {
-            to[at + 2] == to[self.clock()] + 1
-        } else {
-            to[at + 2] != 0
-        };
-        if self.timed {
-            self.took_timed(to, actor, lock, handed);
-        }
-        for other in 0..self.members.len() {
-            let flags = self.lock_words(other) + 2;
-            to[flags] &= !(1 << (LAST_TAKER + lock as u32));
-        }
-        let words = self.lock_words(actor);
-        to[words + 1] = 0;
-        to[words + 2] = (to[words + 2] & !HANDED)
-            | WAITED
-            | (1 << (LAST_TAKER + lock as u32))
-            | if handed { HANDED } else { 0 };
-        to[words + 3 + lock] = token;
-    }
-
-    /// Actor `actor` queues for lock `lock`, last, and waits at its step for the lock to be
-    /// handed.
-    fn enqueue(&self, to: &mut [u64], actor: usize, lock: usize) {
-        let queued = (0..self.members.len())
-            .filter(|&a| to[self.lock_words(a) + 1] >> 32 == lock as u64 + 1)
-            .count() as u64;
-        let words = self.lock_words(actor);
-        to[words] += 1;
-        to[words + 1] = (lock as u64 + 1) << 32 | (queued + 1);
+        self.waiting && state[self.lock_words(actor) + 1] != 0
     }
 
     /// A write of `new` by an actor that read `read` (NaN: nothing) lands on `register`:
@@ -541,60 +570,6 @@ impl<'p> Flat<'p> {
         false
     }
 
-    /// Actor `actor` acquires lock `lock`: true when taken, false when queued. `Err` when
-    /// it holds it already (the interpreter's error, which it says).
-    fn acquire(&self, to: &mut [u64], actor: usize, lock: usize) -> Result<bool, NotFinite> {
-        if to[self.lock_words(actor) + 3 + lock] != 0 {
-            return Err(NotFinite);
-        }
-        if to[self.lock_at(lock)] == 0 {
-            self.take(to, actor, lock);
-            Ok(true)
-        } else {
-            self.enqueue(to, actor, lock);
-            Ok(false)
-        }
-    }
-
-    /// Actor `actor` releases lock `lock`: the waiter it is handed to, if any
-    /// ([`Flat::release`]). `Err` when it does not hold it (the interpreter's error).
-    fn release_held(
-        &self,
-        to: &mut [u64],
-        actor: usize,
-        lock: usize,
-    ) -> Result<Option<usize>, NotFinite> {
-        let token = self.lock_words(actor) + 3 + lock;
-        if to[token] == 0 {
-            return Err(NotFinite);
-        }
-        to[token] = 0;
-        Ok(self.release(to, lock))
-    }
-
-    /// Lock `lock`'s record deleted (its holder's token taken back already) and the lock
-    /// handed to its longest waiter, if any, who takes it: that waiter (its steps past its
-    /// acquire are the caller's to run).
-    fn release(&self, to: &mut [u64], lock: usize) -> Option<usize> {
-        let at = self.lock_at(lock);
-        to[at] = 0;
-        if self.timed {
-            self.released_timed(to, lock);
-        } else {
-            to[at + 2] = 1;
-        }
-        let waiter = (0..self.members.len())
-            .find(|&a| to[self.lock_words(a) + 1] == (lock as u64 + 1) << 32 | 1)?;
-        for a in 0..self.members.len() {
-            let waiting = self.lock_words(a) + 1;
-            if to[waiting] >> 32 == lock as u64 + 1 {
-                to[waiting] -= 1;
-            }
-        }
-        self.take(to, waiter, lock);
-        Some(waiter)
-    }
-
     /// Actor `actor`'s next step run from `from` into `to` (of the same width), what it
     /// adds to the registers' counts (writes, lost updates, refusals) into `delta`
     /// ([`Flat::counts`] words, zeroed first). `Err` where the interpreter would stop with
@@ -616,7 +591,7 @@ impl<'p> Flat<'p> {
         let member = self.members[actor];
         let base = self.base(actor);
         let place = from[base] & PLACE;
-        let mut outcome = (from[base] >> OUTCOME_SHIFT) & 3;
+        let mut outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
         let steps = u64::from(member.steps);
         let (repetition, step) = (place / steps, place % steps);
         let group = &self.point.groups[member.group as usize];
@@ -635,8 +610,14 @@ impl<'p> Flat<'p> {
                 max_retries,
             } => {
                 let register = *register as usize;
-                let written =
-                    self.written(value, (member, repetition, 0), &from[base..], register)?;
+                let at = At {
+                    actor,
+                    member,
+                    repetition,
+                    now: 0,
+                    read: f64::NAN,
+                };
+                let written = self.written(value, at, from, register)?;
                 if self.land(to, delta, register, written, *cas) {
                     let counts = base + 1 + self.registers;
                     to[counts] += 1;
@@ -673,9 +654,36 @@ impl<'p> Flat<'p> {
             Step::Release(Pick::One(lock)) => {
                 // The longest waiter takes it and goes on past its acquire.
                 if let Some(waiter) = self.release_held(to, actor, *lock as usize)? {
-                    let first = self.base(waiter);
-                    let place = to[first] & PLACE;
+                    let place = to[self.base(waiter)] & PLACE;
                     self.go_on(to, waiter, place + 1, ACQUIRED);
+                }
+            }
+            Step::Put {
+                queue,
+                value,
+                fields,
+            } => {
+                let at = At {
+                    actor,
+                    member,
+                    repetition,
+                    now: 0,
+                    read: f64::NAN,
+                };
+                let handed;
+                (outcome, handed) = self.put_message(to, at, *queue as usize, (value, fields))?;
+                // The longest waiting taker takes it and goes on past its take.
+                if let Some(waiter) = handed {
+                    let place = to[self.base(waiter)] & PLACE;
+                    self.go_on(to, waiter, place + 1, TAKEN);
+                }
+            }
+            Step::Take { queue, .. } => {
+                if self.take_message(to, actor, *queue as usize) {
+                    outcome = TAKEN;
+                } else {
+                    to[base] |= STARTED;
+                    return Ok(());
                 }
             }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
@@ -683,6 +691,15 @@ impl<'p> Flat<'p> {
         }
         self.go_on(to, actor, next, outcome);
         Ok(())
+    }
+
+    /// Actor `actor`'s job is freed: its tokens go back (a lock it holds stays taken) and
+    /// what it took from each queue is forgotten, as the interpreter blanks a freed job's.
+    fn give_back(&self, to: &mut [u64], actor: usize) {
+        if self.waiting {
+            let tokens = self.lock_words(actor) + 3;
+            to[tokens..tokens + self.locks + self.queues.len()].fill(0);
+        }
     }
 
     /// Actor `actor` goes on to place `next` with its job's outcome `outcome`: at a
@@ -700,9 +717,8 @@ impl<'p> Flat<'p> {
                 if self.cas {
                     to[base + 1 + self.registers] = 0;
                 }
-            } else if self.locks > 0 {
-                let tokens = self.lock_words(actor) + 3;
-                to[tokens..tokens + self.locks].fill(0);
+            } else {
+                self.give_back(to, actor);
             }
         }
         to[base] = STARTED | outcome << OUTCOME_SHIFT | next;

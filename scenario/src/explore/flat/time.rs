@@ -23,14 +23,13 @@
 //! of one actor's time is in its block (its due time too), so sorting the blocks stays the
 //! whole canonical order under symmetry.
 
-use sim_core::{ms_to_ns, ns_to_ms, sample_spread};
+use sim_core::sample_spread;
 
 use super::{
-    APPLIED, Flat, MAX_REGISTERS, Member, NotFinite, OUTCOME_SHIFT, PLACE, STARTED, actor_words,
-    header_words,
+    ACQUIRED, APPLIED, At, Flat, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
+    actor_words, header_words,
 };
-use crate::point::{Duration, Pick, Step, Vars, eval_run};
-use crate::syntax::spec::Number;
+use crate::point::{Pick, Step};
 
 /// No event is due (the actor has ended).
 const NONE: u64 = u64::MAX;
@@ -49,7 +48,7 @@ impl Flat<'_> {
     /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
     /// its lock words of time).
     fn due_at(&self, actor: usize) -> usize {
-        self.base(actor) + self.block - actor_words(self.locks)
+        self.base(actor) + self.block - actor_words(self.waiting)
     }
 
     /// Actor `actor` took lock `lock` now (`handed`: at the instant of its release), its
@@ -85,6 +84,7 @@ impl Flat<'_> {
             // No record, the first token next, never released.
             state.extend([0, 1, 0]);
         }
+        self.start_queues(state);
         state.push(0);
         state.extend(std::iter::repeat_n(0, self.registers));
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
@@ -92,7 +92,7 @@ impl Flat<'_> {
             0,
             3 * self.point.groups.len() + 5 * self.locks,
         ));
-        let time_words = actor_words(self.locks);
+        let time_words = actor_words(self.waiting);
         for member in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -184,31 +184,33 @@ impl Flat<'_> {
         if from[base] & STARTED == 0 {
             // Its start: its first repetition's job begins now (and its first step).
             to[due + 1] = now;
-            if self.locks > 0 {
+            if self.waiting {
                 to[due + 5] = now;
             }
         }
-        let outcome = (from[base] >> OUTCOME_SHIFT) & 3;
+        let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
         let handed = self.run(to, actor, (from[base] & PLACE, outcome, false), delta)?;
-        if let Some(waiter) = handed {
-            // The lock's next holder goes on past its acquire in this event, after the
-            // releaser's steps (it acted already: its next shared step waits).
+        if let Some((waiter, outcome)) = handed {
+            // The lock's next holder (or the message's taker) goes on past its acquire (its
+            // take) in this event, after the releaser's (the putter's) steps: it acted
+            // already, so its next shared step waits.
             let place = (to[self.base(waiter)] & PLACE) + 1;
-            self.run(to, waiter, (place, super::ACQUIRED, true), delta)?;
+            self.run(to, waiter, (place, outcome, true), delta)?;
         }
         Ok(())
     }
 
     /// Actor `actor`'s steps run in `to` at the clock's time from `(place, outcome,
     /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
-    /// lock or its last end. The waiter a release handed its lock to, if any.
+    /// lock or a message, or its last end. The waiter a release handed its lock to (or a
+    /// put its message), if any, with its outcome.
     fn run(
         &self,
         to: &mut [u64],
         actor: usize,
         (place, mut outcome, mut acted): (u64, u64, bool),
         delta: &mut [u64],
-    ) -> Result<Option<usize>, NotFinite> {
+    ) -> Result<Option<(usize, u64)>, NotFinite> {
         let member = self.members[actor];
         let now = to[self.clock()];
         let due = self.due_at(actor);
@@ -219,6 +221,14 @@ impl Flat<'_> {
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
         let mut handed = None;
+        // Where a number of its steps is computed.
+        let at_now = |repetition| At {
+            actor,
+            member,
+            repetition,
+            now,
+            read: f64::NAN,
+        };
         loop {
             if at == u64::from(member.steps) {
                 // The repetition completes: a response of the group's, and its end.
@@ -236,7 +246,7 @@ impl Flat<'_> {
             }
             let step = &steps[at as usize];
             if let Step::Delay(duration) | Step::Pause(duration) = step {
-                let ns = self.duration(duration, member, repetition, now, &to[base + 1..])?;
+                let ns = self.duration(duration, at_now(repetition), to)?;
                 to[due] = ns;
                 now.checked_add(ns).ok_or(NotFinite)?;
                 at += 1;
@@ -261,8 +271,7 @@ impl Flat<'_> {
                     max_retries,
                 } => {
                     let register = *register as usize;
-                    let at_write = (member, repetition, now);
-                    let written = self.written(value, at_write, &to[base..], register)?;
+                    let written = self.written(value, at_now(repetition), to, register)?;
                     // The register's instant: its value as the instant began is kept.
                     let instant = self.clock() + 1 + register;
                     if to[instant] != now + 1 {
@@ -300,7 +309,7 @@ impl Flat<'_> {
                     // Its wait, if any, counts from here.
                     to[due + 5] = now;
                     if self.acquire(to, actor, *lock as usize)? {
-                        outcome = super::ACQUIRED;
+                        outcome = ACQUIRED;
                         at += 1;
                     } else {
                         to[due] = NONE;
@@ -308,8 +317,32 @@ impl Flat<'_> {
                     }
                 }
                 Step::Release(Pick::One(lock)) => {
-                    handed = self.release_held(to, actor, *lock as usize)?;
+                    let waiter = self.release_held(to, actor, *lock as usize)?;
+                    handed = waiter.map(|waiter| (waiter, ACQUIRED));
                     at += 1;
+                }
+                Step::Put {
+                    queue,
+                    value,
+                    fields,
+                } => {
+                    let at_put = at_now(repetition);
+                    let waiter;
+                    (outcome, waiter) =
+                        self.put_message(to, at_put, *queue as usize, (value, fields))?;
+                    handed = waiter.map(|waiter| (waiter, TAKEN));
+                    at += 1;
+                }
+                Step::Take { queue, .. } => {
+                    // Its wait, if any, counts from here.
+                    to[due + 5] = now;
+                    if self.take_message(to, actor, *queue as usize) {
+                        outcome = TAKEN;
+                        at += 1;
+                    } else {
+                        to[due] = NONE;
+                        break;
+                    }
                 }
                 // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
                 _ => return Err(NotFinite),
@@ -334,11 +367,7 @@ impl Flat<'_> {
         to[due + 2] = now;
         to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
         if *repetition + 1 >= member.repeat {
-            // The job is freed: its tokens go back (a lock it holds stays taken).
-            if self.locks > 0 {
-                let tokens = self.lock_words(actor) + 3;
-                to[tokens..tokens + self.locks].fill(0);
-            }
+            self.give_back(to, actor);
             return false;
         }
         *repetition += 1;
@@ -347,69 +376,5 @@ impl Flat<'_> {
             to[base + 1 + self.registers] = 0;
         }
         true
-    }
-
-    /// A write of `value` into `register` by `member` in its `repetition` at `now`, whose
-    /// block is `block` (its place word first, then what it read): what it read of the
-    /// register and the value written. `Err` where that is no finite number (the
-    /// interpreter takes the point over and says so).
-    pub(super) fn written(
-        &self,
-        value: &Number,
-        (member, repetition, now): (Member, u64, u64),
-        block: &[u64],
-        register: usize,
-    ) -> Result<(f64, f64), NotFinite> {
-        let read = f64::from_bits(block[1 + register]);
-        let new = self.value(value, member, repetition, now, read, &block[1..]);
-        if new.is_finite() {
-            Ok((read, new))
-        } else {
-            Err(NotFinite)
-        }
-    }
-
-    /// `number` as the interpreter computes it for `member` at `now` (`read`: what it read
-    /// of the register written; `reads`: from its first read on).
-    fn value(
-        &self,
-        number: &Number,
-        member: Member,
-        repetition: u64,
-        now: u64,
-        read: f64,
-        reads: &[u64],
-    ) -> f64 {
-        let mut values = [f64::NAN; MAX_REGISTERS];
-        for (r, value) in values.iter_mut().enumerate().take(self.registers) {
-            *value = f64::from_bits(reads[r]);
-        }
-        let vars = Vars {
-            repetition,
-            now_ms: ns_to_ms(now),
-            read,
-            reads: &values[..self.registers],
-            ..Vars::actor(member.index)
-        };
-        eval_run(number, &self.point.params, &vars).unwrap_or(f64::NAN)
-    }
-
-    /// A delay's length for `member` at `now`; `Err` where the interpreter stops (no
-    /// duration): it takes the point over and says so.
-    fn duration(
-        &self,
-        duration: &Duration,
-        member: Member,
-        repetition: u64,
-        now: u64,
-        reads: &[u64],
-    ) -> Result<u64, NotFinite> {
-        match duration {
-            Duration::Fixed(ns) => Ok(*ns),
-            Duration::Actor(number) => {
-                let ms = self.value(number, member, repetition, now, f64::NAN, reads);
-                ms_to_ns(ms).ok_or(NotFinite)
-            }
-        }
     }
 }
