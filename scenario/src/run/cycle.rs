@@ -171,7 +171,8 @@ fn job_words(point: &Point, job: &Job, now: Nanos, words: &mut Vec<u64>) {
         wait: _,
         waiting,
         deadline,
-        handed_at,
+        // Read only under `tie_order = "reads_first"`, never in an explored run (Fifo).
+        handed_at: _,
         attempt,
         outcome,
         serving,
@@ -209,7 +210,6 @@ fn job_words(point: &Point, job: &Job, now: Nanos, words: &mut Vec<u64>) {
         } else {
             deadline.saturating_sub(now)
         },
-        u64::from(handed_at == now),
         u64::from(attempt),
         u64::from(outcome),
         u64::from(serving),

@@ -1,24 +1,25 @@
 //! Locks in a flat state: queue locks (no timeout), their records, tokens and lines of
 //! waiters, as the interpreter's `acquire` and `release` keep them. Each lock's words are
-//! its record's token (0: none), its next token and whether it was released at this
-//! instant; each actor's, in its block, how often it queued (a lock or a take: its job's
-//! `wait`), the line it waits in and its place there, its flags and its token of each lock.
+//! its record's token (0: none) and its next token; each actor's, in its block, how often
+//! it queued (a lock or a take: its job's `wait`), the line it waits in and its place there,
+//! its flags and its token of each lock. Whether a lock was handed over at its release's
+//! instant is not kept: only `tie_order = "reads_first"` reads it, and an exploration takes
+//! the events in order.
 
-use super::{Flat, HANDED, LAST_TAKER, NotFinite, WAITED};
+use super::{Flat, LAST_TAKER, NotFinite, WAITED};
 
 impl Flat<'_> {
     /// Where actor `actor`'s lock words begin: how often it queued for a lock (its job's
     /// `wait`), which lock it waits for and its place in that queue (`(lock + 1) << 32 |
-    /// place`, from 1; 0: none), its flags ([`HANDED`], [`WAITED`], [`LAST_TAKER`] on), and
+    /// place`, from 1; 0: none), its flags ([`WAITED`], [`LAST_TAKER`] on), and
     /// its token of each lock (0: none).
     pub(super) fn lock_words(&self, actor: usize) -> usize {
         self.base(actor) + 1 + self.registers + if self.cas { 3 } else { 0 }
     }
 
-    /// Where lock `lock`'s words begin: its record's token (0: none), its next token, and
-    /// whether it was released at this instant.
+    /// Where lock `lock`'s words begin: its record's token (0: none) and its next token.
     pub(super) fn lock_at(&self, lock: usize) -> usize {
-        self.registers + 1 + 3 * lock
+        self.registers + 1 + 2 * lock
     }
 
     /// Actor `actor` takes lock `lock` (free) in `to`, as the interpreter's `acquire` does.
@@ -27,14 +28,8 @@ impl Flat<'_> {
         let token = to[at + 1];
         to[at] = token;
         to[at + 1] = token + 1;
-        // Handed a lock released at this instant (at 0 ms: released at all).
-        let handed = if self.timed {
-            to[at + 2] == to[self.clock()] + 1
-        } else {
-            to[at + 2] != 0
-        };
         if self.timed {
-            self.took_timed(to, actor, lock, handed);
+            self.took_timed(to, actor, lock);
         }
         for other in 0..self.members.len() {
             let flags = self.lock_words(other) + 2;
@@ -42,10 +37,7 @@ impl Flat<'_> {
         }
         let words = self.lock_words(actor);
         to[words + 1] = 0;
-        to[words + 2] = (to[words + 2] & !HANDED)
-            | WAITED
-            | (1 << (LAST_TAKER + lock as u32))
-            | if handed { HANDED } else { 0 };
+        to[words + 2] |= WAITED | (1 << (LAST_TAKER + lock as u32));
         to[words + 3 + lock] = token;
     }
 
@@ -119,8 +111,6 @@ impl Flat<'_> {
         to[at] = 0;
         if self.timed {
             self.released_timed(to, lock);
-        } else {
-            to[at + 2] = 1;
         }
         let waiter = self.next_waiter(to, lock)?;
         self.take(to, waiter, lock);

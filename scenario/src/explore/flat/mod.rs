@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! [ each register's value | which registers were written (or refused a write)
-//! | each lock taken by a step: its holder's token, its next token, whether it was released
+//! | each lock taken by a step: its holder's token, its next token
 //! | with a put or a take, each queue: its counts and its messages' numbers ([`queue`])
 //! | each actor: where it is, what it read of each register
 //!   (with a compare-and-set: its conflicts this repetition, its retries, its give-ups)
@@ -88,9 +88,6 @@ const PUT: u64 = 4;
 const FULL: u64 = 5;
 /// An actor's place in its first word.
 const PLACE: u64 = (1 << OUTCOME_SHIFT) - 1;
-/// An actor's lock flags: it was handed a lock released at this instant (the job's
-/// `handed_at`).
-const HANDED: u64 = 1;
 /// An actor's lock flags: it has acquired a lock (its `lock_wait` is some).
 const WAITED: u64 = 2;
 /// An actor's lock flags: from this bit on, the locks it was the last to take.
@@ -98,11 +95,10 @@ const LAST_TAKER: u32 = 8;
 
 /// Words an actor's block adds: when its next event is due (less the clock), when its
 /// repetition started, when its last one ended; where it may wait (`waiting`: for a lock
-/// or a message), when it was last handed a lock at its release's instant (+1; 0: not
-/// so), its waits for locks added up, and when its last acquire or take (or its start)
-/// began.
+/// or a message), its waits for locks added up, and when its last acquire or take (or its
+/// start) began.
 fn actor_words(waiting: bool) -> usize {
-    if waiting { 6 } else { 3 }
+    if waiting { 5 } else { 3 }
 }
 
 /// Words the header adds for `registers` registers, `groups` groups and `locks` locks
@@ -334,7 +330,7 @@ impl<'p> Flat<'p> {
         let taken = if queued { point.queues.len() } else { 0 };
         let mut block =
             1 + registers + if cas { 3 } else { 0 } + if waiting { 3 + locks + taken } else { 0 };
-        let mut header = registers + 1 + 3 * locks;
+        let mut header = registers + 1 + 2 * locks;
         if timed {
             block += actor_words(waiting);
             header += header_words(registers, point.groups.len(), locks);
@@ -376,8 +372,8 @@ impl<'p> Flat<'p> {
         state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
         for _ in 0..self.locks {
-            // No record, the first token next, not released at this instant.
-            state.extend([0, 1, 0]);
+            // No record, the first token next.
+            state.extend([0, 1]);
         }
         self.start_queues(state);
         for _ in &self.members {

@@ -59,7 +59,7 @@ impl Flat<'_> {
                 }
             }
         }
-        let first = self.registers + 1 + 3 * self.locks;
+        let first = self.registers + 1 + 2 * self.locks;
         let mut words = 0usize;
         for (queue, slots) in point.queues.iter().zip(slots) {
             let width = 1 + queue.fields;

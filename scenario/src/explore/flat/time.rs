@@ -51,24 +51,22 @@ impl Flat<'_> {
         self.base(actor) + self.block - actor_words(self.waiting)
     }
 
-    /// Actor `actor` took lock `lock` now (`handed`: at the instant of its release), its
-    /// words of time as the interpreter's `acquire` sets them: the lock held since now, the
-    /// wait since its acquire began a sample of the lock's and added to the actor's.
-    pub(super) fn took_timed(&self, to: &mut [u64], actor: usize, lock: usize, handed: bool) {
+    /// Actor `actor` took lock `lock` now, its words of time as the interpreter's `acquire`
+    /// sets them: the lock held since now, the wait since its acquire began a sample of the
+    /// lock's and added to the actor's.
+    pub(super) fn took_timed(&self, to: &mut [u64], actor: usize, lock: usize) {
         let (now, due, at) = (to[self.clock()], self.due_at(actor), self.lock_time(lock));
-        let waited = now - to[due + 5];
+        let waited = now - to[due + 4];
         to[at] = now;
         to[at + 2] += waited;
         to[at + 3] = to[at + 3].max(waited);
         to[at + 4] = to[at + 4].wrapping_add(sample_spread(waited));
-        to[due + 3] = if handed { now + 1 } else { 0 };
-        to[due + 4] += waited;
+        to[due + 3] += waited;
     }
 
-    /// Lock `lock` released now: the instant kept, the time it was held added up.
+    /// Lock `lock` released now: the time it was held added up.
     pub(super) fn released_timed(&self, to: &mut [u64], lock: usize) {
         let (now, at) = (to[self.clock()], self.lock_time(lock));
-        to[self.lock_at(lock) + 2] = now + 1;
         to[at + 1] += now - to[at];
         to[at] = 0;
     }
@@ -81,8 +79,8 @@ impl Flat<'_> {
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
         for _ in 0..self.locks {
-            // No record, the first token next, never released.
-            state.extend([0, 1, 0]);
+            // No record, the first token next.
+            state.extend([0, 1]);
         }
         self.start_queues(state);
         state.push(0);
@@ -185,7 +183,7 @@ impl Flat<'_> {
             // Its start: its first repetition's job begins now (and its first step).
             to[due + 1] = now;
             if self.waiting {
-                to[due + 5] = now;
+                to[due + 4] = now;
             }
         }
         let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
@@ -307,7 +305,7 @@ impl Flat<'_> {
                     ..
                 } => {
                     // Its wait, if any, counts from here.
-                    to[due + 5] = now;
+                    to[due + 4] = now;
                     if self.acquire(to, actor, *lock as usize)? {
                         outcome = ACQUIRED;
                         at += 1;
@@ -335,7 +333,7 @@ impl Flat<'_> {
                 }
                 Step::Take { queue, .. } => {
                     // Its wait, if any, counts from here.
-                    to[due + 5] = now;
+                    to[due + 4] = now;
                     if self.take_message(to, actor, *queue as usize) {
                         outcome = TAKEN;
                         at += 1;
