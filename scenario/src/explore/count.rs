@@ -19,9 +19,12 @@ use crate::explore::step::Choice;
 use crate::run::steer::Counts;
 
 mod entries;
+mod paged;
 mod spill;
 
-pub(super) use entries::{Entries, Entry, NONE, PAGE_SHIFT};
+pub(super) use entries::{Entries, Entry, NONE};
+pub(super) use paged::PAGE_SHIFT;
+use paged::Paged;
 pub(super) use spill::SpillError;
 
 /// A transition: what the counting, the schedulers and the traces read of it, in 12 bytes
@@ -109,10 +112,11 @@ impl Drawn {
     }
 }
 
-/// A graph's edges, and their draws where some edge draws.
+/// A graph's edges, and their draws where some edge draws. The edges grow in pages
+/// ([`Paged`]): a list that doubles would copy them all, and hold both copies meanwhile.
 #[derive(Debug, Default)]
 pub(super) struct Edges {
-    pub list: Vec<Edge>,
+    list: Paged<Edge>,
     /// Each edge's draws (as long as `list` once an edge drew; empty till then: none drew).
     pub drawn: Vec<Drawn>,
 }
@@ -133,10 +137,71 @@ impl Edges {
         self.list.len()
     }
 
+    /// Edge `at`.
+    pub(super) fn get(&self, at: usize) -> Edge {
+        self.view()[at]
+    }
+
+    /// Them all, as [`Graph`] reads them.
+    pub(super) fn view(&self) -> EdgeView<'_> {
+        EdgeView {
+            pages: &self.list.pages,
+            len: self.list.len(),
+            shift: self.list.shift,
+        }
+    }
+
     /// The bytes they hold, by their lists' capacities.
     pub(super) fn bytes(&self) -> u64 {
-        (std::mem::size_of::<Edge>() * self.list.capacity()
-            + std::mem::size_of::<Drawn>() * self.drawn.capacity()) as u64
+        (self.list.bytes() + std::mem::size_of::<Drawn>() * self.drawn.capacity()) as u64
+    }
+}
+
+/// A graph's edges as its readers see them: a list in pages of `1 << shift` (one page
+/// alone where they were kept in one list), indexed as a slice is.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EdgeView<'g> {
+    pages: &'g [Vec<Edge>],
+    len: usize,
+    shift: u32,
+}
+
+impl<'g> EdgeView<'g> {
+    /// The edges of one list.
+    #[cfg(test)]
+    pub(super) fn of(list: &'g Vec<Edge>) -> EdgeView<'g> {
+        EdgeView {
+            pages: std::slice::from_ref(list),
+            len: list.len(),
+            // Past any index an edge may have (`u32`).
+            shift: u32::BITS,
+        }
+    }
+
+    /// How many there are.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The first `len` alone.
+    #[cfg(test)]
+    pub(super) fn prefix(self, len: usize) -> EdgeView<'g> {
+        assert!(len <= self.len, "{len} edges of {}", self.len);
+        EdgeView { len, ..self }
+    }
+
+    /// Each, in order.
+    pub(super) fn iter(self) -> impl Iterator<Item = &'g Edge> {
+        self.pages.iter().flatten().take(self.len)
+    }
+}
+
+impl std::ops::Index<usize> for EdgeView<'_> {
+    type Output = Edge;
+
+    fn index(&self, at: usize) -> &Edge {
+        debug_assert!(at < self.len, "edge {at} of {}", self.len);
+        &self.pages[at >> self.shift][at & ((1usize << self.shift) - 1)]
     }
 }
 
@@ -165,7 +230,7 @@ impl CountTable {
 #[derive(Clone, Copy)]
 pub(super) struct Graph<'g> {
     pub states: usize,
-    pub edges: &'g [Edge],
+    pub edges: EdgeView<'g>,
     /// Each edge's draws, or none (every edge: no draw, probability 1).
     pub drawn: &'g [Drawn],
     /// Where each state's edges begin (`states + 1` of them: the last is the edges' end).
@@ -616,7 +681,7 @@ pub(super) fn schedulers(
 /// and the most edges along any path from the start. States on a cycle are left out.
 fn topological(graph: &Graph<'_>) -> (Vec<u32>, u64) {
     let mut indegree = vec![0u32; graph.states];
-    for edge in graph.edges {
+    for edge in graph.edges.iter() {
         indegree[edge.to as usize] += 1;
     }
     let mut deepest = vec![0u64; graph.states];
@@ -714,7 +779,7 @@ mod tests {
         let (edges, drawn) = split(edges);
         let graph = Graph {
             states,
-            edges: &edges,
+            edges: EdgeView::of(&edges),
             drawn: &drawn,
             starts: &starts,
             deltas,
@@ -774,7 +839,7 @@ mod tests {
         let starts = starts_of(4, &edges);
         let graph = Graph {
             states: 4,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &drawn,
             starts: &starts,
             deltas: &deltas,
@@ -804,7 +869,7 @@ mod tests {
             edges.push(plain, drew);
             let graph = Graph {
                 states: 1,
-                edges: &edges.list,
+                edges: edges.view(),
                 drawn: &edges.drawn,
                 starts: &[0, 3],
                 deltas: &CountTable::default(),
@@ -830,6 +895,34 @@ mod tests {
     fn an_edge_takes_12_bytes_and_an_entry_24() {
         assert!(std::mem::size_of::<Edge>() <= 12);
         assert!(std::mem::size_of::<Entry>() <= 24);
+    }
+
+    /// The edges kept in pages read as the list of them: edge `i` is the `i`-th pushed,
+    /// across pages' ends, and they take at most one page more than their bytes (a list
+    /// that doubles holds up to twice them, three times while it copies).
+    #[test]
+    fn edges_in_pages_read_as_one_list() {
+        let page = 1usize << PAGE_SHIFT;
+        let count = 2 * page + 5;
+        let made = |i: usize| Edge {
+            to: i as u32,
+            delta: (i % 7) as u32,
+            pick: (i % 3) as u16,
+            flags: 0,
+        };
+        let mut edges = Edges::default();
+        let plain: Vec<Edge> = (0..count).map(made).collect();
+        for &edge in &plain {
+            edges.push(edge, Drawn::NONE);
+        }
+        let view = edges.view();
+        assert_eq!(view.len(), count);
+        assert!((0..count).all(|i| view[i] == plain[i] && edges.get(i) == plain[i]));
+        assert!(view.iter().eq(plain.iter()));
+        assert!(view.prefix(page + 1).iter().eq(plain[..=page].iter()));
+        assert!(edges.drawn.is_empty());
+        let bytes = std::mem::size_of::<Edge>() as u64 * (count + page) as u64 + 24 * 4;
+        assert!(edges.bytes() <= bytes, "{} > {bytes}", edges.bytes());
     }
 
     /// Executions past a word are counted exactly: a chain of `k` diamonds (each state to
@@ -874,7 +967,7 @@ mod tests {
         let (plain, _) = split(&edges);
         let graph = Graph {
             states: 141,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &[],
             starts: &starts,
             deltas: &deltas,
@@ -959,7 +1052,7 @@ mod tests {
         let (plain, _) = split(&edges);
         let graph = Graph {
             states: 41,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &[],
             starts: &starts,
             deltas: &deltas,
@@ -1014,7 +1107,7 @@ mod tests {
         let (plain, drawn) = split(&edges);
         let graph = Graph {
             states: 2,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &drawn,
             starts: &starts,
             deltas: &deltas,
@@ -1086,7 +1179,7 @@ mod tests {
             if !draw {
                 drawn.clear();
             }
-            let graph = Graph { states, edges: &plain, drawn: &drawn, starts: &starts, deltas: &deltas, max_entries: 10_000 };
+            let graph = Graph { states, edges: EdgeView::of(&plain), drawn: &drawn, starts: &starts, deltas: &deltas, max_entries: 10_000 };
             let mut leveled = Walk::new(&[0, 0], chances);
             if spill {
                 // Pages of 4 entries, spilled from the first: read back by the comparison.
@@ -1095,7 +1188,7 @@ mod tests {
             let mut known = 0;
             while known < states {
                 known = (known + step).min(states);
-                let partial = Graph { starts: &starts[..=known.min(states - 1)], edges: &plain[..starts[known] as usize], ..graph };
+                let partial = Graph { starts: &starts[..=known.min(states - 1)], edges: EdgeView::of(&plain).prefix(starts[known] as usize), ..graph };
                 while leveled.advance(&partial, (known, 3), 10_000, true) > 0 {}
             }
             let mut topological = Walk::new(&[0, 0], chances);
@@ -1132,7 +1225,7 @@ mod tests {
             let (plain, drawn) = split(&edges);
             let graph = Graph {
                 states,
-                edges: &plain,
+                edges: EdgeView::of(&plain),
                 drawn: &drawn,
                 starts: &starts,
                 deltas: &deltas,
@@ -1145,7 +1238,7 @@ mod tests {
                 // The edges known so far: those of the first `known` states.
                 let partial = Graph { starts: &starts[..=known.min(states - 1)], ..graph };
                 let partial = Graph {
-                    edges: &plain[..starts[known] as usize],
+                    edges: EdgeView::of(&plain).prefix(starts[known] as usize),
                     ..partial
                 };
                 // A few entries at a time, as a thread walks between chunks.

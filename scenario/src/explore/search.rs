@@ -447,7 +447,7 @@ impl<'a> Search<'a> {
         };
         let graph = Graph {
             states: self.depths.len(),
-            edges: &self.edges.list,
+            edges: self.edges.view(),
             drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,

@@ -183,7 +183,7 @@ impl Search<'_> {
         };
         let alone: Vec<bool> = path
             .iter()
-            .map(|&e| self.edges.list[e as usize].alone())
+            .map(|&e| self.edges.get(e as usize).alone())
             .collect();
         let (trace, ran) = trace::replay(
             self.rules.point,
@@ -263,7 +263,7 @@ impl Search<'_> {
         if let Some(flat) = self.flat.as_ref().filter(|f| f.symmetric()) {
             let picks: Vec<(u16, bool)> = path
                 .iter()
-                .map(|&e| self.edges.list[e as usize])
+                .map(|&e| self.edges.get(e as usize))
                 .map(|e| (e.pick, e.alone()))
                 .collect();
             let choices = flat.real_choices(&picks).ok_or_else(|| {
@@ -329,7 +329,7 @@ impl Search<'_> {
     fn graph(&self) -> Graph<'_> {
         Graph {
             states: self.depths.len(),
-            edges: &self.edges.list,
+            edges: self.edges.view(),
             drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
