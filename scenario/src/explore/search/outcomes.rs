@@ -136,9 +136,9 @@ impl Search<'_> {
                 ranks.push(path.iter().map(|&e| self.ranks[e as usize]).collect());
             }
         }
-        if entries.spilled().1 {
+        if entries.spilled().1 || self.edges.spilled().1 {
             return Err(ModelError::Invariant(
-                "internal: entries spilled to disk could not be read back".into(),
+                "internal: entries or edges spilled to disk could not be read back".into(),
             ));
         }
         let part = self.rules.limits.shard.map(|shard| Part {
@@ -288,7 +288,7 @@ impl Search<'_> {
         let mut decisions = Vec::with_capacity(path.len());
         for (depth, &edge_index) in path.iter().enumerate() {
             choices_into(&sim, &queue, &mut next);
-            let edge = graph.edges[edge_index as usize];
+            let edge = graph.edges.get(edge_index as usize);
             let choice = edge.choice(next.len() as u16, graph.drawn(edge_index as usize));
             let due = *next.get(usize::from(edge.pick)).ok_or_else(|| {
                 ModelError::Invariant(format!(
@@ -321,7 +321,10 @@ impl Search<'_> {
         self.spare = Default::default();
         let node_count = self.depths.len();
         self.starts.resize(node_count + 1, self.edges.len() as u32);
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
+        let mut walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
+        if walk.counts_again(&self.graph(), keep_links) {
+            self.edges.load_all();
+        }
         walk.finish(&self.graph(), keep_links)
     }
 
@@ -396,7 +399,7 @@ impl Search<'_> {
         for (depth, &edge_index) in path.iter().enumerate() {
             choices_into(&kept, &kept_queue, &mut kept_next);
             choices_into(&run, &run_queue, &mut run_next);
-            let edge = graph.edges[edge_index as usize];
+            let edge = graph.edges.get(edge_index as usize);
             let choice = edge.choice(kept_next.len() as u16, graph.drawn(edge_index as usize));
             let lost = || {
                 ModelError::Invariant(format!(
