@@ -143,10 +143,13 @@ const CHUNK: usize = 256;
 /// nearly in order, so a depth's edges are read back about once.
 const SLOTS: usize = 1024;
 
+/// Which store and chunk each slot holds (`u64::MAX`: none), and the slots' edges.
+type ReadBack = (Vec<(u64, usize)>, Vec<Edge>);
+
 thread_local! {
     /// The chunks of spilled edges this thread read back last, each in the slot of its
     /// number modulo [`SLOTS`]: which store and chunk each slot holds, and their edges.
-    static READ_BACK: RefCell<(Vec<(u64, usize)>, Vec<Edge>)> =
+    static READ_BACK: RefCell<ReadBack> =
         const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
