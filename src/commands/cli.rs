@@ -189,12 +189,13 @@ pub(crate) struct ExploreArgs {
     pub(crate) max_memory: Option<u64>,
     /// Most disk, in MiB, the counting's entries a point is done with may take once they
     /// spill (into the output's staging folder, removed after): past it, the verdict is
-    /// bounded. 0: nothing spills.
+    /// bounded; the search's edges may take as much again (past it they stay in memory).
+    /// 0: nothing spills.
     #[arg(long, value_name = "MB", default_value_t = coordsim_model::explore::DEFAULT_MAX_SPILL_BYTES >> 20, value_parser = clap::value_parser!(u64).range(0..=1_073_741_824))]
     pub(crate) max_spill: u64,
     /// The entries kept in memory, in MiB, past which those the counting is done with
-    /// spill to disk (default: an eighth of `--max-memory`; 0 spills from the first page,
-    /// in small pages: to check the spill).
+    /// spill to disk, and the search's edges alike (default: an eighth of `--max-memory`
+    /// each; 0 spills from the first page, in small pages: to check the spill).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(0..=16_777_216))]
     pub(crate) spill_from: Option<u64>,
     /// Threads expanding states at once (default: the number of cores); the result is

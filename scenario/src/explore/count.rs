@@ -15,130 +15,17 @@ use rustc_hash::FxHashMap;
 
 use coordsim_model::explore::Schedulers;
 
-use crate::explore::step::Choice;
 use crate::run::steer::Counts;
 
+mod edges;
 mod entries;
+mod paged;
 mod spill;
 
-pub(super) use entries::{Entries, Entry, NONE, PAGE_SHIFT};
+pub(super) use edges::{Drawn, Edge, EdgeView, Edges};
+pub(super) use entries::{Entries, Entry, NONE};
+pub(super) use paged::PAGE_SHIFT;
 pub(super) use spill::SpillError;
-
-/// A transition: what the counting, the schedulers and the traces read of it, in 12 bytes
-/// (a graph keeps 3–4 of them a state). What only some graphs need is kept beside: its
-/// draws and probability where some transition draws ([`Drawn`]), its place among its
-/// start's transitions in a split's shard. The number of free events it chose among is
-/// its start's, found again when its execution is replayed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Edge {
-    pub to: u32,
-    /// The counts it adds: an index into the search's table of them (0: none).
-    pub delta: u32,
-    /// Which of the free events ran (`Choice::pick`).
-    pub pick: u16,
-    /// [`Edge::CRASH`], [`Edge::ALONE`].
-    flags: u16,
-}
-
-impl Edge {
-    /// A `crash_anywhere` crash (`Choice::crash`).
-    const CRASH: u16 = 1;
-    /// The reduction took its event alone (`Choice::alone`).
-    const ALONE: u16 = 2;
-
-    /// The transition to `to` adding counts `delta`, taking `choice` (its draws apart).
-    pub(super) fn new(to: u32, delta: u32, choice: &Choice) -> Edge {
-        let flags =
-            if choice.crash { Edge::CRASH } else { 0 } | if choice.alone { Edge::ALONE } else { 0 };
-        Edge {
-            to,
-            delta,
-            pick: choice.pick,
-            flags,
-        }
-    }
-
-    /// Whether it is a `crash_anywhere` crash.
-    pub(super) fn crash(&self) -> bool {
-        self.flags & Edge::CRASH != 0
-    }
-
-    /// Whether the reduction took its event alone.
-    pub(super) fn alone(&self) -> bool {
-        self.flags & Edge::ALONE != 0
-    }
-
-    /// Its choice among `of` free events, its draws `drawn`.
-    pub(super) fn choice(&self, of: u16, drawn: Drawn) -> Choice {
-        Choice {
-            pick: self.pick,
-            of,
-            draws: drawn.draws,
-            drawn: drawn.drawn,
-            crash: self.crash(),
-            alone: self.alone(),
-        }
-    }
-}
-
-/// A transition's draws and its probability, kept beside the edges only once one draws.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Drawn {
-    /// The product of its draws' probabilities.
-    pub probability: f64,
-    /// Bit i: draw i was "yes" (`Choice::draws`).
-    pub draws: u64,
-    pub drawn: u8,
-}
-
-impl Drawn {
-    /// No draw, probability 1.
-    pub(super) const NONE: Drawn = Drawn {
-        probability: 1.0,
-        draws: 0,
-        drawn: 0,
-    };
-
-    /// `choice`'s draws, of `probability`.
-    pub(super) fn of(choice: &Choice, probability: f64) -> Drawn {
-        Drawn {
-            probability,
-            draws: choice.draws,
-            drawn: choice.drawn,
-        }
-    }
-}
-
-/// A graph's edges, and their draws where some edge draws.
-#[derive(Debug, Default)]
-pub(super) struct Edges {
-    pub list: Vec<Edge>,
-    /// Each edge's draws (as long as `list` once an edge drew; empty till then: none drew).
-    pub drawn: Vec<Drawn>,
-}
-
-impl Edges {
-    /// `edge` added, with `drawn`.
-    pub(super) fn push(&mut self, edge: Edge, drawn: Drawn) {
-        if !self.drawn.is_empty() || drawn != Drawn::NONE {
-            // The edges before the first that draws drew nothing.
-            self.drawn.resize(self.list.len(), Drawn::NONE);
-            self.drawn.push(drawn);
-        }
-        self.list.push(edge);
-    }
-
-    /// How many there are.
-    pub(super) fn len(&self) -> usize {
-        self.list.len()
-    }
-
-    /// The bytes they hold, by their lists' capacities.
-    pub(super) fn bytes(&self) -> u64 {
-        (std::mem::size_of::<Edge>() * self.list.capacity()
-            + std::mem::size_of::<Drawn>() * self.drawn.capacity()) as u64
-    }
-}
 
 /// Counts interned: each distinct one an index, so an entry or an edge holds a word.
 #[derive(Default)]
@@ -165,7 +52,7 @@ impl CountTable {
 #[derive(Clone, Copy)]
 pub(super) struct Graph<'g> {
     pub states: usize,
-    pub edges: &'g [Edge],
+    pub edges: EdgeView<'g>,
     /// Each edge's draws, or none (every edge: no draw, probability 1).
     pub drawn: &'g [Drawn],
     /// Where each state's edges begin (`states + 1` of them: the last is the edges' end).
@@ -198,7 +85,7 @@ impl Graph<'_> {
             &counted.counts.all[entry.counts as usize],
         );
         out_of(self.starts, self.edges.len(), pred.node).find(|&edge_index| {
-            let edge = self.edges[edge_index];
+            let edge = self.edges.get(edge_index);
             edge.to == entry.node
                 && (from.iter().zip(&self.deltas.all[edge.delta as usize]))
                     .map(|(count, delta)| count.wrapping_add(*delta))
@@ -370,7 +257,7 @@ impl Walk {
                 }
             }
             for edge_index in out {
-                let edge = graph.edges[edge_index];
+                let edge = graph.edges.get(edge_index);
                 let probability = graph.probability(edge_index);
                 let to_counts = self.sums.add(graph.deltas, entry.counts, edge.delta);
                 let target = self.find(edge.to, to_counts);
@@ -443,6 +330,16 @@ impl Walk {
         at
     }
 
+    /// The walk taken on over the whole `graph` while it is leveled: whether
+    /// [`Walk::finish`] then counts again (it takes the edges in another order: spilled
+    /// ones are better read back into memory first).
+    pub(super) fn counts_again(&mut self, graph: &Graph<'_>, keep_links: bool) -> bool {
+        if self.leveled {
+            self.advance(graph, (graph.states, usize::MAX), graph.max_entries, true);
+        }
+        !(self.leveled && !self.cut && !keep_links) && self.spill_failed.is_none()
+    }
+
     /// The walk ended over the whole `graph` (every entry taken, within `max_entries`, or
     /// fewer with a cycle), then the executions counted state by state in topological
     /// order (every entry of a state has all its executions once every edge into the state
@@ -496,7 +393,7 @@ impl Walk {
                 let counts = self.entries.get(at).counts;
                 for edge_index in out_of(graph.starts, graph.edges.len(), node) {
                     // The end the walk found (or cut: none), found again.
-                    let edge = graph.edges[edge_index];
+                    let edge = graph.edges.get(edge_index);
                     let to_counts = self.sums.add(graph.deltas, counts, edge.delta);
                     let target = self.find(edge.to, to_counts);
                     if keep_links {
@@ -586,7 +483,7 @@ pub(super) fn schedulers(
         ways.clear();
         let from = links.reached[entry as usize];
         for (edge_index, &target) in out.zip(&links.targets[from..]) {
-            let edge = graph.edges[edge_index];
+            let edge = graph.edges.get(edge_index);
             let key = (edge.pick, edge.crash());
             ways.push((
                 key,
@@ -616,7 +513,7 @@ pub(super) fn schedulers(
 /// and the most edges along any path from the start. States on a cycle are left out.
 fn topological(graph: &Graph<'_>) -> (Vec<u32>, u64) {
     let mut indegree = vec![0u32; graph.states];
-    for edge in graph.edges {
+    for edge in graph.edges.iter() {
         indegree[edge.to as usize] += 1;
     }
     let mut deepest = vec![0u64; graph.states];
@@ -631,7 +528,7 @@ fn topological(graph: &Graph<'_>) -> (Vec<u32>, u64) {
     while let Some(node) = ready.pop() {
         order.push(node);
         for edge_index in out_of(graph.starts, graph.edges.len(), node) {
-            let next = graph.edges[edge_index].to as usize;
+            let next = graph.edges.get(edge_index).to as usize;
             deepest[next] = deepest[next].max(deepest[node as usize] + 1);
             indegree[next] -= 1;
             if indegree[next] == 0 {
@@ -676,6 +573,7 @@ impl Sums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::step::Choice;
     use proptest::prelude::*;
 
     /// An edge out of state `from` (kept beside it: a graph's edges are in the order of
@@ -714,7 +612,7 @@ mod tests {
         let (edges, drawn) = split(edges);
         let graph = Graph {
             states,
-            edges: &edges,
+            edges: EdgeView::of(&edges),
             drawn: &drawn,
             starts: &starts,
             deltas,
@@ -774,7 +672,7 @@ mod tests {
         let starts = starts_of(4, &edges);
         let graph = Graph {
             states: 4,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &drawn,
             starts: &starts,
             deltas: &deltas,
@@ -804,7 +702,7 @@ mod tests {
             edges.push(plain, drew);
             let graph = Graph {
                 states: 1,
-                edges: &edges.list,
+                edges: edges.view(),
                 drawn: &edges.drawn,
                 starts: &[0, 3],
                 deltas: &CountTable::default(),
@@ -830,6 +728,39 @@ mod tests {
     fn an_edge_takes_12_bytes_and_an_entry_24() {
         assert!(std::mem::size_of::<Edge>() <= 12);
         assert!(std::mem::size_of::<Entry>() <= 24);
+    }
+
+    /// The edges kept in pages read as the list of them: edge `i` is the `i`-th pushed,
+    /// across pages' ends, and they take at most one page more than their bytes (a list
+    /// that doubles holds up to twice them, three times while it copies).
+    #[test]
+    fn edges_in_pages_read_as_one_list() {
+        let page = 1usize << PAGE_SHIFT;
+        let count = 2 * page + 5;
+        let made = |i: usize| {
+            let choice = Choice {
+                pick: (i % 3) as u16,
+                ..Choice::default()
+            };
+            Edge::new(i as u32, (i % 7) as u32, &choice)
+        };
+        let mut edges = Edges::default();
+        let plain: Vec<Edge> = (0..count).map(made).collect();
+        for &edge in &plain {
+            edges.push(edge, Drawn::NONE);
+        }
+        let view = edges.view();
+        assert_eq!(view.len(), count);
+        assert!((0..count).all(|i| view.get(i) == plain[i] && edges.get(i) == plain[i]));
+        assert!(view.iter().eq(plain.iter().copied()));
+        assert!(
+            view.prefix(page + 1)
+                .iter()
+                .eq(plain[..=page].iter().copied())
+        );
+        assert!(edges.drawn.is_empty());
+        let bytes = std::mem::size_of::<Edge>() as u64 * (count + page) as u64 + 24 * 4;
+        assert!(edges.bytes() <= bytes, "{} > {bytes}", edges.bytes());
     }
 
     /// Executions past a word are counted exactly: a chain of `k` diamonds (each state to
@@ -874,7 +805,7 @@ mod tests {
         let (plain, _) = split(&edges);
         let graph = Graph {
             states: 141,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &[],
             starts: &starts,
             deltas: &deltas,
@@ -959,7 +890,7 @@ mod tests {
         let (plain, _) = split(&edges);
         let graph = Graph {
             states: 41,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &[],
             starts: &starts,
             deltas: &deltas,
@@ -996,6 +927,55 @@ mod tests {
         }
     }
 
+    /// The same chain's edges spilled as they are made (pages of 4 edges, from the first):
+    /// every edge reads back as made, the counting over them (which is not leveled here:
+    /// an edge skips a depth, so it reads them in another order) is the one over the
+    /// edges in memory, and so once they are read back into memory; into a folder that
+    /// is gone nothing spills and the edges stay in memory, the counting the same.
+    #[test]
+    fn spilled_edges_count_as_edges_in_memory() {
+        let mut deltas = CountTable::default();
+        deltas.intern(&[0]);
+        deltas.intern(&[1]);
+        let mut made = Vec::new();
+        for d in 0..20 {
+            made.push(edge(2 * d, 2 * d + 1, 1));
+            made.push(edge(2 * d, 2 * d + 2, 0));
+            made.push(edge(2 * d + 1, 2 * d + 2, 0));
+        }
+        let starts = starts_of(41, &made);
+        let (plain, _) = split(&made);
+        let graph = |edges: EdgeView<'_>| {
+            let graph = Graph {
+                states: 41,
+                edges,
+                drawn: &[],
+                starts: &starts,
+                deltas: &deltas,
+                max_entries: 100_000,
+            };
+            entries_of(&Walk::new(&[0], false).finish(&graph, false))
+        };
+        let whole = graph(EdgeView::of(&plain));
+        let gone = spill_folder().join("gone-edges");
+        for (folder, spills) in [(spill_folder(), true), (gone, false)] {
+            let mut edges = Edges::default();
+            edges.spill_to(&folder, u64::MAX, 0, 2);
+            for &edge in &plain {
+                edges.push(edge, Drawn::NONE);
+            }
+            // 60 edges: 15 whole pages of 48 bytes, all spilled (or none).
+            let expected = if spills { 15 * 4 * 12 } else { 0 };
+            assert_eq!(edges.spilled(), (expected, false));
+            assert!((0..plain.len()).all(|at| edges.get(at) == plain[at]));
+            assert_eq!(graph(edges.view()), whole);
+            edges.load_all();
+            assert!((0..plain.len()).all(|at| edges.get(at) == plain[at]));
+            assert_eq!(graph(edges.view()), whole);
+            assert!(!edges.spilled().1);
+        }
+    }
+
     /// A loop that adds a lost update each time round (0 → 1 adding one, 1 → 0): its
     /// entries would go on without end, so with the cycle found they stop at 4 per state
     /// and one (2 states: 9 entries), cut. A walk taken on beside the search with the
@@ -1014,7 +994,7 @@ mod tests {
         let (plain, drawn) = split(&edges);
         let graph = Graph {
             states: 2,
-            edges: &plain,
+            edges: EdgeView::of(&plain),
             drawn: &drawn,
             starts: &starts,
             deltas: &deltas,
@@ -1086,7 +1066,7 @@ mod tests {
             if !draw {
                 drawn.clear();
             }
-            let graph = Graph { states, edges: &plain, drawn: &drawn, starts: &starts, deltas: &deltas, max_entries: 10_000 };
+            let graph = Graph { states, edges: EdgeView::of(&plain), drawn: &drawn, starts: &starts, deltas: &deltas, max_entries: 10_000 };
             let mut leveled = Walk::new(&[0, 0], chances);
             if spill {
                 // Pages of 4 entries, spilled from the first: read back by the comparison.
@@ -1095,7 +1075,7 @@ mod tests {
             let mut known = 0;
             while known < states {
                 known = (known + step).min(states);
-                let partial = Graph { starts: &starts[..=known.min(states - 1)], edges: &plain[..starts[known] as usize], ..graph };
+                let partial = Graph { starts: &starts[..=known.min(states - 1)], edges: EdgeView::of(&plain).prefix(starts[known] as usize), ..graph };
                 while leveled.advance(&partial, (known, 3), 10_000, true) > 0 {}
             }
             let mut topological = Walk::new(&[0, 0], chances);
@@ -1132,7 +1112,7 @@ mod tests {
             let (plain, drawn) = split(&edges);
             let graph = Graph {
                 states,
-                edges: &plain,
+                edges: EdgeView::of(&plain),
                 drawn: &drawn,
                 starts: &starts,
                 deltas: &deltas,
@@ -1145,7 +1125,7 @@ mod tests {
                 // The edges known so far: those of the first `known` states.
                 let partial = Graph { starts: &starts[..=known.min(states - 1)], ..graph };
                 let partial = Graph {
-                    edges: &plain[..starts[known] as usize],
+                    edges: EdgeView::of(&plain).prefix(starts[known] as usize),
                     ..partial
                 };
                 // A few entries at a time, as a thread walks between chunks.

@@ -447,7 +447,7 @@ impl<'a> Search<'a> {
         };
         let graph = Graph {
             states: self.depths.len(),
-            edges: &self.edges.list,
+            edges: self.edges.view(),
             drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
@@ -658,11 +658,9 @@ impl<'a> Search<'a> {
 }
 
 impl Search<'_> {
-    /// Whether the counting keeps each entry's probability apart from its executions'
-    /// number: where an event may draw (a transition's probability is then not 1), and in
-    /// a split's shard, whose part states its share of each outcome's probability.
-    /// The walk's cold entries spill into the outer context's folder (if it gives one, and
-    /// the limits leave room on disk and a share of memory to spill past).
+    /// The walk's cold entries, and the search's edges, spill into the outer context's
+    /// folder (if it gives one, and the limits leave room on disk and a share of memory to
+    /// spill past): each past a share of its own.
     fn spill_walk(&mut self) {
         let limits = &self.rules.limits;
         let Some(folder) = self.outer.spill_folder() else {
@@ -680,9 +678,17 @@ impl Search<'_> {
             let shift = 63 - entries.leading_zeros();
             self.walk
                 .spill_to(folder, limits.max_spill_bytes, from, shift);
+            // The edges alike, past a share of their own (12 bytes an edge).
+            let edges = (from / 48).clamp(64, 1 << PAGE_SHIFT);
+            let shift = 63 - edges.leading_zeros();
+            self.edges
+                .spill_to(folder, limits.max_spill_bytes, from, shift);
         }
     }
 
+    /// Whether the counting keeps each entry's probability apart from its executions'
+    /// number: where an event may draw (a transition's probability is then not 1), and in
+    /// a split's shard, whose part states its share of each outcome's probability.
     fn chances(&self) -> bool {
         self.rules.may_draw || self.rules.limits.shard.is_some()
     }

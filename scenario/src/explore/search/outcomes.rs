@@ -136,9 +136,9 @@ impl Search<'_> {
                 ranks.push(path.iter().map(|&e| self.ranks[e as usize]).collect());
             }
         }
-        if entries.spilled().1 {
+        if entries.spilled().1 || self.edges.spilled().1 {
             return Err(ModelError::Invariant(
-                "internal: entries spilled to disk could not be read back".into(),
+                "internal: entries or edges spilled to disk could not be read back".into(),
             ));
         }
         let part = self.rules.limits.shard.map(|shard| Part {
@@ -183,7 +183,7 @@ impl Search<'_> {
         };
         let alone: Vec<bool> = path
             .iter()
-            .map(|&e| self.edges.list[e as usize].alone())
+            .map(|&e| self.edges.get(e as usize).alone())
             .collect();
         let (trace, ran) = trace::replay(
             self.rules.point,
@@ -263,7 +263,7 @@ impl Search<'_> {
         if let Some(flat) = self.flat.as_ref().filter(|f| f.symmetric()) {
             let picks: Vec<(u16, bool)> = path
                 .iter()
-                .map(|&e| self.edges.list[e as usize])
+                .map(|&e| self.edges.get(e as usize))
                 .map(|e| (e.pick, e.alone()))
                 .collect();
             let choices = flat.real_choices(&picks).ok_or_else(|| {
@@ -288,7 +288,7 @@ impl Search<'_> {
         let mut decisions = Vec::with_capacity(path.len());
         for (depth, &edge_index) in path.iter().enumerate() {
             choices_into(&sim, &queue, &mut next);
-            let edge = graph.edges[edge_index as usize];
+            let edge = graph.edges.get(edge_index as usize);
             let choice = edge.choice(next.len() as u16, graph.drawn(edge_index as usize));
             let due = *next.get(usize::from(edge.pick)).ok_or_else(|| {
                 ModelError::Invariant(format!(
@@ -321,7 +321,10 @@ impl Search<'_> {
         self.spare = Default::default();
         let node_count = self.depths.len();
         self.starts.resize(node_count + 1, self.edges.len() as u32);
-        let walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
+        let mut walk = std::mem::replace(&mut self.walk, Walk::new(&[], false));
+        if walk.counts_again(&self.graph(), keep_links) {
+            self.edges.load_all();
+        }
         walk.finish(&self.graph(), keep_links)
     }
 
@@ -329,7 +332,7 @@ impl Search<'_> {
     fn graph(&self) -> Graph<'_> {
         Graph {
             states: self.depths.len(),
-            edges: &self.edges.list,
+            edges: self.edges.view(),
             drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
@@ -396,7 +399,7 @@ impl Search<'_> {
         for (depth, &edge_index) in path.iter().enumerate() {
             choices_into(&kept, &kept_queue, &mut kept_next);
             choices_into(&run, &run_queue, &mut run_next);
-            let edge = graph.edges[edge_index as usize];
+            let edge = graph.edges.get(edge_index as usize);
             let choice = edge.choice(kept_next.len() as u16, graph.drawn(edge_index as usize));
             let lost = || {
                 ModelError::Invariant(format!(

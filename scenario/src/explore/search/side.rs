@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use coordsim_model::ExploreLimits;
 
 use super::Search;
-use crate::explore::count::{CountTable, Drawn, Edge, Graph, Walk};
+use crate::explore::count::{CountTable, Drawn, Edge, Edges, Graph, Walk};
 use crate::run::steer::Counts;
 
 /// Entries a thread walks at a time before it looks again whether it should stop.
@@ -28,9 +28,7 @@ pub(super) struct Side {
 /// The walk and the graph it walks.
 struct Walking {
     walk: Walk,
-    edges: Vec<Edge>,
-    /// The edges' draws (none: no edge drew so far).
-    drawn: Vec<Drawn>,
+    edges: Edges,
     starts: Vec<u32>,
     deltas: CountTable,
     /// The states merged or met so far.
@@ -59,8 +57,7 @@ impl Side {
         Side {
             walking: Mutex::new(Walking {
                 walk,
-                edges: Vec::new(),
-                drawn: Vec::new(),
+                edges: Edges::default(),
                 starts: Vec::new(),
                 deltas: CountTable::default(),
                 states: 0,
@@ -126,8 +123,7 @@ impl Side {
     pub(super) fn abandon(&self) -> Walk {
         self.fed.lock().unwrap_or_else(|e| e.into_inner()).clear();
         let mut walking = self.walking.lock().unwrap_or_else(|e| e.into_inner());
-        walking.edges = Vec::new();
-        walking.drawn = Vec::new();
+        walking.edges = Edges::default();
         walking.starts = Vec::new();
         walking.deltas = CountTable::default();
         self.abandoned.store(true, Ordering::Release);
@@ -146,19 +142,16 @@ impl Side {
 impl Walking {
     /// The bytes the walk and the graph it walks hold, by their lists' capacities.
     fn bytes(&self) -> u64 {
-        let graph = std::mem::size_of::<Edge>() * self.edges.capacity()
-            + std::mem::size_of::<Drawn>() * self.drawn.capacity()
-            + std::mem::size_of::<u32>() * self.starts.capacity();
-        self.walk.bytes() + graph as u64
+        let starts = std::mem::size_of::<u32>() * self.starts.capacity();
+        self.walk.bytes() + self.edges.bytes() + starts as u64
     }
 
     fn take_in(&mut self, feed: Feed) {
-        if !feed.drawn.is_empty() {
-            // The edges before the first that drew drew nothing.
-            self.drawn.resize(self.edges.len(), Drawn::NONE);
-            self.drawn.extend(feed.drawn);
+        for (at, edge) in feed.edges.into_iter().enumerate() {
+            // No draw kept: none drew so far.
+            let drawn = feed.drawn.get(at).copied().unwrap_or(Drawn::NONE);
+            self.edges.push(edge, drawn);
         }
-        self.edges.extend(feed.edges);
         self.starts.extend(feed.starts);
         for counts in &feed.deltas {
             self.deltas.intern(counts);
@@ -185,8 +178,8 @@ impl Walking {
         };
         let graph = Graph {
             states: self.states,
-            edges: &self.edges,
-            drawn: &self.drawn,
+            edges: self.edges.view(),
+            drawn: &self.edges.drawn,
             starts: &self.starts,
             deltas: &self.deltas,
             max_entries: self.max_states,
@@ -201,7 +194,9 @@ impl Search<'_> {
     /// counts' deltas fed so far, moved on).
     pub(super) fn feed(&self, fed: &mut (usize, usize, usize)) -> Feed {
         let feed = Feed {
-            edges: self.edges.list[fed.0..].to_vec(),
+            edges: (fed.0..self.edges.len())
+                .map(|at| self.edges.get(at))
+                .collect(),
             drawn: (self.edges.drawn.get(fed.0..)).map_or(Vec::new(), <[Drawn]>::to_vec),
             starts: self.starts[fed.1..].to_vec(),
             deltas: self.deltas.all[fed.2..].to_vec(),
