@@ -110,8 +110,9 @@ pub(super) fn touches(step: &Step, out: &mut Vec<Touch>) {
 const MAX_KEYED_MEMBERS: u32 = 65_536;
 
 /// The largest number stored with a key for which a store's total still adds up exactly
-/// in any order: at most 2^25 keys (the initial range's limit and more) of at most 2^24
-/// each sum to less than 2^53, so every partial sum is a whole number a double holds.
+/// in any order: whole numbers of at most 2^24 each keep every partial sum a whole number a
+/// double holds (below 2^53) up to 2^29 keys, far past what an explored store can hold (each
+/// explored state copies its store, and the memory bound stops it long before).
 const EXACT_NUMBER: f64 = 16_777_216.0;
 
 /// What one member touches, step by step (its key steps by key where the key is known
