@@ -252,6 +252,10 @@ fn member_key(sim: &Sim<'_>, actor: u32, pending: u64) -> u64 {
     for (lock, last) in sim.locks.iter().zip(&sim.last_taker) {
         (lock.waiter_place(|&(job, _)| job == actor), last.0 == actor).hash(&mut hasher);
     }
+    // And among each queue's waiting takers (a put hands its message to the first).
+    for queue in &sim.queues {
+        (queue.waiters.iter().position(|&(job, _)| job == actor)).hash(&mut hasher);
+    }
     pending.hash(&mut hasher);
     hasher.finish()
 }
