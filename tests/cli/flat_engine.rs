@@ -400,8 +400,7 @@ fn the_flat_engine_counts_a_compare_and_set_by_hand() {
                 { write = \"counter\", value = \"read + 1\", cas = true }]\n";
     let flat = flat_alone(text, ExploreLimits::default().reduce);
     assert_eq!(flat.executions, 6);
-    let mut split: Vec<u128> = flat.outcomes.iter().map(|o| o.executions).collect();
-    split.sort_unstable();
+    let split = executions_split(&flat);
     assert_eq!(split, [2, 4]);
 }
 
@@ -439,9 +438,15 @@ fn the_flat_engine_counts_a_put_and_two_takes_by_hand() {
                 steps = [{ take = \"Q\" }, { write = \"got\", value = \"Q + i\" }]\n";
     let flat = flat_alone(text, Reduction::Off);
     assert_eq!(flat.executions, 10);
-    let mut split: Vec<u128> = flat.outcomes.iter().map(|o| o.executions).collect();
-    split.sort_unstable();
+    let split = executions_split(&flat);
     assert_eq!(split, [5, 5]);
+}
+
+/// Each outcome's executions, smallest first.
+fn executions_split(exploration: &Exploration) -> Vec<u128> {
+    let mut split: Vec<u128> = exploration.outcomes.iter().map(|o| o.executions).collect();
+    split.sort_unstable();
+    split
 }
 
 /// A queue of capacity 1, a producer of two messages and a consumer of one, by hand, with
@@ -458,8 +463,7 @@ fn the_flat_engine_counts_a_full_queue_by_hand() {
                 [[actor]]\nname = \"consumer\"\nsteps = [{ take = \"C\" }]\n";
     let flat = flat_alone(text, Reduction::Off);
     assert_eq!(flat.executions, 3);
-    let mut split: Vec<u128> = flat.outcomes.iter().map(|o| o.executions).collect();
-    split.sort_unstable();
+    let split = executions_split(&flat);
     assert_eq!(split, [1, 2]);
 }
 

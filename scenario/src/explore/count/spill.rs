@@ -27,8 +27,9 @@ pub(crate) enum SpillError {
 #[derive(Debug)]
 pub(crate) struct SpillFile {
     folder: PathBuf,
-    /// Made at the first page.
-    file: Option<File>,
+    /// Made at the first page, with its name (kept only where an open file cannot lose
+    /// its name: removed at the store's end).
+    file: Option<(File, PathBuf)>,
     written: u64,
     max_bytes: u64,
 }
@@ -69,7 +70,7 @@ impl SpillFile {
     /// The bytes at `offset` read into `into` (written before by [`SpillFile::append`]).
     pub(crate) fn read(&self, offset: u64, into: &mut [u8]) -> std::io::Result<()> {
         match &self.file {
-            Some(file) => read_exact_at(file, into, offset),
+            Some((file, _)) => read_exact_at(file, into, offset),
             None => Err(std::io::Error::other("nothing was spilled")),
         }
     }
@@ -93,10 +94,11 @@ impl SpillFile {
             // store's end: see `Drop`).
             #[cfg(unix)]
             let _ = std::fs::remove_file(&path);
-            self.file = Some(file);
+            self.file = Some((file, path));
         }
         self.file
             .as_ref()
+            .map(|(file, _)| file)
             .ok_or_else(|| SpillError::Io("the spill file was not made".into()))
     }
 }
@@ -104,16 +106,10 @@ impl SpillFile {
 #[cfg(not(unix))]
 impl Drop for SpillFile {
     fn drop(&mut self) {
-        // Named files are removed once closed (no unlinking while open here).
-        if self.file.take().is_some() {
-            if let Ok(read) = std::fs::read_dir(&self.folder) {
-                let own = format!("coordsim-spill-{}-", std::process::id());
-                for entry in read.flatten() {
-                    if entry.file_name().to_string_lossy().starts_with(&own) {
-                        let _ = std::fs::remove_file(entry.path());
-                    }
-                }
-            }
+        // Its own file, closed first (no unlinking while open here); no other store's.
+        if let Some((file, path)) = self.file.take() {
+            drop(file);
+            let _ = std::fs::remove_file(path);
         }
     }
 }
