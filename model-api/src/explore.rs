@@ -541,6 +541,38 @@ pub struct TraceStep {
     pub choice_tr: String,
 }
 
+impl TraceStep {
+    /// The row that closes a lasso's trace: after step `last` the execution is back where it
+    /// was before step `first` (its time shifted), and goes round again for ever. Its words
+    /// are read back by [`TraceStep::cycle_first_step`]: written and read here, in one place.
+    pub fn cycle(first: usize, last: usize, time_ms: f64) -> TraceStep {
+        TraceStep {
+            time_ms,
+            actor: String::new(),
+            action: format!("the cycle: from step {last} back to step {first}, for ever"),
+            choice: String::new(),
+            action_tr: format!("döngü: {last}. adımdan {first}. adıma, sonsuza dek"),
+            choice_tr: String::new(),
+        }
+    }
+
+    /// The step a lasso's cycle goes back to, where this is the row that closes it
+    /// ([`TraceStep::cycle`]); `None` for any other row.
+    ///
+    /// ```
+    /// use coordsim_model::explore::TraceStep;
+    /// assert_eq!(TraceStep::cycle(6, 8, 0.0).cycle_first_step(), Some(6));
+    /// ```
+    pub fn cycle_first_step(&self) -> Option<usize> {
+        if !self.actor.is_empty() {
+            return None;
+        }
+        let rest = self.action.strip_prefix("the cycle: from step ")?;
+        let (_, first) = rest.split_once(" back to step ")?;
+        first.strip_suffix(", for ever")?.parse().ok()
+    }
+}
+
 /// What one shard of an exploration found, beyond its outcomes, for [`merge_parts`].
 ///
 /// How an exploration is split: every shard runs the same first events as a tree (no

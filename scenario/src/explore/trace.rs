@@ -108,7 +108,11 @@ pub(super) fn replay(
                     .into(),
             ));
         }
-        steps.push(cycle_row(first_row + 1, steps.len(), ns_to_ms(queue.now())));
+        steps.push(TraceStep::cycle(
+            first_row + 1,
+            steps.len(),
+            ns_to_ms(queue.now()),
+        ));
         sim.end = queue.now();
         return Ok((steps, sim.output(fill, distributions, context)));
     }
@@ -127,19 +131,6 @@ pub(super) fn replay(
     sim.settle_direct();
     sim.check(context.seed())?;
     Ok((steps, sim.output(fill, distributions, context)))
-}
-
-/// The row that closes a lasso's trace: after step `last` the execution is back where it
-/// was before step `first` (time shifted), and goes round again for ever.
-fn cycle_row(first: usize, last: usize, time_ms: f64) -> TraceStep {
-    TraceStep {
-        time_ms,
-        actor: String::new(),
-        action: format!("the cycle: from step {last} back to step {first}, for ever"),
-        choice: String::new(),
-        action_tr: format!("döngü: {last}. adımdan {first}. adıma, sonsuza dek"),
-        choice_tr: String::new(),
-    }
 }
 
 /// One event told: its rows, the draws it made (with their chances) and the probability

@@ -59,7 +59,7 @@ pub(crate) struct Column {
 /// words) folded into one. A lasso's cycle begins a column of its own, so that the step its
 /// last row names (`back to step 6`) is a column's number, not inside one (`5–6`).
 fn columns(steps: &[TraceStep]) -> Vec<Column> {
-    let cycle_from = cycle_first_step(steps);
+    let cycle_from = steps.last().and_then(TraceStep::cycle_first_step);
     let mut out: Vec<Column> = Vec::new();
     for (i, s) in steps.iter().enumerate() {
         match out.last_mut() {
@@ -81,15 +81,6 @@ fn columns(steps: &[TraceStep]) -> Vec<Column> {
         }
     }
     out
-}
-
-/// The number of a lasso's cycle's first step, read off its trace's last row (`the cycle:
-/// from step 8 back to step 6, for ever`, written by the explorer with no actor).
-fn cycle_first_step(steps: &[TraceStep]) -> Option<usize> {
-    let last = steps.last().filter(|s| s.actor.is_empty())?;
-    let rest = last.action.strip_prefix("the cycle: from step ")?;
-    let (_, first) = rest.split_once(" back to step ")?;
-    first.strip_suffix(", for ever")?.parse().ok()
 }
 
 /// What a step is, for its colours: read off the words the explorer wrote.
