@@ -11,7 +11,9 @@
 //! made again from its parent (kept for it), so what the threads drop never changes the
 //! result.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
+
+use super::search::SeenSet;
 
 /// The part of the budget the search's states and graph may take: the rest is for what
 /// is not counted (a chunk's children made and dropped, spare states, the allocator's
@@ -72,10 +74,10 @@ impl Keep {
         &mut self,
         fingerprint: Option<u64>,
         bytes: u64,
-        seen: Option<&FxHashMap<u64, u32>>,
+        seen: Option<&SeenSet>,
     ) -> bool {
         if let Some(fingerprint) = fingerprint
-            && (seen.is_some_and(|seen| seen.contains_key(&fingerprint))
+            && (seen.is_some_and(|seen| seen.contains(fingerprint))
                 || !self.met.insert(fingerprint))
         {
             return false;

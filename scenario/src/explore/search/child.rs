@@ -131,7 +131,7 @@ impl<'a> Search<'a> {
         match (&child.state, parent) {
             (Some(state), _) => self.same_state(to, state),
             (None, Some(parent)) => {
-                let depth = self.depths[id as usize] + 1;
+                let depth = self.depths.of(id) + 1;
                 let state = self.rebuild(parent, child.choice, depth)?;
                 let same = self.same_state(to, &state);
                 let bytes = state.0.state_bytes(&state.1);

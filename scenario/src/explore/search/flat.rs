@@ -184,7 +184,7 @@ impl<'a> Search<'a> {
                 None => (0..of, of as u64),
             };
             self.reduced += u64::from(alone.is_some());
-            let depth = self.depths[id as usize] + 1;
+            let depth = self.depths.of(id) + 1;
             for (rank, pick) in picks.enumerate() {
                 if let Err(NotFinite) = flat.step(state, free[pick], &mut child, &mut delta) {
                     return Ok(false);
@@ -203,7 +203,7 @@ impl<'a> Search<'a> {
                 };
                 let edge = |to: u32| Edge::new(to, delta, &choice);
                 let key = self.flat_key(&child);
-                if let Some(&to) = self.young.get(&key) {
+                if let Some(to) = self.young.get(key) {
                     #[cfg(debug_assertions)]
                     {
                         let at = to as usize * width;
