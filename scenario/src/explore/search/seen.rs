@@ -212,4 +212,40 @@ mod tests {
         // segment; 256 × 32,768 × 13.
         assert_eq!(SeenSet::bytes_for(3_892_125), 256 * 32_768 * 13);
     }
+
+    proptest::proptest! {
+        /// Filled through any number of young sets folded in (as the threads' search does,
+        /// at times that depend on the threads), the set answers as one map filled in order:
+        /// each fingerprint its first node, the same length. Fingerprints are drawn from a
+        /// small range too (so that many repeat) and with the segment's bits alike.
+        #[test]
+        fn folded_sets_answer_as_one_map(
+            keys in proptest::collection::vec((0u64..64, proptest::prelude::any::<u64>(), 0u8..3), 0..600),
+            folds in proptest::collection::vec(0usize..600, 0..8),
+        ) {
+            let mut map = std::collections::HashMap::new();
+            let (mut set, mut young) = (SeenSet::default(), SeenSet::default());
+            for (node, &(small, wide, kind)) in keys.iter().enumerate() {
+                let fingerprint = match kind {
+                    0 => small,
+                    1 => wide,
+                    _ => (wide & !(0xff << SEGMENT_SHIFT)) | (3 << SEGMENT_SHIFT),
+                };
+                // The merge looks in both before it inserts into the young one.
+                if set.get(fingerprint).or(young.get(fingerprint)).is_none() {
+                    young.insert(fingerprint, node as u32);
+                }
+                map.entry(fingerprint).or_insert(node as u32);
+                if folds.contains(&node) {
+                    set.take_in(&mut young);
+                }
+            }
+            set.take_in(&mut young);
+            proptest::prop_assert_eq!(set.len(), map.len());
+            proptest::prop_assert!(young.is_empty());
+            for (&fingerprint, &node) in &map {
+                proptest::prop_assert_eq!(set.get(fingerprint), Some(node));
+            }
+        }
+    }
 }
