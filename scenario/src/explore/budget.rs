@@ -13,8 +13,6 @@
 
 use rustc_hash::FxHashSet;
 
-use super::search::SeenSet;
-
 /// The part of the budget the search's states and graph may take: the rest is for what
 /// is not counted (a chunk's children made and dropped, spare states, the allocator's
 /// slack, the counting after the search).
@@ -68,17 +66,11 @@ impl Keep {
     }
 
     /// Whether a child (with `fingerprint`, `bytes`) is kept whole: `false` when it is
-    /// reached before (`seen`, the states merged before the chunk when the thread may read
-    /// them, or earlier in this share) or past the share's room.
-    pub(super) fn keeps(
-        &mut self,
-        fingerprint: Option<u64>,
-        bytes: u64,
-        seen: Option<&SeenSet>,
-    ) -> bool {
+    /// reached before (`merged`: among the states merged before the chunk, when the thread
+    /// may read them; or earlier in this share) or past the share's room.
+    pub(super) fn keeps(&mut self, fingerprint: Option<u64>, bytes: u64, merged: bool) -> bool {
         if let Some(fingerprint) = fingerprint
-            && (seen.is_some_and(|seen| seen.contains(fingerprint))
-                || !self.met.insert(fingerprint))
+            && (merged || !self.met.insert(fingerprint))
         {
             return false;
         }

@@ -12,6 +12,7 @@ use coordsim_model::explore::{AskPaths, Visit};
 use coordsim_model::{
     Bound, Cell, Engine, Exploration, ExploreLimits, ModelError, Reached, RunContext,
 };
+#[cfg(debug_assertions)]
 use rustc_hash::FxHashMap;
 use sim_core::SimError;
 use smallvec::SmallVec;
@@ -27,7 +28,7 @@ use crate::point::Point;
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
 use depths::Depths;
-pub(in crate::explore) use seen::SeenSet;
+use seen::SeenSet;
 
 mod child;
 mod depths;

@@ -68,7 +68,7 @@ type Segment = HashMap<Key, u32, BuildHasherDefault<AsIs>>;
 
 /// Each merged state's fingerprint and its node, in segments that grow one at a time.
 #[derive(Default)]
-pub(in crate::explore) struct SeenSet {
+pub(super) struct SeenSet {
     /// Empty until the first insert (a search of a few states makes a few segments).
     segments: Vec<Segment>,
     len: usize,
@@ -80,7 +80,7 @@ impl SeenSet {
     }
 
     /// The node of the state with `fingerprint`, if one was merged.
-    pub(in crate::explore) fn get(&self, fingerprint: u64) -> Option<u32> {
+    pub(super) fn get(&self, fingerprint: u64) -> Option<u32> {
         self.segments
             .get(Self::segment(fingerprint))?
             .get(&Key::of(fingerprint))
@@ -88,12 +88,12 @@ impl SeenSet {
     }
 
     /// Whether a state with `fingerprint` was merged.
-    pub(in crate::explore) fn contains(&self, fingerprint: u64) -> bool {
+    pub(super) fn contains(&self, fingerprint: u64) -> bool {
         self.get(fingerprint).is_some()
     }
 
     /// `fingerprint`'s state is node `node` (a fingerprint kept already keeps its first).
-    pub(in crate::explore) fn insert(&mut self, fingerprint: u64, node: u32) {
+    pub(super) fn insert(&mut self, fingerprint: u64, node: u32) {
         if self.segments.is_empty() {
             self.segments = (0..SEGMENTS).map(|_| Segment::default()).collect();
         }
@@ -107,17 +107,17 @@ impl SeenSet {
     }
 
     /// How many fingerprints it holds.
-    pub(in crate::explore) fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
     /// Whether it holds none.
-    pub(in crate::explore) fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Every fingerprint of `young` moved in (`young` left empty, its tables kept).
-    pub(in crate::explore) fn take_in(&mut self, young: &mut SeenSet) {
+    pub(super) fn take_in(&mut self, young: &mut SeenSet) {
         if young.is_empty() {
             return;
         }
@@ -130,7 +130,7 @@ impl SeenSet {
     }
 
     /// Every fingerprint dropped (the tables kept).
-    pub(in crate::explore) fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         for segment in &mut self.segments {
             segment.clear();
         }
@@ -142,7 +142,7 @@ impl SeenSet {
     /// least power of two of buckets (at least 4) it fits in at most 7/8 full from 8
     /// buckets on. A function of `len` alone, so the same whichever way the set was filled
     /// (two sets folded now and then, when depends on the threads).
-    pub(in crate::explore) fn bytes_for(len: usize) -> u64 {
+    pub(super) fn bytes_for(len: usize) -> u64 {
         if len == 0 {
             return 0;
         }
