@@ -11,7 +11,7 @@
 //! made again from its parent (kept for it), so what the threads drop never changes the
 //! result.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// The part of the budget the search's states and graph may take: the rest is for what
 /// is not counted (a chunk's children made and dropped, spare states, the allocator's
@@ -66,17 +66,11 @@ impl Keep {
     }
 
     /// Whether a child (with `fingerprint`, `bytes`) is kept whole: `false` when it is
-    /// reached before (`seen`, the states merged before the chunk when the thread may read
-    /// them, or earlier in this share) or past the share's room.
-    pub(super) fn keeps(
-        &mut self,
-        fingerprint: Option<u64>,
-        bytes: u64,
-        seen: Option<&FxHashMap<u64, u32>>,
-    ) -> bool {
+    /// reached before (`merged`: among the states merged before the chunk, when the thread
+    /// may read them; or earlier in this share) or past the share's room.
+    pub(super) fn keeps(&mut self, fingerprint: Option<u64>, bytes: u64, merged: bool) -> bool {
         if let Some(fingerprint) = fingerprint
-            && (seen.is_some_and(|seen| seen.contains_key(&fingerprint))
-                || !self.met.insert(fingerprint))
+            && (merged || !self.met.insert(fingerprint))
         {
             return false;
         }

@@ -12,6 +12,7 @@ use coordsim_model::explore::{AskPaths, Visit};
 use coordsim_model::{
     Bound, Cell, Engine, Exploration, ExploreLimits, ModelError, Reached, RunContext,
 };
+#[cfg(debug_assertions)]
 use rustc_hash::FxHashMap;
 use sim_core::SimError;
 use smallvec::SmallVec;
@@ -26,12 +27,16 @@ use crate::explore::symmetry::Symmetry;
 use crate::point::Point;
 use crate::run::steer::Counts;
 use crate::syntax::metrics::Metric;
+use depths::Depths;
+use seen::SeenSet;
 
 mod child;
+mod depths;
 mod expand;
 mod flat;
 mod memory;
 mod outcomes;
+mod seen;
 mod side;
 mod threads;
 
@@ -170,7 +175,7 @@ struct Rules<'a> {
 #[derive(Clone, Copy)]
 struct Known<'s> {
     /// Each merged state's fingerprint: `None` while the merge runs beside the thread.
-    seen: Option<&'s FxHashMap<u64, u32>>,
+    seen: Option<&'s SeenSet>,
     /// Whether the shared first levels of a split grow (no state is merged there).
     shared: bool,
 }
@@ -179,8 +184,8 @@ pub(super) struct Search<'a> {
     rules: Arc<Rules<'a>>,
     /// The context as given: its stop flags, its progress counter, its time bound.
     outer: RunContext,
-    /// Each state's depth as the search first reached it.
-    depths: Vec<u32>,
+    /// Each state's depth as the search first reached it, from its level.
+    depths: Depths,
     /// The transitions, in the order of the states they leave (the merge's).
     edges: Edges,
     /// Each transition's place among its start's (from 0, in merge order, counting those
@@ -203,10 +208,10 @@ pub(super) struct Search<'a> {
     /// Each fingerprint's state, as of the last chunk's merge: read by the threads that
     /// expand the next chunk while the merge goes on. The keys are xxh3 hashes already:
     /// Fx's one multiply spreads them, where SipHash would hash them again.
-    seen: Arc<FxHashMap<u64, u32>>,
+    seen: Arc<SeenSet>,
     /// The fingerprints merged since, each state's: folded into `seen` once no thread reads
     /// it ([`Search::fold_seen`]).
-    young: FxHashMap<u64, u32>,
+    young: SeenSet,
     /// Each kept state's words (a debug build's check that states merged by their
     /// fingerprint are one state: a collision stops the search).
     #[cfg(debug_assertions)]
@@ -263,7 +268,7 @@ impl<'a> Search<'a> {
                 symmetry: Symmetry::default(),
             }),
             outer: context.clone(),
-            depths: Vec::new(),
+            depths: Depths::default(),
             edges: Edges::default(),
             ranks: Vec::new(),
             starts: Vec::new(),
@@ -273,7 +278,7 @@ impl<'a> Search<'a> {
             start_counts: Counts::new(),
             ends: Vec::new(),
             seen: Arc::default(),
-            young: FxHashMap::default(),
+            young: SeenSet::default(),
             #[cfg(debug_assertions)]
             words: FxHashMap::default(),
             transitions: 0,
@@ -582,7 +587,7 @@ impl<'a> Search<'a> {
             let merged = child
                 .fingerprint
                 .filter(|_| !self.shared)
-                .and_then(|f| self.young.get(&f).or_else(|| self.seen.get(&f)));
+                .and_then(|f| self.young.get(f).or_else(|| self.seen.get(f)));
             let delta = if child.delta.iter().all(|d| *d == 0) {
                 0
             } else {
@@ -590,7 +595,7 @@ impl<'a> Search<'a> {
             };
             let edge = |to: u32| Edge::new(to, delta, &child.choice);
             let drawn = Drawn::of(&child.choice, child.probability);
-            if let Some(&to) = merged {
+            if let Some(to) = merged {
                 self.back |= to <= id;
                 #[cfg(debug_assertions)]
                 self.check_merge(to, &child, parent.as_ref(), id)?;
@@ -608,7 +613,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let to = self.depths.len() as u32;
-            let depth = self.depths[id as usize] + 1;
+            let depth = self.depths.of(id) + 1;
             let state = match child.state {
                 Some(state) => state,
                 None => {

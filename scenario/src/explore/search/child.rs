@@ -82,7 +82,9 @@ impl<'a> Rules<'a> {
         let kept = keep.is_none_or(|(keep, known)| {
             // In the shared levels of a split no state is merged: each is new.
             let fingerprint = fingerprint.filter(|_| !known.shared);
-            keep.keeps(fingerprint, bytes, known.seen)
+            let merged =
+                fingerprint.is_some_and(|f| known.seen.is_some_and(|seen| seen.contains(f)));
+            keep.keeps(fingerprint, bytes, merged)
         });
         let state = if kept {
             Some(branch.state)
@@ -131,7 +133,7 @@ impl<'a> Search<'a> {
         match (&child.state, parent) {
             (Some(state), _) => self.same_state(to, state),
             (None, Some(parent)) => {
-                let depth = self.depths[id as usize] + 1;
+                let depth = self.depths.of(id) + 1;
                 let state = self.rebuild(parent, child.choice, depth)?;
                 let same = self.same_state(to, &state);
                 let bytes = state.0.state_bytes(&state.1);

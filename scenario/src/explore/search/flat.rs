@@ -4,13 +4,13 @@
 //!
 //! A state's words are kept while it waits, level by level (the level being expanded and
 //! the next), and dropped once it is expanded; what stays of it is its 64-bit fingerprint
-//! in the seen set (mapped to its node), its first parent with the choice that reached it,
-//! and its depth. Two states are merged by their fingerprint alone, as the interpreter's
+//! in the seen set (mapped to its node) and its first parent with the choice that reached
+//! it (its depth follows from its node: the states are numbered level by level). Two states are merged by their fingerprint alone, as the interpreter's
 //! search merges them; a build with debug assertions keeps every state's words and stops
 //! with an internal error when two different states share one.
 //!
 //! The memory budget counts, for each state, its words while it waits, its parent, its
-//! share of the seen set (the table's own capacity, as the interpreter's search counts its
+//! share of the seen set (its segments' buckets, as the interpreter's search counts its
 //! own) and room for the entries of the counting that follows the search (each state is
 //! reached with its counts at least once, often more): the flat
 //! states are small, so the graph and the counting are most of what a flat search holds.
@@ -184,7 +184,7 @@ impl<'a> Search<'a> {
                 None => (0..of, of as u64),
             };
             self.reduced += u64::from(alone.is_some());
-            let depth = self.depths[id as usize] + 1;
+            let depth = self.depths.of(id) + 1;
             for (rank, pick) in picks.enumerate() {
                 if let Err(NotFinite) = flat.step(state, free[pick], &mut child, &mut delta) {
                     return Ok(false);
@@ -203,7 +203,7 @@ impl<'a> Search<'a> {
                 };
                 let edge = |to: u32| Edge::new(to, delta, &choice);
                 let key = self.flat_key(&child);
-                if let Some(&to) = self.young.get(&key) {
+                if let Some(to) = self.young.get(key) {
                     #[cfg(debug_assertions)]
                     {
                         let at = to as usize * width;

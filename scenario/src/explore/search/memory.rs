@@ -4,7 +4,7 @@
 
 use coordsim_model::{Bound, ModelError, Reached};
 
-use super::{Search, State};
+use super::{Search, SeenSet, State};
 use crate::explore::budget::Keep;
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen};
 
@@ -13,13 +13,14 @@ impl<'a> Search<'a> {
     /// visits and keys, by their lists' capacities (which grow in merge order alone: the
     /// same with any number of threads).
     pub(super) fn graph_bytes(&self) -> u64 {
-        let bytes = std::mem::size_of::<u32>()
-            * (self.depths.capacity() + self.ranks.capacity())
-            + std::mem::size_of::<coordsim_model::explore::Visit>() * self.visits.capacity()
-            // A key and its node, and a control byte, a bucket.
-            + (std::mem::size_of::<(u64, u32)>() + 1)
-                * table_capacity(self.seen.len() + self.young.len());
-        self.edges.bytes() + bytes as u64
+        let bytes = std::mem::size_of::<u32>() * self.ranks.capacity()
+            + std::mem::size_of::<coordsim_model::explore::Visit>() * self.visits.capacity();
+        // The seen states are two sets folded now and then (when depends on the number of
+        // threads): their bytes are taken as the one set's, the same with any.
+        self.edges.bytes()
+            + self.depths.bytes()
+            + bytes as u64
+            + SeenSet::bytes_for(self.seen.len() + self.young.len())
     }
 
     /// What each of `shares` threads may keep of the next chunk's children, less what
@@ -93,26 +94,4 @@ impl<'a> Search<'a> {
         }
         Ok(state)
     }
-}
-
-/// The capacity of a hash table grown by inserts to hold `len` keys: the least a table of
-/// a power of two buckets (at least 4, each table at most 7/8 full from 8 buckets on) has
-/// for them. The seen states are two tables folded now and then (when depends on the
-/// number of threads): their bytes are taken as the one table's, the same with any.
-fn table_capacity(len: usize) -> usize {
-    if len == 0 {
-        return 0;
-    }
-    let capacity = |buckets: usize| {
-        if buckets < 8 {
-            buckets - 1
-        } else {
-            buckets / 8 * 7
-        }
-    };
-    let mut buckets = 4;
-    while capacity(buckets) < len {
-        buckets *= 2;
-    }
-    capacity(buckets)
 }

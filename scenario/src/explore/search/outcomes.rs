@@ -8,7 +8,7 @@ use coordsim_model::explore::{
 use coordsim_model::{Bound, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
 
-use super::{End, Found, Search};
+use super::{End, Found, Search, SeenSet};
 use crate::explore::count::{Counted, Graph, NONE, Walk, schedulers};
 use crate::explore::spare::cells_key;
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
@@ -95,7 +95,7 @@ impl Search<'_> {
         }
         // The most events along one execution; with a cycle, at least the deepest state's
         // first depth.
-        let first_deepest = self.depths.iter().copied().max().map_or(0, u64::from);
+        let first_deepest = u64::from(self.depths.deepest());
         let longest = if cycle {
             counted.longest.max(first_deepest)
         } else {
@@ -317,7 +317,7 @@ impl Search<'_> {
     fn counted(&mut self, keep_links: bool) -> Counted {
         // Done with: their memory goes back before the counting takes its own.
         self.seen = Default::default();
-        self.young = FxHashMap::default();
+        self.young = SeenSet::default();
         self.spare = Default::default();
         let node_count = self.depths.len();
         self.starts.resize(node_count + 1, self.edges.len() as u32);

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use coordsim_model::ModelError;
-use rustc_hash::FxHashMap;
 
+use super::SeenSet;
 use super::side::Side;
 use super::{Expanded, Known, OVERLAP_PER_JOB, Rules, Search, Waiting};
 use crate::explore::budget::Keep;
@@ -35,7 +35,7 @@ impl<'a> Search<'a> {
         let seen = Arc::get_mut(&mut self.seen).ok_or_else(|| {
             ModelError::Invariant("internal: the seen states were read while they grew".into())
         })?;
-        seen.extend(self.young.drain());
+        seen.take_in(&mut self.young);
         Ok(())
     }
 
@@ -258,12 +258,12 @@ struct Work<'a> {
     next: AtomicUsize,
 
     expanded: Vec<Mutex<Vec<Result<Expanded<'a>, ModelError>>>>,
-    seen: Arc<FxHashMap<u64, u32>>,
+    seen: Arc<SeenSet>,
 }
 
 impl<'a> Work<'a> {
     /// `chunk` cut into pieces.
-    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<FxHashMap<u64, u32>>) -> Work<'a> {
+    fn of(chunk: Vec<Waiting<'a>>, seen: Arc<SeenSet>) -> Work<'a> {
         let mut pieces = Vec::with_capacity(chunk.len().div_ceil(PIECE));
         let mut rest = chunk.into_iter();
         loop {
