@@ -31,7 +31,9 @@ fn work_queue_config(workers: usize, jobs: u8) -> Config {
     .expect("the work-queue config parses")
 }
 
-/// One exploration of the point on one thread, every state apart when `symmetry` is off.
+/// One exploration of the point on one thread, every state apart when `symmetry` is off,
+/// by the flat back end (asserted: it covers the work queue's takes, acks and visibility
+/// timer, so a time measured is never the interpreter's by a fallback).
 fn explore_point(config: &Config, symmetry: Symmetry, engine: Engine) -> Exploration {
     let limits = ExploreLimits {
         max_states: 100_000_000,
@@ -46,6 +48,11 @@ fn explore_point(config: &Config, symmetry: Symmetry, engine: Engine) -> Explora
         coordsim::runner::explore::explore_config(config, config.seed, &limits).expect("explores");
     let e = explored.swap_remove(0);
     assert!(e.bounded.is_none(), "{:?}", e.bounded);
+    assert_eq!(
+        e.engine,
+        Engine::Flat,
+        "the flat back end explores the work queue"
+    );
     e
 }
 

@@ -16,6 +16,14 @@ use crate::harness::{coordsim_in, stderr, write_config};
 /// one queue lock or two, a put on queue `Q` or on `C` (a capacity of 1, a field), or a
 /// take from one of them and a write of what it took.
 fn steps() -> impl Strategy<Value = Vec<String>> {
+    steps_of(11)
+}
+
+/// [`steps`], and where `kinds` is 15, steps on `V`, a queue with a visibility timeout: a
+/// put, a take, a write of what it took and an ack, a take and a write with no ack (the
+/// message comes back at the timer, or a later ack of the same job acknowledges it), or a
+/// take and two acks (the second with nothing to acknowledge).
+fn steps_of(kinds: u8) -> impl Strategy<Value = Vec<String>> {
     let read_value = prop_oneof![Just("read + 1"), Just("read * 2 + 1")];
     let blind_value = prop_oneof![Just("i + 1"), Just("k + 2"), Just("3")];
     let retries = prop_oneof![
@@ -23,7 +31,7 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
         Just(", max_retries = 2"),
         Just("")
     ];
-    (0..3usize, 0..11u8, read_value, blind_value, retries).prop_map(
+    (0..3usize, 0..kinds, read_value, blind_value, retries).prop_map(
         |(r, kind, read_value, blind_value, retries)| {
             let read = format!("{{ read = \"r{r}\" }}");
             match kind {
@@ -52,9 +60,24 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
                 9 => vec![format!(
                     "{{ put = \"C\", value = \"{blind_value}\", fields = {{ f = \"i + k\" }} }}"
                 )],
-                _ => vec![
+                10 => vec![
                     "{ take = \"C\" }".to_string(),
                     format!("{{ write = \"r{r}\", value = \"C + C.f * 10 + C.deliveries\" }}"),
+                ],
+                11 => vec![format!("{{ put = \"V\", value = \"{blind_value}\" }}")],
+                12 => vec![
+                    "{ take = \"V\" }".to_string(),
+                    format!("{{ write = \"r{r}\", value = \"V * 10 + V.deliveries\" }}"),
+                    "{ ack = \"V\" }".to_string(),
+                ],
+                13 => vec![
+                    "{ take = \"V\" }".to_string(),
+                    format!("{{ write = \"r{r}\", value = \"V + V.id\" }}"),
+                ],
+                _ => vec![
+                    "{ take = \"V\" }".to_string(),
+                    "{ ack = \"V\" }".to_string(),
+                    "{ ack = \"V\" }".to_string(),
                 ],
             }
         },
@@ -84,7 +107,8 @@ const LOCKS_AND_QUEUES: &str = "model = \"scenario\"\n\
     [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
     [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
     [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
-    [[resource]]\nname = \"C\"\nkind = \"queue\"\ncapacity = 1\nfields = [\"f\"]\n";
+    [[resource]]\nname = \"C\"\nkind = \"queue\"\ncapacity = 1\nfields = [\"f\"]\n\
+    [[resource]]\nname = \"V\"\nkind = \"queue\"\nvisibility_ms = 100\n";
 
 /// Whether a group's steps are ones the flat back end takes together: not a put beside
 /// a compare-and-set (whose conflict runs the put again: its messages have no bound).
@@ -94,9 +118,17 @@ fn covered(steps: &[Vec<String>]) -> bool {
 }
 
 /// A random point of the fragment the flat back end covers: up to three registers and
-/// two groups of up to two closed-loop actors that read and write them, all at 0 ms.
+/// two groups of up to two closed-loop actors that read and write them, all at 0 ms. Where
+/// they take from `V`, a feeder puts as many messages on it as they take: a taker then
+/// never waits for good, so no message that comes back at `V`'s timer finds a taker
+/// waiting (whose steps would run after 0 ms, which the flat back end leaves to the
+/// interpreter: the test asserts it was not).
 fn config() -> impl Strategy<Value = String> {
-    let group = (1..=2u32, 1..=2u32, prop::collection::vec(steps(), 1..=2))
+    let group = (
+        1..=2u32,
+        1..=2u32,
+        prop::collection::vec(steps_of(15), 1..=2),
+    )
         .prop_filter("a put beside a compare-and-set", |g| covered(&g.2));
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
         let mut text = String::from(LOCKS_AND_QUEUES);
@@ -107,10 +139,18 @@ fn config() -> impl Strategy<Value = String> {
                 "[[resource]]\nname = \"r{r}\"\nkind = \"register\"\ninitial = {initial}\n"
             ));
         }
+        let mut takes = 0;
         for (g, (count, repeat, steps)) in groups.into_iter().enumerate() {
+            let steps = steps.concat();
+            takes += count * repeat * steps.iter().filter(|s| s.contains("take = \"V\"")).count() as u32;
             text.push_str(&format!(
                 "[[actor]]\nname = \"g{g}\"\ncount = {count}\nrepeat = {repeat}\nsteps = [{}]\n",
-                steps.concat().join(", ")
+                steps.join(", ")
+            ));
+        }
+        if takes > 0 {
+            text.push_str(&format!(
+                "[[actor]]\nname = \"feeder\"\nrepeat = {takes}\nsteps = [{{ put = \"V\", value = \"k\" }}]\n"
             ));
         }
         text
@@ -184,7 +224,7 @@ fn timed_config() -> impl Strategy<Value = String> {
 }
 
 /// Each point of `text` explored with `limits` by `engine`.
-fn with(text: &str, limits: ExploreLimits, engine: Engine) -> Vec<Exploration> {
+pub(crate) fn with(text: &str, limits: ExploreLimits, engine: Engine) -> Vec<Exploration> {
     explore(text, &ExploreLimits { engine, ..limits })
 }
 
@@ -357,7 +397,7 @@ proptest! {
 
 /// The first point of `text` explored by the flat back end with every member apart (and
 /// the reduction as `reduce` says), checked to be the flat back end's: the hand counts'.
-fn flat_alone(text: &str, reduce: Reduction) -> Exploration {
+pub(crate) fn flat_alone(text: &str, reduce: Reduction) -> Exploration {
     let mut explored = with(
         text,
         ExploreLimits {
@@ -443,7 +483,7 @@ fn the_flat_engine_counts_a_put_and_two_takes_by_hand() {
 }
 
 /// Each outcome's executions, smallest first.
-fn executions_split(exploration: &Exploration) -> Vec<u128> {
+pub(crate) fn executions_split(exploration: &Exploration) -> Vec<u128> {
     let mut split: Vec<u128> = exploration.outcomes.iter().map(|o| o.executions).collect();
     split.sort_unstable();
     split
@@ -569,10 +609,15 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     );
     let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    // A queue whose taken messages come back (a visibility timeout) and one whose messages
-    // cross a link: each named, and `auto` explores them with the interpreter.
+    // A queue whose taken messages come back (a visibility timeout) where time moves on,
+    // and one whose messages cross a link: each named, and `auto` explores them with the
+    // interpreter.
     for (name, queue, why) in [
-        ("visible.toml", "visibility_ms = 10", "a visibility timeout"),
+        (
+            "visible.toml",
+            "visibility_ms = 10\n[[actor]]\nname = \"late\"\nstart_ms = 5\nsteps = [{ delay_ms = 1 }]",
+            "a visibility timeout and time moves on",
+        ),
         ("linked.toml", "link = \"net\"", "cross a link"),
     ] {
         let config = write_config(

@@ -20,6 +20,7 @@ mod explore_jobs;
 mod explore_memory;
 mod explore_refusals;
 mod explore_shards;
+mod flat_ack;
 mod flat_engine;
 mod fuzz;
 mod fuzz_scenarios;

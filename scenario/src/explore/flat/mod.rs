@@ -4,8 +4,9 @@
 //! What it covers (so far): actors in closed loops that all start at 0 ms, whose steps
 //! are reads and writes of registers with no read or write time (plain or
 //! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
-//! puts and takes (no timeout) on queues with no link and no visibility timeout
-//! ([`queue`]); other resources (no server) may be declared, and no step uses them. Every
+//! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
+//! timeout where no time passes but its timer's, [`ack`]); other resources (no server) may
+//! be declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -52,6 +53,7 @@
 //! trace may be another of its shortest executions ([`Flat::real_choices`] renames it
 //! back along the real run).
 
+mod ack;
 mod lock;
 mod names;
 mod queue;
@@ -72,7 +74,7 @@ const MAX_LOCKS: usize = 32;
 /// An actor's first word, beside its place (repetition × steps + step): it has run a step.
 const STARTED: u64 = 1 << 63;
 /// Where an actor's first word keeps its job's outcome (three bits): none, [`APPLIED`],
-/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`].
+/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`], [`ACKED`], [`NOT_HELD`].
 const OUTCOME_SHIFT: u32 = 60;
 /// An actor's outcome bits, shifted down.
 const OUTCOME: u64 = 7;
@@ -86,6 +88,11 @@ const TAKEN: u64 = 3;
 const PUT: u64 = 4;
 /// The outcome of a put a full queue refused.
 const FULL: u64 = 5;
+/// The outcome of an ack of a message its take still held.
+const ACKED: u64 = 6;
+/// The outcome of an ack with nothing to acknowledge (an ack too late is none: in a flat
+/// state every step runs before any message's visibility runs out).
+const NOT_HELD: u64 = 7;
 /// An actor's place in its first word.
 const PLACE: u64 = (1 << OUTCOME_SHIFT) - 1;
 /// An actor's lock flags: it has acquired a lock (its `lock_wait` is some).
@@ -133,12 +140,13 @@ fn group_steps(group: &crate::point::Group) -> Result<[bool; 4], Uncovered> {
                     | Step::Pause(_)
                     | Step::Put { .. }
                     | Step::Take { timeout: None, .. }
+                    | Step::Ack(_)
             )
         })
     {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
-             timeout) or release of one named lock, a put, or a take with no timeout",
+             timeout) or release of one named lock, a put, a take with no timeout, or an ack",
         );
     }
     let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
@@ -153,8 +161,8 @@ fn group_steps(group: &crate::point::Group) -> Result<[bool; 4], Uncovered> {
     if puts && group.forever {
         return Err("a group puts and loops for ever (its messages have no bound)");
     }
-    let queued =
-        (group.steps.iter()).any(|step| matches!(step, Step::Put { .. } | Step::Take { .. }));
+    let queued = (group.steps.iter())
+        .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. } | Step::Ack(_)));
     let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
     let cas = (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
     let locked =
@@ -194,8 +202,15 @@ struct At {
 struct Line {
     /// Where its words begin.
     at: usize,
+    /// Where its messages' words begin (after its counts).
+    messages: usize,
     /// Numbers a message: its value, then its fields.
     width: usize,
+    /// Words a message: its numbers, and with a visibility timeout whether it was
+    /// acknowledged.
+    stride: usize,
+    /// Its visibility timeout (ns; 0: none, a take removes the message).
+    visibility: u64,
     /// Messages it can be put (the slots its words keep).
     slots: u64,
     /// Most messages held (0: no limit).
@@ -475,7 +490,8 @@ impl<'p> Flat<'p> {
                     place -= 1;
                 }
             }
-            let actor = order[place];
+            // A queue's timer stands for itself.
+            let actor = order.get(place).map_or(place as u32, |&actor| actor);
             self.free(&real, &mut free);
             let real_pick = free.iter().position(|&a| a == actor)?;
             choices.push(Choice {
@@ -502,7 +518,8 @@ impl<'p> Flat<'p> {
     }
 
     /// The free events of `state`, as actors in the interpreter's order (its starts, of
-    /// class `1 + actor`, before its resumptions): into `free`.
+    /// class `1 + actor`, before its resumptions), or where no actor has one, the queues'
+    /// timers due ([`Flat::timers`], as `actors + queue`): into `free`.
     pub(super) fn free(&self, state: &[u64], free: &mut Vec<u32>) {
         if self.timed {
             return self.free_timed(state, free);
@@ -525,6 +542,9 @@ impl<'p> Flat<'p> {
                 })
                 .map(|a| a as u32),
         );
+        if free.is_empty() {
+            self.timers(state, free);
+        }
     }
 
     /// Whether the reduction takes actor `actor`'s next step alone.
@@ -532,7 +552,10 @@ impl<'p> Flat<'p> {
         if self.timed {
             return self.alone_timed(state, actor);
         }
-        let member = self.members[actor as usize];
+        // A queue's timer is no actor's step: never taken alone, as the interpreter's.
+        let Some(&member) = self.members.get(actor as usize) else {
+            return false;
+        };
         let step = (state[self.base(actor as usize)] & PLACE) % u64::from(member.steps);
         self.reduce && self.alone[member.group as usize][step as usize]
     }
@@ -584,6 +607,9 @@ impl<'p> Flat<'p> {
         to.copy_from_slice(from);
         delta.fill(0);
         let actor = actor as usize;
+        if actor >= self.members.len() {
+            return self.timer(to, actor - self.members.len());
+        }
         let member = self.members[actor];
         let base = self.base(actor);
         let place = from[base] & PLACE;
@@ -682,6 +708,7 @@ impl<'p> Flat<'p> {
                     return Ok(());
                 }
             }
+            Step::Ack(queue) => outcome = self.ack_message(to, actor, *queue as usize)?,
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }

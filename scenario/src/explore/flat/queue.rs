@@ -1,5 +1,5 @@
-//! Message queues in a flat state: `put` and `take` (with no timeout) on queues with no link
-//! and no visibility timeout, a capacity or not.
+//! Message queues in a flat state: `put`, `take` (with no timeout) and `ack` on queues with
+//! no link, a capacity or not, a visibility timeout or not ([`super::ack`]).
 //!
 //! Such a queue delivers each message once, in the order it was put, and a put arrives at
 //! once: of its messages, those taken are the first ones, and the rest are visible. So a
@@ -7,23 +7,27 @@
 //!
 //! ```text
 //! [ messages made | messages taken | most visible at once | puts refused (full)
-//! | each message's value and fields, in put order (one slot per put its actors can make) ]
+//!   (with a visibility timeout: | messages acknowledged | whether its timer has run)
+//! | each message's value and fields, in put order (one slot per put its actors can make)
+//!   (with a visibility timeout, each message's words end with whether it was acknowledged) ]
 //! ```
 //!
 //! which are what the interpreter's queue tells apart: its messages (their ids, places and
-//! states follow from the two counts), their numbers (a message taken stays in its state),
-//! and its counts (`Q.put` is the messages made, `Q.taken` those taken; `Q.max_len`
-//! depends on the order of puts and takes, so it is a word). Its waiting takers, in order,
-//! are each taker's place in that line, in its own block beside a lock's waiters (the
-//! waiting word names the queue as lock `MAX_LOCKS + queue`), and what each actor last
-//! took from each queue is a word of its block too (the message, from 1; 0: none), so
-//! sorting the blocks stays the whole canonical order under symmetry.
+//! states follow from the two counts, the acknowledgements and the timer), their numbers (a
+//! message taken stays in its state), and its counts (`Q.put` is the messages made,
+//! `Q.taken` those taken; `Q.max_len` depends on the order of puts and takes, so it is a
+//! word). Its waiting takers, in order, are each taker's place in that line, in its own
+//! block beside a lock's waiters (the waiting word names the queue as lock `MAX_LOCKS +
+//! queue`), and what each actor last took from each queue is a word of its block too (the
+//! message, from 1; 0: none; with a visibility timeout, [`HELD`] while its take still
+//! holds it for an ack), so sorting the blocks stays the whole canonical order under
+//! symmetry.
 //!
 //! A take finds a visible message only with no taker before it (a put hands its message
 //! to the longest waiting taker in its own event), takes the first one, and binds the
 //! queue's names (`Q`, `Q.id`, `Q.deliveries`, `Q.FIELD`) to it; with none, it waits last
-//! in line. A put that finds its queue full (its messages made less those taken, at its
-//! `capacity`) is refused (`full`).
+//! in line. A put that finds its queue full (its messages made less those gone: taken, or
+//! with a visibility timeout acknowledged, at its `capacity`) is refused (`full`).
 
 use super::{At, Flat, Line, MAX_LOCKS, NotFinite, Uncovered};
 use crate::point::{Operand, Step};
@@ -32,8 +36,16 @@ use crate::point::{Operand, Step};
 /// puts more is left to the interpreter.
 const MAX_QUEUE_WORDS: usize = 1 << 16;
 
-/// Words a queue's counts take before its messages.
-const COUNTS: usize = 4;
+/// Words a queue's counts take before its messages (two more with a visibility timeout:
+/// its acknowledgements and whether its timer has run).
+pub(super) const COUNTS: usize = 4;
+
+/// In an actor's word of what it took from a queue with a visibility timeout: its take
+/// still holds the message for an ack (the interpreter's `Taken::held`).
+pub(super) const HELD: u64 = 1 << 32;
+
+/// The message in an actor's word of what it took (from 1; 0: none).
+pub(super) const MESSAGE: u64 = HELD - 1;
 
 impl Flat<'_> {
     /// The point with its queues' words laid out after its locks' (where `queued`: a step
@@ -47,32 +59,58 @@ impl Flat<'_> {
         if point.queues.iter().any(|q| q.link.is_some()) {
             return Err("a queue's messages cross a link");
         }
-        if point.queues.iter().any(|q| q.visibility.is_some()) {
-            return Err("a queue has a visibility timeout (its messages come back)");
-        }
         let mut slots = vec![0u64; point.queues.len()];
+        // Whether a step puts on, takes from or acks a queue: a timer of one no step uses
+        // never runs.
+        let mut used = vec![false; point.queues.len()];
         for member in &self.members {
             for step in &point.groups[member.group as usize].steps {
+                if let Step::Put { queue, .. } | Step::Take { queue, .. } | Step::Ack(queue) = step
+                {
+                    used[*queue as usize] = true;
+                }
                 if let Step::Put { queue, .. } = step {
                     let slot = &mut slots[*queue as usize];
                     *slot = slot.saturating_add(member.repeat);
                 }
             }
         }
+        let visibility = |q: usize| point.queues[q].visibility.filter(|_| used[q]);
+        if self.timed && (0..used.len()).any(|q| visibility(q).is_some()) {
+            return Err(
+                "a queue has a visibility timeout and time moves on (a start after \
+                 0 ms, or a delay)",
+            );
+        }
+        if (0..used.len()).any(|q| visibility(q) == Some(0)) {
+            return Err(
+                "a queue's visibility timeout is 0 ms (its messages come back at \
+                 once)",
+            );
+        }
         let first = self.registers + 1 + 2 * self.locks;
         let mut words = 0usize;
-        for (queue, slots) in point.queues.iter().zip(slots) {
+        for (index, (queue, slots)) in point.queues.iter().zip(slots).enumerate() {
             let width = 1 + queue.fields;
+            let visibility = visibility(index).unwrap_or(0);
+            let (counts, stride) = if visibility > 0 {
+                (COUNTS + 2, width + 1)
+            } else {
+                (COUNTS, width)
+            };
             self.queues.push(Line {
                 at: first + words,
+                messages: first + words + counts,
                 width,
+                stride,
+                visibility,
                 slots,
                 capacity: queue.capacity,
             });
             words = usize::try_from(slots)
                 .ok()
-                .and_then(|slots| slots.checked_mul(width))
-                .and_then(|numbers| numbers.checked_add(COUNTS + words))
+                .and_then(|slots| slots.checked_mul(stride))
+                .and_then(|numbers| numbers.checked_add(counts + words))
                 .filter(|&words| words <= MAX_QUEUE_WORDS)
                 .ok_or("its queues may hold more than 65,536 numbers")?;
         }
@@ -106,17 +144,18 @@ impl Flat<'_> {
         let (Some(line), true) = (self.queues.get(queue), self.waiting) else {
             return f64::NAN;
         };
-        let taken = state[self.taken_at(actor, queue)];
+        let taken = state[self.taken_at(actor, queue)] & MESSAGE;
         if taken == 0 {
             return f64::NAN;
         }
         let message = (taken - 1) as usize;
         match what {
             1 => taken as f64,
+            // Its take's count: every take in a flat state is a first delivery.
             2 => 1.0,
             index => {
                 let offset = if index == 0 { 0 } else { index as usize - 2 };
-                f64::from_bits(state[line.at + COUNTS + message * line.width + offset])
+                f64::from_bits(state[line.messages + message * line.stride + offset])
             }
         }
     }
@@ -142,7 +181,14 @@ impl Flat<'_> {
             return Err(NotFinite);
         }
         let (made, taken) = (to[line.at], to[line.at + 1]);
-        if line.capacity > 0 && made - taken >= line.capacity {
+        // What it holds: its messages not gone (with a visibility timeout, a message taken
+        // is held until acknowledged).
+        let gone = if line.visibility > 0 {
+            to[line.at + COUNTS]
+        } else {
+            taken
+        };
+        if line.capacity > 0 && made - gone >= line.capacity {
             to[line.at + 3] += 1;
             return Ok((super::FULL, None));
         }
@@ -150,7 +196,7 @@ impl Flat<'_> {
             // More puts than its actors' steps can make: no such run.
             return Err(NotFinite);
         }
-        let slot = line.at + COUNTS + made as usize * line.width;
+        let slot = line.messages + made as usize * line.stride;
         for (word, number) in to[slot..slot + line.width].iter_mut().zip(numbers) {
             *word = number.to_bits();
         }
@@ -179,8 +225,10 @@ impl Flat<'_> {
 
     /// Actor `actor` takes `queue`'s first visible message (there is one).
     fn take_first(&self, to: &mut [u64], actor: usize, queue: usize) {
-        let at = self.queues[queue].at + 1;
+        let line = self.queues[queue];
+        let at = line.at + 1;
         to[at] += 1;
-        to[self.taken_at(actor, queue)] = to[at];
+        let held = if line.visibility > 0 { HELD } else { 0 };
+        to[self.taken_at(actor, queue)] = to[at] | held;
     }
 }
