@@ -32,6 +32,7 @@ mod expand;
 mod flat;
 mod memory;
 mod outcomes;
+mod reach;
 mod side;
 mod threads;
 
@@ -302,6 +303,9 @@ impl<'a> Search<'a> {
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
+        if let coordsim_model::Counting::Reach { keep_counts } = self.rules.limits.counting {
+            return self.reach(keep_counts);
+        }
         let rules = Arc::get_mut(&mut self.rules).ok_or_else(|| {
             ModelError::Invariant("internal: the search's rules were shared before it began".into())
         })?;
