@@ -94,6 +94,15 @@ proptest! {
             "{}", text
         );
         prop_assert!(kept.states >= counted.states, "{}", text);
+        // Every state apart, the counts in the states are the counting walk's entries
+        // (a state with the counts it is reached with), met in its order: each outcome by
+        // the very execution the counting search shows (its first parents', breadth first).
+        if !symmetric {
+            let firsts = |e: &Exploration| -> Vec<(Vec<Cell>, coordsim_model::Schedule)> {
+                e.outcomes.iter().map(|o| (o.metrics.clone(), o.schedule.clone())).collect()
+            };
+            prop_assert_eq!(firsts(kept), firsts(counted), "{}", text);
+        }
         // Each outcome's schedule, run as a run, ends with that outcome.
         for (got, want) in replayed(&text, kept).iter().zip(&kept.outcomes) {
             prop_assert_eq!(got, &want.metrics, "{}", text);
