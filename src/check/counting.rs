@@ -7,11 +7,9 @@ use coordsim_model::Counting;
 
 use crate::config::Config;
 
-/// The metric names that report a register's counts, by their ends (`counter.lost_updates`).
-const REGISTER_COUNTS: [&str; 3] = [".writes", ".lost_updates", ".rejected_writes"];
-
 /// The search `--no-counts` makes for `config`: its registers' counts kept in each state
-/// when a claim over executions reads one (`counter.lost_updates`), else left out (fewer
+/// when a claim over executions reads one (or a metric of the config's own, which may),
+/// else left out (fewer
 /// states; those metrics' cells are then not counted). An error, at its `[[claim]]`, for a
 /// claim that needs the executions counted.
 pub(crate) fn reach_for(config: &Config) -> Result<Counting, crate::source::ConfigError> {
@@ -34,10 +32,14 @@ pub(crate) fn reach_for(config: &Config) -> Result<Counting, crate::source::Conf
             ));
         }
     }
+    // A metric the model does not report (a config's `[[metric]]`, computed from the
+    // model's) may read a count: kept then too.
+    let metrics = config.model.metrics();
     let keep_counts = over_executions().any(|claim| {
-        REGISTER_COUNTS
+        metrics
             .iter()
-            .any(|end| claim.metric.ends_with(end))
+            .find(|m| m.name == claim.metric)
+            .is_none_or(|m| coordsim_scenario::counted_on_transitions(m.name))
     });
     Ok(Counting::Reach { keep_counts })
 }

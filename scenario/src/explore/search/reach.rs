@@ -18,8 +18,6 @@ mod flat;
 mod interpret;
 mod seen;
 
-use std::sync::Arc;
-
 use coordsim_model::explore::{Decision, Outcome, Schedule};
 use coordsim_model::{Bound, Cell, Engine, Exploration, ModelError, Reached};
 use rustc_hash::FxHashMap;
@@ -28,8 +26,7 @@ use sim_core::SimError;
 use super::{End, Search};
 use crate::explore::flat::Flat;
 use crate::explore::spare::cells_key;
-use crate::explore::step::{Choice, start};
-use crate::explore::symmetry::Symmetry;
+use crate::explore::step::Choice;
 use crate::explore::trace;
 use crate::syntax::metrics::Metric;
 use seen::Seen;
@@ -64,14 +61,7 @@ impl<'a> Search<'a> {
                 "an exploration without counts (`--no-counts`) merges its states and is not split: give it without `--no-merge` and `--shard`".into(),
             )));
         }
-        let rules = Arc::get_mut(&mut self.rules).ok_or_else(|| {
-            ModelError::Invariant("internal: the search's rules were shared before it began".into())
-        })?;
-        let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
-        (rules.symmetry, self.symmetry_notes) = Symmetry::of(rules.point, &sim, &rules.limits);
-        rules
-            .symmetry
-            .canonicalize(&mut sim, &mut queue, &mut Vec::new());
+        let (sim, queue) = self.canonical_start()?;
         let keep_counts = keep_counts && self.rules.reports_counts;
         if limits.engine != Engine::Interpret {
             match self.flat_of(&sim) {

@@ -1,6 +1,6 @@
-//! The reachability search over flat states ([`Flat`]): a level's states kept as words
-//! (each state's words, then its register's counts where they are kept), the next level's
-//! beside them, each dropped once expanded; an end's metrics taken by the interpreter's run
+//! The reachability search over flat states ([`Flat`]): a level's states kept packed
+//! ([`pack`]: each state's words, then its register's counts where they are kept), the
+//! next level's beside them, each dropped once expanded; an end's metrics taken by the interpreter's run
 //! along its execution, found again by its fingerprints ([`Search::flat_picks`]).
 
 use coordsim_model::explore::Decision;
@@ -89,6 +89,41 @@ fn children(
     }))
 }
 
+/// `words` appended to `into` packed: each word as a byte saying how many of its low
+/// bytes follow (the rest are 0) and whether they are its bytes swapped (a float's bits
+/// have their high bytes set: `2.0` packs in 2 bytes, not 9), then those bytes. A level's
+/// waiting states take a quarter of their words' bytes or less.
+fn pack(words: &[u64], into: &mut Vec<u8>) {
+    for &word in words {
+        let swapped = word.swap_bytes();
+        let (low, flag) = if swapped < word {
+            (swapped, 16)
+        } else {
+            (word, 0)
+        };
+        let bytes = (71 - low.leading_zeros() as usize) / 8;
+        into.push(bytes as u8 | flag);
+        into.extend_from_slice(&low.to_le_bytes()[..bytes]);
+    }
+}
+
+/// The state packed at `at` in `from` into `words` (all of them), `at` moved past it.
+fn unpack(from: &[u8], at: &mut usize, words: &mut [u64]) {
+    for word in words.iter_mut() {
+        let head = from[*at];
+        let bytes = usize::from(head & 15);
+        let mut low = [0u8; 8];
+        low[..bytes].copy_from_slice(&from[*at + 1..*at + 1 + bytes]);
+        *at += 1 + bytes;
+        let low = u64::from_le_bytes(low);
+        *word = if head & 16 != 0 {
+            low.swap_bytes()
+        } else {
+            low
+        };
+    }
+}
+
 impl<'a> Search<'a> {
     /// The start's flat state in its canonical order, with its counts (all 0) if kept.
     fn flat_start(&self, flat: &Flat<'a>, keep_counts: bool) -> Vec<u64> {
@@ -109,32 +144,40 @@ impl<'a> Search<'a> {
         flat: &Flat<'a>,
         keep_counts: bool,
     ) -> Result<Option<Reachable>, ModelError> {
-        let mut level = self.flat_start(flat, keep_counts);
-        let size = level.len();
-        let state_bytes = 8 * size as u64;
+        let mut state = self.flat_start(flat, keep_counts);
+        let size = state.len();
         let mut seen = Seen::new();
-        let start = self.flat_key(&level);
+        let start = self.flat_key(&state);
         let slot = seen.find(start).err().unwrap_or_default();
         seen.insert(slot, start, NO_PARENT);
-        self.memory.held = state_bytes;
+        // The level being expanded and the next, their states packed ([`pack`]).
+        let (mut level, mut next_level) = (Vec::new(), Vec::new());
+        pack(&state, &mut level);
+        self.memory.held = level.len() as u64;
         let (mut firsts, mut bufs) = (Firsts::default(), Buffers::new(flat, size));
-        let mut next_level: Vec<u64> = Vec::new();
-        // The number of the level's first state, the level's depth, the deepest state's.
-        let (mut first, mut depth, mut deepest) = (0usize, 0u32, 0u32);
+        // The number of the level's first state, its states and the next level's, the
+        // level's depth, the deepest state's.
+        let (mut first, mut states, mut next_states) = (0usize, 1usize, 0usize);
+        let (mut depth, mut deepest) = (0u32, 0u32);
         let mut expanded = 0usize;
-        'levels: while !level.is_empty() {
-            for (index, state) in level.chunks_exact(size).enumerate() {
+        'levels: while states > 0 {
+            let mut at = 0;
+            for index in 0..states {
+                unpack(&level, &mut at, &mut state);
                 let id = (first + index) as u32;
                 expanded += 1;
                 let mut cut = 0;
-                let expansion = children(flat, state, &mut bufs, |_, _, child| {
+                let expansion = children(flat, &state, &mut bufs, |_, _, child| {
                     let key = self.flat_key(child);
                     if let Err(slot) = seen.find(key) {
-                        if self.reach_admits(&seen, state_bytes) {
+                        let before = next_level.len();
+                        pack(child, &mut next_level);
+                        if self.reach_admits(&seen, (next_level.len() - before) as u64) {
                             seen.insert(slot, key, id);
-                            next_level.extend_from_slice(child);
+                            next_states += 1;
                             deepest = depth + 1;
                         } else {
+                            next_level.truncate(before);
                             cut += 1;
                         }
                     }
@@ -157,9 +200,10 @@ impl<'a> Search<'a> {
                     break 'levels;
                 }
             }
-            // The level is done, its states' words held no more.
-            self.memory.held = self.memory.held.saturating_sub(8 * level.len() as u64);
-            first += level.len() / size;
+            // The level is done, its states held no more.
+            self.memory.held = self.memory.held.saturating_sub(level.len() as u64);
+            first += states;
+            (states, next_states) = (next_states, 0);
             depth += 1;
             std::mem::swap(&mut level, &mut next_level);
             next_level.clear();
@@ -242,5 +286,44 @@ impl<'a> Search<'a> {
                 .collect(),
             alone,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack, unpack};
+
+    /// Words of every size, floats' bits among them, come back as they were packed; small
+    /// numbers and floats with few significant bits take 2 bytes or less.
+    #[test]
+    fn packed_words_unpack() {
+        let words = [
+            0,
+            1,
+            255,
+            256,
+            u64::MAX,
+            2.0f64.to_bits(),
+            f64::NAN.to_bits(),
+            (-0.5f64).to_bits(),
+            0x0123_4567_89AB_CDEF,
+        ];
+        let mut packed = Vec::new();
+        pack(&words, &mut packed);
+        pack(&words[..2], &mut packed);
+        let (mut at, mut back, mut two) = (0, [7u64; 9], [7u64; 2]);
+        unpack(&packed, &mut at, &mut back);
+        unpack(&packed, &mut at, &mut two);
+        assert_eq!((back, two, at), (words, [0, 1], packed.len()));
+        // 0 → 1 byte, 1 → 2, 2.0 (0x4000…) → 2: its high byte alone, swapped.
+        let size = |w: u64| {
+            let mut p = Vec::new();
+            pack(&[w], &mut p);
+            p.len()
+        };
+        assert_eq!(
+            (size(0), size(1), size(2.0f64.to_bits()), size(u64::MAX)),
+            (1, 2, 2, 9)
+        );
     }
 }
