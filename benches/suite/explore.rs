@@ -262,3 +262,65 @@ pub(crate) fn explore_speedup() {
         );
     }
 }
+
+/// The search without counts (`explore --no-counts`: fingerprints and first parents, no
+/// edges, no counting walk) against Stateright on the lost update, one thread each:
+/// without symmetry against its breadth-first search, with symmetry against its own
+/// `Representative` reduction; the same states on both sides (asserted), the time, and
+/// coordsim's peak heap per stored state (the target: at most 32 bytes on 4 × 4).
+pub(crate) fn explore_reach() {
+    for (k, n, symmetry) in [
+        (2, 10, Symmetry::Off),
+        (3, 5, Symmetry::Off),
+        (3, 6, Symmetry::Off),
+        (4, 4, Symmetry::Off),
+        (4, 4, Symmetry::On),
+        (4, 5, Symmetry::On),
+    ] {
+        let config = lost_update(k, n);
+        let limits = ExploreLimits {
+            max_states: 100_000_000,
+            symmetry,
+            counting: coordsim_model::Counting::Reach { keep_counts: false },
+            ..ExploreLimits::default()
+        };
+        let model = crate::stateright::LostUpdate {
+            clients: k,
+            increments: n as u32,
+        };
+        let symmetric = symmetry == Symmetry::On;
+        let (sr_seconds, sr_states) = timed(1, || {
+            if symmetric {
+                crate::stateright::explore_symmetric(model.clone(), 1)
+            } else {
+                crate::stateright::explore(model.clone(), 1)
+            }
+        });
+        let (m, explored) = measure(1, || {
+            coordsim::runner::explore::explore_config(&config, config.seed, &limits)
+                .expect("explores")
+        });
+        let e = &explored[0];
+        assert!(e.bounded.is_none(), "{k} × {n}: {:?}", e.bounded);
+        assert_eq!(e.states, sr_states as u64, "{k} × {n}: the same states");
+        let what = if symmetric { "symmetry, " } else { "" };
+        println!(
+            "{:<52} {:>9} states {:>7.3} s  {:>6.3} M states/s",
+            format!("  Stateright 0.31, {what}{k} × {n}, 1 thread"),
+            sr_states,
+            sr_seconds,
+            sr_states as f64 / sr_seconds / 1e6,
+        );
+        println!(
+            "{:<52} {:>9} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.1} B/state)  {:.2}× Stateright's time (target ≤ 1: {})",
+            format!("explore --no-counts, {what}{k} × {n}, 1 thread"),
+            e.states,
+            m.seconds,
+            e.states as f64 / m.seconds / 1e6,
+            mib(m.peak_bytes),
+            m.peak_bytes as f64 / e.states as f64,
+            m.seconds / sr_seconds,
+            verdict(m.seconds <= sr_seconds),
+        );
+    }
+}

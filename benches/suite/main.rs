@@ -692,6 +692,12 @@ fn main() {
         println!("\n== the explorer on both cores: two threads against one (median of 3 pairs)");
         explore::explore_speedup();
     }
+    if wants("explore") || wants("reach") {
+        println!(
+            "\n== the explorer without counts (`--no-counts`) against Stateright, one thread each"
+        );
+        explore::explore_reach();
+    }
     if wants("explore") || wants("schedulers") {
         println!("\n== the schedulers' answers against the search (median of 3 each)");
         schedulers::schedulers_jobs();

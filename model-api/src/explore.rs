@@ -55,6 +55,29 @@ pub struct ExploreLimits {
     /// Which back end steps the states: the run's interpreter, or a flat state compiled
     /// from the point where the point is one the flat back end covers.
     pub engine: Engine,
+    /// Whether executions and probabilities are counted over the graph, or the states are
+    /// only searched for the outcomes they reach ([`Counting::Reach`]).
+    pub counting: Counting,
+}
+
+/// What an exploration counts. Counting executions keeps the graph's every transition and
+/// walks it after the search; a reachability search keeps for each state its fingerprint
+/// and its first parent's number, and nothing else: it finds every reachable outcome and
+/// each one's shortest execution, which is all `always`, `never`, `sometimes` and a
+/// `min` / `max` ask, but no number of executions nor any probability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Counting {
+    /// Every outcome's executions and, where defined, probability (the graph kept).
+    #[default]
+    Executions,
+    /// Only which outcomes are reachable ([`Exploration::counted`] is then `false`).
+    /// `keep_counts`: a register's counts (its writes, lost updates and refused writes)
+    /// are kept in each state, so that the metrics reporting them are exact (more states);
+    /// without, those metrics' cells are empty: not counted.
+    Reach {
+        /// Whether a register's counts are part of each state.
+        keep_counts: bool,
+    },
 }
 
 /// The back end that steps an exploration's states. Both explore the same graph, state
@@ -162,6 +185,7 @@ impl Default for ExploreLimits {
             spill_from_bytes: None,
             keep_schedulers: false,
             engine: Engine::Auto,
+            counting: Counting::Executions,
         }
     }
 }
@@ -335,6 +359,10 @@ pub struct Exploration {
     /// `executions` counts nothing (there are infinitely many), nor has an outcome a
     /// probability.
     pub cycles: bool,
+    /// Whether executions and probabilities were counted: `false` after a reachability
+    /// search ([`Counting::Reach`]), whose `executions` (and each outcome's) are then 0,
+    /// no outcome has a probability, and `longest` is the deepest state's first depth.
+    pub counted: bool,
 }
 
 impl Exploration {
@@ -706,6 +734,7 @@ pub fn merge_parts(parts: &[Exploration]) -> Result<Exploration, String> {
         keyed: true,
         // A point with a loop without end is explored whole, never split.
         cycles: false,
+        counted: true,
         // Shards key their states without symmetry: each part says so alike.
         symmetry: parts
             .first()

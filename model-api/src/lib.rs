@@ -45,8 +45,8 @@ pub use declare::{
 };
 pub use def::{ModelDef, PreparedRun, RunOutput};
 pub use explore::{
-    Bound, Engine, Exploration, ExploreLimits, Kept, Reached, Reduction, Schedule, Symmetry,
-    SymmetryNote, merge_parts,
+    Bound, Counting, Engine, Exploration, ExploreLimits, Kept, Reached, Reduction, Schedule,
+    Symmetry, SymmetryNote, merge_parts,
 };
 pub use model::{
     ChartKind, Cost, DefaultChart, Distribution, Driver, MAX_DISTRIBUTION_POINTS, Model,

@@ -50,4 +50,5 @@ pub use composer::Scenario;
 pub use machine::lock::{Lock, LockMode, Token};
 pub use machine::register::{Fence, Landing, Register};
 pub use point::{MAX_ACTORS, MAX_INSTANCES, MAX_LANES, MAX_REPETITIONS};
+pub use syntax::metrics::counted_on_transitions;
 pub use syntax::spec::{MAX_GROUPS, MAX_RESOURCES, MAX_STEPS, MAX_UNLOCKS};

@@ -96,7 +96,11 @@ pub(crate) fn over_executions(
             let what = format!(
                 "{} of {}{}",
                 stat.name(),
-                executions_of(exploration.executions),
+                if exploration.counted {
+                    executions_of(exploration.executions)
+                } else {
+                    "every execution (not counted: `--no-counts`)".into()
+                },
                 if weighted.is_some() {
                     ", by probability"
                 } else {
@@ -253,6 +257,13 @@ fn outcome_parts(exploration: &coordsim_model::Exploration, k: usize) -> (String
     if exploration.cycles {
         let what = format!(
             "outcome {} of {of} (executions not counted: a loop without end)",
+            k + 1
+        );
+        return (what, Executions::Uncounted { k: k + 1, of });
+    }
+    if !exploration.counted {
+        let what = format!(
+            "outcome {} of {of} (executions not counted: `--no-counts`)",
             k + 1
         );
         return (what, Executions::Uncounted { k: k + 1, of });

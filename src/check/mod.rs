@@ -3,6 +3,7 @@
 //! re-checks them under other orders of simultaneous events, `dashboard` gives them to a
 //! course's CI as JUnit or JSON.
 
+mod counting;
 pub(crate) mod dashboard;
 mod entity_index;
 mod execution_row;
@@ -20,6 +21,7 @@ pub(crate) use weighted::weighted;
 use crate::config::Config;
 use crate::results::Results;
 
+pub(crate) use counting::reach_for;
 pub(crate) use execution_row::{ExecutionRow, Executions};
 pub(crate) use executions::{outcome_meets, over_executions, scheduler_ends};
 pub(crate) use paths::asks_of;

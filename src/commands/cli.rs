@@ -174,6 +174,12 @@ pub(crate) struct ExploreArgs {
     /// run's interpreter: the reference), or `auto` (flat where it covers the point).
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub(crate) engine: EngineArg,
+    /// Search for the reachable outcomes alone, counting no executions nor probabilities:
+    /// each state kept as its fingerprint and its first parent's number, so far more
+    /// states fit and each takes less time (for `always`, `never`, `sometimes` and
+    /// `stat = "min"` / `"max"` claims; the traces and schedules as ever).
+    #[arg(long, conflicts_with_all = ["no_merge", "shard"])]
+    pub(crate) no_counts: bool,
     /// Print nothing on stdout but the verdicts.
     #[arg(long, short = 'q')]
     pub(crate) quiet: bool,

@@ -65,11 +65,19 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
     }
     let mut stdout = crate::print::stdout();
     let mut verdicts = Vec::new();
-    for config in &mut configs {
+    // Without counts, a claim that needs them is refused before anything is explored.
+    let countings = (configs.iter())
+        .map(|config| match args.no_counts {
+            true => check::reach_for(config),
+            false => Ok(coordsim_model::Counting::Executions),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for (config, counting) in configs.iter_mut().zip(countings) {
         let watch = crate::runner::explore::Watch {
             progress: !args.quiet,
             max_seconds: args.max_seconds,
         };
+        let limits = coordsim_model::ExploreLimits { counting, ..limits };
         let name = format!("{}-explore", config.stem);
         let staging = Staging::begin(&args.out, &name)?;
         // What the counting is done with may spill inside the staging folder; the folder

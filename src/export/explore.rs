@@ -96,10 +96,13 @@ pub(crate) fn write(
             };
             writeln!(md, "{what}\n")?;
         }
-        let mut cols = vec![
-            say.pick("outcome", "sonuç"),
-            say.pick("executions", "yürütme"),
-        ];
+        if !e.counted {
+            writeln!(md, "{}\n", say.uncounted())?;
+        }
+        let mut cols = vec![say.pick("outcome", "sonuç")];
+        if e.counted {
+            cols.push(say.pick("executions", "yürütme"));
+        }
         if probability {
             cols.push(say.pick("probability", "olasılık"));
         }
@@ -113,13 +116,17 @@ pub(crate) fn write(
         for (k, o) in e.outcomes.iter().enumerate() {
             // The page's numbers in its locale (`0,16`, `1.301` in Turkish); the CSV's not.
             let number = |text: String| config.locale.number(&text);
-            // A loop without end counts no executions: an outcome's cell is empty (not 0).
+            // A loop without end counts no executions: an outcome's cell is empty (not 0);
+            // nor does a search without counts, whose page has no such column.
             let executions = if e.cycles {
                 String::new()
             } else {
                 number(o.executions.to_string())
             };
-            let mut cells = vec![(k + 1).to_string(), executions];
+            let mut cells = vec![(k + 1).to_string()];
+            if e.counted {
+                cells.push(executions);
+            }
             if probability {
                 cells.push(o.probability.map_or(String::new(), |p| number(rounded(p))));
             }
@@ -132,7 +139,7 @@ pub(crate) fn write(
             let mut record = vec![
                 point.to_string(),
                 (k + 1).to_string(),
-                if e.cycles {
+                if e.cycles || !e.counted {
                     String::new()
                 } else {
                     o.executions.to_string()
@@ -526,6 +533,14 @@ impl Say {
         .replace("{p}", &power_of_ten(e.collision_chance()))
     }
 
+    /// What a search without counts leaves out, in a line.
+    fn uncounted(self) -> &'static str {
+        self.pick(
+            "Executions and probabilities are not counted (`--no-counts`): each outcome is one the point reaches, shown by one of its shortest executions; a register's counts (writes, lost updates, refused writes) are counted only where a claim reads one, else their cells are empty.",
+            "Yürütmeler ve olasılıklar sayılmadı (`--no-counts`): her sonuç noktanın ulaştığı bir sonuçtur ve en kısa yürütmelerinden biriyle gösterilir; bir kaydın sayıları (yazmalar, kaybolan güncellemeler, reddedilen yazmalar) yalnızca bir iddia onlardan birini okuduğunda sayılır, yoksa hücreleri boştur.",
+        )
+    }
+
     /// What one point's exploration visited and found, in a line.
     fn summary(self, e: &Exploration) -> String {
         let verdict = e.bounded.as_ref().map_or_else(
@@ -551,6 +566,20 @@ impl Say {
             number(e.executions.to_string()),
             number(e.longest.to_string()),
         );
+        // A search without counts: which outcomes are reachable, not by how many.
+        if !e.counted {
+            return match self.0 {
+                crate::locale::Locale::En => format!(
+                    "{states} state{}, {transitions} transition{}, executions not counted (`--no-counts`){reduced}, {outcomes} distinct outcome{}: {verdict}.",
+                    plural(e.states == 1),
+                    plural(e.transitions == 1),
+                    plural(outcomes == 1),
+                ),
+                crate::locale::Locale::Tr => format!(
+                    "{states} durum, {transitions} geçiş, yürütmeler sayılmadı (`--no-counts`){reduced}, {outcomes} ayrı sonuç: {verdict}."
+                ),
+            };
+        }
         // A loop without end: executions without end, infinitely many, not counted.
         if e.cycles {
             return match self.0 {
@@ -690,6 +719,7 @@ mod tests {
     fn a_summary_says_one_and_many() {
         let exploration = |states, transitions, executions: u128, longest| Exploration {
             cycles: false,
+            counted: true,
             states,
             transitions,
             executions,
@@ -727,6 +757,7 @@ mod tests {
     fn the_collision_chance_is_n_squared_over_two_to_the_65() {
         let exploration = |states, keyed| Exploration {
             cycles: false,
+            counted: true,
             states,
             transitions: 0,
             executions: 0,

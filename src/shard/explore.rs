@@ -404,6 +404,7 @@ fn exploration(point: PointPart, visits: Vec<Visit>) -> anyhow::Result<Explorati
     }
     Ok(Exploration {
         cycles: false,
+        counted: true,
         states: point.states,
         transitions: point.transitions,
         executions: point.executions.parse()?,

@@ -33,6 +33,7 @@ mod log_axes;
 mod models;
 mod outputs;
 mod play;
+mod reach;
 mod reduce_keys;
 mod reliability;
 mod scenarios;

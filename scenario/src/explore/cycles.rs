@@ -306,6 +306,7 @@ pub(super) fn explore(
         schedulers: None,
         engine: Engine::Interpret,
         cycles: true,
+        counted: true,
         paths: Vec::new(),
     })
 }

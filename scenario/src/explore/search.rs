@@ -36,6 +36,7 @@ mod expand;
 mod flat;
 mod memory;
 mod outcomes;
+mod reach;
 mod seen;
 mod side;
 mod threads;
@@ -307,14 +308,10 @@ impl<'a> Search<'a> {
     }
 
     pub(super) fn run(mut self) -> Result<Exploration, ModelError> {
-        let rules = Arc::get_mut(&mut self.rules).ok_or_else(|| {
-            ModelError::Invariant("internal: the search's rules were shared before it began".into())
-        })?;
-        let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
-        (rules.symmetry, self.symmetry_notes) = Symmetry::of(rules.point, &sim, &rules.limits);
-        rules
-            .symmetry
-            .canonicalize(&mut sim, &mut queue, &mut Vec::new());
+        if let coordsim_model::Counting::Reach { keep_counts } = self.rules.limits.counting {
+            return self.reach(keep_counts);
+        }
+        let (sim, queue) = self.canonical_start()?;
         let fingerprint = self.rules.key(&sim, &queue);
         if self.rules.limits.merge_states {
             self.young.insert(fingerprint, 0);
@@ -378,6 +375,28 @@ impl<'a> Search<'a> {
             }
         }
         self.finish()
+    }
+
+    /// The start, with the point's interchangeable groups judged (the rules' symmetry, its
+    /// notes kept) and its members put in their canonical order.
+    fn canonical_start(
+        &mut self,
+    ) -> Result<
+        (
+            crate::run::state::Sim<'a>,
+            sim_core::EventQueue<crate::run::state::Event>,
+        ),
+        ModelError,
+    > {
+        let rules = Arc::get_mut(&mut self.rules).ok_or_else(|| {
+            ModelError::Invariant("internal: the search's rules were shared before it began".into())
+        })?;
+        let (mut sim, mut queue) = start(rules.point, &rules.context, rules.limits.max_faults)?;
+        (rules.symmetry, self.symmetry_notes) = Symmetry::of(rules.point, &sim, &rules.limits);
+        rules
+            .symmetry
+            .canonicalize(&mut sim, &mut queue, &mut Vec::new());
+        Ok((sim, queue))
     }
 
     /// The point compiled for the flat back end, or why it is not (the start `sim` gives

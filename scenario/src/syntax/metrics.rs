@@ -749,3 +749,12 @@ fn left_behind(spec: &Spec, server: u16) -> (bool, bool) {
     });
     (abandoned, cancels)
 }
+
+/// Whether a scenario's metric `name` reports a register's counts (its writes, lost
+/// updates or refused writes, as its register columns name them): counts an
+/// exploration carries on its transitions, not in its states, so that a search that keeps
+/// no transitions keeps them in its states only where a claim reads one.
+pub fn counted_on_transitions(name: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(_, tail)| ["writes", "lost_updates", "rejected_writes"].contains(&tail))
+}

@@ -359,6 +359,7 @@ mod tests {
             paths: Vec::new(),
             engine: coordsim_model::Engine::Interpret,
             cycles: false,
+            counted: true,
         };
         let values: Vec<Option<f64>> = (0..n).map(|k| Some(k as f64)).collect();
         let (steps, count) = exact_steps(&e, &values).unwrap();

@@ -32,7 +32,7 @@ const EXPANSIONS_PER_LOOK: usize = 4096;
 /// A flat state's 64-bit fingerprint: each word folded in by a 64 × 64 → 128-bit multiply
 /// whose halves are xored (as wyhash and rapidhash do: a difference anywhere in a word,
 /// its high bits too, reaches every bit), then the whole mixed by SplitMix64's finaliser.
-fn fingerprint(words: &[u64]) -> u64 {
+pub(super) fn fingerprint(words: &[u64]) -> u64 {
     let fold = |a: u64, b: u64| {
         let product = u128::from(a) * u128::from(b);
         (product as u64) ^ ((product >> 64) as u64)
@@ -269,7 +269,7 @@ impl<'a> Search<'a> {
     }
 
     /// A flat state's fingerprint (its low 8 bits only with `weak_fingerprints`).
-    fn flat_key(&self, words: &[u64]) -> u64 {
+    pub(super) fn flat_key(&self, words: &[u64]) -> u64 {
         let fingerprint = fingerprint(words);
         if self.rules.limits.weak_fingerprints {
             fingerprint & 0xff
@@ -278,10 +278,8 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Node `id`, a state with no event left: the interpreter's run replayed along the
-    /// first execution that reached it, ended as the interpreter's search ends one. The
-    /// replay checks the flat back end on the way: each state's free events must be as
-    /// many as the flat state had, and none left at the end.
+    /// Node `id`, a state with no event left: its end taken along the first execution that
+    /// reached it ([`Search::flat_run_end`]).
     fn flat_end(
         &mut self,
         id: u32,
@@ -296,7 +294,27 @@ impl<'a> Search<'a> {
             node = parent;
         }
         picks.reverse();
-        let path = flat.real_choices(&picks).ok_or_else(|| {
+        let (end, bytes) = self.flat_run_end(id, &picks, flat)?;
+        self.memory.held += match &end {
+            End::Metrics(cells) => std::mem::size_of_val(cells.as_slice()) as u64,
+            End::Run(_) => bytes,
+        };
+        self.ends.push((id, end));
+        Ok(())
+    }
+
+    /// Node `id`'s end, reached along `picks` (each a choice among the free events of a
+    /// flat state, and whether the reduction took it alone): the interpreter's run
+    /// replayed along them and ended as the interpreter's search ends one, with its bytes.
+    /// The replay checks the flat back end on the way: each state's free events must be as
+    /// many as the flat state had, and none left at the end.
+    pub(super) fn flat_run_end(
+        &self,
+        id: u32,
+        picks: &[(u16, bool)],
+        flat: &Flat<'a>,
+    ) -> Result<(End<'a>, u64), ModelError> {
+        let path = flat.real_choices(picks).ok_or_else(|| {
             ModelError::Invariant("internal: a flat execution could not be run again".into())
         })?;
         let rules = &self.rules;
@@ -330,11 +348,6 @@ impl<'a> Search<'a> {
         let Expanded::Ended { end, .. } = rules.ended(id, bytes, Box::new((sim, queue)))? else {
             return Err(ModelError::Invariant("internal: an end did not end".into()));
         };
-        self.memory.held += match &end {
-            End::Metrics(cells) => std::mem::size_of_val(cells.as_slice()) as u64,
-            End::Run(_) => bytes,
-        };
-        self.ends.push((id, end));
-        Ok(())
+        Ok((end, bytes))
     }
 }

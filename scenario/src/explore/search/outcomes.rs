@@ -149,6 +149,7 @@ impl Search<'_> {
         });
         Ok(Exploration {
             cycles: false,
+            counted: true,
             states: node_count as u64,
             transitions: self.transitions,
             executions,
@@ -367,6 +368,23 @@ impl Search<'_> {
     /// from the start, and each choice's event is taken in the run from its owner renamed
     /// back (`real`: each kept name's actor in the run).
     fn decisions_along(&self, path: &[u32]) -> Result<Vec<Decision>, ModelError> {
+        let graph = self.graph();
+        self.decisions_renamed(path.len(), |depth, of| {
+            let edge_index = path[depth] as usize;
+            graph
+                .edges
+                .get(edge_index)
+                .choice(of, graph.drawn(edge_index))
+        })
+    }
+
+    /// [`Search::decisions_along`] over `steps` choices made in the kept states
+    /// (`choice_at(depth, of)`: the choice at `depth`, among `of` free events).
+    pub(super) fn decisions_renamed(
+        &self,
+        steps: usize,
+        choice_at: impl Fn(usize, u16) -> Choice,
+    ) -> Result<Vec<Decision>, ModelError> {
         let (mut kept, mut kept_queue) = start(
             self.rules.point,
             &self.rules.context,
@@ -394,20 +412,18 @@ impl Search<'_> {
             renamed(&mut real, &new_of);
         }
         let (mut kept_next, mut run_next) = (Vec::new(), Vec::new());
-        let mut decisions = Vec::with_capacity(path.len());
-        let graph = self.graph();
-        for (depth, &edge_index) in path.iter().enumerate() {
+        let mut decisions = Vec::with_capacity(steps);
+        for depth in 0..steps {
             choices_into(&kept, &kept_queue, &mut kept_next);
             choices_into(&run, &run_queue, &mut run_next);
-            let edge = graph.edges.get(edge_index as usize);
-            let choice = edge.choice(kept_next.len() as u16, graph.drawn(edge_index as usize));
+            let choice = choice_at(depth, kept_next.len() as u16);
             let lost = || {
                 ModelError::Invariant(format!(
                     "internal: an explored execution's event {} has no counterpart in its run",
                     depth + 1
                 ))
             };
-            let due = *kept_next.get(usize::from(edge.pick)).ok_or_else(lost)?;
+            let due = *kept_next.get(usize::from(choice.pick)).ok_or_else(lost)?;
             let owner = kept.owner(due.event);
             let owner = real.get(owner as usize).copied().unwrap_or(owner);
             // A twin of the owner (swapping them changes nothing) with a lower number goes
