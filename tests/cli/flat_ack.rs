@@ -108,3 +108,28 @@ fn a_message_back_to_a_waiting_taker_is_the_interpreters() {
     flat.engine = Engine::Interpret;
     assert_eq!(flat, interpreted);
 }
+
+/// Two queues whose visibility timeouts differ (30 and 60 ms): a run takes the 30 ms timer,
+/// then the 60 ms one; the flat back end keeps no clock, so it leaves the point to the
+/// interpreter (it had offered both timers as free at once, and stopped on an internal
+/// error). One actor puts, takes and acks on each: one order, 1 execution; the timers find
+/// nothing unacknowledged.
+#[test]
+fn queues_with_different_visibility_timeouts_are_the_interpreters() {
+    let text = "model = \"scenario\"\n\
+                [[resource]]\nname = \"orders\"\nkind = \"queue\"\nvisibility_ms = 30\n\
+                [[resource]]\nname = \"payments\"\nkind = \"queue\"\nvisibility_ms = 60\n\
+                [[actor]]\nname = \"w\"\nsteps = [{ put = \"orders\" }, { put = \"payments\" }, \
+                { take = \"orders\" }, { ack = \"orders\" }, { take = \"payments\" }, \
+                { ack = \"payments\" }]\n";
+    let limits = ExploreLimits {
+        symmetry: Symmetry::Off,
+        ..ExploreLimits::default()
+    };
+    let mut auto = with(text, limits, Engine::Auto).swap_remove(0);
+    let interpreted = with(text, limits, Engine::Interpret).swap_remove(0);
+    assert_eq!(auto.engine, Engine::Interpret);
+    assert_eq!(interpreted.executions, 1);
+    auto.engine = Engine::Interpret;
+    assert_eq!(auto, interpreted);
+}

@@ -82,6 +82,18 @@ impl Flat<'_> {
                  0 ms, or a delay)",
             );
         }
+        // Every timer is armed at 0 ms and the flat back end keeps no clock: timers that
+        // fall at different instants would all be free at once, where a run takes the
+        // earliest first.
+        let mut timeouts = (0..used.len()).filter_map(visibility);
+        if let Some(first) = timeouts.next()
+            && timeouts.any(|other| other != first)
+        {
+            return Err(
+                "two queues have different visibility timeouts (their timers fall at \
+                 different instants)",
+            );
+        }
         if (0..used.len()).any(|q| visibility(q) == Some(0)) {
             return Err(
                 "a queue's visibility timeout is 0 ms (its messages come back at \
