@@ -65,6 +65,14 @@ impl Keep {
         }
     }
 
+    /// Nothing kept yet, the same room: for the next state's children (the set of
+    /// fingerprints met keeps its buffer, so a search that reuses one allocates once).
+    pub(super) fn clear(&mut self) {
+        self.kept_states = 0;
+        self.kept_bytes = 0;
+        self.met.clear();
+    }
+
     /// Whether a child (with `fingerprint`, `bytes`) is kept whole: `false` when it is
     /// reached before (`merged`: among the states merged before the chunk, when the thread
     /// may read them; or earlier in this share) or past the share's room.

@@ -67,11 +67,14 @@ impl<'a> Search<'a> {
             state: start,
         }]);
         let (mut firsts, mut deepest, mut expanded) = (Firsts::default(), 0, 0usize);
+        // One for the whole search: each state's children are told apart from each other
+        // alone (the seen set does the rest), and its set of fingerprints is reused.
+        let mut keep = Keep::new(u64::MAX, u64::MAX);
         while let Some(waiting) = frontier.pop_front() {
             expanded += 1;
             let before = keep_counts.then(|| waiting.state.0.counts());
             let depth = waiting.depth + 1;
-            let mut keep = Keep::new(u64::MAX, u64::MAX);
+            keep.clear();
             match self
                 .rules
                 .expand(waiting, &mut self.spare, &mut keep, KNOWN)?
