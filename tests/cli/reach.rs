@@ -314,3 +314,39 @@ fn a_bound_is_said_as_ever() {
         "{values:?}"
     );
 }
+
+/// Past both the state bound and the most outcomes, the bound named is the state bound's,
+/// as the counting search names it (it counts its outcomes after its search is cut).
+/// Three clients compare-and-set one increment each: an execution with no refusal ends
+/// after 6 events, one with a refusal (a retry) after 8 or more, so a second outcome (a
+/// retry) is met at depth 8 while deeper states are still kept; cut one state short of the
+/// whole graph, at most one outcome kept.
+#[test]
+fn the_state_bound_is_named_before_the_outcomes() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"counter\"\nkind = \"register\"\n\
+                [[actor]]\nname = \"client\"\ncount = 3\n\
+                steps = [{ read = \"counter\" }, \
+                { write = \"counter\", value = \"read + 1\", cas = true }]\n";
+    let plain = ExploreLimits {
+        symmetry: Symmetry::Off,
+        ..ExploreLimits::default()
+    };
+    let whole = &explore(text, &reach(plain, false))[0];
+    assert!(whole.bounded.is_none() && whole.outcomes.len() > 1);
+    let limits = ExploreLimits {
+        max_states: whole.states - 1,
+        max_outcomes: 1,
+        ..plain
+    };
+    let counted = &explore(text, &limits)[0];
+    let reached = &explore(text, &reach(limits, false))[0];
+    let said = |e: &Exploration| e.bounded.expect("bounded").to_string();
+    assert_eq!(
+        said(reached),
+        format!(
+            "bounded: {} states, not exhaustive (`max_states`)",
+            whole.states - 1
+        )
+    );
+    assert_eq!(said(reached), said(counted));
+}

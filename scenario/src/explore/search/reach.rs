@@ -40,6 +40,10 @@ const EXPANSIONS_PER_LOOK: usize = 4096;
 struct Firsts {
     by_cells: FxHashMap<Vec<u8>, ()>,
     ends: Vec<(u32, Vec<Cell>)>,
+    /// Whether an outcome past the most kept was met: said once the search is done, so
+    /// that a bound of the search itself (states, memory, time) is the one named, as the
+    /// counting search names it (it counts its outcomes after its search).
+    more: bool,
 }
 
 /// What a reachability search found: the states met, each outcome's first end, and the
@@ -162,9 +166,7 @@ impl<'a> Search<'a> {
             return;
         }
         if firsts.ends.len() >= self.rules.limits.max_outcomes {
-            self.bounded.get_or_insert(Bound::new(Reached::Outcomes {
-                max: self.rules.limits.max_outcomes as u64,
-            }));
+            firsts.more = true;
             return;
         }
         firsts.by_cells.insert(key, ());
@@ -185,6 +187,11 @@ impl<'a> Search<'a> {
             deepest,
         } = found;
         self.outer.report_states(seen.len() as u64);
+        if firsts.more {
+            self.bounded.get_or_insert(Bound::new(Reached::Outcomes {
+                max: self.rules.limits.max_outcomes as u64,
+            }));
+        }
         let mut ends: Vec<(Vec<u32>, Vec<Cell>)> = (firsts.ends.into_iter())
             .map(|(id, metrics)| (seen.chain(id), metrics))
             .collect();
