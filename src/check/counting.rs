@@ -43,3 +43,17 @@ pub(crate) fn reach_for(config: &Config) -> Result<Counting, crate::source::Conf
     });
     Ok(Counting::Reach { keep_counts })
 }
+
+/// Each config's counting: [`reach_for`] it with `no_counts` (refusing, before anything
+/// runs, a claim that needs counts), else every execution counted.
+pub(crate) fn countings(
+    configs: &[Config],
+    no_counts: bool,
+) -> Result<Vec<Counting>, crate::source::ConfigError> {
+    (configs.iter())
+        .map(|config| match no_counts {
+            true => reach_for(config),
+            false => Ok(Counting::Executions),
+        })
+        .collect()
+}

@@ -21,7 +21,7 @@ pub(crate) use weighted::weighted;
 use crate::config::Config;
 use crate::results::Results;
 
-pub(crate) use counting::reach_for;
+pub(crate) use counting::countings;
 pub(crate) use execution_row::{ExecutionRow, Executions};
 pub(crate) use executions::{outcome_meets, over_executions, scheduler_ends};
 pub(crate) use paths::asks_of;
@@ -39,8 +39,21 @@ use verdict::verdict;
 /// Checks every claim of `config` on `results`; an entity claim naming no entity is an error.
 /// A config with claims over executions is explored first (with the default bounds).
 pub fn evaluate(config: &Config, results: &Results) -> anyhow::Result<Vec<Verdict>> {
+    evaluate_counting(config, results, coordsim_model::Counting::Executions)
+}
+
+/// [`evaluate`], its explorations counting as `counting` says (`check --no-counts`: the
+/// reachable outcomes alone, [`countings`]).
+pub(crate) fn evaluate_counting(
+    config: &Config,
+    results: &Results,
+    counting: coordsim_model::Counting,
+) -> anyhow::Result<Vec<Verdict>> {
     let explored = if crate::runner::explore::claims_executions(config) {
-        let limits = crate::runner::explore::default_limits();
+        let limits = coordsim_model::ExploreLimits {
+            counting,
+            ..crate::runner::explore::default_limits()
+        };
         crate::runner::explore::explore_config(config, config.seed, &limits)?
     } else {
         Vec::new()

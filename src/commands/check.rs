@@ -22,10 +22,12 @@ pub(super) fn check(args: CheckArgs, registry: &Registry) -> anyhow::Result<Exit
             ExitCode::from(1)
         });
     }
+    // Without counts, a claim that needs them is refused before anything runs.
+    let countings = check::countings(&configs, args.no_counts)?;
     let mut verdicts = Vec::new();
-    for config in &configs {
+    for (config, counting) in configs.iter().zip(countings) {
         let results = runner::run(config, &options)?;
-        verdicts.extend(check::evaluate(config, &results)?);
+        verdicts.extend(check::evaluate_counting(config, &results, counting)?);
     }
     finish(args.format, &verdicts, &[])
 }

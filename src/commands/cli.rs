@@ -134,6 +134,11 @@ pub(crate) struct CheckArgs {
     /// claims whose values change (the verdicts stay those of each config's own order).
     #[arg(long)]
     pub(crate) ties: bool,
+    /// Check the claims over executions on the reachable outcomes alone, counting no
+    /// executions nor probabilities (as `explore --no-counts`): far more states fit; a
+    /// claim that needs counts (a probability, a mean, a percentile) is refused.
+    #[arg(long, conflicts_with = "ties")]
+    pub(crate) no_counts: bool,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,

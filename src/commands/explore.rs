@@ -65,13 +65,8 @@ pub(super) fn explore(args: ExploreArgs, registry: &Registry) -> anyhow::Result<
     }
     let mut stdout = crate::print::stdout();
     let mut verdicts = Vec::new();
-    // Without counts, a claim that needs them is refused before anything is explored.
-    let countings = (configs.iter())
-        .map(|config| match args.no_counts {
-            true => check::reach_for(config),
-            false => Ok(coordsim_model::Counting::Executions),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // Without counts, a claim that needs them is refused before anything runs.
+    let countings = check::countings(&configs, args.no_counts)?;
     for (config, counting) in configs.iter_mut().zip(countings) {
         let watch = crate::runner::explore::Watch {
             progress: !args.quiet,

@@ -290,3 +290,83 @@ fn a_bound_counts_no_transition_to_a_child_it_cut() {
         );
     }
 }
+
+/// `check --no-counts` checks claims over executions on the reachable outcomes alone: two
+/// clients of two unguarded increments end with 2, 3 or 4 (see explore.rs's hand count),
+/// so "sometimes 2" and "min 2" pass and "always 4" fails, as when counting; a probability
+/// is refused at its `[[claim]]` before anything runs; `--ties` with it is refused.
+#[test]
+fn check_without_counts_gives_the_counting_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = increments(2, 2, false);
+    text.push_str(
+        r#"[[claim]]
+name = "lost"
+over = "executions"
+holds = "sometimes"
+metric = "counter.value"
+expect = 2
+[[claim]]
+name = "least"
+over = "executions"
+metric = "counter.value"
+stat = "min"
+expect = 2
+[[claim]]
+name = "serial"
+over = "executions"
+holds = "always"
+metric = "counter.value"
+expect = 4
+"#,
+    );
+    let path = write_config(dir.path(), "c.toml", &text);
+    let counted = coordsim_in(dir.path(), &["check", &path]);
+    let reached = coordsim_in(dir.path(), &["check", &path, "--no-counts"]);
+    let (counted_out, reached_out) = (stdout(&counted), stdout(&reached));
+    assert_eq!(
+        reached.status.code(),
+        Some(1),
+        "{reached_out}{}",
+        stderr(&reached)
+    );
+    assert_eq!(counted.status.code(), Some(1), "{counted_out}");
+    let verdicts = |out: &str| -> Vec<String> {
+        (out.lines())
+            .map(|l| l.split(':').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(verdicts(&reached_out), verdicts(&counted_out));
+    assert!(reached_out.contains("PASS") && reached_out.contains("FAIL"));
+    assert!(
+        reached_out.contains("not counted: `--no-counts`"),
+        "{reached_out}"
+    );
+    assert!(counted_out.contains("70 executions"), "{counted_out}");
+    assert_eq!(reached_out.lines().last(), Some("2 passed, 1 failed"));
+
+    text.push_str(
+        r#"[[claim]]
+name = "chance"
+over = "executions"
+metric = "counter.value"
+expect = 4
+probability = 0.1
+"#,
+    );
+    let path = write_config(dir.path(), "p.toml", &text);
+    let o = coordsim_in(dir.path(), &["check", &path, "--no-counts"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let line = text.lines().position(|l| l == "name = \"chance\"").unwrap();
+    // The `[[claim]]` header is the line before its name (1-based: `line`).
+    assert!(
+        err.contains(&format!(
+            "p.toml:{line}:1: claim `chance` asks for a probability"
+        )),
+        "{err}"
+    );
+    let o = coordsim_in(dir.path(), &["check", &path, "--no-counts", "--ties"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--ties"), "{}", stderr(&o));
+}
