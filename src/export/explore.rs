@@ -15,6 +15,8 @@ use crate::export::markdown::escape;
 use crate::export::write_atomic;
 use crate::locale::Text;
 
+mod further;
+
 /// Writes the outputs into `dir`; gives back `explore.md`'s text. `decided` has an entry
 /// per claim of the config, in order: its name and the (point, outcome) that decides it
 /// (`None` when none does, or the claim is over runs), so claim N's files are `trace-N…`.
@@ -43,6 +45,9 @@ pub(crate) fn write(
             writeln!(md, "## {}\n", named.join(", "))?;
         }
         writeln!(md, "{}\n", say.summary(e))?;
+        if let Some(line) = say.further(e) {
+            writeln!(md, "{line}\n")?;
+        }
         if let Some(line) = say.symmetry(&e.symmetry) {
             writeln!(md, "{line}\n")?;
         }

@@ -21,6 +21,12 @@ at_least = 1
     assert!(out.contains("bounded: 10 states, not exhaustive"), "{out}");
     assert!(out.contains("FAIL"), "{out}");
     assert!(!o.status.success());
+    // The page says what lifts the bound.
+    let md = std::fs::read_to_string(dir.path().join("out/bounded-explore/explore.md")).unwrap();
+    assert!(
+        md.contains("To go further: a larger `--max-states`"),
+        "{md}"
+    );
     let o = coordsim_in(dir.path(), &["explore", &path]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     // A Turkish config's explore.md says the bound in Turkish.
@@ -37,6 +43,10 @@ at_least = 1
     let md = std::fs::read_to_string(dir.path().join("out/sinirli-explore/explore.md")).unwrap();
     assert!(
         md.contains("sınırlı: 10 durum, eksiksiz değil (`max_states`)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Daha ileri gitmek için: daha büyük bir `--max-states`"),
         "{md}"
     );
     assert!(
