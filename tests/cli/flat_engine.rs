@@ -111,10 +111,13 @@ const LOCKS_AND_QUEUES: &str = "model = \"scenario\"\n\
     [[resource]]\nname = \"V\"\nkind = \"queue\"\nvisibility_ms = 100\n";
 
 /// Whether a group's steps are ones the flat back end takes together: not a put beside
-/// a compare-and-set (whose conflict runs the put again: its messages have no bound).
+/// a compare-and-set (whose conflict runs the put again: its messages have no bound), nor
+/// a take from `V` beside one (a conflict takes again, past the messages the feeder puts:
+/// that taker waits when `V`'s timer brings a message back, which the flat back end
+/// leaves to the interpreter mid-search).
 fn covered(steps: &[Vec<String>]) -> bool {
     let has = |what: &str| steps.iter().flatten().any(|s| s.contains(what));
-    !(has("put =") && has("cas = true"))
+    !((has("put =") || has("take = \"V\"")) && has("cas = true"))
 }
 
 /// A random point of the fragment the flat back end covers: up to three registers and
@@ -129,7 +132,9 @@ fn config() -> impl Strategy<Value = String> {
         1..=2u32,
         prop::collection::vec(steps_of(15), 1..=2),
     )
-        .prop_filter("a put beside a compare-and-set", |g| covered(&g.2));
+        .prop_filter("a put or a take from V beside a compare-and-set", |g| {
+            covered(&g.2)
+        });
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
         let mut text = String::from(LOCKS_AND_QUEUES);
         for r in 0..3 {
@@ -203,7 +208,9 @@ fn timed_config() -> impl Strategy<Value = String> {
         prop::collection::vec(timed_steps, 1..=2),
         start,
     )
-        .prop_filter("a put beside a compare-and-set", |g| covered(&g.2));
+        .prop_filter("a put or a take from V beside a compare-and-set", |g| {
+            covered(&g.2)
+        });
     (1..=3usize, prop::collection::vec(group, 1..=2)).prop_map(|(registers, groups)| {
         let mut text = String::from(LOCKS_AND_QUEUES);
         for r in 0..3 {
