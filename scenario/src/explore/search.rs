@@ -33,6 +33,7 @@ use seen::SeenSet;
 mod child;
 mod depths;
 mod expand;
+mod firsts;
 mod flat;
 mod memory;
 mod outcomes;

@@ -4,12 +4,13 @@
 //!
 //! A state's words are kept while it waits, level by level (the level being expanded and
 //! the next), and dropped once it is expanded; what stays of it is its 64-bit fingerprint
-//! in the seen set (mapped to its node) and its first parent with the choice that reached
-//! it (its depth follows from its node: the states are numbered level by level). Two states are merged by their fingerprint alone, as the interpreter's
+//! in the seen set (mapped to its node) and its edges (its first parent and the choice that
+//! reached it are found again from them, [`Firsts`]; its depth follows from its node: the
+//! states are numbered level by level). Two states are merged by their fingerprint alone, as the interpreter's
 //! search merges them; a build with debug assertions keeps every state's words and stops
 //! with an internal error when two different states share one.
 //!
-//! The memory budget counts, for each state, its words while it waits, its parent, its
+//! The memory budget counts, for each state, its words while it waits, its
 //! share of the seen set (its segments' buckets, as the interpreter's search counts its
 //! own) and room for the entries of the counting that follows the search (each state is
 //! reached with its counts at least once, often more): the flat
@@ -20,6 +21,7 @@ use sim_core::SimError;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::firsts::{Firsts, holder};
 use super::side::Side;
 use super::{End, Expanded, Search};
 use crate::explore::count::{Drawn, Edge, Entry, Walk};
@@ -122,18 +124,19 @@ impl<'a> Search<'a> {
         // fingerprint.
         #[cfg(debug_assertions)]
         let mut all: Vec<u64> = level.clone();
-        // Each node's first parent and the choice that reached it (an end's run is
-        // replayed along them).
-        let mut parents: Vec<(u32, u16, bool)> = vec![(u32::MAX, 0, false)];
+        // The edges that made every few nodes: each node's first parent and the choice that
+        // reached it are found again from them (an end's run is replayed along them).
+        let mut firsts = Firsts::new();
         // The seen set: the search's own table, which its memory counts (the interpreter's
         // start fingerprint, put there before the back end was chosen, taken out).
         self.young.clear();
         let start_key = self.flat_key(&level[..width]);
         self.young.insert(start_key, 0);
-        // A state's words while it waits, its parent and room for two of the counting's
-        // entries (a state is reached with its counts at least once, often more) and the
-        // word of its first: what the memory budget counts for each new state beside the
-        // graph ([`Search::graph_bytes`]: the edges, the depths and the seen set).
+        // A state's words while it waits and room for two of the counting's entries (a
+        // state is reached with its counts at least once, often more) and the word of its
+        // first: what the memory budget counts for each new state beside the graph
+        // ([`Search::graph_bytes`]: the edges, the depths and the seen set) and the edges
+        // that made every few states (counted as they are kept).
         // Where the walk spills the entries it is done with, they take a share of the
         // budget apart (`spill_from_bytes`) rather than room beside each state.
         let entries_room = if spill_share.is_some() {
@@ -141,8 +144,7 @@ impl<'a> Search<'a> {
         } else {
             2 * std::mem::size_of::<Entry>()
         };
-        let state_bytes =
-            (8 * width + std::mem::size_of::<(u32, u16, bool)>() + entries_room + 8) as u64;
+        let state_bytes = (8 * width + entries_room + 8) as u64;
         self.memory.held = state_bytes + spill_share.unwrap_or(0);
         let mut delta = vec![0u64; flat.counts()];
         let mut child = vec![0u64; width];
@@ -166,7 +168,7 @@ impl<'a> Search<'a> {
             let state = &level[from..from + width];
             flat.free(state, &mut free);
             if free.is_empty() {
-                self.flat_end(id, &parents, flat)?;
+                self.flat_end(id, &firsts, flat)?;
                 continue;
             }
             let of = free.len();
@@ -224,7 +226,9 @@ impl<'a> Search<'a> {
                 }
                 let to = self.depths.len() as u32;
                 self.depths.push(depth);
-                parents.push((id, pick as u16, alone.is_some()));
+                let firsts_bytes = firsts.bytes();
+                firsts.made(to, self.edges.len());
+                self.memory.held += firsts.bytes() - firsts_bytes;
                 next_level.extend_from_slice(&child);
                 #[cfg(debug_assertions)]
                 all.extend_from_slice(&child);
@@ -280,17 +284,19 @@ impl<'a> Search<'a> {
 
     /// Node `id`, a state with no event left: its end taken along the first execution that
     /// reached it ([`Search::flat_run_end`]).
-    fn flat_end(
-        &mut self,
-        id: u32,
-        parents: &[(u32, u16, bool)],
-        flat: &Flat<'a>,
-    ) -> Result<(), ModelError> {
+    fn flat_end(&mut self, id: u32, firsts: &Firsts, flat: &Flat<'a>) -> Result<(), ModelError> {
         let mut picks = Vec::new();
         let mut node = id;
         while node != 0 {
-            let (parent, pick, alone) = parents[node as usize];
-            picks.push((pick, alone));
+            let parent = firsts
+                .made_by(node, self.edges.len(), |at| self.edges.get(at))
+                .and_then(|(at, edge)| Some((holder(&self.starts, at)?, edge)));
+            let Some((parent, edge)) = parent else {
+                return Err(ModelError::Invariant(format!(
+                    "internal: no edge made state {node}"
+                )));
+            };
+            picks.push((edge.pick, edge.alone()));
             node = parent;
         }
         picks.reverse();

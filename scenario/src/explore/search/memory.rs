@@ -4,7 +4,7 @@
 
 use coordsim_model::{Bound, ModelError, Reached};
 
-use super::{Search, SeenSet, State};
+use super::{Search, State};
 use crate::explore::budget::Keep;
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen};
 
@@ -17,10 +17,7 @@ impl<'a> Search<'a> {
             + std::mem::size_of::<coordsim_model::explore::Visit>() * self.visits.capacity();
         // The seen states are two sets folded now and then (when depends on the number of
         // threads): their bytes are taken as the one set's, the same with any.
-        self.edges.bytes()
-            + self.depths.bytes()
-            + bytes as u64
-            + SeenSet::bytes_for(self.seen.len() + self.young.len())
+        self.edges.bytes() + self.depths.bytes() + bytes as u64 + self.seen.bytes_with(&self.young)
     }
 
     /// What each of `shares` threads may keep of the next chunk's children, less what

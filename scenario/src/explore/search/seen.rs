@@ -1,26 +1,62 @@
-//! The seen set: each merged state's 64-bit fingerprint and its node, in 256 segments (by
-//! eight bits of the fingerprint) that grow one at a time. One table grown by doubling holds
-//! its old buckets and its new ones at once, half again its size near the search's end; a
-//! segment that doubles holds a 256th of that beside the rest. A bucket keeps the fingerprint
-//! as two 32-bit halves beside its node (12 bytes and the table's control byte, where a
-//! `(u64, u32)` pair takes 16 for its alignment).
+//! The seen set: each merged state's 64-bit fingerprint and its node, in 256 segments that
+//! grow one at a time. One table grown by doubling holds its old buckets and its new ones at
+//! once, half again its size near the search's end; a segment that doubles holds a 256th of
+//! that beside the rest. A bucket keeps the fingerprint as two 32-bit halves beside its node
+//! (12 bytes and the table's control byte, where a `(u64, u32)` pair takes 16 for its
+//! alignment).
+//!
+//! The segments' shares are unequal on purpose: segment `s` takes about `2^(s/256)` parts
+//! of the fingerprints, so their shares span one doubling and they double at 256 different
+//! sizes of the set, not all near one. Equal shares fill every segment alike: just past a
+//! doubling every table is 7/16 full (the set twice the room it needs), just before it 7/8.
+//! Staggered, the set is always about as full as that swing's mean, about 63 %, and grows
+//! by a 256th of itself at a time rather than twice at once.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-/// Bits of a fingerprint that choose its segment.
-const SEGMENT_BITS: u32 = 8;
-
 /// Segments of the set.
-const SEGMENTS: usize = 1 << SEGMENT_BITS;
+const SEGMENTS: usize = 256;
 
-/// Where in the fingerprint the segment's bits are: above those a segment's table takes its
-/// bucket from (its low bits, up to 2^48 buckets) and below the seven it filters a probe's
+/// Bits of a fingerprint that choose its segment (through [`CHOOSER`]).
+const CHOOSER_BITS: u32 = 12;
+
+/// Where in the fingerprint the chooser's bits are: above those a segment's table takes its
+/// bucket from (its low bits, up to 2^45 buckets) and below the seven it filters a probe's
 /// group with (its top bits).
-const SEGMENT_SHIFT: u32 = 48;
+const CHOOSER_SHIFT: u32 = 45;
+
+/// Each value of the chooser's bits, its segment: segment `s` takes the values `v` with
+/// `s <= 256 × log2(1 + v / 4096) < s + 1`, about `11 × 2^(s/256)` of the 4,096.
+static CHOOSER: [u8; 1 << CHOOSER_BITS] = chooser();
+
+/// [`CHOOSER`]'s table, each value by its middle.
+const fn chooser() -> [u8; 1 << CHOOSER_BITS] {
+    // 2^(1/256): one segment's share over the one before it.
+    const STEP: f64 = 1.002_711_275_050_202_5;
+    let values = 1usize << CHOOSER_BITS;
+    let mut table = [0u8; 1 << CHOOSER_BITS];
+    // 2^((segment + 1) / 256): where the next segment begins, as 1 + v / 4096.
+    let (mut segment, mut bound) = (0usize, STEP);
+    let mut value = 0;
+    while value < values {
+        let middle = 1.0 + (value as f64 + 0.5) / values as f64;
+        while segment < SEGMENTS - 1 && middle >= bound {
+            segment += 1;
+            bound *= STEP;
+        }
+        table[value] = segment as u8;
+        value += 1;
+    }
+    table
+}
 
 /// Bytes a bucket takes: a key, its node and the table's control byte.
 const BUCKET_BYTES: usize = std::mem::size_of::<(Key, u32)>() + 1;
+
+/// Control bytes a table takes past its buckets' (a probe's group read past the last
+/// bucket: SSE2's 16).
+const GROUP_BYTES: usize = 16;
 
 /// A fingerprint as two 32-bit halves: 4-byte aligned, so a bucket is 12 bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -72,11 +108,13 @@ pub(super) struct SeenSet {
     /// Empty until the first insert (a search of a few states makes a few segments).
     segments: Vec<Segment>,
     len: usize,
+    /// [`SeenSet::bytes_of`] its segments' lengths, kept as they grow.
+    bytes: u64,
 }
 
 impl SeenSet {
     fn segment(fingerprint: u64) -> usize {
-        (fingerprint >> SEGMENT_SHIFT) as usize & (SEGMENTS - 1)
+        usize::from(CHOOSER[(fingerprint >> CHOOSER_SHIFT) as usize & ((1 << CHOOSER_BITS) - 1)])
     }
 
     /// The node of the state with `fingerprint`, if one was merged.
@@ -103,12 +141,9 @@ impl SeenSet {
         {
             vacant.insert(node);
             self.len += 1;
+            let held = segment.len();
+            self.bytes += Self::bytes_of(held) - Self::bytes_of(held - 1);
         }
-    }
-
-    /// How many fingerprints it holds.
-    pub(super) fn len(&self) -> usize {
-        self.len
     }
 
     /// Whether it holds none.
@@ -127,6 +162,7 @@ impl SeenSet {
             }
         }
         young.len = 0;
+        young.bytes = 0;
     }
 
     /// Every fingerprint dropped (the tables kept).
@@ -135,31 +171,39 @@ impl SeenSet {
             segment.clear();
         }
         self.len = 0;
+        self.bytes = 0;
     }
 
-    /// The bytes a set of `len` fingerprints takes, grown by inserts: each segment holding
-    /// its share (the segments hold about as many each, fingerprints being uniform), in the
-    /// least power of two of buckets (at least 4) it fits in at most 7/8 full from 8
-    /// buckets on. A function of `len` alone, so the same whichever way the set was filled
-    /// (two sets folded now and then, when depends on the threads).
-    pub(super) fn bytes_for(len: usize) -> u64 {
+    /// The bytes one set holding this one's fingerprints and `other`'s (none in both) would
+    /// take, grown by inserts: each segment's table in the least power of two of buckets (at
+    /// least 4) its fingerprints fit in at most 7/8 full from 8 buckets on, as the standard
+    /// map grows it. A function of how many fingerprints each segment holds, so the same
+    /// whichever way the two were filled (folded now and then, when depends on the threads).
+    pub(super) fn bytes_with(&self, other: &SeenSet) -> u64 {
+        if other.is_empty() {
+            return self.bytes;
+        }
+        if self.is_empty() {
+            return other.bytes;
+        }
+        (self.segments.iter().zip(&other.segments))
+            .map(|(mine, theirs)| Self::bytes_of(mine.len() + theirs.len()))
+            .sum()
+    }
+
+    /// The bytes a segment of `len` fingerprints takes, grown by inserts.
+    fn bytes_of(len: usize) -> u64 {
         if len == 0 {
             return 0;
         }
-        let segments = len.min(SEGMENTS);
-        let share = len.div_ceil(SEGMENTS);
-        let fits = |buckets: usize| {
-            if buckets < 8 {
-                buckets - 1
-            } else {
-                buckets / 8 * 7
-            }
+        let buckets = if len < 4 {
+            4
+        } else if len < 8 {
+            8
+        } else {
+            (len * 8 / 7).next_power_of_two()
         };
-        let mut buckets = 4;
-        while fits(buckets) < share {
-            buckets *= 2;
-        }
-        (segments * buckets * BUCKET_BYTES) as u64
+        (buckets * BUCKET_BYTES + GROUP_BYTES) as u64
     }
 }
 
@@ -181,13 +225,13 @@ mod tests {
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17))
             .collect();
         // (The first, i = 0, is 0.)
-        fingerprints.extend([1, 1 << 32, 1 << SEGMENT_SHIFT, u64::MAX]);
+        fingerprints.extend([1, 1 << 32, 1 << CHOOSER_SHIFT, u64::MAX]);
         for (node, &f) in fingerprints.iter().enumerate() {
             set.insert(f, node as u32);
         }
         // A second insert keeps the first node.
         set.insert(fingerprints[3], 99_999);
-        assert_eq!(set.len(), fingerprints.len());
+        assert_eq!(set.len, fingerprints.len());
         for (node, &f) in fingerprints.iter().enumerate() {
             assert_eq!(set.get(f), Some(node as u32));
         }
@@ -198,19 +242,112 @@ mod tests {
         set.take_in(&mut young);
         assert!(young.is_empty() && young.get(2).is_none());
         assert_eq!((set.get(2), set.get(0)), (Some(7), Some(0)));
-        assert_eq!(set.len(), fingerprints.len() + 1);
+        assert_eq!(set.len, fingerprints.len() + 1);
         set.clear();
         assert!(set.is_empty() && !set.contains(0));
     }
 
+    /// A fingerprint whose chooser's bits are `value`, the rest from `rest`.
+    fn with_chooser(rest: u64, value: u64) -> u64 {
+        let mask = ((1u64 << CHOOSER_BITS) - 1) << CHOOSER_SHIFT;
+        (rest & !mask) | (value << CHOOSER_SHIFT)
+    }
+
+    /// SplitMix64's `i`-th output: fingerprints as uniform as xxh3's.
+    fn spread(i: u64) -> u64 {
+        let mut z = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
     #[test]
-    fn bytes_follow_the_segments_share() {
-        assert_eq!(SeenSet::bytes_for(0), 0);
-        // One state: one segment of 4 buckets.
-        assert_eq!(SeenSet::bytes_for(1), 4 * 13);
-        // 3,892,125 states: 15,204 a segment, past 16,384 buckets' 14,336, so 32,768 a
-        // segment; 256 × 32,768 × 13.
-        assert_eq!(SeenSet::bytes_for(3_892_125), 256 * 32_768 * 13);
+    fn the_segments_shares_span_one_doubling() {
+        let mut shares = [0usize; SEGMENTS];
+        for value in 0..1u64 << CHOOSER_BITS {
+            shares[SeenSet::segment(with_chooser(u64::MAX, value))] += 1;
+        }
+        // Segment s: 4096 × (2^((s+1)/256) − 2^(s/256)) values, 4096 × ln 2 / 256 × 2^(s/256)
+        // ≈ 11.09 × 2^(s/256): 11 for the first, 22 for the last (11.09 × 2^(255/256)
+        // ≈ 22.12), never fewer than the segment before but by the rounding of one.
+        assert_eq!(shares.iter().sum::<usize>(), 1 << CHOOSER_BITS);
+        assert_eq!((shares[0], shares[SEGMENTS - 1]), (11, 22));
+        for s in 1..SEGMENTS {
+            assert!(shares[s] + 1 >= shares[s - 1], "segment {s}: {shares:?}");
+            let expected =
+                4096.0 * (2f64.powf((s + 1) as f64 / 256.0) - 2f64.powf(s as f64 / 256.0));
+            assert!(
+                (shares[s] as f64 - expected).abs() <= 1.0,
+                "segment {s}: {}",
+                shares[s]
+            );
+        }
+    }
+
+    /// The buckets of a table whose `capacity` the standard map says: 7/8 of them from 8
+    /// on, all but one below.
+    fn buckets_of(capacity: usize) -> usize {
+        if capacity < 8 {
+            capacity + 1
+        } else {
+            capacity / 7 * 8
+        }
+    }
+
+    #[test]
+    fn its_bytes_are_its_tables_near_every_doubling() {
+        // Filled one fingerprint at a time, the estimate is the tables' own buckets (13
+        // bytes each) and group tails, read from the map at every size up to 40,000 (each
+        // segment past 64 fingerprints: past several doublings each, at sizes all apart).
+        let (mut set, mut young) = (SeenSet::default(), SeenSet::default());
+        assert_eq!(set.bytes_with(&young), 0);
+        for i in 0..40_000u64 {
+            set.insert(spread(i), i as u32);
+            let tables: u64 = (set.segments.iter())
+                .filter(|segment| segment.capacity() > 0)
+                .map(|segment| (buckets_of(segment.capacity()) * 13 + 16) as u64)
+                .sum();
+            assert_eq!(set.bytes_with(&young), tables, "{} fingerprints", i + 1);
+        }
+        // One fingerprint: one segment of 4 buckets.
+        let mut one = SeenSet::default();
+        one.insert(7, 0);
+        assert_eq!(one.bytes_with(&young), 4 * 13 + 16);
+        // The same fingerprints in two sets: the one set's bytes, whichever holds which.
+        let whole = set.bytes_with(&young);
+        let mut first = SeenSet::default();
+        for i in 0..40_000u64 {
+            let into = if i % 3 == 0 { &mut first } else { &mut young };
+            into.insert(spread(i), i as u32);
+        }
+        assert_eq!(
+            (first.bytes_with(&young), young.bytes_with(&first)),
+            (whole, whole)
+        );
+        first.take_in(&mut young);
+        assert_eq!(
+            (first.bytes_with(&young), young.bytes_with(&first)),
+            (whole, whole)
+        );
+    }
+
+    #[test]
+    fn it_never_takes_twice_the_room_it_needs() {
+        // Equal shares would leave every segment 7/16 full just past their doubling (256 ×
+        // 512 × 7/8 = 114,688 fingerprints): 2.29 buckets a fingerprint at 114,689. The
+        // staggered shares' worst from 60,000 to 250,000 fingerprints (segments of 230 to
+        // 1,000: two doublings each) is 1.70 (their mean about 1/0.63 = 1.59; the shares,
+        // rounded to 11 to 22 parts of 4,096, bunch some doublings): at most 1.75.
+        let mut set = SeenSet::default();
+        let mut worst = 0f64;
+        for i in 0..250_000u64 {
+            set.insert(spread(i), i as u32);
+            if i >= 60_000 && i % 97 == 0 {
+                let buckets = (set.bytes_with(&SeenSet::default()) - 256 * 16) as f64 / 13.0;
+                worst = worst.max(buckets / (i + 1) as f64);
+            }
+        }
+        assert!(worst < 1.75, "{worst} buckets a fingerprint");
     }
 
     proptest::proptest! {
@@ -229,7 +366,7 @@ mod tests {
                 let fingerprint = match kind {
                     0 => small,
                     1 => wide,
-                    _ => (wide & !(0xff << SEGMENT_SHIFT)) | (3 << SEGMENT_SHIFT),
+                    _ => with_chooser(wide, 3),
                 };
                 // The merge looks in both before it inserts into the young one.
                 if set.get(fingerprint).or(young.get(fingerprint)).is_none() {
@@ -241,7 +378,7 @@ mod tests {
                 }
             }
             set.take_in(&mut young);
-            proptest::prop_assert_eq!(set.len(), map.len());
+            proptest::prop_assert_eq!(set.len, map.len());
             proptest::prop_assert!(young.is_empty());
             for (&fingerprint, &node) in &map {
                 proptest::prop_assert_eq!(set.get(fingerprint), Some(node));
