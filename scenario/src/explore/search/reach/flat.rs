@@ -7,12 +7,13 @@ use coordsim_model::explore::Decision;
 use coordsim_model::{Cell, ModelError};
 
 use super::seen::{NO_PARENT, Seen};
+use super::par::{Levels, PAR_LEVEL, Stepped, Threads};
 use super::{EXPANSIONS_PER_LOOK, Firsts, Reachable};
 use crate::explore::flat::{Flat, NotFinite};
 use crate::explore::search::Search;
 
 /// What a flat expansion reuses from state to state: nothing is allocated per state.
-struct Buffers {
+pub(super) struct Buffers {
     free: Vec<u32>,
     child: Vec<u64>,
     delta: Vec<u64>,
@@ -22,7 +23,7 @@ struct Buffers {
 
 impl Buffers {
     /// For `flat`'s states of `size` words (its words, and its counts if kept).
-    fn new(flat: &Flat<'_>, size: usize) -> Buffers {
+    pub(super) fn new(flat: &Flat<'_>, size: usize) -> Buffers {
         Buffers {
             free: Vec::new(),
             child: vec![0; size],
@@ -36,10 +37,10 @@ impl Buffers {
 /// How a flat state was expanded: its free events (0: an end), the transitions tried
 /// (with those the reduction tried before the one it took alone), whether it took one
 /// alone.
-struct Expansion {
-    of: usize,
-    transitions: u64,
-    alone: bool,
+pub(super) struct Expansion {
+    pub(super) of: usize,
+    pub(super) transitions: u64,
+    pub(super) alone: bool,
 }
 
 /// Each child of flat state `state` (its `flat.width` words, then its counts where kept)
@@ -48,7 +49,7 @@ struct Expansion {
 /// (the first free event whose step commutes with every other alone); `each` saying
 /// `true` ends the expansion there. `Err(NotFinite)` inside: a step the flat back end
 /// leaves to the interpreter.
-fn children(
+pub(super) fn children(
     flat: &Flat<'_>,
     state: &[u64],
     bufs: &mut Buffers,
@@ -93,7 +94,7 @@ fn children(
 /// bytes follow (the rest are 0) and whether they are its bytes swapped (a float's bits
 /// have their high bytes set: `2.0` packs in 2 bytes, not 9), then those bytes. A level's
 /// waiting states take a quarter of their words' bytes or less.
-fn pack(words: &[u64], into: &mut Vec<u8>) {
+pub(super) fn pack(words: &[u64], into: &mut Vec<u8>) {
     for &word in words {
         let swapped = word.swap_bytes();
         let (low, flag) = if swapped < word {
@@ -108,7 +109,7 @@ fn pack(words: &[u64], into: &mut Vec<u8>) {
 }
 
 /// The state packed at `at` in `from` into `words` (all of them), `at` moved past it.
-fn unpack(from: &[u8], at: &mut usize, words: &mut [u64]) {
+pub(super) fn unpack(from: &[u8], at: &mut usize, words: &mut [u64]) {
     for word in words.iter_mut() {
         let head = from[*at];
         let bytes = usize::from(head & 15);
@@ -136,83 +137,121 @@ impl<'a> Search<'a> {
         state
     }
 
-    /// The reachability search over `flat`'s states, level by level. `Ok(None)` when a step
-    /// came up that the flat back end leaves to the interpreter (which then searches from
-    /// the start).
+    /// The reachability search over `flat`'s states, level by level: a level on several
+    /// threads where `--jobs` asks for them and it is wide enough ([`Search::level_par`]),
+    /// else (or where a bound may be met in it) on this one. `Ok(None)` when a step came up
+    /// that the flat back end leaves to the interpreter (which then searches from the
+    /// start).
     pub(super) fn reach_flat(
         &mut self,
         flat: &Flat<'a>,
         keep_counts: bool,
     ) -> Result<Option<Reachable>, ModelError> {
-        let mut state = self.flat_start(flat, keep_counts);
-        let size = state.len();
-        let mut seen = Seen::new();
+        let state = self.flat_start(flat, keep_counts);
+        let jobs = self.rules.limits.jobs.max(1);
+        let mut seen = Seen::new(jobs);
         let start = self.flat_key(&state);
         let slot = seen.find(start).err().unwrap_or_default();
         seen.insert(slot, start, NO_PARENT);
-        // The level being expanded and the next, their states packed ([`pack`]).
-        let (mut level, mut next_level) = (Vec::new(), Vec::new());
-        pack(&state, &mut level);
-        self.memory.held = level.len() as u64;
-        let (mut firsts, mut bufs) = (Firsts::default(), Buffers::new(flat, size));
-        // The number of the level's first state, its states and the next level's, the
-        // level's depth, the deepest state's.
-        let (mut first, mut states, mut next_states) = (0usize, 1usize, 0usize);
-        let (mut depth, mut deepest) = (0u32, 0u32);
-        let mut expanded = 0usize;
-        'levels: while states > 0 {
-            let mut at = 0;
-            for index in 0..states {
-                unpack(&level, &mut at, &mut state);
-                let id = (first + index) as u32;
-                expanded += 1;
-                let mut cut = 0;
-                let expansion = children(flat, &state, &mut bufs, |_, _, child| {
-                    let key = self.flat_key(child);
-                    if let Err(slot) = seen.find(key) {
-                        let before = next_level.len();
-                        pack(child, &mut next_level);
-                        if self.reach_admits(&seen, (next_level.len() - before) as u64) {
-                            seen.insert(slot, key, id);
-                            next_states += 1;
-                            deepest = depth + 1;
-                        } else {
-                            next_level.truncate(before);
-                            cut += 1;
-                        }
+        let mut levels = Levels {
+            size: state.len(),
+            ..Levels::default()
+        };
+        levels.now.add(&state);
+        self.memory.held = levels.now.bytes.len() as u64;
+        let mut firsts = Firsts::default();
+        let mut threads = Threads::new(jobs);
+        while levels.now.states > 0 {
+            let mut done = Stepped::Declined;
+            if jobs > 1 && levels.now.states >= PAR_LEVEL {
+                done = self.level_par(flat, &mut seen, &mut levels, &mut threads)?;
+                if let Stepped::Done(ends) = &done {
+                    for &id in ends {
+                        let metrics = self.flat_end_metrics(flat, &seen, id, keep_counts)?;
+                        self.reach_found(&mut firsts, id, metrics);
                     }
-                    Ok(false)
-                })?;
-                let Ok(expansion) = expansion else {
-                    return Ok(None);
-                };
-                if expansion.of == 0 {
-                    let metrics = self.flat_end_metrics(flat, &seen, id, keep_counts)?;
-                    self.reach_found(&mut firsts, id, metrics);
-                } else {
-                    self.ordered |= expansion.of > 1;
-                    self.reduced += u64::from(expansion.alone);
-                    self.transitions += expansion.transitions - cut;
-                }
-                if expanded.is_multiple_of(EXPANSIONS_PER_LOOK)
-                    && !self.reach_look(&seen, expanded < seen.len())?
-                {
-                    break 'levels;
                 }
             }
-            // The level is done, its states held no more.
-            self.memory.held = self.memory.held.saturating_sub(level.len() as u64);
-            first += states;
-            (states, next_states) = (next_states, 0);
-            depth += 1;
-            std::mem::swap(&mut level, &mut next_level);
-            next_level.clear();
+            match done {
+                Stepped::NotFinite => return Ok(None),
+                Stepped::Done(_) => {
+                    levels.expanded += levels.now.states;
+                    if !self.reach_look(&seen, levels.expanded < seen.len())? {
+                        break;
+                    }
+                }
+                Stepped::Declined => {
+                    let one = self.level_one(flat, &mut seen, &mut levels, &mut firsts, keep_counts)?;
+                    match one {
+                        Stepped::NotFinite => return Ok(None),
+                        // The time bound.
+                        Stepped::Declined => break,
+                        Stepped::Done(_) => {}
+                    }
+                }
+            }
+            levels.turn(&mut self.memory.held);
         }
         Ok(Some(Reachable {
             seen,
             firsts,
-            deepest,
+            deepest: levels.deepest,
         }))
+    }
+
+    /// `levels`' level expanded on this thread, its new states (admitted one by one)
+    /// numbered in the order met. `Declined`: the time bound ended the search.
+    fn level_one(
+        &mut self,
+        flat: &Flat<'a>,
+        seen: &mut Seen,
+        levels: &mut Levels,
+        firsts: &mut Firsts,
+        keep_counts: bool,
+    ) -> Result<Stepped, ModelError> {
+        let mut state = self.flat_start(flat, keep_counts);
+        let mut bufs = Buffers::new(flat, state.len());
+        let (now, next) = (&levels.now, &mut levels.next);
+        let mut at = 0;
+        for index in 0..now.states {
+            unpack(&now.bytes, &mut at, &mut state);
+            let id = (levels.first + index) as u32;
+            levels.expanded += 1;
+            let mut cut = 0;
+            let expansion = children(flat, &state, &mut bufs, |_, _, child| {
+                let key = self.flat_key(child);
+                if let Err(slot) = seen.find(key) {
+                    let before = next.bytes.len();
+                    pack(child, &mut next.bytes);
+                    if self.reach_admits(seen, key, (next.bytes.len() - before) as u64) {
+                        seen.insert(slot, key, id);
+                        next.admit(before);
+                        levels.deepest = levels.depth + 1;
+                    } else {
+                        next.bytes.truncate(before);
+                        cut += 1;
+                    }
+                }
+                Ok(false)
+            })?;
+            let Ok(expansion) = expansion else {
+                return Ok(Stepped::NotFinite);
+            };
+            if expansion.of == 0 {
+                let metrics = self.flat_end_metrics(flat, seen, id, keep_counts)?;
+                self.reach_found(firsts, id, metrics);
+            } else {
+                self.ordered |= expansion.of > 1;
+                self.reduced += u64::from(expansion.alone);
+                self.transitions += expansion.transitions - cut;
+            }
+            if levels.expanded.is_multiple_of(EXPANSIONS_PER_LOOK)
+                && !self.reach_look(seen, levels.expanded < seen.len())?
+            {
+                return Ok(Stepped::Declined);
+            }
+        }
+        Ok(Stepped::Done(Vec::new()))
     }
 
     /// State `id`'s execution found again from the start, as picks among each flat state's

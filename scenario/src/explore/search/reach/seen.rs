@@ -1,10 +1,19 @@
 //! The reachability search's seen set: each state's 64-bit fingerprint and its first
 //! parent's number, by number (the order the search met them in), and an open-addressing
-//! table of numbers over them. 12 bytes a state, and 4 a slot of a table at most half
-//! full: from 20 to 28 bytes a state, and no allocation but when the lists grow.
+//! table of numbers over them, cut into parts by the fingerprints' bits (one part a
+//! thread: on several, each thread looks up and inserts in its own part alone, with no
+//! lock; [`super::par`]). 12 bytes a state, and 4 a slot of a table at most half full:
+//! from 20 to 28 bytes a state, and no allocation but when the lists grow.
 
 /// The number of no state: the start's parent.
 pub(super) const NO_PARENT: u32 = u32::MAX;
+
+/// A slot's mark of a state met in the level being expanded on several threads, not yet
+/// numbered: the rest of the slot is its place in its part's [`Fresh`] list.
+const FRESH: u32 = 1 << 31;
+
+/// The most states numbered: a slot keeps a number + 1 below [`FRESH`].
+pub(super) const MOST_STATES: usize = (FRESH - 2) as usize;
 
 /// The states met, by number (see the module's words).
 pub(super) struct Seen {
@@ -12,32 +21,157 @@ pub(super) struct Seen {
     keys: Vec<u64>,
     /// Each state's first parent ([`NO_PARENT`] for the start).
     parents: Vec<u32>,
-    /// A power of two of slots, each 0 (empty) or a state's number + 1, probed linearly
-    /// from the slot its fingerprint's top bits name.
+    /// The table's parts: a fingerprint's part is named by its low bits after a multiply.
+    parts: Vec<Part>,
+}
+
+/// A part of the table: a power of two of slots, each 0 (empty), a state's number + 1, or
+/// [`FRESH`] and a fresh state's place; probed linearly from the slot a fingerprint's top
+/// bits name.
+pub(super) struct Part {
     slots: Vec<u32>,
     /// 64 less the slots' power of two: a fingerprint shifted by it names its slot.
     shift: u32,
+    /// Slots taken.
+    taken: usize,
+}
+
+/// The states a part met first in a level expanded on several threads, in the order one
+/// thread meets them: each one's fingerprint, where it was met from (its parent's number
+/// and its pick, [`super::par`]), where its packed words wait, and its slot.
+#[derive(Default)]
+pub(super) struct Fresh {
+    pub(super) keys: Vec<u64>,
+    pub(super) from: Vec<u64>,
+    pub(super) at: Vec<(u32, u32)>,
+    slots: Vec<usize>,
+}
+
+impl Fresh {
+    /// Emptied for the next level (its lists kept).
+    pub(super) fn clear(&mut self) {
+        self.keys.clear();
+        self.from.clear();
+        self.at.clear();
+        self.slots.clear();
+    }
+}
+
+/// The slot `key` is looked for from in a part of `1 << (64 - shift)` slots, and its part
+/// of `parts`: the top bits after a multiply (a test's weak fingerprints keep only low
+/// bits, which the multiply carries up), and the low half's.
+fn spread(key: u64) -> u64 {
+    key.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The part of `parts` a key is kept in.
+pub(super) fn part_of(key: u64, parts: usize) -> usize {
+    ((spread(key) & 0xFFFF_FFFF) * parts as u64 >> 32) as usize
+}
+
+impl Part {
+    fn new() -> Part {
+        Part {
+            slots: vec![0; 16],
+            shift: 64 - 4,
+            taken: 0,
+        }
+    }
+
+    /// The key slot value `slot` stands for: a numbered state's in `keys`, a fresh one's
+    /// in `fresh`.
+    fn key_at(slot: u32, keys: &[u64], fresh: &[u64]) -> u64 {
+        if slot & FRESH != 0 {
+            fresh[(slot & !FRESH) as usize]
+        } else {
+            keys[(slot - 1) as usize]
+        }
+    }
+
+    /// The slot value of the state keyed `key`, or (`Err`) the empty slot where it would go.
+    fn find(&self, key: u64, keys: &[u64], fresh: &[u64]) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut at = (spread(key) >> self.shift) as usize;
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                slot if Part::key_at(slot, keys, fresh) == key => return Ok(slot),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Whether one more state takes it past half full.
+    fn full(&self) -> bool {
+        2 * (self.taken + 1) > self.slots.len()
+    }
+
+    /// Twice the slots, every state placed again (a fresh one's slot said in `fresh`).
+    fn grow(&mut self, keys: &[u64], fresh: &mut Fresh) {
+        let doubled = vec![0; 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        let mask = self.slots.len() - 1;
+        for slot in old.into_iter().filter(|&slot| slot != 0) {
+            let mut at = (spread(Part::key_at(slot, keys, &fresh.keys)) >> self.shift) as usize;
+            while self.slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = slot;
+            if slot & FRESH != 0 {
+                fresh.slots[(slot & !FRESH) as usize] = at;
+            }
+        }
+    }
+
+    /// A state keyed `key` met from `from` (its words at `at`) a fresh one, unless met
+    /// before (numbered or fresh): whether it is new.
+    pub(super) fn meet(
+        &mut self,
+        keys: &[u64],
+        fresh: &mut Fresh,
+        (key, from, at): (u64, u64, (u32, u32)),
+    ) -> bool {
+        let Err(mut slot) = self.find(key, keys, &fresh.keys) else {
+            return false;
+        };
+        let place = fresh.keys.len() as u32 | FRESH;
+        fresh.keys.push(key);
+        fresh.from.push(from);
+        fresh.at.push(at);
+        fresh.slots.push(slot);
+        if self.full() {
+            self.grow(keys, fresh);
+            slot = self.find(key, keys, &fresh.keys).err().unwrap_or_default();
+            fresh.slots.pop();
+            fresh.slots.push(slot);
+        }
+        self.slots[slot] = place;
+        self.taken += 1;
+        true
+    }
+
+    /// The fresh states of `fresh` numbered `numbers` (in their order).
+    pub(super) fn number(&mut self, fresh: &Fresh, numbers: &[u32]) {
+        for (&slot, &number) in fresh.slots.iter().zip(numbers) {
+            self.slots[slot] = number + 1;
+        }
+    }
 }
 
 impl Seen {
-    /// No state yet (16 slots).
-    pub(super) fn new() -> Seen {
+    /// No state yet, its table in `parts` parts (one a thread that searches).
+    pub(super) fn new(parts: usize) -> Seen {
         Seen {
             keys: Vec::new(),
             parents: Vec::new(),
-            slots: vec![0; 16],
-            shift: 64 - 4,
+            parts: (0..parts.max(1)).map(|_| Part::new()).collect(),
         }
     }
 
     /// States met.
     pub(super) fn len(&self) -> usize {
         self.keys.len()
-    }
-
-    /// Slots of its table.
-    pub(super) fn slots(&self) -> usize {
-        self.slots.len()
     }
 
     /// State `number`'s first parent ([`NO_PARENT`] for the start).
@@ -47,55 +181,83 @@ impl Seen {
 
     /// The bytes its lists and table hold (their capacities).
     pub(super) fn bytes(&self) -> u64 {
-        (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * self.slots.len()) as u64
+        let slots: usize = self.parts.iter().map(|p| p.slots.len()).sum();
+        (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * slots) as u64
     }
 
-    /// The slot `key` is looked for from: its top bits after a multiply (a test's weak
-    /// fingerprints keep only low bits, which the multiply carries up).
-    fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    /// The bytes a new state keyed `key` adds to the table's: its part's new slots where
+    /// it takes the part past half full (the old ones are freed after).
+    pub(super) fn growth(&self, key: u64) -> u64 {
+        let part = &self.parts[part_of(key, self.parts.len())];
+        if part.full() {
+            8 * part.slots.len() as u64
+        } else {
+            0
+        }
+    }
+
+    /// The most bytes it holds, its lists' and table's growths counted, once `more`
+    /// states are added (wherever they fall).
+    pub(super) fn bytes_with(&self, more: usize) -> u64 {
+        let want = self.keys.len() + more;
+        let mut lists = self.keys.capacity().max(1);
+        while lists < want {
+            lists *= 2;
+        }
+        // A list that grows holds its old bytes and its new ones at once.
+        let lists = if lists > self.keys.capacity() {
+            lists + self.keys.capacity()
+        } else {
+            lists
+        };
+        let table: usize = (self.parts.iter())
+            .map(|part| {
+                let mut slots = part.slots.len();
+                while 2 * (part.taken + more) > slots {
+                    slots *= 2;
+                }
+                slots + if slots > part.slots.len() { slots / 2 } else { 0 }
+            })
+            .sum();
+        (12 * lists + 4 * table) as u64
     }
 
     /// The number of the state keyed `key`, or (`Err`) the empty slot where it would go.
     pub(super) fn find(&self, key: u64) -> Result<u32, usize> {
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(key);
-        loop {
-            match self.slots[at] {
-                0 => return Err(at),
-                slot if self.keys[(slot - 1) as usize] == key => return Ok(slot - 1),
-                _ => at = (at + 1) & mask,
-            }
-        }
+        let part = &self.parts[part_of(key, self.parts.len())];
+        part.find(key, &self.keys, &[]).map(|slot| slot - 1)
     }
 
     /// A new state keyed `key` (not met: `slot` is where [`Seen::find`] said it would go),
     /// reached first from `parent`: its number.
     pub(super) fn insert(&mut self, slot: usize, key: u64, parent: u32) -> u32 {
-        let number = self.keys.len() as u32;
-        self.keys.push(key);
-        self.parents.push(parent);
-        if 2 * self.keys.len() > self.slots.len() {
+        let number = self.push(key, parent);
+        let count = self.parts.len();
+        let part = &mut self.parts[part_of(key, count)];
+        if part.full() {
             // Past half full: twice the slots, every state placed again.
-            self.shift -= 1;
-            self.slots = vec![0; 2 * self.slots.len()];
-            for n in 0..self.keys.len() as u32 {
-                self.place(n);
-            }
+            part.grow(&self.keys, &mut Fresh::default());
+            let slot = part.find(key, &self.keys, &[]).err().unwrap_or_default();
+            part.slots[slot] = number + 1;
         } else {
-            self.slots[slot] = number + 1;
+            part.slots[slot] = number + 1;
         }
+        part.taken += 1;
         number
     }
 
-    /// State `number` put in the first empty slot from its home.
-    fn place(&mut self, number: u32) {
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(self.keys[number as usize]);
-        while self.slots[at] != 0 {
-            at = (at + 1) & mask;
-        }
-        self.slots[at] = number + 1;
+    /// A state keyed `key` numbered, reached first from `parent` (its slot set apart).
+    pub(super) fn push(&mut self, key: u64, parent: u32) -> u32 {
+        let number = self.keys.len() as u32;
+        self.keys.push(key);
+        self.parents.push(parent);
+        number
+    }
+
+    /// The numbered states' keys and the table's parts, for the threads to meet a level's
+    /// children in (each its own part).
+    pub(super) fn parts_mut(&mut self) -> (&[u64], &mut [Part]) {
+        (&self.keys, &mut self.parts)
     }
 
     /// The numbers from the start to state `number`, along the first parents.
@@ -120,7 +282,7 @@ mod tests {
     /// purpose: they probe on).
     #[test]
     fn finds_every_key_through_growth() {
-        let mut seen = Seen::new();
+        let mut seen = Seen::new(1);
         let key = |n: u64| (n % 7) << 60 | n;
         for n in 0..10_000u64 {
             let slot = seen.find(key(n)).expect_err("new");
@@ -132,7 +294,7 @@ mod tests {
         }
         assert!(seen.find(key(10_001)).is_err());
         // 10,000 states in 32,768 slots: 16,384 would be more than half full (2 × 10,000).
-        assert_eq!(seen.slots.len(), 32_768);
+        assert_eq!(seen.parts[0].slots.len(), 32_768);
         // 9 → 4 → 2 → 1 → 0.
         assert_eq!(seen.chain(9), vec![0, 1, 2, 4, 9]);
     }
