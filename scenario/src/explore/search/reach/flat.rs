@@ -6,8 +6,8 @@
 use coordsim_model::explore::Decision;
 use coordsim_model::{Cell, ModelError};
 
-use super::seen::{NO_PARENT, Seen};
 use super::par::{Levels, PAR_LEVEL, Stepped, Threads};
+use super::seen::{NO_PARENT, Seen};
 use super::{EXPANSIONS_PER_LOOK, Firsts, Reachable};
 use crate::explore::flat::{Flat, NotFinite};
 use crate::explore::search::Search;
@@ -181,7 +181,8 @@ impl<'a> Search<'a> {
                     }
                 }
                 Stepped::Declined => {
-                    let one = self.level_one(flat, &mut seen, &mut levels, &mut firsts, keep_counts)?;
+                    let one =
+                        self.level_one(flat, &mut seen, &mut levels, &mut firsts, keep_counts)?;
                     match one {
                         Stepped::NotFinite => return Ok(None),
                         // The time bound.

@@ -30,7 +30,7 @@ use crate::explore::search::flat::fingerprint;
 /// Levels narrower than this are expanded on one thread: threads would cost more than
 /// they save (and small points' wider levels still take the threads, so that the tests'
 /// points exercise them).
-pub(super) const PAR_LEVEL: usize = 4 * MARK;
+pub(super) const PAR_LEVEL: usize = 2 * MARK;
 
 /// States between two marks of a level (where a thread's share may start).
 const MARK: usize = 16;
@@ -165,7 +165,11 @@ impl Threads {
 /// A flat state's key, as [`Search::flat_key`] makes it.
 fn key_of(words: &[u64], weak: bool) -> u64 {
     let fingerprint = fingerprint(words);
-    if weak { fingerprint & 0xff } else { fingerprint }
+    if weak {
+        fingerprint & 0xff
+    } else {
+        fingerprint
+    }
 }
 
 /// Step 1 on one thread: the states `range` of `level` (numbered from `first`) expanded,
@@ -268,13 +272,22 @@ impl<'a> Search<'a> {
         // before (a level's children are a few times its states), the sure count after.
         let guess = 8 * levels.now.bytes.len() as u64 + 64 * states as u64;
         let held = self.memory.held;
-        let over = |bytes: u64| self.memory.budget.is_some_and(|budget| held + bytes > budget);
+        let over = |bytes: u64| {
+            self.memory
+                .budget
+                .is_some_and(|budget| held + bytes > budget)
+        };
         if self.memory.full || self.bounded.is_some() || over(seen.bytes_with(0) + guess) {
             return Ok(Stepped::Declined);
         }
         let jobs = threads.produced.len();
         let per = states.div_ceil(jobs).next_multiple_of(MARK);
-        let given = (&levels.now, levels.first, levels.size, self.rules.limits.weak_fingerprints);
+        let given = (
+            &levels.now,
+            levels.first,
+            levels.size,
+            self.rules.limits.weak_fingerprints,
+        );
         on_threads(&mut threads.produced, &mut vec![(); jobs], |t, out, ()| {
             let range = (t * per).min(states)..((t + 1) * per).min(states);
             out.failed = produce(flat, given, range, out).err();
@@ -292,7 +305,9 @@ impl<'a> Search<'a> {
             .map(|o| o.bytes.len() as u64)
             .sum();
         let most = (self.rules.limits.max_states as usize).min(MOST_STATES);
-        if seen.len() + met > most || over(threads.bytes() + words + 32 * met as u64 + seen.bytes_with(met)) {
+        if seen.len() + met > most
+            || over(threads.bytes() + words + 32 * met as u64 + seen.bytes_with(met))
+        {
             return Ok(Stepped::Declined);
         }
         for out in &threads.produced {
@@ -313,8 +328,14 @@ impl<'a> Search<'a> {
         }
         let (_, parts) = seen.parts_mut();
         let (fresh, numbers) = (&threads.fresh, &mut threads.numbers);
-        on_threads(parts, numbers, |p, part, numbers| part.number(&fresh[p], numbers))?;
-        let ends = threads.produced.iter().flat_map(|p| p.ends.iter().copied()).collect();
+        on_threads(parts, numbers, |p, part, numbers| {
+            part.number(&fresh[p], numbers)
+        })?;
+        let ends = threads
+            .produced
+            .iter()
+            .flat_map(|p| p.ends.iter().copied())
+            .collect();
         Ok(Stepped::Done(ends))
     }
 }
@@ -384,7 +405,9 @@ mod tests {
                 for pick in 0..picks {
                     let k = key(parent, pick);
                     let outbox = &mut out.outs[part_of(k, threads)];
-                    outbox.met.push((k, parent << 16 | pick, outbox.bytes.len()));
+                    outbox
+                        .met
+                        .push((k, parent << 16 | pick, outbox.bytes.len()));
                     pack(&[k], &mut outbox.bytes);
                 }
             }
@@ -399,8 +422,10 @@ mod tests {
         merge(&mut seen, &mut given, &mut next);
         let (_, parts) = seen.parts_mut();
         let (fresh, numbers) = (&given.fresh, &mut given.numbers);
-        on_threads(parts, numbers, |p, part, numbers| part.number(&fresh[p], numbers))
-            .expect("numbered");
+        on_threads(parts, numbers, |p, part, numbers| {
+            part.number(&fresh[p], numbers)
+        })
+        .expect("numbered");
         assert_eq!(seen.len(), expected.len());
         let mut laid = Vec::new();
         for (number, &(k, parent)) in expected.iter().enumerate() {

@@ -216,7 +216,12 @@ impl Seen {
                 while 2 * (part.taken + more) > slots {
                     slots *= 2;
                 }
-                slots + if slots > part.slots.len() { slots / 2 } else { 0 }
+                slots
+                    + if slots > part.slots.len() {
+                        slots / 2
+                    } else {
+                        0
+                    }
             })
             .sum();
         (12 * lists + 4 * table) as u64
