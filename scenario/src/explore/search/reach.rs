@@ -14,6 +14,7 @@
 //! asked (`keep_counts`: more states, each count exact), else the metrics reporting them
 //! are left empty: not counted.
 
+mod expand;
 mod flat;
 mod interpret;
 mod par;

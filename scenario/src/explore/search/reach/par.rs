@@ -21,8 +21,8 @@
 
 use coordsim_model::ModelError;
 
-use super::flat::{Buffers, children, pack, unpack};
-use super::seen::{Fresh, MOST_STATES, Part, Seen, part_of};
+use super::expand::{Buffers, children, pack, unpack};
+use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
 use crate::explore::flat::Flat;
 use crate::explore::search::Search;
 use crate::explore::search::flat::fingerprint;
@@ -59,12 +59,6 @@ impl Level {
         pack(words, &mut self.bytes);
         self.admit(before);
     }
-
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.marks.clear();
-        self.states = 0;
-    }
 }
 
 /// The level being expanded and the next, and where the search is.
@@ -83,13 +77,13 @@ pub(super) struct Levels {
 }
 
 impl Levels {
-    /// The level done (its states no more `held`), the next one's turn.
+    /// The level done (its states no more `held`: its list freed, not kept for the next
+    /// level, which may be far narrower), the next one's turn.
     pub(super) fn turn(&mut self, held: &mut u64) {
-        *held = held.saturating_sub(self.now.bytes.len() as u64);
+        *held = held.saturating_sub(self.now.bytes.capacity() as u64);
         self.first += self.now.states;
         self.depth += 1;
-        std::mem::swap(&mut self.now, &mut self.next);
-        self.next.clear();
+        self.now = std::mem::take(&mut self.next);
     }
 }
 
@@ -221,7 +215,13 @@ fn produce(
 }
 
 /// Step 2 on one thread: the children sent to part `p` met in the one thread's order.
-fn meet_part(part: &mut Part, keys: &[u64], fresh: &mut Fresh, produced: &[Produced], p: usize) {
+fn meet_part(
+    part: &mut Part,
+    keys: &Chunks<u64>,
+    fresh: &mut Fresh,
+    produced: &[Produced],
+    p: usize,
+) {
     fresh.clear();
     for (t, out) in produced.iter().enumerate() {
         for (j, &(key, from, _)) in out.outs[p].met.iter().enumerate() {
@@ -320,9 +320,9 @@ impl<'a> Search<'a> {
         on_threads(parts, &mut threads.fresh, |p, part, fresh| {
             meet_part(part, keys, fresh, produced, p);
         })?;
-        let before = levels.next.bytes.len();
+        let before = levels.next.bytes.capacity();
         merge(seen, threads, &mut levels.next);
-        self.memory.held += (levels.next.bytes.len() - before) as u64;
+        self.memory.held += (levels.next.bytes.capacity() - before) as u64;
         if levels.next.states > 0 {
             levels.deepest = levels.depth + 1;
         }
@@ -350,10 +350,10 @@ fn merge(seen: &mut Seen, threads: &mut Threads, next: &mut Level) {
     loop {
         let mut least: Option<(usize, u64)> = None;
         for (p, fresh) in threads.fresh.iter().enumerate() {
-            if let Some(&from) = fresh.from.get(heads[p]) {
-                if least.is_none_or(|(_, l)| from < l) {
-                    least = Some((p, from));
-                }
+            if let Some(&from) = fresh.from.get(heads[p])
+                && least.is_none_or(|(_, l)| from < l)
+            {
+                least = Some((p, from));
             }
         }
         let Some((p, from)) = least else {
