@@ -14,8 +14,10 @@
 //! asked (`keep_counts`: more states, each count exact), else the metrics reporting them
 //! are left empty: not counted.
 
+mod expand;
 mod flat;
 mod interpret;
+mod par;
 mod seen;
 
 use coordsim_model::explore::{Decision, Outcome, Schedule};
@@ -99,18 +101,14 @@ impl<'a> Search<'a> {
     /// Whether a new state of `bytes` (waiting in the frontier) is kept beside the `seen`
     /// ones: `false` (and the search bounded) past the state bound or the memory budget,
     /// which counts the seen set's lists and table (a new state may double the table).
-    fn reach_admits(&mut self, seen: &Seen, bytes: u64) -> bool {
+    fn reach_admits(&mut self, seen: &Seen, key: u64, bytes: u64) -> bool {
         let states = seen.len() as u64;
-        if states >= self.rules.limits.max_states {
+        if states >= self.rules.limits.max_states.min(seen::MOST_STATES as u64) {
             self.bounded
                 .get_or_insert(Bound::new(Reached::States { states }));
             return false;
         }
-        let growth = if 2 * (seen.len() + 1) > seen.slots() {
-            4 * seen.slots() as u64
-        } else {
-            0
-        };
+        let growth = seen.growth(key);
         if self.memory.full
             || self.memory.budget.is_some_and(|budget| {
                 self.memory.held + seen.bytes() + growth + 12 + bytes > budget

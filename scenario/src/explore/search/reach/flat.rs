@@ -6,123 +6,12 @@
 use coordsim_model::explore::Decision;
 use coordsim_model::{Cell, ModelError};
 
+use super::expand::{Buffers, children, pack, unpack};
+use super::par::{Levels, PAR_LEVEL, Stepped, Threads};
 use super::seen::{NO_PARENT, Seen};
 use super::{EXPANSIONS_PER_LOOK, Firsts, Reachable};
-use crate::explore::flat::{Flat, NotFinite};
+use crate::explore::flat::Flat;
 use crate::explore::search::Search;
-
-/// What a flat expansion reuses from state to state: nothing is allocated per state.
-struct Buffers {
-    free: Vec<u32>,
-    child: Vec<u64>,
-    delta: Vec<u64>,
-    order: Vec<u32>,
-    scratch: Vec<u64>,
-}
-
-impl Buffers {
-    /// For `flat`'s states of `size` words (its words, and its counts if kept).
-    fn new(flat: &Flat<'_>, size: usize) -> Buffers {
-        Buffers {
-            free: Vec::new(),
-            child: vec![0; size],
-            delta: vec![0; flat.counts()],
-            order: Vec::new(),
-            scratch: Vec::new(),
-        }
-    }
-}
-
-/// How a flat state was expanded: its free events (0: an end), the transitions tried
-/// (with those the reduction tried before the one it took alone), whether it took one
-/// alone.
-struct Expansion {
-    of: usize,
-    transitions: u64,
-    alone: bool,
-}
-
-/// Each child of flat state `state` (its `flat.width` words, then its counts where kept)
-/// the search takes, in order, given to `each` with its pick among the free events and
-/// whether the reduction took it alone, as the counting search's flat levels take them
-/// (the first free event whose step commutes with every other alone); `each` saying
-/// `true` ends the expansion there. `Err(NotFinite)` inside: a step the flat back end
-/// leaves to the interpreter.
-fn children(
-    flat: &Flat<'_>,
-    state: &[u64],
-    bufs: &mut Buffers,
-    mut each: impl FnMut(u16, bool, &[u64]) -> Result<bool, ModelError>,
-) -> Result<Result<Expansion, NotFinite>, ModelError> {
-    let width = flat.width;
-    let words = &state[..width];
-    flat.free(words, &mut bufs.free);
-    let of = bufs.free.len();
-    let alone = if of > 1 {
-        (0..of).find(|&pick| flat.alone(words, bufs.free[pick]))
-    } else {
-        None
-    };
-    let (picks, transitions) = match alone {
-        Some(pick) => (pick..pick + 1, pick as u64 + 1),
-        None => (0..of, of as u64),
-    };
-    for pick in picks {
-        let child = &mut bufs.child;
-        if let Err(NotFinite) =
-            flat.step(words, bufs.free[pick], &mut child[..width], &mut bufs.delta)
-        {
-            return Ok(Err(NotFinite));
-        }
-        flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
-        for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
-            child[width + at] = state[width + at].wrapping_add(*delta);
-        }
-        if each(pick as u16, alone.is_some(), child)? {
-            break;
-        }
-    }
-    Ok(Ok(Expansion {
-        of,
-        transitions,
-        alone: alone.is_some(),
-    }))
-}
-
-/// `words` appended to `into` packed: each word as a byte saying how many of its low
-/// bytes follow (the rest are 0) and whether they are its bytes swapped (a float's bits
-/// have their high bytes set: `2.0` packs in 2 bytes, not 9), then those bytes. A level's
-/// waiting states take a quarter of their words' bytes or less.
-fn pack(words: &[u64], into: &mut Vec<u8>) {
-    for &word in words {
-        let swapped = word.swap_bytes();
-        let (low, flag) = if swapped < word {
-            (swapped, 16)
-        } else {
-            (word, 0)
-        };
-        let bytes = (71 - low.leading_zeros() as usize) / 8;
-        into.push(bytes as u8 | flag);
-        into.extend_from_slice(&low.to_le_bytes()[..bytes]);
-    }
-}
-
-/// The state packed at `at` in `from` into `words` (all of them), `at` moved past it.
-fn unpack(from: &[u8], at: &mut usize, words: &mut [u64]) {
-    for word in words.iter_mut() {
-        let head = from[*at];
-        let bytes = usize::from(head & 15);
-        let mut low = [0u8; 8];
-        low[..bytes].copy_from_slice(&from[*at + 1..*at + 1 + bytes]);
-        *at += 1 + bytes;
-        let low = u64::from_le_bytes(low);
-        *word = if head & 16 != 0 {
-            low.swap_bytes()
-        } else {
-            low
-        };
-    }
-}
 
 impl<'a> Search<'a> {
     /// The start's flat state in its canonical order, with its counts (all 0) if kept.
@@ -136,83 +25,124 @@ impl<'a> Search<'a> {
         state
     }
 
-    /// The reachability search over `flat`'s states, level by level. `Ok(None)` when a step
-    /// came up that the flat back end leaves to the interpreter (which then searches from
-    /// the start).
+    /// The reachability search over `flat`'s states, level by level: a level on several
+    /// threads where `--jobs` asks for them and it is wide enough ([`Search::level_par`]),
+    /// else (or where a bound may be met in it) on this one. `Ok(None)` when a step came up
+    /// that the flat back end leaves to the interpreter (which then searches from the
+    /// start).
     pub(super) fn reach_flat(
         &mut self,
         flat: &Flat<'a>,
         keep_counts: bool,
     ) -> Result<Option<Reachable>, ModelError> {
-        let mut state = self.flat_start(flat, keep_counts);
-        let size = state.len();
-        let mut seen = Seen::new();
+        let state = self.flat_start(flat, keep_counts);
+        let jobs = self.rules.limits.jobs.max(1);
+        let mut seen = Seen::new(jobs);
         let start = self.flat_key(&state);
         let slot = seen.find(start).err().unwrap_or_default();
         seen.insert(slot, start, NO_PARENT);
-        // The level being expanded and the next, their states packed ([`pack`]).
-        let (mut level, mut next_level) = (Vec::new(), Vec::new());
-        pack(&state, &mut level);
-        self.memory.held = level.len() as u64;
-        let (mut firsts, mut bufs) = (Firsts::default(), Buffers::new(flat, size));
-        // The number of the level's first state, its states and the next level's, the
-        // level's depth, the deepest state's.
-        let (mut first, mut states, mut next_states) = (0usize, 1usize, 0usize);
-        let (mut depth, mut deepest) = (0u32, 0u32);
-        let mut expanded = 0usize;
-        'levels: while states > 0 {
-            let mut at = 0;
-            for index in 0..states {
-                unpack(&level, &mut at, &mut state);
-                let id = (first + index) as u32;
-                expanded += 1;
-                let mut cut = 0;
-                let expansion = children(flat, &state, &mut bufs, |_, _, child| {
-                    let key = self.flat_key(child);
-                    if let Err(slot) = seen.find(key) {
-                        let before = next_level.len();
-                        pack(child, &mut next_level);
-                        if self.reach_admits(&seen, (next_level.len() - before) as u64) {
-                            seen.insert(slot, key, id);
-                            next_states += 1;
-                            deepest = depth + 1;
-                        } else {
-                            next_level.truncate(before);
-                            cut += 1;
-                        }
+        let mut levels = Levels {
+            size: state.len(),
+            ..Levels::default()
+        };
+        levels.now.add(&state);
+        self.memory.held = levels.now.bytes.capacity() as u64;
+        let mut firsts = Firsts::default();
+        let mut threads = Threads::new(jobs);
+        while levels.now.states > 0 {
+            let mut done = Stepped::Declined;
+            if jobs > 1 && levels.now.states >= PAR_LEVEL {
+                done = self.level_par(flat, &mut seen, &mut levels, &mut threads)?;
+                if let Stepped::Done(ends) = &done {
+                    for &id in ends {
+                        let metrics = self.flat_end_metrics(flat, &seen, id, keep_counts)?;
+                        self.reach_found(&mut firsts, id, metrics);
                     }
-                    Ok(false)
-                })?;
-                let Ok(expansion) = expansion else {
-                    return Ok(None);
-                };
-                if expansion.of == 0 {
-                    let metrics = self.flat_end_metrics(flat, &seen, id, keep_counts)?;
-                    self.reach_found(&mut firsts, id, metrics);
-                } else {
-                    self.ordered |= expansion.of > 1;
-                    self.reduced += u64::from(expansion.alone);
-                    self.transitions += expansion.transitions - cut;
-                }
-                if expanded.is_multiple_of(EXPANSIONS_PER_LOOK)
-                    && !self.reach_look(&seen, expanded < seen.len())?
-                {
-                    break 'levels;
                 }
             }
-            // The level is done, its states held no more.
-            self.memory.held = self.memory.held.saturating_sub(level.len() as u64);
-            first += states;
-            (states, next_states) = (next_states, 0);
-            depth += 1;
-            std::mem::swap(&mut level, &mut next_level);
-            next_level.clear();
+            match done {
+                Stepped::NotFinite => return Ok(None),
+                Stepped::Done(_) => {
+                    levels.expanded += levels.now.states;
+                    if !self.reach_look(&seen, levels.expanded < seen.len())? {
+                        break;
+                    }
+                }
+                Stepped::Declined => {
+                    let one =
+                        self.level_one(flat, &mut seen, &mut levels, &mut firsts, keep_counts)?;
+                    match one {
+                        Stepped::NotFinite => return Ok(None),
+                        // The time bound.
+                        Stepped::Declined => break,
+                        Stepped::Done(_) => {}
+                    }
+                }
+            }
+            levels.turn(&mut self.memory.held);
         }
         Ok(Some(Reachable {
             seen,
             firsts,
-            deepest,
+            deepest: levels.deepest,
         }))
+    }
+
+    /// `levels`' level expanded on this thread, its new states (admitted one by one)
+    /// numbered in the order met. `Declined`: the time bound ended the search.
+    fn level_one(
+        &mut self,
+        flat: &Flat<'a>,
+        seen: &mut Seen,
+        levels: &mut Levels,
+        firsts: &mut Firsts,
+        keep_counts: bool,
+    ) -> Result<Stepped, ModelError> {
+        let mut state = self.flat_start(flat, keep_counts);
+        let mut bufs = Buffers::new(flat, state.len());
+        let (now, next) = (&levels.now, &mut levels.next);
+        let mut at = 0;
+        for index in 0..now.states {
+            unpack(&now.bytes, &mut at, &mut state);
+            let id = (levels.first + index) as u32;
+            levels.expanded += 1;
+            let mut cut = 0;
+            let expansion = children(flat, &state, &mut bufs, |_, _, child| {
+                let key = self.flat_key(child);
+                if let Err(slot) = seen.find(key) {
+                    let (before, room) = (next.bytes.len(), next.bytes.capacity());
+                    pack(child, &mut next.bytes);
+                    // The level's list held whole: where it grew, the room it took.
+                    let grew = next.bytes.capacity() - room;
+                    if self.reach_admits(seen, key, grew as u64) {
+                        seen.insert(slot, key, id);
+                        next.admit(before);
+                        levels.deepest = levels.depth + 1;
+                    } else {
+                        next.bytes.truncate(before);
+                        cut += 1;
+                    }
+                }
+                Ok(false)
+            })?;
+            let Ok(expansion) = expansion else {
+                return Ok(Stepped::NotFinite);
+            };
+            if expansion.of == 0 {
+                let metrics = self.flat_end_metrics(flat, seen, id, keep_counts)?;
+                self.reach_found(firsts, id, metrics);
+            } else {
+                self.ordered |= expansion.of > 1;
+                self.reduced += u64::from(expansion.alone);
+                self.transitions += expansion.transitions - cut;
+            }
+            if levels.expanded.is_multiple_of(EXPANSIONS_PER_LOOK)
+                && !self.reach_look(seen, levels.expanded < seen.len())?
+            {
+                return Ok(Stepped::Declined);
+            }
+        }
+        Ok(Stepped::Done(Vec::new()))
     }
 
     /// State `id`'s execution found again from the start, as picks among each flat state's
@@ -286,44 +216,5 @@ impl<'a> Search<'a> {
                 .collect(),
             alone,
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{pack, unpack};
-
-    /// Words of every size, floats' bits among them, come back as they were packed; small
-    /// numbers and floats with few significant bits take 2 bytes or less.
-    #[test]
-    fn packed_words_unpack() {
-        let words = [
-            0,
-            1,
-            255,
-            256,
-            u64::MAX,
-            2.0f64.to_bits(),
-            f64::NAN.to_bits(),
-            (-0.5f64).to_bits(),
-            0x0123_4567_89AB_CDEF,
-        ];
-        let mut packed = Vec::new();
-        pack(&words, &mut packed);
-        pack(&words[..2], &mut packed);
-        let (mut at, mut back, mut two) = (0, [7u64; 9], [7u64; 2]);
-        unpack(&packed, &mut at, &mut back);
-        unpack(&packed, &mut at, &mut two);
-        assert_eq!((back, two, at), (words, [0, 1], packed.len()));
-        // 0 → 1 byte, 1 → 2, 2.0 (0x4000…) → 2: its high byte alone, swapped.
-        let size = |w: u64| {
-            let mut p = Vec::new();
-            pack(&[w], &mut p);
-            p.len()
-        };
-        assert_eq!(
-            (size(0), size(1), size(2.0f64.to_bits()), size(u64::MAX)),
-            (1, 2, 2, 9)
-        );
     }
 }

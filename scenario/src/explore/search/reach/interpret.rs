@@ -53,7 +53,7 @@ impl<'a> Search<'a> {
         start: State<'a>,
         keep_counts: bool,
     ) -> Result<Reachable, ModelError> {
-        let mut seen = Seen::new();
+        let mut seen = Seen::new(1);
         let counts = keep_counts.then(|| start.0.counts());
         let key = self.interpret_key(Some(self.rules.key(&start.0, &start.1)), counts.as_ref());
         let slot = seen.find(key).err().unwrap_or_default();
@@ -101,7 +101,7 @@ impl<'a> Search<'a> {
                         let key = self.child_key(&child, before.as_ref());
                         let slot = match seen.find(key) {
                             Ok(_) => None,
-                            Err(slot) if self.reach_admits(&seen, child.bytes) => Some(slot),
+                            Err(slot) if self.reach_admits(&seen, key, child.bytes) => Some(slot),
                             Err(_) => {
                                 cut += 1;
                                 None

@@ -1,101 +1,324 @@
 //! The reachability search's seen set: each state's 64-bit fingerprint and its first
 //! parent's number, by number (the order the search met them in), and an open-addressing
-//! table of numbers over them. 12 bytes a state, and 4 a slot of a table at most half
-//! full: from 20 to 28 bytes a state, and no allocation but when the lists grow.
+//! table of numbers over them, cut into parts by the fingerprints' bits (one part a
+//! thread: on several, each thread looks up and inserts in its own part alone, with no
+//! lock; [`super::par`]), each part cut in [`SEGMENTS`] segments that grow apart. 12 bytes
+//! a state, and 4 a slot of a table at most half full: from 20 to 28 bytes a state. The
+//! lists grow a chunk at a time and the table a segment at a time, so a growth holds no
+//! list twice, and one segment of the table (not the whole) twice.
+
+/// Entries of a list's chunk (the first chunk grows to it as a list does).
+const CHUNK: usize = 1 << 16;
+
+/// Segments of a table's part.
+const SEGMENTS: usize = 64;
+
+/// A list in chunks of [`CHUNK`] entries: it grows by a chunk, never copied whole.
+pub(super) struct Chunks<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T: Copy> Chunks<T> {
+    fn new() -> Chunks<T> {
+        Chunks {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, value: T) {
+        if self.len.is_multiple_of(CHUNK) {
+            // The first chunk grows as a list does (a small search takes little); the
+            // others are taken whole.
+            let capacity = if self.len == 0 { 0 } else { CHUNK };
+            self.chunks.push(Vec::with_capacity(capacity));
+        }
+        self.chunks[self.len / CHUNK].push(value);
+        self.len += 1;
+    }
+
+    fn get(&self, at: usize) -> T {
+        self.chunks[at / CHUNK][at % CHUNK]
+    }
+
+    /// Entries its chunks hold room for.
+    fn capacity(&self) -> usize {
+        self.chunks.iter().map(Vec::capacity).sum()
+    }
+}
 
 /// The number of no state: the start's parent.
 pub(super) const NO_PARENT: u32 = u32::MAX;
 
+/// A slot's mark of a state met in the level being expanded on several threads, not yet
+/// numbered: the rest of the slot is its place in its part's [`Fresh`] list.
+const FRESH: u32 = 1 << 31;
+
+/// The most states numbered: a slot keeps a number + 1 below [`FRESH`].
+pub(super) const MOST_STATES: usize = (FRESH - 2) as usize;
+
 /// The states met, by number (see the module's words).
 pub(super) struct Seen {
     /// Each state's fingerprint.
-    keys: Vec<u64>,
+    keys: Chunks<u64>,
     /// Each state's first parent ([`NO_PARENT`] for the start).
-    parents: Vec<u32>,
-    /// A power of two of slots, each 0 (empty) or a state's number + 1, probed linearly
-    /// from the slot its fingerprint's top bits name.
+    parents: Chunks<u32>,
+    /// The table's parts: a fingerprint's part is named by its low bits after a multiply.
+    parts: Vec<Part>,
+}
+
+/// A part of the table (one a thread): its segments, named by a fingerprint's middle bits.
+pub(super) struct Part {
+    segs: Vec<Seg>,
+}
+
+/// A segment of the table: a power of two of slots, each 0 (empty), a state's number + 1,
+/// or [`FRESH`] and a fresh state's place; probed linearly from the slot a fingerprint's
+/// top bits name.
+struct Seg {
     slots: Vec<u32>,
     /// 64 less the slots' power of two: a fingerprint shifted by it names its slot.
     shift: u32,
+    /// Slots taken.
+    taken: usize,
 }
 
-impl Seen {
-    /// No state yet (16 slots).
-    pub(super) fn new() -> Seen {
-        Seen {
-            keys: Vec::new(),
-            parents: Vec::new(),
+/// The states a part met first in a level expanded on several threads, in the order one
+/// thread meets them: each one's fingerprint, where it was met from (its parent's number
+/// and its pick, [`super::par`]), where its packed words wait, and its slot.
+#[derive(Default)]
+pub(super) struct Fresh {
+    pub(super) keys: Vec<u64>,
+    pub(super) from: Vec<u64>,
+    pub(super) at: Vec<(u32, u32)>,
+    /// Each one's segment and slot.
+    slots: Vec<(u32, u32)>,
+}
+
+impl Fresh {
+    /// Emptied for the next level (its lists kept).
+    pub(super) fn clear(&mut self) {
+        self.keys.clear();
+        self.from.clear();
+        self.at.clear();
+        self.slots.clear();
+    }
+}
+
+/// The slot `key` is looked for from in a part of `1 << (64 - shift)` slots, and its part
+/// of `parts`: the top bits after a multiply (a test's weak fingerprints keep only low
+/// bits, which the multiply carries up), and the low half's.
+fn spread(key: u64) -> u64 {
+    key.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The part of `parts` a key is kept in.
+pub(super) fn part_of(key: u64, parts: usize) -> usize {
+    (((spread(key) & 0xFFFF_FFFF) * parts as u64) >> 32) as usize
+}
+
+/// The segment of its part `key` is kept in.
+fn seg_of(key: u64) -> usize {
+    (spread(key) >> 32) as usize % SEGMENTS
+}
+
+impl Seg {
+    fn new() -> Seg {
+        Seg {
             slots: vec![0; 16],
             shift: 64 - 4,
+            taken: 0,
         }
     }
 
-    /// States met.
-    pub(super) fn len(&self) -> usize {
-        self.keys.len()
+    /// The key slot value `slot` stands for: a numbered state's in `keys`, a fresh one's
+    /// in `fresh`.
+    fn key_at(slot: u32, keys: &Chunks<u64>, fresh: &[u64]) -> u64 {
+        if slot & FRESH != 0 {
+            fresh[(slot & !FRESH) as usize]
+        } else {
+            keys.get((slot - 1) as usize)
+        }
     }
 
-    /// Slots of its table.
-    pub(super) fn slots(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// State `number`'s first parent ([`NO_PARENT`] for the start).
-    pub(super) fn parent(&self, number: u32) -> u32 {
-        self.parents[number as usize]
-    }
-
-    /// The bytes its lists and table hold (their capacities).
-    pub(super) fn bytes(&self) -> u64 {
-        (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * self.slots.len()) as u64
-    }
-
-    /// The slot `key` is looked for from: its top bits after a multiply (a test's weak
-    /// fingerprints keep only low bits, which the multiply carries up).
-    fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
-    }
-
-    /// The number of the state keyed `key`, or (`Err`) the empty slot where it would go.
-    pub(super) fn find(&self, key: u64) -> Result<u32, usize> {
+    /// The slot value of the state keyed `key`, or (`Err`) the empty slot where it would go.
+    fn find(&self, key: u64, keys: &Chunks<u64>, fresh: &[u64]) -> Result<u32, usize> {
         let mask = self.slots.len() - 1;
-        let mut at = self.home(key);
+        let mut at = (spread(key) >> self.shift) as usize;
         loop {
             match self.slots[at] {
                 0 => return Err(at),
-                slot if self.keys[(slot - 1) as usize] == key => return Ok(slot - 1),
+                slot if Seg::key_at(slot, keys, fresh) == key => return Ok(slot),
                 _ => at = (at + 1) & mask,
             }
         }
     }
 
+    /// Whether one more state takes it past half full.
+    fn full(&self) -> bool {
+        2 * (self.taken + 1) > self.slots.len()
+    }
+
+    /// Twice the slots, every state placed again (a fresh one's slot said in `fresh`; the
+    /// segment is `seg`).
+    fn grow(&mut self, keys: &Chunks<u64>, fresh: &mut Fresh, seg: u32) {
+        let doubled = vec![0; 2 * self.slots.len()];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        let mask = self.slots.len() - 1;
+        for slot in old.into_iter().filter(|&slot| slot != 0) {
+            let mut at = (spread(Seg::key_at(slot, keys, &fresh.keys)) >> self.shift) as usize;
+            while self.slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = slot;
+            if slot & FRESH != 0 {
+                fresh.slots[(slot & !FRESH) as usize] = (seg, at as u32);
+            }
+        }
+    }
+}
+
+impl Part {
+    fn new() -> Part {
+        Part {
+            segs: (0..SEGMENTS).map(|_| Seg::new()).collect(),
+        }
+    }
+
+    /// A state keyed `key` met from `from` (its words at `at`) a fresh one, unless met
+    /// before (numbered or fresh): whether it is new.
+    pub(super) fn meet(
+        &mut self,
+        keys: &Chunks<u64>,
+        fresh: &mut Fresh,
+        (key, from, at): (u64, u64, (u32, u32)),
+    ) -> bool {
+        let s = seg_of(key);
+        let seg = &mut self.segs[s];
+        let Err(mut slot) = seg.find(key, keys, &fresh.keys) else {
+            return false;
+        };
+        if seg.full() {
+            seg.grow(keys, fresh, s as u32);
+            slot = seg.find(key, keys, &fresh.keys).err().unwrap_or_default();
+        }
+        seg.slots[slot] = fresh.keys.len() as u32 | FRESH;
+        seg.taken += 1;
+        fresh.keys.push(key);
+        fresh.from.push(from);
+        fresh.at.push(at);
+        fresh.slots.push((s as u32, slot as u32));
+        true
+    }
+
+    /// The fresh states of `fresh` numbered `numbers` (in their order).
+    pub(super) fn number(&mut self, fresh: &Fresh, numbers: &[u32]) {
+        for (&(seg, slot), &number) in fresh.slots.iter().zip(numbers) {
+            self.segs[seg as usize].slots[slot as usize] = number + 1;
+        }
+    }
+}
+
+impl Seen {
+    /// No state yet, its table in `parts` parts (one a thread that searches).
+    pub(super) fn new(parts: usize) -> Seen {
+        Seen {
+            keys: Chunks::new(),
+            parents: Chunks::new(),
+            parts: (0..parts.max(1)).map(|_| Part::new()).collect(),
+        }
+    }
+
+    /// States met.
+    pub(super) fn len(&self) -> usize {
+        self.keys.len
+    }
+
+    /// State `number`'s first parent ([`NO_PARENT`] for the start).
+    pub(super) fn parent(&self, number: u32) -> u32 {
+        self.parents.get(number as usize)
+    }
+
+    /// The bytes its lists and table hold (their capacities).
+    pub(super) fn bytes(&self) -> u64 {
+        let slots: usize = self.segs().map(|s| s.slots.len()).sum();
+        (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * slots) as u64
+    }
+
+    /// The table's segments, all parts'.
+    fn segs(&self) -> impl Iterator<Item = &Seg> {
+        self.parts.iter().flat_map(|p| &p.segs)
+    }
+
+    /// `key`'s segment.
+    fn seg(&self, key: u64) -> &Seg {
+        &self.parts[part_of(key, self.parts.len())].segs[seg_of(key)]
+    }
+
+    /// The bytes a new state keyed `key` adds to the table's: its part's new slots where
+    /// it takes the part past half full (the old ones are freed after).
+    pub(super) fn growth(&self, key: u64) -> u64 {
+        let seg = self.seg(key);
+        if seg.full() {
+            8 * seg.slots.len() as u64
+        } else {
+            0
+        }
+    }
+
+    /// The most bytes it holds, its lists' and table's growths counted, once `more`
+    /// states are added (wherever they fall): its lists' chunks, and its segments each at
+    /// most four slots a state (doubled once past half full), one of them held twice as
+    /// it grows.
+    pub(super) fn bytes_with(&self, more: usize) -> u64 {
+        let want = self.len() + more;
+        let lists = self.keys.capacity().max(want.next_multiple_of(CHUNK));
+        let slots: usize = self.segs().map(|s| s.slots.len()).sum();
+        let widest = self.segs().map(|s| s.slots.len()).max().unwrap_or(0);
+        let table = slots + 4 * want + 2 * widest.max(4 * more);
+        (12 * lists + 4 * table) as u64
+    }
+
+    /// The number of the state keyed `key`, or (`Err`) the empty slot where it would go.
+    pub(super) fn find(&self, key: u64) -> Result<u32, usize> {
+        self.seg(key)
+            .find(key, &self.keys, &[])
+            .map(|slot| slot - 1)
+    }
+
     /// A new state keyed `key` (not met: `slot` is where [`Seen::find`] said it would go),
     /// reached first from `parent`: its number.
     pub(super) fn insert(&mut self, slot: usize, key: u64, parent: u32) -> u32 {
-        let number = self.keys.len() as u32;
-        self.keys.push(key);
-        self.parents.push(parent);
-        if 2 * self.keys.len() > self.slots.len() {
+        let number = self.push(key, parent);
+        let count = self.parts.len();
+        let s = seg_of(key);
+        let seg = &mut self.parts[part_of(key, count)].segs[s];
+        if seg.full() {
             // Past half full: twice the slots, every state placed again.
-            self.shift -= 1;
-            self.slots = vec![0; 2 * self.slots.len()];
-            for n in 0..self.keys.len() as u32 {
-                self.place(n);
-            }
+            seg.grow(&self.keys, &mut Fresh::default(), s as u32);
+            let slot = seg.find(key, &self.keys, &[]).err().unwrap_or_default();
+            seg.slots[slot] = number + 1;
         } else {
-            self.slots[slot] = number + 1;
+            seg.slots[slot] = number + 1;
         }
+        seg.taken += 1;
         number
     }
 
-    /// State `number` put in the first empty slot from its home.
-    fn place(&mut self, number: u32) {
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(self.keys[number as usize]);
-        while self.slots[at] != 0 {
-            at = (at + 1) & mask;
-        }
-        self.slots[at] = number + 1;
+    /// A state keyed `key` numbered, reached first from `parent` (its slot set apart).
+    pub(super) fn push(&mut self, key: u64, parent: u32) -> u32 {
+        let number = self.keys.len as u32;
+        self.keys.push(key);
+        self.parents.push(parent);
+        number
+    }
+
+    /// The numbered states' keys and the table's parts, for the threads to meet a level's
+    /// children in (each its own part).
+    pub(super) fn parts_mut(&mut self) -> (&Chunks<u64>, &mut [Part]) {
+        (&self.keys, &mut self.parts)
     }
 
     /// The numbers from the start to state `number`, along the first parents.
@@ -120,7 +343,7 @@ mod tests {
     /// purpose: they probe on).
     #[test]
     fn finds_every_key_through_growth() {
-        let mut seen = Seen::new();
+        let mut seen = Seen::new(1);
         let key = |n: u64| (n % 7) << 60 | n;
         for n in 0..10_000u64 {
             let slot = seen.find(key(n)).expect_err("new");
@@ -131,8 +354,16 @@ mod tests {
             assert_eq!(seen.find(key(n)), Ok(n as u32));
         }
         assert!(seen.find(key(10_001)).is_err());
-        // 10,000 states in 32,768 slots: 16,384 would be more than half full (2 × 10,000).
-        assert_eq!(seen.slots.len(), 32_768);
+        // 10,000 states in 64 segments, about 156 each: each at most half full, and
+        // grown only past half full (so at least a quarter full once grown from 16).
+        for seg in seen.segs() {
+            let len = seg.slots.len();
+            assert!(
+                2 * seg.taken <= len && (len == 16 || 4 * seg.taken >= len),
+                "{len}"
+            );
+        }
+        assert_eq!(seen.segs().map(|s| s.taken).sum::<usize>(), 10_000);
         // 9 → 4 → 2 → 1 → 0.
         assert_eq!(seen.chain(9), vec![0, 1, 2, 4, 9]);
     }

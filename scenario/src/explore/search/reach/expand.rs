@@ -1,0 +1,159 @@
+//! A flat state's expansion, shared by the search on one thread ([`super::flat`]) and on
+//! several ([`super::par`]): its children in the order the search takes them, and a
+//! level's states packed.
+
+use coordsim_model::ModelError;
+
+use crate::explore::flat::{Flat, NotFinite};
+
+/// What a flat expansion reuses from state to state: nothing is allocated per state.
+pub(super) struct Buffers {
+    free: Vec<u32>,
+    child: Vec<u64>,
+    delta: Vec<u64>,
+    order: Vec<u32>,
+    scratch: Vec<u64>,
+}
+
+impl Buffers {
+    /// For `flat`'s states of `size` words (its words, and its counts if kept).
+    pub(super) fn new(flat: &Flat<'_>, size: usize) -> Buffers {
+        Buffers {
+            free: Vec::new(),
+            child: vec![0; size],
+            delta: vec![0; flat.counts()],
+            order: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+}
+
+/// How a flat state was expanded: its free events (0: an end), the transitions tried
+/// (with those the reduction tried before the one it took alone), whether it took one
+/// alone.
+pub(super) struct Expansion {
+    pub(super) of: usize,
+    pub(super) transitions: u64,
+    pub(super) alone: bool,
+}
+
+/// Each child of flat state `state` (its `flat.width` words, then its counts where kept)
+/// the search takes, in order, given to `each` with its pick among the free events and
+/// whether the reduction took it alone, as the counting search's flat levels take them
+/// (the first free event whose step commutes with every other alone); `each` saying
+/// `true` ends the expansion there. `Err(NotFinite)` inside: a step the flat back end
+/// leaves to the interpreter.
+pub(super) fn children(
+    flat: &Flat<'_>,
+    state: &[u64],
+    bufs: &mut Buffers,
+    mut each: impl FnMut(u16, bool, &[u64]) -> Result<bool, ModelError>,
+) -> Result<Result<Expansion, NotFinite>, ModelError> {
+    let width = flat.width;
+    let words = &state[..width];
+    flat.free(words, &mut bufs.free);
+    let of = bufs.free.len();
+    let alone = if of > 1 {
+        (0..of).find(|&pick| flat.alone(words, bufs.free[pick]))
+    } else {
+        None
+    };
+    let (picks, transitions) = match alone {
+        Some(pick) => (pick..pick + 1, pick as u64 + 1),
+        None => (0..of, of as u64),
+    };
+    for pick in picks {
+        let child = &mut bufs.child;
+        if let Err(NotFinite) =
+            flat.step(words, bufs.free[pick], &mut child[..width], &mut bufs.delta)
+        {
+            return Ok(Err(NotFinite));
+        }
+        flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
+        for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
+            child[width + at] = state[width + at].wrapping_add(*delta);
+        }
+        if each(pick as u16, alone.is_some(), child)? {
+            break;
+        }
+    }
+    Ok(Ok(Expansion {
+        of,
+        transitions,
+        alone: alone.is_some(),
+    }))
+}
+
+/// `words` appended to `into` packed: each word as a byte saying how many of its low
+/// bytes follow (the rest are 0) and whether they are its bytes swapped (a float's bits
+/// have their high bytes set: `2.0` packs in 2 bytes, not 9), then those bytes. A level's
+/// waiting states take a quarter of their words' bytes or less.
+pub(super) fn pack(words: &[u64], into: &mut Vec<u8>) {
+    for &word in words {
+        let swapped = word.swap_bytes();
+        let (low, flag) = if swapped < word {
+            (swapped, 16)
+        } else {
+            (word, 0)
+        };
+        let bytes = (71 - low.leading_zeros() as usize) / 8;
+        into.push(bytes as u8 | flag);
+        into.extend_from_slice(&low.to_le_bytes()[..bytes]);
+    }
+}
+
+/// The state packed at `at` in `from` into `words` (all of them), `at` moved past it.
+pub(super) fn unpack(from: &[u8], at: &mut usize, words: &mut [u64]) {
+    for word in words.iter_mut() {
+        let head = from[*at];
+        let bytes = usize::from(head & 15);
+        let mut low = [0u8; 8];
+        low[..bytes].copy_from_slice(&from[*at + 1..*at + 1 + bytes]);
+        *at += 1 + bytes;
+        let low = u64::from_le_bytes(low);
+        *word = if head & 16 != 0 {
+            low.swap_bytes()
+        } else {
+            low
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack, unpack};
+
+    /// Words of every size, floats' bits among them, come back as they were packed; small
+    /// numbers and floats with few significant bits take 2 bytes or less.
+    #[test]
+    fn packed_words_unpack() {
+        let words = [
+            0,
+            1,
+            255,
+            256,
+            u64::MAX,
+            2.0f64.to_bits(),
+            f64::NAN.to_bits(),
+            (-0.5f64).to_bits(),
+            0x0123_4567_89AB_CDEF,
+        ];
+        let mut packed = Vec::new();
+        pack(&words, &mut packed);
+        pack(&words[..2], &mut packed);
+        let (mut at, mut back, mut two) = (0, [7u64; 9], [7u64; 2]);
+        unpack(&packed, &mut at, &mut back);
+        unpack(&packed, &mut at, &mut two);
+        assert_eq!((back, two, at), (words, [0, 1], packed.len()));
+        // 0 → 1 byte, 1 → 2, 2.0 (0x4000…) → 2: its high byte alone, swapped.
+        let size = |w: u64| {
+            let mut p = Vec::new();
+            pack(&[w], &mut p);
+            p.len()
+        };
+        assert_eq!(
+            (size(0), size(1), size(2.0f64.to_bits()), size(u64::MAX)),
+            (1, 2, 2, 9)
+        );
+    }
+}

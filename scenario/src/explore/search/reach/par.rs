@@ -1,0 +1,446 @@
+//! The reachability search's levels on several threads (`--jobs`), numbering every state
+//! as one thread does. A level is expanded in three steps, each on every thread:
+//!
+//! 1. each thread expands a contiguous share of the level's states and sends each child
+//!    (its fingerprint, where it was met from: its parent's number and its pick, and its
+//!    packed words) to the table part its fingerprint names ([`part_of`]);
+//! 2. each thread takes the children sent to its own part, in the order one thread meets
+//!    them (the first share's, then the next's), and keeps those it has not met: a fresh
+//!    state's first parent is then the least (parent, pick) it was met from, as on one
+//!    thread;
+//! 3. this thread merges the parts' fresh states by that least (parent, pick), numbering
+//!    them in the order one thread would, and lays out the next level in it; then each
+//!    thread writes its part's numbers in its slots.
+//!
+//! Why parts and not one table of atomic slots: the parts need no lock, no atomic and no
+//! compare-and-swap; each lookup is the one thread's (the same probe, the same cache miss);
+//! the only added work is a child's packed words written once and copied once, and the
+//! merge, one pass over the new states. A level where a bound (states, memory) may be met
+//! is left to the one thread, which admits state after state in its order: so whatever
+//! `--jobs`, the same states are kept, numbered the same, with the same first parents.
+
+use coordsim_model::ModelError;
+
+use super::expand::{Buffers, children, pack, unpack};
+use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
+use crate::explore::flat::Flat;
+use crate::explore::search::Search;
+use crate::explore::search::flat::fingerprint;
+
+/// Levels narrower than this are expanded on one thread: threads would cost more than
+/// they save (and small points' wider levels still take the threads, so that the tests'
+/// points exercise them).
+pub(super) const PAR_LEVEL: usize = 2 * MARK;
+
+/// States between two marks of a level (where a thread's share may start).
+const MARK: usize = 16;
+
+/// A level's states, packed one after another ([`pack`]).
+#[derive(Default)]
+pub(super) struct Level {
+    pub(super) bytes: Vec<u8>,
+    /// Where every [`MARK`]-th state starts.
+    marks: Vec<usize>,
+    pub(super) states: usize,
+}
+
+impl Level {
+    /// The state just packed at `before` (its first byte) counted.
+    pub(super) fn admit(&mut self, before: usize) {
+        if self.states.is_multiple_of(MARK) {
+            self.marks.push(before);
+        }
+        self.states += 1;
+    }
+
+    /// `words` packed at its end.
+    pub(super) fn add(&mut self, words: &[u64]) {
+        let before = self.bytes.len();
+        pack(words, &mut self.bytes);
+        self.admit(before);
+    }
+}
+
+/// The level being expanded and the next, and where the search is.
+#[derive(Default)]
+pub(super) struct Levels {
+    pub(super) now: Level,
+    pub(super) next: Level,
+    /// The number of the level's first state.
+    pub(super) first: usize,
+    /// Words a state (its words, and its counts where kept).
+    pub(super) size: usize,
+    pub(super) depth: u32,
+    pub(super) deepest: u32,
+    /// States expanded.
+    pub(super) expanded: usize,
+}
+
+impl Levels {
+    /// The level done (its states no more `held`: its list freed, not kept for the next
+    /// level, which may be far narrower), the next one's turn.
+    pub(super) fn turn(&mut self, held: &mut u64) {
+        *held = held.saturating_sub(self.now.bytes.capacity() as u64);
+        self.first += self.now.states;
+        self.depth += 1;
+        self.now = std::mem::take(&mut self.next);
+    }
+}
+
+/// How a level went.
+pub(super) enum Stepped {
+    /// Expanded: its ends' numbers, in order (on one thread, already taken).
+    Done(Vec<u32>),
+    /// A step the flat back end leaves to the interpreter.
+    NotFinite,
+    /// Not expanded on several threads (a bound may be met in it); on one, the time bound
+    /// ended the search.
+    Declined,
+}
+
+/// The children a thread sent to one part: each one's fingerprint, where it was met from
+/// (its parent's number above its pick's 16 bits), where its packed words start.
+#[derive(Default)]
+struct Outbox {
+    met: Vec<(u64, u64, usize)>,
+    bytes: Vec<u8>,
+}
+
+/// What a thread's share of a level gave.
+#[derive(Default)]
+struct Produced {
+    /// One a part.
+    outs: Vec<Outbox>,
+    ends: Vec<u32>,
+    ordered: bool,
+    reduced: u64,
+    transitions: u64,
+    not_finite: bool,
+    /// A step's error (it stops the search).
+    failed: Option<ModelError>,
+}
+
+/// What the threads reuse from level to level (nothing is allocated per state).
+pub(super) struct Threads {
+    /// One a thread.
+    produced: Vec<Produced>,
+    /// One a part (as many as threads).
+    fresh: Vec<Fresh>,
+    numbers: Vec<Vec<u32>>,
+}
+
+impl Threads {
+    pub(super) fn new(jobs: usize) -> Threads {
+        let produced = (0..jobs)
+            .map(|_| Produced {
+                outs: (0..jobs).map(|_| Outbox::default()).collect(),
+                ..Produced::default()
+            })
+            .collect();
+        Threads {
+            produced,
+            fresh: (0..jobs).map(|_| Fresh::default()).collect(),
+            numbers: vec![Vec::new(); jobs],
+        }
+    }
+
+    /// The bytes its lists hold now.
+    fn bytes(&self) -> u64 {
+        let outs = (self.produced.iter().flat_map(|p| &p.outs))
+            .map(|o| 24 * o.met.capacity() + o.bytes.capacity())
+            .sum::<usize>();
+        let fresh = (self.fresh.iter())
+            .map(|f| 32 * f.keys.capacity())
+            .sum::<usize>();
+        (outs + fresh) as u64
+    }
+}
+
+/// A flat state's key, as [`Search::flat_key`] makes it.
+fn key_of(words: &[u64], weak: bool) -> u64 {
+    let fingerprint = fingerprint(words);
+    if weak {
+        fingerprint & 0xff
+    } else {
+        fingerprint
+    }
+}
+
+/// Step 1 on one thread: the states `range` of `level` (numbered from `first`) expanded,
+/// each child sent to its part's outbox in `out`.
+fn produce(
+    flat: &Flat<'_>,
+    (level, first, size, weak): (&Level, usize, usize, bool),
+    range: std::ops::Range<usize>,
+    out: &mut Produced,
+) -> Result<(), ModelError> {
+    for outbox in &mut out.outs {
+        outbox.met.clear();
+        outbox.bytes.clear();
+    }
+    out.ends.clear();
+    (out.ordered, out.reduced, out.transitions, out.not_finite) = (false, 0, 0, false);
+    if range.is_empty() {
+        return Ok(());
+    }
+    let mut state = vec![0; size];
+    let mut bufs = Buffers::new(flat, size);
+    let mut at = level.marks[range.start / MARK];
+    let parts = out.outs.len();
+    for index in range {
+        unpack(&level.bytes, &mut at, &mut state);
+        let id = (first + index) as u32;
+        let outs = &mut out.outs;
+        let expansion = children(flat, &state, &mut bufs, |pick, _, child| {
+            let key = key_of(child, weak);
+            let outbox = &mut outs[part_of(key, parts)];
+            let from = u64::from(id) << 16 | u64::from(pick);
+            outbox.met.push((key, from, outbox.bytes.len()));
+            pack(child, &mut outbox.bytes);
+            Ok(false)
+        })?;
+        let Ok(expansion) = expansion else {
+            out.not_finite = true;
+            return Ok(());
+        };
+        if expansion.of == 0 {
+            out.ends.push(id);
+        } else {
+            out.ordered |= expansion.of > 1;
+            out.reduced += u64::from(expansion.alone);
+            out.transitions += expansion.transitions;
+        }
+    }
+    Ok(())
+}
+
+/// Step 2 on one thread: the children sent to part `p` met in the one thread's order.
+fn meet_part(
+    part: &mut Part,
+    keys: &Chunks<u64>,
+    fresh: &mut Fresh,
+    produced: &[Produced],
+    p: usize,
+) {
+    fresh.clear();
+    for (t, out) in produced.iter().enumerate() {
+        for (j, &(key, from, _)) in out.outs[p].met.iter().enumerate() {
+            part.meet(keys, fresh, (key, from, (t as u32, j as u32)));
+        }
+    }
+}
+
+/// `each` run on every (part, item) pair of `parts` and `items`, one thread each (the
+/// first on this one).
+fn on_threads<P: Send, I: Send>(
+    parts: &mut [P],
+    items: &mut [I],
+    each: impl Fn(usize, &mut P, &mut I) + Sync,
+) -> Result<(), ModelError> {
+    let each = &each;
+    std::thread::scope(|scope| {
+        let mut pairs = parts.iter_mut().zip(items.iter_mut()).enumerate();
+        let head = pairs.next();
+        let handles: Vec<_> = pairs
+            .map(|(p, (part, item))| scope.spawn(move || each(p, part, item)))
+            .collect();
+        if let Some((p, (part, item))) = head {
+            each(p, part, item);
+        }
+        let joined = handles.into_iter().map(|h| h.join()).collect::<Vec<_>>();
+        if joined.iter().any(Result::is_err) {
+            return Err(ModelError::Invariant(
+                "internal: a search thread ended".into(),
+            ));
+        }
+        Ok(())
+    })
+}
+
+impl<'a> Search<'a> {
+    /// `levels`' level expanded on as many threads as `threads` has (see the module's
+    /// words), unless a bound may be met in it (`Declined`: nothing changed).
+    pub(super) fn level_par(
+        &mut self,
+        flat: &Flat<'a>,
+        seen: &mut Seen,
+        levels: &mut Levels,
+        threads: &mut Threads,
+    ) -> Result<Stepped, ModelError> {
+        let states = levels.now.states;
+        // The outboxes take each child's words packed, and 24 bytes; a guess of them
+        // before (a level's children are a few times its states), the sure count after.
+        let guess = 8 * levels.now.bytes.len() as u64 + 64 * states as u64;
+        let held = self.memory.held;
+        let over = |bytes: u64| {
+            self.memory
+                .budget
+                .is_some_and(|budget| held + bytes > budget)
+        };
+        if self.memory.full || self.bounded.is_some() || over(seen.bytes_with(0) + guess) {
+            return Ok(Stepped::Declined);
+        }
+        let jobs = threads.produced.len();
+        let per = states.div_ceil(jobs).next_multiple_of(MARK);
+        let given = (
+            &levels.now,
+            levels.first,
+            levels.size,
+            self.rules.limits.weak_fingerprints,
+        );
+        on_threads(&mut threads.produced, &mut vec![(); jobs], |t, out, ()| {
+            let range = (t * per).min(states)..((t + 1) * per).min(states);
+            out.failed = produce(flat, given, range, out).err();
+        })?;
+        if let Some(failed) = threads.produced.iter_mut().find_map(|p| p.failed.take()) {
+            return Err(failed);
+        }
+        if threads.produced.iter().any(|p| p.not_finite) {
+            return Ok(Stepped::NotFinite);
+        }
+        let met: usize = (threads.produced.iter().flat_map(|p| &p.outs))
+            .map(|o| o.met.len())
+            .sum();
+        let words: u64 = (threads.produced.iter().flat_map(|p| &p.outs))
+            .map(|o| o.bytes.len() as u64)
+            .sum();
+        let most = (self.rules.limits.max_states as usize).min(MOST_STATES);
+        if seen.len() + met > most
+            || over(threads.bytes() + words + 32 * met as u64 + seen.bytes_with(met))
+        {
+            return Ok(Stepped::Declined);
+        }
+        for out in &threads.produced {
+            self.ordered |= out.ordered;
+            self.reduced += out.reduced;
+            self.transitions += out.transitions;
+        }
+        let (keys, parts) = seen.parts_mut();
+        let produced = &threads.produced;
+        on_threads(parts, &mut threads.fresh, |p, part, fresh| {
+            meet_part(part, keys, fresh, produced, p);
+        })?;
+        let before = levels.next.bytes.capacity();
+        merge(seen, threads, &mut levels.next);
+        self.memory.held += (levels.next.bytes.capacity() - before) as u64;
+        if levels.next.states > 0 {
+            levels.deepest = levels.depth + 1;
+        }
+        let (_, parts) = seen.parts_mut();
+        let (fresh, numbers) = (&threads.fresh, &mut threads.numbers);
+        on_threads(parts, numbers, |p, part, numbers| {
+            part.number(&fresh[p], numbers)
+        })?;
+        let ends = threads
+            .produced
+            .iter()
+            .flat_map(|p| p.ends.iter().copied())
+            .collect();
+        Ok(Stepped::Done(ends))
+    }
+}
+
+/// Step 3: the parts' fresh states numbered by the least (parent, pick) each was met from,
+/// as one thread numbers them, and laid out in `next` in that order.
+fn merge(seen: &mut Seen, threads: &mut Threads, next: &mut Level) {
+    let mut heads = vec![0usize; threads.fresh.len()];
+    for numbers in &mut threads.numbers {
+        numbers.clear();
+    }
+    loop {
+        let mut least: Option<(usize, u64)> = None;
+        for (p, fresh) in threads.fresh.iter().enumerate() {
+            if let Some(&from) = fresh.from.get(heads[p])
+                && least.is_none_or(|(_, l)| from < l)
+            {
+                least = Some((p, from));
+            }
+        }
+        let Some((p, from)) = least else {
+            return;
+        };
+        let (fresh, h) = (&threads.fresh[p], heads[p]);
+        heads[p] += 1;
+        let (t, j) = fresh.at[h];
+        let out = &threads.produced[t as usize].outs[p];
+        let start = out.met[j as usize].2;
+        let end = out.met.get(j as usize + 1).map_or(out.bytes.len(), |m| m.2);
+        let before = next.bytes.len();
+        next.bytes.extend_from_slice(&out.bytes[start..end]);
+        next.admit(before);
+        threads.numbers[p].push(seen.push(fresh.keys[h], (from >> 16) as u32));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// Children met by `threads` threads, each a contiguous share of 120 parents, with
+    /// weak keys (7 bits: many children share one, and more collide in the table's slots
+    /// as it grows): merged in `parts` parts on as many threads, the states are numbered
+    /// as one thread numbers them, met in (parent, pick) order (an enumeration apart,
+    /// with a map), each with that first parent, and the next level laid out in that order.
+    fn numbered_as_one_thread(threads: usize) {
+        let key = |parent: u64, pick: u64| (parent * 7 + pick * 13) % 128 + 1;
+        let (parents, picks) = (120u64, 3u64);
+        let mut expected: Vec<(u64, u32)> = Vec::new();
+        let mut index = HashMap::new();
+        for parent in 0..parents {
+            for pick in 0..picks {
+                let k = key(parent, pick);
+                index.entry(k).or_insert_with(|| {
+                    expected.push((k, parent as u32));
+                    expected.len() - 1
+                });
+            }
+        }
+        let mut seen = Seen::new(threads);
+        let mut given = Threads::new(threads);
+        let per = parents.div_ceil(threads as u64);
+        for (t, out) in given.produced.iter_mut().enumerate() {
+            for parent in (t as u64 * per)..((t as u64 + 1) * per).min(parents) {
+                for pick in 0..picks {
+                    let k = key(parent, pick);
+                    let outbox = &mut out.outs[part_of(k, threads)];
+                    outbox
+                        .met
+                        .push((k, parent << 16 | pick, outbox.bytes.len()));
+                    pack(&[k], &mut outbox.bytes);
+                }
+            }
+        }
+        let (keys, parts) = seen.parts_mut();
+        let produced = &given.produced;
+        on_threads(parts, &mut given.fresh, |p, part, fresh| {
+            meet_part(part, keys, fresh, produced, p);
+        })
+        .expect("met");
+        let mut next = Level::default();
+        merge(&mut seen, &mut given, &mut next);
+        let (_, parts) = seen.parts_mut();
+        let (fresh, numbers) = (&given.fresh, &mut given.numbers);
+        on_threads(parts, numbers, |p, part, numbers| {
+            part.number(&fresh[p], numbers)
+        })
+        .expect("numbered");
+        assert_eq!(seen.len(), expected.len());
+        let mut laid = Vec::new();
+        for (number, &(k, parent)) in expected.iter().enumerate() {
+            assert_eq!(seen.find(k), Ok(number as u32), "key {k}");
+            assert_eq!(seen.parent(number as u32), parent, "key {k}");
+            pack(&[k], &mut laid);
+        }
+        assert_eq!((next.bytes, next.states), (laid, expected.len()));
+        assert!(seen.find(200).is_err());
+    }
+
+    #[test]
+    fn the_parts_number_states_as_one_thread_does() {
+        for threads in [1, 2, 3] {
+            numbered_as_one_thread(threads);
+        }
+    }
+}
