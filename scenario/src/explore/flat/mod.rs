@@ -54,6 +54,7 @@
 //! back along the real run).
 
 mod ack;
+mod cover;
 mod lock;
 mod names;
 mod queue;
@@ -61,9 +62,9 @@ mod time;
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
-use crate::machine::lock::LockMode;
-use crate::point::{Pace, Pick, Point, Step};
+use crate::point::{Pick, Point, Step};
 use crate::run::state::Sim;
+use cover::Kinds;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
 const MAX_REGISTERS: usize = 64;
@@ -114,60 +115,6 @@ fn actor_words(waiting: bool) -> usize {
 /// time it was held, added up; its waits' sum, greatest and multiset word).
 fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
     1 + 2 * registers + 3 * groups + 5 * locks
-}
-
-/// Which kinds of step a group's program takes (a compare-and-set, a lock, time, a queue),
-/// or why the flat back end does not cover it.
-fn group_steps(group: &crate::point::Group) -> Result<[bool; 4], Uncovered> {
-    if !matches!(group.pace, Pace::Closed) {
-        return Err("a group does not run a closed loop");
-    }
-    if group.crash_anywhere.is_some() {
-        return Err("a group may crash");
-    }
-    if group.steps.is_empty()
-        || !group.steps.iter().all(|step| {
-            matches!(
-                step,
-                Step::Read(_)
-                    | Step::Write { .. }
-                    | Step::Acquire {
-                        lock: Pick::One(_),
-                        timeout: None,
-                    }
-                    | Step::Release(Pick::One(_))
-                    | Step::Delay(_)
-                    | Step::Pause(_)
-                    | Step::Put { .. }
-                    | Step::Take { timeout: None, .. }
-                    | Step::Ack(_)
-            )
-        })
-    {
-        return Err(
-            "a step is other than a read, a write, a delay, an acquire (with no \
-             timeout) or release of one named lock, a put, a take with no timeout, or an ack",
-        );
-    }
-    let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
-    if puts
-        && group
-            .steps
-            .iter()
-            .any(|s| matches!(s, Step::Write { cas: true, .. }))
-    {
-        return Err("a group puts and compare-and-sets (a conflict puts again)");
-    }
-    if puts && group.forever {
-        return Err("a group puts and loops for ever (its messages have no bound)");
-    }
-    let queued = (group.steps.iter())
-        .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. } | Step::Ack(_)));
-    let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
-    let cas = (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
-    let locked =
-        (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
-    Ok([cas, locked, timed, queued])
 }
 
 /// One actor as the flat back end steps it.
@@ -274,53 +221,12 @@ impl<'p> Flat<'p> {
         start: &Sim<'_>,
         reducer: &Reducer,
     ) -> Result<Self, Uncovered> {
-        // A lock, a queue, a key store or a link no step uses has no event and no change of
-        // its own (its steps are refused below); a server may go down and up on its own.
-        if !point.servers.is_empty() {
-            return Err("it has a server");
-        }
-        if !point.watches.is_empty() {
-            return Err("it has a watch");
-        }
-        if point.registers.len() > MAX_REGISTERS {
-            // MAX_REGISTERS: the written flags are one word's bits.
-            return Err("it has more than 64 registers");
-        }
-        if start.actors.len() > MAX_ACTORS {
-            // MAX_ACTORS: a choice's pick is 16 bits.
-            return Err("it has more than 65,535 actors");
-        }
-        if point
-            .registers
-            .iter()
-            .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
-        {
-            return Err("a register takes time to read or write, or is fenced");
-        }
-        let (mut cas, mut locked, mut timed, mut queued) = (false, false, false, false);
-        for group in point.groups.iter().filter(|g| g.count > 0) {
-            let [g_cas, g_locked, g_timed, g_queued] = group_steps(group)?;
-            cas |= g_cas;
-            locked |= g_locked;
-            timed |= g_timed;
-            queued |= g_queued;
-        }
-        if locked {
-            if point.locks.len() > MAX_LOCKS {
-                return Err("it takes locks and has more than 32 of them");
-            }
-            if point.locks.iter().any(|lock| {
-                lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty()
-            }) {
-                return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
-            }
-        }
-        timed |= start.actors.iter().any(|actor| actor.start != 0);
-        if timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
-            return Err(
-                "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
-            );
-        }
+        let Kinds {
+            cas,
+            locked,
+            timed,
+            queued,
+        } = cover::kinds(point, start)?;
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];
