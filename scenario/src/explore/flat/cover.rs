@@ -1,10 +1,10 @@
 //! Which points the flat back end covers: the refusals of [`Flat::of`](super::Flat::of),
-//! each a reason `--engine flat` gives, and which kinds of step a covered point's
+//! each a reason `--engine flat` gives, and which kinds of step the covered point's
 //! programs take (its state's layout follows from them).
 
-use super::{MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, Uncovered};
+use super::{MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
 use crate::machine::lock::LockMode;
-use crate::point::{Pace, Pick, Point, Step};
+use crate::point::{Condition, Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
 /// Which kinds of step a covered point's programs take.
@@ -18,6 +18,8 @@ pub(super) struct Kinds {
     pub(super) timed: bool,
     /// A step puts, takes or acks.
     pub(super) queued: bool,
+    /// A program has an `if`, a `stop` or an early end.
+    pub(super) flow: bool,
 }
 
 /// The kinds of step `point` takes (`start`: the interpreter's start, for each actor's
@@ -53,6 +55,7 @@ pub(super) fn kinds(point: &Point, start: &Sim<'_>) -> Result<Kinds, Uncovered> 
         kinds.locked |= of.locked;
         kinds.timed |= of.timed;
         kinds.queued |= of.queued;
+        kinds.flow |= of.flow;
     }
     if kinds.locked {
         if point.locks.len() > MAX_LOCKS {
@@ -98,13 +101,44 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                     | Step::Put { .. }
                     | Step::Take { timeout: None, .. }
                     | Step::Ack(_)
+                    | Step::Branch {
+                        condition: Condition::Outcome(_) | Condition::Compare(..),
+                        ..
+                    }
+                    | Step::Jump(_)
+                    | Step::Exit { .. }
+                    | Step::Stop
             )
         })
     {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
-             timeout) or release of one named lock, a put, a take with no timeout, or an ack",
+             timeout) or release of one named lock, a put, a take with no timeout, an \
+             ack, an `if` (not by chance), a stop or an end",
         );
+    }
+    let flow = (group.steps.iter()).any(|step| {
+        matches!(
+            step,
+            Step::Branch { .. } | Step::Jump(_) | Step::Exit { .. } | Step::Stop
+        )
+    });
+    let forward = |at: usize, to: u32| to as usize > at && to as usize <= group.steps.len();
+    if !(group.steps.iter().enumerate()).all(|(at, step)| match step {
+        Step::Branch { otherwise, .. } => forward(at, *otherwise),
+        Step::Jump(to) => forward(at, *to),
+        _ => true,
+    }) {
+        // The lowering of an `if` jumps forward only: a loop would be a step it has not.
+        return Err("a branch jumps back");
+    }
+    if flow && group.forever {
+        return Err("a group loops for ever and has an `if`, a stop or an end");
+    }
+    // A stop's place is past every other (`flow`): twice the places of its repetitions.
+    let places = (group.steps.len() as u64 + 1).saturating_mul(group.repeat.saturating_mul(2) + 2);
+    if flow && places > PLACE {
+        return Err("an actor runs more than 2^59 steps");
     }
     let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
     if puts
@@ -121,7 +155,13 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     let queued = (group.steps.iter())
         .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. } | Step::Ack(_)));
     let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
-    let cas = (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
+    // An end that gives up is counted where a compare-and-set's give-up is.
+    let cas = (group.steps.iter()).any(|step| {
+        matches!(
+            step,
+            Step::Write { cas: true, .. } | Step::Exit { gave_up: true }
+        )
+    });
     let locked =
         (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
     Ok(Kinds {
@@ -129,5 +169,6 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
         locked,
         timed,
         queued,
+        flow,
     })
 }

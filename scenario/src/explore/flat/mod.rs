@@ -55,6 +55,7 @@
 
 mod ack;
 mod cover;
+mod flow;
 mod lock;
 mod names;
 mod queue;
@@ -142,6 +143,8 @@ struct At {
     repetition: u64,
     now: u64,
     read: f64,
+    /// Its repetition has just begun (a condition looked at ahead): it has read nothing.
+    blank: bool,
 }
 
 /// One queue's words in a flat state ([`queue`]'s layout).
@@ -174,8 +177,12 @@ pub(super) struct Flat<'p> {
     /// Words an actor: its place, its reads and, where a write is a compare-and-set, its
     /// conflicts this repetition, its retries and its give-ups.
     block: usize,
-    /// Whether some write is a compare-and-set (an actor's three counts are kept).
+    /// Whether some write is a compare-and-set or some early end gives up (an actor's
+    /// three counts are kept).
     cas: bool,
+    /// Whether a program has an `if`, a `stop` or an early end ([`flow`]): the steps that
+    /// are not shared run around each event's shared step.
+    flow: bool,
     /// Locks a step takes or releases (all of them then: each has three words, and each
     /// actor its lock words and a token for each).
     locks: usize,
@@ -226,6 +233,7 @@ impl<'p> Flat<'p> {
             locked,
             timed,
             queued,
+            flow,
         } = cover::kinds(point, start)?;
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
@@ -264,6 +272,7 @@ impl<'p> Flat<'p> {
             timed,
             block,
             cas,
+            flow,
             locks,
             waiting,
             queues: Vec::new(),
@@ -462,8 +471,19 @@ impl<'p> Flat<'p> {
         let Some(&member) = self.members.get(actor as usize) else {
             return false;
         };
-        let step = (state[self.base(actor as usize)] & PLACE) % u64::from(member.steps);
-        self.reduce && self.alone[member.group as usize][step as usize]
+        let (place, steps) = (
+            state[self.base(actor as usize)] & PLACE,
+            u64::from(member.steps),
+        );
+        if self.flow {
+            // The shared step its event runs, past the steps that are not (none: it runs
+            // none, and touches nothing).
+            return self.reduce
+                && self
+                    .shared_next(state, actor as usize, (place / steps, place % steps))
+                    .is_none_or(|step| self.alone[member.group as usize][step]);
+        }
+        self.reduce && self.alone[member.group as usize][(place % steps) as usize]
     }
 
     /// Whether actor `actor` waits for a lock (no event of its own is due).
@@ -518,8 +538,16 @@ impl<'p> Flat<'p> {
         }
         let member = self.members[actor];
         let base = self.base(actor);
-        let place = from[base] & PLACE;
-        let mut outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
+        if self.flow {
+            // A start, or a retry from the first step: the steps before its shared one.
+            to[base] |= STARTED;
+            self.walk(to, actor);
+            if to[base] & PLACE >= member.total {
+                return Ok(());
+            }
+        }
+        let place = to[base] & PLACE;
+        let mut outcome = (to[base] >> OUTCOME_SHIFT) & OUTCOME;
         let steps = u64::from(member.steps);
         let (repetition, step) = (place / steps, place % steps);
         let group = &self.point.groups[member.group as usize];
@@ -544,6 +572,7 @@ impl<'p> Flat<'p> {
                     repetition,
                     now: 0,
                     read: f64::NAN,
+                    blank: false,
                 };
                 let written = self.written(value, at, from, register)?;
                 if self.land(to, delta, register, written, *cas) {
@@ -597,6 +626,7 @@ impl<'p> Flat<'p> {
                     repetition,
                     now: 0,
                     read: f64::NAN,
+                    blank: false,
                 };
                 let handed;
                 (outcome, handed) = self.put_message(to, at, *queue as usize, (value, fields))?;
@@ -636,7 +666,15 @@ impl<'p> Flat<'p> {
     /// or the job is freed); a repetition that follows starts with no outcome and no
     /// conflict, where a freed job keeps its last ones and gives back its tokens, as the
     /// interpreter's does.
-    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, mut outcome: u64) {
+    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, outcome: u64) {
+        self.go_on_only(to, actor, next, outcome);
+        if self.flow {
+            self.walk(to, actor);
+        }
+    }
+
+    /// [`Flat::go_on`] without the steps that are not shared after it.
+    fn go_on_only(&self, to: &mut [u64], actor: usize, next: u64, mut outcome: u64) {
         let member = self.members[actor];
         let base = self.base(actor);
         if next >= member.total || next.is_multiple_of(u64::from(member.steps)) {

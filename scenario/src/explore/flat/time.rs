@@ -135,6 +135,12 @@ impl Flat<'_> {
         let member = self.members[actor as usize];
         let stride = u64::from(member.steps) + 1;
         let place = state[self.base(actor as usize)] & PLACE;
+        if self.flow {
+            // The shared step its event runs, past the steps that are not (none: it runs
+            // none, and touches nothing another could).
+            return (self.shared_next(state, actor as usize, (place / stride, place % stride)))
+                .is_none_or(|step| self.alone[member.group as usize][step]);
+        }
         let (repetition, mut at) = (place / stride, (place % stride) as usize);
         if at == member.steps as usize {
             if repetition + 1 >= member.repeat {
@@ -218,7 +224,7 @@ impl Flat<'_> {
         let (mut repetition, mut at) = (place / stride, place % stride);
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
-        let mut handed = None;
+        let (mut handed, mut stopped) = (None, None);
         // Where a number of its steps is computed.
         let at_now = |repetition| At {
             actor,
@@ -226,15 +232,12 @@ impl Flat<'_> {
             repetition,
             now,
             read: f64::NAN,
+            blank: false,
         };
         loop {
             if at == u64::from(member.steps) {
                 // The repetition completes: a response of the group's, and its end.
-                let took = now - to[started];
-                let responses = self.clock() + 1 + 2 * self.registers + 3 * member.group as usize;
-                to[responses] += took;
-                to[responses + 1] = to[responses + 1].max(took);
-                to[responses + 2] = to[responses + 2].wrapping_add(sample_spread(took));
+                self.respond(to, actor, now - to[started]);
                 if self.next_repetition(to, actor, &mut repetition, now) {
                     (at, outcome) = (0, 0);
                     continue;
@@ -243,6 +246,46 @@ impl Flat<'_> {
                 break;
             }
             let step = &steps[at as usize];
+            match step {
+                // The steps that are not shared ([`super::flow`]): never a yield.
+                Step::Branch {
+                    condition,
+                    otherwise,
+                } => {
+                    let holds = self.holds(condition, at_now(repetition), to, outcome);
+                    at = if holds { at + 1 } else { u64::from(*otherwise) };
+                    continue;
+                }
+                Step::Jump(target) => {
+                    at = u64::from(*target);
+                    continue;
+                }
+                Step::Exit { gave_up } => {
+                    // The repetition ends here: completed (a response) or given up.
+                    if *gave_up {
+                        to[conflicts + 2] += 1;
+                    } else {
+                        self.respond(to, actor, now - to[started]);
+                    }
+                    if self.next_repetition(to, actor, &mut repetition, now) {
+                        (at, outcome) = (0, 0);
+                        continue;
+                    }
+                    // Freed at this step.
+                    to[due] = NONE;
+                    break;
+                }
+                Step::Stop => {
+                    // Completed, and no repetition follows: freed as after its last.
+                    self.respond(to, actor, now - to[started]);
+                    let mut last = member.repeat - 1;
+                    self.next_repetition(to, actor, &mut last, now);
+                    to[due] = NONE;
+                    stopped = Some(self.stopped(actor, repetition, at, stride));
+                    break;
+                }
+                _ => {}
+            }
             if let Step::Delay(duration) | Step::Pause(duration) = step {
                 let ns = self.duration(duration, at_now(repetition), to)?;
                 to[due] = ns;
@@ -346,8 +389,19 @@ impl Flat<'_> {
                 _ => return Err(NotFinite),
             }
         }
-        to[base] = STARTED | outcome << OUTCOME_SHIFT | (repetition * stride + at);
+        let place = stopped.unwrap_or(repetition * stride + at);
+        to[base] = STARTED | outcome << OUTCOME_SHIFT | place;
         Ok(handed)
+    }
+
+    /// A response of actor `actor`'s group that took `took` (ns): its sum, its greatest and
+    /// its multiset word.
+    fn respond(&self, to: &mut [u64], actor: usize, took: u64) {
+        let group = self.members[actor].group as usize;
+        let responses = self.clock() + 1 + 2 * self.registers + 3 * group;
+        to[responses] += took;
+        to[responses + 1] = to[responses + 1].max(took);
+        to[responses + 2] = to[responses + 2].wrapping_add(sample_spread(took));
     }
 
     /// A repetition of actor `actor` ended at `now` (its end set, what it read blanked):
