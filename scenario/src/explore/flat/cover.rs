@@ -2,78 +2,65 @@
 //! each a reason `--engine flat` gives, and which kinds of step the covered point's
 //! programs take (its state's layout follows from them).
 
-use super::{MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
+use super::{Flat, Kinds, MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
 use crate::machine::lock::LockMode;
 use crate::point::{Condition, Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
-/// Which kinds of step a covered point's programs take.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Kinds {
-    /// A write is a compare-and-set.
-    pub(super) cas: bool,
-    /// A step acquires or releases a lock.
-    pub(super) locked: bool,
-    /// Time moves on: a delay, or an actor that starts after 0 ms.
-    pub(super) timed: bool,
-    /// A step puts, takes or acks.
-    pub(super) queued: bool,
-    /// A program has an `if`, a `stop` or an early end.
-    pub(super) flow: bool,
-}
-
-/// The kinds of step `point` takes (`start`: the interpreter's start, for each actor's
-/// start time), or why the flat back end does not cover it.
-pub(super) fn kinds(point: &Point, start: &Sim<'_>) -> Result<Kinds, Uncovered> {
-    // A lock, a queue, a key store or a link no step uses has no event and no change of
-    // its own (its steps are refused below); a server may go down and up on its own.
-    if !point.servers.is_empty() {
-        return Err("it has a server");
-    }
-    if !point.watches.is_empty() {
-        return Err("it has a watch");
-    }
-    if point.registers.len() > MAX_REGISTERS {
-        // MAX_REGISTERS: the written flags are one word's bits.
-        return Err("it has more than 64 registers");
-    }
-    if start.actors.len() > MAX_ACTORS {
-        // MAX_ACTORS: a choice's pick is 16 bits.
-        return Err("it has more than 65,535 actors");
-    }
-    if point
-        .registers
-        .iter()
-        .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
-    {
-        return Err("a register takes time to read or write, or is fenced");
-    }
-    let mut kinds = Kinds::default();
-    for group in point.groups.iter().filter(|g| g.count > 0) {
-        let of = group_steps(group)?;
-        kinds.cas |= of.cas;
-        kinds.locked |= of.locked;
-        kinds.timed |= of.timed;
-        kinds.queued |= of.queued;
-        kinds.flow |= of.flow;
-    }
-    if kinds.locked {
-        if point.locks.len() > MAX_LOCKS {
-            return Err("it takes locks and has more than 32 of them");
+impl Flat<'_> {
+    /// The kinds of step `point` takes (`start`: the interpreter's start, for each actor's
+    /// start time), or why the flat back end does not cover it.
+    pub(super) fn kinds(point: &Point, start: &Sim<'_>) -> Result<Kinds, Uncovered> {
+        // A lock, a queue, a key store or a link no step uses has no event and no change of
+        // its own (its steps are refused below); a server may go down and up on its own.
+        if !point.servers.is_empty() {
+            return Err("it has a server");
+        }
+        if !point.watches.is_empty() {
+            return Err("it has a watch");
+        }
+        if point.registers.len() > MAX_REGISTERS {
+            // MAX_REGISTERS: the written flags are one word's bits.
+            return Err("it has more than 64 registers");
+        }
+        if start.actors.len() > MAX_ACTORS {
+            // MAX_ACTORS: a choice's pick is 16 bits.
+            return Err("it has more than 65,535 actors");
         }
         if point
-            .locks
+            .registers
             .iter()
-            .any(|lock| lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty())
+            .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
         {
-            return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
+            return Err("a register takes time to read or write, or is fenced");
         }
+        let mut kinds = Kinds::default();
+        for group in point.groups.iter().filter(|g| g.count > 0) {
+            let of = group_steps(group)?;
+            kinds.cas |= of.cas;
+            kinds.locked |= of.locked;
+            kinds.timed |= of.timed;
+            kinds.queued |= of.queued;
+            kinds.flow |= of.flow;
+        }
+        if kinds.locked {
+            if point.locks.len() > MAX_LOCKS {
+                return Err("it takes locks and has more than 32 of them");
+            }
+            if point.locks.iter().any(|lock| {
+                lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty()
+            }) {
+                return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
+            }
+        }
+        kinds.timed |= start.actors.iter().any(|actor| actor.start != 0);
+        if kinds.timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
+            return Err(
+                "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
+            );
+        }
+        Ok(kinds)
     }
-    kinds.timed |= start.actors.iter().any(|actor| actor.start != 0);
-    if kinds.timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
-        return Err("a group loops for ever and time moves on (a start after 0 ms, or a delay)");
-    }
-    Ok(kinds)
 }
 
 /// Which kinds of step a group's program takes, or why the flat back end does not cover
@@ -131,6 +118,13 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     }) {
         // The lowering of an `if` jumps forward only: a loop would be a step it has not.
         return Err("a branch jumps back");
+    }
+    // An actor's give-ups are one word: a conflict's also counts as a rejection, an
+    // end's does not, which the interpreter tells apart.
+    if (group.steps.iter()).any(|s| matches!(s, Step::Write { cas: true, .. }))
+        && (group.steps.iter()).any(|s| matches!(s, Step::Exit { gave_up: true }))
+    {
+        return Err("a group gives up both by an end and by a compare-and-set's conflicts");
     }
     if flow && group.forever {
         return Err("a group loops for ever and has an `if`, a stop or an end");

@@ -15,13 +15,96 @@
 //! `stop` marks the actor stopped at its repetition and step (a place past every other).
 
 use super::{
-    ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NOT_HELD, OUTCOME, OUTCOME_SHIFT, PLACE, PUT, TAKEN,
+    ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, OUTCOME, OUTCOME_SHIFT, PLACE, PUT,
+    TAKEN,
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
 use crate::syntax::spec::Cmp;
 
+/// Where a step that is not shared (or the end of its steps) takes an actor in a timed
+/// state.
+pub(super) enum Local {
+    /// On at this step of its repetition (a branch, a jump).
+    At(u64),
+    /// Its next repetition, from its first step.
+    Next,
+    /// Its job is freed at the step (no event of its own is due).
+    Freed,
+    /// Stopped, at this place (no event of its own is due).
+    Stopped(u64),
+}
+
 impl Flat<'_> {
+    /// Where a branch or a jump at step `step` moves the actor `at` in `state`, its job's
+    /// outcome `outcome` (`None`: `step` is neither).
+    pub(super) fn moved(
+        &self,
+        step: &Step,
+        at: At,
+        state: &[u64],
+        (place, outcome): (u64, u64),
+    ) -> Option<u64> {
+        match step {
+            Step::Branch {
+                condition,
+                otherwise,
+            } => Some(if self.holds(condition, at, state, outcome) {
+                place + 1
+            } else {
+                u64::from(*otherwise)
+            }),
+            Step::Jump(target) => Some(u64::from(*target)),
+            _ => None,
+        }
+    }
+
+    /// Where step `step` (`None`: past the last) of the actor `at`, at `(repetition,
+    /// place, outcome)`, takes it in a timed state `to` at `now`, if it is not shared:
+    /// a branch or a jump moves it; the end of its steps or an early end ends its
+    /// repetition, given up (counted) or completed (a response of its group's), then its
+    /// next one goes on or its job is freed; a stop ends it for good (`None`: a shared
+    /// step, or a delay).
+    pub(super) fn local(
+        &self,
+        to: &mut [u64],
+        step: Option<&Step>,
+        (repetition, place, outcome): (&mut u64, u64, u64),
+        (at, now): (At, u64),
+    ) -> Option<Local> {
+        let (gave_up, stop) = match step {
+            None => (false, false),
+            Some(Step::Exit { gave_up }) => (*gave_up, false),
+            Some(Step::Stop) => (false, true),
+            Some(step) => return self.moved(step, at, to, (place, outcome)).map(Local::At),
+        };
+        let actor = at.actor;
+        let due = self.due_at(actor);
+        if gave_up {
+            to[self.give_ups(actor)] += 1;
+        } else {
+            self.respond(to, actor, now - to[due + 1]);
+        }
+        if stop {
+            // No repetition follows: freed as after its last.
+            let stride = u64::from(at.member.steps) + 1;
+            let mut last = at.member.repeat - 1;
+            self.next_repetition(to, actor, &mut last, now);
+            to[due] = NONE;
+            return Some(Local::Stopped(self.stopped(
+                actor,
+                *repetition,
+                place,
+                stride,
+            )));
+        }
+        if self.next_repetition(to, actor, repetition, now) {
+            return Some(Local::Next);
+        }
+        to[due] = NONE;
+        Some(Local::Freed)
+    }
+
     /// The interpreter's code of a flat outcome (its `if = "…"` compares against it).
     fn outcome_code(outcome: u64) -> u8 {
         match outcome {
@@ -90,10 +173,7 @@ impl Flat<'_> {
             }
             let (repetition, step) = (place / steps, place % steps);
             let next = match &program[step as usize] {
-                Step::Branch {
-                    condition,
-                    otherwise,
-                } => {
+                Step::Branch { .. } | Step::Jump(_) => {
                     let at = At {
                         actor,
                         member,
@@ -102,15 +182,9 @@ impl Flat<'_> {
                         read: f64::NAN,
                         blank: false,
                     };
-                    let holds = self.holds(condition, at, to, outcome);
-                    repetition * steps
-                        + if holds {
-                            step + 1
-                        } else {
-                            u64::from(*otherwise)
-                        }
+                    let moved = self.moved(&program[step as usize], at, to, (step, outcome));
+                    repetition * steps + moved.unwrap_or(step + 1)
                 }
-                Step::Jump(target) => repetition * steps + u64::from(*target),
                 Step::Exit { gave_up } => {
                     if *gave_up {
                         to[self.give_ups(actor)] += 1;
@@ -162,26 +236,18 @@ impl Flat<'_> {
                 (repetition, step, outcome, fresh) = (repetition + 1, 0, 0, true);
             }
             match &program[step as usize] {
-                Step::Branch {
-                    condition,
-                    otherwise,
-                } => {
+                Step::Branch { .. } | Step::Jump(_) => {
                     let at = At {
                         actor,
                         member,
                         repetition,
                         now,
                         read: f64::NAN,
-                        blank: false,
+                        blank: fresh,
                     };
-                    let holds = self.holds(condition, At { blank: fresh, ..at }, state, outcome);
-                    step = if holds {
-                        step + 1
-                    } else {
-                        u64::from(*otherwise)
-                    };
+                    let moved = self.moved(&program[step as usize], at, state, (step, outcome));
+                    step = moved.unwrap_or(step + 1);
                 }
-                Step::Jump(target) => step = u64::from(*target),
                 Step::Exit { .. } => step = steps,
                 Step::Stop | Step::Delay(_) | Step::Pause(_) => return None,
                 _ => return Some(step as usize),

@@ -66,7 +66,6 @@ use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
 use crate::point::{Pick, Point, Step};
 use crate::run::state::Sim;
-use cover::Kinds;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
 const MAX_REGISTERS: usize = 64;
@@ -96,6 +95,8 @@ const ACKED: u64 = 6;
 /// The outcome of an ack with nothing to acknowledge (an ack too late is none: in a flat
 /// state every step runs before any message's visibility runs out).
 const NOT_HELD: u64 = 7;
+/// No event is due (the actor has ended): a timed state's due word.
+const NONE: u64 = u64::MAX;
 /// An actor's place in its first word.
 const PLACE: u64 = (1 << OUTCOME_SHIFT) - 1;
 /// An actor's lock flags: it has acquired a lock (its `lock_wait` is some).
@@ -117,6 +118,21 @@ fn actor_words(waiting: bool) -> usize {
 /// time it was held, added up; its waits' sum, greatest and multiset word).
 fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
     1 + 2 * registers + 3 * groups + 5 * locks
+}
+
+/// Which kinds of step a covered point's programs take.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Kinds {
+    /// A write is a compare-and-set.
+    pub(super) cas: bool,
+    /// A step acquires or releases a lock.
+    pub(super) locked: bool,
+    /// Time moves on: a delay, or an actor that starts after 0 ms.
+    pub(super) timed: bool,
+    /// A step puts, takes or acks.
+    pub(super) queued: bool,
+    /// A program has an `if`, a `stop` or an early end.
+    pub(super) flow: bool,
 }
 
 /// One actor as the flat back end steps it.
@@ -235,7 +251,7 @@ impl<'p> Flat<'p> {
             timed,
             queued,
             flow,
-        } = cover::kinds(point, start)?;
+        } = Self::kinds(point, start)?;
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];

@@ -25,14 +25,12 @@
 
 use sim_core::sample_spread;
 
+use super::flow::Local;
 use super::{
-    ACQUIRED, APPLIED, At, Flat, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
+    ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
     actor_words, header_words,
 };
 use crate::point::{Pick, Step};
-
-/// No event is due (the actor has ended).
-const NONE: u64 = u64::MAX;
 
 impl Flat<'_> {
     /// Where the clock is.
@@ -47,7 +45,7 @@ impl Flat<'_> {
 
     /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
     /// its lock words of time).
-    fn due_at(&self, actor: usize) -> usize {
+    pub(super) fn due_at(&self, actor: usize) -> usize {
         self.base(actor) + self.block - actor_words(self.waiting)
     }
 
@@ -218,7 +216,7 @@ impl Flat<'_> {
         let member = self.members[actor];
         let now = to[self.clock()];
         let due = self.due_at(actor);
-        let (started, end) = (due + 1, due + 2);
+        let end = due + 2;
         let base = self.base(actor);
         let stride = u64::from(member.steps) + 1;
         let (mut repetition, mut at) = (place / stride, place % stride);
@@ -235,57 +233,22 @@ impl Flat<'_> {
             blank: false,
         };
         loop {
-            if at == u64::from(member.steps) {
-                // The repetition completes: a response of the group's, and its end.
-                self.respond(to, actor, now - to[started]);
-                if self.next_repetition(to, actor, &mut repetition, now) {
-                    (at, outcome) = (0, 0);
-                    continue;
-                }
-                to[due] = NONE;
-                break;
-            }
-            let step = &steps[at as usize];
-            match step {
-                // The steps that are not shared ([`super::flow`]): never a yield.
-                Step::Branch {
-                    condition,
-                    otherwise,
-                } => {
-                    let holds = self.holds(condition, at_now(repetition), to, outcome);
-                    at = if holds { at + 1 } else { u64::from(*otherwise) };
-                    continue;
-                }
-                Step::Jump(target) => {
-                    at = u64::from(*target);
-                    continue;
-                }
-                Step::Exit { gave_up } => {
-                    // The repetition ends here: completed (a response) or given up.
-                    if *gave_up {
-                        to[conflicts + 2] += 1;
-                    } else {
-                        self.respond(to, actor, now - to[started]);
+            // Past its last step, or a step that is not shared ([`super::flow`]).
+            let step = steps.get(at as usize);
+            let moment = (at_now(repetition), now);
+            if let Some(local) = self.local(to, step, (&mut repetition, at, outcome), moment) {
+                match local {
+                    Local::At(next) => at = next,
+                    Local::Next => (at, outcome) = (0, 0),
+                    Local::Freed => break,
+                    Local::Stopped(place) => {
+                        stopped = Some(place);
+                        break;
                     }
-                    if self.next_repetition(to, actor, &mut repetition, now) {
-                        (at, outcome) = (0, 0);
-                        continue;
-                    }
-                    // Freed at this step.
-                    to[due] = NONE;
-                    break;
                 }
-                Step::Stop => {
-                    // Completed, and no repetition follows: freed as after its last.
-                    self.respond(to, actor, now - to[started]);
-                    let mut last = member.repeat - 1;
-                    self.next_repetition(to, actor, &mut last, now);
-                    to[due] = NONE;
-                    stopped = Some(self.stopped(actor, repetition, at, stride));
-                    break;
-                }
-                _ => {}
+                continue;
             }
+            let Some(step) = step else { break };
             if let Step::Delay(duration) | Step::Pause(duration) = step {
                 let ns = self.duration(duration, at_now(repetition), to)?;
                 to[due] = ns;
@@ -396,7 +359,7 @@ impl Flat<'_> {
 
     /// A response of actor `actor`'s group that took `took` (ns): its sum, its greatest and
     /// its multiset word.
-    fn respond(&self, to: &mut [u64], actor: usize, took: u64) {
+    pub(super) fn respond(&self, to: &mut [u64], actor: usize, took: u64) {
         let group = self.members[actor].group as usize;
         let responses = self.clock() + 1 + 2 * self.registers + 3 * group;
         to[responses] += took;
@@ -407,7 +370,7 @@ impl Flat<'_> {
     /// A repetition of actor `actor` ended at `now` (its end set, what it read blanked):
     /// true when another follows (its start now, no conflict yet), false when the job is
     /// freed.
-    fn next_repetition(
+    pub(super) fn next_repetition(
         &self,
         to: &mut [u64],
         actor: usize,
