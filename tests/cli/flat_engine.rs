@@ -23,7 +23,7 @@ fn steps() -> impl Strategy<Value = Vec<String>> {
 /// put, a take, a write of what it took and an ack, a take and a write with no ack (the
 /// message comes back at the timer, or a later ack of the same job acknowledges it), or a
 /// take and two acks (the second with nothing to acknowledge).
-fn steps_of(kinds: u8) -> impl Strategy<Value = Vec<String>> {
+pub(crate) fn steps_of(kinds: u8) -> impl Strategy<Value = Vec<String>> {
     let read_value = prop_oneof![Just("read + 1"), Just("read * 2 + 1")];
     let blind_value = prop_oneof![Just("i + 1"), Just("k + 2"), Just("3")];
     let retries = prop_oneof![
@@ -103,7 +103,7 @@ fn locked(locks: &[&str], read: String, r: usize, value: &str) -> Vec<String> {
 
 /// Two queue locks, a message queue `Q` and one `C` of capacity 1 whose messages carry a
 /// field `f` (a point whose steps use none of them has them declared: they change nothing).
-const LOCKS_AND_QUEUES: &str = "model = \"scenario\"\n\
+pub(crate) const LOCKS_AND_QUEUES: &str = "model = \"scenario\"\n\
     [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
     [[resource]]\nname = \"M\"\nkind = \"lock\"\nmode = \"queue\"\n\
     [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
@@ -115,7 +115,7 @@ const LOCKS_AND_QUEUES: &str = "model = \"scenario\"\n\
 /// a take from `V` beside one (a conflict takes again, past the messages the feeder puts:
 /// that taker waits when `V`'s timer brings a message back, which the flat back end
 /// leaves to the interpreter mid-search).
-fn covered(steps: &[Vec<String>]) -> bool {
+pub(crate) fn covered(steps: &[Vec<String>]) -> bool {
     let has = |what: &str| steps.iter().flatten().any(|s| s.contains(what));
     !((has("put =") || has("take = \"V\"")) && has("cas = true"))
 }
@@ -164,7 +164,7 @@ fn config() -> impl Strategy<Value = String> {
 
 /// A delay, fixed or per member (`i`, the repetition `k`): 0 ms (the same instant, after
 /// what is due), or a few ms that may tie with another actor's.
-fn delay() -> impl Strategy<Value = String> {
+pub(crate) fn delay() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("{ delay_ms = 0 }"),
         Just("{ delay_ms = 5 }"),
@@ -243,7 +243,7 @@ pub(crate) fn with(text: &str, limits: ExploreLimits, engine: Engine) -> Vec<Exp
 /// an outcome's trace may be another of its shortest executions (the first one each
 /// search meets), so its length is compared (each back end ran its schedule to the
 /// outcome already: an end that differs is an internal error).
-fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseError> {
+pub(crate) fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseError> {
     let interpreted = with(text, limits, Engine::Interpret);
     let flat = with(text, limits, Engine::Flat);
     prop_assert_eq!(interpreted.len(), flat.len());
@@ -307,7 +307,7 @@ fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseError> {
 /// of entries kept, and under a state bound of `bound` that cuts most of them (the bound
 /// cuts the same states in the same order). At most 20,000 states each, so that the
 /// interpreter's debug build keeps the test short. The limits, for more.
-fn same_without_symmetry(
+pub(crate) fn same_without_symmetry(
     text: &str,
     jobs: usize,
     bound: u64,

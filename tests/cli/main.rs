@@ -22,6 +22,7 @@ mod explore_refusals;
 mod explore_shards;
 mod flat_ack;
 mod flat_engine;
+mod flat_flow;
 mod fuzz;
 mod fuzz_scenarios;
 mod lesson_explorer;

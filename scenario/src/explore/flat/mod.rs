@@ -5,8 +5,9 @@
 //! are reads and writes of registers with no read or write time (plain or
 //! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
-//! timeout where no time passes but its timer's, [`ack`]); other resources (no server) may
-//! be declared, and no step uses them. Every
+//! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
+//! ends between them ([`flow`]); other resources (no server) may be declared, and no step
+//! uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -54,6 +55,8 @@
 //! back along the real run).
 
 mod ack;
+mod cover;
+mod flow;
 mod lock;
 mod names;
 mod queue;
@@ -61,8 +64,7 @@ mod time;
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
-use crate::machine::lock::LockMode;
-use crate::point::{Pace, Pick, Point, Step};
+use crate::point::{Pick, Point, Step};
 use crate::run::state::Sim;
 
 /// Most registers a flat state keeps (their written flags are one word's bits).
@@ -93,6 +95,8 @@ const ACKED: u64 = 6;
 /// The outcome of an ack with nothing to acknowledge (an ack too late is none: in a flat
 /// state every step runs before any message's visibility runs out).
 const NOT_HELD: u64 = 7;
+/// No event is due (the actor has ended): a timed state's due word.
+const NONE: u64 = u64::MAX;
 /// An actor's place in its first word.
 const PLACE: u64 = (1 << OUTCOME_SHIFT) - 1;
 /// An actor's lock flags: it has acquired a lock (its `lock_wait` is some).
@@ -116,58 +120,19 @@ fn header_words(registers: usize, groups: usize, locks: usize) -> usize {
     1 + 2 * registers + 3 * groups + 5 * locks
 }
 
-/// Which kinds of step a group's program takes (a compare-and-set, a lock, time, a queue),
-/// or why the flat back end does not cover it.
-fn group_steps(group: &crate::point::Group) -> Result<[bool; 4], Uncovered> {
-    if !matches!(group.pace, Pace::Closed) {
-        return Err("a group does not run a closed loop");
-    }
-    if group.crash_anywhere.is_some() {
-        return Err("a group may crash");
-    }
-    if group.steps.is_empty()
-        || !group.steps.iter().all(|step| {
-            matches!(
-                step,
-                Step::Read(_)
-                    | Step::Write { .. }
-                    | Step::Acquire {
-                        lock: Pick::One(_),
-                        timeout: None,
-                    }
-                    | Step::Release(Pick::One(_))
-                    | Step::Delay(_)
-                    | Step::Pause(_)
-                    | Step::Put { .. }
-                    | Step::Take { timeout: None, .. }
-                    | Step::Ack(_)
-            )
-        })
-    {
-        return Err(
-            "a step is other than a read, a write, a delay, an acquire (with no \
-             timeout) or release of one named lock, a put, a take with no timeout, or an ack",
-        );
-    }
-    let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
-    if puts
-        && group
-            .steps
-            .iter()
-            .any(|s| matches!(s, Step::Write { cas: true, .. }))
-    {
-        return Err("a group puts and compare-and-sets (a conflict puts again)");
-    }
-    if puts && group.forever {
-        return Err("a group puts and loops for ever (its messages have no bound)");
-    }
-    let queued = (group.steps.iter())
-        .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. } | Step::Ack(_)));
-    let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
-    let cas = (group.steps.iter()).any(|step| matches!(step, Step::Write { cas: true, .. }));
-    let locked =
-        (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
-    Ok([cas, locked, timed, queued])
+/// Which kinds of step a covered point's programs take.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Kinds {
+    /// A write is a compare-and-set.
+    pub(super) cas: bool,
+    /// A step acquires or releases a lock.
+    pub(super) locked: bool,
+    /// Time moves on: a delay, or an actor that starts after 0 ms.
+    pub(super) timed: bool,
+    /// A step puts, takes or acks.
+    pub(super) queued: bool,
+    /// A program has an `if`, a `stop` or an early end.
+    pub(super) flow: bool,
 }
 
 /// One actor as the flat back end steps it.
@@ -195,6 +160,8 @@ struct At {
     repetition: u64,
     now: u64,
     read: f64,
+    /// Its repetition has just begun (a condition looked at ahead): it has read nothing.
+    blank: bool,
 }
 
 /// One queue's words in a flat state ([`queue`]'s layout).
@@ -227,8 +194,12 @@ pub(super) struct Flat<'p> {
     /// Words an actor: its place, its reads and, where a write is a compare-and-set, its
     /// conflicts this repetition, its retries and its give-ups.
     block: usize,
-    /// Whether some write is a compare-and-set (an actor's three counts are kept).
+    /// Whether some write is a compare-and-set or some early end gives up (an actor's
+    /// three counts are kept).
     cas: bool,
+    /// Whether a program has an `if`, a `stop` or an early end ([`flow`]): the steps that
+    /// are not shared run around each event's shared step.
+    flow: bool,
     /// Locks a step takes or releases (all of them then: each has three words, and each
     /// actor its lock words and a token for each).
     locks: usize,
@@ -274,53 +245,13 @@ impl<'p> Flat<'p> {
         start: &Sim<'_>,
         reducer: &Reducer,
     ) -> Result<Self, Uncovered> {
-        // A lock, a queue, a key store or a link no step uses has no event and no change of
-        // its own (its steps are refused below); a server may go down and up on its own.
-        if !point.servers.is_empty() {
-            return Err("it has a server");
-        }
-        if !point.watches.is_empty() {
-            return Err("it has a watch");
-        }
-        if point.registers.len() > MAX_REGISTERS {
-            // MAX_REGISTERS: the written flags are one word's bits.
-            return Err("it has more than 64 registers");
-        }
-        if start.actors.len() > MAX_ACTORS {
-            // MAX_ACTORS: a choice's pick is 16 bits.
-            return Err("it has more than 65,535 actors");
-        }
-        if point
-            .registers
-            .iter()
-            .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
-        {
-            return Err("a register takes time to read or write, or is fenced");
-        }
-        let (mut cas, mut locked, mut timed, mut queued) = (false, false, false, false);
-        for group in point.groups.iter().filter(|g| g.count > 0) {
-            let [g_cas, g_locked, g_timed, g_queued] = group_steps(group)?;
-            cas |= g_cas;
-            locked |= g_locked;
-            timed |= g_timed;
-            queued |= g_queued;
-        }
-        if locked {
-            if point.locks.len() > MAX_LOCKS {
-                return Err("it takes locks and has more than 32 of them");
-            }
-            if point.locks.iter().any(|lock| {
-                lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty()
-            }) {
-                return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
-            }
-        }
-        timed |= start.actors.iter().any(|actor| actor.start != 0);
-        if timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
-            return Err(
-                "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
-            );
-        }
+        let Kinds {
+            cas,
+            locked,
+            timed,
+            queued,
+            flow,
+        } = Self::kinds(point, start)?;
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];
@@ -358,6 +289,7 @@ impl<'p> Flat<'p> {
             timed,
             block,
             cas,
+            flow,
             locks,
             waiting,
             queues: Vec::new(),
@@ -556,8 +488,19 @@ impl<'p> Flat<'p> {
         let Some(&member) = self.members.get(actor as usize) else {
             return false;
         };
-        let step = (state[self.base(actor as usize)] & PLACE) % u64::from(member.steps);
-        self.reduce && self.alone[member.group as usize][step as usize]
+        let (place, steps) = (
+            state[self.base(actor as usize)] & PLACE,
+            u64::from(member.steps),
+        );
+        if self.flow {
+            // The shared step its event runs, past the steps that are not (none: it runs
+            // none, and touches nothing).
+            return self.reduce
+                && self
+                    .shared_next(state, actor as usize, (place / steps, place % steps))
+                    .is_none_or(|step| self.alone[member.group as usize][step]);
+        }
+        self.reduce && self.alone[member.group as usize][(place % steps) as usize]
     }
 
     /// Whether actor `actor` waits for a lock (no event of its own is due).
@@ -612,8 +555,16 @@ impl<'p> Flat<'p> {
         }
         let member = self.members[actor];
         let base = self.base(actor);
-        let place = from[base] & PLACE;
-        let mut outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
+        if self.flow {
+            // A start, or a retry from the first step: the steps before its shared one.
+            to[base] |= STARTED;
+            self.walk(to, actor);
+            if to[base] & PLACE >= member.total {
+                return Ok(());
+            }
+        }
+        let place = to[base] & PLACE;
+        let mut outcome = (to[base] >> OUTCOME_SHIFT) & OUTCOME;
         let steps = u64::from(member.steps);
         let (repetition, step) = (place / steps, place % steps);
         let group = &self.point.groups[member.group as usize];
@@ -638,6 +589,7 @@ impl<'p> Flat<'p> {
                     repetition,
                     now: 0,
                     read: f64::NAN,
+                    blank: false,
                 };
                 let written = self.written(value, at, from, register)?;
                 if self.land(to, delta, register, written, *cas) {
@@ -691,6 +643,7 @@ impl<'p> Flat<'p> {
                     repetition,
                     now: 0,
                     read: f64::NAN,
+                    blank: false,
                 };
                 let handed;
                 (outcome, handed) = self.put_message(to, at, *queue as usize, (value, fields))?;
@@ -730,7 +683,15 @@ impl<'p> Flat<'p> {
     /// or the job is freed); a repetition that follows starts with no outcome and no
     /// conflict, where a freed job keeps its last ones and gives back its tokens, as the
     /// interpreter's does.
-    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, mut outcome: u64) {
+    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, outcome: u64) {
+        self.go_on_only(to, actor, next, outcome);
+        if self.flow {
+            self.walk(to, actor);
+        }
+    }
+
+    /// [`Flat::go_on`] without the steps that are not shared after it.
+    fn go_on_only(&self, to: &mut [u64], actor: usize, next: u64, mut outcome: u64) {
         let member = self.members[actor];
         let base = self.base(actor);
         if next >= member.total || next.is_multiple_of(u64::from(member.steps)) {

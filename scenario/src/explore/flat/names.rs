@@ -24,6 +24,8 @@ impl Flat<'_> {
             Var::Attempt => 1.0,
             Var::Now => ns_to_ms(at.now),
             Var::Read => at.read,
+            // A repetition just begun has read nothing yet.
+            Var::Reg(_) if at.blank => f64::NAN,
             Var::Reg(register) => f64::from_bits(*state.get(reads + register as usize)?),
             Var::Msg(queue, what) => self.message_number(state, at.actor, queue as usize, what),
             Var::Stored(_) => return None,

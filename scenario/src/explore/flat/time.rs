@@ -25,14 +25,12 @@
 
 use sim_core::sample_spread;
 
+use super::flow::Local;
 use super::{
-    ACQUIRED, APPLIED, At, Flat, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
+    ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
     actor_words, header_words,
 };
 use crate::point::{Pick, Step};
-
-/// No event is due (the actor has ended).
-const NONE: u64 = u64::MAX;
 
 impl Flat<'_> {
     /// Where the clock is.
@@ -47,7 +45,7 @@ impl Flat<'_> {
 
     /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
     /// its lock words of time).
-    fn due_at(&self, actor: usize) -> usize {
+    pub(super) fn due_at(&self, actor: usize) -> usize {
         self.base(actor) + self.block - actor_words(self.waiting)
     }
 
@@ -135,6 +133,12 @@ impl Flat<'_> {
         let member = self.members[actor as usize];
         let stride = u64::from(member.steps) + 1;
         let place = state[self.base(actor as usize)] & PLACE;
+        if self.flow {
+            // The shared step its event runs, past the steps that are not (none: it runs
+            // none, and touches nothing another could).
+            return (self.shared_next(state, actor as usize, (place / stride, place % stride)))
+                .is_none_or(|step| self.alone[member.group as usize][step]);
+        }
         let (repetition, mut at) = (place / stride, (place % stride) as usize);
         if at == member.steps as usize {
             if repetition + 1 >= member.repeat {
@@ -212,13 +216,13 @@ impl Flat<'_> {
         let member = self.members[actor];
         let now = to[self.clock()];
         let due = self.due_at(actor);
-        let (started, end) = (due + 1, due + 2);
+        let end = due + 2;
         let base = self.base(actor);
         let stride = u64::from(member.steps) + 1;
         let (mut repetition, mut at) = (place / stride, place % stride);
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
-        let mut handed = None;
+        let (mut handed, mut stopped) = (None, None);
         // Where a number of its steps is computed.
         let at_now = |repetition| At {
             actor,
@@ -226,23 +230,25 @@ impl Flat<'_> {
             repetition,
             now,
             read: f64::NAN,
+            blank: false,
         };
         loop {
-            if at == u64::from(member.steps) {
-                // The repetition completes: a response of the group's, and its end.
-                let took = now - to[started];
-                let responses = self.clock() + 1 + 2 * self.registers + 3 * member.group as usize;
-                to[responses] += took;
-                to[responses + 1] = to[responses + 1].max(took);
-                to[responses + 2] = to[responses + 2].wrapping_add(sample_spread(took));
-                if self.next_repetition(to, actor, &mut repetition, now) {
-                    (at, outcome) = (0, 0);
-                    continue;
+            // Past its last step, or a step that is not shared ([`super::flow`]).
+            let step = steps.get(at as usize);
+            let moment = (at_now(repetition), now);
+            if let Some(local) = self.local(to, step, (&mut repetition, at, outcome), moment) {
+                match local {
+                    Local::At(next) => at = next,
+                    Local::Next => (at, outcome) = (0, 0),
+                    Local::Freed => break,
+                    Local::Stopped(place) => {
+                        stopped = Some(place);
+                        break;
+                    }
                 }
-                to[due] = NONE;
-                break;
+                continue;
             }
-            let step = &steps[at as usize];
+            let Some(step) = step else { break };
             if let Step::Delay(duration) | Step::Pause(duration) = step {
                 let ns = self.duration(duration, at_now(repetition), to)?;
                 to[due] = ns;
@@ -346,14 +352,25 @@ impl Flat<'_> {
                 _ => return Err(NotFinite),
             }
         }
-        to[base] = STARTED | outcome << OUTCOME_SHIFT | (repetition * stride + at);
+        let place = stopped.unwrap_or(repetition * stride + at);
+        to[base] = STARTED | outcome << OUTCOME_SHIFT | place;
         Ok(handed)
+    }
+
+    /// A response of actor `actor`'s group that took `took` (ns): its sum, its greatest and
+    /// its multiset word.
+    pub(super) fn respond(&self, to: &mut [u64], actor: usize, took: u64) {
+        let group = self.members[actor].group as usize;
+        let responses = self.clock() + 1 + 2 * self.registers + 3 * group;
+        to[responses] += took;
+        to[responses + 1] = to[responses + 1].max(took);
+        to[responses + 2] = to[responses + 2].wrapping_add(sample_spread(took));
     }
 
     /// A repetition of actor `actor` ended at `now` (its end set, what it read blanked):
     /// true when another follows (its start now, no conflict yet), false when the job is
     /// freed.
-    fn next_repetition(
+    pub(super) fn next_repetition(
         &self,
         to: &mut [u64],
         actor: usize,

@@ -1,0 +1,168 @@
+//! Which points the flat back end covers: the refusals of [`Flat::of`](super::Flat::of),
+//! each a reason `--engine flat` gives, and which kinds of step the covered point's
+//! programs take (its state's layout follows from them).
+
+use super::{Flat, Kinds, MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
+use crate::machine::lock::LockMode;
+use crate::point::{Condition, Pace, Pick, Point, Step};
+use crate::run::state::Sim;
+
+impl Flat<'_> {
+    /// The kinds of step `point` takes (`start`: the interpreter's start, for each actor's
+    /// start time), or why the flat back end does not cover it.
+    pub(super) fn kinds(point: &Point, start: &Sim<'_>) -> Result<Kinds, Uncovered> {
+        // A lock, a queue, a key store or a link no step uses has no event and no change of
+        // its own (its steps are refused below); a server may go down and up on its own.
+        if !point.servers.is_empty() {
+            return Err("it has a server");
+        }
+        if !point.watches.is_empty() {
+            return Err("it has a watch");
+        }
+        if point.registers.len() > MAX_REGISTERS {
+            // MAX_REGISTERS: the written flags are one word's bits.
+            return Err("it has more than 64 registers");
+        }
+        if start.actors.len() > MAX_ACTORS {
+            // MAX_ACTORS: a choice's pick is 16 bits.
+            return Err("it has more than 65,535 actors");
+        }
+        if point
+            .registers
+            .iter()
+            .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
+        {
+            return Err("a register takes time to read or write, or is fenced");
+        }
+        let mut kinds = Kinds::default();
+        for group in point.groups.iter().filter(|g| g.count > 0) {
+            let of = group_steps(group)?;
+            kinds.cas |= of.cas;
+            kinds.locked |= of.locked;
+            kinds.timed |= of.timed;
+            kinds.queued |= of.queued;
+            kinds.flow |= of.flow;
+        }
+        if kinds.locked {
+            if point.locks.len() > MAX_LOCKS {
+                return Err("it takes locks and has more than 32 of them");
+            }
+            if point.locks.iter().any(|lock| {
+                lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty()
+            }) {
+                return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
+            }
+        }
+        kinds.timed |= start.actors.iter().any(|actor| actor.start != 0);
+        if kinds.timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
+            return Err(
+                "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
+            );
+        }
+        Ok(kinds)
+    }
+}
+
+/// Which kinds of step a group's program takes, or why the flat back end does not cover
+/// it.
+fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
+    if !matches!(group.pace, Pace::Closed) {
+        return Err("a group does not run a closed loop");
+    }
+    if group.crash_anywhere.is_some() {
+        return Err("a group may crash");
+    }
+    if group.steps.is_empty()
+        || !group.steps.iter().all(|step| {
+            matches!(
+                step,
+                Step::Read(_)
+                    | Step::Write { .. }
+                    | Step::Acquire {
+                        lock: Pick::One(_),
+                        timeout: None,
+                    }
+                    | Step::Release(Pick::One(_))
+                    | Step::Delay(_)
+                    | Step::Pause(_)
+                    | Step::Put { .. }
+                    | Step::Take { timeout: None, .. }
+                    | Step::Ack(_)
+                    | Step::Branch {
+                        condition: Condition::Outcome(_) | Condition::Compare(..),
+                        ..
+                    }
+                    | Step::Jump(_)
+                    | Step::Exit { .. }
+                    | Step::Stop
+            )
+        })
+    {
+        return Err(
+            "a step is other than a read, a write, a delay, an acquire (with no \
+             timeout) or release of one named lock, a put, a take with no timeout, an \
+             ack, an `if` (not by chance), a stop or an end",
+        );
+    }
+    let flow = (group.steps.iter()).any(|step| {
+        matches!(
+            step,
+            Step::Branch { .. } | Step::Jump(_) | Step::Exit { .. } | Step::Stop
+        )
+    });
+    let forward = |at: usize, to: u32| to as usize > at && to as usize <= group.steps.len();
+    if !(group.steps.iter().enumerate()).all(|(at, step)| match step {
+        Step::Branch { otherwise, .. } => forward(at, *otherwise),
+        Step::Jump(to) => forward(at, *to),
+        _ => true,
+    }) {
+        // The lowering of an `if` jumps forward only: a loop would be a step it has not.
+        return Err("a branch jumps back");
+    }
+    // An actor's give-ups are one word: a conflict's also counts as a rejection, an
+    // end's does not, which the interpreter tells apart.
+    if (group.steps.iter()).any(|s| matches!(s, Step::Write { cas: true, .. }))
+        && (group.steps.iter()).any(|s| matches!(s, Step::Exit { gave_up: true }))
+    {
+        return Err("a group gives up both by an end and by a compare-and-set's conflicts");
+    }
+    if flow && group.forever {
+        return Err("a group loops for ever and has an `if`, a stop or an end");
+    }
+    // A stop's place is past every other (`flow`): twice the places of its repetitions.
+    let places = (group.steps.len() as u64 + 1).saturating_mul(group.repeat.saturating_mul(2) + 2);
+    if flow && places > PLACE {
+        return Err("an actor runs more than 2^59 steps");
+    }
+    let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
+    if puts
+        && group
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Write { cas: true, .. }))
+    {
+        return Err("a group puts and compare-and-sets (a conflict puts again)");
+    }
+    if puts && group.forever {
+        return Err("a group puts and loops for ever (its messages have no bound)");
+    }
+    let queued = (group.steps.iter())
+        .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. } | Step::Ack(_)));
+    let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
+    // An end that gives up is counted where a compare-and-set's give-up is.
+    let cas = (group.steps.iter()).any(|step| {
+        matches!(
+            step,
+            Step::Write { cas: true, .. } | Step::Exit { gave_up: true }
+        )
+    });
+    let locked =
+        (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+    Ok(Kinds {
+        cas,
+        locked,
+        timed,
+        queued,
+        flow,
+    })
+}
