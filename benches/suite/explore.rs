@@ -234,30 +234,19 @@ pub(crate) fn explore_speedup() {
             );
             explored[0].states
         };
-        let (mut ones, mut twos, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        let mut states = 0;
-        for _ in 0..3 {
-            let (one, one_states) = timed(1, || run(1));
-            let (two, two_states) = timed(1, || run(2));
-            assert_eq!(
-                one_states, two_states,
-                "the same states on one thread and two"
-            );
-            states = one_states;
-            ones.push(one);
-            twos.push(two);
-            ratios.push(one / two);
-        }
-        for v in [&mut ones, &mut twos, &mut ratios] {
-            v.sort_by(f64::total_cmp);
-        }
-        let speedup = ratios[1];
+        let Alternated {
+            states,
+            one,
+            two,
+            speedup,
+            ..
+        } = alternated(run);
         println!(
             "{label:<52} {states:>8} states {:>7.3} s against {:.3} s ({:.2} M against {:.2} M states/s): speedup {speedup:.2} (target ≥ 1.7: {})",
-            twos[1],
-            ones[1],
-            states as f64 / twos[1] / 1e6,
-            states as f64 / ones[1] / 1e6,
+            two,
+            one,
+            states as f64 / two / 1e6,
+            states as f64 / one / 1e6,
             verdict(speedup >= 1.7),
         );
     }
@@ -362,36 +351,67 @@ fn explore_reach_speedup() {
             assert!(explored[0].bounded.is_none(), "{:?}", explored[0].bounded);
             explored[0].states
         };
-        let (mut ones, mut twos, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut cpu_one, mut cpu_two, mut states) = (0.0, 0.0, 0);
-        for _ in 0..3 {
-            let before = cpu_seconds();
-            let (one, one_states) = timed(1, || run(1));
-            let between = cpu_seconds();
-            let (two, two_states) = timed(1, || run(2));
-            (cpu_one, cpu_two) = (
-                cpu_one + between - before,
-                cpu_two + cpu_seconds() - between,
-            );
-            assert_eq!(
-                one_states, two_states,
-                "the same states on one thread and two"
-            );
-            states = one_states;
-            ones.push(one);
-            twos.push(two);
-            ratios.push(one / two);
-        }
-        for v in [&mut ones, &mut twos, &mut ratios] {
-            v.sort_by(f64::total_cmp);
-        }
-        let speedup = ratios[1];
+        let Alternated {
+            states,
+            one,
+            two,
+            speedup,
+            cpu_one,
+            cpu_two,
+        } = alternated(run);
         println!(
             "{:<52} {states:>9} states {:>7.3} s against {:.3} s (CPU {cpu_two:.2} s against {cpu_one:.2} s, load {load}): speedup {speedup:.2} (target ≥ 1.7: {})",
             format!("explore --no-counts, {what}3 × 6, 2 threads against 1"),
-            twos[1],
-            ones[1],
+            two,
+            one,
             verdict(speedup >= 1.7),
         );
+    }
+}
+
+/// One thread against two, alternated three times so that a drift of the machine's speed
+/// hits both alike: the medians and the median ratio, the CPU seconds each took over the
+/// three, the states (the same either way, asserted).
+struct Alternated {
+    states: u64,
+    one: f64,
+    two: f64,
+    speedup: f64,
+    cpu_one: f64,
+    cpu_two: f64,
+}
+
+/// [`Alternated`] of `run` (the states explored on that many threads).
+fn alternated(run: impl Fn(usize) -> u64) -> Alternated {
+    let (mut ones, mut twos, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cpu_one, mut cpu_two, mut states) = (0.0, 0.0, 0);
+    for _ in 0..3 {
+        let before = cpu_seconds();
+        let (one, one_states) = timed(1, || run(1));
+        let between = cpu_seconds();
+        let (two, two_states) = timed(1, || run(2));
+        (cpu_one, cpu_two) = (
+            cpu_one + between - before,
+            cpu_two + cpu_seconds() - between,
+        );
+        assert_eq!(
+            one_states, two_states,
+            "the same states on one thread and two"
+        );
+        states = one_states;
+        ones.push(one);
+        twos.push(two);
+        ratios.push(one / two);
+    }
+    for v in [&mut ones, &mut twos, &mut ratios] {
+        v.sort_by(f64::total_cmp);
+    }
+    Alternated {
+        states,
+        one: ones[1],
+        two: twos[1],
+        speedup: ratios[1],
+        cpu_one,
+        cpu_two,
     }
 }

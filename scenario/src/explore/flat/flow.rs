@@ -174,14 +174,7 @@ impl Flat<'_> {
             let (repetition, step) = (place / steps, place % steps);
             let next = match &program[step as usize] {
                 Step::Branch { .. } | Step::Jump(_) => {
-                    let at = At {
-                        actor,
-                        member,
-                        repetition,
-                        now: 0,
-                        read: f64::NAN,
-                        blank: false,
-                    };
+                    let at = At::at_zero(actor, member, repetition);
                     let moved = self.moved(&program[step as usize], at, to, (step, outcome));
                     repetition * steps + moved.unwrap_or(step + 1)
                 }

@@ -164,6 +164,20 @@ struct At {
     blank: bool,
 }
 
+impl At {
+    /// Where a step at 0 ms computes: nothing read yet, its repetition under way.
+    fn at_zero(actor: usize, member: Member, repetition: u64) -> At {
+        At {
+            actor,
+            member,
+            repetition,
+            now: 0,
+            read: f64::NAN,
+            blank: false,
+        }
+    }
+}
+
 /// One queue's words in a flat state ([`queue`]'s layout).
 #[derive(Debug, Clone, Copy)]
 struct Line {
@@ -583,14 +597,7 @@ impl<'p> Flat<'p> {
                 max_retries,
             } => {
                 let register = *register as usize;
-                let at = At {
-                    actor,
-                    member,
-                    repetition,
-                    now: 0,
-                    read: f64::NAN,
-                    blank: false,
-                };
+                let at = At::at_zero(actor, member, repetition);
                 let written = self.written(value, at, from, register)?;
                 if self.land(to, delta, register, written, *cas) {
                     let counts = base + 1 + self.registers;
@@ -637,14 +644,7 @@ impl<'p> Flat<'p> {
                 value,
                 fields,
             } => {
-                let at = At {
-                    actor,
-                    member,
-                    repetition,
-                    now: 0,
-                    read: f64::NAN,
-                    blank: false,
-                };
+                let at = At::at_zero(actor, member, repetition);
                 let handed;
                 (outcome, handed) = self.put_message(to, at, *queue as usize, (value, fields))?;
                 // The longest waiting taker takes it and goes on past its take.
