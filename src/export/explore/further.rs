@@ -2,7 +2,7 @@
 //! naming the flag or key that lets it go further, so that "0 executions, bounded" is not
 //! the last word.
 
-use coordsim_model::{Bound, Exploration, Reached};
+use coordsim_model::{Bound, Exploration, Kept, Reached};
 
 use super::Say;
 
@@ -13,6 +13,8 @@ impl Say {
         let bound: &Bound = e.bounded.as_ref()?;
         // Without counts, a claim needs only the reachable outcomes: far fewer bytes a state.
         let reach = e.counted && !e.cycles;
+        // Symmetry would merge states, had `--no-symmetry` not turned it off.
+        let turned_off = (e.symmetry.iter()).any(|note| note.kept == Kept::TurnedOff);
         let states = self.0.number(&e.states.to_string());
         let (english, turkish) = match bound.reached {
             Reached::Time { .. } => (
@@ -20,20 +22,50 @@ impl Say {
                 "Daha ileri gitmek için: daha büyük bir `--max-seconds`.".to_string(),
             ),
             Reached::States { .. } | Reached::Counts { .. } => (
-                "To go further: a larger `--max-states` (up to 1,000,000,000), or the symmetry \
-                 reduction where it was off."
-                    .to_string(),
-                "Daha ileri gitmek için: daha büyük bir `--max-states` (en çok 1.000.000.000) ya \
-                 da kapalıysa simetri indirgemesi."
-                    .to_string(),
+                format!(
+                    "To go further: a larger `--max-states` (up to 1,000,000,000){}.",
+                    if turned_off {
+                        ", or the symmetry reduction (without `--no-symmetry`)"
+                    } else {
+                        ""
+                    }
+                ),
+                format!(
+                    "Daha ileri gitmek için: daha büyük bir `--max-states` (en çok 1.000.000.000){}.",
+                    if turned_off {
+                        " ya da simetri indirgemesi (`--no-symmetry` olmadan)"
+                    } else {
+                        ""
+                    }
+                ),
             ),
             Reached::Memory { .. } => (
-                "To go further: a larger `--max-memory` (or `[limits] max_memory_mb`); past \
-                 `--spill-from` the counting's pages go to disk."
-                    .to_string(),
-                "Daha ileri gitmek için: daha büyük bir `--max-memory` (ya da `[limits] \
-                 max_memory_mb`); `--spill-from`'u aşan sayım sayfaları diske yazılır."
-                    .to_string(),
+                format!(
+                    "To go further: a larger `--max-memory` (or `[limits] max_memory_mb`){}{}.",
+                    if e.counted {
+                        "; past `--spill-from` the counting's pages go to disk"
+                    } else {
+                        ""
+                    },
+                    if turned_off {
+                        "; or the symmetry reduction (without `--no-symmetry`)"
+                    } else {
+                        ""
+                    }
+                ),
+                format!(
+                    "Daha ileri gitmek için: daha büyük bir `--max-memory` (ya da `[limits] max_memory_mb`){}{}.",
+                    if e.counted {
+                        "; `--spill-from`'u aşan sayım sayfaları diske yazılır"
+                    } else {
+                        ""
+                    },
+                    if turned_off {
+                        "; ya da simetri indirgemesi (`--no-symmetry` olmadan)"
+                    } else {
+                        ""
+                    }
+                ),
             ),
             Reached::Spill { .. } => (
                 format!(
@@ -50,10 +82,14 @@ impl Say {
                 let max = self.0.number(&max.to_string());
                 (
                     format!(
-                        "An outcome is one row of the metrics' values, and at most {max} are                          kept: a metric that differs in nearly every execution (a time, a                          sum of waits) makes one each."
+                        "An outcome is one row of the metrics' values, and at most {max} are \
+                         kept: a metric that differs in nearly every execution (a time, a \
+                         sum of waits) makes one each."
                     ),
                     format!(
-                        "Bir sonuç metrik değerlerinin bir satırıdır ve en çok {max} tanesi                          tutulur: neredeyse her yürütmede farklı olan bir metrik (bir süre,                          beklemelerin toplamı) her birine bir sonuç açar."
+                        "Bir sonuç metrik değerlerinin bir satırıdır ve en çok {max} tanesi \
+                         tutulur: neredeyse her yürütmede farklı olan bir metrik (bir süre, \
+                         beklemelerin toplamı) her birine bir sonuç açar."
                     ),
                 )
             }
@@ -83,7 +119,7 @@ impl Say {
 mod tests {
     use super::Say;
     use crate::locale::Locale;
-    use coordsim_model::{Bound, Exploration, Reached};
+    use coordsim_model::{Bound, Exploration, Kept, Reached};
 
     fn bounded(reached: Option<Reached>, counted: bool) -> Exploration {
         Exploration {
@@ -123,12 +159,34 @@ mod tests {
             said.contains("3.892.125 duruma") && said.contains("`--max-spill`"),
             "{said}"
         );
-        let states = bounded(Some(Reached::States { states: 10 }), false);
+        let mut states = bounded(Some(Reached::States { states: 10 }), false);
         let said = en.further(&states).unwrap();
         assert!(
             said.contains("`--max-states`") && !said.contains("--no-counts"),
             "{said}"
         );
+        assert!(!said.contains("symmetry"), "{said}");
+        // Under `--no-symmetry`, the reduction is offered; without counts, no spill.
+        states.symmetry.push(coordsim_model::SymmetryNote {
+            group: "c".into(),
+            members: 4,
+            kept: Kept::TurnedOff,
+        });
+        let said = en.further(&states).unwrap();
+        assert!(
+            said.contains("the symmetry reduction (without `--no-symmetry`)"),
+            "{said}"
+        );
+        let memory_reach = Exploration {
+            bounded: Some(Bound::new(Reached::Memory { states: 10 })),
+            ..states
+        };
+        let said = en.further(&memory_reach).unwrap();
+        assert!(
+            said.contains("`--max-memory`") && !said.contains("spill"),
+            "{said}"
+        );
+        assert!(said.contains("without `--no-symmetry`"), "{said}");
         let time = bounded(Some(Reached::Time { states: 10 }), true);
         let said = en.further(&time).unwrap();
         assert!(
@@ -136,9 +194,20 @@ mod tests {
             "{said}"
         );
         let memory = bounded(Some(Reached::Memory { states: 10 }), true);
-        assert!(en.further(&memory).unwrap().contains("`--max-memory`"));
+        let said = en.further(&memory).unwrap();
+        assert!(
+            said.contains("`--max-memory`") && said.contains("`--spill-from`"),
+            "{said}"
+        );
         let outcomes = bounded(Some(Reached::Outcomes { max: 10_000 }), true);
         assert!(en.further(&outcomes).unwrap().contains("at most 10,000"));
+        // Every line is one sentence's words apart by single spaces, in both languages.
+        for e in [&spill, &time, &memory, &outcomes, &memory_reach] {
+            for say in [en, tr] {
+                let said = say.further(e).unwrap();
+                assert!(!said.contains("  ") && !said.contains('\n'), "{said}");
+            }
+        }
         assert_eq!(en.further(&bounded(Some(Reached::Cycle), true)), None);
         assert_eq!(en.further(&bounded(None, true)), None);
     }

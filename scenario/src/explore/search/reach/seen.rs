@@ -1,8 +1,10 @@
 //! The reachability search's seen set: each state's 64-bit fingerprint and its first
 //! parent's number, by number (the order the search met them in), and an open-addressing
-//! table of numbers over them, cut into parts by the fingerprints' bits (one part a
-//! thread: on several, each thread looks up and inserts in its own part alone, with no
-//! lock; [`super::par`]), each part cut in [`SEGMENTS`] segments that grow apart. 12 bytes
+//! table of numbers over them in [`SEGMENTS`] segments that grow apart, named by the
+//! fingerprints' bits, dealt to parts (one part a thread: on several, each thread looks up
+//! and inserts in its own part's segments alone, with no lock; [`super::par`]). Which keys
+//! a segment holds, and so its size, is the same whatever the parts: the bytes the budget
+//! counts, and the states it admits, are the same on any `--jobs`. 12 bytes
 //! a state, and 4 a slot of a table at most half full: from 20 to 28 bytes a state. The
 //! lists grow a chunk at a time and the table a segment at a time, so a growth holds no
 //! list twice, and one segment of the table (not the whole) twice.
@@ -10,7 +12,7 @@
 /// Entries of a list's chunk (the first chunk grows to it as a list does).
 const CHUNK: usize = 1 << 16;
 
-/// Segments of a table's part.
+/// Segments of the table (a part keeps those of its number, modulo the parts).
 const SEGMENTS: usize = 64;
 
 /// A list in chunks of [`CHUNK`] entries: it grows by a chunk, never copied whole.
@@ -106,16 +108,16 @@ impl Fresh {
     }
 }
 
-/// The slot `key` is looked for from in a part of `1 << (64 - shift)` slots, and its part
-/// of `parts`: the top bits after a multiply (a test's weak fingerprints keep only low
-/// bits, which the multiply carries up), and the low half's.
+/// `key` mixed: its top bits name its slot in a segment of `1 << (64 - shift)` slots, its
+/// middle ones its segment (a test's weak fingerprints keep only low bits, which the
+/// multiply carries up).
 fn spread(key: u64) -> u64 {
     key.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// The part of `parts` a key is kept in.
+/// The part of `parts` a key is kept in: its segment's, dealt round the parts.
 pub(super) fn part_of(key: u64, parts: usize) -> usize {
-    (((spread(key) & 0xFFFF_FFFF) * parts as u64) >> 32) as usize
+    seg_of(key) % parts
 }
 
 /// The segment of its part `key` is kept in.
@@ -247,9 +249,13 @@ impl Seen {
         (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * slots) as u64
     }
 
-    /// The table's segments, all parts'.
+    /// The table's segments, each in the part it is dealt to (a part keeps the others
+    /// unused, at their first few slots, which are not counted: so the bytes counted are
+    /// the same on any number of parts).
     fn segs(&self) -> impl Iterator<Item = &Seg> {
-        self.parts.iter().flat_map(|p| &p.segs)
+        let parts = self.parts.len();
+        (self.parts.iter().enumerate())
+            .flat_map(move |(p, part)| part.segs.iter().skip(p).step_by(parts))
     }
 
     /// `key`'s segment.
