@@ -7,7 +7,7 @@ use sim_core::{EventQueue, Nanos, ms_to_ns, unit};
 use crate::point::{Condition, Duration, Pace, Pick, Step, Timeout};
 use crate::run::state::{DrawKind, Event, NONE, Sim};
 use crate::run::steer::Told;
-use crate::syntax::spec::{Cmp, Number, OUTCOMES};
+use crate::syntax::spec::{Number, OUTCOMES};
 
 /// The outcomes a step may end with, by their index in [`OUTCOMES`].
 pub(crate) const ACQUIRED: u8 = 1;
@@ -241,13 +241,7 @@ impl Sim<'_> {
             }
             Condition::Compare(left, comparison, right) => {
                 let (left, right) = (self.operand(job, left), self.operand(job, right));
-                match comparison {
-                    Cmp::Above => left > right,
-                    Cmp::Below => left < right,
-                    Cmp::AtLeast => left >= right,
-                    Cmp::AtMost => left <= right,
-                    Cmp::Equals => left == right,
-                }
+                comparison.holds(left, right)
             }
         }
     }

@@ -326,6 +326,19 @@ pub(crate) enum Cmp {
     Equals,
 }
 
+impl Cmp {
+    /// Whether `left` compares to `right` so (a NaN compares to nothing).
+    pub(crate) fn holds(self, left: f64, right: f64) -> bool {
+        match self {
+            Cmp::Above => left > right,
+            Cmp::Below => left < right,
+            Cmp::AtLeast => left >= right,
+            Cmp::AtMost => left <= right,
+            Cmp::Equals => left == right,
+        }
+    }
+}
+
 pub(crate) const CMPS: &[(&str, Cmp)] = &[
     ("above", Cmp::Above),
     ("below", Cmp::Below),

@@ -20,7 +20,6 @@ use super::{
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
-use crate::syntax::spec::Cmp;
 
 /// Where a step that is not shared (or the end of its steps) takes an actor in a timed
 /// state.
@@ -131,13 +130,7 @@ impl Flat<'_> {
                     self.operand(left, at, state),
                     self.operand(right, at, state),
                 );
-                match comparison {
-                    Cmp::Above => left > right,
-                    Cmp::Below => left < right,
-                    Cmp::AtLeast => left >= right,
-                    Cmp::AtMost => left <= right,
-                    Cmp::Equals => left == right,
-                }
+                comparison.holds(left, right)
             }
         }
     }

@@ -47,16 +47,29 @@ impl<'a> Search<'a> {
     /// state bound or the memory budget.
     pub(super) fn admits(&mut self, bytes: u64) -> bool {
         let states = self.depths.len() as u64;
-        if states >= self.rules.limits.max_states {
+        let max_states = self.rules.limits.max_states;
+        self.admits_within(states, max_states, Self::graph_bytes, bytes)
+    }
+
+    /// Whether one more state of `bytes`, beside `states` states that hold `kept` bytes of
+    /// the search's own (read only where a budget is to be met), is kept under `max_states`
+    /// and the budget: `false` (and the search bounded, by the first bound met) past
+    /// either. Once full, it stays full.
+    pub(super) fn admits_within(
+        &mut self,
+        states: u64,
+        max_states: u64,
+        kept: impl FnOnce(&Self) -> u64,
+        bytes: u64,
+    ) -> bool {
+        if states >= max_states {
             self.bounded
                 .get_or_insert(Bound::new(Reached::States { states }));
             return false;
         }
         if self.memory.full
-            || self
-                .memory
-                .budget
-                .is_some_and(|budget| self.memory.held + self.graph_bytes() + bytes > budget)
+            || (self.memory.budget)
+                .is_some_and(|budget| self.memory.held + kept(self) + bytes > budget)
         {
             self.memory.full = true;
             self.bounded

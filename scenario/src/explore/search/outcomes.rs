@@ -186,14 +186,30 @@ impl Search<'_> {
             .iter()
             .map(|&e| self.edges.get(e as usize).alone())
             .collect();
-        let (trace, ran) = trace::replay(
+        let trace = self.replay_checked(&schedule, &alone, metrics, |_| ())?;
+        Ok((schedule, trace))
+    }
+
+    /// `schedule` run again through the trace path (`alone`: the steps the reduction took
+    /// alone): its trace, or an internal error where the run ends with other metrics than
+    /// `metrics` (the run's as `mend` leaves them: a search that keeps no count blanks
+    /// them), never a wrong trace.
+    pub(super) fn replay_checked(
+        &self,
+        schedule: &Schedule,
+        alone: &[bool],
+        metrics: &[Cell],
+        mend: impl FnOnce(&mut [Cell]),
+    ) -> Result<Vec<TraceStep>, ModelError> {
+        let (trace, mut ran) = trace::replay(
             self.rules.point,
             self.rules.fill,
             &[],
             &self.rules.context,
-            &schedule,
-            &alone,
+            schedule,
+            alone,
         )?;
+        mend(&mut ran.metrics);
         if cells_key(&ran.metrics) != cells_key(metrics) {
             return Err(ModelError::Invariant(
                 "internal: an outcome's schedule, run again, ends with other metrics than \
@@ -201,7 +217,7 @@ impl Search<'_> {
                     .into(),
             ));
         }
-        Ok((schedule, trace))
+        Ok(trace)
     }
 
     /// The executions `asks` names over `graph` (each branch's edge `edge_of[branch]`, the

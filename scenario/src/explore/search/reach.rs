@@ -29,7 +29,6 @@ use super::{End, Search};
 use crate::explore::flat::Flat;
 use crate::explore::spare::cells_key;
 use crate::explore::step::Choice;
-use crate::explore::trace;
 use crate::syntax::metrics::Metric;
 use seen::Seen;
 
@@ -102,25 +101,10 @@ impl<'a> Search<'a> {
     /// ones: `false` (and the search bounded) past the state bound or the memory budget,
     /// which counts the seen set's lists and table (a new state may double the table).
     fn reach_admits(&mut self, seen: &Seen, key: u64, bytes: u64) -> bool {
-        let states = seen.len() as u64;
-        if states >= self.rules.limits.max_states.min(seen::MOST_STATES as u64) {
-            self.bounded
-                .get_or_insert(Bound::new(Reached::States { states }));
-            return false;
-        }
-        let growth = seen.growth(key);
-        if self.memory.full
-            || self.memory.budget.is_some_and(|budget| {
-                self.memory.held + seen.bytes() + growth + 12 + bytes > budget
-            })
-        {
-            self.memory.full = true;
-            self.bounded
-                .get_or_insert(Bound::new(Reached::Memory { states }));
-            return false;
-        }
-        self.memory.held += bytes;
-        true
+        let max_states = (self.rules.limits.max_states).min(seen::MOST_STATES as u64);
+        // The seen set as it will be: its growth, and the new state's 12 bytes.
+        let kept = |_: &Self| seen.bytes() + seen.growth(key) + 12;
+        self.admits_within(seen.len() as u64, max_states, kept, bytes)
     }
 
     /// The stop flags and the time bound read, the states met said: `false` when the time
@@ -208,25 +192,11 @@ impl<'a> Search<'a> {
                 events,
                 cycle_from: None,
             };
-            let (trace, ran) = trace::replay(
-                self.rules.point,
-                self.rules.fill,
-                &[],
-                &self.rules.context,
-                &schedule,
-                &alone,
-            )?;
-            let mut ran = ran.metrics;
-            if !keep_counts {
-                blank_counts(self.rules.fill, &mut ran);
-            }
-            if cells_key(&ran) != cells_key(&metrics) {
-                return Err(ModelError::Invariant(
-                    "internal: an outcome's schedule, run again, ends with other metrics than \
-                     the outcome found"
-                        .into(),
-                ));
-            }
+            let trace = self.replay_checked(&schedule, &alone, &metrics, |ran| {
+                if !keep_counts {
+                    blank_counts(self.rules.fill, ran);
+                }
+            })?;
             outcomes.push(Outcome {
                 metrics,
                 executions: 0,
