@@ -6,10 +6,12 @@
 //!    plain breadth-first walk of Stateright's model), so that the times compare the same
 //!    work. Then both with symmetry, each with its own reduction of the interchangeable
 //!    workers (their state counts differ: each canonical order merges what it can).
+//!    Each point is explored twice: counting every execution (the default) and without
+//!    counts (`--no-counts`: reachability alone, which is what Stateright's checker does).
 
 use coordsim::config::Config;
 use coordsim::source::Source;
-use coordsim_model::{Engine, Exploration, ExploreLimits, Reduction, Symmetry};
+use coordsim_model::{Counting, Engine, Exploration, ExploreLimits, Reduction, Symmetry};
 
 use crate::measure::{measure, mib, timed, verdict};
 use crate::work_queue::{self, WorkQueue};
@@ -34,11 +36,17 @@ fn work_queue_config(workers: usize, jobs: u8) -> Config {
 /// One exploration of the point on one thread, every state apart when `symmetry` is off,
 /// by the flat back end (asserted: it covers the work queue's takes, acks and visibility
 /// timer, so a time measured is never the interpreter's by a fallback).
-fn explore_point(config: &Config, symmetry: Symmetry, engine: Engine) -> Exploration {
+fn explore_point(
+    config: &Config,
+    symmetry: Symmetry,
+    engine: Engine,
+    counting: Counting,
+) -> Exploration {
     let limits = ExploreLimits {
         max_states: 100_000_000,
         jobs: 1,
         symmetry,
+        counting,
         // Every order: Stateright's model has no partial-order reduction.
         reduce: Reduction::Off,
         engine,
@@ -88,7 +96,7 @@ pub(crate) fn same_graph(workers: usize, jobs: u8) -> Exploration {
         });
         println!("  {workers} × {jobs} with {name} alone: {states} states");
     }
-    let explored = explore_point(&config, Symmetry::Off, Engine::Auto);
+    let explored = explore_point(&config, Symmetry::Off, Engine::Auto, Counting::default());
     println!(
         "work queue {workers} × {jobs}: coordsim ({}) {} states, {} transitions; Stateright's model {states} states, {transitions} transitions ({plain} states without the history words)",
         engine_name(explored.engine),
@@ -140,36 +148,45 @@ pub(crate) fn explore_work_queue() {
             } else {
                 Symmetry::Off
             };
-            let (m, e) = measure(1, || explore_point(&config, symmetry, Engine::Auto));
-            let same = e.states == sr_states as u64;
-            assert!(
-                same || symmetric,
-                "{workers} × {jobs}: {} states against Stateright's {sr_states}: one graph on both sides",
-                e.states
-            );
-            // The targets: at least Stateright's rate without symmetry, ahead with it.
-            let ok = if symmetric {
-                m.seconds < sr_seconds
-            } else {
-                m.seconds <= sr_seconds
-            };
-            println!(
-                "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)  {:.2}× Stateright's time (target {}: {}; {} states)",
-                format!(
-                    "explore {label}{}, {}",
-                    if symmetric { ", symmetry" } else { "" },
-                    engine_name(e.engine)
-                ),
-                e.states,
-                m.seconds,
-                e.states as f64 / m.seconds / 1e6,
-                mib(m.peak_bytes),
-                m.peak_bytes as f64 / e.states as f64,
-                m.seconds / sr_seconds,
-                if symmetric { "< 1" } else { "≤ 1" },
-                verdict(ok),
-                if same { "the same" } else { "other" },
-            );
+            // Counting every execution (the default), then the search without counts
+            // (`--no-counts`: what Stateright's checker does, reachability alone).
+            for (counting, mode) in [
+                (Counting::Executions, ""),
+                (Counting::Reach { keep_counts: false }, " --no-counts"),
+            ] {
+                let (m, e) = measure(1, || {
+                    explore_point(&config, symmetry, Engine::Auto, counting)
+                });
+                let same = e.states == sr_states as u64;
+                assert!(
+                    same || symmetric,
+                    "{workers} × {jobs}: {} states against Stateright's {sr_states}: one graph on both sides",
+                    e.states
+                );
+                // The targets: at least Stateright's rate without symmetry, ahead with it.
+                let ok = if symmetric {
+                    m.seconds < sr_seconds
+                } else {
+                    m.seconds <= sr_seconds
+                };
+                println!(
+                    "{:<52} {:>8} states {:>7.3} s  {:>6.3} M states/s  peak {:>7.1} MiB ({:.0} B/state)  {:.2}× Stateright's time (target {}: {}; {} states)",
+                    format!(
+                        "explore{mode} {label}{}, {}",
+                        if symmetric { ", symmetry" } else { "" },
+                        engine_name(e.engine)
+                    ),
+                    e.states,
+                    m.seconds,
+                    e.states as f64 / m.seconds / 1e6,
+                    mib(m.peak_bytes),
+                    m.peak_bytes as f64 / e.states as f64,
+                    m.seconds / sr_seconds,
+                    if symmetric { "< 1" } else { "≤ 1" },
+                    verdict(ok),
+                    if same { "the same" } else { "other" },
+                );
+            }
         }
     }
 }
