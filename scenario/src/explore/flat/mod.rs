@@ -57,6 +57,7 @@
 mod ack;
 mod cover;
 mod flow;
+mod keys;
 mod lock;
 mod names;
 mod queue;
@@ -75,11 +76,12 @@ const MAX_LOCKS: usize = 32;
 
 /// An actor's first word, beside its place (repetition × steps + step): it has run a step.
 const STARTED: u64 = 1 << 63;
-/// Where an actor's first word keeps its job's outcome (three bits): none, [`APPLIED`],
-/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`], [`ACKED`], [`NOT_HELD`].
-const OUTCOME_SHIFT: u32 = 60;
+/// Where an actor's first word keeps its job's outcome (four bits): none, [`APPLIED`],
+/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`], [`ACKED`], [`NOT_HELD`], and a key store's
+/// ([`keys`]).
+const OUTCOME_SHIFT: u32 = 59;
 /// An actor's outcome bits, shifted down.
-const OUTCOME: u64 = 7;
+const OUTCOME: u64 = 15;
 /// The outcome of a write applied.
 const APPLIED: u64 = 1;
 /// The outcome of a lock acquired.
@@ -133,6 +135,8 @@ pub(super) struct Kinds {
     pub(super) queued: bool,
     /// A program has an `if`, a `stop` or an early end.
     pub(super) flow: bool,
+    /// A step uses a key store.
+    pub(super) keyed: bool,
 }
 
 /// One actor as the flat back end steps it.
@@ -238,6 +242,8 @@ pub(super) struct Flat<'p> {
     /// The latest instant an event may come due (the run's `max_virtual_time_ms`, ns): an
     /// event past it stops a run, so the interpreter takes the point over and says so.
     max_time: u64,
+    /// The key stores' words ([`keys`]'s layout); none where no step uses one.
+    keys: keys::Stores,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -265,6 +271,7 @@ impl<'p> Flat<'p> {
             timed,
             queued,
             flow,
+            keyed,
         } = Self::kinds(point, start)?;
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
@@ -272,7 +279,7 @@ impl<'p> Flat<'p> {
             let steps = group.steps.len() as u32;
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
-                return Err("an actor runs more than 2^60 steps");
+                return Err("an actor runs more than 2^59 steps");
             }
             members.push(Member {
                 group: actor.group,
@@ -319,8 +326,10 @@ impl<'p> Flat<'p> {
             members,
             groups: Vec::new(),
             max_time: u64::MAX,
+            keys: keys::Stores::default(),
         }
-        .with_queues(queued)
+        .with_queues(queued)?
+        .with_keys(keyed, start, reducer)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its
@@ -337,6 +346,7 @@ impl<'p> Flat<'p> {
             state.extend([0, 1]);
         }
         self.start_queues(state);
+        self.start_keys(state);
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -512,9 +522,9 @@ impl<'p> Flat<'p> {
             return self.reduce
                 && self
                     .shared_next(state, actor as usize, (place / steps, place % steps))
-                    .is_none_or(|step| self.alone[member.group as usize][step]);
+                    .is_none_or(|step| self.alone_at(actor as usize, member.group, step));
         }
-        self.reduce && self.alone[member.group as usize][(place % steps) as usize]
+        self.reduce && self.alone_at(actor as usize, member.group, (place % steps) as usize)
     }
 
     /// Whether actor `actor` waits for a lock (no event of its own is due).
@@ -662,6 +672,15 @@ impl<'p> Flat<'p> {
                 }
             }
             Step::Ack(queue) => outcome = self.ack_message(to, actor, *queue as usize)?,
+            Step::Keys {
+                operation,
+                store,
+                key,
+                value,
+            } => {
+                let at = At::at_zero(actor, member, repetition);
+                outcome = self.key_step(to, at, (*operation, *store, key, value))?;
+            }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
@@ -676,6 +695,7 @@ impl<'p> Flat<'p> {
             let tokens = self.lock_words(actor) + 3;
             to[tokens..tokens + self.locks + self.queues.len()].fill(0);
         }
+        self.forget_kept(to, actor);
     }
 
     /// Actor `actor` goes on to place `next` with its job's outcome `outcome`: at a
