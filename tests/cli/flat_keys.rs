@@ -99,7 +99,7 @@ fn keys_config() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     /// Both back ends explore points with key stores alike in every field (states,
     /// transitions, executions, outcomes with their counts and probabilities, traces,
@@ -134,6 +134,22 @@ fn the_flat_engine_counts_an_insert_and_a_duplicate_by_hand() {
     let flat = flat_alone(text, Reduction::Off);
     assert_eq!(flat.executions, 2);
     assert_eq!(executions_split(&flat), [1, 1]);
+}
+
+/// Two actors each insert their own key (`i`: 0 and 1) into an empty store, with no
+/// reduction. By hand, the states: the start, A's insert alone, B's alone, and both, in
+/// two states: A then B lays the keys out in one run from 0 (0, then 1 appended), B then A
+/// starts the run at 1 and keeps 0 aside (0 is not the key after 1), and the interpreter's
+/// fingerprint writes its run and the keys kept aside, so it keeps the two apart. 5 states,
+/// 2 executions (one order each), one outcome. A flat state that kept only each key's
+/// number would merge the last two: 4 states.
+#[test]
+fn the_flat_engine_keeps_apart_what_the_interpreters_store_lays_out_apart() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"K\"\nkind = \"keys\"\n\
+                [[actor]]\nname = \"a\"\ncount = 2\nsteps = [{ insert = \"K\", key = \"i\" }]\n";
+    let flat = flat_alone(text, Reduction::Off);
+    assert_eq!((flat.states, flat.executions), (5, 2));
+    assert_eq!(executions_split(&flat), [2]);
 }
 
 /// The same files from `--engine flat` and `--engine interpret` (every byte) on a point of
