@@ -90,6 +90,8 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                     | Step::Take { timeout: None, .. }
                     | Step::Ack(_)
                     | Step::Keys { .. }
+                    | Step::TxBegin
+                    | Step::TxEnd
                     | Step::Branch {
                         condition: Condition::Outcome(_) | Condition::Compare(..),
                         ..
@@ -103,10 +105,11 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
-             ack, a key store's lookup, insert, set or remove (not in a transaction), an \
-             `if` (not by chance), a stop or an end",
+             ack, a key store's lookup, insert, set or remove (in a transaction or not), \
+             an `if` (not by chance), a stop or an end",
         );
     }
+    super::keys::transactions_covered(&group.steps)?;
     let flow = (group.steps.iter()).any(|step| {
         matches!(
             step,

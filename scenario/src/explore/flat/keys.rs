@@ -365,6 +365,78 @@ impl Flat<'_> {
     }
 }
 
+/// Whether a group's transactions are ones the flat back end runs: each of key store steps,
+/// reads and `if`s only (no write, whose count a transition adds once; no put, ack or
+/// wait, which the interpreter defers to its end or lets other events come between), its
+/// `if`s jumping within it.
+pub(super) fn transactions_covered(steps: &[Step]) -> Result<(), Uncovered> {
+    let why = "a transaction has a step other than a key store's, a read or an `if`";
+    let mut begin = None;
+    for (at, step) in steps.iter().enumerate() {
+        match step {
+            Step::TxBegin if begin.is_none() => begin = Some(at),
+            Step::TxEnd if begin.is_some() => begin = None,
+            Step::Keys { .. } | Step::Read(_) => {}
+            Step::Branch { otherwise: to, .. } | Step::Jump(to) if begin.is_some() => {
+                let end = (steps[at..].iter()).position(|s| matches!(s, Step::TxEnd));
+                if end.is_none_or(|end| *to as usize > at + end) {
+                    return Err(why);
+                }
+            }
+            _ if begin.is_some() => return Err(why),
+            Step::TxBegin | Step::TxEnd => return Err(why),
+            _ => {}
+        }
+    }
+    if begin.is_some() {
+        return Err(why);
+    }
+    Ok(())
+}
+
+impl Flat<'_> {
+    /// The transaction that begins at step `begin` of the actor `at`'s repetition runs in
+    /// `to`, in its one event as the interpreter runs it: its key store steps, reads and
+    /// `if`s ([`transactions_covered`]), from its job's outcome `outcome`. Where the actor
+    /// goes on (the step past the transaction's end) and its job's outcome then. With no
+    /// crash nothing of a transaction is undone, and between events none is open, so the
+    /// interpreter's transaction adds nothing to a state.
+    pub(super) fn transaction(
+        &self,
+        to: &mut [u64],
+        at: At,
+        (begin, mut outcome): (u64, u64),
+    ) -> Result<(u64, u64), NotFinite> {
+        let program = &self.point.groups[at.member.group as usize].steps;
+        let mut step = begin + 1;
+        loop {
+            let current = program.get(step as usize).ok_or(NotFinite)?;
+            step = match current {
+                Step::TxEnd => return Ok((step + 1, outcome)),
+                Step::Keys {
+                    operation,
+                    store,
+                    key,
+                    value,
+                } => {
+                    outcome = self.key_step(to, at, (*operation, *store, key, value))?;
+                    step + 1
+                }
+                Step::Read(register) => {
+                    let register = *register as usize;
+                    to[self.base(at.actor) + 1 + register] = to[register];
+                    step + 1
+                }
+                Step::Branch { .. } | Step::Jump(_) => {
+                    (self.moved(current, at, to, (step, outcome))).unwrap_or(step + 1)
+                }
+                // [`transactions_covered`] lets in no other step.
+                _ => return Err(NotFinite),
+            };
+        }
+    }
+}
+
 /// A range kept aside laid out in the array, before the store's first change: its keys
 /// from its first, as many as it has.
 fn lay_out(to: &mut [u64], layout: &Store) {

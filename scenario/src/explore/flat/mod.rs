@@ -681,6 +681,12 @@ impl<'p> Flat<'p> {
                 let at = At::at_zero(actor, member, repetition);
                 outcome = self.key_step(to, at, (*operation, *store, key, value))?;
             }
+            Step::TxBegin => {
+                let at = At::at_zero(actor, member, repetition);
+                let end;
+                (end, outcome) = self.transaction(to, at, (step, outcome))?;
+                next = repetition * steps + end;
+            }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
