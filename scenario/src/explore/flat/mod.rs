@@ -6,8 +6,9 @@
 //! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
-//! ends between them ([`flow`]); other resources (no server) may be declared, and no step
-//! uses them. Every
+//! ends between them ([`flow`]), and key stores' steps on keys known before the run, in
+//! a transaction or not ([`keys`]); other resources (no server) may be declared, and no
+//! step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -16,11 +17,13 @@
 //! [ each register's value | which registers were written (or refused a write)
 //! | each lock taken by a step: its holder's token, its next token
 //! | with a put or a take, each queue: its counts and its messages' numbers ([`queue`])
+//! | with a key store's step, each store: its layout, total, counts and keys ([`keys`])
 //! | each actor: where it is, what it read of each register
 //!   (with a compare-and-set: its conflicts this repetition, its retries, its give-ups)
 //!   (with a lock or a queue: how often it waited, the lock or queue it waits for and its
 //!    place in that line, its flags and which locks it took last, its token of each lock,
-//!    what it last took from each queue) ]
+//!    what it last took from each queue)
+//!   (with a key store's step: what its last step on each store left in its name) ]
 //! ```
 //!
 //! Every word that names a member sits in that member's block (its place in a queue, its
