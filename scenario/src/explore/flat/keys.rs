@@ -29,7 +29,7 @@
 //! A word of a store names no member (a group whose keys or numbers use `i` is not
 //! reduced by symmetry), so sorting the blocks stays the whole canonical order.
 
-use super::{APPLIED, At, Flat, NotFinite, Uncovered};
+use super::{APPLIED, At, Flat, NotFinite, Store, Stores, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::machine::keys::{Found, key_of};
 use crate::point::{InitialKeys, Leaf, Operand, Step, eval_by};
@@ -72,30 +72,6 @@ const KEYS: usize = 8;
 /// An actor's word of what a store's step left in the store's name is the number's bits
 /// and this: NaN (none) is 0, the word its block starts with.
 const NONE_KEPT: u64 = 0x7ff8_0000_0000_0000;
-
-/// One key store's words in a flat state.
-#[derive(Debug, Clone, Default)]
-struct Store {
-    /// Where its words begin.
-    at: usize,
-    /// The keys its steps may name, in order.
-    keys: Vec<i64>,
-    /// A range it started with (its first key and count), laid out at its first change.
-    range: (i64, u64),
-}
-
-/// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Stores {
-    stores: Vec<Store>,
-    /// Words each actor's block ends with: one a store.
-    kept: usize,
-    /// The stores' words at the start.
-    start: Vec<u64>,
-    /// Per actor and step, whether the reduction takes that step alone: a key step may be
-    /// told apart member by member (its key is the member's own).
-    alone: Vec<Vec<bool>>,
-}
 
 /// A key step's key for member `index`, known before the run: a number, or an expression
 /// of `i`, the parameters and (`repetition`: given) `k`, computed as the run computes it.
@@ -224,7 +200,10 @@ impl Flat<'_> {
                 };
                 sites = sites.saturating_add(repetitions.end);
                 if sites > MAX_KEY_SITES {
-                    return Err("its key stores' steps may name more than 1,024 keys");
+                    return Err(
+                        "its key stores' steps name keys at more than 2^20 places (each \
+                         actor's key steps, each repetition where a key uses `k`)",
+                    );
                 }
                 // A number that is no key stops the run there: the interpreter's.
                 found.extend(

@@ -205,6 +205,30 @@ struct Line {
     capacity: u64,
 }
 
+/// One key store's words in a flat state ([`keys`]'s layout).
+#[derive(Debug, Clone, Default)]
+struct Store {
+    /// Where its words begin.
+    at: usize,
+    /// The keys its steps may name, in order.
+    keys: Vec<i64>,
+    /// A range it started with (its first key and count), laid out at its first change.
+    range: (i64, u64),
+}
+
+/// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
+#[derive(Debug, Clone, Default)]
+struct Stores {
+    stores: Vec<Store>,
+    /// Words each actor's block ends with: one a store.
+    kept: usize,
+    /// The stores' words at the start.
+    start: Vec<u64>,
+    /// Per actor and step, whether the reduction takes that step alone: a key step may be
+    /// told apart member by member (its key is the member's own).
+    alone: Vec<Vec<bool>>,
+}
+
 /// A point compiled for the flat back end.
 pub(super) struct Flat<'p> {
     point: &'p Point,
@@ -246,7 +270,7 @@ pub(super) struct Flat<'p> {
     /// event past it stops a run, so the interpreter takes the point over and says so.
     max_time: u64,
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
-    keys: keys::Stores,
+    keys: Stores,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -329,7 +353,7 @@ impl<'p> Flat<'p> {
             members,
             groups: Vec::new(),
             max_time: u64::MAX,
-            keys: keys::Stores::default(),
+            keys: Stores::default(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
