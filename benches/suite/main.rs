@@ -25,6 +25,8 @@
 //! 7. The explorer (`explore.rs`): states/s and bytes per state on the lost update, and two
 //!    threads against one on 3 × 6; and on a work queue with a lock (`explore_queue.rs`),
 //!    against the same model in Stateright (`work_queue.rs`), the graphs asserted equal.
+//!    And on key stores (`explore_keys.rs`, `keys`): the flat back end against the
+//!    interpreter on one graph.
 //!
 //! 8. Hedged requests (`hedge.rs`): 1M `parallel` hedges against 1M plain requests
 //!    (target: within 1.5× the time).
@@ -32,6 +34,7 @@
 //! Times are medians of repeated runs (wall clock; this is a benchmark, not a test).
 
 mod explore;
+mod explore_keys;
 mod explore_queue;
 mod floor;
 mod hedge;
@@ -685,6 +688,12 @@ fn main() {
             "\n== the explorer on a work queue with a lock (one thread): one graph on both sides, then symmetry"
         );
         explore_queue::explore_work_queue();
+    }
+    if wants("explore") || wants("keys") {
+        println!(
+            "\n== the explorer on key stores (one thread): the flat back end and the interpreter"
+        );
+        explore_keys::explore_keys();
     }
     if wants("explore") || wants("symmetry") {
         println!("\n== the explorer with symmetry: the clients taken as interchangeable");

@@ -23,6 +23,7 @@ mod explore_shards;
 mod flat_ack;
 mod flat_engine;
 mod flat_flow;
+mod flat_keys;
 mod fuzz;
 mod fuzz_scenarios;
 mod lesson_explorer;

@@ -353,6 +353,16 @@ impl Reducer {
         }
     }
 
+    /// Whether step `step` of group `group`, run by its member `member`, commutes with
+    /// everything every other actor's program may do (as [`Reducer::independent`] tells
+    /// it for an event of that member's that ran that step alone).
+    pub(super) fn commutes_alone_of(&self, group: usize, member: u32, step: u32) -> bool {
+        match &self.commutes[group] {
+            Alone::Same(steps) => steps[step as usize],
+            Alone::PerMember(members) => members[member as usize][step as usize],
+        }
+    }
+
     /// Whether `event` (of class `class`) may be taken alone, before its footprint is
     /// known: an actor's start or resumption (not a wait's end, not a write's landing,
     /// whose touch no step records), of a class nothing scheduled meanwhile can precede,

@@ -377,6 +377,13 @@ impl KeyStore {
     pub(crate) fn total(&self) -> f64 {
         self.total
     }
+
+    /// How its keys are laid out, as its fingerprint tells them apart: whether a range is
+    /// kept aside, the array's first key and its length (the flat back end keeps these as
+    /// words of its own, so that its states are the same as the interpreter's).
+    pub(crate) fn layout(&self) -> (bool, i64, u64) {
+        (self.range.is_some(), self.base, self.values.len() as u64)
+    }
 }
 
 impl KeyStore {

@@ -42,6 +42,7 @@ impl Flat<'_> {
             kinds.timed |= of.timed;
             kinds.queued |= of.queued;
             kinds.flow |= of.flow;
+            kinds.keyed |= of.keyed;
         }
         if kinds.locked {
             if point.locks.len() > MAX_LOCKS {
@@ -88,6 +89,9 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                     | Step::Put { .. }
                     | Step::Take { timeout: None, .. }
                     | Step::Ack(_)
+                    | Step::Keys { .. }
+                    | Step::TxBegin
+                    | Step::TxEnd
                     | Step::Branch {
                         condition: Condition::Outcome(_) | Condition::Compare(..),
                         ..
@@ -101,9 +105,11 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
-             ack, an `if` (not by chance), a stop or an end",
+             ack, a key store's lookup, insert, set or remove (in a transaction or not), \
+             an `if` (not by chance), a stop or an end",
         );
     }
+    super::keys::transactions_covered(&group.steps)?;
     let flow = (group.steps.iter()).any(|step| {
         matches!(
             step,
@@ -132,7 +138,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     // A stop's place is past every other (`flow`): twice the places of its repetitions.
     let places = (group.steps.len() as u64 + 1).saturating_mul(group.repeat.saturating_mul(2) + 2);
     if flow && places > PLACE {
-        return Err("an actor runs more than 2^59 steps");
+        return Err("an actor runs more than 2^58 steps");
     }
     let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
     if puts
@@ -158,11 +164,13 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     });
     let locked =
         (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+    let keyed = (group.steps.iter()).any(|step| matches!(step, Step::Keys { .. }));
     Ok(Kinds {
         cas,
         locked,
         timed,
         queued,
         flow,
+        keyed,
     })
 }

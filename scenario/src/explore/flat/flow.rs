@@ -16,7 +16,7 @@
 
 use super::{
     ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, OUTCOME, OUTCOME_SHIFT, PLACE, PUT,
-    TAKEN,
+    TAKEN, keys,
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
@@ -114,6 +114,11 @@ impl Flat<'_> {
             FULL => interpreted::FULL,
             ACKED => interpreted::ACKED,
             NOT_HELD => interpreted::NOT_HELD,
+            keys::INSERTED => interpreted::INSERTED,
+            keys::DUPLICATE => interpreted::DUPLICATE,
+            keys::FOUND => interpreted::FOUND,
+            keys::MISSING => interpreted::MISSING,
+            keys::REMOVED => interpreted::REMOVED,
             _ => 0,
         }
     }

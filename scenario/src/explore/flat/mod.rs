@@ -6,8 +6,9 @@
 //! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
-//! ends between them ([`flow`]); other resources (no server) may be declared, and no step
-//! uses them. Every
+//! ends between them ([`flow`]), and key stores' steps on keys known before the run, in
+//! a transaction or not ([`keys`]); other resources (no server) may be declared, and no
+//! step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -16,11 +17,13 @@
 //! [ each register's value | which registers were written (or refused a write)
 //! | each lock taken by a step: its holder's token, its next token
 //! | with a put or a take, each queue: its counts and its messages' numbers ([`queue`])
+//! | with a key store's step, each store: its layout, total, counts and keys ([`keys`])
 //! | each actor: where it is, what it read of each register
 //!   (with a compare-and-set: its conflicts this repetition, its retries, its give-ups)
 //!   (with a lock or a queue: how often it waited, the lock or queue it waits for and its
 //!    place in that line, its flags and which locks it took last, its token of each lock,
-//!    what it last took from each queue) ]
+//!    what it last took from each queue)
+//!   (with a key store's step: what its last step on each store left in its name) ]
 //! ```
 //!
 //! Every word that names a member sits in that member's block (its place in a queue, its
@@ -57,6 +60,7 @@
 mod ack;
 mod cover;
 mod flow;
+mod keys;
 mod lock;
 mod names;
 mod queue;
@@ -75,11 +79,12 @@ const MAX_LOCKS: usize = 32;
 
 /// An actor's first word, beside its place (repetition × steps + step): it has run a step.
 const STARTED: u64 = 1 << 63;
-/// Where an actor's first word keeps its job's outcome (three bits): none, [`APPLIED`],
-/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`], [`ACKED`], [`NOT_HELD`].
-const OUTCOME_SHIFT: u32 = 60;
+/// Where an actor's first word keeps its job's outcome (four bits): none, [`APPLIED`],
+/// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`], [`ACKED`], [`NOT_HELD`], and a key store's
+/// ([`keys`]).
+const OUTCOME_SHIFT: u32 = 59;
 /// An actor's outcome bits, shifted down.
-const OUTCOME: u64 = 7;
+const OUTCOME: u64 = 15;
 /// The outcome of a write applied.
 const APPLIED: u64 = 1;
 /// The outcome of a lock acquired.
@@ -133,6 +138,8 @@ pub(super) struct Kinds {
     pub(super) queued: bool,
     /// A program has an `if`, a `stop` or an early end.
     pub(super) flow: bool,
+    /// A step uses a key store.
+    pub(super) keyed: bool,
 }
 
 /// One actor as the flat back end steps it.
@@ -198,6 +205,30 @@ struct Line {
     capacity: u64,
 }
 
+/// One key store's words in a flat state ([`keys`]'s layout).
+#[derive(Debug, Clone, Default)]
+struct Store {
+    /// Where its words begin.
+    at: usize,
+    /// The keys its steps may name, in order.
+    keys: Vec<i64>,
+    /// A range it started with (its first key and count), laid out at its first change.
+    range: (i64, u64),
+}
+
+/// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
+#[derive(Debug, Clone, Default)]
+struct Stores {
+    stores: Vec<Store>,
+    /// Words each actor's block ends with: one a store.
+    kept: usize,
+    /// The stores' words at the start.
+    start: Vec<u64>,
+    /// Per actor and step, whether the reduction takes that step alone: a key step may be
+    /// told apart member by member (its key is the member's own).
+    alone: Vec<Vec<bool>>,
+}
+
 /// A point compiled for the flat back end.
 pub(super) struct Flat<'p> {
     point: &'p Point,
@@ -238,6 +269,8 @@ pub(super) struct Flat<'p> {
     /// The latest instant an event may come due (the run's `max_virtual_time_ms`, ns): an
     /// event past it stops a run, so the interpreter takes the point over and says so.
     max_time: u64,
+    /// The key stores' words ([`keys`]'s layout); none where no step uses one.
+    keys: Stores,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -265,6 +298,7 @@ impl<'p> Flat<'p> {
             timed,
             queued,
             flow,
+            keyed,
         } = Self::kinds(point, start)?;
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
@@ -272,7 +306,7 @@ impl<'p> Flat<'p> {
             let steps = group.steps.len() as u32;
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
-                return Err("an actor runs more than 2^60 steps");
+                return Err("an actor runs more than 2^59 steps");
             }
             members.push(Member {
                 group: actor.group,
@@ -319,8 +353,10 @@ impl<'p> Flat<'p> {
             members,
             groups: Vec::new(),
             max_time: u64::MAX,
+            keys: Stores::default(),
         }
-        .with_queues(queued)
+        .with_queues(queued)?
+        .with_keys(keyed, start, reducer)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its
@@ -337,6 +373,7 @@ impl<'p> Flat<'p> {
             state.extend([0, 1]);
         }
         self.start_queues(state);
+        self.start_keys(state);
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -512,9 +549,9 @@ impl<'p> Flat<'p> {
             return self.reduce
                 && self
                     .shared_next(state, actor as usize, (place / steps, place % steps))
-                    .is_none_or(|step| self.alone[member.group as usize][step]);
+                    .is_none_or(|step| self.alone_at(actor as usize, member.group, step));
         }
-        self.reduce && self.alone[member.group as usize][(place % steps) as usize]
+        self.reduce && self.alone_at(actor as usize, member.group, (place % steps) as usize)
     }
 
     /// Whether actor `actor` waits for a lock (no event of its own is due).
@@ -662,6 +699,21 @@ impl<'p> Flat<'p> {
                 }
             }
             Step::Ack(queue) => outcome = self.ack_message(to, actor, *queue as usize)?,
+            Step::Keys {
+                operation,
+                store,
+                key,
+                value,
+            } => {
+                let at = At::at_zero(actor, member, repetition);
+                outcome = self.key_step(to, at, (*operation, *store, key, value))?;
+            }
+            Step::TxBegin => {
+                let at = At::at_zero(actor, member, repetition);
+                let end;
+                (end, outcome) = self.transaction(to, at, (step, outcome))?;
+                next = repetition * steps + end;
+            }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
@@ -676,6 +728,7 @@ impl<'p> Flat<'p> {
             let tokens = self.lock_words(actor) + 3;
             to[tokens..tokens + self.locks + self.queues.len()].fill(0);
         }
+        self.forget_kept(to, actor);
     }
 
     /// Actor `actor` goes on to place `next` with its job's outcome `outcome`: at a

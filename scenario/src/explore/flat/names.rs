@@ -11,8 +11,7 @@ use crate::syntax::spec::{Number, Var};
 
 impl Flat<'_> {
     /// What a name means for the actor `at` in `state`, as the interpreter's run gives it
-    /// (`None` where its evaluator has no value: a parameter past the point's, a key store
-    /// the flat back end keeps none of). The names of a `parallel` and a call are their
+    /// (`None` where its evaluator has no value: a parameter past the point's). The names of a `parallel` and a call are their
     /// values before any (0, 0, not a number): the flat back end covers neither step.
     fn name(&self, var: Var, at: At, state: &[u64]) -> Option<f64> {
         let reads = self.base(at.actor) + 1;
@@ -28,7 +27,7 @@ impl Flat<'_> {
             Var::Reg(_) if at.blank => f64::NAN,
             Var::Reg(register) => f64::from_bits(*state.get(reads + register as usize)?),
             Var::Msg(queue, what) => self.message_number(state, at.actor, queue as usize, what),
-            Var::Stored(_) => return None,
+            Var::Stored(store) => self.kept(state, at.actor, store as usize),
             Var::Winner | Var::Joined => 0.0,
             Var::Reply => f64::NAN,
         })
