@@ -4,7 +4,7 @@
 
 use super::{Flat, Kinds, MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
 use crate::machine::lock::LockMode;
-use crate::point::{Condition, Pace, Pick, Point, Step};
+use crate::point::{Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
 impl Flat<'_> {
@@ -88,10 +88,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                     | Step::Put { .. }
                     | Step::Take { timeout: None, .. }
                     | Step::Ack(_)
-                    | Step::Branch {
-                        condition: Condition::Outcome(_) | Condition::Compare(..),
-                        ..
-                    }
+                    | Step::Branch { .. }
                     | Step::Jump(_)
                     | Step::Exit { .. }
                     | Step::Stop
@@ -101,7 +98,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
-             ack, an `if` (not by chance), a stop or an end",
+             ack, an `if` (by chance too), a stop or an end",
         );
     }
     let flow = (group.steps.iter()).any(|step| {

@@ -56,11 +56,14 @@
 
 mod ack;
 mod cover;
+mod draw;
 mod flow;
 mod lock;
 mod names;
 mod queue;
 mod time;
+
+pub(crate) use draw::{Draws, Ways};
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
@@ -214,6 +217,8 @@ pub(super) struct Flat<'p> {
     /// Whether a program has an `if`, a `stop` or an early end ([`flow`]): the steps that
     /// are not shared run around each event's shared step.
     flow: bool,
+    /// Whether an `if` is by chance: an event may run more than one way ([`draw`]).
+    draws: bool,
     /// Locks a step takes or releases (all of them then: each has three words, and each
     /// actor its lock words and a token for each).
     locks: usize,
@@ -304,6 +309,7 @@ impl<'p> Flat<'p> {
             block,
             cas,
             flow,
+            draws: point.may_draw(),
             locks,
             waiting,
             queues: Vec::new(),
@@ -410,18 +416,20 @@ impl<'p> Flat<'p> {
     }
 
     /// An execution given as choices among the free events of canonical states (`picks`:
-    /// each pick, and whether the reduction took it alone), as choices in the real run,
-    /// from the start: each canonical state's event taken by the actor it stands for, the
-    /// lowest-numbered of the members alike in that state (as a search without symmetry
-    /// would take it). `None` when a pick is past the free events.
-    pub(super) fn real_choices(&self, picks: &[(u16, bool)]) -> Option<Vec<Choice>> {
+    /// each pick, whether the reduction took it alone, and its draws), as choices in the
+    /// real run, from the start: each canonical state's event taken by the actor it stands
+    /// for, the lowest-numbered of the members alike in that state (as a search without
+    /// symmetry would take it), with the same draws. `None` when a pick is past the free
+    /// events.
+    pub(super) fn real_choices(&self, picks: &[Choice]) -> Option<Vec<Choice>> {
         let mut real = Vec::new();
         self.start(&mut real);
         let (mut after, mut delta) = (real.clone(), vec![0; self.counts()]);
         let (mut order, mut free) = (Vec::new(), Vec::new());
         let mut choices = Vec::with_capacity(picks.len());
         let block = self.block;
-        for &(pick, alone) in picks {
+        for picked in picks {
+            let pick = picked.pick;
             self.order(&real, &mut order);
             // The canonical state's free events, as places of its actors.
             let mut canonical = real.clone();
@@ -443,10 +451,11 @@ impl<'p> Flat<'p> {
             choices.push(Choice {
                 pick: real_pick as u16,
                 of: free.len() as u16,
-                alone,
-                ..Choice::default()
+                ..*picked
             });
-            self.step(&real, actor, &mut after, &mut delta).ok()?;
+            let mut draws = Draws::forced(picked.draws);
+            self.step(&real, actor, &mut after, &mut delta, &mut draws)
+                .ok()?;
             std::mem::swap(&mut real, &mut after);
         }
         Some(choices)
@@ -508,11 +517,9 @@ impl<'p> Flat<'p> {
         );
         if self.flow {
             // The shared step its event runs, past the steps that are not (none: it runs
-            // none, and touches nothing).
+            // none, and touches nothing), whichever way its draws go.
             return self.reduce
-                && self
-                    .shared_next(state, actor as usize, (place / steps, place % steps))
-                    .is_none_or(|step| self.alone[member.group as usize][step]);
+                && self.alone_every_way(state, actor as usize, (place / steps, place % steps));
         }
         self.reduce && self.alone[member.group as usize][(place % steps) as usize]
     }
@@ -550,16 +557,18 @@ impl<'p> Flat<'p> {
     /// adds to the registers' counts (writes, lost updates, refusals) into `delta`
     /// ([`Flat::counts`] words, zeroed first). `Err` where the interpreter would stop with
     /// an error (a lock acquired twice, one released unheld) or a value is no finite
-    /// number: the interpreter takes the point over and says so.
+    /// number: the interpreter takes the point over and says so. Its draws are decided by
+    /// `draws` (what it drew is kept there).
     pub(super) fn step(
         &self,
         from: &[u64],
         actor: u32,
         to: &mut [u64],
         delta: &mut [u64],
+        draws: &mut Draws,
     ) -> Result<(), NotFinite> {
         if self.timed {
-            return self.step_timed(from, actor, to, delta);
+            return self.step_timed(from, actor, to, delta, draws);
         }
         to.copy_from_slice(from);
         delta.fill(0);
@@ -572,7 +581,7 @@ impl<'p> Flat<'p> {
         if self.flow {
             // A start, or a retry from the first step: the steps before its shared one.
             to[base] |= STARTED;
-            self.walk(to, actor);
+            self.walk(to, actor, draws)?;
             if to[base] & PLACE >= member.total {
                 return Ok(());
             }
@@ -585,6 +594,9 @@ impl<'p> Flat<'p> {
         // Where the actor goes next: its next step, or (a compare-and-set's conflict) its
         // repetition's first again or its next repetition's.
         let mut next = place + 1;
+        // The waiter a release hands its lock to (or a put its message), with its place
+        // and outcome: its steps go on after the actor's, as the interpreter's ready job.
+        let mut handed = None;
         match &group.steps[step as usize] {
             Step::Read(register) => {
                 let register = *register as usize;
@@ -635,8 +647,7 @@ impl<'p> Flat<'p> {
             Step::Release(Pick::One(lock)) => {
                 // The longest waiter takes it and goes on past its acquire.
                 if let Some(waiter) = self.release_held(to, actor, *lock as usize)? {
-                    let place = to[self.base(waiter)] & PLACE;
-                    self.go_on(to, waiter, place + 1, ACQUIRED);
+                    handed = Some((waiter, ACQUIRED));
                 }
             }
             Step::Put {
@@ -645,13 +656,10 @@ impl<'p> Flat<'p> {
                 fields,
             } => {
                 let at = At::at_zero(actor, member, repetition);
-                let handed;
-                (outcome, handed) = self.put_message(to, at, *queue as usize, (value, fields))?;
+                let waiter;
+                (outcome, waiter) = self.put_message(to, at, *queue as usize, (value, fields))?;
                 // The longest waiting taker takes it and goes on past its take.
-                if let Some(waiter) = handed {
-                    let place = to[self.base(waiter)] & PLACE;
-                    self.go_on(to, waiter, place + 1, TAKEN);
-                }
+                handed = waiter.map(|waiter| (waiter, TAKEN));
             }
             Step::Take { queue, .. } => {
                 if self.take_message(to, actor, *queue as usize) {
@@ -665,7 +673,11 @@ impl<'p> Flat<'p> {
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
-        self.go_on(to, actor, next, outcome);
+        self.go_on(to, actor, next, outcome, draws)?;
+        if let Some((waiter, outcome)) = handed {
+            let place = to[self.base(waiter)] & PLACE;
+            self.go_on(to, waiter, place + 1, outcome, draws)?;
+        }
         Ok(())
     }
 
@@ -683,11 +695,19 @@ impl<'p> Flat<'p> {
     /// or the job is freed); a repetition that follows starts with no outcome and no
     /// conflict, where a freed job keeps its last ones and gives back its tokens, as the
     /// interpreter's does.
-    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, outcome: u64) {
+    fn go_on(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        next: u64,
+        outcome: u64,
+        draws: &mut Draws,
+    ) -> Result<(), NotFinite> {
         self.go_on_only(to, actor, next, outcome);
         if self.flow {
-            self.walk(to, actor);
+            self.walk(to, actor, draws)?;
         }
+        Ok(())
     }
 
     /// [`Flat::go_on`] without the steps that are not shared after it.

@@ -25,6 +25,7 @@
 
 use sim_core::sample_spread;
 
+use super::draw::Draws;
 use super::flow::Local;
 use super::{
     ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
@@ -136,8 +137,7 @@ impl Flat<'_> {
         if self.flow {
             // The shared step its event runs, past the steps that are not (none: it runs
             // none, and touches nothing another could).
-            return (self.shared_next(state, actor as usize, (place / stride, place % stride)))
-                .is_none_or(|step| self.alone[member.group as usize][step]);
+            return self.alone_every_way(state, actor as usize, (place / stride, place % stride));
         }
         let (repetition, mut at) = (place / stride, (place % stride) as usize);
         if at == member.steps as usize {
@@ -154,13 +154,15 @@ impl Flat<'_> {
     }
 
     /// Actor `actor`'s next event run from `from` into `to`, as [`Flat::step`] says: the
-    /// clock moved on to it, then its steps from its place.
+    /// clock moved on to it, then its steps from its place (its draws decided by
+    /// `draws`).
     pub(super) fn step_timed(
         &self,
         from: &[u64],
         actor: u32,
         to: &mut [u64],
         delta: &mut [u64],
+        draws: &mut Draws,
     ) -> Result<(), NotFinite> {
         to.copy_from_slice(from);
         delta.fill(0);
@@ -191,13 +193,18 @@ impl Flat<'_> {
             }
         }
         let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
-        let handed = self.run(to, actor, (from[base] & PLACE, outcome, false), delta)?;
+        let handed = self.run(
+            to,
+            actor,
+            (from[base] & PLACE, outcome, false),
+            (delta, &mut *draws),
+        )?;
         if let Some((waiter, outcome)) = handed {
             // The lock's next holder (or the message's taker) goes on past its acquire (its
             // take) in this event, after the releaser's (the putter's) steps: it acted
             // already, so its next shared step waits.
             let place = (to[self.base(waiter)] & PLACE) + 1;
-            self.run(to, waiter, (place, outcome, true), delta)?;
+            self.run(to, waiter, (place, outcome, true), (delta, draws))?;
         }
         Ok(())
     }
@@ -205,13 +212,13 @@ impl Flat<'_> {
     /// Actor `actor`'s steps run in `to` at the clock's time from `(place, outcome,
     /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
     /// lock or a message, or its last end. The waiter a release handed its lock to (or a
-    /// put its message), if any, with its outcome.
+    /// put its message), if any, with its outcome. Its chances are decided by `draws`.
     fn run(
         &self,
         to: &mut [u64],
         actor: usize,
         (place, mut outcome, mut acted): (u64, u64, bool),
-        delta: &mut [u64],
+        (delta, draws): (&mut [u64], &mut Draws),
     ) -> Result<Option<(usize, u64)>, NotFinite> {
         let member = self.members[actor];
         let now = to[self.clock()];
@@ -236,7 +243,9 @@ impl Flat<'_> {
             // Past its last step, or a step that is not shared ([`super::flow`]).
             let step = steps.get(at as usize);
             let moment = (at_now(repetition), now);
-            if let Some(local) = self.local(to, step, (&mut repetition, at, outcome), moment) {
+            if let Some(local) =
+                self.local(to, step, (&mut repetition, at, outcome), moment, draws)?
+            {
                 match local {
                     Local::At(next) => at = next,
                     Local::Next => (at, outcome) = (0, 0),

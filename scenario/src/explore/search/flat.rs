@@ -25,7 +25,7 @@ use super::firsts::{Firsts, holder};
 use super::side::Side;
 use super::{End, Expanded, Search};
 use crate::explore::count::{Drawn, Edge, Entry, Walk};
-use crate::explore::flat::{Flat, NotFinite};
+use crate::explore::flat::{Flat, NotFinite, Ways};
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 
 /// States expanded between two looks at the stop flags and the time bound.
@@ -149,6 +149,7 @@ impl<'a> Search<'a> {
         let mut delta = vec![0u64; flat.counts()];
         let mut child = vec![0u64; width];
         let mut free = Vec::new();
+        let mut ways = Ways::default();
         let mut expanded = 0usize;
         while expanded < self.depths.len() {
             let id = expanded as u32;
@@ -182,58 +183,81 @@ impl<'a> Search<'a> {
                 None
             };
             let (picks, mut transitions) = match alone {
-                Some(pick) => (pick..pick + 1, pick as u64 + 1),
-                None => (0..of, of as u64),
+                Some(pick) => {
+                    // Each way of each event tried before it is a transition too.
+                    let mut tried = 0;
+                    for &actor in &free[..pick] {
+                        match flat.ways(state, actor, (&mut child, &mut delta), &mut ways) {
+                            Ok(count) => tried += count,
+                            Err(NotFinite) => return Ok(false),
+                        }
+                    }
+                    (pick..pick + 1, tried)
+                }
+                None => (0..of, 0),
             };
             self.reduced += u64::from(alone.is_some());
             let depth = self.depths.of(id) + 1;
-            for (rank, pick) in picks.enumerate() {
-                if let Err(NotFinite) = flat.step(state, free[pick], &mut child, &mut delta) {
-                    return Ok(false);
-                }
-                flat.canonicalize(&mut child, &mut order, &mut scratch);
-                let choice = Choice {
-                    pick: pick as u16,
-                    of: of as u16,
-                    alone: alone.is_some(),
-                    ..Choice::default()
-                };
-                let delta = if delta.iter().all(|d| *d == 0) {
-                    0
-                } else {
-                    self.deltas.intern(&delta)
-                };
-                let edge = |to: u32| Edge::new(to, delta, &choice);
-                let key = self.flat_key(&child);
-                if let Some(to) = self.young.get(key) {
-                    #[cfg(debug_assertions)]
-                    {
-                        let at = to as usize * width;
-                        if all[at..at + width] != child[..] {
-                            return Err(ModelError::Invariant(format!(
-                                "internal: two different states share a fingerprint (state \
-                                 {to} and one met later): the search merged them"
-                            )));
-                        }
+            let mut rank = 0;
+            for pick in picks {
+                // Each way the event runs ([`Ways`]: one where nothing draws), in the
+                // interpreter's order, with its draws and their probability.
+                ways.begin();
+                while let Some((mut draws, given)) = ways.next() {
+                    let step = flat.step(state, free[pick], &mut child, &mut delta, &mut draws);
+                    if let Err(NotFinite) = step {
+                        return Ok(false);
                     }
-                    self.back |= to <= id;
-                    self.push_edge(edge(to), Drawn::NONE, rank);
-                    continue;
+                    ways.ran(&draws, given);
+                    transitions += 1;
+                    rank += 1;
+                    let choice = Choice {
+                        pick: pick as u16,
+                        of: of as u16,
+                        alone: alone.is_some(),
+                        draws: draws.draws,
+                        drawn: draws.drawn,
+                        ..Choice::default()
+                    };
+                    let drawn = Drawn::of(&choice, draws.probability);
+                    flat.canonicalize(&mut child, &mut order, &mut scratch);
+                    let delta = if delta.iter().all(|d| *d == 0) {
+                        0
+                    } else {
+                        self.deltas.intern(&delta)
+                    };
+                    let edge = |to: u32| Edge::new(to, delta, &choice);
+                    let key = self.flat_key(&child);
+                    if let Some(to) = self.young.get(key) {
+                        #[cfg(debug_assertions)]
+                        {
+                            let at = to as usize * width;
+                            if all[at..at + width] != child[..] {
+                                return Err(ModelError::Invariant(format!(
+                                    "internal: two different states share a fingerprint (state \
+                                     {to} and one met later): the search merged them"
+                                )));
+                            }
+                        }
+                        self.back |= to <= id;
+                        self.push_edge(edge(to), drawn, rank - 1);
+                        continue;
+                    }
+                    if !self.admits(state_bytes) {
+                        transitions -= 1;
+                        continue;
+                    }
+                    let to = self.depths.len() as u32;
+                    self.depths.push(depth);
+                    let firsts_bytes = firsts.bytes();
+                    firsts.made(to, self.edges.len());
+                    self.memory.held += firsts.bytes() - firsts_bytes;
+                    next_level.extend_from_slice(&child);
+                    #[cfg(debug_assertions)]
+                    all.extend_from_slice(&child);
+                    self.young.insert(key, to);
+                    self.push_edge(edge(to), drawn, rank - 1);
                 }
-                if !self.admits(state_bytes) {
-                    transitions -= 1;
-                    continue;
-                }
-                let to = self.depths.len() as u32;
-                self.depths.push(depth);
-                let firsts_bytes = firsts.bytes();
-                firsts.made(to, self.edges.len());
-                self.memory.held += firsts.bytes() - firsts_bytes;
-                next_level.extend_from_slice(&child);
-                #[cfg(debug_assertions)]
-                all.extend_from_slice(&child);
-                self.young.insert(key, to);
-                self.push_edge(edge(to), Drawn::NONE, rank);
             }
             self.transitions += transitions;
             if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {
@@ -290,13 +314,14 @@ impl<'a> Search<'a> {
         while node != 0 {
             let parent = firsts
                 .made_by(node, self.edges.len(), |at| self.edges.get(at))
-                .and_then(|(at, edge)| Some((holder(&self.starts, at)?, edge)));
-            let Some((parent, edge)) = parent else {
+                .and_then(|(at, edge)| Some((holder(&self.starts, at)?, edge, at)));
+            let Some((parent, edge, at)) = parent else {
                 return Err(ModelError::Invariant(format!(
                     "internal: no edge made state {node}"
                 )));
             };
-            picks.push((edge.pick, edge.alone()));
+            let drawn = self.edges.drawn.get(at).copied().unwrap_or(Drawn::NONE);
+            picks.push(edge.choice(0, drawn));
             node = parent;
         }
         picks.reverse();
@@ -310,14 +335,14 @@ impl<'a> Search<'a> {
     }
 
     /// Node `id`'s end, reached along `picks` (each a choice among the free events of a
-    /// flat state, and whether the reduction took it alone): the interpreter's run
+    /// flat state, with its draws and whether the reduction took it alone): the interpreter's run
     /// replayed along them and ended as the interpreter's search ends one, with its bytes.
     /// The replay checks the flat back end on the way: each state's free events must be as
     /// many as the flat state had, and none left at the end.
     pub(super) fn flat_run_end(
         &self,
         id: u32,
-        picks: &[(u16, bool)],
+        picks: &[Choice],
         flat: &Flat<'a>,
     ) -> Result<(End<'a>, u64), ModelError> {
         let path = flat.real_choices(picks).ok_or_else(|| {
@@ -341,8 +366,8 @@ impl<'a> Search<'a> {
                 &mut sim,
                 &mut queue,
                 next[usize::from(choice.pick)],
-                0,
-                false,
+                choice.draws,
+                choice.crash,
             )
             .map_err(|e| in_execution(e, events as u32 + 1))?;
         }

@@ -4,7 +4,8 @@
 
 use coordsim_model::ModelError;
 
-use crate::explore::flat::{Flat, NotFinite};
+use crate::explore::flat::{Flat, NotFinite, Ways};
+use crate::explore::step::Choice;
 
 /// What a flat expansion reuses from state to state: nothing is allocated per state.
 pub(super) struct Buffers {
@@ -13,6 +14,7 @@ pub(super) struct Buffers {
     delta: Vec<u64>,
     order: Vec<u32>,
     scratch: Vec<u64>,
+    ways: Ways,
 }
 
 impl Buffers {
@@ -24,6 +26,7 @@ impl Buffers {
             delta: vec![0; flat.counts()],
             order: Vec::new(),
             scratch: Vec::new(),
+            ways: Ways::default(),
         }
     }
 }
@@ -38,16 +41,17 @@ pub(super) struct Expansion {
 }
 
 /// Each child of flat state `state` (its `flat.width` words, then its counts where kept)
-/// the search takes, in order, given to `each` with its pick among the free events and
-/// whether the reduction took it alone, as the counting search's flat levels take them
-/// (the first free event whose step commutes with every other alone); `each` saying
-/// `true` ends the expansion there. `Err(NotFinite)` inside: a step the flat back end
-/// leaves to the interpreter.
+/// the search takes, in order, given to `each` with its rank among them and its choice
+/// (its pick among the free events, its draws, whether the reduction took it alone), as
+/// the counting search's flat levels take them (the first free event whose step commutes
+/// with every other alone; each way it runs where it draws); `each` saying `true` ends the
+/// expansion there. `Err(NotFinite)` inside: a step the flat back end leaves to the
+/// interpreter (or more than 65,536 children, past a rank's 16 bits).
 pub(super) fn children(
     flat: &Flat<'_>,
     state: &[u64],
     bufs: &mut Buffers,
-    mut each: impl FnMut(u16, bool, &[u64]) -> Result<bool, ModelError>,
+    mut each: impl FnMut(u16, &Choice, &[u64]) -> Result<bool, ModelError>,
 ) -> Result<Result<Expansion, NotFinite>, ModelError> {
     let width = flat.width;
     let words = &state[..width];
@@ -58,23 +62,56 @@ pub(super) fn children(
     } else {
         None
     };
-    let (picks, transitions) = match alone {
-        Some(pick) => (pick..pick + 1, pick as u64 + 1),
-        None => (0..of, of as u64),
+    let mut transitions = 0;
+    let picks = match alone {
+        Some(pick) => {
+            // Each way of each event tried before it is a transition too.
+            for &actor in &bufs.free[..pick] {
+                let step = (&mut bufs.child[..width], &mut bufs.delta[..]);
+                match flat.ways(words, actor, step, &mut bufs.ways) {
+                    Ok(count) => transitions += count,
+                    Err(NotFinite) => return Ok(Err(NotFinite)),
+                }
+            }
+            pick..pick + 1
+        }
+        None => 0..of,
     };
+    let mut rank = 0u16;
     for pick in picks {
-        let child = &mut bufs.child;
-        if let Err(NotFinite) =
-            flat.step(words, bufs.free[pick], &mut child[..width], &mut bufs.delta)
-        {
-            return Ok(Err(NotFinite));
-        }
-        flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
-        for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
-            child[width + at] = state[width + at].wrapping_add(*delta);
-        }
-        if each(pick as u16, alone.is_some(), child)? {
-            break;
+        bufs.ways.begin();
+        while let Some((mut draws, given)) = bufs.ways.next() {
+            let child = &mut bufs.child;
+            let actor = bufs.free[pick];
+            let stepped = flat.step(words, actor, &mut child[..width], &mut bufs.delta, &mut draws);
+            if stepped.is_err() {
+                return Ok(Err(NotFinite));
+            }
+            bufs.ways.ran(&draws, given);
+            transitions += 1;
+            flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
+            for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
+                child[width + at] = state[width + at].wrapping_add(*delta);
+            }
+            let choice = Choice {
+                pick: pick as u16,
+                of: of as u16,
+                draws: draws.draws,
+                drawn: draws.drawn,
+                alone: alone.is_some(),
+                ..Choice::default()
+            };
+            if each(rank, &choice, child)? {
+                return Ok(Ok(Expansion {
+                    of,
+                    transitions,
+                    alone: alone.is_some(),
+                }));
+            }
+            let Some(next) = rank.checked_add(1) else {
+                return Ok(Err(NotFinite));
+            };
+            rank = next;
         }
     }
     Ok(Ok(Expansion {
