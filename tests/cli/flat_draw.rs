@@ -27,10 +27,11 @@ fn chance() -> impl Strategy<Value = String> {
 /// Steps with an `if` by chance on register `r{r}` (queue `Q`, lock `L` of
 /// [`LOCKS_AND_QUEUES`]): an increment by 1 or by 10 as drawn; a blind write or none;
 /// two chances nested, the inner one's "no" an end given up; an `if` by chance right
-/// after an acquire (a waiter handed the lock draws in its releaser's event) or a take
-/// (a taker handed a message draws in its putter's); a stop by chance.
+/// after an acquire (a waiter handed the lock draws in its releaser's event, after the
+/// releaser's own draw past its release) or a take (a taker handed a message draws in its
+/// putter's, after the putter's own); a stop by chance.
 fn chance_steps() -> impl Strategy<Value = Vec<String>> {
-    (0..3usize, 0..6u8, chance(), chance()).prop_map(|(r, kind, p, q)| {
+    (0..3usize, 0..7u8, chance(), chance()).prop_map(|(r, kind, p, q)| {
         let s = |text: &str| text.replace('R', &format!("r{r}")).replace("P", &p).replace("Q2", &q);
         match kind {
             0 => vec![
@@ -46,10 +47,15 @@ fn chance_steps() -> impl Strategy<Value = Vec<String>> {
                 "{ acquire = \"L\" }".to_string(),
                 s("{ if = { chance = P }, then = [{ read = \"R\" }, { write = \"R\", value = \"read * 2 + 1\" }] }"),
                 "{ release = \"L\" }".to_string(),
+                s("{ if = { chance = Q2 }, then = [{ write = \"R\", value = \"i + 1\" }] }"),
             ],
             4 => vec![
                 "{ take = \"Q\" }".to_string(),
                 s("{ if = { chance = P }, then = [{ write = \"R\", value = \"Q\" }], else = [{ end = true }] }"),
+            ],
+            5 => vec![
+                "{ put = \"Q\", value = \"k + 1\" }".to_string(),
+                s("{ if = { chance = P }, then = [{ write = \"R\", value = \"i + 2\" }] }"),
             ],
             _ => vec![
                 s("{ if = { chance = P }, then = [{ stop = true }] }"),
