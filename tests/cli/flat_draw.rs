@@ -79,7 +79,8 @@ fn group_steps() -> impl Strategy<Value = Vec<Vec<String>>> {
 
 /// A random point with chances: up to two groups of up to two closed-loop actors of one
 /// or two repetitions, each starting at 0 ms, or (`timed`) at 0, 5 or `i * 5` ms with a
-/// delay among its steps.
+/// delay among its steps; half the groups may crash anywhere, once or twice (down for
+/// good: a lock its member held stays taken, a message it took is gone).
 fn draw_config(timed: bool) -> impl Strategy<Value = String> {
     let group = (
         1..=2u32,
@@ -88,6 +89,7 @@ fn draw_config(timed: bool) -> impl Strategy<Value = String> {
         prop::option::of(delay()),
         0..3usize,
         prop_oneof![Just("0"), Just("5"), Just("\"i * 5\"")],
+        prop::option::of(1..=2u32),
     );
     prop::collection::vec(group, 1..=2).prop_map(move |groups| {
         let mut text = String::from(LOCKS_AND_QUEUES);
@@ -96,7 +98,7 @@ fn draw_config(timed: bool) -> impl Strategy<Value = String> {
                 "[[resource]]\nname = \"r{r}\"\nkind = \"register\"\ninitial = {r}\n"
             ));
         }
-        for (g, (count, repeat, steps, pause, at, start)) in groups.into_iter().enumerate() {
+        for (g, (count, repeat, steps, pause, at, start, crash)) in groups.into_iter().enumerate() {
             let mut steps = steps.concat();
             let start = if timed {
                 if let Some(pause) = pause {
@@ -111,6 +113,9 @@ fn draw_config(timed: bool) -> impl Strategy<Value = String> {
                  start_ms = {start}\nsteps = [{}]\n",
                 steps.join(", ")
             ));
+            if let Some(crashes) = crash {
+                text.push_str(&format!("crash_anywhere = {{ count = {crashes} }}\n"));
+            }
         }
         text
     })

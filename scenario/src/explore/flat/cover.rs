@@ -69,9 +69,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     if !matches!(group.pace, Pace::Closed) {
         return Err("a group does not run a closed loop");
     }
-    if group.crash_anywhere.is_some() {
-        return Err("a group may crash");
-    }
+    super::crash::covered(group)?;
     if group.steps.is_empty()
         || !group.steps.iter().all(|step| {
             matches!(

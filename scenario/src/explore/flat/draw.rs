@@ -102,7 +102,8 @@ impl Ways {
 impl Flat<'_> {
     /// How many ways actor `actor`'s next event runs from `state` (`to`, `delta`: the
     /// buffers of a step): the transitions the interpreter counts for an event it tried
-    /// and dropped (the reduction took another alone).
+    /// and dropped (the reduction took another alone). None for an actor that may crash
+    /// anywhere: the interpreter's reduction does not try its events.
     pub(crate) fn ways(
         &self,
         state: &[u64],
@@ -110,6 +111,9 @@ impl Flat<'_> {
         (to, delta): (&mut [u64], &mut [u64]),
         ways: &mut Ways,
     ) -> Result<u64, NotFinite> {
+        if self.may_crash_anywhere(actor) {
+            return Ok(0);
+        }
         if !self.draws {
             return Ok(1);
         }

@@ -56,6 +56,7 @@
 
 mod ack;
 mod cover;
+mod crash;
 mod draw;
 mod flow;
 mod lock;
@@ -219,6 +220,8 @@ pub(super) struct Flat<'p> {
     flow: bool,
     /// Whether an `if` is by chance: an event may run more than one way ([`draw`]).
     draws: bool,
+    /// Whether a group may crash anywhere ([`crash`]).
+    crash: bool,
     /// Locks a step takes or releases (all of them then: each has three words, and each
     /// actor its lock words and a token for each).
     locks: usize,
@@ -310,6 +313,7 @@ impl<'p> Flat<'p> {
             cas,
             flow,
             draws: point.may_draw(),
+            crash: (point.groups.iter()).any(|g| g.count > 0 && g.crash_anywhere.is_some()),
             locks,
             waiting,
             queues: Vec::new(),
@@ -454,8 +458,11 @@ impl<'p> Flat<'p> {
                 ..*picked
             });
             let mut draws = Draws::forced(picked.draws);
-            self.step(&real, actor, &mut after, &mut delta, &mut draws)
-                .ok()?;
+            if picked.crash {
+                self.crash(&real, actor, &mut after, &mut delta).ok()?;
+            } else {
+                (self.step(&real, actor, &mut after, &mut delta, &mut draws)).ok()?;
+            }
             std::mem::swap(&mut real, &mut after);
         }
         Some(choices)
@@ -504,6 +511,9 @@ impl<'p> Flat<'p> {
 
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
+        if self.may_crash_anywhere(actor) {
+            return false;
+        }
         if self.timed {
             return self.alone_timed(state, actor);
         }

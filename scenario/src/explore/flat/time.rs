@@ -164,26 +164,10 @@ impl Flat<'_> {
         delta: &mut [u64],
         draws: &mut Draws,
     ) -> Result<(), NotFinite> {
-        to.copy_from_slice(from);
         delta.fill(0);
         let actor = actor as usize;
-        let (clock, due) = (self.clock(), self.due_at(actor));
-        let elapsed = from[due];
-        let now = from[clock] + elapsed;
-        if now > self.max_time {
-            // A run stops at an event due past its limit: the interpreter, which takes the
-            // point over, expands this state too and stops there with the run's words.
-            return Err(NotFinite);
-        }
-        if elapsed > 0 {
-            to[clock] = now;
-            for other in 0..self.members.len() {
-                let at = self.due_at(other);
-                if to[at] != NONE {
-                    to[at] -= elapsed;
-                }
-            }
-        }
+        let now = self.advance(from, actor, to)?;
+        let due = self.due_at(actor);
         let base = self.base(actor);
         if from[base] & STARTED == 0 {
             // Its start: its first repetition's job begins now (and its first step).
@@ -207,6 +191,30 @@ impl Flat<'_> {
             self.run(to, waiter, (place, outcome, true), (delta, draws))?;
         }
         Ok(())
+    }
+
+    /// `from` copied into `to` with the clock moved on to actor `actor`'s next event, and
+    /// the time it comes at. `Err` past the run's time limit.
+    pub(super) fn advance(&self, from: &[u64], actor: usize, to: &mut [u64]) -> Result<u64, NotFinite> {
+        to.copy_from_slice(from);
+        let (clock, due) = (self.clock(), self.due_at(actor));
+        let elapsed = from[due];
+        let now = from[clock] + elapsed;
+        if now > self.max_time {
+            // A run stops at an event due past its limit: the interpreter, which takes the
+            // point over, expands this state too and stops there with the run's words.
+            return Err(NotFinite);
+        }
+        if elapsed > 0 {
+            to[clock] = now;
+            for other in 0..self.members.len() {
+                let at = self.due_at(other);
+                if to[at] != NONE {
+                    to[at] -= elapsed;
+                }
+            }
+        }
+        Ok(now)
     }
 
     /// Actor `actor`'s steps run in `to` at the clock's time from `(place, outcome,

@@ -33,11 +33,12 @@ impl Buffers {
 
 /// How a flat state was expanded: its free events (0: an end), the transitions tried
 /// (with those the reduction tried before the one it took alone), whether it took one
-/// alone.
+/// alone, whether its order was chosen (more than one free event, or a crash).
 pub(super) struct Expansion {
     pub(super) of: usize,
     pub(super) transitions: u64,
     pub(super) alone: bool,
+    pub(super) ordered: bool,
 }
 
 /// Each child of flat state `state` (its `flat.width` words, then its counts where kept)
@@ -77,35 +78,47 @@ pub(super) fn children(
         }
         None => 0..of,
     };
-    let mut rank = 0u16;
+    let (mut rank, mut ordered) = (0u16, of > 1);
+    let spent = flat.crashes(words);
     for pick in picks {
+        let actor = bufs.free[pick];
+        // Each way the event runs, then (where it may) the event as a crash of its actor.
+        let mut crash = flat.may_crash(words, actor, spent);
         bufs.ways.begin();
-        while let Some((mut draws, given)) = bufs.ways.next() {
+        loop {
             let child = &mut bufs.child;
-            let actor = bufs.free[pick];
-            let stepped = flat.step(words, actor, &mut child[..width], &mut bufs.delta, &mut draws);
+            let mut choice = Choice {
+                pick: pick as u16,
+                of: of as u16,
+                alone: alone.is_some(),
+                ..Choice::default()
+            };
+            let stepped = if let Some((mut draws, given)) = bufs.ways.next() {
+                let stepped =
+                    flat.step(words, actor, &mut child[..width], &mut bufs.delta, &mut draws);
+                bufs.ways.ran(&draws, given);
+                (choice.draws, choice.drawn) = (draws.draws, draws.drawn);
+                stepped
+            } else if std::mem::take(&mut crash) {
+                (choice.crash, ordered) = (true, true);
+                flat.crash(words, actor, &mut child[..width], &mut bufs.delta)
+            } else {
+                break;
+            };
             if stepped.is_err() {
                 return Ok(Err(NotFinite));
             }
-            bufs.ways.ran(&draws, given);
             transitions += 1;
             flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
             for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
                 child[width + at] = state[width + at].wrapping_add(*delta);
             }
-            let choice = Choice {
-                pick: pick as u16,
-                of: of as u16,
-                draws: draws.draws,
-                drawn: draws.drawn,
-                alone: alone.is_some(),
-                ..Choice::default()
-            };
             if each(rank, &choice, child)? {
                 return Ok(Ok(Expansion {
                     of,
                     transitions,
                     alone: alone.is_some(),
+                    ordered,
                 }));
             }
             let Some(next) = rank.checked_add(1) else {
@@ -118,6 +131,7 @@ pub(super) fn children(
         of,
         transitions,
         alone: alone.is_some(),
+        ordered,
     }))
 }
 

@@ -133,7 +133,7 @@ impl<'a> Search<'a> {
                 let metrics = self.flat_end_metrics(flat, seen, id, keep_counts)?;
                 self.reach_found(firsts, id, metrics);
             } else {
-                self.ordered |= expansion.of > 1;
+                self.ordered |= expansion.ordered;
                 self.reduced += u64::from(expansion.alone);
                 self.transitions += expansion.transitions - cut;
             }
