@@ -241,7 +241,9 @@ fn the_flat_engines_files_with_draws_are_the_interpreters() {
     let files = |engine: &str| {
         let out = coordsim_in(
             dir.path(),
-            &["explore", &config, "--engine", engine, "--out", engine, "-q"],
+            &[
+                "explore", &config, "--engine", engine, "--out", engine, "-q",
+            ],
         );
         assert!(out.status.success(), "{}", stderr(&out));
         let at = dir.path().join(engine).join("chance-explore");

@@ -195,7 +195,12 @@ impl Flat<'_> {
 
     /// `from` copied into `to` with the clock moved on to actor `actor`'s next event, and
     /// the time it comes at. `Err` past the run's time limit.
-    pub(super) fn advance(&self, from: &[u64], actor: usize, to: &mut [u64]) -> Result<u64, NotFinite> {
+    pub(super) fn advance(
+        &self,
+        from: &[u64],
+        actor: usize,
+        to: &mut [u64],
+    ) -> Result<u64, NotFinite> {
         to.copy_from_slice(from);
         let (clock, due) = (self.clock(), self.due_at(actor));
         let elapsed = from[due];

@@ -241,7 +241,13 @@ impl<'a> Search<'a> {
                     ways.ran(&draws, given);
                     transitions += 1;
                     let drawn = (draws.draws, draws.drawn, draws.probability);
-                    let cut = self.flat_merge(flat, &mut kept, &mut made, (pick, drawn, false), (&mut child, &delta))?;
+                    let cut = self.flat_merge(
+                        flat,
+                        &mut kept,
+                        &mut made,
+                        (pick, drawn, false),
+                        (&mut child, &delta),
+                    )?;
                     transitions -= u64::from(cut);
                 }
                 // The same event as a `crash_anywhere` crash of its actor, after its ways.
@@ -251,7 +257,13 @@ impl<'a> Search<'a> {
                     }
                     transitions += 1;
                     self.ordered = true;
-                    let cut = self.flat_merge(flat, &mut kept, &mut made, (pick, (0, 0, 1.0), true), (&mut child, &delta))?;
+                    let cut = self.flat_merge(
+                        flat,
+                        &mut kept,
+                        &mut made,
+                        (pick, (0, 0, 1.0), true),
+                        (&mut child, &delta),
+                    )?;
                     transitions -= u64::from(cut);
                 }
             }

@@ -280,7 +280,12 @@ impl Search<'_> {
         if let Some(flat) = self.flat.as_ref().filter(|f| f.symmetric()) {
             let graph = self.graph();
             let picks: Vec<Choice> = (path.iter())
-                .map(|&e| graph.edges.get(e as usize).choice(0, graph.drawn(e as usize)))
+                .map(|&e| {
+                    graph
+                        .edges
+                        .get(e as usize)
+                        .choice(0, graph.drawn(e as usize))
+                })
                 .collect();
             let choices = flat.real_choices(&picks).ok_or_else(|| {
                 ModelError::Invariant("internal: a flat execution could not be run again".into())

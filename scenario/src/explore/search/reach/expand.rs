@@ -94,8 +94,13 @@ pub(super) fn children(
                 ..Choice::default()
             };
             let stepped = if let Some((mut draws, given)) = bufs.ways.next() {
-                let stepped =
-                    flat.step(words, actor, &mut child[..width], &mut bufs.delta, &mut draws);
+                let stepped = flat.step(
+                    words,
+                    actor,
+                    &mut child[..width],
+                    &mut bufs.delta,
+                    &mut draws,
+                );
                 bufs.ways.ran(&draws, given);
                 (choice.draws, choice.drawn) = (draws.draws, draws.drawn);
                 stepped
