@@ -14,7 +14,7 @@
 //! past its last step by that step and one, as a compare-and-set's last give-up), and a
 //! `stop` marks the actor stopped at its repetition and step (a place past every other).
 
-use super::draw::Draws;
+use super::ways::Draws;
 use super::{
     ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, NotFinite, OUTCOME, OUTCOME_SHIFT,
     PLACE, PUT, TAKEN,
@@ -139,7 +139,7 @@ impl Flat<'_> {
         Ok(match condition {
             Condition::Outcome(code) => Self::outcome_code(outcome) == *code,
             Condition::Chance(probability, _) => {
-                draws.decide(self.value(probability, at, state))?
+                (draws.decide(self.value(probability, at, state))).ok_or(NotFinite)?
             }
             Condition::Compare(left, comparison, right) => {
                 let (left, right) = (

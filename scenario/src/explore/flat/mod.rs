@@ -63,8 +63,9 @@ mod lock;
 mod names;
 mod queue;
 mod time;
+mod ways;
 
-pub(crate) use draw::{Draws, Ways};
+pub(crate) use ways::{Draws, Ways};
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;

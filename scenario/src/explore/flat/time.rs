@@ -25,8 +25,8 @@
 
 use sim_core::sample_spread;
 
-use super::draw::Draws;
 use super::flow::Local;
+use super::ways::Draws;
 use super::{
     ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
     actor_words, header_words,
@@ -234,10 +234,8 @@ impl Flat<'_> {
         (delta, draws): (&mut [u64], &mut Draws),
     ) -> Result<Option<(usize, u64)>, NotFinite> {
         let member = self.members[actor];
-        let now = to[self.clock()];
-        let due = self.due_at(actor);
+        let (now, due, base) = (to[self.clock()], self.due_at(actor), self.base(actor));
         let end = due + 2;
-        let base = self.base(actor);
         let stride = u64::from(member.steps) + 1;
         let (mut repetition, mut at) = (place / stride, place % stride);
         let steps = &self.point.groups[member.group as usize].steps;

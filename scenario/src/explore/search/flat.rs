@@ -201,26 +201,13 @@ impl<'a> Search<'a> {
             self.ordered |= of > 1;
             // The reduction: the first free event (in the interpreter's order) whose step
             // commutes with everything else is taken alone; the interpreter tried each
-            // event before it, and counts them as transitions.
-            let alone = if of > 1 {
-                (0..of).find(|&pick| flat.alone(state, free[pick]))
-            } else {
-                None
+            // event before it, and counts each of their ways as transitions.
+            let Ok((alone, mut transitions)) =
+                flat.taken(state, &free, (&mut child, &mut delta), &mut ways)
+            else {
+                return Ok(false);
             };
-            let (picks, mut transitions) = match alone {
-                Some(pick) => {
-                    // Each way of each event tried before it is a transition too.
-                    let mut tried = 0;
-                    for &actor in &free[..pick] {
-                        match flat.ways(state, actor, (&mut child, &mut delta), &mut ways) {
-                            Ok(count) => tried += count,
-                            Err(NotFinite) => return Ok(false),
-                        }
-                    }
-                    (pick..pick + 1, tried)
-                }
-                None => (0..of, 0),
-            };
+            let picks = alone.map_or(0..of, |pick| pick..pick + 1);
             self.reduced += u64::from(alone.is_some());
             let depth = self.depths.of(id) + 1;
             let mut made = Made {

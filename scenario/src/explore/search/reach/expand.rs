@@ -58,26 +58,11 @@ pub(super) fn children(
     let words = &state[..width];
     flat.free(words, &mut bufs.free);
     let of = bufs.free.len();
-    let alone = if of > 1 {
-        (0..of).find(|&pick| flat.alone(words, bufs.free[pick]))
-    } else {
-        None
+    let step = (&mut bufs.child[..width], &mut bufs.delta[..]);
+    let Ok((alone, mut transitions)) = flat.taken(words, &bufs.free, step, &mut bufs.ways) else {
+        return Ok(Err(NotFinite));
     };
-    let mut transitions = 0;
-    let picks = match alone {
-        Some(pick) => {
-            // Each way of each event tried before it is a transition too.
-            for &actor in &bufs.free[..pick] {
-                let step = (&mut bufs.child[..width], &mut bufs.delta[..]);
-                match flat.ways(words, actor, step, &mut bufs.ways) {
-                    Ok(count) => transitions += count,
-                    Err(NotFinite) => return Ok(Err(NotFinite)),
-                }
-            }
-            pick..pick + 1
-        }
-        None => 0..of,
-    };
+    let picks = alone.map_or(0..of, |pick| pick..pick + 1);
     let (mut rank, mut ordered) = (0u16, of > 1);
     let spent = flat.crashes(words);
     for pick in picks {
