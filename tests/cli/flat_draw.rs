@@ -260,3 +260,85 @@ fn the_flat_engines_files_with_draws_are_the_interpreters() {
     assert!(!flat.is_empty());
     assert_eq!(flat, files("interpret"));
 }
+
+/// One actor that may crash once, by hand: three repetitions of a write of `k + 1` to
+/// `r`. Its first event is its start (no crash: a crash comes at a resumption), which
+/// writes 1 and yields at its next repetition's write; each of the two resumptions after
+/// may be a crash instead (the budget is one). So 3 executions, one each: no crash (`r`
+/// ends 3, 3 completed), a crash at the first resumption (`r` ends 1, 1 completed) or at
+/// the second (`r` ends 2, 2 completed). The interpreter's outcomes are the same.
+#[test]
+fn the_flat_engine_crashes_anywhere_by_hand() {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+                [[actor]]\nname = \"a\"\nrepeat = 3\ncrash_anywhere = { count = 1 }\n\
+                steps = [{ write = \"r\", value = \"k + 1\" }]\n";
+    let flat = flat_alone(text, Reduction::On);
+    assert_eq!(flat.executions, 3);
+    let mut ends: Vec<f64> = (flat.outcomes.iter())
+        .map(|o| match o.metrics[0] {
+            Cell::Float(x) => x,
+            Cell::Count(n) => n as f64,
+            ref other => panic!("r.value is {other:?}"),
+        })
+        .collect();
+    ends.sort_by(f64::total_cmp);
+    assert_eq!(ends, [1.0, 2.0, 3.0]);
+    assert!(flat.outcomes.iter().all(|o| o.executions == 1));
+    let interpreted = with(
+        text,
+        ExploreLimits {
+            symmetry: Symmetry::Off,
+            ..ExploreLimits::default()
+        },
+        Engine::Interpret,
+    );
+    assert_eq!(interpreted[0].outcomes, flat.outcomes);
+}
+
+/// A crash where a queue's messages come back (a visibility timeout): a consumer that
+/// crashes holding its message leaves it to come back at the queue's timer, to the other
+/// consumer; both back ends alike (each run checked to be its own engine's), with and
+/// without the reduction, without counts too.
+#[test]
+fn a_crash_holding_a_message_is_the_interpreters() {
+    let text = "model = \"scenario\"\n\
+                [[resource]]\nname = \"V\"\nkind = \"queue\"\nvisibility_ms = 100\n\
+                [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+                [[actor]]\nname = \"feeder\"\nrepeat = 2\nsteps = [{ put = \"V\", value = \"k + 1\" }]\n\
+                [[actor]]\nname = \"c\"\ncount = 2\ncrash_anywhere = { count = 1 }\n\
+                steps = [{ take = \"V\" }, { if = { chance = 0.5 }, \
+                then = [{ write = \"r\", value = \"V * 10 + V.deliveries\" }] }, { ack = \"V\" }]\n";
+    alike(text, 1, 20, 1).unwrap();
+}
+
+/// `--engine flat` refuses a group that may crash anywhere and restart (a flat place does
+/// not say that an actor started again), saying so; `auto` explores it with the
+/// interpreter.
+#[test]
+fn the_flat_engine_refuses_a_crash_that_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "restart.toml",
+        "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+         [[actor]]\nname = \"a\"\nrepeat = 2\n\
+         crash_anywhere = { count = 1, restart_after_ms = 10 }\n\
+         steps = [{ write = \"r\", value = \"k + 1\" }]\n",
+    );
+    let run = |engine: &str| {
+        coordsim_in(
+            dir.path(),
+            &["explore", &config, "--engine", engine, "--out", "o", "-q"],
+        )
+    };
+    let out = run("flat");
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("the flat engine does not explore this point")
+            && err.contains("a group may crash anywhere and restart"),
+        "{err}"
+    );
+    let out = run("auto");
+    assert!(out.status.success(), "{}", stderr(&out));
+}

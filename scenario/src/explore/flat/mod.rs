@@ -6,8 +6,9 @@
 //! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
-//! ends between them ([`flow`]); other resources (no server) may be declared, and no step
-//! uses them. Every
+//! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]) and
+//! a group's `crash_anywhere` with no restart ([`crash`]); other resources (no server) may
+//! be declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
