@@ -29,9 +29,11 @@ fn chance() -> impl Strategy<Value = String> {
 /// two chances nested, the inner one's "no" an end given up; an `if` by chance right
 /// after an acquire (a waiter handed the lock draws in its releaser's event, after the
 /// releaser's own draw past its release) or a take (a taker handed a message draws in its
-/// putter's, after the putter's own); a stop by chance.
+/// putter's, after the putter's own); a stop by chance; a crash step by a probability
+/// (0.1 to 0.9, a fault: `--max-faults` bounds them) between two writes, and one of the group's first
+/// member under a lock (which stays taken).
 fn chance_steps() -> impl Strategy<Value = Vec<String>> {
-    (0..3usize, 0..7u8, chance(), chance()).prop_map(|(r, kind, p, q)| {
+    (0..3usize, 0..9u8, chance(), chance(), 1..10u32).prop_map(|(r, kind, p, q, c)| {
         let s = |text: &str| text.replace('R', &format!("r{r}")).replace("P", &p).replace("Q2", &q);
         match kind {
             0 => vec![
@@ -52,6 +54,16 @@ fn chance_steps() -> impl Strategy<Value = Vec<String>> {
             4 => vec![
                 "{ take = \"Q\" }".to_string(),
                 s("{ if = { chance = P }, then = [{ write = \"R\", value = \"Q\" }], else = [{ end = true }] }"),
+            ],
+            6 => vec![
+                s("{ write = \"R\", value = \"k + 1\" }"),
+                format!("{{ crash = {{ probability = 0.{c} }} }}"),
+                s("{ write = \"R\", value = \"k + 4\" }"),
+            ],
+            7 => vec![
+                "{ acquire = \"L\" }".to_string(),
+                "{ crash = { count = 1 } }".to_string(),
+                "{ release = \"L\" }".to_string(),
             ],
             5 => vec![
                 "{ put = \"Q\", value = \"k + 1\" }".to_string(),
@@ -80,7 +92,8 @@ fn group_steps() -> impl Strategy<Value = Vec<Vec<String>>> {
 /// A random point with chances: up to two groups of up to two closed-loop actors of one
 /// or two repetitions, each starting at 0 ms, or (`timed`) at 0, 5 or `i * 5` ms with a
 /// delay among its steps; half the groups may crash anywhere, once or twice (down for
-/// good: a lock its member held stays taken, a message it took is gone).
+/// good: a lock its member held stays taken, a message it took is gone), where no step
+/// crashes.
 fn draw_config(timed: bool) -> impl Strategy<Value = String> {
     let group = (
         1..=2u32,
@@ -92,6 +105,9 @@ fn draw_config(timed: bool) -> impl Strategy<Value = String> {
         prop::option::of(1..=2u32),
     );
     prop::collection::vec(group, 1..=2).prop_map(move |groups| {
+        // A crash step and `crash_anywhere` in one point are left to the interpreter.
+        let steps_crash =
+            (groups.iter()).any(|g| g.2.iter().flatten().any(|s| s.contains("crash =")));
         let mut text = String::from(LOCKS_AND_QUEUES);
         for r in 0..3 {
             text.push_str(&format!(
@@ -113,7 +129,7 @@ fn draw_config(timed: bool) -> impl Strategy<Value = String> {
                  start_ms = {start}\nsteps = [{}]\n",
                 steps.join(", ")
             ));
-            if let Some(crashes) = crash {
+            if let Some(crashes) = crash.filter(|_| !steps_crash) {
                 text.push_str(&format!("crash_anywhere = {{ count = {crashes} }}\n"));
             }
         }
@@ -332,36 +348,54 @@ fn a_crash_holding_a_message_is_the_interpreters() {
     alike(text, 1, 20, 1).unwrap();
 }
 
-/// `--engine flat` refuses a group that may crash anywhere and restart (a flat place does
-/// not say that an actor started again), saying so; `auto` explores it with the
-/// interpreter.
+/// `--engine flat` refuses a crash that restarts (a flat place does not say that an
+/// actor started again), anywhere or at a step, and a point with both kinds of crash,
+/// saying so; `auto` explores each with the interpreter.
 #[test]
 fn the_flat_engine_refuses_a_crash_that_restarts() {
     let dir = tempfile::tempdir().unwrap();
-    let config = write_config(
-        dir.path(),
-        "restart.toml",
-        "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
-         [[actor]]\nname = \"a\"\nrepeat = 2\n\
-         crash_anywhere = { count = 1, restart_after_ms = 10 }\n\
-         steps = [{ write = \"r\", value = \"k + 1\" }]\n",
-    );
-    let run = |engine: &str| {
-        coordsim_in(
+    let write = "{ write = \"r\", value = \"k + 1\" }";
+    for (crash, steps, why) in [
+        (
+            "crash_anywhere = { count = 1, restart_after_ms = 10 }",
+            write.to_string(),
+            "a group may crash anywhere and restart",
+        ),
+        (
+            "",
+            format!("{write}, {{ crash = \"all\", restart_after_ms = 10 }}"),
+            "a crash step restarts its actor",
+        ),
+        (
+            "crash_anywhere = { count = 1 }",
+            format!("{write}, {{ crash = {{ probability = 0.5 }} }}"),
+            "a group may crash anywhere and a step crashes",
+        ),
+    ] {
+        let config = write_config(
             dir.path(),
-            &["explore", &config, "--engine", engine, "--out", "o", "-q"],
-        )
-    };
-    let out = run("flat");
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("the flat engine does not explore this point")
-            && err.contains("a group may crash anywhere and restart"),
-        "{err}"
-    );
-    let out = run("auto");
-    assert!(out.status.success(), "{}", stderr(&out));
+            "restart.toml",
+            &format!(
+                "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
+                 [[actor]]\nname = \"a\"\nrepeat = 2\n{crash}\nsteps = [{steps}]\n"
+            ),
+        );
+        let run = |engine: &str| {
+            coordsim_in(
+                dir.path(),
+                &["explore", &config, "--engine", engine, "--out", "o", "-q"],
+            )
+        };
+        let out = run("flat");
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(
+            err.contains("the flat engine does not explore this point") && err.contains(why),
+            "{err}"
+        );
+        let out = run("auto");
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
 }
 
 /// The search without counts over draws (and crashes) on 1, 2 and 3 threads: levels of

@@ -43,6 +43,19 @@ impl Flat<'_> {
             kinds.queued |= of.queued;
             kinds.flow |= of.flow;
         }
+        let (anywhere, steps) = (
+            (point.groups.iter()).any(|g| g.count > 0 && g.crash_anywhere.is_some()),
+            (point
+                .groups
+                .iter()
+                .filter(|g| g.count > 0)
+                .flat_map(|g| &g.steps))
+            .any(|s| matches!(s, Step::Crash { .. })),
+        );
+        if anywhere && steps {
+            // The crashes spent anywhere are counted as the actors crashed.
+            return Err("a group may crash anywhere and a step crashes");
+        }
         if kinds.locked {
             if point.locks.len() > MAX_LOCKS {
                 return Err("it takes locks and has more than 32 of them");
@@ -90,13 +103,14 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                     | Step::Jump(_)
                     | Step::Exit { .. }
                     | Step::Stop
+                    | Step::Crash { .. }
             )
         })
     {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
-             ack, an `if` (by chance too), a stop or an end",
+             ack, an `if` (by chance too), a stop, an end or a crash",
         );
     }
     let flow = (group.steps.iter()).any(|step| {

@@ -1,7 +1,9 @@
 //! Crashes in a flat state: a group's `crash_anywhere` (down for good, no restart) as the
 //! interpreter's explorer injects it: at an actor's going on (a resumption: not its
 //! start), while its group's crashes along the execution are not all spent (the crashes
-//! of every group count, as the interpreter's one count does).
+//! of every group count, as the interpreter's one count does); and a `crash` step (no
+//! restart, not by names), whose probability is a fault: a draw while the execution's
+//! faults (the actors such a step killed) are fewer than `--max-faults`, else "no".
 //!
 //! A crashed actor's job is freed where it stood, as the interpreter's: what it read is
 //! blanked, its tokens and what it took are forgotten, a lock it holds stays taken (its
@@ -11,7 +13,9 @@
 //! actors crashed and where: the crashes spent, each group's crashed and each actor's
 //! end follow from that, as the interpreter's words for them do.
 
+use super::ways::Draws;
 use super::{Flat, NONE, NotFinite, PLACE, STARTED};
+use crate::point::{CrashRule, Step};
 
 impl Flat<'_> {
     /// Where actor `actor`'s crashed places begin: past its stopped ones
@@ -23,7 +27,7 @@ impl Flat<'_> {
 
     /// Whether actor `actor` has crashed in `state`.
     fn crashed(&self, state: &[u64], actor: usize) -> bool {
-        state[self.base(actor)] & PLACE >= self.crashed_from(actor)
+        self.crashed_at(state, actor).is_some()
     }
 
     /// The `crash_anywhere` crashes along the execution that reached `state` (those of
@@ -80,35 +84,127 @@ impl Flat<'_> {
             to.copy_from_slice(from);
             0
         };
+        let place = to[self.base(actor)] & PLACE;
+        self.crash_here(to, actor, place, now);
+        Ok(())
+    }
+
+    /// Actor `actor` crashed at place `place` at `now`: its job freed where it stood (what
+    /// it read blanked, its tokens and what it took forgotten), its place a crashed one,
+    /// and where time moves on, no event of its own due and its end now.
+    pub(super) fn crash_here(&self, to: &mut [u64], actor: usize, place: u64, now: u64) {
         let base = self.base(actor);
-        let place = to[base] & PLACE;
         to[base] = (to[base] & !PLACE) | STARTED | (self.crashed_from(actor) + place);
         to[base + 1..base + 1 + self.registers].fill(f64::NAN.to_bits());
         self.give_back(to, actor);
         if self.timed {
-            // No event of its own is due; it ended now.
             let due = self.due_at(actor);
             to[due] = NONE;
             to[due + 2] = now;
         }
-        Ok(())
+    }
+
+    /// The place actor `actor` crashed at in `state`, if it crashed.
+    pub(super) fn crashed_at(&self, state: &[u64], actor: usize) -> Option<u64> {
+        let place = state[self.base(actor)] & PLACE;
+        place.checked_sub(self.crashed_from(actor))
+    }
+
+    /// A crash step of `rule` run by actor `actor` at `place` at `now`: where it dies
+    /// ([`Flat::dies`]), its crashed place ([`Flat::crash_here`]).
+    pub(super) fn crash_step(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        (rule, place, now): (&CrashRule, u64, u64),
+        draws: &mut Draws,
+    ) -> Result<Option<u64>, NotFinite> {
+        if !self.dies(rule, actor, to, draws)? {
+            return Ok(None);
+        }
+        self.crash_here(to, actor, place, now);
+        Ok(Some(self.crashed_from(actor) + place))
+    }
+
+    /// Whether a crash step of `rule` kills actor `actor` (in `state`, before it): every
+    /// actor, the first ones, or by its probability, a fault decided by `draws` within the
+    /// execution's budget ([`Flat::faults`]). A rule by names is refused by [`Flat::of`].
+    fn dies(
+        &self,
+        rule: &CrashRule,
+        actor: usize,
+        state: &[u64],
+        draws: &mut Draws,
+    ) -> Result<bool, NotFinite> {
+        match rule {
+            CrashRule::All => Ok(true),
+            CrashRule::First(first) => Ok(u64::from(self.members[actor].index) < *first),
+            CrashRule::Probability(probability, _) => {
+                let left = self.faults(state) < self.max_faults;
+                draws.decide_fault(*probability, left).ok_or(NotFinite)
+            }
+            CrashRule::Names(_) => Err(NotFinite),
+        }
+    }
+
+    /// The faults along the execution that reached `state`: the actors a crash step's
+    /// probability killed (a crashed place says at which step).
+    fn faults(&self, state: &[u64]) -> u32 {
+        if !self.crash_steps {
+            return 0;
+        }
+        let by_chance = |actor: usize, place: u64| {
+            let member = self.members[actor];
+            let stride = u64::from(member.steps) + u64::from(self.timed);
+            matches!(
+                self.point.groups[member.group as usize].steps[(place % stride) as usize],
+                Step::Crash {
+                    rule: CrashRule::Probability(..),
+                    ..
+                }
+            )
+        };
+        (0..self.members.len())
+            .filter(|&actor| {
+                self.crashed_at(state, actor)
+                    .is_some_and(|p| by_chance(actor, p))
+            })
+            .count() as u32
     }
 }
 
 /// Whether a group's crashes are ones the flat back end keeps: down for good (a restart
-/// would start the actor again, which a flat place does not say), and its crashed places
-/// within a place's bits.
+/// would start the actor again, which a flat place does not say), a crash step's rule
+/// not by names, and its crashed places within a place's bits.
 pub(super) fn covered(group: &crate::point::Group) -> Result<(), &'static str> {
+    for step in &group.steps {
+        match step {
+            Step::Crash {
+                restart: Some(_), ..
+            } => return Err("a crash step restarts its actor"),
+            Step::Crash {
+                rule: CrashRule::Names(_),
+                ..
+            } => return Err("a crash step names its actors"),
+            _ => {}
+        }
+    }
+    if (group.steps.iter()).any(|s| matches!(s, Step::Crash { .. })) {
+        return places(group);
+    }
     match &group.crash_anywhere {
         None => Ok(()),
         Some((_, Some(_))) => Err("a group may crash anywhere and restart"),
-        Some(_) => {
-            let places = (group.repeat.saturating_mul(2).saturating_add(2))
-                .saturating_mul(group.steps.len() as u64 + 1);
-            if places.saturating_mul(2) > PLACE {
-                return Err("an actor that may crash runs more than 2^58 steps");
-            }
-            Ok(())
-        }
+        Some(_) => places(group),
     }
+}
+
+/// Whether a group that may crash has its crashed places within a place's bits.
+fn places(group: &crate::point::Group) -> Result<(), &'static str> {
+    let places = (group.repeat.saturating_mul(2).saturating_add(2))
+        .saturating_mul(group.steps.len() as u64 + 1);
+    if places.saturating_mul(2) > PLACE {
+        return Err("an actor that may crash runs more than 2^58 steps");
+    }
+    Ok(())
 }

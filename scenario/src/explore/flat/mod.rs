@@ -7,7 +7,8 @@
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]) and
-//! a group's `crash_anywhere` with no restart ([`crash`]); other resources (no server) may
+//! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]); other
+//! resources (no server) may
 //! be declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
@@ -224,6 +225,9 @@ pub(super) struct Flat<'p> {
     draws: bool,
     /// Whether a group may crash anywhere ([`crash`]).
     crash: bool,
+    /// Whether a step is a crash ([`crash`]), and the faults an execution may have.
+    crash_steps: bool,
+    max_faults: u32,
     /// Locks a step takes or releases (all of them then: each has three words, and each
     /// actor its lock words and a token for each).
     locks: usize,
@@ -316,6 +320,9 @@ impl<'p> Flat<'p> {
             flow,
             draws: point.may_draw(),
             crash: (point.groups.iter()).any(|g| g.count > 0 && g.crash_anywhere.is_some()),
+            crash_steps: (point.groups.iter().flat_map(|g| &g.steps))
+                .any(|s| matches!(s, Step::Crash { .. })),
+            max_faults: 0,
             locks,
             waiting,
             queues: Vec::new(),
@@ -361,6 +368,12 @@ impl<'p> Flat<'p> {
     /// keyed ([`Flat::canonicalize`]).
     pub(super) fn with_symmetry(mut self, groups: Vec<(u32, u32)>) -> Self {
         self.groups = groups;
+        self
+    }
+
+    /// The point with the most faults along an execution (`--max-faults`).
+    pub(super) fn with_max_faults(mut self, max_faults: u32) -> Self {
+        self.max_faults = max_faults;
         self
     }
 
@@ -682,6 +695,14 @@ impl<'p> Flat<'p> {
                 }
             }
             Step::Ack(queue) => outcome = self.ack_message(to, actor, *queue as usize)?,
+            Step::Crash { rule, .. } => {
+                if self
+                    .crash_step(to, actor, (rule, place, 0), draws)?
+                    .is_some()
+                {
+                    return Ok(());
+                }
+            }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }

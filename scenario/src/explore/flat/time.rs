@@ -235,21 +235,13 @@ impl Flat<'_> {
     ) -> Result<Option<(usize, u64)>, NotFinite> {
         let member = self.members[actor];
         let (now, due, base) = (to[self.clock()], self.due_at(actor), self.base(actor));
-        let end = due + 2;
         let stride = u64::from(member.steps) + 1;
         let (mut repetition, mut at) = (place / stride, place % stride);
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
         let (mut handed, mut stopped) = (None, None);
         // Where a number of its steps is computed.
-        let at_now = |repetition| At {
-            actor,
-            member,
-            repetition,
-            now,
-            read: f64::NAN,
-            blank: false,
-        };
+        let at_now = |repetition| at_time(actor, member, repetition, now);
         loop {
             // Past its last step, or a step that is not shared ([`super::flow`]).
             let step = steps.get(at as usize);
@@ -315,7 +307,7 @@ impl Flat<'_> {
                         // It gives up: the repetition ends, no response; the job stays at
                         // this step when it was the last.
                         to[conflicts + 2] += 1;
-                        to[end] = now;
+                        to[due + 2] = now;
                         if self.next_repetition(to, actor, &mut repetition, now) {
                             (at, outcome) = (0, 0);
                             continue;
@@ -368,6 +360,14 @@ impl Flat<'_> {
                         break;
                     }
                 }
+                Step::Crash { rule, .. } => {
+                    stopped =
+                        self.crash_step(to, actor, (rule, repetition * stride + at, now), draws)?;
+                    if stopped.is_some() {
+                        break;
+                    }
+                    at += 1;
+                }
                 // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
                 _ => return Err(NotFinite),
             }
@@ -411,5 +411,14 @@ impl Flat<'_> {
             to[base + 1 + self.registers] = 0;
         }
         true
+    }
+}
+
+/// Where a step of actor `actor` (its record `member`) in repetition `repetition` computes
+/// at `now`: nothing read yet.
+fn at_time(actor: usize, member: super::Member, repetition: u64, now: u64) -> At {
+    At {
+        now,
+        ..At::at_zero(actor, member, repetition)
     }
 }

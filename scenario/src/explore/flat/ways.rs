@@ -26,6 +26,9 @@ pub(crate) struct Draws {
     pub(crate) drawn: u8,
     /// The product of each draw's chance of the way it went.
     pub(crate) probability: f64,
+    /// The product of 1 − p over the faults decided "no" by a spent budget (no draw: the
+    /// interpreter multiplies it in after the draws' product).
+    pub(crate) beyond: f64,
 }
 
 impl Draws {
@@ -36,7 +39,19 @@ impl Draws {
             draws: 0,
             drawn: 0,
             probability: 1.0,
+            beyond: 1.0,
         }
+    }
+
+    /// A fault of `probability` (a crash step's) decided, `left` whether the execution's
+    /// fault budget has room: past it, "no" and no draw (its probability still counts, as
+    /// the interpreter's steer counts it), else as any draw ([`Draws::decide`]).
+    pub(crate) fn decide_fault(&mut self, probability: f64, left: bool) -> Option<bool> {
+        if left || !(0.0..1.0).contains(&probability) || probability <= 0.0 {
+            return self.decide(probability);
+        }
+        self.beyond *= 1.0 - probability;
+        Some(false)
     }
 
     /// A draw of `probability` decided: a certain one is no draw (the interpreter's

@@ -227,7 +227,7 @@ impl<'a> Search<'a> {
                     }
                     ways.ran(&draws, given);
                     transitions += 1;
-                    let drawn = (draws.draws, draws.drawn, draws.probability);
+                    let drawn = (draws.draws, draws.drawn, draws.probability * draws.beyond);
                     let cut = self.flat_merge(
                         flat,
                         &mut kept,
