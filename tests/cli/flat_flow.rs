@@ -9,7 +9,6 @@ use crate::flat_engine::{
     LOCKS_AND_QUEUES, covered, delay, executions_split, flat_alone, same, same_without_symmetry,
     steps_of,
 };
-use crate::harness::{coordsim_in, stderr, write_config};
 
 /// Steps with control flow on register `r{r}` (queues `Q`, `C` and lock `L` of
 /// [`LOCKS_AND_QUEUES`]): an increment that gives up where what it read is 2 or more, a
@@ -154,35 +153,4 @@ fn the_flat_engine_counts_an_if_by_hand() {
     let flat = flat_alone(text, Reduction::Off);
     assert_eq!(flat.executions, 6);
     assert_eq!(executions_split(&flat), [2, 4]);
-}
-
-/// `--engine flat` on an `if` by chance (a draw the flat state does not make) stops
-/// saying what it covers, `if`s not by chance among them; `auto` explores it with the
-/// interpreter.
-#[test]
-fn the_flat_engine_refuses_an_if_by_chance() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = write_config(
-        dir.path(),
-        "chance.toml",
-        "model = \"scenario\"\n[[resource]]\nname = \"r\"\nkind = \"register\"\n\
-         [[actor]]\nname = \"a\"\ncount = 2\n\
-         steps = [{ if = { chance = 0.5 }, then = [{ write = \"r\", value = \"1\" }] }]\n",
-    );
-    let run = |engine: &str| {
-        coordsim_in(
-            dir.path(),
-            &["explore", &config, "--engine", engine, "--out", "o", "-q"],
-        )
-    };
-    let out = run("flat");
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains("the flat engine does not explore this point")
-            && err.contains("an `if` (not by chance), a stop or an end"),
-        "{err}"
-    );
-    let out = run("auto");
-    assert!(out.status.success(), "{}", stderr(&out));
 }

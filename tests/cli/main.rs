@@ -21,6 +21,7 @@ mod explore_memory;
 mod explore_refusals;
 mod explore_shards;
 mod flat_ack;
+mod flat_draw;
 mod flat_engine;
 mod flat_flow;
 mod flat_keys;

@@ -406,7 +406,8 @@ impl<'a> Search<'a> {
         let limits = &self.rules.limits;
         let flat = Flat::of(self.rules.point, sim, &self.rules.reducer)?
             .with_symmetry(self.rules.symmetry.groups().to_vec())
-            .with_max_time(self.rules.context.limits().max_time);
+            .with_max_time(self.rules.context.limits().max_time)
+            .with_max_faults(limits.max_faults);
         if self.rules.symmetry.planted() {
             return Err("its symmetry is the tests' planted bug, which only the interpreter has");
         }

@@ -4,7 +4,7 @@
 
 use super::{Flat, Kinds, MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
 use crate::machine::lock::LockMode;
-use crate::point::{Condition, Pace, Pick, Point, Step};
+use crate::point::{Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
 impl Flat<'_> {
@@ -44,6 +44,19 @@ impl Flat<'_> {
             kinds.flow |= of.flow;
             kinds.keyed |= of.keyed;
         }
+        let (anywhere, steps) = (
+            (point.groups.iter()).any(|g| g.count > 0 && g.crash_anywhere.is_some()),
+            (point
+                .groups
+                .iter()
+                .filter(|g| g.count > 0)
+                .flat_map(|g| &g.steps))
+            .any(|s| matches!(s, Step::Crash { .. })),
+        );
+        if anywhere && steps {
+            // The crashes spent anywhere are counted as the actors crashed.
+            return Err("a group may crash anywhere and a step crashes");
+        }
         if kinds.locked {
             if point.locks.len() > MAX_LOCKS {
                 return Err("it takes locks and has more than 32 of them");
@@ -70,9 +83,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     if !matches!(group.pace, Pace::Closed) {
         return Err("a group does not run a closed loop");
     }
-    if group.crash_anywhere.is_some() {
-        return Err("a group may crash");
-    }
+    super::crash::covered(group)?;
     if group.steps.is_empty()
         || !group.steps.iter().all(|step| {
             matches!(
@@ -92,13 +103,11 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                     | Step::Keys { .. }
                     | Step::TxBegin
                     | Step::TxEnd
-                    | Step::Branch {
-                        condition: Condition::Outcome(_) | Condition::Compare(..),
-                        ..
-                    }
+                    | Step::Branch { .. }
                     | Step::Jump(_)
                     | Step::Exit { .. }
                     | Step::Stop
+                    | Step::Crash { .. }
             )
         })
     {
@@ -106,7 +115,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
              ack, a key store's lookup, insert, set or remove (in a transaction or not), \
-             an `if` (not by chance), a stop or an end",
+             an `if` (by chance too), a stop, an end or a crash",
         );
     }
     super::keys::transactions_covered(&group.steps)?;

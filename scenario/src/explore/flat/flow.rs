@@ -14,9 +14,10 @@
 //! past its last step by that step and one, as a compare-and-set's last give-up), and a
 //! `stop` marks the actor stopped at its repetition and step (a place past every other).
 
+use super::ways::Draws;
 use super::{
-    ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, OUTCOME, OUTCOME_SHIFT, PLACE, PUT,
-    TAKEN, keys,
+    ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, NotFinite, OUTCOME, OUTCOME_SHIFT,
+    PLACE, PUT, TAKEN, keys,
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
@@ -36,26 +37,27 @@ pub(super) enum Local {
 
 impl Flat<'_> {
     /// Where a branch or a jump at step `step` moves the actor `at` in `state`, its job's
-    /// outcome `outcome` (`None`: `step` is neither).
+    /// outcome `outcome` (`None`: `step` is neither), a chance decided by `draws`.
     pub(super) fn moved(
         &self,
         step: &Step,
         at: At,
         state: &[u64],
         (place, outcome): (u64, u64),
-    ) -> Option<u64> {
-        match step {
+        draws: &mut Draws,
+    ) -> Result<Option<u64>, NotFinite> {
+        Ok(match step {
             Step::Branch {
                 condition,
                 otherwise,
-            } => Some(if self.holds(condition, at, state, outcome) {
+            } => Some(if self.holds(condition, at, state, outcome, draws)? {
                 place + 1
             } else {
                 u64::from(*otherwise)
             }),
             Step::Jump(target) => Some(u64::from(*target)),
             _ => None,
-        }
+        })
     }
 
     /// Where step `step` (`None`: past the last) of the actor `at`, at `(repetition,
@@ -63,19 +65,24 @@ impl Flat<'_> {
     /// a branch or a jump moves it; the end of its steps or an early end ends its
     /// repetition, given up (counted) or completed (a response of its group's), then its
     /// next one goes on or its job is freed; a stop ends it for good (`None`: a shared
-    /// step, or a delay).
+    /// step, or a delay). A chance is decided by `draws`.
     pub(super) fn local(
         &self,
         to: &mut [u64],
         step: Option<&Step>,
         (repetition, place, outcome): (&mut u64, u64, u64),
         (at, now): (At, u64),
-    ) -> Option<Local> {
+        draws: &mut Draws,
+    ) -> Result<Option<Local>, NotFinite> {
         let (gave_up, stop) = match step {
             None => (false, false),
             Some(Step::Exit { gave_up }) => (*gave_up, false),
             Some(Step::Stop) => (false, true),
-            Some(step) => return self.moved(step, at, to, (place, outcome)).map(Local::At),
+            Some(step) => {
+                return Ok(self
+                    .moved(step, at, to, (place, outcome), draws)?
+                    .map(Local::At));
+            }
         };
         let actor = at.actor;
         let due = self.due_at(actor);
@@ -90,18 +97,18 @@ impl Flat<'_> {
             let mut last = at.member.repeat - 1;
             self.next_repetition(to, actor, &mut last, now);
             to[due] = NONE;
-            return Some(Local::Stopped(self.stopped(
+            return Ok(Some(Local::Stopped(self.stopped(
                 actor,
                 *repetition,
                 place,
                 stride,
-            )));
+            ))));
         }
         if self.next_repetition(to, actor, repetition, now) {
-            return Some(Local::Next);
+            return Ok(Some(Local::Next));
         }
         to[due] = NONE;
-        Some(Local::Freed)
+        Ok(Some(Local::Freed))
     }
 
     /// The interpreter's code of a flat outcome (its `if = "…"` compares against it).
@@ -124,12 +131,21 @@ impl Flat<'_> {
     }
 
     /// Whether `condition` holds for the actor `at` in `state`, its job's outcome
-    /// `outcome`, as the interpreter's `holds` tells it (a chance is refused by
-    /// [`Flat::of`]: never here).
-    pub(super) fn holds(&self, condition: &Condition, at: At, state: &[u64], outcome: u64) -> bool {
-        match condition {
+    /// `outcome`, as the interpreter's `holds` tells it: a chance (its probability
+    /// computed as the interpreter's) decided by `draws`.
+    pub(super) fn holds(
+        &self,
+        condition: &Condition,
+        at: At,
+        state: &[u64],
+        outcome: u64,
+        draws: &mut Draws,
+    ) -> Result<bool, NotFinite> {
+        Ok(match condition {
             Condition::Outcome(code) => Self::outcome_code(outcome) == *code,
-            Condition::Chance(..) => false,
+            Condition::Chance(probability, _) => {
+                (draws.decide(self.value(probability, at, state))).ok_or(NotFinite)?
+            }
             Condition::Compare(left, comparison, right) => {
                 let (left, right) = (
                     self.operand(left, at, state),
@@ -137,7 +153,7 @@ impl Flat<'_> {
                 );
                 comparison.holds(left, right)
             }
-        }
+        })
     }
 
     /// Where actor `actor`'s count of give-ups is (a word of its block where some write is
@@ -157,8 +173,14 @@ impl Flat<'_> {
     /// Actor `actor`'s steps that are not shared run in `to` (a point at 0 ms), from its
     /// place: branches and jumps move it, an early end ends its repetition (the next one
     /// goes on, from its first step), a `stop` ends it for good; until a shared step (where
-    /// it yields, or which its event runs next) or its job is freed.
-    pub(super) fn walk(&self, to: &mut [u64], actor: usize) {
+    /// it yields, or which its event runs next) or its job is freed. A chance is decided
+    /// by `draws`.
+    pub(super) fn walk(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        draws: &mut Draws,
+    ) -> Result<(), NotFinite> {
         let member = self.members[actor];
         let base = self.base(actor);
         let steps = u64::from(member.steps);
@@ -167,13 +189,14 @@ impl Flat<'_> {
             let word = to[base];
             let (place, outcome) = (word & PLACE, (word >> OUTCOME_SHIFT) & OUTCOME);
             if place >= member.total {
-                return;
+                return Ok(());
             }
             let (repetition, step) = (place / steps, place % steps);
             let next = match &program[step as usize] {
                 Step::Branch { .. } | Step::Jump(_) => {
                     let at = At::at_zero(actor, member, repetition);
-                    let moved = self.moved(&program[step as usize], at, to, (step, outcome));
+                    let moved =
+                        self.moved(&program[step as usize], at, to, (step, outcome), draws)?;
                     repetition * steps + moved.unwrap_or(step + 1)
                 }
                 Step::Exit { gave_up } => {
@@ -192,9 +215,9 @@ impl Flat<'_> {
                     // Its repetition ends (completed), and no other starts: freed here.
                     let stopped = self.stopped(actor, repetition, step, steps);
                     self.go_on_only(to, actor, stopped, outcome);
-                    return;
+                    return Ok(());
                 }
-                _ => return,
+                _ => return Ok(()),
             };
             self.go_on_only(to, actor, next, outcome);
         }
@@ -205,12 +228,14 @@ impl Flat<'_> {
     /// its steps and, in a timed state, its end): through its branches and jumps, early
     /// ends and repetitions' ends, as the event will run them. `None` where the event runs
     /// none (it stops, delays, or its job is freed first): it touches nothing another
-    /// could, as the interpreter's reduction sees it.
+    /// could, as the interpreter's reduction sees it. A chance is decided by `draws` (one
+    /// that stops the interpreter: none, the step hands the point over).
     pub(super) fn shared_next(
         &self,
         state: &[u64],
         actor: usize,
         (mut repetition, mut step): (u64, u64),
+        draws: &mut Draws,
     ) -> Option<usize> {
         let member = self.members[actor];
         let steps = u64::from(member.steps);
@@ -236,8 +261,9 @@ impl Flat<'_> {
                         read: f64::NAN,
                         blank: fresh,
                     };
-                    let moved = self.moved(&program[step as usize], at, state, (step, outcome));
-                    step = moved.unwrap_or(step + 1);
+                    let moved =
+                        self.moved(&program[step as usize], at, state, (step, outcome), draws);
+                    step = moved.ok()?.unwrap_or(step + 1);
                 }
                 Step::Exit { .. } => step = steps,
                 Step::Stop | Step::Delay(_) | Step::Pause(_) => return None,

@@ -29,10 +29,11 @@
 //! A word of a store names no member (a group whose keys or numbers use `i` is not
 //! reduced by symmetry), so sorting the blocks stays the whole canonical order.
 
+use super::ways::Draws;
 use super::{APPLIED, At, Flat, NotFinite, Store, Stores, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::machine::keys::{Found, key_of};
-use crate::point::{InitialKeys, Leaf, Operand, Step, eval_by};
+use crate::point::{Condition, InitialKeys, Leaf, Operand, Step, eval_by};
 use crate::run::state::Sim;
 use crate::syntax::spec::{KeyOp, Var};
 
@@ -347,7 +348,8 @@ impl Flat<'_> {
 /// Whether a group's transactions are ones the flat back end runs: each of key store steps,
 /// reads and `if`s only (no write, whose count a transition adds once; no put, ack or
 /// wait, which the interpreter defers to its end or lets other events come between), its
-/// `if`s jumping within it.
+/// `if`s jumping within it and none by chance (no test holds a transaction's draws to the
+/// interpreter's yet).
 pub(super) fn transactions_covered(steps: &[Step]) -> Result<(), Uncovered> {
     let why = "a transaction has a step other than a key store's, a read or an `if`";
     let mut begin = None;
@@ -356,6 +358,10 @@ pub(super) fn transactions_covered(steps: &[Step]) -> Result<(), Uncovered> {
             Step::TxBegin if begin.is_none() => begin = Some(at),
             Step::TxEnd if begin.is_some() => begin = None,
             Step::Keys { .. } | Step::Read(_) => {}
+            Step::Branch {
+                condition: Condition::Chance(..),
+                ..
+            } if begin.is_some() => return Err("a transaction has an `if` by chance"),
             Step::Branch { otherwise: to, .. } | Step::Jump(to) if begin.is_some() => {
                 let end = (steps[at..].iter()).position(|s| matches!(s, Step::TxEnd));
                 if end.is_none_or(|end| *to as usize > at + end) {
@@ -385,6 +391,7 @@ impl Flat<'_> {
         to: &mut [u64],
         at: At,
         (begin, mut outcome): (u64, u64),
+        draws: &mut Draws,
     ) -> Result<(u64, u64), NotFinite> {
         let program = &self.point.groups[at.member.group as usize].steps;
         let mut step = begin + 1;
@@ -407,7 +414,7 @@ impl Flat<'_> {
                     step + 1
                 }
                 Step::Branch { .. } | Step::Jump(_) => {
-                    (self.moved(current, at, to, (step, outcome))).unwrap_or(step + 1)
+                    (self.moved(current, at, to, (step, outcome), draws)?).unwrap_or(step + 1)
                 }
                 // [`transactions_covered`] lets in no other step.
                 _ => return Err(NotFinite),

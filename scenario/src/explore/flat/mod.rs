@@ -6,9 +6,10 @@
 //! compare-and-set, not fenced), acquires (no timeout) and releases of queue locks, and
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
-//! ends between them ([`flow`]), and key stores' steps on keys known before the run, in
-//! a transaction or not ([`keys`]); other resources (no server) may be declared, and no
-//! step uses them. Every
+//! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
+//! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
+//! stores' steps on keys known before the run, in a transaction or not ([`keys`]); other
+//! resources (no server) may be declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -59,12 +60,17 @@
 
 mod ack;
 mod cover;
+mod crash;
+mod draw;
 mod flow;
 mod keys;
 mod lock;
 mod names;
 mod queue;
 mod time;
+mod ways;
+
+pub(crate) use ways::{Draws, Ways};
 
 use crate::explore::reduce::Reducer;
 use crate::explore::step::Choice;
@@ -245,6 +251,13 @@ pub(super) struct Flat<'p> {
     /// Whether a program has an `if`, a `stop` or an early end ([`flow`]): the steps that
     /// are not shared run around each event's shared step.
     flow: bool,
+    /// Whether an `if` is by chance: an event may run more than one way ([`draw`]).
+    draws: bool,
+    /// Whether a group may crash anywhere ([`crash`]).
+    crash: bool,
+    /// Whether a step is a crash ([`crash`]), and the faults an execution may have.
+    crash_steps: bool,
+    max_faults: u32,
     /// Locks a step takes or releases (all of them then: each has three words, and each
     /// actor its lock words and a token for each).
     locks: usize,
@@ -338,6 +351,11 @@ impl<'p> Flat<'p> {
             block,
             cas,
             flow,
+            draws: point.may_draw(),
+            crash: (point.groups.iter()).any(|g| g.count > 0 && g.crash_anywhere.is_some()),
+            crash_steps: (point.groups.iter().flat_map(|g| &g.steps))
+                .any(|s| matches!(s, Step::Crash { .. })),
+            max_faults: 0,
             locks,
             waiting,
             queues: Vec::new(),
@@ -386,6 +404,12 @@ impl<'p> Flat<'p> {
     /// keyed ([`Flat::canonicalize`]).
     pub(super) fn with_symmetry(mut self, groups: Vec<(u32, u32)>) -> Self {
         self.groups = groups;
+        self
+    }
+
+    /// The point with the most faults along an execution (`--max-faults`).
+    pub(super) fn with_max_faults(mut self, max_faults: u32) -> Self {
+        self.max_faults = max_faults;
         self
     }
 
@@ -447,18 +471,20 @@ impl<'p> Flat<'p> {
     }
 
     /// An execution given as choices among the free events of canonical states (`picks`:
-    /// each pick, and whether the reduction took it alone), as choices in the real run,
-    /// from the start: each canonical state's event taken by the actor it stands for, the
-    /// lowest-numbered of the members alike in that state (as a search without symmetry
-    /// would take it). `None` when a pick is past the free events.
-    pub(super) fn real_choices(&self, picks: &[(u16, bool)]) -> Option<Vec<Choice>> {
+    /// each pick, whether the reduction took it alone, and its draws), as choices in the
+    /// real run, from the start: each canonical state's event taken by the actor it stands
+    /// for, the lowest-numbered of the members alike in that state (as a search without
+    /// symmetry would take it), with the same draws. `None` when a pick is past the free
+    /// events.
+    pub(super) fn real_choices(&self, picks: &[Choice]) -> Option<Vec<Choice>> {
         let mut real = Vec::new();
         self.start(&mut real);
         let (mut after, mut delta) = (real.clone(), vec![0; self.counts()]);
         let (mut order, mut free) = (Vec::new(), Vec::new());
         let mut choices = Vec::with_capacity(picks.len());
         let block = self.block;
-        for &(pick, alone) in picks {
+        for picked in picks {
+            let pick = picked.pick;
             self.order(&real, &mut order);
             // The canonical state's free events, as places of its actors.
             let mut canonical = real.clone();
@@ -480,10 +506,14 @@ impl<'p> Flat<'p> {
             choices.push(Choice {
                 pick: real_pick as u16,
                 of: free.len() as u16,
-                alone,
-                ..Choice::default()
+                ..*picked
             });
-            self.step(&real, actor, &mut after, &mut delta).ok()?;
+            let mut draws = Draws::forced(picked.draws);
+            if picked.crash {
+                self.crash(&real, actor, &mut after, &mut delta).ok()?;
+            } else {
+                (self.step(&real, actor, &mut after, &mut delta, &mut draws)).ok()?;
+            }
             std::mem::swap(&mut real, &mut after);
         }
         Some(choices)
@@ -532,6 +562,9 @@ impl<'p> Flat<'p> {
 
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
+        if self.may_crash_anywhere(actor) {
+            return false;
+        }
         if self.timed {
             return self.alone_timed(state, actor);
         }
@@ -545,11 +578,9 @@ impl<'p> Flat<'p> {
         );
         if self.flow {
             // The shared step its event runs, past the steps that are not (none: it runs
-            // none, and touches nothing).
+            // none, and touches nothing), whichever way its draws go.
             return self.reduce
-                && self
-                    .shared_next(state, actor as usize, (place / steps, place % steps))
-                    .is_none_or(|step| self.alone_at(actor as usize, member.group, step));
+                && self.alone_every_way(state, actor as usize, (place / steps, place % steps));
         }
         self.reduce && self.alone_at(actor as usize, member.group, (place % steps) as usize)
     }
@@ -587,16 +618,18 @@ impl<'p> Flat<'p> {
     /// adds to the registers' counts (writes, lost updates, refusals) into `delta`
     /// ([`Flat::counts`] words, zeroed first). `Err` where the interpreter would stop with
     /// an error (a lock acquired twice, one released unheld) or a value is no finite
-    /// number: the interpreter takes the point over and says so.
+    /// number: the interpreter takes the point over and says so. Its draws are decided by
+    /// `draws` (what it drew is kept there).
     pub(super) fn step(
         &self,
         from: &[u64],
         actor: u32,
         to: &mut [u64],
         delta: &mut [u64],
+        draws: &mut Draws,
     ) -> Result<(), NotFinite> {
         if self.timed {
-            return self.step_timed(from, actor, to, delta);
+            return self.step_timed(from, actor, to, delta, draws);
         }
         to.copy_from_slice(from);
         delta.fill(0);
@@ -609,7 +642,7 @@ impl<'p> Flat<'p> {
         if self.flow {
             // A start, or a retry from the first step: the steps before its shared one.
             to[base] |= STARTED;
-            self.walk(to, actor);
+            self.walk(to, actor, draws)?;
             if to[base] & PLACE >= member.total {
                 return Ok(());
             }
@@ -622,6 +655,9 @@ impl<'p> Flat<'p> {
         // Where the actor goes next: its next step, or (a compare-and-set's conflict) its
         // repetition's first again or its next repetition's.
         let mut next = place + 1;
+        // The waiter a release hands its lock to (or a put its message), with its place
+        // and outcome: its steps go on after the actor's, as the interpreter's ready job.
+        let mut handed = None;
         match &group.steps[step as usize] {
             Step::Read(register) => {
                 let register = *register as usize;
@@ -672,8 +708,7 @@ impl<'p> Flat<'p> {
             Step::Release(Pick::One(lock)) => {
                 // The longest waiter takes it and goes on past its acquire.
                 if let Some(waiter) = self.release_held(to, actor, *lock as usize)? {
-                    let place = to[self.base(waiter)] & PLACE;
-                    self.go_on(to, waiter, place + 1, ACQUIRED);
+                    handed = Some((waiter, ACQUIRED));
                 }
             }
             Step::Put {
@@ -682,13 +717,10 @@ impl<'p> Flat<'p> {
                 fields,
             } => {
                 let at = At::at_zero(actor, member, repetition);
-                let handed;
-                (outcome, handed) = self.put_message(to, at, *queue as usize, (value, fields))?;
+                let waiter;
+                (outcome, waiter) = self.put_message(to, at, *queue as usize, (value, fields))?;
                 // The longest waiting taker takes it and goes on past its take.
-                if let Some(waiter) = handed {
-                    let place = to[self.base(waiter)] & PLACE;
-                    self.go_on(to, waiter, place + 1, TAKEN);
-                }
+                handed = waiter.map(|waiter| (waiter, TAKEN));
             }
             Step::Take { queue, .. } => {
                 if self.take_message(to, actor, *queue as usize) {
@@ -711,13 +743,25 @@ impl<'p> Flat<'p> {
             Step::TxBegin => {
                 let at = At::at_zero(actor, member, repetition);
                 let end;
-                (end, outcome) = self.transaction(to, at, (step, outcome))?;
+                (end, outcome) = self.transaction(to, at, (step, outcome), draws)?;
                 next = repetition * steps + end;
+            }
+            Step::Crash { rule, .. } => {
+                if self
+                    .crash_step(to, actor, (rule, place, 0), draws)?
+                    .is_some()
+                {
+                    return Ok(());
+                }
             }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
-        self.go_on(to, actor, next, outcome);
+        self.go_on(to, actor, next, outcome, draws)?;
+        if let Some((waiter, outcome)) = handed {
+            let place = to[self.base(waiter)] & PLACE;
+            self.go_on(to, waiter, place + 1, outcome, draws)?;
+        }
         Ok(())
     }
 
@@ -736,11 +780,19 @@ impl<'p> Flat<'p> {
     /// or the job is freed); a repetition that follows starts with no outcome and no
     /// conflict, where a freed job keeps its last ones and gives back its tokens, as the
     /// interpreter's does.
-    fn go_on(&self, to: &mut [u64], actor: usize, next: u64, outcome: u64) {
+    fn go_on(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        next: u64,
+        outcome: u64,
+        draws: &mut Draws,
+    ) -> Result<(), NotFinite> {
         self.go_on_only(to, actor, next, outcome);
         if self.flow {
-            self.walk(to, actor);
+            self.walk(to, actor, draws)?;
         }
+        Ok(())
     }
 
     /// [`Flat::go_on`] without the steps that are not shared after it.

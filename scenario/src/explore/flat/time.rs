@@ -26,6 +26,7 @@
 use sim_core::sample_spread;
 
 use super::flow::Local;
+use super::ways::Draws;
 use super::{
     ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
     actor_words, header_words,
@@ -136,8 +137,7 @@ impl Flat<'_> {
         if self.flow {
             // The shared step its event runs, past the steps that are not (none: it runs
             // none, and touches nothing another could).
-            return (self.shared_next(state, actor as usize, (place / stride, place % stride)))
-                .is_none_or(|step| self.alone[member.group as usize][step]);
+            return self.alone_every_way(state, actor as usize, (place / stride, place % stride));
         }
         let (repetition, mut at) = (place / stride, (place % stride) as usize);
         if at == member.steps as usize {
@@ -154,17 +154,54 @@ impl Flat<'_> {
     }
 
     /// Actor `actor`'s next event run from `from` into `to`, as [`Flat::step`] says: the
-    /// clock moved on to it, then its steps from its place.
+    /// clock moved on to it, then its steps from its place (its draws decided by
+    /// `draws`).
     pub(super) fn step_timed(
         &self,
         from: &[u64],
         actor: u32,
         to: &mut [u64],
         delta: &mut [u64],
+        draws: &mut Draws,
     ) -> Result<(), NotFinite> {
-        to.copy_from_slice(from);
         delta.fill(0);
         let actor = actor as usize;
+        let now = self.advance(from, actor, to)?;
+        let due = self.due_at(actor);
+        let base = self.base(actor);
+        if from[base] & STARTED == 0 {
+            // Its start: its first repetition's job begins now (and its first step).
+            to[due + 1] = now;
+            if self.waiting {
+                to[due + 4] = now;
+            }
+        }
+        let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
+        let handed = self.run(
+            to,
+            actor,
+            (from[base] & PLACE, outcome, false),
+            (delta, &mut *draws),
+        )?;
+        if let Some((waiter, outcome)) = handed {
+            // The lock's next holder (or the message's taker) goes on past its acquire (its
+            // take) in this event, after the releaser's (the putter's) steps: it acted
+            // already, so its next shared step waits.
+            let place = (to[self.base(waiter)] & PLACE) + 1;
+            self.run(to, waiter, (place, outcome, true), (delta, draws))?;
+        }
+        Ok(())
+    }
+
+    /// `from` copied into `to` with the clock moved on to actor `actor`'s next event, and
+    /// the time it comes at. `Err` past the run's time limit.
+    pub(super) fn advance(
+        &self,
+        from: &[u64],
+        actor: usize,
+        to: &mut [u64],
+    ) -> Result<u64, NotFinite> {
+        to.copy_from_slice(from);
         let (clock, due) = (self.clock(), self.due_at(actor));
         let elapsed = from[due];
         let now = from[clock] + elapsed;
@@ -182,61 +219,36 @@ impl Flat<'_> {
                 }
             }
         }
-        let base = self.base(actor);
-        if from[base] & STARTED == 0 {
-            // Its start: its first repetition's job begins now (and its first step).
-            to[due + 1] = now;
-            if self.waiting {
-                to[due + 4] = now;
-            }
-        }
-        let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
-        let handed = self.run(to, actor, (from[base] & PLACE, outcome, false), delta)?;
-        if let Some((waiter, outcome)) = handed {
-            // The lock's next holder (or the message's taker) goes on past its acquire (its
-            // take) in this event, after the releaser's (the putter's) steps: it acted
-            // already, so its next shared step waits.
-            let place = (to[self.base(waiter)] & PLACE) + 1;
-            self.run(to, waiter, (place, outcome, true), delta)?;
-        }
-        Ok(())
+        Ok(now)
     }
 
     /// Actor `actor`'s steps run in `to` at the clock's time from `(place, outcome,
     /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
     /// lock or a message, or its last end. The waiter a release handed its lock to (or a
-    /// put its message), if any, with its outcome.
+    /// put its message), if any, with its outcome. Its chances are decided by `draws`.
     fn run(
         &self,
         to: &mut [u64],
         actor: usize,
         (place, mut outcome, mut acted): (u64, u64, bool),
-        delta: &mut [u64],
+        (delta, draws): (&mut [u64], &mut Draws),
     ) -> Result<Option<(usize, u64)>, NotFinite> {
         let member = self.members[actor];
-        let now = to[self.clock()];
-        let due = self.due_at(actor);
-        let end = due + 2;
-        let base = self.base(actor);
+        let (now, due, base) = (to[self.clock()], self.due_at(actor), self.base(actor));
         let stride = u64::from(member.steps) + 1;
         let (mut repetition, mut at) = (place / stride, place % stride);
         let steps = &self.point.groups[member.group as usize].steps;
         let conflicts = base + 1 + self.registers;
         let (mut handed, mut stopped) = (None, None);
         // Where a number of its steps is computed.
-        let at_now = |repetition| At {
-            actor,
-            member,
-            repetition,
-            now,
-            read: f64::NAN,
-            blank: false,
-        };
+        let at_now = |repetition| at_time(actor, member, repetition, now);
         loop {
             // Past its last step, or a step that is not shared ([`super::flow`]).
             let step = steps.get(at as usize);
             let moment = (at_now(repetition), now);
-            if let Some(local) = self.local(to, step, (&mut repetition, at, outcome), moment) {
+            if let Some(local) =
+                self.local(to, step, (&mut repetition, at, outcome), moment, draws)?
+            {
                 match local {
                     Local::At(next) => at = next,
                     Local::Next => (at, outcome) = (0, 0),
@@ -295,7 +307,7 @@ impl Flat<'_> {
                         // It gives up: the repetition ends, no response; the job stays at
                         // this step when it was the last.
                         to[conflicts + 2] += 1;
-                        to[end] = now;
+                        to[due + 2] = now;
                         if self.next_repetition(to, actor, &mut repetition, now) {
                             (at, outcome) = (0, 0);
                             continue;
@@ -348,6 +360,14 @@ impl Flat<'_> {
                         break;
                     }
                 }
+                Step::Crash { rule, .. } => {
+                    stopped =
+                        self.crash_step(to, actor, (rule, repetition * stride + at, now), draws)?;
+                    if stopped.is_some() {
+                        break;
+                    }
+                    at += 1;
+                }
                 // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
                 _ => return Err(NotFinite),
             }
@@ -391,5 +411,14 @@ impl Flat<'_> {
             to[base + 1 + self.registers] = 0;
         }
         true
+    }
+}
+
+/// Where a step of actor `actor` (its record `member`) in repetition `repetition` computes
+/// at `now`: nothing read yet.
+fn at_time(actor: usize, member: super::Member, repetition: u64, now: u64) -> At {
+    At {
+        now,
+        ..At::at_zero(actor, member, repetition)
     }
 }

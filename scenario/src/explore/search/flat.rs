@@ -25,7 +25,7 @@ use super::firsts::{Firsts, holder};
 use super::side::Side;
 use super::{End, Expanded, Search};
 use crate::explore::count::{Drawn, Edge, Entry, Walk};
-use crate::explore::flat::{Flat, NotFinite};
+use crate::explore::flat::{Flat, NotFinite, Ways};
 use crate::explore::step::{Choice, choices_into, in_execution, run_chosen, start};
 
 /// States expanded between two looks at the stop flags and the time bound.
@@ -46,6 +46,29 @@ pub(super) fn fingerprint(words: &[u64]) -> u64 {
     hash = (hash ^ (hash >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     hash = (hash ^ (hash >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     hash ^ (hash >> 31)
+}
+
+/// What the flat levels keep beside the level being expanded: the buffers of a canonical
+/// order, the next level's states, the edges that made every few nodes (each node's first
+/// parent and the choice that reached it are found again from them: an end's run is
+/// replayed along them), a debug build's every state (to compare two states merged by one
+/// fingerprint), and the bytes the budget counts for each new state.
+struct Kept {
+    order: Vec<u32>,
+    scratch: Vec<u64>,
+    next_level: Vec<u64>,
+    #[cfg(debug_assertions)]
+    all: Vec<u64>,
+    firsts: Firsts,
+    state_bytes: u64,
+}
+
+/// The state whose children are being made: its node, the children's depth and the next
+/// child's rank; its free events; whether the reduction took one alone.
+struct Made {
+    at: (u32, u32, usize),
+    of: u16,
+    alone: bool,
 }
 
 /// Clears its flag when dropped: the search beside which a thread walks has ended.
@@ -116,17 +139,19 @@ impl<'a> Search<'a> {
         // one: a state is dropped once expanded (its fingerprint stays in the seen set).
         let mut level: Vec<u64> = Vec::new();
         flat.start(&mut level);
-        let (mut order, mut scratch) = (Vec::new(), Vec::new());
-        flat.canonicalize(&mut level, &mut order, &mut scratch);
-        let mut next_level: Vec<u64> = Vec::new();
-        let mut level_first = 0usize;
-        // A debug build keeps every state's words, to compare two states merged by one
-        // fingerprint.
+        let mut kept = Kept {
+            order: Vec::new(),
+            scratch: Vec::new(),
+            next_level: Vec::new(),
+            #[cfg(debug_assertions)]
+            all: Vec::new(),
+            firsts: Firsts::new(),
+            state_bytes: 0,
+        };
+        flat.canonicalize(&mut level, &mut kept.order, &mut kept.scratch);
         #[cfg(debug_assertions)]
-        let mut all: Vec<u64> = level.clone();
-        // The edges that made every few nodes: each node's first parent and the choice that
-        // reached it are found again from them (an end's run is replayed along them).
-        let mut firsts = Firsts::new();
+        kept.all.extend_from_slice(&level);
+        let mut level_first = 0usize;
         // The seen set: the search's own table, which its memory counts (the interpreter's
         // start fingerprint, put there before the back end was chosen, taken out).
         self.young.clear();
@@ -144,11 +169,12 @@ impl<'a> Search<'a> {
         } else {
             2 * std::mem::size_of::<Entry>()
         };
-        let state_bytes = (8 * width + entries_room + 8) as u64;
-        self.memory.held = state_bytes + spill_share.unwrap_or(0);
+        kept.state_bytes = (8 * width + entries_room + 8) as u64;
+        self.memory.held = kept.state_bytes + spill_share.unwrap_or(0);
         let mut delta = vec![0u64; flat.counts()];
         let mut child = vec![0u64; width];
         let mut free = Vec::new();
+        let mut ways = Ways::default();
         let mut expanded = 0usize;
         while expanded < self.depths.len() {
             let id = expanded as u32;
@@ -157,8 +183,8 @@ impl<'a> Search<'a> {
                 // expanded from here.
                 self.memory.held = self.memory.held.saturating_sub((8 * level.len()) as u64);
                 level_first = id as usize;
-                std::mem::swap(&mut level, &mut next_level);
-                next_level.clear();
+                std::mem::swap(&mut level, &mut kept.next_level);
+                kept.next_level.clear();
             }
             expanded += 1;
             while self.starts.len() <= id as usize {
@@ -168,72 +194,65 @@ impl<'a> Search<'a> {
             let state = &level[from..from + width];
             flat.free(state, &mut free);
             if free.is_empty() {
-                self.flat_end(id, &firsts, flat)?;
+                self.flat_end(id, &kept.firsts, flat)?;
                 continue;
             }
             let of = free.len();
             self.ordered |= of > 1;
             // The reduction: the first free event (in the interpreter's order) whose step
             // commutes with everything else is taken alone; the interpreter tried each
-            // event before it, and counts them as transitions.
-            let alone = if of > 1 {
-                (0..of).find(|&pick| flat.alone(state, free[pick]))
-            } else {
-                None
+            // event before it, and counts each of their ways as transitions.
+            let Ok((alone, mut transitions)) =
+                flat.taken(state, &free, (&mut child, &mut delta), &mut ways)
+            else {
+                return Ok(false);
             };
-            let (picks, mut transitions) = match alone {
-                Some(pick) => (pick..pick + 1, pick as u64 + 1),
-                None => (0..of, of as u64),
-            };
+            let picks = alone.map_or(0..of, |pick| pick..pick + 1);
             self.reduced += u64::from(alone.is_some());
             let depth = self.depths.of(id) + 1;
-            for (rank, pick) in picks.enumerate() {
-                if let Err(NotFinite) = flat.step(state, free[pick], &mut child, &mut delta) {
-                    return Ok(false);
-                }
-                flat.canonicalize(&mut child, &mut order, &mut scratch);
-                let choice = Choice {
-                    pick: pick as u16,
-                    of: of as u16,
-                    alone: alone.is_some(),
-                    ..Choice::default()
-                };
-                let delta = if delta.iter().all(|d| *d == 0) {
-                    0
-                } else {
-                    self.deltas.intern(&delta)
-                };
-                let edge = |to: u32| Edge::new(to, delta, &choice);
-                let key = self.flat_key(&child);
-                if let Some(to) = self.young.get(key) {
-                    #[cfg(debug_assertions)]
-                    {
-                        let at = to as usize * width;
-                        if all[at..at + width] != child[..] {
-                            return Err(ModelError::Invariant(format!(
-                                "internal: two different states share a fingerprint (state \
-                                 {to} and one met later): the search merged them"
-                            )));
-                        }
+            let mut made = Made {
+                at: (id, depth, 0),
+                of: of as u16,
+                alone: alone.is_some(),
+            };
+            let spent = flat.crashes(state);
+            for pick in picks {
+                // Each way the event runs ([`Ways`]: one where nothing draws), in the
+                // interpreter's order, with its draws and their probability.
+                ways.begin();
+                while let Some((mut draws, given)) = ways.next() {
+                    let step = flat.step(state, free[pick], &mut child, &mut delta, &mut draws);
+                    if let Err(NotFinite) = step {
+                        return Ok(false);
                     }
-                    self.back |= to <= id;
-                    self.push_edge(edge(to), Drawn::NONE, rank);
-                    continue;
+                    ways.ran(&draws, given);
+                    transitions += 1;
+                    let drawn = (draws.draws, draws.drawn, draws.probability * draws.beyond);
+                    let cut = self.flat_merge(
+                        flat,
+                        &mut kept,
+                        &mut made,
+                        (pick, drawn, false),
+                        (&mut child, &delta),
+                    )?;
+                    transitions -= u64::from(cut);
                 }
-                if !self.admits(state_bytes) {
-                    transitions -= 1;
-                    continue;
+                // The same event as a `crash_anywhere` crash of its actor, after its ways.
+                if flat.may_crash(state, free[pick], spent) {
+                    if let Err(NotFinite) = flat.crash(state, free[pick], &mut child, &mut delta) {
+                        return Ok(false);
+                    }
+                    transitions += 1;
+                    self.ordered = true;
+                    let cut = self.flat_merge(
+                        flat,
+                        &mut kept,
+                        &mut made,
+                        (pick, (0, 0, 1.0), true),
+                        (&mut child, &delta),
+                    )?;
+                    transitions -= u64::from(cut);
                 }
-                let to = self.depths.len() as u32;
-                self.depths.push(depth);
-                let firsts_bytes = firsts.bytes();
-                firsts.made(to, self.edges.len());
-                self.memory.held += firsts.bytes() - firsts_bytes;
-                next_level.extend_from_slice(&child);
-                #[cfg(debug_assertions)]
-                all.extend_from_slice(&child);
-                self.young.insert(key, to);
-                self.push_edge(edge(to), Drawn::NONE, rank);
             }
             self.transitions += transitions;
             if expanded.is_multiple_of(EXPANSIONS_PER_LOOK) {
@@ -252,6 +271,69 @@ impl<'a> Search<'a> {
         }
         self.outer.report_states(self.depths.len() as u64);
         Ok(true)
+    }
+
+    /// A child made from state `made.at` (its pick among `made.of` free events, its draws
+    /// as (bits, how many, probability), whether it is a crash), its words in `child`
+    /// (put in their canonical order here) and its counts' `delta`, taken into the graph:
+    /// an edge to the state it merges with, or to a new state (kept to be expanded).
+    /// `true` where the state bound cut it (no transition).
+    fn flat_merge(
+        &mut self,
+        flat: &Flat<'a>,
+        kept: &mut Kept,
+        made: &mut Made,
+        (pick, (draws, drawn, probability), crash): (usize, (u64, u8, f64), bool),
+        (child, delta): (&mut [u64], &[u64]),
+    ) -> Result<bool, ModelError> {
+        let (id, depth, rank) = made.at;
+        made.at.2 += 1;
+        flat.canonicalize(child, &mut kept.order, &mut kept.scratch);
+        let choice = Choice {
+            pick: pick as u16,
+            of: made.of,
+            alone: made.alone,
+            draws,
+            drawn,
+            crash,
+        };
+        let drawn = Drawn::of(&choice, probability);
+        let delta = if delta.iter().all(|d| *d == 0) {
+            0
+        } else {
+            self.deltas.intern(delta)
+        };
+        let edge = |to: u32| Edge::new(to, delta, &choice);
+        let key = self.flat_key(child);
+        if let Some(to) = self.young.get(key) {
+            #[cfg(debug_assertions)]
+            {
+                let (width, at) = (child.len(), to as usize * child.len());
+                if kept.all[at..at + width] != child[..] {
+                    return Err(ModelError::Invariant(format!(
+                        "internal: two different states share a fingerprint (state \
+                         {to} and one met later): the search merged them"
+                    )));
+                }
+            }
+            self.back |= to <= id;
+            self.push_edge(edge(to), drawn, rank);
+            return Ok(false);
+        }
+        if !self.admits(kept.state_bytes) {
+            return Ok(true);
+        }
+        let to = self.depths.len() as u32;
+        self.depths.push(depth);
+        let firsts_bytes = kept.firsts.bytes();
+        kept.firsts.made(to, self.edges.len());
+        self.memory.held += kept.firsts.bytes() - firsts_bytes;
+        kept.next_level.extend_from_slice(child);
+        #[cfg(debug_assertions)]
+        kept.all.extend_from_slice(child);
+        self.young.insert(key, to);
+        self.push_edge(edge(to), drawn, rank);
+        Ok(false)
     }
 
     /// What was merged since the last feed fed to `side`, or, where its copy of the graph
@@ -290,13 +372,14 @@ impl<'a> Search<'a> {
         while node != 0 {
             let parent = firsts
                 .made_by(node, self.edges.len(), |at| self.edges.get(at))
-                .and_then(|(at, edge)| Some((holder(&self.starts, at)?, edge)));
-            let Some((parent, edge)) = parent else {
+                .and_then(|(at, edge)| Some((holder(&self.starts, at)?, edge, at)));
+            let Some((parent, edge, at)) = parent else {
                 return Err(ModelError::Invariant(format!(
                     "internal: no edge made state {node}"
                 )));
             };
-            picks.push((edge.pick, edge.alone()));
+            let drawn = self.edges.drawn.get(at).copied().unwrap_or(Drawn::NONE);
+            picks.push(edge.choice(0, drawn));
             node = parent;
         }
         picks.reverse();
@@ -310,14 +393,14 @@ impl<'a> Search<'a> {
     }
 
     /// Node `id`'s end, reached along `picks` (each a choice among the free events of a
-    /// flat state, and whether the reduction took it alone): the interpreter's run
+    /// flat state, with its draws and whether the reduction took it alone): the interpreter's run
     /// replayed along them and ended as the interpreter's search ends one, with its bytes.
     /// The replay checks the flat back end on the way: each state's free events must be as
     /// many as the flat state had, and none left at the end.
     pub(super) fn flat_run_end(
         &self,
         id: u32,
-        picks: &[(u16, bool)],
+        picks: &[Choice],
         flat: &Flat<'a>,
     ) -> Result<(End<'a>, u64), ModelError> {
         let path = flat.real_choices(picks).ok_or_else(|| {
@@ -341,8 +424,8 @@ impl<'a> Search<'a> {
                 &mut sim,
                 &mut queue,
                 next[usize::from(choice.pick)],
-                0,
-                false,
+                choice.draws,
+                choice.crash,
             )
             .map_err(|e| in_execution(e, events as u32 + 1))?;
         }

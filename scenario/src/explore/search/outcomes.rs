@@ -278,10 +278,14 @@ impl Search<'_> {
     /// the interpreter's canonical order), as they are otherwise.
     fn decisions_of(&self, path: &[u32]) -> Result<Vec<Decision>, ModelError> {
         if let Some(flat) = self.flat.as_ref().filter(|f| f.symmetric()) {
-            let picks: Vec<(u16, bool)> = path
-                .iter()
-                .map(|&e| self.edges.get(e as usize))
-                .map(|e| (e.pick, e.alone()))
+            let graph = self.graph();
+            let picks: Vec<Choice> = (path.iter())
+                .map(|&e| {
+                    graph
+                        .edges
+                        .get(e as usize)
+                        .choice(0, graph.drawn(e as usize))
+                })
                 .collect();
             let choices = flat.real_choices(&picks).ok_or_else(|| {
                 ModelError::Invariant("internal: a flat execution could not be run again".into())

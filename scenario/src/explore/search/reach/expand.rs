@@ -4,7 +4,8 @@
 
 use coordsim_model::ModelError;
 
-use crate::explore::flat::{Flat, NotFinite};
+use crate::explore::flat::{Flat, NotFinite, Ways};
+use crate::explore::step::Choice;
 
 /// What a flat expansion reuses from state to state: nothing is allocated per state.
 pub(super) struct Buffers {
@@ -13,6 +14,7 @@ pub(super) struct Buffers {
     delta: Vec<u64>,
     order: Vec<u32>,
     scratch: Vec<u64>,
+    ways: Ways,
 }
 
 impl Buffers {
@@ -24,63 +26,102 @@ impl Buffers {
             delta: vec![0; flat.counts()],
             order: Vec::new(),
             scratch: Vec::new(),
+            ways: Ways::default(),
         }
     }
 }
 
 /// How a flat state was expanded: its free events (0: an end), the transitions tried
 /// (with those the reduction tried before the one it took alone), whether it took one
-/// alone.
+/// alone, whether its order was chosen (more than one free event, or a crash).
 pub(super) struct Expansion {
     pub(super) of: usize,
     pub(super) transitions: u64,
     pub(super) alone: bool,
+    pub(super) ordered: bool,
 }
 
 /// Each child of flat state `state` (its `flat.width` words, then its counts where kept)
-/// the search takes, in order, given to `each` with its pick among the free events and
-/// whether the reduction took it alone, as the counting search's flat levels take them
-/// (the first free event whose step commutes with every other alone); `each` saying
-/// `true` ends the expansion there. `Err(NotFinite)` inside: a step the flat back end
-/// leaves to the interpreter.
+/// the search takes, in order, given to `each` with its rank among them and its choice
+/// (its pick among the free events, its draws, whether the reduction took it alone), as
+/// the counting search's flat levels take them (the first free event whose step commutes
+/// with every other alone; each way it runs where it draws); `each` saying `true` ends the
+/// expansion there. `Err(NotFinite)` inside: a step the flat back end leaves to the
+/// interpreter (or more than 65,536 children, past a rank's 16 bits).
 pub(super) fn children(
     flat: &Flat<'_>,
     state: &[u64],
     bufs: &mut Buffers,
-    mut each: impl FnMut(u16, bool, &[u64]) -> Result<bool, ModelError>,
+    mut each: impl FnMut(u16, &Choice, &[u64]) -> Result<bool, ModelError>,
 ) -> Result<Result<Expansion, NotFinite>, ModelError> {
     let width = flat.width;
     let words = &state[..width];
     flat.free(words, &mut bufs.free);
     let of = bufs.free.len();
-    let alone = if of > 1 {
-        (0..of).find(|&pick| flat.alone(words, bufs.free[pick]))
-    } else {
-        None
+    let step = (&mut bufs.child[..width], &mut bufs.delta[..]);
+    let Ok((alone, mut transitions)) = flat.taken(words, &bufs.free, step, &mut bufs.ways) else {
+        return Ok(Err(NotFinite));
     };
-    let (picks, transitions) = match alone {
-        Some(pick) => (pick..pick + 1, pick as u64 + 1),
-        None => (0..of, of as u64),
-    };
+    let picks = alone.map_or(0..of, |pick| pick..pick + 1);
+    let (mut rank, mut ordered) = (0u16, of > 1);
+    let spent = flat.crashes(words);
     for pick in picks {
-        let child = &mut bufs.child;
-        if let Err(NotFinite) =
-            flat.step(words, bufs.free[pick], &mut child[..width], &mut bufs.delta)
-        {
-            return Ok(Err(NotFinite));
-        }
-        flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
-        for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
-            child[width + at] = state[width + at].wrapping_add(*delta);
-        }
-        if each(pick as u16, alone.is_some(), child)? {
-            break;
+        let actor = bufs.free[pick];
+        // Each way the event runs, then (where it may) the event as a crash of its actor.
+        let mut crash = flat.may_crash(words, actor, spent);
+        bufs.ways.begin();
+        loop {
+            let child = &mut bufs.child;
+            let mut choice = Choice {
+                pick: pick as u16,
+                of: of as u16,
+                alone: alone.is_some(),
+                ..Choice::default()
+            };
+            let stepped = if let Some((mut draws, given)) = bufs.ways.next() {
+                let stepped = flat.step(
+                    words,
+                    actor,
+                    &mut child[..width],
+                    &mut bufs.delta,
+                    &mut draws,
+                );
+                bufs.ways.ran(&draws, given);
+                (choice.draws, choice.drawn) = (draws.draws, draws.drawn);
+                stepped
+            } else if std::mem::take(&mut crash) {
+                (choice.crash, ordered) = (true, true);
+                flat.crash(words, actor, &mut child[..width], &mut bufs.delta)
+            } else {
+                break;
+            };
+            if stepped.is_err() {
+                return Ok(Err(NotFinite));
+            }
+            transitions += 1;
+            flat.canonicalize(&mut child[..width], &mut bufs.order, &mut bufs.scratch);
+            for (at, delta) in bufs.delta.iter().enumerate().take(state.len() - width) {
+                child[width + at] = state[width + at].wrapping_add(*delta);
+            }
+            if each(rank, &choice, child)? {
+                return Ok(Ok(Expansion {
+                    of,
+                    transitions,
+                    alone: alone.is_some(),
+                    ordered,
+                }));
+            }
+            let Some(next) = rank.checked_add(1) else {
+                return Ok(Err(NotFinite));
+            };
+            rank = next;
         }
     }
     Ok(Ok(Expansion {
         of,
         transitions,
         alone: alone.is_some(),
+        ordered,
     }))
 }
 

@@ -12,6 +12,7 @@ use super::seen::{NO_PARENT, Seen};
 use super::{EXPANSIONS_PER_LOOK, Firsts, Reachable};
 use crate::explore::flat::Flat;
 use crate::explore::search::Search;
+use crate::explore::step::Choice;
 
 impl<'a> Search<'a> {
     /// The start's flat state in its canonical order, with its counts (all 0) if kept.
@@ -132,7 +133,7 @@ impl<'a> Search<'a> {
                 let metrics = self.flat_end_metrics(flat, seen, id, keep_counts)?;
                 self.reach_found(firsts, id, metrics);
             } else {
-                self.ordered |= expansion.of > 1;
+                self.ordered |= expansion.ordered;
                 self.reduced += u64::from(expansion.alone);
                 self.transitions += expansion.transitions - cut;
             }
@@ -145,26 +146,27 @@ impl<'a> Search<'a> {
         Ok(Stepped::Done(Vec::new()))
     }
 
-    /// State `id`'s execution found again from the start, as picks among each flat state's
-    /// free events (and whether the reduction took each alone): at each state along the
-    /// first parents, the child whose fingerprint is the next state's.
+    /// State `id`'s execution found again from the start, as choices among each flat
+    /// state's free events (with their draws, and whether the reduction took each alone):
+    /// at each state along the first parents, the child whose fingerprint is the next
+    /// state's.
     fn flat_picks(
         &self,
         flat: &Flat<'a>,
         seen: &Seen,
         chain: &[u32],
         keep_counts: bool,
-    ) -> Result<Vec<(u16, bool)>, ModelError> {
+    ) -> Result<Vec<Choice>, ModelError> {
         let mut state = self.flat_start(flat, keep_counts);
         let mut bufs = Buffers::new(flat, state.len());
         let mut after = state.clone();
         let mut picks = Vec::with_capacity(chain.len());
         for &next in chain.iter().skip(1) {
             let mut found = None;
-            let expansion = children(flat, &state, &mut bufs, |pick, alone, child| {
+            let expansion = children(flat, &state, &mut bufs, |_, choice, child| {
                 let hit = seen.find(self.flat_key(child)) == Ok(next);
                 if hit {
-                    found = Some((pick, alone));
+                    found = Some(*choice);
                     after.copy_from_slice(child);
                 }
                 Ok(hit)
@@ -208,13 +210,7 @@ impl<'a> Search<'a> {
         let choices = flat.real_choices(&picks).ok_or_else(|| {
             ModelError::Invariant("internal: a flat execution could not be run again".into())
         })?;
-        let alone = picks.iter().map(|&(_, alone)| alone).collect();
-        Ok((
-            choices
-                .iter()
-                .map(crate::explore::step::Choice::decision)
-                .collect(),
-            alone,
-        ))
+        let alone = picks.iter().map(|choice| choice.alone).collect();
+        Ok((choices.iter().map(Choice::decision).collect(), alone))
     }
 }

@@ -206,7 +206,7 @@ fn produce(
         if expansion.of == 0 {
             out.ends.push(id);
         } else {
-            out.ordered |= expansion.of > 1;
+            out.ordered |= expansion.ordered;
             out.reduced += u64::from(expansion.alone);
             out.transitions += expansion.transitions;
         }
