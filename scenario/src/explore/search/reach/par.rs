@@ -19,9 +19,12 @@
 //! is left to the one thread, which admits state after state in its order: so whatever
 //! `--jobs`, the same states are kept, numbered the same, with the same first parents.
 
+use std::sync::Arc;
+
 use coordsim_model::ModelError;
 
 use super::expand::{Buffers, children, pack, unpack};
+use super::pool::Pool;
 use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
 use crate::explore::flat::Flat;
 use crate::explore::search::Search;
@@ -230,42 +233,66 @@ fn meet_part(
     }
 }
 
-/// `each` run on every (part, item) pair of `parts` and `items`, one thread each (the
-/// first on this one).
-fn on_threads<P: Send, I: Send>(
-    parts: &mut [P],
-    items: &mut [I],
-    each: impl Fn(usize, &mut P, &mut I) + Sync,
+/// Step 2 on the pool: each part's children met (the parts and the fresh lists taken from
+/// `seen` and `threads` for it, the parts left out of `seen` for the numbering: returned).
+fn meet_all(
+    pool: &Pool<'_>,
+    seen: &mut Seen,
+    threads: &mut Threads,
+) -> Result<Vec<Part>, ModelError> {
+    let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
+    let keys = Arc::new(seen.take_keys());
+    let produced = Arc::new(std::mem::take(&mut threads.produced));
+    let items = seen
+        .take_parts()
+        .into_iter()
+        .zip(std::mem::take(&mut threads.fresh));
+    let (shared, given) = (Arc::clone(&keys), Arc::clone(&produced));
+    let met = pool.run(items.collect(), move |p, (part, fresh)| {
+        meet_part(part, &shared, fresh, &given, p);
+    })?;
+    seen.put_keys(Arc::into_inner(keys).ok_or_else(lost)?);
+    threads.produced = Arc::into_inner(produced).ok_or_else(lost)?;
+    let (parts, fresh) = met.into_iter().unzip();
+    threads.fresh = fresh;
+    Ok(parts)
+}
+
+/// Step 3 on the pool: each part's fresh states given their numbers, the parts put back in
+/// `seen`.
+fn number_all(
+    pool: &Pool<'_>,
+    seen: &mut Seen,
+    parts: Vec<Part>,
+    threads: &mut Threads,
 ) -> Result<(), ModelError> {
-    let each = &each;
-    std::thread::scope(|scope| {
-        let mut pairs = parts.iter_mut().zip(items.iter_mut()).enumerate();
-        let head = pairs.next();
-        let handles: Vec<_> = pairs
-            .map(|(p, (part, item))| scope.spawn(move || each(p, part, item)))
-            .collect();
-        if let Some((p, (part, item))) = head {
-            each(p, part, item);
-        }
-        let joined = handles.into_iter().map(|h| h.join()).collect::<Vec<_>>();
-        if joined.iter().any(Result::is_err) {
-            return Err(ModelError::Invariant(
-                "internal: a search thread ended".into(),
-            ));
-        }
-        Ok(())
-    })
+    let fresh = std::mem::take(&mut threads.fresh);
+    let numbers = std::mem::take(&mut threads.numbers);
+    let items = (parts.into_iter().zip(fresh).zip(numbers))
+        .map(|((part, fresh), numbers)| (part, fresh, numbers))
+        .collect();
+    let numbered = pool.run(items, |_, (part, fresh, numbers)| {
+        part.number(fresh, numbers);
+    })?;
+    let mut parts = Vec::with_capacity(numbered.len());
+    for (part, fresh, numbers) in numbered {
+        parts.push(part);
+        threads.fresh.push(fresh);
+        threads.numbers.push(numbers);
+    }
+    seen.put_parts(parts);
+    Ok(())
 }
 
 impl<'a> Search<'a> {
     /// `levels`' level expanded on as many threads as `threads` has (see the module's
     /// words), unless a bound may be met in it (`Declined`: nothing changed).
-    pub(super) fn level_par(
+    pub(super) fn level_par<'s>(
         &mut self,
-        flat: &Flat<'a>,
+        flat: &'s Flat<'a>,
         seen: &mut Seen,
         levels: &mut Levels,
-        threads: &mut Threads,
+        (threads, pool): (&mut Threads, &Pool<'s>),
     ) -> Result<Stepped, ModelError> {
         let states = levels.now.states;
         // The outboxes take each child's words packed, and 24 bytes; a guess of them
@@ -280,18 +307,13 @@ impl<'a> Search<'a> {
         if self.memory.full || self.bounded.is_some() || over(seen.bytes_with(0) + guess) {
             return Ok(Stepped::Declined);
         }
-        let jobs = threads.produced.len();
-        let per = states.div_ceil(jobs).next_multiple_of(MARK);
-        let given = (
-            &levels.now,
-            levels.first,
-            levels.size,
+        produce_all(
+            flat,
+            levels,
+            threads,
+            pool,
             self.rules.limits.weak_fingerprints,
-        );
-        on_threads(&mut threads.produced, &mut vec![(); jobs], |t, out, ()| {
-            let range = (t * per).min(states)..((t + 1) * per).min(states);
-            out.failed = produce(flat, given, range, out).err();
-        })?;
+        )?;
         if let Some(failed) = threads.produced.iter_mut().find_map(|p| p.failed.take()) {
             return Err(failed);
         }
@@ -315,22 +337,14 @@ impl<'a> Search<'a> {
             self.reduced += out.reduced;
             self.transitions += out.transitions;
         }
-        let (keys, parts) = seen.parts_mut();
-        let produced = &threads.produced;
-        on_threads(parts, &mut threads.fresh, |p, part, fresh| {
-            meet_part(part, keys, fresh, produced, p);
-        })?;
+        let parts = meet_all(pool, seen, threads)?;
         let before = levels.next.bytes.capacity();
         merge(seen, threads, &mut levels.next);
         self.memory.held += (levels.next.bytes.capacity() - before) as u64;
         if levels.next.states > 0 {
             levels.deepest = levels.depth + 1;
         }
-        let (_, parts) = seen.parts_mut();
-        let (fresh, numbers) = (&threads.fresh, &mut threads.numbers);
-        on_threads(parts, numbers, |p, part, numbers| {
-            part.number(&fresh[p], numbers)
-        })?;
+        number_all(pool, seen, parts, threads)?;
         let ends = threads
             .produced
             .iter()
@@ -338,6 +352,31 @@ impl<'a> Search<'a> {
             .collect();
         Ok(Stepped::Done(ends))
     }
+}
+
+/// Step 1 on the pool: each thread's contiguous share of `levels`' level expanded (the
+/// level lent to the threads behind an `Arc`, and given back).
+fn produce_all<'s>(
+    flat: &'s Flat<'_>,
+    levels: &mut Levels,
+    threads: &mut Threads,
+    pool: &Pool<'s>,
+    weak: bool,
+) -> Result<(), ModelError> {
+    let now = Arc::new(std::mem::take(&mut levels.now));
+    let (first, size, states) = (levels.first, levels.size, now.states);
+    let per = states
+        .div_ceil(threads.produced.len())
+        .next_multiple_of(MARK);
+    let shared = Arc::clone(&now);
+    let produced = std::mem::take(&mut threads.produced);
+    threads.produced = pool.run(produced, move |t, out| {
+        let range = (t * per).min(states)..((t + 1) * per).min(states);
+        out.failed = produce(flat, (&shared, first, size, weak), range, out).err();
+    })?;
+    levels.now = Arc::into_inner(now)
+        .ok_or_else(|| ModelError::Invariant("internal: a search thread kept a level".into()))?;
+    Ok(())
 }
 
 /// Step 3: the parts' fresh states numbered by the least (parent, pick) each was met from,
@@ -412,20 +451,15 @@ mod tests {
                 }
             }
         }
-        let (keys, parts) = seen.parts_mut();
-        let produced = &given.produced;
-        on_threads(parts, &mut given.fresh, |p, part, fresh| {
-            meet_part(part, keys, fresh, produced, p);
-        })
-        .expect("met");
-        let mut next = Level::default();
-        merge(&mut seen, &mut given, &mut next);
-        let (_, parts) = seen.parts_mut();
-        let (fresh, numbers) = (&given.fresh, &mut given.numbers);
-        on_threads(parts, numbers, |p, part, numbers| {
-            part.number(&fresh[p], numbers)
-        })
-        .expect("numbered");
+        let parts = std::thread::scope(|scope| {
+            let pool = Pool::new(scope, threads);
+            let parts = meet_all(&pool, &mut seen, &mut given).expect("met");
+            let mut next = Level::default();
+            merge(&mut seen, &mut given, &mut next);
+            number_all(&pool, &mut seen, parts, &mut given).expect("numbered");
+            next
+        });
+        let next = parts;
         assert_eq!(seen.len(), expected.len());
         let mut laid = Vec::new();
         for (number, &(k, parent)) in expected.iter().enumerate() {

@@ -321,10 +321,25 @@ impl Seen {
         number
     }
 
-    /// The numbered states' keys and the table's parts, for the threads to meet a level's
-    /// children in (each its own part).
-    pub(super) fn parts_mut(&mut self) -> (&Chunks<u64>, &mut [Part]) {
-        (&self.keys, &mut self.parts)
+    /// The numbered states' keys, lent to the threads that meet a level's children (the
+    /// set holds none until they are put back).
+    pub(super) fn take_keys(&mut self) -> Chunks<u64> {
+        std::mem::replace(&mut self.keys, Chunks::new())
+    }
+
+    /// The keys lent ([`Seen::take_keys`]) put back.
+    pub(super) fn put_keys(&mut self, keys: Chunks<u64>) {
+        self.keys = keys;
+    }
+
+    /// The table's parts, lent to the threads (one each) that meet a level's children.
+    pub(super) fn take_parts(&mut self) -> Vec<Part> {
+        std::mem::take(&mut self.parts)
+    }
+
+    /// The parts lent ([`Seen::take_parts`]) put back.
+    pub(super) fn put_parts(&mut self, parts: Vec<Part>) {
+        self.parts = parts;
     }
 
     /// The numbers from the start to state `number`, along the first parents.
