@@ -8,13 +8,15 @@
 //!    them (the first share's, then the next's), and keeps those it has not met: a fresh
 //!    state's first parent is then the least (parent, pick) it was met from, as on one
 //!    thread;
-//! 3. this thread merges the parts' fresh states by that least (parent, pick), numbering
-//!    them in the order one thread would, and lays out the next level in it; then each
-//!    thread writes its part's numbers in its slots.
+//! 3. each thread merges the parts' fresh states met from its own share by that least
+//!    (parent, pick), numbering them in the order one thread would ([`super::merge`]: a
+//!    share's first number is the count of the shares before it); this thread lays out
+//!    the next level from the threads' pieces in order, then each thread writes its
+//!    part's numbers in its slots.
 //!
 //! Why parts and not one table of atomic slots: the parts need no lock, no atomic and no
 //! compare-and-swap; each lookup is the one thread's (the same probe, the same cache miss);
-//! the only added work is a child's packed words written once and copied once, and the
+//! the only added work is a child's packed words written once and copied twice, and the
 //! merge, one pass over the new states. A level where a bound (states, memory) may be met
 //! is left to the one thread, which admits state after state in its order: so whatever
 //! `--jobs`, the same states are kept, numbered the same, with the same first parents.
@@ -24,6 +26,7 @@ use std::sync::Arc;
 use coordsim_model::ModelError;
 
 use super::expand::{Buffers, children, pack, unpack};
+use super::merge::{Piece, merge_all};
 use super::pool::Pool;
 use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
 use crate::explore::flat::Flat;
@@ -36,7 +39,7 @@ use crate::explore::search::flat::fingerprint;
 pub(super) const PAR_LEVEL: usize = 2 * MARK;
 
 /// States between two marks of a level (where a thread's share may start).
-const MARK: usize = 16;
+pub(super) const MARK: usize = 16;
 
 /// A level's states, packed one after another ([`pack`]).
 #[derive(Default)]
@@ -54,6 +57,15 @@ impl Level {
             self.marks.push(before);
         }
         self.states += 1;
+    }
+
+    /// `states` states packed in `bytes` appended, `marks` saying where those that start a
+    /// mark of this level start in them.
+    pub(super) fn append(&mut self, bytes: &[u8], marks: &[usize], states: usize) {
+        let base = self.bytes.len();
+        self.marks.extend(marks.iter().map(|&mark| base + mark));
+        self.bytes.extend_from_slice(bytes);
+        self.states += states;
     }
 
     /// `words` packed at its end.
@@ -104,16 +116,16 @@ pub(super) enum Stepped {
 /// The children a thread sent to one part: each one's fingerprint, where it was met from
 /// (its parent's number above its pick's 16 bits), where its packed words start.
 #[derive(Default)]
-struct Outbox {
-    met: Vec<(u64, u64, usize)>,
-    bytes: Vec<u8>,
+pub(super) struct Outbox {
+    pub(super) met: Vec<(u64, u64, usize)>,
+    pub(super) bytes: Vec<u8>,
 }
 
 /// What a thread's share of a level gave.
 #[derive(Default)]
-struct Produced {
+pub(super) struct Produced {
     /// One a part.
-    outs: Vec<Outbox>,
+    pub(super) outs: Vec<Outbox>,
     ends: Vec<u32>,
     ordered: bool,
     reduced: u64,
@@ -126,10 +138,12 @@ struct Produced {
 /// What the threads reuse from level to level (nothing is allocated per state).
 pub(super) struct Threads {
     /// One a thread.
-    produced: Vec<Produced>,
+    pub(super) produced: Vec<Produced>,
     /// One a part (as many as threads).
-    fresh: Vec<Fresh>,
-    numbers: Vec<Vec<u32>>,
+    pub(super) fresh: Vec<Fresh>,
+    pub(super) numbers: Vec<Vec<u32>>,
+    /// One a thread: its share of the merge.
+    pub(super) pieces: Vec<Piece>,
 }
 
 impl Threads {
@@ -144,6 +158,7 @@ impl Threads {
             produced,
             fresh: (0..jobs).map(|_| Fresh::default()).collect(),
             numbers: vec![Vec::new(); jobs],
+            pieces: (0..jobs).map(|_| Piece::default()).collect(),
         }
     }
 
@@ -155,7 +170,8 @@ impl Threads {
         let fresh = (self.fresh.iter())
             .map(|f| 32 * f.keys.capacity())
             .sum::<usize>();
-        (outs + fresh) as u64
+        let pieces = (self.pieces.iter()).map(Piece::bytes).sum::<usize>();
+        (outs + fresh + pieces) as u64
     }
 }
 
@@ -328,7 +344,7 @@ impl<'a> Search<'a> {
             .sum();
         let most = (self.rules.limits.max_states as usize).min(MOST_STATES);
         if seen.len() + met > most
-            || over(threads.bytes() + words + 32 * met as u64 + seen.bytes_with(met))
+            || over(threads.bytes() + 2 * words + 56 * met as u64 + seen.bytes_with(met))
         {
             return Ok(Stepped::Declined);
         }
@@ -339,7 +355,7 @@ impl<'a> Search<'a> {
         }
         let parts = meet_all(pool, seen, threads)?;
         let before = levels.next.bytes.capacity();
-        merge(seen, threads, &mut levels.next);
+        merge_all(pool, seen, threads, &mut levels.next)?;
         self.memory.held += (levels.next.bytes.capacity() - before) as u64;
         if levels.next.states > 0 {
             levels.deepest = levels.depth + 1;
@@ -377,38 +393,6 @@ fn produce_all<'s>(
     levels.now = Arc::into_inner(now)
         .ok_or_else(|| ModelError::Invariant("internal: a search thread kept a level".into()))?;
     Ok(())
-}
-
-/// Step 3: the parts' fresh states numbered by the least (parent, pick) each was met from,
-/// as one thread numbers them, and laid out in `next` in that order.
-fn merge(seen: &mut Seen, threads: &mut Threads, next: &mut Level) {
-    let mut heads = vec![0usize; threads.fresh.len()];
-    for numbers in &mut threads.numbers {
-        numbers.clear();
-    }
-    loop {
-        let mut least: Option<(usize, u64)> = None;
-        for (p, fresh) in threads.fresh.iter().enumerate() {
-            if let Some(&from) = fresh.from.get(heads[p])
-                && least.is_none_or(|(_, l)| from < l)
-            {
-                least = Some((p, from));
-            }
-        }
-        let Some((p, from)) = least else {
-            return;
-        };
-        let (fresh, h) = (&threads.fresh[p], heads[p]);
-        heads[p] += 1;
-        let (t, j) = fresh.at[h];
-        let out = &threads.produced[t as usize].outs[p];
-        let start = out.met[j as usize].2;
-        let end = out.met.get(j as usize + 1).map_or(out.bytes.len(), |m| m.2);
-        let before = next.bytes.len();
-        next.bytes.extend_from_slice(&out.bytes[start..end]);
-        next.admit(before);
-        threads.numbers[p].push(seen.push(fresh.keys[h], (from >> 16) as u32));
-    }
 }
 
 #[cfg(test)]
@@ -455,7 +439,7 @@ mod tests {
             let pool = Pool::new(scope, threads);
             let parts = meet_all(&pool, &mut seen, &mut given).expect("met");
             let mut next = Level::default();
-            merge(&mut seen, &mut given, &mut next);
+            merge_all(&pool, &mut seen, &mut given, &mut next).expect("merged");
             number_all(&pool, &mut seen, parts, &mut given).expect("numbered");
             next
         });
