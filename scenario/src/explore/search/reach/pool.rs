@@ -29,7 +29,7 @@ impl<'s> Pool<'s> {
             .map(|_| {
                 let (sender, tasks) = mpsc::channel::<Task<'s>>();
                 scope.spawn(move || {
-                    while let Ok(task) = tasks.recv() {
+                    while let Some(task) = soon(&tasks) {
                         // A task that panics sends nothing back: its caller says so.
                         let _ = std::panic::catch_unwind(AssertUnwindSafe(task));
                     }
@@ -82,11 +82,30 @@ impl<'s> Pool<'s> {
             done[0] = Some(item);
         }
         for _ in 1..count {
-            let (i, item) = given.recv().map_err(|_| lost())?;
+            let (i, item) = soon(&given).ok_or_else(lost)?;
             done[i] = Some(item);
         }
         done.into_iter().map(|item| item.ok_or_else(lost)).collect()
     }
+}
+
+/// Tries at a channel before a thread sleeps on it.
+const SPINS: usize = 4_000;
+
+/// The next message on `channel` (`None` once every sender is gone): looked for a few
+/// microseconds before this thread sleeps. A level takes four round trips between the
+/// threads, and a thread woken from its sleep takes tens of microseconds to run again: on
+/// 3 × 6 with symmetry (narrow levels, 30 ms in all) two threads went from 1.2× one
+/// thread's speed to 1.5×.
+fn soon<T>(channel: &mpsc::Receiver<T>) -> Option<T> {
+    for _ in 0..SPINS {
+        match channel.try_recv() {
+            Ok(message) => return Some(message),
+            Err(mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+        }
+    }
+    channel.recv().ok()
 }
 
 #[cfg(test)]
