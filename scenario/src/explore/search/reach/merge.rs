@@ -8,27 +8,29 @@
 //! fresh list holds its states from share 0, then share 1, and so on (a part meets the
 //! shares in order). So thread `t` merges the parts' runs from share `t` alone, its first
 //! number known beforehand from the lengths of the runs before it (a prefix sum); this
-//! thread then appends the threads' pieces in order, a copy of their bytes.
+//! thread then appends the threads' pieces in order, a copy of their bytes
+//! ([`super::par`]).
 
-use std::sync::Arc;
+use super::seen::Fresh;
 
-use coordsim_model::ModelError;
-
-use super::par::{Level, MARK, Produced, Threads};
-use super::pool::Pool;
-use super::seen::{Fresh, Seen};
+/// The children a thread sent to one part: each one's fingerprint, where it was met from
+/// (its parent's number above its pick's 16 bits), where its packed words start.
+#[derive(Default)]
+pub(super) struct Outbox {
+    pub(super) met: Vec<(u64, u64, usize)>,
+    pub(super) bytes: Vec<u8>,
+}
 
 /// One thread's share of a level's merge: its states' keys and first parents, their
-/// packed words, where every state that starts a [`MARK`] of the next level starts in
-/// them, and, for each part, the numbers of the part's states it took (in the part's
+/// packed words, where every state that starts a mark of the next level starts in them, and, for each part, the numbers of the part's states it took (in the part's
 /// order). Kept from level to level (nothing is allocated per state).
 #[derive(Default)]
 pub(super) struct Piece {
-    keys: Vec<u64>,
-    parents: Vec<u32>,
-    bytes: Vec<u8>,
-    marks: Vec<usize>,
-    numbers: Vec<Vec<u32>>,
+    pub(super) keys: Vec<u64>,
+    pub(super) parents: Vec<u32>,
+    pub(super) bytes: Vec<u8>,
+    pub(super) marks: Vec<usize>,
+    pub(super) numbers: Vec<Vec<u32>>,
 }
 
 impl Piece {
@@ -44,17 +46,18 @@ impl Piece {
 }
 
 /// Where share `t`'s run starts in `fresh` (each part's states are in share order).
-fn run_start(fresh: &Fresh, t: usize) -> usize {
+pub(super) fn run_start(fresh: &Fresh, t: usize) -> usize {
     fresh.at.partition_point(|&(share, _)| (share as usize) < t)
 }
 
-/// Share `t`'s piece: the parts' runs from share `t` merged by (parent, pick), its first
-/// state the `first`-th of the next level.
-fn merge_share(
+/// Share `t`'s piece: the parts' runs from share `t` (whose children are in `outs`, one
+/// outbox a part) merged by (parent, pick), its first state numbered `numbered` and the
+/// `first`-th of the next level, whose every `mark`-th state is marked.
+pub(super) fn merge_share(
     t: usize,
     piece: &mut Piece,
-    (fresh, produced): (&[Fresh], &[Produced]),
-    (numbered, first): (usize, usize),
+    (fresh, outs): (&[Fresh], &[Outbox]),
+    (numbered, first, mark): (usize, usize, usize),
 ) {
     let parts = fresh.len();
     let mut heads: Vec<usize> = fresh.iter().map(|f| run_start(f, t)).collect();
@@ -83,11 +86,11 @@ fn merge_share(
         let h = heads[p];
         heads[p] += 1;
         let (_, j) = fresh[p].at[h];
-        let out = &produced[t].outs[p];
+        let out = &outs[p];
         let start = out.met[j as usize].2;
         let end = out.met.get(j as usize + 1).map_or(out.bytes.len(), |m| m.2);
         let index = piece.keys.len();
-        if (first + index).is_multiple_of(MARK) {
+        if (first + index).is_multiple_of(mark) {
             piece.marks.push(piece.bytes.len());
         }
         piece.bytes.extend_from_slice(&out.bytes[start..end]);
@@ -95,50 +98,4 @@ fn merge_share(
         piece.parents.push((from >> 16) as u32);
         piece.numbers[p].push((numbered + index) as u32);
     }
-}
-
-/// The parts' fresh states (in `threads`) merged on the pool, numbered from `seen`'s next
-/// number and laid out at the end of `next`; each part's numbers left in `threads` (in the
-/// part's order) for the threads to write in its slots.
-pub(super) fn merge_all(
-    pool: &Pool<'_>,
-    seen: &mut Seen,
-    threads: &mut Threads,
-    next: &mut Level,
-) -> Result<(), ModelError> {
-    let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
-    let shares = threads.pieces.len();
-    // Each share's states, and so its first number (a prefix sum).
-    let mut firsts = Vec::with_capacity(shares);
-    let mut before = 0;
-    for t in 0..shares {
-        firsts.push(before);
-        before += (threads.fresh.iter())
-            .map(|f| run_start(f, t + 1) - run_start(f, t))
-            .sum::<usize>();
-    }
-    let fresh = Arc::new(std::mem::take(&mut threads.fresh));
-    let produced = Arc::new(std::mem::take(&mut threads.produced));
-    let (numbered, at) = (seen.len(), next.states);
-    let (f, pr) = (Arc::clone(&fresh), Arc::clone(&produced));
-    let pieces = std::mem::take(&mut threads.pieces);
-    threads.pieces = pool.run(pieces, move |t, piece| {
-        let offset = firsts[t];
-        merge_share(t, piece, (&f, &pr), (numbered + offset, at + offset));
-    })?;
-    threads.fresh = Arc::into_inner(fresh).ok_or_else(lost)?;
-    threads.produced = Arc::into_inner(produced).ok_or_else(lost)?;
-    for numbers in &mut threads.numbers {
-        numbers.clear();
-    }
-    for piece in &threads.pieces {
-        for (&key, &parent) in piece.keys.iter().zip(&piece.parents) {
-            seen.push(key, parent);
-        }
-        next.append(&piece.bytes, &piece.marks, piece.keys.len());
-        for (numbers, of_piece) in threads.numbers.iter_mut().zip(&piece.numbers) {
-            numbers.extend_from_slice(of_piece);
-        }
-    }
-    Ok(())
 }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use coordsim_model::ModelError;
 
 use super::expand::{Buffers, children, pack, unpack};
-use super::merge::{Piece, merge_all};
+use super::merge::{Outbox, Piece, merge_share, run_start};
 use super::pool::Pool;
 use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
 use crate::explore::flat::Flat;
@@ -111,14 +111,6 @@ pub(super) enum Stepped {
     /// Not expanded on several threads (a bound may be met in it); on one, the time bound
     /// ended the search.
     Declined,
-}
-
-/// The children a thread sent to one part: each one's fingerprint, where it was met from
-/// (its parent's number above its pick's 16 bits), where its packed words start.
-#[derive(Default)]
-pub(super) struct Outbox {
-    pub(super) met: Vec<(u64, u64, usize)>,
-    pub(super) bytes: Vec<u8>,
 }
 
 /// What a thread's share of a level gave.
@@ -392,6 +384,53 @@ fn produce_all<'s>(
     })?;
     levels.now = Arc::into_inner(now)
         .ok_or_else(|| ModelError::Invariant("internal: a search thread kept a level".into()))?;
+    Ok(())
+}
+
+/// The parts' fresh states (in `threads`) merged on the pool, numbered from `seen`'s next
+/// number and laid out at the end of `next`; each part's numbers left in `threads` (in the
+/// part's order) for the threads to write in its slots.
+fn merge_all(
+    pool: &Pool<'_>,
+    seen: &mut Seen,
+    threads: &mut Threads,
+    next: &mut Level,
+) -> Result<(), ModelError> {
+    let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
+    let shares = threads.pieces.len();
+    // Each share's states, and so its first number (a prefix sum).
+    let mut firsts = Vec::with_capacity(shares);
+    let mut before = 0;
+    for t in 0..shares {
+        firsts.push(before);
+        before += (threads.fresh.iter())
+            .map(|f| run_start(f, t + 1) - run_start(f, t))
+            .sum::<usize>();
+    }
+    let fresh = Arc::new(std::mem::take(&mut threads.fresh));
+    let produced = Arc::new(std::mem::take(&mut threads.produced));
+    let (numbered, at) = (seen.len(), next.states);
+    let (f, pr) = (Arc::clone(&fresh), Arc::clone(&produced));
+    let pieces = std::mem::take(&mut threads.pieces);
+    threads.pieces = pool.run(pieces, move |t, piece| {
+        let offset = firsts[t];
+        let first = (numbered + offset, at + offset, MARK);
+        merge_share(t, piece, (&f, &pr[t].outs), first);
+    })?;
+    threads.fresh = Arc::into_inner(fresh).ok_or_else(lost)?;
+    threads.produced = Arc::into_inner(produced).ok_or_else(lost)?;
+    for numbers in &mut threads.numbers {
+        numbers.clear();
+    }
+    for piece in &threads.pieces {
+        for (&key, &parent) in piece.keys.iter().zip(&piece.parents) {
+            seen.push(key, parent);
+        }
+        next.append(&piece.bytes, &piece.marks, piece.keys.len());
+        for (numbers, of_piece) in threads.numbers.iter_mut().zip(&piece.numbers) {
+            numbers.extend_from_slice(of_piece);
+        }
+    }
     Ok(())
 }
 
