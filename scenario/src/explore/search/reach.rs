@@ -17,7 +17,9 @@
 mod expand;
 mod flat;
 mod interpret;
+mod merge;
 mod par;
+mod pool;
 mod seen;
 
 use coordsim_model::explore::{Decision, Outcome, Schedule};
@@ -30,6 +32,7 @@ use crate::explore::flat::Flat;
 use crate::explore::spare::cells_key;
 use crate::explore::step::Choice;
 use crate::syntax::metrics::Metric;
+use pool::Pool;
 use seen::Seen;
 
 /// States expanded between two looks at the stop flags and the time bound.
@@ -71,7 +74,12 @@ impl<'a> Search<'a> {
         if limits.engine != Engine::Interpret {
             match self.flat_of(&sim) {
                 Ok(flat) => {
-                    return match self.reach_flat(&flat, keep_counts)? {
+                    // The threads live as long as the search (see [`pool`]).
+                    let jobs = limits.jobs.max(1);
+                    let found = std::thread::scope(|scope| {
+                        self.reach_flat(&flat, keep_counts, &Pool::new(scope, jobs))
+                    });
+                    return match found? {
                         Some(found) => self.reach_finish(found, keep_counts, Some(&flat)),
                         None => {
                             // A step the flat back end leaves to the interpreter: it

@@ -138,8 +138,12 @@ pub(super) fn pack(words: &[u64], into: &mut Vec<u8>) {
             (word, 0)
         };
         let bytes = (71 - low.leading_zeros() as usize) / 8;
+        let start = into.len();
         into.push(bytes as u8 | flag);
-        into.extend_from_slice(&low.to_le_bytes()[..bytes]);
+        // All eight written, then cut: a copy of a fixed size is one store, where one of
+        // `bytes` bytes was a call to `memcpy` (a tenth of the search's time).
+        into.extend_from_slice(&low.to_le_bytes());
+        into.truncate(start + 1 + bytes);
     }
 }
 
@@ -149,9 +153,19 @@ pub(super) fn unpack(from: &[u8], at: &mut usize, words: &mut [u64]) {
         let head = from[*at];
         let bytes = usize::from(head & 15);
         let mut low = [0u8; 8];
-        low[..bytes].copy_from_slice(&from[*at + 1..*at + 1 + bytes]);
+        let low = match from.get(*at + 1..*at + 9) {
+            // Eight bytes read (one load), those past the word's masked off.
+            Some(eight) => {
+                low.copy_from_slice(eight);
+                let mask = (1u64.checked_shl(8 * bytes as u32)).map_or(u64::MAX, |m| m - 1);
+                u64::from_le_bytes(low) & mask
+            }
+            None => {
+                low[..bytes].copy_from_slice(&from[*at + 1..*at + 1 + bytes]);
+                u64::from_le_bytes(low)
+            }
+        };
         *at += 1 + bytes;
-        let low = u64::from_le_bytes(low);
         *word = if head & 16 != 0 {
             low.swap_bytes()
         } else {

@@ -8,6 +8,7 @@ use coordsim_model::{Cell, ModelError};
 
 use super::expand::{Buffers, children, pack, unpack};
 use super::par::{Levels, PAR_LEVEL, Stepped, Threads};
+use super::pool::Pool;
 use super::seen::{NO_PARENT, Seen};
 use super::{EXPANSIONS_PER_LOOK, Firsts, Reachable};
 use crate::explore::flat::Flat;
@@ -31,13 +32,14 @@ impl<'a> Search<'a> {
     /// else (or where a bound may be met in it) on this one. `Ok(None)` when a step came up
     /// that the flat back end leaves to the interpreter (which then searches from the
     /// start).
-    pub(super) fn reach_flat(
+    pub(super) fn reach_flat<'s>(
         &mut self,
-        flat: &Flat<'a>,
+        flat: &'s Flat<'a>,
         keep_counts: bool,
+        pool: &Pool<'s>,
     ) -> Result<Option<Reachable>, ModelError> {
         let state = self.flat_start(flat, keep_counts);
-        let jobs = self.rules.limits.jobs.max(1);
+        let jobs = pool.jobs();
         let mut seen = Seen::new(jobs);
         let start = self.flat_key(&state);
         let slot = seen.find(start).err().unwrap_or_default();
@@ -53,7 +55,7 @@ impl<'a> Search<'a> {
         while levels.now.states > 0 {
             let mut done = Stepped::Declined;
             if jobs > 1 && levels.now.states >= PAR_LEVEL {
-                done = self.level_par(flat, &mut seen, &mut levels, &mut threads)?;
+                done = self.level_par(flat, &mut seen, &mut levels, (&mut threads, pool))?;
                 if let Stepped::Done(ends) = &done {
                     for &id in ends {
                         let metrics = self.flat_end_metrics(flat, &seen, id, keep_counts)?;

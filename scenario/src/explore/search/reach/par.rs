@@ -8,20 +8,26 @@
 //!    them (the first share's, then the next's), and keeps those it has not met: a fresh
 //!    state's first parent is then the least (parent, pick) it was met from, as on one
 //!    thread;
-//! 3. this thread merges the parts' fresh states by that least (parent, pick), numbering
-//!    them in the order one thread would, and lays out the next level in it; then each
-//!    thread writes its part's numbers in its slots.
+//! 3. each thread merges the parts' fresh states met from its own share by that least
+//!    (parent, pick), numbering them in the order one thread would ([`super::merge`]: a
+//!    share's first number is the count of the shares before it); this thread lays out
+//!    the next level from the threads' pieces in order, then each thread writes its
+//!    part's numbers in its slots.
 //!
 //! Why parts and not one table of atomic slots: the parts need no lock, no atomic and no
 //! compare-and-swap; each lookup is the one thread's (the same probe, the same cache miss);
-//! the only added work is a child's packed words written once and copied once, and the
+//! the only added work is a child's packed words written once and copied twice, and the
 //! merge, one pass over the new states. A level where a bound (states, memory) may be met
 //! is left to the one thread, which admits state after state in its order: so whatever
 //! `--jobs`, the same states are kept, numbered the same, with the same first parents.
 
+use std::sync::Arc;
+
 use coordsim_model::ModelError;
 
 use super::expand::{Buffers, children, pack, unpack};
+use super::merge::{Outbox, Piece, merge_share, run_start};
+use super::pool::Pool;
 use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
 use crate::explore::flat::Flat;
 use crate::explore::search::Search;
@@ -33,7 +39,7 @@ use crate::explore::search::flat::fingerprint;
 pub(super) const PAR_LEVEL: usize = 2 * MARK;
 
 /// States between two marks of a level (where a thread's share may start).
-const MARK: usize = 16;
+pub(super) const MARK: usize = 16;
 
 /// A level's states, packed one after another ([`pack`]).
 #[derive(Default)]
@@ -51,6 +57,15 @@ impl Level {
             self.marks.push(before);
         }
         self.states += 1;
+    }
+
+    /// `states` states packed in `bytes` appended, `marks` saying where those that start a
+    /// mark of this level start in them.
+    pub(super) fn append(&mut self, bytes: &[u8], marks: &[usize], states: usize) {
+        let base = self.bytes.len();
+        self.marks.extend(marks.iter().map(|&mark| base + mark));
+        self.bytes.extend_from_slice(bytes);
+        self.states += states;
     }
 
     /// `words` packed at its end.
@@ -98,19 +113,11 @@ pub(super) enum Stepped {
     Declined,
 }
 
-/// The children a thread sent to one part: each one's fingerprint, where it was met from
-/// (its parent's number above its pick's 16 bits), where its packed words start.
-#[derive(Default)]
-struct Outbox {
-    met: Vec<(u64, u64, usize)>,
-    bytes: Vec<u8>,
-}
-
 /// What a thread's share of a level gave.
 #[derive(Default)]
-struct Produced {
+pub(super) struct Produced {
     /// One a part.
-    outs: Vec<Outbox>,
+    pub(super) outs: Vec<Outbox>,
     ends: Vec<u32>,
     ordered: bool,
     reduced: u64,
@@ -123,10 +130,12 @@ struct Produced {
 /// What the threads reuse from level to level (nothing is allocated per state).
 pub(super) struct Threads {
     /// One a thread.
-    produced: Vec<Produced>,
+    pub(super) produced: Vec<Produced>,
     /// One a part (as many as threads).
-    fresh: Vec<Fresh>,
-    numbers: Vec<Vec<u32>>,
+    pub(super) fresh: Vec<Fresh>,
+    pub(super) numbers: Vec<Vec<u32>>,
+    /// One a thread: its share of the merge.
+    pub(super) pieces: Vec<Piece>,
 }
 
 impl Threads {
@@ -141,6 +150,7 @@ impl Threads {
             produced,
             fresh: (0..jobs).map(|_| Fresh::default()).collect(),
             numbers: vec![Vec::new(); jobs],
+            pieces: (0..jobs).map(|_| Piece::default()).collect(),
         }
     }
 
@@ -152,7 +162,8 @@ impl Threads {
         let fresh = (self.fresh.iter())
             .map(|f| 32 * f.keys.capacity())
             .sum::<usize>();
-        (outs + fresh) as u64
+        let pieces = (self.pieces.iter()).map(Piece::bytes).sum::<usize>();
+        (outs + fresh + pieces) as u64
     }
 }
 
@@ -230,42 +241,66 @@ fn meet_part(
     }
 }
 
-/// `each` run on every (part, item) pair of `parts` and `items`, one thread each (the
-/// first on this one).
-fn on_threads<P: Send, I: Send>(
-    parts: &mut [P],
-    items: &mut [I],
-    each: impl Fn(usize, &mut P, &mut I) + Sync,
+/// Step 2 on the pool: each part's children met (the parts and the fresh lists taken from
+/// `seen` and `threads` for it, the parts left out of `seen` for the numbering: returned).
+fn meet_all(
+    pool: &Pool<'_>,
+    seen: &mut Seen,
+    threads: &mut Threads,
+) -> Result<Vec<Part>, ModelError> {
+    let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
+    let keys = Arc::new(seen.take_keys());
+    let produced = Arc::new(std::mem::take(&mut threads.produced));
+    let items = seen
+        .take_parts()
+        .into_iter()
+        .zip(std::mem::take(&mut threads.fresh));
+    let (shared, given) = (Arc::clone(&keys), Arc::clone(&produced));
+    let met = pool.run(items.collect(), move |p, (part, fresh)| {
+        meet_part(part, &shared, fresh, &given, p);
+    })?;
+    seen.put_keys(Arc::into_inner(keys).ok_or_else(lost)?);
+    threads.produced = Arc::into_inner(produced).ok_or_else(lost)?;
+    let (parts, fresh) = met.into_iter().unzip();
+    threads.fresh = fresh;
+    Ok(parts)
+}
+
+/// Step 3 on the pool: each part's fresh states given their numbers, the parts put back in
+/// `seen`.
+fn number_all(
+    pool: &Pool<'_>,
+    seen: &mut Seen,
+    parts: Vec<Part>,
+    threads: &mut Threads,
 ) -> Result<(), ModelError> {
-    let each = &each;
-    std::thread::scope(|scope| {
-        let mut pairs = parts.iter_mut().zip(items.iter_mut()).enumerate();
-        let head = pairs.next();
-        let handles: Vec<_> = pairs
-            .map(|(p, (part, item))| scope.spawn(move || each(p, part, item)))
-            .collect();
-        if let Some((p, (part, item))) = head {
-            each(p, part, item);
-        }
-        let joined = handles.into_iter().map(|h| h.join()).collect::<Vec<_>>();
-        if joined.iter().any(Result::is_err) {
-            return Err(ModelError::Invariant(
-                "internal: a search thread ended".into(),
-            ));
-        }
-        Ok(())
-    })
+    let fresh = std::mem::take(&mut threads.fresh);
+    let numbers = std::mem::take(&mut threads.numbers);
+    let items = (parts.into_iter().zip(fresh).zip(numbers))
+        .map(|((part, fresh), numbers)| (part, fresh, numbers))
+        .collect();
+    let numbered = pool.run(items, |_, (part, fresh, numbers)| {
+        part.number(fresh, numbers);
+    })?;
+    let mut parts = Vec::with_capacity(numbered.len());
+    for (part, fresh, numbers) in numbered {
+        parts.push(part);
+        threads.fresh.push(fresh);
+        threads.numbers.push(numbers);
+    }
+    seen.put_parts(parts);
+    Ok(())
 }
 
 impl<'a> Search<'a> {
     /// `levels`' level expanded on as many threads as `threads` has (see the module's
     /// words), unless a bound may be met in it (`Declined`: nothing changed).
-    pub(super) fn level_par(
+    pub(super) fn level_par<'s>(
         &mut self,
-        flat: &Flat<'a>,
+        flat: &'s Flat<'a>,
         seen: &mut Seen,
         levels: &mut Levels,
-        threads: &mut Threads,
+        (threads, pool): (&mut Threads, &Pool<'s>),
     ) -> Result<Stepped, ModelError> {
         let states = levels.now.states;
         // The outboxes take each child's words packed, and 24 bytes; a guess of them
@@ -280,18 +315,13 @@ impl<'a> Search<'a> {
         if self.memory.full || self.bounded.is_some() || over(seen.bytes_with(0) + guess) {
             return Ok(Stepped::Declined);
         }
-        let jobs = threads.produced.len();
-        let per = states.div_ceil(jobs).next_multiple_of(MARK);
-        let given = (
-            &levels.now,
-            levels.first,
-            levels.size,
+        produce_all(
+            flat,
+            levels,
+            threads,
+            pool,
             self.rules.limits.weak_fingerprints,
-        );
-        on_threads(&mut threads.produced, &mut vec![(); jobs], |t, out, ()| {
-            let range = (t * per).min(states)..((t + 1) * per).min(states);
-            out.failed = produce(flat, given, range, out).err();
-        })?;
+        )?;
         if let Some(failed) = threads.produced.iter_mut().find_map(|p| p.failed.take()) {
             return Err(failed);
         }
@@ -306,7 +336,7 @@ impl<'a> Search<'a> {
             .sum();
         let most = (self.rules.limits.max_states as usize).min(MOST_STATES);
         if seen.len() + met > most
-            || over(threads.bytes() + words + 32 * met as u64 + seen.bytes_with(met))
+            || over(threads.bytes() + 2 * words + 56 * met as u64 + seen.bytes_with(met))
         {
             return Ok(Stepped::Declined);
         }
@@ -315,22 +345,14 @@ impl<'a> Search<'a> {
             self.reduced += out.reduced;
             self.transitions += out.transitions;
         }
-        let (keys, parts) = seen.parts_mut();
-        let produced = &threads.produced;
-        on_threads(parts, &mut threads.fresh, |p, part, fresh| {
-            meet_part(part, keys, fresh, produced, p);
-        })?;
+        let parts = meet_all(pool, seen, threads)?;
         let before = levels.next.bytes.capacity();
-        merge(seen, threads, &mut levels.next);
+        merge_all(pool, seen, threads, &mut levels.next)?;
         self.memory.held += (levels.next.bytes.capacity() - before) as u64;
         if levels.next.states > 0 {
             levels.deepest = levels.depth + 1;
         }
-        let (_, parts) = seen.parts_mut();
-        let (fresh, numbers) = (&threads.fresh, &mut threads.numbers);
-        on_threads(parts, numbers, |p, part, numbers| {
-            part.number(&fresh[p], numbers)
-        })?;
+        number_all(pool, seen, parts, threads)?;
         let ends = threads
             .produced
             .iter()
@@ -340,36 +362,76 @@ impl<'a> Search<'a> {
     }
 }
 
-/// Step 3: the parts' fresh states numbered by the least (parent, pick) each was met from,
-/// as one thread numbers them, and laid out in `next` in that order.
-fn merge(seen: &mut Seen, threads: &mut Threads, next: &mut Level) {
-    let mut heads = vec![0usize; threads.fresh.len()];
+/// Step 1 on the pool: each thread's contiguous share of `levels`' level expanded (the
+/// level lent to the threads behind an `Arc`, and given back).
+fn produce_all<'s>(
+    flat: &'s Flat<'_>,
+    levels: &mut Levels,
+    threads: &mut Threads,
+    pool: &Pool<'s>,
+    weak: bool,
+) -> Result<(), ModelError> {
+    let now = Arc::new(std::mem::take(&mut levels.now));
+    let (first, size, states) = (levels.first, levels.size, now.states);
+    let per = states
+        .div_ceil(threads.produced.len())
+        .next_multiple_of(MARK);
+    let shared = Arc::clone(&now);
+    let produced = std::mem::take(&mut threads.produced);
+    threads.produced = pool.run(produced, move |t, out| {
+        let range = (t * per).min(states)..((t + 1) * per).min(states);
+        out.failed = produce(flat, (&shared, first, size, weak), range, out).err();
+    })?;
+    levels.now = Arc::into_inner(now)
+        .ok_or_else(|| ModelError::Invariant("internal: a search thread kept a level".into()))?;
+    Ok(())
+}
+
+/// The parts' fresh states (in `threads`) merged on the pool, numbered from `seen`'s next
+/// number and laid out at the end of `next`; each part's numbers left in `threads` (in the
+/// part's order) for the threads to write in its slots.
+fn merge_all(
+    pool: &Pool<'_>,
+    seen: &mut Seen,
+    threads: &mut Threads,
+    next: &mut Level,
+) -> Result<(), ModelError> {
+    let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
+    let shares = threads.pieces.len();
+    // Each share's states, and so its first number (a prefix sum).
+    let mut firsts = Vec::with_capacity(shares);
+    let mut before = 0;
+    for t in 0..shares {
+        firsts.push(before);
+        before += (threads.fresh.iter())
+            .map(|f| run_start(f, t + 1) - run_start(f, t))
+            .sum::<usize>();
+    }
+    let fresh = Arc::new(std::mem::take(&mut threads.fresh));
+    let produced = Arc::new(std::mem::take(&mut threads.produced));
+    let (numbered, at) = (seen.len(), next.states);
+    let (f, pr) = (Arc::clone(&fresh), Arc::clone(&produced));
+    let pieces = std::mem::take(&mut threads.pieces);
+    threads.pieces = pool.run(pieces, move |t, piece| {
+        let offset = firsts[t];
+        let first = (numbered + offset, at + offset, MARK);
+        merge_share(t, piece, (&f, &pr[t].outs), first);
+    })?;
+    threads.fresh = Arc::into_inner(fresh).ok_or_else(lost)?;
+    threads.produced = Arc::into_inner(produced).ok_or_else(lost)?;
     for numbers in &mut threads.numbers {
         numbers.clear();
     }
-    loop {
-        let mut least: Option<(usize, u64)> = None;
-        for (p, fresh) in threads.fresh.iter().enumerate() {
-            if let Some(&from) = fresh.from.get(heads[p])
-                && least.is_none_or(|(_, l)| from < l)
-            {
-                least = Some((p, from));
-            }
+    for piece in &threads.pieces {
+        for (&key, &parent) in piece.keys.iter().zip(&piece.parents) {
+            seen.push(key, parent);
         }
-        let Some((p, from)) = least else {
-            return;
-        };
-        let (fresh, h) = (&threads.fresh[p], heads[p]);
-        heads[p] += 1;
-        let (t, j) = fresh.at[h];
-        let out = &threads.produced[t as usize].outs[p];
-        let start = out.met[j as usize].2;
-        let end = out.met.get(j as usize + 1).map_or(out.bytes.len(), |m| m.2);
-        let before = next.bytes.len();
-        next.bytes.extend_from_slice(&out.bytes[start..end]);
-        next.admit(before);
-        threads.numbers[p].push(seen.push(fresh.keys[h], (from >> 16) as u32));
+        next.append(&piece.bytes, &piece.marks, piece.keys.len());
+        for (numbers, of_piece) in threads.numbers.iter_mut().zip(&piece.numbers) {
+            numbers.extend_from_slice(of_piece);
+        }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -412,20 +474,15 @@ mod tests {
                 }
             }
         }
-        let (keys, parts) = seen.parts_mut();
-        let produced = &given.produced;
-        on_threads(parts, &mut given.fresh, |p, part, fresh| {
-            meet_part(part, keys, fresh, produced, p);
-        })
-        .expect("met");
-        let mut next = Level::default();
-        merge(&mut seen, &mut given, &mut next);
-        let (_, parts) = seen.parts_mut();
-        let (fresh, numbers) = (&given.fresh, &mut given.numbers);
-        on_threads(parts, numbers, |p, part, numbers| {
-            part.number(&fresh[p], numbers)
-        })
-        .expect("numbered");
+        let parts = std::thread::scope(|scope| {
+            let pool = Pool::new(scope, threads);
+            let parts = meet_all(&pool, &mut seen, &mut given).expect("met");
+            let mut next = Level::default();
+            merge_all(&pool, &mut seen, &mut given, &mut next).expect("merged");
+            number_all(&pool, &mut seen, parts, &mut given).expect("numbered");
+            next
+        });
+        let next = parts;
         assert_eq!(seen.len(), expected.len());
         let mut laid = Vec::new();
         for (number, &(k, parent)) in expected.iter().enumerate() {

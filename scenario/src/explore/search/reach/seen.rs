@@ -19,6 +19,9 @@ const SEGMENTS: usize = 64;
 pub(super) struct Chunks<T> {
     chunks: Vec<Vec<T>>,
     len: usize,
+    /// Entries its chunks hold room for, kept as they grow (the budget reads it at every
+    /// new state: a sum over the chunks cost the one thread a few percent).
+    room: usize,
 }
 
 impl<T: Copy> Chunks<T> {
@@ -26,6 +29,7 @@ impl<T: Copy> Chunks<T> {
         Chunks {
             chunks: Vec::new(),
             len: 0,
+            room: 0,
         }
     }
 
@@ -35,8 +39,12 @@ impl<T: Copy> Chunks<T> {
             // others are taken whole.
             let capacity = if self.len == 0 { 0 } else { CHUNK };
             self.chunks.push(Vec::with_capacity(capacity));
+            self.room += capacity;
         }
-        self.chunks[self.len / CHUNK].push(value);
+        let chunk = &mut self.chunks[self.len / CHUNK];
+        let before = chunk.capacity();
+        chunk.push(value);
+        self.room += chunk.capacity() - before;
         self.len += 1;
     }
 
@@ -46,7 +54,7 @@ impl<T: Copy> Chunks<T> {
 
     /// Entries its chunks hold room for.
     fn capacity(&self) -> usize {
-        self.chunks.iter().map(Vec::capacity).sum()
+        self.room
     }
 }
 
@@ -68,6 +76,8 @@ pub(super) struct Seen {
     parents: Chunks<u32>,
     /// The table's parts: a fingerprint's part is named by its low bits after a multiply.
     parts: Vec<Part>,
+    /// The slots of the segments counted ([`Seen::segs`]), kept as they grow.
+    slots: usize,
 }
 
 /// A part of the table (one a thread): its segments, named by a fingerprint's middle bits.
@@ -230,6 +240,7 @@ impl Seen {
             keys: Chunks::new(),
             parents: Chunks::new(),
             parts: (0..parts.max(1)).map(|_| Part::new()).collect(),
+            slots: 16 * SEGMENTS,
         }
     }
 
@@ -245,8 +256,7 @@ impl Seen {
 
     /// The bytes its lists and table hold (their capacities).
     pub(super) fn bytes(&self) -> u64 {
-        let slots: usize = self.segs().map(|s| s.slots.len()).sum();
-        (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * slots) as u64
+        (8 * self.keys.capacity() + 4 * self.parents.capacity() + 4 * self.slots) as u64
     }
 
     /// The table's segments, each in the part it is dealt to (a part keeps the others
@@ -281,7 +291,7 @@ impl Seen {
     pub(super) fn bytes_with(&self, more: usize) -> u64 {
         let want = self.len() + more;
         let lists = self.keys.capacity().max(want.next_multiple_of(CHUNK));
-        let slots: usize = self.segs().map(|s| s.slots.len()).sum();
+        let slots = self.slots;
         let widest = self.segs().map(|s| s.slots.len()).max().unwrap_or(0);
         let table = slots + 4 * want + 2 * widest.max(4 * more);
         (12 * lists + 4 * table) as u64
@@ -303,6 +313,7 @@ impl Seen {
         let seg = &mut self.parts[part_of(key, count)].segs[s];
         if seg.full() {
             // Past half full: twice the slots, every state placed again.
+            self.slots += seg.slots.len();
             seg.grow(&self.keys, &mut Fresh::default(), s as u32);
             let slot = seg.find(key, &self.keys, &[]).err().unwrap_or_default();
             seg.slots[slot] = number + 1;
@@ -321,10 +332,26 @@ impl Seen {
         number
     }
 
-    /// The numbered states' keys and the table's parts, for the threads to meet a level's
-    /// children in (each its own part).
-    pub(super) fn parts_mut(&mut self) -> (&Chunks<u64>, &mut [Part]) {
-        (&self.keys, &mut self.parts)
+    /// The numbered states' keys, lent to the threads that meet a level's children (the
+    /// set holds none until they are put back).
+    pub(super) fn take_keys(&mut self) -> Chunks<u64> {
+        std::mem::replace(&mut self.keys, Chunks::new())
+    }
+
+    /// The keys lent ([`Seen::take_keys`]) put back.
+    pub(super) fn put_keys(&mut self, keys: Chunks<u64>) {
+        self.keys = keys;
+    }
+
+    /// The table's parts, lent to the threads (one each) that meet a level's children.
+    pub(super) fn take_parts(&mut self) -> Vec<Part> {
+        std::mem::take(&mut self.parts)
+    }
+
+    /// The parts lent ([`Seen::take_parts`]) put back.
+    pub(super) fn put_parts(&mut self, parts: Vec<Part>) {
+        self.parts = parts;
+        self.slots = self.segs().map(|s| s.slots.len()).sum();
     }
 
     /// The numbers from the start to state `number`, along the first parents.
@@ -343,6 +370,40 @@ impl Seen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bytes the budget reads at every new state, kept as the lists and the table grow,
+    /// are those summed over every chunk and segment afresh, at every size.
+    #[test]
+    fn bytes_kept_are_the_bytes_summed() {
+        // The sum over every chunk and every counted segment, made afresh.
+        let summed = |seen: &Seen| {
+            let room = |c: &Chunks<u64>| c.chunks.iter().map(Vec::capacity).sum::<usize>();
+            let parents: usize = seen.parents.chunks.iter().map(Vec::capacity).sum();
+            let slots: usize = seen.segs().map(|s| s.slots.len()).sum();
+            (8 * room(&seen.keys) + 4 * parents + 4 * slots) as u64
+        };
+        let mut seen = Seen::new(1);
+        // Past a chunk (65,536 entries) and every segment's first few growths.
+        for n in 0..70_000u64 {
+            if n % 97 == 0 || (65_530..65_540).contains(&n) {
+                assert_eq!(seen.bytes(), summed(&seen), "{n} states");
+            }
+            let key = n.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+            let slot = seen.find(key).expect_err("new");
+            seen.insert(slot, key, 0);
+        }
+        assert_eq!(seen.bytes(), summed(&seen));
+        // The parts lent and put back, grown meanwhile on their own.
+        let mut parts = seen.take_parts();
+        let keys = seen.take_keys();
+        let mut fresh = Fresh::default();
+        for n in 0..5_000u64 {
+            parts[0].meet(&keys, &mut fresh, (n << 20 | 3, n, (0, 0)));
+        }
+        seen.put_keys(keys);
+        seen.put_parts(parts);
+        assert_eq!(seen.bytes(), summed(&seen));
+    }
 
     /// Every key inserted is found again with its number and parent, through several
     /// growths; a key never inserted is not (keys that share their top bits collide on
