@@ -11,6 +11,7 @@ use proptest::prelude::*;
 use crate::flat_engine::{
     LOCKS_AND_QUEUES, covered, delay, flat_alone, same, same_without_symmetry, steps_of, with,
 };
+use crate::flat_keys::key_steps;
 use crate::harness::{coordsim_in, stderr, write_config};
 
 /// A chance: a probability from 0.1 to 0.9, or one computed per member or repetition
@@ -184,6 +185,52 @@ fn alike(text: &str, max_faults: u32, bound: u64, jobs: usize) -> Result<(), Tes
     Ok(())
 }
 
+/// A random point of every family at once, which no other generator draws together: key
+/// stores `K` and `S` (empty or with a pair) beside the locks, queues and registers; up
+/// to two groups of up to two closed-loop actors of one or two repetitions, each running
+/// one or two lists of [`key_steps`] (transactions among them) or [`chance_steps`] (ifs
+/// by chance, crash steps, locks, queues, stops) at 0 ms; half the groups may crash
+/// anywhere once or twice where no step crashes (a crashed member's key store words and
+/// the lock it held stay as they were).
+fn mixed_config() -> impl Strategy<Value = String> {
+    let one = prop_oneof![1 => key_steps(), 1 => chance_steps()];
+    let group = (
+        1..=2u32,
+        1..=2u32,
+        prop::collection::vec(one, 1..=2),
+        prop::option::of(1..=2u32),
+    );
+    let initial_k = prop_oneof![Just(""), Just("initial = [[1, 5]]\n")];
+    let initial_s = prop_oneof![Just(""), Just("initial = [[2, 7]]\n")];
+    (initial_k, initial_s, prop::collection::vec(group, 1..=2)).prop_map(
+        |(initial_k, initial_s, groups)| {
+            let steps_crash =
+                (groups.iter()).any(|g| g.2.iter().flatten().any(|s| s.contains("crash =")));
+            let mut text = String::from(LOCKS_AND_QUEUES);
+            text.push_str(&format!(
+                "[[resource]]\nname = \"K\"\nkind = \"keys\"\n{initial_k}\
+                 [[resource]]\nname = \"S\"\nkind = \"keys\"\n{initial_s}"
+            ));
+            for r in 0..3 {
+                text.push_str(&format!(
+                    "[[resource]]\nname = \"r{r}\"\nkind = \"register\"\ninitial = {r}\n"
+                ));
+            }
+            for (g, (count, repeat, steps, crash)) in groups.into_iter().enumerate() {
+                text.push_str(&format!(
+                    "[[actor]]\nname = \"g{g}\"\ncount = {count}\nrepeat = {repeat}\n\
+                     steps = [{}]\n",
+                    steps.concat().join(", ")
+                ));
+                if let Some(crashes) = crash.filter(|_| !steps_crash) {
+                    text.push_str(&format!("crash_anywhere = {{ count = {crashes} }}\n"));
+                }
+            }
+            text
+        },
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
 
@@ -208,6 +255,25 @@ proptest! {
         max_faults in 0u32..3,
         bound in 5u64..200,
         jobs in 1usize..3,
+    ) {
+        alike(&text, max_faults, bound, jobs)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Both back ends alike on points that mix key stores and their transactions with
+    /// ifs by chance, crash steps or `crash_anywhere`, locks and queues (each property
+    /// test above draws one family): where the merged step meets them in one event (a
+    /// waiter handed a lock or a message runs its transaction in its releaser's event,
+    /// after the releaser's draws; a member crashed with its key store words kept).
+    #[test]
+    fn the_flat_engine_mixes_keys_draws_and_crashes_as_the_interpreter(
+        text in mixed_config(),
+        max_faults in 0u32..3,
+        bound in 5u64..200,
+        jobs in 1usize..4,
     ) {
         alike(&text, max_faults, bound, jobs)?;
     }

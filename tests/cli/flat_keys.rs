@@ -19,7 +19,7 @@ use crate::harness::{coordsim_in, read, stderr, write_config};
 /// in `K` to `r0 + 1` where it inserted, followed by a write of `r0` where its insert
 /// found a duplicate (the outcome a transaction ends with). A number stored is never NaN (an insert of `K +
 /// 1` follows a find), so no run stops with an error.
-fn key_steps() -> impl Strategy<Value = Vec<String>> {
+pub(crate) fn key_steps() -> impl Strategy<Value = Vec<String>> {
     let key = prop_oneof![
         Just("1"),
         Just("2"),
