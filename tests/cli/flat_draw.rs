@@ -2,8 +2,9 @@
 //! computed from `i` and `k`, certain ones among them), nested, after a take or an
 //! acquire a put or a release hands on (so that the waiter draws in another's event),
 //! explored by both back ends on random points with and without symmetry and under
-//! `--max-faults` 0 to 2, the counting search and the one without counts; and a hand
-//! count of the probabilities.
+//! `--max-faults` 0 to 2, the counting search and the one without counts, alone and mixed
+//! with key stores, transactions and crashes in one point; and a hand count of the
+//! probabilities.
 
 use coordsim_model::{Cell, Counting, Engine, ExploreLimits, Reduction, Symmetry};
 use proptest::prelude::*;
