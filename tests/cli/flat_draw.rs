@@ -10,7 +10,7 @@ use coordsim_model::{Cell, Counting, Engine, ExploreLimits, Reduction, Symmetry}
 use proptest::prelude::*;
 
 use crate::flat_engine::{
-    LOCKS_AND_QUEUES, covered, delay, flat_alone, same, same_without_symmetry, steps_of, with,
+    LOCKS_AND_QUEUES, delay, flat_alone, mixed_group_steps, same, same_without_symmetry, with,
 };
 use crate::flat_keys::key_steps;
 use crate::harness::{coordsim_in, stderr, write_config};
@@ -82,13 +82,7 @@ fn chance_steps() -> impl Strategy<Value = Vec<String>> {
 /// A group's steps: one or two lists, each of [`chance_steps`] or (a third of the time) of
 /// the flat back end's other steps (puts on `Q` among them).
 fn group_steps() -> impl Strategy<Value = Vec<Vec<String>>> {
-    let one = prop_oneof![2 => chance_steps(), 1 => steps_of(11)];
-    prop::collection::vec(one, 1..=2)
-        .prop_filter("a put beside a compare-and-set", |s| covered(s))
-        .prop_filter("an end that gives up beside a compare-and-set", |s| {
-            let has = |what: &str| s.iter().flatten().any(|step| step.contains(what));
-            !(has("cas = true") && has("end = \"gave_up\""))
-        })
+    mixed_group_steps(chance_steps())
 }
 
 /// A random point with chances: up to two groups of up to two closed-loop actors of one

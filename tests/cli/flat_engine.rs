@@ -120,6 +120,22 @@ pub(crate) fn covered(steps: &[Vec<String>]) -> bool {
     !((has("put =") || has("take = \"V\"")) && has("cas = true"))
 }
 
+/// A group's steps: one or two lists, each of `own` (two times in three) or of the flat
+/// back end's other steps ([`steps_of`]), those it takes together ([`covered`]); an end
+/// that gives up beside a compare-and-set is left to the interpreter (a conflict's give-up
+/// is a rejection too, an end's not).
+pub(crate) fn mixed_group_steps(
+    own: impl Strategy<Value = Vec<String>> + 'static,
+) -> impl Strategy<Value = Vec<Vec<String>>> {
+    let one = prop_oneof![2 => own, 1 => steps_of(11)];
+    prop::collection::vec(one, 1..=2)
+        .prop_filter("a put beside a compare-and-set", |s| covered(s))
+        .prop_filter("an end that gives up beside a compare-and-set", |s| {
+            let has = |what: &str| s.iter().flatten().any(|step| step.contains(what));
+            !(has("cas = true") && has("end = \"gave_up\""))
+        })
+}
+
 /// A random point of the fragment the flat back end covers: up to three registers and
 /// two groups of up to two closed-loop actors that read and write them, all at 0 ms. Where
 /// they take from `V`, a feeder puts as many messages on it as they take: a taker then

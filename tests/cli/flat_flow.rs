@@ -6,8 +6,8 @@ use coordsim_model::{ExploreLimits, Reduction, Symmetry};
 use proptest::prelude::*;
 
 use crate::flat_engine::{
-    LOCKS_AND_QUEUES, covered, delay, executions_split, flat_alone, same, same_without_symmetry,
-    steps_of,
+    LOCKS_AND_QUEUES, delay, executions_split, flat_alone, mixed_group_steps, same,
+    same_without_symmetry,
 };
 
 /// Steps with control flow on register `r{r}` (queues `Q`, `C` and lock `L` of
@@ -57,14 +57,7 @@ fn flow_steps() -> impl Strategy<Value = Vec<String>> {
 /// A group's steps: one or two lists, each of [`flow_steps`] or (a third of the time) of
 /// the flat back end's other steps.
 fn group_steps() -> impl Strategy<Value = Vec<Vec<String>>> {
-    let one = prop_oneof![2 => flow_steps(), 1 => steps_of(11)];
-    prop::collection::vec(one, 1..=2)
-        .prop_filter("a put beside a compare-and-set", |s| covered(s))
-        // Left to the interpreter: a conflict's give-up is a rejection too, an end's not.
-        .prop_filter("an end that gives up beside a compare-and-set", |s| {
-            let has = |what: &str| s.iter().flatten().any(|step| step.contains(what));
-            !(has("cas = true") && has("end = \"gave_up\""))
-        })
+    mixed_group_steps(flow_steps())
 }
 
 /// A random point with control flow: up to two groups of up to two closed-loop actors,

@@ -241,3 +241,32 @@ fn the_flat_engine_writes_the_interpreters_files_and_says_what_it_refuses() {
         }
     }
 }
+
+/// Key stores beside every other kind of word a flat state keeps, in one point: a queue
+/// lock held around an insert (a key per member from a list, into a range of 0.3s whose
+/// total rounds), a put of the number the insert left in `K`, a transaction that moves a
+/// key from `S` to `K` on what its remove found, and a taker that sets a key of `S` to the
+/// number it took, compare-and-sets a register, stops where a lookup misses and takes
+/// again. The stores' words sit after the lock's and the queue's, and each actor's word of
+/// `K` and `S` after its lock and queue words: both back ends explore it alike in every
+/// field, with the reduction on and off, under a state bound and on two threads.
+#[test]
+fn the_flat_engine_keeps_key_stores_beside_locks_queues_and_compare_and_sets() {
+    let text = "model = \"scenario\"\n\
+        [[resource]]\nname = \"K\"\nkind = \"keys\"\ninitial = { from = 1, count = 2, value = 0.3 }\n\
+        [[resource]]\nname = \"S\"\nkind = \"keys\"\ninitial = [[4, 2]]\n\
+        [[resource]]\nname = \"r\"\nkind = \"register\"\n\
+        [[resource]]\nname = \"L\"\nkind = \"lock\"\nmode = \"queue\"\n\
+        [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+        [[actor]]\nname = \"a\"\ncount = 2\n\
+        steps = [{ acquire = \"L\" }, { insert = \"K\", key = [3, 1], value = \"k + 0.1\" }, \
+        { release = \"L\" }, { put = \"Q\", value = \"K\" }, { transaction = [\
+        { remove = \"S\", key = \"k + 4\" }, { if = \"removed\", then = [\
+        { insert = \"K\", key = \"i\", value = \"S\" }] }] }]\n\
+        [[actor]]\nname = \"b\"\n\
+        steps = [{ take = \"Q\" }, { set = \"S\", key = 5, value = \"Q\" }, { read = \"r\" }, \
+        { write = \"r\", value = \"read + S\", cas = true, max_retries = 1 }, \
+        { lookup = \"K\", key = 3 }, { if = \"missing\", then = [{ stop = true }] }, \
+        { take = \"Q\" }]\n";
+    same_without_symmetry(text, 2, 40).unwrap();
+}
