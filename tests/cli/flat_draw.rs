@@ -492,3 +492,45 @@ fn draws_and_crashes_without_counts_are_the_same_on_any_threads() {
         }
     }
 }
+
+/// The reduction after a chance reads each member's own table: three members each insert,
+/// by a chance of 0.5, key 1, 1, 2 (else 5, 5, 6). Member 2's key is its own either way, so
+/// its start is taken alone (2 ways); members 0 and 1 may name one key, so both orders of
+/// their starts are taken, each of 2 × 2 ways: 2 × (2 × 4) = 16 executions, over 21 states
+/// and 30 transitions, as the interpreter explores them. The group's table (members 0 and
+/// 1 conflict, so no member is alone) would take every order: 48 executions, 51 states.
+#[test]
+fn the_reduction_after_a_chance_is_each_members() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "members.toml",
+        "model = \"scenario\"\n[[resource]]\nname = \"K\"\nkind = \"keys\"\n\
+         [[actor]]\nname = \"w\"\ncount = 3\n\
+         steps = [{ if = { chance = 0.5 }, then = [{ insert = \"K\", key = [1, 1, 2] }], \
+         else = [{ insert = \"K\", key = [5, 5, 6] }] }]\n",
+    );
+    let summary = |engine: &str| {
+        let out = coordsim_in(
+            dir.path(),
+            &[
+                "explore",
+                &config,
+                "--engine",
+                engine,
+                "--no-symmetry",
+                "--out",
+                engine,
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let page = dir.path().join(engine).join("members-explore/explore.md");
+        std::fs::read_to_string(page).unwrap()
+    };
+    let flat = summary("flat");
+    assert!(
+        flat.contains("21 states, 30 transitions, 16 executions"),
+        "{flat}"
+    );
+    assert_eq!(flat, summary("interpret"));
+}
