@@ -17,6 +17,7 @@
 mod expand;
 mod flat;
 mod interpret;
+mod level;
 mod merge;
 mod par;
 mod pool;

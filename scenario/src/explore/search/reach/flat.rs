@@ -6,8 +6,9 @@
 use coordsim_model::explore::Decision;
 use coordsim_model::{Cell, ModelError};
 
-use super::expand::{Buffers, children, pack, unpack};
-use super::par::{Levels, PAR_LEVEL, Stepped, Threads};
+use super::expand::{Buffers, children};
+use super::level::Levels;
+use super::par::{PAR_LEVEL, Stepped, Threads};
 use super::pool::Pool;
 use super::seen::{NO_PARENT, Seen};
 use super::{EXPANSIONS_PER_LOOK, Firsts, Reachable};
@@ -44,12 +45,9 @@ impl<'a> Search<'a> {
         let start = self.flat_key(&state);
         let slot = seen.find(start).err().unwrap_or_default();
         seen.insert(slot, start, NO_PARENT);
-        let mut levels = Levels {
-            size: state.len(),
-            ..Levels::default()
-        };
+        let mut levels = Levels::new(state.len());
         levels.now.add(&state);
-        self.memory.held = levels.now.bytes.capacity() as u64;
+        self.memory.held = levels.bytes();
         let mut firsts = Firsts::default();
         let mut threads = Threads::new(jobs);
         while levels.now.states > 0 {
@@ -82,7 +80,8 @@ impl<'a> Search<'a> {
                     }
                 }
             }
-            levels.turn(&mut self.memory.held);
+            levels.turn();
+            self.memory.held = levels.bytes();
         }
         Ok(Some(Reachable {
             seen,
@@ -103,26 +102,26 @@ impl<'a> Search<'a> {
     ) -> Result<Stepped, ModelError> {
         let mut state = self.flat_start(flat, keep_counts);
         let mut bufs = Buffers::new(flat, state.len());
-        let (now, next) = (&levels.now, &mut levels.next);
-        let mut at = 0;
+        let (now, next) = (&mut levels.now, &mut levels.next);
+        let mut at = now.cursor(0);
         for index in 0..now.states {
-            unpack(&now.bytes, &mut at, &mut state);
+            now.read(&mut at, &mut state);
+            // The chunks read through freed: the next level takes new ones.
+            self.memory.held -= now.give_back(&at) as u64;
             let id = (levels.first + index) as u32;
             levels.expanded += 1;
             let mut cut = 0;
             let expansion = children(flat, &state, &mut bufs, |_, _, child| {
                 let key = self.flat_key(child);
                 if let Err(slot) = seen.find(key) {
-                    let (before, room) = (next.bytes.len(), next.bytes.capacity());
-                    pack(child, &mut next.bytes);
-                    // The level's list held whole: where it grew, the room it took.
-                    let grew = next.bytes.capacity() - room;
+                    // Where the level took a chunk, or grew its first, the room it took.
+                    let grew = next.pack(child);
                     if self.reach_admits(seen, key, grew as u64) {
                         seen.insert(slot, key, id);
-                        next.admit(before);
+                        next.admit();
                         levels.deepest = levels.depth + 1;
                     } else {
-                        next.bytes.truncate(before);
+                        next.reject();
                         cut += 1;
                     }
                 }

@@ -25,10 +25,11 @@ use std::sync::Arc;
 
 use coordsim_model::ModelError;
 
-use super::expand::{Buffers, children, pack, unpack};
+use super::expand::{Buffers, children, pack};
+use super::level::{Level, Levels, MARK};
 use super::merge::{Outbox, Piece, merge_share, run_start};
 use super::pool::Pool;
-use super::seen::{Chunks, Fresh, MOST_STATES, Part, Seen, part_of};
+use super::seen::{Fresh, MOST_STATES, Part, Seen, part_of};
 use crate::explore::flat::Flat;
 use crate::explore::search::Search;
 use crate::explore::search::flat::fingerprint;
@@ -37,70 +38,6 @@ use crate::explore::search::flat::fingerprint;
 /// they save (and small points' wider levels still take the threads, so that the tests'
 /// points exercise them).
 pub(super) const PAR_LEVEL: usize = 2 * MARK;
-
-/// States between two marks of a level (where a thread's share may start).
-pub(super) const MARK: usize = 16;
-
-/// A level's states, packed one after another ([`pack`]).
-#[derive(Default)]
-pub(super) struct Level {
-    pub(super) bytes: Vec<u8>,
-    /// Where every [`MARK`]-th state starts.
-    marks: Vec<usize>,
-    pub(super) states: usize,
-}
-
-impl Level {
-    /// The state just packed at `before` (its first byte) counted.
-    pub(super) fn admit(&mut self, before: usize) {
-        if self.states.is_multiple_of(MARK) {
-            self.marks.push(before);
-        }
-        self.states += 1;
-    }
-
-    /// `states` states packed in `bytes` appended, `marks` saying where those that start a
-    /// mark of this level start in them.
-    pub(super) fn append(&mut self, bytes: &[u8], marks: &[usize], states: usize) {
-        let base = self.bytes.len();
-        self.marks.extend(marks.iter().map(|&mark| base + mark));
-        self.bytes.extend_from_slice(bytes);
-        self.states += states;
-    }
-
-    /// `words` packed at its end.
-    pub(super) fn add(&mut self, words: &[u64]) {
-        let before = self.bytes.len();
-        pack(words, &mut self.bytes);
-        self.admit(before);
-    }
-}
-
-/// The level being expanded and the next, and where the search is.
-#[derive(Default)]
-pub(super) struct Levels {
-    pub(super) now: Level,
-    pub(super) next: Level,
-    /// The number of the level's first state.
-    pub(super) first: usize,
-    /// Words a state (its words, and its counts where kept).
-    pub(super) size: usize,
-    pub(super) depth: u32,
-    pub(super) deepest: u32,
-    /// States expanded.
-    pub(super) expanded: usize,
-}
-
-impl Levels {
-    /// The level done (its states no more `held`: its list freed, not kept for the next
-    /// level, which may be far narrower), the next one's turn.
-    pub(super) fn turn(&mut self, held: &mut u64) {
-        *held = held.saturating_sub(self.now.bytes.capacity() as u64);
-        self.first += self.now.states;
-        self.depth += 1;
-        self.now = std::mem::take(&mut self.next);
-    }
-}
 
 /// How a level went.
 pub(super) enum Stepped {
@@ -196,10 +133,10 @@ fn produce(
     }
     let mut state = vec![0; size];
     let mut bufs = Buffers::new(flat, size);
-    let mut at = level.marks[range.start / MARK];
+    let mut at = level.cursor(range.start);
     let parts = out.outs.len();
     for index in range {
-        unpack(&level.bytes, &mut at, &mut state);
+        level.read(&mut at, &mut state);
         let id = (first + index) as u32;
         let outs = &mut out.outs;
         let expansion = children(flat, &state, &mut bufs, |pick, _, child| {
@@ -226,17 +163,11 @@ fn produce(
 }
 
 /// Step 2 on one thread: the children sent to part `p` met in the one thread's order.
-fn meet_part(
-    part: &mut Part,
-    keys: &Chunks<u64>,
-    fresh: &mut Fresh,
-    produced: &[Produced],
-    p: usize,
-) {
+fn meet_part(part: &mut Part, fresh: &mut Fresh, produced: &[Produced], p: usize) {
     fresh.clear();
     for (t, out) in produced.iter().enumerate() {
         for (j, &(key, from, _)) in out.outs[p].met.iter().enumerate() {
-            part.meet(keys, fresh, (key, from, (t as u32, j as u32)));
+            part.meet(fresh, (key, from, (t as u32, j as u32)));
         }
     }
 }
@@ -249,17 +180,15 @@ fn meet_all(
     threads: &mut Threads,
 ) -> Result<Vec<Part>, ModelError> {
     let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
-    let keys = Arc::new(seen.take_keys());
     let produced = Arc::new(std::mem::take(&mut threads.produced));
     let items = seen
         .take_parts()
         .into_iter()
         .zip(std::mem::take(&mut threads.fresh));
-    let (shared, given) = (Arc::clone(&keys), Arc::clone(&produced));
+    let given = Arc::clone(&produced);
     let met = pool.run(items.collect(), move |p, (part, fresh)| {
-        meet_part(part, &shared, fresh, &given, p);
+        meet_part(part, fresh, &given, p);
     })?;
-    seen.put_keys(Arc::into_inner(keys).ok_or_else(lost)?);
     threads.produced = Arc::into_inner(produced).ok_or_else(lost)?;
     let (parts, fresh) = met.into_iter().unzip();
     threads.fresh = fresh;
@@ -305,7 +234,7 @@ impl<'a> Search<'a> {
         let states = levels.now.states;
         // The outboxes take each child's words packed, and 24 bytes; a guess of them
         // before (a level's children are a few times its states), the sure count after.
-        let guess = 8 * levels.now.bytes.len() as u64 + 64 * states as u64;
+        let guess = 8 * levels.now.packed() as u64 + 64 * states as u64;
         let held = self.memory.held;
         let over = |bytes: u64| {
             self.memory
@@ -346,9 +275,7 @@ impl<'a> Search<'a> {
             self.transitions += out.transitions;
         }
         let parts = meet_all(pool, seen, threads)?;
-        let before = levels.next.bytes.capacity();
-        merge_all(pool, seen, threads, &mut levels.next)?;
-        self.memory.held += (levels.next.bytes.capacity() - before) as u64;
+        self.memory.held += merge_all(pool, seen, threads, &mut levels.next)?;
         if levels.next.states > 0 {
             levels.deepest = levels.depth + 1;
         }
@@ -389,13 +316,13 @@ fn produce_all<'s>(
 
 /// The parts' fresh states (in `threads`) merged on the pool, numbered from `seen`'s next
 /// number and laid out at the end of `next`; each part's numbers left in `threads` (in the
-/// part's order) for the threads to write in its slots.
+/// part's order) for the threads to write in its slots. The bytes `next` took.
 fn merge_all(
     pool: &Pool<'_>,
     seen: &mut Seen,
     threads: &mut Threads,
     next: &mut Level,
-) -> Result<(), ModelError> {
+) -> Result<u64, ModelError> {
     let lost = || ModelError::Invariant("internal: a search thread kept a list".into());
     let shares = threads.pieces.len();
     // Each share's states, and so its first number (a prefix sum).
@@ -422,16 +349,17 @@ fn merge_all(
     for numbers in &mut threads.numbers {
         numbers.clear();
     }
+    let mut grew = 0;
     for piece in &threads.pieces {
-        for (&key, &parent) in piece.keys.iter().zip(&piece.parents) {
-            seen.push(key, parent);
+        for &parent in &piece.parents {
+            seen.push(parent);
         }
-        next.append(&piece.bytes, &piece.marks, piece.keys.len());
+        grew += next.append(&piece.bytes, &piece.marks, piece.keys.len()) as u64;
         for (numbers, of_piece) in threads.numbers.iter_mut().zip(&piece.numbers) {
             numbers.extend_from_slice(of_piece);
         }
     }
-    Ok(())
+    Ok(grew)
 }
 
 #[cfg(test)]
@@ -477,20 +405,22 @@ mod tests {
         let parts = std::thread::scope(|scope| {
             let pool = Pool::new(scope, threads);
             let parts = meet_all(&pool, &mut seen, &mut given).expect("met");
-            let mut next = Level::default();
+            let mut next = Level::new(1);
             merge_all(&pool, &mut seen, &mut given, &mut next).expect("merged");
             number_all(&pool, &mut seen, parts, &mut given).expect("numbered");
             next
         });
         let next = parts;
         assert_eq!(seen.len(), expected.len());
-        let mut laid = Vec::new();
+        let mut at = next.cursor(0);
         for (number, &(k, parent)) in expected.iter().enumerate() {
             assert_eq!(seen.find(k), Ok(number as u32), "key {k}");
             assert_eq!(seen.parent(number as u32), parent, "key {k}");
-            pack(&[k], &mut laid);
+            let mut laid = [0];
+            next.read(&mut at, &mut laid);
+            assert_eq!(laid, [k], "{number}");
         }
-        assert_eq!((next.bytes, next.states), (laid, expected.len()));
+        assert_eq!(next.states, expected.len());
         assert!(seen.find(200).is_err());
     }
 
