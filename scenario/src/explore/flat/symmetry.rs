@@ -40,6 +40,16 @@ impl Flat<'_> {
         self.order(state, order);
         let block = self.block;
         for &(first, members) in &self.groups {
+            let places = &order[first as usize..(first + members) as usize];
+            // Members already in their order (most children: a step moves one member)
+            // are left where they are, not copied out and back.
+            if places
+                .iter()
+                .zip(first..)
+                .all(|(&actor, place)| actor == place)
+            {
+                continue;
+            }
             let (from, to) = (
                 self.base(first as usize),
                 self.base((first + members) as usize),
