@@ -67,6 +67,7 @@ mod keys;
 mod lock;
 mod names;
 mod queue;
+mod server;
 mod symmetry;
 mod time;
 mod ways;
@@ -284,6 +285,8 @@ pub(super) struct Flat<'p> {
     max_time: u64,
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
+    /// Each server's words, after the actors' blocks ([`server`]'s layout).
+    servers: Vec<server::Desk>,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -332,7 +335,9 @@ impl<'p> Flat<'p> {
         }
         let registers = point.registers.len();
         let locks = if locked { point.locks.len() } else { 0 };
-        let waiting = locked || queued;
+        // A server's requests wait in its instances' lines, as waiters for a lock do.
+        let served = !point.servers.is_empty();
+        let waiting = locked || queued || served;
         // What each actor last took from each queue: a word of its block.
         let taken = if queued { point.queues.len() } else { 0 };
         let mut block =
@@ -372,9 +377,11 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
+            servers: Vec::new(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
+        .map(Flat::with_servers)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its
