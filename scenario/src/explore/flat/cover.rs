@@ -116,8 +116,8 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
              ack, a key store's lookup, insert, set or remove (in a transaction or not), \
-             an `if` (by chance too), a stop, an end, a crash or a request at one named \
-             server with no timeout",
+             an `if` (by chance too), a stop, an end, a crash or a request with no \
+             timeout",
         );
     }
     super::keys::transactions_covered(&group.steps)?;

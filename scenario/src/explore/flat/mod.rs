@@ -8,8 +8,9 @@
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
 //! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
-//! stores' steps on keys known before the run, in a transaction or not ([`keys`]); other
-//! resources (no server) may be declared, and no step uses them. Every
+//! stores' steps on keys known before the run, in a transaction or not ([`keys`]), and
+//! requests at servers, which take time ([`server`]); other resources may be declared,
+//! and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is

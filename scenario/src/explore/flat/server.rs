@@ -1,5 +1,5 @@
-//! Servers in a flat state: requests at one named server (a fixed instance, or one computed
-//! from the actor), served FIFO in a fixed time by each instance, with `down` windows (a
+//! Servers in a flat state: requests at a server (named, or picked by `one_of`; a fixed
+//! instance, or one computed from the actor), served FIFO in a fixed time by each instance, with `down` windows (a
 //! request then waits, or with `when_down = "fail"` is refused), as the interpreter's
 //! `Server` and its stations keep them. No request times out.
 //!
@@ -115,17 +115,10 @@ pub(super) fn covered(point: &Point) -> Result<(), Uncovered> {
     Ok(())
 }
 
-/// A step the flat back end covers at a server: a request at one named server with no
-/// timeout.
+/// A step the flat back end covers at a server: a request with no timeout (at a server
+/// named, or picked by `one_of`).
 pub(super) fn covered_step(step: &Step) -> bool {
-    matches!(
-        step,
-        Step::Request {
-            server: Pick::One(_),
-            timeout: None,
-            ..
-        }
-    )
+    matches!(step, Step::Request { timeout: None, .. })
 }
 
 impl Flat<'_> {
@@ -367,16 +360,27 @@ impl Flat<'_> {
         Ok(())
     }
 
-    /// Actor `actor`'s request at `server` (at `instance`, computed for it where `at`
-    /// says): queued at its instance, or served at once there,
+    /// Actor `actor`'s request at `server` (picked, and at `instance`, computed for it
+    /// where `at` says): queued at its instance, or served at once there,
     /// or refused by a server down that fails fast (true: it goes on at its next step).
     pub(super) fn request(
         &self,
         to: &mut [u64],
         actor: usize,
-        (server, instance): (usize, &Instance),
+        (server, instance): (&Pick, &Instance),
         at: At,
     ) -> Result<bool, NotFinite> {
+        let server = match server {
+            Pick::One(server) => *server as usize,
+            Pick::OneOf(servers, index) => {
+                let chosen = self.value(index, at, to);
+                if !(chosen >= 0.0 && chosen.fract() == 0.0 && (chosen as usize) < servers.len()) {
+                    // The interpreter's error, which it says.
+                    return Err(NotFinite);
+                }
+                servers[chosen as usize] as usize
+            }
+        };
         let desk = self.servers[server];
         let now = to[self.clock()];
         let instance = match instance {
@@ -430,7 +434,7 @@ impl Flat<'_> {
         let stride = u64::from(member.steps) + 1;
         let steps = &self.point.groups[member.group as usize].steps;
         if let Some(Step::Request {
-            server: Pick::One(server),
+            server: server @ Pick::One(_),
             instance: instance @ Instance::Fixed(_),
             timeout: None,
         }) = steps.get((place % stride) as usize)
@@ -441,7 +445,7 @@ impl Flat<'_> {
                 now,
                 ..At::at_zero(actor, member, place / stride)
             };
-            if !self.request(to, actor, (*server as usize, instance), at)? {
+            if !self.request(to, actor, (server, instance), at)? {
                 to[base] = STARTED | outcome << OUTCOME_SHIFT | place;
                 return Ok(());
             }

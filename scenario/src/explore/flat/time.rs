@@ -384,15 +384,13 @@ impl Flat<'_> {
                     }
                 }
                 Step::Request {
-                    server: Pick::One(server),
-                    instance,
-                    ..
+                    server, instance, ..
                 } => {
                     // Its wait counts from here; it goes on at its departure, unless
                     // refused (a server down that fails fast): then at its next step.
                     to[due + 4] = now;
                     let at_request = at_now(repetition);
-                    if !self.request(to, actor, (*server as usize, instance), at_request)? {
+                    if !self.request(to, actor, (server, instance), at_request)? {
                         to[due] = NONE;
                         break;
                     }
