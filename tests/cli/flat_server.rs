@@ -115,9 +115,12 @@ proptest! {
     }
 }
 
+/// A row of `outcomes.csv`: each cell with its column's name.
+type Row = Vec<(String, String)>;
+
 /// `text` explored by `coordsim explore --engine ENGINE` (every member apart, no
-/// reduction): its `outcomes.csv` as rows of named cells, and every file's bytes.
-fn explored(text: &str, engine: &str) -> (Vec<Vec<(String, String)>>, Vec<Vec<u8>>) {
+/// reduction): its `outcomes.csv`'s rows, and every file's bytes.
+fn explored(text: &str, engine: &str) -> (Vec<Row>, Vec<Vec<u8>>) {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), "served.toml", text);
     let out = coordsim_in(
