@@ -219,3 +219,38 @@ fn the_flat_engine_refuses_at_a_server_down_by_hand() {
     assert_eq!(cell(row, "client.completed"), "3");
     assert_eq!(files, explored(text, "interpret").1);
 }
+
+/// What the flat back end leaves to the interpreter at a server, each said by `--engine
+/// flat`, and explored by `auto` (with the interpreter): a request that times out (its
+/// client may leave), an open loop (its repetitions may overlap), a drawn service is
+/// refused by the config layer already.
+#[test]
+fn the_flat_engine_says_which_servers_it_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = "model = \"scenario\"\n\
+                  [[resource]]\nname = \"db\"\nkind = \"server\"\nservice_ms = 10\n";
+    for (name, actor, why) in [
+        (
+            "timeout.toml",
+            "count = 2\nsteps = [{ request = \"db\", timeout_ms = 15 }]\n",
+            "a request to a server may time out",
+        ),
+        (
+            "open.toml",
+            "repeat = 3\nevery_ms = 5\nsteps = [{ request = \"db\" }]\n",
+            "a group does not run a closed loop",
+        ),
+    ] {
+        let text = format!("{server}[[actor]]\nname = \"client\"\n{actor}");
+        let config = write_config(dir.path(), name, &text);
+        let out = coordsim_in(
+            dir.path(),
+            &["explore", &config, "--engine", "flat", "--out", "o", "-q"],
+        );
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(why) && err.contains("--engine auto"), "{err}");
+        let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+}

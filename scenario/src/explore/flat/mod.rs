@@ -224,6 +224,18 @@ struct Store {
     range: (i64, u64),
 }
 
+/// One server's words in a flat state ([`server`]'s layout).
+#[derive(Debug, Clone, Copy)]
+struct Desk {
+    /// Where its words begin.
+    at: usize,
+    instances: u32,
+    service: u64,
+    /// Its first instance's line (as a waiting word names it: after the locks' and the
+    /// queues').
+    line: usize,
+}
+
 /// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
 #[derive(Debug, Clone, Default)]
 struct Stores {
@@ -287,7 +299,7 @@ pub(super) struct Flat<'p> {
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
     /// Each server's words, after the actors' blocks ([`server`]'s layout).
-    servers: Vec<server::Desk>,
+    servers: Vec<Desk>,
 }
 
 /// Why a point is not one the flat back end covers.

@@ -32,7 +32,9 @@
 use sim_core::sample_spread;
 
 use super::ways::Draws;
-use super::{At, Flat, MAX_LOCKS, NONE, NotFinite, OUTCOME_SHIFT, PLACE, STARTED, Uncovered};
+use super::{
+    At, Desk, Flat, MAX_LOCKS, NONE, NotFinite, OUTCOME_SHIFT, PLACE, STARTED, TAKEN, Uncovered,
+};
 use crate::point::{Instance, Pick, Point, Step};
 
 /// The outcome of a request served.
@@ -72,18 +74,6 @@ const IDLE: u64 = 0;
 const SERVING: u64 = 1;
 /// Busy with no request in service: down ([`sim_core::Stations::occupy`]).
 const HELD: u64 = 2;
-
-/// One server's words in a flat state.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Desk {
-    /// Where its words begin.
-    at: usize,
-    instances: u32,
-    service: u64,
-    /// Its first instance's line (as a waiting word names it: after the locks' and the
-    /// queues').
-    line: usize,
-}
 
 /// Whether the flat back end covers `point`'s servers (each a fixed service, no request
 /// that times out, its windows in order).
@@ -416,6 +406,27 @@ impl Flat<'_> {
             to[self.waiting_at(actor)] = Self::in_line(&desk, instance, to[words + QUEUE]);
         }
         Ok(false)
+    }
+
+    /// Actor `actor`'s take or request `step` (computed for it where `at` says): the
+    /// outcome it goes on with at once (a message taken, a request refused), or none (it
+    /// waits).
+    pub(super) fn wait_step(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        step: &Step,
+        at: At,
+    ) -> Result<Option<u64>, NotFinite> {
+        match step {
+            Step::Take { queue, .. } => {
+                Ok((self.take_message(to, actor, *queue as usize)).then_some(TAKEN))
+            }
+            Step::Request {
+                server, instance, ..
+            } => Ok((self.request(to, actor, (server, instance), at)?).then_some(REFUSED)),
+            _ => Err(NotFinite),
+        }
     }
 
     /// Actor `actor`'s request was served: it goes on past it in this event, having acted,

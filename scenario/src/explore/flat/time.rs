@@ -26,7 +26,6 @@
 use sim_core::sample_spread;
 
 use super::flow::Local;
-use super::server::REFUSED;
 use super::ways::Draws;
 use super::{
     ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
@@ -372,30 +371,15 @@ impl Flat<'_> {
                     handed = waiter.map(|waiter| (waiter, TAKEN));
                     at += 1;
                 }
-                Step::Take { queue, .. } => {
-                    // Its wait, if any, counts from here.
+                Step::Take { .. } | Step::Request { .. } => {
+                    // Its wait, if any, counts from here: it goes on at once (a message
+                    // taken, a request refused) or waits (a departure, a put).
                     to[due + 4] = now;
-                    if self.take_message(to, actor, *queue as usize) {
-                        outcome = TAKEN;
-                        at += 1;
-                    } else {
+                    let Some(went_on) = self.wait_step(to, actor, step, at_now(repetition))? else {
                         to[due] = NONE;
                         break;
-                    }
-                }
-                Step::Request {
-                    server, instance, ..
-                } => {
-                    // Its wait counts from here; it goes on at its departure, unless
-                    // refused (a server down that fails fast): then at its next step.
-                    to[due + 4] = now;
-                    let at_request = at_now(repetition);
-                    if !self.request(to, actor, (server, instance), at_request)? {
-                        to[due] = NONE;
-                        break;
-                    }
-                    outcome = REFUSED;
-                    at += 1;
+                    };
+                    (outcome, at) = (went_on, at + 1);
                 }
                 Step::Crash { rule, .. } => {
                     stopped =
