@@ -1,7 +1,8 @@
 //! Servers in a flat state: requests at a server (named, or picked by `one_of`; a fixed
-//! instance, or one computed from the actor), served FIFO in a fixed time by each instance, with `down` windows (a
-//! request then waits, or with `when_down = "fail"` is refused), as the interpreter's
-//! `Server` and its stations keep them. No request times out.
+//! instance, or one computed from the actor), served FIFO in a fixed time by each
+//! instance, with `down` windows (a request then waits, or with `when_down = "fail"` is
+//! refused), as the interpreter's `Server` and its stations keep them. No request times
+//! out.
 //!
 //! A server's words come after the actors' blocks (no member's block moves):
 //!
