@@ -12,10 +12,9 @@ impl Flat<'_> {
     /// start time), or why the flat back end does not cover it.
     pub(super) fn kinds(point: &Point, start: &Sim<'_>) -> Result<Kinds, Uncovered> {
         // A lock, a queue, a key store or a link no step uses has no event and no change of
-        // its own (its steps are refused below); a server may go down and up on its own.
-        if !point.servers.is_empty() {
-            return Err("it has a server");
-        }
+        // its own (its steps are refused below); a server may go down and up on its own
+        // (time moves on with one).
+        super::server::covered(point)?;
         if !point.watches.is_empty() {
             return Err("it has a watch");
         }
@@ -68,6 +67,7 @@ impl Flat<'_> {
             }
         }
         kinds.timed |= start.actors.iter().any(|actor| actor.start != 0);
+        kinds.timed |= !point.servers.is_empty();
         if kinds.timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
             return Err(
                 "a group loops for ever and time moves on (a start after 0 ms, or a delay)",
@@ -86,36 +86,38 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     super::crash::covered(group)?;
     if group.steps.is_empty()
         || !group.steps.iter().all(|step| {
-            matches!(
-                step,
-                Step::Read(_)
-                    | Step::Write { .. }
-                    | Step::Acquire {
-                        lock: Pick::One(_),
-                        timeout: None,
-                    }
-                    | Step::Release(Pick::One(_))
-                    | Step::Delay(_)
-                    | Step::Pause(_)
-                    | Step::Put { .. }
-                    | Step::Take { timeout: None, .. }
-                    | Step::Ack(_)
-                    | Step::Keys { .. }
-                    | Step::TxBegin
-                    | Step::TxEnd
-                    | Step::Branch { .. }
-                    | Step::Jump(_)
-                    | Step::Exit { .. }
-                    | Step::Stop
-                    | Step::Crash { .. }
-            )
+            super::server::covered_step(step)
+                || matches!(
+                    step,
+                    Step::Read(_)
+                        | Step::Write { .. }
+                        | Step::Acquire {
+                            lock: Pick::One(_),
+                            timeout: None,
+                        }
+                        | Step::Release(Pick::One(_))
+                        | Step::Delay(_)
+                        | Step::Pause(_)
+                        | Step::Put { .. }
+                        | Step::Take { timeout: None, .. }
+                        | Step::Ack(_)
+                        | Step::Keys { .. }
+                        | Step::TxBegin
+                        | Step::TxEnd
+                        | Step::Branch { .. }
+                        | Step::Jump(_)
+                        | Step::Exit { .. }
+                        | Step::Stop
+                        | Step::Crash { .. }
+                )
         })
     {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
              ack, a key store's lookup, insert, set or remove (in a transaction or not), \
-             an `if` (by chance too), a stop, an end or a crash",
+             an `if` (by chance too), a stop, an end, a crash or a request with no \
+             timeout",
         );
     }
     super::keys::transactions_covered(&group.steps)?;

@@ -17,7 +17,9 @@ impl Flat<'_> {
         (to, delta): (&mut [u64], &mut [u64]),
         ways: &mut Ways,
     ) -> Result<u64, NotFinite> {
-        if self.may_crash_anywhere(actor) {
+        // Nor for a server's event (nor a queue's timer): no actor's start or resumption,
+        // the interpreter's reduction does not try it.
+        if self.may_crash_anywhere(actor) || actor as usize >= self.members.len() {
             return Ok(0);
         }
         if !self.draws {

@@ -17,7 +17,7 @@
 use super::ways::Draws;
 use super::{
     ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, NotFinite, OUTCOME, OUTCOME_SHIFT,
-    PLACE, PUT, TAKEN, keys,
+    PLACE, PUT, TAKEN, keys, server,
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
@@ -126,6 +126,8 @@ impl Flat<'_> {
             keys::FOUND => interpreted::FOUND,
             keys::MISSING => interpreted::MISSING,
             keys::REMOVED => interpreted::REMOVED,
+            server::SERVED => interpreted::SERVED,
+            server::REFUSED => interpreted::REFUSED,
             _ => 0,
         }
     }

@@ -8,8 +8,9 @@
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
 //! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
-//! stores' steps on keys known before the run, in a transaction or not ([`keys`]); other
-//! resources (no server) may be declared, and no step uses them. Every
+//! stores' steps on keys known before the run, in a transaction or not ([`keys`]), and
+//! requests at servers, which take time ([`server`]); other resources may be declared,
+//! and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -67,6 +68,7 @@ mod keys;
 mod lock;
 mod names;
 mod queue;
+mod server;
 mod symmetry;
 mod time;
 mod ways;
@@ -222,6 +224,18 @@ struct Store {
     range: (i64, u64),
 }
 
+/// One server's words in a flat state ([`server`]'s layout).
+#[derive(Debug, Clone, Copy)]
+struct Desk {
+    /// Where its words begin.
+    at: usize,
+    instances: u32,
+    service: u64,
+    /// Its first instance's line (as a waiting word names it: after the locks' and the
+    /// queues').
+    line: usize,
+}
+
 /// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
 #[derive(Debug, Clone, Default)]
 struct Stores {
@@ -284,6 +298,8 @@ pub(super) struct Flat<'p> {
     max_time: u64,
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
+    /// Each server's words, after the actors' blocks ([`server`]'s layout).
+    servers: Vec<Desk>,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -332,7 +348,9 @@ impl<'p> Flat<'p> {
         }
         let registers = point.registers.len();
         let locks = if locked { point.locks.len() } else { 0 };
-        let waiting = locked || queued;
+        // A server's requests wait in its instances' lines, as waiters for a lock do.
+        let served = !point.servers.is_empty();
+        let waiting = locked || queued || served;
         // What each actor last took from each queue: a word of its block.
         let taken = if queued { point.queues.len() } else { 0 };
         let mut block =
@@ -372,9 +390,11 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
+            servers: Vec::new(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
+        .map(Flat::with_servers)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its

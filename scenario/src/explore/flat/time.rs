@@ -105,16 +105,22 @@ impl Flat<'_> {
             state.extend([due, 0, 0]);
             state.extend(std::iter::repeat_n(0, time_words - 3));
         }
+        self.start_servers(state);
     }
 
-    /// The free events of a timed state: the actors whose events are due first, their
-    /// starts (class `1 + actor`) before their resumptions, each by actor.
+    /// The free events of a timed state: the servers' and actors' whose events are due
+    /// first, the servers' (class 0, as `actors + server`) before the actors' starts
+    /// (class `1 + actor`) before their resumptions, each by its owner.
     pub(super) fn free_timed(&self, state: &[u64], free: &mut Vec<u32>) {
         free.clear();
         let actors = 0..self.members.len();
-        let Some(first) = actors.clone().map(|a| state[self.due_at(a)]).min() else {
-            return;
-        };
+        // A server's events (class 0) come first at their instant.
+        let servers = self.servers_due(state, free);
+        let first = actors.clone().map(|a| state[self.due_at(a)]).min();
+        let first = first.unwrap_or(NONE).min(servers);
+        if servers != first {
+            free.clear();
+        }
         if first == NONE {
             return;
         }
@@ -131,7 +137,10 @@ impl Flat<'_> {
         if !self.reduce {
             return false;
         }
-        let member = self.members[actor as usize];
+        // A server's event is no actor's step: never taken alone, as the interpreter's.
+        let Some(&member) = self.members.get(actor as usize) else {
+            return false;
+        };
         let stride = u64::from(member.steps) + 1;
         let place = state[self.base(actor as usize)] & PLACE;
         if self.flow {
@@ -166,6 +175,9 @@ impl Flat<'_> {
     ) -> Result<(), NotFinite> {
         delta.fill(0);
         let actor = actor as usize;
+        if let Some(server) = actor.checked_sub(self.members.len()) {
+            return self.server_event(from, server, to, (delta, draws));
+        }
         let now = self.advance(from, actor, to)?;
         let due = self.due_at(actor);
         let base = self.base(actor);
@@ -201,9 +213,19 @@ impl Flat<'_> {
         actor: usize,
         to: &mut [u64],
     ) -> Result<u64, NotFinite> {
+        self.advance_by(from, to, from[self.due_at(actor)])
+    }
+
+    /// `from` copied into `to` with the clock moved on by `elapsed` (ns), and the time
+    /// that is. `Err` past the run's time limit.
+    pub(super) fn advance_by(
+        &self,
+        from: &[u64],
+        to: &mut [u64],
+        elapsed: u64,
+    ) -> Result<u64, NotFinite> {
         to.copy_from_slice(from);
-        let (clock, due) = (self.clock(), self.due_at(actor));
-        let elapsed = from[due];
+        let clock = self.clock();
         let now = from[clock] + elapsed;
         if now > self.max_time {
             // A run stops at an event due past its limit: the interpreter, which takes the
@@ -226,7 +248,7 @@ impl Flat<'_> {
     /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
     /// lock or a message, or its last end. The waiter a release handed its lock to (or a
     /// put its message), if any, with its outcome. Its chances are decided by `draws`.
-    fn run(
+    pub(super) fn run(
         &self,
         to: &mut [u64],
         actor: usize,
@@ -349,16 +371,15 @@ impl Flat<'_> {
                     handed = waiter.map(|waiter| (waiter, TAKEN));
                     at += 1;
                 }
-                Step::Take { queue, .. } => {
-                    // Its wait, if any, counts from here.
+                Step::Take { .. } | Step::Request { .. } => {
+                    // Its wait, if any, counts from here: it goes on at once (a message
+                    // taken, a request refused) or waits (a departure, a put).
                     to[due + 4] = now;
-                    if self.take_message(to, actor, *queue as usize) {
-                        outcome = TAKEN;
-                        at += 1;
-                    } else {
+                    let Some(went_on) = self.wait_step(to, actor, step, at_now(repetition))? else {
                         to[due] = NONE;
                         break;
-                    }
+                    };
+                    (outcome, at) = (went_on, at + 1);
                 }
                 Step::Crash { rule, .. } => {
                     stopped =
