@@ -63,6 +63,7 @@ mod cover;
 mod crash;
 mod draw;
 mod flow;
+mod fork;
 mod keys;
 mod lock;
 mod names;
@@ -175,6 +176,8 @@ struct At {
     read: f64,
     /// Its repetition has just begun (a condition looked at ahead): it has read nothing.
     blank: bool,
+    /// Which of its jobs computes: 0 its own, `b + 1` branch `b` of its `parallel`.
+    kid: usize,
 }
 
 impl At {
@@ -187,6 +190,7 @@ impl At {
             now: 0,
             read: f64::NAN,
             blank: false,
+            kid: 0,
         }
     }
 }
@@ -284,6 +288,8 @@ pub(super) struct Flat<'p> {
     max_time: u64,
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
+    /// Each actor's `parallel` words ([`fork`]'s layout); none where no group forks.
+    forks: fork::Forks,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -316,7 +322,10 @@ impl<'p> Flat<'p> {
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];
-            let steps = group.steps.len() as u32;
+            // Its program's steps (a `parallel`'s branches follow them, past its `End`).
+            let steps = (group.steps.iter())
+                .position(|s| matches!(s, Step::End))
+                .unwrap_or(group.steps.len()) as u32;
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
                 return Err("an actor runs more than 2^59 steps");
@@ -338,6 +347,8 @@ impl<'p> Flat<'p> {
         let mut block =
             1 + registers + if cas { 3 } else { 0 } + if waiting { 3 + locks + taken } else { 0 };
         let mut header = registers + 1 + 2 * locks;
+        let forks = fork::Forks::of(point, timed, block)?;
+        block += forks.words();
         if timed {
             block += actor_words(waiting);
             header += header_words(registers, point.groups.len(), locks);
@@ -372,6 +383,7 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
+            forks,
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
@@ -450,8 +462,8 @@ impl<'p> Flat<'p> {
             (0..self.members.len())
                 .filter(|&a| {
                     first(a) & STARTED != 0
-                        && first(a) & PLACE < self.members[a].total
-                        && !self.waits(state, a)
+                        && (self.in_line(state, a)
+                            || first(a) & PLACE < self.members[a].total && !self.waits(state, a))
                 })
                 .map(|a| a as u32),
         );
@@ -472,6 +484,9 @@ impl<'p> Flat<'p> {
         let Some(&member) = self.members.get(actor as usize) else {
             return false;
         };
+        if let Some(alone) = self.fork_alone(state, actor as usize) {
+            return alone;
+        }
         let (place, steps) = (
             state[self.base(actor as usize)] & PLACE,
             u64::from(member.steps),
@@ -536,6 +551,9 @@ impl<'p> Flat<'p> {
         let actor = actor as usize;
         if actor >= self.members.len() {
             return self.timer(to, actor - self.members.len());
+        }
+        if self.in_line(to, actor) {
+            return self.line_step(to, actor, delta, draws);
         }
         let member = self.members[actor];
         let base = self.base(actor);
@@ -654,6 +672,11 @@ impl<'p> Flat<'p> {
                     return Ok(());
                 }
             }
+            Step::Fork { .. } => {
+                // A start at its fork: the branches made, each to run in an event of its own.
+                self.fork_if_at(to, actor);
+                return Ok(());
+            }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
         }
@@ -692,6 +715,8 @@ impl<'p> Flat<'p> {
         if self.flow {
             self.walk(to, actor, draws)?;
         }
+        // A `parallel` next (no shared step before it): its branches made in this event.
+        self.fork_if_at(to, actor);
         Ok(())
     }
 
