@@ -30,7 +30,7 @@
 //! and a fork's event by the shared step it ran before it (none: a start at the fork).
 
 use super::ways::Draws;
-use super::{At, Flat, NotFinite, PLACE, STARTED, Uncovered};
+use super::{At, Flat, Forks, NotFinite, PLACE, STARTED, Uncovered};
 use crate::point::{Group, Point, Step};
 
 /// Most branches of a `parallel` the flat back end keeps (a line of at most twice as many
@@ -43,21 +43,21 @@ const PARENT: u64 = 15;
 /// The join word's flag: the job waits for its branches.
 const WAITS: u64 = 1 << 16;
 
-/// Where a flat state keeps the branches of each actor's `parallel` (none: no group forks).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Forks {
-    /// Where an actor's fork words begin in its block.
-    at: usize,
-    /// The most branches of any `parallel` (0: no group forks).
-    fan: usize,
-    /// Words a branch: its step and its reads.
-    stride: usize,
+impl Forks {
+    /// Words each actor's block adds.
+    pub(super) fn words(&self) -> usize {
+        if self.fan == 0 {
+            0
+        } else {
+            2 + self.fan * self.stride
+        }
+    }
 }
 
-impl Forks {
+impl Flat<'_> {
     /// The fork words of `point`, at `at` in each actor's block, or why the flat back end
     /// leaves its `parallel`s to the interpreter (`timed`: time moves on).
-    pub(super) fn of(point: &Point, timed: bool, at: usize) -> Result<Forks, Uncovered> {
+    pub(super) fn forks_of(point: &Point, timed: bool, at: usize) -> Result<Forks, Uncovered> {
         let fan = (point.groups.iter())
             .filter(|g| g.count > 0)
             .map(Group::fan)
@@ -87,19 +87,54 @@ impl Forks {
         })
     }
 
-    /// Words each actor's block adds.
-    pub(super) fn words(&self) -> usize {
-        if self.fan == 0 {
-            0
-        } else {
-            2 + self.fan * self.stride
+    /// A group's steps a repetition: its program's (a `parallel`'s branches follow them,
+    /// past its `End`).
+    pub(super) fn program_steps(group: &Group) -> u32 {
+        (group.steps.iter())
+            .position(|s| matches!(s, Step::End))
+            .unwrap_or(group.steps.len()) as u32
+    }
+
+    /// Actor `actor`'s event in `to` (a copy of the state before it) where a fork decides
+    /// it (`None`: it runs its own shared step, as without one): the first of its line
+    /// ([`Flat::line_step`]), or a start at its fork (its branches made, each to run in an
+    /// event of its own).
+    pub(super) fn fork_event(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        delta: &mut [u64],
+        draws: &mut Draws,
+    ) -> Option<Result<(), NotFinite>> {
+        if self.forks.fan == 0 {
+            return None;
         }
+        if self.in_line(to, actor) {
+            return Some(self.line_step(to, actor, delta, draws));
+        }
+        let member = self.members[actor];
+        let place = to[self.base(actor)] & PLACE;
+        let program = &self.point.groups[member.group as usize].steps;
+        let at_fork = place < member.total
+            && matches!(
+                program[(place % u64::from(member.steps)) as usize],
+                Step::Fork { .. }
+            );
+        at_fork.then(|| {
+            self.fork_if_at(to, actor);
+            Ok(())
+        })
     }
 }
 
 /// Whether the flat back end covers a group's `parallel`s (none: it does): each branch's
-/// steps reads and plain writes of registers, and no `if`, stop or end in the program.
+/// steps reads and plain writes of registers, and no `if`, stop or end in the program. A
+/// call or a reply is refused here too: the flat state keeps no caller waiting for its
+/// reply.
 pub(super) fn covered(group: &Group) -> Result<(), Uncovered> {
+    if (group.steps.iter()).any(|s| matches!(s, Step::Call { .. } | Step::Reply { .. })) {
+        return Err("a step calls or replies (no caller waiting for a reply is kept yet)");
+    }
     let Some(end) = group.steps.iter().position(|s| matches!(s, Step::End)) else {
         if group.fan() > 0 {
             return Err("a `parallel`'s branches are not laid out after its program");

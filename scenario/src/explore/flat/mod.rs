@@ -8,7 +8,8 @@
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
 //! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
-//! stores' steps on keys known before the run, in a transaction or not ([`keys`]); other
+//! stores' steps on keys known before the run, in a transaction or not ([`keys`]), and
+//! `parallel`s whose branches read and write registers ([`fork`]); other
 //! resources (no server) may be declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
@@ -289,7 +290,18 @@ pub(super) struct Flat<'p> {
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
     /// Each actor's `parallel` words ([`fork`]'s layout); none where no group forks.
-    forks: fork::Forks,
+    forks: Forks,
+}
+
+/// Where a flat state keeps the branches of each actor's `parallel` ([`fork`]'s layout).
+#[derive(Debug, Clone, Copy, Default)]
+struct Forks {
+    /// Where an actor's fork words begin in its block.
+    at: usize,
+    /// The most branches of any `parallel` (0: no group forks).
+    fan: usize,
+    /// Words a branch: its step and its reads.
+    stride: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -322,10 +334,7 @@ impl<'p> Flat<'p> {
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];
-            // Its program's steps (a `parallel`'s branches follow them, past its `End`).
-            let steps = (group.steps.iter())
-                .position(|s| matches!(s, Step::End))
-                .unwrap_or(group.steps.len()) as u32;
+            let steps = Self::program_steps(group);
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
                 return Err("an actor runs more than 2^59 steps");
@@ -347,7 +356,7 @@ impl<'p> Flat<'p> {
         let mut block =
             1 + registers + if cas { 3 } else { 0 } + if waiting { 3 + locks + taken } else { 0 };
         let mut header = registers + 1 + 2 * locks;
-        let forks = fork::Forks::of(point, timed, block)?;
+        let forks = Self::forks_of(point, timed, block)?;
         block += forks.words();
         if timed {
             block += actor_words(waiting);
@@ -552,8 +561,8 @@ impl<'p> Flat<'p> {
         if actor >= self.members.len() {
             return self.timer(to, actor - self.members.len());
         }
-        if self.in_line(to, actor) {
-            return self.line_step(to, actor, delta, draws);
+        if let Some(forked) = self.fork_event(to, actor, delta, draws) {
+            return forked;
         }
         let member = self.members[actor];
         let base = self.base(actor);
@@ -671,11 +680,6 @@ impl<'p> Flat<'p> {
                 {
                     return Ok(());
                 }
-            }
-            Step::Fork { .. } => {
-                // A start at its fork: the branches made, each to run in an event of its own.
-                self.fork_if_at(to, actor);
-                return Ok(());
             }
             // [`Flat::of`] lets in no other step: the interpreter takes over if one came.
             _ => return Err(NotFinite),
