@@ -24,6 +24,7 @@ mod flat_ack;
 mod flat_draw;
 mod flat_engine;
 mod flat_flow;
+mod flat_fork;
 mod flat_keys;
 mod flat_server;
 mod fuzz;

@@ -84,6 +84,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
         return Err("a group does not run a closed loop");
     }
     super::crash::covered(group)?;
+    super::fork::covered(group)?;
     if group.steps.is_empty()
         || !group.steps.iter().all(|step| {
             super::server::covered_step(step)
@@ -109,6 +110,9 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                         | Step::Exit { .. }
                         | Step::Stop
                         | Step::Crash { .. }
+                        | Step::Fork { .. }
+                        | Step::BranchEnd
+                        | Step::End
                 )
         })
     {
@@ -116,8 +120,8 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
             "a step is other than a read, a write, a delay, an acquire (with no \
              timeout) or release of one named lock, a put, a take with no timeout, an \
              ack, a key store's lookup, insert, set or remove (in a transaction or not), \
-             an `if` (by chance too), a stop, an end, a crash or a request with no \
-             timeout",
+             an `if` (by chance too), a stop, an end, a crash, a request with no \
+             timeout or a `parallel`",
         );
     }
     super::keys::transactions_covered(&group.steps)?;

@@ -72,7 +72,10 @@ impl Flat<'_> {
         };
         let mut tried = 0;
         for &actor in &free[..alone] {
-            tried += self.ways(state, actor, (&mut *to, &mut *delta), ways)?;
+            // One with another job alive (a `parallel`'s) is not tried ([`Flat::may_be_alone`]).
+            if self.may_be_alone(state, actor as usize) {
+                tried += self.ways(state, actor, (&mut *to, &mut *delta), ways)?;
+            }
         }
         Ok((Some(alone), tried))
     }

@@ -262,6 +262,7 @@ impl Flat<'_> {
                         now,
                         read: f64::NAN,
                         blank: fresh,
+                        kid: 0,
                     };
                     let moved =
                         self.moved(&program[step as usize], at, state, (step, outcome), draws);

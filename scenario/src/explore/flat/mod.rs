@@ -9,8 +9,9 @@
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
 //! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
 //! stores' steps on keys known before the run, in a transaction or not ([`keys`]), and
-//! requests at servers, which take time ([`server`]); other resources may be declared,
-//! and no step uses them. Every
+//! requests at servers, which take time ([`server`]), and `parallel`s whose branches
+//! read and write registers ([`fork`]); other resources may be declared, and no step
+//! uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -64,6 +65,7 @@ mod cover;
 mod crash;
 mod draw;
 mod flow;
+mod fork;
 mod keys;
 mod lock;
 mod names;
@@ -177,6 +179,8 @@ struct At {
     read: f64,
     /// Its repetition has just begun (a condition looked at ahead): it has read nothing.
     blank: bool,
+    /// Which of its jobs computes: 0 its own, `b + 1` branch `b` of its `parallel`.
+    kid: usize,
 }
 
 impl At {
@@ -189,6 +193,7 @@ impl At {
             now: 0,
             read: f64::NAN,
             blank: false,
+            kid: 0,
         }
     }
 }
@@ -300,6 +305,19 @@ pub(super) struct Flat<'p> {
     keys: Stores,
     /// Each server's words, after the actors' blocks ([`server`]'s layout).
     servers: Vec<Desk>,
+    /// Each actor's `parallel` words ([`fork`]'s layout); none where no group forks.
+    forks: Forks,
+}
+
+/// Where a flat state keeps the branches of each actor's `parallel` ([`fork`]'s layout).
+#[derive(Debug, Clone, Copy, Default)]
+struct Forks {
+    /// Where an actor's fork words begin in its block.
+    at: usize,
+    /// The most branches of any `parallel` (0: no group forks).
+    fan: usize,
+    /// Words a branch: its step and its reads.
+    stride: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -332,7 +350,7 @@ impl<'p> Flat<'p> {
         let mut members = Vec::with_capacity(start.actors.len());
         for actor in &start.actors {
             let group = &point.groups[actor.group as usize];
-            let steps = group.steps.len() as u32;
+            let steps = Self::program_steps(group);
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
                 return Err("an actor runs more than 2^59 steps");
@@ -356,6 +374,8 @@ impl<'p> Flat<'p> {
         let mut block =
             1 + registers + if cas { 3 } else { 0 } + if waiting { 3 + locks + taken } else { 0 };
         let mut header = registers + 1 + 2 * locks;
+        let forks = Self::forks_of(point, timed, block)?;
+        block += forks.words();
         if timed {
             block += actor_words(waiting);
             header += header_words(registers, point.groups.len(), locks);
@@ -391,6 +411,7 @@ impl<'p> Flat<'p> {
             max_time: u64::MAX,
             keys: Stores::default(),
             servers: Vec::new(),
+            forks,
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
@@ -470,8 +491,8 @@ impl<'p> Flat<'p> {
             (0..self.members.len())
                 .filter(|&a| {
                     first(a) & STARTED != 0
-                        && first(a) & PLACE < self.members[a].total
-                        && !self.waits(state, a)
+                        && (self.in_line(state, a)
+                            || first(a) & PLACE < self.members[a].total && !self.waits(state, a))
                 })
                 .map(|a| a as u32),
         );
@@ -492,6 +513,9 @@ impl<'p> Flat<'p> {
         let Some(&member) = self.members.get(actor as usize) else {
             return false;
         };
+        if let Some(alone) = self.fork_alone(state, actor as usize) {
+            return alone;
+        }
         let (place, steps) = (
             state[self.base(actor as usize)] & PLACE,
             u64::from(member.steps),
@@ -556,6 +580,9 @@ impl<'p> Flat<'p> {
         let actor = actor as usize;
         if actor >= self.members.len() {
             return self.timer(to, actor - self.members.len());
+        }
+        if let Some(forked) = self.fork_event(to, actor, delta, draws) {
+            return forked;
         }
         let member = self.members[actor];
         let base = self.base(actor);
@@ -712,6 +739,8 @@ impl<'p> Flat<'p> {
         if self.flow {
             self.walk(to, actor, draws)?;
         }
+        // A `parallel` next (no shared step before it): its branches made in this event.
+        self.fork_if_at(to, actor);
         Ok(())
     }
 

@@ -11,10 +11,11 @@ use crate::syntax::spec::{Number, Var};
 
 impl Flat<'_> {
     /// What a name means for the actor `at` in `state`, as the interpreter's run gives it
-    /// (`None` where its evaluator has no value: a parameter past the point's). The names of a `parallel` and a call are their
-    /// values before any (0, 0, not a number): the flat back end covers neither step.
+    /// (`None` where its evaluator has no value: a parameter past the point's). A branch of
+    /// a `parallel` reads its own reads; the names of a call are their values before any
+    /// (not a number): the flat back end covers no call.
     fn name(&self, var: Var, at: At, state: &[u64]) -> Option<f64> {
-        let reads = self.base(at.actor) + 1;
+        let reads = self.reads_at(&at);
         Some(match var {
             Var::Param(p) => return self.point.params.get(p as usize).copied(),
             Var::Index => f64::from(at.member.index),
@@ -28,7 +29,8 @@ impl Flat<'_> {
             Var::Reg(register) => f64::from_bits(*state.get(reads + register as usize)?),
             Var::Msg(queue, what) => self.message_number(state, at.actor, queue as usize, what),
             Var::Stored(store) => self.kept(state, at.actor, store as usize),
-            Var::Winner | Var::Joined => 0.0,
+            Var::Winner => self.joined(&at, state, true),
+            Var::Joined => self.joined(&at, state, false),
             Var::Reply => f64::NAN,
         })
     }
@@ -64,7 +66,7 @@ impl Flat<'_> {
         state: &[u64],
         register: usize,
     ) -> Result<(f64, f64), NotFinite> {
-        let read = f64::from_bits(state[self.base(at.actor) + 1 + register]);
+        let read = f64::from_bits(state[self.reads_at(&at) + register]);
         let new = self.value(value, At { read, ..at }, state);
         if new.is_finite() {
             Ok((read, new))
