@@ -109,7 +109,7 @@ impl Flat<'_> {
         if self.forks.fan == 0 {
             return None;
         }
-        if self.in_line(to, actor) {
+        if self.jobs_in_line(to, actor) {
             return Some(self.line_step(to, actor, delta, draws));
         }
         let member = self.members[actor];
@@ -205,7 +205,7 @@ impl Flat<'_> {
 
     /// Whether actor `actor` has events of its jobs in line (its own next event is the
     /// first of them).
-    pub(super) fn in_line(&self, state: &[u64], actor: usize) -> bool {
+    pub(super) fn jobs_in_line(&self, state: &[u64], actor: usize) -> bool {
         self.forks.fan > 0 && state[self.line_at(actor)] != 0
     }
 

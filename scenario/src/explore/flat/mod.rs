@@ -491,7 +491,7 @@ impl<'p> Flat<'p> {
             (0..self.members.len())
                 .filter(|&a| {
                     first(a) & STARTED != 0
-                        && (self.in_line(state, a)
+                        && (self.jobs_in_line(state, a)
                             || first(a) & PLACE < self.members[a].total && !self.waits(state, a))
                 })
                 .map(|a| a as u32),
