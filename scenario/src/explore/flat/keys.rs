@@ -29,11 +29,10 @@
 //! A word of a store names no member (a group whose keys or numbers use `i` is not
 //! reduced by symmetry), so sorting the blocks stays the whole canonical order.
 
-use super::ways::Draws;
 use super::{APPLIED, At, Flat, NotFinite, Store, Stores, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::machine::keys::{Found, key_of};
-use crate::point::{Condition, InitialKeys, Leaf, Operand, Step, eval_by};
+use crate::point::{InitialKeys, Leaf, Operand, Step, eval_by};
 use crate::run::state::Sim;
 use crate::syntax::spec::{KeyOp, Var};
 
@@ -111,16 +110,17 @@ impl Flat<'_> {
         start: &Sim<'_>,
         reducer: &Reducer,
     ) -> Result<Self, Uncovered> {
-        if !keyed {
+        // A transaction's put leaves its numbers in the state ([`super::tx`]).
+        let put_numbers = super::tx::put_numbers(self.point);
+        if !keyed && put_numbers == 0 {
             return Ok(self);
         }
-        if self.timed {
-            return Err(
-                "a step uses a key store and time moves on (a start after 0 ms, or a delay)",
-            );
-        }
         let point = self.point;
-        let mut keys = self.known_keys()?;
+        let mut keys = if keyed {
+            self.known_keys()?
+        } else {
+            Vec::new()
+        };
         let mut stores = Vec::with_capacity(keys.len());
         let mut words = Vec::new();
         for (index, keys) in keys.iter_mut().enumerate() {
@@ -161,6 +161,10 @@ impl Flat<'_> {
                     .collect()
             })
             .collect();
+        let last_put = (self.header + words.len(), put_numbers);
+        if put_numbers > 0 {
+            words.extend(std::iter::repeat_n(0, 1 + put_numbers));
+        }
         self.header += words.len();
         self.block += stores.len();
         self.width = self.header + self.members.len() * self.block;
@@ -169,6 +173,7 @@ impl Flat<'_> {
             stores,
             start: words,
             alone,
+            last_put,
         };
         Ok(self)
     }
@@ -342,84 +347,6 @@ impl Flat<'_> {
             to[words + LEN] = len + 1;
         }
         to[slot] = number.to_bits();
-    }
-}
-
-/// Whether a group's transactions are ones the flat back end runs: each of key store steps,
-/// reads and `if`s only (no write, whose count a transition adds once; no put, ack or
-/// wait, which the interpreter defers to its end or lets other events come between), its
-/// `if`s jumping within it and none by chance (no test holds a transaction's draws to the
-/// interpreter's yet).
-pub(super) fn transactions_covered(steps: &[Step]) -> Result<(), Uncovered> {
-    let why = "a transaction has a step other than a key store's, a read or an `if`";
-    let mut begin = None;
-    for (at, step) in steps.iter().enumerate() {
-        match step {
-            Step::TxBegin if begin.is_none() => begin = Some(at),
-            Step::TxEnd if begin.is_some() => begin = None,
-            Step::Keys { .. } | Step::Read(_) => {}
-            Step::Branch {
-                condition: Condition::Chance(..),
-                ..
-            } if begin.is_some() => return Err("a transaction has an `if` by chance"),
-            Step::Branch { otherwise: to, .. } | Step::Jump(to) if begin.is_some() => {
-                let end = (steps[at..].iter()).position(|s| matches!(s, Step::TxEnd));
-                if end.is_none_or(|end| *to as usize > at + end) {
-                    return Err(why);
-                }
-            }
-            _ if begin.is_some() => return Err(why),
-            Step::TxBegin | Step::TxEnd => return Err(why),
-            _ => {}
-        }
-    }
-    if begin.is_some() {
-        return Err(why);
-    }
-    Ok(())
-}
-
-impl Flat<'_> {
-    /// The transaction that begins at step `begin` of the actor `at`'s repetition runs in
-    /// `to`, in its one event as the interpreter runs it: its key store steps, reads and
-    /// `if`s ([`transactions_covered`]), from its job's outcome `outcome`. Where the actor
-    /// goes on (the step past the transaction's end) and its job's outcome then. With no
-    /// crash nothing of a transaction is undone, and between events none is open, so the
-    /// interpreter's transaction adds nothing to a state.
-    pub(super) fn transaction(
-        &self,
-        to: &mut [u64],
-        at: At,
-        (begin, mut outcome): (u64, u64),
-        draws: &mut Draws,
-    ) -> Result<(u64, u64), NotFinite> {
-        let program = &self.point.groups[at.member.group as usize].steps;
-        let mut step = begin + 1;
-        loop {
-            let current = program.get(step as usize).ok_or(NotFinite)?;
-            step = match current {
-                Step::TxEnd => return Ok((step + 1, outcome)),
-                Step::Keys {
-                    operation,
-                    store,
-                    key,
-                    value,
-                } => {
-                    outcome = self.key_step(to, at, (*operation, *store, key, value))?;
-                    step + 1
-                }
-                Step::Read(register) => {
-                    let register = *register as usize;
-                    to[self.base(at.actor) + 1 + register] = to[register];
-                    step + 1
-                }
-                Step::Branch { .. } | Step::Jump(_) => {
-                    (self.moved(current, at, to, (step, outcome), draws)?).unwrap_or(step + 1)
-                }
-                // [`transactions_covered`] lets in no other step.
-                _ => return Err(NotFinite),
-            };
-        }
     }
 }
 

@@ -67,8 +67,10 @@ mod keys;
 mod lock;
 mod names;
 mod queue;
+mod restart;
 mod symmetry;
 mod time;
+mod tx;
 mod ways;
 
 pub(crate) use ways::{Draws, Ways};
@@ -233,6 +235,8 @@ struct Stores {
     /// Per actor and step, whether the reduction takes that step alone: a key step may be
     /// told apart member by member (its key is the member's own).
     alone: Vec<Vec<bool>>,
+    /// Where the last transaction's put numbers are, and how many it may keep ([`tx`]).
+    last_put: (usize, usize),
 }
 
 /// A point compiled for the flat back end.
@@ -284,6 +288,8 @@ pub(super) struct Flat<'p> {
     max_time: u64,
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
+    /// Restarts' words and crash steps by names ([`restart`]).
+    restart: restart::Restarts,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -372,9 +378,11 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
+            restart: restart::Restarts::default(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
+        .map(Flat::with_restarts)
     }
 
     /// The start: each register at its initial value, written by none; each actor at its
@@ -505,11 +513,12 @@ impl<'p> Flat<'p> {
         let stale = !read.is_nan() && f64::from_bits(to[register]) != read;
         to[self.registers] |= 1 << register;
         if cas && stale {
-            delta[3 * register + 2] = 1;
+            delta[3 * register + 2] += 1;
             return true;
         }
-        delta[3 * register] = 1;
-        delta[3 * register + 1] = u64::from(stale);
+        // A transaction may write a register more than once in one event.
+        delta[3 * register] += 1;
+        delta[3 * register + 1] += u64::from(stale);
         to[register] = new.to_bits();
         false
     }
@@ -642,13 +651,15 @@ impl<'p> Flat<'p> {
             }
             Step::TxBegin => {
                 let at = At::at_zero(actor, member, repetition);
-                let end;
-                (end, outcome) = self.transaction(to, at, (step, outcome), draws)?;
+                let (end, waiter);
+                (end, outcome, waiter) =
+                    self.transaction(to, at, (step, outcome), (delta, draws))?;
                 next = repetition * steps + end;
+                handed = waiter.map(|waiter| (waiter, TAKEN));
             }
-            Step::Crash { rule, .. } => {
+            Step::Crash { rule, restart } => {
                 if self
-                    .crash_step(to, actor, (rule, place, 0), draws)?
+                    .crash_step(to, actor, (rule, restart, place, 0), draws)?
                     .is_some()
                 {
                     return Ok(());

@@ -36,7 +36,10 @@ use crate::point::{Pick, Step};
 impl Flat<'_> {
     /// Where the clock is.
     pub(super) fn clock(&self) -> usize {
-        self.header - header_words(self.registers, self.point.groups.len(), self.locks)
+        // The key stores' words end the header, after these.
+        self.header
+            - self.keys.start.len()
+            - header_words(self.registers, self.point.groups.len(), self.locks)
     }
 
     /// Where lock `lock`'s time words are.
@@ -47,7 +50,10 @@ impl Flat<'_> {
     /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
     /// its lock words of time).
     pub(super) fn due_at(&self, actor: usize) -> usize {
-        self.base(actor) + self.block - actor_words(self.waiting)
+        self.base(actor) + self.block
+            - self.keys.kept
+            - self.restart.words
+            - actor_words(self.waiting)
     }
 
     /// Actor `actor` took lock `lock` now, its words of time as the interpreter's `acquire`
@@ -89,13 +95,16 @@ impl Flat<'_> {
             0,
             3 * self.point.groups.len() + 5 * self.locks,
         ));
+        self.start_keys(state);
         let time_words = actor_words(self.waiting);
         for member in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
+            // Its restarts' and key stores' words follow its time's ([`Flat::due_at`]).
+            let after = self.restart.words + self.keys.kept;
             state.extend(std::iter::repeat_n(
                 0,
-                self.block - 1 - self.registers - time_words,
+                self.block - 1 - self.registers - time_words - after,
             ));
             let due = if member.repeat > 0 {
                 member.start
@@ -103,7 +112,7 @@ impl Flat<'_> {
                 NONE
             };
             state.extend([due, 0, 0]);
-            state.extend(std::iter::repeat_n(0, time_words - 3));
+            state.extend(std::iter::repeat_n(0, time_words - 3 + after));
         }
     }
 
@@ -134,6 +143,7 @@ impl Flat<'_> {
         let member = self.members[actor as usize];
         let stride = u64::from(member.steps) + 1;
         let place = state[self.base(actor as usize)] & PLACE;
+        let place = self.resumed_at(actor as usize, place, stride);
         if self.flow {
             // The shared step its event runs, past the steps that are not (none: it runs
             // none, and touches nothing another could).
@@ -146,10 +156,9 @@ impl Flat<'_> {
             }
             at = 0;
         }
-        let group = member.group as usize;
-        match self.point.groups[group].steps[at] {
+        match self.point.groups[member.group as usize].steps[at] {
             Step::Delay(_) | Step::Pause(_) => true,
-            _ => self.alone[group][at],
+            _ => self.alone_at(actor as usize, member.group, at),
         }
     }
 
@@ -177,12 +186,9 @@ impl Flat<'_> {
             }
         }
         let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
-        let handed = self.run(
-            to,
-            actor,
-            (from[base] & PLACE, outcome, false),
-            (delta, &mut *draws),
-        )?;
+        let stride = u64::from(self.members[actor].steps) + 1;
+        let place = self.resumed_at(actor, from[base] & PLACE, stride);
+        let handed = self.run(to, actor, (place, outcome, false), (delta, &mut *draws))?;
         if let Some((waiter, outcome)) = handed {
             // The lock's next holder (or the message's taker) goes on past its acquire (its
             // take) in this event, after the releaser's (the putter's) steps: it acted
@@ -360,10 +366,32 @@ impl Flat<'_> {
                         break;
                     }
                 }
-                Step::Crash { rule, .. } => {
-                    stopped =
-                        self.crash_step(to, actor, (rule, repetition * stride + at, now), draws)?;
-                    if stopped.is_some() {
+                Step::Keys {
+                    operation,
+                    store,
+                    key,
+                    value,
+                } => {
+                    let step = (*operation, *store, key, value);
+                    outcome = self.key_step(to, at_now(repetition), step)?;
+                    at += 1;
+                }
+                Step::TxBegin => {
+                    // The whole transaction in this event, as at 0 ms.
+                    let waiter;
+                    let at_tx = at_now(repetition);
+                    (at, outcome, waiter) =
+                        self.transaction(to, at_tx, (at, outcome), (&mut *delta, &mut *draws))?;
+                    handed = handed.or(waiter.map(|waiter| (waiter, TAKEN)));
+                }
+                Step::Crash { rule, restart } => {
+                    let place = repetition * stride + at;
+                    stopped = self.crash_step(to, actor, (rule, restart, place, now), draws)?;
+                    if let Some(place) = stopped {
+                        // A restart begins its next repetition with no outcome.
+                        if self.is_restarting(actor, place) {
+                            outcome = 0;
+                        }
                         break;
                     }
                     at += 1;
