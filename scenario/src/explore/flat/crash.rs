@@ -1,11 +1,12 @@
-//! Crashes in a flat state: a group's `crash_anywhere` (down for good, no restart) as the
-//! interpreter's explorer injects it: at an actor's going on (a resumption: not its
-//! start), while its group's crashes along the execution are not all spent (the crashes
-//! of every group count, as the interpreter's one count does); and a `crash` step (no
-//! restart, not by names), whose probability is a fault: a draw while the execution's
-//! faults (the actors such a step killed) are fewer than `--max-faults`, else "no".
+//! Crashes in a flat state: a group's `crash_anywhere` as the interpreter's explorer
+//! injects it: at an actor's going on (a resumption: not its start), while its group's
+//! crashes along the execution are not all spent (the crashes of every group count, as
+//! the interpreter's one count does); and a `crash` step, whose probability is a fault: a
+//! draw while the execution's faults (the actors such a step killed, and the restarts it
+//! made) are fewer than `--max-faults`, else "no". A crash that restarts its actor (where
+//! a repetition is left) and a rule by names are [`super::restart`]'s.
 //!
-//! A crashed actor's job is freed where it stood, as the interpreter's: what it read is
+//! A crashed actor's job (down for good) is freed where it stood, as the interpreter's: what it read is
 //! blanked, its tokens and what it took are forgotten, a lock it holds stays taken (its
 //! waiters wait for good) and a message it took is gone (or comes back at its queue's
 //! visibility timeout). Its place becomes one past every other it can reach (its place

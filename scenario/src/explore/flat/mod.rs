@@ -7,9 +7,10 @@
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
-//! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
-//! stores' steps on keys known before the run, in a transaction or not ([`keys`]); other
-//! resources (no server) may be declared, and no step uses them. Every
+//! a group's `crash_anywhere` or a `crash` step ([`crash`]; one that restarts its actor,
+//! or by names, [`restart`]), and key stores' steps ([`keys`]; on keys the run computes,
+//! [`computed`]), in a transaction or not ([`tx`]); other resources (no server) may be
+//! declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -59,6 +60,7 @@
 //! back along the real run).
 
 mod ack;
+mod computed;
 mod cover;
 mod crash;
 mod draw;
@@ -140,7 +142,7 @@ pub(super) struct Kinds {
     pub(super) cas: bool,
     /// A step acquires or releases a lock.
     pub(super) locked: bool,
-    /// Time moves on: a delay, or an actor that starts after 0 ms.
+    /// Time moves on: a delay, an actor that starts after 0 ms, or a crash that restarts.
     pub(super) timed: bool,
     /// A step puts, takes or acks.
     pub(super) queued: bool,
@@ -222,6 +224,8 @@ struct Store {
     keys: Vec<i64>,
     /// A range it started with (its first key and count), laid out at its first change.
     range: (i64, u64),
+    /// Pairs it keeps for keys the run computes ([`computed`]; 0: none).
+    spare: usize,
 }
 
 /// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
@@ -289,7 +293,17 @@ pub(super) struct Flat<'p> {
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
     /// Restarts' words and crash steps by names ([`restart`]).
-    restart: restart::Restarts,
+    restart: Restarts,
+}
+
+/// What a flat state keeps of restarts, and which members a crash step by names kills
+/// ([`restart`]).
+#[derive(Debug, Clone, Default)]
+struct Restarts {
+    /// Words each actor's block keeps for restarts (0: no crash restarts).
+    words: usize,
+    /// Per actor and step, whether a crash step by names names it (empty: no such step).
+    named: Vec<Vec<bool>>,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -378,7 +392,7 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
-            restart: restart::Restarts::default(),
+            restart: Restarts::default(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)

@@ -20,15 +20,6 @@ use crate::point::{CrashRule, Duration, Step};
 /// Words a restart adds to each actor's block: its restarts, and those that were faults.
 const WORDS: usize = 2;
 
-/// What a flat state keeps of restarts, and which members a crash step by names kills.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Restarts {
-    /// Words each actor's block keeps for restarts (0: no crash restarts).
-    pub(super) words: usize,
-    /// Per actor and step, whether a crash step by names names it (empty: no such step).
-    named: Vec<Vec<bool>>,
-}
-
 impl Flat<'_> {
     /// The point with its restarts' words (where a crash restarts its actor: each block
     /// keeps [`WORDS`] more, before its key stores' words) and its crash steps by names

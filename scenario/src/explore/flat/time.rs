@@ -11,9 +11,11 @@
 //!   ended), when its repetition started, when its last one ended ]
 //! ```
 //!
-//! which are what the interpreter's fingerprint tells apart beside the steps done: its
-//! clock and its pending events' times, a register's instant, a job's start, an actor's
-//! end and a group's samples of responses ([`sim_core::sample_spread`]: the same word its
+//! (an actor's block ends after them with its restarts' words, [`super::restart`], and
+//! its key stores' words, [`super::keys`]; the header with the stores' words and the last
+//! transaction's put, [`super::tx`]), which are what the interpreter's fingerprint tells
+//! apart beside the steps done: its clock and its pending events' times, a register's
+//! instant, a job's start, an actor's end and a group's samples of responses ([`sim_core::sample_spread`]: the same word its
 //! hash takes). An actor's place counts `steps + 1` a repetition (a delay that ends a
 //! repetition is due before the repetition's end, which its next repetition's first step
 //! is not), and an event runs as the interpreter's does: from the actor's place, at most
@@ -280,12 +282,13 @@ impl Flat<'_> {
                 break;
             }
             acted = true;
+            let buffers = (&mut *delta, &mut *draws);
+            if let Some(ran) = self.at_once(to, step, at_now(repetition), (at, outcome), buffers)? {
+                (at, outcome) = (ran.0, ran.1);
+                handed = ran.2.map(|waiter| (waiter, TAKEN)).or(handed);
+                continue;
+            }
             match step {
-                Step::Read(register) => {
-                    let register = *register as usize;
-                    to[base + 1 + register] = to[register];
-                    at += 1;
-                }
                 Step::Write {
                     register,
                     value,
@@ -294,12 +297,7 @@ impl Flat<'_> {
                 } => {
                     let register = *register as usize;
                     let written = self.written(value, at_now(repetition), to, register)?;
-                    // The register's instant: its value as the instant began is kept.
-                    let instant = self.clock() + 1 + register;
-                    if to[instant] != now + 1 {
-                        to[instant] = now + 1;
-                        to[instant + self.registers] = to[register];
-                    }
+                    self.instant(to, register, now);
                     if self.land(to, delta, register, written, *cas) {
                         to[conflicts] += 1;
                         if to[conflicts] < *max_retries {
@@ -366,32 +364,10 @@ impl Flat<'_> {
                         break;
                     }
                 }
-                Step::Keys {
-                    operation,
-                    store,
-                    key,
-                    value,
-                } => {
-                    let step = (*operation, *store, key, value);
-                    outcome = self.key_step(to, at_now(repetition), step)?;
-                    at += 1;
-                }
-                Step::TxBegin => {
-                    // The whole transaction in this event, as at 0 ms.
-                    let waiter;
-                    let at_tx = at_now(repetition);
-                    (at, outcome, waiter) =
-                        self.transaction(to, at_tx, (at, outcome), (&mut *delta, &mut *draws))?;
-                    handed = handed.or(waiter.map(|waiter| (waiter, TAKEN)));
-                }
                 Step::Crash { rule, restart } => {
                     let place = repetition * stride + at;
                     stopped = self.crash_step(to, actor, (rule, restart, place, now), draws)?;
-                    if let Some(place) = stopped {
-                        // A restart begins its next repetition with no outcome.
-                        if self.is_restarting(actor, place) {
-                            outcome = 0;
-                        }
+                    if stopped.is_some() {
                         break;
                     }
                     at += 1;
@@ -401,6 +377,10 @@ impl Flat<'_> {
             }
         }
         let place = stopped.unwrap_or(repetition * stride + at);
+        // A restart begins its next repetition with no outcome.
+        if self.is_restarting(actor, place) {
+            outcome = 0;
+        }
         to[base] = STARTED | outcome << OUTCOME_SHIFT | place;
         Ok(handed)
     }

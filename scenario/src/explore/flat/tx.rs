@@ -161,6 +161,39 @@ impl Flat<'_> {
         }
     }
 
+    /// A read, a key step or a transaction (`step`; `None`: none of them), the steps of a
+    /// timed state that neither wait nor compare-and-set, run by the actor `at` at its step
+    /// `index` in `to`, from its job's outcome `outcome`: where it goes on, its job's
+    /// outcome then, and the waiting taker a transaction's put handed its message to.
+    pub(super) fn at_once(
+        &self,
+        to: &mut [u64],
+        step: &Step,
+        at: At,
+        (index, outcome): (u64, u64),
+        (delta, draws): (&mut [u64], &mut Draws),
+    ) -> Result<Option<(u64, u64, Option<usize>)>, NotFinite> {
+        Ok(Some(match step {
+            Step::Read(register) => {
+                let register = *register as usize;
+                to[self.base(at.actor) + 1 + register] = to[register];
+                (index + 1, outcome, None)
+            }
+            Step::Keys {
+                operation,
+                store,
+                key,
+                value,
+            } => {
+                let outcome = self.key_step(to, at, (*operation, *store, key, value))?;
+                (index + 1, outcome, None)
+            }
+            // The whole transaction in this event.
+            Step::TxBegin => self.transaction(to, at, (index, outcome), (delta, draws))?,
+            _ => return Ok(None),
+        }))
+    }
+
     /// A write (not a compare-and-set) of `value` to `register` by the actor `at`, landing
     /// now in `to` (where time moves on, the register's instant kept), counted in `delta`.
     pub(super) fn write_now(
@@ -172,14 +205,19 @@ impl Flat<'_> {
     ) -> Result<(), NotFinite> {
         let written = self.written(value, at, to, register)?;
         if self.timed {
-            // The register's instant: its value as the instant began is kept.
-            let instant = self.clock() + 1 + register;
-            if to[instant] != at.now + 1 {
-                to[instant] = at.now + 1;
-                to[instant + self.registers] = to[register];
-            }
+            self.instant(to, register, at.now);
         }
         self.land(to, delta, register, written, false);
         Ok(())
+    }
+
+    /// Register `register` is landed on at `now` in a timed state `to`: its instant, and
+    /// its value as that instant began kept (at its first landing in the instant).
+    pub(super) fn instant(&self, to: &mut [u64], register: usize, now: u64) {
+        let instant = self.clock() + 1 + register;
+        if to[instant] != now + 1 {
+            to[instant] = now + 1;
+            to[instant + self.registers] = to[register];
+        }
     }
 }
