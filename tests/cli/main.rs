@@ -27,6 +27,7 @@ mod flat_flow;
 mod flat_fork;
 mod flat_keys;
 mod flat_server;
+mod flat_restart;
 mod fuzz;
 mod fuzz_scenarios;
 mod lesson_explorer;

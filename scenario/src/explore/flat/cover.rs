@@ -83,7 +83,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     if !matches!(group.pace, Pace::Closed) {
         return Err("a group does not run a closed loop");
     }
-    super::crash::covered(group)?;
+    let restarts = super::crash::covered(group)?;
     super::fork::covered(group)?;
     if group.steps.is_empty()
         || !group.steps.iter().all(|step| {
@@ -124,7 +124,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
              timeout or a `parallel`",
         );
     }
-    super::keys::transactions_covered(&group.steps)?;
+    super::tx::transactions_covered(&group.steps)?;
     let flow = (group.steps.iter()).any(|step| {
         matches!(
             step,
@@ -169,7 +169,8 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     }
     let queued = (group.steps.iter())
         .any(|step| matches!(step, Step::Put { .. } | Step::Take { .. } | Step::Ack(_)));
-    let timed = (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
+    let timed = restarts
+        || (group.steps.iter()).any(|step| matches!(step, Step::Delay(_) | Step::Pause(_)));
     // An end that gives up is counted where a compare-and-set's give-up is.
     let cas = (group.steps.iter()).any(|step| {
         matches!(

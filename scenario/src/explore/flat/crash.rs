@@ -1,11 +1,12 @@
-//! Crashes in a flat state: a group's `crash_anywhere` (down for good, no restart) as the
-//! interpreter's explorer injects it: at an actor's going on (a resumption: not its
-//! start), while its group's crashes along the execution are not all spent (the crashes
-//! of every group count, as the interpreter's one count does); and a `crash` step (no
-//! restart, not by names), whose probability is a fault: a draw while the execution's
-//! faults (the actors such a step killed) are fewer than `--max-faults`, else "no".
+//! Crashes in a flat state: a group's `crash_anywhere` as the interpreter's explorer
+//! injects it: at an actor's going on (a resumption: not its start), while its group's
+//! crashes along the execution are not all spent (the crashes of every group count, as
+//! the interpreter's one count does); and a `crash` step, whose probability is a fault: a
+//! draw while the execution's faults (the actors such a step killed, and the restarts it
+//! made) are fewer than `--max-faults`, else "no". A crash that restarts its actor (where
+//! a repetition is left) and a rule by names are [`super::restart`]'s.
 //!
-//! A crashed actor's job is freed where it stood, as the interpreter's: what it read is
+//! A crashed actor's job (down for good) is freed where it stood, as the interpreter's: what it read is
 //! blanked, its tokens and what it took are forgotten, a lock it holds stays taken (its
 //! waiters wait for good) and a message it took is gone (or comes back at its queue's
 //! visibility timeout). Its place becomes one past every other it can reach (its place
@@ -15,14 +16,14 @@
 
 use super::ways::Draws;
 use super::{Flat, NONE, NotFinite, PLACE, STARTED};
-use crate::point::{CrashRule, Step};
+use crate::point::{CrashRule, Duration, Step};
 
 impl Flat<'_> {
     /// Where actor `actor`'s crashed places begin: past its stopped ones
-    /// ([`Flat::stopped`]) and its freed ones, whatever its places a repetition.
-    fn crashed_from(&self, actor: usize) -> u64 {
-        let member = self.members[actor];
-        (2 * member.repeat + 2) * (u64::from(member.steps) + 1)
+    /// ([`Flat::stopped`]), its freed ones and its restarting ones
+    /// ([`Flat::restarting_from`]), whatever its places a repetition.
+    pub(super) fn crashed_from(&self, actor: usize) -> u64 {
+        2 * self.restarting_from(actor)
     }
 
     /// Whether actor `actor` has crashed in `state`.
@@ -36,9 +37,11 @@ impl Flat<'_> {
         if !self.crash {
             return 0;
         }
+        let restarted = self.restarts(state, false);
         (0..self.members.len())
             .filter(|&actor| self.crashed(state, actor))
             .count() as u32
+            + restarted
     }
 
     /// Whether actor `actor`'s group may crash anywhere: the reduction never takes its
@@ -68,7 +71,8 @@ impl Flat<'_> {
 
     /// Actor `actor`'s free event run from `from` into `to` as a crash instead (its
     /// counts' `delta` none): the clock moved on to it where time moves on, its job freed
-    /// where it stood, its place a crashed one.
+    /// where it stood, its place a crashed one, or a restarting one where its group
+    /// restarts ([`Flat::die`]).
     pub(crate) fn crash(
         &self,
         from: &[u64],
@@ -85,7 +89,9 @@ impl Flat<'_> {
             0
         };
         let place = to[self.base(actor)] & PLACE;
-        self.crash_here(to, actor, place, now);
+        let group = &self.point.groups[self.members[actor].group as usize];
+        let restart = group.crash_anywhere.as_ref().and_then(|(_, r)| r.as_ref());
+        self.die(to, actor, (place, now), restart, false)?;
         Ok(())
     }
 
@@ -110,29 +116,31 @@ impl Flat<'_> {
         place.checked_sub(self.crashed_from(actor))
     }
 
-    /// A crash step of `rule` run by actor `actor` at `place` at `now`: where it dies
-    /// ([`Flat::dies`]), its crashed place ([`Flat::crash_here`]).
+    /// A crash step of `rule` (restarting after `restart`) run by actor `actor` at
+    /// `place` at `now`: where it dies ([`Flat::dies`]), its crashed place
+    /// ([`Flat::crash_here`]) or its restarting one ([`Flat::die`]).
     pub(super) fn crash_step(
         &self,
         to: &mut [u64],
         actor: usize,
-        (rule, place, now): (&CrashRule, u64, u64),
+        (rule, restart, place, now): (&CrashRule, &Option<Duration>, u64, u64),
         draws: &mut Draws,
     ) -> Result<Option<u64>, NotFinite> {
-        if !self.dies(rule, actor, to, draws)? {
+        if !self.dies(rule, (actor, place), to, draws)? {
             return Ok(None);
         }
-        self.crash_here(to, actor, place, now);
-        Ok(Some(self.crashed_from(actor) + place))
+        let fault = matches!(rule, CrashRule::Probability(..));
+        self.die(to, actor, (place, now), restart.as_ref(), fault)
+            .map(Some)
     }
 
     /// Whether a crash step of `rule` kills actor `actor` (in `state`, before it): every
     /// actor, the first ones, or by its probability, a fault decided by `draws` within the
-    /// execution's budget ([`Flat::faults`]). A rule by names is refused by [`Flat::of`].
+    /// execution's budget ([`Flat::faults`]), or by its name (`place`: where it stands).
     fn dies(
         &self,
         rule: &CrashRule,
-        actor: usize,
+        (actor, place): (usize, u64),
         state: &[u64],
         draws: &mut Draws,
     ) -> Result<bool, NotFinite> {
@@ -143,16 +151,20 @@ impl Flat<'_> {
                 let left = self.faults(state) < self.max_faults;
                 draws.decide_fault(*probability, left).ok_or(NotFinite)
             }
-            CrashRule::Names(_) => Err(NotFinite),
+            CrashRule::Names(_) => {
+                let stride = u64::from(self.members[actor].steps) + u64::from(self.timed);
+                Ok(self.named(actor, (place % stride) as usize))
+            }
         }
     }
 
     /// The faults along the execution that reached `state`: the actors a crash step's
-    /// probability killed (a crashed place says at which step).
+    /// probability killed (a crashed place says at which step), and its restarts.
     fn faults(&self, state: &[u64]) -> u32 {
         if !self.crash_steps {
             return 0;
         }
+        let restarted = self.restarts(state, true);
         let by_chance = |actor: usize, place: u64| {
             let member = self.members[actor];
             let stride = u64::from(member.steps) + u64::from(self.timed);
@@ -170,41 +182,37 @@ impl Flat<'_> {
                     .is_some_and(|p| by_chance(actor, p))
             })
             .count() as u32
+            + restarted
     }
 }
 
-/// Whether a group's crashes are ones the flat back end keeps: down for good (a restart
-/// would start the actor again, which a flat place does not say), a crash step's rule
-/// not by names, and its crashed places within a place's bits.
-pub(super) fn covered(group: &crate::point::Group) -> Result<(), &'static str> {
-    for step in &group.steps {
-        match step {
+/// Whether a group's crashes are ones the flat back end keeps (their places within a
+/// place's bits), and whether one restarts its actor: a restart needs time (its actor is
+/// down until it is due), so its point keeps a timed state.
+pub(super) fn covered(group: &crate::point::Group) -> Result<bool, &'static str> {
+    let steps = (group.steps.iter()).filter(|s| matches!(s, Step::Crash { .. }));
+    let restarts = steps.clone().any(|s| {
+        matches!(
+            s,
             Step::Crash {
-                restart: Some(_), ..
-            } => return Err("a crash step restarts its actor"),
-            Step::Crash {
-                rule: CrashRule::Names(_),
+                restart: Some(_),
                 ..
-            } => return Err("a crash step names its actors"),
-            _ => {}
-        }
+            }
+        )
+    }) || matches!(group.crash_anywhere, Some((_, Some(_))));
+    if steps.count() > 0 || group.crash_anywhere.is_some() {
+        places(group)?;
     }
-    if (group.steps.iter()).any(|s| matches!(s, Step::Crash { .. })) {
-        return places(group);
-    }
-    match &group.crash_anywhere {
-        None => Ok(()),
-        Some((_, Some(_))) => Err("a group may crash anywhere and restart"),
-        Some(_) => places(group),
-    }
+    Ok(restarts)
 }
 
-/// Whether a group that may crash has its crashed places within a place's bits.
+/// Whether a group that may crash has its crashed places within a place's bits (they
+/// begin past its restarting ones: four times its places a repetition and its stops').
 fn places(group: &crate::point::Group) -> Result<(), &'static str> {
     let places = (group.repeat.saturating_mul(2).saturating_add(2))
         .saturating_mul(group.steps.len() as u64 + 1);
-    if places.saturating_mul(2) > PLACE {
-        return Err("an actor that may crash runs more than 2^58 steps");
+    if places.saturating_mul(4) > PLACE {
+        return Err("an actor that may crash runs more than 2^57 steps");
     }
     Ok(())
 }

@@ -1,9 +1,10 @@
-//! Key stores in a flat state: `lookup`, `insert`, `set` and `remove` on stores whose keys
-//! are known before the run (where every point's time stays at 0 ms).
+//! Key stores in a flat state: `lookup`, `insert`, `set` and `remove`, at 0 ms or where
+//! time moves on.
 //!
 //! A step's key is known before the run when it is a number or an expression of `i`, the
 //! repetition `k` and the parameters (or a list per member): the keys each actor's steps can
-//! name are then a known set, and each store keeps a word for each of them. Beside those,
+//! name are then a known set, and each store keeps a word for each of them (a key the run
+//! computes takes a spare pair of words, [`super::computed`]). Beside those,
 //! a store keeps what the interpreter's fingerprint tells apart of it:
 //!
 //! ```text
@@ -29,11 +30,10 @@
 //! A word of a store names no member (a group whose keys or numbers use `i` is not
 //! reduced by symmetry), so sorting the blocks stays the whole canonical order.
 
-use super::ways::Draws;
 use super::{APPLIED, At, Flat, NotFinite, Store, Stores, Uncovered};
 use crate::explore::reduce::Reducer;
 use crate::machine::keys::{Found, key_of};
-use crate::point::{Condition, InitialKeys, Leaf, Operand, Step, eval_by};
+use crate::point::{InitialKeys, Leaf, Operand, Step, eval_by};
 use crate::run::state::Sim;
 use crate::syntax::spec::{KeyOp, Var};
 
@@ -56,7 +56,7 @@ pub(super) const MISSING: u64 = 11;
 pub(super) const REMOVED: u64 = 12;
 
 /// A known key's word when it is absent (a stored number is finite).
-const ABSENT: u64 = 0x7ff8_0000_0000_0000;
+pub(super) const ABSENT: u64 = 0x7ff8_0000_0000_0000;
 
 /// A store's words: whether its range is kept aside, its array's first key, its length, its
 /// total, its inserts, duplicates, removes and sets, then its known keys.
@@ -68,7 +68,7 @@ const INSERTS: usize = 4;
 const DUPLICATES: usize = 5;
 const REMOVES: usize = 6;
 const SETS: usize = 7;
-const KEYS: usize = 8;
+pub(super) const KEYS: usize = 8;
 
 /// An actor's word of what a store's step left in the store's name is the number's bits
 /// and this: NaN (none) is 0, the word its block starts with.
@@ -111,16 +111,17 @@ impl Flat<'_> {
         start: &Sim<'_>,
         reducer: &Reducer,
     ) -> Result<Self, Uncovered> {
-        if !keyed {
+        // A transaction's put leaves its numbers in the state ([`super::tx`]).
+        let put_numbers = super::tx::put_numbers(self.point);
+        if !keyed && put_numbers == 0 {
             return Ok(self);
         }
-        if self.timed {
-            return Err(
-                "a step uses a key store and time moves on (a start after 0 ms, or a delay)",
-            );
-        }
         let point = self.point;
-        let mut keys = self.known_keys()?;
+        let (mut keys, spare) = if keyed {
+            self.known_keys()?
+        } else {
+            Default::default()
+        };
         let mut stores = Vec::with_capacity(keys.len());
         let mut words = Vec::new();
         for (index, keys) in keys.iter_mut().enumerate() {
@@ -143,10 +144,16 @@ impl Flat<'_> {
                 InitialKeys::Range { from, count, .. } => (from, count),
                 InitialKeys::Pairs(_) => (0, 0),
             };
+            let at = self.header + words.len() - KEYS - keys.len();
+            if spare[index] > 0 {
+                // No key the run computes is stored yet ([`super::computed`]).
+                words.extend(std::iter::repeat_n(0, 1 + 2 * spare[index]));
+            }
             stores.push(Store {
-                at: self.header + words.len() - KEYS - keys.len(),
+                at,
                 keys: std::mem::take(keys),
                 range,
+                spare: spare[index],
             });
         }
         if stores.iter().map(|s| s.keys.len()).sum::<usize>() > MAX_KEYS {
@@ -161,6 +168,10 @@ impl Flat<'_> {
                     .collect()
             })
             .collect();
+        let last_put = (self.header + words.len(), put_numbers);
+        if put_numbers > 0 {
+            words.extend(std::iter::repeat_n(0, 1 + put_numbers));
+        }
         self.header += words.len();
         self.block += stores.len();
         self.width = self.header + self.members.len() * self.block;
@@ -169,20 +180,28 @@ impl Flat<'_> {
             stores,
             start: words,
             alone,
+            last_put,
         };
         Ok(self)
     }
 
     /// The keys each store's steps may name (unsorted), worked out for every actor (and
     /// every repetition, where a key depends on `k`), or why they are not known.
-    fn known_keys(&self) -> Result<Vec<Vec<i64>>, Uncovered> {
+    fn known_keys(&self) -> Result<(Vec<Vec<i64>>, Vec<usize>), Uncovered> {
         let point = self.point;
         let mut keys = vec![Vec::new(); point.keys.len()];
+        let mut spare = vec![0usize; point.keys.len()];
         let mut sites = 0u64;
         for member in &self.members {
             let group = &point.groups[member.group as usize];
             for step in &group.steps {
-                let Step::Keys { store, key, .. } = step else {
+                let Step::Keys {
+                    operation,
+                    store,
+                    key,
+                    ..
+                } = step
+                else {
                     continue;
                 };
                 let found = &mut keys[*store as usize];
@@ -190,10 +209,16 @@ impl Flat<'_> {
                 let repetitions = if known_key(key, index, None, params).is_some() {
                     0..1
                 } else if known_key(key, index, Some(0), params).is_none() {
-                    return Err(
-                        "a key store step's key is not known before the run (a number, or \
-                         an expression of `i`, `k` and the parameters)",
-                    );
+                    // A key the run computes: a spare pair for each insert or set of it.
+                    if group.forever {
+                        return Err("a key store step's key is computed by the run in a loop \
+                                    for ever");
+                    }
+                    if matches!(operation, KeyOp::Insert | KeyOp::Set) {
+                        spare[*store as usize] += member.repeat as usize;
+                    }
+                    sites = sites.saturating_add(member.repeat);
+                    continue;
                 } else if group.forever {
                     return Err("a key store step's key depends on `k` in a loop for ever");
                 } else {
@@ -212,7 +237,25 @@ impl Flat<'_> {
                 );
             }
         }
-        Ok(keys)
+        if spare.iter().sum::<usize>() > MAX_KEYS {
+            return Err("its key stores' steps may insert more than 1,024 keys the run computes");
+        }
+        // A store whose keys the run computes keeps each key it starts with as a known one.
+        for (store, found) in keys.iter_mut().enumerate() {
+            if spare[store] == 0 {
+                continue;
+            }
+            match &point.keys[store].initial {
+                InitialKeys::Pairs(pairs) => found.extend(pairs.iter().map(|p| p.0)),
+                InitialKeys::Range { from, count, .. } if *count <= MAX_KEYS as u64 => {
+                    found.extend((0..*count as i64).map(|i| from + i));
+                }
+                InitialKeys::Range { .. } => {
+                    return Err("its key stores' steps may name more than 1,024 keys");
+                }
+            }
+        }
+        Ok((keys, spare))
     }
 
     /// The stores' words at the start.
@@ -260,8 +303,15 @@ impl Flat<'_> {
     ) -> Result<u64, NotFinite> {
         let layout = &self.keys.stores[store as usize];
         let key = key_of(self.operand(key, at, to)).ok_or(NotFinite)?;
-        let place = layout.keys.binary_search(&key).map_err(|_| NotFinite)?;
-        let (words, slot) = (layout.at, layout.at + KEYS + place);
+        let words = layout.at;
+        let slot = match layout.keys.binary_search(&key) {
+            Ok(place) => Some(words + KEYS + place),
+            // A key the run computed: its spare pair (made for an insert or a set).
+            Err(_) => {
+                let make = matches!(operation, KeyOp::Insert | KeyOp::Set);
+                self.spare_slot(to, layout, key, make)?
+            }
+        };
         let number = match operation {
             KeyOp::Insert | KeyOp::Set => {
                 let number = self.operand(value, at, to);
@@ -272,7 +322,11 @@ impl Flat<'_> {
             }
             KeyOp::Lookup | KeyOp::Remove => f64::NAN,
         };
-        let held = (to[slot] != ABSENT).then(|| f64::from_bits(to[slot]));
+        let held = slot
+            .filter(|&slot| to[slot] != ABSENT)
+            .map(|slot| f64::from_bits(to[slot]));
+        // Only an insert or a set stores, and each has its slot.
+        let slot = slot.unwrap_or(usize::MAX);
         let (outcome, kept) = match (operation, held) {
             (KeyOp::Lookup, None) => (MISSING, f64::NAN),
             (KeyOp::Lookup, Some(old)) => (FOUND, old),
@@ -298,6 +352,7 @@ impl Flat<'_> {
                         let total = f64::from_bits(to[words + TOTAL]) - old;
                         to[words + TOTAL] = total.to_bits();
                         to[slot] = ABSENT;
+                        self.drop_spare(to, layout, slot);
                         to[words + REMOVES] += 1;
                         (REMOVED, old)
                     }
@@ -342,84 +397,6 @@ impl Flat<'_> {
             to[words + LEN] = len + 1;
         }
         to[slot] = number.to_bits();
-    }
-}
-
-/// Whether a group's transactions are ones the flat back end runs: each of key store steps,
-/// reads and `if`s only (no write, whose count a transition adds once; no put, ack or
-/// wait, which the interpreter defers to its end or lets other events come between), its
-/// `if`s jumping within it and none by chance (no test holds a transaction's draws to the
-/// interpreter's yet).
-pub(super) fn transactions_covered(steps: &[Step]) -> Result<(), Uncovered> {
-    let why = "a transaction has a step other than a key store's, a read or an `if`";
-    let mut begin = None;
-    for (at, step) in steps.iter().enumerate() {
-        match step {
-            Step::TxBegin if begin.is_none() => begin = Some(at),
-            Step::TxEnd if begin.is_some() => begin = None,
-            Step::Keys { .. } | Step::Read(_) => {}
-            Step::Branch {
-                condition: Condition::Chance(..),
-                ..
-            } if begin.is_some() => return Err("a transaction has an `if` by chance"),
-            Step::Branch { otherwise: to, .. } | Step::Jump(to) if begin.is_some() => {
-                let end = (steps[at..].iter()).position(|s| matches!(s, Step::TxEnd));
-                if end.is_none_or(|end| *to as usize > at + end) {
-                    return Err(why);
-                }
-            }
-            _ if begin.is_some() => return Err(why),
-            Step::TxBegin | Step::TxEnd => return Err(why),
-            _ => {}
-        }
-    }
-    if begin.is_some() {
-        return Err(why);
-    }
-    Ok(())
-}
-
-impl Flat<'_> {
-    /// The transaction that begins at step `begin` of the actor `at`'s repetition runs in
-    /// `to`, in its one event as the interpreter runs it: its key store steps, reads and
-    /// `if`s ([`transactions_covered`]), from its job's outcome `outcome`. Where the actor
-    /// goes on (the step past the transaction's end) and its job's outcome then. With no
-    /// crash nothing of a transaction is undone, and between events none is open, so the
-    /// interpreter's transaction adds nothing to a state.
-    pub(super) fn transaction(
-        &self,
-        to: &mut [u64],
-        at: At,
-        (begin, mut outcome): (u64, u64),
-        draws: &mut Draws,
-    ) -> Result<(u64, u64), NotFinite> {
-        let program = &self.point.groups[at.member.group as usize].steps;
-        let mut step = begin + 1;
-        loop {
-            let current = program.get(step as usize).ok_or(NotFinite)?;
-            step = match current {
-                Step::TxEnd => return Ok((step + 1, outcome)),
-                Step::Keys {
-                    operation,
-                    store,
-                    key,
-                    value,
-                } => {
-                    outcome = self.key_step(to, at, (*operation, *store, key, value))?;
-                    step + 1
-                }
-                Step::Read(register) => {
-                    let register = *register as usize;
-                    to[self.base(at.actor) + 1 + register] = to[register];
-                    step + 1
-                }
-                Step::Branch { .. } | Step::Jump(_) => {
-                    (self.moved(current, at, to, (step, outcome), draws)?).unwrap_or(step + 1)
-                }
-                // [`transactions_covered`] lets in no other step.
-                _ => return Err(NotFinite),
-            };
-        }
     }
 }
 

@@ -7,11 +7,11 @@
 //! puts, takes (no timeout) and acks on queues with no link ([`queue`]; a visibility
 //! timeout where no time passes but its timer's, [`ack`]), with `if`s, stops and early
 //! ends between them ([`flow`]), an `if` by chance run each way it may draw ([`draw`]),
-//! a group's `crash_anywhere` or a `crash` step with no restart ([`crash`]), and key
-//! stores' steps on keys known before the run, in a transaction or not ([`keys`]), and
-//! requests at servers, which take time ([`server`]), and `parallel`s whose branches
-//! read and write registers ([`fork`]); other resources may be declared, and no step
-//! uses them. Every
+//! a group's `crash_anywhere` or a `crash` step ([`crash`]; one that restarts its actor,
+//! or by names, [`restart`]), key stores' steps ([`keys`]; on keys the run computes,
+//! [`computed`]), in a transaction or not ([`tx`]), requests at servers, which take
+//! time ([`server`]), and `parallel`s whose branches read and write registers
+//! ([`fork`]); other resources may be declared, and no step uses them. Every
 //! event of such a point happens at the same instant, and each is one actor's next shared
 //! step (a release also hands the lock to the longest waiter, and a put its message to the
 //! longest waiting taker, whose next step is then free), so a state is
@@ -61,6 +61,7 @@
 //! back along the real run).
 
 mod ack;
+mod computed;
 mod cover;
 mod crash;
 mod draw;
@@ -70,9 +71,11 @@ mod keys;
 mod lock;
 mod names;
 mod queue;
+mod restart;
 mod server;
 mod symmetry;
 mod time;
+mod tx;
 mod ways;
 
 pub(crate) use ways::{Draws, Ways};
@@ -142,7 +145,7 @@ pub(super) struct Kinds {
     pub(super) cas: bool,
     /// A step acquires or releases a lock.
     pub(super) locked: bool,
-    /// Time moves on: a delay, or an actor that starts after 0 ms.
+    /// Time moves on: a delay, an actor that starts after 0 ms, or a crash that restarts.
     pub(super) timed: bool,
     /// A step puts, takes or acks.
     pub(super) queued: bool,
@@ -227,6 +230,8 @@ struct Store {
     keys: Vec<i64>,
     /// A range it started with (its first key and count), laid out at its first change.
     range: (i64, u64),
+    /// Pairs it keeps for keys the run computes ([`computed`]; 0: none).
+    spare: usize,
 }
 
 /// One server's words in a flat state ([`server`]'s layout).
@@ -252,6 +257,8 @@ struct Stores {
     /// Per actor and step, whether the reduction takes that step alone: a key step may be
     /// told apart member by member (its key is the member's own).
     alone: Vec<Vec<bool>>,
+    /// Where the last transaction's put numbers are, and how many it may keep ([`tx`]).
+    last_put: (usize, usize),
 }
 
 /// A point compiled for the flat back end.
@@ -307,6 +314,18 @@ pub(super) struct Flat<'p> {
     servers: Vec<Desk>,
     /// Each actor's `parallel` words ([`fork`]'s layout); none where no group forks.
     forks: Forks,
+    /// Restarts' words and crash steps by names ([`restart`]).
+    restart: Restarts,
+}
+
+/// What a flat state keeps of restarts, and which members a crash step by names kills
+/// ([`restart`]).
+#[derive(Debug, Clone, Default)]
+struct Restarts {
+    /// Words each actor's block keeps for restarts (0: no crash restarts).
+    words: usize,
+    /// Per actor and step, whether a crash step by names names it (empty: no such step).
+    named: Vec<Vec<bool>>,
 }
 
 /// Where a flat state keeps the branches of each actor's `parallel` ([`fork`]'s layout).
@@ -412,9 +431,12 @@ impl<'p> Flat<'p> {
             keys: Stores::default(),
             servers: Vec::new(),
             forks,
+            restart: Restarts::default(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)
+        // Restarts widen every actor's block: the servers' words come after the blocks.
+        .map(Flat::with_restarts)
         .map(Flat::with_servers)
     }
 
@@ -549,11 +571,12 @@ impl<'p> Flat<'p> {
         let stale = !read.is_nan() && f64::from_bits(to[register]) != read;
         to[self.registers] |= 1 << register;
         if cas && stale {
-            delta[3 * register + 2] = 1;
+            delta[3 * register + 2] += 1;
             return true;
         }
-        delta[3 * register] = 1;
-        delta[3 * register + 1] = u64::from(stale);
+        // A transaction may write a register more than once in one event.
+        delta[3 * register] += 1;
+        delta[3 * register + 1] += u64::from(stale);
         to[register] = new.to_bits();
         false
     }
@@ -689,13 +712,15 @@ impl<'p> Flat<'p> {
             }
             Step::TxBegin => {
                 let at = At::at_zero(actor, member, repetition);
-                let end;
-                (end, outcome) = self.transaction(to, at, (step, outcome), draws)?;
+                let (end, waiter);
+                (end, outcome, waiter) =
+                    self.transaction(to, at, (step, outcome), (delta, draws))?;
                 next = repetition * steps + end;
+                handed = waiter.map(|waiter| (waiter, TAKEN));
             }
-            Step::Crash { rule, .. } => {
+            Step::Crash { rule, restart } => {
                 if self
-                    .crash_step(to, actor, (rule, place, 0), draws)?
+                    .crash_step(to, actor, (rule, restart, place, 0), draws)?
                     .is_some()
                 {
                     return Ok(());

@@ -11,9 +11,11 @@
 //!   ended), when its repetition started, when its last one ended ]
 //! ```
 //!
-//! which are what the interpreter's fingerprint tells apart beside the steps done: its
-//! clock and its pending events' times, a register's instant, a job's start, an actor's
-//! end and a group's samples of responses ([`sim_core::sample_spread`]: the same word its
+//! (an actor's block ends after them with its restarts' words, [`super::restart`], and
+//! its key stores' words, [`super::keys`]; the header with the stores' words and the last
+//! transaction's put, [`super::tx`]), which are what the interpreter's fingerprint tells
+//! apart beside the steps done: its clock and its pending events' times, a register's
+//! instant, a job's start, an actor's end and a group's samples of responses ([`sim_core::sample_spread`]: the same word its
 //! hash takes). An actor's place counts `steps + 1` a repetition (a delay that ends a
 //! repetition is due before the repetition's end, which its next repetition's first step
 //! is not), and an event runs as the interpreter's does: from the actor's place, at most
@@ -36,7 +38,10 @@ use crate::point::{Pick, Step};
 impl Flat<'_> {
     /// Where the clock is.
     pub(super) fn clock(&self) -> usize {
-        self.header - header_words(self.registers, self.point.groups.len(), self.locks)
+        // The key stores' words end the header, after these.
+        self.header
+            - self.keys.start.len()
+            - header_words(self.registers, self.point.groups.len(), self.locks)
     }
 
     /// Where lock `lock`'s time words are.
@@ -47,7 +52,10 @@ impl Flat<'_> {
     /// Where actor `actor`'s due time is (its repetition's start and its end follow, then
     /// its lock words of time).
     pub(super) fn due_at(&self, actor: usize) -> usize {
-        self.base(actor) + self.block - actor_words(self.waiting)
+        self.base(actor) + self.block
+            - self.keys.kept
+            - self.restart.words
+            - actor_words(self.waiting)
     }
 
     /// Actor `actor` took lock `lock` now, its words of time as the interpreter's `acquire`
@@ -89,13 +97,16 @@ impl Flat<'_> {
             0,
             3 * self.point.groups.len() + 5 * self.locks,
         ));
+        self.start_keys(state);
         let time_words = actor_words(self.waiting);
         for member in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
+            // Its restarts' and key stores' words follow its time's ([`Flat::due_at`]).
+            let after = self.restart.words + self.keys.kept;
             state.extend(std::iter::repeat_n(
                 0,
-                self.block - 1 - self.registers - time_words,
+                self.block - 1 - self.registers - time_words - after,
             ));
             let due = if member.repeat > 0 {
                 member.start
@@ -103,7 +114,7 @@ impl Flat<'_> {
                 NONE
             };
             state.extend([due, 0, 0]);
-            state.extend(std::iter::repeat_n(0, time_words - 3));
+            state.extend(std::iter::repeat_n(0, time_words - 3 + after));
         }
         self.start_servers(state);
     }
@@ -143,6 +154,7 @@ impl Flat<'_> {
         };
         let stride = u64::from(member.steps) + 1;
         let place = state[self.base(actor as usize)] & PLACE;
+        let place = self.resumed_at(actor as usize, place, stride);
         if self.flow {
             // The shared step its event runs, past the steps that are not (none: it runs
             // none, and touches nothing another could).
@@ -155,10 +167,9 @@ impl Flat<'_> {
             }
             at = 0;
         }
-        let group = member.group as usize;
-        match self.point.groups[group].steps[at] {
+        match self.point.groups[member.group as usize].steps[at] {
             Step::Delay(_) | Step::Pause(_) => true,
-            _ => self.alone[group][at],
+            _ => self.alone_at(actor as usize, member.group, at),
         }
     }
 
@@ -189,12 +200,9 @@ impl Flat<'_> {
             }
         }
         let outcome = (from[base] >> OUTCOME_SHIFT) & OUTCOME;
-        let handed = self.run(
-            to,
-            actor,
-            (from[base] & PLACE, outcome, false),
-            (delta, &mut *draws),
-        )?;
+        let stride = u64::from(self.members[actor].steps) + 1;
+        let place = self.resumed_at(actor, from[base] & PLACE, stride);
+        let handed = self.run(to, actor, (place, outcome, false), (delta, &mut *draws))?;
         if let Some((waiter, outcome)) = handed {
             // The lock's next holder (or the message's taker) goes on past its acquire (its
             // take) in this event, after the releaser's (the putter's) steps: it acted
@@ -296,12 +304,13 @@ impl Flat<'_> {
                 break;
             }
             acted = true;
+            let buffers = (&mut *delta, &mut *draws);
+            if let Some(ran) = self.at_once(to, step, at_now(repetition), (at, outcome), buffers)? {
+                (at, outcome) = (ran.0, ran.1);
+                handed = ran.2.map(|waiter| (waiter, TAKEN)).or(handed);
+                continue;
+            }
             match step {
-                Step::Read(register) => {
-                    let register = *register as usize;
-                    to[base + 1 + register] = to[register];
-                    at += 1;
-                }
                 Step::Write {
                     register,
                     value,
@@ -310,12 +319,7 @@ impl Flat<'_> {
                 } => {
                     let register = *register as usize;
                     let written = self.written(value, at_now(repetition), to, register)?;
-                    // The register's instant: its value as the instant began is kept.
-                    let instant = self.clock() + 1 + register;
-                    if to[instant] != now + 1 {
-                        to[instant] = now + 1;
-                        to[instant + self.registers] = to[register];
-                    }
+                    self.instant(to, register, now);
                     if self.land(to, delta, register, written, *cas) {
                         to[conflicts] += 1;
                         if to[conflicts] < *max_retries {
@@ -381,9 +385,9 @@ impl Flat<'_> {
                     };
                     (outcome, at) = (went_on, at + 1);
                 }
-                Step::Crash { rule, .. } => {
-                    stopped =
-                        self.crash_step(to, actor, (rule, repetition * stride + at, now), draws)?;
+                Step::Crash { rule, restart } => {
+                    let place = repetition * stride + at;
+                    stopped = self.crash_step(to, actor, (rule, restart, place, now), draws)?;
                     if stopped.is_some() {
                         break;
                     }
@@ -394,6 +398,10 @@ impl Flat<'_> {
             }
         }
         let place = stopped.unwrap_or(repetition * stride + at);
+        // A restart begins its next repetition with no outcome.
+        if self.is_restarting(actor, place) {
+            outcome = 0;
+        }
         to[base] = STARTED | outcome << OUTCOME_SHIFT | place;
         Ok(handed)
     }
