@@ -25,6 +25,7 @@ mod flat_draw;
 mod flat_engine;
 mod flat_flow;
 mod flat_keys;
+mod flat_lease;
 mod fuzz;
 mod fuzz_scenarios;
 mod lesson_explorer;

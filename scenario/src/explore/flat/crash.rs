@@ -63,6 +63,7 @@ impl Flat<'_> {
             spent < *count
                 && state[self.base(actor as usize)] & STARTED != 0
                 && !self.crashed(state, actor as usize)
+                && !self.polling(state, actor as usize)
         })
     }
 

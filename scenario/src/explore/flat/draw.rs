@@ -9,7 +9,8 @@ impl Flat<'_> {
     /// How many ways actor `actor`'s next event runs from `state` (`to`, `delta`: the
     /// buffers of a step): the transitions the interpreter counts for an event it tried
     /// and dropped (the reduction took another alone). None for an actor that may crash
-    /// anywhere: the interpreter's reduction does not try its events.
+    /// anywhere, or whose event is a poll's retry: the interpreter's reduction does not
+    /// try its events.
     pub(crate) fn ways(
         &self,
         state: &[u64],
@@ -17,7 +18,7 @@ impl Flat<'_> {
         (to, delta): (&mut [u64], &mut [u64]),
         ways: &mut Ways,
     ) -> Result<u64, NotFinite> {
-        if self.may_crash_anywhere(actor) {
+        if self.may_crash_anywhere(actor) || self.polling(state, actor as usize) {
             return Ok(0);
         }
         if !self.draws {

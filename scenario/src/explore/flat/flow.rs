@@ -17,7 +17,7 @@
 use super::ways::Draws;
 use super::{
     ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, NotFinite, OUTCOME, OUTCOME_SHIFT,
-    PLACE, PUT, TAKEN, keys,
+    PLACE, PUT, TAKEN, keys, poll,
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
@@ -126,6 +126,9 @@ impl Flat<'_> {
             keys::FOUND => interpreted::FOUND,
             keys::MISSING => interpreted::MISSING,
             keys::REMOVED => interpreted::REMOVED,
+            poll::RENEWED => interpreted::RENEWED,
+            poll::LOST => interpreted::LOST_LEASE,
+            poll::REJECTED => interpreted::REJECTED,
             _ => 0,
         }
     }

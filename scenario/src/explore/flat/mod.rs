@@ -66,6 +66,7 @@ mod flow;
 mod keys;
 mod lock;
 mod names;
+mod poll;
 mod queue;
 mod symmetry;
 mod time;
@@ -284,6 +285,8 @@ pub(super) struct Flat<'p> {
     max_time: u64,
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
+    /// The words of polled and leased locks and fences ([`poll`]'s layout), if any.
+    polls: poll::Polls,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -372,9 +375,11 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
+            polls: poll::Polls::default(),
         }
         .with_queues(queued)?
-        .with_keys(keyed, start, reducer)
+        .with_keys(keyed, start, reducer)?
+        .with_polls()
     }
 
     /// The start: each register at its initial value, written by none; each actor at its
@@ -386,12 +391,13 @@ impl<'p> Flat<'p> {
         state.clear();
         state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
-        for _ in 0..self.locks {
-            // No record, the first token next.
-            state.extend([0, 1]);
+        for lock in 0..self.locks {
+            // No record (or a stale one), the first token next.
+            state.extend([self.record_at_start(lock), 1]);
         }
         self.start_queues(state);
         self.start_keys(state);
+        self.start_polls(state);
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -462,7 +468,8 @@ impl<'p> Flat<'p> {
 
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
-        if self.may_crash_anywhere(actor) {
+        // A retry of a poll is no start nor resumption: never taken alone.
+        if self.may_crash_anywhere(actor) || self.polling(state, actor as usize) {
             return false;
         }
         if self.timed {

@@ -26,6 +26,7 @@
 use sim_core::sample_spread;
 
 use super::flow::Local;
+use super::poll::REJECTED;
 use super::ways::Draws;
 use super::{
     ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
@@ -40,7 +41,7 @@ impl Flat<'_> {
     }
 
     /// Where lock `lock`'s time words are.
-    fn lock_time(&self, lock: usize) -> usize {
+    pub(super) fn lock_time(&self, lock: usize) -> usize {
         self.clock() + 1 + 2 * self.registers + 3 * self.point.groups.len() + 5 * lock
     }
 
@@ -77,11 +78,12 @@ impl Flat<'_> {
         let registers = &self.point.registers;
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
-        for _ in 0..self.locks {
-            // No record, the first token next.
-            state.extend([0, 1]);
+        for lock in 0..self.locks {
+            // No record (or a stale one), the first token next.
+            state.extend([self.record_at_start(lock), 1]);
         }
         self.start_queues(state);
+        self.start_polls(state);
         state.push(0);
         state.extend(std::iter::repeat_n(0, self.registers));
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
@@ -111,6 +113,9 @@ impl Flat<'_> {
     /// starts (class `1 + actor`) before their resumptions, each by actor.
     pub(super) fn free_timed(&self, state: &[u64], free: &mut Vec<u32>) {
         free.clear();
+        if self.stuck(state) {
+            return;
+        }
         let actors = 0..self.members.len();
         let Some(first) = actors.clone().map(|a| state[self.due_at(a)]).min() else {
             return;
@@ -166,6 +171,9 @@ impl Flat<'_> {
     ) -> Result<(), NotFinite> {
         delta.fill(0);
         let actor = actor as usize;
+        if self.polling(from, actor) {
+            return self.retry(from, actor, to, (delta, draws));
+        }
         let now = self.advance(from, actor, to)?;
         let due = self.due_at(actor);
         let base = self.base(actor);
@@ -226,7 +234,7 @@ impl Flat<'_> {
     /// acted)`: until its next shared step once it has `acted`, a delay, a wait for a
     /// lock or a message, or its last end. The waiter a release handed its lock to (or a
     /// put its message), if any, with its outcome. Its chances are decided by `draws`.
-    fn run(
+    pub(super) fn run(
         &self,
         to: &mut [u64],
         actor: usize,
@@ -294,6 +302,11 @@ impl Flat<'_> {
                         to[instant] = now + 1;
                         to[instant + self.registers] = to[register];
                     }
+                    if self.fenced_off(to, delta, actor, register) {
+                        outcome = REJECTED;
+                        at += 1;
+                        continue;
+                    }
                     if self.land(to, delta, register, written, *cas) {
                         to[conflicts] += 1;
                         if to[conflicts] < *max_retries {
@@ -315,6 +328,7 @@ impl Flat<'_> {
                         to[due] = NONE;
                         break;
                     }
+                    self.fence_accept(to, actor, register);
                     outcome = APPLIED;
                     at += 1;
                 }
@@ -324,7 +338,14 @@ impl Flat<'_> {
                 } => {
                     // Its wait, if any, counts from here.
                     to[due + 4] = now;
-                    if self.acquire(to, actor, *lock as usize)? {
+                    let lock = *lock as usize;
+                    if self.polled(lock) {
+                        if !self.acquire_polled(to, actor, lock, now)? {
+                            break;
+                        }
+                        outcome = ACQUIRED;
+                        at += 1;
+                    } else if self.acquire(to, actor, lock)? {
                         outcome = ACQUIRED;
                         at += 1;
                     } else {
@@ -332,9 +353,17 @@ impl Flat<'_> {
                         break;
                     }
                 }
+                Step::Release(Pick::One(lock)) if self.polled(*lock as usize) => {
+                    self.release_polled(to, actor, *lock as usize, now)?;
+                    at += 1;
+                }
                 Step::Release(Pick::One(lock)) => {
                     let waiter = self.release_held(to, actor, *lock as usize)?;
                     handed = waiter.map(|waiter| (waiter, ACQUIRED));
+                    at += 1;
+                }
+                Step::Renew(Pick::One(lock)) => {
+                    outcome = self.renew(to, actor, *lock as usize, now);
                     at += 1;
                 }
                 Step::Put {
