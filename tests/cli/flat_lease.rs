@@ -7,13 +7,13 @@
 //! locks, queues, chances, crashes anywhere), explored by both back ends; and counts by
 //! hand.
 
-use coordsim_model::{Exploration, Reduction};
+use coordsim_model::{Engine, Exploration, ExploreLimits, Reduction};
 use proptest::prelude::*;
 
 use crate::explore::metric_at;
 use crate::flat_draw::{alike, interpreted_outcomes};
-use crate::flat_engine::{LOCKS_AND_QUEUES, delay, flat_alone, mixed_group_steps};
-use crate::harness::{library_config, registry};
+use crate::flat_engine::{LOCKS_AND_QUEUES, delay, flat_alone, mixed_group_steps, with};
+use crate::harness::{coordsim_in, library_config, registry, root, stderr};
 
 /// The locks and the fenced register of these points, beside [`LOCKS_AND_QUEUES`]'s.
 const POLLED_LOCKS: &str = "[[resource]]\nname = \"P\"\nkind = \"lock\"\nmode = \"poll\"\npoll_ms = POLL\n\
@@ -218,4 +218,62 @@ fn ended(text: &str, exploration: &Exploration, metric: &str) -> Vec<String> {
     (exploration.outcomes.iter())
         .map(|o| o.metrics[at].to_string())
         .collect()
+}
+
+/// The shipped configs this back end now covers (a lease beside a queue lock, crashed
+/// anywhere; two leader leases with fencing, one paused by chance): the flat back end
+/// explores every point of each to the end (the exploration names its engine: one handed
+/// to the interpreter midway would say so), and `--engine auto`'s files are the
+/// interpreter's, byte for byte.
+#[test]
+fn the_shipped_lease_configs_explore_flat_as_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    for config in [
+        "configs/explore/explore-crash-anywhere.toml",
+        "configs/explore/explore-lease-fencing.toml",
+        "configs/scenarios/scenario-lease-pause.toml",
+    ] {
+        let path = root().join(config);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for point in with(&text, ExploreLimits::default(), Engine::Flat) {
+            assert_eq!(point.engine, Engine::Flat, "{config}");
+        }
+        let path = path.to_str().unwrap();
+        let files = |engine: &str| {
+            let out = coordsim_in(
+                dir.path(),
+                &["explore", path, "--engine", engine, "--out", engine, "-q"],
+            );
+            assert!(out.status.success(), "{config}: {}", stderr(&out));
+            let mut files = Vec::new();
+            for entry in walk(&dir.path().join(engine)) {
+                let name = entry
+                    .strip_prefix(dir.path().join(engine))
+                    .unwrap()
+                    .to_owned();
+                files.push((name, std::fs::read(&entry).unwrap()));
+            }
+            files.sort();
+            files
+        };
+        let auto = files("auto");
+        assert!(!auto.is_empty(), "{config}");
+        assert_eq!(auto, files("interpret"), "{config}");
+        std::fs::remove_dir_all(dir.path().join("auto")).unwrap();
+        std::fs::remove_dir_all(dir.path().join("interpret")).unwrap();
+    }
+}
+
+/// Every file under `at`.
+fn walk(at: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(at).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

@@ -286,7 +286,19 @@ pub(super) struct Flat<'p> {
     /// The key stores' words ([`keys`]'s layout); none where no step uses one.
     keys: Stores,
     /// The words of polled and leased locks and fences ([`poll`]'s layout), if any.
-    polls: poll::Polls,
+    polls: Polls,
+}
+
+/// Where a point's words for polls, holders and fences are ([`Flat::with_polls`]); off
+/// where its locks are queue locks with no stale record, no step renews and no register
+/// is fenced.
+#[derive(Debug, Clone, Copy, Default)]
+struct Polls {
+    on: bool,
+    /// Where its header words begin.
+    at: usize,
+    /// Where its words begin in an actor's block.
+    own: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -375,7 +387,7 @@ impl<'p> Flat<'p> {
             groups: Vec::new(),
             max_time: u64::MAX,
             keys: Stores::default(),
-            polls: poll::Polls::default(),
+            polls: Polls::default(),
         }
         .with_queues(queued)?
         .with_keys(keyed, start, reducer)?

@@ -15,17 +15,18 @@
 //! | each lock: its failed attempts, its most holders at once
 //! | each register: the greatest token it accepted
 //! | each actor (in its block): its failed attempts, its fenced writes refused, and for
-//!   each lock since when it holds it (+1; 0: it does not) ]
+//!   each lock since when it holds it (+1; 0: it does not) and with which token ]
 //! ```
 //!
 //! which are what the interpreter's fingerprint tells apart beside a queue lock's words:
-//! its `polls`, a lock's `failed`, `max_holders` and holders (as a set: an actor's since
-//! stays where its job was freed holding the lock, as a crashed holder's stays in the
-//! interpreter's list), a register's `accepted`, an actor's `failed` and `rejected`. A
+//! its `polls`, a lock's `failed`, `max_holders` and holders (as a set: an actor's
+//! holding stays where its job was freed holding the lock, as a crashed holder's token
+//! and since stay in the interpreter's list), a register's `accepted`, an actor's
+//! `failed` and `rejected`. A
 //! polled lock's record since (a renewal moves it) is the lock's first word of time,
 //! which a queue lock's holder's since is.
 
-use super::{ACQUIRED, Flat, NONE, NotFinite, PLACE, Uncovered};
+use super::{ACQUIRED, Flat, NONE, NotFinite, PLACE, Polls, Uncovered};
 use crate::machine::lock::LockMode;
 use crate::point::{Pick, Step};
 
@@ -40,17 +41,6 @@ pub(super) const RENEWED: u64 = 13;
 pub(super) const LOST: u64 = 14;
 /// The outcome of a write its register's fence refused.
 pub(super) const REJECTED: u64 = 15;
-
-/// Where a point's words for polls, holders and fences are ([`Flat::with_polls`]); off
-/// where its locks are queue locks with no stale record and no register is fenced.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Polls {
-    on: bool,
-    /// Where its header words begin.
-    at: usize,
-    /// Where its words begin in an actor's block.
-    own: usize,
-}
 
 impl Flat<'_> {
     /// The point with its words for polled and leased locks, stale records and fences
@@ -69,7 +59,7 @@ impl Flat<'_> {
         let own = self.lock_words(0) - self.base(0) + 3 + self.locks + self.queues.len();
         self.polls = Polls { on: true, at, own };
         self.header += words;
-        self.block += 2 + self.locks;
+        self.block += 2 + 2 * self.locks;
         self.width = self.header + self.members.len() * self.block;
         Ok(self)
     }
@@ -117,7 +107,7 @@ impl Flat<'_> {
     }
 
     /// Where actor `actor`'s words of [`Flat::with_polls`] begin: its failed attempts, its
-    /// fenced writes refused, its since (+1) of each lock.
+    /// fenced writes refused, its since (+1) of each lock, its token of each lock held.
     fn own(&self, actor: usize) -> usize {
         self.base(actor) + self.polls.own
     }
@@ -131,10 +121,50 @@ impl Flat<'_> {
             || (spec.mode == LockMode::Lease && now - state[self.lock_time(lock)] > spec.lease_ns)
     }
 
+    /// Actor `actor`'s acquire of lock `lock` at `now` in a timed state (its wait, if any,
+    /// counts from now): true when taken, false when it waits (in a queue lock's line, no
+    /// event of its own due; or polling, its retry due). `Err` where the interpreter stops
+    /// with an error (a lock it holds already, but a lease).
+    pub(super) fn acquire_at(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        lock: usize,
+        now: u64,
+    ) -> Result<bool, NotFinite> {
+        let due = self.due_at(actor);
+        to[due + 4] = now;
+        if self.polled(lock) {
+            return self.acquire_polled(to, actor, lock, now);
+        }
+        let taken = self.acquire(to, actor, lock)?;
+        if !taken {
+            to[due] = NONE;
+        }
+        Ok(taken)
+    }
+
+    /// Actor `actor`'s release of lock `lock` at `now` in a timed state: the waiter a
+    /// queue lock is handed to, if any, with its outcome.
+    pub(super) fn release_at(
+        &self,
+        to: &mut [u64],
+        actor: usize,
+        lock: usize,
+        now: u64,
+    ) -> Result<Option<(usize, u64)>, NotFinite> {
+        if self.polled(lock) {
+            self.release_polled(to, actor, lock, now)?;
+            return Ok(None);
+        }
+        let waiter = self.release_held(to, actor, lock)?;
+        Ok(waiter.map(|waiter| (waiter, ACQUIRED)))
+    }
+
     /// Actor `actor` acquires polled lock `lock` at `now` (its acquire step begins): true
     /// when taken, false when it polls. `Err` where the interpreter stops with an error
     /// (a polled lock it holds already).
-    pub(super) fn acquire_polled(
+    fn acquire_polled(
         &self,
         to: &mut [u64],
         actor: usize,
@@ -168,6 +198,7 @@ impl Flat<'_> {
             }
             self.take(to, actor, lock);
             to[held] = now + 1;
+            to[held + self.locks] = to[self.lock_words(actor) + 3 + lock];
             let holders = (0..self.members.len())
                 .filter(|&a| to[self.own(a) + 2 + lock] != 0)
                 .count() as u64;
@@ -264,7 +295,7 @@ impl Flat<'_> {
     /// held added up) and the record is deleted if it is still its own (a lease taken
     /// over is the new holder's). No one is handed it: pollers find it at their next
     /// retry. `Err` when it does not hold it (the interpreter's error).
-    pub(super) fn release_polled(
+    fn release_polled(
         &self,
         to: &mut [u64],
         actor: usize,
@@ -282,6 +313,7 @@ impl Flat<'_> {
             let since = to[held] - 1;
             to[self.lock_time(lock) + 1] += now - since;
             to[held] = 0;
+            to[held + self.locks] = 0;
         }
         if to[self.lock_at(lock)] == token {
             to[self.lock_at(lock)] = 0;
@@ -303,16 +335,28 @@ impl Flat<'_> {
         }
     }
 
-    /// A write by actor `actor` into `register` its fence refuses (the token it carries,
-    /// of the fencing lock, older than one the register accepted): counted as refused,
-    /// the register landed on. False where it goes on to land.
-    pub(super) fn fenced_off(
+    /// A write by actor `actor` into `register` lands at `now` in a timed state: the
+    /// register's instant (its value as the instant began kept), and whether its fence
+    /// refuses it ([`Flat::fenced_off`]).
+    pub(super) fn lands_fenced_off(
         &self,
         to: &mut [u64],
         delta: &mut [u64],
-        actor: usize,
-        register: usize,
+        (actor, register): (usize, usize),
+        now: u64,
     ) -> bool {
+        let instant = self.clock() + 1 + register;
+        if to[instant] != now + 1 {
+            to[instant] = now + 1;
+            to[instant + self.registers] = to[register];
+        }
+        self.fenced_off(to, delta, actor, register)
+    }
+
+    /// A write by actor `actor` into `register` its fence refuses (the token it carries,
+    /// of the fencing lock, older than one the register accepted): counted as refused,
+    /// the register landed on. False where it goes on to land.
+    fn fenced_off(&self, to: &mut [u64], delta: &mut [u64], actor: usize, register: usize) -> bool {
         let Some(lock) = self.fence_of(register) else {
             return false;
         };

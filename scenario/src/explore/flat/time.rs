@@ -296,15 +296,8 @@ impl Flat<'_> {
                 } => {
                     let register = *register as usize;
                     let written = self.written(value, at_now(repetition), to, register)?;
-                    // The register's instant: its value as the instant began is kept.
-                    let instant = self.clock() + 1 + register;
-                    if to[instant] != now + 1 {
-                        to[instant] = now + 1;
-                        to[instant + self.registers] = to[register];
-                    }
-                    if self.fenced_off(to, delta, actor, register) {
-                        outcome = REJECTED;
-                        at += 1;
+                    if self.lands_fenced_off(to, delta, (actor, register), now) {
+                        (outcome, at) = (REJECTED, at + 1);
                         continue;
                     }
                     if self.land(to, delta, register, written, *cas) {
@@ -336,35 +329,17 @@ impl Flat<'_> {
                     lock: Pick::One(lock),
                     ..
                 } => {
-                    // Its wait, if any, counts from here.
-                    to[due + 4] = now;
-                    let lock = *lock as usize;
-                    if self.polled(lock) {
-                        if !self.acquire_polled(to, actor, lock, now)? {
-                            break;
-                        }
-                        outcome = ACQUIRED;
-                        at += 1;
-                    } else if self.acquire(to, actor, lock)? {
-                        outcome = ACQUIRED;
-                        at += 1;
-                    } else {
-                        to[due] = NONE;
+                    if !self.acquire_at(to, actor, *lock as usize, now)? {
                         break;
                     }
-                }
-                Step::Release(Pick::One(lock)) if self.polled(*lock as usize) => {
-                    self.release_polled(to, actor, *lock as usize, now)?;
-                    at += 1;
+                    (outcome, at) = (ACQUIRED, at + 1);
                 }
                 Step::Release(Pick::One(lock)) => {
-                    let waiter = self.release_held(to, actor, *lock as usize)?;
-                    handed = waiter.map(|waiter| (waiter, ACQUIRED));
+                    handed = self.release_at(to, actor, *lock as usize, now)?;
                     at += 1;
                 }
                 Step::Renew(Pick::One(lock)) => {
-                    outcome = self.renew(to, actor, *lock as usize, now);
-                    at += 1;
+                    (outcome, at) = (self.renew(to, actor, *lock as usize, now), at + 1);
                 }
                 Step::Put {
                     queue,
