@@ -135,7 +135,7 @@ impl Flat<'_> {
         let due = self.due_at(actor);
         to[due + 4] = now;
         if self.polled(lock) {
-            return self.acquire_polled(to, actor, lock, now);
+            return self.acquire_polled(to, (actor, lock), now);
         }
         let taken = self.acquire(to, actor, lock)?;
         if !taken {
@@ -167,8 +167,7 @@ impl Flat<'_> {
     fn acquire_polled(
         &self,
         to: &mut [u64],
-        actor: usize,
-        lock: usize,
+        (actor, lock): (usize, usize),
         now: u64,
     ) -> Result<bool, NotFinite> {
         let token = to[self.lock_words(actor) + 3 + lock];
