@@ -42,7 +42,7 @@ fn counts(e: &Exploration) -> BTreeMap<String, (u128, String)> {
 }
 
 /// Where metric `name` is among an outcome's cells.
-fn metric_at(config: &coordsim::config::Config, name: &str) -> usize {
+pub(crate) fn metric_at(config: &coordsim::config::Config, name: &str) -> usize {
     config
         .model
         .metrics()

@@ -191,7 +191,12 @@ fn draw_config(timed: bool) -> impl Strategy<Value = String> {
 /// (reduction off), each run checked to be the flat back end's (`same` compares the
 /// engines' names); and the search without counts, its outcomes (counts kept) and their
 /// shortest executions' lengths alike.
-fn alike(text: &str, max_faults: u32, bound: u64, jobs: usize) -> Result<(), TestCaseError> {
+pub(crate) fn alike(
+    text: &str,
+    max_faults: u32,
+    bound: u64,
+    jobs: usize,
+) -> Result<(), TestCaseError> {
     let on = same_without_symmetry(text, jobs, bound)?;
     let on = ExploreLimits { max_faults, ..on };
     same(text, on)?;
@@ -586,7 +591,7 @@ fn the_reduction_after_a_chance_is_each_members() {
 
 /// The outcomes of `text`'s first point as the interpreter explores it, every state apart:
 /// what a hand count on the flat back end is held to besides its own figures.
-fn interpreted_outcomes(text: &str) -> Vec<coordsim_model::explore::Outcome> {
+pub(crate) fn interpreted_outcomes(text: &str) -> Vec<coordsim_model::explore::Outcome> {
     let limits = ExploreLimits {
         symmetry: Symmetry::Off,
         ..ExploreLimits::default()

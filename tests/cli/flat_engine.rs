@@ -607,15 +607,15 @@ fn the_flat_engine_stops_at_the_virtual_time_limit_as_the_interpreter() {
     }
 }
 
-/// `--engine flat` on a point it does not cover (a polled lock taken) stops with why,
-/// naming the other engines; `auto` explores it with the interpreter.
+/// `--engine flat` on a point it does not cover (a lock an operator unlocks) stops with
+/// why, naming the other engines; `auto` explores it with the interpreter.
 #[test]
 fn the_flat_engine_says_what_it_does_not_cover() {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(
         dir.path(),
         "locked.toml",
-        "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\n\
+        "model = \"scenario\"\n[[resource]]\nname = \"L\"\nkind = \"lock\"\nunlock_at_ms = [5]\n\
          [[actor]]\nname = \"a\"\ncount = 2\nsteps = [{ acquire = \"L\" }, { release = \"L\" }]\n",
     );
     let out = coordsim_in(
@@ -626,7 +626,7 @@ fn the_flat_engine_says_what_it_does_not_cover() {
     let err = stderr(&out);
     assert!(
         err.contains("the flat engine does not explore this point")
-            && err.contains("a lock is polled or leased")
+            && err.contains("a lock is unlocked by an operator")
             && err.contains("--engine auto"),
         "{err}"
     );

@@ -26,6 +26,7 @@ mod flat_engine;
 mod flat_flow;
 mod flat_fork;
 mod flat_keys;
+mod flat_lease;
 mod flat_restart;
 mod flat_server;
 mod fuzz;

@@ -3,7 +3,6 @@
 //! programs take (its state's layout follows from them).
 
 use super::{Flat, Kinds, MAX_ACTORS, MAX_LOCKS, MAX_REGISTERS, PLACE, Uncovered};
-use crate::machine::lock::LockMode;
 use crate::point::{Pace, Pick, Point, Step};
 use crate::run::state::Sim;
 
@@ -29,9 +28,9 @@ impl Flat<'_> {
         if point
             .registers
             .iter()
-            .any(|r| r.read_ns > 0 || r.write_ns > 0 || r.fence.is_some())
+            .any(|r| r.read_ns > 0 || r.write_ns > 0)
         {
-            return Err("a register takes time to read or write, or is fenced");
+            return Err("a register takes time to read or write");
         }
         let mut kinds = Kinds::default();
         for group in point.groups.iter().filter(|g| g.count > 0) {
@@ -60,11 +59,11 @@ impl Flat<'_> {
             if point.locks.len() > MAX_LOCKS {
                 return Err("it takes locks and has more than 32 of them");
             }
-            if point.locks.iter().any(|lock| {
-                lock.mode != LockMode::Queue || lock.stale || !lock.unlock_ns.is_empty()
-            }) {
-                return Err("a lock is polled or leased, left by a crashed holder, or unlocked");
+            if point.locks.iter().any(|lock| !lock.unlock_ns.is_empty()) {
+                return Err("a lock is unlocked by an operator (`unlock_at_ms`)");
             }
+            // A poll takes time, and its words ([`Flat::with_polls`]) are a timed state's.
+            kinds.timed |= Flat::polled_point(point);
         }
         kinds.timed |= start.actors.iter().any(|actor| actor.start != 0);
         kinds.timed |= !point.servers.is_empty();
@@ -97,6 +96,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
                             timeout: None,
                         }
                         | Step::Release(Pick::One(_))
+                        | Step::Renew(Pick::One(_))
                         | Step::Delay(_)
                         | Step::Pause(_)
                         | Step::Put { .. }
@@ -118,7 +118,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     {
         return Err(
             "a step is other than a read, a write, a delay, an acquire (with no \
-             timeout) or release of one named lock, a put, a take with no timeout, an \
+             timeout), release or renewal of one named lock, a put, a take with no timeout, an \
              ack, a key store's lookup, insert, set or remove (in a transaction or not), \
              an `if` (by chance too), a stop, an end, a crash, a request with no \
              timeout or a `parallel`",
@@ -153,7 +153,7 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
     // A stop's place is past every other (`flow`): twice the places of its repetitions.
     let places = (group.steps.len() as u64 + 1).saturating_mul(group.repeat.saturating_mul(2) + 2);
     if flow && places > PLACE {
-        return Err("an actor runs more than 2^58 steps");
+        return Err("an actor runs more than 2^57 steps");
     }
     let puts = (group.steps.iter()).any(|step| matches!(step, Step::Put { .. }));
     if puts
@@ -178,8 +178,12 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
             Step::Write { cas: true, .. } | Step::Exit { gave_up: true }
         )
     });
-    let locked =
-        (group.steps.iter()).any(|step| matches!(step, Step::Acquire { .. } | Step::Release(_)));
+    let locked = (group.steps.iter()).any(|step| {
+        matches!(
+            step,
+            Step::Acquire { .. } | Step::Release(_) | Step::Renew(_)
+        )
+    });
     let keyed = (group.steps.iter()).any(|step| matches!(step, Step::Keys { .. }));
     Ok(Kinds {
         cas,

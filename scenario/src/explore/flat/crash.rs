@@ -66,6 +66,7 @@ impl Flat<'_> {
             spent < *count
                 && state[self.base(actor as usize)] & STARTED != 0
                 && !self.crashed(state, actor as usize)
+                && !self.polling(state, actor as usize)
         })
     }
 
@@ -212,7 +213,7 @@ fn places(group: &crate::point::Group) -> Result<(), &'static str> {
     let places = (group.repeat.saturating_mul(2).saturating_add(2))
         .saturating_mul(group.steps.len() as u64 + 1);
     if places.saturating_mul(4) > PLACE {
-        return Err("an actor that may crash runs more than 2^57 steps");
+        return Err("an actor that may crash runs more than 2^56 steps");
     }
     Ok(())
 }

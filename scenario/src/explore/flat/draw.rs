@@ -9,7 +9,8 @@ impl Flat<'_> {
     /// How many ways actor `actor`'s next event runs from `state` (`to`, `delta`: the
     /// buffers of a step): the transitions the interpreter counts for an event it tried
     /// and dropped (the reduction took another alone). None for an actor that may crash
-    /// anywhere: the interpreter's reduction does not try its events.
+    /// anywhere, or whose event is a poll's retry: the interpreter's reduction does not
+    /// try its events.
     pub(crate) fn ways(
         &self,
         state: &[u64],
@@ -18,8 +19,11 @@ impl Flat<'_> {
         ways: &mut Ways,
     ) -> Result<u64, NotFinite> {
         // Nor for a server's event (nor a queue's timer): no actor's start or resumption,
-        // the interpreter's reduction does not try it.
-        if self.may_crash_anywhere(actor) || actor as usize >= self.members.len() {
+        // the interpreter's reduction does not try it; nor for a poll's retry.
+        if self.may_crash_anywhere(actor)
+            || actor as usize >= self.members.len()
+            || self.polling(state, actor as usize)
+        {
             return Ok(0);
         }
         if !self.draws {

@@ -17,7 +17,7 @@
 use super::ways::Draws;
 use super::{
     ACKED, ACQUIRED, APPLIED, At, FULL, Flat, NONE, NOT_HELD, NotFinite, OUTCOME, OUTCOME_SHIFT,
-    PLACE, PUT, TAKEN, keys, server,
+    PLACE, PUT, TAKEN, keys, poll, server,
 };
 use crate::point::{Condition, Step};
 use crate::run::recover as interpreted;
@@ -128,6 +128,9 @@ impl Flat<'_> {
             keys::REMOVED => interpreted::REMOVED,
             server::SERVED => interpreted::SERVED,
             server::REFUSED => interpreted::REFUSED,
+            poll::RENEWED => interpreted::RENEWED,
+            poll::LOST => interpreted::LOST_LEASE,
+            poll::REJECTED => interpreted::REJECTED,
             _ => 0,
         }
     }

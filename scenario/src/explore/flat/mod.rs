@@ -70,6 +70,7 @@ mod fork;
 mod keys;
 mod lock;
 mod names;
+mod poll;
 mod queue;
 mod restart;
 mod server;
@@ -92,12 +93,12 @@ const MAX_LOCKS: usize = 32;
 
 /// An actor's first word, beside its place (repetition × steps + step): it has run a step.
 const STARTED: u64 = 1 << 63;
-/// Where an actor's first word keeps its job's outcome (four bits): none, [`APPLIED`],
+/// Where an actor's first word keeps its job's outcome (five bits): none, [`APPLIED`],
 /// [`ACQUIRED`], [`TAKEN`], [`PUT`], [`FULL`], [`ACKED`], [`NOT_HELD`], and a key store's
 /// ([`keys`]).
-const OUTCOME_SHIFT: u32 = 59;
+const OUTCOME_SHIFT: u32 = 58;
 /// An actor's outcome bits, shifted down.
-const OUTCOME: u64 = 15;
+const OUTCOME: u64 = 31;
 /// The outcome of a write applied.
 const APPLIED: u64 = 1;
 /// The outcome of a lock acquired.
@@ -316,6 +317,8 @@ pub(super) struct Flat<'p> {
     forks: Forks,
     /// Restarts' words and crash steps by names ([`restart`]).
     restart: Restarts,
+    /// The words of polled and leased locks and fences ([`poll`]'s layout), if any.
+    polls: Polls,
 }
 
 /// What a flat state keeps of restarts, and which members a crash step by names kills
@@ -337,6 +340,18 @@ struct Forks {
     fan: usize,
     /// Words a branch: its step and its reads.
     stride: usize,
+}
+
+/// Where a point's words for polls, holders and fences are ([`Flat::with_polls`]); off
+/// where its locks are queue locks with no stale record, no step renews and no register
+/// is fenced.
+#[derive(Debug, Clone, Copy, Default)]
+struct Polls {
+    on: bool,
+    /// Where its header words begin.
+    at: usize,
+    /// Where its words begin in an actor's block.
+    own: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -372,7 +387,7 @@ impl<'p> Flat<'p> {
             let steps = Self::program_steps(group);
             // A timed place's stride is one more than the steps (a repetition's end).
             if u64::from(steps + 1).saturating_mul(group.repeat.saturating_add(1)) > PLACE {
-                return Err("an actor runs more than 2^59 steps");
+                return Err("an actor runs more than 2^58 steps");
             }
             members.push(Member {
                 group: actor.group,
@@ -432,10 +447,14 @@ impl<'p> Flat<'p> {
             servers: Vec::new(),
             forks,
             restart: Restarts::default(),
+            polls: Polls::default(),
         }
         .with_queues(queued)?
+        // The polls' header words go before the key stores' (whose places are kept
+        // as they are laid out), restarts widen every actor's block at its end, and
+        // the servers' words come after the blocks.
+        .with_polls()?
         .with_keys(keyed, start, reducer)
-        // Restarts widen every actor's block: the servers' words come after the blocks.
         .map(Flat::with_restarts)
         .map(Flat::with_servers)
     }
@@ -449,12 +468,13 @@ impl<'p> Flat<'p> {
         state.clear();
         state.extend(self.point.registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
-        for _ in 0..self.locks {
-            // No record, the first token next.
-            state.extend([0, 1]);
+        for lock in 0..self.locks {
+            // No record (or a stale one), the first token next.
+            state.extend([self.record_at_start(lock), 1]);
         }
         self.start_queues(state);
         self.start_keys(state);
+        self.start_polls(state);
         for _ in &self.members {
             state.push(0);
             state.extend(std::iter::repeat_n(f64::NAN.to_bits(), self.registers));
@@ -525,7 +545,8 @@ impl<'p> Flat<'p> {
 
     /// Whether the reduction takes actor `actor`'s next step alone.
     pub(super) fn alone(&self, state: &[u64], actor: u32) -> bool {
-        if self.may_crash_anywhere(actor) {
+        // A retry of a poll is no start nor resumption: never taken alone.
+        if self.may_crash_anywhere(actor) || self.polling(state, actor as usize) {
             return false;
         }
         if self.timed {

@@ -28,6 +28,7 @@
 use sim_core::sample_spread;
 
 use super::flow::Local;
+use super::poll::REJECTED;
 use super::ways::Draws;
 use super::{
     ACQUIRED, APPLIED, At, Flat, NONE, NotFinite, OUTCOME, OUTCOME_SHIFT, PLACE, STARTED, TAKEN,
@@ -45,7 +46,7 @@ impl Flat<'_> {
     }
 
     /// Where lock `lock`'s time words are.
-    fn lock_time(&self, lock: usize) -> usize {
+    pub(super) fn lock_time(&self, lock: usize) -> usize {
         self.clock() + 1 + 2 * self.registers + 3 * self.point.groups.len() + 5 * lock
     }
 
@@ -85,11 +86,12 @@ impl Flat<'_> {
         let registers = &self.point.registers;
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
         state.push(0);
-        for _ in 0..self.locks {
-            // No record, the first token next.
-            state.extend([0, 1]);
+        for lock in 0..self.locks {
+            // No record (or a stale one), the first token next.
+            state.extend([self.record_at_start(lock), 1]);
         }
         self.start_queues(state);
+        self.start_polls(state);
         state.push(0);
         state.extend(std::iter::repeat_n(0, self.registers));
         state.extend(registers.iter().map(|r| r.initial.to_bits()));
@@ -124,6 +126,9 @@ impl Flat<'_> {
     /// (class `1 + actor`) before their resumptions, each by its owner.
     pub(super) fn free_timed(&self, state: &[u64], free: &mut Vec<u32>) {
         free.clear();
+        if self.stuck(state) {
+            return;
+        }
         let actors = 0..self.members.len();
         // A server's events (class 0) come first at their instant.
         let servers = self.servers_due(state, free);
@@ -188,6 +193,9 @@ impl Flat<'_> {
         let actor = actor as usize;
         if let Some(server) = actor.checked_sub(self.members.len()) {
             return self.server_event(from, server, to, (delta, draws));
+        }
+        if self.polling(from, actor) {
+            return self.retry(from, actor, to, (delta, draws));
         }
         let now = self.advance(from, actor, to)?;
         let due = self.due_at(actor);
@@ -319,7 +327,10 @@ impl Flat<'_> {
                 } => {
                     let register = *register as usize;
                     let written = self.written(value, at_now(repetition), to, register)?;
-                    self.instant(to, register, now);
+                    if self.lands_fenced_off(to, delta, (actor, register), now) {
+                        (outcome, at) = (REJECTED, at + 1);
+                        continue;
+                    }
                     if self.land(to, delta, register, written, *cas) {
                         to[conflicts] += 1;
                         if to[conflicts] < *max_retries {
@@ -341,6 +352,7 @@ impl Flat<'_> {
                         to[due] = NONE;
                         break;
                     }
+                    self.fence_accept(to, actor, register);
                     outcome = APPLIED;
                     at += 1;
                 }
@@ -348,20 +360,17 @@ impl Flat<'_> {
                     lock: Pick::One(lock),
                     ..
                 } => {
-                    // Its wait, if any, counts from here.
-                    to[due + 4] = now;
-                    if self.acquire(to, actor, *lock as usize)? {
-                        outcome = ACQUIRED;
-                        at += 1;
-                    } else {
-                        to[due] = NONE;
+                    if !self.acquire_at(to, actor, *lock as usize, now)? {
                         break;
                     }
+                    (outcome, at) = (ACQUIRED, at + 1);
                 }
                 Step::Release(Pick::One(lock)) => {
-                    let waiter = self.release_held(to, actor, *lock as usize)?;
-                    handed = waiter.map(|waiter| (waiter, ACQUIRED));
+                    handed = self.release_at(to, actor, *lock as usize, now)?;
                     at += 1;
+                }
+                Step::Renew(Pick::One(lock)) => {
+                    (outcome, at) = (self.renew(to, actor, *lock as usize, now), at + 1);
                 }
                 Step::Put {
                     queue,
