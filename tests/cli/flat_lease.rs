@@ -225,6 +225,20 @@ fn ended(text: &str, exploration: &Exploration, metric: &str) -> Vec<String> {
 /// explores every point of each to the end (the exploration names its engine: one handed
 /// to the interpreter midway would say so), and `--engine auto`'s files are the
 /// interpreter's, byte for byte.
+/// A polled lock beside a key store (the polls' header words and the stores' laid out
+/// together): both back ends alike. Two actors, twice each, take `P` by polling, bump
+/// `K[1]` and `r` and release.
+#[test]
+fn a_polled_lock_beside_a_key_store_is_the_interpreters() -> Result<(), TestCaseError> {
+    let text = "model = \"scenario\"\n[[resource]]\nname = \"K\"\nkind = \"keys\"\n\
+        initial = [[1, 5]]\n[[resource]]\nname = \"P\"\nkind = \"lock\"\nmode = \"poll\"\n\
+        poll_ms = 3\n[[resource]]\nname = \"r\"\nkind = \"register\"\n[[actor]]\nname = \"a\"\n\
+        count = 2\nrepeat = 2\nsteps = [{ acquire = \"P\" }, { lookup = \"K\", key = 1 }, \
+        { set = \"K\", key = 1, value = \"K + 1\" }, { read = \"r\" }, \
+        { write = \"r\", value = \"r + 1\" }, { release = \"P\" }]\n";
+    alike(text, 0, 1_000, 1)
+}
+
 #[test]
 fn the_shipped_lease_configs_explore_flat_as_the_interpreter() {
     let dir = tempfile::tempdir().unwrap();
@@ -276,4 +290,34 @@ fn walk(at: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     files
+}
+
+/// A fenced register written in a transaction (whose writes land at its end, past the
+/// fence's check of each write) is left to the interpreter, by name, and `auto` explores
+/// it.
+#[test]
+fn a_transaction_writing_a_fenced_register_is_left_to_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::harness::write_config(
+        dir.path(),
+        "fenced.toml",
+        "model = \"scenario\"\n[[resource]]\nname = \"E\"\nkind = \"lock\"\nmode = \"lease\"\n\
+         lease_ms = 20\npoll_ms = 5\nfencing = true\n[[resource]]\nname = \"f\"\n\
+         kind = \"register\"\nfenced_by = \"E\"\n[[actor]]\nname = \"a\"\ncount = 2\n\
+         steps = [{ acquire = \"E\" }, { transaction = [{ write = \"f\", value = \"i + 1\" }] }, \
+         { release = \"E\" }]\n",
+    );
+    let out = coordsim_in(
+        dir.path(),
+        &["explore", &config, "--engine", "flat", "--out", "o", "-q"],
+    );
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("a transaction writes and a register is fenced")
+            && err.contains("--engine auto"),
+        "{err}"
+    );
+    let out = coordsim_in(dir.path(), &["explore", &config, "--out", "o", "-q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }

@@ -65,6 +65,10 @@ impl Flat<'_> {
             // A poll takes time, and its words ([`Flat::with_polls`]) are a timed state's.
             kinds.timed |= Flat::polled_point(point);
         }
+        if point.registers.iter().any(|r| r.fence.is_some()) && transaction_writes(point) {
+            // A transaction's writes land at its end, past the fence's check of each write.
+            return Err("a transaction writes and a register is fenced");
+        }
         kinds.timed |= start.actors.iter().any(|actor| actor.start != 0);
         kinds.timed |= !point.servers.is_empty();
         if kinds.timed && point.groups.iter().any(|g| g.count > 0 && g.forever) {
@@ -192,5 +196,20 @@ fn group_steps(group: &crate::point::Group) -> Result<Kinds, Uncovered> {
         queued,
         flow,
         keyed,
+    })
+}
+
+/// Whether a step of a transaction writes a register (its writes land at its end).
+fn transaction_writes(point: &Point) -> bool {
+    point.groups.iter().any(|group| {
+        let mut inside = false;
+        group.steps.iter().any(|step| {
+            match step {
+                Step::TxBegin => inside = true,
+                Step::TxEnd => inside = false,
+                _ => {}
+            }
+            inside && matches!(step, Step::Write { .. })
+        })
     })
 }

@@ -68,6 +68,7 @@ mod draw;
 mod flow;
 mod fork;
 mod keys;
+mod layout;
 mod lock;
 mod names;
 mod poll;
@@ -79,6 +80,7 @@ mod time;
 mod tx;
 mod ways;
 
+use layout::{Desk, Forks, Polls, Restarts};
 pub(crate) use ways::{Draws, Ways};
 
 use crate::explore::reduce::Reducer;
@@ -235,18 +237,6 @@ struct Store {
     spare: usize,
 }
 
-/// One server's words in a flat state ([`server`]'s layout).
-#[derive(Debug, Clone, Copy)]
-struct Desk {
-    /// Where its words begin.
-    at: usize,
-    instances: u32,
-    service: u64,
-    /// Its first instance's line (as a waiting word names it: after the locks' and the
-    /// queues').
-    line: usize,
-}
-
 /// The key stores of a flat state ([`Flat::with_keys`]); none where no step uses one.
 #[derive(Debug, Clone, Default)]
 struct Stores {
@@ -319,39 +309,6 @@ pub(super) struct Flat<'p> {
     restart: Restarts,
     /// The words of polled and leased locks and fences ([`poll`]'s layout), if any.
     polls: Polls,
-}
-
-/// What a flat state keeps of restarts, and which members a crash step by names kills
-/// ([`restart`]).
-#[derive(Debug, Clone, Default)]
-struct Restarts {
-    /// Words each actor's block keeps for restarts (0: no crash restarts).
-    words: usize,
-    /// Per actor and step, whether a crash step by names names it (empty: no such step).
-    named: Vec<Vec<bool>>,
-}
-
-/// Where a flat state keeps the branches of each actor's `parallel` ([`fork`]'s layout).
-#[derive(Debug, Clone, Copy, Default)]
-struct Forks {
-    /// Where an actor's fork words begin in its block.
-    at: usize,
-    /// The most branches of any `parallel` (0: no group forks).
-    fan: usize,
-    /// Words a branch: its step and its reads.
-    stride: usize,
-}
-
-/// Where a point's words for polls, holders and fences are ([`Flat::with_polls`]); off
-/// where its locks are queue locks with no stale record, no step renews and no register
-/// is fenced.
-#[derive(Debug, Clone, Copy, Default)]
-struct Polls {
-    on: bool,
-    /// Where its header words begin.
-    at: usize,
-    /// Where its words begin in an actor's block.
-    own: usize,
 }
 
 /// Why a point is not one the flat back end covers.
@@ -450,9 +407,9 @@ impl<'p> Flat<'p> {
             polls: Polls::default(),
         }
         .with_queues(queued)?
-        // The polls' header words go before the key stores' (whose places are kept
-        // as they are laid out), restarts widen every actor's block at its end, and
-        // the servers' words come after the blocks.
+        // The polls' header words are laid out before the key stores' (each store keeps
+        // its place as it is laid out), restarts widen every actor's block at its end,
+        // and the servers' words come after the blocks.
         .with_polls()?
         .with_keys(keyed, start, reducer)
         .map(Flat::with_restarts)
