@@ -8,8 +8,9 @@ use crate::harness::{coordsim_in, stdout, write_config};
 /// every state after a set holds 200,000 × (8 + 1) bytes, about 1.7 MiB. A budget of
 /// 16 MiB keeps 10 MiB of states (five eighths): a handful, far fewer than the
 /// exploration has (3! orders of the sets, then the register's read and write each).
-/// A server no step uses keeps the point on the interpreter, whose states these are (the
-/// flat back end covers such key stores, in a few dozen words a state, and has no server).
+/// A register that takes time to read, which no step reads, keeps the point on the
+/// interpreter, whose states these are (the flat back end covers such key stores, in a few
+/// dozen words a state, and leaves a register's read time to the interpreter).
 fn big_states(claim: bool) -> String {
     let mut text = String::from(
         r#"model = "scenario"
@@ -21,9 +22,9 @@ initial = { from = 0, count = 200000, value = 0 }
 name = "c"
 kind = "register"
 [[resource]]
-name = "s"
-kind = "server"
-service_ms = 1
+name = "slow"
+kind = "register"
+read_ms = 1
 [[actor]]
 name = "a"
 count = 3
