@@ -115,6 +115,112 @@ proptest! {
     }
 }
 
+/// Steps that mix a server with a key store `K` and register `r0` (`KEY`: key 1, 2, `i +
+/// 1` or `k`): a request at `F` whose outcome sets a key where it was served and writes
+/// `r0` where refused; a request at `S0` then a transaction that removes a key and, where
+/// it removed it, writes `r0`; a transaction that inserts a key and puts `i` on `Q`
+/// where it inserted it; a lookup whose found value names the keys set and looked up next
+/// (keys the run computes); a key step alone; or a request at `S0` or `S1` by `i`.
+fn server_key_steps() -> impl Strategy<Value = Vec<String>> {
+    let key = prop_oneof![Just("1"), Just("2"), Just("\"i + 1\""), Just("\"k\"")];
+    (0..6u8, key).prop_map(|(kind, key)| {
+        let steps: &[&str] = match kind {
+            0 => &[
+                "{ request = \"F\" }",
+                "{ if = \"served\", then = [{ set = \"K\", key = KEY, value = \"k + 1\" }], \
+                 else = [{ write = \"r0\", value = \"i + 3\" }] }",
+            ],
+            1 => &[
+                "{ request = \"S0\" }",
+                "{ transaction = [{ remove = \"K\", key = KEY }, { if = \"removed\", \
+                 then = [{ write = \"r0\", value = \"i + 1\" }] }] }",
+            ],
+            2 => &[
+                "{ transaction = [{ insert = \"K\", key = KEY, value = \"k\" }, \
+                 { if = \"inserted\", then = [{ put = \"Q\", value = \"i\" }] }] }",
+            ],
+            3 => &[
+                "{ lookup = \"K\", key = KEY }",
+                "{ if = \"found\", then = [{ set = \"K\", key = \"K * 2\", value = \"k\" }, \
+                 { lookup = \"K\", key = \"K + 1\" }] }",
+            ],
+            4 => &[
+                "{ set = \"K\", key = KEY, value = 4 }",
+                "{ remove = \"K\", key = KEY }",
+            ],
+            _ => &["{ request = { one_of = [\"S0\", \"S1\"], index = \"i\" } }"],
+        };
+        steps.iter().map(|step| step.replace("KEY", key)).collect()
+    })
+}
+
+/// A random point with servers and keys: the servers of [`server_config`] (`S0`, `S1`
+/// and `F`), a key store `K` empty or with keys, a queue `Q`, register `r0`, and one or
+/// two groups of one or two closed-loop actors of one or two repetitions, starting at 0
+/// ms, at 5 or at `i * 3`, each running one or two lists of [`server_key_steps`], maybe
+/// with a delay among them.
+fn server_keys_config() -> impl Strategy<Value = String> {
+    let initial = prop_oneof![
+        Just(""),
+        Just("initial = [[1, 5]]\n"),
+        Just("initial = [1, 2, 3]\n")
+    ];
+    let start = prop_oneof![Just("0"), Just("5"), Just("\"i * 3\"")];
+    let group = (
+        1..=2u32,
+        1..=2u32,
+        prop::collection::vec(server_key_steps(), 1..=2),
+        start,
+        prop::option::of((delay(), 0..4usize)),
+    );
+    (
+        server("S0"),
+        server("S1"),
+        initial,
+        prop::collection::vec(group, 1..=2),
+    )
+        .prop_map(|(s0, s1, initial, groups)| {
+            let mut text = format!(
+                "model = \"scenario\"\n{s0}{s1}\
+                 [[resource]]\nname = \"F\"\nkind = \"server\"\nservice_ms = 4\n\
+                 down = [[2, 8]]\nwhen_down = \"fail\"\n\
+                 [[resource]]\nname = \"K\"\nkind = \"keys\"\n{initial}\
+                 [[resource]]\nname = \"Q\"\nkind = \"queue\"\n\
+                 [[resource]]\nname = \"r0\"\nkind = \"register\"\n"
+            );
+            for (g, (count, repeat, steps, start, pause)) in groups.into_iter().enumerate() {
+                let mut steps = steps.concat();
+                if let Some((pause, at)) = pause {
+                    steps.insert(at.min(steps.len()), pause);
+                }
+                text.push_str(&format!(
+                    "[[actor]]\nname = \"g{g}\"\ncount = {count}\nrepeat = {repeat}\n\
+                     start_ms = {start}\nsteps = [{}]\n",
+                    steps.join(", ")
+                ));
+            }
+            text
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Both back ends on random points that mix servers with key stores, transactions,
+    /// keys the run computes and `if served` / `if refused` (`same` checks the engine's
+    /// name: the test cannot pass by falling back): the reduction on and off, a state
+    /// bound, one thread or two, and symmetry without the reduction.
+    #[test]
+    fn the_flat_engine_serves_beside_key_stores_as_the_interpreter_does(
+        text in server_keys_config(),
+        bound in 5u64..200,
+        jobs in 1usize..3,
+    ) {
+        let on = same_without_symmetry(&text, jobs, bound)?;
+        same(&text, ExploreLimits { symmetry: Symmetry::On, reduce: Reduction::Off, ..on })?;
+    }
+}
+
 /// A row of `outcomes.csv`: each cell with its column's name.
 type Row = Vec<(String, String)>;
 
@@ -222,7 +328,9 @@ fn the_flat_engine_refuses_at_a_server_down_by_hand() {
 
 /// What the flat back end leaves to the interpreter at a server, each said by `--engine
 /// flat`, and explored by `auto` (with the interpreter): a request that times out (its
-/// client may leave), an open loop (its repetitions may overlap), a drawn service is
+/// client may leave), an open loop (its repetitions may overlap), a crash beside a server
+/// (a crash step that restarts its actor, or a group that may crash anywhere: the flat
+/// back end does not take a crashed client out of a server's line); a drawn service is
 /// refused by the config layer already.
 #[test]
 fn the_flat_engine_says_which_servers_it_leaves() {
@@ -239,6 +347,18 @@ fn the_flat_engine_says_which_servers_it_leaves() {
             "open.toml",
             "repeat = 3\nevery_ms = 5\nsteps = [{ request = \"db\" }]\n",
             "a group does not run a closed loop",
+        ),
+        (
+            "crash.toml",
+            "steps = [{ request = \"db\" }, { crash = { probability = 0.5 }, \
+             restart_after_ms = 3 }, { request = \"db\" }]\n",
+            "it has a server and a group may crash",
+        ),
+        (
+            "anywhere.toml",
+            "count = 2\nsteps = [{ request = \"db\" }]\n\
+             crash_anywhere = { count = 1, restart_after_ms = 0 }\n",
+            "it has a server and a group may crash",
         ),
     ] {
         let text = format!("{server}[[actor]]\nname = \"client\"\n{actor}");
