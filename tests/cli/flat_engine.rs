@@ -251,6 +251,24 @@ pub(crate) fn with(text: &str, limits: ExploreLimits, engine: Engine) -> Vec<Exp
     explore(text, &ExploreLimits { engine, ..limits })
 }
 
+/// Every set of up to 8 outcomes (else each outcome alone and all but it).
+pub(crate) fn outcome_sets(n: usize) -> Vec<Vec<bool>> {
+    if n <= 8 {
+        (0..1u32 << n)
+            .map(|m| (0..n).map(|k| m >> k & 1 == 1).collect())
+            .collect()
+    } else {
+        (0..n)
+            .flat_map(|k| {
+                [
+                    (0..n).map(|j| j == k).collect(),
+                    (0..n).map(|j| j != k).collect(),
+                ]
+            })
+            .collect()
+    }
+}
+
 /// The two back ends' explorations equal in every field but the engine's name, which must
 /// say which explored. Under symmetry the schedulers' graphs are built over other
 /// representatives of the same states (each back end keeps its own canonical order), so
@@ -276,20 +294,7 @@ pub(crate) fn same(text: &str, limits: ExploreLimits) -> Result<(), TestCaseErro
         }
         if limits.symmetry == Symmetry::On {
             let n = i.outcomes.len();
-            let sets: Vec<Vec<bool>> = if n <= 8 {
-                (0..1u32 << n)
-                    .map(|m| (0..n).map(|k| m >> k & 1 == 1).collect())
-                    .collect()
-            } else {
-                (0..n)
-                    .flat_map(|k| {
-                        [
-                            (0..n).map(|j| j == k).collect(),
-                            (0..n).map(|j| j != k).collect(),
-                        ]
-                    })
-                    .collect()
-            };
+            let sets = outcome_sets(n);
             match (i.schedulers.take(), f.schedulers.take()) {
                 (Some(a), Some(b)) => {
                     for set in &sets {

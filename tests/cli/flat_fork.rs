@@ -14,7 +14,9 @@
 use coordsim_model::{Cell, Engine, Exploration, ExploreLimits, Reduction, Symmetry};
 use proptest::prelude::*;
 
-use crate::flat_engine::{LOCKS_AND_QUEUES, flat_alone, mixed_group_steps, steps_of, with};
+use crate::flat_engine::{
+    LOCKS_AND_QUEUES, flat_alone, mixed_group_steps, outcome_sets, steps_of, with,
+};
 
 /// A branch's steps on the registers `r0`..`r2`: a read; a read and an increment of what
 /// it read; a blind write of the repetition, the member or a number; a read of one and a
@@ -120,24 +122,6 @@ fn config() -> impl Strategy<Value = String> {
         }
         text
     })
-}
-
-/// Every set of up to 8 outcomes (else each outcome alone and all but it).
-fn outcome_sets(n: usize) -> Vec<Vec<bool>> {
-    if n <= 8 {
-        (0..1u32 << n)
-            .map(|m| (0..n).map(|k| m >> k & 1 == 1).collect())
-            .collect()
-    } else {
-        (0..n)
-            .flat_map(|k| {
-                [
-                    (0..n).map(|j| j == k).collect(),
-                    (0..n).map(|j| j != k).collect(),
-                ]
-            })
-            .collect()
-    }
 }
 
 /// The two back ends' explorations of `text` with `limits`, equal in every field but the
